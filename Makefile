@@ -1,0 +1,40 @@
+# Quick start: `make demo` runs the audit on the embedded sandbox; `make test` runs every test.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint fmt bench serve clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/lyt demo
+
+test: $(STAMP)
+	$(BIN)/ruff check lyt_toolkit tests benchmarks
+	$(BIN)/pytest -n 2 --dist loadfile tests
+	$(BIN)/pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly
+
+lint: $(STAMP)
+	$(BIN)/ruff check lyt_toolkit tests benchmarks
+	$(BIN)/ruff format --check lyt_toolkit tests benchmarks
+
+fmt: $(STAMP)
+	$(BIN)/ruff format lyt_toolkit tests benchmarks
+	$(BIN)/ruff check --fix lyt_toolkit tests benchmarks
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/sandbox_pagination.py
+	$(BIN)/python benchmarks/pull.py
+	$(BIN)/python benchmarks/bulk.py
+
+serve: $(STAMP)
+	$(BIN)/lyt sandbox serve
+
+clean:
+	rm -rf $(VENV) reports .pytest_cache .ruff_cache

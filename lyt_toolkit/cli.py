@@ -1,0 +1,72 @@
+"""The ``lyt`` command: demo, audit, export and the sandbox.
+
+Each subcommand's work lives in the package it belongs to; this module only
+parses arguments and dispatches, importing lazily so ``lyt --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+
+def _dispatch(target: str):
+    """Return a handler that imports ``module:function`` only when it runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        module, func = target.split(":")
+        return int(getattr(importlib.import_module(module), func)(args) or 0)
+
+    return run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lyt", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="audit the demo program on the embedded sandbox")
+    demo.add_argument("--out", default="reports", help="directory for the reports")
+    demo.set_defaults(handler=_dispatch("lyt_toolkit.audit.cli:demo"))
+
+    audit = sub.add_parser("audit", help="pull a snapshot, audit it and write reports")
+    audit.add_argument("--out", default="reports", help="directory for the reports")
+    audit.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+    audit.set_defaults(handler=_dispatch("lyt_toolkit.audit.cli:audit"))
+
+    export = sub.add_parser("export", help="pull a snapshot and write it as CSV")
+    export.add_argument("--out", required=True, help="directory for the CSV files")
+    export.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+    export.set_defaults(handler=_dispatch("lyt_toolkit.reports.cli:export"))
+
+    sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
+    serve = sandbox_sub.add_parser("serve", help="serve the sandbox over HTTP")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--data", default=None, help="program file to load (default: the demo)")
+    serve.add_argument("--db", default=None, help="SQLite file (default: in memory)")
+    serve.add_argument("--now", default=None, help="fix the clock at this ISO 8601 instant")
+    serve.add_argument("--seed", type=int, default=None, help="seed for generated IDs")
+    serve.set_defaults(handler=_dispatch("lyt_toolkit.sandbox.cli:serve"))
+
+    gen = sandbox_sub.add_parser("generate", help="write a large synthetic program file")
+    gen.add_argument("--out", required=True, help="path of the program file to write")
+    gen.add_argument("--rewards", type=int, default=1000)
+    gen.add_argument("--benefits", type=int, default=1000)
+    gen.add_argument("--card-definitions", type=int, default=10)
+    gen.add_argument("--tier-structures", type=int, default=10)
+    gen.add_argument("--members", type=int, default=100)
+    gen.add_argument("--seed", type=int, default=0)
+    gen.set_defaults(handler=_dispatch("lyt_toolkit.sandbox.cli:generate"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The vocabulary: pydantic models, enums and ID patterns of the service interface."""

@@ -1,0 +1,182 @@
+"""Every enumeration of the service interface, declared once.
+
+The sandbox, the client, the frames and the widgets import these instead of
+spelling the values again. Members are ``str`` enums so they compare equal to
+the raw JSON values.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class CardDefinitionType(StrEnum):
+    INDIVIDUAL = "INDIVIDUAL"
+
+
+class CardDefinitionStatus(StrEnum):
+    DRAFT = "DRAFT"
+    ACTIVE = "ACTIVE"
+    DELETED = "DELETED"
+
+
+class TierStructureType(StrEnum):
+    POINT_BALANCE = "POINT_BALANCE"
+    POINT_EARNED = "POINT_EARNED"
+
+
+class TierStructureStatus(StrEnum):
+    DRAFT = "DRAFT"
+    ACTIVE = "ACTIVE"
+    INACTIVE = "INACTIVE"
+    DELETED = "DELETED"
+
+
+class RewardType(StrEnum):
+    MATERIAL = "MATERIAL"
+    DIGITAL = "DIGITAL"
+
+
+class RewardStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    DRAFT = "DRAFT"
+    INACTIVE = "INACTIVE"
+    DELETED = "DELETED"
+
+
+class ValidityHoursType(StrEnum):
+    ANY_TIME = "ANY_TIME"
+    DAILY = "DAILY"
+
+
+class BenefitType(StrEnum):
+    POINTS = "POINTS"
+    POINTS_PROPORTIONAL = "POINTS_PROPORTIONAL"
+    MATERIAL = "MATERIAL"
+    DIGITAL = "DIGITAL"
+
+
+class BenefitStatus(StrEnum):
+    DRAFT = "DRAFT"
+    ACTIVE = "ACTIVE"
+    DELETED = "DELETED"
+
+
+class BenefitCreateStatus(StrEnum):
+    """Statuses a benefit may be created with."""
+
+    DRAFT = "DRAFT"
+    ACTIVE = "ACTIVE"
+
+
+class StockType(StrEnum):
+    UNLIMITED = "UNLIMITED"
+    LIMITED = "LIMITED"
+
+
+class DigitalBenefitType(StrEnum):
+    GIFT_VOUCHERS = "GIFT_VOUCHERS"
+    DISCOUNT_COUPONS = "DISCOUNT_COUPONS"
+
+
+class CampaignType(StrEnum):
+    """Campaign kinds the sandbox knows; digital benefits must match them."""
+
+    DISCOUNT_COUPONS = "DISCOUNT_COUPONS"
+    GIFT_VOUCHERS = "GIFT_VOUCHERS"
+    PROMOTION = "PROMOTION"
+
+
+class ProgramStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    INACTIVE = "INACTIVE"
+    DRAFT = "DRAFT"
+
+
+class MemberStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    INACTIVE = "INACTIVE"
+    DELETED = "DELETED"
+
+
+class PendingBucketStatus(StrEnum):
+    PENDING = "PENDING"
+    ACTIVATED = "ACTIVATED"
+    CANCELED = "CANCELED"
+    DELETED = "DELETED"
+
+
+class PendingPointsType(StrEnum):
+    IMMEDIATE = "IMMEDIATE"
+    PERIOD_BASED = "PERIOD_BASED"
+    FIXED_DATES = "FIXED_DATES"
+    EVENT_BASED = "EVENT_BASED"
+
+
+class PointsExpirationType(StrEnum):
+    NO_EXPIRATION = "NO_EXPIRATION"
+    ROLLING_EXPIRATION = "ROLLING_EXPIRATION"
+    CALENDAR_EXPIRATION = "CALENDAR_EXPIRATION"
+    SLIDING_EXPIRATION = "SLIDING_EXPIRATION"
+
+
+class LimitsType(StrEnum):
+    NO_LIMIT = "NO_LIMIT"
+    LIMITED = "LIMITED"
+
+
+class CardTransactionType(StrEnum):
+    ADMIN_CREDIT = "ADMIN_CREDIT"
+    PENDING_POINTS_ACTIVATED = "PENDING_POINTS_ACTIVATED"
+
+
+class CardTransactionStatus(StrEnum):
+    PENDING = "PENDING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+
+class ActivationStatus(StrEnum):
+    TRANSACTION_CREATED = "TRANSACTION_CREATED"
+    NO_ACTIVATION = "NO_ACTIVATION"
+
+
+class DiscountType(StrEnum):
+    AMOUNT = "AMOUNT"
+    PERCENT = "PERCENT"
+    FIXED = "FIXED"
+    UNIT = "UNIT"
+    """Also the wire type of the unit-multiple and shipping variants: a
+    unit-multiple discount carries ``units``; shipping names the shipping product."""
+
+
+class Junction(StrEnum):
+    AND = "AND"
+    OR = "OR"
+
+
+class GrantType(StrEnum):
+    CLIENT_CREDENTIALS = "client_credentials"
+
+
+class Cluster(StrEnum):
+    """Host prefixes of the ``/v1`` and ``/management`` APIs."""
+
+    API = "api"
+    US1_API = "us1.api"
+    AS1_API = "as1.api"
+    DOWNLOAD = "download"
+    US1_DOWNLOAD = "us1.download"
+    AS1_DOWNLOAD = "as1.download"
+
+
+SCOPES: frozenset[str] = frozenset(
+    """api assets async-actions campaigns categories client_api client_consents
+    client_customers client_events client_promotions client_publish client_qualifications
+    client_redeem client_redemptions client_validate client_validations client_vouchers
+    consents customers events exports locations loyalties metadata-schemas orders
+    product-collections products promotions publications qualifications redemptions
+    referrals rewards segments skus task-results templates trash-bin
+    validation-rules-assignments validation-rules validations vouchers""".split()
+)
+"""Every OAuth scope value the token endpoint accepts."""
