@@ -1,0 +1,90 @@
+"""Relative time expressions used by program files ("now", "now+3d", "now-2h").
+
+A demo program must keep its "future" buckets in the future whatever day it is
+loaded, so its dates are written relative to the sandbox clock and resolved once,
+at load time, by the functions here. Absolute ISO 8601 values pass through.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+_TERM = re.compile(r"([+-])(\d+)([dhms])")
+_RELATIVE = re.compile(r"now(?:[+-]\d+[dhms])*")
+_UNITS = {"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
+
+DATE_ONLY_KEYS: frozenset[str] = frozenset({"date"})
+"""Keys whose values are calendar dates (a pending bucket's activation ``date``)."""
+
+
+class TimeExpressionError(ValueError):
+    """A value is neither a relative expression nor an ISO 8601 date or date-time."""
+
+
+def is_relative(value: object) -> bool:
+    """True when ``value`` is a relative expression such as ``"now-40d"``."""
+    return isinstance(value, str) and _RELATIVE.fullmatch(value.strip()) is not None
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def resolve(value: str, now: datetime) -> datetime:
+    """Turn ``value`` into a UTC datetime, relative expressions counted from ``now``.
+
+    Relative form: ``now`` followed by zero or more ``+N<unit>`` / ``-N<unit>`` terms,
+    unit one of ``d`` (days), ``h`` (hours), ``m`` (minutes), ``s`` (seconds), e.g.
+    ``now-1d+2h``. Absolute values are ISO 8601; naive ones are taken as UTC and a
+    bare date means midnight UTC.
+    """
+    if not isinstance(value, str):
+        raise TimeExpressionError(f"time value must be a string, got {type(value).__name__}")
+    text = value.strip()
+    if _RELATIVE.fullmatch(text):
+        moment = _aware(now)
+        for sign, amount, unit in _TERM.findall(text[3:]):
+            delta = timedelta(**{_UNITS[unit]: int(amount)})
+            moment = moment + delta if sign == "+" else moment - delta
+        return moment
+    try:
+        return _aware(datetime.fromisoformat(text))
+    except ValueError:
+        raise TimeExpressionError(
+            f"not a time value: {value!r} (use ISO 8601 or 'now', 'now+3d', 'now-2h', ...)"
+        ) from None
+
+
+def resolve_date(value: str, now: datetime) -> date:
+    """Like :func:`resolve` but keep only the calendar date (in UTC)."""
+    return resolve(value, now).date()
+
+
+def format_timestamp(moment: datetime) -> str:
+    """The service's timestamp spelling: UTC with milliseconds and a ``Z``."""
+    utc = _aware(moment)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def resolve_tree(data: Any, now: datetime) -> Any:
+    """Copy ``data`` with every relative expression replaced by an absolute value.
+
+    Only string values that are exactly a relative expression change: a key in
+    :data:`DATE_ONLY_KEYS` gets ``YYYY-MM-DD``, every other key a full timestamp.
+    Absolute values and all other strings are returned untouched.
+    """
+    return _walk(data, now, key=None)
+
+
+def _walk(node: Any, now: datetime, key: str | None) -> Any:
+    if isinstance(node, dict):
+        return {k: _walk(v, now, k) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_walk(item, now, key) for item in node]
+    if is_relative(node):
+        if key in DATE_ONLY_KEYS:
+            return resolve_date(node, now).isoformat()
+        return format_timestamp(resolve(node, now))
+    return node
