@@ -177,6 +177,6 @@ SCOPES: frozenset[str] = frozenset(
     consents customers events exports locations loyalties metadata-schemas orders
     product-collections products promotions publications qualifications redemptions
     referrals rewards segments skus task-results templates trash-bin
-    validation-rules-assignments validation-rules validations vouchers""".split()
+    validation-rules-assignments validation-rules validations vouchers""".split()  # noqa: SIM905
 )
 """Every OAuth scope value the token endpoint accepts."""

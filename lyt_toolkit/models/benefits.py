@@ -1,0 +1,258 @@
+"""Benefits: what a tier or an earning rule grants (points, products, coupons).
+
+A benefit carries exactly one configuration object, the one named after its
+``type``. Responses are parsed leniently; :class:`BenefitCreate` enforces the
+rule locally so a bad body fails before it is sent, naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from .common import ApiModel, Number, Open, RequestModel, Timestamp
+from .enums import BenefitCreateStatus, BenefitStatus, BenefitType, DigitalBenefitType, StockType
+from .ids import BenefitId, CardDefinitionId
+from .rewards import CampaignTarget, GiftVoucherTarget, ProductTarget, SkuTarget
+from .subtypes import CalculationType, MaterialType
+
+__all__ = [
+    "CONFIG_FIELD",
+    "Benefit",
+    "BenefitCreate",
+    "BenefitDigital",
+    "BenefitMaterial",
+    "BenefitPoints",
+    "BenefitStock",
+    "PointsProportional",
+    "ProportionalEvery",
+    "ProportionalItemRule",
+    "ProportionalMetadata",
+    "ProportionalMetadataGroup",
+    "ProportionalOrder",
+    "ProportionalOrderItems",
+    "ProportionalTarget",
+    "StockLimited",
+]
+
+CONFIG_FIELD: dict[BenefitType, str] = {
+    BenefitType.POINTS: "points",
+    BenefitType.POINTS_PROPORTIONAL: "points_proportional",
+    BenefitType.MATERIAL: "material",
+    BenefitType.DIGITAL: "digital",
+}
+"""The configuration object each benefit type requires."""
+
+
+class StockLimited(ApiModel):
+    """How many times a limited benefit can still be granted (0 = exhausted)."""
+
+    quantity: int = Field(ge=0)
+
+
+class BenefitStock(ApiModel):
+    """Unlimited stock, or a limited quantity."""
+
+    omit_if_none = frozenset({"limited"})
+
+    type: StockType = StockType.UNLIMITED
+    limited: StockLimited | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _infer_type(cls, data: Any) -> Any:
+        # The create body only shows ``{limited: {...}}``; the type follows from it.
+        if isinstance(data, dict) and "type" not in data and data.get("limited") is not None:
+            return {**data, "type": StockType.LIMITED}
+        return data
+
+
+class BenefitPoints(ApiModel):
+    """A fixed number of points credited to cards of one definition."""
+
+    value: int = Field(ge=0)
+    card_definition_id: CardDefinitionId
+
+
+class ProportionalEvery(ApiModel):
+    """``value`` points for every ``every`` units of an amount."""
+
+    every: int = Field(ge=1)
+    value: Number = Field(ge=0)
+
+
+class ProportionalMetadata(ProportionalEvery):
+    """``value`` points for every ``every`` units of a numeric metadata property."""
+
+    property: str = Field(min_length=1)
+
+
+class ProportionalOrder(ApiModel):
+    """Order-level bases for proportional points."""
+
+    omit_if_none = frozenset({"amount", "total_amount", "metadata"})
+
+    amount: ProportionalEvery | None = None
+    total_amount: ProportionalEvery | None = None
+    metadata: ProportionalMetadata | None = None
+
+
+class ProportionalMetadataGroup(ApiModel):
+    """A metadata basis (customer or custom event)."""
+
+    metadata: ProportionalMetadata
+
+
+class ProportionalTarget(ApiModel):
+    """An order item selector: a product, a SKU or a products collection."""
+
+    omit_if_none = frozenset({"product", "sku", "products_collection"})
+
+    type: str
+    product: ProductTarget | None = None
+    sku: ProductTarget | None = None
+    products_collection: ProductTarget | None = None
+
+
+class ProportionalItemRule(ProportionalEvery):
+    """Points per unit of an item quantity or amount, for selected items."""
+
+    applicable_to: list[ProportionalTarget] = Field(default_factory=list)
+
+
+class ProportionalOrderItems(ApiModel):
+    """Item-level bases for proportional points."""
+
+    omit_if_none = frozenset({"amount", "subtotal_amount", "quantity"})
+
+    amount: ProportionalItemRule | None = None
+    subtotal_amount: ProportionalItemRule | None = None
+    quantity: ProportionalItemRule | None = None
+
+
+class PointsProportional(ApiModel):
+    """Points computed from an order, customer or event value."""
+
+    omit_if_none = frozenset(
+        {"calculation_type", "order", "customer", "custom_event", "order_items"}
+    )
+
+    calculation_type: Open[CalculationType] | None = None
+    card_definition_id: CardDefinitionId
+    order: ProportionalOrder | None = None
+    customer: ProportionalMetadataGroup | None = None
+    custom_event: ProportionalMetadataGroup | None = None
+    order_items: ProportionalOrderItems | None = None
+
+
+class BenefitMaterial(ApiModel):
+    """A physical benefit: a product or one of its SKUs."""
+
+    omit_if_none = frozenset({"product", "sku"})
+
+    type: Open[MaterialType]
+    product: ProductTarget | None = None
+    sku: SkuTarget | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _infer_type(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "type" not in data:
+            kind = MaterialType.SKU if data.get("sku") is not None else MaterialType.PRODUCT
+            return {**data, "type": kind}
+        return data
+
+
+class BenefitDigital(ApiModel):
+    """A digital benefit: gift vouchers or discount coupons of a campaign."""
+
+    omit_if_none = frozenset({"gift_vouchers", "discount_coupons"})
+
+    type: Open[DigitalBenefitType]
+    gift_vouchers: GiftVoucherTarget | None = None
+    discount_coupons: CampaignTarget | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _infer_type(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "type" not in data:
+            gift = data.get("gift_vouchers") is not None
+            kind = DigitalBenefitType.GIFT_VOUCHERS if gift else DigitalBenefitType.DISCOUNT_COUPONS
+            return {**data, "type": kind}
+        return data
+
+
+class Benefit(ApiModel):
+    """A grantable benefit as the service returns it."""
+
+    omit_if_none = frozenset({"stock", "points", "points_proportional", "material", "digital"})
+
+    id: BenefitId
+    name: str
+    type: BenefitType
+    status: BenefitStatus
+    stock: BenefitStock | None = None
+    points: BenefitPoints | None = None
+    points_proportional: PointsProportional | None = None
+    material: BenefitMaterial | None = None
+    digital: BenefitDigital | None = None
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    object: Literal["benefit"] = "benefit"
+
+    @property
+    def config(self) -> ApiModel | None:
+        """The configuration object matching ``type``."""
+        return getattr(self, CONFIG_FIELD[self.type])
+
+
+def _extra_paths(model: BaseModel, prefix: str = "") -> list[str]:
+    """Dotted paths of fields the caller added that the interface does not define."""
+    found = [f"{prefix}{key}" for key in (model.model_extra or {})]
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            if isinstance(item, BaseModel):
+                step = f"{name}[{i}]" if isinstance(value, list) else name
+                found += _extra_paths(item, f"{prefix}{step}.")
+    return found
+
+
+class BenefitCreate(RequestModel):
+    """The body that creates a benefit; checks the type/configuration rule locally."""
+
+    name: str = Field(min_length=1, max_length=200)
+    type: BenefitType
+    status: BenefitCreateStatus = BenefitCreateStatus.DRAFT
+    points: BenefitPoints | None = Field(default=None, validate_default=True)
+    points_proportional: PointsProportional | None = Field(default=None, validate_default=True)
+    material: BenefitMaterial | None = Field(default=None, validate_default=True)
+    digital: BenefitDigital | None = Field(default=None, validate_default=True)
+    stock: BenefitStock | None = None
+
+    @field_validator("points", "points_proportional", "material", "digital", "stock")
+    @classmethod
+    def _check_config(cls, value: ApiModel | None, info: ValidationInfo) -> ApiModel | None:
+        name = info.field_name
+        if value is not None:
+            extra = _extra_paths(value)
+            if extra:
+                raise ValueError(f"unknown field(s) {', '.join(extra)}")
+        if name == "stock":
+            return value
+        chosen = info.data.get("type")
+        if chosen is None:  # the type itself failed; that error is reported there
+            return value
+        if CONFIG_FIELD[chosen] == name and value is None:
+            raise ValueError(f"required when type is {chosen.value}")
+        if CONFIG_FIELD[chosen] != name and value is not None:
+            raise ValueError(f"must be null or omitted when type is {chosen.value}")
+        return value

@@ -1,0 +1,272 @@
+"""Programs, members, cards, pending point buckets and card transactions."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import Field
+
+from .common import ApiModel, Metadata, Number, Open, Timestamp
+from .enums import (
+    ActivationStatus,
+    CardDefinitionType,
+    CardTransactionStatus,
+    CardTransactionType,
+    MemberStatus,
+    PendingBucketStatus,
+    PendingPointsType,
+    PointsExpirationType,
+    ProgramStatus,
+)
+from .ids import CardDefinitionId, CardId, MemberId, PendingBucketId, ProgramId
+from .rewards import ValidityHours
+from .subtypes import MemberRole
+
+__all__ = [
+    "ActivationResult",
+    "Card",
+    "CardBalance",
+    "CardTransaction",
+    "CardTransactionDetails",
+    "IdRef",
+    "LifetimeBucket",
+    "LifetimePendingPoints",
+    "LifetimePoints",
+    "Member",
+    "MemberCard",
+    "MemberWithCards",
+    "NextActivation",
+    "NextExpiration",
+    "PendingBucket",
+    "PointsBucket",
+    "PointsTotal",
+    "Program",
+    "TransactionPoints",
+]
+
+
+class Program(ApiModel):
+    """A loyalty program: the frame that members and cards belong to."""
+
+    omit_if_none = frozenset({"validity_hours"})
+
+    id: ProgramId
+    name: str
+    status: Open[ProgramStatus]
+    start_date: Timestamp | None = None
+    end_date: Timestamp | None = None
+    validity_hours: ValidityHours | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    object: Literal["program"] = "program"
+
+
+class Member(ApiModel):
+    """A customer's membership in one program."""
+
+    id: MemberId
+    customer_id: str = Field(pattern=r"^cust_[a-zA-Z0-9]+")
+    program_id: ProgramId
+    status: MemberStatus
+    metadata: Metadata = Field(default_factory=dict)
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    object: Literal["member"] = "member"
+
+
+class LifetimePoints(ApiModel):
+    """Running totals of every points movement a card has seen."""
+
+    total: Number = 0
+    earned: Number = 0
+    added: Number = 0
+    purchased: Number = 0
+    purchased_reversed: Number = 0
+    subtracted: Number = 0
+    expired: Number = 0
+    spent: Number = 0
+    refunded: Number = 0
+    returned: Number = 0
+    locked: Number = 0
+    unlocked: Number = 0
+
+
+class LifetimePendingPoints(ApiModel):
+    """Running totals of pending points: all, activated and canceled."""
+
+    total: Number = 0
+    activated: Number = 0
+    canceled: Number = 0
+
+
+class LifetimeBucket(ApiModel):
+    """Lifetime counters of a card."""
+
+    points: LifetimePoints = Field(default_factory=LifetimePoints)
+    pending_points: LifetimePendingPoints = Field(default_factory=LifetimePendingPoints)
+
+
+class CardBalance(ApiModel):
+    """What a card holds now: spendable and pending points."""
+
+    points: Number = 0
+    pending_points: Number = 0
+
+
+class NextExpiration(ApiModel):
+    """The next batch of points to expire."""
+
+    points: Number = 0
+    date: dt.date
+
+
+class NextActivation(ApiModel):
+    """The next batch of pending points to activate."""
+
+    omit_if_none = frozenset({"date", "cancel_date"})
+
+    points: Number = 0
+    type: Open[PendingPointsType]
+    date: dt.date | None = None
+    cancel_date: dt.date | None = None
+
+
+class Card(ApiModel):
+    """A member's loyalty card; ``code`` may be null until generated."""
+
+    omit_if_none = frozenset({"member_id", "program_id"})
+
+    id: CardId
+    card_definition_id: CardDefinitionId
+    card_type: CardDefinitionType = CardDefinitionType.INDIVIDUAL
+    code: str | None = None
+    lifetime_bucket: LifetimeBucket = Field(default_factory=LifetimeBucket)
+    balance: CardBalance = Field(default_factory=CardBalance)
+    next_expiration: NextExpiration | None = None
+    next_activation: NextActivation | None = None
+    object: Literal["card"] = "card"
+    member_id: MemberId | None = None
+    program_id: ProgramId | None = None
+
+
+class MemberCard(ApiModel):
+    """A card as listed on a member, with the member's role on it."""
+
+    member_role: Open[MemberRole] = MemberRole.OWNER
+    created_at: Timestamp
+    card: Card | None = None
+    object: Literal["member_card"] = "member_card"
+
+
+class MemberWithCards(Member):
+    """A member together with its cards, one per card definition of the program."""
+
+    cards: list[MemberCard] = Field(default_factory=list)
+
+
+class PointsTotal(ApiModel):
+    """A number of points."""
+
+    total: Number
+
+
+class PendingBucket(ApiModel):
+    """Points earned on a card that wait until ``date`` to become spendable."""
+
+    id: PendingBucketId
+    card_id: CardId
+    card_definition_id: CardDefinitionId
+    program_id: ProgramId
+    card_type: CardDefinitionType = CardDefinitionType.INDIVIDUAL
+    member_id: MemberId
+    points: PointsTotal
+    date: dt.date
+    type: Open[PendingPointsType]
+    status: Open[PendingBucketStatus]
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    object: Literal["card_pending_points_bucket"] = "card_pending_points_bucket"
+
+
+class IdRef(ApiModel):
+    """A bare reference to another object."""
+
+    id: str
+
+
+class TransactionPoints(ApiModel):
+    """Points a transaction moved; negative for debits."""
+
+    omit_if_none = frozenset({"expiration_date", "expiration_type", "date", "type"})
+
+    total: Number
+    expiration_date: dt.date | None = None
+    expiration_type: Open[PointsExpirationType] | None = None
+    date: dt.date | None = None
+    type: str | None = None
+
+
+class PointsBucket(ApiModel):
+    """A batch of points sharing an expiration."""
+
+    omit_if_none = frozenset({"expiration_date", "expiration_type"})
+
+    id: str
+    points: PointsTotal
+    expiration_date: dt.date | None = None
+    expiration_type: Open[PointsExpirationType] | None = None
+
+
+class CardTransactionDetails(ApiModel):
+    """Variant-dependent context of a card transaction; absent parts are omitted."""
+
+    omit_if_none = frozenset(
+        {
+            "reason", "rejection", "metadata", "points", "bucket", "buckets", "date",
+            "reward", "reward_transaction", "card_transaction", "purchase", "order",
+            "order_transaction", "target_card", "purchase_transaction",
+        }
+    )  # fmt: skip
+
+    reason: str | None = None
+    rejection: dict | None = None
+    metadata: Metadata | None = None
+    points: TransactionPoints | None = None
+    bucket: PointsBucket | None = None
+    buckets: list[PointsBucket] | None = None
+    date: dt.date | None = None
+    reward: IdRef | None = None
+    reward_transaction: IdRef | None = None
+    card_transaction: IdRef | None = None
+    purchase: dict | None = None
+    order: IdRef | None = None
+    order_transaction: IdRef | None = None
+    target_card: IdRef | None = None
+    purchase_transaction: IdRef | None = None
+
+
+class CardTransaction(ApiModel):
+    """One movement of points on a card."""
+
+    id: str
+    card_id: CardId
+    program_id: ProgramId
+    member_id: MemberId
+    card_definition_id: CardDefinitionId
+    card_type: CardDefinitionType = CardDefinitionType.INDIVIDUAL
+    type: Open[CardTransactionType]
+    details: CardTransactionDetails | None = None
+    status: Open[CardTransactionStatus]
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    object: Literal["card_transaction"] = "card_transaction"
+
+
+class ActivationResult(ApiModel):
+    """Outcome of activating a pending bucket: the transaction it created, if any."""
+
+    transaction: CardTransaction | None = None
+    status: ActivationStatus
+    message: str

@@ -1,0 +1,158 @@
+"""Rewards: what members can buy with points."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .common import ApiModel, Metadata, Number, Open, Timestamp
+from .enums import RewardStatus, RewardType, ValidityHoursType
+from .ids import CardDefinitionId, RewardId
+from .subtypes import MaterialType, RefundType, RewardDigitalType
+
+__all__ = [
+    "CampaignTarget",
+    "DailyHours",
+    "GiftVoucherTarget",
+    "LoyaltyPointsTarget",
+    "ProductTarget",
+    "Reward",
+    "RewardCost",
+    "RewardCostRules",
+    "RewardCostSpending",
+    "RewardDigital",
+    "RewardMaterial",
+    "RewardRefunds",
+    "SkuTarget",
+    "ValidityHours",
+]
+
+
+class DailyHours(ApiModel):
+    """A daily time window on some days of the week (0 = Sunday .. 6)."""
+
+    days_of_week: list[int] = Field(default_factory=list)
+    start_time: str
+    end_time: str
+
+
+class ValidityHours(ApiModel):
+    """When something may be used: any time, or daily windows."""
+
+    omit_if_none = frozenset({"daily"})
+
+    type: ValidityHoursType = ValidityHoursType.ANY_TIME
+    daily: list[DailyHours] | None = None
+
+
+class RewardRefunds(ApiModel):
+    """Whether a purchased reward can be refunded."""
+
+    type: Open[RefundType] = RefundType.NONE
+
+
+class RewardCostRules(ApiModel):
+    """Logic selecting which spending option applies."""
+
+    omit_if_none = frozenset({"logic"})
+
+    logic: str | None = None
+
+
+class RewardCostSpending(ApiModel):
+    """A price in points on cards of one definition."""
+
+    omit_if_none = frozenset({"id", "name"})
+
+    id: str | None = None
+    name: str | None = None
+    points: int
+    card_definition_id: CardDefinitionId
+
+
+class RewardCost(ApiModel):
+    """One way to pay for a reward."""
+
+    omit_if_none = frozenset({"rules"})
+
+    id: str
+    rules: RewardCostRules | None = None
+    spending: list[RewardCostSpending] | None = Field(default_factory=list)
+
+
+class ProductTarget(ApiModel):
+    """A reference to a product."""
+
+    id: str
+
+
+class SkuTarget(ApiModel):
+    """A reference to a SKU of a product."""
+
+    product_id: str
+    id: str
+
+
+class CampaignTarget(ApiModel):
+    """A reference to a campaign."""
+
+    campaign_id: str
+
+
+class GiftVoucherTarget(ApiModel):
+    """A gift voucher campaign and the balance each voucher gets."""
+
+    campaign_id: str
+    balance: Number = Field(ge=0)
+
+
+class LoyaltyPointsTarget(ApiModel):
+    """Points credited to cards of one definition."""
+
+    points: int
+    card_definition_id: CardDefinitionId
+
+
+class RewardMaterial(ApiModel):
+    """A physical reward: a product or a SKU."""
+
+    omit_if_none = frozenset({"product", "sku"})
+
+    type: Open[MaterialType] = MaterialType.PRODUCT
+    product: ProductTarget | None = None
+    sku: SkuTarget | None = None
+
+
+class RewardDigital(ApiModel):
+    """A digital reward: coupons, gift vouchers or card points."""
+
+    omit_if_none = frozenset({"discount_coupons", "gift_vouchers", "loyalty_card_points"})
+
+    type: Open[RewardDigitalType]
+    discount_coupons: CampaignTarget | None = None
+    gift_vouchers: GiftVoucherTarget | None = None
+    loyalty_card_points: LoyaltyPointsTarget | None = None
+
+
+class Reward(ApiModel):
+    """Something members buy with points; ``material`` or ``digital`` matches ``type``."""
+
+    omit_if_none = frozenset({"material", "digital", "purchase_limits"})
+
+    id: RewardId
+    name: str
+    type: RewardType
+    status: RewardStatus
+    start_date: Timestamp | None = None
+    end_date: Timestamp | None = None
+    validity_hours: ValidityHours = Field(default_factory=ValidityHours)
+    material: RewardMaterial | None = None
+    digital: RewardDigital | None = None
+    refunds: RewardRefunds = Field(default_factory=RewardRefunds)
+    costs: list[RewardCost] = Field(default_factory=list)
+    purchase_limits: dict | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    object: Literal["reward"] = "reward"
