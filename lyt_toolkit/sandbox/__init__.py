@@ -1,1 +1,10 @@
-"""sandbox package."""
+"""The sandbox: a local, stateful implementation of the whole service interface.
+
+Start it in-process with ``Sandbox.start()`` or from the shell with
+``lyt sandbox serve``. It imports nothing of the package but ``models``.
+"""
+
+from .config import SandboxConfig, SandboxCredentials
+from .server import Sandbox
+
+__all__ = ["Sandbox", "SandboxConfig", "SandboxCredentials"]

@@ -1,0 +1,77 @@
+"""The sandbox's own admin API under ``/_sandbox``: clock, reset and faults.
+
+Not part of the service interface; it exists so rehearsals and tests can move
+time, start over and make the service misbehave on purpose.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, Field
+
+from .auth import require_key_pair
+from .clock import iso
+from .faults import ADMIN_PREFIX, FaultSettings
+from .state import SandboxState, get_state
+
+router = APIRouter(
+    prefix=ADMIN_PREFIX, dependencies=[Depends(require_key_pair)], tags=["sandbox admin"]
+)
+
+
+class Advance(BaseModel):
+    model_config = {"extra": "forbid"}
+    seconds: float = Field(..., ge=0, le=10 * 365 * 86400)
+
+
+class SetClock(BaseModel):
+    model_config = {"extra": "forbid"}
+    now: str = Field(..., description="ISO 8601 instant")
+
+
+def _clock(state: SandboxState) -> dict[str, Any]:
+    return {"now": iso(state.clock.now()), "fixed": state.clock.is_fixed}
+
+
+@router.get("/clock")
+def get_clock(state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    return _clock(state)
+
+
+@router.post("/clock/advance")
+def advance_clock(body: Advance, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    state.clock.advance(body.seconds)
+    return _clock(state)
+
+
+@router.post("/clock/set")
+def set_clock(body: SetClock, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    from .clock import parse_instant
+    from .errors import bad_request
+
+    try:
+        parse_instant(body.now)
+    except ValueError:
+        raise bad_request(f"now: {body.now!r} is not an ISO 8601 instant") from None
+    state.clock.set(body.now)
+    return _clock(state)
+
+
+@router.post("/reset")
+def reset(state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    state.reload()
+    return {"reset": True, **_clock(state)}
+
+
+@router.put("/faults")
+def set_faults(body: FaultSettings, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    state.faults.set(body)
+    return body.model_dump()
+
+
+@router.delete("/faults")
+def clear_faults(state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    state.faults.clear()
+    return state.faults.settings.model_dump()

@@ -1,0 +1,84 @@
+"""Who may call what: key pairs, OAuth bearer tokens and management keys.
+
+Each rule is a FastAPI dependency so a router states its auth in its signature.
+Tokens are kept only as SHA-256 hashes; comparisons are constant-time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable
+
+from fastapi import Depends, Request
+
+from .errors import unauthorized
+from .state import SandboxState, get_state
+
+LOYALTY_SCOPES = frozenset({"loyalties", "api"})
+"""A token carrying any of these scopes may call the ``/v2/loyalties`` endpoints."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _same(given: str | None, expected: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def has_key_pair(request: Request, state: SandboxState) -> bool:
+    creds = state.config.credentials
+    return _same(request.headers.get("x-app-id"), creds.app_id) and _same(
+        request.headers.get("x-app-token"), creds.app_token
+    )
+
+
+def bearer_scopes(request: Request, state: SandboxState) -> frozenset[str] | None:
+    """The scopes of a valid, unexpired bearer token, or ``None`` when there is none."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    row = state.store.get_token(hash_token(token.strip()))
+    if row is None or row["expires_at"] <= state.clock.now().timestamp():
+        return None
+    if row["client_id"] != state.config.credentials.app_id:
+        return None
+    return frozenset(row["scope"].split())
+
+
+def require_key_pair(request: Request, state: SandboxState = Depends(get_state)) -> None:
+    """``X-App-Id`` and ``X-App-Token`` must be the sandbox's application keys."""
+    if not has_key_pair(request, state):
+        raise unauthorized()
+
+
+def require_loyalty_access(request: Request, state: SandboxState = Depends(get_state)) -> None:
+    """``/v2``: a bearer token whose scopes allow loyalties, together with the key pair."""
+    scopes = bearer_scopes(request, state)
+    if scopes is None or not scopes & LOYALTY_SCOPES or not has_key_pair(request, state):
+        raise unauthorized()
+
+
+def key_pair_or_token(*needed: str) -> Callable[..., None]:
+    """``/v1``: the key pair, or a bearer token holding every scope in ``needed``."""
+
+    def dependency(request: Request, state: SandboxState = Depends(get_state)) -> None:
+        if has_key_pair(request, state):
+            return
+        scopes = bearer_scopes(request, state)
+        if scopes is None or not set(needed) <= scopes:
+            raise unauthorized()
+
+    return dependency
+
+
+def require_management(request: Request, state: SandboxState = Depends(get_state)) -> None:
+    """``/management``: only the management key pair; application keys are refused."""
+    creds = state.config.credentials
+    if not (
+        _same(request.headers.get("x-management-id"), creds.management_id)
+        and _same(request.headers.get("x-management-token"), creds.management_token)
+    ):
+        raise unauthorized()

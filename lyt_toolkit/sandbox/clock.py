@@ -1,0 +1,80 @@
+"""Time and identity for the sandbox, both fixable so runs reproduce."""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import UTC, datetime, timedelta
+
+
+def parse_instant(value: str | datetime) -> datetime:
+    """An aware UTC datetime from an ISO 8601 string (``Z`` accepted) or datetime."""
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """The wire form of an instant: UTC, millisecond precision, ``Z`` suffix."""
+    return (
+        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    )
+
+
+class Clock:
+    """Wall time shifted by an offset, or a fixed instant that only moves when told.
+
+    A fixed clock makes notebook outputs reproducible; ``advance`` lets tests
+    cross token and cursor expiry without waiting.
+    """
+
+    def __init__(self, fixed: str | datetime | None = None) -> None:
+        self._lock = threading.Lock()
+        self._fixed = parse_instant(fixed) if fixed is not None else None
+        self._offset = timedelta()
+
+    def now(self) -> datetime:
+        with self._lock:
+            if self._fixed is not None:
+                return self._fixed + self._offset
+            return datetime.now(UTC) + self._offset
+
+    def advance(self, seconds: float) -> datetime:
+        with self._lock:
+            self._offset += timedelta(seconds=seconds)
+        return self.now()
+
+    def set(self, moment: str | datetime) -> datetime:
+        """Jump to ``moment``; a fixed clock stays fixed, a running one keeps running."""
+        target = parse_instant(moment)
+        with self._lock:
+            if self._fixed is not None:
+                self._fixed, self._offset = target, timedelta()
+            else:
+                self._offset = target - datetime.now(UTC)
+        return self.now()
+
+    @property
+    def is_fixed(self) -> bool:
+        return self._fixed is not None
+
+
+class IdGenerator:
+    """Prefixed lowercase-hex IDs; deterministic when seeded."""
+
+    def __init__(self, seed: int | None = None, length: int = 16) -> None:
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+        self._length = length
+
+    def new(self, prefix: str) -> str:
+        with self._lock:
+            return prefix + f"{self._random.getrandbits(self._length * 4):0{self._length}x}"
+
+    def token(self) -> str:
+        """A bearer token: long, random, never derived from the seed."""
+        return random.SystemRandom().getrandbits(256).to_bytes(32, "big").hex()

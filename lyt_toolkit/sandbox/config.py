@@ -1,0 +1,62 @@
+"""Settings of one sandbox instance: credentials, data, clock and lifetimes."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+DEMO_PROGRAM = Path(__file__).resolve().parents[2] / "data" / "demo_program.json"
+
+DEFAULT_CREDENTIALS = {
+    "app_id": "sandbox-app-id",
+    "app_token": "sandbox-app-token",
+    "management_id": "sandbox-management-id",
+    "management_token": "sandbox-management-token",
+}
+_ENV = {
+    "app_id": "LYT_APP_ID",
+    "app_token": "LYT_APP_TOKEN",
+    "management_id": "LYT_MANAGEMENT_ID",
+    "management_token": "LYT_MANAGEMENT_TOKEN",
+}
+
+
+@dataclass(frozen=True)
+class SandboxCredentials:
+    """The key pairs the sandbox accepts. The tokens never show in a repr."""
+
+    app_id: str
+    app_token: str = field(repr=False)
+    management_id: str
+    management_token: str = field(repr=False)
+
+    @classmethod
+    def from_env(cls) -> SandboxCredentials:
+        """From ``LYT_*`` variables, falling back to the documented demo values."""
+        return cls(**{k: os.environ.get(_ENV[k]) or v for k, v in DEFAULT_CREDENTIALS.items()})
+
+    def as_client_kwargs(self) -> dict[str, str]:
+        return {
+            "app_id": self.app_id,
+            "app_token": self.app_token,
+            "management_id": self.management_id,
+            "management_token": self.management_token,
+        }
+
+
+@dataclass
+class SandboxConfig:
+    """Everything needed to build one sandbox app."""
+
+    data: str | Path | dict[str, Any] | None = None
+    db: str | None = None
+    now: str | None = None
+    seed: int | None = None
+    credentials: SandboxCredentials = field(default_factory=SandboxCredentials.from_env)
+    token_ttl: timedelta = timedelta(hours=1)
+    cursor_ttl: timedelta = timedelta(minutes=30)
+    activation_delay: float = 0.05
+    """Seconds before an activation transaction completes in the background."""

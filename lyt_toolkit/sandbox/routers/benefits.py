@@ -1,0 +1,147 @@
+"""Benefits: list, read and create, with the reference checks of the service."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+
+from ...models import BenefitCreate
+from ...models.enums import BenefitStatus, BenefitType, CardDefinitionStatus, DigitalBenefitType
+from ...models.ids import IdPrefix
+from ...models.listing import BENEFITS
+from ..auth import require_loyalty_access
+from ..errors import ServiceError, bad_request, locked, not_found
+from ..loader import store_resource
+from ..state import SandboxState, get_state
+from .common import Cursor, Limit, Order, id_path, list_answer
+
+router = APIRouter(
+    prefix="/v2/loyalties/benefits",
+    dependencies=[Depends(require_loyalty_access)],
+    tags=["loyalties"],
+)
+
+BenefitPath = Annotated[str, id_path(IdPrefix.BENEFIT, "benefit ID")]
+
+
+@router.get("")
+def list_benefits(
+    request: Request,
+    limit: Limit = None,
+    order: Order = None,
+    cursor: Cursor = None,
+    state: SandboxState = Depends(get_state),
+) -> dict[str, Any]:
+    """Benefits that are not deleted, one page at a time."""
+    return list_answer(request, state, "benefits", BENEFITS)
+
+
+@router.get("/{benefitId}")
+def get_benefit(benefitId: BenefitPath, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    doc = state.store.get("benefits", benefitId)
+    if doc is None or doc.get("status") == BenefitStatus.DELETED:
+        raise not_found("benefit", benefitId)
+    return doc
+
+
+@router.post("")
+def create_benefit(body: BenefitCreate, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    """Create a benefit after checking the name and every resource it references."""
+    request = body.body()
+    with state.store.transaction():
+        if state.store.name_taken("benefits", request["name"]):
+            raise ServiceError(
+                409,
+                "duplicate_found",
+                "Duplicate found",
+                f"A benefit named {request['name']!r} already exists",
+            )
+        card_definition = _check_references(state, request)
+        if (
+            request.get("status") == BenefitStatus.ACTIVE
+            and card_definition is not None
+            and card_definition["status"] != CardDefinitionStatus.ACTIVE
+        ):
+            raise locked(
+                f"Card definition {card_definition['id']} is {card_definition['status']};"
+                " an ACTIVE benefit needs an ACTIVE card definition"
+            )
+        return store_resource(state.store, "benefits", _new_benefit(state, request))
+
+
+def _card_definition_id(request: dict[str, Any]) -> str | None:
+    kind = request["type"]
+    if kind == BenefitType.POINTS:
+        return request["points"]["card_definition_id"]
+    if kind == BenefitType.POINTS_PROPORTIONAL:
+        return request["points_proportional"]["card_definition_id"]
+    return None
+
+
+def _check_references(state: SandboxState, request: dict[str, Any]) -> dict[str, Any] | None:
+    """404 for anything referenced that does not exist; the card definition if any."""
+    store = state.store
+    card_definition_id = _card_definition_id(request)
+    if card_definition_id is not None:
+        card_definition = store.get("card_definitions", card_definition_id)
+        if card_definition is None or card_definition["status"] == CardDefinitionStatus.DELETED:
+            raise not_found("card_definition", card_definition_id)
+        return card_definition
+    if request["type"] == BenefitType.MATERIAL:
+        material = request["material"]
+        if "product" in material and store.get("products", material["product"]["id"]) is None:
+            raise not_found("product", material["product"]["id"])
+        if "sku" in material:
+            sku = store.get("skus", material["sku"]["id"])
+            if sku is None or sku.get("product_id") != material["sku"]["product_id"]:
+                raise not_found("sku", material["sku"]["id"])
+    if request["type"] == BenefitType.DIGITAL:
+        for key, expected in (
+            ("gift_vouchers", DigitalBenefitType.GIFT_VOUCHERS),
+            ("discount_coupons", DigitalBenefitType.DISCOUNT_COUPONS),
+        ):
+            if key in request["digital"]:
+                campaign_id = request["digital"][key]["campaign_id"]
+                campaign = store.get("campaigns", campaign_id)
+                if campaign is None:
+                    raise not_found("campaign", campaign_id)
+                if campaign.get("type") != expected:
+                    raise bad_request(
+                        f"digital.{key}.campaign_id: campaign {campaign_id} is a {campaign.get('type')}"
+                        f" campaign, not {expected.value}",
+                        "invalid_campaign_type",
+                    )
+    return None
+
+
+def _new_benefit(state: SandboxState, request: dict[str, Any]) -> dict[str, Any]:
+    kind = request["type"]
+    doc: dict[str, Any] = {
+        "id": state.ids.new(IdPrefix.BENEFIT),
+        "name": request["name"],
+        "type": kind,
+        "status": request.get("status", BenefitStatus.DRAFT.value),
+        "created_at": state.now_iso(),
+        "updated_at": None,
+        "object": "benefit",
+    }
+    stock = request.get("stock")
+    doc["stock"] = (
+        {"type": "LIMITED", **stock} if stock and stock.get("limited") else {"type": "UNLIMITED"}
+    )
+    config_key = kind.lower()
+    config = dict(request[config_key])
+    if kind == BenefitType.POINTS_PROPORTIONAL:
+        config.setdefault("calculation_type", "PRE_DISCOUNT_ORDER_AMOUNT")
+    if kind == BenefitType.DIGITAL:
+        config.setdefault(
+            "type",
+            DigitalBenefitType.GIFT_VOUCHERS.value
+            if "gift_vouchers" in config
+            else DigitalBenefitType.DISCOUNT_COUPONS.value,
+        )
+    if kind == BenefitType.MATERIAL:
+        config.setdefault("type", "PRODUCT")
+    doc[config_key] = config
+    return doc

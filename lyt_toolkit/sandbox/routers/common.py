@@ -1,0 +1,54 @@
+"""Pieces every router shares: list answers, ID path parameters, lookups."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Path, Query, Request
+
+from ...models.ids import IdPrefix, hex_pattern
+from ...models.listing import MAX_LIMIT, MIN_LIMIT, ListSpec
+from ..errors import not_found
+from ..query import fetch_page, parse_list_query
+from ..state import SandboxState
+
+
+def id_path(prefix: IdPrefix, description: str) -> Any:
+    """A path parameter that must match the resource's ID pattern (else 400)."""
+    return Path(pattern=hex_pattern(prefix), description=description)
+
+
+# Declared for the OpenAPI document; parse_list_query re-reads the raw items,
+# because deep-object filters cannot be declared as FastAPI parameters.
+Limit = Annotated[
+    int | None, Query(ge=MIN_LIMIT, le=MAX_LIMIT, description="page size, default 10")
+]
+Order = Annotated[list[str] | None, Query(description="field, '-' prefix for descending")]
+Cursor = Annotated[str | None, Query(description="cursor.next of the previous page")]
+
+
+def list_answer(
+    request: Request, state: SandboxState, kind: str, spec: ListSpec, scope: str = ""
+) -> dict[str, Any]:
+    """The ``{data, cursor, object}`` envelope of one page of ``kind``."""
+    query = parse_list_query(spec, request.query_params.multi_items())
+    page = fetch_page(
+        state.store,
+        kind,
+        query,
+        now=state.clock.now(),
+        new_cursor_token=state.cursor_ids.new,
+        cursor_ttl=state.config.cursor_ttl,
+        scope=scope,
+    )
+    return {"data": page.data, "cursor": page.cursor, "object": "list"}
+
+
+def require(
+    state: SandboxState, kind: str, id_: str, resource_type: str, *, scope: str | None = None
+) -> dict[str, Any]:
+    """The stored document, or a 404 naming it."""
+    doc = state.store.get(kind, id_, scope=scope)
+    if doc is None:
+        raise not_found(resource_type, id_)
+    return doc

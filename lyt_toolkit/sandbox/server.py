@@ -1,0 +1,118 @@
+"""Run the sandbox: in-process for tests and notebooks, or as ``lyt sandbox serve``."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from .app import create_app
+from .config import SandboxConfig, SandboxCredentials
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+class Sandbox:
+    """A running sandbox: its base URL, credentials and admin helpers."""
+
+    def __init__(self, base_url: str, credentials: SandboxCredentials) -> None:
+        self.base_url = base_url
+        self.credentials = credentials
+
+    def __repr__(self) -> str:
+        return f"Sandbox(base_url={self.base_url!r})"
+
+    @classmethod
+    @contextmanager
+    def start(
+        cls,
+        data: str | Path | dict[str, Any] | None = None,
+        *,
+        now: str | None = None,
+        seed: int | None = None,
+        db: str | None = None,
+        credentials: SandboxCredentials | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> Iterator[Sandbox]:
+        """Serve a sandbox with real uvicorn on a free loopback port until the block ends."""
+        config = SandboxConfig(data=data, db=db, now=now, seed=seed)
+        if credentials is not None:
+            config.credentials = credentials
+        app = create_app(config)
+        port = port or free_port(host)
+        server = uvicorn.Server(
+            uvicorn.Config(
+                app, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
+            )
+        )
+        thread = threading.Thread(target=server.run, name="lyt-sandbox", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 15
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the sandbox did not start on {host}:{port}")
+            time.sleep(0.01)
+        try:
+            yield cls(f"http://{host}:{port}", config.credentials)
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+            app.state.sandbox.store.close()
+
+    # -- admin API --------------------------------------------------------------
+
+    def _admin(self, method: str, path: str, json: dict[str, Any] | None = None) -> dict[str, Any]:
+        headers = {"X-App-Id": self.credentials.app_id, "X-App-Token": self.credentials.app_token}
+        response = httpx.request(
+            method, f"{self.base_url}/_sandbox{path}", json=json, headers=headers
+        )
+        response.raise_for_status()
+        return response.json()
+
+    def now(self) -> str:
+        return self._admin("GET", "/clock")["now"]
+
+    def advance_clock(self, seconds: float) -> str:
+        return self._admin("POST", "/clock/advance", {"seconds": seconds})["now"]
+
+    def set_clock(self, now: str) -> str:
+        return self._admin("POST", "/clock/set", {"now": now})["now"]
+
+    def reset(self) -> None:
+        self._admin("POST", "/reset")
+
+    def set_faults(self, **settings: Any) -> dict[str, Any]:
+        """E.g. ``set_faults(rate_limit=0.3, unavailable=0.1, retry_after=0, seed=1)``."""
+        return self._admin("PUT", "/faults", settings)
+
+    def clear_faults(self) -> None:
+        self._admin("DELETE", "/faults")
+
+
+def serve(config: SandboxConfig, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve until interrupted, printing the base URL once ready."""
+    app = create_app(config)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    original_startup = server.startup
+
+    async def startup(sockets: Any = None) -> None:
+        await original_startup(sockets)
+        print(
+            f"lyt sandbox ready at http://{host}:{port} (app id {config.credentials.app_id})",
+            flush=True,
+        )
+
+    server.startup = startup  # type: ignore[method-assign]
+    server.run()
