@@ -1,1 +1,14 @@
-"""client package."""
+"""The service client: sync and async, with auth, retries, pagination and typed results."""
+
+from ._client import AsyncLoyaltyClient, LoyaltyClient
+from ._query import ListParams, ListQuery
+from .config import ClientConfig, RetryConfig
+
+__all__ = [
+    "AsyncLoyaltyClient",
+    "ClientConfig",
+    "ListParams",
+    "ListQuery",
+    "LoyaltyClient",
+    "RetryConfig",
+]

@@ -1,0 +1,55 @@
+"""Bearer token bookkeeping for the ``/v2`` loyalty API, shared by both clients.
+
+Expiry is judged on the client's own monotonic clock from the ``expires_in``
+the service reported at receipt, never by comparing ``expires_at`` with a wall
+clock that may disagree with the server's. A token is renewed ``skew`` seconds
+early so it does not lapse in flight.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import SecretStr
+
+
+@dataclass
+class _Held:
+    value: SecretStr
+    renew_at: float
+    generation: int
+
+
+class TokenCache:
+    """Holds at most one token; the sync/async clients wrap it with their own lock."""
+
+    def __init__(self, skew: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.skew = skew
+        self.clock = clock
+        self._held: _Held | None = None
+        self.generation = 0
+        """How many tokens this cache has stored (tests and logs use it)."""
+
+    def __repr__(self) -> str:
+        state = "empty" if self._held is None else f"token #{self._held.generation}"
+        return f"TokenCache({state})"
+
+    def current(self) -> tuple[str, int] | None:
+        """The usable token and its generation, or None when one must be requested."""
+        held = self._held
+        if held is None or self.clock() >= held.renew_at:
+            return None
+        return held.value.get_secret_value(), held.generation
+
+    def store(self, access_token: str, expires_in: float, received_at: float) -> tuple[str, int]:
+        self.generation += 1
+        renew_at = received_at + max(0.0, float(expires_in) - self.skew)
+        self._held = _Held(SecretStr(access_token), renew_at, self.generation)
+        return access_token, self.generation
+
+    def invalidate(self, generation: int) -> None:
+        """Drop the token if it is still the one that was rejected (others may have renewed)."""
+        if self._held is not None and self._held.generation == generation:
+            self._held = None

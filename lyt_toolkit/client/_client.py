@@ -1,0 +1,234 @@
+"""``LoyaltyClient`` and ``AsyncLoyaltyClient``: one object per service connection.
+
+Both resolve a ``ClientConfig``, share one ``RequestCore`` design and expose
+the same resource groups; the only difference is how they wait for the
+network. Each keeps one connection pool for its lifetime, so use it as a
+context manager (or call ``close``) rather than making one per call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+
+from ._core import Call, RequestCore
+from ._transport import AsyncTransport, SyncTransport
+from .config import ClientConfig, RetryConfig
+from .resources.benefits import AsyncBenefits, Benefits
+from .resources.card_definitions import AsyncCardDefinitions, CardDefinitions
+from .resources.management import AsyncProjects, AsyncWebhooks, Projects, Webhooks
+from .resources.oauth import AsyncOAuth, OAuth
+from .resources.programs import (
+    AsyncMembers,
+    AsyncPendingBuckets,
+    AsyncPrograms,
+    Members,
+    PendingBuckets,
+    Programs,
+)
+from .resources.promotion_tiers import AsyncPromotionTiers, PromotionTiers
+from .resources.rewards import AsyncRewards, Rewards
+from .resources.tier_structures import AsyncTierStructures, TierStructures
+
+__all__ = ["AsyncLoyaltyClient", "LoyaltyClient"]
+
+
+def _config(
+    config: ClientConfig | None,
+    settings: dict[str, Any],
+) -> ClientConfig:
+    if config is not None:
+        return config
+    return ClientConfig.resolve(**settings)
+
+
+def _raw_call(
+    method: str,
+    path: str,
+    params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None,
+    json: Any,
+) -> Call[Any]:
+    items = params.items() if isinstance(params, Mapping) else (params or [])
+    pairs: list[tuple[str, str]] = []
+    for key, value in items:
+        values = value if isinstance(value, list | tuple) else [value]
+        pairs.extend((str(key), str(v)) for v in values)
+    return Call(method, path, params=pairs, json=json)
+
+
+class _Common:
+    _config: ClientConfig
+
+    @property
+    def config(self) -> ClientConfig:
+        """The resolved settings (credentials masked in any repr)."""
+        return self._config
+
+    @property
+    def base_url(self) -> str:
+        return self._config.resolved_base_url
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, app_id={self._config.app_id!r})"
+
+
+class LoyaltyClient(_Common):
+    """Synchronous client over ``httpx.Client``; thread-safe.
+
+    >>> with LoyaltyClient(base_url=sb.base_url, **sb.credentials.as_client_kwargs()) as client:
+    ...     page = client.rewards.list(limit=10, filters={"name": {"$contains": "gold"}})
+
+    Settings not passed here come from ``LYT_*`` environment variables, then a
+    ``.env`` file. Pass ``http_client=`` to reuse your own ``httpx.Client``
+    (proxies, certificates); the client then leaves closing it to you.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        cluster: str | None = None,
+        app_id: str | None = None,
+        app_token: str | SecretStr | None = None,
+        management_id: str | None = None,
+        management_token: str | SecretStr | None = None,
+        scopes: Sequence[str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        retry: RetryConfig | None = None,
+        env_file: str | os.PathLike[str] | None = ".env",
+        config: ClientConfig | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        self._config = _config(
+            config,
+            {
+                "base_url": base_url,
+                "cluster": cluster,
+                "app_id": app_id,
+                "app_token": app_token,
+                "management_id": management_id,
+                "management_token": management_token,
+                "scopes": scopes,
+                "timeout": timeout,
+                "retry": retry,
+                "env_file": env_file,
+            },
+        )
+        self._transport = SyncTransport(RequestCore(self._config), http_client)
+        t = self._transport
+        self.oauth = OAuth(t)
+        self.rewards = Rewards(t)
+        self.benefits = Benefits(t)
+        self.card_definitions = CardDefinitions(t)
+        self.tier_structures = TierStructures(t)
+        self.programs = Programs(t)
+        self.members = Members(t)
+        self.pending_buckets = PendingBuckets(t)
+        self.promotion_tiers = PromotionTiers(t)
+        self.projects = Projects(t)
+        self.webhooks = Webhooks(t)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+        json: Any = None,
+    ) -> Any:
+        """Send any call with the client's auth and retries; returns decoded JSON.
+
+        An escape hatch for endpoints or parameters the typed methods do not
+        cover yet (BETA endpoints change). No local checks are applied.
+        """
+        return self._transport.request(_raw_call(method, path, params, json))
+
+    def close(self) -> None:
+        """Close the connection pool (unless it was passed in by the caller)."""
+        self._transport.close()
+
+    def __enter__(self) -> LoyaltyClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class AsyncLoyaltyClient(_Common):
+    """Asynchronous twin of ``LoyaltyClient`` over ``httpx.AsyncClient``; task-safe.
+
+    >>> async with AsyncLoyaltyClient(base_url=...) as client:
+    ...     rewards, benefits = await asyncio.gather(client.rewards.list(), client.benefits.list())
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        cluster: str | None = None,
+        app_id: str | None = None,
+        app_token: str | SecretStr | None = None,
+        management_id: str | None = None,
+        management_token: str | SecretStr | None = None,
+        scopes: Sequence[str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        retry: RetryConfig | None = None,
+        env_file: str | os.PathLike[str] | None = ".env",
+        config: ClientConfig | None = None,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self._config = _config(
+            config,
+            {
+                "base_url": base_url,
+                "cluster": cluster,
+                "app_id": app_id,
+                "app_token": app_token,
+                "management_id": management_id,
+                "management_token": management_token,
+                "scopes": scopes,
+                "timeout": timeout,
+                "retry": retry,
+                "env_file": env_file,
+            },
+        )
+        self._transport = AsyncTransport(RequestCore(self._config), http_client)
+        t = self._transport
+        self.oauth = AsyncOAuth(t)
+        self.rewards = AsyncRewards(t)
+        self.benefits = AsyncBenefits(t)
+        self.card_definitions = AsyncCardDefinitions(t)
+        self.tier_structures = AsyncTierStructures(t)
+        self.programs = AsyncPrograms(t)
+        self.members = AsyncMembers(t)
+        self.pending_buckets = AsyncPendingBuckets(t)
+        self.promotion_tiers = AsyncPromotionTiers(t)
+        self.projects = AsyncProjects(t)
+        self.webhooks = AsyncWebhooks(t)
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+        json: Any = None,
+    ) -> Any:
+        """Async twin of ``LoyaltyClient.request``."""
+        return await self._transport.request(_raw_call(method, path, params, json))
+
+    async def aclose(self) -> None:
+        """Close the connection pool (unless it was passed in by the caller)."""
+        await self._transport.aclose()
+
+    close = aclose
+
+    async def __aenter__(self) -> AsyncLoyaltyClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -1,0 +1,298 @@
+"""The request-building core shared by the sync and async clients.
+
+Everything here is free of I/O so the two clients cannot drift apart: a
+``Call`` describes one API operation, ``RequestCore`` turns it into an
+``httpx.Request`` with the right credentials for its path family and decodes
+the answer into models or the matching exception, and the retry policy is a
+set of pure functions the two send loops consult.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import TypeAdapter, ValidationError
+
+from .. import __version__
+from ..errors import APIError, LytError, error_class
+from .config import ClientConfig, RetryConfig
+
+T = TypeVar("T")
+
+logger = logging.getLogger("lyt_toolkit.client")
+
+USER_AGENT = f"lyt-toolkit/{__version__}"
+TOKEN_PATH = "/oauth/token"
+
+
+class Family(StrEnum):
+    """Path families; each authenticates differently (spec, "Authentication")."""
+
+    V1 = "v1"
+    OAUTH = "oauth"
+    V2 = "v2"
+    MANAGEMENT = "management"
+
+    @classmethod
+    def of(cls, path: str) -> Family:
+        head = path.lstrip("/").split("/", 1)[0]
+        try:
+            return cls(head)
+        except ValueError:
+            raise LytError(f"no known API family for path {path!r}") from None
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One API operation, described independently of how it is sent.
+
+    ``decode`` turns the successful response into the return value; ``None``
+    means "return the decoded JSON as is" (or ``None`` for an empty body).
+    """
+
+    method: str
+    path: str
+    params: Sequence[tuple[str, str]] = ()
+    json: Any = None
+    form: Mapping[str, str] | None = None
+    decode: Callable[[httpx.Response], T] | None = None
+    family: Family = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "method", self.method.upper())
+        object.__setattr__(self, "family", Family.of(self.path))
+
+    @property
+    def idempotent(self) -> bool:
+        """True when sending the call twice has the effect of sending it once.
+
+        GET, HEAD and DELETE qualify (a repeated DELETE at worst answers 404).
+        The token POST qualifies too: each request only mints a new token and
+        changes nothing else, so a duplicate costs nothing. Every other POST
+        may create or change something and is never resent after it may have
+        reached the service.
+        """
+        if self.method in ("GET", "HEAD", "DELETE", "OPTIONS"):
+            return True
+        return self.method == "POST" and self.family is Family.OAUTH
+
+
+def path(template: str, **params: str) -> str:
+    """Fill a path template, quoting each parameter so it stays one path segment."""
+    return template.format(**{k: quote(str(v), safe="") for k, v in params.items()})
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def adapter(tp: Any) -> TypeAdapter[Any]:
+    """A cached TypeAdapter; building one per response would dominate small pages."""
+    found = _ADAPTERS.get(tp)
+    if found is None:
+        found = _ADAPTERS[tp] = TypeAdapter(tp)
+    return found
+
+
+def decoder(tp: Any) -> Callable[[httpx.Response], Any]:
+    """A ``Call.decode`` that validates the JSON body straight into ``tp``."""
+
+    def decode(response: httpx.Response) -> Any:
+        try:
+            return adapter(tp).validate_json(response.content)
+        except ValidationError as exc:
+            raise LytError(
+                f"{response.request.method} {response.request.url.path}: the response did not "
+                f"match the expected {getattr(tp, '__name__', tp)!s} shape: "
+                f"{exc.error_count()} error(s), first: {_first_error(exc)}"
+            ) from None
+
+    return decode
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors(include_url=False, include_input=False)[0]
+    loc = ".".join(str(p) for p in err.get("loc", ()))
+    return f"{loc}: {err.get('msg')}"
+
+
+class RequestCore:
+    """Builds requests and interprets responses for one ``ClientConfig``."""
+
+    def __init__(self, config: ClientConfig) -> None:
+        self.config = config
+        self.base_url = config.resolved_base_url
+        self._timeout = config.timeout.as_dict()
+
+    def build(self, call: Call[Any], *, bearer: str | None = None) -> httpx.Request:
+        """The HTTP request for ``call``; ``bearer`` is the token for ``/v2`` calls."""
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        headers.update(self.auth_headers(call.family, bearer))
+        kwargs: dict[str, Any] = {}
+        if call.form is not None:
+            kwargs["data"] = dict(call.form)
+        elif call.json is not None:
+            kwargs["json"] = call.json
+        return httpx.Request(
+            call.method,
+            self.base_url + call.path,
+            params=list(call.params) or None,
+            headers=headers,
+            extensions={"timeout": self._timeout},
+            **kwargs,
+        )
+
+    def auth_headers(self, family: Family, bearer: str | None) -> dict[str, str]:
+        """Credentials per path family, as the spec's authentication table sets them."""
+        if family is Family.MANAGEMENT:
+            mid, mtoken = self.config.require_management_keys()
+            return {"X-Management-Id": mid, "X-Management-Token": mtoken}
+        app_id, app_token = self.config.require_app_keys()
+        headers = {"X-App-Id": app_id, "X-App-Token": app_token}
+        if family is Family.V2:
+            if bearer is None:
+                raise LytError("internal: a /v2 call was built without a bearer token")
+            headers["Authorization"] = f"Bearer {bearer}"
+        return headers
+
+    def token_call(self, scopes: Sequence[str] | str | None = None) -> Call[Any]:
+        """The token request; form-encoded, scopes space-delimited."""
+        from ..models.auth import AccessToken, TokenRequest
+
+        request = TokenRequest(scope=scopes if scopes is not None else list(self.config.scopes))
+        return Call("POST", TOKEN_PATH, form=request.form(), decode=decoder(AccessToken))
+
+    def decode(self, call: Call[T], response: httpx.Response) -> T:
+        if call.decode is not None:
+            return call.decode(response)
+        if not response.content:
+            return None  # type: ignore[return-value]
+        return response.json()  # type: ignore[no-any-return]
+
+    def error(self, call: Call[Any], response: httpx.Response) -> APIError:
+        """The exception for a non-2xx response; unknown bodies still keep the status."""
+        body: Any = None
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        info = body if isinstance(body, dict) else {}
+        status = response.status_code
+        key = _str(info.get("key"))
+        message = _str(info.get("message")) or response.reason_phrase or "Error"
+        return error_class(status, key)(
+            status,
+            message,
+            key=key,
+            details=_str(info.get("details")),
+            request_id=_str(info.get("request_id")) or request_id(response),
+            resource_id=_str(info.get("resource_id")),
+            resource_type=_str(info.get("resource_type")),
+            body=body,
+            method=call.method,
+            path=call.path,
+        )
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def request_id(response: httpx.Response) -> str | None:
+    """The service's request ID from the response headers, when it sends one."""
+    return response.headers.get("x-request-id")
+
+
+def log_response(call: Call[Any], response: httpx.Response, attempt: int) -> None:
+    """One DEBUG line per response: never headers, bodies or tokens."""
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug(
+            "%s %s -> %s request_id=%s attempt=%d",
+            call.method,
+            call.path,
+            response.status_code,
+            request_id(response),
+            attempt,
+        )
+
+
+def log_failure(call: Call[Any], exc: Exception, attempt: int) -> None:
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s %s -> %s attempt=%d", call.method, call.path, type(exc).__name__, attempt)
+
+
+# -- retry policy (pure functions) --------------------------------------------
+
+
+def retryable_status(call: Call[Any], status: int, retry: RetryConfig) -> bool:
+    """Whether a response status warrants another attempt of ``call``.
+
+    A 429 is the service refusing before doing any work, so even a
+    non-idempotent POST is safe to resend after it. Gateway failures (502,
+    503, 504) may come after the work was done, so only idempotent calls
+    retry on them.
+    """
+    if status not in retry.retry_statuses:
+        return False
+    return status == 429 or call.idempotent
+
+
+def retryable_exception(call: Call[Any], exc: Exception) -> bool:
+    """Connection errors and timeouts retry only when a repeat cannot double an effect."""
+    return isinstance(exc, httpx.TransportError) and call.idempotent
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds)
+
+
+def backoff_delay(
+    attempt: int, retry: RetryConfig, rand: Callable[[], float] = random.random
+) -> float:
+    """Full-jitter exponential backoff after failed attempt number ``attempt`` (1-based)."""
+    ceiling = min(retry.backoff_max, retry.backoff_base * (2 ** (attempt - 1)))
+    return ceiling * rand()
+
+
+def next_delay(
+    attempt: int,
+    elapsed: float,
+    retry: RetryConfig,
+    retry_after: str | None = None,
+    rand: Callable[[], float] = random.random,
+) -> float | None:
+    """Seconds to wait before the next attempt, or None when the budget is spent.
+
+    A ``Retry-After`` from the service wins over the computed backoff; if it
+    asks for longer than the remaining total time, the client gives up now
+    rather than sleeping into a certain failure.
+    """
+    if attempt >= retry.max_attempts:
+        return None
+    asked = parse_retry_after(retry_after)
+    delay = asked if asked is not None else backoff_delay(attempt, retry, rand)
+    if elapsed + delay > retry.total_timeout:
+        return None
+    return delay

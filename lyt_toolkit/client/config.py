@@ -1,0 +1,219 @@
+"""Explicit configuration objects for the client: where to connect, with what, how hard to retry.
+
+Settings resolve in a fixed order so a notebook behaves the same on every
+machine: keyword arguments first, then the process environment (``LYT_*``
+variables), then a ``.env`` file. The ``.env`` file is read, never loaded into
+``os.environ``. Credentials are held as ``SecretStr`` so no repr shows them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from dotenv import dotenv_values
+from pydantic import SecretStr
+
+from ..errors import ConfigurationError
+from ..models.enums import SCOPES, Cluster
+
+ENV_VARS: dict[str, str] = {
+    "base_url": "LYT_BASE_URL",
+    "cluster": "LYT_CLUSTER",
+    "app_id": "LYT_APP_ID",
+    "app_token": "LYT_APP_TOKEN",
+    "management_id": "LYT_MANAGEMENT_ID",
+    "management_token": "LYT_MANAGEMENT_TOKEN",
+}
+"""Environment variable behind each setting."""
+
+DEFAULT_CLUSTER = Cluster.API
+DEFAULT_SCOPES: tuple[str, ...] = ("loyalties",)
+"""Least privilege that the ``/v2`` loyalty endpoints accept."""
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
+@dataclass(frozen=True)
+class RetryConfig:
+    """How hard the client tries before giving up on a transient failure.
+
+    ``max_attempts`` counts the first try, so ``max_attempts=1`` disables
+    retries. Delays grow exponentially from ``backoff_base`` up to
+    ``backoff_max`` with full jitter, unless the service says ``Retry-After``.
+    No retry starts once ``total_timeout`` seconds have passed since the first
+    attempt or when its delay would cross that deadline.
+    """
+
+    max_attempts: int = 4
+    backoff_base: float = 0.25
+    backoff_max: float = 8.0
+    total_timeout: float = 60.0
+    retry_statuses: frozenset[int] = frozenset({429, 502, 503, 504})
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigurationError("retry.max_attempts must be at least 1")
+        if self.backoff_base < 0 or self.backoff_max < 0 or self.total_timeout <= 0:
+            raise ConfigurationError(
+                "retry.backoff_base and retry.backoff_max must be >= 0, total_timeout > 0"
+            )
+        object.__setattr__(self, "retry_statuses", frozenset(self.retry_statuses))
+
+
+NO_RETRY = RetryConfig(max_attempts=1)
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """Everything the client needs, resolved once; build it with ``ClientConfig.resolve``."""
+
+    base_url: str
+    cluster: Cluster = DEFAULT_CLUSTER
+    app_id: str | None = None
+    app_token: SecretStr | None = None
+    management_id: str | None = None
+    management_token: SecretStr | None = None
+    scopes: tuple[str, ...] = DEFAULT_SCOPES
+    timeout: httpx.Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
+    retry: RetryConfig = field(default_factory=RetryConfig)
+    token_refresh_skew: float = 30.0
+    """Seconds before a token's expiry at which it is renewed rather than reused."""
+
+    @property
+    def resolved_base_url(self) -> str:
+        """The base URL with ``{cluster}`` filled in and no trailing slash.
+
+        The ``/v2`` loyalty API lives under the same base URL as ``/v1`` and
+        ``/management`` (spec, "Base address"), so one resolved URL serves all.
+        """
+        return self.base_url.replace("{cluster}", self.cluster.value).rstrip("/")
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        base_url: str | None = None,
+        cluster: str | None = None,
+        app_id: str | None = None,
+        app_token: str | SecretStr | None = None,
+        management_id: str | None = None,
+        management_token: str | SecretStr | None = None,
+        scopes: list[str] | tuple[str, ...] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        retry: RetryConfig | None = None,
+        token_refresh_skew: float | None = None,
+        env: Mapping[str, str] | None = None,
+        env_file: str | os.PathLike[str] | None = ".env",
+    ) -> ClientConfig:
+        """Resolve from arguments, then ``env`` (default ``os.environ``), then ``env_file``.
+
+        Pass ``env_file=None`` to ignore any ``.env`` file.
+        """
+        given: dict[str, Any] = {
+            "base_url": base_url,
+            "cluster": cluster,
+            "app_id": app_id,
+            "app_token": app_token,
+            "management_id": management_id,
+            "management_token": management_token,
+        }
+        sources = _sources(env, env_file)
+        values = {name: _pick(name, value, sources) for name, value in given.items()}
+        if not values["base_url"]:
+            raise ConfigurationError(
+                "No service address configured: pass base_url=... (for example the "
+                "sandbox's sb.base_url) or set LYT_BASE_URL in the environment or a .env file."
+            )
+        return cls(
+            base_url=_check_base_url(str(values["base_url"])),
+            cluster=_check_cluster(values["cluster"]),
+            app_id=values["app_id"] or None,
+            app_token=_secret(values["app_token"]),
+            management_id=values["management_id"] or None,
+            management_token=_secret(values["management_token"]),
+            scopes=_check_scopes(scopes) if scopes is not None else DEFAULT_SCOPES,
+            timeout=_timeout(timeout),
+            retry=retry if retry is not None else RetryConfig(),
+            token_refresh_skew=30.0 if token_refresh_skew is None else float(token_refresh_skew),
+        )
+
+    def require_app_keys(self) -> tuple[str, str]:
+        """The application key pair, or a ConfigurationError saying how to set it."""
+        if not self.app_id or self.app_token is None:
+            raise ConfigurationError(
+                "This call needs the application key pair: pass app_id=... and app_token=... "
+                "or set LYT_APP_ID and LYT_APP_TOKEN."
+            )
+        return self.app_id, self.app_token.get_secret_value()
+
+    def require_management_keys(self) -> tuple[str, str]:
+        """The management key pair, or a ConfigurationError saying how to set it."""
+        if not self.management_id or self.management_token is None:
+            raise ConfigurationError(
+                "This call needs the management key pair: pass management_id=... and "
+                "management_token=... or set LYT_MANAGEMENT_ID and LYT_MANAGEMENT_TOKEN."
+            )
+        return self.management_id, self.management_token.get_secret_value()
+
+
+def _sources(
+    env: Mapping[str, str] | None, env_file: str | os.PathLike[str] | None
+) -> list[Mapping[str, str | None]]:
+    sources: list[Mapping[str, str | None]] = [os.environ if env is None else env]
+    if env_file is not None and Path(env_file).is_file():
+        sources.append(dotenv_values(env_file))
+    return sources
+
+
+def _pick(name: str, value: Any, sources: list[Mapping[str, str | None]]) -> Any:
+    if value is not None:
+        return value
+    for source in sources:
+        found = source.get(ENV_VARS[name])
+        if found:
+            return found
+    return None
+
+
+def _secret(value: str | SecretStr | None) -> SecretStr | None:
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, SecretStr) else SecretStr(str(value))
+
+
+def _check_base_url(value: str) -> str:
+    probe = value.replace("{cluster}", DEFAULT_CLUSTER.value)
+    url = httpx.URL(probe)
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigurationError(
+            "base_url must be an http(s) URL such as https://{cluster}.example.com, "
+            f"got {value!r}"
+        )
+    return value
+
+
+def _check_cluster(value: Any) -> Cluster:
+    if value is None or value == "":
+        return DEFAULT_CLUSTER
+    try:
+        return Cluster(str(value))
+    except ValueError:
+        allowed = ", ".join(c.value for c in Cluster)
+        raise ConfigurationError(f"cluster must be one of {allowed}; got {value!r}") from None
+
+
+def _check_scopes(scopes: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    unknown = [s for s in scopes if s not in SCOPES]
+    if not scopes or unknown:
+        raise ConfigurationError(f"scopes must be non-empty known scope values; unknown: {unknown}")
+    return tuple(scopes)
+
+
+def _timeout(value: float | httpx.Timeout | None) -> httpx.Timeout:
+    if value is None:
+        return DEFAULT_TIMEOUT
+    return value if isinstance(value, httpx.Timeout) else httpx.Timeout(float(value))

@@ -1,0 +1,1 @@
+"""One module per resource group; each defines a sync class and its async twin."""

@@ -1,0 +1,122 @@
+"""What every resource group shares: access to the transport and the list plumbing.
+
+A resource module describes each operation once as a ``Call`` (path, query,
+body, response model) and exposes it twice, through a sync and an async class
+whose methods only send that call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ...errors import RequestValidationError
+from ...models.ids import matches
+from ...models.listing import ListSpec
+from .._core import Call, decoder
+from .._query import ListParams, ListQuery
+from ..pagination import aiter_items, aiter_pages, iter_items, iter_pages
+
+if TYPE_CHECKING:
+    from ...models import Page
+    from .._transport import AsyncTransport, SyncTransport
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+
+def check_id(prefix: str, value: str, name: str) -> str:
+    """Reject a malformed loyalty ID before it becomes part of a URL."""
+    if not isinstance(value, str) or not matches(prefix, value):
+        raise RequestValidationError(
+            f"{name} must look like {prefix}<hex digits>, got {value!r}", field=name
+        )
+    return value
+
+
+def check_text(value: str, name: str) -> str:
+    """Reject an empty or non-string identifier that has no fixed pattern."""
+    if not isinstance(value, str) or not value.strip():
+        raise RequestValidationError(f"{name} must be a non-empty string", field=name)
+    return value
+
+
+def validate_body(model: type[M], body: M | Mapping[str, Any], what: str) -> M:
+    """Check a request body locally; the error names the first offending field."""
+    if isinstance(body, model):
+        return body
+    if isinstance(body, BaseModel):
+        body = body.model_dump(exclude_unset=True)
+    if not isinstance(body, Mapping):
+        raise RequestValidationError(f"{what} must be a {model.__name__} or a dict", field=None)
+    try:
+        return model.model_validate(dict(body))
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        first = errors[0]
+        field = ".".join(str(p) for p in first.get("loc", ())) or None
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise RequestValidationError(
+            f"{what}: {field or 'body'}: {first.get('msg')}{more}", field=field
+        ) from None
+
+
+def page_call(path: str, query: ListQuery, model: Any) -> Call[Any]:
+    """A GET of one page of ``model`` items."""
+    from ...models import Page
+
+    return Call("GET", path, params=query.params(), decode=decoder(Page[model]))
+
+
+class SyncResource:
+    def __init__(self, transport: SyncTransport) -> None:
+        self._transport = transport
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    def _send(self, call: Call[T]) -> T:
+        return self._transport.request(call)
+
+    def _page(
+        self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
+    ) -> Any:
+        return self._send(make(ListQuery.build(spec, **query)))
+
+    def _items(
+        self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
+    ) -> Iterator[Any]:
+        return iter_items(lambda q: self._send(make(q)), ListQuery.build(spec, **query))
+
+    def _pages(
+        self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
+    ) -> Iterator[Page[Any]]:
+        return iter_pages(lambda q: self._send(make(q)), ListQuery.build(spec, **query))
+
+
+class AsyncResource:
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    async def _send(self, call: Call[T]) -> T:
+        return await self._transport.request(call)
+
+    async def _page(
+        self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
+    ) -> Any:
+        return await self._send(make(ListQuery.build(spec, **query)))
+
+    def _items(
+        self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
+    ) -> AsyncIterator[Any]:
+        return aiter_items(lambda q: self._send(make(q)), ListQuery.build(spec, **query))
+
+    def _pages(
+        self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
+    ) -> AsyncIterator[Page[Any]]:
+        return aiter_pages(lambda q: self._send(make(q)), ListQuery.build(spec, **query))

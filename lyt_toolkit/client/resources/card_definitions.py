@@ -1,0 +1,67 @@
+"""Card definitions: list, page through, read."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from typing_extensions import Unpack
+
+from ...models.ids import IdPrefix
+from ...models.listing import CARD_DEFINITIONS
+from .._core import Call, decoder, path
+from .._query import ListParams, ListQuery
+from ._base import AsyncResource, SyncResource, check_id, page_call
+
+if TYPE_CHECKING:
+    from ...models import CardDefinition, Page
+
+_COLLECTION = "/v2/loyalties/card-definitions"
+_ONE = "/v2/loyalties/card-definitions/{card_definition_id}"
+
+
+def _model() -> Any:
+    from ...models import CardDefinition
+
+    return CardDefinition
+
+
+def _list(query: ListQuery) -> Call[Page[CardDefinition]]:
+    return page_call(_COLLECTION, query, _model())
+
+
+def _get(card_definition_id: str) -> Call[CardDefinition]:
+    cid = check_id(IdPrefix.CARD_DEFINITION, card_definition_id, "card_definition_id")
+    return Call("GET", path(_ONE, card_definition_id=cid), decode=decoder(_model()))
+
+
+class CardDefinitions(SyncResource):
+    """``client.card_definitions``: loyalty card definitions."""
+
+    def list(self, **query: Unpack[ListParams]) -> Page[CardDefinition]:
+        return self._page(CARD_DEFINITIONS, _list, query)
+
+    def iter(self, **query: Unpack[ListParams]) -> Iterator[CardDefinition]:
+        return self._items(CARD_DEFINITIONS, _list, query)
+
+    def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[CardDefinition]]:
+        return self._pages(CARD_DEFINITIONS, _list, query)
+
+    def get(self, card_definition_id: str) -> CardDefinition:
+        return self._send(_get(card_definition_id))
+
+
+class AsyncCardDefinitions(AsyncResource):
+    """Async twin of ``CardDefinitions``."""
+
+    async def list(self, **query: Unpack[ListParams]) -> Page[CardDefinition]:
+        return await self._page(CARD_DEFINITIONS, _list, query)
+
+    def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[CardDefinition]:
+        return self._items(CARD_DEFINITIONS, _list, query)
+
+    def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[CardDefinition]]:
+        return self._pages(CARD_DEFINITIONS, _list, query)
+
+    async def get(self, card_definition_id: str) -> CardDefinition:
+        return await self._send(_get(card_definition_id))

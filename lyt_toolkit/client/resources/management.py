@@ -1,0 +1,76 @@
+"""Management API: projects and their webhook configurations (management key pair)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._core import Call, decoder, path
+from ._base import AsyncResource, SyncResource, check_text
+
+if TYPE_CHECKING:
+    from ...models import Project, Webhook
+
+_PROJECTS = "/management/v1/projects"
+_WEBHOOKS = _PROJECTS + "/{project_id}/webhooks"
+_WEBHOOK = _WEBHOOKS + "/{webhook_id}"
+
+
+def _counted(model_name: str) -> Any:
+    from ... import models
+
+    decode = decoder(models.CountedList[getattr(models, model_name)])
+    return lambda response: decode(response).data
+
+
+def _projects() -> Call[list[Project]]:
+    return Call("GET", _PROJECTS, decode=_counted("Project"))
+
+
+def _webhooks(project_id: str) -> Call[list[Webhook]]:
+    url = path(_WEBHOOKS, project_id=check_text(project_id, "project_id"))
+    return Call("GET", url, decode=_counted("Webhook"))
+
+
+def _delete(project_id: str, webhook_id: str) -> Call[None]:
+    url = path(
+        _WEBHOOK,
+        project_id=check_text(project_id, "project_id"),
+        webhook_id=check_text(webhook_id, "webhook_id"),
+    )
+    return Call("DELETE", url, decode=lambda response: None)
+
+
+class Projects(SyncResource):
+    """``client.projects``: the projects the management keys can see."""
+
+    def list(self) -> list[Project]:
+        return self._send(_projects())
+
+
+class Webhooks(SyncResource):
+    """``client.webhooks``: webhook configurations of a project."""
+
+    def list(self, project_id: str) -> list[Webhook]:
+        return self._send(_webhooks(project_id))
+
+    def delete(self, project_id: str, webhook_id: str) -> None:
+        """Delete a webhook configuration. MissingRequiredFeatureError (402) when the
+        project's plan has no webhooks; NotFoundError names the missing resource."""
+        self._send(_delete(project_id, webhook_id))
+
+
+class AsyncProjects(AsyncResource):
+    """Async twin of ``Projects``."""
+
+    async def list(self) -> list[Project]:
+        return await self._send(_projects())
+
+
+class AsyncWebhooks(AsyncResource):
+    """Async twin of ``Webhooks``."""
+
+    async def list(self, project_id: str) -> list[Webhook]:
+        return await self._send(_webhooks(project_id))
+
+    async def delete(self, project_id: str, webhook_id: str) -> None:
+        await self._send(_delete(project_id, webhook_id))

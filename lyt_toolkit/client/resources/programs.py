@@ -1,0 +1,193 @@
+"""Loyalty programs, their members (with cards) and the pending point buckets of a card."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from typing_extensions import Unpack
+
+from ...models.ids import IdPrefix
+from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
+from .._core import Call, decoder, path
+from .._query import ListParams, ListQuery
+from ._base import AsyncResource, SyncResource, check_id, page_call
+
+if TYPE_CHECKING:
+    from ...models import ActivationResult, Member, MemberWithCards, Page, PendingBucket, Program
+
+_PROGRAMS = "/v2/loyalties/programs"
+_PROGRAM = _PROGRAMS + "/{program_id}"
+_MEMBERS = _PROGRAM + "/members"
+_MEMBER = _MEMBERS + "/{member_id}"
+_BUCKETS = _MEMBER + "/cards/{card_id}/pending-points"
+_ACTIVATE = _BUCKETS + "/{bucket_id}/activate"
+
+
+def _models() -> Any:
+    from ... import models
+
+    return models
+
+
+def _program_id(value: str) -> str:
+    return check_id(IdPrefix.PROGRAM, value, "program_id")
+
+
+def _member_ids(program_id: str, member_id: str) -> dict[str, str]:
+    return {
+        "program_id": _program_id(program_id),
+        "member_id": check_id(IdPrefix.MEMBER, member_id, "member_id"),
+    }
+
+
+def _card_ids(program_id: str, member_id: str, card_id: str) -> dict[str, str]:
+    ids = _member_ids(program_id, member_id)
+    ids["card_id"] = check_id(IdPrefix.CARD, card_id, "card_id")
+    return ids
+
+
+def _programs(query: ListQuery) -> Call[Page[Program]]:
+    return page_call(_PROGRAMS, query, _models().Program)
+
+
+def _program(program_id: str) -> Call[Program]:
+    return Call(
+        "GET", path(_PROGRAM, program_id=_program_id(program_id)), decode=decoder(_models().Program)
+    )
+
+
+def _members(program_id: str) -> Any:
+    url = path(_MEMBERS, program_id=_program_id(program_id))
+    return lambda query: page_call(url, query, _models().Member)
+
+
+def _member(program_id: str, member_id: str) -> Call[MemberWithCards]:
+    url = path(_MEMBER, **_member_ids(program_id, member_id))
+    return Call("GET", url, decode=decoder(_models().MemberWithCards))
+
+
+def _buckets(program_id: str, member_id: str, card_id: str) -> Any:
+    url = path(_BUCKETS, **_card_ids(program_id, member_id, card_id))
+    return lambda query: page_call(url, query, _models().PendingBucket)
+
+
+def _activate(program_id: str, member_id: str, card_id: str, bucket_id: str) -> Call[Any]:
+    ids = _card_ids(program_id, member_id, card_id)
+    ids["bucket_id"] = check_id(IdPrefix.PENDING_BUCKET, bucket_id, "bucket_id")
+    return Call("POST", path(_ACTIVATE, **ids), decode=decoder(_models().ActivationResult))
+
+
+class Programs(SyncResource):
+    """``client.programs``: loyalty programs."""
+
+    def list(self, **query: Unpack[ListParams]) -> Page[Program]:
+        return self._page(PROGRAMS, _programs, query)
+
+    def iter(self, **query: Unpack[ListParams]) -> Iterator[Program]:
+        return self._items(PROGRAMS, _programs, query)
+
+    def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[Program]]:
+        return self._pages(PROGRAMS, _programs, query)
+
+    def get(self, program_id: str) -> Program:
+        return self._send(_program(program_id))
+
+
+class Members(SyncResource):
+    """``client.members``: members of one program."""
+
+    def list(self, program_id: str, **query: Unpack[ListParams]) -> Page[Member]:
+        return self._page(MEMBERS, _members(program_id), query)
+
+    def iter(self, program_id: str, **query: Unpack[ListParams]) -> Iterator[Member]:
+        return self._items(MEMBERS, _members(program_id), query)
+
+    def pages(self, program_id: str, **query: Unpack[ListParams]) -> Iterator[Page[Member]]:
+        return self._pages(MEMBERS, _members(program_id), query)
+
+    def get(self, program_id: str, member_id: str) -> MemberWithCards:
+        """The member with its cards."""
+        return self._send(_member(program_id, member_id))
+
+
+class PendingBuckets(SyncResource):
+    """``client.pending_buckets``: pending point buckets of one card, and their activation."""
+
+    def list(
+        self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
+    ) -> Page[PendingBucket]:
+        return self._page(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
+
+    def iter(
+        self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
+    ) -> Iterator[PendingBucket]:
+        return self._items(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
+
+    def pages(
+        self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
+    ) -> Iterator[Page[PendingBucket]]:
+        return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
+
+    def activate(
+        self, program_id: str, member_id: str, card_id: str, bucket_id: str
+    ) -> ActivationResult:
+        """Activate the bucket now. ResourceLockedError when its date is not in the
+        future or a precondition fails; never retried after it may have been sent."""
+        return self._send(_activate(program_id, member_id, card_id, bucket_id))
+
+
+class AsyncPrograms(AsyncResource):
+    """Async twin of ``Programs``."""
+
+    async def list(self, **query: Unpack[ListParams]) -> Page[Program]:
+        return await self._page(PROGRAMS, _programs, query)
+
+    def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Program]:
+        return self._items(PROGRAMS, _programs, query)
+
+    def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Program]]:
+        return self._pages(PROGRAMS, _programs, query)
+
+    async def get(self, program_id: str) -> Program:
+        return await self._send(_program(program_id))
+
+
+class AsyncMembers(AsyncResource):
+    """Async twin of ``Members``."""
+
+    async def list(self, program_id: str, **query: Unpack[ListParams]) -> Page[Member]:
+        return await self._page(MEMBERS, _members(program_id), query)
+
+    def iter(self, program_id: str, **query: Unpack[ListParams]) -> AsyncIterator[Member]:
+        return self._items(MEMBERS, _members(program_id), query)
+
+    def pages(self, program_id: str, **query: Unpack[ListParams]) -> AsyncIterator[Page[Member]]:
+        return self._pages(MEMBERS, _members(program_id), query)
+
+    async def get(self, program_id: str, member_id: str) -> MemberWithCards:
+        return await self._send(_member(program_id, member_id))
+
+
+class AsyncPendingBuckets(AsyncResource):
+    """Async twin of ``PendingBuckets``."""
+
+    async def list(
+        self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
+    ) -> Page[PendingBucket]:
+        return await self._page(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
+
+    def iter(
+        self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
+    ) -> AsyncIterator[PendingBucket]:
+        return self._items(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
+
+    def pages(
+        self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
+    ) -> AsyncIterator[Page[PendingBucket]]:
+        return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
+
+    async def activate(
+        self, program_id: str, member_id: str, card_id: str, bucket_id: str
+    ) -> ActivationResult:
+        return await self._send(_activate(program_id, member_id, card_id, bucket_id))

@@ -1,0 +1,146 @@
+"""Promotion tiers (``/v1``): list them and validate one against a customer and order."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ...errors import RequestValidationError
+from .._core import Call, decoder, path
+from ._base import AsyncResource, SyncResource, check_text, validate_body
+
+if TYPE_CHECKING:
+    from ...models import PromotionTier, PromotionTierList, TierValidationResult
+
+_COLLECTION = "/v1/promotions/tiers"
+_VALIDATE = "/v1/promotions/tiers/{tier_id}/validation"
+_ORDERS = ("created_at", "-created_at", "updated_at", "-updated_at")
+_MAX_PAGE = 100
+
+
+def _list(
+    *, is_available: bool | None, limit: int | None, page: int | None, order: str | None
+) -> Call[Any]:
+    from ...models import PromotionTierList
+
+    params: list[tuple[str, str]] = []
+    if is_available is not None:
+        params.append(("is_available", "true" if is_available else "false"))
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
+            raise RequestValidationError("limit must be an integer from 1 to 100", field="limit")
+        params.append(("limit", str(limit)))
+    if page is not None:
+        if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= _MAX_PAGE:
+            raise RequestValidationError(
+                f"page must be an integer from 1 to {_MAX_PAGE}", field="page"
+            )
+        params.append(("page", str(page)))
+    if order is not None:
+        if order not in _ORDERS:
+            allowed = ", ".join(_ORDERS)
+            raise RequestValidationError(f"order must be one of {allowed}", field="order")
+        params.append(("order", order))
+    return Call("GET", _COLLECTION, params=params, decode=decoder(PromotionTierList))
+
+
+def _validate(
+    tier_id: str,
+    customer: Any,
+    order: Any,
+    metadata: Mapping[str, Any] | None,
+) -> Call[TierValidationResult]:
+    from ...models import TierValidationRequest, TierValidationResult
+
+    body: dict[str, Any] = {}
+    for name, value in (("customer", customer), ("order", order), ("metadata", metadata)):
+        if value is not None:
+            body[name] = value
+    checked = validate_body(TierValidationRequest, body, "promotion tier validation")
+    url = path(_VALIDATE, tier_id=check_text(tier_id, "tier_id"))
+    return Call("POST", url, json=checked.body(), decode=decoder(TierValidationResult))
+
+
+class PromotionTiers(SyncResource):
+    """``client.promotion_tiers``: promotion tiers and their (deprecated) validation."""
+
+    def list(
+        self,
+        *,
+        is_available: bool | None = None,
+        limit: int | None = None,
+        page: int | None = None,
+        order: str | None = None,
+    ) -> PromotionTierList:
+        """One numbered page of tiers; ``has_more`` says whether another follows."""
+        return self._send(_list(is_available=is_available, limit=limit, page=page, order=order))
+
+    def iter(
+        self,
+        *,
+        is_available: bool | None = None,
+        limit: int | None = None,
+        order: str | None = None,
+    ) -> Iterator[PromotionTier]:
+        """Every tier, page after page."""
+        page = 1
+        while True:
+            result = self.list(is_available=is_available, limit=limit, page=page, order=order)
+            yield from result.tiers
+            if not result.has_more or not result.tiers or page >= _MAX_PAGE:
+                return
+            page += 1
+
+    def validate(
+        self,
+        tier_id: str,
+        *,
+        customer: Any = None,
+        order: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> TierValidationResult:
+        """Check the tier against a customer and order. An invalid outcome is a
+        result (``valid`` false, with ``reason`` and ``error``), not an exception."""
+        return self._send(_validate(tier_id, customer, order, metadata))
+
+
+class AsyncPromotionTiers(AsyncResource):
+    """Async twin of ``PromotionTiers``."""
+
+    async def list(
+        self,
+        *,
+        is_available: bool | None = None,
+        limit: int | None = None,
+        page: int | None = None,
+        order: str | None = None,
+    ) -> PromotionTierList:
+        return await self._send(
+            _list(is_available=is_available, limit=limit, page=page, order=order)
+        )
+
+    async def iter(
+        self,
+        *,
+        is_available: bool | None = None,
+        limit: int | None = None,
+        order: str | None = None,
+    ) -> AsyncIterator[PromotionTier]:
+        page = 1
+        while True:
+            result = await self.list(is_available=is_available, limit=limit, page=page, order=order)
+            for tier in result.tiers:
+                yield tier
+            if not result.has_more or not result.tiers or page >= _MAX_PAGE:
+                return
+            page += 1
+
+    async def validate(
+        self,
+        tier_id: str,
+        *,
+        customer: Any = None,
+        order: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> TierValidationResult:
+        return await self._send(_validate(tier_id, customer, order, metadata))

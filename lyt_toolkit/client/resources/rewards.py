@@ -1,0 +1,82 @@
+"""Rewards: list, page through, read, and move back to draft."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from typing_extensions import Unpack
+
+from ...models.ids import IdPrefix
+from ...models.listing import REWARDS
+from .._core import Call, decoder, path
+from .._query import ListParams, ListQuery
+from ._base import AsyncResource, SyncResource, check_id, page_call
+
+if TYPE_CHECKING:
+    from ...models import Page, Reward
+
+_COLLECTION = "/v2/loyalties/rewards"
+_ONE = "/v2/loyalties/rewards/{reward_id}"
+
+
+def _model() -> Any:
+    from ...models import Reward
+
+    return Reward
+
+
+def _list(query: ListQuery) -> Call[Page[Reward]]:
+    return page_call(_COLLECTION, query, _model())
+
+
+def _get(reward_id: str) -> Call[Reward]:
+    rid = check_id(IdPrefix.REWARD, reward_id, "reward_id")
+    return Call("GET", path(_ONE, reward_id=rid), decode=decoder(_model()))
+
+
+def _draft(reward_id: str) -> Call[Reward]:
+    rid = check_id(IdPrefix.REWARD, reward_id, "reward_id")
+    return Call("POST", path(_ONE, reward_id=rid) + "/draft", decode=decoder(_model()))
+
+
+class Rewards(SyncResource):
+    """``client.rewards``: the program's rewards (``/v2/loyalties/rewards``)."""
+
+    def list(self, **query: Unpack[ListParams]) -> Page[Reward]:
+        """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
+        return self._page(REWARDS, _list, query)
+
+    def iter(self, **query: Unpack[ListParams]) -> Iterator[Reward]:
+        """Every reward matching the query, fetching pages as needed."""
+        return self._items(REWARDS, _list, query)
+
+    def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[Reward]]:
+        """Every page of the query, for callers that show progress per page."""
+        return self._pages(REWARDS, _list, query)
+
+    def get(self, reward_id: str) -> Reward:
+        return self._send(_get(reward_id))
+
+    def draft(self, reward_id: str) -> Reward:
+        """Move an ACTIVE reward back to DRAFT; any other status raises ConflictError."""
+        return self._send(_draft(reward_id))
+
+
+class AsyncRewards(AsyncResource):
+    """Async twin of ``Rewards``."""
+
+    async def list(self, **query: Unpack[ListParams]) -> Page[Reward]:
+        return await self._page(REWARDS, _list, query)
+
+    def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Reward]:
+        return self._items(REWARDS, _list, query)
+
+    def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Reward]]:
+        return self._pages(REWARDS, _list, query)
+
+    async def get(self, reward_id: str) -> Reward:
+        return await self._send(_get(reward_id))
+
+    async def draft(self, reward_id: str) -> Reward:
+        return await self._send(_draft(reward_id))

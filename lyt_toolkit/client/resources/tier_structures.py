@@ -1,0 +1,74 @@
+"""Tier structures: list, page through, read, delete."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from typing_extensions import Unpack
+
+from ...models.ids import IdPrefix
+from ...models.listing import TIER_STRUCTURES
+from .._core import Call, decoder, path
+from .._query import ListParams, ListQuery
+from ._base import AsyncResource, SyncResource, check_id, page_call
+
+if TYPE_CHECKING:
+    from ...models import Page, TierStructure
+
+_COLLECTION = "/v2/loyalties/tier-structures"
+_ONE = "/v2/loyalties/tier-structures/{tier_structure_id}"
+
+
+def _model() -> Any:
+    from ...models import TierStructure
+
+    return TierStructure
+
+
+def _list(query: ListQuery) -> Call[Page[TierStructure]]:
+    return page_call(_COLLECTION, query, _model())
+
+
+def _one(method: str, tier_structure_id: str) -> Call[TierStructure]:
+    tid = check_id(IdPrefix.TIER_STRUCTURE, tier_structure_id, "tier_structure_id")
+    return Call(method, path(_ONE, tier_structure_id=tid), decode=decoder(_model()))
+
+
+class TierStructures(SyncResource):
+    """``client.tier_structures``: tier structures of the project."""
+
+    def list(self, **query: Unpack[ListParams]) -> Page[TierStructure]:
+        return self._page(TIER_STRUCTURES, _list, query)
+
+    def iter(self, **query: Unpack[ListParams]) -> Iterator[TierStructure]:
+        return self._items(TIER_STRUCTURES, _list, query)
+
+    def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[TierStructure]]:
+        return self._pages(TIER_STRUCTURES, _list, query)
+
+    def get(self, tier_structure_id: str) -> TierStructure:
+        return self._send(_one("GET", tier_structure_id))
+
+    def delete(self, tier_structure_id: str) -> TierStructure:
+        """Delete it; the service answers with the deleted tier structure."""
+        return self._send(_one("DELETE", tier_structure_id))
+
+
+class AsyncTierStructures(AsyncResource):
+    """Async twin of ``TierStructures``."""
+
+    async def list(self, **query: Unpack[ListParams]) -> Page[TierStructure]:
+        return await self._page(TIER_STRUCTURES, _list, query)
+
+    def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[TierStructure]:
+        return self._items(TIER_STRUCTURES, _list, query)
+
+    def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[TierStructure]]:
+        return self._pages(TIER_STRUCTURES, _list, query)
+
+    async def get(self, tier_structure_id: str) -> TierStructure:
+        return await self._send(_one("GET", tier_structure_id))
+
+    async def delete(self, tier_structure_id: str) -> TierStructure:
+        return await self._send(_one("DELETE", tier_structure_id))

@@ -1,0 +1,177 @@
+"""One exception hierarchy for everything the toolkit raises on purpose.
+
+Users catch the class for the case they handle (``DuplicateFoundError`` when a
+benefit name is taken, ``ResourceLockedError`` when a card definition is not
+ACTIVE, ...) and ``LytError`` for everything else. Exception messages carry what
+the service said and what the toolkit checked, never a credential.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "BadRequestError",
+    "ConfigurationError",
+    "ConflictError",
+    "DuplicateFoundError",
+    "LytError",
+    "MissingRequiredFeatureError",
+    "NotFoundError",
+    "RateLimitError",
+    "RequestValidationError",
+    "ResourceLockedError",
+    "ServerError",
+    "UnauthorizedError",
+]
+
+
+class LytError(Exception):
+    """Root of every error raised by lyt_toolkit."""
+
+
+class ConfigurationError(LytError):
+    """The client is missing a setting or was given one it cannot use."""
+
+
+class RequestValidationError(LytError, ValueError):
+    """A request was rejected locally before anything was sent.
+
+    ``field`` names the offending body field, path parameter or filter (for
+    example ``filters.name.$contains``) so a form can show the error next to it.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class APIConnectionError(LytError):
+    """The service could not be reached, or the connection broke mid-request."""
+
+    def __init__(self, message: str = "Could not reach the service.") -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class APITimeoutError(APIConnectionError):
+    """The service did not answer within the configured timeout."""
+
+    def __init__(self, message: str = "The request to the service timed out.") -> None:
+        super().__init__(message)
+
+
+class APIError(LytError):
+    """The service answered with an error object.
+
+    The attributes mirror the service's error object; ``status`` is the HTTP
+    status of the response (equal to ``code`` for well-formed errors) and
+    ``body`` is the decoded JSON body, or ``None`` when it was not JSON.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        key: str | None = None,
+        details: str | None = None,
+        request_id: str | None = None,
+        resource_id: str | None = None,
+        resource_type: str | None = None,
+        body: Any = None,
+        method: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        self.status = status
+        self.key = key
+        self.message = message
+        self.details = details
+        self.request_id = request_id
+        self.resource_id = resource_id
+        self.resource_type = resource_type
+        self.body = body
+        self.method = method
+        self.path = path
+        super().__init__(self._describe())
+
+    @property
+    def status_code(self) -> int:
+        """Alias of ``status`` for people used to httpx/requests naming."""
+        return self.status
+
+    def _describe(self) -> str:
+        text = f"{self.status}"
+        if self.key:
+            text += f" {self.key}"
+        text += f": {self.message}"
+        if self.details:
+            text += f" ({self.details})"
+        if self.method and self.path:
+            text += f" [{self.method} {self.path}]"
+        if self.request_id:
+            text += f" request_id={self.request_id}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._describe()!r})"
+
+
+class BadRequestError(APIError):
+    """400: the service rejected the request's parameters or body."""
+
+
+class UnauthorizedError(APIError):
+    """401: credentials are missing, wrong, or the token expired."""
+
+
+class MissingRequiredFeatureError(APIError):
+    """402: the project's plan lacks a feature the operation needs."""
+
+
+class NotFoundError(APIError):
+    """404: the addressed resource (or one it references) does not exist."""
+
+
+class ConflictError(APIError):
+    """409: the resource is not in a state that allows the operation."""
+
+
+class DuplicateFoundError(ConflictError):
+    """409 ``duplicate_found``: a unique value (such as a benefit name) is taken."""
+
+
+class ResourceLockedError(APIError):
+    """423: a precondition on a related resource or on time does not hold."""
+
+
+class RateLimitError(APIError):
+    """429: too many requests, still refused after the configured retries."""
+
+
+class ServerError(APIError):
+    """5xx: the service failed, still failing after the configured retries."""
+
+
+_BY_STATUS: dict[int, type[APIError]] = {
+    400: BadRequestError,
+    401: UnauthorizedError,
+    402: MissingRequiredFeatureError,
+    404: NotFoundError,
+    409: ConflictError,
+    423: ResourceLockedError,
+    429: RateLimitError,
+}
+
+
+def error_class(status: int, key: str | None) -> type[APIError]:
+    """The most specific exception class for an error status and key."""
+    if status == 409 and key == "duplicate_found":
+        return DuplicateFoundError
+    if status >= 500:
+        return ServerError
+    return _BY_STATUS.get(status, APIError)
