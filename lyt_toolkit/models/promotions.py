@@ -340,7 +340,7 @@ class PromotionTier(ApiModel):
     active: bool | None = None
     start_date: Timestamp | None = None
     expiration_date: Timestamp | None = None
-    validation_rules: list[Any] | None = None
+    validation_rules: Any = None
     validation_rule_assignments: Metadata | None = None
     category_id: str | None = None
     categories: list[Category] | None = None
