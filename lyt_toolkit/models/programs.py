@@ -220,11 +220,11 @@ class PointsBucket(ApiModel):
 
 
 class CardTransactionDetails(ApiModel):
-    """Variant-dependent context of a card transaction; absent parts are omitted."""
+    """Context of a card transaction; variant-specific parts are omitted when absent."""
 
     omit_if_none = frozenset(
         {
-            "reason", "rejection", "metadata", "points", "bucket", "buckets", "date",
+            "points", "bucket", "buckets", "date",
             "reward", "reward_transaction", "card_transaction", "purchase", "order",
             "order_transaction", "target_card", "purchase_transaction",
         }
@@ -232,7 +232,7 @@ class CardTransactionDetails(ApiModel):
 
     reason: str | None = None
     rejection: dict | None = None
-    metadata: Metadata | None = None
+    metadata: Metadata = Field(default_factory=dict)
     points: TransactionPoints | None = None
     bucket: PointsBucket | None = None
     buckets: list[PointsBucket] | None = None

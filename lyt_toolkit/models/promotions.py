@@ -215,9 +215,7 @@ class Category(ApiModel):
 class Campaign(ApiModel):
     """The campaign a tier belongs to; ``active`` can be false inside its dates."""
 
-    omit_if_none = frozenset(
-        {"name", "type", "start_date", "expiration_date", "active", "categories"}
-    )
+    omit_if_none = frozenset({"name", "type", "active", "categories"})
 
     id: str
     name: str | None = None

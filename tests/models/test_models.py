@@ -325,11 +325,8 @@ def test_reference_validation_examples_round_trip():
     for name, raw in examples.items():
         parsed = adapter.validate_python(raw)
         kinds[name] = type(parsed)
-        again = adapter.validate_python(parsed.wire())
-        assert again.wire() == parsed.wire()
-        assert parsed.wire()["valid"] is raw["valid"]
-        if parsed.discount is not None:
-            assert parsed.wire()["discount"]["type"] == raw["discount"]["type"]
+        assert parsed.wire() == raw, name
+        assert adapter.validate_python(parsed.wire()).wire() == raw
     assert m.ValidTierResult in kinds.values() and m.InvalidTierResult in kinds.values()
 
 
@@ -346,9 +343,8 @@ def test_reference_loyalty_examples_round_trip():
     for path, method, cls in cases:
         for raw in _examples(doc, path, method, "200").values():
             parsed = cls.model_validate(raw)
-            assert cls.model_validate(parsed.wire()).wire() == parsed.wire()
-            for key in raw:
-                assert key in parsed.wire(), (cls, key)
+            assert parsed.wire() == raw
+            assert cls.model_validate(parsed.wire()).wire() == raw
     for path, method, status in [
         (f"{base}/cards/{{cardId}}/pending-points/{{bucketId}}/activate", "post", "404"),
         (f"{base}/cards/{{cardId}}/pending-points/{{bucketId}}/activate", "post", "423"),
@@ -390,3 +386,8 @@ def test_public_names_are_exported():
                  "BenefitDigital", "Project", "Webhook", "CustomerRef", "OrderRef", "Order",
                  "OrderItem", "Campaign", "PromotionTier", "TierValidationRequest"):  # fmt: skip
         assert name in m.__all__, name
+
+
+def test_benefit_response_is_lenient_about_config_objects():
+    raw = {"id": "lben_3", "name": "Odd", "type": "POINTS", "status": "ACTIVE", "created_at": TS}
+    assert m.Benefit.model_validate(raw).config is None
