@@ -19,7 +19,7 @@ class IdPrefix(StrEnum):
     MEMBER = "lmbr_"
     CARD = "lcrd_"
     PENDING_BUCKET = "lcppb_"
-    CARD_TRANSACTION = "lctr_"
+    CARD_TRANSACTION = "lctx_"
 
 
 class CursorPrefix(StrEnum):

@@ -155,7 +155,7 @@ PROGRAMS = ListSpec(
     "programs",
     CursorPrefix.PROGRAMS,
     ("created_at", "name"),
-    filters=_fields(_id("id", IdPrefix.PROGRAM), _NAME, _enum("status", ProgramStatus), _CREATED),
+    filters=_fields(_id("id", IdPrefix.PROGRAM), _NAME, _enum("status", ("ACTIVE", "INACTIVE", "DRAFT")), _CREATED),
 )
 MEMBERS = ListSpec(
     "members",
