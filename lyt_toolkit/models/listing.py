@@ -12,7 +12,6 @@ from enum import StrEnum
 from .enums import (
     BenefitType,
     CardDefinitionType,
-    ProgramStatus,
     RewardType,
     TierStructureStatus,
     TierStructureType,
@@ -155,7 +154,12 @@ PROGRAMS = ListSpec(
     "programs",
     CursorPrefix.PROGRAMS,
     ("created_at", "name"),
-    filters=_fields(_id("id", IdPrefix.PROGRAM), _NAME, _enum("status", ("ACTIVE", "INACTIVE", "DRAFT")), _CREATED),
+    filters=_fields(
+        _id("id", IdPrefix.PROGRAM),
+        _NAME,
+        _enum("status", ("ACTIVE", "INACTIVE", "DRAFT")),
+        _CREATED,
+    ),
 )
 MEMBERS = ListSpec(
     "members",
