@@ -1,0 +1,76 @@
+"""One sandbox per test session, reached over real HTTP like any user would."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from lyt_toolkit.client import LoyaltyClient, RetryConfig
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import SandboxCredentials
+
+NOW = "2026-01-15T12:00:00Z"
+APP_TOKEN = "apptok-SECRET-5e1f0c9a7d"
+MANAGEMENT_TOKEN = "mgmttok-SECRET-83b2e6d4f1"
+CREDENTIALS = SandboxCredentials(
+    app_id="client-tests-app",
+    app_token=APP_TOKEN,
+    management_id="client-tests-management",
+    management_token=MANAGEMENT_TOKEN,
+)
+SECRETS = (APP_TOKEN, MANAGEMENT_TOKEN)
+FAST_RETRY = RetryConfig(max_attempts=6, backoff_base=0.01, backoff_max=0.05, total_timeout=20)
+
+
+@pytest.fixture(scope="session")
+def sb() -> Iterator[Sandbox]:
+    with Sandbox.start(now=NOW, seed=7, credentials=CREDENTIALS) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def fresh(sb: Sandbox) -> Iterator[Sandbox]:
+    """The sandbox reset to the demo data and clock, without faults, before and after."""
+    sb.clear_faults()
+    sb.reset()
+    sb.set_clock(NOW)
+    yield sb
+    sb.clear_faults()
+    sb.reset()
+    sb.set_clock(NOW)
+
+
+def client_kwargs(sb: Sandbox) -> dict[str, object]:
+    return {"base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()}
+
+
+class Recorder:
+    """Collects (method, path) of every request an injected httpx client sends."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def __call__(self, request: httpx.Request) -> None:
+        self.calls.append((request.method, request.url.path))
+
+    def count(self, method: str, path: str) -> int:
+        return sum(1 for c in self.calls if c == (method, path))
+
+    @property
+    def token_requests(self) -> int:
+        return self.count("POST", "/oauth/token")
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def client(fresh: Sandbox, recorder: Recorder) -> Iterator[LoyaltyClient]:
+    http = httpx.Client(event_hooks={"request": [recorder]})
+    with LoyaltyClient(**client_kwargs(fresh), retry=FAST_RETRY, http_client=http) as c:
+        yield c
+    http.close()
