@@ -1,0 +1,73 @@
+"""Settings come from arguments, then the environment, then a .env file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lyt_toolkit.client import ClientConfig, LoyaltyClient, RetryConfig
+from lyt_toolkit.errors import ConfigurationError
+
+BASE = "https://{cluster}.example.com"
+
+
+def test_arguments_win_over_environment_and_env_file(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("LYT_BASE_URL=https://file.example.com\nLYT_APP_ID=file-id\n"
+                        "LYT_APP_TOKEN=file-token\nLYT_CLUSTER=as1.api\n")
+    env = {"LYT_APP_ID": "env-id"}
+    config = ClientConfig.resolve(app_token="arg-token", env=env, env_file=env_file)
+    assert config.app_id == "env-id"
+    assert config.app_token is not None and config.app_token.get_secret_value() == "arg-token"
+    assert config.base_url == "https://file.example.com"
+    assert config.cluster == "as1.api"
+
+
+def test_env_file_does_not_touch_os_environ(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LYT_MANAGEMENT_ID", raising=False)
+    env_file = tmp_path / ".env"
+    env_file.write_text("LYT_BASE_URL=https://x.example.com\nLYT_MANAGEMENT_ID=from-file\n")
+    config = ClientConfig.resolve(env={}, env_file=env_file)
+    assert config.management_id == "from-file"
+    import os
+
+    assert "LYT_MANAGEMENT_ID" not in os.environ
+
+
+def test_cluster_fills_the_base_url() -> None:
+    config = ClientConfig.resolve(base_url=BASE, cluster="us1.api", env={}, env_file=None)
+    assert config.resolved_base_url == "https://us1.api.example.com"
+    default = ClientConfig.resolve(base_url=BASE + "/", env={}, env_file=None)
+    assert default.resolved_base_url == "https://api.example.com"
+
+
+def test_unknown_cluster_is_named() -> None:
+    with pytest.raises(ConfigurationError, match="cluster"):
+        ClientConfig.resolve(base_url=BASE, cluster="eu9.api", env={}, env_file=None)
+
+
+def test_missing_base_url_says_what_to_set() -> None:
+    with pytest.raises(ConfigurationError, match="LYT_BASE_URL"):
+        ClientConfig.resolve(env={}, env_file=None)
+
+
+def test_bad_base_url_and_scopes() -> None:
+    with pytest.raises(ConfigurationError, match="base_url"):
+        ClientConfig.resolve(base_url="ftp://nope", env={}, env_file=None)
+    with pytest.raises(ConfigurationError, match="scopes"):
+        ClientConfig.resolve(base_url=BASE, scopes=["loyalty"], env={}, env_file=None)
+
+
+def test_retry_config_is_checked() -> None:
+    with pytest.raises(ConfigurationError):
+        RetryConfig(max_attempts=0)
+
+
+def test_client_uses_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LYT_BASE_URL", "https://{cluster}.example.com")
+    monkeypatch.setenv("LYT_CLUSTER", "download")
+    with LoyaltyClient(env_file=None) as client:
+        assert client.base_url == "https://download.example.com"

@@ -1,0 +1,84 @@
+"""List queries: encoded as the service expects, and mistakes caught before sending."""
+
+from __future__ import annotations
+
+import pytest
+
+from lyt_toolkit.client import ListQuery
+from lyt_toolkit.errors import RequestValidationError
+from lyt_toolkit.models.listing import BENEFITS, PENDING_BUCKETS, REWARDS
+
+
+def test_encoding_of_filters_order_and_cursor() -> None:
+    query = ListQuery.build(
+        BENEFITS,
+        limit=20,
+        order=["name", "-created_at"],
+        filters={
+            "name": {"$contains": "gold"},
+            "id": {"conditions": {"$in": ["lben_01", "lben_02"]}},
+        },
+        junction="or",
+    )
+    assert query.params() == [
+        ("limit", "20"),
+        ("order", "name"),
+        ("order", "-created_at"),
+        ("filters[name][conditions][$contains]", "gold"),
+        ("filters[id][conditions][$in]", "lben_01"),
+        ("filters[id][conditions][$in]", "lben_02"),
+        ("filters[junction]", "OR"),
+    ]
+    nxt = query.with_cursor("lcrsben_abc123")
+    assert nxt.params()[:-1] == query.params() and nxt.params()[-1] == ("cursor", "lcrsben_abc123")
+
+
+def test_junction_inside_filters_and_presence_checks() -> None:
+    query = ListQuery.build(
+        REWARDS, filters={"junction": "AND", "created_at": {"$has_value": True}}
+    )
+    assert query.params() == [
+        ("filters[created_at][conditions][$has_value]", ""),
+        ("filters[junction]", "AND"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "words"),
+    [
+        ({"filters": {"colour": {"$is": "red"}}}, "filters.colour", "cannot be filtered"),
+        ({"filters": {"name": {"$before": "x"}}}, "filters.name.$before", "not allowed"),
+        ({"filters": {"name": {"$is": ["a", "b"]}}}, "filters.name.$is", "takes 1"),
+        ({"filters": {"type": {"$is": "SILVER"}}}, "filters.type.$is", "not one of"),
+        ({"filters": {"id": {"$is": "lben_XYZ"}}}, "filters.id.$is", "does not match"),
+        ({"filters": {"created_at": {"$after": "yesterday"}}}, "filters.created_at.$after", "ISO"),
+        (
+            {"filters": {"created_at": {"$more_than": "-3"}}},
+            "filters.created_at.$more_than",
+            "days",
+        ),
+        ({"filters": {"name": {}}}, "filters.name", "at least one"),
+        ({"filters": {"name": "gold"}}, "filters.name", "dict"),
+        ({"order": "price"}, "order", "not allowed"),
+        ({"order": ["name", "-name"]}, "order", "more than once"),
+        ({"limit": 101}, "limit", "1 to 100"),
+        ({"junction": "XOR"}, "junction", "AND or OR"),
+        ({"cursor": "lcrsrew_abc"}, "cursor", "lcrsben_"),
+    ],
+)
+def test_local_checks_name_field_and_condition(kwargs: dict, field: str, words: str) -> None:
+    with pytest.raises(RequestValidationError) as info:
+        ListQuery.build(BENEFITS, **kwargs)
+    assert info.value.field == field
+    assert words in str(info.value)
+
+
+def test_lists_without_filters_refuse_them() -> None:
+    with pytest.raises(RequestValidationError, match="no filters"):
+        ListQuery.build(PENDING_BUCKETS, filters={"date": {"$is": "1"}})
+    assert ListQuery.build(PENDING_BUCKETS, order="-date").params() == [("order", "-date")]
+
+
+def test_checks_can_be_skipped() -> None:
+    query = ListQuery.build(REWARDS, filters={"name": {"$before": "x"}}, check=False)
+    assert query.params() == [("filters[name][conditions][$before]", "x")]
