@@ -1,0 +1,87 @@
+"""Plain-Python views of the snapshot's frames, so each rule reads like the domain.
+
+Rules iterate rows as dicts whose missing values are ``None`` (not ``pd.NA``,
+whose truth value raises) and whose instants are UTC ``pd.Timestamp``. The
+time a rule calls "now" is the snapshot's ``pulled_at``: the moment the data
+was true, not the moment the audit happens to run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import Any
+
+import pandas as pd
+
+Row = dict[str, Any]
+
+_SPACES = re.compile(r"\s+")
+
+
+def rows(snapshot: Any, kind: str) -> list[Row]:
+    """The rows of the snapshot's ``kind`` frame as dicts (``None`` for missing values)."""
+    frame: pd.DataFrame | None = getattr(snapshot, kind, None)
+    if frame is None or frame.empty:
+        return []
+    records = frame.astype(object).to_dict("records")
+    return [{k: _plain(v) for k, v in r.items()} for r in records]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list | dict | tuple):
+        return value
+    try:
+        return None if pd.isna(value) else value
+    except (TypeError, ValueError):
+        return value
+
+
+def timestamp(value: Any) -> pd.Timestamp | None:
+    """``value`` as a UTC timestamp, or ``None``."""
+    if value is None or value == "":
+        return None
+    stamp = pd.Timestamp(value)
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+
+
+def as_date(value: Any) -> dt.date | None:
+    """A calendar date from a date, timestamp or ISO string."""
+    if value is None or (isinstance(value, dt.date) and not isinstance(value, dt.datetime)):
+        return value
+    stamp = timestamp(value)
+    return None if stamp is None else stamp.date()
+
+
+def now_of(snapshot: Any) -> pd.Timestamp:
+    """The service's notion of now when the snapshot was pulled."""
+    stamp = timestamp(snapshot.pulled_at)
+    if stamp is None:
+        raise ValueError("the snapshot has no pulled_at time")
+    return stamp
+
+
+def today_of(snapshot: Any) -> dt.date:
+    """The UTC calendar date of the snapshot (pending buckets are dated in UTC)."""
+    return now_of(snapshot).date()
+
+
+def name_key(name: str) -> str:
+    """A name as people read it: case-folded, whitespace collapsed and trimmed."""
+    return _SPACES.sub(" ", name.casefold()).strip()
+
+
+def status_of(row: Row | None, fallback: str | None = None) -> str:
+    """A row's status, else ``fallback`` (a status joined in elsewhere), else ``MISSING``."""
+    if row is not None:
+        return str(row.get("status"))
+    return str(fallback) if fallback else "MISSING"
+
+
+def daily_windows(row: Row) -> list[dict] | None:
+    """The DAILY validity windows of a reward or program row."""
+    value = row.get("validity_daily")
+    if isinstance(value, str):
+        value = json.loads(value)
+    return value

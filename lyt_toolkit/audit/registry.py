@@ -1,0 +1,71 @@
+"""The rule registry: every audit rule with its id, severity and one-line description.
+
+Rules register themselves with :func:`rule`; the README section, ``lyt audit``
+and :func:`lyt_toolkit.audit.run` all read the same :data:`RULES`, so the
+catalogue a user reads is the code that runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Severity(StrEnum):
+    """How urgent a finding is; declared in order of urgency."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+SEVERITIES: tuple[str, ...] = tuple(s.value for s in Severity)
+"""Severity values, most urgent first (also the order of the categorical)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem with one resource, as a rule reports it."""
+
+    resource_type: str
+    resource_id: str
+    resource_name: str | None
+    message: str
+
+
+Check = Callable[[Any], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An audit rule: a function from a program snapshot to findings."""
+
+    id: str
+    severity: Severity
+    description: str
+    check: Check
+
+
+RULES: dict[str, Rule] = {}
+"""Every registered rule by id, in registration (catalogue) order."""
+
+
+def rule(rule_id: str, severity: Severity, description: str) -> Callable[[Check], Check]:
+    """Register the decorated function as the audit rule ``rule_id``."""
+
+    def register(check: Check) -> Check:
+        if rule_id in RULES:
+            raise ValueError(f"audit rule {rule_id!r} is registered twice")
+        RULES[rule_id] = Rule(rule_id, Severity(severity), description, check)
+        return check
+
+    return register
+
+
+def catalogue_markdown() -> str:
+    """The rule catalogue as a Markdown table (the README's "Audit rules" list)."""
+    lines = ["| rule | severity | what it checks |", "|---|---|---|"]
+    lines += [f"| `{r.id}` | {r.severity.value} | {r.description} |" for r in RULES.values()]
+    return "\n".join(lines)

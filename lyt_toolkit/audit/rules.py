@@ -1,0 +1,483 @@
+"""The audit rules: each a small function from a program snapshot to findings.
+
+A rule reads the snapshot's DataFrames (``rewards``, ``reward_costs``,
+``benefits``, ``card_definitions``, ``tier_structures``, ``pending_buckets``,
+``programs``, ``members``) and yields one :class:`Finding` per resource that
+breaks it. Messages name the resource the problem points at and its status, so
+an analyst can act without looking anything up. Deleted rewards and benefits
+are skipped: they can no longer be bought or granted, so their problems are
+noise.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from ..models.enums import (
+    BenefitStatus,
+    CardDefinitionStatus,
+    LimitsType,
+    MemberStatus,
+    PendingBucketStatus,
+    PendingPointsType,
+    ProgramStatus,
+    RewardStatus,
+    StockType,
+    ValidityHoursType,
+)
+from ._view import (
+    Row,
+    as_date,
+    daily_windows,
+    name_key,
+    now_of,
+    rows,
+    status_of,
+    timestamp,
+    today_of,
+)
+from .registry import Finding, Severity, rule
+
+ACTIVE = "ACTIVE"
+VALID_WEEKDAYS = range(7)
+
+
+def _live_rewards(snapshot) -> list[Row]:
+    return [r for r in rows(snapshot, "rewards") if r["status"] != RewardStatus.DELETED]
+
+
+def _live_benefits(snapshot) -> list[Row]:
+    return [b for b in rows(snapshot, "benefits") if b["status"] != BenefitStatus.DELETED]
+
+
+def _card_definitions(snapshot) -> dict[str, Row]:
+    return {c["id"]: c for c in rows(snapshot, "card_definitions")}
+
+
+def _finding(kind: str, row: Row, message: str) -> Finding:
+    return Finding(kind, row["id"], row.get("name"), message)
+
+
+# --- benefits -------------------------------------------------------------------
+
+
+@rule(
+    "benefit-card-definition-missing",
+    Severity.ERROR,
+    "A points benefit credits a card definition that does not exist.",
+)
+def benefit_card_definition_missing(snapshot) -> Iterator[Finding]:
+    """A dangling reference: granting the benefit has nowhere to put the points."""
+    definitions = _card_definitions(snapshot)
+    for benefit in _live_benefits(snapshot):
+        ref, definition = _reference(definitions, benefit)
+        if ref and definition is None:
+            yield _finding(
+                "benefit",
+                benefit,
+                f"{benefit['status']} benefit credits card definition {ref}, which does not exist",
+            )
+
+
+@rule(
+    "benefit-card-definition-not-active",
+    Severity.WARNING,
+    "A DRAFT benefit credits a card definition that is not ACTIVE, so it cannot be activated.",
+)
+def benefit_card_definition_not_active(snapshot) -> Iterator[Finding]:
+    """Activating such a benefit is refused until its card definition is ACTIVE."""
+    definitions = _card_definitions(snapshot)
+    for benefit in _live_benefits(snapshot):
+        _, definition = _reference(definitions, benefit)
+        if benefit["status"] != ACTIVE and _not_active(definition):
+            yield _finding(
+                "benefit",
+                benefit,
+                f"{benefit['status']} benefit credits {_describe(definition)}, "
+                f"which is {definition['status']}",
+            )
+
+
+@rule(
+    "active-benefit-card-definition-not-active",
+    Severity.ERROR,
+    "An ACTIVE benefit credits a card definition that is not ACTIVE.",
+)
+def active_benefit_card_definition_not_active(snapshot) -> Iterator[Finding]:
+    """A live benefit promising points on a currency that is not live."""
+    definitions = _card_definitions(snapshot)
+    for benefit in _live_benefits(snapshot):
+        _, definition = _reference(definitions, benefit)
+        if benefit["status"] == ACTIVE and _not_active(definition):
+            yield _finding(
+                "benefit",
+                benefit,
+                f"ACTIVE benefit credits {_describe(definition)}, which is {definition['status']}",
+            )
+
+
+@rule(
+    "benefit-stock-exhausted",
+    Severity.WARNING,
+    "A benefit with limited stock has none left (quantity 0).",
+)
+def benefit_stock_exhausted(snapshot) -> Iterator[Finding]:
+    """Members are promised something that can no longer be granted."""
+    for benefit in _live_benefits(snapshot):
+        quantity = benefit.get("stock_quantity")
+        limited = benefit.get("stock_type") == StockType.LIMITED
+        if limited and quantity is not None and quantity <= 0:
+            yield _finding(
+                "benefit",
+                benefit,
+                f"{benefit['status']} benefit has limited stock with quantity {int(quantity)}",
+            )
+
+
+@rule(
+    "duplicate-benefit-name",
+    Severity.WARNING,
+    "Two or more benefits share a name, ignoring case and spacing.",
+)
+def duplicate_benefit_name(snapshot) -> Iterator[Finding]:
+    """Near-identical names confuse admins choosing a benefit and members reading it."""
+    yield from _duplicates("benefit", _live_benefits(snapshot))
+
+
+# --- rewards --------------------------------------------------------------------
+
+
+@rule(
+    "reward-cost-card-definition-missing",
+    Severity.ERROR,
+    "A reward's cost is priced in a card definition that does not exist.",
+)
+def reward_cost_card_definition_missing(snapshot) -> Iterator[Finding]:
+    """Nobody can pay this price: no card holds that currency."""
+    definitions = _card_definitions(snapshot)
+    for reward, cost in _reward_costs(snapshot):
+        ref, definition = _reference(definitions, cost)
+        if ref and definition is None:
+            yield _finding(
+                "reward",
+                reward,
+                f"{reward['status']} reward cost {cost.get('cost_id')} asks "
+                f"{_points(cost)} points of card definition {ref}, which does not exist",
+            )
+
+
+@rule(
+    "reward-cost-card-definition-not-active",
+    Severity.WARNING,
+    "A reward's cost is priced in a card definition that is not ACTIVE.",
+)
+def reward_cost_card_definition_not_active(snapshot) -> Iterator[Finding]:
+    """Points of a DRAFT or DELETED currency cannot pay for anything."""
+    definitions = _card_definitions(snapshot)
+    for reward, cost in _reward_costs(snapshot):
+        _, definition = _reference(definitions, cost)
+        if _not_active(definition):
+            yield _finding(
+                "reward",
+                reward,
+                f"{reward['status']} reward cost {cost.get('cost_id')} asks {_points(cost)} "
+                f"points of {_describe(definition)}, which is {definition['status']}",
+            )
+
+
+@rule(
+    "active-reward-without-costs",
+    Severity.ERROR,
+    "An ACTIVE reward has no cost, so members cannot buy it.",
+)
+def active_reward_without_costs(snapshot) -> Iterator[Finding]:
+    """A reward on the shelf without a price."""
+    priced = {cost["reward_id"] for cost in rows(snapshot, "reward_costs")}
+    for reward in _live_rewards(snapshot):
+        if reward["status"] == ACTIVE and reward["id"] not in priced:
+            yield _finding("reward", reward, "ACTIVE reward has no cost in any card definition")
+
+
+@rule(
+    "active-reward-expired",
+    Severity.WARNING,
+    "An ACTIVE reward's end_date has passed (as of the snapshot's time).",
+)
+def active_reward_expired(snapshot) -> Iterator[Finding]:
+    """Expired but still ACTIVE: the catalogue shows something nobody can redeem."""
+    now = now_of(snapshot)
+    for reward in _live_rewards(snapshot):
+        end = timestamp(reward.get("end_date"))
+        if reward["status"] == ACTIVE and end is not None and end < now:
+            yield _finding(
+                "reward",
+                reward,
+                f"ACTIVE reward ended {end:%Y-%m-%d %H:%M} UTC, "
+                f"{(now - end).days} days before {now:%Y-%m-%d %H:%M} UTC",
+            )
+
+
+@rule(
+    "start-after-end",
+    Severity.ERROR,
+    "A reward or program starts after it ends, so it is never available.",
+)
+def start_after_end(snapshot) -> Iterator[Finding]:
+    """An empty availability window is always a typo."""
+    for kind, item in _windowed(snapshot):
+        start, end = timestamp(item.get("start_date")), timestamp(item.get("end_date"))
+        if start is not None and end is not None and start > end:
+            yield _finding(
+                kind,
+                item,
+                f"{item['status']} {kind} starts {start:%Y-%m-%d %H:%M} UTC, "
+                f"after it ends {end:%Y-%m-%d %H:%M} UTC",
+            )
+
+
+@rule(
+    "daily-validity-invalid",
+    Severity.ERROR,
+    "DAILY validity hours with no window, no or invalid weekdays (valid: 0-6), "
+    "or start_time not before end_time.",
+)
+def daily_validity_invalid(snapshot) -> Iterator[Finding]:
+    """A DAILY schedule that never opens, or names a day that does not exist."""
+    for kind, item in _windowed(snapshot):
+        if item.get("validity_hours_type") != ValidityHoursType.DAILY:
+            continue
+        for problem in _daily_problems(daily_windows(item)):
+            yield _finding(kind, item, f"{item['status']} {kind}: DAILY validity {problem}")
+
+
+@rule(
+    "duplicate-reward-name",
+    Severity.WARNING,
+    "Two or more rewards share a name, ignoring case and spacing.",
+)
+def duplicate_reward_name(snapshot) -> Iterator[Finding]:
+    """Near-identical names make the catalogue ambiguous for members and admins."""
+    yield from _duplicates("reward", _live_rewards(snapshot))
+
+
+# --- tier structures and card definitions --------------------------------------
+
+
+@rule(
+    "tier-structure-card-definition-missing",
+    Severity.ERROR,
+    "A tier structure counts points of a card definition that does not exist.",
+)
+def tier_structure_card_definition_missing(snapshot) -> Iterator[Finding]:
+    """Tiers computed from a currency nobody holds never move anyone."""
+    definitions = _card_definitions(snapshot)
+    for tiers in rows(snapshot, "tier_structures"):
+        ref, definition = _reference(definitions, tiers)
+        if ref and definition is None:
+            yield _finding(
+                "tier_structure",
+                tiers,
+                f"{tiers['status']} {tiers.get('type')} tier structure counts points of "
+                f"card definition {ref}, which does not exist",
+            )
+
+
+@rule(
+    "tier-structure-card-definition-not-active",
+    Severity.WARNING,
+    "A tier structure counts points of a card definition that is not ACTIVE.",
+)
+def tier_structure_card_definition_not_active(snapshot) -> Iterator[Finding]:
+    """Tiers follow a currency that is not live (DRAFT) or gone (DELETED)."""
+    definitions = _card_definitions(snapshot)
+    for tiers in rows(snapshot, "tier_structures"):
+        _, definition = _reference(definitions, tiers)
+        if _not_active(definition):
+            yield _finding(
+                "tier_structure",
+                tiers,
+                f"{tiers['status']} {tiers.get('type')} tier structure counts points of "
+                f"{_describe(definition)}, which is {definition['status']}",
+            )
+
+
+@rule(
+    "card-definition-negative-balance",
+    Severity.WARNING,
+    "A card definition lets card balances go below zero.",
+)
+def card_definition_negative_balance(snapshot) -> Iterator[Finding]:
+    """Negative balances are debt members owe the program; usually unintended."""
+    for definition in _current_card_definitions(snapshot):
+        if definition.get("balance_settings_allow_negative") is True:
+            yield _finding(
+                "card_definition",
+                definition,
+                f"{definition['status']} card definition allows negative balances",
+            )
+
+
+@rule(
+    "card-definition-no-earning-limit",
+    Severity.INFO,
+    "A card definition has no global earning limit.",
+)
+def card_definition_no_earning_limit(snapshot) -> Iterator[Finding]:
+    """Uncapped earning is a liability risk worth a deliberate decision."""
+    for definition in _current_card_definitions(snapshot):
+        if definition.get("earning_limits_global_type") == LimitsType.NO_LIMIT:
+            yield _finding(
+                "card_definition",
+                definition,
+                f"{definition['status']} card definition has no global earning limit (NO_LIMIT)",
+            )
+
+
+# --- pending points ---------------------------------------------------------------
+
+
+@rule(
+    "pending-bucket-not-activatable",
+    Severity.WARNING,
+    "A PENDING points bucket can no longer be activated: its date is not in the future, "
+    "its program or member is not ACTIVE, or its card definition does not hold points as pending.",
+)
+def pending_bucket_not_activatable(snapshot) -> Iterator[Finding]:
+    """Points stuck in PENDING: members see them but can never spend them."""
+    today = today_of(snapshot)
+    programs = {p["id"]: p for p in rows(snapshot, "programs")}
+    members = {m["id"]: m for m in rows(snapshot, "members")}
+    definitions = _card_definitions(snapshot)
+    for bucket in rows(snapshot, "pending_buckets"):
+        if bucket["status"] != PendingBucketStatus.PENDING:
+            continue
+        reasons = []
+        date = as_date(bucket.get("date"))
+        if date is not None and date <= today:
+            reasons.append(f"its date {date:%Y-%m-%d} is not after {today:%Y-%m-%d}")
+        program_status = status_of(programs.get(bucket["program_id"]), bucket.get("program_status"))
+        if program_status != ProgramStatus.ACTIVE:
+            reasons.append(f"program {bucket['program_id']} is {program_status}")
+        member_status = status_of(members.get(bucket["member_id"]), bucket.get("member_status"))
+        if member_status != MemberStatus.ACTIVE:
+            reasons.append(f"member {bucket['member_id']} is {member_status}")
+        _, definition = _reference(definitions, bucket)
+        if definition is None:
+            reasons.append(f"card definition {bucket['card_definition_id']} does not exist")
+        elif definition.get("pending_points_type") == PendingPointsType.IMMEDIATE:
+            reasons.append(
+                f"card definition {definition['id']} does not hold points as pending (IMMEDIATE)"
+            )
+        if reasons:
+            yield Finding(
+                "pending_bucket",
+                bucket["id"],
+                None,
+                f"PENDING bucket of {_points_total(bucket)} points on card {bucket['card_id']} "
+                f"cannot be activated: " + "; ".join(reasons),
+            )
+
+
+# --- helpers --------------------------------------------------------------------
+
+
+def _reference(definitions: dict[str, Row], row: Row) -> tuple[str | None, Row | None]:
+    """The card definition ``row`` references: (its ID, its row or None when it does not exist).
+
+    The snapshot's card definition frame holds listed definitions and those it
+    fetched by ID because something references them; a row's own
+    ``card_definition_found``/``card_definition_status`` fill in when a frame
+    was resolved without the definition itself.
+    """
+    ref = row.get("card_definition_id")
+    if not ref:
+        return None, None
+    if ref in definitions:
+        return ref, definitions[ref]
+    if row.get("card_definition_found") is True and row.get("card_definition_status"):
+        return ref, {"id": ref, "name": None, "status": row["card_definition_status"]}
+    return ref, None
+
+
+def _not_active(definition: Row | None) -> bool:
+    return definition is not None and definition["status"] != CardDefinitionStatus.ACTIVE
+
+
+def _describe(definition: Row) -> str:
+    name = definition.get("name")
+    return f"card definition {definition['id']}" + (f" ({name})" if name else "")
+
+
+def _windowed(snapshot) -> Iterator[tuple[str, Row]]:
+    """Live rewards and programs: the resources with dates and validity hours."""
+    yield from (("reward", r) for r in _live_rewards(snapshot))
+    yield from (("program", p) for p in rows(snapshot, "programs"))
+
+
+def _current_card_definitions(snapshot) -> list[Row]:
+    return [
+        c for c in rows(snapshot, "card_definitions") if c["status"] != CardDefinitionStatus.DELETED
+    ]
+
+
+def _reward_costs(snapshot) -> Iterator[tuple[Row, Row]]:
+    """(reward, cost spending row) for every spending entry of a live reward."""
+    rewards = {r["id"]: r for r in _live_rewards(snapshot)}
+    for cost in rows(snapshot, "reward_costs"):
+        reward = rewards.get(cost["reward_id"])
+        if reward is not None:
+            yield reward, cost
+
+
+def _points(cost: Row) -> str:
+    points = cost.get("points")
+    return "?" if points is None else str(int(points))
+
+
+def _points_total(bucket: Row) -> str:
+    points = bucket.get("points_total")
+    return "?" if points is None else f"{points:g}"
+
+
+def _duplicates(kind: str, items: list[Row]) -> Iterator[Finding]:
+    """One finding per item whose normalised name another item also has."""
+    groups: dict[str, list[Row]] = defaultdict(list)
+    for item in items:
+        if item.get("name"):
+            groups[name_key(item["name"])].append(item)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        for item in group:
+            others = ", ".join(
+                f"{o['id']} ({o['name']!r}, {o['status']})" for o in group if o is not item
+            )
+            yield _finding(kind, item, f"{kind} name {item['name']!r} duplicates {others}")
+
+
+def _daily_problems(windows: list[dict] | None) -> Iterator[str]:
+    """What is wrong with a DAILY schedule, one sentence per problem."""
+    if not windows:
+        yield "has no daily window, so it is never valid"
+        return
+    for i, window in enumerate(windows, start=1):
+        days = list(window.get("days_of_week") or [])
+        label = f"window {i} ({window.get('start_time')}-{window.get('end_time')})"
+        if not days:
+            yield f"{label} names no weekday"
+        invalid = [d for d in days if d not in VALID_WEEKDAYS]
+        if invalid:
+            yield f"{label} names invalid weekday(s) {invalid}; valid are 0 (Sunday) to 6"
+        start, end = window.get("start_time"), window.get("end_time")
+        if not (_is_hhmm(start) and _is_hhmm(end)):
+            yield f"{label} has a start or end time that is not HH:MM"
+        elif start >= end:
+            yield f"{label} starts at or after it ends"
+
+
+def _is_hhmm(value: object) -> bool:
+    if not isinstance(value, str) or len(value) != 5 or value[2] != ":":
+        return False
+    hours, minutes = value[:2], value[3:]
+    return hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60
