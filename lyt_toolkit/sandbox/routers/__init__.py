@@ -2,19 +2,14 @@
 
 from fastapi import APIRouter
 
-from . import benefits, catalog, management, oauth, programs, rewards
+from . import benefits, catalog, management, oauth, programs, promotions, rewards
 
 ROUTERS: list[APIRouter] = [
     oauth.router,
+    promotions.router,
     catalog.router,
     rewards.router,
     benefits.router,
     programs.router,
     management.router,
 ]
-try:  # the promotions router lands separately
-    from . import promotions
-
-    ROUTERS.append(promotions.router)
-except ImportError:  # pragma: no cover
-    pass
