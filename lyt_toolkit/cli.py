@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit = sub.add_parser("audit", help="pull a snapshot, audit it and write reports")
     audit.add_argument("--out", default="reports", help="directory for the reports")
     audit.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+    audit.add_argument("--rules", action="store_true", help="print the audit rules and exit")
     audit.set_defaults(handler=_dispatch("lyt_toolkit.audit.cli:audit"))
 
     export = sub.add_parser("export", help="pull a snapshot and write it as CSV")

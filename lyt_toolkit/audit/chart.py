@@ -24,7 +24,7 @@ def plot_findings(findings: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axe
     counts = counts[counts["total"] > 0].iloc[::-1]
     if ax is None:
         height = 1.5 + 0.4 * max(len(counts), 1)
-        _, ax = plt.subplots(figsize=(9, height))
+        _, ax = plt.subplots(figsize=(10, height))
     if counts.empty:
         ax.text(0.5, 0.5, "No findings", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
@@ -36,7 +36,7 @@ def plot_findings(findings: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axe
             left = left + counts[severity]
         ax.set_xlabel("findings")
         ax.xaxis.get_major_locator().set_params(integer=True)
-        ax.legend(title="severity", loc="lower right")
+        ax.legend(title="severity", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"Audit findings by rule and severity ({len(findings)} in all)")
     return ax
 

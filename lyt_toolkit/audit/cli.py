@@ -35,6 +35,9 @@ def demo(args: argparse.Namespace) -> int:
 
 def audit(args: argparse.Namespace) -> int:
     """``lyt audit``: the audit of the configured service, or of the demo with ``--sandbox``."""
+    if getattr(args, "rules", False):
+        print(format_catalogue())
+        return EXIT_OK
     sandbox = bool(getattr(args, "sandbox", False))
     return _audit(Path(args.out), sandbox=sandbox, command="lyt audit")
 
@@ -114,6 +117,16 @@ def format_summary(snapshot: Any, findings: Any) -> str:
         counts.to_string(),
     ]
     return "\n".join(lines)
+
+
+def format_catalogue() -> str:
+    """Every registered rule: id, severity and what it checks, one per line."""
+    from .registry import RULES
+
+    width = max(len(r.id) for r in RULES.values())
+    return "\n".join(
+        f"{r.id:<{width}}  {r.severity.value:<7}  {r.description}" for r in RULES.values()
+    )
 
 
 def _explain(exc: LytError) -> str:
