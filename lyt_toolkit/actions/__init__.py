@@ -1,1 +1,48 @@
-"""actions package."""
+"""Bulk operations as data: plan -> preview -> execute -> results.
+
+>>> plan = actions.create_benefits(rows)      # nothing sent yet
+>>> plan.preview()                            # one row per item, local errors included
+>>> results = plan.execute(client, concurrency=8, log="runs/benefits.jsonl")
+
+Every ``execute`` returns one row per item (``succeeded``, ``failed``,
+``skipped_already_done`` or ``invalid``) and never stops on an item's failure.
+The action log makes a re-run resume an interrupted batch without repeating
+anything that succeeded.
+"""
+
+from .benefits import (
+    FLAT_COLUMNS,
+    BenefitImport,
+    CreateBenefits,
+    benefits_from_csv,
+    create_benefits,
+    flat_row_to_body,
+)
+from .deletions import DeleteTierStructures, DeleteWebhooks, delete_tier_structures, delete_webhooks
+from .log import ActionLog
+from .pending import ActivatePendingBuckets, activate_pending_buckets
+from .plan import RESULT_COLUMNS, ActionPlan, ItemResult, Outcome, PlanItem
+from .rewards import MoveRewardsToDraft, move_rewards_to_draft
+
+__all__ = [
+    "FLAT_COLUMNS",
+    "RESULT_COLUMNS",
+    "ActionLog",
+    "ActionPlan",
+    "ActivatePendingBuckets",
+    "BenefitImport",
+    "CreateBenefits",
+    "DeleteTierStructures",
+    "DeleteWebhooks",
+    "ItemResult",
+    "MoveRewardsToDraft",
+    "Outcome",
+    "PlanItem",
+    "activate_pending_buckets",
+    "benefits_from_csv",
+    "create_benefits",
+    "delete_tier_structures",
+    "delete_webhooks",
+    "flat_row_to_body",
+    "move_rewards_to_draft",
+]

@@ -1,0 +1,69 @@
+"""Reading the targets of a batch from what users have at hand.
+
+IDs, models, dicts and DataFrame rows all work, so a filtered DataFrame from
+``client.rewards.frame()`` or a list of IDs pasted from a report can feed an action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from ..models.ids import matches
+
+__all__ = ["as_records", "id_error", "text_error"]
+
+
+def as_records(values: Any, id_key: str) -> list[dict[str, Any]]:
+    """Normalise the input to dicts; a bare string becomes ``{id_key: value}``."""
+    if isinstance(values, pd.DataFrame):
+        return [
+            {str(k): v for k, v in r.items() if not _missing(v)}
+            for r in values.to_dict(orient="records")
+        ]
+    if isinstance(values, str | BaseModel | Mapping) or not isinstance(values, Iterable):
+        values = [values]
+    records = []
+    for value in values:
+        if isinstance(value, BaseModel):
+            records.append(value.model_dump())
+        elif isinstance(value, Mapping):
+            records.append(dict(value))
+        elif isinstance(value, tuple | list):
+            records.append({"_tuple": tuple(value)})
+        else:
+            records.append({id_key: value})
+    return records
+
+
+def _missing(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def id_error(prefix: str, value: Any, name: str) -> str | None:
+    """Why ``value`` is not a well-formed ID of this kind, or None."""
+    if not isinstance(value, str) or not matches(prefix, value):
+        return f"{name} must look like {prefix}<hex digits>, got {value!r}"
+    return None
+
+
+def text_error(value: Any, name: str) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return f"{name} must be a non-empty string, got {value!r}"
+    return None
+
+
+def first_seen(targets: Iterable[str]) -> list[int | None]:
+    """For each target, the 1-based position of its first occurrence if it repeats."""
+    seen: dict[str, int] = {}
+    out: list[int | None] = []
+    for position, target in enumerate(targets, start=1):
+        out.append(seen.get(target))
+        seen.setdefault(target, position)
+    return out

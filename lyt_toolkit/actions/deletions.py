@@ -1,0 +1,127 @@
+"""Delete tier structures and webhook configurations in bulk.
+
+Deleting is final, so an item interrupted in flight by an earlier run that now
+answers 404 is settled as done (the earlier request deleted it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import APIError, NotFoundError
+from ..models.ids import IdPrefix
+from ._targets import as_records, first_seen, id_error, text_error
+from .plan import ActionPlan, ItemResult, Outcome, PlanItem
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = [
+    "DeleteTierStructures",
+    "DeleteWebhooks",
+    "delete_tier_structures",
+    "delete_webhooks",
+]
+
+
+def _gone(item: PlanItem, error: APIError) -> ItemResult | None:
+    if isinstance(error, NotFoundError):
+        return ItemResult(
+            Outcome.SUCCEEDED,
+            resource_id=item.payload,
+            message="deleted by an interrupted earlier run",
+        )
+    return None
+
+
+class DeleteTierStructures(ActionPlan):
+    """DELETE each tier structure; the target key is its ID."""
+
+    action = "delete_tier_structure"
+
+    def perform(self, client: LoyaltyClient, item: PlanItem) -> ItemResult:
+        deleted = client.tier_structures.delete(item.target)
+        return ItemResult(Outcome.SUCCEEDED, resource_id=deleted.id, message="deleted")
+
+    def recover(self, client: LoyaltyClient, item: PlanItem, error: APIError) -> ItemResult | None:
+        return _gone(item, error)
+
+
+class DeleteWebhooks(ActionPlan):
+    """DELETE each webhook configuration; the target key is ``project_id/webhook_id``."""
+
+    action = "delete_webhook"
+
+    def perform(self, client: LoyaltyClient, item: PlanItem) -> ItemResult:
+        project_id, webhook_id = item.columns["project_id"], item.columns["webhook_id"]
+        client.webhooks.delete(project_id, webhook_id)
+        return ItemResult(Outcome.SUCCEEDED, resource_id=webhook_id, message="deleted")
+
+    def recover(self, client: LoyaltyClient, item: PlanItem, error: APIError) -> ItemResult | None:
+        return _gone(item, error)
+
+    def field_for(self, item: PlanItem, error: APIError) -> str | None:
+        if error.status == 402 or error.resource_type == "project":
+            return "project_id"
+        return "webhook_id" if error.status == 404 else None
+
+
+def delete_tier_structures(tier_structures: Any) -> DeleteTierStructures:
+    """Plan deleting tier structures: IDs, models, dicts or a DataFrame with ``id``."""
+    records = as_records(tier_structures, "id")
+    ids = [str(r.get("id", r.get("tier_structure_id", ""))) for r in records]
+    items = []
+    for position, (record, ts_id, first) in enumerate(
+        zip(records, ids, first_seen(ids), strict=True), start=1
+    ):
+        error = id_error(IdPrefix.TIER_STRUCTURE, ts_id, "tier_structure_id")
+        if error is None and first is not None:
+            error = f"same tier structure as row {first} of this batch"
+        columns = {"name": record["name"]} if "name" in record else {}
+        items.append(
+            PlanItem(
+                target=ts_id,
+                summary="delete tier structure",
+                payload=ts_id,
+                error=error,
+                field="tier_structure_id" if error else None,
+                row=position,
+                columns=columns,
+            )
+        )
+    return DeleteTierStructures(items)
+
+
+def _webhook_pair(record: dict[str, Any]) -> tuple[Any, Any]:
+    if "_tuple" in record and len(record["_tuple"]) == 2:
+        return record["_tuple"]
+    return record.get("project_id"), record.get("webhook_id", record.get("id"))
+
+
+def delete_webhooks(webhooks: Any) -> DeleteWebhooks:
+    """Plan deleting webhooks: ``(project_id, webhook_id)`` pairs, ``Webhook`` models
+    (with ``project_id``), dicts or a DataFrame with ``project_id`` and ``webhook_id``/``id``."""
+    records = as_records(webhooks, "webhook_id")
+    pairs = [_webhook_pair(r) for r in records]
+    targets = [f"{p}/{w}" for p, w in pairs]
+    items = []
+    for position, ((project_id, webhook_id), target, first) in enumerate(
+        zip(pairs, targets, first_seen(targets), strict=True), start=1
+    ):
+        error, field = text_error(project_id, "project_id"), "project_id"
+        if error is None:
+            error, field = text_error(webhook_id, "webhook_id"), "webhook_id"
+        if error is None and first is not None:
+            error = f"same webhook as row {first} of this batch"
+        items.append(
+            PlanItem(
+                target=target,
+                summary="delete webhook configuration",
+                payload=webhook_id,
+                error=error,
+                field=field if error else None,
+                row=position,
+                columns={"project_id": project_id, "webhook_id": webhook_id},
+            )
+        )
+    return DeleteWebhooks(items)
