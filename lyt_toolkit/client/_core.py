@@ -207,8 +207,14 @@ def _str(value: Any) -> str | None:
 
 
 def request_id(response: httpx.Response) -> str | None:
-    """The service's request ID from the response headers, when it sends one."""
-    return response.headers.get("x-request-id")
+    """The service's request ID: a response header if sent, else the error body's field."""
+    found = response.headers.get("x-request-id")
+    if found is None and response.is_error and response.content[:1] == b"{":
+        try:
+            found = _str(response.json().get("request_id"))
+        except (ValueError, AttributeError):
+            found = None
+    return found
 
 
 def log_response(call: Call[Any], response: httpx.Response, attempt: int) -> None:

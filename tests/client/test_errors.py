@@ -147,6 +147,9 @@ def test_local_checks_name_the_field(client: LoyaltyClient) -> None:
     with pytest.raises(RequestValidationError) as info:
         client.rewards.get("not-a-reward-id")
     assert info.value.field == "reward_id"
+    with pytest.raises(RequestValidationError) as info:
+        client.promotion_tiers.validate("promo_x", customer=42, order={"amount": 100})
+    assert info.value.field is not None and info.value.field.startswith("customer")
     with pytest.raises(ValueError):  # RequestValidationError is also a ValueError
         client.rewards.list(limit=0)
 

@@ -80,6 +80,16 @@ class SyncResource:
     def _send(self, call: Call[T]) -> T:
         return self._transport.request(call)
 
+    def frame(self, *args: Any, progress: bool = True, **query: Any) -> Any:
+        """Every item of the list query as a typed DataFrame (``lyt_toolkit.frames``).
+
+        Takes the same arguments as ``iter``; pages at the largest size unless
+        ``limit`` is given; ``progress=False`` hides the bar shown past one page.
+        """
+        from ...frames.pull import frame
+
+        return frame(self, *args, progress=progress, **query)
+
     def _page(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
     ) -> Any:
@@ -105,6 +115,12 @@ class AsyncResource:
 
     async def _send(self, call: Call[T]) -> T:
         return await self._transport.request(call)
+
+    async def frame(self, *args: Any, progress: bool = True, **query: Any) -> Any:
+        """Async twin of ``SyncResource.frame``."""
+        from ...frames.pull import aframe
+
+        return await aframe(self, *args, progress=progress, **query)
 
     async def _page(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams

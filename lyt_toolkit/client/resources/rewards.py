@@ -62,6 +62,12 @@ class Rewards(SyncResource):
         """Move an ACTIVE reward back to DRAFT; any other status raises ConflictError."""
         return self._send(_draft(reward_id))
 
+    def costs_frame(self, *, progress: bool = True, **query: Unpack[ListParams]) -> Any:
+        """One row per reward x cost x spending entry, as a typed DataFrame."""
+        from ...frames.pull import frame
+
+        return frame(self, kind="reward_costs", progress=progress, **query)
+
 
 class AsyncRewards(AsyncResource):
     """Async twin of ``Rewards``."""
@@ -80,3 +86,8 @@ class AsyncRewards(AsyncResource):
 
     async def draft(self, reward_id: str) -> Reward:
         return await self._send(_draft(reward_id))
+
+    async def costs_frame(self, *, progress: bool = True, **query: Unpack[ListParams]) -> Any:
+        from ...frames.pull import aframe
+
+        return await aframe(self, kind="reward_costs", progress=progress, **query)
