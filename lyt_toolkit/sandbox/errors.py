@@ -112,6 +112,11 @@ def describe_validation_errors(errors: Sequence[Any]) -> str:
     """One readable line per problem, each naming the field it concerns."""
     parts = []
     for err in errors:
+        if err.get("type") == "json_invalid":
+            position = next((p for p in err.get("loc", ()) if isinstance(p, int)), None)
+            at = f" at character {position}" if position is not None else ""
+            parts.append(f"body: malformed JSON{at} ({err.get('ctx', {}).get('error', 'invalid')})")
+            continue
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
         where = ".".join(loc) or "body"
         parts.append(f"{where}: {err.get('msg', 'invalid value')}")

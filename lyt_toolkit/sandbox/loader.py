@@ -37,7 +37,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("benefits", "Benefit", listed=lambda doc: doc.get("status") != "DELETED"),
     Kind("programs", "Program"),
     Kind("members", "Member", scope_field="program_id"),
-    Kind("cards", scope_field="member_id"),
+    Kind("cards", "Card", scope_field="member_id"),
     Kind("pending_buckets", "PendingBucket", scope_field="card_id"),
     Kind("card_transactions", "CardTransaction", scope_field="card_id"),
     Kind("products"),

@@ -14,7 +14,7 @@ from ..auth import require_loyalty_access
 from ..errors import ServiceError, bad_request, locked, not_found
 from ..loader import store_resource
 from ..state import SandboxState, get_state
-from .common import Cursor, Limit, Order, id_path, list_answer
+from .common import Cursor, Limit, Order, id_path, list_answer, require_json
 
 router = APIRouter(
     prefix="/v2/loyalties/benefits",
@@ -45,7 +45,7 @@ def get_benefit(benefitId: BenefitPath, state: SandboxState = Depends(get_state)
     return doc
 
 
-@router.post("")
+@router.post("", dependencies=[Depends(require_json)])
 def create_benefit(body: BenefitCreate, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
     """Create a benefit after checking the name and every resource it references."""
     request = body.body()
@@ -108,8 +108,8 @@ def _check_references(state: SandboxState, request: dict[str, Any]) -> dict[str,
                     raise not_found("campaign", campaign_id)
                 if campaign.get("type") != expected:
                     raise bad_request(
-                        f"digital.{key}.campaign_id: campaign {campaign_id} is a {campaign.get('type')}"
-                        f" campaign, not {expected.value}",
+                        f"digital.{key}.campaign_id: campaign {campaign_id} is a"
+                        f" {campaign.get('type')} campaign, not {expected.value}",
                         "invalid_campaign_type",
                     )
     return None

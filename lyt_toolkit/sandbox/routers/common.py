@@ -8,7 +8,7 @@ from fastapi import Path, Query, Request
 
 from ...models.ids import IdPrefix, hex_pattern
 from ...models.listing import MAX_LIMIT, MIN_LIMIT, ListSpec
-from ..errors import not_found
+from ..errors import bad_request, not_found
 from ..query import fetch_page, parse_list_query
 from ..state import SandboxState
 
@@ -25,6 +25,14 @@ Limit = Annotated[
 ]
 Order = Annotated[list[str] | None, Query(description="field, '-' prefix for descending")]
 Cursor = Annotated[str | None, Query(description="cursor.next of the previous page")]
+
+
+def require_json(request: Request) -> None:
+    """A JSON body must say so; anything else is a 400 naming the header."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json" and not content_type.endswith("+json"):
+        shown = content_type or "none"
+        raise bad_request(f"content-type: the body must be application/json, got {shown}")
 
 
 def list_answer(

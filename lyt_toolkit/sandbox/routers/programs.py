@@ -135,7 +135,7 @@ def activate_pending_bucket(
     return {
         "transaction": transaction,
         "status": ActivationStatus.TRANSACTION_CREATED.value,
-        "message": "Pending points activation transaction created",
+        "message": "Points activation transaction created",
     }
 
 
@@ -162,6 +162,7 @@ def _check_activation(
 
 
 def _activation_transaction(state: SandboxState, bucket: dict[str, Any]) -> dict[str, Any]:
+    """The ``PENDING_POINTS_ACTIVATED`` transaction, shaped as the reference example."""
     points = bucket.get("points", {}).get("total", 0)
     return {
         "id": state.ids.new(IdPrefix.CARD_TRANSACTION),
@@ -172,8 +173,10 @@ def _activation_transaction(state: SandboxState, bucket: dict[str, Any]) -> dict
         "card_type": bucket.get("card_type", "INDIVIDUAL"),
         "type": CardTransactionType.PENDING_POINTS_ACTIVATED.value,
         "details": {
-            "bucket": {"id": bucket["id"], "points": {"total": points}},
-            "points": {"total": points, "date": bucket.get("date")},
+            "reason": "Manual points activation",
+            "rejection": None,
+            "metadata": {},
+            "points": {"total": points, "date": bucket.get("date"), "type": bucket.get("type")},
         },
         "status": CardTransactionStatus.PENDING.value,
         "created_at": state.now_iso(),

@@ -1,0 +1,71 @@
+"""Assertions shared by the sandbox tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from . import reference
+
+P1, P2 = "lprg_c0ffee0001", "lprg_c0ffee0002"
+"""The demo's ACTIVE and INACTIVE programs."""
+
+
+def assert_error(response: httpx.Response, status: int, key: str | None = None) -> dict[str, Any]:
+    """The spec's error object: ``code`` equals the status, key, message, request_id."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["code"] == status
+    assert isinstance(body["key"], str) and body["key"]
+    assert isinstance(body["message"], str) and body["message"]
+    assert isinstance(body["request_id"], str) and body["request_id"]
+    if key is not None:
+        assert body["key"] == key, body
+    if reference.available():
+        assert reference.errors_for("loyalties", "#/components/schemas/ErrorResponse", body) == []
+    return body
+
+
+def assert_bad_request(response: httpx.Response, *names: str) -> dict[str, Any]:
+    """A 400 whose details name every one of ``names`` (fields, parameters, conditions)."""
+    body = assert_error(response, 400)
+    for name in names:
+        assert name in body.get("details", ""), (name, body)
+    return body
+
+
+def walk(
+    client: httpx.Client,
+    path: str,
+    params: list[tuple[str, Any]] | None = None,
+    between: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every item of a list, following ``cursor.next`` with the same query."""
+    params = list(params or [])
+    items: list[dict[str, Any]] = []
+    cursor = None
+    pages = 0
+    while True:
+        response = client.get(path, params=params + ([("cursor", cursor)] if cursor else []))
+        assert response.status_code == 200, response.text
+        body = response.json()
+        items.extend(body["data"])
+        pages += 1
+        if body["cursor"] is None:
+            return items
+        cursor = body["cursor"]["next"]
+        if between is not None:
+            between(pages)
+
+
+def eventually(check: Callable[[], bool], timeout: float = 2.0) -> bool:
+    """Poll ``check`` until it holds or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()
