@@ -31,7 +31,7 @@ class Kind:
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("card_definitions", "CardDefinition"),
+    Kind("card_definitions", "CardDefinition", listed=lambda doc: doc.get("status") != "DELETED"),
     Kind("tier_structures", "TierStructure"),
     Kind("rewards", "Reward"),
     Kind("benefits", "Benefit", listed=lambda doc: doc.get("status") != "DELETED"),
