@@ -10,6 +10,8 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "LoyaltyClient": "lyt_toolkit.client",
     "AsyncLoyaltyClient": "lyt_toolkit.client",
+    "ProgramSnapshot": "lyt_toolkit.frames.snapshot",
+    "read_snapshot": "lyt_toolkit.reports.snapshot_csv",
 }
 
 

@@ -1,0 +1,177 @@
+"""Declared column schemas: the contract every program DataFrame keeps, even when empty.
+
+A ``Schema`` lists ordered ``Column`` objects, each with a pandas dtype and a
+one-line meaning. ``Schema.build`` turns plain Python column values into a
+frame of exactly those dtypes, so a frame with zero rows has the same columns
+and dtypes as a full one, and a CSV export can record and restore them.
+
+Dtype choices: text is ``string`` (empty text is stored as NA so it survives
+a CSV round trip), integers ``Int64``, fractional numbers ``Float64``, flags
+``boolean``, instants ``datetime64[ns, UTC]``, and enumerations ``category``
+with the enum's full value list (values the service adds later are appended
+to the categories with a warning instead of being lost).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DATETIME",
+    "Column",
+    "Schema",
+    "enum",
+    "flag",
+    "integer",
+    "number",
+    "text",
+    "timestamp",
+]
+
+DATETIME = "datetime64[ns, UTC]"
+_PLAIN = {"string": "string", "Int64": "Int64", "Float64": "Float64", "boolean": "boolean"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its name, dtype name, meaning and (for enums) every category."""
+
+    name: str
+    dtype_name: str
+    doc: str
+    categories: tuple[str, ...] = ()
+
+    @property
+    def dtype(self) -> Any:
+        """The pandas dtype object this column always has."""
+        if self.dtype_name == "category":
+            return pd.CategoricalDtype(list(self.categories))
+        if self.dtype_name == DATETIME:
+            return pd.DatetimeTZDtype("ns", "UTC")
+        return pd.api.types.pandas_dtype(_PLAIN[self.dtype_name])
+
+    def array(self, values: Sequence[Any]) -> Any:
+        """Typed values for this column from plain Python ones (None = missing)."""
+        kind = self.dtype_name
+        if kind == "category":
+            return _categorical(self, values)
+        if kind == DATETIME:
+            return _datetimes(values)
+        if kind == "string":
+            values = [None if v == "" else v for v in values]
+        return pd.array(values, dtype=_PLAIN[kind])
+
+
+def text(name: str, doc: str) -> Column:
+    return Column(name, "string", doc)
+
+
+def integer(name: str, doc: str) -> Column:
+    return Column(name, "Int64", doc)
+
+
+def number(name: str, doc: str) -> Column:
+    return Column(name, "Float64", doc)
+
+
+def flag(name: str, doc: str) -> Column:
+    return Column(name, "boolean", doc)
+
+
+def timestamp(name: str, doc: str) -> Column:
+    return Column(name, DATETIME, doc)
+
+
+def enum(name: str, values: type[Enum], doc: str) -> Column:
+    """A categorical column whose categories are every value of ``values``."""
+    return Column(name, "category", doc, tuple(str(m.value) for m in values))
+
+
+def _categorical(column: Column, values: Sequence[Any]) -> pd.Categorical:
+    plain = [v.value if isinstance(v, Enum) else v for v in values]
+    cats = list(column.categories)
+    result = pd.Categorical(plain, categories=cats)
+    lost = (result.codes == -1) & pd.notna(np.asarray(plain, dtype=object))
+    if lost.any():
+        extra = sorted({str(v) for v, gone in zip(plain, lost, strict=True) if gone})
+        warnings.warn(
+            f"column {column.name!r}: values {extra} are not in the declared categories; "
+            "they were appended (the service may have added them)",
+            stacklevel=4,
+        )
+        result = pd.Categorical(plain, categories=cats + extra)
+    return result
+
+
+def _datetimes(values: Sequence[Any]) -> pd.DatetimeIndex:
+    if not len(values):
+        return pd.DatetimeIndex([], dtype=DATETIME)
+    return pd.DatetimeIndex(pd.to_datetime(list(values), utc=True)).as_unit("ns")
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The ordered, typed columns of one kind of frame."""
+
+    kind: str
+    doc: str
+    columns: tuple[Column, ...]
+    by_name: dict[str, Column] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_name", {c.name: c for c in self.columns})
+        if len(self.by_name) != len(self.columns):
+            raise ValueError(f"schema {self.kind!r} repeats a column name")
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def dtypes(self) -> dict[str, Any]:
+        return {c.name: c.dtype for c in self.columns}
+
+    def build(self, rows: Iterable[Sequence[Any]]) -> pd.DataFrame:
+        """A frame from row tuples whose values are in column order."""
+        rows = list(rows)
+        width = len(self.columns)
+        if rows and len(rows[0]) != width:
+            raise ValueError(f"{self.kind}: rows have {len(rows[0])} values, schema has {width}")
+        cols = list(zip(*rows, strict=True)) if rows else [()] * width
+        data = {c.name: c.array(vals) for c, vals in zip(self.columns, cols, strict=True)}
+        return pd.DataFrame(data, columns=self.names)
+
+    def empty(self) -> pd.DataFrame:
+        """The frame with no rows: same columns, same dtypes."""
+        return self.build([])
+
+    def describe(self) -> pd.DataFrame:
+        """One row per column: name, dtype, categories and meaning."""
+        return pd.DataFrame(
+            {
+                "column": [c.name for c in self.columns],
+                "dtype": [c.dtype_name for c in self.columns],
+                "categories": [", ".join(c.categories) for c in self.columns],
+                "description": [c.doc for c in self.columns],
+            }
+        ).astype("string")
+
+    def conform(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with this schema's column order and dtypes (for derived frames)."""
+        missing = [n for n in self.names if n not in frame.columns]
+        if missing:
+            raise ValueError(f"{self.kind}: frame lacks columns {missing}")
+        out = frame.loc[:, self.names].copy()
+        for c in self.columns:
+            if out[c.name].dtype != c.dtype and not (
+                c.dtype_name == "category" and isinstance(out[c.name].dtype, pd.CategoricalDtype)
+            ):
+                out[c.name] = out[c.name].astype(c.dtype)
+        return out

@@ -1,0 +1,173 @@
+"""A snapshot as CSV files plus ``manifest.json``, and back again with the same dtypes.
+
+CSV carries no types, so the manifest does: for each frame its file, row
+count, SHA-256 and every column's dtype (with the full category list for
+categoricals). Reading verifies each file's hash before parsing it and
+rebuilds the columns with the recorded dtypes, so ``read_snapshot(d)`` gives
+frames equal to the ones written. The manifest records the service's base URL
+and the pull time, never a credential.
+
+File conventions: UTF-8, comma separated, header row, ``\\n`` line ends;
+missing values are empty fields; instants are ISO 8601 UTC with microseconds
+and ``Z`` (``2026-01-15T12:00:00.000000Z``); flags are ``True``/``False``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import __version__
+from ..errors import LytError
+from ..frames.schema import DATETIME
+from ..frames.snapshot import FRAME_NAMES, ProgramSnapshot, public_url
+
+__all__ = [
+    "FORMAT",
+    "MANIFEST",
+    "SnapshotFileError",
+    "column_schema",
+    "read_manifest",
+    "read_snapshot",
+    "write_snapshot",
+]
+
+FORMAT = "lyt-snapshot/1"
+MANIFEST = "manifest.json"
+_DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_PLAIN_DTYPES = {"string", "Int64", "Float64", "boolean"}
+
+
+class SnapshotFileError(LytError, ValueError):
+    """A snapshot directory is incomplete, altered or not a snapshot at all."""
+
+
+def column_schema(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Each column's name and dtype as the manifest records them."""
+    out: list[dict[str, Any]] = []
+    for name, dtype in frame.dtypes.items():
+        entry: dict[str, Any] = {"name": str(name), "dtype": _dtype_name(dtype)}
+        if isinstance(dtype, pd.CategoricalDtype):
+            entry["categories"] = [str(c) for c in dtype.categories]
+        out.append(entry)
+    return out
+
+
+def _dtype_name(dtype: Any) -> str:
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "category"
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return DATETIME
+    name = str(dtype)
+    if name not in _PLAIN_DTYPES:
+        raise SnapshotFileError(f"cannot export a column of dtype {name}")
+    return name
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_snapshot(snapshot: ProgramSnapshot, directory: str | Path) -> list[Path]:
+    """Write every frame as ``<name>.csv`` and then ``manifest.json``; returns the paths."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    entries: dict[str, Any] = {}
+    for name, frame in snapshot.frames().items():
+        path = out / f"{name}.csv"
+        frame.to_csv(path, index=False, date_format=_DATE_FORMAT, lineterminator="\n")
+        written.append(path)
+        entries[name] = {
+            "file": path.name,
+            "rows": len(frame),
+            "sha256": _sha256(path),
+            "columns": column_schema(frame),
+        }
+    manifest = {
+        "format": FORMAT,
+        "generator": f"lyt_toolkit {__version__}",
+        "source": public_url(snapshot.source),
+        "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
+        "frames": entries,
+    }
+    path = out / MANIFEST
+    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    written.append(path)
+    return written
+
+
+def read_manifest(directory: str | Path) -> dict[str, Any]:
+    """The parsed manifest of a snapshot directory, checked for its format."""
+    path = Path(directory) / MANIFEST
+    if not path.is_file():
+        raise SnapshotFileError(f"{path} is missing: not a snapshot directory")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SnapshotFileError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        found = manifest.get("format") if isinstance(manifest, dict) else None
+        raise SnapshotFileError(f"{path}: format {found!r} is not {FORMAT!r}")
+    return manifest
+
+
+def _read_frame(directory: Path, name: str, entry: dict[str, Any]) -> pd.DataFrame:
+    path = directory / entry["file"]
+    if not path.is_file():
+        raise SnapshotFileError(f"{path} is listed in the manifest but missing")
+    actual = _sha256(path)
+    if actual != entry["sha256"]:
+        raise SnapshotFileError(
+            f"{path} was changed after export: sha256 {actual} does not match the "
+            f"manifest's {entry['sha256']}"
+        )
+    columns = entry["columns"]
+    dtypes: dict[str, Any] = {}
+    for col in columns:
+        kind = col["dtype"]
+        if kind == "category":
+            dtypes[col["name"]] = pd.CategoricalDtype(col.get("categories", []))
+        elif kind == DATETIME:
+            dtypes[col["name"]] = "string"
+        elif kind in _PLAIN_DTYPES:
+            dtypes[col["name"]] = kind
+        else:
+            raise SnapshotFileError(f"{path}: column {col['name']!r} has unknown dtype {kind!r}")
+    frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
+    names = [c["name"] for c in columns]
+    if list(frame.columns) != names:
+        raise SnapshotFileError(f"{path}: columns {list(frame.columns)} differ from {names}")
+    if len(frame) != entry["rows"]:
+        raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
+    for col in columns:
+        if col["dtype"] == DATETIME:
+            values = pd.to_datetime(frame[col["name"]], utc=True, format="ISO8601")
+            frame[col["name"]] = values.astype(DATETIME)
+    return frame
+
+
+def read_snapshot(directory: str | Path) -> ProgramSnapshot:
+    """Read a directory written by ``ProgramSnapshot.to_csv`` back into a snapshot.
+
+    Every file's SHA-256 is checked against the manifest first; a missing,
+    altered or truncated file raises ``SnapshotFileError`` naming it.
+    """
+    base = Path(directory)
+    manifest = read_manifest(base)
+    entries = manifest.get("frames", {})
+    unknown = set(entries) - set(FRAME_NAMES)
+    if unknown:
+        raise SnapshotFileError(f"{base / MANIFEST}: unknown frames {sorted(unknown)}")
+    frames = {name: _read_frame(base, name, entry) for name, entry in entries.items()}
+    return ProgramSnapshot.from_frames(
+        frames, source=manifest.get("source", ""), pulled_at=manifest.get("pulled_at")
+    )
