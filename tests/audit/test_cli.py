@@ -1,0 +1,122 @@
+"""``lyt demo`` and ``lyt audit`` end to end: files written, summary printed, exit codes."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import socket
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit.audit import FINDING_COLUMNS, RULES, catalogue_markdown
+from lyt_toolkit.cli import main
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SNAPSHOT_FILES = {"manifest.json", "rewards.csv", "benefits.csv", "card_definitions.csv"}
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, str, str]:
+    """``lyt demo --out DIR`` run once: exit code, directory, stdout, stderr.
+
+    Captured by hand because ``capsys`` is function-scoped and one demo run serves the module.
+    """
+    out = tmp_path_factory.mktemp("demo") / "reports"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["demo", "--out", str(out)])
+    return code, out, stdout.getvalue(), stderr.getvalue()
+
+
+def test_demo_exits_zero_with_findings(demo_run):
+    code, out, _, _ = demo_run
+    assert code == 0
+    findings = pd.read_csv(out / "audit_findings.csv")
+    assert tuple(findings.columns) == FINDING_COLUMNS
+    assert set(findings["rule"]) == set(RULES)
+
+
+def test_demo_writes_every_report(demo_run):
+    _, out, _, _ = demo_run
+    names = {p.name for p in out.iterdir()}
+    assert {"audit_findings.csv", "audit_findings.png"} | SNAPSHOT_FILES <= names
+    assert (out / "audit_findings.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_demo_prints_the_summary_table(demo_run):
+    _, out, stdout, stderr = demo_run
+    assert "demo program" in stdout
+    for rule in RULES:
+        assert re.search(rf"^{re.escape(rule)}\s+\d+\s+\d+\s+\d+\s+\d+$", stdout, re.M), rule
+    findings = pd.read_csv(out / "audit_findings.csv")
+    total = re.search(r"^total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", stdout, re.M)
+    assert total and int(total.group(4)) == len(findings)
+    assert "audit_findings.png" in stdout and str(out) in stdout
+    assert "Traceback" not in stderr
+
+
+def test_audit_sandbox_flag_audits_the_demo(tmp_path: Path, capsys: pytest.CaptureFixture):
+    code = main(["audit", "--sandbox", "--out", str(tmp_path)])
+    assert code == 0
+    assert (tmp_path / "audit_findings.csv").exists()
+    assert "total" in capsys.readouterr().out
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_service_fails_in_one_clean_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+):
+    secret = "s3cr3t-app-token-do-not-print"
+    monkeypatch.chdir(tmp_path)  # no .env from the working copy
+    monkeypatch.setenv("LYT_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("LYT_APP_ID", "some-app")
+    monkeypatch.setenv("LYT_APP_TOKEN", secret)
+    monkeypatch.setenv("LYT_MANAGEMENT_TOKEN", "s3cr3t-management-token")
+    code = main(["audit", "--out", str(tmp_path / "reports")])
+    captured = capsys.readouterr()
+    assert code != 0
+    assert "cannot reach the service" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1
+    assert "Traceback" not in captured.err + captured.out
+    assert secret not in captured.err + captured.out
+    assert "s3cr3t-management-token" not in captured.err + captured.out
+    assert not (tmp_path / "reports" / "audit_findings.csv").exists()
+
+
+def test_missing_configuration_fails_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+):
+    monkeypatch.chdir(tmp_path)
+    for var in ("LYT_BASE_URL", "LYT_APP_ID", "LYT_APP_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    code = main(["audit", "--out", str(tmp_path / "reports")])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert err.startswith("lyt audit: ") and "Traceback" not in err
+
+
+def test_rules_flag_prints_the_catalogue(capsys: pytest.CaptureFixture):
+    assert main(["audit", "--rules"]) == 0
+    out = capsys.readouterr().out
+    for rule in RULES.values():
+        assert rule.id in out and rule.description in out
+
+
+def test_readme_lists_exactly_the_registered_rules():
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- audit-rules:start.*?-->\n(.*?)\n<!-- audit-rules:end -->", text, re.S)
+    assert block, "README has no generated Audit rules section"
+    assert block.group(1) == catalogue_markdown(), (
+        "README's Audit rules table is out of date; regenerate it from catalogue_markdown()"
+    )
+    listed = re.findall(r"^\| `([a-z0-9-]+)` \|", block.group(1), re.M)
+    assert listed == list(RULES)

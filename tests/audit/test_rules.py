@@ -1,0 +1,201 @@
+"""Every audit rule against the demo program and a clean program, both served over HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit.audit import FINDING_COLUMNS, RULES, SEVERITIES, findings_frame, run
+
+from .conftest import NOW
+from .programs import CARD_DEFINITION
+
+EXPECTED: dict[str, set[str]] = {
+    "benefit-card-definition-missing": {"lben_c0ffee0004"},
+    "benefit-card-definition-not-active": {"lben_c0ffee0005"},
+    "active-benefit-card-definition-not-active": {"lben_c0ffee0003"},
+    "benefit-stock-exhausted": {"lben_c0ffee0010"},
+    "duplicate-benefit-name": {
+        "lben_c0ffee0001",
+        "lben_c0ffee001a",
+        "lben_c0ffee0010",
+        "lben_c0ffee0011",
+    },
+    "reward-cost-card-definition-missing": {"lrew_c0ffee0014"},
+    "reward-cost-card-definition-not-active": {"lrew_c0ffee0015", "lrew_c0ffee0016"},
+    "active-reward-without-costs": {"lrew_c0ffee0011"},
+    "active-reward-expired": {"lrew_c0ffee000f"},
+    "start-after-end": {"lrew_c0ffee0010"},
+    "daily-validity-invalid": {"lrew_c0ffee000d", "lrew_c0ffee000e"},
+    "duplicate-reward-name": {
+        "lrew_c0ffee0001",
+        "lrew_c0ffee0012",
+        "lrew_c0ffee0002",
+        "lrew_c0ffee0013",
+    },
+    "tier-structure-card-definition-missing": {"lts_c0ffee0004"},
+    "tier-structure-card-definition-not-active": {"lts_c0ffee0003", "lts_c0ffee0005"},
+    "card-definition-negative-balance": {"lcdef_c0ffee0002"},
+    "card-definition-no-earning-limit": {
+        "lcdef_c0ffee0002",
+        "lcdef_c0ffee0003",
+        "lcdef_c0ffee0006",
+    },
+    "pending-bucket-not-activatable": {
+        "lcppb_c0ffee0003",
+        "lcppb_c0ffee0004",
+        "lcppb_c0ffee000d",
+        "lcppb_c0ffee0008",
+        "lcppb_c0ffee0009",
+        "lcppb_c0ffee000a",
+        "lcppb_c0ffee000b",
+    },
+}
+"""Resources of data/demo_program.json that break each rule (see data/README.md)."""
+
+
+def _ids(findings: pd.DataFrame, rule: str) -> set[str]:
+    return set(findings.loc[findings["rule"] == rule, "resource_id"])
+
+
+def _message(findings: pd.DataFrame, rule: str, resource_id: str) -> str:
+    hit = findings[(findings["rule"] == rule) & (findings["resource_id"] == resource_id)]
+    assert len(hit) == 1, hit
+    return hit["message"].iloc[0]
+
+
+def test_every_rule_has_a_demo_expectation():
+    assert set(EXPECTED) == set(RULES)
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_demo_triggers_rule_on_the_expected_resources(demo_findings: pd.DataFrame, rule: str):
+    assert EXPECTED[rule] <= _ids(demo_findings, rule)
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_demo_findings_carry_the_rule_severity(demo_findings: pd.DataFrame, rule: str):
+    severities = set(demo_findings.loc[demo_findings["rule"] == rule, "severity"])
+    assert severities == {RULES[rule].severity.value}
+
+
+def test_demo_flags_nothing_healthy(demo_findings: pd.DataFrame):
+    flagged = set(demo_findings["resource_id"])
+    healthy = {"lrew_c0ffee0003", "lrew_c0ffee001d", "lrew_c0ffee0017", "lrew_c0ffee0018"}
+    healthy |= {"lben_c0ffee0002", "lben_c0ffee0012", "lts_c0ffee0001", "lts_c0ffee0002"}
+    healthy |= {"lcdef_c0ffee0001", "lcppb_c0ffee0001", "lcppb_c0ffee0005", "lcppb_c0ffee000c"}
+    assert not flagged & healthy
+
+
+def test_deleted_resources_are_not_audited(demo_findings: pd.DataFrame):
+    # lrew_c0ffee001b is DELETED with a cost on the DELETED card definition.
+    assert "lrew_c0ffee001b" not in set(demo_findings["resource_id"])
+
+
+def test_messages_name_the_reference_and_its_status(demo_findings: pd.DataFrame):
+    message = _message(
+        demo_findings, "active-benefit-card-definition-not-active", "lben_c0ffee0003"
+    )
+    assert "lcdef_c0ffee0004" in message and "DRAFT" in message
+    message = _message(demo_findings, "benefit-card-definition-missing", "lben_c0ffee0004")
+    assert "lcdef_deadbeef0000" in message and "does not exist" in message
+    message = _message(demo_findings, "reward-cost-card-definition-not-active", "lrew_c0ffee0016")
+    assert "lcdef_c0ffee0005" in message and "DELETED" in message
+    message = _message(demo_findings, "tier-structure-card-definition-missing", "lts_c0ffee0004")
+    assert "lcdef_deadbeef0000" in message
+    message = _message(demo_findings, "daily-validity-invalid", "lrew_c0ffee000e")
+    assert "[9]" in message
+    message = _message(demo_findings, "duplicate-reward-name", "lrew_c0ffee0013")
+    assert "lrew_c0ffee0002" in message
+
+
+def test_now_is_the_service_clock(demo_snapshot: Any, demo_findings: pd.DataFrame):
+    assert abs(demo_snapshot.pulled_at - pd.Timestamp(NOW)) < pd.Timedelta(minutes=1)
+    message = _message(demo_findings, "active-reward-expired", "lrew_c0ffee000f")
+    assert "ended 2025-12-26 12:00 UTC, 20 days before 2026-01-15 12:00 UTC" in message
+    message = _message(demo_findings, "pending-bucket-not-activatable", "lcppb_c0ffee0003")
+    assert "its date 2026-01-12 is not after 2026-01-15" in message
+
+
+def test_pending_bucket_messages_give_every_reason(demo_findings: pd.DataFrame):
+    rule = "pending-bucket-not-activatable"
+    both = _message(demo_findings, rule, "lcppb_c0ffee000b")
+    assert "program lprg_c0ffee0002 is INACTIVE" in both
+    assert "member lmbr_c0ffee0006 is INACTIVE" in both
+    assert "lcdef_c0ffee0003" in _message(demo_findings, rule, "lcppb_c0ffee0008")
+    assert "not after" in _message(demo_findings, rule, "lcppb_c0ffee0004")
+
+
+def test_findings_are_sorted_and_reproducible(demo_snapshot: Any, demo_findings: pd.DataFrame):
+    again = run(demo_snapshot)
+    pd.testing.assert_frame_equal(again, demo_findings)
+    ranks = demo_findings["severity"].cat.codes.tolist()
+    assert ranks == sorted(ranks)
+
+
+def test_findings_schema(demo_findings: pd.DataFrame):
+    assert tuple(demo_findings.columns) == FINDING_COLUMNS
+    assert list(demo_findings["severity"].cat.categories) == list(SEVERITIES)
+    assert demo_findings["severity"].cat.ordered
+    for column in FINDING_COLUMNS:
+        if column != "severity":
+            assert demo_findings[column].dtype == "string"
+    assert (
+        demo_findings[["rule", "severity", "resource_type", "resource_id", "message"]]
+        .notna()
+        .all()
+        .all()
+    )
+
+
+def test_clean_program_has_no_findings(audit_program, clean: dict[str, Any]):
+    findings = audit_program(clean)
+    assert findings.empty, findings.to_string()
+    pd.testing.assert_frame_equal(findings, findings_frame())
+
+
+def test_zero_findings_keep_the_schema():
+    empty = findings_frame()
+    assert tuple(empty.columns) == FINDING_COLUMNS
+    assert isinstance(empty["severity"].dtype, pd.CategoricalDtype)
+    assert list(empty["severity"].cat.categories) == list(SEVERITIES)
+    assert (empty.dtypes.drop("severity") == "string").all()
+
+
+def test_run_selected_rules_only(demo_snapshot: Any):
+    findings = run(demo_snapshot, rules=["start-after-end"])
+    assert set(findings["rule"]) == {"start-after-end"}
+    with pytest.raises(KeyError, match="no audit rule"):
+        run(demo_snapshot, rules=["no-such-rule"])
+
+
+def test_daily_window_that_ends_before_it_starts(audit_program, clean: dict[str, Any]):
+    window = clean["rewards"][1]["validity_hours"]["daily"][0]
+    window.update(start_time="18:00", end_time="09:00")
+    clean["programs"][0]["validity_hours"] = {
+        "type": "DAILY",
+        "daily": [{"days_of_week": [], "start_time": "08:00", "end_time": "20:00"}],
+    }
+    findings = audit_program(clean)
+    assert set(findings["rule"]) == {"daily-validity-invalid"}
+    by_id = dict(zip(findings["resource_id"], findings["message"], strict=True))
+    assert "starts at or after it ends" in by_id["lrew_a0d17002"]
+    assert "names no weekday" in by_id["lprg_a0d17001"]
+
+
+def test_broken_copy_of_the_clean_program(audit_program, clean: dict[str, Any]):
+    """Each rule, broken once on purpose in an otherwise clean program, fires once."""
+    clean["card_definitions"][0]["balance_settings"] = {"allow_negative": True}
+    clean["benefits"][0]["stock"] = {"type": "LIMITED", "limited": {"quantity": 0}}
+    clean["rewards"][1]["name"] = "  FREE   coffee "
+    clean["rewards"][0]["end_date"] = "now-1d"
+    clean["pending_buckets"][0]["date"] = "now-1d"
+    findings = audit_program(clean)
+    assert _ids(findings, "card-definition-negative-balance") == {CARD_DEFINITION}
+    assert _ids(findings, "benefit-stock-exhausted") == {"lben_a0d17001"}
+    assert _ids(findings, "duplicate-reward-name") == {"lrew_a0d17001", "lrew_a0d17002"}
+    assert _ids(findings, "active-reward-expired") == {"lrew_a0d17001"}
+    assert _ids(findings, "pending-bucket-not-activatable") == {"lcppb_a0d17001"}
+    assert len(findings) == 6
