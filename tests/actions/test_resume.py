@@ -1,0 +1,136 @@
+"""An interrupted batch resumes from its log: nothing done twice, nothing lost."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ActionLog
+from lyt_toolkit.client import LoyaltyClient
+
+from .conftest import ClientWith, CrashingBenefits, SimulatedCrash, benefit_rows, names_on_server
+
+
+def _log_outcomes(path: Path) -> Counter:
+    return Counter(e["outcome"] for e in ActionLog(path).entries())
+
+
+@pytest.mark.parametrize("concurrency", [1, 6])
+def test_crash_mid_batch_then_resume(client: LoyaltyClient, tmp_path: Path, concurrency: int):
+    log = tmp_path / "batch.jsonl"
+    plan = actions.create_benefits(benefit_rows("Resume", 60))
+    crashing = CrashingBenefits(client.benefits, crash_at=25)
+    with pytest.raises(SimulatedCrash):
+        plan.execute(
+            ClientWith(client, benefits=crashing), concurrency=concurrency, log=log, progress=False
+        )
+    done_before = len(ActionLog(log).state(plan.action).succeeded)
+    assert done_before == len(crashing.created) == 24
+    assert done_before == len(names_on_server(client, "Resume "))
+
+    results = plan.execute(client, concurrency=concurrency, log=log, progress=False)
+    counts = results.outcome.value_counts()
+    assert counts["skipped_already_done"] == done_before
+    assert counts["succeeded"] == 60 - done_before
+    names = names_on_server(client, "Resume ")
+    assert sorted(names) == sorted(r["name"] for r in benefit_rows("Resume", 60))
+    assert set(results.resource_id) == {
+        b.id for b in client.benefits.iter(filters={"name": {"$starts_with": "Resume "}}, limit=100)
+    }
+
+    # A third run does nothing at all.
+    again = plan.execute(client, log=log, progress=False)
+    assert (again.outcome == "skipped_already_done").all()
+    assert _log_outcomes(log)["succeeded"] == 60
+
+
+def test_crash_between_create_and_log_line_resolves_to_exactly_one(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    log = tmp_path / "window.jsonl"
+    plan = actions.create_benefits(benefit_rows("Window", 10))
+    crashing = CrashingBenefits(client.benefits, crash_at=4, after_sending=True)
+    with pytest.raises(SimulatedCrash):
+        plan.execute(ClientWith(client, benefits=crashing), concurrency=1, log=log, progress=False)
+    assert crashing.created == ["Window 0000", "Window 0001", "Window 0002", "Window 0003"]
+    state = ActionLog(log).state(plan.action)
+    assert state.in_doubt("Window 0003") and "Window 0003" not in state.succeeded
+
+    results = plan.execute(client, concurrency=4, log=log, progress=False).set_index("target")
+    recovered = results.loc["Window 0003"]
+    assert recovered.outcome == "succeeded" and bool(recovered.recovered)
+    assert client.benefits.get(recovered.resource_id).name == "Window 0003"
+    assert Counter(names_on_server(client, "Window ")) == Counter(
+        r["name"] for r in benefit_rows("Window", 10)
+    )
+    assert set(Counter(names_on_server(client, "Window ")).values()) == {1}
+
+
+def test_existing_name_is_not_mistaken_for_our_own(client: LoyaltyClient, tmp_path: Path):
+    """A 409 for an item never attempted (or whose failure was logged) stays a failure."""
+    log = tmp_path / "dup.jsonl"
+    row = {**benefit_rows("x", 1)[0], "name": "Welcome Bonus 100 Beans"}
+    for _ in range(2):
+        results = actions.create_benefits([row]).execute(client, log=log, progress=False)
+        assert (results.outcome[0], results.status[0], bool(results.recovered[0])) == (
+            "failed",
+            409,
+            False,
+        )
+
+
+def test_in_doubt_item_with_a_different_definition_is_not_claimed(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    log = tmp_path / "other.jsonl"
+    ActionLog(log).record("create_benefit", "Welcome Bonus 100 Beans", "attempted")
+    row = {**benefit_rows("x", 1)[0], "name": "Welcome Bonus 100 Beans"}
+    results = actions.create_benefits([row]).execute(client, log=log, progress=False)
+    assert results.outcome[0] == "failed" and results.error_key[0] == "duplicate_found"
+
+
+def test_resume_with_truncated_log_line(client: LoyaltyClient, tmp_path: Path) -> None:
+    log = tmp_path / "cut.jsonl"
+    plan = actions.create_benefits(benefit_rows("Cut", 8))
+    crashing = CrashingBenefits(client.benefits, crash_at=5, after_sending=True)
+    with pytest.raises(SimulatedCrash):
+        plan.execute(ClientWith(client, benefits=crashing), concurrency=1, log=log, progress=False)
+    with log.open("a") as handle:  # the dying process left half a line behind
+        handle.write(json.dumps({"action": "create_benefit", "target": "Cut 0004"})[:30])
+    results = plan.execute(client, concurrency=3, log=log, progress=False)
+    assert Counter(results.outcome) == {"skipped_already_done": 4, "succeeded": 4}
+    assert len(names_on_server(client, "Cut ")) == 8
+
+
+def test_preview_with_log_shows_what_will_be_skipped(client: LoyaltyClient, tmp_path: Path):
+    log = tmp_path / "p.jsonl"
+    rows = benefit_rows("Preview", 4)
+    actions.create_benefits(rows[:2]).execute(client, log=log, progress=False)
+    preview = actions.create_benefits(rows).preview(log=log)
+    assert list(preview.will) == ["skip (already done)"] * 2 + ["create POINTS benefit (DRAFT)"] * 2
+
+
+def test_interrupted_deletion_resumes_as_done(client: LoyaltyClient, tmp_path: Path) -> None:
+    log = tmp_path / "del.jsonl"
+    client.tier_structures.delete("lts_c0ffee0006")  # sent, but the run died before logging
+    ActionLog(log).record("delete_tier_structure", "lts_c0ffee0006", "attempted")
+    results = actions.delete_tier_structures(["lts_c0ffee0006", "lts_c0ffee0003"]).execute(
+        client, log=log, progress=False
+    )
+    assert list(results.outcome) == ["succeeded", "succeeded"]
+    assert list(results.recovered) == [True, False]
+
+
+def test_interrupted_draft_move_resumes_as_done(client: LoyaltyClient, tmp_path: Path) -> None:
+    log = tmp_path / "draft.jsonl"
+    client.rewards.draft("lrew_c0ffee0001")
+    ActionLog(log).record("move_reward_to_draft", "lrew_c0ffee0001", "attempted")
+    results = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0006"]).execute(
+        client, log=log, progress=False
+    )
+    assert list(results.outcome) == ["succeeded", "failed"]
+    assert list(results.recovered) == [True, False]
