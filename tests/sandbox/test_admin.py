@@ -1,0 +1,125 @@
+"""The sandbox's own admin API: faults, clock and reset."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import assert_bad_request, assert_error
+
+REWARDS = "/v2/loyalties/rewards"
+NOW = "2026-01-15T12:00:00.000Z"
+
+
+def admin(sb: Sandbox, keys: dict[str, str], method: str, path: str, **kwargs) -> httpx.Response:
+    return httpx.request(method, f"{sb.base_url}/_sandbox{path}", headers=keys, **kwargs)
+
+
+def test_rate_limit_fault_answers_429_with_retry_after(
+    restore: Sandbox, api: httpx.Client, key_headers: dict[str, str]
+) -> None:
+    restore.set_faults(rate_limit=1.0, retry_after=3)
+    response = api.get(REWARDS)
+    assert_error(response, 429)
+    assert response.headers["Retry-After"] == "3"
+    assert admin(restore, key_headers, "GET", "/clock").status_code == 200  # admin is exempt
+    restore.clear_faults()
+    assert api.get(REWARDS).status_code == 200
+
+
+def test_unavailable_fault_answers_503(restore: Sandbox, api: httpx.Client) -> None:
+    restore.set_faults(unavailable=1.0)
+    assert_error(api.get(REWARDS), 503)
+    assert_error(api.post("/v2/loyalties/rewards/lrew_c0ffee0001/draft"), 503)
+    restore.clear_faults()
+    assert api.get("/v2/loyalties/rewards/lrew_c0ffee0001").json()["status"] == "ACTIVE"
+
+
+def test_delay_fault_slows_requests_down(restore: Sandbox, api: httpx.Client) -> None:
+    restore.set_faults(delay_seconds=0.3, delay_fraction=1.0)
+    started = time.perf_counter()
+    assert api.get(REWARDS).status_code == 200
+    assert time.perf_counter() - started >= 0.3
+    started = time.perf_counter()
+    restore.now()  # admin paths are never delayed
+    assert time.perf_counter() - started < 0.3
+
+
+def test_fractions_of_faults_are_seeded(restore: Sandbox, api: httpx.Client) -> None:
+    def run() -> list[int]:
+        restore.set_faults(rate_limit=0.3, unavailable=0.2, seed=42)
+        return [api.get(REWARDS, params={"limit": 1}).status_code for _ in range(40)]
+
+    first = run()
+    assert {200, 429, 503} == set(first)
+    assert run() == first  # the same seed draws the same faults
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"rate_limit": 1.5}, {"unavailable": -0.1}, {"delay_seconds": 100}, {"surprise": 1}],
+)
+def test_bad_fault_settings_are_400(
+    sandbox: Sandbox, key_headers: dict[str, str], settings: dict
+) -> None:
+    assert_error(admin(sandbox, key_headers, "PUT", "/faults", json=settings), 400)
+
+
+def test_admin_needs_the_key_pair(sandbox: Sandbox, management_headers: dict[str, str]) -> None:
+    assert_error(admin(sandbox, {}, "POST", "/reset"), 401)
+    assert_error(admin(sandbox, management_headers, "PUT", "/faults", json={}), 401)
+
+
+def test_clock_set_and_advance(restore: Sandbox, key_headers: dict[str, str]) -> None:
+    assert restore.now() == NOW
+    assert restore.advance_clock(90) == "2026-01-15T12:01:30.000Z"
+    assert restore.set_clock("2026-03-01T00:00:00Z") == "2026-03-01T00:00:00.000Z"
+    bad = admin(restore, key_headers, "POST", "/clock/set", json={"now": "soon"})
+    assert_bad_request(bad, "now")
+    negative = admin(restore, key_headers, "POST", "/clock/advance", json={"seconds": -5})
+    assert_bad_request(negative, "seconds")
+
+
+def test_reset_restores_the_loaded_data(
+    restore: Sandbox,
+    api: httpx.Client,
+    management_headers: dict[str, str],
+    v2_headers: dict[str, str],
+) -> None:
+    before_rewards = api.get(REWARDS, params={"limit": 100}).json()["data"]
+    benefit = {
+        "name": "Made before reset",
+        "type": "POINTS",
+        "points": {"value": 1, "card_definition_id": "lcdef_c0ffee0001"},
+    }
+    created = api.post("/v2/loyalties/benefits", json=benefit).json()
+    api.post("/v2/loyalties/rewards/lrew_c0ffee0001/draft")
+    api.delete("/v2/loyalties/tier-structures/lts_c0ffee0001")
+    hook = "/management/v1/projects/proj_NwMain01/webhooks/wh_NwMainLoyalty01"
+    assert httpx.delete(restore.base_url + hook, headers=management_headers).status_code == 204
+
+    restore.reset()
+    fresh = {**v2_headers, **_token_headers(restore, v2_headers)}
+    with httpx.Client(base_url=restore.base_url, headers=fresh) as again:
+        assert again.get(REWARDS, params={"limit": 100}).json()["data"] == before_rewards
+        assert again.get(f"/v2/loyalties/benefits/{created['id']}").status_code == 404
+        status = again.get("/v2/loyalties/tier-structures/lts_c0ffee0001").json()["status"]
+        assert status == "ACTIVE"
+    hooks = httpx.get(
+        restore.base_url + "/management/v1/projects/proj_NwMain01/webhooks",
+        headers=management_headers,
+    ).json()["data"]
+    assert "wh_NwMainLoyalty01" in {h["id"] for h in hooks}
+
+
+def _token_headers(sb: Sandbox, keys: dict[str, str]) -> dict[str, str]:
+    token = httpx.post(
+        f"{sb.base_url}/oauth/token",
+        data={"grant_type": "client_credentials", "scope": "loyalties"},
+        headers={k: v for k, v in keys.items() if k.startswith("X-App")},
+    ).json()["access_token"]
+    return {"Authorization": f"Bearer {token}"}
