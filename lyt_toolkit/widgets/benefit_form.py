@@ -1,0 +1,184 @@
+"""``BenefitForm``: create one benefit, with every error shown next to its field."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from .. import actions
+from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
+from ._common import describe_error, error_html, ok_html
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = ["BenefitForm"]
+
+
+class BenefitForm(w.VBox):
+    """A form over ``actions.create_benefits`` for a single benefit.
+
+    Choosing a type swaps in that type's fields. The body is checked locally
+    before anything is sent; the service's answers (409 duplicate name, 423
+    locked card definition, 404 missing reference) appear next to the field
+    they concern. ``errors[column]`` holds each field's error label.
+    """
+
+    def __init__(self, client: LoyaltyClient) -> None:
+        self.client = client
+        style = {"description_width": "150px"}
+        self.name_input = w.Text(description="Name", style=style)
+        self.type_select = w.Dropdown(
+            options=[t.value for t in BenefitType], value="POINTS", description="Type", style=style
+        )
+        self.status_select = w.Dropdown(
+            options=[s.value for s in BenefitCreateStatus], description="Status", style=style
+        )
+        self.stock_quantity = w.Text(
+            description="Stock quantity", placeholder="empty = unlimited", style=style
+        )
+        self.card_definition = w.Dropdown(description="Card definition", style=style)
+        self.points_value = w.IntText(value=100, description="Points", style=style)
+        self.order_every = w.IntText(value=100, description="Every order amount", style=style)
+        self.order_value = w.FloatText(value=1.0, description="Points per step", style=style)
+        self.product_id = w.Text(description="Product ID", placeholder="prod_...", style=style)
+        self.sku_id = w.Text(description="SKU ID (optional)", placeholder="sku_...", style=style)
+        self.digital_type = w.Dropdown(
+            options=[t.value for t in DigitalBenefitType], description="Digital type", style=style
+        )
+        self.campaign_id = w.Text(description="Campaign ID", placeholder="camp_...", style=style)
+        self.balance = w.FloatText(value=0.0, description="Balance", style=style)
+        self.submit_button = w.Button(description="Create benefit", button_style="primary")
+        self.message = w.HTML()
+        self.result = w.HTML()
+
+        self._inputs = {
+            "name": self.name_input,
+            "type": self.type_select,
+            "status": self.status_select,
+            "stock_quantity": self.stock_quantity,
+            "card_definition_id": self.card_definition,
+            "points_value": self.points_value,
+            "order_amount_every": self.order_every,
+            "order_amount_value": self.order_value,
+            "product_id": self.product_id,
+            "sku_id": self.sku_id,
+            "digital_type": self.digital_type,
+            "campaign_id": self.campaign_id,
+            "balance": self.balance,
+        }
+        self.errors: dict[str, w.HTML] = {column: w.HTML() for column in self._inputs}
+        self._rows = {c: w.HBox([widget, self.errors[c]]) for c, widget in self._inputs.items()}
+        self.type_fields = w.VBox()
+
+        self._load_card_definitions()
+        self.type_select.observe(lambda _: self._show_type_fields(), names="value")
+        self.digital_type.observe(lambda _: self._show_type_fields(), names="value")
+        self.submit_button.on_click(lambda _: self.submit())
+        self._show_type_fields()
+        super().__init__(
+            [
+                self._rows["name"],
+                self._rows["type"],
+                self.type_fields,
+                self._rows["status"],
+                self._rows["stock_quantity"],
+                self.submit_button,
+                self.message,
+                self.result,
+            ]
+        )
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def _load_card_definitions(self) -> None:
+        try:
+            options = [
+                (f"{c.name} ({c.status.value if hasattr(c.status, 'value') else c.status})", c.id)
+                for c in self.client.card_definitions.iter(limit=100)
+            ]
+        except Exception as exc:  # the form still works with IDs typed elsewhere
+            self.message.value = error_html(
+                f"Could not load card definitions: {describe_error(exc)}"
+            )
+            options = []
+        self.card_definition.options = options
+        self.card_definition.value = options[0][1] if options else None
+
+    def _type_columns(self) -> list[str]:
+        kind = self.type_select.value
+        if kind == BenefitType.POINTS:
+            return ["card_definition_id", "points_value"]
+        if kind == BenefitType.POINTS_PROPORTIONAL:
+            return ["card_definition_id", "order_amount_every", "order_amount_value"]
+        if kind == BenefitType.MATERIAL:
+            return ["product_id", "sku_id"]
+        columns = ["digital_type", "campaign_id"]
+        if self.digital_type.value == DigitalBenefitType.GIFT_VOUCHERS:
+            columns.append("balance")
+        return columns
+
+    def _show_type_fields(self) -> None:
+        self.type_fields.children = [self._rows[c] for c in self._type_columns()]
+        self.clear_errors()
+
+    def clear_errors(self) -> None:
+        for label in self.errors.values():
+            label.value = ""
+        self.message.value = ""
+
+    # -- submit ---------------------------------------------------------------------------
+
+    def row(self) -> dict[str, Any]:
+        """The form's values in the flat benefit form (only the chosen type's fields)."""
+        values: dict[str, Any] = {
+            "name": self.name_input.value,
+            "type": self.type_select.value,
+            "status": self.status_select.value,
+            "stock_quantity": self.stock_quantity.value.strip(),
+        }
+        for column in self._type_columns():
+            value = self._inputs[column].value
+            values[column] = "" if value is None else value
+        if self.type_select.value == BenefitType.MATERIAL:
+            values["product_id"] = values["product_id"].strip()
+            values["sku_id"] = values["sku_id"].strip()
+        return values
+
+    def submit(self) -> None:
+        """Validate locally, then create; show the outcome inline."""
+        self.clear_errors()
+        self.result.value = ""
+        plan = actions.create_benefits([self.row()])
+        results = plan.execute(self.client, concurrency=1, progress=False)
+        outcome = results.iloc[0]
+        if outcome.outcome == actions.Outcome.SUCCEEDED:
+            self._show_created(str(outcome.resource_id))
+            return
+        field = outcome.field if isinstance(outcome.field, str) else None
+        text = str(outcome.message)
+        if not _is_na(outcome.status):
+            text = f"{int(outcome.status)} {outcome.error_key}: {text}"
+        if field in self.errors:
+            self.errors[field].value = error_html(text)
+            self.message.value = error_html("Not created: see the highlighted field.")
+        else:
+            self.message.value = error_html(f"Not created: {text}")
+
+    def _show_created(self, benefit_id: str) -> None:
+        benefit = self.client.benefits.get(benefit_id)
+        self.message.value = ok_html("Created.")
+        self.result.value = (
+            "<table class='lyt-table'><tr><th>id</th><th>name</th><th>type</th><th>status</th></tr>"
+            f"<tr><td>{html.escape(benefit.id)}</td><td>{html.escape(benefit.name)}</td>"
+            f"<td>{benefit.type.value}</td><td>{benefit.status.value}</td></tr></table>"
+        )
+        self.created = benefit
+
+
+def _is_na(value: Any) -> bool:
+    import pandas as pd
+
+    return bool(pd.isna(value))

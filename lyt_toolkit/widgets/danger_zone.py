@@ -1,0 +1,173 @@
+"""``DangerZone``: delete tier structures and webhook configurations, typed confirmation first."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+import pandas as pd
+
+from .. import actions
+from ..errors import MissingRequiredFeatureError
+from ._common import (
+    RESULT_VIEW,
+    describe_error,
+    error_html,
+    ok_html,
+    outcome_summary,
+    progress_bar,
+    progress_callback,
+    table_html,
+)
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = ["DangerZone", "confirmation_phrase"]
+
+
+def confirmation_phrase(ids: tuple[str, ...], noun: str) -> str:
+    """What must be typed: the ID itself for one item, ``DELETE <n> <noun>s`` for several."""
+    if not ids:
+        return ""
+    if len(ids) == 1:
+        return ids[0]
+    return f"DELETE {len(ids)} {noun}s"
+
+
+class _Section(w.VBox):
+    """A selection, the phrase to type, the confirmation box and the delete button."""
+
+    def __init__(self, title: str, noun: str, select: w.SelectMultiple) -> None:
+        self.noun = noun
+        self.select = select
+        self.phrase = w.HTML()
+        self.confirm_text = w.Text(placeholder="type the phrase shown above")
+        self.delete_button = w.Button(description="Delete", button_style="danger", disabled=True)
+        self.select.observe(lambda _: self._update(), names="value")
+        self.confirm_text.observe(lambda _: self._update(), names="value")
+        super().__init__(
+            [w.HTML(f"<b>{title}</b>"), select, self.phrase, self.confirm_text, self.delete_button]
+        )
+        self._update()
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(self.select.value)
+
+    def required(self) -> str:
+        return confirmation_phrase(self.ids(), self.noun)
+
+    def confirmed(self) -> bool:
+        phrase = self.required()
+        return bool(phrase) and self.confirm_text.value == phrase
+
+    def _update(self) -> None:
+        phrase = self.required()
+        self.phrase.value = (
+            f"Type <code>{phrase}</code> to enable the button." if phrase else "Select items."
+        )
+        self.delete_button.disabled = not self.confirmed()
+
+
+class DangerZone(w.VBox):
+    """Deletions with a typed confirmation: the button stays disabled until the exact
+    phrase (the resource ID, or ``DELETE 3 tier structures``) is typed."""
+
+    def __init__(self, client: LoyaltyClient) -> None:
+        self.client = client
+        self.tier_structures_select = w.SelectMultiple(
+            options=[], rows=6, layout=w.Layout(width="640px")
+        )
+        self.project_select = w.Dropdown(options=[("-- choose --", None)], description="Project")
+        self.webhooks_select = w.SelectMultiple(options=[], rows=6, layout=w.Layout(width="640px"))
+        self.tier_structures = _Section(
+            "Tier structures", "tier structure", self.tier_structures_select
+        )
+        self.webhooks = _Section("Webhooks", "webhook", self.webhooks_select)
+        self.status = w.HTML()
+        self.progress = progress_bar("Deleting")
+        self.results_html = w.HTML()
+        self.results: pd.DataFrame | None = None
+
+        self.tier_structures.delete_button.on_click(lambda _: self.delete_tier_structures())
+        self.webhooks.delete_button.on_click(lambda _: self.delete_webhooks())
+        self.project_select.observe(lambda _: self._load_webhooks(), names="value")
+        super().__init__(
+            [
+                self.tier_structures,
+                w.VBox([self.project_select, self.webhooks]),
+                self.status,
+                self.progress,
+                self.results_html,
+            ]
+        )
+        self.reload()
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Reload tier structures and projects (e.g. after a deletion)."""
+        try:
+            structures = [
+                t
+                for t in self.client.tier_structures.iter(limit=100)
+                if _value(t.status) != "DELETED"
+            ]
+            projects = self.client.projects.list()
+        except Exception as exc:
+            self.status.value = error_html(f"Could not load: {describe_error(exc)}")
+            return
+        self.tier_structures_select.value = ()
+        self.tier_structures_select.options = [
+            (f"{t.name} | {_value(t.status)} | {t.id}", t.id) for t in structures
+        ]
+        current = self.project_select.value
+        self.project_select.options = [("-- choose --", None)] + [(p.name, p.id) for p in projects]
+        if current in {p.id for p in projects}:
+            self.project_select.value = current
+            self._load_webhooks()
+
+    def _load_webhooks(self) -> None:
+        self.webhooks_select.value = ()
+        self.webhooks_select.options = []
+        project = self.project_select.value
+        if not project:
+            return
+        try:
+            hooks = self.client.webhooks.list(project)
+        except MissingRequiredFeatureError:
+            self.status.value = error_html("This project's plan has no webhooks (402).")
+            return
+        except Exception as exc:
+            self.status.value = error_html(f"Could not load webhooks: {describe_error(exc)}")
+            return
+        self.webhooks_select.options = [(f"{h.target_url} | {h.id}", h.id) for h in hooks]
+
+    # -- deleting --------------------------------------------------------------------------
+
+    def delete_tier_structures(self) -> None:
+        section = self.tier_structures
+        if not section.confirmed():
+            self.status.value = error_html(f"Type {section.required()!r} to confirm.")
+            return
+        self._run(actions.delete_tier_structures(list(section.ids())), section)
+
+    def delete_webhooks(self) -> None:
+        section = self.webhooks
+        if not section.confirmed():
+            self.status.value = error_html(f"Type {section.required()!r} to confirm.")
+            return
+        project = self.project_select.value
+        self._run(actions.delete_webhooks([(project, h) for h in section.ids()]), section)
+
+    def _run(self, plan: actions.ActionPlan, section: _Section) -> None:
+        self.results = plan.execute(self.client, progress=progress_callback(self.progress))
+        self.results_html.value = table_html(self.results, RESULT_VIEW)
+        section.confirm_text.value = ""
+        summary = outcome_summary(self.results)
+        self.reload()
+        self.status.value = ok_html(summary)
+
+
+def _value(value: Any) -> str:
+    return str(getattr(value, "value", value))

@@ -1,0 +1,150 @@
+"""``PendingPointsPanel``: program -> member -> card -> pending buckets, then activate."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+import pandas as pd
+
+from .. import actions
+from ._common import (
+    describe_error,
+    error_html,
+    ok_html,
+    outcome_summary,
+    progress_bar,
+    progress_callback,
+    table_html,
+)
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = ["PendingPointsPanel"]
+
+_CHOOSE = ("-- choose --", None)
+RESULTS_VIEW = (
+    "target",
+    "points",
+    "date",
+    "outcome",
+    "status",
+    "transaction_id",
+    "activation_status",
+    "message",
+)
+
+
+class PendingPointsPanel(w.VBox):
+    """Activate pending point buckets ahead of their date.
+
+    Each activation creates a PENDING_POINTS_ACTIVATED transaction; buckets the
+    service refuses (423: date not in the future, inactive program or member,
+    card definition without pending points) are listed with the reason.
+    """
+
+    def __init__(self, client: LoyaltyClient) -> None:
+        self.client = client
+        self.program_select = w.Dropdown(options=[_CHOOSE], description="Program")
+        self.member_select = w.Dropdown(options=[_CHOOSE], description="Member")
+        self.card_select = w.Dropdown(options=[_CHOOSE], description="Card")
+        self.buckets_select = w.SelectMultiple(
+            options=[], rows=8, description="Buckets", layout=w.Layout(width="640px")
+        )
+        self.activate_button = w.Button(
+            description="Activate selected", button_style="primary", disabled=True
+        )
+        self.status = w.HTML()
+        self.progress = progress_bar("Activating")
+        self.results_html = w.HTML()
+        self.results: pd.DataFrame | None = None
+        self._buckets: dict[str, Any] = {}
+
+        self.program_select.observe(lambda _: self._load_members(), names="value")
+        self.member_select.observe(lambda _: self._load_cards(), names="value")
+        self.card_select.observe(lambda _: self._load_buckets(), names="value")
+        self.buckets_select.observe(
+            lambda _: setattr(self.activate_button, "disabled", not self.buckets_select.value),
+            names="value",
+        )
+        self.activate_button.on_click(lambda _: self.activate())
+        super().__init__(
+            [
+                self.program_select,
+                self.member_select,
+                self.card_select,
+                self.buckets_select,
+                self.activate_button,
+                self.status,
+                self.progress,
+                self.results_html,
+            ]
+        )
+        self._guard(self._load_programs, "programs")
+
+    def _guard(self, load: Any, what: str) -> None:
+        try:
+            load()
+        except Exception as exc:
+            self.status.value = error_html(f"Could not load {what}: {describe_error(exc)}")
+
+    def _load_programs(self) -> None:
+        programs = list(self.client.programs.iter(limit=100))
+        self.program_select.options = [_CHOOSE] + [
+            (f"{p.name} ({_value(p.status)})", p.id) for p in programs
+        ]
+
+    def _load_members(self) -> None:
+        self.member_select.options = [_CHOOSE]
+        program = self.program_select.value
+        if program:
+            members = list(self.client.members.iter(program, limit=100))
+            self.member_select.options = [_CHOOSE] + [
+                (f"{m.customer_id} ({_value(m.status)}) {m.id}", m.id) for m in members
+            ]
+
+    def _load_cards(self) -> None:
+        self.card_select.options = [_CHOOSE]
+        program, member = self.program_select.value, self.member_select.value
+        if program and member:
+            cards = [mc.card for mc in self.client.members.get(program, member).cards if mc.card]
+            self.card_select.options = [_CHOOSE] + [
+                (f"{c.id} ({c.card_definition_id}, {c.balance.points} pts)", c.id) for c in cards
+            ]
+
+    def _load_buckets(self) -> None:
+        self.buckets_select.value = ()
+        self.buckets_select.options = []
+        self._buckets = {}
+        program, member, card = (
+            self.program_select.value,
+            self.member_select.value,
+            self.card_select.value,
+        )
+        if program and member and card:
+            buckets = list(self.client.pending_buckets.iter(program, member, card, limit=100))
+            self._buckets = {b.id: b for b in buckets}
+            self.buckets_select.options = [
+                (f"{b.id} | {b.points.total} pts | {b.date} | {_value(b.status)}", b.id)
+                for b in buckets
+            ]
+
+    def refresh(self) -> None:
+        """Reload the buckets of the chosen card (their statuses change after activation)."""
+        self._guard(self._load_buckets, "pending buckets")
+
+    def activate(self) -> None:
+        """Activate the selected buckets and show the transactions and the refusals."""
+        chosen = [self._buckets[i] for i in self.buckets_select.value]
+        if not chosen:
+            self.status.value = error_html("Select at least one bucket.")
+            return
+        plan = actions.activate_pending_buckets(chosen)
+        self.results = plan.execute(self.client, progress=progress_callback(self.progress))
+        self.results_html.value = table_html(self.results, RESULTS_VIEW)
+        self.status.value = ok_html(outcome_summary(self.results))
+
+
+def _value(value: Any) -> str:
+    return str(getattr(value, "value", value))
