@@ -11,6 +11,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import pandas as pd
@@ -20,22 +23,35 @@ Row = dict[str, Any]
 _SPACES = re.compile(r"\s+")
 
 
-def rows(snapshot: Any, kind: str) -> list[Row]:
-    """The rows of the snapshot's ``kind`` frame as dicts (``None`` for missing values)."""
-    frame: pd.DataFrame | None = getattr(snapshot, kind, None)
-    if frame is None or frame.empty:
-        return []
-    records = frame.astype(object).to_dict("records")
-    return [{k: _plain(v) for k, v in r.items()} for r in records]
+_CACHE: ContextVar[dict[tuple[int, str], list[Row]] | None] = ContextVar("rows", default=None)
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, list | dict | tuple):
-        return value
+@contextmanager
+def shared_rows() -> Iterator[None]:
+    """Within the block, each frame is turned into rows once, however many rules read it."""
+    token = _CACHE.set({})
     try:
-        return None if pd.isna(value) else value
-    except (TypeError, ValueError):
-        return value
+        yield
+    finally:
+        _CACHE.reset(token)
+
+
+def rows(snapshot: Any, kind: str) -> list[Row]:
+    """The rows of the snapshot's ``kind`` frame as dicts (``None`` for missing values).
+
+    Rules only read these dicts; inside :func:`shared_rows` they are shared.
+    """
+    cache = _CACHE.get()
+    key = (id(snapshot), kind)
+    if cache is not None and key in cache:
+        return cache[key]
+    frame: pd.DataFrame | None = getattr(snapshot, kind, None)
+    result: list[Row] = []
+    if frame is not None and not frame.empty:
+        result = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    if cache is not None:
+        cache[key] = result
+    return result
 
 
 def timestamp(value: Any) -> pd.Timestamp | None:

@@ -35,6 +35,7 @@ def plot_findings(findings: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axe
             ax.barh(counts.index, counts[severity], left=left, color=color, label=severity)
             left = left + counts[severity]
         ax.set_xlabel("findings")
+        ax.margins(x=0.05)
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.legend(title="severity", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"Audit findings by rule and severity ({len(findings)} in all)")

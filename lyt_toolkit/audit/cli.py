@@ -16,11 +16,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from ..errors import APIConnectionError, APIError, ConfigurationError, LytError
 
 FINDINGS_CSV = "audit_findings.csv"
 FINDINGS_PNG = "audit_findings.png"
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
+
+MAX_ERRORS_SHOWN = 10
 
 EXIT_OK = 0
 EXIT_CANNOT_RUN = 2
@@ -56,7 +60,7 @@ def _audit(out: Path, *, sandbox: bool, command: str) -> int:
     except OSError as exc:
         return _fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
     print(format_summary(snapshot, findings))
-    print(f"\nReports written to {out}/:")
+    print(f"\nReports written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")
     return EXIT_OK
@@ -116,7 +120,19 @@ def format_summary(snapshot: Any, findings: Any) -> str:
         "",
         counts.to_string(),
     ]
+    errors = findings[findings["severity"] == "error"]
+    if len(errors):
+        lines += ["", "Errors to fix first:"]
+        shown = errors.head(MAX_ERRORS_SHOWN)
+        lines += [f"  {_label(f)}: {f.message}  [{f.rule}]" for f in shown.itertuples()]
+        if len(errors) > len(shown):
+            lines.append(f"  ... and {len(errors) - len(shown)} more in {FINDINGS_CSV}")
     return "\n".join(lines)
+
+
+def _label(finding: Any) -> str:
+    name = finding.resource_name
+    return finding.resource_id if pd.isna(name) else f"{finding.resource_id} ({name})"
 
 
 def format_catalogue() -> str:
@@ -143,10 +159,14 @@ def _explain(exc: LytError) -> str:
 
 
 def _scrub(text: str) -> str:
+    """``text`` with any configured token replaced by ``***`` (defence in depth)."""
+    from dotenv import dotenv_values
+
+    env_file = dotenv_values(".env") if Path(".env").is_file() else {}
     for var in _SECRET_VARS:
-        secret = os.environ.get(var)
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
+        for secret in (os.environ.get(var), env_file.get(var)):
+            if secret and len(secret) >= 4:
+                text = text.replace(secret, "***")
     return text
 
 

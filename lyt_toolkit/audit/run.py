@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._view import shared_rows
 from .registry import RULES, SEVERITIES, Rule
 
 FINDING_COLUMNS: tuple[str, ...] = (
@@ -38,7 +39,15 @@ def run(snapshot: Any, rules: Iterable[str | Rule] | None = None) -> pd.DataFram
     resource id and message, so two audits of the same data compare equal.
     """
     chosen = list(RULES.values()) if rules is None else [_rule(r) for r in rules]
-    records = [
+    with shared_rows():
+        records = _records(snapshot, chosen)
+    frame = findings_frame(records)
+    order = ["severity", "rule", "resource_type", "resource_id", "message"]
+    return frame.sort_values(order, kind="stable", na_position="last").reset_index(drop=True)
+
+
+def _records(snapshot: Any, chosen: list[Rule]) -> list[dict[str, Any]]:
+    return [
         {
             "rule": r.id,
             "severity": r.severity.value,
@@ -50,9 +59,6 @@ def run(snapshot: Any, rules: Iterable[str | Rule] | None = None) -> pd.DataFram
         for r in chosen
         for f in r.check(snapshot)
     ]
-    frame = findings_frame(records)
-    order = ["severity", "rule", "resource_type", "resource_id", "message"]
-    return frame.sort_values(order, kind="stable", na_position="last").reset_index(drop=True)
 
 
 def _rule(item: str | Rule) -> Rule:

@@ -13,6 +13,7 @@ import pytest
 
 from lyt_toolkit.audit import FINDING_COLUMNS, RULES, catalogue_markdown
 from lyt_toolkit.cli import main
+from lyt_toolkit.sandbox import Sandbox
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SNAPSHOT_FILES = {"manifest.json", "rewards.csv", "benefits.csv", "card_definitions.csv"}
@@ -55,7 +56,8 @@ def test_demo_prints_the_summary_table(demo_run):
     findings = pd.read_csv(out / "audit_findings.csv")
     total = re.search(r"^total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", stdout, re.M)
     assert total and int(total.group(4)) == len(findings)
-    assert "audit_findings.png" in stdout and str(out) in stdout
+    assert "audit_findings.png" in stdout and str(out.resolve()) in stdout
+    assert "Errors to fix first:" in stdout and "lcdef_deadbeef0000" in stdout
     assert "Traceback" not in stderr
 
 
@@ -90,6 +92,23 @@ def test_unreachable_service_fails_in_one_clean_line(
     assert secret not in captured.err + captured.out
     assert "s3cr3t-management-token" not in captured.err + captured.out
     assert not (tmp_path / "reports" / "audit_findings.csv").exists()
+
+
+def test_refused_credentials_fail_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+):
+    secret = "wrong-app-token-never-printed"
+    monkeypatch.chdir(tmp_path)
+    with Sandbox.start(now="2026-01-15T12:00:00Z") as sb:
+        monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+        monkeypatch.setenv("LYT_APP_ID", sb.credentials.app_id)
+        monkeypatch.setenv("LYT_APP_TOKEN", secret)
+        code = main(["audit", "--out", str(tmp_path / "reports")])
+    captured = capsys.readouterr()
+    assert code != 0
+    assert "refused the credentials" in captured.err
+    assert secret not in captured.err + captured.out
+    assert "Traceback" not in captured.err
 
 
 def test_missing_configuration_fails_cleanly(
