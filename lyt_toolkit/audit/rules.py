@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..models.enums import (
     BenefitStatus,
@@ -39,19 +40,22 @@ from ._view import (
 )
 from .registry import Finding, Severity, rule
 
+if TYPE_CHECKING:
+    from ..frames.snapshot import ProgramSnapshot
+
 ACTIVE = "ACTIVE"
 VALID_WEEKDAYS = range(7)
 
 
-def _live_rewards(snapshot) -> list[Row]:
+def _live_rewards(snapshot: ProgramSnapshot) -> list[Row]:
     return [r for r in rows(snapshot, "rewards") if r["status"] != RewardStatus.DELETED]
 
 
-def _live_benefits(snapshot) -> list[Row]:
+def _live_benefits(snapshot: ProgramSnapshot) -> list[Row]:
     return [b for b in rows(snapshot, "benefits") if b["status"] != BenefitStatus.DELETED]
 
 
-def _card_definitions(snapshot) -> dict[str, Row]:
+def _card_definitions(snapshot: ProgramSnapshot) -> dict[str, Row]:
     return {c["id"]: c for c in rows(snapshot, "card_definitions")}
 
 
@@ -67,7 +71,7 @@ def _finding(kind: str, row: Row, message: str) -> Finding:
     Severity.ERROR,
     "A points benefit credits a card definition that does not exist.",
 )
-def benefit_card_definition_missing(snapshot) -> Iterator[Finding]:
+def benefit_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """A dangling reference: granting the benefit has nowhere to put the points."""
     definitions = _card_definitions(snapshot)
     for benefit in _live_benefits(snapshot):
@@ -85,7 +89,7 @@ def benefit_card_definition_missing(snapshot) -> Iterator[Finding]:
     Severity.WARNING,
     "A DRAFT benefit credits a card definition that is not ACTIVE, so it cannot be activated.",
 )
-def benefit_card_definition_not_active(snapshot) -> Iterator[Finding]:
+def benefit_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Activating such a benefit is refused until its card definition is ACTIVE."""
     definitions = _card_definitions(snapshot)
     for benefit in _live_benefits(snapshot):
@@ -104,7 +108,7 @@ def benefit_card_definition_not_active(snapshot) -> Iterator[Finding]:
     Severity.ERROR,
     "An ACTIVE benefit credits a card definition that is not ACTIVE.",
 )
-def active_benefit_card_definition_not_active(snapshot) -> Iterator[Finding]:
+def active_benefit_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """A live benefit promising points on a currency that is not live."""
     definitions = _card_definitions(snapshot)
     for benefit in _live_benefits(snapshot):
@@ -122,7 +126,7 @@ def active_benefit_card_definition_not_active(snapshot) -> Iterator[Finding]:
     Severity.WARNING,
     "A benefit with limited stock has none left (quantity 0).",
 )
-def benefit_stock_exhausted(snapshot) -> Iterator[Finding]:
+def benefit_stock_exhausted(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Members are promised something that can no longer be granted."""
     for benefit in _live_benefits(snapshot):
         quantity = benefit.get("stock_quantity")
@@ -140,7 +144,7 @@ def benefit_stock_exhausted(snapshot) -> Iterator[Finding]:
     Severity.WARNING,
     "Two or more benefits share a name, ignoring case and spacing.",
 )
-def duplicate_benefit_name(snapshot) -> Iterator[Finding]:
+def duplicate_benefit_name(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Near-identical names confuse admins choosing a benefit and members reading it."""
     yield from _duplicates("benefit", _live_benefits(snapshot))
 
@@ -153,7 +157,7 @@ def duplicate_benefit_name(snapshot) -> Iterator[Finding]:
     Severity.ERROR,
     "A reward's cost is priced in a card definition that does not exist.",
 )
-def reward_cost_card_definition_missing(snapshot) -> Iterator[Finding]:
+def reward_cost_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Nobody can pay this price: no card holds that currency."""
     definitions = _card_definitions(snapshot)
     for reward, cost in _reward_costs(snapshot):
@@ -172,7 +176,7 @@ def reward_cost_card_definition_missing(snapshot) -> Iterator[Finding]:
     Severity.WARNING,
     "A reward's cost is priced in a card definition that is not ACTIVE.",
 )
-def reward_cost_card_definition_not_active(snapshot) -> Iterator[Finding]:
+def reward_cost_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Points of a DRAFT or DELETED currency cannot pay for anything."""
     definitions = _card_definitions(snapshot)
     for reward, cost in _reward_costs(snapshot):
@@ -191,7 +195,7 @@ def reward_cost_card_definition_not_active(snapshot) -> Iterator[Finding]:
     Severity.ERROR,
     "An ACTIVE reward has no cost, so members cannot buy it.",
 )
-def active_reward_without_costs(snapshot) -> Iterator[Finding]:
+def active_reward_without_costs(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """A reward on the shelf without a price."""
     priced = {cost["reward_id"] for cost in rows(snapshot, "reward_costs")}
     for reward in _live_rewards(snapshot):
@@ -204,7 +208,7 @@ def active_reward_without_costs(snapshot) -> Iterator[Finding]:
     Severity.WARNING,
     "An ACTIVE reward's end_date has passed (as of the snapshot's time).",
 )
-def active_reward_expired(snapshot) -> Iterator[Finding]:
+def active_reward_expired(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Expired but still ACTIVE: the catalogue shows something nobody can redeem."""
     now = now_of(snapshot)
     for reward in _live_rewards(snapshot):
@@ -223,7 +227,7 @@ def active_reward_expired(snapshot) -> Iterator[Finding]:
     Severity.ERROR,
     "A reward or program starts after it ends, so it is never available.",
 )
-def start_after_end(snapshot) -> Iterator[Finding]:
+def start_after_end(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """An empty availability window is always a typo."""
     for kind, item in _windowed(snapshot):
         start, end = timestamp(item.get("start_date")), timestamp(item.get("end_date"))
@@ -242,7 +246,7 @@ def start_after_end(snapshot) -> Iterator[Finding]:
     "DAILY validity hours with no window, no or invalid weekdays (valid: 0-6), "
     "or start_time not before end_time.",
 )
-def daily_validity_invalid(snapshot) -> Iterator[Finding]:
+def daily_validity_invalid(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """A DAILY schedule that never opens, or names a day that does not exist."""
     for kind, item in _windowed(snapshot):
         if item.get("validity_hours_type") != ValidityHoursType.DAILY:
@@ -256,7 +260,7 @@ def daily_validity_invalid(snapshot) -> Iterator[Finding]:
     Severity.WARNING,
     "Two or more rewards share a name, ignoring case and spacing.",
 )
-def duplicate_reward_name(snapshot) -> Iterator[Finding]:
+def duplicate_reward_name(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Near-identical names make the catalogue ambiguous for members and admins."""
     yield from _duplicates("reward", _live_rewards(snapshot))
 
@@ -269,7 +273,7 @@ def duplicate_reward_name(snapshot) -> Iterator[Finding]:
     Severity.ERROR,
     "A tier structure counts points of a card definition that does not exist.",
 )
-def tier_structure_card_definition_missing(snapshot) -> Iterator[Finding]:
+def tier_structure_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Tiers computed from a currency nobody holds never move anyone."""
     definitions = _card_definitions(snapshot)
     for tiers in rows(snapshot, "tier_structures"):
@@ -288,7 +292,7 @@ def tier_structure_card_definition_missing(snapshot) -> Iterator[Finding]:
     Severity.WARNING,
     "A tier structure counts points of a card definition that is not ACTIVE.",
 )
-def tier_structure_card_definition_not_active(snapshot) -> Iterator[Finding]:
+def tier_structure_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Tiers follow a currency that is not live (DRAFT) or gone (DELETED)."""
     definitions = _card_definitions(snapshot)
     for tiers in rows(snapshot, "tier_structures"):
@@ -307,7 +311,7 @@ def tier_structure_card_definition_not_active(snapshot) -> Iterator[Finding]:
     Severity.WARNING,
     "A card definition lets card balances go below zero.",
 )
-def card_definition_negative_balance(snapshot) -> Iterator[Finding]:
+def card_definition_negative_balance(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Negative balances are debt members owe the program; usually unintended."""
     for definition in _current_card_definitions(snapshot):
         if definition.get("balance_settings_allow_negative") is True:
@@ -323,7 +327,7 @@ def card_definition_negative_balance(snapshot) -> Iterator[Finding]:
     Severity.INFO,
     "A card definition has no global earning limit.",
 )
-def card_definition_no_earning_limit(snapshot) -> Iterator[Finding]:
+def card_definition_no_earning_limit(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Uncapped earning is a liability risk worth a deliberate decision."""
     for definition in _current_card_definitions(snapshot):
         if definition.get("earning_limits_global_type") == LimitsType.NO_LIMIT:
@@ -343,7 +347,7 @@ def card_definition_no_earning_limit(snapshot) -> Iterator[Finding]:
     "A PENDING points bucket can no longer be activated: its date is not in the future, "
     "its program or member is not ACTIVE, or its card definition does not hold points as pending.",
 )
-def pending_bucket_not_activatable(snapshot) -> Iterator[Finding]:
+def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Points stuck in PENDING: members see them but can never spend them."""
     today = today_of(snapshot)
     programs = {p["id"]: p for p in rows(snapshot, "programs")}
@@ -409,19 +413,19 @@ def _describe(definition: Row) -> str:
     return f"card definition {definition['id']}" + (f" ({name})" if name else "")
 
 
-def _windowed(snapshot) -> Iterator[tuple[str, Row]]:
+def _windowed(snapshot: ProgramSnapshot) -> Iterator[tuple[str, Row]]:
     """Live rewards and programs: the resources with dates and validity hours."""
     yield from (("reward", r) for r in _live_rewards(snapshot))
     yield from (("program", p) for p in rows(snapshot, "programs"))
 
 
-def _current_card_definitions(snapshot) -> list[Row]:
+def _current_card_definitions(snapshot: ProgramSnapshot) -> list[Row]:
     return [
         c for c in rows(snapshot, "card_definitions") if c["status"] != CardDefinitionStatus.DELETED
     ]
 
 
-def _reward_costs(snapshot) -> Iterator[tuple[Row, Row]]:
+def _reward_costs(snapshot: ProgramSnapshot) -> Iterator[tuple[Row, Row]]:
     """(reward, cost spending row) for every spending entry of a live reward."""
     rewards = {r["id"]: r for r in _live_rewards(snapshot)}
     for cost in rows(snapshot, "reward_costs"):

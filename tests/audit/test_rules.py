@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -199,3 +200,10 @@ def test_broken_copy_of_the_clean_program(audit_program, clean: dict[str, Any]):
     assert _ids(findings, "active-reward-expired") == {"lrew_a0d17001"}
     assert _ids(findings, "pending-bucket-not-activatable") == {"lcppb_a0d17001"}
     assert len(findings) == 6
+
+
+@pytest.mark.parametrize("rule", list(RULES.values()), ids=list(RULES))
+def test_rules_are_documented(rule):
+    assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.id)
+    assert rule.description.endswith(".") and len(rule.description) < 200
+    assert rule.check.__doc__, f"{rule.id} has no docstring"
