@@ -427,3 +427,53 @@ def test_plan_without_webhooks_is_402(management: httpx.Client) -> None:
 def test_unknown_path_is_the_error_object(api: httpx.Client) -> None:
     assert_error(api.get("/v2/loyalties/nothing-here"), 404)
     assert_error(api.put(f"{V2}/rewards"), 405)
+
+
+@pytest.mark.parametrize(
+    ("rule", "calculation_type"),
+    [
+        ({"order": {"total_amount": {"every": 100, "value": 1}}}, "POST_DISCOUNT_ORDER_AMOUNT"),
+        (
+            {"customer": {"metadata": {"every": 1, "value": 2, "property": "visits"}}},
+            "CUSTOMER_METADATA_VALUE",
+        ),
+        (
+            {
+                "order_items": {
+                    "subtotal_amount": {
+                        "every": 100,
+                        "value": 1,
+                        "applicable_to": [{"type": "sku", "sku": {"id": "sku_0b1e55ed0101"}}],
+                    }
+                }
+            },
+            "POST_DISCOUNT_ORDER_ITEMS_AMOUNT",
+        ),
+    ],
+    ids=["order-total", "customer-metadata", "items-subtotal"],
+)
+def test_proportional_calculation_type_follows_its_rule(
+    api: httpx.Client, restore: Sandbox, rule: dict, calculation_type: str
+) -> None:
+    body = {
+        "name": f"Proportional {calculation_type}",
+        "type": "POINTS_PROPORTIONAL",
+        "points_proportional": {"card_definition_id": "lcdef_c0ffee0001", **rule},
+    }
+    response = api.post(f"{V2}/benefits", json=body)
+    assert response.status_code == 200, response.text
+    config = response.json()["points_proportional"]
+    assert config["calculation_type"] == calculation_type
+    assert set(config) == {"calculation_type", "card_definition_id", *rule}
+
+
+def test_proportional_with_two_rules_is_400(api: httpx.Client) -> None:
+    body = {
+        "name": "Ambiguous",
+        "type": "POINTS_PROPORTIONAL",
+        "points_proportional": {
+            "card_definition_id": "lcdef_c0ffee0001",
+            "order": {"amount": {"every": 1, "value": 1}, "total_amount": {"every": 1, "value": 1}},
+        },
+    }
+    assert_bad_request(api.post(f"{V2}/benefits", json=body), "points_proportional")

@@ -115,6 +115,52 @@ def _check_references(state: SandboxState, request: dict[str, Any]) -> dict[str,
     return None
 
 
+# calculation type -> (group, the entry of that group it reads)
+_CALCULATIONS = {
+    "PRE_DISCOUNT_ORDER_AMOUNT": ("order", "amount"),
+    "POST_DISCOUNT_ORDER_AMOUNT": ("order", "total_amount"),
+    "ORDER_METADATA_VALUE": ("order", "metadata"),
+    "CUSTOMER_METADATA_VALUE": ("customer", "metadata"),
+    "CUSTOM_EVENT_METADATA_VALUE": ("custom_event", "metadata"),
+    "PRE_DISCOUNT_ORDER_ITEMS_AMOUNT": ("order_items", "amount"),
+    "POST_DISCOUNT_ORDER_ITEMS_AMOUNT": ("order_items", "subtotal_amount"),
+    "ORDER_ITEMS_QUANTITY": ("order_items", "quantity"),
+}
+_GROUPS = ("order", "customer", "custom_event", "order_items")
+
+
+def _calculation_type(config: dict[str, Any]) -> str:
+    """The calculation a proportional benefit uses: given, or read off its one rule.
+
+    The service answers with exactly one rule group, the one its calculation
+    type reads; a body that leaves this ambiguous is refused.
+    """
+    where = "points_proportional"
+    rules = [
+        (group, entry)
+        for group in _GROUPS
+        for entry, value in (config.get(group) or {}).items()
+        if value is not None
+    ]
+    given = config.get("calculation_type")
+    if given is None:
+        matches = [c for c, rule in _CALCULATIONS.items() if [rule] == rules]
+        if len(matches) != 1:
+            raise bad_request(
+                f"{where}: give exactly one rule (e.g. order.amount) or a calculation_type"
+            )
+        return matches[0]
+    if given not in _CALCULATIONS:
+        raise bad_request(f"{where}.calculation_type: {given!r} is not a calculation type")
+    group, entry = _CALCULATIONS[given]
+    if (group, entry) not in rules:
+        raise bad_request(f"{where}.{group}.{entry}: required when calculation_type is {given}")
+    others = sorted({g for g, _ in rules} - {group})
+    if others:
+        raise bad_request(f"{where}.{others[0]}: not used when calculation_type is {given}")
+    return str(given)
+
+
 def _new_benefit(state: SandboxState, request: dict[str, Any]) -> dict[str, Any]:
     kind = request["type"]
     doc: dict[str, Any] = {
@@ -133,7 +179,8 @@ def _new_benefit(state: SandboxState, request: dict[str, Any]) -> dict[str, Any]
     config_key = kind.lower()
     config = dict(request[config_key])
     if kind == BenefitType.POINTS_PROPORTIONAL:
-        config.setdefault("calculation_type", "PRE_DISCOUNT_ORDER_AMOUNT")
+        config = {k: v for k, v in config.items() if v is not None}
+        config["calculation_type"] = _calculation_type(config)
     if kind == BenefitType.DIGITAL:
         config.setdefault(
             "type",
