@@ -12,13 +12,14 @@ from pydantic import BaseModel
 __all__ = ["as_json", "midnight_utc", "model_of"]
 
 
-def as_json(value: Any) -> str | None:
-    """Compact, key-sorted JSON text for nested data; None when empty.
+def as_json(value: Any, *, keep_empty: bool = False) -> str | None:
+    """Compact, key-sorted JSON text for nested data; None when absent (or empty,
+    unless ``keep_empty``: an empty list of DAILY windows is itself a finding).
 
     Nested lists and objects (DAILY windows, metadata) are kept as JSON text so
     the column stays one typed ``string`` column and survives a CSV round trip.
     """
-    if value is None or (isinstance(value, Mapping | Sequence) and not value):
+    if value is None or (not keep_empty and isinstance(value, Mapping | Sequence) and not value):
         return None
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True, exclude_none=True)

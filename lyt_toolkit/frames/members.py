@@ -121,7 +121,7 @@ def programs_frame(programs: Iterable[Program | dict[str, Any]]) -> pd.DataFrame
                 p.start_date,
                 p.end_date,
                 vh.type if vh else None,
-                as_json(vh.daily) if vh else None,
+                as_json(vh.daily, keep_empty=True) if vh else None,
                 as_json(p.metadata),
                 p.created_at,
                 p.updated_at,

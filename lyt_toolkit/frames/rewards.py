@@ -89,7 +89,7 @@ def _reward_row(r: Reward) -> tuple[Any, ...]:
         r.start_date,
         r.end_date,
         vh.type,
-        as_json(vh.daily),
+        as_json(vh.daily, keep_empty=True),
         r.refunds.type,
         m.type if m else None,
         (m.product.id if m.product else sku.product_id if sku else None) if m else None,

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 __all__ = [
@@ -97,17 +96,15 @@ def enum(name: str, values: type[Enum], doc: str) -> Column:
 def _categorical(column: Column, values: Sequence[Any]) -> pd.Categorical:
     plain = [v.value if isinstance(v, Enum) else v for v in values]
     cats = list(column.categories)
-    result = pd.Categorical(plain, categories=cats)
-    lost = (result.codes == -1) & pd.notna(np.asarray(plain, dtype=object))
-    if lost.any():
-        extra = sorted({str(v) for v, gone in zip(plain, lost, strict=True) if gone})
+    known = set(cats)
+    extra = sorted(str(v) for v in set(plain) if v is not None and v == v and v not in known)
+    if extra:
         warnings.warn(
             f"column {column.name!r}: values {extra} are not in the declared categories; "
             "they were appended (the service may have added them)",
             stacklevel=4,
         )
-        result = pd.Categorical(plain, categories=cats + extra)
-    return result
+    return pd.Categorical(plain, categories=cats + extra)
 
 
 def _datetimes(values: Sequence[Any]) -> pd.DatetimeIndex:

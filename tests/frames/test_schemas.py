@@ -1,0 +1,120 @@
+"""The declared schemas themselves: stable dtypes, documentation, edge values."""
+
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import frames
+from lyt_toolkit.frames import SCHEMAS, describe_schema, empty_frame
+from lyt_toolkit.models.enums import RewardStatus
+
+KINDS = list(SCHEMAS)
+
+
+def test_every_kind_is_declared() -> None:
+    assert KINDS == [
+        "rewards",
+        "reward_costs",
+        "benefits",
+        "card_definitions",
+        "tier_structures",
+        "programs",
+        "members",
+        "cards",
+        "pending_buckets",
+    ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_empty_frame_has_declared_columns_and_dtypes(kind: str) -> None:
+    frame = empty_frame(kind)
+    schema = SCHEMAS[kind]
+    assert len(frame) == 0
+    assert list(frame.columns) == schema.names
+    assert frame.dtypes.to_dict() == schema.dtypes
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_builder_of_nothing_equals_empty_frame(kind: str) -> None:
+    pd.testing.assert_frame_equal(frames.BUILDERS[kind]([]), empty_frame(kind))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_columns_are_snake_case_and_documented(kind: str) -> None:
+    described = describe_schema(kind)
+    assert list(described["column"]) == SCHEMAS[kind].names
+    assert described["description"].str.len().min() > 3
+    assert all(name == name.lower() and "." not in name for name in SCHEMAS[kind].names)
+
+
+def test_dtype_families() -> None:
+    dtypes = {str(c.dtype_name) for s in SCHEMAS.values() for c in s.columns}
+    assert dtypes == {"string", "Int64", "Float64", "boolean", "category", "datetime64[ns, UTC]"}
+    status = SCHEMAS["rewards"].by_name["status"].dtype
+    assert list(status.categories) == [s.value for s in RewardStatus]
+
+
+def test_unknown_enum_value_is_kept_with_a_warning() -> None:
+    reward = {
+        "id": "lrew_0a",
+        "name": "x",
+        "type": "MATERIAL",
+        "status": "ACTIVE",
+        "refunds": {"type": "PARTIAL"},
+        "created_at": "2026-01-01T00:00:00Z",
+    }
+    with pytest.warns(UserWarning, match="refunds_type"):
+        frame = frames.rewards_frame([reward])
+    assert frame.loc[0, "refunds_type"] == "PARTIAL"
+    assert "NONE" in frame["refunds_type"].cat.categories
+
+
+def test_builders_accept_api_dicts_and_normalise_values() -> None:
+    benefit = {
+        "id": "lben_01",
+        "name": "Ten points",
+        "type": "POINTS",
+        "status": "DRAFT",
+        "stock": {"limited": {"quantity": 0}},
+        "points": {"value": 10, "card_definition_id": "lcdef_01"},
+        "created_at": "2026-01-01T10:00:00.123+02:00",
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = frames.benefits_frame([benefit])
+    row = frame.iloc[0]
+    assert row["stock_type"] == "LIMITED" and row["stock_quantity"] == 0
+    assert row["card_definition_id"] == "lcdef_01" == row["points_card_definition_id"]
+    assert row["created_at"] == pd.Timestamp("2026-01-01T08:00:00.123Z")
+    assert pd.isna(row["updated_at"]) and pd.isna(row["card_definition_found"])
+
+
+def test_empty_text_is_missing() -> None:
+    definition = {
+        "id": "lcdef_01",
+        "name": "Beans",
+        "status": "ACTIVE",
+        "created_at": "2026-01-01T00:00:00Z",
+    }
+    frame = frames.card_definitions_frame([definition])
+    assert pd.isna(frame.loc[0, "code_prefix"])
+    assert frame.loc[0, "earning_limits_global_type"] == "NO_LIMIT"
+    assert frame.loc[0, "balance_settings_allow_negative"] is False or not bool(
+        frame.loc[0, "balance_settings_allow_negative"]
+    )
+
+
+def test_unknown_kind_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="rewards"):
+        empty_frame("vouchers")
+
+
+def test_markdown_lists_every_column() -> None:
+    text = frames.schemas_markdown()
+    for schema in SCHEMAS.values():
+        assert f"### `{schema.kind}`" in text
+        for name in schema.names:
+            assert f"| `{name}` |" in text
