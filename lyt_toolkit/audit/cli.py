@@ -54,6 +54,9 @@ def _audit(out: Path, *, sandbox: bool, command: str) -> int:
             snapshot = _pull(client)
     except LytError as exc:
         return _fail(command, _explain(exc))
+    except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
+        reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
+        return _fail(command, _scrub(" ".join(reason.split())))
     findings = run(snapshot)
     try:
         files = write_reports(snapshot, findings, out)
@@ -77,7 +80,8 @@ def _client(sandbox: bool) -> Iterator[Any]:
         return
     from ..sandbox import Sandbox
 
-    # The demo's dates are relative to the clock at load, so the real clock keeps it meaningful.
+    # No clock is forced: the demo file brings its own (2026-01-15T12:00Z) and every date in it
+    # is relative to the clock at load, so the findings are the same on any day.
     with (
         Sandbox.start(seed=7) as sb,
         LoyaltyClient(
@@ -90,27 +94,26 @@ def _client(sandbox: bool) -> Iterator[Any]:
 def _pull(client: Any) -> Any:
     from ..frames import ProgramSnapshot
 
-    return ProgramSnapshot.pull(client, progress=False)
+    return ProgramSnapshot.pull(client, progress=sys.stderr.isatty())
 
 
-def write_reports(snapshot: Any, findings: Any, out: Path) -> list[Path]:
+def write_reports(snapshot: Any, findings: pd.DataFrame, out: Path) -> list[Path]:
     """Snapshot CSVs and manifest, the findings CSV and the findings chart, in ``out``."""
     from .chart import save_chart
 
     out.mkdir(parents=True, exist_ok=True)
-    written = snapshot.to_csv(out)
+    written = [Path(p) for p in snapshot.to_csv(out)]
     findings.to_csv(out / FINDINGS_CSV, index=False)
     save_chart(findings, out / FINDINGS_PNG)
-    paths = sorted(Path(p) for p in written) if written else sorted(out.glob("*.csv"))
-    return sorted({*paths, out / FINDINGS_CSV, out / FINDINGS_PNG, out / "manifest.json"})
+    return sorted({*written, out / FINDINGS_CSV, out / FINDINGS_PNG})
 
 
-def format_summary(snapshot: Any, findings: Any) -> str:
+def format_summary(snapshot: Any, findings: pd.DataFrame) -> str:
     """The printed summary: where the data came from, counts per rule and severity."""
     from .run import summary
 
     counts = summary(findings)
-    source = getattr(snapshot, "base_url", None) or getattr(snapshot, "source", "the service")
+    source = snapshot.source or "the service"
     lines = [
         f"Audit of {source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC",
         f"{int(counts.loc['total', 'total'])} findings from {len(counts) - 1} rules "
