@@ -118,3 +118,10 @@ def test_markdown_lists_every_column() -> None:
         assert f"### `{schema.kind}`" in text
         for name in schema.names:
             assert f"| `{name}` |" in text
+
+
+def test_readme_documents_the_current_schemas() -> None:
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    assert frames.schemas_markdown() in readme.read_text(encoding="utf-8")
