@@ -1,0 +1,117 @@
+"""RewardDraftPanel, PendingPointsPanel and DangerZone driven headless."""
+
+from __future__ import annotations
+
+import pytest
+
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.widgets import (
+    DangerZone,
+    PendingPointsPanel,
+    RewardDraftPanel,
+    confirmation_phrase,
+)
+
+
+def test_reward_draft_panel(client: LoyaltyClient) -> None:
+    panel = RewardDraftPanel(client)
+    panel.name_filter.value = "Latte"
+    panel.load_button.click()
+    ids = [value for _, value in panel.rewards_select.options]
+    names = {client.rewards.get(i).name for i in ids}
+    assert names and all("latte" in n.lower() for n in names)
+    statuses = {i: client.rewards.get(i).status for i in ids}
+    active = [i for i, s in statuses.items() if s == "ACTIVE"]
+    others = [i for i, s in statuses.items() if s != "ACTIVE"]
+    assert active and others
+
+    panel.rewards_select.value = tuple(ids)
+    assert panel.draft_button.disabled  # not confirmed yet
+    panel.confirm.value = True
+    assert not panel.draft_button.disabled
+    panel.draft_button.click()
+    for reward_id in active:
+        assert client.rewards.get(reward_id).status == "DRAFT"
+    results = panel.results.set_index("target")
+    assert (results.loc[others, "status"] == 409).all()
+    assert f"failed: {len(others)}" in panel.status.value
+    assert "409" in panel.results_html.value
+    assert panel.confirm.value is False and panel.draft_button.disabled
+
+
+def test_reward_type_filter(client: LoyaltyClient) -> None:
+    panel = RewardDraftPanel(client)
+    panel.type_filter.value = "DIGITAL"
+    panel.load_button.click()
+    ids = [value for _, value in panel.rewards_select.options]
+    assert ids and all(client.rewards.get(i).type == "DIGITAL" for i in ids)
+
+
+def test_pending_points_panel(client: LoyaltyClient) -> None:
+    panel = PendingPointsPanel(client)
+    panel.program_select.value = "lprg_c0ffee0001"
+    panel.member_select.value = "lmbr_c0ffee0001"
+    card = panel.card_select.options[1][1]
+    panel.card_select.value = card
+    buckets = [value for _, value in panel.buckets_select.options]
+    assert "lcppb_c0ffee0001" in buckets and "lcppb_c0ffee0003" in buckets
+    panel.buckets_select.value = ("lcppb_c0ffee0001", "lcppb_c0ffee0003")
+    panel.activate_button.click()
+    results = panel.results.set_index("target")
+    ok, locked = results.loc["lcppb_c0ffee0001"], results.loc["lcppb_c0ffee0003"]
+    assert ok.outcome == "succeeded" and ok.transaction_id.startswith("lctx_")
+    assert ok.transaction_id in panel.results_html.value
+    assert (locked.outcome, locked.status) == ("failed", 423)
+    assert "succeeded: 1" in panel.status.value and "failed: 1" in panel.status.value
+
+
+def test_confirmation_phrase() -> None:
+    assert confirmation_phrase((), "webhook") == ""
+    assert confirmation_phrase(("lts_1",), "tier structure") == "lts_1"
+    assert confirmation_phrase(("a", "b", "c"), "tier structure") == "DELETE 3 tier structures"
+
+
+def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
+    zone = DangerZone(client)
+    section = zone.tier_structures
+    zone.tier_structures_select.value = ("lts_c0ffee0006", "lts_c0ffee0003")
+    assert section.delete_button.disabled
+    section.confirm_text.value = "DELETE 2 tier structure"  # not exact
+    assert section.delete_button.disabled
+    section.confirm_text.value = "DELETE 2 tier structures"
+    assert not section.delete_button.disabled
+    section.delete_button.click()
+    for ts_id in ("lts_c0ffee0006", "lts_c0ffee0003"):
+        assert client.tier_structures.get(ts_id).status == "DELETED"
+    assert "succeeded: 2" in zone.status.value
+    remaining = [value for _, value in zone.tier_structures_select.options]
+    assert "lts_c0ffee0006" not in remaining and "lts_c0ffee0001" in remaining
+    assert section.confirm_text.value == "" and section.delete_button.disabled
+
+
+def test_danger_zone_webhooks(client: LoyaltyClient) -> None:
+    zone = DangerZone(client)
+    zone.project_select.value = "proj_NwMain01"
+    hooks = [value for _, value in zone.webhooks_select.options]
+    assert len(hooks) == 2
+    zone.webhooks_select.value = (hooks[0],)
+    zone.webhooks.confirm_text.value = hooks[0]
+    zone.webhooks.delete_button.click()
+    assert [h.id for h in client.webhooks.list("proj_NwMain01")] == [hooks[1]]
+    assert [value for _, value in zone.webhooks_select.options] == [hooks[1]]
+
+    zone.project_select.value = "proj_NwStarter01"
+    assert "402" in zone.status.value and zone.webhooks_select.options == ()
+
+
+def test_danger_zone_refuses_without_phrase(client: LoyaltyClient) -> None:
+    zone = DangerZone(client)
+    zone.tier_structures_select.value = ("lts_c0ffee0006",)
+    zone.delete_tier_structures()  # even called directly, the phrase is required
+    assert "lts_c0ffee0006" in zone.status.value and "to confirm" in zone.status.value
+    assert client.tier_structures.get("lts_c0ffee0006").status != "DELETED"
+
+
+@pytest.mark.parametrize("widget", [RewardDraftPanel, PendingPointsPanel, DangerZone])
+def test_every_batch_widget_has_a_progress_bar(client: LoyaltyClient, widget) -> None:
+    assert widget(client).progress.__class__.__name__ == "IntProgress"
