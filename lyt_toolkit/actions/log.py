@@ -46,9 +46,14 @@ class LogState:
     succeeded: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def in_doubt(self, target: str) -> bool:
-        """True when a request for ``target`` may have been sent without its answer logged."""
+        """True when a request for ``target`` may have reached the service unanswered:
+        the run died after sending it, or it failed without an answer (timeout,
+        broken connection), so the service may still have done the work."""
         entry = self.last.get(target)
-        return entry is not None and entry.get("outcome") == ATTEMPTED
+        if entry is None:
+            return False
+        outcome = entry.get("outcome")
+        return outcome == ATTEMPTED or (outcome == "failed" and entry.get("status") is None)
 
 
 class ActionLog:

@@ -24,6 +24,14 @@ def test_lines_are_appended_and_read_back(tmp_path: Path) -> None:
     assert ActionLog(path).state("delete_webhook").last == {}
 
 
+def test_a_failure_without_an_answer_stays_in_doubt(tmp_path: Path) -> None:
+    log = ActionLog(tmp_path / "run.jsonl")
+    log.record("a", "timeout", "failed", error_key="api_timeout_error")
+    log.record("a", "refused", "failed", status=409, error_key="duplicate_found")
+    state = log.state("a")
+    assert state.in_doubt("timeout") and not state.in_doubt("refused")
+
+
 def test_truncated_last_line_is_ignored_and_not_glued_to_the_next(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     with ActionLog(path) as log:

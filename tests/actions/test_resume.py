@@ -134,3 +134,24 @@ def test_interrupted_draft_move_resumes_as_done(client: LoyaltyClient, tmp_path:
     )
     assert list(results.outcome) == ["succeeded", "failed"]
     assert list(results.recovered) == [True, False]
+
+
+def test_timeout_after_the_service_created_it_resolves_to_exactly_one(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    from lyt_toolkit.errors import APITimeoutError
+
+    real = client.benefits
+
+    class TimesOut:
+        def create(self, body):
+            real.create(body)
+            raise APITimeoutError()
+
+    log = tmp_path / "timeout.jsonl"
+    plan = actions.create_benefits(benefit_rows("Slow", 3))
+    first = plan.execute(ClientWith(client, benefits=TimesOut()), log=log, progress=False)
+    assert set(first.outcome) == {"failed"} and set(first.error_key) == {"api_timeout_error"}
+    second = plan.execute(client, log=log, progress=False)
+    assert set(second.outcome) == {"succeeded"} and second.recovered.all()
+    assert sorted(names_on_server(client, "Slow ")) == ["Slow 0000", "Slow 0001", "Slow 0002"]
