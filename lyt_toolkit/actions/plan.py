@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -390,8 +391,8 @@ def _api_message(exc: APIError) -> str:
 
 
 def _snake(name: str) -> str:
-    out = "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
-    return out.lstrip("_")
+    """``APITimeoutError`` -> ``api_timeout_error``: an error key for errors without one."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 def _scrubber(client: Any) -> Callable[[str], str]:
