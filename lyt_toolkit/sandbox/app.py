@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from . import admin
+from . import admin, openapi
 from .config import SandboxConfig
 from .errors import install_handlers
 from .faults import FaultMiddleware
@@ -26,4 +26,5 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(admin.router)
+    openapi.install(app)
     return app

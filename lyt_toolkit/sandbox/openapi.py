@@ -1,0 +1,131 @@
+"""The sandbox's OpenAPI document: real response schemas and every status it answers.
+
+FastAPI would describe each handler as "200: any object, 422: validation error".
+The sandbox never answers 422 (client mistakes are 400s in the service's error
+shape) and its handlers return plain dicts, so the document is completed here:
+success bodies take the schemas of the toolkit's models, and every operation
+lists the error statuses it can give, all with the one error object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic.json_schema import models_json_schema
+
+from .. import models
+from ..models.lists import CountedList, Page
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "The service's error object; code repeats the HTTP status.",
+    "properties": {
+        "code": {"type": "integer"},
+        "key": {"type": "string"},
+        "message": {"type": "string"},
+        "details": {"type": "string"},
+        "request_id": {"type": "string"},
+        "resource_id": {"type": "string"},
+        "resource_type": {"type": "string"},
+    },
+    "required": ["code", "key", "message", "request_id"],
+}
+
+_ALWAYS = {
+    400: "Invalid request: the details name the field or parameter",
+    401: "Missing or invalid credentials",
+    404: "The addressed resource does not exist",
+    429: "Too many requests (only when faults are injected)",
+    503: "Service unavailable (only when faults are injected)",
+}
+_EXTRA = {
+    402: "The project's plan lacks a feature the operation needs",
+    409: "Conflict: duplicate name, or a state that does not allow the change",
+    423: "Resource locked: a precondition on a related resource does not hold",
+}
+
+V2 = "/v2/loyalties"
+_MEMBER = f"{V2}/programs/{{programId}}/members/{{memberId}}"
+_BUCKETS = f"{_MEMBER}/cards/{{cardId}}/pending-points"
+_WEBHOOKS = "/management/v1/projects/{projectId}/webhooks"
+
+SUCCESS_MODELS: dict[tuple[str, str], Any] = {
+    ("post", "/oauth/token"): models.AccessToken,
+    ("get", f"{V2}/card-definitions"): Page[models.CardDefinition],
+    ("get", f"{V2}/card-definitions/{{cardDefinitionId}}"): models.CardDefinition,
+    ("get", f"{V2}/tier-structures"): Page[models.TierStructure],
+    ("get", f"{V2}/tier-structures/{{tierStructureId}}"): models.TierStructure,
+    ("delete", f"{V2}/tier-structures/{{tierStructureId}}"): models.TierStructure,
+    ("get", f"{V2}/rewards"): Page[models.Reward],
+    ("get", f"{V2}/rewards/{{rewardId}}"): models.Reward,
+    ("post", f"{V2}/rewards/{{rewardId}}/draft"): models.Reward,
+    ("get", f"{V2}/benefits"): Page[models.Benefit],
+    ("get", f"{V2}/benefits/{{benefitId}}"): models.Benefit,
+    ("post", f"{V2}/benefits"): models.Benefit,
+    ("get", f"{V2}/programs"): Page[models.Program],
+    ("get", f"{V2}/programs/{{programId}}"): models.Program,
+    ("get", f"{V2}/programs/{{programId}}/members"): Page[models.Member],
+    ("get", _MEMBER): models.MemberWithCards,
+    ("get", _BUCKETS): Page[models.PendingBucket],
+    ("post", f"{_BUCKETS}/{{bucketId}}/activate"): models.ActivationResult,
+    ("get", "/management/v1/projects"): CountedList[models.Project],
+    ("get", _WEBHOOKS): CountedList[models.Webhook],
+}
+"""Which model describes the success body of each operation."""
+
+EXTRA_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
+    ("post", f"{V2}/benefits"): (409, 423),
+    ("post", f"{V2}/rewards/{{rewardId}}/draft"): (409,),
+    ("post", f"{_BUCKETS}/{{bucketId}}/activate"): (423,),
+    ("get", _WEBHOOKS): (402,),
+    ("delete", f"{_WEBHOOKS}/{{webhookId}}"): (402,),
+}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def build_openapi(app: FastAPI) -> dict[str, Any]:
+    """The document FastAPI derives, with success schemas and error statuses filled in."""
+    doc = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
+    components = doc.setdefault("components", {}).setdefault("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        components.pop(unused, None)
+    components["Error"] = ERROR_SCHEMA
+    # Validation-mode schemas: the models serialise through a custom hook that
+    # pydantic cannot describe, and what they accept is what the service sends.
+    keys = list(dict.fromkeys(SUCCESS_MODELS.values()))
+    refs, defs = models_json_schema(
+        [(model, "validation") for model in keys],
+        ref_template="#/components/schemas/{model}",
+    )
+    components.update(defs.get("$defs", {}))
+    error_ref = {"$ref": "#/components/schemas/Error"}
+    for path, operations in doc.get("paths", {}).items():
+        for method, operation in operations.items():
+            responses = operation.setdefault("responses", {})
+            responses.pop("422", None)
+            model = SUCCESS_MODELS.get((method, path))
+            if model is not None:
+                ok = next((c for c in responses if c.startswith("2")), "200")
+                responses[ok] = _json(refs[(model, "validation")], "Success")
+            for status in (*_ALWAYS, *EXTRA_ERRORS.get((method, path), ())):
+                text = _ALWAYS.get(status) or _EXTRA[status]
+                responses.setdefault(str(status), _json(error_ref, text))
+    return doc
+
+
+def install(app: FastAPI) -> None:
+    """Serve the completed document at ``/openapi.json`` (built once, then cached)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = build_openapi(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
