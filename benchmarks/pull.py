@@ -22,6 +22,7 @@ import httpx
 import pandas as pd
 
 from lyt_toolkit import LoyaltyClient
+from lyt_toolkit.frames import rewards_frame
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.generate import generate_program
 
@@ -82,6 +83,11 @@ def main(argv: list[str] | None = None) -> None:
             for name, fn in (("naive", naive_pull), ("client", client_pull)):
                 seconds, frames[name] = _timed(fn, sb.base_url, creds)
                 times[name].append(seconds)
+        with LoyaltyClient(base_url=sb.base_url, env_file=None, **creds) as client:
+            models = list(client.rewards.iter(limit=100))
+    dicts = [m.wire() for m in models]
+    step_naive = min(_timed(pd.json_normalize, dicts)[0] for _ in range(args.rounds))
+    step_client = min(_timed(rewards_frame, models)[0] for _ in range(args.rounds))
 
     naive, client = frames["naive"], frames["client"]
     assert len(naive) == len(client) == args.rewards, (len(naive), len(client))
@@ -101,6 +107,10 @@ def main(argv: list[str] | None = None) -> None:
         f"{_dtype_summary(client)}"
     )
     print(f"memory ratio client/naive: {m_client / m_naive:5.2f}  (goal <= 0.50)")
+    print(
+        f"frame step alone (best of {args.rounds}): json_normalize(dicts) {step_naive:.3f} s, "
+        f"rewards_frame(models) {step_client:.3f} s, ratio {step_client / step_naive:.2f}"
+    )
 
 
 def _fmt(values: list[float]) -> str:

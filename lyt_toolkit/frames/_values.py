@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+_CONTAINERS = (dict, list, tuple)
 
 __all__ = ["as_json", "midnight_utc", "model_of"]
 
@@ -19,7 +20,7 @@ def as_json(value: Any, *, keep_empty: bool = False) -> str | None:
     Nested lists and objects (DAILY windows, metadata) are kept as JSON text so
     the column stays one typed ``string`` column and survives a CSV round trip.
     """
-    if value is None or (not keep_empty and isinstance(value, Mapping | Sequence) and not value):
+    if value is None or (not value and not keep_empty and type(value) in _CONTAINERS):
         return None
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
