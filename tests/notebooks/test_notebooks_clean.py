@@ -51,7 +51,7 @@ def _as_text(value: Any) -> str:
 
 
 def _texts(notebook: dict[str, Any]) -> list[tuple[str, str]]:
-    """(where, text) for every cell source and every textual output."""
+    """(where, text) for every cell source, every textual output and the metadata."""
     found: list[tuple[str, str]] = []
     for number, cell in enumerate(notebook["cells"]):
         found.append((f"cell {number} source", _as_text(cell.get("source", ""))))
@@ -66,6 +66,8 @@ def _texts(notebook: dict[str, Any]) -> list[tuple[str, str]]:
             for mime, data in output.get("data", {}).items():
                 if mime.startswith(TEXT_MIME_PREFIXES):
                     found.append((f"{where} {mime}", _as_text(data)))
+    # Saved widget state (what static viewers render) lives in the notebook metadata.
+    found.append(("notebook metadata", json.dumps(notebook.get("metadata", {}))))
     return found
 
 
