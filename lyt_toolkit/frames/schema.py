@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 DATETIME = "datetime64[ns, UTC]"
-_PLAIN = {"string": "string", "Int64": "Int64", "Float64": "Float64", "boolean": "boolean"}
+_PLAIN = {"str": "str", "Int64": "Int64", "Float64": "Float64", "boolean": "boolean"}
 
 
 @dataclass(frozen=True)
@@ -63,13 +63,13 @@ class Column:
             return _categorical(self, values)
         if kind == DATETIME:
             return _datetimes(values)
-        if kind == "string" and "" in values:
+        if kind == "str" and "" in values:
             values = [None if v == "" else v for v in values]
         return pd.array(values, dtype=_PLAIN[kind])
 
 
 def text(name: str, doc: str) -> Column:
-    return Column(name, "string", doc)
+    return Column(name, "str", doc)
 
 
 def integer(name: str, doc: str) -> Column:

@@ -39,7 +39,7 @@ __all__ = [
 FORMAT = "lyt-snapshot/1"
 MANIFEST = "manifest.json"
 _DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-_PLAIN_DTYPES = {"string", "Int64", "Float64", "boolean"}
+_PLAIN_DTYPES = {"str", "Int64", "Float64", "boolean"}
 
 
 class SnapshotFileError(LytError, ValueError):
@@ -137,7 +137,7 @@ def _read_frame(directory: Path, name: str, entry: dict[str, Any]) -> pd.DataFra
         if kind == "category":
             dtypes[col["name"]] = pd.CategoricalDtype(col.get("categories", []))
         elif kind == DATETIME:
-            dtypes[col["name"]] = "string"
+            dtypes[col["name"]] = "str"
         elif kind in _PLAIN_DTYPES:
             dtypes[col["name"]] = kind
         else:

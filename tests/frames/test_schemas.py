@@ -52,7 +52,7 @@ def test_columns_are_snake_case_and_documented(kind: str) -> None:
 
 def test_dtype_families() -> None:
     dtypes = {str(c.dtype_name) for s in SCHEMAS.values() for c in s.columns}
-    assert dtypes == {"string", "Int64", "Float64", "boolean", "category", "datetime64[ns, UTC]"}
+    assert dtypes == {"str", "Int64", "Float64", "boolean", "category", "datetime64[ns, UTC]"}
     status = SCHEMAS["rewards"].by_name["status"].dtype
     assert list(status.categories) == [s.value for s in RewardStatus]
 
