@@ -18,7 +18,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks
 	$(BIN)/pytest -n 2 --dist loadfile tests
-	$(BIN)/pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly
+	$(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly
 
 lint: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks
