@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only; never needs a display
-
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .registry import SEVERITIES
 from .run import summary
@@ -18,7 +16,7 @@ COLORS: dict[str, str] = {"error": "#c0392b", "warning": "#e67e22", "info": "#29
 """One colour per severity, the same in every chart."""
 
 
-def plot_findings(findings: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axes:
+def plot_findings(findings: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Horizontal bars: findings per rule, stacked by severity (rules without findings left out)."""
     counts = summary(findings).drop(index="total")
     counts = counts[counts["total"] > 0].iloc[::-1]
@@ -45,9 +43,11 @@ def plot_findings(findings: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axe
 def save_chart(findings: pd.DataFrame, path: str | Path) -> Path:
     """Write the findings chart as a PNG and return its path."""
     path = Path(path)
-    ax = plot_findings(findings)
-    fig = ax.figure
+    counts = int((summary(findings).drop(index="total")["total"] > 0).sum())
+    # A bare Figure draws without pyplot's global state, so saving a report never
+    # switches the backend a notebook is using for inline plots.
+    fig = Figure(figsize=(10, 1.5 + 0.4 * max(counts, 1)))
+    plot_findings(findings, ax=fig.add_subplot())
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=100)
-    plt.close(fig)
     return path

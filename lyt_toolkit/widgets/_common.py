@@ -28,7 +28,9 @@ def table_html(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> str
     """A DataFrame as an escaped HTML table (only ``columns`` that exist, when given)."""
     if columns is not None:
         frame = frame[[c for c in columns if c in frame.columns]]
-    return frame.to_html(index=False, escape=True, na_rep="", classes="lyt-table", border=0)
+    # Nullable columns (Int64, str) print <NA> whatever na_rep says; blank them first.
+    shown = frame.astype(object).where(frame.notna(), "")
+    return shown.to_html(index=False, escape=True, classes="lyt-table", border=0)
 
 
 def error_html(text: str) -> str:
