@@ -7,6 +7,8 @@ defaults before the sandbox ever answers with them.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,7 +17,7 @@ from typing import Any
 from .. import models
 from .errors import ServiceError
 from .store import Store
-from .timeexpr import resolve_tree
+from .timeexpr import DATE_ONLY_KEYS, format_timestamp, is_relative, resolve, resolve_tree
 
 FORMAT = "lyt-program/1"
 
@@ -67,6 +69,34 @@ def normalize(kind: Kind, doc: dict[str, Any]) -> dict[str, Any]:
         raise ProgramFileError(f"{kind.key} {doc.get('id', '?')}: {exc}") from exc
 
 
+_RELATIVE_PAIR = re.compile(r'"([^"\\]+)": "(now[^"\\]*)"')
+_MAYBE_RELATIVE = re.compile(r'"\s*now')
+
+
+def resolve_times(section: list[Any], now: datetime) -> list[Any]:
+    """``resolve_tree`` for one section, fast on large files.
+
+    Walking 100,000 documents in Python is slow; rewriting ``"key": "now..."``
+    pairs in the JSON text is not. Whatever that pass cannot see (expressions in
+    lists, odd spacing) still goes through ``resolve_tree``.
+    """
+    text = json.dumps(section)
+    if not _MAYBE_RELATIVE.search(text):
+        return section
+
+    def absolute(match: re.Match[str]) -> str:
+        key, expr = match.groups()
+        if not is_relative(expr):
+            return match.group(0)
+        moment = resolve(expr, now)
+        value = moment.date().isoformat() if key in DATE_ONLY_KEYS else format_timestamp(moment)
+        return f'"{key}": "{value}"'
+
+    text = _RELATIVE_PAIR.sub(absolute, text)
+    resolved = json.loads(text)
+    return resolve_tree(resolved, now) if _MAYBE_RELATIVE.search(text) else resolved
+
+
 def load_program(store: Store, program: dict[str, Any], now: datetime) -> None:
     """Put every resource of ``program`` into ``store``."""
     fmt = program.get("format", FORMAT)
@@ -75,7 +105,7 @@ def load_program(store: Store, program: dict[str, Any], now: datetime) -> None:
     unknown = set(program) - set(KIND_BY_KEY) - {"format", "description", "now"}
     if unknown:
         raise ProgramFileError(f"unknown sections: {', '.join(sorted(unknown))}")
-    resolved = resolve_tree({k: program.get(k, []) for k in KIND_BY_KEY}, now)
+    resolved = {k: resolve_times(program.get(k, []), now) for k in KIND_BY_KEY}
     for kind in KINDS:
         rows = []
         for i, raw in enumerate(resolved[kind.key]):

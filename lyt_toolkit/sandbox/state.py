@@ -45,7 +45,8 @@ class SandboxState:
     def reload(self) -> None:
         """Drop everything and load the program again at the current clock."""
         self.store.clear()
-        load_program(self.store, self.program, self.clock.now())
+        with self.store.indexes_deferred():
+            load_program(self.store, self.program, self.clock.now())
 
     def now_iso(self) -> str:
         return iso(self.clock.now())

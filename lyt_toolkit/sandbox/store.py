@@ -11,6 +11,7 @@ atomic under concurrent requests.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -68,11 +69,16 @@ CREATE TABLE IF NOT EXISTS cursors (
 """
 
 
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
 def _column_value(field: str, doc: dict[str, Any]) -> Any:
     value = doc.get(field)
     if value is None:
         return None if field in _TIMESTAMPS else ""
     if field in _TIMESTAMPS:
+        if isinstance(value, str) and _CANONICAL.fullmatch(value):
+            return value  # already the wire spelling; parsing it again is the slow part
         return iso(parse_instant(value))
     return str(value)
 
@@ -198,6 +204,23 @@ class Store:
     def get_cursor(self, token: str) -> sqlite3.Row | None:
         rows = self.query("SELECT * FROM cursors WHERE token = ?", [token])
         return rows[0] if rows else None
+
+    @contextmanager
+    def indexes_deferred(self) -> Iterator[None]:
+        """Bulk loads go faster when the indexes are built once, afterwards."""
+        with self._lock:
+            names = [
+                r["name"]
+                for r in self._conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+                ).fetchall()
+            ]
+            for name in names:
+                self._conn.execute(f"DROP INDEX {name}")
+            try:
+                yield
+            finally:
+                self._conn.executescript(_SCHEMA)
 
     def clear(self) -> None:
         """Forget everything: documents, tokens and cursors."""
