@@ -268,8 +268,20 @@ def _keyset(order: list[tuple[str, bool]], position: list[Any]) -> tuple[str, li
 
 @dataclass
 class PageResult:
-    data: list[dict[str, Any]]
+    bodies: list[str]
+    """The stored JSON of each item, in order: a page is answered without re-encoding."""
     cursor: dict[str, str] | None
+
+    @property
+    def data(self) -> list[dict[str, Any]]:
+        return [json.loads(body) for body in self.bodies]
+
+    def envelope_json(self) -> bytes:
+        """``{"data": [...], "cursor": ..., "object": "list"}`` as bytes."""
+        cursor = json.dumps(self.cursor)
+        return (
+            f'{{"data": [{", ".join(self.bodies)}], "cursor": {cursor}, "object": "list"}}'.encode()
+        )
 
 
 def fetch_page(
@@ -309,7 +321,7 @@ def fetch_page(
         expires = iso(now + cursor_ttl)
         store.put_cursor(token, query.spec.name, fingerprint, [last[c] for c, _ in order], expires)
         cursor = {"next": token, "expires_at": expires}
-    return PageResult([json.loads(r["body"]) for r in page], cursor)
+    return PageResult([r["body"] for r in page], cursor)
 
 
 def _resume_position(store: Store, query: ListQuery, fingerprint: str, now: datetime) -> list[Any]:
