@@ -31,7 +31,7 @@ def list_card_definitions(
     cursor: Cursor = None,
     state: SandboxState = Depends(get_state),
 ) -> dict[str, Any]:
-    """Card definitions that are not deleted, one page at a time."""
+    """Card definitions of every status, one page at a time."""
     return list_answer(request, state, "card_definitions", CARD_DEFINITIONS)
 
 
@@ -51,7 +51,7 @@ def list_tier_structures(
     cursor: Cursor = None,
     state: SandboxState = Depends(get_state),
 ) -> dict[str, Any]:
-    """Tier structures that are not deleted, one page at a time."""
+    """Tier structures of every status (deleted ones included), one page at a time."""
     return list_answer(request, state, "tier_structures", TIER_STRUCTURES)
 
 
