@@ -6,19 +6,24 @@ time, start over and make the service misbehave on purpose.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
 from .auth import require_key_pair
-from .clock import iso
+from .clock import iso, parse_instant
+from .errors import bad_request
 from .faults import ADMIN_PREFIX, FaultSettings
 from .state import SandboxState, get_state
 
 router = APIRouter(
     prefix=ADMIN_PREFIX, dependencies=[Depends(require_key_pair)], tags=["sandbox admin"]
 )
+
+
+FIRST_YEAR, LAST_YEAR = 1970, 9000
 
 
 class Advance(BaseModel):
@@ -40,22 +45,27 @@ def get_clock(state: SandboxState = Depends(get_state)) -> dict[str, Any]:
     return _clock(state)
 
 
+def _check_reachable(field: str, moment: datetime) -> None:
+    """Keep the clock where every date the sandbox computes still fits a datetime."""
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise bad_request(f"{field}: the clock must stay between {FIRST_YEAR} and {LAST_YEAR}")
+
+
 @router.post("/clock/advance")
 def advance_clock(body: Advance, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+    _check_reachable("seconds", state.clock.now() + timedelta(seconds=body.seconds))
     state.clock.advance(body.seconds)
     return _clock(state)
 
 
 @router.post("/clock/set")
 def set_clock(body: SetClock, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
-    from .clock import parse_instant
-    from .errors import bad_request
-
     try:
-        parse_instant(body.now)
-    except ValueError:
+        moment = parse_instant(body.now)
+    except (ValueError, OverflowError):
         raise bad_request(f"now: {body.now!r} is not an ISO 8601 instant") from None
-    state.clock.set(body.now)
+    _check_reachable("now", moment)
+    state.clock.set(moment)
     return _clock(state)
 
 

@@ -28,6 +28,9 @@ from .clock import iso, parse_instant
 from .errors import bad_request
 from .store import Store
 
+MAX_DAYS = 36_500
+"""Largest day count a date condition takes (a century; beyond it dates overflow)."""
+
 _FILTER_KEY = re.compile(r"^filters\[([^\]]+)\](?:\[conditions\]\[([^\]]+)\])?(?:\[\d*\])?$")
 
 
@@ -177,10 +180,12 @@ def _check_value(spec_field: FilterField, cond: str, value: str, where: str) -> 
         if cond in ("$before", "$after"):
             try:
                 parse_instant(value)
-            except ValueError:
+            except (ValueError, OverflowError):
                 raise bad_request(f"{where}: {value!r} is not an ISO 8601 date-time") from None
-        elif not value.isdigit():
-            raise bad_request(f"{where}: takes a non-negative whole number of days, got {value!r}")
+        elif not value.isdigit() or int(value) > MAX_DAYS:
+            raise bad_request(
+                f"{where}: takes a whole number of days from 0 to {MAX_DAYS}, got {value!r}"
+            )
 
 
 # -- SQL ----------------------------------------------------------------------

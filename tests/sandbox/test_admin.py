@@ -82,6 +82,12 @@ def test_clock_set_and_advance(restore: Sandbox, key_headers: dict[str, str]) ->
     assert_bad_request(bad, "now")
     negative = admin(restore, key_headers, "POST", "/clock/advance", json={"seconds": -5})
     assert_bad_request(negative, "seconds")
+    too_far = admin(restore, key_headers, "POST", "/clock/set", json={"now": "9999-12-31T23:59Z"})
+    assert_bad_request(too_far, "now")
+    restore.set_clock("8999-06-01T00:00:00Z")
+    beyond = admin(restore, key_headers, "POST", "/clock/advance", json={"seconds": 3e8})
+    assert_bad_request(beyond, "seconds")
+    assert restore.now() == "8999-06-01T00:00:00.000Z"
 
 
 def test_reset_restores_the_loaded_data(

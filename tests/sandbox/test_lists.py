@@ -397,6 +397,8 @@ def test_limit_bounds_are_allowed(api: httpx.Client, limit: int) -> None:
         (REWARDS, "filters[id][conditions][$is]", "lben_00ff", "filters.id"),
         (REWARDS, "filters[created_at][conditions][$before]", "yesterday", "created_at"),
         (REWARDS, "filters[created_at][conditions][$more_than]", "-3", "created_at"),
+        (REWARDS, "filters[created_at][conditions][$is]", "99999999999", "created_at"),
+        (REWARDS, "filters[created_at][conditions][$less_than]", "36501", "created_at"),
         (REWARDS, "filters[name]", "Free Latte", "filters.name"),
         (REWARDS, "filters[name][$is]", "Free Latte", "filters[name][$is]"),
         (BENEFITS, "filters[status][conditions][$is]", "DELETED", "DELETED"),
