@@ -324,7 +324,8 @@ def fetch_page(
         last = page[-1]
         token = new_cursor_token(query.spec.cursor_prefix)
         expires = iso(now + cursor_ttl)
-        store.put_cursor(token, query.spec.name, fingerprint, [last[c] for c, _ in order], expires)
+        resume_at = [last[c] for c, _ in order]
+        store.put_cursor(token, query.spec.name, fingerprint, resume_at, expires, now=iso(now))
         cursor = {"next": token, "expires_at": expires}
     return PageResult([r["body"] for r in page], cursor)
 

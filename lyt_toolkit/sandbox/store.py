@@ -69,6 +69,9 @@ CREATE TABLE IF NOT EXISTS cursors (
 """
 
 
+CURSOR_SWEEP_EVERY = 1000
+"""Expired cursors are swept once per this many new ones."""
+
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
@@ -91,6 +94,7 @@ class Store:
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
+        self._cursors_minted = 0
         with self._lock:
             self._conn.execute("PRAGMA journal_mode=WAL" if path else "PRAGMA journal_mode=MEMORY")
             self._conn.executescript(_SCHEMA)
@@ -193,13 +197,28 @@ class Store:
         return rows[0] if rows else None
 
     def put_cursor(
-        self, token: str, list_name: str, fingerprint: str, position: Any, expires_at: str
+        self,
+        token: str,
+        list_name: str,
+        fingerprint: str,
+        position: Any,
+        expires_at: str,
+        *,
+        now: str | None = None,
     ) -> None:
+        """Keep a cursor; every so often forget those expired before ``now``.
+
+        Every page with more to come mints a cursor, so without the sweep a long
+        rehearsal would grow the table without bound.
+        """
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO cursors VALUES (?, ?, ?, ?, ?)",
                 (token, list_name, fingerprint, json.dumps(position), expires_at),
             )
+            self._cursors_minted += 1
+            if now is not None and self._cursors_minted % CURSOR_SWEEP_EVERY == 0:
+                conn.execute("DELETE FROM cursors WHERE expires_at <= ?", (now,))
 
     def get_cursor(self, token: str) -> sqlite3.Row | None:
         rows = self.query("SELECT * FROM cursors WHERE token = ?", [token])
