@@ -10,7 +10,8 @@ one run, measures over real HTTP on loopback:
 - their ratio (goal: at most 1.5);
 - pages per second of a full walk of every reward.
 
-Run: ``.venv/bin/python benchmarks/sandbox_pagination.py [--rewards N] [--repeat N] [--db PATH]``
+Run: ``.venv/bin/python benchmarks/sandbox_pagination.py``
+(options: ``--rewards N --deep-page N --repeat N --db PATH|tmp``)
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rewards", type=int, default=100_000)
     parser.add_argument("--deep-page", type=int, default=950, help="page number to time")
     parser.add_argument("--repeat", type=int, default=50, help="timed requests per page")
-    parser.add_argument("--db", help="SQLite file to use (default: in memory)")
+    parser.add_argument(
+        "--db", help='SQLite file to use, or "tmp" for one in a temporary folder (default: memory)'
+    )
     args = parser.parse_args(argv)
     limit = 100
     if args.rewards < args.deep_page * limit:
