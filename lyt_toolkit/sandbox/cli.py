@@ -3,21 +3,48 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 
+from .clock import parse_instant
 from .config import SandboxConfig
+from .state import load_program_source
 
 
 def serve(args: argparse.Namespace) -> int:
     from .server import serve as run
 
+    try:
+        config = _checked_config(args)
+    except ValueError as exc:
+        print(f"lyt sandbox serve: {exc}", file=sys.stderr)
+        return 2
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: binding {args.host}; the sandbox is then reachable beyond this machine")
-    run(
-        SandboxConfig(data=args.data, db=args.db, now=args.now, seed=args.seed),
-        args.host,
-        args.port,
-    )
+    run(config, args.host, args.port)
     return 0
+
+
+def _checked_config(args: argparse.Namespace) -> SandboxConfig:
+    """The sandbox settings, each option checked so a mistake names the option."""
+    if args.now is not None:
+        try:
+            parse_instant(args.now)
+        except ValueError:
+            raise ValueError(f"--now: {args.now!r} is not an ISO 8601 instant") from None
+    if args.data is not None:
+        try:
+            program = load_program_source(args.data)
+        except OSError as exc:
+            raise ValueError(f"--data: cannot read {args.data}: {exc.strerror}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--data: {args.data} is not valid JSON ({exc})") from None
+        if not isinstance(program, dict):
+            raise ValueError(f"--data: {args.data} must hold a JSON object")
+    if args.db is not None and not Path(args.db).resolve().parent.is_dir():
+        raise ValueError(f"--db: the folder of {args.db} does not exist")
+    return SandboxConfig(data=args.data, db=args.db, now=args.now, seed=args.seed)
 
 
 def generate(args: argparse.Namespace) -> int:

@@ -28,18 +28,25 @@ class SandboxState:
 
     @classmethod
     def create(cls, config: SandboxConfig) -> SandboxState:
+        """A sandbox over ``config.db``: a database file that already holds a program
+        is resumed as it was left; otherwise the program is loaded afresh."""
         program = load_program_source(config.data)
-        clock = Clock(config.now or program.get("now"))
+        store = Store(config.db)
+        stored = store.size()
         seed = config.seed
+        if seed is not None and stored:
+            # Resumed data: the same seed must not mint the IDs it minted last time.
+            seed = seed * 1_000_003 + stored
         state = cls(
             config=config,
-            store=Store(config.db),
-            clock=clock,
+            store=store,
+            clock=Clock(config.now or program.get("now")),
             ids=IdGenerator(seed),
             cursor_ids=IdGenerator(None if seed is None else seed + 1),
             program=program,
         )
-        state.reload()
+        if not stored:
+            state.reload()
         return state
 
     def reload(self) -> None:

@@ -169,6 +169,10 @@ class Store:
             sql += " AND listed = 1"
         return [json.loads(r["body"]) for r in self.query(sql + " ORDER BY created_at, id", params)]
 
+    def size(self) -> int:
+        """How many documents of any kind the store holds."""
+        return int(self.query("SELECT COUNT(*) AS n FROM resources")[0]["n"])
+
     def count(self, kind: str) -> int:
         return int(self.query("SELECT COUNT(*) AS n FROM resources WHERE kind = ?", [kind])[0]["n"])
 

@@ -1,0 +1,142 @@
+"""The ``lyt`` command's sandbox subcommands, run the way a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lyt_toolkit.cli import main
+
+KEYS = {"X-App-Id": "sandbox-app-id", "X-App-Token": "sandbox-app-token"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def _serve(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """Run ``lyt sandbox serve`` in a child process until its ready line appears."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", str(port), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "ready at" in line, line
+        yield line, proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _rewards(base_url: str) -> list[dict]:
+    headers = _headers(base_url)
+    response = httpx.get(f"{base_url}/v2/loyalties/rewards", params={"limit": 100}, headers=headers)
+    response.raise_for_status()
+    return response.json()["data"]
+
+
+def test_generate_writes_a_program_the_sandbox_serves(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "big.json"
+    args = ["sandbox", "generate", "--out", str(out), "--rewards", "40", "--benefits", "15"]
+    assert main([*args, "--seed", "3"]) == 0
+    assert str(out) in capsys.readouterr().out
+    program = json.loads(out.read_text())
+    assert len(program["rewards"]) == 40 and len(program["benefits"]) == 15
+
+    with _serve("--data", str(out), "--now", "2026-01-15T12:00:00Z", "--seed", "1") as (line, _):
+        base_url = line.split("ready at ")[1].split()[0]
+        assert base_url.startswith("http://127.0.0.1:")
+        assert {r["id"] for r in _rewards(base_url)} == {r["id"] for r in program["rewards"]}
+
+
+def test_serve_prints_its_base_url_and_never_the_tokens() -> None:
+    with _serve() as (line, _):
+        assert "sandbox-app-token" not in line and "sandbox-management-token" not in line
+        base_url = line.split("ready at ")[1].split()[0]
+        assert len(_rewards(base_url)) > 10
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--data", "/nonexistent/program.json"], "--data"),
+        (["--now", "yesterday-ish"], "--now"),
+    ],
+)
+def test_serve_refuses_bad_options_naming_them(args: list[str], field: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", "0", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 2
+    assert field in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_serve_with_a_db_file_resumes_where_it_left_off(tmp_path: Path) -> None:
+    db = tmp_path / "sandbox.sqlite"
+    with _serve("--db", str(db), "--seed", "2") as (line, _):
+        base_url = line.split("ready at ")[1].split()[0]
+        active = next(r for r in _rewards(base_url) if r["status"] == "ACTIVE")
+        headers = _headers(base_url)
+        drafted = httpx.post(
+            f"{base_url}/v2/loyalties/rewards/{active['id']}/draft", headers=headers
+        )
+        assert drafted.status_code == 200
+        first = _create_benefit(base_url, "Resumed bonus one")
+    assert db.exists()
+    with _serve("--db", str(db), "--seed", "2") as (line, _):
+        base_url = line.split("ready at ")[1].split()[0]
+        statuses = {r["id"]: r["status"] for r in _rewards(base_url)}
+        assert statuses[active["id"]] == "DRAFT"  # the change survived the restart
+        second = _create_benefit(base_url, "Resumed bonus two")
+        assert second["id"] != first["id"]  # the same seed mints no ID twice
+        listed = httpx.get(
+            f"{base_url}/v2/loyalties/benefits",
+            params={"filters[name][conditions][$starts_with]": "Resumed bonus"},
+            headers=_headers(base_url),
+        ).json()["data"]
+        assert {b["id"] for b in listed} == {first["id"], second["id"]}
+
+
+def _headers(base_url: str) -> dict[str, str]:
+    token = httpx.post(
+        f"{base_url}/oauth/token",
+        data={"grant_type": "client_credentials", "scope": "loyalties"},
+        headers=KEYS,
+    ).json()["access_token"]
+    return {**KEYS, "Authorization": f"Bearer {token}"}
+
+
+def _create_benefit(base_url: str, name: str) -> dict:
+    body = {
+        "name": name,
+        "type": "POINTS",
+        "points": {"value": 5, "card_definition_id": "lcdef_c0ffee0001"},
+    }
+    response = httpx.post(
+        f"{base_url}/v2/loyalties/benefits", json=body, headers=_headers(base_url)
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
