@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import httpx
 import pytest
 
@@ -336,6 +340,46 @@ def test_activation_creates_pending_transaction_then_settles(
     assert balance()["pending_points"] == before["pending_points"] - points
     again = activate(api, P1, "lmbr_c0ffee0001", card, "lcppb_c0ffee0001")
     assert_error(again, 423, "resource_locked")  # no longer PENDING
+
+
+def test_concurrent_activations_of_one_bucket_settle_once(
+    sandbox: Sandbox, api: httpx.Client, v2_headers: dict[str, str], restore: Sandbox
+) -> None:
+    """While the first activation settles, the bucket is still PENDING; the others are 423."""
+    member, card, bucket = "lmbr_c0ffee0001", "lcrd_c0ffee0001", "lcppb_c0ffee0001"
+    member_path = f"{members_path()}/{member}"
+
+    def points() -> int:
+        cards = api.get(member_path).json()["cards"]
+        return next(c["card"]["balance"]["points"] for c in cards if c["card"]["id"] == card)
+
+    before = points()
+    start = threading.Barrier(8)
+
+    def one_activation(_: int) -> httpx.Response:
+        with httpx.Client(base_url=sandbox.base_url, headers=v2_headers, timeout=10) as client:
+            start.wait()
+            return activate(client, P1, member, card, bucket)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        responses = list(pool.map(one_activation, range(8)))
+    won = [r for r in responses if r.status_code == 200]
+    assert len(won) == 1, [r.text for r in responses]
+    assert won[0].json()["status"] == "TRANSACTION_CREATED"
+    for response in responses:
+        if response is not won[0]:
+            body = assert_error(response, 423, "resource_locked")
+            assert "in progress" in body["details"] or "not PENDING" in body["details"]
+    gained = won[0].json()["transaction"]["details"]["points"]["total"]
+    listing = buckets_path(P1, member, card)
+
+    def settled() -> bool:
+        return all(b["status"] != "PENDING" for b in walk(api, listing) if b["id"] == bucket)
+
+    assert eventually(settled)
+    assert points() == before + gained
+    time.sleep(0.2)  # a second settlement, had one been scheduled, would land by now
+    assert points() == before + gained
 
 
 @pytest.mark.parametrize(

@@ -129,14 +129,27 @@ def activate_pending_bucket(
         if bucket is None:
             raise not_found("pending_points_bucket", bucketId)
         _check_activation(state, program, member, card, bucket)
+        if state.store.get(_SETTLING, bucketId) is not None:
+            raise locked(f"Bucket {bucketId}: an activation is already in progress")
         transaction = _activation_transaction(state, bucket)
         store_resource(state.store, "card_transactions", transaction)
+        settling = {"id": bucketId, "transaction_id": transaction["id"]}
+        state.store.put(_SETTLING, settling, listed=False)
     background.add_task(_complete_activation, state, transaction["id"], cardId, bucketId)
     return {
         "transaction": transaction,
         "status": ActivationStatus.TRANSACTION_CREATED.value,
         "message": "Points activation transaction created",
     }
+
+
+_SETTLING = "settling_activations"
+"""Store kind: bucket ID -> the activation transaction not yet settled.
+
+The bucket stays PENDING until the background task settles it, so this record
+is what turns a second activation in that window away (in the same store
+transaction that creates the first one's, hence exactly one wins).
+"""
 
 
 def _check_activation(
@@ -192,6 +205,10 @@ def _complete_activation(
     time.sleep(state.config.activation_delay)
     store = state.store
     with store.transaction():
+        settling = store.get(_SETTLING, bucket_id)
+        if settling is None or settling["transaction_id"] != transaction_id:
+            return  # the sandbox was reset meanwhile
+        store.delete(_SETTLING, bucket_id)
         bucket = store.get("pending_buckets", bucket_id)
         transaction = store.get("card_transactions", transaction_id)
         if (
