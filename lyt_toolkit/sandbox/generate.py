@@ -527,23 +527,28 @@ def _rewards(
         if material and rng.random() < 0.5:
             row["material"] = {"type": "PRODUCT", "product": {"id": rng.choice(products)["id"]}}
         elif material:
-            sku = rng.choice(skus)
-            row["material"] = {
-                "type": "SKU",
-                "sku": {"product_id": sku["product_id"], "id": sku["id"]},
-            }
-        elif rng.random() < 0.5:
-            row["digital"] = {
-                "type": "DISCOUNT_COUPONS",
-                "discount_coupons": {"campaign_id": coupons},
-            }
+            row["material"] = _sku_material(rng, skus)
         else:
-            row["digital"] = {
-                "type": "GIFT_VOUCHERS",
-                "gift_vouchers": {"campaign_id": gift, "balance": rng.choice((500, 1000, 2500))},
-            }
+            row["digital"] = _digital(rng, coupons, gift, balances=(500, 1000, 2500))
         rows.append(row)
     return rows
+
+
+def _sku_material(rng: random.Random, skus: list[dict[str, Any]]) -> dict[str, Any]:
+    sku = rng.choice(skus)
+    return {"type": "SKU", "sku": {"product_id": sku["product_id"], "id": sku["id"]}}
+
+
+def _digital(
+    rng: random.Random, coupons: str, gift: str, *, balances: tuple[int, ...]
+) -> dict[str, Any]:
+    """Half discount coupons, half gift vouchers of one of ``balances``."""
+    if rng.random() < 0.5:
+        return {"type": "DISCOUNT_COUPONS", "discount_coupons": {"campaign_id": coupons}}
+    return {
+        "type": "GIFT_VOUCHERS",
+        "gift_vouchers": {"campaign_id": gift, "balance": rng.choice(balances)},
+    }
 
 
 def _benefits(
@@ -585,21 +590,9 @@ def _benefits(
                 "order": {"amount": {"every": 100, "value": rng.choice((1, 2, 1.5))}},
             }
         elif kind == BenefitType.MATERIAL:
-            sku = rng.choice(skus)
-            row["material"] = {
-                "type": "SKU",
-                "sku": {"product_id": sku["product_id"], "id": sku["id"]},
-            }
-        elif rng.random() < 0.5:
-            row["digital"] = {
-                "type": "DISCOUNT_COUPONS",
-                "discount_coupons": {"campaign_id": coupons},
-            }
+            row["material"] = _sku_material(rng, skus)
         else:
-            row["digital"] = {
-                "type": "GIFT_VOUCHERS",
-                "gift_vouchers": {"campaign_id": gift, "balance": rng.choice((500, 1000))},
-            }
+            row["digital"] = _digital(rng, coupons, gift, balances=(500, 1000))
         row["created_at"] = created
         row["updated_at"] = None
         rows.append(row)

@@ -4,35 +4,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request, Response
 
 from ...models import BenefitCreate
 from ...models.enums import BenefitStatus, BenefitType, CardDefinitionStatus, DigitalBenefitType
 from ...models.ids import IdPrefix
 from ...models.listing import BENEFITS
-from ..auth import require_loyalty_access
 from ..errors import ServiceError, bad_request, locked, not_found
 from ..loader import store_resource
 from ..state import SandboxState, get_state
-from .common import Cursor, Limit, Order, id_path, list_answer, require_json
+from .common import PAGING, id_path, list_answer, loyalty_router, require_json
 
-router = APIRouter(
-    prefix="/v2/loyalties/benefits",
-    dependencies=[Depends(require_loyalty_access)],
-    tags=["loyalties"],
-)
+router = loyalty_router("/benefits")
 
 BenefitPath = Annotated[str, id_path(IdPrefix.BENEFIT, "benefit ID")]
 
 
-@router.get("")
-def list_benefits(
-    request: Request,
-    limit: Limit = None,
-    order: Order = None,
-    cursor: Cursor = None,
-    state: SandboxState = Depends(get_state),
-) -> dict[str, Any]:
+@router.get("", dependencies=[PAGING])
+def list_benefits(request: Request, state: SandboxState = Depends(get_state)) -> Response:
     """Benefits that are not deleted, one page at a time."""
     return list_answer(request, state, "benefits", BENEFITS)
 

@@ -4,33 +4,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request, Response
 
 from ...models.enums import TierStructureStatus
 from ...models.ids import IdPrefix
 from ...models.listing import CARD_DEFINITIONS, TIER_STRUCTURES
-from ..auth import require_loyalty_access
 from ..errors import not_found
 from ..loader import store_resource
 from ..state import SandboxState, get_state
-from .common import Cursor, Limit, Order, id_path, list_answer, require
+from .common import PAGING, id_path, list_answer, loyalty_router, require
 
-router = APIRouter(
-    prefix="/v2/loyalties", dependencies=[Depends(require_loyalty_access)], tags=["loyalties"]
-)
+router = loyalty_router()
 
 CardDefinitionPath = Annotated[str, id_path(IdPrefix.CARD_DEFINITION, "card definition ID")]
 TierStructurePath = Annotated[str, id_path(IdPrefix.TIER_STRUCTURE, "tier structure ID")]
 
 
-@router.get("/card-definitions")
-def list_card_definitions(
-    request: Request,
-    limit: Limit = None,
-    order: Order = None,
-    cursor: Cursor = None,
-    state: SandboxState = Depends(get_state),
-) -> dict[str, Any]:
+@router.get("/card-definitions", dependencies=[PAGING])
+def list_card_definitions(request: Request, state: SandboxState = Depends(get_state)) -> Response:
     """Card definitions of every status, one page at a time."""
     return list_answer(request, state, "card_definitions", CARD_DEFINITIONS)
 
@@ -43,14 +34,8 @@ def get_card_definition(
     return require(state, "card_definitions", cardDefinitionId, "card_definition")
 
 
-@router.get("/tier-structures")
-def list_tier_structures(
-    request: Request,
-    limit: Limit = None,
-    order: Order = None,
-    cursor: Cursor = None,
-    state: SandboxState = Depends(get_state),
-) -> dict[str, Any]:
+@router.get("/tier-structures", dependencies=[PAGING])
+def list_tier_structures(request: Request, state: SandboxState = Depends(get_state)) -> Response:
     """Tier structures of every status (deleted ones included), one page at a time."""
     return list_answer(request, state, "tier_structures", TIER_STRUCTURES)
 

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from ...models.ids import IdPrefix, hex_pattern
 from ...models.listing import MAX_LIMIT, MIN_LIMIT, ListSpec
+from ..auth import require_loyalty_access
 from ..errors import bad_request, not_found
 from ..query import fetch_page, parse_list_query
 from ..state import SandboxState
+
+
+def loyalty_router(path: str = "") -> APIRouter:
+    """A router under ``/v2/loyalties``: every call needs a bearer token and the key pair."""
+    return APIRouter(
+        prefix=f"/v2/loyalties{path}",
+        dependencies=[Depends(require_loyalty_access)],
+        tags=["loyalties"],
+    )
 
 
 def id_path(prefix: IdPrefix, description: str) -> Any:
@@ -18,13 +28,24 @@ def id_path(prefix: IdPrefix, description: str) -> Any:
     return Path(pattern=hex_pattern(prefix), description=description)
 
 
-# Declared for the OpenAPI document; parse_list_query re-reads the raw items,
-# because deep-object filters cannot be declared as FastAPI parameters.
-Limit = Annotated[
-    int | None, Query(ge=MIN_LIMIT, le=MAX_LIMIT, description="page size, default 10")
-]
-Order = Annotated[list[str] | None, Query(description="field, '-' prefix for descending")]
-Cursor = Annotated[str | None, Query(description="cursor.next of the previous page")]
+async def _paging_parameters(
+    limit: Annotated[
+        int | None, Query(ge=MIN_LIMIT, le=MAX_LIMIT, description="page size, default 10")
+    ] = None,
+    order: Annotated[
+        list[str] | None, Query(description="field, '-' prefix for descending")
+    ] = None,
+    cursor: Annotated[str | None, Query(description="cursor.next of the previous page")] = None,
+) -> None:
+    """Declares a list's paging parameters, for the OpenAPI document and a first check.
+
+    ``parse_list_query`` re-reads the raw items, because deep-object filters
+    cannot be declared as FastAPI parameters.
+    """
+
+
+PAGING = Depends(_paging_parameters)
+"""``dependencies=[PAGING]`` on every keyset-paged list endpoint."""
 
 
 def require_json(request: Request) -> None:
@@ -37,7 +58,7 @@ def require_json(request: Request) -> None:
 
 def list_answer(
     request: Request, state: SandboxState, kind: str, spec: ListSpec, scope: str = ""
-) -> Any:
+) -> Response:
     """The ``{data, cursor, object}`` envelope of one page of ``kind``, already encoded.
 
     Items are stored as the JSON the service sends, so a page is their

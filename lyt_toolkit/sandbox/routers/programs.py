@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, BackgroundTasks, Depends, Request
+from fastapi import BackgroundTasks, Depends, Request, Response
 
 from ...models.enums import (
     ActivationStatus,
@@ -18,17 +18,12 @@ from ...models.enums import (
 )
 from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
-from ..auth import require_loyalty_access
 from ..errors import locked, not_found
 from ..loader import store_resource
 from ..state import SandboxState, get_state
-from .common import Cursor, Limit, Order, id_path, list_answer, require
+from .common import PAGING, id_path, list_answer, loyalty_router, require
 
-router = APIRouter(
-    prefix="/v2/loyalties/programs",
-    dependencies=[Depends(require_loyalty_access)],
-    tags=["loyalties"],
-)
+router = loyalty_router("/programs")
 
 ProgramPath = Annotated[str, id_path(IdPrefix.PROGRAM, "program ID")]
 MemberPath = Annotated[str, id_path(IdPrefix.MEMBER, "member ID")]
@@ -36,14 +31,8 @@ CardPath = Annotated[str, id_path(IdPrefix.CARD, "card ID")]
 BucketPath = Annotated[str, id_path(IdPrefix.PENDING_BUCKET, "pending points bucket ID")]
 
 
-@router.get("")
-def list_programs(
-    request: Request,
-    limit: Limit = None,
-    order: Order = None,
-    cursor: Cursor = None,
-    state: SandboxState = Depends(get_state),
-) -> dict[str, Any]:
+@router.get("", dependencies=[PAGING])
+def list_programs(request: Request, state: SandboxState = Depends(get_state)) -> Response:
     return list_answer(request, state, "programs", PROGRAMS)
 
 
@@ -52,15 +41,12 @@ def get_program(programId: ProgramPath, state: SandboxState = Depends(get_state)
     return require(state, "programs", programId, "program")
 
 
-@router.get("/{programId}/members")
+@router.get("/{programId}/members", dependencies=[PAGING])
 def list_members(
     programId: ProgramPath,
     request: Request,
-    limit: Limit = None,
-    order: Order = None,
-    cursor: Cursor = None,
     state: SandboxState = Depends(get_state),
-) -> dict[str, Any]:
+) -> Response:
     require(state, "programs", programId, "program")
     return list_answer(request, state, "members", MEMBERS, scope=programId)
 
@@ -98,17 +84,14 @@ def _card_in_path(
     return program, member, card
 
 
-@router.get("/{programId}/members/{memberId}/cards/{cardId}/pending-points")
+@router.get("/{programId}/members/{memberId}/cards/{cardId}/pending-points", dependencies=[PAGING])
 def list_pending_buckets(
     programId: ProgramPath,
     memberId: MemberPath,
     cardId: CardPath,
     request: Request,
-    limit: Limit = None,
-    order: Order = None,
-    cursor: Cursor = None,
     state: SandboxState = Depends(get_state),
-) -> dict[str, Any]:
+) -> Response:
     _card_in_path(state, programId, memberId, cardId)
     return list_answer(request, state, "pending_buckets", PENDING_BUCKETS, scope=cardId)
 

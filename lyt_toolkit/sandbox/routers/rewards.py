@@ -4,34 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request, Response
 
 from ...models.enums import RewardStatus
 from ...models.ids import IdPrefix
 from ...models.listing import REWARDS
-from ..auth import require_loyalty_access
 from ..errors import conflict
 from ..loader import store_resource
 from ..state import SandboxState, get_state
-from .common import Cursor, Limit, Order, id_path, list_answer, require
+from .common import PAGING, id_path, list_answer, loyalty_router, require
 
-router = APIRouter(
-    prefix="/v2/loyalties/rewards",
-    dependencies=[Depends(require_loyalty_access)],
-    tags=["loyalties"],
-)
+router = loyalty_router("/rewards")
 
 RewardPath = Annotated[str, id_path(IdPrefix.REWARD, "reward ID")]
 
 
-@router.get("")
-def list_rewards(
-    request: Request,
-    limit: Limit = None,
-    order: Order = None,
-    cursor: Cursor = None,
-    state: SandboxState = Depends(get_state),
-) -> dict[str, Any]:
+@router.get("", dependencies=[PAGING])
+def list_rewards(request: Request, state: SandboxState = Depends(get_state)) -> Response:
     return list_answer(request, state, "rewards", REWARDS)
 
 
