@@ -69,8 +69,10 @@ class FaultMiddleware(BaseHTTPMiddleware):
         if delay:
             await asyncio.sleep(delay)
         if status is not None:
-            retry_after = str(faults.settings.retry_after)
-            error = ServiceError(status, details="fault injected by the sandbox")
-            error.headers = {"Retry-After": retry_after}
+            error = ServiceError(
+                status,
+                details="fault injected by the sandbox",
+                headers={"Retry-After": str(faults.settings.retry_after)},
+            )
             return error_response(request, error)
         return await call_next(request)

@@ -31,6 +31,10 @@ class Kind:
     scope_field: str | None = None
     listed: Callable[[dict[str, Any]], bool] = lambda doc: True
 
+    def scope(self, doc: dict[str, Any]) -> str:
+        """The scope a document of this kind is listed within ("" for top-level kinds)."""
+        return str(doc.get(self.scope_field, "")) if self.scope_field else ""
+
 
 KINDS: tuple[Kind, ...] = (
     Kind("card_definitions", "CardDefinition", listed=lambda doc: doc.get("status") != "DELETED"),
@@ -112,8 +116,7 @@ def load_program(store: Store, program: dict[str, Any], now: datetime) -> None:
             if not isinstance(raw, dict) or "id" not in raw:
                 raise ProgramFileError(f"{kind.key}[{i}]: each entry needs an 'id'")
             doc = normalize(kind, raw)
-            scope = str(doc.get(kind.scope_field, "")) if kind.scope_field else ""
-            rows.append((doc, scope, kind.listed(doc)))
+            rows.append((doc, kind.scope(doc), kind.listed(doc)))
         store.put_many(kind.key, rows)
 
 
@@ -124,6 +127,5 @@ def store_resource(store: Store, key: str, doc: dict[str, Any]) -> dict[str, Any
         doc = normalize(kind, doc)
     except ProgramFileError as exc:  # a sandbox bug, not the client's: surface it plainly
         raise ServiceError(500, details=str(exc)) from exc
-    scope = str(doc.get(kind.scope_field, "")) if kind.scope_field else ""
-    store.put(key, doc, scope=scope, listed=kind.listed(doc))
+    store.put(key, doc, scope=kind.scope(doc), listed=kind.listed(doc))
     return doc

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -190,15 +190,9 @@ def _check_value(spec_field: FilterField, cond: str, value: str, where: str) -> 
 
 # -- SQL ----------------------------------------------------------------------
 
-_COLUMNS = {"customer_id": "customer_id"}  # filter field -> column where names differ
-
-
-def _column(name: str) -> str:
-    return _COLUMNS.get(name, name)
-
 
 def _condition_sql(cond: Condition, now: datetime) -> tuple[str, list[Any]]:
-    col, values, name = _column(cond.field.name), list(cond.values), cond.name
+    col, values, name = cond.field.name, list(cond.values), cond.name
     if cond.field.kind is FieldKind.DATE:
         return _date_sql(col, name, values, now)
     exact = f"{col} COLLATE BINARY" if col == "name" else col
@@ -257,9 +251,8 @@ def _where_filters(query: ListQuery, now: datetime) -> tuple[str, list[Any]]:
 
 def _keyset(order: list[tuple[str, bool]], position: list[Any]) -> tuple[str, list[Any]]:
     """Rows strictly after ``position`` in ``order`` (ties broken by id)."""
-    if (
-        len({desc for _, desc in order}) == 1
-    ):  # one direction: a row-value comparison uses the index
+    if len({desc for _, desc in order}) == 1:
+        # One direction: a row-value comparison, which the index serves.
         cols = ", ".join(col for col, _ in order)
         op = "<" if order[0][1] else ">"
         return f"(({cols}) {op} ({', '.join('?' * len(order))}))", list(position)
@@ -277,10 +270,6 @@ class PageResult:
     """The stored JSON of each item, in order: a page is answered without re-encoding."""
     cursor: dict[str, str] | None
 
-    @property
-    def data(self) -> list[dict[str, Any]]:
-        return [json.loads(body) for body in self.bodies]
-
     def envelope_json(self) -> bytes:
         """``{"data": [...], "cursor": ..., "object": "list"}`` as bytes."""
         cursor = json.dumps(self.cursor)
@@ -295,7 +284,7 @@ def fetch_page(
     query: ListQuery,
     *,
     now: datetime,
-    new_cursor_token: Any,
+    new_cursor_token: Callable[[str], str],
     cursor_ttl: timedelta,
     scope: str = "",
 ) -> PageResult:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fastapi import Request
 
 from .clock import Clock, IdGenerator, iso
-from .config import SandboxConfig
+from .config import DEMO_PROGRAM, SandboxConfig
 from .faults import Faults
 from .loader import load_program
 from .store import Store
@@ -61,11 +63,6 @@ class SandboxState:
 
 def load_program_source(data: Any) -> dict[str, Any]:
     """The program dict from a path, a dict, or the bundled demo when ``None``."""
-    import json
-    from pathlib import Path
-
-    from .config import DEMO_PROGRAM
-
     if isinstance(data, dict):
         return data
     path = Path(data) if data is not None else DEMO_PROGRAM

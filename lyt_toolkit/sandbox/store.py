@@ -124,15 +124,10 @@ class Store:
 
     def put(self, kind: str, doc: dict[str, Any], *, scope: str = "", listed: bool = True) -> None:
         """Insert or replace one document."""
-        columns = [_column_value(f, doc) for f in INDEXED]
-        with self.transaction() as conn:
-            conn.execute(
-                _INSERT,
-                (kind, doc["id"], scope, int(listed), *columns, json.dumps(doc)),
-            )
+        self.put_many(kind, [(doc, scope, listed)])
 
     def put_many(self, kind: str, docs: Iterable[tuple[dict[str, Any], str, bool]]) -> None:
-        """Bulk insert ``(doc, scope, listed)`` rows in one transaction."""
+        """Insert or replace ``(doc, scope, listed)`` rows in one transaction."""
         rows = (
             (
                 kind,
@@ -145,10 +140,7 @@ class Store:
             for d, scope, listed in docs
         )
         with self.transaction() as conn:
-            conn.executemany(
-                _INSERT,
-                rows,
-            )
+            conn.executemany(_INSERT, rows)
 
     def get(self, kind: str, id_: str, *, scope: str | None = None) -> dict[str, Any] | None:
         sql, params = "SELECT body FROM resources WHERE kind = ? AND id = ?", [kind, id_]
@@ -158,23 +150,16 @@ class Store:
         rows = self.query(sql, params)
         return json.loads(rows[0]["body"]) if rows else None
 
-    def all(
-        self, kind: str, *, scope: str | None = None, listed_only: bool = False
-    ) -> list[dict[str, Any]]:
+    def all(self, kind: str, *, scope: str | None = None) -> list[dict[str, Any]]:
         sql, params = "SELECT body FROM resources WHERE kind = ?", [kind]
         if scope is not None:
             sql += " AND scope = ?"
             params.append(scope)
-        if listed_only:
-            sql += " AND listed = 1"
         return [json.loads(r["body"]) for r in self.query(sql + " ORDER BY created_at, id", params)]
 
     def size(self) -> int:
         """How many documents of any kind the store holds."""
         return int(self.query("SELECT COUNT(*) AS n FROM resources")[0]["n"])
-
-    def count(self, kind: str) -> int:
-        return int(self.query("SELECT COUNT(*) AS n FROM resources WHERE kind = ?", [kind])[0]["n"])
 
     def delete(self, kind: str, id_: str) -> None:
         with self.transaction() as conn:
