@@ -1,23 +1,72 @@
-"""Shared fixtures: one sandbox per test session, reached only over real HTTP."""
+"""Shared fixtures: sandboxes reached only over real HTTP, and clients built for them.
+
+Every test directory serves its own sandbox(es) through ``start_sandbox`` so its
+data, and for the client tests their distinctive credentials, stay its own.
+``sandbox`` and ``restore`` serve the sandbox tests; a directory that defines a
+session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
 
 NOW = "2026-01-15T12:00:00Z"
-"""The clock the shared sandbox starts at (the demo program's own default)."""
+"""The clock sandboxes start at (the demo program's own default)."""
+
+
+@contextmanager
+def _start_sandbox(
+    data: str | Path | dict[str, Any] | None = None,
+    *,
+    now: str | None = NOW,
+    seed: int | None = 7,
+    credentials: SandboxCredentials | None = None,
+) -> Iterator[Sandbox]:
+    with Sandbox.start(data, now=now, seed=seed, credentials=credentials) as sb:
+        yield sb
+
+
+def _client_for(sb: Sandbox, **kwargs: Any) -> LoyaltyClient:
+    return LoyaltyClient(
+        base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs(), **kwargs
+    )
+
+
+def _put_back(sb: Sandbox) -> None:
+    """No faults, the clock at ``NOW``, then the program reloaded at that clock."""
+    sb.clear_faults()
+    sb.set_clock(NOW)
+    sb.reset()
+
+
+@pytest.fixture(scope="session")
+def start_sandbox() -> Callable[..., AbstractContextManager[Sandbox]]:
+    """``with start_sandbox(data=None, now=NOW, seed=7, credentials=None) as sb``.
+
+    The bundled demo unless ``data`` is given; ``now=None`` runs on the real clock.
+    """
+    return _start_sandbox
+
+
+@pytest.fixture(scope="session")
+def make_client() -> Callable[..., LoyaltyClient]:
+    """``make_client(sb, **client_kwargs)``: a client connected to sandbox ``sb``."""
+    return _client_for
 
 
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[Sandbox]:
     """The demo program on a fixed clock; tests that change it ask for ``restore``."""
-    with Sandbox.start(now=NOW, seed=7) as sb:
+    with _start_sandbox() as sb:
         yield sb
 
 
@@ -25,9 +74,15 @@ def sandbox() -> Iterator[Sandbox]:
 def restore(sandbox: Sandbox) -> Iterator[Sandbox]:
     """The shared sandbox, put back to the demo data, clock and no faults afterwards."""
     yield sandbox
-    sandbox.clear_faults()
-    sandbox.set_clock(NOW)
-    sandbox.reset()
+    _put_back(sandbox)
+
+
+@pytest.fixture
+def fresh(sb: Sandbox) -> Iterator[Sandbox]:
+    """The directory's own sandbox ``sb``, put back before and after the test."""
+    _put_back(sb)
+    yield sb
+    _put_back(sb)
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
@@ -12,7 +13,6 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import SandboxCredentials
 
-NOW = "2026-01-15T12:00:00Z"
 APP_TOKEN = "apptok-ACTIONS-SECRET-91c3"
 MANAGEMENT_TOKEN = "mgmttok-ACTIONS-SECRET-7d2e"
 SECRETS = (APP_TOKEN, MANAGEMENT_TOKEN)
@@ -25,27 +25,14 @@ CREDENTIALS = SandboxCredentials(
 
 
 @pytest.fixture(scope="session")
-def sb() -> Iterator[Sandbox]:
-    with Sandbox.start(now=NOW, seed=7, credentials=CREDENTIALS) as sandbox:
+def sb(start_sandbox: Callable[..., AbstractContextManager[Sandbox]]) -> Iterator[Sandbox]:
+    with start_sandbox(credentials=CREDENTIALS) as sandbox:
         yield sandbox
 
 
 @pytest.fixture
-def fresh(sb: Sandbox) -> Iterator[Sandbox]:
-    """The demo data and clock restored before and after the test."""
-    sb.clear_faults()
-    sb.reset()
-    sb.set_clock(NOW)
-    yield sb
-    sb.clear_faults()
-    sb.reset()
-    sb.set_clock(NOW)
-
-
-@pytest.fixture
-def client(fresh: Sandbox) -> Iterator[LoyaltyClient]:
-    kwargs = fresh.credentials.as_client_kwargs()
-    with LoyaltyClient(base_url=fresh.base_url, env_file=None, **kwargs) as c:
+def client(fresh: Sandbox, make_client: Callable[..., LoyaltyClient]) -> Iterator[LoyaltyClient]:
+    with make_client(fresh) as c:
         yield c
 
 

@@ -6,7 +6,8 @@ takes ``pulled_at`` from the service), so findings reproduce; other programs use
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pandas as pd
@@ -20,20 +21,28 @@ from lyt_toolkit.sandbox import Sandbox
 from .programs import clean_program
 
 NOW = "2026-01-15T12:00:00Z"
+"""The demo's clock (the sandboxes' default, see tests/conftest.py)."""
+
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
-def pull_snapshot(sb: Sandbox) -> Any:
-    """A snapshot of everything the sandbox holds, as ``lyt audit`` pulls it."""
-    with LoyaltyClient(
-        base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()
-    ) as client:
-        return ProgramSnapshot.pull(client, progress=False)
+@pytest.fixture(scope="session")
+def pull_snapshot(make_client: Callable[..., LoyaltyClient]) -> Callable[[Sandbox], Any]:
+    """``pull_snapshot(sb)``: everything the sandbox holds, as ``lyt audit`` pulls it."""
+
+    def pull(sb: Sandbox) -> Any:
+        with make_client(sb) as client:
+            return ProgramSnapshot.pull(client, progress=False)
+
+    return pull
 
 
 @pytest.fixture(scope="module")
-def demo_snapshot() -> Iterator[Any]:
+def demo_snapshot(
+    start_sandbox: StartSandbox, pull_snapshot: Callable[[Sandbox], Any]
+) -> Iterator[Any]:
     """The bundled demo program, pulled once per module."""
-    with Sandbox.start(now=NOW, seed=7) as sb:
+    with start_sandbox() as sb:
         yield pull_snapshot(sb)
 
 
@@ -43,11 +52,13 @@ def demo_findings(demo_snapshot: Any) -> pd.DataFrame:
 
 
 @pytest.fixture
-def audit_program():
+def audit_program(
+    start_sandbox: StartSandbox, pull_snapshot: Callable[[Sandbox], Any]
+) -> Callable[[dict[str, Any]], pd.DataFrame]:
     """``audit_program(program_dict)`` -> findings of that program served by a sandbox."""
 
     def audit(program: dict[str, Any]) -> pd.DataFrame:
-        with Sandbox.start(data=program, seed=7) as sb:
+        with start_sandbox(program, now=None) as sb:
             return run(pull_snapshot(sb))
 
     return audit

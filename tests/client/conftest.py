@@ -1,8 +1,9 @@
-"""One sandbox per test session, reached over real HTTP like any user would."""
+"""The client tests' sandbox: served with distinctive secrets, so any leak is recognisable."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 
 import httpx
 import pytest
@@ -11,7 +12,6 @@ from lyt_toolkit.client import LoyaltyClient, RetryConfig
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import SandboxCredentials
 
-NOW = "2026-01-15T12:00:00Z"
 APP_TOKEN = "apptok-SECRET-5e1f0c9a7d"
 MANAGEMENT_TOKEN = "mgmttok-SECRET-83b2e6d4f1"
 CREDENTIALS = SandboxCredentials(
@@ -25,21 +25,9 @@ FAST_RETRY = RetryConfig(max_attempts=6, backoff_base=0.01, backoff_max=0.05, to
 
 
 @pytest.fixture(scope="session")
-def sb() -> Iterator[Sandbox]:
-    with Sandbox.start(now=NOW, seed=7, credentials=CREDENTIALS) as sandbox:
+def sb(start_sandbox: Callable[..., AbstractContextManager[Sandbox]]) -> Iterator[Sandbox]:
+    with start_sandbox(credentials=CREDENTIALS) as sandbox:
         yield sandbox
-
-
-@pytest.fixture
-def fresh(sb: Sandbox) -> Iterator[Sandbox]:
-    """The sandbox reset to the demo data and clock, without faults, before and after."""
-    sb.clear_faults()
-    sb.reset()
-    sb.set_clock(NOW)
-    yield sb
-    sb.clear_faults()
-    sb.reset()
-    sb.set_clock(NOW)
 
 
 def client_kwargs(sb: Sandbox) -> dict[str, object]:
@@ -69,8 +57,10 @@ def recorder() -> Recorder:
 
 
 @pytest.fixture
-def client(fresh: Sandbox, recorder: Recorder) -> Iterator[LoyaltyClient]:
+def client(
+    fresh: Sandbox, recorder: Recorder, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[LoyaltyClient]:
     http = httpx.Client(event_hooks={"request": [recorder]})
-    with LoyaltyClient(**client_kwargs(fresh), retry=FAST_RETRY, http_client=http) as c:
+    with make_client(fresh, retry=FAST_RETRY, http_client=http) as c:
         yield c
     http.close()
