@@ -140,3 +140,46 @@ def _create_benefit(base_url: str, name: str) -> dict:
     )
     assert response.status_code == 200, response.text
     return response.json()
+
+
+def test_a_resumed_db_settles_activations_a_stopped_sandbox_left_open(tmp_path: Path) -> None:
+    from lyt_toolkit.sandbox import Sandbox
+    from lyt_toolkit.sandbox.store import Store
+
+    db = tmp_path / "sandbox.sqlite"
+    with Sandbox.start(db=str(db), now="2026-01-15T12:00:00Z"):
+        pass
+    # What a sandbox stopped mid-activation leaves behind: a PENDING transaction and
+    # the marker that the activation is still settling.
+    store = Store(str(db))
+    bucket = store.get("pending_buckets", "lcppb_c0ffee0001")
+    assert bucket is not None and bucket["status"] == "PENDING"
+    transaction = {
+        "id": "lctx_00000000000000aa",
+        "card_id": bucket["card_id"],
+        "program_id": bucket["program_id"],
+        "member_id": bucket["member_id"],
+        "card_definition_id": bucket["card_definition_id"],
+        "card_type": "INDIVIDUAL",
+        "type": "PENDING_POINTS_ACTIVATED",
+        "details": {"bucket": {"id": bucket["id"], "points": bucket["points"]}},
+        "status": "PENDING",
+        "created_at": "2026-01-15T12:00:00.000Z",
+        "updated_at": None,
+        "object": "card_transaction",
+    }
+    store.put("card_transactions", transaction, scope=bucket["card_id"])
+    store.put("settling_activations", {"id": bucket["id"], "transaction_id": transaction["id"]})
+    store.close()
+
+    with Sandbox.start(db=str(db), now="2026-01-15T12:00:00Z") as sb:
+        path = (
+            f"/v2/loyalties/programs/{bucket['program_id']}/members/{bucket['member_id']}"
+            f"/cards/{bucket['card_id']}/pending-points"
+        )
+        headers = _headers(sb.base_url)
+        buckets = httpx.get(sb.base_url + path, headers=headers).json()["data"]
+        assert {b["id"]: b["status"] for b in buckets}[bucket["id"]] == "ACTIVATED"
+        again = httpx.post(f"{sb.base_url}{path}/{bucket['id']}/activate", headers=headers)
+        assert again.status_code == 423
+        assert "not PENDING" in again.json()["details"]

@@ -8,13 +8,14 @@ from . import admin, openapi
 from .config import SandboxConfig
 from .errors import install_handlers
 from .faults import FaultMiddleware
-from .routers import ROUTERS
+from .routers import ROUTERS, programs
 from .state import SandboxState
 
 
 def create_app(config: SandboxConfig | None = None) -> FastAPI:
     """A ready-to-serve sandbox holding the program ``config.data`` (the demo by default)."""
     state = SandboxState.create(config or SandboxConfig())
+    programs.settle_interrupted_activations(state)
     app = FastAPI(
         title="lyt_toolkit sandbox",
         version="1",

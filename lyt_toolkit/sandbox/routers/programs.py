@@ -118,7 +118,7 @@ def activate_pending_bucket(
         store_resource(state.store, "card_transactions", transaction)
         settling = {"id": bucketId, "transaction_id": transaction["id"]}
         state.store.put(_SETTLING, settling, listed=False)
-    background.add_task(_complete_activation, state, transaction["id"], cardId, bucketId)
+    background.add_task(_settle_later, state, transaction["id"], bucketId)
     return {
         "transaction": transaction,
         "status": ActivationStatus.TRANSACTION_CREATED.value,
@@ -181,11 +181,22 @@ def _activation_transaction(state: SandboxState, bucket: dict[str, Any]) -> dict
     }
 
 
-def _complete_activation(
-    state: SandboxState, transaction_id: str, card_id: str, bucket_id: str
-) -> None:
-    """Settle an activation: bucket ACTIVATED, points moved to the balance, transaction APPROVED."""
+def _settle_later(state: SandboxState, transaction_id: str, bucket_id: str) -> None:
+    """The asynchronous part of an activation, run after the answer has gone out."""
     time.sleep(state.config.activation_delay)
+    settle_activation(state, transaction_id, bucket_id)
+
+
+def settle_interrupted_activations(state: SandboxState) -> int:
+    """Finish activations a stopped sandbox left unsettled (resumed ``--db`` files)."""
+    records = state.store.all(_SETTLING)
+    for record in records:
+        settle_activation(state, record["transaction_id"], record["id"])
+    return len(records)
+
+
+def settle_activation(state: SandboxState, transaction_id: str, bucket_id: str) -> None:
+    """Settle an activation: bucket ACTIVATED, points moved to the balance, transaction APPROVED."""
     store = state.store
     with store.transaction():
         settling = store.get(_SETTLING, bucket_id)
@@ -203,7 +214,7 @@ def _complete_activation(
         now, points = state.now_iso(), bucket.get("points", {}).get("total", 0)
         bucket.update(status=PendingBucketStatus.ACTIVATED.value, updated_at=now)
         store_resource(store, "pending_buckets", bucket)
-        card = store.get("cards", card_id)
+        card = store.get("cards", bucket["card_id"])
         if card is not None:
             _move_points(card, points)
             store.put("cards", card, scope=card["member_id"])
