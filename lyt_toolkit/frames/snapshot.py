@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -206,7 +207,7 @@ class _Puller:
         self.bar = tqdm(desc="snapshot", unit=" rows", disable=not self.progress, leave=False)
         try:
             pulled_at = await self._service_now()
-            rewards, benefits, listed, tiers, tree = await asyncio.gather(
+            rewards, benefits, listed, tiers, tree = await _gather(
                 self._collect(c.rewards.pages(limit=MAX_LIMIT)),
                 self._collect(c.benefits.pages(limit=MAX_LIMIT)),
                 self._collect(c.card_definitions.pages(limit=MAX_LIMIT)),
@@ -241,9 +242,14 @@ class _Puller:
             return _now()
         return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC")
 
-    async def _bounded(self, work: Awaitable[T]) -> T:
+    async def _bounded(self, start: Callable[[], Awaitable[T]]) -> T:
+        """Run ``start()`` once a concurrency slot is free.
+
+        Takes a factory rather than a coroutine so that a task cancelled while
+        it waits for a slot leaves no coroutine behind that was never awaited.
+        """
         async with self.limit:
-            return await work
+            return await start()
 
     async def _collect(self, pages: AsyncIterator[Any]) -> list[Any]:
         items: list[Any] = []
@@ -255,29 +261,30 @@ class _Puller:
     async def _member_tree(self) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
         c = self.client
         programs = await self._collect(c.programs.pages(limit=MAX_LIMIT))
-        per_program = await asyncio.gather(
+        per_program = await _gather(
             *(
-                self._bounded(self._collect(c.members.pages(p.id, limit=MAX_LIMIT)))
+                self._bounded(partial(self._collect, c.members.pages(p.id, limit=MAX_LIMIT)))
                 for p in programs
             )
         )
         members = [m for group in per_program for m in group]
-        details = await asyncio.gather(
-            *(self._bounded(c.members.get(m.program_id, m.id)) for m in members)
+        details = await _gather(
+            *(self._bounded(partial(c.members.get, m.program_id, m.id)) for m in members)
         )
         cards = [(m, mc.card) for m in details for mc in m.cards if mc.card is not None]
-        per_card = await asyncio.gather(
+        per_card = await _gather(
             *(
                 self._bounded(
-                    self._collect(
-                        c.pending_buckets.pages(m.program_id, m.id, card.id, limit=MAX_LIMIT)
+                    partial(
+                        self._collect,
+                        c.pending_buckets.pages(m.program_id, m.id, card.id, limit=MAX_LIMIT),
                     )
                 )
                 for m, card in cards
             )
         )
         buckets = [b for group in per_card for b in group]
-        return programs, members, list(details), buckets
+        return programs, members, details, buckets
 
     async def _fetch_definitions(self, ids: list[str]) -> list[Any]:
         async def one(cid: str) -> Any:
@@ -286,8 +293,26 @@ class _Puller:
             except NotFoundError:
                 return None
 
-        found = await asyncio.gather(*(self._bounded(one(i)) for i in ids))
+        found = await _gather(*(self._bounded(partial(one, i)) for i in ids))
         return [d for d in found if d is not None]
+
+
+async def _gather(*work: Awaitable[T]) -> list[T]:
+    """``asyncio.gather`` that, when one part fails, cancels the others and waits for them.
+
+    A plain gather leaves the other parts running after the first failure:
+    they outlive the client that is closed on the way out and are torn down
+    half-connected when the event loop stops (``coroutine ... was never
+    awaited`` from inside httpx's connection code).
+    """
+    tasks = [asyncio.ensure_future(w) for w in work]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def _referenced(

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import json
+import warnings
 
 import pandas as pd
 import pytest
 
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.client import RetryConfig
+from lyt_toolkit.errors import UnauthorizedError
 from lyt_toolkit.frames import FRAME_NAMES, SCHEMAS
 from lyt_toolkit.sandbox import Sandbox
 
@@ -183,3 +186,23 @@ def test_sync_client_and_async_client_agree(demo: Sandbox, snapshot: ProgramSnap
         assert isinstance(client, LoyaltyClient)
         twin = AsyncLoyaltyClient(config=client.config)
         assert_same(ProgramSnapshot.pull(twin, progress=False), snapshot)
+
+
+def test_a_failed_pull_leaves_no_request_half_done(demo: Sandbox) -> None:
+    """Refused credentials fail the pull; the requests running beside the failed one stop too.
+
+    Before, they ran on after the client was closed and died mid-connect when
+    the event loop stopped ("coroutine ... was never awaited").
+    """
+    settings = {
+        "base_url": demo.base_url,
+        "env_file": None,
+        "app_id": demo.credentials.app_id,
+        "app_token": "not-the-app-token",
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(UnauthorizedError):
+            ProgramSnapshot.pull(settings, progress=False)
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
