@@ -44,6 +44,7 @@ class TokenCache:
         return held.value.get_secret_value(), held.generation
 
     def store(self, access_token: str, expires_in: float, received_at: float) -> tuple[str, int]:
+        """Hold a new token (renewed ``skew`` seconds early); returns it and its generation."""
         self.generation += 1
         renew_at = received_at + max(0.0, float(expires_in) - self.skew)
         self._held = _Held(SecretStr(access_token), renew_at, self.generation)

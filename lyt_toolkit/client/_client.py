@@ -37,15 +37,6 @@ from .resources.tier_structures import AsyncTierStructures, TierStructures
 __all__ = ["AsyncLoyaltyClient", "LoyaltyClient"]
 
 
-def _config(
-    config: ClientConfig | None,
-    settings: dict[str, Any],
-) -> ClientConfig:
-    if config is not None:
-        return config
-    return ClientConfig.resolve(**settings)
-
-
 def _raw_call(
     method: str,
     path: str,
@@ -70,6 +61,7 @@ class _Common:
 
     @property
     def base_url(self) -> str:
+        """The service address every call goes to, ``{cluster}`` filled in."""
         return self._config.resolved_base_url
 
     def __repr__(self) -> str:
@@ -103,20 +95,17 @@ class LoyaltyClient(_Common):
         config: ClientConfig | None = None,
         http_client: httpx.Client | None = None,
     ) -> None:
-        self._config = _config(
-            config,
-            {
-                "base_url": base_url,
-                "cluster": cluster,
-                "app_id": app_id,
-                "app_token": app_token,
-                "management_id": management_id,
-                "management_token": management_token,
-                "scopes": scopes,
-                "timeout": timeout,
-                "retry": retry,
-                "env_file": env_file,
-            },
+        self._config = config or ClientConfig.resolve(
+            base_url=base_url,
+            cluster=cluster,
+            app_id=app_id,
+            app_token=app_token,
+            management_id=management_id,
+            management_token=management_token,
+            scopes=scopes,
+            timeout=timeout,
+            retry=retry,
+            env_file=env_file,
         )
         self._transport = SyncTransport(RequestCore(self._config), http_client)
         t = self._transport
@@ -181,20 +170,17 @@ class AsyncLoyaltyClient(_Common):
         config: ClientConfig | None = None,
         http_client: httpx.AsyncClient | None = None,
     ) -> None:
-        self._config = _config(
-            config,
-            {
-                "base_url": base_url,
-                "cluster": cluster,
-                "app_id": app_id,
-                "app_token": app_token,
-                "management_id": management_id,
-                "management_token": management_token,
-                "scopes": scopes,
-                "timeout": timeout,
-                "retry": retry,
-                "env_file": env_file,
-            },
+        self._config = config or ClientConfig.resolve(
+            base_url=base_url,
+            cluster=cluster,
+            app_id=app_id,
+            app_token=app_token,
+            management_id=management_id,
+            management_token=management_token,
+            scopes=scopes,
+            timeout=timeout,
+            retry=retry,
+            env_file=env_file,
         )
         self._transport = AsyncTransport(RequestCore(self._config), http_client)
         t = self._transport

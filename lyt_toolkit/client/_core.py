@@ -44,6 +44,7 @@ class Family(StrEnum):
 
     @classmethod
     def of(cls, path: str) -> Family:
+        """The family of an API path, from its first segment."""
         head = path.lstrip("/").split("/", 1)[0]
         try:
             return cls(head)
@@ -171,6 +172,7 @@ class RequestCore:
         return Call("POST", TOKEN_PATH, form=request.form(), decode=decoder(AccessToken))
 
     def decode(self, call: Call[T], response: httpx.Response) -> T:
+        """The return value of a successful ``call``: its decoder's result, or the JSON."""
         if call.decode is not None:
             return call.decode(response)
         if not response.content:
@@ -231,6 +233,7 @@ def log_response(call: Call[Any], response: httpx.Response, attempt: int) -> Non
 
 
 def log_failure(call: Call[Any], exc: Exception, attempt: int) -> None:
+    """One DEBUG line per failed send: the exception's type only, never its text."""
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug("%s %s -> %s attempt=%d", call.method, call.path, type(exc).__name__, attempt)
 

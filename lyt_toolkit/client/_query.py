@@ -79,6 +79,7 @@ class ListQuery:
         return query
 
     def with_cursor(self, cursor: str) -> ListQuery:
+        """The same query, continued from ``cursor``."""
         return replace(self, cursor=cursor)
 
     def check(self) -> None:
@@ -244,8 +245,10 @@ def _check_values(field: FilterField, condition: str, values: tuple[str, ...], w
                 raise RequestValidationError(
                     f"{where}: {value!r} is not an ISO 8601 date-time", field=where
                 ) from None
-        if field.kind is FieldKind.DATE and condition in _DAY_COUNT_CONDITIONS and not (
-            value.isdigit()
+        if (
+            field.kind is FieldKind.DATE
+            and condition in _DAY_COUNT_CONDITIONS
+            and not (value.isdigit())
         ):
             raise RequestValidationError(
                 f"{where}: {value!r} must be a whole number of days (0 or more)", field=where

@@ -36,6 +36,32 @@ def _connection_error(core: RequestCore, call: Call[Any], exc: Exception) -> API
     return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}")
 
 
+def _delay_after_failure(
+    core: RequestCore, call: Call[Any], exc: httpx.TransportError, attempt: int, started: float
+) -> float:
+    """Seconds to wait before resending after a transport failure; raises when it may not."""
+    log_failure(call, exc, attempt)
+    delay = None
+    if retryable_exception(call, exc):
+        delay = next_delay(attempt, time.monotonic() - started, core.config.retry)
+    if delay is None:
+        raise _connection_error(core, call, exc) from exc
+    return delay
+
+
+def _delay_after_refusal(
+    core: RequestCore, call: Call[Any], response: httpx.Response, attempt: int, started: float
+) -> float:
+    """Seconds to wait before resending after a non-2xx answer; raises its error when it may not."""
+    retry = core.config.retry
+    if retryable_status(call, response.status_code, retry):
+        elapsed = time.monotonic() - started
+        delay = next_delay(attempt, elapsed, retry, response.headers.get("retry-after"))
+        if delay is not None:
+            return delay
+    raise core.error(call, response)
+
+
 class SyncTransport:
     """Sends calls over an ``httpx.Client``; safe to share between threads."""
 
@@ -47,10 +73,12 @@ class SyncTransport:
         self._token_lock = threading.Lock()
 
     def close(self) -> None:
+        """Close the connection pool unless the caller owns it."""
         if self.owns_http_client:
             self.http.close()
 
     def request(self, call: Call[T]) -> T:
+        """Send ``call`` with its family's credentials and return its decoded answer."""
         if call.family is not Family.V2:
             return self.core.decode(call, self.send(call))
         token, generation = self.bearer()
@@ -81,7 +109,6 @@ class SyncTransport:
         self, call: Call[Any], bearer: str | None = None, *, pass_401: bool = False
     ) -> httpx.Response:
         """Send with retries; return a 2xx response (or a 401 when asked) or raise."""
-        retry = self.core.config.retry
         started = time.monotonic()
         attempt = 0
         while True:
@@ -90,29 +117,14 @@ class SyncTransport:
             try:
                 response = self.http.send(request)
             except httpx.TransportError as exc:
-                log_failure(call, exc, attempt)
-                delay = (
-                    next_delay(attempt, time.monotonic() - started, retry)
-                    if retryable_exception(call, exc)
-                    else None
-                )
-                if delay is None:
-                    raise _connection_error(self.core, call, exc) from exc
-                time.sleep(delay)
+                time.sleep(_delay_after_failure(self.core, call, exc, attempt, started))
                 continue
             log_response(call, response, attempt)
-            status = response.status_code
-            if response.is_success or (pass_401 and status == 401):
+            if response.is_success or (pass_401 and response.status_code == 401):
                 return response
-            if retryable_status(call, status, retry):
-                delay = next_delay(
-                    attempt, time.monotonic() - started, retry, response.headers.get("retry-after")
-                )
-                if delay is not None:
-                    response.close()
-                    time.sleep(delay)
-                    continue
-            raise self.core.error(call, response)
+            delay = _delay_after_refusal(self.core, call, response, attempt, started)
+            response.close()
+            time.sleep(delay)
 
 
 class AsyncTransport:
@@ -126,10 +138,12 @@ class AsyncTransport:
         self._token_locks: dict[int, asyncio.Lock] = {}
 
     async def aclose(self) -> None:
+        """Close the connection pool unless the caller owns it."""
         if self.owns_http_client:
             await self.http.aclose()
 
     async def request(self, call: Call[T]) -> T:
+        """Async twin of ``SyncTransport.request``."""
         if call.family is not Family.V2:
             return self.core.decode(call, await self.send(call))
         token, generation = await self.bearer()
@@ -167,7 +181,6 @@ class AsyncTransport:
         self, call: Call[Any], bearer: str | None = None, *, pass_401: bool = False
     ) -> httpx.Response:
         """Send with retries; return a 2xx response (or a 401 when asked) or raise."""
-        retry = self.core.config.retry
         started = time.monotonic()
         attempt = 0
         while True:
@@ -176,26 +189,11 @@ class AsyncTransport:
             try:
                 response = await self.http.send(request)
             except httpx.TransportError as exc:
-                log_failure(call, exc, attempt)
-                delay = (
-                    next_delay(attempt, time.monotonic() - started, retry)
-                    if retryable_exception(call, exc)
-                    else None
-                )
-                if delay is None:
-                    raise _connection_error(self.core, call, exc) from exc
-                await asyncio.sleep(delay)
+                await asyncio.sleep(_delay_after_failure(self.core, call, exc, attempt, started))
                 continue
             log_response(call, response, attempt)
-            status = response.status_code
-            if response.is_success or (pass_401 and status == 401):
+            if response.is_success or (pass_401 and response.status_code == 401):
                 return response
-            if retryable_status(call, status, retry):
-                delay = next_delay(
-                    attempt, time.monotonic() - started, retry, response.headers.get("retry-after")
-                )
-                if delay is not None:
-                    await response.aclose()
-                    await asyncio.sleep(delay)
-                    continue
-            raise self.core.error(call, response)
+            delay = _delay_after_refusal(self.core, call, response, attempt, started)
+            await response.aclose()
+            await asyncio.sleep(delay)

@@ -9,7 +9,7 @@ variables), then a ``.env`` file. The ``.env`` file is read, never loaded into
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,7 +102,7 @@ class ClientConfig:
         app_token: str | SecretStr | None = None,
         management_id: str | None = None,
         management_token: str | SecretStr | None = None,
-        scopes: list[str] | tuple[str, ...] | None = None,
+        scopes: Sequence[str] | None = None,
         timeout: float | httpx.Timeout | None = None,
         retry: RetryConfig | None = None,
         token_refresh_skew: float | None = None,
@@ -206,7 +206,7 @@ def _check_cluster(value: Any) -> Cluster:
         raise ConfigurationError(f"cluster must be one of {allowed}; got {value!r}") from None
 
 
-def _check_scopes(scopes: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+def _check_scopes(scopes: Sequence[str]) -> tuple[str, ...]:
     unknown = [s for s in scopes if s not in SCOPES]
     if not scopes or unknown:
         raise ConfigurationError(f"scopes must be non-empty known scope values; unknown: {unknown}")

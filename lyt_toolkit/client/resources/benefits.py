@@ -46,15 +46,19 @@ class Benefits(SyncResource):
     """``client.benefits``: the project's benefits (deleted ones are never listed)."""
 
     def list(self, **query: Unpack[ListParams]) -> Page[Benefit]:
+        """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(BENEFITS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[Benefit]:
+        """Every benefit matching the query, fetching pages as needed."""
         return self._items(BENEFITS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[Benefit]]:
+        """Every page of the query, for callers that show progress per page."""
         return self._pages(BENEFITS, _list, query)
 
     def get(self, benefit_id: str) -> Benefit:
+        """One benefit by ID; NotFoundError when the service does not know it."""
         return self._send(_get(benefit_id))
 
     def create(self, benefit: BenefitCreate | Mapping[str, Any]) -> Benefit:
@@ -71,16 +75,21 @@ class AsyncBenefits(AsyncResource):
     """Async twin of ``Benefits``."""
 
     async def list(self, **query: Unpack[ListParams]) -> Page[Benefit]:
+        """Async twin of ``Benefits.list``."""
         return await self._page(BENEFITS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Benefit]:
+        """Async twin of ``Benefits.iter``."""
         return self._items(BENEFITS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Benefit]]:
+        """Async twin of ``Benefits.pages``."""
         return self._pages(BENEFITS, _list, query)
 
     async def get(self, benefit_id: str) -> Benefit:
+        """Async twin of ``Benefits.get``."""
         return await self._send(_get(benefit_id))
 
     async def create(self, benefit: BenefitCreate | Mapping[str, Any]) -> Benefit:
+        """Async twin of ``Benefits.create``."""
         return await self._send(_create(benefit))

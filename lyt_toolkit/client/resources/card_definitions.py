@@ -39,15 +39,19 @@ class CardDefinitions(SyncResource):
     """``client.card_definitions``: loyalty card definitions."""
 
     def list(self, **query: Unpack[ListParams]) -> Page[CardDefinition]:
+        """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(CARD_DEFINITIONS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[CardDefinition]:
+        """Every card definition matching the query, fetching pages as needed."""
         return self._items(CARD_DEFINITIONS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[CardDefinition]]:
+        """Every page of the query, for callers that show progress per page."""
         return self._pages(CARD_DEFINITIONS, _list, query)
 
     def get(self, card_definition_id: str) -> CardDefinition:
+        """One card definition by ID; NotFoundError when the service does not know it."""
         return self._send(_get(card_definition_id))
 
 
@@ -55,13 +59,17 @@ class AsyncCardDefinitions(AsyncResource):
     """Async twin of ``CardDefinitions``."""
 
     async def list(self, **query: Unpack[ListParams]) -> Page[CardDefinition]:
+        """Async twin of ``CardDefinitions.list``."""
         return await self._page(CARD_DEFINITIONS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[CardDefinition]:
+        """Async twin of ``CardDefinitions.iter``."""
         return self._items(CARD_DEFINITIONS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[CardDefinition]]:
+        """Async twin of ``CardDefinitions.pages``."""
         return self._pages(CARD_DEFINITIONS, _list, query)
 
     async def get(self, card_definition_id: str) -> CardDefinition:
+        """Async twin of ``CardDefinitions.get``."""
         return await self._send(_get(card_definition_id))

@@ -44,6 +44,7 @@ class Projects(SyncResource):
     """``client.projects``: the projects the management keys can see."""
 
     def list(self) -> list[Project]:
+        """Every project, in one unpaginated answer."""
         return self._send(_projects())
 
 
@@ -51,6 +52,7 @@ class Webhooks(SyncResource):
     """``client.webhooks``: webhook configurations of a project."""
 
     def list(self, project_id: str) -> list[Webhook]:
+        """Every webhook configuration of the project, in one unpaginated answer."""
         return self._send(_webhooks(project_id))
 
     def delete(self, project_id: str, webhook_id: str) -> None:
@@ -63,6 +65,7 @@ class AsyncProjects(AsyncResource):
     """Async twin of ``Projects``."""
 
     async def list(self) -> list[Project]:
+        """Async twin of ``Projects.list``."""
         return await self._send(_projects())
 
 
@@ -70,7 +73,9 @@ class AsyncWebhooks(AsyncResource):
     """Async twin of ``Webhooks``."""
 
     async def list(self, project_id: str) -> list[Webhook]:
+        """Async twin of ``Webhooks.list``."""
         return await self._send(_webhooks(project_id))
 
     async def delete(self, project_id: str, webhook_id: str) -> None:
+        """Async twin of ``Webhooks.delete``."""
         await self._send(_delete(project_id, webhook_id))

@@ -40,4 +40,5 @@ class AsyncOAuth(AsyncResource):
     """Async twin of ``OAuth``."""
 
     async def token(self, scopes: Sequence[str] | str | None = None) -> AccessToken:
+        """Async twin of ``OAuth.token``."""
         return await self._send(_token(self, scopes))

@@ -82,15 +82,19 @@ class Programs(SyncResource):
     """``client.programs``: loyalty programs."""
 
     def list(self, **query: Unpack[ListParams]) -> Page[Program]:
+        """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(PROGRAMS, _programs, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[Program]:
+        """Every program matching the query, fetching pages as needed."""
         return self._items(PROGRAMS, _programs, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[Program]]:
+        """Every page of the query, for callers that show progress per page."""
         return self._pages(PROGRAMS, _programs, query)
 
     def get(self, program_id: str) -> Program:
+        """One program by ID; NotFoundError when the service does not know it."""
         return self._send(_program(program_id))
 
 
@@ -98,12 +102,15 @@ class Members(SyncResource):
     """``client.members``: members of one program."""
 
     def list(self, program_id: str, **query: Unpack[ListParams]) -> Page[Member]:
+        """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(MEMBERS, _members(program_id), query)
 
     def iter(self, program_id: str, **query: Unpack[ListParams]) -> Iterator[Member]:
+        """Every member matching the query, fetching pages as needed."""
         return self._items(MEMBERS, _members(program_id), query)
 
     def pages(self, program_id: str, **query: Unpack[ListParams]) -> Iterator[Page[Member]]:
+        """Every page of the query, for callers that show progress per page."""
         return self._pages(MEMBERS, _members(program_id), query)
 
     def get(self, program_id: str, member_id: str) -> MemberWithCards:
@@ -117,16 +124,19 @@ class PendingBuckets(SyncResource):
     def list(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> Page[PendingBucket]:
+        """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def iter(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> Iterator[PendingBucket]:
+        """Every pending points bucket matching the query, fetching pages as needed."""
         return self._items(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def pages(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> Iterator[Page[PendingBucket]]:
+        """Every page of the query, for callers that show progress per page."""
         return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def activate(
@@ -141,15 +151,19 @@ class AsyncPrograms(AsyncResource):
     """Async twin of ``Programs``."""
 
     async def list(self, **query: Unpack[ListParams]) -> Page[Program]:
+        """Async twin of ``Programs.list``."""
         return await self._page(PROGRAMS, _programs, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Program]:
+        """Async twin of ``Programs.iter``."""
         return self._items(PROGRAMS, _programs, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Program]]:
+        """Async twin of ``Programs.pages``."""
         return self._pages(PROGRAMS, _programs, query)
 
     async def get(self, program_id: str) -> Program:
+        """Async twin of ``Programs.get``."""
         return await self._send(_program(program_id))
 
 
@@ -157,15 +171,19 @@ class AsyncMembers(AsyncResource):
     """Async twin of ``Members``."""
 
     async def list(self, program_id: str, **query: Unpack[ListParams]) -> Page[Member]:
+        """Async twin of ``Members.list``."""
         return await self._page(MEMBERS, _members(program_id), query)
 
     def iter(self, program_id: str, **query: Unpack[ListParams]) -> AsyncIterator[Member]:
+        """Async twin of ``Members.iter``."""
         return self._items(MEMBERS, _members(program_id), query)
 
     def pages(self, program_id: str, **query: Unpack[ListParams]) -> AsyncIterator[Page[Member]]:
+        """Async twin of ``Members.pages``."""
         return self._pages(MEMBERS, _members(program_id), query)
 
     async def get(self, program_id: str, member_id: str) -> MemberWithCards:
+        """Async twin of ``Members.get``."""
         return await self._send(_member(program_id, member_id))
 
 
@@ -175,19 +193,23 @@ class AsyncPendingBuckets(AsyncResource):
     async def list(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> Page[PendingBucket]:
+        """Async twin of ``PendingBuckets.list``."""
         return await self._page(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def iter(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> AsyncIterator[PendingBucket]:
+        """Async twin of ``PendingBuckets.iter``."""
         return self._items(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def pages(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> AsyncIterator[Page[PendingBucket]]:
+        """Async twin of ``PendingBuckets.pages``."""
         return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     async def activate(
         self, program_id: str, member_id: str, card_id: str, bucket_id: str
     ) -> ActivationResult:
+        """Async twin of ``PendingBuckets.activate``."""
         return await self._send(_activate(program_id, member_id, card_id, bucket_id))

@@ -27,21 +27,27 @@ def _list(
     if is_available is not None:
         params.append(("is_available", "true" if is_available else "false"))
     if limit is not None:
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
-            raise RequestValidationError("limit must be an integer from 1 to 100", field="limit")
-        params.append(("limit", str(limit)))
+        params.append(("limit", _whole_number(limit, "limit", 100)))
     if page is not None:
-        if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= _MAX_PAGE:
-            raise RequestValidationError(
-                f"page must be an integer from 1 to {_MAX_PAGE}", field="page"
-            )
-        params.append(("page", str(page)))
+        params.append(("page", _whole_number(page, "page", _MAX_PAGE)))
     if order is not None:
         if order not in _ORDERS:
             allowed = ", ".join(_ORDERS)
             raise RequestValidationError(f"order must be one of {allowed}", field="order")
         params.append(("order", order))
     return Call("GET", _COLLECTION, params=params, decode=decoder(PromotionTierList))
+
+
+def _whole_number(value: int, name: str, highest: int) -> str:
+    """``value`` as a query parameter, once it is an integer from 1 to ``highest``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= highest:
+        raise RequestValidationError(f"{name} must be an integer from 1 to {highest}", field=name)
+    return str(value)
+
+
+def _last_page(result: PromotionTierList, page: int) -> bool:
+    """Whether ``iter`` stops after this page (the service caps page numbers)."""
+    return not result.has_more or not result.tiers or page >= _MAX_PAGE
 
 
 def _validate(
@@ -87,7 +93,7 @@ class PromotionTiers(SyncResource):
         while True:
             result = self.list(is_available=is_available, limit=limit, page=page, order=order)
             yield from result.tiers
-            if not result.has_more or not result.tiers or page >= _MAX_PAGE:
+            if _last_page(result, page):
                 return
             page += 1
 
@@ -115,6 +121,7 @@ class AsyncPromotionTiers(AsyncResource):
         page: int | None = None,
         order: str | None = None,
     ) -> PromotionTierList:
+        """Async twin of ``PromotionTiers.list``."""
         return await self._send(
             _list(is_available=is_available, limit=limit, page=page, order=order)
         )
@@ -126,12 +133,13 @@ class AsyncPromotionTiers(AsyncResource):
         limit: int | None = None,
         order: str | None = None,
     ) -> AsyncIterator[PromotionTier]:
+        """Async twin of ``PromotionTiers.iter``."""
         page = 1
         while True:
             result = await self.list(is_available=is_available, limit=limit, page=page, order=order)
             for tier in result.tiers:
                 yield tier
-            if not result.has_more or not result.tiers or page >= _MAX_PAGE:
+            if _last_page(result, page):
                 return
             page += 1
 
@@ -143,4 +151,5 @@ class AsyncPromotionTiers(AsyncResource):
         order: Any = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> TierValidationResult:
+        """Async twin of ``PromotionTiers.validate``."""
         return await self._send(_validate(tier_id, customer, order, metadata))

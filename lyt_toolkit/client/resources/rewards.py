@@ -56,6 +56,7 @@ class Rewards(SyncResource):
         return self._pages(REWARDS, _list, query)
 
     def get(self, reward_id: str) -> Reward:
+        """One reward by ID; NotFoundError when the service does not know it."""
         return self._send(_get(reward_id))
 
     def draft(self, reward_id: str) -> Reward:
@@ -73,21 +74,27 @@ class AsyncRewards(AsyncResource):
     """Async twin of ``Rewards``."""
 
     async def list(self, **query: Unpack[ListParams]) -> Page[Reward]:
+        """Async twin of ``Rewards.list``."""
         return await self._page(REWARDS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Reward]:
+        """Async twin of ``Rewards.iter``."""
         return self._items(REWARDS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Reward]]:
+        """Async twin of ``Rewards.pages``."""
         return self._pages(REWARDS, _list, query)
 
     async def get(self, reward_id: str) -> Reward:
+        """Async twin of ``Rewards.get``."""
         return await self._send(_get(reward_id))
 
     async def draft(self, reward_id: str) -> Reward:
+        """Async twin of ``Rewards.draft``."""
         return await self._send(_draft(reward_id))
 
     async def costs_frame(self, *, progress: bool = True, **query: Unpack[ListParams]) -> Any:
+        """Async twin of ``Rewards.costs_frame``."""
         from ...frames.pull import aframe
 
         return await aframe(self, kind="reward_costs", progress=progress, **query)

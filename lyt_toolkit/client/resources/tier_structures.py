@@ -39,15 +39,19 @@ class TierStructures(SyncResource):
     """``client.tier_structures``: tier structures of the project."""
 
     def list(self, **query: Unpack[ListParams]) -> Page[TierStructure]:
+        """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(TIER_STRUCTURES, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[TierStructure]:
+        """Every tier structure matching the query, fetching pages as needed."""
         return self._items(TIER_STRUCTURES, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[TierStructure]]:
+        """Every page of the query, for callers that show progress per page."""
         return self._pages(TIER_STRUCTURES, _list, query)
 
     def get(self, tier_structure_id: str) -> TierStructure:
+        """One tier structure by ID; NotFoundError when the service does not know it."""
         return self._send(_one("GET", tier_structure_id))
 
     def delete(self, tier_structure_id: str) -> TierStructure:
@@ -59,16 +63,21 @@ class AsyncTierStructures(AsyncResource):
     """Async twin of ``TierStructures``."""
 
     async def list(self, **query: Unpack[ListParams]) -> Page[TierStructure]:
+        """Async twin of ``TierStructures.list``."""
         return await self._page(TIER_STRUCTURES, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[TierStructure]:
+        """Async twin of ``TierStructures.iter``."""
         return self._items(TIER_STRUCTURES, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[TierStructure]]:
+        """Async twin of ``TierStructures.pages``."""
         return self._pages(TIER_STRUCTURES, _list, query)
 
     async def get(self, tier_structure_id: str) -> TierStructure:
+        """Async twin of ``TierStructures.get``."""
         return await self._send(_one("GET", tier_structure_id))
 
     async def delete(self, tier_structure_id: str) -> TierStructure:
+        """Async twin of ``TierStructures.delete``."""
         return await self._send(_one("DELETE", tier_structure_id))
