@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from ..models.ids import matches
 
-__all__ = ["as_records", "id_error", "text_error"]
+__all__ = ["as_records", "checked_ids", "first_seen", "id_error", "text_error"]
 
 
 def as_records(values: Any, id_key: str) -> list[dict[str, Any]]:
@@ -54,6 +54,7 @@ def id_error(prefix: str, value: Any, name: str) -> str | None:
 
 
 def text_error(value: Any, name: str) -> str | None:
+    """Why ``value`` is not a usable identifier without a fixed pattern, or None."""
     if not isinstance(value, str) or not value.strip():
         return f"{name} must be a non-empty string, got {value!r}"
     return None
@@ -67,3 +68,21 @@ def first_seen(targets: Iterable[str]) -> list[int | None]:
         out.append(seen.get(target))
         seen.setdefault(target, position)
     return out
+
+
+def checked_ids(
+    records: Iterable[Mapping[str, Any]], prefix: str, name: str, noun: str
+) -> list[tuple[str, str | None]]:
+    """Each record's ID (``id`` or ``name``) with why it cannot be planned, or None.
+
+    An ID is refused when it is malformed or repeats an earlier row, so one
+    batch never acts twice on the same resource.
+    """
+    ids = [str(r.get("id", r.get(name, ""))) for r in records]
+    checked: list[tuple[str, str | None]] = []
+    for value, first in zip(ids, first_seen(ids), strict=True):
+        error = id_error(prefix, value, name)
+        if error is None and first is not None:
+            error = f"same {noun} as row {first} of this batch"
+        checked.append((value, error))
+    return checked

@@ -107,27 +107,31 @@ class _FlatError(ValueError):
         self.message = message
 
 
-def _whole(row: Mapping[str, Any], column: str) -> int | None:
+def _float(row: Mapping[str, Any], column: str, kind: str) -> float | None:
+    """The cell as a float, None when blank; ``kind`` names what the column holds."""
     text = _cell(row, column)
     if not text:
         return None
     try:
-        number = float(text)
+        return float(text)
     except ValueError:
-        raise _FlatError(column, f"{column} must be a whole number, got {text!r}") from None
+        raise _FlatError(column, f"{column} must be {kind}, got {text!r}") from None
+
+
+def _whole(row: Mapping[str, Any], column: str) -> int | None:
+    number = _float(row, column, "a whole number")
+    if number is None:
+        return None
     if not number.is_integer():
+        text = _cell(row, column)
         raise _FlatError(column, f"{column} must be a whole number, got {text!r}")
     return int(number)
 
 
 def _number(row: Mapping[str, Any], column: str) -> int | float | None:
-    text = _cell(row, column)
-    if not text:
+    number = _float(row, column, "a number")
+    if number is None:
         return None
-    try:
-        number = float(text)
-    except ValueError:
-        raise _FlatError(column, f"{column} must be a number, got {text!r}") from None
     return int(number) if number.is_integer() else number
 
 

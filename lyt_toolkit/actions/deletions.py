@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import APIError, NotFoundError
 from ..models.ids import IdPrefix
-from ._targets import as_records, first_seen, id_error, text_error
+from ._targets import as_records, checked_ids, first_seen, text_error
 from .plan import ActionPlan, ItemResult, Outcome, PlanItem
 
 if TYPE_CHECKING:
@@ -69,14 +69,11 @@ class DeleteWebhooks(ActionPlan):
 def delete_tier_structures(tier_structures: Any) -> DeleteTierStructures:
     """Plan deleting tier structures: IDs, models, dicts or a DataFrame with ``id``."""
     records = as_records(tier_structures, "id")
-    ids = [str(r.get("id", r.get("tier_structure_id", ""))) for r in records]
+    checked = checked_ids(records, IdPrefix.TIER_STRUCTURE, "tier_structure_id", "tier structure")
     items = []
-    for position, (record, ts_id, first) in enumerate(
-        zip(records, ids, first_seen(ids), strict=True), start=1
+    for position, (record, (ts_id, error)) in enumerate(
+        zip(records, checked, strict=True), start=1
     ):
-        error = id_error(IdPrefix.TIER_STRUCTURE, ts_id, "tier_structure_id")
-        if error is None and first is not None:
-            error = f"same tier structure as row {first} of this batch"
         columns = {"name": record["name"]} if "name" in record else {}
         items.append(
             PlanItem(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import APIError, ConflictError
 from ..models.enums import RewardStatus
 from ..models.ids import IdPrefix
-from ._targets import as_records, first_seen, id_error
+from ._targets import as_records, checked_ids
 from .plan import ActionPlan, ItemResult, Outcome, PlanItem
 
 if TYPE_CHECKING:
@@ -44,14 +44,11 @@ class MoveRewardsToDraft(ActionPlan):
 def move_rewards_to_draft(rewards: Any) -> MoveRewardsToDraft:
     """Plan moving rewards to draft: IDs, ``Reward`` models, dicts or a DataFrame with ``id``."""
     records = as_records(rewards, "id")
-    ids = [str(r.get("id", r.get("reward_id", ""))) for r in records]
+    checked = checked_ids(records, IdPrefix.REWARD, "reward_id", "reward")
     items = []
-    for position, (record, reward_id, first) in enumerate(
-        zip(records, ids, first_seen(ids), strict=True), start=1
+    for position, (record, (reward_id, error)) in enumerate(
+        zip(records, checked, strict=True), start=1
     ):
-        error = id_error(IdPrefix.REWARD, reward_id, "reward_id")
-        if error is None and first is not None:
-            error = f"same reward as row {first} of this batch"
         status = record.get("status")
         items.append(
             PlanItem(
