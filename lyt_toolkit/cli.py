@@ -23,6 +23,7 @@ def _dispatch(target: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``lyt`` parser; each command names its handler as ``module:function``, imported late."""
     parser = argparse.ArgumentParser(prog="lyt", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``lyt`` with ``argv`` (default: the process arguments); returns the exit code."""
     args = build_parser().parse_args(argv)
     return args.handler(args)
 

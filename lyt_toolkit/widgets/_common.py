@@ -16,6 +16,7 @@ __all__ = [
     "download_link",
     "error_html",
     "ok_html",
+    "outcome_summary",
     "progress_bar",
     "progress_callback",
     "table_html",
@@ -34,10 +35,12 @@ def table_html(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> str
 
 
 def error_html(text: str) -> str:
+    """``text`` escaped and shown in the error colour."""
     return f'<span style="color:#b00020">{html.escape(text)}</span>'
 
 
 def ok_html(text: str) -> str:
+    """``text`` escaped and shown in the success colour."""
     return f'<span style="color:#1b5e20">{html.escape(text)}</span>'
 
 
@@ -49,6 +52,7 @@ def describe_error(exc: BaseException) -> str:
 
 
 def progress_bar(description: str = "Progress") -> w.IntProgress:
+    """An empty bar for ``progress_callback`` to fill while a plan executes."""
     return w.IntProgress(value=0, min=0, max=1, description=description, bar_style="info")
 
 
@@ -73,6 +77,7 @@ def download_link(frame: pd.DataFrame, filename: str, label: str = "Download CSV
 
 
 def outcome_summary(results: pd.DataFrame) -> str:
+    """One line counting an execution's results per outcome, e.g. ``succeeded: 3, failed: 1``."""
     counts = results["outcome"].value_counts()
     parts = [f"{name}: {int(counts[name])}" for name in counts.index if counts[name]]
     return ", ".join(parts) if parts else "nothing to do"
