@@ -42,9 +42,7 @@ def test_async_iteration_and_one_token_for_concurrent_tasks(fresh: Sandbox) -> N
         http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]})
         async with AsyncLoyaltyClient(**client_kwargs(fresh), http_client=http) as aclient:
             walked = [r.id async for r in aclient.rewards.iter(limit=3)]
-            pages = await asyncio.gather(
-                *(aclient.rewards.list(limit=100) for _ in range(8))
-            )
+            pages = await asyncio.gather(*(aclient.rewards.list(limit=100) for _ in range(8)))
         await http.aclose()
         return walked, [[r.id for r in p.data] for p in pages]
 

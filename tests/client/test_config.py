@@ -14,8 +14,10 @@ BASE = "https://{cluster}.example.com"
 
 def test_arguments_win_over_environment_and_env_file(tmp_path: Path) -> None:
     env_file = tmp_path / ".env"
-    env_file.write_text("LYT_BASE_URL=https://file.example.com\nLYT_APP_ID=file-id\n"
-                        "LYT_APP_TOKEN=file-token\nLYT_CLUSTER=as1.api\n")
+    env_file.write_text(
+        "LYT_BASE_URL=https://file.example.com\nLYT_APP_ID=file-id\n"
+        "LYT_APP_TOKEN=file-token\nLYT_CLUSTER=as1.api\n"
+    )
     env = {"LYT_APP_ID": "env-id"}
     config = ClientConfig.resolve(app_token="arg-token", env=env, env_file=env_file)
     assert config.app_id == "env-id"

@@ -118,7 +118,11 @@ def test_parse_retry_after() -> None:
 def test_backoff_is_exponential_with_full_jitter() -> None:
     retry = RetryConfig(backoff_base=0.25, backoff_max=8)
     assert [backoff_delay(n, retry, rand=lambda: 1.0) for n in (1, 2, 3, 6, 10)] == [
-        0.25, 0.5, 1.0, 8.0, 8.0,
+        0.25,
+        0.5,
+        1.0,
+        8.0,
+        8.0,
     ]
     assert backoff_delay(4, retry, rand=lambda: 0.0) == 0.0
 
