@@ -34,13 +34,10 @@ sys.path.insert(0, str(ROOT))
 
 from lyt_toolkit import actions  # noqa: E402
 from lyt_toolkit.client import LoyaltyClient  # noqa: E402
+from lyt_toolkit.sandbox import SandboxCredentials  # noqa: E402
 
-CREDENTIALS = {
-    "app_id": "sandbox-app-id",
-    "app_token": "sandbox-app-token",
-    "management_id": "sandbox-management-id",
-    "management_token": "sandbox-management-token",
-}
+# The sandbox child process is started with these values in LYT_* variables.
+CREDENTIALS = SandboxCredentials.from_env().as_client_kwargs()
 CARD_DEFINITION = "lcdef_c0ffee0001"  # ACTIVE in the demo program
 
 

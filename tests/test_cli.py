@@ -15,8 +15,10 @@ import httpx
 import pytest
 
 from lyt_toolkit.cli import main
+from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, SandboxCredentials
 
-KEYS = {"X-App-Id": "sandbox-app-id", "X-App-Token": "sandbox-app-token"}
+_DEMO = SandboxCredentials(**DEFAULT_CREDENTIALS)  # what a child with no LYT_* variables uses
+KEYS = {"X-App-Id": _DEMO.app_id, "X-App-Token": _DEMO.app_token}
 
 
 def _free_port() -> int:
@@ -70,7 +72,7 @@ def test_generate_writes_a_program_the_sandbox_serves(tmp_path: Path, capsys) ->
 
 def test_serve_prints_its_base_url_and_never_the_tokens() -> None:
     with _serve() as (line, _):
-        assert "sandbox-app-token" not in line and "sandbox-management-token" not in line
+        assert _DEMO.app_token not in line and _DEMO.management_token not in line
         base_url = line.split("ready at ")[1].split()[0]
         assert len(_rewards(base_url)) > 10
 
