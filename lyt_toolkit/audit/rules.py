@@ -12,8 +12,8 @@ noise.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..models.enums import (
     BenefitStatus,
@@ -73,15 +73,7 @@ def _finding(kind: str, row: Row, message: str) -> Finding:
 )
 def benefit_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """A dangling reference: granting the benefit has nowhere to put the points."""
-    definitions = _card_definitions(snapshot)
-    for benefit in _live_benefits(snapshot):
-        ref, definition = _reference(definitions, benefit)
-        if ref and definition is None:
-            yield _finding(
-                "benefit",
-                benefit,
-                f"{benefit['status']} benefit credits card definition {ref}, which does not exist",
-            )
+    yield from _definition_missing(snapshot, "benefit", _benefit_uses(snapshot))
 
 
 @rule(
@@ -91,16 +83,8 @@ def benefit_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Findi
 )
 def benefit_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Activating such a benefit is refused until its card definition is ACTIVE."""
-    definitions = _card_definitions(snapshot)
-    for benefit in _live_benefits(snapshot):
-        _, definition = _reference(definitions, benefit)
-        if benefit["status"] != ACTIVE and _not_active(definition):
-            yield _finding(
-                "benefit",
-                benefit,
-                f"{benefit['status']} benefit credits {_describe(definition)}, "
-                f"which is {definition['status']}",
-            )
+    drafts = (use for use in _benefit_uses(snapshot) if use.owner["status"] != ACTIVE)
+    yield from _definition_not_active(snapshot, "benefit", drafts)
 
 
 @rule(
@@ -110,15 +94,8 @@ def benefit_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Fi
 )
 def active_benefit_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """A live benefit promising points on a currency that is not live."""
-    definitions = _card_definitions(snapshot)
-    for benefit in _live_benefits(snapshot):
-        _, definition = _reference(definitions, benefit)
-        if benefit["status"] == ACTIVE and _not_active(definition):
-            yield _finding(
-                "benefit",
-                benefit,
-                f"ACTIVE benefit credits {_describe(definition)}, which is {definition['status']}",
-            )
+    active = (use for use in _benefit_uses(snapshot) if use.owner["status"] == ACTIVE)
+    yield from _definition_not_active(snapshot, "benefit", active)
 
 
 @rule(
@@ -159,16 +136,7 @@ def duplicate_benefit_name(snapshot: ProgramSnapshot) -> Iterator[Finding]:
 )
 def reward_cost_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Nobody can pay this price: no card holds that currency."""
-    definitions = _card_definitions(snapshot)
-    for reward, cost in _reward_costs(snapshot):
-        ref, definition = _reference(definitions, cost)
-        if ref and definition is None:
-            yield _finding(
-                "reward",
-                reward,
-                f"{reward['status']} reward cost {cost.get('cost_id')} asks "
-                f"{_points(cost)} points of card definition {ref}, which does not exist",
-            )
+    yield from _definition_missing(snapshot, "reward", _reward_cost_uses(snapshot))
 
 
 @rule(
@@ -178,16 +146,7 @@ def reward_cost_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[F
 )
 def reward_cost_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Points of a DRAFT or DELETED currency cannot pay for anything."""
-    definitions = _card_definitions(snapshot)
-    for reward, cost in _reward_costs(snapshot):
-        _, definition = _reference(definitions, cost)
-        if _not_active(definition):
-            yield _finding(
-                "reward",
-                reward,
-                f"{reward['status']} reward cost {cost.get('cost_id')} asks {_points(cost)} "
-                f"points of {_describe(definition)}, which is {definition['status']}",
-            )
+    yield from _definition_not_active(snapshot, "reward", _reward_cost_uses(snapshot))
 
 
 @rule(
@@ -275,16 +234,7 @@ def duplicate_reward_name(snapshot: ProgramSnapshot) -> Iterator[Finding]:
 )
 def tier_structure_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Tiers computed from a currency nobody holds never move anyone."""
-    definitions = _card_definitions(snapshot)
-    for tiers in rows(snapshot, "tier_structures"):
-        ref, definition = _reference(definitions, tiers)
-        if ref and definition is None:
-            yield _finding(
-                "tier_structure",
-                tiers,
-                f"{tiers['status']} {tiers.get('type')} tier structure counts points of "
-                f"card definition {ref}, which does not exist",
-            )
+    yield from _definition_missing(snapshot, "tier_structure", _tier_structure_uses(snapshot))
 
 
 @rule(
@@ -294,16 +244,7 @@ def tier_structure_card_definition_missing(snapshot: ProgramSnapshot) -> Iterato
 )
 def tier_structure_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Tiers follow a currency that is not live (DRAFT) or gone (DELETED)."""
-    definitions = _card_definitions(snapshot)
-    for tiers in rows(snapshot, "tier_structures"):
-        _, definition = _reference(definitions, tiers)
-        if _not_active(definition):
-            yield _finding(
-                "tier_structure",
-                tiers,
-                f"{tiers['status']} {tiers.get('type')} tier structure counts points of "
-                f"{_describe(definition)}, which is {definition['status']}",
-            )
+    yield from _definition_not_active(snapshot, "tier_structure", _tier_structure_uses(snapshot))
 
 
 @rule(
@@ -384,6 +325,61 @@ def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Findin
 
 
 # --- helpers --------------------------------------------------------------------
+
+
+class _CardUse(NamedTuple):
+    """A resource's reference to a card definition, and how a finding about it opens."""
+
+    owner: Row
+    """The resource a finding is about (a benefit, a reward, a tier structure)."""
+    holder: Row
+    """The row holding ``card_definition_id``: the owner itself or one of its reward costs."""
+    phrase: str
+    """How the message begins, up to the card definition, e.g. ``"DRAFT benefit credits"``."""
+
+
+def _benefit_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
+    """Live benefits and the card definition each credits."""
+    for benefit in _live_benefits(snapshot):
+        yield _CardUse(benefit, benefit, f"{benefit['status']} benefit credits")
+
+
+def _reward_cost_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
+    """Costs of live rewards and the card definition each is priced in."""
+    for reward, cost in _reward_costs(snapshot):
+        phrase = f"{reward['status']} reward cost {cost.get('cost_id')} asks {_points(cost)}"
+        yield _CardUse(reward, cost, f"{phrase} points of")
+
+
+def _tier_structure_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
+    """Tier structures and the card definition whose points each counts."""
+    for tiers in rows(snapshot, "tier_structures"):
+        phrase = f"{tiers['status']} {tiers.get('type')} tier structure counts points of"
+        yield _CardUse(tiers, tiers, phrase)
+
+
+def _definition_missing(
+    snapshot: ProgramSnapshot, kind: str, uses: Iterable[_CardUse]
+) -> Iterator[Finding]:
+    """One finding per use whose card definition does not exist."""
+    definitions = _card_definitions(snapshot)
+    for use in uses:
+        ref, definition = _reference(definitions, use.holder)
+        if ref and definition is None:
+            message = f"{use.phrase} card definition {ref}, which does not exist"
+            yield _finding(kind, use.owner, message)
+
+
+def _definition_not_active(
+    snapshot: ProgramSnapshot, kind: str, uses: Iterable[_CardUse]
+) -> Iterator[Finding]:
+    """One finding per use whose card definition exists but is not ACTIVE."""
+    definitions = _card_definitions(snapshot)
+    for use in uses:
+        _, definition = _reference(definitions, use.holder)
+        if _not_active(definition):
+            message = f"{use.phrase} {_describe(definition)}, which is {definition['status']}"
+            yield _finding(kind, use.owner, message)
 
 
 def _reference(definitions: dict[str, Row], row: Row) -> tuple[str | None, Row | None]:
