@@ -114,6 +114,11 @@ class ActionLog:
         os.fsync(fd)
 
     def close(self) -> None:
+        """Release the file handle; safe to call twice.
+
+        Every line is already fsynced by :meth:`record`, so closing loses
+        nothing, and a later ``record`` simply reopens the file.
+        """
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)

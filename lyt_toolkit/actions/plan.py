@@ -118,16 +118,37 @@ class ActionPlan:
     # -- what subclasses provide -----------------------------------------------------
 
     def perform(self, client: LoyaltyClient, item: PlanItem) -> ItemResult:
-        """Send the item's request; return a SUCCEEDED result or raise."""
+        """Send the one request for ``item`` and return its SUCCEEDED result.
+
+        Implementations must: send exactly one write built from ``item.payload``
+        (or the target), let the client's errors propagate instead of catching
+        them (the runner turns an ``APIError`` into a FAILED row and a
+        ``RequestValidationError`` into an INVALID one), put the created or
+        changed resource's ID in ``resource_id``, and be safe to call from
+        several threads at once, since items run on a pool over one client.
+        """
         raise NotImplementedError
 
     def recover(self, client: LoyaltyClient, item: PlanItem, error: APIError) -> ItemResult | None:
-        """For an item interrupted in flight by an earlier run: if ``error`` only
-        says the work is already done, return the SUCCEEDED result; else None."""
+        """Decide whether ``error`` only means an earlier, interrupted run already did the work.
+
+        Called only for items the log shows as attempted but never settled, after
+        :meth:`perform` failed with ``error``. An implementation checks the service
+        (read-only) and returns a SUCCEEDED result when the work is confirmed done,
+        otherwise ``None`` so the error stands. Anything it raises is ignored for
+        the same reason: an unconfirmed guess must not hide a real failure. The
+        default recovers nothing.
+        """
         return None
 
     def field_for(self, item: PlanItem, error: APIError) -> str | None:
-        """The input field an error from the service concerns, for showing it inline."""
+        """The input field ``error`` from the service is about, or ``None`` if it is not clear.
+
+        Implementations map the error's status, key or resource type to the name
+        of a field of the user's input (as used in ``PlanItem.field``), so forms
+        and result tables can point at what to correct. It must not call the
+        service. The default names no field.
+        """
         return None
 
     # -- preview ------------------------------------------------------------------------
@@ -170,10 +191,12 @@ class ActionPlan:
 
     @property
     def valid_items(self) -> list[PlanItem]:
+        """The items that passed local validation: the ones ``execute`` may send."""
         return [i for i in self.items if i.error is None]
 
     @property
     def invalid_items(self) -> list[PlanItem]:
+        """The items local validation rejected; they are reported, never sent."""
         return [i for i in self.items if i.error is not None]
 
     # -- execution ----------------------------------------------------------------------

@@ -69,22 +69,27 @@ class Column:
 
 
 def text(name: str, doc: str) -> Column:
+    """A text column; empty text is stored as missing, so it survives a CSV round trip."""
     return Column(name, "str", doc)
 
 
 def integer(name: str, doc: str) -> Column:
+    """A whole-number column (nullable ``Int64``, so missing values keep it integral)."""
     return Column(name, "Int64", doc)
 
 
 def number(name: str, doc: str) -> Column:
+    """A fractional-number column (nullable ``Float64``)."""
     return Column(name, "Float64", doc)
 
 
 def flag(name: str, doc: str) -> Column:
+    """A true/false column (nullable ``boolean``, so unknown is not read as false)."""
     return Column(name, "boolean", doc)
 
 
 def timestamp(name: str, doc: str) -> Column:
+    """An instant column, always in UTC (``datetime64[ns, UTC]``)."""
     return Column(name, DATETIME, doc)
 
 
@@ -148,10 +153,12 @@ class Schema:
 
     @property
     def names(self) -> list[str]:
+        """The column names in declared order (the order every frame of this kind has)."""
         return [c.name for c in self.columns]
 
     @property
     def dtypes(self) -> dict[str, Any]:
+        """Column name to the pandas dtype it always has (what ``frame.dtypes`` should show)."""
         return {c.name: c.dtype for c in self.columns}
 
     def build(self, rows: Iterable[Sequence[Any]]) -> pd.DataFrame:

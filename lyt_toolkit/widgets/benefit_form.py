@@ -125,6 +125,11 @@ class BenefitForm(w.VBox):
         self.clear_errors()
 
     def clear_errors(self) -> None:
+        """Blank every field's error label and the form message.
+
+        Runs before each submit and on every type switch, so no error from an
+        earlier attempt, or from a field that is now hidden, is left showing.
+        """
         for label in self.errors.values():
             label.value = ""
         self.message.value = ""

@@ -146,6 +146,12 @@ class DangerZone(w.VBox):
     # -- deleting --------------------------------------------------------------------------
 
     def delete_tier_structures(self) -> None:
+        """Delete the selected tier structures, if the confirmation phrase is typed.
+
+        The phrase is checked again here, not only by the button, because the
+        method can be called from code. Results land in ``results`` and the
+        lists reload.
+        """
         section = self.tier_structures
         if not section.confirmed():
             self.status.value = error_html(f"Type {section.required()!r} to confirm.")
@@ -153,6 +159,11 @@ class DangerZone(w.VBox):
         self._run(actions.delete_tier_structures(list(section.ids())), section)
 
     def delete_webhooks(self) -> None:
+        """Delete the selected webhooks of the chosen project, if the phrase is typed.
+
+        Checked again like :meth:`delete_tier_structures`; results land in
+        ``results`` and the lists reload.
+        """
         section = self.webhooks
         if not section.confirmed():
             self.status.value = error_html(f"Type {section.required()!r} to confirm.")
