@@ -8,9 +8,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from .registry import SEVERITIES
 from .run import summary
+
+X_ROOM = 0.05
+"""Room right of the longest bar, as a fraction of its length."""
 
 COLORS: dict[str, str] = {"error": "#c0392b", "warning": "#e67e22", "info": "#2980b9"}
 """One colour per severity, the same in every chart."""
@@ -33,8 +37,11 @@ def plot_findings(findings: pd.DataFrame, ax: Axes | None = None) -> Axes:
             ax.barh(counts.index, counts[severity], left=left, color=color, label=severity)
             left = left + counts[severity]
         ax.set_xlabel("findings")
-        ax.margins(x=0.05)
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        # Explicit limits rather than ax.margins: the empty segment a stacked bar
+        # draws at its end (a zero-width severity) pins autoscaling to the longest
+        # bar, so margins never add room there.
+        ax.set_xlim(0, counts["total"].max() * (1 + X_ROOM))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(title="severity", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"Audit findings by rule and severity ({len(findings)} in all)")
     return ax
