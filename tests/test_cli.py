@@ -82,6 +82,7 @@ def test_serve_prints_its_base_url_and_never_the_tokens() -> None:
     [
         (["--data", "/nonexistent/program.json"], "--data"),
         (["--now", "yesterday-ish"], "--now"),
+        (["--port", "99999"], "--port"),
     ],
 )
 def test_serve_refuses_bad_options_naming_them(args: list[str], field: str) -> None:
@@ -94,6 +95,39 @@ def test_serve_refuses_bad_options_naming_them(args: list[str], field: str) -> N
     assert proc.returncode == 2
     assert field in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_serve_on_port_zero_prints_the_port_it_bound() -> None:
+    with _serve("--port", "0") as (line, _):  # the last --port wins
+        base_url = line.split("ready at ")[1].split()[0]
+        assert not base_url.endswith(":0")
+        assert len(_rewards(base_url)) > 10
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["--rewards", "-5"], "--rewards: must be at least 0, got -5"),
+        (["--card-definitions", "1"], "--card-definitions: must be at least 2, got 1"),
+    ],
+)
+def test_generate_refuses_bad_counts_naming_the_option(
+    tmp_path: Path, capsys, args: list[str], reason: str
+) -> None:
+    out = tmp_path / "big.json"
+    assert main(["sandbox", "generate", "--out", str(out), *args]) == 2
+    assert capsys.readouterr().err == f"lyt sandbox generate: {reason}\n"
+    assert not out.exists()
+
+
+def test_generate_to_an_unwritable_path_names_the_option(tmp_path: Path, capsys) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = blocker / "big.json"
+    assert main(["sandbox", "generate", "--out", str(out), "--rewards", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"lyt sandbox generate: --out: cannot write {out}")
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_serve_with_a_db_file_resumes_where_it_left_off(tmp_path: Path) -> None:

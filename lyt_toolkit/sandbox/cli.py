@@ -28,6 +28,8 @@ def serve(args: argparse.Namespace) -> int:
 
 def _checked_config(args: argparse.Namespace) -> SandboxConfig:
     """The sandbox settings, each option checked so a mistake names the option."""
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port: must be from 0 to 65535, got {args.port}")
     if args.now is not None:
         try:
             parse_instant(args.now)
@@ -48,16 +50,21 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
 
 
 def generate(args: argparse.Namespace) -> int:
-    from .generate import write_program
+    from .generate import MINIMUM_COUNTS, write_program
 
-    write_program(
-        args.out,
-        rewards=args.rewards,
-        benefits=args.benefits,
-        card_definitions=args.card_definitions,
-        tier_structures=args.tier_structures,
-        members=args.members,
-        seed=args.seed,
-    )
+    counts = {name: getattr(args, name) for name in MINIMUM_COUNTS}
+    for name, value in counts.items():
+        if value < MINIMUM_COUNTS[name]:
+            option = "--" + name.replace("_", "-")
+            return _refuse(f"{option}: must be at least {MINIMUM_COUNTS[name]}, got {value}")
+    try:
+        write_program(args.out, seed=args.seed, **counts)
+    except OSError as exc:
+        return _refuse(f"--out: cannot write {args.out}: {exc.strerror or exc}")
     print(f"wrote {args.out}")
     return 0
+
+
+def _refuse(reason: str) -> int:
+    print(f"lyt sandbox generate: {reason}", file=sys.stderr)
+    return 2

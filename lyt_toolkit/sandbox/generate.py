@@ -327,6 +327,17 @@ def _card_definitions(count: int, seed: int, rng: random.Random) -> list[dict[st
     return rows
 
 
+# The fewest of each resource a generated program may hold: two card definitions so that
+# ACTIVE and non-ACTIVE ones both exist for references to point at.
+MINIMUM_COUNTS = {
+    "rewards": 0,
+    "benefits": 0,
+    "card_definitions": 2,
+    "tier_structures": 0,
+    "members": 0,
+}
+
+
 def generate_program(
     *,
     rewards: int = 1000,
@@ -342,16 +353,16 @@ def generate_program(
     names are unique; ``created_at`` values are distinct. The same arguments always
     give the same dict.
     """
-    for label, value in (
-        ("rewards", rewards),
-        ("benefits", benefits),
-        ("tier_structures", tier_structures),
-        ("members", members),
-    ):
-        if value < 0:
-            raise ValueError(f"{label} must be >= 0, got {value}")
-    if card_definitions < 2:
-        raise ValueError(f"card_definitions must be >= 2, got {card_definitions}")
+    counts = {
+        "rewards": rewards,
+        "benefits": benefits,
+        "card_definitions": card_definitions,
+        "tier_structures": tier_structures,
+        "members": members,
+    }
+    for label, value in counts.items():
+        if value < MINIMUM_COUNTS[label]:
+            raise ValueError(f"{label} must be >= {MINIMUM_COUNTS[label]}, got {value}")
     rng = random.Random(seed)
     cds = _card_definitions(card_definitions, seed, rng)
     active_cds = [c["id"] for c in cds if c["status"] == CardDefinitionStatus.ACTIVE]

@@ -109,8 +109,11 @@ def serve(config: SandboxConfig, host: str = "127.0.0.1", port: int = 8000) -> N
 
     async def startup(sockets: Any = None) -> None:
         await original_startup(sockets)
+        # --port 0 asks the system for a free port: report the one actually bound.
+        bound = [s.getsockname()[1] for srv in server.servers for s in srv.sockets or ()]
         print(
-            f"lyt sandbox ready at http://{host}:{port} (app id {config.credentials.app_id})",
+            f"lyt sandbox ready at http://{host}:{bound[0] if bound else port}"
+            f" (app id {config.credentials.app_id})",
             flush=True,
         )
 
