@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import LytError
+from ..errors import APIError, LytError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -31,6 +31,13 @@ def _pull(sandbox: bool):  # -> ProgramSnapshot
         return ProgramSnapshot.pull(client, progress=progress)
 
 
+def _explain(exc: LytError) -> str:
+    """One line for a failed pull; a refused key pair names the settings to check."""
+    if isinstance(exc, APIError) and exc.status == 401:
+        return "the service refused the credentials (401); check LYT_APP_ID and LYT_APP_TOKEN"
+    return str(exc)
+
+
 def export(args: argparse.Namespace) -> int:
     """Pull from the configured service (or the embedded demo) and write the CSVs."""
     out = Path(args.out)
@@ -38,10 +45,10 @@ def export(args: argparse.Namespace) -> int:
         snapshot = _pull(bool(getattr(args, "sandbox", False)))
         written = snapshot.to_csv(out)
     except LytError as exc:
-        print(f"lyt export: {exc}", file=sys.stderr)
+        print(f"lyt export: {_explain(exc)}", file=sys.stderr)
         return EXIT_FAILED
     except OSError as exc:
-        print(f"lyt export: cannot write to {out}: {exc}", file=sys.stderr)
+        print(f"lyt export: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
     print(f"Snapshot of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
     print(f"Written to {out.resolve()}/:")

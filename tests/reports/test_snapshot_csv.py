@@ -166,3 +166,19 @@ def test_lyt_export_reports_a_bad_configuration(
     monkeypatch.setenv("LYT_CLUSTER", "moon")
     assert main(["export", "--out", str(tmp_path / "x")]) == 1
     assert "lyt export:" in capsys.readouterr().err
+
+
+def test_lyt_export_names_the_settings_when_credentials_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    wrong = "wrong-app-token-never-printed"
+    with Sandbox.start(now=NOW, credentials=CREDENTIALS) as sb:
+        monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+        monkeypatch.setenv("LYT_APP_ID", CREDENTIALS.app_id)
+        monkeypatch.setenv("LYT_APP_TOKEN", wrong)
+        assert main(["export", "--out", str(tmp_path / "x")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lyt export: ") and len(err.strip().splitlines()) == 1
+    assert "LYT_APP_ID and LYT_APP_TOKEN" in err and wrong not in err
+    assert not (tmp_path / "x").exists()
