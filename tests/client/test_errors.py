@@ -144,6 +144,10 @@ def test_local_checks_name_the_field(client: LoyaltyClient) -> None:
     with pytest.raises(RequestValidationError) as info:
         client.benefits.create({"name": "x", "type": "POINTS"})
     assert info.value.field == "points"
+    assert str(info.value) == "benefit: points: required when type is POINTS"
+    with pytest.raises(RequestValidationError) as info:
+        client.oauth.token(scopes=["loyalty"])
+    assert str(info.value) == "scopes: unknown scope(s): loyalty"
     with pytest.raises(RequestValidationError) as info:
         client.rewards.get("not-a-reward-id")
     assert info.value.field == "reward_id"

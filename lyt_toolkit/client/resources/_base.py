@@ -58,8 +58,9 @@ def validate_body(model: type[M], body: M | Mapping[str, Any], what: str) -> M:
         first = errors[0]
         field = ".".join(str(p) for p in first.get("loc", ())) or None
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        message = str(first.get("msg", "")).removeprefix("Value error, ")  # pydantic's label
         raise RequestValidationError(
-            f"{what}: {field or 'body'}: {first.get('msg')}{more}", field=field
+            f"{what}: {field or 'body'}: {message}{more}", field=field
         ) from None
 
 

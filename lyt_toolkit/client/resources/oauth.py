@@ -20,7 +20,8 @@ def _token(resource: SyncResource | AsyncResource, scopes: Sequence[str] | str |
         return resource._transport.core.token_call(scopes)
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False)[0]
-        raise RequestValidationError(f"scopes: {first.get('msg')}", field="scope") from None
+        message = str(first.get("msg", "")).removeprefix("Value error, ")  # pydantic's label
+        raise RequestValidationError(f"scopes: {message}", field="scope") from None
 
 
 class OAuth(SyncResource):
