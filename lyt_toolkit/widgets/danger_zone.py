@@ -128,6 +128,7 @@ class DangerZone(w.VBox):
             self._load_webhooks()
 
     def _load_webhooks(self) -> None:
+        self.status.value = ""  # a message about the previous project no longer applies
         self.webhooks_select.value = ()
         self.webhooks_select.options = []
         project = self.project_select.value

@@ -103,6 +103,9 @@ def test_danger_zone_webhooks(client: LoyaltyClient) -> None:
     zone.project_select.value = "proj_NwStarter01"
     assert "402" in zone.status.value and zone.webhooks_select.options == ()
 
+    zone.project_select.value = "proj_NwStage01"  # the 402 was about the other project
+    assert zone.status.value == "" and len(zone.webhooks_select.options) == 1
+
 
 def test_danger_zone_refuses_without_phrase(client: LoyaltyClient) -> None:
     zone = DangerZone(client)
