@@ -16,7 +16,16 @@ class Project(ApiModel):
     """A project of the account; many settings are passed through untouched."""
 
     omit_if_none = frozenset(
-        {"description", "timezone", "currency", "cluster_id", "api_version", "is_sandbox", "plan"}
+        {
+            "description",
+            "timezone",
+            "currency",
+            "cluster_id",
+            "api_version",
+            "is_sandbox",
+            "plan",
+            "webhook_token",
+        }
     )
 
     id: str
@@ -28,6 +37,8 @@ class Project(ApiModel):
     api_version: str | None = None
     is_sandbox: bool | None = None
     plan: dict | None = None
+    webhook_token: str | None = Field(default=None, repr=False)
+    """Authenticates the project's webhook calls: a secret, so kept out of the repr."""
 
 
 class Webhook(ApiModel):

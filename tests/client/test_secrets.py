@@ -35,6 +35,14 @@ def test_reprs_hide_secrets(client: LoyaltyClient) -> None:
     assert "client-tests-app" in repr(client)  # the public app id may show
 
 
+def test_project_repr_hides_the_webhook_token(client: LoyaltyClient) -> None:
+    projects = client.projects.list()
+    assert projects and all(p.webhook_token for p in projects)  # still readable on purpose
+    text = repr(projects) + str(projects)
+    assert not any(p.webhook_token in text for p in projects)
+    assert projects[0].wire()["webhook_token"] == projects[0].webhook_token
+
+
 def test_exceptions_and_debug_logs_hold_no_secret(
     fresh: Sandbox, caplog: pytest.LogCaptureFixture
 ) -> None:
