@@ -219,3 +219,20 @@ def test_a_resumed_db_settles_activations_a_stopped_sandbox_left_open(tmp_path: 
         again = httpx.post(f"{sb.base_url}{path}/{bucket['id']}/activate", headers=headers)
         assert again.status_code == 423
         assert "not PENDING" in again.json()["details"]
+
+
+def test_a_reader_that_goes_away_gets_no_traceback() -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `lyt audit --rules | head` once head has exited
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "lyt_toolkit.cli", "audit", "--rules"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 1
+    assert proc.stderr == ""
