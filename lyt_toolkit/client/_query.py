@@ -96,8 +96,8 @@ class ListQuery:
             re.fullmatch(f"{re.escape(self.spec.cursor_prefix)}[a-f0-9]+", self.cursor)
         ):
             raise RequestValidationError(
-                f"cursor must be a {self.spec.name} cursor starting with "
-                f"{self.spec.cursor_prefix!r}",
+                f"cursor must be a {self.spec.name} cursor: {str(self.spec.cursor_prefix)!r} "
+                "then hex digits, as in cursor.next of a previous page",
                 field="cursor",
             )
 

@@ -149,6 +149,10 @@ def test_local_checks_name_the_field(client: LoyaltyClient) -> None:
         client.oauth.token(scopes=["loyalty"])
     assert str(info.value) == "scopes: unknown scope(s): loyalty"
     with pytest.raises(RequestValidationError) as info:
+        client.rewards.list(cursor="abc")
+    assert info.value.field == "cursor" and "'lcrsrew_'" in str(info.value)
+    assert "CursorPrefix" not in str(info.value)
+    with pytest.raises(RequestValidationError) as info:
         client.rewards.get("not-a-reward-id")
     assert info.value.field == "reward_id"
     with pytest.raises(RequestValidationError) as info:
