@@ -61,9 +61,11 @@ class PendingPointsPanel(w.VBox):
         self.results: pd.DataFrame | None = None
         self._buckets: dict[str, Any] = {}
 
-        self.program_select.observe(lambda _: self._load_members(), names="value")
-        self.member_select.observe(lambda _: self._load_cards(), names="value")
-        self.card_select.observe(lambda _: self._load_buckets(), names="value")
+        # A new choice drops the last message; a failed load shows as the status, not as a
+        # traceback from the observer.
+        self.program_select.observe(lambda _: self._choose(self._load_members, "members"), "value")
+        self.member_select.observe(lambda _: self._choose(self._load_cards, "cards"), "value")
+        self.card_select.observe(lambda _: self._choose(self._load_buckets, "buckets"), "value")
         self.buckets_select.observe(
             lambda _: setattr(self.activate_button, "disabled", not self.buckets_select.value),
             names="value",
@@ -82,6 +84,10 @@ class PendingPointsPanel(w.VBox):
             ]
         )
         self._guard(self._load_programs, "programs")
+
+    def _choose(self, load: Any, what: str) -> None:
+        self.status.value = ""
+        self._guard(load, what)
 
     def _guard(self, load: Any, what: str) -> None:
         try:
