@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint fmt bench serve clean
+.PHONY: demo test lint typecheck fmt bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks
 	$(BIN)/ruff format --check lyt_toolkit tests benchmarks
+	$(MAKE) typecheck
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 fmt: $(STAMP)
 	$(BIN)/ruff format lyt_toolkit tests benchmarks

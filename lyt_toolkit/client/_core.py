@@ -22,7 +22,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import TypeAdapter, ValidationError
 
-from .. import __version__
+from .._version import __version__
 from ..errors import APIError, LytError, error_class
 from .config import ClientConfig, RetryConfig
 

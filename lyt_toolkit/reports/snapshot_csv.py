@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from .. import __version__
+from .._version import __version__
 from ..errors import LytError
 from ..frames.schema import DATETIME
 from ..frames.snapshot import FRAME_NAMES, ProgramSnapshot, public_url

@@ -1,0 +1,1 @@
+"""One progress helper for pulls, plans and widgets."""

@@ -1,0 +1,1 @@
+"""A program's frames pulled together, cross-checked, compared and kept over time."""

@@ -1,0 +1,1 @@
+"""Synthetic programs of any size, written in the sandbox's program file format."""
