@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -60,15 +60,14 @@ Number = int | float
 """A JSON number; integers stay integers so the wire form is unchanged."""
 
 
-class _Open:
-    """``Open[SomeEnum]``: the enum member when known, else the raw string."""
+_E = TypeVar("_E", bound=StrEnum)
 
-    def __class_getitem__(cls, enum: type[StrEnum]) -> Any:
-        return Annotated[enum | str, Field(union_mode="left_to_right")]
+Open = Annotated[_E | str, Field(union_mode="left_to_right")]
+"""``Open[SomeEnum]``: the enum member when known, else the raw string.
 
-
-Open = _Open
-"""Wrap a sub-object enum so a value the service adds later still parses."""
+A generic alias, so type checkers read ``Open[RefundType]`` as ``RefundType | str``.
+It wraps sub-object enums so a value the service adds later still parses.
+"""
 
 
 class ApiModel(BaseModel):

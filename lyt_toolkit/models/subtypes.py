@@ -8,6 +8,7 @@ the service adds later is kept as a plain string instead of failing.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 
 class PeriodUnit(StrEnum):
@@ -150,5 +151,5 @@ class ItemEffect(StrEnum):
     APPLY_TO_MOST_EXPENSIVE = "APPLY_TO_MOST_EXPENSIVE"
 
 
-SHIPPING_PRODUCT_ID = "prod_5h1pp1ng"
+SHIPPING_PRODUCT_ID: Final = "prod_5h1pp1ng"
 """The reserved product ID a shipping discount names as its ``unit_type``."""
