@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.generate import generate_program
+from lyt_toolkit.synthetic import generate_program
 
 REWARDS = "/v2/loyalties/rewards"
 NOW = "2026-01-15T12:00:00Z"

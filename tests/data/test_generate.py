@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from lyt_toolkit.models.ids import IdPrefix, matches
-from lyt_toolkit.sandbox.generate import generate_program, write_program
 from lyt_toolkit.sandbox.timeexpr import resolve, resolve_tree
+from lyt_toolkit.synthetic import generate_program, write_program
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 SIZES = {

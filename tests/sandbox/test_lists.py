@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.generate import generate_program
+from lyt_toolkit.synthetic import generate_program
 
 from .helpers import assert_bad_request, assert_error, walk
 
