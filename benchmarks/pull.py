@@ -24,7 +24,7 @@ import pandas as pd
 from lyt_toolkit import LoyaltyClient
 from lyt_toolkit.frames import rewards_frame
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.generate import generate_program
+from lyt_toolkit.synthetic import generate_program
 
 REWARDS_PATH = "/v2/loyalties/rewards"
 

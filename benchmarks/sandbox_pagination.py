@@ -26,22 +26,14 @@ from pathlib import Path
 import httpx
 
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.generate import generate_program
+from lyt_toolkit.synthetic import generate_program
 
 REWARDS = "/v2/loyalties/rewards"
 NOW = "2026-01-15T12:00:00Z"
 
 
 def v2_client(sb: Sandbox) -> httpx.Client:
-    keys = {"X-App-Id": sb.credentials.app_id, "X-App-Token": sb.credentials.app_token}
-    token = httpx.post(
-        f"{sb.base_url}/oauth/token",
-        data={"grant_type": "client_credentials", "scope": "loyalties"},
-        headers=keys,
-    ).json()["access_token"]
-    return httpx.Client(
-        base_url=sb.base_url, headers={**keys, "Authorization": f"Bearer {token}"}, timeout=30
-    )
+    return httpx.Client(base_url=sb.base_url, headers=sb.v2_headers(), timeout=30)
 
 
 def median_ms(client: httpx.Client, params: dict[str, object], repeat: int) -> float:

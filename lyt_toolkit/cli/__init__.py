@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--db", default=None, help="SQLite file (default: in memory)")
     serve.add_argument("--now", default=None, help="fix the clock at this ISO 8601 instant")
     serve.add_argument("--seed", type=int, default=None, help="seed for generated IDs")
-    serve.set_defaults(handler=_dispatch("lyt_toolkit.sandbox.cli:serve"))
+    serve.set_defaults(handler=_dispatch("lyt_toolkit.cli.sandbox:serve"))
 
     gen = sandbox_sub.add_parser("generate", help="write a large synthetic program file")
     gen.add_argument("--out", required=True, help="path of the program file to write")
@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--tier-structures", type=int, default=10)
     gen.add_argument("--members", type=int, default=100)
     gen.add_argument("--seed", type=int, default=0)
-    gen.set_defaults(handler=_dispatch("lyt_toolkit.sandbox.cli:generate"))
+    gen.set_defaults(handler=_dispatch("lyt_toolkit.cli.sandbox:generate"))
     return parser
 
 

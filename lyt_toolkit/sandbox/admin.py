@@ -14,9 +14,10 @@ from pydantic import BaseModel, Field
 
 from .auth import require_key_pair
 from .clock import iso, parse_instant
+from .deps import StateDep
 from .errors import bad_request
 from .faults import ADMIN_PREFIX, FaultSettings
-from .state import SandboxState, get_state
+from .state import SandboxState
 
 router = APIRouter(
     prefix=ADMIN_PREFIX, dependencies=[Depends(require_key_pair)], tags=["sandbox admin"]
@@ -41,7 +42,7 @@ def _clock(state: SandboxState) -> dict[str, Any]:
 
 
 @router.get("/clock")
-def get_clock(state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+def get_clock(state: StateDep) -> dict[str, Any]:
     return _clock(state)
 
 
@@ -52,14 +53,14 @@ def _check_reachable(field: str, moment: datetime) -> None:
 
 
 @router.post("/clock/advance")
-def advance_clock(body: Advance, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+def advance_clock(body: Advance, state: StateDep) -> dict[str, Any]:
     _check_reachable("seconds", state.clock.now() + timedelta(seconds=body.seconds))
     state.clock.advance(body.seconds)
     return _clock(state)
 
 
 @router.post("/clock/set")
-def set_clock(body: SetClock, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+def set_clock(body: SetClock, state: StateDep) -> dict[str, Any]:
     try:
         moment = parse_instant(body.now)
     except (ValueError, OverflowError):
@@ -70,18 +71,18 @@ def set_clock(body: SetClock, state: SandboxState = Depends(get_state)) -> dict[
 
 
 @router.post("/reset")
-def reset(state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+def reset(state: StateDep) -> dict[str, Any]:
     state.reload()
     return {"reset": True, **_clock(state)}
 
 
 @router.put("/faults")
-def set_faults(body: FaultSettings, state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+def set_faults(body: FaultSettings, state: StateDep) -> dict[str, Any]:
     state.faults.set(body)
     return body.model_dump()
 
 
 @router.delete("/faults")
-def clear_faults(state: SandboxState = Depends(get_state)) -> dict[str, Any]:
+def clear_faults(state: StateDep) -> dict[str, Any]:
     state.faults.clear()
     return state.faults.settings.model_dump()

@@ -8,14 +8,15 @@ from . import admin, openapi
 from .config import SandboxConfig
 from .errors import install_handlers
 from .faults import FaultMiddleware
-from .routers import ROUTERS, programs
+from .routers import ROUTERS
+from .services.programs import settle_interrupted_activations
 from .state import SandboxState
 
 
 def create_app(config: SandboxConfig | None = None) -> FastAPI:
     """A ready-to-serve sandbox holding the program ``config.data`` (the demo by default)."""
     state = SandboxState.create(config or SandboxConfig())
-    programs.settle_interrupted_activations(state)
+    settle_interrupted_activations(state)
     app = FastAPI(
         title="lyt_toolkit sandbox",
         version="1",
@@ -27,5 +28,5 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(admin.router)
-    openapi.install(app)
+    openapi.install(app, ROUTERS)
     return app

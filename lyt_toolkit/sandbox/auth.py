@@ -10,10 +10,11 @@ import hashlib
 import hmac
 from collections.abc import Callable
 
-from fastapi import Depends, Request
+from fastapi import Request
 
+from .deps import StateDep
 from .errors import unauthorized
-from .state import SandboxState, get_state
+from .state import SandboxState
 
 LOYALTY_SCOPES = frozenset({"loyalties", "api"})
 """A token carrying any of these scopes may call the ``/v2/loyalties`` endpoints."""
@@ -48,13 +49,13 @@ def bearer_scopes(request: Request, state: SandboxState) -> frozenset[str] | Non
     return frozenset(row["scope"].split())
 
 
-def require_key_pair(request: Request, state: SandboxState = Depends(get_state)) -> None:
+def require_key_pair(request: Request, state: StateDep) -> None:
     """``X-App-Id`` and ``X-App-Token`` must be the sandbox's application keys."""
     if not has_key_pair(request, state):
         raise unauthorized()
 
 
-def require_loyalty_access(request: Request, state: SandboxState = Depends(get_state)) -> None:
+def require_loyalty_access(request: Request, state: StateDep) -> None:
     """``/v2``: a bearer token whose scopes allow loyalties, together with the key pair."""
     scopes = bearer_scopes(request, state)
     if scopes is None or not scopes & LOYALTY_SCOPES or not has_key_pair(request, state):
@@ -64,7 +65,7 @@ def require_loyalty_access(request: Request, state: SandboxState = Depends(get_s
 def key_pair_or_token(*needed: str) -> Callable[..., None]:
     """``/v1``: the key pair, or a bearer token holding every scope in ``needed``."""
 
-    def dependency(request: Request, state: SandboxState = Depends(get_state)) -> None:
+    def dependency(request: Request, state: StateDep) -> None:
         if has_key_pair(request, state):
             return
         scopes = bearer_scopes(request, state)
@@ -74,7 +75,7 @@ def key_pair_or_token(*needed: str) -> Callable[..., None]:
     return dependency
 
 
-def require_management(request: Request, state: SandboxState = Depends(get_state)) -> None:
+def require_management(request: Request, state: StateDep) -> None:
     """``/management``: only the management key pair; application keys are refused."""
     creds = state.config.credentials
     if not (

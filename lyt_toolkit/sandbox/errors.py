@@ -18,6 +18,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..models.errors import ErrorObject
+
 log = logging.getLogger("lyt_toolkit.sandbox")
 
 _KEYS = {
@@ -59,16 +61,21 @@ class ServiceError(Exception):
         self.headers = headers
         super().__init__(f"{status} {self.key}: {self.message}")
 
+    def error_object(self, request_id: str) -> ErrorObject:
+        """The error as the service sends it, for the request ``request_id``."""
+        return ErrorObject(
+            code=self.status,
+            key=self.key,
+            message=self.message,
+            details=self.details,
+            request_id=request_id,
+            resource_id=self.resource_id,
+            resource_type=self.resource_type,
+        )
+
     def body(self, request_id: str) -> dict[str, Any]:
-        body: dict[str, Any] = {"code": self.status, "key": self.key, "message": self.message}
-        if self.details is not None:
-            body["details"] = self.details
-        body["request_id"] = request_id
-        if self.resource_id is not None:
-            body["resource_id"] = self.resource_id
-        if self.resource_type is not None:
-            body["resource_type"] = self.resource_type
-        return body
+        """The JSON body: unset optional fields are left out, as the service does."""
+        return self.error_object(request_id).wire()
 
 
 def not_found(resource_type: str, resource_id: str) -> ServiceError:

@@ -1,22 +1,21 @@
 """The sandbox's OpenAPI document: real response schemas and every status it answers.
 
-FastAPI would describe each handler as "200: any object, 422: validation error".
-The sandbox never answers 422 (client mistakes are 400s in the service's error
-shape) and its handlers return plain dicts, so the document is completed here:
-success bodies take the schemas of the toolkit's models, and every operation
-lists the error statuses it can give, all with the one error object.
+Success bodies are described by each route's ``response_model``. FastAPI would
+also list "422: validation error"; the sandbox never answers 422 (client mistakes
+are 400s in the service's error shape), so the document is completed here: every
+operation lists the error statuses it can give, all with the one error object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
-
-from .. import models
-from ..models.lists import CountedList, Page
 
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -47,33 +46,8 @@ _EXTRA = {
 }
 
 V2 = "/v2/loyalties"
-_MEMBER = f"{V2}/programs/{{programId}}/members/{{memberId}}"
-_BUCKETS = f"{_MEMBER}/cards/{{cardId}}/pending-points"
+_BUCKETS = f"{V2}/programs/{{programId}}/members/{{memberId}}/cards/{{cardId}}/pending-points"
 _WEBHOOKS = "/management/v1/projects/{projectId}/webhooks"
-
-SUCCESS_MODELS: dict[tuple[str, str], Any] = {
-    ("post", "/oauth/token"): models.AccessToken,
-    ("get", f"{V2}/card-definitions"): Page[models.CardDefinition],
-    ("get", f"{V2}/card-definitions/{{cardDefinitionId}}"): models.CardDefinition,
-    ("get", f"{V2}/tier-structures"): Page[models.TierStructure],
-    ("get", f"{V2}/tier-structures/{{tierStructureId}}"): models.TierStructure,
-    ("delete", f"{V2}/tier-structures/{{tierStructureId}}"): models.TierStructure,
-    ("get", f"{V2}/rewards"): Page[models.Reward],
-    ("get", f"{V2}/rewards/{{rewardId}}"): models.Reward,
-    ("post", f"{V2}/rewards/{{rewardId}}/draft"): models.Reward,
-    ("get", f"{V2}/benefits"): Page[models.Benefit],
-    ("get", f"{V2}/benefits/{{benefitId}}"): models.Benefit,
-    ("post", f"{V2}/benefits"): models.Benefit,
-    ("get", f"{V2}/programs"): Page[models.Program],
-    ("get", f"{V2}/programs/{{programId}}"): models.Program,
-    ("get", f"{V2}/programs/{{programId}}/members"): Page[models.Member],
-    ("get", _MEMBER): models.MemberWithCards,
-    ("get", _BUCKETS): Page[models.PendingBucket],
-    ("post", f"{_BUCKETS}/{{bucketId}}/activate"): models.ActivationResult,
-    ("get", "/management/v1/projects"): CountedList[models.Project],
-    ("get", _WEBHOOKS): CountedList[models.Webhook],
-}
-"""Which model describes the success body of each operation."""
 
 EXTRA_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("post", f"{V2}/benefits"): (409, 423),
@@ -88,10 +62,30 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-def build_openapi(app: FastAPI) -> dict[str, Any]:
+def _is_model(annotation: Any) -> bool:
+    """A pydantic model, not a return annotation such as ``dict[str, Any]``."""
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def success_models(routers: Iterable[APIRouter]) -> dict[tuple[str, str], Any]:
+    """The ``response_model`` of each operation that declares one, by (method, path)."""
+    return {
+        (method.lower(), route.path): route.response_model
+        for router in routers
+        for route in router.routes
+        if isinstance(route, APIRoute) and _is_model(route.response_model)
+        for method in route.methods or ()
+    }
+
+
+def build_openapi(app: FastAPI, routers: Iterable[APIRouter]) -> dict[str, Any]:
     """The document FastAPI derives, with success schemas and error statuses filled in."""
     doc = get_openapi(
-        title=app.title, version=app.version, description=app.description, routes=app.routes
+        title=app.title,
+        version=app.version,
+        description=app.description,
+        routes=app.routes,
+        separate_input_output_schemas=False,
     )
     components = doc.setdefault("components", {}).setdefault("schemas", {})
     for unused in ("HTTPValidationError", "ValidationError"):
@@ -99,9 +93,9 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     components["Error"] = ERROR_SCHEMA
     # Validation-mode schemas: the models serialise through a custom hook that
     # pydantic cannot describe, and what they accept is what the service sends.
-    keys = list(dict.fromkeys(SUCCESS_MODELS.values()))
+    success = success_models(routers)
     refs, defs = models_json_schema(
-        [(model, "validation") for model in keys],
+        [(model, "validation") for model in dict.fromkeys(success.values())],
         ref_template="#/components/schemas/{model}",
     )
     components.update(defs.get("$defs", {}))
@@ -110,7 +104,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
             responses.pop("422", None)
-            model = SUCCESS_MODELS.get((method, path))
+            model = success.get((method, path))
             if model is not None:
                 ok = next((c for c in responses if c.startswith("2")), "200")
                 responses[ok] = _json(refs[(model, "validation")], "Success")
@@ -120,12 +114,12 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     return doc
 
 
-def install(app: FastAPI) -> None:
+def install(app: FastAPI, routers: Sequence[APIRouter]) -> None:
     """Serve the completed document at ``/openapi.json`` (built once, then cached)."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = build_openapi(app)
+            app.openapi_schema = build_openapi(app, routers)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

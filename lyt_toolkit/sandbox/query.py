@@ -197,7 +197,7 @@ def _condition_sql(cond: Condition, now: datetime) -> tuple[str, list[Any]]:
         return _date_sql(col, name, values, now)
     exact = f"{col} COLLATE BINARY" if col == "name" else col
     marks = ", ".join("?" * len(values))
-    simple = {
+    simple: dict[str, tuple[str, list[Any]]] = {
         "$is": (f"{exact} = ?", values),
         "$is_not": (f"({exact} IS NULL OR {exact} != ?)", values),
         "$in": (f"{exact} IN ({marks})", values),
@@ -208,7 +208,7 @@ def _condition_sql(cond: Condition, now: datetime) -> tuple[str, list[Any]]:
     if name in simple:
         return simple[name]
     needle = values[0].lower()
-    text = {
+    text: dict[str, tuple[str, list[Any]]] = {
         "$contains": (f"instr(lower({col}), ?) > 0", [needle]),
         "$not_contain": (f"instr(lower({col}), ?) = 0", [needle]),
         "$starts_with": (f"substr(lower({col}), 1, ?) = ?", [len(needle), needle]),
@@ -242,7 +242,8 @@ def _where_filters(query: ListQuery, now: datetime) -> tuple[str, list[Any]]:
     by_field: dict[str, list[tuple[str, list[Any]]]] = {}
     for cond in query.conditions:
         by_field.setdefault(cond.field.name, []).append(_condition_sql(cond, now))
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     for parts in by_field.values():  # conditions on one field always hold together
         clauses.append("(" + " AND ".join(sql for sql, _ in parts) + ")")
         params.extend(p for _, ps in parts for p in ps)
@@ -256,7 +257,8 @@ def _keyset(order: list[tuple[str, bool]], position: list[Any]) -> tuple[str, li
         cols = ", ".join(col for col, _ in order)
         op = "<" if order[0][1] else ">"
         return f"(({cols}) {op} ({', '.join('?' * len(order))}))", list(position)
-    ors, params = [], []
+    ors: list[str] = []
+    params: list[Any] = []
     for i, (col, desc) in enumerate(order):
         eqs = [f"{c} = ?" for c, _ in order[:i]]
         ors.append("(" + " AND ".join([*eqs, f"{col} {'<' if desc else '>'} ?"]) + ")")

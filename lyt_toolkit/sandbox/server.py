@@ -71,15 +71,30 @@ class Sandbox:
             thread.join(timeout=10)
             app.state.sandbox.store.close()
 
+    def key_headers(self) -> dict[str, str]:
+        """The application key pair, as request headers."""
+        return {"X-App-Id": self.credentials.app_id, "X-App-Token": self.credentials.app_token}
+
+    def v2_headers(self, scope: str = "loyalties") -> dict[str, str]:
+        """The key pair and a fresh bearer token for ``scope``: what a ``/v2`` call needs."""
+        keys = self.key_headers()
+        response = httpx.post(
+            f"{self.base_url}/oauth/token",
+            data={"grant_type": "client_credentials", "scope": scope},
+            headers=keys,
+        )
+        response.raise_for_status()
+        return {**keys, "Authorization": f"Bearer {response.json()['access_token']}"}
+
     # -- admin API --------------------------------------------------------------
 
     def _admin(self, method: str, path: str, json: dict[str, Any] | None = None) -> dict[str, Any]:
-        headers = {"X-App-Id": self.credentials.app_id, "X-App-Token": self.credentials.app_token}
         response = httpx.request(
-            method, f"{self.base_url}/_sandbox{path}", json=json, headers=headers
+            method, f"{self.base_url}/_sandbox{path}", json=json, headers=self.key_headers()
         )
         response.raise_for_status()
-        return response.json()
+        result: dict[str, Any] = response.json()
+        return result
 
     def now(self) -> str:
         return self._admin("GET", "/clock")["now"]

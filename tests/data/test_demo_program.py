@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from lyt_toolkit.models.ids import CUSTOMER_ID_PATTERN, IdPrefix, matches
+from lyt_toolkit.models.ids import CUSTOMER_ID_PATTERN, matches
 from lyt_toolkit.sandbox.timeexpr import is_relative, resolve, resolve_tree
+
+from .helpers import ID_PREFIXES
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 DEMO = DATA / "demo_program.json"
@@ -96,19 +98,12 @@ def test_header(raw: dict[str, Any]) -> None:
 
 
 def test_ids_are_unique_and_match_their_patterns(program: dict[str, Any]) -> None:
-    prefixes = {
-        "card_definitions": IdPrefix.CARD_DEFINITION, "tier_structures": IdPrefix.TIER_STRUCTURE,
-        "rewards": IdPrefix.REWARD, "benefits": IdPrefix.BENEFIT, "programs": IdPrefix.PROGRAM,
-        "members": IdPrefix.MEMBER, "cards": IdPrefix.CARD,
-        "pending_buckets": IdPrefix.PENDING_BUCKET,
-        "products": "prod_", "skus": "sku_",
-    }  # fmt: skip
     seen: set[str] = set()
     for section in SECTIONS:
         for row in program[section]:
             assert row["id"] not in seen, row["id"]
             seen.add(row["id"])
-            prefix = prefixes.get(section)
+            prefix = ID_PREFIXES.get(section)
             if prefix and row["id"] != SHIPPING_PRODUCT:
                 assert matches(prefix, row["id"]), (section, row["id"])
     for row in program["customers"]:

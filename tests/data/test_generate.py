@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from lyt_toolkit.models.ids import IdPrefix, matches
-from lyt_toolkit.sandbox.generate import generate_program, write_program
+from lyt_toolkit.models.ids import matches
 from lyt_toolkit.sandbox.timeexpr import resolve, resolve_tree
+from lyt_toolkit.synthetic import generate_program, write_program
+
+from .helpers import ID_PREFIXES
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 SIZES = {
@@ -41,14 +43,7 @@ def test_requested_counts(program: dict) -> None:
 
 
 def test_ids_valid_and_unique(program: dict) -> None:
-    prefixes = {
-        "card_definitions": IdPrefix.CARD_DEFINITION, "tier_structures": IdPrefix.TIER_STRUCTURE,
-        "rewards": IdPrefix.REWARD, "benefits": IdPrefix.BENEFIT, "programs": IdPrefix.PROGRAM,
-        "members": IdPrefix.MEMBER, "cards": IdPrefix.CARD,
-        "pending_buckets": IdPrefix.PENDING_BUCKET,
-        "products": "prod_", "skus": "sku_",
-    }  # fmt: skip
-    for key, prefix in prefixes.items():
+    for key, prefix in ID_PREFIXES.items():
         ids = [row["id"] for row in program[key]]
         assert len(set(ids)) == len(ids), key
         assert all(matches(prefix, i) for i in ids), key

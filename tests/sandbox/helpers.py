@@ -1,4 +1,4 @@
-"""Assertions shared by the sandbox tests."""
+"""Assertions and clients shared by the sandbox tests."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+
+from lyt_toolkit.models import ErrorObject
+from lyt_toolkit.sandbox import Sandbox
 
 from . import reference
 
@@ -24,6 +27,7 @@ def assert_error(response: httpx.Response, status: int, key: str | None = None) 
     assert isinstance(body["request_id"], str) and body["request_id"]
     if key is not None:
         assert body["key"] == key, body
+    assert ErrorObject.model_validate(body).wire() == body
     if reference.available():
         assert reference.errors_for("loyalties", "#/components/schemas/ErrorResponse", body) == []
     return body
@@ -69,3 +73,8 @@ def eventually(check: Callable[[], bool], timeout: float = 2.0) -> bool:
             return True
         time.sleep(0.02)
     return check()
+
+
+def v2_client(sb: Sandbox, timeout: float = 10) -> httpx.Client:
+    """An HTTP client on ``sb`` carrying the key pair and a fresh loyalties token."""
+    return httpx.Client(base_url=sb.base_url, headers=sb.v2_headers(), timeout=timeout)

@@ -94,7 +94,6 @@ def test_reset_restores_the_loaded_data(
     restore: Sandbox,
     api: httpx.Client,
     management_headers: dict[str, str],
-    v2_headers: dict[str, str],
 ) -> None:
     before_rewards = api.get(REWARDS, params={"limit": 100}).json()["data"]
     benefit = {
@@ -109,8 +108,7 @@ def test_reset_restores_the_loaded_data(
     assert httpx.delete(restore.base_url + hook, headers=management_headers).status_code == 204
 
     restore.reset()
-    fresh = {**v2_headers, **_token_headers(restore, v2_headers)}
-    with httpx.Client(base_url=restore.base_url, headers=fresh) as again:
+    with httpx.Client(base_url=restore.base_url, headers=restore.v2_headers()) as again:
         assert again.get(REWARDS, params={"limit": 100}).json()["data"] == before_rewards
         assert again.get(f"/v2/loyalties/benefits/{created['id']}").status_code == 404
         status = again.get("/v2/loyalties/tier-structures/lts_c0ffee0001").json()["status"]
@@ -120,12 +118,3 @@ def test_reset_restores_the_loaded_data(
         headers=management_headers,
     ).json()["data"]
     assert "wh_NwMainLoyalty01" in {h["id"] for h in hooks}
-
-
-def _token_headers(sb: Sandbox, keys: dict[str, str]) -> dict[str, str]:
-    token = httpx.post(
-        f"{sb.base_url}/oauth/token",
-        data={"grant_type": "client_credentials", "scope": "loyalties"},
-        headers={k: v for k, v in keys.items() if k.startswith("X-App")},
-    ).json()["access_token"]
-    return {"Authorization": f"Bearer {token}"}

@@ -43,15 +43,8 @@ def fuzz_sandbox() -> Iterator[Sandbox]:
 @pytest.fixture(scope="module")
 def fuzz_headers(fuzz_sandbox: Sandbox) -> dict[str, str]:
     creds = fuzz_sandbox.credentials
-    keys = {"X-App-Id": creds.app_id, "X-App-Token": creds.app_token}
-    token = httpx.post(
-        f"{fuzz_sandbox.base_url}/oauth/token",
-        data={"grant_type": "client_credentials", "scope": "loyalties api promotions"},
-        headers=keys,
-    ).json()["access_token"]
     return {
-        **keys,
-        "Authorization": f"Bearer {token}",
+        **fuzz_sandbox.v2_headers("loyalties api promotions"),
         "X-Management-Id": creds.management_id,
         "X-Management-Token": creds.management_token,
     }

@@ -10,25 +10,14 @@ import httpx
 import pytest
 
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.generate import generate_program
+from lyt_toolkit.synthetic import generate_program
 
-from .helpers import assert_bad_request, assert_error, walk
+from .helpers import assert_bad_request, assert_error, v2_client, walk
 
 REWARDS, BENEFITS = "/v2/loyalties/rewards", "/v2/loyalties/benefits"
 CARD_DEFINITIONS = "/v2/loyalties/card-definitions"
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 Params = list[tuple[str, Any]]
-
-
-def v2_client(sb: Sandbox) -> httpx.Client:
-    keys = {"X-App-Id": sb.credentials.app_id, "X-App-Token": sb.credentials.app_token}
-    token = httpx.post(
-        f"{sb.base_url}/oauth/token",
-        data={"grant_type": "client_credentials", "scope": "loyalties"},
-        headers=keys,
-    ).json()["access_token"]
-    headers = {**keys, "Authorization": f"Bearer {token}"}
-    return httpx.Client(base_url=sb.base_url, headers=headers, timeout=10)
 
 
 @pytest.fixture(scope="module")

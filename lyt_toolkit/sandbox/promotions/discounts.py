@@ -115,11 +115,11 @@ def _percent(discount: Mapping[str, Any], order: WorkingOrder, eligible: Eligibl
         return wanted, order.take(wanted)
     if effect == PercentEffect.APPLY_TO_ITEMS:
         lines = [line for line in order.lines if eligible(line)]
-        wanted = [_cap(percent_of(line.remaining, percent), limit) for line in lines]
+        shares = [_cap(percent_of(line.remaining, percent), limit) for line in lines]
         aggregated = discount.get("aggregated_amount_limit")
-        if aggregated is not None and sum(wanted) > cents(aggregated):
-            wanted = split(cents(aggregated), wanted)
-        return sum(wanted), _take_shares(lines, wanted)
+        if aggregated is not None and sum(shares) > cents(aggregated):
+            shares = split(cents(aggregated), shares)
+        return sum(shares), _take_shares(lines, shares)
     raise UnsupportedDiscount(f"effect {effect} does not apply to a PERCENT discount")
 
 
@@ -131,8 +131,8 @@ def _fixed(discount: Mapping[str, Any], order: WorkingOrder, eligible: Eligible)
         return wanted, order.take(wanted)
     if effect == FixedEffect.APPLY_TO_ITEMS:
         lines = [line for line in order.lines if eligible(line)]
-        wanted = [max(line.price - fixed, 0) * line.quantity for line in lines]
-        return sum(wanted), _take_shares(lines, wanted)
+        shares = [max(line.price - fixed, 0) * line.quantity for line in lines]
+        return sum(shares), _take_shares(lines, shares)
     raise UnsupportedDiscount(f"effect {effect} does not apply to a FIXED discount")
 
 
@@ -163,7 +163,8 @@ def unit_target(unit: Mapping[str, Any], catalog: Catalog) -> tuple[Doc | None, 
 
 
 def _unit(unit: Mapping[str, Any], order: WorkingOrder, catalog: Catalog) -> Amounts:
-    free = int(unit.get("unit_off") if unit.get("unit_off") is not None else 1)
+    unit_off = unit.get("unit_off")
+    free = int(unit_off if unit_off is not None else 1)
     effect = _effect(unit, UnitEffect, UnitEffect.ADD_MISSING_ITEMS)
     product, sku = unit_target(unit, catalog)
     line = _find_line(order, product, sku)

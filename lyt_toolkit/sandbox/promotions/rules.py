@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ...models.errors import CustomMessage, ErrorObject
 from ..clock import parse_instant
 from .money import cents
 from .orders import Customer, WorkingOrder
@@ -45,15 +46,16 @@ class Failure:
     custom_message: str | None = None
 
     def error(self, request_id: str) -> dict[str, Any]:
+        """The ``error`` of the invalid result: the error object, or the custom message."""
         if self.custom_message is not None:
-            return {"message": self.custom_message}
-        return {
-            "code": 400,
-            "key": RULES_VIOLATED,
-            "message": self.message,
-            "details": self.details,
-            "request_id": request_id,
-        }
+            return CustomMessage(message=self.custom_message).wire()
+        return ErrorObject(
+            code=400,
+            key=RULES_VIOLATED,
+            message=self.message,
+            details=self.details,
+            request_id=request_id,
+        ).wire()
 
 
 @dataclass(frozen=True)

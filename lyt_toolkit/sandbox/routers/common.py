@@ -1,4 +1,4 @@
-"""Pieces every router shares: list answers, ID path parameters, lookups."""
+"""Pieces every router shares: the loyalty router, ID path parameters, list answers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from ...models.ids import IdPrefix, hex_pattern
 from ...models.listing import MAX_LIMIT, MIN_LIMIT, ListSpec
 from ..auth import require_loyalty_access
-from ..errors import bad_request, not_found
+from ..errors import bad_request
 from ..query import fetch_page, parse_list_query
 from ..state import SandboxState
 
@@ -23,9 +23,9 @@ def loyalty_router(path: str = "") -> APIRouter:
     )
 
 
-def id_path(prefix: IdPrefix, description: str) -> Any:
-    """A path parameter that must match the resource's ID pattern (else 400)."""
-    return Path(pattern=hex_pattern(prefix), description=description)
+def id_path(prefix: IdPrefix, alias: str, description: str) -> Any:
+    """A path parameter ``{alias}`` that must match the resource's ID pattern (else 400)."""
+    return Path(alias=alias, pattern=hex_pattern(prefix), description=description)
 
 
 async def _paging_parameters(
@@ -76,13 +76,3 @@ def list_answer(
         scope=scope,
     )
     return Response(page.envelope_json(), media_type="application/json")
-
-
-def require(
-    state: SandboxState, kind: str, id_: str, resource_type: str, *, scope: str | None = None
-) -> dict[str, Any]:
-    """The stored document, or a 404 naming it."""
-    doc = state.store.get(kind, id_, scope=scope)
-    if doc is None:
-        raise not_found(resource_type, id_)
-    return doc

@@ -7,10 +7,13 @@ from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Request
 
-from ...models.enums import SCOPES, GrantType
-from ..auth import hash_token, require_key_pair
+from ...models import AccessToken
+from ...models.enums import GrantType
+from ..auth import require_key_pair
+from ..deps import StateDep
 from ..errors import bad_request
-from ..state import SandboxState, get_state
+from ..services import tokens
+from ..state import SandboxState
 
 router = APIRouter(tags=["oauth"])
 
@@ -46,56 +49,29 @@ async def _form(request: Request) -> dict[str, str]:
     return {k: v[-1] for k, v in fields.items()}
 
 
-def parse_scopes(scope: str | None) -> list[str]:
-    """Validate a space-delimited scope string; commas and unknown values are refused."""
-    if scope is None or not scope.strip():
-        raise bad_request("scope: required, a space-delimited list of scopes")
-    if "," in scope:
-        raise bad_request("scope: separate scopes with spaces, not commas")
-    scopes = scope.split()
-    unknown = [s for s in scopes if s not in SCOPES]
-    if unknown:
-        raise bad_request(f"scope: unknown scope(s): {', '.join(unknown)}")
-    return list(dict.fromkeys(scopes))
-
-
-async def issue_token(request: Request, state: SandboxState) -> dict[str, Any]:
+async def _token(request: Request, state: SandboxState) -> dict[str, Any]:
     form = await _form(request)
-    grant_type = form.get("grant_type")
-    if grant_type != GrantType.CLIENT_CREDENTIALS:
-        raise bad_request(f"grant_type: must be {GrantType.CLIENT_CREDENTIALS.value}")
-    scopes = parse_scopes(form.get("scope"))
-    token = state.ids.token()
-    ttl = int(state.config.token_ttl.total_seconds())
-    expires_at = int(state.clock.now().timestamp()) + ttl
-    client_id = state.config.credentials.app_id
-    state.store.put_token(hash_token(token), client_id, " ".join(scopes), expires_at)
-    return {
-        "access_token": token,
-        "client_id": client_id,
-        "expires_at": expires_at,
-        "expires_in": ttl,
-        "scope": " ".join(scopes),
-        "token_type": "Bearer",
-    }
+    return tokens.issue_token(state, form.get("grant_type"), form.get("scope"))
 
 
-@router.post("/oauth/token", dependencies=[Depends(require_key_pair)], openapi_extra=_BODY_SCHEMA)
-async def generate_token(
-    request: Request, state: SandboxState = Depends(get_state)
-) -> dict[str, Any]:
+@router.post(
+    "/oauth/token",
+    dependencies=[Depends(require_key_pair)],
+    openapi_extra=_BODY_SCHEMA,
+    response_model=AccessToken,
+)
+async def generate_token(request: Request, state: StateDep) -> dict[str, Any]:
     """Issue a bearer token for the requested scopes."""
-    return await issue_token(request, state)
+    return await _token(request, state)
 
 
 @router.post(
     "/v1/oauth/token",
     dependencies=[Depends(require_key_pair)],
     openapi_extra=_BODY_SCHEMA,
+    response_model=AccessToken,
     include_in_schema=False,
 )
-async def generate_token_v1(
-    request: Request, state: SandboxState = Depends(get_state)
-) -> dict[str, Any]:
+async def generate_token_v1(request: Request, state: StateDep) -> dict[str, Any]:
     """The same endpoint at the path the published reference uses."""
-    return await issue_token(request, state)
+    return await _token(request, state)

@@ -7,13 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from .clock import parse_instant
-from .config import SandboxConfig
-from .state import load_program_source
+from ..sandbox.clock import parse_instant
+from ..sandbox.config import SandboxConfig
+from ..sandbox.state import load_program_source
 
 
 def serve(args: argparse.Namespace) -> int:
-    from .server import serve as run
+    """``lyt sandbox serve``: check the options, then serve until interrupted."""
+    from ..sandbox.server import serve as run
 
     try:
         config = _checked_config(args)
@@ -50,7 +51,8 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
 
 
 def generate(args: argparse.Namespace) -> int:
-    from .generate import MINIMUM_COUNTS, write_program
+    """``lyt sandbox generate``: write a synthetic program file of the requested size."""
+    from ..synthetic import MINIMUM_COUNTS, write_program
 
     counts = {name: getattr(args, name) for name in MINIMUM_COUNTS}
     for name, value in counts.items():

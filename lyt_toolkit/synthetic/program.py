@@ -1,0 +1,101 @@
+"""Large synthetic programs in the ``lyt-program/1`` format, for benchmarks.
+
+The demo program is small and full of deliberate mistakes; benchmarks need the
+opposite: many rows, all well formed and resolvable, identical for a given seed.
+Rows are built from plain dicts and a seeded ``random.Random`` so that 100,000
+rewards take a few seconds and the same seed always yields the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from lyt_toolkit.models.enums import CardDefinitionStatus
+
+from .catalog import catalog_rows
+from .loyalty import benefit_rows, card_definition_rows, reward_rows, tier_structure_rows
+from .members import member_rows
+from .rows import seed_tag
+
+FORMAT = "lyt-program/1"
+DEFAULT_NOW = "2026-01-15T12:00:00Z"
+
+MINIMUM_COUNTS = {
+    "rewards": 0,
+    "benefits": 0,
+    "card_definitions": 2,
+    "tier_structures": 0,
+    "members": 0,
+}
+"""The fewest of each resource a program may hold: two card definitions, so that ACTIVE
+and non-ACTIVE ones both exist for references to point at."""
+
+
+def generate_program(
+    *,
+    rewards: int = 1000,
+    benefits: int = 1000,
+    card_definitions: int = 10,
+    tier_structures: int = 10,
+    members: int = 100,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """A well-formed synthetic program with the requested number of each resource.
+
+    Every reference resolves; ACTIVE benefits point at ACTIVE card definitions;
+    names are unique; ``created_at`` values are distinct. The same arguments always
+    give the same dict.
+    """
+    counts = {
+        "rewards": rewards,
+        "benefits": benefits,
+        "card_definitions": card_definitions,
+        "tier_structures": tier_structures,
+        "members": members,
+    }
+    for label, value in counts.items():
+        if value < MINIMUM_COUNTS[label]:
+            raise ValueError(f"{label} must be >= {MINIMUM_COUNTS[label]}, got {value}")
+    rng = random.Random(seed)
+    cds = card_definition_rows(card_definitions, seed, rng)
+    active_cds = [c["id"] for c in cds if c["status"] == CardDefinitionStatus.ACTIVE]
+    pending_cds = {c["id"]: c["pending_points"]["type"] for c in cds}
+    catalog = catalog_rows(seed)
+    return {
+        "format": FORMAT,
+        "description": (
+            f"Synthetic program (seed {seed}): {rewards} rewards, {benefits} benefits, "
+            f"{card_definitions} card definitions, {tier_structures} tier structures, "
+            f"{members} members."
+        ),
+        "now": DEFAULT_NOW,
+        "card_definitions": cds,
+        "tier_structures": tier_structure_rows(tier_structures, seed, rng, active_cds),
+        "rewards": reward_rows(rewards, seed, rng, active_cds, catalog),
+        "benefits": benefit_rows(benefits, seed, rng, active_cds, [c["id"] for c in cds], catalog),
+        **member_rows(members, seed, rng, active_cds, pending_cds),
+        **catalog,
+        "promotion_tiers": [],
+        "projects": [
+            {
+                "id": f"proj_Synth{seed_tag(seed)}",
+                "name": "Synthetic project",
+                "plan": {"webhooks": True},
+            }
+        ],
+        "webhooks": [],
+    }
+
+
+def write_program(path: str | Path, **kwargs: Any) -> Path:
+    """Generate a program (see :func:`generate_program`) and write it as JSON to ``path``."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    program = generate_program(**kwargs)
+    with target.open("w", encoding="utf-8") as handle:
+        json.dump(program, handle, separators=(",", ":"))
+        handle.write("\n")
+    return target
