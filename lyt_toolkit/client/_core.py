@@ -52,12 +52,17 @@ class Family(StrEnum):
             raise LytError(f"no known API family for path {path!r}") from None
 
 
+def json_body(response: httpx.Response) -> Any:
+    """The decoded JSON of a response, or ``None`` when its body is empty."""
+    return response.json() if response.content else None
+
+
 @dataclass(frozen=True)
 class Call(Generic[T]):
     """One API operation, described independently of how it is sent.
 
-    ``decode`` turns the successful response into the return value; ``None``
-    means "return the decoded JSON as is" (or ``None`` for an empty body).
+    ``decode`` turns the successful response into the return value; by
+    default the decoded JSON as is (or ``None`` for an empty body).
     """
 
     method: str
@@ -65,7 +70,7 @@ class Call(Generic[T]):
     params: Sequence[tuple[str, str]] = ()
     json: Any = None
     form: Mapping[str, str] | None = None
-    decode: Callable[[httpx.Response], T] | None = None
+    decode: Callable[[httpx.Response], T] = json_body
     family: Family = field(init=False)
 
     def __post_init__(self) -> None:
@@ -173,11 +178,7 @@ class RequestCore:
 
     def decode(self, call: Call[T], response: httpx.Response) -> T:
         """The return value of a successful ``call``: its decoder's result, or the JSON."""
-        if call.decode is not None:
-            return call.decode(response)
-        if not response.content:
-            return None  # type: ignore[return-value]
-        return response.json()  # type: ignore[no-any-return]
+        return call.decode(response)
 
     def error(self, call: Call[Any], response: httpx.Response) -> APIError:
         """The exception for a non-2xx response; unknown bodies still keep the status."""
