@@ -23,7 +23,8 @@ import httpx
 from pydantic import TypeAdapter, ValidationError
 
 from .._version import __version__
-from ..errors import APIError, LytError, error_class
+from ..errors import APIError, APIResponseValidationError, LytError, error_class
+from ..models.errors import ErrorObject
 from .config import ClientConfig, RetryConfig
 
 T = TypeVar("T")
@@ -115,10 +116,14 @@ def decoder(tp: Any) -> Callable[[httpx.Response], Any]:
         try:
             return adapter(tp).validate_json(response.content)
         except ValidationError as exc:
-            raise LytError(
-                f"{response.request.method} {response.request.url.path}: the response did not "
+            method, where = response.request.method, response.request.url.path
+            raise APIResponseValidationError(
+                f"{method} {where}: the response did not "
                 f"match the expected {getattr(tp, '__name__', tp)!s} shape: "
-                f"{exc.error_count()} error(s), first: {_first_error(exc)}"
+                f"{exc.error_count()} error(s), first: {_first_error(exc)}",
+                status=response.status_code,
+                method=method,
+                path=where,
             ) from None
 
     return decode
@@ -182,27 +187,44 @@ class RequestCore:
 
     def error(self, call: Call[Any], response: httpx.Response) -> APIError:
         """The exception for a non-2xx response; unknown bodies still keep the status."""
-        body: Any = None
-        try:
-            body = response.json()
-        except ValueError:
-            body = None
-        info = body if isinstance(body, dict) else {}
+        body = _json_or_none(response)
         status = response.status_code
-        key = _str(info.get("key"))
-        message = _str(info.get("message")) or response.reason_phrase or "Error"
-        return error_class(status, key)(
+        info = error_object(status, response.reason_phrase or "Error", body)
+        return error_class(status, info.key)(
             status,
-            message,
-            key=key,
-            details=_str(info.get("details")),
-            request_id=_str(info.get("request_id")) or request_id(response),
-            resource_id=_str(info.get("resource_id")),
-            resource_type=_str(info.get("resource_type")),
+            info.message,
+            key=info.key,
+            details=info.details,
+            request_id=info.request_id or request_id(response),
+            resource_id=info.resource_id,
+            resource_type=info.resource_type,
             body=body,
             method=call.method,
             path=call.path,
         )
+
+
+def error_object(status: int, reason: str, body: Any) -> ErrorObject:
+    """The service's error object in ``body``; the status line fills what it lacks.
+
+    A body that is not an error object (not JSON, not an object, or with
+    fields of the wrong type) still gives one, with only the status and reason.
+    """
+    fallback = {"code": status, "message": reason}
+    if isinstance(body, dict):
+        try:
+            given = {key: value for key, value in body.items() if value is not None}
+            return ErrorObject.model_validate(fallback | given)
+        except ValidationError:
+            pass
+    return ErrorObject.model_validate(fallback)
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def _str(value: Any) -> str | None:
