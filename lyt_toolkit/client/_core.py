@@ -4,7 +4,7 @@ Everything here is free of I/O so the two clients cannot drift apart: a
 ``Call`` describes one API operation, ``RequestCore`` turns it into an
 ``httpx.Request`` with the right credentials for its path family and decodes
 the answer into models or the matching exception, and the retry policy is a
-set of pure functions the two send loops consult.
+set of pure functions the send flow (``_flow``) consults.
 """
 
 from __future__ import annotations

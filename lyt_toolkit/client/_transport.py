@@ -21,14 +21,21 @@ from ._flow import Bearer, Close, Flow, Send, Sleep, Step, request_flow, token_f
 T = TypeVar("T")
 
 
-class SyncTransport:
+class _Driver:
+    """What both drivers hold: the request core, the token cache, who closes the pool."""
+
+    def __init__(self, core: RequestCore, *, owns_http_client: bool) -> None:
+        self.core = core
+        self.owns_http_client = owns_http_client
+        self.tokens = TokenCache(core.config.token_refresh_skew)
+
+
+class SyncTransport(_Driver):
     """Sends calls over an ``httpx.Client``; safe to share between threads."""
 
     def __init__(self, core: RequestCore, http_client: httpx.Client | None = None) -> None:
-        self.core = core
-        self.owns_http_client = http_client is None
+        super().__init__(core, owns_http_client=http_client is None)
         self.http = http_client if http_client is not None else httpx.Client()
-        self.tokens = TokenCache(core.config.token_refresh_skew)
         self._token_lock = threading.Lock()
 
     def close(self) -> None:
@@ -74,14 +81,12 @@ class SyncTransport:
         return None
 
 
-class AsyncTransport:
+class AsyncTransport(_Driver):
     """Sends calls over an ``httpx.AsyncClient``; safe to share between tasks."""
 
     def __init__(self, core: RequestCore, http_client: httpx.AsyncClient | None = None) -> None:
-        self.core = core
-        self.owns_http_client = http_client is None
+        super().__init__(core, owns_http_client=http_client is None)
         self.http = http_client if http_client is not None else httpx.AsyncClient()
-        self.tokens = TokenCache(core.config.token_refresh_skew)
         self._token_locks: dict[int, asyncio.Lock] = {}
 
     async def aclose(self) -> None:
