@@ -13,6 +13,7 @@ from typing import Any
 __all__ = [
     "APIConnectionError",
     "APIError",
+    "APIResponseValidationError",
     "APITimeoutError",
     "BadRequestError",
     "ConfigurationError",
@@ -119,6 +120,29 @@ class APIError(LytError):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._describe()!r})"
+
+
+class APIResponseValidationError(LytError):
+    """A successful answer whose body does not have the shape the toolkit expects.
+
+    Distinct from ``APIError`` (the service refused) and raised instead of
+    returning a half-read model: the service or the toolkit's models changed.
+    ``status``, ``method`` and ``path`` say which answer it was.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        method: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.method = method
+        self.path = path
 
 
 class BadRequestError(APIError):

@@ -2,11 +2,12 @@
 
 from ._client import AsyncLoyaltyClient, LoyaltyClient
 from ._query import ListParams, ListQuery
-from .config import ClientConfig, RetryConfig
+from .config import ClientConfig, ClientSettings, RetryConfig
 
 __all__ = [
     "AsyncLoyaltyClient",
     "ClientConfig",
+    "ClientSettings",
     "ListParams",
     "ListQuery",
     "LoyaltyClient",

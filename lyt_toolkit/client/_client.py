@@ -8,16 +8,15 @@ context manager (or call ``close``) rather than making one per call.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
-from pydantic import SecretStr
+from typing_extensions import Unpack
 
 from ._core import Call, RequestCore
 from ._transport import AsyncTransport, SyncTransport
-from .config import ClientConfig, RetryConfig
+from .config import ClientConfig, ClientSettings
 from .resources.benefits import AsyncBenefits, Benefits
 from .resources.card_definitions import AsyncCardDefinitions, CardDefinitions
 from .resources.management import AsyncProjects, AsyncWebhooks, Projects, Webhooks
@@ -74,39 +73,23 @@ class LoyaltyClient(_Common):
     >>> with LoyaltyClient(base_url=sb.base_url, **sb.credentials.as_client_kwargs()) as client:
     ...     page = client.rewards.list(limit=10, filters={"name": {"$contains": "gold"}})
 
-    Settings not passed here come from ``LYT_*`` environment variables, then a
-    ``.env`` file. Pass ``http_client=`` to reuse your own ``httpx.Client``
-    (proxies, certificates); the client then leaves closing it to you.
+    The keyword settings are those of ``ClientSettings`` (base_url, cluster,
+    app_id, app_token, management_id, management_token, scopes, timeout,
+    retry, env_file); any not passed come from ``LYT_*`` environment
+    variables, then a ``.env`` file. ``config=`` takes an already resolved
+    ``ClientConfig`` instead. Pass ``http_client=`` to reuse your own
+    ``httpx.Client`` (proxies, certificates); the client then leaves closing
+    it to you.
     """
 
     def __init__(
         self,
         *,
-        base_url: str | None = None,
-        cluster: str | None = None,
-        app_id: str | None = None,
-        app_token: str | SecretStr | None = None,
-        management_id: str | None = None,
-        management_token: str | SecretStr | None = None,
-        scopes: Sequence[str] | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        retry: RetryConfig | None = None,
-        env_file: str | os.PathLike[str] | None = ".env",
         config: ClientConfig | None = None,
         http_client: httpx.Client | None = None,
+        **settings: Unpack[ClientSettings],
     ) -> None:
-        self._config = config or ClientConfig.resolve(
-            base_url=base_url,
-            cluster=cluster,
-            app_id=app_id,
-            app_token=app_token,
-            management_id=management_id,
-            management_token=management_token,
-            scopes=scopes,
-            timeout=timeout,
-            retry=retry,
-            env_file=env_file,
-        )
+        self._config = config or ClientConfig.resolve(**settings)
         self._transport = SyncTransport(RequestCore(self._config), http_client)
         t = self._transport
         self.oauth = OAuth(t)
@@ -157,31 +140,11 @@ class AsyncLoyaltyClient(_Common):
     def __init__(
         self,
         *,
-        base_url: str | None = None,
-        cluster: str | None = None,
-        app_id: str | None = None,
-        app_token: str | SecretStr | None = None,
-        management_id: str | None = None,
-        management_token: str | SecretStr | None = None,
-        scopes: Sequence[str] | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        retry: RetryConfig | None = None,
-        env_file: str | os.PathLike[str] | None = ".env",
         config: ClientConfig | None = None,
         http_client: httpx.AsyncClient | None = None,
+        **settings: Unpack[ClientSettings],
     ) -> None:
-        self._config = config or ClientConfig.resolve(
-            base_url=base_url,
-            cluster=cluster,
-            app_id=app_id,
-            app_token=app_token,
-            management_id=management_id,
-            management_token=management_token,
-            scopes=scopes,
-            timeout=timeout,
-            retry=retry,
-            env_file=env_file,
-        )
+        self._config = config or ClientConfig.resolve(**settings)
         self._transport = AsyncTransport(RequestCore(self._config), http_client)
         t = self._transport
         self.oauth = AsyncOAuth(t)

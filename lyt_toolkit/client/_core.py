@@ -4,7 +4,7 @@ Everything here is free of I/O so the two clients cannot drift apart: a
 ``Call`` describes one API operation, ``RequestCore`` turns it into an
 ``httpx.Request`` with the right credentials for its path family and decodes
 the answer into models or the matching exception, and the retry policy is a
-set of pure functions the two send loops consult.
+set of pure functions the send flow (``_flow``) consults.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import httpx
 from pydantic import TypeAdapter, ValidationError
 
 from .._version import __version__
-from ..errors import APIError, LytError, error_class
+from ..errors import APIError, APIResponseValidationError, LytError, error_class
+from ..models.errors import ErrorObject
 from .config import ClientConfig, RetryConfig
 
 T = TypeVar("T")
@@ -52,12 +53,17 @@ class Family(StrEnum):
             raise LytError(f"no known API family for path {path!r}") from None
 
 
+def json_body(response: httpx.Response) -> Any:
+    """The decoded JSON of a response, or ``None`` when its body is empty."""
+    return response.json() if response.content else None
+
+
 @dataclass(frozen=True)
 class Call(Generic[T]):
     """One API operation, described independently of how it is sent.
 
-    ``decode`` turns the successful response into the return value; ``None``
-    means "return the decoded JSON as is" (or ``None`` for an empty body).
+    ``decode`` turns the successful response into the return value; by
+    default the decoded JSON as is (or ``None`` for an empty body).
     """
 
     method: str
@@ -65,7 +71,7 @@ class Call(Generic[T]):
     params: Sequence[tuple[str, str]] = ()
     json: Any = None
     form: Mapping[str, str] | None = None
-    decode: Callable[[httpx.Response], T] | None = None
+    decode: Callable[[httpx.Response], T] = json_body
     family: Family = field(init=False)
 
     def __post_init__(self) -> None:
@@ -110,10 +116,14 @@ def decoder(tp: Any) -> Callable[[httpx.Response], Any]:
         try:
             return adapter(tp).validate_json(response.content)
         except ValidationError as exc:
-            raise LytError(
-                f"{response.request.method} {response.request.url.path}: the response did not "
+            method, where = response.request.method, response.request.url.path
+            raise APIResponseValidationError(
+                f"{method} {where}: the response did not "
                 f"match the expected {getattr(tp, '__name__', tp)!s} shape: "
-                f"{exc.error_count()} error(s), first: {_first_error(exc)}"
+                f"{exc.error_count()} error(s), first: {_first_error(exc)}",
+                status=response.status_code,
+                method=method,
+                path=where,
             ) from None
 
     return decode
@@ -173,35 +183,48 @@ class RequestCore:
 
     def decode(self, call: Call[T], response: httpx.Response) -> T:
         """The return value of a successful ``call``: its decoder's result, or the JSON."""
-        if call.decode is not None:
-            return call.decode(response)
-        if not response.content:
-            return None  # type: ignore[return-value]
-        return response.json()  # type: ignore[no-any-return]
+        return call.decode(response)
 
     def error(self, call: Call[Any], response: httpx.Response) -> APIError:
         """The exception for a non-2xx response; unknown bodies still keep the status."""
-        body: Any = None
-        try:
-            body = response.json()
-        except ValueError:
-            body = None
-        info = body if isinstance(body, dict) else {}
+        body = _json_or_none(response)
         status = response.status_code
-        key = _str(info.get("key"))
-        message = _str(info.get("message")) or response.reason_phrase or "Error"
-        return error_class(status, key)(
+        info = error_object(status, response.reason_phrase or "Error", body)
+        return error_class(status, info.key)(
             status,
-            message,
-            key=key,
-            details=_str(info.get("details")),
-            request_id=_str(info.get("request_id")) or request_id(response),
-            resource_id=_str(info.get("resource_id")),
-            resource_type=_str(info.get("resource_type")),
+            info.message,
+            key=info.key,
+            details=info.details,
+            request_id=info.request_id or request_id(response),
+            resource_id=info.resource_id,
+            resource_type=info.resource_type,
             body=body,
             method=call.method,
             path=call.path,
         )
+
+
+def error_object(status: int, reason: str, body: Any) -> ErrorObject:
+    """The service's error object in ``body``; the status line fills what it lacks.
+
+    A body that is not an error object (not JSON, not an object, or with
+    fields of the wrong type) still gives one, with only the status and reason.
+    """
+    fallback = {"code": status, "message": reason}
+    if isinstance(body, dict):
+        try:
+            given = {key: value for key, value in body.items() if value is not None}
+            return ErrorObject.model_validate(fallback | given)
+        except ValidationError:
+            pass
+    return ErrorObject.model_validate(fallback)
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def _str(value: Any) -> str | None:

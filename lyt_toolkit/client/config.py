@@ -12,11 +12,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 from dotenv import dotenv_values
 from pydantic import SecretStr
+from typing_extensions import Unpack
 
 from ..errors import ConfigurationError
 from ..models.enums import SCOPES, Cluster
@@ -35,6 +36,8 @@ DEFAULT_CLUSTER = Cluster.API
 DEFAULT_SCOPES: tuple[str, ...] = ("loyalties",)
 """Least privilege that the ``/v2`` loyalty endpoints accept."""
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+DEFAULT_ENV_FILE = ".env"
+DEFAULT_TOKEN_REFRESH_SKEW = 30.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,26 @@ class RetryConfig:
 NO_RETRY = RetryConfig(max_attempts=1)
 
 
+class ClientSettings(TypedDict, total=False):
+    """The keyword settings both clients and ``ClientConfig.resolve`` accept; all optional.
+
+    A setting left out (or ``None``) falls back to its ``LYT_*`` environment
+    variable, then the ``.env`` file, then its default. ``env_file`` names that
+    file (default ``.env``); ``env_file=None`` ignores any ``.env`` file.
+    """
+
+    base_url: str | None
+    cluster: str | None
+    app_id: str | None
+    app_token: str | SecretStr | None
+    management_id: str | None
+    management_token: str | SecretStr | None
+    scopes: Sequence[str] | None
+    timeout: float | httpx.Timeout | None
+    retry: RetryConfig | None
+    env_file: str | os.PathLike[str] | None
+
+
 @dataclass(frozen=True)
 class ClientConfig:
     """Everything the client needs, resolved once; build it with ``ClientConfig.resolve``."""
@@ -80,7 +103,7 @@ class ClientConfig:
     scopes: tuple[str, ...] = DEFAULT_SCOPES
     timeout: httpx.Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
     retry: RetryConfig = field(default_factory=RetryConfig)
-    token_refresh_skew: float = 30.0
+    token_refresh_skew: float = DEFAULT_TOKEN_REFRESH_SKEW
     """Seconds before a token's expiry at which it is renewed rather than reused."""
 
     @property
@@ -96,38 +119,27 @@ class ClientConfig:
     def resolve(
         cls,
         *,
-        base_url: str | None = None,
-        cluster: str | None = None,
-        app_id: str | None = None,
-        app_token: str | SecretStr | None = None,
-        management_id: str | None = None,
-        management_token: str | SecretStr | None = None,
-        scopes: Sequence[str] | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        retry: RetryConfig | None = None,
-        token_refresh_skew: float | None = None,
         env: Mapping[str, str] | None = None,
-        env_file: str | os.PathLike[str] | None = ".env",
+        token_refresh_skew: float | None = None,
+        **settings: Unpack[ClientSettings],
     ) -> ClientConfig:
-        """Resolve from arguments, then ``env`` (default ``os.environ``), then ``env_file``.
+        """Resolve from ``settings``, then ``env`` (default ``os.environ``), then ``env_file``.
 
         Pass ``env_file=None`` to ignore any ``.env`` file.
         """
-        given: dict[str, Any] = {
-            "base_url": base_url,
-            "cluster": cluster,
-            "app_id": app_id,
-            "app_token": app_token,
-            "management_id": management_id,
-            "management_token": management_token,
-        }
-        sources = _sources(env, env_file)
-        values = {name: _pick(name, value, sources) for name, value in given.items()}
+        unknown = sorted(set(settings) - ClientSettings.__optional_keys__)
+        if unknown:
+            raise TypeError(f"unknown client setting(s): {', '.join(unknown)}")
+        given: Mapping[str, object] = settings
+        sources = _sources(env, settings.get("env_file", DEFAULT_ENV_FILE))
+        values = {name: _pick(name, given.get(name), sources) for name in ENV_VARS}
         if not values["base_url"]:
             raise ConfigurationError(
                 "No service address configured: pass base_url=... (for example the "
                 "sandbox's sb.base_url) or set LYT_BASE_URL in the environment or a .env file."
             )
+        scopes = settings.get("scopes")
+        retry = settings.get("retry")
         return cls(
             base_url=_check_base_url(str(values["base_url"])),
             cluster=_check_cluster(values["cluster"]),
@@ -136,9 +148,13 @@ class ClientConfig:
             management_id=values["management_id"] or None,
             management_token=_secret(values["management_token"]),
             scopes=_check_scopes(scopes) if scopes is not None else DEFAULT_SCOPES,
-            timeout=_timeout(timeout),
+            timeout=_timeout(settings.get("timeout")),
             retry=retry if retry is not None else RetryConfig(),
-            token_refresh_skew=30.0 if token_refresh_skew is None else float(token_refresh_skew),
+            token_refresh_skew=(
+                DEFAULT_TOKEN_REFRESH_SKEW
+                if token_refresh_skew is None
+                else float(token_refresh_skew)
+            ),
         )
 
     def require_app_keys(self) -> tuple[str, str]:

@@ -1,10 +1,12 @@
-"""Walking cursor-paginated lists without the caller touching a cursor.
+"""Walking paginated lists without the caller touching a cursor or a page number.
 
-``list()`` returns one ``Page``; ``iter()`` yields items across pages by
-resending the same query (filters, junction, order, limit) with each
-``cursor.next``, because the service binds a cursor to the query that made it.
-Iteration stops on a page without a next cursor or without data, and refuses
-to loop if the service ever hands back a cursor it already gave.
+``walk``/``awalk`` fetch page after page, asking a ``next`` function for the
+request of the following page until it says there is none. Cursor lists
+(``/v2``) resend the same query (filters, junction, order, limit) with each
+``cursor.next``, because the service binds a cursor to the query that made it;
+they stop on a page without a next cursor or without data, and refuse to loop
+if the service ever hands back a cursor it already gave. Numbered lists
+(``/v1`` promotion tiers) bring their own ``next``.
 """
 
 from __future__ import annotations
@@ -18,31 +20,54 @@ from ._query import ListQuery
 if TYPE_CHECKING:
     from ..models import Page
 
+P = TypeVar("P")
+R = TypeVar("R")
 T = TypeVar("T")
 
-__all__ = ["aiter_items", "aiter_pages", "iter_items", "iter_pages"]
+__all__ = ["aiter_items", "aiter_pages", "awalk", "iter_items", "iter_pages", "walk"]
 
 
-def _next_query(page: Page[T], query: ListQuery, seen: set[str]) -> ListQuery | None:
-    cursor = page.next_cursor
-    if not cursor or not page.data:
-        return None
-    if cursor in seen:
-        raise LytError(
-            f"the {query.spec.name} list returned a cursor twice; stopping to avoid a loop"
-        )
-    seen.add(cursor)
-    return query.with_cursor(cursor)
+def walk(fetch: Callable[[R], P], first: R, after: Callable[[P, R], R | None]) -> Iterator[P]:
+    """Yield ``fetch(first)``, then the page of each request ``after`` names, until None."""
+    request: R | None = first
+    while request is not None:
+        page = fetch(request)
+        yield page
+        request = after(page, request)
+
+
+async def awalk(
+    fetch: Callable[[R], Awaitable[P]], first: R, after: Callable[[P, R], R | None]
+) -> AsyncIterator[P]:
+    """Async twin of ``walk``."""
+    request: R | None = first
+    while request is not None:
+        page = await fetch(request)
+        yield page
+        request = after(page, request)
+
+
+def _cursor_follower() -> Callable[[Page[T], ListQuery], ListQuery | None]:
+    """The ``after`` of one cursor walk: the same query at the next cursor, if any."""
+    seen: set[str] = set()
+
+    def after(page: Page[T], query: ListQuery) -> ListQuery | None:
+        cursor = page.next_cursor
+        if not cursor or not page.data:
+            return None
+        if cursor in seen:
+            raise LytError(
+                f"the {query.spec.name} list returned a cursor twice; stopping to avoid a loop"
+            )
+        seen.add(cursor)
+        return query.with_cursor(cursor)
+
+    return after
 
 
 def iter_pages(fetch: Callable[[ListQuery], Page[T]], query: ListQuery) -> Iterator[Page[T]]:
     """Yield every page of ``query``, starting from its cursor (if any)."""
-    seen: set[str] = set()
-    current: ListQuery | None = query
-    while current is not None:
-        page = fetch(current)
-        yield page
-        current = _next_query(page, current, seen)
+    return walk(fetch, query, _cursor_follower())
 
 
 def iter_items(fetch: Callable[[ListQuery], Page[T]], query: ListQuery) -> Iterator[T]:
@@ -51,16 +76,11 @@ def iter_items(fetch: Callable[[ListQuery], Page[T]], query: ListQuery) -> Itera
         yield from page.data
 
 
-async def aiter_pages(
+def aiter_pages(
     fetch: Callable[[ListQuery], Awaitable[Page[T]]], query: ListQuery
 ) -> AsyncIterator[Page[T]]:
     """Async twin of ``iter_pages``."""
-    seen: set[str] = set()
-    current: ListQuery | None = query
-    while current is not None:
-        page = await fetch(current)
-        yield page
-        current = _next_query(page, current, seen)
+    return awalk(fetch, query, _cursor_follower())
 
 
 async def aiter_items(

@@ -2,14 +2,13 @@
 
 Pure functions turn models (or the API's JSON dicts) into frames whose columns
 and dtypes never depend on the data: see ``SCHEMAS``, ``describe_schema(kind)``
-and the "DataFrame schemas" section of the README. ``frame``/``aframe`` pull a
-kind through a client resource (``client.rewards.frame()`` calls them).
+and the "DataFrame schemas" section of the README. ``client.rewards.frame()``
+and friends pull a kind through the client and build it here.
 """
 
 from .benefits import benefits_frame
 from .definitions import card_definitions_frame, tier_structures_frame
 from .members import cards_frame, members_frame, pending_buckets_frame, programs_frame
-from .pull import aframe, frame
 from .registry import BUILDERS, SCHEMAS, describe_schema, empty_frame, schema, schemas_markdown
 from .rewards import reward_costs_frame, rewards_frame
 from .schema import Column, Schema
@@ -22,13 +21,11 @@ __all__ = [
     "Column",
     "ProgramSnapshot",
     "Schema",
-    "aframe",
     "benefits_frame",
     "card_definitions_frame",
     "cards_frame",
     "describe_schema",
     "empty_frame",
-    "frame",
     "members_frame",
     "pending_buckets_frame",
     "programs_frame",

@@ -11,7 +11,7 @@ from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.errors import DuplicateFoundError, NotFoundError
 from lyt_toolkit.sandbox import Sandbox
 
-from .conftest import FAST_RETRY, Recorder, client_kwargs
+from .helpers import FAST_RETRY, Recorder, client_kwargs
 
 
 def test_parity_with_the_sync_client(client: LoyaltyClient, fresh: Sandbox) -> None:

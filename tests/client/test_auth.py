@@ -11,7 +11,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import UnauthorizedError
 from lyt_toolkit.sandbox import Sandbox
 
-from .conftest import Recorder, client_kwargs
+from .helpers import Recorder, client_kwargs
 
 REWARDS = ("GET", "/v2/loyalties/rewards")
 

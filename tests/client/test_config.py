@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lyt_toolkit.client import ClientConfig, LoyaltyClient, RetryConfig
+from lyt_toolkit.client import ClientConfig, ClientSettings, LoyaltyClient, RetryConfig
 from lyt_toolkit.errors import ConfigurationError
 
 BASE = "https://{cluster}.example.com"
@@ -73,3 +73,31 @@ def test_client_uses_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LYT_CLUSTER", "download")
     with LoyaltyClient(env_file=None) as client:
         assert client.base_url == "https://download.example.com"
+
+
+def test_unknown_setting_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="base_urll"):
+        LoyaltyClient(base_urll=BASE, env_file=None)  # type: ignore[call-arg]
+
+
+def test_client_settings_name_every_resolved_setting() -> None:
+    assert set(ClientSettings.__optional_keys__) == {
+        "base_url",
+        "cluster",
+        "app_id",
+        "app_token",
+        "management_id",
+        "management_token",
+        "scopes",
+        "timeout",
+        "retry",
+        "env_file",
+    }
+
+
+def test_env_file_defaults_to_dotenv_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".env").write_text("LYT_BASE_URL=https://dotenv.example.com\n")
+    monkeypatch.chdir(tmp_path)
+    assert ClientConfig.resolve(env={}).base_url == "https://dotenv.example.com"

@@ -23,7 +23,7 @@ from lyt_toolkit.errors import (
 )
 from lyt_toolkit.sandbox import Sandbox
 
-from .conftest import Recorder, client_kwargs
+from .helpers import Recorder, client_kwargs
 
 NO_RETRY = RetryConfig(max_attempts=1)
 

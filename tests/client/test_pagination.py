@@ -6,7 +6,7 @@ import pytest
 
 from lyt_toolkit.client import LoyaltyClient
 
-from .conftest import Recorder
+from .helpers import Recorder
 
 
 @pytest.mark.parametrize("limit", [1, 3, 10])

@@ -10,7 +10,7 @@ from lyt_toolkit.client._core import Call, backoff_delay, next_delay, parse_retr
 from lyt_toolkit.errors import ServerError
 from lyt_toolkit.sandbox import Sandbox
 
-from .conftest import FAST_RETRY, Recorder, client_kwargs
+from .helpers import FAST_RETRY, Recorder, client_kwargs
 
 PATIENT = RetryConfig(max_attempts=12, backoff_base=0.005, backoff_max=0.02, total_timeout=30)
 

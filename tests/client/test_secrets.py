@@ -11,7 +11,7 @@ from lyt_toolkit.client import ClientConfig, LoyaltyClient, RetryConfig
 from lyt_toolkit.errors import LytError
 from lyt_toolkit.sandbox import Sandbox
 
-from .conftest import SECRETS, client_kwargs
+from .helpers import SECRETS, client_kwargs
 
 
 def _clean(text: str, tokens: list[str]) -> None:

@@ -156,3 +156,14 @@ def test_filters_pass_through(client: LoyaltyClient) -> None:
     frame = client.rewards.frame(filters={"name": {"$contains": "Espresso"}}, progress=False)
     assert len(frame) > 0
     assert frame["name"].str.lower().str.contains("espresso").all()
+
+
+def test_progress_callback_counts_rows(client: LoyaltyClient) -> None:
+    seen: list[tuple[int, int]] = []
+    frame = client.rewards.frame(limit=5, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (len(frame), len(frame))
+
+
+def test_a_group_without_a_list_has_no_frame(client: LoyaltyClient) -> None:
+    with pytest.raises(TypeError, match="PromotionTiers has no DataFrame form"):
+        client.promotion_tiers.frame()

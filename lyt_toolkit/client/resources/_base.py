@@ -8,7 +8,7 @@ whose methods only send that call.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,6 +20,9 @@ from .._query import ListParams, ListQuery
 from ..pagination import aiter_items, aiter_pages, iter_items, iter_pages
 
 if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..._progress import Progress
     from ...models import Page
     from .._transport import AsyncTransport, SyncTransport
 
@@ -71,25 +74,45 @@ def page_call(path: str, query: ListQuery, model: Any) -> Call[Any]:
     return Call("GET", path, params=query.params(), decode=decoder(Page[model]))
 
 
-class SyncResource:
-    def __init__(self, transport: SyncTransport) -> None:
-        self._transport = transport
+class _Resource:
+    frame_kind: ClassVar[str | None] = None
+    """The frame kind ``frame()`` builds from this group's list (``lyt_toolkit.frames``)."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
 
+    def _frame_source(
+        self, kind: str | None, args: tuple[str, ...], query: dict[str, Any]
+    ) -> tuple[str, Any]:
+        """The frame kind and the page iterator of a ``frame()`` call."""
+        from .._frames import frame_query
+
+        kind = kind or self.frame_kind
+        pages = getattr(self, "pages", None)
+        if kind is None or pages is None:
+            raise TypeError(f"{type(self).__name__} has no DataFrame form")
+        return kind, pages(*args, **frame_query(query))
+
+
+class SyncResource(_Resource):
+    def __init__(self, transport: SyncTransport) -> None:
+        self._transport = transport
+
     def _send(self, call: Call[T]) -> T:
         return self._transport.request(call)
 
-    def frame(self, *args: Any, progress: bool = True, **query: Any) -> Any:
+    def frame(
+        self, *args: str, kind: str | None = None, progress: Progress = True, **query: Any
+    ) -> pd.DataFrame:
         """Every item of the list query as a typed DataFrame (``lyt_toolkit.frames``).
 
         Takes the same arguments as ``iter``; pages at the largest size unless
         ``limit`` is given; ``progress=False`` hides the bar shown past one page.
         """
-        from ...frames.pull import frame
+        from .._frames import pull_frame
 
-        return frame(self, *args, progress=progress, **query)
+        kind, pages = self._frame_source(kind, args, query)
+        return pull_frame(pages, kind, progress)
 
     def _page(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
@@ -107,21 +130,21 @@ class SyncResource:
         return iter_pages(lambda q: self._send(make(q)), ListQuery.build(spec, **query))
 
 
-class AsyncResource:
+class AsyncResource(_Resource):
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
     async def _send(self, call: Call[T]) -> T:
         return await self._transport.request(call)
 
-    async def frame(self, *args: Any, progress: bool = True, **query: Any) -> Any:
+    async def frame(
+        self, *args: str, kind: str | None = None, progress: Progress = True, **query: Any
+    ) -> pd.DataFrame:
         """Async twin of ``SyncResource.frame``."""
-        from ...frames.pull import aframe
+        from .._frames import apull_frame
 
-        return await aframe(self, *args, progress=progress, **query)
+        kind, pages = self._frame_source(kind, args, query)
+        return await apull_frame(pages, kind, progress)
 
     async def _page(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams

@@ -45,6 +45,8 @@ def _create(body: BenefitCreate | Mapping[str, Any]) -> Call[Benefit]:
 class Benefits(SyncResource):
     """``client.benefits``: the project's benefits (deleted ones are never listed)."""
 
+    frame_kind = "benefits"
+
     def list(self, **query: Unpack[ListParams]) -> Page[Benefit]:
         """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(BENEFITS, _list, query)
@@ -73,6 +75,8 @@ class Benefits(SyncResource):
 
 class AsyncBenefits(AsyncResource):
     """Async twin of ``Benefits``."""
+
+    frame_kind = "benefits"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[Benefit]:
         """Async twin of ``Benefits.list``."""

@@ -38,6 +38,8 @@ def _get(card_definition_id: str) -> Call[CardDefinition]:
 class CardDefinitions(SyncResource):
     """``client.card_definitions``: loyalty card definitions."""
 
+    frame_kind = "card_definitions"
+
     def list(self, **query: Unpack[ListParams]) -> Page[CardDefinition]:
         """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(CARD_DEFINITIONS, _list, query)
@@ -57,6 +59,8 @@ class CardDefinitions(SyncResource):
 
 class AsyncCardDefinitions(AsyncResource):
     """Async twin of ``CardDefinitions``."""
+
+    frame_kind = "card_definitions"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[CardDefinition]:
         """Async twin of ``CardDefinitions.list``."""

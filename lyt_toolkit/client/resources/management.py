@@ -2,33 +2,42 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+import httpx
 
 from .._core import Call, decoder, path
 from ._base import AsyncResource, SyncResource, check_text
 
 if TYPE_CHECKING:
-    from ...models import Project, Webhook
+    from ...models import CountedList, Project, Webhook
+
+T = TypeVar("T")
 
 _PROJECTS = "/management/v1/projects"
 _WEBHOOKS = _PROJECTS + "/{project_id}/webhooks"
 _WEBHOOK = _WEBHOOKS + "/{webhook_id}"
 
 
-def _counted(model_name: str) -> Any:
-    from ... import models
-
-    decode = decoder(models.CountedList[getattr(models, model_name)])
+def _data(
+    decode: Callable[[httpx.Response], CountedList[T]],
+) -> Callable[[httpx.Response], list[T]]:
+    """The items of a counted list answer, without its envelope."""
     return lambda response: decode(response).data
 
 
 def _projects() -> Call[list[Project]]:
-    return Call("GET", _PROJECTS, decode=_counted("Project"))
+    from ...models import CountedList, Project
+
+    return Call("GET", _PROJECTS, decode=_data(decoder(CountedList[Project])))
 
 
 def _webhooks(project_id: str) -> Call[list[Webhook]]:
+    from ...models import CountedList, Webhook
+
     url = path(_WEBHOOKS, project_id=check_text(project_id, "project_id"))
-    return Call("GET", url, decode=_counted("Webhook"))
+    return Call("GET", url, decode=_data(decoder(CountedList[Webhook])))
 
 
 def _delete(project_id: str, webhook_id: str) -> Call[None]:

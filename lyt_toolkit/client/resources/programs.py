@@ -81,6 +81,8 @@ def _activate(program_id: str, member_id: str, card_id: str, bucket_id: str) -> 
 class Programs(SyncResource):
     """``client.programs``: loyalty programs."""
 
+    frame_kind = "programs"
+
     def list(self, **query: Unpack[ListParams]) -> Page[Program]:
         """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(PROGRAMS, _programs, query)
@@ -101,6 +103,8 @@ class Programs(SyncResource):
 class Members(SyncResource):
     """``client.members``: members of one program."""
 
+    frame_kind = "members"
+
     def list(self, program_id: str, **query: Unpack[ListParams]) -> Page[Member]:
         """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(MEMBERS, _members(program_id), query)
@@ -120,6 +124,8 @@ class Members(SyncResource):
 
 class PendingBuckets(SyncResource):
     """``client.pending_buckets``: pending point buckets of one card, and their activation."""
+
+    frame_kind = "pending_buckets"
 
     def list(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
@@ -150,6 +156,8 @@ class PendingBuckets(SyncResource):
 class AsyncPrograms(AsyncResource):
     """Async twin of ``Programs``."""
 
+    frame_kind = "programs"
+
     async def list(self, **query: Unpack[ListParams]) -> Page[Program]:
         """Async twin of ``Programs.list``."""
         return await self._page(PROGRAMS, _programs, query)
@@ -170,6 +178,8 @@ class AsyncPrograms(AsyncResource):
 class AsyncMembers(AsyncResource):
     """Async twin of ``Members``."""
 
+    frame_kind = "members"
+
     async def list(self, program_id: str, **query: Unpack[ListParams]) -> Page[Member]:
         """Async twin of ``Members.list``."""
         return await self._page(MEMBERS, _members(program_id), query)
@@ -189,6 +199,8 @@ class AsyncMembers(AsyncResource):
 
 class AsyncPendingBuckets(AsyncResource):
     """Async twin of ``PendingBuckets``."""
+
+    frame_kind = "pending_buckets"
 
     async def list(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from typing_extensions import Unpack
 
 from ...errors import RequestValidationError
 from .._core import Call, decoder, path
+from ..pagination import awalk, walk
 from ._base import AsyncResource, SyncResource, check_text, validate_body
 
 if TYPE_CHECKING:
@@ -18,8 +21,20 @@ _ORDERS = ("created_at", "-created_at", "updated_at", "-updated_at")
 _MAX_PAGE = 100
 
 
+class TierQuery(TypedDict, total=False):
+    """What a promotion tier list may ask for, besides the page number."""
+
+    is_available: bool | None
+    limit: int | None
+    order: str | None
+
+
 def _list(
-    *, is_available: bool | None, limit: int | None, page: int | None, order: str | None
+    *,
+    page: int | None = None,
+    is_available: bool | None = None,
+    limit: int | None = None,
+    order: str | None = None,
 ) -> Call[Any]:
     from ...models import PromotionTierList
 
@@ -45,9 +60,11 @@ def _whole_number(value: int, name: str, highest: int) -> str:
     return str(value)
 
 
-def _last_page(result: PromotionTierList, page: int) -> bool:
-    """Whether ``iter`` stops after this page (the service caps page numbers)."""
-    return not result.has_more or not result.tiers or page >= _MAX_PAGE
+def _next_page(result: PromotionTierList, page: int) -> int | None:
+    """The page ``iter`` fetches after this one, or None (the service caps page numbers)."""
+    if not result.has_more or not result.tiers or page >= _MAX_PAGE:
+        return None
+    return page + 1
 
 
 def _validate(
@@ -70,32 +87,15 @@ def _validate(
 class PromotionTiers(SyncResource):
     """``client.promotion_tiers``: promotion tiers and their (deprecated) validation."""
 
-    def list(
-        self,
-        *,
-        is_available: bool | None = None,
-        limit: int | None = None,
-        page: int | None = None,
-        order: str | None = None,
-    ) -> PromotionTierList:
-        """One numbered page of tiers; ``has_more`` says whether another follows."""
-        return self._send(_list(is_available=is_available, limit=limit, page=page, order=order))
+    def list(self, *, page: int | None = None, **query: Unpack[TierQuery]) -> PromotionTierList:
+        """One numbered page: ``is_available``, ``limit``, ``page``, ``order``; ``has_more``
+        says whether another follows."""
+        return self._send(_list(page=page, **query))
 
-    def iter(
-        self,
-        *,
-        is_available: bool | None = None,
-        limit: int | None = None,
-        order: str | None = None,
-    ) -> Iterator[PromotionTier]:
+    def iter(self, **query: Unpack[TierQuery]) -> Iterator[PromotionTier]:
         """Every tier, page after page."""
-        page = 1
-        while True:
-            result = self.list(is_available=is_available, limit=limit, page=page, order=order)
+        for result in walk(lambda page: self.list(page=page, **query), 1, _next_page):
             yield from result.tiers
-            if _last_page(result, page):
-                return
-            page += 1
 
     def validate(
         self,
@@ -114,34 +114,16 @@ class AsyncPromotionTiers(AsyncResource):
     """Async twin of ``PromotionTiers``."""
 
     async def list(
-        self,
-        *,
-        is_available: bool | None = None,
-        limit: int | None = None,
-        page: int | None = None,
-        order: str | None = None,
+        self, *, page: int | None = None, **query: Unpack[TierQuery]
     ) -> PromotionTierList:
         """Async twin of ``PromotionTiers.list``."""
-        return await self._send(
-            _list(is_available=is_available, limit=limit, page=page, order=order)
-        )
+        return await self._send(_list(page=page, **query))
 
-    async def iter(
-        self,
-        *,
-        is_available: bool | None = None,
-        limit: int | None = None,
-        order: str | None = None,
-    ) -> AsyncIterator[PromotionTier]:
+    async def iter(self, **query: Unpack[TierQuery]) -> AsyncIterator[PromotionTier]:
         """Async twin of ``PromotionTiers.iter``."""
-        page = 1
-        while True:
-            result = await self.list(is_available=is_available, limit=limit, page=page, order=order)
+        async for result in awalk(lambda page: self.list(page=page, **query), 1, _next_page):
             for tier in result.tiers:
                 yield tier
-            if _last_page(result, page):
-                return
-            page += 1
 
     async def validate(
         self,

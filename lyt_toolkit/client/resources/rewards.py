@@ -14,6 +14,9 @@ from .._query import ListParams, ListQuery
 from ._base import AsyncResource, SyncResource, check_id, page_call
 
 if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..._progress import Progress
     from ...models import Page, Reward
 
 _COLLECTION = "/v2/loyalties/rewards"
@@ -43,6 +46,8 @@ def _draft(reward_id: str) -> Call[Reward]:
 class Rewards(SyncResource):
     """``client.rewards``: the program's rewards (``/v2/loyalties/rewards``)."""
 
+    frame_kind = "rewards"
+
     def list(self, **query: Unpack[ListParams]) -> Page[Reward]:
         """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(REWARDS, _list, query)
@@ -63,15 +68,17 @@ class Rewards(SyncResource):
         """Move an ACTIVE reward back to DRAFT; any other status raises ConflictError."""
         return self._send(_draft(reward_id))
 
-    def costs_frame(self, *, progress: bool = True, **query: Unpack[ListParams]) -> Any:
+    def costs_frame(
+        self, *, progress: Progress = True, **query: Unpack[ListParams]
+    ) -> pd.DataFrame:
         """One row per reward x cost x spending entry, as a typed DataFrame."""
-        from ...frames.pull import frame
-
-        return frame(self, kind="reward_costs", progress=progress, **query)
+        return self.frame(kind="reward_costs", progress=progress, **query)
 
 
 class AsyncRewards(AsyncResource):
     """Async twin of ``Rewards``."""
+
+    frame_kind = "rewards"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[Reward]:
         """Async twin of ``Rewards.list``."""
@@ -93,8 +100,8 @@ class AsyncRewards(AsyncResource):
         """Async twin of ``Rewards.draft``."""
         return await self._send(_draft(reward_id))
 
-    async def costs_frame(self, *, progress: bool = True, **query: Unpack[ListParams]) -> Any:
+    async def costs_frame(
+        self, *, progress: Progress = True, **query: Unpack[ListParams]
+    ) -> pd.DataFrame:
         """Async twin of ``Rewards.costs_frame``."""
-        from ...frames.pull import aframe
-
-        return await aframe(self, kind="reward_costs", progress=progress, **query)
+        return await self.frame(kind="reward_costs", progress=progress, **query)

@@ -38,6 +38,8 @@ def _one(method: str, tier_structure_id: str) -> Call[TierStructure]:
 class TierStructures(SyncResource):
     """``client.tier_structures``: tier structures of the project."""
 
+    frame_kind = "tier_structures"
+
     def list(self, **query: Unpack[ListParams]) -> Page[TierStructure]:
         """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return self._page(TIER_STRUCTURES, _list, query)
@@ -61,6 +63,8 @@ class TierStructures(SyncResource):
 
 class AsyncTierStructures(AsyncResource):
     """Async twin of ``TierStructures``."""
+
+    frame_kind = "tier_structures"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[TierStructure]:
         """Async twin of ``TierStructures.list``."""
