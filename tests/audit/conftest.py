@@ -13,9 +13,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from lyt_toolkit import LoyaltyClient
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.audit import run
-from lyt_toolkit.frames import ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox
 
 from .programs import clean_program
