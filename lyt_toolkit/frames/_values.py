@@ -14,7 +14,7 @@ _CONTAINERS = (dict, list, tuple)
 
 M = TypeVar("M", bound=BaseModel)
 
-__all__ = ["as_json", "material_product_id", "midnight_utc", "model_of", "whole"]
+__all__ = ["as_json", "material_values", "midnight_utc", "model_of", "whole"]
 
 
 class Material(Protocol):
@@ -25,6 +25,9 @@ class Material(Protocol):
 
     @property
     def sku(self) -> SkuTarget | None: ...
+
+    @property
+    def type(self) -> object: ...
 
 
 def as_json(value: Any, *, keep_empty: bool = False) -> str | None:
@@ -57,13 +60,17 @@ def midnight_utc(value: dt.date | None) -> dt.datetime | None:
     return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
 
 
-def material_product_id(material: Material | None) -> str | None:
-    """The product a material reward or benefit points at (the SKU's product for a SKU)."""
+def material_values(material: Material | None) -> dict[str, Any]:
+    """The ``material_*`` columns of a reward or benefit (all None when not material)."""
     if material is None:
-        return None
-    if material.product:
-        return material.product.id
-    return material.sku.product_id if material.sku else None
+        return {"material_type": None, "material_product_id": None, "material_sku_id": None}
+    sku = material.sku
+    product = material.product.id if material.product else sku.product_id if sku else None
+    return {
+        "material_type": material.type,
+        "material_product_id": product,
+        "material_sku_id": sku.id if sku else None,
+    }
 
 
 def whole(value: Any) -> Any:

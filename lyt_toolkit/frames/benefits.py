@@ -11,7 +11,7 @@ from ..models import Benefit
 from ..models.enums import BenefitStatus, BenefitType, DigitalBenefitType, StockType
 from ..models.subtypes import CalculationType, MaterialType
 from ._columns import card_definition_check, created_updated
-from ._values import material_product_id, model_of
+from ._values import material_values, model_of
 from .schema import Row, Schema, enum, integer, number, text
 
 __all__ = ["BENEFITS", "benefits_frame"]
@@ -51,7 +51,6 @@ def _benefit_row(b: Benefit) -> Row:
     stock = b.stock
     pts = b.points
     prop = b.points_proportional
-    m = b.material
     d = b.digital
     gift = d.gift_vouchers if d else None
     campaign = (gift or d.discount_coupons) if d else None
@@ -69,9 +68,7 @@ def _benefit_row(b: Benefit) -> Row:
         "proportional_calculation_type": prop.calculation_type if prop else None,
         "proportional_card_definition_id": prop_cd,
         "card_definition_id": pts_cd or prop_cd,
-        "material_type": m.type if m else None,
-        "material_product_id": material_product_id(m),
-        "material_sku_id": m.sku.id if m and m.sku else None,
+        **material_values(b.material),
         "digital_type": d.type if d else None,
         "digital_campaign_id": campaign.campaign_id if campaign else None,
         "digital_gift_voucher_balance": gift.balance if gift else None,

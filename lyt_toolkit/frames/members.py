@@ -157,10 +157,7 @@ def _card_rows(m: MemberWithCards) -> list[Row]:
 
 def cards_frame(members: Iterable[MemberWithCards | dict[str, Any]]) -> pd.DataFrame:
     """The cards of members fetched with their cards, with the ``CARDS`` schema."""
-    rows: list[Row] = []
-    for m in members:
-        rows.extend(_card_rows(model_of(MemberWithCards, m)))
-    return CARDS.build(rows)
+    return CARDS.build(row for m in members for row in _card_rows(model_of(MemberWithCards, m)))
 
 
 def _pending_bucket_row(b: PendingBucket) -> Row:

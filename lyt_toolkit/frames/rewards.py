@@ -11,7 +11,7 @@ from ..models import Reward
 from ..models.enums import RewardStatus, RewardType, ValidityHoursType
 from ..models.subtypes import MaterialType, RefundType, RewardDigitalType
 from ._columns import card_definition_check, created_updated
-from ._values import as_json, material_product_id, model_of
+from ._values import as_json, material_values, model_of
 from .schema import Row, Schema, enum, integer, number, text, timestamp
 
 __all__ = ["REWARDS", "REWARD_COSTS", "reward_costs_frame", "rewards_frame"]
@@ -67,7 +67,6 @@ REWARD_COSTS = Schema(
 
 def _reward_row(r: Reward) -> Row:
     vh = r.validity_hours
-    m = r.material
     d = r.digital
     points = d.loyalty_card_points if d else None
     gift = d.gift_vouchers if d else None
@@ -82,9 +81,7 @@ def _reward_row(r: Reward) -> Row:
         "validity_hours_type": vh.type,
         "validity_daily": as_json(vh.daily, keep_empty=True),
         "refunds_type": r.refunds.type,
-        "material_type": m.type if m else None,
-        "material_product_id": material_product_id(m),
-        "material_sku_id": m.sku.id if m and m.sku else None,
+        **material_values(r.material),
         "digital_type": d.type if d else None,
         "digital_campaign_id": campaign.campaign_id if campaign else None,
         "digital_gift_voucher_balance": gift.balance if gift else None,
@@ -140,7 +137,4 @@ def _cost_rows(r: Reward) -> list[Row]:
 
 def reward_costs_frame(rewards: Iterable[Reward | dict[str, Any]]) -> pd.DataFrame:
     """The costs of ``rewards`` flattened to the ``REWARD_COSTS`` schema."""
-    rows: list[Row] = []
-    for r in rewards:
-        rows.extend(_cost_rows(model_of(Reward, r)))
-    return REWARD_COSTS.build(rows)
+    return REWARD_COSTS.build(row for r in rewards for row in _cost_rows(model_of(Reward, r)))

@@ -19,9 +19,6 @@ from lyt_toolkit.sandbox import Sandbox
 
 from .programs import clean_program
 
-NOW = "2026-01-15T12:00:00Z"
-"""The demo's clock (the sandboxes' default, see tests/conftest.py)."""
-
 StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
