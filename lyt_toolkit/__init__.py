@@ -4,21 +4,41 @@ The package talks to the loyalty and promotion service (or to its embedded
 sandbox) and turns program data into pandas DataFrames, audits and reports.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
 
-# Public names, imported on first use so `import lyt_toolkit` stays cheap.
+import importlib
+from typing import TYPE_CHECKING
+
+from ._version import __version__
+
+# Public names, imported on first use so `import lyt_toolkit` stays cheap. A type
+# checker reads the explicit imports below instead; keep the two lists in step.
+if TYPE_CHECKING:
+    from .client import AsyncLoyaltyClient, LoyaltyClient
+    from .snapshot import ProgramSnapshot, read_snapshot
+
 _LAZY: dict[str, str] = {
-    "LoyaltyClient": "lyt_toolkit.client",
     "AsyncLoyaltyClient": "lyt_toolkit.client",
-    "ProgramSnapshot": "lyt_toolkit.frames.snapshot",
-    "read_snapshot": "lyt_toolkit.reports.snapshot_csv",
+    "LoyaltyClient": "lyt_toolkit.client",
+    "ProgramSnapshot": "lyt_toolkit.snapshot",
+    "read_snapshot": "lyt_toolkit.snapshot",
 }
+
+__all__ = [
+    "AsyncLoyaltyClient",
+    "LoyaltyClient",
+    "ProgramSnapshot",
+    "__version__",
+    "read_snapshot",
+]
 
 
 def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'lyt_toolkit' has no attribute {name!r}")
-    import importlib
-
     return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

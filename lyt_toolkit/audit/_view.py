@@ -14,9 +14,12 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from ..snapshot import ProgramSnapshot
 
 Row = dict[str, Any]
 
@@ -36,7 +39,7 @@ def shared_rows() -> Iterator[None]:
         _CACHE.reset(token)
 
 
-def rows(snapshot: Any, kind: str) -> list[Row]:
+def rows(snapshot: ProgramSnapshot, kind: str) -> list[Row]:
     """The rows of the snapshot's ``kind`` frame as dicts (``None`` for missing values).
 
     Rules only read these dicts; inside :func:`shared_rows` they are shared.
@@ -48,7 +51,8 @@ def rows(snapshot: Any, kind: str) -> list[Row]:
     frame: pd.DataFrame | None = getattr(snapshot, kind, None)
     result: list[Row] = []
     if frame is not None and not frame.empty:
-        result = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        records = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        result = cast(list[Row], records)  # a snapshot's column names are all str
     if cache is not None:
         cache[key] = result
     return result
@@ -70,7 +74,7 @@ def as_date(value: Any) -> dt.date | None:
     return None if stamp is None else stamp.date()
 
 
-def now_of(snapshot: Any) -> pd.Timestamp:
+def now_of(snapshot: ProgramSnapshot) -> pd.Timestamp:
     """The service's notion of now when the snapshot was pulled."""
     stamp = timestamp(snapshot.pulled_at)
     if stamp is None:
@@ -78,7 +82,7 @@ def now_of(snapshot: Any) -> pd.Timestamp:
     return stamp
 
 
-def today_of(snapshot: Any) -> dt.date:
+def today_of(snapshot: ProgramSnapshot) -> dt.date:
     """The UTC calendar date of the snapshot (pending buckets are dated in UTC)."""
     return now_of(snapshot).date()
 
@@ -95,7 +99,7 @@ def status_of(row: Row | None, fallback: str | None = None) -> str:
     return str(fallback) if fallback else "MISSING"
 
 
-def daily_windows(row: Row) -> list[dict] | None:
+def daily_windows(row: Row) -> list[dict[str, Any]] | None:
     """The DAILY validity windows of a reward or program row."""
     value = row.get("validity_daily")
     if isinstance(value, str):

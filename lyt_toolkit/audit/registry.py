@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..snapshot import ProgramSnapshot
 
 
 class Severity(StrEnum):
@@ -35,7 +38,7 @@ class Finding:
     message: str
 
 
-Check = Callable[[Any], Iterable[Finding]]
+Check = Callable[["ProgramSnapshot"], Iterable[Finding]]
 
 
 @dataclass(frozen=True)

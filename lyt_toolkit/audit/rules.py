@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ..models.enums import (
     BenefitStatus,
@@ -41,7 +41,7 @@ from ._view import (
 from .registry import Finding, Severity, rule
 
 if TYPE_CHECKING:
-    from ..frames.snapshot import ProgramSnapshot
+    from ..snapshot import ProgramSnapshot
 
 ACTIVE = "ACTIVE"
 VALID_WEEKDAYS = range(7)
@@ -400,7 +400,7 @@ def _reference(definitions: dict[str, Row], row: Row) -> tuple[str | None, Row |
     return ref, None
 
 
-def _not_active(definition: Row | None) -> bool:
+def _not_active(definition: Row | None) -> TypeGuard[Row]:
     return definition is not None and definition["status"] != CardDefinitionStatus.ACTIVE
 
 
@@ -456,7 +456,7 @@ def _duplicates(kind: str, items: list[Row]) -> Iterator[Finding]:
             yield _finding(kind, item, f"{kind} name {item['name']!r} duplicates {others}")
 
 
-def _daily_problems(windows: list[dict] | None) -> Iterator[str]:
+def _daily_problems(windows: list[dict[str, Any]] | None) -> Iterator[str]:
     """What is wrong with a DAILY schedule, one sentence per problem."""
     if not windows:
         yield "has no daily window, so it is never valid"
@@ -476,7 +476,7 @@ def _daily_problems(windows: list[dict] | None) -> Iterator[str]:
             yield f"{label} starts at or after it ends"
 
 
-def _is_hhmm(value: object) -> bool:
+def _is_hhmm(value: object) -> TypeGuard[str]:
     if not isinstance(value, str) or len(value) != 5 or value[2] != ":":
         return False
     hours, minutes = value[:2], value[3:]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
 from ._view import shared_rows
 from .registry import RULES, SEVERITIES, Rule
+
+if TYPE_CHECKING:
+    from ..snapshot import ProgramSnapshot
 
 FINDING_COLUMNS: tuple[str, ...] = (
     "rule",
@@ -32,7 +35,7 @@ def findings_frame(records: Iterable[dict[str, Any]] = ()) -> pd.DataFrame:
     return typed
 
 
-def run(snapshot: Any, rules: Iterable[str | Rule] | None = None) -> pd.DataFrame:
+def run(snapshot: ProgramSnapshot, rules: Iterable[str | Rule] | None = None) -> pd.DataFrame:
     """Audit ``snapshot`` with every registered rule (or the ones named) and return findings.
 
     One row per finding; sorted by severity (errors first), rule, resource type,
@@ -46,7 +49,7 @@ def run(snapshot: Any, rules: Iterable[str | Rule] | None = None) -> pd.DataFram
     return frame.sort_values(order, kind="stable", na_position="last").reset_index(drop=True)
 
 
-def _records(snapshot: Any, chosen: list[Rule]) -> list[dict[str, Any]]:
+def _records(snapshot: ProgramSnapshot, chosen: list[Rule]) -> list[dict[str, Any]]:
     return [
         {
             "rule": r.id,
@@ -77,7 +80,8 @@ def summary(findings: pd.DataFrame) -> pd.DataFrame:
     """
     counts = pd.DataFrame(0, index=pd.Index(list(RULES), name="rule"), columns=list(SEVERITIES))
     sizes = findings.groupby(["rule", "severity"], observed=True).size()
-    for (rule_id, severity), n in sizes.items():
+    for key, n in sizes.items():
+        rule_id, severity = cast(tuple[str, str], key)  # the (rule, severity) group
         counts.loc[rule_id, severity] = int(n)
     counts["total"] = counts.sum(axis=1)
     counts.loc["total"] = counts.sum(axis=0)

@@ -10,10 +10,10 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
-def _dispatch(target: str):
+def _dispatch(target: str) -> Callable[[argparse.Namespace], int]:
     """Return a handler that imports ``module:function`` only when it runs."""
 
     def run(args: argparse.Namespace) -> int:
@@ -30,18 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="audit the demo program on the embedded sandbox")
     demo.add_argument("--out", default="reports", help="directory for the reports")
-    demo.set_defaults(handler=_dispatch("lyt_toolkit.audit.cli:demo"))
+    demo.set_defaults(handler=_dispatch("lyt_toolkit.cli.audit:demo"))
 
     audit = sub.add_parser("audit", help="pull a snapshot, audit it and write reports")
     audit.add_argument("--out", default="reports", help="directory for the reports")
     audit.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
     audit.add_argument("--rules", action="store_true", help="print the audit rules and exit")
-    audit.set_defaults(handler=_dispatch("lyt_toolkit.audit.cli:audit"))
+    audit.set_defaults(handler=_dispatch("lyt_toolkit.cli.audit:audit"))
 
     export = sub.add_parser("export", help="pull a snapshot and write it as CSV")
     export.add_argument("--out", required=True, help="directory for the CSV files")
     export.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
-    export.set_defaults(handler=_dispatch("lyt_toolkit.reports.cli:export"))
+    export.set_defaults(handler=_dispatch("lyt_toolkit.cli.export:export"))
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
@@ -70,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``lyt`` with ``argv`` (default: the process arguments); returns the exit code."""
     args = build_parser().parse_args(argv)
     try:
-        return args.handler(args)
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        return handler(args)
     except BrokenPipeError:
         # The reader went away (``lyt audit | head``): stop quietly, as other shell tools do.
         # Point stdout at /dev/null so the interpreter's final flush cannot fail again.

@@ -9,17 +9,23 @@ and friends pull a kind through the client and build it here.
 from .benefits import benefits_frame
 from .definitions import card_definitions_frame, tier_structures_frame
 from .members import cards_frame, members_frame, pending_buckets_frame, programs_frame
-from .registry import BUILDERS, SCHEMAS, describe_schema, empty_frame, schema, schemas_markdown
+from .registry import (
+    BUILDERS,
+    FRAME_NAMES,
+    SCHEMAS,
+    describe_schema,
+    empty_frame,
+    schema,
+    schemas_markdown,
+)
 from .rewards import reward_costs_frame, rewards_frame
 from .schema import Column, Schema
-from .snapshot import FRAME_NAMES, ProgramSnapshot
 
 __all__ = [
     "BUILDERS",
     "FRAME_NAMES",
     "SCHEMAS",
     "Column",
-    "ProgramSnapshot",
     "Schema",
     "benefits_frame",
     "card_definitions_frame",

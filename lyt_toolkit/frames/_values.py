@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from ..models import ProductTarget, SkuTarget
+
 _CONTAINERS = (dict, list, tuple)
 
-__all__ = ["as_json", "midnight_utc", "model_of"]
+M = TypeVar("M", bound=BaseModel)
+
+__all__ = ["as_json", "material_values", "midnight_utc", "model_of", "whole"]
+
+
+class Material(Protocol):
+    """What a material reward or benefit points at: a product, or a SKU of one."""
+
+    @property
+    def product(self) -> ProductTarget | None: ...
+
+    @property
+    def sku(self) -> SkuTarget | None: ...
+
+    @property
+    def type(self) -> object: ...
 
 
 def as_json(value: Any, *, keep_empty: bool = False) -> str | None:
@@ -43,7 +60,27 @@ def midnight_utc(value: dt.date | None) -> dt.datetime | None:
     return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
 
 
-def model_of(model: type[BaseModel], item: Any) -> Any:
+def material_values(material: Material | None) -> dict[str, Any]:
+    """The ``material_*`` columns of a reward or benefit (all None when not material)."""
+    if material is None:
+        return {"material_type": None, "material_product_id": None, "material_sku_id": None}
+    sku = material.sku
+    product = material.product.id if material.product else sku.product_id if sku else None
+    return {
+        "material_type": material.type,
+        "material_product_id": product,
+        "material_sku_id": sku.id if sku else None,
+    }
+
+
+def whole(value: Any) -> Any:
+    """Points arrive as JSON numbers; whole floats become ints for ``Int64``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def model_of(model: type[M], item: M | dict[str, Any]) -> M:
     """``item`` as ``model``: models pass through, raw dicts (API JSON) are validated."""
     if isinstance(item, model):
         return item

@@ -8,16 +8,11 @@ from typing import Any
 import pandas as pd
 
 from ..models import Benefit
-from ..models.enums import (
-    BenefitStatus,
-    BenefitType,
-    CardDefinitionStatus,
-    DigitalBenefitType,
-    StockType,
-)
+from ..models.enums import BenefitStatus, BenefitType, DigitalBenefitType, StockType
 from ..models.subtypes import CalculationType, MaterialType
-from ._values import model_of
-from .schema import Schema, enum, flag, integer, number, text, timestamp
+from ._columns import card_definition_check, created_updated
+from ._values import material_values, model_of
+from .schema import Row, Schema, enum, integer, number, text
 
 __all__ = ["BENEFITS", "benefits_frame"]
 
@@ -46,55 +41,42 @@ BENEFITS = Schema(
         enum("digital_type", DigitalBenefitType, "DIGITAL: GIFT_VOUCHERS or DISCOUNT_COUPONS"),
         text("digital_campaign_id", "DIGITAL: campaign ID"),
         number("digital_gift_voucher_balance", "DIGITAL gift vouchers: balance per voucher"),
-        flag(
-            "card_definition_found",
-            "snapshot: the card definition exists (False: dangling; NA: none or not checked)",
-        ),
-        enum(
-            "card_definition_status",
-            CardDefinitionStatus,
-            "snapshot: status of the card definition (NA: missing, none or not checked)",
-        ),
-        timestamp("created_at", "creation time"),
-        timestamp("updated_at", "last update (NA: never updated)"),
+        *card_definition_check(optional=True),
+        *created_updated(),
     ),
 )
 
 
-def _benefit_row(b: Benefit) -> tuple[Any, ...]:
+def _benefit_row(b: Benefit) -> Row:
     stock = b.stock
     pts = b.points
     prop = b.points_proportional
-    m = b.material
     d = b.digital
-    sku = m.sku if m else None
     gift = d.gift_vouchers if d else None
     campaign = (gift or d.discount_coupons) if d else None
     pts_cd = pts.card_definition_id if pts else None
     prop_cd = prop.card_definition_id if prop else None
-    return (
-        b.id,
-        b.name,
-        b.type,
-        b.status,
-        stock.type if stock else None,
-        stock.limited.quantity if stock and stock.limited else None,
-        pts.value if pts else None,
-        pts_cd,
-        prop.calculation_type if prop else None,
-        prop_cd,
-        pts_cd or prop_cd,
-        m.type if m else None,
-        (m.product.id if m.product else sku.product_id if sku else None) if m else None,
-        sku.id if sku else None,
-        d.type if d else None,
-        campaign.campaign_id if campaign else None,
-        gift.balance if gift else None,
-        None,
-        None,
-        b.created_at,
-        b.updated_at,
-    )
+    return {
+        "id": b.id,
+        "name": b.name,
+        "type": b.type,
+        "status": b.status,
+        "stock_type": stock.type if stock else None,
+        "stock_quantity": stock.limited.quantity if stock and stock.limited else None,
+        "points_value": pts.value if pts else None,
+        "points_card_definition_id": pts_cd,
+        "proportional_calculation_type": prop.calculation_type if prop else None,
+        "proportional_card_definition_id": prop_cd,
+        "card_definition_id": pts_cd or prop_cd,
+        **material_values(b.material),
+        "digital_type": d.type if d else None,
+        "digital_campaign_id": campaign.campaign_id if campaign else None,
+        "digital_gift_voucher_balance": gift.balance if gift else None,
+        "card_definition_found": None,
+        "card_definition_status": None,
+        "created_at": b.created_at,
+        "updated_at": b.updated_at,
+    }
 
 
 def benefits_frame(benefits: Iterable[Benefit | dict[str, Any]]) -> pd.DataFrame:

@@ -25,8 +25,9 @@ from ..models.subtypes import (
     RefundType,
     TierExpirationType,
 )
+from ._columns import card_definition_check, created_updated
 from ._values import as_json, model_of
-from .schema import Schema, enum, flag, integer, text, timestamp
+from .schema import Row, Schema, enum, flag, integer, text
 
 __all__ = ["CARD_DEFINITIONS", "TIER_STRUCTURES", "card_definitions_frame", "tier_structures_frame"]
 
@@ -58,8 +59,7 @@ CARD_DEFINITIONS = Schema(
             "True when the list endpoint returned it; False when a snapshot fetched it by ID "
             "because something references it",
         ),
-        timestamp("created_at", "creation time"),
-        timestamp("updated_at", "last update (NA: never updated)"),
+        *created_updated(),
     ),
 )
 
@@ -78,49 +78,40 @@ TIER_STRUCTURES = Schema(
         enum("expiration_type", TierExpirationType, "how long a reached tier is kept"),
         enum("downgrade_type", DowngradeType, "how members drop tiers"),
         text("metadata", "custom metadata as JSON (NA when empty)"),
-        flag(
-            "card_definition_found",
-            "snapshot: the card definition exists (False: dangling; NA: not checked)",
-        ),
-        enum(
-            "card_definition_status",
-            CardDefinitionStatus,
-            "snapshot: status of the card definition (NA: missing or not checked)",
-        ),
-        timestamp("created_at", "creation time"),
-        timestamp("updated_at", "last update (NA: never updated)"),
+        *card_definition_check(),
+        *created_updated(),
     ),
 )
 
 
-def _card_definition_row(c: CardDefinition, listed: bool) -> tuple[Any, ...]:
+def _card_definition_row(c: CardDefinition, listed: bool) -> Row:
     code = c.code_config
     earn = c.earning_limits
     spend = c.spending_limits
-    return (
-        c.id,
-        c.name,
-        c.type,
-        c.status,
-        code.pattern,
-        code.length,
-        code.prefix,
-        code.postfix,
-        c.points_expiration.type,
-        c.pending_points.type,
-        earn.global_.type,
-        earn.transactions.type,
-        spend.global_.type,
-        spend.transactions.type,
-        c.refunds.spent_points.type,
-        c.refunds.earned_points.type,
-        c.balance_settings.allow_negative,
-        c.pay_with_points.type,
-        as_json(c.metadata),
-        listed,
-        c.created_at,
-        c.updated_at,
-    )
+    return {
+        "id": c.id,
+        "name": c.name,
+        "type": c.type,
+        "status": c.status,
+        "code_pattern": code.pattern,
+        "code_length": code.length,
+        "code_prefix": code.prefix,
+        "code_postfix": code.postfix,
+        "points_expiration_type": c.points_expiration.type,
+        "pending_points_type": c.pending_points.type,
+        "earning_limits_global_type": earn.global_.type,
+        "earning_limits_transactions_type": earn.transactions.type,
+        "spending_limits_global_type": spend.global_.type,
+        "spending_limits_transactions_type": spend.transactions.type,
+        "refunds_spent_points_type": c.refunds.spent_points.type,
+        "refunds_earned_points_type": c.refunds.earned_points.type,
+        "balance_settings_allow_negative": c.balance_settings.allow_negative,
+        "pay_with_points_type": c.pay_with_points.type,
+        "metadata": as_json(c.metadata),
+        "listed": listed,
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+    }
 
 
 def card_definitions_frame(
@@ -138,26 +129,26 @@ def card_definitions_frame(
     return CARD_DEFINITIONS.build(rows)
 
 
-def _tier_structure_row(t: TierStructure) -> tuple[Any, ...]:
+def _tier_structure_row(t: TierStructure) -> Row:
     earned = t.point_earned
     period = earned.period if earned else None
-    return (
-        t.id,
-        t.name,
-        t.type,
-        t.status,
-        t.card_definition_id,
-        earned.type if earned else None,
-        period.value if period else None,
-        period.unit if period else None,
-        t.expiration.type,
-        t.downgrade.type,
-        as_json(t.metadata),
-        None,
-        None,
-        t.created_at,
-        t.updated_at,
-    )
+    return {
+        "id": t.id,
+        "name": t.name,
+        "type": t.type,
+        "status": t.status,
+        "card_definition_id": t.card_definition_id,
+        "point_earned_type": earned.type if earned else None,
+        "point_earned_period_value": period.value if period else None,
+        "point_earned_period_unit": period.unit if period else None,
+        "expiration_type": t.expiration.type,
+        "downgrade_type": t.downgrade.type,
+        "metadata": as_json(t.metadata),
+        "card_definition_found": None,
+        "card_definition_status": None,
+        "created_at": t.created_at,
+        "updated_at": t.updated_at,
+    }
 
 
 def tier_structures_frame(

@@ -17,8 +17,9 @@ from ..models.enums import (
     ValidityHoursType,
 )
 from ..models.subtypes import MemberRole
-from ._values import as_json, midnight_utc, model_of
-from .schema import Schema, enum, integer, text, timestamp
+from ._columns import created_updated
+from ._values import as_json, midnight_utc, model_of, whole
+from .schema import Row, Schema, enum, integer, text, timestamp
 
 __all__ = [
     "CARDS",
@@ -43,8 +44,7 @@ PROGRAMS = Schema(
         enum("validity_hours_type", ValidityHoursType, "ANY_TIME or DAILY (NA when omitted)"),
         text("validity_daily", "DAILY windows as JSON (NA when none)"),
         text("metadata", "custom metadata as JSON (NA when empty)"),
-        timestamp("created_at", "creation time"),
-        timestamp("updated_at", "last update (NA: never updated)"),
+        *created_updated(),
     ),
 )
 
@@ -57,8 +57,7 @@ MEMBERS = Schema(
         text("customer_id", "customer ID (cust_...)"),
         enum("status", MemberStatus, "membership status"),
         text("metadata", "custom metadata as JSON (NA when empty)"),
-        timestamp("created_at", "creation time"),
-        timestamp("updated_at", "last update (NA: never updated)"),
+        *created_updated(),
     ),
 )
 
@@ -94,107 +93,91 @@ PENDING_BUCKETS = Schema(
         enum("status", PendingBucketStatus, "bucket status"),
         enum("program_status", ProgramStatus, "snapshot: status of the program (NA: not joined)"),
         enum("member_status", MemberStatus, "snapshot: status of the member (NA: not joined)"),
-        timestamp("created_at", "creation time"),
-        timestamp("updated_at", "last update (NA: never updated)"),
+        *created_updated(),
     ),
 )
 
 
-def _whole(value: Any) -> Any:
-    """Points arrive as JSON numbers; whole floats become ints for ``Int64``."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+def _program_row(p: Program) -> Row:
+    vh = p.validity_hours
+    return {
+        "id": p.id,
+        "name": p.name,
+        "status": p.status,
+        "start_date": p.start_date,
+        "end_date": p.end_date,
+        "validity_hours_type": vh.type if vh else None,
+        "validity_daily": as_json(vh.daily, keep_empty=True) if vh else None,
+        "metadata": as_json(p.metadata),
+        "created_at": p.created_at,
+        "updated_at": p.updated_at,
+    }
 
 
 def programs_frame(programs: Iterable[Program | dict[str, Any]]) -> pd.DataFrame:
     """Programs (models or API dicts) with the ``PROGRAMS`` schema."""
-    rows = []
-    for p in programs:
-        p = model_of(Program, p)
-        vh = p.validity_hours
-        rows.append(
-            (
-                p.id,
-                p.name,
-                p.status,
-                p.start_date,
-                p.end_date,
-                vh.type if vh else None,
-                as_json(vh.daily, keep_empty=True) if vh else None,
-                as_json(p.metadata),
-                p.created_at,
-                p.updated_at,
-            )
-        )
-    return PROGRAMS.build(rows)
+    return PROGRAMS.build(_program_row(model_of(Program, p)) for p in programs)
+
+
+def _member_row(m: Member) -> Row:
+    return {
+        "id": m.id,
+        "program_id": m.program_id,
+        "customer_id": m.customer_id,
+        "status": m.status,
+        "metadata": as_json(m.metadata),
+        "created_at": m.created_at,
+        "updated_at": m.updated_at,
+    }
 
 
 def members_frame(members: Iterable[Member | dict[str, Any]]) -> pd.DataFrame:
     """Members (models or API dicts) with the ``MEMBERS`` schema."""
-    rows = []
-    for m in members:
-        m = model_of(Member, m)
-        rows.append(
-            (
-                m.id,
-                m.program_id,
-                m.customer_id,
-                m.status,
-                as_json(m.metadata),
-                m.created_at,
-                m.updated_at,
-            )
-        )
-    return MEMBERS.build(rows)
+    return MEMBERS.build(_member_row(model_of(Member, m)) for m in members)
+
+
+def _card_rows(m: MemberWithCards) -> list[Row]:
+    return [
+        {
+            "id": c.id,
+            "program_id": c.program_id or m.program_id,
+            "member_id": c.member_id or m.id,
+            "card_definition_id": c.card_definition_id,
+            "card_type": c.card_type,
+            "code": c.code,
+            "member_role": mc.member_role,
+            "balance_points": whole(c.balance.points),
+            "balance_pending_points": whole(c.balance.pending_points),
+            "created_at": mc.created_at,
+        }
+        for mc in m.cards
+        if (c := mc.card) is not None
+    ]
 
 
 def cards_frame(members: Iterable[MemberWithCards | dict[str, Any]]) -> pd.DataFrame:
     """The cards of members fetched with their cards, with the ``CARDS`` schema."""
-    rows = []
-    for m in members:
-        m = model_of(MemberWithCards, m)
-        for mc in m.cards:
-            c = mc.card
-            if c is None:
-                continue
-            rows.append(
-                (
-                    c.id,
-                    c.program_id or m.program_id,
-                    c.member_id or m.id,
-                    c.card_definition_id,
-                    c.card_type,
-                    c.code,
-                    mc.member_role,
-                    _whole(c.balance.points),
-                    _whole(c.balance.pending_points),
-                    mc.created_at,
-                )
-            )
-    return CARDS.build(rows)
+    return CARDS.build(row for m in members for row in _card_rows(model_of(MemberWithCards, m)))
+
+
+def _pending_bucket_row(b: PendingBucket) -> Row:
+    return {
+        "id": b.id,
+        "program_id": b.program_id,
+        "member_id": b.member_id,
+        "card_id": b.card_id,
+        "card_definition_id": b.card_definition_id,
+        "points_total": whole(b.points.total),
+        "date": midnight_utc(b.date),
+        "type": b.type,
+        "status": b.status,
+        "program_status": None,
+        "member_status": None,
+        "created_at": b.created_at,
+        "updated_at": b.updated_at,
+    }
 
 
 def pending_buckets_frame(buckets: Iterable[PendingBucket | dict[str, Any]]) -> pd.DataFrame:
     """Pending buckets (models or API dicts) with the ``PENDING_BUCKETS`` schema."""
-    rows = []
-    for b in buckets:
-        b = model_of(PendingBucket, b)
-        rows.append(
-            (
-                b.id,
-                b.program_id,
-                b.member_id,
-                b.card_id,
-                b.card_definition_id,
-                _whole(b.points.total),
-                midnight_utc(b.date),
-                b.type,
-                b.status,
-                None,
-                None,
-                b.created_at,
-                b.updated_at,
-            )
-        )
-    return PENDING_BUCKETS.build(rows)
+    return PENDING_BUCKETS.build(_pending_bucket_row(model_of(PendingBucket, b)) for b in buckets)

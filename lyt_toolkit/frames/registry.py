@@ -27,7 +27,15 @@ from .members import (
 from .rewards import REWARD_COSTS, REWARDS, reward_costs_frame, rewards_frame
 from .schema import Schema
 
-__all__ = ["BUILDERS", "SCHEMAS", "describe_schema", "empty_frame", "schema", "schemas_markdown"]
+__all__ = [
+    "BUILDERS",
+    "FRAME_NAMES",
+    "SCHEMAS",
+    "describe_schema",
+    "empty_frame",
+    "schema",
+    "schemas_markdown",
+]
 
 SCHEMAS: dict[str, Schema] = {
     s.kind: s
@@ -44,6 +52,9 @@ SCHEMAS: dict[str, Schema] = {
     )
 }
 """Schema per frame kind, in the order a snapshot lists its frames."""
+
+FRAME_NAMES: tuple[str, ...] = tuple(SCHEMAS)
+"""The frames of a snapshot, in the order they are listed, exported and documented."""
 
 BUILDERS: dict[str, Callable[[Iterable[Any]], pd.DataFrame]] = {
     "rewards": rewards_frame,

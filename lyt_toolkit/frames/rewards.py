@@ -8,10 +8,11 @@ from typing import Any
 import pandas as pd
 
 from ..models import Reward
-from ..models.enums import CardDefinitionStatus, RewardStatus, RewardType, ValidityHoursType
+from ..models.enums import RewardStatus, RewardType, ValidityHoursType
 from ..models.subtypes import MaterialType, RefundType, RewardDigitalType
-from ._values import as_json, model_of
-from .schema import Schema, enum, flag, integer, number, text, timestamp
+from ._columns import card_definition_check, created_updated
+from ._values import as_json, material_values, model_of
+from .schema import Row, Schema, enum, integer, number, text, timestamp
 
 __all__ = ["REWARDS", "REWARD_COSTS", "reward_costs_frame", "rewards_frame"]
 
@@ -41,8 +42,7 @@ REWARDS = Schema(
         text("digital_points_card_definition_id", "DIGITAL card points: card definition ID"),
         integer("cost_count", "number of cost options (0: the reward cannot be bought)"),
         text("metadata", "custom metadata as JSON (NA when empty)"),
-        timestamp("created_at", "creation time"),
-        timestamp("updated_at", "last update (NA: never updated)"),
+        *created_updated(),
     ),
 )
 
@@ -60,50 +60,38 @@ REWARD_COSTS = Schema(
         text("spending_id", "spending entry ID (NA when the service gives none)"),
         integer("points", "points charged on cards of the card definition"),
         text("card_definition_id", "card definition the points are spent from"),
-        flag(
-            "card_definition_found",
-            "snapshot: the card definition exists (False: dangling; NA: not checked)",
-        ),
-        enum(
-            "card_definition_status",
-            CardDefinitionStatus,
-            "snapshot: status of the card definition (NA: missing or not checked)",
-        ),
+        *card_definition_check(),
     ),
 )
 
 
-def _reward_row(r: Reward) -> tuple[Any, ...]:
+def _reward_row(r: Reward) -> Row:
     vh = r.validity_hours
-    m = r.material
     d = r.digital
-    sku = m.sku if m else None
     points = d.loyalty_card_points if d else None
     gift = d.gift_vouchers if d else None
     campaign = (d.discount_coupons or gift) if d else None
-    return (
-        r.id,
-        r.name,
-        r.type,
-        r.status,
-        r.start_date,
-        r.end_date,
-        vh.type,
-        as_json(vh.daily, keep_empty=True),
-        r.refunds.type,
-        m.type if m else None,
-        (m.product.id if m.product else sku.product_id if sku else None) if m else None,
-        sku.id if sku else None,
-        d.type if d else None,
-        campaign.campaign_id if campaign else None,
-        gift.balance if gift else None,
-        points.points if points else None,
-        points.card_definition_id if points else None,
-        len(r.costs),
-        as_json(r.metadata),
-        r.created_at,
-        r.updated_at,
-    )
+    return {
+        "id": r.id,
+        "name": r.name,
+        "type": r.type,
+        "status": r.status,
+        "start_date": r.start_date,
+        "end_date": r.end_date,
+        "validity_hours_type": vh.type,
+        "validity_daily": as_json(vh.daily, keep_empty=True),
+        "refunds_type": r.refunds.type,
+        **material_values(r.material),
+        "digital_type": d.type if d else None,
+        "digital_campaign_id": campaign.campaign_id if campaign else None,
+        "digital_gift_voucher_balance": gift.balance if gift else None,
+        "digital_points": points.points if points else None,
+        "digital_points_card_definition_id": points.card_definition_id if points else None,
+        "cost_count": len(r.costs),
+        "metadata": as_json(r.metadata),
+        "created_at": r.created_at,
+        "updated_at": r.updated_at,
+    }
 
 
 def rewards_frame(rewards: Iterable[Reward | dict[str, Any]]) -> pd.DataFrame:
@@ -111,22 +99,42 @@ def rewards_frame(rewards: Iterable[Reward | dict[str, Any]]) -> pd.DataFrame:
     return REWARDS.build(_reward_row(model_of(Reward, r)) for r in rewards)
 
 
-def _cost_rows(r: Reward) -> list[tuple[Any, ...]]:
-    rows = []
+_NO_SPENDING: Row = {
+    "spending_index": None,
+    "spending_id": None,
+    "points": None,
+    "card_definition_id": None,
+}
+"""The spending fields of a cost without spending entries."""
+
+_UNCHECKED: Row = {"card_definition_found": None, "card_definition_status": None}
+"""Filled by a snapshot's card definition check."""
+
+
+def _cost_rows(r: Reward) -> list[Row]:
+    rows: list[Row] = []
     for cost in r.costs:
-        logic = cost.rules.logic if cost.rules else None
-        head = (r.id, r.name, r.status, cost.id, logic)
+        head = {
+            "reward_id": r.id,
+            "reward_name": r.name,
+            "reward_status": r.status,
+            "cost_id": cost.id,
+            "cost_rules_logic": cost.rules.logic if cost.rules else None,
+        }
         spending = cost.spending or []
         if not spending:
-            rows.append((*head, None, None, None, None, None, None))
+            rows.append({**head, **_NO_SPENDING, **_UNCHECKED})
         for i, s in enumerate(spending):
-            rows.append((*head, i, s.id, s.points, s.card_definition_id, None, None))
+            entry = {
+                "spending_index": i,
+                "spending_id": s.id,
+                "points": s.points,
+                "card_definition_id": s.card_definition_id,
+            }
+            rows.append({**head, **entry, **_UNCHECKED})
     return rows
 
 
 def reward_costs_frame(rewards: Iterable[Reward | dict[str, Any]]) -> pd.DataFrame:
     """The costs of ``rewards`` flattened to the ``REWARD_COSTS`` schema."""
-    rows: list[tuple[Any, ...]] = []
-    for r in rewards:
-        rows.extend(_cost_rows(model_of(Reward, r)))
-    return REWARD_COSTS.build(rows)
+    return REWARD_COSTS.build(row for r in rewards for row in _cost_rows(model_of(Reward, r)))

@@ -1,9 +1,11 @@
 """Declared column schemas: the contract every program DataFrame keeps, even when empty.
 
 A ``Schema`` lists ordered ``Column`` objects, each with a pandas dtype and a
-one-line meaning. ``Schema.build`` turns plain Python column values into a
-frame of exactly those dtypes, so a frame with zero rows has the same columns
-and dtypes as a full one, and a CSV export can record and restore them.
+one-line meaning. ``Schema.build`` turns rows that name each value by its
+column (``{"id": ..., "name": ...}``) into a frame of exactly those dtypes,
+built column by column; a row that lacks a column or adds one is refused,
+naming the column. So a frame with zero rows has the same columns and dtypes
+as a full one, and a CSV export can record and restore them.
 
 Dtype choices: text is ``string`` (empty text is stored as NA so it survives
 a CSV round trip), integers ``Int64``, fractional numbers ``Float64``, flags
@@ -14,8 +16,9 @@ to the categories with a warning instead of being lost).
 
 from __future__ import annotations
 
+import operator
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -25,7 +28,9 @@ import pandas as pd
 __all__ = [
     "DATETIME",
     "Column",
+    "Row",
     "Schema",
+    "SchemaMismatchError",
     "enum",
     "flag",
     "integer",
@@ -35,6 +40,9 @@ __all__ = [
 ]
 
 DATETIME = "datetime64[ns, UTC]"
+
+Row = Mapping[str, Any]
+"""One row as a builder produces it: column name -> plain Python value (None = missing)."""
 _PLAIN = {"str": "str", "Int64": "Int64", "Float64": "Float64", "boolean": "boolean"}
 
 
@@ -65,7 +73,7 @@ class Column:
             return _datetimes(values)
         if kind == "str" and "" in values:
             values = [None if v == "" else v for v in values]
-        return pd.array(values, dtype=_PLAIN[kind])
+        return pd.array(values, dtype=self.dtype)
 
 
 def text(name: str, doc: str) -> Column:
@@ -98,7 +106,7 @@ def enum(name: str, values: type[Enum], doc: str) -> Column:
     return Column(name, "category", doc, tuple(str(m.value) for m in values))
 
 
-def _categorical(column: Column, values: Sequence[Any]) -> pd.Categorical:
+def _categorical(column: Column, values: Sequence[Any]) -> pd.Categorical[Any]:
     # One dict lookup per value: enum members and strings map to codes through a
     # memo, which is several times faster than converting every value first.
     cats = list(column.categories)
@@ -137,6 +145,28 @@ def _datetimes(values: Sequence[Any]) -> pd.DatetimeIndex:
     return pd.DatetimeIndex(pd.to_datetime(list(values), utc=True)).as_unit("ns")
 
 
+class SchemaMismatchError(ValueError):
+    """A builder's row and its schema disagree; the message names each column."""
+
+    def __init__(self, kind: str, missing: list[str], extra: list[str]) -> None:
+        self.kind = kind
+        self.missing = missing
+        self.extra = extra
+        parts = [
+            f"lacks columns {missing}" if missing else "",
+            f"adds columns {extra}" if extra else "",
+        ]
+        super().__init__(f"{kind}: a row " + " and ".join(p for p in parts if p))
+
+
+def _row_values(names: list[str]) -> Callable[[Row], tuple[Any, ...]]:
+    """A row's values in ``names`` order, as a tuple (``KeyError`` for a missing column)."""
+    getter = operator.itemgetter(*names)
+    if len(names) == 1:
+        return lambda row: (getter(row),)
+    return getter
+
+
 @dataclass(frozen=True)
 class Schema:
     """The ordered, typed columns of one kind of frame."""
@@ -145,9 +175,11 @@ class Schema:
     doc: str
     columns: tuple[Column, ...]
     by_name: dict[str, Column] = field(init=False, repr=False, compare=False)
+    _values_of: Callable[[Row], tuple[Any, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {c.name: c for c in self.columns})
+        object.__setattr__(self, "_values_of", _row_values(self.names))
         if len(self.by_name) != len(self.columns):
             raise ValueError(f"schema {self.kind!r} repeats a column name")
 
@@ -161,15 +193,34 @@ class Schema:
         """Column name to the pandas dtype it always has (what ``frame.dtypes`` should show)."""
         return {c.name: c.dtype for c in self.columns}
 
-    def build(self, rows: Iterable[Sequence[Any]]) -> pd.DataFrame:
-        """A frame from row tuples whose values are in column order."""
+    def build(self, rows: Iterable[Row]) -> pd.DataFrame:
+        """A frame from rows that name each value by its column, built column by column.
+
+        Every row must have exactly this schema's columns; ``SchemaMismatchError``
+        names the columns a row lacks or adds.
+        """
         rows = list(rows)
         width = len(self.columns)
-        if rows and len(rows[0]) != width:
-            raise ValueError(f"{self.kind}: rows have {len(rows[0])} values, schema has {width}")
-        cols = list(zip(*rows, strict=True)) if rows else [()] * width
-        data = {c.name: c.array(vals) for c, vals in zip(self.columns, cols, strict=True)}
+        for row in rows:
+            if len(row) != width:
+                self.check_columns(row)
+        try:
+            # One C-level lookup of every column per row, then one list per column.
+            values = list(map(self._values_of, rows))
+        except KeyError:
+            for row in rows:
+                self.check_columns(row)
+            raise
+        cols = list(zip(*values, strict=True)) if values else [()] * width
+        data = {c.name: c.array(v) for c, v in zip(self.columns, cols, strict=True)}
         return pd.DataFrame(data, columns=self.names)
+
+    def check_columns(self, row: Row) -> None:
+        """Raise ``SchemaMismatchError`` unless ``row`` has exactly this schema's columns."""
+        missing = [n for n in self.names if n not in row]
+        extra = [str(n) for n in row if n not in self.by_name]
+        if missing or extra:
+            raise SchemaMismatchError(self.kind, missing, extra)
 
     def empty(self) -> pd.DataFrame:
         """The frame with no rows: same columns, same dtypes."""

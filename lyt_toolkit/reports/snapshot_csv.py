@@ -1,11 +1,12 @@
-"""A snapshot as CSV files plus ``manifest.json``, and back again with the same dtypes.
+"""A snapshot's frames as CSV files plus ``manifest.json``, and back again with the same dtypes.
 
 CSV carries no types, so the manifest does: for each frame its file, row
 count, SHA-256 and every column's dtype (with the full category list for
 categoricals). Reading verifies each file's hash before parsing it and
-rebuilds the columns with the recorded dtypes, so ``read_snapshot(d)`` gives
-frames equal to the ones written. The manifest records the service's base URL
-and the pull time, never a credential.
+rebuilds the columns with the recorded dtypes, so ``read_frames(d)`` (and
+``lyt_toolkit.read_snapshot(d)``, built on it) gives frames equal to the ones
+written. The manifest records the service's base URL and the pull time, never
+a credential.
 
 File conventions: UTF-8, comma separated, header row, ``\\n`` line ends;
 missing values are empty fields; instants are ISO 8601 UTC with microseconds
@@ -16,23 +17,29 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
 from .._version import __version__
 from ..errors import LytError
+from ..frames.registry import FRAME_NAMES
 from ..frames.schema import DATETIME
-from ..frames.snapshot import FRAME_NAMES, ProgramSnapshot, public_url
 
 __all__ = [
     "FORMAT",
     "MANIFEST",
     "SnapshotFileError",
+    "SnapshotFiles",
+    "SnapshotFrames",
     "column_schema",
+    "public_url",
+    "read_frames",
     "read_manifest",
-    "read_snapshot",
     "write_snapshot",
 ]
 
@@ -46,6 +53,38 @@ class SnapshotFileError(LytError, ValueError):
     """A snapshot directory is incomplete, altered or not a snapshot at all."""
 
 
+class SnapshotFrames(Protocol):
+    """What is written: named frames, where they came from and when (a ``ProgramSnapshot``)."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def pulled_at(self) -> pd.Timestamp: ...
+
+    def frames(self) -> Mapping[str, pd.DataFrame]: ...
+
+
+@dataclass(frozen=True)
+class SnapshotFiles:
+    """What a snapshot directory holds: its frames, their source and pull time."""
+
+    frames: dict[str, pd.DataFrame]
+    source: str
+    pulled_at: str | None
+
+
+def public_url(url: str) -> str:
+    """``url`` without user info, query or fragment: safe to write into a manifest."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
 def column_schema(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """Each column's name and dtype as the manifest records them."""
     out: list[dict[str, Any]] = []
@@ -57,7 +96,7 @@ def column_schema(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def _dtype_name(dtype: Any) -> str:
+def _dtype_name(dtype: object) -> str:
     if isinstance(dtype, pd.CategoricalDtype):
         return "category"
     if isinstance(dtype, pd.DatetimeTZDtype):
@@ -76,7 +115,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_snapshot(snapshot: ProgramSnapshot, directory: str | Path) -> list[Path]:
+def write_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path]:
     """Write every frame as ``<name>.csv`` and then ``manifest.json``; returns the paths."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
@@ -155,8 +194,8 @@ def _read_frame(directory: Path, name: str, entry: dict[str, Any]) -> pd.DataFra
     return frame
 
 
-def read_snapshot(directory: str | Path) -> ProgramSnapshot:
-    """Read a directory written by ``ProgramSnapshot.to_csv`` back into a snapshot.
+def read_frames(directory: str | Path) -> SnapshotFiles:
+    """Read a directory written by ``write_snapshot``: its frames, source and pull time.
 
     Every file's SHA-256 is checked against the manifest first; a missing,
     altered or truncated file raises ``SnapshotFileError`` naming it.
@@ -168,6 +207,4 @@ def read_snapshot(directory: str | Path) -> ProgramSnapshot:
     if unknown:
         raise SnapshotFileError(f"{base / MANIFEST}: unknown frames {sorted(unknown)}")
     frames = {name: _read_frame(base, name, entry) for name, entry in entries.items()}
-    return ProgramSnapshot.from_frames(
-        frames, source=manifest.get("source", ""), pulled_at=manifest.get("pulled_at")
-    )
+    return SnapshotFiles(frames, manifest.get("source", ""), manifest.get("pulled_at"))

@@ -1,1 +1,21 @@
-"""A program's frames pulled together, cross-checked, compared and kept over time."""
+"""A program's frames pulled together, cross-checked, compared and kept over time.
+
+``ProgramSnapshot.pull(client)`` pulls every kind of program data concurrently
+and resolves the card definitions it references; ``to_csv`` and
+``read_snapshot`` write it out and read it back with the same dtypes.
+"""
+
+from ..frames.registry import FRAME_NAMES
+from ..reports.snapshot_csv import public_url
+from .files import read_snapshot
+from .model import ProgramSnapshot
+from .pull import DEFAULT_CONCURRENCY, ClientSource
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "FRAME_NAMES",
+    "ClientSource",
+    "ProgramSnapshot",
+    "public_url",
+    "read_snapshot",
+]

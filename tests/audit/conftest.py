@@ -13,15 +13,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from lyt_toolkit import LoyaltyClient
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.audit import run
-from lyt_toolkit.frames import ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox
 
 from .programs import clean_program
-
-NOW = "2026-01-15T12:00:00Z"
-"""The demo's clock (the sandboxes' default, see tests/conftest.py)."""
 
 StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 

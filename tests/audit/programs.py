@@ -7,6 +7,9 @@ from typing import Any
 
 CARD_DEFINITION = "lcdef_a0d17001"
 
+NOW = "2026-01-15T12:00:00Z"
+"""The demo's clock (the sandboxes' default, see tests/conftest.py)."""
+
 
 def clean_program() -> dict[str, Any]:
     """A small, healthy program: every rule must stay silent on it."""

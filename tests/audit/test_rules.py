@@ -10,8 +10,7 @@ import pytest
 
 from lyt_toolkit.audit import FINDING_COLUMNS, RULES, SEVERITIES, findings_frame, run
 
-from .conftest import NOW
-from .programs import CARD_DEFINITION
+from .programs import CARD_DEFINITION, NOW
 
 EXPECTED: dict[str, set[str]] = {
     "benefit-card-definition-missing": {"lben_c0ffee0004"},

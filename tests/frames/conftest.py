@@ -10,8 +10,7 @@ import pytest
 from lyt_toolkit.client import LoyaltyClient, RetryConfig
 from lyt_toolkit.sandbox import Sandbox
 
-PATIENT_RETRY = RetryConfig(max_attempts=12, backoff_base=0.01, backoff_max=0.05, total_timeout=60)
-"""Enough attempts that injected faults never exhaust a request."""
+from .helpers import PATIENT_RETRY
 
 StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 

@@ -12,26 +12,14 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
-from lyt_toolkit.client import RetryConfig
 from lyt_toolkit.errors import UnauthorizedError
 from lyt_toolkit.frames import FRAME_NAMES, SCHEMAS
 from lyt_toolkit.sandbox import Sandbox
 
-NOW = "2026-01-15T12:00:00Z"
-PATIENT_RETRY = RetryConfig(max_attempts=12, backoff_base=0.01, backoff_max=0.05, total_timeout=60)
+from .helpers import NOW, PATIENT_RETRY, assert_same, client_for
+
 MISSING = "lcdef_deadbeef0000"
 """The card definition the demo program references but never defines."""
-
-
-def client_for(sb: Sandbox, **kwargs: object) -> LoyaltyClient:
-    return LoyaltyClient(
-        base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs(), **kwargs
-    )
-
-
-def assert_same(a: ProgramSnapshot, b: ProgramSnapshot) -> None:
-    for name in FRAME_NAMES:
-        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), obj=name)
 
 
 @pytest.fixture(scope="module")

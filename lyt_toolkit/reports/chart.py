@@ -1,4 +1,9 @@
-"""A PNG chart of audit findings by rule and severity, for reports and e-mails."""
+"""A PNG chart of audit findings by rule and severity, for reports and e-mails.
+
+The chart draws a findings summary: one row per rule plus a last ``total``
+row, one column per severity (most urgent first) plus ``total``, as
+``lyt_toolkit.audit.summary(findings)`` returns it.
+"""
 
 from __future__ import annotations
 
@@ -10,20 +15,28 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from .registry import SEVERITIES
-from .run import summary
-
 X_ROOM = 0.05
 """Room right of the longest bar, as a fraction of its length."""
 
 COLORS: dict[str, str] = {"error": "#c0392b", "warning": "#e67e22", "info": "#2980b9"}
 """One colour per severity, the same in every chart."""
 
+TOTAL = "total"
+"""The summary's total row and column."""
 
-def plot_findings(findings: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Horizontal bars: findings per rule, stacked by severity (rules without findings left out)."""
-    counts = summary(findings).drop(index="total")
-    counts = counts[counts["total"] > 0].iloc[::-1]
+
+def _by_rule(counts: pd.DataFrame) -> pd.DataFrame:
+    """The summary's rules that have findings, last rule first (barh draws bottom up)."""
+    rules = counts.drop(index=TOTAL)
+    return rules[rules[TOTAL] > 0].iloc[::-1]
+
+
+def plot_findings(summary: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Horizontal bars: findings per rule, stacked by severity (rules without findings left out).
+
+    ``summary`` is the findings summary (``lyt_toolkit.audit.summary(findings)``).
+    """
+    counts = _by_rule(summary)
     if ax is None:
         height = 1.5 + 0.4 * max(len(counts), 1)
         _, ax = plt.subplots(figsize=(10, height))
@@ -32,29 +45,30 @@ def plot_findings(findings: pd.DataFrame, ax: Axes | None = None) -> Axes:
         ax.set_axis_off()
     else:
         left = pd.Series(0, index=counts.index)
-        for severity in SEVERITIES:
-            color = COLORS[severity]
+        for severity in (str(c) for c in counts.columns if c != TOTAL):
+            color = COLORS.get(severity)
             ax.barh(counts.index, counts[severity], left=left, color=color, label=severity)
             left = left + counts[severity]
         ax.set_xlabel("findings")
         # Explicit limits rather than ax.margins: the empty segment a stacked bar
         # draws at its end (a zero-width severity) pins autoscaling to the longest
         # bar, so margins never add room there.
-        ax.set_xlim(0, counts["total"].max() * (1 + X_ROOM))
+        ax.set_xlim(0, counts[TOTAL].max() * (1 + X_ROOM))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(title="severity", loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title(f"Audit findings by rule and severity ({len(findings)} in all)")
+    total = int(summary[TOTAL].iloc[-1])
+    ax.set_title(f"Audit findings by rule and severity ({total} in all)")
     return ax
 
 
-def save_chart(findings: pd.DataFrame, path: str | Path) -> Path:
-    """Write the findings chart as a PNG and return its path."""
+def save_chart(summary: pd.DataFrame, path: str | Path) -> Path:
+    """Write the chart of a findings summary as a PNG and return its path."""
     path = Path(path)
-    counts = int((summary(findings).drop(index="total")["total"] > 0).sum())
+    counts = len(_by_rule(summary))
     # A bare Figure draws without pyplot's global state, so saving a report never
     # switches the backend a notebook is using for inline plots.
     fig = Figure(figsize=(10, 1.5 + 0.4 * max(counts, 1)))
-    plot_findings(findings, ax=fig.add_subplot())
+    plot_findings(summary, ax=fig.add_subplot())
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=100)
     return path

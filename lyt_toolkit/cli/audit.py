@@ -11,17 +11,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-import pandas as pd
+from ..errors import APIConnectionError, ConfigurationError, LytError
+from ._pull import REFUSED, connected_client, pull_snapshot, refused
 
-from ..errors import APIConnectionError, APIError, ConfigurationError, LytError
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..snapshot import ProgramSnapshot
+
+__all__ = ["audit", "demo", "format_catalogue", "format_summary"]
 
 FINDINGS_CSV = "audit_findings.csv"
-FINDINGS_PNG = "audit_findings.png"
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
 
 MAX_ERRORS_SHOWN = 10
@@ -47,79 +50,41 @@ def audit(args: argparse.Namespace) -> int:
 
 
 def _audit(out: Path, *, sandbox: bool, command: str) -> int:
-    from . import run  # the rules and pandas load only when an audit runs
+    from ..audit import run, summary  # the rules and pandas load only when an audit runs
+    from ..reports import write_reports
 
     try:
-        with _client(sandbox) as client:
-            snapshot = _pull(client)
+        with connected_client(sandbox) as client:
+            snapshot = pull_snapshot(client)
     except LytError as exc:
         return _fail(command, _explain(exc))
     except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
         reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
         return _fail(command, _scrub(" ".join(reason.split())))
     findings = run(snapshot)
+    counts = summary(findings)
     try:
-        files = write_reports(snapshot, findings, out)
+        files = write_reports(snapshot, findings, counts, out)
     except OSError as exc:
         return _fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
-    print(format_summary(snapshot, findings))
+    print(format_summary(snapshot, findings, counts))
     print(f"\nReports written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")
     return EXIT_OK
 
 
-@contextmanager
-def _client(sandbox: bool) -> Iterator[Any]:
-    """A connected client: to the embedded demo sandbox, or to the configured service."""
-    from ..client import LoyaltyClient
+def format_summary(snapshot: ProgramSnapshot, findings: pd.DataFrame, counts: pd.DataFrame) -> str:
+    """The printed summary: where the data came from, ``counts`` per rule and severity.
 
-    if not sandbox:
-        with LoyaltyClient() as client:
-            yield client
-        return
-    from ..sandbox import Sandbox
-
-    # No clock is forced: the demo file brings its own (2026-01-15T12:00Z) and every date in it
-    # is relative to the clock at load, so the findings are the same on any day.
-    with (
-        Sandbox.start(seed=7) as sb,
-        LoyaltyClient(
-            base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()
-        ) as client,
-    ):
-        yield client
-
-
-def _pull(client: Any) -> Any:
-    from ..frames import ProgramSnapshot
-
-    return ProgramSnapshot.pull(client, progress=sys.stderr.isatty())
-
-
-def write_reports(snapshot: Any, findings: pd.DataFrame, out: Path) -> list[Path]:
-    """Snapshot CSVs and manifest, the findings CSV and the findings chart, in ``out``."""
-    from .chart import save_chart
-
-    out.mkdir(parents=True, exist_ok=True)
-    written = [Path(p) for p in snapshot.to_csv(out)]
-    findings.to_csv(out / FINDINGS_CSV, index=False)
-    save_chart(findings, out / FINDINGS_PNG)
-    return sorted({*written, out / FINDINGS_CSV, out / FINDINGS_PNG})
-
-
-def format_summary(snapshot: Any, findings: pd.DataFrame) -> str:
-    """The printed summary: where the data came from, counts per rule and severity."""
-    from .run import summary
-
-    counts = summary(findings)
+    ``counts`` is ``lyt_toolkit.audit.summary(findings)``.
+    """
+    total = {str(column): int(n) for column, n in counts.iloc[-1].items()}
     source = snapshot.source or "the service"
     lines = [
         f"Audit of {source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC",
-        f"{int(counts.loc['total', 'total'])} findings from {len(counts) - 1} rules "
-        f"({int(counts.loc['total', 'error'])} errors, "
-        f"{int(counts.loc['total', 'warning'])} warnings, "
-        f"{int(counts.loc['total', 'info'])} info)",
+        f"{total['total']} findings from {len(counts) - 1} rules "
+        f"({total['error']} errors, {total['warning']} warnings, {total['info']} info)",
         "",
         counts.to_string(),
     ]
@@ -127,20 +92,28 @@ def format_summary(snapshot: Any, findings: pd.DataFrame) -> str:
     if len(errors):
         lines += ["", "Errors to fix first:"]
         shown = errors.head(MAX_ERRORS_SHOWN)
-        lines += [f"  {_label(f)}: {f.message}  [{f.rule}]" for f in shown.itertuples()]
+        lines += [f"  {_label(f)}: {f['message']}  [{f['rule']}]" for f in _records(shown)]
         if len(errors) > len(shown):
             lines.append(f"  ... and {len(errors) - len(shown)} more in {FINDINGS_CSV}")
     return "\n".join(lines)
 
 
-def _label(finding: Any) -> str:
-    name = finding.resource_name
-    return finding.resource_id if pd.isna(name) else f"{finding.resource_id} ({name})"
+def _records(findings: pd.DataFrame) -> list[dict[str, object]]:
+    """Findings as dicts, a missing value as None."""
+    return [
+        {str(k): v for k, v in row.items()}
+        for row in findings.astype(object).where(findings.notna(), None).to_dict("records")
+    ]
+
+
+def _label(finding: dict[str, object]) -> str:
+    name = finding["resource_name"]
+    return f"{finding['resource_id']}" if name is None else f"{finding['resource_id']} ({name})"
 
 
 def format_catalogue() -> str:
     """Every registered rule: id, severity and what it checks, one per line."""
-    from .registry import RULES
+    from ..audit import RULES
 
     width = max(len(r.id) for r in RULES.values())
     return "\n".join(
@@ -152,8 +125,8 @@ def _explain(exc: LytError) -> str:
     """One line saying why the audit could not run, with any credential scrubbed."""
     if isinstance(exc, APIConnectionError):
         text = f"cannot reach the service: {exc}"
-    elif isinstance(exc, APIError) and exc.status == 401:
-        text = "the service refused the credentials (401); check LYT_APP_ID and LYT_APP_TOKEN"
+    elif refused(exc):
+        text = REFUSED
     elif isinstance(exc, ConfigurationError):
         text = f"the client is not configured: {exc}"
     else:

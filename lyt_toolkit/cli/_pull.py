@@ -1,0 +1,62 @@
+"""What ``lyt audit``, ``lyt demo`` and ``lyt export`` share: a client and a snapshot pull.
+
+The client connects to the configured service, or with ``sandbox`` to the
+bundled demo program on an embedded sandbox (a local copy of the service on
+loopback). Imports are late so ``lyt --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from ..errors import APIError, LytError
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+    from ..snapshot import ProgramSnapshot
+
+__all__ = ["REFUSED", "connected_client", "pull_snapshot", "refused"]
+
+REFUSED = "the service refused the credentials (401); check LYT_APP_ID and LYT_APP_TOKEN"
+"""The line printed when the service refuses the key pair."""
+
+
+@contextmanager
+def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
+    """A connected client: to the embedded demo sandbox, or to the configured service."""
+    from ..client import LoyaltyClient
+
+    if not sandbox:
+        with LoyaltyClient() as client:
+            yield client
+        return
+    from ..sandbox import Sandbox
+
+    # No clock is forced: the demo file brings its own (2026-01-15T12:00Z) and every date in it
+    # is relative to the clock at load, so the findings are the same on any day.
+    with Sandbox.start(seed=7) as sb:
+        keys = sb.credentials
+        with LoyaltyClient(
+            base_url=sb.base_url,
+            env_file=None,
+            app_id=keys.app_id,
+            app_token=keys.app_token,
+            management_id=keys.management_id,
+            management_token=keys.management_token,
+        ) as client:
+            yield client
+
+
+def pull_snapshot(client: LoyaltyClient) -> ProgramSnapshot:
+    """Everything the service holds; a progress bar only when stderr is a terminal."""
+    from ..snapshot import ProgramSnapshot
+
+    return ProgramSnapshot.pull(client, progress=sys.stderr.isatty())
+
+
+def refused(exc: LytError) -> bool:
+    """Whether the service refused the credentials."""
+    return isinstance(exc, APIError) and exc.status == 401

@@ -1,0 +1,39 @@
+"""``lyt export --out DIR [--sandbox]``: pull a snapshot and write it as CSV + manifest."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import LytError
+from ._pull import REFUSED, connected_client, pull_snapshot, refused
+
+__all__ = ["export"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+
+
+def export(args: argparse.Namespace) -> int:
+    """Pull from the configured service (or the embedded demo) and write the CSVs."""
+    out = Path(args.out)
+    try:
+        with connected_client(bool(getattr(args, "sandbox", False))) as client:
+            snapshot = pull_snapshot(client)
+        written = snapshot.to_csv(out)
+    except LytError as exc:
+        print(f"lyt export: {REFUSED if refused(exc) else exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:
+        print(f"lyt export: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"Snapshot of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
+    print(f"Written to {out.resolve()}/:")
+    width = max(len(p.name) for p in written)
+    frames = snapshot.frames()
+    for path in written:
+        rows = frames.get(path.stem)
+        count = f"{len(rows):>7} rows" if rows is not None else ""
+        print(f"  {path.name:<{width}}  {count}".rstrip())
+    return EXIT_OK

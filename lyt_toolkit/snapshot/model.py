@@ -1,0 +1,122 @@
+"""``ProgramSnapshot``: every kind of program data as it stood at one moment.
+
+A snapshot holds one typed frame per kind (``FRAME_NAMES``), the service it
+came from and the service's time when the pull began. ``pull`` fills it over
+the network (see ``lyt_toolkit.snapshot.pull``); ``to_csv`` writes it with the
+manifest of ``lyt_toolkit.reports``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from .._progress import Progress
+from ..frames.registry import FRAME_NAMES, SCHEMAS
+from ..reports.snapshot_csv import public_url, write_snapshot
+from .pull import DEFAULT_CONCURRENCY, ClientSource, Pulled, pull_frames, settings_of, utc_now
+
+__all__ = ["FRAME_NAMES", "ProgramSnapshot"]
+
+
+@dataclass(eq=False)
+class ProgramSnapshot:
+    """Typed frames of one program's data as it stood at ``pulled_at``.
+
+    ``source`` is the service's base URL (never credentials). ``pulled_at`` is
+    the service's clock when the pull began, read from the token it issued
+    (``expires_at - expires_in``), so audits of a sandbox with a fixed clock
+    see that clock; it falls back to this machine's UTC time.
+    """
+
+    rewards: pd.DataFrame
+    reward_costs: pd.DataFrame
+    benefits: pd.DataFrame
+    card_definitions: pd.DataFrame
+    tier_structures: pd.DataFrame
+    programs: pd.DataFrame
+    members: pd.DataFrame
+    cards: pd.DataFrame
+    pending_buckets: pd.DataFrame
+    source: str = ""
+    pulled_at: pd.Timestamp = field(default_factory=utc_now)
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
+        return {name: getattr(self, name) for name in FRAME_NAMES}
+
+    @classmethod
+    def from_frames(
+        cls,
+        frames: Mapping[str, pd.DataFrame],
+        *,
+        source: str = "",
+        pulled_at: str | datetime | None = None,
+    ) -> ProgramSnapshot:
+        """A snapshot from ready frames; a missing kind becomes its empty frame."""
+        unknown = set(frames) - set(FRAME_NAMES)
+        if unknown:
+            raise ValueError(f"unknown frame names {sorted(unknown)}; known: {FRAME_NAMES}")
+        built = {n: frames.get(n, SCHEMAS[n].empty()) for n in FRAME_NAMES}
+        stamp = utc_now() if pulled_at is None else pd.Timestamp(pulled_at)
+        stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+        return cls(**built, source=public_url(source), pulled_at=stamp)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{n}={len(f)}" for n, f in self.frames().items())
+        return f"ProgramSnapshot(source={self.source!r}, pulled_at={self.pulled_at}, {counts})"
+
+    def to_csv(self, directory: str | Path) -> list[Path]:
+        """Write one CSV per frame plus ``manifest.json``; returns the written paths.
+
+        See ``lyt_toolkit.reports`` for the manifest and ``read_snapshot`` to read back.
+        """
+        return write_snapshot(self, directory)
+
+    @classmethod
+    def pull(
+        cls,
+        client: ClientSource = None,
+        *,
+        progress: Progress = True,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> ProgramSnapshot:
+        """Pull everything, blocking until done.
+
+        ``client`` may be a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` (an async
+        twin is built from its configuration), a ``ClientConfig``, a mapping of
+        client keyword arguments, or None for the environment / ``.env``.
+        Works inside Jupyter, whose event loop is already running.
+        """
+        settings = settings_of(client)
+
+        def run() -> Pulled:
+            return asyncio.run(pull_frames(settings, progress=progress, concurrency=concurrency))
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return cls._of(run())
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return cls._of(pool.submit(run).result())
+
+    @classmethod
+    async def apull(
+        cls,
+        client: ClientSource = None,
+        *,
+        progress: Progress = True,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> ProgramSnapshot:
+        """Async twin of ``pull``; an ``AsyncLoyaltyClient`` given here is used as is."""
+        return cls._of(await pull_frames(client, progress=progress, concurrency=concurrency))
+
+    @classmethod
+    def _of(cls, pulled: Pulled) -> ProgramSnapshot:
+        return cls.from_frames(pulled.frames, source=pulled.source, pulled_at=pulled.pulled_at)

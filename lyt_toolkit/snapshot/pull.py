@@ -1,0 +1,224 @@
+"""Pulling every kind of program data at once with the async client.
+
+Rewards, benefits, card definitions, tier structures and the program ->
+member -> card -> pending bucket tree are pulled concurrently (at most
+``concurrency`` requests in flight). Row order follows the service's list
+order, so two pulls of the same data give equal frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from .._progress import Progress, ProgressBar
+from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
+from ..errors import LytError, NotFoundError
+from ..frames.benefits import BENEFITS, benefits_frame
+from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
+from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
+from ..frames.rewards import REWARD_COSTS, reward_costs_frame, rewards_frame
+from ..models import CardDefinition, Member, MemberWithCards, Page, PendingBucket, Program
+from ..models.listing import MAX_LIMIT
+from .references import join_statuses, mark_card_definitions, referenced_card_definitions
+
+__all__ = ["DEFAULT_CONCURRENCY", "ClientSource", "Pulled", "pull_frames"]
+
+T = TypeVar("T")
+
+DEFAULT_CONCURRENCY = 8
+
+ClientSource = LoyaltyClient | AsyncLoyaltyClient | ClientConfig | Mapping[str, Any] | None
+"""What a snapshot can be pulled with: a client, its settings, client keyword arguments, or
+None for the environment / ``.env``."""
+
+
+@dataclass(frozen=True)
+class Pulled:
+    """The frames of one pull, where they came from and the service's time at its start."""
+
+    frames: dict[str, pd.DataFrame]
+    source: str
+    pulled_at: pd.Timestamp
+
+
+def utc_now() -> pd.Timestamp:
+    """This machine's time in UTC."""
+    return pd.Timestamp.now(tz="UTC")
+
+
+async def pull_frames(
+    client: ClientSource, *, progress: Progress = True, concurrency: int = DEFAULT_CONCURRENCY
+) -> Pulled:
+    """Pull every frame with ``client``; an ``AsyncLoyaltyClient`` is used as is."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    async with _async_client(client) as owned:
+        return await _Puller(owned, progress, concurrency).run()
+
+
+def settings_of(client: ClientSource) -> ClientSource:
+    """What to build an async client from (never an async client bound to another loop)."""
+    if isinstance(client, LoyaltyClient | AsyncLoyaltyClient):
+        return client.config
+    return client
+
+
+def _async_client(
+    source: ClientSource,
+) -> AbstractAsyncContextManager[AsyncLoyaltyClient]:
+    """The async client to pull with: ``source`` itself, or one built (and closed) here."""
+    if isinstance(source, AsyncLoyaltyClient):
+        return nullcontext(source)
+    if source is None:
+        return AsyncLoyaltyClient()
+    if isinstance(source, ClientConfig):
+        return AsyncLoyaltyClient(config=source)
+    if isinstance(source, LoyaltyClient):
+        return AsyncLoyaltyClient(config=source.config)
+    if isinstance(source, Mapping):
+        return AsyncLoyaltyClient(**source)
+    raise TypeError(
+        "pull() takes a LoyaltyClient, AsyncLoyaltyClient, ClientConfig, a dict of client "
+        f"settings or None, not {type(source).__name__}"
+    )
+
+
+class _Puller:
+    """One concurrent pull: lists, the member tree, then card definition resolution."""
+
+    def __init__(self, client: AsyncLoyaltyClient, progress: Progress, concurrency: int) -> None:
+        self.client = client
+        self.limit = asyncio.Semaphore(concurrency)
+        self.progress = progress
+
+    async def run(self) -> Pulled:
+        c = self.client
+        with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
+            pulled_at = await self._service_now()
+            # One task per part, so each keeps its type; _gather runs and cancels them together.
+            rewards_task = asyncio.ensure_future(_collect(c.rewards.pages(limit=MAX_LIMIT), bar))
+            benefits_task = asyncio.ensure_future(_collect(c.benefits.pages(limit=MAX_LIMIT), bar))
+            listed_task = asyncio.ensure_future(
+                _collect(c.card_definitions.pages(limit=MAX_LIMIT), bar)
+            )
+            tiers_task = asyncio.ensure_future(
+                _collect(c.tier_structures.pages(limit=MAX_LIMIT), bar)
+            )
+            tree_task = asyncio.ensure_future(self._member_tree(bar))
+            await _gather(rewards_task, benefits_task, listed_task, tiers_task, tree_task)
+            rewards, benefits = rewards_task.result(), benefits_task.result()
+            listed, tiers = listed_task.result(), tiers_task.result()
+            programs, members, details, buckets = tree_task.result()
+            wanted = referenced_card_definitions(rewards, benefits, tiers, details, buckets)
+            known = {d.id for d in listed}
+            fetched = await self._fetch_definitions(sorted(wanted - known))
+        definitions = card_definitions_frame(listed, unlisted=fetched)
+        status = dict(zip(definitions["id"], definitions["status"].astype(object), strict=True))
+        frames = {
+            "rewards": rewards_frame(rewards),
+            "reward_costs": mark_card_definitions(
+                reward_costs_frame(rewards), REWARD_COSTS, status
+            ),
+            "benefits": mark_card_definitions(benefits_frame(benefits), BENEFITS, status),
+            "card_definitions": definitions,
+            "tier_structures": mark_card_definitions(
+                tier_structures_frame(tiers), TIER_STRUCTURES, status
+            ),
+            "programs": programs_frame(programs),
+            "members": members_frame(members),
+            "cards": cards_frame(details),
+            "pending_buckets": join_statuses(pending_buckets_frame(buckets), programs, members),
+        }
+        return Pulled(frames, c.base_url, pulled_at)
+
+    async def _service_now(self) -> pd.Timestamp:
+        """The service's clock, from the token it issued (``expires_at - expires_in``)."""
+        try:
+            token = await self.client.oauth.token()
+        except LytError:
+            return utc_now()
+        return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC")
+
+    async def _bounded(self, start: Callable[[], Awaitable[T]]) -> T:
+        """Run ``start()`` once a concurrency slot is free.
+
+        Takes a factory rather than a coroutine so that a task cancelled while
+        it waits for a slot leaves no coroutine behind that was never awaited.
+        """
+        async with self.limit:
+            return await start()
+
+    async def _member_tree(
+        self, bar: ProgressBar
+    ) -> tuple[list[Program], list[Member], list[MemberWithCards], list[PendingBucket]]:
+        c = self.client
+        programs = await _collect(c.programs.pages(limit=MAX_LIMIT), bar)
+        per_program = await _gather(
+            *(
+                self._bounded(partial(_collect, c.members.pages(p.id, limit=MAX_LIMIT), bar))
+                for p in programs
+            )
+        )
+        members = [m for group in per_program for m in group]
+        details = await _gather(
+            *(self._bounded(partial(c.members.get, m.program_id, m.id)) for m in members)
+        )
+        cards = [(m, mc.card) for m in details for mc in m.cards if mc.card is not None]
+        per_card = await _gather(
+            *(
+                self._bounded(
+                    partial(
+                        _collect,
+                        c.pending_buckets.pages(m.program_id, m.id, card.id, limit=MAX_LIMIT),
+                        bar,
+                    )
+                )
+                for m, card in cards
+            )
+        )
+        buckets = [b for group in per_card for b in group]
+        return programs, members, details, buckets
+
+    async def _fetch_definitions(self, ids: list[str]) -> list[CardDefinition]:
+        async def one(cid: str) -> CardDefinition | None:
+            try:
+                return await self.client.card_definitions.get(cid)
+            except NotFoundError:
+                return None
+
+        found = await _gather(*(self._bounded(partial(one, i)) for i in ids))
+        return [d for d in found if d is not None]
+
+
+async def _collect(pages: AsyncIterator[Page[T]], bar: ProgressBar) -> list[T]:
+    """Every item of ``pages``, counted on ``bar`` as each page lands."""
+    items: list[T] = []
+    async for page in pages:
+        items.extend(page.data)
+        bar.advance(len(page.data))
+    return items
+
+
+async def _gather(*work: Awaitable[T]) -> list[T]:
+    """``asyncio.gather`` that, when one part fails, cancels the others and waits for them.
+
+    A plain gather leaves the other parts running after the first failure:
+    they outlive the client that is closed on the way out and are torn down
+    half-connected when the event loop stops (``coroutine ... was never
+    awaited`` from inside httpx's connection code).
+    """
+    tasks = [asyncio.ensure_future(w) for w in work]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

@@ -1,0 +1,72 @@
+"""Cross-checks of a pull: which card definitions the data points at, and marking them found.
+
+Card definitions that something references but the list did not return are
+fetched by ID; references that still do not resolve are marked
+(``card_definition_found`` False) rather than dropped, because a dangling
+reference is exactly what an audit wants to see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
+
+from ..frames.members import PENDING_BUCKETS
+from ..frames.schema import Schema
+from ..models import Benefit, Member, MemberWithCards, PendingBucket, Program, Reward, TierStructure
+
+__all__ = ["join_statuses", "mark_card_definitions", "referenced_card_definitions"]
+
+
+def referenced_card_definitions(
+    rewards: Iterable[Reward],
+    benefits: Iterable[Benefit],
+    tiers: Iterable[TierStructure],
+    members: Iterable[MemberWithCards],
+    buckets: Iterable[PendingBucket],
+) -> set[str]:
+    """Every card definition ID that the pulled data points at."""
+    ids: set[str] = set()
+    for r in rewards:
+        for cost in r.costs:
+            ids.update(s.card_definition_id for s in cost.spending or [])
+        points = r.digital.loyalty_card_points if r.digital else None
+        if points is not None:
+            ids.add(points.card_definition_id)
+    for b in benefits:
+        for source in (b.points, b.points_proportional):
+            if source is not None:
+                ids.add(source.card_definition_id)
+    ids.update(t.card_definition_id for t in tiers if t.card_definition_id)
+    ids.update(mc.card.card_definition_id for m in members for mc in m.cards if mc.card)
+    ids.update(b.card_definition_id for b in buckets)
+    return ids
+
+
+def mark_card_definitions(
+    frame: pd.DataFrame, schema: Schema, status: Mapping[str, object]
+) -> pd.DataFrame:
+    """Fill ``card_definition_found`` / ``card_definition_status`` from resolved definitions."""
+    ids = frame["card_definition_id"].astype(object)
+    found = [None if pd.isna(i) else i in status for i in ids]
+    states = [None if pd.isna(i) else status.get(i) for i in ids]
+    frame["card_definition_found"] = schema.by_name["card_definition_found"].array(found)
+    frame["card_definition_status"] = schema.by_name["card_definition_status"].array(states)
+    return frame
+
+
+def join_statuses(
+    frame: pd.DataFrame, programs: Iterable[Program], members: Iterable[Member]
+) -> pd.DataFrame:
+    """Add each bucket's program and member status (what activation depends on)."""
+    program_status = {p.id: p.status for p in programs}
+    member_status = {m.id: m.status for m in members}
+    cols = PENDING_BUCKETS.by_name
+    frame["program_status"] = cols["program_status"].array(
+        [program_status.get(i) for i in frame["program_id"].astype(object)]
+    )
+    frame["member_status"] = cols["member_status"].array(
+        [member_status.get(i) for i in frame["member_id"].astype(object)]
+    )
+    return frame
