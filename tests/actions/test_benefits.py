@@ -11,7 +11,7 @@ from lyt_toolkit import actions
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.models import BenefitCreate
 
-from .conftest import SECRETS, benefit_rows, names_on_server
+from .helpers import SECRETS, benefit_rows, names_on_server
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
 
@@ -142,7 +142,7 @@ def test_concurrency_is_bounded(client: LoyaltyClient) -> None:
     import threading
     import time
 
-    from .conftest import ClientWith
+    from .helpers import ClientWith
 
     state = {"now": 0, "peak": 0}
     lock = threading.Lock()
