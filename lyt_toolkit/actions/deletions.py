@@ -25,17 +25,22 @@ __all__ = [
 ]
 
 
-def _gone(item: PlanItem[Any], error: APIError) -> ItemResult | None:
-    if isinstance(error, NotFoundError):
-        return ItemResult(
-            Outcome.SUCCEEDED,
-            resource_id=item.payload,
-            message="deleted by an interrupted earlier run",
-        )
-    return None
+class _Deletion(ActionPlan[str]):
+    """A deletion: a 404 for an item an earlier run left in doubt means that run deleted it."""
+
+    def recover(
+        self, client: LoyaltyClient, item: PlanItem[str], error: APIError
+    ) -> ItemResult | None:
+        if isinstance(error, NotFoundError):
+            return ItemResult(
+                Outcome.SUCCEEDED,
+                resource_id=item.payload,
+                message="deleted by an interrupted earlier run",
+            )
+        return None
 
 
-class DeleteTierStructures(ActionPlan[str]):
+class DeleteTierStructures(_Deletion):
     """DELETE each tier structure; the target key (and payload) is its ID."""
 
     action = "delete_tier_structure"
@@ -44,13 +49,8 @@ class DeleteTierStructures(ActionPlan[str]):
         deleted = client.tier_structures.delete(item.to_send)
         return ItemResult(Outcome.SUCCEEDED, resource_id=deleted.id, message="deleted")
 
-    def recover(
-        self, client: LoyaltyClient, item: PlanItem[str], error: APIError
-    ) -> ItemResult | None:
-        return _gone(item, error)
 
-
-class DeleteWebhooks(ActionPlan[str]):
+class DeleteWebhooks(_Deletion):
     """DELETE each webhook configuration; the target key is ``project_id/webhook_id``.
 
     The payload is the webhook ID; the project ID is the item's ``project_id`` column.
@@ -62,11 +62,6 @@ class DeleteWebhooks(ActionPlan[str]):
         webhook_id = item.to_send
         client.webhooks.delete(item.columns["project_id"], webhook_id)
         return ItemResult(Outcome.SUCCEEDED, resource_id=webhook_id, message="deleted")
-
-    def recover(
-        self, client: LoyaltyClient, item: PlanItem[str], error: APIError
-    ) -> ItemResult | None:
-        return _gone(item, error)
 
     def field_for(self, item: PlanItem[str], error: APIError) -> str | None:
         if error.status == 402 or error.resource_type == "project":
