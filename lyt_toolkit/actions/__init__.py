@@ -19,9 +19,11 @@ from .benefits import (
     flat_row_to_body,
 )
 from .deletions import DeleteTierStructures, DeleteWebhooks, delete_tier_structures, delete_webhooks
+from .items import ItemResult, Outcome, PlanItem
 from .log import ActionLog
 from .pending import ActivatePendingBuckets, activate_pending_buckets
-from .plan import RESULT_COLUMNS, ActionPlan, ItemResult, Outcome, PlanItem
+from .plan import ActionPlan
+from .results import RESULT_COLUMNS
 from .rewards import MoveRewardsToDraft, move_rewards_to_draft
 
 __all__ = [

@@ -6,15 +6,16 @@ IDs, models, dicts and DataFrame rows all work, so a filtered DataFrame from
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel
 
 from ..models.ids import matches
+from .items import PlanItem
 
-__all__ = ["as_records", "checked_ids", "first_seen", "id_error", "text_error"]
+__all__ = ["as_records", "checked_ids", "first_seen", "id_error", "id_items", "text_error"]
 
 
 def as_records(values: Any, id_key: str) -> list[dict[str, Any]]:
@@ -86,3 +87,32 @@ def checked_ids(
             error = f"same {noun} as row {first} of this batch"
         checked.append((value, error))
     return checked
+
+
+def id_items(
+    values: Any,
+    prefix: str,
+    name: str,
+    noun: str,
+    summary: Callable[[Mapping[str, Any]], str],
+) -> list[PlanItem[str]]:
+    """One item per resource given by ID (IDs, models, dicts or a DataFrame with ``id``).
+
+    The ID is the target and the payload; a ``name`` of the input is shown beside it.
+    """
+    records = as_records(values, "id")
+    checked = checked_ids(records, prefix, name, noun)
+    return [
+        PlanItem(
+            target=resource_id,
+            summary=summary(record),
+            payload=resource_id,
+            error=error,
+            field=name if error else None,
+            row=position,
+            columns={"name": record["name"]} if "name" in record else {},
+        )
+        for position, (record, (resource_id, error)) in enumerate(
+            zip(records, checked, strict=True), start=1
+        )
+    ]

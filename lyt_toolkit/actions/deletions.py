@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import APIError, NotFoundError
 from ..models.ids import IdPrefix
-from ._targets import as_records, checked_ids, first_seen, text_error
-from .plan import ActionPlan, ItemResult, Outcome, PlanItem
+from ._targets import as_records, first_seen, id_items, text_error
+from .items import ItemResult, Outcome, PlanItem
+from .plan import ActionPlan
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -24,43 +25,45 @@ __all__ = [
 ]
 
 
-def _gone(item: PlanItem, error: APIError) -> ItemResult | None:
-    if isinstance(error, NotFoundError):
-        return ItemResult(
-            Outcome.SUCCEEDED,
-            resource_id=item.payload,
-            message="deleted by an interrupted earlier run",
-        )
-    return None
+class _Deletion(ActionPlan[str]):
+    """A deletion: a 404 for an item an earlier run left in doubt means that run deleted it."""
+
+    def recover(
+        self, client: LoyaltyClient, item: PlanItem[str], error: APIError
+    ) -> ItemResult | None:
+        if isinstance(error, NotFoundError):
+            return ItemResult(
+                Outcome.SUCCEEDED,
+                resource_id=item.payload,
+                message="deleted by an interrupted earlier run",
+            )
+        return None
 
 
-class DeleteTierStructures(ActionPlan):
-    """DELETE each tier structure; the target key is its ID."""
+class DeleteTierStructures(_Deletion):
+    """DELETE each tier structure; the target key (and payload) is its ID."""
 
     action = "delete_tier_structure"
 
-    def perform(self, client: LoyaltyClient, item: PlanItem) -> ItemResult:
-        deleted = client.tier_structures.delete(item.target)
+    def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
+        deleted = client.tier_structures.delete(item.to_send)
         return ItemResult(Outcome.SUCCEEDED, resource_id=deleted.id, message="deleted")
 
-    def recover(self, client: LoyaltyClient, item: PlanItem, error: APIError) -> ItemResult | None:
-        return _gone(item, error)
 
+class DeleteWebhooks(_Deletion):
+    """DELETE each webhook configuration; the target key is ``project_id/webhook_id``.
 
-class DeleteWebhooks(ActionPlan):
-    """DELETE each webhook configuration; the target key is ``project_id/webhook_id``."""
+    The payload is the webhook ID; the project ID is the item's ``project_id`` column.
+    """
 
     action = "delete_webhook"
 
-    def perform(self, client: LoyaltyClient, item: PlanItem) -> ItemResult:
-        project_id, webhook_id = item.columns["project_id"], item.columns["webhook_id"]
-        client.webhooks.delete(project_id, webhook_id)
+    def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
+        webhook_id = item.to_send
+        client.webhooks.delete(item.columns["project_id"], webhook_id)
         return ItemResult(Outcome.SUCCEEDED, resource_id=webhook_id, message="deleted")
 
-    def recover(self, client: LoyaltyClient, item: PlanItem, error: APIError) -> ItemResult | None:
-        return _gone(item, error)
-
-    def field_for(self, item: PlanItem, error: APIError) -> str | None:
+    def field_for(self, item: PlanItem[str], error: APIError) -> str | None:
         if error.status == 402 or error.resource_type == "project":
             return "project_id"
         return "webhook_id" if error.status == 404 else None
@@ -68,24 +71,13 @@ class DeleteWebhooks(ActionPlan):
 
 def delete_tier_structures(tier_structures: Any) -> DeleteTierStructures:
     """Plan deleting tier structures: IDs, models, dicts or a DataFrame with ``id``."""
-    records = as_records(tier_structures, "id")
-    checked = checked_ids(records, IdPrefix.TIER_STRUCTURE, "tier_structure_id", "tier structure")
-    items = []
-    for position, (record, (ts_id, error)) in enumerate(
-        zip(records, checked, strict=True), start=1
-    ):
-        columns = {"name": record["name"]} if "name" in record else {}
-        items.append(
-            PlanItem(
-                target=ts_id,
-                summary="delete tier structure",
-                payload=ts_id,
-                error=error,
-                field="tier_structure_id" if error else None,
-                row=position,
-                columns=columns,
-            )
-        )
+    items = id_items(
+        tier_structures,
+        IdPrefix.TIER_STRUCTURE,
+        "tier_structure_id",
+        "tier structure",
+        lambda _: "delete tier structure",
+    )
     return DeleteTierStructures(items)
 
 
@@ -101,7 +93,7 @@ def delete_webhooks(webhooks: Any) -> DeleteWebhooks:
     records = as_records(webhooks, "webhook_id")
     pairs = [_webhook_pair(r) for r in records]
     targets = [f"{p}/{w}" for p, w in pairs]
-    items = []
+    items: list[PlanItem[str]] = []
     for position, ((project_id, webhook_id), target, first) in enumerate(
         zip(pairs, targets, first_seen(targets), strict=True), start=1
     ):

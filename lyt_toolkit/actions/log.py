@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["ATTEMPTED", "ActionLog", "LogState"]
+__all__ = ["ATTEMPTED", "ActionLog", "LogSource", "LogState", "log_state", "opened_log"]
 
 ATTEMPTED = "attempted"
 """Outcome written before a request is sent; never a final outcome."""
@@ -163,7 +165,7 @@ class ActionLog:
         """The log as a DataFrame (one row per line), e.g. to show what a run did."""
         rows = self.entries()
         frame = pd.DataFrame(rows, columns=list(_FIELDS))
-        frame["status"] = pd.array(frame["status"], dtype="Int64")
+        frame["status"] = frame["status"].astype("Int64")
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
         return frame
 
@@ -175,3 +177,27 @@ def _ends_without_newline(path: Path) -> bool:
     with path.open("rb") as handle:
         handle.seek(size - 1)
         return handle.read(1) != b"\n"
+
+
+LogSource = ActionLog | str | os.PathLike[str]
+"""An ``ActionLog``, or the path of one."""
+
+
+def log_state(log: LogSource | None, action: str) -> LogState:
+    """What ``log`` knows about ``action`` (nothing without a log)."""
+    if log is None:
+        return LogState()
+    return (log if isinstance(log, ActionLog) else ActionLog(log)).state(action)
+
+
+@contextmanager
+def opened_log(log: LogSource | None) -> Iterator[ActionLog | None]:
+    """The log to write to, or ``None``; one opened here from a path is closed afterwards."""
+    if log is None or isinstance(log, ActionLog):
+        yield log
+        return
+    action_log = ActionLog(log)
+    try:
+        yield action_log
+    finally:
+        action_log.close()

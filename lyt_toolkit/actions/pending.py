@@ -13,12 +13,16 @@ from ..errors import APIError, ConflictError, ResourceLockedError
 from ..models.enums import PendingBucketStatus
 from ..models.ids import IdPrefix
 from ._targets import as_records, first_seen, id_error
-from .plan import ActionPlan, ItemResult, Outcome, PlanItem
+from .items import ItemResult, Outcome, PlanItem
+from .plan import ActionPlan
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
 
-__all__ = ["ActivatePendingBuckets", "activate_pending_buckets"]
+__all__ = ["ActivatePendingBuckets", "BucketPath", "activate_pending_buckets"]
+
+BucketPath = tuple[str, str, str, str]
+"""Where a bucket lives: program, member, card and bucket IDs."""
 
 _PATH = ("program_id", "member_id", "card_id", "bucket_id")
 _PREFIXES = (IdPrefix.PROGRAM, IdPrefix.MEMBER, IdPrefix.CARD, IdPrefix.PENDING_BUCKET)
@@ -31,14 +35,14 @@ _RESOURCE_FIELD = {
 }
 
 
-class ActivatePendingBuckets(ActionPlan):
+class ActivatePendingBuckets(ActionPlan[BucketPath]):
     """POST the activate endpoint of each bucket; the target key is the bucket ID."""
 
     action = "activate_pending_bucket"
     extra_result_columns = ("transaction_id", "activation_status")
 
-    def perform(self, client: LoyaltyClient, item: PlanItem) -> ItemResult:
-        result = client.pending_buckets.activate(*item.payload)
+    def perform(self, client: LoyaltyClient, item: PlanItem[BucketPath]) -> ItemResult:
+        result = client.pending_buckets.activate(*item.to_send)
         transaction = result.transaction.id if result.transaction is not None else None
         status = getattr(result.status, "value", result.status)
         return ItemResult(
@@ -48,11 +52,13 @@ class ActivatePendingBuckets(ActionPlan):
             columns={"transaction_id": transaction, "activation_status": status},
         )
 
-    def recover(self, client: LoyaltyClient, item: PlanItem, error: APIError) -> ItemResult | None:
+    def recover(
+        self, client: LoyaltyClient, item: PlanItem[BucketPath], error: APIError
+    ) -> ItemResult | None:
         """Locked after an interrupted attempt: done if the bucket has left PENDING as ACTIVATED."""
         if not isinstance(error, ResourceLockedError | ConflictError):
             return None
-        program_id, member_id, card_id, bucket_id = item.payload
+        program_id, member_id, card_id, bucket_id = item.to_send
         for bucket in client.pending_buckets.iter(program_id, member_id, card_id, limit=100):
             if bucket.id == bucket_id and bucket.status == PendingBucketStatus.ACTIVATED:
                 return ItemResult(
@@ -60,17 +66,20 @@ class ActivatePendingBuckets(ActionPlan):
                 )
         return None
 
-    def field_for(self, item: PlanItem, error: APIError) -> str | None:
+    def field_for(self, item: PlanItem[BucketPath], error: APIError) -> str | None:
         if error.resource_type in _RESOURCE_FIELD:
             return _RESOURCE_FIELD[error.resource_type]
         return "bucket_id" if error.status in (404, 423) else None
 
 
-def _path(record: dict[str, Any]) -> tuple[Any, ...]:
+def _path(record: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """The four IDs as given, unchecked (``id_error`` refuses what is not an ID)."""
     if "_tuple" in record and len(record["_tuple"]) == 4:
-        return tuple(record["_tuple"])
-    bucket = record.get("bucket_id", record.get("id"))
-    return (record.get("program_id"), record.get("member_id"), record.get("card_id"), bucket)
+        program_id, member_id, card_id, bucket_id = record["_tuple"]
+    else:
+        program_id, member_id, card_id = (record.get(key) for key in _PATH[:3])
+        bucket_id = record.get("bucket_id", record.get("id"))
+    return program_id, member_id, card_id, bucket_id
 
 
 def activate_pending_buckets(buckets: Any) -> ActivatePendingBuckets:
@@ -79,7 +88,7 @@ def activate_pending_buckets(buckets: Any) -> ActivatePendingBuckets:
     records = as_records(buckets, "bucket_id")
     paths = [_path(r) for r in records]
     targets = [str(p[3]) for p in paths]
-    items = []
+    items: list[PlanItem[BucketPath]] = []
     for position, (record, path, first) in enumerate(
         zip(records, paths, first_seen(targets), strict=True), start=1
     ):
@@ -101,7 +110,7 @@ def activate_pending_buckets(buckets: Any) -> ActivatePendingBuckets:
             PlanItem(
                 target=str(path[3]),
                 summary="activate pending points now",
-                payload=path,
+                payload=path if error is None else None,
                 error=error,
                 field=field,
                 row=position,

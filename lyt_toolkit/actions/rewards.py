@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import APIError, ConflictError
 from ..models.enums import RewardStatus
 from ..models.ids import IdPrefix
-from ._targets import as_records, checked_ids
-from .plan import ActionPlan, ItemResult, Outcome, PlanItem
+from ._targets import id_items
+from .items import ItemResult, Outcome, PlanItem
+from .plan import ActionPlan
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -16,22 +18,24 @@ if TYPE_CHECKING:
 __all__ = ["MoveRewardsToDraft", "move_rewards_to_draft"]
 
 
-class MoveRewardsToDraft(ActionPlan):
-    """POST the draft endpoint of each reward; the target key is the reward ID."""
+class MoveRewardsToDraft(ActionPlan[str]):
+    """POST the draft endpoint of each reward; the target key (and payload) is the reward ID."""
 
     action = "move_reward_to_draft"
 
-    def perform(self, client: LoyaltyClient, item: PlanItem) -> ItemResult:
-        reward = client.rewards.draft(item.target)
+    def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
+        reward = client.rewards.draft(item.to_send)
         return ItemResult(
             Outcome.SUCCEEDED, resource_id=reward.id, message=f"now {reward.status.value}"
         )
 
-    def recover(self, client: LoyaltyClient, item: PlanItem, error: APIError) -> ItemResult | None:
+    def recover(
+        self, client: LoyaltyClient, item: PlanItem[str], error: APIError
+    ) -> ItemResult | None:
         """A conflict after an interrupted attempt: done if the reward is now DRAFT."""
         if not isinstance(error, ConflictError):
             return None
-        reward = client.rewards.get(item.target)
+        reward = client.rewards.get(item.to_send)
         if reward.status == RewardStatus.DRAFT:
             return ItemResult(
                 Outcome.SUCCEEDED,
@@ -41,25 +45,13 @@ class MoveRewardsToDraft(ActionPlan):
         return None
 
 
+def _summary(record: Mapping[str, Any]) -> str:
+    status = record.get("status")
+    if status in (None, RewardStatus.ACTIVE):
+        return "move to DRAFT"
+    return f"move to DRAFT (now {status}: expect 409)"
+
+
 def move_rewards_to_draft(rewards: Any) -> MoveRewardsToDraft:
     """Plan moving rewards to draft: IDs, ``Reward`` models, dicts or a DataFrame with ``id``."""
-    records = as_records(rewards, "id")
-    checked = checked_ids(records, IdPrefix.REWARD, "reward_id", "reward")
-    items = []
-    for position, (record, (reward_id, error)) in enumerate(
-        zip(records, checked, strict=True), start=1
-    ):
-        status = record.get("status")
-        items.append(
-            PlanItem(
-                target=reward_id,
-                summary="move to DRAFT"
-                if status in (None, RewardStatus.ACTIVE)
-                else f"move to DRAFT (now {status}: expect 409)",
-                error=error,
-                field="reward_id" if error else None,
-                row=position,
-                columns={"name": record.get("name")} if "name" in record else {},
-            )
-        )
-    return MoveRewardsToDraft(items)
+    return MoveRewardsToDraft(id_items(rewards, IdPrefix.REWARD, "reward_id", "reward", _summary))

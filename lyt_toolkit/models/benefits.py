@@ -7,6 +7,7 @@ rule locally so a bad body fails before it is sent, naming the field.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import (
@@ -24,13 +25,16 @@ from .rewards import CampaignTarget, GiftVoucherTarget, ProductTarget, SkuTarget
 from .subtypes import CalculationType, MaterialType
 
 __all__ = [
+    "BENEFIT_TYPE_FIELDS",
     "CONFIG_FIELD",
+    "DIGITAL_TYPE_FIELDS",
     "Benefit",
     "BenefitCreate",
     "BenefitDigital",
     "BenefitMaterial",
     "BenefitPoints",
     "BenefitStock",
+    "BenefitTypeFields",
     "PointsProportional",
     "ProportionalEvery",
     "ProportionalItemRule",
@@ -42,11 +46,38 @@ __all__ = [
     "StockLimited",
 ]
 
+
+@dataclass(frozen=True)
+class BenefitTypeFields:
+    """What one benefit type needs: its configuration object and its fields in flat form.
+
+    The flat form (one level of named fields, as in a CSV row or a form) is
+    what people fill in; ``name``, ``type``, ``status`` and ``stock_quantity``
+    apply to every type and are not listed.
+    """
+
+    config: str
+    fields: tuple[str, ...]
+
+
+BENEFIT_TYPE_FIELDS: dict[BenefitType, BenefitTypeFields] = {
+    BenefitType.POINTS: BenefitTypeFields("points", ("card_definition_id", "points_value")),
+    BenefitType.POINTS_PROPORTIONAL: BenefitTypeFields(
+        "points_proportional", ("card_definition_id", "order_amount_every", "order_amount_value")
+    ),
+    BenefitType.MATERIAL: BenefitTypeFields("material", ("product_id", "sku_id")),
+    BenefitType.DIGITAL: BenefitTypeFields("digital", ("digital_type", "campaign_id", "balance")),
+}
+"""Each benefit type's configuration object and flat fields (``sku_id`` is optional)."""
+
+DIGITAL_TYPE_FIELDS: dict[DigitalBenefitType, tuple[str, ...]] = {
+    DigitalBenefitType.GIFT_VOUCHERS: ("campaign_id", "balance"),
+    DigitalBenefitType.DISCOUNT_COUPONS: ("campaign_id",),
+}
+"""The flat fields each kind of DIGITAL benefit takes beside ``digital_type``."""
+
 CONFIG_FIELD: dict[BenefitType, str] = {
-    BenefitType.POINTS: "points",
-    BenefitType.POINTS_PROPORTIONAL: "points_proportional",
-    BenefitType.MATERIAL: "material",
-    BenefitType.DIGITAL: "digital",
+    kind: fields.config for kind, fields in BENEFIT_TYPE_FIELDS.items()
 }
 """The configuration object each benefit type requires."""
 

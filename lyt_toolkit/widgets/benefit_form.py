@@ -6,8 +6,10 @@ import html
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
+import pandas as pd
 
 from .. import actions
+from ..models.benefits import BENEFIT_TYPE_FIELDS, DIGITAL_TYPE_FIELDS
 from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
 from ._common import describe_error, error_html, ok_html
 
@@ -108,17 +110,11 @@ class BenefitForm(w.VBox):
         self.card_definition.value = options[0][1] if options else None
 
     def _type_columns(self) -> list[str]:
-        kind = self.type_select.value
-        if kind == BenefitType.POINTS:
-            return ["card_definition_id", "points_value"]
-        if kind == BenefitType.POINTS_PROPORTIONAL:
-            return ["card_definition_id", "order_amount_every", "order_amount_value"]
-        if kind == BenefitType.MATERIAL:
-            return ["product_id", "sku_id"]
-        columns = ["digital_type", "campaign_id"]
-        if self.digital_type.value == DigitalBenefitType.GIFT_VOUCHERS:
-            columns.append("balance")
-        return columns
+        kind = BenefitType(self.type_select.value)
+        if kind == BenefitType.DIGITAL:
+            digital = DigitalBenefitType(self.digital_type.value)
+            return ["digital_type", *DIGITAL_TYPE_FIELDS[digital]]
+        return list(BENEFIT_TYPE_FIELDS[kind].fields)
 
     def _show_type_fields(self) -> None:
         self.type_fields.children = [self._rows[c] for c in self._type_columns()]
@@ -184,6 +180,4 @@ class BenefitForm(w.VBox):
 
 
 def _is_na(value: Any) -> bool:
-    import pandas as pd
-
     return bool(pd.isna(value))

@@ -6,20 +6,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
-import pandas as pd
 
 from .. import actions
-from ._common import (
-    RESULT_VIEW,
-    describe_error,
-    download_link,
-    error_html,
-    ok_html,
-    outcome_summary,
-    progress_bar,
-    progress_callback,
-    table_html,
-)
+from ._common import RESULT_VIEW, PlanPanel, describe_error, download_link, table_html
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -29,7 +18,7 @@ __all__ = ["BulkBenefitImport"]
 PREVIEW_VIEW = ("row", "target", "type", "benefit_status", "will", "error", "field")
 
 
-class BulkBenefitImport(w.VBox):
+class BulkBenefitImport(PlanPanel):
     """Upload a benefit CSV (or give its path), check every row, create the valid ones.
 
     The format is the flat one of ``data/benefits_import_example.csv``. With a
@@ -37,11 +26,10 @@ class BulkBenefitImport(w.VBox):
     """
 
     def __init__(self, client: LoyaltyClient, *, concurrency: int = 8) -> None:
-        self.client = client
+        super().__init__(client, progress_label="Creating")
         self.upload = w.FileUpload(accept=".csv", multiple=False, description="Upload CSV")
         self.path_input = w.Text(placeholder="or a path, e.g. data/benefits_import_example.csv")
         self.load_button = w.Button(description="Load")
-        self.status = w.HTML()
         self.preview_html = w.HTML()
         self.concurrency = w.BoundedIntText(
             value=concurrency, min=1, max=32, description="Parallel"
@@ -50,27 +38,22 @@ class BulkBenefitImport(w.VBox):
         self.submit_button = w.Button(
             description="Create valid rows", button_style="primary", disabled=True
         )
-        self.progress = progress_bar("Creating")
-        self.results_html = w.HTML()
         self.download = w.HTML()
         self.plan: actions.CreateBenefits | None = None
-        self.results: pd.DataFrame | None = None
 
         self.upload.observe(lambda _: self._load_upload(), names="value")
         self.load_button.on_click(lambda _: self.load())
         self.submit_button.on_click(lambda _: self.submit())
-        super().__init__(
-            [
-                w.HBox([self.upload, self.path_input, self.load_button]),
-                self.status,
-                self.preview_html,
-                w.HBox([self.concurrency, self.log_path]),
-                self.submit_button,
-                self.progress,
-                self.results_html,
-                self.download,
-            ]
-        )
+        self.children = [
+            w.HBox([self.upload, self.path_input, self.load_button]),
+            self.status,
+            self.preview_html,
+            w.HBox([self.concurrency, self.log_path]),
+            self.submit_button,
+            self.progress,
+            self.results_html,
+            self.download,
+        ]
 
     # -- loading ----------------------------------------------------------------------------
 
@@ -105,15 +88,17 @@ class BulkBenefitImport(w.VBox):
         preview = self.plan.preview(log=self.log_path.value.strip() or None)
         valid = int(preview["valid"].sum())
         invalid = len(preview) - valid
-        self.status.value = (ok_html if not invalid else error_html)(
-            f"{label}: {len(preview)} rows, {valid} valid, {invalid} with errors"
-        )
+        counts = f"{label}: {len(preview)} rows, {valid} valid, {invalid} with errors"
+        if invalid:
+            self.show_error(counts)
+        else:
+            self.show_ok(counts)
         self.preview_html.value = table_html(preview, PREVIEW_VIEW)
         self.submit_button.disabled = valid == 0
 
     def _refuse(self, text: str) -> None:
         self.plan = None
-        self.status.value = error_html(text)
+        self.show_error(text)
         self.preview_html.value = ""
         self.submit_button.disabled = True
 
@@ -124,17 +109,11 @@ class BulkBenefitImport(w.VBox):
         if self.plan is None:
             self._refuse("Load a CSV first.")
             return
-        self.submit_button.disabled = True
-        try:
-            results = self.plan.execute(
-                self.client,
-                concurrency=self.concurrency.value,
-                log=self.log_path.value.strip() or None,
-                progress=progress_callback(self.progress),
-            )
-        finally:
-            self.submit_button.disabled = False
-        self.results = results
-        self.status.value = ok_html(outcome_summary(results))
-        self.results_html.value = table_html(results, RESULT_VIEW)
+        results = self.run(
+            self.plan,
+            RESULT_VIEW,
+            button=self.submit_button,
+            concurrency=self.concurrency.value,
+            log=self.log_path.value.strip() or None,
+        )
         self.download.value = download_link(results, "benefit_import_results.csv")

@@ -5,20 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
-import pandas as pd
 
 from .. import actions
 from ..errors import MissingRequiredFeatureError
-from ._common import (
-    RESULT_VIEW,
-    describe_error,
-    error_html,
-    ok_html,
-    outcome_summary,
-    progress_bar,
-    progress_callback,
-    table_html,
-)
+from ._common import RESULT_VIEW, PlanPanel, describe_error, enum_text
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -69,12 +59,12 @@ class _Section(w.VBox):
         self.delete_button.disabled = not self.confirmed()
 
 
-class DangerZone(w.VBox):
+class DangerZone(PlanPanel):
     """Deletions with a typed confirmation: the button stays disabled until the exact
     phrase (the resource ID, or ``DELETE 3 tier structures``) is typed."""
 
     def __init__(self, client: LoyaltyClient) -> None:
-        self.client = client
+        super().__init__(client, progress_label="Deleting")
         self.tier_structures_select = w.SelectMultiple(
             options=[], rows=6, layout=w.Layout(width="640px")
         )
@@ -84,23 +74,17 @@ class DangerZone(w.VBox):
             "Tier structures", "tier structure", self.tier_structures_select
         )
         self.webhooks = _Section("Webhooks", "webhook", self.webhooks_select)
-        self.status = w.HTML()
-        self.progress = progress_bar("Deleting")
-        self.results_html = w.HTML()
-        self.results: pd.DataFrame | None = None
 
         self.tier_structures.delete_button.on_click(lambda _: self.delete_tier_structures())
         self.webhooks.delete_button.on_click(lambda _: self.delete_webhooks())
         self.project_select.observe(lambda _: self._load_webhooks(), names="value")
-        super().__init__(
-            [
-                self.tier_structures,
-                w.VBox([self.project_select, self.webhooks]),
-                self.status,
-                self.progress,
-                self.results_html,
-            ]
-        )
+        self.children = [
+            self.tier_structures,
+            w.VBox([self.project_select, self.webhooks]),
+            self.status,
+            self.progress,
+            self.results_html,
+        ]
         self.reload()
 
     # -- loading ---------------------------------------------------------------------------
@@ -111,15 +95,15 @@ class DangerZone(w.VBox):
             structures = [
                 t
                 for t in self.client.tier_structures.iter(limit=100)
-                if _value(t.status) != "DELETED"
+                if enum_text(t.status) != "DELETED"
             ]
             projects = self.client.projects.list()
         except Exception as exc:
-            self.status.value = error_html(f"Could not load: {describe_error(exc)}")
+            self.show_error(f"Could not load: {describe_error(exc)}")
             return
         self.tier_structures_select.value = ()
         self.tier_structures_select.options = [
-            (f"{t.name} | {_value(t.status)} | {t.id}", t.id) for t in structures
+            (f"{t.name} | {enum_text(t.status)} | {t.id}", t.id) for t in structures
         ]
         current = self.project_select.value
         self.project_select.options = [("-- choose --", None)] + [(p.name, p.id) for p in projects]
@@ -131,16 +115,14 @@ class DangerZone(w.VBox):
         self.status.value = ""  # a message about the previous project no longer applies
         self.webhooks_select.value = ()
         self.webhooks_select.options = []
-        project = self.project_select.value
-        if not project:
-            return
+        if self.project_select.value:
+            self.guard(self._list_webhooks, "webhooks")
+
+    def _list_webhooks(self) -> None:
         try:
-            hooks = self.client.webhooks.list(project)
+            hooks = self.client.webhooks.list(self.project_select.value)
         except MissingRequiredFeatureError:
-            self.status.value = error_html("This project's plan has no webhooks (402).")
-            return
-        except Exception as exc:
-            self.status.value = error_html(f"Could not load webhooks: {describe_error(exc)}")
+            self.show_error("This project's plan has no webhooks (402).")
             return
         self.webhooks_select.options = [(f"{h.target_url} | {h.id}", h.id) for h in hooks]
 
@@ -155,7 +137,7 @@ class DangerZone(w.VBox):
         """
         section = self.tier_structures
         if not section.confirmed():
-            self.status.value = error_html(f"Type {section.required()!r} to confirm.")
+            self.show_error(f"Type {section.required()!r} to confirm.")
             return
         self._run(actions.delete_tier_structures(list(section.ids())), section)
 
@@ -167,19 +149,14 @@ class DangerZone(w.VBox):
         """
         section = self.webhooks
         if not section.confirmed():
-            self.status.value = error_html(f"Type {section.required()!r} to confirm.")
+            self.show_error(f"Type {section.required()!r} to confirm.")
             return
         project = self.project_select.value
         self._run(actions.delete_webhooks([(project, h) for h in section.ids()]), section)
 
-    def _run(self, plan: actions.ActionPlan, section: _Section) -> None:
-        self.results = plan.execute(self.client, progress=progress_callback(self.progress))
-        self.results_html.value = table_html(self.results, RESULT_VIEW)
-        section.confirm_text.value = ""
-        summary = outcome_summary(self.results)
-        self.reload()
-        self.status.value = ok_html(summary)
+    def _run(self, plan: actions.ActionPlan[Any], section: _Section) -> None:
+        def settle() -> None:
+            section.confirm_text.value = ""
+            self.reload()
 
-
-def _value(value: Any) -> str:
-    return str(getattr(value, "value", value))
+        self.run(plan, RESULT_VIEW, then=settle)

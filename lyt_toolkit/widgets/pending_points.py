@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import ipywidgets as w
-import pandas as pd
 
 from .. import actions
-from ._common import (
-    describe_error,
-    error_html,
-    ok_html,
-    outcome_summary,
-    progress_bar,
-    progress_callback,
-    table_html,
-)
+from ._common import PlanPanel, enum_text
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
+    from ..models import PendingBucket
 
 __all__ = ["PendingPointsPanel"]
 
@@ -36,7 +29,7 @@ RESULTS_VIEW = (
 )
 
 
-class PendingPointsPanel(w.VBox):
+class PendingPointsPanel(PlanPanel):
     """Activate pending point buckets ahead of their date.
 
     Each activation creates a PENDING_POINTS_ACTIVATED transaction; buckets the
@@ -45,7 +38,7 @@ class PendingPointsPanel(w.VBox):
     """
 
     def __init__(self, client: LoyaltyClient) -> None:
-        self.client = client
+        super().__init__(client, progress_label="Activating")
         self.program_select = w.Dropdown(options=[_CHOOSE], description="Program")
         self.member_select = w.Dropdown(options=[_CHOOSE], description="Member")
         self.card_select = w.Dropdown(options=[_CHOOSE], description="Card")
@@ -55,11 +48,7 @@ class PendingPointsPanel(w.VBox):
         self.activate_button = w.Button(
             description="Activate selected", button_style="primary", disabled=True
         )
-        self.status = w.HTML()
-        self.progress = progress_bar("Activating")
-        self.results_html = w.HTML()
-        self.results: pd.DataFrame | None = None
-        self._buckets: dict[str, Any] = {}
+        self._buckets: dict[str, PendingBucket] = {}
 
         # A new choice drops the last message; a failed load shows as the status, not as a
         # traceback from the observer.
@@ -71,34 +60,26 @@ class PendingPointsPanel(w.VBox):
             names="value",
         )
         self.activate_button.on_click(lambda _: self.activate())
-        super().__init__(
-            [
-                self.program_select,
-                self.member_select,
-                self.card_select,
-                self.buckets_select,
-                self.activate_button,
-                self.status,
-                self.progress,
-                self.results_html,
-            ]
-        )
-        self._guard(self._load_programs, "programs")
+        self.children = [
+            self.program_select,
+            self.member_select,
+            self.card_select,
+            self.buckets_select,
+            self.activate_button,
+            self.status,
+            self.progress,
+            self.results_html,
+        ]
+        self.guard(self._load_programs, "programs")
 
-    def _choose(self, load: Any, what: str) -> None:
+    def _choose(self, load: Callable[[], None], what: str) -> None:
         self.status.value = ""
-        self._guard(load, what)
-
-    def _guard(self, load: Any, what: str) -> None:
-        try:
-            load()
-        except Exception as exc:
-            self.status.value = error_html(f"Could not load {what}: {describe_error(exc)}")
+        self.guard(load, what)
 
     def _load_programs(self) -> None:
         programs = list(self.client.programs.iter(limit=100))
         self.program_select.options = [_CHOOSE] + [
-            (f"{p.name} ({_value(p.status)})", p.id) for p in programs
+            (f"{p.name} ({enum_text(p.status)})", p.id) for p in programs
         ]
 
     def _load_members(self) -> None:
@@ -107,7 +88,7 @@ class PendingPointsPanel(w.VBox):
         if program:
             members = list(self.client.members.iter(program, limit=100))
             self.member_select.options = [_CHOOSE] + [
-                (f"{m.customer_id} ({_value(m.status)}) {m.id}", m.id) for m in members
+                (f"{m.customer_id} ({enum_text(m.status)}) {m.id}", m.id) for m in members
             ]
 
     def _load_cards(self) -> None:
@@ -132,25 +113,18 @@ class PendingPointsPanel(w.VBox):
             buckets = list(self.client.pending_buckets.iter(program, member, card, limit=100))
             self._buckets = {b.id: b for b in buckets}
             self.buckets_select.options = [
-                (f"{b.id} | {b.points.total} pts | {b.date} | {_value(b.status)}", b.id)
+                (f"{b.id} | {b.points.total} pts | {b.date} | {enum_text(b.status)}", b.id)
                 for b in buckets
             ]
 
     def refresh(self) -> None:
         """Reload the buckets of the chosen card (their statuses change after activation)."""
-        self._guard(self._load_buckets, "pending buckets")
+        self.guard(self._load_buckets, "pending buckets")
 
     def activate(self) -> None:
         """Activate the selected buckets and show the transactions and the refusals."""
         chosen = [self._buckets[i] for i in self.buckets_select.value]
         if not chosen:
-            self.status.value = error_html("Select at least one bucket.")
+            self.show_error("Select at least one bucket.")
             return
-        plan = actions.activate_pending_buckets(chosen)
-        self.results = plan.execute(self.client, progress=progress_callback(self.progress))
-        self.results_html.value = table_html(self.results, RESULTS_VIEW)
-        self.status.value = ok_html(outcome_summary(self.results))
-
-
-def _value(value: Any) -> str:
-    return str(getattr(value, "value", value))
+        self.run(actions.activate_pending_buckets(chosen), RESULTS_VIEW)

@@ -5,32 +5,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
-import pandas as pd
 
 from .. import actions
 from ..models.enums import RewardType
-from ._common import (
-    RESULT_VIEW,
-    describe_error,
-    error_html,
-    ok_html,
-    outcome_summary,
-    progress_bar,
-    progress_callback,
-    table_html,
-)
+from ._common import RESULT_VIEW, PlanPanel, enum_text
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
+    from ..models import Reward
 
 __all__ = ["RewardDraftPanel"]
 
 
-class RewardDraftPanel(w.VBox):
+class RewardDraftPanel(PlanPanel):
     """Only ACTIVE rewards can move to draft; others come back as 409 rows, not errors."""
 
     def __init__(self, client: LoyaltyClient) -> None:
-        self.client = client
+        super().__init__(client, progress_label="Moving")
         self.name_filter = w.Text(description="Name contains")
         self.type_filter = w.Dropdown(
             options=[("any", None)] + [(t.value, t.value) for t in RewardType],
@@ -44,27 +35,21 @@ class RewardDraftPanel(w.VBox):
         self.draft_button = w.Button(
             description="Move to draft", button_style="warning", disabled=True
         )
-        self.status = w.HTML()
-        self.progress = progress_bar("Moving")
-        self.results_html = w.HTML()
-        self.results: pd.DataFrame | None = None
-        self._rewards: dict[str, Any] = {}
+        self._rewards: dict[str, Reward] = {}
 
         self.load_button.on_click(lambda _: self.load())
         self.rewards_select.observe(lambda _: self._update_button(), names="value")
         self.confirm.observe(lambda _: self._update_button(), names="value")
         self.draft_button.on_click(lambda _: self.move_to_draft())
-        super().__init__(
-            [
-                w.HBox([self.name_filter, self.type_filter, self.load_button]),
-                self.rewards_select,
-                self.confirm,
-                self.draft_button,
-                self.status,
-                self.progress,
-                self.results_html,
-            ]
-        )
+        self.children = [
+            w.HBox([self.name_filter, self.type_filter, self.load_button]),
+            self.rewards_select,
+            self.confirm,
+            self.draft_button,
+            self.status,
+            self.progress,
+            self.results_html,
+        ]
 
     def _filters(self) -> dict[str, Any]:
         filters: dict[str, Any] = {}
@@ -76,17 +61,23 @@ class RewardDraftPanel(w.VBox):
 
     def load(self) -> None:
         """List the rewards matching the filters (all pages)."""
-        try:
-            rewards = list(self.client.rewards.iter(filters=self._filters() or None, limit=100))
-        except Exception as exc:
-            self.status.value = error_html(f"Could not load rewards: {describe_error(exc)}")
-            return
+        self.guard(self._load_rewards, "rewards")
+
+    def _load_rewards(self) -> None:
+        filters = self._filters()
+        found = (
+            self.client.rewards.iter(filters=filters, limit=100)
+            if filters
+            else self.client.rewards.iter(limit=100)
+        )
+        rewards = list(found)
         self._rewards = {r.id: r for r in rewards}
         self.rewards_select.value = ()
         self.rewards_select.options = [
-            (f"{r.name} | {_value(r.status)} | {_value(r.type)} | {r.id}", r.id) for r in rewards
+            (f"{r.name} | {enum_text(r.status)} | {enum_text(r.type)} | {r.id}", r.id)
+            for r in rewards
         ]
-        self.status.value = ok_html(f"{len(rewards)} rewards")
+        self.show_ok(f"{len(rewards)} rewards")
 
     def _update_button(self) -> None:
         self.draft_button.disabled = not (self.confirm.value and self.rewards_select.value)
@@ -94,17 +85,13 @@ class RewardDraftPanel(w.VBox):
     def move_to_draft(self) -> None:
         """Move the selected rewards; the confirmation is consumed by the run."""
         if not (self.confirm.value and self.rewards_select.value):
-            self.status.value = error_html("Select rewards and tick the confirmation first.")
+            self.show_error("Select rewards and tick the confirmation first.")
             return
         chosen = [self._rewards[i] for i in self.rewards_select.value]
-        plan = actions.move_rewards_to_draft(chosen)
-        self.results = plan.execute(self.client, progress=progress_callback(self.progress))
-        self.results_html.value = table_html(self.results, ("name", *RESULT_VIEW))
+        self.run(
+            actions.move_rewards_to_draft(chosen), ("name", *RESULT_VIEW), then=self._after_run
+        )
+
+    def _after_run(self) -> None:
         self.confirm.value = False
-        summary = outcome_summary(self.results)
         self.load()
-        self.status.value = ok_html(summary)
-
-
-def _value(value: Any) -> str:
-    return str(getattr(value, "value", value))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -11,7 +13,7 @@ from lyt_toolkit import actions
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.models import BenefitCreate
 
-from .conftest import SECRETS, benefit_rows, names_on_server
+from .helpers import SECRETS, ClientWith, benefit_rows, names_on_server
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
 
@@ -139,11 +141,6 @@ def test_concurrent_run_equals_sequential(fresh, client: LoyaltyClient) -> None:
 
 
 def test_concurrency_is_bounded(client: LoyaltyClient) -> None:
-    import threading
-    import time
-
-    from .conftest import ClientWith
-
     state = {"now": 0, "peak": 0}
     lock = threading.Lock()
     real = client.benefits

@@ -12,7 +12,7 @@ from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
 
-from .conftest import ClientWith, CrashingBenefits, SimulatedCrash, benefit_rows, names_on_server
+from .helpers import ClientWith, CrashingBenefits, SimulatedCrash, benefit_rows, names_on_server
 
 
 def _log_outcomes(path: Path) -> Counter:

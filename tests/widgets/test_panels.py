@@ -82,6 +82,17 @@ def test_pending_points_panel_shows_a_failed_load_as_its_status(
         assert panel.status.value == "" and len(panel.member_select.options) > 1
 
 
+def test_reward_draft_panel_shows_a_failed_load_as_its_status(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    with make_client(fresh, retry=RetryConfig(max_attempts=1)) as client:
+        panel = RewardDraftPanel(client)
+        fresh.set_faults(unavailable=1.0, seed=1)
+        panel.load_button.click()  # no exception escapes the click handler
+        fresh.clear_faults()
+        assert "Could not load rewards" in panel.status.value
+
+
 def test_confirmation_phrase() -> None:
     assert confirmation_phrase((), "webhook") == ""
     assert confirmation_phrase(("lts_1",), "tier structure") == "lts_1"

@@ -1,0 +1,191 @@
+"""Running a plan: items sent on a bounded thread pool, each answer turned into a result.
+
+A failed item never stops the batch: it becomes a result with the service's
+status, error key and message (credentials scrubbed). With an action log each
+item is logged before it is sent and after its answer; an item an earlier run
+left in doubt is checked with the plan's ``recover`` before its error stands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING, Any, Generic
+
+from .._progress import Progress, ProgressBar
+from ..errors import APIError, LytError, RequestValidationError
+from ._scrub import credential_scrubber
+from .items import ItemResult, Outcome, P, PlanItem
+from .log import ATTEMPTED, ActionLog, LogState
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+    from .plan import ActionPlan
+
+__all__ = ["run_items"]
+
+
+def run_items(
+    plan: ActionPlan[P],
+    client: LoyaltyClient,
+    *,
+    concurrency: int,
+    log: ActionLog | None,
+    state: LogState,
+    progress: Progress,
+) -> list[ItemResult]:
+    """One result per item of ``plan``, in plan order; invalid and done items are not sent."""
+    results: list[ItemResult | None] = [None] * len(plan.items)
+    todo: list[int] = []
+    for index, item in enumerate(plan.items):
+        if item.error is not None:
+            results[index] = ItemResult(
+                Outcome.INVALID, message=item.error, field=item.field, columns=item.columns
+            )
+        elif item.target in state.succeeded:
+            results[index] = _skipped(item, state.succeeded[item.target])
+        else:
+            todo.append(index)
+    send = _Sender(plan, client, log, state, credential_scrubber(client))
+    with ProgressBar(progress, desc=plan.action, unit="item", total=len(plan.items)) as bar:
+        bar.advance(len(plan.items) - len(todo))
+        if concurrency == 1:
+            for index in todo:
+                results[index] = send(plan.items[index])
+                bar.advance(1)
+        else:
+            _run_pool(send, plan.items, todo, results, concurrency, bar)
+    return [_settled(result) for result in results]
+
+
+def _settled(result: ItemResult | None) -> ItemResult:
+    if result is None:  # every item is settled unless the run was interrupted
+        raise RuntimeError("an item of the plan was never run")
+    return result
+
+
+class _Sender(Generic[P]):
+    """Sends one item and turns every answer into an ``ItemResult``, logging both ends."""
+
+    def __init__(
+        self,
+        plan: ActionPlan[P],
+        client: LoyaltyClient,
+        log: ActionLog | None,
+        state: LogState,
+        scrub: Callable[[str], str],
+    ) -> None:
+        self.plan = plan
+        self.client = client
+        self.log = log
+        self.state = state
+        self.scrub = scrub
+
+    def __call__(self, item: PlanItem[P]) -> ItemResult:
+        in_doubt = self.state.in_doubt(item.target)
+        if self.log is not None:
+            self.log.record(self.plan.action, item.target, ATTEMPTED)
+        result = self._send(item, in_doubt)
+        if self.log is not None:
+            self.log.record(
+                self.plan.action,
+                item.target,
+                result.outcome.value,
+                status=result.status,
+                error_key=result.error_key,
+                message=result.message,
+                request_id=result.request_id,
+                resource_id=result.resource_id,
+            )
+        return result
+
+    def _send(self, item: PlanItem[P], in_doubt: bool) -> ItemResult:
+        try:
+            result = self.plan.perform(self.client, item)
+        except APIError as exc:
+            recovered = self._recover(item, exc) if in_doubt else None
+            if recovered is not None:
+                return recovered
+            return ItemResult(
+                Outcome.FAILED,
+                status=exc.status,
+                error_key=exc.key,
+                message=self.scrub(_api_message(exc)),
+                field=self.plan.field_for(item, exc),
+                request_id=exc.request_id,
+            )
+        except RequestValidationError as exc:
+            return ItemResult(Outcome.INVALID, message=self.scrub(exc.message), field=exc.field)
+        except LytError as exc:
+            return ItemResult(
+                Outcome.FAILED, error_key=_snake(type(exc).__name__), message=self.scrub(str(exc))
+            )
+        except Exception as exc:  # one bad item must not stop the batch
+            return ItemResult(
+                Outcome.FAILED,
+                error_key="unexpected_error",
+                message=self.scrub(f"{type(exc).__name__}: {exc}"),
+            )
+        if result.message:
+            result.message = self.scrub(result.message)
+        return result
+
+    def _recover(self, item: PlanItem[P], error: APIError) -> ItemResult | None:
+        try:
+            result = self.plan.recover(self.client, item, error)
+        except Exception:  # a failed check leaves the original error standing
+            return None
+        if result is not None:
+            result.recovered = True
+        return result
+
+
+def _run_pool(
+    send: _Sender[P],
+    items: Sequence[PlanItem[P]],
+    todo: list[int],
+    results: list[ItemResult | None],
+    concurrency: int,
+    bar: ProgressBar,
+) -> None:
+    """Keep at most ``concurrency`` items in flight; stop submitting on a crash."""
+    pending: dict[Future[ItemResult], int] = {}
+    queue = iter(todo)
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"lyt-{send.plan.action}")
+    try:
+        for index in queue:
+            pending[pool.submit(send, items[index])] = index
+            if len(pending) >= concurrency:
+                break
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                index = pending.pop(future)
+                results[index] = future.result()  # re-raises a crash of the worker
+                bar.advance(1)
+                following = next(queue, None)
+                if following is not None:
+                    pending[pool.submit(send, items[following])] = following
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _skipped(item: PlanItem[Any], entry: dict[str, Any]) -> ItemResult:
+    return ItemResult(
+        Outcome.SKIPPED,
+        status=entry.get("status"),
+        message=f"already succeeded at {entry.get('time')}",
+        request_id=entry.get("request_id"),
+        resource_id=entry.get("resource_id"),
+        columns=dict(item.columns),
+    )
+
+
+def _api_message(exc: APIError) -> str:
+    return f"{exc.message} ({exc.details})" if exc.details else exc.message
+
+
+def _snake(name: str) -> str:
+    """``APITimeoutError`` -> ``api_timeout_error``: an error key for errors without one."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()

@@ -1,0 +1,62 @@
+"""What a plan is made of: items to send, and what became of each."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
+
+__all__ = ["ItemResult", "Outcome", "P", "PlanItem"]
+
+P = TypeVar("P")
+"""The payload of a plan's items: what one request needs beyond the target key."""
+
+
+class Outcome(StrEnum):
+    """What became of one item of a batch."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped_already_done"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class PlanItem(Generic[P]):
+    """One unit of work: its target key (unique within the action) and what to send.
+
+    ``payload`` may be missing only on an item local validation rejected
+    (``error`` set); such an item is reported, never sent.
+    """
+
+    target: str
+    summary: str
+    payload: P | None = None
+    error: str | None = None
+    field: str | None = None
+    row: int | None = None
+    columns: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Descriptive columns shown in the preview and results (name, type, ...)."""
+
+    @property
+    def to_send(self) -> P:
+        """The payload of a valid item; ``ValueError`` for one without a payload."""
+        if self.payload is None:
+            raise ValueError(f"item {self.target!r} has nothing to send: {self.error}")
+        return self.payload
+
+
+@dataclass
+class ItemResult:
+    """The result row of one item."""
+
+    outcome: Outcome
+    status: int | None = None
+    error_key: str | None = None
+    message: str | None = None
+    field: str | None = None
+    request_id: str | None = None
+    resource_id: str | None = None
+    recovered: bool = False
+    columns: dict[str, Any] = dataclasses.field(default_factory=dict)

@@ -1,0 +1,123 @@
+"""The tables a plan shows: its preview and its results, one row per item, honest dtypes."""
+
+from __future__ import annotations
+
+from collections.abc import Container, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .items import ItemResult, Outcome, PlanItem
+
+__all__ = ["RESULT_COLUMNS", "preview_frame", "results_frame", "typed"]
+
+RESULT_COLUMNS = (
+    "item",
+    "row",
+    "target",
+    "outcome",
+    "status",
+    "error_key",
+    "message",
+    "field",
+    "request_id",
+    "resource_id",
+    "recovered",
+)
+
+_INT_COLUMNS = ("item", "row", "status")
+_STRING_COLUMNS = (
+    "target",
+    "will",
+    "error",
+    "field",
+    "error_key",
+    "message",
+    "request_id",
+    "resource_id",
+)
+_BOOL_COLUMNS = ("valid", "recovered")
+
+
+def typed(frame: pd.DataFrame, strings: Sequence[str] = ()) -> pd.DataFrame:
+    """Honest dtypes that stay the same for zero rows (``strings``: more string columns)."""
+    for column in _INT_COLUMNS:
+        if column in frame:
+            frame[column] = frame[column].astype("Int64")
+    for column in (*_STRING_COLUMNS, *strings):
+        if column in frame:
+            frame[column] = frame[column].astype("string")
+    if "outcome" in frame:
+        frame["outcome"] = pd.Categorical(frame["outcome"], categories=[o.value for o in Outcome])
+    for column in _BOOL_COLUMNS:
+        if column in frame:
+            frame[column] = frame[column].astype(bool)
+    return frame
+
+
+def _item_columns(items: Sequence[PlanItem[Any]]) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.update(dict.fromkeys(item.columns))
+    return list(seen)
+
+
+def preview_frame(items: Sequence[PlanItem[Any]], done: Container[str]) -> pd.DataFrame:
+    """One row per item: target, what will happen, any local error (``done``: targets to skip)."""
+    rows = []
+    for index, item in enumerate(items):
+        if item.error:
+            plan = "nothing (invalid)"
+        elif item.target in done:
+            plan = "skip (already done)"
+        else:
+            plan = item.summary
+        rows.append(
+            {
+                "item": index,
+                "row": item.row,
+                "target": item.target,
+                **item.columns,
+                "will": plan,
+                "valid": item.error is None,
+                "error": item.error,
+                "field": item.field,
+            }
+        )
+    columns = ["item", "row", "target", *_item_columns(items), "will", "valid", "error", "field"]
+    return typed(pd.DataFrame(rows, columns=columns))
+
+
+def results_frame(
+    items: Sequence[PlanItem[Any]],
+    results: Sequence[ItemResult],
+    extra_columns: Sequence[str] = (),
+) -> pd.DataFrame:
+    """One result row per item, in plan order; ``extra_columns`` are the action's own."""
+    rows = []
+    for index, (item, result) in enumerate(zip(items, results, strict=True)):
+        rows.append(
+            {
+                "item": index,
+                "row": item.row,
+                "target": item.target,
+                **item.columns,
+                "outcome": result.outcome.value,
+                "status": result.status,
+                "error_key": result.error_key,
+                "message": result.message,
+                "field": result.field,
+                "request_id": result.request_id,
+                "resource_id": result.resource_id,
+                "recovered": result.recovered,
+                **result.columns,
+            }
+        )
+    columns = [
+        *RESULT_COLUMNS[:3],
+        *_item_columns(items),
+        *RESULT_COLUMNS[3:],
+        *extra_columns,
+    ]
+    frame = pd.DataFrame(rows, columns=list(dict.fromkeys(columns)))
+    return typed(frame, strings=extra_columns)
