@@ -17,6 +17,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks
+	$(MAKE) typecheck
 	$(BIN)/pytest -n 2 --dist loadfile tests
 	$(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly
 
