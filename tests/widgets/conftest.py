@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 
 import pytest
 
-from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.client import LoyaltyClient, RetryConfig
 from lyt_toolkit.sandbox import Sandbox
 
 
@@ -20,4 +20,13 @@ def sb(start_sandbox: Callable[..., AbstractContextManager[Sandbox]]) -> Iterato
 @pytest.fixture
 def client(fresh: Sandbox, make_client: Callable[..., LoyaltyClient]) -> Iterator[LoyaltyClient]:
     with make_client(fresh) as c:
+        yield c
+
+
+@pytest.fixture
+def single_try_client(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[LoyaltyClient]:
+    """A client that never retries, so an injected fault reaches the widget at once."""
+    with make_client(fresh, retry=RetryConfig(max_attempts=1)) as c:
         yield c

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
-from lyt_toolkit.client import LoyaltyClient, RetryConfig
+from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.widgets import (
     DangerZone,
@@ -69,28 +67,25 @@ def test_pending_points_panel(client: LoyaltyClient) -> None:
 
 
 def test_pending_points_panel_shows_a_failed_load_as_its_status(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+    fresh: Sandbox, single_try_client: LoyaltyClient
 ) -> None:
-    with make_client(fresh, retry=RetryConfig(max_attempts=1)) as client:
-        panel = PendingPointsPanel(client)
-        fresh.set_faults(unavailable=1.0, seed=1)
-        panel.program_select.value = "lprg_c0ffee0001"  # no exception escapes the observer
-        assert "Could not load members" in panel.status.value and "503" in panel.status.value
-        fresh.clear_faults()
-        panel.program_select.value = None
-        panel.program_select.value = "lprg_c0ffee0001"
-        assert panel.status.value == "" and len(panel.member_select.options) > 1
+    panel = PendingPointsPanel(single_try_client)
+    fresh.set_faults(unavailable=1.0, seed=1)
+    panel.program_select.value = "lprg_c0ffee0001"  # no exception escapes the observer
+    assert "Could not load members" in panel.status.value and "503" in panel.status.value
+    fresh.clear_faults()
+    panel.program_select.value = None
+    panel.program_select.value = "lprg_c0ffee0001"
+    assert panel.status.value == "" and len(panel.member_select.options) > 1
 
 
 def test_reward_draft_panel_shows_a_failed_load_as_its_status(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+    fresh: Sandbox, single_try_client: LoyaltyClient
 ) -> None:
-    with make_client(fresh, retry=RetryConfig(max_attempts=1)) as client:
-        panel = RewardDraftPanel(client)
-        fresh.set_faults(unavailable=1.0, seed=1)
-        panel.load_button.click()  # no exception escapes the click handler
-        fresh.clear_faults()
-        assert "Could not load rewards" in panel.status.value
+    panel = RewardDraftPanel(single_try_client)
+    fresh.set_faults(unavailable=1.0, seed=1)  # ``fresh`` clears them afterwards
+    panel.load_button.click()  # no exception escapes the click handler
+    assert "Could not load rewards" in panel.status.value
 
 
 def test_confirmation_phrase() -> None:
