@@ -56,9 +56,12 @@ def test_missing_base_url_says_what_to_set() -> None:
         ClientConfig.resolve(env={}, env_file=None)
 
 
-def test_bad_base_url_and_scopes() -> None:
+def test_bad_base_url_is_named() -> None:
     with pytest.raises(ConfigurationError, match="base_url"):
         ClientConfig.resolve(base_url="ftp://nope", env={}, env_file=None)
+
+
+def test_unknown_scope_is_named() -> None:
     with pytest.raises(ConfigurationError, match="scopes"):
         ClientConfig.resolve(base_url=BASE, scopes=["loyalty"], env={}, env_file=None)
 

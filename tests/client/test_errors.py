@@ -53,6 +53,9 @@ def test_not_found_carries_the_resource(client: LoyaltyClient) -> None:
         client.webhooks.delete("proj_NwMain01", "wh_doesNotExist")
     assert info.value.resource_id == "wh_doesNotExist"
     assert info.value.resource_type == "webhook"
+
+
+def test_unknown_reward_is_not_found(client: LoyaltyClient) -> None:
     with pytest.raises(NotFoundError):
         client.rewards.get("lrew_0000000000")
 
@@ -94,9 +97,12 @@ def test_activating_a_bucket_dated_in_the_past_is_locked(client: LoyaltyClient) 
         )
 
 
-def test_server_rejects_a_bad_filter_when_local_checks_are_bypassed(client: LoyaltyClient) -> None:
+def test_a_bad_filter_is_refused_locally(client: LoyaltyClient) -> None:
     with pytest.raises(RequestValidationError):
         client.rewards.list(filters={"name": {"$before": "2026-01-01T00:00:00Z"}})
+
+
+def test_server_rejects_a_bad_filter_when_local_checks_are_bypassed(client: LoyaltyClient) -> None:
     with pytest.raises(BadRequestError) as info:
         client.request(
             "GET",
@@ -137,28 +143,47 @@ def test_connection_refused_is_a_connection_error() -> None:
         client.oauth.token()
 
 
-def test_local_checks_name_the_field(client: LoyaltyClient) -> None:
+LOCAL_CHECKS = {
+    "empty name": (lambda c: c.benefits.create({"name": "", "type": "POINTS"}), "name"),
+    "points missing": (lambda c: c.benefits.create({"name": "x", "type": "POINTS"}), "points"),
+    "malformed cursor": (lambda c: c.rewards.list(cursor="abc"), "cursor"),
+    "malformed reward id": (lambda c: c.rewards.get("not-a-reward-id"), "reward_id"),
+    "customer not an object": (
+        lambda c: c.promotion_tiers.validate("promo_x", customer=42, order={"amount": 100}),
+        "customer",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", LOCAL_CHECKS)
+def test_local_checks_name_the_field(client: LoyaltyClient, case: str) -> None:
+    action, field = LOCAL_CHECKS[case]
     with pytest.raises(RequestValidationError) as info:
-        client.benefits.create({"name": "", "type": "POINTS"})
-    assert info.value.field == "name"
+        action(client)
+    assert info.value.field is not None and info.value.field.startswith(field)
+
+
+def test_local_check_message_names_field_and_rule(client: LoyaltyClient) -> None:
     with pytest.raises(RequestValidationError) as info:
         client.benefits.create({"name": "x", "type": "POINTS"})
-    assert info.value.field == "points"
     assert str(info.value) == "benefit: points: required when type is POINTS"
+
+
+def test_unknown_scope_is_named(client: LoyaltyClient) -> None:
     with pytest.raises(RequestValidationError) as info:
         client.oauth.token(scopes=["loyalty"])
     assert str(info.value) == "scopes: unknown scope(s): loyalty"
+
+
+def test_malformed_cursor_names_the_prefix_as_text(client: LoyaltyClient) -> None:
     with pytest.raises(RequestValidationError) as info:
         client.rewards.list(cursor="abc")
-    assert info.value.field == "cursor" and "'lcrsrew_'" in str(info.value)
+    assert "'lcrsrew_'" in str(info.value)
     assert "CursorPrefix" not in str(info.value)
-    with pytest.raises(RequestValidationError) as info:
-        client.rewards.get("not-a-reward-id")
-    assert info.value.field == "reward_id"
-    with pytest.raises(RequestValidationError) as info:
-        client.promotion_tiers.validate("promo_x", customer=42, order={"amount": 100})
-    assert info.value.field is not None and info.value.field.startswith("customer")
-    with pytest.raises(ValueError):  # RequestValidationError is also a ValueError
+
+
+def test_local_check_is_also_a_value_error(client: LoyaltyClient) -> None:
+    with pytest.raises(ValueError):
         client.rewards.list(limit=0)
 
 

@@ -67,18 +67,25 @@ def _next_page(result: PromotionTierList, page: int) -> int | None:
     return page + 1
 
 
+class TierCheck(TypedDict, total=False):
+    """What a tier is validated against: a customer and an order (models or dicts)."""
+
+    customer: Any
+    order: Any
+    metadata: Mapping[str, Any] | None
+
+
 def _validate(
     tier_id: str,
-    customer: Any,
-    order: Any,
-    metadata: Mapping[str, Any] | None,
+    *,
+    customer: Any = None,
+    order: Any = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> Call[TierValidationResult]:
     from ...models import TierValidationRequest, TierValidationResult
 
-    body: dict[str, Any] = {}
-    for name, value in (("customer", customer), ("order", order), ("metadata", metadata)):
-        if value is not None:
-            body[name] = value
+    given = {"customer": customer, "order": order, "metadata": metadata}
+    body = {name: value for name, value in given.items() if value is not None}
     checked = validate_body(TierValidationRequest, body, "promotion tier validation")
     url = path(_VALIDATE, tier_id=check_text(tier_id, "tier_id"))
     return Call("POST", url, json=checked.body(), decode=decoder(TierValidationResult))
@@ -97,17 +104,10 @@ class PromotionTiers(SyncResource):
         for result in walk(lambda page: self.list(page=page, **query), 1, _next_page):
             yield from result.tiers
 
-    def validate(
-        self,
-        tier_id: str,
-        *,
-        customer: Any = None,
-        order: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> TierValidationResult:
-        """Check the tier against a customer and order. An invalid outcome is a
-        result (``valid`` false, with ``reason`` and ``error``), not an exception."""
-        return self._send(_validate(tier_id, customer, order, metadata))
+    def validate(self, tier_id: str, **check: Unpack[TierCheck]) -> TierValidationResult:
+        """Check the tier against ``customer``, ``order`` and ``metadata``. An invalid
+        outcome is a result (``valid`` false, with ``reason`` and ``error``), not an exception."""
+        return self._send(_validate(tier_id, **check))
 
 
 class AsyncPromotionTiers(AsyncResource):
@@ -125,13 +125,6 @@ class AsyncPromotionTiers(AsyncResource):
             for tier in result.tiers:
                 yield tier
 
-    async def validate(
-        self,
-        tier_id: str,
-        *,
-        customer: Any = None,
-        order: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> TierValidationResult:
+    async def validate(self, tier_id: str, **check: Unpack[TierCheck]) -> TierValidationResult:
         """Async twin of ``PromotionTiers.validate``."""
-        return await self._send(_validate(tier_id, customer, order, metadata))
+        return await self._send(_validate(tier_id, **check))
