@@ -254,13 +254,8 @@ def tier_structure_card_definition_not_active(snapshot: ProgramSnapshot) -> Iter
 )
 def card_definition_negative_balance(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Negative balances are debt members owe the program; usually unintended."""
-    for definition in _current_card_definitions(snapshot):
-        if definition.get("balance_settings_allow_negative") is True:
-            yield _finding(
-                "card_definition",
-                definition,
-                f"{definition['status']} card definition allows negative balances",
-            )
+    allowed = (d for d in _current_card_definitions(snapshot) if _allows_negative(d))
+    yield from _card_definition_findings(allowed, "allows negative balances")
 
 
 @rule(
@@ -270,13 +265,8 @@ def card_definition_negative_balance(snapshot: ProgramSnapshot) -> Iterator[Find
 )
 def card_definition_no_earning_limit(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Uncapped earning is a liability risk worth a deliberate decision."""
-    for definition in _current_card_definitions(snapshot):
-        if definition.get("earning_limits_global_type") == LimitsType.NO_LIMIT:
-            yield _finding(
-                "card_definition",
-                definition,
-                f"{definition['status']} card definition has no global earning limit (NO_LIMIT)",
-            )
+    uncapped = (d for d in _current_card_definitions(snapshot) if _uncapped(d))
+    yield from _card_definition_findings(uncapped, "has no global earning limit (NO_LIMIT)")
 
 
 # --- pending points ---------------------------------------------------------------
@@ -419,6 +409,21 @@ def _current_card_definitions(snapshot: ProgramSnapshot) -> list[Row]:
     return [
         c for c in rows(snapshot, "card_definitions") if c["status"] != CardDefinitionStatus.DELETED
     ]
+
+
+def _allows_negative(definition: Row) -> bool:
+    return definition.get("balance_settings_allow_negative") is True
+
+
+def _uncapped(definition: Row) -> bool:
+    return definition.get("earning_limits_global_type") == LimitsType.NO_LIMIT
+
+
+def _card_definition_findings(definitions: Iterable[Row], problem: str) -> Iterator[Finding]:
+    """One finding per card definition: its status, then what is wrong with it."""
+    for definition in definitions:
+        message = f"{definition['status']} card definition {problem}"
+        yield _finding("card_definition", definition, message)
 
 
 def _reward_costs(snapshot: ProgramSnapshot) -> Iterator[tuple[Row, Row]]:
