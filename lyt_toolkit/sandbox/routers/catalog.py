@@ -10,8 +10,8 @@ from ...models import CardDefinition, Page, TierStructure
 from ...models.ids import IdPrefix
 from ...models.listing import CARD_DEFINITIONS, TIER_STRUCTURES
 from ..deps import StateDep
+from ..services import tier_structures
 from ..services.lookup import require
-from ..services.tier_structures import delete_tier_structure as delete
 from .common import PAGING, id_path, list_answer, loyalty_router
 
 router = loyalty_router()
@@ -50,4 +50,4 @@ def get_tier_structure(tier_structure_id: TierStructureId, state: StateDep) -> d
 @router.delete("/tier-structures/{tierStructureId}", response_model=TierStructure)
 def delete_tier_structure(tier_structure_id: TierStructureId, state: StateDep) -> dict[str, Any]:
     """Delete a tier structure and answer with it, now in status DELETED."""
-    return delete(state, tier_structure_id)
+    return tier_structures.delete_tier_structure(state, tier_structure_id)

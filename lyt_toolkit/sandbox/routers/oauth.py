@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Request
@@ -13,7 +13,6 @@ from ..auth import require_key_pair
 from ..deps import StateDep
 from ..errors import bad_request
 from ..services import tokens
-from ..state import SandboxState
 
 router = APIRouter(tags=["oauth"])
 
@@ -41,6 +40,7 @@ _BODY_SCHEMA = {
 
 
 async def _form(request: Request) -> dict[str, str]:
+    """The token request's form fields (the last value of each); 400 unless it is a form."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != _FORM:
         raise bad_request(f"content-type: the token request must be {_FORM}")
@@ -49,29 +49,21 @@ async def _form(request: Request) -> dict[str, str]:
     return {k: v[-1] for k, v in fields.items()}
 
 
-async def _token(request: Request, state: SandboxState) -> dict[str, Any]:
-    form = await _form(request)
+TokenForm = Annotated[dict[str, str], Depends(_form)]
+_TOKEN_ROUTE: dict[str, Any] = {
+    "dependencies": [Depends(require_key_pair)],
+    "openapi_extra": _BODY_SCHEMA,
+    "response_model": AccessToken,
+}
+
+
+@router.post("/oauth/token", **_TOKEN_ROUTE)
+def generate_token(form: TokenForm, state: StateDep) -> dict[str, Any]:
+    """Issue a bearer token for the requested scopes."""
     return tokens.issue_token(state, form.get("grant_type"), form.get("scope"))
 
 
-@router.post(
-    "/oauth/token",
-    dependencies=[Depends(require_key_pair)],
-    openapi_extra=_BODY_SCHEMA,
-    response_model=AccessToken,
-)
-async def generate_token(request: Request, state: StateDep) -> dict[str, Any]:
-    """Issue a bearer token for the requested scopes."""
-    return await _token(request, state)
-
-
-@router.post(
-    "/v1/oauth/token",
-    dependencies=[Depends(require_key_pair)],
-    openapi_extra=_BODY_SCHEMA,
-    response_model=AccessToken,
-    include_in_schema=False,
-)
-async def generate_token_v1(request: Request, state: StateDep) -> dict[str, Any]:
+@router.post("/v1/oauth/token", include_in_schema=False, **_TOKEN_ROUTE)
+def generate_token_v1(form: TokenForm, state: StateDep) -> dict[str, Any]:
     """The same endpoint at the path the published reference uses."""
-    return await _token(request, state)
+    return tokens.issue_token(state, form.get("grant_type"), form.get("scope"))
