@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import lyt_toolkit.models as models
 from lyt_toolkit.models.ids import CUSTOMER_ID_PATTERN, matches
 from lyt_toolkit.sandbox.timeexpr import is_relative, resolve, resolve_tree
 
@@ -264,13 +265,6 @@ def test_discount_variants_and_rule_kinds(program: dict[str, Any]) -> None:
 
 
 def test_every_record_validates_against_the_models(program: dict[str, Any]) -> None:
-    try:
-        import lyt_toolkit.models as models
-    except ImportError as exc:  # models are written concurrently
-        pytest.skip(f"lyt_toolkit.models not importable yet: {exc}")
-    missing = [name for name in MODEL_OF.values() if not hasattr(models, name)]
-    if missing:
-        pytest.skip(f"models not exported yet: {', '.join(missing)}")
     for section, name in MODEL_OF.items():
         model = getattr(models, name)
         for row in program[section]:
