@@ -20,7 +20,10 @@ from pydantic import (
     SerializationInfo,
     SerializerFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
+
+from .numbers import first_problem
 
 __all__ = [
     "ApiModel",
@@ -35,16 +38,26 @@ __all__ = [
 
 
 def to_utc(value: datetime) -> datetime:
-    """Normalise a datetime to aware UTC so comparisons never mix naive and aware."""
+    """Normalise a datetime to aware UTC so comparisons never mix naive and aware.
+
+    A moment whose UTC form falls outside years 1-9999 raises ``ValueError``.
+    """
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("timestamp is outside years 1-9999 once taken to UTC") from None
 
 
 def format_timestamp(value: datetime) -> str:
     """Render a datetime the way the service does: UTC, milliseconds, ``Z``."""
     value = to_utc(value)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    return (
+        f"{value.year:04d}"
+        + value.strftime("-%m-%dT%H:%M:%S.")
+        + f"{value.microsecond // 1000:03d}Z"
+    )
 
 
 Timestamp = Annotated[
@@ -78,11 +91,15 @@ class ApiModel(BaseModel):
     omit_if_none: ClassVar[frozenset[str]] = frozenset()
     """Fields the service leaves out (rather than sending ``null``) when unset."""
 
+    omit_if_absent: ClassVar[frozenset[str]] = frozenset()
+    """Fields sent as ``null`` by some answers and left out by others: kept as received."""
+
     @model_serializer(mode="wrap")
     def _drop_unset(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and self.omit_if_none:
-            for name in self.omit_if_none:
+        absent = self.omit_if_absent - self.model_fields_set
+        if isinstance(data, dict) and (self.omit_if_none or absent):
+            for name in self.omit_if_none | absent:
                 field = type(self).model_fields.get(name)
                 for key in {name, field.alias if field and field.alias else name}:
                     if key in data and data[key] is None:
@@ -95,9 +112,21 @@ class ApiModel(BaseModel):
 
 
 class RequestModel(BaseModel):
-    """A body we send; unknown fields are a caller mistake, so they are rejected."""
+    """A body we send; unknown fields are a caller mistake, so they are rejected.
+
+    So is a number the interface cannot carry, anywhere in the body (metadata
+    included): an integer outside the signed 64-bit range, ``NaN`` or an infinity.
+    """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_in_bounds(cls, data: Any) -> Any:
+        problem = first_problem(data)
+        if problem is not None:
+            raise ValueError(f"{problem.where}: {problem.reason}")
+        return data
 
     def body(self) -> dict[str, Any]:
         """The JSON body to send: unset (``None``) fields are left out."""

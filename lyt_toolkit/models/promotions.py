@@ -177,6 +177,9 @@ class Order(ApiModel):
     """An order with the totals after the tier's discount."""
 
     omit_if_none = frozenset({"status", *_ORDER_AMOUNTS})
+    omit_if_absent = frozenset(
+        {"id", "source_id", "created_at", "updated_at", "customer_id", "referrer_id"}
+    )
 
     id: str | None = None
     source_id: str | None = None
@@ -216,6 +219,7 @@ class Campaign(ApiModel):
     """The campaign a tier belongs to; ``active`` can be false inside its dates."""
 
     omit_if_none = frozenset({"name", "type", "active", "categories"})
+    omit_if_absent = frozenset({"start_date", "expiration_date"})
 
     id: str
     name: str | None = None

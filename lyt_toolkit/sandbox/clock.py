@@ -20,9 +20,8 @@ def parse_instant(value: str | datetime) -> datetime:
 
 def iso(moment: datetime) -> str:
     """The wire form of an instant: UTC, millisecond precision, ``Z`` suffix."""
-    return (
-        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    )
+    utc = moment.astimezone(UTC)  # %Y alone drops the leading zeros of years before 1000
+    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
 class Clock:

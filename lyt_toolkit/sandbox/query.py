@@ -90,11 +90,15 @@ def parse_list_query(spec: ListSpec, params: Sequence[tuple[str, str]]) -> ListQ
     return query
 
 
+_ASCII_DIGITS = re.compile(r"[0-9]{1,9}")
+"""A count as the interface writes it: ASCII digits only (``int()`` also takes ``²``-like
+look-alikes, other scripts' digits, signs, spaces and underscores)."""
+
+
 def _parse_limit(value: str) -> int:
-    try:
-        limit = int(value)
-    except ValueError:
-        raise bad_request(f"limit: must be an integer, got {value!r}") from None
+    if not _ASCII_DIGITS.fullmatch(value):
+        raise bad_request(f"limit: must be an integer, got {value!r}")
+    limit = int(value)
     if not MIN_LIMIT <= limit <= MAX_LIMIT:
         raise bad_request(f"limit: must be between {MIN_LIMIT} and {MAX_LIMIT}, got {limit}")
     return limit
@@ -182,7 +186,7 @@ def _check_value(spec_field: FilterField, cond: str, value: str, where: str) -> 
                 parse_instant(value)
             except (ValueError, OverflowError):
                 raise bad_request(f"{where}: {value!r} is not an ISO 8601 date-time") from None
-        elif not value.isdigit() or int(value) > MAX_DAYS:
+        elif not _ASCII_DIGITS.fullmatch(value) or int(value) > MAX_DAYS:
             raise bad_request(
                 f"{where}: takes a whole number of days from 0 to {MAX_DAYS}, got {value!r}"
             )

@@ -15,6 +15,26 @@ import uvicorn
 
 from .app import create_app
 from .config import SandboxConfig, SandboxCredentials
+from .guard import BODY_TIMEOUT
+
+MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024
+"""What the HTTP parser holds of a request line and headers: room enough for a long URL
+to reach the app and be answered 414; beyond it the server refuses the request itself."""
+
+KEEP_ALIVE_SECONDS = 5
+
+
+def server_config(app: Any, host: str, port: int, **options: Any) -> uvicorn.Config:
+    """uvicorn settings every sandbox shares: the h11 parser, bounded heads and idle time."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http="h11",
+        h11_max_incomplete_event_size=MAX_REQUEST_HEAD_BYTES,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        **options,
+    )
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -45,17 +65,16 @@ class Sandbox:
         credentials: SandboxCredentials | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        body_timeout: float = BODY_TIMEOUT,
     ) -> Iterator[Sandbox]:
         """Serve a sandbox with real uvicorn on a free loopback port until the block ends."""
         config = SandboxConfig(data=data, db=db, now=now, seed=seed)
         if credentials is not None:
             config.credentials = credentials
-        app = create_app(config)
+        app = create_app(config, body_timeout=body_timeout)
         port = port or free_port(host)
         server = uvicorn.Server(
-            uvicorn.Config(
-                app, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
-            )
+            server_config(app, host, port, log_level="warning", access_log=False, lifespan="off")
         )
         thread = threading.Thread(target=server.run, name="lyt-sandbox", daemon=True)
         thread.start()
@@ -119,7 +138,7 @@ class Sandbox:
 def serve(config: SandboxConfig, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve until interrupted, printing the base URL once ready."""
     app = create_app(config)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    server = uvicorn.Server(server_config(app, host, port, log_level="warning"))
     original_startup = server.startup
 
     async def startup(sockets: Any = None) -> None:

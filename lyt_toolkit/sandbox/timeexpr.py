@@ -65,7 +65,7 @@ def resolve_date(value: str, now: datetime) -> date:
 def format_timestamp(moment: datetime) -> str:
     """The service's timestamp spelling: UTC with milliseconds and a ``Z``."""
     utc = _aware(moment)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
 def resolve_tree(data: Any, now: datetime) -> Any:

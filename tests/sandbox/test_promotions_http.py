@@ -122,7 +122,7 @@ def test_valid_result_fields(validate: Callable[..., dict]) -> None:
     result = validate("promo_NwTier0001", customer=ALICE, order=BASKET)
     assert result["object"] == "promotion_tier" and result["id"] == "promo_NwTier0001"
     assert result["tracking_id"].startswith("track_")
-    assert result["campaign"]["categories"][0]["id"] == "cat_0c0ffee00001"
+    assert result["campaign"]["categories"]["id"] == "cat_0c0ffee00001"
     for envelope in ("applicable_to", "inapplicable_to"):
         assert result[envelope] == {"data": [], "total": 0, "data_ref": "data", "object": "list"}
     assert result["order"]["customer_id"] == "cust_NwAlice0001"

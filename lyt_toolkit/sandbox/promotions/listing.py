@@ -119,7 +119,7 @@ def tier_resource(tier: Mapping[str, Any], campaign: Mapping[str, Any]) -> Doc:
     shown |= {
         "name": tier.get("name"),
         "banner": tier.get("banner"),
-        "action": {"discount": dict(tier.get("discount") or {})},
+        "action": {"discount": listed_discount(tier.get("discount") or {})},
         "metadata": dict(tier.get("metadata") or {}),
         "hierarchy": tier.get("hierarchy"),
         "promotion_id": tier.get("campaign_id"),
@@ -157,10 +157,32 @@ def _list_campaign(campaign: Mapping[str, Any]) -> Doc:
     return shown
 
 
-def _assignments(tier: Mapping[str, Any]) -> Doc | None:
+def listed_discount(discount: Mapping[str, Any]) -> Doc:
+    """The discount as the list shows it: a unit's SKU always carries a ``name``.
+
+    The list types a unit's SKU as ``id`` and ``name``; a SKU stored without a
+    name is shown under its ``sku`` label.
+    """
+    shown = dict(discount)
+    if isinstance(shown.get("sku"), Mapping):
+        shown["sku"] = _named_sku(shown["sku"])
+    if isinstance(shown.get("units"), list):
+        shown["units"] = [
+            {**unit, "sku": _named_sku(unit["sku"])}
+            if isinstance(unit, Mapping) and isinstance(unit.get("sku"), Mapping)
+            else unit
+            for unit in shown["units"]
+        ]
+    return shown
+
+
+def _named_sku(sku: Mapping[str, Any]) -> Doc:
+    return dict(sku) | {"name": sku.get("name") or sku.get("sku") or sku.get("id")}
+
+
+def _assignments(tier: Mapping[str, Any]) -> Doc:
+    """The tier's rule assignments, an empty list envelope when it has none."""
     sets = [rule_set for rule_set in rule_sets(tier) if rule_set.rules]
-    if not sets:
-        return None
     created = tier.get("created_at")
     data = []
     for rule_set in sets:

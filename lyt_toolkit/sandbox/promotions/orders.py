@@ -66,6 +66,11 @@ def sku_ref(sku: Mapping[str, Any]) -> Doc:
     )
 
 
+_OMITTED_WHEN_UNSET = frozenset(
+    {"id", "source_id", "created_at", "updated_at", "customer_id", "referrer_id"}
+)
+
+
 def _when(value: Any) -> str | None:
     return iso(parse_instant(value)) if value is not None else None
 
@@ -210,7 +215,8 @@ class WorkingOrder:
             "referrer_id": self.referrer_id,
             "object": "order",
         }
-        return order
+        # An inline order has no ID, source ID or dates: those keys are left out, not null.
+        return {k: v for k, v in order.items() if v is not None or k not in _OMITTED_WHEN_UNSET}
 
 
 def resolve_customer(ref: Mapping[str, Any] | None, catalog: Catalog) -> Customer:

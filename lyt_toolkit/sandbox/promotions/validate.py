@@ -113,15 +113,19 @@ def _when(value: Any) -> str | None:
 
 
 def campaign_object(campaign: Mapping[str, Any], *, with_categories: bool) -> Doc:
-    """The campaign as a validation result shows it; categories only on valid results."""
-    shown: Doc = {
-        "id": campaign.get("id"),
-        "start_date": _when(campaign.get("start_date")),
-        "expiration_date": _when(campaign.get("expiration_date")),
-        "active": campaign.get("active", True) is not False,
-    }
-    if with_categories:
-        shown["categories"] = [category_object(c) for c in campaign.get("categories") or ()]
+    """The campaign as a validation result shows it; a category only on valid results.
+
+    The result types ``categories`` as one category object: the campaign's first
+    category is shown, and the key is left out for a campaign without one.
+    """
+    shown: Doc = {"id": campaign.get("id")}
+    for key in ("start_date", "expiration_date"):  # an open-ended date is left out
+        if campaign.get(key) is not None:
+            shown[key] = _when(campaign[key])
+    shown["active"] = campaign.get("active", True) is not False
+    categories = campaign.get("categories") or ()
+    if with_categories and categories:
+        shown["categories"] = category_object(categories[0])
     shown["object"] = "campaign"
     return shown
 
