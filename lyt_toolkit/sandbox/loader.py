@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import models
 from .errors import ServiceError
-from .store import Store
+from .store import DuplicateId, Store
 from .timeexpr import DATE_ONLY_KEYS, format_timestamp, is_relative, resolve, resolve_tree
 
 FORMAT = "lyt-program/1"
@@ -117,15 +117,30 @@ def load_program(store: Store, program: dict[str, Any], now: datetime) -> None:
                 raise ProgramFileError(f"{kind.key}[{i}]: each entry needs an 'id'")
             doc = normalize(kind, raw)
             rows.append((doc, kind.scope(doc), kind.listed(doc)))
-        store.put_many(kind.key, rows)
+        store.insert_many(kind.key, rows)
+
+
+def _normalized(key: str, doc: dict[str, Any]) -> tuple[Kind, dict[str, Any]]:
+    kind = KIND_BY_KEY[key]
+    try:
+        return kind, normalize(kind, doc)
+    except ProgramFileError as exc:  # a sandbox bug, not the client's: surface it plainly
+        raise ServiceError(500, details=str(exc)) from exc
 
 
 def store_resource(store: Store, key: str, doc: dict[str, Any]) -> dict[str, Any]:
-    """Normalise and save one resource created or changed by a request."""
-    kind = KIND_BY_KEY[key]
-    try:
-        doc = normalize(kind, doc)
-    except ProgramFileError as exc:  # a sandbox bug, not the client's: surface it plainly
-        raise ServiceError(500, details=str(exc)) from exc
+    """Normalise and save one resource changed by a request."""
+    kind, doc = _normalized(key, doc)
     store.put(key, doc, scope=kind.scope(doc), listed=kind.listed(doc))
+    return doc
+
+
+def create_resource(store: Store, key: str, doc: dict[str, Any]) -> dict[str, Any]:
+    """Normalise and save one resource created by a request; an ID already taken fails
+    the request rather than overwrite what is there."""
+    kind, doc = _normalized(key, doc)
+    try:
+        store.insert(key, doc, scope=kind.scope(doc), listed=kind.listed(doc))
+    except DuplicateId as exc:
+        raise ServiceError(500, details=f"generated ID collision, nothing written: {exc}") from exc
     return doc
