@@ -236,3 +236,80 @@ def test_a_reader_that_goes_away_gets_no_traceback() -> None:
         os.close(write_end)
     assert proc.returncode == 1
     assert proc.stderr == ""
+
+
+_SERVE = [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve"]
+
+
+def _serve_on(host: str, *args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*_SERVE, "--port", "0", "--host", host, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _demo_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
+
+
+def _own_credentials_env() -> dict[str, str]:
+    return {
+        **_demo_env(),
+        "LYT_APP_ID": "rehearsal-app",
+        "LYT_APP_TOKEN": "rehearsal-app-secret-1",
+        "LYT_MANAGEMENT_ID": "rehearsal-mgmt",
+        "LYT_MANAGEMENT_TOKEN": "rehearsal-mgmt-secret-2",
+    }
+
+
+def _ready_then_stop(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """The ready line, and what the child wrote to stderr up to it, once it has stopped."""
+    assert proc.stdout is not None
+    try:
+        line = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    return line, err
+
+
+def test_serve_beyond_loopback_with_the_demo_credentials_is_refused() -> None:
+    proc = _serve_on("0.0.0.0", env=_demo_env())
+    out, err = proc.communicate(timeout=60)  # before: it served, so this timed out
+    assert proc.returncode == 2 and out == ""
+    assert err.count("\n") == 1 and "--host 0.0.0.0" in err and "LYT_APP_TOKEN" in err
+    assert "--unsafe-public-demo-credentials" in err
+    assert _DEMO.app_token not in err and _DEMO.management_token not in err
+
+
+def test_serve_beyond_loopback_with_the_unsafe_option_warns_on_stderr() -> None:
+    proc = _serve_on("0.0.0.0", "--unsafe-public-demo-credentials", env=_demo_env())
+    line, err = _ready_then_stop(proc)
+    assert "ready at" in line and "warning" not in line
+    assert "warning: binding 0.0.0.0" in err and "PUBLIC DEMO CREDENTIALS" in err
+
+
+def test_serve_beyond_loopback_with_own_credentials_warns_on_stderr() -> None:
+    proc = _serve_on("0.0.0.0", env=_own_credentials_env())
+    line, err = _ready_then_stop(proc)
+    assert "ready at" in line and "warning" not in line
+    assert "warning: binding 0.0.0.0" in err and "DEMO" not in err
+    assert "rehearsal-app-secret-1" not in err + line
+
+
+def test_serve_beyond_loopback_with_some_demo_credentials_left_is_refused() -> None:
+    env = {**_own_credentials_env()}
+    del env["LYT_MANAGEMENT_TOKEN"]  # the management pair falls back to the demo value
+    proc = _serve_on("0.0.0.0", env=env)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "LYT_MANAGEMENT_TOKEN" in err and "LYT_APP_TOKEN" not in err
+
+
+def test_serve_on_loopback_prints_no_warning() -> None:
+    proc = _serve_on("127.0.0.1", env=_demo_env())
+    line, err = _ready_then_stop(proc)
+    assert "ready at" in line and "warning" not in err

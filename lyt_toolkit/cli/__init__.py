@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--db", default=None, help="SQLite file (default: in memory)")
     serve.add_argument("--now", default=None, help="fix the clock at this ISO 8601 instant")
     serve.add_argument("--seed", type=int, default=None, help="seed for generated IDs")
+    serve.add_argument(
+        "--unsafe-public-demo-credentials",
+        action="store_true",
+        help="serve beyond loopback even with the public demo credentials (anyone can call it)",
+    )
     serve.set_defaults(handler=_dispatch("lyt_toolkit.cli.sandbox:serve"))
 
     gen = sandbox_sub.add_parser("generate", help="write a large synthetic program file")

@@ -3,28 +3,67 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import sys
 from pathlib import Path
 
 from ..sandbox.clock import parse_instant
-from ..sandbox.config import SandboxConfig
+from ..sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES, SandboxConfig, SandboxCredentials
 from ..sandbox.state import load_program_source
 
 
 def serve(args: argparse.Namespace) -> int:
     """``lyt sandbox serve``: check the options, then serve until interrupted."""
+    from ..sandbox.loader import ProgramFileError
     from ..sandbox.server import serve as run
+    from ..sandbox.state import IncompleteDatabase
 
     try:
         config = _checked_config(args)
+        _check_exposure(args.host, config.credentials, args.unsafe_public_demo_credentials)
     except ValueError as exc:
         print(f"lyt sandbox serve: {exc}", file=sys.stderr)
         return 2
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: binding {args.host}; the sandbox is then reachable beyond this machine")
-    run(config, args.host, args.port)
+    try:
+        run(config, args.host, args.port)
+    except ProgramFileError as exc:
+        print(f"lyt sandbox serve: --data {args.data or 'demo'}: {exc}", file=sys.stderr)
+        return 2
+    except IncompleteDatabase as exc:
+        print(f"lyt sandbox serve: {exc}", file=sys.stderr)
+        return 2
     return 0
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable only from this machine (names other than
+    ``localhost`` are taken as reachable from elsewhere)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_exposure(host: str, credentials: SandboxCredentials, unsafe: bool) -> None:
+    """Refuse a non-loopback bind with any public demo credential unless told it is wanted;
+    warn on stderr whenever the sandbox is reachable beyond this machine."""
+    if is_loopback(host):
+        return
+    demo = sorted(k for k, v in DEFAULT_CREDENTIALS.items() if getattr(credentials, k) == v)
+    if demo and not unsafe:
+        names = ", ".join(ENV_VARIABLES[k] for k in demo)
+        raise ValueError(
+            f"--host {host}: refusing to serve beyond this machine with the public demo"
+            f" credentials; set {names} (or pass --unsafe-public-demo-credentials)"
+        )
+    print(
+        f"warning: binding {host}; the sandbox, its reset and fault injection are then"
+        " reachable beyond this machine" + (" with the PUBLIC DEMO CREDENTIALS" if demo else ""),
+        file=sys.stderr,
+    )
 
 
 def _checked_config(args: argparse.Namespace) -> SandboxConfig:

@@ -66,7 +66,7 @@ def set_clock(body: SetClock, state: StateDep) -> dict[str, Any]:
     except (ValueError, OverflowError):
         raise bad_request(f"now: {body.now!r} is not an ISO 8601 instant") from None
     _check_reachable("now", moment)
-    state.clock.set(moment)
+    state.set_clock(moment)
     return _clock(state)
 
 

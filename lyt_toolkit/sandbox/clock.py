@@ -63,16 +63,27 @@ class Clock:
 
 
 class IdGenerator:
-    """Prefixed lowercase-hex IDs; deterministic when seeded."""
+    """Prefixed lowercase-hex IDs; deterministic when seeded.
 
-    def __init__(self, seed: int | None = None, length: int = 16) -> None:
+    ``drawn`` counts the IDs minted from the seed, so a generator rebuilt with
+    the same seed and ``skip=drawn`` continues exactly where the last one stopped.
+    """
+
+    def __init__(self, seed: int | None = None, length: int = 16, *, skip: int = 0) -> None:
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self._length = length
+        self.drawn = 0
+        for _ in range(skip):
+            self._draw()
+
+    def _draw(self) -> int:
+        self.drawn += 1
+        return self._random.getrandbits(self._length * 4)
 
     def new(self, prefix: str) -> str:
         with self._lock:
-            return prefix + f"{self._random.getrandbits(self._length * 4):0{self._length}x}"
+            return prefix + f"{self._draw():0{self._length}x}"
 
     def token(self) -> str:
         """A bearer token: long, random, never derived from the seed."""

@@ -16,7 +16,7 @@ DEFAULT_CREDENTIALS = {
     "management_id": "sandbox-management-id",
     "management_token": "sandbox-management-token",
 }
-_ENV = {
+ENV_VARIABLES = {
     "app_id": "LYT_APP_ID",
     "app_token": "LYT_APP_TOKEN",
     "management_id": "LYT_MANAGEMENT_ID",
@@ -36,7 +36,9 @@ class SandboxCredentials:
     @classmethod
     def from_env(cls) -> SandboxCredentials:
         """From ``LYT_*`` variables, falling back to the documented demo values."""
-        return cls(**{k: os.environ.get(_ENV[k]) or v for k, v in DEFAULT_CREDENTIALS.items()})
+        return cls(
+            **{k: os.environ.get(ENV_VARIABLES[k]) or v for k, v in DEFAULT_CREDENTIALS.items()}
+        )
 
     def as_client_kwargs(self) -> dict[str, str]:
         return {

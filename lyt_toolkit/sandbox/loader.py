@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from .. import models
 from .errors import ServiceError
-from .store import Store
+from .programcheck import dangling_references, unknown_model_keys, unknown_record_keys
+from .store import DuplicateId, Store
 from .timeexpr import DATE_ONLY_KEYS, format_timestamp, is_relative, resolve, resolve_tree
 
 FORMAT = "lyt-program/1"
@@ -64,13 +67,26 @@ class ProgramFileError(ValueError):
 
 def normalize(kind: Kind, doc: dict[str, Any]) -> dict[str, Any]:
     """The document as the service would answer with it (defaults filled in)."""
+    return _checked(kind, doc)[0]
+
+
+def _checked(kind: Kind, doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The normalised document and the paths of keys in it that nothing declares."""
     model = getattr(models, kind.model) if kind.model else None
     if model is None:
-        return doc
+        return doc, unknown_record_keys(kind.key, doc)
     try:
-        return model.model_validate(doc).wire()
+        parsed = model.model_validate(doc)
+    except ValidationError as exc:
+        lines = [
+            f"{kind.key} {doc.get('id', '?')}: {'.'.join(map(str, e['loc'])) or '(record)'}:"
+            f" {e['msg']}"
+            for e in exc.errors()
+        ]
+        raise ProgramFileError("\n".join(lines)) from exc
     except ValueError as exc:
         raise ProgramFileError(f"{kind.key} {doc.get('id', '?')}: {exc}") from exc
+    return parsed.wire(), unknown_model_keys(parsed)
 
 
 _RELATIVE_PAIR = re.compile(r'"([^"\\]+)": "(now[^"\\]*)"')
@@ -101,31 +117,107 @@ def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     return resolve_tree(resolved, now) if _MAYBE_RELATIVE.search(text) else resolved
 
 
+MAX_PROBLEMS_SHOWN = 50
+
+TOP_LEVEL_KEYS = frozenset({"format", "description", "now", "deliberately_missing"})
+
+
 def load_program(store: Store, program: dict[str, Any], now: datetime) -> None:
-    """Put every resource of ``program`` into ``store``."""
+    """Put every resource of ``program`` into ``store``, after checking all of it.
+
+    ``ProgramFileError`` lists every problem found, one line each, and nothing is
+    written (the caller's transaction holds the writes).
+    """
+    documents = checked_documents(program, now)
+    for kind in KINDS:
+        store.insert_many(kind.key, documents[kind.key])
+
+
+def checked_documents(
+    program: dict[str, Any], now: datetime
+) -> dict[str, list[tuple[dict[str, Any], str, bool]]]:
+    """The ``(doc, scope, listed)`` rows of each section, or ``ProgramFileError`` with one
+    line per problem: format, unknown sections or keys, IDs missing or repeated, invalid
+    records, dangling references."""
     fmt = program.get("format", FORMAT)
     if fmt != FORMAT:
         raise ProgramFileError(f"format: expected {FORMAT!r}, got {fmt!r}")
-    unknown = set(program) - set(KIND_BY_KEY) - {"format", "description", "now"}
+    unknown = set(program) - set(KIND_BY_KEY) - TOP_LEVEL_KEYS
     if unknown:
         raise ProgramFileError(f"unknown sections: {', '.join(sorted(unknown))}")
-    resolved = {k: resolve_times(program.get(k, []), now) for k in KIND_BY_KEY}
-    for kind in KINDS:
-        rows = []
-        for i, raw in enumerate(resolved[kind.key]):
-            if not isinstance(raw, dict) or "id" not in raw:
-                raise ProgramFileError(f"{kind.key}[{i}]: each entry needs an 'id'")
-            doc = normalize(kind, raw)
-            rows.append((doc, kind.scope(doc), kind.listed(doc)))
-        store.put_many(kind.key, rows)
+    missing = program.get("deliberately_missing", [])
+    if not isinstance(missing, list) or not all(isinstance(m, str) for m in missing):
+        raise ProgramFileError("deliberately_missing: must be a list of IDs")
+    problems: list[str] = []
+    resolved: dict[str, list[Any]] = {}
+    for key in KIND_BY_KEY:
+        section = program.get(key, [])
+        if not isinstance(section, list):
+            problems.append(f"{key}: must be a list of records")
+            section = []
+        resolved[key] = resolve_times(section, now)
+    documents = {kind.key: _section_rows(kind, resolved[kind.key], problems) for kind in KINDS}
+    problems.extend(dangling_references(resolved, frozenset(missing)))
+    present = {r["id"] for rows in documents.values() for r, _, _ in rows}
+    problems.extend(
+        f"deliberately_missing: {m} is the ID of a record" for m in missing if m in present
+    )
+    if problems:
+        shown = problems[:MAX_PROBLEMS_SHOWN]
+        if len(problems) > len(shown):
+            shown.append(f"... and {len(problems) - len(shown)} more problems")
+        raise ProgramFileError("\n".join(shown))
+    return documents
+
+
+def _section_rows(
+    kind: Kind, section: list[Any], problems: list[str]
+) -> list[tuple[dict[str, Any], str, bool]]:
+    rows = []
+    first_index: dict[str, int] = {}
+    for i, raw in enumerate(section):
+        if not isinstance(raw, dict) or "id" not in raw:
+            problems.append(f"{kind.key}[{i}]: each entry needs an 'id'")
+            continue
+        where = f"{kind.key}[{i}] {raw['id']}"
+        if raw["id"] in first_index:
+            problems.append(f"{where}: the same id as {kind.key}[{first_index[raw['id']]}]")
+            continue
+        first_index[raw["id"]] = i
+        try:
+            doc, unknown = _checked(kind, raw)
+        except ProgramFileError as exc:
+            problems.extend(
+                line.replace(f"{kind.key} ", f"{kind.key}[{i}] ", 1)
+                for line in str(exc).splitlines()
+            )
+            continue
+        problems.extend(f"{where}: unknown key {path!r}" for path in unknown)
+        rows.append((doc, kind.scope(doc), kind.listed(doc)))
+    return rows
+
+
+def _normalized(key: str, doc: dict[str, Any]) -> tuple[Kind, dict[str, Any]]:
+    kind = KIND_BY_KEY[key]
+    try:
+        return kind, normalize(kind, doc)
+    except ProgramFileError as exc:  # a sandbox bug, not the client's: surface it plainly
+        raise ServiceError(500, details=str(exc)) from exc
 
 
 def store_resource(store: Store, key: str, doc: dict[str, Any]) -> dict[str, Any]:
-    """Normalise and save one resource created or changed by a request."""
-    kind = KIND_BY_KEY[key]
-    try:
-        doc = normalize(kind, doc)
-    except ProgramFileError as exc:  # a sandbox bug, not the client's: surface it plainly
-        raise ServiceError(500, details=str(exc)) from exc
+    """Normalise and save one resource changed by a request."""
+    kind, doc = _normalized(key, doc)
     store.put(key, doc, scope=kind.scope(doc), listed=kind.listed(doc))
+    return doc
+
+
+def create_resource(store: Store, key: str, doc: dict[str, Any]) -> dict[str, Any]:
+    """Normalise and save one resource created by a request; an ID already taken fails
+    the request rather than overwrite what is there."""
+    kind, doc = _normalized(key, doc)
+    try:
+        store.insert(key, doc, scope=kind.scope(doc), listed=kind.listed(doc))
+    except DuplicateId as exc:
+        raise ServiceError(500, details=f"generated ID collision, nothing written: {exc}") from exc
     return doc

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import random
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,54 @@ from .faults import Faults
 from .loader import load_program
 from .store import Store
 
+LOAD_COMPLETE = "load_complete"
+"""Meta key written in the same transaction as a program load: present means finished."""
+
+
+class IncompleteDatabase(RuntimeError):
+    """A ``--db`` file holds data but no finished program load; it is never served."""
+
+
+class StoredIds:
+    """An ``IdGenerator`` whose position is kept in the store, so none repeats on restart.
+
+    The seed and the count of IDs drawn are staged with every new ID and land in
+    the database with the commit that stores it. A restarted sandbox rebuilds the
+    generator from them; a fresh database with the same seed gives the same IDs.
+    ``taken`` (when given) skips values already in use.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        key: str,
+        seed: int | None,
+        *,
+        taken: Callable[[str], bool] | None = None,
+    ) -> None:
+        saved = store.get_meta(key)
+        drawn = 0
+        if saved is not None:
+            position = json.loads(saved)
+            seed, drawn = int(position["seed"]), int(position["drawn"])
+        elif seed is None:
+            seed = random.SystemRandom().getrandbits(64)
+        self._store, self._key, self._seed, self._taken = store, key, seed, taken
+        self._ids = IdGenerator(seed, skip=drawn)
+        self._lock = threading.Lock()
+
+    def new(self, prefix: str) -> str:
+        while True:
+            with self._lock:
+                value = self._ids.new(prefix)
+                position = json.dumps({"seed": self._seed, "drawn": self._ids.drawn})
+                self._store.stage_meta(self._key, position)
+            if self._taken is None or not self._taken(value):
+                return value
+
+    def token(self) -> str:
+        return self._ids.token()
+
 
 @dataclass
 class SandboxState:
@@ -23,39 +75,62 @@ class SandboxState:
     config: SandboxConfig
     store: Store
     clock: Clock
-    ids: IdGenerator
-    cursor_ids: IdGenerator
+    ids: StoredIds
+    cursor_ids: StoredIds
     faults: Faults = field(default_factory=Faults)
     program: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def create(cls, config: SandboxConfig) -> SandboxState:
-        """A sandbox over ``config.db``: a database file that already holds a program
-        is resumed as it was left; otherwise the program is loaded afresh."""
+        """A sandbox over ``config.db``: a database file whose program load finished is
+        resumed as it was left; an empty one is loaded afresh; any other is refused."""
         program = load_program_source(config.data)
         store = Store(config.db)
-        stored = store.size()
-        seed = config.seed
-        if seed is not None and stored:
-            # Resumed data: the same seed must not mint the IDs it minted last time.
-            seed = seed * 1_000_003 + stored
-        state = cls(
-            config=config,
-            store=store,
-            clock=Clock(config.now or program.get("now")),
-            ids=IdGenerator(seed),
-            cursor_ids=IdGenerator(None if seed is None else seed + 1),
-            program=program,
-        )
-        if not stored:
-            state.reload()
+        try:
+            finished = store.get_meta(LOAD_COMPLETE) is not None
+            if not finished and store.size():
+                raise IncompleteDatabase(
+                    f"--db {config.db}: the program load into this database never finished"
+                    " (interrupted, or written by an older lyt); delete the file to start afresh"
+                )
+            seed = config.seed
+            state = cls(
+                config=config,
+                store=store,
+                clock=Clock(config.now or program.get("now")),
+                ids=StoredIds(store, "ids", seed),
+                cursor_ids=StoredIds(
+                    store,
+                    "cursor_ids",
+                    None if seed is None else seed + 1,
+                    taken=store.cursor_exists,
+                ),
+                program=program,
+            )
+            if not finished:
+                state.reload()
+        except BaseException:
+            store.close()
+            raise
         return state
 
     def reload(self) -> None:
-        """Drop everything and load the program again at the current clock."""
-        self.store.clear()
-        with self.store.indexes_deferred():
-            load_program(self.store, self.program, self.clock.now())
+        """Drop the data and load the program again at the current clock: one transaction,
+        so a load cut short leaves the database as it was."""
+        with self.store.transaction():
+            self.store.clear()
+            self.store.delete_meta(LOAD_COMPLETE)
+            with self.store.indexes_deferred():
+                load_program(self.store, self.program, self.clock.now())
+            self.store.set_meta(LOAD_COMPLETE, self.now_iso())
+
+    def set_clock(self, moment: datetime) -> datetime:
+        """Move the clock; tokens and cursors expired at the old time stay expired."""
+        before = self.clock.now()
+        after = self.clock.set(moment)
+        if after < before:
+            self.store.revoke_expired(before.timestamp(), iso(before))
+        return after
 
     def now_iso(self) -> str:
         return iso(self.clock.now())

@@ -6,6 +6,12 @@ resource may belong to a scope (members to a program, buckets to a card,
 webhooks to a project) so lists stay within it. One connection behind one
 lock: writes are serialised, which is what makes "check the name, then insert"
 atomic under concurrent requests.
+
+A create is a plain ``INSERT``: an ID already taken is an error
+(``DuplicateId``), never a silent overwrite; only ``put`` (an update) replaces a
+document. A small ``meta`` table keeps what must survive a restart beside the
+data: the ID generators' positions and the marker that the program load finished.
+File databases run in WAL mode with a busy timeout.
 """
 
 from __future__ import annotations
@@ -24,12 +30,23 @@ from .clock import iso, parse_instant
 INDEXED = ("name", "type", "status", "customer_id", "created_at", "updated_at", "date")
 _TIMESTAMPS = ("created_at", "updated_at")
 
+_COLUMNS = ("scope", "listed", *INDEXED, "body")
 _INSERT = (
-    f"INSERT OR REPLACE INTO resources (kind, id, scope, listed, {', '.join(INDEXED)}, body)"
-    f" VALUES (?, ?, ?, ?, {', '.join('?' * len(INDEXED))}, ?)"
+    f"INSERT INTO resources (kind, id, {', '.join(_COLUMNS)})"
+    f" VALUES (?, ?, {', '.join('?' * len(_COLUMNS))})"
+)
+_UPSERT = (
+    _INSERT
+    + " ON CONFLICT (kind, id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS)
 )
 
-_SCHEMA = """
+_SET_META = "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+
+BUSY_TIMEOUT_SECONDS = 10.0
+"""How long a write waits for another process holding the database file."""
+
+_TABLES = """
 CREATE TABLE IF NOT EXISTS resources (
     kind TEXT NOT NULL,
     id TEXT NOT NULL,
@@ -45,14 +62,6 @@ CREATE TABLE IF NOT EXISTS resources (
     body TEXT NOT NULL,
     PRIMARY KEY (kind, id)
 );
-CREATE INDEX IF NOT EXISTS by_created ON resources (kind, scope, listed, created_at, id);
-CREATE INDEX IF NOT EXISTS by_name ON resources (kind, scope, listed, name, id);
-CREATE INDEX IF NOT EXISTS by_type ON resources (kind, scope, listed, type, id);
-CREATE INDEX IF NOT EXISTS by_status ON resources (kind, scope, listed, status, id);
-CREATE INDEX IF NOT EXISTS by_date ON resources (kind, scope, listed, date, id);
-CREATE INDEX IF NOT EXISTS by_customer ON resources (kind, scope, listed, customer_id, id);
-CREATE UNIQUE INDEX IF NOT EXISTS listed_benefit_names
-    ON resources (name COLLATE BINARY) WHERE kind = 'benefits' AND listed = 1;
 CREATE TABLE IF NOT EXISTS tokens (
     token_hash TEXT PRIMARY KEY,
     client_id TEXT NOT NULL,
@@ -66,7 +75,29 @@ CREATE TABLE IF NOT EXISTS cursors (
     position TEXT NOT NULL,
     expires_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS by_created ON resources (kind, scope, listed, created_at, id);
+CREATE INDEX IF NOT EXISTS by_name ON resources (kind, scope, listed, name, id);
+CREATE INDEX IF NOT EXISTS by_type ON resources (kind, scope, listed, type, id);
+CREATE INDEX IF NOT EXISTS by_status ON resources (kind, scope, listed, status, id);
+CREATE INDEX IF NOT EXISTS by_date ON resources (kind, scope, listed, date, id);
+CREATE INDEX IF NOT EXISTS by_customer ON resources (kind, scope, listed, customer_id, id);
+CREATE UNIQUE INDEX IF NOT EXISTS listed_benefit_names
+    ON resources (name COLLATE BINARY) WHERE kind = 'benefits' AND listed = 1;
+"""
+
+
+def _statements(script: str) -> list[str]:
+    return [part.strip() for part in script.split(";") if part.strip()]
+
+
+class DuplicateId(ValueError):
+    """A create named an ID the store already holds for that kind."""
 
 
 CURSOR_SWEEP_EVERY = 1000
@@ -86,18 +117,43 @@ def _column_value(field: str, doc: dict[str, Any]) -> Any:
     return str(value)
 
 
+def _row(kind: str, doc: dict[str, Any], scope: str, listed: bool) -> tuple[Any, ...]:
+    return (
+        kind,
+        doc["id"],
+        scope,
+        int(listed),
+        *[_column_value(f, doc) for f in INDEXED],
+        json.dumps(doc),
+    )
+
+
 class Store:
     """Documents by kind and ID, with the columns lists need."""
 
     def __init__(self, path: str | None = None) -> None:
         self.path = path or ":memory:"
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._conn = sqlite3.connect(
+            self.path,
+            check_same_thread=False,
+            isolation_level=None,
+            timeout=BUSY_TIMEOUT_SECONDS,
+        )
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._cursors_minted = 0
+        self._staged: dict[str, str] = {}
+        self._staged_lock = threading.Lock()
         with self._lock:
+            self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
             self._conn.execute("PRAGMA journal_mode=WAL" if path else "PRAGMA journal_mode=MEMORY")
-            self._conn.executescript(_SCHEMA)
+            with self.transaction() as conn:
+                for statement in _statements(_TABLES + _INDEXES):
+                    conn.execute(statement)
+
+    @property
+    def journal_mode(self) -> str:
+        return str(self.query("PRAGMA journal_mode")[0][0])
 
     # -- transactions -------------------------------------------------------
 
@@ -111,10 +167,17 @@ class Store:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                with self._staged_lock:
+                    staged = dict(self._staged)
+                self._conn.executemany(_SET_META, staged.items())
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+            with self._staged_lock:
+                for key, value in staged.items():
+                    if self._staged.get(key) == value:
+                        del self._staged[key]
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -123,24 +186,25 @@ class Store:
     # -- documents ----------------------------------------------------------
 
     def put(self, kind: str, doc: dict[str, Any], *, scope: str = "", listed: bool = True) -> None:
-        """Insert or replace one document."""
-        self.put_many(kind, [(doc, scope, listed)])
-
-    def put_many(self, kind: str, docs: Iterable[tuple[dict[str, Any], str, bool]]) -> None:
-        """Insert or replace ``(doc, scope, listed)`` rows in one transaction."""
-        rows = (
-            (
-                kind,
-                d["id"],
-                scope,
-                int(listed),
-                *[_column_value(f, d) for f in INDEXED],
-                json.dumps(d),
-            )
-            for d, scope, listed in docs
-        )
+        """Save a changed document: replace it, or insert it when it is not there yet."""
         with self.transaction() as conn:
-            conn.executemany(_INSERT, rows)
+            conn.execute(_UPSERT, _row(kind, doc, scope, listed))
+
+    def insert(
+        self, kind: str, doc: dict[str, Any], *, scope: str = "", listed: bool = True
+    ) -> None:
+        """Create one document; ``DuplicateId`` when its ID is taken, nothing overwritten."""
+        self.insert_many(kind, [(doc, scope, listed)])
+
+    def insert_many(self, kind: str, docs: Iterable[tuple[dict[str, Any], str, bool]]) -> None:
+        """Create ``(doc, scope, listed)`` rows in one transaction; all or none."""
+        rows = [_row(kind, doc, scope, listed) for doc, scope, listed in docs]
+        with self.transaction() as conn:
+            try:
+                conn.executemany(_INSERT, rows)
+            except sqlite3.IntegrityError as exc:
+                which = f" {rows[0][1]}" if len(rows) == 1 else ""
+                raise DuplicateId(f"{kind}{which}: already exists ({exc})") from None
 
     def get(self, kind: str, id_: str, *, scope: str | None = None) -> dict[str, Any] | None:
         sql, params = "SELECT body FROM resources WHERE kind = ? AND id = ?", [kind, id_]
@@ -209,29 +273,68 @@ class Store:
             if now is not None and self._cursors_minted % CURSOR_SWEEP_EVERY == 0:
                 conn.execute("DELETE FROM cursors WHERE expires_at <= ?", (now,))
 
+    def cursor_exists(self, token: str) -> bool:
+        return bool(self.query("SELECT 1 FROM cursors WHERE token = ?", [token]))
+
+    def revoke_expired(self, moment: float, moment_iso: str) -> None:
+        """Forget tokens and cursors expired at ``moment``: a clock moved back to before
+        their expiry must not bring them back."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM tokens WHERE expires_at <= ?", (moment,))
+            conn.execute("DELETE FROM cursors WHERE expires_at <= ?", (moment_iso,))
+
+    # -- meta ---------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", [key])
+        return str(rows[0]["value"]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(_SET_META, (key, value))
+
+    def stage_meta(self, key: str, value: str) -> None:
+        """Write ``key`` with the next transaction that commits, whichever it is.
+
+        An ID generator stages its position this way: whatever row a new ID goes
+        into is written by a later commit, so the position is on disk before the
+        ID can be seen, at no extra commit. Safe to call while another thread
+        holds the store lock.
+        """
+        with self._staged_lock:
+            self._staged[key] = value
+
+    def delete_meta(self, key: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+
     def get_cursor(self, token: str) -> sqlite3.Row | None:
         rows = self.query("SELECT * FROM cursors WHERE token = ?", [token])
         return rows[0] if rows else None
 
     @contextmanager
     def indexes_deferred(self) -> Iterator[None]:
-        """Bulk loads go faster when the indexes are built once, afterwards."""
-        with self._lock:
+        """Bulk loads go faster when the indexes are built once, afterwards.
+
+        All of it happens in one transaction (joined when one is open), so an
+        interrupted load leaves the indexes as they were.
+        """
+        with self.transaction() as conn:
             names = [
                 r["name"]
-                for r in self._conn.execute(
+                for r in conn.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
                 ).fetchall()
             ]
             for name in names:
-                self._conn.execute(f"DROP INDEX {name}")
-            try:
-                yield
-            finally:
-                self._conn.executescript(_SCHEMA)
+                conn.execute(f"DROP INDEX {name}")
+            yield
+            for statement in _statements(_INDEXES):
+                conn.execute(statement)
 
     def clear(self) -> None:
-        """Forget everything: documents, tokens and cursors."""
+        """Forget the data: documents, tokens and cursors (the ID generators' positions stay,
+        so no ID is minted twice)."""
         with self.transaction() as conn:
             for table in ("resources", "tokens", "cursors"):
                 conn.execute(f"DELETE FROM {table}")

@@ -93,7 +93,15 @@ def card_definition_refs(section: str, row: dict[str, Any]) -> list[str]:
 
 def test_header(raw: dict[str, Any]) -> None:
     assert raw["format"] == "lyt-program/1"
-    assert set(raw) <= {"format", "description", "now", *SECTIONS, "card_transactions", "orders"}
+    assert set(raw) <= {
+        "format",
+        "description",
+        "now",
+        "deliberately_missing",
+        *SECTIONS,
+        "card_transactions",
+        "orders",
+    }
     for section in SECTIONS:
         assert raw[section], f"{section} is empty"
 

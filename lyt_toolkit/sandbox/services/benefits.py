@@ -8,7 +8,7 @@ from ...models import BenefitCreate
 from ...models.enums import BenefitStatus, BenefitType, CardDefinitionStatus, DigitalBenefitType
 from ...models.ids import IdPrefix
 from ..errors import ServiceError, bad_request, locked, not_found
-from ..loader import store_resource
+from ..loader import create_resource
 from ..state import SandboxState
 
 
@@ -45,7 +45,7 @@ def create_benefit(state: SandboxState, body: BenefitCreate) -> dict[str, Any]:
                 f"Card definition {card_definition['id']} is {card_definition['status']};"
                 " an ACTIVE benefit needs an ACTIVE card definition"
             )
-        return store_resource(state.store, "benefits", _new_benefit(state, request))
+        return create_resource(state.store, "benefits", _new_benefit(state, request))
 
 
 def _card_definition_id(request: dict[str, Any]) -> str | None:

@@ -21,7 +21,7 @@ from ...models.enums import (
 )
 from ...models.ids import IdPrefix
 from ..errors import locked, not_found
-from ..loader import store_resource
+from ..loader import create_resource, store_resource
 from ..state import SandboxState
 from .lookup import require
 
@@ -79,9 +79,9 @@ def activate_bucket(
         if state.store.get(_SETTLING, bucket_id) is not None:
             raise locked(f"Bucket {bucket_id}: an activation is already in progress")
         transaction = _activation_transaction(state, bucket)
-        store_resource(state.store, "card_transactions", transaction)
+        create_resource(state.store, "card_transactions", transaction)
         settling = {"id": bucket_id, "transaction_id": transaction["id"]}
-        state.store.put(_SETTLING, settling, listed=False)
+        state.store.insert(_SETTLING, settling, listed=False)
     return {
         "transaction": transaction,
         "status": ActivationStatus.TRANSACTION_CREATED.value,

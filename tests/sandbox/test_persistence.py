@@ -1,0 +1,205 @@
+"""A ``--db`` sandbox across restarts and kills: nothing acknowledged is lost, no ID repeats."""
+
+from __future__ import annotations
+
+import random
+import signal
+import sqlite3
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.state import IncompleteDatabase
+from lyt_toolkit.sandbox.store import Store
+from lyt_toolkit.synthetic import write_program
+
+from .helpers import v2_client, walk
+from .serving import benefit_body, demo_env, serve_command, served, v2_headers
+
+NOW = "2026-01-15T12:00:00Z"
+SEED = 7
+
+
+def _nth_id(seed: int, n: int, prefix: str) -> str:
+    """The ``n``-th ID (1-based) a generator seeded with ``seed`` mints."""
+    generator = random.Random(seed)
+    for _ in range(n - 1):
+        generator.getrandbits(64)
+    return f"{prefix}{generator.getrandbits(64):016x}"
+
+
+WEBHOOKS = [
+    ("proj_NwMain01", "wh_NwMainLoyalty01"),
+    ("proj_NwMain01", "wh_NwMainCustomers02"),
+    ("proj_NwStage01", "wh_NwStageAll01"),
+]
+
+
+def test_restarts_keep_every_acknowledged_benefit_and_reuse_no_id(tmp_path: Path) -> None:
+    """Each run creates a benefit and deletes a webhook (so the row count repeats), then
+    pages through the benefits (minting cursors); a last run only pages."""
+    db = str(tmp_path / "sandbox.sqlite")
+    created: dict[str, str] = {}
+    for run in range(len(WEBHOOKS) + 1):
+        with Sandbox.start(db=db, seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+            if run < len(WEBHOOKS):
+                response = api.post("/v2/loyalties/benefits", json=benefit_body(f"Run {run}"))
+                assert response.status_code == 200, response.text
+                assert response.json()["id"] not in created
+                created[response.json()["id"]] = f"Run {run}"
+                project, webhook = WEBHOOKS[run]
+                creds = sb.credentials
+                deleted = httpx.delete(
+                    f"{sb.base_url}/management/v1/projects/{project}/webhooks/{webhook}",
+                    headers={
+                        "X-Management-Id": creds.management_id,
+                        "X-Management-Token": creds.management_token,
+                    },
+                )
+                assert deleted.status_code == 204, deleted.text
+            listed = walk(api, "/v2/loyalties/benefits", [("limit", 5)])  # mints cursors
+            names = {b["id"]: b["name"] for b in listed}
+            assert {i: names.get(i) for i in created} == created
+
+
+def test_the_same_seed_on_a_fresh_database_gives_the_same_ids(tmp_path: Path) -> None:
+    first_ids = []
+    for name in ("one.sqlite", "two.sqlite"):
+        with Sandbox.start(db=str(tmp_path / name), seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+            response = api.post("/v2/loyalties/benefits", json=benefit_body("Seeded"))
+            first_ids.append(response.json()["id"])
+    assert first_ids == [_nth_id(SEED, 1, "lben_")] * 2
+
+
+def test_a_create_never_overwrites_the_row_holding_its_id(tmp_path: Path) -> None:
+    db = str(tmp_path / "sandbox.sqlite")
+    with Sandbox.start(db=db, seed=SEED, now=NOW):
+        pass
+    store = Store(db)
+    planted = {**store.all("benefits")[0], "id": _nth_id(SEED, 1, "lben_"), "name": "Planted"}
+    store.put("benefits", planted)
+    store.close()
+    with Sandbox.start(db=db, seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+        response = api.post("/v2/loyalties/benefits", json=benefit_body("Newcomer"))
+        assert response.status_code != 200
+        assert api.get(f"/v2/loyalties/benefits/{planted['id']}").json()["name"] == "Planted"
+
+
+def test_a_cursor_token_already_taken_is_skipped(tmp_path: Path) -> None:
+    db = str(tmp_path / "sandbox.sqlite")
+    with Sandbox.start(db=db, seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+        first = api.get("/v2/loyalties/benefits", params={"limit": 5}).json()["cursor"]["next"]
+    prefix = first.rstrip("0123456789abcdef")
+    assert first == _nth_id(SEED + 1, 1, prefix)
+    taken = _nth_id(SEED + 1, 2, prefix)
+    store = Store(db)
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO cursors VALUES (?, 'other', 'x', '[]', '9999-01-01T00:00:00.000Z')",
+            (taken,),
+        )
+    store.close()
+    with Sandbox.start(db=db, seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+        response = api.get("/v2/loyalties/benefits", params={"limit": 5})
+        assert response.status_code == 200, response.text
+        assert response.json()["cursor"]["next"] not in (first, taken)
+
+
+def test_a_database_whose_load_never_finished_is_refused_naming_the_file(tmp_path: Path) -> None:
+    db = tmp_path / "half.sqlite"
+    store = Store(str(db))
+    store.insert("rewards", {"id": "lrew_c0ffee0001", "name": "Only one"})
+    store.close()
+    proc = subprocess.run(
+        serve_command("--db", str(db)), capture_output=True, text=True, timeout=60, env=demo_env()
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and str(db) in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_sandbox_start_refuses_a_half_loaded_database(tmp_path: Path) -> None:
+    db = tmp_path / "half.sqlite"
+    store = Store(str(db))
+    store.insert("rewards", {"id": "lrew_c0ffee0001", "name": "Only one"})
+    store.close()
+    with pytest.raises(IncompleteDatabase, match=r"half\.sqlite"), Sandbox.start(db=str(db)):
+        pass
+
+
+def test_a_sandbox_killed_during_its_first_load_loads_afresh_next_time(tmp_path: Path) -> None:
+    program, db = tmp_path / "big.json", tmp_path / "sandbox.sqlite"
+    write_program(program, seed=1, rewards=20000, benefits=2000)
+    proc = subprocess.Popen(
+        serve_command("--data", str(program), "--db", str(db)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=demo_env(),
+    )
+    wal = Path(f"{db}-wal")
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if wal.exists() and wal.stat().st_size > 1_000_000:  # the load is under way
+            break
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    with served("--data", str(program), "--db", str(db)) as (base_url, _):
+        headers = v2_headers(base_url)
+        response = httpx.get(
+            f"{base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=headers
+        )
+        assert response.status_code == 200
+    with sqlite3.connect(db) as conn:
+        counts = dict(conn.execute("SELECT kind, COUNT(*) FROM resources GROUP BY kind").fetchall())
+    assert counts["rewards"] == 20000 and counts["benefits"] == 2000
+
+
+def _write_until_killed(base_url: str, acknowledged: dict[str, str], prefix: str) -> list[str]:
+    """Create benefits until the server goes away; note each acknowledged one."""
+    problems: list[str] = []
+    headers = v2_headers(base_url)
+    with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
+        for i in range(100_000):
+            name = f"{prefix} {i}"
+            try:
+                response = client.post("/v2/loyalties/benefits", json=benefit_body(name))
+            except httpx.TransportError:
+                return problems
+            if response.status_code != 200:
+                problems.append(response.text)
+                return problems
+            acknowledged[response.json()["id"]] = name
+    return problems
+
+
+def test_kills_while_writing_lose_no_acknowledged_benefit(tmp_path: Path) -> None:
+    db = str(tmp_path / "sandbox.sqlite")
+    acknowledged: dict[str, str] = {}
+    problems: list[str] = []
+    for kill in range(5):
+        with served("--db", db, "--seed", str(SEED)) as (base_url, proc):
+            before = len(acknowledged)
+            writer = threading.Thread(
+                target=lambda url=base_url, name=f"Kill {kill}": problems.extend(
+                    _write_until_killed(url, acknowledged, name)
+                )
+            )
+            writer.start()
+            deadline = time.monotonic() + 60
+            while len(acknowledged) < before + 20 + 7 * kill and time.monotonic() < deadline:
+                time.sleep(0.001)
+            proc.send_signal(signal.SIGKILL)  # while the writer is mid-request
+            writer.join(timeout=60)
+    assert problems == []
+    with served("--db", db, "--seed", str(SEED)) as (base_url, _):
+        api = httpx.Client(base_url=base_url, headers=v2_headers(base_url), timeout=30)
+        with api:
+            stored = {b["id"]: b["name"] for b in walk(api, "/v2/loyalties/benefits")}
+    lost = {i: n for i, n in acknowledged.items() if stored.get(i) != n}
+    assert len(acknowledged) >= 5 * 20 and lost == {}

@@ -1,0 +1,142 @@
+"""Program files: a typo inside a record or a reference to nothing stops the load."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import DEMO_PROGRAM
+from lyt_toolkit.sandbox.loader import ProgramFileError
+from lyt_toolkit.synthetic import generate_program
+
+from .helpers import v2_client
+from .serving import demo_env, serve_command
+
+NOW = "2026-01-15T12:00:00Z"
+
+
+@cache
+def _demo_text() -> str:
+    return DEMO_PROGRAM.read_text(encoding="utf-8")
+
+
+def demo(change: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    """The demo program with ``change`` applied to a copy of it."""
+    program = copy.deepcopy(json.loads(_demo_text()))
+    change(program)
+    return program
+
+
+def _refused(program: dict[str, Any]) -> list[str]:
+    """The problems the sandbox names when refusing ``program``, one per line."""
+    with pytest.raises(ProgramFileError) as refused, Sandbox.start(program, now=NOW):
+        pass
+    return str(refused.value).splitlines()
+
+
+def test_an_unknown_key_in_a_record_is_refused_naming_section_record_and_key() -> None:
+    problems = _refused(demo(lambda p: p["benefits"][4].update(stok=5)))
+    assert problems == ["benefits[4] lben_c0ffee0005: unknown key 'stok'"]
+
+
+def test_an_unknown_key_nested_in_a_record_is_refused_with_its_path() -> None:
+    problems = _refused(demo(lambda p: p["benefits"][0]["points"].update(valeu=5)))
+    assert problems == ["benefits[0] lben_c0ffee0001: unknown key 'points.valeu'"]
+
+
+def test_an_unknown_key_in_a_catalog_record_is_refused() -> None:
+    problems = _refused(demo(lambda p: p["products"][0].update(prize=100)))
+    assert problems == ["products[0] prod_0b1e55ed0001: unknown key 'prize'"]
+
+
+@pytest.mark.parametrize(
+    ("section", "index", "path", "change"),
+    [
+        ("rewards", 0, "material.product.id", lambda r: r["material"]["product"]),
+        ("rewards", 3, "material.sku.id", lambda r: r["material"]["sku"]),
+        ("rewards", 8, "digital.gift_vouchers.campaign_id", lambda r: r["digital"]),
+        ("benefits", 0, "points.card_definition_id", lambda r: r["points"]),
+    ],
+    ids=["product", "sku", "campaign", "card definition"],
+)
+def test_a_dangling_reference_is_refused_naming_the_record(
+    section: str, index: int, path: str, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
+    key = path.rsplit(".", 1)[1]
+
+    def dangle(program: dict[str, Any]) -> None:
+        target = change(program[section][index])
+        if "gift_vouchers" in target:
+            target = target["gift_vouchers"]
+        target[key] = "nothing_0000" if key == "id" else "camp_Nothing"
+        if "card_definition" in path:
+            target[key] = "lcdef_0000000000ab"
+
+    program = demo(dangle)
+    record_id = program[section][index]["id"]
+    problems = _refused(program)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{section}[{index}] {record_id}: {path}: ")
+    assert "is not in" in problems[0]
+
+
+def test_every_problem_gets_its_own_line() -> None:
+    def two(program: dict[str, Any]) -> None:
+        program["benefits"][0].update(stok=5)
+        program["rewards"][0]["material"]["product"]["id"] = "prod_00000000dead"
+
+    problems = _refused(demo(two))
+    assert len(problems) == 2
+
+
+def test_a_repeated_id_in_a_section_is_refused() -> None:
+    program = demo(lambda p: p["products"].append(dict(p["products"][0])))
+    problems = _refused(program)
+    last = len(program["products"]) - 1
+    assert problems == [f"products[{last}] prod_0b1e55ed0001: the same id as products[0]"]
+
+
+def test_a_reference_declared_deliberately_missing_loads() -> None:
+    program = demo(lambda p: p.update(deliberately_missing=["lcdef_deadbeef0000"]))
+    with Sandbox.start(program, now=NOW) as sb, v2_client(sb) as api:
+        response = api.get("/v2/loyalties/benefits/lben_c0ffee0004")
+        assert response.json()["points"]["card_definition_id"] == "lcdef_deadbeef0000"
+
+
+def test_a_deliberately_missing_id_that_exists_is_refused() -> None:
+    problems = _refused(demo(lambda p: p["deliberately_missing"].append("lcdef_c0ffee0001")))
+    assert problems == ["deliberately_missing: lcdef_c0ffee0001 is the ID of a record"]
+
+
+def test_serve_refuses_a_bad_program_file_with_one_line_per_problem(tmp_path: Path) -> None:
+    def two(program: dict[str, Any]) -> None:
+        program["benefits"][0].update(stok=5)
+        program["products"][0].update(prize=1)
+
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps(demo(two)), encoding="utf-8")
+    proc = subprocess.run(
+        serve_command("--data", str(path)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=demo_env(),
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2 and str(path) in lines[0], proc.stderr
+    assert "'stok'" in proc.stderr and "'prize'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_generated_program_passes_the_checks() -> None:
+    program = generate_program(rewards=60, benefits=60, members=20, seed=5)
+    with Sandbox.start(program, now=NOW) as sb, v2_client(sb) as api:
+        assert api.get("/v2/loyalties/rewards", params={"limit": 1}).status_code == 200
