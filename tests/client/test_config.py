@@ -94,6 +94,7 @@ def test_client_settings_name_every_resolved_setting() -> None:
         "scopes",
         "timeout",
         "retry",
+        "max_pages",
         "env_file",
     }
 
