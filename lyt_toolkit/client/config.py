@@ -8,6 +8,7 @@ variables), then a ``.env`` file. The ``.env`` file is read, never loaded into
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,9 +63,16 @@ class RetryConfig:
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ConfigurationError("retry.max_attempts must be at least 1")
-        if self.backoff_base < 0 or self.backoff_max < 0 or self.total_timeout <= 0:
+        numbers = (self.backoff_base, self.backoff_max, self.total_timeout)
+        if (
+            not all(math.isfinite(n) for n in numbers)
+            or self.backoff_base < 0
+            or self.backoff_max < 0
+            or self.total_timeout <= 0
+        ):
             raise ConfigurationError(
-                "retry.backoff_base and retry.backoff_max must be >= 0, total_timeout > 0"
+                "retry.backoff_base and retry.backoff_max must be finite and >= 0, "
+                "total_timeout finite and > 0"
             )
         object.__setattr__(self, "retry_statuses", frozenset(self.retry_statuses))
 

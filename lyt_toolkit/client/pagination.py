@@ -60,7 +60,7 @@ def _cursor_follower(max_pages: int) -> Callable[[Page[T], ListQuery], ListQuery
         name = query.spec.name
         if cursor in seen or cursor == query.cursor:
             raise PaginationError(
-                f"the {name} list returned cursor {cursor!r} a second time after "
+                f"the {name} list returned a cursor a second time after "
                 f"{len(seen) + 1} page(s); stopped rather than loop forever"
             )
         if len(seen) + 1 >= max_pages:
