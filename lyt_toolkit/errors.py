@@ -8,6 +8,7 @@ the service said and what the toolkit checked, never a credential.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 __all__ = [
@@ -22,7 +23,9 @@ __all__ = [
     "LytError",
     "MissingRequiredFeatureError",
     "NotFoundError",
+    "PaginationError",
     "RateLimitError",
+    "RedirectError",
     "RequestValidationError",
     "ResourceLockedError",
     "ServerError",
@@ -72,6 +75,8 @@ class APIError(LytError):
     The attributes mirror the service's error object; ``status`` is the HTTP
     status of the response (equal to ``code`` for well-formed errors) and
     ``body`` is the decoded JSON body, or ``None`` when it was not JSON.
+    ``hint`` is the toolkit's own advice (which credentials, when to come
+    back, where a redirect pointed), appended to the message.
     """
 
     def __init__(
@@ -87,6 +92,7 @@ class APIError(LytError):
         body: Any = None,
         method: str | None = None,
         path: str | None = None,
+        hint: str | None = None,
     ) -> None:
         self.status = status
         self.key = key
@@ -98,6 +104,7 @@ class APIError(LytError):
         self.body = body
         self.method = method
         self.path = path
+        self.hint = hint
         super().__init__(self._describe())
 
     @property
@@ -116,6 +123,8 @@ class APIError(LytError):
             text += f" [{self.method} {self.path}]"
         if self.request_id:
             text += f" request_id={self.request_id}"
+        if self.hint:
+            text += f". {self.hint}"
         return text
 
     def __repr__(self) -> str:
@@ -174,7 +183,45 @@ class ResourceLockedError(APIError):
 
 
 class RateLimitError(APIError):
-    """429: too many requests, still refused after the configured retries."""
+    """429: too many requests, still refused after the configured retries.
+
+    ``retry_after`` is the wait the service asked for in seconds (``None``
+    when it named none) and ``retry_at`` the UTC time it comes to, when the
+    service asked for longer than the client's retry budget allowed.
+    """
+
+    def __init__(
+        self, status: int, message: str, *, retry_after: float | None = None, **kwargs: Any
+    ) -> None:
+        self.retry_after = retry_after
+        self.retry_at = _time_after(retry_after)
+        super().__init__(status, message, **kwargs)
+
+
+def _time_after(seconds: float | None) -> datetime | None:
+    if seconds is None:
+        return None
+    try:
+        return datetime.now(UTC) + timedelta(seconds=seconds)
+    except (OverflowError, ValueError):
+        return None
+
+
+class RedirectError(APIError):
+    """3xx: the service answered with a redirect, which the client never follows.
+
+    ``location`` is where it pointed (often a wrong ``base_url`` or a proxy).
+    """
+
+    def __init__(
+        self, status: int, message: str, *, location: str | None = None, **kwargs: Any
+    ) -> None:
+        self.location = location
+        super().__init__(status, message, **kwargs)
+
+
+class PaginationError(LytError):
+    """A list walk stopped: the service repeated a cursor or the page bound was reached."""
 
 
 class ServerError(APIError):
@@ -198,4 +245,6 @@ def error_class(status: int, key: str | None) -> type[APIError]:
         return DuplicateFoundError
     if status >= 500:
         return ServerError
+    if 300 <= status < 400:
+        return RedirectError
     return _BY_STATUS.get(status, APIError)

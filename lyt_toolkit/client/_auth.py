@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from pydantic import SecretStr
 
+ISSUED_KEPT = 64
+"""Tokens remembered for scrubbing errors; older ones expired long ago."""
+
 
 @dataclass
 class _Held:
@@ -29,6 +32,7 @@ class TokenCache:
         self.skew = skew
         self.clock = clock
         self._held: _Held | None = None
+        self._issued: list[SecretStr] = []
         self.generation = 0
         """How many tokens this cache has stored (tests and logs use it)."""
 
@@ -46,9 +50,14 @@ class TokenCache:
     def store(self, access_token: str, expires_in: float, received_at: float) -> tuple[str, int]:
         """Hold a new token (renewed ``skew`` seconds early); returns it and its generation."""
         self.generation += 1
+        self._issued = [*self._issued[-(ISSUED_KEPT - 1) :], SecretStr(access_token)]
         renew_at = received_at + max(0.0, float(expires_in) - self.skew)
         self._held = _Held(SecretStr(access_token), renew_at, self.generation)
         return access_token, self.generation
+
+    def issued(self) -> list[str]:
+        """Every token this cache has held (the error scrubber masks them all)."""
+        return [token.get_secret_value() for token in self._issued]
 
     def invalidate(self, generation: int) -> None:
         """Drop the token if it is still the one that was rejected (others may have renewed)."""

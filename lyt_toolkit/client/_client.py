@@ -115,7 +115,8 @@ class LoyaltyClient(_Common):
         """Send any call with the client's auth and retries; returns decoded JSON.
 
         An escape hatch for endpoints or parameters the typed methods do not
-        cover yet (BETA endpoints change). No local checks are applied.
+        cover yet (BETA endpoints change). The only local check: ``json``
+        numbers must fit the interface (64-bit integers, finite floats).
         """
         return self._transport.request(_raw_call(method, path, params, json))
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -23,7 +25,14 @@ import httpx
 from pydantic import TypeAdapter, ValidationError
 
 from .._version import __version__
-from ..errors import APIError, APIResponseValidationError, LytError, error_class
+from ..errors import (
+    APIError,
+    APIResponseValidationError,
+    LytError,
+    RequestValidationError,
+    error_class,
+)
+from ..models.bounds import find_out_of_bounds
 from ..models.errors import ErrorObject
 from .config import ClientConfig, RetryConfig
 
@@ -51,6 +60,11 @@ class Family(StrEnum):
             return cls(head)
         except ValueError:
             raise LytError(f"no known API family for path {path!r}") from None
+
+
+ODD_VALUE_ERRORS = (ValueError, ArithmeticError, TypeError, RecursionError)
+"""What decoding an odd answer can raise besides pydantic's ValidationError (a year-1
+timestamp moved to UTC overflows, a 5,000-digit integer is refused, nesting too deep...)."""
 
 
 def json_body(response: httpx.Response) -> Any:
@@ -129,6 +143,18 @@ def decoder(tp: Any) -> Callable[[httpx.Response], Any]:
     return decode
 
 
+def odd_answer(response: httpx.Response, exc: BaseException) -> APIResponseValidationError:
+    """The error for a successful answer holding a value the toolkit cannot represent."""
+    method, where = response.request.method, response.request.url.path
+    return APIResponseValidationError(
+        f"{method} {where}: the response holds a value the toolkit cannot read "
+        f"({type(exc).__name__}; an out-of-range number or date, or a body that is not JSON)",
+        status=response.status_code,
+        method=method,
+        path=where,
+    )
+
+
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors(include_url=False, include_input=False)[0]
     loc = ".".join(str(p) for p in err.get("loc", ()))
@@ -143,8 +169,19 @@ class RequestCore:
         self.base_url = config.resolved_base_url
         self._timeout = config.timeout.as_dict()
 
-    def build(self, call: Call[Any], *, bearer: str | None = None) -> httpx.Request:
-        """The HTTP request for ``call``; ``bearer`` is the token for ``/v2`` calls."""
+    def build(
+        self,
+        call: Call[Any],
+        *,
+        bearer: str | None = None,
+        timeout: Mapping[str, float | None] | None = None,
+    ) -> httpx.Request:
+        """The HTTP request for ``call``; ``bearer`` is the token for ``/v2`` calls.
+
+        ``timeout`` (an httpx timeout extension) defaults to the configured one.
+        A body number beyond 64 bits or not finite is refused here, naming its field.
+        """
+        check_bounds(call.json)
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
         headers.update(self.auth_headers(call.family, bearer))
         kwargs: dict[str, Any] = {}
@@ -157,7 +194,7 @@ class RequestCore:
             self.base_url + call.path,
             params=list(call.params) or None,
             headers=headers,
-            extensions={"timeout": self._timeout},
+            extensions={"timeout": dict(timeout) if timeout is not None else self._timeout},
             **kwargs,
         )
 
@@ -182,14 +219,29 @@ class RequestCore:
         return Call("POST", TOKEN_PATH, form=request.form(), decode=decoder(AccessToken))
 
     def decode(self, call: Call[T], response: httpx.Response) -> T:
-        """The return value of a successful ``call``: its decoder's result, or the JSON."""
-        return call.decode(response)
+        """The return value of a successful ``call``: its decoder's result, or the JSON.
+
+        Odd values raise ``APIResponseValidationError``, never a raw Python error.
+        """
+        try:
+            return call.decode(response)
+        except LytError:
+            raise
+        except ODD_VALUE_ERRORS as exc:
+            raise odd_answer(response, exc) from None
 
     def error(self, call: Call[Any], response: httpx.Response) -> APIError:
         """The exception for a non-2xx response; unknown bodies still keep the status."""
         body = _json_or_none(response)
         status = response.status_code
         info = error_object(status, response.reason_phrase or "Error", body)
+        extra: dict[str, Any] = {"hint": self.hint(call.family, status)}
+        if status == 429:
+            extra["retry_after"] = parse_retry_after(response.headers.get("retry-after"))
+            extra["hint"] = come_back_hint(extra["retry_after"])
+        elif 300 <= status < 400:
+            extra["location"] = response.headers.get("location")
+            extra["hint"] = redirect_hint(extra["location"], self.base_url)
         return error_class(status, info.key)(
             status,
             info.message,
@@ -201,7 +253,60 @@ class RequestCore:
             body=body,
             method=call.method,
             path=call.path,
+            **extra,
         )
+
+    def hint(self, family: Family, status: int) -> str | None:
+        """For a 401: which credentials were refused and which settings supply them."""
+        if status != 401:
+            return None
+        if family is Family.MANAGEMENT:
+            return (
+                "The management key pair was refused: check management_id/management_token "
+                "(LYT_MANAGEMENT_ID, LYT_MANAGEMENT_TOKEN)"
+            )
+        if family is Family.V2:
+            scopes = " ".join(self.config.scopes)
+            return (
+                "A freshly issued bearer token was refused: its scopes "
+                f"({scopes!r}, set with scopes=...) may not cover this call; the token is "
+                "issued for the application key pair (LYT_APP_ID, LYT_APP_TOKEN)"
+            )
+        return (
+            "The application key pair was refused: check app_id/app_token "
+            "(LYT_APP_ID, LYT_APP_TOKEN)"
+        )
+
+
+def check_bounds(body: Any) -> None:
+    """Refuse a body holding an integer beyond 64 bits or a number that is not finite."""
+    if body is None:
+        return
+    found = find_out_of_bounds(body)
+    if found is not None:
+        where, problem = found
+        raise RequestValidationError(f"request body: {where}: {problem}", field=where)
+
+
+def come_back_hint(seconds: float | None) -> str | None:
+    """When a rate-limited caller may come back, in seconds and UTC time."""
+    if seconds is None:
+        return None
+    try:
+        at = datetime.now(UTC) + timedelta(seconds=seconds)
+        when = f"after {at:%Y-%m-%d %H:%M:%S} UTC"
+    except (OverflowError, ValueError):
+        when = "much later"
+    return f"The service asks to wait {seconds:g} s before retrying (Retry-After): come back {when}"
+
+
+def redirect_hint(location: str | None, base_url: str) -> str:
+    """What a redirect pointed to; the client never follows one."""
+    target = repr(location) if location else "no Location"
+    return (
+        f"The service redirected to {target}; the client does not follow redirects "
+        f"(credentials would go along): check base_url ({base_url!r})"
+    )
 
 
 def error_object(status: int, reason: str, body: Any) -> ErrorObject:
@@ -215,7 +320,7 @@ def error_object(status: int, reason: str, body: Any) -> ErrorObject:
         try:
             given = {key: value for key, value in body.items() if value is not None}
             return ErrorObject.model_validate(fallback | given)
-        except ValidationError:
+        except (ValidationError, *ODD_VALUE_ERRORS):
             pass
     return ErrorObject.model_validate(fallback)
 
@@ -223,7 +328,7 @@ def error_object(status: int, reason: str, body: Any) -> ErrorObject:
 def _json_or_none(response: httpx.Response) -> Any:
     try:
         return response.json()
-    except ValueError:
+    except ODD_VALUE_ERRORS:
         return None
 
 
@@ -237,7 +342,7 @@ def request_id(response: httpx.Response) -> str | None:
     if found is None and response.is_error and response.content[:1] == b"{":
         try:
             found = _str(response.json().get("request_id"))
-        except (ValueError, AttributeError):
+        except (*ODD_VALUE_ERRORS, AttributeError):
             found = None
     return found
 
@@ -292,11 +397,11 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     except ValueError:
         try:
             when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
+            seconds = when.timestamp() - (time.time() if now is None else now)
+        except (TypeError, ValueError, OverflowError, IndexError, AttributeError):
             return None
-        if when is None:
-            return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
+    if not math.isfinite(seconds):
+        return None
     return max(0.0, seconds)
 
 
@@ -314,17 +419,23 @@ def next_delay(
     retry: RetryConfig,
     retry_after: str | None = None,
     rand: Callable[[], float] = random.random,
+    *,
+    time_left: float | None = None,
 ) -> float | None:
     """Seconds to wait before the next attempt, or None when the budget is spent.
 
     A ``Retry-After`` from the service wins over the computed backoff; if it
-    asks for longer than the remaining total time, the client gives up now
-    rather than sleeping into a certain failure.
+    asks for longer than the remaining total time (``retry.total_timeout``, or
+    ``time_left`` before the call's deadline if sooner), the client gives up
+    now rather than sleeping into a certain failure.
     """
     if attempt >= retry.max_attempts:
         return None
     asked = parse_retry_after(retry_after)
     delay = asked if asked is not None else backoff_delay(attempt, retry, rand)
-    if elapsed + delay > retry.total_timeout:
+    budget = retry.total_timeout - elapsed
+    if time_left is not None:
+        budget = min(budget, time_left)
+    if delay > budget:
         return None
     return delay

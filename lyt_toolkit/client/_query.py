@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Any, TypedDict
 
 from ..errors import RequestValidationError
+from ..models.bounds import INT64_MAX, number_problem
 from ..models.enums import Junction
 from ..models.listing import MAX_LIMIT, MIN_LIMIT, FieldKind, FilterField, ListSpec
 
@@ -150,19 +151,23 @@ def _normalise_filters(filters: Mapping[str, Any]) -> tuple[tuple[str, str, tupl
                 f"filter {name!r} needs at least one condition", field=f"filters.{name}"
             )
         for condition, value in conditions.items():
-            out.append((str(name), str(condition), _values(value)))
+            where = f"filters.{name}.{condition}"
+            out.append((str(name), str(condition), _values(value, where)))
     return tuple(out)
 
 
-def _values(value: Any) -> tuple[str, ...]:
+def _values(value: Any, where: str) -> tuple[str, ...]:
     if value is None or value is True:
         return ()
     if isinstance(value, str | bytes) or not isinstance(value, Sequence | set | frozenset):
-        return (_scalar(value),)
-    return tuple(_scalar(v) for v in value)
+        return (_scalar(value, where),)
+    return tuple(_scalar(v, where) for v in value)
 
 
-def _scalar(value: Any) -> str:
+def _scalar(value: Any, where: str) -> str:
+    problem = number_problem(value)
+    if problem is not None:
+        raise RequestValidationError(f"{where}: {problem}", field=where)
     if isinstance(value, Enum):
         return str(value.value)
     if isinstance(value, datetime | date):
@@ -245,11 +250,18 @@ def _check_values(field: FilterField, condition: str, values: tuple[str, ...], w
                 raise RequestValidationError(
                     f"{where}: {value!r} is not an ISO 8601 date-time", field=where
                 ) from None
-        if (
-            field.kind is FieldKind.DATE
-            and condition in _DAY_COUNT_CONDITIONS
-            and not (value.isdigit())
-        ):
-            raise RequestValidationError(
-                f"{where}: {value!r} must be a whole number of days (0 or more)", field=where
-            )
+        if field.kind is FieldKind.DATE and condition in _DAY_COUNT_CONDITIONS:
+            _check_day_count(value, where)
+
+
+def _check_day_count(value: str, where: str) -> None:
+    """A day count: ASCII digits only (``str.isdigit`` also takes ``²``), within 64 bits."""
+    if not (value.isascii() and value.isdigit()):
+        raise RequestValidationError(
+            f"{where}: {value!r} must be a whole number of days (0 or more, digits 0-9)",
+            field=where,
+        )
+    if len(value) > len(str(INT64_MAX)) or int(value) > INT64_MAX:
+        raise RequestValidationError(
+            f"{where}: {value!r} must fit a signed 64-bit integer", field=where
+        )

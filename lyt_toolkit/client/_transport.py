@@ -3,6 +3,9 @@
 Each carries out the flow's steps with its own means (``httpx.Client`` and
 ``time.sleep``, or ``httpx.AsyncClient`` and ``asyncio.sleep``) and guards
 the token request with its own lock; the flow decides everything else.
+Bodies are streamed so a slow one is cut at the call's deadline (the async
+driver also bounds the wait for the headers by it), redirects are never
+followed, and every exception leaving a call is scrubbed of the credentials.
 """
 
 from __future__ import annotations
@@ -14,9 +17,12 @@ from typing import Any, TypeVar
 
 import httpx
 
+from ..errors import LytError
 from ._auth import TokenCache
 from ._core import Call, RequestCore
+from ._deadline import Deadline
 from ._flow import Bearer, Close, Flow, Send, Sleep, Step, request_flow, token_flow
+from ._scrub import Scrubber
 
 T = TypeVar("T")
 
@@ -28,6 +34,39 @@ class _Driver:
         self.core = core
         self.owns_http_client = owns_http_client
         self.tokens = TokenCache(core.config.token_refresh_skew)
+        self.scrubber = Scrubber(self.secrets)
+
+    def secrets(self) -> list[str]:
+        """Every credential this client holds or was issued."""
+        config = self.core.config
+        held = [s.get_secret_value() for s in (config.app_token, config.management_token) if s]
+        return held + self.tokens.issued()
+
+
+def _late(step: Send) -> httpx.ReadTimeout:
+    return httpx.ReadTimeout(
+        "the call's deadline passed before the answer was in", request=step.request
+    )
+
+
+def _already_read(response: httpx.Response) -> bool:
+    """True when a response event hook of the caller's httpx client read the body already."""
+    try:
+        _ = response.content
+    except httpx.ResponseNotRead:
+        return False
+    return True
+
+
+def _complete(response: httpx.Response, raw: bytes) -> httpx.Response:
+    """A read response with the raw body that was streamed (decoded once, here)."""
+    return httpx.Response(
+        response.status_code,
+        headers=response.headers,
+        content=raw,
+        request=response.request,
+        extensions=response.extensions,
+    )
 
 
 class SyncTransport(_Driver):
@@ -47,16 +86,27 @@ class SyncTransport(_Driver):
         """Send ``call`` with its family's credentials and return its decoded answer."""
         return self.run(request_flow(self.core, self.tokens, call))
 
-    def bearer(self) -> tuple[str, int]:
+    def bearer(self, deadline: Deadline) -> tuple[str, int]:
         """A valid token for ``/v2``; one thread fetches while the others wait for it."""
         held = self.tokens.current()
         if held is not None:
             return held
-        with self._token_lock:
-            return self.run(token_flow(self.core, self.tokens))
+        left = deadline.remaining()
+        if not self._token_lock.acquire(timeout=-1 if left is None else left):
+            raise deadline.error("waiting for the token another thread requests")
+        try:
+            return self._drive(token_flow(self.core, self.tokens, deadline))
+        finally:
+            self._token_lock.release()
 
     def run(self, flow: Flow[T]) -> T:
-        """Drive ``flow`` to its end, blocking on each step."""
+        """Drive ``flow`` to its end, blocking on each step; errors leave scrubbed."""
+        try:
+            return self._drive(flow)
+        except LytError as exc:
+            raise self.scrubber.exception(exc) from exc.__cause__
+
+    def _drive(self, flow: Flow[T]) -> T:
         outcome: Any = None
         while True:
             try:
@@ -68,17 +118,32 @@ class SyncTransport(_Driver):
 
     def _perform(self, step: Step) -> Any:
         if isinstance(step, Send):
-            try:
-                return self.http.send(step.request)
-            except httpx.TransportError as exc:
-                return exc
+            return self._receive(step)
         if isinstance(step, Sleep):
             time.sleep(step.seconds)
         elif isinstance(step, Close):
             step.response.close()
         elif isinstance(step, Bearer):
-            return self.bearer()
+            return self.bearer(step.deadline)
         return None
+
+    def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
+        """The response with its body, read chunk by chunk until the deadline."""
+        try:
+            response = self.http.send(step.request, stream=True, follow_redirects=False)
+            if _already_read(response):
+                return response
+            try:
+                chunks = []
+                for chunk in response.iter_raw():
+                    chunks.append(chunk)
+                    if step.deadline.expired:
+                        return _late(step)
+            finally:
+                response.close()
+            return _complete(response, b"".join(chunks))
+        except httpx.RequestError as exc:
+            return exc
 
 
 class AsyncTransport(_Driver):
@@ -107,16 +172,29 @@ class AsyncTransport(_Driver):
             lock = self._token_locks[loop_id]
         return lock
 
-    async def bearer(self) -> tuple[str, int]:
+    async def bearer(self, deadline: Deadline) -> tuple[str, int]:
         """A valid token for ``/v2``; one task fetches while the others await it."""
         held = self.tokens.current()
         if held is not None:
             return held
-        async with self._lock():
-            return await self.run(token_flow(self.core, self.tokens))
+        lock = self._lock()
+        try:
+            await asyncio.wait_for(lock.acquire(), deadline.remaining())
+        except TimeoutError:
+            raise deadline.error("waiting for the token another task requests") from None
+        try:
+            return await self._drive(token_flow(self.core, self.tokens, deadline))
+        finally:
+            lock.release()
 
     async def run(self, flow: Flow[T]) -> T:
-        """Drive ``flow`` to its end, awaiting each step."""
+        """Drive ``flow`` to its end, awaiting each step; errors leave scrubbed."""
+        try:
+            return await self._drive(flow)
+        except LytError as exc:
+            raise self.scrubber.exception(exc) from exc.__cause__
+
+    async def _drive(self, flow: Flow[T]) -> T:
         outcome: Any = None
         while True:
             try:
@@ -129,13 +207,32 @@ class AsyncTransport(_Driver):
     async def _perform(self, step: Step) -> Any:
         if isinstance(step, Send):
             try:
-                return await self.http.send(step.request)
-            except httpx.TransportError as exc:
-                return exc
+                async with asyncio.timeout(step.deadline.remaining()):
+                    return await self._receive(step)
+            except TimeoutError:
+                return _late(step)
         if isinstance(step, Sleep):
             await asyncio.sleep(step.seconds)
         elif isinstance(step, Close):
             await step.response.aclose()
         elif isinstance(step, Bearer):
-            return await self.bearer()
+            return await self.bearer(step.deadline)
         return None
+
+    async def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
+        """Async twin of ``SyncTransport._receive``."""
+        try:
+            response = await self.http.send(step.request, stream=True, follow_redirects=False)
+            if _already_read(response):
+                return response
+            try:
+                chunks = []
+                async for chunk in response.aiter_raw():
+                    chunks.append(chunk)
+                    if step.deadline.expired:
+                        return _late(step)
+            finally:
+                await response.aclose()
+            return _complete(response, b"".join(chunks))
+        except httpx.RequestError as exc:
+            return exc

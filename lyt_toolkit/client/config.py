@@ -8,6 +8,7 @@ variables), then a ``.env`` file. The ``.env`` file is read, never loaded into
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ DEFAULT_SCOPES: tuple[str, ...] = ("loyalties",)
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 DEFAULT_ENV_FILE = ".env"
 DEFAULT_TOKEN_REFRESH_SKEW = 30.0
+DEFAULT_MAX_PAGES = 100_000
+"""Pages one ``iter``/``pages`` walk may fetch (10 million items at the largest page size)."""
 
 
 @dataclass(frozen=True)
@@ -60,9 +63,16 @@ class RetryConfig:
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ConfigurationError("retry.max_attempts must be at least 1")
-        if self.backoff_base < 0 or self.backoff_max < 0 or self.total_timeout <= 0:
+        numbers = (self.backoff_base, self.backoff_max, self.total_timeout)
+        if (
+            not all(math.isfinite(n) for n in numbers)
+            or self.backoff_base < 0
+            or self.backoff_max < 0
+            or self.total_timeout <= 0
+        ):
             raise ConfigurationError(
-                "retry.backoff_base and retry.backoff_max must be >= 0, total_timeout > 0"
+                "retry.backoff_base and retry.backoff_max must be finite and >= 0, "
+                "total_timeout finite and > 0"
             )
         object.__setattr__(self, "retry_statuses", frozenset(self.retry_statuses))
 
@@ -87,6 +97,7 @@ class ClientSettings(TypedDict, total=False):
     scopes: Sequence[str] | None
     timeout: float | httpx.Timeout | None
     retry: RetryConfig | None
+    max_pages: int | None
     env_file: str | os.PathLike[str] | None
 
 
@@ -103,6 +114,8 @@ class ClientConfig:
     scopes: tuple[str, ...] = DEFAULT_SCOPES
     timeout: httpx.Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
     retry: RetryConfig = field(default_factory=RetryConfig)
+    max_pages: int = DEFAULT_MAX_PAGES
+    """Pages one list walk may fetch before it stops with ``PaginationError``."""
     token_refresh_skew: float = DEFAULT_TOKEN_REFRESH_SKEW
     """Seconds before a token's expiry at which it is renewed rather than reused."""
 
@@ -150,6 +163,7 @@ class ClientConfig:
             scopes=_check_scopes(scopes) if scopes is not None else DEFAULT_SCOPES,
             timeout=_timeout(settings.get("timeout")),
             retry=retry if retry is not None else RetryConfig(),
+            max_pages=_max_pages(settings.get("max_pages")),
             token_refresh_skew=(
                 DEFAULT_TOKEN_REFRESH_SKEW
                 if token_refresh_skew is None
@@ -232,4 +246,18 @@ def _check_scopes(scopes: Sequence[str]) -> tuple[str, ...]:
 def _timeout(value: float | httpx.Timeout | None) -> httpx.Timeout:
     if value is None:
         return DEFAULT_TIMEOUT
-    return value if isinstance(value, httpx.Timeout) else httpx.Timeout(float(value))
+    if isinstance(value, httpx.Timeout):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
+        raise ConfigurationError(
+            f"timeout must be a positive number of seconds or an httpx.Timeout, got {value!r}"
+        )
+    return httpx.Timeout(float(value))
+
+
+def _max_pages(value: int | None) -> int:
+    if value is None:
+        return DEFAULT_MAX_PAGES
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"max_pages must be a whole number from 1, got {value!r}")
+    return value

@@ -4,9 +4,10 @@
 request of the following page until it says there is none. Cursor lists
 (``/v2``) resend the same query (filters, junction, order, limit) with each
 ``cursor.next``, because the service binds a cursor to the query that made it;
-they stop on a page without a next cursor or without data, and refuse to loop
-if the service ever hands back a cursor it already gave. Numbered lists
-(``/v1`` promotion tiers) bring their own ``next``.
+they stop on a page without a next cursor or without data, and raise
+``PaginationError`` if the service ever hands back a cursor it already gave or
+a walk passes ``max_pages`` (a server handing out new cursors forever).
+Numbered lists (``/v1`` promotion tiers) bring their own ``next``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from ..errors import LytError
+from ..errors import PaginationError
 from ._query import ListQuery
+from .config import DEFAULT_MAX_PAGES
 
 if TYPE_CHECKING:
     from ..models import Page
@@ -47,7 +49,7 @@ async def awalk(
         request = after(page, request)
 
 
-def _cursor_follower() -> Callable[[Page[T], ListQuery], ListQuery | None]:
+def _cursor_follower(max_pages: int) -> Callable[[Page[T], ListQuery], ListQuery | None]:
     """The ``after`` of one cursor walk: the same query at the next cursor, if any."""
     seen: set[str] = set()
 
@@ -55,9 +57,17 @@ def _cursor_follower() -> Callable[[Page[T], ListQuery], ListQuery | None]:
         cursor = page.next_cursor
         if not cursor or not page.data:
             return None
-        if cursor in seen:
-            raise LytError(
-                f"the {query.spec.name} list returned a cursor twice; stopping to avoid a loop"
+        name = query.spec.name
+        if cursor in seen or cursor == query.cursor:
+            raise PaginationError(
+                f"the {name} list returned a cursor a second time after "
+                f"{len(seen) + 1} page(s); stopped rather than loop forever"
+            )
+        if len(seen) + 1 >= max_pages:
+            raise PaginationError(
+                f"the {name} list still had more after {max_pages} pages, the client's "
+                "max_pages bound; stopped (a service handing out new cursors forever?). "
+                "Narrow the query with filters or raise max_pages"
             )
         seen.add(cursor)
         return query.with_cursor(cursor)
@@ -65,28 +75,36 @@ def _cursor_follower() -> Callable[[Page[T], ListQuery], ListQuery | None]:
     return after
 
 
-def iter_pages(fetch: Callable[[ListQuery], Page[T]], query: ListQuery) -> Iterator[Page[T]]:
-    """Yield every page of ``query``, starting from its cursor (if any)."""
-    return walk(fetch, query, _cursor_follower())
+def iter_pages(
+    fetch: Callable[[ListQuery], Page[T]], query: ListQuery, max_pages: int = DEFAULT_MAX_PAGES
+) -> Iterator[Page[T]]:
+    """Yield every page of ``query``, starting from its cursor (if any), at most ``max_pages``."""
+    return walk(fetch, query, _cursor_follower(max_pages))
 
 
-def iter_items(fetch: Callable[[ListQuery], Page[T]], query: ListQuery) -> Iterator[T]:
+def iter_items(
+    fetch: Callable[[ListQuery], Page[T]], query: ListQuery, max_pages: int = DEFAULT_MAX_PAGES
+) -> Iterator[T]:
     """Yield every item of every page of ``query``."""
-    for page in iter_pages(fetch, query):
+    for page in iter_pages(fetch, query, max_pages):
         yield from page.data
 
 
 def aiter_pages(
-    fetch: Callable[[ListQuery], Awaitable[Page[T]]], query: ListQuery
+    fetch: Callable[[ListQuery], Awaitable[Page[T]]],
+    query: ListQuery,
+    max_pages: int = DEFAULT_MAX_PAGES,
 ) -> AsyncIterator[Page[T]]:
     """Async twin of ``iter_pages``."""
-    return awalk(fetch, query, _cursor_follower())
+    return awalk(fetch, query, _cursor_follower(max_pages))
 
 
 async def aiter_items(
-    fetch: Callable[[ListQuery], Awaitable[Page[T]]], query: ListQuery
+    fetch: Callable[[ListQuery], Awaitable[Page[T]]],
+    query: ListQuery,
+    max_pages: int = DEFAULT_MAX_PAGES,
 ) -> AsyncIterator[T]:
     """Async twin of ``iter_items``."""
-    async for page in aiter_pages(fetch, query):
+    async for page in aiter_pages(fetch, query, max_pages):
         for item in page.data:
             yield item

@@ -71,6 +71,22 @@ def test_retry_config_is_checked() -> None:
         RetryConfig(max_attempts=0)
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 0, -1, "5"])
+def test_a_timeout_that_is_not_a_positive_number_is_named(value: object) -> None:
+    with pytest.raises(ConfigurationError, match="timeout"):
+        ClientConfig.resolve(base_url=BASE, timeout=value, env={}, env_file=None)  # type: ignore[arg-type]
+
+
+def test_a_non_finite_retry_budget_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="finite"):
+        RetryConfig(total_timeout=float("nan"))
+
+
+def test_max_pages_below_one_is_named() -> None:
+    with pytest.raises(ConfigurationError, match="max_pages"):
+        ClientConfig.resolve(base_url=BASE, max_pages=0, env={}, env_file=None)
+
+
 def test_client_uses_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LYT_BASE_URL", "https://{cluster}.example.com")
     monkeypatch.setenv("LYT_CLUSTER", "download")
@@ -94,6 +110,7 @@ def test_client_settings_name_every_resolved_setting() -> None:
         "scopes",
         "timeout",
         "retry",
+        "max_pages",
         "env_file",
     }
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ...errors import RequestValidationError
+from ...models.bounds import find_out_of_bounds
 from ...models.ids import matches
 from ...models.listing import ListSpec
 from .._core import Call, decoder
@@ -47,7 +48,19 @@ def check_text(value: str, name: str) -> str:
 
 
 def validate_body(model: type[M], body: M | Mapping[str, Any], what: str) -> M:
-    """Check a request body locally; the error names the first offending field."""
+    """Check a request body locally; the error names the first offending field.
+
+    Numbers must fit the interface: integers within 64 bits, floats finite.
+    """
+    checked = _validate_model(model, body, what)
+    found = find_out_of_bounds(checked.model_dump())
+    if found is not None:
+        field, problem = found
+        raise RequestValidationError(f"{what}: {field}: {problem}", field=field)
+    return checked
+
+
+def _validate_model(model: type[M], body: M | Mapping[str, Any], what: str) -> M:
     if isinstance(body, model):
         return body
     if isinstance(body, BaseModel):
@@ -78,6 +91,9 @@ class _Resource:
     frame_kind: ClassVar[str | None] = None
     """The frame kind ``frame()`` builds from this group's list (``lyt_toolkit.frames``)."""
 
+    _max_pages: int
+    """The pages one list walk may fetch (``ClientConfig.max_pages``)."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
 
@@ -97,6 +113,7 @@ class _Resource:
 class SyncResource(_Resource):
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
+        self._max_pages = transport.core.config.max_pages
 
     def _send(self, call: Call[T]) -> T:
         return self._transport.request(call)
@@ -122,17 +139,22 @@ class SyncResource(_Resource):
     def _items(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
     ) -> Iterator[Any]:
-        return iter_items(lambda q: self._send(make(q)), ListQuery.build(spec, **query))
+        return iter_items(
+            lambda q: self._send(make(q)), ListQuery.build(spec, **query), self._max_pages
+        )
 
     def _pages(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
     ) -> Iterator[Page[Any]]:
-        return iter_pages(lambda q: self._send(make(q)), ListQuery.build(spec, **query))
+        return iter_pages(
+            lambda q: self._send(make(q)), ListQuery.build(spec, **query), self._max_pages
+        )
 
 
 class AsyncResource(_Resource):
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
+        self._max_pages = transport.core.config.max_pages
 
     async def _send(self, call: Call[T]) -> T:
         return await self._transport.request(call)
@@ -154,9 +176,13 @@ class AsyncResource(_Resource):
     def _items(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
     ) -> AsyncIterator[Any]:
-        return aiter_items(lambda q: self._send(make(q)), ListQuery.build(spec, **query))
+        return aiter_items(
+            lambda q: self._send(make(q)), ListQuery.build(spec, **query), self._max_pages
+        )
 
     def _pages(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
     ) -> AsyncIterator[Page[Any]]:
-        return aiter_pages(lambda q: self._send(make(q)), ListQuery.build(spec, **query))
+        return aiter_pages(
+            lambda q: self._send(make(q)), ListQuery.build(spec, **query), self._max_pages
+        )

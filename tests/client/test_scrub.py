@@ -1,0 +1,45 @@
+"""The client's scrubber masks every credential it holds wherever an exception carries it."""
+
+from __future__ import annotations
+
+from lyt_toolkit.client._scrub import MASK, Scrubber
+from lyt_toolkit.errors import APIConnectionError, BadRequestError
+
+SECRET = "tok/SECRET+42"
+
+
+def scrubber() -> Scrubber:
+    return Scrubber(lambda: [SECRET])
+
+
+def test_the_message_and_repr_are_masked() -> None:
+    exc = scrubber().exception(BadRequestError(400, f"you sent {SECRET}", details=SECRET))
+    assert SECRET not in str(exc) + repr(exc)
+    assert MASK in str(exc)
+
+
+def test_a_nested_body_is_masked_keys_included() -> None:
+    body = {"echo": [{"headers": {SECRET: f"Bearer {SECRET}"}}]}
+    exc = scrubber().exception(BadRequestError(400, "bad", body=body))
+    assert SECRET not in repr(vars(exc))
+
+
+def test_the_percent_encoded_form_is_masked() -> None:
+    exc = scrubber().exception(APIConnectionError("failed: /x?token=tok%2FSECRET%2B42"))
+    assert "SECRET" not in str(exc)
+
+
+def test_a_chained_exception_is_masked() -> None:
+    try:
+        try:
+            raise ValueError(f"inner {SECRET}")
+        except ValueError as inner:
+            raise APIConnectionError("outer") from inner
+    except APIConnectionError as exc:
+        scrubber().exception(exc)
+        assert exc.__cause__ is not None and SECRET not in str(exc.__cause__)
+
+
+def test_short_values_are_left_alone() -> None:
+    exc = Scrubber(lambda: ["t"]).exception(APIConnectionError("the service timed out"))
+    assert str(exc) == "the service timed out"
