@@ -23,6 +23,7 @@ __all__ = [
     "LytError",
     "MissingRequiredFeatureError",
     "NotFoundError",
+    "OddValueWarning",
     "PaginationError",
     "RateLimitError",
     "RedirectError",
@@ -35,6 +36,15 @@ __all__ = [
 
 class LytError(Exception):
     """Root of every error raised by lyt_toolkit."""
+
+
+class OddValueWarning(UserWarning):
+    """A value in the service's answer that its column cannot hold as sent.
+
+    Building a frame keeps going: the value is kept where the column can hold
+    it (a new enumeration value) or set to NA; the message names the kind,
+    the row's ID and the field.
+    """
 
 
 class ConfigurationError(LytError):

@@ -1,4 +1,4 @@
-"""What ``lyt audit``, ``lyt demo`` and ``lyt export`` share: a client and a snapshot pull.
+"""What ``lyt audit``, ``lyt demo`` and ``lyt export`` share: a client, a pull and ``--out``.
 
 The client connects to the configured service, or with ``sandbox`` to the
 bundled demo program on an embedded sandbox (a local copy of the service on
@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import APIError, LytError
@@ -18,10 +19,20 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from ..snapshot import ProgramSnapshot
 
-__all__ = ["REFUSED", "connected_client", "pull_snapshot", "refused"]
+__all__ = ["EMPTY_OUT", "REFUSED", "connected_client", "output_dir", "pull_snapshot", "refused"]
 
 REFUSED = "the service refused the credentials (401); check LYT_APP_ID and LYT_APP_TOKEN"
 """The line printed when the service refuses the key pair."""
+
+EMPTY_OUT = "--out is empty; give the directory to write to"
+"""The line printed for an empty ``--out``."""
+
+
+def output_dir(text: str) -> Path | None:
+    """``--out`` as a directory path with ``~`` expanded; None when it is empty."""
+    if not text.strip():
+        return None
+    return Path(text).expanduser()
 
 
 @contextmanager

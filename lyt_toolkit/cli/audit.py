@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import APIConnectionError, ConfigurationError, LytError
-from ._pull import REFUSED, connected_client, pull_snapshot, refused
+from ._pull import EMPTY_OUT, REFUSED, connected_client, output_dir, pull_snapshot, refused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,7 +37,7 @@ def demo(args: argparse.Namespace) -> int:
     """``lyt demo``: the audit of the bundled demo program on the embedded sandbox."""
     print("lyt demo: auditing the Northwind Coffee Rewards demo program on the embedded sandbox")
     print("(a local copy of the service on loopback; nothing leaves this machine)\n")
-    return _audit(Path(args.out), sandbox=True, command="lyt demo")
+    return _audit(args.out, sandbox=True, command="lyt demo")
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -46,12 +46,16 @@ def audit(args: argparse.Namespace) -> int:
         print(format_catalogue())
         return EXIT_OK
     sandbox = bool(getattr(args, "sandbox", False))
-    return _audit(Path(args.out), sandbox=sandbox, command="lyt audit")
+    return _audit(args.out, sandbox=sandbox, command="lyt audit")
 
 
-def _audit(out: Path, *, sandbox: bool, command: str) -> int:
+def _audit(out_text: str, *, sandbox: bool, command: str) -> int:
     from ..audit import run, summary  # the rules and pandas load only when an audit runs
     from ..reports import write_reports
+
+    out = output_dir(out_text)
+    if out is None:
+        return _fail(command, EMPTY_OUT)
 
     try:
         with connected_client(sandbox) as client:

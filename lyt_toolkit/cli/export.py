@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ..errors import LytError
-from ._pull import REFUSED, connected_client, pull_snapshot, refused
+from ._pull import EMPTY_OUT, REFUSED, connected_client, output_dir, pull_snapshot, refused
 
 __all__ = ["export"]
 
@@ -17,7 +16,10 @@ EXIT_FAILED = 1
 
 def export(args: argparse.Namespace) -> int:
     """Pull from the configured service (or the embedded demo) and write the CSVs."""
-    out = Path(args.out)
+    out = output_dir(args.out)
+    if out is None:
+        print(f"lyt export: {EMPTY_OUT}", file=sys.stderr)
+        return EXIT_FAILED
     try:
         with connected_client(bool(getattr(args, "sandbox", False))) as client:
             snapshot = pull_snapshot(client)

@@ -12,6 +12,12 @@ a CSV round trip), integers ``Int64``, fractional numbers ``Float64``, flags
 ``boolean``, instants ``datetime64[ns, UTC]``, and enumerations ``category``
 with the enum's full value list (values the service adds later are appended
 to the categories with a warning instead of being lost).
+
+Odd values in the service's answers never stop a build: a value its column's
+dtype cannot hold (an integer beyond 64 bits, an instant outside the years
+1677-2262, text in a number column) becomes NA, and each such value, like
+each new category value, gives an ``OddValueWarning`` naming the kind, the
+row's ID and the field.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from enum import Enum
 from typing import Any
 
 import pandas as pd
+
+from ..errors import OddValueWarning
 
 __all__ = [
     "DATETIME",
@@ -107,6 +115,7 @@ def enum(name: str, values: type[Enum], doc: str) -> Column:
 
 
 def _categorical(column: Column, values: Sequence[Any]) -> pd.Categorical[Any]:
+    """Codes of ``values``; values outside the declared categories are appended."""
     # One dict lookup per value: enum members and strings map to codes through a
     # memo, which is several times faster than converting every value first.
     cats = list(column.categories)
@@ -118,13 +127,6 @@ def _categorical(column: Column, values: Sequence[Any]) -> pd.Categorical[Any]:
         if code is None:
             code = memo[v] = _code(v, index, cats)
         codes.append(code)
-    extra = cats[len(column.categories) :]
-    if extra:
-        warnings.warn(
-            f"column {column.name!r}: values {extra} are not in the declared categories; "
-            "they were appended (the service may have added them)",
-            stacklevel=4,
-        )
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
@@ -143,6 +145,82 @@ def _datetimes(values: Sequence[Any]) -> pd.DatetimeIndex:
     if not len(values):
         return pd.DatetimeIndex([], dtype=DATETIME)
     return pd.DatetimeIndex(pd.to_datetime(list(values), utc=True)).as_unit("ns")
+
+
+_ODD = (OverflowError, TypeError, ValueError)
+"""What pandas raises for a value its dtype cannot hold (``OutOfBoundsDatetime`` included)."""
+
+_MAX_WARNINGS = 20
+"""Odd values warned about one by one per column; the rest are counted in one last warning."""
+
+
+class _Ids:
+    """Each row's ID (the first column), looked up only when a value is odd."""
+
+    def __init__(self, schema: Schema, cols: Sequence[Sequence[Any]]) -> None:
+        self.name = schema.columns[0].name
+        self.values = cols[0] if cols else ()
+
+    def of(self, row: int) -> str:
+        return f"{self.name} {self.values[row]}"
+
+
+class _Odd:
+    """The warnings of one column: one per odd value, at most ``_MAX_WARNINGS``, then a count."""
+
+    def __init__(self, kind: str, column: Column, ids: _Ids) -> None:
+        self.kind, self.column, self.ids = kind, column, ids
+        self.count = 0
+
+    def __enter__(self) -> _Odd:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.count > _MAX_WARNINGS:
+            more = self.count - _MAX_WARNINGS
+            self._warn(f"{self.kind}: field {self.column.name!r}: {more} more odd values")
+
+    def value(self, row: int, value: Any, outcome: str) -> None:
+        self.count += 1
+        if self.count > _MAX_WARNINGS:
+            return
+        text = repr(value)
+        if len(text) > 60:
+            text = text[:57] + "..."
+        self._warn(
+            f"{self.kind} {self.ids.of(row)}: field {self.column.name!r} "
+            f"({self.column.dtype_name}) got {text}; {outcome}"
+        )
+
+    def _warn(self, message: str) -> None:
+        warnings.warn(message, OddValueWarning, stacklevel=6)
+
+
+def _typed(kind: str, column: Column, values: Sequence[Any], ids: _Ids) -> Any:
+    """``column.array(values)``; a value the dtype cannot hold becomes NA with a warning.
+
+    The whole column is converted at once; only when that fails is each value
+    tried on its own, so normal data costs nothing extra.
+    """
+    with _Odd(kind, column, ids) as odd:
+        try:
+            array = column.array(values)
+        except _ODD:
+            kept = list(values)
+            for row, value in enumerate(values):
+                try:
+                    column.array([value])
+                except _ODD:
+                    kept[row] = None
+                    odd.value(row, value, "set to NA")
+            array = column.array(kept)
+        if column.dtype_name == "category":
+            new = set(array.categories) - set(column.categories)
+            if new:
+                for row, code in enumerate(array.codes):
+                    if code >= 0 and array.categories[code] in new:
+                        odd.value(row, values[row], "kept as a new category")
+    return array
 
 
 class SchemaMismatchError(ValueError):
@@ -212,7 +290,10 @@ class Schema:
                 self.check_columns(row)
             raise
         cols = list(zip(*values, strict=True)) if values else [()] * width
-        data = {c.name: c.array(v) for c, v in zip(self.columns, cols, strict=True)}
+        ids = _Ids(self, cols)
+        data = {
+            c.name: _typed(self.kind, c, v, ids) for c, v in zip(self.columns, cols, strict=True)
+        }
         return pd.DataFrame(data, columns=self.names)
 
     def check_columns(self, row: Row) -> None:

@@ -13,11 +13,13 @@ from .benefit_rows import (
     frame_rows,
 )
 from .benefits_csv import BenefitImport, benefits_from_csv, read_benefits_csv
+from .csv_file import InputFileError
 
 __all__ = [
     "FLAT_COLUMNS",
     "BenefitImport",
     "CheckedBenefit",
+    "InputFileError",
     "benefits_from_csv",
     "check_benefit_rows",
     "column_for",

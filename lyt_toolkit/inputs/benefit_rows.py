@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from ..models import BenefitCreate
 from ..models.benefits import BENEFIT_TYPE_FIELDS, CONFIG_FIELD
 from ..models.enums import BenefitType, DigitalBenefitType
+from .numbers import parse_number, parse_whole
 
 __all__ = [
     "FLAT_COLUMNS",
@@ -90,32 +91,27 @@ class _FlatError(ValueError):
         self.message = message
 
 
-def _float(row: Mapping[str, Any], column: str, kind: str) -> float | None:
-    """The cell as a float, None when blank; ``kind`` names what the column holds."""
+def _parsed(row: Mapping[str, Any], column: str, parse: Callable[[str], Any]) -> Any:
+    """The cell parsed by ``parse``, None when blank; ``_FlatError`` names the column."""
     text = _cell(row, column)
     if not text:
         return None
     try:
-        return float(text)
-    except ValueError:
-        raise _FlatError(column, f"{column} must be {kind}, got {text!r}") from None
+        return parse(text)
+    except ValueError as exc:
+        raise _FlatError(column, f"{column} {exc}") from None
 
 
 def _whole(row: Mapping[str, Any], column: str) -> int | None:
-    number = _float(row, column, "a whole number")
-    if number is None:
-        return None
-    if not number.is_integer():
-        text = _cell(row, column)
-        raise _FlatError(column, f"{column} must be a whole number, got {text!r}")
-    return int(number)
+    """An exact whole number within signed 64 bits (see ``inputs.numbers``)."""
+    value: int | None = _parsed(row, column, parse_whole)
+    return value
 
 
 def _number(row: Mapping[str, Any], column: str) -> int | float | None:
-    number = _float(row, column, "a number")
-    if number is None:
-        return None
-    return int(number) if number.is_integer() else number
+    """A whole number (exact) or a finite decimal."""
+    value: int | float | None = _parsed(row, column, parse_number)
+    return value
 
 
 def _need(value: Any, column: str, kind: str) -> Any:

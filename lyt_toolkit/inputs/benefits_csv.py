@@ -6,13 +6,13 @@ import io
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..models import BenefitCreate
 from .benefit_rows import FLAT_COLUMNS, CheckedBenefit, check_benefit_rows, frame_rows
+from .csv_file import InputFileError, read_csv_table
 
 __all__ = ["BenefitImport", "benefits_from_csv", "read_benefits_csv"]
 
@@ -38,35 +38,41 @@ class BenefitImport:
 
 
 def read_benefits_csv(source: Any) -> pd.DataFrame:
-    """The CSV as text columns; ``ValueError`` for a missing or unknown column."""
-    if isinstance(source, bytes | bytearray | memoryview):
-        source = io.BytesIO(bytes(source))
-    elif isinstance(source, str) and "\n" in source:
-        source = io.StringIO(source)
-    frame = pd.read_csv(source, dtype=str, keep_default_na=False, skipinitialspace=False)
-    unknown = [c for c in frame.columns if c not in FLAT_COLUMNS]
-    missing = [c for c in _REQUIRED_COLUMNS if c not in frame.columns]
+    """The CSV as text columns, indexed by row number (1: the first row below the header).
+
+    ``InputFileError`` (a ``ValueError``) names the file for a missing or unknown
+    column, an encoding other than UTF-8, an empty file, an unclosed quote or
+    another delimiter than the comma. Blank rows are left out.
+    """
+    table = read_csv_table(source)
+    unknown = [c for c in table.header if c not in FLAT_COLUMNS]
+    missing = [c for c in _REQUIRED_COLUMNS if c not in table.header]
     if unknown or missing:
         problems = []
         if missing:
             problems.append(f"missing column(s) {', '.join(missing)}")
         if unknown:
             problems.append(f"unknown column(s) {', '.join(unknown)}")
-        raise ValueError(
-            f"benefit CSV: {'; '.join(problems)}; expected columns: {', '.join(FLAT_COLUMNS)}"
+        raise InputFileError(
+            f"{table.label}: {'; '.join(problems)}; expected columns: {', '.join(FLAT_COLUMNS)}"
         )
-    return frame
+    index = pd.Index([n for n, _ in table.rows], dtype="int64", name="row")
+    return pd.DataFrame(
+        [cells for _, cells in table.rows], columns=table.header, index=index, dtype="str"
+    )
 
 
 def benefits_from_csv(source: str | os.PathLike[str] | bytes | io.IOBase) -> BenefitImport:
     """Read a benefit import CSV (a path, its text, its bytes or an open file).
 
-    Rows are numbered from 1 for the first data line. A missing or unknown
-    column is a ``ValueError`` for the whole file (a typo would silently drop data).
+    Rows are numbered from 1 for the first line below the header. A missing or
+    unknown column, or a file that cannot be read as UTF-8 CSV, is an
+    ``InputFileError`` (a ``ValueError``) for the whole file (a typo would
+    silently drop data); a bad cell is an error of its row naming the column.
     """
-    if isinstance(source, Path):
-        source = str(source)
-    checked = check_benefit_rows(frame_rows(read_benefits_csv(source)))
+    frame = read_benefits_csv(source)
+    numbered = zip(frame.index, frame_rows(frame), strict=True)
+    checked = check_benefit_rows((int(number), row) for number, (_, row) in numbered)
     valid = [c.body for c in checked if c.error is None and c.body is not None]
     errors = pd.DataFrame(
         [

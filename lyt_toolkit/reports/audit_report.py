@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .snapshot_csv import SnapshotFrames, write_snapshot
+from ._write import replacing
+from .snapshot_csv import SnapshotFrames, write_csv, write_snapshot
 
 __all__ = ["FINDINGS_CSV", "FINDINGS_PNG", "write_reports"]
 
@@ -20,12 +21,15 @@ def write_reports(
     """Snapshot CSVs and manifest, the findings CSV and the chart of ``summary``, in ``out``.
 
     ``summary`` is the findings summary (``lyt_toolkit.audit.summary(findings)``).
-    Returns the written paths, sorted.
+    Returns the written paths, sorted. The findings CSV follows the snapshot's
+    conventions (text a spreadsheet would run is escaped with a leading ``'``);
+    every file is written to a temporary name and renamed into place.
     """
     from .chart import save_chart  # matplotlib loads only when a report is written
 
     out.mkdir(parents=True, exist_ok=True)
     written = write_snapshot(snapshot, out)
-    findings.to_csv(out / FINDINGS_CSV, index=False)
-    save_chart(summary, out / FINDINGS_PNG)
+    write_csv(findings, out / FINDINGS_CSV)
+    with replacing(out / FINDINGS_PNG) as tmp:
+        save_chart(summary, tmp)
     return sorted({*written, out / FINDINGS_CSV, out / FINDINGS_PNG})

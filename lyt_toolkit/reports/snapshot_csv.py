@@ -8,9 +8,15 @@ rebuilds the columns with the recorded dtypes, so ``read_frames(d)`` (and
 written. The manifest records the service's base URL and the pull time, never
 a credential.
 
-File conventions: UTF-8, comma separated, header row, ``\\n`` line ends;
+File conventions: UTF-8, comma separated, header row, ``\\r\\n`` line ends
+(RFC 4180, so a field holding any line break, a bare ``\\r`` too, is quoted);
 missing values are empty fields; instants are ISO 8601 UTC with microseconds
 and ``Z`` (``2026-01-15T12:00:00.000000Z``); flags are ``True``/``False``.
+Text and category cells a spreadsheet would run as a formula (first character
+``=``, ``+``, ``-``, ``@``, tab or carriage return) are written with a leading
+``'`` (``reports.cells``); the manifest's ``text_escaping`` entry records it and
+reading removes it again. Each file is written to a temporary name in the
+folder and renamed into place, never through a symlink.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from .._version import __version__
 from ..errors import LytError
 from ..frames.registry import FRAME_NAMES
 from ..frames.schema import DATETIME
+from ._write import replacing
+from .cells import ESCAPING, escape_frame, unescape
 
 __all__ = [
     "FORMAT",
@@ -40,6 +48,7 @@ __all__ = [
     "public_url",
     "read_frames",
     "read_manifest",
+    "write_csv",
     "write_snapshot",
 ]
 
@@ -47,6 +56,8 @@ FORMAT = "lyt-snapshot/1"
 MANIFEST = "manifest.json"
 _DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _PLAIN_DTYPES = {"str", "Int64", "Float64", "boolean"}
+_LINE_END = "\r\n"
+_ESCAPING_KEY = "text_escaping"
 
 
 class SnapshotFileError(LytError, ValueError):
@@ -123,7 +134,7 @@ def write_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path
     entries: dict[str, Any] = {}
     for name, frame in snapshot.frames().items():
         path = out / f"{name}.csv"
-        frame.to_csv(path, index=False, date_format=_DATE_FORMAT, lineterminator="\n")
+        write_csv(frame, path)
         written.append(path)
         entries[name] = {
             "file": path.name,
@@ -136,12 +147,22 @@ def write_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path
         "generator": f"lyt_toolkit {__version__}",
         "source": public_url(snapshot.source),
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
+        _ESCAPING_KEY: ESCAPING,
         "frames": entries,
     }
     path = out / MANIFEST
-    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    with replacing(path) as tmp:
+        tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     written.append(path)
     return written
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """One frame as a CSV file in the snapshot conventions (text cells escaped, CRLF)."""
+    with replacing(path) as tmp:
+        escape_frame(frame).to_csv(
+            tmp, index=False, date_format=_DATE_FORMAT, lineterminator=_LINE_END
+        )
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:
@@ -159,7 +180,7 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
     return manifest
 
 
-def _read_frame(directory: Path, name: str, entry: dict[str, Any]) -> pd.DataFrame:
+def _read_frame(directory: Path, name: str, entry: dict[str, Any], escaped: bool) -> pd.DataFrame:
     path = directory / entry["file"]
     if not path.is_file():
         raise SnapshotFileError(f"{path} is listed in the manifest but missing")
@@ -174,23 +195,34 @@ def _read_frame(directory: Path, name: str, entry: dict[str, Any]) -> pd.DataFra
     for col in columns:
         kind = col["dtype"]
         if kind == "category":
-            dtypes[col["name"]] = pd.CategoricalDtype(col.get("categories", []))
+            category = pd.CategoricalDtype(col.get("categories", []))
+            dtypes[col["name"]] = "str" if escaped else category
         elif kind == DATETIME:
             dtypes[col["name"]] = "str"
         elif kind in _PLAIN_DTYPES:
             dtypes[col["name"]] = kind
         else:
             raise SnapshotFileError(f"{path}: column {col['name']!r} has unknown dtype {kind!r}")
-    frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
+    try:
+        frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SnapshotFileError(f"{path}: cannot be read as a snapshot CSV ({reason})") from None
     names = [c["name"] for c in columns]
     if list(frame.columns) != names:
         raise SnapshotFileError(f"{path}: columns {list(frame.columns)} differ from {names}")
     if len(frame) != entry["rows"]:
         raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
     for col in columns:
+        key = col["name"]
         if col["dtype"] == DATETIME:
-            values = pd.to_datetime(frame[col["name"]], utc=True, format="ISO8601")
-            frame[col["name"]] = values.astype(DATETIME)
+            values = pd.to_datetime(frame[key], utc=True, format="ISO8601")
+            frame[key] = values.astype(DATETIME)
+        elif escaped and col["dtype"] in ("str", "category"):
+            text = unescape(frame[key])
+            if col["dtype"] == "category":
+                text = text.astype(pd.CategoricalDtype(col.get("categories", [])))
+            frame[key] = text
     return frame
 
 
@@ -206,5 +238,6 @@ def read_frames(directory: str | Path) -> SnapshotFiles:
     unknown = set(entries) - set(FRAME_NAMES)
     if unknown:
         raise SnapshotFileError(f"{base / MANIFEST}: unknown frames {sorted(unknown)}")
-    frames = {name: _read_frame(base, name, entry) for name, entry in entries.items()}
+    escaped = _ESCAPING_KEY in manifest  # snapshots written before escaping have none
+    frames = {name: _read_frame(base, name, entry, escaped) for name, entry in entries.items()}
     return SnapshotFiles(frames, manifest.get("source", ""), manifest.get("pulled_at"))
