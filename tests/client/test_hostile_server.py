@@ -133,6 +133,20 @@ def test_credentials_echoed_by_the_server_are_scrubbed(client: LoyaltyClient, pa
     assert not [secret for secret in SECRETS if secret in texts]
 
 
+def test_credentials_echoed_by_the_server_are_scrubbed_in_async(
+    server: MisbehavingServer,
+) -> None:
+    async def call() -> None:
+        async with AsyncLoyaltyClient(**settings(server, timeout=5)) as client:
+            await client.request("GET", "/v2/echo")
+
+    with pytest.raises(LytError) as info:
+        asyncio.run(call())
+    texts = "\n".join([str(info.value), repr(info.value), repr(vars(info.value))])
+    assert "***" in str(info.value)
+    assert not [secret for secret in SECRETS if secret in texts]
+
+
 def test_a_success_body_that_is_not_json_raises_a_toolkit_error(client: LoyaltyClient) -> None:
     with pytest.raises(APIResponseValidationError, match="cannot read"):
         client.request("GET", f"/v2/loyalties/rewards/{REWARD_IDS['garbage']}")
