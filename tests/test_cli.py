@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,19 +20,16 @@ _DEMO = SandboxCredentials(**DEFAULT_CREDENTIALS)  # what a child with no LYT_* 
 KEYS = {"X-App-Id": _DEMO.app_id, "X-App-Token": _DEMO.app_token}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def _serve(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """Run ``lyt sandbox serve`` in a child process until its ready line appears."""
-    port = _free_port()
+    """Run ``lyt sandbox serve`` in a child process until its ready line appears.
+
+    ``--port 0`` lets the server pick a free port and print it, so no other process
+    can take the port between choosing and binding it.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", str(port), *args],
+        [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

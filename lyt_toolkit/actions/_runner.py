@@ -9,13 +9,12 @@ left in doubt is checked with the plan's ``recover`` before its error stands.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Generic
 
 from .._progress import Progress, ProgressBar
 from ..errors import APIError, LytError, RequestValidationError
-from ._scrub import credential_scrubber
 from .items import ItemResult, Outcome, P, PlanItem
 from .log import ATTEMPTED, ActionLog, LogState
 
@@ -47,7 +46,7 @@ def run_items(
             results[index] = _skipped(item, state.succeeded[item.target])
         else:
             todo.append(index)
-    send = _Sender(plan, client, log, state, credential_scrubber(client))
+    send = _Sender(plan, client, log, state)
     with ProgressBar(progress, desc=plan.action, unit="item", total=len(plan.items)) as bar:
         bar.advance(len(plan.items) - len(todo))
         if concurrency == 1:
@@ -74,13 +73,15 @@ class _Sender(Generic[P]):
         client: LoyaltyClient,
         log: ActionLog | None,
         state: LogState,
-        scrub: Callable[[str], str],
     ) -> None:
         self.plan = plan
         self.client = client
         self.log = log
         self.state = state
-        self.scrub = scrub
+
+    def scrub(self, text: str) -> str:
+        """``text`` without any credential of the client (a server may echo them)."""
+        return self.client.scrub(text)
 
     def __call__(self, item: PlanItem[P]) -> ItemResult:
         in_doubt = self.state.in_doubt(item.target)

@@ -52,6 +52,11 @@ def _raw_call(
 
 class _Common:
     _config: ClientConfig
+    _transport: SyncTransport | AsyncTransport
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every credential this client holds (tokens included) masked as ``***``."""
+        return self._transport.scrubber.text(text)
 
     @property
     def config(self) -> ClientConfig:
@@ -81,6 +86,8 @@ class LoyaltyClient(_Common):
     ``httpx.Client`` (proxies, certificates); the client then leaves closing
     it to you.
     """
+
+    _transport: SyncTransport
 
     def __init__(
         self,
@@ -137,6 +144,8 @@ class AsyncLoyaltyClient(_Common):
     >>> async with AsyncLoyaltyClient(base_url=...) as client:
     ...     rewards, benefits = await asyncio.gather(client.rewards.list(), client.benefits.list())
     """
+
+    _transport: AsyncTransport
 
     def __init__(
         self,

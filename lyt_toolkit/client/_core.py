@@ -32,8 +32,8 @@ from ..errors import (
     RequestValidationError,
     error_class,
 )
-from ..models.bounds import find_out_of_bounds
 from ..models.errors import ErrorObject
+from ..models.numbers import first_problem
 from .config import ClientConfig, RetryConfig
 
 T = TypeVar("T")
@@ -282,10 +282,11 @@ def check_bounds(body: Any) -> None:
     """Refuse a body holding an integer beyond 64 bits or a number that is not finite."""
     if body is None:
         return
-    found = find_out_of_bounds(body)
-    if found is not None:
-        where, problem = found
-        raise RequestValidationError(f"request body: {where}: {problem}", field=where)
+    problem = first_problem(body)
+    if problem is not None:
+        raise RequestValidationError(
+            f"request body: {problem.where}: {problem.reason}", field=problem.where
+        )
 
 
 def come_back_hint(seconds: float | None) -> str | None:

@@ -19,9 +19,9 @@ from enum import Enum
 from typing import Any, TypedDict
 
 from ..errors import RequestValidationError
-from ..models.bounds import INT64_MAX, number_problem
 from ..models.enums import Junction
 from ..models.listing import MAX_LIMIT, MIN_LIMIT, FieldKind, FilterField, ListSpec
+from ..models.numbers import INT64_MAX, number_problem
 
 Params = list[tuple[str, str]]
 

@@ -3,8 +3,8 @@
 A server may echo request headers into its error message, details or body;
 before an exception leaves the client every string it carries (arguments,
 attributes, nested bodies, chained exceptions) has each credential the client
-holds replaced by ``***``. The actions package has its own ``actions/_scrub.py``
-for its texts; the client may not import it (layering).
+holds replaced by ``***``. ``client.scrub(text)`` offers the same to the layers
+above (the actions mask their result messages with it).
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client._scrub import MASK, Scrubber
 from lyt_toolkit.errors import APIConnectionError, BadRequestError
 
@@ -43,3 +44,15 @@ def test_a_chained_exception_is_masked() -> None:
 def test_short_values_are_left_alone() -> None:
     exc = Scrubber(lambda: ["t"]).exception(APIConnectionError("the service timed out"))
     assert str(exc) == "the service timed out"
+
+
+def test_a_client_masks_both_key_pairs_tokens_in_any_text() -> None:
+    client = LoyaltyClient(
+        base_url="http://127.0.0.1:9",
+        app_id="app",
+        app_token="app-secret-1",
+        management_id="mgmt",
+        management_token="mgmt-secret-2",
+        env_file=None,
+    )
+    assert client.scrub("app-secret-1 then mgmt-secret-2") == "*** then ***"

@@ -40,13 +40,13 @@ def test_unavailable_fault_answers_503(restore: Sandbox, api: httpx.Client) -> N
 
 
 def test_delay_fault_slows_requests_down(restore: Sandbox, api: httpx.Client) -> None:
-    restore.set_faults(delay_seconds=0.3, delay_fraction=1.0)
+    restore.set_faults(delay_seconds=2.0, delay_fraction=1.0)
     started = time.perf_counter()
     assert api.get(REWARDS).status_code == 200
-    assert time.perf_counter() - started >= 0.3
+    assert time.perf_counter() - started >= 2.0
     started = time.perf_counter()
-    restore.now()  # admin paths are never delayed
-    assert time.perf_counter() - started < 0.3
+    restore.now()  # admin paths are never delayed (a wide margin: the machine may be busy)
+    assert time.perf_counter() - started < 2.0
 
 
 def test_fractions_of_faults_are_seeded(restore: Sandbox, api: httpx.Client) -> None:

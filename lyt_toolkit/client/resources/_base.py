@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ...errors import RequestValidationError
-from ...models.bounds import find_out_of_bounds
 from ...models.ids import matches
 from ...models.listing import ListSpec
+from ...models.numbers import first_problem
 from .._core import Call, decoder
 from .._query import ListParams, ListQuery
 from ..pagination import aiter_items, aiter_pages, iter_items, iter_pages
@@ -52,12 +52,13 @@ def validate_body(model: type[M], body: M | Mapping[str, Any], what: str) -> M:
 
     Numbers must fit the interface: integers within 64 bits, floats finite.
     """
-    checked = _validate_model(model, body, what)
-    found = find_out_of_bounds(checked.model_dump())
-    if found is not None:
-        field, problem = found
-        raise RequestValidationError(f"{what}: {field}: {problem}", field=field)
-    return checked
+    raw = body.model_dump() if isinstance(body, BaseModel) else body
+    problem = first_problem(dict(raw) if isinstance(raw, Mapping) else raw)
+    if problem is not None:
+        raise RequestValidationError(
+            f"{what}: {problem.where}: {problem.reason}", field=problem.where
+        )
+    return _validate_model(model, body, what)
 
 
 def _validate_model(model: type[M], body: M | Mapping[str, Any], what: str) -> M:
