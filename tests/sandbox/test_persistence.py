@@ -237,3 +237,17 @@ def test_a_sandbox_killed_during_a_reset_resumes_a_whole_program(tmp_path: Path)
 def _ignore_transport_errors(call: Callable[[], object]) -> None:
     with contextlib.suppress(httpx.TransportError):
         call()
+
+
+def test_a_db_file_runs_in_wal_mode_and_waits_for_another_writer(tmp_path: Path) -> None:
+    db = tmp_path / "sandbox.sqlite"
+    with Sandbox.start(db=str(db), seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+        other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock a moment
+        release = threading.Timer(0.5, lambda: other.execute("COMMIT"))
+        release.start()
+        response = api.post("/v2/loyalties/benefits", json=benefit_body("Waited"))
+        release.join()
+        other.close()
+        assert response.status_code == 200, response.text
