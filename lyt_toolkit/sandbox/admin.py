@@ -55,7 +55,7 @@ def _check_reachable(field: str, moment: datetime) -> None:
 @router.post("/clock/advance")
 def advance_clock(body: Advance, state: StateDep) -> dict[str, Any]:
     _check_reachable("seconds", state.clock.now() + timedelta(seconds=body.seconds))
-    state.clock.advance(body.seconds)
+    state.advance_clock(body.seconds)
     return _clock(state)
 
 

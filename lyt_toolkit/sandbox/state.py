@@ -7,7 +7,7 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,10 @@ from .store import Store
 
 LOAD_COMPLETE = "load_complete"
 """Meta key written in the same transaction as a program load: present means finished."""
+
+CLOCK_SEEN = "clock_seen"
+"""Meta key: the latest instant the clock showed, and a running clock's offset from wall
+time, so a restart on an earlier clock does not revive what had expired."""
 
 
 class IncompleteDatabase(RuntimeError):
@@ -109,6 +113,7 @@ class SandboxState:
             )
             if not finished:
                 state.reload()
+            state._forget_expired_before_restart()
         except BaseException:
             store.close()
             raise
@@ -130,7 +135,38 @@ class SandboxState:
         after = self.clock.set(moment)
         if after < before:
             self.store.revoke_expired(before.timestamp(), iso(before))
+        self._write_clock()
         return after
+
+    def advance_clock(self, seconds: float) -> datetime:
+        after = self.clock.advance(seconds)
+        self._write_clock()
+        return after
+
+    def note_clock(self) -> None:
+        """Record what the clock shows now (and, when it runs, its offset from wall time)
+        with the next commit."""
+        now = self.clock.now()
+        offset = None if self.clock.is_fixed else (now - datetime.now(UTC)).total_seconds()
+        self.store.stage_meta(CLOCK_SEEN, json.dumps({"seen": now.timestamp(), "offset": offset}))
+
+    def _write_clock(self) -> None:
+        with self.store.transaction():
+            self.note_clock()
+
+    def _forget_expired_before_restart(self) -> None:
+        """A restart on an earlier clock (``--now``, the program's ``now``) treats the last
+        run's clock as having kept going: what had expired by then stays expired."""
+        saved = self.store.get_meta(CLOCK_SEEN)
+        if saved is not None:
+            record = json.loads(saved)
+            seen = float(record["seen"])
+            if record.get("offset") is not None:
+                seen = max(seen, datetime.now(UTC).timestamp() + float(record["offset"]))
+            if self.clock.now().timestamp() < seen:
+                moment = datetime.fromtimestamp(seen, UTC)
+                self.store.revoke_expired(seen, iso(moment))
+        self._write_clock()
 
     def now_iso(self) -> str:
         return iso(self.clock.now())

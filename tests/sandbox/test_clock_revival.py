@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -60,3 +61,22 @@ def test_a_cursor_expired_stays_expired_when_the_clock_is_set_back(sb: Sandbox) 
     sb.set_clock(NOW)
     response = _rewards(sb, headers, limit="5", cursor=cursor)
     assert response.status_code == 400 and "cursor" in response.json()["details"]
+
+
+def test_a_token_expired_stays_expired_after_a_restart_on_an_earlier_clock(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "sandbox.sqlite")
+    with Sandbox.start(db=db, now=NOW) as first:
+        headers = first.v2_headers()
+        first.advance_clock(2 * 3600)
+    with Sandbox.start(db=db, now=NOW) as again:  # the clock starts where it did before
+        assert _rewards(again, headers).status_code == 401
+
+
+def test_a_token_still_valid_survives_a_restart(tmp_path: Path) -> None:
+    db = str(tmp_path / "sandbox.sqlite")
+    with Sandbox.start(db=db, now=NOW) as first:
+        headers = first.v2_headers()
+    with Sandbox.start(db=db, now=NOW) as again:
+        assert _rewards(again, headers).status_code == 200

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import signal
 import sqlite3
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -19,7 +21,7 @@ from lyt_toolkit.sandbox.store import Store
 from lyt_toolkit.synthetic import write_program
 
 from .helpers import v2_client, walk
-from .serving import benefit_body, demo_env, serve_command, served, v2_headers
+from .serving import KEYS, benefit_body, demo_env, serve_command, served, v2_headers
 
 NOW = "2026-01-15T12:00:00Z"
 SEED = 7
@@ -203,3 +205,49 @@ def test_kills_while_writing_lose_no_acknowledged_benefit(tmp_path: Path) -> Non
             stored = {b["id"]: b["name"] for b in walk(api, "/v2/loyalties/benefits")}
     lost = {i: n for i, n in acknowledged.items() if stored.get(i) != n}
     assert len(acknowledged) >= 5 * 20 and lost == {}
+
+
+def test_a_sandbox_killed_during_a_reset_resumes_a_whole_program(tmp_path: Path) -> None:
+    program, db = tmp_path / "big.json", tmp_path / "sandbox.sqlite"
+    write_program(program, seed=1, rewards=20000, benefits=2000)
+    wal = Path(f"{db}-wal")
+    with served("--data", str(program), "--db", str(db)) as (base_url, proc):
+        written = wal.stat().st_mtime_ns
+        reset = threading.Thread(
+            target=lambda: _ignore_transport_errors(
+                lambda: httpx.post(f"{base_url}/_sandbox/reset", headers=KEYS, timeout=120)
+            )
+        )
+        reset.start()
+        deadline = time.monotonic() + 60
+        while wal.stat().st_mtime_ns == written and time.monotonic() < deadline:
+            time.sleep(0.002)  # until the reset writes
+        proc.send_signal(signal.SIGKILL)
+        reset.join(timeout=60)
+    with served("--data", str(program), "--db", str(db)) as (base_url, _):
+        response = httpx.get(
+            f"{base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=v2_headers(base_url)
+        )
+        assert response.status_code == 200
+    with sqlite3.connect(db) as conn:
+        counts = dict(conn.execute("SELECT kind, COUNT(*) FROM resources GROUP BY kind").fetchall())
+    assert counts["rewards"] == 20000 and counts["benefits"] == 2000
+
+
+def _ignore_transport_errors(call: Callable[[], object]) -> None:
+    with contextlib.suppress(httpx.TransportError):
+        call()
+
+
+def test_a_db_file_runs_in_wal_mode_and_waits_for_another_writer(tmp_path: Path) -> None:
+    db = tmp_path / "sandbox.sqlite"
+    with Sandbox.start(db=str(db), seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+        other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock a moment
+        release = threading.Timer(0.5, lambda: other.execute("COMMIT"))
+        release.start()
+        response = api.post("/v2/loyalties/benefits", json=benefit_body("Waited"))
+        release.join()
+        other.close()
+        assert response.status_code == 200, response.text

@@ -32,6 +32,7 @@ def issue_token(state: SandboxState, grant_type: str | None, scope: str | None) 
     ttl = int(state.config.token_ttl.total_seconds())
     expires_at = int(state.clock.now().timestamp()) + ttl
     client_id = state.config.credentials.app_id
+    state.note_clock()  # written with the token: a restart on an earlier clock must not revive it
     state.store.put_token(hash_token(token), client_id, " ".join(scopes), expires_at)
     return {
         "access_token": token,
