@@ -146,6 +146,8 @@ def install_handlers(app: FastAPI) -> None:
         details = exc.detail if isinstance(exc.detail, str) else None
         if exc.status_code == 404 and details == "Not Found":
             details = f"No endpoint {request.method} {request.url.path}"
+        elif exc.status_code == 400 and details == "There was an error parsing the body":
+            details = "body: could not be read (not UTF-8 JSON, or a malformed form)"
         return error_response(request, ServiceError(exc.status_code, details=details))
 
     @app.exception_handler(Exception)

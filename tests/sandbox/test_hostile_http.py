@@ -132,3 +132,8 @@ def test_trailing_slash_is_404_without_a_redirect(api: httpx.Client) -> None:
     response = api.get(f"{BENEFITS}/", headers={"Host": "evil.example"}, follow_redirects=False)
     body = assert_error(response, 404)
     assert "location" not in response.headers and "evil.example" not in body.get("details", "")
+
+
+def test_body_that_is_not_utf8_is_400_naming_the_body(api: httpx.Client) -> None:
+    response = api.post(VALIDATE, content=b'\xff\xfe{"order": {}}', headers=JSON)
+    assert_bad_request(response, "body:")
