@@ -205,14 +205,22 @@ def _read_frame(directory: Path, name: str, entry: dict[str, Any], escaped: bool
             raise SnapshotFileError(f"{path}: column {col['name']!r} has unknown dtype {kind!r}")
     try:
         frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        names = [c["name"] for c in columns]
+        if list(frame.columns) != names:
+            raise SnapshotFileError(f"{path}: columns {list(frame.columns)} differ from {names}")
+        if len(frame) != entry["rows"]:
+            raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
+        return _restore(frame, columns, escaped)
+    except SnapshotFileError:
+        raise
+    except (ValueError, TypeError, OverflowError, pd.errors.ParserError) as exc:
+        text = str(exc).strip()
+        reason = text.splitlines()[0] if text else type(exc).__name__
         raise SnapshotFileError(f"{path}: cannot be read as a snapshot CSV ({reason})") from None
-    names = [c["name"] for c in columns]
-    if list(frame.columns) != names:
-        raise SnapshotFileError(f"{path}: columns {list(frame.columns)} differ from {names}")
-    if len(frame) != entry["rows"]:
-        raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
+
+
+def _restore(frame: pd.DataFrame, columns: list[dict[str, Any]], escaped: bool) -> pd.DataFrame:
+    """Instants parsed, escaped text undone and categories rebuilt, as the manifest records."""
     for col in columns:
         key = col["name"]
         if col["dtype"] == DATETIME:
