@@ -486,3 +486,30 @@ def _is_hhmm(value: object) -> TypeGuard[str]:
         return False
     hours, minutes = value[:2], value[3:]
     return hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60
+
+
+# --- the service's answers ------------------------------------------------------
+
+
+@rule(
+    "odd-value-in-answer",
+    Severity.WARNING,
+    "A row of the service's answer held a value its column cannot hold or an unknown enum value.",
+)
+def odd_value_in_answer(snapshot: ProgramSnapshot) -> Iterator[Finding]:
+    """The pull kept going (NA or a new category); the row is flagged so it gets looked at."""
+    flagged: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for odd in snapshot.odd:
+        value = odd.value if len(odd.value) <= 60 else odd.value[:57] + "..."
+        flagged[odd.kind, odd.id].append(f"field {odd.field!r} got {value!r} ({odd.outcome})")
+    for (kind, row_id), problems in flagged.items():
+        yield Finding(
+            kind.removesuffix("s"), row_id, _name_of(snapshot, kind, row_id), "; ".join(problems)
+        )
+
+
+def _name_of(snapshot: ProgramSnapshot, kind: str, row_id: str) -> str | None:
+    """The name of row ``row_id`` in frame ``kind``, if the frame has names."""
+    if kind not in snapshot.frames():
+        return None
+    return next((r.get("name") for r in rows(snapshot, kind) if r.get("id") == row_id), None)

@@ -17,7 +17,9 @@ Odd values in the service's answers never stop a build: a value its column's
 dtype cannot hold (an integer beyond 64 bits, an instant outside the years
 1677-2262, text in a number column) becomes NA, and each such value, like
 each new category value, gives an ``OddValueWarning`` naming the kind, the
-row's ID and the field.
+row's ID and the field. ``Schema.build`` also records each one as an
+``OddValue`` in the built frame's ``attrs["odd_values"]`` (a tuple, empty for
+clean data), so the row can be flagged.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ..errors import OddValueWarning
 __all__ = [
     "DATETIME",
     "Column",
+    "OddValue",
     "Row",
     "Schema",
     "SchemaMismatchError",
@@ -147,6 +150,20 @@ def _datetimes(values: Sequence[Any]) -> pd.DatetimeIndex:
     return pd.DatetimeIndex(pd.to_datetime(list(values), utc=True)).as_unit("ns")
 
 
+@dataclass(frozen=True)
+class OddValue:
+    """One odd value met while building a frame: where it was, what it was, what became of it."""
+
+    kind: str
+    id: str
+    field: str
+    value: str
+    outcome: str
+
+
+ODD_VALUES = "odd_values"
+"""The ``DataFrame.attrs`` key under which ``Schema.build`` records its ``OddValue`` tuple."""
+
 _ODD = (OverflowError, TypeError, ValueError)
 """What pandas raises for a value its dtype cannot hold (``OutOfBoundsDatetime`` included)."""
 
@@ -162,14 +179,17 @@ class _Ids:
         self.values = cols[0] if cols else ()
 
     def of(self, row: int) -> str:
-        return f"{self.name} {self.values[row]}"
+        return f"{self.name} {self.raw(row)}"
+
+    def raw(self, row: int) -> str:
+        return str(self.values[row])
 
 
 class _Odd:
     """The warnings of one column: one per odd value, at most ``_MAX_WARNINGS``, then a count."""
 
-    def __init__(self, kind: str, column: Column, ids: _Ids) -> None:
-        self.kind, self.column, self.ids = kind, column, ids
+    def __init__(self, kind: str, column: Column, ids: _Ids, found: list[OddValue]) -> None:
+        self.kind, self.column, self.ids, self.found = kind, column, ids, found
         self.count = 0
 
     def __enter__(self) -> _Odd:
@@ -181,6 +201,9 @@ class _Odd:
             self._warn(f"{self.kind}: field {self.column.name!r}: {more} more odd values")
 
     def value(self, row: int, value: Any, outcome: str) -> None:
+        self.found.append(
+            OddValue(self.kind, self.ids.raw(row), self.column.name, _as_text(value), outcome)
+        )
         self.count += 1
         if self.count > _MAX_WARNINGS:
             return
@@ -196,13 +219,22 @@ class _Odd:
         warnings.warn(message, OddValueWarning, stacklevel=6)
 
 
-def _typed(kind: str, column: Column, values: Sequence[Any], ids: _Ids) -> Any:
+def _as_text(value: Any) -> str:
+    """An odd value as text: an enum member's value, else ``str``."""
+    return str(value.value) if isinstance(value, Enum) else str(value)
+
+
+def _typed(
+    kind: str, column: Column, values: Sequence[Any], ids: _Ids, found: list[OddValue]
+) -> Any:
     """``column.array(values)``; a value the dtype cannot hold becomes NA with a warning.
+
+    Each odd value is also appended to ``found``.
 
     The whole column is converted at once; only when that fails is each value
     tried on its own, so normal data costs nothing extra.
     """
-    with _Odd(kind, column, ids) as odd:
+    with _Odd(kind, column, ids, found) as odd:
         try:
             array = column.array(values)
         except _ODD:
@@ -275,7 +307,8 @@ class Schema:
         """A frame from rows that name each value by its column, built column by column.
 
         Every row must have exactly this schema's columns; ``SchemaMismatchError``
-        names the columns a row lacks or adds.
+        names the columns a row lacks or adds. Odd values (see the module doc) are
+        recorded in the frame's ``attrs["odd_values"]``.
         """
         rows = list(rows)
         width = len(self.columns)
@@ -291,10 +324,14 @@ class Schema:
             raise
         cols = list(zip(*values, strict=True)) if values else [()] * width
         ids = _Ids(self, cols)
+        found: list[OddValue] = []
         data = {
-            c.name: _typed(self.kind, c, v, ids) for c, v in zip(self.columns, cols, strict=True)
+            c.name: _typed(self.kind, c, v, ids, found)
+            for c, v in zip(self.columns, cols, strict=True)
         }
-        return pd.DataFrame(data, columns=self.names)
+        frame = pd.DataFrame(data, columns=self.names)
+        frame.attrs[ODD_VALUES] = tuple(found)
+        return frame
 
     def check_columns(self, row: Row) -> None:
         """Raise ``SchemaMismatchError`` unless ``row`` has exactly this schema's columns."""

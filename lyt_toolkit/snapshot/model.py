@@ -3,14 +3,15 @@
 A snapshot holds one typed frame per kind (``FRAME_NAMES``), the service it
 came from and the service's time when the pull began. ``pull`` fills it over
 the network (see ``lyt_toolkit.snapshot.pull``); ``to_csv`` writes it with the
-manifest of ``lyt_toolkit.reports``.
+manifest of ``lyt_toolkit.reports``. ``odd_values`` lists the odd values met in
+the service's answers (one row per flagged value; not written to CSV).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ import pandas as pd
 
 from .._progress import Progress
 from ..frames.registry import FRAME_NAMES, SCHEMAS
+from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
 from .pull import DEFAULT_CONCURRENCY, ClientSource, Pulled, pull_frames, settings_of, utc_now
 
@@ -32,7 +34,8 @@ class ProgramSnapshot:
     ``source`` is the service's base URL (never credentials). ``pulled_at`` is
     the service's clock when the pull began, read from the token it issued
     (``expires_at - expires_in``), so audits of a sandbox with a fixed clock
-    see that clock; it falls back to this machine's UTC time.
+    see that clock; it falls back to this machine's UTC time. ``odd`` holds the
+    odd values met while building the frames (see ``odd_values``).
     """
 
     rewards: pd.DataFrame
@@ -46,10 +49,21 @@ class ProgramSnapshot:
     pending_buckets: pd.DataFrame
     source: str = ""
     pulled_at: pd.Timestamp = field(default_factory=utc_now)
+    odd: tuple[OddValue, ...] = field(default=(), repr=False)
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
         return {name: getattr(self, name) for name in FRAME_NAMES}
+
+    @property
+    def odd_values(self) -> pd.DataFrame:
+        """One row per odd value in the service's answers: kind, id, field, value, outcome.
+
+        ``outcome`` is "set to NA" or "kept as a new category"; zero rows for clean data.
+        """
+        columns = ("kind", "id", "field", "value", "outcome")
+        data = {c: pd.array([getattr(o, c) for o in self.odd], dtype="string") for c in columns}
+        return pd.DataFrame(data, columns=list(columns))
 
     @classmethod
     def from_frames(
@@ -58,15 +72,22 @@ class ProgramSnapshot:
         *,
         source: str = "",
         pulled_at: str | datetime | None = None,
+        odd_values: Iterable[OddValue] | None = None,
     ) -> ProgramSnapshot:
-        """A snapshot from ready frames; a missing kind becomes its empty frame."""
+        """A snapshot from ready frames; a missing kind becomes its empty frame.
+
+        ``odd_values`` defaults to those the frames' builders recorded in their
+        ``attrs["odd_values"]``.
+        """
         unknown = set(frames) - set(FRAME_NAMES)
         if unknown:
             raise ValueError(f"unknown frame names {sorted(unknown)}; known: {FRAME_NAMES}")
         built = {n: frames.get(n, SCHEMAS[n].empty()) for n in FRAME_NAMES}
         stamp = utc_now() if pulled_at is None else pd.Timestamp(pulled_at)
         stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
-        return cls(**built, source=public_url(source), pulled_at=stamp)
+        if odd_values is None:
+            odd_values = [o for f in built.values() for o in f.attrs.get(ODD_VALUES, ())]
+        return cls(**built, source=public_url(source), pulled_at=stamp, odd=tuple(odd_values))
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{n}={len(f)}" for n, f in self.frames().items())

@@ -9,6 +9,7 @@ order, so two pulls of the same data give equal frames.
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..errors import LytError, NotFoundError
+from ..errors import LytError, NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
 from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
@@ -139,12 +140,25 @@ class _Puller:
         return Pulled(frames, c.base_url, pulled_at)
 
     async def _service_now(self) -> pd.Timestamp:
-        """The service's clock, from the token it issued (``expires_at - expires_in``)."""
+        """The service's clock, from the token it issued (``expires_at - expires_in``).
+
+        Falls back to this machine's UTC time when there is no token, or, with an
+        ``OddValueWarning``, when its times give no instant pandas can hold.
+        """
         try:
             token = await self.client.oauth.token()
         except LytError:
             return utc_now()
-        return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC")
+        try:
+            return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC")
+        except (OverflowError, TypeError, ValueError) as exc:
+            warnings.warn(
+                f"token: expires_at {token.expires_at!r} - expires_in {token.expires_in!r} "
+                f"is no instant ({type(exc).__name__}); using this machine's UTC time",
+                OddValueWarning,
+                stacklevel=2,
+            )
+            return utc_now()
 
     async def _bounded(self, start: Callable[[], Awaitable[T]]) -> T:
         """Run ``start()`` once a concurrency slot is free.

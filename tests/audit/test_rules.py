@@ -55,6 +55,11 @@ EXPECTED: dict[str, set[str]] = {
 }
 """Resources of data/demo_program.json that break each rule (see data/README.md)."""
 
+NOT_IN_DEMO = {"odd-value-in-answer"}
+"""Rules the demo cannot trigger: its answers hold no odd values (see test_odd_flags)."""
+
+DEMO_RULES = [r for r in RULES if r not in NOT_IN_DEMO]
+
 
 def _ids(findings: pd.DataFrame, rule: str) -> set[str]:
     return set(findings.loc[findings["rule"] == rule, "resource_id"])
@@ -67,15 +72,16 @@ def _message(findings: pd.DataFrame, rule: str, resource_id: str) -> str:
 
 
 def test_every_rule_has_a_demo_expectation():
-    assert set(EXPECTED) == set(RULES)
+    assert set(EXPECTED) == set(DEMO_RULES)
+    assert set(RULES) >= NOT_IN_DEMO
 
 
-@pytest.mark.parametrize("rule", list(RULES))
+@pytest.mark.parametrize("rule", DEMO_RULES)
 def test_demo_triggers_rule_on_the_expected_resources(demo_findings: pd.DataFrame, rule: str):
     assert EXPECTED[rule] <= _ids(demo_findings, rule)
 
 
-@pytest.mark.parametrize("rule", list(RULES))
+@pytest.mark.parametrize("rule", DEMO_RULES)
 def test_demo_findings_carry_the_rule_severity(demo_findings: pd.DataFrame, rule: str):
     severities = set(demo_findings.loc[demo_findings["rule"] == rule, "severity"])
     assert severities == {RULES[rule].severity.value}
