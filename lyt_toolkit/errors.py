@@ -204,11 +204,12 @@ class RateLimitError(APIError):
         self, status: int, message: str, *, retry_after: float | None = None, **kwargs: Any
     ) -> None:
         self.retry_after = retry_after
-        self.retry_at = _time_after(retry_after)
+        self.retry_at = time_after(retry_after)
         super().__init__(status, message, **kwargs)
 
 
-def _time_after(seconds: float | None) -> datetime | None:
+def time_after(seconds: float | None) -> datetime | None:
+    """The UTC time ``seconds`` from now; None when unknown or beyond the calendar."""
     if seconds is None:
         return None
     try:

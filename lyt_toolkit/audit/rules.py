@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
+from ..frames import FRAME_NAMES
 from ..models.enums import (
     BenefitStatus,
     CardDefinitionStatus,
@@ -502,14 +503,13 @@ def odd_value_in_answer(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     for odd in snapshot.odd:
         value = odd.value if len(odd.value) <= 60 else odd.value[:57] + "..."
         flagged[odd.kind, odd.id].append(f"field {odd.field!r} got {value!r} ({odd.outcome})")
+    names = {kind: _names(snapshot, kind) for kind, _ in flagged}
     for (kind, row_id), problems in flagged.items():
-        yield Finding(
-            kind.removesuffix("s"), row_id, _name_of(snapshot, kind, row_id), "; ".join(problems)
-        )
+        yield Finding(kind.removesuffix("s"), row_id, names[kind].get(row_id), "; ".join(problems))
 
 
-def _name_of(snapshot: ProgramSnapshot, kind: str, row_id: str) -> str | None:
-    """The name of row ``row_id`` in frame ``kind``, if the frame has names."""
-    if kind not in snapshot.frames():
-        return None
-    return next((r.get("name") for r in rows(snapshot, kind) if r.get("id") == row_id), None)
+def _names(snapshot: ProgramSnapshot, kind: str) -> dict[str, str | None]:
+    """Row ID -> name in frame ``kind`` (empty when the snapshot has no such frame)."""
+    if kind not in FRAME_NAMES:
+        return {}
+    return {r["id"]: r.get("name") for r in rows(snapshot, kind)}

@@ -16,7 +16,6 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -31,6 +30,7 @@ from ..errors import (
     LytError,
     RequestValidationError,
     error_class,
+    time_after,
 )
 from ..models.errors import ErrorObject
 from ..models.numbers import first_problem
@@ -179,9 +179,7 @@ class RequestCore:
         """The HTTP request for ``call``; ``bearer`` is the token for ``/v2`` calls.
 
         ``timeout`` (an httpx timeout extension) defaults to the configured one.
-        A body number beyond 64 bits or not finite is refused here, naming its field.
         """
-        check_bounds(call.json)
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
         headers.update(self.auth_headers(call.family, bearer))
         kwargs: dict[str, Any] = {}
@@ -247,7 +245,7 @@ class RequestCore:
             info.message,
             key=info.key,
             details=info.details,
-            request_id=info.request_id or request_id(response),
+            request_id=info.request_id or response.headers.get("x-request-id"),
             resource_id=info.resource_id,
             resource_type=info.resource_type,
             body=body,
@@ -293,11 +291,8 @@ def come_back_hint(seconds: float | None) -> str | None:
     """When a rate-limited caller may come back, in seconds and UTC time."""
     if seconds is None:
         return None
-    try:
-        at = datetime.now(UTC) + timedelta(seconds=seconds)
-        when = f"after {at:%Y-%m-%d %H:%M:%S} UTC"
-    except (OverflowError, ValueError):
-        when = "much later"
+    at = time_after(seconds)
+    when = "much later" if at is None else f"after {at:%Y-%m-%d %H:%M:%S} UTC"
     return f"The service asks to wait {seconds:g} s before retrying (Retry-After): come back {when}"
 
 

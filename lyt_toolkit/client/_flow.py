@@ -22,6 +22,7 @@ from ._core import (
     Call,
     Family,
     RequestCore,
+    check_bounds,
     log_failure,
     log_response,
     next_delay,
@@ -78,8 +79,10 @@ Flow = Generator[Step, Any, T]
 def request_flow(core: RequestCore, tokens: TokenCache, call: Call[T]) -> Flow[T]:
     """Send ``call`` with its family's credentials and return its decoded answer.
 
-    The whole call, token request included, ends within the configured timeout.
+    The whole call, token request included, ends within the configured timeout. A body
+    number beyond 64 bits or not finite is refused first, naming its field.
     """
+    check_bounds(call.json)
     deadline = Deadline(call_seconds(core.config.timeout))
     if call.family is not Family.V2:
         response = yield from send_flow(core, call, deadline=deadline)
@@ -95,17 +98,13 @@ def request_flow(core: RequestCore, tokens: TokenCache, call: Call[T]) -> Flow[T
     return core.decode(call, response)
 
 
-def token_flow(
-    core: RequestCore, tokens: TokenCache, deadline: Deadline | None = None
-) -> Flow[tuple[str, int]]:
+def token_flow(core: RequestCore, tokens: TokenCache, deadline: Deadline) -> Flow[tuple[str, int]]:
     """The cached token, or a new one fetched and stored; run it under the driver's lock."""
     held = tokens.current()
     if held is not None:
         return held
     received_at = tokens.clock()
     call = core.token_call()
-    if deadline is None:
-        deadline = Deadline(call_seconds(core.config.timeout))
     token = core.decode(call, (yield from send_flow(core, call, deadline=deadline)))
     return tokens.store(token.access_token, token.expires_in, received_at)
 

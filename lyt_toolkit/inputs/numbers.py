@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 import re
 
+from ..models.numbers import INT64_MAX, INT64_MIN
+
 __all__ = ["INT64_MAX", "INT64_MIN", "parse_number", "parse_whole"]
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
 
 _WHOLE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _DECIMAL = re.compile(r"([+-]?[0-9]*)\.([0-9]*)", re.ASCII)

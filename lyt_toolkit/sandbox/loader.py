@@ -67,26 +67,31 @@ class ProgramFileError(ValueError):
 
 def normalize(kind: Kind, doc: dict[str, Any]) -> dict[str, Any]:
     """The document as the service would answer with it (defaults filled in)."""
-    return _checked(kind, doc)[0]
+    parsed = _parsed(kind, doc)
+    return doc if parsed is None else parsed.wire()
 
 
-def _checked(kind: Kind, doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The normalised document and the paths of keys in it that nothing declares."""
+def _parsed(kind: Kind, doc: dict[str, Any], where: str | None = None) -> models.ApiModel | None:
+    """``doc`` validated by its kind's model (None for kinds without one).
+
+    A document the model refuses raises ``ProgramFileError``, one line per problem,
+    each starting with ``where`` (default: the section and the record's id).
+    """
     model = getattr(models, kind.model) if kind.model else None
     if model is None:
-        return doc, unknown_record_keys(kind.key, doc)
+        return None
+    where = where or f"{kind.key} {doc.get('id', '?')}"
     try:
-        parsed = model.model_validate(doc)
+        parsed: models.ApiModel = model.model_validate(doc)
     except ValidationError as exc:
         lines = [
-            f"{kind.key} {doc.get('id', '?')}: {'.'.join(map(str, e['loc'])) or '(record)'}:"
-            f" {e['msg']}"
+            f"{where}: {'.'.join(map(str, e['loc'])) or '(record)'}: {e['msg']}"
             for e in exc.errors()
         ]
         raise ProgramFileError("\n".join(lines)) from exc
     except ValueError as exc:
-        raise ProgramFileError(f"{kind.key} {doc.get('id', '?')}: {exc}") from exc
-    return parsed.wire(), unknown_model_keys(parsed)
+        raise ProgramFileError(f"{where}: {exc}") from exc
+    return parsed
 
 
 _RELATIVE_PAIR = re.compile(r'"([^"\\]+)": "(now[^"\\]*)"')
@@ -185,13 +190,14 @@ def _section_rows(
             continue
         first_index[raw["id"]] = i
         try:
-            doc, unknown = _checked(kind, raw)
+            parsed = _parsed(kind, raw, where)
         except ProgramFileError as exc:
-            problems.extend(
-                line.replace(f"{kind.key} ", f"{kind.key}[{i}] ", 1)
-                for line in str(exc).splitlines()
-            )
+            problems.extend(str(exc).splitlines())
             continue
+        if parsed is None:
+            doc, unknown = raw, unknown_record_keys(kind.key, raw)
+        else:
+            doc, unknown = parsed.wire(), unknown_model_keys(parsed)
         problems.extend(f"{where}: unknown key {path!r}" for path in unknown)
         rows.append((doc, kind.scope(doc), kind.listed(doc)))
     return rows

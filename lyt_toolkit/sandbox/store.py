@@ -274,7 +274,7 @@ class Store:
                 conn.execute("DELETE FROM cursors WHERE expires_at <= ?", (now,))
 
     def cursor_exists(self, token: str) -> bool:
-        return bool(self.query("SELECT 1 FROM cursors WHERE token = ?", [token]))
+        return self.get_cursor(token) is not None
 
     def revoke_expired(self, moment: float, moment_iso: str) -> None:
         """Forget tokens and cursors expired at ``moment``: a clock moved back to before

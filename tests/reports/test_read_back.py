@@ -12,14 +12,9 @@ from lyt_toolkit import ProgramSnapshot, read_snapshot
 from lyt_toolkit.frames import benefits_frame
 from lyt_toolkit.reports import MANIFEST, SnapshotFileError
 
-SAMPLE = {
-    "id": "lben_0a1",
-    "name": "Welcome",
-    "type": "POINTS",
-    "status": "ACTIVE",
-    "points": {"value": 10, "card_definition_id": "lcdef_1"},
-    "created_at": "2026-01-15T12:00:00Z",
-}
+from .helpers import BENEFIT
+
+SAMPLE = BENEFIT
 
 
 def rewritten(directory: Path, content: str) -> Path:

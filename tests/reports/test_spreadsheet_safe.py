@@ -15,15 +15,10 @@ from lyt_toolkit import ProgramSnapshot, read_snapshot
 from lyt_toolkit.frames import SCHEMAS, benefits_frame
 from lyt_toolkit.reports import FINDINGS_CSV, MANIFEST, write_reports
 
+from .helpers import BENEFIT
+
 PULLED_AT = "2026-01-15T12:00:00Z"
-SAMPLE = {
-    "id": "lben_0a1",
-    "name": "placeholder",
-    "type": "POINTS",
-    "status": "ACTIVE",
-    "points": {"value": 10, "card_definition_id": "lcdef_1"},
-    "created_at": "2026-01-15T12:00:00Z",
-}
+SAMPLE = dict(BENEFIT, name="placeholder")
 
 
 def snapshot_named(*names: str) -> ProgramSnapshot:
