@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from datetime import timedelta
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-DEMO_PROGRAM = Path(__file__).resolve().parents[2] / "data" / "demo_program.json"
+DEMO_PROGRAM: Traversable = files(__package__) / "demo_program.json"
+"""The demo program, shipped inside the package (so a wheel install has it too)."""
 
 DEFAULT_CREDENTIALS = {
     "app_id": "sandbox-app-id",

@@ -176,8 +176,8 @@ def load_program_source(data: Any) -> dict[str, Any]:
     """The program dict from a path, a dict, or the bundled demo when ``None``."""
     if isinstance(data, dict):
         return data
-    path = Path(data) if data is not None else DEMO_PROGRAM
-    return json.loads(path.read_text(encoding="utf-8"))
+    source = Path(data) if data is not None else DEMO_PROGRAM
+    return json.loads(source.read_text(encoding="utf-8"))
 
 
 def get_state(request: Request) -> SandboxState:

@@ -53,7 +53,7 @@ EXPECTED: dict[str, set[str]] = {
         "lcppb_c0ffee000b",
     },
 }
-"""Resources of data/demo_program.json that break each rule (see data/README.md)."""
+"""Resources of the demo program that break each rule (see data/README.md)."""
 
 NOT_IN_DEMO = {"odd-value-in-answer"}
 """Rules the demo cannot trigger: its answers hold no odd values (see test_odd_flags)."""

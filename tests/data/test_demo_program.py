@@ -18,7 +18,7 @@ from lyt_toolkit.sandbox.timeexpr import is_relative, resolve, resolve_tree
 from .helpers import ID_PREFIXES
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-DEMO = DATA / "demo_program.json"
+DEMO = Path(__file__).resolve().parents[2] / "lyt_toolkit" / "sandbox" / "demo_program.json"
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 MISSING_CD = "lcdef_deadbeef0000"
 SHIPPING_PRODUCT = "prod_5h1pp1ng"
