@@ -1,0 +1,127 @@
+"""The built wheel works outside the checkout: lyt demo, lyt sandbox serve, Sandbox.start.
+
+The wheel is built from this checkout and installed, without its dependencies,
+into a new virtual environment under the test's temporary folder. The
+dependencies come from the running environment's site-packages through a
+plain path entry (its ``.pth`` files, among them the checkout's editable
+hook, are not processed), so every file of ``lyt_toolkit`` the children
+import is the wheel's. With ``LYT_WHEEL_FULL_INSTALL=1`` (set by ``.ci/run``)
+pip installs the dependencies too, as a new user's ``pip install`` would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_NOT_SOURCE = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "reports")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new virtual environment holding the wheel built from this checkout; its bin folder."""
+    work = tmp_path_factory.mktemp("wheel")
+    dist = work / "dist"
+    # Built from a copy holding only the project's files: a stale build/ folder in the
+    # checkout could otherwise supply files the package declaration forgot.
+    source = work / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*_NOT_SOURCE))
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run(
+        [*pip, "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(source)],
+        check=True,
+        cwd=work,
+    )
+    (wheel,) = dist.glob("lyt_toolkit-*.whl")
+    env_dir = work / "venv"
+    full = os.environ.get("LYT_WHEEL_FULL_INSTALL") == "1"
+    venv.create(env_dir, with_pip=full)
+    python = env_dir / "bin" / "python"
+    if full:
+        subprocess.run([python, "-m", "pip", "install", "--quiet", str(wheel)], check=True)
+    else:
+        site = Path(
+            subprocess.check_output(
+                [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], text=True
+            ).strip()
+        )
+        (site / "_lyt_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+        subprocess.run(
+            [*pip, "--python", str(python), "install", "--quiet", "--no-deps", str(wheel)],
+            check=True,
+        )
+    return env_dir / "bin"
+
+
+def _run(bin_dir: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LYT_", "PYTHON"))}
+    return subprocess.run(
+        list(args), cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_the_package_imported_is_the_wheels(installed: Path, tmp_path: Path) -> None:
+    out = _run(
+        installed,
+        str(installed / "python"),
+        "-c",
+        "import lyt_toolkit; print(lyt_toolkit.__file__)",
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    location = Path(out.stdout.strip())
+    assert installed.parent in location.parents, location
+    assert ROOT not in location.parents
+
+
+def test_lyt_demo_runs_from_the_wheel(installed: Path, tmp_path: Path) -> None:
+    out = _run(installed, str(installed / "lyt"), "demo", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "findings" in out.stdout
+    assert any((tmp_path / "reports").rglob("*.csv")), list(tmp_path.rglob("*"))
+
+
+def test_lyt_sandbox_serve_answers_from_the_wheel(installed: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LYT_", "PYTHON"))}
+    proc = subprocess.Popen(
+        [str(installed / "lyt"), "sandbox", "serve", "--port", "0"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "ready at http://127.0.0.1:" in line, line
+        base_url = line.split("ready at ")[1].split()[0]
+        import httpx
+
+        assert httpx.get(f"{base_url}/docs", timeout=10).status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_sandbox_start_serves_the_demo_program_from_the_wheel(
+    installed: Path, tmp_path: Path
+) -> None:
+    script = (
+        "from lyt_toolkit import LoyaltyClient\n"
+        "from lyt_toolkit.sandbox import Sandbox\n"
+        "with Sandbox.start() as sb:\n"
+        "    client = LoyaltyClient(base_url=sb.base_url, **sb.credentials.as_client_kwargs())\n"
+        "    print(len(client.rewards.frame()))\n"
+    )
+    out = _run(installed, str(installed / "python"), "-c", script, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip()) > 0
