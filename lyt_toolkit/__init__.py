@@ -14,6 +14,18 @@ from ._version import __version__
 # Public names, imported on first use so `import lyt_toolkit` stays cheap. A type
 # checker reads the explicit imports below instead; keep the two lists in step.
 if TYPE_CHECKING:
+    from . import (
+        actions,
+        audit,
+        client,
+        errors,
+        frames,
+        inputs,
+        models,
+        reports,
+        snapshot,
+        widgets,
+    )
     from .client import AsyncLoyaltyClient, LoyaltyClient
     from .snapshot import ProgramSnapshot, read_snapshot
 
@@ -23,6 +35,23 @@ _LAZY: dict[str, str] = {
     "ProgramSnapshot": "lyt_toolkit.snapshot",
     "read_snapshot": "lyt_toolkit.snapshot",
 }
+
+# Subpackages reachable as attributes after a bare `import lyt_toolkit`
+# (`lyt_toolkit.audit.run(...)`), imported on first use.
+_SUBPACKAGES = frozenset(
+    {
+        "actions",
+        "audit",
+        "client",
+        "errors",
+        "frames",
+        "inputs",
+        "models",
+        "reports",
+        "snapshot",
+        "widgets",
+    }
+)
 
 __all__ = [
     "AsyncLoyaltyClient",
@@ -34,6 +63,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"lyt_toolkit.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'lyt_toolkit' has no attribute {name!r}")
@@ -41,4 +72,4 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return sorted({*globals(), *__all__, *_SUBPACKAGES})
