@@ -189,6 +189,9 @@ def _checked_ignore(ignore: Iterable[str]) -> frozenset[str]:
 
 def row_keys(kind: str, frame: pd.DataFrame) -> pd.Series[str]:
     """Each row's key as one string; a repeated key gets ``#2``, ``#3``... in row order."""
+    missing = [c for c in KEYS[kind] if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{kind}: the frame lacks its key columns {missing}")
     parts = [_key_text(frame[c]) for c in KEYS[kind]]
     keys = parts[0]
     if len(parts) > 1:
@@ -312,8 +315,13 @@ def _whole_rows(kind: str, keys: pd.Series[str], rows: pd.DataFrame, change: str
     """One change row per added or removed row, the row itself as JSON text."""
     if not len(rows):
         return _no_changes()
-    lines = rows.to_json(orient="records", lines=True, date_format="iso", date_unit="us")
-    as_json = pd.Series(lines.rstrip("\n").split("\n"), dtype="str")
+    lines = rows.to_json(
+        orient="records", lines=True, date_format="iso", date_unit="us", force_ascii=False
+    )
+    # pandas escapes every "/" as "\/" (valid JSON, but hard to read): undo it
+    as_json = pd.Series(lines.rstrip("\n").split("\n"), dtype="str").str.replace(
+        "\\/", "/", regex=False
+    )
     missing = pd.Series([None] * len(rows), dtype="str")
     before, after = (as_json, missing) if change == "removed" else (missing, as_json)
     return _frame(kind, keys, change, None, before, after)

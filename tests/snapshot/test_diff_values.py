@@ -196,3 +196,19 @@ def test_to_csv_is_spreadsheet_safe_and_reads_back(tmp_path: Path) -> None:
     assert "'=cmd" in text and "\r\n" in text
     back = pd.read_csv(path, dtype="str")
     assert back["after"].tolist() == ["'=cmd|' /C calc'!A0"]
+
+
+def test_row_json_keeps_text_as_written() -> None:
+    a = snapshot(rewards=frame("rewards", REWARD))
+    name = "Café/Crème \\/ back\\slash"
+    b = snapshot(rewards=frame("rewards", REWARD, {**REWARD, "id": "lrew_2", "name": name}))
+    (after,) = a.diff(b).changes["after"]
+    assert '"name":"Café/Crème \\\\/ back\\\\slash"' in after
+    assert json.loads(after)["name"] == name
+
+
+def test_a_frame_without_its_key_columns_is_named() -> None:
+    a = snapshot(rewards=frame("rewards", REWARD))
+    b = snapshot(rewards=frame("rewards", REWARD).drop(columns=["id"]))
+    with pytest.raises(ValueError, match=r"rewards: the frame lacks its key columns \['id'\]"):
+        a.diff(b)
