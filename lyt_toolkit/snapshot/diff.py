@@ -194,9 +194,8 @@ def row_keys(kind: str, frame: pd.DataFrame) -> pd.Series[str]:
         raise ValueError(f"{kind}: the frame lacks its key columns {missing}")
     parts = [_key_text(frame[c]) for c in KEYS[kind]]
     keys = parts[0]
-    if len(parts) > 1:
-        for part in parts[1:]:
-            keys = keys + KEY_SEPARATOR + part
+    for part in parts[1:]:
+        keys = keys + KEY_SEPARATOR + part
     keys = keys.reset_index(drop=True)
     seen = keys.groupby(keys).cumcount()
     repeated = seen > 0
