@@ -68,7 +68,10 @@ def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'lyt_toolkit' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    found = getattr(importlib.import_module(module), name)
+    if module == "lyt_toolkit.snapshot":
+        importlib.import_module("lyt_toolkit.audit")  # registers SnapshotDiff.findings
+    return found
 
 
 def __dir__() -> list[str]:

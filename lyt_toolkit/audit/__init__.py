@@ -5,11 +5,16 @@
 is registered in :data:`RULES` with its id, severity and a one-line description.
 """
 
+from ..snapshot.diff import use_findings
 from . import rules as _rules  # noqa: F401  (importing registers the rules)
+from .compare import FINDING_CHANGES, compare_findings, findings_between
 from .registry import RULES, SEVERITIES, Finding, Rule, Severity, catalogue_markdown, rule
 from .run import FINDING_COLUMNS, findings_frame, run, summary
 
+use_findings(findings_between)  # SnapshotDiff.findings compares audits of its two snapshots
+
 __all__ = [
+    "FINDING_CHANGES",
     "FINDING_COLUMNS",
     "RULES",
     "SEVERITIES",
@@ -17,6 +22,8 @@ __all__ = [
     "Rule",
     "Severity",
     "catalogue_markdown",
+    "compare_findings",
+    "findings_between",
     "findings_frame",
     "rule",
     "run",

@@ -1,4 +1,4 @@
-"""The ``lyt`` command: demo, audit, export and the sandbox.
+"""The ``lyt`` command: demo, audit, export, diff and the sandbox.
 
 Each subcommand's work lives in the package it belongs to; this module only
 parses arguments and dispatches, importing lazily so ``lyt --help`` stays fast.
@@ -36,12 +36,24 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--out", default="reports", help="directory for the reports")
     audit.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
     audit.add_argument("--rules", action="store_true", help="print the audit rules and exit")
+    audit.add_argument(
+        "--history",
+        default=None,
+        metavar="DIR",
+        help="store the snapshot in this history folder and print what changed since the last",
+    )
     audit.set_defaults(handler=_dispatch("lyt_toolkit.cli.audit:audit"))
 
     export = sub.add_parser("export", help="pull a snapshot and write it as CSV")
     export.add_argument("--out", required=True, help="directory for the CSV files")
     export.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
     export.set_defaults(handler=_dispatch("lyt_toolkit.cli.export:export"))
+
+    diff = sub.add_parser("diff", help="print what changed between two exported snapshots")
+    diff.add_argument("old", metavar="OLD_DIR", help="the earlier snapshot folder (CSV or Parquet)")
+    diff.add_argument("new", metavar="NEW_DIR", help="the later snapshot folder (CSV or Parquet)")
+    diff.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
+    diff.set_defaults(handler=_dispatch("lyt_toolkit.cli.diff:diff"))
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)

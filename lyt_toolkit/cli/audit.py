@@ -46,10 +46,11 @@ def audit(args: argparse.Namespace) -> int:
         print(format_catalogue())
         return EXIT_OK
     sandbox = bool(getattr(args, "sandbox", False))
-    return _audit(args.out, sandbox=sandbox, command="lyt audit")
+    history = getattr(args, "history", None)
+    return _audit(args.out, sandbox=sandbox, command="lyt audit", history=history)
 
 
-def _audit(out_text: str, *, sandbox: bool, command: str) -> int:
+def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = None) -> int:
     from ..audit import run, summary  # the rules and pandas load only when an audit runs
     from ..reports import write_reports
 
@@ -75,6 +76,35 @@ def _audit(out_text: str, *, sandbox: bool, command: str) -> int:
     print(f"\nReports written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")
+    if history is not None:
+        return _keep(snapshot, history, command)
+    return EXIT_OK
+
+
+def _keep(snapshot: ProgramSnapshot, folder: str, command: str) -> int:
+    """Store ``snapshot`` in the history ``folder`` and print what changed since the last one."""
+    from ..reports import SnapshotFileError
+    from ..snapshot import SnapshotHistory
+    from .diff import format_diff
+
+    history = SnapshotHistory(folder)
+    try:
+        previous = history.latest()
+    except (SnapshotFileError, OSError) as exc:
+        return _fail(command, f"cannot read the history in {folder}: {exc}")
+    try:
+        history.append(snapshot)
+    except SnapshotFileError as exc:
+        print(f"\n{command}: {exc}; this snapshot was not stored again", file=sys.stderr)
+    except OSError as exc:
+        return _fail(command, f"cannot store the snapshot in {folder}: {exc.strerror or exc}")
+    else:
+        print(f"\nSnapshot stored in the history {history.path.resolve()}/")
+    if previous is None:
+        print("It is the first one there: nothing to compare with yet.")
+        return EXIT_OK
+    print()
+    print(format_diff(previous.diff(snapshot)))
     return EXIT_OK
 
 

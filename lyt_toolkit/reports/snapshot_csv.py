@@ -48,6 +48,7 @@ __all__ = [
     "public_url",
     "read_frames",
     "read_manifest",
+    "sha256_of",
     "write_csv",
     "write_snapshot",
 ]
@@ -118,7 +119,8 @@ def _dtype_name(dtype: object) -> str:
     return name
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of a file's bytes, as hex (what a manifest records)."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -139,7 +141,7 @@ def write_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path
         entries[name] = {
             "file": path.name,
             "rows": len(frame),
-            "sha256": _sha256(path),
+            "sha256": sha256_of(path),
             "columns": column_schema(frame),
         }
     manifest = {
@@ -165,8 +167,8 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
         )
 
 
-def read_manifest(directory: str | Path) -> dict[str, Any]:
-    """The parsed manifest of a snapshot directory, checked for its format."""
+def read_manifest(directory: str | Path, *, formats: tuple[str, ...] = (FORMAT,)) -> dict[str, Any]:
+    """The parsed manifest of a snapshot directory, checked to be one of ``formats``."""
     path = Path(directory) / MANIFEST
     if not path.is_file():
         raise SnapshotFileError(f"{path} is missing: not a snapshot directory")
@@ -174,9 +176,10 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise SnapshotFileError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") not in formats:
         found = manifest.get("format") if isinstance(manifest, dict) else None
-        raise SnapshotFileError(f"{path}: format {found!r} is not {FORMAT!r}")
+        expected = " or ".join(repr(f) for f in formats)
+        raise SnapshotFileError(f"{path}: format {found!r} is not {expected}")
     return manifest
 
 
@@ -184,7 +187,7 @@ def _read_frame(directory: Path, name: str, entry: dict[str, Any], escaped: bool
     path = directory / entry["file"]
     if not path.is_file():
         raise SnapshotFileError(f"{path} is listed in the manifest but missing")
-    actual = _sha256(path)
+    actual = sha256_of(path)
     if actual != entry["sha256"]:
         raise SnapshotFileError(
             f"{path} was changed after export: sha256 {actual} does not match the "

@@ -2,20 +2,27 @@
 
 ``ProgramSnapshot.pull(client)`` pulls every kind of program data concurrently
 and resolves the card definitions it references; ``to_csv`` and
-``read_snapshot`` write it out and read it back with the same dtypes.
+``read_snapshot`` write it out and read it back with the same dtypes (``to_parquet``
+too); ``diff`` says what changed between two snapshots and ``SnapshotHistory`` keeps
+them over time.
 """
 
 from ..frames.registry import FRAME_NAMES
 from ..reports.snapshot_csv import public_url
+from .diff import CHANGES, SnapshotDiff
 from .files import read_snapshot
+from .history import SnapshotHistory
 from .model import ProgramSnapshot
 from .pull import DEFAULT_CONCURRENCY, ClientSource
 
 __all__ = [
+    "CHANGES",
     "DEFAULT_CONCURRENCY",
     "FRAME_NAMES",
     "ClientSource",
     "ProgramSnapshot",
+    "SnapshotDiff",
+    "SnapshotHistory",
     "public_url",
     "read_snapshot",
 ]

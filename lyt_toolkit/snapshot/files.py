@@ -1,20 +1,24 @@
-"""Reading a snapshot back from the CSV files and manifest that ``to_csv`` wrote."""
+"""Reading a snapshot back from a folder that ``to_csv`` or ``to_parquet`` wrote."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..reports.snapshot_csv import read_frames
+from ..reports.snapshot_csv import FORMAT, read_frames, read_manifest
+from ..reports.snapshot_parquet import PARQUET_FORMAT, read_parquet_frames
 from .model import ProgramSnapshot
 
 __all__ = ["read_snapshot"]
 
 
 def read_snapshot(directory: str | Path) -> ProgramSnapshot:
-    """Read a directory written by ``ProgramSnapshot.to_csv`` back into a snapshot.
+    """Read a folder written by ``ProgramSnapshot.to_csv`` or ``to_parquet`` into a snapshot.
 
-    Every file's SHA-256 is checked against the manifest first; a missing,
-    altered or truncated file raises ``SnapshotFileError`` naming it.
+    The manifest says which form the folder holds. Every file's SHA-256 is
+    checked against the manifest first; a missing, altered or truncated file
+    raises ``SnapshotFileError`` naming it.
     """
-    files = read_frames(directory)
+    manifest = read_manifest(directory, formats=(FORMAT, PARQUET_FORMAT))
+    read = read_parquet_frames if manifest["format"] == PARQUET_FORMAT else read_frames
+    files = read(directory)
     return ProgramSnapshot.from_frames(files.frames, source=files.source, pulled_at=files.pulled_at)

@@ -22,6 +22,8 @@ from .._progress import Progress
 from ..frames.registry import FRAME_NAMES, SCHEMAS
 from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
+from ..reports.snapshot_parquet import write_parquet_snapshot
+from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
 from .pull import DEFAULT_CONCURRENCY, ClientSource, Pulled, pull_frames, settings_of, utc_now
 
 __all__ = ["FRAME_NAMES", "ProgramSnapshot"]
@@ -99,6 +101,23 @@ class ProgramSnapshot:
         See ``lyt_toolkit.reports`` for the manifest and ``read_snapshot`` to read back.
         """
         return write_snapshot(self, directory)
+
+    def to_parquet(self, directory: str | Path) -> list[Path]:
+        """Write one Parquet file per frame plus ``manifest.json``; returns the written paths.
+
+        ``read_snapshot`` reads the folder back with every dtype, category list and NA intact.
+        """
+        return write_parquet_snapshot(self, directory)
+
+    def diff(
+        self, other: ProgramSnapshot, *, ignore: Iterable[str] = DEFAULT_IGNORE
+    ) -> SnapshotDiff:
+        """What changed from this snapshot to ``other``: one row per changed value.
+
+        ``ignore`` names columns left out (default ``updated_at``). See
+        ``lyt_toolkit.snapshot.diff`` for keys and equality rules.
+        """
+        return compare(self, other, ignore=ignore)
 
     @classmethod
     def pull(

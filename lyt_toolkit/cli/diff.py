@@ -1,0 +1,74 @@
+"""``lyt diff OLD_DIR NEW_DIR [--out FILE]``: what changed between two exported snapshots.
+
+Either folder may hold a CSV export (``lyt export``, ``to_csv``) or a Parquet
+one (``to_parquet``). Prints the counts per kind and the audit findings that
+appeared or were resolved; ``--out`` writes every change as CSV. Changes are
+data, not failures: the exit code is 0 whenever the diff ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import LytError
+
+if TYPE_CHECKING:
+    from ..snapshot import SnapshotDiff
+
+__all__ = ["diff", "format_diff"]
+
+EXIT_OK = 0
+MAX_FINDINGS_SHOWN = 20
+EXIT_CANNOT_RUN = 2
+
+
+def diff(args: argparse.Namespace) -> int:
+    """Read both folders, diff them, print the summary and write ``--out``."""
+    from .. import audit  # noqa: F401  (registers the findings comparison of SnapshotDiff)
+    from ..snapshot import read_snapshot
+
+    try:
+        old, new = read_snapshot(args.old), read_snapshot(args.new)
+    except (LytError, OSError) as exc:
+        return _fail(str(exc))
+    changes = old.diff(new)
+    print(format_diff(changes))
+    if args.out:
+        out = Path(args.out).expanduser()
+        try:
+            changes.to_csv(out)
+        except OSError as exc:
+            return _fail(f"cannot write {out}: {exc.strerror or exc}")
+        print(f"\n{len(changes)} changes written to {out.resolve()}")
+    return EXIT_OK
+
+
+def format_diff(changes: SnapshotDiff) -> str:
+    """The printed diff: both pull times, counts per kind, findings that appeared or resolved."""
+    before, after = changes.before, changes.after
+    lines = [
+        f"Changes from {before.pulled_at:%Y-%m-%d %H:%M:%S} UTC "
+        f"to {after.pulled_at:%Y-%m-%d %H:%M:%S} UTC: {len(changes)} changes",
+        "",
+        changes.summary().to_string(),
+    ]
+    findings = changes.findings
+    counts = findings["change"].value_counts()
+    lines += [
+        "",
+        f"Audit findings: {counts.get('appeared', 0)} appeared, "
+        f"{counts.get('resolved', 0)} resolved",
+    ]
+    for f in findings.head(MAX_FINDINGS_SHOWN).itertuples(index=False):
+        lines.append(f"  {f.change:<8} {f.resource_id}: {f.message}  [{f.rule}]")
+    if len(findings) > MAX_FINDINGS_SHOWN:
+        lines.append(f"  ... and {len(findings) - MAX_FINDINGS_SHOWN} more")
+    return "\n".join(lines)
+
+
+def _fail(reason: str) -> int:
+    print(f"lyt diff: {reason}", file=sys.stderr)
+    return EXIT_CANNOT_RUN

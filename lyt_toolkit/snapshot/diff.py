@@ -1,0 +1,347 @@
+"""What changed between two snapshots: one row per changed value, computed column by column.
+
+``ProgramSnapshot.diff(other)`` lines up each kind's rows by their key (the ID;
+reward costs by reward, cost and spending entry; cards by member and card),
+then compares every column of the rows both snapshots hold, whole columns at a
+time: NA equals NA, categoricals compare by value (whatever their category
+lists), and JSON-text columns (``metadata``, ``validity_daily``) compare as
+parsed JSON, parsing only the cells whose text differs.
+
+Audit findings between the two snapshots (``SnapshotDiff.findings``) come from
+the audit package, which sits above this one: importing ``lyt_toolkit.audit``
+registers its comparison here with ``use_findings``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from functools import cache, cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..frames.registry import FRAME_NAMES, SCHEMAS
+from ..frames.schema import DATETIME, Column, Schema, text
+from ..reports.snapshot_csv import write_csv
+
+if TYPE_CHECKING:
+    from .model import ProgramSnapshot
+
+__all__ = [
+    "CHANGES",
+    "CHANGE_KINDS",
+    "DEFAULT_IGNORE",
+    "JSON_COLUMNS",
+    "KEYS",
+    "FindingsBetween",
+    "SnapshotDiff",
+    "compare",
+    "row_keys",
+    "use_findings",
+]
+
+CHANGE_KINDS = ("added", "removed", "changed")
+"""Values of the ``change`` column."""
+
+DEFAULT_IGNORE = ("updated_at",)
+"""Columns left out of a diff unless asked for: every update moves them."""
+
+KEYS: dict[str, tuple[str, ...]] = {
+    **{kind: ("id",) for kind in FRAME_NAMES},
+    "reward_costs": ("reward_id", "cost_id", "spending_index"),
+    "cards": ("member_id", "id"),
+}
+"""The columns that identify a row of each kind (a card is shared by its members)."""
+
+KEY_SEPARATOR = "/"
+"""Between the parts of a composite key; a missing part is written ``-``."""
+
+JSON_COLUMNS = frozenset({"metadata", "validity_daily"})
+"""Text columns holding JSON, compared as parsed values."""
+
+CHANGES = Schema(
+    "changes",
+    "One row per changed value between two snapshots; an added or removed row is one row "
+    "whose ``after`` or ``before`` holds the whole row as JSON.",
+    (
+        Column("kind", "category", "frame kind of the row", FRAME_NAMES),
+        text("key", "the row's ID, or its composite key as parts joined by '/' (NA part: '-')"),
+        Column("change", "category", "added, removed or changed", CHANGE_KINDS),
+        text("column", "the changed column (NA for an added or removed row)"),
+        text("before", "old value as text (a removed row: the row as JSON; NA: missing)"),
+        text("after", "new value as text (an added row: the row as JSON; NA: missing)"),
+    ),
+)
+"""The declared schema of ``SnapshotDiff.changes``."""
+
+
+@cache
+def _empty_changes() -> pd.DataFrame:
+    return CHANGES.empty()
+
+
+def _no_changes() -> pd.DataFrame:
+    """A fresh empty changes frame (built once, copied)."""
+    return _empty_changes().copy()
+
+
+FindingsBetween = Callable[["ProgramSnapshot", "ProgramSnapshot"], pd.DataFrame]
+"""Audit findings that appeared and were resolved from the first snapshot to the second."""
+
+_FINDINGS: list[FindingsBetween] = []
+
+
+def use_findings(between: FindingsBetween) -> None:
+    """Make ``between`` the source of ``SnapshotDiff.findings`` (the audit package calls this)."""
+    _FINDINGS[:] = [between]
+
+
+class SnapshotDiff:
+    """The changes from ``before`` to ``after``: ``changes``, ``summary()``, ``findings``.
+
+    ``len(diff)`` is the number of change rows; a diff is true when anything changed.
+    """
+
+    def __init__(
+        self,
+        before: ProgramSnapshot,
+        after: ProgramSnapshot,
+        changes: pd.DataFrame,
+        findings_between: FindingsBetween | None = None,
+    ) -> None:
+        self.before = before
+        self.after = after
+        self.changes = changes
+        self._findings_between = findings_between
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def __bool__(self) -> bool:
+        return len(self.changes) > 0
+
+    def __repr__(self) -> str:
+        return (
+            f"SnapshotDiff({self.before.pulled_at} -> {self.after.pulled_at}, {len(self)} changes)"
+        )
+
+    def summary(self) -> pd.DataFrame:
+        """Rows added, removed and changed and values changed, per kind and in ``total``."""
+        c = self.changes
+        rows = c.drop_duplicates(["kind", "change", "key"])
+        counts = pd.crosstab(rows["kind"], rows["change"], dropna=False)
+        counts = counts.reindex(index=list(FRAME_NAMES), columns=list(CHANGE_KINDS), fill_value=0)
+        values = c[c["change"] == "changed"].groupby("kind", observed=False).size()
+        counts["changed_values"] = values.reindex(counts.index, fill_value=0)
+        counts = counts.astype("int64")
+        counts.loc["total"] = counts.sum(axis=0)
+        counts.index.name = "kind"
+        counts.columns.name = None
+        return counts
+
+    @cached_property
+    def findings(self) -> pd.DataFrame:
+        """Audit findings that ``appeared`` or were ``resolved`` (column ``change``).
+
+        Runs the audit on both snapshots the first time it is read.
+        """
+        between = self._findings_between or (_FINDINGS[0] if _FINDINGS else None)
+        if between is None:
+            raise RuntimeError("diff.findings runs the audit rules: import lyt_toolkit.audit first")
+        return between(self.before, self.after)
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write ``changes`` as a CSV in the snapshot conventions (spreadsheet-safe text)."""
+        out = Path(path)
+        write_csv(self.changes, out)
+        return out
+
+
+def compare(
+    before: ProgramSnapshot, after: ProgramSnapshot, *, ignore: Iterable[str] = DEFAULT_IGNORE
+) -> SnapshotDiff:
+    """The ``SnapshotDiff`` from ``before`` to ``after``, leaving out the ``ignore`` columns."""
+    skip = _checked_ignore(ignore)
+    parts = [
+        _kind_changes(kind, getattr(before, kind), getattr(after, kind), skip)
+        for kind in FRAME_NAMES
+    ]
+    changes = pd.concat([p for p in parts if len(p)] or [_no_changes()], ignore_index=True)
+    return SnapshotDiff(before, after, CHANGES.conform(changes).reset_index(drop=True))
+
+
+def _checked_ignore(ignore: Iterable[str]) -> frozenset[str]:
+    if isinstance(ignore, str):
+        ignore = (ignore,)
+    skip = frozenset(ignore)
+    known = {c.name for s in SCHEMAS.values() for c in s.columns}
+    unknown = sorted(skip - known)
+    if unknown:
+        raise ValueError(f"ignore: no frame has the columns {unknown}")
+    keys = sorted(skip & {k for parts in KEYS.values() for k in parts})
+    if keys:
+        raise ValueError(f"ignore: {keys} identify rows and cannot be ignored")
+    return skip
+
+
+def row_keys(kind: str, frame: pd.DataFrame) -> pd.Series[str]:
+    """Each row's key as one string; a repeated key gets ``#2``, ``#3``... in row order."""
+    missing = [c for c in KEYS[kind] if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{kind}: the frame lacks its key columns {missing}")
+    parts = [_key_text(frame[c]) for c in KEYS[kind]]
+    keys = parts[0]
+    for part in parts[1:]:
+        keys = keys + KEY_SEPARATOR + part
+    keys = keys.reset_index(drop=True)
+    seen = keys.groupby(keys).cumcount()
+    repeated = seen > 0
+    if repeated.any():
+        keys = keys.where(~repeated, keys + "#" + (seen + 1).astype("str"))
+    return keys
+
+
+def _key_text(column: pd.Series[Any]) -> pd.Series[str]:
+    return column.astype("str").where(column.notna(), "-")
+
+
+def _kind_changes(
+    kind: str, before: pd.DataFrame, after: pd.DataFrame, skip: frozenset[str]
+) -> pd.DataFrame:
+    """The change rows of one kind."""
+    if before.empty and after.empty:
+        return _no_changes()
+    columns = [c for c in before.columns if c in after.columns and c not in skip]
+    before_keys, after_keys = row_keys(kind, before), row_keys(kind, after)
+    at_after = pd.Index(after_keys).get_indexer(pd.Index(before_keys))
+    at_before = pd.Index(before_keys).get_indexer(pd.Index(after_keys))
+    removed, added = np.flatnonzero(at_after < 0), np.flatnonzero(at_before < 0)
+    kept = np.flatnonzero(at_after >= 0)
+    old = before.iloc[kept].reset_index(drop=True)
+    new = after.iloc[at_after[kept]].reset_index(drop=True)
+    kept_keys = before_keys.iloc[kept].reset_index(drop=True)
+    parts = [
+        _whole_rows(kind, before_keys.iloc[removed], before.iloc[removed][columns], "removed"),
+        _whole_rows(kind, after_keys.iloc[added], after.iloc[added][columns], "added"),
+    ]
+    for name in columns if len(kept) else ():
+        changed = np.flatnonzero(_differs(old[name], new[name], json_text=name in JSON_COLUMNS))
+        if len(changed):
+            parts.append(
+                _frame(
+                    kind,
+                    kept_keys.iloc[changed],
+                    "changed",
+                    name,
+                    _as_text(old[name].iloc[changed]),
+                    _as_text(new[name].iloc[changed]),
+                )
+            )
+    found = [p for p in parts if len(p)]
+    if not found:
+        return _no_changes()
+    out = pd.concat(found, ignore_index=True)
+    order = {c: i for i, c in enumerate(CHANGE_KINDS)}
+    position = {c: i for i, c in enumerate(columns)}
+    out["_change"] = out["change"].map(order)
+    out["_column"] = out["column"].map(position).fillna(-1)
+    out = out.sort_values(["key", "_change", "_column"], kind="stable")
+    return out.drop(columns=["_change", "_column"])
+
+
+def _differs(old: pd.Series[Any], new: pd.Series[Any], *, json_text: bool) -> np.ndarray[Any, Any]:
+    """Where two aligned columns hold different values (NA equals NA; categories by value)."""
+    if old.equals(new):  # the usual case, decided in one pass (NA in the same places is equal)
+        return np.zeros(len(old), dtype=bool)
+    if _same_categories(old, new):  # compare codes: NA is code -1 on both sides
+        return np.asarray(old.cat.codes.to_numpy() != new.cat.codes.to_numpy())
+    old, new = _comparable(old), _comparable(new)
+    missing_old, missing_new = old.isna().to_numpy(), new.isna().to_numpy()
+    try:
+        equal = (old == new).to_numpy(dtype=bool, na_value=False)
+    except TypeError:  # dtypes that cannot be compared: compare their text
+        equal = (old.astype("str") == new.astype("str")).to_numpy(dtype=bool, na_value=False)
+    differs = ~(equal | (missing_old & missing_new))
+    if json_text:
+        both = np.flatnonzero(differs & ~missing_old & ~missing_new)
+        if len(both):
+            same = _json_equal(old.iloc[both], new.iloc[both])
+            differs[both[same]] = False
+    return differs
+
+
+def _same_categories(old: pd.Series[Any], new: pd.Series[Any]) -> bool:
+    a, b = old.dtype, new.dtype
+    return (
+        isinstance(a, pd.CategoricalDtype)
+        and isinstance(b, pd.CategoricalDtype)
+        and a.categories.equals(b.categories)
+    )
+
+
+def _comparable(column: pd.Series[Any]) -> pd.Series[Any]:
+    """Categoricals as their values' text, so two category lists never stop a comparison."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.astype("str").where(column.notna(), None)
+    return column
+
+
+def _json_equal(old: pd.Series[Any], new: pd.Series[Any]) -> np.ndarray[Any, Any]:
+    """Cell by cell, whether two JSON texts hold the same value (text that is not JSON: as text)."""
+    return np.array([_parsed(a) == _parsed(b) for a, b in zip(old, new, strict=True)], dtype=bool)
+
+
+def _parsed(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _as_text(column: pd.Series[Any]) -> pd.Series[Any]:
+    """Values as text: instants in ISO 8601 UTC with ``Z``, NA kept as NA."""
+    if isinstance(column.dtype, pd.DatetimeTZDtype) or str(column.dtype) == DATETIME:
+        out = column.dt.tz_convert("UTC").dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    else:
+        out = column.astype("str")
+    return out.where(column.notna(), None).reset_index(drop=True)
+
+
+def _whole_rows(kind: str, keys: pd.Series[str], rows: pd.DataFrame, change: str) -> pd.DataFrame:
+    """One change row per added or removed row, the row itself as JSON text."""
+    if not len(rows):
+        return _no_changes()
+    lines = rows.to_json(
+        orient="records", lines=True, date_format="iso", date_unit="us", force_ascii=False
+    )
+    # pandas escapes every "/" as "\/" (valid JSON, but hard to read): undo it
+    as_json = pd.Series(lines.rstrip("\n").split("\n"), dtype="str").str.replace(
+        "\\/", "/", regex=False
+    )
+    missing = pd.Series([None] * len(rows), dtype="str")
+    before, after = (as_json, missing) if change == "removed" else (missing, as_json)
+    return _frame(kind, keys, change, None, before, after)
+
+
+def _frame(
+    kind: str,
+    keys: pd.Series[str],
+    change: str,
+    column: str | None,
+    before: pd.Series[Any],
+    after: pd.Series[Any],
+) -> pd.DataFrame:
+    n = len(keys)
+    return pd.DataFrame(
+        {
+            "kind": [kind] * n,
+            "key": keys.to_numpy(),
+            "change": [change] * n,
+            "column": [column] * n,
+            "before": before.to_numpy(),
+            "after": after.to_numpy(),
+        }
+    )

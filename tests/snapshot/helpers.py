@@ -1,0 +1,47 @@
+"""Helpers of the snapshot tests: clients, pulls, and snapshots built from a few rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot
+from lyt_toolkit.frames import FRAME_NAMES, SCHEMAS
+from lyt_toolkit.sandbox import Sandbox
+
+NOW = "2026-01-15T12:00:00Z"
+"""The clock the sandboxes start at (the demo program's own default)."""
+
+
+def client_for(sb: Sandbox) -> LoyaltyClient:
+    """A client of sandbox ``sb`` (no ``.env``)."""
+    return LoyaltyClient(base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs())
+
+
+def pull(sb: Sandbox) -> ProgramSnapshot:
+    """Everything ``sb`` holds, pulled the way users pull it."""
+    with client_for(sb) as client:
+        return ProgramSnapshot.pull(client, progress=False)
+
+
+def frame(kind: str, *rows: dict[str, Any]) -> pd.DataFrame:
+    """A ``kind`` frame of ``rows``; columns a row leaves out are missing."""
+    names = SCHEMAS[kind].names
+    return SCHEMAS[kind].build([{n: row.get(n) for n in names} for row in rows])
+
+
+def snapshot(pulled_at: str = NOW, **frames: pd.DataFrame) -> ProgramSnapshot:
+    """A snapshot of the given frames (every other kind empty)."""
+    return ProgramSnapshot.from_frames(frames, source="http://service.test", pulled_at=pulled_at)
+
+
+def assert_same(a: ProgramSnapshot, b: ProgramSnapshot) -> None:
+    """Every frame of ``a`` equals the one of ``b`` exactly: values, NA, dtypes, categories."""
+    for name in FRAME_NAMES:
+        left, right = getattr(a, name), getattr(b, name)
+        pd.testing.assert_frame_equal(left, right, check_exact=True, obj=name)
+        for column in left.columns:
+            if isinstance(left[column].dtype, pd.CategoricalDtype):
+                assert list(left[column].cat.categories) == list(right[column].cat.categories)
+    assert a.pulled_at == b.pulled_at and a.source == b.source

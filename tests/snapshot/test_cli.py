@@ -1,0 +1,102 @@
+"""``lyt diff`` and ``lyt audit --history``, run the way a user runs them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.cli import main
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import CHANGES, SnapshotHistory
+
+from .helpers import client_for, pull
+
+DRAFTED = "lrew_c0ffee000f"
+
+
+def _total(out: str) -> list[int]:
+    found = re.search(r"^total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M)
+    assert found, out
+    return [int(n) for n in found.groups()]
+
+
+def test_diff_prints_the_summary_and_writes_the_changes(
+    demo_snapshot: ProgramSnapshot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rewards = demo_snapshot.rewards.copy()
+    rewards.loc[rewards["id"] == DRAFTED, ["status", "name"]] = ["DRAFT", "=1+1"]
+    later = ProgramSnapshot.from_frames(
+        {**demo_snapshot.frames(), "rewards": rewards},
+        source=demo_snapshot.source,
+        pulled_at=demo_snapshot.pulled_at + pd.Timedelta(days=1),
+    )
+    demo_snapshot.to_csv(tmp_path / "old")
+    later.to_parquet(tmp_path / "new")
+    out_file = tmp_path / "changes.csv"
+
+    code = main(["diff", str(tmp_path / "old"), str(tmp_path / "new"), "--out", str(out_file)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Changes from 2026-01-15 12:00:00 UTC to 2026-01-16 12:00:00 UTC: 2 changes" in out
+    assert re.search(r"^rewards\s+0\s+0\s+1\s+2$", out, re.M)
+    assert _total(out) == [0, 0, 1, 2]
+    assert "Audit findings: " in out
+    assert re.search(rf"^  resolved\s+{DRAFTED}: .*\[active-reward-expired\]$", out, re.M)
+    written = pd.read_csv(out_file, dtype="str", keep_default_na=False)
+    assert list(written.columns) == CHANGES.names
+    assert written[["column", "before", "after"]].values.tolist() == [
+        ["name", demo_snapshot.rewards.set_index("id").loc[DRAFTED, "name"], "'=1+1"],
+        ["status", "ACTIVE", "DRAFT"],
+    ]
+
+
+def test_diff_of_a_folder_that_is_no_snapshot_fails_in_one_line(
+    demo_snapshot: ProgramSnapshot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    demo_snapshot.to_csv(tmp_path / "old")
+    (tmp_path / "empty").mkdir()
+    code = main(["diff", str(tmp_path / "old"), str(tmp_path / "empty")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("lyt diff: ") and "manifest.json is missing" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_audit_history_stores_each_run_and_prints_what_changed(
+    demo: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LYT_BASE_URL", demo.base_url)
+    for key, value in demo.credentials.as_client_kwargs().items():
+        monkeypatch.setenv(f"LYT_{key.upper()}", value)
+    history = tmp_path / "history"
+    audit = ["audit", "--out", str(tmp_path / "reports"), "--history", str(history)]
+
+    assert main(audit) == 0
+    assert "first one there: nothing to compare" in capsys.readouterr().out
+
+    with client_for(demo) as client:
+        client.rewards.draft(DRAFTED)
+    demo.advance_clock(3600)
+    assert main(audit) == 0
+    out = capsys.readouterr().out
+    assert "Snapshot stored in the history" in out
+    assert re.search(r"^rewards\s+0\s+0\s+1\s+1$", out, re.M)
+    assert re.search(rf"^  resolved\s+{DRAFTED}: ", out, re.M)
+
+    stored = SnapshotHistory(history)
+    assert len(stored) == 2
+    assert stored.latest().rewards.set_index("id").loc[DRAFTED, "status"] == "DRAFT"
+    assert main(audit) == 0  # the clock did not move: the same key is not stored twice
+    captured = capsys.readouterr()
+    assert "is already stored; this snapshot was not stored again" in captured.err
+    assert _total(captured.out.split("Changes from")[1]) == [0, 0, 0, 0]
+    assert len(stored) == 2
+    assert pull(demo).pulled_at == stored.list()["pulled_at"].iloc[-1]

@@ -1,0 +1,120 @@
+"""Diffs of pulled snapshots: change the demo program through the client, pull again, compare."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from lyt_toolkit import ProgramSnapshot, read_snapshot
+from lyt_toolkit.audit import run
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import CHANGES
+
+from .helpers import client_for, pull
+
+DRAFTED = "lrew_c0ffee000f"  # ACTIVE and expired: drafting it resolves active-reward-expired
+DELETED = "lts_c0ffee0005"  # INACTIVE tier structure on a DELETED card definition
+BUCKET = ("lprg_c0ffee0001", "lmbr_c0ffee0001", "lcrd_c0ffee0001", "lcppb_c0ffee0001")
+NEW_BENEFIT = {
+    "name": "Diff test bonus",
+    "type": "POINTS",
+    "points": {"value": 42, "card_definition_id": "lcdef_c0ffee0001"},
+}
+
+
+def _changed(demo: Sandbox) -> tuple[ProgramSnapshot, ProgramSnapshot, str]:
+    """Pull, draft a reward, delete a tier structure, create a benefit, activate a bucket, pull."""
+    before = pull(demo)
+    with client_for(demo) as client:
+        client.rewards.draft(DRAFTED)
+        client.tier_structures.delete(DELETED)
+        created = client.benefits.create(NEW_BENEFIT).id
+        client.pending_buckets.activate(*BUCKET)
+    return before, pull(demo), created
+
+
+def _expected(before: ProgramSnapshot, created: str) -> pd.DataFrame:
+    """The change rows the four edits must give, worked out from ``before`` alone."""
+    cost = before.reward_costs[before.reward_costs["reward_id"] == DRAFTED].iloc[0]
+    card = before.cards[before.cards["id"] == BUCKET[2]].iloc[0]
+    bucket = before.pending_buckets[before.pending_buckets["id"] == BUCKET[3]].iloc[0]
+    points = int(bucket["points_total"])
+    rows = [
+        ("rewards", DRAFTED, "changed", "status", "ACTIVE", "DRAFT"),
+        (
+            "reward_costs",
+            f"{DRAFTED}/{cost['cost_id']}/{cost['spending_index']}",
+            "changed",
+            "reward_status",
+            "ACTIVE",
+            "DRAFT",
+        ),
+        ("benefits", created, "added", None, None, "<row>"),
+        ("tier_structures", DELETED, "changed", "status", "INACTIVE", "DELETED"),
+        (
+            "cards",
+            f"{BUCKET[1]}/{BUCKET[2]}",
+            "changed",
+            "balance_points",
+            str(card["balance_points"]),
+            str(card["balance_points"] + points),
+        ),
+        (
+            "cards",
+            f"{BUCKET[1]}/{BUCKET[2]}",
+            "changed",
+            "balance_pending_points",
+            str(card["balance_pending_points"]),
+            str(card["balance_pending_points"] - points),
+        ),
+        ("pending_buckets", BUCKET[3], "changed", "status", "PENDING", "ACTIVATED"),
+    ]
+    return CHANGES.conform(pd.DataFrame(rows, columns=CHANGES.names))
+
+
+def test_changes_made_through_the_client_are_exactly_the_diff(demo: Sandbox) -> None:
+    before, after, created = _changed(demo)
+    diff = before.diff(after)
+    changes = diff.changes.copy()
+    added = json.loads(changes.loc[changes["change"] == "added", "after"].iloc[0])
+    assert added["name"] == NEW_BENEFIT["name"] and added["points_value"] == 42
+    assert added["status"] == "DRAFT" and added["id"] == created
+    changes.loc[changes["change"] == "added", "after"] = "<row>"
+    pd.testing.assert_frame_equal(changes, _expected(before, created))
+    assert len(diff) == 7 and diff
+
+    summary = diff.summary()
+    assert summary.loc["benefits", "added"] == 1
+    assert summary.loc["cards"].tolist() == [0, 0, 1, 2]
+    assert summary.loc["total"].tolist() == [1, 0, 5, 6]
+
+    everything = before.diff(after, ignore=())
+    updated = everything.changes[everything.changes["column"] == "updated_at"]
+    assert sorted(updated["key"]) == sorted([DRAFTED, DELETED, BUCKET[3]])
+
+    findings = diff.findings
+    resolved = findings[findings["change"] == "resolved"]
+    pairs = zip(resolved["rule"], resolved["resource_id"], strict=True)
+    assert ("active-reward-expired", DRAFTED) in set(pairs)
+    both = pd.concat([run(before).assign(side="before"), run(after).assign(side="after")])
+    for f in findings.itertuples():
+        side = "after" if f.change == "appeared" else "before"
+        same = both[(both["rule"] == f.rule) & (both["message"] == f.message)]
+        assert set(same["side"]) == {side}, f
+
+
+def test_exported_folders_diff_like_the_pulled_snapshots(demo: Sandbox, tmp_path: Path) -> None:
+    before, after, _ = _changed(demo)
+    before.to_csv(tmp_path / "old")
+    after.to_parquet(tmp_path / "new")
+    from_files = read_snapshot(tmp_path / "old").diff(read_snapshot(tmp_path / "new"))
+    pd.testing.assert_frame_equal(from_files.changes, before.diff(after).changes)
+
+
+def test_two_pulls_of_unchanged_data_do_not_differ(demo_snapshot: ProgramSnapshot, demo) -> None:
+    again = pull(demo)
+    diff = demo_snapshot.diff(again)
+    assert len(diff) == 0 and not diff
+    assert diff.findings.empty
