@@ -108,6 +108,7 @@ class ProgressBar:
                 initial=self.done,
                 leave=False,
                 mininterval=REFRESH_SECONDS,
+                miniters=1,  # time alone paces the redraws
                 file=sys.stderr,
             )
             if self.pages:
@@ -121,8 +122,8 @@ class ProgressBar:
             self.done += max(count, 0)
             self.pages += max(pages, 0)
             if self._tqdm is not None:
-                if pages > 0:
-                    self._tqdm.set_postfix_str(self._pages_text(), refresh=False)
+                if pages > 0:  # a page without rows redraws here, the others in update
+                    self._tqdm.set_postfix_str(self._pages_text(), refresh=count <= 0)
                 self._tqdm.update(max(count, 0))
             if self._callback is not None and count > 0:
                 self._callback(self.done, self.total if self.total is not None else self.done)
