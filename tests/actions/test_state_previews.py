@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import sys
 import time
@@ -11,7 +12,7 @@ import pytest
 
 from lyt_toolkit import _progress, actions
 from lyt_toolkit.audit import run
-from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.frames.members import PENDING_BUCKETS
 from lyt_toolkit.snapshot import ProgramSnapshot
 
@@ -43,6 +44,16 @@ def test_program_bucket_frame_walks_members_and_cards(client: LoyaltyClient) -> 
     snapshot = ProgramSnapshot.pull(client, progress=False).pending_buckets
     same_program = snapshot[snapshot.program_id == "lprg_c0ffee0001"].reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, same_program)
+
+
+def test_async_program_bucket_frame_equals_sync(client: LoyaltyClient) -> None:
+    async def pull() -> pd.DataFrame:
+        async with AsyncLoyaltyClient(config=client.config) as twin:
+            return await twin.pending_buckets.frame("lprg_c0ffee0002", progress=False)
+
+    expected = client.pending_buckets.frame("lprg_c0ffee0002", progress=False)
+    assert len(expected) > 0
+    pd.testing.assert_frame_equal(asyncio.run(pull()), expected)
 
 
 def test_program_bucket_frame_of_one_card_and_bad_arguments(client: LoyaltyClient) -> None:
