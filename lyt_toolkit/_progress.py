@@ -1,11 +1,18 @@
 """One progress helper for pulls, plans and widgets.
 
-Every long job reports through a ``ProgressBar``: ``advance(n)`` as work
-lands, ``close()`` at the end. What the user sees depends on ``progress``:
+Every long job reports through a ``ProgressBar``: ``advance(rows, pages=n)`` as
+work lands, ``close()`` at the end. What the user sees depends on ``progress``:
 
-- ``True``: a ``tqdm.auto`` bar (a widget bar in Jupyter, text in a terminal);
+- ``True``: a bar where one can be seen (see :func:`display`): a widget bar in
+  a Jupyter kernel, text on a terminal's stderr, nothing when output goes
+  anywhere else (a pipe, a file, CI logs);
 - a callable ``(done, total)``: the caller draws it (the widgets do);
 - ``False`` or ``None``: nothing.
+
+The environment variable ``LYT_PROGRESS`` overrides the choice for ``True``:
+``off`` (no bars anywhere, e.g. CI or notebook tests), ``text``, ``widget`` or
+``auto`` (the default). Bars that count pages too show them after the rows,
+e.g. ``rewards: 1200 rows [00:01, 950 rows/s, 12 pages]``.
 
 A bar with ``lazy=True`` appears only once ``show()`` is called, so a pull that
 fits in one page stays silent. Safe to advance from several threads.
@@ -13,18 +20,58 @@ fits in one page stays silent. Safe to advance from several threads.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["Progress", "ProgressBar"]
+__all__ = ["Progress", "ProgressBar", "display"]
 
 Progress = bool | Callable[[int, int], None] | None
-"""``True`` for a ``tqdm.auto`` bar, a callable ``(done, total)`` for a custom one, else none."""
+"""``True`` for a bar where one can be seen, a callable ``(done, total)`` for a custom one,
+else none."""
+
+Display = Literal["widget", "text"] | None
+
+ENV_VAR = "LYT_PROGRESS"
+REFRESH_SECONDS = 0.1
+"""The least time between two redraws of a bar."""
+
+
+def in_jupyter_kernel() -> bool:
+    """True inside a Jupyter kernel (notebook, lab, VS Code), not a terminal IPython."""
+    ipython = sys.modules.get("IPython")
+    get_ipython = getattr(ipython, "get_ipython", None)
+    shell = get_ipython() if get_ipython is not None else None
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
+def display() -> Display:
+    """How a bar asked for with ``progress=True`` is shown here, or ``None`` for not at all."""
+    choice = os.environ.get(ENV_VAR, "auto").strip().lower()
+    if choice in ("off", "none", "0", "false"):
+        return None
+    if choice in ("widget", "text"):
+        return "widget" if choice == "widget" else "text"
+    if in_jupyter_kernel():
+        return "widget"
+    stderr = sys.stderr
+    return "text" if stderr is not None and stderr.isatty() else None
+
+
+def _tqdm_class(kind: Literal["widget", "text"]) -> Any:
+    if kind == "widget":
+        from tqdm.notebook import tqdm as widget_bar
+
+        return widget_bar
+    from tqdm.std import tqdm as text_bar
+
+    return text_bar
 
 
 class ProgressBar:
-    """Counts work done towards ``total`` (``None`` when unknown) and shows it as asked."""
+    """Counts rows (and pages) done towards ``total`` (``None`` when unknown) and shows them."""
 
     def __init__(
         self,
@@ -39,9 +86,10 @@ class ProgressBar:
         self.unit = unit
         self.total = total
         self.done = 0
+        self.pages = 0
         self._lock = threading.Lock()
         self._callback = progress if callable(progress) else None
-        self._wanted = bool(progress) and self._callback is None
+        self._display = display() if progress is True else None
         self._tqdm: Any = None
         if not lazy:
             self.show()
@@ -49,34 +97,46 @@ class ProgressBar:
             self._callback(0, total or 0)
 
     def show(self) -> None:
-        """Open the tqdm bar (if one was asked for and is not open yet)."""
-        if self._wanted and self._tqdm is None:
-            from tqdm.auto import tqdm
-
-            self._tqdm = tqdm(
+        """Open the bar, if one was asked for, can be seen here and is not open yet."""
+        with self._lock:
+            if self._display is None or self._tqdm is not None:
+                return
+            self._tqdm = _tqdm_class(self._display)(
                 desc=self.desc,
                 unit=f" {self.unit}s" if self.total is None else self.unit,
                 total=self.total,
                 initial=self.done,
                 leave=False,
+                mininterval=REFRESH_SECONDS,
+                miniters=1,  # time alone paces the redraws
+                file=sys.stderr,
             )
+            if self.pages:
+                self._tqdm.set_postfix_str(self._pages_text(), refresh=False)
 
-    def advance(self, count: int = 1) -> None:
-        """Record ``count`` more units done."""
-        if count <= 0:
+    def advance(self, count: int = 1, *, pages: int = 0) -> None:
+        """Record ``count`` more units (rows, items) done, which arrived in ``pages`` pages."""
+        if count <= 0 and pages <= 0:
             return
         with self._lock:
-            self.done += count
+            self.done += max(count, 0)
+            self.pages += max(pages, 0)
             if self._tqdm is not None:
-                self._tqdm.update(count)
-            if self._callback is not None:
+                if pages > 0:  # a page without rows redraws here, the others in update
+                    self._tqdm.set_postfix_str(self._pages_text(), refresh=count <= 0)
+                self._tqdm.update(max(count, 0))
+            if self._callback is not None and count > 0:
                 self._callback(self.done, self.total if self.total is not None else self.done)
 
+    def _pages_text(self) -> str:
+        return f"{self.pages:,} page" + ("" if self.pages == 1 else "s")
+
     def close(self) -> None:
-        """Close the tqdm bar; the count stays readable."""
-        if self._tqdm is not None:
-            self._tqdm.close()
-            self._tqdm = None
+        """Close the bar; the counts stay readable."""
+        with self._lock:
+            if self._tqdm is not None:
+                self._tqdm.close()
+                self._tqdm = None
 
     def __enter__(self) -> ProgressBar:
         return self

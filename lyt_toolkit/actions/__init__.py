@@ -4,8 +4,10 @@
 >>> plan.preview()                            # one row per item, local errors included
 >>> results = plan.execute(client, concurrency=8, log="runs/benefits.jsonl")
 
-Every ``execute`` returns one row per item (``succeeded``, ``failed``,
-``skipped_already_done`` or ``invalid``) and never stops on an item's failure.
+Every ``execute`` returns one row per item (``succeeded``, ``already_done``,
+``failed``, ``skipped_already_done`` or ``invalid``) and never stops on an item's
+failure; ``plan.preview(client)`` says first what the service's state will make
+of each item.
 The action log makes a re-run resume an interrupted batch without repeating
 anything that succeeded.
 """
@@ -19,7 +21,7 @@ from .benefits import (
     flat_row_to_body,
 )
 from .deletions import DeleteTierStructures, DeleteWebhooks, delete_tier_structures, delete_webhooks
-from .items import ItemResult, Outcome, PlanItem
+from .items import ItemResult, Outcome, PlanItem, Standing
 from .log import ActionLog
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
@@ -40,6 +42,7 @@ __all__ = [
     "MoveRewardsToDraft",
     "Outcome",
     "PlanItem",
+    "Standing",
     "activate_pending_buckets",
     "benefits_from_csv",
     "create_benefits",

@@ -1,9 +1,11 @@
 """Running a plan: items sent on a bounded thread pool, each answer turned into a result.
 
 A failed item never stops the batch: it becomes a result with the service's
-status, error key and message (credentials scrubbed). With an action log each
-item is logged before it is sent and after its answer; an item an earlier run
-left in doubt is checked with the plan's ``recover`` before its error stands.
+status, error key and message (credentials scrubbed). Before an error of the
+service stands, the plan's ``recover`` checks (read-only) whether the item is
+already in its target state: then it is ``already_done``, or ``succeeded`` and
+``recovered`` when the log shows an earlier run was interrupted sending it.
+With an action log each item is logged before it is sent and after its answer.
 """
 
 from __future__ import annotations
@@ -105,9 +107,9 @@ class _Sender(Generic[P]):
         try:
             result = self.plan.perform(self.client, item)
         except APIError as exc:
-            recovered = self._recover(item, exc) if in_doubt else None
-            if recovered is not None:
-                return recovered
+            settled = self._settled(item, exc, in_doubt)
+            if settled is not None:
+                return settled
             return ItemResult(
                 Outcome.FAILED,
                 status=exc.status,
@@ -132,14 +134,27 @@ class _Sender(Generic[P]):
             result.message = self.scrub(result.message)
         return result
 
-    def _recover(self, item: PlanItem[P], error: APIError) -> ItemResult | None:
+    def _settled(self, item: PlanItem[P], error: APIError, in_doubt: bool) -> ItemResult | None:
+        """The result of an item the service refused because it is already done, else None."""
         try:
-            result = self.plan.recover(self.client, item, error)
+            standing = self.plan.recover(self.client, item, error)
         except Exception:  # a failed check leaves the original error standing
             return None
-        if result is not None:
-            result.recovered = True
-        return result
+        if standing is None or standing.done is None:
+            return None
+        done = self.scrub(standing.done)
+        if in_doubt:
+            return ItemResult(
+                Outcome.SUCCEEDED,
+                message=f"done by an interrupted earlier run: {done}",
+                resource_id=standing.resource_id,
+                recovered=True,
+            )
+        return ItemResult(
+            Outcome.ALREADY_DONE,
+            message=f"{done} (the service answered {error.status} {error.key})",
+            resource_id=standing.resource_id,
+        )
 
 
 def _run_pool(
@@ -173,10 +188,11 @@ def _run_pool(
 
 
 def _skipped(item: PlanItem[Any], entry: dict[str, Any]) -> ItemResult:
+    seen = "found done" if entry.get("outcome") == Outcome.ALREADY_DONE else "succeeded"
     return ItemResult(
         Outcome.SKIPPED,
         status=entry.get("status"),
-        message=f"already succeeded at {entry.get('time')}",
+        message=f"already {seen} at {entry.get('time')}",
         request_id=entry.get("request_id"),
         resource_id=entry.get("resource_id"),
         columns=dict(item.columns),

@@ -27,8 +27,8 @@ from ..inputs import (
 )
 from ..models import BenefitCreate
 from ..models.benefits import CONFIG_FIELD
-from .items import ItemResult, Outcome, PlanItem
-from .plan import ActionPlan
+from .items import ItemResult, Outcome, PlanItem, Standing
+from .plan import ActionPlan, Observer
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -57,6 +57,7 @@ class CreateBenefits(ActionPlan[BenefitPayload]):
     """Create one benefit per valid row; the target key is the benefit name."""
 
     action = "create_benefit"
+    settled_by = (DuplicateFoundError,)
 
     def perform(self, client: LoyaltyClient, item: PlanItem[BenefitPayload]) -> ItemResult:
         benefit = client.benefits.create(item.to_send.body)
@@ -66,21 +67,29 @@ class CreateBenefits(ActionPlan[BenefitPayload]):
             message=f"created {benefit.type.value} benefit, status {benefit.status.value}",
         )
 
-    def recover(
-        self, client: LoyaltyClient, item: PlanItem[BenefitPayload], error: APIError
-    ) -> ItemResult | None:
-        """A duplicate name after an interrupted attempt: find our benefit by name."""
-        if not isinstance(error, DuplicateFoundError):
-            return None
-        wanted = item.to_send.body.body()
-        for benefit in client.benefits.iter(filters={"name": {"$is": item.target}}, limit=100):
-            if benefit.name == item.target and _same(wanted, benefit):
-                return ItemResult(
-                    Outcome.SUCCEEDED,
-                    resource_id=benefit.id,
-                    message="created by an interrupted earlier run (found by name)",
+    def observer(self, client: LoyaltyClient) -> Observer[BenefitPayload]:
+        """Looks each name up: a benefit with that name and these settings is done already;
+        one with other settings makes the create fail (names are unique)."""
+
+        def observe(item: PlanItem[BenefitPayload]) -> Standing:
+            wanted = item.to_send.body.body()
+            named = [
+                b
+                for b in client.benefits.iter(filters={"name": {"$is": item.target}}, limit=100)
+                if b.name == item.target
+            ]
+            for benefit in named:
+                if _same(wanted, benefit):
+                    return Standing.already(
+                        f"already exists as {benefit.id}", resource_id=benefit.id
+                    )
+            if named:
+                return Standing(
+                    f"fails: the name is taken by {named[0].id} with other settings (409)"
                 )
-        return None
+            return Standing(item.summary)
+
+        return observe
 
     def field_for(self, item: PlanItem[BenefitPayload], error: APIError) -> str | None:
         payload = item.to_send

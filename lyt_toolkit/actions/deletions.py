@@ -1,7 +1,8 @@
 """Delete tier structures and webhook configurations in bulk.
 
-Deleting is final, so an item interrupted in flight by an earlier run that now
-answers 404 is settled as done (the earlier request deleted it).
+A deletion that answers 404 is checked: a tier structure the service shows as
+DELETED, or a webhook no longer among its project's webhooks, is already done
+(by an earlier run, or by anyone), so the item is not a failure.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import APIError, NotFoundError
+from ..models.enums import TierStructureStatus
 from ..models.ids import IdPrefix
 from ._targets import as_records, first_seen, id_items, text_error
-from .items import ItemResult, Outcome, PlanItem
-from .plan import ActionPlan
+from .items import ItemResult, Outcome, PlanItem, Standing
+from .plan import ActionPlan, Observer
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -26,18 +28,9 @@ __all__ = [
 
 
 class _Deletion(ActionPlan[str]):
-    """A deletion: a 404 for an item an earlier run left in doubt means that run deleted it."""
+    """A deletion: a 404 is checked, since a resource already deleted answers it too."""
 
-    def recover(
-        self, client: LoyaltyClient, item: PlanItem[str], error: APIError
-    ) -> ItemResult | None:
-        if isinstance(error, NotFoundError):
-            return ItemResult(
-                Outcome.SUCCEEDED,
-                resource_id=item.payload,
-                message="deleted by an interrupted earlier run",
-            )
-        return None
+    settled_by = (NotFoundError,)
 
 
 class DeleteTierStructures(_Deletion):
@@ -48,6 +41,17 @@ class DeleteTierStructures(_Deletion):
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
         deleted = client.tier_structures.delete(item.to_send)
         return ItemResult(Outcome.SUCCEEDED, resource_id=deleted.id, message="deleted")
+
+    def observer(self, client: LoyaltyClient) -> Observer[str]:
+        """Reads each tier structure: the service keeps deleted ones, as DELETED."""
+
+        def observe(item: PlanItem[str]) -> Standing:
+            tiers = client.tier_structures.get(item.to_send)
+            if tiers.status == TierStructureStatus.DELETED:
+                return Standing.already("already DELETED", resource_id=tiers.id)
+            return Standing(f"delete tier structure (now {tiers.status})")
+
+        return observe
 
 
 class DeleteWebhooks(_Deletion):
@@ -62,6 +66,27 @@ class DeleteWebhooks(_Deletion):
         webhook_id = item.to_send
         client.webhooks.delete(item.columns["project_id"], webhook_id)
         return ItemResult(Outcome.SUCCEEDED, resource_id=webhook_id, message="deleted")
+
+    def observer(self, client: LoyaltyClient) -> Observer[str]:
+        """Lists each project's webhooks once: one no longer listed is gone already.
+
+        The service keeps no trace of a deleted webhook, so one that never
+        existed reads the same way.
+        """
+        listed: dict[str, set[str]] = {}
+
+        def observe(item: PlanItem[str]) -> Standing:
+            project_id = item.columns["project_id"]
+            if project_id not in listed:
+                listed[project_id] = {w.id for w in client.webhooks.list(project_id)}
+            if item.to_send in listed[project_id]:
+                return Standing("delete webhook configuration")
+            return Standing.already(
+                "already gone: not among the project's webhooks (deleted, or never there)",
+                resource_id=item.to_send,
+            )
+
+        return observe
 
     def field_for(self, item: PlanItem[str], error: APIError) -> str | None:
         if error.status == 402 or error.resource_type == "project":

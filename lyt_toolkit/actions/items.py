@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-__all__ = ["ItemResult", "Outcome", "P", "PlanItem"]
+__all__ = ["ItemResult", "Outcome", "P", "PlanItem", "Standing"]
 
 P = TypeVar("P")
 """The payload of a plan's items: what one request needs beyond the target key."""
@@ -20,6 +20,8 @@ class Outcome(StrEnum):
     FAILED = "failed"
     SKIPPED = "skipped_already_done"
     INVALID = "invalid"
+    ALREADY_DONE = "already_done"
+    """The service was already in the item's target state, so there was nothing to do."""
 
 
 @dataclass(frozen=True)
@@ -60,3 +62,23 @@ class ItemResult:
     resource_id: str | None = None
     recovered: bool = False
     columns: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What one item will do given the service's current state, as a preview row tells it.
+
+    ``done`` says why the item is already in its target state (e.g. ``"already
+    DRAFT"``), so nothing needs sending; ``resource_id`` names the resource that
+    shows it. ``columns`` are the plan's own state columns (``preview_columns``).
+    """
+
+    will: str
+    done: str | None = None
+    resource_id: str | None = None
+    columns: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def already(cls, done: str, **kwargs: Any) -> Standing:
+        """An item with nothing to do: ``will`` reads ``nothing (<done>)``."""
+        return cls(f"nothing ({done})", done=done, **kwargs)

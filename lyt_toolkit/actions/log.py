@@ -2,7 +2,7 @@
 
 Each item writes an ``attempted`` line before its request is sent and a line
 with its outcome after the answer arrives, each flushed and fsynced. A re-run
-with the same log skips targets whose last outcome is ``succeeded``; a target
+with the same log skips targets that ``succeeded`` or were ``already_done``; a target
 whose last line is ``attempted`` was interrupted in flight ("in doubt"), and
 the action checks the service before concluding it failed. A line cut short by
 a crash is ignored, never fatal.
@@ -27,6 +27,9 @@ __all__ = ["ATTEMPTED", "ActionLog", "LogSource", "LogState", "log_state", "open
 ATTEMPTED = "attempted"
 """Outcome written before a request is sent; never a final outcome."""
 
+DONE = ("succeeded", "already_done")
+"""Final outcomes after which the target is in its target state: a re-run skips it."""
+
 _FIELDS = (
     "time",
     "action",
@@ -46,6 +49,7 @@ class LogState:
 
     last: dict[str, dict[str, Any]] = field(default_factory=dict)
     succeeded: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Target -> the line that saw it done (``succeeded`` or ``already_done``)."""
 
     def in_doubt(self, target: str) -> bool:
         """True when a request for ``target`` may have reached the service unanswered:
@@ -150,14 +154,14 @@ class ActionLog:
         return found
 
     def state(self, action: str) -> LogState:
-        """The last line and the success line (if any) of each target of ``action``."""
+        """The last line and the line that saw it done (if any) of each target of ``action``."""
         state = LogState()
         for entry in self.entries():
             if entry.get("action") != action:
                 continue
             target = str(entry["target"])
             state.last[target] = entry
-            if entry["outcome"] == "succeeded":
+            if entry["outcome"] in DONE:
                 state.succeeded[target] = entry
         return state
 

@@ -2,22 +2,32 @@
 
 A bucket whose date is not in the future, or whose program, member or card
 definition does not allow activation, answers 423; that is a result row, not
-an error of the batch.
+an error of the batch. ``preview(client)`` reads each bucket, its program,
+member and card definition and the service's today, and shows ``activatable``
+and ``blocked_reason`` per row: the same reasons the audit rule
+``pending-bucket-not-activatable`` gives (``lyt_toolkit.frames.pending``).
+A bucket already ACTIVATED is done.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import APIError, ConflictError, ResourceLockedError
+import pandas as pd
+
+from ..errors import APIError, ConflictError, LytError, NotFoundError, ResourceLockedError
+from ..frames.pending import blocked_reasons
 from ..models.enums import PendingBucketStatus
 from ..models.ids import IdPrefix
 from ._targets import as_records, first_seen, id_error
-from .items import ItemResult, Outcome, PlanItem
-from .plan import ActionPlan
+from .items import ItemResult, Outcome, PlanItem, Standing
+from .plan import ActionPlan, Observer
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
+    from ..models import PendingBucket
 
 __all__ = ["ActivatePendingBuckets", "BucketPath", "activate_pending_buckets"]
 
@@ -40,6 +50,8 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
 
     action = "activate_pending_bucket"
     extra_result_columns = ("transaction_id", "activation_status")
+    preview_columns = {"activatable": "boolean", "blocked_reason": "string"}
+    settled_by = (ResourceLockedError, ConflictError)
 
     def perform(self, client: LoyaltyClient, item: PlanItem[BucketPath]) -> ItemResult:
         result = client.pending_buckets.activate(*item.to_send)
@@ -52,24 +64,97 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
             columns={"transaction_id": transaction, "activation_status": status},
         )
 
-    def recover(
-        self, client: LoyaltyClient, item: PlanItem[BucketPath], error: APIError
-    ) -> ItemResult | None:
-        """Locked after an interrupted attempt: done if the bucket has left PENDING as ACTIVATED."""
-        if not isinstance(error, ResourceLockedError | ConflictError):
-            return None
-        program_id, member_id, card_id, bucket_id = item.to_send
-        for bucket in client.pending_buckets.iter(program_id, member_id, card_id, limit=100):
-            if bucket.id == bucket_id and bucket.status == PendingBucketStatus.ACTIVATED:
-                return ItemResult(
-                    Outcome.SUCCEEDED, message="activated by an interrupted earlier run"
-                )
-        return None
+    def observer(self, client: LoyaltyClient) -> Observer[BucketPath]:
+        return _BucketReader(client)
 
     def field_for(self, item: PlanItem[BucketPath], error: APIError) -> str | None:
         if error.resource_type in _RESOURCE_FIELD:
             return _RESOURCE_FIELD[error.resource_type]
         return "bucket_id" if error.status in (404, 423) else None
+
+
+class _BucketReader:
+    """Reads what activating a bucket depends on, each program, member, card's buckets and
+    card definition once for all the items of a preview."""
+
+    def __init__(self, client: LoyaltyClient) -> None:
+        self.client = client
+        self.today = service_today(client)
+        self.programs: dict[str, str | None] = {}
+        self.members: dict[tuple[str, str], str | None] = {}
+        self.cards: dict[tuple[str, str, str], dict[str, PendingBucket]] = {}
+        self.definitions: dict[str, dict[str, Any] | None] = {}
+
+    def __call__(self, item: PlanItem[BucketPath]) -> Standing:
+        program_id, member_id, card_id, bucket_id = item.to_send
+        bucket = self._buckets(program_id, member_id, card_id).get(bucket_id)
+        if bucket is None:
+            return Standing(
+                f"fails: no bucket {bucket_id} on card {card_id} (404)",
+                columns={"activatable": False, "blocked_reason": "the bucket does not exist"},
+            )
+        reasons = blocked_reasons(
+            bucket.model_dump(),
+            today=self.today,
+            program_status=self._program_status(program_id),
+            member_status=self._member_status(program_id, member_id),
+            definition=self._definition(bucket.card_definition_id),
+        )
+        columns = {"activatable": not reasons, "blocked_reason": "; ".join(reasons) or None}
+        if bucket.status == PendingBucketStatus.ACTIVATED:
+            return Standing.already("already ACTIVATED", columns=columns)
+        if reasons:
+            return Standing(f"fails: {'; '.join(reasons)} (423)", columns=columns)
+        return Standing(item.summary, columns=columns)
+
+    def _buckets(self, program_id: str, member_id: str, card_id: str) -> dict[str, PendingBucket]:
+        key = (program_id, member_id, card_id)
+        if key not in self.cards:
+            listed = self.client.pending_buckets.iter(program_id, member_id, card_id, limit=100)
+            self.cards[key] = {b.id: b for b in listed}
+        return self.cards[key]
+
+    def _program_status(self, program_id: str) -> str | None:
+        if program_id not in self.programs:
+            self.programs[program_id] = _status(lambda: self.client.programs.get(program_id))
+        return self.programs[program_id]
+
+    def _member_status(self, program_id: str, member_id: str) -> str | None:
+        key = (program_id, member_id)
+        if key not in self.members:
+            self.members[key] = _status(lambda: self.client.members.get(program_id, member_id))
+        return self.members[key]
+
+    def _definition(self, definition_id: str) -> dict[str, Any] | None:
+        if definition_id not in self.definitions:
+            try:
+                found = self.client.card_definitions.get(definition_id)
+            except NotFoundError:
+                self.definitions[definition_id] = None
+            else:
+                self.definitions[definition_id] = {
+                    "id": found.id,
+                    "pending_points_type": found.pending_points.type,
+                }
+        return self.definitions[definition_id]
+
+
+def _status(read: Callable[[], Any]) -> str | None:
+    """The status of what ``read()`` returns, ``None`` when the service does not know it."""
+    try:
+        return str(read().status)
+    except NotFoundError:
+        return None
+
+
+def service_today(client: LoyaltyClient) -> dt.date:
+    """The service's UTC date, from the token it issues (``expires_at - expires_in``), so a
+    sandbox on a fixed clock is read at that clock; this machine's date without a token."""
+    try:
+        token = client.oauth.token()
+        return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC").date()
+    except (LytError, OverflowError, TypeError, ValueError):
+        return pd.Timestamp.now(tz="UTC").date()
 
 
 def _path(record: dict[str, Any]) -> tuple[Any, Any, Any, Any]:

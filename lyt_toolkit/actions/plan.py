@@ -4,25 +4,30 @@ A plan is built from the user's input without touching the service, so the
 preview shows every item and every local validation error first. Executing
 sends one request per valid item (see ``_runner``) and returns one result row
 per item. With an ``ActionLog`` a re-run skips what already succeeded and
-settles what was interrupted in flight.
+settles what was interrupted in flight. ``preview(client)`` also reads the
+service's current state (never writes) to say what each item will really do,
+and an item the service refuses because it is already in its target state
+(the reward is DRAFT, the tier structure DELETED) is reported ``already_done``,
+not ``failed``, even without a log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Generic
 
 import pandas as pd
 
-from .._progress import Progress
+from .._progress import Progress, ProgressBar
+from ..errors import APIError
 from ._runner import run_items
-from .items import ItemResult, Outcome, P, PlanItem
+from .items import ItemResult, Outcome, P, PlanItem, Standing
 from .log import LogSource, log_state, opened_log
 from .results import RESULT_COLUMNS, preview_frame, results_frame
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
-    from ..errors import APIError
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -31,7 +36,11 @@ __all__ = [
     "Outcome",
     "PlanItem",
     "Progress",
+    "Standing",
 ]
+
+Observer = Callable[[PlanItem[P]], Standing]
+"""Reads the service (never writes) and tells what one item will do."""
 
 
 class ActionPlan(Generic[P]):
@@ -44,6 +53,10 @@ class ActionPlan(Generic[P]):
 
     action: str = "action"
     extra_result_columns: tuple[str, ...] = ()
+    preview_columns: dict[str, str] = {}
+    """The plan's own state columns of ``preview(client)`` and their dtypes."""
+    settled_by: tuple[type[APIError], ...] = ()
+    """Errors that may only mean an item is already in its target state (then checked)."""
 
     def __init__(self, items: Sequence[PlanItem[P]]) -> None:
         self.items = list(items)
@@ -69,19 +82,27 @@ class ActionPlan(Generic[P]):
         """
         raise NotImplementedError
 
-    def recover(
-        self, client: LoyaltyClient, item: PlanItem[P], error: APIError
-    ) -> ItemResult | None:
-        """Decide whether ``error`` only means an earlier, interrupted run already did the work.
+    def observer(self, client: LoyaltyClient) -> Observer[P]:
+        """A function telling what one valid item will do given the service's state now.
 
-        Called only for items the log shows as attempted but never settled, after
-        :meth:`perform` failed with ``error``. An implementation checks the service
-        (read-only) and returns a SUCCEEDED result when the work is confirmed done,
-        otherwise ``None`` so the error stands. Anything it raises is ignored for
-        the same reason: an unconfirmed guess must not hide a real failure. The
-        default recovers nothing.
+        It may only read (any number of calls, from several threads at once) and
+        may keep what it read for the items that follow. An ``APIError`` it
+        raises becomes a "fails" row of the preview. The default reads nothing.
         """
-        return None
+        return lambda item: Standing(item.summary)
+
+    def recover(self, client: LoyaltyClient, item: PlanItem[P], error: APIError) -> Standing | None:
+        """After :meth:`perform` failed with ``error``: the item's standing when the service
+        shows it already in its target state (``done`` set), otherwise ``None``.
+
+        Only errors of ``settled_by`` are checked, read-only, with :meth:`observer`;
+        the runner reports a confirmed item ``already_done`` (or, when an earlier
+        run left it in doubt, ``succeeded`` and ``recovered``).
+        """
+        if not isinstance(error, self.settled_by):
+            return None
+        standing = self.observer(client)(item)
+        return standing if standing.done else None
 
     def field_for(self, item: PlanItem[P], error: APIError) -> str | None:
         """The input field ``error`` from the service is about, or ``None`` if it is not clear.
@@ -95,12 +116,35 @@ class ActionPlan(Generic[P]):
 
     # -- preview ------------------------------------------------------------------------
 
-    def preview(self, log: LogSource | None = None) -> pd.DataFrame:
+    def preview(
+        self,
+        client: LoyaltyClient | None = None,
+        *,
+        log: LogSource | None = None,
+        concurrency: int = 8,
+        progress: Progress = True,
+    ) -> pd.DataFrame:
         """One row per item: target, what will happen, and any local validation error.
 
-        With ``log``, items that already succeeded show that they will be skipped.
+        With ``client``, each valid item's ``will`` says what the service's current
+        state makes of it (``nothing (already DRAFT)``, ``fails: ...``), read with
+        at most ``concurrency`` requests in flight and nothing written; the plan's
+        ``preview_columns`` hold its state (NA without a client). With ``log``,
+        items that already succeeded show that they will be skipped.
         """
-        return preview_frame(self.items, log_state(log, self.action).succeeded)
+        done = log_state(log, self.action).succeeded
+        standings: list[Standing | None] = [None] * len(self.items)
+        if client is not None:
+            todo = [i for i, item in enumerate(self.items) if item.error is None]
+            todo = [i for i in todo if self.items[i].target not in done]
+            observe = _reporting_failures(self.observer(client), client.scrub)
+            bar = ProgressBar(progress, desc=f"{self.action} preview", total=len(todo))
+            with bar, ThreadPoolExecutor(max(1, concurrency)) as pool:
+                seen = pool.map(observe, (self.items[i] for i in todo))
+                for index, standing in zip(todo, seen, strict=True):
+                    standings[index] = standing
+                    bar.advance(1)
+        return preview_frame(self.items, done, standings, self.preview_columns)
 
     @property
     def valid_items(self) -> list[PlanItem[P]]:
@@ -140,3 +184,15 @@ class ActionPlan(Generic[P]):
                 progress=progress,
             )
         return results_frame(self.items, results, self.extra_result_columns)
+
+
+def _reporting_failures(observe: Observer[P], scrub: Callable[[str], str]) -> Observer[P]:
+    """``observe`` with the service's refusal to read an item as that item's "fails" row."""
+
+    def observed(item: PlanItem[P]) -> Standing:
+        try:
+            return observe(item)
+        except APIError as exc:
+            return Standing(scrub(f"fails: {exc.message} ({exc.status})"))
+
+    return observed

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from .items import ItemResult, Outcome, PlanItem
+from .items import ItemResult, Outcome, PlanItem, Standing
 
 __all__ = ["RESULT_COLUMNS", "preview_frame", "results_frame", "typed"]
 
@@ -62,16 +62,31 @@ def _item_columns(items: Sequence[PlanItem[Any]]) -> list[str]:
     return list(seen)
 
 
-def preview_frame(items: Sequence[PlanItem[Any]], done: Container[str]) -> pd.DataFrame:
-    """One row per item: target, what will happen, any local error (``done``: targets to skip)."""
+def preview_frame(
+    items: Sequence[PlanItem[Any]],
+    done: Container[str],
+    standings: Sequence[Standing | None] = (),
+    state_columns: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """One row per item: target, what will happen, any local error.
+
+    ``done``: targets the log shows done (skipped); ``standings``: what the
+    service's state makes of each item (``None`` where it was not read);
+    ``state_columns``: the plan's own state columns and their dtypes.
+    """
+    state_columns = state_columns or {}
     rows = []
     for index, item in enumerate(items):
+        standing = standings[index] if index < len(standings) else None
         if item.error:
             plan = "nothing (invalid)"
         elif item.target in done:
             plan = "skip (already done)"
+        elif standing is not None:
+            plan = standing.will
         else:
             plan = item.summary
+        state = standing.columns if standing is not None else {}
         rows.append(
             {
                 "item": index,
@@ -79,13 +94,27 @@ def preview_frame(items: Sequence[PlanItem[Any]], done: Container[str]) -> pd.Da
                 "target": item.target,
                 **item.columns,
                 "will": plan,
+                **{name: state.get(name) for name in state_columns},
                 "valid": item.error is None,
                 "error": item.error,
                 "field": item.field,
             }
         )
-    columns = ["item", "row", "target", *_item_columns(items), "will", "valid", "error", "field"]
-    return typed(pd.DataFrame(rows, columns=columns))
+    columns = [
+        "item",
+        "row",
+        "target",
+        *_item_columns(items),
+        "will",
+        *state_columns,
+        "valid",
+        "error",
+        "field",
+    ]
+    frame = pd.DataFrame(rows, columns=columns)
+    for name, dtype in state_columns.items():
+        frame[name] = frame[name].astype(pd.api.types.pandas_dtype(dtype))
+    return typed(frame)
 
 
 def results_frame(

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import APIError, ConflictError
+from ..errors import ConflictError
 from ..models.enums import RewardStatus
 from ..models.ids import IdPrefix
 from ._targets import id_items
-from .items import ItemResult, Outcome, PlanItem
-from .plan import ActionPlan
+from .items import ItemResult, Outcome, PlanItem, Standing
+from .plan import ActionPlan, Observer
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -22,6 +22,7 @@ class MoveRewardsToDraft(ActionPlan[str]):
     """POST the draft endpoint of each reward; the target key (and payload) is the reward ID."""
 
     action = "move_reward_to_draft"
+    settled_by = (ConflictError,)
 
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
         reward = client.rewards.draft(item.to_send)
@@ -29,29 +30,33 @@ class MoveRewardsToDraft(ActionPlan[str]):
             Outcome.SUCCEEDED, resource_id=reward.id, message=f"now {reward.status.value}"
         )
 
-    def recover(
-        self, client: LoyaltyClient, item: PlanItem[str], error: APIError
-    ) -> ItemResult | None:
-        """A conflict after an interrupted attempt: done if the reward is now DRAFT."""
-        if not isinstance(error, ConflictError):
-            return None
-        reward = client.rewards.get(item.to_send)
-        if reward.status == RewardStatus.DRAFT:
-            return ItemResult(
-                Outcome.SUCCEEDED,
-                resource_id=reward.id,
-                message="moved to DRAFT by an interrupted earlier run",
-            )
-        return None
+    def observer(self, client: LoyaltyClient) -> Observer[str]:
+        """Reads each reward's status: DRAFT is done, only ACTIVE can move."""
+
+        def observe(item: PlanItem[str]) -> Standing:
+            reward = client.rewards.get(item.to_send)
+            return _standing(reward.status, reward.id)
+
+        return observe
+
+
+def _standing(status: Any, reward_id: str | None = None) -> Standing:
+    """What moving a reward in ``status`` to DRAFT does (``None``: status not known)."""
+    if status in (None, RewardStatus.ACTIVE):
+        return Standing("move to DRAFT")
+    if status == RewardStatus.DRAFT:
+        return Standing.already("already DRAFT", resource_id=reward_id)
+    return Standing(f"fails: the reward is {status}; only ACTIVE rewards move to DRAFT (409)")
 
 
 def _summary(record: Mapping[str, Any]) -> str:
-    status = record.get("status")
-    if status in (None, RewardStatus.ACTIVE):
-        return "move to DRAFT"
-    return f"move to DRAFT (now {status}: expect 409)"
+    return _standing(record.get("status")).will
 
 
 def move_rewards_to_draft(rewards: Any) -> MoveRewardsToDraft:
-    """Plan moving rewards to draft: IDs, ``Reward`` models, dicts or a DataFrame with ``id``."""
+    """Plan moving rewards to draft: IDs, ``Reward`` models, dicts or a DataFrame with ``id``.
+
+    The preview tells from a ``status`` given with the input (or, with a client,
+    from the service) which rewards are already DRAFT and which cannot move.
+    """
     return MoveRewardsToDraft(id_items(rewards, IdPrefix.REWARD, "reward_id", "reward", _summary))

@@ -16,21 +16,18 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ..frames import FRAME_NAMES
+from ..frames.pending import blocked_reasons
 from ..models.enums import (
     BenefitStatus,
     CardDefinitionStatus,
     LimitsType,
-    MemberStatus,
     PendingBucketStatus,
-    PendingPointsType,
-    ProgramStatus,
     RewardStatus,
     StockType,
     ValidityHoursType,
 )
 from ._view import (
     Row,
-    as_date,
     daily_windows,
     name_key,
     now_of,
@@ -288,23 +285,16 @@ def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Findin
     for bucket in rows(snapshot, "pending_buckets"):
         if bucket["status"] != PendingBucketStatus.PENDING:
             continue
-        reasons = []
-        date = as_date(bucket.get("date"))
-        if date is not None and date <= today:
-            reasons.append(f"its date {date:%Y-%m-%d} is not after {today:%Y-%m-%d}")
-        program_status = status_of(programs.get(bucket["program_id"]), bucket.get("program_status"))
-        if program_status != ProgramStatus.ACTIVE:
-            reasons.append(f"program {bucket['program_id']} is {program_status}")
-        member_status = status_of(members.get(bucket["member_id"]), bucket.get("member_status"))
-        if member_status != MemberStatus.ACTIVE:
-            reasons.append(f"member {bucket['member_id']} is {member_status}")
         _, definition = _reference(definitions, bucket)
-        if definition is None:
-            reasons.append(f"card definition {bucket['card_definition_id']} does not exist")
-        elif definition.get("pending_points_type") == PendingPointsType.IMMEDIATE:
-            reasons.append(
-                f"card definition {definition['id']} does not hold points as pending (IMMEDIATE)"
-            )
+        reasons = blocked_reasons(
+            bucket,
+            today=today,
+            program_status=status_of(
+                programs.get(bucket["program_id"]), bucket.get("program_status")
+            ),
+            member_status=status_of(members.get(bucket["member_id"]), bucket.get("member_status")),
+            definition=definition,
+        )
         if reasons:
             yield Finding(
                 "pending_bucket",

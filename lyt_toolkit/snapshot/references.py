@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from ..frames.members import PENDING_BUCKETS
+from ..frames.pending import with_statuses
 from ..frames.schema import Schema
 from ..models import Benefit, Member, MemberWithCards, PendingBucket, Program, Reward, TierStructure
 
@@ -60,13 +60,6 @@ def join_statuses(
     frame: pd.DataFrame, programs: Iterable[Program], members: Iterable[Member]
 ) -> pd.DataFrame:
     """Add each bucket's program and member status (what activation depends on)."""
-    program_status = {p.id: p.status for p in programs}
-    member_status = {m.id: m.status for m in members}
-    cols = PENDING_BUCKETS.by_name
-    frame["program_status"] = cols["program_status"].array(
-        [program_status.get(i) for i in frame["program_id"].astype(object)]
+    return with_statuses(
+        frame, {p.id: p.status for p in programs}, {m.id: m.status for m in members}
     )
-    frame["member_status"] = cols["member_status"].array(
-        [member_status.get(i) for i in frame["member_id"].astype(object)]
-    )
-    return frame

@@ -98,7 +98,10 @@ def test_one_benefit_from_a_model_or_dict(client: LoyaltyClient) -> None:
     results = actions.create_benefits(body).execute(client, progress=False)
     assert list(results.outcome) == ["succeeded"]
     again = actions.create_benefits(body.body()).execute(client, progress=False)
-    assert (again.outcome[0], again.status[0], again.field[0]) == ("failed", 409, "name")
+    assert (again.outcome[0], again.resource_id[0]) == ("already_done", results.resource_id[0])
+    other = {**body.body(), "points": {**body.body()["points"], "value": 999}}
+    clash = actions.create_benefits(other).execute(client, progress=False)
+    assert (clash.outcome[0], clash.status[0], clash.field[0]) == ("failed", 409, "name")
 
 
 def test_api_shaped_dict_errors_keep_api_field_paths() -> None:

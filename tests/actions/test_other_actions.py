@@ -24,14 +24,19 @@ def _by_target(frame: pd.DataFrame) -> pd.DataFrame:
 def test_move_rewards_to_draft(client: LoyaltyClient) -> None:
     rewards = [client.rewards.get(r) for r in (ACTIVE_REWARD, DRAFT_REWARD, INACTIVE_REWARD)]
     plan = actions.move_rewards_to_draft([*rewards, "lrew_NOPE"])
-    assert "expect 409" in plan.preview().will[1]
+    assert list(plan.preview().will[:3]) == [
+        "move to DRAFT",
+        "nothing (already DRAFT)",
+        "fails: the reward is INACTIVE; only ACTIVE rewards move to DRAFT (409)",
+    ]
     results = _by_target(plan.execute(client, concurrency=2, progress=False))
     assert results.loc[ACTIVE_REWARD, "outcome"] == "succeeded"
     assert client.rewards.get(ACTIVE_REWARD).status == "DRAFT"
-    for reward_id in (DRAFT_REWARD, INACTIVE_REWARD):
-        assert results.loc[reward_id, "outcome"] == "failed"
-        assert results.loc[reward_id, "status"] == 409
-        assert reward_id in results.loc[reward_id, "message"]
+    assert results.loc[DRAFT_REWARD, "outcome"] == "already_done"
+    assert results.loc[DRAFT_REWARD, "message"].startswith("already DRAFT")
+    assert results.loc[INACTIVE_REWARD, "outcome"] == "failed"
+    assert results.loc[INACTIVE_REWARD, "status"] == 409
+    assert INACTIVE_REWARD in results.loc[INACTIVE_REWARD, "message"]
     assert results.loc["lrew_NOPE", "outcome"] == "invalid"
     assert client.rewards.get(INACTIVE_REWARD).status == "INACTIVE"
 
@@ -101,7 +106,8 @@ def test_delete_webhooks(client: LoyaltyClient) -> None:
         "missing_required_feature",
         "project_id",
     )
-    assert results.loc["proj_NwMain01/wh_gone", "status"] == 404
+    gone = results.loc["proj_NwMain01/wh_gone"]  # the service cannot tell deleted from never there
+    assert (gone.outcome, gone.message.startswith("already gone")) == ("already_done", True)
     assert client.webhooks.list("proj_NwStage01") == []
 
 

@@ -132,7 +132,7 @@ def test_interrupted_draft_move_resumes_as_done(client: LoyaltyClient, tmp_path:
     results = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0006"]).execute(
         client, log=log, progress=False
     )
-    assert list(results.outcome) == ["succeeded", "failed"]
+    assert list(results.outcome) == ["succeeded", "already_done"]
     assert list(results.recovered) == [True, False]
 
 

@@ -131,7 +131,8 @@ def test_small_pages_give_the_same_frame(client: LoyaltyClient) -> None:
     pd.testing.assert_frame_equal(whole, paged)
 
 
-def test_progress_bar_only_past_one_page(client: LoyaltyClient, capsys) -> None:
+def test_progress_bar_only_past_one_page(client: LoyaltyClient, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("LYT_PROGRESS", "text")  # captured stderr is no terminal: ask for text
     client.rewards.frame(limit=5, progress=False)
     assert capsys.readouterr().err == ""
     client.rewards.frame(progress=True)  # one page of 100: no bar

@@ -163,7 +163,8 @@ def test_pull_from_settings(demo: Sandbox, snapshot: ProgramSnapshot) -> None:
         ProgramSnapshot.pull(42, progress=False)
 
 
-def test_progress_bar_on_request(demo: Sandbox, capsys) -> None:
+def test_progress_bar_on_request(demo: Sandbox, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("LYT_PROGRESS", "text")  # captured stderr is no terminal: ask for text
     with client_for(demo) as client:
         ProgramSnapshot.pull(client, progress=True)
     assert "snapshot" in capsys.readouterr().err

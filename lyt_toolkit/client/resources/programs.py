@@ -7,13 +7,17 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Unpack
 
+from ..._progress import ProgressBar
 from ...models.ids import IdPrefix
-from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
+from ...models.listing import MAX_LIMIT, MEMBERS, PENDING_BUCKETS, PROGRAMS
 from .._core import Call, decoder, path
 from .._query import ListParams, ListQuery
 from ._base import AsyncResource, SyncResource, check_id, page_call
 
 if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..._progress import Progress
     from ...models import ActivationResult, Member, MemberWithCards, Page, PendingBucket, Program
 
 _PROGRAMS = "/v2/loyalties/programs"
@@ -76,6 +80,22 @@ def _activate(program_id: str, member_id: str, card_id: str, bucket_id: str) -> 
     ids = _card_ids(program_id, member_id, card_id)
     ids["bucket_id"] = check_id(IdPrefix.PENDING_BUCKET, bucket_id, "bucket_id")
     return Call("POST", path(_ACTIVATE, **ids), decode=decoder(_models().ActivationResult))
+
+
+def _check_card_path(member_id: str | None, card_id: str | None) -> None:
+    if member_id is not None or card_id is not None:
+        raise TypeError("give member_id and card_id together, or the program_id alone")
+
+
+def _program_buckets_frame(
+    program: Program, members: list[Member], buckets: list[PendingBucket]
+) -> pd.DataFrame:
+    """The buckets of a program's walk with the program's and each member's status."""
+    from ...frames.members import pending_buckets_frame
+    from ...frames.pending import with_statuses
+
+    frame = pending_buckets_frame(buckets)
+    return with_statuses(frame, {program.id: program.status}, {m.id: m.status for m in members})
 
 
 class Programs(SyncResource):
@@ -144,6 +164,40 @@ class PendingBuckets(SyncResource):
     ) -> Iterator[Page[PendingBucket]]:
         """Every page of the query, for callers that show progress per page."""
         return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
+
+    def frame(  # type: ignore[override]
+        self,
+        program_id: str,
+        member_id: str | None = None,
+        card_id: str | None = None,
+        *,
+        progress: Progress = True,
+        **query: Any,
+    ) -> pd.DataFrame:
+        """The ``pending_buckets`` frame of one card, or with the program ID alone of the
+        whole program: every member, each of its cards, each card's buckets.
+
+        The program-wide frame fills ``program_status`` and ``member_status`` (what
+        activation depends on); ``query`` applies to each card's bucket list.
+        """
+        if member_id is not None and card_id is not None:
+            return super().frame(program_id, member_id, card_id, progress=progress, **query)
+        _check_card_path(member_id, card_id)
+        program = self._send(_program(program_id))
+        members: list[Member] = []
+        buckets: list[PendingBucket] = []
+        with ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar:
+            for page in self._pages(MEMBERS, _members(program_id), {"limit": MAX_LIMIT}):
+                members.extend(page.data)
+                bar.show()
+            for member in members:
+                detail = self._send(_member(program_id, member.id))
+                for card in (c.card for c in detail.cards if c.card is not None):
+                    card_query: Any = {"limit": MAX_LIMIT, **query}
+                    for bucket_page in self.pages(program_id, member.id, card.id, **card_query):
+                        buckets.extend(bucket_page.data)
+                        bar.advance(len(bucket_page.data), pages=1)
+        return _program_buckets_frame(program, members, buckets)
 
     def activate(
         self, program_id: str, member_id: str, card_id: str, bucket_id: str
@@ -219,6 +273,37 @@ class AsyncPendingBuckets(AsyncResource):
     ) -> AsyncIterator[Page[PendingBucket]]:
         """Async twin of ``PendingBuckets.pages``."""
         return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
+
+    async def frame(  # type: ignore[override]
+        self,
+        program_id: str,
+        member_id: str | None = None,
+        card_id: str | None = None,
+        *,
+        progress: Progress = True,
+        **query: Any,
+    ) -> pd.DataFrame:
+        """Async twin of ``PendingBuckets.frame``."""
+        if member_id is not None and card_id is not None:
+            return await super().frame(program_id, member_id, card_id, progress=progress, **query)
+        _check_card_path(member_id, card_id)
+        program = await self._send(_program(program_id))
+        members: list[Member] = []
+        buckets: list[PendingBucket] = []
+        with ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar:
+            async for page in self._pages(MEMBERS, _members(program_id), {"limit": MAX_LIMIT}):
+                members.extend(page.data)
+                bar.show()
+            for member in members:
+                detail = await self._send(_member(program_id, member.id))
+                for card in (c.card for c in detail.cards if c.card is not None):
+                    card_query: Any = {"limit": MAX_LIMIT, **query}
+                    async for bucket_page in self.pages(
+                        program_id, member.id, card.id, **card_query
+                    ):
+                        buckets.extend(bucket_page.data)
+                        bar.advance(len(bucket_page.data), pages=1)
+        return _program_buckets_frame(program, members, buckets)
 
     async def activate(
         self, program_id: str, member_id: str, card_id: str, bucket_id: str
