@@ -22,6 +22,7 @@ from .._progress import Progress
 from ..frames.registry import FRAME_NAMES, SCHEMAS
 from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
+from .program_file import write_program
 from .pull import DEFAULT_CONCURRENCY, ClientSource, Pulled, pull_frames, settings_of, utc_now
 
 __all__ = ["FRAME_NAMES", "ProgramSnapshot"]
@@ -99,6 +100,16 @@ class ProgramSnapshot:
         See ``lyt_toolkit.reports`` for the manifest and ``read_snapshot`` to read back.
         """
         return write_snapshot(self, directory)
+
+    def to_program(self, path: str | Path) -> Path:
+        """Write a ``lyt-program/1`` file the sandbox loads; returns its path.
+
+        Real IDs, statuses, settings and timestamps are kept, the file's clock is
+        ``pulled_at``, and what the records reference but the interface cannot
+        list becomes placeholder records (see ``lyt_toolkit.snapshot.program_file``
+        and data/README.md). ``Sandbox.start(snapshot=...)`` does this for you.
+        """
+        return write_program(self, path)
 
     @classmethod
     def pull(

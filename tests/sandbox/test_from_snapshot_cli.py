@@ -1,0 +1,86 @@
+"""``lyt sandbox serve --from-snapshot DIR``: the exported snapshot served over HTTP."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS
+
+from .serving import KEYS, demo_env, serve_command, served, v2_headers
+from .snapshots import pull
+
+PULLED = "2026-02-20T17:45:00Z"
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ProgramSnapshot]:
+    """A demo snapshot pulled on a clock of its own, exported with ``to_csv``."""
+    with Sandbox.start(now=PULLED) as sb:
+        snapshot = pull(sb)
+    folder = tmp_path_factory.mktemp("snapshot") / "export"
+    snapshot.to_csv(folder)
+    return folder, snapshot
+
+
+def test_serve_from_snapshot_holds_the_snapshot_on_its_clock_with_sandbox_keys(
+    exported: tuple[Path, ProgramSnapshot],
+) -> None:
+    folder, snapshot = exported
+    production = {"LYT_APP_ID": "production-app", "LYT_APP_TOKEN": "production-token-secret"}
+    with served("--from-snapshot", str(folder), env={**demo_env(), **production}) as (url, _):
+        clock = httpx.get(f"{url}/_sandbox/clock", headers=KEYS).json()["now"]
+        assert clock == "2026-02-20T17:45:00.000Z"
+        token = {"grant_type": "client_credentials", "scope": "loyalties"}
+        real = {"X-App-Id": "production-app", "X-App-Token": "production-token-secret"}
+        assert httpx.post(f"{url}/oauth/token", data=token, headers=real).status_code == 401
+        rewards = httpx.get(
+            f"{url}/v2/loyalties/rewards", params={"limit": 100}, headers=v2_headers(url)
+        ).json()["data"]
+    assert [r["id"] for r in rewards] == snapshot.rewards["id"].tolist()
+
+
+def test_the_ready_line_names_the_sandbox_app_id(exported: tuple[Path, ProgramSnapshot]) -> None:
+    folder, _ = exported
+    env = {**demo_env(), "LYT_APP_ID": "production-app"}
+    proc = subprocess.Popen(
+        serve_command("--from-snapshot", str(folder)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    assert "ready at http://127.0.0.1:" in line
+    assert f"(app id {DEFAULT_CREDENTIALS['app_id']})" in line
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "--from-snapshot: {folder}/manifest.json is missing: not a snapshot directory"),
+        (["--data", "x.json"], "--from-snapshot: give --data or --from-snapshot, not both"),
+    ],
+)
+def test_serve_refuses_what_is_no_snapshot_naming_the_option(
+    tmp_path: Path, extra: list[str], message: str
+) -> None:
+    done = subprocess.run(
+        serve_command("--from-snapshot", str(tmp_path), *extra),
+        capture_output=True,
+        text=True,
+        env=demo_env(),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"lyt sandbox serve: {message.format(folder=tmp_path)}"
