@@ -32,12 +32,18 @@ def snapshot_program(snapshot: SnapshotSource) -> dict[str, Any]:
     """The program dict of a snapshot or of an exported snapshot folder.
 
     A folder that is missing, altered or not a snapshot raises ``ValueError``
-    (``SnapshotFileError``) naming the file.
+    (``SnapshotFileError``) naming the file; anything else without ``to_program``
+    raises ``TypeError``.
     """
     if isinstance(snapshot, str | Path):
         from ..snapshot.files import read_snapshot  # the declared exception, see the docstring
 
         snapshot = read_snapshot(snapshot)
+    if not callable(getattr(snapshot, "to_program", None)):
+        raise TypeError(
+            "snapshot: expected a ProgramSnapshot or the folder its to_csv wrote,"
+            f" not {type(snapshot).__name__}"
+        )
     with tempfile.TemporaryDirectory(prefix="lyt-snapshot-") as folder:
         path = Path(folder) / "program.json"
         snapshot.to_program(path)

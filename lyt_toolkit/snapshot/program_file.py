@@ -105,6 +105,7 @@ def _rows(frame: pd.DataFrame) -> list[Record]:
 
 
 def _plain(column: pd.Series) -> list[Any]:
+    """One column as plain Python values (see ``_rows``)."""
     if isinstance(column.dtype, pd.DatetimeTZDtype):
         return [None if pd.isna(v) else _time(v) for v in column.tolist()]
     values = column.astype(object)

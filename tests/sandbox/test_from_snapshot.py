@@ -80,6 +80,12 @@ def test_a_folder_that_is_no_snapshot_is_refused_naming_the_file(tmp_path: Path)
         pass
 
 
+def test_what_is_neither_snapshot_nor_folder_is_refused_naming_it() -> None:
+    refused = pytest.raises(TypeError, match=r"snapshot: expected a ProgramSnapshot .* not dict")
+    with refused, Sandbox.start(snapshot={"rewards": []}):
+        pass
+
+
 def test_reset_reloads_the_snapshot(demo_snapshot: ProgramSnapshot) -> None:
     with Sandbox.start(snapshot=demo_snapshot) as sb:
         with httpx.Client(base_url=sb.base_url, headers=sb.v2_headers()) as http:
