@@ -65,3 +65,24 @@ def test_serve_refuses_what_is_no_snapshot_naming_the_option(
     )
     assert done.returncode == 2
     assert done.stderr.strip() == f"lyt sandbox serve: {message.format(folder=tmp_path)}"
+
+
+def test_a_snapshot_the_sandbox_cannot_hold_is_refused_naming_the_record(
+    exported: tuple[Path, ProgramSnapshot], tmp_path: Path
+) -> None:
+    _, snapshot = exported
+    members = snapshot.members.copy()
+    members.loc[0, "customer_id"] = "not a customer id"
+    broken = ProgramSnapshot.from_frames({**snapshot.frames(), "members": members})
+    broken.to_csv(tmp_path / "export")
+    done = subprocess.run(
+        serve_command("--from-snapshot", str(tmp_path / "export")),
+        capture_output=True,
+        text=True,
+        env=demo_env(),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    first = done.stderr.splitlines()[0]
+    assert first.startswith(f"lyt sandbox serve: --from-snapshot {tmp_path / 'export'}: ")
+    assert f"members[0] {members.loc[0, 'id']}: customer_id: String should match" in first
