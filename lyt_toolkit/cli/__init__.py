@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--data", default=None, help="program file to load (default: the demo)")
+    serve.add_argument(
+        "--from-snapshot",
+        default=None,
+        metavar="DIR",
+        help="hold the program of a snapshot folder (lyt export), clock at its pull time",
+    )
     serve.add_argument("--db", default=None, help="SQLite file (default: in memory)")
     serve.add_argument("--now", default=None, help="fix the clock at this ISO 8601 instant")
     serve.add_argument("--seed", type=int, default=None, help="seed for generated IDs")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..sandbox.clock import parse_instant
 from ..sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES, SandboxConfig, SandboxCredentials
+from ..sandbox.from_snapshot import sandbox_credentials, snapshot_program
 from ..sandbox.state import load_program_source
 
 
@@ -28,7 +29,9 @@ def serve(args: argparse.Namespace) -> int:
     try:
         run(config, args.host, args.port)
     except ProgramFileError as exc:
-        print(f"lyt sandbox serve: --data {args.data or 'demo'}: {exc}", file=sys.stderr)
+        given = args.from_snapshot
+        source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
+        print(f"lyt sandbox serve: {source}: {exc}", file=sys.stderr)
         return 2
     except IncompleteDatabase as exc:
         print(f"lyt sandbox serve: {exc}", file=sys.stderr)
@@ -70,6 +73,8 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
     """The sandbox settings, each option checked so a mistake names the option."""
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port: must be from 0 to 65535, got {args.port}")
+    if args.from_snapshot is not None and args.data is not None:
+        raise ValueError("--from-snapshot: give --data or --from-snapshot, not both")
     if args.now is not None:
         try:
             parse_instant(args.now)
@@ -86,7 +91,26 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
             raise ValueError(f"--data: {args.data} must hold a JSON object")
     if args.db is not None and not Path(args.db).resolve().parent.is_dir():
         raise ValueError(f"--db: the folder of {args.db} does not exist")
+    if args.from_snapshot is not None:
+        return _snapshot_config(args)
     return SandboxConfig(data=args.data, db=args.db, now=args.now, seed=args.seed)
+
+
+def _snapshot_config(args: argparse.Namespace) -> SandboxConfig:
+    """``--from-snapshot DIR``: the snapshot's program and the sandbox credentials."""
+    try:
+        program = snapshot_program(args.from_snapshot)
+    except OSError as exc:
+        raise ValueError(f"--from-snapshot: cannot read {args.from_snapshot}: {exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"--from-snapshot: {exc}") from None
+    return SandboxConfig(
+        data=program,
+        db=args.db,
+        now=args.now,
+        seed=args.seed,
+        credentials=sandbox_credentials(),
+    )
 
 
 def generate(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from .. import models
 from .errors import ServiceError
+from .placeholders import placeholder_problems
 from .programcheck import dangling_references, unknown_model_keys, unknown_record_keys
 from .store import DuplicateId, Store
 from .timeexpr import DATE_ONLY_KEYS, format_timestamp, is_relative, resolve, resolve_tree
@@ -163,6 +164,7 @@ def checked_documents(
         resolved[key] = resolve_times(section, now)
     documents = {kind.key: _section_rows(kind, resolved[kind.key], problems) for kind in KINDS}
     problems.extend(dangling_references(resolved, frozenset(missing)))
+    problems.extend(placeholder_problems(resolved))
     present = {r["id"] for rows in documents.values() for r, _, _ in rows}
     problems.extend(
         f"deliberately_missing: {m} is the ID of a record" for m in missing if m in present

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .placeholders import PLACEHOLDER, PLACEHOLDER_SECTIONS
+
 _COMMON = frozenset({"id", "object", "metadata", "created_at", "updated_at"})
 
 RECORD_KEYS: dict[str, frozenset[str]] = {
@@ -39,6 +41,9 @@ RECORD_KEYS: dict[str, frozenset[str]] = {
     "webhooks": _COMMON | {"project_id", "target_url", "events", "active"},
 }
 """The keys a record of each section without a model may hold."""
+
+for _section in PLACEHOLDER_SECTIONS:  # a record standing in for one a snapshot could not list
+    RECORD_KEYS[_section] |= {PLACEHOLDER}
 
 MODEL_EXTRAS: dict[str, frozenset[str]] = {
     # A card is written flat, with the member's role on it (the sandbox nests it).

@@ -15,6 +15,7 @@ import uvicorn
 
 from .app import create_app
 from .config import SandboxConfig, SandboxCredentials
+from .from_snapshot import SnapshotSource, sandbox_credentials, snapshot_program
 from .guard import BODY_TIMEOUT
 
 MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024
@@ -59,6 +60,7 @@ class Sandbox:
         cls,
         data: str | Path | dict[str, Any] | None = None,
         *,
+        snapshot: SnapshotSource | None = None,
         now: str | None = None,
         seed: int | None = None,
         db: str | None = None,
@@ -67,7 +69,17 @@ class Sandbox:
         port: int = 0,
         body_timeout: float = BODY_TIMEOUT,
     ) -> Iterator[Sandbox]:
-        """Serve a sandbox with real uvicorn on a free loopback port until the block ends."""
+        """Serve a sandbox with real uvicorn on a free loopback port until the block ends.
+
+        ``snapshot`` (a ``ProgramSnapshot`` or a folder its ``to_csv`` wrote), instead of
+        ``data``: the sandbox holds that program, its clock at the snapshot's ``pulled_at``
+        (unless ``now`` is given), and takes the sandbox credentials, never ``LYT_*`` ones.
+        """
+        if snapshot is not None:
+            if data is not None:
+                raise ValueError("give data or snapshot, not both")
+            data = snapshot_program(snapshot)
+            credentials = credentials or sandbox_credentials()
         config = SandboxConfig(data=data, db=db, now=now, seed=seed)
         if credentials is not None:
             config.credentials = credentials

@@ -24,6 +24,7 @@ from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
 from ..reports.snapshot_parquet import write_parquet_snapshot
 from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
+from .program_file import write_program
 from .pull import DEFAULT_CONCURRENCY, ClientSource, Pulled, pull_frames, settings_of, utc_now
 
 __all__ = ["FRAME_NAMES", "ProgramSnapshot"]
@@ -118,6 +119,16 @@ class ProgramSnapshot:
         ``lyt_toolkit.snapshot.diff`` for keys and equality rules.
         """
         return compare(self, other, ignore=ignore)
+
+    def to_program(self, path: str | Path) -> Path:
+        """Write a ``lyt-program/1`` file the sandbox loads; returns its path.
+
+        Real IDs, statuses, settings and timestamps are kept, the file's clock is
+        ``pulled_at``, and what the records reference but the interface cannot
+        list becomes placeholder records (see ``lyt_toolkit.snapshot.program_file``
+        and data/README.md). ``Sandbox.start(snapshot=...)`` does this for you.
+        """
+        return write_program(self, path)
 
     @classmethod
     def pull(
