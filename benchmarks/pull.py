@@ -237,15 +237,11 @@ def served(data: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
 
 
 def measure(route: str, base_url: str) -> dict[str, float]:
-    from lyt_toolkit.sandbox.config import SandboxCredentials
-
-    env = {**os.environ, CREDENTIALS: json.dumps(SandboxCredentials.from_env().as_client_kwargs())}
     out = subprocess.run(
         [sys.executable, __file__, "--route", route, "--base-url", base_url],
         check=True,
         capture_output=True,
         text=True,
-        env=env,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -269,6 +265,9 @@ def main(argv: list[str] | None = None) -> None:
         run_route(args.route, args.base_url)
         return
 
+    from lyt_toolkit.sandbox.config import SandboxCredentials
+
+    os.environ[CREDENTIALS] = json.dumps(SandboxCredentials.from_env().as_client_kwargs())
     routes = ["client", "analyst", "wire"] + (["snapshot", "analyst_all"] if args.snapshot else [])
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "program.json"

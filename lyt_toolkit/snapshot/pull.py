@@ -20,6 +20,7 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
+from ..client.pagination import aread_ahead
 from ..errors import LytError, NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
@@ -212,9 +213,10 @@ class _Puller:
 
 
 async def _collect(pages: AsyncIterator[Page[T]], bar: ProgressBar) -> list[T]:
-    """Every item of ``pages``, counted on ``bar`` as each page lands."""
+    """Every item of ``pages``, counted on ``bar`` as each page lands; the next page is
+    requested while the current one is taken in."""
     items: list[T] = []
-    async for page in pages:
+    async for page in aread_ahead(pages):
         items.extend(page.data)
         bar.advance(len(page.data))
     return items
