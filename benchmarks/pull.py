@@ -44,6 +44,7 @@ from typing import Any
 PAGE = 100
 REWARDS_PATH = "/v2/loyalties/rewards"
 READY = re.compile(r"ready at (http://\S+)")
+NEXT = re.compile(rb'"next":\s*"([^"]+)"')
 
 
 # -- the routes (run in a child process) ---------------------------------------------------
@@ -105,16 +106,14 @@ def analyst(base_url: str) -> list[Any]:
 
 
 def wire(base_url: str) -> list[Any]:
-    pages = 0
     with _session(base_url) as http:
         params: dict[str, Any] = {"limit": PAGE}
         while True:
             body = http.get(REWARDS_PATH, params=params).content
-            pages += 1
-            at = body.rfind(b'"next":"')
-            if at < 0:
+            found = NEXT.search(body, body.rfind(b'"cursor"'))
+            if found is None:
                 return []
-            params = {"limit": PAGE, "cursor": body[at + 8 : body.index(b'"', at + 8)].decode()}
+            params = {"limit": PAGE, "cursor": found.group(1).decode()}
 
 
 def client(base_url: str) -> list[Any]:
