@@ -375,7 +375,7 @@ class Schema:
         return out
 
 
-BATCH = 10_000
+BATCH = 2_000
 """Rows a ``FrameBuilder`` holds as plain values before typing them."""
 
 

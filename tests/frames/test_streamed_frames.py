@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from lyt_toolkit import LoyaltyClient
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.errors import OddValueWarning
 from lyt_toolkit.frames import BUILDERS, schema
 from lyt_toolkit.frames.schema import FrameBuilder
@@ -113,3 +113,20 @@ def test_pulled_frames_equal_frames_of_every_model(
             assert len(streamed) == len(whole) > 0, kind
             assert_identical(streamed, whole)
             assert streamed.dtypes.to_dict() == schema(kind).dtypes
+
+
+def test_a_snapshot_builds_the_reward_frames_of_every_model(
+    generated: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(SCHEMA_MODULE, "BATCH", 7)
+    with make_client(generated) as client:
+        models = list(client.rewards.iter(limit=100))
+        snapshot = ProgramSnapshot.pull(client, progress=False)
+    assert_identical(snapshot.rewards, BUILDERS["rewards"](models))
+    checked = ["card_definition_found", "card_definition_status"]
+    costs = BUILDERS["reward_costs"](models).drop(columns=checked)
+    assert len(costs) >= len(models) > 0
+    assert_identical(snapshot.reward_costs.drop(columns=checked), costs)
+    assert snapshot.reward_costs["card_definition_found"].notna().all()
