@@ -1,125 +1,360 @@
-"""Pull 10,000 rewards into pandas: the naive route against ``client.rewards.frame()``.
+"""Pull rewards into pandas three ways, each in its own process, side by side.
 
-The naive route is what an analyst would write by hand: a token via httpx,
-an ``httpx.get`` per page at limit 100 following ``cursor.next``,
-``resp.json()`` and ``pandas.json_normalize``. The client route pages through
-the same sandbox with retries, typed models and the declared schema. Both run
-in one process against one sandbox, alternating three times; the script
-prints each median time, their ratio (goal: the client at least as fast) and
-the memory of each frame (goal: the client's at most half).
+Routes, each timed in a fresh Python process (so each has its own peak RSS)
+against one sandbox served by ``lyt sandbox serve --data`` in a process of its own:
 
-Run: ``.venv/bin/python benchmarks/pull.py [--rewards 10000] [--rounds 3]``
+- ``client``: ``client.rewards.frame()``;
+- ``analyst``: what a competent analyst writes by hand: one keep-alive
+  ``httpx.Client``, ``.json()`` per page, ``pandas.json_normalize`` at the end;
+- ``wire``: the same keep-alive fetch with no parsing beyond finding the cursor.
+
+With ``--snapshot`` two more routes pull every kind a snapshot holds:
+``snapshot`` (``ProgramSnapshot.pull``) and ``analyst_all`` (the analyst's loop over
+the same lists and member details). Rounds alternate the routes; the script prints
+medians and the ratios the goals are stated in: the client at most 0.75x the
+analyst's time and 0.5x its peak RSS and at most 1.3x the wire's time; a pull's
+memory growth (peak RSS during the pull minus RSS before it) at most 3x the
+``memory_usage(deep=True)`` of the frames it returns.
+
+``--latency 0.05`` injects 50 ms per request (the sandbox's delay fault) and
+prints the client's time against pages x 50 ms plus the parse time (the time
+the same pull takes without latency; goal: at most 1.1x pages x 50 ms plus that).
+
+Run: ``.venv/bin/python benchmarks/pull.py [--rewards 50000] [--rounds 3]
+[--snapshot] [--latency 0.05]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import re
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-import httpx
-import pandas as pd
-
-from lyt_toolkit import LoyaltyClient
-from lyt_toolkit.frames import rewards_frame
-from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.synthetic import generate_program
-
+PAGE = 100
 REWARDS_PATH = "/v2/loyalties/rewards"
+READY = re.compile(r"ready at (http://\S+)")
+NEXT = re.compile(rb'"next":\s*"([^"]+)"')
 
 
-def naive_pull(base_url: str, creds: dict[str, str]) -> pd.DataFrame:
-    """The hand-written route: raw httpx calls and ``json_normalize``."""
-    keys = {"X-App-Id": creds["app_id"], "X-App-Token": creds["app_token"]}
-    token = httpx.post(
-        f"{base_url}/oauth/token",
+# -- the routes (run in a child process) ---------------------------------------------------
+
+
+CREDENTIALS = "LYT_BENCHMARK_CREDENTIALS"
+"""The sandbox's key pairs, handed to each route's process (which never imports the sandbox)."""
+
+
+def _credentials() -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(os.environ[CREDENTIALS])
+    return found
+
+
+def _keys() -> dict[str, str]:
+    c = _credentials()
+    return {"X-App-Id": c["app_id"], "X-App-Token": c["app_token"]}
+
+
+@contextmanager
+def _session(base_url: str) -> Iterator[Any]:
+    """One keep-alive ``httpx.Client`` carrying a bearer token."""
+    import httpx
+
+    with httpx.Client(base_url=base_url, timeout=60) as http:
+        http.headers.update(_bearer(http))
+        yield http
+
+
+def _bearer(http: Any) -> dict[str, str]:
+    keys = _keys()
+    token = http.post(
+        "/oauth/token",
         headers=keys,
         data={"grant_type": "client_credentials", "scope": "loyalties"},
     ).json()["access_token"]
-    headers = {**keys, "Authorization": f"Bearer {token}"}
+    return {**keys, "Authorization": f"Bearer {token}"}
+
+
+def _analyst_records(http: Any, path: str) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
-    params: dict[str, Any] = {"limit": 100}
+    params: dict[str, Any] = {"limit": PAGE}
     while True:
-        resp = httpx.get(f"{base_url}{REWARDS_PATH}", params=params, headers=headers)
+        resp = http.get(path, params=params)
         resp.raise_for_status()
         body = resp.json()
         records.extend(body["data"])
         cursor = (body.get("cursor") or {}).get("next")
         if not cursor or not body["data"]:
-            break
-        params = {"limit": 100, "cursor": cursor}
-    return pd.json_normalize(records)
+            return records
+        params = {"limit": PAGE, "cursor": cursor}
 
 
-def client_pull(base_url: str, creds: dict[str, str]) -> pd.DataFrame:
-    """The toolkit's route: one client, typed models, the declared schema."""
-    with LoyaltyClient(base_url=base_url, env_file=None, **creds) as client:
-        return client.rewards.frame(progress=False)
+def analyst(base_url: str) -> list[Any]:
+    import pandas as pd
+
+    with _session(base_url) as http:
+        return [pd.json_normalize(_analyst_records(http, REWARDS_PATH))]
 
 
-def _timed(fn: Any, *args: Any) -> tuple[float, pd.DataFrame]:
+def wire(base_url: str) -> list[Any]:
+    with _session(base_url) as http:
+        params: dict[str, Any] = {"limit": PAGE}
+        while True:
+            body = http.get(REWARDS_PATH, params=params).content
+            found = NEXT.search(body, body.rfind(b'"cursor"'))
+            if found is None:
+                return []
+            params = {"limit": PAGE, "cursor": found.group(1).decode()}
+
+
+def client(base_url: str) -> list[Any]:
+    from lyt_toolkit import LoyaltyClient
+
+    with LoyaltyClient(base_url=base_url, env_file=None, **_credentials()) as c:
+        return [c.rewards.frame(progress=False)]
+
+
+def snapshot(base_url: str) -> list[Any]:
+    from lyt_toolkit import ProgramSnapshot
+    from lyt_toolkit.frames import FRAME_NAMES
+
+    snap = ProgramSnapshot.pull(
+        {"base_url": base_url, "env_file": None, **_credentials()}, progress=False
+    )
+    return [getattr(snap, name) for name in FRAME_NAMES]
+
+
+def analyst_all(base_url: str) -> list[Any]:
+    """The analyst's loop over every list a snapshot reads, and each member's details."""
+    import pandas as pd
+
+    frames = []
+    with _session(base_url) as http:
+        for kind in ("rewards", "benefits", "card-definitions", "tier-structures"):
+            frames.append(pd.json_normalize(_analyst_records(http, f"/v2/loyalties/{kind}")))
+        programs = _analyst_records(http, "/v2/loyalties/programs")
+        members, details, buckets = [], [], []
+        for p in programs:
+            members += _analyst_records(http, f"/v2/loyalties/programs/{p['id']}/members")
+        for m in members:
+            where = f"/v2/loyalties/programs/{m['program_id']}/members/{m['id']}"
+            detail = http.get(where).json()
+            details.append(detail)
+            for card in detail.get("cards") or []:
+                cid = (card.get("card") or {}).get("id")
+                if cid:
+                    buckets += _analyst_records(http, f"{where}/cards/{cid}/pending-points")
+        for records in (programs, members, details, buckets):
+            frames.append(pd.json_normalize(records))
+    return frames
+
+
+ROUTES: dict[str, Callable[[str], list[Any]]] = {
+    "client": client,
+    "analyst": analyst,
+    "wire": wire,
+    "snapshot": snapshot,
+    "analyst_all": analyst_all,
+}
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def run_route(name: str, base_url: str) -> None:
+    """Child process: import what the route needs, time it, print one JSON line."""
+    import httpx  # noqa: F401  (imports are not part of the pull)
+    import pandas  # noqa: F401
+
+    if name in ("client", "snapshot"):
+        import lyt_toolkit.client
+        import lyt_toolkit.snapshot  # noqa: F401
+    before = _rss_mib()
     start = time.perf_counter()
-    frame = fn(*args)
-    return time.perf_counter() - start, frame
+    frames = ROUTES[name](base_url)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    size = sum(int(f.memory_usage(deep=True).sum()) for f in frames) / 2**20
+    rows = len(frames[0]) if frames else 0
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "peak": peak,
+                "growth": peak - before,
+                "frames": size,
+                "rows": rows,
+            }
+        )
+    )
 
 
-def _mb(frame: pd.DataFrame) -> float:
-    return frame.memory_usage(deep=True).sum() / 1e6
+# -- the parent: sandbox, rounds, ratios ------------------------------------------------
+
+
+@contextmanager
+def served(data: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``lyt sandbox serve --data`` in its own process, on a free port."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "lyt_toolkit.cli",
+        "sandbox",
+        "serve",
+        "--data",
+        str(data),
+        "--port",
+        "0",
+        "--now",
+        "2026-01-15T12:00:00Z",
+        "--seed",
+        "1",
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            found = READY.search(line)
+            if found:
+                yield found.group(1), proc
+                return
+        raise SystemExit(f"the sandbox did not start (exit {proc.wait()})")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def measure(route: str, base_url: str) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--route", route, "--base-url", base_url],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _faults(base_url: str, **settings: Any) -> None:
+    import httpx
+
+    httpx.put(f"{base_url}/_sandbox/faults", json=settings, headers=_keys()).raise_for_status()
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rewards", type=int, default=10_000)
+    parser.add_argument("--rewards", type=int, default=50_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--snapshot", action="store_true", help="also pull whole snapshots")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added per request")
+    parser.add_argument("--route", choices=sorted(ROUTES), help=argparse.SUPPRESS)
+    parser.add_argument("--base-url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.route:
+        run_route(args.route, args.base_url)
+        return
 
-    program = generate_program(rewards=args.rewards, benefits=10, members=10, seed=1)
-    with Sandbox.start(data=program, now=program["now"], seed=1) as sb:
-        creds = sb.credentials.as_client_kwargs()
-        times: dict[str, list[float]] = {"naive": [], "client": []}
-        frames: dict[str, pd.DataFrame] = {}
-        for _ in range(args.rounds):
-            for name, fn in (("naive", naive_pull), ("client", client_pull)):
-                seconds, frames[name] = _timed(fn, sb.base_url, creds)
-                times[name].append(seconds)
-        with LoyaltyClient(base_url=sb.base_url, env_file=None, **creds) as client:
-            models = list(client.rewards.iter(limit=100))
-    dicts = [m.wire() for m in models]
-    step_naive = min(_timed(pd.json_normalize, dicts)[0] for _ in range(args.rounds))
-    step_client = min(_timed(rewards_frame, models)[0] for _ in range(args.rounds))
+    from lyt_toolkit.sandbox.config import SandboxCredentials
 
-    naive, client = frames["naive"], frames["client"]
-    assert len(naive) == len(client) == args.rewards, (len(naive), len(client))
-    t_naive = statistics.median(times["naive"])
-    t_client = statistics.median(times["client"])
-    m_naive, m_client = _mb(naive), _mb(client)
-    print(f"rewards pulled: {len(client):,} (limit 100, {args.rounds} alternating rounds)")
-    print(f"naive  (httpx+json_normalize): median {t_naive:6.3f} s  runs {_fmt(times['naive'])}")
-    print(f"client (rewards.frame()):      median {t_client:6.3f} s  runs {_fmt(times['client'])}")
-    print(f"time ratio client/naive:   {t_client / t_naive:5.2f}  (goal <= 1.00)")
+    os.environ[CREDENTIALS] = json.dumps(SandboxCredentials.from_env().as_client_kwargs())
+    routes = ["client", "analyst", "wire"] + (["snapshot", "analyst_all"] if args.snapshot else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "program.json"
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lyt_toolkit.cli",
+                "sandbox",
+                "generate",
+                "--out",
+                str(data),
+                "--rewards",
+                str(args.rewards),
+                "--benefits",
+                "1000",
+                "--members",
+                "100",
+            ],
+            check=True,
+            capture_output=True,
+        )
+        with served(data) as (base_url, _):
+            results: dict[str, list[dict[str, float]]] = {r: [] for r in routes}
+            for i in range(args.rounds):
+                order = routes if i % 2 == 0 else routes[::-1]
+                for route in order:
+                    results[route].append(measure(route, base_url))
+            latency = None
+            if args.latency:
+                _faults(base_url, delay_seconds=args.latency)
+                latency = [measure("client", base_url) for _ in range(args.rounds)]
+                _faults(base_url)
+    report(args, results, latency)
+
+
+def _median(runs: list[dict[str, float]], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def report(
+    args: argparse.Namespace,
+    results: dict[str, list[dict[str, float]]],
+    latency: list[dict[str, float]] | None,
+) -> None:
     print(
-        f"naive frame:  {naive.shape[1]:3d} columns, {m_naive:7.2f} MB (deep), dtypes: "
-        f"{_dtype_summary(naive)}"
+        f"{args.rewards:,} rewards, page size {PAGE}, {args.rounds} alternating rounds, "
+        "each route in its own process; medians"
     )
     print(
-        f"client frame: {client.shape[1]:3d} columns, {m_client:7.2f} MB (deep), dtypes: "
-        f"{_dtype_summary(client)}"
+        f"{'route':12} {'time s':>8} {'peak RSS MiB':>13} {'growth MiB':>11} {'frames MiB':>11}"
+        "   runs (s)"
     )
-    print(f"memory ratio client/naive: {m_client / m_naive:5.2f}  (goal <= 0.50)")
-    print(
-        f"frame step alone (best of {args.rounds}): json_normalize(dicts) {step_naive:.3f} s, "
-        f"rewards_frame(models) {step_client:.3f} s, ratio {step_client / step_naive:.2f}"
-    )
+    for route, runs in results.items():
+        print(
+            f"{route:12} {_median(runs, 'seconds'):8.3f} {_median(runs, 'peak'):13.1f} "
+            f"{_median(runs, 'growth'):11.1f} {_median(runs, 'frames'):11.1f}   "
+            + ", ".join(f"{r['seconds']:.2f}" for r in runs)
+        )
 
+    def ratio(a: str, b: str, key: str, goal: float) -> None:
+        value = _median(results[a], key) / _median(results[b], key)
+        verdict = "met" if value <= goal else "NOT met"
+        print(f"{a}/{b} {key:8} {value:5.2f}  (goal <= {goal}: {verdict})")
 
-def _fmt(values: list[float]) -> str:
-    return ", ".join(f"{v:.3f}" for v in values)
-
-
-def _dtype_summary(frame: pd.DataFrame) -> str:
-    counts = frame.dtypes.astype(str).value_counts()
-    return ", ".join(f"{n} {d}" for d, n in counts.items())
+    ratio("client", "analyst", "seconds", 0.75)
+    ratio("client", "analyst", "peak", 0.5)
+    ratio("client", "wire", "seconds", 1.3)
+    if "snapshot" in results:
+        ratio("snapshot", "analyst_all", "seconds", 0.75)
+        ratio("snapshot", "analyst_all", "peak", 0.5)
+        ratio("snapshot", "wire", "seconds", 1.3)
+    for route in ("client", "snapshot"):
+        if route in results:
+            growth = _median(results[route], "growth") / _median(results[route], "frames")
+            verdict = "met" if growth <= 3 else "NOT met"
+            print(f"{route} memory growth / frames {growth:5.2f}  (goal <= 3: {verdict})")
+    if latency:
+        pages = -(-args.rewards // PAGE) + 1  # the last page says there is no next
+        parse = _median(results["client"], "seconds")
+        took = statistics.median(r["seconds"] for r in latency)
+        bound = 1.1 * pages * args.latency + parse
+        verdict = "met" if took <= bound else "NOT met"
+        print(
+            f"client with {args.latency * 1000:.0f} ms per request: {took:.2f} s; "
+            f"1.1 x {pages} pages x {args.latency * 1000:.0f} ms + {parse:.2f} s parse = "
+            f"{bound:.2f} s ({verdict})"
+        )
 
 
 if __name__ == "__main__":

@@ -2,21 +2,24 @@
 
 ``client.rewards.frame(**query)`` and friends land here: the resource's
 ``pages`` are walked at the largest page size (unless the query sets
-``limit``), a ``PageCollector`` keeps their items and counts rows, and the
-kind's builder (``lyt_toolkit.frames``) turns them into the declared frame.
-The bar appears once a second page is on its way, so a one-page pull stays
-silent; ``progress=False`` silences it always. ``pull_frame`` and
-``apull_frame`` only differ in how they wait for the next page.
+``limit``), the next page is requested while the current one is turned into
+rows (``read_ahead``), a ``PageCollector`` hands on their items and counts
+rows, and the kind's builder (``lyt_toolkit.frames``) turns them into the
+declared frame. The sync pull feeds the builder as pages arrive, so it never
+holds more than a page of models; the async one keeps the items until the
+last page. The bar appears once a second page is on its way, so a one-page
+pull stays silent; ``progress=False`` silences it always.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .._progress import Progress, ProgressBar
 from ..frames.registry import BUILDERS, schema
 from ..models.listing import MAX_LIMIT
+from .pagination import aread_ahead, read_ahead
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,9 +46,19 @@ class PageCollector:
     def add(self, page: Page[Any]) -> None:
         """Take one page's items; the bar shows once another page will follow."""
         self.items.extend(page.data)
+        self.count(page)
+
+    def count(self, page: Page[Any]) -> None:
+        """Count one page's rows on the bar."""
         self.bar.advance(len(page.data))
         if page.next_cursor and page.data:
             self.bar.show()
+
+    def stream(self, pages: Iterable[Page[Any]]) -> Iterator[Any]:
+        """The items of ``pages`` one by one, each page counted as it arrives."""
+        for page in pages:
+            self.count(page)
+            yield from page.data
 
     def frame(self) -> pd.DataFrame:
         """The collected items as the declared frame of ``kind``."""
@@ -57,9 +70,8 @@ def pull_frame(pages: Iterable[Page[Any]], kind: str, progress: Progress) -> pd.
     """Every item of ``pages`` as the frame of ``kind``."""
     collector = PageCollector(kind, progress)
     with collector.bar:
-        for page in pages:
-            collector.add(page)
-    return collector.frame()
+        frame = BUILDERS[kind](collector.stream(read_ahead(pages)))
+    return frame
 
 
 async def apull_frame(
@@ -68,6 +80,6 @@ async def apull_frame(
     """Async twin of ``pull_frame``."""
     collector = PageCollector(kind, progress)
     with collector.bar:
-        async for page in pages:
+        async for page in aread_ahead(pages):
             collector.add(page)
     return collector.frame()

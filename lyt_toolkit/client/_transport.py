@@ -3,9 +3,12 @@
 Each carries out the flow's steps with its own means (``httpx.Client`` and
 ``time.sleep``, or ``httpx.AsyncClient`` and ``asyncio.sleep``) and guards
 the token request with its own lock; the flow decides everything else.
-Bodies are streamed so a slow one is cut at the call's deadline (the async
-driver also bounds the wait for the headers by it), redirects are never
-followed, and every exception leaving a call is scrubbed of the credentials.
+A response, status line, headers and body, must be in by the call's
+deadline: the async driver awaits it under ``asyncio.timeout``, the sync
+driver sends it from a watched thread and stops waiting at the deadline (a
+server dripping its answer a byte at a time cannot hold a call). Redirects
+are never followed, and every exception leaving a call is scrubbed of the
+credentials.
 """
 
 from __future__ import annotations
@@ -49,24 +52,12 @@ def _late(step: Send) -> httpx.ReadTimeout:
     )
 
 
-def _already_read(response: httpx.Response) -> bool:
-    """True when a response event hook of the caller's httpx client read the body already."""
+def _sent(http: httpx.Client, step: Send) -> httpx.Response | httpx.RequestError:
+    """The read response of ``step``, or the transport error (no redirect followed)."""
     try:
-        _ = response.content
-    except httpx.ResponseNotRead:
-        return False
-    return True
-
-
-def _complete(response: httpx.Response, raw: bytes) -> httpx.Response:
-    """A read response with the raw body that was streamed (decoded once, here)."""
-    return httpx.Response(
-        response.status_code,
-        headers=response.headers,
-        content=raw,
-        request=response.request,
-        extensions=response.extensions,
-    )
+        return http.send(step.request, follow_redirects=False)
+    except httpx.RequestError as exc:
+        return exc
 
 
 class SyncTransport(_Driver):
@@ -128,22 +119,33 @@ class SyncTransport(_Driver):
         return None
 
     def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
-        """The response with its body, read chunk by chunk until the deadline."""
-        try:
-            response = self.http.send(step.request, stream=True, follow_redirects=False)
-            if _already_read(response):
-                return response
+        """The response with its body by the deadline, or the error (late: a ``ReadTimeout``).
+
+        With a deadline the request goes out from a daemon thread, and this one waits
+        for it at most the time left: the thread may stay behind on a server still
+        dripping, bounded by each read's timeout, but the call is over in time.
+        """
+        left = step.deadline.remaining()
+        if left is None:
+            return _sent(self.http, step)
+        outcome: list[httpx.Response | httpx.RequestError | BaseException] = []
+        done = threading.Event()
+
+        def send() -> None:
             try:
-                chunks = []
-                for chunk in response.iter_raw():
-                    chunks.append(chunk)
-                    if step.deadline.expired:
-                        return _late(step)
+                outcome.append(_sent(self.http, step))
+            except BaseException as exc:  # handed to the caller's thread below
+                outcome.append(exc)
             finally:
-                response.close()
-            return _complete(response, b"".join(chunks))
-        except httpx.RequestError as exc:
-            return exc
+                done.set()
+
+        threading.Thread(target=send, name="lyt-send", daemon=True).start()
+        if not done.wait(left):
+            return _late(step)
+        found = outcome[0]
+        if isinstance(found, httpx.Response | httpx.RequestError):
+            return found
+        raise found
 
 
 class AsyncTransport(_Driver):
@@ -220,19 +222,8 @@ class AsyncTransport(_Driver):
         return None
 
     async def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
-        """Async twin of ``SyncTransport._receive``."""
+        """Async twin of ``SyncTransport._receive`` (``_perform`` bounds it by the deadline)."""
         try:
-            response = await self.http.send(step.request, stream=True, follow_redirects=False)
-            if _already_read(response):
-                return response
-            try:
-                chunks = []
-                async for chunk in response.aiter_raw():
-                    chunks.append(chunk)
-                    if step.deadline.expired:
-                        return _late(step)
-            finally:
-                await response.aclose()
-            return _complete(response, b"".join(chunks))
+            return await self.http.send(step.request, follow_redirects=False)
         except httpx.RequestError as exc:
             return exc

@@ -8,11 +8,16 @@ they stop on a page without a next cursor or without data, and raise
 ``PaginationError`` if the service ever hands back a cursor it already gave or
 a walk passes ``max_pages`` (a server handing out new cursors forever).
 Numbered lists (``/v1`` promotion tiers) bring their own ``next``.
+
+``read_ahead``/``aread_ahead`` pipeline a walk: the next page is on its way
+while the caller works on the current one.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+import asyncio
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import PaginationError
@@ -26,7 +31,18 @@ P = TypeVar("P")
 R = TypeVar("R")
 T = TypeVar("T")
 
-__all__ = ["aiter_items", "aiter_pages", "awalk", "iter_items", "iter_pages", "walk"]
+__all__ = [
+    "aiter_items",
+    "aiter_pages",
+    "aread_ahead",
+    "awalk",
+    "iter_items",
+    "iter_pages",
+    "read_ahead",
+    "walk",
+]
+
+_END = object()
 
 
 def walk(fetch: Callable[[R], P], first: R, after: Callable[[P, R], R | None]) -> Iterator[P]:
@@ -47,6 +63,32 @@ async def awalk(
         page = await fetch(request)
         yield page
         request = after(page, request)
+
+
+def read_ahead(pages: Iterable[P]) -> Iterator[P]:
+    """Yield the pages of ``pages``, fetching the next one in a thread while the caller
+    works on the current one. Stopping early waits for the page already requested."""
+    with ThreadPoolExecutor(1, thread_name_prefix="lyt-read-ahead") as pool:
+        source = iter(pages)
+        coming = pool.submit(next, source, _END)
+        while (page := coming.result()) is not _END:
+            coming = pool.submit(next, source, _END)
+            yield page  # type: ignore[misc]
+
+
+async def aread_ahead(pages: AsyncIterable[P]) -> AsyncIterator[P]:
+    """Async twin of ``read_ahead``: the next page is a task; stopping early cancels it."""
+    source = aiter(pages)
+    coming = asyncio.ensure_future(anext(source, _END))
+    try:
+        while (page := await coming) is not _END:
+            coming = asyncio.ensure_future(anext(source, _END))
+            await asyncio.sleep(0)  # let the request go out before the caller's work
+            yield page  # type: ignore[misc]
+    finally:
+        if not coming.done():
+            coming.cancel()
+            await asyncio.gather(coming, return_exceptions=True)
 
 
 def _cursor_follower(max_pages: int) -> Callable[[Page[T], ListQuery], ListQuery | None]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -14,7 +14,14 @@ from ._columns import card_definition_check, created_updated
 from ._values import as_json, material_values, model_of
 from .schema import Row, Schema, enum, integer, number, text, timestamp
 
-__all__ = ["REWARDS", "REWARD_COSTS", "reward_costs_frame", "rewards_frame"]
+__all__ = [
+    "REWARDS",
+    "REWARD_COSTS",
+    "reward_cost_rows",
+    "reward_costs_frame",
+    "reward_rows",
+    "rewards_frame",
+]
 
 REWARDS = Schema(
     "rewards",
@@ -94,9 +101,14 @@ def _reward_row(r: Reward) -> Row:
     }
 
 
+def reward_rows(rewards: Iterable[Reward | dict[str, Any]]) -> Iterator[Row]:
+    """The ``REWARDS`` rows of rewards (models or API dicts), one at a time."""
+    return (_reward_row(model_of(Reward, r)) for r in rewards)
+
+
 def rewards_frame(rewards: Iterable[Reward | dict[str, Any]]) -> pd.DataFrame:
     """Rewards (models or API dicts) as a frame with the ``REWARDS`` schema."""
-    return REWARDS.build(_reward_row(model_of(Reward, r)) for r in rewards)
+    return REWARDS.build(reward_rows(rewards))
 
 
 _NO_SPENDING: Row = {
@@ -135,6 +147,11 @@ def _cost_rows(r: Reward) -> list[Row]:
     return rows
 
 
+def reward_cost_rows(rewards: Iterable[Reward | dict[str, Any]]) -> Iterator[Row]:
+    """The ``REWARD_COSTS`` rows of rewards (models or API dicts), one at a time."""
+    return (row for r in rewards for row in _cost_rows(model_of(Reward, r)))
+
+
 def reward_costs_frame(rewards: Iterable[Reward | dict[str, Any]]) -> pd.DataFrame:
     """The costs of ``rewards`` flattened to the ``REWARD_COSTS`` schema."""
-    return REWARD_COSTS.build(row for r in rewards for row in _cost_rows(model_of(Reward, r)))
+    return REWARD_COSTS.build(reward_cost_rows(rewards))

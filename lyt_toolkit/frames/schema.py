@@ -32,12 +32,14 @@ from enum import Enum
 from typing import Any
 
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from ..errors import OddValueWarning
 
 __all__ = [
     "DATETIME",
     "Column",
+    "FrameBuilder",
     "OddValue",
     "Row",
     "Schema",
@@ -186,23 +188,25 @@ class _Ids:
 
 
 class _Odd:
-    """The warnings of one column: one per odd value, at most ``_MAX_WARNINGS``, then a count."""
+    """The warnings of one column: one per odd value, at most ``_MAX_WARNINGS``, then a count.
 
-    def __init__(self, kind: str, column: Column, ids: _Ids, found: list[OddValue]) -> None:
-        self.kind, self.column, self.ids, self.found = kind, column, ids, found
+    One counter serves every batch of a frame built in parts; ``ids`` names the rows of
+    the batch being typed.
+    """
+
+    def __init__(self, kind: str, column: Column, found: list[OddValue]) -> None:
+        self.kind, self.column, self.found = kind, column, found
         self.count = 0
 
-    def __enter__(self) -> _Odd:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
+    def close(self) -> None:
+        """The last warning: how many odd values went unnamed."""
         if self.count > _MAX_WARNINGS:
             more = self.count - _MAX_WARNINGS
             self._warn(f"{self.kind}: field {self.column.name!r}: {more} more odd values")
 
-    def value(self, row: int, value: Any, outcome: str) -> None:
+    def value(self, ids: _Ids, row: int, value: Any, outcome: str) -> None:
         self.found.append(
-            OddValue(self.kind, self.ids.raw(row), self.column.name, _as_text(value), outcome)
+            OddValue(self.kind, ids.raw(row), self.column.name, _as_text(value), outcome)
         )
         self.count += 1
         if self.count > _MAX_WARNINGS:
@@ -211,7 +215,7 @@ class _Odd:
         if len(text) > 60:
             text = text[:57] + "..."
         self._warn(
-            f"{self.kind} {self.ids.of(row)}: field {self.column.name!r} "
+            f"{self.kind} {ids.of(row)}: field {self.column.name!r} "
             f"({self.column.dtype_name}) got {text}; {outcome}"
         )
 
@@ -224,35 +228,41 @@ def _as_text(value: Any) -> str:
     return str(value.value) if isinstance(value, Enum) else str(value)
 
 
-def _typed(
-    kind: str, column: Column, values: Sequence[Any], ids: _Ids, found: list[OddValue]
-) -> Any:
+def _typed(column: Column, values: Sequence[Any], ids: _Ids, odd: _Odd) -> Any:
     """``column.array(values)``; a value the dtype cannot hold becomes NA with a warning.
 
-    Each odd value is also appended to ``found``.
+    Each odd value is also recorded by ``odd``.
 
     The whole column is converted at once; only when that fails is each value
     tried on its own, so normal data costs nothing extra.
     """
-    with _Odd(kind, column, ids, found) as odd:
-        try:
-            array = column.array(values)
-        except _ODD:
-            kept = list(values)
-            for row, value in enumerate(values):
-                try:
-                    column.array([value])
-                except _ODD:
-                    kept[row] = None
-                    odd.value(row, value, "set to NA")
-            array = column.array(kept)
-        if column.dtype_name == "category":
-            new = set(array.categories) - set(column.categories)
-            if new:
-                for row, code in enumerate(array.codes):
-                    if code >= 0 and array.categories[code] in new:
-                        odd.value(row, values[row], "kept as a new category")
+    try:
+        array = column.array(values)
+    except _ODD:
+        kept = list(values)
+        for row, value in enumerate(values):
+            try:
+                column.array([value])
+            except _ODD:
+                kept[row] = None
+                odd.value(ids, row, value, "set to NA")
+        array = column.array(kept)
+    if column.dtype_name == "category":
+        new = set(array.categories) - set(column.categories)
+        if new:
+            for row, code in enumerate(array.codes):
+                if code >= 0 and array.categories[code] in new:
+                    odd.value(ids, row, values[row], "kept as a new category")
     return array
+
+
+def _joined(column: Column, parts: list[Any]) -> Any:
+    """The typed parts of one column as one array (categories in order of appearance)."""
+    if len(parts) == 1:
+        return parts[0]
+    if column.dtype_name == "category":
+        return union_categoricals(parts, sort_categories=False)
+    return pd.concat([pd.Series(p, copy=False) for p in parts], ignore_index=True).array
 
 
 class SchemaMismatchError(ValueError):
@@ -310,7 +320,12 @@ class Schema:
         names the columns a row lacks or adds. Odd values (see the module doc) are
         recorded in the frame's ``attrs["odd_values"]``.
         """
-        rows = list(rows)
+        builder = FrameBuilder(self)
+        builder.add(rows)
+        return builder.frame()
+
+    def values(self, rows: list[Row]) -> list[Sequence[Any]]:
+        """The values of ``rows`` column by column, each row checked against the schema."""
         width = len(self.columns)
         for row in rows:
             if len(row) != width:
@@ -322,16 +337,7 @@ class Schema:
             for row in rows:
                 self.check_columns(row)
             raise
-        cols = list(zip(*values, strict=True)) if values else [()] * width
-        ids = _Ids(self, cols)
-        found: list[OddValue] = []
-        data = {
-            c.name: _typed(self.kind, c, v, ids, found)
-            for c, v in zip(self.columns, cols, strict=True)
-        }
-        frame = pd.DataFrame(data, columns=self.names)
-        frame.attrs[ODD_VALUES] = tuple(found)
-        return frame
+        return list(zip(*values, strict=True)) if values else [()] * width
 
     def check_columns(self, row: Row) -> None:
         """Raise ``SchemaMismatchError`` unless ``row`` has exactly this schema's columns."""
@@ -367,3 +373,58 @@ class Schema:
             ):
                 out[c.name] = out[c.name].astype(c.dtype)
         return out
+
+
+BATCH = 2_000
+"""Rows a ``FrameBuilder`` holds as plain values before typing them."""
+
+
+class FrameBuilder:
+    """One frame of a schema built from rows that arrive a page at a time.
+
+    Rows are typed ``batch`` at a time, so a pull holds the typed columns and one
+    batch of plain values, never every row or model at once; ``frame()`` joins the
+    parts. The frame, its ``attrs["odd_values"]`` and its warnings are those of
+    ``Schema.build`` over all the rows.
+    """
+
+    def __init__(self, schema: Schema, batch: int | None = None) -> None:
+        self.schema = schema
+        self.batch = batch or BATCH
+        self._rows: list[Row] = []
+        self._parts: list[list[Any]] = [[] for _ in schema.columns]
+        self._found: list[list[OddValue]] = [[] for _ in schema.columns]
+        self._odd = [
+            _Odd(schema.kind, c, found)
+            for c, found in zip(schema.columns, self._found, strict=True)
+        ]
+
+    def add(self, rows: Iterable[Row]) -> None:
+        """Take ``rows``; each full batch is typed at once."""
+        for row in rows:
+            self._rows.append(row)
+            if len(self._rows) >= self.batch:
+                self._flush()
+
+    def _flush(self) -> None:
+        rows, self._rows = self._rows, []
+        cols = self.schema.values(rows)
+        ids = _Ids(self.schema, cols)
+        for part, column, values, odd in zip(
+            self._parts, self.schema.columns, cols, self._odd, strict=True
+        ):
+            part.append(_typed(column, values, ids, odd))
+
+    def frame(self) -> pd.DataFrame:
+        """The frame of every row added (the builder is spent afterwards)."""
+        if self._rows or not self._parts[0]:
+            self._flush()
+        for odd in self._odd:
+            odd.close()
+        columns, parts = self.schema.columns, self._parts
+        self._parts = [[] for _ in columns]
+        data = {c.name: _joined(c, p) for c, p in zip(columns, parts, strict=True)}
+        del parts
+        frame = pd.DataFrame(data, columns=self.schema.names)
+        frame.attrs[ODD_VALUES] = tuple(v for found in self._found for v in found)
+        return frame

@@ -3,7 +3,8 @@
 Rewards, benefits, card definitions, tier structures and the program ->
 member -> card -> pending bucket tree are pulled concurrently (at most
 ``concurrency`` requests in flight). Row order follows the service's list
-order, so two pulls of the same data give equal frames.
+order, so two pulls of the same data give equal frames. Rewards, the largest
+list, are turned into their frames page by page as they arrive.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
+from ..client.pagination import aread_ahead
 from ..errors import LytError, NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
 from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
-from ..frames.rewards import REWARD_COSTS, reward_costs_frame, rewards_frame
-from ..models import CardDefinition, Member, MemberWithCards, Page, PendingBucket, Program
+from ..frames.rewards import REWARD_COSTS, REWARDS, reward_cost_rows, reward_rows
+from ..frames.schema import FrameBuilder
+from ..models import CardDefinition, Member, MemberWithCards, Page, PendingBucket, Program, Reward
 from ..models.listing import MAX_LIMIT
 from .references import join_statuses, mark_card_definitions, referenced_card_definitions
 
@@ -104,7 +107,7 @@ class _Puller:
         with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
             pulled_at = await self._service_now()
             # One task per part, so each keeps its type; _gather runs and cancels them together.
-            rewards_task = asyncio.ensure_future(_collect(c.rewards.pages(limit=MAX_LIMIT), bar))
+            rewards_task = asyncio.ensure_future(_rewards(c.rewards.pages(limit=MAX_LIMIT), bar))
             benefits_task = asyncio.ensure_future(_collect(c.benefits.pages(limit=MAX_LIMIT), bar))
             listed_task = asyncio.ensure_future(
                 _collect(c.card_definitions.pages(limit=MAX_LIMIT), bar)
@@ -117,16 +120,16 @@ class _Puller:
             rewards, benefits = rewards_task.result(), benefits_task.result()
             listed, tiers = listed_task.result(), tiers_task.result()
             programs, members, details, buckets = tree_task.result()
-            wanted = referenced_card_definitions(rewards, benefits, tiers, details, buckets)
+            wanted = rewards.referenced | referenced_card_definitions(
+                (), benefits, tiers, details, buckets
+            )
             known = {d.id for d in listed}
             fetched = await self._fetch_definitions(sorted(wanted - known))
         definitions = card_definitions_frame(listed, unlisted=fetched)
         status = dict(zip(definitions["id"], definitions["status"].astype(object), strict=True))
         frames = {
-            "rewards": rewards_frame(rewards),
-            "reward_costs": mark_card_definitions(
-                reward_costs_frame(rewards), REWARD_COSTS, status
-            ),
+            "rewards": rewards.rewards.frame(),
+            "reward_costs": mark_card_definitions(rewards.costs.frame(), REWARD_COSTS, status),
             "benefits": mark_card_definitions(benefits_frame(benefits), BENEFITS, status),
             "card_definitions": definitions,
             "tier_structures": mark_card_definitions(
@@ -211,10 +214,35 @@ class _Puller:
         return [d for d in found if d is not None]
 
 
+class _RewardFrames:
+    """The rewards and reward_costs frames, built as reward pages arrive (no reward is
+    held past its page), and the card definitions those rewards point at."""
+
+    def __init__(self) -> None:
+        self.rewards = FrameBuilder(REWARDS)
+        self.costs = FrameBuilder(REWARD_COSTS)
+        self.referenced: set[str] = set()
+
+    def add(self, rewards: list[Reward]) -> None:
+        self.rewards.add(reward_rows(rewards))
+        self.costs.add(reward_cost_rows(rewards))
+        self.referenced |= referenced_card_definitions(rewards, (), (), (), ())
+
+
+async def _rewards(pages: AsyncIterator[Page[Reward]], bar: ProgressBar) -> _RewardFrames:
+    """The reward frames of ``pages``, counted on ``bar`` as each page lands."""
+    frames = _RewardFrames()
+    async for page in aread_ahead(pages):
+        frames.add(page.data)
+        bar.advance(len(page.data))
+    return frames
+
+
 async def _collect(pages: AsyncIterator[Page[T]], bar: ProgressBar) -> list[T]:
-    """Every item of ``pages``, counted on ``bar`` as each page lands."""
+    """Every item of ``pages``, counted on ``bar`` as each page lands; the next page is
+    requested while the current one is taken in."""
     items: list[T] = []
-    async for page in pages:
+    async for page in aread_ahead(pages):
         items.extend(page.data)
         bar.advance(len(page.data))
     return items

@@ -3,7 +3,8 @@
 It speaks just enough HTTP/1.1 (one request per connection) on 127.0.0.1 at a
 random port, from a thread running its own event loop, so a test controls
 every byte: a body dripped one byte at a time, bodies that are not JSON, error
-messages echoing the request's headers, cursors that never end, a day-long
+messages echoing the request's headers, a status line and headers dripped
+one byte at a time, cursors that never end, a day-long
 ``Retry-After``, redirects to another host, a year-1 timestamp. Routes:
 
 ==========================================  ==========================================
@@ -67,15 +68,16 @@ REWARD: dict[str, Any] = {
 
 REWARD_IDS = {
     "drip": "lrew_0000000d01",
+    "drip_headers": "lrew_0000000d02",
     "unavailable": "lrew_0000000503",
     "rate_limited": "lrew_0000000429",
     "garbage": "lrew_00000000ba",
     "year_one": "lrew_000000000d",
     "bad_gzip": "lrew_0000000f2a",
 }
-"""Reward IDs by behaviour: a dripped body; 503 with ``Retry-After: 0.3`` every time;
-429 with ``Retry-After: 86400``; a 200 that is not JSON; a ``created_at`` in year 1;
-a 200 whose body is not the gzip its ``Content-Encoding`` says."""
+"""Reward IDs by behaviour: a dripped body; a dripped status line and headers; 503 with
+``Retry-After: 0.3`` every time; 429 with ``Retry-After: 86400``; a 200 that is not JSON;
+a ``created_at`` in year 1; a 200 whose body is not the gzip its ``Content-Encoding`` says."""
 
 
 @dataclass
@@ -86,6 +88,8 @@ class _Answer:
     reason: str = "OK"
     drip: float | None = None
     """Seconds between the last ``DRIP_BYTES`` bytes of the body, if dripped."""
+    drip_head: float | None = None
+    """Seconds between the first ``DRIP_BYTES`` bytes of the status line, if dripped."""
 
 
 def _json(status: int, value: Any, reason: str = "OK", **headers: str) -> _Answer:
@@ -163,6 +167,12 @@ class MisbehavingServer:
         headers.update(answer.headers)
         head += "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
         body = answer.body
+        if answer.drip_head is not None:
+            for i in range(DRIP_BYTES):
+                writer.write(head[i].encode())
+                await writer.drain()
+                await asyncio.sleep(answer.drip_head)
+            head = head[DRIP_BYTES:]
         if answer.drip is None:
             writer.write(head.encode() + body)
             await writer.drain()
@@ -226,6 +236,10 @@ class MisbehavingServer:
         if reward_id == REWARD_IDS["drip"]:
             answer = _json(200, REWARD)
             answer.drip = self.drip_interval
+            return answer
+        if reward_id == REWARD_IDS["drip_headers"]:
+            answer = _json(200, REWARD)
+            answer.drip_head = self.drip_interval
             return answer
         if reward_id == REWARD_IDS["unavailable"]:
             return _json(

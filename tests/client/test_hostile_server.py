@@ -7,6 +7,7 @@ misbehaviour on its own (a drip of a few seconds, a few dozen pages).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,7 +27,7 @@ from lyt_toolkit.errors import (
 )
 
 from .helpers import APP_TOKEN, MANAGEMENT_TOKEN
-from .misbehaving import BEARER, REWARD_IDS, MisbehavingServer
+from .misbehaving import BEARER, DRIP_BYTES, REWARD_IDS, MisbehavingServer
 
 SECRETS = (APP_TOKEN, MANAGEMENT_TOKEN, BEARER)
 
@@ -70,6 +71,30 @@ def test_a_dripping_body_is_cut_at_the_call_deadline_in_async(server: Misbehavin
 
     with pytest.raises(APITimeoutError, match="within its 1 s timeout"):
         asyncio.run(fetch())
+
+
+@pytest.mark.parametrize("behaviour", ["drip", "drip_headers"])
+def test_a_dripping_answer_is_cut_at_the_call_deadline_in_both_clients(
+    server: MisbehavingServer, behaviour: str
+) -> None:
+    """The status line and headers are bounded too, not only the body: the drip lasts
+    ``DRIP_BYTES`` x 0.25 s = 10 s, the call ends soon after its 1 s deadline."""
+
+    async def fetch() -> None:
+        async with AsyncLoyaltyClient(**settings(server, timeout=1)) as client:
+            await client.rewards.get(REWARD_IDS[behaviour])
+
+    started = time.monotonic()
+    with (
+        LoyaltyClient(**settings(server, timeout=1)) as client,
+        pytest.raises(APITimeoutError, match="within its 1 s timeout"),
+    ):
+        client.rewards.get(REWARD_IDS[behaviour])
+    assert time.monotonic() - started < DRIP_BYTES * server.drip_interval / 2
+    started = time.monotonic()
+    with pytest.raises(APITimeoutError, match="within its 1 s timeout"):
+        asyncio.run(fetch())
+    assert time.monotonic() - started < DRIP_BYTES * server.drip_interval / 2
 
 
 def test_retries_and_their_waits_stop_at_the_call_deadline(server: MisbehavingServer) -> None:

@@ -1,0 +1,93 @@
+"""Pipelined walks: the next page is on its way while the caller works on the current one."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from lyt_toolkit.client.pagination import aread_ahead, read_ahead
+
+
+def test_the_next_page_is_requested_before_the_current_one_is_done() -> None:
+    requested = [threading.Event() for _ in range(4)]
+
+    def pages() -> Iterator[int]:
+        for number in range(3):
+            requested[number].set()
+            yield number
+
+    seen = []
+    for page in read_ahead(pages()):
+        if page < 2:  # still working on this page while the next one is fetched
+            assert requested[page + 1].wait(5), f"page {page + 1} was not requested early"
+        seen.append(page)
+    assert seen == [0, 1, 2]
+
+
+def test_stopping_early_fetches_at_most_one_page_more() -> None:
+    fetched = []
+
+    def pages() -> Iterator[int]:
+        for number in range(100):
+            fetched.append(number)
+            yield number
+
+    for page in read_ahead(pages()):
+        if page == 3:
+            break
+    assert fetched == [0, 1, 2, 3, 4]
+
+
+def test_an_error_reaches_the_caller_after_the_pages_before_it() -> None:
+    def pages() -> Iterator[int]:
+        yield 1
+        raise RuntimeError("page 2 failed")
+
+    walk = read_ahead(pages())
+    assert next(walk) == 1
+    with pytest.raises(RuntimeError, match="page 2 failed"):
+        next(walk)
+
+
+def test_async_the_next_page_is_requested_before_the_current_one_is_done() -> None:
+    async def run() -> list[int]:
+        requested = [asyncio.Event() for _ in range(4)]
+
+        async def pages() -> AsyncIterator[int]:
+            for number in range(3):
+                requested[number].set()
+                yield number
+
+        seen = []
+        async for page in aread_ahead(pages()):
+            if page < 2:
+                await asyncio.wait_for(requested[page + 1].wait(), 5)
+            seen.append(page)
+        return seen
+
+    assert asyncio.run(run()) == [0, 1, 2]
+
+
+def test_async_stopping_early_cancels_the_page_on_its_way() -> None:
+    async def run() -> list[str]:
+        events: list[str] = []
+
+        async def pages() -> AsyncIterator[int]:
+            yield 0
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                events.append("cancelled")
+                raise
+            yield 1
+
+        walk = aread_ahead(pages())
+        async for _ in walk:
+            break
+        await walk.aclose()
+        return events
+
+    assert asyncio.run(asyncio.wait_for(run(), 10)) == ["cancelled"]

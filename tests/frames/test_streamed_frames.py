@@ -1,0 +1,132 @@
+"""Frames built as pages arrive equal the frames built from every model at once."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot
+from lyt_toolkit.errors import OddValueWarning
+from lyt_toolkit.frames import BUILDERS, schema
+from lyt_toolkit.frames.schema import FrameBuilder
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
+
+from .conftest import StartSandbox
+from .test_odd_values import ROWS, row
+
+SCHEMA_MODULE = importlib.import_module("lyt_toolkit.frames.schema")  # the package's
+# ``schema`` attribute is the lookup function, not this module
+
+ODD_ROWS = [
+    row(id="t0"),
+    row(id="t1", count=2**70),
+    row(id="t2", status="RETIRED", at=dt.datetime(2026, 1, 15, 12, tzinfo=dt.UTC)),
+    row(id="t3", count=None, status=None),
+    row(id="t4", status="ARCHIVED"),
+    row(id="t5", at=dt.datetime(1, 1, 1, tzinfo=dt.UTC)),
+    row(id="t6", status="RETIRED", count=-(2**64)),
+    row(id="t7", count=7, at=dt.datetime(2030, 6, 1, tzinfo=dt.timezone(dt.timedelta(hours=2)))),
+]
+"""Odd values, new categories and NA spread so that they land in different batches."""
+
+
+def built(rows: list[dict[str, Any]], batch: int | None) -> tuple[pd.DataFrame, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", OddValueWarning)
+        builder = FrameBuilder(ROWS, batch=batch)
+        builder.add(rows[:3])
+        builder.add(rows[3:])
+        frame = builder.frame()
+    return frame, sorted(str(w.message) for w in caught if w.category is OddValueWarning)
+
+
+def assert_identical(streamed: pd.DataFrame, whole: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(streamed, whole, check_exact=True)
+    assert streamed.attrs == whole.attrs
+    for name in whole.columns:
+        if isinstance(whole[name].dtype, pd.CategoricalDtype):
+            assert list(streamed[name].cat.categories) == list(whole[name].cat.categories)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 5])
+def test_batches_give_the_frame_attrs_and_warnings_of_one_build(batch: int) -> None:
+    whole, whole_warnings = built(ODD_ROWS, batch=len(ODD_ROWS))
+    streamed, streamed_warnings = built(ODD_ROWS, batch=batch)
+    assert_identical(streamed, whole)
+    assert streamed_warnings == whole_warnings
+    assert list(whole["status"].cat.categories)[-2:] == ["RETIRED", "ARCHIVED"]
+    assert len(whole.attrs["odd_values"]) == 6
+
+
+def test_an_empty_builder_gives_the_empty_frame() -> None:
+    assert_identical(FrameBuilder(ROWS, batch=2).frame(), ROWS.empty())
+
+
+def test_warnings_stay_capped_across_batches() -> None:
+    rows = [row(id=f"t{i}", count=2**70) for i in range(30)]
+    _, messages = built(rows, batch=4)
+    assert len(messages) == 21  # 20 named, then one count
+    assert any("10 more odd values" in m for m in messages)
+
+
+KINDS: dict[str, tuple[str, str]] = {
+    "rewards": ("rewards", "rewards"),
+    "reward_costs": ("rewards", "reward_costs"),
+    "benefits": ("benefits", "benefits"),
+    "card_definitions": ("card_definitions", "card_definitions"),
+    "tier_structures": ("tier_structures", "tier_structures"),
+    "programs": ("programs", "programs"),
+}
+
+
+@pytest.fixture(scope="module")
+def generated(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    program = generate_program(
+        rewards=230, benefits=130, card_definitions=10, tier_structures=10, members=10, seed=3
+    )
+    with start_sandbox(program, now=program["now"]) as sb:
+        yield sb
+
+
+@pytest.mark.parametrize("program", ["demo", "generated"])
+def test_pulled_frames_equal_frames_of_every_model(
+    program: str,
+    request: pytest.FixtureRequest,
+    make_client: Callable[..., LoyaltyClient],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(SCHEMA_MODULE, "BATCH", 7)  # several batches per page and per pull
+    sb: Sandbox = request.getfixturevalue(program)
+    with make_client(sb) as client:
+        for kind, (group, _) in KINDS.items():
+            resource = getattr(client, group)
+            models = list(resource.iter(limit=100))
+            whole = BUILDERS[kind](models)
+            streamed = resource.frame(kind=kind, limit=50, progress=False)
+            assert len(streamed) == len(whole) > 0, kind
+            assert_identical(streamed, whole)
+            assert streamed.dtypes.to_dict() == schema(kind).dtypes
+
+
+def test_a_snapshot_builds_the_reward_frames_of_every_model(
+    generated: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(SCHEMA_MODULE, "BATCH", 7)
+    with make_client(generated) as client:
+        models = list(client.rewards.iter(limit=100))
+        snapshot = ProgramSnapshot.pull(client, progress=False)
+    assert_identical(snapshot.rewards, BUILDERS["rewards"](models))
+    checked = ["card_definition_found", "card_definition_status"]
+    costs = BUILDERS["reward_costs"](models).drop(columns=checked)
+    assert len(costs) >= len(models) > 0
+    assert_identical(snapshot.reward_costs.drop(columns=checked), costs)
+    assert snapshot.reward_costs["card_definition_found"].notna().all()
