@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -21,12 +22,13 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         config = _checked_config(args)
+        timeouts = _checked_timeouts(args)
         _check_exposure(args.host, config.credentials, args.unsafe_public_demo_credentials)
     except ValueError as exc:
         print(f"lyt sandbox serve: {exc}", file=sys.stderr)
         return 2
     try:
-        run(config, args.host, args.port)
+        run(config, args.host, args.port, **timeouts)
     except ProgramFileError as exc:
         print(f"lyt sandbox serve: --data {args.data or 'demo'}: {exc}", file=sys.stderr)
         return 2
@@ -87,6 +89,20 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
     if args.db is not None and not Path(args.db).resolve().parent.is_dir():
         raise ValueError(f"--db: the folder of {args.db} does not exist")
     return SandboxConfig(data=args.data, db=args.db, now=args.now, seed=args.seed)
+
+
+def _checked_timeouts(args: argparse.Namespace) -> dict[str, float]:
+    """``--body-timeout`` and ``--head-timeout`` when given: positive, finite seconds."""
+    timeouts = {}
+    for name in ("body_timeout", "head_timeout"):
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if not math.isfinite(value) or value <= 0:
+            option = "--" + name.replace("_", "-")
+            raise ValueError(f"{option}: must be a positive number of seconds, got {value:g}")
+        timeouts[name] = value
+    return timeouts
 
 
 def generate(args: argparse.Namespace) -> int:
