@@ -77,6 +77,7 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
             parse_instant(args.now)
         except ValueError:
             raise ValueError(f"--now: {args.now!r} is not an ISO 8601 instant") from None
+    program = None
     if args.data is not None:
         try:
             program = load_program_source(args.data)
@@ -88,7 +89,8 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
             raise ValueError(f"--data: {args.data} must hold a JSON object")
     if args.db is not None and not Path(args.db).resolve().parent.is_dir():
         raise ValueError(f"--db: the folder of {args.db} does not exist")
-    return SandboxConfig(data=args.data, db=args.db, now=args.now, seed=args.seed)
+    # The file as read here is what loads: it is not read (nor parsed) a second time.
+    return SandboxConfig(data=program, db=args.db, now=args.now, seed=args.seed)
 
 
 def _checked_timeouts(args: argparse.Namespace) -> dict[str, float]:
