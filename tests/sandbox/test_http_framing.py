@@ -62,7 +62,10 @@ def drip(sock: socket.socket, seconds: float) -> tuple[bytes, float]:
     while time.monotonic() - started < seconds:
         readable, _, _ = select.select([sock], [], [], 0.05)
         if readable:
-            chunk = sock.recv(65536)
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break  # closed while a dripped byte was on its way: keep what came
             if not chunk:
                 break
             received += chunk
@@ -154,8 +157,9 @@ def test_a_refused_header_value_is_not_repeated_in_the_answer(sandbox: Sandbox) 
 
 
 def test_headers_beyond_the_size_bound_are_431_as_an_error_object(sandbox: Sandbox) -> None:
-    filler = b"X-Filler: " + b"a" * 8000 + b"\r\n"
-    head = b"GET / HTTP/1.1\r\nHost: sandbox\r\n" + filler * (MAX_REQUEST_HEAD_BYTES // 8000 + 2)
+    # Just past the bound, so the server has read every byte when it refuses and closes.
+    head = b"GET / HTTP/1.1\r\nHost: sandbox\r\nX-Filler: "
+    head += b"a" * (MAX_REQUEST_HEAD_BYTES + 100 - len(head))
     error = error_answer(send_bytes(sandbox.base_url, head, timeout=10), 431)
     assert "headers" in error["details"]
 
