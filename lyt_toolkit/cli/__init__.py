@@ -71,6 +71,20 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--now", default=None, help="fix the clock at this ISO 8601 instant")
     serve.add_argument("--seed", type=int, default=None, help="seed for generated IDs")
     serve.add_argument(
+        "--body-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="answer 408 when a request body stalls this long (default: 10)",
+    )
+    serve.add_argument(
+        "--head-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="answer 408 when a request line and headers take this long (default: 10)",
+    )
+    serve.add_argument(
         "--unsafe-public-demo-credentials",
         action="store_true",
         help="serve beyond loopback even with the public demo credentials (anyone can call it)",

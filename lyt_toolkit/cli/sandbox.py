@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -22,12 +23,13 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         config = _checked_config(args)
+        timeouts = _checked_timeouts(args)
         _check_exposure(args.host, config.credentials, args.unsafe_public_demo_credentials)
     except ValueError as exc:
         print(f"lyt sandbox serve: {exc}", file=sys.stderr)
         return 2
     try:
-        run(config, args.host, args.port)
+        run(config, args.host, args.port, **timeouts)
     except ProgramFileError as exc:
         given = args.from_snapshot
         source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
@@ -80,6 +82,7 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
             parse_instant(args.now)
         except ValueError:
             raise ValueError(f"--now: {args.now!r} is not an ISO 8601 instant") from None
+    program = None
     if args.data is not None:
         try:
             program = load_program_source(args.data)
@@ -93,7 +96,22 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
         raise ValueError(f"--db: the folder of {args.db} does not exist")
     if args.from_snapshot is not None:
         return _snapshot_config(args)
-    return SandboxConfig(data=args.data, db=args.db, now=args.now, seed=args.seed)
+    # The file as read here is what loads: it is not read (nor parsed) a second time.
+    return SandboxConfig(data=program, db=args.db, now=args.now, seed=args.seed)
+
+
+def _checked_timeouts(args: argparse.Namespace) -> dict[str, float]:
+    """``--body-timeout`` and ``--head-timeout`` when given: positive, finite seconds."""
+    timeouts = {}
+    for name in ("body_timeout", "head_timeout"):
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if not math.isfinite(value) or value <= 0:
+            option = "--" + name.replace("_", "-")
+            raise ValueError(f"{option}: must be a positive number of seconds, got {value:g}")
+        timeouts[name] = value
+    return timeouts
 
 
 def _snapshot_config(args: argparse.Namespace) -> SandboxConfig:

@@ -103,11 +103,15 @@ def unauthorized() -> ServiceError:
     return ServiceError(401, "unauthorized", "Unauthorized")
 
 
+def new_request_id() -> str:
+    return f"req_{uuid.uuid4().hex[:20]}"
+
+
 def request_id(request: Request) -> str:
     """The request's ID, minted on first use and shared by every part of the answer."""
     rid = getattr(request.state, "request_id", None)
     if rid is None:
-        rid = request.state.request_id = f"req_{uuid.uuid4().hex[:20]}"
+        rid = request.state.request_id = new_request_id()
     return rid
 
 

@@ -8,7 +8,7 @@ stops the load instead of loading silently. See data/README.md, "Checks".
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel
 
@@ -76,26 +76,56 @@ BUILT_IN = frozenset({"prod_5h1pp1ng"})
 
 def unknown_model_keys(model: BaseModel) -> list[str]:
     """Paths of the keys in ``model`` (nested models included) that no model declares."""
-    return list(_extras(model, ""))
+    found: list[str] = []
+    _extras(model, "", found)
+    return found
 
 
-def _extras(value: Any, path: str) -> Iterator[str]:
+def _extras(value: Any, path: str, found: list[str]) -> None:
     if isinstance(value, BaseModel):
-        name = type(value).__name__
-        for key in value.model_extra or {}:
-            allowed = key in MODEL_EXTRAS.get(name, ()) or (
-                name in _NUMBERED_EXTRAS and key.isdigit()
+        cls = type(value)
+        extra = value.__pydantic_extra__
+        if extra:
+            name = cls.__name__
+            allowed = MODEL_EXTRAS.get(name, frozenset())
+            numbered = name in _NUMBERED_EXTRAS
+            found.extend(
+                f"{path}{key}"
+                for key in extra
+                if not (key in allowed or (numbered and key.isdigit()))
             )
-            if not allowed:
-                yield f"{path}{key}"
-        for field_name, info in type(value).model_fields.items():
-            yield from _extras(getattr(value, field_name), f"{path}{info.alias or field_name}.")
+        for attribute, key in _nested_fields(cls):
+            item = getattr(value, attribute)
+            if item is not None:
+                _extras(item, f"{path}{key}.", found)
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
-            yield from _extras(item, f"{path.rstrip('.')}[{i}].")
+            _extras(item, f"{path.rstrip('.')}[{i}].", found)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _extras(item, f"{path}{key}.")
+            _extras(item, f"{path}{key}.", found)
+
+
+_NESTED: dict[type[BaseModel], tuple[tuple[str, str], ...]] = {}
+
+
+def _nested_fields(cls: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """``(attribute, key)`` of the fields of ``cls`` whose type can hold a model: the only
+    places an unknown key can hide (extras themselves are plain values)."""
+    fields = _NESTED.get(cls)
+    if fields is None:
+        fields = _NESTED[cls] = tuple(
+            (name, info.alias or name)
+            for name, info in cls.model_fields.items()
+            if _can_hold_model(info.annotation)
+        )
+    return fields
+
+
+def _can_hold_model(annotation: Any) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_can_hold_model(arg) for arg in get_args(annotation))
 
 
 def unknown_record_keys(section: str, record: Mapping[str, Any]) -> list[str]:
@@ -129,20 +159,22 @@ def dangling_references(
 
 
 def _references(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
+    """``(path, target section, ID)`` of every reference in ``value``; only containers
+    are descended into, as a record is mostly plain values."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if key == "metadata":
-                continue
-            where = f"{path}{key}"
-            if key in REFERENCES and isinstance(item, str):
-                yield where, REFERENCES[key], item
-            elif (
-                key in _OBJECT_REFERENCES
-                and isinstance(item, dict)
-                and isinstance(item.get("id"), str)
-            ):
-                yield f"{where}.id", _OBJECT_REFERENCES[key], item["id"]
-            yield from _references(item, f"{where}.")
+            if isinstance(item, str):
+                if key in REFERENCES:
+                    yield f"{path}{key}", REFERENCES[key], item
+            elif isinstance(item, dict):
+                if key == "metadata":
+                    continue
+                if key in _OBJECT_REFERENCES and isinstance(item.get("id"), str):
+                    yield f"{path}{key}.id", _OBJECT_REFERENCES[key], item["id"]
+                yield from _references(item, f"{path}{key}.")
+            elif isinstance(item, list) and key != "metadata":
+                yield from _references(item, f"{path}{key}.")
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _references(item, f"{path.rstrip('.')}[{i}].")
+            if isinstance(item, dict | list):
+                yield from _references(item, f"{path.rstrip('.')}[{i}].")

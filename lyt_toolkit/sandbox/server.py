@@ -17,6 +17,7 @@ from .app import create_app
 from .config import SandboxConfig, SandboxCredentials
 from .from_snapshot import SnapshotSource, sandbox_credentials, snapshot_program
 from .guard import BODY_TIMEOUT
+from .protocol import HEAD_TIMEOUT, protocol_class
 
 MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024
 """What the HTTP parser holds of a request line and headers: room enough for a long URL
@@ -25,13 +26,16 @@ to reach the app and be answered 414; beyond it the server refuses the request i
 KEEP_ALIVE_SECONDS = 5
 
 
-def server_config(app: Any, host: str, port: int, **options: Any) -> uvicorn.Config:
-    """uvicorn settings every sandbox shares: the h11 parser, bounded heads and idle time."""
+def server_config(
+    app: Any, host: str, port: int, head_timeout: float = HEAD_TIMEOUT, **options: Any
+) -> uvicorn.Config:
+    """uvicorn settings every sandbox shares: the h11 parser, heads bounded in size and
+    time, bounded idle time, and parser refusals answered as error objects."""
     return uvicorn.Config(
         app,
         host=host,
         port=port,
-        http="h11",
+        http=protocol_class(head_timeout),
         h11_max_incomplete_event_size=MAX_REQUEST_HEAD_BYTES,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         **options,
@@ -68,12 +72,15 @@ class Sandbox:
         host: str = "127.0.0.1",
         port: int = 0,
         body_timeout: float = BODY_TIMEOUT,
+        head_timeout: float = HEAD_TIMEOUT,
     ) -> Iterator[Sandbox]:
         """Serve a sandbox with real uvicorn on a free loopback port until the block ends.
 
         ``snapshot`` (a ``ProgramSnapshot`` or a folder its ``to_csv`` wrote), instead of
         ``data``: the sandbox holds that program, its clock at the snapshot's ``pulled_at``
         (unless ``now`` is given), and takes the sandbox credentials, never ``LYT_*`` ones.
+        ``body_timeout`` / ``head_timeout``: seconds a request body may stall, and a
+        request head may take to arrive, before the request is answered 408.
         """
         if snapshot is not None:
             if data is not None:
@@ -86,7 +93,15 @@ class Sandbox:
         app = create_app(config, body_timeout=body_timeout)
         port = port or free_port(host)
         server = uvicorn.Server(
-            server_config(app, host, port, log_level="warning", access_log=False, lifespan="off")
+            server_config(
+                app,
+                host,
+                port,
+                head_timeout,
+                log_level="warning",
+                access_log=False,
+                lifespan="off",
+            )
         )
         thread = threading.Thread(target=server.run, name="lyt-sandbox", daemon=True)
         thread.start()
@@ -147,10 +162,17 @@ class Sandbox:
         self._admin("DELETE", "/faults")
 
 
-def serve(config: SandboxConfig, host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve(
+    config: SandboxConfig,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    body_timeout: float = BODY_TIMEOUT,
+    head_timeout: float = HEAD_TIMEOUT,
+) -> None:
     """Serve until interrupted, printing the base URL once ready."""
-    app = create_app(config)
-    server = uvicorn.Server(server_config(app, host, port, log_level="warning"))
+    app = create_app(config, body_timeout=body_timeout)
+    server = uvicorn.Server(server_config(app, host, port, head_timeout, log_level="warning"))
     original_startup = server.startup
 
     async def startup(sockets: Any = None) -> None:

@@ -16,7 +16,7 @@ from fastapi import Request
 from .clock import Clock, IdGenerator, iso
 from .config import DEMO_PROGRAM, SandboxConfig
 from .faults import Faults
-from .loader import load_program
+from .loader import collector_paused, load_program
 from .store import Store
 
 LOAD_COMPLETE = "load_complete"
@@ -177,7 +177,9 @@ def load_program_source(data: Any) -> dict[str, Any]:
     if isinstance(data, dict):
         return data
     source = Path(data) if data is not None else DEMO_PROGRAM
-    return json.loads(source.read_text(encoding="utf-8"))
+    text = source.read_text(encoding="utf-8")
+    with collector_paused():
+        return json.loads(text)
 
 
 def get_state(request: Request) -> SandboxState:

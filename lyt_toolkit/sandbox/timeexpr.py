@@ -13,7 +13,7 @@ from typing import Any
 
 _TERM = re.compile(r"([+-])(\d+)([dhms])")
 _RELATIVE = re.compile(r"now(?:[+-]\d+[dhms])*")
-_UNITS = {"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
+_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
 DATE_ONLY_KEYS: frozenset[str] = frozenset({"date"})
 """Keys whose values are calendar dates (a pending bucket's activation ``date``)."""
@@ -44,11 +44,11 @@ def resolve(value: str, now: datetime) -> datetime:
         raise TimeExpressionError(f"time value must be a string, got {type(value).__name__}")
     text = value.strip()
     if _RELATIVE.fullmatch(text):
-        moment = _aware(now)
-        for sign, amount, unit in _TERM.findall(text[3:]):
-            delta = timedelta(**{_UNITS[unit]: int(amount)})
-            moment = moment + delta if sign == "+" else moment - delta
-        return moment
+        seconds = sum(
+            int(amount) * _SECONDS[unit] * (1 if sign == "+" else -1)
+            for sign, amount, unit in _TERM.findall(text, 3)
+        )
+        return _aware(now) + timedelta(seconds=seconds)
     try:
         return _aware(datetime.fromisoformat(text))
     except ValueError:
@@ -64,8 +64,7 @@ def resolve_date(value: str, now: datetime) -> date:
 
 def format_timestamp(moment: datetime) -> str:
     """The service's timestamp spelling: UTC with milliseconds and a ``Z``."""
-    utc = _aware(moment)
-    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    return _aware(moment).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def resolve_tree(data: Any, now: datetime) -> Any:

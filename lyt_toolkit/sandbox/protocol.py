@@ -1,0 +1,132 @@
+"""The sandbox's HTTP/1.1 connections: uvicorn's h11 protocol with two repairs.
+
+- A request head (request line and headers) must arrive whole within
+  ``head_timeout`` seconds of the connection opening or the previous answer
+  ending; a client that drips it is answered 408 and disconnected (one that sent
+  nothing at all is simply disconnected). Data arriving does not restart the clock.
+- A head the parser refuses (a malformed request line, a bad ``Content-Length``,
+  headers beyond the size bound) is answered with the spec's error object, like
+  every other failure, instead of uvicorn's plain text.
+
+Both answers close the connection: after them the byte stream cannot be trusted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from http import HTTPStatus
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .errors import ServiceError, new_request_id
+
+HEAD_TIMEOUT = 10.0
+
+_ECHOED_VALUE = re.compile(r"[:\s]+(?:bytearray\()?b?['\"].*$", re.DOTALL)
+"""The tail of a parser message that repeats what the client sent (it could hold a token)."""
+
+
+class _RecordingConnection(h11.Connection):
+    """An h11 connection that remembers why it last refused the client's bytes."""
+
+    refusal: h11.RemoteProtocolError | None = None
+
+    def next_event(self) -> Any:
+        try:
+            return super().next_event()
+        except h11.RemoteProtocolError as exc:
+            self.refusal = exc
+            raise
+
+
+class SandboxH11Protocol(H11Protocol):
+    """See the module docstring; ``protocol_class`` sets the head timeout."""
+
+    head_timeout: float = HEAD_TIMEOUT
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.parser = _RecordingConnection(h11.SERVER, self.conn._max_incomplete_event_size)
+        self.conn = self.parser
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        super().connection_lost(exc)
+
+    def on_response_complete(self) -> None:
+        if not self.transport.is_closing():
+            self._arm_head_timer()  # the next request's head gets the same allowance
+        super().on_response_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        refusal = self.parser.refusal
+        status = refusal.error_status_hint if refusal is not None else 400
+        reason = _ECHOED_VALUE.sub("", str(refusal)) if refusal is not None else "malformed"
+        if status == 431:
+            error = ServiceError(
+                431,
+                "request_header_fields_too_large",
+                "Request header fields too large",
+                f"headers: more than the {self.conn._max_incomplete_event_size} bytes allowed",
+            )
+        else:
+            error = ServiceError(
+                status, details=f"request head: {reason or 'malformed'} (HTTP/1.1 framing)"
+            )
+        self._answer_and_close(error)
+
+    def _arm_head_timer(self) -> None:
+        self._cancel_head_timer()
+        self._head_timer = self.loop.call_later(self.head_timeout, self._head_timed_out)
+
+    def _cancel_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+            return  # the head arrived: the body timeout and the app take it from here
+        if not self.conn.trailing_data[0]:
+            self.transport.close()  # an idle connection: nothing to answer
+            return
+        self._answer_and_close(
+            ServiceError(
+                408,
+                "request_timeout",
+                "Request timeout",
+                f"request head: not complete within {self.head_timeout:g} seconds",
+            )
+        )
+
+    def _answer_and_close(self, error: ServiceError) -> None:
+        self.transport.write(error_bytes(error))
+        self.transport.close()
+
+
+def error_bytes(error: ServiceError) -> bytes:
+    """A whole HTTP/1.1 answer carrying ``error``'s object, closing the connection."""
+    body = json.dumps(error.body(new_request_id()), separators=(",", ":")).encode()
+    phrase = HTTPStatus(error.status).phrase
+    head = (
+        f"HTTP/1.1 {error.status} {phrase}\r\n"
+        "content-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n"
+        "connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+def protocol_class(head_timeout: float) -> type[SandboxH11Protocol]:
+    """The protocol for uvicorn's ``http`` setting, with this head timeout."""
+    return type("SandboxH11Protocol", (SandboxH11Protocol,), {"head_timeout": head_timeout})

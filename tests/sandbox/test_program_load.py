@@ -1,0 +1,79 @@
+"""Loading a program quickly changes nothing it loads: times, checks and the collector."""
+
+from __future__ import annotations
+
+import gc
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lyt_toolkit.cli import build_parser
+from lyt_toolkit.cli.sandbox import _checked_config
+from lyt_toolkit.sandbox.loader import (
+    ProgramFileError,
+    checked_documents,
+    load_program,
+    resolve_times,
+)
+from lyt_toolkit.sandbox.state import load_program_source
+from lyt_toolkit.sandbox.store import Store
+from lyt_toolkit.sandbox.timeexpr import format_timestamp, resolve_tree
+from lyt_toolkit.synthetic import generate_program
+
+NOW = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
+
+
+def test_resolving_a_section_agrees_with_the_walk_whatever_the_spelling() -> None:
+    section = [
+        {"id": "a", "created_at": "now-1d+2h-30m+5s", "date": "now+13h"},
+        {"id": "b", "created_at": " now+1d ", "name": "nowhere", "tags": ["now-2d"]},
+        {"id": "c", "created_at": "now", "metadata": {"note": 'say "now-1d"'}},
+        {"id": "d", "created_at": "2025-03-01T09:30:00+01:00", "updated_at": None},
+    ]
+    resolved = resolve_times(section, NOW)
+    assert resolved == resolve_tree(section, NOW)
+    assert resolved[0]["created_at"] == "2026-01-14T13:30:05.000Z"
+    assert resolved[0]["date"] == "2026-01-16"
+    assert resolved[1]["name"] == "nowhere" and resolved[1]["tags"] == ["2026-01-13T12:00:00.000Z"]
+    assert resolved[2]["metadata"] == {"note": 'say "now-1d"'}
+
+
+@pytest.mark.parametrize(
+    ("moment", "spelled"),
+    [
+        (datetime(5, 1, 1, 1, tzinfo=timezone(timedelta(hours=2))), "0004-12-31T23:00:00.000Z"),
+        (datetime(2020, 1, 1, 1, 1, 1, 999999), "2020-01-01T01:01:01.999Z"),
+    ],
+)
+def test_timestamps_keep_four_digit_years_and_truncated_milliseconds(
+    moment: datetime, spelled: str
+) -> None:
+    assert format_timestamp(moment) == spelled
+
+
+def test_a_load_leaves_the_cycle_collector_running_even_when_it_fails() -> None:
+    program = generate_program(rewards=20, benefits=5, members=3, seed=2)
+    assert gc.isenabled()
+    checked = checked_documents(program, NOW)
+    assert len(checked["rewards"]) == 20 and gc.isenabled()
+    program["rewards"][3]["costs"][0]["spending"][0]["pionts"] = 1
+    store = Store()
+    try:
+        with pytest.raises(ProgramFileError, match=r"rewards\[3\] .*: unknown key 'costs\[0\]"):
+            load_program(store, program, NOW)
+    finally:
+        store.close()
+    assert gc.isenabled()
+
+
+def test_serve_reads_the_program_file_once_and_loads_what_it_read(tmp_path: Path) -> None:
+    program: dict[str, Any] = generate_program(rewards=3, benefits=2, members=1, seed=4)
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps(program), encoding="utf-8")
+    args = build_parser().parse_args(["sandbox", "serve", "--data", str(path)])
+    config = _checked_config(args)
+    assert config.data == program == load_program_source(path)
+    assert load_program_source(config.data) is config.data  # no second read or parse
