@@ -71,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--now", default=None, help="fix the clock at this ISO 8601 instant")
     serve.add_argument("--seed", type=int, default=None, help="seed for generated IDs")
     serve.add_argument(
+        "--plan",
+        default=None,
+        help="call budget: free, startup, growth, professional, unlimited, N/hour or N/minute"
+        " (default: the program's first project's plan, else unlimited)",
+    )
+    serve.add_argument(
         "--body-timeout",
         type=float,
         default=None,

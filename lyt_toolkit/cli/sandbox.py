@@ -12,6 +12,7 @@ from pathlib import Path
 from ..sandbox.clock import parse_instant
 from ..sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES, SandboxConfig, SandboxCredentials
 from ..sandbox.from_snapshot import sandbox_credentials, snapshot_program
+from ..sandbox.quota import configured_plan
 from ..sandbox.state import load_program_source
 
 
@@ -92,12 +93,17 @@ def _checked_config(args: argparse.Namespace) -> SandboxConfig:
             raise ValueError(f"--data: {args.data} is not valid JSON ({exc})") from None
         if not isinstance(program, dict):
             raise ValueError(f"--data: {args.data} must hold a JSON object")
+    plan = args.plan
+    try:
+        configured_plan(plan)
+    except ValueError as exc:
+        raise ValueError(f"--{exc}") from None
     if args.db is not None and not Path(args.db).resolve().parent.is_dir():
         raise ValueError(f"--db: the folder of {args.db} does not exist")
     if args.from_snapshot is not None:
         return _snapshot_config(args)
     # The file as read here is what loads: it is not read (nor parsed) a second time.
-    return SandboxConfig(data=program, db=args.db, now=args.now, seed=args.seed)
+    return SandboxConfig(data=program, db=args.db, now=args.now, seed=args.seed, plan=plan)
 
 
 def _checked_timeouts(args: argparse.Namespace) -> dict[str, float]:
@@ -127,6 +133,7 @@ def _snapshot_config(args: argparse.Namespace) -> SandboxConfig:
         db=args.db,
         now=args.now,
         seed=args.seed,
+        plan=args.plan,
         credentials=sandbox_credentials(),
     )
 

@@ -1,4 +1,4 @@
-"""The sandbox's own admin API under ``/_sandbox``: clock, reset and faults.
+"""The sandbox's own admin API under ``/_sandbox``: clock, reset, faults and plan.
 
 Not part of the service interface; it exists so rehearsals and tests can move
 time, start over and make the service misbehave on purpose.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 from .auth import require_key_pair
@@ -17,6 +17,7 @@ from .clock import iso, parse_instant
 from .deps import StateDep
 from .errors import bad_request
 from .faults import ADMIN_PREFIX, FaultSettings
+from .quota import Budget, parse_plan
 from .state import SandboxState
 
 router = APIRouter(
@@ -30,6 +31,13 @@ FIRST_YEAR, LAST_YEAR = 1970, 9000
 class Advance(BaseModel):
     model_config = {"extra": "forbid"}
     seconds: float = Field(..., ge=0, le=10 * 365 * 86400)
+
+
+class SetPlan(BaseModel):
+    model_config = {"extra": "forbid"}
+    plan: str = Field(
+        ..., description="free, startup, growth, professional, unlimited, N/hour or N/minute"
+    )
 
 
 class SetClock(BaseModel):
@@ -71,9 +79,33 @@ def set_clock(body: SetClock, state: StateDep) -> dict[str, Any]:
 
 
 @router.post("/reset")
-def reset(state: StateDep) -> dict[str, Any]:
+def reset(request: Request, state: StateDep) -> dict[str, Any]:
+    """The program reloaded, and the plan the sandbox started with, its budget whole."""
     state.reload()
+    _budget(request).restore()
     return {"reset": True, **_clock(state)}
+
+
+def _budget(request: Request) -> Budget:
+    budget: Budget = request.app.state.budget
+    return budget
+
+
+@router.get("/plan")
+def get_plan(request: Request) -> dict[str, Any]:
+    return _budget(request).status()
+
+
+@router.put("/plan")
+def set_plan(body: SetPlan, request: Request) -> dict[str, Any]:
+    """Put a plan in force at once, with its whole budget."""
+    try:
+        plan = parse_plan(body.plan)
+    except ValueError as exc:
+        raise bad_request(f"plan: {exc}") from None
+    budget = _budget(request)
+    budget.set(plan)
+    return budget.status()
 
 
 @router.put("/faults")

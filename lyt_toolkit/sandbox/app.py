@@ -9,6 +9,8 @@ from .config import SandboxConfig
 from .errors import install_handlers
 from .faults import FaultMiddleware
 from .guard import BODY_TIMEOUT, GuardMiddleware
+from .loader import ProgramFileError
+from .quota import Budget, QuotaMiddleware, configured_plan, program_plan
 from .routers import ROUTERS
 from .services.programs import settle_interrupted_activations
 from .state import SandboxState
@@ -19,10 +21,19 @@ def create_app(
 ) -> FastAPI:
     """A ready-to-serve sandbox holding the program ``config.data`` (the demo by default).
 
+    The call budget is ``config.plan``, else the plan of the program's first project,
+    else ``unlimited`` (see ``quota``).
     ``body_timeout``: seconds a request body may stall before it is answered 408.
     No trailing-slash redirects: a path with a stray ``/`` is a 404 like any other.
     """
-    state = SandboxState.create(config or SandboxConfig())
+    config = config or SandboxConfig()
+    plan = configured_plan(config.plan)
+    state = SandboxState.create(config)
+    try:
+        plan = plan or program_plan(state.program)
+    except ValueError as exc:
+        state.store.close()
+        raise ProgramFileError(str(exc)) from None
     settle_interrupted_activations(state)
     app = FastAPI(
         title="lyt_toolkit sandbox",
@@ -31,8 +42,10 @@ def create_app(
         redirect_slashes=False,
     )
     app.state.sandbox = state
+    app.state.budget = budget = Budget(plan, state.clock)
     install_handlers(app)
     app.add_middleware(FaultMiddleware)
+    app.add_middleware(QuotaMiddleware, budget=budget)
     app.add_middleware(GuardMiddleware, body_timeout=body_timeout)
     for router in ROUTERS:
         app.include_router(router)

@@ -65,3 +65,6 @@ class SandboxConfig:
     cursor_ttl: timedelta = timedelta(minutes=30)
     activation_delay: float = 0.05
     """Seconds before an activation transaction completes in the background."""
+    plan: str | None = None
+    """The call budget (``startup``, ``100/minute``, ...; see ``quota``); ``None`` takes
+    the plan of the program's first project, else ``unlimited``."""

@@ -23,6 +23,7 @@ from .. import models
 from .errors import ServiceError
 from .placeholders import placeholder_problems
 from .programcheck import dangling_references, unknown_model_keys, unknown_record_keys
+from .quota import plan_problems
 from .store import DuplicateId, Store
 from .timeexpr import DATE_ONLY_KEYS, format_timestamp, resolve, resolve_tree
 
@@ -181,6 +182,7 @@ def checked_documents(
     documents = {kind.key: _section_rows(kind, resolved[kind.key], problems) for kind in KINDS}
     problems.extend(dangling_references(resolved, frozenset(missing)))
     problems.extend(placeholder_problems(resolved))
+    problems.extend(plan_problems(resolved["projects"]))
     present = {r["id"] for rows in documents.values() for r, _, _ in rows}
     problems.extend(
         f"deliberately_missing: {m} is the ID of a record" for m in missing if m in present

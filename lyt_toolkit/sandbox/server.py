@@ -18,6 +18,7 @@ from .config import SandboxConfig, SandboxCredentials
 from .from_snapshot import SnapshotSource, sandbox_credentials, snapshot_program
 from .guard import BODY_TIMEOUT
 from .protocol import HEAD_TIMEOUT, protocol_class
+from .quota import configured_plan
 
 MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024
 """What the HTTP parser holds of a request line and headers: room enough for a long URL
@@ -68,6 +69,7 @@ class Sandbox:
         now: str | None = None,
         seed: int | None = None,
         db: str | None = None,
+        plan: str | None = None,
         credentials: SandboxCredentials | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
@@ -79,6 +81,9 @@ class Sandbox:
         ``snapshot`` (a ``ProgramSnapshot`` or a folder its ``to_csv`` wrote), instead of
         ``data``: the sandbox holds that program, its clock at the snapshot's ``pulled_at``
         (unless ``now`` is given), and takes the sandbox credentials, never ``LYT_*`` ones.
+        ``plan``: the call budget (``"startup"``, ``"100/minute"``, ...; by default the plan
+        of the program's first project, else ``"unlimited"``); ``ValueError`` naming
+        ``plan`` when it is not one.
         ``body_timeout`` / ``head_timeout``: seconds a request body may stall, and a
         request head may take to arrive, before the request is answered 408.
         """
@@ -87,7 +92,7 @@ class Sandbox:
                 raise ValueError("give data or snapshot, not both")
             data = snapshot_program(snapshot)
             credentials = credentials or sandbox_credentials()
-        config = SandboxConfig(data=data, db=db, now=now, seed=seed)
+        config = SandboxConfig(data=data, db=db, now=now, seed=seed, plan=plan)
         if credentials is not None:
             config.credentials = credentials
         app = create_app(config, body_timeout=body_timeout)
@@ -160,6 +165,18 @@ class Sandbox:
 
     def clear_faults(self) -> None:
         self._admin("DELETE", "/faults")
+
+    def plan(self) -> dict[str, Any]:
+        """The plan in force and its current window: ``limit``, ``used``, ``remaining``,
+        ``resets_at``."""
+        return self._admin("GET", "/plan")
+
+    def set_plan(self, plan: str) -> dict[str, Any]:
+        """Put ``plan`` (``"free"``, ``"30/minute"``, ``"unlimited"``, ...) in force at once,
+        with its whole budget; the window stays aligned to the sandbox clock.
+        ``ValueError`` naming ``plan`` when it is not a plan."""
+        configured_plan(plan)
+        return self._admin("PUT", "/plan", {"plan": plan})
 
 
 def serve(
