@@ -272,3 +272,18 @@ def test_serve_passes_its_plan_to_the_sandbox() -> None:
     args = build_parser().parse_args(["sandbox", "serve", "--plan", "4/minute"])
     assert _checked_config(args).plan == "4/minute"
     assert _checked_config(build_parser().parse_args(["sandbox", "serve"])).plan is None
+
+
+def test_answers_of_injected_faults_and_bad_requests_count(quota_sb: Sandbox) -> None:
+    quota_sb.set_plan("5/minute")
+    with management(quota_sb) as api:
+        bad = api.get("/v2/loyalties/rewards", params={"limit": 0}, headers=quota_sb.v2_headers())
+        quota_sb.set_faults(unavailable=1.0, retry_after=0)
+        try:
+            faulted = api.get(PROJECTS)
+        finally:
+            quota_sb.clear_faults()
+    assert_error(bad, 400)
+    assert limits(bad)[1] == 3  # the token request counted first
+    assert_error(faulted, 503)
+    assert limits(faulted)[1] == 2
