@@ -77,7 +77,11 @@ CHECKS = Schema(
         text("kind", "frame kind of the changed row, or the plan's action for an outcome"),
         text("key", "the row's key (a created row: its name), or the item's target"),
         text("change", "added, removed, changed, or outcome"),
-        text("column", "the changed column (NA for an added or removed row)"),
+        text(
+            "column",
+            "the changed column (NA for an added or removed row; for a row created otherwise"
+            " than rehearsed, the fields that differ)",
+        ),
         text("expected", "the rehearsed value (added: the row as JSON, without generated IDs)"),
         text("actual", "production's value in the same form (NA: production made no such change)"),
         Column("status", "category", "as rehearsed, missing, unexpected or different", STATUSES),
@@ -132,7 +136,7 @@ class Rehearsal:
         outcomes = self.results["outcome"].value_counts()
         shown = ", ".join(f"{n} {o}" for o, n in outcomes.items() if n)
         return (
-            f"<Rehearsal {self.action}: {len(self.results)} items ({shown}),"
+            f"<Rehearsal {self.action}: {len(self.results)} items{f' ({shown})' if shown else ''},"
             f" {len(self.diff)} changes, {self.calls} calls>"
         )
 
@@ -354,4 +358,14 @@ def _checks(expected: pd.DataFrame, actual: pd.DataFrame) -> pd.DataFrame:
     both.loc[side == "left_only", "status"] = "missing"
     both.loc[side == "right_only", "status"] = "unexpected"
     both["column"] = both["column"].replace("", None)
+    remade = both.index[(both["change"] == "added") & (both["status"] == "different")]
+    both.loc[remade, "column"] = [
+        _differing_fields(e, a) for e, a in both.loc[remade, ["expected", "actual"]].to_numpy()
+    ]
     return both[[*_MATCH, "expected", "actual", "status"]]
+
+
+def _differing_fields(expected: str, actual: str) -> str:
+    """The fields two rows (as JSON objects) hold differently, comma-separated."""
+    old, new = json.loads(expected), json.loads(actual)
+    return ", ".join(k for k in dict.fromkeys([*old, *new]) if old.get(k) != new.get(k))

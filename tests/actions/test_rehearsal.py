@@ -125,10 +125,11 @@ def test_a_name_taken_first_with_other_settings_is_different(client: LoyaltyClie
     assert list(results.outcome) == ["succeeded", "failed"]
     verification = rehearsal.verify(_pull(client), results=results)
     assert _statuses(verification.problems) == {
-        ("benefits", "Contested 0001", None): "different",
+        ("benefits", "Contested 0001", "points_value"): "different",
         ("create_benefit", "Contested 0001", "outcome"): "different",
     }
     benefit, outcome = verification.problems.itertuples()
+    assert benefit.column == "points_value"  # the field production holds otherwise
     assert '"points_value": 11' in benefit.expected and '"points_value": 999' in benefit.actual
     assert outcome.expected == "succeeded" and outcome.actual == "failed 409 duplicate_found"
 
@@ -199,6 +200,14 @@ def test_an_exported_folder_rehearses_like_its_snapshot(
         ("rewards", "lrew_c0ffee0001", "DRAFT"),
         ("reward_costs", "lrew_c0ffee0001/lrcst_c0ffee0001/0", "DRAFT"),
     }
+
+
+def test_an_empty_plan_rehearses_to_nothing(client: LoyaltyClient) -> None:
+    before, rehearsal = _rehearsed(client, actions.delete_tier_structures([]))
+    assert repr(rehearsal) == "<Rehearsal delete_tier_structure: 0 items, 0 changes, 0 calls>"
+    verification = rehearsal.verify(before)
+    assert verification.ok and verification.checks.empty
+    assert list(verification.checks.columns) == CHECKS.names
 
 
 def test_bad_arguments_are_refused_naming_them(client: LoyaltyClient) -> None:
