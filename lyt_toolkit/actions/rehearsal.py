@@ -166,11 +166,12 @@ class Rehearsal:
         actual = self.snapshot.diff(after_snapshot)
         parts = [_checks(_comparable(self.diff.changes), _comparable(actual.changes))]
         if results is not None:
-            parts.append(_checks(self._outcomes(self.results), self._outcomes(results, "results")))
+            rehearsed = self._outcomes(self.results, "rehearsal.results")
+            parts.append(_checks(rehearsed, self._outcomes(results, "results")))
         checks = pd.concat(parts, ignore_index=True)
         return Verification(CHECKS.conform(checks).reset_index(drop=True))
 
-    def _outcomes(self, results: pd.DataFrame, name: str | None = None) -> pd.DataFrame:
+    def _outcomes(self, results: pd.DataFrame, name: str) -> pd.DataFrame:
         """One row per item: its target and outcome as text (a failure with its status)."""
         missing = [c for c in ("target", "outcome", "status", "error_key") if c not in results]
         if missing:
