@@ -38,7 +38,6 @@ from .._progress import Progress
 from ..client import LoyaltyClient
 from ..frames.schema import Column, Schema, text
 from ..models.common import format_timestamp
-from ..sandbox.server import Sandbox  # the declared exception: a rehearsal is a sandbox
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
 from .deletions import DeleteWebhooks
 from .log import ActionLog, LogSource
@@ -218,6 +217,10 @@ def rehearse(
             "snapshot: expected a ProgramSnapshot or the folder its to_csv wrote,"
             f" not {type(snapshot).__name__}"
         )
+    # The declared exception (pyproject.toml): a rehearsal is a sandbox. Imported here, so
+    # importing the actions never loads the sandbox's server.
+    from ..sandbox.server import Sandbox
+
     sent = _RequestCounter()
     program = _RehearsalProgram(snapshot, plan)
     with (

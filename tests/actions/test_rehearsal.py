@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -222,3 +224,12 @@ def test_bad_arguments_are_refused_naming_them(client: LoyaltyClient) -> None:
         rehearsal.verify(earlier)
     with pytest.raises(ValueError, match=r"results: not a results frame.*'outcome'"):
         rehearsal.verify(before, results=pd.DataFrame({"target": ["x"]}))
+
+
+def test_importing_the_actions_does_not_load_the_sandbox() -> None:
+    code = (
+        "import sys; from lyt_toolkit import actions; "
+        "print(sorted(m for m in sys.modules if m.startswith(('lyt_toolkit.sandbox', 'uvicorn'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
