@@ -7,7 +7,8 @@
 Every ``execute`` returns one row per item (``succeeded``, ``already_done``,
 ``failed``, ``skipped_already_done`` or ``invalid``) and never stops on an item's
 failure; ``plan.preview(client)`` says first what the service's state will make
-of each item.
+of each item, and ``plan.rehearse(snapshot)`` runs the plan on a sandbox holding a
+snapshot of production first (``rehearsal.verify`` checks the real run against it).
 The action log makes a re-run resume an interrupted batch without repeating
 anything that succeeded.
 """
@@ -25,6 +26,7 @@ from .items import ItemResult, Outcome, PlanItem, Standing
 from .log import ActionLog
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
+from .rehearsal import Rehearsal, Verification
 from .results import RESULT_COLUMNS
 from .rewards import MoveRewardsToDraft, move_rewards_to_draft
 
@@ -42,7 +44,9 @@ __all__ = [
     "MoveRewardsToDraft",
     "Outcome",
     "PlanItem",
+    "Rehearsal",
     "Standing",
+    "Verification",
     "activate_pending_buckets",
     "benefits_from_csv",
     "create_benefits",

@@ -27,7 +27,11 @@ from .log import LogSource, log_state, opened_log
 from .results import RESULT_COLUMNS, preview_frame, results_frame
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..client import LoyaltyClient
+    from ..snapshot import ProgramSnapshot
+    from .rehearsal import Rehearsal
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -184,6 +188,24 @@ class ActionPlan(Generic[P]):
                 progress=progress,
             )
         return results_frame(self.items, results, self.extra_result_columns)
+
+    def rehearse(
+        self,
+        snapshot: ProgramSnapshot | str | Path,
+        *,
+        concurrency: int = 8,
+        log: LogSource | None = None,
+        progress: Progress = True,
+    ) -> Rehearsal:
+        """Execute this plan on a sandbox started from ``snapshot`` with the same options,
+        and keep its ``results``, ``diff`` and ``calls``; after the real run,
+        ``rehearsal.verify(after_snapshot)`` says whether production did the same.
+
+        See ``lyt_toolkit.actions.rehearsal``; the sandbox stops before this returns.
+        """
+        from .rehearsal import rehearse  # it reads the plan kinds, which import this module
+
+        return rehearse(self, snapshot, concurrency=concurrency, log=log, progress=progress)
 
 
 def _reporting_failures(observe: Observer[P], scrub: Callable[[str], str]) -> Observer[P]:

@@ -1,0 +1,375 @@
+"""Rehearsing a plan on a copy of production, then checking that production did the same.
+
+``plan.rehearse(snapshot)`` starts a sandbox holding the snapshot (its clock at the
+snapshot's ``pulled_at``, the sandbox's own credentials, a fixed ID seed), executes
+the plan there with the options the real run will use, pulls the sandbox again and
+stops it. The ``Rehearsal`` keeps frames only: the results, the diff from the
+snapshot to the rehearsed state, and the number of requests the run sent.
+
+After the real run, ``rehearsal.verify(after)`` lines the production diff (the
+same snapshot to ``after``) up against the rehearsed one, change by change.
+Objects the plan creates get new IDs in each place, so added rows of kinds with
+a name are matched by name, and their service-generated fields (``id``,
+``created_at``, ``updated_at``) are left out of the comparison.
+
+Webhooks are not part of a snapshot (the program frames do not list them), so a
+rehearsal of webhook deletions adds each targeted webhook, in a project whose plan
+has webhooks, to the rehearsal's program; its results and calls show the run, and
+``verify(..., results=...)`` compares the outcomes item by item.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pandas as pd
+
+from .._progress import Progress
+from ..client import LoyaltyClient
+from ..frames.schema import Column, Schema, text
+from ..models.common import format_timestamp
+from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
+from .deletions import DeleteWebhooks
+from .log import ActionLog, LogSource
+
+if TYPE_CHECKING:
+    from .plan import ActionPlan
+
+__all__ = [
+    "CHECKS",
+    "GENERATED",
+    "REHEARSAL_SEED",
+    "STATUSES",
+    "Rehearsal",
+    "Verification",
+    "rehearse",
+]
+
+REHEARSAL_SEED = 0
+"""The ID seed of every rehearsal sandbox, so a rehearsal run one item at a time
+mints the same IDs each time."""
+
+GENERATED = ("id", "created_at", "updated_at")
+"""Fields of a created row that the service generates: never compared."""
+
+STATUSES = ("as rehearsed", "missing", "unexpected", "different")
+"""Values of the ``status`` column of ``Verification.checks``."""
+
+OUTCOME = "outcome"
+"""The ``change`` and ``column`` of a check comparing one item's outcome."""
+
+CHECKS = Schema(
+    "verification",
+    "One row per change the rehearsal or production made: what the rehearsal expected "
+    "against what production did.",
+    (
+        text("kind", "frame kind of the changed row, or the plan's action for an outcome"),
+        text("key", "the row's key (a created row: its name), or the item's target"),
+        text("change", "added, removed, changed, or outcome"),
+        text(
+            "column",
+            "the changed column (NA for an added or removed row; for a row created otherwise"
+            " than rehearsed, the fields that differ)",
+        ),
+        text("expected", "the rehearsed value (added: the row as JSON, without generated IDs)"),
+        text("actual", "production's value in the same form (NA: production made no such change)"),
+        Column("status", "category", "as rehearsed, missing, unexpected or different", STATUSES),
+    ),
+)
+"""The declared schema of ``Verification.checks``."""
+
+_MATCH = ["kind", "key", "change", "column"]
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Whether production did what was rehearsed: ``checks`` holds one row per change,
+    ``ok`` is true when every row is ``as rehearsed``, ``problems`` the rows that are not."""
+
+    checks: pd.DataFrame
+
+    @property
+    def ok(self) -> bool:
+        return bool((self.checks["status"] == "as rehearsed").all())
+
+    @property
+    def problems(self) -> pd.DataFrame:
+        """The checks that are not ``as rehearsed``."""
+        return self.checks[self.checks["status"] != "as rehearsed"].reset_index(drop=True)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        counts = self.checks["status"].value_counts().reindex(list(STATUSES), fill_value=0)
+        shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        return f"Verification(ok={self.ok}, {shown or 'no changes'})"
+
+
+@dataclass(frozen=True, eq=False)
+class Rehearsal:
+    """A plan run on a sandbox holding ``snapshot``: what it did and what it cost.
+
+    ``results`` is the results frame of the rehearsed run; ``diff`` the ``SnapshotDiff``
+    from ``snapshot`` to the sandbox after the run; ``calls`` the number of HTTP requests
+    the run sent (see ``rehearse``).
+    """
+
+    action: str
+    snapshot: ProgramSnapshot
+    after: ProgramSnapshot
+    results: pd.DataFrame
+    calls: int
+
+    def __repr__(self) -> str:
+        outcomes = self.results["outcome"].value_counts()
+        shown = ", ".join(f"{n} {o}" for o, n in outcomes.items() if n)
+        return (
+            f"<Rehearsal {self.action}: {len(self.results)} items{f' ({shown})' if shown else ''},"
+            f" {len(self.diff)} changes, {self.calls} calls>"
+        )
+
+    @cached_property
+    def diff(self) -> SnapshotDiff:
+        """What the rehearsed run changed, from the snapshot to the sandbox after it."""
+        return self.snapshot.diff(self.after)
+
+    def verify(
+        self, after_snapshot: ProgramSnapshot, *, results: pd.DataFrame | None = None
+    ) -> Verification:
+        """Compare production's changes (the rehearsed snapshot to ``after_snapshot``)
+        with the rehearsed ones; ``results``, the real run's results frame, adds one
+        check per item comparing its outcome.
+
+        ``after_snapshot`` must be a pull of production after the real run.
+        """
+        if not isinstance(after_snapshot, ProgramSnapshot):
+            raise TypeError(
+                f"after_snapshot: expected a ProgramSnapshot, not {type(after_snapshot).__name__}"
+            )
+        if after_snapshot.pulled_at < self.snapshot.pulled_at:
+            raise ValueError(
+                f"after_snapshot: pulled at {after_snapshot.pulled_at}, before the rehearsed"
+                f" snapshot ({self.snapshot.pulled_at}); pull production after the real run"
+            )
+        actual = self.snapshot.diff(after_snapshot)
+        parts = [_checks(_comparable(self.diff.changes), _comparable(actual.changes))]
+        if results is not None:
+            rehearsed = self._outcomes(self.results, "rehearsal.results")
+            parts.append(_checks(rehearsed, self._outcomes(results, "results")))
+        checks = pd.concat(parts, ignore_index=True)
+        return Verification(CHECKS.conform(checks).reset_index(drop=True))
+
+    def _outcomes(self, results: pd.DataFrame, name: str) -> pd.DataFrame:
+        """One row per item: its target and outcome as text (a failure with its status)."""
+        missing = [c for c in ("target", "outcome", "status", "error_key") if c not in results]
+        if missing:
+            raise ValueError(f"{name}: not a results frame, it lacks the columns {missing}")
+        outcome = results["outcome"].astype("str")
+        failed = results["status"].notna()
+        detail = " " + results["status"].astype("str") + " " + results["error_key"].fillna("")
+        shown = outcome.where(~failed, outcome + detail.str.rstrip())
+        n = len(results)
+        return pd.DataFrame(
+            {
+                "kind": [self.action] * n,
+                "key": results["target"].astype("str").to_numpy(),
+                "change": [OUTCOME] * n,
+                "column": [OUTCOME] * n,
+                "value": shown.to_numpy(),
+            }
+        )
+
+
+def rehearse(
+    plan: ActionPlan[Any],
+    snapshot: ProgramSnapshot | str | Path,
+    *,
+    concurrency: int = 8,
+    log: LogSource | None = None,
+    progress: Progress = True,
+) -> Rehearsal:
+    """Run ``plan`` on a sandbox started from ``snapshot`` (or a folder ``to_csv`` wrote).
+
+    The options are ``execute``'s. A ``log`` is copied first: the rehearsal skips what
+    it shows done, and never writes to it. The sandbox stops before this returns.
+
+    ``calls`` counts every HTTP request the rehearsal's client sent during ``execute``,
+    with an httpx request hook: the token request, each item's write, and the reads
+    that check an item the service refused (already done?). Counting requests rather
+    than result rows keeps those extra calls; a real run costs the same on a service
+    in the snapshot's state, plus any retries its rate limits cause.
+    """
+    if isinstance(snapshot, str | Path):
+        snapshot = read_snapshot(snapshot)
+    if not isinstance(snapshot, ProgramSnapshot):
+        raise TypeError(
+            "snapshot: expected a ProgramSnapshot or the folder its to_csv wrote,"
+            f" not {type(snapshot).__name__}"
+        )
+    # The declared exception (pyproject.toml): a rehearsal is a sandbox. Imported here, so
+    # importing the actions never loads the sandbox's server.
+    from ..sandbox.server import Sandbox
+
+    sent = _RequestCounter()
+    program = _RehearsalProgram(snapshot, plan)
+    with (
+        Sandbox.start(snapshot=program, seed=REHEARSAL_SEED) as sandbox,
+        _copied(log) as rehearsal_log,
+        httpx.Client(event_hooks={"request": [sent]}) as http,
+        LoyaltyClient(
+            base_url=sandbox.base_url,
+            env_file=None,
+            http_client=http,
+            **sandbox.credentials.as_client_kwargs(),  # type: ignore[arg-type]
+        ) as client,
+    ):
+        results = plan.execute(
+            client, concurrency=concurrency, log=rehearsal_log, progress=progress
+        )
+        calls = sent.count
+        after = ProgramSnapshot.pull(client, progress=progress)
+    return Rehearsal(plan.action, snapshot, after, results, calls)
+
+
+class _RequestCounter:
+    """An httpx request hook counting the requests sent (from any thread)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, request: httpx.Request) -> None:
+        with self._lock:
+            self.count += 1
+
+
+@contextmanager
+def _copied(log: LogSource | None) -> Iterator[Path | None]:
+    """A copy of ``log`` in a temporary folder (nothing without a log)."""
+    if log is None:
+        yield None
+        return
+    source = log.path if isinstance(log, ActionLog) else Path(log)
+    with tempfile.TemporaryDirectory(prefix="lyt-rehearsal-") as folder:
+        copy = Path(folder) / "log.jsonl"
+        if source.exists():
+            shutil.copyfile(source, copy)
+        yield copy
+
+
+@dataclass(frozen=True)
+class _RehearsalProgram:
+    """The snapshot's program file, plus the webhooks a deletion plan targets."""
+
+    snapshot: ProgramSnapshot
+    plan: ActionPlan[Any]
+
+    def to_program(self, path: str | Path) -> Path:
+        written = self.snapshot.to_program(path)
+        if isinstance(self.plan, DeleteWebhooks):
+            program = json.loads(written.read_text(encoding="utf-8"))
+            _add_webhooks(program, self.plan, self.snapshot.pulled_at)
+            written.write_text(json.dumps(program), encoding="utf-8")
+        return written
+
+
+def _add_webhooks(program: dict[str, Any], plan: DeleteWebhooks, at: pd.Timestamp) -> None:
+    """Each targeted webhook, in a project whose plan has webhooks (a snapshot holds none)."""
+    created = format_timestamp(at.to_pydatetime())
+    projects = {p["id"] for p in program.setdefault("projects", [])}
+    hooks = program.setdefault("webhooks", [])
+    for item in plan.valid_items:
+        project_id, webhook_id = item.columns["project_id"], item.to_send
+        if project_id not in projects:
+            projects.add(project_id)
+            program["projects"].append(
+                {
+                    "id": project_id,
+                    "name": project_id,
+                    "plan": {"webhooks": True},
+                    "created_at": created,
+                }
+            )
+        hooks.append(
+            {
+                "id": webhook_id,
+                "project_id": project_id,
+                "target_url": f"https://rehearsal.invalid/{webhook_id}",
+                "events": [],
+                "active": True,
+                "created_at": created,
+            }
+        )
+
+
+# -- lining up two diffs ---------------------------------------------------------------
+
+
+def _comparable(changes: pd.DataFrame) -> pd.DataFrame:
+    """``changes`` keyed for matching: a created row by its name (its ID is new in each
+    place), the value of each change as one text (an added row without generated fields)."""
+    out = pd.DataFrame(
+        {
+            "kind": changes["kind"].astype("str").to_numpy(),
+            "key": changes["key"].astype("str").to_numpy(),
+            "change": changes["change"].astype("str").to_numpy(),
+            "column": changes["column"].astype("string").to_numpy(),
+            "value": changes["after"].where(changes["change"] != "removed", changes["before"]),
+        }
+    )
+    added = out.index[out["change"] == "added"]
+    if len(added):
+        rows = [json.loads(row) for row in out.loc[added, "value"]]
+        names = [row.get("name") or row.get("id") for row in rows]
+        out.loc[added, "key"] = _numbered(pd.Series(out.loc[added, "kind"] + "\0" + names))
+        out.loc[added, "value"] = [
+            json.dumps({k: v for k, v in row.items() if k not in GENERATED}, ensure_ascii=False)
+            for row in rows
+        ]
+    return out
+
+
+def _numbered(kind_and_key: pd.Series[str]) -> list[str]:
+    """Keys without their kind; a repeated one gets ``#2``, ``#3``... in row order."""
+    seen = kind_and_key.groupby(kind_and_key).cumcount().to_numpy()
+    keys = kind_and_key.str.split("\0", n=1).str[1].to_numpy()
+    return [k if n == 0 else f"{k}#{n + 1}" for k, n in zip(keys, seen, strict=True)]
+
+
+def _checks(expected: pd.DataFrame, actual: pd.DataFrame) -> pd.DataFrame:
+    """Expected against actual per change: matched on kind, key, change and column."""
+    left = expected.assign(column=expected["column"].fillna(""))
+    right = actual.assign(column=actual["column"].fillna(""))
+    both = left.merge(right, on=_MATCH, how="outer", suffixes=("_e", "_a"), indicator=True)
+    both = both.rename(columns={"value_e": "expected", "value_a": "actual"})
+    same = (both["expected"] == both["actual"]).fillna(False) | (
+        both["expected"].isna() & both["actual"].isna()
+    )
+    side = both["_merge"].astype("str")
+    both["status"] = "different"
+    both.loc[same, "status"] = "as rehearsed"
+    both.loc[side == "left_only", "status"] = "missing"
+    both.loc[side == "right_only", "status"] = "unexpected"
+    both["column"] = both["column"].replace("", None)
+    remade = both.index[(both["change"] == "added") & (both["status"] == "different")]
+    both.loc[remade, "column"] = [
+        _differing_fields(e, a) for e, a in both.loc[remade, ["expected", "actual"]].to_numpy()
+    ]
+    return both[[*_MATCH, "expected", "actual", "status"]]
+
+
+def _differing_fields(expected: str, actual: str) -> str:
+    """The fields two rows (as JSON objects) hold differently, comma-separated."""
+    old, new = json.loads(expected), json.loads(actual)
+    return ", ".join(k for k in dict.fromkeys([*old, *new]) if old.get(k) != new.get(k))

@@ -1,0 +1,235 @@
+"""Rehearsals over real HTTP: a plan run on a sandbox holding a snapshot of "production"
+(the directory's sandbox), then the same plan run there, then verified change by change."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions.rehearsal import CHECKS, Rehearsal
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+
+from .helpers import benefit_rows
+
+Plan = actions.ActionPlan[Any]
+
+BUCKETS = ("lcppb_c0ffee0001", "lcppb_c0ffee0002", "lcppb_c0ffee0003")
+"""Two activatable buckets and one dated in the past (423 in both places)."""
+
+
+def _buckets(snapshot: ProgramSnapshot) -> pd.DataFrame:
+    frame = snapshot.pending_buckets
+    return frame[frame.id.isin(BUCKETS)].rename(columns={"id": "bucket_id"})
+
+
+PLANS: dict[str, Callable[[ProgramSnapshot], Plan]] = {
+    "create benefits": lambda _: actions.create_benefits(benefit_rows("Rehearsed", 3)),
+    "move rewards to draft": lambda _: actions.move_rewards_to_draft(
+        ["lrew_c0ffee0001", "lrew_c0ffee0002", "lrew_c0ffee0006"]
+    ),
+    "activate pending buckets": lambda s: actions.activate_pending_buckets(_buckets(s)),
+    "delete tier structures": lambda _: actions.delete_tier_structures(
+        ["lts_c0ffee0006", "lts_c0ffee0003"]
+    ),
+    "delete webhooks": lambda _: actions.delete_webhooks(
+        [("proj_NwMain01", "wh_NwMainLoyalty01"), ("proj_NwStage01", "wh_NwStageAll01")]
+    ),
+}
+
+
+def _pull(client: LoyaltyClient) -> ProgramSnapshot:
+    return ProgramSnapshot.pull(client, progress=False)
+
+
+def _rehearsed(client: LoyaltyClient, plan: Plan) -> tuple[ProgramSnapshot, Rehearsal]:
+    before = _pull(client)
+    return before, plan.rehearse(before, concurrency=4, progress=False)
+
+
+def _statuses(checks: pd.DataFrame) -> dict[tuple[str, str, Any], str]:
+    return {
+        (r.kind, r.key, None if pd.isna(r.column) else r.column): r.status
+        for r in checks.itertuples()
+    }
+
+
+@pytest.mark.parametrize("name", list(PLANS))
+def test_production_does_what_was_rehearsed(name: str, client: LoyaltyClient) -> None:
+    before = _pull(client)
+    plan = PLANS[name](before)
+    rehearsal = plan.rehearse(before, concurrency=4, progress=False)
+    assert rehearsal.results.outcome.isin(["succeeded", "already_done", "failed"]).all()
+    assert (rehearsal.results.outcome == "succeeded").any()
+
+    results = plan.execute(client, concurrency=4, progress=False)
+    after = _pull(client)
+    verification = rehearsal.verify(after, results=results)
+
+    assert verification.ok, verification.problems
+    checks = verification.checks
+    assert list(checks.columns) == CHECKS.names and checks.dtypes.to_dict() == CHECKS.dtypes
+    outcomes = checks[checks.change == "outcome"]
+    assert list(outcomes.key) == sorted(results.target)  # every item compared
+    data = checks[checks.change != "outcome"]
+    assert len(data) == len(rehearsal.diff) == len(before.diff(after))
+    if name != "delete webhooks":  # a snapshot holds no webhooks: only outcomes to compare
+        assert len(rehearsal.diff) > 0
+    pd.testing.assert_series_equal(rehearsal.results.outcome, results.outcome, check_names=False)
+
+
+def test_created_objects_match_by_name_not_id(client: LoyaltyClient) -> None:
+    plan = actions.create_benefits(benefit_rows("Named", 2))
+    before, rehearsal = _rehearsed(client, plan)
+    plan.execute(client, progress=False)
+    after = _pull(client)
+    rehearsed_ids = set(rehearsal.after.benefits.id) - set(before.benefits.id)
+    real_ids = set(after.benefits.id) - set(before.benefits.id)
+    assert len(real_ids) == 2 and rehearsed_ids.isdisjoint(real_ids)
+    checks = rehearsal.verify(after).checks
+    assert list(checks.key) == ["Named 0000", "Named 0001"]
+    assert (checks.status == "as rehearsed").all()
+    assert not checks.expected.str.contains('"id"|created_at').any()
+
+
+def test_what_someone_else_changed_in_between_is_named(client: LoyaltyClient) -> None:
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    _, rehearsal = _rehearsed(client, plan)
+    client.rewards.draft("lrew_c0ffee0002")  # someone else, after the snapshot
+    plan.execute(client, progress=False)
+    verification = rehearsal.verify(_pull(client))
+    assert not verification.ok and not bool(verification)
+    problems = verification.problems
+    assert _statuses(problems) == {
+        ("rewards", "lrew_c0ffee0002", "status"): "unexpected",
+        ("reward_costs", "lrew_c0ffee0002/lrcst_c0ffee0002/0", "reward_status"): "unexpected",
+    }
+    assert problems.expected.isna().all() and set(problems.actual) == {"DRAFT"}
+    assert repr(verification) == "Verification(ok=False, 2 as rehearsed, 2 unexpected)"
+
+
+def test_a_name_taken_first_with_other_settings_is_different(client: LoyaltyClient) -> None:
+    rows = benefit_rows("Contested", 2)
+    plan = actions.create_benefits(rows)
+    _, rehearsal = _rehearsed(client, plan)
+    other = {**rows[1], "points": {**rows[1]["points"], "value": 999}}
+    actions.create_benefits([other]).execute(client, progress=False)  # someone else, first
+    results = plan.execute(client, progress=False)
+    assert list(results.outcome) == ["succeeded", "failed"]
+    verification = rehearsal.verify(_pull(client), results=results)
+    assert _statuses(verification.problems) == {
+        ("benefits", "Contested 0001", "points_value"): "different",
+        ("create_benefit", "Contested 0001", "outcome"): "different",
+    }
+    benefit, outcome = verification.problems.itertuples()
+    assert benefit.column == "points_value"  # the field production holds otherwise
+    assert '"points_value": 11' in benefit.expected and '"points_value": 999' in benefit.actual
+    assert outcome.expected == "succeeded" and outcome.actual == "failed 409 duplicate_found"
+
+
+def test_changes_production_did_not_make_are_missing(client: LoyaltyClient, fresh: Sandbox) -> None:
+    before = _pull(client)
+    plan = actions.activate_pending_buckets(_buckets(before))
+    rehearsal = plan.rehearse(before, progress=False)
+    fresh.advance_clock(400 * 86400)  # the real run comes too late: every date has passed
+    results = plan.execute(client, progress=False)
+    assert set(results.outcome) == {"failed"}
+    problems = rehearsal.verify(_pull(client)).problems
+    assert set(problems.status) == {"missing"}
+    assert {("pending_buckets", b, "status") for b in BUCKETS[:2]} <= set(_statuses(problems))
+    assert problems.actual.isna().all()
+
+
+def test_calls_count_every_request_of_the_run(client: LoyaltyClient) -> None:
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"])
+    _, rehearsal = _rehearsed(client, plan)
+    assert rehearsal.calls == 3  # the token, then one draft per reward
+    again = actions.move_rewards_to_draft(["lrew_c0ffee0006"])  # already DRAFT: 409, then read
+    _, settled = _rehearsed(client, again)
+    assert list(settled.results.outcome) == ["already_done"]
+    assert settled.calls == 3
+
+
+def test_the_rehearsal_runs_at_the_snapshot_clock_and_stops_its_sandbox(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    fresh.advance_clock(3600)
+    before = _pull(client)
+    fresh.advance_clock(86400)  # production moves on; the rehearsal does not
+    serving = _sandbox_threads()
+    rehearsal = actions.delete_tier_structures(["lts_c0ffee0006"]).rehearse(before, progress=False)
+    assert _sandbox_threads() == serving
+    assert rehearsal.after.pulled_at == before.pulled_at
+    assert list(rehearsal.diff.changes.key) == ["lts_c0ffee0006"]
+    assert repr(rehearsal) == (
+        "<Rehearsal delete_tier_structure: 1 items (1 succeeded), 1 changes, 2 calls>"
+    )
+
+
+def _sandbox_threads() -> int:
+    return sum(t.name == "lyt-sandbox" for t in threading.enumerate())
+
+
+def test_a_log_is_read_never_written(client: LoyaltyClient, tmp_path: Path) -> None:
+    log = tmp_path / "drafts.jsonl"
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"])
+    actions.move_rewards_to_draft(["lrew_c0ffee0001"]).execute(client, log=log, progress=False)
+    written = log.read_bytes()
+    before = _pull(client)
+    rehearsal = plan.rehearse(before, log=log, progress=False)
+    assert log.read_bytes() == written
+    assert list(rehearsal.results.outcome) == ["skipped_already_done", "succeeded"]
+
+
+def test_an_exported_folder_rehearses_like_its_snapshot(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    before = _pull(client)
+    before.to_csv(tmp_path / "export")
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    rehearsal = plan.rehearse(tmp_path / "export", progress=False)
+    changed = rehearsal.diff.changes
+    assert set(zip(changed.kind, changed.key, changed.after, strict=True)) == {
+        ("rewards", "lrew_c0ffee0001", "DRAFT"),
+        ("reward_costs", "lrew_c0ffee0001/lrcst_c0ffee0001/0", "DRAFT"),
+    }
+
+
+def test_an_empty_plan_rehearses_to_nothing(client: LoyaltyClient) -> None:
+    before, rehearsal = _rehearsed(client, actions.delete_tier_structures([]))
+    assert repr(rehearsal) == "<Rehearsal delete_tier_structure: 0 items, 0 changes, 0 calls>"
+    verification = rehearsal.verify(before)
+    assert verification.ok and verification.checks.empty
+    assert list(verification.checks.columns) == CHECKS.names
+
+
+def test_bad_arguments_are_refused_naming_them(client: LoyaltyClient) -> None:
+    plan = actions.delete_tier_structures(["lts_c0ffee0006"])
+    with pytest.raises(TypeError, match="snapshot: expected a ProgramSnapshot"):
+        plan.rehearse({"rewards": []}, progress=False)  # type: ignore[arg-type]
+    before, rehearsal = _rehearsed(client, plan)
+    with pytest.raises(TypeError, match="after_snapshot: expected a ProgramSnapshot, not str"):
+        rehearsal.verify("after")  # type: ignore[arg-type]
+    earlier = ProgramSnapshot.from_frames(before.frames(), pulled_at="2025-01-01T00:00:00Z")
+    with pytest.raises(ValueError, match="after_snapshot: pulled at 2025-01-01"):
+        rehearsal.verify(earlier)
+    with pytest.raises(ValueError, match=r"results: not a results frame.*'outcome'"):
+        rehearsal.verify(before, results=pd.DataFrame({"target": ["x"]}))
+
+
+def test_importing_the_actions_does_not_load_the_sandbox() -> None:
+    code = (
+        "import sys; from lyt_toolkit import actions; "
+        "print(sorted(m for m in sys.modules if m.startswith(('lyt_toolkit.sandbox', 'uvicorn'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
