@@ -15,9 +15,15 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import settings
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
+
+# Property tests judge behaviour, not speed: on a loaded two-core machine a single example
+# can take longer than Hypothesis' default 200 ms deadline without anything being wrong.
+settings.register_profile("lyt", deadline=None)
+settings.load_profile("lyt")
 
 NOW = "2026-01-15T12:00:00Z"
 """The clock sandboxes start at (the demo program's own default)."""
