@@ -195,7 +195,7 @@ def _warm_growth(name: str, base_url: str) -> float:
     return growth
 
 
-def run_route(name: str, base_url: str) -> None:
+def run_route(name: str, base_url: str, warm_up: bool = True) -> None:
     """Child process: import what the route needs, time it, print one JSON line."""
     import httpx  # noqa: F401  (imports are not part of the pull)
     import pandas  # noqa: F401
@@ -211,7 +211,7 @@ def run_route(name: str, base_url: str) -> None:
     size = sum(int(f.memory_usage(deep=True).sum()) for f in frames) / 2**20
     rows = len(frames[0]) if frames else 0
     del frames
-    warm = _warm_growth(name, base_url)
+    warm = _warm_growth(name, base_url) if warm_up else float("nan")
     print(
         json.dumps(
             {
@@ -261,9 +261,10 @@ def served(data: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         proc.wait(10)
 
 
-def measure(route: str, base_url: str) -> dict[str, float]:
+def measure(route: str, base_url: str, warm_up: bool = True) -> dict[str, float]:
+    extra = [] if warm_up else ["--no-warm-up"]
     out = subprocess.run(
-        [sys.executable, __file__, "--route", route, "--base-url", base_url],
+        [sys.executable, __file__, "--route", route, "--base-url", base_url, *extra],
         check=True,
         capture_output=True,
         text=True,
@@ -285,9 +286,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added per request")
     parser.add_argument("--route", choices=sorted(ROUTES), help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
+    parser.add_argument("--no-warm-up", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.route:
-        run_route(args.route, args.base_url)
+        run_route(args.route, args.base_url, not args.no_warm_up)
         return
 
     from lyt_toolkit.sandbox.config import SandboxCredentials
@@ -324,7 +326,7 @@ def main(argv: list[str] | None = None) -> None:
             latency = None
             if args.latency:
                 _faults(base_url, delay_seconds=args.latency)
-                latency = [measure("client", base_url) for _ in range(args.rounds)]
+                latency = [measure("client", base_url, False) for _ in range(args.rounds)]
                 _faults(base_url)
     report(args, results, latency)
 
