@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 import httpx
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from .._version import __version__
 from ..errors import (
@@ -123,12 +124,27 @@ def adapter(tp: Any) -> TypeAdapter[Any]:
     return found
 
 
+def parsed(content: bytes, tp: Any) -> Any:
+    """``content`` validated into ``tp``: parsed once into plain Python, then validated.
+
+    Parsing with ``pydantic_core.from_json`` and validating the result is several
+    times faster than pydantic's ``validate_json`` on these models and gives the
+    same values. A body either step refuses is handed to ``validate_json``, so
+    odd answers raise exactly the errors they always did.
+    """
+    found = adapter(tp)
+    try:
+        return found.validate_python(from_json(content))
+    except (ValidationError, *ODD_VALUE_ERRORS):
+        return found.validate_json(content)
+
+
 def decoder(tp: Any) -> Callable[[httpx.Response], Any]:
     """A ``Call.decode`` that validates the JSON body straight into ``tp``."""
 
     def decode(response: httpx.Response) -> Any:
         try:
-            return adapter(tp).validate_json(response.content)
+            return parsed(response.content, tp)
         except ValidationError as exc:
             method, where = response.request.method, response.request.url.path
             raise APIResponseValidationError(

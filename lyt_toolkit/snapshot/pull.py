@@ -234,7 +234,7 @@ async def _rewards(pages: AsyncIterator[Page[Reward]], bar: ProgressBar) -> _Rew
     frames = _RewardFrames()
     async for page in aread_ahead(pages):
         frames.add(page.data)
-        bar.advance(len(page.data))
+        bar.advance(len(page.data), pages=1)
     return frames
 
 
@@ -244,7 +244,7 @@ async def _collect(pages: AsyncIterator[Page[T]], bar: ProgressBar) -> list[T]:
     items: list[T] = []
     async for page in aread_ahead(pages):
         items.extend(page.data)
-        bar.advance(len(page.data))
+        bar.advance(len(page.data), pages=1)
     return items
 
 
