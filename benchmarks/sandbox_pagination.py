@@ -15,6 +15,9 @@ over real HTTP on loopback:
 - their ratio (goal: at most 1.5);
 - pages per second of a full walk of every reward.
 
+Each goal is printed met or MISSED; the exit status is 0 either way (a
+benchmark reports, it does not fail).
+
 Run: ``.venv/bin/python benchmarks/sandbox_pagination.py``
 (options: ``--rewards N --deep-page N --repeat N --db``; ``--rewards 100000
 --deep-page 950`` walks twice as far)
@@ -141,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         f"full walk         {pages} pages in {walk_seconds:.1f} s"
         f" = {pages / walk_seconds:.0f} pages/s"
     )
-    return 0 if ratio <= 1.5 and load_met else 1
+    return 0
 
 
 if __name__ == "__main__":
