@@ -48,6 +48,8 @@ BAR_FROM = 1.0
 """Waits at least this long (seconds) show a progress bar."""
 POLL = 0.05
 """Seconds between looks while a spent budget waits for the answers still on their way."""
+POLL_FOR = 1.0
+"""Seconds at most that such looks go on before the budget is taken as refilled."""
 
 
 class Quota:
@@ -80,6 +82,7 @@ class Quota:
         self._used = 0
         self._freshest = 0
         """The number of the latest call whose answer was read."""
+        self._polling_since: float | None = None
         self._next_start = -math.inf
 
     @property
@@ -147,6 +150,7 @@ class Quota:
             if sent < self._freshest and not refused:
                 return
             self._freshest = max(self._freshest, sent)
+            self._polling_since = None
             if limit is not None:
                 self._limit = limit
             if refused:
@@ -191,15 +195,21 @@ class Quota:
 
         Past the reset the window is refilled to ``limit`` (unknown budget: no
         waiting) and its end is unknown until an answer tells it; spending that
-        refill waits (``POLL`` at a time) for the answers of the calls in flight.
+        refill waits (``POLL`` at a time, ``POLL_FOR`` at most: a call cancelled in
+        flight is never answered) for the answers of the calls in flight.
         """
         if self._remaining is None or self._remaining > 0:
             return 0.0
         left = None if self._reset is None else self._reset - self._clock()
         if left is not None and left > 0:
             return left
-        if self._used > self._freshest:
-            return POLL
+        if self._limit is not None and self._used > self._freshest:
+            now = self._clock()
+            if self._polling_since is None:
+                self._polling_since = now
+            if now - self._polling_since < POLL_FOR:
+                return POLL
+        self._polling_since = None
         self._remaining = self._limit
         self._reset = None
         return 0.0
