@@ -25,6 +25,7 @@ __all__ = [
     "NotFoundError",
     "OddValueWarning",
     "PaginationError",
+    "QuotaExhaustedError",
     "RateLimitError",
     "RedirectError",
     "RequestValidationError",
@@ -205,6 +206,23 @@ class RateLimitError(APIError):
     ) -> None:
         self.retry_after = retry_after
         self.retry_at = time_after(retry_after)
+        super().__init__(status, message, **kwargs)
+
+
+class QuotaExhaustedError(RateLimitError):
+    """The project's call budget is spent until a window reset beyond the client's ``max_wait``.
+
+    Raised before sending a call the service would refuse (``sent`` is False: nothing
+    went out), or for a 429 whose ``Retry-After`` is beyond ``max_wait`` (``sent`` is
+    True). ``retry_after`` is the seconds until the window resets, ``retry_at`` that
+    instant in UTC, ``calls_used`` the calls this client has sent so far.
+    """
+
+    def __init__(
+        self, status: int, message: str, *, calls_used: int, sent: bool, **kwargs: Any
+    ) -> None:
+        self.calls_used = calls_used
+        self.sent = sent
         super().__init__(status, message, **kwargs)
 
 

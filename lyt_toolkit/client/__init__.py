@@ -2,7 +2,8 @@
 
 from ._client import AsyncLoyaltyClient, LoyaltyClient
 from ._query import ListParams, ListQuery
-from .config import ClientConfig, ClientSettings, RetryConfig
+from .config import ClientConfig, ClientSettings, Rate, RetryConfig
+from .quota import Quota
 
 __all__ = [
     "AsyncLoyaltyClient",
@@ -11,5 +12,7 @@ __all__ = [
     "ListParams",
     "ListQuery",
     "LoyaltyClient",
+    "Quota",
+    "Rate",
     "RetryConfig",
 ]

@@ -17,6 +17,7 @@ from typing_extensions import Unpack
 from ._core import Call, RequestCore
 from ._transport import AsyncTransport, SyncTransport
 from .config import ClientConfig, ClientSettings
+from .quota import Quota
 from .resources.benefits import AsyncBenefits, Benefits
 from .resources.card_definitions import AsyncCardDefinitions, CardDefinitions
 from .resources.management import AsyncProjects, AsyncWebhooks, Projects, Webhooks
@@ -64,6 +65,15 @@ class _Common:
         return self._config
 
     @property
+    def quota(self) -> Quota:
+        """The project's call budget as the service last reported it, and this client's use.
+
+        Shared by every thread or task using this client; unknown (``None`` fields)
+        until an answer carries the budget headers.
+        """
+        return self._transport.quota
+
+    @property
     def base_url(self) -> str:
         """The service address every call goes to, ``{cluster}`` filled in."""
         return self._config.resolved_base_url
@@ -80,7 +90,7 @@ class LoyaltyClient(_Common):
 
     The keyword settings are those of ``ClientSettings`` (base_url, cluster,
     app_id, app_token, management_id, management_token, scopes, timeout,
-    retry, env_file); any not passed come from ``LYT_*`` environment
+    retry, max_pages, max_wait, rate, env_file); any not passed come from ``LYT_*`` environment
     variables, then a ``.env`` file. ``config=`` takes an already resolved
     ``ClientConfig`` instead. Pass ``http_client=`` to reuse your own
     ``httpx.Client`` (proxies, certificates); the client then leaves closing

@@ -1,4 +1,4 @@
-"""The send loop, written once: auth, retries, ``Retry-After`` and the 401 refresh.
+"""The send loop, written once: auth, retries, ``Retry-After``, the 401 refresh and the budget.
 
 Like httpx's ``Auth.auth_flow``, a flow is a generator that does no I/O. It
 yields steps (send this request, sleep this long, close this response, hand me
@@ -6,6 +6,16 @@ a bearer token) and receives each step's outcome; ``SyncTransport`` and
 ``AsyncTransport`` are the two drivers that carry the steps out. Every policy
 decision comes from the pure functions in ``_core``, so the sync and async
 clients cannot drift apart.
+
+The call budget (``quota``) is kept here too. Before a call starts, the flow
+waits while the budget is known to be spent (up to ``max_wait``, else
+``QuotaExhaustedError``) and for the ``rate``'s spacing; that wait comes
+before the call's ``timeout`` starts, so a long ``max_wait`` works with a short
+``timeout``. Every request within the call (token request, retries) takes one
+call from the budget as it goes out; if the budget is found spent there, the
+flow waits too, but only as long as the call's ``timeout`` allows. A 429 whose
+``Retry-After`` is beyond ``max_wait`` raises ``QuotaExhaustedError`` at once;
+a shorter one is retried like any 429, within the retry budget and the ``timeout``.
 """
 
 from __future__ import annotations
@@ -16,7 +26,12 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ..errors import APIConnectionError, APIResponseValidationError, APITimeoutError
+from ..errors import (
+    APIConnectionError,
+    APIResponseValidationError,
+    APITimeoutError,
+    RateLimitError,
+)
 from ._auth import TokenCache
 from ._core import (
     Call,
@@ -30,6 +45,7 @@ from ._core import (
     retryable_status,
 )
 from ._deadline import Deadline, call_seconds
+from .quota import Quota, waits
 
 T = TypeVar("T")
 
@@ -76,36 +92,60 @@ Flow = Generator[Step, Any, T]
 """A generator of steps; what each step sends back is documented on the step."""
 
 
-def request_flow(core: RequestCore, tokens: TokenCache, call: Call[T]) -> Flow[T]:
+def request_flow(
+    core: RequestCore, tokens: TokenCache, call: Call[T], quota: Quota | None = None
+) -> Flow[T]:
     """Send ``call`` with its family's credentials and return its decoded answer.
 
-    The whole call, token request included, ends within the configured timeout. A body
-    number beyond 64 bits or not finite is refused first, naming its field.
+    The call starts once ``quota`` allows (``admit_flow``); from then on the whole
+    call, token request included, ends within the configured timeout. A body number
+    beyond 64 bits or not finite is refused first, naming its field.
     """
     check_bounds(call.json)
+    if quota is not None:
+        yield from admit_flow(quota, call)
     deadline = Deadline(call_seconds(core.config.timeout))
     if call.family is not Family.V2:
-        response = yield from send_flow(core, call, deadline=deadline)
+        response = yield from send_flow(core, call, deadline=deadline, quota=quota)
         return core.decode(call, response)
     token, generation = yield Bearer(deadline)
-    response = yield from send_flow(core, call, token, deadline=deadline, pass_401=True)
+    response = yield from send_flow(
+        core, call, token, deadline=deadline, pass_401=True, quota=quota
+    )
     if response.status_code == 401:
         # The token may have expired early on the server's clock or been
         # revoked: renew it once and try once more.
         tokens.invalidate(generation)
         token, _ = yield Bearer(deadline)
-        response = yield from send_flow(core, call, token, deadline=deadline)
+        response = yield from send_flow(core, call, token, deadline=deadline, quota=quota)
     return core.decode(call, response)
 
 
-def token_flow(core: RequestCore, tokens: TokenCache, deadline: Deadline) -> Flow[tuple[str, int]]:
+def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
+    """Wait until ``call`` may start: past a spent budget's reset, then the rate's spacing.
+
+    A reset further than ``max_wait`` raises ``QuotaExhaustedError`` without sending.
+    """
+    while True:
+        wait, spent = quota.ready()
+        if wait <= 0:
+            return
+        if spent and wait > quota.max_wait:
+            raise quota.exhausted(call.method, call.path, wait)
+        for piece in waits(wait) if spent else (wait,):
+            yield Sleep(piece)
+
+
+def token_flow(
+    core: RequestCore, tokens: TokenCache, deadline: Deadline, quota: Quota | None = None
+) -> Flow[tuple[str, int]]:
     """The cached token, or a new one fetched and stored; run it under the driver's lock."""
     held = tokens.current()
     if held is not None:
         return held
     received_at = tokens.clock()
     call = core.token_call()
-    token = core.decode(call, (yield from send_flow(core, call, deadline=deadline)))
+    token = core.decode(call, (yield from send_flow(core, call, deadline=deadline, quota=quota)))
     return tokens.store(token.access_token, token.expires_in, received_at)
 
 
@@ -116,10 +156,12 @@ def send_flow(
     *,
     deadline: Deadline | None = None,
     pass_401: bool = False,
+    quota: Quota | None = None,
 ) -> Flow[httpx.Response]:
     """Send with retries by ``deadline``; return a 2xx response (or a 401 when asked) or raise.
 
-    Without ``deadline`` the call gets the configured timeout from now.
+    Without ``deadline`` the call gets the configured timeout from now. With ``quota``
+    each request takes a call from the budget and each answer updates it.
     """
     if deadline is None:
         deadline = Deadline(call_seconds(core.config.timeout))
@@ -128,10 +170,16 @@ def send_flow(
     while True:
         if deadline.expired:
             raise deadline.error(_where(core, call))
+        number = 0 if quota is None else (yield from _take_flow(core, quota, call, deadline))
         attempt += 1
         timeout = deadline.clamp(core.config.timeout)
         request = core.build(call, bearer=bearer, timeout=timeout)
         outcome: httpx.Response | httpx.RequestError = yield Send(request, deadline)
+        if quota is not None:
+            if isinstance(outcome, httpx.Response):
+                quota.observe(outcome, number)
+            else:
+                quota.unanswered(number)
         if isinstance(outcome, httpx.DecodingError):
             raise APIResponseValidationError(
                 f"{_where(core, call)}: the response body could not be decoded "
@@ -145,9 +193,25 @@ def send_flow(
         log_response(call, outcome, attempt)
         if outcome.is_success or (pass_401 and outcome.status_code == 401):
             return outcome
-        delay = _delay_after_refusal(core, call, outcome, attempt, started, deadline)
+        delay = _delay_after_refusal(core, call, outcome, attempt, started, deadline, quota)
         yield Close(outcome)
         yield Sleep(delay)
+
+
+def _take_flow(core: RequestCore, quota: Quota, call: Call[Any], deadline: Deadline) -> Flow[int]:
+    """Take one call from the budget, waiting for a reset within ``max_wait`` and the deadline;
+    returns the call's number."""
+    while True:
+        wait, number = quota.take()
+        if wait <= 0:
+            return number
+        if wait > quota.max_wait:
+            raise quota.exhausted(call.method, call.path, wait)
+        left = deadline.remaining()
+        if left is not None and wait > left:
+            raise deadline.error(f"{_where(core, call)} (waiting {wait:.0f} s for the call budget)")
+        for piece in waits(wait):
+            yield Sleep(piece)
 
 
 def _where(core: RequestCore, call: Call[Any]) -> str:
@@ -187,12 +251,18 @@ def _delay_after_refusal(
     attempt: int,
     started: float,
     deadline: Deadline,
+    quota: Quota | None = None,
 ) -> float:
     """Seconds to wait before resending after a non-2xx answer; raises its error when it may not.
 
     A ``Retry-After`` beyond what is left of the retry budget or the deadline
-    raises at once, the error saying when to come back.
+    raises at once, the error saying when to come back; one beyond ``max_wait``
+    raises ``QuotaExhaustedError``.
     """
+    if quota is not None and response.status_code == 429:
+        error = core.error(call, response)
+        if isinstance(error, RateLimitError) and (error.retry_after or 0) > quota.max_wait:
+            raise quota.refused(error)
     retry = core.config.retry
     if retryable_status(call, response.status_code, retry):
         delay = next_delay(

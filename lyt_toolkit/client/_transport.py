@@ -26,17 +26,20 @@ from ._core import Call, RequestCore
 from ._deadline import Deadline
 from ._flow import Bearer, Close, Flow, Send, Sleep, Step, request_flow, token_flow
 from ._scrub import Scrubber
+from .quota import Quota
 
 T = TypeVar("T")
 
 
 class _Driver:
-    """What both drivers hold: the request core, the token cache, who closes the pool."""
+    """What both drivers hold: the request core, the token cache, the call budget, who closes
+    the pool."""
 
     def __init__(self, core: RequestCore, *, owns_http_client: bool) -> None:
         self.core = core
         self.owns_http_client = owns_http_client
         self.tokens = TokenCache(core.config.token_refresh_skew)
+        self.quota = Quota(max_wait=core.config.max_wait, rate=core.config.rate)
         self.scrubber = Scrubber(self.secrets)
 
     def secrets(self) -> list[str]:
@@ -75,7 +78,7 @@ class SyncTransport(_Driver):
 
     def request(self, call: Call[T]) -> T:
         """Send ``call`` with its family's credentials and return its decoded answer."""
-        return self.run(request_flow(self.core, self.tokens, call))
+        return self.run(request_flow(self.core, self.tokens, call, self.quota))
 
     def bearer(self, deadline: Deadline) -> tuple[str, int]:
         """A valid token for ``/v2``; one thread fetches while the others wait for it."""
@@ -86,7 +89,7 @@ class SyncTransport(_Driver):
         if not self._token_lock.acquire(timeout=-1 if left is None else left):
             raise deadline.error("waiting for the token another thread requests")
         try:
-            return self._drive(token_flow(self.core, self.tokens, deadline))
+            return self._drive(token_flow(self.core, self.tokens, deadline, self.quota))
         finally:
             self._token_lock.release()
 
@@ -163,7 +166,7 @@ class AsyncTransport(_Driver):
 
     async def request(self, call: Call[T]) -> T:
         """Async twin of ``SyncTransport.request``."""
-        return await self.run(request_flow(self.core, self.tokens, call))
+        return await self.run(request_flow(self.core, self.tokens, call, self.quota))
 
     def _lock(self) -> asyncio.Lock:
         # One lock per event loop: a lock bound to a finished loop cannot be reused.
@@ -185,7 +188,7 @@ class AsyncTransport(_Driver):
         except TimeoutError:
             raise deadline.error("waiting for the token another task requests") from None
         try:
-            return await self._drive(token_flow(self.core, self.tokens, deadline))
+            return await self._drive(token_flow(self.core, self.tokens, deadline, self.quota))
         finally:
             lock.release()
 

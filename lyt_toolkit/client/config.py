@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,40 @@ DEFAULT_ENV_FILE = ".env"
 DEFAULT_TOKEN_REFRESH_SKEW = 30.0
 DEFAULT_MAX_PAGES = 100_000
 """Pages one ``iter``/``pages`` walk may fetch (10 million items at the largest page size)."""
+DEFAULT_MAX_WAIT = 60.0
+"""Seconds the client waits for a spent call budget to reset before it raises instead."""
+RATE_UNITS = {"minute": 60.0, "hour": 3600.0}
+_RATE = re.compile(r"\s*(\d+)\s*/\s*(minute|hour)\s*")
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``calls`` call starts per ``per_seconds``, evenly spread: ``Rate.parse("5000/hour")``."""
+
+    calls: int
+    per_seconds: float
+
+    @property
+    def interval(self) -> float:
+        """Seconds between two call starts."""
+        return self.per_seconds / self.calls
+
+    def __str__(self) -> str:
+        unit = next(name for name, seconds in RATE_UNITS.items() if seconds == self.per_seconds)
+        return f"{self.calls}/{unit}"
+
+    @classmethod
+    def parse(cls, value: str | Rate) -> Rate:
+        """A rate from text such as ``"5000/hour"`` or ``"80/minute"``; errors name ``rate``."""
+        if isinstance(value, Rate):
+            return value
+        found = _RATE.fullmatch(value) if isinstance(value, str) else None
+        if found is None or int(found[1]) < 1:
+            raise ConfigurationError(
+                "rate must be a number of calls from 1 per minute or hour, such as "
+                f"'5000/hour' or '80/minute'; got {value!r}"
+            )
+        return cls(int(found[1]), RATE_UNITS[found[2]])
 
 
 @dataclass(frozen=True)
@@ -98,6 +133,8 @@ class ClientSettings(TypedDict, total=False):
     timeout: float | httpx.Timeout | None
     retry: RetryConfig | None
     max_pages: int | None
+    max_wait: float | None
+    rate: str | Rate | None
     env_file: str | os.PathLike[str] | None
 
 
@@ -118,6 +155,11 @@ class ClientConfig:
     """Pages one list walk may fetch before it stops with ``PaginationError``."""
     token_refresh_skew: float = DEFAULT_TOKEN_REFRESH_SKEW
     """Seconds before a token's expiry at which it is renewed rather than reused."""
+    max_wait: float = DEFAULT_MAX_WAIT
+    """Seconds the client may wait for a spent call budget to reset; longer raises
+    ``QuotaExhaustedError``."""
+    rate: Rate | None = None
+    """Call starts spread evenly at this rate (``None``: as fast as the calls come)."""
 
     @property
     def resolved_base_url(self) -> str:
@@ -164,6 +206,8 @@ class ClientConfig:
             timeout=_timeout(settings.get("timeout")),
             retry=retry if retry is not None else RetryConfig(),
             max_pages=_max_pages(settings.get("max_pages")),
+            max_wait=_max_wait(settings.get("max_wait")),
+            rate=_rate(settings.get("rate")),
             token_refresh_skew=(
                 DEFAULT_TOKEN_REFRESH_SKEW
                 if token_refresh_skew is None
@@ -261,3 +305,22 @@ def _max_pages(value: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigurationError(f"max_pages must be a whole number from 1, got {value!r}")
     return value
+
+
+def _max_wait(value: float | None) -> float:
+    if value is None:
+        return DEFAULT_MAX_WAIT
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ConfigurationError(
+            f"max_wait must be a number of seconds from 0 (0: never wait), got {value!r}"
+        )
+    return float(value)
+
+
+def _rate(value: str | Rate | None) -> Rate | None:
+    return None if value is None else Rate.parse(value)

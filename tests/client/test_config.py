@@ -111,6 +111,8 @@ def test_client_settings_name_every_resolved_setting() -> None:
         "timeout",
         "retry",
         "max_pages",
+        "max_wait",
+        "rate",
         "env_file",
     }
 

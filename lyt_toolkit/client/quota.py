@@ -1,0 +1,314 @@
+"""The project's call budget as this client knows it: read from every answer, kept by every call.
+
+The service reports its hourly (or per-minute) budget on every answer:
+``X-Rate-Limit-Limit`` (the window's budget), ``X-Rate-Limit-Remaining``,
+``X-Rate-Limit-Retry`` (when the next call may be made, Unix epoch seconds) and,
+once a limit is reached, ``Retry-After`` (seconds) and ``X-Rate-Limit-Type``.
+A call over budget is refused with 429 and access stays blocked until the
+window resets, so the client never sends a call it knows will be refused: it
+waits for the reset when that is within ``max_wait``, else raises
+``QuotaExhaustedError``.
+
+Clocks: the reset is held on this machine's monotonic clock, as a delay from
+the answer that announced it. ``Retry-After`` is such a delay already; the
+epoch of ``X-Rate-Limit-Retry`` is turned into one against the answer's own
+``Date`` header (the server's clock, to the second, so the wait errs long),
+and against this machine's clock only when an answer has no ``Date``. A
+server clock ahead or behind this machine's therefore does not move the wait.
+
+Every call sent is counted (``calls_used``) and taken off ``remaining`` at
+once, so concurrent workers do not all spend the last call. Each answer then
+sets the count anew: what the service reported, less the calls sent after the
+answered one; an answer older than one already read is ignored. Calls that
+reach the service in another order than they were sent can leave the count a
+call or two off for as long as they are in flight; a 429 that follows is
+waited out like any other (``Retry-After`` within ``max_wait``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import math
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+import httpx
+
+from .._progress import Progress, ProgressBar
+from ..errors import QuotaExhaustedError, RateLimitError
+from ._core import parse_retry_after
+from .config import Rate
+
+__all__ = ["Quota"]
+
+BAR_FROM = 1.0
+"""Waits at least this long (seconds) show a progress bar."""
+POLL = 0.05
+"""Seconds between looks while a spent budget waits for the answers still on their way."""
+POLL_FOR = 1.0
+"""Seconds at most that such looks go on before the budget is taken as refilled."""
+
+
+class Quota:
+    """The call budget of the current window and this client's use of it; thread-safe.
+
+    ``limit``, ``remaining``, ``resets_at`` and ``type`` are ``None`` until an
+    answer carries the headers (a service or sandbox that sends none leaves them
+    unknown, and the client then never waits). ``calls_used`` counts every request
+    this client sent, token requests and retries included.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_wait: float,
+        rate: Rate | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        self.max_wait = max_wait
+        self.rate = rate
+        self._clock = clock
+        self._wall = wall
+        self._lock = threading.Lock()
+        self._limit: int | None = None
+        self._remaining: int | None = None
+        self._reset: float | None = None
+        """Monotonic time at which the window resets."""
+        self._type: str | None = None
+        self._used = 0
+        self._freshest = 0
+        """The number of the latest call whose answer was read."""
+        self._polling_since: float | None = None
+        self._next_start = -math.inf
+
+    @property
+    def limit(self) -> int | None:
+        """The budget of the current window (calls), as the service last reported it."""
+        return self._limit
+
+    @property
+    def remaining(self) -> int | None:
+        """Calls left in the window: the service's last count less the calls sent since."""
+        return self._remaining
+
+    @property
+    def type(self) -> str | None:
+        """Which limit was reached (``api_calls``, ...), while the service says one is."""
+        return self._type
+
+    @property
+    def calls_used(self) -> int:
+        """Requests this client has sent."""
+        return self._used
+
+    @property
+    def resets_at(self) -> datetime | None:
+        """When the window resets (UTC, on this machine's clock), if the service said."""
+        left = self.seconds_to_reset()
+        if left is None:
+            return None
+        return datetime.fromtimestamp(self._wall() + left, UTC)
+
+    def seconds_to_reset(self) -> float | None:
+        """Seconds until the window resets (0 once passed), or None when unknown."""
+        reset = self._reset
+        return None if reset is None else max(0.0, reset - self._clock())
+
+    def __repr__(self) -> str:
+        at = self.resets_at
+        when = "unknown" if at is None else f"{at:%Y-%m-%d %H:%M:%S} UTC"
+        return (
+            f"Quota(limit={self._limit}, remaining={self._remaining}, resets_at={when}, "
+            f"type={self._type!r}, calls_used={self._used})"
+        )
+
+    # -- what the drivers call ------------------------------------------------
+
+    def observe(self, response: httpx.Response, sent: int) -> None:
+        """Read the budget headers of the answer to call number ``sent`` (see ``take``).
+
+        The freshest answer counts: one to an earlier call than an answer already
+        read is ignored, and calls sent after it are taken off what it reports.
+        A 429 always counts (the budget is spent). An answer without the headers
+        changes nothing.
+        """
+        headers = response.headers
+        limit = _whole(headers.get("x-rate-limit-limit"))
+        remaining = _whole(headers.get("x-rate-limit-remaining"))
+        refused = response.status_code == 429
+        wait = parse_retry_after(headers.get("retry-after")) if refused else None
+        if wait is None:
+            wait = _until(headers.get("x-rate-limit-retry"), headers.get("date"), self._wall)
+        if limit is None and remaining is None and not (refused and wait is not None):
+            return
+        now = self._clock()
+        with self._lock:
+            if sent < self._freshest and not refused:
+                return
+            self._freshest = max(self._freshest, sent)
+            self._polling_since = None
+            if limit is not None:
+                self._limit = limit
+            if refused:
+                remaining = 0
+            if remaining is not None:
+                self._remaining = max(0, remaining - (self._used - sent))
+            if wait is not None:
+                self._reset = now + wait
+            self._type = headers.get("x-rate-limit-type")
+
+    def take(self) -> tuple[float, int]:
+        """Count one call about to be sent: ``(0, its number)`` (for ``observe``), or the
+        seconds until the window resets when the budget is known to be spent (nothing
+        counted) and 0."""
+        with self._lock:
+            wait = self._spent_for()
+            if wait > 0:
+                return wait, 0
+            self._used += 1
+            if self._remaining is not None:
+                self._remaining -= 1
+            return 0.0, self._used
+
+    def ready(self) -> tuple[float, bool]:
+        """Seconds before a new call may start, and whether it is the budget's reset (else
+        the ``rate``'s spacing). ``(0, False)`` once it may start now; the start is then
+        booked, so the next waits its spacing."""
+        with self._lock:
+            wait = self._spent_for()
+            if wait > 0:
+                return wait, True
+            if self.rate is None:
+                return 0.0, False
+            now = self._clock()
+            if now < self._next_start:
+                return self._next_start - now, False
+            self._next_start = now + self.rate.interval
+            return 0.0, False
+
+    def _spent_for(self) -> float:
+        """Seconds to wait while the budget is spent; 0 once a call may go.
+
+        Past the reset the window is refilled to ``limit`` (unknown budget: no
+        waiting) and its end is unknown until an answer tells it; spending that
+        refill waits (``POLL`` at a time, ``POLL_FOR`` at most: a call cancelled in
+        flight is never answered) for the answers of the calls in flight.
+        """
+        if self._remaining is None or self._remaining > 0:
+            return 0.0
+        left = None if self._reset is None else self._reset - self._clock()
+        if left is not None and left > 0:
+            return left
+        if self._limit is not None and self._used > self._freshest:
+            now = self._clock()
+            if self._polling_since is None:
+                self._polling_since = now
+            if now - self._polling_since < POLL_FOR:
+                return POLL
+        self._polling_since = None
+        self._remaining = self._limit
+        self._reset = None
+        return 0.0
+
+    def unanswered(self, sent: int) -> None:
+        """Call number ``sent`` got no answer (a transport error): none is to be awaited."""
+        with self._lock:
+            self._freshest = max(self._freshest, sent)
+
+    # -- errors ---------------------------------------------------------------
+
+    def exhausted(self, method: str, path: str, wait: float) -> QuotaExhaustedError:
+        """The error for a call not sent because the window resets ``wait`` s from now."""
+        used = self._used
+        message = (
+            f"not sent: the call budget ({self._describe_limit()}) is spent and its window "
+            f"resets {_when(wait)}, beyond max_wait ({self.max_wait:g} s); this client has "
+            f"sent {used} call{'' if used == 1 else 's'}"
+        )
+        return QuotaExhaustedError(
+            429, message, calls_used=used, sent=False, retry_after=wait, method=method, path=path
+        )
+
+    def refused(self, error: RateLimitError) -> QuotaExhaustedError:
+        """The error for a 429 whose ``Retry-After`` is beyond ``max_wait``."""
+        used = self._used
+        wait = error.retry_after
+        advice = (
+            f"the call budget ({self._describe_limit()}) resets {_when(wait)}, beyond "
+            f"max_wait ({self.max_wait:g} s); this client has sent "
+            f"{used} call{'' if used == 1 else 's'}"
+        )
+        hint = f"{error.hint}; {advice}" if error.hint else advice.capitalize()
+        return QuotaExhaustedError(
+            error.status,
+            error.message,
+            calls_used=used,
+            sent=True,
+            retry_after=wait,
+            key=error.key,
+            details=error.details,
+            request_id=error.request_id,
+            resource_id=error.resource_id,
+            resource_type=error.resource_type,
+            body=error.body,
+            method=error.method,
+            path=error.path,
+            hint=hint,
+        )
+
+    def _describe_limit(self) -> str:
+        kind = self._type or "api_calls"
+        return kind if self._limit is None else f"{kind}, {self._limit} per window"
+
+
+def waits(seconds: float, progress: Progress = True) -> Iterator[float]:
+    """Pieces of at most a second adding up to ``seconds``; a long wait counts down on a bar."""
+    if seconds < BAR_FROM:
+        yield seconds
+        return
+    total = math.ceil(seconds)
+    with ProgressBar(
+        progress, desc="call budget spent, waiting for its window to reset", unit="s", total=total
+    ) as bar:
+        left = seconds
+        while left > 0:
+            piece = min(1.0, left)
+            yield piece
+            left -= piece
+            bar.advance(1 if left > 0 else total - bar.done)
+
+
+def _whole(value: str | None) -> int | None:
+    """A header's whole number, or None when absent or not one (a value is never trusted)."""
+    try:
+        number = int(value.strip()) if value is not None else None
+    except ValueError:
+        return None
+    return number if number is not None and number >= 0 else None
+
+
+def _until(epoch: str | None, date: str | None, wall: Callable[[], float]) -> float | None:
+    """Seconds from the answer until ``epoch``, on the server's clock when ``date`` gives it."""
+    try:
+        at = float(epoch) if epoch is not None else math.nan
+    except ValueError:
+        return None
+    if not math.isfinite(at):
+        return None
+    now = wall()
+    if date:
+        with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
+            now = email.utils.parsedate_to_datetime(date).timestamp()
+    return max(0.0, at - now)
+
+
+def _when(seconds: float | None) -> str:
+    if seconds is None:
+        return "at a time the service did not say"
+    at = datetime.fromtimestamp(time.time() + seconds, UTC) if seconds < 1e10 else None
+    instant = "much later" if at is None else f"at {at:%Y-%m-%d %H:%M:%S} UTC"
+    return f"{instant}, in {seconds:,.0f} s"

@@ -1,0 +1,104 @@
+"""The budget settings (``max_wait``, ``rate``) and the bookkeeping behind them, on a fake clock."""
+
+from __future__ import annotations
+
+import itertools
+
+import httpx
+import pytest
+
+from lyt_toolkit.client import ClientConfig
+from lyt_toolkit.client.config import Rate
+from lyt_toolkit.client.quota import Quota
+from lyt_toolkit.errors import ConfigurationError
+
+BASE = "https://{cluster}.example.com"
+
+
+def resolve(**settings: object) -> ClientConfig:
+    return ClientConfig.resolve(base_url=BASE, env={}, env_file=None, **settings)  # type: ignore[arg-type]
+
+
+def test_defaults() -> None:
+    config = resolve()
+    assert config.max_wait == 60 and config.rate is None
+
+
+def test_good_settings() -> None:
+    assert resolve(max_wait=0).max_wait == 0
+    config = resolve(max_wait=2.5, rate="5000/hour")
+    assert config.max_wait == 2.5
+    assert config.rate == Rate(5000, 3600) and config.rate.interval == 0.72
+    assert str(resolve(rate=" 80 / minute ").rate) == "80/minute"
+
+
+@pytest.mark.parametrize("value", [-1, float("nan"), float("inf"), "60", True])
+def test_a_bad_max_wait_is_named(value: object) -> None:
+    with pytest.raises(ConfigurationError, match="max_wait"):
+        resolve(max_wait=value)
+
+
+@pytest.mark.parametrize("value", ["fast", "0/hour", "5000/day", "5000", "-5/minute", 100])
+def test_a_bad_rate_is_named(value: object) -> None:
+    with pytest.raises(ConfigurationError, match="rate"):
+        resolve(rate=value)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def answer(status: int = 200, **headers: str) -> httpx.Response:
+    return httpx.Response(status, headers=headers)
+
+
+def test_rate_spaces_starts_evenly_whatever_the_callers_do() -> None:
+    clock = Clock()
+    quota = Quota(max_wait=60, rate=Rate(120, 60), clock=clock)
+    starts = []
+    for _ in range(5):
+        while (wait := quota.ready())[0] > 0:
+            assert wait[1] is False  # spacing, not a spent budget
+            clock.now += wait[0]
+        starts.append(clock.now)
+    assert [b - a for a, b in itertools.pairwise(starts)] == [0.5] * 4
+
+
+def test_a_spent_budget_waits_for_the_reset_then_refills() -> None:
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 1_000_000.0)
+    wait, number = quota.take()
+    assert (wait, number) == (0, 1)
+    headers = {"X-Rate-Limit-Limit": "2", "X-Rate-Limit-Remaining": "1"}
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Retry": "1000030"}), number)
+    assert quota.take() == (0, 2)
+    assert quota.remaining == 0
+    assert quota.take() == (30, 0)  # nothing counted
+    assert quota.ready() == (30, True)
+    assert quota.calls_used == 2
+    clock.now += 30
+    assert quota.take()[0] == 0.05  # the reset passed, but call 2's answer is on its way
+    quota.observe(answer(**{"X-Rate-Limit-Limit": "2", "X-Rate-Limit-Remaining": "0"}), 2)
+    assert quota.take() == (0, 3)  # the window is over: refilled to the limit
+    assert quota.remaining == 1
+
+
+def test_a_429_spends_the_budget_until_its_retry_after() -> None:
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock)
+    _, number = quota.take()
+    quota.observe(answer(429, **{"Retry-After": "12", "X-Rate-Limit-Type": "api_calls"}), number)
+    assert quota.remaining == 0 and quota.type == "api_calls"
+    assert quota.take() == (12, 0)
+
+
+def test_headers_that_are_not_numbers_are_ignored() -> None:
+    quota = Quota(max_wait=60)
+    _, number = quota.take()
+    quota.observe(answer(**{"X-Rate-Limit-Limit": "lots", "X-Rate-Limit-Remaining": "-3"}), number)
+    assert (quota.limit, quota.remaining) == (None, None)
+    assert quota.take() == (0, 2)

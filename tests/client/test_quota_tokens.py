@@ -1,0 +1,44 @@
+"""One token per client: a long pull, sync or async, asks for it once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+
+from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
+
+from .budgeted import BudgetedServer
+from .test_quota import settings
+
+PAGES = 30
+
+
+@pytest.fixture
+def server() -> Iterator[BudgetedServer]:
+    with BudgetedServer.running(limit=1000, window=60, pages=PAGES) as running:
+        yield running
+
+
+def test_a_multi_page_pull_asks_for_one_token(server: BudgetedServer) -> None:
+    with LoyaltyClient(**settings(server)) as client:
+        rewards = list(client.rewards.iter(limit=100))
+        again = list(client.rewards.iter(limit=100))
+        assert client.quota.calls_used == 2 * PAGES + 1
+    assert len(rewards) == len(again) == PAGES
+    assert server.tokens == 1
+
+
+def test_an_async_pull_asks_for_one_token(server: BudgetedServer) -> None:
+    async def pull() -> list[int]:
+        async with AsyncLoyaltyClient(**settings(server)) as client:
+            first = await _count(client)  # the token is fetched here
+            return [first, *await asyncio.gather(*(_count(client) for _ in range(3)))]
+
+    assert asyncio.run(pull()) == [PAGES] * 4
+    assert server.tokens == 1
+
+
+async def _count(client: AsyncLoyaltyClient) -> int:
+    return len([r async for r in client.rewards.iter(limit=100)])
