@@ -4,12 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck fmt bench serve clean
+.PHONY: demo test lint typecheck fmt bench serve clean constraints
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -42,6 +42,12 @@ bench: $(STAMP)
 
 serve: $(STAMP)
 	$(BIN)/lyt sandbox serve
+
+# Rewrite constraints.txt from what the project's environment holds now (after changing
+# a dependency in pyproject.toml: install it into .venv, check, then run this).
+constraints: $(STAMP)
+	{ head -n 2 constraints.txt; $(BIN)/python -m pip freeze --exclude-editable | grep -v -i '^lyt'; } > constraints.tmp
+	mv constraints.tmp constraints.txt
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .ruff_cache
