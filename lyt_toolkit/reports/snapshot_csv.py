@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -130,13 +130,34 @@ def sha256_of(path: Path) -> str:
 
 def write_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path]:
     """Write every frame as ``<name>.csv`` and then ``manifest.json``; returns the paths."""
+    return write_folder(
+        snapshot,
+        directory,
+        suffix=".csv",
+        write_frame=write_csv,
+        format=FORMAT,
+        extra={_ESCAPING_KEY: ESCAPING},
+    )
+
+
+def write_folder(
+    snapshot: SnapshotFrames,
+    directory: str | Path,
+    *,
+    suffix: str,
+    write_frame: Callable[[pd.DataFrame, Path], None],
+    format: str,
+    extra: Mapping[str, Any] | None = None,
+) -> list[Path]:
+    """Every frame as ``<name><suffix>`` through ``write_frame``, then the manifest naming
+    ``format`` (plus ``extra`` keys); returns the paths, the manifest last."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     entries: dict[str, Any] = {}
     for name, frame in snapshot.frames().items():
-        path = out / f"{name}.csv"
-        write_csv(frame, path)
+        path = out / f"{name}{suffix}"
+        write_frame(frame, path)
         written.append(path)
         entries[name] = {
             "file": path.name,
@@ -145,11 +166,11 @@ def write_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path
             "columns": column_schema(frame),
         }
     manifest = {
-        "format": FORMAT,
+        "format": format,
         "generator": f"lyt_toolkit {__version__}",
         "source": public_url(snapshot.source),
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
-        _ESCAPING_KEY: ESCAPING,
+        **(extra or {}),
         "frames": entries,
     }
     path = out / MANIFEST
@@ -183,7 +204,8 @@ def read_manifest(directory: str | Path, *, formats: tuple[str, ...] = (FORMAT,)
     return manifest
 
 
-def _read_frame(directory: Path, name: str, entry: dict[str, Any], escaped: bool) -> pd.DataFrame:
+def checked_file(directory: Path, entry: Mapping[str, Any]) -> Path:
+    """The file a manifest entry names, once it exists and its SHA-256 matches the entry's."""
     path = directory / entry["file"]
     if not path.is_file():
         raise SnapshotFileError(f"{path} is listed in the manifest but missing")
@@ -193,6 +215,20 @@ def _read_frame(directory: Path, name: str, entry: dict[str, Any], escaped: bool
             f"{path} was changed after export: sha256 {actual} does not match the "
             f"manifest's {entry['sha256']}"
         )
+    return path
+
+
+def check_shape(path: Path, frame: pd.DataFrame, entry: Mapping[str, Any]) -> None:
+    """Refuse a frame whose columns or row count differ from its manifest entry."""
+    names = [c["name"] for c in entry["columns"]]
+    if list(frame.columns) != names:
+        raise SnapshotFileError(f"{path}: columns {list(frame.columns)} differ from {names}")
+    if len(frame) != entry["rows"]:
+        raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
+
+
+def _read_frame(directory: Path, name: str, entry: dict[str, Any], escaped: bool) -> pd.DataFrame:
+    path = checked_file(directory, entry)
     columns = entry["columns"]
     dtypes: dict[str, Any] = {}
     for col in columns:
@@ -208,11 +244,7 @@ def _read_frame(directory: Path, name: str, entry: dict[str, Any], escaped: bool
             raise SnapshotFileError(f"{path}: column {col['name']!r} has unknown dtype {kind!r}")
     try:
         frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
-        names = [c["name"] for c in columns]
-        if list(frame.columns) != names:
-            raise SnapshotFileError(f"{path}: columns {list(frame.columns)} differ from {names}")
-        if len(frame) != entry["rows"]:
-            raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
+        check_shape(path, frame, entry)
         return _restore(frame, columns, escaped)
     except SnapshotFileError:
         raise

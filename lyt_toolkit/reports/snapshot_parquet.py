@@ -12,13 +12,11 @@ spreadsheet as text.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .._version import __version__
 from ..frames.registry import FRAME_NAMES
 from ..frames.schema import DATETIME
 from ._write import replacing
@@ -27,47 +25,27 @@ from .snapshot_csv import (
     SnapshotFileError,
     SnapshotFiles,
     SnapshotFrames,
-    column_schema,
-    public_url,
+    check_shape,
+    checked_file,
     read_manifest,
-    sha256_of,
+    write_folder,
 )
 
 __all__ = ["PARQUET_FORMAT", "read_parquet_frames", "write_parquet_snapshot"]
 
 PARQUET_FORMAT = "lyt-snapshot-parquet/1"
-_DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 def write_parquet_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path]:
     """Write every frame as ``<name>.parquet`` and then ``manifest.json``; returns the paths."""
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    entries: dict[str, Any] = {}
-    for name, frame in snapshot.frames().items():
-        path = out / f"{name}.parquet"
-        with replacing(path) as tmp:
-            frame.to_parquet(tmp, engine="pyarrow", index=False)
-        written.append(path)
-        entries[name] = {
-            "file": path.name,
-            "rows": len(frame),
-            "sha256": sha256_of(path),
-            "columns": column_schema(frame),
-        }
-    manifest = {
-        "format": PARQUET_FORMAT,
-        "generator": f"lyt_toolkit {__version__}",
-        "source": public_url(snapshot.source),
-        "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
-        "frames": entries,
-    }
-    path = out / MANIFEST
+    return write_folder(
+        snapshot, directory, suffix=".parquet", write_frame=_write_parquet, format=PARQUET_FORMAT
+    )
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     with replacing(path) as tmp:
-        tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    written.append(path)
-    return written
+        frame.to_parquet(tmp, engine="pyarrow", index=False)
 
 
 def read_parquet_frames(directory: str | Path) -> SnapshotFiles:
@@ -86,24 +64,12 @@ def read_parquet_frames(directory: str | Path) -> SnapshotFiles:
 
 
 def _read_frame(directory: Path, entry: dict[str, Any]) -> pd.DataFrame:
-    path = directory / entry["file"]
-    if not path.is_file():
-        raise SnapshotFileError(f"{path} is listed in the manifest but missing")
-    actual = sha256_of(path)
-    if actual != entry["sha256"]:
-        raise SnapshotFileError(
-            f"{path} was changed after export: sha256 {actual} does not match the "
-            f"manifest's {entry['sha256']}"
-        )
+    path = checked_file(directory, entry)
     try:
         frame = pd.read_parquet(path, engine="pyarrow")
     except (OSError, ValueError) as exc:
         raise SnapshotFileError(f"{path}: cannot be read as Parquet ({exc})") from None
-    names = [c["name"] for c in entry["columns"]]
-    if list(frame.columns) != names:
-        raise SnapshotFileError(f"{path}: columns {list(frame.columns)} differ from {names}")
-    if len(frame) != entry["rows"]:
-        raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
+    check_shape(path, frame, entry)
     return frame.astype({c["name"]: _dtype(c) for c in entry["columns"]})
 
 
