@@ -14,19 +14,7 @@ from lyt_toolkit.frames.schema import Schema, enum, integer, text, timestamp
 from lyt_toolkit.models import Benefit
 from lyt_toolkit.models.enums import BenefitStatus
 
-
-def benefit(**changes: Any) -> dict[str, Any]:
-    """A POINTS benefit as the API sends it (a dict), with ``changes`` applied."""
-    item: dict[str, Any] = {
-        "id": "lben_0dd1",
-        "name": "odd",
-        "type": "POINTS",
-        "status": "ACTIVE",
-        "points": {"value": 10, "card_definition_id": "lcdef_1"},
-        "created_at": "2026-01-15T12:00:00Z",
-    }
-    item.update(changes)
-    return item
+from .odd_pages import benefit
 
 
 def points_benefit(value: int, benefit_id: str = "lben_0dd1") -> Benefit:
