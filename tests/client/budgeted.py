@@ -18,7 +18,9 @@ from __future__ import annotations
 import email.utils
 import json
 import math
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .misbehaving import MisbehavingServer, _Answer
@@ -82,3 +84,21 @@ class BudgetedServer(MisbehavingServer):
     def calls(self, method: str, path: str) -> list[float]:
         """Monotonic arrival times of the requests for ``method`` ``path``."""
         return [at for at, m, p in self.received if (m, p) == (method, path)]
+
+
+def in_threads(work: Callable[[], None], count: int) -> list[BaseException]:
+    """Run ``work`` in ``count`` threads at once; the exceptions they raised, for the test."""
+    errors: list[BaseException] = []
+
+    def guarded() -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors

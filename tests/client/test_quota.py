@@ -8,7 +8,6 @@ would have arrived.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.errors import QuotaExhaustedError, RateLimitError
 
-from .budgeted import BudgetedServer
+from .budgeted import BudgetedServer, in_threads
 from .helpers import APP_TOKEN, MANAGEMENT_TOKEN
 from .misbehaving import BEARER, REWARD_IDS
 
@@ -65,21 +64,13 @@ def test_the_quota_is_read_from_every_answer(budgeted: BudgetedServer) -> None:
 
 @pytest.mark.parametrize("budgeted", [{"limit": 50, "window": 60}], indirect=True)
 def test_threads_share_one_quota(budgeted: BudgetedServer) -> None:
-    errors: list[BaseException] = []
     with LoyaltyClient(**settings(budgeted)) as client:
 
         def work() -> None:
-            try:
-                for _ in range(3):
-                    client.rewards.get(REWARD)
-            except BaseException as exc:  # handed to the test below
-                errors.append(exc)
+            for _ in range(3):
+                client.rewards.get(REWARD)
 
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        errors = in_threads(work, 4)
         assert not errors
         assert client.quota.calls_used == len(budgeted.received) == 13  # 12 calls, 1 token
         client.rewards.get(REWARD)  # one answer after all the others: the count is exact
@@ -227,23 +218,15 @@ def test_retry_after_beyond_max_wait_raises_at_once() -> None:
 def test_rate_spreads_call_starts(budgeted: BudgetedServer) -> None:
     interval = 60 / 240
     calls = 6
-    errors: list[BaseException] = []
     with LoyaltyClient(**settings(budgeted, rate="240/minute")) as client:
         client.rewards.get(REWARD)  # the token is in hand before the count starts
         first = len(budgeted.calls("GET", f"/v2/loyalties/rewards/{REWARD}"))
 
         def work() -> None:
-            try:
-                for _ in range(calls // 2):
-                    client.rewards.get(REWARD)
-            except BaseException as exc:  # handed to the test below
-                errors.append(exc)
+            for _ in range(calls // 2):
+                client.rewards.get(REWARD)
 
-        threads = [threading.Thread(target=work) for _ in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        errors = in_threads(work, 2)
     assert not errors
     arrivals = sorted(budgeted.calls("GET", f"/v2/loyalties/rewards/{REWARD}")[first:])
     assert len(arrivals) == calls
