@@ -21,6 +21,7 @@ from ..errors import APIError, ConflictError, LytError, NotFoundError, ResourceL
 from ..frames.pending import blocked_reasons
 from ..models.enums import PendingBucketStatus
 from ..models.ids import IdPrefix
+from ..snapshot.pull import token_issued_at
 from ._targets import as_records, first_seen, id_error
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .plan import ActionPlan, Observer
@@ -151,10 +152,10 @@ def service_today(client: LoyaltyClient) -> dt.date:
     """The service's UTC date, from the token it issues (``expires_at - expires_in``), so a
     sandbox on a fixed clock is read at that clock; this machine's date without a token."""
     try:
-        token = client.oauth.token()
-        return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC").date()
-    except (LytError, OverflowError, TypeError, ValueError):
-        return pd.Timestamp.now(tz="UTC").date()
+        issued = token_issued_at(client.oauth.token())
+    except LytError:
+        issued = None
+    return (issued if issued is not None else pd.Timestamp.now(tz="UTC")).date()
 
 
 def _path(record: dict[str, Any]) -> tuple[Any, Any, Any, Any]:

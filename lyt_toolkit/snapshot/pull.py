@@ -29,6 +29,7 @@ from ..frames.members import cards_frame, members_frame, pending_buckets_frame, 
 from ..frames.rewards import REWARD_COSTS, REWARDS, reward_cost_rows, reward_rows
 from ..frames.schema import FrameBuilder
 from ..models import CardDefinition, Member, MemberWithCards, Page, PendingBucket, Program, Reward
+from ..models.auth import AccessToken
 from ..models.listing import MAX_LIMIT
 from .references import join_statuses, mark_card_definitions, referenced_card_definitions
 
@@ -50,6 +51,15 @@ class Pulled:
     frames: dict[str, pd.DataFrame]
     source: str
     pulled_at: pd.Timestamp
+
+
+def token_issued_at(token: AccessToken) -> pd.Timestamp | None:
+    """When the service issued ``token`` by its own clock (``expires_at - expires_in``), or
+    None when those times give no instant pandas can hold."""
+    try:
+        return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC")
+    except (OverflowError, TypeError, ValueError):
+        return None
 
 
 def utc_now() -> pd.Timestamp:
@@ -152,16 +162,16 @@ class _Puller:
             token = await self.client.oauth.token()
         except LytError:
             return utc_now()
-        try:
-            return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC")
-        except (OverflowError, TypeError, ValueError) as exc:
+        issued = token_issued_at(token)
+        if issued is None:
             warnings.warn(
                 f"token: expires_at {token.expires_at!r} - expires_in {token.expires_in!r} "
-                f"is no instant ({type(exc).__name__}); using this machine's UTC time",
+                "is no instant; using this machine's UTC time",
                 OddValueWarning,
                 stacklevel=2,
             )
             return utc_now()
+        return issued
 
     async def _bounded(self, start: Callable[[], Awaitable[T]]) -> T:
         """Run ``start()`` once a concurrency slot is free.
