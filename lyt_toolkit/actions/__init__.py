@@ -21,6 +21,7 @@ from .benefits import (
     create_benefits,
     flat_row_to_body,
 )
+from .cost import PlanCost
 from .deletions import DeleteTierStructures, DeleteWebhooks, delete_tier_structures, delete_webhooks
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .log import ActionLog
@@ -43,6 +44,7 @@ __all__ = [
     "ItemResult",
     "MoveRewardsToDraft",
     "Outcome",
+    "PlanCost",
     "PlanItem",
     "Rehearsal",
     "Standing",

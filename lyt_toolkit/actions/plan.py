@@ -22,6 +22,7 @@ import pandas as pd
 from .._progress import Progress, ProgressBar
 from ..errors import APIError
 from ._runner import run_items
+from .cost import PlanCost, plan_cost
 from .items import ItemResult, Outcome, P, PlanItem, Standing
 from .log import LogSource, log_state, opened_log
 from .results import RESULT_COLUMNS, preview_frame, results_frame
@@ -38,6 +39,7 @@ __all__ = [
     "ActionPlan",
     "ItemResult",
     "Outcome",
+    "PlanCost",
     "PlanItem",
     "Progress",
     "Standing",
@@ -159,6 +161,16 @@ class ActionPlan(Generic[P]):
     def invalid_items(self) -> list[PlanItem[P]]:
         """The items local validation rejected; they are reported, never sent."""
         return [i for i in self.items if i.error is not None]
+
+    def cost(
+        self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
+    ) -> PlanCost:
+        """Calls ``execute`` will send (one write per valid item not done; see ``actions.cost``)
+        and, with ``client``, the budget it knows: ``fits``, ``shortfall``, a summary as ``str``.
+
+        Nothing is sent: the budget is what the client last read from an answer.
+        """
+        return plan_cost(self, log_state(log, self.action), client)
 
     # -- execution ----------------------------------------------------------------------
 

@@ -1,0 +1,70 @@
+"""What a plan will cost in calls, set against the budget the client knows.
+
+Executing a plan sends exactly one write per valid item that the log does not
+show done (``ActionPlan.perform``). An item the log shows in doubt may also be
+checked first with a read, so it is counted as two calls: the figure is exact
+for a plan without doubtful items, and otherwise an upper bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+    from .log import LogState
+    from .plan import ActionPlan
+
+__all__ = ["PlanCost", "plan_cost"]
+
+
+@dataclass(frozen=True)
+class PlanCost:
+    """Calls a plan needs and, when the client has seen the service's headers, the budget.
+
+    ``remaining``, ``limit`` and ``resets_at`` are ``None`` while the budget is
+    unknown (no answer read yet, or a service that sends no limit headers).
+    """
+
+    needed: int
+    remaining: int | None = None
+    limit: int | None = None
+    resets_at: datetime | None = None
+
+    @property
+    def fits(self) -> bool:
+        """True unless the budget is known and holds fewer calls than needed."""
+        return self.remaining is None or self.needed <= self.remaining
+
+    @property
+    def shortfall(self) -> int:
+        """Calls missing from the window's remaining budget (0 when it fits)."""
+        return 0 if self.fits or self.remaining is None else self.needed - self.remaining
+
+    def __str__(self) -> str:
+        if self.remaining is None:
+            return f"calls needed: {self.needed}; budget unknown (no limit headers seen yet)"
+        when = "unknown" if self.resets_at is None else f"{self.resets_at:%Y-%m-%d %H:%M:%S} UTC"
+        text = (
+            f"calls needed: {self.needed}; remaining this window: {self.remaining}"
+            f" of {self.limit}; resets at {when}"
+        )
+        return text if self.fits else f"{text}; {self.shortfall} calls short"
+
+
+def item_calls(target: str, state: LogState) -> int:
+    """Calls executing one valid item costs: 0 when done, 2 when in doubt, else 1."""
+    if target in state.succeeded:
+        return 0
+    return 2 if state.in_doubt(target) else 1
+
+
+def plan_cost(plan: ActionPlan, state: LogState, client: LoyaltyClient | None) -> PlanCost:
+    """The cost of executing ``plan`` given the log's ``state``, with ``client``'s budget."""
+    needed = sum(item_calls(i.target, state) for i in plan.items if i.error is None)
+    if client is None:
+        return PlanCost(needed)
+    quota = client.quota
+    return PlanCost(needed, quota.remaining, quota.limit, quota.resets_at)
