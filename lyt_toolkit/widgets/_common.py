@@ -1,17 +1,20 @@
-"""Small pieces every widget shares: tables, messages, progress bars, downloads, and
-``PlanPanel``, the base of the widgets that run action plans."""
+"""Small pieces every widget shares: messages, progress bars, downloads, and ``PlanPanel``,
+the base of the widgets that run action plans in the background."""
 
 from __future__ import annotations
 
 import base64
 import html
+import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import ipywidgets as w
 import pandas as pd
 
 from ..errors import LytError
+from ._batch import CANCELLED, execute_cancellable
+from ._grid import grid, show
 
 if TYPE_CHECKING:
     from ..actions import ActionPlan
@@ -20,38 +23,45 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RESULT_VIEW",
+    "LoadsWhenShown",
     "PlanPanel",
+    "State",
     "describe_error",
-    "download_link",
+    "download_button",
     "enum_text",
     "error_html",
     "ok_html",
+    "outcome_state",
     "outcome_summary",
     "progress_bar",
-    "progress_callback",
-    "table_html",
+    "status_html",
 ]
 
 RESULT_VIEW = ("row", "target", "outcome", "status", "error_key", "message", "resource_id")
 
+State = Literal["success", "partial", "failure"]
 
-def table_html(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
-    """A DataFrame as an escaped HTML table (only ``columns`` that exist, when given)."""
-    if columns is not None:
-        frame = frame[[c for c in columns if c in frame.columns]]
-    # Nullable columns (Int64, str) print <NA> whatever na_rep says; blank them first.
-    shown = frame.astype(object).where(frame.notna(), "")
-    return shown.to_html(index=False, escape=True, classes="lyt-table", border=0)
+_COLOURS: dict[State, str] = {"success": "#1b5e20", "partial": "#8a5300", "failure": "#b00020"}
+_BAR_STYLES: dict[State, str] = {"success": "success", "partial": "warning", "failure": "danger"}
+_ICONS: dict[State, str] = {"success": "\u2714", "partial": "\u26a0", "failure": "\u2716"}
+
+
+def status_html(text: str, state: State) -> str:
+    """``text`` escaped, with the icon and colour of ``state`` (success, partial, failure)."""
+    return (
+        f'<span style="color:{_COLOURS[state]};font-weight:600">'
+        f"{_ICONS[state]} {html.escape(text)}</span>"
+    )
 
 
 def error_html(text: str) -> str:
-    """``text`` escaped and shown in the error colour."""
-    return f'<span style="color:#b00020">{html.escape(text)}</span>'
+    """``text`` escaped and shown as a failure."""
+    return status_html(text, "failure")
 
 
 def ok_html(text: str) -> str:
-    """``text`` escaped and shown in the success colour."""
-    return f'<span style="color:#1b5e20">{html.escape(text)}</span>'
+    """``text`` escaped and shown as a success."""
+    return status_html(text, "success")
 
 
 def describe_error(exc: BaseException) -> str:
@@ -62,35 +72,35 @@ def describe_error(exc: BaseException) -> str:
 
 
 def progress_bar(description: str = "Progress") -> w.IntProgress:
-    """An empty bar for ``progress_callback`` to fill while a plan executes."""
+    """An empty bar that :class:`PlanPanel` fills while a plan executes."""
     return w.IntProgress(value=0, min=0, max=1, description=description, bar_style="info")
 
 
-def progress_callback(bar: w.IntProgress) -> Callable[[int, int], None]:
-    """A ``progress=`` callback (a ``lyt_toolkit._progress.Progress``) driving an IntProgress."""
-
-    def update(done: int, total: int) -> None:
-        bar.max = max(total, 1)
-        bar.value = done
-        bar.bar_style = "success" if done >= total else "info"
-
-    return update
-
-
-def download_link(frame: pd.DataFrame, filename: str, label: str = "Download CSV") -> str:
-    """An HTML anchor carrying the CSV as a data URI: works in any notebook front end."""
+def download_button(frame: pd.DataFrame, filename: str, label: str = "Download CSV") -> str:
+    """A button-styled link carrying the CSV as a data URI: works in any notebook front end."""
     payload = base64.b64encode(frame.to_csv(index=False).encode()).decode()
     return (
         f'<a download="{html.escape(filename)}" href="data:text/csv;base64,{payload}" '
-        f'target="_blank">{html.escape(label)}</a>'
+        'role="button" class="jupyter-button widget-button mod-info" '
+        'style="display:inline-flex;align-items:center;text-decoration:none;padding:0 12px">'
+        f"\u2913 {html.escape(label)}</a>"
     )
 
 
 def outcome_summary(results: pd.DataFrame) -> str:
     """One line counting an execution's results per outcome, e.g. ``succeeded: 3, failed: 1``."""
-    counts = results["outcome"].value_counts()
+    counts = results["outcome"].value_counts(sort=False)
     parts = [f"{name}: {int(counts[name])}" for name in counts.index if counts[name]]
     return ", ".join(parts) if parts else "nothing to do"
+
+
+def outcome_state(results: pd.DataFrame) -> State:
+    """``success`` when nothing failed, ``failure`` when nothing got done, else ``partial``."""
+    outcome = results["outcome"].astype(str)
+    bad = outcome.isin(["failed", "invalid", CANCELLED])
+    if not bad.any():
+        return "success"
+    return "failure" if bad.all() else "partial"
 
 
 def enum_text(value: Any) -> str:
@@ -98,28 +108,55 @@ def enum_text(value: Any) -> str:
     return str(getattr(value, "value", value))
 
 
-class PlanPanel(w.VBox):
-    """Base of the widgets that run action plans: a status line, a progress bar, results.
+class LoadsWhenShown:
+    """Mixin of widgets that read the service: never in the constructor, but in
+    :meth:`refresh`, called on the first display (and by a Refresh button)."""
 
-    ``status``, ``progress``, ``results_html`` and ``results`` (the last run's
-    DataFrame, ``None`` before) are attributes, so a notebook or a test can
-    read them; a subclass places them among its own ``children``.
+    _shown = False
+
+    def refresh(self) -> None:
+        """Load what the widget lists from the service (nothing by default)."""
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        if not self._shown:
+            self._shown = True
+            self.refresh()
+        return super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
+
+
+class PlanPanel(LoadsWhenShown, w.VBox):
+    """Base of the widgets that run action plans, in a background worker.
+
+    ``status``, ``progress``, ``cancel_button``, ``budget`` (the call budget and
+    the cost of the batch about to run), ``results_grid`` and ``results`` (the
+    last run's DataFrame, ``None`` before) are attributes a subclass places
+    among its ``children``. Nothing is read from the service in a constructor:
+    :meth:`refresh` loads, on the first display or on a Refresh button.
+    Only one batch runs at a time; :meth:`wait` joins it (for tests and scripts).
     """
 
     def __init__(self, client: LoyaltyClient, *, progress_label: str) -> None:
         self.client = client
         self.status = w.HTML()
         self.progress = progress_bar(progress_label)
-        self.results_html = w.HTML()
+        self.cancel_button = w.Button(description="Cancel", icon="stop", disabled=True)
+        self.budget = w.HTML()
+        self.results_grid = grid()
         self.results: pd.DataFrame | None = None
+        self._cancel = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._running = False
+        self.cancel_button.on_click(lambda _: self.cancel())
         super().__init__()
 
+    # -- messages --------------------------------------------------------------------------
+
     def show_error(self, text: str) -> None:
-        """Show ``text`` as the status, in the error colour."""
+        """Show ``text`` as the status, as a failure."""
         self.status.value = error_html(text)
 
     def show_ok(self, text: str) -> None:
-        """Show ``text`` as the status, in the success colour."""
+        """Show ``text`` as the status, as a success."""
         self.status.value = ok_html(text)
 
     def guard(self, load: Callable[[], None], what: str) -> bool:
@@ -131,36 +168,137 @@ class PlanPanel(w.VBox):
             return False
         return True
 
+    # -- buttons ---------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """True while a batch runs (its buttons are disabled meanwhile)."""
+        return self._running
+
+    def update_buttons(self) -> None:
+        """Enable each button as the widget's state allows (subclasses); called after a run."""
+
+    def enable(self, button: w.Button, allowed: bool) -> None:
+        """Enable ``button`` when ``allowed`` and no batch is running."""
+        button.disabled = self.busy or not allowed
+
+    def controls(self) -> Sequence[w.Button]:
+        """The buttons disabled while a batch runs (subclasses list theirs)."""
+        return ()
+
+    # -- budget ----------------------------------------------------------------------------
+
+    def show_cost(self, plan: ActionPlan[Any], log: LogSource | None = None) -> None:
+        """Show next to the execute button what ``plan`` costs and the budget left."""
+        cost = plan.cost(self.client, log=log)
+        state: State = "success" if cost.fits else "failure"
+        colour = _COLOURS[state]
+        self.budget.value = f'<span style="color:{colour}">{html.escape(str(cost))}</span>'
+
+    # -- running ---------------------------------------------------------------------------
+
     def run(
         self,
         plan: ActionPlan[Any],
         view: Sequence[str],
         *,
         then: Callable[[], None] | None = None,
-        button: w.Button | None = None,
         concurrency: int = 8,
         log: LogSource | None = None,
-    ) -> pd.DataFrame:
-        """Execute ``plan`` with the progress bar and show the ``view`` columns of its results.
+        download: w.HTML | None = None,
+    ) -> bool:
+        """Start executing ``plan`` in the background; False when refused.
 
-        ``button`` stays disabled while the plan runs; ``then`` (e.g. a reload)
-        runs before the status shows the count of each outcome.
+        Refused while another batch runs, and when the call budget the client
+        knows cannot carry the batch (nothing is sent then). Otherwise the
+        buttons are disabled, Cancel enabled, and when the batch ends the
+        ``view`` columns of its results show in the grid (with a CSV on
+        ``download``), ``then`` (e.g. a reload) runs, the status counts the
+        outcomes and the buttons come back.
         """
-        if button is not None:
+        if self.busy:
+            self.show_error("A batch is already running: wait for it to end or press Cancel.")
+            return False
+        cost = plan.cost(self.client, log=log)
+        if not cost.fits:
+            self.show_error(f"Refused, nothing was sent: the call budget cannot carry it ({cost})")
+            self.show_cost(plan, log)
+            return False
+        self._running = True
+        self._cancel.clear()
+        for button in self.controls():
             button.disabled = True
+        self.cancel_button.disabled = False
+        if download is not None:
+            download.value = ""
+        self.progress.bar_style = "info"
+        self.progress.value = 0
+        self.status.value = status_html(f"Running: {cost.needed} calls", "partial")
+        self._worker = threading.Thread(
+            target=self._execute,
+            args=(plan, view, then, concurrency, log, download),
+            name=f"lyt-widget-{plan.action}",
+            daemon=True,
+        )
+        self._worker.start()
+        return True
+
+    def cancel(self) -> None:
+        """Stop the running batch once the requests in flight have been answered."""
+        if self.busy:
+            self._cancel.set()
+            self.cancel_button.disabled = True
+            self.status.value = status_html(
+                "Cancelling: waiting for the requests in flight", "partial"
+            )
+
+    def wait(self, timeout: float | None = 120) -> None:
+        """Block until the running batch (if any) has ended and the widget is settled."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+            if worker.is_alive():
+                raise TimeoutError(f"the batch was still running after {timeout} s")
+
+    def _execute(
+        self,
+        plan: ActionPlan[Any],
+        view: Sequence[str],
+        then: Callable[[], None] | None,
+        concurrency: int,
+        log: LogSource | None,
+        download: w.HTML | None,
+    ) -> None:
         try:
-            results = plan.execute(
+            results = execute_cancellable(
+                plan,
                 self.client,
+                cancel=self._cancel,
                 concurrency=concurrency,
                 log=log,
-                progress=progress_callback(self.progress),
+                progress=self._advance,
             )
-        finally:
-            if button is not None:
-                button.disabled = False
+        except Exception as exc:  # a thread's exception would only reach stderr
+            self._settle()
+            self.progress.bar_style = "danger"
+            self.show_error(f"The batch stopped: {describe_error(exc)}")
+            return
         self.results = results
-        self.results_html.value = table_html(results, view)
+        show(self.results_grid, results, view)
+        if download is not None:
+            download.value = download_button(results, f"{plan.action}_results.csv")
+        self._settle()
         if then is not None:
-            then()
-        self.show_ok(outcome_summary(results))
-        return results
+            self.guard(then, "the new state")
+        state = outcome_state(results)
+        self.progress.bar_style = _BAR_STYLES[state]
+        self.status.value = status_html(outcome_summary(results), state)
+
+    def _settle(self) -> None:
+        self._running = False
+        self.cancel_button.disabled = True
+        self.update_buttons()
+
+    def _advance(self, done: int, total: int) -> None:
+        self.progress.max = max(total, 1)
+        self.progress.value = done

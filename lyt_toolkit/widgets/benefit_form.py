@@ -11,7 +11,7 @@ import pandas as pd
 from .. import actions
 from ..models.benefits import BENEFIT_TYPE_FIELDS, DIGITAL_TYPE_FIELDS
 from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
-from ._common import describe_error, error_html, ok_html
+from ._common import LoadsWhenShown, describe_error, enum_text, error_html, ok_html
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -19,9 +19,11 @@ if TYPE_CHECKING:
 __all__ = ["BenefitForm"]
 
 
-class BenefitForm(w.VBox):
+class BenefitForm(LoadsWhenShown, w.VBox):
     """A form over ``actions.create_benefits`` for a single benefit.
 
+    The card definitions load on the first display or on Refresh (never in the
+    constructor), ACTIVE ones first; the first ACTIVE one is the default.
     Choosing a type swaps in that type's fields. The body is checked locally
     before anything is sent; the service's answers (409 duplicate name, 423
     locked card definition, 404 missing reference) appear next to the field
@@ -42,6 +44,7 @@ class BenefitForm(w.VBox):
             description="Stock quantity", placeholder="empty = unlimited", style=style
         )
         self.card_definition = w.Dropdown(description="Card definition", style=style)
+        self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.points_value = w.IntText(value=100, description="Points", style=style)
         self.order_every = w.IntText(value=100, description="Every order amount", style=style)
         self.order_value = w.FloatText(value=1.0, description="Points per step", style=style)
@@ -73,9 +76,14 @@ class BenefitForm(w.VBox):
         }
         self.errors: dict[str, w.HTML] = {column: w.HTML() for column in self._inputs}
         self._rows = {c: w.HBox([widget, self.errors[c]]) for c, widget in self._inputs.items()}
+        self._rows["card_definition_id"].children = (
+            self.card_definition,
+            self.refresh_button,
+            self.errors["card_definition_id"],
+        )
         self.type_fields = w.VBox()
 
-        self._load_card_definitions()
+        self.refresh_button.on_click(lambda _: self.refresh())
         self.type_select.observe(lambda _: self._show_type_fields(), names="value")
         self.digital_type.observe(lambda _: self._show_type_fields(), names="value")
         self.submit_button.on_click(lambda _: self.submit())
@@ -95,19 +103,21 @@ class BenefitForm(w.VBox):
 
     # -- layout ---------------------------------------------------------------------------
 
-    def _load_card_definitions(self) -> None:
+    def refresh(self) -> None:
+        """Load the card definitions, ACTIVE ones first, and choose the first ACTIVE one."""
         try:
-            options = [
-                (f"{c.name} ({c.status.value if hasattr(c.status, 'value') else c.status})", c.id)
-                for c in self.client.card_definitions.iter(limit=100)
-            ]
+            found = list(self.client.card_definitions.iter(limit=100))
         except Exception as exc:  # the form still works with IDs typed elsewhere
             self.message.value = error_html(
                 f"Could not load card definitions: {describe_error(exc)}"
             )
-            options = []
+            return
+        found.sort(key=lambda c: enum_text(c.status) != "ACTIVE")  # stable: service order kept
+        options = [(f"{c.name} ({enum_text(c.status)})", c.id) for c in found]
+        chosen = self.card_definition.value
         self.card_definition.options = options
-        self.card_definition.value = options[0][1] if options else None
+        ids = [value for _, value in options]
+        self.card_definition.value = chosen if chosen in ids else (ids[0] if ids else None)
 
     def _type_columns(self) -> list[str]:
         kind = BenefitType(self.type_select.value)

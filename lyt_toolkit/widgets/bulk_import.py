@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
+import pandas as pd
 
 from .. import actions
-from ._common import RESULT_VIEW, PlanPanel, describe_error, download_link, table_html
+from ._common import RESULT_VIEW, PlanPanel, State, describe_error, status_html
+from ._grid import grid, show
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -21,8 +24,10 @@ PREVIEW_VIEW = ("row", "target", "type", "benefit_status", "will", "error", "fie
 class BulkBenefitImport(PlanPanel):
     """Upload a benefit CSV (or give its path), check every row, create the valid ones.
 
-    The format is the flat one of ``data/benefits_import_example.csv``. With a
-    log path, a re-submit after an interruption skips what was already created.
+    The format is the flat one of ``data/benefits_import_example.csv``. An
+    uploaded file and a typed path at the same time is an error naming both
+    (the widget never guesses which one was meant). With a log path, a
+    re-submit after an interruption or a Cancel skips what was already created.
     """
 
     def __init__(self, client: LoyaltyClient, *, concurrency: int = 8) -> None:
@@ -30,7 +35,8 @@ class BulkBenefitImport(PlanPanel):
         self.upload = w.FileUpload(accept=".csv", multiple=False, description="Upload CSV")
         self.path_input = w.Text(placeholder="or a path, e.g. data/benefits_import_example.csv")
         self.load_button = w.Button(description="Load")
-        self.preview_html = w.HTML()
+        self.preview_grid = grid()
+        self.preview: pd.DataFrame | None = None
         self.concurrency = w.BoundedIntText(
             value=concurrency, min=1, max=32, description="Parallel"
         )
@@ -44,16 +50,24 @@ class BulkBenefitImport(PlanPanel):
         self.upload.observe(lambda _: self._load_upload(), names="value")
         self.load_button.on_click(lambda _: self.load())
         self.submit_button.on_click(lambda _: self.submit())
+        self.concurrency.observe(lambda _: self._show_cost(), names="value")
         self.children = [
             w.HBox([self.upload, self.path_input, self.load_button]),
             self.status,
-            self.preview_html,
+            self.preview_grid,
             w.HBox([self.concurrency, self.log_path]),
-            self.submit_button,
+            w.HBox([self.submit_button, self.cancel_button, self.budget]),
             self.progress,
-            self.results_html,
+            self.results_grid,
             self.download,
         ]
+
+    def controls(self) -> Sequence[w.Button]:
+        return (self.load_button, self.submit_button)
+
+    def update_buttons(self) -> None:
+        self.enable(self.load_button, True)
+        self.enable(self.submit_button, self.plan is not None and bool(self.plan.valid_items))
 
     # -- loading ----------------------------------------------------------------------------
 
@@ -61,22 +75,33 @@ class BulkBenefitImport(PlanPanel):
         if self.upload.value:
             self.load()
 
-    def _source(self) -> tuple[Any, str] | None:
+    def _source(self) -> tuple[Any, str] | str:
+        """The CSV's content (or path) and its label, or why there is none to read."""
         path = self.path_input.value.strip()
+        if path and self.upload.value:
+            name = self.upload.value[0].get("name", "the uploaded file")
+            return (
+                f"Both an uploaded file ({name}) and a path ({path}) are given: "
+                "clear the path box or the upload, then Load again."
+            )
         if path:
             return path, os.path.basename(path)
         if self.upload.value:
             uploaded = self.upload.value[0]  # ipywidgets 8: a tuple of dicts
             return bytes(uploaded["content"]), str(uploaded.get("name", "upload.csv"))
-        return None
+        return "Choose a CSV file or type its path."
 
     def load(self) -> None:
         """Read the CSV and show the preview; nothing is sent."""
-        self.results_html.value = self.download.value = ""
+        if self.busy:
+            self.show_error("A batch is running: wait for it to end or press Cancel.")
+            return
+        self.download.value = ""
+        show(self.results_grid, pd.DataFrame())
         self.results = None
         source = self._source()
-        if source is None:
-            self._refuse("Choose a CSV file or type its path.")
+        if isinstance(source, str):
+            self._refuse(source)
             return
         content, label = source
         try:
@@ -85,35 +110,43 @@ class BulkBenefitImport(PlanPanel):
             self._refuse(f"Could not read {label}: {describe_error(exc)}")
             return
         self.plan = actions.create_benefits(imported)
-        preview = self.plan.preview(log=self.log_path.value.strip() or None)
+        preview = self.plan.preview(log=self._log())
         valid = int(preview["valid"].sum())
         invalid = len(preview) - valid
         counts = f"{label}: {len(preview)} rows, {valid} valid, {invalid} with errors"
-        if invalid:
-            self.show_error(counts)
-        else:
-            self.show_ok(counts)
-        self.preview_html.value = table_html(preview, PREVIEW_VIEW)
-        self.submit_button.disabled = valid == 0
+        state: State = "failure" if valid == 0 else "partial" if invalid else "success"
+        self.status.value = status_html(counts, state)
+        self.preview = preview
+        show(self.preview_grid, preview, PREVIEW_VIEW)
+        self._show_cost()
+        self.update_buttons()
 
     def _refuse(self, text: str) -> None:
-        self.plan = None
+        self.plan = self.preview = None
         self.show_error(text)
-        self.preview_html.value = ""
-        self.submit_button.disabled = True
+        show(self.preview_grid, pd.DataFrame())
+        self.budget.value = ""
+        self.update_buttons()
+
+    def _log(self) -> str | None:
+        return self.log_path.value.strip() or None
+
+    def _show_cost(self) -> None:
+        if self.plan is not None:
+            self.show_cost(self.plan, self._log())
 
     # -- submitting -------------------------------------------------------------------------
 
     def submit(self) -> None:
-        """Create the valid rows; invalid rows are reported, never sent."""
+        """Start creating the valid rows; invalid rows are reported, never sent."""
         if self.plan is None:
             self._refuse("Load a CSV first.")
             return
-        results = self.run(
+        self.run(
             self.plan,
             RESULT_VIEW,
-            button=self.submit_button,
             concurrency=self.concurrency.value,
-            log=self.log_path.value.strip() or None,
+            log=self._log(),
+            download=self.download,
+            then=self._show_cost,
         )
-        self.download.value = download_link(results, "benefit_import_results.csv")

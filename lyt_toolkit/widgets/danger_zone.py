@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -28,18 +29,31 @@ def confirmation_phrase(ids: tuple[str, ...], noun: str) -> str:
 class _Section(w.VBox):
     """A selection, the phrase to type, the confirmation box and the delete button."""
 
-    def __init__(self, title: str, noun: str, select: w.SelectMultiple) -> None:
+    def __init__(
+        self,
+        title: str,
+        noun: str,
+        select: w.SelectMultiple,
+        busy: Callable[[], bool],
+        changed: Callable[[], None],
+    ) -> None:
         self.noun = noun
         self.select = select
+        self._busy = busy
+        self._changed = changed
         self.phrase = w.HTML()
         self.confirm_text = w.Text(placeholder="type the phrase shown above")
         self.delete_button = w.Button(description="Delete", button_style="danger", disabled=True)
-        self.select.observe(lambda _: self._update(), names="value")
-        self.confirm_text.observe(lambda _: self._update(), names="value")
+        self.select.observe(lambda _: self._edited(), names="value")
+        self.confirm_text.observe(lambda _: self.sync(), names="value")
         super().__init__(
             [w.HTML(f"<b>{title}</b>"), select, self.phrase, self.confirm_text, self.delete_button]
         )
-        self._update()
+        self.sync()
+
+    def _edited(self) -> None:
+        self.sync()
+        self._changed()
 
     def ids(self) -> tuple[str, ...]:
         return tuple(self.select.value)
@@ -51,12 +65,12 @@ class _Section(w.VBox):
         phrase = self.required()
         return bool(phrase) and self.confirm_text.value == phrase
 
-    def _update(self) -> None:
+    def sync(self) -> None:
         phrase = self.required()
         self.phrase.value = (
             f"Type <code>{phrase}</code> to enable the button." if phrase else "Select items."
         )
-        self.delete_button.disabled = not self.confirmed()
+        self.delete_button.disabled = self._busy() or not self.confirmed()
 
 
 class DangerZone(PlanPanel):
@@ -65,26 +79,55 @@ class DangerZone(PlanPanel):
 
     def __init__(self, client: LoyaltyClient) -> None:
         super().__init__(client, progress_label="Deleting")
+        self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.tier_structures_select = w.SelectMultiple(
             options=[], rows=6, layout=w.Layout(width="640px")
         )
         self.project_select = w.Dropdown(options=[("-- choose --", None)], description="Project")
         self.webhooks_select = w.SelectMultiple(options=[], rows=6, layout=w.Layout(width="640px"))
         self.tier_structures = _Section(
-            "Tier structures", "tier structure", self.tier_structures_select
+            "Tier structures",
+            "tier structure",
+            self.tier_structures_select,
+            lambda: self.busy,
+            lambda: self.show_cost(self._tier_structures_plan()),
         )
-        self.webhooks = _Section("Webhooks", "webhook", self.webhooks_select)
+        self.webhooks = _Section(
+            "Webhooks",
+            "webhook",
+            self.webhooks_select,
+            lambda: self.busy,
+            lambda: self.show_cost(self._webhooks_plan()),
+        )
+        self.refresh_button.on_click(lambda _: self.refresh())
 
         self.tier_structures.delete_button.on_click(lambda _: self.delete_tier_structures())
         self.webhooks.delete_button.on_click(lambda _: self.delete_webhooks())
         self.project_select.observe(lambda _: self._load_webhooks(), names="value")
         self.children = [
+            self.refresh_button,
             self.tier_structures,
             w.VBox([self.project_select, self.webhooks]),
+            w.HBox([self.cancel_button, self.budget]),
             self.status,
             self.progress,
-            self.results_html,
+            self.results_grid,
         ]
+
+    def controls(self) -> Sequence[w.Button]:
+        return (
+            self.refresh_button,
+            self.tier_structures.delete_button,
+            self.webhooks.delete_button,
+        )
+
+    def update_buttons(self) -> None:
+        self.enable(self.refresh_button, True)
+        self.tier_structures.sync()
+        self.webhooks.sync()
+
+    def refresh(self) -> None:
+        """Load tier structures and projects (the webhooks of the chosen project with them)."""
         self.reload()
 
     # -- loading ---------------------------------------------------------------------------
@@ -139,7 +182,7 @@ class DangerZone(PlanPanel):
         if not section.confirmed():
             self.show_error(f"Type {section.required()!r} to confirm.")
             return
-        self._run(actions.delete_tier_structures(list(section.ids())), section)
+        self._run(self._tier_structures_plan(), section)
 
     def delete_webhooks(self) -> None:
         """Delete the selected webhooks of the chosen project, if the phrase is typed.
@@ -151,8 +194,14 @@ class DangerZone(PlanPanel):
         if not section.confirmed():
             self.show_error(f"Type {section.required()!r} to confirm.")
             return
+        self._run(self._webhooks_plan(), section)
+
+    def _tier_structures_plan(self) -> actions.DeleteTierStructures:
+        return actions.delete_tier_structures(list(self.tier_structures.ids()))
+
+    def _webhooks_plan(self) -> actions.DeleteWebhooks:
         project = self.project_select.value
-        self._run(actions.delete_webhooks([(project, h) for h in section.ids()]), section)
+        return actions.delete_webhooks([(project, h) for h in self.webhooks.ids()])
 
     def _run(self, plan: actions.ActionPlan[Any], section: _Section) -> None:
         def settle() -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import ipywidgets as w
+import pandas as pd
 
 from .. import actions
 from ._common import PlanPanel, enum_text
+from ._grid import grid, selected, show
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["PendingPointsPanel"]
 
 _CHOOSE = ("-- choose --", None)
+BUCKET_VIEW = ("id", "points", "date", "status")
 RESULTS_VIEW = (
     "target",
     "points",
@@ -32,9 +35,11 @@ RESULTS_VIEW = (
 class PendingPointsPanel(PlanPanel):
     """Activate pending point buckets ahead of their date.
 
-    Each activation creates a PENDING_POINTS_ACTIVATED transaction; buckets the
-    service refuses (423: date not in the future, inactive program or member,
-    card definition without pending points) are listed with the reason.
+    The chosen card's buckets show in ``buckets_grid``; its ``selected_rows``
+    are the buckets to activate. Each activation creates a
+    PENDING_POINTS_ACTIVATED transaction; buckets the service refuses (423:
+    date not in the future, inactive program or member, card definition without
+    pending points) are listed with the reason.
     """
 
     def __init__(self, client: LoyaltyClient) -> None:
@@ -42,9 +47,9 @@ class PendingPointsPanel(PlanPanel):
         self.program_select = w.Dropdown(options=[_CHOOSE], description="Program")
         self.member_select = w.Dropdown(options=[_CHOOSE], description="Member")
         self.card_select = w.Dropdown(options=[_CHOOSE], description="Card")
-        self.buckets_select = w.SelectMultiple(
-            options=[], rows=8, description="Buckets", layout=w.Layout(width="640px")
-        )
+        self.refresh_button = w.Button(description="Refresh", icon="refresh")
+        self.buckets_grid = grid(select=True)
+        self.buckets: pd.DataFrame = pd.DataFrame(columns=list(BUCKET_VIEW))
         self.activate_button = w.Button(
             description="Activate selected", button_style="primary", disabled=True
         )
@@ -55,26 +60,35 @@ class PendingPointsPanel(PlanPanel):
         self.program_select.observe(lambda _: self._choose(self._load_members, "members"), "value")
         self.member_select.observe(lambda _: self._choose(self._load_cards, "cards"), "value")
         self.card_select.observe(lambda _: self._choose(self._load_buckets, "buckets"), "value")
-        self.buckets_select.observe(
-            lambda _: setattr(self.activate_button, "disabled", not self.buckets_select.value),
-            names="value",
-        )
+        self.buckets_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
+        self.refresh_button.on_click(lambda _: self.refresh())
         self.activate_button.on_click(lambda _: self.activate())
         self.children = [
-            self.program_select,
+            w.HBox([self.program_select, self.refresh_button]),
             self.member_select,
             self.card_select,
-            self.buckets_select,
-            self.activate_button,
+            self.buckets_grid,
+            w.HBox([self.activate_button, self.cancel_button, self.budget]),
             self.status,
             self.progress,
-            self.results_html,
+            self.results_grid,
         ]
-        self.guard(self._load_programs, "programs")
+
+    def controls(self) -> Sequence[w.Button]:
+        return (self.refresh_button, self.activate_button)
 
     def _choose(self, load: Callable[[], None], what: str) -> None:
         self.status.value = ""
         self.guard(load, what)
+
+    def refresh(self) -> None:
+        """Load the programs (until one is chosen) and reload the chosen card's buckets
+        (their statuses change after activation)."""
+        self.status.value = ""
+        if self.program_select.value is None:
+            self.guard(self._load_programs, "programs")
+        if self.card_select.value is not None:
+            self.guard(self._load_buckets, "pending buckets")
 
     def _load_programs(self) -> None:
         programs = list(self.client.programs.iter(limit=100))
@@ -101,8 +115,6 @@ class PendingPointsPanel(PlanPanel):
             ]
 
     def _load_buckets(self) -> None:
-        self.buckets_select.value = ()
-        self.buckets_select.options = []
         self._buckets = {}
         program, member, card = (
             self.program_select.value,
@@ -112,19 +124,39 @@ class PendingPointsPanel(PlanPanel):
         if program and member and card:
             buckets = list(self.client.pending_buckets.iter(program, member, card, limit=100))
             self._buckets = {b.id: b for b in buckets}
-            self.buckets_select.options = [
-                (f"{b.id} | {b.points.total} pts | {b.date} | {enum_text(b.status)}", b.id)
-                for b in buckets
-            ]
+        self.buckets = pd.DataFrame(
+            [
+                {
+                    "id": b.id,
+                    "points": b.points.total,
+                    "date": str(b.date),
+                    "status": enum_text(b.status),
+                }
+                for b in self._buckets.values()
+            ],
+            columns=list(BUCKET_VIEW),
+        )
+        show(self.buckets_grid, self.buckets)
+        self._selection_changed()
 
-    def refresh(self) -> None:
-        """Reload the buckets of the chosen card (their statuses change after activation)."""
-        self.guard(self._load_buckets, "pending buckets")
+    def selected_ids(self) -> list[str]:
+        """The IDs of the buckets selected in the grid."""
+        return [str(i) for i in selected(self.buckets_grid, self.buckets)["id"]]
+
+    def _plan(self) -> actions.ActivatePendingBuckets:
+        return actions.activate_pending_buckets([self._buckets[i] for i in self.selected_ids()])
+
+    def _selection_changed(self) -> None:
+        self.update_buttons()
+        self.show_cost(self._plan())
+
+    def update_buttons(self) -> None:
+        self.enable(self.refresh_button, True)
+        self.enable(self.activate_button, bool(self.selected_ids()))
 
     def activate(self) -> None:
-        """Activate the selected buckets and show the transactions and the refusals."""
-        chosen = [self._buckets[i] for i in self.buckets_select.value]
-        if not chosen:
+        """Start activating the selected buckets; results list transactions and refusals."""
+        if not self.selected_ids():
             self.show_error("Select at least one bucket.")
             return
-        self.run(actions.activate_pending_buckets(chosen), RESULTS_VIEW)
+        self.run(self._plan(), RESULTS_VIEW)

@@ -1,55 +1,69 @@
-"""``RewardDraftPanel``: find rewards, pick some, confirm, move them back to draft."""
+"""``RewardDraftPanel``: find rewards, pick some in a grid, confirm, move them back to draft."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
+import pandas as pd
 
 from .. import actions
 from ..models.enums import RewardType
 from ._common import RESULT_VIEW, PlanPanel, enum_text
+from ._grid import grid, selected, show
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
-    from ..models import Reward
 
 __all__ = ["RewardDraftPanel"]
 
+REWARD_VIEW = ("name", "status", "type", "id")
+
 
 class RewardDraftPanel(PlanPanel):
-    """Only ACTIVE rewards can move to draft; others come back as 409 rows, not errors."""
+    """Only ACTIVE rewards can move to draft; others come back as 409 rows, not errors.
+
+    The rewards found show in ``rewards_grid``; its ``selected_rows`` are the
+    rewards the plan moves.
+    """
 
     def __init__(self, client: LoyaltyClient) -> None:
         super().__init__(client, progress_label="Moving")
-        self.name_filter = w.Text(description="Name contains")
+        self.name_filter = w.Text(description="Name contains", style={"description_width": "auto"})
         self.type_filter = w.Dropdown(
             options=[("any", None)] + [(t.value, t.value) for t in RewardType],
             description="Type",
         )
-        self.load_button = w.Button(description="Load rewards")
-        self.rewards_select = w.SelectMultiple(
-            options=[], rows=12, description="Rewards", layout=w.Layout(width="640px")
+        self.load_button = w.Button(description="Load rewards", icon="refresh")
+        self.rewards_grid = grid(select=True)
+        self.rewards: pd.DataFrame = pd.DataFrame(columns=list(REWARD_VIEW))
+        self.confirm = w.Checkbox(
+            value=False, description="I understand these go back to DRAFT", indent=False
         )
-        self.confirm = w.Checkbox(value=False, description="I understand these go back to DRAFT")
         self.draft_button = w.Button(
             description="Move to draft", button_style="warning", disabled=True
         )
-        self._rewards: dict[str, Reward] = {}
 
         self.load_button.on_click(lambda _: self.load())
-        self.rewards_select.observe(lambda _: self._update_button(), names="value")
-        self.confirm.observe(lambda _: self._update_button(), names="value")
+        self.rewards_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
+        self.confirm.observe(lambda _: self.update_buttons(), names="value")
         self.draft_button.on_click(lambda _: self.move_to_draft())
         self.children = [
             w.HBox([self.name_filter, self.type_filter, self.load_button]),
-            self.rewards_select,
+            self.rewards_grid,
             self.confirm,
-            self.draft_button,
+            w.HBox([self.draft_button, self.cancel_button, self.budget]),
             self.status,
             self.progress,
-            self.results_html,
+            self.results_grid,
         ]
+
+    def controls(self) -> Sequence[w.Button]:
+        return (self.load_button, self.draft_button)
+
+    def refresh(self) -> None:
+        self.load()
 
     def _filters(self) -> dict[str, Any]:
         filters: dict[str, Any] = {}
@@ -70,28 +84,44 @@ class RewardDraftPanel(PlanPanel):
             if filters
             else self.client.rewards.iter(limit=100)
         )
-        rewards = list(found)
-        self._rewards = {r.id: r for r in rewards}
-        self.rewards_select.value = ()
-        self.rewards_select.options = [
-            (f"{r.name} | {enum_text(r.status)} | {enum_text(r.type)} | {r.id}", r.id)
-            for r in rewards
-        ]
-        self.show_ok(f"{len(rewards)} rewards")
+        self.rewards = pd.DataFrame(
+            [
+                {
+                    "name": r.name,
+                    "status": enum_text(r.status),
+                    "type": enum_text(r.type),
+                    "id": r.id,
+                }
+                for r in found
+            ],
+            columns=list(REWARD_VIEW),
+        )
+        show(self.rewards_grid, self.rewards)
+        self._selection_changed()
+        self.show_ok(f"{len(self.rewards)} rewards")
 
-    def _update_button(self) -> None:
-        self.draft_button.disabled = not (self.confirm.value and self.rewards_select.value)
+    def selected_ids(self) -> list[str]:
+        """The IDs of the rewards selected in the grid."""
+        return [str(i) for i in selected(self.rewards_grid, self.rewards)["id"]]
+
+    def _plan(self) -> actions.MoveRewardsToDraft:
+        return actions.move_rewards_to_draft(selected(self.rewards_grid, self.rewards))
+
+    def _selection_changed(self) -> None:
+        self.update_buttons()
+        self.show_cost(self._plan())
+
+    def update_buttons(self) -> None:
+        self.enable(self.load_button, True)
+        self.enable(self.draft_button, bool(self.confirm.value and self.selected_ids()))
 
     def move_to_draft(self) -> None:
-        """Move the selected rewards; the confirmation is consumed by the run."""
-        if not (self.confirm.value and self.rewards_select.value):
+        """Start moving the selected rewards; the confirmation is consumed by the run."""
+        if not (self.confirm.value and self.selected_ids()):
             self.show_error("Select rewards and tick the confirmation first.")
             return
-        chosen = [self._rewards[i] for i in self.rewards_select.value]
-        self.run(
-            actions.move_rewards_to_draft(chosen), ("name", *RESULT_VIEW), then=self._after_run
-        )
+        self.run(self._plan(), ("name", *RESULT_VIEW), then=self._after_run)
 
     def _after_run(self) -> None:
         self.confirm.value = False
-        self.load()
+        self._load_rewards()

@@ -14,8 +14,33 @@ def _shown(form: BenefitForm) -> list[str]:
     return [row.children[0].description for row in form.type_fields.children]
 
 
-def test_type_swaps_fields(client: LoyaltyClient) -> None:
+def _form(client: LoyaltyClient) -> BenefitForm:
+    """A form with its card definitions loaded, as the first display or Refresh does."""
     form = BenefitForm(client)
+    form.refresh_button.click()
+    return form
+
+
+def test_active_card_definitions_come_first_and_one_is_the_default(
+    client: LoyaltyClient,
+) -> None:
+    served = [(c.id, str(c.status)) for c in client.card_definitions.iter(limit=100)]
+    assert served[0][1] != "ACTIVE"  # the service lists a DRAFT one first
+    form = BenefitForm(client)
+    assert form.card_definition.options == ()  # nothing loaded by the constructor
+    form.refresh_button.click()
+    labels = [label for label, _ in form.card_definition.options]
+    actives = [label.endswith("(ACTIVE)") for label in labels]
+    assert actives == sorted(actives, reverse=True) and not all(actives)
+    first_active = next(i for i, status in served if status == "ACTIVE")
+    assert form.card_definition.value == first_active
+    form.card_definition.value = "lcdef_c0ffee0001"
+    form.refresh_button.click()  # a Refresh keeps the user's choice
+    assert form.card_definition.value == "lcdef_c0ffee0001"
+
+
+def test_type_swaps_fields(client: LoyaltyClient) -> None:
+    form = _form(client)
     assert _shown(form) == ["Card definition", "Points"]
     assert ("Northwind Beans (ACTIVE)", "lcdef_c0ffee0001") in form.card_definition.options
     form.type_select.value = "POINTS_PROPORTIONAL"
@@ -31,7 +56,7 @@ def test_type_swaps_fields(client: LoyaltyClient) -> None:
 
 def test_local_validation_blocks_submit(client: LoyaltyClient) -> None:
     before = len(list(client.benefits.iter(limit=100)))
-    form = BenefitForm(client)
+    form = _form(client)
     form.submit_button.click()
     assert list(_errors(form)) == ["name"]
     form.name_input.value = "Stocked"
@@ -42,7 +67,7 @@ def test_local_validation_blocks_submit(client: LoyaltyClient) -> None:
 
 
 def test_server_errors_show_next_to_their_field(client: LoyaltyClient) -> None:
-    form = BenefitForm(client)
+    form = _form(client)
     form.name_input.value = "Welcome Bonus 100 Beans"
     form.submit_button.click()
     assert list(_errors(form)) == ["name"] and "409" in form.errors["name"].value
@@ -68,7 +93,7 @@ def test_server_errors_show_next_to_their_field(client: LoyaltyClient) -> None:
 
 
 def test_success_shows_the_created_benefit(client: LoyaltyClient) -> None:
-    form = BenefitForm(client)
+    form = _form(client)
     form.name_input.value = "Form Gift Card"
     form.type_select.value = "DIGITAL"
     form.digital_type.value = "GIFT_VOUCHERS"

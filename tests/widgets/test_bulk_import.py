@@ -37,11 +37,16 @@ def test_upload_preview_submit_results_and_download(client: LoyaltyClient) -> No
     assert widget.submit_button.disabled
     _upload(widget, EXAMPLE.read_bytes())
     assert "19 rows, 11 valid, 8 with errors" in widget.status.value
-    assert "points_value is required for a POINTS benefit" in widget.preview_html.value
-    assert "stock_quantity" in widget.preview_html.value
+    assert "\u26a0" in widget.status.value  # some rows are invalid: a warning, not a success
+    preview = widget.preview_grid.df
+    assert len(preview) == 19 and list(preview.columns)[:3] == ["row", "target", "type"]
+    assert "points_value is required for a POINTS benefit" in set(preview["error"])
+    assert "stock_quantity" in set(preview["field"])
+    assert "calls needed: 11" in widget.budget.value
     assert not widget.submit_button.disabled
 
     widget.submit_button.click()
+    widget.wait()
     assert sorted(_imported(client)) == sorted(
         [
             "Import: Spring Welcome 150 Beans",
@@ -53,9 +58,9 @@ def test_upload_preview_submit_results_and_download(client: LoyaltyClient) -> No
         ]
     )
     assert "succeeded: 6" in widget.status.value and "invalid: 8" in widget.status.value
-    assert "duplicate_found" in widget.results_html.value
-    assert "resource_locked" in widget.results_html.value
+    assert {"duplicate_found", "resource_locked"} <= set(widget.results_grid.df["error_key"])
     assert widget.progress.value == widget.progress.max == 19
+    assert 'role="button"' in widget.download.value and "Download CSV" in widget.download.value
     link = re.search(r'href="data:text/csv;base64,([^"]+)"', widget.download.value)
     assert link is not None
     csv_text = base64.b64decode(link.group(1)).decode()
@@ -69,9 +74,11 @@ def test_path_with_log_resumes_without_repeating(client: LoyaltyClient, tmp_path
     widget.log_path.value = str(tmp_path / "import.jsonl")
     widget.load_button.click()
     widget.submit_button.click()
+    widget.wait()
     widget.load_button.click()
-    assert widget.preview_html.value.count("skip (already done)") == 6
+    assert list(widget.preview_grid.df["will"]).count("skip (already done)") == 6
     widget.submit_button.click()
+    widget.wait()
     assert "skipped_already_done: 6" in widget.status.value
     assert len(_imported(client)) == 6
 
@@ -81,7 +88,17 @@ def test_bad_file_is_reported(client: LoyaltyClient, tmp_path: Path) -> None:
     widget.path_input.value = str(tmp_path / "missing.csv")
     widget.load_button.click()
     assert "Could not read" in widget.status.value and widget.submit_button.disabled
-    _upload(widget, b"name,kind\nA,POINTS\n")
     widget.path_input.value = ""
-    widget.load_button.click()
+    _upload(widget, b"name,kind\nA,POINTS\n")
     assert "unknown column(s) kind" in widget.status.value
+
+
+def test_an_upload_and_a_path_together_are_refused(client: LoyaltyClient) -> None:
+    widget = BulkBenefitImport(client)
+    widget.path_input.value = str(EXAMPLE)
+    _upload(widget, b"name,type,status,points_value,card_definition_id\n")
+    assert "Both an uploaded file (benefits.csv) and a path" in widget.status.value
+    assert widget.submit_button.disabled and widget.plan is None
+    widget.path_input.value = ""  # clearing one of them settles it: the upload is read
+    widget.load_button.click()
+    assert "benefits.csv: 0 rows" in widget.status.value

@@ -1,7 +1,11 @@
-"""RewardDraftPanel, PendingPointsPanel and DangerZone driven headless."""
+"""RewardDraftPanel, PendingPointsPanel and DangerZone driven headless: grids selected,
+buttons clicked, the background batch waited for, the sandbox checked over HTTP."""
 
 from __future__ import annotations
 
+import time
+
+import pandas as pd
 import pytest
 
 from lyt_toolkit.client import LoyaltyClient
@@ -12,13 +16,20 @@ from lyt_toolkit.widgets import (
     RewardDraftPanel,
     confirmation_phrase,
 )
+from lyt_toolkit.widgets._common import PlanPanel
+
+
+def select_ids(grid, frame: pd.DataFrame, ids: list[str]) -> None:
+    """Select in ``grid`` the rows of ``frame`` whose ``id`` is in ``ids`` (as a click would)."""
+    grid.selected_rows = [i for i, value in enumerate(frame["id"]) if value in ids]
 
 
 def test_reward_draft_panel(client: LoyaltyClient) -> None:
     panel = RewardDraftPanel(client)
     panel.name_filter.value = "Latte"
     panel.load_button.click()
-    ids = [value for _, value in panel.rewards_select.options]
+    ids = list(panel.rewards["id"])
+    assert list(panel.rewards_grid.df["id"]) == ids  # the grid shows what was loaded
     names = {client.rewards.get(i).name for i in ids}
     assert names and all("latte" in n.lower() for n in names)
     statuses = {i: client.rewards.get(i).status for i in ids}
@@ -26,50 +37,75 @@ def test_reward_draft_panel(client: LoyaltyClient) -> None:
     others = [i for i, s in statuses.items() if s != "ACTIVE"]
     assert active and others
 
-    panel.rewards_select.value = tuple(ids)
+    select_ids(panel.rewards_grid, panel.rewards, ids)
+    assert sorted(panel.selected_ids()) == sorted(ids)
+    assert f"calls needed: {len(ids)}" in panel.budget.value
     assert panel.draft_button.disabled  # not confirmed yet
     panel.confirm.value = True
     assert not panel.draft_button.disabled
     panel.draft_button.click()
+    panel.wait()
     for reward_id in active:
         assert client.rewards.get(reward_id).status == "DRAFT"
     results = panel.results.set_index("target")
     assert (results.loc[others, "status"] == 409).all()
     assert f"failed: {len(others)}" in panel.status.value
-    assert "409" in panel.results_html.value
+    assert "\u26a0" in panel.status.value  # some failed: the partial state, not a green line
+    assert panel.progress.bar_style == "warning"
+    assert set(panel.results_grid.df["target"]) == set(ids)
     assert panel.confirm.value is False and panel.draft_button.disabled
+    assert not panel.load_button.disabled and panel.cancel_button.disabled
 
 
 def test_reward_type_filter(client: LoyaltyClient) -> None:
     panel = RewardDraftPanel(client)
     panel.type_filter.value = "DIGITAL"
     panel.load_button.click()
-    ids = [value for _, value in panel.rewards_select.options]
+    ids = list(panel.rewards["id"])
     assert ids and all(client.rewards.get(i).type == "DIGITAL" for i in ids)
 
 
-def test_pending_points_panel(client: LoyaltyClient) -> None:
+def _pending_panel(client: LoyaltyClient) -> PendingPointsPanel:
     panel = PendingPointsPanel(client)
+    panel.refresh_button.click()
     panel.program_select.value = "lprg_c0ffee0001"
     panel.member_select.value = "lmbr_c0ffee0001"
-    card = panel.card_select.options[1][1]
-    panel.card_select.value = card
-    buckets = [value for _, value in panel.buckets_select.options]
+    panel.card_select.value = panel.card_select.options[1][1]
+    return panel
+
+
+def test_pending_points_panel(client: LoyaltyClient) -> None:
+    panel = _pending_panel(client)
+    buckets = list(panel.buckets["id"])
     assert "lcppb_c0ffee0001" in buckets and "lcppb_c0ffee0003" in buckets
-    panel.buckets_select.value = ("lcppb_c0ffee0001", "lcppb_c0ffee0003")
+    assert panel.activate_button.disabled
+    select_ids(panel.buckets_grid, panel.buckets, ["lcppb_c0ffee0001", "lcppb_c0ffee0003"])
+    assert not panel.activate_button.disabled
     panel.activate_button.click()
+    panel.wait()
     results = panel.results.set_index("target")
     ok, locked = results.loc["lcppb_c0ffee0001"], results.loc["lcppb_c0ffee0003"]
     assert ok.outcome == "succeeded" and ok.transaction_id.startswith("lctx_")
-    assert ok.transaction_id in panel.results_html.value
+    assert ok.transaction_id in set(panel.results_grid.df["transaction_id"])
     assert (locked.outcome, locked.status) == ("failed", 423)
     assert "succeeded: 1" in panel.status.value and "failed: 1" in panel.status.value
+    # The service completes the activation in the background; Refresh shows the new status.
+    deadline = time.monotonic() + 10
+    while _status(panel, "lcppb_c0ffee0001") == "PENDING" and time.monotonic() < deadline:
+        time.sleep(0.05)
+        panel.refresh_button.click()
+    assert _status(panel, "lcppb_c0ffee0001") != "PENDING"
+
+
+def _status(panel: PendingPointsPanel, bucket_id: str) -> str:
+    return str(panel.buckets.set_index("id").loc[bucket_id, "status"])
 
 
 def test_pending_points_panel_shows_a_failed_load_as_its_status(
     fresh: Sandbox, single_try_client: LoyaltyClient
 ) -> None:
     panel = PendingPointsPanel(single_try_client)
+    panel.refresh()
     fresh.set_faults(unavailable=1.0, seed=1)
     panel.program_select.value = "lprg_c0ffee0001"  # no exception escapes the observer
     assert "Could not load members" in panel.status.value and "503" in panel.status.value
@@ -94,32 +130,42 @@ def test_confirmation_phrase() -> None:
     assert confirmation_phrase(("a", "b", "c"), "tier structure") == "DELETE 3 tier structures"
 
 
-def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
+def _zone(client: LoyaltyClient) -> DangerZone:
     zone = DangerZone(client)
+    zone.refresh_button.click()
+    return zone
+
+
+def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
+    zone = _zone(client)
     section = zone.tier_structures
     zone.tier_structures_select.value = ("lts_c0ffee0006", "lts_c0ffee0003")
     assert section.delete_button.disabled
+    assert "calls needed: 2" in zone.budget.value
     section.confirm_text.value = "DELETE 2 tier structure"  # not exact
     assert section.delete_button.disabled
     section.confirm_text.value = "DELETE 2 tier structures"
     assert not section.delete_button.disabled
     section.delete_button.click()
+    zone.wait()
     for ts_id in ("lts_c0ffee0006", "lts_c0ffee0003"):
         assert client.tier_structures.get(ts_id).status == "DELETED"
-    assert "succeeded: 2" in zone.status.value
+    assert "succeeded: 2" in zone.status.value and "\u2714" in zone.status.value
+    assert zone.progress.bar_style == "success"
     remaining = [value for _, value in zone.tier_structures_select.options]
     assert "lts_c0ffee0006" not in remaining and "lts_c0ffee0001" in remaining
     assert section.confirm_text.value == "" and section.delete_button.disabled
 
 
 def test_danger_zone_webhooks(client: LoyaltyClient) -> None:
-    zone = DangerZone(client)
+    zone = _zone(client)
     zone.project_select.value = "proj_NwMain01"
     hooks = [value for _, value in zone.webhooks_select.options]
     assert len(hooks) == 2
     zone.webhooks_select.value = (hooks[0],)
     zone.webhooks.confirm_text.value = hooks[0]
     zone.webhooks.delete_button.click()
+    zone.wait()
     assert [h.id for h in client.webhooks.list("proj_NwMain01")] == [hooks[1]]
     assert [value for _, value in zone.webhooks_select.options] == [hooks[1]]
 
@@ -131,7 +177,7 @@ def test_danger_zone_webhooks(client: LoyaltyClient) -> None:
 
 
 def test_danger_zone_refuses_without_phrase(client: LoyaltyClient) -> None:
-    zone = DangerZone(client)
+    zone = _zone(client)
     zone.tier_structures_select.value = ("lts_c0ffee0006",)
     zone.delete_tier_structures()  # even called directly, the phrase is required
     assert "lts_c0ffee0006" in zone.status.value and "to confirm" in zone.status.value
@@ -139,5 +185,9 @@ def test_danger_zone_refuses_without_phrase(client: LoyaltyClient) -> None:
 
 
 @pytest.mark.parametrize("widget", [RewardDraftPanel, PendingPointsPanel, DangerZone])
-def test_every_batch_widget_has_a_progress_bar(client: LoyaltyClient, widget) -> None:
-    assert widget(client).progress.__class__.__name__ == "IntProgress"
+def test_every_batch_widget_has_a_progress_bar_and_a_cancel_button(
+    client: LoyaltyClient, widget: type[PlanPanel]
+) -> None:
+    panel = widget(client)
+    assert panel.progress.__class__.__name__ == "IntProgress"
+    assert panel.cancel_button.description == "Cancel" and panel.cancel_button.disabled

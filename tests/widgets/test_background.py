@@ -1,0 +1,211 @@
+"""Batches in a background worker: Cancel, a second click while busy, the call budget,
+no service call in a constructor, and the audit findings grid turned into a plan."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import audit
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.widgets import (
+    BenefitForm,
+    BulkBenefitImport,
+    DangerZone,
+    FindingsPanel,
+    PendingPointsPanel,
+    RewardDraftPanel,
+)
+
+from .test_panels import select_ids
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
+CREATED = 6
+"""Rows of the example file the demo program accepts (the others fail or are invalid)."""
+
+
+def _imported(client: LoyaltyClient) -> list[str]:
+    found = client.benefits.iter(filters={"name": {"$starts_with": "Import: "}}, limit=100)
+    return [b.name for b in found]
+
+
+def _until(condition: Callable[[], bool], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
+
+
+def _slow_import(client: LoyaltyClient, fresh: Sandbox, log: Path) -> BulkBenefitImport:
+    """An import loaded and started one row at a time on a sandbox answering slowly."""
+    widget = BulkBenefitImport(client, concurrency=1)
+    widget.path_input.value = str(EXAMPLE)
+    widget.log_path.value = str(log)
+    widget.load_button.click()
+    fresh.set_faults(delay_seconds=0.25)  # ``fresh`` clears them afterwards
+    widget.submit_button.click()
+    assert widget.busy
+    return widget
+
+
+def test_the_kernel_is_free_and_a_second_click_while_busy_is_refused(
+    client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    widget = _slow_import(client, fresh, tmp_path / "import.jsonl")
+    assert time.monotonic() - started < 2  # the click returned while the batch runs
+    assert widget.submit_button.disabled and widget.load_button.disabled
+    assert not widget.cancel_button.disabled
+    widget.submit_button.click()  # a second click (even from code) starts nothing
+    assert "already running" in widget.status.value
+    widget.load_button.click()
+    assert "already running" in widget.status.value or "is running" in widget.status.value
+    widget.wait()
+    fresh.clear_faults()
+    assert sorted(_imported(client)) == sorted(set(_imported(client)))  # nothing twice
+    assert len(_imported(client)) == CREATED
+    assert (widget.results["outcome"] == "succeeded").sum() == CREATED
+    assert not widget.submit_button.disabled and widget.cancel_button.disabled
+
+
+def test_cancel_stops_after_the_requests_in_flight_and_the_log_resumes(
+    client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
+) -> None:
+    log = tmp_path / "import.jsonl"
+    widget = _slow_import(client, fresh, log)
+    _until(lambda: widget.progress.value >= 2)
+    widget.cancel_button.click()
+    assert widget.cancel_button.disabled and "Cancelling" in widget.status.value
+    widget.wait()
+    fresh.clear_faults()
+    results = widget.results
+    cancelled = results[results["outcome"] == "cancelled"]
+    assert len(results) == 19 and len(cancelled) > 0
+    assert "cancelled:" in widget.status.value and "\u26a0" in widget.status.value
+    assert not widget.submit_button.disabled
+    # Every row reported succeeded exists, and nothing else does: nothing acknowledged is lost.
+    succeeded = results.loc[results["outcome"] == "succeeded", "target"]
+    assert sorted(_imported(client)) == sorted(succeeded)
+    assert len(succeeded) < CREATED
+
+    widget.load_button.click()  # the log now shows what is done
+    widget.submit_button.click()
+    widget.wait()
+    again = widget.results["outcome"].value_counts()
+    assert again["skipped_already_done"] == len(succeeded)
+    assert again["succeeded"] == CREATED - len(succeeded)
+    assert len(_imported(client)) == CREATED
+
+
+@pytest.fixture(scope="module")
+def budget_sb() -> Iterator[Sandbox]:
+    """A demo sandbox whose project allows 20 calls an hour."""
+    with Sandbox.start(now="2026-01-15T12:00:00Z", seed=7, plan="20/hour") as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def budget_client(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[LoyaltyClient]:
+    budget_sb.reset()
+    budget_sb.set_plan("20/hour")  # a fresh window
+    with make_client(budget_sb) as c:
+        yield c
+
+
+def test_constructors_send_nothing_the_first_display_loads(
+    budget_sb: Sandbox, budget_client: LoyaltyClient
+) -> None:
+    findings = audit.findings_frame()
+    widgets = [
+        BenefitForm(budget_client),
+        BulkBenefitImport(budget_client),
+        RewardDraftPanel(budget_client),
+        PendingPointsPanel(budget_client),
+        DangerZone(budget_client),
+        FindingsPanel(budget_client, findings),
+    ]
+    assert budget_sb.plan()["used"] == 0 and budget_client.quota.remaining is None
+    form = widgets[0]
+    assert isinstance(form, BenefitForm)
+    form._repr_mimebundle_()  # what a notebook does to show it
+    assert budget_sb.plan()["used"] > 0 and len(form.card_definition.options) == 5
+    used = budget_sb.plan()["used"]
+    form._repr_mimebundle_()  # only the first display loads
+    assert budget_sb.plan()["used"] == used
+
+
+def test_a_batch_the_budget_cannot_carry_is_refused_with_the_numbers(
+    budget_sb: Sandbox, budget_client: LoyaltyClient
+) -> None:
+    panel = RewardDraftPanel(budget_client)
+    panel.load_button.click()
+    remaining = budget_client.quota.remaining
+    assert remaining is not None and remaining < len(panel.rewards)
+    assert f"remaining this window: {remaining} of 20" in panel.budget.value
+    select_ids(panel.rewards_grid, panel.rewards, list(panel.rewards["id"]))
+    panel.confirm.value = True
+    used = budget_sb.plan()["used"]
+    panel.draft_button.click()
+    assert not panel.busy
+    shortfall = len(panel.rewards) - remaining
+    assert "Refused, nothing was sent" in panel.status.value
+    assert f"calls needed: {len(panel.rewards)}" in panel.status.value
+    assert f"{shortfall} calls short" in panel.status.value
+    assert budget_sb.plan()["used"] == used  # not one request
+    budget_sb.set_plan("unlimited")
+    statuses = {r.id: str(r.status) for r in budget_client.rewards.iter(limit=100)}
+    assert statuses == dict(zip(panel.rewards["id"], panel.rewards["status"], strict=True))
+
+    # A batch that fits is not refused.
+    budget_sb.set_plan("20/hour")
+    panel.load_button.click()
+    active = list(panel.rewards.loc[panel.rewards["status"] == "ACTIVE", "id"])[:3]
+    select_ids(panel.rewards_grid, panel.rewards, active)
+    panel.confirm.value = True
+    panel.draft_button.click()
+    panel.wait()
+    assert (panel.results["outcome"] == "succeeded").all() and len(panel.results) == 3
+
+
+def test_findings_grid_acts_on_the_findings_with_a_matching_action(
+    client: LoyaltyClient,
+) -> None:
+    findings = audit.run(ProgramSnapshot.pull(client, progress=False))
+    panel = FindingsPanel(client, findings)
+    shown = panel.findings_grid.df
+    assert len(shown) == len(findings)
+    fixable = shown.loc[shown["action"] != "", ["rule", "resource_id"]]
+    assert set(fixable["rule"]) == {"active-reward-expired", "active-reward-without-costs"}
+    targets = sorted(fixable["resource_id"])
+    pending = findings.index[findings["rule"] == "pending-bucket-not-activatable"][0]
+
+    panel.findings_grid.selected_rows = [int(pending)]  # nothing fixes this one
+    assert panel.act_button.disabled
+    panel.act()
+    assert "has a matching action" in panel.status.value
+
+    rows = [int(i) for i in fixable.index] + [int(pending)]
+    panel.findings_grid.selected_rows = rows
+    assert not panel.act_button.disabled
+    assert f"calls needed: {len(targets)}" in panel.budget.value
+    panel.preview_button.click()
+    assert sorted(panel.preview_grid.df["target"]) == targets
+    assert set(panel.preview_grid.df["will"]) == {"move to DRAFT"}
+    panel.act_button.click()
+    panel.wait()
+    assert sorted(panel.results["target"]) == targets
+    assert (panel.results["outcome"] == "succeeded").all()
+    assert all(client.rewards.get(t).status == "DRAFT" for t in targets)
+
+
+def test_findings_need_their_columns(client: LoyaltyClient) -> None:
+    with pytest.raises(ValueError, match="resource_id"):
+        FindingsPanel(client, pd.DataFrame({"rule": ["x"]}))
