@@ -24,6 +24,8 @@ class BenefitForm(LoadsWhenShown, w.VBox):
 
     The card definitions load on the first display or on Refresh (never in the
     constructor), ACTIVE ones first; the first ACTIVE one is the default.
+    ``submit`` sends its one request at once (no background worker: a single
+    create is short) and shows the outcome inline.
     Choosing a type swaps in that type's fields. The body is checked locally
     before anything is sent; the service's answers (409 duplicate name, 423
     locked card definition, 404 missing reference) appear next to the field
@@ -104,7 +106,8 @@ class BenefitForm(LoadsWhenShown, w.VBox):
     # -- layout ---------------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Load the card definitions, ACTIVE ones first, and choose the first ACTIVE one."""
+        """Load the card definitions, ACTIVE ones first; the one chosen stays chosen if it is
+        still listed, else the first is (an ACTIVE one when there is any)."""
         try:
             found = list(self.client.card_definitions.iter(limit=100))
         except Exception as exc:  # the form still works with IDs typed elsewhere

@@ -15,6 +15,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.widgets import (
+    FINDING_ACTIONS,
     BenefitForm,
     BulkBenefitImport,
     DangerZone,
@@ -209,3 +210,7 @@ def test_findings_grid_acts_on_the_findings_with_a_matching_action(
 def test_findings_need_their_columns(client: LoyaltyClient) -> None:
     with pytest.raises(ValueError, match="resource_id"):
         FindingsPanel(client, pd.DataFrame({"rule": ["x"]}))
+
+
+def test_every_finding_action_names_a_registered_rule() -> None:
+    assert FINDING_ACTIONS and set(FINDING_ACTIONS) <= set(audit.RULES)
