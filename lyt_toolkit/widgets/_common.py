@@ -128,20 +128,27 @@ class PlanPanel(LoadsWhenShown, w.VBox):
     """Base of the widgets that run action plans, in a background worker.
 
     ``status``, ``progress``, ``cancel_button``, ``budget`` (the call budget and
-    the cost of the batch about to run), ``results_grid`` and ``results`` (the
-    last run's DataFrame, ``None`` before) are attributes a subclass places
-    among its ``children``. Nothing is read from the service in a constructor:
-    :meth:`refresh` loads, on the first display or on a Refresh button.
-    Only one batch runs at a time; :meth:`wait` joins it (for tests and scripts).
+    the cost of the batch about to run), ``results_grid`` (``result_columns``
+    of the last run) and ``results`` (the last run's DataFrame, ``None``
+    before) are attributes a subclass places among its ``children``. Nothing
+    is read from the service in a constructor: :meth:`refresh` loads, on the
+    first display or on a Refresh button. Only one batch runs at a time;
+    :meth:`wait` joins it (for tests and scripts).
     """
 
-    def __init__(self, client: LoyaltyClient, *, progress_label: str) -> None:
+    def __init__(
+        self,
+        client: LoyaltyClient,
+        *,
+        progress_label: str,
+        result_columns: Sequence[str] = RESULT_VIEW,
+    ) -> None:
         self.client = client
         self.status = w.HTML()
         self.progress = progress_bar(progress_label)
         self.cancel_button = w.Button(description="Cancel", icon="stop", disabled=True)
         self.budget = w.HTML()
-        self.results_grid = grid()
+        self.results_grid = grid(result_columns)
         self.results: pd.DataFrame | None = None
         self._cancel = threading.Event()
         self._worker: threading.Thread | None = None

@@ -11,20 +11,21 @@ from collections.abc import Sequence
 import pandas as pd
 from itables.widget import ITable
 
-__all__ = ["grid", "selected", "show"]
+__all__ = ["clear", "grid", "selected", "show"]
 
 _LEFT = [{"className": "dt-left", "targets": "_all"}]
 """Headers and cells aligned alike (left), whatever the column's type."""
 
 
-def grid(*, select: bool = False) -> ITable:
-    """An empty grid; with ``select`` its rows can be selected (``selected_rows``).
+def grid(columns: Sequence[str], *, select: bool = False) -> ITable:
+    """An empty grid with ``columns``; with ``select`` its rows can be selected
+    (``selected_rows``).
 
     ``maxBytes=0``: never downsampled, so selected positions index the whole frame;
     ``nowrap``: a long cell widens its column instead of growing the row.
     """
     table = ITable(
-        pd.DataFrame(),
+        pd.DataFrame(columns=list(columns)),
         maxBytes=0,
         columnDefs=_LEFT,
         classes="display nowrap compact",
@@ -41,6 +42,12 @@ def show(table: ITable, frame: pd.DataFrame, columns: Sequence[str] | None = Non
         frame = frame[[c for c in columns if c in frame.columns]]
     shown = frame.astype(object).where(frame.notna(), "").reset_index(drop=True)
     table.update(shown, selected_rows=[])
+
+
+def clear(table: ITable) -> None:
+    """Empty ``table``, keeping its columns."""
+    shown = table.df
+    table.update(shown.iloc[0:0] if shown is not None else pd.DataFrame(), selected_rows=[])
 
 
 def selected(table: ITable, frame: pd.DataFrame | None) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .. import actions
 from ._common import RESULT_VIEW, PlanPanel, State, describe_error, status_html
-from ._grid import grid, show
+from ._grid import clear, grid, show
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -31,11 +31,11 @@ class BulkBenefitImport(PlanPanel):
     """
 
     def __init__(self, client: LoyaltyClient, *, concurrency: int = 8) -> None:
-        super().__init__(client, progress_label="Creating")
+        super().__init__(client, progress_label="Creating", result_columns=RESULT_VIEW)
         self.upload = w.FileUpload(accept=".csv", multiple=False, description="Upload CSV")
         self.path_input = w.Text(placeholder="or a path, e.g. data/benefits_import_example.csv")
         self.load_button = w.Button(description="Load")
-        self.preview_grid = grid()
+        self.preview_grid = grid(PREVIEW_VIEW)
         self.preview: pd.DataFrame | None = None
         self.concurrency = w.BoundedIntText(
             value=concurrency, min=1, max=32, description="Parallel"
@@ -97,7 +97,7 @@ class BulkBenefitImport(PlanPanel):
             self.show_error("A batch is running: wait for it to end or press Cancel.")
             return
         self.download.value = ""
-        show(self.results_grid, pd.DataFrame())
+        clear(self.results_grid)
         self.results = None
         source = self._source()
         if isinstance(source, str):
@@ -124,7 +124,7 @@ class BulkBenefitImport(PlanPanel):
     def _refuse(self, text: str) -> None:
         self.plan = self.preview = None
         self.show_error(text)
-        show(self.preview_grid, pd.DataFrame())
+        clear(self.preview_grid)
         self.budget.value = ""
         self.update_buttons()
 

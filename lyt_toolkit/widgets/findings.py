@@ -59,12 +59,12 @@ class FindingsPanel(PlanPanel):
         self.findings = findings.reset_index(drop=True).assign(
             action=[_label(r) for r in findings["rule"]]
         )
-        self.findings_grid = grid(select=True)
+        self.findings_grid = grid(("action", *FINDING_COLUMNS), select=True)
         self.preview_button = w.Button(description="Preview", icon="eye", disabled=True)
         self.act_button = w.Button(
             description="Act on selected", button_style="warning", disabled=True
         )
-        self.preview_grid = grid()
+        self.preview_grid = grid(PREVIEW_VIEW)
         self.findings_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
         self.preview_button.on_click(lambda _: self.preview())
         self.act_button.on_click(lambda _: self.act())

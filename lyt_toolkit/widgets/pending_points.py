@@ -43,12 +43,12 @@ class PendingPointsPanel(PlanPanel):
     """
 
     def __init__(self, client: LoyaltyClient) -> None:
-        super().__init__(client, progress_label="Activating")
+        super().__init__(client, progress_label="Activating", result_columns=RESULTS_VIEW)
         self.program_select = w.Dropdown(options=[_CHOOSE], description="Program")
         self.member_select = w.Dropdown(options=[_CHOOSE], description="Member")
         self.card_select = w.Dropdown(options=[_CHOOSE], description="Card")
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
-        self.buckets_grid = grid(select=True)
+        self.buckets_grid = grid(BUCKET_VIEW, select=True)
         self.buckets: pd.DataFrame = pd.DataFrame(columns=list(BUCKET_VIEW))
         self.activate_button = w.Button(
             description="Activate selected", button_style="primary", disabled=True

@@ -29,14 +29,14 @@ class RewardDraftPanel(PlanPanel):
     """
 
     def __init__(self, client: LoyaltyClient) -> None:
-        super().__init__(client, progress_label="Moving")
+        super().__init__(client, progress_label="Moving", result_columns=("name", *RESULT_VIEW))
         self.name_filter = w.Text(description="Name contains", style={"description_width": "auto"})
         self.type_filter = w.Dropdown(
             options=[("any", None)] + [(t.value, t.value) for t in RewardType],
             description="Type",
         )
         self.load_button = w.Button(description="Load rewards", icon="refresh")
-        self.rewards_grid = grid(select=True)
+        self.rewards_grid = grid(REWARD_VIEW, select=True)
         self.rewards: pd.DataFrame = pd.DataFrame(columns=list(REWARD_VIEW))
         self.confirm = w.Checkbox(
             value=False, description="I understand these go back to DRAFT", indent=False
