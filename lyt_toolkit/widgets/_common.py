@@ -129,8 +129,8 @@ class PlanPanel(LoadsWhenShown, w.VBox):
 
     ``status``, ``progress``, ``cancel_button``, ``budget`` (the call budget and
     the cost of the batch about to run), ``results_grid`` (``result_columns``
-    of the last run) and ``results`` (the last run's DataFrame, ``None``
-    before) are attributes a subclass places among its ``children``. Nothing
+    of the last run), ``download`` (its CSV) and ``results`` (the last run's
+    DataFrame, ``None`` before) are attributes a subclass places among its ``children``. Nothing
     is read from the service in a constructor: :meth:`refresh` loads, on the
     first display or on a Refresh button. Only one batch runs at a time;
     :meth:`wait` joins it (for tests and scripts).
@@ -149,6 +149,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.cancel_button = w.Button(description="Cancel", icon="stop", disabled=True)
         self.budget = w.HTML()
         self.results_grid = grid(result_columns)
+        self.download = w.HTML()
         self.results: pd.DataFrame | None = None
         self._cancel = threading.Event()
         self._worker: threading.Thread | None = None
@@ -212,15 +213,14 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         then: Callable[[], None] | None = None,
         concurrency: int = 8,
         log: LogSource | None = None,
-        download: w.HTML | None = None,
     ) -> bool:
         """Start executing ``plan`` in the background; False when refused.
 
         Refused while another batch runs, and when the call budget the client
         knows cannot carry the batch (nothing is sent then). Otherwise the
         buttons are disabled, Cancel enabled, and when the batch ends the
-        ``view`` columns of its results show in the grid (with a CSV on
-        ``download``), ``then`` (e.g. a reload) runs, the status counts the
+        ``view`` columns of its results show in the grid (all of them in the
+        ``download`` CSV), ``then`` (e.g. a reload) runs, the status counts the
         outcomes and the buttons come back.
         """
         if self.busy:
@@ -236,14 +236,13 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         for button in self.controls():
             button.disabled = True
         self.cancel_button.disabled = False
-        if download is not None:
-            download.value = ""
+        self.download.value = ""
         self.progress.bar_style = "info"
         self.progress.value = 0
         self.status.value = status_html(f"Running: {cost.needed} calls", "partial")
         self._worker = threading.Thread(
             target=self._execute,
-            args=(plan, view, then, concurrency, log, download),
+            args=(plan, view, then, concurrency, log),
             name=f"lyt-widget-{plan.action}",
             daemon=True,
         )
@@ -274,7 +273,6 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         then: Callable[[], None] | None,
         concurrency: int,
         log: LogSource | None,
-        download: w.HTML | None,
     ) -> None:
         try:
             results = execute_cancellable(
@@ -292,8 +290,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             return
         self.results = results
         show(self.results_grid, results, view)
-        if download is not None:
-            download.value = download_button(results, f"{plan.action}_results.csv")
+        self.download.value = download_button(results, f"{plan.action}_results.csv")
         self._settle()
         if then is not None:
             self.guard(then, "the new state")

@@ -44,7 +44,6 @@ class BulkBenefitImport(PlanPanel):
         self.submit_button = w.Button(
             description="Create valid rows", button_style="primary", disabled=True
         )
-        self.download = w.HTML()
         self.plan: actions.CreateBenefits | None = None
 
         self.upload.observe(lambda _: self._load_upload(), names="value")
@@ -147,6 +146,5 @@ class BulkBenefitImport(PlanPanel):
             RESULT_VIEW,
             concurrency=self.concurrency.value,
             log=self._log(),
-            download=self.download,
             then=self._show_cost,
         )

@@ -112,6 +112,7 @@ class DangerZone(PlanPanel):
             self.status,
             self.progress,
             self.results_grid,
+            self.download,
         ]
 
     def controls(self) -> Sequence[w.Button]:

@@ -76,6 +76,7 @@ class FindingsPanel(PlanPanel):
             self.preview_grid,
             self.progress,
             self.results_grid,
+            self.download,
         ]
 
     def controls(self) -> Sequence[w.Button]:

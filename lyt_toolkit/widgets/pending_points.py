@@ -72,6 +72,7 @@ class PendingPointsPanel(PlanPanel):
             self.status,
             self.progress,
             self.results_grid,
+            self.download,
         ]
 
     def controls(self) -> Sequence[w.Button]:

@@ -57,6 +57,7 @@ class RewardDraftPanel(PlanPanel):
             self.status,
             self.progress,
             self.results_grid,
+            self.download,
         ]
 
     def controls(self) -> Sequence[w.Button]:

@@ -53,6 +53,7 @@ def test_reward_draft_panel(client: LoyaltyClient) -> None:
     assert "\u26a0" in panel.status.value  # some failed: the partial state, not a green line
     assert panel.progress.bar_style == "warning"
     assert set(panel.results_grid.df["target"]) == set(ids)
+    assert 'download="move_reward_to_draft_results.csv"' in panel.download.value
     assert panel.confirm.value is False and panel.draft_button.disabled
     assert not panel.load_button.disabled and panel.cancel_button.disabled
 
