@@ -198,7 +198,11 @@ class PlanPanel(LoadsWhenShown, w.VBox):
 
     def show_cost(self, plan: ActionPlan[Any], log: LogSource | None = None) -> None:
         """Show next to the execute button what ``plan`` costs and the budget left."""
-        cost = plan.cost(self.client, log=log)
+        try:
+            cost = plan.cost(self.client, log=log)
+        except (OSError, ValueError):  # an unreadable log: ``run`` says so when asked to run
+            self.budget.value = ""
+            return
         state: State = "success" if cost.fits else "failure"
         colour = _COLOURS[state]
         self.budget.value = f'<span style="color:{colour}">{html.escape(str(cost))}</span>'
@@ -226,7 +230,11 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         if self.busy:
             self.show_error("A batch is already running: wait for it to end or press Cancel.")
             return False
-        cost = plan.cost(self.client, log=log)
+        try:
+            cost = plan.cost(self.client, log=log)
+        except (OSError, ValueError) as exc:
+            self.show_error(f"Could not read the action log {log}: {describe_error(exc)}")
+            return False
         if not cost.fits:
             self.show_error(f"Refused, nothing was sent: the call budget cannot carry it ({cost})")
             self.show_cost(plan, log)

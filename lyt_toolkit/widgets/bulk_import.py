@@ -108,8 +108,13 @@ class BulkBenefitImport(PlanPanel):
         except (OSError, ValueError) as exc:
             self._refuse(f"Could not read {label}: {describe_error(exc)}")
             return
-        self.plan = actions.create_benefits(imported)
-        preview = self.plan.preview(log=self._log())
+        plan = actions.create_benefits(imported)
+        try:
+            preview = plan.preview(log=self._log())
+        except (OSError, ValueError) as exc:
+            self._refuse(f"Could not read the action log {self._log()}: {describe_error(exc)}")
+            return
+        self.plan = plan
         valid = int(preview["valid"].sum())
         invalid = len(preview) - valid
         counts = f"{label}: {len(preview)} rows, {valid} valid, {invalid} with errors"

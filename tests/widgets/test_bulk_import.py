@@ -102,3 +102,18 @@ def test_an_upload_and_a_path_together_are_refused(client: LoyaltyClient) -> Non
     widget.path_input.value = ""  # clearing one of them settles it: the upload is read
     widget.load_button.click()
     assert "benefits.csv: 0 rows" in widget.status.value
+
+
+def test_an_unreadable_action_log_is_reported(client: LoyaltyClient, tmp_path: Path) -> None:
+    widget = BulkBenefitImport(client)
+    widget.path_input.value = str(EXAMPLE)
+    widget.log_path.value = str(tmp_path)  # a folder, not a log file
+    widget.load_button.click()
+    assert "Could not read the action log" in widget.status.value
+    assert widget.submit_button.disabled
+    widget.log_path.value = ""
+    widget.load_button.click()
+    widget.log_path.value = str(tmp_path)  # changed after the preview
+    widget.submit_button.click()
+    assert "Could not read the action log" in widget.status.value and not widget.busy
+    assert _imported(client) == []
