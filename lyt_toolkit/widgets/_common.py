@@ -39,15 +39,31 @@ __all__ = [
 
 RESULT_VIEW = ("row", "target", "outcome", "status", "error_key", "message", "resource_id")
 
-State = Literal["success", "partial", "failure"]
+State = Literal["running", "success", "partial", "failure"]
 
-_COLOURS: dict[State, str] = {"success": "#1b5e20", "partial": "#8a5300", "failure": "#b00020"}
-_BAR_STYLES: dict[State, str] = {"success": "success", "partial": "warning", "failure": "danger"}
-_ICONS: dict[State, str] = {"success": "\u2714", "partial": "\u26a0", "failure": "\u2716"}
+_COLOURS: dict[State, str] = {
+    "running": "#0d47a1",
+    "success": "#1b5e20",
+    "partial": "#8a5300",
+    "failure": "#b00020",
+}
+_BAR_STYLES: dict[State, str] = {
+    "running": "info",
+    "success": "success",
+    "partial": "warning",
+    "failure": "danger",
+}
+_ICONS: dict[State, str] = {
+    "running": "\u23f3",
+    "success": "\u2714",
+    "partial": "\u26a0",
+    "failure": "\u2716",
+}
 
 
 def status_html(text: str, state: State) -> str:
-    """``text`` escaped, with the icon and colour of ``state`` (success, partial, failure)."""
+    """``text`` escaped, with the icon and colour of ``state`` (running, success, partial,
+    failure)."""
     return (
         f'<span style="color:{_COLOURS[state]};font-weight:600">'
         f"{_ICONS[state]} {html.escape(text)}</span>"
@@ -94,7 +110,7 @@ def outcome_summary(results: pd.DataFrame) -> str:
     return ", ".join(parts) if parts else "nothing to do"
 
 
-def outcome_state(results: pd.DataFrame) -> State:
+def outcome_state(results: pd.DataFrame) -> Literal["success", "partial", "failure"]:
     """``success`` when nothing failed, ``failure`` when nothing got done, else ``partial``."""
     outcome = results["outcome"].astype(str)
     bad = outcome.isin(["failed", "invalid", CANCELLED])
@@ -247,7 +263,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.download.value = ""
         self.progress.bar_style = "info"
         self.progress.value = 0
-        self.status.value = status_html(f"Running: {cost.needed} calls", "partial")
+        self.status.value = status_html(f"Running: {cost.needed} calls", "running")
         self._worker = threading.Thread(
             target=self._execute,
             args=(plan, view, then, concurrency, log),
@@ -263,7 +279,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             self._cancel.set()
             self.cancel_button.disabled = True
             self.status.value = status_html(
-                "Cancelling: waiting for the requests in flight", "partial"
+                "Cancelling: waiting for the requests in flight", "running"
             )
 
     def wait(self, timeout: float | None = 120) -> None:

@@ -63,6 +63,7 @@ def test_the_kernel_is_free_and_a_second_click_while_busy_is_refused(
     assert time.monotonic() - started < 2  # the click returned while the batch runs
     assert widget.submit_button.disabled and widget.load_button.disabled
     assert not widget.cancel_button.disabled
+    assert "Running: 11 calls" in widget.status.value
     widget.submit_button.click()  # a second click (even from code) starts nothing
     assert "already running" in widget.status.value
     widget.load_button.click()
