@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/sandbox_pagination.py
 	$(BIN)/python benchmarks/pull.py
 	$(BIN)/python benchmarks/bulk.py
+	$(BIN)/python benchmarks/quota.py
 	$(BIN)/python benchmarks/diff.py
 
 serve: $(STAMP)

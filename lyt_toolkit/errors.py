@@ -17,6 +17,7 @@ __all__ = [
     "APIResponseValidationError",
     "APITimeoutError",
     "BadRequestError",
+    "BudgetExceededError",
     "ConfigurationError",
     "ConflictError",
     "DuplicateFoundError",
@@ -224,6 +225,40 @@ class QuotaExhaustedError(RateLimitError):
         self.calls_used = calls_used
         self.sent = sent
         super().__init__(status, message, **kwargs)
+
+
+class BudgetExceededError(LytError):
+    """Work refused before its first call: it needs more calls than the window has left.
+
+    ``needed`` is the calls the work would send, ``remaining`` and ``limit`` the window's
+    budget as the client last read it, ``resets_at`` when it refills (UTC, None if unknown).
+    Nothing was sent; wait for the reset, or let the work stop part-way
+    (``allow_partial=True``) and resume it from its log after the reset.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        needed: int,
+        remaining: int,
+        limit: int | None = None,
+        resets_at: datetime | None = None,
+    ) -> None:
+        self.needed = needed
+        self.remaining = remaining
+        self.limit = limit
+        self.resets_at = resets_at
+        of = "" if limit is None else f" of {limit}"
+        when = (
+            "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+        super().__init__(
+            f"{what} not started: it needs {needed} calls and the call budget has {remaining}"
+            f"{of} left this window ({needed - remaining} short); the window resets {when}. "
+            "Run it after the reset, or pass allow_partial=True to send what fits and resume "
+            "from the log after the reset"
+        )
 
 
 def time_after(seconds: float | None) -> datetime | None:

@@ -6,6 +6,11 @@ service stands, the plan's ``recover`` checks (read-only) whether the item is
 already in its target state: then it is ``already_done``, or ``succeeded`` and
 ``recovered`` when the log shows an earlier run was interrupted sending it.
 With an action log each item is logged before it is sent and after its answer.
+
+A spent call budget (``QuotaExhaustedError``: the window resets beyond the client's
+``max_wait``) stops the batch: the item it met is logged failed with status 429 (the
+service did no work for it), no further item is sent, the items in flight finish and are
+logged, and the error is raised; a re-run with the log after the reset sends the rest.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Generic
 
 from .._progress import Progress, ProgressBar
-from ..errors import APIError, LytError, RequestValidationError
+from ..errors import APIError, LytError, QuotaExhaustedError, RequestValidationError
 from .items import ItemResult, Outcome, P, PlanItem
 from .log import ATTEMPTED, ActionLog, LogState
 
@@ -89,7 +94,17 @@ class _Sender(Generic[P]):
         in_doubt = self.state.in_doubt(item.target)
         if self.log is not None:
             self.log.record(self.plan.action, item.target, ATTEMPTED)
-        result = self._send(item, in_doubt)
+        stop: QuotaExhaustedError | None = None
+        try:
+            result = self._send(item, in_doubt)
+        except QuotaExhaustedError as exc:
+            stop = exc
+            result = ItemResult(
+                Outcome.FAILED,
+                status=exc.status,
+                error_key=exc.key or "quota_exhausted",
+                message=self.scrub(str(exc)),
+            )
         if self.log is not None:
             self.log.record(
                 self.plan.action,
@@ -101,11 +116,15 @@ class _Sender(Generic[P]):
                 request_id=result.request_id,
                 resource_id=result.resource_id,
             )
+        if stop is not None:
+            raise stop
         return result
 
     def _send(self, item: PlanItem[P], in_doubt: bool) -> ItemResult:
         try:
             result = self.plan.perform(self.client, item)
+        except QuotaExhaustedError:
+            raise  # stops the batch (see the module's notes)
         except APIError as exc:
             settled = self._settled(item, exc, in_doubt)
             if settled is not None:

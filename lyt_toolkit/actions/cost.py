@@ -1,9 +1,10 @@
 """What a plan will cost in calls, set against the budget the client knows.
 
 Executing a plan sends exactly one write per valid item that the log does not
-show done (``ActionPlan.perform``). An item the log shows in doubt may also be
-checked first with a read, so it is counted as two calls: the figure is exact
-for a plan without doubtful items, and otherwise an upper bound.
+show done (``ActionPlan.perform``), plus one token request when the client holds
+no bearer token yet. An item the log shows in doubt may also be checked first
+with a read, so it is counted as two calls: the figure is exact for a plan
+without doubtful items, and otherwise an upper bound.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from ..errors import BudgetExceededError
+from ..snapshot.cost import budget_text
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -44,14 +48,19 @@ class PlanCost:
         return 0 if self.fits or self.remaining is None else self.needed - self.remaining
 
     def __str__(self) -> str:
-        if self.remaining is None:
-            return f"calls needed: {self.needed}; budget unknown (no limit headers seen yet)"
-        when = "unknown" if self.resets_at is None else f"{self.resets_at:%Y-%m-%d %H:%M:%S} UTC"
-        text = (
-            f"calls needed: {self.needed}; remaining this window: {self.remaining}"
-            f" of {self.limit}; resets at {when}"
-        )
+        budget = budget_text(self.remaining, self.limit, self.resets_at)
+        text = f"calls needed: {self.needed}; {budget}"
         return text if self.fits else f"{text}; {self.shortfall} calls short"
+
+    def refusal(self, what: str) -> BudgetExceededError:
+        """The error refusing to start ``what`` because it does not fit (see ``fits``)."""
+        return BudgetExceededError(
+            what,
+            needed=self.needed,
+            remaining=self.remaining or 0,
+            limit=self.limit,
+            resets_at=self.resets_at,
+        )
 
 
 def item_calls(target: str, state: LogState) -> int:
@@ -66,5 +75,7 @@ def plan_cost(plan: ActionPlan, state: LogState, client: LoyaltyClient | None) -
     needed = sum(item_calls(i.target, state) for i in plan.items if i.error is None)
     if client is None:
         return PlanCost(needed)
+    if needed and not client.holds_token:
+        needed += 1  # the token request the first write brings
     quota = client.quota
     return PlanCost(needed, quota.remaining, quota.limit, quota.resets_at)

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..errors import APIError, ConflictError, LytError, NotFoundError, ResourceLockedError
+from ..errors import APIError, ConflictError, NotFoundError, ResourceLockedError
 from ..frames.pending import blocked_reasons
 from ..models.enums import PendingBucketStatus
 from ..models.ids import IdPrefix
-from ..snapshot.pull import token_issued_at
+from ..snapshot.pull import service_instant
 from ._targets import as_records, first_seen, id_error
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .plan import ActionPlan, Observer
@@ -80,7 +80,7 @@ class _BucketReader:
 
     def __init__(self, client: LoyaltyClient) -> None:
         self.client = client
-        self.today = service_today(client)
+        self._today: dt.date | None = None
         self.programs: dict[str, str | None] = {}
         self.members: dict[tuple[str, str], str | None] = {}
         self.cards: dict[tuple[str, str, str], dict[str, PendingBucket]] = {}
@@ -96,7 +96,7 @@ class _BucketReader:
             )
         reasons = blocked_reasons(
             bucket.model_dump(),
-            today=self.today,
+            today=self.today(),
             program_status=self._program_status(program_id),
             member_status=self._member_status(program_id, member_id),
             definition=self._definition(bucket.card_definition_id),
@@ -107,6 +107,12 @@ class _BucketReader:
         if reasons:
             return Standing(f"fails: {'; '.join(reasons)} (423)", columns=columns)
         return Standing(item.summary, columns=columns)
+
+    def today(self) -> dt.date:
+        """The service's date, read once the first answer brought the client its token."""
+        if self._today is None:
+            self._today = service_today(self.client)
+        return self._today
 
     def _buckets(self, program_id: str, member_id: str, card_id: str) -> dict[str, PendingBucket]:
         key = (program_id, member_id, card_id)
@@ -149,12 +155,11 @@ def _status(read: Callable[[], Any]) -> str | None:
 
 
 def service_today(client: LoyaltyClient) -> dt.date:
-    """The service's UTC date, from the token it issues (``expires_at - expires_in``), so a
-    sandbox on a fixed clock is read at that clock; this machine's date without a token."""
-    try:
-        issued = token_issued_at(client.oauth.token())
-    except LytError:
-        issued = None
+    """The service's UTC date, from the bearer token the client holds (issued at
+    ``expires_at - expires_in`` by the service's clock, plus the time since), so a sandbox on
+    a fixed clock is read at that clock; this machine's date when it holds none."""
+    seconds = client.service_time()
+    issued = None if seconds is None else service_instant(seconds)
     return (issued if issued is not None else pd.Timestamp.now(tz="UTC")).date()
 
 

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Generic
 import pandas as pd
 
 from .._progress import Progress, ProgressBar
-from ..errors import APIError
+from ..errors import APIError, QuotaExhaustedError
 from ._runner import run_items
-from .cost import PlanCost, plan_cost
+from .cost import PlanCost, item_calls, plan_cost
 from .items import ItemResult, Outcome, P, PlanItem, Standing
-from .log import LogSource, log_state, opened_log
+from .log import ActionLog, LogSource, log_state, opened_log
 from .results import RESULT_COLUMNS, preview_frame, results_frame
 
 if TYPE_CHECKING:
@@ -130,15 +130,20 @@ class ActionPlan(Generic[P]):
         concurrency: int = 8,
         progress: Progress = True,
     ) -> pd.DataFrame:
-        """One row per item: target, what will happen, and any local validation error.
+        """One row per item: target, what will happen, the calls it costs, any local error.
 
         With ``client``, each valid item's ``will`` says what the service's current
         state makes of it (``nothing (already DRAFT)``, ``fails: ...``), read with
         at most ``concurrency`` requests in flight and nothing written; the plan's
         ``preview_columns`` hold its state (NA without a client). With ``log``,
-        items that already succeeded show that they will be skipped.
+        items that already succeeded show that they will be skipped. ``calls`` is
+        what executing each item sends (0 when invalid or done, 2 when in doubt; see
+        ``actions.cost``); ``frame.attrs["cost"]`` holds the plan's ``PlanCost``, the
+        budget as the client read it after the preview's reads, and
+        ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset.
         """
-        done = log_state(log, self.action).succeeded
+        state = log_state(log, self.action)
+        done = state.succeeded
         standings: list[Standing | None] = [None] * len(self.items)
         if client is not None:
             todo = [i for i, item in enumerate(self.items) if item.error is None]
@@ -150,7 +155,12 @@ class ActionPlan(Generic[P]):
                 for index, standing in zip(todo, seen, strict=True):
                     standings[index] = standing
                     bar.advance(1)
-        return preview_frame(self.items, done, standings, self.preview_columns)
+        calls = [0 if i.error else item_calls(i.target, state) for i in self.items]
+        frame = preview_frame(self.items, done, standings, self.preview_columns, calls)
+        cost = plan_cost(self, state, client)
+        frame.attrs["cost"] = cost
+        frame.attrs["summary"] = str(cost)
+        return frame
 
     @property
     def valid_items(self) -> list[PlanItem[P]]:
@@ -181,24 +191,40 @@ class ActionPlan(Generic[P]):
         concurrency: int = 8,
         log: LogSource | None = None,
         progress: Progress = True,
+        allow_partial: bool = False,
     ) -> pd.DataFrame:
         """Run every valid item not already done; one result row per item, in plan order.
 
         ``concurrency`` bounds the requests in flight. Item failures are rows,
         never exceptions; only an interruption (KeyboardInterrupt, a crash)
         stops the batch, and the log then lets the next run resume it.
+
+        The call budget: a plan needing more calls than the client knows are left this
+        window (``cost(client, log=log)``) is refused before anything is sent with
+        ``BudgetExceededError``, unless ``allow_partial``. A run the budget stops (a reset
+        beyond the client's ``max_wait``) sends nothing more and raises the client's
+        ``QuotaExhaustedError``; every item sent is in the log, and running again with the
+        same log after the reset sends only the rest.
         """
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         with opened_log(log) as action_log:
-            results = run_items(
-                self,
-                client,
-                concurrency=concurrency,
-                log=action_log,
-                state=log_state(action_log, self.action),
-                progress=progress,
-            )
+            state = log_state(action_log, self.action)
+            cost = plan_cost(self, state, client)
+            if not cost.fits and not allow_partial:
+                raise cost.refusal(f"the {self.action} plan ({len(self.valid_items)} items)")
+            try:
+                results = run_items(
+                    self,
+                    client,
+                    concurrency=concurrency,
+                    log=action_log,
+                    state=state,
+                    progress=progress,
+                )
+            except QuotaExhaustedError as exc:
+                exc.add_note(_resume_note(action_log))
+                raise
         return results_frame(self.items, results, self.extra_result_columns)
 
     def rehearse(
@@ -218,6 +244,19 @@ class ActionPlan(Generic[P]):
         from .rehearsal import rehearse  # it reads the plan kinds, which import this module
 
         return rehearse(self, snapshot, concurrency=concurrency, log=log, progress=progress)
+
+
+def _resume_note(log: ActionLog | None) -> str:
+    """How to finish a plan the call budget stopped."""
+    if log is None:
+        return (
+            "The plan stopped on the call budget; without a log, what was sent is not "
+            "recorded: pass log= next time so a re-run after the reset sends only the rest"
+        )
+    return (
+        f"The plan stopped on the call budget; every item sent is in the log {log.path}: "
+        "run execute again with the same log after the reset to send the rest"
+    )
 
 
 def _reporting_failures(observe: Observer[P], scrub: Callable[[str], str]) -> Observer[P]:

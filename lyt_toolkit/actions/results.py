@@ -25,7 +25,7 @@ RESULT_COLUMNS = (
     "recovered",
 )
 
-_INT_COLUMNS = ("item", "row", "status")
+_INT_COLUMNS = ("item", "row", "status", "calls")
 _STRING_COLUMNS = (
     "target",
     "will",
@@ -67,12 +67,14 @@ def preview_frame(
     done: Container[str],
     standings: Sequence[Standing | None] = (),
     state_columns: Mapping[str, str] | None = None,
+    calls: Sequence[int] = (),
 ) -> pd.DataFrame:
-    """One row per item: target, what will happen, any local error.
+    """One row per item: target, what will happen, the calls executing it costs, any local error.
 
     ``done``: targets the log shows done (skipped); ``standings``: what the
     service's state makes of each item (``None`` where it was not read);
-    ``state_columns``: the plan's own state columns and their dtypes.
+    ``state_columns``: the plan's own state columns and their dtypes; ``calls``: each
+    item's calls (see ``actions.cost``; NA where not given).
     """
     state_columns = state_columns or {}
     rows = []
@@ -94,6 +96,7 @@ def preview_frame(
                 "target": item.target,
                 **item.columns,
                 "will": plan,
+                "calls": calls[index] if index < len(calls) else None,
                 **{name: state.get(name) for name in state_columns},
                 "valid": item.error is None,
                 "error": item.error,
@@ -106,6 +109,7 @@ def preview_frame(
         "target",
         *_item_columns(items),
         "will",
+        "calls",
         *state_columns,
         "valid",
         "error",

@@ -19,7 +19,15 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from ..snapshot import ProgramSnapshot
 
-__all__ = ["EMPTY_OUT", "REFUSED", "connected_client", "output_dir", "pull_snapshot", "refused"]
+__all__ = [
+    "EMPTY_OUT",
+    "REFUSED",
+    "calls_line",
+    "connected_client",
+    "output_dir",
+    "pull_snapshot",
+    "refused",
+]
 
 REFUSED = "the service refused the credentials (401); check LYT_APP_ID and LYT_APP_TOKEN"
 """The line printed when the service refuses the key pair."""
@@ -66,6 +74,11 @@ def pull_snapshot(client: LoyaltyClient) -> ProgramSnapshot:
     from ..snapshot import ProgramSnapshot
 
     return ProgramSnapshot.pull(client, progress=sys.stderr.isatty())
+
+
+def calls_line(snapshot: ProgramSnapshot) -> str:
+    """``API calls used: N; remaining this window: R of L; resets at T`` for a pulled snapshot."""
+    return f"API {snapshot.calls}" if snapshot.calls is not None else "API calls: not counted"
 
 
 def refused(exc: LytError) -> bool:

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import APIConnectionError, ConfigurationError, LytError
-from ._pull import EMPTY_OUT, REFUSED, connected_client, output_dir, pull_snapshot, refused
+from ._pull import (
+    EMPTY_OUT,
+    REFUSED,
+    calls_line,
+    connected_client,
+    output_dir,
+    pull_snapshot,
+    refused,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,6 +81,7 @@ def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = 
     except OSError as exc:
         return _fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
     print(format_summary(snapshot, findings, counts))
+    print(calls_line(snapshot))
     print(f"\nReports written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")

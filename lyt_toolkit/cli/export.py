@@ -6,7 +6,15 @@ import argparse
 import sys
 
 from ..errors import LytError
-from ._pull import EMPTY_OUT, REFUSED, connected_client, output_dir, pull_snapshot, refused
+from ._pull import (
+    EMPTY_OUT,
+    REFUSED,
+    calls_line,
+    connected_client,
+    output_dir,
+    pull_snapshot,
+    refused,
+)
 
 __all__ = ["export"]
 
@@ -31,6 +39,7 @@ def export(args: argparse.Namespace) -> int:
         print(f"lyt export: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
     print(f"Snapshot of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
+    print(calls_line(snapshot))
     print(f"Written to {out.resolve()}/:")
     width = max(len(p.name) for p in written)
     frames = snapshot.frames()

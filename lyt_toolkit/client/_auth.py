@@ -23,6 +23,9 @@ class _Held:
     value: SecretStr
     renew_at: float
     generation: int
+    received_at: float
+    issued_at: float | None
+    """When the service issued it, Unix seconds on the service's clock (if it said)."""
 
 
 class TokenCache:
@@ -47,13 +50,37 @@ class TokenCache:
             return None
         return held.value.get_secret_value(), held.generation
 
-    def store(self, access_token: str, expires_in: float, received_at: float) -> tuple[str, int]:
-        """Hold a new token (renewed ``skew`` seconds early); returns it and its generation."""
+    def store(
+        self,
+        access_token: str,
+        expires_in: float,
+        received_at: float,
+        *,
+        issued_at: float | None = None,
+    ) -> tuple[str, int]:
+        """Hold a new token (renewed ``skew`` seconds early); returns it and its generation.
+
+        ``issued_at`` is when the service issued it by its own clock (Unix seconds).
+        """
         self.generation += 1
         self._issued = [*self._issued[-(ISSUED_KEPT - 1) :], SecretStr(access_token)]
         renew_at = received_at + max(0.0, float(expires_in) - self.skew)
-        self._held = _Held(SecretStr(access_token), renew_at, self.generation)
+        held = _Held(SecretStr(access_token), renew_at, self.generation, received_at, issued_at)
+        self._held = held
         return access_token, self.generation
+
+    def issued_at(self) -> float | None:
+        """When the service issued the token held (Unix seconds, its clock), else None."""
+        held = self._held
+        return None if held is None else held.issued_at
+
+    def service_now(self) -> float | None:
+        """The service's clock now (Unix seconds): the held token's issue time plus the time
+        since it was received on this machine's monotonic clock; None without one."""
+        held = self._held
+        if held is None or held.issued_at is None:
+            return None
+        return held.issued_at + (self.clock() - held.received_at)
 
     def issued(self) -> list[str]:
         """Every token this cache has held (the error scrubber masks them all)."""

@@ -74,6 +74,22 @@ class _Common:
         return self._transport.quota
 
     @property
+    def holds_token(self) -> bool:
+        """Whether the next ``/v2`` call can use the bearer token held (no token request)."""
+        return self._transport.tokens.current() is not None
+
+    def token_issued_at(self) -> float | None:
+        """When the service issued the bearer token this client holds, in Unix seconds on
+        the service's own clock (``expires_at - expires_in``); None before the first ``/v2``
+        call. Reading it sends nothing."""
+        return self._transport.tokens.issued_at()
+
+    def service_time(self) -> float | None:
+        """The service's clock now (Unix seconds): the held token's issue time plus the time
+        since it arrived on this machine's monotonic clock; None without a token. Sends nothing."""
+        return self._transport.tokens.service_now()
+
+    @property
     def base_url(self) -> str:
         """The service address every call goes to, ``{cluster}`` filled in."""
         return self._config.resolved_base_url

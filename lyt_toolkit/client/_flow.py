@@ -146,7 +146,8 @@ def token_flow(
     received_at = tokens.clock()
     call = core.token_call()
     token = core.decode(call, (yield from send_flow(core, call, deadline=deadline, quota=quota)))
-    return tokens.store(token.access_token, token.expires_in, received_at)
+    issued_at = token.expires_at - token.expires_in
+    return tokens.store(token.access_token, token.expires_in, received_at, issued_at=issued_at)
 
 
 def send_flow(

@@ -19,11 +19,14 @@ from pathlib import Path
 import pandas as pd
 
 from .._progress import Progress
+from ..client import LoyaltyClient
 from ..frames.registry import FRAME_NAMES, SCHEMAS
 from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
 from ..reports.snapshot_parquet import write_parquet_snapshot
+from .cost import PullCalls, PullEstimate
 from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
+from .estimate import estimate_pull
 from .program_file import write_program
 from .pull import DEFAULT_CONCURRENCY, ClientSource, Pulled, pull_frames, settings_of, utc_now
 
@@ -53,6 +56,8 @@ class ProgramSnapshot:
     source: str = ""
     pulled_at: pd.Timestamp = field(default_factory=utc_now)
     odd: tuple[OddValue, ...] = field(default=(), repr=False)
+    calls: PullCalls | None = field(default=None, repr=False)
+    """What the pull that made this snapshot sent and the budget left (None when not pulled)."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
@@ -76,6 +81,7 @@ class ProgramSnapshot:
         source: str = "",
         pulled_at: str | datetime | None = None,
         odd_values: Iterable[OddValue] | None = None,
+        calls: PullCalls | None = None,
     ) -> ProgramSnapshot:
         """A snapshot from ready frames; a missing kind becomes its empty frame.
 
@@ -90,7 +96,13 @@ class ProgramSnapshot:
         stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
         if odd_values is None:
             odd_values = [o for f in built.values() for o in f.attrs.get(ODD_VALUES, ())]
-        return cls(**built, source=public_url(source), pulled_at=stamp, odd=tuple(odd_values))
+        return cls(
+            **built,
+            source=public_url(source),
+            pulled_at=stamp,
+            odd=tuple(odd_values),
+            calls=calls,
+        )
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{n}={len(f)}" for n, f in self.frames().items())
@@ -131,24 +143,53 @@ class ProgramSnapshot:
         return write_program(self, path)
 
     @classmethod
+    def estimate(
+        cls,
+        client: LoyaltyClient,
+        *,
+        kinds: Iterable[str] | None = None,
+        cards_per_member: int | None = None,
+        read_members: bool = False,
+    ) -> PullEstimate:
+        """How many calls ``pull(client, kinds=kinds)`` will make, and the budget left.
+
+        A list's length is known only by walking it, so this walks the lists the pull
+        walks (its own calls are ``spent``): every figure is then exact but the bucket
+        lists, at most ``cards_per_member`` per member (default: one per card definition,
+        the most a member can hold) of one page each, since a member's cards are known
+        only by reading it; ``read_members`` reads every member to count them instead (one
+        more call per member, spent here). Per kind: one call per page of 100 of each list,
+        one per member (its cards), one per page of 100 of each card's buckets, one per card
+        definition referenced but not listed, one token request. See
+        ``lyt_toolkit.snapshot.cost``.
+        """
+        return estimate_pull(
+            client, kinds, cards_per_member=cards_per_member, read_members=read_members
+        )
+
+    @classmethod
     def pull(
         cls,
         client: ClientSource = None,
         *,
         progress: Progress = True,
         concurrency: int = DEFAULT_CONCURRENCY,
+        kinds: Iterable[str] | None = None,
     ) -> ProgramSnapshot:
-        """Pull everything, blocking until done.
+        """Pull everything, or only the frames named in ``kinds``, blocking until done.
 
         ``client`` may be a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` (an async
         twin is built from its configuration), a ``ClientConfig``, a mapping of
         client keyword arguments, or None for the environment / ``.env``.
-        Works inside Jupyter, whose event loop is already running.
+        Works inside Jupyter, whose event loop is already running. Frames not asked
+        for are empty; ``calls`` says what the pull sent (``estimate`` says it before).
         """
         settings = settings_of(client)
 
         def run() -> Pulled:
-            return asyncio.run(pull_frames(settings, progress=progress, concurrency=concurrency))
+            return asyncio.run(
+                pull_frames(settings, progress=progress, concurrency=concurrency, kinds=kinds)
+            )
 
         try:
             asyncio.get_running_loop()
@@ -164,10 +205,15 @@ class ProgramSnapshot:
         *,
         progress: Progress = True,
         concurrency: int = DEFAULT_CONCURRENCY,
+        kinds: Iterable[str] | None = None,
     ) -> ProgramSnapshot:
         """Async twin of ``pull``; an ``AsyncLoyaltyClient`` given here is used as is."""
-        return cls._of(await pull_frames(client, progress=progress, concurrency=concurrency))
+        return cls._of(
+            await pull_frames(client, progress=progress, concurrency=concurrency, kinds=kinds)
+        )
 
     @classmethod
     def _of(cls, pulled: Pulled) -> ProgramSnapshot:
-        return cls.from_frames(pulled.frames, source=pulled.source, pulled_at=pulled.pulled_at)
+        return cls.from_frames(
+            pulled.frames, source=pulled.source, pulled_at=pulled.pulled_at, calls=pulled.calls
+        )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
@@ -22,15 +22,26 @@ import pandas as pd
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.pagination import aread_ahead
-from ..errors import LytError, NotFoundError, OddValueWarning
+from ..errors import NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
 from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
+from ..frames.registry import FRAME_NAMES
 from ..frames.rewards import REWARD_COSTS, REWARDS, reward_cost_rows, reward_rows
-from ..frames.schema import FrameBuilder
-from ..models import CardDefinition, Member, MemberWithCards, Page, PendingBucket, Program, Reward
-from ..models.auth import AccessToken
+from ..frames.schema import FrameBuilder, Schema
+from ..models import (
+    Benefit,
+    CardDefinition,
+    Member,
+    MemberWithCards,
+    Page,
+    PendingBucket,
+    Program,
+    Reward,
+    TierStructure,
+)
 from ..models.listing import MAX_LIMIT
+from .cost import PullCalls, tree_depth, wanted_kinds
 from .references import join_statuses, mark_card_definitions, referenced_card_definitions
 
 __all__ = ["DEFAULT_CONCURRENCY", "ClientSource", "Pulled", "pull_frames"]
@@ -46,18 +57,20 @@ None for the environment / ``.env``."""
 
 @dataclass(frozen=True)
 class Pulled:
-    """The frames of one pull, where they came from and the service's time at its start."""
+    """The frames of one pull, where they came from, the service's time at its start and the
+    calls it sent."""
 
     frames: dict[str, pd.DataFrame]
     source: str
     pulled_at: pd.Timestamp
+    calls: PullCalls
 
 
-def token_issued_at(token: AccessToken) -> pd.Timestamp | None:
-    """When the service issued ``token`` by its own clock (``expires_at - expires_in``), or
-    None when those times give no instant pandas can hold."""
+def service_instant(seconds: float) -> pd.Timestamp | None:
+    """Unix ``seconds`` of the service's clock as a UTC timestamp, or None when they give no
+    instant pandas can hold."""
     try:
-        return pd.Timestamp(token.expires_at - token.expires_in, unit="s", tz="UTC")
+        return pd.Timestamp(seconds, unit="s", tz="UTC")
     except (OverflowError, TypeError, ValueError):
         return None
 
@@ -68,13 +81,19 @@ def utc_now() -> pd.Timestamp:
 
 
 async def pull_frames(
-    client: ClientSource, *, progress: Progress = True, concurrency: int = DEFAULT_CONCURRENCY
+    client: ClientSource,
+    *,
+    progress: Progress = True,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    kinds: Iterable[str] | None = None,
 ) -> Pulled:
-    """Pull every frame with ``client``; an ``AsyncLoyaltyClient`` is used as is."""
+    """Pull the frames of ``kinds`` (every one for None) with ``client``; an
+    ``AsyncLoyaltyClient`` is used as is."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    wanted = wanted_kinds(kinds)
     async with _async_client(client) as owned:
-        return await _Puller(owned, progress, concurrency).run()
+        return await _Puller(owned, progress, concurrency, wanted).run()
 
 
 def settings_of(client: ClientSource) -> ClientSource:
@@ -107,66 +126,101 @@ def _async_client(
 class _Puller:
     """One concurrent pull: lists, the member tree, then card definition resolution."""
 
-    def __init__(self, client: AsyncLoyaltyClient, progress: Progress, concurrency: int) -> None:
+    def __init__(
+        self,
+        client: AsyncLoyaltyClient,
+        progress: Progress,
+        concurrency: int,
+        kinds: frozenset[str] = frozenset(FRAME_NAMES),
+    ) -> None:
         self.client = client
+        self.kinds = kinds
         self.limit = asyncio.Semaphore(concurrency)
         self.progress = progress
+        self.held_at_start: float | None = None
+        """The service's clock at the start when the client already held a token."""
 
     async def run(self) -> Pulled:
-        c = self.client
+        c, kinds = self.client, self.kinds
+        used_before = c.quota.calls_used
+        self.held_at_start = c.service_time()
         with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
-            pulled_at = await self._service_now()
             # One task per part, so each keeps its type; _gather runs and cancels them together.
-            rewards_task = asyncio.ensure_future(_rewards(c.rewards.pages(limit=MAX_LIMIT), bar))
-            benefits_task = asyncio.ensure_future(_collect(c.benefits.pages(limit=MAX_LIMIT), bar))
+            # A part not asked for is not pulled.
+            rewards_task = asyncio.ensure_future(
+                _rewards(c.rewards.pages(limit=MAX_LIMIT), bar)
+                if kinds & {"rewards", "reward_costs"}
+                else _ready(_RewardFrames())
+            )
+            benefits_task = asyncio.ensure_future(
+                _collect(c.benefits.pages(limit=MAX_LIMIT), bar)
+                if "benefits" in kinds
+                else _ready(list[Benefit]())
+            )
             listed_task = asyncio.ensure_future(
                 _collect(c.card_definitions.pages(limit=MAX_LIMIT), bar)
+                if "card_definitions" in kinds
+                else _ready(list[CardDefinition]())
             )
             tiers_task = asyncio.ensure_future(
                 _collect(c.tier_structures.pages(limit=MAX_LIMIT), bar)
+                if "tier_structures" in kinds
+                else _ready(list[TierStructure]())
             )
-            tree_task = asyncio.ensure_future(self._member_tree(bar))
+            tree_task = asyncio.ensure_future(self._member_tree(bar, tree_depth(kinds)))
             await _gather(rewards_task, benefits_task, listed_task, tiers_task, tree_task)
             rewards, benefits = rewards_task.result(), benefits_task.result()
             listed, tiers = listed_task.result(), tiers_task.result()
             programs, members, details, buckets = tree_task.result()
-            wanted = rewards.referenced | referenced_card_definitions(
-                (), benefits, tiers, details, buckets
-            )
-            known = {d.id for d in listed}
-            fetched = await self._fetch_definitions(sorted(wanted - known))
+            fetched: list[CardDefinition] = []
+            if "card_definitions" in kinds:
+                wanted = rewards.referenced | referenced_card_definitions(
+                    (), benefits, tiers, details, buckets
+                )
+                known = {d.id for d in listed}
+                fetched = await self._fetch_definitions(sorted(wanted - known))
         definitions = card_definitions_frame(listed, unlisted=fetched)
         status = dict(zip(definitions["id"], definitions["status"].astype(object), strict=True))
+
+        def marked(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+            # Without the card definitions pulled, whether a reference resolves is unknown (NA).
+            if "card_definitions" not in kinds:
+                return frame
+            return mark_card_definitions(frame, schema, status)
+
         frames = {
             "rewards": rewards.rewards.frame(),
-            "reward_costs": mark_card_definitions(rewards.costs.frame(), REWARD_COSTS, status),
-            "benefits": mark_card_definitions(benefits_frame(benefits), BENEFITS, status),
+            "reward_costs": marked(rewards.costs.frame(), REWARD_COSTS),
+            "benefits": marked(benefits_frame(benefits), BENEFITS),
             "card_definitions": definitions,
-            "tier_structures": mark_card_definitions(
-                tier_structures_frame(tiers), TIER_STRUCTURES, status
-            ),
+            "tier_structures": marked(tier_structures_frame(tiers), TIER_STRUCTURES),
             "programs": programs_frame(programs),
             "members": members_frame(members),
             "cards": cards_frame(details),
             "pending_buckets": join_statuses(pending_buckets_frame(buckets), programs, members),
         }
-        return Pulled(frames, c.base_url, pulled_at)
+        quota = c.quota
+        calls = PullCalls(
+            quota.calls_used - used_before, quota.remaining, quota.limit, quota.resets_at
+        )
+        asked = {name: frame for name, frame in frames.items() if name in kinds}
+        return Pulled(asked, c.base_url, self._service_start(), calls)
 
-    async def _service_now(self) -> pd.Timestamp:
-        """The service's clock, from the token it issued (``expires_at - expires_in``).
-
-        Falls back to this machine's UTC time when there is no token, or, with an
-        ``OddValueWarning``, when its times give no instant pandas can hold.
-        """
-        try:
-            token = await self.client.oauth.token()
-        except LytError:
+    def _service_start(self) -> pd.Timestamp:
+        """The service's clock at the pull's start, from the token its first call brought
+        (the service's ``expires_at - expires_in``; no extra call). A client that already held a
+        token gives its issue time plus the time since. This machine's UTC time without a token,
+        or, with an ``OddValueWarning``, when those times give no instant pandas can hold."""
+        seconds = self.held_at_start
+        if seconds is None:
+            seconds = self.client.token_issued_at()
+        if seconds is None:
             return utc_now()
-        issued = token_issued_at(token)
+        issued = service_instant(seconds)
         if issued is None:
             warnings.warn(
-                f"token: expires_at {token.expires_at!r} - expires_in {token.expires_in!r} "
-                "is no instant; using this machine's UTC time",
+                f"token: expires_at - expires_in = {seconds!r} is no instant; "
+                "using this machine's UTC time",
                 OddValueWarning,
                 stacklevel=2,
             )
@@ -183,10 +237,17 @@ class _Puller:
             return await start()
 
     async def _member_tree(
-        self, bar: ProgressBar
+        self, bar: ProgressBar, depth: int
     ) -> tuple[list[Program], list[Member], list[MemberWithCards], list[PendingBucket]]:
+        """Programs, their members, each member read for its cards, each card's buckets, as far
+        down as ``depth`` (see ``cost.TREE``): a member list has no cards, so a member costs one
+        call, and a card one call per page of its buckets."""
         c = self.client
+        if depth < 1:
+            return [], [], [], []
         programs = await _collect(c.programs.pages(limit=MAX_LIMIT), bar)
+        if depth < 2:
+            return programs, [], [], []
         per_program = await _gather(
             *(
                 self._bounded(partial(_collect, c.members.pages(p.id, limit=MAX_LIMIT), bar))
@@ -194,9 +255,13 @@ class _Puller:
             )
         )
         members = [m for group in per_program for m in group]
+        if depth < 3:
+            return programs, members, [], []
         details = await _gather(
             *(self._bounded(partial(c.members.get, m.program_id, m.id)) for m in members)
         )
+        if depth < 4:
+            return programs, members, details, []
         cards = [(m, mc.card) for m in details for mc in m.cards if mc.card is not None]
         per_card = await _gather(
             *(
@@ -246,6 +311,11 @@ async def _rewards(pages: AsyncIterator[Page[Reward]], bar: ProgressBar) -> _Rew
         frames.add(page.data)
         bar.advance(len(page.data), pages=1)
     return frames
+
+
+async def _ready(value: T) -> T:
+    """``value``, as the result of a part that is not pulled."""
+    return value
 
 
 async def _collect(pages: AsyncIterator[Page[T]], bar: ProgressBar) -> list[T]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import warnings
-from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
@@ -104,15 +102,13 @@ def test_the_audit_gives_one_finding_per_flagged_row() -> None:
 
 
 class _OddTokenClient:
-    """Just enough of an async client for ``_service_now``: a token with odd times."""
+    """Just enough of an async client for ``_service_start``: a token with odd times."""
 
     def __init__(self, expires_at: Any, expires_in: Any) -> None:
-        token = SimpleNamespace(expires_at=expires_at, expires_in=expires_in)
+        self.issued = expires_at - expires_in
 
-        async def fetch() -> SimpleNamespace:
-            return token
-
-        self.oauth = SimpleNamespace(token=fetch)
+    def token_issued_at(self) -> Any:
+        return self.issued
 
 
 @pytest.mark.parametrize("expires_at", [10**30, 2**70])
@@ -120,7 +116,7 @@ def test_an_odd_token_time_falls_back_to_this_machines_clock(expires_at: int) ->
     puller = _Puller(_OddTokenClient(expires_at, 3600), False, 1)  # type: ignore[arg-type]
     before = pd.Timestamp.now(tz="UTC")
     with pytest.warns(OddValueWarning, match="token"):
-        now = asyncio.run(puller._service_now())
+        now = puller._service_start()
     assert before <= now <= pd.Timestamp.now(tz="UTC")
 
 
@@ -128,7 +124,7 @@ def test_a_normal_token_time_is_the_services_clock() -> None:
     puller = _Puller(_OddTokenClient(1_768_478_400 + 3600, 3600), False, 1)  # type: ignore[arg-type]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        now = asyncio.run(puller._service_now())
+        now = puller._service_start()
     assert now == pd.Timestamp("2026-01-15T12:00:00Z")
 
 

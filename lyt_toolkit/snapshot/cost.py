@@ -1,0 +1,114 @@
+"""What a pull costs in calls: counted before it starts, and reported after.
+
+The interface gives no totals: a list's length is known only by walking it, one call per
+page of ``MAX_LIMIT`` (100) items, and one call even for an empty list. A pull costs:
+
+- one token request for the client it builds (none for an async client holding a token);
+- rewards, benefits, card definitions, tier structures and programs: one call per page of
+  100 (at least one each);
+- members: one call per page of 100 of each program's members (at least one per program);
+- cards: one call per member, the member read that brings its cards (the member list does
+  not carry them, and the interface has no other way to them);
+- pending buckets: one call per page of 100 of each card's buckets (at least one per card);
+- one call per card definition referenced but not returned by the list (read by ID).
+
+``estimate`` walks the lists (their calls are counted as its own), so every figure but two
+is exact: the cards of each member are known only by reading the member, so the bucket
+lists are bounded by the member count times the most cards a member can hold (one per card
+definition listed) unless the caller states a smaller ``cards_per_member`` or asks
+``read_members`` (the estimate then reads each member, one call each, to count its cards);
+and a card's buckets are taken to fit one page. Card definitions referenced only by cards
+or buckets and not listed are not foreseen (one call each when the pull meets them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..frames.registry import FRAME_NAMES
+
+__all__ = ["TREE", "PullCalls", "PullEstimate", "budget_text", "pages", "wanted_kinds"]
+
+TREE = ("programs", "members", "cards", "pending_buckets")
+"""The member tree's kinds, each needing the ones before it."""
+
+
+def wanted_kinds(kinds: Iterable[str] | None) -> frozenset[str]:
+    """The frame names asked for (every one for None); ``ValueError`` naming an unknown one."""
+    if kinds is None:
+        return frozenset(FRAME_NAMES)
+    asked = [kinds] if isinstance(kinds, str) else list(kinds)
+    unknown = sorted(set(asked) - set(FRAME_NAMES))
+    if unknown:
+        raise ValueError(f"kinds: unknown {unknown}; known: {', '.join(FRAME_NAMES)}")
+    return frozenset(asked)
+
+
+def tree_depth(kinds: frozenset[str]) -> int:
+    """How far down the member tree a pull of ``kinds`` must go (0: not at all)."""
+    return max((TREE.index(k) + 1 for k in kinds if k in TREE), default=0)
+
+
+def pages(items: int, per_page: int) -> int:
+    """Calls to walk a list of ``items``: one per page, one for an empty list."""
+    return max(1, -(-items // per_page))
+
+
+def budget_text(remaining: int | None, limit: int | None, resets_at: datetime | None) -> str:
+    """``remaining this window: R of L; resets at T``, or that the budget is unknown."""
+    if remaining is None:
+        return "budget unknown (no limit headers seen yet)"
+    when = "unknown" if resets_at is None else f"{resets_at:%Y-%m-%d %H:%M:%S} UTC"
+    of = "" if limit is None else f" of {limit}"
+    return f"remaining this window: {remaining}{of}; resets at {when}"
+
+
+@dataclass(frozen=True)
+class PullCalls:
+    """Calls a pull sent, and the budget its client read from the last answer."""
+
+    used: int
+    remaining: int | None = None
+    limit: int | None = None
+    resets_at: datetime | None = None
+
+    def __str__(self) -> str:
+        return f"calls used: {self.used}; {budget_text(self.remaining, self.limit, self.resets_at)}"
+
+
+@dataclass(frozen=True)
+class PullEstimate:
+    """Calls a pull of ``kinds`` will make, per part, and the calls counting them took.
+
+    ``parts`` maps a part (``token``, ``rewards``, ..., ``pending_buckets``) to its calls;
+    ``exact`` is False when the bucket lists are an upper bound (see the module's notes).
+    ``spent`` is what the estimate itself sent; ``remaining``/``limit``/``resets_at`` the
+    budget the client read after it.
+    """
+
+    kinds: frozenset[str]
+    parts: dict[str, int] = field(default_factory=dict)
+    exact: bool = True
+    spent: int = 0
+    remaining: int | None = None
+    limit: int | None = None
+    resets_at: datetime | None = None
+
+    @property
+    def calls(self) -> int:
+        """Calls the pull will make (at most, when not ``exact``)."""
+        return sum(self.parts.values())
+
+    @property
+    def fits(self) -> bool:
+        """True unless the budget is known and holds fewer calls than the pull needs."""
+        return self.remaining is None or self.calls <= self.remaining
+
+    def __str__(self) -> str:
+        bound = "" if self.exact else "at most "
+        return (
+            f"calls needed: {bound}{self.calls} (estimate used {self.spent}); "
+            f"{budget_text(self.remaining, self.limit, self.resets_at)}"
+        )

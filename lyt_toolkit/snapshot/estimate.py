@@ -1,0 +1,118 @@
+"""Counting a pull's calls before it starts, by walking the lists it will walk.
+
+See ``lyt_toolkit.snapshot.cost`` for what each kind costs and why two figures are bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from ..client import LoyaltyClient
+from ..models import Member, Page
+from ..models.listing import MAX_LIMIT
+from .cost import PullEstimate, tree_depth, wanted_kinds
+from .references import referenced_card_definitions
+
+__all__ = ["estimate_pull"]
+
+T = TypeVar("T")
+
+
+class _Walk:
+    """Walks lists with the largest page, keeping the items and the pages it took per part."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, int] = {}
+
+    def __call__(self, part: str, pages: Iterator[Page[T]]) -> list[T]:
+        items: list[T] = []
+        for page in pages:
+            items.extend(page.data)
+            self.parts[part] = self.parts.get(part, 0) + 1
+        return items
+
+
+def estimate_pull(
+    client: LoyaltyClient,
+    kinds: Iterable[str] | None = None,
+    *,
+    cards_per_member: int | None = None,
+    read_members: bool = False,
+) -> PullEstimate:
+    """The calls ``ProgramSnapshot.pull(client, kinds=kinds)`` will make (see ``cost``).
+
+    Walks the lists (rewards, benefits, card definitions, tier structures, programs and
+    members, as far as ``kinds`` need them) with ``client``: those figures are exact, as is
+    one call per member. The bucket lists are bounded: at most ``cards_per_member`` cards
+    per member (by default one per card definition listed, the most a member can hold),
+    each one page. ``read_members`` counts each member's cards instead, reading every
+    member (one call each, spent by the estimate).
+    """
+    if cards_per_member is not None and cards_per_member < 0:
+        raise ValueError("cards_per_member must be 0 or more")
+    if read_members and cards_per_member is not None:
+        raise ValueError("give cards_per_member or read_members, not both")
+    wanted = wanted_kinds(kinds)
+    depth = tree_depth(wanted)
+    used_before = client.quota.calls_used
+    walk = _Walk()
+    parts: dict[str, int] = {"token": 1}
+    referenced: set[str] = set()
+    if wanted & {"rewards", "reward_costs"}:
+        rewards = walk("rewards", client.rewards.pages(limit=MAX_LIMIT))
+        referenced |= referenced_card_definitions(rewards, (), (), (), ())
+    if "benefits" in wanted:
+        benefits = walk("benefits", client.benefits.pages(limit=MAX_LIMIT))
+        referenced |= referenced_card_definitions((), benefits, (), (), ())
+    if "tier_structures" in wanted:
+        tiers = walk("tier_structures", client.tier_structures.pages(limit=MAX_LIMIT))
+        referenced |= referenced_card_definitions((), (), tiers, (), ())
+    definitions = []
+    bounded = depth == 4 and cards_per_member is None and not read_members
+    if "card_definitions" in wanted or bounded:
+        definitions = walk("card_definitions", client.card_definitions.pages(limit=MAX_LIMIT))
+    parts.update(walk.parts)
+    if "card_definitions" not in wanted:
+        parts.pop("card_definitions", None)
+    else:
+        parts["card_definitions_by_id"] = len(referenced - {d.id for d in definitions})
+    members: list[Member] = []
+    if depth >= 1:
+        programs = walk("programs", client.programs.pages(limit=MAX_LIMIT))
+        parts["programs"] = walk.parts["programs"]
+        if depth >= 2:
+            for program in programs:
+                members += walk("members", client.members.pages(program.id, limit=MAX_LIMIT))
+            parts["members"] = walk.parts.get("members", 0)
+        if depth >= 3:
+            parts["cards"] = len(members)
+        if depth >= 4 and read_members:
+            parts["pending_buckets"] = _cards_of(client, members)
+        elif depth >= 4:
+            per_member = len(definitions) if cards_per_member is None else cards_per_member
+            parts["pending_buckets"] = len(members) * per_member
+    quota = client.quota
+    # What is exact: lists, members; not the cards' references (read by ID when unlisted) or,
+    # without read_members, the bucket lists.
+    return PullEstimate(
+        wanted,
+        parts,
+        exact=depth < 3 or ("card_definitions" not in wanted and (depth < 4 or read_members)),
+        spent=quota.calls_used - used_before,
+        remaining=quota.remaining,
+        limit=quota.limit,
+        resets_at=quota.resets_at,
+    )
+
+
+def _cards_of(client: LoyaltyClient, members: list[Member]) -> int:
+    """How many cards ``members`` hold, reading each (eight at a time)."""
+
+    def cards(member: Member) -> int:
+        found = client.members.get(member.program_id, member.id)
+        return sum(1 for mc in found.cards if mc.card is not None)
+
+    with ThreadPoolExecutor(8) as pool:
+        return sum(pool.map(cards, members))

@@ -1,0 +1,150 @@
+"""A plan against the call budget, over real HTTP: counted in the preview, refused when it
+cannot finish, finished exactly on a budget equal to its cost, stopped and resumed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ActionLog
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import BudgetExceededError, QuotaExhaustedError
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import benefit_rows, names_on_server
+
+LEARN = 2
+"""Calls a fresh client spends learning the budget: its token request and one read."""
+
+
+def learned(client: LoyaltyClient) -> int:
+    """Make ``client`` read the budget (a token and one read); returns what remains."""
+    client.programs.list(limit=1)
+    assert client.quota.remaining is not None
+    return client.quota.remaining
+
+
+def test_preview_counts_each_rows_calls_and_sums_them(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    fresh.set_plan("50/hour")
+    plan = actions.create_benefits([*benefit_rows("Preview", 3), {"name": ""}])
+    # One read at a time: answers overtaking each other could leave the count a call off.
+    preview = plan.preview(client, concurrency=1, progress=False)
+    assert preview["calls"].tolist() == [1, 1, 1, 0]
+    cost = preview.attrs["cost"]
+    # The preview's reads brought the token, so the plan needs its three writes only.
+    assert cost.needed == 3 and cost.limit == 50
+    assert cost.remaining == 50 - fresh.plan()["used"]
+    assert preview.attrs["summary"] == str(cost)
+    assert "calls needed: 3; remaining this window:" in str(cost) and "resets at" in str(cost)
+
+
+def test_a_fresh_clients_plan_counts_its_token_request(client: LoyaltyClient) -> None:
+    plan = actions.create_benefits(benefit_rows("Token", 2))
+    assert plan.cost(client).needed == 3
+    client.programs.list(limit=1)  # brings the token
+    assert plan.cost(client).needed == 2
+
+
+def test_a_300_item_plan_on_a_budget_equal_to_its_cost_finishes_with_no_429(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    plan = actions.create_benefits(benefit_rows("Exact", 300))
+    fresh.set_plan(f"{300 + LEARN}/hour")
+    assert learned(client) == 300 == plan.cost(client).needed
+    # One call at a time: with calls overtaking each other the client's count can be a call
+    # off until the answers are in (see client.quota), which an exact budget does not allow.
+    results = plan.execute(client, concurrency=1, progress=False)
+    assert (results["outcome"] == "succeeded").all()
+    # Any 429 would have raised: the window resets an hour away on the sandbox's fixed clock.
+    assert client.quota.remaining == 0 and client.quota.type is None
+    assert fresh.plan()["used"] == 300 + LEARN
+    assert len(names_on_server_after_reset(client, fresh, "Exact")) == 300
+
+
+def names_on_server_after_reset(client: LoyaltyClient, sb: Sandbox, prefix: str) -> list[str]:
+    sb.set_plan("unlimited")
+    with LoyaltyClient(config=client.config) as reader:
+        return names_on_server(reader, prefix)
+
+
+def test_a_budget_one_call_short_is_refused_before_the_first_call(
+    client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
+) -> None:
+    plan = actions.create_benefits(benefit_rows("Short", 5))
+    fresh.set_plan(f"{5 + LEARN - 1}/hour")
+    learned(client)
+    with pytest.raises(BudgetExceededError) as raised:
+        plan.execute(client, log=tmp_path / "short.jsonl", progress=False)
+    error = raised.value
+    assert (error.needed, error.remaining, error.limit) == (5, 4, 5 + LEARN - 1)
+    assert error.resets_at is not None
+    assert "needs 5 calls" in str(error) and "4 of 6 left" in str(error) and "1 short" in str(error)
+    assert fresh.plan()["used"] == LEARN  # nothing was sent
+    assert (
+        not (tmp_path / "short.jsonl").exists() or not ActionLog(tmp_path / "short.jsonl").entries()
+    )
+
+
+def test_a_plan_stopped_by_the_budget_resumes_after_the_reset_each_item_done_once(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "stopped.jsonl"
+    plan = actions.create_benefits(benefit_rows("Stopped", 10))
+    fresh.set_plan(f"{6 + LEARN}/hour")
+    learned(client)
+    with pytest.raises(QuotaExhaustedError) as raised:
+        plan.execute(client, log=log, allow_partial=True, concurrency=1, progress=False)
+    assert "run execute again with the same log after the reset" in "".join(
+        getattr(raised.value, "__notes__", [])
+    )
+    state = ActionLog(log).state(plan.action)
+    assert len(state.succeeded) == 6
+    assert not any(state.in_doubt(item.target) for item in plan.items)
+    assert fresh.plan()["used"] == 6 + LEARN
+
+    fresh.advance_clock(3600)  # the window resets on the sandbox's clock
+    with make_client(fresh) as later:  # a client started after the reset
+        assert plan.cost(later, log=log).needed == 4 + 1  # the rest, and its token
+        results = plan.execute(later, log=log, progress=False)
+    assert results["outcome"].value_counts().to_dict() == {
+        "succeeded": 4,
+        "skipped_already_done": 6,
+        "failed": 0,
+        "invalid": 0,
+        "already_done": 0,
+    }
+    names = names_on_server_after_reset(client, fresh, "Stopped")
+    assert sorted(names) == sorted(row["name"] for row in benefit_rows("Stopped", 10))
+
+
+def test_a_concurrent_run_stopped_by_the_budget_loses_and_repeats_nothing(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "concurrent.jsonl"
+    plan = actions.create_benefits(benefit_rows("Concurrent", 20))
+    fresh.set_plan(f"{12 + LEARN}/hour")
+    learned(client)
+    with pytest.raises(QuotaExhaustedError):
+        plan.execute(client, log=log, allow_partial=True, concurrency=4, progress=False)
+    state = ActionLog(log).state(plan.action)
+    created = fresh.plan()["used"] - LEARN  # every counted call was one item's write
+    assert 0 < len(state.succeeded) == created <= 12
+    assert not any(state.in_doubt(item.target) for item in plan.items)
+
+    fresh.advance_clock(3600)
+    with make_client(fresh) as later:
+        results = plan.execute(later, log=log, progress=False)
+    assert (results["outcome"] == "succeeded").sum() == 20 - created
+    names = names_on_server_after_reset(client, fresh, "Concurrent")
+    assert sorted(names) == sorted(row["name"] for row in benefit_rows("Concurrent", 20))

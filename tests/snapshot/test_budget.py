@@ -1,0 +1,96 @@
+"""A pull against the call budget, over real HTTP: counted first, pulled within the count,
+only the kinds asked for, one token, and what it used reported."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+ClientFor = Callable[..., LoyaltyClient]
+
+EXACT_KINDS = ["rewards", "benefits", "tier_structures", "programs", "members", "cards"]
+"""Kinds whose pull the estimate counts exactly (no bucket lists, no card definitions)."""
+
+
+def test_a_pull_on_a_budget_equal_to_its_estimate_gets_no_429(
+    demo: Sandbox, make_client: ClientFor
+) -> None:
+    demo.set_plan("10000/hour")
+    with make_client(demo) as client:
+        estimate = ProgramSnapshot.estimate(client)
+        assert estimate.spent == demo.plan()["used"] == client.quota.calls_used
+        assert not estimate.exact and estimate.parts["token"] == 1
+        demo.set_plan(f"{estimate.calls}/hour")  # a fresh window holding the estimate exactly
+        snapshot = ProgramSnapshot.pull(client, progress=False)
+    # A 429 would have raised: the window resets an hour away on the sandbox's fixed clock.
+    assert snapshot.calls is not None
+    assert snapshot.calls.used == demo.plan()["used"] <= estimate.calls
+    assert snapshot.calls.remaining == estimate.calls - snapshot.calls.used
+    # The bound: one card per listed card definition for each member.
+    members = len(snapshot.members)
+    assert estimate.parts["cards"] == members
+    listed = int(snapshot.card_definitions["listed"].sum())
+    assert estimate.parts["pending_buckets"] == members * listed
+    assert len(snapshot.pending_buckets) > 0 and len(snapshot.cards) > 0
+
+
+def test_an_exact_estimate_is_what_the_pull_sends(demo: Sandbox, make_client: ClientFor) -> None:
+    demo.set_plan("10000/hour")
+    with make_client(demo) as client:
+        estimate = ProgramSnapshot.estimate(client, kinds=EXACT_KINDS)
+        assert estimate.exact and "card_definitions" not in estimate.parts
+        used = demo.plan()["used"]
+        snapshot = ProgramSnapshot.pull(client, kinds=EXACT_KINDS, progress=False)
+    assert snapshot.calls is not None
+    # One token for the pull's client, and no other token request (the service's clock is
+    # read from it).
+    assert snapshot.calls.used == estimate.calls == demo.plan()["used"] - used
+    assert str(snapshot.pulled_at) == "2026-01-15 12:00:00+00:00"
+
+
+def test_reading_the_members_makes_the_bucket_lists_exact(
+    demo: Sandbox, make_client: ClientFor
+) -> None:
+    kinds = [*EXACT_KINDS, "pending_buckets"]
+    with make_client(demo) as client:
+        estimate = ProgramSnapshot.estimate(client, kinds=kinds, read_members=True)
+        snapshot = ProgramSnapshot.pull(client, kinds=kinds, progress=False)
+    assert estimate.exact
+    assert estimate.parts["pending_buckets"] == len(snapshot.cards)
+    assert estimate.spent == 1 + sum(
+        v for k, v in estimate.parts.items() if k not in ("token", "cards", "pending_buckets")
+    ) + len(snapshot.members)
+    assert snapshot.calls is not None and snapshot.calls.used == estimate.calls
+
+
+def test_only_the_kinds_asked_are_pulled(demo: Sandbox, make_client: ClientFor) -> None:
+    with make_client(demo) as client:
+        estimate = ProgramSnapshot.estimate(client, kinds=["rewards"])
+        snapshot = ProgramSnapshot.pull(client, kinds=["rewards"], progress=False)
+    assert set(estimate.parts) == {"token", "rewards"}
+    assert snapshot.calls is not None and snapshot.calls.used == estimate.calls
+    assert len(snapshot.rewards) > 0
+    for name in ("reward_costs", "benefits", "card_definitions", "programs", "members", "cards"):
+        assert len(getattr(snapshot, name)) == 0, name
+
+
+def test_an_unknown_kind_is_refused_naming_it(demo: Sandbox, make_client: ClientFor) -> None:
+    with make_client(demo) as client, pytest.raises(ValueError, match="kinds: unknown"):
+        ProgramSnapshot.estimate(client, kinds=["reward"])
+    with pytest.raises(ValueError, match=r"\['members2'\]"):
+        ProgramSnapshot.pull(client, kinds=["members2"], progress=False)
+
+
+def test_the_estimate_says_the_budget(demo: Sandbox, make_client: ClientFor) -> None:
+    demo.set_plan("500/hour")
+    with make_client(demo) as client:
+        estimate = ProgramSnapshot.estimate(client, kinds=["programs"])
+    assert estimate.remaining == 500 - demo.plan()["used"] and estimate.limit == 500
+    assert estimate.fits
+    assert str(estimate).startswith(f"calls needed: {estimate.calls} (estimate used 2); ")
+    assert "remaining this window: " in str(estimate) and " of 500; resets at " in str(estimate)
