@@ -63,7 +63,8 @@ def test_the_kernel_is_free_and_a_second_click_while_busy_is_refused(
     assert time.monotonic() - started < 2  # the click returned while the batch runs
     assert widget.submit_button.disabled and widget.load_button.disabled
     assert not widget.cancel_button.disabled
-    assert "Running: 11 calls" in widget.status.value
+    # one create per valid row, plus the token this client has not fetched yet
+    assert "Running: 12 calls" in widget.status.value  # 11 valid rows
     widget.submit_button.click()  # a second click (even from code) starts nothing
     assert "already running" in widget.status.value
     widget.load_button.click()
@@ -197,7 +198,7 @@ def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     rows = [int(i) for i in fixable.index] + [int(pending)]
     panel.findings_grid.selected_rows = rows
     assert not panel.act_button.disabled
-    assert f"calls needed: {len(targets)}" in panel.budget.value
+    assert f"calls needed: {len(targets) + 1}" in panel.budget.value  # and its first token
     panel.preview_button.click()
     assert sorted(panel.preview_grid.df["target"]) == targets
     assert set(panel.preview_grid.df["will"]) == {"move to DRAFT"}

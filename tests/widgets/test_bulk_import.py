@@ -42,7 +42,7 @@ def test_upload_preview_submit_results_and_download(client: LoyaltyClient) -> No
     assert len(preview) == 19 and list(preview.columns)[:3] == ["row", "target", "type"]
     assert "points_value is required for a POINTS benefit" in set(preview["error"])
     assert "stock_quantity" in set(preview["field"])
-    assert "calls needed: 11" in widget.budget.value
+    assert "calls needed: 12" in widget.budget.value  # 11 rows and the first token
     assert not widget.submit_button.disabled
 
     widget.submit_button.click()
