@@ -19,6 +19,7 @@ from ..inputs import (
     FLAT_COLUMNS,
     BenefitImport,
     CheckedBenefit,
+    ValidBenefits,
     benefits_from_csv,
     check_benefit_rows,
     column_for,
@@ -160,9 +161,11 @@ def create_benefits(
 
     ``rows``: one body or many (``BenefitCreate`` or dicts in the API's shape or
     in the flat CSV shape), a DataFrame in either shape, or a ``BenefitImport``.
+    Rows are numbered as in the file for an import, its valid ``rows``, or a frame
+    ``read_benefits_csv`` gave (filtered or not); otherwise 1, 2, ... in order.
     """
-    if isinstance(rows, BenefitImport):
-        return CreateBenefits(_items(rows.checked))
+    if isinstance(rows, BenefitImport) or (isinstance(rows, ValidBenefits) and rows.intact()):
+        return CreateBenefits(_items(rows.checked))  # rows keep the file's numbers
     if isinstance(rows, pd.DataFrame):
         return CreateBenefits(_items(check_benefit_rows(frame_rows(rows))))
     if isinstance(rows, BenefitCreate | Mapping):

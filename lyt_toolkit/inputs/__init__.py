@@ -12,7 +12,7 @@ from .benefit_rows import (
     flat_row_to_body,
     frame_rows,
 )
-from .benefits_csv import BenefitImport, benefits_from_csv, read_benefits_csv
+from .benefits_csv import BenefitImport, ValidBenefits, benefits_from_csv, read_benefits_csv
 from .csv_file import InputFileError
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "BenefitImport",
     "CheckedBenefit",
     "InputFileError",
+    "ValidBenefits",
     "benefits_from_csv",
     "check_benefit_rows",
     "column_for",

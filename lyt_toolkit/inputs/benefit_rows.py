@@ -264,9 +264,15 @@ def check_benefit_rows(rows: Iterable[tuple[int, Any]]) -> list[CheckedBenefit]:
 
 
 def frame_rows(frame: pd.DataFrame) -> list[tuple[int, dict[str, Any]]]:
-    """A DataFrame's rows as dicts numbered from 1, blank cells left out."""
+    """A DataFrame's rows as dicts, blank cells left out, each with its row number: the
+    index where it is named ``row`` (as ``read_benefits_csv`` gives, so a filtered frame
+    keeps the file's numbers), else 1, 2, ... by position."""
     records = frame.to_dict(orient="records")
+    if frame.index.name == "row":
+        numbers = [int(n) for n in frame.index]
+    else:
+        numbers = list(range(1, len(records) + 1))
     return [
-        (i + 1, {str(k): v for k, v in record.items() if not _blank(v)})
-        for i, record in enumerate(records)
+        (number, {str(k): v for k, v in record.items() if not _blank(v)})
+        for number, record in zip(numbers, records, strict=True)
     ]

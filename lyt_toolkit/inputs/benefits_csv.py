@@ -14,9 +14,28 @@ from ..models import BenefitCreate
 from .benefit_rows import FLAT_COLUMNS, CheckedBenefit, check_benefit_rows, frame_rows
 from .csv_file import InputFileError, read_csv_table
 
-__all__ = ["BenefitImport", "benefits_from_csv", "read_benefits_csv"]
+__all__ = ["BenefitImport", "ValidBenefits", "benefits_from_csv", "read_benefits_csv"]
 
 _REQUIRED_COLUMNS = ("name", "type")
+
+
+class ValidBenefits(list[BenefitCreate]):
+    """The bodies of an import's valid rows, each still knowing its row of the file.
+
+    A plain list of bodies, plus ``checked``: those rows as checked, with their
+    numbers, so ``actions.create_benefits(rows)`` previews and reports them under
+    the file's row numbers, not renumbered 1, 2, ... (while the list is ``intact``).
+    """
+
+    def __init__(self, checked: list[CheckedBenefit]) -> None:
+        self.checked = [c for c in checked if c.error is None and c.body is not None]
+        super().__init__(c.body for c in self.checked if c.body is not None)
+
+    def intact(self) -> bool:
+        """Whether the list still holds exactly the bodies ``checked`` numbers."""
+        return len(self) == len(self.checked) and all(
+            body is c.body for body, c in zip(self, self.checked, strict=True)
+        )
 
 
 @dataclass
@@ -26,9 +45,11 @@ class BenefitImport:
     Unpacks as ``rows, errors = benefits_from_csv(path)``; ``checked`` keeps
     every row, the invalid ones too, so a plan made from the import
     (``actions.create_benefits(imported)``) previews them next to the valid ones.
+    Rows keep the file's numbers everywhere: in ``errors``, and in the preview and
+    results of a plan made from the import or from ``rows`` alone.
     """
 
-    rows: list[BenefitCreate]
+    rows: ValidBenefits
     errors: pd.DataFrame
     checked: list[CheckedBenefit]
 
@@ -65,15 +86,13 @@ def read_benefits_csv(source: Any) -> pd.DataFrame:
 def benefits_from_csv(source: str | os.PathLike[str] | bytes | io.IOBase) -> BenefitImport:
     """Read a benefit import CSV (a path, its text, its bytes or an open file).
 
-    Rows are numbered from 1 for the first line below the header. A missing or
+    Rows are numbered from 1 for the first line below the header (blank lines
+    count), in the errors and in any plan made from the result. A missing or
     unknown column, or a file that cannot be read as UTF-8 CSV, is an
     ``InputFileError`` (a ``ValueError``) for the whole file (a typo would
     silently drop data); a bad cell is an error of its row naming the column.
     """
-    frame = read_benefits_csv(source)
-    numbered = zip(frame.index, frame_rows(frame), strict=True)
-    checked = check_benefit_rows((int(number), row) for number, (_, row) in numbered)
-    valid = [c.body for c in checked if c.error is None and c.body is not None]
+    checked = check_benefit_rows(frame_rows(read_benefits_csv(source)))
     errors = pd.DataFrame(
         [
             {"row": c.row, "name": c.name, "field": c.field, "error": c.error}
@@ -85,4 +104,4 @@ def benefits_from_csv(source: str | os.PathLike[str] | bytes | io.IOBase) -> Ben
     errors["row"] = errors["row"].astype("Int64")
     for column in ("name", "field", "error"):
         errors[column] = errors[column].astype("string")
-    return BenefitImport(valid, errors, checked)
+    return BenefitImport(ValidBenefits(checked), errors, checked)

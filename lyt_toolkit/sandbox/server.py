@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import httpx
 import uvicorn
@@ -49,18 +50,40 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+_RUNNING: set[Sandbox] = set()
+"""Every sandbox ``Sandbox.start`` started and nobody stopped yet: holding them here is
+what keeps a sandbox serving after the notebook drops its last name for it."""
+
+
+@atexit.register
+def _stop_running() -> None:
+    """At the interpreter's (or kernel's) end, stop what is still running."""
+    for sandbox in list(_RUNNING):
+        sandbox.stop()
+
+
 class Sandbox:
-    """A running sandbox: its base URL, credentials and admin helpers."""
+    """A sandbox: its base URL, credentials and admin helpers.
+
+    ``Sandbox.start(...)`` serves one in this process until ``stop()``, the end of a
+    ``with`` block, or the end of the interpreter, whichever comes first; dropping
+    every reference to it does not stop it. ``Sandbox(base_url, credentials)`` only
+    names one already running elsewhere (``lyt sandbox serve``); its ``stop()`` does
+    nothing.
+    """
 
     def __init__(self, base_url: str, credentials: SandboxCredentials) -> None:
         self.base_url = base_url
         self.credentials = credentials
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._close_store: Callable[[], None] | None = None
+        self._stop_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Sandbox(base_url={self.base_url!r})"
 
     @classmethod
-    @contextmanager
     def start(
         cls,
         data: str | Path | dict[str, Any] | None = None,
@@ -75,8 +98,11 @@ class Sandbox:
         port: int = 0,
         body_timeout: float = BODY_TIMEOUT,
         head_timeout: float = HEAD_TIMEOUT,
-    ) -> Iterator[Sandbox]:
-        """Serve a sandbox with real uvicorn on a free loopback port until the block ends.
+    ) -> Sandbox:
+        """Serve a sandbox with real uvicorn on a free loopback port; return it running.
+
+        It serves until ``sb.stop()``, or the end of ``with Sandbox.start(...) as sb:``,
+        or the interpreter's end; never stopped by garbage collection.
 
         ``snapshot`` (a ``ProgramSnapshot`` or a folder its ``to_csv`` wrote), instead of
         ``data``: the sandbox holds that program, its clock at the snapshot's ``pulled_at``
@@ -108,19 +134,49 @@ class Sandbox:
                 lifespan="off",
             )
         )
-        thread = threading.Thread(target=server.run, name="lyt-sandbox", daemon=True)
-        thread.start()
+        sandbox = cls(f"http://{host}:{port}", config.credentials)
+        sandbox._server = server
+        sandbox._close_store = app.state.sandbox.store.close
+        sandbox._thread = threading.Thread(target=server.run, name="lyt-sandbox", daemon=True)
+        sandbox._thread.start()
         deadline = time.monotonic() + 15
         while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
+            if not sandbox._thread.is_alive() or time.monotonic() > deadline:
+                sandbox.stop()
                 raise RuntimeError(f"the sandbox did not start on {host}:{port}")
             time.sleep(0.01)
-        try:
-            yield cls(f"http://{host}:{port}", config.credentials)
-        finally:
+        _RUNNING.add(sandbox)
+        return sandbox
+
+    @property
+    def running(self) -> bool:
+        """Whether this process serves it now (``start``ed and not ``stop``ped)."""
+        return self in _RUNNING
+
+    def stop(self) -> None:
+        """Stop serving and close its store; again, or on one not started here: nothing."""
+        with self._stop_lock:
+            _RUNNING.discard(self)
+            server, thread, close_store = self._server, self._thread, self._close_store
+            self._server = self._thread = self._close_store = None
+            if server is None:
+                return
             server.should_exit = True
-            thread.join(timeout=10)
-            app.state.sandbox.store.close()
+            if thread is not None:
+                thread.join(timeout=10)
+            if close_store is not None:
+                close_store()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
 
     def key_headers(self) -> dict[str, str]:
         """The application key pair, as request headers."""

@@ -166,5 +166,5 @@ def test_progress_callback_counts_rows(client: LoyaltyClient) -> None:
 
 
 def test_a_group_without_a_list_has_no_frame(client: LoyaltyClient) -> None:
-    with pytest.raises(TypeError, match="PromotionTiers has no DataFrame form"):
-        client.promotion_tiers.frame()
+    with pytest.raises(TypeError, match="OAuth has no DataFrame form"):
+        client.oauth.frame()

@@ -12,7 +12,6 @@ pip installs the dependencies too, as a new user's ``pip install`` would.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,27 +19,15 @@ import venv
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-_NOT_SOURCE = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache")
+from wheel_building import ROOT, build_wheel, outside_env
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new virtual environment holding the wheel built from this checkout; its bin folder."""
     work = tmp_path_factory.mktemp("wheel")
-    dist = work / "dist"
-    # Built from a copy holding only the project's files: a stale build/ folder in the
-    # checkout could otherwise supply files the package declaration forgot.
-    source = work / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*_NOT_SOURCE))
+    wheel = build_wheel(work)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    subprocess.run(
-        [*pip, "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(source)],
-        check=True,
-        cwd=work,
-    )
-    (wheel,) = dist.glob("lyt_toolkit-*.whl")
     env_dir = work / "venv"
     full = os.environ.get("LYT_WHEEL_FULL_INSTALL") == "1"
     venv.create(env_dir, with_pip=full)
@@ -62,9 +49,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(bin_dir: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LYT_", "PYTHON"))}
     return subprocess.run(
-        list(args), cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
+        list(args),
+        cwd=cwd,
+        env=outside_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -90,11 +82,10 @@ def test_lyt_demo_runs_from_the_wheel(installed: Path, tmp_path: Path) -> None:
 
 
 def test_lyt_sandbox_serve_answers_from_the_wheel(installed: Path, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LYT_", "PYTHON"))}
     proc = subprocess.Popen(
         [str(installed / "lyt"), "sandbox", "serve", "--port", "0"],
         cwd=tmp_path,
-        env=env,
+        env=outside_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -1,8 +1,15 @@
-"""Promotion tiers (``/v1``): list them and validate one against a customer and order."""
+"""Promotion tiers (``/v1``): list them, validate one against a customer and order, and
+ask what a tier would do to several orders (``what_if``).
+
+Amounts are integers in minor units (cents): ``1040`` is 10.40. An order amount,
+item amount or item price from 1 to 99 gives a ``MinorUnitsWarning``, as it most
+likely was meant in major units (``amount: 10`` is 0.10, not 10.00).
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
+import warnings
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from typing_extensions import Unpack
@@ -13,7 +20,18 @@ from ..pagination import awalk, walk
 from ._base import AsyncResource, SyncResource, check_text, validate_body
 
 if TYPE_CHECKING:
-    from ...models import PromotionTier, PromotionTierList, TierValidationResult
+    import pandas as pd
+
+    from ..._progress import Progress
+    from ...models import (
+        OrderRef,
+        PromotionTier,
+        PromotionTierList,
+        TierValidationRequest,
+        TierValidationResult,
+    )
+
+__all__ = ["WHAT_IF_COLUMNS", "AsyncPromotionTiers", "MinorUnitsWarning", "PromotionTiers"]
 
 _COLLECTION = "/v1/promotions/tiers"
 _VALIDATE = "/v1/promotions/tiers/{tier_id}/validation"
@@ -87,8 +105,113 @@ def _validate(
     given = {"customer": customer, "order": order, "metadata": metadata}
     body = {name: value for name, value in given.items() if value is not None}
     checked = validate_body(TierValidationRequest, body, "promotion tier validation")
+    _warn_major_units(checked)
     url = path(_VALIDATE, tier_id=check_text(tier_id, "tier_id"))
     return Call("POST", url, json=checked.body(), decode=decoder(TierValidationResult))
+
+
+class MinorUnitsWarning(UserWarning):
+    """An amount that looks like major units where the service counts minor units."""
+
+
+_LIKELY_MAJOR = range(1, 100)
+
+
+def _warn_major_units(request: TierValidationRequest) -> None:
+    """Warn, naming the field, for each amount from 1 to 99 in the request's order."""
+    order = request.order
+    if order is None:
+        return
+    amounts: list[tuple[str, int | None]] = [("order.amount", order.amount)]
+    for number, item in enumerate(order.items or ()):
+        amounts += [(f"order.items.{number}.amount", item.amount)]
+        amounts += [(f"order.items.{number}.price", item.price)]
+    for field, value in amounts:
+        if value is not None and value in _LIKELY_MAJOR:
+            warnings.warn(
+                f"{field}={value} is in minor units ({value / 100:.2f} in major units);"
+                f" write {value * 100} for {value}.00",
+                MinorUnitsWarning,
+                stacklevel=4,
+            )
+
+
+WHAT_IF_COLUMNS = (
+    "amount", "valid", "reason", "discount_amount", "applied_discount_amount",
+)  # fmt: skip
+"""The columns of ``what_if``'s frame, one row per order (index ``order``: its position)."""
+
+
+def _orders(orders: Sequence[Any]) -> list[OrderRef]:
+    from ...models import OrderRef
+
+    if isinstance(orders, str | bytes | Mapping) or not isinstance(orders, Sequence):
+        raise RequestValidationError("orders must be a list of orders", field="orders")
+    return [
+        validate_body(OrderRef, order, f"orders[{number}]") for number, order in enumerate(orders)
+    ]
+
+
+def _what_if_frame(orders: list[OrderRef], results: Iterable[TierValidationResult]) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for order, result in zip(orders, results, strict=True):
+        priced = getattr(result, "order", None)
+        rows.append(
+            {
+                "amount": order.amount if priced is None else priced.amount,
+                "valid": result.valid,
+                "reason": getattr(result, "reason", None),
+                "discount_amount": getattr(result, "discount_amount", None),
+                "applied_discount_amount": getattr(result, "applied_discount_amount", None),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(WHAT_IF_COLUMNS))
+    frame.index = pd.RangeIndex(len(rows), name="order")
+    return frame.astype(
+        {
+            "amount": "Int64",
+            "valid": "boolean",
+            "reason": "str",
+            "discount_amount": "Int64",
+            "applied_discount_amount": "Int64",
+        }
+    )
+
+
+TIER_COLUMNS = (
+    "id", "name", "campaign_id", "campaign_name", "active", "start_date", "expiration_date",
+    "hierarchy", "discount_type", "created_at", "updated_at",
+)  # fmt: skip
+
+
+def _tiers_frame(tiers: Iterable[PromotionTier]) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for tier in tiers:
+        discount = tier.effective_discount
+        rows.append(
+            {
+                "id": tier.id,
+                "name": tier.name,
+                "campaign_id": tier.campaign_id or (tier.campaign.id if tier.campaign else None),
+                "campaign_name": tier.campaign.name if tier.campaign else None,
+                "active": tier.active,
+                "start_date": tier.start_date,
+                "expiration_date": tier.expiration_date,
+                "hierarchy": tier.hierarchy,
+                "discount_type": None if discount is None else str(discount.type),
+                "created_at": tier.created_at,
+                "updated_at": tier.updated_at,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(TIER_COLUMNS))
+    for column in ("start_date", "expiration_date", "created_at", "updated_at"):
+        frame[column] = pd.to_datetime(frame[column], utc=True)
+    text = ("id", "name", "campaign_id", "campaign_name", "discount_type")
+    return frame.astype({**dict.fromkeys(text, "str"), "active": "boolean", "hierarchy": "Int64"})
 
 
 class PromotionTiers(SyncResource):
@@ -109,6 +232,35 @@ class PromotionTiers(SyncResource):
         outcome is a result (``valid`` false, with ``reason`` and ``error``), not an exception."""
         return self._send(_validate(tier_id, **check))
 
+    def what_if(
+        self,
+        tier_id: str,
+        *,
+        orders: Sequence[Any],
+        customer: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> pd.DataFrame:
+        """Validate the tier against each of ``orders`` for ``customer``; nothing is redeemed.
+
+        One row per order (index ``order``, its position): ``amount`` (the order's,
+        minor units), ``valid``, ``reason`` (why not), ``discount_amount`` and
+        ``applied_discount_amount`` (minor units; NA where invalid). One request per order.
+        """
+        checked = _orders(orders)
+        results = [
+            self.validate(tier_id, customer=customer, order=order, metadata=metadata)
+            for order in checked
+        ]
+        return _what_if_frame(checked, results)
+
+    def frame(  # type: ignore[override]
+        self, *, progress: Progress = True, **query: Unpack[TierQuery]
+    ) -> pd.DataFrame:
+        """Every tier (as ``iter``) as a DataFrame, one row per tier (``TIER_COLUMNS``):
+        dates tz-aware UTC, ``active`` boolean, ``discount_type`` the discount's wire type.
+        Tiers come in numbered pages, so ``progress`` shows nothing."""
+        return _tiers_frame(self.iter(**query))
+
 
 class AsyncPromotionTiers(AsyncResource):
     """Async twin of ``PromotionTiers``."""
@@ -128,3 +280,29 @@ class AsyncPromotionTiers(AsyncResource):
     async def validate(self, tier_id: str, **check: Unpack[TierCheck]) -> TierValidationResult:
         """Async twin of ``PromotionTiers.validate``."""
         return await self._send(_validate(tier_id, **check))
+
+    async def what_if(
+        self,
+        tier_id: str,
+        *,
+        orders: Sequence[Any],
+        customer: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> pd.DataFrame:
+        """Async twin of ``PromotionTiers.what_if`` (the orders validated concurrently)."""
+        import asyncio
+
+        checked = _orders(orders)
+        results = await asyncio.gather(
+            *(
+                self.validate(tier_id, customer=customer, order=order, metadata=metadata)
+                for order in checked
+            )
+        )
+        return _what_if_frame(checked, results)
+
+    async def frame(  # type: ignore[override]
+        self, *, progress: Progress = True, **query: Unpack[TierQuery]
+    ) -> pd.DataFrame:
+        """Async twin of ``PromotionTiers.frame``."""
+        return _tiers_frame([tier async for tier in self.iter(**query)])

@@ -1,0 +1,44 @@
+"""Shared by the packaging tests: the wheel built from a clean copy of this checkout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_NOT_SOURCE = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache")
+
+
+def build_wheel(work: Path) -> Path:
+    """The wheel of this checkout, built under ``work`` from a copy holding only the
+    project's files (a stale build/ folder could otherwise supply files the package
+    declaration forgot)."""
+    dist = work / "dist"
+    source = work / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*_NOT_SOURCE))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--disable-pip-version-check",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--wheel-dir",
+            str(dist),
+            str(source),
+        ],
+        check=True,
+        cwd=work,
+    )
+    (wheel,) = dist.glob("lyt_toolkit-*.whl")
+    return wheel
+
+
+def outside_env() -> dict[str, str]:
+    """This process's environment without the project's settings or Python paths."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("LYT_", "PYTHON"))}

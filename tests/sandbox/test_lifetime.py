@@ -1,0 +1,108 @@
+"""``Sandbox.start`` returns a running sandbox that lives until ``stop()``, a ``with``
+block's end or the interpreter's end, and never ends by garbage collection."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import weakref
+
+import httpx
+import pytest
+
+from lyt_toolkit.sandbox import Sandbox
+
+NOW = "2026-01-15T12:00:00Z"
+
+
+def _clock(base_url: str, sb: Sandbox) -> str:
+    response = httpx.get(f"{base_url}/_sandbox/clock", headers=sb.key_headers(), timeout=5)
+    response.raise_for_status()
+    now: str = response.json()["now"]
+    return now
+
+
+def _refused(base_url: str) -> bool:
+    try:
+        httpx.get(f"{base_url}/docs", timeout=2)
+    except httpx.TransportError:
+        return True
+    return False
+
+
+def test_a_started_sandbox_outlives_its_last_name_until_stopped() -> None:
+    sb = Sandbox.start(now=NOW, seed=7)
+    base_url, keys = sb.base_url, sb.key_headers()
+    alive = weakref.ref(sb)
+    del sb
+    gc.collect()
+
+    again = alive()
+    assert again is not None, "the running sandbox was collected"
+    for _ in range(3):
+        response = httpx.get(f"{base_url}/_sandbox/clock", headers=keys, timeout=5)
+        assert response.status_code == 200
+        assert response.json()["now"].startswith("2026-01-15")
+        gc.collect()
+    assert again.running
+
+    again.stop()
+    assert not again.running
+    assert _refused(base_url)
+
+
+def test_stop_twice_is_fine() -> None:
+    sb = Sandbox.start(now=NOW)
+    assert _clock(sb.base_url, sb).startswith("2026-01-15")
+    sb.stop()
+    sb.stop()
+    assert not sb.running
+    assert _refused(sb.base_url)
+
+
+def test_the_with_block_stops_it_and_the_stopped_sandbox_is_let_go() -> None:
+    with Sandbox.start(now=NOW) as sb:
+        assert sb.running
+        assert _clock(sb.base_url, sb).startswith("2026-01-15")
+    assert not sb.running
+    assert _refused(sb.base_url)
+    alive = weakref.ref(sb)
+    del sb
+    gc.collect()
+    assert alive() is None, "a stopped sandbox is still held"
+
+
+def test_the_with_block_stops_it_when_the_block_raises() -> None:
+    with pytest.raises(KeyError), Sandbox.start(now=NOW) as sb:
+        raise KeyError("boom")
+    assert not sb.running
+    assert _refused(sb.base_url)
+
+
+def test_a_named_sandbox_elsewhere_is_not_stopped_by_this_process() -> None:
+    with Sandbox.start(now=NOW) as served:
+        named = Sandbox(served.base_url, served.credentials)
+        assert not named.running
+        named.stop()
+        assert _clock(served.base_url, served).startswith("2026-01-15")
+
+
+def test_the_interpreters_end_stops_a_sandbox_nobody_stopped() -> None:
+    """A child process starts one, drops it and exits; a hook registered before the
+    sandbox was imported runs after the sandbox's own, and sees it stopped."""
+    script = (
+        "import atexit\n"
+        "def after():\n"
+        "    from lyt_toolkit.sandbox import server\n"
+        "    print('still running:', len(server._RUNNING), flush=True)\n"
+        "atexit.register(after)\n"
+        "from lyt_toolkit.sandbox import Sandbox\n"
+        "Sandbox.start()\n"
+        "print('started', flush=True)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["started", "still running: 0"], out.stdout
