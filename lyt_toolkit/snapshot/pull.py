@@ -137,9 +137,12 @@ class _Puller:
             fetched = await self._fetch_definitions(sorted(wanted - known))
         definitions = card_definitions_frame(listed, unlisted=fetched)
         status = dict(zip(definitions["id"], definitions["status"].astype(object), strict=True))
+        names = dict(zip(definitions["id"], definitions["name"].astype(object), strict=True))
         frames = {
             "rewards": rewards.rewards.frame(),
-            "reward_costs": mark_card_definitions(rewards.costs.frame(), REWARD_COSTS, status),
+            "reward_costs": mark_card_definitions(
+                rewards.costs.frame(), REWARD_COSTS, status, names
+            ),
             "benefits": mark_card_definitions(benefits_frame(benefits), BENEFITS, status),
             "card_definitions": definitions,
             "tier_structures": mark_card_definitions(
