@@ -20,6 +20,7 @@ from typing import Any
 __all__ = [
     "NotPlain",
     "enum_text",
+    "id_pattern",
     "id_text",
     "instant",
     "mapping",
@@ -38,9 +39,6 @@ class NotPlain(Exception):
 
 _INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z")
 """The service's instant form: UTC, optional fraction of up to microseconds, ``Z``."""
-
-_IDS: dict[str, re.Pattern[str]] = {}
-"""The compiled pattern of each ID prefix met."""
 
 
 def values_of(enum: type[Enum]) -> frozenset[str]:
@@ -72,11 +70,13 @@ def optional_text(value: Any) -> str | None:
     return None if value is None else text(value)
 
 
-def id_text(value: Any, prefix: str) -> str:
-    """A loyalty ID: ``prefix`` then lowercase hex digits (the models' ID pattern)."""
-    pattern = _IDS.get(prefix)
-    if pattern is None:
-        pattern = _IDS[prefix] = re.compile(re.escape(prefix) + "[a-f0-9]+")
+def id_pattern(prefix: str) -> re.Pattern[str]:
+    """The models' pattern of loyalty IDs with ``prefix``: the prefix, then lowercase hex."""
+    return re.compile(re.escape(prefix) + "[a-f0-9]+")
+
+
+def id_text(value: Any, pattern: re.Pattern[str]) -> str:
+    """A loyalty ID matching ``pattern`` (from ``id_pattern``)."""
     if type(value) is not str or pattern.fullmatch(value) is None:
         raise NotPlain
     return value

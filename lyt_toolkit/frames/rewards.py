@@ -178,6 +178,8 @@ _STATUSES = plain.values_of(RewardStatus)
 _TYPES = plain.values_of(RewardType)
 _VALIDITY_TYPES = plain.values_of(ValidityHoursType)
 _DAILY_KEYS = frozenset({"days_of_week", "start_time", "end_time"})
+_REWARD_ID = plain.id_pattern(IdPrefix.REWARD)
+_CARD_DEFINITION_ID = plain.id_pattern(IdPrefix.CARD_DEFINITION)
 
 
 def _plain_validity(value: Any) -> tuple[str, str | None]:
@@ -244,7 +246,7 @@ def _plain_digital(value: Any) -> Row:
         if points.keys() != {"points", "card_definition_id"}:
             raise plain.NotPlain
         plain.whole_number(points["points"])
-        plain.id_text(points["card_definition_id"], IdPrefix.CARD_DEFINITION)
+        plain.id_text(points["card_definition_id"], _CARD_DEFINITION_ID)
     campaign = coupons or gift
     return {
         "digital_type": plain.text(d["type"]) if "type" in d else _missing(),
@@ -269,23 +271,23 @@ def _plain_refunds(value: Any) -> str:
     return plain.text(refunds["type"]) if "type" in refunds else _missing()
 
 
-def _plain_head(item: Any) -> dict[str, Any]:
-    """The fields every reward row reads, checked: a plain reward object."""
-    r = plain.mapping(item)
-    if r.get("object", "reward") != "reward" or type(r.get("metadata", {})) is not dict:
-        raise plain.NotPlain
-    if type(r.get("purchase_limits")) not in (dict, type(None)):
-        raise plain.NotPlain
-    plain.id_text(r.get("id"), IdPrefix.REWARD)
-    plain.text(r.get("name"))
-    plain.enum_text(r.get("type"), _TYPES)
-    plain.enum_text(r.get("status"), _STATUSES)
-    return r
+_LIMITS_OR_NULL = (dict, type(None))
 
 
 def plain_reward_rows(item: Any) -> list[Row]:
     """The ``REWARDS`` row of one reward as parsed JSON; ``NotPlain`` when not plain."""
-    r = _plain_head(item)
+    r = plain.mapping(item)
+    get = r.get
+    if (
+        get("object", "reward") != "reward"
+        or ("metadata" in r and type(r["metadata"]) is not dict)
+        or type(get("purchase_limits")) not in _LIMITS_OR_NULL
+        or type(get("name")) is not str
+    ):
+        raise plain.NotPlain
+    plain.id_text(get("id"), _REWARD_ID)
+    plain.enum_text(get("type"), _TYPES)
+    plain.enum_text(get("status"), _STATUSES)
     validity_type, daily = _plain_validity(r.get("validity_hours"))
     created = plain.instant(r.get("created_at"))
     if created is None:
@@ -329,7 +331,7 @@ def _plain_costs(r: dict[str, Any]) -> list[dict[str, Any]]:
         for s in spending:
             plain.optional_text(plain.mapping(s).get("id")), plain.optional_text(s.get("name"))
             plain.whole_number(s.get("points"))
-            plain.id_text(s.get("card_definition_id"), IdPrefix.CARD_DEFINITION)
+            plain.id_text(s.get("card_definition_id"), _CARD_DEFINITION_ID)
     return costs
 
 
