@@ -5,11 +5,14 @@
 ``limit``), the next page is requested while the current one is turned into
 rows (``read_ahead``), a ``PageCollector`` hands on their items and counts
 rows, and the kind's builder (``lyt_toolkit.frames``) turns them into the
-declared frame. Both pulls feed the builder as pages arrive, so neither holds
-more than a few pages of models: the async one hands each page to the builder
-running in a worker thread. The bar counts rows and pages and appears once a
-second page is on its way, so a one-page pull stays silent; ``progress=False``
-silences it always.
+declared frame. Kinds with a model-free row source (``frames.registry.ROW_SOURCES``)
+arrive as ``PlainPage``s: each page's rows are read straight from the parsed JSON,
+and only a page holding an item outside the plain form is validated into models
+and read from them; the frame is the same either way. Both pulls feed the builder
+as pages arrive, so neither holds more than a few pages of items: the async one
+hands each page to the builder running in a worker thread. The bar counts rows
+and pages and appears once a second page is on its way, so a one-page pull stays
+silent; ``progress=False`` silences it always.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from .._progress import Progress, ProgressBar
-from ..frames.registry import BUILDERS, schema
+from ..frames._plain import NotPlain
+from ..frames.registry import BUILDERS, ROW_SOURCES, schema
+from ..frames.schema import FrameBuilder, Row
 from ..models.listing import MAX_LIMIT
+from ._core import PlainPage
 from .pagination import aread_ahead, read_ahead
 
 if TYPE_CHECKING:
@@ -30,7 +36,7 @@ if TYPE_CHECKING:
 
     from ..models import Page
 
-__all__ = ["PageCollector", "apull_frame", "frame_query", "pull_frame"]
+__all__ = ["PageCollector", "apull_frame", "assemble", "frame_query", "page_rows", "pull_frame"]
 
 _END: Any = object()
 """Put on the queue of an async pull's builder after its last page."""
@@ -55,34 +61,53 @@ class PageCollector:
         if page.next_cursor and page.data:
             self.bar.show()
 
-    def stream(self, pages: Iterable[Page[Any]]) -> Iterator[Any]:
-        """The items of ``pages`` one by one, each page counted as it arrives."""
+    def stream(self, pages: Iterable[Any]) -> Iterator[Any]:
+        """``pages`` one by one, each counted as it arrives."""
         for page in pages:
             self.count(page)
-            yield from page.data
+            yield page
 
 
-def pull_frame(pages: Iterable[Page[Any]], kind: str, progress: Progress) -> pd.DataFrame:
+def page_rows(kind: str, page: Page[Any] | PlainPage) -> list[Row]:
+    """The rows of one page of ``kind`` (a kind of ``ROW_SOURCES``), read without models
+    when every item of a ``PlainPage`` is plain, else from the validated models."""
+    source = ROW_SOURCES[kind]
+    if isinstance(page, PlainPage):
+        try:
+            return [row for item in page.data for row in source.plain(item)]
+        except NotPlain:
+            page = page.models()
+    return list(source.models(page.data))
+
+
+def assemble(kind: str, pages: Iterable[Any]) -> pd.DataFrame:
+    """The frame of ``kind`` from its pages, taken one at a time."""
+    if kind not in ROW_SOURCES:
+        return BUILDERS[kind](chain.from_iterable(page.data for page in pages))
+    builder = FrameBuilder(schema(kind))
+    for page in pages:
+        builder.add(page_rows(kind, page))
+    return builder.frame()
+
+
+def pull_frame(pages: Iterable[Any], kind: str, progress: Progress) -> pd.DataFrame:
     """Every item of ``pages`` as the frame of ``kind``."""
     collector = PageCollector(kind, progress)
     with collector.bar:
-        frame = BUILDERS[kind](collector.stream(read_ahead(pages)))
+        frame = assemble(kind, collector.stream(read_ahead(pages)))
     return frame
 
 
-async def apull_frame(
-    pages: AsyncIterable[Page[Any]], kind: str, progress: Progress
-) -> pd.DataFrame:
+async def apull_frame(pages: AsyncIterable[Any], kind: str, progress: Progress) -> pd.DataFrame:
     """Async twin of ``pull_frame``: the builder takes each page in a worker thread."""
     collector = PageCollector(kind, progress)
     arrived: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    items = chain.from_iterable(iter(arrived.get, _END))
     with collector.bar:
-        building = asyncio.ensure_future(asyncio.to_thread(BUILDERS[kind], items))
+        building = asyncio.ensure_future(asyncio.to_thread(assemble, kind, iter(arrived.get, _END)))
         try:
             async for page in aread_ahead(pages):
                 collector.count(page)
-                arrived.put(page.data)
+                arrived.put(page)
                 if building.done():  # the builder failed: its error is raised below
                     break
         except BaseException:

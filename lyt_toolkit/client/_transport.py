@@ -5,7 +5,7 @@ Each carries out the flow's steps with its own means (``httpx.Client`` and
 the token request with its own lock; the flow decides everything else.
 A response, status line, headers and body, must be in by the call's
 deadline: the async driver awaits it under ``asyncio.timeout``, the sync
-driver sends it from a watched thread and stops waiting at the deadline (a
+driver sends it from a pooled thread and stops waiting at the deadline (a
 server dripping its answer a byte at a time cannot hold a call). Redirects
 are never followed, and every exception leaving a call is scrubbed of the
 credentials.
@@ -26,6 +26,7 @@ from ._core import Call, RequestCore
 from ._deadline import Deadline
 from ._flow import Bearer, Close, Flow, Send, Sleep, Step, request_flow, token_flow
 from ._scrub import Scrubber
+from ._senders import SENDERS
 from .quota import Quota
 
 T = TypeVar("T")
@@ -124,9 +125,9 @@ class SyncTransport(_Driver):
     def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
         """The response with its body by the deadline, or the error (late: a ``ReadTimeout``).
 
-        With a deadline the request goes out from a daemon thread, and this one waits
-        for it at most the time left: the thread may stay behind on a server still
-        dripping, bounded by each read's timeout, but the call is over in time.
+        With a deadline the request goes out from a daemon thread of ``SENDERS``, and
+        this one waits for it at most the time left: the thread may stay behind on a
+        server still dripping, bounded by each read's timeout, but the call is over in time.
         """
         left = step.deadline.remaining()
         if left is None:
@@ -142,7 +143,7 @@ class SyncTransport(_Driver):
             finally:
                 done.set()
 
-        threading.Thread(target=send, name="lyt-send", daemon=True).start()
+        SENDERS.submit(send)
         if not done.wait(left):
             return _late(step)
         found = outcome[0]

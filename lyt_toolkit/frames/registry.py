@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -24,13 +24,24 @@ from .members import (
     pending_buckets_frame,
     programs_frame,
 )
-from .rewards import REWARD_COSTS, REWARDS, reward_costs_frame, rewards_frame
-from .schema import Schema
+from .rewards import (
+    REWARD_COSTS,
+    REWARDS,
+    plain_reward_cost_rows,
+    plain_reward_rows,
+    reward_cost_rows,
+    reward_costs_frame,
+    reward_rows,
+    rewards_frame,
+)
+from .schema import Row, Schema
 
 __all__ = [
     "BUILDERS",
     "FRAME_NAMES",
+    "ROW_SOURCES",
     "SCHEMAS",
+    "RowSource",
     "describe_schema",
     "empty_frame",
     "schema",
@@ -68,6 +79,25 @@ BUILDERS: dict[str, Callable[[Iterable[Any]], pd.DataFrame]] = {
     "pending_buckets": pending_buckets_frame,
 }
 """Builder per kind: an iterable of models (or API dicts) -> a frame of that kind."""
+
+
+class RowSource(NamedTuple):
+    """The two ways to the rows of a kind whose frame is ``Schema.build`` of its rows.
+
+    ``plain``: the rows of one item as parsed JSON, raising ``NotPlain`` for an item
+    outside the plain form; ``models``: the rows of validated models (or API dicts).
+    Both give the same rows for a plain item.
+    """
+
+    plain: Callable[[Any], list[Row]]
+    models: Callable[[Iterable[Any]], Iterable[Row]]
+
+
+ROW_SOURCES: dict[str, RowSource] = {
+    "rewards": RowSource(plain_reward_rows, reward_rows),
+    "reward_costs": RowSource(plain_reward_cost_rows, reward_cost_rows),
+}
+"""Kinds that can be built without models, page by page (the fast frame path)."""
 
 
 def schema(kind: str) -> Schema:

@@ -9,7 +9,9 @@ import pandas as pd
 
 from ..models import Reward
 from ..models.enums import RewardStatus, RewardType, ValidityHoursType
+from ..models.ids import IdPrefix
 from ..models.subtypes import MaterialType, RefundType, RewardDigitalType
+from . import _plain as plain
 from ._columns import card_definition_check, created_updated
 from ._values import as_json, material_values, model_of
 from .schema import Row, Schema, enum, integer, number, text, timestamp
@@ -17,6 +19,8 @@ from .schema import Row, Schema, enum, integer, number, text, timestamp
 __all__ = [
     "REWARDS",
     "REWARD_COSTS",
+    "plain_reward_cost_rows",
+    "plain_reward_rows",
     "reward_cost_rows",
     "reward_costs_frame",
     "reward_rows",
@@ -67,6 +71,11 @@ REWARD_COSTS = Schema(
         text("spending_id", "spending entry ID (NA when the service gives none)"),
         integer("points", "points charged on cards of the card definition"),
         text("card_definition_id", "card definition the points are spent from"),
+        text(
+            "card_definition_name",
+            "snapshot: name of the card definition the points are spent from "
+            "(NA: not found or not checked)",
+        ),
         *card_definition_check(),
     ),
 )
@@ -119,7 +128,11 @@ _NO_SPENDING: Row = {
 }
 """The spending fields of a cost without spending entries."""
 
-_UNCHECKED: Row = {"card_definition_found": None, "card_definition_status": None}
+_UNCHECKED: Row = {
+    "card_definition_name": None,
+    "card_definition_found": None,
+    "card_definition_status": None,
+}
 """Filled by a snapshot's card definition check."""
 
 
@@ -155,3 +168,199 @@ def reward_cost_rows(rewards: Iterable[Reward | dict[str, Any]]) -> Iterator[Row
 def reward_costs_frame(rewards: Iterable[Reward | dict[str, Any]]) -> pd.DataFrame:
     """The costs of ``rewards`` flattened to the ``REWARD_COSTS`` schema."""
     return REWARD_COSTS.build(reward_cost_rows(rewards))
+
+
+# -- the model-free path: the same rows from the API's parsed JSON -------------------------
+# Every field the models validate is checked; keys the models do not declare are extras,
+# which never reach a row, except in DAILY windows, dumped whole (so they must be exact).
+
+_STATUSES = plain.values_of(RewardStatus)
+_TYPES = plain.values_of(RewardType)
+_VALIDITY_TYPES = plain.values_of(ValidityHoursType)
+_DAILY_KEYS = frozenset({"days_of_week", "start_time", "end_time"})
+_REWARD_ID = plain.id_pattern(IdPrefix.REWARD)
+_CARD_DEFINITION_ID = plain.id_pattern(IdPrefix.CARD_DEFINITION)
+
+
+def _plain_validity(value: Any) -> tuple[str, str | None]:
+    """``validity_hours_type`` and ``validity_daily`` of a plain ``validity_hours``."""
+    vh = plain.mapping(value)
+    daily = vh.get("daily")
+    if daily is not None:
+        if type(daily) is not list:
+            raise plain.NotPlain
+        for window in daily:
+            if plain.mapping(window).keys() != _DAILY_KEYS:
+                raise plain.NotPlain
+            plain.text(window["start_time"]), plain.text(window["end_time"])
+            days = window["days_of_week"]
+            if type(days) is not list or not all(type(d) is int for d in days):
+                raise plain.NotPlain
+    return plain.enum_text(vh.get("type"), _VALIDITY_TYPES), as_json(daily, keep_empty=True)
+
+
+def _plain_target(value: Any, keys: frozenset[str]) -> dict[str, Any] | None:
+    """A reference object (product, SKU, campaign) holding exactly ``keys``, all text."""
+    found = plain.optional_mapping(value)
+    if found is not None:
+        if found.keys() != keys:
+            raise plain.NotPlain
+        for key in keys:
+            plain.text(found[key])
+    return found
+
+
+_PRODUCT, _SKU = frozenset({"id"}), frozenset({"product_id", "id"})
+_CAMPAIGN = frozenset({"campaign_id"})
+
+
+def _plain_material(value: Any) -> Row:
+    material = plain.optional_mapping(value)
+    if material is None:
+        return material_values(None)
+    product = _plain_target(material.get("product"), _PRODUCT)
+    sku = _plain_target(material.get("sku"), _SKU)
+    return {
+        "material_type": plain.text(material["type"]) if "type" in material else _missing(),
+        "material_product_id": product["id"] if product else sku["product_id"] if sku else None,
+        "material_sku_id": sku["id"] if sku else None,
+    }
+
+
+def _missing() -> Any:
+    raise plain.NotPlain
+
+
+def _plain_digital(value: Any) -> Row:
+    d = plain.optional_mapping(value)
+    if d is None:
+        return dict.fromkeys(_DIGITAL_COLUMNS)
+    coupons = _plain_target(d.get("discount_coupons"), _CAMPAIGN)
+    gift = plain.optional_mapping(d.get("gift_vouchers"))
+    if gift is not None:
+        if gift.keys() != {"campaign_id", "balance"}:
+            raise plain.NotPlain
+        plain.text(gift["campaign_id"]), plain.non_negative_number(gift["balance"])
+    points = plain.optional_mapping(d.get("loyalty_card_points"))
+    if points is not None:
+        if points.keys() != {"points", "card_definition_id"}:
+            raise plain.NotPlain
+        plain.whole_number(points["points"])
+        plain.id_text(points["card_definition_id"], _CARD_DEFINITION_ID)
+    campaign = coupons or gift
+    return {
+        "digital_type": plain.text(d["type"]) if "type" in d else _missing(),
+        "digital_campaign_id": campaign["campaign_id"] if campaign else None,
+        "digital_gift_voucher_balance": gift["balance"] if gift else None,
+        "digital_points": points["points"] if points else None,
+        "digital_points_card_definition_id": points["card_definition_id"] if points else None,
+    }
+
+
+_DIGITAL_COLUMNS = (
+    "digital_type",
+    "digital_campaign_id",
+    "digital_gift_voucher_balance",
+    "digital_points",
+    "digital_points_card_definition_id",
+)
+
+
+def _plain_refunds(value: Any) -> str:
+    refunds = plain.mapping(value)
+    return plain.text(refunds["type"]) if "type" in refunds else _missing()
+
+
+_LIMITS_OR_NULL = (dict, type(None))
+
+
+def plain_reward_rows(item: Any) -> list[Row]:
+    """The ``REWARDS`` row of one reward as parsed JSON; ``NotPlain`` when not plain."""
+    r = plain.mapping(item)
+    get = r.get
+    if (
+        get("object", "reward") != "reward"
+        or ("metadata" in r and type(r["metadata"]) is not dict)
+        or type(get("purchase_limits")) not in _LIMITS_OR_NULL
+        or type(get("name")) is not str
+    ):
+        raise plain.NotPlain
+    plain.id_text(get("id"), _REWARD_ID)
+    plain.enum_text(get("type"), _TYPES)
+    plain.enum_text(get("status"), _STATUSES)
+    validity_type, daily = _plain_validity(r.get("validity_hours"))
+    created = plain.instant(r.get("created_at"))
+    if created is None:
+        raise plain.NotPlain
+    _plain_costs(r)
+    row = {
+        "id": r["id"],
+        "name": r["name"],
+        "type": r["type"],
+        "status": r["status"],
+        "start_date": plain.instant(r.get("start_date")),
+        "end_date": plain.instant(r.get("end_date")),
+        "validity_hours_type": validity_type,
+        "validity_daily": daily,
+        "refunds_type": _plain_refunds(r.get("refunds")),
+        **_plain_material(r.get("material")),
+        **_plain_digital(r.get("digital")),
+        "cost_count": len(r["costs"]),
+        "metadata": as_json(r.get("metadata")),
+        "created_at": created,
+        "updated_at": plain.instant(r.get("updated_at")),
+    }
+    return [row]
+
+
+def _plain_costs(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """The costs of a plain reward, each checked (the list itself is required)."""
+    costs = r.get("costs")
+    if type(costs) is not list:
+        raise plain.NotPlain
+    for cost in costs:
+        plain.text(plain.mapping(cost).get("id"))
+        rules = plain.optional_mapping(cost.get("rules"))
+        if rules is not None:
+            plain.optional_text(rules.get("logic"))
+        spending = cost.get("spending")
+        if spending is None:
+            continue
+        if type(spending) is not list:
+            raise plain.NotPlain
+        for s in spending:
+            plain.optional_text(plain.mapping(s).get("id")), plain.optional_text(s.get("name"))
+            plain.whole_number(s.get("points"))
+            plain.id_text(s.get("card_definition_id"), _CARD_DEFINITION_ID)
+    return costs
+
+
+def plain_reward_cost_rows(item: Any) -> list[Row]:
+    """The ``REWARD_COSTS`` rows of one reward as parsed JSON; ``NotPlain`` when not plain.
+
+    The whole reward is checked, as its model would be, not only the fields the rows read.
+    """
+    plain_reward_rows(item)
+    r: dict[str, Any] = item
+    rows: list[Row] = []
+    for cost in r["costs"]:
+        rules = cost.get("rules")
+        head = {
+            "reward_id": r["id"],
+            "reward_name": r["name"],
+            "reward_status": r["status"],
+            "cost_id": cost["id"],
+            "cost_rules_logic": rules.get("logic") if rules else None,
+        }
+        spending = cost.get("spending") or []
+        if not spending:
+            rows.append({**head, **_NO_SPENDING, **_UNCHECKED})
+        for i, s in enumerate(spending):
+            entry = {
+                "spending_index": i,
+                "spending_id": s.get("id"),
+                "points": s["points"],
+                "card_definition_id": s["card_definition_id"],
+            }
+            rows.append({**head, **entry, **_UNCHECKED})
+    return rows

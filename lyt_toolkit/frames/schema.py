@@ -121,11 +121,16 @@ def enum(name: str, values: type[Enum], doc: str) -> Column:
 
 def _categorical(column: Column, values: Sequence[Any]) -> pd.Categorical[Any]:
     """Codes of ``values``; values outside the declared categories are appended."""
-    # One dict lookup per value: enum members and strings map to codes through a
-    # memo, which is several times faster than converting every value first.
+    # One dict lookup per value, in C: strings and enum members (``StrEnum``s hash
+    # as their value) map to codes. Only a column holding a value outside the
+    # categories (new, NaN, not text) takes the loop that appends categories.
     cats = list(column.categories)
     index = {c: i for i, c in enumerate(cats)}
-    memo: dict[Any, int] = {None: -1}
+    memo: dict[Any, int] = {None: -1, **index}
+    codes: list[Any] = list(map(memo.get, values))
+    if None not in codes:
+        return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
+    memo = {None: -1}
     codes = []
     for v in values:
         code = memo.get(v)

@@ -181,16 +181,19 @@ class _Puller:
                 fetched = await self._fetch_definitions(sorted(wanted - known))
         definitions = card_definitions_frame(listed, unlisted=fetched)
         status = dict(zip(definitions["id"], definitions["status"].astype(object), strict=True))
+        names = dict(zip(definitions["id"], definitions["name"].astype(object), strict=True))
 
-        def marked(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+        def marked(
+            frame: pd.DataFrame, schema: Schema, names: dict[str, object] | None = None
+        ) -> pd.DataFrame:
             # Without the card definitions pulled, whether a reference resolves is unknown (NA).
             if "card_definitions" not in kinds:
                 return frame
-            return mark_card_definitions(frame, schema, status)
+            return mark_card_definitions(frame, schema, status, names)
 
         frames = {
             "rewards": rewards.rewards.frame(),
-            "reward_costs": marked(rewards.costs.frame(), REWARD_COSTS),
+            "reward_costs": marked(rewards.costs.frame(), REWARD_COSTS, names=names),
             "benefits": marked(benefits_frame(benefits), BENEFITS),
             "card_definitions": definitions,
             "tier_structures": marked(tier_structures_frame(tiers), TIER_STRUCTURES),

@@ -45,14 +45,21 @@ def referenced_card_definitions(
 
 
 def mark_card_definitions(
-    frame: pd.DataFrame, schema: Schema, status: Mapping[str, object]
+    frame: pd.DataFrame,
+    schema: Schema,
+    status: Mapping[str, object],
+    names: Mapping[str, object] | None = None,
 ) -> pd.DataFrame:
-    """Fill ``card_definition_found`` / ``card_definition_status`` from resolved definitions."""
+    """Fill ``card_definition_found`` / ``card_definition_status`` from resolved definitions,
+    and ``card_definition_name`` (from ``names``) where the schema has it."""
     ids = frame["card_definition_id"].astype(object)
     found = [None if pd.isna(i) else i in status for i in ids]
     states = [None if pd.isna(i) else status.get(i) for i in ids]
     frame["card_definition_found"] = schema.by_name["card_definition_found"].array(found)
     frame["card_definition_status"] = schema.by_name["card_definition_status"].array(states)
+    if names is not None and "card_definition_name" in schema.by_name:
+        named = [None if pd.isna(i) else _known(names.get(i)) for i in ids]
+        frame["card_definition_name"] = schema.by_name["card_definition_name"].array(named)
     return frame
 
 
@@ -63,3 +70,8 @@ def join_statuses(
     return with_statuses(
         frame, {p.id: p.status for p in programs}, {m.id: m.status for m in members}
     )
+
+
+def _known(value: object) -> object:
+    """``value``, or None when missing (NA included)."""
+    return None if value is None or value is pd.NA else value

@@ -81,6 +81,20 @@ def test_every_reference_is_resolved_or_marked(snapshot: ProgramSnapshot) -> Non
         assert unreferenced["card_definition_found"].isna().all()
 
 
+def test_reward_costs_name_the_card_definition_spent_from(snapshot: ProgramSnapshot) -> None:
+    defs = snapshot.card_definitions
+    names = dict(zip(defs["id"], defs["name"], strict=True))
+    costs = snapshot.reward_costs
+    assert costs["card_definition_name"].dtype == "string"
+    found = costs[costs["card_definition_found"] == True]  # noqa: E712 (NA-aware)
+    assert len(found) > 0 and found["card_definition_name"].notna().all()
+    for cid, name in zip(found["card_definition_id"], found["card_definition_name"], strict=True):
+        assert name == names[cid], cid
+    dangling = costs[costs["card_definition_id"] == MISSING]
+    assert len(dangling) > 0 and dangling["card_definition_name"].isna().all()
+    assert costs.loc[costs["card_definition_id"].isna(), "card_definition_name"].isna().all()
+
+
 def test_unlisted_definitions_are_fetched_by_id(snapshot: ProgramSnapshot, demo: Sandbox) -> None:
     with client_for(demo) as client:
         listed = {d.id for d in client.card_definitions.iter(limit=100)}

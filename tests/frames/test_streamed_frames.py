@@ -134,7 +134,7 @@ def test_a_snapshot_builds_the_reward_frames_of_every_model(
         models = list(client.rewards.iter(limit=100))
         snapshot = ProgramSnapshot.pull(client, progress=False)
     assert_identical(snapshot.rewards, BUILDERS["rewards"](models))
-    checked = ["card_definition_found", "card_definition_status"]
+    checked = ["card_definition_name", "card_definition_found", "card_definition_status"]
     costs = BUILDERS["reward_costs"](models).drop(columns=checked)
     assert len(costs) >= len(models) > 0
     assert_identical(snapshot.reward_costs.drop(columns=checked), costs)

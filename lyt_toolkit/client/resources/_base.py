@@ -16,7 +16,7 @@ from ...errors import RequestValidationError
 from ...models.ids import matches
 from ...models.listing import ListSpec
 from ...models.numbers import first_problem
-from .._core import Call, decoder
+from .._core import Call, decoder, plain_page_decoder
 from .._query import ListParams, ListQuery
 from ..pagination import aiter_items, aiter_pages, iter_items, iter_pages
 
@@ -88,6 +88,11 @@ def page_call(path: str, query: ListQuery, model: Any) -> Call[Any]:
     return Call("GET", path, params=query.params(), decode=decoder(Page[model]))
 
 
+def plain_page_call(path: str, query: ListQuery, model: Any) -> Call[Any]:
+    """A GET of one page of ``model`` items, parsed but not validated (``PlainPage``)."""
+    return Call("GET", path, params=query.params(), decode=plain_page_decoder(model))
+
+
 class _Resource:
     frame_kind: ClassVar[str | None] = None
     """The frame kind ``frame()`` builds from this group's list (``lyt_toolkit.frames``)."""
@@ -102,10 +107,13 @@ class _Resource:
         self, kind: str | None, args: tuple[str, ...], query: dict[str, Any]
     ) -> tuple[str, Any]:
         """The frame kind and the page iterator of a ``frame()`` call."""
+        from ...frames.registry import ROW_SOURCES
         from .._frames import frame_query
 
         kind = kind or self.frame_kind
         pages = getattr(self, "pages", None)
+        if kind in ROW_SOURCES:
+            pages = getattr(self, "_plain_pages", pages)
         if kind is None or pages is None:
             raise TypeError(f"{type(self).__name__} has no DataFrame form")
         return kind, pages(*args, **frame_query(query))

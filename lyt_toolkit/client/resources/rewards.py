@@ -11,7 +11,7 @@ from ...models.ids import IdPrefix
 from ...models.listing import REWARDS
 from .._core import Call, decoder, path
 from .._query import ListParams, ListQuery
-from ._base import AsyncResource, SyncResource, check_id, page_call
+from ._base import AsyncResource, SyncResource, check_id, page_call, plain_page_call
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,6 +31,10 @@ def _model() -> Any:
 
 def _list(query: ListQuery) -> Call[Page[Reward]]:
     return page_call(_COLLECTION, query, _model())
+
+
+def _plain_list(query: ListQuery) -> Call[Any]:
+    return plain_page_call(_COLLECTION, query, _model())
 
 
 def _get(reward_id: str) -> Call[Reward]:
@@ -59,6 +63,10 @@ class Rewards(SyncResource):
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[Reward]]:
         """Every page of the query, for callers that show progress per page."""
         return self._pages(REWARDS, _list, query)
+
+    def _plain_pages(self, **query: Unpack[ListParams]) -> Iterator[Any]:
+        """Every page of the query parsed but not validated (the frame path)."""
+        return self._pages(REWARDS, _plain_list, query)
 
     def get(self, reward_id: str) -> Reward:
         """One reward by ID; NotFoundError when the service does not know it."""
@@ -91,6 +99,10 @@ class AsyncRewards(AsyncResource):
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Reward]]:
         """Async twin of ``Rewards.pages``."""
         return self._pages(REWARDS, _list, query)
+
+    def _plain_pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Any]:
+        """Async twin of ``Rewards._plain_pages``."""
+        return self._pages(REWARDS, _plain_list, query)
 
     async def get(self, reward_id: str) -> Reward:
         """Async twin of ``Rewards.get``."""
