@@ -3,8 +3,8 @@
 A client turns the budget's reset (``X-Rate-Limit-Retry``, epoch seconds on the sandbox
 clock) into a wait against the answer's ``Date``, so both must come from the same clock:
 uvicorn's own ``Date`` (wall time) is switched off (``server_config``) and this
-middleware, the outermost of the app's own, adds the sandbox's instead. Answers the HTTP parser writes
-itself (``protocol``) carry none, as a client reads no budget from them.
+middleware, the outermost of the app's own, adds the sandbox's instead. Answers the
+HTTP parser writes itself (``protocol``) carry none, as a client reads no budget there.
 """
 
 from __future__ import annotations
