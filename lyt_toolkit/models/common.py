@@ -54,12 +54,8 @@ def to_utc(value: datetime) -> datetime:
 
 def format_timestamp(value: datetime) -> str:
     """Render a datetime the way the service does: UTC, milliseconds, ``Z``."""
-    value = to_utc(value)
-    return (
-        f"{value.year:04d}"
-        + value.strftime("-%m-%dT%H:%M:%S.")
-        + f"{value.microsecond // 1000:03d}Z"
-    )
+    # isoformat pads the year to four digits (strftime's %Y need not) and ends "+00:00".
+    return to_utc(value).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 Timestamp = Annotated[
