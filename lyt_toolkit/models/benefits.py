@@ -8,7 +8,7 @@ rule locally so a bad body fails before it is sent, naming the field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -18,7 +18,7 @@ from pydantic import (
     model_validator,
 )
 
-from .common import ApiModel, Number, Open, RequestModel, Timestamp
+from .common import OMIT_IF_NONE, ApiModel, Number, Open, RequestModel, Timestamp
 from .enums import BenefitCreateStatus, BenefitStatus, BenefitType, DigitalBenefitType, StockType
 from .ids import BenefitId, CardDefinitionId
 from .rewards import CampaignTarget, GiftVoucherTarget, ProductTarget, SkuTarget
@@ -91,10 +91,8 @@ class StockLimited(ApiModel):
 class BenefitStock(ApiModel):
     """Unlimited stock, or a limited quantity."""
 
-    omit_if_none = frozenset({"limited"})
-
     type: StockType = StockType.UNLIMITED
-    limited: StockLimited | None = None
+    limited: Annotated[StockLimited | None, OMIT_IF_NONE] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -128,11 +126,9 @@ class ProportionalMetadata(ProportionalEvery):
 class ProportionalOrder(ApiModel):
     """Order-level bases for proportional points."""
 
-    omit_if_none = frozenset({"amount", "total_amount", "metadata"})
-
-    amount: ProportionalEvery | None = None
-    total_amount: ProportionalEvery | None = None
-    metadata: ProportionalMetadata | None = None
+    amount: Annotated[ProportionalEvery | None, OMIT_IF_NONE] = None
+    total_amount: Annotated[ProportionalEvery | None, OMIT_IF_NONE] = None
+    metadata: Annotated[ProportionalMetadata | None, OMIT_IF_NONE] = None
 
 
 class ProportionalMetadataGroup(ApiModel):
@@ -144,12 +140,10 @@ class ProportionalMetadataGroup(ApiModel):
 class ProportionalTarget(ApiModel):
     """An order item selector: a product, a SKU or a products collection."""
 
-    omit_if_none = frozenset({"product", "sku", "products_collection"})
-
     type: str
-    product: ProductTarget | None = None
-    sku: ProductTarget | None = None
-    products_collection: ProductTarget | None = None
+    product: Annotated[ProductTarget | None, OMIT_IF_NONE] = None
+    sku: Annotated[ProductTarget | None, OMIT_IF_NONE] = None
+    products_collection: Annotated[ProductTarget | None, OMIT_IF_NONE] = None
 
 
 class ProportionalItemRule(ProportionalEvery):
@@ -161,36 +155,28 @@ class ProportionalItemRule(ProportionalEvery):
 class ProportionalOrderItems(ApiModel):
     """Item-level bases for proportional points."""
 
-    omit_if_none = frozenset({"amount", "subtotal_amount", "quantity"})
-
-    amount: ProportionalItemRule | None = None
-    subtotal_amount: ProportionalItemRule | None = None
-    quantity: ProportionalItemRule | None = None
+    amount: Annotated[ProportionalItemRule | None, OMIT_IF_NONE] = None
+    subtotal_amount: Annotated[ProportionalItemRule | None, OMIT_IF_NONE] = None
+    quantity: Annotated[ProportionalItemRule | None, OMIT_IF_NONE] = None
 
 
 class PointsProportional(ApiModel):
     """Points computed from an order, customer or event value."""
 
-    omit_if_none = frozenset(
-        {"calculation_type", "order", "customer", "custom_event", "order_items"}
-    )
-
-    calculation_type: Open[CalculationType] | None = None
+    calculation_type: Annotated[Open[CalculationType] | None, OMIT_IF_NONE] = None
     card_definition_id: CardDefinitionId
-    order: ProportionalOrder | None = None
-    customer: ProportionalMetadataGroup | None = None
-    custom_event: ProportionalMetadataGroup | None = None
-    order_items: ProportionalOrderItems | None = None
+    order: Annotated[ProportionalOrder | None, OMIT_IF_NONE] = None
+    customer: Annotated[ProportionalMetadataGroup | None, OMIT_IF_NONE] = None
+    custom_event: Annotated[ProportionalMetadataGroup | None, OMIT_IF_NONE] = None
+    order_items: Annotated[ProportionalOrderItems | None, OMIT_IF_NONE] = None
 
 
 class BenefitMaterial(ApiModel):
     """A physical benefit: a product or one of its SKUs."""
 
-    omit_if_none = frozenset({"product", "sku"})
-
     type: Open[MaterialType]
-    product: ProductTarget | None = None
-    sku: SkuTarget | None = None
+    product: Annotated[ProductTarget | None, OMIT_IF_NONE] = None
+    sku: Annotated[SkuTarget | None, OMIT_IF_NONE] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -204,11 +190,9 @@ class BenefitMaterial(ApiModel):
 class BenefitDigital(ApiModel):
     """A digital benefit: gift vouchers or discount coupons of a campaign."""
 
-    omit_if_none = frozenset({"gift_vouchers", "discount_coupons"})
-
     type: Open[DigitalBenefitType]
-    gift_vouchers: GiftVoucherTarget | None = None
-    discount_coupons: CampaignTarget | None = None
+    gift_vouchers: Annotated[GiftVoucherTarget | None, OMIT_IF_NONE] = None
+    discount_coupons: Annotated[CampaignTarget | None, OMIT_IF_NONE] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -223,17 +207,15 @@ class BenefitDigital(ApiModel):
 class Benefit(ApiModel):
     """A grantable benefit as the service returns it."""
 
-    omit_if_none = frozenset({"stock", "points", "points_proportional", "material", "digital"})
-
     id: BenefitId
     name: str
     type: BenefitType
     status: BenefitStatus
-    stock: BenefitStock | None = None
-    points: BenefitPoints | None = None
-    points_proportional: PointsProportional | None = None
-    material: BenefitMaterial | None = None
-    digital: BenefitDigital | None = None
+    stock: Annotated[BenefitStock | None, OMIT_IF_NONE] = None
+    points: Annotated[BenefitPoints | None, OMIT_IF_NONE] = None
+    points_proportional: Annotated[PointsProportional | None, OMIT_IF_NONE] = None
+    material: Annotated[BenefitMaterial | None, OMIT_IF_NONE] = None
+    digital: Annotated[BenefitDigital | None, OMIT_IF_NONE] = None
     created_at: Timestamp
     updated_at: Timestamp | None = None
     object: Literal["benefit"] = "benefit"

@@ -6,11 +6,11 @@ so a minimal payload parses into the same object the service would return.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from .common import ApiModel, Metadata, Open, Timestamp
+from .common import OMIT_IF_NONE, ApiModel, Metadata, Open, Timestamp
 from .enums import CardDefinitionStatus, CardDefinitionType, LimitsType, PendingPointsType
 from .enums import PointsExpirationType as ExpirationType
 from .ids import CardDefinitionId
@@ -72,10 +72,8 @@ class CodeConfig(ApiModel):
 class ExpirationRounding(ApiModel):
     """Rounding of a rolling expiration date (e.g. to the end of the month)."""
 
-    omit_if_none = frozenset({"value"})
-
     type: Open[RoundingType]
-    value: int | None = None
+    value: Annotated[int | None, OMIT_IF_NONE] = None
 
 
 class RollingExpiration(ApiModel):
@@ -94,11 +92,9 @@ class CalendarExpiration(ApiModel):
 class SlidingExpiration(ApiModel):
     """Points expire after a period without qualifying activity."""
 
-    omit_if_none = frozenset({"earning_activity", "spending_activity", "custom_activity"})
-
-    earning_activity: bool | None = None
-    spending_activity: bool | None = None
-    custom_activity: bool | None = None
+    earning_activity: Annotated[bool | None, OMIT_IF_NONE] = None
+    spending_activity: Annotated[bool | None, OMIT_IF_NONE] = None
+    custom_activity: Annotated[bool | None, OMIT_IF_NONE] = None
     custom_activity_types: list[str] = Field(default_factory=list)
     period: Period
 
@@ -106,12 +102,10 @@ class SlidingExpiration(ApiModel):
 class PointsExpiration(ApiModel):
     """When earned points expire; only the object matching ``type`` is sent."""
 
-    omit_if_none = frozenset({"rolling_expiration", "calendar_expiration", "sliding_expiration"})
-
     type: Open[ExpirationType] = ExpirationType.NO_EXPIRATION
-    rolling_expiration: RollingExpiration | None = None
-    calendar_expiration: CalendarExpiration | None = None
-    sliding_expiration: SlidingExpiration | None = None
+    rolling_expiration: Annotated[RollingExpiration | None, OMIT_IF_NONE] = None
+    calendar_expiration: Annotated[CalendarExpiration | None, OMIT_IF_NONE] = None
+    sliding_expiration: Annotated[SlidingExpiration | None, OMIT_IF_NONE] = None
 
 
 class PeriodBasedPending(ApiModel):
@@ -136,24 +130,20 @@ class EventBasedPending(ApiModel):
 class PendingPoints(ApiModel):
     """Whether earned points wait before they can be spent, and how they activate."""
 
-    omit_if_none = frozenset({"period_based", "fixed_dates", "event_based"})
-
     type: Open[PendingPointsType] = PendingPointsType.IMMEDIATE
-    period_based: PeriodBasedPending | None = None
-    fixed_dates: FixedDatesPending | None = None
-    event_based: EventBasedPending | None = None
+    period_based: Annotated[PeriodBasedPending | None, OMIT_IF_NONE] = None
+    fixed_dates: Annotated[FixedDatesPending | None, OMIT_IF_NONE] = None
+    event_based: Annotated[EventBasedPending | None, OMIT_IF_NONE] = None
 
 
 class LimitEntry(ApiModel):
     """One limit rule; which of the optional fields is sent depends on ``type``."""
 
-    omit_if_none = frozenset({"max", "min_amount", "period", "points"})
-
     type: str
-    max: int | None = None
-    min_amount: int | None = None
-    period: dict | None = None
-    points: dict | None = None
+    max: Annotated[int | None, OMIT_IF_NONE] = None
+    min_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    period: Annotated[dict | None, OMIT_IF_NONE] = None
+    points: Annotated[dict | None, OMIT_IF_NONE] = None
 
 
 class LimitGroup(ApiModel):
@@ -180,10 +170,8 @@ class SpendingLimits(ApiModel):
 class RefundMethod(ApiModel):
     """How points move when a refund happens (e.g. RETURN_POINTS / REFUND_ALL)."""
 
-    omit_if_none = frozenset({"mode"})
-
     type: str
-    mode: str | None = None
+    mode: Annotated[str | None, OMIT_IF_NONE] = None
 
 
 class RefundPolicy(ApiModel):
@@ -215,10 +203,8 @@ class ExchangeRatio(ApiModel):
 class PayWithPoints(ApiModel):
     """Whether points can pay for orders, and at what rate."""
 
-    omit_if_none = frozenset({"exchange_ratio"})
-
     type: Open[PayWithPointsType] = PayWithPointsType.NO_PAYMENTS
-    exchange_ratio: ExchangeRatio | None = None
+    exchange_ratio: Annotated[ExchangeRatio | None, OMIT_IF_NONE] = None
 
 
 class CardDefinition(ApiModel):

@@ -26,7 +26,9 @@ from pydantic import (
 from .numbers import first_problem
 
 __all__ = [
+    "OMIT_IF_NONE",
     "ApiModel",
+    "KeepsAbsenceModel",
     "Metadata",
     "Number",
     "Open",
@@ -52,12 +54,8 @@ def to_utc(value: datetime) -> datetime:
 
 def format_timestamp(value: datetime) -> str:
     """Render a datetime the way the service does: UTC, milliseconds, ``Z``."""
-    value = to_utc(value)
-    return (
-        f"{value.year:04d}"
-        + value.strftime("-%m-%dT%H:%M:%S.")
-        + f"{value.microsecond // 1000:03d}Z"
-    )
+    # isoformat pads the year to four digits (strftime's %Y need not) and ends "+00:00".
+    return to_utc(value).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 Timestamp = Annotated[
@@ -83,32 +81,49 @@ It wraps sub-object enums so a value the service adds later still parses.
 """
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+OMIT_IF_NONE = Field(exclude_if=_is_none)
+"""Marks a field the service leaves out, rather than sending ``null``, when it has no
+value: ``name: Annotated[str | None, OMIT_IF_NONE] = None``. pydantic-core leaves it out
+itself, in every dump, with no Python serializer around the model."""
+
+
 class ApiModel(BaseModel):
-    """A payload the service sends; tolerant of fields added by BETA changes."""
+    """A payload the service sends; tolerant of fields added by BETA changes.
+
+    Its fields marked ``OMIT_IF_NONE`` are left out of a dump when ``None``; the others
+    are sent as ``null``.
+    """
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    omit_if_none: ClassVar[frozenset[str]] = frozenset()
-    """Fields the service leaves out (rather than sending ``null``) when unset."""
+    def wire(self) -> dict[str, Any]:
+        """The JSON-ready dict exactly as the service would send this object."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class KeepsAbsenceModel(ApiModel):
+    """An ``ApiModel`` with fields some answers send as ``null`` and others leave out:
+    those in ``omit_if_absent`` are dumped as received (left out when they were absent
+    and are ``None``). Needs a Python serializer around each dump, so only the few
+    models with such fields are one."""
 
     omit_if_absent: ClassVar[frozenset[str]] = frozenset()
-    """Fields sent as ``null`` by some answers and left out by others: kept as received."""
 
     @model_serializer(mode="wrap")
-    def _drop_unset(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+    def _drop_absent(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         data = handler(self)
         absent = self.omit_if_absent - self.model_fields_set
-        if isinstance(data, dict) and (self.omit_if_none or absent):
-            for name in self.omit_if_none | absent:
+        if isinstance(data, dict):
+            for name in absent:
                 field = type(self).model_fields.get(name)
                 for key in {name, field.alias if field and field.alias else name}:
                     if key in data and data[key] is None:
                         del data[key]
         return data
-
-    def wire(self) -> dict[str, Any]:
-        """The JSON-ready dict exactly as the service would send this object."""
-        return self.model_dump(mode="json", by_alias=True)
 
 
 class RequestModel(BaseModel):

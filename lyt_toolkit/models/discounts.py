@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Tag
 
-from .common import ApiModel, Number, Open
+from .common import OMIT_IF_NONE, ApiModel, Number, Open
 from .enums import DiscountType
 from .lists import CountedList
 from .subtypes import SHIPPING_PRODUCT_ID, AmountEffect, ItemEffect, PercentEffect, UnitEffect
@@ -32,83 +32,67 @@ __all__ = [
     "discount_kind",
 ]
 
-_FORMULA = frozenset({"is_dynamic"})
-
 
 class DiscountProduct(ApiModel):
     """The product a unit discount adds."""
 
-    omit_if_none = frozenset({"source_id", "name"})
-
     id: str
-    source_id: str | None = None
-    name: str | None = None
+    source_id: Annotated[str | None, OMIT_IF_NONE] = None
+    name: Annotated[str | None, OMIT_IF_NONE] = None
 
 
 class DiscountSku(ApiModel):
     """The SKU a unit discount adds."""
 
-    omit_if_none = frozenset({"source_id", "sku", "name"})
-
     id: str
-    source_id: str | None = None
-    sku: str | None = None
-    name: str | None = None
+    source_id: Annotated[str | None, OMIT_IF_NONE] = None
+    sku: Annotated[str | None, OMIT_IF_NONE] = None
+    name: Annotated[str | None, OMIT_IF_NONE] = None
 
 
 class AmountDiscount(ApiModel):
     """A fixed amount off (in the smallest currency unit)."""
 
-    omit_if_none = _FORMULA | {"effect", "amount_off_formula", "aggregated_amount_limit"}
-
     type: Literal[DiscountType.AMOUNT] = DiscountType.AMOUNT
-    effect: Open[AmountEffect] | None = None
+    effect: Annotated[Open[AmountEffect] | None, OMIT_IF_NONE] = None
     amount_off: Number
-    amount_off_formula: str | None = None
-    aggregated_amount_limit: int | None = None
-    is_dynamic: bool | None = None
+    amount_off_formula: Annotated[str | None, OMIT_IF_NONE] = None
+    aggregated_amount_limit: Annotated[int | None, OMIT_IF_NONE] = None
+    is_dynamic: Annotated[bool | None, OMIT_IF_NONE] = None
 
 
 class PercentDiscount(ApiModel):
     """A percentage off, optionally capped."""
 
-    omit_if_none = _FORMULA | {
-        "effect", "percent_off_formula", "amount_limit", "aggregated_amount_limit",
-    }  # fmt: skip
-
     type: Literal[DiscountType.PERCENT] = DiscountType.PERCENT
-    effect: Open[PercentEffect] | None = None
+    effect: Annotated[Open[PercentEffect] | None, OMIT_IF_NONE] = None
     percent_off: Number
-    percent_off_formula: str | None = None
-    amount_limit: Number | None = None
-    aggregated_amount_limit: int | None = None
-    is_dynamic: bool | None = None
+    percent_off_formula: Annotated[str | None, OMIT_IF_NONE] = None
+    amount_limit: Annotated[Number | None, OMIT_IF_NONE] = None
+    aggregated_amount_limit: Annotated[int | None, OMIT_IF_NONE] = None
+    is_dynamic: Annotated[bool | None, OMIT_IF_NONE] = None
 
 
 class FixedDiscount(ApiModel):
     """A fixed final price for the order or items."""
 
-    omit_if_none = _FORMULA | {"effect", "fixed_amount_formula"}
-
     type: Literal[DiscountType.FIXED] = DiscountType.FIXED
-    effect: Open[PercentEffect] | None = None
+    effect: Annotated[Open[PercentEffect] | None, OMIT_IF_NONE] = None
     fixed_amount: Number
-    fixed_amount_formula: str | None = None
-    is_dynamic: bool | None = None
+    fixed_amount_formula: Annotated[str | None, OMIT_IF_NONE] = None
+    is_dynamic: Annotated[bool | None, OMIT_IF_NONE] = None
 
 
 class DiscountUnit(ApiModel):
     """Free units of one product or SKU (also one entry of a unit-multiple discount)."""
 
-    omit_if_none = _FORMULA | {"effect", "unit_off", "unit_off_formula", "product", "sku"}
-
-    effect: Open[UnitEffect] | None = None
-    unit_off: Number | None = None
-    unit_off_formula: str | None = None
+    effect: Annotated[Open[UnitEffect] | None, OMIT_IF_NONE] = None
+    unit_off: Annotated[Number | None, OMIT_IF_NONE] = None
+    unit_off_formula: Annotated[str | None, OMIT_IF_NONE] = None
     unit_type: str
-    product: DiscountProduct | None = None
-    sku: DiscountSku | None = None
-    is_dynamic: bool | None = None
+    product: Annotated[DiscountProduct | None, OMIT_IF_NONE] = None
+    sku: Annotated[DiscountSku | None, OMIT_IF_NONE] = None
+    is_dynamic: Annotated[bool | None, OMIT_IF_NONE] = None
 
 
 class UnitDiscount(DiscountUnit):
@@ -128,13 +112,11 @@ class UnitMultipleDiscount(ApiModel):
 class ShippingDiscount(ApiModel):
     """Free shipping: one unit of the reserved shipping product."""
 
-    omit_if_none = frozenset({"product"})
-
     type: Literal[DiscountType.UNIT] = DiscountType.UNIT
     effect: Open[UnitEffect] = UnitEffect.ADD_MISSING_ITEMS
     unit_off: Number = 1
     unit_type: Literal["prod_5h1pp1ng"] = SHIPPING_PRODUCT_ID
-    product: DiscountProduct | None = None
+    product: Annotated[DiscountProduct | None, OMIT_IF_NONE] = None
 
 
 def discount_kind(value: Any) -> str | None:
@@ -177,23 +159,16 @@ Discount = Annotated[
 class ApplicableItem(ApiModel):
     """A product, SKU or collection a discount applies to (or excludes)."""
 
-    omit_if_none = frozenset(
-        {
-            "source_id", "product_id", "product_source_id", "price", "price_formula",
-            "effect", "quantity_limit", "aggregated_quantity_limit",
-        }
-    )  # fmt: skip
-
     object: str
     id: str
-    source_id: str | None = None
-    product_id: str | None = None
-    product_source_id: str | None = None
-    price: Number | None = None
-    price_formula: str | None = None
-    effect: Open[ItemEffect] | None = None
-    quantity_limit: int | None = None
-    aggregated_quantity_limit: int | None = None
+    source_id: Annotated[str | None, OMIT_IF_NONE] = None
+    product_id: Annotated[str | None, OMIT_IF_NONE] = None
+    product_source_id: Annotated[str | None, OMIT_IF_NONE] = None
+    price: Annotated[Number | None, OMIT_IF_NONE] = None
+    price_formula: Annotated[str | None, OMIT_IF_NONE] = None
+    effect: Annotated[Open[ItemEffect] | None, OMIT_IF_NONE] = None
+    quantity_limit: Annotated[int | None, OMIT_IF_NONE] = None
+    aggregated_quantity_limit: Annotated[int | None, OMIT_IF_NONE] = None
 
 
 ItemList = CountedList[ApplicableItem]

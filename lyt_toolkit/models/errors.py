@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .common import ApiModel
+from typing import Annotated
+
+from .common import OMIT_IF_NONE, ApiModel
 
 __all__ = ["CustomMessage", "ErrorObject"]
 
@@ -10,15 +12,13 @@ __all__ = ["CustomMessage", "ErrorObject"]
 class ErrorObject(ApiModel):
     """The body of every failed call, and the ``error`` of an invalid validation."""
 
-    omit_if_none = frozenset({"key", "details", "request_id", "resource_id", "resource_type"})
-
     code: int
-    key: str | None = None
+    key: Annotated[str | None, OMIT_IF_NONE] = None
     message: str
-    details: str | None = None
-    request_id: str | None = None
-    resource_id: str | None = None
-    resource_type: str | None = None
+    details: Annotated[str | None, OMIT_IF_NONE] = None
+    request_id: Annotated[str | None, OMIT_IF_NONE] = None
+    resource_id: Annotated[str | None, OMIT_IF_NONE] = None
+    resource_type: Annotated[str | None, OMIT_IF_NONE] = None
 
 
 class CustomMessage(ApiModel):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from .common import ApiModel, Metadata, Number, Open, Timestamp
+from .common import OMIT_IF_NONE, ApiModel, Metadata, Number, Open, Timestamp
 from .enums import (
     ActivationStatus,
     CardDefinitionType,
@@ -49,14 +49,12 @@ __all__ = [
 class Program(ApiModel):
     """A loyalty program: the frame that members and cards belong to."""
 
-    omit_if_none = frozenset({"validity_hours"})
-
     id: ProgramId
     name: str
     status: Open[ProgramStatus]
     start_date: Timestamp | None = None
     end_date: Timestamp | None = None
-    validity_hours: ValidityHours | None = None
+    validity_hours: Annotated[ValidityHours | None, OMIT_IF_NONE] = None
     metadata: Metadata = Field(default_factory=dict)
     created_at: Timestamp
     updated_at: Timestamp | None = None
@@ -125,18 +123,14 @@ class NextExpiration(ApiModel):
 class NextActivation(ApiModel):
     """The next batch of pending points to activate."""
 
-    omit_if_none = frozenset({"date", "cancel_date"})
-
     points: Number = 0
     type: Open[PendingPointsType]
-    date: dt.date | None = None
-    cancel_date: dt.date | None = None
+    date: Annotated[dt.date | None, OMIT_IF_NONE] = None
+    cancel_date: Annotated[dt.date | None, OMIT_IF_NONE] = None
 
 
 class Card(ApiModel):
     """A member's loyalty card; ``code`` may be null until generated."""
-
-    omit_if_none = frozenset({"member_id", "program_id"})
 
     id: CardId
     card_definition_id: CardDefinitionId
@@ -147,8 +141,8 @@ class Card(ApiModel):
     next_expiration: NextExpiration | None = None
     next_activation: NextActivation | None = None
     object: Literal["card"] = "card"
-    member_id: MemberId | None = None
-    program_id: ProgramId | None = None
+    member_id: Annotated[MemberId | None, OMIT_IF_NONE] = None
+    program_id: Annotated[ProgramId | None, OMIT_IF_NONE] = None
 
 
 class MemberCard(ApiModel):
@@ -199,52 +193,40 @@ class IdRef(ApiModel):
 class TransactionPoints(ApiModel):
     """Points a transaction moved; negative for debits."""
 
-    omit_if_none = frozenset({"expiration_date", "expiration_type", "date", "type"})
-
     total: Number
-    expiration_date: dt.date | None = None
-    expiration_type: Open[PointsExpirationType] | None = None
-    date: dt.date | None = None
-    type: str | None = None
+    expiration_date: Annotated[dt.date | None, OMIT_IF_NONE] = None
+    expiration_type: Annotated[Open[PointsExpirationType] | None, OMIT_IF_NONE] = None
+    date: Annotated[dt.date | None, OMIT_IF_NONE] = None
+    type: Annotated[str | None, OMIT_IF_NONE] = None
 
 
 class PointsBucket(ApiModel):
     """A batch of points sharing an expiration."""
 
-    omit_if_none = frozenset({"expiration_date", "expiration_type"})
-
     id: str
     points: PointsTotal
-    expiration_date: dt.date | None = None
-    expiration_type: Open[PointsExpirationType] | None = None
+    expiration_date: Annotated[dt.date | None, OMIT_IF_NONE] = None
+    expiration_type: Annotated[Open[PointsExpirationType] | None, OMIT_IF_NONE] = None
 
 
 class CardTransactionDetails(ApiModel):
     """Context of a card transaction; variant-specific parts are omitted when absent."""
 
-    omit_if_none = frozenset(
-        {
-            "points", "bucket", "buckets", "date",
-            "reward", "reward_transaction", "card_transaction", "purchase", "order",
-            "order_transaction", "target_card", "purchase_transaction",
-        }
-    )  # fmt: skip
-
     reason: str | None = None
     rejection: dict | None = None
     metadata: Metadata = Field(default_factory=dict)
-    points: TransactionPoints | None = None
-    bucket: PointsBucket | None = None
-    buckets: list[PointsBucket] | None = None
-    date: dt.date | None = None
-    reward: IdRef | None = None
-    reward_transaction: IdRef | None = None
-    card_transaction: IdRef | None = None
-    purchase: dict | None = None
-    order: IdRef | None = None
-    order_transaction: IdRef | None = None
-    target_card: IdRef | None = None
-    purchase_transaction: IdRef | None = None
+    points: Annotated[TransactionPoints | None, OMIT_IF_NONE] = None
+    bucket: Annotated[PointsBucket | None, OMIT_IF_NONE] = None
+    buckets: Annotated[list[PointsBucket] | None, OMIT_IF_NONE] = None
+    date: Annotated[dt.date | None, OMIT_IF_NONE] = None
+    reward: Annotated[IdRef | None, OMIT_IF_NONE] = None
+    reward_transaction: Annotated[IdRef | None, OMIT_IF_NONE] = None
+    card_transaction: Annotated[IdRef | None, OMIT_IF_NONE] = None
+    purchase: Annotated[dict | None, OMIT_IF_NONE] = None
+    order: Annotated[IdRef | None, OMIT_IF_NONE] = None
+    order_transaction: Annotated[IdRef | None, OMIT_IF_NONE] = None
+    target_card: Annotated[IdRef | None, OMIT_IF_NONE] = None
+    purchase_transaction: Annotated[IdRef | None, OMIT_IF_NONE] = None
 
 
 class CardTransaction(ApiModel):

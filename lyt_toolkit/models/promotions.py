@@ -6,7 +6,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag
 
-from .common import ApiModel, Metadata, Number, Open, RequestModel, Timestamp
+from .common import (
+    OMIT_IF_NONE,
+    ApiModel,
+    KeepsAbsenceModel,
+    Metadata,
+    Number,
+    Open,
+    RequestModel,
+    Timestamp,
+)
 from .discounts import Discount, ItemList
 from .enums import CampaignType
 from .errors import CustomMessage, ErrorObject
@@ -116,67 +125,45 @@ class TierValidationRequest(RequestModel):
 class ItemProduct(ApiModel):
     """The product of an order line."""
 
-    omit_if_none = frozenset({"source_id", "name", "price"})
-
     id: str
-    source_id: str | None = None
-    name: str | None = None
-    price: Number | None = None
+    source_id: Annotated[str | None, OMIT_IF_NONE] = None
+    name: Annotated[str | None, OMIT_IF_NONE] = None
+    price: Annotated[Number | None, OMIT_IF_NONE] = None
 
 
 class ItemSku(ApiModel):
     """The SKU of an order line."""
 
-    omit_if_none = frozenset({"source_id", "sku", "price"})
-
     id: str
-    source_id: str | None = None
-    sku: str | None = None
-    price: Number | None = None
-
-
-_ITEM_NUMBERS = (
-    "quantity", "amount", "price", "subtotal_amount", "discount_quantity", "initial_quantity",
-    "discount_amount", "initial_amount", "applied_discount_amount",
-)  # fmt: skip
+    source_id: Annotated[str | None, OMIT_IF_NONE] = None
+    sku: Annotated[str | None, OMIT_IF_NONE] = None
+    price: Annotated[Number | None, OMIT_IF_NONE] = None
 
 
 class OrderItem(ApiModel):
     """An order line as the service returns it, with the discounts it received."""
 
-    omit_if_none = frozenset(
-        {"source_id", "related_object", "product_id", "sku_id", "product", "sku", *_ITEM_NUMBERS}
-    )
-
     object: Literal["order_item"] = "order_item"
-    source_id: str | None = None
-    related_object: Literal["product", "sku"] | None = None
-    product_id: str | None = None
-    sku_id: str | None = None
-    quantity: int | None = None
-    amount: int | None = None
-    price: int | None = None
-    subtotal_amount: int | None = None
-    discount_quantity: int | None = None
-    initial_quantity: int | None = None
-    discount_amount: int | None = None
-    initial_amount: int | None = None
-    applied_discount_amount: int | None = None
-    product: ItemProduct | None = None
-    sku: ItemSku | None = None
+    source_id: Annotated[str | None, OMIT_IF_NONE] = None
+    related_object: Annotated[Literal["product", "sku"] | None, OMIT_IF_NONE] = None
+    product_id: Annotated[str | None, OMIT_IF_NONE] = None
+    sku_id: Annotated[str | None, OMIT_IF_NONE] = None
+    quantity: Annotated[int | None, OMIT_IF_NONE] = None
+    amount: Annotated[int | None, OMIT_IF_NONE] = None
+    price: Annotated[int | None, OMIT_IF_NONE] = None
+    subtotal_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    discount_quantity: Annotated[int | None, OMIT_IF_NONE] = None
+    initial_quantity: Annotated[int | None, OMIT_IF_NONE] = None
+    discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    initial_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    applied_discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    product: Annotated[ItemProduct | None, OMIT_IF_NONE] = None
+    sku: Annotated[ItemSku | None, OMIT_IF_NONE] = None
 
 
-_ORDER_AMOUNTS = (
-    "amount", "initial_amount", "discount_amount", "items_discount_amount",
-    "total_discount_amount", "total_amount", "applied_discount_amount",
-    "items_applied_discount_amount", "total_applied_discount_amount",
-)  # fmt: skip
-
-
-class Order(ApiModel):
+class Order(KeepsAbsenceModel):
     """An order with the totals after the tier's discount."""
 
-    omit_if_none = frozenset({"status", *_ORDER_AMOUNTS})
     omit_if_absent = frozenset(
         {"id", "source_id", "created_at", "updated_at", "customer_id", "referrer_id"}
     )
@@ -185,16 +172,16 @@ class Order(ApiModel):
     source_id: str | None = None
     created_at: Timestamp | None = None
     updated_at: Timestamp | None = None
-    status: Open[OrderStatus] | None = None
-    amount: int | None = None
-    initial_amount: int | None = None
-    discount_amount: int | None = None
-    items_discount_amount: int | None = None
-    total_discount_amount: int | None = None
-    total_amount: int | None = None
-    applied_discount_amount: int | None = None
-    items_applied_discount_amount: int | None = None
-    total_applied_discount_amount: int | None = None
+    status: Annotated[Open[OrderStatus] | None, OMIT_IF_NONE] = None
+    amount: Annotated[int | None, OMIT_IF_NONE] = None
+    initial_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    items_discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    total_discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    total_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    applied_discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    items_applied_discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    total_applied_discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
     items: list[OrderItem] = Field(default_factory=list)
     metadata: Metadata = Field(default_factory=dict)
     customer_id: str | None = None
@@ -205,52 +192,41 @@ class Order(ApiModel):
 class Category(ApiModel):
     """A campaign category."""
 
-    omit_if_none = frozenset({"hierarchy", "created_at", "updated_at"})
-
     id: str
     name: str | None = None
-    hierarchy: int | None = None
-    created_at: Timestamp | None = None
-    updated_at: Timestamp | None = None
+    hierarchy: Annotated[int | None, OMIT_IF_NONE] = None
+    created_at: Annotated[Timestamp | None, OMIT_IF_NONE] = None
+    updated_at: Annotated[Timestamp | None, OMIT_IF_NONE] = None
     object: Literal["category"] = "category"
 
 
-class Campaign(ApiModel):
+class Campaign(KeepsAbsenceModel):
     """The campaign a tier belongs to; ``active`` can be false inside its dates."""
 
-    omit_if_none = frozenset({"name", "type", "active", "categories"})
     omit_if_absent = frozenset({"start_date", "expiration_date"})
 
     id: str
-    name: str | None = None
-    type: Open[CampaignType] | None = None
+    name: Annotated[str | None, OMIT_IF_NONE] = None
+    type: Annotated[Open[CampaignType] | None, OMIT_IF_NONE] = None
     start_date: Timestamp | None = None
     expiration_date: Timestamp | None = None
-    active: bool | None = None
-    categories: list[Category] | Category | None = None
+    active: Annotated[bool | None, OMIT_IF_NONE] = None
+    categories: Annotated[list[Category] | Category | None, OMIT_IF_NONE] = None
     object: Literal["campaign"] = "campaign"
-
-
-_TIER_OPTIONAL = frozenset(
-    {"name", "banner", "discount", "start_date", "expiration_date", "campaign", "hierarchy",
-     "tracking_id"}
-)  # fmt: skip
 
 
 class _TierResultBase(ApiModel):
     """Fields shared by valid and invalid validation results."""
 
-    omit_if_none = _TIER_OPTIONAL
-
-    tracking_id: str | None = None
+    tracking_id: Annotated[str | None, OMIT_IF_NONE] = None
     id: str
-    name: str | None = None
-    banner: str | None = None
-    discount: Discount | None = None
-    start_date: Timestamp | None = None
-    expiration_date: Timestamp | None = None
-    campaign: Campaign | None = None
-    hierarchy: int | None = None
+    name: Annotated[str | None, OMIT_IF_NONE] = None
+    banner: Annotated[str | None, OMIT_IF_NONE] = None
+    discount: Annotated[Discount | None, OMIT_IF_NONE] = None
+    start_date: Annotated[Timestamp | None, OMIT_IF_NONE] = None
+    expiration_date: Annotated[Timestamp | None, OMIT_IF_NONE] = None
+    campaign: Annotated[Campaign | None, OMIT_IF_NONE] = None
+    hierarchy: Annotated[int | None, OMIT_IF_NONE] = None
     metadata: Metadata = Field(default_factory=dict)
     object: Literal["promotion_tier"] = "promotion_tier"
 
@@ -258,16 +234,12 @@ class _TierResultBase(ApiModel):
 class ValidTierResult(_TierResultBase):
     """The tier applies: the discounted order and the amounts it saves."""
 
-    omit_if_none = _TIER_OPTIONAL | {
-        "applicable_to", "inapplicable_to", "order", "discount_amount", "applied_discount_amount",
-    }  # fmt: skip
-
     valid: Annotated[Literal[True], BeforeValidator(parse_flag)] = True
-    applicable_to: ItemList | None = None
-    inapplicable_to: ItemList | None = None
-    order: Order | None = None
-    discount_amount: int | None = None
-    applied_discount_amount: int | None = None
+    applicable_to: Annotated[ItemList | None, OMIT_IF_NONE] = None
+    inapplicable_to: Annotated[ItemList | None, OMIT_IF_NONE] = None
+    order: Annotated[Order | None, OMIT_IF_NONE] = None
+    discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
+    applied_discount_amount: Annotated[int | None, OMIT_IF_NONE] = None
 
 
 def _error_kind(value: Any) -> str:
@@ -284,11 +256,9 @@ TierError = Annotated[
 class InvalidTierResult(_TierResultBase):
     """The tier does not apply; ``reason`` and ``error`` say why (still a 200)."""
 
-    omit_if_none = _TIER_OPTIONAL | {"reason", "error"}
-
     valid: Annotated[Literal[False], BeforeValidator(parse_flag)] = False
-    reason: str | None = None
-    error: TierError | None = None
+    reason: Annotated[str | None, OMIT_IF_NONE] = None
+    error: Annotated[TierError | None, OMIT_IF_NONE] = None
 
 
 def _validity(value: Any) -> str | None:
@@ -321,31 +291,25 @@ class TierAction(ApiModel):
 class PromotionTier(ApiModel):
     """One level of a promotion campaign, with its discount and validity."""
 
-    omit_if_none = frozenset(
-        {"created_at", "updated_at", "name", "banner", "action", "discount", "hierarchy",
-         "promotion_id", "campaign", "campaign_id", "active", "start_date", "expiration_date",
-         "validation_rules", "validation_rule_assignments", "category_id", "categories"}
-    )  # fmt: skip
-
     id: str
-    created_at: Timestamp | None = None
-    updated_at: Timestamp | None = None
-    name: str | None = None
-    banner: str | None = None
-    action: TierAction | None = None
-    discount: Discount | None = None
+    created_at: Annotated[Timestamp | None, OMIT_IF_NONE] = None
+    updated_at: Annotated[Timestamp | None, OMIT_IF_NONE] = None
+    name: Annotated[str | None, OMIT_IF_NONE] = None
+    banner: Annotated[str | None, OMIT_IF_NONE] = None
+    action: Annotated[TierAction | None, OMIT_IF_NONE] = None
+    discount: Annotated[Discount | None, OMIT_IF_NONE] = None
     metadata: Metadata = Field(default_factory=dict)
-    hierarchy: int | None = None
-    promotion_id: str | None = None
-    campaign: Campaign | None = None
-    campaign_id: str | None = None
-    active: bool | None = None
-    start_date: Timestamp | None = None
-    expiration_date: Timestamp | None = None
-    validation_rules: Any = None
-    validation_rule_assignments: Metadata | None = None
-    category_id: str | None = None
-    categories: list[Category] | None = None
+    hierarchy: Annotated[int | None, OMIT_IF_NONE] = None
+    promotion_id: Annotated[str | None, OMIT_IF_NONE] = None
+    campaign: Annotated[Campaign | None, OMIT_IF_NONE] = None
+    campaign_id: Annotated[str | None, OMIT_IF_NONE] = None
+    active: Annotated[bool | None, OMIT_IF_NONE] = None
+    start_date: Annotated[Timestamp | None, OMIT_IF_NONE] = None
+    expiration_date: Annotated[Timestamp | None, OMIT_IF_NONE] = None
+    validation_rules: Annotated[Any, OMIT_IF_NONE] = None
+    validation_rule_assignments: Annotated[Metadata | None, OMIT_IF_NONE] = None
+    category_id: Annotated[str | None, OMIT_IF_NONE] = None
+    categories: Annotated[list[Category] | None, OMIT_IF_NONE] = None
     object: Literal["promotion_tier"] = "promotion_tier"
 
     @property

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from .common import ApiModel, Metadata, Number, Open, Timestamp
+from .common import OMIT_IF_NONE, ApiModel, Metadata, Number, Open, Timestamp
 from .enums import RewardStatus, RewardType, ValidityHoursType
 from .ids import CardDefinitionId, RewardId
 from .subtypes import MaterialType, RefundType, RewardDigitalType
@@ -40,10 +40,8 @@ class DailyHours(ApiModel):
 class ValidityHours(ApiModel):
     """When something may be used: any time, or daily windows."""
 
-    omit_if_none = frozenset({"daily"})
-
     type: ValidityHoursType = ValidityHoursType.ANY_TIME
-    daily: list[DailyHours] | None = None
+    daily: Annotated[list[DailyHours] | None, OMIT_IF_NONE] = None
 
 
 class RewardRefunds(ApiModel):
@@ -55,18 +53,14 @@ class RewardRefunds(ApiModel):
 class RewardCostRules(ApiModel):
     """Logic selecting which spending option applies."""
 
-    omit_if_none = frozenset({"logic"})
-
-    logic: str | None = None
+    logic: Annotated[str | None, OMIT_IF_NONE] = None
 
 
 class RewardCostSpending(ApiModel):
     """A price in points on cards of one definition."""
 
-    omit_if_none = frozenset({"id", "name"})
-
-    id: str | None = None
-    name: str | None = None
+    id: Annotated[str | None, OMIT_IF_NONE] = None
+    name: Annotated[str | None, OMIT_IF_NONE] = None
     points: int
     card_definition_id: CardDefinitionId
 
@@ -74,10 +68,8 @@ class RewardCostSpending(ApiModel):
 class RewardCost(ApiModel):
     """One way to pay for a reward."""
 
-    omit_if_none = frozenset({"rules"})
-
     id: str
-    rules: RewardCostRules | None = None
+    rules: Annotated[RewardCostRules | None, OMIT_IF_NONE] = None
     spending: list[RewardCostSpending] | None = Field(default_factory=list)
 
 
@@ -117,28 +109,22 @@ class LoyaltyPointsTarget(ApiModel):
 class RewardMaterial(ApiModel):
     """A physical reward: a product or a SKU."""
 
-    omit_if_none = frozenset({"product", "sku"})
-
     type: Open[MaterialType] = MaterialType.PRODUCT
-    product: ProductTarget | None = None
-    sku: SkuTarget | None = None
+    product: Annotated[ProductTarget | None, OMIT_IF_NONE] = None
+    sku: Annotated[SkuTarget | None, OMIT_IF_NONE] = None
 
 
 class RewardDigital(ApiModel):
     """A digital reward: coupons, gift vouchers or card points."""
 
-    omit_if_none = frozenset({"discount_coupons", "gift_vouchers", "loyalty_card_points"})
-
     type: Open[RewardDigitalType]
-    discount_coupons: CampaignTarget | None = None
-    gift_vouchers: GiftVoucherTarget | None = None
-    loyalty_card_points: LoyaltyPointsTarget | None = None
+    discount_coupons: Annotated[CampaignTarget | None, OMIT_IF_NONE] = None
+    gift_vouchers: Annotated[GiftVoucherTarget | None, OMIT_IF_NONE] = None
+    loyalty_card_points: Annotated[LoyaltyPointsTarget | None, OMIT_IF_NONE] = None
 
 
 class Reward(ApiModel):
     """Something members buy with points; ``material`` or ``digital`` matches ``type``."""
-
-    omit_if_none = frozenset({"material", "digital", "purchase_limits"})
 
     id: RewardId
     name: str
@@ -147,11 +133,11 @@ class Reward(ApiModel):
     start_date: Timestamp | None = None
     end_date: Timestamp | None = None
     validity_hours: ValidityHours = Field(default_factory=ValidityHours)
-    material: RewardMaterial | None = None
-    digital: RewardDigital | None = None
+    material: Annotated[RewardMaterial | None, OMIT_IF_NONE] = None
+    digital: Annotated[RewardDigital | None, OMIT_IF_NONE] = None
     refunds: RewardRefunds = Field(default_factory=RewardRefunds)
     costs: list[RewardCost] = Field(default_factory=list)
-    purchase_limits: dict | None = None
+    purchase_limits: Annotated[dict | None, OMIT_IF_NONE] = None
     metadata: Metadata = Field(default_factory=dict)
     created_at: Timestamp
     updated_at: Timestamp | None = None

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from .card_definitions import CalendarDate, Period
-from .common import ApiModel, Metadata, Open, Timestamp
+from .common import OMIT_IF_NONE, ApiModel, Metadata, Open, Timestamp
 from .enums import TierStructureStatus, TierStructureType
 from .ids import CardDefinitionId, TierStructureId
 from .subtypes import DowngradeType, PeriodUnit, PointEarnedType, TierExpirationType
@@ -40,43 +40,35 @@ class TierCalendarExpiration(ApiModel):
 class TierSlidingExpiration(ApiModel):
     """A tier lapses after a period without qualifying activity."""
 
-    omit_if_none = frozenset({"earning_activity", "spending_activity", "custom_activity", "period"})
-
-    earning_activity: bool | None = None
-    spending_activity: bool | None = None
-    custom_activity: bool | None = None
+    earning_activity: Annotated[bool | None, OMIT_IF_NONE] = None
+    spending_activity: Annotated[bool | None, OMIT_IF_NONE] = None
+    custom_activity: Annotated[bool | None, OMIT_IF_NONE] = None
     custom_activity_types: list[str] = Field(default_factory=list)
-    period: Period | None = None
+    period: Annotated[Period | None, OMIT_IF_NONE] = None
 
 
 class TierExpiration(ApiModel):
     """How long a reached tier is kept; only the object matching ``type`` is sent."""
 
-    omit_if_none = frozenset({"fixed_duration", "calendar_expiration", "sliding_expiration"})
-
     type: Open[TierExpirationType] = TierExpirationType.NO_EXPIRATION
-    fixed_duration: TierFixedDuration | None = None
-    calendar_expiration: TierCalendarExpiration | None = None
-    sliding_expiration: TierSlidingExpiration | None = None
+    fixed_duration: Annotated[TierFixedDuration | None, OMIT_IF_NONE] = None
+    calendar_expiration: Annotated[TierCalendarExpiration | None, OMIT_IF_NONE] = None
+    sliding_expiration: Annotated[TierSlidingExpiration | None, OMIT_IF_NONE] = None
 
 
 class GracePeriod(ApiModel):
     """Delay before a downgrade takes effect."""
 
-    omit_if_none = frozenset({"value", "unit", "round_up"})
-
-    value: int | None = None
-    unit: Open[PeriodUnit] | None = None
-    round_up: bool | None = None
+    value: Annotated[int | None, OMIT_IF_NONE] = None
+    unit: Annotated[Open[PeriodUnit] | None, OMIT_IF_NONE] = None
+    round_up: Annotated[bool | None, OMIT_IF_NONE] = None
 
 
 class TierDowngrade(ApiModel):
     """How a member drops tiers when the qualification lapses."""
 
-    omit_if_none = frozenset({"grace_period"})
-
     type: Open[DowngradeType] = DowngradeType.MULTI_LEVEL
-    grace_period: GracePeriod | None = None
+    grace_period: Annotated[GracePeriod | None, OMIT_IF_NONE] = None
 
 
 class PointBalance(ApiModel):
@@ -88,23 +80,19 @@ class PointBalance(ApiModel):
 class PointEarned(ApiModel):
     """Tiers follow points earned over a period on cards of one definition."""
 
-    omit_if_none = frozenset({"period", "type"})
-
     card_definition_id: CardDefinitionId
-    period: Period | None = None
-    type: Open[PointEarnedType] | None = None
+    period: Annotated[Period | None, OMIT_IF_NONE] = None
+    type: Annotated[Open[PointEarnedType] | None, OMIT_IF_NONE] = None
 
 
 class TierStructure(ApiModel):
     """The rules that place members into tiers."""
 
-    omit_if_none = frozenset({"point_balance", "point_earned"})
-
     id: TierStructureId
     name: str
     type: TierStructureType
-    point_balance: PointBalance | None = None
-    point_earned: PointEarned | None = None
+    point_balance: Annotated[PointBalance | None, OMIT_IF_NONE] = None
+    point_earned: Annotated[PointEarned | None, OMIT_IF_NONE] = None
     expiration: TierExpiration = Field(default_factory=TierExpiration)
     downgrade: TierDowngrade = Field(default_factory=TierDowngrade)
     metadata: Metadata = Field(default_factory=dict)

@@ -6,6 +6,7 @@ from fastapi import FastAPI
 
 from . import admin, openapi
 from .config import SandboxConfig
+from .date_header import ClockDateMiddleware
 from .errors import install_handlers
 from .faults import FaultMiddleware
 from .guard import BODY_TIMEOUT, GuardMiddleware
@@ -47,6 +48,7 @@ def create_app(
     app.add_middleware(FaultMiddleware)
     app.add_middleware(QuotaMiddleware, budget=budget)
     app.add_middleware(GuardMiddleware, body_timeout=body_timeout)
+    app.add_middleware(ClockDateMiddleware, clock=state.clock)
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(admin.router)

@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
 
 from .. import models
@@ -198,7 +199,7 @@ def checked_documents(
 def _section_rows(
     kind: Kind, section: list[Any], problems: list[str]
 ) -> list[tuple[dict[str, Any], str, bool]]:
-    rows = []
+    records: list[tuple[str, dict[str, Any]]] = []
     first_index: dict[str, int] = {}
     for i, raw in enumerate(section):
         if not isinstance(raw, dict) or "id" not in raw:
@@ -209,18 +210,60 @@ def _section_rows(
             problems.append(f"{where}: the same id as {kind.key}[{first_index[raw['id']]}]")
             continue
         first_index[raw["id"]] = i
+        records.append((where, raw))
+    docs = _section_documents(kind, records, problems)
+    return [(doc, kind.scope(doc), kind.listed(doc)) for doc in docs]
+
+
+@cache
+def _section_adapter(model: str) -> TypeAdapter[list[Any]]:
+    """A section's validator and serializer: a list of ``model``, in one pydantic-core call."""
+    item: Any = getattr(models, model)
+    return TypeAdapter(list[item])
+
+
+def _section_documents(
+    kind: Kind, records: list[tuple[str, dict[str, Any]]], problems: list[str]
+) -> list[dict[str, Any]]:
+    """The valid ``(where, record)`` of a section as the service answers with them, and
+    their problems added to ``problems`` in record order.
+
+    A section whose records all pass is validated and dumped by its model in one pass
+    each (a large section spends its time inside pydantic-core, not in a call per
+    record); one with a refused record is gone through record by record, so that each
+    problem names its record.
+    """
+    if kind.model is None:
+        for where, raw in records:
+            problems.extend(
+                f"{where}: unknown key {p!r}" for p in unknown_record_keys(kind.key, raw)
+            )
+        return [raw for _, raw in records]
+    adapter = _section_adapter(kind.model)
+    try:
+        parsed = adapter.validate_python([raw for _, raw in records])
+    except (ValidationError, ValueError):
+        return _record_by_record(kind, records, problems)
+    for (where, _), model in zip(records, parsed, strict=True):
+        problems.extend(f"{where}: unknown key {path!r}" for path in unknown_model_keys(model))
+    docs: list[dict[str, Any]] = adapter.dump_python(parsed, mode="json", by_alias=True)
+    return docs
+
+
+def _record_by_record(
+    kind: Kind, records: list[tuple[str, dict[str, Any]]], problems: list[str]
+) -> list[dict[str, Any]]:
+    docs = []
+    for where, raw in records:
         try:
             parsed = _parsed(kind, raw, where)
         except ProgramFileError as exc:
             problems.extend(str(exc).splitlines())
             continue
-        if parsed is None:
-            doc, unknown = raw, unknown_record_keys(kind.key, raw)
-        else:
-            doc, unknown = parsed.wire(), unknown_model_keys(parsed)
-        problems.extend(f"{where}: unknown key {path!r}" for path in unknown)
-        rows.append((doc, kind.scope(doc), kind.listed(doc)))
-    return rows
+        assert parsed is not None  # only kinds with a model come here
+        problems.extend(f"{where}: unknown key {path!r}" for path in unknown_model_keys(parsed))
+        docs.append(parsed.wire())
+    return docs
 
 
 def _normalized(key: str, doc: dict[str, Any]) -> tuple[Kind, dict[str, Any]]:

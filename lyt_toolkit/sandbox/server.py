@@ -32,7 +32,8 @@ def server_config(
     app: Any, host: str, port: int, head_timeout: float = HEAD_TIMEOUT, **options: Any
 ) -> uvicorn.Config:
     """uvicorn settings every sandbox shares: the h11 parser, heads bounded in size and
-    time, bounded idle time, and parser refusals answered as error objects."""
+    time, bounded idle time, parser refusals answered as error objects, and no ``Date``
+    of uvicorn's (wall time): the app sends the sandbox clock's (``date_header``)."""
     return uvicorn.Config(
         app,
         host=host,
@@ -40,6 +41,7 @@ def server_config(
         http=protocol_class(head_timeout),
         h11_max_incomplete_event_size=MAX_REQUEST_HEAD_BYTES,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        date_header=False,
         **options,
     )
 

@@ -118,6 +118,26 @@ def test_wire_drops_omitted_fields_but_keeps_nullable_timestamps():
     assert stock.wire() == {"type": "UNLIMITED"}
 
 
+def test_wire_keeps_each_odd_or_unset_field_exactly_as_the_service_sends_it():
+    """Omitted when None (set or not), ``null`` kept, and kept-as-received fields: the
+    exact JSON text, so a change of how models are serialized shows here."""
+    campaign = m.Campaign.model_validate(
+        {"id": "camp_1", "name": None, "start_date": None, "extra_key": None}
+    )
+    assert json.dumps(campaign.wire()) == (
+        '{"id": "camp_1", "start_date": null, "object": "campaign", "extra_key": null}'
+    )
+    order = m.Order.model_validate({"source_id": None, "amount": None, "customer_id": "c_1"})
+    assert json.dumps(order.wire()) == (
+        '{"source_id": null, "items": [], "metadata": {}, "customer_id": "c_1", "object": "order"}'
+    )
+    assert m.Order(id="ord_1").wire()["id"] == "ord_1"
+    error = m.ErrorObject(code=404, message="Not found", key=None, details="lrew_1")
+    assert json.dumps(error.wire()) == '{"code": 404, "message": "Not found", "details": "lrew_1"}'
+    category = m.Category(id="cat_1")
+    assert category.model_dump() == {"id": "cat_1", "name": None, "object": "category"}
+
+
 def test_timestamps_are_utc_with_z_and_milliseconds():
     reward = m.Reward.model_validate(
         {"id": "lrew_1", "name": "Mug", "type": "MATERIAL", "status": "ACTIVE",

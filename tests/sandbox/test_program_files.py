@@ -97,6 +97,18 @@ def test_every_problem_gets_its_own_line() -> None:
     assert len(problems) == 2
 
 
+def test_refused_and_unknown_keys_in_one_section_are_named_in_record_order() -> None:
+    def mixed(program: dict[str, Any]) -> None:
+        program["benefits"][1].update(stok=5)
+        program["benefits"][2]["type"] = 7
+        program["benefits"][4].update(colour="red")
+
+    problems = _refused(demo(mixed))
+    assert problems[0] == "benefits[1] lben_c0ffee0002: unknown key 'stok'"
+    assert problems[1].startswith("benefits[2] lben_c0ffee0003: type: ")
+    assert problems[2:] == ["benefits[4] lben_c0ffee0005: unknown key 'colour'"]
+
+
 def test_a_repeated_id_in_a_section_is_refused() -> None:
     program = demo(lambda p: p["products"].append(dict(p["products"][0])))
     problems = _refused(program)

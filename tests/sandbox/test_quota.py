@@ -4,9 +4,10 @@ sandbox clock, plans changed at run time, what never counts, and exact counts un
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from datetime import datetime
-from typing import Any
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -17,6 +18,9 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.loader import ProgramFileError
 
 from .helpers import assert_bad_request, assert_error
+
+if TYPE_CHECKING:
+    from lyt_toolkit.client import LoyaltyClient
 
 NOW = "2026-01-15T12:00:00Z"
 START = int(datetime.fromisoformat(NOW.replace("Z", "+00:00")).timestamp())
@@ -287,3 +291,34 @@ def test_answers_of_injected_faults_and_bad_requests_count(quota_sb: Sandbox) ->
     assert limits(bad)[1] == 3  # the token request counted first
     assert_error(faulted, 503)
     assert limits(faulted)[1] == 2
+
+
+def answered_at(response: httpx.Response) -> datetime:
+    """The instant an answer's ``Date`` header gives."""
+    return parsedate_to_datetime(response.headers["date"])
+
+
+def test_the_date_header_follows_the_sandbox_clock(quota_sb: Sandbox) -> None:
+    quota_sb.set_plan("5/minute")
+    with management(quota_sb) as api:
+        first = api.get(PROJECTS)
+        quota_sb.advance_clock(45)
+        later = api.get(PROJECTS)
+        docs = api.get("/openapi.json")  # not counted, and still on the sandbox clock
+    assert first.headers.get_list("date") == [first.headers["date"]]  # uvicorn's is gone
+    assert answered_at(first) == datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)
+    assert answered_at(later) == answered_at(docs) == datetime(2026, 1, 15, 12, 0, 45, tzinfo=UTC)
+    assert limits(later)[2] - answered_at(later).timestamp() == 15  # the reset, seen from Date
+
+
+def test_a_client_learns_the_reset_on_the_sandbox_clock(
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    with Sandbox.start(now=NOW, seed=7, plan="5/minute") as sb:
+        sb.advance_clock(45)  # the window ends at 12:01:00, 15 s away on the sandbox clock
+        with make_client(sb) as client:
+            client.request("GET", PROJECTS)
+            left = client.quota.seconds_to_reset()
+            remaining = client.quota.remaining
+    assert remaining == 4
+    assert left is not None and 13 <= left <= 15  # 15 s less the time the call took
