@@ -162,11 +162,19 @@ class BenefitForm(LoadsWhenShown, w.VBox):
         return values
 
     def submit(self) -> None:
-        """Validate locally, then create; show the outcome inline."""
+        """Validate locally, then create; show the outcome inline.
+
+        One request, sent from the click handler; the button is disabled until it
+        is answered, so a second click cannot create the benefit twice.
+        """
         self.clear_errors()
         self.result.value = ""
         plan = actions.create_benefits([self.row()])
-        results = plan.execute(self.client, concurrency=1, progress=False)
+        self.submit_button.disabled = True
+        try:
+            results = plan.execute(self.client, concurrency=1, progress=False)
+        finally:
+            self.submit_button.disabled = False
         outcome = results.iloc[0]
         if outcome.outcome == actions.Outcome.SUCCEEDED:
             self._show_created(str(outcome.resource_id))

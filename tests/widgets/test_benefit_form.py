@@ -108,3 +108,13 @@ def test_success_shows_the_created_benefit(client: LoyaltyClient) -> None:
     assert "ACTIVE" in form.result.value
     stored = client.benefits.get(created.id)
     assert stored.digital.gift_vouchers.balance == 2500 and stored.stock.limited.quantity == 10
+
+
+def test_submit_is_disabled_while_its_request_is_in_flight(client: LoyaltyClient) -> None:
+    form = _form(client)
+    form.name_input.value = "Form Once"
+    seen: list[bool] = []
+    form.submit_button.observe(lambda change: seen.append(change["new"]), names="disabled")
+    form.submit_button.click()
+    assert seen == [True, False]  # disabled for the request, enabled once answered
+    assert form.created.name == "Form Once"
