@@ -175,7 +175,12 @@ def send_flow(
         attempt += 1
         timeout = deadline.clamp(core.config.timeout)
         request = core.build(call, bearer=bearer, timeout=timeout)
-        outcome: httpx.Response | httpx.RequestError = yield Send(request, deadline)
+        try:
+            outcome: httpx.Response | httpx.RequestError = yield Send(request, deadline)
+        except BaseException:  # abandoned in flight (cancelled, interrupted): no answer is due
+            if quota is not None:
+                quota.unanswered(number)
+            raise
         if quota is not None:
             if isinstance(outcome, httpx.Response):
                 quota.observe(outcome, number)

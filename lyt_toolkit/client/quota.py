@@ -16,13 +16,14 @@ epoch of ``X-Rate-Limit-Retry`` is turned into one against the answer's own
 and against this machine's clock only when an answer has no ``Date``. A
 server clock ahead or behind this machine's therefore does not move the wait.
 
-Every call sent is counted (``calls_used``) and taken off ``remaining`` at
-once, so concurrent workers do not all spend the last call. Each answer then
-sets the count anew: what the service reported, less the calls sent after the
-answered one; an answer older than one already read is ignored. Calls that
-reach the service in another order than they were sent can leave the count a
-call or two off for as long as they are in flight; a 429 that follows is
-waited out like any other (``Retry-After`` within ``max_wait``).
+Every call sent is counted (``calls_used``). ``remaining`` is never more than
+the service will allow: the lowest count any answer of the current window
+reported, less every call still awaiting its answer (the service may or may not
+have counted those yet). Answers that overtake each other therefore can only
+make the count low for as long as calls are in flight, never high. When that
+low count reaches 0 while answers are still due, the client waits for them
+(``POLL`` at a time, ``POLL_FOR`` at most: a call abandoned in flight is never
+answered) before deciding the budget is spent.
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ BAR_FROM = 1.0
 POLL = 0.05
 """Seconds between looks while a spent budget waits for the answers still on their way."""
 POLL_FOR = 1.0
-"""Seconds at most that such looks go on before the budget is taken as refilled."""
+"""Seconds at most that such looks go on before the count is taken as it stands."""
+WINDOW_SLACK = 2.0
+"""Seconds an answer's reset may differ from the known one and still be the same window
+(``X-Rate-Limit-Retry`` is turned into a delay against a ``Date`` header given to the second)."""
 
 
 class Quota:
@@ -75,13 +79,14 @@ class Quota:
         self._wall = wall
         self._lock = threading.Lock()
         self._limit: int | None = None
-        self._remaining: int | None = None
         self._reset: float | None = None
         """Monotonic time at which the window resets."""
         self._type: str | None = None
         self._used = 0
-        self._freshest = 0
-        """The number of the latest call whose answer was read."""
+        self._reported: int | None = None
+        """The lowest ``remaining`` an answer of the current window reported."""
+        self._in_flight: set[int] = set()
+        """Numbers of the calls sent and not yet answered."""
         self._polling_since: float | None = None
         self._next_start = -math.inf
 
@@ -92,8 +97,9 @@ class Quota:
 
     @property
     def remaining(self) -> int | None:
-        """Calls left in the window: the service's last count less the calls sent since."""
-        return self._remaining
+        """Calls left in the window: the service's lowest count less the calls in flight."""
+        with self._lock:
+            return self._left()
 
     @property
     def type(self) -> str | None:
@@ -122,7 +128,7 @@ class Quota:
         at = self.resets_at
         when = "unknown" if at is None else f"{at:%Y-%m-%d %H:%M:%S} UTC"
         return (
-            f"Quota(limit={self._limit}, remaining={self._remaining}, resets_at={when}, "
+            f"Quota(limit={self._limit}, remaining={self.remaining}, resets_at={when}, "
             f"type={self._type!r}, calls_used={self._used})"
         )
 
@@ -131,10 +137,10 @@ class Quota:
     def observe(self, response: httpx.Response, sent: int) -> None:
         """Read the budget headers of the answer to call number ``sent`` (see ``take``).
 
-        The freshest answer counts: one to an earlier call than an answer already
-        read is ignored, and calls sent after it are taken off what it reports.
-        A 429 always counts (the budget is spent). An answer without the headers
-        changes nothing.
+        Within a window the lowest reported count stands; an answer announcing a
+        later reset starts a new window, and one from a window already over is
+        ignored. A 429 always counts (the budget is spent).
+        An answer without the headers only ends the call's flight.
         """
         headers = response.headers
         limit = _whole(headers.get("x-rate-limit-limit"))
@@ -143,22 +149,29 @@ class Quota:
         wait = parse_retry_after(headers.get("retry-after")) if refused else None
         if wait is None:
             wait = _until(headers.get("x-rate-limit-retry"), headers.get("date"), self._wall)
-        if limit is None and remaining is None and not (refused and wait is not None):
-            return
         now = self._clock()
         with self._lock:
-            if sent < self._freshest and not refused:
-                return
-            self._freshest = max(self._freshest, sent)
+            self._in_flight.discard(sent)
             self._polling_since = None
+            if limit is None and remaining is None and not (refused and wait is not None):
+                return
             if limit is not None:
                 self._limit = limit
             if refused:
                 remaining = 0
+            reset = None if wait is None else now + wait
+            if not refused and reset is not None and self._earlier_window(reset, now):
+                return  # a late answer from a window already over: its count is stale
+            later_window = (
+                reset is not None and self._reset is not None and reset > self._reset + WINDOW_SLACK
+            )
             if remaining is not None:
-                self._remaining = max(0, remaining - (self._used - sent))
-            if wait is not None:
-                self._reset = now + wait
+                if self._reported is None or later_window or refused:
+                    self._reported = remaining
+                else:
+                    self._reported = min(self._reported, remaining)
+            if reset is not None and (self._reset is None or later_window or refused):
+                self._reset = reset
             self._type = headers.get("x-rate-limit-type")
 
     def take(self) -> tuple[float, int]:
@@ -170,8 +183,7 @@ class Quota:
             if wait > 0:
                 return wait, 0
             self._used += 1
-            if self._remaining is not None:
-                self._remaining -= 1
+            self._in_flight.add(self._used)
             return 0.0, self._used
 
     def ready(self) -> tuple[float, bool]:
@@ -190,34 +202,47 @@ class Quota:
             self._next_start = now + self.rate.interval
             return 0.0, False
 
+    def _earlier_window(self, reset: float, now: float) -> bool:
+        """True when an answer's window ``reset`` ended before the one known (or by now)."""
+        if self._reset is not None:
+            return reset < self._reset - WINDOW_SLACK
+        return reset <= now
+
+    def _left(self) -> int | None:
+        if self._reported is None:
+            return None
+        return max(0, self._reported - len(self._in_flight))
+
     def _spent_for(self) -> float:
         """Seconds to wait while the budget is spent; 0 once a call may go.
 
-        Past the reset the window is refilled to ``limit`` (unknown budget: no
-        waiting) and its end is unknown until an answer tells it; spending that
-        refill waits (``POLL`` at a time, ``POLL_FOR`` at most: a call cancelled in
-        flight is never answered) for the answers of the calls in flight.
+        A count at 0 with answers still due first waits for them (``POLL`` at a
+        time, ``POLL_FOR`` at most), unless the window ends within ``max_wait``
+        anyway. Past the reset the window is refilled to ``limit`` (unknown
+        budget: no waiting) and its end is unknown until an answer tells it.
         """
-        if self._remaining is None or self._remaining > 0:
+        left = self._left()
+        if left is None or left > 0:
             return 0.0
-        left = None if self._reset is None else self._reset - self._clock()
-        if left is not None and left > 0:
-            return left
-        if self._limit is not None and self._used > self._freshest:
+        until_reset = None if self._reset is None else self._reset - self._clock()
+        resets_soon = until_reset is not None and until_reset <= self.max_wait
+        if self._in_flight and not resets_soon and self._limit is not None:
             now = self._clock()
             if self._polling_since is None:
                 self._polling_since = now
-            if now - self._polling_since < POLL_FOR:
+            if now - self._polling_since < POLL_FOR and self.max_wait >= POLL:
                 return POLL
+        if until_reset is not None and until_reset > 0:
+            return until_reset
         self._polling_since = None
-        self._remaining = self._limit
+        self._reported = self._limit
         self._reset = None
         return 0.0
 
     def unanswered(self, sent: int) -> None:
-        """Call number ``sent`` got no answer (a transport error): none is to be awaited."""
+        """Call number ``sent`` got no answer (a transport error, or abandoned): none is due."""
         with self._lock:
-            self._freshest = max(self._freshest, sent)
+            self._in_flight.discard(sent)
 
     # -- errors ---------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import pytest
 
 from lyt_toolkit.client import ClientConfig
 from lyt_toolkit.client.config import Rate
-from lyt_toolkit.client.quota import Quota
+from lyt_toolkit.client.quota import POLL, POLL_FOR, Quota
 from lyt_toolkit.errors import ConfigurationError
 
 BASE = "https://{cluster}.example.com"
@@ -70,21 +70,40 @@ def test_rate_spaces_starts_evenly_whatever_the_callers_do() -> None:
 
 def test_a_spent_budget_waits_for_the_reset_then_refills() -> None:
     clock = Clock()
-    quota = Quota(max_wait=60, clock=clock, wall=lambda: 1_000_000.0)
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
     wait, number = quota.take()
     assert (wait, number) == (0, 1)
-    headers = {"X-Rate-Limit-Limit": "2", "X-Rate-Limit-Remaining": "1"}
-    quota.observe(answer(**headers, **{"X-Rate-Limit-Retry": "1000030"}), number)
+    headers = {"X-Rate-Limit-Limit": "2", "X-Rate-Limit-Retry": "1000030"}
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "1"}), number)
     assert quota.take() == (0, 2)
     assert quota.remaining == 0
     assert quota.take() == (30, 0)  # nothing counted
     assert quota.ready() == (30, True)
     assert quota.calls_used == 2
     clock.now += 30
-    assert quota.take()[0] == 0.05  # the reset passed, but call 2's answer is on its way
-    quota.observe(answer(**{"X-Rate-Limit-Limit": "2", "X-Rate-Limit-Remaining": "0"}), 2)
     assert quota.take() == (0, 3)  # the window is over: refilled to the limit
-    assert quota.remaining == 1
+    assert quota.remaining == 0  # less the two calls in flight
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "0"}), 2)
+    assert quota.remaining == 1  # call 2's late answer from the old window changes no count
+
+
+def test_answers_overtaking_each_other_never_raise_the_count() -> None:
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "3", "X-Rate-Limit-Retry": "1003600"}
+    _, first = quota.take()
+    _, second = quota.take()
+    # The service counted the second call first: its answer says 2 left, the first's 1.
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "1"}), first)
+    assert quota.remaining == 0  # the second call may not be counted yet
+    assert quota.take() == (POLL, 0)  # its answer is due: wait for it, don't give up
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "2"}), second)
+    assert quota.remaining == 1  # the lowest count stands, never the higher late one
+    assert quota.take() == (0, 3)
+    assert quota.take() == (POLL, 0)
+    clock.now += POLL_FOR  # an answer that never comes is not waited for forever
+    wait, _ = quota.take()
+    assert wait == pytest.approx(3600 - POLL_FOR)
 
 
 def test_a_429_spends_the_budget_until_its_retry_after() -> None:
