@@ -8,16 +8,15 @@ it, so CI runs them all. A failed test leaves a screenshot of each of its pages 
 
 from __future__ import annotations
 
-import itertools
 import shutil
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ViewportSize, sync_playwright
 
 from .lab import Lab, running_lab
-from .notebook_ui import NotebookUI
+from .notebook_ui import NotebookOpener, NotebookUI
 
 CHROMIUM = "chromium"
 CHROMIUM_ARGS = [
@@ -32,7 +31,6 @@ CHROMIUM_ARGS = [
 ]
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 VIEWPORT: ViewportSize = {"width": 1400, "height": 1000}
-_workspaces = itertools.count(1)
 
 
 @pytest.fixture(scope="session")
@@ -58,21 +56,25 @@ def lab(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 @pytest.fixture(scope="session")
-def open_notebook(browser: Browser, lab: Lab) -> Iterator[Callable[[str], NotebookUI]]:
-    """``open_notebook(name)``: a new page on ``notebooks/<name>`` of the lab, kernel idle.
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    """One browser context for every tab, so JupyterLab's code is cached after the first."""
+    shared = browser.new_context(viewport=VIEWPORT)
+    yield shared
+    shared.close()
 
-    Pages stay open until the session ends (their kernels are shut down with the lab).
-    """
-    pages: list[Page] = []
 
-    def open_(name: str) -> NotebookUI:
-        page = browser.new_page(viewport=VIEWPORT)
-        pages.append(page)
-        return NotebookUI(page).open(lab.notebook_url(name, f"w{next(_workspaces)}"))
+@pytest.fixture
+def open_notebook(context: BrowserContext, lab: Lab) -> Iterator[NotebookOpener]:
+    opener = NotebookOpener(context, lab)
+    yield opener
+    opener.close()
 
-    yield open_
-    for page in pages:
-        page.close()
+
+@pytest.fixture(scope="module")
+def open_notebook_for_module(context: BrowserContext, lab: Lab) -> Iterator[NotebookOpener]:
+    opener = NotebookOpener(context, lab)
+    yield opener
+    opener.close()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -87,9 +89,9 @@ def pytest_runtest_makereport(
 
 def _screenshot(item: pytest.Item, report: pytest.TestReport) -> None:
     """Keep a picture of each notebook page the failed test used."""
-    funcargs = getattr(item, "funcargs", {})
-    pages = [v.page for v in funcargs.values() if isinstance(v, NotebookUI)]
-    pages += [v for v in funcargs.values() if isinstance(v, Page)]
+    funcargs = getattr(item, "funcargs", {}).values()
+    pages = [v.page for v in funcargs if isinstance(v, NotebookUI)]
+    pages += [ui.page for v in funcargs if isinstance(v, NotebookOpener) for _, ui in v.opened]
     SCREENSHOTS.mkdir(exist_ok=True)
     stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.nodeid.split("::", 1)[1])
     for number, page in enumerate(pages):

@@ -86,12 +86,13 @@ class Lab:
             capture_output=True,
         )
 
-    def shut_down_kernels(self) -> None:
-        """End every session (and its kernel, and the sandbox the kernel serves)."""
+    def shut_down(self, name: str) -> None:
+        """End the sessions of ``notebooks/<name>``: their kernels and the sandboxes in them."""
         headers = {"Authorization": f"token {self.token}"}
         with httpx.Client(base_url=self.base_url, headers=headers, timeout=30) as http:
             for session in http.get("/api/sessions").json():
-                http.delete(f"/api/sessions/{session['id']}")
+                if session["path"] == f"notebooks/{name}":
+                    http.delete(f"/api/sessions/{session['id']}")
 
 
 def _write_settings(folder: Path) -> None:

@@ -6,15 +6,20 @@ text and widgets the outputs show. Nothing reaches into JupyterLab's internals.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
+
+from .lab import Lab
 
 OPEN_TIMEOUT_MS = 120_000
 RUN_TIMEOUT_MS = 240_000
 RENDER_TIMEOUT_MS = 30_000
+
+_workspaces = itertools.count(1)
 
 WIDGET_PLACEHOLDERS = ("Loading widget...", "Error displaying widget")
 WIDGET_REPR = re.compile(r"^[A-Z]\w*\((children|value|options|description|layout)=")
@@ -153,3 +158,24 @@ class NotebookUI:
         output = cell.locator(".jp-OutputArea-output")
         expect(output).not_to_have_count(0, timeout=RENDER_TIMEOUT_MS)
         return output.first.inner_text()
+
+
+class NotebookOpener:
+    """``opener(name)``: a new tab on ``notebooks/<name>`` of the lab, its kernel idle.
+
+    ``close()`` closes the tabs it opened and shuts their kernels (and sandboxes) down.
+    """
+
+    def __init__(self, context: BrowserContext, lab: Lab) -> None:
+        self.context, self.lab = context, lab
+        self.opened: list[tuple[str, NotebookUI]] = []
+
+    def __call__(self, name: str) -> NotebookUI:
+        ui = NotebookUI(self.context.new_page())
+        self.opened.append((name, ui))
+        return ui.open(self.lab.notebook_url(name, f"w{next(_workspaces)}"))
+
+    def close(self) -> None:
+        for name, ui in self.opened:
+            ui.page.close()
+            self.lab.shut_down(name)

@@ -8,14 +8,13 @@ the committed notebook, which nbval keeps equal to what a run produces.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from .lab import CREDENTIALS, NOTEBOOKS, Lab
 from .notebook_state import widget_cells, widget_views
-from .notebook_ui import NotebookUI, Output
+from .notebook_ui import NotebookOpener, Output
 
 NOTEBOOK_FILES = sorted(NOTEBOOKS.glob("*.ipynb"))
 WITH_WIDGETS = [p for p in NOTEBOOK_FILES if any(widget_views(json.loads(p.read_text())))]
@@ -41,7 +40,7 @@ def _widget_problems(shown: list[list[Output]], expected: dict[int, int]) -> lis
 
 @pytest.mark.parametrize("path", NOTEBOOK_FILES, ids=lambda p: p.name)
 def test_notebook_runs_with_every_widget_rendered(
-    path: Path, lab: Lab, open_notebook: Callable[[str], NotebookUI]
+    path: Path, lab: Lab, open_notebook: NotebookOpener
 ) -> None:
     notebook = open_notebook(lab.copy_notebook(path.name, f"run-{path.name}", strip=True))
     notebook.run_all()
@@ -57,7 +56,7 @@ def test_notebook_runs_with_every_widget_rendered(
 
 @pytest.mark.parametrize("path", WITH_WIDGETS, ids=lambda p: p.name)
 def test_trusted_notebook_shows_its_stored_widgets_before_it_runs(
-    path: Path, lab: Lab, open_notebook: Callable[[str], NotebookUI]
+    path: Path, lab: Lab, open_notebook: NotebookOpener
 ) -> None:
     copy = lab.copy_notebook(path.name, f"trusted-{path.name}", strip=False)
     lab.trust(copy)
@@ -69,7 +68,7 @@ def test_trusted_notebook_shows_its_stored_widgets_before_it_runs(
 
 @pytest.mark.parametrize("path", WITH_WIDGETS[:1], ids=lambda p: p.name)
 def test_untrusted_notebook_shows_text_in_place_of_widgets(
-    path: Path, lab: Lab, open_notebook: Callable[[str], NotebookUI]
+    path: Path, lab: Lab, open_notebook: NotebookOpener
 ) -> None:
     """The check above can fail: without trust, JupyterLab shows the widgets' text."""
     notebook = open_notebook(lab.copy_notebook(path.name, f"untrusted-{path.name}", strip=False))

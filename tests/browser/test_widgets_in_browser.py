@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 from lyt_toolkit import LoyaltyClient
 
 from .lab import CREDENTIALS, Lab
-from .notebook_ui import NotebookUI
+from .notebook_ui import NotebookOpener, NotebookUI
 from .widget_ui import (
     BenefitFormUI,
     BulkImportUI,
@@ -36,8 +36,10 @@ PROGRAM, MEMBER, CARD = "lprg_c0ffee0001", "lmbr_c0ffee0001", "lcrd_c0ffee0001"
 
 
 @pytest.fixture(scope="module")
-def notebook(lab: Lab, open_notebook: Callable[[str], NotebookUI]) -> NotebookUI:
-    ui = open_notebook(lab.copy_notebook(WIDGETS_NOTEBOOK, f"drive-{WIDGETS_NOTEBOOK}", strip=True))
+def notebook(lab: Lab, open_notebook_for_module: NotebookOpener) -> NotebookUI:
+    ui = open_notebook_for_module(
+        lab.copy_notebook(WIDGETS_NOTEBOOK, f"drive-{WIDGETS_NOTEBOOK}", strip=True)
+    )
     ui.run_all_but_last()
     assert ui.errors() == []
     ui.wait_for_widgets()
