@@ -14,7 +14,7 @@ import pytest
 
 from .lab import CREDENTIALS, NOTEBOOKS, Lab
 from .notebook_state import widget_cells, widget_views
-from .notebook_ui import NotebookOpener, Output
+from .notebook_ui import WIDGET_REPR, NotebookOpener, Output
 
 NOTEBOOK_FILES = sorted(NOTEBOOKS.glob("*.ipynb"))
 WITH_WIDGETS = [p for p in NOTEBOOK_FILES if any(widget_views(json.loads(p.read_text())))]
@@ -73,6 +73,9 @@ def test_untrusted_notebook_shows_text_in_place_of_widgets(
     """The check above can fail: without trust, JupyterLab shows the widgets' text."""
     notebook = open_notebook(lab.copy_notebook(path.name, f"untrusted-{path.name}", strip=False))
 
+    shown = notebook.outputs()
     expected = _expected_widgets(path)
-    problems = _widget_problems(notebook.outputs(), expected)
+    problems = _widget_problems(shown, expected)
     assert len([p for p in problems if "widgets rendered" in p]) == len(expected)
+    for index in expected:
+        assert any(WIDGET_REPR.match(o.text) for o in shown[index]), shown[index]
