@@ -71,7 +71,15 @@ def test_untrusted_notebook_shows_text_in_place_of_widgets(
     path: Path, lab: Lab, open_notebook: NotebookOpener
 ) -> None:
     """The check above can fail: without trust, JupyterLab shows the widgets' text."""
-    notebook = open_notebook(lab.copy_notebook(path.name, f"untrusted-{path.name}", strip=False))
+    copy = lab.copy_notebook(path.name, f"untrusted-{path.name}", strip=False)
+    # Trust is a signature of the content: a byte-identical copy of a trusted notebook is
+    # trusted too, so this copy differs (by a metadata key) from the one trusted above.
+    stored = lab.root / "notebooks" / copy
+    content = json.loads(stored.read_text(encoding="utf-8"))
+    content["metadata"]["lyt_browser_test"] = "never trusted"
+    stored.write_text(json.dumps(content), encoding="utf-8")
+    notebook = open_notebook(copy)
+    notebook.wait_for_widgets()  # an output may show the placeholder for a moment first
 
     shown = notebook.outputs()
     expected = _expected_widgets(path)
