@@ -4,7 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck fmt bench serve clean constraints
+NOTEBOOKS_STAMP := $(VENV)/.notebooks-installed
+
+.PHONY: demo test lint typecheck fmt bench serve clean constraints lab notebook-state
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,11 +17,29 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/lyt demo
 
+# The browser tests (one JupyterLab, one Chromium) run on their own after the others: beside
+# the two workers they would fight them for the cores.
 test: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks
 	$(MAKE) typecheck
-	$(BIN)/pytest -n 2 --dist loadfile tests
+	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser
 	$(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly
+	$(BIN)/pytest tests/browser -p no:randomly
+
+# JupyterLab in the project's environment, the notebooks trusted (their stored widgets show).
+# As root, add LAB_ARGS=--allow-root.
+LAB_ARGS ?=
+$(NOTEBOOKS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[notebooks]'
+	touch $(NOTEBOOKS_STAMP)
+
+lab: $(NOTEBOOKS_STAMP)
+	$(BIN)/jupyter trust notebooks/*.ipynb
+	$(BIN)/jupyter lab $(LAB_ARGS) notebooks/
+
+# Re-execute the notebooks in place and store their widget state (tests/browser/notebook_state.py).
+notebook-state: $(STAMP)
+	$(BIN)/python tests/browser/notebook_state.py notebooks/*.ipynb
 
 lint: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks
@@ -51,4 +71,4 @@ constraints: $(STAMP)
 	mv constraints.tmp constraints.txt
 
 clean:
-	rm -rf $(VENV) reports .pytest_cache .ruff_cache
+	rm -rf $(VENV) reports .pytest_cache .ruff_cache tests/browser/screenshots

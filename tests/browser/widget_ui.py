@@ -1,0 +1,149 @@
+"""One helper per widget: find it on the page by what a person sees, fill it, click it.
+
+Each helper knows its widget's labels and buttons and nothing of its Python
+attributes, so when a widget's layout changes only its helper changes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Locator, Page, expect
+
+RESULT_TIMEOUT_MS = 30_000
+
+
+def widget_showing(page: Page, button: str) -> Locator:
+    """The widget output holding a button labelled exactly ``button``."""
+    return page.locator(".jp-OutputArea-output").filter(
+        has=page.get_by_role("button", name=button, exact=True)
+    )
+
+
+def type_into(field: Locator, text: str) -> None:
+    """Click the field, erase what it holds, type ``text``, leave with Tab."""
+    field.click()
+    field.press("Control+a")
+    field.press("Backspace")
+    field.press_sequentially(text)
+    field.press("Tab")
+
+
+def result_row(widget: Locator, text: str) -> Locator:
+    """The row of the widget's results table (its last) that mentions ``text``."""
+    return widget.locator(".lyt-table").last.locator("tr").filter(has_text=text)
+
+
+def select_options(select: Locator, *texts: str) -> None:
+    """Select the options of ``select`` whose labels contain ``texts`` (the others are
+    deselected), as a click, or a Ctrl+click each, would."""
+    labels = []
+    for text in texts:
+        option = select.locator("option").filter(has_text=text)
+        expect(option).to_have_count(1, timeout=RESULT_TIMEOUT_MS)
+        labels.append(option.inner_text())
+    select.select_option(label=labels)
+
+
+def expect_status(widget: Locator, text: str) -> None:
+    expect(widget).to_contain_text(text, timeout=RESULT_TIMEOUT_MS)
+
+
+class BenefitFormUI:
+    def __init__(self, page: Page) -> None:
+        self.root = widget_showing(page, "Create benefit")
+
+    def fill(self, *, name: str, type_: str, points: int, status: str) -> None:
+        type_into(self.root.get_by_label("Name", exact=True), name)
+        self.root.get_by_label("Type", exact=True).select_option(type_)
+        type_into(self.root.get_by_label("Points", exact=True), str(points))
+        self.root.get_by_label("Status", exact=True).select_option(status)
+
+    def choose_card_definition(self, name: str) -> None:
+        select_options(self.root.get_by_label("Card definition", exact=True), name)
+
+    def submit(self) -> None:
+        self.root.get_by_role("button", name="Create benefit", exact=True).click()
+
+    def field_error(self, label: str) -> Locator:
+        """The error shown beside the field labelled ``label``."""
+        return self.root.locator(".widget-hbox").filter(
+            has=self.root.page.get_by_label(label, exact=True)
+        )
+
+
+class BulkImportUI:
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.root = widget_showing(page, "Create valid rows")
+
+    def upload(self, csv: Path) -> None:
+        """Clear the path box, then choose ``csv`` through the upload button's file dialog."""
+        type_into(self.root.get_by_placeholder(re.compile("^or a path")), "")
+        with self.page.expect_file_chooser() as chooser:
+            self.root.get_by_role("button", name="Upload CSV").click()
+        chooser.value.set_files(str(csv))
+
+    def create_valid_rows(self) -> None:
+        self.root.get_by_role("button", name="Create valid rows", exact=True).click()
+
+
+class RewardDraftUI:
+    def __init__(self, page: Page) -> None:
+        self.root = widget_showing(page, "Move to draft")
+
+    def load(self, name_contains: str) -> None:
+        type_into(self.root.get_by_label("Name contains", exact=True), name_contains)
+        self.root.get_by_role("button", name="Load rewards", exact=True).click()
+
+    def select(self, reward_id: str) -> None:
+        select_options(self.root.get_by_label("Rewards", exact=True), reward_id)
+
+    def confirm(self) -> None:
+        self.root.get_by_label("I understand these go back to DRAFT").check()
+
+    @property
+    def move_button(self) -> Locator:
+        return self.root.get_by_role("button", name="Move to draft", exact=True)
+
+
+class PendingPointsUI:
+    def __init__(self, page: Page) -> None:
+        self.root = widget_showing(page, "Activate selected")
+
+    def choose(self, label: str, containing: str) -> None:
+        """Pick the option of dropdown ``label`` whose text contains ``containing``."""
+        select_options(self.root.get_by_label(label, exact=True), containing)
+
+    def select_bucket(self, bucket_id: str) -> None:
+        select_options(self.root.get_by_label("Buckets", exact=True), bucket_id)
+
+    def activate(self) -> None:
+        self.root.get_by_role("button", name="Activate selected", exact=True).click()
+
+
+class DangerZoneUI:
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        # Two "Delete" buttons: the widget is the output that also names both sections.
+        self.root = page.locator(".jp-OutputArea-output").filter(
+            has=page.get_by_text("Tier structures", exact=True)
+        )
+
+    def section(self, title: str) -> Locator:
+        heading = self.root.get_by_text(title, exact=True)
+        return heading.locator("xpath=ancestor::div[contains(@class,'widget-vbox')][1]")
+
+    def select(self, title: str, *ids: str) -> None:
+        """Select the items of section ``title`` whose labels hold ``ids``."""
+        select_options(self.section(title).locator("select"), *ids)
+
+    def phrase(self, title: str) -> Locator:
+        return self.section(title).locator("code")
+
+    def confirm(self, title: str, phrase: str) -> None:
+        type_into(self.section(title).get_by_placeholder("type the phrase shown above"), phrase)
+
+    def delete_button(self, title: str) -> Locator:
+        return self.section(title).get_by_role("button", name="Delete", exact=True)
