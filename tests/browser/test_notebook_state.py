@@ -46,11 +46,6 @@ def test_every_displayed_widget_has_its_state(path: Path) -> None:
     assert not missing, f"{path.name}: models shown or referenced but not stored: {missing}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the committed notebooks were executed before `make notebook-state` existed; "
-    "run it once the widget rework is merged, then remove this mark",
-)
 @pytest.mark.parametrize("path", WITH_WIDGETS, ids=lambda p: p.name)
 def test_committed_state_is_as_make_notebook_state_writes_it(path: Path) -> None:
     notebook = _load(path)

@@ -14,11 +14,14 @@ from playwright.sync_api import Locator, Page, expect
 RESULT_TIMEOUT_MS = 30_000
 
 
-def widget_showing(page: Page, button: str) -> Locator:
-    """The widget output holding a button labelled exactly ``button``."""
-    return page.locator(".jp-OutputArea-output").filter(
-        has=page.get_by_role("button", name=button, exact=True)
-    )
+def button(root: Page | Locator, label: str) -> Locator:
+    """The button labelled ``label``; an icon's glyph before the label is allowed for."""
+    return root.get_by_role("button", name=re.compile(rf"^\W*{re.escape(label)}$"))
+
+
+def widget_showing(page: Page, label: str) -> Locator:
+    """The widget output holding a button labelled ``label``."""
+    return page.locator(".jp-OutputArea-output").filter(has=button(page, label))
 
 
 def type_into(field: Locator, text: str) -> None:
@@ -30,9 +33,22 @@ def type_into(field: Locator, text: str) -> None:
     field.press("Tab")
 
 
+def grid_rows(widget: Locator, text: str) -> Locator:
+    """The rows of the widget's grids that mention ``text``, in page order."""
+    return widget.locator("table.dataTable tbody tr").filter(has_text=text)
+
+
 def result_row(widget: Locator, text: str) -> Locator:
-    """The row of the widget's results table (its last) that mentions ``text``."""
-    return widget.locator(".lyt-table").last.locator("tr").filter(has_text=text)
+    """The row that mentions ``text`` in the widget's last grid showing it (its results)."""
+    return grid_rows(widget, text).last
+
+
+def click_grid_row(widget: Locator, text: str) -> None:
+    """Select the one grid row mentioning ``text`` with a click, as a person would."""
+    row = grid_rows(widget, text)
+    expect(row).to_have_count(1, timeout=RESULT_TIMEOUT_MS)
+    row.locator("td").first.click()
+    expect(row).to_have_class(re.compile(r"\bselected\b"))
 
 
 def select_options(select: Locator, *texts: str) -> None:
@@ -64,7 +80,7 @@ class BenefitFormUI:
         select_options(self.root.get_by_label("Card definition", exact=True), name)
 
     def submit(self) -> None:
-        self.root.get_by_role("button", name="Create benefit", exact=True).click()
+        button(self.root, "Create benefit").click()
 
     def field_error(self, label: str) -> Locator:
         """The error shown beside the field labelled ``label``."""
@@ -86,7 +102,7 @@ class BulkImportUI:
         chooser.value.set_files(str(csv))
 
     def create_valid_rows(self) -> None:
-        self.root.get_by_role("button", name="Create valid rows", exact=True).click()
+        button(self.root, "Create valid rows").click()
 
 
 class RewardDraftUI:
@@ -95,17 +111,17 @@ class RewardDraftUI:
 
     def load(self, name_contains: str) -> None:
         type_into(self.root.get_by_label("Name contains", exact=True), name_contains)
-        self.root.get_by_role("button", name="Load rewards", exact=True).click()
+        button(self.root, "Load rewards").click()
 
     def select(self, reward_id: str) -> None:
-        select_options(self.root.get_by_label("Rewards", exact=True), reward_id)
+        click_grid_row(self.root, reward_id)
 
     def confirm(self) -> None:
         self.root.get_by_label("I understand these go back to DRAFT").check()
 
     @property
     def move_button(self) -> Locator:
-        return self.root.get_by_role("button", name="Move to draft", exact=True)
+        return button(self.root, "Move to draft")
 
 
 class PendingPointsUI:
@@ -117,10 +133,10 @@ class PendingPointsUI:
         select_options(self.root.get_by_label(label, exact=True), containing)
 
     def select_bucket(self, bucket_id: str) -> None:
-        select_options(self.root.get_by_label("Buckets", exact=True), bucket_id)
+        click_grid_row(self.root, bucket_id)
 
     def activate(self) -> None:
-        self.root.get_by_role("button", name="Activate selected", exact=True).click()
+        button(self.root, "Activate selected").click()
 
 
 class DangerZoneUI:
@@ -146,4 +162,4 @@ class DangerZoneUI:
         type_into(self.section(title).get_by_placeholder("type the phrase shown above"), phrase)
 
     def delete_button(self, title: str) -> Locator:
-        return self.section(title).get_by_role("button", name="Delete", exact=True)
+        return button(self.section(title), "Delete")
