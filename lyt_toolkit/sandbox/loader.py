@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -25,7 +26,7 @@ from .placeholders import placeholder_problems
 from .programcheck import dangling_references, unknown_model_keys, unknown_record_keys
 from .quota import plan_problems
 from .store import DuplicateId, Store
-from .timeexpr import DATE_ONLY_KEYS, format_timestamp, resolve, resolve_tree
+from .timeexpr import DATE_ONLY_KEYS, RelativeFormatter, resolve_tree
 
 FORMAT = "lyt-program/1"
 
@@ -113,7 +114,8 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-_RELATIVE_PAIR = re.compile(rb'"([^"\\]+)":"(now(?:[+-]\d+[dhms])*)"')
+_VALUE_START = b':"now'
+_TERMS_END = re.compile(rb'(?:[+-]\d+[dhms])*"')
 _MAYBE_RELATIVE = re.compile(rb'"\s*now')
 
 
@@ -122,20 +124,29 @@ def resolve_times(section: list[Any], now: datetime) -> list[Any]:
 
     Walking 100,000 documents in Python is slow; rewriting ``"key":"now..."``
     pairs in the compact JSON text (written by pydantic-core, in one step) is not.
-    Whatever that pass cannot see (expressions in lists, odd spacing) still goes
-    through ``resolve_tree``.
+    The text is cut at each ``:"now`` (outside a string, as a quote inside one is
+    escaped): a pair is a plain key (no quote or backslash) before the cut and the
+    terms and closing quote of an expression after it. Whatever that pass cannot
+    see (expressions in lists, odd spacing, escaped keys) still goes through
+    ``resolve_tree``.
     """
     text = to_json(section)
     if not _MAYBE_RELATIVE.search(text):
         return section
-
-    def absolute(match: re.Match[bytes]) -> bytes:
-        key, expr = (part.decode() for part in match.groups())
-        moment = resolve(expr, now)
-        value = moment.date().isoformat() if key in DATE_ONLY_KEYS else format_timestamp(moment)
-        return f'"{key}":"{value}"'.encode()
-
-    text = _RELATIVE_PAIR.sub(absolute, text)
+    spell = RelativeFormatter(now).spell
+    pieces = text.split(_VALUE_START)
+    out = [pieces[0]]
+    for before, after in pairwise(pieces):
+        terms = _TERMS_END.match(after)
+        opening = before.rfind(b'"', 0, -1)
+        key = before[opening + 1 : -1]
+        if terms is None or opening < 0 or not before.endswith(b'"') or not key or b"\\" in key:
+            out += (_VALUE_START, after)
+            continue
+        end = terms.end() - 1  # the closing quote
+        value = spell("now" + after[:end].decode(), date_only=key.decode() in DATE_ONLY_KEYS)
+        out += (b':"', value.encode(), after[end:])
+    text = b"".join(out)
     resolved = from_json(text)  # our own JSON text: the faster parser reads it alike
     return resolve_tree(resolved, now) if _MAYBE_RELATIVE.search(text) else resolved
 

@@ -77,8 +77,26 @@ BUILT_IN = frozenset({"prod_5h1pp1ng"})
 def unknown_model_keys(model: BaseModel) -> list[str]:
     """Paths of the keys in ``model`` (nested models included) that no model declares."""
     found: list[str] = []
-    _extras(model, "", found)
+    if _any_extras(model):  # most records have none: no paths spelled for them
+        _extras(model, "", found)
     return found
+
+
+def _any_extras(value: Any) -> bool:
+    """Whether any model in ``value`` holds an undeclared key, allowed or not."""
+    if isinstance(value, BaseModel):
+        if value.__pydantic_extra__:
+            return True
+        for attribute, _ in _nested_fields(type(value)):
+            item = getattr(value, attribute)
+            if item is not None and _any_extras(item):
+                return True
+        return False
+    if isinstance(value, list | tuple):
+        return any(_any_extras(item) for item in value)
+    if isinstance(value, dict):
+        return any(_any_extras(item) for item in value.values())
+    return False
 
 
 def _extras(value: Any, path: str, found: list[str]) -> None:
@@ -142,6 +160,12 @@ def dangling_references(
         key: {r["id"] for r in records if isinstance(r, dict) and "id" in r}
         for key, records in sections.items()
     }
+    wanted: dict[str, set[str]] = {}
+    for records in sections.values():
+        _collect_references(records, wanted)
+    known = BUILT_IN | deliberately_missing
+    if all(not (found - ids.get(target, set()) - known) for target, found in wanted.items()):
+        return []  # the usual answer, found without spelling a path per reference
     problems = []
     for section, records in sections.items():
         for index, record in enumerate(records):
@@ -156,6 +180,27 @@ def dangling_references(
                     f"{section}[{index}] {record.get('id')}: {path}: {value} is not in {target}"
                 )
     return problems
+
+
+def _collect_references(value: Any, wanted: dict[str, set[str]]) -> None:
+    """Add to ``wanted`` (target section -> IDs) every ID :func:`_references` yields."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str):
+                if key in REFERENCES:
+                    wanted.setdefault(REFERENCES[key], set()).add(item)
+            elif isinstance(item, dict):
+                if key == "metadata":
+                    continue
+                if key in _OBJECT_REFERENCES and isinstance(item.get("id"), str):
+                    wanted.setdefault(_OBJECT_REFERENCES[key], set()).add(item["id"])
+                _collect_references(item, wanted)
+            elif isinstance(item, list) and key != "metadata":
+                _collect_references(item, wanted)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict | list):
+                _collect_references(item, wanted)
 
 
 def _references(value: Any, path: str) -> Iterator[tuple[str, str, str]]:

@@ -67,6 +67,45 @@ def format_timestamp(moment: datetime) -> str:
     return _aware(moment).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
+class RelativeFormatter:
+    """Spell relative expressions counted from one ``now``, as :func:`resolve_tree` does,
+    for many expressions at once (a large program has one per record, nearly all distinct).
+
+    The offset is summed in whole seconds and the result spelled from its day number and
+    second of day; the calendar date of each day is worked out once. Values agree with
+    ``format_timestamp(resolve(expr, now))`` and ``resolve_date(expr, now).isoformat()``.
+    """
+
+    def __init__(self, now: datetime) -> None:
+        self._now = now
+        start = _aware(now)
+        self._midnight = start.replace(hour=0, minute=0, second=0, microsecond=0)
+        self._second_of_day = start.hour * 3600 + start.minute * 60 + start.second
+        self._fraction = f".{start.microsecond // 1000:03d}Z"
+        self._days: dict[int, str] = {}
+
+    def spell(self, expr: str, *, date_only: bool) -> str:
+        """``expr`` (a relative expression) as a timestamp, or a date when ``date_only``."""
+        seconds = self._second_of_day
+        for sign, amount, unit in _TERM.findall(expr, 3):
+            step = int(amount) * _SECONDS[unit]
+            seconds += step if sign == "+" else -step
+        days, second = divmod(seconds, 86400)
+        day = self._days.get(days)
+        if day is None:
+            try:
+                day = (self._midnight + timedelta(days=days)).date().isoformat()
+            except OverflowError:  # out of the calendar: let resolve() say so, as before
+                resolve(expr, self._now)
+                raise
+            self._days[days] = day
+        if date_only:
+            return day
+        hours, second = divmod(second, 3600)
+        minutes, second = divmod(second, 60)
+        return f"{day}T{hours:02d}:{minutes:02d}:{second:02d}{self._fraction}"
+
+
 def resolve_tree(data: Any, now: datetime) -> Any:
     """Copy ``data`` with every relative expression replaced by an absolute value.
 
