@@ -21,6 +21,7 @@ __all__ = [
     "REWARD_COSTS",
     "plain_reward_cost_rows",
     "plain_reward_rows",
+    "plain_reward_rows_with_costs",
     "reward_cost_rows",
     "reward_costs_frame",
     "reward_rows",
@@ -341,7 +342,17 @@ def plain_reward_cost_rows(item: Any) -> list[Row]:
     The whole reward is checked, as its model would be, not only the fields the rows read.
     """
     plain_reward_rows(item)
-    r: dict[str, Any] = item
+    return _plain_cost_rows(item)
+
+
+def plain_reward_rows_with_costs(item: Any) -> tuple[list[Row], list[Row]]:
+    """The ``REWARDS`` and ``REWARD_COSTS`` rows of one reward as parsed JSON, the reward
+    checked once; ``NotPlain`` when not plain."""
+    return plain_reward_rows(item), _plain_cost_rows(item)
+
+
+def _plain_cost_rows(r: dict[str, Any]) -> list[Row]:
+    """The ``REWARD_COSTS`` rows of a reward ``plain_reward_rows`` accepted."""
     rows: list[Row] = []
     for cost in r["costs"]:
         rules = cost.get("rules")

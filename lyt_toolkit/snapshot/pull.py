@@ -21,14 +21,22 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
+from ..client._core import PlainPage
 from ..client.pagination import aread_ahead
 from ..errors import NotFoundError, OddValueWarning
+from ..frames._plain import NotPlain
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
 from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
 from ..frames.registry import FRAME_NAMES
-from ..frames.rewards import REWARD_COSTS, REWARDS, reward_cost_rows, reward_rows
-from ..frames.schema import FrameBuilder, Schema
+from ..frames.rewards import (
+    REWARD_COSTS,
+    REWARDS,
+    plain_reward_rows_with_costs,
+    reward_cost_rows,
+    reward_rows,
+)
+from ..frames.schema import FrameBuilder, Row, Schema
 from ..models import (
     Benefit,
     CardDefinition,
@@ -37,7 +45,6 @@ from ..models import (
     Page,
     PendingBucket,
     Program,
-    Reward,
     TierStructure,
 )
 from ..models.listing import MAX_LIMIT
@@ -148,7 +155,8 @@ class _Puller:
             # One task per part, so each keeps its type; _gather runs and cancels them together.
             # A part not asked for is not pulled.
             rewards_task = asyncio.ensure_future(
-                _rewards(c.rewards.pages(limit=MAX_LIMIT), bar)
+                # The model-free pages of the client's frame path (rewards.frame()).
+                _rewards(c.rewards._plain_pages(limit=MAX_LIMIT), bar)
                 if kinds & {"rewards", "reward_costs"}
                 else _ready(_RewardFrames())
             )
@@ -294,24 +302,55 @@ class _Puller:
 
 class _RewardFrames:
     """The rewards and reward_costs frames, built as reward pages arrive (no reward is
-    held past its page), and the card definitions those rewards point at."""
+    held past its page), and the card definitions those rewards point at, read from the
+    rows: a cost's spending entries and a DIGITAL card points reward's definition."""
 
     def __init__(self) -> None:
         self.rewards = FrameBuilder(REWARDS)
         self.costs = FrameBuilder(REWARD_COSTS)
         self.referenced: set[str] = set()
 
-    def add(self, rewards: list[Reward]) -> None:
-        self.rewards.add(reward_rows(rewards))
-        self.costs.add(reward_cost_rows(rewards))
-        self.referenced |= referenced_card_definitions(rewards, (), (), (), ())
+    def add(self, page: Page[Any] | PlainPage) -> None:
+        rewards, costs = _reward_page_rows(page)
+        self.rewards.add(rewards)
+        self.costs.add(costs)
+        self.referenced.update(_ids(rewards, "digital_points_card_definition_id"))
+        self.referenced.update(_ids(costs, "card_definition_id"))
 
 
-async def _rewards(pages: AsyncIterator[Page[Reward]], bar: ProgressBar) -> _RewardFrames:
-    """The reward frames of ``pages``, counted on ``bar`` as each page lands."""
+def _reward_page_rows(page: Page[Any] | PlainPage) -> tuple[list[Row], list[Row]]:
+    """The rewards and reward_costs rows of one page, as ``client._frames.page_rows`` reads
+    them: without models when every item of a ``PlainPage`` is plain, else from the models
+    (the page validated once for both)."""
+    if isinstance(page, PlainPage):
+        try:
+            return _plain_rows(page.data)
+        except NotPlain:
+            page = page.models()
+    return list(reward_rows(page.data)), list(reward_cost_rows(page.data))
+
+
+def _plain_rows(items: list[Any]) -> tuple[list[Row], list[Row]]:
+    """The rewards and reward_costs rows of plain ``items``; ``NotPlain`` if one is not."""
+    rewards: list[Row] = []
+    costs: list[Row] = []
+    for item in items:
+        reward, cost = plain_reward_rows_with_costs(item)
+        rewards += reward
+        costs += cost
+    return rewards, costs
+
+
+def _ids(rows: list[Row], column: str) -> Iterable[str]:
+    """The card definition IDs in ``column`` of ``rows`` (None: none there)."""
+    return (i for row in rows if (i := row[column]) is not None)
+
+
+async def _rewards(pages: AsyncIterator[Any], bar: ProgressBar) -> _RewardFrames:
+    """The reward frames of ``pages`` (``PlainPage``s), counted on ``bar`` as each lands."""
     frames = _RewardFrames()
     async for page in aread_ahead(pages):
-        frames.add(page.data)
+        frames.add(page)
         bar.advance(len(page.data), pages=1)
     return frames
 

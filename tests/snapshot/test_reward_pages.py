@@ -1,0 +1,149 @@
+"""A snapshot reads rewards without models and gives exactly the frames of the model path.
+
+``ProgramSnapshot.pull`` builds the rewards and reward_costs frames from parsed JSON
+(the client's model-free path) and reads the card definitions the rewards point at
+from those rows. Pulled that way or from models, on the demo program and on a
+generated one, every frame of the snapshot is the same, and so are the referenced
+card definitions (those the list does not return are then fetched by ID).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
+from lyt_toolkit.client._core import PlainPage
+from lyt_toolkit.frames import FRAME_NAMES
+from lyt_toolkit.frames.rewards import reward_cost_rows, reward_rows
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot.pull import _RewardFrames
+from lyt_toolkit.snapshot.references import referenced_card_definitions
+from lyt_toolkit.synthetic import generate_program
+
+from .conftest import StartSandbox
+from .helpers import client_for
+
+PULL = importlib.import_module("lyt_toolkit.snapshot.pull")
+
+
+class ModelRewardFrames(_RewardFrames):
+    """The reward frames and references as the pull read them before: from models."""
+
+    def add(self, page: Any) -> None:
+        models = page.models().data if isinstance(page, PlainPage) else page.data
+        self.rewards.add(reward_rows(models))
+        self.costs.add(reward_cost_rows(models))
+        self.referenced |= referenced_card_definitions(models, (), (), (), ())
+
+
+@pytest.fixture(scope="module")
+def generated(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    program = generate_program(
+        rewards=260, benefits=40, card_definitions=6, tier_structures=3, members=6, seed=5
+    )
+    with start_sandbox(program, now=program["now"]) as sb:
+        yield sb
+
+
+@pytest.fixture(params=["demo", "generated"])
+def program(request: pytest.FixtureRequest) -> Sandbox:
+    sandbox: Sandbox = request.getfixturevalue(request.param)
+    return sandbox
+
+
+@pytest.fixture
+def model_pages(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The reward pages the pull read from models (its fallback), by size."""
+    counted: list[int] = []
+
+    def counting(items: Any) -> Any:
+        counted.append(len(items))
+        return reward_rows(items)
+
+    monkeypatch.setattr(PULL, "reward_rows", counting)
+    return counted
+
+
+def pulled(sb: Sandbox, **kwargs: Any) -> ProgramSnapshot:
+    with client_for(sb) as client:
+        return ProgramSnapshot.pull(client, progress=False, **kwargs)
+
+
+def assert_same_frames(a: ProgramSnapshot, b: ProgramSnapshot, kinds: Any = FRAME_NAMES) -> None:
+    for name in kinds:
+        left, right = getattr(a, name), getattr(b, name)
+        pd.testing.assert_frame_equal(left, right, check_exact=True, obj=name)
+        for column in left.columns:
+            if isinstance(left[column].dtype, pd.CategoricalDtype):
+                assert list(left[column].cat.categories) == list(right[column].cat.categories)
+
+
+def test_a_snapshot_equals_one_pulled_from_models(
+    program: Sandbox, model_pages: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast = pulled(program)
+    assert model_pages == []  # every reward page was read without models
+    assert len(fast.rewards) > 0 and len(fast.reward_costs) > 0
+    with monkeypatch.context() as patched:
+        patched.setattr(PULL, "_RewardFrames", ModelRewardFrames)
+        from_models = pulled(program)
+    assert_same_frames(fast, from_models)
+    found = fast.reward_costs["card_definition_found"]
+    assert found.notna().any()
+
+
+def test_kinds_of_rewards_alone_equal_the_model_path(
+    program: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kinds = ["rewards", "card_definitions"]
+    fast = pulled(program, kinds=kinds)
+    with monkeypatch.context() as patched:
+        patched.setattr(PULL, "_RewardFrames", ModelRewardFrames)
+        from_models = pulled(program, kinds=kinds)
+    assert_same_frames(fast, from_models, kinds)
+    assert fast.reward_costs.empty
+
+
+def reward_pages(sb: Sandbox, frames: Any) -> Any:
+    """``frames`` fed every model-free reward page of ``sb``, as the pull feeds them."""
+
+    async def read() -> Any:
+        kwargs = sb.credentials.as_client_kwargs()
+        async with AsyncLoyaltyClient(base_url=sb.base_url, env_file=None, **kwargs) as c:
+            async for page in c.rewards._plain_pages(limit=37):
+                assert isinstance(page, PlainPage)
+                frames.add(page)
+        return frames
+
+    return asyncio.run(read())
+
+
+def test_referenced_definitions_read_from_rows_equal_those_of_models(program: Sandbox) -> None:
+    with LoyaltyClient(
+        base_url=program.base_url, env_file=None, **program.credentials.as_client_kwargs()
+    ) as client:
+        models = list(client.rewards.iter(limit=100))
+    expected = referenced_card_definitions(models, (), (), (), ())
+    assert reward_pages(program, _RewardFrames()).referenced == expected
+    assert reward_pages(program, ModelRewardFrames()).referenced == expected
+    spending = [s for m in models for cost in m.costs for s in cost.spending or []]
+    assert spending and expected  # the program has references for the pull to read
+
+
+def test_a_page_that_is_not_plain_is_read_from_models(
+    demo: Sandbox, model_pages: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def not_plain(items: Any) -> Any:
+        raise PULL.NotPlain
+
+    with monkeypatch.context() as patched:
+        patched.setattr(PULL, "_plain_rows", not_plain)
+        fallen_back = pulled(demo)
+    assert model_pages and sum(model_pages) == len(fallen_back.rewards)
+    assert_same_frames(fallen_back, pulled(demo))
