@@ -104,7 +104,7 @@ def test_normalised_refuses_a_view_without_its_model() -> None:
     ("value", "found"),
     [
         ("token sandbox-app-token", "sandbox-app-"),
-        ("/home/someone/work/report.csv", "/home/someon"),
+        ("/home/someone/projects/report.csv", "/home/someon"),
         ("served at http://127.0.0.1:41234/v2", "a loopback URL with its port"),
     ],
 )
