@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from packaging.version import Version
-from wheel_building import ROOT, build_wheel, outside_env
+from wheel_building import ROOT, build_wheel, outside_env, run_outside
 
 LOWEST = ROOT / "constraints-lowest.txt"
 TOOLS = ("pytest", "hypothesis")
@@ -120,15 +120,7 @@ def test_every_dependency_is_at_its_lower_bound(lowest: Path) -> None:
 
 
 def test_lyt_demo_runs_at_the_lower_bounds(lowest: Path, tmp_path: Path) -> None:
-    out = subprocess.run(
-        [lowest / "lyt", "demo"],
-        cwd=tmp_path,
-        env=outside_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    out = run_outside(lowest / "lyt", "demo", cwd=tmp_path, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "findings" in out.stdout
     assert any((tmp_path / "reports").rglob("*.csv"))
@@ -141,14 +133,16 @@ def test_the_http_tests_pass_at_the_lower_bounds(lowest: Path, tmp_path: Path) -
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, tmp_path / name)
-    out = subprocess.run(
-        [lowest / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUBSET],
+    out = run_outside(
+        lowest / "python",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *SUBSET,
         cwd=tmp_path,
-        env=outside_env(),
-        capture_output=True,
-        text=True,
         timeout=600,
-        check=False,
     )
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
     assert re.search(r"\b\d{2,} passed\b", out.stdout), out.stdout[-500:]

@@ -19,7 +19,7 @@ import venv
 from pathlib import Path
 
 import pytest
-from wheel_building import ROOT, build_wheel, outside_env
+from wheel_building import ROOT, build_wheel, outside_env, run_outside
 
 
 @pytest.fixture(scope="module")
@@ -48,21 +48,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return env_dir / "bin"
 
 
-def _run(bin_dir: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        list(args),
-        cwd=cwd,
-        env=outside_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_the_package_imported_is_the_wheels(installed: Path, tmp_path: Path) -> None:
-    out = _run(
-        installed,
+    out = run_outside(
         str(installed / "python"),
         "-c",
         "import lyt_toolkit; print(lyt_toolkit.__file__)",
@@ -75,7 +62,7 @@ def test_the_package_imported_is_the_wheels(installed: Path, tmp_path: Path) -> 
 
 
 def test_lyt_demo_runs_from_the_wheel(installed: Path, tmp_path: Path) -> None:
-    out = _run(installed, str(installed / "lyt"), "demo", cwd=tmp_path)
+    out = run_outside(str(installed / "lyt"), "demo", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "findings" in out.stdout
     assert any((tmp_path / "reports").rglob("*.csv")), list(tmp_path.rglob("*"))
@@ -113,6 +100,6 @@ def test_sandbox_start_serves_the_demo_program_from_the_wheel(
         "    client = LoyaltyClient(base_url=sb.base_url, **sb.credentials.as_client_kwargs())\n"
         "    print(len(client.rewards.frame()))\n"
     )
-    out = _run(installed, str(installed / "python"), "-c", script, cwd=tmp_path)
+    out = run_outside(str(installed / "python"), "-c", script, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout.strip()) > 0

@@ -42,3 +42,18 @@ def build_wheel(work: Path) -> Path:
 def outside_env() -> dict[str, str]:
     """This process's environment without the project's settings or Python paths."""
     return {k: v for k, v in os.environ.items() if not k.startswith(("LYT_", "PYTHON"))}
+
+
+def run_outside(
+    *args: str | Path, cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run ``args`` in ``cwd`` with :func:`outside_env`, capturing text; never raises on failure."""
+    return subprocess.run(
+        [str(a) for a in args],
+        cwd=cwd,
+        env=outside_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
