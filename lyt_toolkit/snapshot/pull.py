@@ -156,7 +156,7 @@ class _Puller:
             # A part not asked for is not pulled.
             rewards_task = asyncio.ensure_future(
                 # The model-free pages of the client's frame path (rewards.frame()).
-                _rewards(c.rewards._plain_pages(limit=MAX_LIMIT), bar)
+                _rewards(c.rewards.plain_pages(limit=MAX_LIMIT), bar)
                 if kinds & {"rewards", "reward_costs"}
                 else _ready(_RewardFrames())
             )

@@ -116,7 +116,7 @@ def reward_pages(sb: Sandbox, frames: Any) -> Any:
     async def read() -> Any:
         kwargs = sb.credentials.as_client_kwargs()
         async with AsyncLoyaltyClient(base_url=sb.base_url, env_file=None, **kwargs) as c:
-            async for page in c.rewards._plain_pages(limit=37):
+            async for page in c.rewards.plain_pages(limit=37):
                 assert isinstance(page, PlainPage)
                 frames.add(page)
         return frames

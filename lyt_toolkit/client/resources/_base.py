@@ -113,7 +113,7 @@ class _Resource:
         kind = kind or self.frame_kind
         pages = getattr(self, "pages", None)
         if kind in ROW_SOURCES:
-            pages = getattr(self, "_plain_pages", pages)
+            pages = getattr(self, "plain_pages", pages)
         if kind is None or pages is None:
             raise TypeError(f"{type(self).__name__} has no DataFrame form")
         return kind, pages(*args, **frame_query(query))

@@ -64,8 +64,9 @@ class Rewards(SyncResource):
         """Every page of the query, for callers that show progress per page."""
         return self._pages(REWARDS, _list, query)
 
-    def _plain_pages(self, **query: Unpack[ListParams]) -> Iterator[Any]:
-        """Every page of the query parsed but not validated (the frame path)."""
+    def plain_pages(self, **query: Unpack[ListParams]) -> Iterator[Any]:
+        """Every page of the query parsed but not validated (``client._core.PlainPage``): what
+        ``frame()`` and snapshots read rows from, falling back to models per page."""
         return self._pages(REWARDS, _plain_list, query)
 
     def get(self, reward_id: str) -> Reward:
@@ -100,8 +101,8 @@ class AsyncRewards(AsyncResource):
         """Async twin of ``Rewards.pages``."""
         return self._pages(REWARDS, _list, query)
 
-    def _plain_pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Any]:
-        """Async twin of ``Rewards._plain_pages``."""
+    def plain_pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Any]:
+        """Async twin of ``Rewards.plain_pages``."""
         return self._pages(REWARDS, _plain_list, query)
 
     async def get(self, reward_id: str) -> Reward:
