@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["audit", "demo", "format_catalogue", "format_summary"]
 
-FINDINGS_CSV = "audit_findings.csv"
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
 
 MAX_ERRORS_SHOWN = 10
@@ -122,6 +121,8 @@ def format_summary(snapshot: ProgramSnapshot, findings: pd.DataFrame, counts: pd
 
     ``counts`` is ``lyt_toolkit.audit.summary(findings)``.
     """
+    from ..reports import FINDINGS_CSV
+
     total = {str(column): int(n) for column, n in counts.iloc[-1].items()}
     source = snapshot.source or "the service"
     lines = [

@@ -2,11 +2,22 @@
 
 Reports work on frames, findings and their metadata; the snapshot and the
 audit build on them (``ProgramSnapshot.to_csv``, ``lyt_toolkit.read_snapshot``,
-``lyt audit``). The chart (``reports.chart``) loads matplotlib, so it is imported
-only where it is drawn.
+``lyt audit``). The chart (``save_chart``) loads matplotlib, so it is imported
+when first used, not with this package.
 """
 
-from .audit_report import FINDINGS_CSV, FINDINGS_PNG, write_reports
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .audit_report import (
+    FINDINGS_CSV,
+    FINDINGS_PNG,
+    FINDINGS_SCHEMA,
+    read_findings,
+    write_findings,
+    write_reports,
+)
 from .snapshot_csv import (
     FORMAT,
     MANIFEST,
@@ -22,16 +33,32 @@ from .snapshot_parquet import PARQUET_FORMAT, read_parquet_frames, write_parquet
 __all__ = [
     "FINDINGS_CSV",
     "FINDINGS_PNG",
+    "FINDINGS_SCHEMA",
     "FORMAT",
     "MANIFEST",
     "PARQUET_FORMAT",
     "SnapshotFileError",
     "SnapshotFiles",
     "SnapshotFrames",
+    "read_findings",
     "read_frames",
     "read_manifest",
     "read_parquet_frames",
+    "save_chart",
+    "write_findings",
     "write_parquet_snapshot",
     "write_reports",
     "write_snapshot",
 ]
+
+if TYPE_CHECKING:
+    from .chart import save_chart
+
+
+def __getattr__(name: str) -> Any:
+    """``save_chart`` on first use: it brings matplotlib, which nothing else here needs."""
+    if name == "save_chart":
+        from .chart import save_chart
+
+        return save_chart
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

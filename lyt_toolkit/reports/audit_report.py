@@ -1,24 +1,53 @@
-"""The report folder of an audit: the snapshot CSVs, the findings CSV and the findings chart."""
+"""The report folder of an audit: the snapshot CSVs, the findings CSV and the findings chart.
+
+The findings CSV has a schema beside it (``audit_findings.schema.json``): the
+file's row count, SHA-256 and every column's dtype, as a snapshot manifest
+records them, so ``read_findings`` gives back the frame ``audit.run`` made
+(severity as its ordered category, text as ``string``, NA where it was NA).
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 
+from .._version import __version__
 from ._write import replacing
-from .snapshot_csv import SnapshotFrames, write_csv, write_snapshot
+from .cells import ESCAPING
+from .snapshot_csv import (
+    ESCAPING_KEY,
+    SnapshotFrames,
+    column_schema,
+    read_csv_frame,
+    read_manifest,
+    sha256_of,
+    write_csv,
+    write_snapshot,
+)
 
-__all__ = ["FINDINGS_CSV", "FINDINGS_PNG", "write_reports"]
+__all__ = [
+    "FINDINGS_CSV",
+    "FINDINGS_FORMAT",
+    "FINDINGS_PNG",
+    "FINDINGS_SCHEMA",
+    "read_findings",
+    "write_findings",
+    "write_reports",
+]
 
 FINDINGS_CSV = "audit_findings.csv"
 FINDINGS_PNG = "audit_findings.png"
+FINDINGS_SCHEMA = "audit_findings.schema.json"
+FINDINGS_FORMAT = "lyt-findings/1"
 
 
 def write_reports(
-    snapshot: SnapshotFrames, findings: pd.DataFrame, summary: pd.DataFrame, out: Path
+    snapshot: SnapshotFrames, findings: pd.DataFrame, summary: pd.DataFrame, out: str | Path
 ) -> list[Path]:
-    """Snapshot CSVs and manifest, the findings CSV and the chart of ``summary``, in ``out``.
+    """Snapshot CSVs and manifest, the findings CSV and its schema, and the chart of
+    ``summary``, in ``out``.
 
     ``summary`` is the findings summary (``lyt_toolkit.audit.summary(findings)``).
     Returns the written paths, sorted. The findings CSV follows the snapshot's
@@ -27,9 +56,46 @@ def write_reports(
     """
     from .chart import save_chart  # matplotlib loads only when a report is written
 
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = write_snapshot(snapshot, out)
-    write_csv(findings, out / FINDINGS_CSV)
+    written += write_findings(findings, out)
     with replacing(out / FINDINGS_PNG) as tmp:
         save_chart(summary, tmp)
-    return sorted({*written, out / FINDINGS_CSV, out / FINDINGS_PNG})
+    return sorted({*written, out / FINDINGS_PNG})
+
+
+def write_findings(findings: pd.DataFrame, directory: str | Path) -> list[Path]:
+    """The findings CSV and then its schema, in ``directory``; returns both paths."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    csv = out / FINDINGS_CSV
+    write_csv(findings, csv)
+    schema = {
+        "format": FINDINGS_FORMAT,
+        "generator": f"lyt_toolkit {__version__}",
+        ESCAPING_KEY: ESCAPING,
+        "findings": {
+            "file": csv.name,
+            "rows": len(findings),
+            "sha256": sha256_of(csv),
+            "columns": column_schema(findings),
+        },
+    }
+    path = out / FINDINGS_SCHEMA
+    with replacing(path) as tmp:
+        tmp.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+    return [csv, path]
+
+
+def read_findings(directory: str | Path) -> pd.DataFrame:
+    """The findings a report folder holds, with the dtypes they were written with.
+
+    As in every report CSV, a missing value is an empty field, so empty text
+    reads back as missing. The CSV's SHA-256, columns and row count are checked against its schema
+    first; a missing schema or CSV, or one changed since, raises
+    ``SnapshotFileError`` naming the file.
+    """
+    base = Path(directory)
+    schema = read_manifest(base, formats=(FINDINGS_FORMAT,), file=FINDINGS_SCHEMA)
+    return read_csv_frame(base, schema["findings"], escaped=True)

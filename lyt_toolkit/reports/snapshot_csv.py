@@ -39,6 +39,7 @@ from ._write import replacing
 from .cells import ESCAPING, escape_frame, unescape
 
 __all__ = [
+    "ESCAPING_KEY",
     "FORMAT",
     "MANIFEST",
     "SnapshotFileError",
@@ -46,6 +47,7 @@ __all__ = [
     "SnapshotFrames",
     "column_schema",
     "public_url",
+    "read_csv_frame",
     "read_frames",
     "read_manifest",
     "sha256_of",
@@ -56,9 +58,10 @@ __all__ = [
 FORMAT = "lyt-snapshot/1"
 MANIFEST = "manifest.json"
 _DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-_PLAIN_DTYPES = {"str", "Int64", "Float64", "boolean"}
+_PLAIN_DTYPES = {"str", "string", "Int64", "Float64", "boolean"}
+_TEXT_DTYPES = ("str", "string", "category")
 _LINE_END = "\r\n"
-_ESCAPING_KEY = "text_escaping"
+ESCAPING_KEY = "text_escaping"
 
 
 class SnapshotFileError(LytError, ValueError):
@@ -104,6 +107,8 @@ def column_schema(frame: pd.DataFrame) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"name": str(name), "dtype": _dtype_name(dtype)}
         if isinstance(dtype, pd.CategoricalDtype):
             entry["categories"] = [str(c) for c in dtype.categories]
+            if dtype.ordered:
+                entry["ordered"] = True
         out.append(entry)
     return out
 
@@ -136,7 +141,7 @@ def write_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path
         suffix=".csv",
         write_frame=write_csv,
         format=FORMAT,
-        extra={_ESCAPING_KEY: ESCAPING},
+        extra={ESCAPING_KEY: ESCAPING},
     )
 
 
@@ -188,11 +193,14 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
         )
 
 
-def read_manifest(directory: str | Path, *, formats: tuple[str, ...] = (FORMAT,)) -> dict[str, Any]:
-    """The parsed manifest of a snapshot directory, checked to be one of ``formats``."""
-    path = Path(directory) / MANIFEST
+def read_manifest(
+    directory: str | Path, *, formats: tuple[str, ...] = (FORMAT,), file: str = MANIFEST
+) -> dict[str, Any]:
+    """The parsed manifest (``file``) of a directory, checked to be one of ``formats``."""
+    path = Path(directory) / file
     if not path.is_file():
-        raise SnapshotFileError(f"{path} is missing: not a snapshot directory")
+        what = "a snapshot" if file == MANIFEST else "an audit report"
+        raise SnapshotFileError(f"{path} is missing: not {what} directory")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -227,14 +235,15 @@ def check_shape(path: Path, frame: pd.DataFrame, entry: Mapping[str, Any]) -> No
         raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
 
 
-def _read_frame(directory: Path, name: str, entry: dict[str, Any], escaped: bool) -> pd.DataFrame:
+def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> pd.DataFrame:
+    """The CSV file a manifest entry names, hash checked, with the entry's columns and dtypes."""
     path = checked_file(directory, entry)
     columns = entry["columns"]
     dtypes: dict[str, Any] = {}
     for col in columns:
         kind = col["dtype"]
         if kind == "category":
-            category = pd.CategoricalDtype(col.get("categories", []))
+            category = _category(col)
             dtypes[col["name"]] = "str" if escaped else category
         elif kind == DATETIME:
             dtypes[col["name"]] = "str"
@@ -261,12 +270,16 @@ def _restore(frame: pd.DataFrame, columns: list[dict[str, Any]], escaped: bool) 
         if col["dtype"] == DATETIME:
             values = pd.to_datetime(frame[key], utc=True, format="ISO8601")
             frame[key] = values.astype(DATETIME)
-        elif escaped and col["dtype"] in ("str", "category"):
+        elif escaped and col["dtype"] in _TEXT_DTYPES:
             text = unescape(frame[key])
             if col["dtype"] == "category":
-                text = text.astype(pd.CategoricalDtype(col.get("categories", [])))
+                text = text.astype(_category(col))
             frame[key] = text
     return frame
+
+
+def _category(column: Mapping[str, Any]) -> pd.CategoricalDtype:
+    return pd.CategoricalDtype(column.get("categories", []), ordered=column.get("ordered", False))
 
 
 def read_frames(directory: str | Path) -> SnapshotFiles:
@@ -281,6 +294,6 @@ def read_frames(directory: str | Path) -> SnapshotFiles:
     unknown = set(entries) - set(FRAME_NAMES)
     if unknown:
         raise SnapshotFileError(f"{base / MANIFEST}: unknown frames {sorted(unknown)}")
-    escaped = _ESCAPING_KEY in manifest  # snapshots written before escaping have none
-    frames = {name: _read_frame(base, name, entry, escaped) for name, entry in entries.items()}
+    escaped = ESCAPING_KEY in manifest  # snapshots written before escaping have none
+    frames = {name: read_csv_frame(base, entry, escaped) for name, entry in entries.items()}
     return SnapshotFiles(frames, manifest.get("source", ""), manifest.get("pulled_at"))

@@ -46,7 +46,11 @@ def test_demo_exits_zero_with_findings(demo_run):
 def test_demo_writes_every_report(demo_run):
     _, out, _, _ = demo_run
     names = {p.name for p in out.iterdir()}
-    assert {"audit_findings.csv", "audit_findings.png"} | SNAPSHOT_FILES <= names
+    assert {
+        "audit_findings.csv",
+        "audit_findings.schema.json",
+        "audit_findings.png",
+    } | SNAPSHOT_FILES <= names
     assert (out / "audit_findings.png").read_bytes().startswith(PNG_MAGIC)
 
 

@@ -74,3 +74,19 @@ def test_the_what_if_snippet_runs_as_written(
     assert isinstance(namespace["tiers"], pd.DataFrame) and len(namespace["tiers"]) > 0
     assert isinstance(result, pd.DataFrame) and len(result) == 2
     assert result["valid"].notna().all()
+
+
+def test_the_report_files_snippet_runs_as_written(
+    sandbox: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (code,) = _blocks(_section("### Report files in Python"), "python")
+    monkeypatch.chdir(tmp_path)
+    with make_client(sandbox) as client:
+        namespace: dict[str, object] = {"client": client}
+        exec(compile(code, f"{README}:Report files in Python", "exec"), namespace)
+    pd.testing.assert_frame_equal(namespace["again"], namespace["findings"])
+    written = {p.name for p in (tmp_path / "reports" / "audit").iterdir()}
+    assert {"audit_findings.csv", "audit_findings.schema.json", "chart.png"} <= written
