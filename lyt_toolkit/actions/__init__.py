@@ -5,10 +5,11 @@
 >>> results = plan.execute(client, concurrency=8, log="runs/benefits.jsonl")
 
 Every ``execute`` returns one row per item (``succeeded``, ``already_done``,
-``failed``, ``skipped_already_done`` or ``invalid``) and never stops on an item's
-failure; ``plan.preview(client)`` says first what the service's state will make
-of each item, and ``plan.rehearse(snapshot)`` runs the plan on a sandbox holding a
-snapshot of production first (``rehearsal.verify`` checks the real run against it).
+``failed``, ``skipped_already_done``, ``invalid`` or, after a cancel, ``cancelled``)
+and never stops on an item's failure; ``plan.preview(client)`` says first what the
+service's state will make of each item, and ``plan.rehearse(snapshot)`` runs the plan
+on a sandbox holding a snapshot of production first (``rehearsal.verify`` checks the
+real run against it).
 The action log makes a re-run resume an interrupted batch without repeating
 anything that succeeded.
 """

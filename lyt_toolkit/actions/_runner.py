@@ -11,11 +11,16 @@ A spent call budget (``QuotaExhaustedError``: the window resets beyond the clien
 ``max_wait``) stops the batch: the item it met is logged failed with status 429 (the
 service did no work for it), no further item is sent, the items in flight finish and are
 logged, and the error is raised; a re-run with the log after the reset sends the rest.
+
+A ``cancel`` event stops a batch the same way without an error: once it is set no
+further item is sent, the items in flight finish and are logged, and every item never
+sent is ``cancelled`` (and not logged, so a re-run with the log sends exactly those).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Generic
@@ -40,8 +45,10 @@ def run_items(
     log: ActionLog | None,
     state: LogState,
     progress: Progress,
+    cancel: threading.Event | None = None,
 ) -> list[ItemResult]:
-    """One result per item of ``plan``, in plan order; invalid and done items are not sent."""
+    """One result per item of ``plan``, in plan order; invalid and done items are not sent,
+    nor any item once ``cancel`` is set."""
     results: list[ItemResult | None] = [None] * len(plan.items)
     todo: list[int] = []
     for index, item in enumerate(plan.items):
@@ -56,19 +63,24 @@ def run_items(
     send = _Sender(plan, client, log, state)
     with ProgressBar(progress, desc=plan.action, unit="item", total=len(plan.items)) as bar:
         bar.advance(len(plan.items) - len(todo))
+        stopped = cancel if cancel is not None else threading.Event()
         if concurrency == 1:
             for index in todo:
+                if stopped.is_set():
+                    break
                 results[index] = send(plan.items[index])
                 bar.advance(1)
         else:
-            _run_pool(send, plan.items, todo, results, concurrency, bar)
-    return [_settled(result) for result in results]
+            _run_pool(send, plan.items, todo, results, concurrency, bar, stopped)
+    return [_settled(result, stopped) for result in results]
 
 
-def _settled(result: ItemResult | None) -> ItemResult:
-    if result is None:  # every item is settled unless the run was interrupted
-        raise RuntimeError("an item of the plan was never run")
-    return result
+def _settled(result: ItemResult | None, cancel: threading.Event) -> ItemResult:
+    if result is not None:
+        return result
+    if cancel.is_set():
+        return ItemResult(Outcome.CANCELLED, message="not sent: the batch was cancelled")
+    raise RuntimeError("an item of the plan was never run")  # only an interruption does this
 
 
 class _Sender(Generic[P]):
@@ -183,13 +195,16 @@ def _run_pool(
     results: list[ItemResult | None],
     concurrency: int,
     bar: ProgressBar,
+    cancel: threading.Event,
 ) -> None:
-    """Keep at most ``concurrency`` items in flight; stop submitting on a crash."""
+    """Keep at most ``concurrency`` items in flight; stop submitting on a crash or a cancel."""
     pending: dict[Future[ItemResult], int] = {}
     queue = iter(todo)
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"lyt-{send.plan.action}")
     try:
         for index in queue:
+            if cancel.is_set():
+                break
             pending[pool.submit(send, items[index])] = index
             if len(pending) >= concurrency:
                 break
@@ -199,7 +214,7 @@ def _run_pool(
                 index = pending.pop(future)
                 results[index] = future.result()  # re-raises a crash of the worker
                 bar.advance(1)
-                following = next(queue, None)
+                following = None if cancel.is_set() else next(queue, None)
                 if following is not None:
                     pending[pool.submit(send, items[following])] = following
     finally:

@@ -22,6 +22,8 @@ class Outcome(StrEnum):
     INVALID = "invalid"
     ALREADY_DONE = "already_done"
     """The service was already in the item's target state, so there was nothing to do."""
+    CANCELLED = "cancelled"
+    """Never sent: the batch was cancelled first. Not logged, so a re-run sends it."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ not ``failed``, even without a log.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Generic
@@ -192,12 +193,17 @@ class ActionPlan(Generic[P]):
         log: LogSource | None = None,
         progress: Progress = True,
         allow_partial: bool = False,
+        cancel: threading.Event | None = None,
     ) -> pd.DataFrame:
         """Run every valid item not already done; one result row per item, in plan order.
 
         ``concurrency`` bounds the requests in flight. Item failures are rows,
         never exceptions; only an interruption (KeyboardInterrupt, a crash)
         stops the batch, and the log then lets the next run resume it.
+
+        Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the batch
+        after the requests in flight: the items never sent are ``cancelled`` and are not
+        logged, so running again with the same log sends exactly them.
 
         The call budget: a plan needing more calls than the client knows are left this
         window (``cost(client, log=log)``) is refused before anything is sent with
@@ -221,6 +227,7 @@ class ActionPlan(Generic[P]):
                     log=action_log,
                     state=state,
                     progress=progress,
+                    cancel=cancel,
                 )
             except QuotaExhaustedError as exc:
                 exc.add_note(_resume_note(action_log))

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import ipywidgets as w
 import pandas as pd
 
+from ..actions import Outcome
 from ..errors import LytError
-from ._batch import CANCELLED, execute_cancellable
 from ._grid import grid, show
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def outcome_summary(results: pd.DataFrame) -> str:
 def outcome_state(results: pd.DataFrame) -> Literal["success", "partial", "failure"]:
     """``success`` when nothing failed, ``failure`` when nothing got done, else ``partial``."""
     outcome = results["outcome"].astype(str)
-    bad = outcome.isin(["failed", "invalid", CANCELLED])
+    bad = outcome.isin([Outcome.FAILED, Outcome.INVALID, Outcome.CANCELLED])
     if not bad.any():
         return "success"
     return "failure" if bad.all() else "partial"
@@ -299,13 +299,12 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         log: LogSource | None,
     ) -> None:
         try:
-            results = execute_cancellable(
-                plan,
+            results = plan.execute(
                 self.client,
-                cancel=self._cancel,
                 concurrency=concurrency,
                 log=log,
                 progress=self._advance,
+                cancel=self._cancel,
             )
         except Exception as exc:  # a thread's exception would only reach stderr
             self._settle()

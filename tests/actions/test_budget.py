@@ -121,6 +121,7 @@ def test_a_plan_stopped_by_the_budget_resumes_after_the_reset_each_item_done_onc
         "failed": 0,
         "invalid": 0,
         "already_done": 0,
+        "cancelled": 0,
     }
     names = names_on_server_after_reset(client, fresh, "Stopped")
     assert sorted(names) == sorted(row["name"] for row in benefit_rows("Stopped", 10))

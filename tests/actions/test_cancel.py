@@ -1,0 +1,101 @@
+"""A cancelled batch: the items in flight finish and are logged, the rest come back
+``cancelled``, unlogged, and a re-run with the log sends exactly those."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ActionLog
+from lyt_toolkit.client import LoyaltyClient
+
+from .helpers import ClientWith, benefit_rows, names_on_server
+
+ROWS = 40
+
+
+class CancellingBenefits:
+    """``client.benefits`` whose create number ``cancel_at`` sets ``cancel`` as it is sent
+    (a Cancel pressed while that request is in flight); counts the creates sent."""
+
+    def __init__(self, real: Any, cancel: threading.Event, cancel_at: int) -> None:
+        self._real = real
+        self.cancel = cancel
+        self.cancel_at = cancel_at
+        self.sent = 0
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def create(self, body: Any) -> Any:
+        with self._lock:
+            self.sent += 1
+            if self.sent == self.cancel_at:
+                self.cancel.set()
+        return self._real.create(body)
+
+
+@pytest.mark.parametrize("concurrency", [1, 8])
+def test_cancel_stops_after_the_requests_in_flight_and_the_log_resumes_the_rest(
+    client: LoyaltyClient, tmp_path: Path, concurrency: int
+) -> None:
+    log = tmp_path / "batch.jsonl"
+    rows = benefit_rows("Cancel", ROWS)
+    rows[3]["type"] = "NOT-A-TYPE"  # one invalid row stays invalid, never cancelled
+    plan = actions.create_benefits(rows)
+    cancel = threading.Event()
+    creates = CancellingBenefits(client.benefits, cancel, cancel_at=10)
+
+    results = plan.execute(
+        ClientWith(client, benefits=creates),
+        concurrency=concurrency,
+        log=log,
+        progress=False,
+        cancel=cancel,
+    )
+
+    counts = results["outcome"].value_counts()
+    assert 10 <= creates.sent <= 10 + concurrency - 1  # no item started after the Cancel
+    assert counts["succeeded"] == creates.sent
+    assert counts["invalid"] == 1
+    assert counts["cancelled"] == ROWS - 1 - creates.sent
+    cancelled = results[results["outcome"] == "cancelled"]
+    assert (cancelled["message"] == "not sent: the batch was cancelled").all()
+    sent = results.loc[results["outcome"] == "succeeded", "target"]
+    assert sorted(names_on_server(client, "Cancel ")) == sorted(sent)
+    logged = ActionLog(log).entries()
+    assert Counter(e["outcome"] for e in logged) == {
+        "attempted": creates.sent,
+        "succeeded": creates.sent,
+    }
+    assert {e["target"] for e in logged} == set(sent)
+
+    again = plan.execute(client, concurrency=concurrency, log=log, progress=False)
+    counts = again["outcome"].value_counts()
+    assert counts["skipped_already_done"] == creates.sent
+    assert counts["succeeded"] == ROWS - 1 - creates.sent
+    assert counts["cancelled"] == 0
+    names = names_on_server(client, "Cancel ")
+    assert len(names) == len(set(names)) == ROWS - 1  # each valid row created once
+
+
+def test_a_cancel_set_before_execute_sends_nothing(client: LoyaltyClient, tmp_path: Path) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    plan = actions.create_benefits(benefit_rows("Never", 5))
+    results = plan.execute(client, log=tmp_path / "log.jsonl", progress=False, cancel=cancel)
+    assert list(results["outcome"].astype(str)) == ["cancelled"] * 5
+    assert names_on_server(client, "Never ") == []
+    assert ActionLog(tmp_path / "log.jsonl").entries() == []
+
+
+def test_cancelled_is_an_outcome_category_of_every_results_frame(client: LoyaltyClient) -> None:
+    results = actions.create_benefits(benefit_rows("Plain", 2)).execute(client, progress=False)
+    assert "cancelled" in results["outcome"].cat.categories
+    assert (results["outcome"] == "succeeded").all()
