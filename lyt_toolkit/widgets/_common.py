@@ -126,18 +126,68 @@ def enum_text(value: Any) -> str:
 
 class LoadsWhenShown:
     """Mixin of widgets that read the service: never in the constructor, but in
-    :meth:`refresh`, called on the first display (and by a Refresh button)."""
+    :meth:`refresh`, started in a background thread on the first display and by a
+    Refresh button (:meth:`refresh_in_background`), so the kernel stays free while a
+    long list loads. Called directly, :meth:`refresh` loads in the calling thread."""
 
     _shown = False
+    _loader: threading.Thread | None = None
 
     def refresh(self) -> None:
         """Load what the widget lists from the service (nothing by default)."""
 
+    @property
+    def loading(self) -> bool:
+        """True while a background load runs."""
+        loader = self._loader
+        return loader is not None and loader.is_alive()
+
+    def refresh_in_background(self) -> bool:
+        """Start :meth:`refresh` in a background thread; False (nothing started) while a
+        load already runs. The widget shows that it is loading until the load ends."""
+        if self.loading:
+            return False
+        self._loader = threading.Thread(
+            target=self._load, name=f"lyt-load-{type(self).__name__}", daemon=True
+        )
+        self.show_loading(True)
+        self._loader.start()
+        return True
+
+    def _load(self) -> None:
+        try:
+            self.refresh()
+        except Exception as exc:  # a thread's exception would only reach stderr
+            self.show_load_error(f"Could not load: {describe_error(exc)}")
+        finally:
+            self.show_loading(False)
+
+    def show_loading(self, loading: bool) -> None:
+        """Show that a load starts or ended (subclasses: a note, disabled buttons)."""
+
+    def show_load_error(self, text: str) -> None:
+        """Show ``text``, a load's failure (subclasses)."""
+
+    def wait(self, timeout: float | None = 120) -> None:
+        """Block until the background load (if any) has ended."""
+        _join(self._loader, timeout, "the load")
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         if not self._shown:
             self._shown = True
-            self.refresh()
+            self.refresh_in_background()
         return super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
+
+
+def _join(thread: threading.Thread | None, timeout: float | None, what: str) -> None:
+    if thread is not None:
+        thread.join(timeout)
+        if thread.is_alive():
+            raise TimeoutError(f"{what} was still running after {timeout} s")
+
+
+LOADING = "Loading…"
+"""The status while a background load runs."""
 
 
 class PlanPanel(LoadsWhenShown, w.VBox):
@@ -196,8 +246,22 @@ class PlanPanel(LoadsWhenShown, w.VBox):
 
     @property
     def busy(self) -> bool:
-        """True while a batch runs (its buttons are disabled meanwhile)."""
-        return self._running
+        """True while a batch or a load runs (the buttons are disabled meanwhile)."""
+        return self._running or self.loading
+
+    def show_loading(self, loading: bool) -> None:
+        if loading:
+            self.status.value = status_html(LOADING, "running")
+            for button in self.controls():
+                button.disabled = True
+            return
+        if self.status.value == status_html(LOADING, "running"):
+            self.status.value = ""
+        self._loader = None  # ended: ``busy`` no longer counts it
+        self.update_buttons()
+
+    def show_load_error(self, text: str) -> None:
+        self.show_error(text)
 
     def update_buttons(self) -> None:
         """Enable each button as the widget's state allows (subclasses); called after a run."""
@@ -243,8 +307,11 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         ``download`` CSV), ``then`` (e.g. a reload) runs, the status counts the
         outcomes and the buttons come back.
         """
-        if self.busy:
+        if self._running:
             self.show_error("A batch is already running: wait for it to end or press Cancel.")
+            return False
+        if self.loading:
+            self.show_error("The lists are still loading: try again when they are shown.")
             return False
         try:
             cost = plan.cost(self.client, log=log)
@@ -283,12 +350,10 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             )
 
     def wait(self, timeout: float | None = 120) -> None:
-        """Block until the running batch (if any) has ended and the widget is settled."""
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout)
-            if worker.is_alive():
-                raise TimeoutError(f"the batch was still running after {timeout} s")
+        """Block until the running load and batch (if any) have ended and the widget is
+        settled."""
+        super().wait(timeout)
+        _join(self._worker, timeout, "the batch")
 
     def _execute(
         self,

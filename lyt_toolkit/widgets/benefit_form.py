@@ -11,12 +11,24 @@ import pandas as pd
 from .. import actions
 from ..models.benefits import BENEFIT_TYPE_FIELDS, DIGITAL_TYPE_FIELDS
 from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
-from ._common import LoadsWhenShown, describe_error, enum_text, error_html, ok_html
+from ._common import (
+    LoadsWhenShown,
+    describe_error,
+    enum_text,
+    error_html,
+    ok_html,
+    status_html,
+)
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
 
 __all__ = ["BenefitForm"]
+
+_LOADING = status_html("Loading card definitions\u2026", "running")
+_STILL_LOADING = error_html(
+    "The card definitions are still loading: try again when they are shown."
+)
 
 
 class BenefitForm(LoadsWhenShown, w.VBox):
@@ -85,7 +97,7 @@ class BenefitForm(LoadsWhenShown, w.VBox):
         )
         self.type_fields = w.VBox()
 
-        self.refresh_button.on_click(lambda _: self.refresh())
+        self.refresh_button.on_click(lambda _: self.refresh_in_background())
         self.type_select.observe(lambda _: self._show_type_fields(), names="value")
         self.digital_type.observe(lambda _: self._show_type_fields(), names="value")
         self.submit_button.on_click(lambda _: self.submit())
@@ -121,6 +133,17 @@ class BenefitForm(LoadsWhenShown, w.VBox):
         self.card_definition.options = options
         ids = [value for _, value in options]
         self.card_definition.value = chosen if chosen in ids else (ids[0] if ids else None)
+
+    def show_loading(self, loading: bool) -> None:
+        self.refresh_button.disabled = loading
+        self.submit_button.disabled = loading
+        if loading:
+            self.message.value = _LOADING
+        elif self.message.value in (_LOADING, _STILL_LOADING):  # no longer true
+            self.message.value = ""
+
+    def show_load_error(self, text: str) -> None:
+        self.message.value = error_html(text)
 
     def _type_columns(self) -> list[str]:
         kind = BenefitType(self.type_select.value)
@@ -165,8 +188,12 @@ class BenefitForm(LoadsWhenShown, w.VBox):
         """Validate locally, then create; show the outcome inline.
 
         One request, sent from the click handler; the button is disabled until it
-        is answered, so a second click cannot create the benefit twice.
+        is answered, so a second click cannot create the benefit twice. Refused while
+        the card definitions load.
         """
+        if self.loading:
+            self.message.value = _STILL_LOADING
+            return
         self.clear_errors()
         self.result.value = ""
         plan = actions.create_benefits([self.row()])

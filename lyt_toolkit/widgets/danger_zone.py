@@ -99,7 +99,7 @@ class DangerZone(PlanPanel):
             lambda: self.busy,
             lambda: self.show_cost(self._webhooks_plan()),
         )
-        self.refresh_button.on_click(lambda _: self.refresh())
+        self.refresh_button.on_click(lambda _: self.refresh_in_background())
 
         self.tier_structures.delete_button.on_click(lambda _: self.delete_tier_structures())
         self.webhooks.delete_button.on_click(lambda _: self.delete_webhooks())

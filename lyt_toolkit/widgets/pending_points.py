@@ -61,7 +61,7 @@ class PendingPointsPanel(PlanPanel):
         self.member_select.observe(lambda _: self._choose(self._load_cards, "cards"), "value")
         self.card_select.observe(lambda _: self._choose(self._load_buckets, "buckets"), "value")
         self.buckets_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
-        self.refresh_button.on_click(lambda _: self.refresh())
+        self.refresh_button.on_click(lambda _: self.refresh_in_background())
         self.activate_button.on_click(lambda _: self.activate())
         self.children = [
             w.HBox([self.program_select, self.refresh_button]),

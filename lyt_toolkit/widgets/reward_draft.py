@@ -45,7 +45,7 @@ class RewardDraftPanel(PlanPanel):
             description="Move to draft", button_style="warning", disabled=True
         )
 
-        self.load_button.on_click(lambda _: self.load())
+        self.load_button.on_click(lambda _: self.refresh_in_background())
         self.rewards_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
         self.confirm.observe(lambda _: self.update_buttons(), names="value")
         self.draft_button.on_click(lambda _: self.move_to_draft())

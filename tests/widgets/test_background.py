@@ -139,9 +139,11 @@ def test_constructors_send_nothing_the_first_display_loads(
     form = widgets[0]
     assert isinstance(form, BenefitForm)
     form._repr_mimebundle_()  # what a notebook does to show it
+    form.wait()
     assert budget_sb.plan()["used"] > 0 and len(form.card_definition.options) == 5
     used = budget_sb.plan()["used"]
     form._repr_mimebundle_()  # only the first display loads
+    form.wait()
     assert budget_sb.plan()["used"] == used
 
 
@@ -150,6 +152,7 @@ def test_a_batch_the_budget_cannot_carry_is_refused_with_the_numbers(
 ) -> None:
     panel = RewardDraftPanel(budget_client)
     panel.load_button.click()
+    panel.wait()
     remaining = budget_client.quota.remaining
     assert remaining is not None and remaining < len(panel.rewards)
     assert f"remaining this window: {remaining} of 20" in panel.budget.value
@@ -170,6 +173,7 @@ def test_a_batch_the_budget_cannot_carry_is_refused_with_the_numbers(
     # A batch that fits is not refused.
     budget_sb.set_plan("20/hour")
     panel.load_button.click()
+    panel.wait()
     active = list(panel.rewards.loc[panel.rewards["status"] == "ACTIVE", "id"])[:3]
     select_ids(panel.rewards_grid, panel.rewards, active)
     panel.confirm.value = True
@@ -216,3 +220,57 @@ def test_findings_need_their_columns(client: LoyaltyClient) -> None:
 
 def test_every_finding_action_names_a_registered_rule() -> None:
     assert FINDING_ACTIONS and set(FINDING_ACTIONS) <= set(audit.RULES)
+
+
+# -- loads in the background -------------------------------------------------------------
+
+
+def test_the_first_display_loads_in_the_background_and_says_so(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    form = BenefitForm(client)
+    fresh.set_faults(delay_seconds=0.3)  # ``fresh`` clears them afterwards
+    started = time.monotonic()
+    form._repr_mimebundle_()  # what a notebook does to show it
+    assert time.monotonic() - started < 0.25  # the kernel is free while the list loads
+    assert form.loading and "Loading" in form.message.value
+    assert form.refresh_button.disabled and form.submit_button.disabled
+    form.submit()  # from code too: nothing is sent while the list loads
+    assert "still loading" in form.message.value
+    form.wait()
+    assert not form.loading and form.message.value == ""
+    assert len(form.card_definition.options) > 0 and form.card_definition.value is not None
+    assert not form.refresh_button.disabled and not form.submit_button.disabled
+
+
+def test_a_refresh_while_loading_starts_no_second_load(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    panel = RewardDraftPanel(client)
+    fresh.set_faults(delay_seconds=0.3)
+    assert panel.refresh_in_background()
+    assert panel.load_button.disabled and "Loading" in panel.status.value
+    assert not panel.refresh_in_background()
+    panel.load_button.click()  # disabled in the browser; from code it is ignored as well
+    assert panel.busy  # no batch starts over a half-loaded list
+    panel.wait()
+    assert len(panel.rewards) > 0 and not panel.load_button.disabled
+    assert (
+        "Loading" not in panel.status.value
+        and f"{len(panel.rewards)} rewards" in panel.status.value
+    )
+
+
+def test_a_background_load_that_fails_shows_why_in_the_widget(
+    fresh: Sandbox, single_try_client: LoyaltyClient
+) -> None:
+    form = BenefitForm(single_try_client)
+    panel = DangerZone(single_try_client)
+    fresh.set_faults(unavailable=1.0, seed=1)
+    form.refresh_button.click()
+    panel.refresh_button.click()
+    form.wait()
+    panel.wait()
+    assert "Could not load card definitions" in form.message.value and "503" in form.message.value
+    assert "Could not load" in panel.status.value and "503" in panel.status.value
+    assert not form.refresh_button.disabled and not panel.refresh_button.disabled

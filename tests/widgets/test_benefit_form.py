@@ -18,6 +18,7 @@ def _form(client: LoyaltyClient) -> BenefitForm:
     """A form with its card definitions loaded, as the first display or Refresh does."""
     form = BenefitForm(client)
     form.refresh_button.click()
+    form.wait()
     return form
 
 
@@ -29,6 +30,7 @@ def test_active_card_definitions_come_first_and_one_is_the_default(
     form = BenefitForm(client)
     assert form.card_definition.options == ()  # nothing loaded by the constructor
     form.refresh_button.click()
+    form.wait()
     labels = [label for label, _ in form.card_definition.options]
     actives = [label.endswith("(ACTIVE)") for label in labels]
     assert actives == sorted(actives, reverse=True) and not all(actives)
@@ -36,6 +38,7 @@ def test_active_card_definitions_come_first_and_one_is_the_default(
     assert form.card_definition.value == first_active
     form.card_definition.value = "lcdef_c0ffee0001"
     form.refresh_button.click()  # a Refresh keeps the user's choice
+    form.wait()
     assert form.card_definition.value == "lcdef_c0ffee0001"
 
 

@@ -28,6 +28,7 @@ def test_reward_draft_panel(client: LoyaltyClient) -> None:
     panel = RewardDraftPanel(client)
     panel.name_filter.value = "Latte"
     panel.load_button.click()
+    panel.wait()
     ids = list(panel.rewards["id"])
     assert list(panel.rewards_grid.df["id"]) == ids  # the grid shows what was loaded
     names = {client.rewards.get(i).name for i in ids}
@@ -62,6 +63,7 @@ def test_reward_type_filter(client: LoyaltyClient) -> None:
     panel = RewardDraftPanel(client)
     panel.type_filter.value = "DIGITAL"
     panel.load_button.click()
+    panel.wait()
     ids = list(panel.rewards["id"])
     assert ids and all(client.rewards.get(i).type == "DIGITAL" for i in ids)
 
@@ -69,6 +71,7 @@ def test_reward_type_filter(client: LoyaltyClient) -> None:
 def _pending_panel(client: LoyaltyClient) -> PendingPointsPanel:
     panel = PendingPointsPanel(client)
     panel.refresh_button.click()
+    panel.wait()
     panel.program_select.value = "lprg_c0ffee0001"
     panel.member_select.value = "lmbr_c0ffee0001"
     panel.card_select.value = panel.card_select.options[1][1]
@@ -95,6 +98,7 @@ def test_pending_points_panel(client: LoyaltyClient) -> None:
     while _status(panel, "lcppb_c0ffee0001") == "PENDING" and time.monotonic() < deadline:
         time.sleep(0.05)
         panel.refresh_button.click()
+        panel.wait()
     assert _status(panel, "lcppb_c0ffee0001") != "PENDING"
 
 
@@ -122,6 +126,7 @@ def test_reward_draft_panel_shows_a_failed_load_as_its_status(
     panel = RewardDraftPanel(single_try_client)
     fresh.set_faults(unavailable=1.0, seed=1)  # ``fresh`` clears them afterwards
     panel.load_button.click()  # no exception escapes the click handler
+    panel.wait()
     assert "Could not load rewards" in panel.status.value
 
 
@@ -134,6 +139,7 @@ def test_confirmation_phrase() -> None:
 def _zone(client: LoyaltyClient) -> DangerZone:
     zone = DangerZone(client)
     zone.refresh_button.click()
+    zone.wait()
     return zone
 
 
