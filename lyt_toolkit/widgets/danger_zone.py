@@ -1,4 +1,8 @@
-"""``DangerZone``: delete tier structures and webhook configurations, typed confirmation first."""
+"""``DangerZone``: delete tier structures and webhook configurations, typed confirmation first.
+
+Each section lists its resources in a grid; the selected rows are what the typed
+phrase names and what the Delete button deletes.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
+import pandas as pd
 
 from .. import actions
 from ..errors import MissingRequiredFeatureError
 from ._common import RESULT_VIEW, PlanPanel, describe_error, enum_text
+from ._grid import grid, selected, show
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -26,29 +32,46 @@ def confirmation_phrase(ids: tuple[str, ...], noun: str) -> str:
     return f"DELETE {len(ids)} {noun}s"
 
 
+TIER_STRUCTURE_VIEW = ("name", "status", "id")
+WEBHOOK_VIEW = ("target_url", "id")
+
+
 class _Section(w.VBox):
-    """A selection, the phrase to type, the confirmation box and the delete button."""
+    """A grid to select from, the phrase to type, the confirmation box and the delete button."""
 
     def __init__(
         self,
         title: str,
         noun: str,
-        select: w.SelectMultiple,
+        columns: Sequence[str],
         busy: Callable[[], bool],
         changed: Callable[[], None],
     ) -> None:
         self.noun = noun
-        self.select = select
+        self.grid = grid(columns, select=True)
+        self.frame = pd.DataFrame(columns=list(columns))
         self._busy = busy
         self._changed = changed
         self.phrase = w.HTML()
         self.confirm_text = w.Text(placeholder="type the phrase shown above")
         self.delete_button = w.Button(description="Delete", button_style="danger", disabled=True)
-        self.select.observe(lambda _: self._edited(), names="value")
+        self.grid.observe(lambda _: self._edited(), names="selected_rows")
         self.confirm_text.observe(lambda _: self.sync(), names="value")
         super().__init__(
-            [w.HTML(f"<b>{title}</b>"), select, self.phrase, self.confirm_text, self.delete_button]
+            [
+                w.HTML(f"<b>{title}</b>"),
+                self.grid,
+                self.phrase,
+                self.confirm_text,
+                self.delete_button,
+            ]
         )
+        self.sync()
+
+    def show_rows(self, frame: pd.DataFrame) -> None:
+        """Show ``frame`` (one row per resource, with an ``id``); the selection is cleared."""
+        self.frame = frame
+        show(self.grid, frame)
         self.sync()
 
     def _edited(self) -> None:
@@ -56,7 +79,7 @@ class _Section(w.VBox):
         self._changed()
 
     def ids(self) -> tuple[str, ...]:
-        return tuple(self.select.value)
+        return tuple(selected(self.grid, self.frame)["id"])
 
     def required(self) -> str:
         return confirmation_phrase(self.ids(), self.noun)
@@ -68,7 +91,7 @@ class _Section(w.VBox):
     def sync(self) -> None:
         phrase = self.required()
         self.phrase.value = (
-            f"Type <code>{phrase}</code> to enable the button." if phrase else "Select items."
+            f"Type <code>{phrase}</code> to enable the button." if phrase else "Select rows."
         )
         self.delete_button.disabled = self._busy() or not self.confirmed()
 
@@ -80,22 +103,18 @@ class DangerZone(PlanPanel):
     def __init__(self, client: LoyaltyClient) -> None:
         super().__init__(client, progress_label="Deleting")
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
-        self.tier_structures_select = w.SelectMultiple(
-            options=[], rows=6, layout=w.Layout(width="640px")
-        )
         self.project_select = w.Dropdown(options=[("-- choose --", None)], description="Project")
-        self.webhooks_select = w.SelectMultiple(options=[], rows=6, layout=w.Layout(width="640px"))
         self.tier_structures = _Section(
             "Tier structures",
             "tier structure",
-            self.tier_structures_select,
+            TIER_STRUCTURE_VIEW,
             lambda: self.busy,
             lambda: self.show_cost(self._tier_structures_plan()),
         )
         self.webhooks = _Section(
             "Webhooks",
             "webhook",
-            self.webhooks_select,
+            WEBHOOK_VIEW,
             lambda: self.busy,
             lambda: self.show_cost(self._webhooks_plan()),
         )
@@ -145,10 +164,8 @@ class DangerZone(PlanPanel):
         except Exception as exc:
             self.show_error(f"Could not load: {describe_error(exc)}")
             return
-        self.tier_structures_select.value = ()
-        self.tier_structures_select.options = [
-            (f"{t.name} | {enum_text(t.status)} | {t.id}", t.id) for t in structures
-        ]
+        rows = [(t.name, enum_text(t.status), t.id) for t in structures]
+        self.tier_structures.show_rows(pd.DataFrame(rows, columns=list(TIER_STRUCTURE_VIEW)))
         current = self.project_select.value
         self.project_select.options = [("-- choose --", None)] + [(p.name, p.id) for p in projects]
         if current in {p.id for p in projects}:
@@ -157,8 +174,7 @@ class DangerZone(PlanPanel):
 
     def _load_webhooks(self) -> None:
         self.status.value = ""  # a message about the previous project no longer applies
-        self.webhooks_select.value = ()
-        self.webhooks_select.options = []
+        self.webhooks.show_rows(pd.DataFrame(columns=list(WEBHOOK_VIEW)))
         if self.project_select.value:
             self.guard(self._list_webhooks, "webhooks")
 
@@ -168,7 +184,8 @@ class DangerZone(PlanPanel):
         except MissingRequiredFeatureError:
             self.show_error("This project's plan has no webhooks (402).")
             return
-        self.webhooks_select.options = [(f"{h.target_url} | {h.id}", h.id) for h in hooks]
+        rows = [(h.target_url, h.id) for h in hooks]
+        self.webhooks.show_rows(pd.DataFrame(rows, columns=list(WEBHOOK_VIEW)))
 
     # -- deleting --------------------------------------------------------------------------
 

@@ -43,11 +43,12 @@ def result_row(widget: Locator, text: str) -> Locator:
     return grid_rows(widget, text).last
 
 
-def click_grid_row(widget: Locator, text: str) -> None:
-    """Select the one grid row mentioning ``text`` with a click, as a person would."""
+def click_grid_row(widget: Locator, text: str, *, add: bool = False) -> None:
+    """Select the one grid row mentioning ``text`` with a click, as a person would
+    (``add``: a Ctrl+click, which keeps the rows already selected)."""
     row = grid_rows(widget, text)
     expect(row).to_have_count(1, timeout=RESULT_TIMEOUT_MS)
-    row.locator("td").first.click()
+    row.locator("td").first.click(modifiers=["Control"] if add else None)
     expect(row).to_have_class(re.compile(r"\bselected\b"))
 
 
@@ -152,8 +153,10 @@ class DangerZoneUI:
         return heading.locator("xpath=ancestor::div[contains(@class,'widget-vbox')][1]")
 
     def select(self, title: str, *ids: str) -> None:
-        """Select the items of section ``title`` whose labels hold ``ids``."""
-        select_options(self.section(title).locator("select"), *ids)
+        """Select the rows of section ``title``'s grid that hold ``ids``: a click on the
+        first, a Ctrl+click on each other."""
+        for position, resource_id in enumerate(ids):
+            click_grid_row(self.section(title), resource_id, add=position > 0)
 
     def phrase(self, title: str) -> Locator:
         return self.section(title).locator("code")

@@ -146,7 +146,8 @@ def _zone(client: LoyaltyClient) -> DangerZone:
 def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
     zone = _zone(client)
     section = zone.tier_structures
-    zone.tier_structures_select.value = ("lts_c0ffee0006", "lts_c0ffee0003")
+    select_ids(section.grid, section.frame, ["lts_c0ffee0006", "lts_c0ffee0003"])
+    assert section.ids() == ("lts_c0ffee0003", "lts_c0ffee0006")  # in the grid's order
     assert section.delete_button.disabled
     assert "calls needed: 2" in zone.budget.value
     section.confirm_text.value = "DELETE 2 tier structure"  # not exact
@@ -159,7 +160,8 @@ def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
         assert client.tier_structures.get(ts_id).status == "DELETED"
     assert "succeeded: 2" in zone.status.value and "\u2714" in zone.status.value
     assert zone.progress.bar_style == "success"
-    remaining = [value for _, value in zone.tier_structures_select.options]
+    remaining = list(section.frame["id"])
+    assert list(section.grid.df["id"]) == remaining and section.grid.selected_rows == []
     assert "lts_c0ffee0006" not in remaining and "lts_c0ffee0001" in remaining
     assert section.confirm_text.value == "" and section.delete_button.disabled
 
@@ -167,25 +169,25 @@ def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
 def test_danger_zone_webhooks(client: LoyaltyClient) -> None:
     zone = _zone(client)
     zone.project_select.value = "proj_NwMain01"
-    hooks = [value for _, value in zone.webhooks_select.options]
+    hooks = list(zone.webhooks.frame["id"])
     assert len(hooks) == 2
-    zone.webhooks_select.value = (hooks[0],)
+    select_ids(zone.webhooks.grid, zone.webhooks.frame, [hooks[0]])
     zone.webhooks.confirm_text.value = hooks[0]
     zone.webhooks.delete_button.click()
     zone.wait()
     assert [h.id for h in client.webhooks.list("proj_NwMain01")] == [hooks[1]]
-    assert [value for _, value in zone.webhooks_select.options] == [hooks[1]]
+    assert list(zone.webhooks.frame["id"]) == [hooks[1]]
 
     zone.project_select.value = "proj_NwStarter01"
-    assert "402" in zone.status.value and zone.webhooks_select.options == ()
+    assert "402" in zone.status.value and zone.webhooks.frame.empty
 
     zone.project_select.value = "proj_NwStage01"  # the 402 was about the other project
-    assert zone.status.value == "" and len(zone.webhooks_select.options) == 1
+    assert zone.status.value == "" and len(zone.webhooks.frame) == 1
 
 
 def test_danger_zone_refuses_without_phrase(client: LoyaltyClient) -> None:
     zone = _zone(client)
-    zone.tier_structures_select.value = ("lts_c0ffee0006",)
+    select_ids(zone.tier_structures.grid, zone.tier_structures.frame, ["lts_c0ffee0006"])
     zone.delete_tier_structures()  # even called directly, the phrase is required
     assert "lts_c0ffee0006" in zone.status.value and "to confirm" in zone.status.value
     assert client.tier_structures.get("lts_c0ffee0006").status != "DELETED"
