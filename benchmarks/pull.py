@@ -18,12 +18,17 @@ memory growth (peak RSS during the pull minus RSS before it) at most 3x the
 of a process and for a second pull after that warm-up (one-time import, schema and
 validator costs excluded).
 
+``--profile`` then pulls once more with the client (and the snapshot) under cProfile, in a
+process of its own after a warm-up pull, and prints the functions with the most own time:
+where a goal not met loses its time. cProfile sees the calling thread only, so the requests
+sent from the read-ahead thread (and the JSON parsing there) show as waiting on a lock.
+
 ``--latency 0.05`` injects 50 ms per request (the sandbox's delay fault) and
 prints the client's time against pages x 50 ms plus the parse time (the time
 the same pull takes without latency; goal: at most 1.1x pages x 50 ms plus that).
 
 Run: ``.venv/bin/python benchmarks/pull.py [--rewards 50000] [--rounds 3]
-[--snapshot] [--latency 0.05]``
+[--snapshot] [--latency 0.05] [--profile]``
 """
 
 from __future__ import annotations
@@ -226,6 +231,41 @@ def run_route(name: str, base_url: str, warm_up: bool = True) -> None:
     )
 
 
+PROFILE_TOP = 12
+"""Functions listed per profiled route."""
+
+
+def profile_route(name: str, base_url: str) -> None:
+    """Child process: a warm-up pull, then one pull under cProfile; prints one JSON line
+    with its time and the functions with the most own time."""
+    import cProfile
+    import pstats
+
+    ROUTES[name](base_url)  # imports, schemas and validators are not what is profiled
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.enable()
+    ROUTES[name](base_url)
+    profiler.disable()
+    seconds = time.perf_counter() - start
+    stats: dict[Any, Any] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    own = sorted(((row[2], _where(key)) for key, row in stats.items()), reverse=True)
+    top = [[label, round(tottime, 3)] for tottime, label in own[:PROFILE_TOP]]
+    print(json.dumps({"seconds": seconds, "top": top}))
+
+
+def _where(key: tuple[str, int, str]) -> str:
+    """``frames/rewards.py:278 plain_reward_rows`` from a pstats key."""
+    path, line, function = key
+    if path == "~":
+        return function
+    for root in ("site-packages/", "lyt_toolkit/", "lib/python"):
+        if root in path:
+            path = path.split(root, 1)[1]
+            break
+    return f"{path}:{line} {function}"
+
+
 # -- the parent: sandbox, rounds, ratios ------------------------------------------------
 
 
@@ -261,8 +301,8 @@ def served(data: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         proc.wait(10)
 
 
-def measure(route: str, base_url: str, warm_up: bool = True) -> dict[str, float]:
-    extra = [] if warm_up else ["--no-warm-up"]
+def measure(route: str, base_url: str, warm_up: bool = True, profile: bool = False) -> Any:
+    extra = ([] if warm_up else ["--no-warm-up"]) + (["--profile-route"] if profile else [])
     out = subprocess.run(
         [sys.executable, __file__, "--route", route, "--base-url", base_url, *extra],
         check=True,
@@ -287,9 +327,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--route", choices=sorted(ROUTES), help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     parser.add_argument("--no-warm-up", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--profile", action="store_true", help="print where the pulls spend")
+    parser.add_argument("--profile-route", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.route:
-        run_route(args.route, args.base_url, not args.no_warm_up)
+        if args.profile_route:
+            profile_route(args.route, args.base_url)
+        else:
+            run_route(args.route, args.base_url, not args.no_warm_up)
         return
 
     from lyt_toolkit.sandbox.config import SandboxCredentials
@@ -323,12 +368,25 @@ def main(argv: list[str] | None = None) -> None:
                 order = routes if i % 2 == 0 else routes[::-1]
                 for route in order:
                     results[route].append(measure(route, base_url))
+            profiles = {}
+            if args.profile:
+                for route in ("client", "snapshot"):
+                    if route in results:
+                        profiles[route] = measure(route, base_url, profile=True)
             latency = None
             if args.latency:
                 _faults(base_url, delay_seconds=args.latency)
                 latency = [measure("client", base_url, False) for _ in range(args.rounds)]
                 _faults(base_url)
     report(args, results, latency)
+    for route, found in profiles.items():
+        print(
+            f"\nwhere one warm {route} pull spends its {found['seconds']:.2f} s under cProfile "
+            "(own time per function, calling thread; the read-ahead thread's requests and "
+            "parsing show as lock acquire):"
+        )
+        for label, seconds in found["top"]:
+            print(f"  {seconds:7.3f} s  {label}")
 
 
 def _median(runs: list[dict[str, float]], key: str) -> float:
