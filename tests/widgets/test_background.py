@@ -184,7 +184,7 @@ def test_a_batch_the_budget_cannot_carry_is_refused_with_the_numbers(
 
 
 def test_findings_grid_acts_on_the_findings_with_a_matching_action(
-    client: LoyaltyClient,
+    client: LoyaltyClient, fresh: Sandbox
 ) -> None:
     findings = audit.run(ProgramSnapshot.pull(client, progress=False))
     panel = FindingsPanel(client, findings)
@@ -204,7 +204,15 @@ def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     panel.findings_grid.selected_rows = rows
     assert not panel.act_button.disabled
     assert f"calls needed: {len(targets) + 1}" in panel.budget.value  # and its first token
-    panel.preview_button.click()
+    fresh.set_faults(delay_seconds=0.3)
+    started = time.monotonic()
+    panel.preview_button.click()  # one read per target, in the background
+    assert time.monotonic() - started < 0.25 and panel.loading
+    assert panel.preview_button.disabled and panel.act_button.disabled
+    assert "Loading" in panel.status.value
+    panel.wait()
+    fresh.clear_faults()
+    assert not panel.act_button.disabled and panel.status.value == ""
     assert sorted(panel.preview_grid.df["target"]) == targets
     assert set(panel.preview_grid.df["will"]) == {"move to DRAFT"}
     panel.act_button.click()
