@@ -128,9 +128,12 @@ class LoadsWhenShown:
     """Mixin of widgets that read the service: never in the constructor, but in
     :meth:`refresh`, started in a background thread on the first display and by a
     Refresh button (:meth:`refresh_in_background`), so the kernel stays free while a
-    long list loads. Called directly, :meth:`refresh` loads in the calling thread."""
+    long list loads. A choice that lists something new (a project's webhooks, a
+    member's cards) loads the same way (:meth:`load_in_background`). Called directly,
+    :meth:`refresh` loads in the calling thread."""
 
     _shown = False
+    _loading = False
     _loader: threading.Thread | None = None
 
     def refresh(self) -> None:
@@ -138,28 +141,38 @@ class LoadsWhenShown:
 
     @property
     def loading(self) -> bool:
-        """True while a background load runs."""
-        loader = self._loader
-        return loader is not None and loader.is_alive()
+        """True while a background load runs (until the widget shows its end)."""
+        return self._loading
 
     def refresh_in_background(self) -> bool:
         """Start :meth:`refresh` in a background thread; False (nothing started) while a
         load already runs. The widget shows that it is loading until the load ends."""
-        if self.loading:
+        return self.load_in_background(self.refresh)
+
+    def load_in_background(self, load: Callable[[], object]) -> bool:
+        """Start ``load`` in a background thread; False (nothing started) while another
+        load runs. Called from within a load (an observer fired by it), ``load`` runs
+        at once, as part of that load."""
+        if threading.current_thread() is self._loader:
+            load()
+            return True
+        if self._loading:
             return False
-        self._loader = threading.Thread(
-            target=self._load, name=f"lyt-load-{type(self).__name__}", daemon=True
-        )
+        self._loading = True
         self.show_loading(True)
+        self._loader = threading.Thread(
+            target=self._load, args=(load,), name=f"lyt-load-{type(self).__name__}", daemon=True
+        )
         self._loader.start()
         return True
 
-    def _load(self) -> None:
+    def _load(self, load: Callable[[], object]) -> None:
         try:
-            self.refresh()
+            load()
         except Exception as exc:  # a thread's exception would only reach stderr
             self.show_load_error(f"Could not load: {describe_error(exc)}")
         finally:
+            self._loading = False
             self.show_loading(False)
 
     def show_loading(self, loading: bool) -> None:
@@ -169,7 +182,7 @@ class LoadsWhenShown:
         """Show ``text``, a load's failure (subclasses)."""
 
     def wait(self, timeout: float | None = 120) -> None:
-        """Block until the background load (if any) has ended."""
+        """Block until the background load (if any) has ended and the widget shows it."""
         _join(self._loader, timeout, "the load")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -180,7 +193,7 @@ class LoadsWhenShown:
 
 
 def _join(thread: threading.Thread | None, timeout: float | None, what: str) -> None:
-    if thread is not None:
+    if thread is not None and thread is not threading.current_thread():
         thread.join(timeout)
         if thread.is_alive():
             raise TimeoutError(f"{what} was still running after {timeout} s")
@@ -257,7 +270,6 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             return
         if self.status.value == status_html(LOADING, "running"):
             self.status.value = ""
-        self._loader = None  # ended: ``busy`` no longer counts it
         self.update_buttons()
 
     def show_load_error(self, text: str) -> None:
@@ -342,7 +354,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
 
     def cancel(self) -> None:
         """Stop the running batch once the requests in flight have been answered."""
-        if self.busy:
+        if self._running:
             self._cancel.set()
             self.cancel_button.disabled = True
             self.status.value = status_html(
@@ -350,10 +362,13 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             )
 
     def wait(self, timeout: float | None = 120) -> None:
-        """Block until the running load and batch (if any) have ended and the widget is
-        settled."""
-        super().wait(timeout)
-        _join(self._worker, timeout, "the batch")
+        """Block until the running loads and batch (if any) have ended and the widget is
+        settled (a batch's reload may start a load, which this waits for too)."""
+        while True:
+            super().wait(timeout)
+            _join(self._worker, timeout, "the batch")
+            if not (self.loading or self._running):
+                return
 
     def _execute(
         self,

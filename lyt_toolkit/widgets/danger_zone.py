@@ -122,7 +122,7 @@ class DangerZone(PlanPanel):
 
         self.tier_structures.delete_button.on_click(lambda _: self.delete_tier_structures())
         self.webhooks.delete_button.on_click(lambda _: self.delete_webhooks())
-        self.project_select.observe(lambda _: self._load_webhooks(), names="value")
+        self.project_select.observe(lambda _: self._project_chosen(), names="value")
         self.children = [
             self.refresh_button,
             self.tier_structures,
@@ -150,6 +150,10 @@ class DangerZone(PlanPanel):
         """Load tier structures and projects (the webhooks of the chosen project with them)."""
         self.reload()
 
+    def show_loading(self, loading: bool) -> None:
+        self.project_select.disabled = loading
+        super().show_loading(loading)
+
     # -- loading ---------------------------------------------------------------------------
 
     def reload(self) -> None:
@@ -170,13 +174,18 @@ class DangerZone(PlanPanel):
         self.project_select.options = [("-- choose --", None)] + [(p.name, p.id) for p in projects]
         if current in {p.id for p in projects}:
             self.project_select.value = current
-            self._load_webhooks()
+            self._project_chosen()
 
-    def _load_webhooks(self) -> None:
+    def _project_chosen(self) -> None:
+        """Empty the webhooks grid, then list the chosen project's webhooks in the
+        background (refused, and said so, while another load runs)."""
         self.status.value = ""  # a message about the previous project no longer applies
         self.webhooks.show_rows(pd.DataFrame(columns=list(WEBHOOK_VIEW)))
-        if self.project_select.value:
-            self.guard(self._list_webhooks, "webhooks")
+        if self.project_select.value and not self.load_in_background(self._load_webhooks):
+            self.show_error("Still loading: choose the project again once the lists are shown.")
+
+    def _load_webhooks(self) -> None:
+        self.guard(self._list_webhooks, "webhooks")
 
     def _list_webhooks(self) -> None:
         try:

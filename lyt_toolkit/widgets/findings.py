@@ -131,10 +131,13 @@ class FindingsPanel(PlanPanel):
             self.budget.value = ""
 
     def preview(self) -> None:
-        """Show what the plan would do to each target, read from the service (nothing sent)."""
+        """Show what the plan would do to each target, read from the service in the
+        background (one read per target; nothing sent)."""
         plan = self.plan()
-        if plan is None:
-            return
+        if plan is not None and not self.load_in_background(lambda: self._preview(plan)):
+            self.show_error("A preview is still loading: wait for it to be shown.")
+
+    def _preview(self, plan: actions.ActionPlan[Any]) -> None:
         try:
             frame = plan.preview(self.client, progress=False)
         except Exception as exc:

@@ -55,8 +55,8 @@ class PendingPointsPanel(PlanPanel):
         )
         self._buckets: dict[str, PendingBucket] = {}
 
-        # A new choice drops the last message; a failed load shows as the status, not as a
-        # traceback from the observer.
+        # A new choice drops the last message and lists what it opens in the background; a
+        # failed load shows as the status, not as a traceback from the observer.
         self.program_select.observe(lambda _: self._choose(self._load_members, "members"), "value")
         self.member_select.observe(lambda _: self._choose(self._load_cards, "cards"), "value")
         self.card_select.observe(lambda _: self._choose(self._load_buckets, "buckets"), "value")
@@ -80,7 +80,13 @@ class PendingPointsPanel(PlanPanel):
 
     def _choose(self, load: Callable[[], None], what: str) -> None:
         self.status.value = ""
-        self.guard(load, what)
+        if not self.load_in_background(lambda: self.guard(load, what)):
+            self.show_error("Still loading: choose again once the lists are shown.")
+
+    def show_loading(self, loading: bool) -> None:
+        for choice in (self.program_select, self.member_select, self.card_select):
+            choice.disabled = loading
+        super().show_loading(loading)
 
     def refresh(self) -> None:
         """Load the programs (until one is chosen) and reload the chosen card's buckets

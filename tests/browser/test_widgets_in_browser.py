@@ -28,6 +28,7 @@ from .widget_ui import (
     PendingPointsUI,
     RewardDraftUI,
     expect_status,
+    grid_rows,
     result_row,
 )
 
@@ -171,7 +172,9 @@ def test_danger_zone_deletes_only_once_the_exact_phrase_is_typed(
 ) -> None:
     zone = DangerZoneUI(notebook.page)
     chosen = ("lts_c0ffee0004", "lts_c0ffee0005")
-    zone.select("Tier structures", *chosen)
+    zone.select("Tier structures", "lts_c0ffee0003", *chosen)
+    expect(zone.phrase("Tier structures")).to_have_text("DELETE 3 tier structures")
+    zone.select("Tier structures", *chosen)  # a plain click starts a new selection
     expect(zone.phrase("Tier structures")).to_have_text("DELETE 2 tier structures")
     zone.confirm("Tier structures", "DELETE 2")
     expect(zone.delete_button("Tier structures")).to_be_disabled()
@@ -184,8 +187,13 @@ def test_danger_zone_deletes_only_once_the_exact_phrase_is_typed(
         expect(result_row(zone.root, tier_structure)).to_contain_text("succeeded")
         assert client.tier_structures.get(tier_structure).status.value == "DELETED"
 
-    hook = "wh_NwMainLoyalty01"  # the notebook chose the project and deleted its other hook
+    hook = "wh_NwMainLoyalty01"  # the notebook deleted the project's other hook
+    project = next(p for p in client.projects.list() if p.id == "proj_NwMain01")
+    zone.choose_project("-- choose --")
+    expect(grid_rows(zone.section("Webhooks"), hook)).to_have_count(0)
+    zone.choose_project(project.name)  # its webhooks load in the background
     zone.select("Webhooks", hook)
+    expect(zone.phrase("Webhooks")).to_have_text(hook)
     zone.confirm("Webhooks", hook)
     zone.delete_button("Webhooks").click()
 

@@ -158,6 +158,10 @@ class DangerZoneUI:
         for position, resource_id in enumerate(ids):
             click_grid_row(self.section(title), resource_id, add=position > 0)
 
+    def choose_project(self, containing: str) -> None:
+        """Pick the project whose name contains ``containing``; its webhooks load."""
+        select_options(self.root.get_by_label("Project", exact=True), containing)
+
     def phrase(self, title: str) -> Locator:
         return self.section(title).locator("code")
 

@@ -3,6 +3,7 @@ no service call in a constructor, and the audit findings grid turned into a plan
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -183,7 +184,7 @@ def test_a_batch_the_budget_cannot_carry_is_refused_with_the_numbers(
 
 
 def test_findings_grid_acts_on_the_findings_with_a_matching_action(
-    client: LoyaltyClient,
+    client: LoyaltyClient, fresh: Sandbox
 ) -> None:
     findings = audit.run(ProgramSnapshot.pull(client, progress=False))
     panel = FindingsPanel(client, findings)
@@ -203,7 +204,15 @@ def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     panel.findings_grid.selected_rows = rows
     assert not panel.act_button.disabled
     assert f"calls needed: {len(targets) + 1}" in panel.budget.value  # and its first token
-    panel.preview_button.click()
+    fresh.set_faults(delay_seconds=0.3)
+    started = time.monotonic()
+    panel.preview_button.click()  # one read per target, in the background
+    assert time.monotonic() - started < 0.25 and panel.loading
+    assert panel.preview_button.disabled and panel.act_button.disabled
+    assert "Loading" in panel.status.value
+    panel.wait()
+    fresh.clear_faults()
+    assert not panel.act_button.disabled and panel.status.value == ""
     assert sorted(panel.preview_grid.df["target"]) == targets
     assert set(panel.preview_grid.df["will"]) == {"move to DRAFT"}
     panel.act_button.click()
@@ -274,3 +283,65 @@ def test_a_background_load_that_fails_shows_why_in_the_widget(
     assert "Could not load card definitions" in form.message.value and "503" in form.message.value
     assert "Could not load" in panel.status.value and "503" in panel.status.value
     assert not form.refresh_button.disabled and not panel.refresh_button.disabled
+
+
+def test_choosing_a_project_lists_its_webhooks_in_the_background(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    zone = DangerZone(client)
+    zone.refresh_button.click()
+    zone.wait()
+    fresh.set_faults(delay_seconds=0.3)
+    started = time.monotonic()
+    zone.project_select.value = "proj_NwMain01"  # what a choice in the dropdown does
+    assert time.monotonic() - started < 0.25  # the comm handler returned at once
+    assert zone.loading and "Loading" in zone.status.value
+    assert zone.project_select.disabled and zone.refresh_button.disabled
+    assert zone.webhooks.frame.empty
+    zone.project_select.value = "proj_NwStage01"  # from code: refused while the list loads
+    assert "Still loading" in zone.status.value
+    zone.wait()
+    fresh.clear_faults()
+    assert not zone.loading and not zone.project_select.disabled
+    assert not zone.refresh_button.disabled
+    assert list(zone.webhooks.frame["id"]) == [h.id for h in client.webhooks.list("proj_NwMain01")]
+
+
+def test_choosing_a_program_lists_its_members_in_the_background(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    panel = PendingPointsPanel(client)
+    panel.refresh_button.click()
+    panel.wait()
+    fresh.set_faults(delay_seconds=0.3)
+    started = time.monotonic()
+    panel.program_select.value = "lprg_c0ffee0001"
+    assert time.monotonic() - started < 0.25
+    assert panel.loading and "Loading" in panel.status.value
+    assert panel.member_select.disabled and panel.card_select.disabled
+    panel.wait()
+    fresh.clear_faults()
+    members = [value for _, value in panel.member_select.options if value]
+    assert "lmbr_c0ffee0001" in members and not panel.member_select.disabled
+    assert panel.status.value == ""
+
+
+def test_wait_returns_once_the_widget_shows_that_the_load_ended(client: LoyaltyClient) -> None:
+    panel = RewardDraftPanel(client)
+    entered, settled = threading.Event(), threading.Event()
+    update_buttons = panel.update_buttons
+
+    def slow_update_buttons() -> None:
+        if panel.loading:  # the grid filled during the load
+            update_buttons()
+            return
+        entered.set()  # the load's last step, made slow
+        time.sleep(0.3)
+        update_buttons()
+        settled.set()
+
+    panel.update_buttons = slow_update_buttons  # type: ignore[method-assign]
+    panel.load_button.click()
+    assert entered.wait(30)
+    panel.wait()  # called while the widget is still showing the end of the load
+    assert settled.is_set() and not panel.load_button.disabled and not panel.busy

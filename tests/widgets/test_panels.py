@@ -73,8 +73,11 @@ def _pending_panel(client: LoyaltyClient) -> PendingPointsPanel:
     panel.refresh_button.click()
     panel.wait()
     panel.program_select.value = "lprg_c0ffee0001"
+    panel.wait()  # each choice lists the next one in the background
     panel.member_select.value = "lmbr_c0ffee0001"
+    panel.wait()
     panel.card_select.value = panel.card_select.options[1][1]
+    panel.wait()
     return panel
 
 
@@ -112,11 +115,14 @@ def test_pending_points_panel_shows_a_failed_load_as_its_status(
     panel = PendingPointsPanel(single_try_client)
     panel.refresh()
     fresh.set_faults(unavailable=1.0, seed=1)
-    panel.program_select.value = "lprg_c0ffee0001"  # no exception escapes the observer
+    panel.program_select.value = "lprg_c0ffee0001"  # no exception escapes the load
+    panel.wait()
     assert "Could not load members" in panel.status.value and "503" in panel.status.value
     fresh.clear_faults()
     panel.program_select.value = None
+    panel.wait()
     panel.program_select.value = "lprg_c0ffee0001"
+    panel.wait()
     assert panel.status.value == "" and len(panel.member_select.options) > 1
 
 
@@ -169,6 +175,7 @@ def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
 def test_danger_zone_webhooks(client: LoyaltyClient) -> None:
     zone = _zone(client)
     zone.project_select.value = "proj_NwMain01"
+    zone.wait()  # the project's webhooks load in the background
     hooks = list(zone.webhooks.frame["id"])
     assert len(hooks) == 2
     select_ids(zone.webhooks.grid, zone.webhooks.frame, [hooks[0]])
@@ -179,9 +186,11 @@ def test_danger_zone_webhooks(client: LoyaltyClient) -> None:
     assert list(zone.webhooks.frame["id"]) == [hooks[1]]
 
     zone.project_select.value = "proj_NwStarter01"
+    zone.wait()
     assert "402" in zone.status.value and zone.webhooks.frame.empty
 
     zone.project_select.value = "proj_NwStage01"  # the 402 was about the other project
+    zone.wait()
     assert zone.status.value == "" and len(zone.webhooks.frame) == 1
 
 
