@@ -9,6 +9,7 @@ driven the widgets from code before, so the tests pick what those left untouched
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from .widget_ui import (
     BenefitFormUI,
     BulkImportUI,
     DangerZoneUI,
+    FindingsUI,
     PendingPointsUI,
     RewardDraftUI,
     expect_status,
@@ -199,3 +201,30 @@ def test_danger_zone_deletes_only_once_the_exact_phrase_is_typed(
 
     expect(result_row(zone.root, hook)).to_contain_text("succeeded", timeout=30_000)
     assert [h.id for h in client.webhooks.list("proj_NwMain01")] == []
+
+
+def test_findings_panel_moves_the_selected_findings_reward_to_draft(
+    notebook: NotebookUI, client: LoyaltyClient
+) -> None:
+    # The notebook acted on the expired rewards; a reward without costs is left, one whose
+    # finding is the only one about it (so its row is the one click selects).
+    left = notebook.run_new_cell(
+        "import json; f = fixes.findings; done = set(fixes.results['target']); "
+        "print(json.dumps([r for r in f.loc[f['rule'] == 'active-reward-without-costs', "
+        "'resource_id'] if (f['resource_id'] == r).sum() == 1 and r not in done]))"
+    )
+    candidates = json.loads(left)
+    assert candidates, "the demo program has an ACTIVE reward without costs"
+    target = candidates[0]
+    assert client.rewards.get(target).status.value == "ACTIVE"
+
+    panel = FindingsUI(notebook.page)
+    panel.select(target)
+    expect(panel.act_button).to_be_enabled()
+    panel.preview_button.click()
+    expect(result_row(panel.root, target)).to_contain_text("move to DRAFT", timeout=30_000)
+    panel.act_button.click()
+
+    expect_status(panel.root, "succeeded: 1")
+    expect(result_row(panel.root, target)).to_contain_text("succeeded")
+    assert client.rewards.get(target).status.value == "DRAFT"

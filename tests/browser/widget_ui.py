@@ -170,3 +170,20 @@ class DangerZoneUI:
 
     def delete_button(self, title: str) -> Locator:
         return button(self.section(title), "Delete")
+
+
+class FindingsUI:
+    def __init__(self, page: Page) -> None:
+        self.root = widget_showing(page, "Act on selected")
+
+    def select(self, resource_id: str) -> None:
+        """Select the finding about ``resource_id`` with a click on its row."""
+        click_grid_row(self.root, resource_id)
+
+    @property
+    def preview_button(self) -> Locator:
+        return button(self.root, "Preview")
+
+    @property
+    def act_button(self) -> Locator:
+        return button(self.root, "Act on selected")
