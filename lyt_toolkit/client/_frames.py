@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .._progress import Progress, ProgressBar
 from ..frames._plain import NotPlain
 from ..frames.registry import BUILDERS, ROW_SOURCES, schema
-from ..frames.schema import FrameBuilder, Row
+from ..frames.schema import FrameBuilder
 from ..models.listing import MAX_LIMIT
 from ._core import PlainPage
 from .pagination import aread_ahead, read_ahead
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from ..models import Page
 
-__all__ = ["PageCollector", "apull_frame", "assemble", "frame_query", "page_rows", "pull_frame"]
+__all__ = ["PageCollector", "add_page", "apull_frame", "assemble", "frame_query", "pull_frame"]
 
 _END: Any = object()
 """Put on the queue of an async pull's builder after its last page."""
@@ -68,16 +68,18 @@ class PageCollector:
             yield page
 
 
-def page_rows(kind: str, page: Page[Any] | PlainPage) -> list[Row]:
-    """The rows of one page of ``kind`` (a kind of ``ROW_SOURCES``), read without models
-    when every item of a ``PlainPage`` is plain, else from the validated models."""
+def add_page(builder: FrameBuilder, kind: str, page: Page[Any] | PlainPage) -> None:
+    """Add one page of ``kind`` (a kind of ``ROW_SOURCES``) to ``builder``: read without
+    models, column by column, when every item of a ``PlainPage`` is plain, else from the
+    validated models."""
     source = ROW_SOURCES[kind]
     if isinstance(page, PlainPage):
         try:
-            return [row for item in page.data for row in source.plain(item)]
+            builder.add_columns(source.plain(page.data))
+            return
         except NotPlain:
             page = page.models()
-    return list(source.models(page.data))
+    builder.add(source.models(page.data))
 
 
 def assemble(kind: str, pages: Iterable[Any]) -> pd.DataFrame:
@@ -86,7 +88,7 @@ def assemble(kind: str, pages: Iterable[Any]) -> pd.DataFrame:
         return BUILDERS[kind](chain.from_iterable(page.data for page in pages))
     builder = FrameBuilder(schema(kind))
     for page in pages:
-        builder.add(page_rows(kind, page))
+        add_page(builder, kind, page)
     return builder.frame()
 
 

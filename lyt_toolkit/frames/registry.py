@@ -24,11 +24,10 @@ from .members import (
     pending_buckets_frame,
     programs_frame,
 )
+from .reward_pages import Columns, reward_columns, reward_cost_columns
 from .rewards import (
     REWARD_COSTS,
     REWARDS,
-    plain_reward_cost_rows,
-    plain_reward_rows,
     reward_cost_rows,
     reward_costs_frame,
     reward_rows,
@@ -84,18 +83,18 @@ BUILDERS: dict[str, Callable[[Iterable[Any]], pd.DataFrame]] = {
 class RowSource(NamedTuple):
     """The two ways to the rows of a kind whose frame is ``Schema.build`` of its rows.
 
-    ``plain``: the rows of one item as parsed JSON, raising ``NotPlain`` for an item
-    outside the plain form; ``models``: the rows of validated models (or API dicts).
-    Both give the same rows for a plain item.
+    ``plain``: the columns of one page's items as parsed JSON, raising ``NotPlain``
+    when an item is outside the plain form; ``models``: the rows of validated models
+    (or API dicts). Both give the same rows for plain items.
     """
 
-    plain: Callable[[Any], list[Row]]
+    plain: Callable[[list[Any]], Columns]
     models: Callable[[Iterable[Any]], Iterable[Row]]
 
 
 ROW_SOURCES: dict[str, RowSource] = {
-    "rewards": RowSource(plain_reward_rows, reward_rows),
-    "reward_costs": RowSource(plain_reward_cost_rows, reward_cost_rows),
+    "rewards": RowSource(reward_columns, reward_rows),
+    "reward_costs": RowSource(reward_cost_columns, reward_cost_rows),
 }
 """Kinds that can be built without models, page by page (the fast frame path)."""
 

@@ -344,6 +344,10 @@ class Schema:
             raise
         return list(zip(*values, strict=True)) if values else [()] * width
 
+    def columns_of(self, rows: list[Row]) -> dict[str, list[Any]]:
+        """The values of ``rows`` per column name (what ``FrameBuilder.add_columns`` takes)."""
+        return dict(zip(self.names, map(list, self.values(rows)), strict=True))
+
     def check_columns(self, row: Row) -> None:
         """Raise ``SchemaMismatchError`` unless ``row`` has exactly this schema's columns."""
         missing = [n for n in self.names if n not in row]
@@ -385,18 +389,19 @@ BATCH = 2_000
 
 
 class FrameBuilder:
-    """One frame of a schema built from rows that arrive a page at a time.
+    """One frame of a schema built from rows (or columns) that arrive a page at a time.
 
-    Rows are typed ``batch`` at a time, so a pull holds the typed columns and one
-    batch of plain values, never every row or model at once; ``frame()`` joins the
-    parts. The frame, its ``attrs["odd_values"]`` and its warnings are those of
+    Values are typed ``batch`` rows at a time, so a pull holds the typed columns and
+    one batch of plain values, never every row or model at once; ``frame()`` joins
+    the parts. The frame, its ``attrs["odd_values"]`` and its warnings are those of
     ``Schema.build`` over all the rows.
     """
 
     def __init__(self, schema: Schema, batch: int | None = None) -> None:
         self.schema = schema
         self.batch = batch or BATCH
-        self._rows: list[Row] = []
+        self._pending: list[list[Any]] = [[] for _ in schema.columns]
+        self._count = 0
         self._parts: list[list[Any]] = [[] for _ in schema.columns]
         self._found: list[list[OddValue]] = [[] for _ in schema.columns]
         self._odd = [
@@ -406,14 +411,40 @@ class FrameBuilder:
 
     def add(self, rows: Iterable[Row]) -> None:
         """Take ``rows``; each full batch is typed at once."""
+        batch: list[Row] = []
         for row in rows:
-            self._rows.append(row)
-            if len(self._rows) >= self.batch:
-                self._flush()
+            batch.append(row)
+            if len(batch) + self._count >= self.batch:
+                self._take(self.schema.values(batch), len(batch))
+                batch = []
+        if batch:
+            self._take(self.schema.values(batch), len(batch))
+
+    def add_columns(self, columns: Mapping[str, Sequence[Any]]) -> None:
+        """Take rows given column by column: every column of the schema, equally long."""
+        names = self.schema.by_name
+        if columns.keys() != names.keys():
+            missing = [n for n in names if n not in columns]
+            raise SchemaMismatchError(
+                self.schema.kind, missing, [str(n) for n in columns if n not in names]
+            )
+        values = [columns[name] for name in names]
+        count = len(values[0])
+        if any(len(v) != count for v in values):
+            lengths = {name: len(v) for name, v in zip(names, values, strict=True)}
+            raise ValueError(f"{self.schema.kind}: columns of unequal length: {lengths}")
+        self._take(values, count)
+
+    def _take(self, values: Sequence[Sequence[Any]], count: int) -> None:
+        for pending, column in zip(self._pending, values, strict=True):
+            pending.extend(column)
+        self._count += count
+        if self._count >= self.batch:
+            self._flush()
 
     def _flush(self) -> None:
-        rows, self._rows = self._rows, []
-        cols = self.schema.values(rows)
+        cols, self._pending = self._pending, [[] for _ in self.schema.columns]
+        self._count = 0
         ids = _Ids(self.schema, cols)
         for part, column, values, odd in zip(
             self._parts, self.schema.columns, cols, self._odd, strict=True
@@ -422,14 +453,15 @@ class FrameBuilder:
 
     def frame(self) -> pd.DataFrame:
         """The frame of every row added (the builder is spent afterwards)."""
-        if self._rows or not self._parts[0]:
+        if self._count or not self._parts[0]:
             self._flush()
         for odd in self._odd:
             odd.close()
         columns, parts = self.schema.columns, self._parts
         self._parts = [[] for _ in columns]
-        data = {c.name: _joined(c, p) for c, p in zip(columns, parts, strict=True)}
-        del parts
+        data = {}
+        for c in columns:  # each column's parts are dropped as soon as they are joined
+            data[c.name] = _joined(c, parts.pop(0))
         frame = pd.DataFrame(data, columns=self.schema.names)
         frame.attrs[ODD_VALUES] = tuple(v for found in self._found for v in found)
         return frame

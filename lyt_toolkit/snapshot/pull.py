@@ -29,14 +29,14 @@ from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
 from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
 from ..frames.registry import FRAME_NAMES
+from ..frames.reward_pages import Columns, reward_page_columns
 from ..frames.rewards import (
     REWARD_COSTS,
     REWARDS,
-    plain_reward_rows_with_costs,
     reward_cost_rows,
     reward_rows,
 )
-from ..frames.schema import FrameBuilder, Row, Schema
+from ..frames.schema import FrameBuilder, Schema
 from ..models import (
     Benefit,
     CardDefinition,
@@ -311,39 +311,31 @@ class _RewardFrames:
         self.referenced: set[str] = set()
 
     def add(self, page: Page[Any] | PlainPage) -> None:
-        rewards, costs = _reward_page_rows(page)
-        self.rewards.add(rewards)
-        self.costs.add(costs)
-        self.referenced.update(_ids(rewards, "digital_points_card_definition_id"))
-        self.referenced.update(_ids(costs, "card_definition_id"))
+        rewards, costs = _reward_page_columns(page)
+        self.rewards.add_columns(rewards)
+        self.costs.add_columns(costs)
+        self.referenced.update(_ids(rewards["digital_points_card_definition_id"]))
+        self.referenced.update(_ids(costs["card_definition_id"]))
 
 
-def _reward_page_rows(page: Page[Any] | PlainPage) -> tuple[list[Row], list[Row]]:
-    """The rewards and reward_costs rows of one page, as ``client._frames.page_rows`` reads
-    them: without models when every item of a ``PlainPage`` is plain, else from the models
-    (the page validated once for both)."""
+def _reward_page_columns(page: Page[Any] | PlainPage) -> tuple[Columns, Columns]:
+    """The rewards and reward_costs columns of one page, as ``client._frames.add_page``
+    reads them: without models when every item of a ``PlainPage`` is plain, else from the
+    models (the page validated once for both)."""
     if isinstance(page, PlainPage):
         try:
-            return _plain_rows(page.data)
+            return reward_page_columns(page.data)
         except NotPlain:
             page = page.models()
-    return list(reward_rows(page.data)), list(reward_cost_rows(page.data))
+    return (
+        REWARDS.columns_of(list(reward_rows(page.data))),
+        REWARD_COSTS.columns_of(list(reward_cost_rows(page.data))),
+    )
 
 
-def _plain_rows(items: list[Any]) -> tuple[list[Row], list[Row]]:
-    """The rewards and reward_costs rows of plain ``items``; ``NotPlain`` if one is not."""
-    rewards: list[Row] = []
-    costs: list[Row] = []
-    for item in items:
-        reward, cost = plain_reward_rows_with_costs(item)
-        rewards += reward
-        costs += cost
-    return rewards, costs
-
-
-def _ids(rows: list[Row], column: str) -> Iterable[str]:
-    """The card definition IDs in ``column`` of ``rows`` (None: none there)."""
-    return (i for row in rows if (i := row[column]) is not None)
+def _ids(values: list[Any]) -> Iterable[str]:
+    """The card definition IDs of a column (None: none there)."""
+    return (i for i in values if i is not None)
 
 
 async def _rewards(pages: AsyncIterator[Any], bar: ProgressBar) -> _RewardFrames:

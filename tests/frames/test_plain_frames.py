@@ -21,7 +21,7 @@ import pytest
 
 from lyt_toolkit import LoyaltyClient
 from lyt_toolkit.client._core import PlainPage, decoder, plain_page_decoder
-from lyt_toolkit.client._frames import page_rows
+from lyt_toolkit.client._frames import add_page
 from lyt_toolkit.errors import APIResponseValidationError, OddValueWarning
 from lyt_toolkit.frames import schema
 from lyt_toolkit.frames.registry import ROW_SOURCES, RowSource
@@ -107,6 +107,9 @@ ODD_REWARDS: list[tuple[str, dict[str, Any]]] = [
     ("numeric name", reward(name=12)),
     ("empty name", reward(name="")),
     ("bad id", reward(id="lrew_XYZ")),
+    ("two ids in one", reward(id="lrew_ab\nlrew_cd")),
+    ("two instants in one", reward(created_at="2026-01-15T12:00:00Z\n2026-01-15T12:00:00Z")),
+    ("card id with a newline", spending(card_definition_id="lcdef_1\nlcdef_2")),
     ("new material type", reward(material={"type": "BUNDLE", "product": {"id": "p1"}})),
     ("material without type", reward(material={"product": {"id": "p1"}})),
     (
@@ -209,27 +212,27 @@ def response(content: bytes) -> httpx.Response:
     return httpx.Response(200, content=content, request=request)
 
 
-def built(kind: str, pages: list[Any], rows: Callable[[str, Any], list[Any]]) -> Any:
-    """The frame, odd-value warnings and error of building ``pages`` with ``rows``."""
+def built(kind: str, pages: list[Any], add: Callable[[FrameBuilder, str, Any], None]) -> Any:
+    """The frame, odd-value warnings and error of building ``pages`` with ``add``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", OddValueWarning)
         builder = FrameBuilder(schema(kind))
         try:
             for page in pages:
-                builder.add(rows(kind, page))
+                add(builder, kind, page)
         except APIResponseValidationError as exc:
             return ("refused", str(exc))
         frame = builder.frame()
     return frame, sorted(str(w.message) for w in caught if w.category is OddValueWarning)
 
 
-def by_models(kind: str, content: bytes) -> list[Any]:
+def by_models(builder: FrameBuilder, kind: str, content: bytes) -> None:
     page = decoder(Page[Reward])(response(content))
-    return list(ROW_SOURCES[kind].models(page.data))
+    builder.add(ROW_SOURCES[kind].models(page.data))
 
 
-def plain(kind: str, content: bytes) -> list[Any]:
-    return page_rows(kind, plain_page_decoder(Reward)(response(content)))
+def plain(builder: FrameBuilder, kind: str, content: bytes) -> None:
+    add_page(builder, kind, plain_page_decoder(Reward)(response(content)))
 
 
 def assert_same_outcome(kind: str, pages: list[bytes]) -> bool:
@@ -333,4 +336,4 @@ def test_the_plain_page_reads_the_cursor_before_validating() -> None:
     with pytest.raises(APIResponseValidationError, match="status"):
         page.models()
     with pytest.raises(APIResponseValidationError, match="status"):
-        page_rows("rewards", page)
+        add_page(FrameBuilder(schema("rewards")), "rewards", page)

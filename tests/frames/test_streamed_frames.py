@@ -20,7 +20,7 @@ from lyt_toolkit.client._core import adapter, parsed
 from lyt_toolkit.client._frames import apull_frame
 from lyt_toolkit.errors import OddValueWarning
 from lyt_toolkit.frames import BUILDERS, schema
-from lyt_toolkit.frames.schema import FrameBuilder
+from lyt_toolkit.frames.schema import FrameBuilder, SchemaMismatchError
 from lyt_toolkit.models import Benefit, Page
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
@@ -72,6 +72,34 @@ def test_batches_give_the_frame_attrs_and_warnings_of_one_build(batch: int) -> N
     assert streamed_warnings == whole_warnings
     assert list(whole["status"].cat.categories)[-2:] == ["RETIRED", "ARCHIVED"]
     assert len(whole.attrs["odd_values"]) == 6
+
+
+@pytest.mark.parametrize("batch", [1, 3, 100])
+def test_columns_and_rows_mixed_give_the_frame_of_the_rows(batch: int) -> None:
+    whole, whole_warnings = built(ODD_ROWS, batch=len(ODD_ROWS))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", OddValueWarning)
+        builder = FrameBuilder(ROWS, batch=batch)
+        builder.add(ODD_ROWS[:2])
+        builder.add_columns(ROWS.columns_of(ODD_ROWS[2:5]))
+        builder.add(ODD_ROWS[5:6])
+        builder.add_columns(ROWS.columns_of(ODD_ROWS[6:]))
+        builder.add_columns(ROWS.columns_of([]))
+        mixed = builder.frame()
+    assert_identical(mixed, whole)
+    assert sorted(str(w.message) for w in caught) == whole_warnings
+
+
+def test_columns_that_differ_from_the_schema_are_named() -> None:
+    builder = FrameBuilder(ROWS)
+    columns = ROWS.columns_of(ODD_ROWS[:2])
+    odd = {**columns, "extra": [1, 2]}
+    del odd["status"]
+    with pytest.raises(SchemaMismatchError, match=r"lacks columns \['status'\].*adds.*'extra'"):
+        builder.add_columns(odd)
+    with pytest.raises(ValueError, match=r"unequal length.*'count': 1"):
+        builder.add_columns({**columns, "count": [1]})
+    assert builder.frame().empty  # nothing of a refused page was taken
 
 
 def test_an_empty_builder_gives_the_empty_frame() -> None:

@@ -143,7 +143,7 @@ def test_a_page_that_is_not_plain_is_read_from_models(
         raise PULL.NotPlain
 
     with monkeypatch.context() as patched:
-        patched.setattr(PULL, "_plain_rows", not_plain)
+        patched.setattr(PULL, "reward_page_columns", not_plain)
         fallen_back = pulled(demo)
     assert model_pages and sum(model_pages) == len(fallen_back.rewards)
     assert_same_frames(fallen_back, pulled(demo))

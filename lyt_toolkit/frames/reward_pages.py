@@ -1,0 +1,212 @@
+"""The rewards and reward_costs columns of a page of rewards as parsed JSON, without models.
+
+The fast frame path: a page's items are read a column at a time (``_plain``),
+every field the reward model validates is checked, and the columns are exactly
+those ``reward_rows`` and ``reward_cost_rows`` give from the validated models.
+Keys the models do not declare are extras, which never reach a row, except in
+DAILY windows, dumped whole (so those must be exact). A page holding any item
+outside the plain form raises ``NotPlain``; its rows are then read from models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..models.enums import RewardStatus, RewardType, ValidityHoursType
+from ..models.ids import IdPrefix
+from . import _plain as plain
+from ._plain import NotPlain
+from ._values import as_json
+from .rewards import REWARD_COSTS
+
+__all__ = ["Columns", "reward_columns", "reward_cost_columns", "reward_page_columns"]
+
+Columns = dict[str, list[Any]]
+"""A page's values per column name, every column of a schema, equally long."""
+
+_NULL = type(None)
+_STATUSES = plain.values_of(RewardStatus)
+_TYPES = plain.values_of(RewardType)
+_VALIDITY_TYPES = plain.values_of(ValidityHoursType)
+_OBJECT = frozenset({"reward"})
+_DAILY_KEYS = frozenset({"days_of_week", "start_time", "end_time"})
+_REWARD_ID = plain.id_pattern(IdPrefix.REWARD)
+_CARD_DEFINITION_ID = plain.id_pattern(IdPrefix.CARD_DEFINITION)
+_NO_METADATA: dict[str, Any] = {}
+
+
+def reward_columns(items: list[Any]) -> Columns:
+    """The ``REWARDS`` columns of a page of rewards as parsed JSON; ``NotPlain`` unless
+    every item is plain."""
+    field = plain.field
+    plain.only(items, dict)
+    plain.enums(field(items, "object", "reward"), _OBJECT)
+    metadata = plain.only(field(items, "metadata", _NO_METADATA), dict)
+    plain.only(field(items, "purchase_limits"), dict, _NULL)
+    costs = plain.only(field(items, "costs"), list)
+    _check_costs(costs)
+    validity = plain.only(field(items, "validity_hours"), dict)
+    refunds = plain.only(field(items, "refunds"), dict)
+    columns: Columns = {
+        "id": plain.ids(field(items, "id"), _REWARD_ID),
+        "name": plain.only(field(items, "name"), str),
+        "type": plain.enums(field(items, "type"), _TYPES),
+        "status": plain.enums(field(items, "status"), _STATUSES),
+        "start_date": plain.instants(field(items, "start_date")),
+        "end_date": plain.instants(field(items, "end_date")),
+        "validity_hours_type": plain.enums(field(validity, "type"), _VALIDITY_TYPES),
+        "validity_daily": [_daily_json(d) for d in field(validity, "daily")],
+        "refunds_type": plain.only(field(refunds, "type"), str),
+        **_material_columns(field(items, "material")),
+        **_digital_columns(field(items, "digital")),
+        "cost_count": list(map(len, costs)),
+        "metadata": [as_json(m) if m else None for m in metadata],
+        "created_at": plain.instants(field(items, "created_at"), required=True),
+        "updated_at": plain.instants(field(items, "updated_at")),
+    }
+    return columns
+
+
+def _daily_json(daily: Any) -> str | None:
+    """A plain ``validity_hours.daily`` as the ``validity_daily`` text (None stays None)."""
+    if daily is None:
+        return None
+    plain.only([daily], list)
+    for window in plain.only(daily, dict):
+        if window.keys() != _DAILY_KEYS:
+            raise NotPlain
+        plain.only([window["start_time"], window["end_time"]], str)
+        plain.only(plain.only([window["days_of_week"]], list)[0], int)
+    return as_json(daily, keep_empty=True)
+
+
+def _check_costs(costs: list[list[Any]]) -> None:
+    """Check the costs of every reward of a page (each reward's list already checked)."""
+    field = plain.field
+    every = plain.only([cost for listed in costs for cost in listed], dict)
+    plain.only(field(every, "id"), str)
+    rules = plain.only([r for r in field(every, "rules") if r is not None], dict)
+    plain.only(field(rules, "logic"), str, _NULL)
+    spending = plain.only([s for s in field(every, "spending") if s is not None], list)
+    entries = plain.only([entry for listed in spending for entry in listed], dict)
+    plain.only(field(entries, "id"), str, _NULL)
+    plain.only(field(entries, "name"), str, _NULL)
+    plain.only(field(entries, "points"), int)
+    plain.ids(field(entries, "card_definition_id"), _CARD_DEFINITION_ID)
+
+
+_PRODUCT, _SKU = frozenset({"id"}), frozenset({"product_id", "id"})
+_CAMPAIGN, _GIFT = frozenset({"campaign_id"}), frozenset({"campaign_id", "balance"})
+_POINTS = frozenset({"points", "card_definition_id"})
+
+
+def _target(value: Any, keys: frozenset[str]) -> dict[str, Any] | None:
+    """A reference object (product, SKU, campaign) holding exactly ``keys``, all text
+    (or null)."""
+    if value is None:
+        return None
+    if type(value) is not dict or value.keys() != keys:
+        raise NotPlain
+    plain.only(list(value.values()), str)
+    return value
+
+
+def _material_columns(materials: list[Any]) -> Columns:
+    kinds: list[Any] = []
+    products: list[Any] = []
+    skus: list[Any] = []
+    for material in materials:
+        if material is None:
+            for column in (kinds, products, skus):
+                column.append(None)
+            continue
+        if type(material) is not dict or type(kind := material.get("type")) is not str:
+            raise NotPlain
+        product = _target(material.get("product"), _PRODUCT)
+        sku = _target(material.get("sku"), _SKU)
+        kinds.append(kind)
+        products.append(product["id"] if product else sku["product_id"] if sku else None)
+        skus.append(sku["id"] if sku else None)
+    return {"material_type": kinds, "material_product_id": products, "material_sku_id": skus}
+
+
+def _digital_columns(digitals: list[Any]) -> Columns:
+    kinds: list[Any] = []
+    campaigns: list[Any] = []
+    balances: list[Any] = []
+    points: list[Any] = []
+    definitions: list[Any] = []
+    for d in digitals:
+        if d is None:
+            for column in (kinds, campaigns, balances, points, definitions):
+                column.append(None)
+            continue
+        if type(d) is not dict or type(kind := d.get("type")) is not str:
+            raise NotPlain
+        coupons = _target(d.get("discount_coupons"), _CAMPAIGN)
+        gift = d.get("gift_vouchers")
+        if gift is not None:
+            if type(gift) is not dict or gift.keys() != _GIFT:
+                raise NotPlain
+            plain.only([gift["campaign_id"]], str)
+            plain.non_negative_number(gift["balance"])
+        card = d.get("loyalty_card_points")
+        if card is not None:
+            if type(card) is not dict or card.keys() != _POINTS:
+                raise NotPlain
+            plain.only([card["points"]], int)
+            plain.ids([card["card_definition_id"]], _CARD_DEFINITION_ID)
+        campaign = coupons or gift
+        kinds.append(kind)
+        campaigns.append(campaign["campaign_id"] if campaign else None)
+        balances.append(gift["balance"] if gift else None)
+        points.append(card["points"] if card else None)
+        definitions.append(card["card_definition_id"] if card else None)
+    return {
+        "digital_type": kinds,
+        "digital_campaign_id": campaigns,
+        "digital_gift_voucher_balance": balances,
+        "digital_points": points,
+        "digital_points_card_definition_id": definitions,
+    }
+
+
+_NO_SPENDING = (None, None, None, None)
+"""``spending_index``, ``spending_id``, ``points``, ``card_definition_id`` of a cost
+without spending entries."""
+
+_UNCHECKED = (None, None, None)
+"""``card_definition_name``, ``_found`` and ``_status``: filled by a snapshot's check."""
+
+
+def _cost_columns(items: list[dict[str, Any]]) -> Columns:
+    """The ``REWARD_COSTS`` columns of rewards ``reward_columns`` accepted."""
+    rows: list[tuple[Any, ...]] = []
+    for r in items:
+        reward = (r["id"], r["name"], r["status"])
+        for cost in r["costs"]:
+            rules = cost.get("rules")
+            head = (*reward, cost["id"], rules.get("logic") if rules else None)
+            spending = cost.get("spending")
+            if not spending:
+                rows.append((*head, *_NO_SPENDING, *_UNCHECKED))
+            for i, s in enumerate(spending or ()):
+                entry = (i, s.get("id"), s["points"], s["card_definition_id"])
+                rows.append((*head, *entry, *_UNCHECKED))
+    names = REWARD_COSTS.names
+    if not rows:
+        return {name: [] for name in names}
+    return dict(zip(names, map(list, zip(*rows, strict=True)), strict=True))
+
+
+def reward_cost_columns(items: list[Any]) -> Columns:
+    """The ``REWARD_COSTS`` columns of a page of rewards as parsed JSON; ``NotPlain``
+    unless every item is plain (the whole reward is checked, as its model would be)."""
+    reward_columns(items)
+    return _cost_columns(items)
+
+
+def reward_page_columns(items: list[Any]) -> tuple[Columns, Columns]:
+    """The ``REWARDS`` and ``REWARD_COSTS`` columns of a page of rewards, each reward
+    checked once; ``NotPlain`` unless every item is plain."""
+    return reward_columns(items), _cost_columns(items)
