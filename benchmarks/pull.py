@@ -205,8 +205,9 @@ def run_route(name: str, base_url: str, warm_up: bool = True) -> None:
     import httpx  # noqa: F401  (imports are not part of the pull)
     import pandas  # noqa: F401
 
-    if name in ("client", "snapshot"):
+    if name == "client":  # what ``from lyt_toolkit import LoyaltyClient`` loads
         import lyt_toolkit.client
+    elif name == "snapshot":
         import lyt_toolkit.snapshot  # noqa: F401
     before = _rss_mib()
     start = time.perf_counter()

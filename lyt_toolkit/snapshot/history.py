@@ -28,8 +28,8 @@ import tempfile
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import pandas as pd
 
 from ..frames.registry import FRAME_NAMES, SCHEMAS
@@ -38,6 +38,9 @@ from ..reports.snapshot_parquet import PARQUET_FORMAT
 from .diff import DEFAULT_IGNORE, SnapshotDiff
 from .files import read_snapshot
 from .model import ProgramSnapshot
+
+if TYPE_CHECKING:  # DuckDB (about 20 MiB) is imported by the first query, not by the import
+    import duckdb
 
 __all__ = ["KEY", "PARTITION_PREFIX", "SnapshotHistory"]
 
@@ -125,6 +128,8 @@ class SnapshotHistory:
 
     def query(self, sql: str) -> pd.DataFrame:
         """The result of DuckDB ``sql`` over every stored snapshot (views: see the module doc)."""
+        import duckdb
+
         with duckdb.connect() as con:
             con.execute("SET TimeZone = 'UTC'")
             listed = self.list()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -136,3 +138,16 @@ def test_query_of_an_empty_history_has_the_views(tmp_path: Path) -> None:
     assert history.query(ACTIVE_PER_SNAPSHOT).empty
     columns = history.query("SELECT * FROM benefits").columns.tolist()
     assert columns[0] == "pulled_at" and "card_definition_status" in columns
+
+
+def test_duckdb_is_imported_by_the_first_query_not_by_the_snapshot_package(
+    tmp_path: Path,
+) -> None:
+    code = (
+        "import sys, lyt_toolkit.snapshot as s\n"
+        "print('duckdb' in sys.modules)\n"
+        f"s.SnapshotHistory({str(tmp_path)!r}).query('SELECT 1')\n"
+        "print('duckdb' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
