@@ -117,23 +117,28 @@ def collector_paused() -> Iterator[None]:
 _VALUE_START = b':"now'
 _TERMS_END = re.compile(rb'(?:[+-]\d+[dhms])*"')
 _MAYBE_RELATIVE = re.compile(rb'"\s*now')
+_EXPRESSION = re.compile(r"now(?:[+-]\d+[dhms])*")
 
 
 def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     """``resolve_tree`` for one section, fast on large files.
 
-    Walking 100,000 documents in Python is slow; rewriting ``"key":"now..."``
-    pairs in the compact JSON text (written by pydantic-core, in one step) is not.
-    The text is cut at each ``:"now`` (outside a string, as a quote inside one is
-    escaped): a pair is a plain key (no quote or backslash) before the cut and the
-    terms and closing quote of an expression after it. Whatever that pass cannot
-    see (expressions in lists, odd spacing, escaped keys) still goes through
-    ``resolve_tree``.
+    Walking 100,000 documents in Python is slow. So the expressions of a record's
+    own keys (``"created_at": "now-40d"``, nearly all of them) are spelled first, a
+    record holding one copied (the program keeps its expressions for a reload);
+    then expressions still anywhere in the section are rewritten as
+    ``"key":"now..."`` pairs in its compact JSON text (written by pydantic-core, in
+    one step). The text is cut at each ``:"now`` (outside a string, as a quote
+    inside one is escaped): a pair is a plain key (no quote or backslash) before the
+    cut and the terms and closing quote of an expression after it. Whatever that
+    pass cannot see (expressions in lists, odd spacing, escaped keys) still goes
+    through ``resolve_tree``.
     """
+    spell = RelativeFormatter(now).spell
+    section = [_own_times_spelled(record, spell) for record in section]
     text = to_json(section)
     if not _MAYBE_RELATIVE.search(text):
         return section
-    spell = RelativeFormatter(now).spell
     pieces = text.split(_VALUE_START)
     out = [pieces[0]]
     for before, after in pairwise(pieces):
@@ -149,6 +154,21 @@ def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     text = b"".join(out)
     resolved = from_json(text)  # our own JSON text: the faster parser reads it alike
     return resolve_tree(resolved, now) if _MAYBE_RELATIVE.search(text) else resolved
+
+
+def _own_times_spelled(record: Any, spell: Callable[..., str]) -> Any:
+    """``record`` with each relative expression among its own values spelled (a copy when
+    there is one; nested values are left to ``resolve_times``' text pass)."""
+    if type(record) is not dict:
+        return record
+    found = [
+        key
+        for key, value in record.items()
+        if type(value) is str and value[:3] == "now" and _EXPRESSION.fullmatch(value)
+    ]
+    if not found:
+        return record
+    return {**record, **{k: spell(record[k], date_only=k in DATE_ONLY_KEYS) for k in found}}
 
 
 MAX_PROBLEMS_SHOWN = 50

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from pydantic_core import PydanticSerializationError, to_json
+
 from .clock import iso, parse_instant
 
 # Columns copied out of a document so SQL can filter and order on them.
@@ -124,8 +126,21 @@ def _row(kind: str, doc: dict[str, Any], scope: str, listed: bool) -> tuple[Any,
         scope,
         int(listed),
         *[_column_value(f, doc) for f in INDEXED],
-        json.dumps(doc),
+        _body(doc),
     )
+
+
+def _body(doc: dict[str, Any]) -> str:
+    """A document's stored JSON text, compact (what list pages splice in as it is).
+
+    pydantic-core writes it several times faster than ``json.dumps``; text it cannot
+    write as UTF-8 (a lone surrogate from an escaped program file) keeps ``json.dumps``'s
+    ASCII escapes.
+    """
+    try:
+        return to_json(doc).decode()
+    except PydanticSerializationError:
+        return json.dumps(doc, separators=(",", ":"))
 
 
 class Store:
