@@ -27,6 +27,7 @@ from ._deadline import Deadline
 from ._flow import Bearer, Close, Flow, Send, Sleep, Step, request_flow, token_flow
 from ._scrub import Scrubber
 from ._senders import SENDERS
+from ._sent import atracer, sent_notice, tracer
 from .quota import Quota
 
 T = TypeVar("T")
@@ -129,6 +130,9 @@ class SyncTransport(_Driver):
         this one waits for it at most the time left: the thread may stay behind on a
         server still dripping, bounded by each read's timeout, but the call is over in time.
         """
+        notice = sent_notice()
+        if notice is not None:  # a read-ahead waits for this request to go out
+            step.request.extensions["trace"] = tracer(notice)
         left = step.deadline.remaining()
         if left is None:
             return _sent(self.http, step)
@@ -227,6 +231,9 @@ class AsyncTransport(_Driver):
 
     async def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
         """Async twin of ``SyncTransport._receive`` (``_perform`` bounds it by the deadline)."""
+        notice = sent_notice()
+        if notice is not None:  # a read-ahead waits for this request to go out
+            step.request.extensions["trace"] = atracer(notice)
         try:
             return await self.http.send(step.request, follow_redirects=False)
         except httpx.RequestError as exc:

@@ -16,12 +16,15 @@ while the caller works on the current one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import PaginationError
 from ._query import ListQuery
+from ._sent import telling
 from .config import DEFAULT_MAX_PAGES
 
 if TYPE_CHECKING:
@@ -67,28 +70,68 @@ async def awalk(
 
 def read_ahead(pages: Iterable[P]) -> Iterator[P]:
     """Yield the pages of ``pages``, fetching the next one in a thread while the caller
-    works on the current one. Stopping early waits for the page already requested."""
+    works on the current one. Stopping early waits for the page already requested.
+
+    Each page is handed over once the next page's request is written (or after
+    ``SEND_WAIT`` at most), so the server works while the caller does (see ``_sent``).
+    """
     with ThreadPoolExecutor(1, thread_name_prefix="lyt-read-ahead") as pool:
         source = iter(pages)
-        coming = pool.submit(next, source, _END)
+        coming, _ = _fetch_next(pool, source)
         while (page := coming.result()) is not _END:
-            coming = pool.submit(next, source, _END)
-            yield page  # type: ignore[misc]
+            coming, sent = _fetch_next(pool, source)
+            sent.wait(SEND_WAIT)
+            yield page
+
+
+SEND_WAIT = 0.05
+"""Seconds a read-ahead waits at most for the next request to go out before handing on a
+page (a connection being opened, a retry's back-off)."""
+
+
+def _fetch_next(
+    pool: ThreadPoolExecutor, source: Iterator[P]
+) -> tuple[Future[Any], threading.Event]:
+    """The next page of ``source`` (``_END`` after the last), fetched in ``pool``, and the
+    event set once its request is written (or the fetch is over)."""
+    sent = threading.Event()
+
+    def fetch() -> Any:
+        try:
+            with telling(sent.set):
+                return next(source, _END)
+        finally:
+            sent.set()
+
+    return pool.submit(fetch), sent
 
 
 async def aread_ahead(pages: AsyncIterable[P]) -> AsyncIterator[P]:
-    """Async twin of ``read_ahead``: the next page is a task; stopping early cancels it."""
+    """Async twin of ``read_ahead``: the next page is a task, and each page is handed over
+    once that task's request is written (or after ``SEND_WAIT``); stopping early cancels
+    it."""
     source = aiter(pages)
-    coming = asyncio.ensure_future(anext(source, _END))
+    coming, _ = _anext_page(source)
     try:
         while (page := await coming) is not _END:
-            coming = asyncio.ensure_future(anext(source, _END))
-            await asyncio.sleep(0)  # let the request go out before the caller's work
-            yield page  # type: ignore[misc]
+            coming, sent = _anext_page(source)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(sent.wait(), SEND_WAIT)
+            yield page
     finally:
         if not coming.done():
             coming.cancel()
             await asyncio.gather(coming, return_exceptions=True)
+
+
+def _anext_page(source: AsyncIterator[P]) -> tuple[asyncio.Future[Any], asyncio.Event]:
+    """The task fetching the next page of ``source`` (``_END`` after the last), and the
+    event set once its request is written (or the task is over)."""
+    sent = asyncio.Event()
+    with telling(sent.set):  # the task copies this context
+        coming = asyncio.ensure_future(anext(source, _END))
+    coming.add_done_callback(lambda _: sent.set())
+    return coming, sent
 
 
 def _cursor_follower(max_pages: int) -> Callable[[Page[T], ListQuery], ListQuery | None]:

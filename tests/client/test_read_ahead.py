@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from lyt_toolkit import LoyaltyClient
+from lyt_toolkit.client._sent import sent_notice, telling
 from lyt_toolkit.client.pagination import aread_ahead, read_ahead
 
 
@@ -25,6 +28,41 @@ def test_the_next_page_is_requested_before_the_current_one_is_done() -> None:
             assert requested[page + 1].wait(5), f"page {page + 1} was not requested early"
         seen.append(page)
     assert seen == [0, 1, 2]
+
+
+def test_a_page_is_handed_over_once_the_next_request_is_written() -> None:
+    written = threading.Event()
+    release = threading.Event()
+
+    def pages() -> Iterator[int]:
+        yield 0
+        notice = sent_notice()
+        assert notice is not None  # the read-ahead's worker is told about its requests
+        time.sleep(0.02)  # opening a connection, writing the request...
+        written.set()
+        notice()
+        assert release.wait(5)
+        yield 1
+
+    walk = read_ahead(pages())
+    assert next(walk) == 0
+    assert written.is_set()  # the caller works only once the next request is out
+    release.set()
+    assert next(walk) == 1
+
+
+def test_the_transport_tells_when_a_request_is_written(client: LoyaltyClient) -> None:
+    told: list[str] = []
+
+    def list_one() -> None:
+        with telling(lambda: told.append(threading.current_thread().name)):
+            client.rewards.list(limit=1)
+
+    worker = threading.Thread(target=list_one, name="worker")
+    worker.start()
+    worker.join(10)
+    assert told  # the token request and the list request, once each written
+    assert sent_notice() is None  # only the thread that asked is told
 
 
 def test_stopping_early_fetches_at_most_one_page_more() -> None:
@@ -91,3 +129,24 @@ def test_async_stopping_early_cancels_the_page_on_its_way() -> None:
         return events
 
     assert asyncio.run(asyncio.wait_for(run(), 10)) == ["cancelled"]
+
+
+def test_async_a_page_is_handed_over_once_the_next_request_is_written() -> None:
+    async def run() -> None:
+        written = asyncio.Event()
+
+        async def pages() -> AsyncIterator[int]:
+            yield 0
+            notice = sent_notice()
+            assert notice is not None  # the task fetching the next page is told
+            await asyncio.sleep(0.02)  # opening a connection, writing the request...
+            written.set()
+            notice()
+            yield 1
+
+        walk = aread_ahead(pages())
+        assert await anext(walk) == 0
+        assert written.is_set()  # the caller works only once the next request is out
+        assert await anext(walk) == 1
+
+    asyncio.run(run())

@@ -1,0 +1,59 @@
+"""Telling a read-ahead that the request it waits for has gone out.
+
+A pull fetches the next page in a worker thread while the caller turns the
+current one into rows. Both need the GIL, and a thread waiting for it can wait
+a whole switch interval (5 ms) while the other computes: if the caller starts
+first, the next request only leaves once the caller's work is done, and the
+pull runs at the speed of fetch plus work instead of the slower of the two.
+So the read-ahead waits, briefly, until its worker's request is written to the
+socket (httpcore's ``send_request_body.complete`` trace event) before handing
+the caller its page; the server then works while the caller does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = ["atracer", "sent_notice", "telling", "tracer"]
+
+_SENT: ContextVar[Callable[[], None] | None] = ContextVar("lyt_request_sent", default=None)
+_WRITTEN = "http11.send_request_body.complete"
+
+
+@contextmanager
+def telling(sent: Callable[[], None]) -> Iterator[None]:
+    """Call ``sent`` when a request made in this context (thread, or task created inside)
+    has been written."""
+    token = _SENT.set(sent)
+    try:
+        yield
+    finally:
+        _SENT.reset(token)
+
+
+def sent_notice() -> Callable[[], None] | None:
+    """What to call once this context's request is written (None: nobody waits for it)."""
+    return _SENT.get()
+
+
+def tracer(sent: Callable[[], None]) -> Callable[[str, Any], None]:
+    """An httpcore ``trace`` extension calling ``sent`` when the request body is written."""
+
+    def trace(event: str, info: Any) -> None:
+        if event == _WRITTEN:
+            sent()
+
+    return trace
+
+
+def atracer(sent: Callable[[], None]) -> Callable[[str, Any], Awaitable[None]]:
+    """Async twin of ``tracer`` (httpcore awaits an async client's trace extension)."""
+
+    async def trace(event: str, info: Any) -> None:
+        if event == _WRITTEN:
+            sent()
+
+    return trace
