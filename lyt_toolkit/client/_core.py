@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import partial
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -156,73 +155,6 @@ def decoder(tp: Any) -> Callable[[httpx.Response], Any]:
                 method=method,
                 path=where,
             ) from None
-
-    return decode
-
-
-@dataclass(frozen=True)
-class PlainPage:
-    """One list page parsed from JSON but not validated: its items as plain dicts.
-
-    ``next_cursor`` is read from the parsed envelope, so the next page can be
-    requested before any item is validated; ``models()`` validates the page into
-    models (raising the errors a validating decoder raises) for a page whose items
-    are not all in the plain form the model-free frame path reads.
-    """
-
-    data: list[Any]
-    next_cursor: str | None
-    models: Callable[[], Any]
-
-
-def _plain_envelope(body: Any) -> tuple[list[Any], str | None] | None:
-    """The items and next cursor of a list page in its plain form, else None."""
-    from ..frames._plain import NotPlain, instant
-
-    if type(body) is not dict or not body.keys() <= {"data", "cursor", "object"}:
-        return None
-    data, cursor = body.get("data"), body.get("cursor")
-    if type(data) is not list or type(body.get("object", "")) is not str:
-        return None
-    if cursor is None:
-        return data, None
-    if type(cursor) is not dict or not cursor.keys() <= {"next", "expires_at"}:
-        return None
-    following = cursor.get("next")
-    try:
-        instant(cursor.get("expires_at"))
-    except NotPlain:
-        return None
-    return (data, following) if following is None or type(following) is str else None
-
-
-def plain_page_decoder(model: Any) -> Callable[[httpx.Response], PlainPage]:
-    """A ``Call.decode`` for a list page of ``model`` items that parses without validating.
-
-    A page whose envelope is not plain is validated at once, as ``decoder`` would.
-    """
-    from ..models import Page
-
-    validating = decoder(Page[model])
-
-    def validated(response: httpx.Response) -> Any:
-        try:
-            return validating(response)
-        except LytError:
-            raise
-        except ODD_VALUE_ERRORS as exc:
-            raise odd_answer(response, exc) from None
-
-    def decode(response: httpx.Response) -> PlainPage:
-        try:
-            envelope = _plain_envelope(from_json(response.content))
-        except ODD_VALUE_ERRORS:
-            envelope = None
-        if envelope is None:
-            page = validating(response)
-            return PlainPage(page.data, page.next_cursor, lambda: page)
-        data, following = envelope
-        return PlainPage(data, following, partial(validated, response))
 
     return decode
 

@@ -28,7 +28,7 @@ from ..frames._plain import NotPlain
 from ..frames.registry import BUILDERS, ROW_SOURCES, schema
 from ..frames.schema import FrameBuilder
 from ..models.listing import MAX_LIMIT
-from ._core import PlainPage
+from ._plain_page import PlainPage
 from .pagination import aread_ahead, read_ahead
 
 if TYPE_CHECKING:

@@ -140,7 +140,7 @@ def _cursor_follower(max_pages: int) -> Callable[[Page[T], ListQuery], ListQuery
 
     def after(page: Page[T], query: ListQuery) -> ListQuery | None:
         cursor = page.next_cursor
-        if not cursor or not page.data:
+        if not cursor or page.empty:  # ``empty``: a plain page need not be parsed yet
             return None
         name = query.spec.name
         if cursor in seen or cursor == query.cursor:

@@ -30,6 +30,11 @@ class Page(ApiModel, Generic[T]):
         """The value to pass to fetch the following page, if any."""
         return self.cursor.next if self.cursor else None
 
+    @property
+    def empty(self) -> bool:
+        """True for a page without items."""
+        return not self.data
+
 
 class CountedList(ApiModel, Generic[T]):
     """A complete list with a total, as the v1 and management APIs return it."""

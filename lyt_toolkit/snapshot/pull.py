@@ -21,7 +21,7 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..client._core import PlainPage
+from ..client._plain_page import PlainPage
 from ..client.pagination import aread_ahead
 from ..errors import NotFoundError, OddValueWarning
 from ..frames._plain import NotPlain

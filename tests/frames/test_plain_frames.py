@@ -20,8 +20,9 @@ import httpx
 import pytest
 
 from lyt_toolkit import LoyaltyClient
-from lyt_toolkit.client._core import PlainPage, decoder, plain_page_decoder
+from lyt_toolkit.client._core import decoder
 from lyt_toolkit.client._frames import add_page
+from lyt_toolkit.client._plain_page import PlainPage, plain_page_decoder
 from lyt_toolkit.errors import APIResponseValidationError, OddValueWarning
 from lyt_toolkit.frames import schema
 from lyt_toolkit.frames.registry import ROW_SOURCES, RowSource
@@ -337,3 +338,58 @@ def test_the_plain_page_reads_the_cursor_before_validating() -> None:
         page.models()
     with pytest.raises(APIResponseValidationError, match="status"):
         add_page(FrameBuilder(schema("rewards")), "rewards", page)
+
+
+def usual(items: list[Any], cursor: Any) -> bytes:
+    """A page in the layout the service and the sandbox answer with: items first."""
+    return json.dumps({"data": items, "cursor": cursor, "object": "list"}).encode()
+
+
+def test_a_page_in_the_usual_layout_is_parsed_only_when_its_items_are_read() -> None:
+    cursor = {"next": "c3", "expires_at": "2026-01-15T12:30:00.000Z"}
+    page = plain_page_decoder(Reward)(response(usual(GENERATED[:3], cursor)))
+    assert (page.next_cursor, page.empty) == ("c3", False)
+    assert "data" not in vars(page)  # the cursor came from the bytes; nothing parsed yet
+    assert page.data == GENERATED[:3]
+    for last in (usual([], {"next": None}), usual([], None), usual(GENERATED[:1], None)):
+        page = plain_page_decoder(Reward)(response(last))
+        assert page.next_cursor is None and "data" not in vars(page)
+        assert page.empty == (not page.data)
+
+
+def _items_first(content: bytes) -> bytes:
+    envelope = json.loads(content)
+    return json.dumps({"data": envelope.pop("data", None), **envelope}).encode()
+
+
+USUAL_ENVELOPES = [
+    (name, _items_first(content))
+    for name, content in ODD_ENVELOPES
+    if content.startswith(b"{") and b"oops" not in content
+]
+"""The JSON object envelopes above, items first as in the usual layout (some read lazily)."""
+
+
+@pytest.mark.parametrize(("name", "content"), USUAL_ENVELOPES, ids=[n for n, _ in USUAL_ENVELOPES])
+def test_an_odd_envelope_in_the_usual_layout_gives_the_model_paths_page_or_error(
+    name: str, content: bytes
+) -> None:
+    test_an_odd_envelope_gives_the_model_paths_page_or_error(name, content)
+
+
+def test_a_page_that_only_ends_like_one_raises_the_validating_error_when_read() -> None:
+    content = b'{"data": [{"id": oops}], "cursor": {"next": "c1"}, "object": "list"}'
+    page = plain_page_decoder(Reward)(response(content))
+    assert page.next_cursor == "c1"  # read from the end, so the next page can be asked for
+    with pytest.raises(APIResponseValidationError) as found:
+        page.data  # noqa: B018
+    with pytest.raises(APIResponseValidationError) as expected:
+        decoder(Page[Reward])(response(content))
+    assert str(found.value) == str(expected.value)
+
+
+def test_a_cursor_at_the_end_that_is_not_the_pages_own_is_refused() -> None:
+    content = b'{"data": [], "cursor": {"next": "c1"}, "cursor": {"next": "c2"}, "object": "list"}'
+    page = plain_page_decoder(Reward)(response(content))
+    assert page.next_cursor == "c2"  # what a parser keeps of a repeated key, too
+    assert page.data == []

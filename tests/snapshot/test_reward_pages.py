@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
-from lyt_toolkit.client._core import PlainPage
+from lyt_toolkit.client._plain_page import PlainPage
 from lyt_toolkit.frames import FRAME_NAMES
 from lyt_toolkit.frames.rewards import reward_cost_rows, reward_rows
 from lyt_toolkit.sandbox import Sandbox

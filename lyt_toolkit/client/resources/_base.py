@@ -16,7 +16,8 @@ from ...errors import RequestValidationError
 from ...models.ids import matches
 from ...models.listing import ListSpec
 from ...models.numbers import first_problem
-from .._core import Call, decoder, plain_page_decoder
+from .._core import Call, decoder
+from .._plain_page import plain_page_decoder
 from .._query import ListParams, ListQuery
 from ..pagination import aiter_items, aiter_pages, iter_items, iter_pages
 
