@@ -55,7 +55,7 @@ def reward_columns(items: list[Any]) -> Columns:
         "start_date": plain.instants(field(items, "start_date")),
         "end_date": plain.instants(field(items, "end_date")),
         "validity_hours_type": plain.enums(field(validity, "type"), _VALIDITY_TYPES),
-        "validity_daily": [_daily_json(d) for d in field(validity, "daily")],
+        "validity_daily": [None if d is None else _daily_json(d) for d in field(validity, "daily")],
         "refunds_type": plain.only(field(refunds, "type"), str),
         **_material_columns(field(items, "material")),
         **_digital_columns(field(items, "digital")),
@@ -68,9 +68,7 @@ def reward_columns(items: list[Any]) -> Columns:
 
 
 def _daily_json(daily: Any) -> str | None:
-    """A plain ``validity_hours.daily`` as the ``validity_daily`` text (None stays None)."""
-    if daily is None:
-        return None
+    """A plain ``validity_hours.daily`` (not null) as the ``validity_daily`` text."""
     plain.only([daily], list)
     for window in plain.only(daily, dict):
         if window.keys() != _DAILY_KEYS:
@@ -100,74 +98,71 @@ _CAMPAIGN, _GIFT = frozenset({"campaign_id"}), frozenset({"campaign_id", "balanc
 _POINTS = frozenset({"points", "card_definition_id"})
 
 
-def _target(value: Any, keys: frozenset[str]) -> dict[str, Any] | None:
-    """A reference object (product, SKU, campaign) holding exactly ``keys``, all text
-    (or null)."""
-    if value is None:
-        return None
-    if type(value) is not dict or value.keys() != keys:
+def _targets(values: list[Any], keys: frozenset[str]) -> list[Any]:
+    """``values`` when each is null or a reference object (product, SKU, campaign) holding
+    exactly ``keys``, all text."""
+    present = plain.only([v for v in values if v is not None], dict)
+    if any(v.keys() != keys for v in present):
         raise NotPlain
-    plain.only(list(value.values()), str)
-    return value
+    for key in keys:
+        plain.only(plain.field(present, key), str)
+    return values
+
+
+def _spread(values: list[Any], present: list[bool]) -> list[Any]:
+    """``values`` (one per present item) at the present items' places, None elsewhere."""
+    if len(values) == len(present):
+        return values
+    taken = iter(values)
+    return [next(taken) if here else None for here in present]
 
 
 def _material_columns(materials: list[Any]) -> Columns:
-    kinds: list[Any] = []
-    products: list[Any] = []
-    skus: list[Any] = []
-    for material in materials:
-        if material is None:
-            for column in (kinds, products, skus):
-                column.append(None)
-            continue
-        if type(material) is not dict or type(kind := material.get("type")) is not str:
-            raise NotPlain
-        product = _target(material.get("product"), _PRODUCT)
-        sku = _target(material.get("sku"), _SKU)
-        kinds.append(kind)
-        products.append(product["id"] if product else sku["product_id"] if sku else None)
-        skus.append(sku["id"] if sku else None)
-    return {"material_type": kinds, "material_product_id": products, "material_sku_id": skus}
+    present = [m is not None for m in materials]
+    found = plain.only([m for m in materials if m is not None], dict)
+    products = _targets(plain.field(found, "product"), _PRODUCT)
+    skus = _targets(plain.field(found, "sku"), _SKU)
+    product_ids = [
+        p["id"] if p else s["product_id"] if s else None
+        for p, s in zip(products, skus, strict=True)
+    ]
+    return {
+        "material_type": _spread(plain.only(plain.field(found, "type"), str), present),
+        "material_product_id": _spread(product_ids, present),
+        "material_sku_id": _spread([s["id"] if s else None for s in skus], present),
+    }
 
 
 def _digital_columns(digitals: list[Any]) -> Columns:
-    kinds: list[Any] = []
-    campaigns: list[Any] = []
-    balances: list[Any] = []
-    points: list[Any] = []
-    definitions: list[Any] = []
-    for d in digitals:
-        if d is None:
-            for column in (kinds, campaigns, balances, points, definitions):
-                column.append(None)
-            continue
-        if type(d) is not dict or type(kind := d.get("type")) is not str:
-            raise NotPlain
-        coupons = _target(d.get("discount_coupons"), _CAMPAIGN)
-        gift = d.get("gift_vouchers")
-        if gift is not None:
-            if type(gift) is not dict or gift.keys() != _GIFT:
-                raise NotPlain
-            plain.only([gift["campaign_id"]], str)
-            plain.non_negative_number(gift["balance"])
-        card = d.get("loyalty_card_points")
-        if card is not None:
-            if type(card) is not dict or card.keys() != _POINTS:
-                raise NotPlain
-            plain.only([card["points"]], int)
-            plain.ids([card["card_definition_id"]], _CARD_DEFINITION_ID)
-        campaign = coupons or gift
-        kinds.append(kind)
-        campaigns.append(campaign["campaign_id"] if campaign else None)
-        balances.append(gift["balance"] if gift else None)
-        points.append(card["points"] if card else None)
-        definitions.append(card["card_definition_id"] if card else None)
+    present = [d is not None for d in digitals]
+    found = plain.only([d for d in digitals if d is not None], dict)
+    coupons = _targets(plain.field(found, "discount_coupons"), _CAMPAIGN)
+    gifts = plain.field(found, "gift_vouchers")
+    given = plain.only([g for g in gifts if g is not None], dict)
+    if any(g.keys() != _GIFT for g in given):
+        raise NotPlain
+    plain.only(plain.field(given, "campaign_id"), str)
+    for balance in plain.field(given, "balance"):
+        plain.non_negative_number(balance)
+    cards = plain.field(found, "loyalty_card_points")
+    credited = plain.only([c for c in cards if c is not None], dict)
+    if any(c.keys() != _POINTS for c in credited):
+        raise NotPlain
+    plain.only(plain.field(credited, "points"), int)
+    plain.ids(plain.field(credited, "card_definition_id"), _CARD_DEFINITION_ID)
+    campaigns = [c or g for c, g in zip(coupons, gifts, strict=True)]
     return {
-        "digital_type": kinds,
-        "digital_campaign_id": campaigns,
-        "digital_gift_voucher_balance": balances,
-        "digital_points": points,
-        "digital_points_card_definition_id": definitions,
+        "digital_type": _spread(plain.only(plain.field(found, "type"), str), present),
+        "digital_campaign_id": _spread(
+            [c["campaign_id"] if c else None for c in campaigns], present
+        ),
+        "digital_gift_voucher_balance": _spread(
+            [g["balance"] if g else None for g in gifts], present
+        ),
+        "digital_points": _spread([c["points"] if c else None for c in cards], present),
+        "digital_points_card_definition_id": _spread(
+            [c["card_definition_id"] if c else None for c in cards], present
+        ),
     }
 
 
