@@ -28,7 +28,6 @@ from ..frames._plain import NotPlain
 from ..frames.registry import BUILDERS, ROW_SOURCES, schema
 from ..frames.schema import FrameBuilder
 from ..models.listing import MAX_LIMIT
-from ._collector import collector_paused
 from ._plain_page import PlainPage
 from .pagination import aread_ahead, read_ahead
 
@@ -96,7 +95,7 @@ def assemble(kind: str, pages: Iterable[Any]) -> pd.DataFrame:
 def pull_frame(pages: Iterable[Any], kind: str, progress: Progress) -> pd.DataFrame:
     """Every item of ``pages`` as the frame of ``kind``."""
     collector = PageCollector(kind, progress)
-    with collector.bar, collector_paused():
+    with collector.bar:
         frame = assemble(kind, collector.stream(read_ahead(pages)))
     return frame
 
@@ -105,7 +104,7 @@ async def apull_frame(pages: AsyncIterable[Any], kind: str, progress: Progress) 
     """Async twin of ``pull_frame``: the builder takes each page in a worker thread."""
     collector = PageCollector(kind, progress)
     arrived: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    with collector.bar, collector_paused():
+    with collector.bar:
         building = asyncio.ensure_future(asyncio.to_thread(assemble, kind, iter(arrived.get, _END)))
         try:
             async for page in aread_ahead(pages):

@@ -21,7 +21,6 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..client._collector import collector_paused
 from ..client._plain_page import PlainPage
 from ..client.pagination import aread_ahead
 from ..errors import NotFoundError, OddValueWarning
@@ -101,8 +100,7 @@ async def pull_frames(
         raise ValueError("concurrency must be at least 1")
     wanted = wanted_kinds(kinds)
     async with _async_client(client) as owned:
-        with collector_paused():
-            return await _Puller(owned, progress, concurrency, wanted).run()
+        return await _Puller(owned, progress, concurrency, wanted).run()
 
 
 def settings_of(client: ClientSource) -> ClientSource:
