@@ -60,9 +60,20 @@ def _late(step: Send) -> httpx.ReadTimeout:
 def _sent(http: httpx.Client, step: Send) -> httpx.Response | httpx.RequestError:
     """The read response of ``step``, or the transport error (no redirect followed)."""
     try:
-        return http.send(step.request, follow_redirects=False)
+        return _unlinked(http.send(step.request, follow_redirects=False))
     except httpx.RequestError as exc:
         return exc
+
+
+_READ = httpx.ByteStream(b"")
+
+
+def _unlinked(response: httpx.Response) -> httpx.Response:
+    """``response`` (read) without its stream, which points back at the response: in that
+    cycle a response and its body wait for the cycle collector instead of going as soon
+    as they are dropped (a pull's pages piled up until the collector's next pass)."""
+    response.stream = _READ
+    return response
 
 
 class SyncTransport(_Driver):
@@ -235,6 +246,6 @@ class AsyncTransport(_Driver):
         if notice is not None:  # a read-ahead waits for this request to go out
             step.request.extensions["trace"] = atracer(notice)
         try:
-            return await self.http.send(step.request, follow_redirects=False)
+            return _unlinked(await self.http.send(step.request, follow_redirects=False))
         except httpx.RequestError as exc:
             return exc

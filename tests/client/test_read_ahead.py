@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 
+import httpx
 import pytest
 
 from lyt_toolkit import LoyaltyClient
@@ -150,3 +152,20 @@ def test_async_a_page_is_handed_over_once_the_next_request_is_written() -> None:
         assert await anext(walk) == 1
 
     asyncio.run(run())
+
+
+def test_answers_are_freed_as_soon_as_they_are_dropped(client: LoyaltyClient) -> None:
+    def alive() -> int:
+        return sum(1 for o in gc.get_objects() if isinstance(o, httpx.Response))
+
+    gc.collect()
+    before = alive()
+    gc.disable()  # only reference counting frees now: an answer in a cycle would stay
+    try:
+        for _ in range(5):
+            client.rewards.list(limit=2)
+        frame = client.rewards.frame(limit=3, progress=False)
+        assert alive() == before
+    finally:
+        gc.enable()
+    assert len(frame) > 3
