@@ -6,7 +6,7 @@ a whole switch interval (5 ms) while the other computes: if the caller starts
 first, the next request only leaves once the caller's work is done, and the
 pull runs at the speed of fetch plus work instead of the slower of the two.
 So the read-ahead waits, briefly, until its worker's request is written to the
-socket (httpcore's ``send_request_body.complete`` trace event) before handing
+socket (httpcore's ``send_request_body.complete`` trace event, HTTP/1.1 or 2) before handing
 the caller its page; the server then works while the caller does.
 """
 
@@ -20,7 +20,8 @@ from typing import Any
 __all__ = ["atracer", "sent_notice", "telling", "tracer"]
 
 _SENT: ContextVar[Callable[[], None] | None] = ContextVar("lyt_request_sent", default=None)
-_WRITTEN = "http11.send_request_body.complete"
+_WRITTEN = ".send_request_body.complete"
+"""The end of httpcore's trace event once a request is written (``http11.`` or ``http2.``)."""
 
 
 @contextmanager
@@ -43,7 +44,7 @@ def tracer(sent: Callable[[], None]) -> Callable[[str, Any], None]:
     """An httpcore ``trace`` extension calling ``sent`` when the request body is written."""
 
     def trace(event: str, info: Any) -> None:
-        if event == _WRITTEN:
+        if event.endswith(_WRITTEN):
             sent()
 
     return trace
@@ -53,7 +54,7 @@ def atracer(sent: Callable[[], None]) -> Callable[[str, Any], Awaitable[None]]:
     """Async twin of ``tracer`` (httpcore awaits an async client's trace extension)."""
 
     async def trace(event: str, info: Any) -> None:
-        if event == _WRITTEN:
+        if event.endswith(_WRITTEN):
             sent()
 
     return trace

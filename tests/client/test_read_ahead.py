@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from lyt_toolkit import LoyaltyClient
-from lyt_toolkit.client._sent import sent_notice, telling
+from lyt_toolkit.client._sent import atracer, sent_notice, telling, tracer
 from lyt_toolkit.client.pagination import aread_ahead, read_ahead
 
 
@@ -169,3 +169,16 @@ def test_answers_are_freed_as_soon_as_they_are_dropped(client: LoyaltyClient) ->
     finally:
         gc.enable()
     assert len(frame) > 3
+
+
+@pytest.mark.parametrize("protocol", ["http11", "http2"])
+def test_the_request_counts_as_written_once_its_body_is_sent(protocol: str) -> None:
+    told: list[str] = []
+    trace = tracer(lambda: told.append("written"))
+    for step in ("connect_tcp", "send_request_headers", "send_request_body"):
+        trace(f"{protocol}.{step}.started", {})
+        assert not told
+    trace(f"{protocol}.send_request_body.complete", {})
+    assert told == ["written"]
+    asyncio.run(atracer(lambda: told.append("again"))(f"{protocol}.send_request_body.complete", {}))
+    assert told == ["written", "again"]
