@@ -25,7 +25,6 @@ from operator import itemgetter
 from typing import Any
 
 __all__ = [
-    "ABSENT",
     "NotPlain",
     "enums",
     "field",
@@ -43,15 +42,11 @@ class NotPlain(Exception):
     """A value outside the plain form: build this page from models instead."""
 
 
-ABSENT: Any = object()
-"""The value ``field`` gives for a key an item lacks, when a lacking key is not plain."""
-
 _INSTANT = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z"
 """The service's instant form: UTC, optional fraction of up to microseconds, ``Z``."""
 
 _ONE_INSTANT = re.compile(_INSTANT)
 _INSTANTS = re.compile(f"{_INSTANT}(?:\n{_INSTANT})*")
-_NONE = type(None)
 _from_iso = dt.datetime.fromisoformat
 
 
