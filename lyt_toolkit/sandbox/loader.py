@@ -26,7 +26,7 @@ from .placeholders import placeholder_problems
 from .programcheck import dangling_references, unknown_model_keys, unknown_record_keys
 from .quota import plan_problems
 from .store import DuplicateId, Store
-from .timeexpr import DATE_ONLY_KEYS, RelativeFormatter, resolve_tree
+from .timeexpr import DATE_ONLY_KEYS, RELATIVE, RelativeFormatter, resolve_tree
 
 FORMAT = "lyt-program/1"
 
@@ -117,7 +117,6 @@ def collector_paused() -> Iterator[None]:
 _VALUE_START = b':"now'
 _TERMS_END = re.compile(rb'(?:[+-]\d+[dhms])*"')
 _MAYBE_RELATIVE = re.compile(rb'"\s*now')
-_EXPRESSION = re.compile(r"now(?:[+-]\d+[dhms])*")
 
 
 def resolve_times(section: list[Any], now: datetime) -> list[Any]:
@@ -164,7 +163,7 @@ def _own_times_spelled(record: Any, spell: Callable[..., str]) -> Any:
     found = [
         key
         for key, value in record.items()
-        if type(value) is str and value[:3] == "now" and _EXPRESSION.fullmatch(value)
+        if type(value) is str and value[:3] == "now" and RELATIVE.fullmatch(value)
     ]
     if not found:
         return record

@@ -12,7 +12,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 _TERM = re.compile(r"([+-])(\d+)([dhms])")
-_RELATIVE = re.compile(r"now(?:[+-]\d+[dhms])*")
+RELATIVE = re.compile(r"now(?:[+-]\d+[dhms])*")
+"""A relative expression, exactly (``now``, ``now-40d``, ``now+1d-2h``...)."""
 _SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
 DATE_ONLY_KEYS: frozenset[str] = frozenset({"date"})
@@ -25,7 +26,7 @@ class TimeExpressionError(ValueError):
 
 def is_relative(value: object) -> bool:
     """True when ``value`` is a relative expression such as ``"now-40d"``."""
-    return isinstance(value, str) and _RELATIVE.fullmatch(value.strip()) is not None
+    return isinstance(value, str) and RELATIVE.fullmatch(value.strip()) is not None
 
 
 def _aware(moment: datetime) -> datetime:
@@ -43,7 +44,7 @@ def resolve(value: str, now: datetime) -> datetime:
     if not isinstance(value, str):
         raise TimeExpressionError(f"time value must be a string, got {type(value).__name__}")
     text = value.strip()
-    if _RELATIVE.fullmatch(text):
+    if RELATIVE.fullmatch(text):
         seconds = sum(
             int(amount) * _SECONDS[unit] * (1 if sign == "+" else -1)
             for sign, amount, unit in _TERM.findall(text, 3)
