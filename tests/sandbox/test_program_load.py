@@ -12,6 +12,7 @@ import pytest
 
 from lyt_toolkit.cli import build_parser
 from lyt_toolkit.cli.sandbox import _checked_config
+from lyt_toolkit.sandbox import loader
 from lyt_toolkit.sandbox.loader import (
     ProgramFileError,
     checked_documents,
@@ -77,3 +78,40 @@ def test_serve_reads_the_program_file_once_and_loads_what_it_read(tmp_path: Path
     config = _checked_config(args)
     assert config.data == program == load_program_source(path)
     assert load_program_source(config.data) is config.data  # no second read or parse
+
+
+def test_chunks_change_nothing_a_load_finds_or_stores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records go through the load a chunk at a time: every chunk size gives the same rows,
+    and problems keep the record's place in its section across chunk boundaries."""
+    program = generate_program(rewards=25, benefits=7, members=4, seed=5)
+    whole = checked_documents(program, NOW)
+    monkeypatch.setattr(loader, "CHUNK", 3)
+    assert checked_documents(program, NOW) == whole
+
+    program["rewards"][10] = {**program["rewards"][4]}  # the same ID, in another chunk
+    program["rewards"][20]["stauts"] = "ACTIVE"
+    program["benefits"][5]["type"] = 7
+    with pytest.raises(ProgramFileError) as caught:
+        checked_documents(program, NOW)
+    lines = str(caught.value).splitlines()
+    rewards = program["rewards"]
+    assert lines[:2] == [
+        f"rewards[10] {rewards[4]['id']}: the same id as rewards[4]",
+        f"rewards[20] {rewards[20]['id']}: unknown key 'stauts'",
+    ]
+    assert lines[2].startswith(f"benefits[5] {program['benefits'][5]['id']}: type: ")
+
+
+def test_a_refused_load_stores_nothing_though_earlier_chunks_were_stored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    program = generate_program(rewards=12, benefits=3, members=2, seed=6)
+    program["rewards"][11]["name"] = ["not", "a", "name"]
+    monkeypatch.setattr(loader, "CHUNK", 4)
+    store = Store()
+    try:
+        with pytest.raises(ProgramFileError, match=r"rewards\[11\] .*: name: "):
+            load_program(store, program, NOW)
+        assert store.size() == 0
+    finally:
+        store.close()
