@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import ipaddress
 import json
 import math
@@ -22,6 +23,7 @@ def serve(args: argparse.Namespace) -> int:
     from ..sandbox.server import serve as run
     from ..sandbox.state import IncompleteDatabase
 
+    gc.disable()  # from reading the program file until run() has loaded it (see run)
     try:
         config = _checked_config(args)
         timeouts = _checked_timeouts(args)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import gc
 import socket
 import threading
 import time
@@ -11,7 +12,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-import httpx
 import uvicorn
 
 from .app import create_app
@@ -186,6 +186,8 @@ class Sandbox:
 
     def v2_headers(self, scope: str = "loyalties") -> dict[str, str]:
         """The key pair and a fresh bearer token for ``scope``: what a ``/v2`` call needs."""
+        import httpx  # here, not at the top: a served sandbox never sends a request
+
         keys = self.key_headers()
         response = httpx.post(
             f"{self.base_url}/oauth/token",
@@ -198,6 +200,8 @@ class Sandbox:
     # -- admin API --------------------------------------------------------------
 
     def _admin(self, method: str, path: str, json: dict[str, Any] | None = None) -> dict[str, Any]:
+        import httpx  # here, not at the top: a served sandbox never sends a request
+
         response = httpx.request(
             method, f"{self.base_url}/_sandbox{path}", json=json, headers=self.key_headers()
         )
@@ -245,8 +249,19 @@ def serve(
     body_timeout: float = BODY_TIMEOUT,
     head_timeout: float = HEAD_TIMEOUT,
 ) -> None:
-    """Serve until interrupted, printing the base URL once ready."""
-    app = create_app(config, body_timeout=body_timeout)
+    """Serve until interrupted, printing the base URL once ready.
+
+    This process is the sandbox's own: what it loads lives until it ends. So the cycle
+    collector stays off until the program is loaded (it would scan the growing program
+    again and again) and then leaves it alone for good (``gc.freeze``), rather than
+    pause the first requests to rescan a large program.
+    """
+    gc.disable()  # the caller may have turned it off already, to read the program file
+    try:
+        app = create_app(config, body_timeout=body_timeout)
+        gc.freeze()
+    finally:
+        gc.enable()
     server = uvicorn.Server(server_config(app, host, port, head_timeout, log_level="warning"))
     original_startup = server.startup
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -115,3 +117,21 @@ def test_a_refused_load_stores_nothing_though_earlier_chunks_were_stored(
         assert store.size() == 0
     finally:
         store.close()
+
+
+def test_serve_freezes_what_it_loaded_and_never_imports_an_http_client() -> None:
+    """``lyt sandbox serve`` keeps the collector off its program for good (no pause to
+    rescan it on the first requests), leaves the collector on, and sends no requests, so
+    it starts without httpx."""
+    code = (
+        "import gc, sys, uvicorn\n"
+        "from lyt_toolkit.sandbox import server\n"
+        "from lyt_toolkit.synthetic import generate_program\n"
+        "uvicorn.Server.run = lambda self, *a, **k: print(gc.isenabled(), gc.get_freeze_count())\n"
+        "program = generate_program(rewards=200, benefits=5, members=3, seed=2)\n"
+        "server.serve(server.SandboxConfig(data=program), port=0)\n"
+        "print('httpx' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    enabled, frozen, httpx_imported = done.stdout.split()
+    assert enabled == "True" and int(frozen) > 10_000 and httpx_imported == "False"
