@@ -14,7 +14,8 @@ over real HTTP on loopback:
   then the same cursor is fetched again and again: cursors stay valid until
   they expire, so the deep page is timed exactly like page 1);
 - their ratio (goal: at most 1.5);
-- pages per second of a full walk of every reward.
+- pages per second of a full walk of every reward;
+- the sandbox process's peak RSS (the load, then the walk).
 
 Each goal is printed met or MISSED; the exit status is 0 either way (a
 benchmark reports, it does not fail).
@@ -127,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                 deep = median_ms(client, {"limit": limit, "cursor": deep_cursor}, args.repeat)
         finally:
             child.terminate()
-            child.wait(timeout=30)
+            _, _, usage = os.wait4(child.pid, 0)
+            child.returncode = 0
 
     store = "a SQLite file" if args.db else "an in-memory database"
     load_met = args.rewards != 50_000 or loaded <= LOAD_GOAL_SECONDS
@@ -151,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         f"full walk         {pages} pages in {walk_seconds:.1f} s"
         f" = {pages / walk_seconds:.0f} pages/s"
     )
+    print(f"sandbox peak RSS  {usage.ru_maxrss / 1024:7.0f} MiB  (load, then the walk)")
     return 0
 
 
