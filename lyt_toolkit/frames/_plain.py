@@ -19,6 +19,7 @@ calls per value.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from enum import Enum
 from operator import itemgetter
@@ -104,7 +105,7 @@ def enums(values: list[Any], known: frozenset[str]) -> list[str]:
 def non_negative_number(value: Any) -> int | float:
     """A finite JSON number at least 0 (an ``int`` stays an ``int``)."""
     kind = type(value)
-    if (kind is int or kind is float) and 0 <= value < float("inf"):
+    if (kind is int or kind is float) and 0 <= value < math.inf:
         return value
     raise NotPlain
 
