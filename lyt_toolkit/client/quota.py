@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import httpx
 
@@ -54,6 +54,7 @@ from .config import Rate
 __all__ = ["Quota"]
 
 N = TypeVar("N", int, float)
+Window = Literal["new", "current", "earlier"]
 
 BAR_FROM = 1.0
 """Waits at least this long (seconds) show a progress bar."""
@@ -221,7 +222,7 @@ class Quota:
             self._next_start = now + self.rate.interval
             return 0.0, False
 
-    def _window_of(self, limit: int | None, ends: float | None) -> str:
+    def _window_of(self, limit: int | None, ends: float | None) -> Window:
         """Which window an answer is for: ``new`` (a later one, or a new limit: the plan
         changed), ``earlier`` (already over) or ``current``."""
         if limit is not None and self._limit is not None and limit != self._limit:
