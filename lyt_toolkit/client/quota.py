@@ -16,6 +16,13 @@ epoch of ``X-Rate-Limit-Retry`` is turned into one against the answer's own
 and against this machine's clock only when an answer has no ``Date``. A
 server clock ahead or behind this machine's therefore does not move the wait.
 
+Windows: an answer's window is named by its ``X-Rate-Limit-Retry`` (the window's
+end on the service's clock). An answer for the current window lowers ``remaining``;
+one for a later window, or carrying a new ``limit`` (the plan changed), replaces the
+count and the reset at once; only an answer for an earlier window is ignored. Once
+the reset has passed on this machine's clock the window is refilled to ``limit``.
+``resets_at`` is the service's own instant, so it reads as the service says.
+
 Every call sent is counted (``calls_used``). ``remaining`` is never more than
 the service will allow: the lowest count any answer of the current window
 reported, less every call still awaiting its answer (the service may or may not
@@ -35,15 +42,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import Literal, TypeVar
 
 import httpx
 
 from .._progress import Progress, ProgressBar
-from ..errors import QuotaExhaustedError, RateLimitError
+from ..errors import QuotaExhaustedError, RateLimitError, time_after
 from ._core import parse_retry_after
 from .config import Rate
 
 __all__ = ["Quota"]
+
+N = TypeVar("N", int, float)
+Window = Literal["new", "current", "earlier"]
 
 BAR_FROM = 1.0
 """Waits at least this long (seconds) show a progress bar."""
@@ -51,9 +62,9 @@ POLL = 0.05
 """Seconds between looks while a spent budget waits for the answers still on their way."""
 POLL_FOR = 1.0
 """Seconds at most that such looks go on before the count is taken as it stands."""
-WINDOW_SLACK = 2.0
-"""Seconds an answer's reset may differ from the known one and still be the same window
-(``X-Rate-Limit-Retry`` is turned into a delay against a ``Date`` header given to the second)."""
+WINDOW_SLACK = 0.5
+"""Seconds two answers' window ends (``X-Rate-Limit-Retry``) may differ and still name the
+same window."""
 
 
 class Quota:
@@ -81,6 +92,10 @@ class Quota:
         self._limit: int | None = None
         self._reset: float | None = None
         """Monotonic time at which the window resets."""
+        self._ends: float | None = None
+        """The current window's end on the service's clock (epoch seconds)."""
+        self._ended: float | None = None
+        """The end of the last window this client saw pass, on the service's clock."""
         self._type: str | None = None
         self._used = 0
         self._reported: int | None = None
@@ -113,16 +128,17 @@ class Quota:
 
     @property
     def resets_at(self) -> datetime | None:
-        """When the window resets (UTC, on this machine's clock), if the service said."""
-        left = self.seconds_to_reset()
-        if left is None:
-            return None
-        return datetime.fromtimestamp(self._wall() + left, UTC)
+        """When the window resets (UTC, on the service's clock), if the service said and it
+        has not passed yet."""
+        with self._lock:
+            self._roll()
+            return _instant(self._ends)
 
     def seconds_to_reset(self) -> float | None:
-        """Seconds until the window resets (0 once passed), or None when unknown."""
-        reset = self._reset
-        return None if reset is None else max(0.0, reset - self._clock())
+        """Seconds until the window resets, or None when unknown (or passed)."""
+        with self._lock:
+            self._roll()
+            return None if self._reset is None else self._reset - self._clock()
 
     def __repr__(self) -> str:
         at = self.resets_at
@@ -137,41 +153,45 @@ class Quota:
     def observe(self, response: httpx.Response, sent: int) -> None:
         """Read the budget headers of the answer to call number ``sent`` (see ``take``).
 
-        Within a window the lowest reported count stands; an answer announcing a
-        later reset starts a new window, and one from a window already over is
-        ignored. A 429 always counts (the budget is spent).
+        An answer for the current window lowers the count (the lowest stands) and
+        brings the reset forward; a 429, an answer for a later window or one with a new
+        limit replaces count and reset; one for an earlier window is ignored.
         An answer without the headers only ends the call's flight.
         """
         headers = response.headers
         limit = _whole(headers.get("x-rate-limit-limit"))
         remaining = _whole(headers.get("x-rate-limit-remaining"))
         refused = response.status_code == 429
+        answered = _answered_at(headers.get("date"), self._wall)
+        ends = _epoch(headers.get("x-rate-limit-retry"))
         wait = parse_retry_after(headers.get("retry-after")) if refused else None
-        if wait is None:
-            wait = _until(headers.get("x-rate-limit-retry"), headers.get("date"), self._wall)
+        if wait is None and ends is not None:
+            wait = max(0.0, ends - answered)  # Date is to the second: the wait errs long
+        if ends is None and wait is not None:
+            ends = answered + wait
         now = self._clock()
         with self._lock:
             self._in_flight.discard(sent)
             self._polling_since = None
             if limit is None and remaining is None and not (refused and wait is not None):
                 return
+            self._roll()
+            window = "new" if refused else self._window_of(limit, ends)
+            if window == "earlier":
+                return  # a late answer from a window already over: its count is stale
             if limit is not None:
                 self._limit = limit
             if refused:
                 remaining = 0
             reset = None if wait is None else now + wait
-            if not refused and reset is not None and self._earlier_window(reset, now):
-                return  # a late answer from a window already over: its count is stale
-            later_window = (
-                reset is not None and self._reset is not None and reset > self._reset + WINDOW_SLACK
-            )
-            if remaining is not None:
-                if self._reported is None or later_window or refused:
-                    self._reported = remaining
-                else:
-                    self._reported = min(self._reported, remaining)
-            if reset is not None and (self._reset is None or later_window or refused):
-                self._reset = reset
+            if window == "new":
+                self._reported, self._reset = remaining, reset
+                self._ends, self._ended = ends, None
+            else:
+                if remaining is not None:
+                    self._reported = _lowest(self._reported, remaining)
+                self._reset = _lowest(self._reset, reset)  # the service's clock may have moved
+                self._ends = self._ends if ends is None else ends
             self._type = headers.get("x-rate-limit-type")
 
     def take(self) -> tuple[float, int]:
@@ -202,13 +222,34 @@ class Quota:
             self._next_start = now + self.rate.interval
             return 0.0, False
 
-    def _earlier_window(self, reset: float, now: float) -> bool:
-        """True when an answer's window ``reset`` ended before the one known (or by now)."""
-        if self._reset is not None:
-            return reset < self._reset - WINDOW_SLACK
-        return reset <= now
+    def _window_of(self, limit: int | None, ends: float | None) -> Window:
+        """Which window an answer is for: ``new`` (a later one, or a new limit: the plan
+        changed), ``earlier`` (already over) or ``current``."""
+        if limit is not None and self._limit is not None and limit != self._limit:
+            return "new"
+        if ends is None:
+            return "current"
+        known = self._ends if self._ends is not None else self._ended
+        if known is None or ends > known + WINDOW_SLACK:
+            return "new"
+        if ends < known - WINDOW_SLACK or self._ends is None:
+            return "earlier"
+        return "current"
+
+    def _roll(self) -> None:
+        """Past the reset (on this machine's clock), refill the window to ``limit``; its end
+        is unknown until an answer tells it."""
+        if self._reset is not None and self._clock() >= self._reset:
+            self._refill()
+
+    def _refill(self) -> None:
+        self._reported = self._limit
+        self._reset = None
+        self._ended = self._ends if self._ends is not None else self._ended
+        self._ends = None
 
     def _left(self) -> int | None:
+        self._roll()
         if self._reported is None:
             return None
         return max(0, self._reported - len(self._in_flight))
@@ -235,8 +276,7 @@ class Quota:
         if until_reset is not None and until_reset > 0:
             return until_reset
         self._polling_since = None
-        self._reported = self._limit
-        self._reset = None
+        self._refill()
         return 0.0
 
     def unanswered(self, sent: int) -> None:
@@ -248,27 +288,29 @@ class Quota:
 
     def exhausted(self, method: str, path: str, wait: float) -> QuotaExhaustedError:
         """The error for a call not sent because the window resets ``wait`` s from now."""
-        used = self._used
+        used, at = self._used, self._reset_instant(wait)
         message = (
             f"not sent: the call budget ({self._describe_limit()}) is spent and its window "
-            f"resets {_when(wait)}, beyond max_wait ({self.max_wait:g} s); this client has "
+            f"resets {_when(wait, at)}, beyond max_wait ({self.max_wait:g} s); this client has "
             f"sent {used} call{'' if used == 1 else 's'}"
         )
-        return QuotaExhaustedError(
+        error = QuotaExhaustedError(
             429, message, calls_used=used, sent=False, retry_after=wait, method=method, path=path
         )
+        error.retry_at = at
+        return error
 
     def refused(self, error: RateLimitError) -> QuotaExhaustedError:
         """The error for a 429 whose ``Retry-After`` is beyond ``max_wait``."""
-        used = self._used
-        wait = error.retry_after
+        used, wait = self._used, error.retry_after
+        at = self._reset_instant(wait)
         advice = (
-            f"the call budget ({self._describe_limit()}) resets {_when(wait)}, beyond "
+            f"the call budget ({self._describe_limit()}) resets {_when(wait, at)}, beyond "
             f"max_wait ({self.max_wait:g} s); this client has sent "
             f"{used} call{'' if used == 1 else 's'}"
         )
         hint = f"{error.hint}; {advice}" if error.hint else advice.capitalize()
-        return QuotaExhaustedError(
+        exhausted = QuotaExhaustedError(
             error.status,
             error.message,
             calls_used=used,
@@ -284,6 +326,12 @@ class Quota:
             path=error.path,
             hint=hint,
         )
+        exhausted.retry_at = at
+        return exhausted
+
+    def _reset_instant(self, wait: float | None) -> datetime | None:
+        """When the window resets on the service's clock, else ``wait`` s from now here."""
+        return _instant(self._ends) or time_after(wait)
 
     def _describe_limit(self) -> str:
         kind = self._type or "api_calls"
@@ -316,24 +364,42 @@ def _whole(value: str | None) -> int | None:
     return number if number is not None and number >= 0 else None
 
 
-def _until(epoch: str | None, date: str | None, wall: Callable[[], float]) -> float | None:
-    """Seconds from the answer until ``epoch``, on the server's clock when ``date`` gives it."""
+def _epoch(value: str | None) -> float | None:
+    """A header's Unix epoch seconds, or None when absent or not a finite number."""
     try:
-        at = float(epoch) if epoch is not None else math.nan
+        at = float(value) if value is not None else math.nan
     except ValueError:
         return None
-    if not math.isfinite(at):
-        return None
-    now = wall()
+    return at if math.isfinite(at) else None
+
+
+def _answered_at(date: str | None, wall: Callable[[], float]) -> float:
+    """When the server answered, on its clock (``Date``), else this machine's time now."""
     if date:
         with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
-            now = email.utils.parsedate_to_datetime(date).timestamp()
-    return max(0.0, at - now)
+            return email.utils.parsedate_to_datetime(date).timestamp()
+    return wall()
 
 
-def _when(seconds: float | None) -> str:
+def _instant(epoch: float | None) -> datetime | None:
+    """``epoch`` as a UTC datetime; None when unknown or beyond the calendar."""
+    if epoch is None:
+        return None
+    try:
+        return datetime.fromtimestamp(epoch, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _lowest(known: N | None, new: N | None) -> N | None:
+    """The lower of two values, either of which may be unknown."""
+    if known is None or new is None:
+        return new if known is None else known
+    return min(known, new)
+
+
+def _when(seconds: float | None, at: datetime | None) -> str:
     if seconds is None:
         return "at a time the service did not say"
-    at = datetime.fromtimestamp(time.time() + seconds, UTC) if seconds < 1e10 else None
     instant = "much later" if at is None else f"at {at:%Y-%m-%d %H:%M:%S} UTC"
     return f"{instant}, in {seconds:,.0f} s"

@@ -102,13 +102,12 @@ class PullEstimate:
         return sum(self.parts.values())
 
     @property
-    def fits(self) -> bool:
-        """True unless the budget is known and holds fewer calls than the pull needs."""
-        return self.remaining is None or self.calls <= self.remaining
+    def fits(self) -> bool | None:
+        """Whether the window's remaining budget holds the pull; None while it is unknown."""
+        return None if self.remaining is None else self.calls <= self.remaining
 
     def __str__(self) -> str:
         bound = "" if self.exact else "at most "
-        return (
-            f"calls needed: {bound}{self.calls} (estimate used {self.spent}); "
-            f"{budget_text(self.remaining, self.limit, self.resets_at)}"
-        )
+        budget = budget_text(self.remaining, self.limit, self.resets_at)
+        fits = {None: "; whether it fits is unknown", False: "; it does not fit"}.get(self.fits, "")
+        return f"calls needed: {bound}{self.calls} (estimate used {self.spent}); {budget}{fits}"

@@ -3,6 +3,7 @@ cannot finish, finished exactly on a budget equal to its cost, stopped and resum
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -150,3 +151,36 @@ def test_a_concurrent_run_stopped_by_the_budget_loses_and_repeats_nothing(
     assert (results["outcome"] == "succeeded").sum() == 20 - created
     names = names_on_server_after_reset(client, fresh, "Concurrent")
     assert sorted(names) == sorted(row["name"] for row in benefit_rows("Concurrent", 20))
+
+
+def test_a_plan_after_the_plan_changed_is_refused_before_the_first_call(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    fresh.set_plan("professional")
+    assert learned(client) == 5000 - LEARN
+    fresh.set_plan("30/minute")  # the next answer carries the new limit
+    assert learned(client) == 29
+    plan = actions.create_benefits(benefit_rows("Changed", 30))
+    with pytest.raises(BudgetExceededError) as raised:
+        plan.execute(client, progress=False)
+    assert (raised.value.needed, raised.value.remaining, raised.value.limit) == (30, 29, 30)
+    assert fresh.plan()["used"] == 1  # nothing was sent
+
+
+def test_past_the_reset_a_plan_runs_on_the_refilled_budget(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    fresh.set_clock("2026-01-15T12:00:58Z")  # the window ends 2 s away on the sandbox clock
+    fresh.set_plan("3/minute")
+    learned(client)
+    client.programs.list(limit=1)  # the budget is spent
+    assert client.quota.remaining == 0
+    left = client.quota.seconds_to_reset()
+    assert left is not None
+    fresh.advance_clock(2)  # the sandbox's fixed clock crosses into the next window
+    time.sleep(left)  # and this machine's clock passes the reset the client read
+    plan = actions.create_benefits(benefit_rows("Refilled", 1))
+    assert plan.cost(client).fits
+    results = plan.execute(client, progress=False)
+    assert results["outcome"].tolist() == ["succeeded"]
+    assert fresh.plan()["used"] == 1

@@ -94,3 +94,12 @@ def test_the_estimate_says_the_budget(demo: Sandbox, make_client: ClientFor) -> 
     assert estimate.fits
     assert str(estimate).startswith(f"calls needed: {estimate.calls} (estimate used 2); ")
     assert "remaining this window: " in str(estimate) and " of 500; resets at " in str(estimate)
+
+
+def test_an_unknown_budget_reads_as_unknown(demo: Sandbox, make_client: ClientFor) -> None:
+    with make_client(demo) as client:  # the demo's plan is unlimited: no limit headers
+        estimate = ProgramSnapshot.estimate(client, kinds=["programs"])
+    assert estimate.remaining is None and estimate.fits is None
+    assert str(estimate).endswith(
+        "budget unknown (no limit headers seen yet); whether it fits is unknown"
+    )
