@@ -58,6 +58,7 @@ class CreateBenefits(ActionPlan[BenefitPayload]):
     """Create one benefit per valid row; the target key is the benefit name."""
 
     action = "create_benefit"
+    item_columns = {"type": "string", "benefit_status": "string"}
     settled_by = (DuplicateFoundError,)
 
     def perform(self, client: LoyaltyClient, item: PlanItem[BenefitPayload]) -> ItemResult:

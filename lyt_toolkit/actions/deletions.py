@@ -37,6 +37,7 @@ class DeleteTierStructures(_Deletion):
     """DELETE each tier structure; the target key (and payload) is its ID."""
 
     action = "delete_tier_structure"
+    item_columns = {"name": "string"}
 
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
         deleted = client.tier_structures.delete(item.to_send)
@@ -61,6 +62,7 @@ class DeleteWebhooks(_Deletion):
     """
 
     action = "delete_webhook"
+    item_columns = {"project_id": "string", "webhook_id": "string"}
 
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
         webhook_id = item.to_send

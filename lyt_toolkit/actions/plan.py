@@ -59,6 +59,9 @@ class ActionPlan(Generic[P]):
     """
 
     action: str = "action"
+    item_columns: dict[str, str] = {}
+    """The descriptive columns (from the input) of every preview and results frame, and their
+    dtypes: the same whatever the plan was built from, NA where the input did not give one."""
     extra_result_columns: tuple[str, ...] = ()
     preview_columns: dict[str, str] = {}
     """The plan's own state columns of ``preview(client)`` and their dtypes."""
@@ -157,7 +160,9 @@ class ActionPlan(Generic[P]):
                     standings[index] = standing
                     bar.advance(1)
         calls = [0 if i.error else item_calls(i.target, state) for i in self.items]
-        frame = preview_frame(self.items, done, standings, self.preview_columns, calls)
+        frame = preview_frame(
+            self.items, done, standings, self.preview_columns, calls, self.item_columns
+        )
         cost = plan_cost(self, state, client)
         frame.attrs["cost"] = cost
         frame.attrs["summary"] = str(cost)
@@ -232,7 +237,7 @@ class ActionPlan(Generic[P]):
             except QuotaExhaustedError as exc:
                 exc.add_note(_resume_note(action_log))
                 raise
-        return results_frame(self.items, results, self.extra_result_columns)
+        return results_frame(self.items, results, self.extra_result_columns, self.item_columns)
 
     def rehearse(
         self,
