@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import ClientWith, CrashingBenefits, SimulatedCrash, benefit_rows, names_on_server
 
@@ -134,6 +137,34 @@ def test_interrupted_draft_move_resumes_as_done(client: LoyaltyClient, tmp_path:
     )
     assert list(results.outcome) == ["succeeded", "already_done"]
     assert list(results.recovered) == [True, False]
+
+
+def test_an_item_in_doubt_is_read_before_it_is_written(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    log = tmp_path / "killed.jsonl"
+    moved, not_moved = "lrew_c0ffee0001", "lrew_c0ffee0002"
+    plan = actions.move_rewards_to_draft([moved, not_moved])
+    sent: list[tuple[str, str]] = []
+
+    def note(request: httpx.Request) -> None:
+        if request.url.path.startswith("/v2/loyalties/"):
+            sent.append((request.method, request.url.path.rsplit("/", 2)[-1]))
+
+    with (
+        httpx.Client(event_hooks={"request": [note]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        client.rewards.draft(moved)  # the killed run's write reached the service
+        for target in (moved, not_moved):
+            ActionLog(log).record(plan.action, target, "attempted")
+        with log.open("a") as handle:  # the outcome line, cut by the kill
+            handle.write(json.dumps({"action": plan.action, "target": moved})[:25])
+        sent.clear()
+        results = plan.execute(client, concurrency=1, log=log, progress=False)
+    assert list(results.outcome) == ["succeeded", "succeeded"]
+    assert list(results.recovered) == [True, False]
+    assert sent == [("GET", moved), ("GET", not_moved), ("POST", "draft")]
 
 
 def test_timeout_after_the_service_created_it_resolves_to_exactly_one(
