@@ -25,7 +25,7 @@ from ..errors import APIError, QuotaExhaustedError
 from ._runner import run_items
 from .cost import PlanCost, item_calls, plan_cost
 from .items import ItemResult, Outcome, P, PlanItem, Standing
-from .log import ActionLog, LogSource, log_state, opened_log
+from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
 from .results import RESULT_COLUMNS, preview_frame, results_frame
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class ActionPlan(Generic[P]):
         budget as the client read it after the preview's reads, and
         ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset.
         """
-        state = log_state(log, self.action)
+        state = log_state(log, self.action, client)
         done = state.succeeded
         standings: list[Standing | None] = [None] * len(self.items)
         if client is not None:
@@ -186,7 +186,7 @@ class ActionPlan(Generic[P]):
 
         Nothing is sent: the budget is what the client last read from an answer.
         """
-        return plan_cost(self, log_state(log, self.action), client)
+        return plan_cost(self, log_state(log, self.action, client), client)
 
     # -- execution ----------------------------------------------------------------------
 
@@ -204,7 +204,9 @@ class ActionPlan(Generic[P]):
 
         ``concurrency`` bounds the requests in flight. Item failures are rows,
         never exceptions; only an interruption (KeyboardInterrupt, a crash)
-        stops the batch, and the log then lets the next run resume it.
+        stops the batch, and the log then lets the next run resume it. A log belongs to the
+        service and project of the first run that wrote it: another's is refused with
+        ``ForeignLogError`` before anything is sent.
 
         Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the batch
         after the requests in flight: the items never sent are ``cancelled`` and are not
@@ -220,6 +222,8 @@ class ActionPlan(Generic[P]):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         with opened_log(log) as action_log:
+            if action_log is not None:
+                action_log.claim(LogOwner.of(client))
             state = log_state(action_log, self.action)
             cost = plan_cost(self, state, client)
             if not cost.fits and not allow_partial:

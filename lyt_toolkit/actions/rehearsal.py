@@ -21,7 +21,6 @@ has webhooks, to the rehearsal's program; its results and calls show the run, an
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -40,7 +39,7 @@ from ..frames.schema import Column, Schema, text
 from ..models.common import format_timestamp
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
 from .deletions import DeleteWebhooks
-from .log import ActionLog, LogSource
+from .log import OWNER, ActionLog, LogOwner, LogSource
 
 if TYPE_CHECKING:
     from .plan import ActionPlan
@@ -225,7 +224,7 @@ def rehearse(
     program = _RehearsalProgram(snapshot, plan)
     with (
         Sandbox.start(snapshot=program, seed=REHEARSAL_SEED) as sandbox,
-        _copied(log) as rehearsal_log,
+        _copied(log, snapshot) as rehearsal_log,
         httpx.Client(event_hooks={"request": [sent]}) as http,
         LoyaltyClient(
             base_url=sandbox.base_url,
@@ -255,17 +254,31 @@ class _RequestCounter:
 
 
 @contextmanager
-def _copied(log: LogSource | None) -> Iterator[Path | None]:
-    """A copy of ``log`` in a temporary folder (nothing without a log)."""
+def _copied(log: LogSource | None, snapshot: ProgramSnapshot) -> Iterator[Path | None]:
+    """A copy of ``log`` in a temporary folder, without its owner line, so the rehearsal
+    sandbox claims it (nothing without a log); ``ForeignLogError`` when the log belongs to
+    another service than the one the snapshot was pulled from."""
     if log is None:
         yield None
         return
-    source = log.path if isinstance(log, ActionLog) else Path(log)
+    source = log if isinstance(log, ActionLog) else ActionLog(log)
+    owner = source.owner()
+    if owner is not None and snapshot.source:
+        source.check(LogOwner(snapshot.source, owner.project))  # the snapshot has no project
     with tempfile.TemporaryDirectory(prefix="lyt-rehearsal-") as folder:
         copy = Path(folder) / "log.jsonl"
-        if source.exists():
-            shutil.copyfile(source, copy)
+        if source.path.exists():
+            with source.path.open("rb") as lines, copy.open("wb") as copied:
+                copied.writelines(line for line in lines if not _owner_line(line))
         yield copy
+
+
+def _owner_line(raw: bytes) -> bool:
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(line, dict) and line.get("log") == OWNER
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import httpx
@@ -15,7 +16,14 @@ from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import ClientWith, CrashingBenefits, SimulatedCrash, benefit_rows, names_on_server
+from .helpers import (
+    CREDENTIALS,
+    ClientWith,
+    CrashingBenefits,
+    SimulatedCrash,
+    benefit_rows,
+    names_on_server,
+)
 
 
 def _log_outcomes(path: Path) -> Counter:
@@ -186,3 +194,27 @@ def test_timeout_after_the_service_created_it_resolves_to_exactly_one(
     second = plan.execute(client, log=log, progress=False)
     assert set(second.outcome) == {"succeeded"} and second.recovered.all()
     assert sorted(names_on_server(client, "Slow ")) == ["Slow 0000", "Slow 0001", "Slow 0002"]
+
+
+def test_a_log_of_another_service_is_refused(
+    client: LoyaltyClient,
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "a.jsonl"
+    rewards = ["lrew_c0ffee0001", "lrew_c0ffee0002"]
+    plan = actions.move_rewards_to_draft(rewards)
+    assert set(plan.execute(client, log=log, progress=False).outcome) == {"succeeded"}
+    with start_sandbox(credentials=CREDENTIALS) as other, make_client(other) as elsewhere:
+        for attempt in (
+            lambda: plan.preview(elsewhere, log=log),
+            lambda: plan.execute(elsewhere, log=log, progress=False),
+        ):
+            with pytest.raises(ValueError, match="belongs to") as refused:
+                attempt()
+            assert str(log) in str(refused.value)
+            assert client.base_url in str(refused.value) and other.base_url in str(refused.value)
+        assert {elsewhere.rewards.get(r).status for r in rewards} == {"ACTIVE"}
+    again = plan.execute(client, log=log, progress=False)
+    assert set(again.outcome) == {"skipped_already_done"}
