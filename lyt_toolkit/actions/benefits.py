@@ -59,6 +59,7 @@ class CreateBenefits(ActionPlan[BenefitPayload]):
 
     action = "create_benefit"
     item_columns = {"type": "string", "benefit_status": "string"}
+    rehearsal_kinds = frozenset({"benefits", "card_definitions"})
     settled_by = (DuplicateFoundError,)
 
     def perform(self, client: LoyaltyClient, item: PlanItem[BenefitPayload]) -> ItemResult:

@@ -58,6 +58,9 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
         "date": "string",
     }
     extra_result_columns = ("transaction_id", "activation_status")
+    rehearsal_kinds = frozenset(
+        {"programs", "members", "cards", "pending_buckets", "card_definitions"}
+    )
     preview_columns = {"activatable": "boolean", "blocked_reason": "string"}
     settled_by = (ResourceLockedError, ConflictError)
 

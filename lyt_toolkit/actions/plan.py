@@ -22,6 +22,7 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..errors import APIError, QuotaExhaustedError
+from ..frames.registry import FRAME_NAMES
 from ._runner import run_items
 from .cost import PlanCost, item_calls, plan_cost
 from .items import ItemResult, Outcome, P, PlanItem, Standing
@@ -65,6 +66,9 @@ class ActionPlan(Generic[P]):
     extra_result_columns: tuple[str, ...] = ()
     preview_columns: dict[str, str] = {}
     """The plan's own state columns of ``preview(client)`` and their dtypes."""
+    rehearsal_kinds: frozenset[str] = frozenset(FRAME_NAMES)
+    """The snapshot kinds a rehearsal needs, so its sandbox holds what the plan reads and
+    changes as production does: ``rehearse`` refuses a snapshot pulled without one."""
     settled_by: tuple[type[APIError], ...] = ()
     """Errors that may only mean an item is already in its target state (then checked)."""
 

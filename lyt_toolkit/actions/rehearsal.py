@@ -150,7 +150,8 @@ class Rehearsal:
         with the rehearsed ones; ``results``, the real run's results frame, adds one
         check per item comparing its outcome.
 
-        ``after_snapshot`` must be a pull of production after the real run.
+        ``after_snapshot`` must be a pull of production after the real run, of the same
+        kinds as the rehearsed snapshot.
         """
         if not isinstance(after_snapshot, ProgramSnapshot):
             raise TypeError(
@@ -160,6 +161,12 @@ class Rehearsal:
             raise ValueError(
                 f"after_snapshot: pulled at {after_snapshot.pulled_at}, before the rehearsed"
                 f" snapshot ({self.snapshot.pulled_at}); pull production after the real run"
+            )
+        if after_snapshot.kinds != self.snapshot.kinds:
+            raise ValueError(
+                f"after_snapshot: holds the kinds {sorted(after_snapshot.kinds)}, the rehearsed"
+                f" snapshot {sorted(self.snapshot.kinds)}; pull production with kinds="
+                f"{sorted(self.snapshot.kinds)} (frames built from other kinds differ)"
             )
         actual = self.snapshot.diff(after_snapshot)
         parts = [_checks(_comparable(self.diff.changes), _comparable(actual.changes))]
@@ -216,6 +223,13 @@ def rehearse(
             "snapshot: expected a ProgramSnapshot or the folder its to_csv wrote,"
             f" not {type(snapshot).__name__}"
         )
+    lacking = sorted(plan.rehearsal_kinds - snapshot.kinds)
+    if lacking:
+        raise ValueError(
+            f"snapshot: rehearsing {plan.action} needs the kinds {lacking}, which it was pulled"
+            f" without (it holds {sorted(snapshot.kinds)}): pull with kinds="
+            f"{sorted(plan.rehearsal_kinds | snapshot.kinds)}, or every kind"
+        )
     # The declared exception (pyproject.toml): a rehearsal is a sandbox. Imported here, so
     # importing the actions never loads the sandbox's server.
     from ..sandbox.server import Sandbox
@@ -237,7 +251,7 @@ def rehearse(
             client, concurrency=concurrency, log=rehearsal_log, progress=progress
         )
         calls = sent.count
-        after = ProgramSnapshot.pull(client, progress=progress)
+        after = ProgramSnapshot.pull(client, progress=progress, kinds=snapshot.kinds)
     return Rehearsal(plan.action, snapshot, after, results, calls)
 
 

@@ -23,6 +23,7 @@ class MoveRewardsToDraft(ActionPlan[str]):
 
     action = "move_reward_to_draft"
     item_columns = {"name": "string"}
+    rehearsal_kinds = frozenset({"rewards", "reward_costs"})
     settled_by = (ConflictError,)
 
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
