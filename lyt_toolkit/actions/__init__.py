@@ -25,7 +25,7 @@ from .benefits import (
 from .cost import PlanCost
 from .deletions import DeleteTierStructures, DeleteWebhooks, delete_tier_structures, delete_webhooks
 from .items import ItemResult, Outcome, PlanItem, Standing
-from .log import ActionLog
+from .log import ActionLog, ForeignLogError
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
 from .rehearsal import Rehearsal, Verification
@@ -42,6 +42,7 @@ __all__ = [
     "CreateBenefits",
     "DeleteTierStructures",
     "DeleteWebhooks",
+    "ForeignLogError",
     "ItemResult",
     "MoveRewardsToDraft",
     "Outcome",

@@ -1,10 +1,12 @@
 """Running a plan: items sent on a bounded thread pool, each answer turned into a result.
 
 A failed item never stops the batch: it becomes a result with the service's
-status, error key and message (credentials scrubbed). Before an error of the
-service stands, the plan's ``recover`` checks (read-only) whether the item is
-already in its target state: then it is ``already_done``, or ``succeeded`` and
-``recovered`` when the log shows an earlier run was interrupted sending it.
+status, error key and message (credentials scrubbed). An item the log shows in
+doubt (an earlier run was interrupted sending it) is read first with the plan's
+``observer``: when the service shows it in its target state it is ``succeeded`` and
+``recovered`` without a write, otherwise it is sent. Before an error of the service
+stands for an item not in doubt, the plan's ``recover`` checks (read-only) whether
+the item is already in its target state: then it is ``already_done``.
 With an action log each item is logged before it is sent and after its answer.
 
 A spent call budget (``QuotaExhaustedError``: the window resets beyond the client's
@@ -134,11 +136,15 @@ class _Sender(Generic[P]):
 
     def _send(self, item: PlanItem[P], in_doubt: bool) -> ItemResult:
         try:
+            if in_doubt:
+                done = self._found_done(item)
+                if done is not None:
+                    return done
             result = self.plan.perform(self.client, item)
         except QuotaExhaustedError:
             raise  # stops the batch (see the module's notes)
         except APIError as exc:
-            settled = self._settled(item, exc, in_doubt)
+            settled = None if in_doubt else self._settled(item, exc)
             if settled is not None:
                 return settled
             return ItemResult(
@@ -165,7 +171,24 @@ class _Sender(Generic[P]):
             result.message = self.scrub(result.message)
         return result
 
-    def _settled(self, item: PlanItem[P], error: APIError, in_doubt: bool) -> ItemResult | None:
+    def _found_done(self, item: PlanItem[P]) -> ItemResult | None:
+        """The result of an item in doubt that the service shows done (one read), else None."""
+        try:
+            standing = self.plan.observer(self.client)(item)
+        except QuotaExhaustedError:
+            raise  # stops the batch (see the module's notes)
+        except Exception:  # a failed read leaves the write to send
+            return None
+        if standing.done is None:
+            return None
+        return ItemResult(
+            Outcome.SUCCEEDED,
+            message=f"done by an interrupted earlier run: {self.scrub(standing.done)}",
+            resource_id=standing.resource_id,
+            recovered=True,
+        )
+
+    def _settled(self, item: PlanItem[P], error: APIError) -> ItemResult | None:
         """The result of an item the service refused because it is already done, else None."""
         try:
             standing = self.plan.recover(self.client, item, error)
@@ -174,13 +197,6 @@ class _Sender(Generic[P]):
         if standing is None or standing.done is None:
             return None
         done = self.scrub(standing.done)
-        if in_doubt:
-            return ItemResult(
-                Outcome.SUCCEEDED,
-                message=f"done by an interrupted earlier run: {done}",
-                resource_id=standing.resource_id,
-                recovered=True,
-            )
         return ItemResult(
             Outcome.ALREADY_DONE,
             message=f"{done} (the service answered {error.status} {error.key})",

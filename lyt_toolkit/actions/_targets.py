@@ -98,7 +98,8 @@ def id_items(
 ) -> list[PlanItem[str]]:
     """One item per resource given by ID (IDs, models, dicts or a DataFrame with ``id``).
 
-    The ID is the target and the payload; a ``name`` of the input is shown beside it.
+    The ID is the target and the payload; a ``name`` of the input is shown beside it (NA
+    without one: see ``ActionPlan.item_columns``).
     """
     records = as_records(values, "id")
     checked = checked_ids(records, prefix, name, noun)

@@ -58,6 +58,8 @@ class CreateBenefits(ActionPlan[BenefitPayload]):
     """Create one benefit per valid row; the target key is the benefit name."""
 
     action = "create_benefit"
+    item_columns = {"type": "string", "benefit_status": "string"}
+    rehearsal_kinds = frozenset({"benefits", "card_definitions"})
     settled_by = (DuplicateFoundError,)
 
     def perform(self, client: LoyaltyClient, item: PlanItem[BenefitPayload]) -> ItemResult:

@@ -37,6 +37,8 @@ class DeleteTierStructures(_Deletion):
     """DELETE each tier structure; the target key (and payload) is its ID."""
 
     action = "delete_tier_structure"
+    item_columns = {"name": "string"}
+    rehearsal_kinds = frozenset({"tier_structures"})
 
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
         deleted = client.tier_structures.delete(item.to_send)
@@ -61,6 +63,8 @@ class DeleteWebhooks(_Deletion):
     """
 
     action = "delete_webhook"
+    item_columns = {"project_id": "string", "webhook_id": "string"}
+    rehearsal_kinds: frozenset[str] = frozenset()  # the rehearsal adds the webhooks
 
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
         webhook_id = item.to_send

@@ -4,8 +4,13 @@ Each item writes an ``attempted`` line before its request is sent and a line
 with its outcome after the answer arrives, each flushed and fsynced. A re-run
 with the same log skips targets that ``succeeded`` or were ``already_done``; a target
 whose last line is ``attempted`` was interrupted in flight ("in doubt"), and
-the action checks the service before concluding it failed. A line cut short by
+the action reads the service before sending it again. A line cut short by
 a crash is ignored, never fatal.
+
+A log belongs to one service and project: the first ``execute`` with it writes an
+owner line (the service's public URL and the application ID, no secret), and a
+client of another service or project is refused it (``ForeignLogError``) before
+anything is read from it or sent, since what the log shows done there is not done here.
 """
 
 from __future__ import annotations
@@ -18,17 +23,35 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-__all__ = ["ATTEMPTED", "ActionLog", "LogSource", "LogState", "log_state", "opened_log"]
+from ..errors import LytError
+from ..reports.snapshot_csv import public_url
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = [
+    "ATTEMPTED",
+    "ActionLog",
+    "ForeignLogError",
+    "LogOwner",
+    "LogSource",
+    "LogState",
+    "log_state",
+    "opened_log",
+]
 
 ATTEMPTED = "attempted"
 """Outcome written before a request is sent; never a final outcome."""
 
 DONE = ("succeeded", "already_done")
 """Final outcomes after which the target is in its target state: a re-run skips it."""
+
+OWNER = "lyt-action-log/1"
+"""The ``log`` key of the owner line: the service and project a log belongs to."""
 
 _FIELDS = (
     "time",
@@ -41,6 +64,26 @@ _FIELDS = (
     "request_id",
     "resource_id",
 )
+
+
+class ForeignLogError(LytError, ValueError):
+    """An action log written against another service or project than the client's."""
+
+
+@dataclass(frozen=True)
+class LogOwner:
+    """The service (its public base URL) and project (application ID) a log belongs to."""
+
+    service: str
+    project: str | None = None
+
+    @classmethod
+    def of(cls, client: LoyaltyClient) -> LogOwner:
+        """The service and project ``client`` talks to."""
+        return cls(public_url(client.base_url), client.config.app_id)
+
+    def __str__(self) -> str:
+        return f"{self.service} (project {self.project or 'unknown'})"
 
 
 @dataclass
@@ -119,6 +162,34 @@ class ActionLog:
             os.write(fd, data)  # one O_APPEND write per line: lines never interleave
         os.fsync(fd)
 
+    def claim(self, owner: LogOwner) -> None:
+        """Mark the log as ``owner``'s (an owner line, once); ``ForeignLogError`` when it is
+        another's."""
+        with self._lock:
+            if self.check(owner) is None:
+                line = {"log": OWNER, "service": owner.service, "project": owner.project}
+                fd = self._open()
+                os.write(fd, (json.dumps(line) + "\n").encode())
+                os.fsync(fd)
+
+    def check(self, owner: LogOwner) -> LogOwner | None:
+        """The log's owner, ``None`` when none is written; ``ForeignLogError`` naming both
+        when it is not ``owner``."""
+        written = self.owner()
+        if written is not None and written != owner:
+            raise ForeignLogError(
+                f"{self.path}: this action log belongs to {written}, not to {owner};"
+                " what it shows done was done there: use another log here"
+            )
+        return written
+
+    def owner(self) -> LogOwner | None:
+        """The service and project the log belongs to (``None`` when not written yet)."""
+        for line in self._lines():
+            if line.get("log") == OWNER:
+                return LogOwner(str(line.get("service")), line.get("project"))
+        return None
+
     def close(self) -> None:
         """Release the file handle; safe to call twice.
 
@@ -138,20 +209,22 @@ class ActionLog:
 
     # -- reading -----------------------------------------------------------------
 
-    def entries(self) -> list[dict[str, Any]]:
-        """Every complete line, oldest first; unreadable (truncated) lines are skipped."""
+    def _lines(self) -> Iterator[dict[str, Any]]:
+        """Every complete JSON object line, oldest first; unreadable (truncated) lines skipped."""
         if not self.path.exists():
-            return []
-        found = []
+            return
         with self.path.open("rb") as handle:
             for raw in handle:
                 try:
-                    entry = json.loads(raw)
+                    line = json.loads(raw)
                 except ValueError:
                     continue
-                if isinstance(entry, dict) and "target" in entry and "outcome" in entry:
-                    found.append(entry)
-        return found
+                if isinstance(line, dict):
+                    yield line
+
+    def entries(self) -> list[dict[str, Any]]:
+        """Every complete item line, oldest first; unreadable (truncated) lines are skipped."""
+        return [e for e in self._lines() if "target" in e and "outcome" in e]
 
     def state(self, action: str) -> LogState:
         """The last line and the line that saw it done (if any) of each target of ``action``."""
@@ -187,11 +260,15 @@ LogSource = ActionLog | str | os.PathLike[str]
 """An ``ActionLog``, or the path of one."""
 
 
-def log_state(log: LogSource | None, action: str) -> LogState:
-    """What ``log`` knows about ``action`` (nothing without a log)."""
+def log_state(log: LogSource | None, action: str, client: LoyaltyClient | None = None) -> LogState:
+    """What ``log`` knows about ``action`` (nothing without a log); with ``client``,
+    ``ForeignLogError`` when the log belongs to another service or project."""
     if log is None:
         return LogState()
-    return (log if isinstance(log, ActionLog) else ActionLog(log)).state(action)
+    action_log = log if isinstance(log, ActionLog) else ActionLog(log)
+    if client is not None:
+        action_log.check(LogOwner.of(client))
+    return action_log.state(action)
 
 
 @contextmanager

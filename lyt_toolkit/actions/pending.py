@@ -50,7 +50,17 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
     """POST the activate endpoint of each bucket; the target key is the bucket ID."""
 
     action = "activate_pending_bucket"
+    item_columns = {
+        "program_id": "string",
+        "member_id": "string",
+        "card_id": "string",
+        "points": "Int64",
+        "date": "string",
+    }
     extra_result_columns = ("transaction_id", "activation_status")
+    rehearsal_kinds = frozenset(
+        {"programs", "members", "cards", "pending_buckets", "card_definitions"}
+    )
     preview_columns = {"activatable": "boolean", "blocked_reason": "string"}
     settled_by = (ResourceLockedError, ConflictError)
 

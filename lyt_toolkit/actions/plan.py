@@ -22,10 +22,11 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..errors import APIError, QuotaExhaustedError
+from ..frames.registry import FRAME_NAMES
 from ._runner import run_items
 from .cost import PlanCost, item_calls, plan_cost
 from .items import ItemResult, Outcome, P, PlanItem, Standing
-from .log import ActionLog, LogSource, log_state, opened_log
+from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
 from .results import RESULT_COLUMNS, preview_frame, results_frame
 
 if TYPE_CHECKING:
@@ -59,9 +60,15 @@ class ActionPlan(Generic[P]):
     """
 
     action: str = "action"
+    item_columns: dict[str, str] = {}
+    """The descriptive columns (from the input) of every preview and results frame, and their
+    dtypes: the same whatever the plan was built from, NA where the input did not give one."""
     extra_result_columns: tuple[str, ...] = ()
     preview_columns: dict[str, str] = {}
     """The plan's own state columns of ``preview(client)`` and their dtypes."""
+    rehearsal_kinds: frozenset[str] = frozenset(FRAME_NAMES)
+    """The snapshot kinds a rehearsal needs, so its sandbox holds what the plan reads and
+    changes as production does: ``rehearse`` refuses a snapshot pulled without one."""
     settled_by: tuple[type[APIError], ...] = ()
     """Errors that may only mean an item is already in its target state (then checked)."""
 
@@ -143,7 +150,7 @@ class ActionPlan(Generic[P]):
         budget as the client read it after the preview's reads, and
         ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset.
         """
-        state = log_state(log, self.action)
+        state = log_state(log, self.action, client)
         done = state.succeeded
         standings: list[Standing | None] = [None] * len(self.items)
         if client is not None:
@@ -157,7 +164,9 @@ class ActionPlan(Generic[P]):
                     standings[index] = standing
                     bar.advance(1)
         calls = [0 if i.error else item_calls(i.target, state) for i in self.items]
-        frame = preview_frame(self.items, done, standings, self.preview_columns, calls)
+        frame = preview_frame(
+            self.items, done, standings, self.preview_columns, calls, self.item_columns
+        )
         cost = plan_cost(self, state, client)
         frame.attrs["cost"] = cost
         frame.attrs["summary"] = str(cost)
@@ -181,7 +190,7 @@ class ActionPlan(Generic[P]):
 
         Nothing is sent: the budget is what the client last read from an answer.
         """
-        return plan_cost(self, log_state(log, self.action), client)
+        return plan_cost(self, log_state(log, self.action, client), client)
 
     # -- execution ----------------------------------------------------------------------
 
@@ -199,7 +208,9 @@ class ActionPlan(Generic[P]):
 
         ``concurrency`` bounds the requests in flight. Item failures are rows,
         never exceptions; only an interruption (KeyboardInterrupt, a crash)
-        stops the batch, and the log then lets the next run resume it.
+        stops the batch, and the log then lets the next run resume it. A log belongs to the
+        service and project of the first run that wrote it: another's is refused with
+        ``ForeignLogError`` before anything is sent.
 
         Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the batch
         after the requests in flight: the items never sent are ``cancelled`` and are not
@@ -215,6 +226,8 @@ class ActionPlan(Generic[P]):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         with opened_log(log) as action_log:
+            if action_log is not None:
+                action_log.claim(LogOwner.of(client))
             state = log_state(action_log, self.action)
             cost = plan_cost(self, state, client)
             if not cost.fits and not allow_partial:
@@ -232,7 +245,7 @@ class ActionPlan(Generic[P]):
             except QuotaExhaustedError as exc:
                 exc.add_note(_resume_note(action_log))
                 raise
-        return results_frame(self.items, results, self.extra_result_columns)
+        return results_frame(self.items, results, self.extra_result_columns, self.item_columns)
 
     def rehearse(
         self,

@@ -21,7 +21,6 @@ has webhooks, to the rehearsal's program; its results and calls show the run, an
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -40,7 +39,7 @@ from ..frames.schema import Column, Schema, text
 from ..models.common import format_timestamp
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
 from .deletions import DeleteWebhooks
-from .log import ActionLog, LogSource
+from .log import OWNER, ActionLog, LogOwner, LogSource
 
 if TYPE_CHECKING:
     from .plan import ActionPlan
@@ -151,7 +150,8 @@ class Rehearsal:
         with the rehearsed ones; ``results``, the real run's results frame, adds one
         check per item comparing its outcome.
 
-        ``after_snapshot`` must be a pull of production after the real run.
+        ``after_snapshot`` must be a pull of production after the real run, of the same
+        kinds as the rehearsed snapshot.
         """
         if not isinstance(after_snapshot, ProgramSnapshot):
             raise TypeError(
@@ -161,6 +161,12 @@ class Rehearsal:
             raise ValueError(
                 f"after_snapshot: pulled at {after_snapshot.pulled_at}, before the rehearsed"
                 f" snapshot ({self.snapshot.pulled_at}); pull production after the real run"
+            )
+        if after_snapshot.kinds != self.snapshot.kinds:
+            raise ValueError(
+                f"after_snapshot: holds the kinds {sorted(after_snapshot.kinds)}, the rehearsed"
+                f" snapshot {sorted(self.snapshot.kinds)}; pull production with kinds="
+                f"{sorted(self.snapshot.kinds)} (frames built from other kinds differ)"
             )
         actual = self.snapshot.diff(after_snapshot)
         parts = [_checks(_comparable(self.diff.changes), _comparable(actual.changes))]
@@ -217,6 +223,13 @@ def rehearse(
             "snapshot: expected a ProgramSnapshot or the folder its to_csv wrote,"
             f" not {type(snapshot).__name__}"
         )
+    lacking = sorted(plan.rehearsal_kinds - snapshot.kinds)
+    if lacking:
+        raise ValueError(
+            f"snapshot: rehearsing {plan.action} needs the kinds {lacking}, which it was pulled"
+            f" without (it holds {sorted(snapshot.kinds)}): pull with kinds="
+            f"{sorted(plan.rehearsal_kinds | snapshot.kinds)}, or every kind"
+        )
     # The declared exception (pyproject.toml): a rehearsal is a sandbox. Imported here, so
     # importing the actions never loads the sandbox's server.
     from ..sandbox.server import Sandbox
@@ -225,7 +238,7 @@ def rehearse(
     program = _RehearsalProgram(snapshot, plan)
     with (
         Sandbox.start(snapshot=program, seed=REHEARSAL_SEED) as sandbox,
-        _copied(log) as rehearsal_log,
+        _copied(log, snapshot) as rehearsal_log,
         httpx.Client(event_hooks={"request": [sent]}) as http,
         LoyaltyClient(
             base_url=sandbox.base_url,
@@ -238,7 +251,7 @@ def rehearse(
             client, concurrency=concurrency, log=rehearsal_log, progress=progress
         )
         calls = sent.count
-        after = ProgramSnapshot.pull(client, progress=progress)
+        after = ProgramSnapshot.pull(client, progress=progress, kinds=snapshot.kinds)
     return Rehearsal(plan.action, snapshot, after, results, calls)
 
 
@@ -255,17 +268,31 @@ class _RequestCounter:
 
 
 @contextmanager
-def _copied(log: LogSource | None) -> Iterator[Path | None]:
-    """A copy of ``log`` in a temporary folder (nothing without a log)."""
+def _copied(log: LogSource | None, snapshot: ProgramSnapshot) -> Iterator[Path | None]:
+    """A copy of ``log`` in a temporary folder, without its owner line, so the rehearsal
+    sandbox claims it (nothing without a log); ``ForeignLogError`` when the log belongs to
+    another service than the one the snapshot was pulled from."""
     if log is None:
         yield None
         return
-    source = log.path if isinstance(log, ActionLog) else Path(log)
+    source = log if isinstance(log, ActionLog) else ActionLog(log)
+    owner = source.owner()
+    if owner is not None and snapshot.source:
+        source.check(LogOwner(snapshot.source, owner.project))  # the snapshot has no project
     with tempfile.TemporaryDirectory(prefix="lyt-rehearsal-") as folder:
         copy = Path(folder) / "log.jsonl"
-        if source.exists():
-            shutil.copyfile(source, copy)
+        if source.path.exists():
+            with source.path.open("rb") as lines, copy.open("wb") as copied:
+                copied.writelines(line for line in lines if not _owner_line(line))
         yield copy
+
+
+def _owner_line(raw: bytes) -> bool:
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(line, dict) and line.get("log") == OWNER
 
 
 @dataclass(frozen=True)

@@ -55,11 +55,10 @@ def typed(frame: pd.DataFrame, strings: Sequence[str] = ()) -> pd.DataFrame:
     return frame
 
 
-def _item_columns(items: Sequence[PlanItem[Any]]) -> list[str]:
-    seen: dict[str, None] = {}
-    for item in items:
-        seen.update(dict.fromkeys(item.columns))
-    return list(seen)
+def _with_dtypes(frame: pd.DataFrame, dtypes: Mapping[str, str]) -> pd.DataFrame:
+    for name, dtype in dtypes.items():
+        frame[name] = frame[name].astype(pd.api.types.pandas_dtype(dtype))
+    return frame
 
 
 def preview_frame(
@@ -68,15 +67,18 @@ def preview_frame(
     standings: Sequence[Standing | None] = (),
     state_columns: Mapping[str, str] | None = None,
     calls: Sequence[int] = (),
+    item_columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per item: target, what will happen, the calls executing it costs, any local error.
 
     ``done``: targets the log shows done (skipped); ``standings``: what the
     service's state makes of each item (``None`` where it was not read);
     ``state_columns``: the plan's own state columns and their dtypes; ``calls``: each
-    item's calls (see ``actions.cost``; NA where not given).
+    item's calls (see ``actions.cost``; NA where not given); ``item_columns``: the plan's
+    descriptive columns and their dtypes (NA where the input did not give one).
     """
     state_columns = state_columns or {}
+    item_columns = item_columns or {}
     rows = []
     for index, item in enumerate(items):
         standing = standings[index] if index < len(standings) else None
@@ -94,7 +96,7 @@ def preview_frame(
                 "item": index,
                 "row": item.row,
                 "target": item.target,
-                **item.columns,
+                **{name: item.columns.get(name) for name in item_columns},
                 "will": plan,
                 "calls": calls[index] if index < len(calls) else None,
                 **{name: state.get(name) for name in state_columns},
@@ -107,7 +109,7 @@ def preview_frame(
         "item",
         "row",
         "target",
-        *_item_columns(items),
+        *item_columns,
         "will",
         "calls",
         *state_columns,
@@ -116,17 +118,18 @@ def preview_frame(
         "field",
     ]
     frame = pd.DataFrame(rows, columns=columns)
-    for name, dtype in state_columns.items():
-        frame[name] = frame[name].astype(pd.api.types.pandas_dtype(dtype))
-    return typed(frame)
+    return typed(_with_dtypes(frame, {**item_columns, **state_columns}))
 
 
 def results_frame(
     items: Sequence[PlanItem[Any]],
     results: Sequence[ItemResult],
     extra_columns: Sequence[str] = (),
+    item_columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """One result row per item, in plan order; ``extra_columns`` are the action's own."""
+    """One result row per item, in plan order; ``extra_columns`` are the action's own,
+    ``item_columns`` its descriptive columns and their dtypes (NA where not given)."""
+    item_columns = item_columns or {}
     rows = []
     for index, (item, result) in enumerate(zip(items, results, strict=True)):
         rows.append(
@@ -134,7 +137,7 @@ def results_frame(
                 "item": index,
                 "row": item.row,
                 "target": item.target,
-                **item.columns,
+                **{name: item.columns.get(name) for name in item_columns},
                 "outcome": result.outcome.value,
                 "status": result.status,
                 "error_key": result.error_key,
@@ -148,9 +151,9 @@ def results_frame(
         )
     columns = [
         *RESULT_COLUMNS[:3],
-        *_item_columns(items),
+        *item_columns,
         *RESULT_COLUMNS[3:],
         *extra_columns,
     ]
     frame = pd.DataFrame(rows, columns=list(dict.fromkeys(columns)))
-    return typed(frame, strings=extra_columns)
+    return typed(_with_dtypes(frame, item_columns), strings=extra_columns)

@@ -22,6 +22,8 @@ class MoveRewardsToDraft(ActionPlan[str]):
     """POST the draft endpoint of each reward; the target key (and payload) is the reward ID."""
 
     action = "move_reward_to_draft"
+    item_columns = {"name": "string"}
+    rehearsal_kinds = frozenset({"rewards", "reward_costs"})
     settled_by = (ConflictError,)
 
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:

@@ -58,6 +58,9 @@ class ProgramSnapshot:
     odd: tuple[OddValue, ...] = field(default=(), repr=False)
     calls: PullCalls | None = field(default=None, repr=False)
     """What the pull that made this snapshot sent and the budget left (None when not pulled)."""
+    kinds: frozenset[str] = field(default=frozenset(FRAME_NAMES), repr=False)
+    """The kinds it holds: those pulled (``pull(kinds=...)``) or given to ``from_frames``; the
+    other frames are empty because they were not read, not because the service has none."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
@@ -83,7 +86,8 @@ class ProgramSnapshot:
         odd_values: Iterable[OddValue] | None = None,
         calls: PullCalls | None = None,
     ) -> ProgramSnapshot:
-        """A snapshot from ready frames; a missing kind becomes its empty frame.
+        """A snapshot from ready frames; a missing kind becomes its empty frame, and
+        ``kinds`` names the given ones.
 
         ``odd_values`` defaults to those the frames' builders recorded in their
         ``attrs["odd_values"]``.
@@ -102,6 +106,7 @@ class ProgramSnapshot:
             pulled_at=stamp,
             odd=tuple(odd_values),
             calls=calls,
+            kinds=frozenset(frames),
         )
 
     def __repr__(self) -> str:

@@ -115,9 +115,33 @@ def test_results_schema_is_stable_for_zero_items() -> None:
     empty = actions.delete_tier_structures([]).preview()
     assert len(empty) == 0 and "will" in empty.columns
     plan = actions.delete_tier_structures([])
-    assert list(plan.execute(None, progress=False).columns)[:4] == [  # type: ignore[arg-type]
+    assert list(plan.execute(None, progress=False).columns)[:5] == [  # type: ignore[arg-type]
         "item",
         "row",
         "target",
+        "name",
         "outcome",
     ]
+
+
+def test_results_have_the_same_columns_whatever_the_plan_was_built_from(
+    client: LoyaltyClient,
+) -> None:
+    listed = client.rewards.frame()
+    chosen = listed[listed.id.isin([ACTIVE_REWARD, DRAFT_REWARD])]
+    from_frame = actions.move_rewards_to_draft(chosen)
+    from_ids = actions.move_rewards_to_draft([ACTIVE_REWARD, DRAFT_REWARD])
+    assert list(from_ids.preview().columns) == list(from_frame.preview().columns)
+    results = from_ids.execute(client, progress=False)
+    assert list(results.columns) == list(from_frame.execute(client, progress=False).columns)
+    shown = results[["target", "name", "outcome"]]  # KeyError while IDs gave no name column
+    assert shown["name"].isna().all() and shown["name"].dtype == "string"
+
+
+def test_buckets_as_tuples_or_models_preview_the_same_columns(client: LoyaltyClient) -> None:
+    bucket = _buckets(client, "lmbr_c0ffee0001")[0]
+    path = (bucket.program_id, bucket.member_id, bucket.card_id, bucket.id)
+    from_models = actions.activate_pending_buckets([bucket]).preview()
+    from_tuples = actions.activate_pending_buckets([path]).preview()
+    assert list(from_tuples.columns) == list(from_models.columns)
+    assert from_tuples["points"].isna().all() and from_models["points"].notna().all()

@@ -233,3 +233,23 @@ def test_importing_the_actions_does_not_load_the_sandbox() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_snapshot_without_the_kinds_a_plan_needs_is_refused_naming_them(
+    client: LoyaltyClient,
+) -> None:
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"])
+    only_rewards = ProgramSnapshot.pull(client, progress=False, kinds=["rewards"])
+    with pytest.raises(ValueError, match=r"snapshot: .*move_reward_to_draft.*\['reward_costs'\]"):
+        plan.rehearse(only_rewards, progress=False)
+
+    kinds = ["rewards", "reward_costs"]
+    before = ProgramSnapshot.pull(client, progress=False, kinds=kinds)
+    rehearsal = plan.rehearse(before, progress=False)
+    assert set(rehearsal.diff.changes.column.dropna()) == {"status", "reward_status"}
+    plan.execute(client, progress=False)
+    with pytest.raises(ValueError, match=r"after_snapshot: .*pull production with kinds="):
+        rehearsal.verify(ProgramSnapshot.pull(client, progress=False))
+    verification = rehearsal.verify(ProgramSnapshot.pull(client, progress=False, kinds=kinds))
+    assert verification.ok, verification.problems
+    assert len(verification.checks) == len(rehearsal.diff) > 0

@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
+import httpx
 import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import ClientWith, CrashingBenefits, SimulatedCrash, benefit_rows, names_on_server
+from .helpers import (
+    CREDENTIALS,
+    ClientWith,
+    CrashingBenefits,
+    SimulatedCrash,
+    benefit_rows,
+    names_on_server,
+)
 
 
 def _log_outcomes(path: Path) -> Counter:
@@ -136,6 +147,34 @@ def test_interrupted_draft_move_resumes_as_done(client: LoyaltyClient, tmp_path:
     assert list(results.recovered) == [True, False]
 
 
+def test_an_item_in_doubt_is_read_before_it_is_written(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    log = tmp_path / "killed.jsonl"
+    moved, not_moved = "lrew_c0ffee0001", "lrew_c0ffee0002"
+    plan = actions.move_rewards_to_draft([moved, not_moved])
+    sent: list[tuple[str, str]] = []
+
+    def note(request: httpx.Request) -> None:
+        if request.url.path.startswith("/v2/loyalties/"):
+            sent.append((request.method, request.url.path.rsplit("/", 2)[-1]))
+
+    with (
+        httpx.Client(event_hooks={"request": [note]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        client.rewards.draft(moved)  # the killed run's write reached the service
+        for target in (moved, not_moved):
+            ActionLog(log).record(plan.action, target, "attempted")
+        with log.open("a") as handle:  # the outcome line, cut by the kill
+            handle.write(json.dumps({"action": plan.action, "target": moved})[:25])
+        sent.clear()
+        results = plan.execute(client, concurrency=1, log=log, progress=False)
+    assert list(results.outcome) == ["succeeded", "succeeded"]
+    assert list(results.recovered) == [True, False]
+    assert sent == [("GET", moved), ("GET", not_moved), ("POST", "draft")]
+
+
 def test_timeout_after_the_service_created_it_resolves_to_exactly_one(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
@@ -155,3 +194,27 @@ def test_timeout_after_the_service_created_it_resolves_to_exactly_one(
     second = plan.execute(client, log=log, progress=False)
     assert set(second.outcome) == {"succeeded"} and second.recovered.all()
     assert sorted(names_on_server(client, "Slow ")) == ["Slow 0000", "Slow 0001", "Slow 0002"]
+
+
+def test_a_log_of_another_service_is_refused(
+    client: LoyaltyClient,
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "a.jsonl"
+    rewards = ["lrew_c0ffee0001", "lrew_c0ffee0002"]
+    plan = actions.move_rewards_to_draft(rewards)
+    assert set(plan.execute(client, log=log, progress=False).outcome) == {"succeeded"}
+    with start_sandbox(credentials=CREDENTIALS) as other, make_client(other) as elsewhere:
+        for attempt in (
+            lambda: plan.preview(elsewhere, log=log),
+            lambda: plan.execute(elsewhere, log=log, progress=False),
+        ):
+            with pytest.raises(ValueError, match="belongs to") as refused:
+                attempt()
+            assert str(log) in str(refused.value)
+            assert client.base_url in str(refused.value) and other.base_url in str(refused.value)
+        assert {elsewhere.rewards.get(r).status for r in rewards} == {"ACTIVE"}
+    again = plan.execute(client, log=log, progress=False)
+    assert set(again.outcome) == {"skipped_already_done"}
