@@ -1,0 +1,34 @@
+"""Odd values in a pull: NA with a warning, never stopping the pull, an export or a history."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit.errors import OddValueWarning
+
+from .conftest import StartSandbox
+from .helpers import demo_program, pull
+
+
+@pytest.mark.parametrize(
+    "moment",
+    ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"],
+    ids=["year 0 in UTC", "year 10000 in UTC"],
+)
+def test_an_instant_beyond_the_years_at_any_offset_is_an_odd_value(
+    start_sandbox: StartSandbox, moment: str
+) -> None:
+    program = demo_program()
+    odd = program["benefits"][0]
+    odd["created_at"] = moment
+    with start_sandbox(program) as sb, pytest.warns(OddValueWarning) as caught:
+        snapshot = pull(sb)
+    benefits = snapshot.benefits.set_index("id")
+    assert pd.isna(benefits.loc[odd["id"], "created_at"])
+    assert benefits.drop(odd["id"])["created_at"].notna().all()
+    [warning] = [str(w.message) for w in caught if odd["id"] in str(w.message)]
+    assert warning.startswith(f"benefits id {odd['id']}: field 'created_at'")
+    assert snapshot.odd_values[["kind", "id", "field", "outcome"]].to_dict("records") == [
+        {"kind": "benefits", "id": odd["id"], "field": "created_at", "outcome": "set to NA"}
+    ]
