@@ -44,8 +44,12 @@ def write_parquet_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> l
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """One frame as Parquet, without its ``attrs``: pandas would write them as JSON, which the
+    odd values a pull records there are not (they are not kept, as in the CSV form)."""
+    plain = frame.copy(deep=False)
+    plain.attrs = {}
     with replacing(path) as tmp:
-        frame.to_parquet(tmp, engine="pyarrow", index=False)
+        plain.to_parquet(tmp, engine="pyarrow", index=False)
 
 
 def read_parquet_frames(directory: str | Path) -> SnapshotFiles:

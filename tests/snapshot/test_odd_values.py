@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+from lyt_toolkit import read_snapshot
 from lyt_toolkit.errors import OddValueWarning
+from lyt_toolkit.snapshot import SnapshotHistory
 
 from .conftest import StartSandbox
-from .helpers import demo_program, pull
+from .helpers import assert_same, demo_program, pull
 
 
 @pytest.mark.parametrize(
@@ -32,3 +36,22 @@ def test_an_instant_beyond_the_years_at_any_offset_is_an_odd_value(
     assert snapshot.odd_values[["kind", "id", "field", "outcome"]].to_dict("records") == [
         {"kind": "benefits", "id": odd["id"], "field": "created_at", "outcome": "set to NA"}
     ]
+
+
+def test_an_odd_value_never_stops_an_export_or_a_history(
+    start_sandbox: StartSandbox, tmp_path: Path
+) -> None:
+    program = demo_program()
+    odd = program["rewards"][0]
+    odd["end_date"] = "9999-12-31"
+    with start_sandbox(program) as sb, pytest.warns(OddValueWarning, match=odd["id"]):
+        snapshot = pull(sb)
+    assert snapshot.odd_values["field"].tolist() == ["end_date"]
+
+    snapshot.to_parquet(tmp_path / "parquet")
+    assert_same(read_snapshot(tmp_path / "parquet"), snapshot)
+    snapshot.to_csv(tmp_path / "csv")
+    assert_same(read_snapshot(tmp_path / "csv"), snapshot)
+    history = SnapshotHistory(tmp_path / "history")
+    history.append(snapshot)
+    assert_same(history.load(snapshot.pulled_at), snapshot)
