@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..frames.registry import FRAME_NAMES, SCHEMAS
-from ..reports.snapshot_csv import MANIFEST, SnapshotFileError, read_manifest
+from ..reports.snapshot_csv import MANIFEST, SnapshotFileError, read_snapshot_manifest
 from ..reports.snapshot_parquet import PARQUET_FORMAT
 from .diff import DEFAULT_IGNORE, SnapshotDiff
 from .files import read_snapshot
@@ -93,8 +93,8 @@ class SnapshotHistory:
         """One row per stored snapshot, oldest first: ``pulled_at``, ``source``, rows per kind."""
         records = []
         for folder in self._folders():
-            manifest = read_manifest(folder, formats=(PARQUET_FORMAT,))
-            frames = manifest.get("frames", {})
+            manifest = read_snapshot_manifest(folder, formats=(PARQUET_FORMAT,))
+            frames = manifest["frames"]
             records.append(
                 {
                     KEY: manifest["pulled_at"],
