@@ -33,6 +33,7 @@ __all__ = [
     "Number",
     "Open",
     "RequestModel",
+    "RequestTimestamp",
     "Timestamp",
     "format_timestamp",
     "to_utc",
@@ -52,18 +53,40 @@ def to_utc(value: datetime) -> datetime:
         raise ValueError("timestamp is outside years 1-9999 once taken to UTC") from None
 
 
+def answered_utc(value: datetime) -> datetime:
+    """``to_utc``, except that an instant whose UTC form Python cannot hold (year 0 or 10000)
+    keeps its own offset: an odd value of an answer, which the frames set to NA with a warning."""
+    try:
+        return to_utc(value)
+    except ValueError:
+        return value
+
+
 def format_timestamp(value: datetime) -> str:
-    """Render a datetime the way the service does: UTC, milliseconds, ``Z``."""
+    """Render a datetime the way the service does: UTC, milliseconds, ``Z`` (at its own offset
+    when its UTC form is beyond year 9999 or before year 1)."""
     # isoformat pads the year to four digits (strftime's %Y need not) and ends "+00:00".
-    return to_utc(value).isoformat(timespec="milliseconds")[:-6] + "Z"
+    try:
+        return to_utc(value).isoformat(timespec="milliseconds")[:-6] + "Z"
+    except ValueError:
+        return value.isoformat(timespec="milliseconds")
 
 
 Timestamp = Annotated[
     datetime,
+    AfterValidator(answered_utc),
+    PlainSerializer(format_timestamp, return_type=str, when_used="json"),
+]
+"""A date-time field of an answer: parsed from ISO 8601, held as aware UTC (see
+``answered_utc``), sent with ``Z``."""
+
+RequestTimestamp = Annotated[
+    datetime,
     AfterValidator(to_utc),
     PlainSerializer(format_timestamp, return_type=str, when_used="json"),
 ]
-"""A date-time field: parsed from ISO 8601, held as aware UTC, sent with ``Z``."""
+"""A date-time field of a request: as ``Timestamp``, but a moment outside years 1-9999 in UTC
+is a validation error."""
 
 Metadata = dict[str, Any]
 

@@ -14,6 +14,7 @@ from .common import (
     Number,
     Open,
     RequestModel,
+    RequestTimestamp,
     Timestamp,
 )
 from .discounts import Discount, ItemList
@@ -99,7 +100,7 @@ class OrderRef(RequestModel):
 
     id: str | None = None
     source_id: str | None = None
-    created_at: Timestamp | None = None
+    created_at: RequestTimestamp | None = None
     status: OrderStatus | None = None
     amount: int | None = None
     initial_amount: int | None = None

@@ -25,6 +25,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -50,6 +51,7 @@ __all__ = [
     "read_csv_frame",
     "read_frames",
     "read_manifest",
+    "read_snapshot_manifest",
     "sha256_of",
     "write_csv",
     "write_snapshot",
@@ -203,6 +205,8 @@ def read_manifest(
         raise SnapshotFileError(f"{path} is missing: not {what} directory")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise SnapshotFileError(f"{path} is not UTF-8 text (saved in another encoding?)") from None
     except json.JSONDecodeError as exc:
         raise SnapshotFileError(f"{path} is not valid JSON: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") not in formats:
@@ -210,6 +214,79 @@ def read_manifest(
         expected = " or ".join(repr(f) for f in formats)
         raise SnapshotFileError(f"{path}: format {found!r} is not {expected}")
     return manifest
+
+
+def read_snapshot_manifest(
+    directory: str | Path, *, formats: tuple[str, ...] = (FORMAT,)
+) -> dict[str, Any]:
+    """``read_manifest`` of a snapshot folder, every key the readers use checked: a broken one
+    is a ``SnapshotFileError`` naming the file and the key. ``pulled_at`` comes back in the
+    written spelling (UTC, microseconds, ``Z``)."""
+    path = Path(directory) / MANIFEST
+    manifest = read_manifest(directory, formats=formats)
+    pulled_at = _pulled_at(path, manifest.get("pulled_at"))
+    _check_frames(path, manifest)
+    return {**manifest, "pulled_at": pulled_at}
+
+
+_ENTRY_KEYS: dict[str, type] = {"file": str, "rows": int, "sha256": str, "columns": list}
+_COLUMN_KEYS: dict[str, type] = {"name": str, "dtype": str}
+_KIND_NAMES = {str: "text", int: "a whole number", list: "a list"}
+
+
+def _pulled_at(path: Path, value: object) -> str:
+    """A manifest's ``pulled_at`` in the written spelling, if it is an ISO 8601 instant."""
+    try:
+        if not isinstance(value, str):
+            raise TypeError(value)
+        stamp = pd.Timestamp(datetime.fromisoformat(value))
+    except (TypeError, ValueError):
+        raise _broken(path, "pulled_at", f"{value!r} is not an ISO 8601 instant") from None
+    stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+    return stamp.strftime(_DATE_FORMAT)
+
+
+def _check_frames(path: Path, manifest: Mapping[str, Any]) -> None:
+    """``source`` and every frame entry of a snapshot manifest are what the readers need."""
+    if not isinstance(manifest.get("source", ""), str):
+        raise _broken(path, "source", "must be text")
+    frames = manifest.get("frames")
+    if not isinstance(frames, dict):
+        raise _broken(path, "frames", "must be an object naming each frame's entry")
+    unknown = set(frames) - set(FRAME_NAMES)
+    if unknown:
+        raise SnapshotFileError(f"{path}: unknown frames {sorted(unknown)}")
+    for name, entry in frames.items():
+        _check_keys(path, f"frames.{name}", entry, _ENTRY_KEYS)
+        if Path(entry["file"]).name != entry["file"] or entry["file"] in ("", ".", ".."):
+            raise _broken(path, f"frames.{name}.file", "must be a file name in the folder")
+        if entry["rows"] < 0:
+            raise _broken(path, f"frames.{name}.rows", "must not be negative")
+        for i, column in enumerate(entry["columns"]):
+            where = f"frames.{name}.columns[{i}]"
+            _check_keys(path, where, column, _COLUMN_KEYS)
+            categories = column.get("categories", [])
+            if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
+                raise _broken(path, f"{where}.categories", "must be a list of text")
+            if len(set(categories)) != len(categories):
+                raise _broken(path, f"{where}.categories", "repeats a category")
+            if not isinstance(column.get("ordered", False), bool):
+                raise _broken(path, f"{where}.ordered", "must be true or false")
+
+
+def _check_keys(path: Path, where: str, value: object, keys: Mapping[str, type]) -> None:
+    """``value`` is an object holding each of ``keys`` with a value of its type (not a bool)."""
+    if not isinstance(value, dict):
+        raise _broken(path, where, "must be an object")
+    for key, kind in keys.items():
+        if key not in value:
+            raise _broken(path, f"{where}.{key}", "missing")
+        if not isinstance(value[key], kind) or isinstance(value[key], bool):
+            raise _broken(path, f"{where}.{key}", f"must be {_KIND_NAMES[kind]}")
+
+
+def _broken(path: Path, key: str, problem: str) -> SnapshotFileError:
+    return SnapshotFileError(f"{path}: {key}: {problem}")
 
 
 def checked_file(directory: Path, entry: Mapping[str, Any]) -> Path:
@@ -289,11 +366,8 @@ def read_frames(directory: str | Path) -> SnapshotFiles:
     altered or truncated file raises ``SnapshotFileError`` naming it.
     """
     base = Path(directory)
-    manifest = read_manifest(base)
-    entries = manifest.get("frames", {})
-    unknown = set(entries) - set(FRAME_NAMES)
-    if unknown:
-        raise SnapshotFileError(f"{base / MANIFEST}: unknown frames {sorted(unknown)}")
+    manifest = read_snapshot_manifest(base)
+    entries = manifest["frames"]
     escaped = ESCAPING_KEY in manifest  # snapshots written before escaping have none
     frames = {name: read_csv_frame(base, entry, escaped) for name, entry in entries.items()}
     return SnapshotFiles(frames, manifest.get("source", ""), manifest.get("pulled_at"))

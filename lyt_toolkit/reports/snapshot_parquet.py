@@ -17,17 +17,15 @@ from typing import Any
 
 import pandas as pd
 
-from ..frames.registry import FRAME_NAMES
 from ..frames.schema import DATETIME
 from ._write import replacing
 from .snapshot_csv import (
-    MANIFEST,
     SnapshotFileError,
     SnapshotFiles,
     SnapshotFrames,
     check_shape,
     checked_file,
-    read_manifest,
+    read_snapshot_manifest,
     write_folder,
 )
 
@@ -44,8 +42,12 @@ def write_parquet_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> l
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """One frame as Parquet, without its ``attrs``: pandas would write them as JSON, which the
+    odd values a pull records there are not (they are not kept, as in the CSV form)."""
+    plain = frame.copy(deep=False)
+    plain.attrs = {}
     with replacing(path) as tmp:
-        frame.to_parquet(tmp, engine="pyarrow", index=False)
+        plain.to_parquet(tmp, engine="pyarrow", index=False)
 
 
 def read_parquet_frames(directory: str | Path) -> SnapshotFiles:
@@ -54,12 +56,8 @@ def read_parquet_frames(directory: str | Path) -> SnapshotFiles:
     A missing, altered or unreadable file raises ``SnapshotFileError`` naming it.
     """
     base = Path(directory)
-    manifest = read_manifest(base, formats=(PARQUET_FORMAT,))
-    entries = manifest.get("frames", {})
-    unknown = set(entries) - set(FRAME_NAMES)
-    if unknown:
-        raise SnapshotFileError(f"{base / MANIFEST}: unknown frames {sorted(unknown)}")
-    frames = {name: _read_frame(base, entry) for name, entry in entries.items()}
+    manifest = read_snapshot_manifest(base, formats=(PARQUET_FORMAT,))
+    frames = {name: _read_frame(base, entry) for name, entry in manifest["frames"].items()}
     return SnapshotFiles(frames, manifest.get("source", ""), manifest.get("pulled_at"))
 
 

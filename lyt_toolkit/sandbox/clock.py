@@ -7,15 +7,31 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 
-def parse_instant(value: str | datetime) -> datetime:
-    """An aware UTC datetime from an ISO 8601 string (``Z`` accepted) or datetime."""
+def _aware(value: str | datetime) -> datetime:
+    """An aware datetime, at its own offset, from an ISO 8601 string or datetime (naive: UTC)."""
     if isinstance(value, datetime):
         moment = value
     else:
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def parse_instant(value: str | datetime) -> datetime:
+    """An aware UTC datetime from an ISO 8601 string (``Z`` accepted) or datetime."""
+    return _aware(value).astimezone(UTC)
+
+
+_FIRST, _LAST = "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"
+
+
+def sortable_iso(value: str | datetime) -> str:
+    """``iso(parse_instant(value))``, or for an instant whose UTC form falls outside years
+    1-9999 (year 0 or 10000: a program file copied from answers may hold one) the first or
+    last wire instant, so it sorts and filters at its end."""
+    try:
+        return iso(parse_instant(value))
+    except OverflowError:
+        return _FIRST if _aware(value).year == 1 else _LAST
 
 
 def iso(moment: datetime) -> str:

@@ -14,11 +14,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from itertools import pairwise
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic_core import from_json, to_json
+from pydantic_core import to_json
 
 from .. import models
 from .errors import ServiceError
@@ -26,7 +25,7 @@ from .placeholders import placeholder_problems
 from .programcheck import dangling_references, unknown_model_keys, unknown_record_keys
 from .quota import plan_problems
 from .store import DuplicateId, Store
-from .timeexpr import DATE_ONLY_KEYS, RELATIVE, RelativeFormatter, resolve_tree
+from .timeexpr import DATE_ONLY_KEYS, RELATIVE, RelativeFormatter, is_time_key, resolve_tree
 
 FORMAT = "lyt-program/1"
 
@@ -114,56 +113,38 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-_VALUE_START = b':"now'
-_TERMS_END = re.compile(rb'(?:[+-]\d+[dhms])*"')
 _MAYBE_RELATIVE = re.compile(rb'"\s*now')
 
 
 def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     """``resolve_tree`` for one section, fast on large files.
 
-    Walking 100,000 documents in Python is slow. So the expressions of a record's
-    own keys (``"created_at": "now-40d"``, nearly all of them) are spelled first, a
-    record holding one copied (the program keeps its expressions for a reload);
-    then expressions still anywhere in the section are rewritten as
-    ``"key":"now..."`` pairs in its compact JSON text (written by pydantic-core, in
-    one step). The text is cut at each ``:"now`` (outside a string, as a quote
-    inside one is escaped): a pair is a plain key (no quote or backslash) before the
-    cut and the terms and closing quote of an expression after it. Whatever that
-    pass cannot see (expressions in lists, odd spacing, escaped keys) still goes
-    through ``resolve_tree``.
+    Walking 100,000 documents in Python is slow. So the expressions of a record's own
+    time keys (``"created_at": "now-40d"``, nearly all of them) are spelled first, a
+    record holding one copied (the program keeps its expressions for a reload); only
+    a section whose JSON text still holds a ``"now`` (a nested time, or text that just
+    reads like one) is walked by ``resolve_tree``.
     """
     spell = RelativeFormatter(now).spell
     section = [_own_times_spelled(record, spell) for record in section]
-    text = to_json(section)
-    if not _MAYBE_RELATIVE.search(text):
+    if not _MAYBE_RELATIVE.search(to_json(section)):
         return section
-    pieces = text.split(_VALUE_START)
-    out = [pieces[0]]
-    for before, after in pairwise(pieces):
-        terms = _TERMS_END.match(after)
-        opening = before.rfind(b'"', 0, -1)
-        key = before[opening + 1 : -1]
-        if terms is None or opening < 0 or not before.endswith(b'"') or not key or b"\\" in key:
-            out += (_VALUE_START, after)
-            continue
-        end = terms.end() - 1  # the closing quote
-        value = spell("now" + after[:end].decode(), date_only=key.decode() in DATE_ONLY_KEYS)
-        out += (b':"', value.encode(), after[end:])
-    text = b"".join(out)
-    resolved = from_json(text)  # our own JSON text: the faster parser reads it alike
-    return resolve_tree(resolved, now) if _MAYBE_RELATIVE.search(text) else resolved
+    resolved: list[Any] = resolve_tree(section, now)
+    return resolved
 
 
 def _own_times_spelled(record: Any, spell: Callable[..., str]) -> Any:
-    """``record`` with each relative expression among its own values spelled (a copy when
-    there is one; nested values are left to ``resolve_times``' text pass)."""
+    """``record`` with each relative expression among its own time values spelled (a copy
+    when there is one; nested values are left to ``resolve_tree``)."""
     if type(record) is not dict:
         return record
     found = [
         key
         for key, value in record.items()
-        if type(value) is str and value[:3] == "now" and RELATIVE.fullmatch(value)
+        if type(value) is str
+        and value[:3] == "now"
+        and is_time_key(key)
+        and RELATIVE.fullmatch(value)
     ]
     if not found:
         return record

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
-from .clock import iso, parse_instant
+from .clock import sortable_iso
 
 # Columns copied out of a document so SQL can filter and order on them.
 INDEXED = ("name", "type", "status", "customer_id", "created_at", "updated_at", "date")
@@ -115,7 +115,7 @@ def _column_value(field: str, doc: dict[str, Any]) -> Any:
     if field in _TIMESTAMPS:
         if isinstance(value, str) and _CANONICAL.fullmatch(value):
             return value  # already the wire spelling; parsing it again is the slow part
-        return iso(parse_instant(value))
+        return sortable_iso(value)
     return str(value)
 
 

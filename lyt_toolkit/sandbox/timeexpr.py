@@ -19,6 +19,15 @@ _SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 DATE_ONLY_KEYS: frozenset[str] = frozenset({"date"})
 """Keys whose values are calendar dates (a pending bucket's activation ``date``)."""
 
+USER_DATA_KEYS: frozenset[str] = frozenset({"metadata"})
+"""Keys whose values are the user's own data: never rewritten, whatever keys they hold."""
+
+
+def is_time_key(key: object) -> bool:
+    """True for a key whose values are times: ``date``, or a name ending in ``_at`` or ``_date``
+    (``created_at``, ``expiration_date``...). Relative expressions apply only there."""
+    return isinstance(key, str) and (key in DATE_ONLY_KEYS or key.endswith(("_at", "_date")))
+
 
 class TimeExpressionError(ValueError):
     """A value is neither a relative expression nor an ISO 8601 date or date-time."""
@@ -108,21 +117,22 @@ class RelativeFormatter:
 
 
 def resolve_tree(data: Any, now: datetime) -> Any:
-    """Copy ``data`` with every relative expression replaced by an absolute value.
+    """Copy ``data`` with every relative expression of a time field replaced by an absolute value.
 
-    Only string values that are exactly a relative expression change: a key in
-    :data:`DATE_ONLY_KEYS` gets ``YYYY-MM-DD``, every other key a full timestamp.
-    Absolute values and all other strings are returned untouched.
+    Only string values of a time key (``is_time_key``, outside ``metadata``) that are exactly a
+    relative expression change: a key in :data:`DATE_ONLY_KEYS` gets ``YYYY-MM-DD``, every
+    other a full timestamp. Absolute values and all other strings (names, metadata) are
+    returned untouched.
     """
     return _walk(data, now, key=None)
 
 
 def _walk(node: Any, now: datetime, key: str | None) -> Any:
     if isinstance(node, dict):
-        return {k: _walk(v, now, k) for k, v in node.items()}
+        return {k: v if k in USER_DATA_KEYS else _walk(v, now, k) for k, v in node.items()}
     if isinstance(node, list):
         return [_walk(item, now, key) for item in node]
-    if is_relative(node):
+    if is_time_key(key) and is_relative(node):
         if key in DATE_ONLY_KEYS:
             return resolve_date(node, now).isoformat()
         return format_timestamp(resolve(node, now))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..reports.snapshot_csv import FORMAT, read_frames, read_manifest
+from ..reports.snapshot_csv import FORMAT, read_frames, read_snapshot_manifest
 from ..reports.snapshot_parquet import PARQUET_FORMAT, read_parquet_frames
 from .model import ProgramSnapshot
 
@@ -18,7 +18,7 @@ def read_snapshot(directory: str | Path) -> ProgramSnapshot:
     checked against the manifest first; a missing, altered or truncated file
     raises ``SnapshotFileError`` naming it.
     """
-    manifest = read_manifest(directory, formats=(FORMAT, PARQUET_FORMAT))
+    manifest = read_snapshot_manifest(directory, formats=(FORMAT, PARQUET_FORMAT))
     read = read_parquet_frames if manifest["format"] == PARQUET_FORMAT else read_frames
     files = read(directory)
     return ProgramSnapshot.from_frames(files.frames, source=files.source, pulled_at=files.pulled_at)

@@ -22,6 +22,7 @@ For example, ACTIVE rewards per snapshot::
 from __future__ import annotations
 
 import builtins
+import errno
 import os
 import shutil
 import tempfile
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..frames.registry import FRAME_NAMES, SCHEMAS
-from ..reports.snapshot_csv import MANIFEST, SnapshotFileError, read_manifest
+from ..reports.snapshot_csv import MANIFEST, SnapshotFileError, read_snapshot_manifest
 from ..reports.snapshot_parquet import PARQUET_FORMAT
 from .diff import DEFAULT_IGNORE, SnapshotDiff
 from .files import read_snapshot
@@ -65,30 +66,35 @@ class SnapshotHistory:
     def append(self, snapshot: ProgramSnapshot) -> pd.Timestamp:
         """Store ``snapshot`` under its ``pulled_at`` and return that key.
 
-        A snapshot with the same ``pulled_at`` already stored is left as it is
-        and ``SnapshotFileError`` says so.
+        A snapshot with the same ``pulled_at`` already stored (by another process
+        meanwhile, too) is left as it is and ``SnapshotFileError`` says so.
         """
         target = self._partition(snapshot.pulled_at)
         if target.exists():
-            raise SnapshotFileError(
-                f"{self.path}: a snapshot pulled at {_label(snapshot.pulled_at)} is already stored"
-            )
+            raise self._already_stored(snapshot.pulled_at)
         self.path.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=self.path))
         try:
             snapshot.to_parquet(staging)
             os.rename(staging, target)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(staging, ignore_errors=True)
+            if isinstance(exc, OSError) and exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                raise self._already_stored(snapshot.pulled_at) from None
             raise
         return snapshot.pulled_at
+
+    def _already_stored(self, stamp: pd.Timestamp) -> SnapshotFileError:
+        return SnapshotFileError(
+            f"{self.path}: a snapshot pulled at {_label(stamp)} is already stored"
+        )
 
     def list(self) -> pd.DataFrame:
         """One row per stored snapshot, oldest first: ``pulled_at``, ``source``, rows per kind."""
         records = []
         for folder in self._folders():
-            manifest = read_manifest(folder, formats=(PARQUET_FORMAT,))
-            frames = manifest.get("frames", {})
+            manifest = read_snapshot_manifest(folder, formats=(PARQUET_FORMAT,))
+            frames = manifest["frames"]
             records.append(
                 {
                     KEY: manifest["pulled_at"],

@@ -62,6 +62,22 @@ def test_a_generated_program_comes_back_frame_by_frame(start_sandbox: StartSandb
     assert_same_frames(snapshot, again)
 
 
+def test_text_that_reads_like_a_relative_time_comes_back_as_it_was(
+    demo_snapshot: ProgramSnapshot,
+) -> None:
+    benefits, rewards = demo_snapshot.benefits.copy(), demo_snapshot.rewards.copy()
+    benefits.loc[0, "name"] = "now"
+    rewards.loc[0, "metadata"] = '{"created_at":"now-2h","note":"now","until":"now+1d"}'
+    changed = ProgramSnapshot.from_frames(
+        {**demo_snapshot.frames(), "benefits": benefits, "rewards": rewards},
+        source=demo_snapshot.source,
+        pulled_at=demo_snapshot.pulled_at,
+    )
+    with Sandbox.start(snapshot=changed) as sb:
+        again = pull(sb)
+    assert_same_frames(changed, again)
+
+
 def test_an_exported_folder_starts_a_sandbox(
     demo_snapshot: ProgramSnapshot, tmp_path: Path
 ) -> None:

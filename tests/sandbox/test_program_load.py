@@ -40,7 +40,7 @@ def test_resolving_a_section_agrees_with_the_walk_whatever_the_spelling() -> Non
     assert resolved == resolve_tree(section, NOW)
     assert resolved[0]["created_at"] == "2026-01-14T13:30:05.000Z"
     assert resolved[0]["date"] == "2026-01-16"
-    assert resolved[1]["name"] == "nowhere" and resolved[1]["tags"] == ["2026-01-13T12:00:00.000Z"]
+    assert resolved[1]["name"] == "nowhere" and resolved[1]["tags"] == ["now-2d"]  # not a time
     assert resolved[2]["metadata"] == {"note": 'say "now-1d"'}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
@@ -9,6 +10,7 @@ import pandas as pd
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.frames import FRAME_NAMES, SCHEMAS
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 
 NOW = "2026-01-15T12:00:00Z"
 """The clock the sandboxes start at (the demo program's own default)."""
@@ -45,3 +47,9 @@ def assert_same(a: ProgramSnapshot, b: ProgramSnapshot) -> None:
             if isinstance(left[column].dtype, pd.CategoricalDtype):
                 assert list(left[column].cat.categories) == list(right[column].cat.categories)
     assert a.pulled_at == b.pulled_at and a.source == b.source
+
+
+def demo_program() -> dict[str, Any]:
+    """A fresh copy of the demo program file, free to change."""
+    loaded: dict[str, Any] = json.loads(DEMO_PROGRAM.read_text(encoding="utf-8"))
+    return loaded

@@ -10,10 +10,12 @@ import pytest
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.cli import main
+from lyt_toolkit.errors import OddValueWarning
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import CHANGES, SnapshotHistory
 
-from .helpers import client_for, pull
+from .conftest import StartSandbox
+from .helpers import client_for, demo_program, pull
 
 DRAFTED = "lrew_c0ffee000f"
 
@@ -66,18 +68,25 @@ def test_diff_of_a_folder_that_is_no_snapshot_fails_in_one_line(
     assert len(err.strip().splitlines()) == 1
 
 
+def _audit_with_history(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ``lyt audit --history`` command line of a user whose environment names ``sb``, run
+    in ``tmp_path``; the history is ``tmp_path / "history"``."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+    for key, value in sb.credentials.as_client_kwargs().items():
+        monkeypatch.setenv(f"LYT_{key.upper()}", value)
+    history = tmp_path / "history"
+    return ["audit", "--out", str(tmp_path / "reports"), "--history", str(history)]
+
+
 def test_audit_history_stores_each_run_and_prints_what_changed(
     demo: Sandbox,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("LYT_BASE_URL", demo.base_url)
-    for key, value in demo.credentials.as_client_kwargs().items():
-        monkeypatch.setenv(f"LYT_{key.upper()}", value)
+    audit = _audit_with_history(demo, tmp_path, monkeypatch)
     history = tmp_path / "history"
-    audit = ["audit", "--out", str(tmp_path / "reports"), "--history", str(history)]
 
     assert main(audit) == 0
     assert "first one there: nothing to compare" in capsys.readouterr().out
@@ -100,3 +109,18 @@ def test_audit_history_stores_each_run_and_prints_what_changed(
     assert _total(captured.out.split("Changes from")[1]) == [0, 0, 0, 0]
     assert len(stored) == 2
     assert pull(demo).pulled_at == stored.list()["pulled_at"].iloc[-1]
+
+
+def test_audit_history_stores_a_snapshot_holding_an_odd_value(
+    start_sandbox: StartSandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    program = demo_program()
+    program["rewards"][0]["end_date"] = "9999-12-31"
+    with start_sandbox(program) as sb, pytest.warns(OddValueWarning, match="end_date"):
+        assert main(_audit_with_history(sb, tmp_path, monkeypatch)) == 0
+    assert "first one there: nothing to compare" in capsys.readouterr().out
+    stored = SnapshotHistory(tmp_path / "history").latest()
+    assert stored is not None and stored.rewards["end_date"].isna().any()

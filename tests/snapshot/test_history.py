@@ -151,3 +151,23 @@ def test_duckdb_is_imported_by_the_first_query_not_by_the_snapshot_package(
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_snapshot_stored_by_another_process_meanwhile_is_already_stored(
+    demo_snapshot: ProgramSnapshot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = SnapshotHistory(tmp_path)
+    rival = _later(demo_snapshot, 0, 3)  # the same pulled_at, other data
+    write = ProgramSnapshot.to_parquet
+
+    def rival_wins_meanwhile(snapshot: ProgramSnapshot, directory: Path) -> list[Path]:
+        written = write(snapshot, directory)
+        if snapshot is demo_snapshot:  # after this process's check, before its rename
+            SnapshotHistory(tmp_path).append(rival)
+        return written
+
+    monkeypatch.setattr(ProgramSnapshot, "to_parquet", rival_wins_meanwhile)
+    with pytest.raises(SnapshotFileError, match="is already stored"):
+        history.append(demo_snapshot)
+    assert len(list(tmp_path.iterdir())) == len(history) == 1  # no half-written folder left
+    assert_same(history.load(rival.pulled_at), rival)
