@@ -89,6 +89,9 @@ class SnapshotFiles:
     frames: dict[str, pd.DataFrame]
     source: str
     pulled_at: str | None
+    kinds: tuple[str, ...] | None = None
+    """The kinds the snapshot was pulled with (None: every kind, or written before kinds were
+    recorded)."""
 
 
 def public_url(url: str) -> str:
@@ -172,11 +175,13 @@ def write_folder(
             "sha256": sha256_of(path),
             "columns": column_schema(frame),
         }
+    kinds = getattr(snapshot, "kinds", None)
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
         "source": public_url(snapshot.source),
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
+        **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
         **(extra or {}),
         "frames": entries,
     }
@@ -256,6 +261,13 @@ def _check_frames(path: Path, manifest: Mapping[str, Any]) -> None:
     unknown = set(frames) - set(FRAME_NAMES)
     if unknown:
         raise SnapshotFileError(f"{path}: unknown frames {sorted(unknown)}")
+    kinds = manifest.get("kinds", FRAME_NAMES)
+    if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
+        raise _broken(path, "kinds", "must be a list of frame names")
+    if set(kinds) - set(frames):
+        raise _broken(
+            path, "kinds", f"names frames the manifest lacks: {sorted(set(kinds) - set(frames))}"
+        )
     for name, entry in frames.items():
         _check_keys(path, f"frames.{name}", entry, _ENTRY_KEYS)
         if Path(entry["file"]).name != entry["file"] or entry["file"] in ("", ".", ".."):
@@ -370,4 +382,15 @@ def read_frames(directory: str | Path) -> SnapshotFiles:
     entries = manifest["frames"]
     escaped = ESCAPING_KEY in manifest  # snapshots written before escaping have none
     frames = {name: read_csv_frame(base, entry, escaped) for name, entry in entries.items()}
-    return SnapshotFiles(frames, manifest.get("source", ""), manifest.get("pulled_at"))
+    return files_of(manifest, frames)
+
+
+def files_of(manifest: Mapping[str, Any], frames: dict[str, pd.DataFrame]) -> SnapshotFiles:
+    """What a checked snapshot manifest says of ``frames``: their source, pull time and kinds."""
+    kinds = manifest.get("kinds")
+    return SnapshotFiles(
+        frames,
+        manifest.get("source", ""),
+        manifest.get("pulled_at"),
+        None if kinds is None else tuple(kinds),
+    )

@@ -25,6 +25,7 @@ from .snapshot_csv import (
     SnapshotFrames,
     check_shape,
     checked_file,
+    files_of,
     read_snapshot_manifest,
     write_folder,
 )
@@ -58,7 +59,7 @@ def read_parquet_frames(directory: str | Path) -> SnapshotFiles:
     base = Path(directory)
     manifest = read_snapshot_manifest(base, formats=(PARQUET_FORMAT,))
     frames = {name: _read_frame(base, entry) for name, entry in manifest["frames"].items()}
-    return SnapshotFiles(frames, manifest.get("source", ""), manifest.get("pulled_at"))
+    return files_of(manifest, frames)
 
 
 def _read_frame(directory: Path, entry: dict[str, Any]) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from lyt_toolkit import actions
 from lyt_toolkit.actions.rehearsal import CHECKS, Rehearsal
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
 
 from .helpers import benefit_rows
 
@@ -253,3 +253,16 @@ def test_a_snapshot_without_the_kinds_a_plan_needs_is_refused_naming_them(
     verification = rehearsal.verify(ProgramSnapshot.pull(client, progress=False, kinds=kinds))
     assert verification.ok, verification.problems
     assert len(verification.checks) == len(rehearsal.diff) > 0
+
+
+@pytest.mark.parametrize("form", ["to_csv", "to_parquet"])
+def test_a_partial_snapshot_read_back_from_its_folder_keeps_its_kinds(
+    client: LoyaltyClient, tmp_path: Path, form: str
+) -> None:
+    only_rewards = ProgramSnapshot.pull(client, progress=False, kinds=["rewards"])
+    getattr(only_rewards, form)(tmp_path)
+    read_back = read_snapshot(tmp_path)
+    assert read_back.kinds == {"rewards"}
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    with pytest.raises(ValueError, match=r"\['reward_costs'\]"):
+        plan.rehearse(read_back, progress=False)
