@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import ipaddress
 import json
 import math
@@ -19,28 +18,30 @@ from ..sandbox.state import load_program_source
 
 def serve(args: argparse.Namespace) -> int:
     """``lyt sandbox serve``: check the options, then serve until interrupted."""
-    from ..sandbox.loader import ProgramFileError
+    from ..sandbox.loader import ProgramFileError, collector_paused
     from ..sandbox.server import serve as run
     from ..sandbox.state import IncompleteDatabase
 
-    gc.disable()  # from reading the program file until run() has loaded it (see run)
-    try:
-        config = _checked_config(args)
-        timeouts = _checked_timeouts(args)
-        _check_exposure(args.host, config.credentials, args.unsafe_public_demo_credentials)
-    except ValueError as exc:
-        print(f"lyt sandbox serve: {exc}", file=sys.stderr)
-        return 2
-    try:
-        run(config, args.host, args.port, **timeouts)
-    except ProgramFileError as exc:
-        given = args.from_snapshot
-        source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
-        print(f"lyt sandbox serve: {source}: {exc}", file=sys.stderr)
-        return 2
-    except IncompleteDatabase as exc:
-        print(f"lyt sandbox serve: {exc}", file=sys.stderr)
-        return 2
+    # Off from reading the program file until run() has loaded it (see run), and as the
+    # caller had it on every way out: main() may be called in-process.
+    with collector_paused():
+        try:
+            config = _checked_config(args)
+            timeouts = _checked_timeouts(args)
+            _check_exposure(args.host, config.credentials, args.unsafe_public_demo_credentials)
+        except ValueError as exc:
+            print(f"lyt sandbox serve: {exc}", file=sys.stderr)
+            return 2
+        try:
+            run(config, args.host, args.port, **timeouts)
+        except ProgramFileError as exc:
+            given = args.from_snapshot
+            source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
+            print(f"lyt sandbox serve: {source}: {exc}", file=sys.stderr)
+            return 2
+        except IncompleteDatabase as exc:
+            print(f"lyt sandbox serve: {exc}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -110,7 +110,9 @@ class LoyaltyClient(_Common):
     variables, then a ``.env`` file. ``config=`` takes an already resolved
     ``ClientConfig`` instead. Pass ``http_client=`` to reuse your own
     ``httpx.Client`` (proxies, certificates); the client then leaves closing
-    it to you.
+    it to you. In a child process forked after it was used, its first call opens
+    connections of the child's own; one given ``http_client=`` raises
+    ``ConfigurationError`` there instead (create it in the child).
     """
 
     _transport: SyncTransport

@@ -5,11 +5,13 @@ answer at most the time left (see ``SyncTransport._receive``). A thread that
 is done with its request waits for the next one, so a pull does not start a
 thread per page; a new thread starts only when every existing one is busy,
 so one held by a server still dripping an abandoned answer never delays
-another call.
+another call. A child process forked from one using the pool starts with an empty
+one (threads do not survive a fork).
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -22,6 +24,11 @@ class Senders:
 
     def __init__(self, name: str = "lyt-send") -> None:
         self.name = name
+        self._start_empty()
+
+    def _start_empty(self) -> None:
+        """No thread and no job (also in a forked child, which has none of the threads
+        its parent's jobs and idle count belong to)."""
         self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self._idle = threading.Semaphore(0)  # one release per thread waiting for a job
         self.started = 0
@@ -44,3 +51,5 @@ class Senders:
 
 SENDERS = Senders()
 """The one pool every sync transport sends from."""
+
+os.register_at_fork(after_in_child=SENDERS._start_empty)

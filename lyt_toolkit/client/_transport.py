@@ -8,19 +8,22 @@ deadline: the async driver awaits it under ``asyncio.timeout``, the sync
 driver sends it from a pooled thread and stops waiting at the deadline (a
 server dripping its answer a byte at a time cannot hold a call). Redirects
 are never followed, and every exception leaving a call is scrubbed of the
-credentials.
+credentials. In a child forked after the client was used, the first call opens a
+connection pool of the child's own (the inherited connections are the parent's).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
+import weakref
 from typing import Any, TypeVar
 
 import httpx
 
-from ..errors import LytError
+from ..errors import ConfigurationError, LytError
 from ._auth import TokenCache
 from ._core import Call, RequestCore
 from ._deadline import Deadline
@@ -35,7 +38,7 @@ T = TypeVar("T")
 
 class _Driver:
     """What both drivers hold: the request core, the token cache, the call budget, who closes
-    the pool."""
+    the pool, and whether the pool came from a parent process (``fork``)."""
 
     def __init__(self, core: RequestCore, *, owns_http_client: bool) -> None:
         self.core = core
@@ -43,12 +46,53 @@ class _Driver:
         self.tokens = TokenCache(core.config.token_refresh_skew)
         self.quota = Quota(max_wait=core.config.max_wait, rate=core.config.rate)
         self.scrubber = Scrubber(self.secrets)
+        self.forked = False
+        """True in a forked child until its first call replaces the parent's pool."""
+        self._fork_lock = threading.Lock()
+        _DRIVERS.add(self)
+
+    def after_fork(self) -> None:
+        """In a child just forked (one thread, nothing running): new locks, since another
+        thread of the parent may have held one; the pool is replaced by the next call."""
+        self.forked = True
+        self._fork_lock = threading.Lock()
+        self.quota.after_fork()
+
+    def _pool_of_this_process(self) -> None:
+        """After a fork, a pool of this process's own: the parent's connections are left
+        alone (not even closed: the parent may be using them)."""
+        with self._fork_lock:
+            if not self.forked:
+                return
+            if not self.owns_http_client:
+                raise ConfigurationError(
+                    "this client was given its http_client in the process it was forked from,"
+                    " whose connections are that process's: create the client (and its"
+                    " http_client) anew in this process"
+                )
+            self._new_pool()
+            self.forked = False
+
+    def _new_pool(self) -> None:
+        raise NotImplementedError  # each driver opens its own kind
 
     def secrets(self) -> list[str]:
         """Every credential this client holds or was issued."""
         config = self.core.config
         held = [s.get_secret_value() for s in (config.app_token, config.management_token) if s]
         return held + self.tokens.issued()
+
+
+_DRIVERS: weakref.WeakSet[_Driver] = weakref.WeakSet()
+"""Every live transport, told when this process is a child just forked."""
+
+
+def _after_fork_in_child() -> None:
+    for driver in list(_DRIVERS):
+        driver.after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _late(step: Send) -> httpx.ReadTimeout:
@@ -84,9 +128,16 @@ class SyncTransport(_Driver):
         self.http = http_client if http_client is not None else httpx.Client()
         self._token_lock = threading.Lock()
 
+    def after_fork(self) -> None:
+        super().after_fork()
+        self._token_lock = threading.Lock()
+
+    def _new_pool(self) -> None:
+        self.http = httpx.Client()
+
     def close(self) -> None:
-        """Close the connection pool unless the caller owns it."""
-        if self.owns_http_client:
+        """Close the connection pool unless the caller owns it (or a parent process does)."""
+        if self.owns_http_client and not self.forked:
             self.http.close()
 
     def request(self, call: Call[T]) -> T:
@@ -109,6 +160,8 @@ class SyncTransport(_Driver):
     def run(self, flow: Flow[T]) -> T:
         """Drive ``flow`` to its end, blocking on each step; errors leave scrubbed."""
         try:
+            if self.forked:
+                self._pool_of_this_process()
             return self._drive(flow)
         except LytError as exc:
             raise self.scrubber.exception(exc) from exc.__cause__
@@ -175,9 +228,16 @@ class AsyncTransport(_Driver):
         self.http = http_client if http_client is not None else httpx.AsyncClient()
         self._token_locks: dict[int, asyncio.Lock] = {}
 
+    def after_fork(self) -> None:
+        super().after_fork()
+        self._token_locks = {}
+
+    def _new_pool(self) -> None:
+        self.http = httpx.AsyncClient()
+
     async def aclose(self) -> None:
-        """Close the connection pool unless the caller owns it."""
-        if self.owns_http_client:
+        """Close the connection pool unless the caller owns it (or a parent process does)."""
+        if self.owns_http_client and not self.forked:
             await self.http.aclose()
 
     async def request(self, call: Call[T]) -> T:
@@ -211,6 +271,8 @@ class AsyncTransport(_Driver):
     async def run(self, flow: Flow[T]) -> T:
         """Drive ``flow`` to its end, awaiting each step; errors leave scrubbed."""
         try:
+            if self.forked:
+                self._pool_of_this_process()
             return await self._drive(flow)
         except LytError as exc:
             raise self.scrubber.exception(exc) from exc.__cause__

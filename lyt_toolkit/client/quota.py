@@ -105,6 +105,12 @@ class Quota:
         self._polling_since: float | None = None
         self._next_start = -math.inf
 
+    def after_fork(self) -> None:
+        """In a child just forked: a new lock (another thread may have held the old one),
+        and none of the parent's calls in flight."""
+        self._lock = threading.Lock()
+        self._in_flight = set()
+
     @property
     def limit(self) -> int | None:
         """The budget of the current window (calls), as the service last reported it."""

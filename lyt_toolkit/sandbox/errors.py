@@ -33,6 +33,7 @@ _KEYS = {
     423: ("resource_locked", "Resource locked"),
     429: ("too_many_requests", "Too many requests"),
     500: ("internal_error", "Internal server error"),
+    501: ("not_implemented", "Not implemented"),
     503: ("service_unavailable", "Service unavailable"),
 }
 

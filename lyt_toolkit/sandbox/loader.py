@@ -103,7 +103,8 @@ def _parsed(kind: Kind, doc: dict[str, Any], where: str | None = None) -> models
 def collector_paused() -> Iterator[None]:
     """Bulk work without Python's cycle collector, which would otherwise rescan every
     object built so far, again and again, while a large program is parsed and loaded
-    (most of the load time). JSON documents hold no cycles; it runs again afterwards."""
+    (most of the load time). JSON documents hold no cycles; afterwards it is on or off
+    as it was before, whatever happened in between."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -111,6 +112,8 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+        else:
+            gc.disable()
 
 
 _MAYBE_RELATIVE = re.compile(rb'"\s*now')

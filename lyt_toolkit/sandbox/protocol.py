@@ -5,8 +5,8 @@
   ending; a client that drips it is answered 408 and disconnected (one that sent
   nothing at all is simply disconnected). Data arriving does not restart the clock.
 - A head the parser refuses (a malformed request line, a bad ``Content-Length``,
-  headers beyond the size bound) is answered with the spec's error object, like
-  every other failure, instead of uvicorn's plain text.
+  headers beyond the size bound), or a chunked body it cannot read, is answered with
+  the spec's error object, like every other failure, instead of uvicorn's plain text.
 
 Both answers close the connection: after them the byte stream cannot be trusted.
 """
@@ -79,10 +79,15 @@ class SandboxH11Protocol(H11Protocol):
                 f"headers: more than the {self.conn._max_incomplete_event_size} bytes allowed",
             )
         else:
+            part = "body" if self._reading_body() else "head"
             error = ServiceError(
-                status, details=f"request head: {reason or 'malformed'} (HTTP/1.1 framing)"
+                status, details=f"request {part}: {reason or 'malformed'} (HTTP/1.1 framing)"
             )
         self._answer_and_close(error)
+
+    def _reading_body(self) -> bool:
+        """Whether a request's head was taken and its answer is not sent yet."""
+        return self.cycle is not None and not self.cycle.response_complete
 
     def _arm_head_timer(self) -> None:
         self._cancel_head_timer()

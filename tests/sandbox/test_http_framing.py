@@ -149,6 +149,22 @@ def test_a_head_the_parser_refuses_is_400_as_an_error_object(
     assert error["key"] == "invalid_request" and named in error["details"], error
 
 
+def test_a_chunked_body_the_parser_refuses_is_400_naming_the_body(sandbox: Sandbox) -> None:
+    request = (
+        b"POST /v1/promotions/tiers HTTP/1.1\r\nHost: sandbox\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\nzz\r\n"
+    )
+    error = error_answer(send_bytes(sandbox.base_url, request, timeout=10), 400)
+    assert error["details"].startswith("request body: illegal chunk header"), error
+
+
+def test_a_transfer_coding_the_parser_lacks_is_501_as_an_error_object(sandbox: Sandbox) -> None:
+    request = b"POST / HTTP/1.1\r\nHost: sandbox\r\nTransfer-Encoding: gzip\r\n\r\n"
+    error = error_answer(send_bytes(sandbox.base_url, request, timeout=10), 501)
+    assert (error["key"], error["message"]) == ("not_implemented", "Not implemented"), error
+    assert "Transfer-Encoding" in error["details"]
+
+
 def test_a_refused_header_value_is_not_repeated_in_the_answer(sandbox: Sandbox) -> None:
     head = b"GET / HTTP/1.1\r\nHost: sandbox\r\nX-App-Token: secret-\x00-token\r\n\r\n"
     answer = send_bytes(sandbox.base_url, head, timeout=10)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lyt_toolkit.cli import build_parser
+from lyt_toolkit.cli import build_parser, main
 from lyt_toolkit.cli.sandbox import _checked_config
 from lyt_toolkit.sandbox import loader
 from lyt_toolkit.sandbox.loader import (
@@ -70,6 +70,37 @@ def test_a_load_leaves_the_cycle_collector_running_even_when_it_fails() -> None:
     finally:
         store.close()
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("collector_on", [True, False])
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--port", "70000"],
+        ["--now", "yesterday"],
+        ["--plan", "gold"],
+        ["--head-timeout", "0"],
+        ["--data", "program.json"],  # refused by the load, inside the server's start
+    ],
+)
+def test_serve_refusing_an_option_leaves_the_collector_as_it_found_it(
+    option: list[str],
+    collector_on: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``main`` called in-process (a test, a user's script) keeps its cycle collector."""
+    monkeypatch.chdir(tmp_path)
+    Path("program.json").write_text('{"rewards": 5}', encoding="utf-8")
+    if not collector_on:
+        gc.disable()
+    try:
+        assert main(["sandbox", "serve", "--port", "0", *option]) == 2
+        assert gc.isenabled() is collector_on
+    finally:
+        gc.enable()
+    assert capsys.readouterr().err.startswith(f"lyt sandbox serve: {option[0]}")
 
 
 def test_serve_reads_the_program_file_once_and_loads_what_it_read(tmp_path: Path) -> None:
