@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import httpx
@@ -19,12 +20,14 @@ from lyt_toolkit.errors import (
     APIResponseValidationError,
     APITimeoutError,
     LytError,
+    OddValueWarning,
     PaginationError,
     RateLimitError,
     RedirectError,
     ServerError,
     UnauthorizedError,
 )
+from lyt_toolkit.frames import rewards_frame
 
 from .helpers import APP_TOKEN, MANAGEMENT_TOKEN
 from .misbehaving import BEARER, DRIP_BYTES, REWARD_IDS, MisbehavingServer
@@ -184,9 +187,16 @@ def test_a_body_that_is_not_its_content_encoding_raises_a_toolkit_error(
         client.rewards.get(REWARD_IDS["bad_gzip"])
 
 
-def test_a_year_one_timestamp_raises_a_toolkit_error(client: LoyaltyClient) -> None:
-    with pytest.raises(APIResponseValidationError, match="created_at"):
-        client.rewards.get(REWARD_IDS["year_one"])
+def test_a_year_one_timestamp_is_kept_as_sent_and_is_an_odd_value_in_a_frame(
+    client: LoyaltyClient,
+) -> None:
+    """``0001-01-01T00:00:00+01:00`` is valid RFC 3339 but falls in year 0 in UTC: the model
+    keeps it at its own offset and a frame sets it to NA with a warning naming it."""
+    reward = client.rewards.get(REWARD_IDS["year_one"])
+    assert reward.created_at == datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=1)))
+    with pytest.warns(OddValueWarning, match=r"rewards id lrew_\w+: field 'created_at'"):
+        frame = rewards_frame([reward])
+    assert frame["created_at"].isna().all()
 
 
 def test_a_refused_application_key_pair_names_its_settings(client: LoyaltyClient) -> None:
