@@ -1,8 +1,12 @@
-"""Audit findings between two snapshots: which appeared and which were resolved.
+"""Audit findings between two snapshots: which appeared, which changed, which were resolved.
 
-A finding is the same in both when its rule, resource type, resource ID and
-message are; a finding whose message changed counts as resolved and appeared.
-Importing ``lyt_toolkit.audit`` makes this the source of ``SnapshotDiff.findings``.
+A finding is identified by what it is about: its rule, resource type and
+resource ID. A finding of ``after`` with the same identity and message as one
+of ``before`` stayed and is left out; among the rest, findings with the same
+identity pair up in order as ``changed`` (the new message in ``message``, the
+old one in ``previous_message``), and the unpaired ones ``appeared`` or were
+``resolved``. Importing ``lyt_toolkit.audit`` makes this the source of
+``SnapshotDiff.findings``.
 """
 
 from __future__ import annotations
@@ -18,28 +22,54 @@ if TYPE_CHECKING:
 
 __all__ = ["FINDING_CHANGES", "compare_findings", "findings_between"]
 
-FINDING_CHANGES = ("appeared", "resolved")
+FINDING_CHANGES = ("appeared", "changed", "resolved")
 """Values of the ``change`` column of ``findings_between``."""
 
-_IDENTITY = ["rule", "resource_type", "resource_id", "message"]
+_IDENTITY = ["rule", "resource_type", "resource_id"]
+"""What a finding is about: findings with the same identity are one finding over time."""
+
+_NTH = "_nth"
 
 
 def findings_between(before: ProgramSnapshot, after: ProgramSnapshot) -> pd.DataFrame:
-    """Findings of ``after`` not in ``before`` (``appeared``) and the reverse (``resolved``)."""
+    """Findings of ``after`` not in ``before`` (``appeared``), those whose message changed
+    (``changed``) and those of ``before`` gone from ``after`` (``resolved``)."""
     return compare_findings(run(before), run(after))
 
 
 def compare_findings(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
-    """``change`` plus the finding columns: appeared findings first, then resolved ones."""
-    appeared = _only_in(after, before)
-    resolved = _only_in(before, after)
-    out = pd.concat([appeared, resolved], ignore_index=True)
-    change = ["appeared"] * len(appeared) + ["resolved"] * len(resolved)
-    out.insert(0, "change", pd.Series(change, dtype=pd.CategoricalDtype(list(FINDING_CHANGES))))
-    return out[["change", *FINDING_COLUMNS]]
+    """``change``, the finding columns and ``previous_message`` (NA unless ``changed``):
+    appeared findings first, then changed, then resolved ones, each in their audit's order."""
+    old = _numbered(_only_in(before, after), _IDENTITY)
+    new = _numbered(_only_in(after, before), _IDENTITY)
+    keys = [*_IDENTITY, _NTH]
+    new = new.merge(
+        old[[*keys, "message"]].rename(columns={"message": "previous_message"}),
+        on=keys,
+        how="left",
+        indicator=True,
+    )
+    old = old.merge(new[keys], on=keys, how="left", indicator=True)
+    parts = {
+        "appeared": new[new["_merge"] == "left_only"],
+        "changed": new[new["_merge"] == "both"],
+        "resolved": old[old["_merge"] == "left_only"],
+    }
+    out = pd.concat([part.assign(change=name) for name, part in parts.items()], ignore_index=True)
+    out = out.astype({**before.dtypes.to_dict(), "previous_message": "string"})
+    out["change"] = out["change"].astype(pd.CategoricalDtype(list(FINDING_CHANGES)))
+    return out[["change", *FINDING_COLUMNS, "previous_message"]]
 
 
 def _only_in(frame: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
-    keys = pd.MultiIndex.from_frame(frame[_IDENTITY].astype(object))
-    others = pd.MultiIndex.from_frame(other[_IDENTITY].astype(object))
+    """Rows of ``frame`` with no equal finding in ``other`` (a repeated one counts each time)."""
+    columns = [*_IDENTITY, "message"]
+    mine = _numbered(frame, columns)
+    keys = pd.MultiIndex.from_frame(mine[[*columns, _NTH]].astype(object))
+    others = pd.MultiIndex.from_frame(_numbered(other, columns)[[*columns, _NTH]].astype(object))
     return frame[~keys.isin(others)].reset_index(drop=True)
+
+
+def _numbered(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame`` with ``_nth``: 0, 1, ... among rows with the same values in ``columns``."""
+    return frame.assign(**{_NTH: frame.groupby(columns, dropna=False).cumcount()})

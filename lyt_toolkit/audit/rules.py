@@ -305,6 +305,39 @@ def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Findin
             )
 
 
+@rule(
+    "card-pending-points-mismatch",
+    Severity.WARNING,
+    "A card's pending points total differs from the points of its PENDING buckets.",
+)
+def card_pending_points_mismatch(snapshot: ProgramSnapshot) -> Iterator[Finding]:
+    """Members see a pending total that activating their buckets will not pay out.
+
+    Silent on a snapshot without pending buckets (pulled without them, it cannot tell).
+    """
+    buckets = {b["id"]: b for b in rows(snapshot, "pending_buckets")}
+    if not buckets:
+        return
+    held: dict[str, int] = defaultdict(int)
+    counts: dict[str, int] = defaultdict(int)
+    for bucket in buckets.values():
+        if bucket["status"] == PendingBucketStatus.PENDING:
+            held[bucket["card_id"]] += int(bucket.get("points_total") or 0)
+            counts[bucket["card_id"]] += 1
+    cards = {c["id"]: c for c in rows(snapshot, "cards")}  # a shared card once
+    for card_id, card in cards.items():
+        total = card.get("balance_pending_points")
+        if total is not None and total != held[card_id]:
+            n = counts[card_id]
+            yield Finding(
+                "card",
+                card_id,
+                None,
+                f"card of member {card['member_id']} shows {int(total)} pending points, "
+                f"but its PENDING buckets hold {held[card_id]} ({n} bucket{'' if n == 1 else 's'})",
+            )
+
+
 # --- helpers --------------------------------------------------------------------
 
 

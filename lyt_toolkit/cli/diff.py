@@ -2,7 +2,7 @@
 
 Either folder may hold a CSV export (``lyt export``, ``to_csv``) or a Parquet
 one (``to_parquet``). Prints the counts per kind and the audit findings that
-appeared or were resolved; ``--out`` writes every change as CSV. Changes are
+appeared, changed or were resolved; ``--out`` writes every change as CSV. Changes are
 data, not failures: the exit code is 0 whenever the diff ran.
 """
 
@@ -47,7 +47,8 @@ def diff(args: argparse.Namespace) -> int:
 
 
 def format_diff(changes: SnapshotDiff) -> str:
-    """The printed diff: both pull times, counts per kind, findings that appeared or resolved."""
+    """The printed diff: both pull times, counts per kind, findings that appeared, changed or
+    resolved."""
     before, after = changes.before, changes.after
     lines = [
         f"Changes from {before.pulled_at:%Y-%m-%d %H:%M:%S} UTC "
@@ -60,10 +61,11 @@ def format_diff(changes: SnapshotDiff) -> str:
     lines += [
         "",
         f"Audit findings: {counts.get('appeared', 0)} appeared, "
-        f"{counts.get('resolved', 0)} resolved",
+        f"{counts.get('changed', 0)} changed, {counts.get('resolved', 0)} resolved",
     ]
     for f in findings.head(MAX_FINDINGS_SHOWN).itertuples(index=False):
-        lines.append(f"  {f.change:<8} {f.resource_id}: {f.message}  [{f.rule}]")
+        was = f" (was: {f.previous_message})" if f.change == "changed" else ""
+        lines.append(f"  {f.change:<8} {f.resource_id}: {f.message}{was}  [{f.rule}]")
     if len(findings) > MAX_FINDINGS_SHOWN:
         lines.append(f"  ... and {len(findings) - MAX_FINDINGS_SHOWN} more")
     return "\n".join(lines)

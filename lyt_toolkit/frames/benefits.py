@@ -10,9 +10,9 @@ import pandas as pd
 from ..models import Benefit
 from ..models.enums import BenefitStatus, BenefitType, DigitalBenefitType, StockType
 from ..models.subtypes import CalculationType, MaterialType
-from ._columns import card_definition_check, created_updated
+from ._columns import card_definition_check, created_updated, money
 from ._values import material_values, model_of
-from .schema import Row, Schema, enum, integer, number, text
+from .schema import Row, Schema, enum, integer, text
 
 __all__ = ["BENEFITS", "benefits_frame"]
 
@@ -40,7 +40,7 @@ BENEFITS = Schema(
         text("material_sku_id", "MATERIAL: SKU ID"),
         enum("digital_type", DigitalBenefitType, "DIGITAL: GIFT_VOUCHERS or DISCOUNT_COUPONS"),
         text("digital_campaign_id", "DIGITAL: campaign ID"),
-        number("digital_gift_voucher_balance", "DIGITAL gift vouchers: balance per voucher"),
+        money("digital_gift_voucher_balance", "DIGITAL gift vouchers: balance per voucher"),
         *card_definition_check(optional=True),
         *created_updated(),
     ),

@@ -10,9 +10,9 @@ import pandas as pd
 from ..models import Reward
 from ..models.enums import RewardStatus, RewardType, ValidityHoursType
 from ..models.subtypes import MaterialType, RefundType, RewardDigitalType
-from ._columns import card_definition_check, created_updated
+from ._columns import card_definition_check, created_updated, money
 from ._values import as_json, material_values, model_of
-from .schema import Row, Schema, enum, integer, number, text, timestamp
+from .schema import Row, Schema, enum, integer, text, timestamp
 
 __all__ = [
     "REWARDS",
@@ -44,7 +44,7 @@ REWARDS = Schema(
         text("material_sku_id", "MATERIAL rewards: SKU ID"),
         enum("digital_type", RewardDigitalType, "DIGITAL rewards: kind of digital reward"),
         text("digital_campaign_id", "DIGITAL rewards: coupon or gift voucher campaign ID"),
-        number("digital_gift_voucher_balance", "DIGITAL gift vouchers: balance per voucher"),
+        money("digital_gift_voucher_balance", "DIGITAL gift vouchers: balance per voucher"),
         integer("digital_points", "DIGITAL card points: points credited"),
         text("digital_points_card_definition_id", "DIGITAL card points: card definition ID"),
         integer("cost_count", "number of cost options (0: the reward cannot be bought)"),

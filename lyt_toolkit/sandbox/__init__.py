@@ -6,6 +6,7 @@ Start it in-process with ``Sandbox.start()`` or from the shell with
 """
 
 from .config import SandboxConfig, SandboxCredentials
+from .loader import ProgramDataWarning
 from .server import Sandbox
 
-__all__ = ["Sandbox", "SandboxConfig", "SandboxCredentials"]
+__all__ = ["ProgramDataWarning", "Sandbox", "SandboxConfig", "SandboxCredentials"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,7 +23,12 @@ from pydantic_core import to_json
 from .. import models
 from .errors import ServiceError
 from .placeholders import placeholder_problems
-from .programcheck import dangling_references, unknown_model_keys, unknown_record_keys
+from .programcheck import (
+    dangling_references,
+    pending_mismatches,
+    unknown_model_keys,
+    unknown_record_keys,
+)
 from .quota import plan_problems
 from .store import DuplicateId, Store
 from .timeexpr import DATE_ONLY_KEYS, RELATIVE, RelativeFormatter, is_time_key, resolve_tree
@@ -68,6 +74,11 @@ KIND_BY_KEY = {k.key: k for k in KINDS}
 
 class ProgramFileError(ValueError):
     """The program file is not in the expected format; the message names the place."""
+
+
+class ProgramDataWarning(UserWarning):
+    """The program file loads, but its data disagrees with itself (a copy of production
+    may); the message names the record."""
 
 
 def normalize(kind: Kind, doc: dict[str, Any]) -> dict[str, Any]:
@@ -230,6 +241,21 @@ def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], N
         if len(problems) > len(shown):
             shown.append(f"... and {len(problems) - len(shown)} more problems")
         raise ProgramFileError("\n".join(shown))
+    _warn_pending_mismatches(resolved)
+
+
+def _warn_pending_mismatches(sections: dict[str, list[Any]]) -> None:
+    """A ``ProgramDataWarning`` per card whose pending points total differs from its PENDING
+    buckets; the file loads as written."""
+    for index, card, total, held in pending_mismatches(
+        sections["cards"], sections["pending_buckets"]
+    ):
+        warnings.warn(
+            f"{_where(KIND_BY_KEY['cards'], index, card)}: pending points total {total}, "
+            f"its PENDING buckets hold {held}; loaded as written",
+            ProgramDataWarning,
+            stacklevel=2,
+        )
 
 
 def _records(

@@ -7,11 +7,13 @@ stops the load instead of loading silently. See data/README.md, "Checks".
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import Any, get_args
 
 from pydantic import BaseModel
 
+from ..models.enums import PendingBucketStatus
 from .placeholders import PLACEHOLDER, PLACEHOLDER_SECTIONS
 
 _COMMON = frozenset({"id", "object", "metadata", "created_at", "updated_at"})
@@ -150,6 +152,21 @@ def unknown_record_keys(section: str, record: Mapping[str, Any]) -> list[str]:
     """Top-level keys of a record of a section without a model that it may not hold."""
     allowed = RECORD_KEYS.get(section)
     return [] if allowed is None else sorted(set(record) - allowed)
+
+
+def pending_mismatches(
+    cards: list[Any], buckets: list[Any]
+) -> Iterator[tuple[int, dict[str, Any], float, float]]:
+    """``(index, card, pending total, points of its PENDING buckets)`` of each card whose
+    ``balance.pending_points`` is not the sum of its PENDING buckets' ``points.total``."""
+    held: dict[str, float] = defaultdict(int)
+    for bucket in buckets:
+        if bucket.get("status") == PendingBucketStatus.PENDING:
+            held[bucket.get("card_id")] += (bucket.get("points") or {}).get("total") or 0
+    for index, card in enumerate(cards):
+        total = (card.get("balance") or {}).get("pending_points") or 0
+        if total != held.get(card["id"], 0):
+            yield index, card, total, held.get(card["id"], 0)
 
 
 def dangling_references(

@@ -89,7 +89,7 @@ def _no_changes() -> pd.DataFrame:
 
 
 FindingsBetween = Callable[["ProgramSnapshot", "ProgramSnapshot"], pd.DataFrame]
-"""Audit findings that appeared and were resolved from the first snapshot to the second."""
+"""Audit findings that appeared, changed and were resolved from the first snapshot to the second."""
 
 _FINDINGS: list[FindingsBetween] = []
 
@@ -144,7 +144,7 @@ class SnapshotDiff:
 
     @cached_property
     def findings(self) -> pd.DataFrame:
-        """Audit findings that ``appeared`` or were ``resolved`` (column ``change``).
+        """Audit findings that ``appeared``, ``changed`` or were ``resolved`` (column ``change``).
 
         Runs the audit on both snapshots the first time it is read.
         """

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 import pytest
 
 from lyt_toolkit.audit import FINDING_COLUMNS, RULES, SEVERITIES, findings_frame, run
+from lyt_toolkit.frames import SCHEMAS
+from lyt_toolkit.sandbox import ProgramDataWarning
 
 from .programs import CARD_DEFINITION, NOW
 
@@ -55,8 +58,9 @@ EXPECTED: dict[str, set[str]] = {
 }
 """Resources of the demo program that break each rule (see data/README.md)."""
 
-NOT_IN_DEMO = {"odd-value-in-answer"}
-"""Rules the demo cannot trigger: its answers hold no odd values (see test_odd_flags)."""
+NOT_IN_DEMO = {"odd-value-in-answer", "card-pending-points-mismatch"}
+"""Rules the demo cannot trigger: its answers hold no odd values (see test_odd_flags), and
+its pending totals agree with its buckets (see test_a_pending_total_that_disagrees...)."""
 
 DEMO_RULES = [r for r in RULES if r not in NOT_IN_DEMO]
 
@@ -205,6 +209,25 @@ def test_broken_copy_of_the_clean_program(audit_program, clean: dict[str, Any]):
     assert _ids(findings, "active-reward-expired") == {"lrew_a0d17001"}
     assert _ids(findings, "pending-bucket-not-activatable") == {"lcppb_a0d17001"}
     assert len(findings) == 6
+
+
+def test_a_pending_total_that_disagrees_with_the_buckets(
+    start_sandbox, pull_snapshot, clean: dict[str, Any]
+):
+    clean["cards"][0]["balance"]["pending_points"] = 100  # its one PENDING bucket holds 120
+    with pytest.warns(ProgramDataWarning, match="lcrd_a0d17001"), start_sandbox(clean) as sb:
+        snapshot = pull_snapshot(sb)
+    findings = run(snapshot)
+    assert findings[["rule", "resource_type", "resource_id"]].values.tolist() == [
+        ["card-pending-points-mismatch", "card", "lcrd_a0d17001"]
+    ]
+    assert findings["message"].iloc[0] == (
+        "card of member lmbr_a0d17001 shows 100 pending points, "
+        "but its PENDING buckets hold 120 (1 bucket)"
+    )
+    # pulled without its buckets, a snapshot cannot tell: the rule stays silent
+    partial = replace(snapshot, pending_buckets=SCHEMAS["pending_buckets"].empty())
+    assert run(partial, rules=["card-pending-points-mismatch"]).empty
 
 
 @pytest.mark.parametrize("rule", list(RULES.values()), ids=list(RULES))

@@ -238,6 +238,15 @@ def test_pending_buckets_lie_on_both_sides_of_the_clock(program: dict[str, Any])
     assert any(date.fromisoformat(b["date"]) == today for b in pending)
 
 
+def test_pending_totals_equal_the_points_of_pending_buckets(program: dict[str, Any]) -> None:
+    held: dict[str, float] = {}
+    for bucket in program["pending_buckets"]:
+        if bucket["status"] == "PENDING":
+            held[bucket["card_id"]] = held.get(bucket["card_id"], 0) + bucket["points"]["total"]
+    totals = {card["id"]: card["balance"]["pending_points"] for card in program["cards"]}
+    assert totals == {card: held.get(card, 0) for card in totals}
+
+
 def test_discount_variants_and_rule_kinds(program: dict[str, Any]) -> None:
     variants = set()
     for tier in program["promotion_tiers"]:

@@ -125,3 +125,20 @@ def test_readme_documents_the_current_schemas() -> None:
 
     readme = Path(__file__).resolve().parents[2] / "README.md"
     assert frames.schemas_markdown() in readme.read_text(encoding="utf-8")
+
+
+MONEY_WORDS = ("balance", "amount", "price")
+
+
+@pytest.mark.parametrize("kind", ["rewards", "benefits"])
+def test_gift_voucher_balances_say_they_are_in_minor_units(kind: str) -> None:
+    described = describe_schema(kind).set_index("column")["description"]
+    assert "minor currency units (e.g. cents" in described["digital_gift_voucher_balance"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_amount_of_money_says_its_unit(kind: str) -> None:
+    for column in SCHEMAS[kind].columns:
+        money = any(w in column.name for w in MONEY_WORDS) and "points" not in column.name
+        if money and column.dtype_name in ("Int64", "Float64"):
+            assert "minor currency units" in column.doc, f"{kind}.{column.name}"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
+import warnings
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -12,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox import ProgramDataWarning, Sandbox
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 from lyt_toolkit.sandbox.loader import ProgramFileError
 from lyt_toolkit.synthetic import generate_program
@@ -126,6 +128,28 @@ def test_a_reference_declared_deliberately_missing_loads() -> None:
 def test_a_deliberately_missing_id_that_exists_is_refused() -> None:
     problems = _refused(demo(lambda p: p["deliberately_missing"].append("lcdef_c0ffee0001")))
     assert problems == ["deliberately_missing: lcdef_c0ffee0001 is the ID of a record"]
+
+
+def _pending_total(program: dict[str, Any], card_index: int, total: int) -> None:
+    program["cards"][card_index]["balance"]["pending_points"] = total
+
+
+def test_a_pending_total_that_disagrees_with_its_buckets_loads_with_a_warning_naming_the_card():
+    program = demo(lambda p: _pending_total(p, 0, 500))  # its PENDING buckets hold 450
+    expected = "cards[0] lcrd_c0ffee0001: pending points total 500, its PENDING buckets hold 450"
+    with pytest.warns(ProgramDataWarning, match=re.escape(expected)) as caught:
+        sb = Sandbox.start(program, now=NOW)
+    with sb, v2_client(sb) as api:
+        member = api.get("/v2/loyalties/programs/lprg_c0ffee0001/members/lmbr_c0ffee0001")
+        cards = {c["card"]["id"]: c["card"] for c in member.json()["cards"]}
+        assert cards["lcrd_c0ffee0001"]["balance"]["pending_points"] == 500  # loaded as written
+    assert len(caught) == 1
+
+
+def test_the_demo_loads_without_a_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ProgramDataWarning)
+        Sandbox.start(now=NOW).stop()
 
 
 def test_serve_refuses_a_bad_program_file_with_one_line_per_problem(tmp_path: Path) -> None:

@@ -56,6 +56,30 @@ def test_diff_prints_the_summary_and_writes_the_changes(
     ]
 
 
+def test_diff_prints_a_finding_whose_message_changed_once_with_both_messages(
+    demo_snapshot: ProgramSnapshot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    daily = "lrew_c0ffee000d"  # ACTIVE with an empty DAILY schedule
+    rewards = demo_snapshot.rewards.copy()
+    rewards.loc[rewards["id"] == daily, "status"] = "DRAFT"
+    later = ProgramSnapshot.from_frames(
+        {**demo_snapshot.frames(), "rewards": rewards},
+        source=demo_snapshot.source,
+        pulled_at=demo_snapshot.pulled_at,  # the same clock: only the status changes
+    )
+    demo_snapshot.to_csv(tmp_path / "old")
+    later.to_csv(tmp_path / "new")
+    assert main(["diff", str(tmp_path / "old"), str(tmp_path / "new")]) == 0
+    out = capsys.readouterr().out
+    assert "Audit findings: 0 appeared, 1 changed, 0 resolved" in out
+    assert re.search(
+        rf"^  changed\s+{daily}: DRAFT reward: DAILY validity .*"
+        r" \(was: ACTIVE reward: DAILY validity .*\)  \[daily-validity-invalid\]$",
+        out,
+        re.M,
+    ), out
+
+
 def test_diff_of_a_folder_that_is_no_snapshot_fails_in_one_line(
     demo_snapshot: ProgramSnapshot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

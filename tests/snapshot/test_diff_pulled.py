@@ -15,6 +15,7 @@ from lyt_toolkit.snapshot import CHANGES
 from .helpers import client_for, pull
 
 DRAFTED = "lrew_c0ffee000f"  # ACTIVE and expired: drafting it resolves active-reward-expired
+DAILY_INVALID = "lrew_c0ffee000d"  # ACTIVE with an empty DAILY schedule
 DELETED = "lts_c0ffee0005"  # INACTIVE tier structure on a DELETED card definition
 BUCKET = ("lprg_c0ffee0001", "lmbr_c0ffee0001", "lcrd_c0ffee0001", "lcppb_c0ffee0001")
 NEW_BENEFIT = {
@@ -100,9 +101,23 @@ def test_changes_made_through_the_client_are_exactly_the_diff(demo: Sandbox) -> 
     assert ("active-reward-expired", DRAFTED) in set(pairs)
     both = pd.concat([run(before).assign(side="before"), run(after).assign(side="after")])
     for f in findings.itertuples():
-        side = "after" if f.change == "appeared" else "before"
+        side = "before" if f.change == "resolved" else "after"
         same = both[(both["rule"] == f.rule) & (both["message"] == f.message)]
         assert set(same["side"]) == {side}, f
+        if f.change == "changed":
+            old = both[(both["rule"] == f.rule) & (both["message"] == f.previous_message)]
+            assert set(old["side"]) == {"before"}, f
+
+
+def test_a_finding_whose_message_changed_is_one_changed_finding(demo: Sandbox) -> None:
+    before = pull(demo)
+    with client_for(demo) as client:
+        client.rewards.draft(DAILY_INVALID)
+    findings = before.diff(pull(demo)).findings
+    mine = findings[findings["resource_id"] == DAILY_INVALID]
+    assert mine[["change", "rule"]].values.tolist() == [["changed", "daily-validity-invalid"]]
+    assert mine["previous_message"].iloc[0].startswith("ACTIVE reward: DAILY validity")
+    assert mine["message"].iloc[0].startswith("DRAFT reward: DAILY validity")
 
 
 def test_exported_folders_diff_like_the_pulled_snapshots(demo: Sandbox, tmp_path: Path) -> None:
