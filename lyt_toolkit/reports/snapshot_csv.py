@@ -175,7 +175,8 @@ def write_folder(
             "sha256": sha256_of(path),
             "columns": column_schema(frame),
         }
-    kinds = getattr(snapshot, "kinds", None)
+    kinds = getattr(snapshot, "kinds", None)  # written only for a partial snapshot
+    kinds = None if kinds is None or set(FRAME_NAMES) <= set(kinds) else kinds
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
@@ -261,13 +262,11 @@ def _check_frames(path: Path, manifest: Mapping[str, Any]) -> None:
     unknown = set(frames) - set(FRAME_NAMES)
     if unknown:
         raise SnapshotFileError(f"{path}: unknown frames {sorted(unknown)}")
-    kinds = manifest.get("kinds", FRAME_NAMES)
+    kinds = manifest.get("kinds", list(frames))  # absent: every kind the manifest lists
     if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
         raise _broken(path, "kinds", "must be a list of frame names")
-    if set(kinds) - set(frames):
-        raise _broken(
-            path, "kinds", f"names frames the manifest lacks: {sorted(set(kinds) - set(frames))}"
-        )
+    if lacking := sorted(set(kinds) - set(frames)):
+        raise _broken(path, "kinds", f"names frames the manifest lacks: {lacking}")
     for name, entry in frames.items():
         _check_keys(path, f"frames.{name}", entry, _ENTRY_KEYS)
         if Path(entry["file"]).name != entry["file"] or entry["file"] in ("", ".", ".."):

@@ -12,6 +12,7 @@ import pytest
 
 from lyt_toolkit import ProgramSnapshot, read_snapshot
 from lyt_toolkit.cli import main
+from lyt_toolkit.frames import SCHEMAS
 from lyt_toolkit.reports import SnapshotFileError
 from lyt_toolkit.snapshot import SnapshotHistory
 
@@ -97,3 +98,17 @@ def test_lyt_diff_of_a_broken_manifest_fails_in_one_line(
     assert main(["diff", str(tmp_path / "old"), str(tmp_path / "new")]) == 2
     err = capsys.readouterr().err
     assert err == f"lyt diff: {path}: {key}: missing\n"
+
+
+@pytest.mark.parametrize("kinds", ["rewards", ["rewards", 3], ["promotions"]])
+def test_a_manifest_whose_kinds_are_broken_is_refused_naming_the_key(
+    tmp_path: Path, kinds: object
+) -> None:
+    snapshot = ProgramSnapshot.from_frames({"rewards": SCHEMAS["rewards"].empty()})
+    snapshot.to_csv(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["kinds"] == ["rewards"]
+    manifest["kinds"] = kinds
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(SnapshotFileError, match=r"manifest\.json: kinds: "):
+        read_snapshot(tmp_path)
