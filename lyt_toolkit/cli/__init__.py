@@ -1,4 +1,4 @@
-"""The ``lyt`` command: demo, audit, export, diff and the sandbox.
+"""The ``lyt`` command: demo, audit, report, export, diff and the sandbox.
 
 Each subcommand's work lives in the package it belongs to; this module only
 parses arguments and dispatches, importing lazily so ``lyt --help`` stays fast.
@@ -54,6 +54,28 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("new", metavar="NEW_DIR", help="the later snapshot folder (CSV or Parquet)")
     diff.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
     diff.set_defaults(handler=_dispatch("lyt_toolkit.cli.diff:diff"))
+
+    report = sub.add_parser("report", help="pull a snapshot and write a report")
+    report_sub = report.add_subparsers(dest="report_command", required=True)
+    econ = report_sub.add_parser(
+        "economics",
+        help="earn rates, point values, effective return and liability: CSV, PNG and HTML",
+    )
+    econ.add_argument("--out", required=True, metavar="DIR", help="directory for the report")
+    econ.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+    econ.add_argument(
+        "--history",
+        default=None,
+        metavar="DIR",
+        help="a snapshot history folder (lyt audit --history): liability over time",
+    )
+    econ.add_argument(
+        "--prices",
+        default=None,
+        metavar="FILE",
+        help="CSV with columns id,value: the value (minor units) of products, SKUs, campaigns",
+    )
+    econ.set_defaults(handler=_dispatch("lyt_toolkit.cli.report:economics"))
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..snapshot import ProgramSnapshot
 
-__all__ = ["audit", "demo", "format_catalogue", "format_summary"]
+__all__ = ["audit", "demo", "format_catalogue", "format_summary", "pull_or_fail"]
 
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
 
@@ -65,14 +65,9 @@ def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = 
     if out is None:
         return _fail(command, EMPTY_OUT)
 
-    try:
-        with connected_client(sandbox) as client:
-            snapshot = pull_snapshot(client)
-    except LytError as exc:
-        return _fail(command, _explain(exc))
-    except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
-        reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
-        return _fail(command, _scrub(" ".join(reason.split())))
+    snapshot = pull_or_fail(sandbox, command)
+    if snapshot is None:
+        return EXIT_CANNOT_RUN
     findings = run(snapshot)
     counts = summary(findings)
     try:
@@ -87,6 +82,19 @@ def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = 
     if history is not None:
         return _keep(snapshot, history, command)
     return EXIT_OK
+
+
+def pull_or_fail(sandbox: bool, command: str) -> ProgramSnapshot | None:
+    """The pulled snapshot, or None once one line saying why it could not be pulled is printed."""
+    try:
+        with connected_client(sandbox) as client:
+            return pull_snapshot(client)
+    except LytError as exc:
+        _fail(command, _explain(exc))
+    except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
+        reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
+        _fail(command, _scrub(" ".join(reason.split())))
+    return None
 
 
 def _keep(snapshot: ProgramSnapshot, folder: str, command: str) -> int:
