@@ -168,7 +168,7 @@ CHARTS: dict[str, Plot] = {
     "pending_by_month": lambda f, ax: plot_pending_by_month(f["pending_schedule"], ax),
     "value_per_point": lambda f, ax: plot_value_per_point(f["burn_values"], f["mispriced"], ax),
     "effective_return": lambda f, ax: plot_effective_return(f["effective_return"], ax),
-    "liability_over_time": lambda f, ax: plot_liability_over_time(f["over_time"], ax),
+    "liability_over_time": lambda f, ax: plot_liability_over_time(f["economics_over_time"], ax),
 }
 """Chart file stem -> how it is drawn from the economics frames (by frame name)."""
 

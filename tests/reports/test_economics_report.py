@@ -143,7 +143,7 @@ class HandMade:
             "burn_values": burn_values(),
             "mispriced": mispriced(),
             "effective_return": effective_return(),
-            "over_time": self.over,
+            "economics_over_time": self.over,
         }
 
 
