@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .earn_burn import burn_values, earn_rates
-from .history import economics_over_time
+from .history import economics_over_time, estimate_redemption_rate
 from .liability import liability
 from .mispricing import mispriced
 from .schedules import expiry_schedule, pending_schedule
@@ -29,6 +29,8 @@ class Economics:
     source: str
     pulled_at: pd.Timestamp
     redemption_rate: float
+    redemption_method: str
+    """Where ``redemption_rate`` comes from: given, the default, or the history's estimate."""
     earn_rates: pd.DataFrame
     burn_values: pd.DataFrame
     point_values: pd.DataFrame
@@ -94,14 +96,26 @@ def summarise(
 ) -> Economics:
     """Every economics frame of ``snapshot``: point values from its rewards (and ``prices``:
     ``id``, ``value`` in minor units), liability at ``redemption_rate`` (1.0: every point
-    redeemed, the conservative figure), and the ``history``'s liability over time."""
+    redeemed, the conservative figure; None: estimated from the ``history``, which needs at
+    least two snapshots), and the ``history``'s liability over time at today's point values."""
+    if redemption_rate is None and history is not None:
+        redemption_rate, method = estimate_redemption_rate(history)
+    elif redemption_rate == 1.0:
+        method = "1.0, the conservative default: every point is redeemed"
+    else:
+        method = f"{redemption_rate} as given"
     values = point_values(snapshot, prices=prices)
     burn = burn_values(snapshot, prices=prices)
-    over_time = OVER_TIME.empty() if history is None else economics_over_time(history)
+    over_time = (
+        OVER_TIME.empty()
+        if history is None
+        else economics_over_time(history, values, redemption_rate)
+    )
     return Economics(
         source=snapshot.source,
         pulled_at=snapshot.pulled_at,
         redemption_rate=float("nan") if redemption_rate is None else float(redemption_rate),
+        redemption_method=method,
         earn_rates=earn_rates(snapshot),
         burn_values=burn,
         point_values=values,
