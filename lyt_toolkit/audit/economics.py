@@ -85,7 +85,12 @@ def _times(ratio: float) -> str:
     "now spends its points and they cannot pay for orders.",
 )
 def points_without_way_out(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Members collect points they can do nothing with."""
+    """Members collect points they can do nothing with.
+
+    Silent on a snapshot pulled without rewards or reward costs (it cannot tell).
+    """
+    if not {"rewards", "reward_costs"} <= snapshot.kinds:
+        return
     earners: dict[str, list[str]] = defaultdict(list)
     for benefit in _live_benefits(snapshot):
         if benefit["status"] == ACTIVE and benefit.get("card_definition_id"):

@@ -57,5 +57,5 @@ def mispriced(
     far = (ratio > factor) | (ratio < 1 / factor)
     enough = joined["observations"].astype("Int64") >= min_observations
     chosen = (far & enough).fillna(False).astype(bool)
-    out = joined[chosen].assign(median_value_per_point=joined["median"], ratio=ratio)
+    out = joined.assign(median_value_per_point=median, ratio=ratio)[chosen]
     return MISPRICED.conform(out.reset_index(drop=True))

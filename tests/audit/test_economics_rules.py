@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.audit import effective_return_cap, run
 
 from .programs import CARD_DEFINITION
@@ -42,6 +43,24 @@ def _gift_card(reward_id: str, balance: int, points: int, status: str = "ACTIVE"
     }
 
 
+GIFT_CAMPAIGN = {
+    "id": "camp_Gift01",
+    "name": "Gift Cards",
+    "type": "GIFT_VOUCHERS",
+    "active": True,
+    "start_date": "now-365d",
+    "expiration_date": None,
+    "categories": [],
+}
+
+
+def _with_gift_cards(program: dict[str, Any], *cards: dict[str, Any]) -> dict[str, Any]:
+    """``program`` whose rewards are these gift cards (and their campaign)."""
+    program["rewards"] = list(cards)
+    program["campaigns"] = [*program.get("campaigns", []), GIFT_CAMPAIGN]
+    return program
+
+
 def _proportional(value: int, every: int = 100) -> dict[str, Any]:
     """An ACTIVE benefit crediting ``value`` points per ``every`` minor units of order amount."""
     return {
@@ -71,13 +90,14 @@ def test_clean_program_has_no_economics_findings(audit_program: Audit, clean):
 def test_a_reward_far_either_way_from_the_median_is_mispriced(audit_program: Audit, clean):
     # Values per point: 500/1000 = 0.5, 1000/2000 = 0.5, 500/100 = 5 (10x the median),
     # 100/2000 = 0.05 (a tenth of it), 600/1000 = 0.6 (1.2x). Median of the five: 0.5.
-    clean["rewards"] = [
+    _with_gift_cards(
+        clean,
         _gift_card("lrew_0a1", 500, 1000),
         _gift_card("lrew_0a2", 1000, 2000),
         _gift_card("lrew_0a3", 500, 100),
         _gift_card("lrew_0a4", 100, 2000),
         _gift_card("lrew_0a5", 600, 1000),
-    ]
+    )
     hits = _hits(audit_program(clean), "reward-mispriced").set_index("resource_id")
     assert set(hits.index) == {"lrew_0a3", "lrew_0a4"}
     generous, stingy = hits.at["lrew_0a3", "message"], hits.at["lrew_0a4", "message"]
@@ -88,16 +108,17 @@ def test_a_reward_far_either_way_from_the_median_is_mispriced(audit_program: Aud
 
 def test_three_times_the_median_is_not_yet_mispriced(audit_program: Audit, clean):
     # 0.5, 0.5 and 1500/1000 = 1.5: exactly 3x the median, not more.
-    clean["rewards"] = [
+    _with_gift_cards(
+        clean,
         _gift_card("lrew_0a1", 500, 1000),
         _gift_card("lrew_0a2", 1000, 2000),
         _gift_card("lrew_0a3", 1500, 1000),
-    ]
+    )
     assert _hits(audit_program(clean), "reward-mispriced").empty
 
 
 def test_two_observations_are_too_few_to_call_one_mispriced(audit_program: Audit, clean):
-    clean["rewards"] = [_gift_card("lrew_0a1", 500, 1000), _gift_card("lrew_0a3", 500, 100)]
+    _with_gift_cards(clean, _gift_card("lrew_0a1", 500, 1000), _gift_card("lrew_0a3", 500, 100))
     assert _hits(audit_program(clean), "reward-mispriced").empty
 
 
@@ -122,11 +143,19 @@ def test_an_expired_reward_is_no_way_out(audit_program: Audit, clean):
 @pytest.mark.parametrize(
     "change",
     [
-        pytest.param(lambda p: p["card_definitions"][0].update(
-            pay_with_points={"type": "EXCHANGE_RATIO", "exchange_ratio": {"formula": "POINTS / 10"}}
-        ), id="points-pay-for-orders"),
+        pytest.param(
+            lambda p: p["card_definitions"][0].update(
+                pay_with_points={
+                    "type": "EXCHANGE_RATIO",
+                    "exchange_ratio": {"formula": "POINTS / 10"},
+                }
+            ),
+            id="points-pay-for-orders",
+        ),
         pytest.param(lambda p: p["benefits"][0].update(status="DRAFT"), id="no-active-benefit"),
-        pytest.param(lambda p: p["card_definitions"][0].update(status="DRAFT"), id="draft-definition"),
+        pytest.param(
+            lambda p: p["card_definitions"][0].update(status="DRAFT"), id="draft-definition"
+        ),
     ],
 )
 def test_no_finding_when_points_can_go_out_or_are_not_earned(audit_program: Audit, clean, change):
@@ -141,7 +170,7 @@ def test_no_finding_when_points_can_go_out_or_are_not_earned(audit_program: Audi
 
 def _returning(clean: dict[str, Any], value: int) -> dict[str, Any]:
     """Point value 0.5 (three vouchers, 500 per 1000 points), ``value`` points per 100 spent."""
-    clean["rewards"] = [_gift_card(f"lrew_0a{i}", 500, 1000) for i in range(1, 4)]
+    _with_gift_cards(clean, *(_gift_card(f"lrew_0a{i}", 500, 1000) for i in range(1, 4)))
     clean["benefits"].append(_proportional(value))
     return clean
 
@@ -175,3 +204,14 @@ def test_a_cap_that_is_not_a_positive_share_is_refused(cap):
     with pytest.raises(ValueError, match="effective_return_cap must be a positive share"):
         with effective_return_cap(cap):
             pass
+
+
+def test_a_snapshot_without_rewards_cannot_tell_a_way_out(start_sandbox, make_client, clean):
+    for reward in clean["rewards"]:
+        reward["status"] = "INACTIVE"
+    kinds = ["benefits", "card_definitions"]
+    with start_sandbox(clean, now=None) as sb, make_client(sb) as client:
+        partial = ProgramSnapshot.pull(client, kinds=kinds, progress=False)
+        full = ProgramSnapshot.pull(client, progress=False)
+    assert run(partial, ["points-without-way-out"]).empty
+    assert len(run(full, ["points-without-way-out"])) == 1
