@@ -28,7 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lyt", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="audit the demo program on the embedded sandbox")
+    demo = sub.add_parser(
+        "demo", help="audit the demo program on the embedded sandbox, write its economics report"
+    )
     demo.add_argument("--out", default="reports", help="directory for the reports")
     demo.set_defaults(handler=_dispatch("lyt_toolkit.cli.audit:demo"))
 

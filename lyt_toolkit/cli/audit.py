@@ -44,7 +44,7 @@ def demo(args: argparse.Namespace) -> int:
     """``lyt demo``: the audit of the bundled demo program on the embedded sandbox."""
     print("lyt demo: auditing the Northwind Coffee Rewards demo program on the embedded sandbox")
     print("(a local copy of the service on loopback; nothing leaves this machine)\n")
-    return _audit(args.out, sandbox=True, command="lyt demo")
+    return _audit(args.out, sandbox=True, command="lyt demo", economics=True)
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -57,7 +57,16 @@ def audit(args: argparse.Namespace) -> int:
     return _audit(args.out, sandbox=sandbox, command="lyt audit", history=history)
 
 
-def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = None) -> int:
+def _audit(
+    out_text: str,
+    *,
+    sandbox: bool,
+    command: str,
+    history: str | None = None,
+    economics: bool = False,
+) -> int:
+    """Pull, audit, write the reports (and with ``economics`` the economics report in
+    ``out/economics``), print the summary."""
     from ..audit import run, summary  # the rules and pandas load only when an audit runs
     from ..reports import write_reports
 
@@ -79,6 +88,12 @@ def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = 
     print(f"\nReports written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")
+    if economics:
+        from .report import ECONOMICS_DIR, write_economics
+
+        code = write_economics(snapshot, out / ECONOMICS_DIR, command)
+        if code != EXIT_OK:
+            return code
     if history is not None:
         return _keep(snapshot, history, command)
     return EXIT_OK

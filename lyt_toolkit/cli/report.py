@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 
     from ..snapshot import ProgramSnapshot, SnapshotHistory
 
-__all__ = ["economics", "write_economics"]
+__all__ = ["ECONOMICS_DIR", "economics", "write_economics"]
 
 COMMAND = "lyt report economics"
+
+ECONOMICS_DIR = "economics"
+"""Where ``lyt demo`` writes the economics report, inside its ``--out``."""
 
 
 def economics(args: argparse.Namespace) -> int:

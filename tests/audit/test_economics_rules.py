@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from economics.priced_program import gift_card, returning, with_gift_cards
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.audit import effective_return_cap, run
@@ -19,63 +20,6 @@ Audit = Callable[[dict[str, Any]], pd.DataFrame]
 
 def _hits(findings: pd.DataFrame, rule: str) -> pd.DataFrame:
     return findings[findings["rule"] == rule]
-
-
-def _gift_card(reward_id: str, balance: int, points: int, status: str = "ACTIVE") -> dict[str, Any]:
-    """A gift-voucher reward: ``points`` of the clean card definition buy ``balance`` minor units."""
-    return {
-        "id": reward_id,
-        "name": f"Gift {balance} for {points}",
-        "type": "DIGITAL",
-        "status": status,
-        "digital": {
-            "type": "GIFT_VOUCHERS",
-            "gift_vouchers": {"campaign_id": "camp_Gift01", "balance": balance},
-        },
-        "validity_hours": {"type": "ANY_TIME"},
-        "costs": [
-            {
-                "id": "lrcst_" + reward_id.removeprefix("lrew_"),
-                "spending": [{"points": points, "card_definition_id": CARD_DEFINITION}],
-            }
-        ],
-        "created_at": "now-30d",
-    }
-
-
-GIFT_CAMPAIGN = {
-    "id": "camp_Gift01",
-    "name": "Gift Cards",
-    "type": "GIFT_VOUCHERS",
-    "active": True,
-    "start_date": "now-365d",
-    "expiration_date": None,
-    "categories": [],
-}
-
-
-def _with_gift_cards(program: dict[str, Any], *cards: dict[str, Any]) -> dict[str, Any]:
-    """``program`` whose rewards are these gift cards (and their campaign)."""
-    program["rewards"] = list(cards)
-    program["campaigns"] = [*program.get("campaigns", []), GIFT_CAMPAIGN]
-    return program
-
-
-def _proportional(value: int, every: int = 100) -> dict[str, Any]:
-    """An ACTIVE benefit crediting ``value`` points per ``every`` minor units of order amount."""
-    return {
-        "id": "lben_a0d17099",
-        "name": "Points per spend",
-        "type": "POINTS_PROPORTIONAL",
-        "status": "ACTIVE",
-        "stock": {"type": "UNLIMITED"},
-        "points_proportional": {
-            "calculation_type": "PRE_DISCOUNT_ORDER_AMOUNT",
-            "card_definition_id": CARD_DEFINITION,
-            "order": {"amount": {"every": every, "value": value}},
-        },
-        "created_at": "now-30d",
-    }
 
 
 # --- reward-mispriced ---------------------------------------------------------------
@@ -90,13 +34,13 @@ def test_clean_program_has_no_economics_findings(audit_program: Audit, clean):
 def test_a_reward_far_either_way_from_the_median_is_mispriced(audit_program: Audit, clean):
     # Values per point: 500/1000 = 0.5, 1000/2000 = 0.5, 500/100 = 5 (10x the median),
     # 100/2000 = 0.05 (a tenth of it), 600/1000 = 0.6 (1.2x). Median of the five: 0.5.
-    _with_gift_cards(
+    with_gift_cards(
         clean,
-        _gift_card("lrew_0a1", 500, 1000),
-        _gift_card("lrew_0a2", 1000, 2000),
-        _gift_card("lrew_0a3", 500, 100),
-        _gift_card("lrew_0a4", 100, 2000),
-        _gift_card("lrew_0a5", 600, 1000),
+        gift_card("lrew_0a1", 500, 1000),
+        gift_card("lrew_0a2", 1000, 2000),
+        gift_card("lrew_0a3", 500, 100),
+        gift_card("lrew_0a4", 100, 2000),
+        gift_card("lrew_0a5", 600, 1000),
     )
     hits = _hits(audit_program(clean), "reward-mispriced").set_index("resource_id")
     assert set(hits.index) == {"lrew_0a3", "lrew_0a4"}
@@ -108,17 +52,17 @@ def test_a_reward_far_either_way_from_the_median_is_mispriced(audit_program: Aud
 
 def test_three_times_the_median_is_not_yet_mispriced(audit_program: Audit, clean):
     # 0.5, 0.5 and 1500/1000 = 1.5: exactly 3x the median, not more.
-    _with_gift_cards(
+    with_gift_cards(
         clean,
-        _gift_card("lrew_0a1", 500, 1000),
-        _gift_card("lrew_0a2", 1000, 2000),
-        _gift_card("lrew_0a3", 1500, 1000),
+        gift_card("lrew_0a1", 500, 1000),
+        gift_card("lrew_0a2", 1000, 2000),
+        gift_card("lrew_0a3", 1500, 1000),
     )
     assert _hits(audit_program(clean), "reward-mispriced").empty
 
 
 def test_two_observations_are_too_few_to_call_one_mispriced(audit_program: Audit, clean):
-    _with_gift_cards(clean, _gift_card("lrew_0a1", 500, 1000), _gift_card("lrew_0a3", 500, 100))
+    with_gift_cards(clean, gift_card("lrew_0a1", 500, 1000), gift_card("lrew_0a3", 500, 100))
     assert _hits(audit_program(clean), "reward-mispriced").empty
 
 
@@ -168,16 +112,9 @@ def test_no_finding_when_points_can_go_out_or_are_not_earned(audit_program: Audi
 # --- effective-return-above-cap ------------------------------------------------------------
 
 
-def _returning(clean: dict[str, Any], value: int) -> dict[str, Any]:
-    """Point value 0.5 (three vouchers, 500 per 1000 points), ``value`` points per 100 spent."""
-    _with_gift_cards(clean, *(_gift_card(f"lrew_0a{i}", 500, 1000) for i in range(1, 4)))
-    clean["benefits"].append(_proportional(value))
-    return clean
-
-
 def test_a_return_above_the_default_cap_is_flagged(audit_program: Audit, clean):
     # 30 points per 100 minor units = 0.3 a unit, x 0.5 per point = 15 % of spend.
-    (hit,) = _hits(audit_program(_returning(clean, 30)), "effective-return-above-cap").to_dict(
+    (hit,) = _hits(audit_program(returning(clean, 30)), "effective-return-above-cap").to_dict(
         "records"
     )
     assert hit["resource_id"] == CARD_DEFINITION
@@ -186,11 +123,11 @@ def test_a_return_above_the_default_cap_is_flagged(audit_program: Audit, clean):
 
 def test_a_return_below_the_cap_is_not(audit_program: Audit, clean):
     # 5 per 100 x 0.5 = 2.5 %.
-    assert _hits(audit_program(_returning(clean, 5)), "effective-return-above-cap").empty
+    assert _hits(audit_program(returning(clean, 5)), "effective-return-above-cap").empty
 
 
 def test_the_cap_is_configurable(start_sandbox, pull_snapshot, clean):
-    with start_sandbox(_returning(clean, 5), now=None) as sb:
+    with start_sandbox(returning(clean, 5), now=None) as sb:
         snapshot = pull_snapshot(sb)
     with effective_return_cap(0.02):
         findings = run(snapshot, ["effective-return-above-cap"])
@@ -201,9 +138,11 @@ def test_the_cap_is_configurable(start_sandbox, pull_snapshot, clean):
 
 @pytest.mark.parametrize("cap", [0, -0.1, float("inf"), float("nan"), True, "10%"])
 def test_a_cap_that_is_not_a_positive_share_is_refused(cap):
-    with pytest.raises(ValueError, match="effective_return_cap must be a positive share"):
-        with effective_return_cap(cap):
-            pass
+    with (
+        pytest.raises(ValueError, match="effective_return_cap must be a positive share"),
+        effective_return_cap(cap),
+    ):
+        pass
 
 
 def test_a_snapshot_without_rewards_cannot_tell_a_way_out(start_sandbox, make_client, clean):
