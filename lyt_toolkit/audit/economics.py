@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from ..economics import burn_values, effective_return, point_values
-from ..economics.mispricing import MISPRICED_FACTOR, MIN_OBSERVATIONS, mispriced
+from ..economics.mispricing import MIN_OBSERVATIONS, MISPRICED_FACTOR, mispriced
 from ..models.subtypes import PayWithPointsType
 from ._view import Row, now_of, rows, timestamp
 from .registry import Finding, Severity, rule

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -79,8 +79,9 @@ class Economics:
         }
 
 
-def _plain(value: object) -> float | None:
-    return None if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]
+def _plain(value: Any) -> float | None:
+    """A figure as a plain float, None when unknown."""
+    return None if value is None or pd.isna(value) else float(value)
 
 
 def _total(column: pd.Series) -> float | None:

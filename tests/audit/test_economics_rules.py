@@ -154,3 +154,17 @@ def test_a_snapshot_without_rewards_cannot_tell_a_way_out(start_sandbox, make_cl
         full = ProgramSnapshot.pull(client, progress=False)
     assert run(partial, ["points-without-way-out"]).empty
     assert len(run(full, ["points-without-way-out"])) == 1
+
+
+def test_the_demo_breaks_the_economics_rules_exactly_where_declared(demo_findings):
+    # data/README.md "declared economic defects": two mispriced Beans gift cards, Perks
+    # points with no way out, Gold Stars returning 15 % of spend.
+    found = {
+        rule: set(_hits(demo_findings, rule)["resource_id"])
+        for rule in ("reward-mispriced", "points-without-way-out", "effective-return-above-cap")
+    }
+    assert found == {
+        "reward-mispriced": {"lrew_c0ffee0022", "lrew_c0ffee0023"},
+        "points-without-way-out": {"lcdef_c0ffee0003"},
+        "effective-return-above-cap": {"lcdef_c0ffee0002"},
+    }
