@@ -7,13 +7,14 @@ money is in the service's minor units, and an unknown figure is NA, never 0 or i
 
 from .history import economics_over_time, estimate_redemption_rate
 from .liability import liability, recognised_revenue
-from .schedules import pending_schedule
+from .schedules import expiry_schedule, pending_schedule
 from .schemas import ECONOMICS_SCHEMAS
 
 __all__ = [
     "ECONOMICS_SCHEMAS",
     "economics_over_time",
     "estimate_redemption_rate",
+    "expiry_schedule",
     "liability",
     "pending_schedule",
     "recognised_revenue",
