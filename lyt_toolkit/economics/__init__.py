@@ -1,21 +1,35 @@
-"""Program economics: earn rates, point values, liability, schedules and history, as frames.
+"""Program economics: what the program gives back and what it owes, as frames.
 
-Pure functions over a ``ProgramSnapshot`` (or a ``SnapshotHistory``): no client, no I/O
-but reading a history's files. Every frame follows a schema of ``ECONOMICS_SCHEMAS``;
-money is in the service's minor units, and an unknown figure is NA, never 0 or infinity.
+Pure functions over a ``ProgramSnapshot`` (no I/O but reading a ``SnapshotHistory``'s
+files): ``earn_rates`` (points a benefit credits), ``burn_values`` (what a reward's points
+buy), ``point_values`` (low / median / high value per point per card definition),
+``effective_return`` (share of spend returned), ``liability`` (points owed, valued, times
+an expected redemption rate; ``estimate_redemption_rate`` from a history,
+``recognised_revenue`` by IFRS 15), ``pending_schedule`` and ``expiry_schedule`` (points
+arriving and leaving by month) and ``economics_over_time`` (per stored snapshot). Every
+frame follows a declared schema of ``ECONOMICS_SCHEMAS``. Money is in the service's minor
+units as it sends them; values per point in minor units per point.
 """
 
+from .earn_burn import burn_values, earn_rates
 from .history import economics_over_time, estimate_redemption_rate
 from .liability import liability, recognised_revenue
 from .schedules import expiry_schedule, pending_schedule
-from .schemas import ECONOMICS_SCHEMAS
+from .schemas import ECONOMICS_SCHEMAS, PointValueSource, ValueSource
+from .value import effective_return, point_values
 
 __all__ = [
     "ECONOMICS_SCHEMAS",
+    "PointValueSource",
+    "ValueSource",
+    "burn_values",
+    "earn_rates",
     "economics_over_time",
+    "effective_return",
     "estimate_redemption_rate",
     "expiry_schedule",
     "liability",
     "pending_schedule",
+    "point_values",
     "recognised_revenue",
 ]

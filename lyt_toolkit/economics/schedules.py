@@ -14,6 +14,7 @@ from ..models.enums import PendingBucketStatus, PointsExpirationType
 from ..models.subtypes import RoundingType
 from ..snapshot.model import ProgramSnapshot
 from ._common import definition_names, first_of_month, sum_by
+from ._frames import columns
 from .liability import points_by_definition
 from .schemas import EXPIRY_SCHEDULE, PENDING_SCHEDULE
 
@@ -69,7 +70,8 @@ def expiry_schedule(
     """
     day = _day(snapshot.pulled_at if today is None else today)
     lots = _lots(snapshot, day)
-    definitions = snapshot.card_definitions.drop_duplicates("id").set_index("id")
+    definitions = columns(snapshot.card_definitions, "card_definitions", _SETTINGS)
+    definitions = definitions.drop_duplicates("id").set_index("id")
     settings_of = definitions.to_dict("index")
     kinds = definitions["points_expiration_type"].reindex(lots["card_definition_id"].array)
     lots["expiration_type"] = kinds.astype("string").array
@@ -125,6 +127,17 @@ def _lots(snapshot: ProgramSnapshot, day: pd.Timestamp) -> pd.DataFrame:
         ignore_index=True,
     )
 
+
+_SETTINGS = [
+    "id",
+    "points_expiration_type",
+    "points_expiration_period_value",
+    "points_expiration_period_unit",
+    "points_expiration_rounding_type",
+    "points_expiration_rounding_value",
+    "points_expiration_calendar_dates",
+]
+"""The card definitions' columns the expiry estimate reads."""
 
 _UNITS = {"HOUR": "hours", "DAY": "days", "WEEK": "weeks", "MONTH": "months", "YEAR": "years"}
 

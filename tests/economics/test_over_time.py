@@ -19,8 +19,9 @@ from lyt_toolkit.snapshot import SnapshotHistory
 
 from .owed_program import (
     BEANS,
+    GIFT_CARD,
     STARS,
-    _card,
+    card_of,
     cards_of,
     hand_values,
     owed_program,
@@ -37,7 +38,7 @@ def later_program() -> dict[str, Any]:
     cards["lcrd_b0e0000001"]["balance"] = {"points": 420, "pending_points": 0}  # +120 - 200
     cards["lcrd_b0e0000002"]["balance"]["points"] = 1500  # +300 earned
     cards["lcrd_b0e0000003"]["balance"]["points"] = 2900  # -100 spent
-    program["cards"].append(_card(5, 3, BEANS, 50, 0))  # a new card: +50 earned
+    program["cards"].append(card_of(5, 3, BEANS, 50, 0))  # a new card: +50 earned
     first = program["pending_buckets"][0]
     first.update(status="ACTIVATED", date="now-27d")
     return program
@@ -127,3 +128,13 @@ def test_empty_history_gives_the_declared_dtypes(tmp_path: Path) -> None:
     over_time = economics_over_time(SnapshotHistory(tmp_path), hand_values())
     assert over_time.empty
     assert dict(over_time.dtypes) == ECONOMICS_SCHEMAS["economics_over_time"].dtypes
+
+
+def test_values_default_to_the_latest_snapshots_point_values(history: SnapshotHistory) -> None:
+    spending = GIFT_CARD["costs"][0]["spending"][0]["points"]
+    per_point = GIFT_CARD["digital"]["gift_vouchers"]["balance"] / spending  # 200 / 400
+    over_time = economics_over_time(history)
+    beans = over_time[over_time["card_definition_id"] == BEANS]
+    owed = (beans["outstanding_points"] + beans["pending_points"]).astype("Float64")
+    assert list(beans["liability_median"]) == list(owed * per_point)
+    assert over_time.loc[over_time["card_definition_id"] == STARS, "liability_median"].isna().all()
