@@ -1,14 +1,16 @@
-"""Program economics: earn rates, point values, effective return, liability, schedules and
-history, as frames.
+"""Program economics: what the program gives back and what it owes, as frames.
 
-Pure functions over a ``ProgramSnapshot`` (or a ``SnapshotHistory``): no client, no I/O
-but reading a history's files. ``earn_rates`` (points a benefit credits), ``burn_values``
-(what a reward's points buy), ``point_values`` (low / median / high value per point per card
-definition), ``effective_return`` (share of spend returned), ``liability``, the pending and
-expiry schedules and ``economics_over_time``; ``summarise`` gives them all at once. Every
-frame follows a schema of ``ECONOMICS_SCHEMAS``; money is in the service's minor units as it
-sends them, values per point in minor units per point, and an unknown figure is NA, never 0
-or infinity.
+Pure functions over a ``ProgramSnapshot`` (no I/O but reading a ``SnapshotHistory``'s
+files): ``earn_rates`` (points a benefit credits), ``burn_values`` (what a reward's points
+buy), ``point_values`` (low / median / high value per point per card definition),
+``effective_return`` (share of spend returned), ``liability`` (points owed, valued, times
+an expected redemption rate; ``estimate_redemption_rate`` from a history,
+``recognised_revenue`` by IFRS 15), ``pending_schedule`` and ``expiry_schedule`` (points
+arriving and leaving by month), ``economics_over_time`` (per stored snapshot), ``mispriced``
+(rewards far from their card definition's median value per point) and ``summarise`` (every
+frame at once, with headline figures). Every
+frame follows a declared schema of ``ECONOMICS_SCHEMAS``. Money is in the service's minor
+units as it sends them; values per point in minor units per point.
 """
 
 from .earn_burn import burn_values, earn_rates

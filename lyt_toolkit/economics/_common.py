@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from ..snapshot.model import ProgramSnapshot
+from ._frames import names_of
 
 
 def sum_by(grouped: Any) -> pd.Series:
@@ -27,7 +28,4 @@ def first_of_month(stamps: pd.Series) -> pd.Series:
 
 def definition_names(snapshot: ProgramSnapshot, ids: pd.Series) -> Any:
     """The name of each card definition ID in ``ids`` (NA when it is not in the snapshot)."""
-    definitions = snapshot.card_definitions
-    names = pd.Series(definitions["name"].array, index=definitions["id"].array, dtype="string")
-    names = names[~names.index.duplicated()]
-    return names.reindex(ids.astype("string").array).array
+    return names_of(snapshot.card_definitions).astype("string").reindex(ids.astype("string")).array

@@ -17,6 +17,7 @@ from ..snapshot.model import ProgramSnapshot
 from ._common import sum_by
 from .liability import _checked_rate, _checked_values
 from .schemas import OVER_TIME
+from .value import point_values
 
 __all__ = ["economics_over_time", "estimate_redemption_rate"]
 
@@ -49,6 +50,15 @@ def _stacked(source: Snapshots, kind: str) -> pd.DataFrame:
     return out
 
 
+def _latest(source: Snapshots) -> ProgramSnapshot:
+    """The most recently pulled snapshot (an empty one when there is none)."""
+    if isinstance(source, SnapshotHistory):
+        latest = source.latest()
+    else:
+        latest = max(source, key=lambda s: s.pulled_at, default=None)
+    return ProgramSnapshot.from_frames({}) if latest is None else latest
+
+
 def _stamps(source: Snapshots) -> list[pd.Timestamp]:
     """The snapshots' ``pulled_at``, oldest first."""
     if isinstance(source, SnapshotHistory):
@@ -66,13 +76,14 @@ def economics_over_time(
     ``members`` counts distinct members holding a card of it, ``cards`` its cards;
     ``outstanding_points`` and ``pending_points`` are summed as in ``liability``.
     ``liability_median`` values every snapshot at one point value, the ``median`` of
-    ``values`` (``card_definition_id, low, median, high``), times ``redemption_rate``: so
-    the curve follows the points, not changing prices. Ordered by ``pulled_at``, then card
+    ``values`` (``card_definition_id, low, median, high``; by default ``point_values`` of
+    the latest snapshot), times ``redemption_rate``: so the curve follows the points, not
+    changing prices. Ordered by ``pulled_at``, then card
     definition.
     """
     rate = _checked_rate(redemption_rate)
     if values is None:
-        raise TypeError("economics_over_time: values is required (a point values frame)")
+        values = point_values(_latest(history))
     medians = _checked_values(values).set_index("card_definition_id")["median"]
     cards = _stacked(history, "cards")
     buckets = _stacked(history, "pending_buckets")

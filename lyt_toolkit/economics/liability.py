@@ -17,6 +17,7 @@ from ..models.enums import PendingBucketStatus
 from ..snapshot.model import ProgramSnapshot
 from ._common import definition_names, sum_by
 from .schemas import LIABILITY
+from .value import point_values
 
 __all__ = ["liability", "points_by_definition", "recognised_revenue"]
 
@@ -33,16 +34,16 @@ def liability(
 
     Each value column is (outstanding + pending points) x value per point x
     ``redemption_rate``, in minor units. ``values`` is a frame with
-    ``card_definition_id, low, median, high`` (minor units per point), as
-    ``point_values(snapshot)`` returns it. ``redemption_rate`` is the share of the
-    points expected to be redeemed, between 0 and 1: 1.0 (the default) is the
-    conservative figure; ``estimate_redemption_rate`` gives one from a history; None
-    leaves every value NA. A card definition without a point value, or with a card
-    whose balance is unknown, has NA values, never 0.
+    ``card_definition_id, low, median, high`` (minor units per point); by default
+    ``point_values(snapshot)`` (pass your own for prices or overrides).
+    ``redemption_rate`` is the share of the points expected to be redeemed, between 0
+    and 1: 1.0 (the default) is the conservative figure; ``estimate_redemption_rate``
+    gives one from a history; None leaves every value NA. A card definition without a
+    point value, or with a card whose balance is unknown, has NA values, never 0.
     """
     rate = _checked_rate(redemption_rate)
     if values is None:
-        raise TypeError("liability: values is required (a point values frame)")
+        values = point_values(snapshot)
     prices = _checked_values(values).set_index("card_definition_id")
     points = points_by_definition(snapshot)
     priced = points.join(prices, on="card_definition_id")

@@ -4,7 +4,9 @@ estimate of expiry by month under each card definition's expiration settings."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 import pandas as pd
 
@@ -12,6 +14,7 @@ from ..models.enums import PendingBucketStatus, PointsExpirationType
 from ..models.subtypes import RoundingType
 from ..snapshot.model import ProgramSnapshot
 from ._common import definition_names, first_of_month, sum_by
+from ._frames import columns
 from .liability import points_by_definition
 from .schemas import EXPIRY_SCHEDULE, PENDING_SCHEDULE
 
@@ -67,13 +70,15 @@ def expiry_schedule(
     """
     day = _day(snapshot.pulled_at if today is None else today)
     lots = _lots(snapshot, day)
-    definitions = snapshot.card_definitions.drop_duplicates("id").set_index("id")
+    definitions = columns(snapshot.card_definitions, "card_definitions", _SETTINGS)
+    definitions = definitions.drop_duplicates("id").set_index("id")
+    settings_of = definitions.to_dict("index")
     kinds = definitions["points_expiration_type"].reindex(lots["card_definition_id"].array)
     lots["expiration_type"] = kinds.astype("string").array
     lots = lots[lots["expiration_type"].isin([ROLLING, CALENDAR])]
     expiry = pd.Series(pd.NaT, index=lots.index, dtype="datetime64[ns, UTC]")
     for definition_id, earned in lots.groupby("card_definition_id")["earned"]:
-        settings = definitions.loc[definition_id]
+        settings = settings_of[definition_id]
         if settings["points_expiration_type"] == ROLLING:
             expiry[earned.index] = _rolling(earned, settings)
         else:
@@ -98,7 +103,8 @@ def _lots(snapshot: ProgramSnapshot, day: pd.Timestamp) -> pd.DataFrame:
     owed = owed[owed["outstanding_points"] != 0]
     buckets = snapshot.pending_buckets
     pending = buckets[buckets["status"] == PendingBucketStatus.PENDING]
-    earned = pending["date"].fillna(day).clip(lower=day)
+    dates = pending["date"]
+    earned = dates.where(dates.notna() & (dates > day), day)
     return pd.concat(
         [
             pd.DataFrame(
@@ -122,16 +128,28 @@ def _lots(snapshot: ProgramSnapshot, day: pd.Timestamp) -> pd.DataFrame:
     )
 
 
+_SETTINGS = [
+    "id",
+    "points_expiration_type",
+    "points_expiration_period_value",
+    "points_expiration_period_unit",
+    "points_expiration_rounding_type",
+    "points_expiration_rounding_value",
+    "points_expiration_calendar_dates",
+]
+"""The card definitions' columns the expiry estimate reads."""
+
 _UNITS = {"HOUR": "hours", "DAY": "days", "WEEK": "weeks", "MONTH": "months", "YEAR": "years"}
 
 
-def _rolling(earned: pd.Series, settings: pd.Series) -> pd.Series:
+def _rolling(earned: pd.Series, settings: Mapping[Any, Any]) -> pd.Series:
     """Earned dates + the rolling period, rounded up as the card definition sets."""
     value = settings["points_expiration_period_value"]
     unit = settings["points_expiration_period_unit"]
     if pd.isna(value) or str(unit) not in _UNITS:
         return pd.Series(pd.NaT, index=earned.index, dtype="datetime64[ns, UTC]")
-    expiry = earned + pd.DateOffset(**{_UNITS[str(unit)]: int(value)})
+    period: dict[str, Any] = {_UNITS[str(unit)]: int(value)}
+    expiry = earned + pd.DateOffset(**period)
     rounding = settings["points_expiration_rounding_type"]
     target = settings["points_expiration_rounding_value"]
     month = expiry.dt.month - 1

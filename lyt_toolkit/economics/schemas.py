@@ -142,37 +142,29 @@ EFFECTIVE_RETURN = Schema(
     ),
 )
 
-_DEFINITION = (
-    text("card_definition_id", "card definition ID (lcdef_...)"),
-    text("card_definition_name", "card definition name (NA: not in the snapshot)"),
-)
 
 LIABILITY = Schema(
     "liability",
     "One row per card definition: the points it owes and what they are worth.",
     (
-        *_DEFINITION,
+        *_card_definition(),
         integer("outstanding_points", "sum of its cards' balance_points"),
         integer("pending_points", "sum of its PENDING buckets' points"),
         number("redemption_rate", "expected share of the points redeemed (1.0: all)"),
-        number(
-            "value_low",
-            "minor units: (outstanding + pending) x low point value x redemption rate",
-        ),
-        number(
-            "value_median",
-            "minor units: (outstanding + pending) x median point value x redemption rate",
-        ),
-        number(
-            "value_high",
-            "minor units: (outstanding + pending) x high point value x redemption rate",
+        *(
+            number(
+                f"value_{level}",
+                f"(outstanding + pending) x {level} point value x redemption rate, {MINOR_UNITS}",
+            )
+            for level in ("low", "median", "high")
         ),
         number(
             "outstanding_value_median",
-            "minor units: outstanding x median point value x redemption rate",
+            f"outstanding x median point value x redemption rate, {MINOR_UNITS}",
         ),
         number(
-            "pending_value_median", "minor units: pending x median point value x redemption rate"
+            "pending_value_median",
+            f"pending x median point value x redemption rate, {MINOR_UNITS}",
         ),
     ),
 )
@@ -181,7 +173,7 @@ PENDING_SCHEDULE = Schema(
     "pending_schedule",
     "One row per card definition x month: PENDING points arriving that month.",
     (
-        *_DEFINITION,
+        *_card_definition(),
         timestamp("month", "first day of the activation month, 00:00 UTC"),
         integer("points", "points of the PENDING buckets activating that month"),
         integer("buckets", "PENDING buckets activating that month"),
@@ -192,27 +184,27 @@ EXPIRY_SCHEDULE = Schema(
     "expiry_schedule",
     "Estimate: one row per card definition x month x assumption: points that would expire.",
     (
-        *_DEFINITION,
+        *_card_definition(),
         text("expiration_type", "ROLLING_EXPIRATION or CALENDAR_EXPIRATION"),
-        timestamp("month", "first day of the expiry month, 00:00 UTC"),
+        timestamp("month", "first day of the expiry month, 00:00 UTC (NA: settings missing)"),
         integer("points", "points that would expire that month under the assumption"),
-        text("assumption", "which points these are and the date they are assumed earned"),
+        text("assumption", "which points these are and the day they are assumed earned"),
     ),
 )
 
 OVER_TIME = Schema(
     "economics_over_time",
-    "One row per stored snapshot x card definition holding cards.",
+    "One row per stored snapshot x card definition holding cards or PENDING points.",
     (
         timestamp("pulled_at", "when the snapshot was pulled (UTC)"),
-        *_DEFINITION,
+        *_card_definition(),
         integer("members", "distinct members holding a card of it"),
         integer("cards", "cards of it"),
         integer("outstanding_points", "sum of its cards' balance_points"),
         integer("pending_points", "sum of its PENDING buckets' points"),
         number(
             "liability_median",
-            "minor units: (outstanding + pending) x median point value x redemption rate",
+            f"(outstanding + pending) x median point value x redemption rate, {MINOR_UNITS}",
         ),
     ),
 )

@@ -25,6 +25,26 @@ NOW = "2026-01-15T12:00:00Z"
 """The sandboxes' clock (tests/conftest.py): relative dates below count from it."""
 
 
+GIFT_CARD: dict[str, Any] = {
+    "id": "lrew_b0e0000001",
+    "name": "Beans Gift Card",
+    "type": "DIGITAL",
+    "status": "ACTIVE",
+    "digital": {
+        "type": "GIFT_VOUCHERS",
+        "gift_vouchers": {"campaign_id": "camp_OwedGift01", "balance": 200},
+    },
+    "costs": [
+        {
+            "id": "lrcst_b0e0000001",
+            "spending": [{"points": 400, "card_definition_id": BEANS}],
+        }
+    ],
+    "created_at": "now-60d",
+}
+"""The one reward: 400 Beans points buy a 200 (minor units) voucher, 0.5 per point."""
+
+
 def _definition(cid: str, name: str, expiration: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": cid,
@@ -49,7 +69,7 @@ def _member(n: int) -> dict[str, Any]:
     }
 
 
-def _card(n: int, member: int, definition: str, points: int, pending: int) -> dict[str, Any]:
+def card_of(n: int, member: int, definition: str, points: int, pending: int) -> dict[str, Any]:
     return {
         "id": f"lcrd_b0e000000{n}",
         "member_id": f"lmbr_b0e000000{member}",
@@ -110,16 +130,18 @@ def owed_program() -> dict[str, Any]:
                     "created_at": "now-300d",
                 }
             ],
+            "rewards": [GIFT_CARD],
+            "campaigns": [{"id": "camp_OwedGift01", "name": "Owed Gift Cards"}],
             "customers": [
                 {"id": f"cust_Owed0{n}", "source_id": f"owed-0{n}", "name": f"Owed {n}"}
                 for n in (1, 2, 3)
             ],
             "members": [_member(n) for n in (1, 2, 3)],
             "cards": [
-                _card(1, 1, BEANS, 500, 120),
-                _card(2, 2, BEANS, 1200, 120),
-                _card(3, 3, STARS, 3000, 300),
-                _card(4, 1, STARS, 0, 0),
+                card_of(1, 1, BEANS, 500, 120),
+                card_of(2, 2, BEANS, 1200, 120),
+                card_of(3, 3, STARS, 3000, 300),
+                card_of(4, 1, STARS, 0, 0),
             ],
             "pending_buckets": [
                 _bucket(1, 1, BEANS, 120, "now+3d", "PENDING"),  # 2026-01-18

@@ -16,6 +16,7 @@ from lyt_toolkit.economics import ECONOMICS_SCHEMAS, liability, recognised_reven
 
 from .owed_program import (
     BEANS,
+    GIFT_CARD,
     SPARE,
     STARS,
     cards_of,
@@ -57,6 +58,17 @@ def test_points_and_values_per_definition_by_hand(owed: ProgramSnapshot) -> None
         assert row["pending_value_median"] == pytest.approx(pending * median * 0.8)
     # Beans: (500 + 1200 + 120 + 80 + 40) x 1.0 x 0.8, the ACTIVATED bucket left out.
     assert _row(owed_frame, BEANS)["value_median"] == pytest.approx(1552.0)
+
+
+def test_values_default_to_the_snapshots_point_values(owed: ProgramSnapshot) -> None:
+    voucher = GIFT_CARD["digital"]["gift_vouchers"]["balance"]
+    per_point = voucher / GIFT_CARD["costs"][0]["spending"][0]["points"]  # 200 / 400
+    by_default = liability(owed, redemption_rate=0.8)
+    row = _row(by_default, BEANS)
+    owed_points = row["outstanding_points"] + row["pending_points"]
+    for level in ("low", "median", "high"):
+        assert row[f"value_{level}"] == pytest.approx(owed_points * per_point * 0.8)
+    assert by_default["value_median"].isna().sum() == 2  # Stars and Spare: no observation
 
 
 def test_definition_without_cards_or_value_owes_nothing_known(owed: ProgramSnapshot) -> None:
