@@ -49,12 +49,14 @@ def _label(names: pd.Series, ids: pd.Series) -> list[str]:
 
 
 def plot_liability(liability: pd.DataFrame, ax: Axes) -> Axes:
-    """Horizontal bars per card definition: the median value of outstanding and of pending
-    points (stacked), with a line from the low to the high estimate of their total."""
+    """Horizontal bars per card definition owing points: the median value of outstanding and
+    of pending points (stacked), with a line from the low to the high estimate of their total;
+    a card definition whose points have no value says so with its points."""
     title = "Points liability per card definition (median, low-high range; minor units)"
-    if liability.empty:
-        return _empty(ax, title, "card definitions")
-    frame = liability.iloc[::-1]
+    owed = liability["outstanding_points"].fillna(1) + liability["pending_points"].fillna(1) > 0
+    if not owed.any():
+        return _empty(ax, title, "points owed")
+    frame = liability[owed].iloc[::-1]
     labels = _label(frame["card_definition_name"], frame["card_definition_id"])
     outstanding = frame["outstanding_value_median"].astype("float64").fillna(0.0)
     pending = frame["pending_value_median"].astype("float64").fillna(0.0)
@@ -63,6 +65,12 @@ def plot_liability(liability: pd.DataFrame, ax: Axes) -> Axes:
     low = frame["value_low"].astype("float64").to_numpy()
     high = frame["value_high"].astype("float64").to_numpy()
     ax.hlines(labels, low, high, color=RANGE, linewidth=3, label="low-high estimate")
+    points = frame["outstanding_points"] + frame["pending_points"]
+    for label, value, owed_points in zip(labels, frame["value_median"], points, strict=True):
+        if pd.isna(value):
+            count = "" if pd.isna(owed_points) else f" ({int(owed_points):,} points)"
+            note = f"no point value{count}"
+            ax.annotate(note, (0, label), xytext=(6, 0), textcoords="offset points", va="center")
     ax.set_xlabel("liability (minor units)")
     ax.legend(loc="lower right")
     ax.set_title(title)

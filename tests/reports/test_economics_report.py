@@ -36,15 +36,21 @@ def liability() -> pd.DataFrame:
     dtypes = {
         "card_definition_id": "string",
         "card_definition_name": "string",
+        "outstanding_points": "Int64",
+        "pending_points": "Int64",
+        "value_median": "Float64",
         "outstanding_value_median": "Float64",
         "pending_value_median": "Float64",
         "value_low": "Float64",
         "value_high": "Float64",
     }
     # 1,000 outstanding and 200 pending points at 0.5 (low 0.25, high 1.0) minor units a point.
-    coffee = ["lcdef_1", "Coffee Points", 500.0, 100.0, 300.0, 1200.0]
-    tea = ["lcdef_2", "=Tea Stars", 40.0, 0.0, 40.0, 40.0]
-    return pd.DataFrame([coffee, tea], columns=list(dtypes)).astype(dtypes)
+    coffee = ["lcdef_1", "Coffee Points", 1000, 200, 600.0, 500.0, 100.0, 300.0, 1200.0]
+    tea = ["lcdef_2", "=Tea Stars", 80, 0, 40.0, 40.0, 0.0, 40.0, 40.0]
+    miles = ["lcdef_3", "Miles", 2400, 4100, None, None, None, None, None]
+    spare = ["lcdef_4", "Spare", 0, 0, None, None, None, None, None]
+    rows = [coffee, tea, miles, spare]
+    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
 
 
 def pending_schedule() -> pd.DataFrame:
@@ -154,12 +160,16 @@ def _axes() -> object:
 def test_liability_chart_stacks_outstanding_and_pending_with_the_range():
     ax = plot_liability(liability(), _axes())
     assert ax.get_title().startswith("Points liability per card definition")
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["=Tea Stars", "Coffee Points"]
+    # Spare owes nothing: left out. Miles owes 6,500 points worth nothing known: said so.
+    labels = ["Miles", "=Tea Stars", "Coffee Points"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == labels
     outstanding, pending = (c for c in ax.containers)
-    assert [b.get_width() for b in outstanding] == [40.0, 500.0]
-    assert [(b.get_x(), b.get_width()) for b in pending] == [(40.0, 0.0), (500.0, 100.0)]
+    assert [b.get_width() for b in outstanding] == [0.0, 40.0, 500.0]
+    assert [(b.get_x(), b.get_width()) for b in pending] == [(0, 0), (40.0, 0.0), (500.0, 100.0)]
     (segments,) = [c.get_segments() for c in ax.collections]
-    assert [(s[0][0], s[1][0]) for s in segments] == [(40.0, 40.0), (300.0, 1200.0)]
+    ranges = [(s[0][0], s[1][0]) for s in segments if len(s)]  # Miles has no range
+    assert ranges == [(40.0, 40.0), (300.0, 1200.0)]
+    assert [t.get_text() for t in ax.texts] == ["no point value (6,500 points)"]
     assert ax.get_xlabel() == "liability (minor units)"
 
 
@@ -213,7 +223,7 @@ def test_report_folder_holds_csvs_manifest_charts_and_page(tmp_path: Path):
         assert (tmp_path / chart).read_bytes().startswith(PNG_MAGIC)
     manifest = read_manifest(tmp_path, formats=(ECONOMICS_FORMAT,))
     assert set(manifest["frames"]) == set(frames)
-    assert manifest["frames"]["liability"]["rows"] == 2
+    assert manifest["frames"]["liability"]["rows"] == 4
     assert manifest["headline"]["liability_low"] is None
     assert manifest["charts"] == [f"{c}.png" for c in CHARTS]
 
