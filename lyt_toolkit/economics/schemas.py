@@ -97,7 +97,11 @@ BURN_VALUES = Schema(
         integer("spending_index", "position of the spending entry within the cost"),
         *_card_definition(),
         integer("points", "points charged"),
-        number("value", f"value the reward gives, {MINOR_UNITS} (NA: unknown, see reason)"),
+        number(
+            "value",
+            "value the reward gives, in minor units (the service's minor currency units, "
+            "e.g. cents; NA: unknown, see reason)",
+        ),
         enum("value_source", ValueSource, "where value comes from"),
         number("value_per_point", f"value / points, {PER_POINT}"),
         text("reason", "why value or value_per_point is NA (NA when known)"),
