@@ -147,6 +147,9 @@ EFFECTIVE_RETURN = Schema(
 )
 
 
+IN_MINOR_UNITS = "in minor units (the service's minor currency units, e.g. cents)"
+"""The unit of every liability amount."""
+
 LIABILITY = Schema(
     "liability",
     "One row per card definition: the points it owes and what they are worth.",
@@ -158,17 +161,18 @@ LIABILITY = Schema(
         *(
             number(
                 f"value_{level}",
-                f"(outstanding + pending) x {level} point value x redemption rate, {MINOR_UNITS}",
+                f"(outstanding + pending) x {level} value per point x redemption rate, "
+                f"{IN_MINOR_UNITS}",
             )
             for level in ("low", "median", "high")
         ),
         number(
             "outstanding_value_median",
-            f"outstanding x median point value x redemption rate, {MINOR_UNITS}",
+            f"outstanding x median point value x redemption rate, {IN_MINOR_UNITS}",
         ),
         number(
             "pending_value_median",
-            f"pending x median point value x redemption rate, {MINOR_UNITS}",
+            f"pending x median point value x redemption rate, {IN_MINOR_UNITS}",
         ),
     ),
 )
@@ -208,7 +212,7 @@ OVER_TIME = Schema(
         integer("pending_points", "sum of its PENDING buckets' points"),
         number(
             "liability_median",
-            f"(outstanding + pending) x median point value x redemption rate, {MINOR_UNITS}",
+            f"(outstanding + pending) x median point value x redemption rate, {IN_MINOR_UNITS}",
         ),
     ),
 )

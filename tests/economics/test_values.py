@@ -11,7 +11,11 @@ from lyt_toolkit.economics import (
     ECONOMICS_SCHEMAS,
     burn_values,
     earn_rates,
+    economics_over_time,
     effective_return,
+    expiry_schedule,
+    liability,
+    pending_schedule,
     point_values,
 )
 
@@ -163,6 +167,10 @@ def test_every_frame_has_its_declared_columns_and_dtypes(pulled: ProgramSnapshot
         "burn_values": burn_values(pulled),
         "point_values": point_values(pulled),
         "effective_return": effective_return(pulled),
+        "liability": liability(pulled),
+        "pending_schedule": pending_schedule(pulled),
+        "expiry_schedule": expiry_schedule(pulled),
+        "economics_over_time": economics_over_time([pulled]),
     }
     assert frames.keys() == ECONOMICS_SCHEMAS.keys()
     for name, frame in frames.items():
