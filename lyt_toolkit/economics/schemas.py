@@ -97,7 +97,11 @@ BURN_VALUES = Schema(
         integer("spending_index", "position of the spending entry within the cost"),
         *_card_definition(),
         integer("points", "points charged"),
-        number("value", f"value the reward gives, {MINOR_UNITS} (NA: unknown, see reason)"),
+        number(
+            "value",
+            "value the reward gives, in minor units (the service's minor currency units, "
+            "e.g. cents; NA: unknown, see reason)",
+        ),
         enum("value_source", ValueSource, "where value comes from"),
         number("value_per_point", f"value / points, {PER_POINT}"),
         text("reason", "why value or value_per_point is NA (NA when known)"),
@@ -143,6 +147,9 @@ EFFECTIVE_RETURN = Schema(
 )
 
 
+IN_MINOR_UNITS = "in minor units (the service's minor currency units, e.g. cents)"
+"""The unit of every liability amount."""
+
 LIABILITY = Schema(
     "liability",
     "One row per card definition: the points it owes and what they are worth.",
@@ -154,17 +161,18 @@ LIABILITY = Schema(
         *(
             number(
                 f"value_{level}",
-                f"(outstanding + pending) x {level} point value x redemption rate, {MINOR_UNITS}",
+                f"(outstanding + pending) x {level} value per point x redemption rate, "
+                f"{IN_MINOR_UNITS}",
             )
             for level in ("low", "median", "high")
         ),
         number(
             "outstanding_value_median",
-            f"outstanding x median point value x redemption rate, {MINOR_UNITS}",
+            f"outstanding x median point value x redemption rate, {IN_MINOR_UNITS}",
         ),
         number(
             "pending_value_median",
-            f"pending x median point value x redemption rate, {MINOR_UNITS}",
+            f"pending x median point value x redemption rate, {IN_MINOR_UNITS}",
         ),
     ),
 )
@@ -204,7 +212,7 @@ OVER_TIME = Schema(
         integer("pending_points", "sum of its PENDING buckets' points"),
         number(
             "liability_median",
-            f"(outstanding + pending) x median point value x redemption rate, {MINOR_UNITS}",
+            f"(outstanding + pending) x median point value x redemption rate, {IN_MINOR_UNITS}",
         ),
     ),
 )

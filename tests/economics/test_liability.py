@@ -164,6 +164,19 @@ def test_empty_program_gives_the_declared_dtypes() -> None:
     assert dict(owed.dtypes) == ECONOMICS_SCHEMAS["liability"].dtypes
 
 
+@pytest.mark.parametrize(
+    ("kind", "names"),
+    [
+        ("liability", ["value_low", "value_median", "value_high", "pending_value_median"]),
+        ("liability", ["outstanding_value_median"]),
+        ("economics_over_time", ["liability_median"]),
+    ],
+)
+def test_money_columns_say_their_unit(kind: str, names: list[str]) -> None:
+    for name in names:
+        assert "minor units" in ECONOMICS_SCHEMAS[kind].by_name[name].doc, name
+
+
 def test_ifrs15_worked_example_reproduces_4175() -> None:
     issued, expected, redeemed, allocated = 10_000, 0.97, 4_500, 9_000
     by_hand = allocated * redeemed / (issued * expected)  # 9,000 x 4,500 / 9,700

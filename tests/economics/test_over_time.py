@@ -45,7 +45,7 @@ def later_program() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def pulled(
+def pulls(
     start_sandbox: Callable[..., Any], make_client: Callable[..., Any]
 ) -> list[tuple[dict[str, Any], ProgramSnapshot]]:
     """Each program with its snapshot, pulled over HTTP from a sandbox at its clock."""
@@ -58,19 +58,19 @@ def pulled(
 
 
 @pytest.fixture(scope="module")
-def history(pulled: list[tuple[Any, ProgramSnapshot]], tmp_path_factory: Any) -> SnapshotHistory:
+def history(pulls: list[tuple[Any, ProgramSnapshot]], tmp_path_factory: Any) -> SnapshotHistory:
     stored = SnapshotHistory(tmp_path_factory.mktemp("history"))
-    for _, snap in pulled:
+    for _, snap in pulls:
         stored.append(snap)
     return stored
 
 
 def test_points_members_and_liability_per_snapshot_by_hand(
-    pulled: list[tuple[dict[str, Any], ProgramSnapshot]], history: SnapshotHistory
+    pulls: list[tuple[dict[str, Any], ProgramSnapshot]], history: SnapshotHistory
 ) -> None:
     medians = hand_values().set_index("card_definition_id")["median"]
     expected = []
-    for program, snap in pulled:
+    for program, snap in pulls:
         for definition in (BEANS, STARS):
             cards = cards_of(program, definition)
             outstanding = sum(c["balance"]["points"] for c in cards)
@@ -92,7 +92,7 @@ def test_points_members_and_liability_per_snapshot_by_hand(
     got = [tuple(r) for r in over_time[columns].itertuples(index=False)]
     assert got == expected  # exact: every product here is a whole or half number
     assert set(over_time["card_definition_name"]) == {"Beans", "Stars"}  # Spare holds nothing
-    from_snapshots = economics_over_time([s for _, s in pulled], hand_values(), 0.5)
+    from_snapshots = economics_over_time([s for _, s in pulls], hand_values(), 0.5)
     pd.testing.assert_frame_equal(from_snapshots, over_time)
 
 
@@ -114,9 +114,9 @@ def test_redemption_rate_from_balance_moves_by_hand(history: SnapshotHistory) ->
 
 
 def test_redemption_rate_needs_two_snapshots_with_points_issued(
-    pulled: list[tuple[Any, ProgramSnapshot]],
+    pulls: list[tuple[Any, ProgramSnapshot]],
 ) -> None:
-    first = pulled[0][1]
+    first = pulls[0][1]
     with pytest.raises(ValueError, match="at least 2 snapshots, got 1"):
         estimate_redemption_rate([first])
     same = ProgramSnapshot.from_frames(first.frames(), pulled_at=LATER)
