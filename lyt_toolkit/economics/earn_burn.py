@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..models.enums import BenefitType, RewardStatus
 from ..snapshot import ProgramSnapshot
-from ._frames import columns, names_of
+from ._frames import columns, lookup, names_of
 from ._spread import exchange_ratios, spread
 from .schemas import BURN_VALUES, EARN_RATES, ValueSource
 
@@ -42,8 +42,8 @@ def earn_rates(snapshot: ProgramSnapshot) -> pd.DataFrame:
             "benefit_name": b["name"],
             "benefit_status": b["status"],
             "card_definition_id": b["card_definition_id"],
-            "card_definition_name": b["card_definition_id"].map(
-                names_of(snapshot.card_definitions)
+            "card_definition_name": lookup(
+                b["card_definition_id"], names_of(snapshot.card_definitions)
             ),
             "type": b["type"],
             "calculation_type": b["proportional_calculation_type"],
@@ -126,14 +126,15 @@ def _observed(snapshot: ProgramSnapshot, prices: pd.DataFrame | None) -> pd.Data
     balance = c["digital_gift_voucher_balance"].astype("Float64").where(gift)
     priced = pd.Series(pd.NA, index=c.index, dtype="Float64")
     for key in ("material_sku_id", "material_product_id", "digital_campaign_id"):
-        priced = priced.fillna(c[key].map(given).astype("Float64"))
+        if len(given):
+            priced = priced.fillna(lookup(c[key], given, "Float64"))
     card_points = (digital == "LOYALTY_CARD_POINTS").fillna(False)
     priced = priced.where(~gift & ~card_points)
     value = balance.fillna(priced)
     source = pd.Series(pd.NA, index=c.index, dtype="string")
     source[balance.notna()] = ValueSource.GIFT_VOUCHER_BALANCE.value
     source[balance.isna() & priced.notna()] = ValueSource.PRICE.value
-    reason = digital.fillna(c["type"].astype("string")).map(_REASONS).astype("string")
+    reason = lookup(digital.fillna(c["type"].astype("string")), pd.Series(_REASONS))
     reason[gift & balance.isna()] = "gift voucher without a balance"
     return pd.DataFrame(
         {
@@ -145,8 +146,8 @@ def _observed(snapshot: ProgramSnapshot, prices: pd.DataFrame | None) -> pd.Data
             "cost_id": c["cost_id"],
             "spending_index": c["spending_index"],
             "card_definition_id": c["card_definition_id"],
-            "card_definition_name": c["card_definition_id"].map(
-                names_of(snapshot.card_definitions)
+            "card_definition_name": lookup(
+                c["card_definition_id"], names_of(snapshot.card_definitions)
             ),
             "points": c["points"],
             "value": value,
@@ -185,7 +186,7 @@ def burn_values(snapshot: ProgramSnapshot, prices: pd.DataFrame | None = None) -
     frame = _observed(snapshot, prices)
     ratios = exchange_ratios(snapshot.card_definitions)
     medians = spread(active(frame), ratios)["median"]
-    worth = frame["credited"] * frame["target"].map(medians).astype("Float64")
+    worth = frame["credited"] * lookup(frame["target"], medians, "Float64")
     frame["value"] = frame["value"].fillna(worth)
     frame.loc[worth.notna(), "value_source"] = ValueSource.CARD_POINTS.value
     frame["value_per_point"] = _per_point(frame["value"], frame["points"])
