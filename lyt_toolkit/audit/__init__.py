@@ -6,14 +6,17 @@ is registered in :data:`RULES` with its id, severity and a one-line description.
 """
 
 from ..snapshot.diff import use_findings
+from . import economics as _economics  # noqa: F401  (the economics rules, after the others)
 from . import rules as _rules  # noqa: F401  (importing registers the rules)
 from .compare import FINDING_CHANGES, compare_findings, findings_between
+from .economics import EFFECTIVE_RETURN_CAP, effective_return_cap
 from .registry import RULES, SEVERITIES, Finding, Rule, Severity, catalogue_markdown, rule
 from .run import FINDING_COLUMNS, findings_frame, run, summary
 
 use_findings(findings_between)  # SnapshotDiff.findings compares audits of its two snapshots
 
 __all__ = [
+    "EFFECTIVE_RETURN_CAP",
     "FINDING_CHANGES",
     "FINDING_COLUMNS",
     "RULES",
@@ -23,6 +26,7 @@ __all__ = [
     "Severity",
     "catalogue_markdown",
     "compare_findings",
+    "effective_return_cap",
     "findings_between",
     "findings_frame",
     "rule",

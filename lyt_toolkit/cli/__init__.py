@@ -1,4 +1,4 @@
-"""The ``lyt`` command: demo, audit, export, diff and the sandbox.
+"""The ``lyt`` command: demo, audit, report, export, diff and the sandbox.
 
 Each subcommand's work lives in the package it belongs to; this module only
 parses arguments and dispatches, importing lazily so ``lyt --help`` stays fast.
@@ -28,7 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lyt", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="audit the demo program on the embedded sandbox")
+    demo = sub.add_parser(
+        "demo", help="audit the demo program on the embedded sandbox, write its economics report"
+    )
     demo.add_argument("--out", default="reports", help="directory for the reports")
     demo.set_defaults(handler=_dispatch("lyt_toolkit.cli.audit:demo"))
 
@@ -54,6 +56,28 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("new", metavar="NEW_DIR", help="the later snapshot folder (CSV or Parquet)")
     diff.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
     diff.set_defaults(handler=_dispatch("lyt_toolkit.cli.diff:diff"))
+
+    report = sub.add_parser("report", help="pull a snapshot and write a report")
+    report_sub = report.add_subparsers(dest="report_command", required=True)
+    econ = report_sub.add_parser(
+        "economics",
+        help="earn rates, point values, effective return and liability: CSV, PNG and HTML",
+    )
+    econ.add_argument("--out", required=True, metavar="DIR", help="directory for the report")
+    econ.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+    econ.add_argument(
+        "--history",
+        default=None,
+        metavar="DIR",
+        help="a snapshot history folder (lyt audit --history): liability over time",
+    )
+    econ.add_argument(
+        "--prices",
+        default=None,
+        metavar="FILE",
+        help="CSV with columns id,value: the value (minor units) of products, SKUs, campaigns",
+    )
+    econ.set_defaults(handler=_dispatch("lyt_toolkit.cli.report:economics"))
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
@@ -103,7 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--benefits", type=int, default=1000)
     gen.add_argument("--card-definitions", type=int, default=10)
     gen.add_argument("--tier-structures", type=int, default=10)
-    gen.add_argument("--members", type=int, default=100)
+    gen.add_argument("--members", type=int, default=100, help="members, one card each")
+    gen.add_argument(
+        "--pending-buckets", type=int, default=None, help="PENDING buckets (default 2 per member)"
+    )
     gen.add_argument("--seed", type=int, default=0)
     gen.set_defaults(handler=_dispatch("lyt_toolkit.cli.sandbox:generate"))
     return parser

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..snapshot import ProgramSnapshot
 
-__all__ = ["audit", "demo", "format_catalogue", "format_summary"]
+__all__ = ["audit", "demo", "format_catalogue", "format_summary", "pull_or_fail"]
 
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
 
@@ -44,7 +44,7 @@ def demo(args: argparse.Namespace) -> int:
     """``lyt demo``: the audit of the bundled demo program on the embedded sandbox."""
     print("lyt demo: auditing the Northwind Coffee Rewards demo program on the embedded sandbox")
     print("(a local copy of the service on loopback; nothing leaves this machine)\n")
-    return _audit(args.out, sandbox=True, command="lyt demo")
+    return _audit(args.out, sandbox=True, command="lyt demo", economics=True)
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -57,7 +57,16 @@ def audit(args: argparse.Namespace) -> int:
     return _audit(args.out, sandbox=sandbox, command="lyt audit", history=history)
 
 
-def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = None) -> int:
+def _audit(
+    out_text: str,
+    *,
+    sandbox: bool,
+    command: str,
+    history: str | None = None,
+    economics: bool = False,
+) -> int:
+    """Pull, audit, write the reports (and with ``economics`` the economics report in
+    ``out/economics``), print the summary."""
     from ..audit import run, summary  # the rules and pandas load only when an audit runs
     from ..reports import write_reports
 
@@ -65,14 +74,9 @@ def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = 
     if out is None:
         return _fail(command, EMPTY_OUT)
 
-    try:
-        with connected_client(sandbox) as client:
-            snapshot = pull_snapshot(client)
-    except LytError as exc:
-        return _fail(command, _explain(exc))
-    except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
-        reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
-        return _fail(command, _scrub(" ".join(reason.split())))
+    snapshot = pull_or_fail(sandbox, command)
+    if snapshot is None:
+        return EXIT_CANNOT_RUN
     findings = run(snapshot)
     counts = summary(findings)
     try:
@@ -84,9 +88,28 @@ def _audit(out_text: str, *, sandbox: bool, command: str, history: str | None = 
     print(f"\nReports written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")
+    if economics:
+        from .report import ECONOMICS_DIR, write_economics
+
+        code = write_economics(snapshot, out / ECONOMICS_DIR, command)
+        if code != EXIT_OK:
+            return code
     if history is not None:
         return _keep(snapshot, history, command)
     return EXIT_OK
+
+
+def pull_or_fail(sandbox: bool, command: str) -> ProgramSnapshot | None:
+    """The pulled snapshot, or None once one line saying why it could not be pulled is printed."""
+    try:
+        with connected_client(sandbox) as client:
+            return pull_snapshot(client)
+    except LytError as exc:
+        _fail(command, _explain(exc))
+    except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
+        reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
+        _fail(command, _scrub(" ".join(reason.split())))
+    return None
 
 
 def _keep(snapshot: ProgramSnapshot, folder: str, command: str) -> int:

@@ -8,13 +8,26 @@ from typing import Any
 import pandas as pd
 
 from ..models import Benefit
+from ..models.benefits import PointsProportional, ProportionalEvery
 from ..models.enums import BenefitStatus, BenefitType, DigitalBenefitType, StockType
 from ..models.subtypes import CalculationType, MaterialType
 from ._columns import card_definition_check, created_updated, money
 from ._values import material_values, model_of
-from .schema import Row, Schema, enum, integer, text
+from .schema import Row, Schema, enum, integer, number, text
 
-__all__ = ["BENEFITS", "benefits_frame"]
+__all__ = ["BENEFITS", "PROPORTIONAL_BASES", "benefits_frame"]
+
+PROPORTIONAL_BASES = (
+    "order.amount",
+    "order.total_amount",
+    "order.metadata",
+    "customer.metadata",
+    "custom_event.metadata",
+    "order_items.amount",
+    "order_items.subtotal_amount",
+    "order_items.quantity",
+)
+"""The groups of ``points_proportional`` a rate can come from, in the order they are read."""
 
 BENEFITS = Schema(
     "benefits",
@@ -34,6 +47,15 @@ BENEFITS = Schema(
             "POINTS_PROPORTIONAL: what the points are computed from",
         ),
         text("proportional_card_definition_id", "POINTS_PROPORTIONAL: card definition credited"),
+        text(
+            "proportional_basis",
+            "POINTS_PROPORTIONAL: the group the rate comes from, the first present of "
+            + ", ".join(PROPORTIONAL_BASES)
+            + " (NA: none)",
+        ),
+        integer("proportional_every", "POINTS_PROPORTIONAL: units of the basis per award"),
+        number("proportional_value", "POINTS_PROPORTIONAL: points per `every` units"),
+        text("proportional_property", "POINTS_PROPORTIONAL: metadata property (metadata bases)"),
         text("card_definition_id", "the card definition credited, whichever points type"),
         enum("material_type", MaterialType, "MATERIAL: PRODUCT or SKU"),
         text("material_product_id", "MATERIAL: product ID (of the SKU when a SKU)"),
@@ -45,6 +67,29 @@ BENEFITS = Schema(
         *created_updated(),
     ),
 )
+
+
+def _proportional_rate(
+    prop: PointsProportional | None,
+) -> tuple[str, ProportionalEvery] | tuple[None, None]:
+    """The first group of ``PROPORTIONAL_BASES`` that ``prop`` sets, and its rate."""
+    for basis in PROPORTIONAL_BASES if prop else ():
+        group, name = basis.split(".")
+        rate = getattr(getattr(prop, group), name, None)
+        if rate is not None:
+            return basis, rate
+    return None, None
+
+
+def _proportional_values(prop: PointsProportional | None) -> Row:
+    """The ``proportional_*`` rate columns of a benefit (all None when it has none)."""
+    basis, rate = _proportional_rate(prop)
+    return {
+        "proportional_basis": basis,
+        "proportional_every": rate.every if rate else None,
+        "proportional_value": rate.value if rate else None,
+        "proportional_property": getattr(rate, "property", None),
+    }
 
 
 def _benefit_row(b: Benefit) -> Row:
@@ -67,6 +112,7 @@ def _benefit_row(b: Benefit) -> Row:
         "points_card_definition_id": pts_cd,
         "proportional_calculation_type": prop.calculation_type if prop else None,
         "proportional_card_definition_id": prop_cd,
+        **_proportional_values(prop),
         "card_definition_id": pts_cd or prop_cd,
         **material_values(b.material),
         "digital_type": d.type if d else None,

@@ -44,6 +44,20 @@ CARD_DEFINITIONS = Schema(
         text("code_prefix", "card code prefix (NA: none)"),
         text("code_postfix", "card code postfix (NA: none)"),
         enum("points_expiration_type", PointsExpirationType, "when earned points expire"),
+        integer(
+            "points_expiration_period_value",
+            "ROLLING (or SLIDING) expiration: length of the period points live",
+        ),
+        enum("points_expiration_period_unit", PeriodUnit, "unit of that period"),
+        text(
+            "points_expiration_rounding_type",
+            "ROLLING expiration: how the expiry date is rounded up (NA: not rounded)",
+        ),
+        integer("points_expiration_rounding_value", "ROLLING expiration: rounding value"),
+        text(
+            "points_expiration_calendar_dates",
+            'CALENDAR expiration: days of the year as JSON [{"day":..,"month":..}] (NA: none)',
+        ),
         enum("pending_points_type", PendingPointsType, "IMMEDIATE or how pending points activate"),
         enum("earning_limits_global_type", LimitsType, "overall earning cap"),
         enum("earning_limits_transactions_type", LimitsType, "per-transaction earning cap"),
@@ -53,6 +67,10 @@ CARD_DEFINITIONS = Schema(
         enum("refunds_earned_points_type", RefundType, "refund behaviour for earned points"),
         flag("balance_settings_allow_negative", "whether a card balance may go below zero"),
         enum("pay_with_points_type", PayWithPointsType, "whether points can pay for orders"),
+        text(
+            "pay_with_points_exchange_ratio",
+            "formula turning points into order currency, as sent (e.g. POINTS / 10; NA: none)",
+        ),
         text("metadata", "custom metadata as JSON (NA when empty)"),
         flag(
             "listed",
@@ -84,8 +102,27 @@ TIER_STRUCTURES = Schema(
 )
 
 
+def _expiration_values(c: CardDefinition) -> Row:
+    """The ``points_expiration_*`` settings columns (None where the type has none)."""
+    exp = c.points_expiration
+    rolling, sliding = exp.rolling_expiration, exp.sliding_expiration
+    period = rolling.period if rolling else sliding.period if sliding else None
+    rounding = rolling.rounding if rolling else None
+    calendar = exp.calendar_expiration
+    return {
+        "points_expiration_period_value": period.value if period else None,
+        "points_expiration_period_unit": period.unit if period else None,
+        "points_expiration_rounding_type": rounding.type if rounding else None,
+        "points_expiration_rounding_value": rounding.value if rounding else None,
+        "points_expiration_calendar_dates": as_json(calendar.expiration_dates)
+        if calendar
+        else None,
+    }
+
+
 def _card_definition_row(c: CardDefinition, listed: bool) -> Row:
     code = c.code_config
+    ratio = c.pay_with_points.exchange_ratio
     earn = c.earning_limits
     spend = c.spending_limits
     return {
@@ -98,6 +135,7 @@ def _card_definition_row(c: CardDefinition, listed: bool) -> Row:
         "code_prefix": code.prefix,
         "code_postfix": code.postfix,
         "points_expiration_type": c.points_expiration.type,
+        **_expiration_values(c),
         "pending_points_type": c.pending_points.type,
         "earning_limits_global_type": earn.global_.type,
         "earning_limits_transactions_type": earn.transactions.type,
@@ -107,6 +145,7 @@ def _card_definition_row(c: CardDefinition, listed: bool) -> Row:
         "refunds_earned_points_type": c.refunds.earned_points.type,
         "balance_settings_allow_negative": c.balance_settings.allow_negative,
         "pay_with_points_type": c.pay_with_points.type,
+        "pay_with_points_exchange_ratio": ratio.formula if ratio else None,
         "metadata": as_json(c.metadata),
         "listed": listed,
         "created_at": c.created_at,

@@ -117,10 +117,11 @@ def empty_frame(kind: str) -> pd.DataFrame:
     return schema(kind).empty()
 
 
-def schemas_markdown() -> str:
-    """Every schema as Markdown tables (the README section is generated from this)."""
+def schemas_markdown(schemas: Iterable[Schema] | None = None) -> str:
+    """Schemas as Markdown tables, every frame kind's by default (the README section is
+    generated from this)."""
     parts = []
-    for s in SCHEMAS.values():
+    for s in SCHEMAS.values() if schemas is None else schemas:
         parts.append(f"### `{s.kind}`\n\n{s.doc}\n\n| column | dtype | meaning |\n|---|---|---|")
         for c in s.columns:
             dtype = "category" if c.dtype_name == "category" else f"`{c.dtype_name}`"

@@ -1,4 +1,5 @@
-"""Reports: frames as CSV or Parquet files with a manifest (and back), the findings CSV and chart.
+"""Reports: frames as CSV or Parquet files with a manifest (and back), the findings CSV and
+chart, and the economics report (CSVs, charts and one HTML page).
 
 Reports work on frames, findings and their metadata; the snapshot and the
 audit build on them (``ProgramSnapshot.to_csv``, ``lyt_toolkit.read_snapshot``,
@@ -18,6 +19,7 @@ from .audit_report import (
     write_findings,
     write_reports,
 )
+from .economics_report import ECONOMICS_FORMAT, ECONOMICS_HTML, write_economics_report
 from .snapshot_csv import (
     FORMAT,
     MANIFEST,
@@ -31,6 +33,8 @@ from .snapshot_csv import (
 from .snapshot_parquet import PARQUET_FORMAT, read_parquet_frames, write_parquet_snapshot
 
 __all__ = [
+    "ECONOMICS_FORMAT",
+    "ECONOMICS_HTML",
     "FINDINGS_CSV",
     "FINDINGS_PNG",
     "FINDINGS_SCHEMA",
@@ -45,6 +49,7 @@ __all__ = [
     "read_manifest",
     "read_parquet_frames",
     "save_chart",
+    "write_economics_report",
     "write_findings",
     "write_parquet_snapshot",
     "write_reports",

@@ -182,7 +182,7 @@ def _card_definition(r: Record) -> Record:
             prefix=r["code_prefix"],
             postfix=r["code_postfix"],
         ),
-        points_expiration=_typed(r["points_expiration_type"]),
+        points_expiration=_expiration(r),
         pending_points=_typed(r["pending_points_type"]),
         earning_limits=limits("earning_limits"),
         spending_limits=limits("spending_limits"),
@@ -191,10 +191,37 @@ def _card_definition(r: Record) -> Record:
             earned_points=_typed(r["refunds_earned_points_type"]),
         ),
         balance_settings=_fields(allow_negative=r["balance_settings_allow_negative"]),
-        pay_with_points=_typed(r["pay_with_points_type"]),
+        pay_with_points=_pay_with_points(r),
         metadata=_json(r["metadata"], {}),
         **_created_updated(r),
     )
+
+
+def _expiration(r: Record) -> Record | None:
+    """``points_expiration`` with the settings of its type that the frame holds."""
+    kind = r["points_expiration_type"]
+    value, unit = r["points_expiration_period_value"], r["points_expiration_period_unit"]
+    period = None if value is None or unit is None else {"value": value, "unit": unit}
+    rounding = r["points_expiration_rounding_type"]
+    rounding_value = r["points_expiration_rounding_value"]
+    dates = r["points_expiration_calendar_dates"]
+    settings: Record = {}
+    if kind == "ROLLING_EXPIRATION" and period is not None:
+        rounded = None if rounding is None else _fields(type=rounding, value=rounding_value)
+        settings["rolling_expiration"] = _fields(period=period, rounding=rounded)
+    elif kind == "SLIDING_EXPIRATION" and period is not None:
+        settings["sliding_expiration"] = {"period": period}
+    elif kind == "CALENDAR_EXPIRATION" and dates is not None:
+        settings["calendar_expiration"] = {"expiration_dates": _json(dates, [])}
+    return None if kind is None else {"type": kind, **settings}
+
+
+def _pay_with_points(r: Record) -> Record | None:
+    formula = r["pay_with_points_exchange_ratio"]
+    pay = _typed(r["pay_with_points_type"])
+    if pay is not None and formula is not None:
+        pay["exchange_ratio"] = {"formula": formula}
+    return pay
 
 
 def _tier_structure(r: Record) -> Record:
@@ -288,6 +315,15 @@ def _benefit(r: Record) -> Record:
             calculation_type=r["proportional_calculation_type"],
             card_definition_id=r["proportional_card_definition_id"],
         )
+        basis = r["proportional_basis"]
+        if basis is not None:
+            group, name = basis.split(".")
+            rate = _fields(
+                every=r["proportional_every"],
+                value=r["proportional_value"],
+                property=r["proportional_property"],
+            )
+            proportional[group] = {name: rate}
     return _fields(
         id=r["id"],
         name=r["name"],

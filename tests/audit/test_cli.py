@@ -13,6 +13,9 @@ import pytest
 
 from lyt_toolkit.audit import FINDING_COLUMNS, RULES, catalogue_markdown
 from lyt_toolkit.cli import main
+from lyt_toolkit.reports import read_manifest
+from lyt_toolkit.reports.economics_chart import CHARTS
+from lyt_toolkit.reports.economics_report import ECONOMICS_FORMAT, ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
 
 from .test_rules import NOT_IN_DEMO
@@ -52,6 +55,18 @@ def test_demo_writes_every_report(demo_run):
         "audit_findings.png",
     } | SNAPSHOT_FILES <= names
     assert (out / "audit_findings.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_demo_writes_the_economics_report(demo_run):
+    _, out, stdout, _ = demo_run
+    economics = out / "economics"
+    manifest = read_manifest(economics, formats=(ECONOMICS_FORMAT,))
+    assert {f"{c}.png" for c in CHARTS} | {ECONOMICS_HTML, "liability.csv"} <= {
+        p.name for p in economics.iterdir()
+    }
+    liability = pd.read_csv(economics / "liability.csv")
+    assert manifest["headline"]["outstanding_points"] == liability["outstanding_points"].sum()
+    assert f"Economics report written to {economics.resolve()}/" in stdout
 
 
 def test_demo_prints_the_summary_table(demo_run):

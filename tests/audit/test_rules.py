@@ -55,6 +55,9 @@ EXPECTED: dict[str, set[str]] = {
         "lcppb_c0ffee000a",
         "lcppb_c0ffee000b",
     },
+    "reward-mispriced": {"lrew_c0ffee0022", "lrew_c0ffee0023"},
+    "points-without-way-out": {"lcdef_c0ffee0003"},
+    "effective-return-above-cap": {"lcdef_c0ffee0002"},
 }
 """Resources of the demo program that break each rule (see data/README.md)."""
 

@@ -1,0 +1,137 @@
+"""Time every economics frame of a generated program against the goal of under 1 s in total.
+
+    .venv/bin/python benchmarks/economics.py [--rewards 50000] [--cards 10000]
+        [--buckets 20000] [--rounds 3]
+
+The program comes from ``lyt_toolkit.synthetic`` (its relative times resolved as the
+sandbox does) with one member, and one card, per requested card. Rewards, costs,
+benefits and card definitions are built into frames with the frame builders, as a pull
+builds them; cards and pending buckets are built straight from the generated records
+with their schemas (the generator gives 0 to 3 buckets per card, so the buckets are
+repeated under new IDs up to ``--buckets``). No sandbox is involved: the figure is the
+economics alone, from a snapshot in memory. ``ECONOMICS`` lists the (name, function)
+pairs timed; each function takes the snapshot. The script prints each frame's median
+time, rows, and the total against the goal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lyt_toolkit import ProgramSnapshot  # noqa: E402
+from lyt_toolkit.economics import (  # noqa: E402
+    burn_values,
+    earn_rates,
+    effective_return,
+    point_values,
+)
+from lyt_toolkit.frames import (  # noqa: E402
+    benefits_frame,
+    card_definitions_frame,
+    reward_costs_frame,
+    rewards_frame,
+)
+from lyt_toolkit.frames.members import CARDS, PENDING_BUCKETS  # noqa: E402
+from lyt_toolkit.sandbox.timeexpr import resolve_tree  # noqa: E402
+from lyt_toolkit.synthetic import generate_program  # noqa: E402
+
+NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
+GOAL_SECONDS = 1.0
+
+ECONOMICS: list[tuple[str, Callable[[ProgramSnapshot], pd.DataFrame]]] = [
+    ("earn_rates", earn_rates),
+    ("burn_values", burn_values),
+    ("point_values", point_values),
+    ("effective_return", effective_return),
+]
+"""Every economics frame, as (name, function of the snapshot)."""
+
+
+def snapshot(rewards: int, cards: int, buckets: int) -> ProgramSnapshot:
+    """The generated program as a snapshot (see the module docstring)."""
+    program = generate_program(rewards=rewards, benefits=1000, members=cards, seed=1)
+    program = resolve_tree(program, NOW)
+    return ProgramSnapshot.from_frames(
+        {
+            "rewards": rewards_frame(program["rewards"]),
+            "reward_costs": reward_costs_frame(program["rewards"]),
+            "benefits": benefits_frame(program["benefits"]),
+            "card_definitions": card_definitions_frame(program["card_definitions"]),
+            "cards": CARDS.build(_card(c) for c in program["cards"]),
+            "pending_buckets": _buckets(program["pending_buckets"], buckets),
+        },
+        pulled_at=NOW,
+    )
+
+
+def _card(c: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **{k: c[k] for k in ("id", "program_id", "member_id", "card_definition_id")},
+        **{k: c[k] for k in ("card_type", "code", "member_role", "created_at")},
+        "balance_points": c["balance"]["points"],
+        "balance_pending_points": c["balance"]["pending_points"],
+    }
+
+
+def _buckets(records: list[dict[str, Any]], count: int) -> pd.DataFrame:
+    rows = [
+        {
+            **{k: b[k] for k in ("id", "program_id", "member_id", "card_id")},
+            **{k: b[k] for k in ("card_definition_id", "type", "status", "created_at")},
+            "points_total": b["points"]["total"],
+            "date": b["date"],
+            "program_status": None,
+            "member_status": None,
+            "updated_at": b["updated_at"],
+        }
+        for b in records
+    ]
+    frame = PENDING_BUCKETS.build(rows)
+    copies = [frame]
+    while sum(map(len, copies)) < count:
+        more = frame.assign(id=frame["id"] + f"c{len(copies)}")
+        copies.append(more)
+    return pd.concat(copies, ignore_index=True).head(count)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rewards", type=int, default=50_000)
+    parser.add_argument("--cards", type=int, default=10_000)
+    parser.add_argument("--buckets", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    snap = snapshot(args.rewards, args.cards, args.buckets)
+    print(
+        f"program: {len(snap.rewards)} rewards, {len(snap.reward_costs)} cost rows, "
+        f"{len(snap.benefits)} benefits, {len(snap.card_definitions)} card definitions, "
+        f"{len(snap.cards)} cards, {len(snap.pending_buckets)} pending buckets"
+    )
+    total = 0.0
+    for name, function in ECONOMICS:
+        times, rows = [], 0
+        for _ in range(args.rounds):
+            start = time.perf_counter()
+            rows = len(function(snap))
+            times.append(time.perf_counter() - start)
+        median = statistics.median(times)
+        total += median
+        print(f"{name:<20} {median * 1000:8.1f} ms  {rows:>7} rows")
+    verdict = "met" if total < GOAL_SECONDS else "NOT met"
+    print(f"{'total':<20} {total * 1000:8.1f} ms  (goal: under {GOAL_SECONDS:.0f} s: {verdict})")
+
+
+if __name__ == "__main__":
+    main()

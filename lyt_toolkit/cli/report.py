@@ -1,0 +1,88 @@
+"""``lyt report economics``: pull a snapshot and write the program's economics report.
+
+The report folder holds every economics frame as CSV with a manifest, the charts as PNG
+and ``economics.html``, one page a colleague opens with no Python. As with ``lyt audit``,
+the exit code is 0 when the report is written and 2 when it cannot be (no connection,
+refused credentials, an unreadable prices file or history, an unwritable folder), with
+one line naming the cause.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._pull import EMPTY_OUT, calls_line, output_dir
+from .audit import EXIT_CANNOT_RUN, EXIT_OK, _fail, pull_or_fail
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..snapshot import ProgramSnapshot, SnapshotHistory
+
+__all__ = ["ECONOMICS_DIR", "economics", "write_economics"]
+
+COMMAND = "lyt report economics"
+
+ECONOMICS_DIR = "economics"
+"""Where ``lyt demo`` writes the economics report, inside its ``--out``."""
+
+
+def economics(args: argparse.Namespace) -> int:
+    """Pull from the configured service (or the embedded demo), then write the report."""
+    from ..errors import LytError
+    from ..inputs.prices import read_prices
+    from ..snapshot import SnapshotHistory
+
+    out = output_dir(args.out)
+    if out is None:
+        return _fail(COMMAND, EMPTY_OUT)
+    try:
+        prices = None if args.prices is None else read_prices(Path(args.prices).expanduser())
+    except LytError as exc:
+        return _fail(COMMAND, f"cannot read the prices: {exc}")
+    history = None
+    if args.history is not None:
+        folder = Path(args.history).expanduser()
+        if not folder.is_dir():
+            return _fail(COMMAND, f"--history {folder} is not a folder (lyt audit --history)")
+        history = SnapshotHistory(folder)
+    snapshot = pull_or_fail(bool(args.sandbox), COMMAND)
+    if snapshot is None:
+        return EXIT_CANNOT_RUN
+    print(f"Economics of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
+    print(calls_line(snapshot))
+    return write_economics(snapshot, out, COMMAND, prices=prices, history=history)
+
+
+def write_economics(
+    snapshot: ProgramSnapshot,
+    out: Path,
+    command: str,
+    *,
+    prices: pd.DataFrame | None = None,
+    history: SnapshotHistory | None = None,
+) -> int:
+    """Summarise ``snapshot``'s economics (with ``prices`` and the ``history``), write the
+    report in ``out`` and print its headline figures and files."""
+    from ..economics import summarise
+    from ..errors import LytError
+    from ..reports.economics_report import format_figure, write_economics_report
+
+    try:
+        summary = summarise(snapshot, prices=prices, history=history)
+    except (LytError, OSError) as exc:
+        return _fail(command, f"cannot summarise the economics: {exc}")
+    try:
+        files = write_economics_report(summary, out)
+    except OSError as exc:
+        return _fail(command, f"cannot write the economics report to {out}: {exc.strerror or exc}")
+    width = max((len(name) for name in summary.headline), default=0)
+    print("\nProgram economics (amounts in minor units):")
+    for name, value in summary.headline.items():
+        print(f"  {name.replace('_', ' '):<{width}}  {format_figure(name, value)}")
+    print(f"\nEconomics report written to {out.resolve()}/:")
+    for path in files:
+        print(f"  {path.name}")
+    return EXIT_OK

@@ -1,0 +1,43 @@
+"""Program economics: what the program gives back and what it owes, as frames.
+
+Pure functions over a ``ProgramSnapshot`` (no I/O but reading a ``SnapshotHistory``'s
+files): ``earn_rates`` (points a benefit credits), ``burn_values`` (what a reward's points
+buy), ``point_values`` (low / median / high value per point per card definition),
+``effective_return`` (share of spend returned), ``liability`` (points owed, valued, times
+an expected redemption rate; ``estimate_redemption_rate`` from a history,
+``recognised_revenue`` by IFRS 15), ``pending_schedule`` and ``expiry_schedule`` (points
+arriving and leaving by month), ``economics_over_time`` (per stored snapshot), ``mispriced``
+(rewards far from their card definition's median value per point) and ``summarise`` (every
+frame at once, with headline figures). Every
+frame follows a declared schema of ``ECONOMICS_SCHEMAS``. Money is in the service's minor
+units as it sends them; values per point in minor units per point.
+"""
+
+from .earn_burn import burn_values, earn_rates
+from .history import economics_over_time, estimate_redemption_rate
+from .liability import liability, recognised_revenue
+from .mispricing import MISPRICED_FACTOR, mispriced
+from .schedules import expiry_schedule, pending_schedule
+from .schemas import ECONOMICS_SCHEMAS, PointValueSource, ValueSource
+from .summary import Economics, summarise
+from .value import effective_return, point_values
+
+__all__ = [
+    "ECONOMICS_SCHEMAS",
+    "MISPRICED_FACTOR",
+    "Economics",
+    "PointValueSource",
+    "ValueSource",
+    "burn_values",
+    "earn_rates",
+    "economics_over_time",
+    "effective_return",
+    "estimate_redemption_rate",
+    "expiry_schedule",
+    "liability",
+    "mispriced",
+    "pending_schedule",
+    "point_values",
+    "recognised_revenue",
+    "summarise",
+]

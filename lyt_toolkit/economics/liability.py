@@ -1,0 +1,171 @@
+"""What the program owes: points outstanding and pending, valued, times expected redemption.
+
+``liability`` follows the usual deferred-revenue reading (IFRS 15 B39-B43 / ASC 606): the
+points are a separate obligation worth points x value per point x expected redemption rate,
+and breakage is 1 - redemption rate. ``recognised_revenue`` is IFRS 15's allocation method for
+the revenue of points as they are redeemed.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import pandas as pd
+
+from ..models.enums import PendingBucketStatus
+from ..snapshot.model import ProgramSnapshot
+from ._common import definition_names, sum_by
+from .schemas import LIABILITY
+from .value import point_values
+
+__all__ = ["liability", "points_by_definition", "recognised_revenue"]
+
+VALUE_COLUMNS = ("card_definition_id", "low", "median", "high")
+"""The columns ``liability`` reads from a point values frame (see ``point_values``)."""
+
+
+def liability(
+    snapshot: ProgramSnapshot,
+    values: pd.DataFrame | None = None,
+    redemption_rate: float | None = 1.0,
+) -> pd.DataFrame:
+    """One row per card definition: outstanding and pending points and their value.
+
+    Each value column is (outstanding + pending points) x value per point x
+    ``redemption_rate``, in minor units. ``values`` is a frame with
+    ``card_definition_id, low, median, high`` (minor units per point); by default
+    ``point_values(snapshot)`` (pass your own for prices or overrides).
+    ``redemption_rate`` is the share of the points expected to be redeemed, between 0
+    and 1: 1.0 (the default) is the conservative figure; ``estimate_redemption_rate``
+    gives one from a history; None leaves every value NA. A card definition without a
+    point value, or with a card whose balance is unknown, has NA values, never 0.
+    """
+    rate = _checked_rate(redemption_rate)
+    if values is None:
+        values = point_values(snapshot)
+    prices = _checked_values(values).set_index("card_definition_id")
+    points = points_by_definition(snapshot)
+    priced = points.join(prices, on="card_definition_id")
+    total = (priced["outstanding_points"] + priced["pending_points"]).astype("Float64") * rate
+    frame = points.assign(
+        redemption_rate=pd.array([rate] * len(points), dtype="Float64"),
+        value_low=total * priced["low"],
+        value_median=total * priced["median"],
+        value_high=total * priced["high"],
+        outstanding_value_median=(
+            priced["outstanding_points"].astype("Float64") * rate * priced["median"]
+        ),
+        pending_value_median=priced["pending_points"].astype("Float64") * rate * priced["median"],
+    )
+    return LIABILITY.conform(frame)
+
+
+def points_by_definition(snapshot: ProgramSnapshot) -> pd.DataFrame:
+    """Per card definition (listed or referenced by a card or bucket): points owed.
+
+    Columns ``card_definition_id, card_definition_name, outstanding_points`` (sum of its
+    cards' balances) and ``pending_points`` (sum of its PENDING buckets); 0 when it has
+    none, NA when one of them is unknown.
+    """
+    cards = snapshot.cards
+    buckets = snapshot.pending_buckets
+    pending = buckets[buckets["status"] == PendingBucketStatus.PENDING]
+    outstanding = sum_by(
+        cards.groupby(cards["card_definition_id"].astype("string"))["balance_points"]
+    )
+    waiting = sum_by(
+        pending.groupby(pending["card_definition_id"].astype("string"))["points_total"]
+    )
+    listed = pd.Index(snapshot.card_definitions["id"].astype("string"))
+    ids = listed.union(outstanding.index).union(waiting.index).dropna().unique().sort_values()
+    return pd.DataFrame(
+        {
+            "card_definition_id": ids.astype("string").array,
+            "card_definition_name": definition_names(snapshot, pd.Series(ids)),
+            "outstanding_points": outstanding.reindex(ids, fill_value=0).astype("Int64").array,
+            "pending_points": waiting.reindex(ids, fill_value=0).astype("Int64").array,
+        }
+    )
+
+
+def _checked_rate(rate: float | None, name: str = "redemption_rate") -> float:
+    """The rate as a float (NaN for None); ValueError naming ``name`` unless 0 <= rate <= 1."""
+    if rate is None:
+        return math.nan
+    if isinstance(rate, bool) or not isinstance(rate, Real) or not 0 <= float(rate) <= 1:
+        raise ValueError(f"{name} must be a number from 0 to 1, got {rate!r}")
+    return float(rate)
+
+
+def _checked_values(values: pd.DataFrame) -> pd.DataFrame:
+    """The point values' columns ``VALUE_COLUMNS`` typed; errors name the column at fault."""
+    missing = [c for c in VALUE_COLUMNS if c not in values.columns]
+    if missing:
+        raise ValueError(f"values: lacks columns {missing} (as point_values returns them)")
+    out = pd.DataFrame({"card_definition_id": values["card_definition_id"].astype("string")})
+    if out["card_definition_id"].duplicated().any():
+        repeated = out["card_definition_id"][out["card_definition_id"].duplicated()]
+        raise ValueError(f"values: card_definition_id repeats {sorted(set(repeated))}")
+    for column in VALUE_COLUMNS[1:]:
+        try:
+            typed = values[column].astype("Float64")
+        except (TypeError, ValueError):
+            raise ValueError(f"values: column {column!r} holds a non-number") from None
+        bad = typed.notna() & ~typed.between(0, math.inf, inclusive="left")
+        if bad.any():
+            raise ValueError(
+                f"values: column {column!r} must be finite and not negative; "
+                f"card definition {out['card_definition_id'][bad].iloc[0]} has {typed[bad].iloc[0]}"
+            )
+        out[column] = typed
+    return out
+
+
+def recognised_revenue(
+    allocated: float, points_issued: float, expected_redemption: float, redeemed: float
+) -> float:
+    """Revenue recognised to date for points, by IFRS 15's allocation method (B39-B43).
+
+    The transaction price ``allocated`` to the points (by relative standalone selling
+    price, when they were issued) is recognised as they are redeemed, in proportion to
+    the points expected to be redeemed::
+
+        recognised = allocated x redeemed / (points_issued x expected_redemption)
+
+    capped at ``allocated``; the rest (``allocated - recognised``) is the deferred revenue
+    (the contract liability). The figure is cumulative: with a revised expectation the
+    next period recognises the new cumulative figure less what was recognised before.
+
+    Worked example (the standard's Illustrative Example 52 with the revised 97 %
+    expectation): 10,000 points issued, 9,700 (97 %) expected to be redeemed, 4,500
+    redeemed so far. With 9,000 currency units of the transaction price allocated to
+    the points, ``recognised_revenue(9_000, 10_000, 0.97, 4_500)`` is
+    9,000 x 4,500 / 9,700 = 4,175.26, i.e. 4,175 recognised in whole units, and
+    4,825 still deferred. (Exactly 4,175.00 would need 4,175 x 9,700 / 4,500 =
+    8,999.44 allocated; 9,000 is the round allocation the example rounds from.)
+
+    Amounts are in whatever unit ``allocated`` is in (minor units for the toolkit's
+    figures); the result is not rounded.
+    """
+    _check_amount("allocated", allocated, positive=False)
+    _check_amount("points_issued", points_issued, positive=True)
+    _check_amount("redeemed", redeemed, positive=False)
+    if expected_redemption is None:
+        raise ValueError("expected_redemption must be a number from 0 to 1, got None")
+    rate = _checked_rate(expected_redemption, "expected_redemption")
+    if rate == 0:
+        raise ValueError("expected_redemption must be above 0 (no points expected redeemed)")
+    return min(float(allocated), float(allocated) * redeemed / (points_issued * rate))
+
+
+def _check_amount(name: str, value: float, *, positive: bool) -> None:
+    ok = (
+        isinstance(value, Real)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value > 0 if positive else value >= 0)
+    )
+    if not ok:
+        needed = "above 0" if positive else "0 or more"
+        raise ValueError(f"{name} must be a finite number {needed}, got {value!r}")

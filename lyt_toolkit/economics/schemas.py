@@ -1,0 +1,233 @@
+"""The declared schemas of the economics frames (``ECONOMICS_SCHEMAS``).
+
+Money is in the service's minor units as it sends them; a value per point is in
+minor units per point; a return is a share of spend (0.01 = 1 %). A figure the
+data cannot give is NA, never 0 or inf.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from ..frames._columns import MINOR_UNITS
+from ..frames.schema import Column, Schema, enum, flag, integer, number, text, timestamp
+from ..models.enums import (
+    BenefitStatus,
+    BenefitType,
+    CardDefinitionStatus,
+    RewardStatus,
+    RewardType,
+)
+from ..models.subtypes import CalculationType, RewardDigitalType
+
+__all__ = [
+    "BURN_VALUES",
+    "EARN_RATES",
+    "ECONOMICS_SCHEMAS",
+    "EFFECTIVE_RETURN",
+    "EXPIRY_SCHEDULE",
+    "LIABILITY",
+    "OVER_TIME",
+    "PENDING_SCHEDULE",
+    "POINT_VALUES",
+    "PointValueSource",
+    "ValueSource",
+]
+
+PER_POINT = "minor units per point (the service's minor currency units, e.g. cents)"
+"""The unit of every value per point."""
+
+
+class ValueSource(StrEnum):
+    """Where the value a reward's points buy comes from."""
+
+    GIFT_VOUCHER_BALANCE = "gift_voucher_balance"
+    CARD_POINTS = "card_points"
+    PRICE = "price"
+
+
+class PointValueSource(StrEnum):
+    """Where a card definition's low / median / high value per point comes from."""
+
+    OBSERVED = "observed"
+    OVERRIDE = "override"
+    NONE = "none"
+
+
+def _card_definition() -> tuple[Column, Column]:
+    return (
+        text("card_definition_id", "card definition ID"),
+        text("card_definition_name", "card definition name (NA: not in the snapshot)"),
+    )
+
+
+EARN_RATES = Schema(
+    "earn_rates",
+    "One row per POINTS or POINTS_PROPORTIONAL benefit: the points it credits.",
+    (
+        text("benefit_id", "benefit ID"),
+        text("benefit_name", "benefit name"),
+        enum("benefit_status", BenefitStatus, "status of the benefit"),
+        *_card_definition(),
+        enum("type", BenefitType, "POINTS or POINTS_PROPORTIONAL"),
+        enum("calculation_type", CalculationType, "POINTS_PROPORTIONAL: what points follow"),
+        text("basis", "POINTS_PROPORTIONAL: the points_proportional group of the rate"),
+        integer("every", "POINTS_PROPORTIONAL: units of the basis per award"),
+        number("value", "POINTS_PROPORTIONAL: points per `every` units"),
+        integer("points", "POINTS: fixed points credited"),
+        number("points_per_unit", "POINTS_PROPORTIONAL: value / every (NA for POINTS)"),
+        flag(
+            "amount_based",
+            f"the basis is an order or item amount {MINOR_UNITS}, so points_per_unit is "
+            "points per minor unit of spend (NA: proportional without a rate)",
+        ),
+    ),
+)
+
+BURN_VALUES = Schema(
+    "burn_values",
+    "One row per reward cost spending entry: the points it charges and the value they buy.",
+    (
+        text("reward_id", "reward ID"),
+        text("reward_name", "reward name"),
+        enum("reward_status", RewardStatus, "status of the reward"),
+        enum("reward_type", RewardType, "MATERIAL or DIGITAL"),
+        enum("digital_type", RewardDigitalType, "DIGITAL rewards: kind of digital reward"),
+        text("cost_id", "cost option ID"),
+        integer("spending_index", "position of the spending entry within the cost"),
+        *_card_definition(),
+        integer("points", "points charged"),
+        number(
+            "value",
+            "value the reward gives, in minor units (the service's minor currency units, "
+            "e.g. cents; NA: unknown, see reason)",
+        ),
+        enum("value_source", ValueSource, "where value comes from"),
+        number("value_per_point", f"value / points, {PER_POINT}"),
+        text("reason", "why value or value_per_point is NA (NA when known)"),
+    ),
+)
+
+POINT_VALUES = Schema(
+    "point_values",
+    "One row per card definition: what one of its points is worth when spent.",
+    (
+        *_card_definition(),
+        enum("card_definition_status", CardDefinitionStatus, "status of the card definition"),
+        integer(
+            "observations",
+            "values per point seen: ACTIVE rewards' burn values and the exchange ratio",
+        ),
+        number("low", f"lowest value per point, {PER_POINT}"),
+        number("median", f"median value per point, {PER_POINT}"),
+        number("high", f"highest value per point, {PER_POINT}"),
+        number(
+            "exchange_ratio",
+            f"pay_with_points formula's value of one point, read as {PER_POINT} "
+            "(NA: none or not of the form POINTS / n, POINTS * n, n * POINTS)",
+        ),
+        enum("source", PointValueSource, "observed, override (given by the user) or none"),
+    ),
+)
+
+EFFECTIVE_RETURN = Schema(
+    "effective_return",
+    "One row per card definition: the share of spend its points give back.",
+    (
+        *_card_definition(),
+        number(
+            "earn_points_per_unit",
+            "median points per minor unit of spend over ACTIVE amount-based earning benefits",
+        ),
+        integer("benefits", "ACTIVE amount-based earning benefits counted"),
+        number("return_low", "earn rate x low point value: share of spend (0.01 = 1 %)"),
+        number("return_median", "earn rate x median point value: share of spend"),
+        number("return_high", "earn rate x high point value: share of spend"),
+    ),
+)
+
+
+IN_MINOR_UNITS = "in minor units (the service's minor currency units, e.g. cents)"
+"""The unit of every liability amount."""
+
+LIABILITY = Schema(
+    "liability",
+    "One row per card definition: the points it owes and what they are worth.",
+    (
+        *_card_definition(),
+        integer("outstanding_points", "sum of its cards' balance_points"),
+        integer("pending_points", "sum of its PENDING buckets' points"),
+        number("redemption_rate", "expected share of the points redeemed (1.0: all)"),
+        *(
+            number(
+                f"value_{level}",
+                f"(outstanding + pending) x {level} value per point x redemption rate, "
+                f"{IN_MINOR_UNITS}",
+            )
+            for level in ("low", "median", "high")
+        ),
+        number(
+            "outstanding_value_median",
+            f"outstanding x median point value x redemption rate, {IN_MINOR_UNITS}",
+        ),
+        number(
+            "pending_value_median",
+            f"pending x median point value x redemption rate, {IN_MINOR_UNITS}",
+        ),
+    ),
+)
+
+PENDING_SCHEDULE = Schema(
+    "pending_schedule",
+    "One row per card definition x month: PENDING points arriving that month.",
+    (
+        *_card_definition(),
+        timestamp("month", "first day of the activation month, 00:00 UTC"),
+        integer("points", "points of the PENDING buckets activating that month"),
+        integer("buckets", "PENDING buckets activating that month"),
+    ),
+)
+
+EXPIRY_SCHEDULE = Schema(
+    "expiry_schedule",
+    "Estimate: one row per card definition x month x assumption: points that would expire.",
+    (
+        *_card_definition(),
+        text("expiration_type", "ROLLING_EXPIRATION or CALENDAR_EXPIRATION"),
+        timestamp("month", "first day of the expiry month, 00:00 UTC (NA: settings missing)"),
+        integer("points", "points that would expire that month under the assumption"),
+        text("assumption", "which points these are and the day they are assumed earned"),
+    ),
+)
+
+OVER_TIME = Schema(
+    "economics_over_time",
+    "One row per stored snapshot x card definition holding cards or PENDING points.",
+    (
+        timestamp("pulled_at", "when the snapshot was pulled (UTC)"),
+        *_card_definition(),
+        integer("members", "distinct members holding a card of it"),
+        integer("cards", "cards of it"),
+        integer("outstanding_points", "sum of its cards' balance_points"),
+        integer("pending_points", "sum of its PENDING buckets' points"),
+        number(
+            "liability_median",
+            f"(outstanding + pending) x median point value x redemption rate, {IN_MINOR_UNITS}",
+        ),
+    ),
+)
+
+ECONOMICS_SCHEMAS: dict[str, Schema] = {
+    s.kind: s
+    for s in (
+        EARN_RATES,
+        BURN_VALUES,
+        POINT_VALUES,
+        EFFECTIVE_RETURN,
+        LIABILITY,
+        PENDING_SCHEDULE,
+        EXPIRY_SCHEDULE,
+        OVER_TIME,
+    )
+}
+"""Frame name -> schema of every economics frame."""

@@ -1,0 +1,129 @@
+"""``summarise``: every economics frame of a snapshot at once, with its headline figures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .earn_burn import burn_values, earn_rates
+from .history import economics_over_time, estimate_redemption_rate
+from .liability import liability
+from .mispricing import mispriced
+from .schedules import expiry_schedule, pending_schedule
+from .schemas import OVER_TIME
+from .value import effective_return, point_values
+
+if TYPE_CHECKING:
+    from ..snapshot.history import SnapshotHistory
+    from ..snapshot.model import ProgramSnapshot
+
+__all__ = ["Economics", "summarise"]
+
+
+@dataclass(frozen=True)
+class Economics:
+    """A snapshot's economics: each frame, where it came from, and the headline figures."""
+
+    source: str
+    pulled_at: pd.Timestamp
+    redemption_rate: float
+    redemption_method: str
+    """Where ``redemption_rate`` comes from: given, the default, or the history's estimate."""
+    earn_rates: pd.DataFrame
+    burn_values: pd.DataFrame
+    point_values: pd.DataFrame
+    effective_return: pd.DataFrame
+    liability: pd.DataFrame
+    pending_schedule: pd.DataFrame
+    expiry_schedule: pd.DataFrame
+    mispriced: pd.DataFrame
+    over_time: pd.DataFrame
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Frame name -> frame, in reading order (the report's CSV files)."""
+        return {
+            "earn_rates": self.earn_rates,
+            "burn_values": self.burn_values,
+            "point_values": self.point_values,
+            "effective_return": self.effective_return,
+            "liability": self.liability,
+            "pending_schedule": self.pending_schedule,
+            "expiry_schedule": self.expiry_schedule,
+            "mispriced": self.mispriced,
+            "economics_over_time": self.over_time,
+        }
+
+    @property
+    def headline(self) -> dict[str, float | None]:
+        """The figures a reader wants first (money in minor units; NA as None).
+
+        Liability sums the card definitions whose points have a value; ``unvalued_points``
+        are the outstanding and pending points of those without one.
+        """
+        owed = self.liability
+        points = owed["outstanding_points"] + owed["pending_points"]
+        unvalued = owed["value_median"].isna()
+        return {
+            "card_definitions": len(owed),
+            "outstanding_points": _total(owed["outstanding_points"]),
+            "pending_points": _total(owed["pending_points"]),
+            "redemption_rate": self.redemption_rate,
+            "liability_low": _total(owed["value_low"][~unvalued]),
+            "liability_median": _total(owed["value_median"][~unvalued]),
+            "liability_high": _total(owed["value_high"][~unvalued]),
+            "unvalued_points": _total(points[unvalued]),
+            "highest_effective_return": _plain(self.effective_return["return_median"].max()),
+            "mispriced_rewards": self.mispriced["reward_id"].nunique(),
+        }
+
+
+def _plain(value: Any) -> float | None:
+    """A figure as a plain float, None when unknown."""
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def _total(column: pd.Series) -> float | None:
+    """The sum, None when a value in it is unknown."""
+    return _plain(column.sum(min_count=0, skipna=False))
+
+
+def summarise(
+    snapshot: ProgramSnapshot,
+    prices: pd.DataFrame | None = None,
+    redemption_rate: float | None = 1.0,
+    history: SnapshotHistory | None = None,
+) -> Economics:
+    """Every economics frame of ``snapshot``: point values from its rewards (and ``prices``:
+    ``id``, ``value`` in minor units), liability at ``redemption_rate`` (1.0: every point
+    redeemed, the conservative figure; None: estimated from the ``history``, which needs at
+    least two snapshots), and the ``history``'s liability over time at today's point values."""
+    if redemption_rate is None and history is not None:
+        redemption_rate, method = estimate_redemption_rate(history)
+    elif redemption_rate == 1.0:
+        method = "1.0, the conservative default: every point is redeemed"
+    else:
+        method = f"{redemption_rate} as given"
+    values = point_values(snapshot, prices=prices)
+    burn = burn_values(snapshot, prices=prices)
+    over_time = (
+        OVER_TIME.empty()
+        if history is None
+        else economics_over_time(history, values, redemption_rate)
+    )
+    return Economics(
+        source=snapshot.source,
+        pulled_at=snapshot.pulled_at,
+        redemption_rate=float("nan") if redemption_rate is None else float(redemption_rate),
+        redemption_method=method,
+        earn_rates=earn_rates(snapshot),
+        burn_values=burn,
+        point_values=values,
+        effective_return=effective_return(snapshot, values),
+        liability=liability(snapshot, values, redemption_rate),
+        pending_schedule=pending_schedule(snapshot),
+        expiry_schedule=expiry_schedule(snapshot),
+        mispriced=mispriced(burn, values),
+        over_time=over_time,
+    )

@@ -1,0 +1,97 @@
+"""What a point is worth per card definition, and the share of spend a program returns."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import pandas as pd
+
+from ..models.enums import BenefitStatus
+from ..snapshot import ProgramSnapshot
+from ._frames import columns
+from ._spread import exchange_ratios, spread
+from .earn_burn import active, burn_values, earn_rates
+from .schemas import EFFECTIVE_RETURN, POINT_VALUES, PointValueSource
+
+__all__ = ["effective_return", "point_values"]
+
+_RANGE = ("low", "median", "high")
+
+
+def point_values(
+    snapshot: ProgramSnapshot,
+    prices: pd.DataFrame | None = None,
+    override: Mapping[str, float] | None = None,
+) -> pd.DataFrame:
+    """One row per card definition: low / median / high value per point (``POINT_VALUES``).
+
+    The observations are the values per point of ACTIVE rewards' burn values (see
+    ``burn_values``; ``prices`` fills what the data lacks) and the exchange ratio where
+    set. ``override`` (card definition ID -> minor units per point) replaces all three.
+    """
+    defs = columns(snapshot.card_definitions, "card_definitions", ["id", "name", "status"])
+    ratios = exchange_ratios(snapshot.card_definitions)
+    seen = spread(active(burn_values(snapshot, prices)), ratios)
+    ids = defs["id"]
+    frame = pd.DataFrame(
+        {
+            "card_definition_id": ids,
+            "card_definition_name": defs["name"],
+            "card_definition_status": defs["status"],
+            "observations": ids.map(seen["observations"]).fillna(0).astype("Int64"),
+            **{name: ids.map(seen[name]).astype("Float64") for name in _RANGE},
+            "exchange_ratio": ids.map(ratios).astype("Float64"),
+        }
+    )
+    frame["source"] = PointValueSource.NONE.value
+    frame.loc[frame["observations"] > 0, "source"] = PointValueSource.OBSERVED.value
+    given = _override(override or {}, ids)
+    replaced = ids.isin(list(given))
+    for name in _RANGE:
+        frame[name] = frame[name].mask(replaced, ids.map(given)).astype("Float64")
+    frame.loc[replaced, "source"] = PointValueSource.OVERRIDE.value
+    return POINT_VALUES.conform(frame)
+
+
+def _override(override: Mapping[str, float], ids: pd.Series) -> dict[str, float]:
+    """``override`` checked: known card definition IDs, finite values at least 0."""
+    known = set(ids.dropna())
+    for key, value in override.items():
+        if key not in known:
+            raise ValueError(f"override: no card definition {key!r} in the snapshot")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"override: value of {key!r} is {value!r}; expected a number")
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"override: value of {key!r} is {value!r}; expected at least 0")
+    return {k: float(v) for k, v in override.items()}
+
+
+def effective_return(snapshot: ProgramSnapshot, values: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per card definition, the share of spend returned: the median points per minor unit
+    of ACTIVE amount-based earning benefits x low / median / high point value
+    (``EFFECTIVE_RETURN``). ``values`` defaults to ``point_values(snapshot)``."""
+    if values is None:
+        values = point_values(snapshot)
+    values = columns(values, "values", ["card_definition_id", "card_definition_name", *_RANGE])
+    rates = earn_rates(snapshot)
+    earning = rates[
+        (rates["benefit_status"].astype("string") == BenefitStatus.ACTIVE.value)
+        & rates["amount_based"].fillna(False)
+        & rates["points_per_unit"].notna()
+    ]
+    per_unit = earning.astype({"points_per_unit": "float64"}).groupby("card_definition_id")[
+        "points_per_unit"
+    ]
+    ids = values["card_definition_id"]
+    earn = ids.map(per_unit.median()).astype("Float64")
+    frame = pd.DataFrame(
+        {
+            "card_definition_id": ids,
+            "card_definition_name": values["card_definition_name"],
+            "earn_points_per_unit": earn,
+            "benefits": ids.map(per_unit.size()).fillna(0).astype("Int64"),
+            **{f"return_{name}": earn * values[name].astype("Float64") for name in _RANGE},
+        }
+    )
+    return EFFECTIVE_RETURN.conform(frame)

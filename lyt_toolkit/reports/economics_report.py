@@ -1,0 +1,144 @@
+"""The economics report folder: every economics frame as CSV with a manifest, the charts as
+PNG, and one self-contained HTML page (charts embedded, no external assets).
+
+The CSVs follow the snapshot conventions (``reports.snapshot_csv``: text a spreadsheet
+would run is escaped with a leading ``'``, dtypes in the manifest), so a colleague can open
+them in a spreadsheet and ``read_frames``-style code can restore them. The HTML page needs no
+Python and no network: it opens from a mail attachment.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+import pandas as pd
+
+from ._write import replacing
+from .cells import ESCAPING
+from .snapshot_csv import ESCAPING_KEY, MANIFEST, write_csv, write_folder
+
+__all__ = [
+    "ECONOMICS_FORMAT",
+    "ECONOMICS_HTML",
+    "EconomicsFrames",
+    "format_figure",
+    "write_economics_report",
+]
+
+ECONOMICS_FORMAT = "lyt-economics/1"
+"""The ``format`` of an economics report's ``manifest.json``."""
+
+ECONOMICS_HTML = "economics.html"
+"""The self-contained page of an economics report."""
+
+
+class EconomicsFrames(Protocol):
+    """What the report is written from (an ``lyt_toolkit.economics.Economics``)."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def pulled_at(self) -> pd.Timestamp: ...
+
+    @property
+    def headline(self) -> Mapping[str, float | None]: ...
+
+    def frames(self) -> Mapping[str, pd.DataFrame]: ...
+
+
+def write_economics_report(economics: EconomicsFrames, out: str | Path) -> list[Path]:
+    """The frames as CSV, the manifest, the charts as PNG and the HTML page, in ``out``.
+
+    Returns the written paths, sorted. Every file goes to a temporary name first and is
+    renamed into place.
+    """
+    from .economics_chart import save_economics_charts  # matplotlib loads only here
+
+    directory = Path(out)
+    directory.mkdir(parents=True, exist_ok=True)
+    charts = save_economics_charts(economics.frames(), directory)
+    extra = {
+        ESCAPING_KEY: ESCAPING,
+        "headline": {k: _plain(v) for k, v in economics.headline.items()},
+        "charts": [p.name for p in charts],
+        "page": ECONOMICS_HTML,
+    }
+    written = write_folder(
+        economics,
+        directory,
+        suffix=".csv",
+        write_frame=write_csv,
+        format=ECONOMICS_FORMAT,
+        extra=extra,
+    )
+    page = directory / ECONOMICS_HTML
+    with replacing(page) as tmp:
+        tmp.write_text(economics_html(economics, charts), encoding="utf-8")
+    return sorted({*written, *charts, page})
+
+
+def _plain(value: float | None) -> float | None:
+    """A headline figure as JSON can hold it (NA and NaN as null)."""
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def format_figure(name: str, value: float | None) -> str:
+    """A headline figure as people read it: rates as percentages, amounts with separators."""
+    if value is None or pd.isna(value) or math.isinf(value):
+        return "n/a"
+    if name.endswith(("_rate", "_return")) or "_return_" in name:
+        return f"{value:.2%}"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}"
+
+
+def economics_html(economics: EconomicsFrames, charts: list[Path]) -> str:
+    """The page: title, source, headline figures, then every chart inline as base64 PNG."""
+    e = html.escape
+    rows = "\n".join(
+        f"<tr><th>{e(name.replace('_', ' '))}</th><td>{e(format_figure(name, value))}</td></tr>"
+        for name, value in economics.headline.items()
+    )
+    images = "\n".join(
+        f'<figure><img alt="{e(p.stem.replace("_", " "))}" '
+        f'src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode("ascii")}">'
+        "</figure>"
+        for p in charts
+    )
+    files = ", ".join(e(f"{name}.csv") for name in economics.frames())
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Program economics</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em auto; max-width: 1150px; color: #2c3e50; }}
+table {{ border-collapse: collapse; margin-bottom: 2em; }}
+th, td {{ text-align: left; padding: 0.3em 1.2em 0.3em 0; border-bottom: 1px solid #ddd; }}
+td {{ text-align: right; font-variant-numeric: tabular-nums; }}
+img {{ max-width: 100%; }}
+</style>
+</head>
+<body>
+<h1>Program economics</h1>
+<p>{e(economics.source or "the service")} as of {economics.pulled_at:%Y-%m-%d %H:%M:%S} UTC.
+Amounts are in the service's minor units (e.g. cents); values per point are minor units per
+point; returns are shares of spend.</p>
+<h2>Headline figures</h2>
+<table>
+{rows}
+</table>
+<h2>Charts</h2>
+{images}
+<p>The figures behind the charts are in this folder as CSV: {files}
+(described in {e(MANIFEST)}).</p>
+</body>
+</html>
+"""

@@ -1,0 +1,117 @@
+"""``lyt report economics`` end to end against sandboxes over HTTP: files, figures, exit codes."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from audit.programs import clean_program
+from economics.priced_program import returning
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.cli import main
+from lyt_toolkit.reports import read_manifest
+from lyt_toolkit.reports.economics_chart import CHARTS
+from lyt_toolkit.reports.economics_report import ECONOMICS_FORMAT, ECONOMICS_HTML
+from lyt_toolkit.snapshot import SnapshotHistory
+
+EXIT_CANNOT_RUN = 2
+
+
+@pytest.fixture
+def service(start_sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """The priced program served by a sandbox the ``lyt`` command is configured for."""
+    monkeypatch.chdir(tmp_path)  # no .env from the working copy
+    monkeypatch.setenv("LYT_PROGRESS", "off")
+    with start_sandbox(returning(clean_program(), 5)) as sb:
+        monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+        monkeypatch.setenv("LYT_APP_ID", sb.credentials.app_id)
+        monkeypatch.setenv("LYT_APP_TOKEN", sb.credentials.app_token)
+        monkeypatch.setenv("LYT_MANAGEMENT_ID", sb.credentials.management_id)
+        monkeypatch.setenv("LYT_MANAGEMENT_TOKEN", sb.credentials.management_token)
+        yield sb
+
+
+def test_report_writes_every_file_and_prints_the_headline(service, tmp_path, capsys):
+    out = tmp_path / "econ"
+    assert main(["report", "economics", "--out", str(out)]) == 0
+    stdout = capsys.readouterr().out
+    manifest = read_manifest(out, formats=(ECONOMICS_FORMAT,))
+    files = {p.name for p in out.iterdir()}
+    csvs = {entry["file"] for entry in manifest["frames"].values()}
+    assert files == csvs | {f"{c}.png" for c in CHARTS} | {"manifest.json", ECONOMICS_HTML}
+    # (500 outstanding + 120 pending) x 0.5 a point x 1.0 redeemed = 310 minor units.
+    assert manifest["headline"]["liability_median"] == 310.0
+    assert "liability median" in stdout and "310" in stdout
+    liability = pd.read_csv(out / "liability.csv")
+    assert liability["value_median"].tolist() == [310.0]
+
+
+def test_prices_and_history_reach_the_report(service, tmp_path, start_sandbox, make_client):
+    history = SnapshotHistory(tmp_path / "history")
+    for now in ("2026-01-01T12:00:00Z", "2026-01-08T12:00:00Z"):
+        with start_sandbox(returning(clean_program(), 5), now=now) as sb, make_client(sb) as c:
+            history.append(ProgramSnapshot.pull(c, progress=False))
+    prices = tmp_path / "prices.csv"
+    prices.write_text("id,value\nprod_unused,1000\n", encoding="utf-8")
+    out = tmp_path / "econ"
+    args = ["--history", str(history.path), "--prices", str(prices), "--out", str(out)]
+    assert main(["report", "economics", *args]) == 0
+    over = pd.read_csv(out / "economics_over_time.csv")
+    # Two stored snapshots, one card definition holding cards, each 620 points x 0.5.
+    assert over["pulled_at"].tolist() == [
+        "2026-01-01T12:00:00.000000Z",
+        "2026-01-08T12:00:00.000000Z",
+    ]
+    assert over["liability_median"].tolist() == [310.0, 310.0]
+
+
+def test_an_unreadable_prices_file_fails_in_one_line_naming_it(service, tmp_path, capsys):
+    prices = tmp_path / "prices.csv"
+    prices.write_text("id,value\nprod_mug,twelve\n", encoding="utf-8")
+    out = tmp_path / "econ"
+    code = main(["report", "economics", "--prices", str(prices), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == EXIT_CANNOT_RUN and not out.exists()
+    assert err.startswith("lyt report economics: cannot read the prices: ")
+    assert f"{prices}: row 1, column value" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_missing_history_folder_fails_in_one_line(service, tmp_path, capsys):
+    code = main(["report", "economics", "--history", str(tmp_path / "nope"), "--out", "x"])
+    err = capsys.readouterr().err
+    assert code == EXIT_CANNOT_RUN and "--history" in err and "nope" in err
+
+
+def test_an_empty_out_is_refused(capsys):
+    assert main(["report", "economics", "--out", " "]) == EXIT_CANNOT_RUN
+    assert "--out is empty" in capsys.readouterr().err
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_service_fails_without_a_secret(tmp_path, monkeypatch, capsys):
+    secret = "s3cr3t-app-token-do-not-print"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LYT_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("LYT_APP_ID", "some-app")
+    monkeypatch.setenv("LYT_APP_TOKEN", secret)
+    code = main(["report", "economics", "--out", str(tmp_path / "econ")])
+    captured = capsys.readouterr()
+    assert code == EXIT_CANNOT_RUN and "cannot reach the service" in captured.err
+    assert secret not in captured.err + captured.out and "Traceback" not in captured.err
+    assert not (tmp_path / "econ").exists()
+
+
+def test_an_unwritable_out_fails_in_one_line(service, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    code = main(["report", "economics", "--out", str(blocker / "econ")])
+    err = capsys.readouterr().err
+    assert code == EXIT_CANNOT_RUN and "cannot write the economics report" in err
