@@ -103,7 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--benefits", type=int, default=1000)
     gen.add_argument("--card-definitions", type=int, default=10)
     gen.add_argument("--tier-structures", type=int, default=10)
-    gen.add_argument("--members", type=int, default=100)
+    gen.add_argument("--members", type=int, default=100, help="members, one card each")
+    gen.add_argument(
+        "--pending-buckets", type=int, default=None, help="PENDING buckets (default 2 per member)"
+    )
     gen.add_argument("--seed", type=int, default=0)
     gen.set_defaults(handler=_dispatch("lyt_toolkit.cli.sandbox:generate"))
     return parser

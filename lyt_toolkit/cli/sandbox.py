@@ -147,9 +147,11 @@ def generate(args: argparse.Namespace) -> int:
 
     counts = {name: getattr(args, name) for name in MINIMUM_COUNTS}
     for name, value in counts.items():
-        if value < MINIMUM_COUNTS[name]:
+        if value is not None and value < MINIMUM_COUNTS[name]:
             option = "--" + name.replace("_", "-")
             return _refuse(f"{option}: must be at least {MINIMUM_COUNTS[name]}, got {value}")
+    if counts["pending_buckets"] and not counts["members"]:
+        return _refuse("--pending-buckets: needs --members above 0 to hold them")
     try:
         write_program(args.out, seed=args.seed, **counts)
     except OSError as exc:

@@ -62,12 +62,23 @@ def sku_material(rng: random.Random, skus: list[dict[str, Any]]) -> dict[str, An
 
 
 def digital(
-    rng: random.Random, coupons: str, gift: str, *, balances: tuple[int, ...]
+    rng: random.Random, coupons: str, gift: str, cds: list[str], *, balances: tuple[int, ...]
 ) -> dict[str, Any]:
-    """Half discount coupons, half gift vouchers of one of ``balances``."""
+    """Discount coupons, gift vouchers of one of ``balances`` or (one in ten, when ``cds`` are
+    given) points credited on one of ``cds``."""
+    if cds and rng.random() < 0.1:
+        return {
+            "type": "LOYALTY_CARD_POINTS",
+            "loyalty_card_points": {
+                "points": rng.choice((10, 50, 100, 500)),
+                "card_definition_id": rng.choice(cds),
+            },
+        }
     if rng.random() < 0.5:
         return {"type": "DISCOUNT_COUPONS", "discount_coupons": {"campaign_id": coupons}}
-    return {
-        "type": "GIFT_VOUCHERS",
-        "gift_vouchers": {"campaign_id": gift, "balance": rng.choice(balances)},
-    }
+    return gift_voucher(gift, rng.choice(balances))
+
+
+def gift_voucher(campaign: str, balance: int) -> dict[str, Any]:
+    """A gift voucher of ``balance`` minor units from ``campaign``."""
+    return {"type": "GIFT_VOUCHERS", "gift_vouchers": {"campaign_id": campaign, "balance": balance}}

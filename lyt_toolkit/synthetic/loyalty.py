@@ -16,7 +16,7 @@ from lyt_toolkit.models.enums import (
 )
 from lyt_toolkit.models.ids import IdPrefix
 
-from .catalog import digital, sku_material
+from .catalog import digital, gift_voucher, sku_material
 from .rows import created_times, distinct_names, pick, row_id
 from .words import BENEFIT_WORDS, REWARD_WORDS
 
@@ -121,13 +121,30 @@ def tier_structure_rows(
     return rows
 
 
+POINT_VALUES = (0.5, 1.0, 1.0, 2.0)
+"""What one point of a card definition is worth, in minor units: rewards are priced near it."""
+
+MISPRICED_EVERY = 1000
+"""Every 1000th reward is a gift voucher priced at a fifth of its points: 5x the value per point."""
+
+
+def point_values(cds: list[str], rng: random.Random) -> dict[str, float]:
+    """The value per point (minor units) each card definition's rewards cluster around."""
+    return {cd: rng.choice(POINT_VALUES) for cd in cds}
+
+
 def reward_rows(
     count: int,
     seed: int,
     rng: random.Random,
-    cds: list[str],
+    values: dict[str, float],
     catalog: dict[str, list[dict[str, Any]]],
 ) -> list[dict[str, Any]]:
+    """Rewards priced at their card definition's value per point, within 10 %.
+
+    A gift voucher costs its balance / value per point, a product its price / value per
+    point, card points their value on the credited card definition; coupons carry no value.
+    """
     names = distinct_names(REWARD_WORDS, count, rng)
     statuses = pick(
         rng,
@@ -140,11 +157,15 @@ def reward_rows(
         count,
     )
     products, skus = catalog["products"], catalog["skus"]
+    prices = {p["id"]: p["price"] for p in products}
     coupons, gift = (c["id"] for c in catalog["campaigns"])
+    cds = list(values)
     cost_prefix, spend_prefix = "lrcst_", "lrspn_"
     rows = []
     for n, created in enumerate(created_times(count, rng), start=1):
-        material = rng.random() < 0.6
+        mispriced = n % MISPRICED_EVERY == 0
+        material = not mispriced and rng.random() < 0.6
+        cd = rng.choice(cds)
         row: dict[str, Any] = {
             "id": row_id(IdPrefix.REWARD, seed, n),
             "name": names[n - 1],
@@ -152,19 +173,6 @@ def reward_rows(
             "status": str(statuses[n - 1]),
             "validity_hours": {"type": "ANY_TIME"},
             "refunds": {"type": "NONE"},
-            "costs": [
-                {
-                    "id": row_id(cost_prefix, seed, n),
-                    "spending": [
-                        {
-                            "id": row_id(spend_prefix, seed, n),
-                            "name": None,
-                            "points": rng.randrange(50, 5000, 10),
-                            "card_definition_id": rng.choice(cds),
-                        }
-                    ],
-                }
-            ],
             "metadata": {},
             "start_date": None,
             "end_date": None,
@@ -182,10 +190,51 @@ def reward_rows(
             row["material"] = {"type": "PRODUCT", "product": {"id": rng.choice(products)["id"]}}
         elif material:
             row["material"] = sku_material(rng, skus)
+        elif mispriced:
+            row["digital"] = gift_voucher(gift, rng.choice((500, 1000, 2500)))
         else:
-            row["digital"] = digital(rng, coupons, gift, balances=(500, 1000, 2500))
+            row["digital"] = digital(rng, coupons, gift, cds, balances=(500, 1000, 2500))
+        worth = reward_worth(row, prices, values)
+        points: float
+        if worth is None:
+            points = rng.randrange(50, 5000, 10)
+        else:
+            points = worth / values[cd] * rng.uniform(0.9, 1.1) / (5 if mispriced else 1)
+        row["costs"] = [
+            {
+                "id": row_id(cost_prefix, seed, n),
+                "spending": [
+                    {
+                        "id": row_id(spend_prefix, seed, n),
+                        "name": None,
+                        "points": int(round(points, -1))
+                        if points >= 100
+                        else max(1, round(points)),
+                        "card_definition_id": cd,
+                    }
+                ],
+            }
+        ]
         rows.append(row)
     return rows
+
+
+def reward_worth(
+    row: dict[str, Any], prices: dict[str, int], values: dict[str, float]
+) -> float | None:
+    """What a reward gives, in minor units; None for coupons, which carry no value."""
+    material, digital_ = row.get("material"), row.get("digital") or {}
+    if material:
+        product = (
+            material["product"]["id"] if "product" in material else material["sku"]["product_id"]
+        )
+        return float(prices[product])
+    if "gift_vouchers" in digital_:
+        return float(digital_["gift_vouchers"]["balance"])
+    if "loyalty_card_points" in digital_:
+        credited = digital_["loyalty_card_points"]
+        return credited["points"] * values[credited["card_definition_id"]]
+    return None
 
 
 def benefit_rows(
@@ -229,7 +278,7 @@ def benefit_rows(
         elif kind == BenefitType.MATERIAL:
             row["material"] = sku_material(rng, skus)
         else:
-            row["digital"] = digital(rng, coupons, gift, balances=(500, 1000))
+            row["digital"] = digital(rng, coupons, gift, [], balances=(500, 1000))
         row["created_at"] = created
         row["updated_at"] = None
         rows.append(row)

@@ -11,11 +11,23 @@ from lyt_toolkit.models.ids import IdPrefix
 from .rows import created_times, row_id, seed_tag
 from .words import FIRST_NAMES, LAST_NAMES
 
+PENDING_DAYS = 180
+"""Pending buckets activate on a day of the coming 180."""
+
 
 def member_rows(
-    count: int, seed: int, rng: random.Random, cds: list[str], pending: dict[str, str]
+    count: int,
+    bucket_count: int,
+    seed: int,
+    rng: random.Random,
+    cds: list[str],
+    pending: dict[str, str],
 ) -> dict[str, list[dict[str, Any]]]:
-    """One ACTIVE program, its members (one card each), their customers and pending buckets."""
+    """One ACTIVE program, its members (one card each), their customers and pending buckets.
+
+    ``bucket_count`` PENDING buckets fall on cards drawn at random; each card's pending total
+    is the sum of its buckets.
+    """
     program_id = row_id(IdPrefix.PROGRAM, seed, 1)
     programs = [
         {
@@ -35,7 +47,7 @@ def member_rows(
     buckets: list[dict[str, Any]] = []
     customers: list[dict[str, Any]] = []
     enabled = [cd for cd in cds if pending[cd] != "IMMEDIATE"] or cds
-    bucket_n = 0
+    holders = sorted(rng.randrange(count) for _ in range(bucket_count)) if count else []
     for n, created in enumerate(created_times(count, rng), start=1):
         first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
         customer_id = f"cust_Synth{seed_tag(seed)}{n:08d}"
@@ -61,40 +73,38 @@ def member_rows(
                 "updated_at": None,
             }
         )
-        card_id = row_id(IdPrefix.CARD, seed, n)
-        cd = rng.choice(enabled)
-        pending_total = 0
-        for _ in range(rng.randrange(0, 4)):
-            bucket_n += 1
-            points = rng.randrange(10, 500, 5)
-            pending_total += points
-            buckets.append(
-                {
-                    "id": row_id(IdPrefix.PENDING_BUCKET, seed, bucket_n),
-                    "card_id": card_id,
-                    "card_definition_id": cd,
-                    "program_id": program_id,
-                    "member_id": member_id,
-                    "card_type": "INDIVIDUAL",
-                    "points": {"total": points},
-                    "date": f"now{rng.choice('+-')}{rng.randrange(1, 60)}d",
-                    "type": pending[cd] if pending[cd] != "IMMEDIATE" else "PERIOD_BASED",
-                    "status": str(PendingBucketStatus.PENDING),
-                    "created_at": created,
-                    "updated_at": None,
-                }
-            )
         cards.append(
             {
-                "id": card_id,
+                "id": row_id(IdPrefix.CARD, seed, n),
                 "member_id": member_id,
                 "program_id": program_id,
-                "card_definition_id": cd,
+                "card_definition_id": rng.choice(enabled),
                 "card_type": "INDIVIDUAL",
                 "code": f"SYN-{n:08d}",
                 "member_role": "OWNER",
-                "balance": {"points": rng.randrange(0, 20000), "pending_points": pending_total},
+                "balance": {"points": int(rng.expovariate(1 / 2000)), "pending_points": 0},
                 "created_at": created,
+                "updated_at": None,
+            }
+        )
+    for n, holder in enumerate(holders, start=1):
+        card = cards[holder]
+        points = rng.randrange(10, 500, 5)
+        card["balance"]["pending_points"] += points
+        cd = card["card_definition_id"]
+        buckets.append(
+            {
+                "id": row_id(IdPrefix.PENDING_BUCKET, seed, n),
+                "card_id": card["id"],
+                "card_definition_id": cd,
+                "program_id": program_id,
+                "member_id": card["member_id"],
+                "card_type": "INDIVIDUAL",
+                "points": {"total": points},
+                "date": f"now+{rng.randrange(1, PENDING_DAYS + 1)}d",
+                "type": pending[cd] if pending[cd] != "IMMEDIATE" else "PERIOD_BASED",
+                "status": str(PendingBucketStatus.PENDING),
+                "created_at": card["created_at"],
                 "updated_at": None,
             }
         )

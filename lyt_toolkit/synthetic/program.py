@@ -16,7 +16,13 @@ from typing import Any
 from lyt_toolkit.models.enums import CardDefinitionStatus
 
 from .catalog import catalog_rows
-from .loyalty import benefit_rows, card_definition_rows, reward_rows, tier_structure_rows
+from .loyalty import (
+    benefit_rows,
+    card_definition_rows,
+    point_values,
+    reward_rows,
+    tier_structure_rows,
+)
 from .members import member_rows
 from .rows import seed_tag
 
@@ -29,6 +35,7 @@ MINIMUM_COUNTS = {
     "card_definitions": 2,
     "tier_structures": 0,
     "members": 0,
+    "pending_buckets": 0,
 }
 """The fewest of each resource a program may hold: two card definitions, so that ACTIVE
 and non-ACTIVE ones both exist for references to point at."""
@@ -41,42 +48,51 @@ def generate_program(
     card_definitions: int = 10,
     tier_structures: int = 10,
     members: int = 100,
+    pending_buckets: int | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
     """A well-formed synthetic program with the requested number of each resource.
 
     Every reference resolves; ACTIVE benefits point at ACTIVE card definitions;
-    names are unique; ``created_at`` values are distinct. The same arguments always
-    give the same dict.
+    names are unique; ``created_at`` values are distinct. Each member holds one card;
+    ``pending_buckets`` (default two per member) are spread over those cards and the
+    coming 180 days. Rewards are priced near their card definition's value per point
+    (see :func:`~.loyalty.reward_rows`). The same arguments always give the same dict.
     """
+    if pending_buckets is None:
+        pending_buckets = 2 * members
     counts = {
         "rewards": rewards,
         "benefits": benefits,
         "card_definitions": card_definitions,
         "tier_structures": tier_structures,
         "members": members,
+        "pending_buckets": pending_buckets,
     }
     for label, value in counts.items():
         if value < MINIMUM_COUNTS[label]:
             raise ValueError(f"{label} must be >= {MINIMUM_COUNTS[label]}, got {value}")
+    if pending_buckets and not members:
+        raise ValueError(f"pending_buckets needs members to hold them, got {pending_buckets}")
     rng = random.Random(seed)
     cds = card_definition_rows(card_definitions, seed, rng)
     active_cds = [c["id"] for c in cds if c["status"] == CardDefinitionStatus.ACTIVE]
     pending_cds = {c["id"]: c["pending_points"]["type"] for c in cds}
     catalog = catalog_rows(seed)
+    values = point_values(active_cds, rng)
     return {
         "format": FORMAT,
         "description": (
             f"Synthetic program (seed {seed}): {rewards} rewards, {benefits} benefits, "
             f"{card_definitions} card definitions, {tier_structures} tier structures, "
-            f"{members} members."
+            f"{members} members, {pending_buckets} pending buckets."
         ),
         "now": DEFAULT_NOW,
         "card_definitions": cds,
         "tier_structures": tier_structure_rows(tier_structures, seed, rng, active_cds),
-        "rewards": reward_rows(rewards, seed, rng, active_cds, catalog),
+        "rewards": reward_rows(rewards, seed, rng, values, catalog),
         "benefits": benefit_rows(benefits, seed, rng, active_cds, [c["id"] for c in cds], catalog),
-        **member_rows(members, seed, rng, active_cds, pending_cds),
+        **member_rows(members, pending_buckets, seed, rng, active_cds, pending_cds),
         **catalog,
         "promotion_tiers": [],
         "projects": [

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+import statistics
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 import lyt_toolkit.models as models
-from lyt_toolkit.models.ids import matches
+from lyt_toolkit.models.ids import IdPrefix, matches
 from lyt_toolkit.sandbox.timeexpr import resolve, resolve_tree
 from lyt_toolkit.synthetic import generate_program, write_program
+from lyt_toolkit.synthetic.rows import row_id
 
 from .helpers import ID_PREFIXES
 
@@ -22,6 +24,7 @@ SIZES = {
     "card_definitions": 7,
     "tier_structures": 5,
     "members": 40,
+    "pending_buckets": 70,
 }
 
 
@@ -89,6 +92,59 @@ def test_validates_against_models(program: dict) -> None:
             getattr(models, name).model_validate(row)
 
 
+def test_pending_buckets_agree_with_their_cards_and_lie_ahead(program: dict) -> None:
+    held: dict[str, int] = {}
+    for bucket in program["pending_buckets"]:
+        assert bucket["status"] == "PENDING"
+        held[bucket["card_id"]] = held.get(bucket["card_id"], 0) + bucket["points"]["total"]
+        assert NOW < resolve(bucket["date"], NOW) <= NOW + timedelta(days=180)
+    assert {c["id"]: c["balance"]["pending_points"] for c in program["cards"]} == {
+        c["id"]: held.get(c["id"], 0) for c in program["cards"]
+    }
+    months = {resolve(b["date"], NOW).strftime("%Y-%m") for b in program["pending_buckets"]}
+    assert len(months) >= 6
+
+
+def test_default_is_two_pending_buckets_per_member() -> None:
+    assert len(generate_program(rewards=0, benefits=0, members=7, seed=1)["pending_buckets"]) == 14
+
+
+def gift_voucher_values(program: dict) -> dict[str, tuple[str, float]]:
+    """Reward ID -> (card definition, voucher balance / points cost)."""
+    return {
+        r["id"]: (s["card_definition_id"], r["digital"]["gift_vouchers"]["balance"] / s["points"])
+        for r in program["rewards"]
+        if "gift_vouchers" in r.get("digital", {})
+        for c in r["costs"]
+        for s in c["spending"]
+    }
+
+
+def test_rewards_cluster_around_their_card_definitions_value_per_point(program: dict) -> None:
+    by_cd: dict[str, list[float]] = {}
+    for cd, value in gift_voucher_values(program).values():
+        by_cd.setdefault(cd, []).append(value)
+    assert len(by_cd) >= 2
+    spending = [s for r in program["rewards"] for c in r["costs"] for s in c["spending"]]
+    assert all(isinstance(s["points"], int) and s["points"] > 0 for s in spending)
+    for values in by_cd.values():  # each priced within 10 % (and a 10-point rounding)
+        assert max(values) / min(values) < 1.1 / 0.9 * 1.05
+    for benefit in program["benefits"]:
+        if benefit["type"] == "POINTS_PROPORTIONAL":
+            amount = benefit["points_proportional"]["order"]["amount"]
+            assert amount["value"] / amount["every"] in (1 / 100, 1.5 / 100, 2 / 100)
+
+
+def test_every_thousandth_reward_is_mispriced_5x() -> None:
+    values = gift_voucher_values(generate_program(rewards=2000, benefits=0, members=0, seed=2))
+    by_cd: dict[str, list[float]] = {}
+    for cd, value in values.values():
+        by_cd.setdefault(cd, []).append(value)
+    medians = {cd: statistics.median(v) for cd, v in by_cd.items()}
+    far = {rid for rid, (cd, value) in values.items() if not 1 / 3 < value / medians[cd] < 3}
+    assert far == {row_id(IdPrefix.REWARD, 2, 1000), row_id(IdPrefix.REWARD, 2, 2000)}
+
+
 def test_large_program_has_the_asked_size() -> None:
     big = generate_program(rewards=20_000, benefits=0, members=0, seed=1)
     assert len(big["rewards"]) == 20_000
@@ -106,3 +162,5 @@ def test_rejects_bad_sizes() -> None:
         generate_program(rewards=-1)
     with pytest.raises(ValueError, match="card_definitions"):
         generate_program(card_definitions=1)
+    with pytest.raises(ValueError, match="pending_buckets"):
+        generate_program(members=0, pending_buckets=1)
