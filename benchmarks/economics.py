@@ -4,14 +4,14 @@
         [--buckets 20000] [--rounds 3]
 
 The program comes from ``lyt_toolkit.synthetic`` (its relative times resolved as the
-sandbox does) with one member, and one card, per requested card. Rewards, costs,
-benefits and card definitions are built into frames with the frame builders, as a pull
-builds them; cards and pending buckets are built straight from the generated records
-with their schemas (the generator gives 0 to 3 buckets per card, so the buckets are
-repeated under new IDs up to ``--buckets``). No sandbox is involved: the figure is the
-economics alone, from a snapshot in memory. ``ECONOMICS`` lists the (name, function)
-pairs timed; each function takes the snapshot. The script prints each frame's median
-time, rows, and the total against the goal.
+sandbox does) with one member, and one card, per requested card, and the requested
+pending buckets. Rewards, costs, benefits and card definitions are built into frames
+with the frame builders, as a pull builds them; cards and pending buckets straight from
+the generated records with their schemas (a pull reads cards from member details).
+No sandbox is involved: the figure is the economics alone, from a snapshot in memory
+with the frames a pull gives. ``ECONOMICS`` lists the (name, function) pairs timed;
+each function takes the snapshot. The script prints each frame's median time and rows,
+and the total against the goal.
 """
 
 from __future__ import annotations
@@ -61,7 +61,9 @@ ECONOMICS: list[tuple[str, Callable[[ProgramSnapshot], pd.DataFrame]]] = [
 
 def snapshot(rewards: int, cards: int, buckets: int) -> ProgramSnapshot:
     """The generated program as a snapshot (see the module docstring)."""
-    program = generate_program(rewards=rewards, benefits=1000, members=cards, seed=1)
+    program = generate_program(
+        rewards=rewards, benefits=1000, members=cards, pending_buckets=buckets, seed=1
+    )
     program = resolve_tree(program, NOW)
     return ProgramSnapshot.from_frames(
         {
@@ -70,7 +72,9 @@ def snapshot(rewards: int, cards: int, buckets: int) -> ProgramSnapshot:
             "benefits": benefits_frame(program["benefits"]),
             "card_definitions": card_definitions_frame(program["card_definitions"]),
             "cards": CARDS.build(_card(c) for c in program["cards"]),
-            "pending_buckets": _buckets(program["pending_buckets"], buckets),
+            "pending_buckets": PENDING_BUCKETS.build(
+                _bucket(b) for b in program["pending_buckets"]
+            ),
         },
         pulled_at=NOW,
     )
@@ -85,25 +89,16 @@ def _card(c: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _buckets(records: list[dict[str, Any]], count: int) -> pd.DataFrame:
-    rows = [
-        {
-            **{k: b[k] for k in ("id", "program_id", "member_id", "card_id")},
-            **{k: b[k] for k in ("card_definition_id", "type", "status", "created_at")},
-            "points_total": b["points"]["total"],
-            "date": b["date"],
-            "program_status": None,
-            "member_status": None,
-            "updated_at": b["updated_at"],
-        }
-        for b in records
-    ]
-    frame = PENDING_BUCKETS.build(rows)
-    copies = [frame]
-    while sum(map(len, copies)) < count:
-        more = frame.assign(id=frame["id"] + f"c{len(copies)}")
-        copies.append(more)
-    return pd.concat(copies, ignore_index=True).head(count)
+def _bucket(b: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **{k: b[k] for k in ("id", "program_id", "member_id", "card_id")},
+        **{k: b[k] for k in ("card_definition_id", "type", "status", "created_at")},
+        "points_total": b["points"]["total"],
+        "date": b["date"],
+        "program_status": None,
+        "member_status": None,
+        "updated_at": b["updated_at"],
+    }
 
 
 def main() -> None:

@@ -154,9 +154,7 @@ def _observed(snapshot: ProgramSnapshot, prices: pd.DataFrame | None) -> pd.Data
             "value_source": source,
             "value_per_point": _per_point(value, c["points"]),
             "reason": reason,
-            "credited": c["digital_points"]
-            .astype("Float64")
-            .where(digital == "LOYALTY_CARD_POINTS"),
+            "credited": c["digital_points"].astype("Float64").where(card_points),
             "target": c["digital_points_card_definition_id"],
         }
     )
