@@ -35,7 +35,12 @@ from lyt_toolkit.economics import (  # noqa: E402
     burn_values,
     earn_rates,
     effective_return,
+    expiry_schedule,
+    liability,
+    mispriced,
+    pending_schedule,
     point_values,
+    summarise,
 )
 from lyt_toolkit.frames import (  # noqa: E402
     benefits_frame,
@@ -55,8 +60,14 @@ ECONOMICS: list[tuple[str, Callable[[ProgramSnapshot], pd.DataFrame]]] = [
     ("burn_values", burn_values),
     ("point_values", point_values),
     ("effective_return", effective_return),
+    ("liability", liability),
+    ("pending_schedule", pending_schedule),
+    ("expiry_schedule", expiry_schedule),
+    ("mispriced", lambda s: mispriced(burn_values(s), point_values(s))),
 ]
-"""Every economics frame, as (name, function of the snapshot)."""
+"""Every economics frame of one snapshot, as (name, function of the snapshot); each is timed
+on its own (so point values are computed again inside those that need them). The goal is
+judged on ``summarise``, which computes them all at once, as a report does."""
 
 
 def snapshot(rewards: int, cards: int, buckets: int) -> ProgramSnapshot:
@@ -116,16 +127,28 @@ def main() -> None:
     )
     total = 0.0
     for name, function in ECONOMICS:
-        times, rows = [], 0
-        for _ in range(args.rounds):
-            start = time.perf_counter()
-            rows = len(function(snap))
-            times.append(time.perf_counter() - start)
-        median = statistics.median(times)
+        median, rows = _timed(function, snap, args.rounds)
         total += median
         print(f"{name:<20} {median * 1000:8.1f} ms  {rows:>7} rows")
-    verdict = "met" if total < GOAL_SECONDS else "NOT met"
-    print(f"{'total':<20} {total * 1000:8.1f} ms  (goal: under {GOAL_SECONDS:.0f} s: {verdict})")
+    print(f"{'sum of the above':<20} {total * 1000:8.1f} ms")
+    every, _ = _timed(lambda s: summarise(s).frames(), snap, args.rounds)
+    verdict = "met" if every < GOAL_SECONDS else "NOT met"
+    print(
+        f"{'summarise (all)':<20} {every * 1000:8.1f} ms  "
+        f"(goal: every frame under {GOAL_SECONDS:.0f} s: {verdict})"
+    )
+
+
+def _timed(
+    function: Callable[[ProgramSnapshot], Any], snap: ProgramSnapshot, rounds: int
+) -> tuple[float, int]:
+    """The median seconds of ``rounds`` calls, and the rows (or length) of the last result."""
+    times, rows = [], 0
+    for _ in range(rounds):
+        start = time.perf_counter()
+        rows = len(function(snap))
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), rows
 
 
 if __name__ == "__main__":

@@ -137,13 +137,15 @@ def recognised_revenue(
     (the contract liability). The figure is cumulative: with a revised expectation the
     next period recognises the new cumulative figure less what was recognised before.
 
-    Worked example (the standard's Illustrative Example 52 with the revised 97 %
-    expectation): 10,000 points issued, 9,700 (97 %) expected to be redeemed, 4,500
-    redeemed so far. With 9,000 currency units of the transaction price allocated to
-    the points, ``recognised_revenue(9_000, 10_000, 0.97, 4_500)`` is
-    9,000 x 4,500 / 9,700 = 4,175.26, i.e. 4,175 recognised in whole units, and
-    4,825 still deferred. (Exactly 4,175.00 would need 4,175 x 9,700 / 4,500 =
-    8,999.44 allocated; 9,000 is the round allocation the example rounds from.)
+    Worked examples. IFRS 15's Illustrative Example 52: sales of 100,000 earn 10,000
+    points whose standalone selling price is 9,500 (95 % expected to be redeemed), so
+    100,000 x 9,500 / 109,500 = 8,676 is allocated to the points. After year 1, with
+    4,500 redeemed, ``recognised_revenue(8_676, 10_000, 0.95, 4_500)`` = 4,110; after
+    year 2, the expectation revised to 97 % and 8,500 redeemed in all,
+    ``recognised_revenue(8_676, 10_000, 0.97, 8_500)`` = 7,603 cumulative (3,493 in the
+    year). With 9,000 allocated, 97 % expected and 4,500 redeemed,
+    ``recognised_revenue(9_000, 10_000, 0.97, 4_500)`` = 9,000 x 4,500 / 9,700 = 4,175
+    (4,175.26), and 4,825 stays deferred.
 
     Amounts are in whatever unit ``allocated`` is in (minor units for the toolkit's
     figures); the result is not rounded.

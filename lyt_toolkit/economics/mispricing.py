@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..frames.schema import Schema, integer, number, text
+from .schemas import MISPRICED
 
 __all__ = ["MIN_OBSERVATIONS", "MISPRICED", "MISPRICED_FACTOR", "mispriced"]
 
@@ -19,25 +19,6 @@ MISPRICED_FACTOR = 3.0
 
 MIN_OBSERVATIONS = 3
 """Observations a card definition's median needs before anything is called mispriced."""
-
-MISPRICED = Schema(
-    "mispriced",
-    "One row per reward cost whose value per point is far from its card definition's median.",
-    (
-        text("reward_id", "reward ID (lrew_...)"),
-        text("reward_name", "reward name"),
-        text("reward_status", "reward status"),
-        text("cost_id", "reward cost ID"),
-        integer("spending_index", "position of the spending entry in the cost"),
-        text("card_definition_id", "card definition the points are spent from"),
-        text("card_definition_name", "card definition name (NA: not in the snapshot)"),
-        integer("points", "points the cost asks"),
-        number("value", "minor units the points buy"),
-        number("value_per_point", "minor units per point this reward gives"),
-        number("median_value_per_point", "minor units per point: the card definition's median"),
-        number("ratio", "value_per_point / median_value_per_point"),
-    ),
-)
 
 
 def mispriced(

@@ -27,6 +27,7 @@ __all__ = [
     "EFFECTIVE_RETURN",
     "EXPIRY_SCHEDULE",
     "LIABILITY",
+    "MISPRICED",
     "OVER_TIME",
     "PENDING_SCHEDULE",
     "POINT_VALUES",
@@ -217,6 +218,26 @@ OVER_TIME = Schema(
     ),
 )
 
+MISPRICED = Schema(
+    "mispriced",
+    "One row per reward cost whose value per point is far from its card definition's median.",
+    (
+        text("reward_id", "reward ID (lrew_...)"),
+        text("reward_name", "reward name"),
+        text("reward_status", "reward status"),
+        text("cost_id", "reward cost ID"),
+        integer("spending_index", "position of the spending entry in the cost"),
+        text("card_definition_id", "card definition the points are spent from"),
+        text("card_definition_name", "card definition name (NA: not in the snapshot)"),
+        integer("points", "points the cost asks"),
+        number("value", "minor units the points buy"),
+        number("value_per_point", "minor units per point this reward gives"),
+        number("median_value_per_point", "minor units per point: the card definition's median"),
+        number("ratio", "value_per_point / median_value_per_point"),
+    ),
+)
+
+
 ECONOMICS_SCHEMAS: dict[str, Schema] = {
     s.kind: s
     for s in (
@@ -228,6 +249,7 @@ ECONOMICS_SCHEMAS: dict[str, Schema] = {
         PENDING_SCHEDULE,
         EXPIRY_SCHEDULE,
         OVER_TIME,
+        MISPRICED,
     )
 }
 """Frame name -> schema of every economics frame."""

@@ -177,6 +177,14 @@ def test_money_columns_say_their_unit(kind: str, names: list[str]) -> None:
         assert "minor units" in ECONOMICS_SCHEMAS[kind].by_name[name].doc, name
 
 
+def test_ifrs15_illustrative_example_52() -> None:
+    allocated = 100_000 * 9_500 / 109_500  # relative standalone selling prices: 8,676
+    assert round(allocated) == 8_676
+    year_1 = recognised_revenue(allocated, 10_000, 0.95, 4_500)  # 8,676 x 4,500 / 9,500
+    year_2 = recognised_revenue(allocated, 10_000, 0.97, 8_500)  # 8,676 x 8,500 / 9,700
+    assert (round(year_1), round(year_2), round(year_2 - year_1)) == (4_110, 7_603, 3_493)
+
+
 def test_ifrs15_worked_example_reproduces_4175() -> None:
     issued, expected, redeemed, allocated = 10_000, 0.97, 4_500, 9_000
     by_hand = allocated * redeemed / (issued * expected)  # 9,000 x 4,500 / 9,700

@@ -10,7 +10,6 @@ from audit.programs import clean_program
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import ECONOMICS_SCHEMAS, summarise
-from lyt_toolkit.economics.mispricing import MISPRICED
 
 from .priced_program import gift_card, returning, with_gift_cards
 
@@ -44,7 +43,7 @@ def test_headline_figures_by_hand(priced):
 
 def test_frames_follow_their_schemas(priced):
     frames = summarise(priced).frames()
-    schemas = {**ECONOMICS_SCHEMAS, "mispriced": MISPRICED}
+    schemas = ECONOMICS_SCHEMAS
     assert set(frames) == set(schemas)
     for name, frame in frames.items():
         assert list(frame.columns) == schemas[name].names, name
@@ -78,3 +77,12 @@ def test_an_empty_history_gives_an_empty_over_time_frame(priced):
     over = summarise(priced).over_time
     assert over.empty and list(over.columns) == ECONOMICS_SCHEMAS["economics_over_time"].names
     assert isinstance(over["pulled_at"].dtype, pd.DatetimeTZDtype)
+
+
+def test_readme_documents_the_economics_schemas() -> None:
+    from pathlib import Path
+
+    from lyt_toolkit.frames import schemas_markdown
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    assert schemas_markdown(ECONOMICS_SCHEMAS.values()) in readme.read_text(encoding="utf-8")

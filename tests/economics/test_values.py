@@ -15,6 +15,7 @@ from lyt_toolkit.economics import (
     effective_return,
     expiry_schedule,
     liability,
+    mispriced,
     pending_schedule,
     point_values,
 )
@@ -171,6 +172,7 @@ def test_every_frame_has_its_declared_columns_and_dtypes(pulled: ProgramSnapshot
         "pending_schedule": pending_schedule(pulled),
         "expiry_schedule": expiry_schedule(pulled),
         "economics_over_time": economics_over_time([pulled]),
+        "mispriced": mispriced(burn_values(pulled), point_values(pulled)),
     }
     assert frames.keys() == ECONOMICS_SCHEMAS.keys()
     for name, frame in frames.items():
