@@ -77,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="CSV with columns id,value: the value (minor units) of products, SKUs, campaigns",
     )
+    econ.add_argument(
+        "--redemption-rate",
+        default="1.0",
+        metavar="RATE",
+        help="share of points expected to be redeemed, 0 to 1 (default 1.0, the conservative "
+        "figure), or 'history' to estimate it from --history (two or more snapshots)",
+    )
     econ.set_defaults(handler=_dispatch("lyt_toolkit.cli.report:economics"))
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")

@@ -38,6 +38,13 @@ def economics(args: argparse.Namespace) -> int:
     out = output_dir(args.out)
     if out is None:
         return _fail(COMMAND, EMPTY_OUT)
+    rate = redemption_rate(args.redemption_rate)
+    if isinstance(rate, str):
+        return _fail(COMMAND, rate)
+    if rate is None and args.history is None:
+        return _fail(
+            COMMAND, "--redemption-rate history needs --history DIR (two or more snapshots)"
+        )
     try:
         prices = None if args.prices is None else read_prices(Path(args.prices).expanduser())
     except LytError as exc:
@@ -53,7 +60,22 @@ def economics(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_RUN
     print(f"Economics of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
     print(calls_line(snapshot))
-    return write_economics(snapshot, out, COMMAND, prices=prices, history=history)
+    return write_economics(
+        snapshot, out, COMMAND, prices=prices, history=history, redemption_rate=rate
+    )
+
+
+def redemption_rate(text: str) -> float | str | None:
+    """``--redemption-rate``: a share from 0 to 1, or None for ``history``; else the error."""
+    if text.strip().lower() == "history":
+        return None
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = float("nan")
+    if not 0 <= rate <= 1:
+        return f"--redemption-rate {text!r} is neither a number from 0 to 1 nor 'history'"
+    return rate
 
 
 def write_economics(
@@ -63,16 +85,20 @@ def write_economics(
     *,
     prices: pd.DataFrame | None = None,
     history: SnapshotHistory | None = None,
+    redemption_rate: float | None = 1.0,
 ) -> int:
-    """Summarise ``snapshot``'s economics (with ``prices`` and the ``history``), write the
-    report in ``out`` and print its headline figures and files."""
+    """Summarise ``snapshot``'s economics (with ``prices``, the ``history`` and the expected
+    ``redemption_rate``, None: estimated from the history), write the report in ``out`` and
+    print its headline figures and files."""
     from ..economics import summarise
     from ..errors import LytError
     from ..reports.economics_report import format_figure, write_economics_report
 
     try:
-        summary = summarise(snapshot, prices=prices, history=history)
-    except (LytError, OSError) as exc:
+        summary = summarise(
+            snapshot, prices=prices, redemption_rate=redemption_rate, history=history
+        )
+    except (LytError, OSError, ValueError) as exc:
         return _fail(command, f"cannot summarise the economics: {exc}")
     try:
         files = write_economics_report(summary, out)
@@ -80,6 +106,7 @@ def write_economics(
         return _fail(command, f"cannot write the economics report to {out}: {exc.strerror or exc}")
     width = max((len(name) for name in summary.headline), default=0)
     print("\nProgram economics (amounts in minor units):")
+    print(f"  redemption rate: {summary.redemption_method}")
     for name, value in summary.headline.items():
         print(f"  {name.replace('_', ' '):<{width}}  {format_figure(name, value)}")
     print(f"\nEconomics report written to {out.resolve()}/:")

@@ -115,3 +115,29 @@ def test_an_unwritable_out_fails_in_one_line(service, tmp_path, capsys):
     code = main(["report", "economics", "--out", str(blocker / "econ")])
     err = capsys.readouterr().err
     assert code == EXIT_CANNOT_RUN and "cannot write the economics report" in err
+
+
+def test_a_stated_redemption_rate_scales_the_liability(service, tmp_path, capsys):
+    out = tmp_path / "econ"
+    assert main(["report", "economics", "--redemption-rate", "0.5", "--out", str(out)]) == 0
+    manifest = read_manifest(out, formats=(ECONOMICS_FORMAT,))
+    # (500 outstanding + 120 pending) x 0.5 a point x 0.5 redeemed = 155 minor units.
+    assert manifest["headline"]["liability_median"] == 155.0
+    assert "redemption rate: 0.5 as given" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--redemption-rate", "1.5"], "--redemption-rate '1.5' is neither"),
+        (["--redemption-rate", "most"], "--redemption-rate 'most' is neither"),
+        (["--redemption-rate", "history"], "--redemption-rate history needs --history"),
+    ],
+)
+def test_a_bad_redemption_rate_is_refused_naming_the_option(
+    service, tmp_path, capsys, args, message
+):
+    out = tmp_path / "econ"
+    assert main(["report", "economics", *args, "--out", str(out)]) == EXIT_CANNOT_RUN
+    assert message in capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())
