@@ -9,8 +9,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from ..frames._columns import MINOR_UNITS
-from ..frames.schema import Column, Schema, enum, flag, integer, number, text, timestamp
+from ..frames.schema import (
+    MINOR_UNITS,
+    Column,
+    Schema,
+    enum,
+    flag,
+    integer,
+    number,
+    text,
+    timestamp,
+)
 from ..models.enums import (
     BenefitStatus,
     BenefitType,
@@ -148,9 +157,6 @@ EFFECTIVE_RETURN = Schema(
 )
 
 
-IN_MINOR_UNITS = "in minor units (the service's minor currency units, e.g. cents)"
-"""The unit of every liability amount."""
-
 LIABILITY = Schema(
     "liability",
     "One row per card definition: the points it owes and what they are worth.",
@@ -163,17 +169,17 @@ LIABILITY = Schema(
             number(
                 f"value_{level}",
                 f"(outstanding + pending) x {level} value per point x redemption rate, "
-                f"{IN_MINOR_UNITS}",
+                f"{MINOR_UNITS}",
             )
             for level in ("low", "median", "high")
         ),
         number(
             "outstanding_value_median",
-            f"outstanding x median point value x redemption rate, {IN_MINOR_UNITS}",
+            f"outstanding x median point value x redemption rate, {MINOR_UNITS}",
         ),
         number(
             "pending_value_median",
-            f"pending x median point value x redemption rate, {IN_MINOR_UNITS}",
+            f"pending x median point value x redemption rate, {MINOR_UNITS}",
         ),
     ),
 )
@@ -213,7 +219,7 @@ OVER_TIME = Schema(
         integer("pending_points", "sum of its PENDING buckets' points"),
         number(
             "liability_median",
-            f"(outstanding + pending) x median point value x redemption rate, {IN_MINOR_UNITS}",
+            f"(outstanding + pending) x median point value x redemption rate, {MINOR_UNITS}",
         ),
     ),
 )

@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 from ..models.enums import CardDefinitionStatus
-from .schema import Column, enum, flag, number, timestamp
+from .schema import Column, enum, flag, timestamp
 
-__all__ = ["MINOR_UNITS", "card_definition_check", "created_updated", "money"]
-
-MINOR_UNITS = "in the service's minor currency units (e.g. cents: 1000 is 10.00)"
-"""The unit of every amount of money the service sends, as the schemas spell it."""
-
-
-def money(name: str, doc: str) -> Column:
-    """An amount of money: a number column whose description ends with its unit."""
-    return number(name, f"{doc}, {MINOR_UNITS}")
+__all__ = ["card_definition_check", "created_updated"]
 
 
 def created_updated() -> tuple[Column, Column]:

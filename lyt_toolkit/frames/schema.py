@@ -38,6 +38,7 @@ from ..errors import OddValueWarning
 
 __all__ = [
     "DATETIME",
+    "MINOR_UNITS",
     "Column",
     "FrameBuilder",
     "OddValue",
@@ -47,6 +48,7 @@ __all__ = [
     "enum",
     "flag",
     "integer",
+    "money",
     "number",
     "text",
     "timestamp",
@@ -102,6 +104,15 @@ def integer(name: str, doc: str) -> Column:
 def number(name: str, doc: str) -> Column:
     """A fractional-number column (nullable ``Float64``)."""
     return Column(name, "Float64", doc)
+
+
+MINOR_UNITS = "in the service's minor currency units (e.g. cents: 1000 is 10.00)"
+"""The unit of every amount of money the service sends, as the schemas spell it."""
+
+
+def money(name: str, doc: str) -> Column:
+    """An amount of money: a number column whose description ends with its unit."""
+    return number(name, f"{doc}, {MINOR_UNITS}")
 
 
 def flag(name: str, doc: str) -> Column:
