@@ -103,8 +103,9 @@ def plot_pending_by_month(schedule: pd.DataFrame, ax: Axes) -> Axes:
 
 def plot_value_per_point(burn_values: pd.DataFrame, mispriced: pd.DataFrame, ax: Axes) -> Axes:
     """One dot per reward cost at its value per point, a row per card definition; the
-    rewards in ``mispriced`` (its ``cost_id`` and ``spending_index``) are red and named."""
-    title = "Value per point per reward (red: mispriced, named)"
+    rewards in ``mispriced`` (its ``cost_id`` and ``spending_index``) are red and named, and
+    rewards that are not ACTIVE (which point values leave out) are hollow."""
+    title = "Value per point per reward (red: mispriced, named; hollow: not ACTIVE)"
     known = burn_values[burn_values["value_per_point"].notna()]
     if known.empty:
         return _empty(ax, title, "reward with a known value")
@@ -115,7 +116,20 @@ def plot_value_per_point(burn_values: pd.DataFrame, mispriced: pd.DataFrame, ax:
     flagged = known[keys].merge(mispriced[keys], how="left", indicator=True)["_merge"]
     odd = pd.Series((flagged == "both").to_numpy(), index=known.index)
     values = known["value_per_point"].astype("float64")
-    ax.scatter(values[~odd], y[~odd], color=OUTSTANDING, s=60, label="reward")
+    active = pd.Series(
+        (known["reward_status"] == "ACTIVE").fillna(False).to_numpy(), index=known.index
+    )
+    plain, idle = ~odd & active, ~odd & ~active
+    ax.scatter(values[plain], y[plain], color=OUTSTANDING, s=60, label="ACTIVE reward")
+    if idle.any():
+        ax.scatter(
+            values[idle],
+            y[idle],
+            facecolors="none",
+            edgecolors=OUTSTANDING,
+            s=60,
+            label="reward not ACTIVE",
+        )
     ax.scatter(values[odd], y[odd], color="#c0392b", s=80, label="mispriced reward")
     for index in known.index[odd]:
         ax.annotate(

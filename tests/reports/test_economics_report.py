@@ -75,6 +75,7 @@ def burn_values() -> pd.DataFrame:
     dtypes = {
         "reward_id": "string",
         "reward_name": "string",
+        "reward_status": "string",
         "cost_id": "string",
         "spending_index": "Int64",
         "card_definition_id": "string",
@@ -84,10 +85,43 @@ def burn_values() -> pd.DataFrame:
         "value_per_point": "Float64",
     }
     rows = [
-        ("lrew_1", "$5 Gift Card", "lrcst_1", 0, "lcdef_1", "Coffee Points", 1000, 500.0, 0.5),
-        ("lrew_2", "$10 Gift Card", "lrcst_2", 0, "lcdef_1", "Coffee Points", 2000, 1000.0, 0.5),
-        ("lrew_3", "Bargain Card", "lrcst_3", 0, "lcdef_1", "Coffee Points", 100, 500.0, 5.0),
-        ("lrew_4", "Mug", "lrcst_4", 0, "lcdef_1", "Coffee Points", 300, None, None),
+        (
+            "lrew_1",
+            "$5 Gift Card",
+            "ACTIVE",
+            "lrcst_1",
+            0,
+            "lcdef_1",
+            "Coffee Points",
+            1000,
+            500.0,
+            0.5,
+        ),
+        (
+            "lrew_2",
+            "$10 Gift Card",
+            "ACTIVE",
+            "lrcst_2",
+            0,
+            "lcdef_1",
+            "Coffee Points",
+            2000,
+            1000.0,
+            0.5,
+        ),
+        (
+            "lrew_3",
+            "Bargain Card",
+            "ACTIVE",
+            "lrcst_3",
+            0,
+            "lcdef_1",
+            "Coffee Points",
+            100,
+            500.0,
+            5.0,
+        ),
+        ("lrew_4", "Mug", "ACTIVE", "lrcst_4", 0, "lcdef_1", "Coffee Points", 300, None, None),
     ]
     return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
 
@@ -189,6 +223,22 @@ def test_value_per_point_chart_names_only_the_mispriced_rewards():
     assert sorted(normal.get_offsets()[:, 0].tolist()) == [0.5, 0.5]  # the Mug has no value
     assert odd.get_offsets()[:, 0].tolist() == [5.0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Coffee Points"]
+
+
+def test_value_per_point_chart_draws_rewards_not_active_hollow():
+    burn = burn_values()
+    burn.loc[1, "reward_status"] = "DRAFT"  # point values leave it out: the chart says so
+    ax = plot_value_per_point(burn, mispriced(), _axes())
+    active, idle, odd = ax.collections
+    assert active.get_offsets()[:, 0].tolist() == [0.5] and odd.get_offsets()[:, 0].tolist() == [
+        5.0
+    ]
+    assert idle.get_offsets()[:, 0].tolist() == [0.5] and len(idle.get_facecolors()) == 0
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "ACTIVE reward",
+        "reward not ACTIVE",
+        "mispriced reward",
+    ]
 
 
 def test_effective_return_chart_leaves_out_definitions_without_a_return():
