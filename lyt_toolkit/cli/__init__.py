@@ -57,6 +57,16 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
     diff.set_defaults(handler=_dispatch("lyt_toolkit.cli.diff:diff"))
 
+    drift = sub.add_parser(
+        "drift",
+        help="print what changed in the live program since a snapshot "
+        "(exit 0: no drift, 2: drift, 1: error)",
+    )
+    drift.add_argument("snapshot", metavar="SNAPSHOT_DIR", help="an exported snapshot folder")
+    drift.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+    drift.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
+    drift.set_defaults(handler=_dispatch("lyt_toolkit.cli.drift:drift"))
+
     report = sub.add_parser("report", help="pull a snapshot and write a report")
     report_sub = report.add_subparsers(dest="report_command", required=True)
     econ = report_sub.add_parser(

@@ -137,6 +137,16 @@ class ProgramSnapshot:
         """
         return compare(self, other, ignore=ignore)
 
+    def drift(self, client: ClientSource = None, *, progress: Progress = True) -> SnapshotDiff:
+        """What changed in the live program since this snapshot: the same kinds pulled again
+        from ``client`` (as ``pull`` takes it) and compared, this snapshot before, the live
+        program after. An empty diff means no drift."""
+        partial = set(self.kinds) != set(FRAME_NAMES)
+        live = ProgramSnapshot.pull(
+            client, progress=progress, kinds=self.kinds if partial else None
+        )
+        return self.diff(live)
+
     def to_program(self, path: str | Path) -> Path:
         """Write a ``lyt-program/1`` file the sandbox loads; returns its path.
 

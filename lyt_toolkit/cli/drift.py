@@ -1,0 +1,60 @@
+"""``lyt drift SNAPSHOT_DIR [--sandbox] [--out FILE]``: what changed in the live program since
+a snapshot was exported.
+
+The snapshot's kinds are pulled again from the configured service (or the embedded demo
+sandbox) and compared with the folder, which may hold a CSV or a Parquet snapshot. The
+exit code tells a script the answer: 0 when nothing drifted, 2 when something did (the
+changes printed, and written to ``--out`` as CSV), 1 when the check could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import LytError
+
+__all__ = ["EXIT_DRIFT", "EXIT_ERROR", "EXIT_NO_DRIFT", "drift"]
+
+EXIT_NO_DRIFT = 0
+EXIT_ERROR = 1
+EXIT_DRIFT = 2
+COMMAND = "lyt drift"
+
+
+def drift(args: argparse.Namespace) -> int:
+    """Read the snapshot folder, pull the live program, print and write what drifted."""
+    from .. import audit  # noqa: F401  (registers the findings comparison of SnapshotDiff)
+    from ..snapshot import read_snapshot
+    from ._pull import connected_client
+    from .audit import _explain
+    from .diff import format_diff
+
+    try:
+        snapshot = read_snapshot(args.snapshot)
+    except (LytError, OSError) as exc:
+        return _fail(str(exc))
+    try:
+        with connected_client(bool(args.sandbox)) as client:
+            changes = snapshot.drift(client, progress=sys.stderr.isatty())
+    except LytError as exc:
+        return _fail(_explain(exc))
+    if not changes:
+        when = f"{snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC"
+        print(f"No drift: the live program matches the snapshot of {when}")
+        return EXIT_NO_DRIFT
+    print(format_diff(changes))
+    if args.out:
+        out = Path(args.out).expanduser()
+        try:
+            changes.to_csv(out)
+        except OSError as exc:
+            return _fail(f"cannot write {out}: {exc.strerror or exc}")
+        print(f"\n{len(changes)} changes written to {out.resolve()}")
+    return EXIT_DRIFT
+
+
+def _fail(reason: str) -> int:
+    print(f"{COMMAND}: {reason}", file=sys.stderr)
+    return EXIT_ERROR

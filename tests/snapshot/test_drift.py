@@ -1,0 +1,89 @@
+"""Drift: what changed in the live program since a snapshot, from Python and from ``lyt drift``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.cli import main
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import client_for, pull
+
+REWARD = "lrew_c0ffee0001"
+
+
+def _draft(sb: Sandbox, reward_id: str) -> None:
+    with client_for(sb) as client:
+        client.rewards.draft(reward_id)
+
+
+def test_a_snapshot_has_no_drift_until_production_changes(demo: Sandbox) -> None:
+    snapshot = pull(demo)
+    with client_for(demo) as client:
+        assert not snapshot.drift(client, progress=False)
+        _draft(demo, REWARD)
+        drift = snapshot.drift(client, progress=False)
+    status = drift.changes[(drift.changes["key"] == REWARD) & (drift.changes["column"] == "status")]
+    assert status[["kind", "before", "after"]].values.tolist() == [["rewards", "ACTIVE", "DRAFT"]]
+    assert drift.before is snapshot and drift.after.pulled_at >= snapshot.pulled_at
+
+
+def test_a_partial_snapshot_drifts_over_its_own_kinds(demo: Sandbox) -> None:
+    with client_for(demo) as client:
+        rewards_only = ProgramSnapshot.pull(client, progress=False, kinds=["rewards"])
+        _draft(demo, REWARD)
+        drift = rewards_only.drift(client, progress=False)
+    assert set(drift.changes["kind"]) == {"rewards"}  # no cost, card or benefit read again
+    assert drift.after.kinds == {"rewards"}
+
+
+def _configure(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LYT_PROGRESS", "off")
+    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+    for key, value in sb.credentials.as_client_kwargs().items():
+        monkeypatch.setenv(f"LYT_{key.upper()}", value)
+
+
+def test_lyt_drift_exits_0_without_drift_and_2_with_it(
+    demo: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _configure(demo, tmp_path, monkeypatch)
+    pull(demo).to_parquet(tmp_path / "snap")
+    assert main(["drift", str(tmp_path / "snap")]) == 0
+    assert capsys.readouterr().out.startswith("No drift: ")
+
+    _draft(demo, REWARD)
+    out = tmp_path / "drift.csv"
+    assert main(["drift", str(tmp_path / "snap"), "--out", str(out)]) == 2
+    printed = capsys.readouterr().out
+    assert "changes" in printed and f"{out.resolve()}" in printed
+    written = pd.read_csv(out, dtype=str)
+    assert ((written["key"] == REWARD) & (written["after"] == "DRAFT")).any()
+
+
+def test_lyt_drift_exits_1_naming_what_stops_it(
+    demo: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _configure(demo, tmp_path, monkeypatch)
+    (tmp_path / "empty").mkdir()
+    assert main(["drift", str(tmp_path / "empty")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lyt drift: ") and "manifest.json is missing" in err
+
+    pull(demo).to_csv(tmp_path / "snap")
+    monkeypatch.setenv("LYT_APP_TOKEN", "wrong-token-value")
+    assert main(["drift", str(tmp_path / "snap")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lyt drift: ") and len(err.strip().splitlines()) == 1
+    assert "wrong-token-value" not in err
