@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -94,18 +95,22 @@ def summarise(
     prices: pd.DataFrame | None = None,
     redemption_rate: float | None = 1.0,
     history: SnapshotHistory | None = None,
+    override: Mapping[str, float] | None = None,
 ) -> Economics:
     """Every economics frame of ``snapshot``: point values from its rewards (and ``prices``:
-    ``id``, ``value`` in minor units), liability at ``redemption_rate`` (1.0: every point
+    ``id``, ``value`` in minor units; ``override``: card definition ID -> minor units per
+    point, replacing what was observed), liability at ``redemption_rate`` (1.0: every point
     redeemed, the conservative figure; None: estimated from the ``history``, which needs at
     least two snapshots), and the ``history``'s liability over time at today's point values."""
     if redemption_rate is None and history is not None:
         redemption_rate, method = estimate_redemption_rate(history)
+    elif redemption_rate is None:
+        method = "not stated and no history to estimate it from: liability values are NA"
     elif redemption_rate == 1.0:
         method = "1.0, the conservative default: every point is redeemed"
     else:
         method = f"{redemption_rate} as given"
-    values = point_values(snapshot, prices=prices)
+    values = point_values(snapshot, prices=prices, override=override)
     burn = burn_values(snapshot, prices=prices)
     over_time = (
         OVER_TIME.empty()

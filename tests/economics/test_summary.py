@@ -41,6 +41,21 @@ def test_headline_figures_by_hand(priced):
     assert summary.redemption_method == "0.8 as given"
 
 
+def test_an_overridden_point_value_reaches_every_figure(priced):
+    [definition] = priced.card_definitions["id"].tolist()
+    summary = summarise(priced, override={definition: 2.0})
+    # (500 + 120) points x 2.0 per point x 1.0 redeemed = 1,240; return 5 / 100 x 2.0 = 10 %.
+    assert summary.headline["liability_median"] == 1_240.0
+    assert summary.headline["highest_effective_return"] == pytest.approx(0.10)
+    assert summary.point_values["source"].tolist() == ["override"]
+
+
+def test_a_rate_neither_stated_nor_estimated_says_so(priced):
+    summary = summarise(priced, redemption_rate=None)
+    assert summary.liability["value_median"].isna().all()
+    assert summary.redemption_method.startswith("not stated")
+
+
 def test_frames_follow_their_schemas(priced):
     frames = summarise(priced).frames()
     schemas = ECONOMICS_SCHEMAS
