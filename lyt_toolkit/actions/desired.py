@@ -21,7 +21,7 @@ unless told ``ignore_unsupported=True``, and deletes unless ``allow_destroy=True
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -286,19 +286,38 @@ class ChangePlan:
             progress=progress,
         )
 
+    def preview(
+        self,
+        client: LoyaltyClient | None = None,
+        *,
+        log: LogSource | None = None,
+        concurrency: int = 8,
+        progress: Progress = True,
+    ) -> pd.DataFrame:
+        """Every part's ``preview`` in one frame, its ``call`` column naming the part: with
+        ``client``, what the service's state makes of each item (a pending bucket that
+        cannot activate shows its ``blocked_reason``). Nothing is written."""
+        return _by_call(
+            (part.action, part.preview(client, log=log, concurrency=concurrency, progress=progress))
+            for part in self.parts
+        )
+
     def _execute(
         self, client: LoyaltyClient, *, log: LogSource | None, concurrency: int, progress: Progress
     ) -> pd.DataFrame:
-        results = [
-            part.execute(client, log=log, concurrency=concurrency, progress=progress).assign(
-                call=part.action
-            )
+        return _by_call(
+            (part.action, part.execute(client, log=log, concurrency=concurrency, progress=progress))
             for part in self.parts
-        ]
-        if not results:
-            return pd.DataFrame({"call": pd.Series(dtype="str"), "target": [], "outcome": []})
-        out = pd.concat(results, ignore_index=True)
-        return out[["call", *[c for c in out.columns if c != "call"]]]
+        )
+
+
+def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """The parts' frames one after the other, a first column ``call`` naming each row's part."""
+    parts = [frame.assign(call=call) for call, frame in frames]
+    if not parts:
+        return pd.DataFrame({"call": pd.Series(dtype="str"), "target": [], "outcome": []})
+    out = pd.concat(parts, ignore_index=True)
+    return out[["call", *[c for c in out.columns if c != "call"]]]
 
 
 # -- reading the edited frames ------------------------------------------------------------

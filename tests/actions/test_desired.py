@@ -301,3 +301,22 @@ def test_from_frames_takes_the_edited_frames_as_a_mapping(client: LoyaltyClient)
     assert plan.changes[["key", "call"]].astype(str).to_numpy().tolist() == [
         [reward, "move_reward_to_draft"]
     ]
+
+
+def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyClient) -> None:
+    snapshot = _pull(client)
+    buckets = snapshot.pending_buckets
+    today = snapshot.pulled_at.normalize()
+    past = str(
+        buckets.loc[(buckets["status"] == "PENDING") & (buckets["date"] < today), "id"].iloc[0]
+    )
+    edit = actions.edit(snapshot)
+    chosen = edit.pending_buckets["id"].isin([past, BUCKET])
+    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
+    preview = edit.plan().preview(client, progress=False).set_index("target")
+    assert preview.loc[BUCKET, "call"] == "activate_pending_bucket"
+    assert bool(preview.loc[BUCKET, "activatable"]) and pd.isna(
+        preview.loc[BUCKET, "blocked_reason"]
+    )
+    assert not bool(preview.loc[past, "activatable"])
+    assert "date" in str(preview.loc[past, "blocked_reason"])
