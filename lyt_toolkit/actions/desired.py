@@ -347,22 +347,29 @@ def _conformed(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> pd.DataFr
 
 def _as_dtype(kind: str, name: str, column: pd.Series[Any], dtype: Any) -> pd.Series[Any]:
     """``column`` in the base's ``dtype``; ``EditError`` names the first cell that does not fit."""
-    for label, value in column.items():
-        if pd.isna(value):
-            continue
-        if isinstance(dtype, pd.CategoricalDtype):
-            fits = value in dtype.categories
-        else:
-            try:
-                fits = bool(pd.Series([value]).astype(dtype).notna().all())
-            except (TypeError, ValueError):
-                fits = False
-        if not fits:
-            raise EditError(
-                f"{_row(kind, label, name)}: {value!r} does not fit the column's dtype {dtype}"
-                f" (the edited column is {column.dtype})"
-            )
+    if isinstance(dtype, pd.CategoricalDtype):
+        unfit = column.notna() & ~column.isin(dtype.categories)
+    else:
+        try:
+            unfit = column.notna() & column.astype(dtype).isna()
+        except (TypeError, ValueError):  # some cell does not convert: find it
+            unfit = column.map(lambda value: not _fits(value, dtype)).astype(bool)
+    if unfit.any():
+        at = int(unfit.to_numpy().argmax())
+        raise EditError(
+            f"{_row(kind, column.index[at], name)}: {column.iloc[at]!r} does not fit the"
+            f" column's dtype {dtype} (the edited column is {column.dtype})"
+        )
     return column.astype(dtype)
+
+
+def _fits(value: Any, dtype: Any) -> bool:
+    if pd.isna(value):
+        return True
+    try:
+        return bool(pd.Series([value]).astype(dtype).notna().all())
+    except (TypeError, ValueError):
+        return False
 
 
 def _check_keys(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> None:

@@ -261,6 +261,7 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     ("change", "message"),
     [
         ("dtype", r"^benefits row 0, column 'points_value': 'lots' does not fit"),
+        ("category", r"^rewards row 2, column 'status': 'PAUSED' does not fit the column's dtype"),
         ("repeated", r"^rewards row (\d+), column 'id': the key \S+ repeats a row$"),
         ("unknown id", r"^benefits row (\d+), column 'id': lben_0000000099 is not in the base"),
         ("missing column", r"^rewards: column 'name' is missing from the edited frame$"),
@@ -273,6 +274,9 @@ def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
     if change == "dtype":
         edit.benefits["points_value"] = edit.benefits["points_value"].astype(object)
         edit.benefits.loc[0, "points_value"] = "lots"
+    elif change == "category":
+        edit.rewards["status"] = edit.rewards["status"].astype(object)
+        edit.rewards.loc[2, "status"] = "PAUSED"
     elif change == "repeated":
         edit.rewards = pd.concat([edit.rewards, edit.rewards.iloc[[1]]], ignore_index=True)
     elif change == "unknown id":
