@@ -24,6 +24,7 @@ from .benefits import (
 )
 from .cost import PlanCost
 from .deletions import DeleteTierStructures, DeleteWebhooks, delete_tier_structures, delete_webhooks
+from .desired import ChangePlan, EditError, ProgramEdit, edit
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .log import ActionLog, ForeignLogError
 from .pending import ActivatePendingBuckets, activate_pending_buckets
@@ -39,15 +40,18 @@ __all__ = [
     "ActionPlan",
     "ActivatePendingBuckets",
     "BenefitImport",
+    "ChangePlan",
     "CreateBenefits",
     "DeleteTierStructures",
     "DeleteWebhooks",
+    "EditError",
     "ForeignLogError",
     "ItemResult",
     "MoveRewardsToDraft",
     "Outcome",
     "PlanCost",
     "PlanItem",
+    "ProgramEdit",
     "Rehearsal",
     "Standing",
     "Verification",
@@ -56,6 +60,7 @@ __all__ = [
     "create_benefits",
     "delete_tier_structures",
     "delete_webhooks",
+    "edit",
     "flat_row_to_body",
     "move_rewards_to_draft",
 ]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -52,6 +52,7 @@ __all__ = [
     "Rehearsal",
     "Verification",
     "rehearse",
+    "rehearse_run",
 ]
 
 REHEARSAL_SEED = 0
@@ -216,6 +217,29 @@ def rehearse(
     than result rows keeps those extra calls; a real run costs the same on a service
     in the snapshot's state, plus any retries its rate limits cause.
     """
+    return rehearse_run(
+        plan.action,
+        [plan],
+        snapshot,
+        lambda client, copied: plan.execute(
+            client, concurrency=concurrency, log=copied, progress=progress
+        ),
+        log=log,
+        progress=progress,
+    )
+
+
+def rehearse_run(
+    action: str,
+    plans: Sequence[ActionPlan[Any]],
+    snapshot: ProgramSnapshot | str | Path,
+    run: Callable[[LoyaltyClient, Path | None], pd.DataFrame],
+    *,
+    log: LogSource | None = None,
+    progress: Progress = True,
+) -> Rehearsal:
+    """``run(client, log)`` on one sandbox started from ``snapshot`` holding what ``plans``
+    need, as ``rehearse`` does for one plan; its results frame becomes the rehearsal's."""
     if isinstance(snapshot, str | Path):
         snapshot = read_snapshot(snapshot)
     if not isinstance(snapshot, ProgramSnapshot):
@@ -223,19 +247,20 @@ def rehearse(
             "snapshot: expected a ProgramSnapshot or the folder its to_csv wrote,"
             f" not {type(snapshot).__name__}"
         )
-    lacking = sorted(plan.rehearsal_kinds - snapshot.kinds)
+    needed = frozenset().union(*(plan.rehearsal_kinds for plan in plans))
+    lacking = sorted(needed - snapshot.kinds)
     if lacking:
         raise ValueError(
-            f"snapshot: rehearsing {plan.action} needs the kinds {lacking}, which it was pulled"
+            f"snapshot: rehearsing {action} needs the kinds {lacking}, which it was pulled"
             f" without (it holds {sorted(snapshot.kinds)}): pull with kinds="
-            f"{sorted(plan.rehearsal_kinds | snapshot.kinds)}, or every kind"
+            f"{sorted(needed | snapshot.kinds)}, or every kind"
         )
     # The declared exception (pyproject.toml): a rehearsal is a sandbox. Imported here, so
     # importing the actions never loads the sandbox's server.
     from ..sandbox.server import Sandbox
 
     sent = _RequestCounter()
-    program = _RehearsalProgram(snapshot, plan)
+    program = _RehearsalProgram(snapshot, tuple(plans))
     with (
         Sandbox.start(snapshot=program, seed=REHEARSAL_SEED) as sandbox,
         _copied(log, snapshot) as rehearsal_log,
@@ -247,12 +272,10 @@ def rehearse(
             **sandbox.credentials.as_client_kwargs(),  # type: ignore[arg-type]
         ) as client,
     ):
-        results = plan.execute(
-            client, concurrency=concurrency, log=rehearsal_log, progress=progress
-        )
+        results = run(client, rehearsal_log)
         calls = sent.count
         after = ProgramSnapshot.pull(client, progress=progress, kinds=snapshot.kinds)
-    return Rehearsal(plan.action, snapshot, after, results, calls)
+    return Rehearsal(action, snapshot, after, results, calls)
 
 
 class _RequestCounter:
@@ -297,16 +320,18 @@ def _owner_line(raw: bytes) -> bool:
 
 @dataclass(frozen=True)
 class _RehearsalProgram:
-    """The snapshot's program file, plus the webhooks a deletion plan targets."""
+    """The snapshot's program file, plus the webhooks the deletion plans target."""
 
     snapshot: ProgramSnapshot
-    plan: ActionPlan[Any]
+    plans: tuple[ActionPlan[Any], ...]
 
     def to_program(self, path: str | Path) -> Path:
         written = self.snapshot.to_program(path)
-        if isinstance(self.plan, DeleteWebhooks):
+        deletions = [p for p in self.plans if isinstance(p, DeleteWebhooks)]
+        if deletions:
             program = json.loads(written.read_text(encoding="utf-8"))
-            _add_webhooks(program, self.plan, self.snapshot.pulled_at)
+            for plan in deletions:
+                _add_webhooks(program, plan, self.snapshot.pulled_at)
             written.write_text(json.dumps(program), encoding="utf-8")
         return written
 

@@ -1,0 +1,326 @@
+"""Edit the program as a table, over real HTTP: the edited frames become a plan of the
+existing actions, shown, refused when it deletes, cannot be made or does not fit the
+budget, rehearsed on a sandbox from the base snapshot, applied and verified."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ChangePlan, EditError, ProgramEdit
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import BudgetExceededError
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+
+BUCKET = "lcppb_c0ffee0001"
+"""A pending bucket the demo program can activate (dated after the sandbox's today)."""
+TIERS = "lts_c0ffee0006"
+
+
+def _pull(client: LoyaltyClient) -> ProgramSnapshot:
+    return ProgramSnapshot.pull(client, progress=False)
+
+
+def _first(frame: pd.DataFrame, **equal: str) -> str:
+    """The ID of the first row whose columns hold the given values."""
+    rows = frame
+    for column, value in equal.items():
+        rows = rows[rows[column] == value]
+    return str(rows["id"].iloc[0])
+
+
+def _bonus(card_definition_id: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "name": "Bonus 05",
+                "type": "POINTS",
+                "points_value": 50,
+                "card_definition_id": card_definition_id,
+            }
+        ]
+    )
+
+
+def _four_kinds(snapshot: ProgramSnapshot) -> tuple[ProgramEdit, dict[str, str]]:
+    """An edit making one change of each supported kind; the targets by call."""
+    edit = actions.edit(snapshot)
+    reward = _first(snapshot.rewards, status="ACTIVE")
+    card = str(snapshot.card_definitions["id"].iloc[0])
+    edit.rewards.loc[edit.rewards["id"] == reward, "status"] = "DRAFT"
+    edit.benefits = pd.concat([edit.benefits, _bonus(card)], ignore_index=True)
+    edit.tier_structures = edit.tier_structures[edit.tier_structures["id"] != TIERS]
+    edit.pending_buckets.loc[edit.pending_buckets["id"] == BUCKET, "status"] = "ACTIVATED"
+    targets = {
+        "create_benefit": "Bonus 05",
+        "move_reward_to_draft": reward,
+        "activate_pending_bucket": BUCKET,
+        "delete_tier_structure": TIERS,
+        "card": card,
+    }
+    return edit, targets
+
+
+def test_an_edit_holds_copies_the_base_never_sees(client: LoyaltyClient) -> None:
+    snapshot = _pull(client)
+    edit = actions.edit(snapshot)
+    edit.rewards.loc[:, "name"] = "changed"
+    assert not (snapshot.rewards["name"] == "changed").any()
+    assert len(edit.plan().unsupported) == len(snapshot.rewards)
+
+
+def test_each_supported_kind_is_planned_rehearsed_applied_and_verified(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    snapshot = _pull(client)
+    edit, targets = _four_kinds(snapshot)
+    plan = edit.plan()
+
+    expected = [
+        ("benefits", "Bonus 05", "create", "create_benefit"),
+        ("rewards", targets["move_reward_to_draft"], "change", "move_reward_to_draft"),
+        ("pending_buckets", BUCKET, "change", "activate_pending_bucket"),
+        ("tier_structures", TIERS, "delete", "delete_tier_structure"),
+    ]
+    got = plan.changes[["kind", "key", "action", "call"]].astype(str)
+    assert [tuple(r) for r in got.to_numpy()] == expected
+    assert plan.changes["calls"].tolist() == [1, 1, 1, 1]
+    assert plan.unsupported.empty
+    assert [p.action for p in plan.parts] == [e[3] for e in expected]
+
+    rehearsal = plan.rehearse(progress=False)
+    rehearsed = rehearsal.diff.changes.astype(str)
+
+    def rehearsed_rows(kind: str) -> list[list[str]]:
+        rows = rehearsed[rehearsed["kind"] == kind]
+        return rows[["key", "change", "column", "after"]].to_numpy().tolist()
+
+    reward = targets["move_reward_to_draft"]
+    assert rehearsed_rows("rewards") == [[reward, "changed", "status", "DRAFT"]]
+    assert rehearsed_rows("tier_structures") == [[TIERS, "changed", "status", "DELETED"]]
+    assert [BUCKET, "changed", "status", "ACTIVATED"] in rehearsed_rows("pending_buckets")
+    [(_, change, _, row)] = rehearsed_rows("benefits")
+    assert change == "added" and '"name":"Bonus 05"' in row
+
+    results = plan.apply(client, log=tmp_path / "edit.jsonl", allow_destroy=True, progress=False)
+    assert results["call"].tolist() == [e[3] for e in expected]
+    assert (results["outcome"] == "succeeded").all()
+
+    after = _pull(client)
+    reward = after.rewards.set_index("id").loc[targets["move_reward_to_draft"]]
+    assert reward["status"] == "DRAFT"
+    assert after.pending_buckets.set_index("id").loc[BUCKET, "status"] == "ACTIVATED"
+    assert after.tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
+    bonus = after.benefits.set_index("name").loc["Bonus 05"]
+    assert (bonus["points_value"], bonus["card_definition_id"]) == (50, targets["card"])
+    verification = rehearsal.verify(after, results=results)
+    assert verification.ok, verification.problems
+
+    again = plan.apply(client, log=tmp_path / "edit.jsonl", allow_destroy=True, progress=False)
+    assert (again["outcome"] == "skipped_already_done").all()
+
+
+def test_a_tier_structure_set_to_deleted_is_a_delete(client: LoyaltyClient) -> None:
+    snapshot = _pull(client)
+    edit = actions.edit(snapshot)
+    edit.tier_structures.loc[edit.tier_structures["id"] == TIERS, "status"] = "DELETED"
+    plan = edit.plan()
+    assert plan.changes[["key", "action", "call"]].astype(str).to_numpy().tolist() == [
+        [TIERS, "delete", "delete_tier_structure"]
+    ]
+    plan.apply(client, allow_destroy=True, progress=False)
+    assert _pull(client).tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
+
+
+def test_print_shows_the_summary_then_one_line_per_change(client: LoyaltyClient) -> None:
+    snapshot = _pull(client)
+    edit, targets = _four_kinds(snapshot)
+    renamed = _first(snapshot.rewards, status="DRAFT")
+    old_name = snapshot.rewards.set_index("id").loc[renamed, "name"]
+    edit.rewards.loc[edit.rewards["id"] == renamed, "name"] = "Renamed"
+    text = str(edit.plan())
+    assert text.splitlines() == [
+        "Plan: 1 to create, 2 to change, 1 to delete; 1 changes the service cannot make; 4 calls",
+        f'+ benefit "Bonus 05" points 50 on {targets["card"]}',
+        f"~ reward {targets['move_reward_to_draft']} status ACTIVE -> DRAFT",
+        f"~ pending bucket {BUCKET} status PENDING -> ACTIVATED",
+        f"- tier structure {TIERS}",
+        f"! reward {renamed} name {old_name} -> Renamed:"
+        " the service has no call to change a reward's name",
+    ]
+
+
+def test_changes_the_service_cannot_make_are_listed_and_refused(client: LoyaltyClient) -> None:
+    snapshot = _pull(client)
+    edit = actions.edit(snapshot)
+    reward = _first(snapshot.rewards, status="ACTIVE")
+    benefit = str(snapshot.benefits["id"].iloc[0])
+    other = "DRAFT" if snapshot.benefits["status"].iloc[0] != "DRAFT" else "ACTIVE"
+    edit.rewards.loc[edit.rewards["id"] == reward, "name"] = "New name"
+    edit.rewards.loc[edit.rewards["id"] == reward, "created_at"] = pd.Timestamp(
+        "2020-01-01", tz="UTC"
+    )
+    edit.benefits.loc[edit.benefits["id"] == benefit, "status"] = other
+    edit.rewards = pd.concat(
+        [edit.rewards, pd.DataFrame([{"name": "Brand new", "status": "ACTIVE"}])],
+        ignore_index=True,
+    )
+    edit.card_definitions = pd.concat(
+        [edit.card_definitions, pd.DataFrame([{"name": "New card"}])], ignore_index=True
+    )
+    edit.benefits = pd.concat([edit.benefits, _bonus("lcdef_0000000099")], ignore_index=True)
+    plan = edit.plan()
+
+    new_reward = f"new row {len(snapshot.rewards)}"
+    new_card = f"new row {len(snapshot.card_definitions)}"
+    listed = plan.unsupported[["kind", "key", "column"]].fillna("").astype(str)
+    assert sorted(map(tuple, listed.to_numpy())) == sorted(
+        [
+            ("rewards", reward, "name"),
+            ("rewards", reward, "created_at"),
+            ("benefits", benefit, "status"),
+            ("rewards", new_reward, ""),
+            ("card_definitions", new_card, ""),
+            ("benefits", "Bonus 05", "card_definition_id"),
+        ]
+    )
+    reasons = dict(
+        zip(
+            plan.unsupported["column"].fillna(plan.unsupported["key"]),
+            plan.unsupported["reason"],
+            strict=True,
+        )
+    )
+    assert reasons["created_at"] == "created_at is set by the service"
+    assert (
+        reasons["status"] == "the service has no call to change a benefit's status after creation"
+    )
+    assert reasons[new_reward] == "the service has no call to create a reward"
+    assert reasons["card_definition_id"].startswith("card definition lcdef_0000000099 is not in")
+    assert plan.changes.empty
+
+    with pytest.raises(EditError, match="6 changes the service cannot make") as refused:
+        plan.apply(client, progress=False)
+    assert reward in str(refused.value) and "ignore_unsupported=True" in str(refused.value)
+    assert not _pull(client).diff(snapshot)
+
+
+def test_unsupported_rows_are_left_out_when_told(client: LoyaltyClient) -> None:
+    snapshot = _pull(client)
+    edit = actions.edit(snapshot)
+    reward = _first(snapshot.rewards, status="ACTIVE")
+    edit.rewards.loc[edit.rewards["id"] == reward, ["status", "name"]] = ["DRAFT", "Other"]
+    plan = edit.plan()
+    assert len(plan.changes) == 1 and len(plan.unsupported) == 1
+    plan.apply(client, ignore_unsupported=True, progress=False)
+    changed = snapshot.diff(_pull(client)).changes
+    changed = changed[changed["kind"] == "rewards"]  # reward_costs repeat the reward's status
+    assert changed[["key", "column", "after"]].astype(str).to_numpy().tolist() == [
+        [reward, "status", "DRAFT"]
+    ]
+
+
+def test_deletes_are_refused_without_allow_destroy_naming_each_row(
+    client: LoyaltyClient,
+) -> None:
+    snapshot = _pull(client)
+    edit = actions.edit(snapshot)
+    doomed = edit.tier_structures["id"].iloc[:2].tolist()
+    edit.tier_structures = edit.tier_structures.iloc[2:]
+    with pytest.raises(EditError, match="deletes 2 rows") as refused:
+        edit.plan().apply(client, progress=False)
+    for tiers in doomed:
+        assert f"tier structure {tiers}" in str(refused.value)
+    assert not _pull(client).diff(snapshot)
+
+
+def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    snapshot = _pull(client)
+    edit, _ = _four_kinds(snapshot)
+    plan = edit.plan()
+    # Each part alone (one call) would fit; the four together do not.
+    fresh.set_plan(f"{len(plan.changes) + 1}/hour")
+    client.programs.list(limit=1)  # reads the budget (and may bring a token)
+    remaining = client.quota.remaining
+    assert remaining is not None and 1 <= remaining < len(plan.changes)
+    assert plan.cost(client).needed == len(plan.changes)
+    with pytest.raises(BudgetExceededError):
+        plan.apply(client, allow_destroy=True, progress=False)
+    fresh.set_plan("unlimited")
+    assert not _pull(client).diff(snapshot)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("dtype", r"^benefits row 0, column 'points_value': 'lots' does not fit"),
+        ("category", r"^rewards row 2, column 'status': 'PAUSED' does not fit the column's dtype"),
+        ("repeated", r"^rewards row (\d+), column 'id': the key \S+ repeats a row$"),
+        ("unknown id", r"^benefits row (\d+), column 'id': lben_0000000099 is not in the base"),
+        ("missing column", r"^rewards: column 'name' is missing from the edited frame$"),
+    ],
+)
+def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
+    client: LoyaltyClient, change: str, message: str
+) -> None:
+    edit = actions.edit(_pull(client))
+    if change == "dtype":
+        edit.benefits["points_value"] = edit.benefits["points_value"].astype(object)
+        edit.benefits.loc[0, "points_value"] = "lots"
+    elif change == "category":
+        edit.rewards["status"] = edit.rewards["status"].astype(object)
+        edit.rewards.loc[2, "status"] = "PAUSED"
+    elif change == "repeated":
+        edit.rewards = pd.concat([edit.rewards, edit.rewards.iloc[[1]]], ignore_index=True)
+    elif change == "unknown id":
+        extra = _bonus("lcdef_c0ffee0001").assign(id="lben_0000000099")
+        edit.benefits = pd.concat([edit.benefits, extra], ignore_index=True)
+    else:
+        edit.rewards = edit.rewards.drop(columns=["name"])
+    with pytest.raises(EditError) as refused:
+        edit.plan()
+    text = str(refused.value)
+    assert "\n" not in text
+    found = re.match(message, text)
+    assert found, text
+    if change == "repeated":
+        assert int(found.group(1)) == len(edit.rewards) - 1
+    if change == "unknown id":
+        assert int(found.group(1)) == len(edit.benefits) - 1
+
+
+def test_from_frames_takes_the_edited_frames_as_a_mapping(client: LoyaltyClient) -> None:
+    snapshot = _pull(client)
+    rewards = snapshot.rewards.copy()
+    reward = _first(rewards, status="ACTIVE")
+    rewards.loc[rewards["id"] == reward, "status"] = "DRAFT"
+    plan = ChangePlan.from_frames(snapshot, {"rewards": rewards})
+    assert plan.changes[["key", "call"]].astype(str).to_numpy().tolist() == [
+        [reward, "move_reward_to_draft"]
+    ]
+
+
+def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyClient) -> None:
+    snapshot = _pull(client)
+    buckets = snapshot.pending_buckets
+    today = snapshot.pulled_at.normalize()
+    past = str(
+        buckets.loc[(buckets["status"] == "PENDING") & (buckets["date"] < today), "id"].iloc[0]
+    )
+    edit = actions.edit(snapshot)
+    chosen = edit.pending_buckets["id"].isin([past, BUCKET])
+    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
+    preview = edit.plan().preview(client, progress=False).set_index("target")
+    assert preview.loc[BUCKET, "call"] == "activate_pending_bucket"
+    assert bool(preview.loc[BUCKET, "activatable"]) and pd.isna(
+        preview.loc[BUCKET, "blocked_reason"]
+    )
+    assert not bool(preview.loc[past, "activatable"])
+    assert "date" in str(preview.loc[past, "blocked_reason"])
