@@ -337,7 +337,9 @@ def _conformed(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> pd.DataFr
     for name in edited.columns:
         if name not in base.columns:
             raise EditError(f"{kind}: column {name!r} is not a column of {kind}")
-    out = edited[list(base.columns)].copy()
+    same_order = list(edited.columns) == list(base.columns)
+    # A shallow copy (copy-on-write): a column converted below replaces the copy's only.
+    out = (edited if same_order else edited[list(base.columns)]).copy(deep=False)
     for name in base.columns:
         if out[name].dtype != base[name].dtype:
             out[name] = _as_dtype(kind, name, out[name], base[name].dtype)
@@ -384,7 +386,11 @@ def _check_keys(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> None:
             f"{_row(kind, edited.index[at], '/'.join(key))}: the key {values} repeats a row"
         )
     if "id" in edited.columns and kind != "cards":
-        unknown = edited["id"].notna() & ~edited["id"].isin(base["id"])
+        # As plain objects: an Arrow-backed isin turns the base's IDs into a Python list.
+        known = pd.Index(edited["id"].to_numpy(object), dtype=object).isin(
+            base["id"].to_numpy(object)
+        )
+        unknown = edited["id"].notna() & ~pd.Series(known, index=edited.index)
         if unknown.any():
             at = int(unknown.to_numpy().argmax())
             raise EditError(

@@ -95,7 +95,7 @@ class ProgramSnapshot:
         unknown = set(frames) - set(FRAME_NAMES)
         if unknown:
             raise ValueError(f"unknown frame names {sorted(unknown)}; known: {FRAME_NAMES}")
-        built = {n: frames.get(n, SCHEMAS[n].empty()) for n in FRAME_NAMES}
+        built = {n: frames[n] if n in frames else SCHEMAS[n].empty() for n in FRAME_NAMES}
         stamp = utc_now() if pulled_at is None else pd.Timestamp(pulled_at)
         stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
         if odd_values is None:
