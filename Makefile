@@ -60,6 +60,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bulk.py
 	$(BIN)/python benchmarks/quota.py
 	$(BIN)/python benchmarks/diff.py
+	$(BIN)/python benchmarks/economics.py
+	$(BIN)/python benchmarks/plan.py
 
 serve: $(STAMP)
 	$(BIN)/lyt sandbox serve
