@@ -28,7 +28,7 @@ import pandas as pd
 from .._progress import Progress
 from ..errors import LytError, NotFoundError
 from ..frames._columns import card_definition_check
-from ..frames.registry import BUILDERS, FRAME_NAMES
+from ..frames.registry import BUILDERS
 from ..snapshot import ProgramSnapshot
 from ..snapshot.model import utc_now
 from .benefits import create_benefits
@@ -163,25 +163,35 @@ class _Reader:
         return value
 
     def records(
-        self, holder: Mapping[str, Any], key: str, columns: Iterable[str]
+        self, holder: Mapping[str, Any], key: str, texts: Iterable[str]
     ) -> list[dict[str, Any]]:
+        """The list of objects at ``key``, each holding the string keys ``texts``."""
         rows = self.get(holder, key, list, "")
         for number, row in enumerate(rows):
-            at = f"{key}[{number}]"
             if not isinstance(row, dict):
-                raise self.fail(at, f"expected an object, not {type(row).__name__}")
-            for column in columns:
-                if column in ("kind", "key", "call", "action", "sha256"):
-                    self.get(row, column, str, at)
+                raise self.fail(f"{key}[{number}]", f"expected an object, not {type(row).__name__}")
+            for text in texts:
+                self.get(row, text, str, f"{key}[{number}]")
         return rows
+
+    def part(self, call: str, rows: list[dict[str, Any]]) -> ActionPlan[Any]:
+        """The part of ``call`` built from ``rows``; a row it cannot build is named."""
+        try:
+            part = _BUILDERS[call](pd.DataFrame(rows))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self.fail(f"calls.{call}", f"its rows do not make a plan: {exc}") from None
+        for number, item in enumerate(part.items):
+            if item.error:
+                raise self.fail(f"calls.{call}[{number}]", item.error)
+        return part
+
+
+_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
 
 
 def _type_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(
-        {"dict": "an object", "list": "a list", "str": "a string"}.get(k.__name__, k.__name__)
-        for k in kinds
-    )
+    return " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
 
 
 def load_plan(path: str | Path) -> SavedPlan:
@@ -209,12 +219,14 @@ def load_plan(path: str | Path) -> SavedPlan:
     snapshot = ProgramSnapshot.from_frames(
         {}, source=read.get(base, "source", str, "base"), pulled_at=stamp
     )
-    changes = read.records(document, "changes", CHANGE_COLUMNS)
-    unsupported = read.records(document, "unsupported", ("kind", "key"))
+    changes = read.records(document, "changes", ("kind", "key", "action", "call"))
+    for number, change in enumerate(changes):
+        read.get(change, "calls", int, f"changes[{number}]")
+    unsupported = read.records(document, "unsupported", ("kind", "key", "reason"))
     touched = read.records(document, "touched", ("kind", "key", "call", "sha256"))
     calls = read.get(document, "calls", dict, "")
     parts, inputs = [], {}
-    for call, build in _BUILDERS.items():
+    for call in _BUILDERS:
         wanted = sum(1 for c in changes if c.get("call") == call)
         rows = calls.get(call, [])
         if not isinstance(rows, list) or len(rows) != wanted:
@@ -222,16 +234,20 @@ def load_plan(path: str | Path) -> SavedPlan:
                 f"calls.{call}", f"expected a list of the {wanted} rows its changes name"
             )
         if rows:
+            parts.append(read.part(call, rows))
             inputs[call] = pd.DataFrame(rows)
-            parts.append(build(inputs[call]))
     unknown = sorted(set(calls) - set(_BUILDERS))
     if unknown:
         raise read.fail(f"calls.{unknown[0]}", f"not a call a plan makes ({', '.join(_BUILDERS)})")
     for number, entry in enumerate(touched):
-        if entry["kind"] not in FRAME_NAMES or entry["call"] not in _TOUCHES:
+        if _TOUCHES.get(entry["call"]) != entry["kind"]:
             raise read.fail(
                 f"touched[{number}]", f"{entry['kind']}/{entry['call']} is not a touched kind/call"
             )
+    named = {(c["call"], c["key"]) for c in changes if c["call"] in _TOUCHES}
+    missing = sorted(named - {(t["call"], t["key"]) for t in touched})
+    if missing:
+        raise read.fail("touched", f"no base hash for {missing[0][1]} ({missing[0][0]})")
     frame = pd.DataFrame(changes, columns=list(CHANGE_COLUMNS))
     return SavedPlan(
         snapshot,

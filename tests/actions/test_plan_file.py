@@ -208,6 +208,9 @@ def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
         (lambda d: d["calls"]["move_reward_to_draft"].clear(), "calls.move_reward_to_draft"),
         (lambda d: d["touched"][1].pop("sha256"), "touched[1].sha256"),
         (lambda d: d["calls"].update(rename_reward=[]), "calls.rename_reward"),
+        (lambda d: d["calls"]["create_benefit"][0].pop("type"), "calls.create_benefit[0]"),
+        (lambda d: d["touched"].pop(0), "touched"),
+        (lambda d: d["changes"][1].update(calls="1"), "changes[1].calls"),
     ],
 )
 def test_every_broken_key_is_refused_naming_the_file_and_key(
