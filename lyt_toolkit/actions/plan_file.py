@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
 
 __all__ = [
+    "COMPLETE",
     "FORMAT",
     "VERSION",
     "PlanAlreadyAppliedError",
@@ -408,7 +409,7 @@ class SavedPlan(ChangePlan):
             concurrency=concurrency,
             progress=progress,
         )
-        if results["outcome"].isin(_COMPLETE).all():
+        if results["outcome"].isin(COMPLETE).all():
             self.applied_marker.write_text(
                 json.dumps({"applied_at": utc_now().isoformat(), "calls": len(results)}) + "\n",
                 encoding="utf-8",
@@ -416,7 +417,8 @@ class SavedPlan(ChangePlan):
         return results
 
 
-_COMPLETE = (Outcome.SUCCEEDED, Outcome.ALREADY_DONE, Outcome.SKIPPED)
+COMPLETE = (Outcome.SUCCEEDED, Outcome.ALREADY_DONE, Outcome.SKIPPED)
+"""Outcomes of an item the plan no longer has to send."""
 
 
 def _read_key(plan: SavedPlan, entry: Mapping[str, Any]) -> tuple[str, ...]:

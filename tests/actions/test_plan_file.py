@@ -20,9 +20,11 @@ from lyt_toolkit.actions.plan_file import (
     PlanFileError,
     StalePlanError,
 )
+from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import ClientWith, SimulatedCrash, names_on_server
+from .helpers import SECRETS, ClientWith, SimulatedCrash, names_on_server
 from .test_desired import BUCKET, TIERS, _four_kinds, _pull
 
 _CHECKED = ("card_definition_found", "card_definition_status")
@@ -230,3 +232,63 @@ def test_a_file_that_is_not_json_is_refused_naming_the_file(tmp_path: Path) -> N
     path.write_text("{not json")
     with pytest.raises(PlanFileError, match=f"^{re.escape(f'{path}: not JSON (line 1)')}"):
         ChangePlan.load(path)
+
+
+def _configure(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``lyt`` run here talks to ``sb``."""
+    monkeypatch.chdir(tmp_path)  # no .env from the working copy
+    monkeypatch.setenv("LYT_PROGRESS", "off")
+    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+    for key, value in sb.credentials.as_client_kwargs().items():
+        monkeypatch.setenv(f"LYT_{key.upper()}", value)
+
+
+def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _configure(fresh, tmp_path, monkeypatch)
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+
+    assert main(["apply", str(path)]) == 1  # deletes need --allow-destroy
+    err = capsys.readouterr().err
+    assert err.startswith("lyt apply: ") and f"tier structure {TIERS}" in err
+    assert _live(client)["bonus"] == 0
+
+    assert main(["apply", str(path), "--allow-destroy"]) == 0
+    out = capsys.readouterr().out
+    assert "Re-reading 3 touched objects: calls needed: 3;" in out
+    assert "Applied: 4 succeeded" in out
+    assert (tmp_path / "plan.json.log.jsonl").exists()
+
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    assert "was applied to completion" in capsys.readouterr().err
+    assert _live(client)["bonus"] == 1
+
+
+def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _configure(fresh, tmp_path, monkeypatch)
+    path = tmp_path / "plan.json"
+    _, targets = _saved(client, path)
+    reward = targets["move_reward_to_draft"]
+    client.rewards.draft(reward)
+
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    err = capsys.readouterr().err
+    assert "is stale" in err and f"rewards {reward}" in err
+    for secret in SECRETS:
+        assert secret not in err
+
+    assert main(["apply", str(path), "--allow-destroy", "--refresh"]) == 0
+    assert "Applied: 3 succeeded" in capsys.readouterr().out
+    assert _live(client)["tiers"] == "DELETED"
