@@ -282,10 +282,13 @@ class SavedPlan(ChangePlan):
 
     def reread_cost(self, client: LoyaltyClient | None = None) -> PlanCost:
         """The calls re-reading the touched objects takes: one per reward and tier
-        structure, one per card holding touched pending buckets."""
+        structure, one per card holding touched pending buckets (up to 100 buckets); with
+        ``client``, one more for a token if it holds none, and the budget it last read."""
         needed = len({_read_key(self, t) for t in self.touched})
         if client is None:
             return PlanCost(needed)
+        if needed and not client.holds_token:
+            needed += 1
         quota = client.quota
         return PlanCost(needed, quota.remaining, quota.limit, quota.resets_at)
 

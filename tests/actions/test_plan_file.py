@@ -92,6 +92,19 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
     assert loaded.reread_cost().needed == 3  # the reward, the tier structure, the bucket's card
 
 
+def test_the_re_read_sends_exactly_the_calls_its_cost_says(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    _saved(client, tmp_path / "plan.json")
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+    token = 0 if client.holds_token else 1  # the pull ran on a client of its own
+    expected = loaded.reread_cost(client).needed
+    used = fresh.plan()["used"]
+    assert loaded.stale(client) == []
+    # the reward, the tier structure, the bucket's card, and the token if one was needed
+    assert fresh.plan()["used"] - used == expected == 3 + token
+
+
 def test_a_stale_plan_is_refused_naming_the_changed_object(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
@@ -261,7 +274,7 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
 
     assert main(["apply", str(path), "--allow-destroy"]) == 0
     out = capsys.readouterr().out
-    assert "Re-reading 3 touched objects: calls needed: 3;" in out
+    assert "Re-reading 3 touched objects: calls needed: 4;" in out  # and a token for the CLI
     assert "Applied: 4 succeeded" in out
     assert (tmp_path / "plan.json.log.jsonl").exists()
 
