@@ -29,6 +29,7 @@ from .items import ItemResult, Outcome, PlanItem, Standing
 from .log import ActionLog, ForeignLogError
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
+from .plan_file import PlanAlreadyAppliedError, PlanFileError, SavedPlan, StalePlanError
 from .rehearsal import Rehearsal, Verification
 from .results import RESULT_COLUMNS
 from .rewards import MoveRewardsToDraft, move_rewards_to_draft
@@ -49,10 +50,14 @@ __all__ = [
     "ItemResult",
     "MoveRewardsToDraft",
     "Outcome",
+    "PlanAlreadyAppliedError",
     "PlanCost",
+    "PlanFileError",
     "PlanItem",
     "ProgramEdit",
     "Rehearsal",
+    "SavedPlan",
+    "StalePlanError",
     "Standing",
     "Verification",
     "activate_pending_buckets",

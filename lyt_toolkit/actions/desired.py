@@ -45,6 +45,7 @@ from .rewards import move_rewards_to_draft
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
+    from .plan_file import SavedPlan
 
 __all__ = ["CHANGE_COLUMNS", "ChangePlan", "EditError", "ProgramEdit", "edit"]
 
@@ -149,6 +150,8 @@ class ChangePlan:
     changes: pd.DataFrame
     unsupported: pd.DataFrame
     parts: tuple[ActionPlan[Any], ...]
+    inputs: Mapping[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+    """Call -> the rows its part was built from (what ``save`` writes)."""
 
     @classmethod
     def from_frames(
@@ -179,6 +182,20 @@ class ChangePlan:
         )
         diff = compare(before, target, ignore=())
         return _Planner(before).plan(diff.changes, new)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the plan as readable JSON bound to its base: see ``plan_file``."""
+        from .plan_file import save_plan
+
+        return save_plan(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> SavedPlan:
+        """The plan ``save`` wrote; its ``apply`` first checks the touched objects are
+        still as in the base (see ``plan_file``)."""
+        from .plan_file import load_plan
+
+        return load_plan(path)
 
     # -- showing ------------------------------------------------------------------------
 
@@ -563,9 +580,11 @@ class _Planner:
 
     def _built(self) -> ChangePlan:
         parts: list[ActionPlan[Any]] = []
-        created = self._benefit_part()
-        if created is not None:
-            parts.append(created)
+        inputs: dict[str, pd.DataFrame] = {}
+        if self.creates:
+            records = [_flat_benefit(row) for _, row in self.creates]
+            inputs["create_benefit"] = pd.DataFrame(records)
+            parts.append(self._benefit_part(records))
         changes = pd.DataFrame(self.changes, columns=list(CHANGE_COLUMNS))
         order = {"create": 0, "change": 1, "delete": 2}
         changes = changes.sort_values("action", key=lambda a: a.map(order), kind="stable")
@@ -583,20 +602,19 @@ class _Planner:
             keys = changes.loc[changes["call"] == call, "key"].tolist()
             if keys:
                 rows = frame.set_index(columns[0], drop=False).loc[keys, columns]
-                parts.append(build(rows.reset_index(drop=True)))
+                inputs[call] = rows.reset_index(drop=True)
+                parts.append(build(inputs[call]))
         changes["calls"] = changes["calls"].astype("int64")
         return ChangePlan(
             base,
             changes.reset_index(drop=True).astype({c: "string" for c in CHANGE_COLUMNS[:-1]}),
             pd.DataFrame(self.unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string"),
             tuple(parts),
+            inputs,
         )
 
-    def _benefit_part(self) -> ActionPlan[Any] | None:
+    def _benefit_part(self, records: list[dict[str, Any]]) -> ActionPlan[Any]:
         """The create of every new benefit row; ``EditError`` names a row the create refuses."""
-        if not self.creates:
-            return None
-        records = [_flat_benefit(row) for _, row in self.creates]
         part = create_benefits(pd.DataFrame(records))
         back = {flat: column for column, flat in _BENEFIT_CREATE.items()}
         for item, (label, _) in zip(part.items, self.creates, strict=True):

@@ -67,6 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
     drift.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
     drift.set_defaults(handler=_dispatch("lyt_toolkit.cli.drift:drift"))
 
+    apply = sub.add_parser(
+        "apply", help="apply a saved plan file to the configured service (exit 0: applied, 1: not)"
+    )
+    apply.add_argument("plan", metavar="PLAN_FILE", help="a plan written by plan.save(path)")
+    apply.add_argument("--allow-destroy", action="store_true", help="let the plan delete")
+    apply.add_argument(
+        "--refresh", action="store_true", help="plan again against the live state if stale"
+    )
+    apply.add_argument(
+        "--log", default=None, metavar="FILE", help="action log (default: PLAN_FILE.log.jsonl)"
+    )
+    apply.set_defaults(handler=_dispatch("lyt_toolkit.cli.apply:apply"))
+
     report = sub.add_parser("report", help="pull a snapshot and write a report")
     report_sub = report.add_subparsers(dest="report_command", required=True)
     econ = report_sub.add_parser(

@@ -1,0 +1,443 @@
+"""Plan files bound to their base: ``plan.save(path)``, ``ChangePlan.load(path).apply(...)``.
+
+The file is readable JSON: its format and version, the base snapshot's ``source`` and
+``pulled_at``, every change with its call, the rows each call's part is built from, and
+for each object the plan touches (a reward, pending bucket or tier structure) the
+sha256 of its row in the base (canonical JSON, see ``row_hash``).
+
+``apply`` of a loaded plan first re-reads exactly the touched objects (``reread_cost``:
+one call per reward and tier structure, one per card holding touched pending buckets)
+and refuses a stale plan, naming each object whose live row differs from the base
+(``StalePlanError``); ``refresh=True`` re-plans against the live rows instead. A plan
+applied to completion is recorded next to the file (``<file>.applied``) and refuses to
+apply again; an interrupted apply resumes from its action log (objects the log saw done
+are not stale: the plan changed them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .._progress import Progress
+from ..errors import LytError, NotFoundError
+from ..frames._columns import card_definition_check
+from ..frames.registry import BUILDERS
+from ..snapshot import ProgramSnapshot
+from ..snapshot.model import utc_now
+from .benefits import create_benefits
+from .cost import PlanCost
+from .deletions import delete_tier_structures
+from .desired import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
+from .items import Outcome
+from .log import LogSource, log_state
+from .pending import activate_pending_buckets
+from .plan import ActionPlan
+from .rewards import move_rewards_to_draft
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = [
+    "COMPLETE",
+    "FORMAT",
+    "VERSION",
+    "PlanAlreadyAppliedError",
+    "PlanFileError",
+    "SavedPlan",
+    "StalePlanError",
+    "load_plan",
+    "row_hash",
+    "save_plan",
+]
+
+FORMAT = "lyt-change-plan"
+VERSION = 1
+
+# Call -> the builder of its part, in the order a plan runs its parts.
+_BUILDERS: dict[str, Callable[[pd.DataFrame], ActionPlan[Any]]] = {
+    "create_benefit": create_benefits,
+    "move_reward_to_draft": move_rewards_to_draft,
+    "activate_pending_bucket": activate_pending_buckets,
+    "delete_tier_structure": delete_tier_structures,
+}
+# Kind of the objects each call touches (a create touches none).
+_TOUCHES = {
+    "move_reward_to_draft": "rewards",
+    "activate_pending_bucket": "pending_buckets",
+    "delete_tier_structure": "tier_structures",
+}
+# Columns a snapshot fills from other objects (not the object's own state), left out of
+# the hash: a pending bucket's program and member status, a card definition's check.
+_CHECKED = tuple(c.name for c in card_definition_check())
+_JOINED = {"pending_buckets": ("program_status", "member_status", *_CHECKED)}
+
+
+class PlanFileError(LytError, ValueError):
+    """A plan file that cannot be read: names the file and the key."""
+
+
+class StalePlanError(LytError, RuntimeError):
+    """Touched objects whose live state differs from the plan's base; ``stale`` names them."""
+
+    def __init__(self, message: str, stale: list[str]) -> None:
+        super().__init__(message)
+        self.stale = stale
+
+
+class PlanAlreadyAppliedError(LytError, RuntimeError):
+    """A plan file already applied to completion."""
+
+
+def row_hash(kind: str, row: pd.DataFrame) -> str:
+    """sha256 of a one-row frame's own values as canonical JSON (sorted keys)."""
+    return hashlib.sha256(_canonical(kind, row).encode()).hexdigest()
+
+
+def _canonical(kind: str, row: pd.DataFrame) -> str:
+    own = row.drop(columns=[c for c in _JOINED.get(kind, _CHECKED) if c in row.columns])
+    [record] = json.loads(own.to_json(orient="records", date_format="iso", date_unit="us"))
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """JSON records of ``frame``, blank cells left out."""
+    rows = json.loads(frame.to_json(orient="records", date_format="iso", date_unit="us"))
+    return [{k: v for k, v in row.items() if v is not None} for row in rows]
+
+
+def _touched(plan: ChangePlan) -> list[dict[str, Any]]:
+    """Kind, key and base-row hash of every object the plan's calls touch."""
+    touched = []
+    for call, kind in _TOUCHES.items():
+        frame = getattr(plan.base, kind).set_index("id", drop=False)
+        for key in plan.changes.loc[plan.changes["call"] == call, "key"]:
+            row = frame.loc[[key]]
+            touched.append({"kind": kind, "key": key, "call": call, "sha256": row_hash(kind, row)})
+    return touched
+
+
+def save_plan(plan: ChangePlan, path: str | Path) -> Path:
+    """Write ``plan`` to ``path`` as readable JSON (see the module); the path written."""
+    target = Path(path)
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "base": {"source": plan.base.source, "pulled_at": plan.base.pulled_at.isoformat()},
+        "summary": plan.summary(),
+        "changes": _records(plan.changes),
+        "unsupported": _records(plan.unsupported),
+        "calls": {call: _records(rows) for call, rows in plan.inputs.items()},
+        "touched": _touched(plan),
+    }
+    target.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Takes keys out of the parsed document; ``PlanFileError`` names the file and key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, problem: str) -> PlanFileError:
+        return PlanFileError(f"{self.path}: key {key!r}: {problem}")
+
+    def get(
+        self, holder: Mapping[str, Any], key: str, kind: type | tuple[type, ...], at: str
+    ) -> Any:
+        name = f"{at}.{key}" if at else key
+        if key not in holder:
+            raise self.fail(name, "missing")
+        value = holder[key]
+        if not isinstance(value, kind):
+            raise self.fail(name, f"expected {_type_name(kind)}, not {type(value).__name__}")
+        return value
+
+    def records(
+        self, holder: Mapping[str, Any], key: str, texts: Iterable[str]
+    ) -> list[dict[str, Any]]:
+        """The list of objects at ``key``, each holding the string keys ``texts``."""
+        rows = self.get(holder, key, list, "")
+        for number, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise self.fail(f"{key}[{number}]", f"expected an object, not {type(row).__name__}")
+            for text in texts:
+                self.get(row, text, str, f"{key}[{number}]")
+        return rows
+
+    def part(self, call: str, rows: list[dict[str, Any]]) -> ActionPlan[Any]:
+        """The part of ``call`` built from ``rows``; a row it cannot build is named."""
+        try:
+            part = _BUILDERS[call](pd.DataFrame(rows))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self.fail(f"calls.{call}", f"its rows do not make a plan: {exc}") from None
+        for number, item in enumerate(part.items):
+            if item.error:
+                raise self.fail(f"calls.{call}[{number}]", item.error)
+        return part
+
+
+_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
+
+
+def _type_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+
+
+def load_plan(path: str | Path) -> SavedPlan:
+    """The plan ``save_plan`` wrote to ``path``; every broken key is refused by name."""
+    source = Path(path)
+    read = _Reader(source)
+    try:
+        document = json.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PlanFileError(f"{source}: no such plan file") from None
+    except json.JSONDecodeError as exc:
+        raise PlanFileError(f"{source}: not JSON (line {exc.lineno}): {exc.msg}") from None
+    if not isinstance(document, dict):
+        raise PlanFileError(f"{source}: expected a JSON object, not {type(document).__name__}")
+    if read.get(document, "format", str, "") != FORMAT:
+        raise read.fail("format", f"{document['format']!r} is not {FORMAT!r}")
+    if read.get(document, "version", int, "") != VERSION:
+        raise read.fail("version", f"{document['version']!r}: this toolkit reads version {VERSION}")
+    base = read.get(document, "base", dict, "")
+    pulled_at = read.get(base, "pulled_at", str, "base")
+    try:
+        stamp = pd.Timestamp(pulled_at)
+    except ValueError:
+        raise read.fail("base.pulled_at", f"{pulled_at!r} is not a date and time") from None
+    snapshot = ProgramSnapshot.from_frames(
+        {}, source=read.get(base, "source", str, "base"), pulled_at=stamp
+    )
+    changes = read.records(document, "changes", ("kind", "key", "action", "call"))
+    for number, change in enumerate(changes):
+        read.get(change, "calls", int, f"changes[{number}]")
+    unsupported = read.records(document, "unsupported", ("kind", "key", "reason"))
+    touched = read.records(document, "touched", ("kind", "key", "call", "sha256"))
+    calls = read.get(document, "calls", dict, "")
+    parts, inputs = [], {}
+    for call in _BUILDERS:
+        wanted = sum(1 for c in changes if c.get("call") == call)
+        rows = calls.get(call, [])
+        if not isinstance(rows, list) or len(rows) != wanted:
+            raise read.fail(
+                f"calls.{call}", f"expected a list of the {wanted} rows its changes name"
+            )
+        if rows:
+            parts.append(read.part(call, rows))
+            inputs[call] = pd.DataFrame(rows)
+    unknown = sorted(set(calls) - set(_BUILDERS))
+    if unknown:
+        raise read.fail(f"calls.{unknown[0]}", f"not a call a plan makes ({', '.join(_BUILDERS)})")
+    for number, entry in enumerate(touched):
+        if _TOUCHES.get(entry["call"]) != entry["kind"]:
+            raise read.fail(
+                f"touched[{number}]", f"{entry['kind']}/{entry['call']} is not a touched kind/call"
+            )
+    named = {(c["call"], c["key"]) for c in changes if c["call"] in _TOUCHES}
+    missing = sorted(named - {(t["call"], t["key"]) for t in touched})
+    if missing:
+        raise read.fail("touched", f"no base hash for {missing[0][1]} ({missing[0][0]})")
+    frame = pd.DataFrame(changes, columns=list(CHANGE_COLUMNS))
+    return SavedPlan(
+        snapshot,
+        frame.astype({c: "string" for c in CHANGE_COLUMNS[:-1]}).astype({"calls": "int64"}),
+        pd.DataFrame(unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string"),
+        tuple(parts),
+        inputs,
+        path=source,
+        touched=tuple(touched),
+    )
+
+
+# -- applying -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class SavedPlan(ChangePlan):
+    """A ``ChangePlan`` read from its file: ``apply`` checks the base first.
+
+    Its ``base`` holds the base's ``source`` and ``pulled_at`` only (no rows): pass the
+    snapshot to ``rehearse(snapshot)``.
+    """
+
+    path: Path = field(default=Path(), kw_only=True)
+    touched: tuple[dict[str, Any], ...] = field(default=(), kw_only=True)
+
+    @property
+    def applied_marker(self) -> Path:
+        """Where a complete apply is recorded: next to the plan file."""
+        return self.path.with_name(self.path.name + ".applied")
+
+    def reread_cost(self, client: LoyaltyClient | None = None) -> PlanCost:
+        """The calls re-reading the touched objects takes: one per reward and tier
+        structure, one per card holding touched pending buckets (up to 100 buckets); with
+        ``client``, one more for a token if it holds none, and the budget it last read."""
+        needed = len({_read_key(self, t) for t in self.touched})
+        if client is None:
+            return PlanCost(needed)
+        if needed and not client.holds_token:
+            needed += 1
+        quota = client.quota
+        return PlanCost(needed, quota.remaining, quota.limit, quota.resets_at)
+
+    def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
+        """(kind, key) -> the touched object's live row (``None`` when it is gone)."""
+        buckets: dict[tuple[str, ...], pd.DataFrame] = {}
+        rows: dict[tuple[str, str], pd.DataFrame | None] = {}
+        for entry in self.touched:
+            kind, key = entry["kind"], entry["key"]
+            if kind == "pending_buckets":
+                card = _read_key(self, entry)
+                if card not in buckets:
+                    buckets[card] = BUILDERS[kind](
+                        client.pending_buckets.iter(*card[1:], limit=100)
+                    )
+                found = buckets[card][buckets[card]["id"] == key]
+                rows[kind, key] = found.reset_index(drop=True) if len(found) else None
+            else:
+                rows[kind, key] = _get_row(client, kind, key)
+        return rows
+
+    def stale(self, client: LoyaltyClient, *, log: LogSource | None = None) -> list[str]:
+        """Each touched object whose live row differs from the base, as ``kind key``
+        (objects the ``log`` saw done are the plan's own work, not staleness)."""
+        live = self.live_rows(client)
+        done = {call: set(log_state(log, call, client).succeeded) for call in _TOUCHES}
+        stale = []
+        for entry in self.touched:
+            kind, key = entry["kind"], entry["key"]
+            row = live[kind, key]
+            if key in done[entry["call"]]:
+                continue
+            if row is None:
+                stale.append(f"{kind} {key} (no longer exists)")
+            elif row_hash(kind, row) != entry["sha256"]:
+                stale.append(f"{kind} {key}")
+        return stale
+
+    def refreshed(self, client: LoyaltyClient) -> ChangePlan:
+        """The plan made again against the live rows of the touched objects: a change
+        already made drops out, one the live state no longer allows is unsupported."""
+        live = self.live_rows(client)
+        frames: dict[str, list[pd.DataFrame]] = {}
+        gone = []
+        for (kind, key), row in live.items():
+            if row is None:
+                gone.append({"kind": kind, "key": key, "reason": "no longer in the live program"})
+            else:
+                frames.setdefault(kind, []).append(row)
+        now = {kind: pd.concat(rows, ignore_index=True) for kind, rows in frames.items()}
+        base = ProgramSnapshot.from_frames(now, source=self.base.source, pulled_at=utc_now())
+        target = {kind: frame.copy() for kind, frame in now.items()}
+        for change in self.changes.itertuples(index=False):
+            kind, key = str(change.kind), str(change.key)
+            if kind not in target or change.action == "create":
+                continue
+            frame = target[kind]
+            if change.action == "delete":
+                target[kind] = frame[frame["id"] != key]
+            else:
+                frame.loc[(frame["id"] == key).to_numpy(), str(change.column)] = str(change.after)
+        plan = ChangePlan.from_frames(base, target)
+        creates = self.changes["action"] == "create"
+        unsupported = [plan.unsupported] + ([pd.DataFrame(gone)] if gone else [])
+        return ChangePlan(
+            base,
+            pd.concat([self.changes[creates], plan.changes], ignore_index=True),
+            pd.concat(unsupported, ignore_index=True)
+            .reindex(columns=list(UNSUPPORTED_COLUMNS))
+            .astype("string"),
+            tuple(p for p in self.parts if p.action == "create_benefit") + plan.parts,
+            {**{c: r for c, r in self.inputs.items() if c == "create_benefit"}, **plan.inputs},
+        )
+
+    def apply(
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None = None,
+        refresh: bool = False,
+        allow_destroy: bool = False,
+        ignore_unsupported: bool = False,
+        concurrency: int = 8,
+        progress: Progress = True,
+    ) -> pd.DataFrame:
+        """Check the base, then apply (see ``ChangePlan.apply``); recorded once complete.
+
+        Refused before anything is sent: a plan already applied
+        (``PlanAlreadyAppliedError``), a stale one (``StalePlanError`` naming each
+        object; ``refresh=True`` re-plans against the live state instead), and a
+        budget that cannot hold the re-reads and the plan's calls.
+        """
+        if self.applied_marker.exists():
+            raise PlanAlreadyAppliedError(
+                f"{self.path} was applied to completion ({self.applied_marker}); plan again"
+                " from a fresh snapshot"
+            )
+        reread = self.reread_cost(client)
+        if progress:
+            print(f"Re-reading {len(self.touched)} touched objects: {reread}")
+        if not reread.fits:
+            raise reread.refusal(f"re-reading the objects {self.path} touches")
+        if refresh:
+            plan: ChangePlan = self.refreshed(client)
+        else:
+            stale = self.stale(client, log=log)
+            if stale:
+                raise StalePlanError(
+                    f"{self.path} is stale: {len(stale)} objects changed since the base was"
+                    f" pulled at {self.base.pulled_at.isoformat()}: {', '.join(stale)};"
+                    " apply with refresh=True to plan against the live state",
+                    stale,
+                )
+            plan = self
+        results = ChangePlan.apply(
+            plan,
+            client,
+            log=log,
+            allow_destroy=allow_destroy,
+            ignore_unsupported=ignore_unsupported,
+            concurrency=concurrency,
+            progress=progress,
+        )
+        if results["outcome"].isin(COMPLETE).all():
+            self.applied_marker.write_text(
+                json.dumps({"applied_at": utc_now().isoformat(), "calls": len(results)}) + "\n",
+                encoding="utf-8",
+            )
+        return results
+
+
+COMPLETE = (Outcome.SUCCEEDED, Outcome.ALREADY_DONE, Outcome.SKIPPED)
+"""Outcomes of an item the plan no longer has to send."""
+
+
+def _read_key(plan: SavedPlan, entry: Mapping[str, Any]) -> tuple[str, ...]:
+    """What one re-read call fetches: the object, or for a pending bucket its card."""
+    if entry["kind"] != "pending_buckets":
+        return (entry["kind"], entry["key"])
+    rows = plan.inputs["activate_pending_bucket"]
+    row = rows[rows["bucket_id"] == entry["key"]].iloc[0]
+    return ("card", str(row["program_id"]), str(row["member_id"]), str(row["card_id"]))
+
+
+def _get_row(client: LoyaltyClient, kind: str, key: str) -> pd.DataFrame | None:
+    """The live row of one reward or tier structure; ``None`` when the service has none."""
+    group = client.rewards if kind == "rewards" else client.tier_structures
+    try:
+        model = group.get(key)
+    except NotFoundError:
+        return None
+    return BUILDERS[kind]([model])

@@ -1,0 +1,60 @@
+"""``lyt apply PLAN_FILE [--allow-destroy] [--refresh] [--log FILE]``: apply a saved plan.
+
+The plan file (``plan.save(path)``) is applied to the configured service: the objects it
+touches are re-read first (the calls printed before), a stale plan is refused naming each
+changed object (``--refresh`` plans again against the live state), deletes need
+``--allow-destroy``, and a plan applied to completion refuses to apply again. The action
+log (default: ``PLAN_FILE.log.jsonl``) lets an interrupted apply resume, sending nothing
+twice. Exit code: 0 applied, 1 refused, failed or not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import LytError
+
+__all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
+
+EXIT_APPLIED = 0
+EXIT_ERROR = 1
+COMMAND = "lyt apply"
+
+
+def apply(args: argparse.Namespace) -> int:
+    """Load the plan, connect, re-read what it touches and apply it."""
+    from ..actions import ChangePlan
+    from ..actions.plan_file import COMPLETE
+    from ._pull import connected_client
+    from .audit import _scrub
+
+    try:
+        plan = ChangePlan.load(args.plan)
+    except (LytError, OSError) as exc:
+        return _fail(str(exc))
+    print(plan.summary())
+    log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
+    try:
+        with connected_client(False) as client:
+            print(f"Re-reading {len(plan.touched)} touched objects: {plan.reread_cost(client)}")
+            results = plan.apply(
+                client,
+                log=log,
+                refresh=bool(args.refresh),
+                allow_destroy=bool(args.allow_destroy),
+                progress=False,
+            )
+    except LytError as exc:
+        return _fail(_scrub(" ".join(str(exc).split())))
+    counts = results["outcome"].value_counts()
+    print("Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()))
+    if not results["outcome"].isin(COMPLETE).all():
+        return _fail(f"not every change was made; see {log}, then run again to resume")
+    return EXIT_APPLIED
+
+
+def _fail(reason: str) -> int:
+    print(f"{COMMAND}: {reason}", file=sys.stderr)
+    return EXIT_ERROR

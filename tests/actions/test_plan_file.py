@@ -1,0 +1,307 @@
+"""Plan files bound to their base, over real HTTP: saved and read back, a stale plan
+refused naming each changed object, re-planned against the live state on refresh, a
+plan applied to completion refused the second time, an interrupted apply resumed from
+its log with nothing sent twice, and every broken key of the file refused by name."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions.plan_file import (
+    PlanAlreadyAppliedError,
+    PlanFileError,
+    StalePlanError,
+)
+from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import SECRETS, ClientWith, SimulatedCrash, names_on_server
+from .test_desired import BUCKET, TIERS, _four_kinds, _pull
+
+_CHECKED = ("card_definition_found", "card_definition_status")
+"""Filled by the snapshot from the card definition: not the object's own state."""
+
+
+def _saved(client: LoyaltyClient, path: Path) -> tuple[ChangePlan, dict[str, str]]:
+    """The four-kind plan of the live program, saved to ``path``; its targets by call."""
+    edit, targets = _four_kinds(_pull(client))
+    plan = edit.plan()
+    plan.save(path)
+    return plan, targets
+
+
+def _hash_by_hand(frame: pd.DataFrame, key: str, drop: tuple[str, ...] = ()) -> str:
+    row = frame[frame["id"] == key].drop(columns=list(drop))
+    [record] = json.loads(row.to_json(orient="records", date_format="iso", date_unit="us"))
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _live(client: LoyaltyClient) -> dict[str, Any]:
+    after = _pull(client)
+    return {
+        "rewards": after.rewards.set_index("id")["status"].astype(str).to_dict(),
+        "bucket": after.pending_buckets.set_index("id").loc[BUCKET, "status"],
+        "tiers": after.tier_structures.set_index("id").loc[TIERS, "status"],
+        "bonus": int((after.benefits["name"] == "Bonus 05").sum()),
+    }
+
+
+def test_a_saved_plan_records_its_base_and_reads_back_the_same(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    snapshot = _pull(client)
+    edit, targets = _four_kinds(snapshot)
+    plan = edit.plan()
+    path = plan.save(tmp_path / "plan.json")
+
+    document = json.loads(path.read_text())
+    assert (document["format"], document["version"]) == ("lyt-change-plan", 1)
+    assert document["base"] == {
+        "source": snapshot.source,
+        "pulled_at": snapshot.pulled_at.isoformat(),
+    }
+    assert [c["call"] for c in document["changes"]] == plan.changes["call"].tolist()
+    reward = targets["move_reward_to_draft"]
+    hashes = {(t["kind"], t["key"]): t["sha256"] for t in document["touched"]}
+    assert hashes == {
+        ("rewards", reward): _hash_by_hand(snapshot.rewards, reward),
+        ("pending_buckets", BUCKET): _hash_by_hand(
+            snapshot.pending_buckets, BUCKET, ("program_status", "member_status")
+        ),
+        ("tier_structures", TIERS): _hash_by_hand(snapshot.tier_structures, TIERS, _CHECKED),
+    }
+
+    loaded = ChangePlan.load(path)
+    assert str(loaded) == str(plan)
+    pd.testing.assert_frame_equal(loaded.changes, plan.changes)
+    assert [p.action for p in loaded.parts] == [p.action for p in plan.parts]
+    for mine, theirs in zip(loaded.parts, plan.parts, strict=True):
+        assert [i.target for i in mine.items] == [i.target for i in theirs.items]
+        assert [i.payload for i in mine.items] == [i.payload for i in theirs.items]
+    assert loaded.base.pulled_at == snapshot.pulled_at
+    assert loaded.reread_cost().needed == 3  # the reward, the tier structure, the bucket's card
+
+
+def test_the_re_read_sends_exactly_the_calls_its_cost_says(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    _saved(client, tmp_path / "plan.json")
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+    token = 0 if client.holds_token else 1  # the pull ran on a client of its own
+    expected = loaded.reread_cost(client).needed
+    used = fresh.plan()["used"]
+    assert loaded.stale(client) == []
+    # the reward, the tier structure, the bucket's card, and the token if one was needed
+    assert fresh.plan()["used"] - used == expected == 3 + token
+
+
+def test_a_stale_plan_is_refused_naming_the_changed_object(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    _, targets = _saved(client, tmp_path / "plan.json")
+    reward = targets["move_reward_to_draft"]
+    client.rewards.draft(reward)  # production moved on after the pull
+    before = _live(client)
+
+    with pytest.raises(StalePlanError) as caught:
+        ChangePlan.load(tmp_path / "plan.json").apply(
+            client, log=tmp_path / "log.jsonl", allow_destroy=True, progress=False
+        )
+    assert caught.value.stale == [f"rewards {reward}"]
+    assert f"rewards {reward}" in str(caught.value) and "plan.json" in str(caught.value)
+    assert _live(client) == before  # nothing sent
+    assert before["bucket"] == "PENDING" and before["bonus"] == 0
+
+
+def test_refresh_plans_again_against_the_live_state(client: LoyaltyClient, tmp_path: Path) -> None:
+    _, targets = _saved(client, tmp_path / "plan.json")
+    reward = targets["move_reward_to_draft"]
+    client.rewards.draft(reward)
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+
+    refreshed = loaded.refreshed(client)
+    assert refreshed.changes["call"].tolist() == [
+        "create_benefit",
+        "activate_pending_bucket",
+        "delete_tier_structure",
+    ]
+    results = loaded.apply(client, refresh=True, allow_destroy=True, progress=False)
+    assert results["call"].tolist() == refreshed.changes["call"].tolist()
+    assert (results["outcome"] == "succeeded").all()
+    live = _live(client)
+    assert (live["rewards"][reward], live["bucket"], live["tiers"], live["bonus"]) == (
+        "DRAFT",
+        "ACTIVATED",
+        "DELETED",
+        1,
+    )
+
+
+def test_a_plan_applied_to_completion_refuses_to_apply_again(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    _saved(client, tmp_path / "plan.json")
+    first = ChangePlan.load(tmp_path / "plan.json").apply(
+        client, allow_destroy=True, progress=False
+    )
+    assert (first["outcome"] == "succeeded").all()
+    assert (tmp_path / "plan.json.applied").exists()
+
+    with pytest.raises(PlanAlreadyAppliedError, match=r"plan\.json was applied to completion"):
+        ChangePlan.load(tmp_path / "plan.json").apply(client, allow_destroy=True, progress=False)
+    assert _live(client)["bonus"] == 1
+
+
+class _CrashingDeletes:
+    """``client.tier_structures`` whose delete dies before sending (the process killed)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def delete(self, tier_structure_id: str) -> Any:
+        raise SimulatedCrash(f"crash before deleting {tier_structure_id}")
+
+
+def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    plan, targets = _saved(client, tmp_path / "plan.json")
+    tiers_before = plan.base.tier_structures.set_index("id").loc[TIERS, "status"]
+    log = tmp_path / "log.jsonl"
+    crashing = ClientWith(client, tier_structures=_CrashingDeletes(client.tier_structures))
+    with pytest.raises(SimulatedCrash):
+        ChangePlan.load(tmp_path / "plan.json").apply(
+            crashing,  # type: ignore[arg-type]
+            log=log,
+            allow_destroy=True,
+            progress=False,
+        )
+    assert not (tmp_path / "plan.json.applied").exists()
+    halfway = _live(client)
+    assert (halfway["bucket"], halfway["tiers"], halfway["bonus"]) == ("ACTIVATED", tiers_before, 1)
+
+    # The reward and bucket differ from the base now, but the log says the plan did it.
+    results = ChangePlan.load(tmp_path / "plan.json").apply(
+        client, log=log, allow_destroy=True, progress=False
+    )
+    outcomes = dict(zip(results["call"], results["outcome"], strict=True))
+    assert outcomes == {
+        "create_benefit": "skipped_already_done",
+        "move_reward_to_draft": "skipped_already_done",
+        "activate_pending_bucket": "skipped_already_done",
+        "delete_tier_structure": "succeeded",
+    }
+    assert names_on_server(client, "Bonus 05") == ["Bonus 05"]
+    live = _live(client)
+    assert (live["rewards"][targets["move_reward_to_draft"]], live["tiers"]) == (
+        "DRAFT",
+        "DELETED",
+    )
+    assert (tmp_path / "plan.json.applied").exists()
+
+
+@pytest.mark.parametrize(
+    ("breaks", "key"),
+    [
+        (lambda d: d.pop("format"), "format"),
+        (lambda d: d.update(version=2), "version"),
+        (lambda d: d["base"].update(pulled_at="yesterday"), "base.pulled_at"),
+        (lambda d: d["changes"][0].pop("call"), "changes[0].call"),
+        (lambda d: d["calls"]["move_reward_to_draft"].clear(), "calls.move_reward_to_draft"),
+        (lambda d: d["touched"][1].pop("sha256"), "touched[1].sha256"),
+        (lambda d: d["calls"].update(rename_reward=[]), "calls.rename_reward"),
+        (lambda d: d["calls"]["create_benefit"][0].pop("type"), "calls.create_benefit[0]"),
+        (lambda d: d["touched"].pop(0), "touched"),
+        (lambda d: d["changes"][1].update(calls="1"), "changes[1].calls"),
+    ],
+)
+def test_every_broken_key_is_refused_naming_the_file_and_key(
+    client: LoyaltyClient, tmp_path: Path, breaks: Any, key: str
+) -> None:
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    document = json.loads(path.read_text())
+    breaks(document)
+    path.write_text(json.dumps(document))
+    with pytest.raises(PlanFileError, match=f"^{re.escape(f'{path}: key {key!r}:')}"):
+        ChangePlan.load(path)
+
+
+def test_a_file_that_is_not_json_is_refused_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text("{not json")
+    with pytest.raises(PlanFileError, match=f"^{re.escape(f'{path}: not JSON (line 1)')}"):
+        ChangePlan.load(path)
+
+
+def _configure(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``lyt`` run here talks to ``sb``."""
+    monkeypatch.chdir(tmp_path)  # no .env from the working copy
+    monkeypatch.setenv("LYT_PROGRESS", "off")
+    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+    for key, value in sb.credentials.as_client_kwargs().items():
+        monkeypatch.setenv(f"LYT_{key.upper()}", value)
+
+
+def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _configure(fresh, tmp_path, monkeypatch)
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+
+    assert main(["apply", str(path)]) == 1  # deletes need --allow-destroy
+    err = capsys.readouterr().err
+    assert err.startswith("lyt apply: ") and f"tier structure {TIERS}" in err
+    assert _live(client)["bonus"] == 0
+
+    assert main(["apply", str(path), "--allow-destroy"]) == 0
+    out = capsys.readouterr().out
+    assert "Re-reading 3 touched objects: calls needed: 4;" in out  # and a token for the CLI
+    assert "Applied: 4 succeeded" in out
+    assert (tmp_path / "plan.json.log.jsonl").exists()
+
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    assert "was applied to completion" in capsys.readouterr().err
+    assert _live(client)["bonus"] == 1
+
+
+def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _configure(fresh, tmp_path, monkeypatch)
+    path = tmp_path / "plan.json"
+    _, targets = _saved(client, path)
+    reward = targets["move_reward_to_draft"]
+    client.rewards.draft(reward)
+
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    err = capsys.readouterr().err
+    assert "is stale" in err and f"rewards {reward}" in err
+    for secret in SECRETS:
+        assert secret not in err
+
+    assert main(["apply", str(path), "--allow-destroy", "--refresh"]) == 0
+    assert "Applied: 3 succeeded" in capsys.readouterr().out
+    assert _live(client)["tiers"] == "DELETED"
