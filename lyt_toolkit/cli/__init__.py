@@ -1,4 +1,4 @@
-"""The ``lyt`` command: demo, audit, report, export, diff and the sandbox.
+"""The ``lyt`` command: demo, audit, report, export, diff, drift, plan and the sandbox.
 
 Each subcommand's work lives in the package it belongs to; this module only
 parses arguments and dispatches, importing lazily so ``lyt --help`` stays fast.
@@ -66,6 +66,23 @@ def build_parser() -> argparse.ArgumentParser:
     drift.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
     drift.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
     drift.set_defaults(handler=_dispatch("lyt_toolkit.cli.drift:drift"))
+
+    plan = sub.add_parser(
+        "plan",
+        help="print the changes an edited export folder makes to its base snapshot "
+        "(exit 0: no changes, 2: changes, 1: error)",
+    )
+    plan.add_argument("--base", required=True, metavar="SNAPSHOT_DIR", help="the exported snapshot")
+    plan.add_argument(
+        "--edited",
+        required=True,
+        metavar="EDITED_DIR",
+        help="a copy of an export folder, edited in a spreadsheet and saved as CSV",
+    )
+    plan.add_argument(
+        "--out", default=None, metavar="PLAN_FILE", help="save the plan for lyt apply"
+    )
+    plan.set_defaults(handler=_dispatch("lyt_toolkit.cli.plan:plan"))
 
     apply = sub.add_parser(
         "apply", help="apply a saved plan file to the configured service (exit 0: applied, 1: not)"

@@ -20,6 +20,7 @@ from .audit_report import (
     write_reports,
 )
 from .economics_report import ECONOMICS_FORMAT, ECONOMICS_HTML, write_economics_report
+from .edited_csv import read_edited_frames
 from .snapshot_csv import (
     FORMAT,
     MANIFEST,
@@ -44,6 +45,7 @@ __all__ = [
     "SnapshotFileError",
     "SnapshotFiles",
     "SnapshotFrames",
+    "read_edited_frames",
     "read_findings",
     "read_frames",
     "read_manifest",

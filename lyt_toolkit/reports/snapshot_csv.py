@@ -46,6 +46,7 @@ __all__ = [
     "SnapshotFileError",
     "SnapshotFiles",
     "SnapshotFrames",
+    "category_dtype",
     "column_schema",
     "public_url",
     "read_csv_frame",
@@ -300,8 +301,16 @@ def _broken(path: Path, key: str, problem: str) -> SnapshotFileError:
     return SnapshotFileError(f"{path}: {key}: {problem}")
 
 
-def checked_file(directory: Path, entry: Mapping[str, Any]) -> Path:
-    """The file a manifest entry names, once it exists and its SHA-256 matches the entry's."""
+EDITED_HINT = (
+    "; if it was edited on purpose, plan from the edited copy: "
+    "lyt plan --base SNAPSHOT_DIR --edited EDITED_DIR"
+)
+"""What a checksum refusal of a CSV snapshot adds: how to plan from an edited export."""
+
+
+def checked_file(directory: Path, entry: Mapping[str, Any], *, hint: str = "") -> Path:
+    """The file a manifest entry names, once it exists and its SHA-256 matches the entry's
+    (a mismatch refused, ``hint`` appended)."""
     path = directory / entry["file"]
     if not path.is_file():
         raise SnapshotFileError(f"{path} is listed in the manifest but missing")
@@ -309,7 +318,7 @@ def checked_file(directory: Path, entry: Mapping[str, Any]) -> Path:
     if actual != entry["sha256"]:
         raise SnapshotFileError(
             f"{path} was changed after export: sha256 {actual} does not match the "
-            f"manifest's {entry['sha256']}"
+            f"manifest's {entry['sha256']}{hint}"
         )
     return path
 
@@ -325,13 +334,13 @@ def check_shape(path: Path, frame: pd.DataFrame, entry: Mapping[str, Any]) -> No
 
 def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> pd.DataFrame:
     """The CSV file a manifest entry names, hash checked, with the entry's columns and dtypes."""
-    path = checked_file(directory, entry)
+    path = checked_file(directory, entry, hint=EDITED_HINT)
     columns = entry["columns"]
     dtypes: dict[str, Any] = {}
     for col in columns:
         kind = col["dtype"]
         if kind == "category":
-            category = _category(col)
+            category = category_dtype(col)
             dtypes[col["name"]] = "str" if escaped else category
         elif kind == DATETIME:
             dtypes[col["name"]] = "str"
@@ -361,12 +370,13 @@ def _restore(frame: pd.DataFrame, columns: list[dict[str, Any]], escaped: bool) 
         elif escaped and col["dtype"] in _TEXT_DTYPES:
             text = unescape(frame[key])
             if col["dtype"] == "category":
-                text = text.astype(_category(col))
+                text = text.astype(category_dtype(col))
             frame[key] = text
     return frame
 
 
-def _category(column: Mapping[str, Any]) -> pd.CategoricalDtype:
+def category_dtype(column: Mapping[str, Any]) -> pd.CategoricalDtype:
+    """The categorical dtype a manifest's column entry declares."""
     return pd.CategoricalDtype(column.get("categories", []), ordered=column.get("ordered", False))
 
 

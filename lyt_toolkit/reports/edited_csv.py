@@ -1,0 +1,152 @@
+"""An export folder edited in a spreadsheet and saved back as CSV, read as frames to plan from.
+
+``read_edited_frames(d)`` reads a folder that ``lyt export`` / ``ProgramSnapshot.to_csv``
+wrote and a person then edited: no checksum check (the files were meant to change), the
+spreadsheet-safe ``'`` removed again, each column found by its header (in any order) and
+each cell checked against the manifest's column schema. Spreadsheets re-save values in
+their own spellings, and the same value is accepted: ``1.0`` for ``1``, ``TRUE`` for
+``True``, an instant without microseconds, with a space for ``T`` or without ``Z`` (UTC),
+LF or CRLF line ends, a UTF-8 byte order mark. Anything else is a ``SnapshotFileError``
+on one line naming the file, row and column: a cell that is not a value of its column, a
+column removed or renamed. Rows are numbered as in the file (1: the first line below the
+header) and the frames keep those numbers as their index, so a later refusal
+(``ChangePlan.from_frames``) names the same row. Blank rows are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..frames.schema import DATETIME
+from .cells import unescape
+from .snapshot_csv import (
+    ESCAPING_KEY,
+    SnapshotFileError,
+    category_dtype,
+    read_snapshot_manifest,
+)
+
+__all__ = ["read_edited_frames"]
+
+_WHOLE = re.compile(r"[+-]?\d+(\.0*)?")
+_FLAGS = {"true": True, "false": False}
+
+
+def read_edited_frames(directory: str | Path) -> dict[str, pd.DataFrame]:
+    """The frames of an edited export folder, typed as its manifest declares (the kinds it
+    was pulled with): what ``ChangePlan.from_frames(base, frames)`` takes."""
+    folder = Path(directory)
+    manifest = read_snapshot_manifest(folder)
+    escaped = ESCAPING_KEY in manifest
+    kinds = manifest.get("kinds", list(manifest["frames"]))
+    return {
+        kind: _read(folder / manifest["frames"][kind]["file"], manifest["frames"][kind], escaped)
+        for kind in kinds
+    }
+
+
+def _read(path: Path, entry: dict[str, Any], escaped: bool) -> pd.DataFrame:
+    """One edited CSV file: its columns checked by name, every cell by the column's dtype."""
+    if not path.is_file():
+        raise SnapshotFileError(f"{path} is listed in the manifest but missing")
+    try:
+        cells = pd.read_csv(
+            path,
+            dtype=str,
+            keep_default_na=False,
+            na_values=[""],
+            skip_blank_lines=False,
+            encoding="utf-8-sig",
+        )
+    except UnicodeDecodeError:
+        raise SnapshotFileError(f"{path} is not UTF-8 text (save it as CSV UTF-8)") from None
+    except (ValueError, pd.errors.ParserError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SnapshotFileError(f"{path}: cannot be read as CSV ({reason})") from None
+    _check_header(path, list(cells.columns), [c["name"] for c in entry["columns"]])
+    cells.index = pd.RangeIndex(1, len(cells) + 1, name="row")
+    cells = cells[cells.notna().any(axis=1)]
+    return pd.DataFrame(
+        {c["name"]: _typed(path, c, cells[c["name"]], escaped) for c in entry["columns"]},
+        index=cells.index,
+    )
+
+
+def _check_header(path: Path, found: list[str], declared: list[str]) -> None:
+    """Every declared column is there once, and no other: a removed or renamed one is named."""
+    missing = [name for name in declared if name not in found]
+    unknown = [name for name in found if name not in declared]
+    if missing and unknown:
+        raise SnapshotFileError(
+            f"{path}: header row, column {unknown[0]!r} is not in the export's schema and"
+            f" {missing[0]!r} is missing: was {missing[0]!r} renamed? Put its name back"
+        )
+    if missing:
+        raise SnapshotFileError(
+            f"{path}: header row, column {missing[0]!r} was removed; the plan needs every"
+            " exported column (leave cells empty instead)"
+        )
+    if unknown:  # a repeated header comes back as "name.1"
+        raise SnapshotFileError(
+            f"{path}: header row, column {unknown[0]!r} is not in the export's schema"
+        )
+
+
+def _typed(
+    path: Path, column: dict[str, Any], cells: pd.Series[Any], escaped: bool
+) -> pd.Series[Any]:
+    """``cells`` (text, NA when empty) as the column's dtype; a cell that is not refused."""
+    dtype = column["dtype"]
+    if dtype in ("str", "string", "category"):
+        text = unescape(cells) if escaped else cells
+        if dtype != "category":
+            return text.astype(dtype)
+        category = category_dtype(column)
+        _refuse(
+            path,
+            column,
+            cells,
+            text.notna() & ~text.isin(category.categories),
+            f"one of {list(category.categories)}",
+        )
+        return text.astype(category)
+    spelled = cells.str.strip()
+    if dtype == "Int64":
+        whole = spelled.isna() | spelled.str.fullmatch(_WHOLE.pattern, na=False)
+        _refuse(path, column, cells, ~whole, "a whole number")
+        return pd.to_numeric(spelled).astype("Int64")
+    if dtype == "Float64":
+        values = pd.to_numeric(spelled, errors="coerce")
+        _refuse(path, column, cells, spelled.notna() & values.isna(), "a number")
+        return values.astype("Float64")
+    if dtype == "boolean":
+        flags = spelled.str.lower().map(_FLAGS)
+        _refuse(path, column, cells, spelled.notna() & flags.isna(), "True or False")
+        return flags.astype("boolean")
+    if dtype == DATETIME:
+        instants = pd.to_datetime(spelled, utc=True, format="ISO8601", errors="coerce")
+        _refuse(
+            path,
+            column,
+            cells,
+            spelled.notna() & instants.isna(),
+            "an ISO 8601 instant (2026-01-15T12:00:00Z)",
+        )
+        return instants.astype(pd.DatetimeTZDtype("ns", "UTC"))  # DATETIME
+    raise SnapshotFileError(f"{path}: column {column['name']!r} has unknown dtype {dtype!r}")
+
+
+def _refuse(
+    path: Path, column: dict[str, Any], cells: pd.Series[Any], bad: pd.Series[Any], what: str
+) -> None:
+    """A ``SnapshotFileError`` naming the first ``bad`` cell, if any."""
+    if bad.any():
+        at = int(bad.to_numpy().argmax())
+        raise SnapshotFileError(
+            f"{path}: row {cells.index[at]}, column {column['name']!r}: {cells.iloc[at]!r}"
+            f" is not {what}"
+        )

@@ -1,0 +1,228 @@
+"""An export edited in a spreadsheet, over real HTTP: the folder is read without its checksums,
+values re-spelled by the spreadsheet are the same values, the edits become the same plan
+as in pandas, and ``lyt plan`` prints it with its exit code; a cell that is not a value
+of its column, a removed or a renamed column is refused naming file, row and column."""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import actions, read_snapshot
+from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.reports import SnapshotFileError, read_edited_frames
+from lyt_toolkit.snapshot import ProgramSnapshot
+
+TIERS = "lts_c0ffee0006"
+Rows = list[dict[str, str]]
+
+
+def _export(client: LoyaltyClient, tmp_path: Path) -> tuple[ProgramSnapshot, Path, Path]:
+    """The demo pulled over HTTP and exported as ``base``; ``edited``, a copy to change."""
+    snapshot = ProgramSnapshot.pull(client, progress=False)
+    snapshot.to_csv(tmp_path / "base")
+    shutil.copytree(tmp_path / "base", tmp_path / "edited")
+    return snapshot, tmp_path / "base", tmp_path / "edited"
+
+
+def _resave(path: Path, change: Callable[[Rows], Rows] = lambda rows: rows) -> None:
+    """Re-save a CSV file as a spreadsheet would, LF line ends, after ``change`` of its rows."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    header = list(rows[0]) if rows else next(csv.reader(path.open(encoding="utf-8")))
+    rows = change(rows)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, header, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _respell(snapshot: ProgramSnapshot, folder: Path) -> None:
+    """Every CSV file of ``folder`` re-saved with the spellings of a spreadsheet."""
+    for kind, frame in snapshot.frames().items():
+        whole = {str(c) for c, dtype in frame.dtypes.items() if dtype == "Int64"}
+        _resave(
+            folder / f"{kind}.csv", lambda rows, whole=whole: _spreadsheet_spelling(rows, whole)
+        )
+
+
+def _spreadsheet_spelling(rows: Rows, whole: set[str]) -> Rows:
+    """Same values, other spellings: ``1.0`` for ``1`` in the ``whole`` number columns,
+    ``1500`` for ``1500.0``, TRUE for True, instants with a space, no microseconds, no ``Z``."""
+    out = []
+    for row in rows:
+        spelled = {}
+        for column, value in row.items():
+            if re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000000Z", value):
+                value = value.replace("T", " ")[:19]
+            elif re.fullmatch(r"\d+\.0", value):
+                value = value[:-2]
+            elif re.fullmatch(r"\d+", value) and column in whole:
+                value = f"{value}.0"
+            elif value in ("True", "False"):
+                value = value.upper()
+            spelled[column] = value
+        out.append(spelled)
+    return out
+
+
+def _set(rows: Rows, key: str, column: str, value: str) -> Rows:
+    """``rows`` with ``column`` of the row whose id is ``key`` set to ``value``."""
+    return [{**r, column: value} if r["id"] == key else r for r in rows]
+
+
+def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot, base, edited = _export(client, tmp_path)
+    reward = str(snapshot.rewards.loc[snapshot.rewards["status"] == "ACTIVE", "id"].iloc[0])
+    card = str(snapshot.card_definitions["id"].iloc[0])
+    bonus = {"name": "Bonus 05", "type": "POINTS", "points_value": "50", "card_definition_id": card}
+    blank: dict[str, str] = {}
+
+    _resave(edited / "rewards.csv", lambda rows: _set(rows, reward, "status", "DRAFT"))
+    _resave(edited / "benefits.csv", lambda rows: [*rows, blank, bonus])
+    _resave(edited / "tier_structures.csv", lambda rows: [r for r in rows if r["id"] != TIERS])
+    _respell(snapshot, edited)
+    assert b"\r\n" not in (edited / "rewards.csv").read_bytes()
+
+    # The same edits in pandas: the plan from the sheet must be the very same.
+    edit = actions.edit(snapshot)
+    edit.rewards.loc[edit.rewards["id"] == reward, "status"] = "DRAFT"
+    edit.benefits = pd.concat([edit.benefits, pd.DataFrame([bonus])], ignore_index=True)
+    edit.benefits["points_value"] = pd.to_numeric(edit.benefits["points_value"]).astype("Int64")
+    edit.tier_structures = edit.tier_structures[edit.tier_structures["id"] != TIERS]
+    expected = edit.plan()
+
+    plan = ChangePlan.from_frames(read_snapshot(base), read_edited_frames(edited))
+    assert plan.changes[["kind", "key", "action", "call"]].astype(str).values.tolist() == [
+        ["benefits", "Bonus 05", "create", "create_benefit"],
+        ["rewards", reward, "change", "move_reward_to_draft"],
+        ["tier_structures", TIERS, "delete", "delete_tier_structure"],
+    ]
+    assert plan.unsupported.empty
+    assert str(plan) == str(expected)
+
+    assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 2
+    assert capsys.readouterr().out == f"{plan}\n"
+
+    # Saved by lyt plan --out, then applied from the file: the re-read finds the base intact.
+    plan_file = tmp_path / "plan.json"
+    assert (
+        main(["plan", "--base", str(base), "--edited", str(edited), "--out", str(plan_file)]) == 2
+    )
+    assert f"lyt apply {plan_file}" in capsys.readouterr().out
+    saved = ChangePlan.load(plan_file)
+    saved.apply(client, allow_destroy=True, log=tmp_path / "plan.jsonl", progress=False)
+    after = ProgramSnapshot.pull(client, progress=False)
+    assert after.rewards.set_index("id").loc[reward, "status"] == "DRAFT"
+    assert after.tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
+    assert after.benefits.set_index("name").loc["Bonus 05", "points_value"] == 50
+
+
+def test_an_untouched_or_resaved_copy_plans_no_changes_and_lyt_plan_exits_0(
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot, base, edited = _export(client, tmp_path)
+    assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 0
+    _respell(snapshot, edited)
+    assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [str(ChangePlan.from_frames(snapshot, snapshot))] * 2
+    for kind, frame in read_edited_frames(edited).items():
+        assert frame.dtypes.to_dict() == getattr(snapshot, kind).dtypes.to_dict(), kind
+
+
+def test_escaped_text_is_read_back_unescaped(client: LoyaltyClient, tmp_path: Path) -> None:
+    snapshot, _, edited = _export(client, tmp_path)
+    reward = str(snapshot.rewards["id"].iloc[0])
+    _resave(edited / "rewards.csv", lambda rows: _set(rows, reward, "name", "'=SUM(1)"))
+    plan = ChangePlan.from_frames(snapshot, read_edited_frames(edited))
+    got = plan.unsupported[["key", "column", "after"]].astype(str).values.tolist()
+    assert got == [[reward, "name", "=SUM(1)"]]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "what"),
+    [
+        ("cost_count", "1.5", "a whole number"),
+        ("digital_gift_voucher_balance", "lots", "a number"),
+        ("created_at", "15/01/2026", "an ISO 8601 instant"),
+        ("status", "PAUSED", "one of"),
+    ],
+)
+def test_a_cell_that_is_not_a_value_of_its_column_is_refused_naming_file_row_and_column(
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    column: str,
+    value: str,
+    what: str,
+) -> None:
+    snapshot, base, edited = _export(client, tmp_path)
+    row = 3
+    reward = str(snapshot.rewards["id"].iloc[row - 1])  # row 1 is the first below the header
+    _resave(edited / "rewards.csv", lambda rows: _set(rows, reward, column, value))
+    path = edited / "rewards.csv"
+    message = f"{path}: row {row}, column {column!r}: {value!r} is not {what}"
+    with pytest.raises(SnapshotFileError) as refused:
+        read_edited_frames(edited)
+    assert str(refused.value).startswith(message)
+
+    assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"lyt plan: {message}") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("rename", "message"),
+    [
+        ({"status": None}, "column 'status' was removed"),
+        ({"status": "Status"}, "column 'Status' is not in the export's schema and 'status' is"),
+        ({"extra": "notes"}, "column 'notes' is not in the export's schema"),
+    ],
+)
+def test_a_removed_renamed_or_added_column_is_refused_naming_it(
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    rename: dict[str, str | None],
+    message: str,
+) -> None:
+    _, base, edited = _export(client, tmp_path)
+    path = edited / "benefits.csv"
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    [(old, new)] = rename.items()
+    if old == "extra":
+        frame[new] = "x"
+    elif new is None:
+        frame = frame.drop(columns=[old])
+    else:
+        frame = frame.rename(columns={old: new})
+    frame.to_csv(path, index=False)
+    with pytest.raises(SnapshotFileError, match=re.escape(f"{path}: header row, {message}")):
+        read_edited_frames(edited)
+    assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_read_snapshot_of_an_edited_export_says_how_to_plan_from_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    snapshot, _, edited = _export(client, tmp_path)
+    reward = str(snapshot.rewards["id"].iloc[0])
+    _resave(edited / "rewards.csv", lambda rows: _set(rows, reward, "status", "DRAFT"))
+    with pytest.raises(SnapshotFileError) as refused:
+        read_snapshot(edited)
+    text = str(refused.value)
+    assert f"{edited / 'rewards.csv'} was changed after export" in text
+    assert text.endswith("lyt plan --base SNAPSHOT_DIR --edited EDITED_DIR")
+    assert "\n" not in text
