@@ -419,6 +419,24 @@ def _check_keys(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> None:
 # -- from changes to calls ----------------------------------------------------------------
 
 
+_STATUS_CALLS: dict[str, tuple[Any, Any, str, str]] = {
+    "rewards": (
+        RewardStatus.ACTIVE,
+        RewardStatus.DRAFT,
+        "move_reward_to_draft",
+        "only ACTIVE -> DRAFT has a call (move to draft)",
+    ),
+    "pending_buckets": (
+        PendingBucketStatus.PENDING,
+        PendingBucketStatus.ACTIVATED,
+        "activate_pending_bucket",
+        "only PENDING -> ACTIVATED has a call (activate)",
+    ),
+}
+"""Kind -> the one status change the service has a call for: from, to, call, and why any
+other status change is refused."""
+
+
 class _Planner:
     """Sorts the diff's change rows into supported ones (by call) and unsupported ones."""
 
@@ -502,38 +520,18 @@ class _Planner:
             )
         elif column in SERVER_MANAGED or ("balance" in str(column) and kind != "benefits"):
             self._unsupported(kind, key, column, before, after, f"{column} is set by the service")
-        elif kind == "rewards" and column == "status":
-            if (before, after) == (RewardStatus.ACTIVE, RewardStatus.DRAFT):
-                self._supported(kind, key, "change", "move_reward_to_draft", column, before, after)
+        elif column == "status" and kind in _STATUS_CALLS:
+            old, new, call, refusal = _STATUS_CALLS[kind]
+            if (before, after) == (old, new):
+                self._supported(kind, key, "change", call, column, before, after)
             else:
-                self._unsupported(
-                    kind,
-                    key,
-                    column,
-                    before,
-                    after,
-                    "only ACTIVE -> DRAFT has a call (move to draft)",
-                )
+                self._unsupported(kind, key, column, before, after, refusal)
         elif (
             kind == "tier_structures"
             and column == "status"
             and after == TierStructureStatus.DELETED
         ):
             self._supported(kind, key, "delete", "delete_tier_structure")
-        elif kind == "pending_buckets" and column == "status":
-            if (before, after) == (PendingBucketStatus.PENDING, PendingBucketStatus.ACTIVATED):
-                self._supported(
-                    kind, key, "change", "activate_pending_bucket", column, before, after
-                )
-            else:
-                self._unsupported(
-                    kind,
-                    key,
-                    column,
-                    before,
-                    after,
-                    "only PENDING -> ACTIVATED has a call (activate)",
-                )
         else:
             when = " after creation" if kind == "benefits" else ""
             self._unsupported(

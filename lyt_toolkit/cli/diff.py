@@ -18,7 +18,7 @@ from ..errors import LytError
 if TYPE_CHECKING:
     from ..snapshot import SnapshotDiff
 
-__all__ = ["diff", "format_diff"]
+__all__ = ["diff", "format_diff", "write_changes"]
 
 EXIT_OK = 0
 MAX_FINDINGS_SHOWN = 20
@@ -36,14 +36,22 @@ def diff(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     changes = old.diff(new)
     print(format_diff(changes))
-    if args.out:
-        out = Path(args.out).expanduser()
-        try:
-            changes.to_csv(out)
-        except OSError as exc:
-            return _fail(f"cannot write {out}: {exc.strerror or exc}")
-        print(f"\n{len(changes)} changes written to {out.resolve()}")
-    return EXIT_OK
+    problem = write_changes(changes, args.out)
+    return EXIT_OK if problem is None else _fail(problem)
+
+
+def write_changes(changes: SnapshotDiff, out: str | None) -> str | None:
+    """Write every change to ``out`` as CSV (nothing when None) and say where; the reason
+    it could not, else None."""
+    if not out:
+        return None
+    path = Path(out).expanduser()
+    try:
+        changes.to_csv(path)
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    print(f"\n{len(changes)} changes written to {path.resolve()}")
+    return None
 
 
 def format_diff(changes: SnapshotDiff) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ..errors import LytError
 
@@ -29,7 +28,7 @@ def drift(args: argparse.Namespace) -> int:
     from ..snapshot import read_snapshot
     from ._pull import connected_client
     from .audit import _explain
-    from .diff import format_diff
+    from .diff import format_diff, write_changes
 
     try:
         snapshot = read_snapshot(args.snapshot)
@@ -45,14 +44,8 @@ def drift(args: argparse.Namespace) -> int:
         print(f"No drift: the live program matches the snapshot of {when}")
         return EXIT_NO_DRIFT
     print(format_diff(changes))
-    if args.out:
-        out = Path(args.out).expanduser()
-        try:
-            changes.to_csv(out)
-        except OSError as exc:
-            return _fail(f"cannot write {out}: {exc.strerror or exc}")
-        print(f"\n{len(changes)} changes written to {out.resolve()}")
-    return EXIT_DRIFT
+    problem = write_changes(changes, args.out)
+    return EXIT_DRIFT if problem is None else _fail(problem)
 
 
 def _fail(reason: str) -> int:

@@ -14,7 +14,7 @@ from .liability import liability
 from .mispricing import mispriced
 from .schedules import expiry_schedule, pending_schedule
 from .schemas import OVER_TIME
-from .value import effective_return, point_values
+from .value import return_from, values_from
 
 if TYPE_CHECKING:
     from ..snapshot.history import SnapshotHistory
@@ -110,8 +110,9 @@ def summarise(
         method = "1.0, the conservative default: every point is redeemed"
     else:
         method = f"{redemption_rate} as given"
-    values = point_values(snapshot, prices=prices, override=override)
     burn = burn_values(snapshot, prices=prices)
+    values = values_from(snapshot, burn, override)
+    rates = earn_rates(snapshot)
     over_time = (
         OVER_TIME.empty()
         if history is None
@@ -122,10 +123,10 @@ def summarise(
         pulled_at=snapshot.pulled_at,
         redemption_rate=float("nan") if redemption_rate is None else float(redemption_rate),
         redemption_method=method,
-        earn_rates=earn_rates(snapshot),
+        earn_rates=rates,
         burn_values=burn,
         point_values=values,
-        effective_return=effective_return(snapshot, values),
+        effective_return=return_from(rates, values),
         liability=liability(snapshot, values, redemption_rate),
         pending_schedule=pending_schedule(snapshot),
         expiry_schedule=expiry_schedule(snapshot),

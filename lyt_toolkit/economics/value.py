@@ -30,9 +30,16 @@ def point_values(
     ``burn_values``; ``prices`` fills what the data lacks) and the exchange ratio where
     set. ``override`` (card definition ID -> minor units per point) replaces all three.
     """
+    return values_from(snapshot, burn_values(snapshot, prices), override)
+
+
+def values_from(
+    snapshot: ProgramSnapshot, burn: pd.DataFrame, override: Mapping[str, float] | None = None
+) -> pd.DataFrame:
+    """``point_values`` from burn values already computed (``summarise`` reuses its own)."""
     defs = columns(snapshot.card_definitions, "card_definitions", ["id", "name", "status"])
     ratios = exchange_ratios(snapshot.card_definitions)
-    seen = spread(active(burn_values(snapshot, prices)), ratios)
+    seen = spread(active(burn), ratios)
     ids = defs["id"]
     frame = pd.DataFrame(
         {
@@ -73,8 +80,12 @@ def effective_return(snapshot: ProgramSnapshot, values: pd.DataFrame | None = No
     (``EFFECTIVE_RETURN``). ``values`` defaults to ``point_values(snapshot)``."""
     if values is None:
         values = point_values(snapshot)
+    return return_from(earn_rates(snapshot), values)
+
+
+def return_from(rates: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
+    """``effective_return`` from earn rates and point values already computed."""
     values = columns(values, "values", ["card_definition_id", "card_definition_name", *_RANGE])
-    rates = earn_rates(snapshot)
     earning = rates[
         (rates["benefit_status"].astype("string") == BenefitStatus.ACTIVE.value)
         & rates["amount_based"].fillna(False)
