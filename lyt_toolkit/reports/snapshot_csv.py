@@ -301,24 +301,28 @@ def _broken(path: Path, key: str, problem: str) -> SnapshotFileError:
     return SnapshotFileError(f"{path}: {key}: {problem}")
 
 
-EDITED_HINT = (
-    "; if it was edited on purpose, plan from the edited copy: "
-    "lyt plan --base SNAPSHOT_DIR --edited EDITED_DIR"
-)
-"""What a checksum refusal of a CSV snapshot adds: how to plan from an edited export."""
+def edited_hint(directory: Path) -> str:
+    """What a checksum refusal of a CSV snapshot adds: how to plan from ``directory`` as an
+    edited copy of an export, in Python and from a shell."""
+    return (
+        "; if it was edited on purpose, plan from the edited copy: "
+        "ChangePlan.from_frames(read_snapshot(SNAPSHOT_DIR), "
+        f"read_edited_frames({str(directory)!r}))"
+        f" or lyt plan --base SNAPSHOT_DIR --edited {directory}"
+    )
 
 
 def checked_file(directory: Path, entry: Mapping[str, Any], *, hint: str = "") -> Path:
     """The file a manifest entry names, once it exists and its SHA-256 matches the entry's
-    (a mismatch refused, ``hint`` appended)."""
+    (a mismatch refused, ``hint`` appended; the hashes shown by their first 12 digits)."""
     path = directory / entry["file"]
     if not path.is_file():
         raise SnapshotFileError(f"{path} is listed in the manifest but missing")
     actual = sha256_of(path)
     if actual != entry["sha256"]:
         raise SnapshotFileError(
-            f"{path} was changed after export: sha256 {actual} does not match the "
-            f"manifest's {entry['sha256']}{hint}"
+            f"{path} was changed after export: its sha256 {actual[:12]}... is not the "
+            f"manifest's {str(entry['sha256'])[:12]}...{hint}"
         )
     return path
 
@@ -334,7 +338,7 @@ def check_shape(path: Path, frame: pd.DataFrame, entry: Mapping[str, Any]) -> No
 
 def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> pd.DataFrame:
     """The CSV file a manifest entry names, hash checked, with the entry's columns and dtypes."""
-    path = checked_file(directory, entry, hint=EDITED_HINT)
+    path = checked_file(directory, entry, hint=edited_hint(directory))
     columns = entry["columns"]
     dtypes: dict[str, Any] = {}
     for col in columns:

@@ -224,5 +224,7 @@ def test_read_snapshot_of_an_edited_export_says_how_to_plan_from_it(
         read_snapshot(edited)
     text = str(refused.value)
     assert f"{edited / 'rewards.csv'} was changed after export" in text
-    assert text.endswith("lyt plan --base SNAPSHOT_DIR --edited EDITED_DIR")
+    assert f"read_edited_frames({str(edited)!r})" in text
+    assert text.endswith(f"lyt plan --base SNAPSHOT_DIR --edited {edited}")
+    assert re.search(r"sha256 [0-9a-f]{12}\.\.\. is not the manifest's [0-9a-f]{12}\.\.\.;", text)
     assert "\n" not in text
