@@ -11,6 +11,7 @@ a test) can set values, call ``.click()`` on the buttons and ``wait()``.
 from .benefit_form import BenefitForm
 from .bulk_import import BulkBenefitImport
 from .danger_zone import DangerZone, confirmation_phrase
+from .edit_panel import EditPanel
 from .findings import FINDING_ACTIONS, FindingsPanel
 from .pending_points import PendingPointsPanel
 from .reward_draft import RewardDraftPanel
@@ -20,6 +21,7 @@ __all__ = [
     "BenefitForm",
     "BulkBenefitImport",
     "DangerZone",
+    "EditPanel",
     "FindingsPanel",
     "PendingPointsPanel",
     "RewardDraftPanel",
