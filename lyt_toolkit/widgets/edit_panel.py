@@ -32,13 +32,12 @@ from ._common import (
     outcome_summary,
     status_html,
 )
-from ._grid import clear, grid, show
 
 if TYPE_CHECKING:
     from ..actions.log import LogSource
     from ..client import LoyaltyClient
 
-__all__ = ["EditPanel"]
+__all__ = ["EditPanel", "Table"]
 
 CHANGE_VIEW = ("kind", "key", "action", "column", "before", "after", "call")
 UNSUPPORTED_VIEW = ("kind", "key", "column", "before", "after", "reason")
@@ -46,6 +45,8 @@ DIFF_VIEW = ("kind", "key", "change", "column", "before", "after")
 CHECK_VIEW = ("kind", "key", "change", "column", "expected", "actual", "status")
 GRID_HEIGHT = "320px"
 """The editable grid scrolls within this height (it draws only the rows in view)."""
+TABLE_ROWS = 10
+"""A read-only table shows this many rows at most and scrolls for the others."""
 
 
 class EditPanel(PlanPanel):
@@ -88,14 +89,7 @@ class EditPanel(PlanPanel):
         self.verification: actions.Verification | None = None
 
         self.kind_select = w.Dropdown(options=list(FRAME_NAMES), value=kind, description="Frame")
-        self.grid = DataGrid(
-            _shown(self.frame_of(kind)),
-            editable=True,
-            selection_mode="cell",
-            base_column_size=110,
-            layout=w.Layout(height=GRID_HEIGHT, width="100%"),
-        )
-        self._widen_columns()
+        self.grid = self._new_grid(kind)
         wide = w.Layout(width="auto")
         self.add_button = w.Button(description="Add row", icon="plus", layout=wide)
         self.delete_button = w.Button(description="Delete selected rows", icon="trash", layout=wide)
@@ -107,21 +101,14 @@ class EditPanel(PlanPanel):
             value=False, description="Ignore unsupported", indent=False
         )
         self.summary = w.HTML()
-        self.changes_grid = grid(CHANGE_VIEW)
-        self.unsupported_grid = grid(UNSUPPORTED_VIEW)
-        self.rehearsal_note = w.HTML()
-        self.rehearsal_grid = grid(DIFF_VIEW)
-        self.verification_note = w.HTML()
-        self.verification_grid = grid(CHECK_VIEW)
-        self.unsupported_section = _section(
-            w.HTML("<b>Changes the service cannot make</b>"), self.unsupported_grid
-        )
-        self.rehearsal_section = _section(self.rehearsal_note, self.rehearsal_grid)
-        self.results_section = _section(self.progress, self.results_grid, self.download)
-        self.verification_section = _section(self.verification_note, self.verification_grid)
+        self.changes_table = Table(CHANGE_VIEW)
+        self.unsupported_table = Table(UNSUPPORTED_VIEW)
+        self.rehearsal_table = Table(DIFF_VIEW)
+        self.results_table = Table(("call", *RESULT_VIEW))
+        self.verification_table = Table(CHECK_VIEW)
+        self.progress.layout.display = "none"  # shown while and after Apply runs
 
         self.kind_select.observe(lambda _: self._kind_chosen(), names="value")
-        self.grid.on_cell_change(self._cell_changed)
         self.add_button.on_click(lambda _: self.add_row())
         self.delete_button.on_click(lambda _: self.delete_selected_rows())
         self.plan_button.on_click(lambda _: self.make_plan())
@@ -134,11 +121,13 @@ class EditPanel(PlanPanel):
             w.HBox([self.allow_destroy, self.ignore_unsupported, self.budget]),
             self.status,
             self.summary,
-            self.changes_grid,
-            self.unsupported_section,
-            self.rehearsal_section,
-            self.results_section,
-            self.verification_section,
+            self.changes_table,
+            self.unsupported_table,
+            self.rehearsal_table,
+            self.progress,
+            self.results_table,
+            self.download,
+            self.verification_table,
         ]
         self.update_buttons()
 
@@ -156,20 +145,43 @@ class EditPanel(PlanPanel):
 
     def _set_frame(self, frame: pd.DataFrame) -> None:
         setattr(self.edit, self.kind, frame)
-        self.grid.data = _shown(frame)
+        self._show_frame()
         self._edited()
 
     def _kind_chosen(self) -> None:
-        self.grid.data = _shown(self.frame_of(self.kind))
-        self._widen_columns()
+        self._show_frame()
 
-    def _widen_columns(self) -> None:
-        """IDs and names get wider columns than the others."""
-        self.grid.column_widths = {
-            name: 190 if name.endswith("name") else 150
-            for name in self.frame_of(self.kind).columns
-            if name.endswith(("id", "name"))
-        }
+    def _show_frame(self) -> None:
+        """A new grid for the shown frame in place of the old one, which is closed.
+
+        Never new data in the same grid: the browser answers each cell set from Python
+        (``set_cell_value``) with the same edit, by row position, and those answers arrive
+        once the kernel is idle; a closed grid's answers are dropped, so none lands on
+        another frame or on rows that moved.
+        """
+        old, self.grid = self.grid, self._new_grid(self.kind)
+        self.children = [self.grid if child is old else child for child in self.children]
+        old.close()
+
+    def _new_grid(self, kind: str) -> DataGrid:
+        """An editable grid of the frame ``kind``, its element of the CSS class
+        ``lyt-edit-<kind>``; IDs and names get wider columns than the others."""
+        frame = self.frame_of(kind)
+        grid = DataGrid(
+            _shown(frame),
+            editable=not self.busy,
+            selection_mode="cell",
+            base_column_size=110,
+            column_widths={
+                name: 190 if name.endswith("name") else 150
+                for name in frame.columns
+                if name.endswith(("id", "name"))
+            },
+            layout=w.Layout(height=GRID_HEIGHT, width="100%"),
+        )
+        grid.add_class(f"lyt-edit-{kind}")
+        grid.on_cell_change(lambda cell: self._cell_changed(cell) if grid is self.grid else None)
+        return grid
 
     def _cell_changed(self, cell: dict[str, Any]) -> None:
         """A cell the user edited (or ``set_cell_value``): its value in the snapshot column's
@@ -180,6 +192,8 @@ class EditPanel(PlanPanel):
             return
         dtype = getattr(self.snapshot, self.kind)[column].dtype
         label, value = frame.index[position], _typed(cell["value"], dtype)
+        if _same(frame.at[label, column], value):
+            return  # e.g. the browser repeating a cell set from Python: nothing changed
         if frame[column].dtype == dtype:
             try:
                 frame.loc[label, column] = value
@@ -302,8 +316,8 @@ class EditPanel(PlanPanel):
         return self._start(f"Applying: {cost.needed} calls", self._apply, cancellable=True)
 
     def _plan(self) -> None:
-        clear(self.changes_grid)
-        _hide(self.unsupported_section)
+        self.changes_table.clear()
+        self.unsupported_table.clear()
         try:
             plan = self.edit.plan()
         except actions.EditError as exc:
@@ -311,10 +325,8 @@ class EditPanel(PlanPanel):
             return
         self.plan, self.rehearsal = plan, None
         self.summary.value = f"<b>{html.escape(plan.summary())}</b>"
-        show(self.changes_grid, plan.changes, CHANGE_VIEW)
-        if len(plan.unsupported):
-            show(self.unsupported_grid, plan.unsupported, UNSUPPORTED_VIEW)
-            _reveal(self.unsupported_section)
+        self.changes_table.show(plan.changes, "<b>Changes</b>")
+        self.unsupported_table.show(plan.unsupported, "<b>Changes the service cannot make</b>")
         if self.client is not None:
             cost = plan.cost(self.client, log=self.action_log)
             self.budget.value = status_html(str(cost), "success" if cost.fits else "failure")
@@ -326,17 +338,17 @@ class EditPanel(PlanPanel):
         rehearsal = plan.rehearse(log=self.action_log, concurrency=self.concurrency, progress=False)
         if self.plan is plan:
             self.rehearsal = rehearsal
-        self.rehearsal_note.value = (
-            f"<b>Rehearsal</b>: {html.escape(repr(rehearsal))}; what it changed on the sandbox:"
+        self.rehearsal_table.show(
+            rehearsal.diff.changes,
+            f"<b>Rehearsal</b>: {html.escape(repr(rehearsal))}; what it changed on the sandbox:",
+            always=True,
         )
-        show(self.rehearsal_grid, rehearsal.diff.changes, DIFF_VIEW)
-        _reveal(self.rehearsal_section)
         self.show_ok(f"Rehearsed: {len(rehearsal.diff)} changes, {rehearsal.calls} calls.")
 
     def _apply(self) -> None:
         plan, client = self.plan, self.client
         assert plan is not None and client is not None  # checked by apply()
-        _reveal(self.results_section)
+        self.progress.layout.display = ""
         total = max(sum(len(part.items) for part in plan.parts), 1)
         self.progress.max, self.progress.value = total, 0
         done = 0
@@ -353,7 +365,7 @@ class EditPanel(PlanPanel):
             parts.append(results.assign(call=part.action))
         results = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
         self.results = results
-        show(self.results_grid, results, ("call", *RESULT_VIEW))
+        self.results_table.show(results, "<b>Results</b>")
         self.download.value = download_button(results, "change_plan_results.csv")
         state = outcome_state(results) if len(results) else "success"
         self.progress.bar_style = {"success": "success", "partial": "warning"}.get(state, "danger")
@@ -363,17 +375,19 @@ class EditPanel(PlanPanel):
         self.verification = None
         if rehearsal is not None:
             self.verification = rehearsal.verify(after, results=results)
-            self.verification_note.value = status_html(
-                f"Verification against the rehearsal: {self.verification!r}",
-                "success" if self.verification.ok else "failure",
+            self.verification_table.show(
+                self.verification.checks,
+                status_html(
+                    f"Verification against the rehearsal: {self.verification!r}",
+                    "success" if self.verification.ok else "failure",
+                ),
+                always=True,
             )
-            show(self.verification_grid, self.verification.checks, CHECK_VIEW)
-            _reveal(self.verification_section)
         else:
-            _hide(self.verification_section)
+            self.verification_table.clear()
         self.snapshot, self.edit = after, actions.edit(after)
         self.plan, self.rehearsal = None, None
-        self.grid.data = _shown(self.frame_of(self.kind))
+        self._show_frame()
         verified = "" if rehearsal is not None else " (not rehearsed: the results are the check)"
         self.status.value = status_html(
             f"Applied: {summary}{verified}; the grid shows the service as pulled again.", state
@@ -408,17 +422,55 @@ class EditPanel(PlanPanel):
             self._settle()
 
 
-def _section(*children: Any) -> w.VBox:
-    """A part of the panel hidden until it has something to show."""
-    return w.VBox(list(children), layout=w.Layout(display="none"))
+class Table(w.VBox):
+    """A read-only grid of ``columns`` under a title, shown once there is something to show.
+
+    A DataGrid like the editable one (its state is the rows alone, where an itables grid
+    stores its code with each copy); ``frame`` is what it shows.
+    """
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = tuple(columns)
+        self.frame = pd.DataFrame(columns=list(self.columns))
+        self.title = w.HTML()
+        self.grid: DataGrid | None = None
+        super().__init__(layout=w.Layout(display="none"))
+
+    def show(self, frame: pd.DataFrame, title: str, *, always: bool = False) -> None:
+        """Show ``frame``'s columns under ``title``; an empty frame hides the table unless
+        ``always`` (the title then says what is empty)."""
+        self.clear()
+        self.frame = frame[[c for c in self.columns if c in frame.columns]].reset_index(drop=True)
+        self.title.value = title
+        if not len(self.frame) and not always:
+            return
+        rows = min(max(len(self.frame), 1), TABLE_ROWS)
+        self.grid = DataGrid(
+            _shown(self.frame),
+            base_column_size=140,
+            header_visibility="column",
+            selection_mode="cell",
+            layout=w.Layout(height=f"{(rows + 1) * 20 + 8}px", width="100%"),
+        )
+        self.children = [self.title, self.grid]
+        self.layout.display = ""
+
+    def clear(self) -> None:
+        """Hide the table; its grid is closed."""
+        self.frame = self.frame.iloc[0:0]
+        self.children = []
+        self.layout.display = "none"
+        if self.grid is not None:
+            self.grid.close()
+            self.grid = None
 
 
-def _reveal(section: w.VBox) -> None:
-    section.layout.display = ""
-
-
-def _hide(section: w.VBox) -> None:
-    section.layout.display = "none"
+def _same(old: Any, new: Any) -> bool:
+    """Whether a cell's ``new`` value is the one it holds (both missing counts)."""
+    try:
+        return bool(pd.isna(old) and pd.isna(new)) or bool(old == new)
+    except (TypeError, ValueError):
+        return False
 
 
 def _offset(

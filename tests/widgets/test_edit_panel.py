@@ -63,10 +63,13 @@ def test_an_edited_cell_is_planned_then_applied(panel: EditPanel, client: Loyalt
 
     expected = "Plan: 0 to create, 1 to change, 0 to delete; 0 changes the service cannot make"
     assert expected in panel.summary.value
-    changes = panel.changes_grid.df
+    changes = panel.changes_table.frame
     assert changes[["kind", "key", "column", "before", "after", "call"]].values.tolist() == [
         ["rewards", REWARD, "status", "ACTIVE", "DRAFT", "move_reward_to_draft"]
     ]
+    assert panel.changes_table.grid is not None  # the table shows it
+    assert panel.changes_table.grid.get_visible_data()["key"].tolist() == [REWARD]
+    assert panel.unsupported_table.layout.display == "none"  # nothing unsupported
     assert "calls needed: 2" in panel.budget.value  # the change and the token request
     assert client.rewards.get(REWARD).status == "ACTIVE"  # planning sends nothing
 
@@ -78,7 +81,7 @@ def test_an_edited_cell_is_planned_then_applied(panel: EditPanel, client: Loyalt
     assert panel.results[["call", "target", "outcome"]].values.tolist() == [
         ["move_reward_to_draft", REWARD, "succeeded"]
     ]
-    assert list(panel.results_grid.df["target"]) == [REWARD]
+    assert list(panel.results_table.frame["target"]) == [REWARD]
     # The panel is rebased on the service as pulled again: the grid shows the new status.
     assert panel.snapshot.rewards.set_index("id").loc[REWARD, "status"] == "DRAFT"
     assert panel.grid.data.iloc[row_of(panel, REWARD)]["status"] == "DRAFT"
@@ -154,8 +157,8 @@ def test_unsupported_changes_need_ignore_unsupported(
     plan(panel)
     assert "1 to change" in panel.summary.value
     assert "1 changes the service cannot make" in panel.summary.value
-    assert panel.unsupported_section.layout.display == ""
-    assert panel.unsupported_grid.df[["key", "column", "after"]].values.tolist() == [
+    assert panel.unsupported_table.layout.display == ""
+    assert panel.unsupported_table.frame[["key", "column", "after"]].values.tolist() == [
         [REWARD, "name", "Renamed in the grid"]
     ]
 
@@ -233,19 +236,19 @@ def test_rehearse_shows_the_diff_and_writes_nothing_then_apply_is_verified(
     panel.wait()
     assert "Rehearsed: 2 changes" in panel.status.value  # status, updated_at
     assert panel.rehearsal is not None
-    diff = panel.rehearsal_grid.df
+    diff = panel.rehearsal_table.frame
     assert [REWARD, "status", "ACTIVE", "DRAFT"] in (
         diff[["key", "column", "before", "after"]].values.tolist()
     )
-    assert panel.rehearsal_section.layout.display == ""
+    assert panel.rehearsal_table.layout.display == ""
     assert len(before.diff(ProgramSnapshot.pull(client, progress=False))) == 0  # nothing written
     assert client.rewards.get(REWARD).status == "ACTIVE"
 
     apply(panel)
     assert client.rewards.get(REWARD).status == "DRAFT"
     assert panel.verification is not None and panel.verification.ok
-    assert "Verification(ok=True" in panel.verification_note.value
-    checks = panel.verification_grid.df
+    assert "Verification(ok=True" in panel.verification_table.title.value
+    checks = panel.verification_table.frame
     assert set(checks["status"]) == {"as rehearsed"}
     assert [REWARD, "outcome", "succeeded", "succeeded"] in (
         checks[["key", "change", "expected", "actual"]].values.tolist()
@@ -346,3 +349,35 @@ def test_the_panel_plans_what_the_actions_api_plans(panel: EditPanel) -> None:
     by_hand.rewards.loc[by_hand.rewards["id"] == REWARD, "status"] = "DRAFT"
     assert panel.plan is not None
     assert panel.plan.changes.equals(by_hand.plan().changes)
+
+
+def _browser_repeats(grid: Any, row: int, column: str, value: Any) -> None:
+    """The message the browser sends back for a cell set from Python (as for a user's edit)."""
+    content = {
+        "event_type": "cell-changed",
+        "region": "body",
+        "row": row,
+        "column_index": grid._column_name_to_index(column),
+        "value": value,
+    }
+    grid._handle_custom_msg(content, [])
+
+
+def test_the_browser_repeating_cells_set_from_python_changes_nothing(panel: EditPanel) -> None:
+    """A notebook sets cells and goes on (another frame, a plan); the browser's answers
+    arrive once the kernel is idle, and must neither land elsewhere nor stale the plan."""
+    row = row_of(panel, REWARD)
+    _draft_reward(panel)
+    rewards_grid = panel.grid
+    panel.kind_select.value = "benefits"
+    assert panel.grid is not rewards_grid  # a new grid for each frame shown
+    plan(panel)
+    benefits = panel.edit.benefits.copy()
+
+    _browser_repeats(rewards_grid, row, "status", "DRAFT")  # the old grid's answer
+    assert panel.edit.benefits.equals(benefits)
+    panel.kind_select.value = "rewards"
+    _browser_repeats(panel.grid, row, "status", "DRAFT")  # the same value: no edit
+    assert panel.plan is not None and "1 to change" in panel.summary.value
+    _browser_repeats(panel.grid, row, "status", "ACTIVE")  # a real edit
+    assert panel.plan is None and panel.edit.rewards.loc[row, "status"] == "ACTIVE"
