@@ -239,7 +239,6 @@ class EditPanel(PlanPanel):
             self.show_error("Select a cell in each row to delete first.")
             return
         self._set_frame(self.frame_of(self.kind).drop(index=labels))
-        self.grid.clear_selection()
         rows = ", ".join(str(label) for label in labels)
         self.status.value = status_html(f"Deleted {self.kind} rows {rows}.", "success")
 

@@ -4,6 +4,7 @@ arrives), buttons clicked, the background step waited for, the sandbox checked o
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -381,3 +382,33 @@ def test_the_browser_repeating_cells_set_from_python_changes_nothing(panel: Edit
     assert panel.plan is not None and "1 to change" in panel.summary.value
     _browser_repeats(panel.grid, row, "status", "ACTIVE")  # a real edit
     assert panel.plan is None and panel.edit.rewards.loc[row, "status"] == "ACTIVE"
+
+
+@pytest.fixture(scope="module")
+def budget_sb() -> Iterator[Sandbox]:
+    """A demo sandbox whose project allows 20 calls an hour."""
+    with Sandbox.start(now="2026-01-15T12:00:00Z", seed=7, plan="20/hour") as sandbox:
+        yield sandbox
+
+
+def test_an_apply_the_budget_cannot_carry_is_refused_before_anything_is_sent(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    budget_sb.set_plan("unlimited")
+    with make_client(budget_sb) as client:
+        panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
+        budget_sb.set_plan("20/hour")  # a fresh window
+        client.rewards.list(limit=1)  # an answer carrying the limit
+        remaining = client.quota.remaining
+        active = panel.edit.rewards.index[panel.edit.rewards["status"] == "ACTIVE"]
+        assert remaining is not None and len(active) > remaining
+        for label in active:
+            type_into(panel, int(label), "status", "DRAFT")
+        plan(panel)
+        assert f"remaining this window: {remaining} of 20" in panel.budget.value
+        used = budget_sb.plan()["used"]
+        panel.apply_button.click()
+        assert not panel.busy
+        assert "Refused, nothing was sent: the call budget cannot carry it" in panel.status.value
+        assert f"calls needed: {len(active)}" in panel.status.value
+        assert budget_sb.plan()["used"] == used  # not one request
