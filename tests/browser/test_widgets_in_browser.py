@@ -26,6 +26,7 @@ from .widget_ui import (
     BenefitFormUI,
     BulkImportUI,
     DangerZoneUI,
+    EditPanelUI,
     FindingsUI,
     PendingPointsUI,
     RewardDraftUI,
@@ -228,3 +229,29 @@ def test_findings_panel_moves_the_selected_findings_reward_to_draft(
     expect_status(panel.root, "succeeded: 1")
     expect(result_row(panel.root, target)).to_contain_text("succeeded")
     assert client.rewards.get(target).status.value == "DRAFT"
+
+
+def test_edit_panel_applies_a_cell_typed_into_its_grid(
+    notebook: NotebookUI, client: LoyaltyClient
+) -> None:
+    reward = "lrew_c0ffee0025"  # no other widget or test moves it
+    assert client.rewards.get(reward).status.value == "ACTIVE"
+    row, column = json.loads(
+        notebook.run_new_cell(
+            f"rewards = edits.frame_of('rewards'); print([list(rewards['id']).index({reward!r}),"
+            " list(rewards.columns).index('status')])"
+        )
+    )
+    panel = EditPanelUI(notebook.page)
+    panel.choose_frame("rewards")
+    panel.edit_cell("rewards", row, column, "DRAFT")
+    expect(panel.apply_button).to_be_disabled()  # nothing planned since the edit
+    panel.plan_button.click()
+
+    expect_status(panel.root, "Plan: 0 to create, 1 to change, 0 to delete")
+    assert client.rewards.get(reward).status.value == "ACTIVE"  # planning sends nothing
+    expect(panel.apply_button).to_be_enabled()
+    panel.apply_button.click()
+
+    expect_status(panel.root, "Applied: succeeded: 1")
+    assert client.rewards.get(reward).status.value == "DRAFT"

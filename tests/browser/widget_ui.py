@@ -187,3 +187,54 @@ class FindingsUI:
     @property
     def act_button(self) -> Locator:
         return button(self.root, "Act on selected")
+
+
+class EditPanelUI:
+    """The edit panel. Its grid is drawn on a canvas, so a cell is reached as a person
+    reaches it: a click on the first cell, the arrow keys to the cell, then typing, which
+    opens the cell's editor as in a spreadsheet."""
+
+    ROW_HEADER, ROW_HEIGHT = 64, 20
+    """The grid's row header width and row height in pixels (ipydatagrid's defaults)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.root = widget_showing(page, "Rehearse")
+
+    def choose_frame(self, kind: str) -> None:
+        """Choose ``kind`` in the Frame dropdown, and wait for its grid."""
+        self.root.get_by_label("Frame", exact=True).select_option(kind)
+        expect(self.grid(kind)).to_have_count(1, timeout=RESULT_TIMEOUT_MS)
+
+    def grid(self, kind: str) -> Locator:
+        """The editable grid showing the frame ``kind`` (its element's class names it)."""
+        return self.root.locator(f".lyt-edit-{kind}.lm-DataGrid, .lyt-edit-{kind} .lm-DataGrid")
+
+    def edit_cell(self, kind: str, row: int, column: int, text: str) -> None:
+        """Type ``text`` into the cell ``row`` rows down and ``column`` columns right of the
+        first one of frame ``kind``'s grid, replacing what it holds; Enter commits it."""
+        grid = self.grid(kind)
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        assert box is not None
+        self.page.mouse.click(
+            box["x"] + self.ROW_HEADER + 10, box["y"] + self.ROW_HEIGHT + self.ROW_HEIGHT / 2
+        )
+        for key, times in (("ArrowDown", row), ("ArrowRight", column)):
+            for _ in range(times):
+                self.page.keyboard.press(key)
+        self.page.keyboard.type(text[0])
+        editor = self.root.locator("input.lm-DataGrid-cellEditorInput")
+        expect(editor).to_be_focused()
+        expect(editor).to_have_value(text[0])
+        editor.press_sequentially(text[1:])
+        editor.press("Enter")
+        expect(editor).to_have_count(0)
+
+    @property
+    def plan_button(self) -> Locator:
+        return button(self.root, "Plan")
+
+    @property
+    def apply_button(self) -> Locator:
+        return button(self.root, "Apply")

@@ -1,0 +1,529 @@
+"""``EditPanel``: edit a snapshot's frames in an editable grid, then plan, rehearse and apply.
+
+The panel holds ``actions.edit(snapshot)``: a cell edited in the grid lands in that
+``ProgramEdit`` in the column's own dtype (typed text is read as the column's number,
+flag or instant), Add row appends an empty row (a new benefit: its ``id`` left empty),
+Delete selected rows drops the rows of the selected cells. Plan, Rehearse and Apply run
+``ChangePlan``'s own steps in a background worker; a value that does not fit its column
+shows as the plan's ``EditError`` (frame, row and column), never as a traceback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+import pandas as pd
+from ipydatagrid import DataGrid
+
+from .. import actions
+from ..frames.registry import FRAME_NAMES
+from ..snapshot import ProgramSnapshot
+from ._common import (
+    RESULT_VIEW,
+    PlanPanel,
+    describe_error,
+    download_button,
+    outcome_state,
+    outcome_summary,
+    status_html,
+)
+
+if TYPE_CHECKING:
+    from ..actions.log import LogSource
+    from ..client import LoyaltyClient
+
+__all__ = ["EditPanel", "Table"]
+
+CHANGE_VIEW = ("kind", "key", "action", "column", "before", "after", "call")
+UNSUPPORTED_VIEW = ("kind", "key", "column", "before", "after", "reason")
+DIFF_VIEW = ("kind", "key", "change", "column", "before", "after")
+CHECK_VIEW = ("kind", "key", "change", "column", "expected", "actual", "status")
+GRID_HEIGHT = "320px"
+"""The editable grid scrolls within this height (it draws only the rows in view)."""
+TABLE_ROWS = 10
+"""A read-only table shows this many rows at most and scrolls for the others."""
+
+
+class EditPanel(PlanPanel):
+    """One frame of ``snapshot`` at a time (``kind``, chosen in a dropdown) in an editable
+    grid; the edits of every frame make one plan.
+
+    Plan and Rehearse need no client; Apply sends the plan through ``client`` (with
+    ``log``, resumable; ``concurrency`` requests in flight) and refuses deletes unless
+    Allow deletes is ticked and changes the service cannot make unless Ignore unsupported
+    is, with the plan's own message; Cancel stops it after the requests in flight.
+    After Apply the panel pulls the service again: a rehearsal of the same plan is
+    verified against that pull (``verification``), and the pull becomes the new base.
+    ``plan``, ``rehearsal``, ``results`` and ``verification`` hold the last of each.
+    """
+
+    def __init__(
+        self,
+        snapshot: ProgramSnapshot,
+        client: LoyaltyClient | None = None,
+        *,
+        kind: str = "rewards",
+        log: LogSource | None = None,
+        concurrency: int = 8,
+    ) -> None:
+        if not isinstance(snapshot, ProgramSnapshot):
+            raise TypeError(f"snapshot: expected a ProgramSnapshot, not {type(snapshot).__name__}")
+        if kind not in FRAME_NAMES:
+            raise ValueError(f"kind: {kind!r} is not a frame; choose one of {list(FRAME_NAMES)}")
+        if concurrency < 1:
+            raise ValueError(f"concurrency: {concurrency} requests in flight; at least 1")
+        # PlanPanel reads its client only in run() and show_cost(), which this panel never
+        # calls: without one, Plan and Rehearse work and Apply says it needs a client.
+        super().__init__(client, progress_label="Applying")  # type: ignore[arg-type]
+        self.snapshot = snapshot
+        self.edit = actions.edit(snapshot)
+        self.action_log = log
+        self.concurrency = concurrency
+        self.plan: actions.ChangePlan | None = None
+        self.rehearsal: actions.Rehearsal | None = None
+        self.verification: actions.Verification | None = None
+
+        self.kind_select = w.Dropdown(options=list(FRAME_NAMES), value=kind, description="Frame")
+        self.grid = self._new_grid(kind)
+        wide = w.Layout(width="auto")
+        self.add_button = w.Button(description="Add row", icon="plus", layout=wide)
+        self.delete_button = w.Button(description="Delete selected rows", icon="trash", layout=wide)
+        self.plan_button = w.Button(description="Plan", icon="list", button_style="info")
+        self.rehearse_button = w.Button(description="Rehearse", icon="flask", disabled=True)
+        self.apply_button = w.Button(description="Apply", button_style="warning", disabled=True)
+        self.allow_destroy = w.Checkbox(value=False, description="Allow deletes", indent=False)
+        self.ignore_unsupported = w.Checkbox(
+            value=False, description="Ignore unsupported", indent=False
+        )
+        self.summary = w.HTML()
+        self.changes_table = Table(CHANGE_VIEW)
+        self.unsupported_table = Table(UNSUPPORTED_VIEW)
+        self.rehearsal_table = Table(DIFF_VIEW)
+        self.results_table = Table(("call", *RESULT_VIEW))
+        self.verification_table = Table(CHECK_VIEW)
+        self.progress.layout.display = "none"  # shown while and after Apply runs
+
+        self.kind_select.observe(lambda _: self._kind_chosen(), names="value")
+        self.add_button.on_click(lambda _: self.add_row())
+        self.delete_button.on_click(lambda _: self.delete_selected_rows())
+        self.plan_button.on_click(lambda _: self.make_plan())
+        self.rehearse_button.on_click(lambda _: self.rehearse())
+        self.apply_button.on_click(lambda _: self.apply())
+        self.children = [
+            w.HBox([self.kind_select, self.add_button, self.delete_button]),
+            self.grid,
+            w.HBox([self.plan_button, self.rehearse_button, self.apply_button, self.cancel_button]),
+            w.HBox([self.allow_destroy, self.ignore_unsupported, self.budget]),
+            self.status,
+            self.summary,
+            self.changes_table,
+            self.unsupported_table,
+            self.rehearsal_table,
+            self.progress,
+            self.results_table,
+            self.download,
+            self.verification_table,
+        ]
+        self.update_buttons()
+
+    # -- the edited frames -----------------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        """The frame the grid shows."""
+        return str(self.kind_select.value)
+
+    def frame_of(self, kind: str) -> pd.DataFrame:
+        """The edited frame ``kind`` (its rows' labels are the row numbers errors name)."""
+        frame: pd.DataFrame = getattr(self.edit, kind)
+        return frame
+
+    def _set_frame(self, frame: pd.DataFrame) -> None:
+        setattr(self.edit, self.kind, frame)
+        self._show_frame()
+        self._edited()
+
+    def _kind_chosen(self) -> None:
+        self._show_frame()
+
+    def _show_frame(self) -> None:
+        """A new grid for the shown frame in place of the old one, which is closed.
+
+        Never new data in the same grid: the browser answers each cell set from Python
+        (``set_cell_value``) with the same edit, by row position, and those answers arrive
+        once the kernel is idle; a closed grid's answers are dropped, so none lands on
+        another frame or on rows that moved.
+        """
+        old, self.grid = self.grid, self._new_grid(self.kind)
+        self.children = [self.grid if child is old else child for child in self.children]
+        old.close()
+
+    def _new_grid(self, kind: str) -> DataGrid:
+        """An editable grid of the frame ``kind``, its element of the CSS class
+        ``lyt-edit-<kind>``; IDs and names get wider columns than the others."""
+        frame = self.frame_of(kind)
+        grid = DataGrid(
+            _shown(frame),
+            editable=not self.busy,
+            selection_mode="cell",
+            base_column_size=110,
+            column_widths={
+                name: 190 if name.endswith("name") else 150
+                for name in frame.columns
+                if name.endswith(("id", "name"))
+            },
+            layout=w.Layout(height=GRID_HEIGHT, width="100%"),
+        )
+        grid.add_class(f"lyt-edit-{kind}")
+        grid.on_cell_change(lambda cell: self._cell_changed(cell) if grid is self.grid else None)
+        return grid
+
+    def _cell_changed(self, cell: dict[str, Any]) -> None:
+        """A cell the user edited (or ``set_cell_value``): its value in the snapshot column's
+        dtype when it fits; else the column holds it as typed, for the plan to name."""
+        frame = self.frame_of(self.kind)
+        column, position = cell["column"], cell["row"]
+        if column not in frame.columns or not 0 <= position < len(frame):
+            return
+        dtype = getattr(self.snapshot, self.kind)[column].dtype
+        label, value = frame.index[position], _typed(cell["value"], dtype)
+        if _same(frame.at[label, column], value):
+            return  # e.g. the browser repeating a cell set from Python: nothing changed
+        if frame[column].dtype == dtype:
+            try:
+                frame.loc[label, column] = value
+            except (TypeError, ValueError):  # does not fit: the column holds it as typed
+                frame[column] = frame[column].astype(object)
+        if frame[column].dtype != dtype:
+            frame.loc[label, column] = value
+            frame[column] = _conformed(frame[column], dtype)
+        self._edited()
+
+    def add_row(self) -> None:
+        """Append an empty row to the shown frame (a new benefit: fill in its create's
+        columns and leave ``id`` empty)."""
+        if self.busy:
+            self.show_error("Wait for the running step to end (or press Cancel).")
+            return
+        frame = self.frame_of(self.kind)
+        label = int(frame.index.max()) + 1 if len(frame) else 0
+        self._set_frame(frame.reindex(frame.index.append(pd.Index([label]))))
+        self.status.value = status_html(f"Row {label} added to {self.kind}.", "success")
+
+    def selected_labels(self) -> list[Any]:
+        """The labels of the rows holding a selected cell, in frame order."""
+        frame = self.frame_of(self.kind)
+        # _visible_rows: the grid's row order once sorted or filtered in the browser
+        # (empty when it shows the frame as it is); selections count the rows shown.
+        visible = list(self.grid._visible_rows)
+        rows = {
+            row
+            for rect in self.grid.selections
+            for row in range(int(rect["r1"]), int(rect["r2"]) + 1)
+        }
+        positions = {visible[r] if visible else r for r in rows if r < (len(visible) or len(frame))}
+        return [frame.index[p] for p in sorted(positions) if p < len(frame)]
+
+    def delete_selected_rows(self) -> None:
+        """Drop the rows of the selected cells from the shown frame."""
+        if self.busy:
+            self.show_error("Wait for the running step to end (or press Cancel).")
+            return
+        labels = self.selected_labels()
+        if not labels:
+            self.show_error("Select a cell in each row to delete first.")
+            return
+        self._set_frame(self.frame_of(self.kind).drop(index=labels))
+        rows = ", ".join(str(label) for label in labels)
+        self.status.value = status_html(f"Deleted {self.kind} rows {rows}.", "success")
+
+    def _edited(self) -> None:
+        """An edit makes the last plan and rehearsal stale."""
+        self.plan = None
+        self.rehearsal = None
+        self.summary.value = ""
+        self.budget.value = ""
+        self.update_buttons()
+
+    # -- buttons ---------------------------------------------------------------------------
+
+    def controls(self) -> Sequence[w.Button]:
+        return (
+            self.add_button,
+            self.delete_button,
+            self.plan_button,
+            self.rehearse_button,
+            self.apply_button,
+        )
+
+    def update_buttons(self) -> None:
+        planned = self.plan is not None and len(self.plan) > 0
+        self.enable(self.add_button, True)
+        self.enable(self.delete_button, True)
+        self.enable(self.plan_button, True)
+        self.enable(self.rehearse_button, planned)
+        self.enable(self.apply_button, planned and self.client is not None)
+        self.kind_select.disabled = self.busy
+        self.grid.editable = not self.busy
+
+    # -- plan, rehearse, apply -------------------------------------------------------------
+
+    def make_plan(self) -> bool:
+        """Plan every frame's edits in the background: the summary line, the changes
+        and the unsupported ones show; a cell that does not fit shows its ``EditError``."""
+        return self._start("Planning", self._plan)
+
+    def rehearse(self) -> bool:
+        """Run the plan on a sandbox started from the snapshot in the background; its
+        diff shows. Nothing is sent to the client's service."""
+        if self.plan is None:
+            self.show_error("Plan first: Rehearse runs the current plan.")
+            return False
+        return self._start("Rehearsing on a sandbox started from the snapshot", self._rehearse)
+
+    def apply(self) -> bool:
+        """Send the plan through the client in the background (Cancel stops it after the
+        requests in flight), then verify it and take the service's new state as base."""
+        plan = self.plan
+        if plan is None:
+            self.show_error("Plan first: Apply sends the current plan.")
+            return False
+        if self.client is None:
+            self.show_error("Apply needs a client: EditPanel(snapshot, client).")
+            return False
+        try:
+            # The plan's own refusals (deletes, unsupported changes), with its message: the
+            # same plan without its parts sends nothing when it is not refused.
+            dataclasses.replace(plan, parts=()).apply(
+                self.client,
+                allow_destroy=self.allow_destroy.value,
+                ignore_unsupported=self.ignore_unsupported.value,
+                progress=False,
+            )
+            cost = plan.cost(self.client, log=self.action_log)
+        except Exception as exc:
+            self.show_error(f"Refused, nothing was sent: {describe_error(exc)}")
+            return False
+        if not cost.fits:
+            self.show_error(f"Refused, nothing was sent: the call budget cannot carry it ({cost})")
+            return False
+        return self._start(f"Applying: {cost.needed} calls", self._apply, cancellable=True)
+
+    def _plan(self) -> None:
+        self.changes_table.clear()
+        self.unsupported_table.clear()
+        try:
+            plan = self.edit.plan()
+        except actions.EditError as exc:
+            self.show_error(f"Cannot plan: {exc}")
+            return
+        self.plan, self.rehearsal = plan, None
+        self.summary.value = f"<b>{html.escape(plan.summary())}</b>"
+        self.changes_table.show(plan.changes, "<b>Changes</b>")
+        self.unsupported_table.show(plan.unsupported, "<b>Changes the service cannot make</b>")
+        if self.client is not None:
+            cost = plan.cost(self.client, log=self.action_log)
+            self.budget.value = status_html(str(cost), "success" if cost.fits else "failure")
+        self.show_ok(f"Planned: {len(plan.changes)} changes, {len(plan.unsupported)} unsupported.")
+
+    def _rehearse(self) -> None:
+        plan = self.plan
+        assert plan is not None  # checked by rehearse()
+        rehearsal = plan.rehearse(log=self.action_log, concurrency=self.concurrency, progress=False)
+        if self.plan is plan:
+            self.rehearsal = rehearsal
+        self.rehearsal_table.show(
+            rehearsal.diff.changes,
+            f"<b>Rehearsal</b>: {html.escape(repr(rehearsal))}; what it changed on the sandbox:",
+            always=True,
+        )
+        self.show_ok(f"Rehearsed: {len(rehearsal.diff)} changes, {rehearsal.calls} calls.")
+
+    def _apply(self) -> None:
+        plan, client = self.plan, self.client
+        assert plan is not None and client is not None  # checked by apply()
+        self.progress.layout.display = ""
+        total = max(sum(len(part.items) for part in plan.parts), 1)
+        self.progress.max, self.progress.value = total, 0
+        done = 0
+        parts = []
+        for part in plan.parts:  # creates, then changes, then deletes, as apply() sends them
+            results = part.execute(
+                client,
+                log=self.action_log,
+                concurrency=self.concurrency,
+                progress=_offset(self._advance, done, total),
+                cancel=self._cancel,
+            )
+            done += len(part.items)
+            parts.append(results.assign(call=part.action))
+        results = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        self.results = results
+        self.results_table.show(results, "<b>Results</b>")
+        self.download.value = download_button(results, "change_plan_results.csv")
+        state = outcome_state(results) if len(results) else "success"
+        self.progress.bar_style = {"success": "success", "partial": "warning"}.get(state, "danger")
+        summary = outcome_summary(results) if len(results) else "nothing to do"
+        after = ProgramSnapshot.pull(client, progress=False, kinds=self.snapshot.kinds)
+        rehearsal = self.rehearsal
+        self.verification = None
+        if rehearsal is not None:
+            self.verification = rehearsal.verify(after, results=results)
+            self.verification_table.show(
+                self.verification.checks,
+                status_html(
+                    f"Verification against the rehearsal: {self.verification!r}",
+                    "success" if self.verification.ok else "failure",
+                ),
+                always=True,
+            )
+        else:
+            self.verification_table.clear()
+        self.snapshot, self.edit = after, actions.edit(after)
+        self.plan, self.rehearsal = None, None
+        self._show_frame()
+        verified = "" if rehearsal is not None else " (not rehearsed: the results are the check)"
+        self.status.value = status_html(
+            f"Applied: {summary}{verified}; the grid shows the service as pulled again.", state
+        )
+
+    # -- background ------------------------------------------------------------------------
+
+    def _start(self, what: str, work: Callable[[], None], *, cancellable: bool = False) -> bool:
+        """Run ``work`` in the background worker PlanPanel's ``wait`` and ``busy`` know;
+        False when another step runs."""
+        if self.busy:
+            self.show_error("A step is already running: wait for it to end or press Cancel.")
+            return False
+        self._running = True
+        self._cancel.clear()
+        self.update_buttons()
+        self.cancel_button.disabled = not cancellable
+        self.status.value = status_html(f"{what}…", "running")
+        self._worker = threading.Thread(
+            target=self._work, args=(what, work), name="lyt-widget-edit", daemon=True
+        )
+        self._worker.start()
+        return True
+
+    def _work(self, what: str, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except Exception as exc:  # a thread's exception would only reach stderr
+            self.progress.bar_style = "danger"
+            self.show_error(f"{what.split(':')[0]} stopped: {describe_error(exc)}")
+        finally:
+            self._settle()
+
+
+class Table(w.VBox):
+    """A read-only grid of ``columns`` under a title, shown once there is something to show.
+
+    A DataGrid like the editable one (its state is the rows alone, where an itables grid
+    stores its code with each copy); ``frame`` is what it shows.
+    """
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = tuple(columns)
+        self.frame = pd.DataFrame(columns=list(self.columns))
+        self.title = w.HTML()
+        self.grid: DataGrid | None = None
+        super().__init__(layout=w.Layout(display="none"))
+
+    def show(self, frame: pd.DataFrame, title: str, *, always: bool = False) -> None:
+        """Show ``frame``'s columns under ``title``; an empty frame hides the table unless
+        ``always`` (the title then says what is empty)."""
+        self.clear()
+        self.frame = frame[[c for c in self.columns if c in frame.columns]].reset_index(drop=True)
+        self.title.value = title
+        if not len(self.frame) and not always:
+            return
+        rows = min(max(len(self.frame), 1), TABLE_ROWS)
+        self.grid = DataGrid(
+            _shown(self.frame),
+            base_column_size=140,
+            header_visibility="column",
+            selection_mode="cell",
+            layout=w.Layout(height=f"{(rows + 1) * 20 + 8}px", width="100%"),
+        )
+        self.children = [self.title, self.grid]
+        self.layout.display = ""
+
+    def clear(self) -> None:
+        """Hide the table; its grid is closed."""
+        self.frame = self.frame.iloc[0:0]
+        self.children = []
+        self.layout.display = "none"
+        if self.grid is not None:
+            self.grid.close()
+            self.grid = None
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Whether a cell's ``new`` value is the one it holds (both missing counts)."""
+    try:
+        return bool(pd.isna(old) and pd.isna(new)) or bool(old == new)
+    except (TypeError, ValueError):
+        return False
+
+
+def _offset(
+    advance: Callable[[int, int], None], done: int, total: int
+) -> Callable[[int, int], None]:
+    """A part's progress ``(n, of)`` as progress over the whole plan."""
+    return lambda n, _of: advance(done + n, total)
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as the grid shows it: text-like cells (edited as text; an instant in ISO
+    8601), missing ones blank."""
+    shown = frame.astype(object).where(frame.notna(), "")
+    for name in frame.columns:
+        if isinstance(frame[name].dtype, pd.DatetimeTZDtype):
+            shown[name] = [v.isoformat() if isinstance(v, pd.Timestamp) else v for v in shown[name]]
+    return shown
+
+
+def _conformed(column: pd.Series[Any], dtype: Any) -> pd.Series[Any]:
+    """``column`` (objects) back in ``dtype`` once every value fits it; else as it is."""
+    if (
+        isinstance(dtype, pd.CategoricalDtype)
+        and not (column.isna() | column.isin(dtype.categories)).all()
+    ):
+        return column  # astype would make an unknown category missing
+    try:
+        converted = column.astype(dtype)
+    except (TypeError, ValueError):
+        return column
+    return converted if (converted.isna() == column.isna()).all() else column
+
+
+def _typed(value: Any, dtype: Any) -> Any:
+    """An edited cell's value in ``dtype`` where its text reads as one (a number, a flag, an
+    instant); a blank is missing. Anything else is returned as it is (``_cell_changed``
+    keeps it for the plan to name)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str) or isinstance(dtype, pd.CategoricalDtype):
+        return value
+    text = value.strip()
+    try:
+        if pd.api.types.is_bool_dtype(dtype):
+            flags = {"true": True, "false": False, "1": True, "0": False}
+            return flags.get(text.lower(), value)
+        if pd.api.types.is_integer_dtype(dtype):
+            number = float(text)
+            return int(number) if number.is_integer() else value
+        if pd.api.types.is_float_dtype(dtype):
+            return float(text)
+        if isinstance(dtype, pd.DatetimeTZDtype):
+            instant = pd.Timestamp(text)
+            return instant.tz_localize(dtype.tz) if instant.tz is None else instant
+    except (TypeError, ValueError):
+        return value
+    return value

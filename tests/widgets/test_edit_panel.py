@@ -1,0 +1,419 @@
+"""EditPanel driven headless: cells set through the grid's own API (as a browser edit
+arrives), buttons clicked, the background step waited for, the sandbox checked over HTTP."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.widgets import EditPanel
+
+REWARD = "lrew_c0ffee0001"  # ACTIVE in the demo program
+TIER_STRUCTURE = "lts_c0ffee0006"
+CARD_DEFINITION = "lcdef_c0ffee0001"
+
+
+@pytest.fixture
+def snapshot(client: LoyaltyClient) -> ProgramSnapshot:
+    return ProgramSnapshot.pull(client, progress=False)
+
+
+@pytest.fixture
+def panel(snapshot: ProgramSnapshot, client: LoyaltyClient) -> EditPanel:
+    return EditPanel(snapshot, client)
+
+
+def row_of(panel: EditPanel, resource_id: str, column: str = "id") -> int:
+    """The grid row (position) showing ``resource_id``."""
+    return list(panel.frame_of(panel.kind)[column]).index(resource_id)
+
+
+def shown(panel: EditPanel) -> pd.DataFrame:
+    """What the editable grid shows (its ``data`` getter warns under pandas 3.1)."""
+    return panel.grid.get_visible_data()
+
+
+def type_into(panel: EditPanel, row: int, column: str, value: Any) -> None:
+    """A cell edit as the browser sends it (the grid shows, and edits, text)."""
+    assert panel.grid.set_cell_value_by_index(column, row, value)
+
+
+def plan(panel: EditPanel) -> None:
+    panel.plan_button.click()
+    panel.wait()
+
+
+def apply(panel: EditPanel) -> None:
+    assert not panel.apply_button.disabled
+    panel.apply_button.click()
+    panel.wait()
+
+
+def _draft_reward(panel: EditPanel) -> None:
+    type_into(panel, row_of(panel, REWARD), "status", "DRAFT")
+
+
+def test_an_edited_cell_is_planned_then_applied(panel: EditPanel, client: LoyaltyClient) -> None:
+    assert panel.apply_button.disabled and panel.rehearse_button.disabled  # nothing planned
+    _draft_reward(panel)
+    assert panel.edit.rewards.dtypes.equals(panel.snapshot.rewards.dtypes)
+    plan(panel)
+
+    expected = "Plan: 0 to create, 1 to change, 0 to delete; 0 changes the service cannot make"
+    assert expected in panel.summary.value
+    changes = panel.changes_table.frame
+    assert changes[["kind", "key", "column", "before", "after", "call"]].values.tolist() == [
+        ["rewards", REWARD, "status", "ACTIVE", "DRAFT", "move_reward_to_draft"]
+    ]
+    assert panel.changes_table.grid is not None  # the table shows it
+    assert panel.changes_table.grid.get_visible_data()["key"].tolist() == [REWARD]
+    assert panel.unsupported_table.layout.display == "none"  # nothing unsupported
+    assert "calls needed: 2" in panel.budget.value  # the change and the token request
+    assert client.rewards.get(REWARD).status == "ACTIVE"  # planning sends nothing
+
+    apply(panel)
+    assert client.rewards.get(REWARD).status == "DRAFT"
+    assert "Applied: succeeded: 1" in panel.status.value
+    assert "not rehearsed" in panel.status.value and panel.verification is None
+    assert panel.results is not None
+    assert panel.results[["call", "target", "outcome"]].values.tolist() == [
+        ["move_reward_to_draft", REWARD, "succeeded"]
+    ]
+    assert list(panel.results_table.frame["target"]) == [REWARD]
+    # The panel is rebased on the service as pulled again: the grid shows the new status.
+    assert panel.snapshot.rewards.set_index("id").loc[REWARD, "status"] == "DRAFT"
+    assert shown(panel).iloc[row_of(panel, REWARD)]["status"] == "DRAFT"
+    assert panel.plan is None and panel.apply_button.disabled
+    assert not panel.plan_button.disabled and panel.cancel_button.disabled
+
+
+def test_an_added_benefit_row_is_created(panel: EditPanel, client: LoyaltyClient) -> None:
+    panel.kind_select.value = "benefits"
+    assert list(shown(panel).columns) == list(panel.snapshot.benefits.columns)
+    panel.add_button.click()
+    new = len(panel.frame_of("benefits")) - 1
+    assert len(shown(panel)) == new + 1  # the grid shows the empty row
+    cells = {
+        "name": "Edited: Table Beans",
+        "type": "POINTS",
+        "status": "ACTIVE",
+        "points_value": "75",
+        "card_definition_id": CARD_DEFINITION,
+    }
+    for column, value in cells.items():
+        type_into(panel, new, column, value)
+    assert panel.edit.benefits.dtypes.equals(panel.snapshot.benefits.dtypes)
+    assert panel.edit.benefits.loc[new, "points_value"] == 75
+    plan(panel)
+    assert "Plan: 1 to create, 0 to change, 0 to delete" in panel.summary.value
+
+    apply(panel)
+    created = list(client.benefits.iter(filters={"name": {"$is": "Edited: Table Beans"}}))
+    assert len(created) == 1
+    benefit = created[0]
+    assert (benefit.type, benefit.status) == ("POINTS", "ACTIVE")
+    assert benefit.points is not None
+    assert (benefit.points.value, benefit.points.card_definition_id) == (75, CARD_DEFINITION)
+    assert panel.results is not None and list(panel.results["target"]) == ["Edited: Table Beans"]
+
+
+def test_a_deleted_tier_structure_row_needs_allow_deletes(
+    panel: EditPanel, client: LoyaltyClient
+) -> None:
+    status = client.tier_structures.get(TIER_STRUCTURE).status
+    assert status != "DELETED"
+    panel.kind_select.value = "tier_structures"
+    row = row_of(panel, TIER_STRUCTURE)
+    panel.grid.select(row, 2)  # a cell of the row, as a click selects it
+    assert panel.selected_labels() == [panel.frame_of("tier_structures").index[row]]
+    panel.delete_button.click()
+    assert TIER_STRUCTURE not in set(panel.edit.tier_structures["id"])
+    assert TIER_STRUCTURE not in set(shown(panel)["id"])
+    plan(panel)
+    assert "0 to change, 1 to delete" in panel.summary.value
+
+    panel.apply_button.click()  # refused before anything is sent, with the plan's message
+    assert not panel.busy
+    assert "Refused, nothing was sent" in panel.status.value
+    assert f"tier structure {TIER_STRUCTURE}" in panel.status.value
+    assert "allow_destroy=True" in panel.status.value
+    assert client.tier_structures.get(TIER_STRUCTURE).status == status
+
+    panel.allow_destroy.value = True
+    apply(panel)
+    assert client.tier_structures.get(TIER_STRUCTURE).status == "DELETED"
+    assert "succeeded: 1" in panel.status.value
+
+
+def test_unsupported_changes_need_ignore_unsupported(
+    panel: EditPanel, client: LoyaltyClient
+) -> None:
+    row = row_of(panel, REWARD)
+    name = client.rewards.get(REWARD).name
+    type_into(panel, row, "name", "Renamed in the grid")
+    _draft_reward(panel)
+    plan(panel)
+    assert "1 to change" in panel.summary.value
+    assert "1 changes the service cannot make" in panel.summary.value
+    assert panel.unsupported_table.layout.display == ""
+    assert panel.unsupported_table.frame[["key", "column", "after"]].values.tolist() == [
+        [REWARD, "name", "Renamed in the grid"]
+    ]
+
+    panel.apply_button.click()
+    assert "Refused, nothing was sent: the plan holds 1 changes" in panel.status.value
+    assert "ignore_unsupported=True" in panel.status.value
+    assert client.rewards.get(REWARD).status == "ACTIVE"
+
+    panel.ignore_unsupported.value = True
+    apply(panel)
+    reward = client.rewards.get(REWARD)
+    assert (reward.status, reward.name) == ("DRAFT", name)  # the rename is not sent
+
+
+def test_a_value_that_does_not_fit_names_the_frame_row_and_column(panel: EditPanel) -> None:
+    panel.kind_select.value = "benefits"
+    panel.add_button.click()
+    new = len(panel.frame_of("benefits")) - 1
+    type_into(panel, new, "name", "Edited: Bad Points")
+    type_into(panel, new, "points_value", "lots")
+    plan(panel)
+    assert f"Cannot plan: benefits row {new}, column &#x27;points_value&#x27;" in (
+        panel.status.value
+    )
+    assert "&#x27;lots&#x27; does not fit the column&#x27;s dtype Int64" in panel.status.value
+    assert panel.plan is None and panel.apply_button.disabled
+    assert "Traceback" not in panel.status.value
+
+    type_into(panel, new, "points_value", "")  # emptied: the column is Int64 again
+    assert panel.edit.benefits["points_value"].dtype == "Int64"
+    panel.kind_select.value = "rewards"
+    type_into(panel, row_of(panel, REWARD), "status", "PAUSED")  # not a category
+    plan(panel)
+    assert f"rewards row {row_of(panel, REWARD)}, column &#x27;status&#x27;" in panel.status.value
+    assert "&#x27;PAUSED&#x27; does not fit the column&#x27;s dtype category" in (
+        panel.status.value
+    )
+
+
+def test_typed_text_comes_back_in_the_columns_dtypes(panel: EditPanel) -> None:
+    """Each dtype of the frames from the text the grid edits: a nullable integer and float,
+    a category, a string, an instant with its time zone, a flag, and a blank as missing."""
+    row = row_of(panel, REWARD)
+    type_into(panel, row, "end_date", "2026-06-30T18:00:00+02:00")
+    type_into(panel, row, "start_date", "2026-02-01")
+    type_into(panel, row, "cost_count", "3")
+    type_into(panel, row, "digital_gift_voucher_balance", "2.5")
+    type_into(panel, row, "metadata", "")
+    type_into(panel, row, "type", "DIGITAL")
+    edited, base = panel.edit.rewards, panel.snapshot.rewards
+    assert edited.dtypes.equals(base.dtypes)
+    assert edited.loc[row, "end_date"] == pd.Timestamp("2026-06-30T16:00:00Z")
+    assert edited.loc[row, "start_date"] == pd.Timestamp("2026-02-01T00:00:00Z")
+    assert edited.loc[row, "cost_count"] == 3
+    assert edited.loc[row, "digital_gift_voucher_balance"] == 2.5
+    assert pd.isna(edited.loc[row, "metadata"])
+    panel.kind_select.value = "card_definitions"
+    type_into(panel, 0, "listed", "false")
+    assert panel.edit.card_definitions["listed"].dtype == "boolean"
+    assert not panel.edit.card_definitions.loc[0, "listed"]
+    assert (panel.edit.card_definitions.dtypes == panel.snapshot.card_definitions.dtypes).all()
+    plan(panel)  # the changes are planned (as unsupported: no call sets them)
+    assert panel.plan is not None
+    columns = set(panel.plan.unsupported["column"])
+    assert {"end_date", "start_date", "cost_count", "listed"} <= columns
+
+
+def test_rehearse_shows_the_diff_and_writes_nothing_then_apply_is_verified(
+    panel: EditPanel, client: LoyaltyClient
+) -> None:
+    _draft_reward(panel)
+    plan(panel)
+    before = ProgramSnapshot.pull(client, progress=False)
+    panel.rehearse_button.click()
+    panel.wait()
+    assert "Rehearsed: 2 changes" in panel.status.value  # status, updated_at
+    assert panel.rehearsal is not None
+    diff = panel.rehearsal_table.frame
+    assert [REWARD, "status", "ACTIVE", "DRAFT"] in (
+        diff[["key", "column", "before", "after"]].values.tolist()
+    )
+    assert panel.rehearsal_table.layout.display == ""
+    assert len(before.diff(ProgramSnapshot.pull(client, progress=False))) == 0  # nothing written
+    assert client.rewards.get(REWARD).status == "ACTIVE"
+
+    apply(panel)
+    assert client.rewards.get(REWARD).status == "DRAFT"
+    assert panel.verification is not None and panel.verification.ok
+    assert "Verification(ok=True" in panel.verification_table.title.value
+    checks = panel.verification_table.frame
+    assert set(checks["status"]) == {"as rehearsed"}
+    assert [REWARD, "outcome", "succeeded", "succeeded"] in (
+        checks[["key", "change", "expected", "actual"]].values.tolist()
+    )
+
+
+def test_cancel_stops_the_apply_after_the_requests_in_flight(
+    snapshot: ProgramSnapshot, client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    panel = EditPanel(snapshot, client, concurrency=1)
+    active = panel.edit.rewards.index[panel.edit.rewards["status"] == "ACTIVE"]
+    for label in active:
+        type_into(panel, int(label), "status", "DRAFT")
+    plan(panel)
+    assert f"{len(active)} to change" in panel.summary.value
+    fresh.set_faults(delay_seconds=0.2)  # ``fresh`` clears them afterwards
+    panel.apply_button.click()
+    assert panel.busy and not panel.cancel_button.disabled
+    assert panel.plan_button.disabled and panel.add_button.disabled and not panel.grid.editable
+    deadline = time.monotonic() + 30
+    while panel.progress.value < 2:
+        assert time.monotonic() < deadline, "the apply never got going"
+        time.sleep(0.02)
+    panel.cancel_button.click()
+    assert "Cancelling" in panel.status.value
+    panel.wait()
+    fresh.clear_faults()
+
+    assert panel.results is not None
+    outcomes = panel.results["outcome"].value_counts()
+    assert outcomes.get("cancelled", 0) > 0 and outcomes.get("succeeded", 0) >= 2
+    assert "cancelled:" in panel.status.value and "\u26a0" in panel.status.value
+    drafted = {r.id for r in client.rewards.iter() if r.status == "DRAFT"}
+    succeeded = set(panel.results.loc[panel.results["outcome"] == "succeeded", "target"])
+    cancelled = set(panel.results.loc[panel.results["outcome"] == "cancelled", "target"])
+    assert succeeded <= drafted and not cancelled & drafted
+    assert not panel.plan_button.disabled and panel.grid.editable
+
+
+def test_edits_of_every_frame_make_one_plan_and_an_edit_makes_it_stale(
+    panel: EditPanel,
+) -> None:
+    _draft_reward(panel)
+    panel.kind_select.value = "tier_structures"
+    panel.grid.select(row_of(panel, TIER_STRUCTURE), 0)
+    panel.delete_button.click()
+    panel.kind_select.value = "rewards"
+    assert shown(panel).iloc[row_of(panel, REWARD)]["status"] == "DRAFT"  # still edited
+    plan(panel)
+    assert "0 to create, 1 to change, 1 to delete" in panel.summary.value
+    assert not panel.rehearse_button.disabled
+
+    type_into(panel, row_of(panel, REWARD), "status", "ACTIVE")  # back as it was
+    assert panel.plan is None and panel.summary.value == ""
+    assert panel.apply_button.disabled and panel.rehearse_button.disabled
+
+
+def test_delete_follows_the_rows_as_the_browser_sorted_them(panel: EditPanel) -> None:
+    panel.kind_select.value = "tier_structures"
+    frame = panel.frame_of("tier_structures")
+    panel.grid._visible_rows = list(reversed(range(len(frame))))  # sorted in the browser
+    panel.grid.select(0, 0)  # the first row shown: the frame's last
+    assert panel.selected_labels() == [frame.index[-1]]
+    panel.delete_button.click()
+    assert list(panel.edit.tier_structures.index) == list(frame.index[:-1])
+
+    panel.delete_button.click()  # nothing selected any more
+    assert "Select a cell in each row to delete first." in panel.status.value
+
+
+def test_without_a_client_it_plans_and_rehearses_but_does_not_apply(
+    snapshot: ProgramSnapshot, client: LoyaltyClient
+) -> None:
+    panel = EditPanel(snapshot)
+    _draft_reward(panel)
+    plan(panel)
+    assert "1 to change" in panel.summary.value and panel.budget.value == ""
+    assert panel.apply_button.disabled and not panel.rehearse_button.disabled
+    assert panel.apply() is False
+    assert "Apply needs a client" in panel.status.value
+    assert client.rewards.get(REWARD).status == "ACTIVE"
+
+
+def test_bad_arguments_are_refused_with_a_clear_error(snapshot: ProgramSnapshot) -> None:
+    with pytest.raises(TypeError, match="snapshot: expected a ProgramSnapshot, not dict"):
+        EditPanel({})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="kind: 'webhooks' is not a frame; choose one of"):
+        EditPanel(snapshot, kind="webhooks")
+    with pytest.raises(ValueError, match="concurrency: 0 requests in flight; at least 1"):
+        EditPanel(snapshot, concurrency=0)
+
+
+def test_the_panel_plans_what_the_actions_api_plans(panel: EditPanel) -> None:
+    """The grid's edits and the same edit in pandas make the same plan."""
+    _draft_reward(panel)
+    plan(panel)
+    by_hand = actions.edit(panel.snapshot)
+    by_hand.rewards.loc[by_hand.rewards["id"] == REWARD, "status"] = "DRAFT"
+    assert panel.plan is not None
+    assert panel.plan.changes.equals(by_hand.plan().changes)
+
+
+def _browser_repeats(grid: Any, row: int, column: str, value: Any) -> None:
+    """The message the browser sends back for a cell set from Python (as for a user's edit)."""
+    content = {
+        "event_type": "cell-changed",
+        "region": "body",
+        "row": row,
+        "column_index": grid._column_name_to_index(column),
+        "value": value,
+    }
+    grid._handle_custom_msg(content, [])
+
+
+def test_the_browser_repeating_cells_set_from_python_changes_nothing(panel: EditPanel) -> None:
+    """A notebook sets cells and goes on (another frame, a plan); the browser's answers
+    arrive once the kernel is idle, and must neither land elsewhere nor stale the plan."""
+    row = row_of(panel, REWARD)
+    _draft_reward(panel)
+    rewards_grid = panel.grid
+    panel.kind_select.value = "benefits"
+    assert panel.grid is not rewards_grid  # a new grid for each frame shown
+    plan(panel)
+    benefits = panel.edit.benefits.copy()
+
+    _browser_repeats(rewards_grid, row, "status", "DRAFT")  # the old grid's answer
+    assert panel.edit.benefits.equals(benefits)
+    panel.kind_select.value = "rewards"
+    _browser_repeats(panel.grid, row, "status", "DRAFT")  # the same value: no edit
+    assert panel.plan is not None and "1 to change" in panel.summary.value
+    _browser_repeats(panel.grid, row, "status", "ACTIVE")  # a real edit
+    assert panel.plan is None and panel.edit.rewards.loc[row, "status"] == "ACTIVE"
+
+
+@pytest.fixture(scope="module")
+def budget_sb() -> Iterator[Sandbox]:
+    """A demo sandbox whose project allows 20 calls an hour."""
+    with Sandbox.start(now="2026-01-15T12:00:00Z", seed=7, plan="20/hour") as sandbox:
+        yield sandbox
+
+
+def test_an_apply_the_budget_cannot_carry_is_refused_before_anything_is_sent(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    budget_sb.set_plan("unlimited")
+    with make_client(budget_sb) as client:
+        panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
+        budget_sb.set_plan("20/hour")  # a fresh window
+        client.rewards.list(limit=1)  # an answer carrying the limit
+        remaining = client.quota.remaining
+        active = panel.edit.rewards.index[panel.edit.rewards["status"] == "ACTIVE"]
+        assert remaining is not None and len(active) > remaining
+        for label in active:
+            type_into(panel, int(label), "status", "DRAFT")
+        plan(panel)
+        assert f"remaining this window: {remaining} of 20" in panel.budget.value
+        used = budget_sb.plan()["used"]
+        panel.apply_button.click()
+        assert not panel.busy
+        assert "Refused, nothing was sent: the call budget cannot carry it" in panel.status.value
+        assert f"calls needed: {len(active)}" in panel.status.value
+        assert budget_sb.plan()["used"] == used  # not one request
