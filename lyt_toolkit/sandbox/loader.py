@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from .. import models
+from .bulk import section_schema
 from .errors import ServiceError
 from .placeholders import placeholder_problems
 from .programcheck import (
@@ -295,10 +296,10 @@ def _section_documents(
     """The valid ``(index, record)`` of a section as the service answers with them, and
     their problems added to ``problems`` in record order.
 
-    Records that all pass are validated and dumped by their model in one pass each (a
-    large section spends its time inside pydantic-core, not in a call per record);
-    records with a refused one among them are gone through one by one, so that each
-    problem names its record.
+    Records that all pass, none holding an undeclared key, are validated straight into
+    their documents in one pydantic-core call (``bulk``: no model is built). Otherwise
+    the model validates and dumps them in one pass each, and with a refused record among
+    them they are gone through one by one, so that each problem names its record and key.
     """
     if kind.model is None:
         for i, raw in records:
@@ -307,9 +308,16 @@ def _section_documents(
                 for p in unknown_record_keys(kind.key, raw)
             )
         return [raw for _, raw in records]
+    raws = [raw for _, raw in records]
+    schema = section_schema(kind.model)
+    if schema is not None:
+        try:
+            return schema.documents(raws)
+        except (ValidationError, ValueError):
+            pass  # the model says which record and key
     adapter = _section_adapter(kind.model)
     try:
-        parsed = adapter.validate_python([raw for _, raw in records])
+        parsed = adapter.validate_python(raws)
     except (ValidationError, ValueError):
         return _record_by_record(kind, records, problems)
     for (i, raw), model in zip(records, parsed, strict=True):
