@@ -134,36 +134,36 @@ _MAYBE_RELATIVE = re.compile(rb'"\s*now')
 def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     """``resolve_tree`` for one section, fast on large files.
 
-    Walking 100,000 documents in Python is slow. So the expressions of a record's own
-    time keys (``"created_at": "now-40d"``, nearly all of them) are spelled first, a
-    record holding one copied (the program keeps its expressions for a reload); only
-    a section whose JSON text still holds a ``"now`` (a nested time, or text that just
-    reads like one) is walked by ``resolve_tree``.
+    Walking 100,000 documents in Python is slow. So the expressions of the records' own
+    time keys (``"created_at": "now-40d"``, nearly all of them) are spelled first, key by
+    key across the section, a record holding one copied (the program keeps its
+    expressions for a reload); only a section whose JSON text still holds a ``"now`` (a
+    nested time, or text that just reads like one) is walked by ``resolve_tree``.
     """
-    spell = RelativeFormatter(now).spell
-    section = [_own_times_spelled(record, spell) for record in section]
+    section = _own_times_spelled(section, RelativeFormatter(now).spell)
     if not _MAYBE_RELATIVE.search(to_json(section)):
         return section
     resolved: list[Any] = resolve_tree(section, now)
     return resolved
 
 
-def _own_times_spelled(record: Any, spell: Callable[..., str]) -> Any:
-    """``record`` with each relative expression among its own time values spelled (a copy
-    when there is one; nested values are left to ``resolve_tree``)."""
-    if type(record) is not dict:
-        return record
-    found = [
-        key
-        for key, value in record.items()
-        if type(value) is str
-        and value[:3] == "now"
-        and is_time_key(key)
-        and RELATIVE.fullmatch(value)
+def _own_times_spelled(section: list[Any], spell: Callable[..., str]) -> list[Any]:
+    """``section`` with each relative expression among its records' own time values spelled
+    (a record holding one copied; nested values are left to ``resolve_tree``)."""
+    records = [(i, record) for i, record in enumerate(section) if type(record) is dict]
+    keys = set().union(*(record for _, record in records))
+    spelled: dict[int, dict[str, str]] = {}
+    for key in filter(is_time_key, keys):
+        date_only = key in DATE_ONLY_KEYS
+        for i, record in records:
+            value = record.get(key)
+            if type(value) is str and value[:3] == "now" and RELATIVE.fullmatch(value):
+                spelled.setdefault(i, {})[key] = spell(value, date_only=date_only)
+    if not spelled:
+        return section
+    return [
+        {**record, **spelled[i]} if i in spelled else record for i, record in enumerate(section)
     ]
-    if not found:
-        return record
-    return {**record, **{k: spell(record[k], date_only=k in DATE_ONLY_KEYS) for k in found}}
 
 
 MAX_PROBLEMS_SHOWN = 50
