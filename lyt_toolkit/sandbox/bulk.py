@@ -118,6 +118,11 @@ def _rewritten(node: Any) -> Any:
         if not issubclass(node["cls"], str) or node.get("missing") or node.get("strict"):
             raise Unsupported(f"enum {node['cls'].__name__}")
         return core_schema.literal_schema([member.value for member in node["members"]])
+    if kind == "literal" and any(isinstance(value, Enum) for value in node["expected"]):
+        if not all(_plain_default(value) for value in node["expected"]):
+            raise Unsupported("literal")
+        expected = [value.value if isinstance(value, Enum) else value for value in node["expected"]]
+        return {**node, "expected": expected}
     if kind not in _PLAIN and not (kind == "function-after" and _constraint(node["function"])):
         raise Unsupported(f"schema type {kind}")
     return {k: v if k in _NOT_SCHEMAS else _rewritten(v) for k, v in node.items()}
@@ -183,7 +188,7 @@ def _field(name: str, field: dict[str, Any]) -> core_schema.TypedDictField:
     if exclude_if is not None:
         if exclude_if is not _OMIT_IF_NONE:
             raise Unsupported(f"field {name}")
-        schema, required = _omitted_if_none(schema), False
+        schema = _omitted_if_none(schema)  # a required one stays required
     else:
         schema = _rewritten(schema)
     alias = field.get("validation_alias")

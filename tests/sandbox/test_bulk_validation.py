@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic_core import to_json
 
 from lyt_toolkit import models
+from lyt_toolkit.models.common import OMIT_IF_NONE, ApiModel
+from lyt_toolkit.models.enums import DiscountType, RewardStatus
 from lyt_toolkit.sandbox import loader
-from lyt_toolkit.sandbox.bulk import section_schema
+from lyt_toolkit.sandbox.bulk import SectionSchema, section_schema
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 from lyt_toolkit.sandbox.loader import KIND_BY_KEY, KINDS, ProgramFileError, checked_documents
 from lyt_toolkit.synthetic import generate_program
@@ -121,3 +123,29 @@ def test_a_record_the_bulk_pass_refuses_is_named_by_its_model(
     program[section][0].update(change)
     with pytest.raises(ProgramFileError, match=problem):
         checked_documents(program, NOW)
+
+
+class _Omitting(ApiModel):
+    required: Annotated[str | None, OMIT_IF_NONE]
+    optional: Annotated[int | None, OMIT_IF_NONE] = None
+    kind: Literal[DiscountType.AMOUNT] = DiscountType.AMOUNT
+    status: RewardStatus = RewardStatus.DRAFT
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"required": None},
+        {"required": "a", "optional": 1, "kind": "AMOUNT", "status": "ACTIVE"},
+        {"required": "b", "optional": None},
+    ],
+)
+def test_a_model_s_omissions_literals_and_enum_defaults_dump_alike(record: dict[str, Any]) -> None:
+    [doc] = SectionSchema(_Omitting).documents([record])
+    assert doc == _Omitting.model_validate(record).wire()
+    assert {type(value) for value in doc.values()} <= {str, int}
+
+
+def test_a_required_omit_if_none_field_stays_required() -> None:
+    with pytest.raises(ValueError):
+        SectionSchema(_Omitting).documents([{"optional": 1}])
