@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from .. import models
+from .bulk import section_schema
 from .errors import ServiceError
 from .placeholders import placeholder_problems
 from .programcheck import (
@@ -133,36 +134,36 @@ _MAYBE_RELATIVE = re.compile(rb'"\s*now')
 def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     """``resolve_tree`` for one section, fast on large files.
 
-    Walking 100,000 documents in Python is slow. So the expressions of a record's own
-    time keys (``"created_at": "now-40d"``, nearly all of them) are spelled first, a
-    record holding one copied (the program keeps its expressions for a reload); only
-    a section whose JSON text still holds a ``"now`` (a nested time, or text that just
-    reads like one) is walked by ``resolve_tree``.
+    Walking 100,000 documents in Python is slow. So the expressions of the records' own
+    time keys (``"created_at": "now-40d"``, nearly all of them) are spelled first, key by
+    key across the section, a record holding one copied (the program keeps its
+    expressions for a reload); only a section whose JSON text still holds a ``"now`` (a
+    nested time, or text that just reads like one) is walked by ``resolve_tree``.
     """
-    spell = RelativeFormatter(now).spell
-    section = [_own_times_spelled(record, spell) for record in section]
+    section = _own_times_spelled(section, RelativeFormatter(now).spell)
     if not _MAYBE_RELATIVE.search(to_json(section)):
         return section
     resolved: list[Any] = resolve_tree(section, now)
     return resolved
 
 
-def _own_times_spelled(record: Any, spell: Callable[..., str]) -> Any:
-    """``record`` with each relative expression among its own time values spelled (a copy
-    when there is one; nested values are left to ``resolve_tree``)."""
-    if type(record) is not dict:
-        return record
-    found = [
-        key
-        for key, value in record.items()
-        if type(value) is str
-        and value[:3] == "now"
-        and is_time_key(key)
-        and RELATIVE.fullmatch(value)
+def _own_times_spelled(section: list[Any], spell: Callable[..., str]) -> list[Any]:
+    """``section`` with each relative expression among its records' own time values spelled
+    (a record holding one copied; nested values are left to ``resolve_tree``)."""
+    records = [(i, record) for i, record in enumerate(section) if type(record) is dict]
+    keys = set().union(*(record for _, record in records))
+    spelled: dict[int, dict[str, str]] = {}
+    for key in filter(is_time_key, keys):
+        date_only = key in DATE_ONLY_KEYS
+        for i, record in records:
+            value = record.get(key)
+            if type(value) is str and value[:3] == "now" and RELATIVE.fullmatch(value):
+                spelled.setdefault(i, {})[key] = spell(value, date_only=date_only)
+    if not spelled:
+        return section
+    return [
+        {**record, **spelled[i]} if i in spelled else record for i, record in enumerate(section)
     ]
-    if not found:
-        return record
-    return {**record, **{k: spell(record[k], date_only=k in DATE_ONLY_KEYS) for k in found}}
 
 
 MAX_PROBLEMS_SHOWN = 50
@@ -295,10 +296,10 @@ def _section_documents(
     """The valid ``(index, record)`` of a section as the service answers with them, and
     their problems added to ``problems`` in record order.
 
-    Records that all pass are validated and dumped by their model in one pass each (a
-    large section spends its time inside pydantic-core, not in a call per record);
-    records with a refused one among them are gone through one by one, so that each
-    problem names its record.
+    Records that all pass, none holding an undeclared key, are validated straight into
+    their documents in one pydantic-core call (``bulk``: no model is built). Otherwise
+    the model validates and dumps them in one pass each, and with a refused record among
+    them they are gone through one by one, so that each problem names its record and key.
     """
     if kind.model is None:
         for i, raw in records:
@@ -307,9 +308,16 @@ def _section_documents(
                 for p in unknown_record_keys(kind.key, raw)
             )
         return [raw for _, raw in records]
+    raws = [raw for _, raw in records]
+    schema = section_schema(kind.model)
+    if schema is not None:
+        try:
+            return schema.documents(raws)
+        except (ValidationError, ValueError):
+            pass  # the model says which record and key
     adapter = _section_adapter(kind.model)
     try:
-        parsed = adapter.validate_python([raw for _, raw in records])
+        parsed = adapter.validate_python(raws)
     except (ValidationError, ValueError):
         return _record_by_record(kind, records, problems)
     for (i, raw), model in zip(records, parsed, strict=True):

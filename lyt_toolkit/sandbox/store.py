@@ -28,9 +28,9 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from .clock import sortable_iso
 
-# Columns copied out of a document so SQL can filter and order on them.
+# Columns copied out of a document so SQL can filter and order on them (``_row`` in this
+# order; the timestamps are NULL when absent, the others "").
 INDEXED = ("name", "type", "status", "customer_id", "created_at", "updated_at", "date")
-_TIMESTAMPS = ("created_at", "updated_at")
 
 _COLUMNS = ("scope", "listed", *INDEXED, "body")
 _INSERT = (
@@ -108,24 +108,35 @@ CURSOR_SWEEP_EVERY = 1000
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
-def _column_value(field: str, doc: dict[str, Any]) -> Any:
-    value = doc.get(field)
+def _text(value: Any) -> str:
+    """A filtered column's value: ``""`` for none."""
+    return "" if value is None else value if type(value) is str else str(value)
+
+
+def _stamp(value: Any) -> str | None:
+    """An ordered timestamp column's value: sortable, ``NULL`` for none."""
     if value is None:
-        return None if field in _TIMESTAMPS else ""
-    if field in _TIMESTAMPS:
-        if isinstance(value, str) and _CANONICAL.fullmatch(value):
-            return value  # already the wire spelling; parsing it again is the slow part
-        return sortable_iso(value)
-    return str(value)
+        return None
+    if type(value) is str and _CANONICAL.fullmatch(value):
+        return value  # already the wire spelling; parsing it again is the slow part
+    return sortable_iso(value)
 
 
 def _row(kind: str, doc: dict[str, Any], scope: str, listed: bool) -> tuple[Any, ...]:
+    """The ``resources`` row of a document (its columns in the order of ``INDEXED``)."""
+    get = doc.get
     return (
         kind,
         doc["id"],
         scope,
         int(listed),
-        *[_column_value(f, doc) for f in INDEXED],
+        _text(get("name")),
+        _text(get("type")),
+        _text(get("status")),
+        _text(get("customer_id")),
+        _stamp(get("created_at")),
+        _stamp(get("updated_at")),
+        _text(get("date")),
         _body(doc),
     )
 
