@@ -26,14 +26,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._progress import Progress
 from ..errors import LytError
 from ..frames.registry import FRAME_NAMES
 from ..models.enums import PendingBucketStatus, RewardStatus, TierStructureStatus
 from ..snapshot import ProgramSnapshot
-from ..snapshot.diff import KEYS, compare
+from ..snapshot.diff import KEYS, KeyAlignment, align, compare, row_keys
 from .benefits import create_benefits
 from .cost import PlanCost
 from .deletions import delete_tier_structures
@@ -168,20 +171,26 @@ class ChangePlan:
         unknown = sorted(set(frames) - set(FRAME_NAMES))
         if unknown:
             raise EditError(f"after: unknown frames {unknown}; known: {list(FRAME_NAMES)}")
-        edited = {
-            kind: _conformed(kind, getattr(before, kind), frame) for kind, frame in frames.items()
-        }
-        kept, new = {}, {}
-        for kind, frame in edited.items():
-            is_new = frame["id"].isna() if kind != "reward_costs" else frame["reward_id"].isna()
-            kept[kind], new[kind] = frame[~is_new], frame[is_new]
+        kept, new, aligned = {}, {}, {}
+        for kind, frame in frames.items():
+            base = getattr(before, kind)
+            edited = _conformed(kind, base, frame)
+            is_new = edited["reward_id" if kind == "reward_costs" else "id"].isna().to_numpy()
+            if is_new.any():
+                kept[kind], new[kind] = edited[~is_new], edited[is_new]
+            else:  # the usual case: no rows to take
+                kept[kind], new[kind] = edited, edited.iloc[:0]
+            if len(base) or len(kept[kind]):
+                aligned[kind] = align(kind, base, kept[kind])
+                _check_keys(kind, kept[kind], aligned[kind])
         target = ProgramSnapshot.from_frames(
             {kind: kept.get(kind, getattr(before, kind)) for kind in FRAME_NAMES},
             source=before.source,
             pulled_at=before.pulled_at,
         )
-        diff = compare(before, target, ignore=())
-        return _Planner(before).plan(diff.changes, new)
+        # The keys were lined up once, for the check: the diff reuses them.
+        diff = compare(before, target, ignore=(), aligned=aligned)
+        return _Planner(before, aligned).plan(diff.changes, new)
 
     def save(self, path: str | Path) -> Path:
         """Write the plan as readable JSON bound to its base: see ``plan_file``."""
@@ -345,7 +354,7 @@ def _row(kind: str, label: Any, column: str) -> str:
 
 
 def _conformed(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> pd.DataFrame:
-    """``edited`` with the base's columns and dtypes, its keys checked; ``EditError`` else."""
+    """``edited`` with the base's columns and dtypes; ``EditError`` names what does not fit."""
     if not isinstance(edited, pd.DataFrame):
         raise EditError(f"{kind}: expected a DataFrame, not {type(edited).__name__}")
     for name in base.columns:
@@ -354,13 +363,17 @@ def _conformed(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> pd.DataFr
     for name in edited.columns:
         if name not in base.columns:
             raise EditError(f"{kind}: column {name!r} is not a column of {kind}")
-    same_order = list(edited.columns) == list(base.columns)
-    # A shallow copy (copy-on-write): a column converted below replaces the copy's only.
-    out = (edited if same_order else edited[list(base.columns)]).copy(deep=False)
-    for name in base.columns:
-        if out[name].dtype != base[name].dtype:
-            out[name] = _as_dtype(kind, name, out[name], base[name].dtype)
-    _check_keys(kind, base, out)
+    columns = list(base.columns)
+    out = edited if list(edited.columns) == columns else edited[columns]
+    unlike = [
+        (name, wanted)
+        for name, dtype, wanted in zip(columns, out.dtypes, base.dtypes, strict=True)
+        if dtype != wanted
+    ]
+    if unlike:  # a shallow copy (copy-on-write): a converted column replaces the copy's only
+        out = out.copy(deep=False)
+        for name, wanted in unlike:
+            out[name] = _as_dtype(kind, name, out[name], wanted)
     return out
 
 
@@ -391,27 +404,23 @@ def _fits(value: Any, dtype: Any) -> bool:
         return False
 
 
-def _check_keys(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> None:
-    """Refuse a repeated key, and an ``id`` the base does not hold (a new row has none)."""
+def _check_keys(kind: str, kept: pd.DataFrame, rows: KeyAlignment) -> None:
+    """Refuse a repeated key, and an ``id`` the base does not hold, among the ``kept`` rows
+    (those with a key; ``rows`` lines them up with the base: the diff's own key index)."""
     key = list(KEYS[kind])
-    present = edited[key].notna().all(axis=1)
-    repeated = edited[key].duplicated() & present
+    repeated = rows.repeated_after
     if repeated.any():
-        at = int(repeated.to_numpy().argmax())
-        values = "/".join(str(v) for v in edited.iloc[at][key])
-        raise EditError(
-            f"{_row(kind, edited.index[at], '/'.join(key))}: the key {values} repeats a row"
-        )
-    if "id" in edited.columns and kind != "cards":
-        # As plain objects: an Arrow-backed isin turns the base's IDs into a Python list.
-        known = pd.Index(edited["id"].to_numpy(object), dtype=object).isin(
-            base["id"].to_numpy(object)
-        )
-        unknown = edited["id"].notna() & ~pd.Series(known, index=edited.index)
-        if unknown.any():
-            at = int(unknown.to_numpy().argmax())
+        if len(key) > 1:  # a key with a blank part is not refused as a repeat
+            repeated = repeated & kept[key].notna().all(axis=1).to_numpy()
+        for at in np.flatnonzero(repeated)[:1]:
+            values = "/".join(str(v) for v in kept.iloc[at][key])
             raise EditError(
-                f"{_row(kind, edited.index[at], 'id')}: {edited['id'].iloc[at]} is not in the base"
+                f"{_row(kind, kept.index[at], '/'.join(key))}: the key {values} repeats a row"
+            )
+    if key == ["id"]:  # a kept row has an id: it must be the base's
+        for at in np.flatnonzero(rows.at_before < 0)[:1]:
+            raise EditError(
+                f"{_row(kind, kept.index[at], 'id')}: {kept['id'].iloc[at]} is not in the base"
                 " snapshot; leave id empty in a new row (the service assigns it)"
             )
 
@@ -440,8 +449,9 @@ other status change is refused."""
 class _Planner:
     """Sorts the diff's change rows into supported ones (by call) and unsupported ones."""
 
-    def __init__(self, base: ProgramSnapshot) -> None:
+    def __init__(self, base: ProgramSnapshot, aligned: Mapping[str, KeyAlignment]) -> None:
         self.base = base
+        self.aligned = aligned
         self.changes: list[dict[str, Any]] = []
         self.unsupported: list[dict[str, Any]] = []
         self.creates: list[tuple[Any, pd.Series[Any]]] = []
@@ -460,10 +470,12 @@ class _Planner:
                         None,
                         f"the service has no call to create a {_noun(kind)}",
                     )
-        for row in diff.itertuples(index=False):
-            self._change(
-                str(row.kind), str(row.key), str(row.change), row.column, row.before, row.after
-            )
+        columns = ("kind", "key", "change", "column", "before", "after")
+        for kind, key, change, column, before, after in zip(
+            *(diff[c].astype(object).where(diff[c].notna(), None).tolist() for c in columns),
+            strict=True,
+        ):
+            self._change(str(kind), str(key), str(change), column, before, after)
         return self._built()
 
     def _unsupported(
@@ -583,33 +595,48 @@ class _Planner:
             records = [_flat_benefit(row) for _, row in self.creates]
             inputs["create_benefit"] = pd.DataFrame(records)
             parts.append(self._benefit_part(records))
-        changes = pd.DataFrame(self.changes, columns=list(CHANGE_COLUMNS))
         order = {"create": 0, "change": 1, "delete": 2}
-        changes = changes.sort_values("action", key=lambda a: a.map(order), kind="stable")
+        changes = sorted(self.changes, key=lambda change: order[change["action"]])
         base = self.base
-        for call, frame, build, columns in (
-            ("move_reward_to_draft", base.rewards, move_rewards_to_draft, ["id", "name", "status"]),
+        for call, kind, build, columns in (
+            ("move_reward_to_draft", "rewards", move_rewards_to_draft, ["id", "name", "status"]),
             (
                 "activate_pending_bucket",
-                base.pending_buckets.rename(columns={"id": "bucket_id"}),
+                "pending_buckets",
                 activate_pending_buckets,
-                ["bucket_id", "program_id", "member_id", "card_id"],
+                ["id", "program_id", "member_id", "card_id"],
             ),
-            ("delete_tier_structure", base.tier_structures, delete_tier_structures, ["id", "name"]),
+            ("delete_tier_structure", "tier_structures", delete_tier_structures, ["id", "name"]),
         ):
-            keys = changes.loc[changes["call"] == call, "key"].tolist()
+            keys = [change["key"] for change in changes if change["call"] == call]
             if keys:
-                rows = frame.set_index(columns[0], drop=False).loc[keys, columns]
+                rows = getattr(base, kind)[columns].iloc[self._positions(kind, keys)]
+                if kind == "pending_buckets":
+                    rows = rows.rename(columns={"id": "bucket_id"})
                 inputs[call] = rows.reset_index(drop=True)
                 parts.append(build(inputs[call]))
-        changes["calls"] = changes["calls"].astype("int64")
         return ChangePlan(
             base,
-            changes.reset_index(drop=True).astype({c: "string" for c in CHANGE_COLUMNS[:-1]}),
-            pd.DataFrame(self.unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string"),
+            _text_frame(changes, CHANGE_COLUMNS[:-1]).assign(
+                calls=np.array([change["calls"] for change in changes], dtype="int64")
+            ),
+            _text_frame(self.unsupported, UNSUPPORTED_COLUMNS),
             tuple(parts),
             inputs,
         )
+
+    def _positions(self, kind: str, keys: list[str]) -> list[int]:
+        """Where the base holds the rows of ``keys``: one Arrow scan of the diff's keys for
+        the few wanted (a hash table of every key, or pandas' ``isin``, costs more)."""
+        aligned = self.aligned.get(kind)
+        held = aligned.before_keys if aligned else row_keys(kind, getattr(self.base, kind))
+        wanted = pc.is_in(pa.array(held), value_set=pa.array(keys, type=pa.string()))
+        found = np.flatnonzero(wanted.to_numpy(zero_copy_only=False))
+        where = dict(zip(held.iloc[found].tolist(), found.tolist(), strict=True))
+        missing = [key for key in keys if key not in where]
+        if missing:  # the diff's keys come from the base: never expected
+            raise KeyError(f"{kind}: {missing[0]} is not in the base")
+        return [where[key] for key in keys]
 
     def _benefit_part(self, records: list[dict[str, Any]]) -> ActionPlan[Any]:
         """The create of every new benefit row; ``EditError`` names a row the create refuses."""
@@ -630,6 +657,12 @@ class _Planner:
                 _benefit_text(record),
             )
         return part
+
+
+def _text_frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
+    """``rows`` as a frame of ``string`` columns (built column by column: no per-cell dtype
+    inference)."""
+    return pd.DataFrame({c: pd.array([row[c] for row in rows], dtype="string") for c in columns})
 
 
 def _flat_benefit(row: pd.Series[Any]) -> dict[str, Any]:

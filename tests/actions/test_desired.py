@@ -263,6 +263,11 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
         ("dtype", r"^benefits row 0, column 'points_value': 'lots' does not fit"),
         ("category", r"^rewards row 2, column 'status': 'PAUSED' does not fit the column's dtype"),
         ("repeated", r"^rewards row (\d+), column 'id': the key \S+ repeats a row$"),
+        (
+            "repeated cost",
+            r"^reward_costs row (\d+), column 'reward_id/cost_id/spending_index':"
+            r" the key \S+/\S+/\d+ repeats a row$",
+        ),
         ("unknown id", r"^benefits row (\d+), column 'id': lben_0000000099 is not in the base"),
         ("missing column", r"^rewards: column 'name' is missing from the edited frame$"),
     ],
@@ -279,6 +284,9 @@ def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
         edit.rewards.loc[2, "status"] = "PAUSED"
     elif change == "repeated":
         edit.rewards = pd.concat([edit.rewards, edit.rewards.iloc[[1]]], ignore_index=True)
+    elif change == "repeated cost":
+        costs = edit.reward_costs
+        edit.reward_costs = pd.concat([costs, costs.iloc[[0]]], ignore_index=True)
     elif change == "unknown id":
         extra = _bonus("lcdef_c0ffee0001").assign(id="lben_0000000099")
         edit.benefits = pd.concat([edit.benefits, extra], ignore_index=True)
@@ -292,6 +300,8 @@ def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
     assert found, text
     if change == "repeated":
         assert int(found.group(1)) == len(edit.rewards) - 1
+    if change == "repeated cost":
+        assert int(found.group(1)) == len(edit.reward_costs) - 1
     if change == "unknown id":
         assert int(found.group(1)) == len(edit.benefits) - 1
 
