@@ -32,9 +32,9 @@ from ..frames.registry import BUILDERS
 from ..snapshot import ProgramSnapshot
 from ..snapshot.model import utc_now
 from .benefits import create_benefits
+from .change_plan import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
 from .cost import PlanCost
 from .deletions import delete_tier_structures
-from .desired import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
 from .items import Outcome
 from .log import LogSource, log_state
 from .pending import activate_pending_buckets

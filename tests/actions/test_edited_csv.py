@@ -21,13 +21,14 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.reports import SnapshotFileError, read_edited_frames
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-TIERS = "lts_c0ffee0006"
+from .helpers import TIERS, first_id, pull
+
 Rows = list[dict[str, str]]
 
 
 def _export(client: LoyaltyClient, tmp_path: Path) -> tuple[ProgramSnapshot, Path, Path]:
     """The demo pulled over HTTP and exported as ``base``; ``edited``, a copy to change."""
-    snapshot = ProgramSnapshot.pull(client, progress=False)
+    snapshot = pull(client)
     snapshot.to_csv(tmp_path / "base")
     shutil.copytree(tmp_path / "base", tmp_path / "edited")
     return snapshot, tmp_path / "base", tmp_path / "edited"
@@ -83,7 +84,7 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
     client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     snapshot, base, edited = _export(client, tmp_path)
-    reward = str(snapshot.rewards.loc[snapshot.rewards["status"] == "ACTIVE", "id"].iloc[0])
+    reward = first_id(snapshot.rewards, status="ACTIVE")
     card = str(snapshot.card_definitions["id"].iloc[0])
     bonus = {"name": "Bonus 05", "type": "POINTS", "points_value": "50", "card_definition_id": card}
     blank: dict[str, str] = {}
@@ -122,7 +123,7 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
     assert f"lyt apply {plan_file}" in capsys.readouterr().out
     saved = ChangePlan.load(plan_file)
     saved.apply(client, allow_destroy=True, log=tmp_path / "plan.jsonl", progress=False)
-    after = ProgramSnapshot.pull(client, progress=False)
+    after = pull(client)
     assert after.rewards.set_index("id").loc[reward, "status"] == "DRAFT"
     assert after.tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
     assert after.benefits.set_index("name").loc["Bonus 05", "points_value"] == 50

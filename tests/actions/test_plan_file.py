@@ -24,8 +24,16 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SECRETS, ClientWith, SimulatedCrash, names_on_server
-from .test_desired import BUCKET, TIERS, _four_kinds, _pull
+from .helpers import (
+    BUCKET,
+    SECRETS,
+    TIERS,
+    ClientWith,
+    SimulatedCrash,
+    four_kinds,
+    names_on_server,
+    pull,
+)
 
 _CHECKED = ("card_definition_found", "card_definition_status")
 """Filled by the snapshot from the card definition: not the object's own state."""
@@ -33,7 +41,7 @@ _CHECKED = ("card_definition_found", "card_definition_status")
 
 def _saved(client: LoyaltyClient, path: Path) -> tuple[ChangePlan, dict[str, str]]:
     """The four-kind plan of the live program, saved to ``path``; its targets by call."""
-    edit, targets = _four_kinds(_pull(client))
+    edit, targets = four_kinds(pull(client))
     plan = edit.plan()
     plan.save(path)
     return plan, targets
@@ -47,7 +55,7 @@ def _hash_by_hand(frame: pd.DataFrame, key: str, drop: tuple[str, ...] = ()) -> 
 
 
 def _live(client: LoyaltyClient) -> dict[str, Any]:
-    after = _pull(client)
+    after = pull(client)
     return {
         "rewards": after.rewards.set_index("id")["status"].astype(str).to_dict(),
         "bucket": after.pending_buckets.set_index("id").loc[BUCKET, "status"],
@@ -59,8 +67,8 @@ def _live(client: LoyaltyClient) -> dict[str, Any]:
 def test_a_saved_plan_records_its_base_and_reads_back_the_same(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    snapshot = _pull(client)
-    edit, targets = _four_kinds(snapshot)
+    snapshot = pull(client)
+    edit, targets = four_kinds(snapshot)
     plan = edit.plan()
     path = plan.save(tmp_path / "plan.json")
 
