@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from .plan_file import SavedPlan
 
-__all__ = ["CHANGE_COLUMNS", "UNSUPPORTED_COLUMNS", "ChangePlan", "HasFrames"]
+__all__ = ["CHANGE_COLUMNS", "HTML_ROWS", "UNSUPPORTED_COLUMNS", "ChangePlan", "HasFrames"]
 
 _SIGNS = {"create": "+", "change": "~", "delete": "-"}
 
@@ -47,6 +48,9 @@ class ChangePlan:
     parts: tuple[ActionPlan[Any], ...]
     inputs: Mapping[str, pd.DataFrame] = field(default_factory=dict, repr=False)
     """Call -> the rows its part was built from (what ``save`` writes)."""
+    _budget: PlanCost | None = field(default=None, init=False, repr=False, compare=False)
+    """The cost and budget of the last ``cost``, ``preview``, ``apply`` or ``summary`` given a
+    client (``None``: never costed with one)."""
 
     @classmethod
     def from_frames(
@@ -95,15 +99,25 @@ class ChangePlan:
 
     # -- showing ------------------------------------------------------------------------
 
-    def summary(self) -> str:
+    def summary(self, client: LoyaltyClient | None = None) -> str:
         """``Plan: N to create, N to change, N to delete; N changes the service cannot make;
-        N calls``."""
+        N calls``, then ``, R left in this window`` once a budget is known: ``client``'s
+        (read now, and remembered), else the one of the client the plan was last costed,
+        previewed or applied with; ``budget unknown`` when that client had read none.
+        Never costed with a client, the summary has no budget part."""
+        if client is not None:
+            self.cost(client)
         counts = self.changes["action"].value_counts()
         made = ", ".join(f"{counts.get(a, 0)} to {a}" for a in _SIGNS)
         calls = int(self.changes["calls"].sum())
-        return (
+        text = (
             f"Plan: {made}; {len(self.unsupported)} changes the service cannot make; {calls} calls"
         )
+        if self._budget is None:
+            return text
+        if self._budget.remaining is None:
+            return f"{text}, budget unknown"
+        return f"{text}, {self._budget.remaining} left in this window"
 
     def __str__(self) -> str:
         lines = [self.summary()]
@@ -125,6 +139,22 @@ class ChangePlan:
     def __repr__(self) -> str:
         return f"<ChangePlan {self.summary()}>"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the summary, then a table grouped by action (create, change,
+        delete, cannot make), each group headed with its count; every value escaped, at
+        most ``HTML_ROWS`` rows a group."""
+        groups = [
+            (action, self.changes[self.changes["action"] == action], "call") for action in _SIGNS
+        ]
+        groups.append(("cannot make", self.unsupported, "reason"))
+        body = [_html_group(action, rows, last) for action, rows, last in groups if len(rows)]
+        head = "".join(f"<th>{c}</th>" for c in _HTML_COLUMNS) + "<th>call / reason</th>"
+        empty = f'<tbody><tr><td colspan="{len(_HTML_COLUMNS) + 1}">No changes.</td></tr></tbody>'
+        return (
+            f'<div class="lyt-change-plan"><p><b>{escape(self.summary())}</b></p>'
+            f"<table><thead><tr>{head}</tr></thead>{''.join(body) or empty}</table></div>"
+        )
+
     def __len__(self) -> int:
         return len(self.changes) + len(self.unsupported)
 
@@ -135,13 +165,14 @@ class ChangePlan:
     ) -> PlanCost:
         """The calls every part sends together (one token request at most), and with
         ``client`` the budget it last read: see ``ActionPlan.cost``."""
-        needed = sum(part.cost(log=log).needed for part in self.parts)
-        if client is None:
-            return PlanCost(needed)
-        if needed and not client.holds_token:
-            needed += 1
-        quota = client.quota
-        return PlanCost(needed, quota.remaining, quota.limit, quota.resets_at)
+        cost = PlanCost.for_client(sum(part.cost(log=log).needed for part in self.parts), client)
+        if client is not None:
+            self._remember(cost)
+        return cost
+
+    def _remember(self, cost: PlanCost) -> None:
+        """Keep the budget a client read, for ``summary`` (the plan is frozen otherwise)."""
+        object.__setattr__(self, "_budget", cost)
 
     def apply(
         self,
@@ -175,7 +206,9 @@ class ChangePlan:
         cost = self.cost(client, log=log)
         if not cost.fits:
             raise cost.refusal(f"the change plan ({len(self.changes)} changes)")
-        return self._execute(client, log=log, concurrency=concurrency, progress=progress)
+        results = self._execute(client, log=log, concurrency=concurrency, progress=progress)
+        self._remember(PlanCost.for_client(0, client))  # the budget the apply left
+        return results
 
     def rehearse(
         self,
@@ -210,10 +243,13 @@ class ChangePlan:
         """Every part's ``preview`` in one frame, its ``call`` column naming the part: with
         ``client``, what the service's state makes of each item (a pending bucket that
         cannot activate shows its ``blocked_reason``). Nothing is written."""
-        return _by_call(
+        preview = _by_call(
             (part.action, part.preview(client, log=log, concurrency=concurrency, progress=progress))
             for part in self.parts
         )
+        if client is not None:
+            self.cost(client, log=log)  # the budget the preview's reads left
+        return preview
 
     def _execute(
         self, client: LoyaltyClient, *, log: LogSource | None, concurrency: int, progress: Progress
@@ -222,6 +258,30 @@ class ChangePlan:
             (part.action, part.execute(client, log=log, concurrency=concurrency, progress=progress))
             for part in self.parts
         )
+
+
+HTML_ROWS = 50
+"""Rows of each action group ``ChangePlan._repr_html_`` shows; the rest are counted."""
+
+_HTML_COLUMNS = ("kind", "key", "column", "before", "after")
+
+
+def _html_group(action: str, rows: pd.DataFrame, last: str) -> str:
+    """One ``<tbody>``: a header row naming ``action`` and its count, then its rows."""
+    width = len(_HTML_COLUMNS) + 1
+    lines = [f'<tr><th colspan="{width}" style="text-align:left">{action} ({len(rows)})</th></tr>']
+    for row in rows.head(HTML_ROWS).itertuples(index=False):
+        cells = [getattr(row, c) for c in (*_HTML_COLUMNS, last)]
+        lines.append("<tr>" + "".join(f"<td>{_html_cell(v)}</td>" for v in cells) + "</tr>")
+    if len(rows) > HTML_ROWS:
+        more = len(rows) - HTML_ROWS
+        lines.append(f'<tr><td colspan="{width}">... and {more} more</td></tr>')
+    return "<tbody>" + "".join(lines) + "</tbody>"
+
+
+def _html_cell(value: Any) -> str:
+    """A cell's text, HTML-escaped; NA blank."""
+    return "" if value is None or value is pd.NA or pd.isna(value) else escape(str(value))
 
 
 def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:

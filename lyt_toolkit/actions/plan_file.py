@@ -284,13 +284,7 @@ class SavedPlan(ChangePlan):
         """The calls re-reading the touched objects takes: one per reward and tier
         structure, one per card holding touched pending buckets (up to 100 buckets); with
         ``client``, one more for a token if it holds none, and the budget it last read."""
-        needed = len({_read_key(self, t) for t in self.touched})
-        if client is None:
-            return PlanCost(needed)
-        if needed and not client.holds_token:
-            needed += 1
-        quota = client.quota
-        return PlanCost(needed, quota.remaining, quota.limit, quota.resets_at)
+        return PlanCost.for_client(len({_read_key(self, t) for t in self.touched}), client)
 
     def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
         """(kind, key) -> the touched object's live row (``None`` when it is gone)."""

@@ -4,13 +4,16 @@ the demo program's edits of the desired-state tests."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ProgramEdit
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import SandboxCredentials
 from lyt_toolkit.snapshot import ProgramSnapshot
 
@@ -141,3 +144,12 @@ def four_kinds(snapshot: ProgramSnapshot) -> tuple[ProgramEdit, dict[str, str]]:
         "card": card,
     }
     return edit, targets
+
+
+def configure_lyt(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``lyt`` run here talks to ``sb``."""
+    monkeypatch.chdir(tmp_path)  # no .env from the working copy
+    monkeypatch.setenv("LYT_PROGRESS", "off")
+    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+    for key, value in sb.credentials.as_client_kwargs().items():
+        monkeypatch.setenv(f"LYT_{key.upper()}", value)

@@ -5,6 +5,7 @@ budget, rehearsed on a sandbox from the base snapshot, applied and verified."""
 from __future__ import annotations
 
 import re
+from html import escape
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +17,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import BUCKET, TIERS, bonus, first_id, four_kinds, pull
+from .helpers import BUCKET, SECRETS, TIERS, bonus, first_id, four_kinds, pull
 
 
 def test_an_edit_holds_copies_the_base_never_sees(client: LoyaltyClient) -> None:
@@ -287,3 +288,56 @@ def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyC
     )
     assert not bool(preview.loc[past, "activatable"])
     assert "date" in str(preview.loc[past, "blocked_reason"])
+
+
+def test_the_summary_ends_with_the_budget_the_client_read(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    plan = four_kinds(pull(client))[0].plan()
+    made = "Plan: 1 to create, 2 to change, 1 to delete; 0 changes the service cannot make; 4 calls"
+    assert plan.summary() == made  # never costed with a client: no budget part
+    assert client.quota.remaining is None  # the demo's plan is unlimited: no limit headers
+    assert plan.summary(client) == f"{made}, budget unknown"
+
+    fresh.set_plan("100/hour")
+    client.programs.list(limit=1)
+    remaining = client.quota.remaining
+    assert remaining is not None and remaining < 100
+    assert plan.summary(client) == f"{made}, {remaining} left in this window"
+    client.programs.list(limit=1)
+    assert plan.summary() == f"{made}, {remaining} left in this window"  # remembered
+    assert str(plan).splitlines()[0] == plan.summary()
+    assert repr(plan) == f"<ChangePlan {plan.summary()}>"
+
+    plan.preview(client, progress=False)  # reads the service: the budget it left is kept
+    assert client.quota.remaining is not None and client.quota.remaining < remaining - 1
+    assert plan.summary() == f"{made}, {client.quota.remaining} left in this window"
+
+
+def test_jupyter_shows_the_plan_as_a_table_grouped_by_action_every_value_escaped(
+    client: LoyaltyClient,
+) -> None:
+    snapshot = pull(client)
+    edit, targets = four_kinds(snapshot)
+    script = "<script>alert('x')</script>"
+    edit.benefits = pd.concat(
+        [edit.benefits, bonus(targets["card"]).assign(name=script)], ignore_index=True
+    )
+    renamed = first_id(snapshot.rewards, status="DRAFT")
+    edit.rewards.loc[edit.rewards["id"] == renamed, "name"] = "<b>Renamed</b>"
+    plan = edit.plan()
+    html = plan._repr_html_()
+
+    assert "<script>" not in html and "<b>Renamed</b>" not in html
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert "&lt;b&gt;Renamed&lt;/b&gt;" in html
+    headers = re.findall(r"<th colspan=\"6\"[^>]*>([^<]*)</th>", html)
+    assert headers == ["create (2)", "change (2)", "delete (1)", "cannot make (1)"]
+    groups = html.split("<tbody>")[1:]
+    assert "Bonus 05" in groups[0] and "create_benefit" in groups[0]
+    assert targets["move_reward_to_draft"] in groups[1] and BUCKET in groups[1]
+    assert TIERS in groups[2] and "delete_tier_structure" in groups[2]
+    assert renamed in groups[3] and "no call to change a reward&#x27;s name" in groups[3]
+    assert escape(plan.summary()) in html
+    assert not any(secret in html for secret in SECRETS)
+    assert "No changes." in actions.edit(snapshot).plan()._repr_html_()

@@ -19,9 +19,10 @@ from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.reports import SnapshotFileError, read_edited_frames
+from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import TIERS, first_id, pull
+from .helpers import TIERS, configure_lyt, first_id, pull
 
 Rows = list[dict[str, str]]
 
@@ -227,3 +228,44 @@ def test_read_snapshot_of_an_edited_export_says_how_to_plan_from_it(
     assert f"{edited / 'rewards.csv'} was changed after export" in text
     assert text.endswith("lyt plan --base SNAPSHOT_DIR --edited EDITED_DIR")
     assert "\n" not in text
+
+
+def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_configured(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, base, edited = _export(client, tmp_path)
+    _resave(edited / "tier_structures.csv", lambda rows: [r for r in rows if r["id"] != TIERS])
+    args = ["plan", "--base", str(base), "--edited", str(edited)]
+    made = "Plan: 0 to create, 0 to change, 1 to delete; 0 changes the service cannot make; 1 calls"
+    fresh.set_plan("100/hour")
+
+    assert main(args) == 2  # no service configured: nothing sent, no budget part
+    assert capsys.readouterr().out.splitlines()[0] == made
+    configure_lyt(fresh, tmp_path, monkeypatch)
+    used = fresh.plan()["used"]
+    assert main([*args, "--offline"]) == 2
+    assert capsys.readouterr().out.splitlines()[0] == made
+    assert fresh.plan()["used"] == used
+
+    assert main(args) == 2
+    first = capsys.readouterr().out.splitlines()[0]
+    assert fresh.plan()["used"] - used == 2  # the token request and one read
+    assert first == f"{made}, {100 - fresh.plan()['used']} left in this window"
+
+    fresh.set_plan("unlimited")  # answers without limit headers
+    assert main(args) == 2
+    assert capsys.readouterr().out.splitlines()[0] == f"{made}, budget unknown"
+
+    fresh.set_plan("100/hour")
+    monkeypatch.setenv("LYT_APP_TOKEN", "not-the-token")
+    assert main(args) == 2  # the plan stands; the refusal still carried the budget
+    captured = capsys.readouterr()
+    assert (
+        captured.out.splitlines()[0] == f"{made}, {100 - fresh.plan()['used']} left in this window"
+    )
+    assert captured.err.startswith("lyt plan: the read for the budget failed: ")
+    assert "not-the-token" not in captured.err

@@ -30,6 +30,7 @@ from .helpers import (
     TIERS,
     ClientWith,
     SimulatedCrash,
+    configure_lyt,
     four_kinds,
     names_on_server,
     pull,
@@ -255,15 +256,6 @@ def test_a_file_that_is_not_json_is_refused_naming_the_file(tmp_path: Path) -> N
         ChangePlan.load(path)
 
 
-def _configure(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``lyt`` run here talks to ``sb``."""
-    monkeypatch.chdir(tmp_path)  # no .env from the working copy
-    monkeypatch.setenv("LYT_PROGRESS", "off")
-    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
-    for key, value in sb.credentials.as_client_kwargs().items():
-        monkeypatch.setenv(f"LYT_{key.upper()}", value)
-
-
 def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
     fresh: Sandbox,
     client: LoyaltyClient,
@@ -271,7 +263,7 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _configure(fresh, tmp_path, monkeypatch)
+    configure_lyt(fresh, tmp_path, monkeypatch)
     path = tmp_path / "plan.json"
     _saved(client, path)
 
@@ -298,7 +290,7 @@ def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _configure(fresh, tmp_path, monkeypatch)
+    configure_lyt(fresh, tmp_path, monkeypatch)
     path = tmp_path / "plan.json"
     _, targets = _saved(client, path)
     reward = targets["move_reward_to_draft"]
