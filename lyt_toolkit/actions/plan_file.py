@@ -8,14 +8,14 @@ touches its card definition (the row's hash, when the base holds it) and its nam
 hash of the IDs of the base's benefits holding it, ``names_hash``: none, usually).
 
 ``apply`` of a loaded plan first re-reads exactly the touched objects (``reread_cost``:
-one call per reward, tier structure and card definition, one per card holding touched
-pending buckets and one per 10 names of created benefits, one more per further page of
-100) and refuses a stale plan, naming each object whose live row differs from the base
-and each created benefit's name that another benefit took since (``StalePlanError``);
-``refresh=True`` re-plans against the live rows instead. A plan
-applied to completion is recorded next to the file (``<file>.applied``) and refuses to
-apply again; an interrupted apply resumes from its action log (objects the log saw done
-are not stale: the plan changed them).
+one call per reward, tier structure and card definition, one per 100 pending buckets a
+card holding touched ones held in the base (``card_buckets``; every page is read), one
+per 10 names of created benefits) and refuses a stale plan, naming each object whose
+live row differs from the base and each created benefit's name another benefit took
+since (``StalePlanError``); ``refresh=True`` re-plans against the live rows instead. A
+plan applied to completion is recorded next to the file (``<file>.applied``) and refuses
+to apply again; an interrupted apply resumes from its action log (objects the log saw
+done are not stale: the plan changed them).
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ FORMAT = "lyt-change-plan"
 VERSION = 2
 """Version 2 adds the benefit creates' touched card definitions and names; version 1
 files (no such entries: their creates are not checked) are still read."""
+BUCKETS_PER_PAGE = 100
+"""Pending buckets one page of a card's re-read holds (the service's largest page)."""
 NAMES_PER_READ = 10
 """Names one benefits listing asks for (a text filter's ``$in`` takes 10 values)."""
 
@@ -143,6 +145,10 @@ def _touched(plan: ChangePlan) -> list[dict[str, Any]]:
         for key in plan.changes.loc[plan.changes["call"] == call, "key"]:
             row = frame.loc[[key]]
             touched.append({"kind": kind, "key": key, "call": call, "sha256": row_hash(kind, row)})
+            if kind == "pending_buckets":  # how many pages the card's re-read walks
+                touched[-1]["card_buckets"] = int(
+                    (frame["card_id"] == row["card_id"].iloc[0]).sum()
+                )
     return touched
 
 
@@ -290,6 +296,8 @@ def load_plan(path: str | Path) -> SavedPlan:
     if unknown:
         raise read.fail(f"calls.{unknown[0]}", f"not a call a plan makes ({', '.join(_BUILDERS)})")
     for number, entry in enumerate(touched):
+        if "card_buckets" in entry:
+            read.get(entry, "card_buckets", int, f"touched[{number}]")
         if entry["kind"] not in _TOUCHES.get(entry["call"], ()):
             raise read.fail(
                 f"touched[{number}]", f"{entry['kind']}/{entry['call']} is not a touched kind/call"
@@ -333,13 +341,19 @@ class SavedPlan(ChangePlan):
 
     def reread_cost(self, client: LoyaltyClient | None = None) -> PlanCost:
         """The calls re-reading the touched objects takes: one per reward, tier structure
-        and card definition, one per card holding touched pending buckets and one per 10
-        names of created benefits (a further page of 100 costs one more: not foreseen);
+        and card definition, one per page of 100 buckets of a card holding touched pending
+        buckets (as many as the card held in the base), one per 10 names of created
+        benefits (a name held by over 100 benefits, or a card grown since, costs more);
         with ``client``, one more for a token if it holds none, and the budget it last
         read."""
+        pages: dict[tuple[str, ...], int] = {}
+        for entry in (t for t in self.touched if not _is_name(t)):
+            held = entry.get("card_buckets", 1)  # a card's buckets in the base: its pages
+            pages[_read_key(self, entry)] = max(
+                pages.get(_read_key(self, entry), 1), -(-held // BUCKETS_PER_PAGE)
+            )
         names = sum(1 for t in self.touched if _is_name(t))
-        objects = len({_read_key(self, t) for t in self.touched if not _is_name(t)})
-        return PlanCost.for_client(objects + -(-names // NAMES_PER_READ), client)
+        return PlanCost.for_client(sum(pages.values()) + -(-names // NAMES_PER_READ), client)
 
     def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
         """(kind, key) -> the touched object's live row (``None`` when it is gone); for a
@@ -353,9 +367,9 @@ class SavedPlan(ChangePlan):
                 rows[kind, key] = named[named["name"] == key].reset_index(drop=True)
             elif kind == "pending_buckets":
                 card = _read_key(self, entry)
-                if card not in buckets:
+                if card not in buckets:  # every page of the card's buckets, 100 a page
                     buckets[card] = BUILDERS[kind](
-                        client.pending_buckets.iter(*card[1:], limit=100)
+                        client.pending_buckets.iter(*card[1:], limit=BUCKETS_PER_PAGE)
                     )
                 found = buckets[card][buckets[card]["id"] == key]
                 rows[kind, key] = found.reset_index(drop=True) if len(found) else None

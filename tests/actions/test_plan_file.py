@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.synthetic import generate_program
 
 from .helpers import (
     BUCKET,
@@ -240,6 +243,7 @@ def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
         (lambda d: d["changes"][0].pop("call"), "changes[0].call"),
         (lambda d: d["calls"]["move_reward_to_draft"].clear(), "calls.move_reward_to_draft"),
         (lambda d: d["touched"][1].pop("sha256"), "touched[1].sha256"),
+        (lambda d: d["touched"][3].update(card_buckets="2"), "touched[3].card_buckets"),
         (lambda d: d["calls"].update(rename_reward=[]), "calls.rename_reward"),
         (lambda d: d["calls"]["create_benefit"][0].pop("type"), "calls.create_benefit[0]"),
         (lambda d: d["touched"].pop(), "touched"),
@@ -389,3 +393,39 @@ def test_a_create_whose_card_definition_changed_or_went_is_stale(
     gone = " (no longer exists)" if change == "gone" else ""
     assert caught.value.stale == [f"card_definitions {card}{gone}"]
     assert names_on_server(client, "Bonus 05") == []
+
+
+def test_the_bucket_re_read_walks_every_page_of_a_card_holding_over_100(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    program = generate_program(
+        rewards=1,
+        benefits=1,
+        card_definitions=2,
+        tier_structures=1,
+        members=1,
+        pending_buckets=150,
+        seed=3,
+    )
+    with start_sandbox(data=program) as sb, make_client(sb) as client:
+        snapshot = pull(client)
+        buckets = snapshot.pending_buckets
+        assert len(buckets) == 150 and buckets["card_id"].nunique() == 1
+        last = str(buckets.sort_values("date")["id"].iloc[-1])  # on the card's second page
+        edit = actions.edit(snapshot)
+        edit.pending_buckets.loc[edit.pending_buckets["id"] == last, "status"] = "ACTIVATED"
+        edit.plan().save(tmp_path / "plan.json")
+        loaded = ChangePlan.load(tmp_path / "plan.json")
+
+        assert loaded.reread_cost().needed == 2  # two pages of the card's 150 buckets
+        token = 0 if client.holds_token else 1
+        used = sb.plan()["used"]
+        assert loaded.stale(client) == []
+        assert sb.plan()["used"] - used == 2 + token
+
+        # found, not "no longer exists": the bucket is on the second page
+        card = buckets.iloc[0][["program_id", "member_id", "card_id"]].tolist()
+        first = client.pending_buckets.list(*card, limit=100)
+        assert len(first.data) == 100 and last not in {b.id for b in first.data}
