@@ -279,7 +279,8 @@ class Planner:
         the few wanted (a hash table of every key, or pandas' ``isin``, costs more)."""
         aligned = self.aligned.get(kind)
         held = aligned.before_keys if aligned else row_keys(kind, getattr(self.base, kind))
-        wanted = pc.is_in(pa.array(held), value_set=pa.array(keys, type=pa.string()))
+        column = pa.array(held)
+        wanted = pc.is_in(column, value_set=pa.array(keys, type=column.type))  # no cast
         found = np.flatnonzero(wanted.to_numpy(zero_copy_only=False))
         where = dict(zip(held.iloc[found].tolist(), found.tolist(), strict=True))
         missing = [key for key in keys if key not in where]
