@@ -122,9 +122,8 @@ class Planner:
                     )
         columns = ("kind", "key", "change", "column", "before", "after")
         for kind, key, change, column, before, after in zip(
-            *(diff[c].astype(object).where(diff[c].notna(), None).tolist() for c in columns),
-            strict=True,
-        ):
+            *(diff[c].tolist() for c in columns), strict=True
+        ):  # a missing value is NaN, as itertuples gives it
             self._change(str(kind), str(key), str(change), column, before, after)
         return self._built()
 
