@@ -2,6 +2,7 @@
 diff of the same frames.
 
     .venv/bin/python benchmarks/plan.py [--rewards 50000] [--share 0.01] [--rounds 3]
+                                        [--warmup 1]
 
 The rewards and their costs come from a generated program (``lyt_toolkit.synthetic``, its
 relative times resolved as the sandbox does), built into frames once as a pull builds
@@ -10,6 +11,9 @@ pandas. ``ChangePlan.from_frames`` (checking every edited frame, diffing it with
 and mapping each change to a call) is timed against ``ProgramSnapshot.diff`` of the same
 two states, in this process, alternating; the script prints each median, their ratio
 against the goal (at most 1.5x the diff) and checks the plan holds one call per edit.
+``--warmup`` untimed rounds of both come first: the first calls in a process pay for
+growing Arrow's memory pool and pandas' first-use paths, and without them that cost
+falls on whichever route happens to be timed first (``--warmup 0`` shows it).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ def main() -> None:
     parser.add_argument("--rewards", type=int, default=50_000)
     parser.add_argument("--share", type=float, default=0.01)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1, help="untimed rounds first")
     args = parser.parse_args()
     base, edit = states(args.rewards, args.share)
     after = ProgramSnapshot.from_frames(edit.frames(), pulled_at=NOW)
@@ -67,6 +72,9 @@ def main() -> None:
         "diff": lambda: base.diff(after),
     }
     times: dict[str, list[float]] = {name: [] for name in routes}
+    for _ in range(args.warmup):
+        for route in routes.values():
+            route()
     for _ in range(args.rounds):
         for name, route in routes.items():
             start = time.perf_counter()

@@ -21,9 +21,11 @@ __all__ = ["as_records", "checked_ids", "first_seen", "id_error", "id_items", "t
 def as_records(values: Any, id_key: str) -> list[dict[str, Any]]:
     """Normalise the input to dicts; a bare string becomes ``{id_key: value}``."""
     if isinstance(values, pd.DataFrame):
+        names = [str(k) for k in values.columns]
+        present = values.notna().to_numpy()  # blank cells found column by column
         return [
-            {str(k): v for k, v in r.items() if not _missing(v)}
-            for r in values.to_dict(orient="records")
+            {k: v for k, v, kept in zip(names, r.values(), row, strict=True) if kept}
+            for r, row in zip(values.to_dict(orient="records"), present, strict=True)
         ]
     if isinstance(values, str | BaseModel | Mapping) or not isinstance(values, Iterable):
         values = [values]
@@ -38,13 +40,6 @@ def as_records(values: Any, id_key: str) -> list[dict[str, Any]]:
         else:
             records.append({id_key: value})
     return records
-
-
-def _missing(value: Any) -> bool:
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
 
 
 def id_error(prefix: str, value: Any, name: str) -> str | None:

@@ -52,6 +52,17 @@ class PlanCost:
         text = f"calls needed: {self.needed}; {budget}"
         return text if self.fits else f"{text}; {self.shortfall} calls short"
 
+    @classmethod
+    def for_client(cls, needed: int, client: LoyaltyClient | None) -> PlanCost:
+        """``needed`` calls set against ``client``'s budget: one more for the token request
+        the first call brings when the client holds no token yet."""
+        if client is None:
+            return cls(needed)
+        if needed and not client.holds_token:
+            needed += 1
+        quota = client.quota
+        return cls(needed, quota.remaining, quota.limit, quota.resets_at)
+
     def refusal(self, what: str) -> BudgetExceededError:
         """The error refusing to start ``what`` because it does not fit (see ``fits``)."""
         return BudgetExceededError(
@@ -73,9 +84,4 @@ def item_calls(target: str, state: LogState) -> int:
 def plan_cost(plan: ActionPlan, state: LogState, client: LoyaltyClient | None) -> PlanCost:
     """The cost of executing ``plan`` given the log's ``state``, with ``client``'s budget."""
     needed = sum(item_calls(i.target, state) for i in plan.items if i.error is None)
-    if client is None:
-        return PlanCost(needed)
-    if needed and not client.holds_token:
-        needed += 1  # the token request the first write brings
-    quota = client.quota
-    return PlanCost(needed, quota.remaining, quota.limit, quota.resets_at)
+    return PlanCost.for_client(needed, client)

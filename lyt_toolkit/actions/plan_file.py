@@ -3,15 +3,19 @@
 The file is readable JSON: its format and version, the base snapshot's ``source`` and
 ``pulled_at``, every change with its call, the rows each call's part is built from, and
 for each object the plan touches (a reward, pending bucket or tier structure) the
-sha256 of its row in the base (canonical JSON, see ``row_hash``).
+sha256 of its row in the base (canonical JSON, see ``row_hash``). A benefit create
+touches its card definition (the row's hash, when the base holds it) and its name (the
+hash of the IDs of the base's benefits holding it, ``names_hash``: none, usually).
 
 ``apply`` of a loaded plan first re-reads exactly the touched objects (``reread_cost``:
-one call per reward and tier structure, one per card holding touched pending buckets)
-and refuses a stale plan, naming each object whose live row differs from the base
-(``StalePlanError``); ``refresh=True`` re-plans against the live rows instead. A plan
-applied to completion is recorded next to the file (``<file>.applied``) and refuses to
-apply again; an interrupted apply resumes from its action log (objects the log saw done
-are not stale: the plan changed them).
+one call per reward, tier structure and card definition, one per 100 pending buckets a
+card holding touched ones held in the base (``card_buckets``; every page is read), one
+per 10 names of created benefits) and refuses a stale plan, naming each object whose
+live row differs from the base and each created benefit's name another benefit took
+since (``StalePlanError``); ``refresh=True`` re-plans against the live rows instead. A
+plan applied to completion is recorded next to the file (``<file>.applied``) and refuses
+to apply again; an interrupted apply resumes from its action log (objects the log saw
+done are not stale: the plan changed them).
 """
 
 from __future__ import annotations
@@ -32,9 +36,9 @@ from ..frames.registry import BUILDERS
 from ..snapshot import ProgramSnapshot
 from ..snapshot.model import utc_now
 from .benefits import create_benefits
+from .change_plan import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
 from .cost import PlanCost
 from .deletions import delete_tier_structures
-from .desired import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
 from .items import Outcome
 from .log import LogSource, log_state
 from .pending import activate_pending_buckets
@@ -58,7 +62,13 @@ __all__ = [
 ]
 
 FORMAT = "lyt-change-plan"
-VERSION = 1
+VERSION = 2
+"""Version 2 adds the benefit creates' touched card definitions and names; version 1
+files (no such entries: their creates are not checked) are still read."""
+BUCKETS_PER_PAGE = 100
+"""Pending buckets one page of a card's re-read holds (the service's largest page)."""
+NAMES_PER_READ = 10
+"""Names one benefits listing asks for (a text filter's ``$in`` takes 10 values)."""
 
 # Call -> the builder of its part, in the order a plan runs its parts.
 _BUILDERS: dict[str, Callable[[pd.DataFrame], ActionPlan[Any]]] = {
@@ -67,16 +77,21 @@ _BUILDERS: dict[str, Callable[[pd.DataFrame], ActionPlan[Any]]] = {
     "activate_pending_bucket": activate_pending_buckets,
     "delete_tier_structure": delete_tier_structures,
 }
-# Kind of the objects each call touches (a create touches none).
-_TOUCHES = {
-    "move_reward_to_draft": "rewards",
-    "activate_pending_bucket": "pending_buckets",
-    "delete_tier_structure": "tier_structures",
+# Kinds of the objects each call touches: a benefit create, its card definition and its
+# name (a "benefits" entry keyed by the name, see ``names_hash``).
+_TOUCHES: dict[str, tuple[str, ...]] = {
+    "create_benefit": ("card_definitions", "benefits"),
+    "move_reward_to_draft": ("rewards",),
+    "activate_pending_bucket": ("pending_buckets",),
+    "delete_tier_structure": ("tier_structures",),
 }
 # Columns a snapshot fills from other objects (not the object's own state), left out of
 # the hash: a pending bucket's program and member status, a card definition's check.
 _CHECKED = tuple(c.name for c in card_definition_check())
-_JOINED = {"pending_buckets": ("program_status", "member_status", *_CHECKED)}
+_JOINED = {
+    "pending_buckets": ("program_status", "member_status", *_CHECKED),
+    "card_definitions": ("listed",),  # whether the pull found it listed or by reference
+}
 
 
 class PlanFileError(LytError, ValueError):
@@ -106,6 +121,16 @@ def _canonical(kind: str, row: pd.DataFrame) -> str:
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def names_hash(ids: Iterable[str]) -> str:
+    """sha256 of the sorted IDs of the benefits holding one name, as JSON."""
+    return hashlib.sha256(json.dumps(sorted(map(str, ids))).encode()).hexdigest()
+
+
+def _is_name(entry: Mapping[str, Any]) -> bool:
+    """Whether a touched entry is a created benefit's name (not an object's row)."""
+    return entry["call"] == "create_benefit" and entry["kind"] == "benefits"
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """JSON records of ``frame``, blank cells left out."""
     rows = json.loads(frame.to_json(orient="records", date_format="iso", date_unit="us"))
@@ -114,12 +139,41 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 def _touched(plan: ChangePlan) -> list[dict[str, Any]]:
     """Kind, key and base-row hash of every object the plan's calls touch."""
-    touched = []
-    for call, kind in _TOUCHES.items():
+    touched = _create_touched(plan)
+    for call, (kind,) in ((c, k) for c, k in _TOUCHES.items() if c != "create_benefit"):
         frame = getattr(plan.base, kind).set_index("id", drop=False)
         for key in plan.changes.loc[plan.changes["call"] == call, "key"]:
             row = frame.loc[[key]]
             touched.append({"kind": kind, "key": key, "call": call, "sha256": row_hash(kind, row)})
+            if kind == "pending_buckets":  # how many pages the card's re-read walks
+                touched[-1]["card_buckets"] = int(
+                    (frame["card_id"] == row["card_id"].iloc[0]).sum()
+                )
+    return touched
+
+
+def _create_touched(plan: ChangePlan) -> list[dict[str, Any]]:
+    """The card definitions the benefit creates need (those the base holds) and their names."""
+    rows = plan.inputs.get("create_benefit")
+    if rows is None or rows.empty:
+        return []
+    call = "create_benefit"
+    definitions = plan.base.card_definitions.set_index("id", drop=False)
+    cards = rows["card_definition_id"].dropna() if "card_definition_id" in rows else ()
+    touched = [
+        {
+            "kind": "card_definitions",
+            "key": card,
+            "call": call,
+            "sha256": row_hash("card_definitions", definitions.loc[[card]]),
+        }
+        for card in dict.fromkeys(map(str, cards))
+        if card in definitions.index
+    ]
+    held = plan.base.benefits
+    for name in rows["name"].astype(str):
+        ids = held.loc[(held["name"] == name).to_numpy(bool, na_value=False), "id"]
+        touched.append({"kind": "benefits", "key": name, "call": call, "sha256": names_hash(ids)})
     return touched
 
 
@@ -209,8 +263,9 @@ def load_plan(path: str | Path) -> SavedPlan:
         raise PlanFileError(f"{source}: expected a JSON object, not {type(document).__name__}")
     if read.get(document, "format", str, "") != FORMAT:
         raise read.fail("format", f"{document['format']!r} is not {FORMAT!r}")
-    if read.get(document, "version", int, "") != VERSION:
-        raise read.fail("version", f"{document['version']!r}: this toolkit reads version {VERSION}")
+    version = read.get(document, "version", int, "")
+    if version not in (1, VERSION):
+        raise read.fail("version", f"{version!r}: this toolkit reads versions 1 and {VERSION}")
     base = read.get(document, "base", dict, "")
     pulled_at = read.get(base, "pulled_at", str, "base")
     try:
@@ -241,12 +296,16 @@ def load_plan(path: str | Path) -> SavedPlan:
     if unknown:
         raise read.fail(f"calls.{unknown[0]}", f"not a call a plan makes ({', '.join(_BUILDERS)})")
     for number, entry in enumerate(touched):
-        if _TOUCHES.get(entry["call"]) != entry["kind"]:
+        if "card_buckets" in entry:
+            read.get(entry, "card_buckets", int, f"touched[{number}]")
+        if entry["kind"] not in _TOUCHES.get(entry["call"], ()):
             raise read.fail(
                 f"touched[{number}]", f"{entry['kind']}/{entry['call']} is not a touched kind/call"
             )
-    named = {(c["call"], c["key"]) for c in changes if c["call"] in _TOUCHES}
-    missing = sorted(named - {(t["call"], t["key"]) for t in touched})
+    checked = set(_TOUCHES) - ({"create_benefit"} if version == 1 else set())
+    named = {(c["call"], c["key"]) for c in changes if c["call"] in checked}
+    hashed = {(t["call"], t["key"]) for t in touched if t["kind"] != "card_definitions"}
+    missing = sorted(named - hashed)
     if missing:
         raise read.fail("touched", f"no base hash for {missing[0][1]} ({missing[0][0]})")
     frame = pd.DataFrame(changes, columns=list(CHANGE_COLUMNS))
@@ -281,28 +340,36 @@ class SavedPlan(ChangePlan):
         return self.path.with_name(self.path.name + ".applied")
 
     def reread_cost(self, client: LoyaltyClient | None = None) -> PlanCost:
-        """The calls re-reading the touched objects takes: one per reward and tier
-        structure, one per card holding touched pending buckets (up to 100 buckets); with
-        ``client``, one more for a token if it holds none, and the budget it last read."""
-        needed = len({_read_key(self, t) for t in self.touched})
-        if client is None:
-            return PlanCost(needed)
-        if needed and not client.holds_token:
-            needed += 1
-        quota = client.quota
-        return PlanCost(needed, quota.remaining, quota.limit, quota.resets_at)
+        """The calls re-reading the touched objects takes: one per reward, tier structure
+        and card definition, one per page of 100 buckets of a card holding touched pending
+        buckets (as many as the card held in the base), one per 10 names of created
+        benefits (a name held by over 100 benefits, or a card grown since, costs more);
+        with ``client``, one more for a token if it holds none, and the budget it last
+        read."""
+        pages: dict[tuple[str, ...], int] = {}
+        for entry in (t for t in self.touched if not _is_name(t)):
+            held = entry.get("card_buckets", 1)  # a card's buckets in the base: its pages
+            pages[_read_key(self, entry)] = max(
+                pages.get(_read_key(self, entry), 1), -(-held // BUCKETS_PER_PAGE)
+            )
+        names = sum(1 for t in self.touched if _is_name(t))
+        return PlanCost.for_client(sum(pages.values()) + -(-names // NAMES_PER_READ), client)
 
     def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
-        """(kind, key) -> the touched object's live row (``None`` when it is gone)."""
+        """(kind, key) -> the touched object's live row (``None`` when it is gone); for a
+        created benefit's name, the live benefits holding it (``id``, ``name``)."""
         buckets: dict[tuple[str, ...], pd.DataFrame] = {}
         rows: dict[tuple[str, str], pd.DataFrame | None] = {}
+        named = _benefits_named(client, [t["key"] for t in self.touched if _is_name(t)])
         for entry in self.touched:
             kind, key = entry["kind"], entry["key"]
-            if kind == "pending_buckets":
+            if _is_name(entry):
+                rows[kind, key] = named[named["name"] == key].reset_index(drop=True)
+            elif kind == "pending_buckets":
                 card = _read_key(self, entry)
-                if card not in buckets:
+                if card not in buckets:  # every page of the card's buckets, 100 a page
                     buckets[card] = BUILDERS[kind](
-                        client.pending_buckets.iter(*card[1:], limit=100)
+                        client.pending_buckets.iter(*card[1:], limit=BUCKETS_PER_PAGE)
                     )
                 found = buckets[card][buckets[card]["id"] == key]
                 rows[kind, key] = found.reset_index(drop=True) if len(found) else None
@@ -323,6 +390,10 @@ class SavedPlan(ChangePlan):
                 continue
             if row is None:
                 stale.append(f"{kind} {key} (no longer exists)")
+            elif _is_name(entry):
+                if names_hash(row["id"]) != entry["sha256"]:
+                    held = ", ".join(row["id"]) or "no benefit"
+                    stale.append(f'benefit name "{key}" (now held by {held}; the plan creates it)')
             elif row_hash(kind, row) != entry["sha256"]:
                 stale.append(f"{kind} {key}")
         return stale
@@ -333,7 +404,22 @@ class SavedPlan(ChangePlan):
         live = self.live_rows(client)
         frames: dict[str, list[pd.DataFrame]] = {}
         gone = []
+        creates = set(self.changes.loc[self.changes["action"] == "create", "key"])
+        for_creates = [t for t in self.touched if t["call"] == "create_benefit"]
+        for entry in for_creates:
+            row = live[entry["kind"], entry["key"]]
+            if row is None or (_is_name(entry) and names_hash(row["id"]) != entry["sha256"]):
+                dropped = _creates_needing(self, entry)
+                creates -= dropped
+                reason = (
+                    f"card definition {entry['key']} is no longer in the live program"
+                    if row is None
+                    else "a benefit of that name exists in the live program"
+                )
+                gone += [{"kind": "benefits", "key": name, "reason": reason} for name in dropped]
         for (kind, key), row in live.items():
+            if any((t["kind"], t["key"]) == (kind, key) for t in for_creates):
+                continue  # read for the creates' sake, checked above
             if row is None:
                 gone.append({"kind": kind, "key": key, "reason": "no longer in the live program"})
             else:
@@ -351,16 +437,21 @@ class SavedPlan(ChangePlan):
             else:
                 frame.loc[(frame["id"] == key).to_numpy(), str(change.column)] = str(change.after)
         plan = ChangePlan.from_frames(base, target)
-        creates = self.changes["action"] == "create"
+        kept = (self.changes["action"] == "create") & self.changes["key"].isin(creates)
         unsupported = [plan.unsupported] + ([pd.DataFrame(gone)] if gone else [])
+        parts, inputs = plan.parts, dict(plan.inputs)
+        if kept.any():
+            rows = self.inputs["create_benefit"]
+            inputs["create_benefit"] = rows[rows["name"].isin(creates)].reset_index(drop=True)
+            parts = (create_benefits(inputs["create_benefit"]), *parts)
         return ChangePlan(
             base,
-            pd.concat([self.changes[creates], plan.changes], ignore_index=True),
+            pd.concat([self.changes[kept], plan.changes], ignore_index=True),
             pd.concat(unsupported, ignore_index=True)
             .reindex(columns=list(UNSUPPORTED_COLUMNS))
             .astype("string"),
-            tuple(p for p in self.parts if p.action == "create_benefit") + plan.parts,
-            {**{c: r for c, r in self.inputs.items() if c == "create_benefit"}, **plan.inputs},
+            parts,
+            {call: inputs[call] for call in _BUILDERS if call in inputs},
         )
 
     def apply(
@@ -433,11 +524,38 @@ def _read_key(plan: SavedPlan, entry: Mapping[str, Any]) -> tuple[str, ...]:
     return ("card", str(row["program_id"]), str(row["member_id"]), str(row["card_id"]))
 
 
+def _creates_needing(plan: SavedPlan, entry: Mapping[str, Any]) -> set[str]:
+    """The names of the benefit creates a touched card definition or name is needed by."""
+    if _is_name(entry):
+        return {entry["key"]}
+    rows = plan.inputs["create_benefit"]
+    if "card_definition_id" not in rows:
+        return set()
+    return set(rows.loc[rows["card_definition_id"] == entry["key"], "name"].astype(str))
+
+
+def _benefits_named(client: LoyaltyClient, names: list[str]) -> pd.DataFrame:
+    """``id`` and ``name`` of every live benefit holding one of ``names`` (10 a listing)."""
+    found = [
+        (benefit.id, benefit.name)
+        for start in range(0, len(names), NAMES_PER_READ)
+        for benefit in client.benefits.iter(
+            filters={"name": {"$in": names[start : start + NAMES_PER_READ]}}, limit=100
+        )
+    ]
+    return pd.DataFrame(found, columns=["id", "name"], dtype="str")
+
+
 def _get_row(client: LoyaltyClient, kind: str, key: str) -> pd.DataFrame | None:
-    """The live row of one reward or tier structure; ``None`` when the service has none."""
-    group = client.rewards if kind == "rewards" else client.tier_structures
+    """The live row of one reward, tier structure or card definition; ``None`` when the
+    service has none."""
     try:
-        model = group.get(key)
+        if kind == "rewards":
+            model: Any = client.rewards.get(key)
+        elif kind == "tier_structures":
+            model = client.tier_structures.get(key)
+        else:
+            model = client.card_definitions.get(key)
     except NotFoundError:
         return None
     return BUILDERS[kind]([model])

@@ -82,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument(
         "--out", default=None, metavar="PLAN_FILE", help="save the plan for lyt apply"
     )
+    plan.add_argument(
+        "--offline",
+        action="store_true",
+        help="send nothing: leave the live budget out of the summary",
+    )
     plan.set_defaults(handler=_dispatch("lyt_toolkit.cli.plan:plan"))
 
     apply = sub.add_parser(

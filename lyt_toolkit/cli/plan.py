@@ -2,8 +2,14 @@
 
 The base is a snapshot folder (CSV or Parquet, checksums checked); the edited folder a
 copy of a CSV export changed in a spreadsheet (``reports.read_edited_frames``). Prints
-the plan (``print(plan)``) and, with ``--out PLAN_FILE``, saves it for ``lyt apply``;
-nothing is sent. The exit code tells a script the answer
+the plan (``print(plan)``) and, with ``--out PLAN_FILE``, saves it for ``lyt apply``.
+Nothing is written to the service. When a service is configured (``LYT_BASE_URL`` and
+the key pair, in the environment or a ``.env`` file) one read (``GET /v2/programs``,
+plus a token request) learns the live budget, and the summary ends ``R left in this
+window`` (``budget unknown`` when the answers carry no budget; a failed read says why
+on stderr);
+``--offline``, or no service configured, sends nothing and leaves the budget out.
+The exit code tells a script the answer
 (``--detailed-exitcode`` semantics): 0 when there are no changes, 2 when there are
 (changes the service cannot make included), 1 when the plan could not be made.
 """
@@ -13,8 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import LytError
+
+if TYPE_CHECKING:
+    from ..actions import ChangePlan
 
 __all__ = ["EXIT_CHANGES", "EXIT_ERROR", "EXIT_NO_CHANGES", "plan"]
 
@@ -36,6 +46,8 @@ def plan(args: argparse.Namespace) -> int:
     except (LytError, OSError) as exc:
         print(f"lyt plan: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    if not args.offline:
+        _read_budget(change_plan)
     print(change_plan)
     if args.out:
         out = Path(args.out).expanduser()
@@ -46,3 +58,25 @@ def plan(args: argparse.Namespace) -> int:
             return EXIT_ERROR
         print(f"\nPlan saved to {out.resolve()}; apply it with: lyt apply {out}")
     return EXIT_CHANGES if len(change_plan) else EXIT_NO_CHANGES
+
+
+def _read_budget(change_plan: ChangePlan) -> None:
+    """Let ``change_plan`` remember the live budget: one read, when a service is configured."""
+    from ..client import ClientConfig, LoyaltyClient
+    from ..errors import ConfigurationError
+    from .audit import _scrub
+
+    try:
+        config = ClientConfig.resolve()
+    except ConfigurationError:
+        return  # no service configured: the summary has no budget part
+    try:
+        with LoyaltyClient(config=config) as client:
+            try:
+                client.programs.list(limit=1)  # any answer carries the budget headers
+            except LytError as exc:
+                reason = _scrub(" ".join(str(exc).split()))
+                print(f"lyt plan: the read for the budget failed: {reason}", file=sys.stderr)
+            change_plan.summary(client)
+    except LytError as exc:  # a broken setting: the plan stands without its budget
+        print(f"lyt plan: the read for the budget failed: {_scrub(str(exc))}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import cache
 from typing import Annotated
 
 from pydantic import StringConstraints
@@ -54,4 +55,9 @@ PendingBucketId = Annotated[str, StringConstraints(pattern=hex_pattern(IdPrefix.
 
 def matches(prefix: str, value: str) -> bool:
     """True when ``value`` is a well-formed ID with the given prefix."""
-    return re.fullmatch(f"{re.escape(prefix)}[a-f0-9]+", value) is not None
+    return _id_pattern(prefix).fullmatch(value) is not None
+
+
+@cache
+def _id_pattern(prefix: str) -> re.Pattern[str]:
+    return re.compile(f"{re.escape(prefix)}[a-f0-9]+")

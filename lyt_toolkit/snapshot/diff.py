@@ -15,7 +15,8 @@ registers its comparison here with ``use_findings``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,9 @@ __all__ = [
     "JSON_COLUMNS",
     "KEYS",
     "FindingsBetween",
+    "KeyAlignment",
     "SnapshotDiff",
+    "align",
     "compare",
     "row_keys",
     "use_findings",
@@ -161,12 +164,20 @@ class SnapshotDiff:
 
 
 def compare(
-    before: ProgramSnapshot, after: ProgramSnapshot, *, ignore: Iterable[str] = DEFAULT_IGNORE
+    before: ProgramSnapshot,
+    after: ProgramSnapshot,
+    *,
+    ignore: Iterable[str] = DEFAULT_IGNORE,
+    aligned: Mapping[str, KeyAlignment] | None = None,
 ) -> SnapshotDiff:
-    """The ``SnapshotDiff`` from ``before`` to ``after``, leaving out the ``ignore`` columns."""
+    """The ``SnapshotDiff`` from ``before`` to ``after``, leaving out the ``ignore`` columns.
+
+    ``aligned`` holds kinds already lined up by ``align`` on these very frames (a caller
+    that checked the keys first): their keys are not computed again."""
     skip = _checked_ignore(ignore)
+    known = aligned or {}
     parts = [
-        _kind_changes(kind, getattr(before, kind), getattr(after, kind), skip)
+        _kind_changes(kind, getattr(before, kind), getattr(after, kind), skip, known.get(kind))
         for kind in FRAME_NAMES
     ]
     changes = pd.concat([p for p in parts if len(p)] or [_no_changes()], ignore_index=True)
@@ -189,6 +200,12 @@ def _checked_ignore(ignore: Iterable[str]) -> frozenset[str]:
 
 def row_keys(kind: str, frame: pd.DataFrame) -> pd.Series[str]:
     """Each row's key as one string; a repeated key gets ``#2``, ``#3``... in row order."""
+    return _keys(kind, frame)[0]
+
+
+def _keys(kind: str, frame: pd.DataFrame) -> tuple[pd.Series[str], pd.Index, np.ndarray[Any, Any]]:
+    """``row_keys``, the same keys as an index (its hash table built once, for lookups),
+    and where a row's key repeats an earlier row's."""
     missing = [c for c in KEYS[kind] if c not in frame.columns]
     if missing:
         raise ValueError(f"{kind}: the frame lacks its key columns {missing}")
@@ -197,11 +214,43 @@ def row_keys(kind: str, frame: pd.DataFrame) -> pd.Series[str]:
     for part in parts[1:]:
         keys = keys + KEY_SEPARATOR + part
     keys = keys.reset_index(drop=True)
+    index = pd.Index(keys)
+    if index.is_unique:  # the usual case: the lookup's hash table answers it
+        return keys, index, np.zeros(len(keys), dtype=bool)
     seen = keys.groupby(keys).cumcount()
-    repeated = seen > 0
-    if repeated.any():
-        keys = keys.where(~repeated, keys + "#" + (seen + 1).astype("str"))
-    return keys
+    repeated = (seen > 0).to_numpy()
+    keys = keys.where(~repeated, keys + "#" + (seen + 1).astype("str"))
+    return keys, pd.Index(keys), repeated
+
+
+@dataclass(frozen=True, eq=False)
+class KeyAlignment:
+    """One kind's rows lined up by key between two frames, by position."""
+
+    before_keys: pd.Series[str]
+    after_keys: pd.Series[str]
+    before_index: pd.Index
+    """``before_keys`` as an index: its hash table finds a key's row in ``before``."""
+    at_after: np.ndarray[Any, Any]
+    """Each ``before`` row's position in ``after``; -1: the row was removed."""
+    at_before: np.ndarray[Any, Any]
+    """Each ``after`` row's position in ``before``; -1: the row was added."""
+    repeated_after: np.ndarray[Any, Any]
+    """Where an ``after`` row's key repeats an earlier row's (its key got ``#2``...)."""
+
+
+def align(kind: str, before: pd.DataFrame, after: pd.DataFrame) -> KeyAlignment:
+    """The rows of ``before`` and ``after`` lined up by their keys (``KEYS``)."""
+    before_keys, before_index, _ = _keys(kind, before)
+    after_keys, after_index, repeated = _keys(kind, after)
+    return KeyAlignment(
+        before_keys,
+        after_keys,
+        before_index,
+        after_index.get_indexer(before_index),
+        before_index.get_indexer(after_index),
+        repeated,
+    )
 
 
 def _key_text(column: pd.Series[Any]) -> pd.Series[str]:
@@ -209,15 +258,19 @@ def _key_text(column: pd.Series[Any]) -> pd.Series[str]:
 
 
 def _kind_changes(
-    kind: str, before: pd.DataFrame, after: pd.DataFrame, skip: frozenset[str]
+    kind: str,
+    before: pd.DataFrame,
+    after: pd.DataFrame,
+    skip: frozenset[str],
+    aligned: KeyAlignment | None = None,
 ) -> pd.DataFrame:
     """The change rows of one kind."""
     if before.empty and after.empty:
         return _no_changes()
     columns = [c for c in before.columns if c in after.columns and c not in skip]
-    before_keys, after_keys = row_keys(kind, before), row_keys(kind, after)
-    at_after = pd.Index(after_keys).get_indexer(pd.Index(before_keys))
-    at_before = pd.Index(before_keys).get_indexer(pd.Index(after_keys))
+    rows = aligned or align(kind, before, after)
+    before_keys, after_keys = rows.before_keys, rows.after_keys
+    at_after, at_before = rows.at_after, rows.at_before
     removed, added = np.flatnonzero(at_after < 0), np.flatnonzero(at_before < 0)
     kept = np.flatnonzero(at_after >= 0)
     old = before.iloc[kept].reset_index(drop=True)

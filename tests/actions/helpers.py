@@ -1,12 +1,21 @@
-"""Helpers of the action tests: distinctive credentials, benefit rows, fault injection."""
+"""Helpers of the action tests: distinctive credentials, benefit rows, fault injection, and
+the demo program's edits of the desired-state tests."""
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ProgramEdit
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import SandboxCredentials
+from lyt_toolkit.snapshot import ProgramSnapshot
 
 APP_TOKEN = "apptok-ACTIONS-SECRET-91c3"
 MANAGEMENT_TOKEN = "mgmttok-ACTIONS-SECRET-7d2e"
@@ -83,3 +92,64 @@ def names_on_server(client: LoyaltyClient, prefix: str) -> list[str]:
     return [
         b.name for b in client.benefits.iter(filters={"name": {"$starts_with": prefix}}, limit=100)
     ]
+
+
+# -- the desired-state tests: the demo program edited -------------------------------------
+
+BUCKET = "lcppb_c0ffee0001"
+"""A pending bucket the demo program can activate (dated after the sandbox's today)."""
+TIERS = "lts_c0ffee0006"
+
+
+def pull(client: LoyaltyClient) -> ProgramSnapshot:
+    """The whole program, pulled over HTTP without a progress bar."""
+    return ProgramSnapshot.pull(client, progress=False)
+
+
+def first_id(frame: pd.DataFrame, **equal: str) -> str:
+    """The ID of the first row whose columns hold the given values."""
+    rows = frame
+    for column, value in equal.items():
+        rows = rows[rows[column] == value]
+    return str(rows["id"].iloc[0])
+
+
+def bonus(card_definition_id: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "name": "Bonus 05",
+                "type": "POINTS",
+                "points_value": 50,
+                "card_definition_id": card_definition_id,
+            }
+        ]
+    )
+
+
+def four_kinds(snapshot: ProgramSnapshot) -> tuple[ProgramEdit, dict[str, str]]:
+    """An edit making one change of each supported kind; the targets by call."""
+    edit = actions.edit(snapshot)
+    reward = first_id(snapshot.rewards, status="ACTIVE")
+    card = str(snapshot.card_definitions["id"].iloc[0])
+    edit.rewards.loc[edit.rewards["id"] == reward, "status"] = "DRAFT"
+    edit.benefits = pd.concat([edit.benefits, bonus(card)], ignore_index=True)
+    edit.tier_structures = edit.tier_structures[edit.tier_structures["id"] != TIERS]
+    edit.pending_buckets.loc[edit.pending_buckets["id"] == BUCKET, "status"] = "ACTIVATED"
+    targets = {
+        "create_benefit": "Bonus 05",
+        "move_reward_to_draft": reward,
+        "activate_pending_bucket": BUCKET,
+        "delete_tier_structure": TIERS,
+        "card": card,
+    }
+    return edit, targets
+
+
+def configure_lyt(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``lyt`` run here talks to ``sb``."""
+    monkeypatch.chdir(tmp_path)  # no .env from the working copy
+    monkeypatch.setenv("LYT_PROGRESS", "off")
+    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+    for key, value in sb.credentials.as_client_kwargs().items():
+        monkeypatch.setenv(f"LYT_{key.upper()}", value)

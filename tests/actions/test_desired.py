@@ -5,69 +5,23 @@ budget, rehearsed on a sandbox from the base snapshot, applied and verified."""
 from __future__ import annotations
 
 import re
+from html import escape
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions import ChangePlan, EditError, ProgramEdit
+from lyt_toolkit.actions import ChangePlan, EditError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.snapshot import ProgramSnapshot
 
-BUCKET = "lcppb_c0ffee0001"
-"""A pending bucket the demo program can activate (dated after the sandbox's today)."""
-TIERS = "lts_c0ffee0006"
-
-
-def _pull(client: LoyaltyClient) -> ProgramSnapshot:
-    return ProgramSnapshot.pull(client, progress=False)
-
-
-def _first(frame: pd.DataFrame, **equal: str) -> str:
-    """The ID of the first row whose columns hold the given values."""
-    rows = frame
-    for column, value in equal.items():
-        rows = rows[rows[column] == value]
-    return str(rows["id"].iloc[0])
-
-
-def _bonus(card_definition_id: str) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {
-                "name": "Bonus 05",
-                "type": "POINTS",
-                "points_value": 50,
-                "card_definition_id": card_definition_id,
-            }
-        ]
-    )
-
-
-def _four_kinds(snapshot: ProgramSnapshot) -> tuple[ProgramEdit, dict[str, str]]:
-    """An edit making one change of each supported kind; the targets by call."""
-    edit = actions.edit(snapshot)
-    reward = _first(snapshot.rewards, status="ACTIVE")
-    card = str(snapshot.card_definitions["id"].iloc[0])
-    edit.rewards.loc[edit.rewards["id"] == reward, "status"] = "DRAFT"
-    edit.benefits = pd.concat([edit.benefits, _bonus(card)], ignore_index=True)
-    edit.tier_structures = edit.tier_structures[edit.tier_structures["id"] != TIERS]
-    edit.pending_buckets.loc[edit.pending_buckets["id"] == BUCKET, "status"] = "ACTIVATED"
-    targets = {
-        "create_benefit": "Bonus 05",
-        "move_reward_to_draft": reward,
-        "activate_pending_bucket": BUCKET,
-        "delete_tier_structure": TIERS,
-        "card": card,
-    }
-    return edit, targets
+from .helpers import BUCKET, SECRETS, TIERS, bonus, first_id, four_kinds, pull
 
 
 def test_an_edit_holds_copies_the_base_never_sees(client: LoyaltyClient) -> None:
-    snapshot = _pull(client)
+    snapshot = pull(client)
     edit = actions.edit(snapshot)
     edit.rewards.loc[:, "name"] = "changed"
     assert not (snapshot.rewards["name"] == "changed").any()
@@ -77,8 +31,8 @@ def test_an_edit_holds_copies_the_base_never_sees(client: LoyaltyClient) -> None
 def test_each_supported_kind_is_planned_rehearsed_applied_and_verified(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    snapshot = _pull(client)
-    edit, targets = _four_kinds(snapshot)
+    snapshot = pull(client)
+    edit, targets = four_kinds(snapshot)
     plan = edit.plan()
 
     expected = [
@@ -111,7 +65,7 @@ def test_each_supported_kind_is_planned_rehearsed_applied_and_verified(
     assert results["call"].tolist() == [e[3] for e in expected]
     assert (results["outcome"] == "succeeded").all()
 
-    after = _pull(client)
+    after = pull(client)
     reward = after.rewards.set_index("id").loc[targets["move_reward_to_draft"]]
     assert reward["status"] == "DRAFT"
     assert after.pending_buckets.set_index("id").loc[BUCKET, "status"] == "ACTIVATED"
@@ -126,7 +80,7 @@ def test_each_supported_kind_is_planned_rehearsed_applied_and_verified(
 
 
 def test_a_tier_structure_set_to_deleted_is_a_delete(client: LoyaltyClient) -> None:
-    snapshot = _pull(client)
+    snapshot = pull(client)
     edit = actions.edit(snapshot)
     edit.tier_structures.loc[edit.tier_structures["id"] == TIERS, "status"] = "DELETED"
     plan = edit.plan()
@@ -134,13 +88,13 @@ def test_a_tier_structure_set_to_deleted_is_a_delete(client: LoyaltyClient) -> N
         [TIERS, "delete", "delete_tier_structure"]
     ]
     plan.apply(client, allow_destroy=True, progress=False)
-    assert _pull(client).tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
+    assert pull(client).tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
 
 
 def test_print_shows_the_summary_then_one_line_per_change(client: LoyaltyClient) -> None:
-    snapshot = _pull(client)
-    edit, targets = _four_kinds(snapshot)
-    renamed = _first(snapshot.rewards, status="DRAFT")
+    snapshot = pull(client)
+    edit, targets = four_kinds(snapshot)
+    renamed = first_id(snapshot.rewards, status="DRAFT")
     old_name = snapshot.rewards.set_index("id").loc[renamed, "name"]
     edit.rewards.loc[edit.rewards["id"] == renamed, "name"] = "Renamed"
     text = str(edit.plan())
@@ -156,9 +110,9 @@ def test_print_shows_the_summary_then_one_line_per_change(client: LoyaltyClient)
 
 
 def test_changes_the_service_cannot_make_are_listed_and_refused(client: LoyaltyClient) -> None:
-    snapshot = _pull(client)
+    snapshot = pull(client)
     edit = actions.edit(snapshot)
-    reward = _first(snapshot.rewards, status="ACTIVE")
+    reward = first_id(snapshot.rewards, status="ACTIVE")
     benefit = str(snapshot.benefits["id"].iloc[0])
     other = "DRAFT" if snapshot.benefits["status"].iloc[0] != "DRAFT" else "ACTIVE"
     edit.rewards.loc[edit.rewards["id"] == reward, "name"] = "New name"
@@ -173,7 +127,7 @@ def test_changes_the_service_cannot_make_are_listed_and_refused(client: LoyaltyC
     edit.card_definitions = pd.concat(
         [edit.card_definitions, pd.DataFrame([{"name": "New card"}])], ignore_index=True
     )
-    edit.benefits = pd.concat([edit.benefits, _bonus("lcdef_0000000099")], ignore_index=True)
+    edit.benefits = pd.concat([edit.benefits, bonus("lcdef_0000000099")], ignore_index=True)
     plan = edit.plan()
 
     new_reward = f"new row {len(snapshot.rewards)}"
@@ -207,18 +161,18 @@ def test_changes_the_service_cannot_make_are_listed_and_refused(client: LoyaltyC
     with pytest.raises(EditError, match="6 changes the service cannot make") as refused:
         plan.apply(client, progress=False)
     assert reward in str(refused.value) and "ignore_unsupported=True" in str(refused.value)
-    assert not _pull(client).diff(snapshot)
+    assert not pull(client).diff(snapshot)
 
 
 def test_unsupported_rows_are_left_out_when_told(client: LoyaltyClient) -> None:
-    snapshot = _pull(client)
+    snapshot = pull(client)
     edit = actions.edit(snapshot)
-    reward = _first(snapshot.rewards, status="ACTIVE")
+    reward = first_id(snapshot.rewards, status="ACTIVE")
     edit.rewards.loc[edit.rewards["id"] == reward, ["status", "name"]] = ["DRAFT", "Other"]
     plan = edit.plan()
     assert len(plan.changes) == 1 and len(plan.unsupported) == 1
     plan.apply(client, ignore_unsupported=True, progress=False)
-    changed = snapshot.diff(_pull(client)).changes
+    changed = snapshot.diff(pull(client)).changes
     changed = changed[changed["kind"] == "rewards"]  # reward_costs repeat the reward's status
     assert changed[["key", "column", "after"]].astype(str).to_numpy().tolist() == [
         [reward, "status", "DRAFT"]
@@ -228,7 +182,7 @@ def test_unsupported_rows_are_left_out_when_told(client: LoyaltyClient) -> None:
 def test_deletes_are_refused_without_allow_destroy_naming_each_row(
     client: LoyaltyClient,
 ) -> None:
-    snapshot = _pull(client)
+    snapshot = pull(client)
     edit = actions.edit(snapshot)
     doomed = edit.tier_structures["id"].iloc[:2].tolist()
     edit.tier_structures = edit.tier_structures.iloc[2:]
@@ -236,14 +190,14 @@ def test_deletes_are_refused_without_allow_destroy_naming_each_row(
         edit.plan().apply(client, progress=False)
     for tiers in doomed:
         assert f"tier structure {tiers}" in str(refused.value)
-    assert not _pull(client).diff(snapshot)
+    assert not pull(client).diff(snapshot)
 
 
 def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
-    snapshot = _pull(client)
-    edit, _ = _four_kinds(snapshot)
+    snapshot = pull(client)
+    edit, _ = four_kinds(snapshot)
     plan = edit.plan()
     # Each part alone (one call) would fit; the four together do not.
     fresh.set_plan(f"{len(plan.changes) + 1}/hour")
@@ -254,7 +208,7 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     with pytest.raises(BudgetExceededError):
         plan.apply(client, allow_destroy=True, progress=False)
     fresh.set_plan("unlimited")
-    assert not _pull(client).diff(snapshot)
+    assert not pull(client).diff(snapshot)
 
 
 @pytest.mark.parametrize(
@@ -263,6 +217,11 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
         ("dtype", r"^benefits row 0, column 'points_value': 'lots' does not fit"),
         ("category", r"^rewards row 2, column 'status': 'PAUSED' does not fit the column's dtype"),
         ("repeated", r"^rewards row (\d+), column 'id': the key \S+ repeats a row$"),
+        (
+            "repeated cost",
+            r"^reward_costs row (\d+), column 'reward_id/cost_id/spending_index':"
+            r" the key \S+/\S+/\d+ repeats a row$",
+        ),
         ("unknown id", r"^benefits row (\d+), column 'id': lben_0000000099 is not in the base"),
         ("missing column", r"^rewards: column 'name' is missing from the edited frame$"),
     ],
@@ -270,7 +229,7 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
 def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
     client: LoyaltyClient, change: str, message: str
 ) -> None:
-    edit = actions.edit(_pull(client))
+    edit = actions.edit(pull(client))
     if change == "dtype":
         edit.benefits["points_value"] = edit.benefits["points_value"].astype(object)
         edit.benefits.loc[0, "points_value"] = "lots"
@@ -279,8 +238,11 @@ def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
         edit.rewards.loc[2, "status"] = "PAUSED"
     elif change == "repeated":
         edit.rewards = pd.concat([edit.rewards, edit.rewards.iloc[[1]]], ignore_index=True)
+    elif change == "repeated cost":
+        costs = edit.reward_costs
+        edit.reward_costs = pd.concat([costs, costs.iloc[[0]]], ignore_index=True)
     elif change == "unknown id":
-        extra = _bonus("lcdef_c0ffee0001").assign(id="lben_0000000099")
+        extra = bonus("lcdef_c0ffee0001").assign(id="lben_0000000099")
         edit.benefits = pd.concat([edit.benefits, extra], ignore_index=True)
     else:
         edit.rewards = edit.rewards.drop(columns=["name"])
@@ -292,14 +254,16 @@ def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
     assert found, text
     if change == "repeated":
         assert int(found.group(1)) == len(edit.rewards) - 1
+    if change == "repeated cost":
+        assert int(found.group(1)) == len(edit.reward_costs) - 1
     if change == "unknown id":
         assert int(found.group(1)) == len(edit.benefits) - 1
 
 
 def test_from_frames_takes_the_edited_frames_as_a_mapping(client: LoyaltyClient) -> None:
-    snapshot = _pull(client)
+    snapshot = pull(client)
     rewards = snapshot.rewards.copy()
-    reward = _first(rewards, status="ACTIVE")
+    reward = first_id(rewards, status="ACTIVE")
     rewards.loc[rewards["id"] == reward, "status"] = "DRAFT"
     plan = ChangePlan.from_frames(snapshot, {"rewards": rewards})
     assert plan.changes[["key", "call"]].astype(str).to_numpy().tolist() == [
@@ -308,7 +272,7 @@ def test_from_frames_takes_the_edited_frames_as_a_mapping(client: LoyaltyClient)
 
 
 def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyClient) -> None:
-    snapshot = _pull(client)
+    snapshot = pull(client)
     buckets = snapshot.pending_buckets
     today = snapshot.pulled_at.normalize()
     past = str(
@@ -324,3 +288,56 @@ def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyC
     )
     assert not bool(preview.loc[past, "activatable"])
     assert "date" in str(preview.loc[past, "blocked_reason"])
+
+
+def test_the_summary_ends_with_the_budget_the_client_read(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    plan = four_kinds(pull(client))[0].plan()
+    made = "Plan: 1 to create, 2 to change, 1 to delete; 0 changes the service cannot make; 4 calls"
+    assert plan.summary() == made  # never costed with a client: no budget part
+    assert client.quota.remaining is None  # the demo's plan is unlimited: no limit headers
+    assert plan.summary(client) == f"{made}, budget unknown"
+
+    fresh.set_plan("100/hour")
+    client.programs.list(limit=1)
+    remaining = client.quota.remaining
+    assert remaining is not None and remaining < 100
+    assert plan.summary(client) == f"{made}, {remaining} left in this window"
+    client.programs.list(limit=1)
+    assert plan.summary() == f"{made}, {remaining} left in this window"  # remembered
+    assert str(plan).splitlines()[0] == plan.summary()
+    assert repr(plan) == f"<ChangePlan {plan.summary()}>"
+
+    plan.preview(client, progress=False)  # reads the service: the budget it left is kept
+    assert client.quota.remaining is not None and client.quota.remaining < remaining - 1
+    assert plan.summary() == f"{made}, {client.quota.remaining} left in this window"
+
+
+def test_jupyter_shows_the_plan_as_a_table_grouped_by_action_every_value_escaped(
+    client: LoyaltyClient,
+) -> None:
+    snapshot = pull(client)
+    edit, targets = four_kinds(snapshot)
+    script = "<script>alert('x')</script>"
+    edit.benefits = pd.concat(
+        [edit.benefits, bonus(targets["card"]).assign(name=script)], ignore_index=True
+    )
+    renamed = first_id(snapshot.rewards, status="DRAFT")
+    edit.rewards.loc[edit.rewards["id"] == renamed, "name"] = "<b>Renamed</b>"
+    plan = edit.plan()
+    html = plan._repr_html_()
+
+    assert "<script>" not in html and "<b>Renamed</b>" not in html
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert "&lt;b&gt;Renamed&lt;/b&gt;" in html
+    headers = re.findall(r"<th colspan=\"6\"[^>]*>([^<]*)</th>", html)
+    assert headers == ["create (2)", "change (2)", "delete (1)", "cannot make (1)"]
+    groups = html.split("<tbody>")[1:]
+    assert "Bonus 05" in groups[0] and "create_benefit" in groups[0]
+    assert targets["move_reward_to_draft"] in groups[1] and BUCKET in groups[1]
+    assert TIERS in groups[2] and "delete_tier_structure" in groups[2]
+    assert renamed in groups[3] and "no call to change a reward&#x27;s name" in groups[3]
+    assert escape(plan.summary()) in html
+    assert not any(secret in html for secret in SECRETS)
+    assert "No changes." in actions.edit(snapshot).plan()._repr_html_()

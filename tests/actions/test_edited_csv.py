@@ -19,15 +19,17 @@ from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.reports import SnapshotFileError, read_edited_frames
+from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-TIERS = "lts_c0ffee0006"
+from .helpers import TIERS, configure_lyt, first_id, pull
+
 Rows = list[dict[str, str]]
 
 
 def _export(client: LoyaltyClient, tmp_path: Path) -> tuple[ProgramSnapshot, Path, Path]:
     """The demo pulled over HTTP and exported as ``base``; ``edited``, a copy to change."""
-    snapshot = ProgramSnapshot.pull(client, progress=False)
+    snapshot = pull(client)
     snapshot.to_csv(tmp_path / "base")
     shutil.copytree(tmp_path / "base", tmp_path / "edited")
     return snapshot, tmp_path / "base", tmp_path / "edited"
@@ -83,7 +85,7 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
     client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     snapshot, base, edited = _export(client, tmp_path)
-    reward = str(snapshot.rewards.loc[snapshot.rewards["status"] == "ACTIVE", "id"].iloc[0])
+    reward = first_id(snapshot.rewards, status="ACTIVE")
     card = str(snapshot.card_definitions["id"].iloc[0])
     bonus = {"name": "Bonus 05", "type": "POINTS", "points_value": "50", "card_definition_id": card}
     blank: dict[str, str] = {}
@@ -122,7 +124,7 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
     assert f"lyt apply {plan_file}" in capsys.readouterr().out
     saved = ChangePlan.load(plan_file)
     saved.apply(client, allow_destroy=True, log=tmp_path / "plan.jsonl", progress=False)
-    after = ProgramSnapshot.pull(client, progress=False)
+    after = pull(client)
     assert after.rewards.set_index("id").loc[reward, "status"] == "DRAFT"
     assert after.tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
     assert after.benefits.set_index("name").loc["Bonus 05", "points_value"] == 50
@@ -228,3 +230,44 @@ def test_read_snapshot_of_an_edited_export_says_how_to_plan_from_it(
     assert text.endswith(f"lyt plan --base SNAPSHOT_DIR --edited {edited}")
     assert re.search(r"sha256 [0-9a-f]{12}\.\.\. is not the manifest's [0-9a-f]{12}\.\.\.;", text)
     assert "\n" not in text
+
+
+def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_configured(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, base, edited = _export(client, tmp_path)
+    _resave(edited / "tier_structures.csv", lambda rows: [r for r in rows if r["id"] != TIERS])
+    args = ["plan", "--base", str(base), "--edited", str(edited)]
+    made = "Plan: 0 to create, 0 to change, 1 to delete; 0 changes the service cannot make; 1 calls"
+    fresh.set_plan("100/hour")
+
+    assert main(args) == 2  # no service configured: nothing sent, no budget part
+    assert capsys.readouterr().out.splitlines()[0] == made
+    configure_lyt(fresh, tmp_path, monkeypatch)
+    used = fresh.plan()["used"]
+    assert main([*args, "--offline"]) == 2
+    assert capsys.readouterr().out.splitlines()[0] == made
+    assert fresh.plan()["used"] == used
+
+    assert main(args) == 2
+    first = capsys.readouterr().out.splitlines()[0]
+    assert fresh.plan()["used"] - used == 2  # the token request and one read
+    assert first == f"{made}, {100 - fresh.plan()['used']} left in this window"
+
+    fresh.set_plan("unlimited")  # answers without limit headers
+    assert main(args) == 2
+    assert capsys.readouterr().out.splitlines()[0] == f"{made}, budget unknown"
+
+    fresh.set_plan("100/hour")
+    monkeypatch.setenv("LYT_APP_TOKEN", "not-the-token")
+    assert main(args) == 2  # the plan stands; the refusal still carried the budget
+    captured = capsys.readouterr()
+    assert (
+        captured.out.splitlines()[0] == f"{made}, {100 - fresh.plan()['used']} left in this window"
+    )
+    assert captured.err.startswith("lyt plan: the read for the budget failed: ")
+    assert "not-the-token" not in captured.err

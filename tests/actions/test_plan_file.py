@@ -8,13 +8,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ChangePlan, create_benefits
 from lyt_toolkit.actions.plan_file import (
     PlanAlreadyAppliedError,
     PlanFileError,
@@ -23,9 +26,21 @@ from lyt_toolkit.actions.plan_file import (
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.synthetic import generate_program
 
-from .helpers import SECRETS, ClientWith, SimulatedCrash, names_on_server
-from .test_desired import BUCKET, TIERS, _four_kinds, _pull
+from .helpers import (
+    BUCKET,
+    SECRETS,
+    TIERS,
+    ClientWith,
+    SimulatedCrash,
+    bonus,
+    configure_lyt,
+    four_kinds,
+    names_on_server,
+    pull,
+)
 
 _CHECKED = ("card_definition_found", "card_definition_status")
 """Filled by the snapshot from the card definition: not the object's own state."""
@@ -33,7 +48,7 @@ _CHECKED = ("card_definition_found", "card_definition_status")
 
 def _saved(client: LoyaltyClient, path: Path) -> tuple[ChangePlan, dict[str, str]]:
     """The four-kind plan of the live program, saved to ``path``; its targets by call."""
-    edit, targets = _four_kinds(_pull(client))
+    edit, targets = four_kinds(pull(client))
     plan = edit.plan()
     plan.save(path)
     return plan, targets
@@ -47,7 +62,7 @@ def _hash_by_hand(frame: pd.DataFrame, key: str, drop: tuple[str, ...] = ()) -> 
 
 
 def _live(client: LoyaltyClient) -> dict[str, Any]:
-    after = _pull(client)
+    after = pull(client)
     return {
         "rewards": after.rewards.set_index("id")["status"].astype(str).to_dict(),
         "bucket": after.pending_buckets.set_index("id").loc[BUCKET, "status"],
@@ -59,13 +74,13 @@ def _live(client: LoyaltyClient) -> dict[str, Any]:
 def test_a_saved_plan_records_its_base_and_reads_back_the_same(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    snapshot = _pull(client)
-    edit, targets = _four_kinds(snapshot)
+    snapshot = pull(client)
+    edit, targets = four_kinds(snapshot)
     plan = edit.plan()
     path = plan.save(tmp_path / "plan.json")
 
     document = json.loads(path.read_text())
-    assert (document["format"], document["version"]) == ("lyt-change-plan", 1)
+    assert (document["format"], document["version"]) == ("lyt-change-plan", 2)
     assert document["base"] == {
         "source": snapshot.source,
         "pulled_at": snapshot.pulled_at.isoformat(),
@@ -73,7 +88,11 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
     assert [c["call"] for c in document["changes"]] == plan.changes["call"].tolist()
     reward = targets["move_reward_to_draft"]
     hashes = {(t["kind"], t["key"]): t["sha256"] for t in document["touched"]}
+    card = targets["card"]
+    no_benefit = hashlib.sha256(b"[]").hexdigest()  # the IDs holding the name in the base
     assert hashes == {
+        ("card_definitions", card): _hash_by_hand(snapshot.card_definitions, card, ("listed",)),
+        ("benefits", "Bonus 05"): no_benefit,
         ("rewards", reward): _hash_by_hand(snapshot.rewards, reward),
         ("pending_buckets", BUCKET): _hash_by_hand(
             snapshot.pending_buckets, BUCKET, ("program_status", "member_status")
@@ -89,7 +108,8 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
         assert [i.target for i in mine.items] == [i.target for i in theirs.items]
         assert [i.payload for i in mine.items] == [i.payload for i in theirs.items]
     assert loaded.base.pulled_at == snapshot.pulled_at
-    assert loaded.reread_cost().needed == 3  # the reward, the tier structure, the bucket's card
+    # the reward, the tier structure, the bucket's card, the card definition, the name
+    assert loaded.reread_cost().needed == 5
 
 
 def test_the_re_read_sends_exactly_the_calls_its_cost_says(
@@ -101,8 +121,9 @@ def test_the_re_read_sends_exactly_the_calls_its_cost_says(
     expected = loaded.reread_cost(client).needed
     used = fresh.plan()["used"]
     assert loaded.stale(client) == []
-    # the reward, the tier structure, the bucket's card, and the token if one was needed
-    assert fresh.plan()["used"] - used == expected == 3 + token
+    # the reward, the tier structure, the bucket's card, the bonus's card definition, one
+    # listing of the created names, and the token if one was needed
+    assert fresh.plan()["used"] - used == expected == 5 + token
 
 
 def test_a_stale_plan_is_refused_naming_the_changed_object(
@@ -217,14 +238,16 @@ def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
     ("breaks", "key"),
     [
         (lambda d: d.pop("format"), "format"),
-        (lambda d: d.update(version=2), "version"),
+        (lambda d: d.update(version=3), "version"),
         (lambda d: d["base"].update(pulled_at="yesterday"), "base.pulled_at"),
         (lambda d: d["changes"][0].pop("call"), "changes[0].call"),
         (lambda d: d["calls"]["move_reward_to_draft"].clear(), "calls.move_reward_to_draft"),
         (lambda d: d["touched"][1].pop("sha256"), "touched[1].sha256"),
+        (lambda d: d["touched"][3].update(card_buckets="2"), "touched[3].card_buckets"),
         (lambda d: d["calls"].update(rename_reward=[]), "calls.rename_reward"),
         (lambda d: d["calls"]["create_benefit"][0].pop("type"), "calls.create_benefit[0]"),
-        (lambda d: d["touched"].pop(0), "touched"),
+        (lambda d: d["touched"].pop(), "touched"),
+        (lambda d: d["touched"].pop(1), "touched"),  # the created benefit's name
         (lambda d: d["changes"][1].update(calls="1"), "changes[1].calls"),
     ],
 )
@@ -247,15 +270,6 @@ def test_a_file_that_is_not_json_is_refused_naming_the_file(tmp_path: Path) -> N
         ChangePlan.load(path)
 
 
-def _configure(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``lyt`` run here talks to ``sb``."""
-    monkeypatch.chdir(tmp_path)  # no .env from the working copy
-    monkeypatch.setenv("LYT_PROGRESS", "off")
-    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
-    for key, value in sb.credentials.as_client_kwargs().items():
-        monkeypatch.setenv(f"LYT_{key.upper()}", value)
-
-
 def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
     fresh: Sandbox,
     client: LoyaltyClient,
@@ -263,7 +277,7 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _configure(fresh, tmp_path, monkeypatch)
+    configure_lyt(fresh, tmp_path, monkeypatch)
     path = tmp_path / "plan.json"
     _saved(client, path)
 
@@ -274,7 +288,7 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
 
     assert main(["apply", str(path), "--allow-destroy"]) == 0
     out = capsys.readouterr().out
-    assert "Re-reading 3 touched objects: calls needed: 4;" in out  # and a token for the CLI
+    assert "Re-reading 5 touched objects: calls needed: 6;" in out  # and a token for the CLI
     assert "Applied: 4 succeeded" in out
     assert (tmp_path / "plan.json.log.jsonl").exists()
 
@@ -290,7 +304,7 @@ def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _configure(fresh, tmp_path, monkeypatch)
+    configure_lyt(fresh, tmp_path, monkeypatch)
     path = tmp_path / "plan.json"
     _, targets = _saved(client, path)
     reward = targets["move_reward_to_draft"]
@@ -305,3 +319,113 @@ def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
     assert main(["apply", str(path), "--allow-destroy", "--refresh"]) == 0
     assert "Applied: 3 succeeded" in capsys.readouterr().out
     assert _live(client)["tiers"] == "DELETED"
+
+
+def test_a_version_1_file_is_read_its_creates_unchecked(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    document = json.loads(path.read_text())
+    document["version"] = 1  # written before creates were checked: no entries for them
+    document["touched"] = [t for t in document["touched"] if t["call"] != "create_benefit"]
+    path.write_text(json.dumps(document))
+    loaded = ChangePlan.load(path)
+    assert loaded.reread_cost().needed == 3
+    assert loaded.stale(client) == []
+
+
+def test_a_benefit_name_taken_since_the_base_makes_its_create_stale(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    path = tmp_path / "plan.json"
+    _, targets = _saved(client, path)
+    taken = create_benefits(bonus(targets["card"])).execute(client, progress=False)
+    [taker] = taken["resource_id"].tolist()  # someone created "Bonus 05" after the pull
+    loaded = ChangePlan.load(path)
+
+    with pytest.raises(StalePlanError) as caught:
+        loaded.apply(client, allow_destroy=True, progress=False)
+    assert caught.value.stale == [
+        f'benefit name "Bonus 05" (now held by {taker}; the plan creates it)'
+    ]
+    assert names_on_server(client, "Bonus 05") == ["Bonus 05"]  # nothing sent
+
+    refreshed = loaded.refreshed(client)
+    assert "create_benefit" not in refreshed.changes["call"].tolist()
+    assert refreshed.unsupported[["key", "reason"]].to_numpy().tolist() == [
+        ["Bonus 05", "a benefit of that name exists in the live program"]
+    ]
+    results = loaded.apply(
+        client, allow_destroy=True, refresh=True, ignore_unsupported=True, progress=False
+    )
+    assert sorted(results["call"]) == sorted(
+        ["move_reward_to_draft", "activate_pending_bucket", "delete_tier_structure"]
+    )
+    assert names_on_server(client, "Bonus 05") == ["Bonus 05"]  # still only the other one
+
+
+@pytest.mark.parametrize("change", ["renamed", "gone"])
+def test_a_create_whose_card_definition_changed_or_went_is_stale(
+    client: LoyaltyClient, tmp_path: Path, change: str
+) -> None:
+    snapshot = pull(client)
+    definitions = snapshot.card_definitions.copy()
+    card = str(definitions["id"].iloc[0])
+    if change == "renamed":  # the base holds the name the definition had before a rename
+        definitions.loc[definitions["id"] == card, "name"] = "Before the rename"
+    else:  # a definition the base held and the live program no longer does
+        card = "lcdef_00000000ff"
+        definitions = pd.concat([definitions, definitions.iloc[[0]].assign(id=card)])
+    base = ProgramSnapshot.from_frames(
+        {**snapshot.frames(), "card_definitions": definitions.reset_index(drop=True)},
+        source=snapshot.source,
+        pulled_at=snapshot.pulled_at,
+    )
+    edit = actions.edit(base)
+    edit.benefits = pd.concat([edit.benefits, bonus(card)], ignore_index=True)
+    edit.plan().save(tmp_path / "plan.json")
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+    assert loaded.reread_cost().needed == 2  # the card definition, one listing of names
+
+    with pytest.raises(StalePlanError) as caught:
+        loaded.apply(client, progress=False)
+    gone = " (no longer exists)" if change == "gone" else ""
+    assert caught.value.stale == [f"card_definitions {card}{gone}"]
+    assert names_on_server(client, "Bonus 05") == []
+
+
+def test_the_bucket_re_read_walks_every_page_of_a_card_holding_over_100(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    program = generate_program(
+        rewards=1,
+        benefits=1,
+        card_definitions=2,
+        tier_structures=1,
+        members=1,
+        pending_buckets=150,
+        seed=3,
+    )
+    with start_sandbox(data=program) as sb, make_client(sb) as client:
+        snapshot = pull(client)
+        buckets = snapshot.pending_buckets
+        assert len(buckets) == 150 and buckets["card_id"].nunique() == 1
+        last = str(buckets.sort_values("date")["id"].iloc[-1])  # on the card's second page
+        edit = actions.edit(snapshot)
+        edit.pending_buckets.loc[edit.pending_buckets["id"] == last, "status"] = "ACTIVATED"
+        edit.plan().save(tmp_path / "plan.json")
+        loaded = ChangePlan.load(tmp_path / "plan.json")
+
+        assert loaded.reread_cost().needed == 2  # two pages of the card's 150 buckets
+        token = 0 if client.holds_token else 1
+        used = sb.plan()["used"]
+        assert loaded.stale(client) == []
+        assert sb.plan()["used"] - used == 2 + token
+
+        # found, not "no longer exists": the bucket is on the second page
+        card = buckets.iloc[0][["program_id", "member_id", "card_id"]].tolist()
+        first = client.pending_buckets.list(*card, limit=100)
+        assert len(first.data) == 100 and last not in {b.id for b in first.data}

@@ -19,7 +19,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
 
-from .helpers import benefit_rows
+from .helpers import benefit_rows, pull
 
 Plan = actions.ActionPlan[Any]
 
@@ -47,12 +47,8 @@ PLANS: dict[str, Callable[[ProgramSnapshot], Plan]] = {
 }
 
 
-def _pull(client: LoyaltyClient) -> ProgramSnapshot:
-    return ProgramSnapshot.pull(client, progress=False)
-
-
 def _rehearsed(client: LoyaltyClient, plan: Plan) -> tuple[ProgramSnapshot, Rehearsal]:
-    before = _pull(client)
+    before = pull(client)
     return before, plan.rehearse(before, concurrency=4, progress=False)
 
 
@@ -65,14 +61,14 @@ def _statuses(checks: pd.DataFrame) -> dict[tuple[str, str, Any], str]:
 
 @pytest.mark.parametrize("name", list(PLANS))
 def test_production_does_what_was_rehearsed(name: str, client: LoyaltyClient) -> None:
-    before = _pull(client)
+    before = pull(client)
     plan = PLANS[name](before)
     rehearsal = plan.rehearse(before, concurrency=4, progress=False)
     assert rehearsal.results.outcome.isin(["succeeded", "already_done", "failed"]).all()
     assert (rehearsal.results.outcome == "succeeded").any()
 
     results = plan.execute(client, concurrency=4, progress=False)
-    after = _pull(client)
+    after = pull(client)
     verification = rehearsal.verify(after, results=results)
 
     assert verification.ok, verification.problems
@@ -91,7 +87,7 @@ def test_created_objects_match_by_name_not_id(client: LoyaltyClient) -> None:
     plan = actions.create_benefits(benefit_rows("Named", 2))
     before, rehearsal = _rehearsed(client, plan)
     plan.execute(client, progress=False)
-    after = _pull(client)
+    after = pull(client)
     rehearsed_ids = set(rehearsal.after.benefits.id) - set(before.benefits.id)
     real_ids = set(after.benefits.id) - set(before.benefits.id)
     assert len(real_ids) == 2 and rehearsed_ids.isdisjoint(real_ids)
@@ -106,7 +102,7 @@ def test_what_someone_else_changed_in_between_is_named(client: LoyaltyClient) ->
     _, rehearsal = _rehearsed(client, plan)
     client.rewards.draft("lrew_c0ffee0002")  # someone else, after the snapshot
     plan.execute(client, progress=False)
-    verification = rehearsal.verify(_pull(client))
+    verification = rehearsal.verify(pull(client))
     assert not verification.ok and not bool(verification)
     problems = verification.problems
     assert _statuses(problems) == {
@@ -125,7 +121,7 @@ def test_a_name_taken_first_with_other_settings_is_different(client: LoyaltyClie
     actions.create_benefits([other]).execute(client, progress=False)  # someone else, first
     results = plan.execute(client, progress=False)
     assert list(results.outcome) == ["succeeded", "failed"]
-    verification = rehearsal.verify(_pull(client), results=results)
+    verification = rehearsal.verify(pull(client), results=results)
     assert _statuses(verification.problems) == {
         ("benefits", "Contested 0001", "points_value"): "different",
         ("create_benefit", "Contested 0001", "outcome"): "different",
@@ -137,13 +133,13 @@ def test_a_name_taken_first_with_other_settings_is_different(client: LoyaltyClie
 
 
 def test_changes_production_did_not_make_are_missing(client: LoyaltyClient, fresh: Sandbox) -> None:
-    before = _pull(client)
+    before = pull(client)
     plan = actions.activate_pending_buckets(_buckets(before))
     rehearsal = plan.rehearse(before, progress=False)
     fresh.advance_clock(400 * 86400)  # the real run comes too late: every date has passed
     results = plan.execute(client, progress=False)
     assert set(results.outcome) == {"failed"}
-    problems = rehearsal.verify(_pull(client)).problems
+    problems = rehearsal.verify(pull(client)).problems
     assert set(problems.status) == {"missing"}
     assert {("pending_buckets", b, "status") for b in BUCKETS[:2]} <= set(_statuses(problems))
     assert problems.actual.isna().all()
@@ -163,7 +159,7 @@ def test_the_rehearsal_runs_at_the_snapshot_clock_and_stops_its_sandbox(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
     fresh.advance_clock(3600)
-    before = _pull(client)
+    before = pull(client)
     fresh.advance_clock(86400)  # production moves on; the rehearsal does not
     serving = _sandbox_threads()
     rehearsal = actions.delete_tier_structures(["lts_c0ffee0006"]).rehearse(before, progress=False)
@@ -184,7 +180,7 @@ def test_a_log_is_read_never_written(client: LoyaltyClient, tmp_path: Path) -> N
     plan = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"])
     actions.move_rewards_to_draft(["lrew_c0ffee0001"]).execute(client, log=log, progress=False)
     written = log.read_bytes()
-    before = _pull(client)
+    before = pull(client)
     rehearsal = plan.rehearse(before, log=log, progress=False)
     assert log.read_bytes() == written
     assert list(rehearsal.results.outcome) == ["skipped_already_done", "succeeded"]
@@ -193,7 +189,7 @@ def test_a_log_is_read_never_written(client: LoyaltyClient, tmp_path: Path) -> N
 def test_an_exported_folder_rehearses_like_its_snapshot(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    before = _pull(client)
+    before = pull(client)
     before.to_csv(tmp_path / "export")
     plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
     rehearsal = plan.rehearse(tmp_path / "export", progress=False)

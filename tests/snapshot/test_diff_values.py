@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit.snapshot import CHANGES, SnapshotDiff
-from lyt_toolkit.snapshot.diff import compare
+from lyt_toolkit.snapshot.diff import align, compare
 
 from .helpers import frame, snapshot
 
@@ -157,6 +157,21 @@ def test_repeated_ids_are_told_apart_by_their_order() -> None:
     a = snapshot(rewards=frame("rewards", REWARD, REWARD))
     b = snapshot(rewards=frame("rewards", REWARD, {**REWARD, "name": "Twin"}))
     assert _rows(a.diff(b)) == [("rewards", "lrew_1#2", "changed", "name", "Free Latte", "Twin")]
+
+
+def test_align_lines_rows_up_by_key_and_the_diff_reuses_it() -> None:
+    one, two, three = REWARD, {**REWARD, "id": "lrew_2"}, {**REWARD, "id": "lrew_3"}
+    before = frame("rewards", one, two)
+    after = frame("rewards", three, {**two, "name": "Twin"}, three)
+    rows = align("rewards", before, after)
+    assert rows.after_keys.tolist() == ["lrew_3", "lrew_2", "lrew_3#2"]
+    assert rows.at_after.tolist() == [-1, 1]  # lrew_1 removed
+    assert rows.at_before.tolist() == [-1, 1, -1]  # lrew_3 (twice) added
+    assert rows.repeated_after.tolist() == [False, False, True]
+    assert rows.before_index.get_indexer(["lrew_2"]).tolist() == [1]
+    a, b = snapshot(rewards=before), snapshot(rewards=after)
+    given = compare(a, b, aligned={"rewards": rows}).changes
+    pd.testing.assert_frame_equal(given, a.diff(b).changes)
 
 
 def test_ignore_leaves_columns_out_and_checks_their_names() -> None:

@@ -1,0 +1,336 @@
+"""From the diff of the edited frames to calls: each change row is supported (one call of an
+existing action: move a reward to draft, activate a pending bucket, delete a tier
+structure) or unsupported with its reason; each new benefit row is a create."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..models.enums import PendingBucketStatus, RewardStatus, TierStructureStatus
+from ..snapshot import ProgramSnapshot
+from ..snapshot.diff import KeyAlignment, row_keys
+from .benefits import create_benefits
+from .deletions import delete_tier_structures
+from .edited_frames import EditError, noun, row_label
+from .pending import activate_pending_buckets
+from .plan import ActionPlan
+from .rewards import move_rewards_to_draft
+
+__all__ = ["CHANGE_COLUMNS", "SERVER_MANAGED", "UNSUPPORTED_COLUMNS", "Planned", "Planner"]
+
+CHANGE_COLUMNS = ("kind", "key", "action", "column", "before", "after", "call", "calls")
+"""Columns of ``ChangePlan.changes``: ``action`` is create, change or delete, ``call`` the
+action plan that sends it, ``calls`` the requests it costs."""
+
+UNSUPPORTED_COLUMNS = ("kind", "key", "column", "before", "after", "reason")
+"""Columns of ``ChangePlan.unsupported``."""
+
+SERVER_MANAGED = frozenset({"id", "object", "created_at", "updated_at"})
+"""Fields the service sets (with every balance): no call changes them."""
+
+# A new benefit row: snapshot column -> column of the flat create form (``FLAT_COLUMNS``).
+_BENEFIT_CREATE = {
+    "name": "name",
+    "type": "type",
+    "status": "status",
+    "stock_quantity": "stock_quantity",
+    "points_value": "points_value",
+    "card_definition_id": "card_definition_id",
+    "material_product_id": "product_id",
+    "material_sku_id": "sku_id",
+    "digital_type": "digital_type",
+    "digital_campaign_id": "campaign_id",
+    "digital_gift_voucher_balance": "balance",
+    "proportional_every": "order_amount_every",
+    "proportional_value": "order_amount_value",
+}
+# Columns the frame derives from the create's fields: a new row may fill them or not.
+_BENEFIT_DERIVED = frozenset(
+    {
+        "stock_type",
+        "points_card_definition_id",
+        "proportional_card_definition_id",
+        "proportional_calculation_type",
+        "proportional_basis",
+        "card_definition_exists",
+    }
+)
+_CARD_DEFINITION_COLUMNS = (
+    "card_definition_id",
+    "points_card_definition_id",
+    "proportional_card_definition_id",
+)
+
+
+class Planned(NamedTuple):
+    """What ``Planner.plan`` found: the frames and parts of a ``ChangePlan``."""
+
+    changes: pd.DataFrame
+    unsupported: pd.DataFrame
+    parts: tuple[ActionPlan[Any], ...]
+    inputs: dict[str, pd.DataFrame]
+
+
+_STATUS_CALLS: dict[str, tuple[Any, Any, str, str]] = {
+    "rewards": (
+        RewardStatus.ACTIVE,
+        RewardStatus.DRAFT,
+        "move_reward_to_draft",
+        "only ACTIVE -> DRAFT has a call (move to draft)",
+    ),
+    "pending_buckets": (
+        PendingBucketStatus.PENDING,
+        PendingBucketStatus.ACTIVATED,
+        "activate_pending_bucket",
+        "only PENDING -> ACTIVATED has a call (activate)",
+    ),
+}
+"""Kind -> the one status change the service has a call for: from, to, call, and why any
+other status change is refused."""
+
+
+class Planner:
+    """Sorts the diff's change rows into supported ones (by call) and unsupported ones;
+    ``plan`` returns them with the action plans that send the supported ones."""
+
+    def __init__(self, base: ProgramSnapshot, aligned: Mapping[str, KeyAlignment]) -> None:
+        self.base = base
+        self.aligned = aligned
+        self.changes: list[dict[str, Any]] = []
+        self.unsupported: list[dict[str, Any]] = []
+        self.creates: list[tuple[Any, pd.Series[Any]]] = []
+
+    def plan(self, diff: pd.DataFrame, new: Mapping[str, pd.DataFrame]) -> Planned:
+        for kind, frame in new.items():
+            if len(frame) and kind == "benefits":
+                self._new_benefits(frame)
+            elif len(frame):
+                for label in frame.index:
+                    self._unsupported(
+                        kind,
+                        f"new row {label}",
+                        None,
+                        None,
+                        None,
+                        f"the service has no call to create a {noun(kind)}",
+                    )
+        columns = ("kind", "key", "change", "column", "before", "after")
+        for kind, key, change, column, before, after in zip(
+            *(diff[c].tolist() for c in columns), strict=True
+        ):  # a missing value is NaN, as itertuples gives it
+            self._change(str(kind), str(key), str(change), column, before, after)
+        return self._built()
+
+    def _unsupported(
+        self, kind: str, key: str, column: Any, before: Any, after: Any, reason: str
+    ) -> None:
+        self.unsupported.append(
+            {
+                "kind": kind,
+                "key": key,
+                "column": column,
+                "before": before,
+                "after": after,
+                "reason": reason,
+            }
+        )
+
+    def _supported(
+        self,
+        kind: str,
+        key: str,
+        action: str,
+        call: str,
+        column: Any = None,
+        before: Any = None,
+        after: Any = None,
+    ) -> None:
+        self.changes.append(
+            {
+                "kind": kind,
+                "key": key,
+                "action": action,
+                "column": column,
+                "before": before,
+                "after": after,
+                "call": call,
+                "calls": 1,
+            }
+        )
+
+    def _change(
+        self, kind: str, key: str, change: str, column: Any, before: Any, after: Any
+    ) -> None:
+        what = noun(kind)
+        if change == "removed":
+            if kind == "tier_structures":
+                self._supported(kind, key, "delete", "delete_tier_structure")
+            else:
+                self._unsupported(
+                    kind, key, None, before, None, f"the service has no call to delete a {what}"
+                )
+        elif change == "added":
+            self._unsupported(
+                kind, key, None, None, after, f"the service has no call to create a {what}"
+            )
+        elif column in SERVER_MANAGED or ("balance" in str(column) and kind != "benefits"):
+            self._unsupported(kind, key, column, before, after, f"{column} is set by the service")
+        elif column == "status" and kind in _STATUS_CALLS:
+            old, new, call, refusal = _STATUS_CALLS[kind]
+            if (before, after) == (old, new):
+                self._supported(kind, key, "change", call, column, before, after)
+            else:
+                self._unsupported(kind, key, column, before, after, refusal)
+        elif (
+            kind == "tier_structures"
+            and column == "status"
+            and after == TierStructureStatus.DELETED
+        ):
+            self._supported(kind, key, "delete", "delete_tier_structure")
+        else:
+            when = " after creation" if kind == "benefits" else ""
+            self._unsupported(
+                kind,
+                key,
+                column,
+                before,
+                after,
+                f"the service has no call to change a {what}'s {column}{when}",
+            )
+
+    def _new_benefits(self, frame: pd.DataFrame) -> None:
+        """Each new benefit row: created, or unsupported when the create cannot give it."""
+        definitions = set(self.base.card_definitions["id"])
+        for label, row in frame.iterrows():
+            extra = [
+                c
+                for c in frame.columns
+                if c not in _BENEFIT_CREATE and c not in _BENEFIT_DERIVED and pd.notna(row[c])
+            ]
+            cards = {str(row[c]) for c in _CARD_DEFINITION_COLUMNS if pd.notna(row[c])}
+            key = str(row["name"])
+            if extra:
+                self._unsupported(
+                    "benefits",
+                    key,
+                    extra[0],
+                    None,
+                    row[extra[0]],
+                    f"a create cannot set {extra[0]}",
+                )
+            elif "card_definitions" in self.base.kinds and cards - definitions:
+                missing = sorted(cards - definitions)[0]
+                self._unsupported(
+                    "benefits",
+                    key,
+                    "card_definition_id",
+                    None,
+                    missing,
+                    f"card definition {missing} is not in the base, and the plan cannot create one",
+                )
+            else:
+                self.creates.append((label, row))
+
+    def _built(self) -> Planned:
+        parts: list[ActionPlan[Any]] = []
+        inputs: dict[str, pd.DataFrame] = {}
+        if self.creates:
+            records = [_flat_benefit(row) for _, row in self.creates]
+            inputs["create_benefit"] = pd.DataFrame(records)
+            parts.append(self._benefit_part(records))
+        order = {"create": 0, "change": 1, "delete": 2}
+        changes = sorted(self.changes, key=lambda change: order[change["action"]])
+        base = self.base
+        for call, kind, build, columns in (
+            ("move_reward_to_draft", "rewards", move_rewards_to_draft, ["id", "name", "status"]),
+            (
+                "activate_pending_bucket",
+                "pending_buckets",
+                activate_pending_buckets,
+                ["id", "program_id", "member_id", "card_id"],
+            ),
+            ("delete_tier_structure", "tier_structures", delete_tier_structures, ["id", "name"]),
+        ):
+            keys = [change["key"] for change in changes if change["call"] == call]
+            if keys:
+                rows = getattr(base, kind)[columns].iloc[self._positions(kind, keys)]
+                if kind == "pending_buckets":
+                    rows = rows.rename(columns={"id": "bucket_id"})
+                inputs[call] = rows.reset_index(drop=True)
+                parts.append(build(inputs[call]))
+        return Planned(
+            _text_frame(changes, CHANGE_COLUMNS[:-1]).assign(
+                calls=np.array([change["calls"] for change in changes], dtype="int64")
+            ),
+            _text_frame(self.unsupported, UNSUPPORTED_COLUMNS),
+            tuple(parts),
+            inputs,
+        )
+
+    def _positions(self, kind: str, keys: list[str]) -> list[int]:
+        """Where the base holds the rows of ``keys``: one Arrow scan of the diff's keys for
+        the few wanted (a hash table of every key, or pandas' ``isin``, costs more)."""
+        aligned = self.aligned.get(kind)
+        held = aligned.before_keys if aligned else row_keys(kind, getattr(self.base, kind))
+        column = pa.array(held)
+        wanted = pc.is_in(column, value_set=pa.array(keys, type=column.type))  # no cast
+        found = np.flatnonzero(wanted.to_numpy(zero_copy_only=False))
+        where = dict(zip(held.iloc[found].tolist(), found.tolist(), strict=True))
+        missing = [key for key in keys if key not in where]
+        if missing:  # the diff's keys come from the base: never expected
+            raise KeyError(f"{kind}: {missing[0]} is not in the base")
+        return [where[key] for key in keys]
+
+    def _benefit_part(self, records: list[dict[str, Any]]) -> ActionPlan[Any]:
+        """The create of every new benefit row; ``EditError`` names a row the create refuses."""
+        part = create_benefits(pd.DataFrame(records))
+        back = {flat: column for column, flat in _BENEFIT_CREATE.items()}
+        for item, (label, _) in zip(part.items, self.creates, strict=True):
+            if item.error:
+                column = back.get(str(item.field), item.field)
+                raise EditError(f"{row_label('benefits', label, str(column))}: {item.error}")
+        for record in records:
+            self._supported(
+                "benefits",
+                record["name"],
+                "create",
+                "create_benefit",
+                None,
+                None,
+                _benefit_text(record),
+            )
+        return part
+
+
+def _text_frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
+    """``rows`` as a frame of ``string`` columns (built column by column: no per-cell dtype
+    inference)."""
+    return pd.DataFrame({c: pd.array([row[c] for row in rows], dtype="string") for c in columns})
+
+
+def _flat_benefit(row: pd.Series[Any]) -> dict[str, Any]:
+    """A new benefit row in the flat create form (blank cells left out)."""
+    flat = {f: row[c] for c, f in _BENEFIT_CREATE.items() if pd.notna(row[c])}
+    for column in _CARD_DEFINITION_COLUMNS:
+        if pd.notna(row[column]):
+            flat.setdefault("card_definition_id", row[column])
+    return {k: v.item() if hasattr(v, "item") else v for k, v in flat.items()}
+
+
+def _benefit_text(flat: Mapping[str, Any]) -> str:
+    """What a created benefit grants, as a plan line shows it."""
+    card = flat.get("card_definition_id")
+    if flat["type"] == "POINTS":
+        return f"points {flat.get('points_value')} on {card}"
+    if flat["type"] == "POINTS_PROPORTIONAL":
+        every, value = flat.get("order_amount_every"), flat.get("order_amount_value")
+        return f"points {value} per {every} of order amount on {card}"
+    if flat["type"] == "MATERIAL":
+        return f"material {flat.get('sku_id') or flat.get('product_id')}"
+    return f"digital {flat.get('digital_type')} of {flat.get('campaign_id')}"
