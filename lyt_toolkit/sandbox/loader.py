@@ -148,7 +148,8 @@ def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     nested time, or text that just reads like one) is walked by ``resolve_tree``.
     """
     section = _own_times_spelled(section, RelativeFormatter(now).spell)
-    if not _MAYBE_RELATIVE.search(to_json(section)):
+    text = to_json(section)
+    if b"now" not in text or not _MAYBE_RELATIVE.search(text):  # the first is 2x faster
         return section
     resolved: list[Any] = resolve_tree(section, now)
     return resolved

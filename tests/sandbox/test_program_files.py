@@ -142,6 +142,18 @@ def test_the_loader_refuses_a_repeated_benefit_name_before_the_store_does() -> N
     assert store.size() == 0  # nothing written
 
 
+def test_indexes_built_after_a_load_are_all_back_and_the_page_cache_as_it_was() -> None:
+    store = Store()
+    indexes = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+    before = sorted(r[0] for r in store.query(indexes))
+    cache_size = store.query("PRAGMA cache_size")[0][0]
+    with store.indexes_deferred():
+        load_program(store, demo(lambda p: None), parse_instant(NOW))
+    assert sorted(r[0] for r in store.query(indexes)) == before and len(before) == 7
+    assert store.query("PRAGMA cache_size")[0][0] == cache_size
+    assert store.size() > 0
+
+
 def test_a_name_is_unique_only_among_listed_benefits_and_exactly_as_written() -> None:
     def change(program: dict[str, Any]) -> None:
         program["benefits"][14]["name"] = program["benefits"][5]["name"]  # both DELETED
