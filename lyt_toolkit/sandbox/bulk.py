@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticOmit, SchemaValidator, core_schema
 
 from .. import models
-from ..models.common import OMIT_IF_NONE
+from ..models.common import OMIT_IF_NONE, answered_utc, format_timestamp
 from .programcheck import MODEL_EXTRAS
 
 
@@ -143,7 +143,15 @@ def _spelled(node: dict[str, Any], serialization: dict[str, Any]) -> Any:
         raise Unsupported("serializer")
     inner = {key: value for key, value in node.items() if key != "serialization"}
     if inner["type"] == "function-after" and inner["schema"]["type"] == "datetime":
-        pass  # a Timestamp: the datetime parsed and normalised as the model does
+        if (
+            inner["function"].get("function") is answered_utc
+            and serialization["function"] is format_timestamp
+        ):
+            # A Timestamp: format_timestamp takes the moment to UTC as answered_utc does
+            # (keeping its own offset where Python cannot hold the UTC form), so one Python
+            # call per value spells it the same.
+            inner = inner["schema"]
+        # else: the datetime parsed and normalised as the model does
     elif inner["type"] != "datetime":
         raise Unsupported("serializer")
     return core_schema.no_info_after_validator_function(serialization["function"], inner)

@@ -174,7 +174,7 @@ def dangling_references(
 ) -> list[str]:
     """One line per reference to an ID no record of the target section has."""
     ids = {
-        key: {r["id"] for r in records if isinstance(r, dict) and "id" in r}
+        key: {r["id"] for r in records if isinstance(r, dict) and isinstance(r.get("id"), str)}
         for key, records in sections.items()
     }
     wanted: dict[str, set[str]] = {}

@@ -149,3 +149,22 @@ def test_a_model_s_omissions_literals_and_enum_defaults_dump_alike(record: dict[
 def test_a_required_omit_if_none_field_stays_required() -> None:
     with pytest.raises(ValueError):
         SectionSchema(_Omitting).documents([{"optional": 1}])
+
+
+@pytest.mark.parametrize(
+    "created_at",
+    [
+        "2025-03-01T09:30:00",  # naive: taken as UTC
+        "2025-03-01T09:30:00.123456Z",  # cut to milliseconds
+        "2025-03-01T09:30:00-08:00",
+        "0001-01-01T00:30:00+01:00",  # UTC form in year 0: keeps its own offset
+        "9999-12-31T23:30:00-01:00",  # UTC form in year 10000: likewise
+    ],
+)
+def test_a_timestamp_is_spelled_in_one_call_as_the_model_dumps_it(created_at: str) -> None:
+    program = generate_program(rewards=1, benefits=1, members=1, seed=8)
+    program["rewards"][0]["created_at"] = created_at
+    rewards = loader.resolve_times(program["rewards"], NOW)
+    expected = _by_models(KIND_BY_KEY["rewards"], rewards)
+    assert _bulk("Reward", rewards) == expected
+    assert checked_documents(program, NOW)["rewards"][0][0] == expected[0]

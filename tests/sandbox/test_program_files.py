@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
-from lyt_toolkit.sandbox import ProgramDataWarning, Sandbox
+from lyt_toolkit.sandbox import ProgramDataWarning, Sandbox, loader
+from lyt_toolkit.sandbox.clock import parse_instant
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
-from lyt_toolkit.sandbox.loader import ProgramFileError
+from lyt_toolkit.sandbox.loader import ProgramFileError, load_program
+from lyt_toolkit.sandbox.store import Store
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import v2_client
@@ -118,6 +120,78 @@ def test_a_repeated_id_in_a_section_is_refused() -> None:
     assert problems == [f"products[{last}] prod_0b1e55ed0001: the same id as products[0]"]
 
 
+def _same_name(program: dict[str, Any]) -> None:
+    program["benefits"][6]["name"] = program["benefits"][1]["name"]  # both ACTIVE
+
+
+SAME_NAME = (
+    "benefits[6] lben_c0ffee0007: name: 'Birthday Bonus 250 Beans' is also the name of"
+    " benefits[1] lben_c0ffee0002 (no two benefits that are listed may share a name)"
+)
+
+
+def test_two_listed_benefits_of_one_name_are_refused_naming_both_and_the_field() -> None:
+    assert _refused(demo(_same_name)) == [SAME_NAME]
+
+
+def test_the_loader_refuses_a_repeated_benefit_name_before_the_store_does() -> None:
+    store = Store()
+    with pytest.raises(ProgramFileError) as refused, store.indexes_deferred():
+        load_program(store, demo(_same_name), parse_instant(NOW))
+    assert str(refused.value) == SAME_NAME  # not sqlite3.IntegrityError from the index
+    assert store.size() == 0  # nothing written
+
+
+def test_indexes_built_after_a_load_are_all_back_and_the_page_cache_as_it_was() -> None:
+    store = Store()
+    indexes = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+    before = sorted(r[0] for r in store.query(indexes))
+    cache_size = store.query("PRAGMA cache_size")[0][0]
+    with store.indexes_deferred():
+        load_program(store, demo(lambda p: None), parse_instant(NOW))
+    assert sorted(r[0] for r in store.query(indexes)) == before and len(before) == 7
+    assert store.query("PRAGMA cache_size")[0][0] == cache_size
+    assert store.size() > 0
+
+
+def test_a_name_is_unique_only_among_listed_benefits_and_exactly_as_written() -> None:
+    def change(program: dict[str, Any]) -> None:
+        program["benefits"][14]["name"] = program["benefits"][5]["name"]  # both DELETED
+        program["benefits"][1]["name"] = program["benefits"][5]["name"]  # ACTIVE, once listed
+        program["benefits"][2]["name"] = program["benefits"][0]["name"].lower()
+
+    with Sandbox.start(demo(change), now=NOW) as sb, v2_client(sb) as api:
+        assert api.get("/v2/loyalties/benefits/lben_c0ffee0002").json()["name"] == (
+            "App Review Bonus"
+        )
+
+
+def test_a_benefit_name_repeated_across_load_chunks_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(loader, "CHUNK", 4)
+    assert _refused(demo(_same_name)) == [SAME_NAME]
+
+
+@pytest.mark.parametrize("section", ["products", "benefits"])
+@pytest.mark.parametrize("bad", [1, True, None, [1], {"id": "x"}])
+def test_an_id_that_is_not_a_string_is_refused(section: str, bad: Any) -> None:
+    def change(program: dict[str, Any]) -> None:
+        program[section].append({**program[section][0], "id": bad})
+
+    index = len(demo(lambda p: None)[section])
+    problems = _refused(demo(change))
+    assert problems[0] == f"{section}[{index}]: id: must be a string, got {bad!r}"
+
+
+def test_ids_one_and_quoted_one_are_refused_rather_than_one_id_twice_in_the_store() -> None:
+    def change(program: dict[str, Any]) -> None:
+        program["webhooks"][0]["id"] = "1"
+        program["webhooks"][1]["id"] = 1
+
+    assert _refused(demo(change)) == ["webhooks[1]: id: must be a string, got 1"]
+
+
 def test_a_reference_declared_deliberately_missing_loads() -> None:
     program = demo(lambda p: p.update(deliberately_missing=["lcdef_deadbeef0000"]))
     with Sandbox.start(program, now=NOW) as sb, v2_client(sb) as api:
@@ -170,6 +244,22 @@ def test_serve_refuses_a_bad_program_file_with_one_line_per_problem(tmp_path: Pa
     lines = proc.stderr.splitlines()
     assert len(lines) == 2 and str(path) in lines[0], proc.stderr
     assert "'stok'" in proc.stderr and "'prize'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_serve_refuses_a_repeated_benefit_name_in_one_line_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "names.json"
+    path.write_text(json.dumps(demo(_same_name)), encoding="utf-8")
+    proc = subprocess.run(
+        serve_command("--data", str(path)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=demo_env(),
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [f"lyt sandbox serve: --data {path}: {SAME_NAME}"]
 
 
 def test_a_generated_program_passes_the_checks() -> None:
