@@ -3,7 +3,8 @@ Terraform-style summary, one line per change) and run (cost, preview, rehearse, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -183,14 +184,40 @@ class ChangePlan:
         ignore_unsupported: bool = False,
         concurrency: int = 8,
         progress: Progress = True,
+        cancel: threading.Event | None = None,
     ) -> pd.DataFrame:
         """Execute every part (creates, then changes, then deletes) with one ``log``; one
         results frame, its ``call`` column naming the part.
 
-        Refused before anything is sent: deletes without ``allow_destroy`` (each row
-        named), unsupported changes without ``ignore_unsupported``, and a plan needing more
-        calls than the client knows are left (``BudgetExceededError``).
+        Refused before anything is sent (``check_apply``): deletes without
+        ``allow_destroy`` (each row named), unsupported changes without
+        ``ignore_unsupported``, and a plan needing more calls than the client knows are
+        left (``BudgetExceededError``).
+
+        Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the apply
+        after the requests in flight: every item not yet sent, in this part and the
+        following ones, is ``cancelled`` and not logged (see ``ActionPlan.execute``). A
+        callable ``progress`` counts ``(done, total)`` over the whole plan's items.
         """
+        self.check_apply(
+            client, log=log, allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported
+        )
+        results = self._execute(
+            client, log=log, concurrency=concurrency, progress=progress, cancel=cancel
+        )
+        self._remember(PlanCost.for_client(0, client))  # the budget the apply left
+        return results
+
+    def check_apply(
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None = None,
+        allow_destroy: bool = False,
+        ignore_unsupported: bool = False,
+    ) -> PlanCost:
+        """Raise what ``apply`` with these options would refuse before sending anything;
+        else the plan's cost (nothing is sent)."""
         deletes = self.changes[self.changes["action"] == "delete"]
         if len(deletes) and not allow_destroy:
             rows = ", ".join(f"{noun(str(k))} {key}" for k, key in deletes[["kind", "key"]].values)
@@ -206,9 +233,7 @@ class ChangePlan:
         cost = self.cost(client, log=log)
         if not cost.fits:
             raise cost.refusal(f"the change plan ({len(self.changes)} changes)")
-        results = self._execute(client, log=log, concurrency=concurrency, progress=progress)
-        self._remember(PlanCost.for_client(0, client))  # the budget the apply left
-        return results
+        return cost
 
     def rehearse(
         self,
@@ -252,12 +277,25 @@ class ChangePlan:
         return preview
 
     def _execute(
-        self, client: LoyaltyClient, *, log: LogSource | None, concurrency: int, progress: Progress
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None,
+        concurrency: int,
+        progress: Progress,
+        cancel: threading.Event | None = None,
     ) -> pd.DataFrame:
-        return _by_call(
-            (part.action, part.execute(client, log=log, concurrency=concurrency, progress=progress))
-            for part in self.parts
-        )
+        total = sum(len(part.items) for part in self.parts)
+        frames = []
+        done = 0
+        for part in self.parts:
+            shown = _offset(progress, done, total) if callable(progress) else progress
+            results = part.execute(
+                client, log=log, concurrency=concurrency, progress=shown, cancel=cancel
+            )
+            frames.append((part.action, results))
+            done += len(part.items)
+        return _by_call(frames)
 
 
 HTML_ROWS = 50
@@ -282,6 +320,13 @@ def _html_group(action: str, rows: pd.DataFrame, last: str) -> str:
 def _html_cell(value: Any) -> str:
     """A cell's text, HTML-escaped; NA blank."""
     return "" if value is None or value is pd.NA or pd.isna(value) else escape(str(value))
+
+
+def _offset(
+    progress: Callable[[int, int], None], done: int, total: int
+) -> Callable[[int, int], None]:
+    """A part's progress ``(n, of)`` as progress ``(done + n, total)`` over the whole plan."""
+    return lambda n, _of: progress(done + n, total)
 
 
 def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -464,8 +465,10 @@ class SavedPlan(ChangePlan):
         ignore_unsupported: bool = False,
         concurrency: int = 8,
         progress: Progress = True,
+        cancel: threading.Event | None = None,
     ) -> pd.DataFrame:
-        """Check the base, then apply (see ``ChangePlan.apply``); recorded once complete.
+        """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
+        once complete.
 
         Refused before anything is sent: a plan already applied
         (``PlanAlreadyAppliedError``), a stale one (``StalePlanError`` naming each
@@ -502,6 +505,7 @@ class SavedPlan(ChangePlan):
             ignore_unsupported=ignore_unsupported,
             concurrency=concurrency,
             progress=progress,
+            cancel=cancel,
         )
         if results["outcome"].isin(COMPLETE).all():
             self.applied_marker.write_text(

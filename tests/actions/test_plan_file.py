@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -41,6 +42,7 @@ from .helpers import (
     names_on_server,
     pull,
 )
+from .test_cancel import CancellingBenefits
 
 _CHECKED = ("card_definition_found", "card_definition_status")
 """Filled by the snapshot from the card definition: not the object's own state."""
@@ -429,3 +431,46 @@ def test_the_bucket_re_read_walks_every_page_of_a_card_holding_over_100(
         card = buckets.iloc[0][["program_id", "member_id", "card_id"]].tolist()
         first = client.pending_buckets.list(*card, limit=100)
         assert len(first.data) == 100 and last not in {b.id for b in first.data}
+
+
+def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """``cancel`` reaches every part: set as the first part's create is sent, the create
+    finishes and the three later parts send nothing; the plan is not marked applied, and
+    applying it again with the log sends exactly the rest."""
+    _, targets = _saved(client, tmp_path / "plan.json")
+    log = tmp_path / "apply.jsonl"
+    cancel = threading.Event()
+    creates = CancellingBenefits(client.benefits, cancel, cancel_at=1)
+
+    first = ChangePlan.load(tmp_path / "plan.json").apply(
+        ClientWith(client, benefits=creates),
+        log=log,
+        allow_destroy=True,
+        concurrency=1,
+        progress=False,
+        cancel=cancel,
+    )
+    outcomes = dict(zip(first["call"], first["outcome"], strict=True))
+    assert outcomes == {
+        "create_benefit": "succeeded",
+        "move_reward_to_draft": "cancelled",
+        "activate_pending_bucket": "cancelled",
+        "delete_tier_structure": "cancelled",
+    }
+    assert not (tmp_path / "plan.json.applied").exists()
+    live = _live(client)
+    assert live["bonus"] == 1 and live["bucket"] == "PENDING"
+    assert live["rewards"][targets["move_reward_to_draft"]] == "ACTIVE"
+
+    again = ChangePlan.load(tmp_path / "plan.json").apply(
+        client, log=log, allow_destroy=True, progress=False
+    )
+    assert dict(zip(again["call"], again["outcome"], strict=True)) == {
+        "create_benefit": "skipped_already_done",
+        "move_reward_to_draft": "succeeded",
+        "activate_pending_bucket": "succeeded",
+        "delete_tier_structure": "succeeded",
+    }
+    assert (tmp_path / "plan.json.applied").exists() and _live(client)["bonus"] == 1
