@@ -13,9 +13,18 @@ card holding touched ones held in the base (``card_buckets``; every page is read
 per 10 names of created benefits) and refuses a stale plan, naming each object whose
 live row differs from the base and each created benefit's name another benefit took
 since (``StalePlanError``); ``refresh=True`` re-plans against the live rows instead. A
-plan applied to completion is recorded next to the file (``<file>.applied``) and refuses
+plan applied to completion is recorded next to the file (``<file>.applied``, one line a
+complete apply, each with the sha256 of the plan file's bytes) and that same plan refuses
 to apply again; an interrupted apply resumes from its action log (objects the log saw
 done are not stale: the plan changed them).
+
+The record is bound to the plan's content, not its path: a new plan saved over an applied
+one (the usual ``plan.save("plan.json")`` after the next pull) applies, while the applied
+one, kept or written back, is still refused. Refusing the save instead would make the
+analyst delete a marker by hand to reuse a name, and a deleted marker protects nothing;
+hashing keeps the protection on what matters (sending the same calls twice) without the
+chore. A marker written before the hash was recorded (no ``sha256``) refuses any plan at
+that path, naming the marker to delete when the plan is a new one.
 """
 
 from __future__ import annotations
@@ -255,7 +264,8 @@ def load_plan(path: str | Path) -> SavedPlan:
     source = Path(path)
     read = _Reader(source)
     try:
-        document = json.loads(source.read_text(encoding="utf-8"))
+        raw = source.read_bytes()
+        document = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise PlanFileError(f"{source}: no such plan file") from None
     except json.JSONDecodeError as exc:
@@ -318,6 +328,7 @@ def load_plan(path: str | Path) -> SavedPlan:
         inputs,
         path=source,
         touched=tuple(touched),
+        sha256=hashlib.sha256(raw).hexdigest(),
     )
 
 
@@ -334,11 +345,32 @@ class SavedPlan(ChangePlan):
 
     path: Path = field(default=Path(), kw_only=True)
     touched: tuple[dict[str, Any], ...] = field(default=(), kw_only=True)
+    sha256: str = field(default="", kw_only=True)
+    """sha256 of the plan file's bytes as read: what ``<file>.applied`` records."""
 
     @property
     def applied_marker(self) -> Path:
         """Where a complete apply is recorded: next to the plan file."""
         return self.path.with_name(self.path.name + ".applied")
+
+    def applied_before(self) -> dict[str, Any] | None:
+        """The marker's record of an apply to completion of this very plan (its file's
+        sha256), else ``None``; a record without a hash (an older toolkit's) counts as
+        this plan's: it cannot tell."""
+        try:
+            lines = self.applied_marker.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return None
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                record = None
+            if not isinstance(record, dict):
+                continue
+            if record.get("sha256", self.sha256) == self.sha256:
+                return record
+        return None
 
     def reread_cost(self, client: LoyaltyClient | None = None) -> PlanCost:
         """The calls re-reading the touched objects takes: one per reward, tier structure
@@ -475,10 +507,12 @@ class SavedPlan(ChangePlan):
         object; ``refresh=True`` re-plans against the live state instead), and a
         budget that cannot hold the re-reads and the plan's calls.
         """
-        if self.applied_marker.exists():
+        applied = self.applied_before()
+        if applied is not None:
+            unbound = "" if "sha256" in applied else "; if this is a new plan, delete that marker"
             raise PlanAlreadyAppliedError(
-                f"{self.path} was applied to completion ({self.applied_marker}); plan again"
-                " from a fresh snapshot"
+                f"{self.path} was applied to completion ({self.applied_marker}{unbound});"
+                " plan again from a fresh snapshot"
             )
         reread = self.reread_cost(client)
         if progress:
@@ -508,10 +542,9 @@ class SavedPlan(ChangePlan):
             cancel=cancel,
         )
         if results["outcome"].isin(COMPLETE).all():
-            self.applied_marker.write_text(
-                json.dumps({"applied_at": utc_now().isoformat(), "calls": len(results)}) + "\n",
-                encoding="utf-8",
-            )
+            record = {"applied_at": utc_now().isoformat(), "calls": len(results)}
+            with self.applied_marker.open("a", encoding="utf-8") as marker:
+                marker.write(json.dumps({**record, "sha256": self.sha256}) + "\n")
         return results
 
 

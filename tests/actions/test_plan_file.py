@@ -474,3 +474,44 @@ def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
         "delete_tier_structure": "succeeded",
     }
     assert (tmp_path / "plan.json.applied").exists() and _live(client)["bonus"] == 1
+
+
+def test_a_new_plan_saved_over_an_applied_one_applies_and_the_old_one_stays_refused(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """The ``.applied`` record is bound to the plan file's content: the next plan saved at
+    the same path applies; the applied one written back there is still refused."""
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    old = path.read_bytes()
+    ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+
+    after = pull(client)
+    edit = actions.edit(after)
+    reward = str(after.rewards.loc[after.rewards["status"] == "ACTIVE", "id"].iloc[0])
+    edit.rewards.loc[edit.rewards["id"] == reward, "status"] = "DRAFT"
+    edit.plan().save(path)
+    results = ChangePlan.load(path).apply(client, progress=False)
+    assert results["outcome"].tolist() == ["succeeded"]
+    assert _live(client)["rewards"][reward] == "DRAFT"
+    records = [
+        json.loads(line) for line in (tmp_path / "plan.json.applied").read_text().splitlines()
+    ]
+    assert len(records) == 2 and records[0]["sha256"] != records[1]["sha256"]
+
+    path.write_bytes(old)
+    with pytest.raises(PlanAlreadyAppliedError, match=r"plan\.json was applied to completion"):
+        ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+    assert _live(client)["bonus"] == 1
+
+
+def test_a_marker_without_a_hash_refuses_any_plan_naming_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """An older toolkit's marker cannot tell which plan it records: it refuses, saying
+    to delete it when the plan is a new one."""
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    (tmp_path / "plan.json.applied").write_text('{"applied_at": "2026-01-01T00:00:00+00:00"}\n')
+    with pytest.raises(PlanAlreadyAppliedError, match=r"if this is a new plan, delete that marker"):
+        ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
