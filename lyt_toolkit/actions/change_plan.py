@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pandas as pd
 
 from .._progress import Progress
+from .._text import counted
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import compare
@@ -111,9 +112,8 @@ class ChangePlan:
         counts = self.changes["action"].value_counts()
         made = ", ".join(f"{counts.get(a, 0)} to {a}" for a in _SIGNS)
         calls = int(self.changes["calls"].sum())
-        text = (
-            f"Plan: {made}; {len(self.unsupported)} changes the service cannot make; {calls} calls"
-        )
+        cannot = counted(len(self.unsupported), "change")
+        text = f"Plan: {made}; {cannot} the service cannot make; {counted(calls, 'call')}"
         if self._budget is None:
             return text
         if self._budget.remaining is None:
@@ -222,17 +222,17 @@ class ChangePlan:
         if len(deletes) and not allow_destroy:
             rows = ", ".join(f"{noun(str(k))} {key}" for k, key in deletes[["kind", "key"]].values)
             raise EditError(
-                f"the plan deletes {len(deletes)} rows ({rows}): pass allow_destroy=True"
+                f"the plan deletes {counted(len(deletes), 'row')} ({rows}): pass allow_destroy=True"
             )
         if len(self.unsupported) and not ignore_unsupported:
             rows = "; ".join(str(self).splitlines()[1 + len(self.changes) :])
             raise EditError(
-                f"the plan holds {len(self.unsupported)} changes the service cannot make"
+                f"the plan holds {counted(len(self.unsupported), 'change')} the service cannot make"
                 f" ({rows}): revert them, or pass ignore_unsupported=True"
             )
         cost = self.cost(client, log=log)
         if not cost.fits:
-            raise cost.refusal(f"the change plan ({len(self.changes)} changes)")
+            raise cost.refusal(f"the change plan ({counted(len(self.changes), 'change')})")
         return cost
 
     def rehearse(

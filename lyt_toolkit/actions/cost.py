@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from .._text import counted
 from ..errors import BudgetExceededError
 from ..snapshot.cost import budget_text
 
@@ -50,7 +51,7 @@ class PlanCost:
     def __str__(self) -> str:
         budget = budget_text(self.remaining, self.limit, self.resets_at)
         text = f"calls needed: {self.needed}; {budget}"
-        return text if self.fits else f"{text}; {self.shortfall} calls short"
+        return text if self.fits else f"{text}; {counted(self.shortfall, 'call')} short"
 
     @classmethod
     def for_client(cls, needed: int, client: LoyaltyClient | None) -> PlanCost:

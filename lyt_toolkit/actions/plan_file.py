@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._progress import Progress
+from .._text import counted
 from ..errors import LytError, NotFoundError
 from ..frames._columns import card_definition_check
 from ..frames.registry import BUILDERS
@@ -298,7 +299,7 @@ def load_plan(path: str | Path) -> SavedPlan:
         rows = calls.get(call, [])
         if not isinstance(rows, list) or len(rows) != wanted:
             raise read.fail(
-                f"calls.{call}", f"expected a list of the {wanted} rows its changes name"
+                f"calls.{call}", f"expected a list of the {counted(wanted, 'row')} its changes name"
             )
         if rows:
             parts.append(read.part(call, rows))
@@ -516,7 +517,7 @@ class SavedPlan(ChangePlan):
             )
         reread = self.reread_cost(client)
         if progress:
-            print(f"Re-reading {len(self.touched)} touched objects: {reread}")
+            print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
         if not reread.fits:
             raise reread.refusal(f"re-reading the objects {self.path} touches")
         if refresh:
@@ -525,8 +526,8 @@ class SavedPlan(ChangePlan):
             stale = self.stale(client, log=log)
             if stale:
                 raise StalePlanError(
-                    f"{self.path} is stale: {len(stale)} objects changed since the base was"
-                    f" pulled at {self.base.pulled_at.isoformat()}: {', '.join(stale)};"
+                    f"{self.path} is stale: {counted(len(stale), 'object')} changed since the"
+                    f" base was pulled at {self.base.pulled_at.isoformat()}: {', '.join(stale)};"
                     " apply with refresh=True to plan against the live state",
                     stale,
                 )

@@ -20,6 +20,7 @@ import pandas as pd
 from ipydatagrid import DataGrid
 
 from .. import actions
+from .._text import counted
 from ..errors import BudgetExceededError
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
@@ -310,7 +311,9 @@ class EditPanel(PlanPanel):
         except Exception as exc:
             self.show_error(f"Refused, nothing was sent: {describe_error(exc)}")
             return False
-        return self._start(f"Applying: {cost.needed} calls", self._apply, cancellable=True)
+        return self._start(
+            f"Applying: {counted(cost.needed, 'call')}", self._apply, cancellable=True
+        )
 
     def _plan(self) -> None:
         self.changes_table.clear()
@@ -327,7 +330,8 @@ class EditPanel(PlanPanel):
         if self.client is not None:
             cost = plan.cost(self.client, log=self.action_log)
             self.budget.value = status_html(str(cost), "success" if cost.fits else "failure")
-        self.show_ok(f"Planned: {len(plan.changes)} changes, {len(plan.unsupported)} unsupported.")
+        changes = counted(len(plan.changes), "change")
+        self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported.")
 
     def _rehearse(self) -> None:
         plan = self.plan
@@ -340,7 +344,8 @@ class EditPanel(PlanPanel):
             f"<b>Rehearsal</b>: {html.escape(repr(rehearsal))}; what it changed on the sandbox:",
             always=True,
         )
-        self.show_ok(f"Rehearsed: {len(rehearsal.diff)} changes, {rehearsal.calls} calls.")
+        changes, calls = counted(len(rehearsal.diff), "change"), counted(rehearsal.calls, "call")
+        self.show_ok(f"Rehearsed: {changes}, {calls}.")
 
     def _apply(self) -> None:
         plan, client = self.plan, self.client

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import actions
+from lyt_toolkit._text import counted
 from lyt_toolkit.actions import ChangePlan, EditError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
@@ -99,7 +100,7 @@ def test_print_shows_the_summary_then_one_line_per_change(client: LoyaltyClient)
     edit.rewards.loc[edit.rewards["id"] == renamed, "name"] = "Renamed"
     text = str(edit.plan())
     assert text.splitlines() == [
-        "Plan: 1 to create, 2 to change, 1 to delete; 1 changes the service cannot make; 4 calls",
+        "Plan: 1 to create, 2 to change, 1 to delete; 1 change the service cannot make; 4 calls",
         f'+ benefit "Bonus 05" points 50 on {targets["card"]}',
         f"~ reward {targets['move_reward_to_draft']} status ACTIVE -> DRAFT",
         f"~ pending bucket {BUCKET} status PENDING -> ACTIVATED",
@@ -191,6 +192,26 @@ def test_deletes_are_refused_without_allow_destroy_naming_each_row(
     for tiers in doomed:
         assert f"tier structure {tiers}" in str(refused.value)
     assert not pull(client).diff(snapshot)
+
+
+def test_one_of_a_thing_is_said_in_the_singular(client: LoyaltyClient) -> None:
+    """A count of one reads ``1 row``, ``1 call``, ``1 change``: in the summary, the
+    refusals and the budget's refusal."""
+    snapshot = pull(client)
+    edit = actions.edit(snapshot)
+    edit.tier_structures = edit.tier_structures[edit.tier_structures["id"] != TIERS]
+    edit.rewards.loc[edit.rewards.index[0], "name"] = "Renamed"  # unsupported
+    plan = edit.plan()
+    assert plan.summary() == (
+        "Plan: 0 to create, 0 to change, 1 to delete; 1 change the service cannot make; 1 call"
+    )
+    with pytest.raises(EditError, match=r"the plan deletes 1 row \(tier structure"):
+        plan.apply(client, progress=False)
+    with pytest.raises(EditError, match=r"the plan holds 1 change the service cannot make \("):
+        plan.apply(client, allow_destroy=True, progress=False)
+    assert "1 item," in repr(plan.parts[0]) and "items" not in repr(plan.parts[0])
+    assert counted(1, "call") == "1 call" and counted(0, "call") == "0 calls"
+    assert counted(2, "entry", "entries") == "2 entries"
 
 
 def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(

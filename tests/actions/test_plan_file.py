@@ -142,6 +142,7 @@ def test_a_stale_plan_is_refused_naming_the_changed_object(
         )
     assert caught.value.stale == [f"rewards {reward}"]
     assert f"rewards {reward}" in str(caught.value) and "plan.json" in str(caught.value)
+    assert "is stale: 1 object changed since the base" in str(caught.value)
     assert _live(client) == before  # nothing sent
     assert before["bucket"] == "PENDING" and before["bonus"] == 0
 

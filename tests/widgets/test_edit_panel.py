@@ -162,14 +162,17 @@ def test_unsupported_changes_need_ignore_unsupported(
     _draft_reward(panel)
     plan(panel)
     assert "1 to change" in panel.summary.value
-    assert "1 changes the service cannot make" in panel.summary.value
+    assert "1 change the service cannot make" in panel.summary.value
     assert panel.unsupported_table.layout.display == ""
     assert panel.unsupported_table.frame[["key", "column", "after"]].values.tolist() == [
         [REWARD, "name", "Renamed in the grid"]
     ]
 
     panel.apply_button.click()
-    assert "Refused, nothing was sent: the plan holds 1 changes" in panel.status.value
+    assert (
+        "Refused, nothing was sent: the plan holds 1 change the service cannot make"
+        in panel.status.value
+    )
     assert "ignore_unsupported=True" in panel.status.value
     assert client.rewards.get(REWARD).status == "ACTIVE"
 
