@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._progress import Progress
+from .._progress import Progress, display
 from .._text import counted
 from ..errors import LytError, NotFoundError
 from ..frames._columns import card_definition_check
@@ -507,6 +507,10 @@ class SavedPlan(ChangePlan):
         (``PlanAlreadyAppliedError``), a stale one (``StalePlanError`` naming each
         object; ``refresh=True`` re-plans against the live state instead), and a
         budget that cannot hold the re-reads and the plan's calls.
+
+        ``progress`` as everywhere: ``True`` prints the re-read's cost as a line of text
+        where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
+        a callable or ``False`` prints nothing.
         """
         applied = self.applied_before()
         if applied is not None:
@@ -516,7 +520,7 @@ class SavedPlan(ChangePlan):
                 " plan again from a fresh snapshot"
             )
         reread = self.reread_cost(client)
-        if progress:
+        if progress is True and display() is not None:  # where a bar would show, as text
             print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
         if not reread.fits:
             raise reread.refusal(f"re-reading the objects {self.path} touches")

@@ -516,3 +516,45 @@ def test_a_marker_without_a_hash_refuses_any_plan_naming_it(
     (tmp_path / "plan.json.applied").write_text('{"applied_at": "2026-01-01T00:00:00+00:00"}\n')
     with pytest.raises(PlanAlreadyAppliedError, match=r"if this is a new plan, delete that marker"):
         ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+
+
+@pytest.mark.parametrize(
+    ("progress", "shown", "printed"),
+    [
+        (False, "text", False),
+        (True, "off", False),
+        ("callable", "text", False),
+        (True, "text", True),
+    ],
+)
+def test_the_re_read_line_is_printed_only_where_progress_shows(
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    progress: Any,
+    shown: str,
+    printed: bool,
+) -> None:
+    _saved(client, tmp_path / "plan.json")
+    monkeypatch.setenv("LYT_PROGRESS", shown)
+    counts: list[tuple[int, int]] = []
+    ChangePlan.load(tmp_path / "plan.json").apply(
+        client,
+        allow_destroy=True,
+        progress=(lambda done, total: counts.append((done, total)))
+        if progress == "callable"
+        else progress,
+    )
+    out = capsys.readouterr().out
+    assert ("Re-reading 5 touched objects: calls needed: " in out) is printed
+    if progress == "callable":  # the whole plan's items, counted across its parts
+        assert counts[-1] == (4, 4)
+
+
+def test_a_cost_without_a_client_says_no_client_was_given(client: LoyaltyClient) -> None:
+    plan = four_kinds(pull(client))[0].plan()
+    assert str(plan.cost()) == (
+        "calls needed: 4; budget unknown (no client given: pass one to read its budget)"
+    )
+    assert "no limit headers seen yet" in str(plan.cost(client))  # the demo sandbox sends none
