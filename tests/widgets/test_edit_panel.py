@@ -192,7 +192,7 @@ def test_a_value_that_does_not_fit_names_the_frame_row_and_column(panel: EditPan
     assert f"Cannot plan: benefits row {new}, column &#x27;points_value&#x27;" in (
         panel.status.value
     )
-    assert "&#x27;lots&#x27; does not fit the column&#x27;s dtype Int64" in panel.status.value
+    assert "&#x27;lots&#x27; is text, and the column holds numbers (Int64)" in panel.status.value
     assert panel.plan is None and panel.apply_button.disabled
     assert "Traceback" not in panel.status.value
 
