@@ -121,6 +121,10 @@ class ChangePlan:
         return f"{text}, {self._budget.remaining} left in this window"
 
     def __str__(self) -> str:
+        """The summary, then a line per change (``+``, ``~``, ``-``; a pending-bucket
+        activation the base shows blocked ends ``(the service will refuse: REASON)``: it
+        is still sent, and its result row says the service's answer, 423) and per change
+        the service cannot make (``!``, with the reason)."""
         lines = [self.summary()]
         for row in self.changes.itertuples(index=False):
             what = noun(str(row.kind))
@@ -130,6 +134,8 @@ class ChangePlan:
                 lines.append(f"~ {what} {row.key} {row.column} {row.before} -> {row.after}")
             else:
                 lines.append(f"- {what} {row.key}")
+            if isinstance(row.blocked_reason, str):
+                lines[-1] += f" (the service will refuse: {row.blocked_reason})"
         for row in self.unsupported.itertuples(index=False):
             detail = (
                 f" {row.column} {row.before} -> {row.after}" if isinstance(row.column, str) else ""
@@ -310,6 +316,8 @@ def _html_group(action: str, rows: pd.DataFrame, last: str) -> str:
     lines = [f'<tr><th colspan="{width}" style="text-align:left">{action} ({len(rows)})</th></tr>']
     for row in rows.head(HTML_ROWS).itertuples(index=False):
         cells = [getattr(row, c) for c in (*_HTML_COLUMNS, last)]
+        if last == "call" and isinstance(row.blocked_reason, str):
+            cells[-1] = f"{cells[-1]} (the service will refuse: {row.blocked_reason})"
         lines.append("<tr>" + "".join(f"<td>{_html_cell(v)}</td>" for v in cells) + "</tr>")
     if len(rows) > HTML_ROWS:
         more = len(rows) - HTML_ROWS

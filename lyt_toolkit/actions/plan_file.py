@@ -323,7 +323,9 @@ def load_plan(path: str | Path) -> SavedPlan:
     frame = pd.DataFrame(changes, columns=list(CHANGE_COLUMNS))
     return SavedPlan(
         snapshot,
-        frame.astype({c: "string" for c in CHANGE_COLUMNS[:-1]}).astype({"calls": "int64"}),
+        frame.astype({c: "string" for c in CHANGE_COLUMNS if c != "calls"}).astype(
+            {"calls": "int64"}
+        ),
         pd.DataFrame(unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string"),
         tuple(parts),
         inputs,

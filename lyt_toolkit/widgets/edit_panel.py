@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EditPanel", "Table"]
 
-CHANGE_VIEW = ("kind", "key", "action", "column", "before", "after", "call")
+CHANGE_VIEW = ("kind", "key", "action", "column", "before", "after", "call", "blocked_reason")
 UNSUPPORTED_VIEW = ("kind", "key", "column", "before", "after", "reason")
 DIFF_VIEW = ("kind", "key", "change", "column", "before", "after")
 CHECK_VIEW = ("kind", "key", "change", "column", "expected", "actual", "status")

@@ -358,6 +358,56 @@ def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyC
     assert "date" in str(preview.loc[past, "blocked_reason"])
 
 
+def test_a_blocked_activation_shows_its_reason_before_any_call(
+    client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
+) -> None:
+    """From the base alone (its pulled_at date, statuses and card definitions), each
+    pending-bucket activation carries the ``blocked_reason`` the preview computes from the
+    live service, ``print(plan)`` shows it, and apply still sends it: the service's 423 is
+    its result row."""
+    snapshot = pull(client)
+    buckets = snapshot.pending_buckets
+    pending = buckets["status"] == "PENDING"
+    past = str(
+        buckets.loc[pending & (buckets["date"] < snapshot.pulled_at.normalize()), "id"].iloc[0]
+    )
+    inactive = str(buckets.loc[pending & (buckets["program_status"] == "INACTIVE"), "id"].iloc[0])
+    edit = actions.edit(snapshot)
+    chosen = edit.pending_buckets["id"].isin([past, inactive, BUCKET])
+    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
+    used = fresh.plan()["used"]
+    plan = edit.plan()
+    assert fresh.plan()["used"] == used  # planned from the base: nothing read
+    assert list(plan.changes.columns)[-1] == "blocked_reason"
+    blocked = plan.changes.set_index("key")["blocked_reason"]
+    assert pd.isna(blocked[BUCKET])
+    assert blocked[past].startswith("its date ") and " is not after 2026-01-15" in blocked[past]
+    assert "is INACTIVE" in blocked[inactive]
+
+    preview = plan.preview(client, progress=False).set_index("target")
+    for key in (past, inactive):
+        assert preview.loc[key, "blocked_reason"] == blocked[key]  # the same words, read live
+    text = str(plan)
+    assert (
+        f"~ pending bucket {past} status PENDING -> ACTIVATED (the service will refuse: its date"
+        in text
+    )
+    assert f"~ pending bucket {BUCKET} status PENDING -> ACTIVATED\n" in text + "\n"
+    assert "the service will refuse: its date" in escape_free(plan._repr_html_())
+
+    saved = ChangePlan.load(plan.save(tmp_path / "plan.json"))
+    assert saved.changes.set_index("key")["blocked_reason"].equals(blocked.astype("string"))
+
+    results = plan.apply(client, progress=False).set_index("target")
+    assert results.loc[BUCKET, "outcome"] == "succeeded"
+    for key in (past, inactive):
+        assert results.loc[key, "outcome"] == "failed" and results.loc[key, "status"] == 423
+
+
+def escape_free(html_text: str) -> str:
+    return html_text.replace("&#x27;", "'").replace("&quot;", '"')
+
+
 def test_the_summary_ends_with_the_budget_the_client_read(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, create_benefits
+from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS
 from lyt_toolkit.actions.plan_file import (
     PlanAlreadyAppliedError,
     PlanFileError,
@@ -336,6 +337,8 @@ def test_a_version_1_file_is_read_its_creates_unchecked(
     loaded = ChangePlan.load(path)
     assert loaded.reread_cost().needed == 3
     assert loaded.stale(client) == []
+    assert list(loaded.changes.columns) == list(CHANGE_COLUMNS)
+    assert loaded.changes["blocked_reason"].isna().all()  # no such key in older files
 
 
 def test_a_benefit_name_taken_since_the_base_makes_its_create_stale(
