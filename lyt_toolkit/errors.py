@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ._text import counted
+
 __all__ = [
     "APIConnectionError",
     "APIError",
@@ -254,7 +256,8 @@ class BudgetExceededError(LytError):
             "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
         )
         super().__init__(
-            f"{what} not started: it needs {needed} calls and the call budget has {remaining}"
+            f"{what} not started: it needs {counted(needed, 'call')} and the call budget has"
+            f" {remaining}"
             f"{of} left this window ({needed - remaining} short); the window resets {when}. "
             "Run it after the reset, or pass allow_partial=True to send what fits and resume "
             "from the log after the reset"

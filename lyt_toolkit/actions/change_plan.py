@@ -3,7 +3,8 @@ Terraform-style summary, one line per change) and run (cost, preview, rehearse, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pandas as pd
 
 from .._progress import Progress
+from .._text import counted
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import compare
@@ -110,9 +112,8 @@ class ChangePlan:
         counts = self.changes["action"].value_counts()
         made = ", ".join(f"{counts.get(a, 0)} to {a}" for a in _SIGNS)
         calls = int(self.changes["calls"].sum())
-        text = (
-            f"Plan: {made}; {len(self.unsupported)} changes the service cannot make; {calls} calls"
-        )
+        cannot = counted(len(self.unsupported), "change")
+        text = f"Plan: {made}; {cannot} the service cannot make; {counted(calls, 'call')}"
         if self._budget is None:
             return text
         if self._budget.remaining is None:
@@ -120,6 +121,10 @@ class ChangePlan:
         return f"{text}, {self._budget.remaining} left in this window"
 
     def __str__(self) -> str:
+        """The summary, then a line per change (``+``, ``~``, ``-``; a pending-bucket
+        activation the base shows blocked ends ``(the service will refuse: REASON)``: it
+        is still sent, and its result row says the service's answer, 423) and per change
+        the service cannot make (``!``, with the reason)."""
         lines = [self.summary()]
         for row in self.changes.itertuples(index=False):
             what = noun(str(row.kind))
@@ -129,6 +134,8 @@ class ChangePlan:
                 lines.append(f"~ {what} {row.key} {row.column} {row.before} -> {row.after}")
             else:
                 lines.append(f"- {what} {row.key}")
+            if isinstance(row.blocked_reason, str):
+                lines[-1] += f" (the service will refuse: {row.blocked_reason})"
         for row in self.unsupported.itertuples(index=False):
             detail = (
                 f" {row.column} {row.before} -> {row.after}" if isinstance(row.column, str) else ""
@@ -183,32 +190,56 @@ class ChangePlan:
         ignore_unsupported: bool = False,
         concurrency: int = 8,
         progress: Progress = True,
+        cancel: threading.Event | None = None,
     ) -> pd.DataFrame:
         """Execute every part (creates, then changes, then deletes) with one ``log``; one
         results frame, its ``call`` column naming the part.
 
-        Refused before anything is sent: deletes without ``allow_destroy`` (each row
-        named), unsupported changes without ``ignore_unsupported``, and a plan needing more
-        calls than the client knows are left (``BudgetExceededError``).
+        Refused before anything is sent (``check_apply``): deletes without
+        ``allow_destroy`` (each row named), unsupported changes without
+        ``ignore_unsupported``, and a plan needing more calls than the client knows are
+        left (``BudgetExceededError``).
+
+        Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the apply
+        after the requests in flight: every item not yet sent, in this part and the
+        following ones, is ``cancelled`` and not logged (see ``ActionPlan.execute``). A
+        callable ``progress`` counts ``(done, total)`` over the whole plan's items.
         """
+        self.check_apply(
+            client, log=log, allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported
+        )
+        results = self._execute(
+            client, log=log, concurrency=concurrency, progress=progress, cancel=cancel
+        )
+        self._remember(PlanCost.for_client(0, client))  # the budget the apply left
+        return results
+
+    def check_apply(
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None = None,
+        allow_destroy: bool = False,
+        ignore_unsupported: bool = False,
+    ) -> PlanCost:
+        """Raise what ``apply`` with these options would refuse before sending anything;
+        else the plan's cost (nothing is sent)."""
         deletes = self.changes[self.changes["action"] == "delete"]
         if len(deletes) and not allow_destroy:
             rows = ", ".join(f"{noun(str(k))} {key}" for k, key in deletes[["kind", "key"]].values)
             raise EditError(
-                f"the plan deletes {len(deletes)} rows ({rows}): pass allow_destroy=True"
+                f"the plan deletes {counted(len(deletes), 'row')} ({rows}): pass allow_destroy=True"
             )
         if len(self.unsupported) and not ignore_unsupported:
             rows = "; ".join(str(self).splitlines()[1 + len(self.changes) :])
             raise EditError(
-                f"the plan holds {len(self.unsupported)} changes the service cannot make"
+                f"the plan holds {counted(len(self.unsupported), 'change')} the service cannot make"
                 f" ({rows}): revert them, or pass ignore_unsupported=True"
             )
         cost = self.cost(client, log=log)
         if not cost.fits:
-            raise cost.refusal(f"the change plan ({len(self.changes)} changes)")
-        results = self._execute(client, log=log, concurrency=concurrency, progress=progress)
-        self._remember(PlanCost.for_client(0, client))  # the budget the apply left
-        return results
+            raise cost.refusal(f"the change plan ({counted(len(self.changes), 'change')})")
+        return cost
 
     def rehearse(
         self,
@@ -252,12 +283,25 @@ class ChangePlan:
         return preview
 
     def _execute(
-        self, client: LoyaltyClient, *, log: LogSource | None, concurrency: int, progress: Progress
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None,
+        concurrency: int,
+        progress: Progress,
+        cancel: threading.Event | None = None,
     ) -> pd.DataFrame:
-        return _by_call(
-            (part.action, part.execute(client, log=log, concurrency=concurrency, progress=progress))
-            for part in self.parts
-        )
+        total = sum(len(part.items) for part in self.parts)
+        frames = []
+        done = 0
+        for part in self.parts:
+            shown = _offset(progress, done, total) if callable(progress) else progress
+            results = part.execute(
+                client, log=log, concurrency=concurrency, progress=shown, cancel=cancel
+            )
+            frames.append((part.action, results))
+            done += len(part.items)
+        return _by_call(frames)
 
 
 HTML_ROWS = 50
@@ -272,6 +316,8 @@ def _html_group(action: str, rows: pd.DataFrame, last: str) -> str:
     lines = [f'<tr><th colspan="{width}" style="text-align:left">{action} ({len(rows)})</th></tr>']
     for row in rows.head(HTML_ROWS).itertuples(index=False):
         cells = [getattr(row, c) for c in (*_HTML_COLUMNS, last)]
+        if last == "call" and isinstance(row.blocked_reason, str):
+            cells[-1] = f"{cells[-1]} (the service will refuse: {row.blocked_reason})"
         lines.append("<tr>" + "".join(f"<td>{_html_cell(v)}</td>" for v in cells) + "</tr>")
     if len(rows) > HTML_ROWS:
         more = len(rows) - HTML_ROWS
@@ -282,6 +328,13 @@ def _html_group(action: str, rows: pd.DataFrame, last: str) -> str:
 def _html_cell(value: Any) -> str:
     """A cell's text, HTML-escaped; NA blank."""
     return "" if value is None or value is pd.NA or pd.isna(value) else escape(str(value))
+
+
+def _offset(
+    progress: Callable[[int, int], None], done: int, total: int
+) -> Callable[[int, int], None]:
+    """A part's progress ``(n, of)`` as progress ``(done + n, total)`` over the whole plan."""
+    return lambda n, _of: progress(done + n, total)
 
 
 def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:

@@ -12,7 +12,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..models.enums import PendingBucketStatus, RewardStatus, TierStructureStatus
+from ..frames.pending import blocked_reasons, bucket_date
+from ..models.enums import (
+    MemberStatus,
+    PendingBucketStatus,
+    ProgramStatus,
+    RewardStatus,
+    TierStructureStatus,
+)
 from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import KeyAlignment, row_keys
 from .benefits import create_benefits
@@ -24,9 +31,21 @@ from .rewards import move_rewards_to_draft
 
 __all__ = ["CHANGE_COLUMNS", "SERVER_MANAGED", "UNSUPPORTED_COLUMNS", "Planned", "Planner"]
 
-CHANGE_COLUMNS = ("kind", "key", "action", "column", "before", "after", "call", "calls")
+CHANGE_COLUMNS = (
+    "kind",
+    "key",
+    "action",
+    "column",
+    "before",
+    "after",
+    "call",
+    "calls",
+    "blocked_reason",
+)
 """Columns of ``ChangePlan.changes``: ``action`` is create, change or delete, ``call`` the
-action plan that sends it, ``calls`` the requests it costs."""
+action plan that sends it, ``calls`` the requests it costs, ``blocked_reason`` why the
+service will refuse it as far as the base snapshot tells (a pending-bucket activation
+whose preconditions fail, see ``blocked_activations``; NA otherwise)."""
 
 UNSUPPORTED_COLUMNS = ("kind", "key", "column", "before", "after", "reason")
 """Columns of ``ChangePlan.unsupported``."""
@@ -161,6 +180,7 @@ class Planner:
                 "after": after,
                 "call": call,
                 "calls": 1,
+                "blocked_reason": None,
             }
         )
 
@@ -259,15 +279,21 @@ class Planner:
         ):
             keys = [change["key"] for change in changes if change["call"] == call]
             if keys:
-                rows = getattr(base, kind)[columns].iloc[self._positions(kind, keys)]
+                positions = self._positions(kind, keys)
+                rows = getattr(base, kind)[columns].iloc[positions]
                 if kind == "pending_buckets":
                     rows = rows.rename(columns={"id": "bucket_id"})
+                    blocked = blocked_activations(base, base.pending_buckets.iloc[positions])
+                    for change in changes:
+                        if change["call"] == call:
+                            change["blocked_reason"] = blocked.get(change["key"])
                 inputs[call] = rows.reset_index(drop=True)
                 parts.append(build(inputs[call]))
+        text = [c for c in CHANGE_COLUMNS if c != "calls"]
         return Planned(
-            _text_frame(changes, CHANGE_COLUMNS[:-1]).assign(
-                calls=np.array([change["calls"] for change in changes], dtype="int64")
-            ),
+            _text_frame(changes, text)
+            .assign(calls=np.array([change["calls"] for change in changes], dtype="int64"))
+            .reindex(columns=list(CHANGE_COLUMNS)),
             _text_frame(self.unsupported, UNSUPPORTED_COLUMNS),
             tuple(parts),
             inputs,
@@ -306,6 +332,55 @@ class Planner:
                 _benefit_text(record),
             )
         return part
+
+
+def blocked_activations(base: ProgramSnapshot, buckets: pd.DataFrame) -> dict[str, str]:
+    """Bucket ID -> why the service will refuse to activate it, for those of ``buckets``
+    (rows of ``base.pending_buckets``) whose preconditions fail by the base alone: the
+    ``blocked_reasons`` a preview gives (``lyt_toolkit.frames.pending``), with the base's
+    ``pulled_at`` date as today and the statuses and card definitions of its frames. What
+    the base does not hold (a kind not pulled, a status not joined) is not held against
+    the bucket; ``preview(client)`` reads the live state."""
+    today = bucket_date(base.pulled_at)
+    assert today is not None  # a snapshot always has its pulled_at
+    programs = _statuses(base, "programs")
+    members = _statuses(base, "members")
+    definitions = (
+        {str(row["id"]): row for row in _records(base.card_definitions)}
+        if "card_definitions" in base.kinds
+        else None
+    )
+    blocked = {}
+    for bucket in _records(buckets):
+        program = programs.get(bucket["program_id"]) or bucket.get("program_status")
+        member = members.get(bucket["member_id"]) or bucket.get("member_status")
+        reference = bucket.get("card_definition_id")
+        definition = (definitions or {}).get(str(reference))
+        if definition is None and (definitions is None or bucket.get("card_definition_found")):
+            definition = {"id": reference}  # exists (or not pulled): its type is not known
+        reasons = blocked_reasons(
+            bucket,
+            today=today,
+            program_status=program if program is not None else ProgramStatus.ACTIVE,
+            member_status=member if member is not None else MemberStatus.ACTIVE,
+            definition=definition,
+        )  # an unknown status is not a reason (ACTIVE stands for it)
+        if reasons:
+            blocked[str(bucket["id"])] = "; ".join(reasons)
+    return blocked
+
+
+def _statuses(base: ProgramSnapshot, kind: str) -> dict[str, str]:
+    """ID -> status of the base's ``kind`` rows (empty when the base did not pull it)."""
+    if kind not in base.kinds:
+        return {}
+    frame = getattr(base, kind)
+    return dict(zip(frame["id"].astype(str), frame["status"].astype(str), strict=True))
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """``frame``'s rows as dicts, missing values ``None``."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")  # type: ignore[return-value]
 
 
 def _text_frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:

@@ -9,10 +9,11 @@ without doubtful items, and otherwise an upper bound.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from .._text import counted
 from ..errors import BudgetExceededError
 from ..snapshot.cost import budget_text
 
@@ -29,13 +30,15 @@ class PlanCost:
     """Calls a plan needs and, when the client has seen the service's headers, the budget.
 
     ``remaining``, ``limit`` and ``resets_at`` are ``None`` while the budget is
-    unknown (no answer read yet, or a service that sends no limit headers).
+    unknown (no answer read yet, or a service that sends no limit headers, or no client
+    given: ``client_given`` False, which ``str`` says).
     """
 
     needed: int
     remaining: int | None = None
     limit: int | None = None
     resets_at: datetime | None = None
+    client_given: bool = field(default=True, kw_only=True, compare=False)
 
     @property
     def fits(self) -> bool:
@@ -48,16 +51,19 @@ class PlanCost:
         return 0 if self.fits or self.remaining is None else self.needed - self.remaining
 
     def __str__(self) -> str:
-        budget = budget_text(self.remaining, self.limit, self.resets_at)
+        if self.client_given or self.remaining is not None:
+            budget = budget_text(self.remaining, self.limit, self.resets_at)
+        else:
+            budget = "budget unknown (no client given: pass one to read its budget)"
         text = f"calls needed: {self.needed}; {budget}"
-        return text if self.fits else f"{text}; {self.shortfall} calls short"
+        return text if self.fits else f"{text}; {counted(self.shortfall, 'call')} short"
 
     @classmethod
     def for_client(cls, needed: int, client: LoyaltyClient | None) -> PlanCost:
         """``needed`` calls set against ``client``'s budget: one more for the token request
         the first call brings when the client holds no token yet."""
         if client is None:
-            return cls(needed)
+            return cls(needed, client_given=False)
         if needed and not client.holds_token:
             needed += 1
         quota = client.quota

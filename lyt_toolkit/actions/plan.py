@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Generic
 import pandas as pd
 
 from .._progress import Progress, ProgressBar
+from .._text import counted
 from ..errors import APIError, QuotaExhaustedError
 from ..frames.registry import FRAME_NAMES
 from ._runner import run_items
@@ -77,7 +78,7 @@ class ActionPlan(Generic[P]):
 
     def __repr__(self) -> str:
         invalid = sum(1 for i in self.items if i.error)
-        return f"<{type(self).__name__} {len(self.items)} items, {invalid} invalid>"
+        return f"<{type(self).__name__} {counted(len(self.items), 'item')}, {invalid} invalid>"
 
     def __len__(self) -> int:
         return len(self.items)
@@ -231,7 +232,9 @@ class ActionPlan(Generic[P]):
             state = log_state(action_log, self.action)
             cost = plan_cost(self, state, client)
             if not cost.fits and not allow_partial:
-                raise cost.refusal(f"the {self.action} plan ({len(self.valid_items)} items)")
+                raise cost.refusal(
+                    f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"
+                )
             try:
                 results = run_items(
                     self,

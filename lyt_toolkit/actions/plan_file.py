@@ -13,15 +13,25 @@ card holding touched ones held in the base (``card_buckets``; every page is read
 per 10 names of created benefits) and refuses a stale plan, naming each object whose
 live row differs from the base and each created benefit's name another benefit took
 since (``StalePlanError``); ``refresh=True`` re-plans against the live rows instead. A
-plan applied to completion is recorded next to the file (``<file>.applied``) and refuses
+plan applied to completion is recorded next to the file (``<file>.applied``, one line a
+complete apply, each with the sha256 of the plan file's bytes) and that same plan refuses
 to apply again; an interrupted apply resumes from its action log (objects the log saw
 done are not stale: the plan changed them).
+
+The record is bound to the plan's content, not its path: a new plan saved over an applied
+one (the usual ``plan.save("plan.json")`` after the next pull) applies, while the applied
+one, kept or written back, is still refused. Refusing the save instead would make the
+analyst delete a marker by hand to reuse a name, and a deleted marker protects nothing;
+hashing keeps the protection on what matters (sending the same calls twice) without the
+chore. A marker written before the hash was recorded (no ``sha256``) refuses any plan at
+that path, naming the marker to delete when the plan is a new one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._progress import Progress
+from .._progress import Progress, display
+from .._text import counted
 from ..errors import LytError, NotFoundError
 from ..frames._columns import card_definition_check
 from ..frames.registry import BUILDERS
@@ -254,7 +265,8 @@ def load_plan(path: str | Path) -> SavedPlan:
     source = Path(path)
     read = _Reader(source)
     try:
-        document = json.loads(source.read_text(encoding="utf-8"))
+        raw = source.read_bytes()
+        document = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise PlanFileError(f"{source}: no such plan file") from None
     except json.JSONDecodeError as exc:
@@ -287,7 +299,7 @@ def load_plan(path: str | Path) -> SavedPlan:
         rows = calls.get(call, [])
         if not isinstance(rows, list) or len(rows) != wanted:
             raise read.fail(
-                f"calls.{call}", f"expected a list of the {wanted} rows its changes name"
+                f"calls.{call}", f"expected a list of the {counted(wanted, 'row')} its changes name"
             )
         if rows:
             parts.append(read.part(call, rows))
@@ -311,12 +323,15 @@ def load_plan(path: str | Path) -> SavedPlan:
     frame = pd.DataFrame(changes, columns=list(CHANGE_COLUMNS))
     return SavedPlan(
         snapshot,
-        frame.astype({c: "string" for c in CHANGE_COLUMNS[:-1]}).astype({"calls": "int64"}),
+        frame.astype({c: "string" for c in CHANGE_COLUMNS if c != "calls"}).astype(
+            {"calls": "int64"}
+        ),
         pd.DataFrame(unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string"),
         tuple(parts),
         inputs,
         path=source,
         touched=tuple(touched),
+        sha256=hashlib.sha256(raw).hexdigest(),
     )
 
 
@@ -333,11 +348,32 @@ class SavedPlan(ChangePlan):
 
     path: Path = field(default=Path(), kw_only=True)
     touched: tuple[dict[str, Any], ...] = field(default=(), kw_only=True)
+    sha256: str = field(default="", kw_only=True)
+    """sha256 of the plan file's bytes as read: what ``<file>.applied`` records."""
 
     @property
     def applied_marker(self) -> Path:
         """Where a complete apply is recorded: next to the plan file."""
         return self.path.with_name(self.path.name + ".applied")
+
+    def applied_before(self) -> dict[str, Any] | None:
+        """The marker's record of an apply to completion of this very plan (its file's
+        sha256), else ``None``; a record without a hash (an older toolkit's) counts as
+        this plan's: it cannot tell."""
+        try:
+            lines = self.applied_marker.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return None
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                record = None
+            if not isinstance(record, dict):
+                continue
+            if record.get("sha256", self.sha256) == self.sha256:
+                return record
+        return None
 
     def reread_cost(self, client: LoyaltyClient | None = None) -> PlanCost:
         """The calls re-reading the touched objects takes: one per reward, tier structure
@@ -464,22 +500,30 @@ class SavedPlan(ChangePlan):
         ignore_unsupported: bool = False,
         concurrency: int = 8,
         progress: Progress = True,
+        cancel: threading.Event | None = None,
     ) -> pd.DataFrame:
-        """Check the base, then apply (see ``ChangePlan.apply``); recorded once complete.
+        """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
+        once complete.
 
         Refused before anything is sent: a plan already applied
         (``PlanAlreadyAppliedError``), a stale one (``StalePlanError`` naming each
         object; ``refresh=True`` re-plans against the live state instead), and a
         budget that cannot hold the re-reads and the plan's calls.
+
+        ``progress`` as everywhere: ``True`` prints the re-read's cost as a line of text
+        where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
+        a callable or ``False`` prints nothing.
         """
-        if self.applied_marker.exists():
+        applied = self.applied_before()
+        if applied is not None:
+            unbound = "" if "sha256" in applied else "; if this is a new plan, delete that marker"
             raise PlanAlreadyAppliedError(
-                f"{self.path} was applied to completion ({self.applied_marker}); plan again"
-                " from a fresh snapshot"
+                f"{self.path} was applied to completion ({self.applied_marker}{unbound});"
+                " plan again from a fresh snapshot"
             )
         reread = self.reread_cost(client)
-        if progress:
-            print(f"Re-reading {len(self.touched)} touched objects: {reread}")
+        if progress is True and display() is not None:  # where a bar would show, as text
+            print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
         if not reread.fits:
             raise reread.refusal(f"re-reading the objects {self.path} touches")
         if refresh:
@@ -488,8 +532,8 @@ class SavedPlan(ChangePlan):
             stale = self.stale(client, log=log)
             if stale:
                 raise StalePlanError(
-                    f"{self.path} is stale: {len(stale)} objects changed since the base was"
-                    f" pulled at {self.base.pulled_at.isoformat()}: {', '.join(stale)};"
+                    f"{self.path} is stale: {counted(len(stale), 'object')} changed since the"
+                    f" base was pulled at {self.base.pulled_at.isoformat()}: {', '.join(stale)};"
                     " apply with refresh=True to plan against the live state",
                     stale,
                 )
@@ -502,12 +546,12 @@ class SavedPlan(ChangePlan):
             ignore_unsupported=ignore_unsupported,
             concurrency=concurrency,
             progress=progress,
+            cancel=cancel,
         )
         if results["outcome"].isin(COMPLETE).all():
-            self.applied_marker.write_text(
-                json.dumps({"applied_at": utc_now().isoformat(), "calls": len(results)}) + "\n",
-                encoding="utf-8",
-            )
+            record = {"applied_at": utc_now().isoformat(), "calls": len(results)}
+            with self.applied_marker.open("a", encoding="utf-8") as marker:
+                marker.write(json.dumps({**record, "sha256": self.sha256}) + "\n")
         return results
 
 

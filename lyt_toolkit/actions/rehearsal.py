@@ -34,6 +34,7 @@ import httpx
 import pandas as pd
 
 from .._progress import Progress
+from .._text import counted
 from ..client import LoyaltyClient
 from ..frames.schema import Column, Schema, text
 from ..models.common import format_timestamp
@@ -135,8 +136,9 @@ class Rehearsal:
         outcomes = self.results["outcome"].value_counts()
         shown = ", ".join(f"{n} {o}" for o, n in outcomes.items() if n)
         return (
-            f"<Rehearsal {self.action}: {len(self.results)} items{f' ({shown})' if shown else ''},"
-            f" {len(self.diff)} changes, {self.calls} calls>"
+            f"<Rehearsal {self.action}: {counted(len(self.results), 'item')}"
+            f"{f' ({shown})' if shown else ''},"
+            f" {counted(len(self.diff), 'change')}, {counted(self.calls, 'call')}>"
         )
 
     @cached_property

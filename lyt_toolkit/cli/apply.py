@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .._text import counted
 from ..errors import LytError
 
 __all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
@@ -38,7 +39,8 @@ def apply(args: argparse.Namespace) -> int:
     log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     try:
         with connected_client(False) as client:
-            print(f"Re-reading {len(plan.touched)} touched objects: {plan.reread_cost(client)}")
+            reread = counted(len(plan.touched), "touched object")
+            print(f"Re-reading {reread}: {plan.reread_cost(client)}")
             results = plan.apply(
                 client,
                 log=log,

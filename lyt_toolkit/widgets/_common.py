@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import ipywidgets as w
 import pandas as pd
 
+from .._text import counted
 from ..actions import Outcome
 from ..errors import LytError
 from ._grid import grid, show
@@ -342,7 +343,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.download.value = ""
         self.progress.bar_style = "info"
         self.progress.value = 0
-        self.status.value = status_html(f"Running: {cost.needed} calls", "running")
+        self.status.value = status_html(f"Running: {counted(cost.needed, 'call')}", "running")
         self._worker = threading.Thread(
             target=self._execute,
             args=(plan, view, then, concurrency, log),

@@ -10,7 +10,6 @@ shows as the plan's ``EditError`` (frame, row and column), never as a traceback.
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import threading
 from collections.abc import Callable, Sequence
@@ -21,6 +20,8 @@ import pandas as pd
 from ipydatagrid import DataGrid
 
 from .. import actions
+from .._text import counted
+from ..errors import BudgetExceededError
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ._common import (
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EditPanel", "Table"]
 
-CHANGE_VIEW = ("kind", "key", "action", "column", "before", "after", "call")
+CHANGE_VIEW = ("kind", "key", "action", "column", "before", "after", "call", "blocked_reason")
 UNSUPPORTED_VIEW = ("kind", "key", "column", "before", "after", "reason")
 DIFF_VIEW = ("kind", "key", "change", "column", "before", "after")
 CHECK_VIEW = ("kind", "key", "change", "column", "expected", "actual", "status")
@@ -296,23 +297,23 @@ class EditPanel(PlanPanel):
         if self.client is None:
             self.show_error("Apply needs a client: EditPanel(snapshot, client).")
             return False
-        try:
-            # The plan's own refusals (deletes, unsupported changes), with its message: the
-            # same plan without its parts sends nothing when it is not refused.
-            dataclasses.replace(plan, parts=()).apply(
+        try:  # the plan's own refusals (deletes, unsupported changes, the budget)
+            cost = plan.check_apply(
                 self.client,
+                log=self.action_log,
                 allow_destroy=self.allow_destroy.value,
                 ignore_unsupported=self.ignore_unsupported.value,
-                progress=False,
             )
+        except BudgetExceededError:
             cost = plan.cost(self.client, log=self.action_log)
+            self.show_error(f"Refused, nothing was sent: the call budget cannot carry it ({cost})")
+            return False
         except Exception as exc:
             self.show_error(f"Refused, nothing was sent: {describe_error(exc)}")
             return False
-        if not cost.fits:
-            self.show_error(f"Refused, nothing was sent: the call budget cannot carry it ({cost})")
-            return False
-        return self._start(f"Applying: {cost.needed} calls", self._apply, cancellable=True)
+        return self._start(
+            f"Applying: {counted(cost.needed, 'call')}", self._apply, cancellable=True
+        )
 
     def _plan(self) -> None:
         self.changes_table.clear()
@@ -329,7 +330,8 @@ class EditPanel(PlanPanel):
         if self.client is not None:
             cost = plan.cost(self.client, log=self.action_log)
             self.budget.value = status_html(str(cost), "success" if cost.fits else "failure")
-        self.show_ok(f"Planned: {len(plan.changes)} changes, {len(plan.unsupported)} unsupported.")
+        changes = counted(len(plan.changes), "change")
+        self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported.")
 
     def _rehearse(self) -> None:
         plan = self.plan
@@ -342,27 +344,24 @@ class EditPanel(PlanPanel):
             f"<b>Rehearsal</b>: {html.escape(repr(rehearsal))}; what it changed on the sandbox:",
             always=True,
         )
-        self.show_ok(f"Rehearsed: {len(rehearsal.diff)} changes, {rehearsal.calls} calls.")
+        changes, calls = counted(len(rehearsal.diff), "change"), counted(rehearsal.calls, "call")
+        self.show_ok(f"Rehearsed: {changes}, {calls}.")
 
     def _apply(self) -> None:
         plan, client = self.plan, self.client
         assert plan is not None and client is not None  # checked by apply()
         self.progress.layout.display = ""
-        total = max(sum(len(part.items) for part in plan.parts), 1)
-        self.progress.max, self.progress.value = total, 0
-        done = 0
-        parts = []
-        for part in plan.parts:  # creates, then changes, then deletes, as apply() sends them
-            results = part.execute(
-                client,
-                log=self.action_log,
-                concurrency=self.concurrency,
-                progress=_offset(self._advance, done, total),
-                cancel=self._cancel,
-            )
-            done += len(part.items)
-            parts.append(results.assign(call=part.action))
-        results = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        self.progress.max = max(sum(len(part.items) for part in plan.parts), 1)
+        self.progress.value = 0
+        results = plan.apply(
+            client,
+            log=self.action_log,
+            allow_destroy=self.allow_destroy.value,
+            ignore_unsupported=self.ignore_unsupported.value,
+            concurrency=self.concurrency,
+            progress=self._advance,
+            cancel=self._cancel,
+        )
         self.results = results
         self.results_table.show(results, "<b>Results</b>")
         self.download.value = download_button(results, "change_plan_results.csv")
@@ -470,13 +469,6 @@ def _same(old: Any, new: Any) -> bool:
         return bool(pd.isna(old) and pd.isna(new)) or bool(old == new)
     except (TypeError, ValueError):
         return False
-
-
-def _offset(
-    advance: Callable[[int, int], None], done: int, total: int
-) -> Callable[[int, int], None]:
-    """A part's progress ``(n, of)`` as progress over the whole plan."""
-    return lambda n, _of: advance(done + n, total)
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:

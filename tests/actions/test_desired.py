@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import actions
+from lyt_toolkit._text import counted
 from lyt_toolkit.actions import ChangePlan, EditError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
@@ -99,7 +100,7 @@ def test_print_shows_the_summary_then_one_line_per_change(client: LoyaltyClient)
     edit.rewards.loc[edit.rewards["id"] == renamed, "name"] = "Renamed"
     text = str(edit.plan())
     assert text.splitlines() == [
-        "Plan: 1 to create, 2 to change, 1 to delete; 1 changes the service cannot make; 4 calls",
+        "Plan: 1 to create, 2 to change, 1 to delete; 1 change the service cannot make; 4 calls",
         f'+ benefit "Bonus 05" points 50 on {targets["card"]}',
         f"~ reward {targets['move_reward_to_draft']} status ACTIVE -> DRAFT",
         f"~ pending bucket {BUCKET} status PENDING -> ACTIVATED",
@@ -193,6 +194,26 @@ def test_deletes_are_refused_without_allow_destroy_naming_each_row(
     assert not pull(client).diff(snapshot)
 
 
+def test_one_of_a_thing_is_said_in_the_singular(client: LoyaltyClient) -> None:
+    """A count of one reads ``1 row``, ``1 call``, ``1 change``: in the summary, the
+    refusals and the budget's refusal."""
+    snapshot = pull(client)
+    edit = actions.edit(snapshot)
+    edit.tier_structures = edit.tier_structures[edit.tier_structures["id"] != TIERS]
+    edit.rewards.loc[edit.rewards.index[0], "name"] = "Renamed"  # unsupported
+    plan = edit.plan()
+    assert plan.summary() == (
+        "Plan: 0 to create, 0 to change, 1 to delete; 1 change the service cannot make; 1 call"
+    )
+    with pytest.raises(EditError, match=r"the plan deletes 1 row \(tier structure"):
+        plan.apply(client, progress=False)
+    with pytest.raises(EditError, match=r"the plan holds 1 change the service cannot make \("):
+        plan.apply(client, allow_destroy=True, progress=False)
+    assert "1 item," in repr(plan.parts[0]) and "items" not in repr(plan.parts[0])
+    assert counted(1, "call") == "1 call" and counted(0, "call") == "0 calls"
+    assert counted(2, "entry", "entries") == "2 entries"
+
+
 def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
@@ -214,7 +235,10 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ("dtype", r"^benefits row 0, column 'points_value': 'lots' does not fit"),
+        (
+            "dtype",
+            r"^benefits row 0, column 'points_value': 'lots' is text, and the column holds numbers",
+        ),
         ("category", r"^rewards row 2, column 'status': 'PAUSED' does not fit the column's dtype"),
         ("repeated", r"^rewards row (\d+), column 'id': the key \S+ repeats a row$"),
         (
@@ -260,6 +284,50 @@ def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
         assert int(found.group(1)) == len(edit.benefits) - 1
 
 
+_ODD_VALUES = [
+    (
+        "points_value",
+        "50",
+        r"'50' is text, and the column holds numbers \(Int64\): set the number 50",
+    ),
+    ("points_value", "lots", r"'lots' is text, and the column holds numbers \(Int64\)$"),
+    ("proportional_value", "2.5", r"'2\.5' is text, and the column holds numbers \(Float64\)"),
+    ("card_definition_found", "True", r"'True' is text, and the column holds booleans"),
+    ("points_value", True, r"True is a boolean, and the column holds numbers \(Int64\)$"),
+    ("points_value", 1.5, r"1\.5 does not fit the column's dtype Int64 \(the edited column is"),
+    ("stock_quantity", [50], r"\[50\] is a list, not one value$"),
+    ("name", {"en": "Bonus"}, r"\{'en': 'Bonus'\} is a dict, not one value$"),
+    ("created_at", "soon", r"'soon' does not fit the column's dtype datetime64\[ns, UTC\]"),
+]
+
+
+def test_odd_cell_values_are_refused_naming_frame_row_and_column(client: LoyaltyClient) -> None:
+    """A cell of the wrong kind in an object column is an ``EditError`` on one line (text
+    that reads as a number included: it was a bare ``TypeError``), never a plan."""
+    snapshot = pull(client)
+    for column, value, message in _ODD_VALUES:
+        benefits = snapshot.benefits.copy()
+        benefits[column] = benefits[column].astype(object)
+        benefits.at[3, column] = value
+        with pytest.raises(EditError) as refused:
+            ChangePlan.from_frames(snapshot, {"benefits": benefits})
+        text = str(refused.value)
+        assert text.startswith(f"benefits row 3, column {column!r}: "), text
+        assert re.search(message, text) and "\n" not in text, text
+
+
+def test_plain_values_in_an_object_column_still_plan(client: LoyaltyClient) -> None:
+    """A number (50.0 is 50) in an object number column and ISO text in a date column, as
+    pandas reads them, plan as changes (unsupported: the service has no call for them)."""
+    snapshot = pull(client)
+    benefits = snapshot.benefits.copy().astype({"points_value": object, "created_at": object})
+    benefits.at[3, "points_value"] = 50.0
+    benefits.at[3, "created_at"] = "2026-01-01T00:00:00Z"
+    plan = ChangePlan.from_frames(snapshot, {"benefits": benefits})
+    assert sorted(plan.unsupported["column"].astype(str)) == ["created_at", "points_value"]
+    assert "50" in plan.unsupported["after"].astype(str).tolist()
+
+
 def test_from_frames_takes_the_edited_frames_as_a_mapping(client: LoyaltyClient) -> None:
     snapshot = pull(client)
     rewards = snapshot.rewards.copy()
@@ -288,6 +356,56 @@ def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyC
     )
     assert not bool(preview.loc[past, "activatable"])
     assert "date" in str(preview.loc[past, "blocked_reason"])
+
+
+def test_a_blocked_activation_shows_its_reason_before_any_call(
+    client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
+) -> None:
+    """From the base alone (its pulled_at date, statuses and card definitions), each
+    pending-bucket activation carries the ``blocked_reason`` the preview computes from the
+    live service, ``print(plan)`` shows it, and apply still sends it: the service's 423 is
+    its result row."""
+    snapshot = pull(client)
+    buckets = snapshot.pending_buckets
+    pending = buckets["status"] == "PENDING"
+    past = str(
+        buckets.loc[pending & (buckets["date"] < snapshot.pulled_at.normalize()), "id"].iloc[0]
+    )
+    inactive = str(buckets.loc[pending & (buckets["program_status"] == "INACTIVE"), "id"].iloc[0])
+    edit = actions.edit(snapshot)
+    chosen = edit.pending_buckets["id"].isin([past, inactive, BUCKET])
+    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
+    used = fresh.plan()["used"]
+    plan = edit.plan()
+    assert fresh.plan()["used"] == used  # planned from the base: nothing read
+    assert list(plan.changes.columns)[-1] == "blocked_reason"
+    blocked = plan.changes.set_index("key")["blocked_reason"]
+    assert pd.isna(blocked[BUCKET])
+    assert blocked[past].startswith("its date ") and " is not after 2026-01-15" in blocked[past]
+    assert "is INACTIVE" in blocked[inactive]
+
+    preview = plan.preview(client, progress=False).set_index("target")
+    for key in (past, inactive):
+        assert preview.loc[key, "blocked_reason"] == blocked[key]  # the same words, read live
+    text = str(plan)
+    assert (
+        f"~ pending bucket {past} status PENDING -> ACTIVATED (the service will refuse: its date"
+        in text
+    )
+    assert f"~ pending bucket {BUCKET} status PENDING -> ACTIVATED\n" in text + "\n"
+    assert "the service will refuse: its date" in escape_free(plan._repr_html_())
+
+    saved = ChangePlan.load(plan.save(tmp_path / "plan.json"))
+    assert saved.changes.set_index("key")["blocked_reason"].equals(blocked.astype("string"))
+
+    results = plan.apply(client, progress=False).set_index("target")
+    assert results.loc[BUCKET, "outcome"] == "succeeded"
+    for key in (past, inactive):
+        assert results.loc[key, "outcome"] == "failed" and results.loc[key, "status"] == 423
+
+
+def escape_free(html_text: str) -> str:
+    return html_text.replace("&#x27;", "'").replace("&quot;", '"')
 
 
 def test_the_summary_ends_with_the_budget_the_client_read(

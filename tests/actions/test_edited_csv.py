@@ -242,7 +242,7 @@ def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_config
     _, base, edited = _export(client, tmp_path)
     _resave(edited / "tier_structures.csv", lambda rows: [r for r in rows if r["id"] != TIERS])
     args = ["plan", "--base", str(base), "--edited", str(edited)]
-    made = "Plan: 0 to create, 0 to change, 1 to delete; 0 changes the service cannot make; 1 calls"
+    made = "Plan: 0 to create, 0 to change, 1 to delete; 0 changes the service cannot make; 1 call"
     fresh.set_plan("100/hour")
 
     assert main(args) == 2  # no service configured: nothing sent, no budget part

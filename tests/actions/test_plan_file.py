@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, create_benefits
+from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS
 from lyt_toolkit.actions.plan_file import (
     PlanAlreadyAppliedError,
     PlanFileError,
@@ -41,6 +43,7 @@ from .helpers import (
     names_on_server,
     pull,
 )
+from .test_cancel import CancellingBenefits
 
 _CHECKED = ("card_definition_found", "card_definition_status")
 """Filled by the snapshot from the card definition: not the object's own state."""
@@ -140,6 +143,7 @@ def test_a_stale_plan_is_refused_naming_the_changed_object(
         )
     assert caught.value.stale == [f"rewards {reward}"]
     assert f"rewards {reward}" in str(caught.value) and "plan.json" in str(caught.value)
+    assert "is stale: 1 object changed since the base" in str(caught.value)
     assert _live(client) == before  # nothing sent
     assert before["bucket"] == "PENDING" and before["bonus"] == 0
 
@@ -333,6 +337,8 @@ def test_a_version_1_file_is_read_its_creates_unchecked(
     loaded = ChangePlan.load(path)
     assert loaded.reread_cost().needed == 3
     assert loaded.stale(client) == []
+    assert list(loaded.changes.columns) == list(CHANGE_COLUMNS)
+    assert loaded.changes["blocked_reason"].isna().all()  # no such key in older files
 
 
 def test_a_benefit_name_taken_since_the_base_makes_its_create_stale(
@@ -429,3 +435,129 @@ def test_the_bucket_re_read_walks_every_page_of_a_card_holding_over_100(
         card = buckets.iloc[0][["program_id", "member_id", "card_id"]].tolist()
         first = client.pending_buckets.list(*card, limit=100)
         assert len(first.data) == 100 and last not in {b.id for b in first.data}
+
+
+def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """``cancel`` reaches every part: set as the first part's create is sent, the create
+    finishes and the three later parts send nothing; the plan is not marked applied, and
+    applying it again with the log sends exactly the rest."""
+    _, targets = _saved(client, tmp_path / "plan.json")
+    log = tmp_path / "apply.jsonl"
+    cancel = threading.Event()
+    creates = CancellingBenefits(client.benefits, cancel, cancel_at=1)
+
+    first = ChangePlan.load(tmp_path / "plan.json").apply(
+        ClientWith(client, benefits=creates),
+        log=log,
+        allow_destroy=True,
+        concurrency=1,
+        progress=False,
+        cancel=cancel,
+    )
+    outcomes = dict(zip(first["call"], first["outcome"], strict=True))
+    assert outcomes == {
+        "create_benefit": "succeeded",
+        "move_reward_to_draft": "cancelled",
+        "activate_pending_bucket": "cancelled",
+        "delete_tier_structure": "cancelled",
+    }
+    assert not (tmp_path / "plan.json.applied").exists()
+    live = _live(client)
+    assert live["bonus"] == 1 and live["bucket"] == "PENDING"
+    assert live["rewards"][targets["move_reward_to_draft"]] == "ACTIVE"
+
+    again = ChangePlan.load(tmp_path / "plan.json").apply(
+        client, log=log, allow_destroy=True, progress=False
+    )
+    assert dict(zip(again["call"], again["outcome"], strict=True)) == {
+        "create_benefit": "skipped_already_done",
+        "move_reward_to_draft": "succeeded",
+        "activate_pending_bucket": "succeeded",
+        "delete_tier_structure": "succeeded",
+    }
+    assert (tmp_path / "plan.json.applied").exists() and _live(client)["bonus"] == 1
+
+
+def test_a_new_plan_saved_over_an_applied_one_applies_and_the_old_one_stays_refused(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """The ``.applied`` record is bound to the plan file's content: the next plan saved at
+    the same path applies; the applied one written back there is still refused."""
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    old = path.read_bytes()
+    ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+
+    after = pull(client)
+    edit = actions.edit(after)
+    reward = str(after.rewards.loc[after.rewards["status"] == "ACTIVE", "id"].iloc[0])
+    edit.rewards.loc[edit.rewards["id"] == reward, "status"] = "DRAFT"
+    edit.plan().save(path)
+    results = ChangePlan.load(path).apply(client, progress=False)
+    assert results["outcome"].tolist() == ["succeeded"]
+    assert _live(client)["rewards"][reward] == "DRAFT"
+    records = [
+        json.loads(line) for line in (tmp_path / "plan.json.applied").read_text().splitlines()
+    ]
+    assert len(records) == 2 and records[0]["sha256"] != records[1]["sha256"]
+
+    path.write_bytes(old)
+    with pytest.raises(PlanAlreadyAppliedError, match=r"plan\.json was applied to completion"):
+        ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+    assert _live(client)["bonus"] == 1
+
+
+def test_a_marker_without_a_hash_refuses_any_plan_naming_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """An older toolkit's marker cannot tell which plan it records: it refuses, saying
+    to delete it when the plan is a new one."""
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    (tmp_path / "plan.json.applied").write_text('{"applied_at": "2026-01-01T00:00:00+00:00"}\n')
+    with pytest.raises(PlanAlreadyAppliedError, match=r"if this is a new plan, delete that marker"):
+        ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+
+
+@pytest.mark.parametrize(
+    ("progress", "shown", "printed"),
+    [
+        (False, "text", False),
+        (True, "off", False),
+        ("callable", "text", False),
+        (True, "text", True),
+    ],
+)
+def test_the_re_read_line_is_printed_only_where_progress_shows(
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    progress: Any,
+    shown: str,
+    printed: bool,
+) -> None:
+    _saved(client, tmp_path / "plan.json")
+    monkeypatch.setenv("LYT_PROGRESS", shown)
+    counts: list[tuple[int, int]] = []
+    ChangePlan.load(tmp_path / "plan.json").apply(
+        client,
+        allow_destroy=True,
+        progress=(lambda done, total: counts.append((done, total)))
+        if progress == "callable"
+        else progress,
+    )
+    out = capsys.readouterr().out
+    assert ("Re-reading 5 touched objects: calls needed: " in out) is printed
+    if progress == "callable":  # the whole plan's items, counted across its parts
+        assert counts[-1] == (4, 4)
+
+
+def test_a_cost_without_a_client_says_no_client_was_given(client: LoyaltyClient) -> None:
+    plan = four_kinds(pull(client))[0].plan()
+    assert str(plan.cost()) == (
+        "calls needed: 4; budget unknown (no client given: pass one to read its budget)"
+    )
+    assert "no limit headers seen yet" in str(plan.cost(client))  # the demo sandbox sends none

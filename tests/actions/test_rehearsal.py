@@ -167,7 +167,7 @@ def test_the_rehearsal_runs_at_the_snapshot_clock_and_stops_its_sandbox(
     assert rehearsal.after.pulled_at == before.pulled_at
     assert list(rehearsal.diff.changes.key) == ["lts_c0ffee0006"]
     assert repr(rehearsal) == (
-        "<Rehearsal delete_tier_structure: 1 items (1 succeeded), 1 changes, 2 calls>"
+        "<Rehearsal delete_tier_structure: 1 item (1 succeeded), 1 change, 2 calls>"
     )
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import audit
+from lyt_toolkit._text import counted
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
@@ -165,7 +166,7 @@ def test_a_batch_the_budget_cannot_carry_is_refused_with_the_numbers(
     shortfall = len(panel.rewards) - remaining
     assert "Refused, nothing was sent" in panel.status.value
     assert f"calls needed: {len(panel.rewards)}" in panel.status.value
-    assert f"{shortfall} calls short" in panel.status.value
+    assert f"{counted(shortfall, 'call')} short" in panel.status.value
     assert budget_sb.plan()["used"] == used  # not one request
     budget_sb.set_plan("unlimited")
     statuses = {r.id: str(r.status) for r in budget_client.rewards.iter(limit=100)}

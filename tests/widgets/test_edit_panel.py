@@ -162,14 +162,17 @@ def test_unsupported_changes_need_ignore_unsupported(
     _draft_reward(panel)
     plan(panel)
     assert "1 to change" in panel.summary.value
-    assert "1 changes the service cannot make" in panel.summary.value
+    assert "1 change the service cannot make" in panel.summary.value
     assert panel.unsupported_table.layout.display == ""
     assert panel.unsupported_table.frame[["key", "column", "after"]].values.tolist() == [
         [REWARD, "name", "Renamed in the grid"]
     ]
 
     panel.apply_button.click()
-    assert "Refused, nothing was sent: the plan holds 1 changes" in panel.status.value
+    assert (
+        "Refused, nothing was sent: the plan holds 1 change the service cannot make"
+        in panel.status.value
+    )
     assert "ignore_unsupported=True" in panel.status.value
     assert client.rewards.get(REWARD).status == "ACTIVE"
 
@@ -189,7 +192,7 @@ def test_a_value_that_does_not_fit_names_the_frame_row_and_column(panel: EditPan
     assert f"Cannot plan: benefits row {new}, column &#x27;points_value&#x27;" in (
         panel.status.value
     )
-    assert "&#x27;lots&#x27; does not fit the column&#x27;s dtype Int64" in panel.status.value
+    assert "&#x27;lots&#x27; is text, and the column holds numbers (Int64)" in panel.status.value
     assert panel.plan is None and panel.apply_button.disabled
     assert "Traceback" not in panel.status.value
 
