@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from ..errors import APIError, NotFoundError
+from ..models.common import format_timestamp
 from ..models.enums import TierStructureStatus
 from ..models.ids import IdPrefix
 from ._targets import as_records, first_seen, id_items, text_error
@@ -64,7 +67,7 @@ class DeleteWebhooks(_Deletion):
 
     action = "delete_webhook"
     item_columns = {"project_id": "string", "webhook_id": "string"}
-    rehearsal_kinds: frozenset[str] = frozenset()  # the rehearsal adds the webhooks
+    rehearsal_kinds: frozenset[str] = frozenset()  # seed_rehearsal adds the webhooks
 
     def perform(self, client: LoyaltyClient, item: PlanItem[str]) -> ItemResult:
         webhook_id = item.to_send
@@ -91,6 +94,34 @@ class DeleteWebhooks(_Deletion):
             )
 
         return observe
+
+    def seed_rehearsal(self, program: dict[str, Any], at: pd.Timestamp) -> None:
+        """Each targeted webhook, in a project whose plan has webhooks (a snapshot holds none)."""
+        created = format_timestamp(at.to_pydatetime())
+        projects = {p["id"] for p in program.setdefault("projects", [])}
+        hooks = program.setdefault("webhooks", [])
+        for item in self.valid_items:
+            project_id, webhook_id = item.columns["project_id"], item.to_send
+            if project_id not in projects:
+                projects.add(project_id)
+                program["projects"].append(
+                    {
+                        "id": project_id,
+                        "name": project_id,
+                        "plan": {"webhooks": True},
+                        "created_at": created,
+                    }
+                )
+            hooks.append(
+                {
+                    "id": webhook_id,
+                    "project_id": project_id,
+                    "target_url": f"https://rehearsal.invalid/{webhook_id}",
+                    "events": [],
+                    "active": True,
+                    "created_at": created,
+                }
+            )
 
     def field_for(self, item: PlanItem[str], error: APIError) -> str | None:
         if error.status == 402 or error.resource_type == "project":

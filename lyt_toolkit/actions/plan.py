@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 import pandas as pd
 
@@ -28,6 +28,7 @@ from ._runner import run_items
 from .cost import PlanCost, item_calls, plan_cost
 from .items import ItemResult, Outcome, P, PlanItem, Standing
 from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
+from .rehearsal import Rehearsal, rehearse
 from .results import RESULT_COLUMNS, preview_frame, results_frame
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
     from ..client import LoyaltyClient
     from ..snapshot import ProgramSnapshot
-    from .rehearsal import Rehearsal
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -96,6 +96,11 @@ class ActionPlan(Generic[P]):
         several threads at once, since items run on a pool over one client.
         """
         raise NotImplementedError
+
+    def seed_rehearsal(self, program: dict[str, Any], at: pd.Timestamp) -> None:
+        """Add to ``program`` (the rehearsal sandbox's program file, as written from the
+        snapshot pulled ``at``) what the plan's rehearsal needs beyond the snapshot; by
+        default nothing. ``DeleteWebhooks`` adds the webhooks it targets."""
 
     def observer(self, client: LoyaltyClient) -> Observer[P]:
         """A function telling what one valid item will do given the service's state now.
@@ -264,8 +269,6 @@ class ActionPlan(Generic[P]):
 
         See ``lyt_toolkit.actions.rehearsal``; the sandbox stops before this returns.
         """
-        from .rehearsal import rehearse  # it reads the plan kinds, which import this module
-
         return rehearse(self, snapshot, concurrency=concurrency, log=log, progress=progress)
 
 

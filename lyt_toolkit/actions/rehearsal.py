@@ -12,10 +12,15 @@ Objects the plan creates get new IDs in each place, so added rows of kinds with
 a name are matched by name, and their service-generated fields (``id``,
 ``created_at``, ``updated_at``) are left out of the comparison.
 
-Webhooks are not part of a snapshot (the program frames do not list them), so a
-rehearsal of webhook deletions adds each targeted webhook, in a project whose plan
-has webhooks, to the rehearsal's program; its results and calls show the run, and
-``verify(..., results=...)`` compares the outcomes item by item.
+A plan may need more in the sandbox than the snapshot holds: each plan's
+``seed_rehearsal(program, at)`` adds it to the rehearsal's program file. Webhooks are
+not part of a snapshot (the program frames do not list them), so a rehearsal of
+webhook deletions adds each targeted webhook, in a project whose plan has webhooks;
+its results and calls show the run, and ``verify(..., results=...)`` compares the
+outcomes item by item.
+
+This module knows a plan only as a ``Rehearsed`` (what it reads of one), never a plan
+kind: ``ActionPlan`` imports it, and no import goes back (pyproject.toml's contract).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import httpx
 import pandas as pd
@@ -37,13 +42,8 @@ from .._progress import Progress
 from .._text import counted
 from ..client import LoyaltyClient
 from ..frames.schema import Column, Schema, text
-from ..models.common import format_timestamp
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
-from .deletions import DeleteWebhooks
 from .log import OWNER, ActionLog, LogOwner, LogSource
-
-if TYPE_CHECKING:
-    from .plan import ActionPlan
 
 __all__ = [
     "CHECKS",
@@ -51,6 +51,7 @@ __all__ = [
     "REHEARSAL_SEED",
     "STATUSES",
     "Rehearsal",
+    "Rehearsed",
     "Verification",
     "rehearse",
     "rehearse_run",
@@ -90,6 +91,27 @@ CHECKS = Schema(
 """The declared schema of ``Verification.checks``."""
 
 _MATCH = ["kind", "key", "change", "column"]
+
+
+class Rehearsed(Protocol):
+    """What a rehearsal reads of a plan (every ``ActionPlan`` is one): its ``action``,
+    the snapshot kinds its rehearsal needs, and what it adds to the sandbox's program."""
+
+    action: str
+    rehearsal_kinds: frozenset[str]
+
+    def seed_rehearsal(self, program: dict[str, Any], at: pd.Timestamp) -> None: ...
+
+
+class _Executed(Rehearsed, Protocol):
+    def execute(
+        self,
+        client: LoyaltyClient,
+        *,
+        concurrency: int = ...,
+        log: LogSource | None = ...,
+        progress: Progress = ...,
+    ) -> pd.DataFrame: ...
 
 
 @dataclass(frozen=True)
@@ -201,7 +223,7 @@ class Rehearsal:
 
 
 def rehearse(
-    plan: ActionPlan[Any],
+    plan: _Executed,
     snapshot: ProgramSnapshot | str | Path,
     *,
     concurrency: int = 8,
@@ -233,7 +255,7 @@ def rehearse(
 
 def rehearse_run(
     action: str,
-    plans: Sequence[ActionPlan[Any]],
+    plans: Sequence[Rehearsed],
     snapshot: ProgramSnapshot | str | Path,
     run: Callable[[LoyaltyClient, Path | None], pd.DataFrame],
     *,
@@ -322,49 +344,20 @@ def _owner_line(raw: bytes) -> bool:
 
 @dataclass(frozen=True)
 class _RehearsalProgram:
-    """The snapshot's program file, plus the webhooks the deletion plans target."""
+    """The snapshot's program file, plus what each plan adds (``seed_rehearsal``)."""
 
     snapshot: ProgramSnapshot
-    plans: tuple[ActionPlan[Any], ...]
+    plans: tuple[Rehearsed, ...]
 
     def to_program(self, path: str | Path) -> Path:
         written = self.snapshot.to_program(path)
-        deletions = [p for p in self.plans if isinstance(p, DeleteWebhooks)]
-        if deletions:
-            program = json.loads(written.read_text(encoding="utf-8"))
-            for plan in deletions:
-                _add_webhooks(program, plan, self.snapshot.pulled_at)
+        program = json.loads(written.read_text(encoding="utf-8"))
+        seeded = json.dumps(program)
+        for plan in self.plans:
+            plan.seed_rehearsal(program, self.snapshot.pulled_at)
+        if json.dumps(program) != seeded:
             written.write_text(json.dumps(program), encoding="utf-8")
         return written
-
-
-def _add_webhooks(program: dict[str, Any], plan: DeleteWebhooks, at: pd.Timestamp) -> None:
-    """Each targeted webhook, in a project whose plan has webhooks (a snapshot holds none)."""
-    created = format_timestamp(at.to_pydatetime())
-    projects = {p["id"] for p in program.setdefault("projects", [])}
-    hooks = program.setdefault("webhooks", [])
-    for item in plan.valid_items:
-        project_id, webhook_id = item.columns["project_id"], item.to_send
-        if project_id not in projects:
-            projects.add(project_id)
-            program["projects"].append(
-                {
-                    "id": project_id,
-                    "name": project_id,
-                    "plan": {"webhooks": True},
-                    "created_at": created,
-                }
-            )
-        hooks.append(
-            {
-                "id": webhook_id,
-                "project_id": project_id,
-                "target_url": f"https://rehearsal.invalid/{webhook_id}",
-                "events": [],
-                "active": True,
-                "created_at": created,
-            }
-        )
 
 
 # -- lining up two diffs ---------------------------------------------------------------
