@@ -11,14 +11,8 @@ import pandas as pd
 from .. import actions
 from ..models.benefits import BENEFIT_TYPE_FIELDS, DIGITAL_TYPE_FIELDS
 from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
-from ._common import (
-    LoadsWhenShown,
-    describe_error,
-    enum_text,
-    error_html,
-    ok_html,
-    status_html,
-)
+from ._background import LoadsWhenShown
+from ._messages import describe_error, enum_text, error_html, ok_html, status_html
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient

@@ -10,8 +10,10 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import actions
-from ._common import RESULT_VIEW, PlanPanel, State, describe_error, status_html
 from ._grid import clear, grid, show
+from ._messages import State, describe_error, status_html
+from ._plan_panel import PlanPanel
+from ._results import RESULT_VIEW
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient

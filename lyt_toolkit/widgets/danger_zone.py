@@ -14,8 +14,10 @@ import pandas as pd
 
 from .. import actions
 from ..errors import MissingRequiredFeatureError
-from ._common import RESULT_VIEW, PlanPanel, describe_error, enum_text
 from ._grid import grid, selected, show
+from ._messages import describe_error, enum_text
+from ._plan_panel import PlanPanel
+from ._results import RESULT_VIEW
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient

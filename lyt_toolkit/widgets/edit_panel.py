@@ -24,15 +24,9 @@ from .._text import counted
 from ..errors import BudgetExceededError
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
-from ._common import (
-    RESULT_VIEW,
-    PlanPanel,
-    describe_error,
-    download_button,
-    outcome_state,
-    outcome_summary,
-    status_html,
-)
+from ._messages import describe_error, status_html
+from ._plan_panel import PlanPanel
+from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary
 
 if TYPE_CHECKING:
     from ..actions.log import LogSource

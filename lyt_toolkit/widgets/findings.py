@@ -12,8 +12,10 @@ import pandas as pd
 
 from .. import actions
 from ..audit import FINDING_COLUMNS
-from ._common import RESULT_VIEW, PlanPanel, describe_error
 from ._grid import grid, selected, show
+from ._messages import describe_error
+from ._plan_panel import PlanPanel
+from ._results import RESULT_VIEW
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient

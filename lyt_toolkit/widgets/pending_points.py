@@ -9,8 +9,9 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import actions
-from ._common import PlanPanel, enum_text
 from ._grid import grid, selected, show
+from ._messages import enum_text
+from ._plan_panel import PlanPanel
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient

@@ -10,8 +10,10 @@ import pandas as pd
 
 from .. import actions
 from ..models.enums import RewardType
-from ._common import RESULT_VIEW, PlanPanel, enum_text
 from ._grid import grid, selected, show
+from ._messages import enum_text
+from ._plan_panel import PlanPanel
+from ._results import RESULT_VIEW
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient

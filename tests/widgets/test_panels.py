@@ -16,7 +16,7 @@ from lyt_toolkit.widgets import (
     RewardDraftPanel,
     confirmation_phrase,
 )
-from lyt_toolkit.widgets._common import PlanPanel
+from lyt_toolkit.widgets._plan_panel import PlanPanel
 
 
 def select_ids(grid, frame: pd.DataFrame, ids: list[str]) -> None:

@@ -1,207 +1,28 @@
-"""Small pieces every widget shares: messages, progress bars, downloads, and ``PlanPanel``,
-the base of the widgets that run action plans in the background."""
+"""``PlanPanel``: the base of the widgets that run action plans in a background worker,
+with Cancel, a progress bar, the call budget and the results."""
 
 from __future__ import annotations
 
-import base64
 import html
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 import pandas as pd
 
 from .._text import counted
-from ..actions import Outcome
-from ..errors import LytError
+from ._background import LOADING, LoadsWhenShown, join_worker
 from ._grid import grid, show
+from ._messages import BAR_STYLES, COLOURS, State, describe_error, error_html, ok_html, status_html
+from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary, progress_bar
 
 if TYPE_CHECKING:
     from ..actions import ActionPlan
     from ..actions.log import LogSource
     from ..client import LoyaltyClient
 
-__all__ = [
-    "RESULT_VIEW",
-    "LoadsWhenShown",
-    "PlanPanel",
-    "State",
-    "describe_error",
-    "download_button",
-    "enum_text",
-    "error_html",
-    "ok_html",
-    "outcome_state",
-    "outcome_summary",
-    "progress_bar",
-    "status_html",
-]
-
-RESULT_VIEW = ("row", "target", "outcome", "status", "error_key", "message", "resource_id")
-
-State = Literal["running", "success", "partial", "failure"]
-
-_COLOURS: dict[State, str] = {
-    "running": "#0d47a1",
-    "success": "#1b5e20",
-    "partial": "#8a5300",
-    "failure": "#b00020",
-}
-_BAR_STYLES: dict[State, str] = {
-    "running": "info",
-    "success": "success",
-    "partial": "warning",
-    "failure": "danger",
-}
-_ICONS: dict[State, str] = {
-    "running": "\u23f3",
-    "success": "\u2714",
-    "partial": "\u26a0",
-    "failure": "\u2716",
-}
-
-
-def status_html(text: str, state: State) -> str:
-    """``text`` escaped, with the icon and colour of ``state`` (running, success, partial,
-    failure)."""
-    return (
-        f'<span style="color:{_COLOURS[state]};font-weight:600">'
-        f"{_ICONS[state]} {html.escape(text)}</span>"
-    )
-
-
-def error_html(text: str) -> str:
-    """``text`` escaped and shown as a failure."""
-    return status_html(text, "failure")
-
-
-def ok_html(text: str) -> str:
-    """``text`` escaped and shown as a success."""
-    return status_html(text, "success")
-
-
-def describe_error(exc: BaseException) -> str:
-    """A user-facing line for an error raised while loading data (never a credential)."""
-    if isinstance(exc, LytError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
-
-
-def progress_bar(description: str = "Progress") -> w.IntProgress:
-    """An empty bar that :class:`PlanPanel` fills while a plan executes."""
-    return w.IntProgress(value=0, min=0, max=1, description=description, bar_style="info")
-
-
-def download_button(frame: pd.DataFrame, filename: str, label: str = "Download CSV") -> str:
-    """A button-styled link carrying the CSV as a data URI: works in any notebook front end."""
-    payload = base64.b64encode(frame.to_csv(index=False).encode()).decode()
-    return (
-        f'<a download="{html.escape(filename)}" href="data:text/csv;base64,{payload}" '
-        'role="button" class="jupyter-button widget-button mod-info" '
-        'style="display:inline-flex;align-items:center;text-decoration:none;padding:0 12px">'
-        f"\u2913 {html.escape(label)}</a>"
-    )
-
-
-def outcome_summary(results: pd.DataFrame) -> str:
-    """One line counting an execution's results per outcome, e.g. ``succeeded: 3, failed: 1``."""
-    counts = results["outcome"].value_counts(sort=False)
-    parts = [f"{name}: {int(counts[name])}" for name in counts.index if counts[name]]
-    return ", ".join(parts) if parts else "nothing to do"
-
-
-def outcome_state(results: pd.DataFrame) -> Literal["success", "partial", "failure"]:
-    """``success`` when nothing failed, ``failure`` when nothing got done, else ``partial``."""
-    outcome = results["outcome"].astype(str)
-    bad = outcome.isin([Outcome.FAILED, Outcome.INVALID, Outcome.CANCELLED])
-    if not bad.any():
-        return "success"
-    return "failure" if bad.all() else "partial"
-
-
-def enum_text(value: Any) -> str:
-    """An enum member's value, or any other value as text (for option labels)."""
-    return str(getattr(value, "value", value))
-
-
-class LoadsWhenShown:
-    """Mixin of widgets that read the service: never in the constructor, but in
-    :meth:`refresh`, started in a background thread on the first display and by a
-    Refresh button (:meth:`refresh_in_background`), so the kernel stays free while a
-    long list loads. A choice that lists something new (a project's webhooks, a
-    member's cards) loads the same way (:meth:`load_in_background`). Called directly,
-    :meth:`refresh` loads in the calling thread."""
-
-    _shown = False
-    _loading = False
-    _loader: threading.Thread | None = None
-
-    def refresh(self) -> None:
-        """Load what the widget lists from the service (nothing by default)."""
-
-    @property
-    def loading(self) -> bool:
-        """True while a background load runs (until the widget shows its end)."""
-        return self._loading
-
-    def refresh_in_background(self) -> bool:
-        """Start :meth:`refresh` in a background thread; False (nothing started) while a
-        load already runs. The widget shows that it is loading until the load ends."""
-        return self.load_in_background(self.refresh)
-
-    def load_in_background(self, load: Callable[[], object]) -> bool:
-        """Start ``load`` in a background thread; False (nothing started) while another
-        load runs. Called from within a load (an observer fired by it), ``load`` runs
-        at once, as part of that load."""
-        if threading.current_thread() is self._loader:
-            load()
-            return True
-        if self._loading:
-            return False
-        self._loading = True
-        self.show_loading(True)
-        self._loader = threading.Thread(
-            target=self._load, args=(load,), name=f"lyt-load-{type(self).__name__}", daemon=True
-        )
-        self._loader.start()
-        return True
-
-    def _load(self, load: Callable[[], object]) -> None:
-        try:
-            load()
-        except Exception as exc:  # a thread's exception would only reach stderr
-            self.show_load_error(f"Could not load: {describe_error(exc)}")
-        finally:
-            self._loading = False
-            self.show_loading(False)
-
-    def show_loading(self, loading: bool) -> None:
-        """Show that a load starts or ended (subclasses: a note, disabled buttons)."""
-
-    def show_load_error(self, text: str) -> None:
-        """Show ``text``, a load's failure (subclasses)."""
-
-    def wait(self, timeout: float | None = 120) -> None:
-        """Block until the background load (if any) has ended and the widget shows it."""
-        _join(self._loader, timeout, "the load")
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        if not self._shown:
-            self._shown = True
-            self.refresh_in_background()
-        return super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
-
-
-def _join(thread: threading.Thread | None, timeout: float | None, what: str) -> None:
-    if thread is not None and thread is not threading.current_thread():
-        thread.join(timeout)
-        if thread.is_alive():
-            raise TimeoutError(f"{what} was still running after {timeout} s")
-
-
-LOADING = "Loading…"
-"""The status while a background load runs."""
+__all__ = ["PlanPanel"]
 
 
 class PlanPanel(LoadsWhenShown, w.VBox):
@@ -297,7 +118,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             self.budget.value = ""
             return
         state: State = "success" if cost.fits else "failure"
-        colour = _COLOURS[state]
+        colour = COLOURS[state]
         self.budget.value = f'<span style="color:{colour}">{html.escape(str(cost))}</span>'
 
     # -- running ---------------------------------------------------------------------------
@@ -367,7 +188,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         settled (a batch's reload may start a load, which this waits for too)."""
         while True:
             super().wait(timeout)
-            _join(self._worker, timeout, "the batch")
+            join_worker(self._worker, timeout, "the batch")
             if not (self.loading or self._running):
                 return
 
@@ -399,7 +220,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         if then is not None:
             self.guard(then, "the new state")
         state = outcome_state(results)
-        self.progress.bar_style = _BAR_STYLES[state]
+        self.progress.bar_style = BAR_STYLES[state]
         self.status.value = status_html(outcome_summary(results), state)
 
     def _settle(self) -> None:

@@ -1,0 +1,91 @@
+"""Loading in the background: widgets read the service in a worker thread, never in
+their constructor, so the kernel stays free."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ._messages import describe_error
+
+__all__ = ["LOADING", "LoadsWhenShown", "join_worker"]
+
+
+class LoadsWhenShown:
+    """Mixin of widgets that read the service: never in the constructor, but in
+    :meth:`refresh`, started in a background thread on the first display and by a
+    Refresh button (:meth:`refresh_in_background`), so the kernel stays free while a
+    long list loads. A choice that lists something new (a project's webhooks, a
+    member's cards) loads the same way (:meth:`load_in_background`). Called directly,
+    :meth:`refresh` loads in the calling thread."""
+
+    _shown = False
+    _loading = False
+    _loader: threading.Thread | None = None
+
+    def refresh(self) -> None:
+        """Load what the widget lists from the service (nothing by default)."""
+
+    @property
+    def loading(self) -> bool:
+        """True while a background load runs (until the widget shows its end)."""
+        return self._loading
+
+    def refresh_in_background(self) -> bool:
+        """Start :meth:`refresh` in a background thread; False (nothing started) while a
+        load already runs. The widget shows that it is loading until the load ends."""
+        return self.load_in_background(self.refresh)
+
+    def load_in_background(self, load: Callable[[], object]) -> bool:
+        """Start ``load`` in a background thread; False (nothing started) while another
+        load runs. Called from within a load (an observer fired by it), ``load`` runs
+        at once, as part of that load."""
+        if threading.current_thread() is self._loader:
+            load()
+            return True
+        if self._loading:
+            return False
+        self._loading = True
+        self.show_loading(True)
+        self._loader = threading.Thread(
+            target=self._load, args=(load,), name=f"lyt-load-{type(self).__name__}", daemon=True
+        )
+        self._loader.start()
+        return True
+
+    def _load(self, load: Callable[[], object]) -> None:
+        try:
+            load()
+        except Exception as exc:  # a thread's exception would only reach stderr
+            self.show_load_error(f"Could not load: {describe_error(exc)}")
+        finally:
+            self._loading = False
+            self.show_loading(False)
+
+    def show_loading(self, loading: bool) -> None:
+        """Show that a load starts or ended (subclasses: a note, disabled buttons)."""
+
+    def show_load_error(self, text: str) -> None:
+        """Show ``text``, a load's failure (subclasses)."""
+
+    def wait(self, timeout: float | None = 120) -> None:
+        """Block until the background load (if any) has ended and the widget shows it."""
+        join_worker(self._loader, timeout, "the load")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        if not self._shown:
+            self._shown = True
+            self.refresh_in_background()
+        return super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
+
+
+def join_worker(thread: threading.Thread | None, timeout: float | None, what: str) -> None:
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(timeout)
+        if thread.is_alive():
+            raise TimeoutError(f"{what} was still running after {timeout} s")
+
+
+LOADING = "Loading…"
+"""The status while a background load runs."""
