@@ -48,6 +48,34 @@ def _label(names: pd.Series, ids: pd.Series) -> list[str]:
     return [str(i) if pd.isna(n) else str(n) for n, i in zip(names, ids, strict=True)]
 
 
+def _finished(
+    ax: Axes,
+    title: str,
+    *,
+    xlabel: str,
+    ylabel: str | None = None,
+    legend_title: str | None = None,
+) -> Axes:
+    """``ax`` labelled, titled and with its legend: titled ``legend_title`` (the series
+    are card definitions) or else in the lower right."""
+    ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    if legend_title is None:
+        ax.legend(loc="lower right")
+    else:
+        ax.legend(title=legend_title)
+    ax.set_title(title)
+    return ax
+
+
+def _low_high(ax: Axes, labels: list[str], frame: pd.DataFrame, prefix: str, label: str) -> None:
+    """A line per bar from ``{prefix}_low`` to ``{prefix}_high``: the estimate's range."""
+    low = frame[f"{prefix}_low"].astype("float64").to_numpy()
+    high = frame[f"{prefix}_high"].astype("float64").to_numpy()
+    ax.hlines(labels, low, high, color=RANGE, linewidth=3, label=label)
+
+
 def plot_liability(liability: pd.DataFrame, ax: Axes) -> Axes:
     """Horizontal bars per card definition owing points: the median value of outstanding and
     of pending points (stacked), with a line from the low to the high estimate of their total;
@@ -62,19 +90,14 @@ def plot_liability(liability: pd.DataFrame, ax: Axes) -> Axes:
     pending = frame["pending_value_median"].astype("float64").fillna(0.0)
     ax.barh(labels, outstanding, color=OUTSTANDING, label="outstanding points")
     ax.barh(labels, pending, left=outstanding, color=PENDING, label="pending points")
-    low = frame["value_low"].astype("float64").to_numpy()
-    high = frame["value_high"].astype("float64").to_numpy()
-    ax.hlines(labels, low, high, color=RANGE, linewidth=3, label="low-high estimate")
+    _low_high(ax, labels, frame, "value", "low-high estimate")
     points = frame["outstanding_points"] + frame["pending_points"]
     for label, value, owed_points in zip(labels, frame["value_median"], points, strict=True):
         if pd.isna(value):
             count = "" if pd.isna(owed_points) else f" ({int(owed_points):,} points)"
             note = f"no point value{count}"
             ax.annotate(note, (0, label), xytext=(6, 0), textcoords="offset points", va="center")
-    ax.set_xlabel("liability (minor units)")
-    ax.legend(loc="lower right")
-    ax.set_title(title)
-    return ax
+    return _finished(ax, title, xlabel="liability (minor units)")
 
 
 def plot_pending_by_month(schedule: pd.DataFrame, ax: Axes) -> Axes:
@@ -93,12 +116,10 @@ def plot_pending_by_month(schedule: pd.DataFrame, ax: Axes) -> Axes:
     for definition in table.columns:
         ax.bar(table.index, table[definition], bottom=bottom, label=str(definition))
         bottom = bottom + table[definition]
-    ax.set_xlabel("activation month")
-    ax.set_ylabel("points")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(title="card definition")
-    ax.set_title(title)
-    return ax
+    return _finished(
+        ax, title, xlabel="activation month", ylabel="points", legend_title="card definition"
+    )
 
 
 def plot_value_per_point(burn_values: pd.DataFrame, mispriced: pd.DataFrame, ax: Axes) -> Axes:
@@ -141,10 +162,7 @@ def plot_value_per_point(burn_values: pd.DataFrame, mispriced: pd.DataFrame, ax:
         )
     ax.set_yticks(list(rows.values()), list(rows))
     ax.set_ylim(-0.6, len(rows) - 0.4)
-    ax.set_xlabel("value per point (minor units)")
-    ax.legend(loc="lower right")
-    ax.set_title(title)
-    return ax
+    return _finished(ax, title, xlabel="value per point (minor units)")
 
 
 def plot_effective_return(effective: pd.DataFrame, ax: Axes) -> Axes:
@@ -155,14 +173,9 @@ def plot_effective_return(effective: pd.DataFrame, ax: Axes) -> Axes:
         return _empty(ax, title, "card definition with an earn rate and a point value")
     labels = _label(known["card_definition_name"], known["card_definition_id"])
     ax.barh(labels, known["return_median"].astype("float64"), color=OUTSTANDING, label="median")
-    low = known["return_low"].astype("float64").to_numpy()
-    high = known["return_high"].astype("float64").to_numpy()
-    ax.hlines(labels, low, high, color=RANGE, linewidth=3, label="low-high")
+    _low_high(ax, labels, known, "return", "low-high")
     ax.xaxis.set_major_formatter(PercentFormatter(xmax=1.0))
-    ax.set_xlabel("share of spend returned")
-    ax.legend(loc="lower right")
-    ax.set_title(title)
-    return ax
+    return _finished(ax, title, xlabel="share of spend returned")
 
 
 def plot_liability_over_time(over_time: pd.DataFrame, ax: Axes) -> Axes:
@@ -176,11 +189,13 @@ def plot_liability_over_time(over_time: pd.DataFrame, ax: Axes) -> Axes:
     for definition, rows in frame.groupby("definition", sort=True):
         rows = rows.sort_values("pulled_at")
         ax.plot(rows["pulled_at"], rows["liability_median"], marker="o", label=str(definition))
-    ax.set_xlabel("snapshot")
-    ax.set_ylabel("liability (minor units)")
-    ax.legend(title="card definition")
-    ax.set_title(title)
-    return ax
+    return _finished(
+        ax,
+        title,
+        xlabel="snapshot",
+        ylabel="liability (minor units)",
+        legend_title="card definition",
+    )
 
 
 Plot = Callable[[Mapping[str, pd.DataFrame], Axes], Axes]
