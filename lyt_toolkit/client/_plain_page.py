@@ -46,7 +46,8 @@ class PlainPage:
     ``next_cursor`` and ``empty`` are known before ``data`` is parsed, so the next page
     can be requested first; ``models()`` validates the page into models (raising the
     errors a validating decoder raises) for a page whose items are not all in the
-    plain form the model-free frame path reads.
+    plain form the model-free frame path reads. ``content``: the page's bytes, for a
+    decoder that reads them itself (None: the page was parsed at once).
     """
 
     def __init__(
@@ -57,8 +58,10 @@ class PlainPage:
         data: list[Any] | None = None,
         parse: Callable[[], list[Any]] | None = None,
         empty: bool | None = None,
+        content: bytes | None = None,
     ) -> None:
         self.next_cursor = next_cursor
+        self.content = content
         self.models = models
         self._parse = parse
         if data is not None:
@@ -146,7 +149,8 @@ def plain_page_decoder(model: Any) -> Callable[[httpx.Response], PlainPage]:
                 found: list[Any] = items(response, cursor, lazy=True)[0]
                 return found
 
-            return PlainPage(cursor, models, parse=parse, empty=head["empty"] is not None)
+            empty = head["empty"] is not None
+            return PlainPage(cursor, models, parse=parse, empty=empty, content=content)
         data, following = items(response, lazy=False)
         return PlainPage(following, models, data=data)
 

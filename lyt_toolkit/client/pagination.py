@@ -16,6 +16,7 @@ while the caller works on the current one.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import threading
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
@@ -68,20 +69,26 @@ async def awalk(
         request = after(page, request)
 
 
-def read_ahead(pages: Iterable[P]) -> Iterator[P]:
-    """Yield the pages of ``pages``, fetching the next one in a thread while the caller
-    works on the current one. Stopping early waits for the page already requested.
+def read_ahead(pages: Iterable[P], depth: int = 1) -> Iterator[P]:
+    """Yield the pages of ``pages``, fetching the next ones in a thread while the caller
+    works on the current one: up to ``depth`` pages ahead, one request at a time (a
+    caller that takes several pages at once keeps the fetching going meanwhile).
+    Stopping early waits for the page already being requested, and no more.
 
     Each page is handed over once the next page's request is written (or after
     ``SEND_WAIT`` at most), so the server works while the caller does (see ``_sent``).
     """
     with ThreadPoolExecutor(1, thread_name_prefix="lyt-read-ahead") as pool:
         source = iter(pages)
-        coming, _ = _fetch_next(pool, source)
-        while (page := coming.result()) is not _END:
-            coming, sent = _fetch_next(pool, source)
-            sent.wait(SEND_WAIT)
-            yield page
+        coming = collections.deque(_fetch_next(pool, source) for _ in range(max(depth, 1)))
+        try:
+            while (page := coming.popleft()[0].result()) is not _END:
+                coming.append(_fetch_next(pool, source))
+                coming[0][1].wait(SEND_WAIT)
+                yield page
+        finally:
+            for future, _ in coming:  # those not started yet are never sent
+                future.cancel()
 
 
 SEND_WAIT = 0.05
@@ -106,10 +113,15 @@ def _fetch_next(
     return pool.submit(fetch), sent
 
 
-async def aread_ahead(pages: AsyncIterable[P]) -> AsyncIterator[P]:
+async def aread_ahead(pages: AsyncIterable[P], depth: int = 1) -> AsyncIterator[P]:
     """Async twin of ``read_ahead``: the next page is a task, and each page is handed over
     once that task's request is written (or after ``SEND_WAIT``); stopping early cancels
-    it."""
+    it. With ``depth`` above 1, one task fetches page after page into a queue of that
+    many while the caller works; stopping early cancels it too."""
+    if depth > 1:
+        async for page in _queued(aiter(pages), depth):
+            yield page
+        return
     source = aiter(pages)
     coming, _ = _anext_page(source)
     try:
@@ -122,6 +134,36 @@ async def aread_ahead(pages: AsyncIterable[P]) -> AsyncIterator[P]:
         if not coming.done():
             coming.cancel()
             await asyncio.gather(coming, return_exceptions=True)
+
+
+async def _queued(source: AsyncIterator[P], depth: int) -> AsyncIterator[P]:
+    """The pages of ``source``, fetched by a task of their own up to ``depth`` ahead."""
+    arrived: asyncio.Queue[Any] = asyncio.Queue(depth)
+
+    async def fetch() -> None:
+        try:
+            async for page in source:
+                await arrived.put(page)
+        except Exception as exc:  # handed to the caller after the pages before it
+            await arrived.put(_Failed(exc))
+        await arrived.put(_END)
+
+    fetching = asyncio.ensure_future(fetch())
+    try:
+        while (page := await arrived.get()) is not _END:
+            if isinstance(page, _Failed):
+                raise page.error
+            yield page
+    finally:
+        fetching.cancel()
+        await asyncio.gather(fetching, return_exceptions=True)
+
+
+class _Failed:
+    """A fetch's error, queued behind the pages fetched before it."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
 
 
 def _anext_page(source: AsyncIterator[P]) -> tuple[asyncio.Future[Any], asyncio.Event]:

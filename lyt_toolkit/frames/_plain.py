@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any
 
 __all__ = [
+    "INSTANT_FORM",
     "NotPlain",
     "enums",
     "field",
@@ -43,10 +44,10 @@ class NotPlain(Exception):
     """A value outside the plain form: build this page from models instead."""
 
 
-_INSTANT = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z"
+INSTANT_FORM = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z"
 """The service's instant form: UTC, optional fraction of up to microseconds, ``Z``."""
 
-_INSTANTS = re.compile(f"{_INSTANT}(?:\n{_INSTANT})*")
+_INSTANTS = re.compile(f"{INSTANT_FORM}(?:\n{INSTANT_FORM})*")
 _from_iso = dt.datetime.fromisoformat
 
 

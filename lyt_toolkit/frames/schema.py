@@ -446,6 +446,14 @@ class FrameBuilder:
             raise ValueError(f"{self.schema.kind}: columns of unequal length: {lengths}")
         self._take(values, count)
 
+    def add_typed(self, columns: Mapping[str, Any]) -> None:
+        """Take rows already typed as ``Schema.build`` types them (every column, equally
+        long, clean: no odd value), after every row added before them."""
+        if self._count:
+            self._flush()
+        for part, column in zip(self._parts, self.schema.columns, strict=True):
+            part.append(columns[column.name])
+
     def _take(self, values: Sequence[Sequence[Any]], count: int) -> None:
         for pending, column in zip(self._pending, values, strict=True):
             pending.extend(column)

@@ -21,20 +21,16 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..client._plain_page import PlainPage
+from ..client._frames import NATIVE_BATCH, RewardPages
 from ..client.pagination import aread_ahead
 from ..errors import NotFoundError, OddValueWarning
-from ..frames._plain import NotPlain
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
 from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
 from ..frames.registry import FRAME_NAMES
-from ..frames.reward_pages import Columns, reward_page_columns
 from ..frames.rewards import (
     REWARD_COSTS,
     REWARDS,
-    reward_cost_rows,
-    reward_rows,
 )
 from ..frames.schema import FrameBuilder, Schema
 from ..models import (
@@ -158,7 +154,7 @@ class _Puller:
                 # The model-free pages of the client's frame path (rewards.frame()).
                 _rewards(c.rewards.plain_pages(limit=MAX_LIMIT), bar)
                 if kinds & {"rewards", "reward_costs"}
-                else _ready(_RewardFrames())
+                else _ready(_reward_pages())
             )
             benefits_task = asyncio.ensure_future(
                 _collect(c.benefits.pages(limit=MAX_LIMIT), bar)
@@ -200,8 +196,8 @@ class _Puller:
             return mark_card_definitions(frame, schema, status, names)
 
         frames = {
-            "rewards": rewards.rewards.frame(),
-            "reward_costs": marked(rewards.costs.frame(), REWARD_COSTS, names=names),
+            "rewards": rewards.frame("rewards"),
+            "reward_costs": marked(rewards.frame("reward_costs"), REWARD_COSTS, names=names),
             "benefits": marked(benefits_frame(benefits), BENEFITS),
             "card_definitions": definitions,
             "tier_structures": marked(tier_structures_frame(tiers), TIER_STRUCTURES),
@@ -300,50 +296,21 @@ class _Puller:
         return [d for d in found if d is not None]
 
 
-class _RewardFrames:
-    """The rewards and reward_costs frames, built as reward pages arrive (no reward is
-    held past its page), and the card definitions those rewards point at, read from the
-    rows: a cost's spending entries and a DIGITAL card points reward's definition."""
-
-    def __init__(self) -> None:
-        self.rewards = FrameBuilder(REWARDS)
-        self.costs = FrameBuilder(REWARD_COSTS)
-        self.referenced: set[str] = set()
-
-    def add(self, page: Page[Any] | PlainPage) -> None:
-        rewards, costs = _reward_page_columns(page)
-        self.rewards.add_columns(rewards)
-        self.costs.add_columns(costs)
-        self.referenced.update(_ids(rewards["digital_points_card_definition_id"]))
-        self.referenced.update(_ids(costs["card_definition_id"]))
+def _reward_pages() -> RewardPages:
+    return RewardPages(FrameBuilder(REWARDS), FrameBuilder(REWARD_COSTS))
 
 
-def _reward_page_columns(page: Page[Any] | PlainPage) -> tuple[Columns, Columns]:
-    """The rewards and reward_costs columns of one page, as ``client._frames.add_page``
-    reads them: without models when every item of a ``PlainPage`` is plain, else from the
-    models (the page validated once for both)."""
-    if isinstance(page, PlainPage):
-        try:
-            return reward_page_columns(page.data)
-        except NotPlain:
-            page = page.models()
-    return (
-        REWARDS.columns_of(list(reward_rows(page.data))),
-        REWARD_COSTS.columns_of(list(reward_cost_rows(page.data))),
-    )
-
-
-def _ids(values: list[Any]) -> Iterable[str]:
-    """The card definition IDs of a column (None: none there)."""
-    return (i for i in values if i is not None)
-
-
-async def _rewards(pages: AsyncIterator[Any], bar: ProgressBar) -> _RewardFrames:
-    """The reward frames of ``pages`` (``PlainPage``s), counted on ``bar`` as each lands."""
-    frames = _RewardFrames()
-    async for page in aread_ahead(pages):
-        frames.add(page)
-        bar.advance(len(page.data), pages=1)
+async def _rewards(pages: AsyncIterator[Any], bar: ProgressBar) -> RewardPages:
+    """The reward frames of ``pages`` (``PlainPage``s), built as the pages arrive (a
+    batch decoded in a worker thread, so the other parts of the pull go on meanwhile),
+    counted on ``bar``; ``referenced``: the card definitions the rewards point at."""
+    frames = _reward_pages()
+    async for page in aread_ahead(pages, NATIVE_BATCH):
+        rows = frames.add(page)
+        if frames.full:
+            rows += await asyncio.to_thread(frames.flush)
+        bar.advance(rows, pages=1)
+    bar.advance(await asyncio.to_thread(frames.close))
     return frames
 
 

@@ -81,6 +81,28 @@ def test_stopping_early_fetches_at_most_one_page_more() -> None:
     assert fetched == [0, 1, 2, 3, 4]
 
 
+def test_a_deeper_read_ahead_fetches_while_the_caller_is_busy_and_stops_as_soon() -> None:
+    fetched: list[int] = []
+    ahead = threading.Event()
+
+    def pages() -> Iterator[int]:
+        for number in range(100):
+            fetched.append(number)
+            if number == 3:
+                ahead.set()
+            yield number
+
+    walk = read_ahead(pages(), depth=4)
+    assert next(walk) == 0
+    assert ahead.wait(5)  # pages 1-3 fetched while the caller still holds page 0
+    for page in walk:
+        if page == 5:
+            break
+    walk.close()
+    assert fetched[:6] == [0, 1, 2, 3, 4, 5]
+    assert len(fetched) <= 5 + 4 + 1  # at most the queue and the one being fetched
+
+
 def test_an_error_reaches_the_caller_after_the_pages_before_it() -> None:
     def pages() -> Iterator[int]:
         yield 1
@@ -182,3 +204,44 @@ def test_the_request_counts_as_written_once_its_body_is_sent(protocol: str) -> N
     assert told == ["written"]
     asyncio.run(atracer(lambda: told.append("again"))(f"{protocol}.send_request_body.complete", {}))
     assert told == ["written", "again"]
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_async_an_error_reaches_the_caller_after_the_pages_before_it(depth: int) -> None:
+    async def run() -> list[int]:
+        async def pages() -> AsyncIterator[int]:
+            yield 1
+            yield 2
+            raise RuntimeError("page 3 failed")
+
+        seen = []
+        with pytest.raises(RuntimeError, match="page 3 failed"):
+            async for page in aread_ahead(pages(), depth):
+                seen.append(page)
+        return seen
+
+    assert asyncio.run(run()) == [1, 2]
+
+
+def test_async_a_deeper_read_ahead_stops_its_fetching_when_the_caller_stops() -> None:
+    async def run() -> list[str]:
+        events: list[str] = []
+
+        async def pages() -> AsyncIterator[int]:
+            for number in range(100):
+                if number == 4:
+                    try:
+                        await asyncio.sleep(30)
+                    except asyncio.CancelledError:
+                        events.append("cancelled")
+                        raise
+                yield number
+
+        walk = aread_ahead(pages(), 3)
+        async for page in walk:
+            if page == 1:
+                break
+        await walk.aclose()
+        return events
+
+    assert asyncio.run(asyncio.wait_for(run(), 10)) == ["cancelled"]

@@ -1,10 +1,11 @@
 """A snapshot reads rewards without models and gives exactly the frames of the model path.
 
-``ProgramSnapshot.pull`` builds the rewards and reward_costs frames from parsed JSON
-(the client's model-free path) and reads the card definitions the rewards point at
-from those rows. Pulled that way or from models, on the demo program and on a
-generated one, every frame of the snapshot is the same, and so are the referenced
-card definitions (those the list does not return are then fetched by ID).
+``ProgramSnapshot.pull`` builds the rewards and reward_costs frames from the page bytes
+in native code (the client's ``RewardPages``, falling back page by page to parsed JSON,
+then to models) and reads the card definitions the rewards point at from those columns.
+Pulled that way or from models, on the demo program and on a generated one, every frame
+of the snapshot is the same, and so are the referenced card definitions (those the list
+does not return are then fetched by ID).
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
+from lyt_toolkit.client._frames import RewardPages
 from lyt_toolkit.client._plain_page import PlainPage
 from lyt_toolkit.frames import FRAME_NAMES
-from lyt_toolkit.frames.rewards import reward_cost_rows, reward_rows
+from lyt_toolkit.frames._plain import NotPlain
+from lyt_toolkit.frames.registry import ROW_SOURCES, RowSource
+from lyt_toolkit.frames.rewards import REWARD_COSTS, REWARDS, reward_cost_rows, reward_rows
+from lyt_toolkit.frames.schema import FrameBuilder
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.snapshot.pull import _RewardFrames
 from lyt_toolkit.snapshot.references import referenced_card_definitions
 from lyt_toolkit.synthetic import generate_program
 
@@ -30,16 +34,27 @@ from .conftest import StartSandbox
 from .helpers import client_for
 
 PULL = importlib.import_module("lyt_toolkit.snapshot.pull")
+FRAMES = importlib.import_module("lyt_toolkit.client._frames")
+ARROW = importlib.import_module("lyt_toolkit.frames.reward_arrow")
 
 
-class ModelRewardFrames(_RewardFrames):
+class ModelRewardFrames(RewardPages):
     """The reward frames and references as the pull read them before: from models."""
 
-    def add(self, page: Any) -> None:
+    def __init__(self) -> None:
+        super().__init__(FrameBuilder(REWARDS), FrameBuilder(REWARD_COSTS))
+
+    def add(self, page: Any) -> int:
         models = page.models().data if isinstance(page, PlainPage) else page.data
+        assert self.rewards is not None and self.costs is not None
         self.rewards.add(reward_rows(models))
         self.costs.add(reward_cost_rows(models))
         self.referenced |= referenced_card_definitions(models, (), (), (), ())
+        return len(models)
+
+
+def native_frames() -> RewardPages:
+    return RewardPages(FrameBuilder(REWARDS), FrameBuilder(REWARD_COSTS))
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +74,29 @@ def program(request: pytest.FixtureRequest) -> Sandbox:
 
 @pytest.fixture
 def model_pages(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The reward pages the pull read from models (its fallback), by size."""
+    """The reward pages the pull read from models (its last fallback), by size."""
     counted: list[int] = []
 
     def counting(items: Any) -> Any:
         counted.append(len(items))
         return reward_rows(items)
 
-    monkeypatch.setattr(PULL, "reward_rows", counting)
+    sources = {**ROW_SOURCES, "rewards": RowSource(ROW_SOURCES["rewards"].plain, counting)}
+    monkeypatch.setattr(FRAMES, "ROW_SOURCES", sources)
+    return counted
+
+
+@pytest.fixture
+def slower_pages(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The reward pages the pull read the model-free way (the native path refused them)."""
+    counted: list[int] = []
+    read = FRAMES.reward_page_columns
+
+    def counting(items: Any) -> Any:
+        counted.append(len(items))
+        return read(items)
+
+    monkeypatch.setattr(FRAMES, "reward_page_columns", counting)
     return counted
 
 
@@ -85,13 +115,17 @@ def assert_same_frames(a: ProgramSnapshot, b: ProgramSnapshot, kinds: Any = FRAM
 
 
 def test_a_snapshot_equals_one_pulled_from_models(
-    program: Sandbox, model_pages: list[int], monkeypatch: pytest.MonkeyPatch
+    program: Sandbox,
+    model_pages: list[int],
+    slower_pages: list[int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fast = pulled(program)
     assert model_pages == []  # every reward page was read without models
+    assert slower_pages == []  # ... and in native code
     assert len(fast.rewards) > 0 and len(fast.reward_costs) > 0
     with monkeypatch.context() as patched:
-        patched.setattr(PULL, "_RewardFrames", ModelRewardFrames)
+        patched.setattr(PULL, "_reward_pages", ModelRewardFrames)
         from_models = pulled(program)
     assert_same_frames(fast, from_models)
     found = fast.reward_costs["card_definition_found"]
@@ -104,7 +138,7 @@ def test_kinds_of_rewards_alone_equal_the_model_path(
     kinds = ["rewards", "card_definitions"]
     fast = pulled(program, kinds=kinds)
     with monkeypatch.context() as patched:
-        patched.setattr(PULL, "_RewardFrames", ModelRewardFrames)
+        patched.setattr(PULL, "_reward_pages", ModelRewardFrames)
         from_models = pulled(program, kinds=kinds)
     assert_same_frames(fast, from_models, kinds)
     assert fast.reward_costs.empty
@@ -119,6 +153,9 @@ def reward_pages(sb: Sandbox, frames: Any) -> Any:
             async for page in c.rewards.plain_pages(limit=37):
                 assert isinstance(page, PlainPage)
                 frames.add(page)
+                if frames.full:
+                    frames.flush()
+        frames.close()
         return frames
 
     return asyncio.run(read())
@@ -130,20 +167,31 @@ def test_referenced_definitions_read_from_rows_equal_those_of_models(program: Sa
     ) as client:
         models = list(client.rewards.iter(limit=100))
     expected = referenced_card_definitions(models, (), (), (), ())
-    assert reward_pages(program, _RewardFrames()).referenced == expected
+    assert reward_pages(program, native_frames()).referenced == expected
     assert reward_pages(program, ModelRewardFrames()).referenced == expected
     spending = [s for m in models for cost in m.costs for s in cost.spending or []]
     assert spending and expected  # the program has references for the pull to read
+
+
+def test_pages_the_native_path_refuses_are_read_the_model_free_way(
+    demo: Sandbox, slower_pages: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patched:
+        patched.setattr(ARROW, "decode_reward_pages", lambda bodies, cursors: None)
+        slower = pulled(demo)
+    assert slower_pages and sum(slower_pages) == len(slower.rewards)
+    assert_same_frames(slower, pulled(demo))
 
 
 def test_a_page_that_is_not_plain_is_read_from_models(
     demo: Sandbox, model_pages: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def not_plain(items: Any) -> Any:
-        raise PULL.NotPlain
+        raise NotPlain
 
     with monkeypatch.context() as patched:
-        patched.setattr(PULL, "reward_page_columns", not_plain)
+        patched.setattr(ARROW, "decode_reward_pages", lambda bodies, cursors: None)
+        patched.setattr(FRAMES, "reward_page_columns", not_plain)
         fallen_back = pulled(demo)
     assert model_pages and sum(model_pages) == len(fallen_back.rewards)
     assert_same_frames(fallen_back, pulled(demo))

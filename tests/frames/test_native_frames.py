@@ -1,0 +1,152 @@
+"""Reward pages decoded in native code give exactly the frames of the model path.
+
+``RewardPages`` decodes a batch of pages with pyarrow and types the columns from Arrow;
+a batch it refuses is decoded page by page, and a page it refuses alone is read the
+model-free way (and from models where that refuses too). Whichever way each page went,
+the frames equal those built from validated models (dtypes, NA, categories, row order,
+odd-value records and warnings), or the same error is raised, and the pages outside the
+native form are the only ones counted as read the slower way.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from lyt_toolkit import LoyaltyClient
+from lyt_toolkit.client._frames import NATIVE_BATCH, RewardPages
+from lyt_toolkit.client._plain_page import plain_page_decoder
+from lyt_toolkit.errors import APIResponseValidationError, OddValueWarning
+from lyt_toolkit.frames import reward_costs_frame, rewards_frame, schema
+from lyt_toolkit.frames.schema import FrameBuilder
+from lyt_toolkit.models import Reward
+
+from .test_plain_frames import (
+    GENERATED,
+    KINDS,
+    ODD_REWARDS,
+    assert_same_outcome,
+    by_models,
+    response,
+    usual,
+)
+from .test_streamed_frames import assert_identical
+
+
+def natively(kind: str, pages: list[bytes]) -> tuple[Any, RewardPages | None]:
+    """The frame and odd-value warnings (or the error) of reading ``pages`` as a pull
+    does, and the reader (to see how each page went)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", OddValueWarning)
+        builder = FrameBuilder(schema(kind))
+        reader = RewardPages(builder, None) if kind == "rewards" else RewardPages(None, builder)
+        try:
+            for content in pages:
+                reader.add(plain_page_decoder(Reward)(response(content)))
+                if reader.full:
+                    reader.flush()
+            reader.close()
+        except APIResponseValidationError as exc:
+            return ("refused", str(exc)), None
+        frame = reader.frame(kind)
+    return (frame, sorted(str(w.message) for w in caught if w.category is OddValueWarning)), reader
+
+
+def assert_native_equals_models(kind: str, pages: list[bytes]) -> RewardPages | None:
+    """The native read of ``pages`` gives the model path's frame and warnings, or error."""
+    from .test_plain_frames import built
+
+    expected = built(kind, pages, by_models)
+    found, reader = natively(kind, pages)
+    if isinstance(expected[0], str):
+        assert found == expected
+        return None
+    assert_identical(found[0], expected[0])
+    assert found[1] == expected[1]
+    return reader
+
+
+def paged(items: list[Any], size: int) -> list[bytes]:
+    """``items`` in pages of ``size`` in the service's layout, each naming the next."""
+    starts = range(0, len(items), size)
+    return [
+        usual(items[i : i + size], {"next": f"c{i}"} if i + size < len(items) else None)
+        for i in starts
+    ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("size", [1, 7, 100])
+def test_generated_pages_are_read_natively_and_equal_the_model_path(kind: str, size: int) -> None:
+    pages = paged(GENERATED, size)
+    reader = assert_native_equals_models(kind, pages)
+    assert reader is not None
+    assert (reader.native_pages, reader.fallback_pages) == (len(pages), 0)
+
+
+NATIVE = {
+    "product and sku",
+    "no material",
+    "card points",
+    "coupons",
+    "gift float",
+    "gift huge",
+    "spending without id",
+    "spending named",
+    "null spending",
+    "no spending",
+    "two costs, rules",
+    "deep metadata",
+    "no metadata",
+    "empty daily",
+    "added later",
+    "purchase limits",
+    "empty name",
+}
+"""Odd rewards the native decoder takes; every other one sends its page the slower way
+(an integer beyond 64 bits, a value outside its enum or pattern, a date nanoseconds cannot
+hold, keys other than the exact ones, a value of another JSON type...)."""
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("name", "item"), ODD_REWARDS, ids=[n for n, _ in ODD_REWARDS])
+def test_an_odd_reward_gives_the_model_paths_frame_or_error(
+    kind: str, name: str, item: Any
+) -> None:
+    odd_page = usual([GENERATED[5], item, GENERATED[6]], {"next": "c2"})
+    pages = [usual(GENERATED[:5], {"next": "c1"}), odd_page, usual(GENERATED[7:9], None)]
+    reader = assert_native_equals_models(kind, pages)
+    if reader is None:  # the models refuse it: so does the native read, alike
+        assert name not in NATIVE
+        return
+    expected = (3, 0) if name in NATIVE else (2, 1)  # only the odd page went the slower way
+    assert (reader.native_pages, reader.fallback_pages) == expected
+    assert_same_outcome(kind, pages)  # and the model-free path agrees too
+
+
+def test_a_batch_holding_one_odd_page_reads_the_others_natively() -> None:
+    pages = paged(GENERATED, 3)[: NATIVE_BATCH + 3]
+    odd = usual([GENERATED[0], dict(ODD_REWARDS[0][1])], {"next": "odd"})
+    pages[4] = odd
+    reader = assert_native_equals_models("rewards", pages)
+    assert reader is not None
+    assert (reader.native_pages, reader.fallback_pages) == (len(pages) - 1, 1)
+
+
+def test_a_cursor_that_is_not_the_pages_own_is_refused_as_on_the_other_paths() -> None:
+    content = b'{"data": [], "cursor": {"next": "c1"}, "cursor": {"next": "c2"}, "object": "list"}'
+    found, _ = natively("rewards", [usual(GENERATED[:2], {"next": "c0"}), content])
+    assert found[1] == []  # no rows, no warnings, no error: what the other paths give
+    assert len(found[0]) == 2
+
+
+def test_the_demo_program_is_read_natively(client: LoyaltyClient) -> None:
+    rewards = list(client.rewards.iter())
+    assert_identical(client.rewards.frame(progress=False), rewards_frame(rewards))
+    assert_identical(client.rewards.costs_frame(progress=False), reward_costs_frame(rewards))
+    for size in (1, 3, 100):
+        pages = paged([r.model_dump(mode="json", by_alias=True) for r in rewards], size)
+        reader = natively("rewards", pages)[1]
+        assert reader is not None and reader.fallback_pages == 0
