@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 
 from .._version import __version__
 
+__all__ = ["build_parser", "main"]
+
 
 def _dispatch(target: str) -> Callable[[argparse.Namespace], int]:
     """Return a handler that imports ``module:function`` only when it runs."""
