@@ -43,6 +43,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from lyt_toolkit._deprecation import deprecated_attribute
+
 LISTING = Path(__file__).with_name("public_api.txt")
 ROOT = "lyt_toolkit"
 EXTRA_MODULES = ("lyt_toolkit.models.enums", "lyt_toolkit.models.ids")
@@ -192,8 +194,9 @@ def class_lines(
     for attr in sorted(members):
         if attr.startswith("_") or attr in NOT_MEMBERS:
             continue
-        lines.append(f"{name}.{attr}")
         raw = members[attr]
+        mark = DEPRECATED_MARK if isinstance(raw, deprecated_attribute) else ""
+        lines.append(f"{name}.{attr}{mark}")
         if isinstance(raw, staticmethod):
             lines += parameter_lines(f"{name}.{attr}", raw.__func__)
         elif isinstance(raw, classmethod):
@@ -270,7 +273,10 @@ def listing() -> list[str]:
     lines.update(cli_lines())
     deprecated = current_deprecations()
     names = {d.name for d in deprecated}
-    marked = {line + DEPRECATED_MARK if line in names else line for line in lines}
+    marked = {
+        line + DEPRECATED_MARK if line in names and not line.endswith(DEPRECATED_MARK) else line
+        for line in lines
+    }
     marked.update(
         f"deprecated: {d.name} (since {d.since}, removed in {d.removed_in})" for d in deprecated
     )
@@ -285,15 +291,22 @@ def committed() -> list[str]:
 
 
 def covered(line: str) -> bool:
-    """Whether a deprecation entry (current or past) covers ``line`` disappearing: the entry
-    names it, the class or function it belongs to, or it is a ``deprecated:`` line."""
+    """Whether ``line`` may disappear: it was listed as deprecated, or a deprecation entry
+    (current or past) names it or the class or function it belongs to."""
+    if line.endswith(DEPRECATED_MARK) or line.startswith("deprecated: "):
+        return True  # listed as deprecated: announced
     subject = _subject(line)
-    if subject.startswith("deprecated: "):
-        return True
     for entry in _deprecations():
         if subject == entry.name or subject.startswith((entry.name + ".", entry.name + "(")):
             return True
     return False
+
+
+def breaking(added: Iterable[str], removed: Iterable[str]) -> list[str]:
+    """The removed lines nothing covers: no deprecation, and not still listed as deprecated
+    (a name marked deprecated leaves its unmarked line)."""
+    still = set(added)
+    return [line for line in removed if not covered(line) and line + DEPRECATED_MARK not in still]
 
 
 def differences(now: Iterable[str], before: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -304,17 +317,17 @@ def differences(now: Iterable[str], before: Iterable[str]) -> tuple[list[str], l
 
 def report(added: list[str], removed: list[str]) -> Iterator[str]:
     """The differences as text for a person."""
-    breaking = [line for line in removed if not covered(line)]
-    if breaking:
+    unannounced = breaking(added, removed)
+    if unannounced:
         yield "Removed from the public API without a deprecation (a breaking change):"
-        yield from (f"  - {line}" for line in breaking)
+        yield from (f"  - {line}" for line in unannounced)
         yield (
             "  Restore them, or keep them working with a deprecation "
             "(lyt_toolkit/_deprecation.py) until its removal version."
         )
-    deprecated = [line for line in removed if covered(line)]
+    deprecated = [line for line in removed if line not in unannounced]
     if deprecated:
-        yield "Removed or changed, covered by a deprecation entry:"
+        yield "Removed or changed, covered by a deprecation:"
         yield from (f"  - {line}" for line in deprecated)
     if added:
         yield "Added to the public API:"
@@ -329,8 +342,7 @@ def write(allow_breaking: bool = False, out: Callable[[str], None] = print) -> i
     ``allow_breaking``."""
     now = listing()
     added, removed = differences(now, committed())
-    breaking = [line for line in removed if not covered(line)]
-    if breaking and not allow_breaking:
+    if breaking(added, removed) and not allow_breaking:
         for line in report(added, removed):
             out(line)
         out("Not written: pass --allow-breaking to drop those lines anyway.")
