@@ -92,6 +92,20 @@ DEPRECATIONS: tuple[Deprecation, ...] = (
         "out)",
     ),
     Deprecation(
+        name="lyt_toolkit.widgets.RewardDraftPanel.rewards_select",
+        since="0.4.0",
+        removed_in="0.5.0",
+        instead="RewardDraftPanel.rewards_grid (select its rows; the selected IDs are "
+        "RewardDraftPanel.selected_ids())",
+    ),
+    Deprecation(
+        name="lyt_toolkit.widgets.PendingPointsPanel.buckets_select",
+        since="0.4.0",
+        removed_in="0.5.0",
+        instead="PendingPointsPanel.buckets_grid (select its rows; the selected IDs are "
+        "PendingPointsPanel.selected_ids())",
+    ),
+    Deprecation(
         name="lyt_toolkit.reports.write_reports(snapshot, findings, out)",
         since="0.4.0",
         removed_in="0.5.0",

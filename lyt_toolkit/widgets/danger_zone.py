@@ -16,6 +16,7 @@ from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
 from ..errors import MissingRequiredFeatureError
 from ._grid import grid, selected, show
+from ._legacy_select import LegacySelect
 from ._messages import describe_error, enum_text
 from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW
@@ -99,54 +100,19 @@ class _Section(w.VBox):
         self.delete_button.disabled = self._busy() or not self.confirmed()
 
 
-class _LegacySelect:
-    """What ``DangerZone.tier_structures_select`` and ``webhooks_select`` (a
-    ``SelectMultiple`` up to 0.1.0) were, over a section's grid: ``options`` as (label,
-    ID) pairs (the label the row's cells joined by ``" | "``), ``value`` the selected IDs.
-
-    Setting ``value`` selects those rows of the grid; an ID not listed is a ``ValueError``.
-    """
-
-    def __init__(self, section: _Section) -> None:
-        self._section = section
-
-    @property
-    def options(self) -> list[tuple[str, str]]:
-        frame = self._section.frame
-        return [
-            (" | ".join(str(cell) for cell in row), str(row_id))
-            for row, row_id in zip(
-                frame.itertuples(index=False, name=None), frame["id"], strict=True
-            )
-        ]
-
-    @property
-    def value(self) -> tuple[str, ...]:
-        return self._section.ids()
-
-    @value.setter
-    def value(self, ids: Sequence[str]) -> None:
-        listed = [str(i) for i in self._section.frame["id"]]
-        wanted = set(ids)
-        unknown = sorted(wanted.difference(listed))
-        if unknown:
-            raise ValueError(f"not among the options: {', '.join(unknown)}")
-        self._section.grid.selected_rows = [p for p, i in enumerate(listed) if i in wanted]
-
-
 class DangerZone(PlanPanel):
     """Deletions with a typed confirmation: the button stays disabled until the exact
     phrase (the resource ID, or ``DELETE 3 tier structures``) is typed."""
 
     tier_structures_select = deprecated_attribute(
         deprecation("lyt_toolkit.widgets.DangerZone.tier_structures_select"),
-        lambda zone: _LegacySelect(zone.tier_structures),
+        lambda zone: LegacySelect(zone.tier_structures.grid, lambda: zone.tier_structures.frame),
     )
     """Deprecated since 0.4.0, removed in 0.5.0: the tier structures grid's selection as the
     ``SelectMultiple`` of 0.1.0 had it (``options``, settable ``value``)."""
     webhooks_select = deprecated_attribute(
         deprecation("lyt_toolkit.widgets.DangerZone.webhooks_select"),
-        lambda zone: _LegacySelect(zone.webhooks),
+        lambda zone: LegacySelect(zone.webhooks.grid, lambda: zone.webhooks.frame),
     )
     """Deprecated since 0.4.0, removed in 0.5.0: the webhooks grid's selection, likewise."""
 
