@@ -8,7 +8,7 @@ NOTEBOOKS_STAMP := $(VENV)/.notebooks-installed
 
 .PHONY: demo test lint typecheck fmt bench serve clean constraints lab notebook-state
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt lyt_toolkit/_version.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'

@@ -26,6 +26,7 @@ from ..inputs import (
     flat_row_to_body,
     frame_rows,
 )
+from ..inputs.benefits_csv import use_plans
 from ..models import BenefitCreate
 from ..models.benefits import CONFIG_FIELD
 from .items import ItemResult, Outcome, PlanItem, Standing
@@ -173,3 +174,6 @@ def create_benefits(
     if isinstance(rows, BenefitCreate | Mapping):
         rows = [rows]
     return CreateBenefits(_items(check_benefit_rows(enumerate(rows, start=1))))
+
+
+use_plans(create_benefits)  # the deprecated BenefitImport.plan (until 0.5.0) plans through it

@@ -13,6 +13,7 @@ not ``failed``, even without a log.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 import pandas as pd
 
+from .._deprecation import deprecation, warn
 from .._progress import Progress, ProgressBar
 from .._text import counted
 from ..errors import APIError, QuotaExhaustedError
@@ -138,7 +140,7 @@ class ActionPlan(Generic[P]):
 
     def preview(
         self,
-        client: LoyaltyClient | None = None,
+        client: LoyaltyClient | LogSource | None = None,
         *,
         log: LogSource | None = None,
         concurrency: int = 8,
@@ -155,7 +157,15 @@ class ActionPlan(Generic[P]):
         ``actions.cost``); ``frame.attrs["cost"]`` holds the plan's ``PlanCost``, the
         budget as the client read it after the preview's reads, and
         ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset.
+
+        ``preview(log)``, the log given first as in 0.1.0, is deprecated (a
+        ``FutureWarning``; removed in 0.5.0): write ``preview(log=log)``.
         """
+        if isinstance(client, ActionLog | str | os.PathLike):
+            warn(deprecation("lyt_toolkit.actions.ActionPlan.preview(log)"))
+            if log is not None:
+                raise TypeError("preview() got the log twice: write preview(client, log=log)")
+            client, log = None, client
         state = log_state(log, self.action, client)
         done = state.succeeded
         standings: list[Standing | None] = [None] * len(self.items)

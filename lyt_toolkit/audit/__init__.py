@@ -5,6 +5,7 @@
 is registered in :data:`RULES` with its id, severity and a one-line description.
 """
 
+from ..reports.audit_report import use_summaries
 from ..snapshot.diff import use_findings
 from . import economics as _economics  # noqa: F401  (the economics rules, after the others)
 from . import rules as _rules  # noqa: F401  (importing registers the rules)
@@ -14,6 +15,7 @@ from .registry import RULES, SEVERITIES, Finding, Rule, Severity, catalogue_mark
 from .run import FINDING_COLUMNS, findings_frame, run, summary
 
 use_findings(findings_between)  # SnapshotDiff.findings compares audits of its two snapshots
+use_summaries(summary)  # the deprecated write_reports(snapshot, findings, out) charts it
 
 __all__ = [
     "EFFECTIVE_RETURN_CAP",

@@ -12,6 +12,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from .._version import __version__
+
+__all__ = ["build_parser", "main"]
+
 
 def _dispatch(target: str) -> Callable[[argparse.Namespace], int]:
     """Return a handler that imports ``module:function`` only when it runs."""
@@ -26,6 +30,9 @@ def _dispatch(target: str) -> Callable[[argparse.Namespace], int]:
 def build_parser() -> argparse.ArgumentParser:
     """The ``lyt`` parser; each command names its handler as ``module:function``, imported late."""
     parser = argparse.ArgumentParser(prog="lyt", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--version", action="version", version=f"lyt {__version__}", help="print lyt's version"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser(

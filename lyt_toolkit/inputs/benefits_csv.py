@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from .._deprecation import deprecated_attribute, deprecation
 from ..models import BenefitCreate
 from .benefit_rows import FLAT_COLUMNS, CheckedBenefit, check_benefit_rows, frame_rows
 from .csv_file import InputFileError, read_csv_table
@@ -17,6 +18,23 @@ from .csv_file import InputFileError, read_csv_table
 __all__ = ["BenefitImport", "ValidBenefits", "benefits_from_csv", "read_benefits_csv"]
 
 _REQUIRED_COLUMNS = ("name", "type")
+
+_PLANS: list[Callable[[BenefitImport], Any]] = []
+
+
+def use_plans(create: Callable[[BenefitImport], Any]) -> None:
+    """Make ``create`` (``actions.create_benefits``) what the deprecated
+    ``BenefitImport.plan`` returns (the actions package calls this; inputs is below it)."""
+    _PLANS[:] = [create]
+
+
+def _plan(imported: BenefitImport) -> Any:
+    if not _PLANS:
+        raise AttributeError(
+            "BenefitImport.plan needs lyt_toolkit.actions imported: "
+            "use actions.create_benefits(imported)"
+        )
+    return _PLANS[0](imported)
 
 
 class ValidBenefits(list[BenefitCreate]):
@@ -52,6 +70,10 @@ class BenefitImport:
     rows: ValidBenefits
     errors: pd.DataFrame
     checked: list[CheckedBenefit]
+
+    plan = deprecated_attribute(deprecation("lyt_toolkit.actions.BenefitImport.plan"), _plan)
+    """Deprecated since 0.4.0, removed in 0.5.0: ``actions.create_benefits(imported)``, the
+    plan (a ``CreateBenefits``) this attribute held up to 0.1.0, made anew on each read."""
 
     def __iter__(self) -> Iterator[Any]:
         yield self.rows

@@ -9,6 +9,36 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+__all__ = [
+    "SCOPES",
+    "ActivationStatus",
+    "BenefitCreateStatus",
+    "BenefitStatus",
+    "BenefitType",
+    "CampaignType",
+    "CardDefinitionStatus",
+    "CardDefinitionType",
+    "CardTransactionStatus",
+    "CardTransactionType",
+    "Cluster",
+    "DigitalBenefitType",
+    "DiscountType",
+    "GrantType",
+    "Junction",
+    "LimitsType",
+    "MemberStatus",
+    "PendingBucketStatus",
+    "PendingPointsType",
+    "PointsExpirationType",
+    "ProgramStatus",
+    "RewardStatus",
+    "RewardType",
+    "StockType",
+    "TierStructureStatus",
+    "TierStructureType",
+    "ValidityHoursType",
+]
+
 
 class CardDefinitionType(StrEnum):
     INDIVIDUAL = "INDIVIDUAL"

@@ -9,6 +9,22 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
+__all__ = [
+    "CUSTOMER_ID_PATTERN",
+    "BenefitId",
+    "CardDefinitionId",
+    "CardId",
+    "CursorPrefix",
+    "IdPrefix",
+    "MemberId",
+    "PendingBucketId",
+    "ProgramId",
+    "RewardId",
+    "TierStructureId",
+    "hex_pattern",
+    "matches",
+]
+
 
 class IdPrefix(StrEnum):
     CARD_DEFINITION = "lcdef_"

@@ -9,10 +9,13 @@ records them, so ``read_findings`` gives back the frame ``audit.run`` made
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
+from .._deprecation import deprecation, warn
 from .._version import __version__
 from ._write import replacing
 from .cells import ESCAPING
@@ -43,8 +46,20 @@ FINDINGS_SCHEMA = "audit_findings.schema.json"
 FINDINGS_FORMAT = "lyt-findings/1"
 
 
+_SUMMARIES: list[Callable[[pd.DataFrame], pd.DataFrame]] = []
+
+
+def use_summaries(summarise: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
+    """Make ``summarise`` (``audit.summary``) what the deprecated three-argument form of
+    ``write_reports`` charts (the audit package calls this; reports is below it)."""
+    _SUMMARIES[:] = [summarise]
+
+
 def write_reports(
-    snapshot: SnapshotFrames, findings: pd.DataFrame, summary: pd.DataFrame, out: str | Path
+    snapshot: SnapshotFrames,
+    findings: pd.DataFrame,
+    summary: pd.DataFrame | str | os.PathLike[str],
+    out: str | Path | None = None,
 ) -> list[Path]:
     """Snapshot CSVs and manifest, the findings CSV and its schema, and the chart of
     ``summary``, in ``out``.
@@ -53,16 +68,36 @@ def write_reports(
     Returns the written paths, sorted. The findings CSV follows the snapshot's
     conventions (text a spreadsheet would run is escaped with a leading ``'``);
     every file is written to a temporary name and renamed into place.
+
+    ``write_reports(snapshot, findings, out)``, the form of 0.1.0, is deprecated (a
+    ``FutureWarning``; removed in 0.5.0): it charts ``audit.summary(findings)``.
     """
     from .chart import save_chart  # matplotlib loads only when a report is written
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = write_snapshot(snapshot, out)
-    written += write_findings(findings, out)
-    with replacing(out / FINDINGS_PNG) as tmp:
-        save_chart(summary, tmp)
-    return sorted({*written, out / FINDINGS_PNG})
+    if out is None:
+        if isinstance(summary, pd.DataFrame):
+            raise TypeError("write_reports() missing 1 required argument: 'out'")
+        warn(deprecation("lyt_toolkit.reports.write_reports(snapshot, findings, out)"))
+        if not _SUMMARIES:
+            raise TypeError(
+                "write_reports(snapshot, findings, out) needs lyt_toolkit.audit imported: "
+                "pass the summary, write_reports(snapshot, findings, audit.summary(findings), "
+                "out)"
+            )
+        directory, counts = Path(summary), _SUMMARIES[0](findings)
+    elif isinstance(summary, pd.DataFrame):
+        directory, counts = Path(out), summary
+    else:
+        raise TypeError(
+            f"write_reports(): summary must be a DataFrame (audit.summary(findings)), "
+            f"not {type(summary).__name__}"
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    written = write_snapshot(snapshot, directory)
+    written += write_findings(findings, directory)
+    with replacing(directory / FINDINGS_PNG) as tmp:
+        save_chart(counts, tmp)
+    return sorted({*written, directory / FINDINGS_PNG})
 
 
 def write_findings(findings: pd.DataFrame, directory: str | Path) -> list[Path]:

@@ -13,8 +13,10 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import actions
+from .._deprecation import deprecated_attribute, deprecation
 from ..errors import MissingRequiredFeatureError
 from ._grid import grid, selected, show
+from ._legacy_select import LegacySelect
 from ._messages import describe_error, enum_text
 from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW
@@ -101,6 +103,18 @@ class _Section(w.VBox):
 class DangerZone(PlanPanel):
     """Deletions with a typed confirmation: the button stays disabled until the exact
     phrase (the resource ID, or ``DELETE 3 tier structures``) is typed."""
+
+    tier_structures_select = deprecated_attribute(
+        deprecation("lyt_toolkit.widgets.DangerZone.tier_structures_select"),
+        lambda zone: LegacySelect(zone.tier_structures.grid, lambda: zone.tier_structures.frame),
+    )
+    """Deprecated since 0.4.0, removed in 0.5.0: the tier structures grid's selection as the
+    ``SelectMultiple`` of 0.1.0 had it (``options``, settable ``value``)."""
+    webhooks_select = deprecated_attribute(
+        deprecation("lyt_toolkit.widgets.DangerZone.webhooks_select"),
+        lambda zone: LegacySelect(zone.webhooks.grid, lambda: zone.webhooks.frame),
+    )
+    """Deprecated since 0.4.0, removed in 0.5.0: the webhooks grid's selection, likewise."""
 
     def __init__(self, client: LoyaltyClient) -> None:
         super().__init__(client, progress_label="Deleting")

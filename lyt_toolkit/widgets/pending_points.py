@@ -9,7 +9,9 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import actions
+from .._deprecation import deprecated_attribute, deprecation
 from ._grid import grid, selected, show
+from ._legacy_select import LegacySelect
 from ._messages import enum_text
 from ._plan_panel import PlanPanel
 
@@ -42,6 +44,13 @@ class PendingPointsPanel(PlanPanel):
     date not in the future, inactive program or member, card definition without
     pending points) are listed with the reason.
     """
+
+    buckets_select = deprecated_attribute(
+        deprecation("lyt_toolkit.widgets.PendingPointsPanel.buckets_select"),
+        lambda panel: LegacySelect(panel.buckets_grid, lambda: panel.buckets),
+    )
+    """Deprecated since 0.4.0, removed in 0.5.0: ``buckets_grid``'s selection as the
+    ``SelectMultiple`` of 0.1.0 had it (``options``, settable ``value``)."""
 
     def __init__(self, client: LoyaltyClient) -> None:
         super().__init__(client, progress_label="Activating", result_columns=RESULTS_VIEW)

@@ -9,8 +9,10 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import actions
+from .._deprecation import deprecated_attribute, deprecation
 from ..models.enums import RewardType
 from ._grid import grid, selected, show
+from ._legacy_select import LegacySelect
 from ._messages import enum_text
 from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW
@@ -29,6 +31,13 @@ class RewardDraftPanel(PlanPanel):
     The rewards found show in ``rewards_grid``; its ``selected_rows`` are the
     rewards the plan moves.
     """
+
+    rewards_select = deprecated_attribute(
+        deprecation("lyt_toolkit.widgets.RewardDraftPanel.rewards_select"),
+        lambda panel: LegacySelect(panel.rewards_grid, lambda: panel.rewards),
+    )
+    """Deprecated since 0.4.0, removed in 0.5.0: ``rewards_grid``'s selection as the
+    ``SelectMultiple`` of 0.1.0 had it (``options``, settable ``value``)."""
 
     def __init__(self, client: LoyaltyClient) -> None:
         super().__init__(client, progress_label="Moving", result_columns=("name", *RESULT_VIEW))

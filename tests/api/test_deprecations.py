@@ -1,0 +1,171 @@
+"""Deprecated spellings keep working, with a FutureWarning that names the replacement and the
+version that removes them (lyt_toolkit/_deprecation.py). DangerZone's old selects are tested
+with the widgets, on a sandbox (tests/widgets/test_deprecated_selects.py)."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from pathlib import Path
+
+import pytest
+
+from lyt_toolkit import ProgramSnapshot, actions, audit, inputs
+from lyt_toolkit._deprecation import (
+    DEPRECATIONS,
+    Deprecation,
+    deprecated_attribute,
+    deprecation,
+    module_getattr,
+)
+from lyt_toolkit.reports import FINDINGS_CSV, FINDINGS_PNG, write_reports
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
+OLD = Deprecation("lyt_toolkit.x.Thing.old", since="0.4.0", removed_in="0.5.0", instead="new")
+
+
+# -- the helper ------------------------------------------------------------------------------
+
+
+class Thing:
+    def __init__(self) -> None:
+        self.new = 1
+
+    def _set_new(self, value: int) -> None:
+        self.new = value
+
+    old = deprecated_attribute(OLD, lambda thing: thing.new, _set_new)
+    read_only = deprecated_attribute(OLD, lambda thing: thing.new)
+
+
+def test_a_deprecated_attribute_warns_naming_replacement_and_removal() -> None:
+    thing = Thing()
+    with pytest.warns(FutureWarning) as caught:
+        assert thing.old == 1
+    (warning,) = caught
+    assert str(warning.message) == (
+        "lyt_toolkit.x.Thing.old is deprecated since lyt_toolkit 0.4.0 and will be removed "
+        "in 0.5.0; use new instead."
+    )
+    assert warning.filename == __file__  # points at the caller, not the helper
+
+
+def test_a_deprecated_attribute_can_be_set_through_its_replacement() -> None:
+    thing = Thing()
+    with pytest.warns(FutureWarning, match="use new instead"):
+        thing.old = 5
+    assert thing.new == 5
+
+
+def test_a_read_only_deprecated_attribute_refuses_a_set() -> None:
+    with pytest.raises(AttributeError, match="cannot be set"):
+        Thing().read_only = 5
+
+
+def test_on_the_class_a_deprecated_attribute_is_its_descriptor_and_silent() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert isinstance(Thing.old, deprecated_attribute)
+        assert "Deprecated" in (Thing.old.__doc__ or "")
+
+
+def test_a_module_level_alias_warns_and_resolves() -> None:
+    getattr_ = module_getattr("lyt_toolkit.x", {"old": (OLD, lambda: "the new object")})
+    with pytest.warns(FutureWarning, match="removed in 0.5.0"):
+        assert getattr_("old") == "the new object"
+    with pytest.raises(AttributeError, match="no attribute 'other'"):
+        getattr_("other")
+
+
+def test_deprecation_looks_entries_up_by_name() -> None:
+    assert deprecation(DEPRECATIONS[0].name) is DEPRECATIONS[0]
+    with pytest.raises(KeyError, match="no deprecation named"):
+        deprecation("lyt_toolkit.nothing")
+
+
+# -- BenefitImport.plan (0.1.0) -> actions.create_benefits(imported) -----------------------
+
+
+def test_benefit_import_plan_warns_and_still_plans_every_row() -> None:
+    imported = actions.benefits_from_csv(EXAMPLE)
+    with pytest.warns(FutureWarning, match=r"create_benefits\(imported\).*checked"):
+        plan = imported.plan
+    assert isinstance(plan, actions.CreateBenefits)
+    expected = actions.create_benefits(imported).preview()
+    assert plan.preview().equals(expected)
+    assert len(plan.items) == len(imported.checked)  # the invalid rows too, as in 0.1.0
+
+
+def test_benefit_import_plan_is_the_same_attribute_from_inputs() -> None:
+    imported = inputs.benefits_from_csv(EXAMPLE)
+    with pytest.warns(FutureWarning, match="removed in 0.5.0"):
+        assert isinstance(imported.plan, actions.CreateBenefits)
+
+
+# -- write_reports(snapshot, findings, out) (0.1.0) ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def snapshot() -> ProgramSnapshot:
+    return ProgramSnapshot.from_frames({}, source="http://example.test", pulled_at="2026-01-15")
+
+
+def test_write_reports_old_form_warns_and_writes_what_the_new_form_writes(
+    snapshot: ProgramSnapshot, tmp_path: Path
+) -> None:
+    findings = audit.run(snapshot)
+    new = write_reports(snapshot, findings, audit.summary(findings), tmp_path / "new")
+    with pytest.warns(FutureWarning, match=r"audit\.summary\(findings\), out\)"):
+        old = write_reports(snapshot, findings, tmp_path / "old")
+    assert [p.name for p in old] == [p.name for p in new]
+    for name in (FINDINGS_CSV, FINDINGS_PNG):
+        assert (tmp_path / "old" / name).read_bytes() == (tmp_path / "new" / name).read_bytes()
+
+
+def test_write_reports_old_form_takes_text_paths(snapshot: ProgramSnapshot, tmp_path: Path) -> None:
+    findings = audit.run(snapshot)
+    with pytest.warns(FutureWarning):
+        write_reports(snapshot, findings, str(tmp_path / "old"))
+    assert (tmp_path / "old" / FINDINGS_CSV).exists()
+
+
+def test_write_reports_new_form_does_not_warn(snapshot: ProgramSnapshot, tmp_path: Path) -> None:
+    findings = audit.run(snapshot)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        write_reports(snapshot, findings, audit.summary(findings), tmp_path)
+
+
+def test_write_reports_refuses_a_summary_without_out(snapshot: ProgramSnapshot) -> None:
+    findings = audit.run(snapshot)
+    with pytest.raises(TypeError, match="'out'"):
+        write_reports(snapshot, findings, audit.summary(findings))
+
+
+def test_write_reports_refuses_a_path_for_the_summary(
+    snapshot: ProgramSnapshot, tmp_path: Path
+) -> None:
+    findings = audit.run(snapshot)
+    with pytest.raises(TypeError, match="summary must be a DataFrame"):
+        write_reports(snapshot, findings, tmp_path, tmp_path)  # type: ignore[arg-type]
+
+
+def test_the_audit_cli_module_of_0_1_0_still_gives_write_reports() -> None:
+    module = importlib.import_module("lyt_toolkit.audit.cli")
+    with pytest.warns(FutureWarning, match=r"lyt_toolkit\.reports\.write_reports"):
+        assert module.write_reports is write_reports
+
+
+# -- plan.preview(log) (0.1.0) -> plan.preview(log=log) -------------------------------------
+
+
+def test_preview_with_the_log_first_warns_and_reads_it_as_the_log(tmp_path: Path) -> None:
+    plan = actions.benefits_from_csv(EXAMPLE)
+    created = actions.create_benefits(plan)
+    log = tmp_path / "benefits.jsonl"
+    expected = created.preview(log=log)
+    with pytest.warns(FutureWarning, match=r"preview\(log=log\)"):
+        old = created.preview(log)
+    assert old.equals(expected)
+    with pytest.warns(FutureWarning), pytest.raises(TypeError, match="log twice"):
+        created.preview(str(log), log=log)
