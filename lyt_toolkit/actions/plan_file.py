@@ -42,7 +42,7 @@ import pandas as pd
 from .._progress import Progress, display
 from .._text import counted
 from ..errors import LytError, NotFoundError
-from ..frames._columns import card_definition_check
+from ..frames.column_groups import card_definition_check
 from ..frames.registry import BUILDERS
 from ..snapshot import ProgramSnapshot
 from ..snapshot.model import utc_now

@@ -78,7 +78,7 @@ class PlainPage:
 
 def _plain_envelope(body: Any) -> tuple[list[Any], str | None] | None:
     """The items and next cursor of a list page in its plain form, else None."""
-    from ..frames._plain import NotPlain, instant
+    from ..frames.json_values import NotPlain, instant
 
     if type(body) is not dict or not body.keys() <= {"data", "cursor", "object"}:
         return None

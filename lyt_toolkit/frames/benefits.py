@@ -11,8 +11,8 @@ from ..models import Benefit
 from ..models.benefits import PointsProportional, ProportionalEvery
 from ..models.enums import BenefitStatus, BenefitType, DigitalBenefitType, StockType
 from ..models.subtypes import CalculationType, MaterialType
-from ._columns import card_definition_check, created_updated
 from ._values import material_values, model_of
+from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, integer, money, number, text
 
 __all__ = ["BENEFITS", "PROPORTIONAL_BASES", "benefits_frame"]

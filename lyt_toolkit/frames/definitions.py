@@ -25,8 +25,8 @@ from ..models.subtypes import (
     RefundType,
     TierExpirationType,
 )
-from ._columns import card_definition_check, created_updated
 from ._values import as_json, model_of
+from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, flag, integer, text
 
 __all__ = ["CARD_DEFINITIONS", "TIER_STRUCTURES", "card_definitions_frame", "tier_structures_frame"]

@@ -17,8 +17,8 @@ from ..models.enums import (
     ValidityHoursType,
 )
 from ..models.subtypes import MemberRole
-from ._columns import created_updated
 from ._values import as_json, midnight_utc, model_of, whole
+from .column_groups import created_updated
 from .schema import Row, Schema, enum, integer, text, timestamp
 
 __all__ = [

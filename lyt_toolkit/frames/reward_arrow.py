@@ -34,8 +34,8 @@ import pyarrow.json as pa_json
 from pydantic_core import from_json
 
 from ..models.ids import IdPrefix
-from ._plain import INSTANT_FORM
 from ._values import as_json
+from .json_values import INSTANT_FORM
 from .rewards import REWARD_COSTS, REWARDS
 from .schema import DATETIME, Column, Schema
 

@@ -1,6 +1,6 @@
 """The rewards and reward_costs columns of a page of rewards as parsed JSON, without models.
 
-The fast frame path: a page's items are read a column at a time (``_plain``),
+The fast frame path: a page's items are read a column at a time (``json_values``),
 every field the reward model validates is checked, and the columns are exactly
 those ``reward_rows`` and ``reward_cost_rows`` give from the validated models.
 Keys the models do not declare are extras, which never reach a row, except in
@@ -14,9 +14,9 @@ from typing import Any
 
 from ..models.enums import RewardStatus, RewardType, ValidityHoursType
 from ..models.ids import IdPrefix
-from . import _plain as plain
-from ._plain import NotPlain
+from . import json_values as plain
 from ._values import as_json
+from .json_values import NotPlain
 from .rewards import REWARD_COSTS
 
 __all__ = ["Columns", "reward_columns", "reward_cost_columns", "reward_page_columns"]

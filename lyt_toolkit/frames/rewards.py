@@ -10,8 +10,8 @@ import pandas as pd
 from ..models import Reward
 from ..models.enums import RewardStatus, RewardType, ValidityHoursType
 from ..models.subtypes import MaterialType, RefundType, RewardDigitalType
-from ._columns import card_definition_check, created_updated
 from ._values import as_json, material_values, model_of
+from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, integer, money, text, timestamp
 
 __all__ = [

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..client._frames import NATIVE_BATCH, RewardPages
+from ..client.frame_pull import NATIVE_BATCH, RewardPages
 from ..client.pagination import aread_ahead
 from ..errors import NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame

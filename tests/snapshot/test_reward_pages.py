@@ -19,10 +19,10 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
-from lyt_toolkit.client._frames import RewardPages
 from lyt_toolkit.client._plain_page import PlainPage
+from lyt_toolkit.client.frame_pull import RewardPages
 from lyt_toolkit.frames import FRAME_NAMES
-from lyt_toolkit.frames._plain import NotPlain
+from lyt_toolkit.frames.json_values import NotPlain
 from lyt_toolkit.frames.registry import ROW_SOURCES, RowSource
 from lyt_toolkit.frames.rewards import REWARD_COSTS, REWARDS, reward_cost_rows, reward_rows
 from lyt_toolkit.frames.schema import FrameBuilder
@@ -34,7 +34,7 @@ from .conftest import StartSandbox
 from .helpers import client_for
 
 PULL = importlib.import_module("lyt_toolkit.snapshot.pull")
-FRAMES = importlib.import_module("lyt_toolkit.client._frames")
+FRAMES = importlib.import_module("lyt_toolkit.client.frame_pull")
 ARROW = importlib.import_module("lyt_toolkit.frames.reward_arrow")
 
 

@@ -28,7 +28,7 @@ from collections.abc import AsyncIterable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .._progress import Progress, ProgressBar
-from ..frames._plain import NotPlain
+from ..frames.json_values import NotPlain
 from ..frames.registry import BUILDERS, ROW_SOURCES, schema
 from ..frames.reward_pages import Columns, reward_page_columns
 from ..frames.schema import FrameBuilder
