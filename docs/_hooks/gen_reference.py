@@ -83,6 +83,9 @@ def main() -> None:
         for section, items in summary.items():
             nav.write(f"* {section}\n" + "\n".join(items) + "\n")
 
+    with mkdocs_gen_files.open("reference/program-files.md", "w") as page:
+        page.write((ROOT / "data" / "README.md").read_text(encoding="utf-8"))
+
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         with mkdocs_gen_files.open(f"notebooks/{notebook.name}", "wb") as copy:
             copy.write(notebook.read_bytes())
