@@ -20,7 +20,7 @@ demo: $(STAMP)
 # The browser tests (one JupyterLab, one Chromium) run on their own after the others: beside
 # the two workers they would fight them for the cores.
 test: $(STAMP)
-	$(BIN)/ruff check lyt_toolkit tests benchmarks
+	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks
 	$(MAKE) typecheck
 	$(MAKE) docs
 	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser
@@ -52,8 +52,8 @@ notebook-state: $(STAMP)
 	$(BIN)/python tests/browser/notebook_state.py notebooks/*.ipynb
 
 lint: $(STAMP)
-	$(BIN)/ruff check lyt_toolkit tests benchmarks
-	$(BIN)/ruff format --check lyt_toolkit tests benchmarks
+	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks
+	$(BIN)/ruff format --check lyt_toolkit tests benchmarks docs/_hooks
 	$(MAKE) typecheck
 
 typecheck: $(STAMP)
@@ -61,8 +61,8 @@ typecheck: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 fmt: $(STAMP)
-	$(BIN)/ruff format lyt_toolkit tests benchmarks
-	$(BIN)/ruff check --fix lyt_toolkit tests benchmarks
+	$(BIN)/ruff format lyt_toolkit tests benchmarks docs/_hooks
+	$(BIN)/ruff check --fix lyt_toolkit tests benchmarks docs/_hooks
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sandbox_pagination.py

@@ -12,15 +12,15 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
-from types import ModuleType
 from pathlib import Path
+from types import ModuleType
 
 import griffe
 import mkdocs_gen_files
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from public_api import PACKAGE, page_path, public_modules, public_names  # noqa: E402
+from public_api import PACKAGE, page_path, public_modules, public_names
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -19,8 +19,8 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from generated import fill  # noqa: E402
-from public_api import page_path, public_modules, public_names  # noqa: E402
+from generated import fill
+from public_api import page_path, public_modules, public_names
 
 _IDS = re.compile(r'\sid="([^"]+)"')
 _ids_by_page: dict[str, set[str]] = {}

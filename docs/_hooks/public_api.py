@@ -54,9 +54,7 @@ def public_names_of(module: ModuleType) -> list[str]:
     if file is None:
         return []
     source = Path(file).read_text(encoding="utf-8")
-    return [
-        n for n in _defined_names(source) if not n.startswith("_") and n != "__all__"
-    ]
+    return [n for n in _defined_names(source) if not n.startswith("_") and n != "__all__"]
 
 
 def public_names(module_name: str) -> list[str]:
