@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import griffe
 import mkdocs_gen_files
@@ -69,6 +71,26 @@ def _module_page(name: str, modules: set[str], api: griffe.Module) -> str:
     return "\n".join(lines) + "\n"
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _without_widget_state(notebook: dict[str, Any]) -> dict[str, Any]:
+    """The notebook as committed, less its stored widget state (megabytes a static page
+    cannot use: it has no kernel and loads no widget manager); each widget's output says
+    which widget it is instead."""
+    notebook.get("metadata", {}).pop("widgets", None)
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data:
+                text = "".join(data.get("text/plain", "widget"))
+                name = text.split("(", 1)[0].strip() or "widget"
+                output["data"] = {
+                    "text/markdown": f"*[interactive `{name}`: run the notebook to use it]*"
+                }
+    return notebook
+
+
 def main() -> None:
     modules = public_modules()
     api = griffe.load(PACKAGE, search_paths=[str(ROOT)], resolve_aliases=True)
@@ -78,7 +100,8 @@ def main() -> None:
         with mkdocs_gen_files.open(page_path(name), "w") as page:
             page.write(_module_page(name, set(modules), api))
         section = name.split(".")[1] if "." in name else PACKAGE
-        summary.setdefault(section, []).append(f"    * [`{name}`]({name}.md)")
+        label = name.removeprefix(f"{PACKAGE}.{section}.") if name.count(".") > 1 else name
+        summary.setdefault(section, []).append(f"    * [`{label}`]({name}.md)")
     with mkdocs_gen_files.open("reference/api/SUMMARY.md", "w") as nav:
         for section, items in summary.items():
             nav.write(f"* {section}\n" + "\n".join(items) + "\n")
@@ -87,8 +110,8 @@ def main() -> None:
         page.write((ROOT / "data" / "README.md").read_text(encoding="utf-8"))
 
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        with mkdocs_gen_files.open(f"notebooks/{notebook.name}", "wb") as copy:
-            copy.write(notebook.read_bytes())
+        with mkdocs_gen_files.open(f"notebooks/{notebook.name}", "w") as copy:
+            json.dump(_without_widget_state(json.loads(notebook.read_text("utf-8"))), copy)
 
 
 main()
