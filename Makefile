@@ -31,7 +31,7 @@ test: $(STAMP)
 # references, a public name missing from the reference (docs/_hooks/hooks.py).
 DOCS_ENV := DISABLE_MKDOCS_2_WARNING=true NO_MKDOCS_2_WARNING=1
 docs: $(STAMP)
-	$(DOCS_ENV) $(BIN)/mkdocs build --strict --quiet
+	$(DOCS_ENV) $(BIN)/mkdocs build --strict
 
 docs-serve: $(STAMP)
 	$(DOCS_ENV) $(BIN)/mkdocs serve
