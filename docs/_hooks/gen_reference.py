@@ -50,11 +50,14 @@ def _module_page(name: str, modules: set[str], api: griffe.Module) -> str:
     obj = api if name == PACKAGE else api[name.removeprefix(f"{PACKAGE}.")]
     rendered: list[str] = []
     listed: list[tuple[str, str, str]] = []
+    outside: list[tuple[str, str]] = []
     module = importlib.import_module(name)
     for member in public_names(name):
         target_path = _target(module, obj, member)
         home = target_path.rsplit(".", 1)[0]
-        if target_path in modules and target_path != name:  # a submodule: link its page
+        if not target_path.startswith(f"{PACKAGE}."):  # another package's: named, not rendered
+            outside.append((member, target_path))
+        elif target_path in modules and target_path != name:  # a submodule: link its page
             listed.append((member, target_path, target_path))
         elif target_path != f"{name}.{member}" and home in modules and home != name:
             listed.append((member, target_path, home))
@@ -68,6 +71,10 @@ def _module_page(name: str, modules: set[str], api: griffe.Module) -> str:
             anchor = f"{name}.{member}"
             link = f"({home}.md)" if target_path == home else f"[{target_path}]"
             lines.append(f"| [`{member}`]{link}{{ #{anchor} }} | [`{home}`]({home}.md) |")
+    if outside:
+        lines += ["", "## From other packages", "", "| name | is |", "|---|---|"]
+        for member, target_path in outside:
+            lines.append(f'| <span id="{name}.{member}"></span>`{member}` | `{target_path}` |')
     return "\n".join(lines) + "\n"
 
 
