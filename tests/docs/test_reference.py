@@ -83,3 +83,25 @@ def test_the_build_fails_on_a_missing_name() -> None:
     with pytest.raises(hooks.PluginError, match="public names are not in the reference"):
         hooks._ids_by_page.clear()
         hooks.on_post_build()
+
+
+def _nav_pages(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [page for item in node for page in _nav_pages(item)]
+    if isinstance(node, dict):
+        return [page for value in node.values() for page in _nav_pages(value)]
+    return []
+
+
+def test_every_hand_written_page_is_in_the_nav() -> None:
+    """The build only reports a page left out of the nav; here it fails, naming the page."""
+    import yaml
+
+    config = yaml.safe_load((DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8"))
+    in_nav = set(_nav_pages(config["nav"]))
+    written = {
+        str(page.relative_to(DOCS)) for page in DOCS.rglob("*.md") if "_hooks" not in page.parts
+    }
+    assert sorted(written - in_nav) == [], "add these pages to the nav in mkdocs.yml"
