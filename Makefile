@@ -6,12 +6,12 @@ STAMP  := $(VENV)/.installed
 
 NOTEBOOKS_STAMP := $(VENV)/.notebooks-installed
 
-.PHONY: demo test lint typecheck fmt bench serve clean constraints lab notebook-state
+.PHONY: demo test docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
 
 $(STAMP): pyproject.toml constraints.txt lyt_toolkit/_version.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,docs]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -20,11 +20,21 @@ demo: $(STAMP)
 # The browser tests (one JupyterLab, one Chromium) run on their own after the others: beside
 # the two workers they would fight them for the cores.
 test: $(STAMP)
-	$(BIN)/ruff check lyt_toolkit tests benchmarks
+	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks
 	$(MAKE) typecheck
+	$(MAKE) docs
 	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser
 	$(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly
 	$(BIN)/pytest tests/browser -p no:randomly
+
+# The site (docs/, mkdocs.yml) into site/, every warning an error: broken links and
+# references, a public name missing from the reference (docs/_hooks/hooks.py).
+DOCS_ENV := DISABLE_MKDOCS_2_WARNING=true NO_MKDOCS_2_WARNING=1
+docs: $(STAMP)
+	$(DOCS_ENV) $(BIN)/mkdocs build --strict
+
+docs-serve: $(STAMP)
+	$(DOCS_ENV) $(BIN)/mkdocs serve
 
 # JupyterLab in the project's environment, the notebooks trusted (their stored widgets show).
 # As root, add LAB_ARGS=--allow-root.
@@ -42,8 +52,8 @@ notebook-state: $(STAMP)
 	$(BIN)/python tests/browser/notebook_state.py notebooks/*.ipynb
 
 lint: $(STAMP)
-	$(BIN)/ruff check lyt_toolkit tests benchmarks
-	$(BIN)/ruff format --check lyt_toolkit tests benchmarks
+	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks
+	$(BIN)/ruff format --check lyt_toolkit tests benchmarks docs/_hooks
 	$(MAKE) typecheck
 
 typecheck: $(STAMP)
@@ -51,8 +61,8 @@ typecheck: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 fmt: $(STAMP)
-	$(BIN)/ruff format lyt_toolkit tests benchmarks
-	$(BIN)/ruff check --fix lyt_toolkit tests benchmarks
+	$(BIN)/ruff format lyt_toolkit tests benchmarks docs/_hooks
+	$(BIN)/ruff check --fix lyt_toolkit tests benchmarks docs/_hooks
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sandbox_pagination.py
@@ -73,4 +83,4 @@ constraints: $(STAMP)
 	mv constraints.tmp constraints.txt
 
 clean:
-	rm -rf $(VENV) reports .pytest_cache .ruff_cache tests/browser/screenshots
+	rm -rf $(VENV) site reports .pytest_cache .ruff_cache tests/browser/screenshots

@@ -1,6 +1,6 @@
 """The rule registry: every audit rule with its id, severity and one-line description.
 
-Rules register themselves with :func:`rule`; the README section, ``lyt audit``
+Rules register themselves with :func:`rule`; the docs page "Audit rules", ``lyt audit``
 and :func:`lyt_toolkit.audit.run` all read the same :data:`RULES`, so the
 catalogue a user reads is the code that runs.
 """
@@ -68,7 +68,7 @@ def rule(rule_id: str, severity: Severity, description: str) -> Callable[[Check]
 
 
 def catalogue_markdown() -> str:
-    """The rule catalogue as a Markdown table (the README's "Audit rules" list)."""
+    """The rule catalogue as a Markdown table (the docs page "Audit rules" is generated from it)."""
     lines = ["| rule | severity | what it checks |", "|---|---|---|"]
     lines += [f"| `{r.id}` | {r.severity.value} | {r.description} |" for r in RULES.values()]
     return "\n".join(lines)

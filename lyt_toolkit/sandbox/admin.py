@@ -25,7 +25,8 @@ router = APIRouter(
 )
 
 
-FIRST_YEAR, LAST_YEAR = 1970, 9000
+FIRST_YEAR = 1970
+LAST_YEAR = 9000
 
 
 class Advance(BaseModel):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lyt_toolkit.audit import FINDING_COLUMNS, RULES, catalogue_markdown
+from lyt_toolkit.audit import FINDING_COLUMNS, RULES
 from lyt_toolkit.cli import main
 from lyt_toolkit.reports import read_manifest
 from lyt_toolkit.reports.economics_chart import CHARTS
@@ -22,7 +22,6 @@ from .test_rules import NOT_IN_DEMO
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SNAPSHOT_FILES = {"manifest.json", "rewards.csv", "benefits.csv", "card_definitions.csv"}
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.fixture(scope="module")
@@ -149,14 +148,3 @@ def test_rules_flag_prints_the_catalogue(capsys: pytest.CaptureFixture):
     out = capsys.readouterr().out
     for rule in RULES.values():
         assert rule.id in out and rule.description in out
-
-
-def test_readme_lists_exactly_the_registered_rules():
-    text = README.read_text(encoding="utf-8")
-    block = re.search(r"<!-- audit-rules:start.*?-->\n(.*?)\n<!-- audit-rules:end -->", text, re.S)
-    assert block, "README has no generated Audit rules section"
-    assert block.group(1) == catalogue_markdown(), (
-        "README's Audit rules table is out of date; regenerate it from catalogue_markdown()"
-    )
-    listed = re.findall(r"^\| `([a-z0-9-]+)` \|", block.group(1), re.M)
-    assert listed == list(RULES)

@@ -92,12 +92,3 @@ def test_an_empty_history_gives_an_empty_over_time_frame(priced):
     over = summarise(priced).over_time
     assert over.empty and list(over.columns) == ECONOMICS_SCHEMAS["economics_over_time"].names
     assert isinstance(over["pulled_at"].dtype, pd.DatetimeTZDtype)
-
-
-def test_readme_documents_the_economics_schemas() -> None:
-    from pathlib import Path
-
-    from lyt_toolkit.frames import schemas_markdown
-
-    readme = Path(__file__).resolve().parents[2] / "README.md"
-    assert schemas_markdown(ECONOMICS_SCHEMAS.values()) in readme.read_text(encoding="utf-8")

@@ -120,13 +120,6 @@ def test_markdown_lists_every_column() -> None:
             assert f"| `{name}` |" in text
 
 
-def test_readme_documents_the_current_schemas() -> None:
-    from pathlib import Path
-
-    readme = Path(__file__).resolve().parents[2] / "README.md"
-    assert frames.schemas_markdown() in readme.read_text(encoding="utf-8")
-
-
 MONEY_WORDS = ("balance", "amount", "price")
 
 

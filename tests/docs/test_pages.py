@@ -1,8 +1,8 @@
-"""The README's sandbox and promotion tier snippets run as written; its shell lines paste."""
+"""Particular examples of the docs do what their pages say (all of them also run in
+test_examples.py); the sandbox page's shell lines paste and name the real settings."""
 
 from __future__ import annotations
 
-import re
 import shlex
 import warnings
 from collections.abc import Callable
@@ -15,24 +15,24 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+from .pages import blocks
+
+SANDBOX_PAGE = "how-to/sandbox.md"
+START = "## Start one from Python or a shell"
 
 
-def _section(heading: str) -> str:
-    text = README.read_text(encoding="utf-8")
-    level = heading.split(" ", 1)[0]
-    section = text.split(f"\n{heading}\n", 1)[1]
-    return re.split(rf"\n{level} |\n#{{1,{len(level) - 1}}} ", section, maxsplit=1)[0]
+def test_the_rehearsal_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    ((line, code),) = blocks("how-to/rehearse-then-apply.md")
+    exec(compile(code, f"rehearse-then-apply.md:{line}", "exec"), {})
+    assert capsys.readouterr().out == "3\n"
 
 
-def _blocks(section: str, language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", section, flags=re.DOTALL)
-
-
-def test_the_sandbox_snippet_runs_and_stops_its_sandbox(capsys: pytest.CaptureFixture[str]) -> None:
-    (code,) = _blocks(_section("### To the sandbox"), "python")
+def test_the_sandbox_example_runs_and_stops_its_sandbox(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ((line, code),) = blocks(SANDBOX_PAGE, section=START)
     namespace: dict[str, object] = {}
-    exec(compile(code, f"{README}:To the sandbox", "exec"), namespace)
+    exec(compile(code, f"{SANDBOX_PAGE}:{line}", "exec"), namespace)
     assert "lrew_" in capsys.readouterr().out
     sb = namespace["sb"]
     assert isinstance(sb, Sandbox) and not sb.running
@@ -41,7 +41,7 @@ def test_the_sandbox_snippet_runs_and_stops_its_sandbox(capsys: pytest.CaptureFi
 def test_the_shell_lines_paste_and_name_the_real_settings() -> None:
     lines = [
         line
-        for block in _blocks(_section("### To the sandbox"), "bash")
+        for _, block in blocks(SANDBOX_PAGE, "bash", section=START)
         for line in block.splitlines()
     ]
     assert lines
@@ -59,14 +59,14 @@ def test_the_shell_lines_paste_and_name_the_real_settings() -> None:
     assert exports == {"LYT_BASE_URL": "http://127.0.0.1:8000", **expected}
 
 
-def test_the_what_if_snippet_runs_as_written(
+def test_the_what_if_example_runs_as_written(
     sandbox: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
-    (code,) = _blocks(_section("## Promotion tiers: what if?"), "python")
+    ((line, code),) = blocks("how-to/promotion-what-if.md")
     with make_client(sandbox) as client, warnings.catch_warnings():
         warnings.simplefilter("error")
         namespace: dict[str, object] = {"client": client}
-        exec(compile(code, f"{README}:Promotion tiers", "exec"), namespace)
+        exec(compile(code, f"promotion-what-if.md:{line}", "exec"), namespace)
         result = eval(  # the block's last expression, as a notebook would show it
             compile(code[code.index("client.promotion_tiers.what_if(") :], "what_if", "eval"),
             namespace,
@@ -76,17 +76,34 @@ def test_the_what_if_snippet_runs_as_written(
     assert result["valid"].notna().all()
 
 
-def test_the_report_files_snippet_runs_as_written(
+def test_the_report_files_example_runs_as_written(
     sandbox: Sandbox,
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    (code,) = _blocks(_section("### Report files in Python"), "python")
+    ((line, code),) = blocks("how-to/audit.md", section="## Report files in Python")
     monkeypatch.chdir(tmp_path)
     with make_client(sandbox) as client:
         namespace: dict[str, object] = {"client": client}
-        exec(compile(code, f"{README}:Report files in Python", "exec"), namespace)
+        exec(compile(code, f"audit.md:{line}", "exec"), namespace)
     pd.testing.assert_frame_equal(namespace["again"], namespace["findings"])
     written = {p.name for p in (tmp_path / "reports" / "audit").iterdir()}
     assert {"audit_findings.csv", "audit_findings.schema.json", "chart.png"} <= written
+
+
+def test_the_budget_example_prints_what_a_pull_and_a_plan_cost(
+    restore: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = "\n".join(
+        c for _, c in blocks("how-to/quotas.md", section="## Pulls and plans within the budget")
+    )
+    monkeypatch.chdir(tmp_path)
+    with make_client(restore) as client:
+        exec(compile(code, "quotas.md", "exec"), {"client": client})
+    out = capsys.readouterr().out
+    assert "calls needed:" in out and "calls used:" in out
