@@ -2,7 +2,7 @@
 
 Pure functions turn models (or the API's JSON dicts) into frames whose columns
 and dtypes never depend on the data: see ``SCHEMAS``, ``describe_schema(kind)``
-and the "DataFrame schemas" section of the README. ``client.rewards.frame()``
+and the frame schemas page of the docs. ``client.rewards.frame()``
 and friends pull a kind through the client and build it here.
 """
 

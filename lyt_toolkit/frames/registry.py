@@ -118,7 +118,7 @@ def empty_frame(kind: str) -> pd.DataFrame:
 
 
 def schemas_markdown(schemas: Iterable[Schema] | None = None) -> str:
-    """Schemas as Markdown tables, every frame kind's by default (the README section is
+    """Schemas as Markdown tables, every frame kind's by default (the docs' frame schemas page is
     generated from this)."""
     parts = []
     for s in SCHEMAS.values() if schemas is None else schemas:
