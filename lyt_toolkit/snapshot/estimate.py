@@ -6,11 +6,11 @@ See ``lyt_toolkit.snapshot.cost`` for what each kind costs and why two figures a
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from ..client import LoyaltyClient
-from ..models import Member, Page
+from ..client.member_tree import TREE, member_tree, walk_tree
+from ..models import Page
 from ..models.listing import MAX_LIMIT
 from .cost import PullEstimate, tree_depth, wanted_kinds
 from .references import referenced_card_definitions
@@ -30,8 +30,12 @@ class _Walk:
         items: list[T] = []
         for page in pages:
             items.extend(page.data)
-            self.parts[part] = self.parts.get(part, 0) + 1
+            self.count(part)
         return items
+
+    def count(self, part: str) -> None:
+        """One more page (one more call) of ``part``."""
+        self.parts[part] = self.parts.get(part, 0) + 1
 
 
 def estimate_pull(
@@ -78,21 +82,20 @@ def estimate_pull(
         parts.pop("card_definitions", None)
     else:
         parts["card_definitions_by_id"] = len(referenced - {d.id for d in definitions})
-    members: list[Member] = []
-    if depth >= 1:
-        programs = walk("programs", client.programs.pages(limit=MAX_LIMIT))
-        parts["programs"] = walk.parts["programs"]
-        if depth >= 2:
-            for program in programs:
-                members += walk("members", client.members.pages(program.id, limit=MAX_LIMIT))
-            parts["members"] = walk.parts.get("members", 0)
-        if depth >= 3:
-            parts["cards"] = len(members)
+    if depth >= 1:  # the member lists are walked, the members read only when asked to
+        walked = min(depth, 3 if read_members else 2)
+        tree = walk_tree(member_tree(walked), client, on_page=lambda r, _: walk.count(r.part))
+        for part in TREE[: min(walked, 2)]:  # the lists: one call per page walked
+            parts[part] = walk.parts.get(part, 0)
+        if depth >= 3:  # one read per member
+            parts["cards"] = len(tree.members)
         if depth >= 4 and read_members:
-            parts["pending_buckets"] = _cards_of(client, members)
+            parts["pending_buckets"] = sum(
+                1 for m in tree.cards for c in m.cards if c.card is not None
+            )
         elif depth >= 4:
             per_member = len(definitions) if cards_per_member is None else cards_per_member
-            parts["pending_buckets"] = len(members) * per_member
+            parts["pending_buckets"] = len(tree.members) * per_member
     quota = client.quota
     # What is exact: lists, members; not the cards' references (read by ID when unlisted) or,
     # without read_members, the bucket lists.
@@ -105,14 +108,3 @@ def estimate_pull(
         limit=quota.limit,
         resets_at=quota.resets_at,
     )
-
-
-def _cards_of(client: LoyaltyClient, members: list[Member]) -> int:
-    """How many cards ``members`` hold, reading each (eight at a time)."""
-
-    def cards(member: Member) -> int:
-        found = client.members.get(member.program_id, member.id)
-        return sum(1 for mc in found.cards if mc.card is not None)
-
-    with ThreadPoolExecutor(8) as pool:
-        return sum(pool.map(cards, members))

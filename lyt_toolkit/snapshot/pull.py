@@ -22,6 +22,7 @@ import pandas as pd
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.frame_pull import NATIVE_BATCH, RewardPages
+from ..client.member_tree import Request, awalk_tree, member_tree
 from ..client.pagination import aread_ahead
 from ..errors import NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
@@ -247,43 +248,18 @@ class _Puller:
         self, bar: ProgressBar, depth: int
     ) -> tuple[list[Program], list[Member], list[MemberWithCards], list[PendingBucket]]:
         """Programs, their members, each member read for its cards, each card's buckets, as far
-        down as ``depth`` (see ``cost.TREE``): a member list has no cards, so a member costs one
-        call, and a card one call per page of its buckets."""
-        c = self.client
-        if depth < 1:
-            return [], [], [], []
-        programs = await _collect(c.programs.pages(limit=MAX_LIMIT), bar)
-        if depth < 2:
-            return programs, [], [], []
-        per_program = await _gather(
-            *(
-                self._bounded(partial(_collect, c.members.pages(p.id, limit=MAX_LIMIT), bar))
-                for p in programs
-            )
-        )
-        members = [m for group in per_program for m in group]
-        if depth < 3:
-            return programs, members, [], []
-        details = await _gather(
-            *(self._bounded(partial(c.members.get, m.program_id, m.id)) for m in members)
-        )
-        if depth < 4:
-            return programs, members, details, []
-        cards = [(m, mc.card) for m in details for mc in m.cards if mc.card is not None]
-        per_card = await _gather(
-            *(
-                self._bounded(
-                    partial(
-                        _collect,
-                        c.pending_buckets.pages(m.program_id, m.id, card.id, limit=MAX_LIMIT),
-                        bar,
-                    )
-                )
-                for m, card in cards
-            )
-        )
-        buckets = [b for group in per_card for b in group]
-        return programs, members, details, buckets
+        down as ``depth`` (``client.member_tree``), each level's requests ``concurrency`` at a
+        time: a member list has no cards, so a member costs one call, and a card one call per
+        page of its buckets."""
+
+        def counted(request: Request, page: Any) -> None:
+            bar.advance(len(page.data), pages=1)
+
+        async def run(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
+            return await _gather(*(self._bounded(start) for start in starts))
+
+        tree = await awalk_tree(member_tree(depth), self.client, run=run, on_page=counted)
+        return tree.programs, tree.members, tree.cards, tree.pending_buckets
 
     async def _fetch_definitions(self, ids: list[str]) -> list[CardDefinition]:
         async def one(cid: str) -> CardDefinition | None:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Unpack
 
 from ..._progress import ProgressBar
 from ...models.ids import IdPrefix
-from ...models.listing import MAX_LIMIT, MEMBERS, PENDING_BUCKETS, PROGRAMS
+from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
 from .._core import Call, decoder, path
 from .._query import ListParams, ListQuery
+from ..member_tree import TREE, MemberTree, OnPage, Request, awalk_tree, member_tree, walk_tree
 from ._base import AsyncResource, SyncResource, check_id, page_call
 
 if TYPE_CHECKING:
@@ -87,15 +89,26 @@ def _check_card_path(member_id: str | None, card_id: str | None) -> None:
         raise TypeError("give member_id and card_id together, or the program_id alone")
 
 
-def _program_buckets_frame(
-    program: Program, members: list[Member], buckets: list[PendingBucket]
-) -> pd.DataFrame:
+def _program_buckets_frame(tree: MemberTree) -> pd.DataFrame:
     """The buckets of a program's walk with the program's and each member's status."""
     from ...frames.members import pending_buckets_frame
     from ...frames.pending import with_statuses
 
-    frame = pending_buckets_frame(buckets)
-    return with_statuses(frame, {program.id: program.status}, {m.id: m.status for m in members})
+    frame = pending_buckets_frame(tree.pending_buckets)
+    programs = {p.id: p.status for p in tree.programs}
+    return with_statuses(frame, programs, {m.id: m.status for m in tree.members})
+
+
+def _shown_on(bar: ProgressBar) -> OnPage:
+    """Shows ``bar`` once the walk starts on the members, and counts bucket rows on it."""
+
+    def shown(request: Request, page: Any) -> None:
+        if request.part == "pending_buckets":
+            bar.advance(len(page.data), pages=1)
+        elif request.part == "members":
+            bar.show()
+
+    return shown
 
 
 class Programs(SyncResource):
@@ -183,21 +196,15 @@ class PendingBuckets(SyncResource):
         if member_id is not None and card_id is not None:
             return super().frame(program_id, member_id, card_id, progress=progress, **query)
         _check_card_path(member_id, card_id)
-        program = self._send(_program(program_id))
-        members: list[Member] = []
-        buckets: list[PendingBucket] = []
+        groups = SimpleNamespace(
+            programs=Programs(self._transport),
+            members=Members(self._transport),
+            pending_buckets=self,
+        )
         with ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar:
-            for page in self._pages(MEMBERS, _members(program_id), {"limit": MAX_LIMIT}):
-                members.extend(page.data)
-                bar.show()
-            for member in members:
-                detail = self._send(_member(program_id, member.id))
-                for card in (c.card for c in detail.cards if c.card is not None):
-                    card_query: Any = {"limit": MAX_LIMIT, **query}
-                    for bucket_page in self.pages(program_id, member.id, card.id, **card_query):
-                        buckets.extend(bucket_page.data)
-                        bar.advance(len(bucket_page.data), pages=1)
-        return _program_buckets_frame(program, members, buckets)
+            walk = member_tree(len(TREE), _program_id(program_id))
+            tree = walk_tree(walk, groups, query=query, on_page=_shown_on(bar))
+        return _program_buckets_frame(tree)
 
     def activate(
         self, program_id: str, member_id: str, card_id: str, bucket_id: str
@@ -287,23 +294,15 @@ class AsyncPendingBuckets(AsyncResource):
         if member_id is not None and card_id is not None:
             return await super().frame(program_id, member_id, card_id, progress=progress, **query)
         _check_card_path(member_id, card_id)
-        program = await self._send(_program(program_id))
-        members: list[Member] = []
-        buckets: list[PendingBucket] = []
+        groups = SimpleNamespace(
+            programs=AsyncPrograms(self._transport),
+            members=AsyncMembers(self._transport),
+            pending_buckets=self,
+        )
         with ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar:
-            async for page in self._pages(MEMBERS, _members(program_id), {"limit": MAX_LIMIT}):
-                members.extend(page.data)
-                bar.show()
-            for member in members:
-                detail = await self._send(_member(program_id, member.id))
-                for card in (c.card for c in detail.cards if c.card is not None):
-                    card_query: Any = {"limit": MAX_LIMIT, **query}
-                    async for bucket_page in self.pages(
-                        program_id, member.id, card.id, **card_query
-                    ):
-                        buckets.extend(bucket_page.data)
-                        bar.advance(len(bucket_page.data), pages=1)
-        return _program_buckets_frame(program, members, buckets)
+            walk = member_tree(len(TREE), _program_id(program_id))
+            tree = await awalk_tree(walk, groups, query=query, on_page=_shown_on(bar))
+        return _program_buckets_frame(tree)
 
     async def activate(
         self, program_id: str, member_id: str, card_id: str, bucket_id: str

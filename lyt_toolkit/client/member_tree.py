@@ -1,0 +1,199 @@
+"""The member tree, declared once: programs, their members, each member read, each card's buckets.
+
+The interface gives no way to a program's cards but reading each member, and no way to
+their pending buckets but each card's list. So the walk down the tree is always the same
+four levels (``TREE``), each needing the one before it, and it is written here once, as a
+generator that does no I/O (like ``_flow`` for sends): it yields the requests of one level
+at a time (``Lists``: walk each of these lists to its end; ``Reads``: read each of these
+objects) and receives their results. ``walk_tree`` and ``awalk_tree`` carry the requests out
+with a client (the async one can run a level's requests together); the snapshot pull,
+``client.pending_buckets.frame(program_id)`` and the pull's cost estimate all walk this one
+declaration, so a walk and its cost cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Generator, Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..models.listing import MAX_LIMIT
+from .pagination import aread_ahead
+
+if TYPE_CHECKING:
+    from ..models import Member, MemberWithCards, PendingBucket, Program
+
+__all__ = [
+    "TREE",
+    "Lists",
+    "MemberTree",
+    "OnPage",
+    "Reads",
+    "Request",
+    "TreeWalk",
+    "awalk_tree",
+    "member_tree",
+    "page_query",
+    "walk_tree",
+]
+
+Part = Literal["programs", "members", "cards", "pending_buckets"]
+
+TREE: tuple[Part, ...] = ("programs", "members", "cards", "pending_buckets")
+"""The tree's levels, each needing the ones before it; ``cards`` are read member by member."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One list to walk or one object to read: the client's resource group and the IDs."""
+
+    part: Part
+    resource: str
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Lists:
+    """Walk each list to its end (one call per page); the outcome: each list's items."""
+
+    requests: list[Request]
+
+
+@dataclass(frozen=True)
+class Reads:
+    """Read each object (one call each); the outcome: the objects, in order."""
+
+    requests: list[Request]
+
+
+@dataclass
+class MemberTree:
+    """What a walk found, level by level (empty below the depth it went to)."""
+
+    programs: list[Program] = field(default_factory=list)
+    members: list[Member] = field(default_factory=list)
+    cards: list[MemberWithCards] = field(default_factory=list)
+    pending_buckets: list[PendingBucket] = field(default_factory=list)
+
+
+TreeWalk = Generator[Lists | Reads, list[Any], MemberTree]
+"""A walk: yields a level's requests, receives their results, returns the tree."""
+
+
+def _no_page(request: Request, page: Any) -> None:
+    return None
+
+
+def member_tree(depth: int, program_id: str | None = None) -> TreeWalk:
+    """The walk down ``depth`` levels of ``TREE`` (0: none): every program, or the one
+    ``program_id`` (read, not listed); each program's members; each member read for its
+    cards; each card's pending buckets."""
+    tree = MemberTree()
+    if depth < 1:
+        return tree
+    if program_id is None:
+        (tree.programs,) = yield Lists([Request("programs", "programs", ())])
+    else:
+        tree.programs = yield Reads([Request("programs", "programs", (program_id,))])
+    if depth < 2:
+        return tree
+    found = yield Lists([Request("members", "members", (p.id,)) for p in tree.programs])
+    tree.members = _joined(found)
+    if depth < 3:
+        return tree
+    reads = [Request("cards", "members", (m.program_id, m.id)) for m in tree.members]
+    tree.cards = yield Reads(reads)
+    if depth < 4:
+        return tree
+    cards = [(m, c.card) for m in tree.cards for c in m.cards if c.card is not None]
+    lists = [
+        Request("pending_buckets", "pending_buckets", (m.program_id, m.id, card.id))
+        for m, card in cards
+    ]
+    tree.pending_buckets = _joined((yield Lists(lists)))
+    return tree
+
+
+def _joined(groups: Iterable[list[Any]]) -> list[Any]:
+    return [item for group in groups for item in group]
+
+
+OnPage = Callable[[Request, Any], None]
+"""Told of each page a walk reads (progress bars, call counts)."""
+
+
+def walk_tree(
+    walk: TreeWalk, client: Any, *, query: dict[str, Any] | None = None, on_page: OnPage = _no_page
+) -> MemberTree:
+    """Carry out ``walk`` with ``client`` (anything with ``programs``, ``members`` and
+    ``pending_buckets`` groups), one request at a time; ``query`` applies to bucket lists."""
+    try:
+        step = next(walk)
+        while True:
+            if isinstance(step, Lists):
+                step = walk.send([_list_all(client, r, query, on_page) for r in step.requests])
+            else:
+                step = walk.send([_group(client, r).get(*r.ids) for r in step.requests])
+    except StopIteration as done:
+        tree: MemberTree = done.value
+        return tree
+
+
+def _list_all(client: Any, request: Request, query: Any, on_page: OnPage) -> list[Any]:
+    items: list[Any] = []
+    for page in _group(client, request).pages(*request.ids, **page_query(request, query)):
+        items.extend(page.data)
+        on_page(request, page)
+    return items
+
+
+Run = Callable[[list[Callable[[], Awaitable[Any]]]], Awaitable[list[Any]]]
+"""Runs a level's requests (each started by calling it) and gives their results in order."""
+
+
+async def _one_by_one(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
+    return [await start() for start in starts]
+
+
+async def awalk_tree(
+    walk: TreeWalk,
+    client: Any,
+    *,
+    run: Run = _one_by_one,
+    query: dict[str, Any] | None = None,
+    on_page: OnPage = _no_page,
+) -> MemberTree:
+    """Async twin of ``walk_tree``: ``run`` carries out a level's requests (one by one
+    unless it runs them together); each list's next page is requested while one is read."""
+    try:
+        step = next(walk)
+        while True:
+            starts: list[Callable[[], Awaitable[Any]]]
+            if isinstance(step, Lists):
+                starts = [partial(_alist_all, client, r, query, on_page) for r in step.requests]
+            else:
+                starts = [partial(_group(client, r).get, *r.ids) for r in step.requests]
+            step = walk.send(await run(starts))
+    except StopIteration as done:
+        tree: MemberTree = done.value
+        return tree
+
+
+async def _alist_all(client: Any, request: Request, query: Any, on_page: OnPage) -> list[Any]:
+    items: list[Any] = []
+    pages = _group(client, request).pages(*request.ids, **page_query(request, query))
+    async for page in aread_ahead(pages):
+        items.extend(page.data)
+        on_page(request, page)
+    return items
+
+
+def _group(client: Any, request: Request) -> Any:
+    return getattr(client, request.resource)
+
+
+def page_query(request: Request, query: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The list query of a tree's list: the largest page, and ``query`` for bucket lists."""
+    extra = query if request.part == "pending_buckets" and query else {}
+    return {"limit": MAX_LIMIT, **extra}
