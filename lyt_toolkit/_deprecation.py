@@ -111,6 +111,13 @@ DEPRECATIONS: tuple[Deprecation, ...] = (
         removed_in="0.5.0",
         instead="write_reports(snapshot, findings, audit.summary(findings), out)",
     ),
+    Deprecation(
+        name="lyt_toolkit.snapshot.SnapshotDiff.findings",
+        since="0.4.0",
+        removed_in="0.5.0",
+        instead="lyt_toolkit.audit.findings_between(diff.before, diff.after) (the audit "
+        "package compares the audits of two snapshots; the snapshot package sits below it)",
+    ),
 )
 """Every deprecation, current and past (an entry outlives the spelling it covers)."""
 
