@@ -20,6 +20,8 @@ from lyt_toolkit._deprecation import (
     deprecated_attribute,
     deprecation,
     module_getattr,
+    provide,
+    provided,
 )
 from lyt_toolkit.reports import FINDINGS_CSV, FINDINGS_PNG, write_reports
 from lyt_toolkit.snapshot import SnapshotDiff
@@ -79,6 +81,16 @@ def test_a_module_level_alias_warns_and_resolves() -> None:
         assert getattr_("old") == "the new object"
     with pytest.raises(AttributeError, match="no attribute 'other'"):
         getattr_("other")
+
+
+def test_a_package_above_provides_what_a_deprecated_spelling_needs() -> None:
+    name = "lyt_toolkit.sandbox.Sandbox.start(snapshot=FOLDER)"
+    from lyt_toolkit.snapshot import snapshot_program
+
+    assert provided(name) is snapshot_program  # importing lyt_toolkit.snapshot provided it
+    assert provided("lyt_toolkit.nothing") is None
+    with pytest.raises(KeyError, match="no deprecation named"):
+        provide("lyt_toolkit.nothing", snapshot_program)
 
 
 def test_deprecation_looks_entries_up_by_name() -> None:
