@@ -70,7 +70,9 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'lyt_toolkit' has no attribute {name!r}")
     found = getattr(importlib.import_module(module), name)
     if module == "lyt_toolkit.snapshot":
-        importlib.import_module("lyt_toolkit.audit")  # registers SnapshotDiff.findings
+        # Keeps the deprecated SnapshotDiff.findings working after `from lyt_toolkit import
+        # ProgramSnapshot`; goes with it in 0.5.0 (use audit.findings_between(before, after)).
+        importlib.import_module("lyt_toolkit.audit")
     return found
 
 

@@ -9,7 +9,10 @@ default, as pandas does) naming the replacement and the version that removes it.
 
 Old spellings are kept working with :class:`deprecated_attribute` (an attribute or
 property of a class) or :func:`module_getattr` (a module-level name); a changed call
-form is checked in the function itself and warned about with :func:`warn`.
+form is checked in the function itself and warned about with :func:`warn`. An old
+spelling that needs a package its own package may not import (the sandbox reading a
+snapshot folder) is carried out by that package, which hands its function over with
+:func:`provide` when imported; :func:`provided` finds it, or ``None`` before.
 
 This module imports nothing of the package: every layer may use it.
 """
@@ -27,6 +30,8 @@ __all__ = [
     "deprecated_attribute",
     "deprecation",
     "module_getattr",
+    "provide",
+    "provided",
     "warn",
 ]
 
@@ -111,6 +116,20 @@ DEPRECATIONS: tuple[Deprecation, ...] = (
         removed_in="0.5.0",
         instead="write_reports(snapshot, findings, audit.summary(findings), out)",
     ),
+    Deprecation(
+        name="lyt_toolkit.snapshot.SnapshotDiff.findings",
+        since="0.4.0",
+        removed_in="0.5.0",
+        instead="lyt_toolkit.audit.findings_between(diff.before, diff.after) (the audit "
+        "package compares the audits of two snapshots; the snapshot package sits below it)",
+    ),
+    Deprecation(
+        name="lyt_toolkit.sandbox.Sandbox.start(snapshot=FOLDER)",
+        since="0.4.0",
+        removed_in="0.5.0",
+        instead="Sandbox.start(snapshot=lyt_toolkit.snapshot.read_snapshot(FOLDER)) (the "
+        "sandbox holds programs; the snapshot package reads snapshot folders)",
+    ),
 )
 """Every deprecation, current and past (an entry outlives the spelling it covers)."""
 
@@ -121,6 +140,23 @@ def deprecation(name: str) -> Deprecation:
         if entry.name == name:
             return entry
     raise KeyError(f"no deprecation named {name!r} in lyt_toolkit._deprecation.DEPRECATIONS")
+
+
+_PROVIDED: dict[str, Callable[..., Any]] = {}
+"""What packages above provided for deprecated spellings, by the entry's name."""
+
+
+def provide(name: str, implementation: Callable[..., Any]) -> None:
+    """Let the deprecated spelling ``name`` (an entry of :data:`DEPRECATIONS`, a
+    ``KeyError`` if none is) work through ``implementation``, from a package its own
+    package may not import; both go when the spelling does."""
+    deprecation(name)
+    _PROVIDED[name] = implementation
+
+
+def provided(name: str) -> Callable[..., Any] | None:
+    """What :func:`provide` handed over for ``name``; ``None`` while nothing has."""
+    return _PROVIDED.get(name)
 
 
 def warn(entry: Deprecation, *, stacklevel: int = 2) -> None:

@@ -14,7 +14,9 @@ from .economics import EFFECTIVE_RETURN_CAP, effective_return_cap
 from .registry import RULES, SEVERITIES, Finding, Rule, Severity, catalogue_markdown, rule
 from .run import FINDING_COLUMNS, findings_frame, run, summary
 
-use_findings(findings_between)  # SnapshotDiff.findings compares audits of its two snapshots
+# The deprecated SnapshotDiff.findings (removed in 0.5.0, with this registration) compares
+# the audits of its two snapshots; findings_between(before, after) needs no registration.
+use_findings(findings_between)
 use_summaries(summary)  # the deprecated write_reports(snapshot, findings, out) charts it
 
 __all__ = [

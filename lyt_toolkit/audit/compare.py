@@ -5,8 +5,9 @@ resource ID. A finding of ``after`` with the same identity and message as one
 of ``before`` stayed and is left out; among the rest, findings with the same
 identity pair up in order as ``changed`` (the new message in ``message``, the
 old one in ``previous_message``), and the unpaired ones ``appeared`` or were
-``resolved``. Importing ``lyt_toolkit.audit`` makes this the source of
-``SnapshotDiff.findings``.
+``resolved``. ``findings_between(diff.before, diff.after)`` is the findings of a
+``SnapshotDiff`` (its deprecated ``findings`` attribute calls it, once importing
+``lyt_toolkit.audit`` registered it).
 """
 
 from __future__ import annotations

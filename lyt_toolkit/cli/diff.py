@@ -27,7 +27,6 @@ EXIT_CANNOT_RUN = 2
 
 def diff(args: argparse.Namespace) -> int:
     """Read both folders, diff them, print the summary and write ``--out``."""
-    from .. import audit  # noqa: F401  (registers the findings comparison of SnapshotDiff)
     from ..snapshot import read_snapshot
 
     try:
@@ -57,6 +56,8 @@ def write_changes(changes: SnapshotDiff, out: str | None) -> str | None:
 def format_diff(changes: SnapshotDiff) -> str:
     """The printed diff: both pull times, counts per kind, findings that appeared, changed or
     resolved."""
+    from ..audit import findings_between
+
     before, after = changes.before, changes.after
     lines = [
         f"Changes from {before.pulled_at:%Y-%m-%d %H:%M:%S} UTC "
@@ -64,7 +65,7 @@ def format_diff(changes: SnapshotDiff) -> str:
         "",
         changes.summary().to_string(),
     ]
-    findings = changes.findings
+    findings = findings_between(before, after)
     counts = findings["change"].value_counts()
     lines += [
         "",

@@ -24,7 +24,6 @@ COMMAND = "lyt drift"
 
 def drift(args: argparse.Namespace) -> int:
     """Read the snapshot folder, pull the live program, print and write what drifted."""
-    from .. import audit  # noqa: F401  (registers the findings comparison of SnapshotDiff)
     from ..snapshot import read_snapshot
     from ._pull import connected_client
     from .audit import _explain

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..sandbox.clock import parse_instant
 from ..sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES, SandboxConfig, SandboxCredentials
-from ..sandbox.from_snapshot import sandbox_credentials, snapshot_program
+from ..sandbox.from_snapshot import sandbox_credentials
 from ..sandbox.quota import configured_plan
 from ..sandbox.state import load_program_source
 
@@ -124,7 +124,10 @@ def _checked_timeouts(args: argparse.Namespace) -> dict[str, float]:
 
 
 def _snapshot_config(args: argparse.Namespace) -> SandboxConfig:
-    """``--from-snapshot DIR``: the snapshot's program and the sandbox credentials."""
+    """``--from-snapshot DIR``: the snapshot's program, read here (the sandbox reads no
+    snapshot), and the sandbox credentials."""
+    from ..snapshot import snapshot_program  # pandas and the snapshot code: only for this
+
     try:
         program = snapshot_program(args.from_snapshot)
     except OSError as exc:

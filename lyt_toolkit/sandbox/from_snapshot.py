@@ -1,10 +1,14 @@
 """Starting a sandbox from a snapshot: the program it holds and the credentials it takes.
 
-A snapshot writes its own program file (``to_program``), so the sandbox takes
-it by that one method and never imports the snapshot package; only a folder
-exported by ``to_csv`` needs ``read_snapshot`` to become a snapshot first. That
-single import, made when a folder is given, is the sandbox's one exception to
-importing only models and errors (declared in pyproject.toml).
+The sandbox holds programs and reads no snapshot. A snapshot writes its own program
+file (``to_program``), so the sandbox takes it by that one method; a folder exported
+by ``to_csv`` is the snapshot package's to read: ``lyt_toolkit.snapshot.snapshot_program``
+turns it into the program, or ``read_snapshot`` into a snapshot to start from.
+
+``Sandbox.start(snapshot=FOLDER)`` is deprecated (removed in 0.5.0): it warns and reads
+the folder with what the snapshot package provided when imported
+(``lyt_toolkit._deprecation.provide``), and raises a ``RuntimeError`` naming the new
+route when that package was never imported.
 """
 
 from __future__ import annotations
@@ -14,7 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
+from .._deprecation import deprecation, provided
 from .config import DEFAULT_CREDENTIALS, SandboxCredentials
+
+FOLDER_FORM = deprecation("lyt_toolkit.sandbox.Sandbox.start(snapshot=FOLDER)")
+"""The deprecated folder form of ``Sandbox.start(snapshot=...)``."""
 
 
 class ProgramWriter(Protocol):
@@ -25,20 +33,20 @@ class ProgramWriter(Protocol):
 
 
 SnapshotSource = ProgramWriter | str | Path
-"""A snapshot, or the folder ``ProgramSnapshot.to_csv`` wrote."""
+"""A snapshot, or (deprecated) the folder ``ProgramSnapshot.to_csv`` wrote."""
 
 
-def snapshot_program(snapshot: SnapshotSource) -> dict[str, Any]:
-    """The program dict of a snapshot or of an exported snapshot folder.
+def program_to_hold(snapshot: SnapshotSource) -> dict[str, Any]:
+    """The program dict of a snapshot (anything with ``to_program``), or of an exported
+    snapshot folder through the deprecated folder form (see the module docstring; the
+    caller warns).
 
     A folder that is missing, altered or not a snapshot raises ``ValueError``
     (``SnapshotFileError``) naming the file; anything else without ``to_program``
     raises ``TypeError``.
     """
     if isinstance(snapshot, str | Path):
-        from ..snapshot.files import read_snapshot  # the declared exception, see the docstring
-
-        snapshot = read_snapshot(snapshot)
+        return folder_program(snapshot)
     if not callable(getattr(snapshot, "to_program", None)):
         raise TypeError(
             "snapshot: expected a ProgramSnapshot or the folder its to_csv wrote,"
@@ -48,6 +56,21 @@ def snapshot_program(snapshot: SnapshotSource) -> dict[str, Any]:
         path = Path(folder) / "program.json"
         snapshot.to_program(path)
         program: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return program
+
+
+def folder_program(folder: str | Path) -> dict[str, Any]:
+    """The program of an exported snapshot folder, read by the snapshot package's
+    ``snapshot_program`` if importing that package provided it; else a ``RuntimeError``
+    naming the route that needs nothing provided."""
+    read = provided(FOLDER_FORM.name)
+    if read is None:
+        raise RuntimeError(
+            f"snapshot={str(folder)!r}: the sandbox reads no snapshot folder; use "
+            "Sandbox.start(snapshot=read_snapshot(folder)), with "
+            "`from lyt_toolkit.snapshot import read_snapshot`"
+        )
+    program: dict[str, Any] = read(folder)
     return program
 
 

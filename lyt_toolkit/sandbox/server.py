@@ -14,9 +14,10 @@ from typing import Any, Self
 
 import uvicorn
 
+from .._deprecation import warn
 from .app import create_app
 from .config import SandboxConfig, SandboxCredentials
-from .from_snapshot import SnapshotSource, sandbox_credentials, snapshot_program
+from .from_snapshot import FOLDER_FORM, SnapshotSource, program_to_hold, sandbox_credentials
 from .guard import BODY_TIMEOUT
 from .protocol import HEAD_TIMEOUT, protocol_class
 from .quota import configured_plan
@@ -106,9 +107,12 @@ class Sandbox:
         It serves until ``sb.stop()``, or the end of ``with Sandbox.start(...) as sb:``,
         or the interpreter's end; never stopped by garbage collection.
 
-        ``snapshot`` (a ``ProgramSnapshot`` or a folder its ``to_csv`` wrote), instead of
-        ``data``: the sandbox holds that program, its clock at the snapshot's ``pulled_at``
-        (unless ``now`` is given), and takes the sandbox credentials, never ``LYT_*`` ones.
+        ``snapshot`` (a ``ProgramSnapshot``), instead of ``data``: the sandbox holds that
+        program, its clock at the snapshot's ``pulled_at`` (unless ``now`` is given), and
+        takes the sandbox credentials, never ``LYT_*`` ones. For a folder its ``to_csv`` or
+        ``to_parquet`` wrote, give ``snapshot=read_snapshot(folder)``
+        (``lyt_toolkit.snapshot``); the folder itself is deprecated (a ``FutureWarning``;
+        removed in 0.5.0).
         ``plan``: the call budget (``"startup"``, ``"100/minute"``, ...; by default the plan
         of the program's first project, else ``"unlimited"``); ``ValueError`` naming
         ``plan`` when it is not one.
@@ -118,7 +122,9 @@ class Sandbox:
         if snapshot is not None:
             if data is not None:
                 raise ValueError("give data or snapshot, not both")
-            data = snapshot_program(snapshot)
+            if isinstance(snapshot, str | Path):
+                warn(FOLDER_FORM)
+            data = program_to_hold(snapshot)
             credentials = credentials or sandbox_credentials()
         config = SandboxConfig(data=data, db=db, now=now, seed=seed, plan=plan)
         if credentials is not None:

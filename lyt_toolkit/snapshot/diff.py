@@ -7,9 +7,11 @@ time: NA equals NA, categoricals compare by value (whatever their category
 lists), and JSON-text columns (``metadata``, ``validity_daily``) compare as
 parsed JSON, parsing only the cells whose text differs.
 
-Audit findings between the two snapshots (``SnapshotDiff.findings``) come from
-the audit package, which sits above this one: importing ``lyt_toolkit.audit``
-registers its comparison here with ``use_findings``.
+Audit findings between the two snapshots come from the audit package, which sits
+above this one: ``lyt_toolkit.audit.findings_between(diff.before, diff.after)``.
+``SnapshotDiff.findings`` is deprecated (removed in 0.5.0): it works, with a
+``FutureWarning``, once importing ``lyt_toolkit.audit`` registered the comparison here
+with ``use_findings``, and raises a ``RuntimeError`` naming ``findings_between`` before.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from .._deprecation import deprecated_attribute, deprecation
 from ..frames.registry import FRAME_NAMES, SCHEMAS
 from ..frames.schema import DATETIME, Column, Schema, text
 from ..reports.snapshot_csv import write_csv
@@ -98,12 +101,29 @@ _FINDINGS: list[FindingsBetween] = []
 
 
 def use_findings(between: FindingsBetween) -> None:
-    """Make ``between`` the source of ``SnapshotDiff.findings`` (the audit package calls this)."""
+    """Make ``between`` the source of the deprecated ``SnapshotDiff.findings`` (the audit
+    package calls this on import; both go in 0.5.0)."""
     _FINDINGS[:] = [between]
 
 
+def _findings(diff: SnapshotDiff) -> pd.DataFrame:
+    """What the deprecated ``SnapshotDiff.findings`` returns (computed once per diff)."""
+    if diff._findings_frame is None:
+        between = diff._findings_between or (_FINDINGS[0] if _FINDINGS else None)
+        if between is None:
+            raise RuntimeError(
+                "diff.findings runs the audit rules, which this package cannot import: call "
+                "lyt_toolkit.audit.findings_between(diff.before, diff.after) instead"
+            )
+        diff._findings_frame = between(diff.before, diff.after)
+    return diff._findings_frame
+
+
 class SnapshotDiff:
-    """The changes from ``before`` to ``after``: ``changes``, ``summary()``, ``findings``.
+    """The changes from ``before`` to ``after``: ``changes`` and ``summary()``.
+
+    The audit findings that changed between the two are
+    ``lyt_toolkit.audit.findings_between(diff.before, diff.after)``.
 
     ``len(diff)`` is the number of change rows; a diff is true when anything changed.
     """
@@ -119,6 +139,7 @@ class SnapshotDiff:
         self.after = after
         self.changes = changes
         self._findings_between = findings_between
+        self._findings_frame: pd.DataFrame | None = None
 
     def __len__(self) -> int:
         return len(self.changes)
@@ -145,16 +166,13 @@ class SnapshotDiff:
         counts.columns.name = None
         return counts
 
-    @cached_property
-    def findings(self) -> pd.DataFrame:
-        """Audit findings that ``appeared``, ``changed`` or were ``resolved`` (column ``change``).
-
-        Runs the audit on both snapshots the first time it is read.
-        """
-        between = self._findings_between or (_FINDINGS[0] if _FINDINGS else None)
-        if between is None:
-            raise RuntimeError("diff.findings runs the audit rules: import lyt_toolkit.audit first")
-        return between(self.before, self.after)
+    findings = deprecated_attribute(
+        deprecation("lyt_toolkit.snapshot.SnapshotDiff.findings"), _findings
+    )
+    """Deprecated: ``lyt_toolkit.audit.findings_between(diff.before, diff.after)``. Audit
+    findings that ``appeared``, ``changed`` or were ``resolved``; runs the audit on both
+    snapshots the first time it is read, with the comparison ``findings_between`` (given to
+    the constructor) or the one importing ``lyt_toolkit.audit`` registered."""
 
     def to_csv(self, path: str | Path) -> Path:
         """Write ``changes`` as a CSV in the snapshot conventions (spreadsheet-safe text)."""

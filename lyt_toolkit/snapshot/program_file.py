@@ -8,6 +8,10 @@ so the sandbox's reference checks answer as the service would; card definitions
 that the snapshot found missing stay missing (``deliberately_missing``). Settings
 the frames do not hold take the service's defaults. data/README.md, "Programs
 from a snapshot", lists which field comes from where.
+
+The sandbox holds programs and reads no snapshot: ``snapshot_program`` turns a snapshot,
+or the folder its ``to_csv`` or ``to_parquet`` wrote, into the program it holds
+(``lyt sandbox serve --from-snapshot DIR`` goes that way).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from ..models.subtypes import MaterialType
 if TYPE_CHECKING:
     from .model import ProgramSnapshot
 
-__all__ = ["FORMAT", "PLACEHOLDER", "program_of", "write_program"]
+__all__ = ["FORMAT", "PLACEHOLDER", "program_of", "snapshot_program", "write_program"]
 
 FORMAT = "lyt-program/1"
 """The program file format (data/README.md) that the sandbox's loader reads."""
@@ -42,6 +46,28 @@ def write_program(snapshot: ProgramSnapshot, path: str | Path) -> Path:
     target = Path(path)
     target.write_text(_json_text(program_of(snapshot)), encoding="utf-8")
     return target
+
+
+def snapshot_program(source: ProgramSnapshot | str | Path) -> dict[str, Any]:
+    """The ``lyt-program/1`` program of a snapshot, or of the folder its ``to_csv`` or
+    ``to_parquet`` wrote, as the dict that reading the file ``to_program`` writes gives:
+    what a sandbox holds (``Sandbox.start(data)``).
+
+    A folder that is missing, altered or not a snapshot raises ``SnapshotFileError`` (a
+    ``ValueError``) naming the file, one that cannot be read ``OSError``; anything else
+    ``TypeError``.
+    """
+    from .files import read_snapshot  # files imports the model, which imports this module
+    from .model import ProgramSnapshot
+
+    snapshot = read_snapshot(source) if isinstance(source, str | Path) else source
+    if not isinstance(snapshot, ProgramSnapshot):
+        raise TypeError(
+            "source: expected a ProgramSnapshot or the folder its to_csv wrote,"
+            f" not {type(source).__name__}"
+        )
+    program: dict[str, Any] = json.loads(_json_text(program_of(snapshot)))
+    return program
 
 
 def _json_text(program: dict[str, Any]) -> str:

@@ -5,9 +5,12 @@ with the widgets, on a sandbox (tests/widgets/test_deprecated_selects.py)."""
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from lyt_toolkit import ProgramSnapshot, actions, audit, inputs
@@ -17,8 +20,11 @@ from lyt_toolkit._deprecation import (
     deprecated_attribute,
     deprecation,
     module_getattr,
+    provide,
+    provided,
 )
 from lyt_toolkit.reports import FINDINGS_CSV, FINDINGS_PNG, write_reports
+from lyt_toolkit.snapshot import SnapshotDiff
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
 OLD = Deprecation("lyt_toolkit.x.Thing.old", since="0.4.0", removed_in="0.5.0", instead="new")
@@ -75,6 +81,16 @@ def test_a_module_level_alias_warns_and_resolves() -> None:
         assert getattr_("old") == "the new object"
     with pytest.raises(AttributeError, match="no attribute 'other'"):
         getattr_("other")
+
+
+def test_a_package_above_provides_what_a_deprecated_spelling_needs() -> None:
+    name = "lyt_toolkit.sandbox.Sandbox.start(snapshot=FOLDER)"
+    from lyt_toolkit.snapshot import snapshot_program
+
+    assert provided(name) is snapshot_program  # importing lyt_toolkit.snapshot provided it
+    assert provided("lyt_toolkit.nothing") is None
+    with pytest.raises(KeyError, match="no deprecation named"):
+        provide("lyt_toolkit.nothing", snapshot_program)
 
 
 def test_deprecation_looks_entries_up_by_name() -> None:
@@ -169,3 +185,60 @@ def test_preview_with_the_log_first_warns_and_reads_it_as_the_log(tmp_path: Path
     assert old.equals(expected)
     with pytest.warns(FutureWarning), pytest.raises(TypeError, match="log twice"):
         created.preview(str(log), log=log)
+
+
+# -- SnapshotDiff.findings (0.3.0) -> audit.findings_between(before, after) ----------------
+
+
+def test_snapshot_diff_findings_warns_and_is_findings_between(snapshot: ProgramSnapshot) -> None:
+    diff = snapshot.diff(snapshot)
+    with pytest.warns(FutureWarning, match=r"findings_between\(diff\.before, diff\.after\)"):
+        old = diff.findings
+    pd.testing.assert_frame_equal(old, audit.findings_between(snapshot, snapshot))
+
+
+def test_snapshot_diff_findings_uses_the_comparison_given_to_the_diff(
+    snapshot: ProgramSnapshot,
+) -> None:
+    given = pd.DataFrame({"change": ["appeared"]})
+    diff = SnapshotDiff(snapshot, snapshot, snapshot.diff(snapshot).changes, lambda a, b: given)
+    with pytest.warns(FutureWarning):
+        assert diff.findings is given
+
+
+def test_snapshot_diff_findings_without_the_audit_names_findings_between() -> None:
+    """The snapshot package alone (the audit never imported): a clear error, not a hidden
+    import of a package above it."""
+    code = (
+        "import warnings, sys\n"
+        "from lyt_toolkit.snapshot import ProgramSnapshot\n"
+        "s = ProgramSnapshot.from_frames({}, source='http://x.test', pulled_at='2026-01-15')\n"
+        "assert 'lyt_toolkit.audit' not in sys.modules\n"
+        "warnings.simplefilter('ignore', FutureWarning)\n"
+        "try:\n"
+        "    s.diff(s).findings\n"
+        "except RuntimeError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert "lyt_toolkit.audit.findings_between(diff.before, diff.after)" in done.stdout
+
+
+def test_findings_between_needs_no_registration() -> None:
+    code = (
+        "import warnings\n"
+        "warnings.simplefilter('error', FutureWarning)\n"
+        "from lyt_toolkit.snapshot import ProgramSnapshot\n"
+        "from lyt_toolkit.snapshot.diff import _FINDINGS\n"
+        "_FINDINGS.clear()  # as if the audit had never registered anything\n"
+        "from lyt_toolkit.audit import findings_between\n"
+        "_FINDINGS.clear()\n"
+        "s = ProgramSnapshot.from_frames({}, source='http://x.test', pulled_at='2026-01-15')\n"
+        "print(len(findings_between(s, s)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "0"

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -14,9 +17,10 @@ import httpx
 import pytest
 
 from lyt_toolkit import ProgramSnapshot
-from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS
 from lyt_toolkit.sandbox.loader import ProgramFileError
+from lyt_toolkit.snapshot import read_snapshot, snapshot_program
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import assert_error
@@ -78,22 +82,90 @@ def test_text_that_reads_like_a_relative_time_comes_back_as_it_was(
     assert_same_frames(changed, again)
 
 
-def test_an_exported_folder_starts_a_sandbox(
+# -- an exported folder: the snapshot package reads it, the sandbox holds the program ------
+
+
+@pytest.mark.parametrize("export", ["to_csv", "to_parquet"])
+def test_an_exported_folder_read_as_a_snapshot_starts_a_sandbox(
+    demo_snapshot: ProgramSnapshot, tmp_path: Path, export: str
+) -> None:
+    getattr(demo_snapshot, export)(tmp_path / "export")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        with Sandbox.start(snapshot=read_snapshot(tmp_path / "export")) as sb:
+            assert sb.now() == PULLED_WIRE
+            again = pull(sb)
+    assert_same_frames(demo_snapshot, again)
+
+
+def test_the_program_of_an_exported_folder_is_the_snapshots_program_file(
     demo_snapshot: ProgramSnapshot, tmp_path: Path
 ) -> None:
     demo_snapshot.to_csv(tmp_path / "export")
-    with Sandbox.start(snapshot=tmp_path / "export") as sb:
+    program = snapshot_program(tmp_path / "export")
+    written = json.loads(demo_snapshot.to_program(tmp_path / "p.json").read_text("utf-8"))
+    assert program == written == snapshot_program(demo_snapshot)
+    assert program["now"] == PULLED_WIRE
+    with Sandbox.start(program, credentials=SandboxCredentials(**DEFAULT_CREDENTIALS)) as sb:
+        assert sb.now() == PULLED_WIRE
+        assert_same_frames(demo_snapshot, pull(sb))
+
+
+def test_snapshot_program_refuses_a_folder_that_is_no_snapshot_naming_the_file(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ValueError, match=r"manifest\.json is missing"):
+        snapshot_program(tmp_path)
+    with pytest.raises(TypeError, match=r"expected a ProgramSnapshot .* not dict"):
+        snapshot_program({"rewards": []})  # type: ignore[arg-type]
+
+
+def test_the_deprecated_folder_form_warns_and_still_starts_the_sandbox(
+    demo_snapshot: ProgramSnapshot, tmp_path: Path
+) -> None:
+    demo_snapshot.to_csv(tmp_path / "export")
+    with pytest.warns(FutureWarning, match=r"snapshot=lyt_toolkit\.snapshot\.read_snapshot\("):
+        started = Sandbox.start(snapshot=tmp_path / "export")
+    with started as sb:
         assert sb.now() == PULLED_WIRE
         again = pull(sb)
     assert_same_frames(demo_snapshot, again)
 
 
-def test_a_folder_that_is_no_snapshot_is_refused_naming_the_file(tmp_path: Path) -> None:
+def test_the_deprecated_folder_form_refuses_a_folder_that_is_no_snapshot(tmp_path: Path) -> None:
     with (
+        pytest.warns(FutureWarning, match="removed in 0.5.0"),
         pytest.raises(ValueError, match=r"manifest\.json is missing"),
-        Sandbox.start(snapshot=tmp_path),
+        Sandbox.start(snapshot=str(tmp_path)),
     ):
         pass
+
+
+def test_without_the_snapshot_package_the_folder_form_names_the_new_route(
+    demo_snapshot: ProgramSnapshot, tmp_path: Path
+) -> None:
+    """The sandbox alone imports no snapshot code, so it cannot read a folder itself."""
+    demo_snapshot.to_csv(tmp_path / "export")
+    code = (
+        "import sys, warnings\n"
+        "from lyt_toolkit.sandbox import Sandbox\n"
+        "assert 'lyt_toolkit.snapshot' not in sys.modules, 'the sandbox imported snapshot'\n"
+        "warnings.simplefilter('ignore', FutureWarning)\n"
+        "try:\n"
+        "    Sandbox.start(snapshot=sys.argv[1])\n"
+        "except RuntimeError as exc:\n"
+        "    print(exc)\n"
+        "assert 'lyt_toolkit.snapshot' not in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "export")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert "the sandbox reads no snapshot folder" in done.stdout
+    assert "Sandbox.start(snapshot=read_snapshot(folder))" in done.stdout
 
 
 def test_what_is_neither_snapshot_nor_folder_is_refused_naming_it() -> None:

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from lyt_toolkit import ProgramSnapshot, read_snapshot
-from lyt_toolkit.audit import run
+from lyt_toolkit.audit import findings_between, run
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import CHANGES
 
@@ -95,7 +96,7 @@ def test_changes_made_through_the_client_are_exactly_the_diff(demo: Sandbox) -> 
     updated = everything.changes[everything.changes["column"] == "updated_at"]
     assert sorted(updated["key"]) == sorted([DRAFTED, DELETED, BUCKET[3]])
 
-    findings = diff.findings
+    findings = findings_between(before, after)
     resolved = findings[findings["change"] == "resolved"]
     pairs = zip(resolved["rule"], resolved["resource_id"], strict=True)
     assert ("active-reward-expired", DRAFTED) in set(pairs)
@@ -113,7 +114,7 @@ def test_a_finding_whose_message_changed_is_one_changed_finding(demo: Sandbox) -
     before = pull(demo)
     with client_for(demo) as client:
         client.rewards.draft(DAILY_INVALID)
-    findings = before.diff(pull(demo)).findings
+    findings = findings_between(before, pull(demo))
     mine = findings[findings["resource_id"] == DAILY_INVALID]
     assert mine[["change", "rule"]].values.tolist() == [["changed", "daily-validity-invalid"]]
     assert mine["previous_message"].iloc[0].startswith("ACTIVE reward: DAILY validity")
@@ -132,4 +133,20 @@ def test_two_pulls_of_unchanged_data_do_not_differ(demo_snapshot: ProgramSnapsho
     again = pull(demo)
     diff = demo_snapshot.diff(again)
     assert len(diff) == 0 and not diff
-    assert diff.findings.empty
+    assert findings_between(demo_snapshot, again).empty
+
+
+def test_the_deprecated_findings_attribute_warns_and_gives_findings_between(
+    demo: Sandbox,
+) -> None:
+    before = pull(demo)
+    with client_for(demo) as client:
+        client.rewards.draft(DAILY_INVALID)
+    after = pull(demo)
+    diff = before.diff(after)
+    with pytest.warns(FutureWarning, match=r"lyt_toolkit\.audit\.findings_between\("):
+        old = diff.findings
+    pd.testing.assert_frame_equal(old, findings_between(before, after))
+    assert not old.empty
+    with pytest.warns(FutureWarning):
+        assert diff.findings is old  # the audits ran once
