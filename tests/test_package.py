@@ -32,6 +32,15 @@ def test_import_is_cheap() -> None:
     assert loaded.strip() == "[]"
 
 
+def test_the_client_is_a_plain_api_client_without_pandas_or_pyarrow() -> None:
+    code = (
+        "import sys; import lyt_toolkit.client; from lyt_toolkit import LoyaltyClient;"
+        "import lyt_toolkit.client.member_tree, lyt_toolkit.client.pagination;"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'pyarrow', 'numpy'}))"
+    )
+    assert _fresh(code).strip().splitlines()[-1] == "[]"
+
+
 def test_subpackages_are_attributes_after_a_bare_import() -> None:
     names = sorted(lyt_toolkit._SUBPACKAGES)
     out = _fresh(f"print(*(getattr(lyt_toolkit, n).__name__ for n in {names!r}))")
