@@ -42,6 +42,9 @@ from .schema import DATETIME, Column, Schema
 __all__ = ["NativeRewards", "decode_reward_pages"]
 
 _S = pa.string()
+_POOL = pa.system_memory_pool()
+"""Where this module's arrays live: the allocator that gives memory back (Arrow's default
+pool keeps a pulled frame's decode buffers mapped, some 10 MiB on 50,000 rewards)."""
 
 
 def _struct(**fields: pa.DataType) -> pa.StructType:
@@ -136,13 +139,16 @@ def decode_reward_pages(
         return None
     try:
         table = pa_json.read_json(
-            io.BytesIO(b"\n".join(bodies)), read_options=_READ, parse_options=_PARSE
+            io.BytesIO(b"\n".join(bodies)),
+            read_options=_READ,
+            parse_options=_PARSE,
+            memory_pool=_POOL,
         )
         _check_envelope(table, cursors)
         data = table.column("data").combine_chunks()
         if data.null_count:
             raise _NotNative
-        return _decoded(pc.list_flatten(data), bodies)
+        return _decoded(pc.list_flatten(data, memory_pool=_POOL), bodies)
     except (
         pa.ArrowInvalid,
         pa.ArrowTypeError,
@@ -163,16 +169,16 @@ def _check_envelope(table: pa.Table, cursors: Sequence[str | None]) -> None:
     if table.schema.field("cursor").type != _PAGE.field("cursor").type:
         raise _NotNative
     cursor = table.column("cursor").combine_chunks()
-    following = pc.struct_field(cursor, "next").to_pylist()
+    following = pc.struct_field(cursor, "next", memory_pool=_POOL).to_pylist()
     if following != list(cursors):
         raise _NotNative
-    _instants(pc.struct_field(cursor, "expires_at"))
+    _instants(pc.struct_field(cursor, "expires_at", memory_pool=_POOL))
 
 
 def _field(parent: pa.Array, *path: str) -> pa.Array:
     """A (nested) field of a struct column; null wherever a parent is null."""
     for name in path:
-        parent = pc.struct_field(parent, name)
+        parent = pc.struct_field(parent, name, memory_pool=_POOL)
     return parent
 
 
@@ -197,7 +203,7 @@ def _matching(values: pa.Array, pattern: str) -> pa.Array:
 
 def _known(values: pa.Array, column: Column) -> pa.Array:
     """``values`` when each present one is a category of ``column``."""
-    found = pc.index_in(values, value_set=_categories(column))
+    found = pc.index_in(values, value_set=_categories(column), memory_pool=_POOL)
     if found.null_count != values.null_count:
         raise _NotNative
     return values
@@ -206,7 +212,7 @@ def _known(values: pa.Array, column: Column) -> pa.Array:
 def _instants(values: pa.Array) -> pa.Array:
     """Instants in the service's form as UTC nanosecond timestamps (a date the
     nanoseconds cannot hold, or no such date, is left to the other path)."""
-    return pc.cast(_matching(values, _INSTANTS), pa.timestamp("ns", "UTC"))
+    return pc.cast(_matching(values, _INSTANTS), pa.timestamp("ns", "UTC"), memory_pool=_POOL)
 
 
 def _type_of(rewards: pa.Array, *path: str) -> pa.DataType:
@@ -256,7 +262,7 @@ def _decoded(rewards: pa.Array, bodies: Sequence[bytes]) -> NativeRewards:
         "refunds_type": _known(get(refunds, "type"), by["refunds_type"]),
         **_material(get(rewards, "material")),
         **_digital(get(rewards, "digital")),
-        "cost_count": pc.list_value_length(get(rewards, "costs")),
+        "cost_count": pc.list_value_length(get(rewards, "costs"), memory_pool=_POOL),
         "metadata": _metadata(rewards, bodies),
         "created_at": _instants(get(rewards, "created_at")),
         "updated_at": _instants(get(rewards, "updated_at")),
@@ -267,8 +273,10 @@ def _decoded(rewards: pa.Array, bodies: Sequence[bytes]) -> NativeRewards:
             [
                 costs["card_definition_id"].cast(_S),
                 columns["digital_points_card_definition_id"].cast(_S),
-            ]
-        ).drop_null()
+            ],
+            memory_pool=_POOL,
+        ).drop_null(),
+        memory_pool=_POOL,
     )
     return NativeRewards(
         rewards=_typed(REWARDS, columns),
@@ -279,17 +287,19 @@ def _decoded(rewards: pa.Array, bodies: Sequence[bytes]) -> NativeRewards:
 
 def _daily(daily: pa.Array) -> pa.Array:
     """``validity_daily``: each reward's DAILY windows as the other paths' JSON text."""
-    windows = pc.list_flatten(daily)
+    windows = pc.list_flatten(daily, memory_pool=_POOL)
     if windows.null_count:
         raise _NotNative
     for name in ("days_of_week", "start_time", "end_time"):
         _require(_field(windows, name))
-    if pc.list_flatten(_field(windows, "days_of_week")).null_count:
+    if pc.list_flatten(_field(windows, "days_of_week"), memory_pool=_POOL).null_count:
         raise _NotNative
     if daily.null_count == len(daily):
-        return pa.nulls(len(daily), _S)
+        return pa.nulls(len(daily), _S, memory_pool=_POOL)
     dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
-    return pa.array([None if d is None else dumps(d) for d in daily.to_pylist()], _S)
+    return pa.array(
+        [None if d is None else dumps(d) for d in daily.to_pylist()], _S, memory_pool=_POOL
+    )
 
 
 def _metadata(rewards: pa.Array, bodies: Sequence[bytes]) -> pa.Array:
@@ -301,11 +311,11 @@ def _metadata(rewards: pa.Array, bodies: Sequence[bytes]) -> pa.Array:
     """
     kind = _type_of(rewards, "metadata")
     if kind == pa.null():
-        return pa.nulls(len(rewards), _S)
+        return pa.nulls(len(rewards), _S, memory_pool=_POOL)
     if not pa.types.is_struct(kind):
         raise _NotNative
     if kind.num_fields == 0:  # empty where present (null: absent, as explicit null never
-        return pa.nulls(len(rewards), _S)  # gets here)
+        return pa.nulls(len(rewards), _S, memory_pool=_POOL)  # gets here)
     texts: list[str | None] = []
     for body in bodies:
         for item in from_json(body)["data"]:
@@ -313,7 +323,7 @@ def _metadata(rewards: pa.Array, bodies: Sequence[bytes]) -> pa.Array:
             if type(found) is not dict:
                 raise _NotNative
             texts.append(as_json(found) if found else None)
-    return pa.array(texts, _S)
+    return pa.array(texts, _S, memory_pool=_POOL)
 
 
 def _material(material: pa.Array) -> dict[str, pa.Array]:
@@ -324,7 +334,9 @@ def _material(material: pa.Array) -> dict[str, pa.Array]:
     _require(_field(sku, "product_id"), where=sku)
     return {
         "material_type": _known(_field(material, "type"), REWARDS.by_name["material_type"]),
-        "material_product_id": pc.coalesce(_field(product, "id"), _field(sku, "product_id")),
+        "material_product_id": pc.coalesce(
+            _field(product, "id"), _field(sku, "product_id"), memory_pool=_POOL
+        ),
         "material_sku_id": _field(sku, "id"),
     }
 
@@ -346,7 +358,7 @@ def _digital(digital: pa.Array) -> dict[str, pa.Array]:
     return {
         "digital_type": _known(_field(digital, "type"), REWARDS.by_name["digital_type"]),
         "digital_campaign_id": pc.coalesce(
-            _field(coupons, "campaign_id"), _field(gifts, "campaign_id")
+            _field(coupons, "campaign_id"), _field(gifts, "campaign_id"), memory_pool=_POOL
         ),
         "digital_gift_voucher_balance": balance,
         "digital_points": _field(points, "points"),
@@ -358,46 +370,52 @@ def _cost_columns(rewards: pa.Array) -> dict[str, pa.Array]:
     """The ``reward_costs`` columns: one row per reward x cost x spending entry, a cost
     without entries keeping one row."""
     listed = _field(rewards, "costs")
-    costs = pc.list_flatten(listed)
+    costs = pc.list_flatten(listed, memory_pool=_POOL)
     if costs.null_count:
         raise _NotNative
     _require(_field(costs, "id"))
-    reward_of_cost = pc.list_parent_indices(listed)
+    reward_of_cost = pc.list_parent_indices(listed, memory_pool=_POOL)
     spending = _field(costs, "spending")
-    entries = pc.list_flatten(spending)
+    entries = pc.list_flatten(spending, memory_pool=_POOL)
     if entries.null_count:
         raise _NotNative
     _require(_field(entries, "points"))
     card = _matching(_field(entries, "card_definition_id"), _id_pattern(IdPrefix.CARD_DEFINITION))
     _require(card)
 
-    lengths = pc.fill_null(pc.list_value_length(spending), 0).to_numpy(zero_copy_only=False)
+    lengths = pc.fill_null(pc.list_value_length(spending, memory_pool=_POOL), 0).to_numpy(
+        zero_copy_only=False
+    )
     rows_per_cost = np.maximum(lengths, 1)
     cost_of_row = np.repeat(np.arange(len(costs)), rows_per_cost)
     first_row = np.cumsum(rows_per_cost) - rows_per_cost
     first_entry = np.cumsum(lengths) - lengths
     index = np.arange(len(cost_of_row)) - first_row[cost_of_row]
     empty = lengths[cost_of_row] == 0
-    entry_of_row = pa.array(first_entry[cost_of_row] + index, mask=empty)
-    reward_of_row = pc.take(reward_of_cost, pa.array(cost_of_row))
+    entry_of_row = pa.array(first_entry[cost_of_row] + index, mask=empty, memory_pool=_POOL)
+    reward_of_row = pc.take(
+        reward_of_cost, pa.array(cost_of_row, memory_pool=_POOL), memory_pool=_POOL
+    )
     count = len(cost_of_row)
 
     def of_reward(name: str) -> pa.Array:
-        return pc.take(_field(rewards, name), reward_of_row)
+        return pc.take(_field(rewards, name), reward_of_row, memory_pool=_POOL)
 
     return {
         "reward_id": of_reward("id"),
         "reward_name": of_reward("name"),
         "reward_status": of_reward("status"),
-        "cost_id": pc.take(_field(costs, "id"), cost_of_row),
-        "cost_rules_logic": pc.take(_field(costs, "rules", "logic"), cost_of_row),
-        "spending_index": pa.array(index, pa.int64(), mask=empty),
-        "spending_id": pc.take(_field(entries, "id"), entry_of_row),
-        "points": pc.take(_field(entries, "points"), entry_of_row),
-        "card_definition_id": pc.take(card, entry_of_row),
-        "card_definition_name": pa.nulls(count, _S),
-        "card_definition_found": pa.nulls(count, pa.bool_()),
-        "card_definition_status": pa.nulls(count, _S),
+        "cost_id": pc.take(_field(costs, "id"), cost_of_row, memory_pool=_POOL),
+        "cost_rules_logic": pc.take(
+            _field(costs, "rules", "logic"), cost_of_row, memory_pool=_POOL
+        ),
+        "spending_index": pa.array(index, pa.int64(), mask=empty, memory_pool=_POOL),
+        "spending_id": pc.take(_field(entries, "id"), entry_of_row, memory_pool=_POOL),
+        "points": pc.take(_field(entries, "points"), entry_of_row, memory_pool=_POOL),
+        "card_definition_id": pc.take(card, entry_of_row, memory_pool=_POOL),
+        "card_definition_name": pa.nulls(count, _S, memory_pool=_POOL),
+        "card_definition_found": pa.nulls(count, pa.bool_(), memory_pool=_POOL),
+        "card_definition_status": pa.nulls(count, _S, memory_pool=_POOL),
     }
 
 
@@ -413,13 +431,15 @@ def _dtype(column: Column) -> Any:
 
 @functools.cache
 def _categories(column: Column) -> pa.Array:
-    return pa.array(column.categories, _S)
+    return pa.array(column.categories, _S, memory_pool=_POOL)
 
 
 def _typed_column(column: Column, values: pa.Array) -> Any:
     kind = column.dtype_name
     if kind == "category":
-        codes = pc.fill_null(pc.index_in(values, value_set=_categories(column)), -1)
+        codes = pc.fill_null(
+            pc.index_in(values, value_set=_categories(column), memory_pool=_POOL), -1
+        )
         return pd.Categorical.from_codes(
             codes.to_numpy(zero_copy_only=False), dtype=_dtype(column), validate=False
         )
@@ -427,5 +447,5 @@ def _typed_column(column: Column, values: pa.Array) -> Any:
         nanoseconds = pc.fill_null(values.cast(pa.int64()), np.iinfo(np.int64).min)
         return pd.DatetimeIndex(nanoseconds.to_numpy().view("M8[ns]")).tz_localize("UTC")
     if kind == "str":
-        values = pc.if_else(pc.equal(values, ""), pa.scalar(None, _S), values)
+        values = pc.if_else(pc.equal(values, ""), pa.scalar(None, _S), values, memory_pool=_POOL)
     return _dtype(column).__from_arrow__(values)
