@@ -280,7 +280,7 @@ def profile_route(name: str, base_url: str) -> None:
 
 
 def _where(key: tuple[str, int, str]) -> str:
-    """``frames/reward_pages.py:38 reward_columns`` from a pstats key."""
+    """``pull/reward_pages.py:38 reward_columns`` from a pstats key."""
     path, line, function = key
     if path == "~":
         return function

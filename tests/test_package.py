@@ -35,7 +35,7 @@ def test_import_is_cheap() -> None:
 def test_the_client_is_a_plain_api_client_without_pandas_or_pyarrow() -> None:
     code = (
         "import sys; import lyt_toolkit.client; from lyt_toolkit import LoyaltyClient;"
-        "import lyt_toolkit.client.member_tree, lyt_toolkit.client.pagination;"
+        "import lyt_toolkit.pull.member_tree, lyt_toolkit.client.pagination;"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'pyarrow', 'numpy'}))"
     )
     assert _fresh(code).strip().splitlines()[-1] == "[]"

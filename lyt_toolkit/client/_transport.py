@@ -24,13 +24,13 @@ from typing import Any, TypeVar
 import httpx
 
 from ..errors import ConfigurationError, LytError
+from ..pull.sent import atracer, sent_notice, tracer
 from ._auth import TokenCache
 from ._core import Call, RequestCore
 from ._deadline import Deadline
 from ._flow import Bearer, Close, Flow, Send, Sleep, Step, request_flow, token_flow
 from ._scrub import Scrubber
 from ._senders import SENDERS
-from ._sent import atracer, sent_notice, tracer
 from .quota import Quota
 
 T = TypeVar("T")

@@ -11,9 +11,9 @@ from ..models import Benefit
 from ..models.benefits import PointsProportional, ProportionalEvery
 from ..models.enums import BenefitStatus, BenefitType, DigitalBenefitType, StockType
 from ..models.subtypes import CalculationType, MaterialType
-from ._values import material_values, model_of
 from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, integer, money, number, text
+from .values import material_values, model_of
 
 __all__ = ["BENEFITS", "PROPORTIONAL_BASES", "benefits_frame"]
 

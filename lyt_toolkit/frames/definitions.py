@@ -25,9 +25,9 @@ from ..models.subtypes import (
     RefundType,
     TierExpirationType,
 )
-from ._values import as_json, model_of
 from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, flag, integer, text
+from .values import as_json, model_of
 
 __all__ = ["CARD_DEFINITIONS", "TIER_STRUCTURES", "card_definitions_frame", "tier_structures_frame"]
 

@@ -17,9 +17,9 @@ from ..models.enums import (
     ValidityHoursType,
 )
 from ..models.subtypes import MemberRole
-from ._values import as_json, midnight_utc, model_of, whole
 from .column_groups import created_updated
 from .schema import Row, Schema, enum, integer, text, timestamp
+from .values import as_json, midnight_utc, model_of, whole
 
 __all__ = [
     "CARDS",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 import pandas as pd
 
@@ -24,23 +24,18 @@ from .members import (
     pending_buckets_frame,
     programs_frame,
 )
-from .reward_pages import Columns, reward_columns, reward_cost_columns
 from .rewards import (
     REWARD_COSTS,
     REWARDS,
-    reward_cost_rows,
     reward_costs_frame,
-    reward_rows,
     rewards_frame,
 )
-from .schema import Row, Schema
+from .schema import Schema
 
 __all__ = [
     "BUILDERS",
     "FRAME_NAMES",
-    "ROW_SOURCES",
     "SCHEMAS",
-    "RowSource",
     "describe_schema",
     "empty_frame",
     "schema",
@@ -78,25 +73,6 @@ BUILDERS: dict[str, Callable[[Iterable[Any]], pd.DataFrame]] = {
     "pending_buckets": pending_buckets_frame,
 }
 """Builder per kind: an iterable of models (or API dicts) -> a frame of that kind."""
-
-
-class RowSource(NamedTuple):
-    """The two ways to the rows of a kind whose frame is ``Schema.build`` of its rows.
-
-    ``plain``: the columns of one page's items as parsed JSON, raising ``NotPlain``
-    when an item is outside the plain form; ``models``: the rows of validated models
-    (or API dicts). Both give the same rows for plain items.
-    """
-
-    plain: Callable[[list[Any]], Columns]
-    models: Callable[[Iterable[Any]], Iterable[Row]]
-
-
-ROW_SOURCES: dict[str, RowSource] = {
-    "rewards": RowSource(reward_columns, reward_rows),
-    "reward_costs": RowSource(reward_cost_columns, reward_cost_rows),
-}
-"""Kinds that can be built without models, page by page (the fast frame path)."""
 
 
 def schema(kind: str) -> Schema:

@@ -10,9 +10,9 @@ import pandas as pd
 from ..models import Reward
 from ..models.enums import RewardStatus, RewardType, ValidityHoursType
 from ..models.subtypes import MaterialType, RefundType, RewardDigitalType
-from ._values import as_json, material_values, model_of
 from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, integer, money, text, timestamp
+from .values import as_json, material_values, model_of
 
 __all__ = [
     "REWARDS",

@@ -9,9 +9,9 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from ..client import LoyaltyClient
-from ..client.member_tree import TREE, member_tree, walk_tree
 from ..models import Page
 from ..models.listing import MAX_LIMIT
+from ..pull.member_tree import TREE, member_tree, walk_tree
 from .cost import PullEstimate, tree_depth, wanted_kinds
 from .references import referenced_card_definitions
 

@@ -21,9 +21,6 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..client.frame_pull import NATIVE_BATCH, RewardPages
-from ..client.member_tree import Request, awalk_tree, member_tree
-from ..client.pagination import aread_ahead
 from ..errors import NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
@@ -45,6 +42,9 @@ from ..models import (
     TierStructure,
 )
 from ..models.listing import MAX_LIMIT
+from ..pull.assemble import NATIVE_BATCH, RewardPages
+from ..pull.member_tree import Request, awalk_tree, member_tree
+from ..pull.read_ahead import aread_ahead
 from .cost import PullCalls, tree_depth, wanted_kinds
 from .references import join_statuses, mark_card_definitions, referenced_card_definitions
 
@@ -248,7 +248,7 @@ class _Puller:
         self, bar: ProgressBar, depth: int
     ) -> tuple[list[Program], list[Member], list[MemberWithCards], list[PendingBucket]]:
         """Programs, their members, each member read for its cards, each card's buckets, as far
-        down as ``depth`` (``client.member_tree``), each level's requests ``concurrency`` at a
+        down as ``depth`` (``pull.member_tree``), each level's requests ``concurrency`` at a
         time: a member list has no cards, so a member costs one call, and a card one call per
         page of its buckets."""
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from lyt_toolkit import LoyaltyClient
-from lyt_toolkit.client.member_tree import TREE, Lists, Reads, Request, member_tree, walk_tree
+from lyt_toolkit.pull.member_tree import TREE, Lists, Reads, Request, member_tree, walk_tree
 
 
 def program(pid: str) -> Any:

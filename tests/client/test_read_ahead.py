@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from lyt_toolkit import LoyaltyClient
-from lyt_toolkit.client._sent import atracer, sent_notice, telling, tracer
 from lyt_toolkit.client.pagination import aread_ahead, read_ahead
+from lyt_toolkit.pull.sent import atracer, sent_notice, telling, tracer
 
 
 def test_the_next_page_is_requested_before_the_current_one_is_done() -> None:

@@ -17,11 +17,11 @@ import pytest
 
 from lyt_toolkit import LoyaltyClient
 from lyt_toolkit.client._plain_page import plain_page_decoder
-from lyt_toolkit.client.frame_pull import NATIVE_BATCH, RewardPages
 from lyt_toolkit.errors import APIResponseValidationError, OddValueWarning
 from lyt_toolkit.frames import reward_costs_frame, rewards_frame, schema
 from lyt_toolkit.frames.schema import FrameBuilder
 from lyt_toolkit.models import Reward
+from lyt_toolkit.pull.assemble import NATIVE_BATCH, RewardPages
 
 from .test_plain_frames import (
     GENERATED,

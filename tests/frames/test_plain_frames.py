@@ -22,17 +22,17 @@ import pytest
 from lyt_toolkit import LoyaltyClient
 from lyt_toolkit.client._core import decoder
 from lyt_toolkit.client._plain_page import PlainPage, plain_page_decoder
-from lyt_toolkit.client.frame_pull import add_page
 from lyt_toolkit.errors import APIResponseValidationError, OddValueWarning
 from lyt_toolkit.frames import schema
-from lyt_toolkit.frames.registry import ROW_SOURCES, RowSource
 from lyt_toolkit.frames.schema import FrameBuilder
 from lyt_toolkit.models import Page, Reward
+from lyt_toolkit.pull.assemble import add_page
+from lyt_toolkit.pull.reward_pages import ROW_SOURCES, RowSource
 
 from .odd_pages import PROGRAM
 from .test_streamed_frames import assert_identical
 
-FRAMES_MODULE = importlib.import_module("lyt_toolkit.client.frame_pull")
+FRAMES_MODULE = importlib.import_module("lyt_toolkit.pull.assemble")
 KINDS = ("rewards", "reward_costs")
 
 

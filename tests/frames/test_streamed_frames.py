@@ -17,11 +17,11 @@ from pydantic import ValidationError
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
 from lyt_toolkit._progress import ProgressBar
 from lyt_toolkit.client._core import adapter, parsed
-from lyt_toolkit.client.frame_pull import apull_frame
 from lyt_toolkit.errors import OddValueWarning
 from lyt_toolkit.frames import BUILDERS, schema
 from lyt_toolkit.frames.schema import FrameBuilder, SchemaMismatchError
 from lyt_toolkit.models import Benefit, Page
+from lyt_toolkit.pull.assemble import apull_frame
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
 
@@ -29,7 +29,7 @@ from .conftest import StartSandbox
 from .odd_pages import ODD_BENEFITS, benefit, page
 from .test_odd_values import ROWS, row
 
-FRAMES_MODULE = importlib.import_module("lyt_toolkit.client.frame_pull")
+FRAMES_MODULE = importlib.import_module("lyt_toolkit.pull.assemble")
 SCHEMA_MODULE = importlib.import_module("lyt_toolkit.frames.schema")  # the package's
 # ``schema`` attribute is the lookup function, not this module
 

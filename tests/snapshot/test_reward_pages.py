@@ -20,12 +20,12 @@ import pytest
 
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.client._plain_page import PlainPage
-from lyt_toolkit.client.frame_pull import RewardPages
 from lyt_toolkit.frames import FRAME_NAMES
-from lyt_toolkit.frames.json_values import NotPlain
-from lyt_toolkit.frames.registry import ROW_SOURCES, RowSource
 from lyt_toolkit.frames.rewards import REWARD_COSTS, REWARDS, reward_cost_rows, reward_rows
 from lyt_toolkit.frames.schema import FrameBuilder
+from lyt_toolkit.pull.assemble import RewardPages
+from lyt_toolkit.pull.json_values import NotPlain
+from lyt_toolkit.pull.reward_pages import ROW_SOURCES, RowSource
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.references import referenced_card_definitions
 from lyt_toolkit.synthetic import generate_program
@@ -34,8 +34,8 @@ from .conftest import StartSandbox
 from .helpers import client_for
 
 PULL = importlib.import_module("lyt_toolkit.snapshot.pull")
-FRAMES = importlib.import_module("lyt_toolkit.client.frame_pull")
-ARROW = importlib.import_module("lyt_toolkit.frames.reward_arrow")
+FRAMES = importlib.import_module("lyt_toolkit.pull.assemble")
+ARROW = importlib.import_module("lyt_toolkit.pull.reward_arrow")
 
 
 class ModelRewardFrames(RewardPages):

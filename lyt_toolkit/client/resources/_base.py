@@ -108,8 +108,8 @@ class _Resource:
         self, kind: str | None, args: tuple[str, ...], query: dict[str, Any]
     ) -> tuple[str, Any]:
         """The frame kind and the page iterator of a ``frame()`` call."""
-        from ...frames.registry import ROW_SOURCES
-        from ..frame_pull import frame_query
+        from ...pull.assemble import frame_query
+        from ...pull.reward_pages import ROW_SOURCES
 
         kind = kind or self.frame_kind
         pages = getattr(self, "pages", None)
@@ -136,7 +136,7 @@ class SyncResource(_Resource):
         Takes the same arguments as ``iter``; pages at the largest size unless
         ``limit`` is given; ``progress=False`` hides the bar shown past one page.
         """
-        from ..frame_pull import pull_frame
+        from ...pull.assemble import pull_frame
 
         kind, pages = self._frame_source(kind, args, query)
         return pull_frame(pages, kind, progress)
@@ -173,7 +173,7 @@ class AsyncResource(_Resource):
         self, *args: str, kind: str | None = None, progress: Progress = True, **query: Any
     ) -> pd.DataFrame:
         """Async twin of ``SyncResource.frame``."""
-        from ..frame_pull import apull_frame
+        from ...pull.assemble import apull_frame
 
         kind, pages = self._frame_source(kind, args, query)
         return await apull_frame(pages, kind, progress)

@@ -11,9 +11,17 @@ from typing_extensions import Unpack
 from ..._progress import ProgressBar
 from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
+from ...pull.member_tree import (
+    TREE,
+    MemberTree,
+    OnPage,
+    Request,
+    awalk_tree,
+    member_tree,
+    walk_tree,
+)
 from .._core import Call, decoder, path
 from .._query import ListParams, ListQuery
-from ..member_tree import TREE, MemberTree, OnPage, Request, awalk_tree, member_tree, walk_tree
 from ._base import AsyncResource, SyncResource, check_id, page_call
 
 if TYPE_CHECKING:

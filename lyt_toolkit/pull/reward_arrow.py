@@ -33,11 +33,11 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 from pydantic_core import from_json
 
+from ..frames.rewards import REWARD_COSTS, REWARDS
+from ..frames.schema import DATETIME, Column, Schema
+from ..frames.values import as_json
 from ..models.ids import IdPrefix
-from ._values import as_json
 from .json_values import INSTANT_FORM
-from .rewards import REWARD_COSTS, REWARDS
-from .schema import DATETIME, Column, Schema
 
 __all__ = ["NativeRewards", "decode_reward_pages"]
 

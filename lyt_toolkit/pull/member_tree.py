@@ -19,7 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..models.listing import MAX_LIMIT
-from .pagination import aread_ahead
+from .read_ahead import aread_ahead
 
 if TYPE_CHECKING:
     from ..models import Member, MemberWithCards, PendingBucket, Program

@@ -5,7 +5,7 @@
 ``limit``), the next page is requested while the current one is turned into
 rows (``read_ahead``), a ``PageCollector`` hands on their items and counts
 rows, and the kind's builder (``lyt_toolkit.frames``) turns them into the
-declared frame. Kinds with a model-free row source (``frames.registry.ROW_SOURCES``)
+declared frame. Kinds with a model-free row source (``reward_pages.ROW_SOURCES``)
 arrive as ``PlainPage``s: each page's rows are read straight from the parsed JSON,
 and only a page holding an item outside the plain form is validated into models
 and read from them; the frame is the same either way. Both pulls feed the builder
@@ -15,7 +15,7 @@ and pages and appears once a second page is on its way, so a one-page pull stays
 silent; ``progress=False`` silences it always.
 
 Reward pages go faster still: ``RewardPages`` decodes them in native code
-(``frames.reward_arrow``), a batch of pages at a time, and takes the model-free
+(``reward_arrow``), a batch of pages at a time, and takes the model-free
 way only for a page the native decoder refuses; such pages are counted and logged.
 """
 
@@ -28,13 +28,13 @@ from collections.abc import AsyncIterable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .._progress import Progress, ProgressBar
-from ..frames.json_values import NotPlain
-from ..frames.registry import BUILDERS, ROW_SOURCES, schema
-from ..frames.reward_pages import Columns, reward_page_columns
+from ..frames.registry import BUILDERS, schema
 from ..frames.schema import FrameBuilder
 from ..models.listing import MAX_LIMIT
-from ._plain_page import PlainPage
-from .pagination import aread_ahead, read_ahead
+from .json_values import NotPlain
+from .pages import PlainPage
+from .read_ahead import aread_ahead, read_ahead
+from .reward_pages import ROW_SOURCES, Columns, reward_page_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -136,7 +136,7 @@ class RewardPages:
 
     def flush(self) -> int:
         """Read the pages waiting for a batch; the rewards read."""
-        from ..frames.reward_arrow import decode_reward_pages
+        from .reward_arrow import decode_reward_pages
 
         pages, self._waiting = self._waiting, []
         if not pages:

@@ -10,16 +10,25 @@ outside the plain form raises ``NotPlain``; its rows are then read from models.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
+from ..frames.rewards import REWARD_COSTS, reward_cost_rows, reward_rows
+from ..frames.schema import Row
+from ..frames.values import as_json
 from ..models.enums import RewardStatus, RewardType, ValidityHoursType
 from ..models.ids import IdPrefix
 from . import json_values as plain
-from ._values import as_json
 from .json_values import NotPlain
-from .rewards import REWARD_COSTS
 
-__all__ = ["Columns", "reward_columns", "reward_cost_columns", "reward_page_columns"]
+__all__ = [
+    "ROW_SOURCES",
+    "Columns",
+    "RowSource",
+    "reward_columns",
+    "reward_cost_columns",
+    "reward_page_columns",
+]
 
 Columns = dict[str, list[Any]]
 """A page's values per column name, every column of a schema, equally long."""
@@ -205,3 +214,22 @@ def reward_page_columns(items: list[Any]) -> tuple[Columns, Columns]:
     """The ``REWARDS`` and ``REWARD_COSTS`` columns of a page of rewards, each reward
     checked once; ``NotPlain`` unless every item is plain."""
     return reward_columns(items), _cost_columns(items)
+
+
+class RowSource(NamedTuple):
+    """The two ways to the rows of a kind whose frame is ``Schema.build`` of its rows.
+
+    ``plain``: the columns of one page's items as parsed JSON, raising ``NotPlain``
+    when an item is outside the plain form; ``models``: the rows of validated models
+    (or API dicts). Both give the same rows for plain items.
+    """
+
+    plain: Callable[[list[Any]], Columns]
+    models: Callable[[Iterable[Any]], Iterable[Row]]
+
+
+ROW_SOURCES: dict[str, RowSource] = {
+    "rewards": RowSource(reward_columns, reward_rows),
+    "reward_costs": RowSource(reward_cost_columns, reward_cost_rows),
+}
+"""Kinds that can be built without models, page by page (the model-free frame path)."""

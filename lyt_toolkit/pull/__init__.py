@@ -1,0 +1,30 @@
+"""Turning list walks into frames: one home for the read path.
+
+- ``read_ahead``: the next pages on their way while the caller works on the current one
+  (``sent``: a fetch tells its read-ahead once its request is written);
+- ``member_tree``: the walk down programs, members, cards and pending buckets, declared
+  once and carried out by sync and async drivers (the snapshot pull, the program-wide
+  bucket frame and the pull's cost estimate all walk it);
+- ``pages``, ``json_values``, ``reward_pages`` and ``reward_arrow``: pages decoded into
+  columns (natively, model-free, or from models where those refuse a page);
+- ``assemble``: frames built from pages as they arrive (``client.rewards.frame()`` and
+  friends land there).
+
+Importing this package (or ``read_ahead``, ``member_tree``, ``pages``) loads neither
+pandas nor pyarrow; the decoding and assembling modules do, when a frame is built.
+"""
+
+from .member_tree import TREE, MemberTree, awalk_tree, member_tree, walk_tree
+from .pages import PlainPage
+from .read_ahead import aread_ahead, read_ahead
+
+__all__ = [
+    "TREE",
+    "MemberTree",
+    "PlainPage",
+    "aread_ahead",
+    "awalk_tree",
+    "member_tree",
+    "read_ahead",
+    "walk_tree",
+]
