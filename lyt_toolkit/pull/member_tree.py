@@ -124,17 +124,27 @@ OnPage = Callable[[Request, Any], None]
 
 
 def walk_tree(
-    walk: TreeWalk, client: Any, *, query: dict[str, Any] | None = None, on_page: OnPage = _no_page
+    walk: TreeWalk,
+    client: Any,
+    *,
+    query: dict[str, Any] | None = None,
+    on_page: OnPage = _no_page,
+    read_all: Callable[[Callable[[Request], Any], list[Request]], Iterable[Any]] = map,
 ) -> MemberTree:
     """Carry out ``walk`` with ``client`` (anything with ``programs``, ``members`` and
-    ``pending_buckets`` groups), one request at a time; ``query`` applies to bucket lists."""
+    ``pending_buckets`` groups), one list at a time; ``query`` applies to bucket lists.
+    ``read_all`` reads a level's objects (one by one, unless it maps in threads)."""
+
+    def read(request: Request) -> Any:
+        return _group(client, request).get(*request.ids)
+
     try:
         step = next(walk)
         while True:
             if isinstance(step, Lists):
                 step = walk.send([_list_all(client, r, query, on_page) for r in step.requests])
             else:
-                step = walk.send([_group(client, r).get(*r.ids) for r in step.requests])
+                step = walk.send(list(read_all(read, step.requests)))
     except StopIteration as done:
         tree: MemberTree = done.value
         return tree

@@ -6,6 +6,7 @@ See ``lyt_toolkit.snapshot.cost`` for what each kind costs and why two figures a
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from ..client import LoyaltyClient
@@ -84,7 +85,13 @@ def estimate_pull(
         parts["card_definitions_by_id"] = len(referenced - {d.id for d in definitions})
     if depth >= 1:  # the member lists are walked, the members read only when asked to
         walked = min(depth, 3 if read_members else 2)
-        tree = walk_tree(member_tree(walked), client, on_page=lambda r, _: walk.count(r.part))
+        with ThreadPoolExecutor(8) as pool:  # members read eight at a time
+            tree = walk_tree(
+                member_tree(walked),
+                client,
+                on_page=lambda r, _: walk.count(r.part),
+                read_all=pool.map,
+            )
         for part in TREE[: min(walked, 2)]:  # the lists: one call per page walked
             parts[part] = walk.parts.get(part, 0)
         if depth >= 3:  # one read per member
