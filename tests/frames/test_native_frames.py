@@ -140,3 +140,16 @@ def test_the_demo_program_is_read_natively(client: LoyaltyClient) -> None:
         pages = paged([r.model_dump(mode="json", by_alias=True) for r in rewards], size)
         reader = natively("rewards", pages)[1]
         assert reader is not None and reader.fallback_pages == 0
+
+
+def test_pages_read_the_slower_way_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    odd = usual([GENERATED[0], dict(ODD_REWARDS[0][1])], {"next": "c1"})
+    with caplog.at_level("INFO", logger="lyt_toolkit.pull"):
+        natively("rewards", [odd, usual(GENERATED[1:3], None)])
+    assert [r.getMessage() for r in caplog.records] == [
+        "reward pages: 1 decoded natively, 1 the slower way (a value outside the native form)"
+    ]
+    caplog.clear()
+    with caplog.at_level("INFO", logger="lyt_toolkit.pull"):
+        natively("rewards", paged(GENERATED[:9], 3))
+    assert caplog.records == []  # nothing to say when every page was read natively
