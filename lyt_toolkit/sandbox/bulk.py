@@ -12,6 +12,9 @@ the model's way, which names the record and the key.
 A schema using anything this does not reproduce exactly (an ``after`` model
 validator, a serializer of its own, a non-string enum, ...) is ``Unsupported``: that
 model's sections are always validated by the model.
+
+Where ``bulktimes`` can, the same call also spells the records' relative times
+("now-40d"), so they need no pass of their own.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 from enum import Enum
-from functools import cache, partial
+from functools import cache, cached_property, partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -27,7 +30,9 @@ from pydantic_core import PydanticOmit, SchemaValidator, core_schema
 
 from .. import models
 from ..models.common import OMIT_IF_NONE, answered_utc, format_timestamp
+from . import bulktimes
 from .programcheck import MODEL_EXTRAS
+from .timeexpr import RelativeFormatter
 
 
 class Unsupported(Exception):
@@ -77,11 +82,35 @@ class SectionSchema:
             inner["config"] = {**inner.get("config", {}), "extra_fields_behavior": "allow"}
             self.declared = frozenset(inner["fields"])
         self.validator = SchemaValidator(core_schema.list_schema(record))
+        try:
+            self._timed_record = bulktimes.timed(record, trusted=(_omit,))
+        except bulktimes.Unsupported:
+            self._timed_record = None
 
-    def documents(self, records: list[Any]) -> list[dict[str, Any]]:
+    @property
+    def spells_times(self) -> bool:
+        """Whether ``documents`` can take records whose relative times are not spelled."""
+        return self._timed_record is not None
+
+    @cached_property
+    def _timed_validator(self) -> SchemaValidator:
+        return SchemaValidator(core_schema.list_schema(self._timed_record))
+
+    def documents(
+        self, records: list[Any], times: RelativeFormatter | None = None
+    ) -> list[dict[str, Any]]:
         """``records`` as the service answers with them; ``ValidationError`` (or
-        ``ValueError``) when the model refuses one or one holds an undeclared key."""
-        docs: list[dict[str, Any]] = self.validator.validate_python(records)
+        ``ValueError``) when the model refuses one or one holds an undeclared key.
+
+        ``times``: spell the records' relative times from it, as ``resolve_tree`` would
+        (only where ``spells_times``); without it they must be spelled already."""
+        if times is None:
+            docs: list[dict[str, Any]] = self.validator.validate_python(records)
+        elif self._timed_record is None:
+            raise bulktimes.Unsupported("this section's times are spelled before validation")
+        else:
+            context = bulktimes.times_context(times)
+            docs = self._timed_validator.validate_python(records, context=context)
         if self.extras:
             known = self.declared | self.extras
             if not all(known.issuperset(doc) for doc in docs):

@@ -227,25 +227,35 @@ def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], N
         if not isinstance(sections[key], list):
             problems.append(f"{key}: must be a list of records")
             sections[key] = []
-    resolved: dict[str, list[Any]] = {}
+    # What the checks after the sections read: IDs, references, marks, points, never a
+    # time, so a section whose times are spelled while it is validated is kept as written.
+    checked: dict[str, list[Any]] = {}
     present: set[str] = set()
+    times = RelativeFormatter(now)
     for kind in KINDS:
-        section, resolved[kind.key] = sections[kind.key], []
+        section, checked[kind.key] = sections[kind.key], []
+        schema = section_schema(kind.model) if kind.model else None
         first_index: dict[str, int] = {}
         holders: dict[Any, str] = {}  # a unique field's value -> the listed record holding it
         for start in range(0, len(section), CHUNK):
-            chunk = resolve_times(section[start : start + CHUNK], now)
-            resolved[kind.key] += chunk
+            chunk = section[start : start + CHUNK]
+            spelled_in_bulk = schema is not None and schema.spells_times
+            if not spelled_in_bulk:
+                chunk = resolve_times(chunk, now)
             records = _records(kind, chunk, start, first_index, problems)
-            docs = _section_documents(kind, records, problems)
+            if spelled_in_bulk and len(records) < len(chunk):  # spelled as before, all of it
+                chunk, spelled_in_bulk = resolve_times(chunk, now), False
+                records = [(i, chunk[i - start]) for i, _ in records]
+            checked[kind.key] += chunk
+            docs = _section_documents(kind, records, problems, times if spelled_in_bulk else None)
             present.update(doc["id"] for doc in docs)
             rows = [(doc, kind.scope(doc), kind.listed(doc)) for doc in docs]
             if kind.unique_listed:
                 _check_unique(kind, rows, first_index, holders, problems)
             keep(kind.key, rows)
-    problems.extend(dangling_references(resolved, frozenset(missing)))
-    problems.extend(placeholder_problems(resolved))
-    problems.extend(plan_problems(resolved["projects"]))
+    problems.extend(dangling_references(checked, frozenset(missing)))
+    problems.extend(placeholder_problems(checked))
+    problems.extend(plan_problems(checked["projects"]))
     problems.extend(
         f"deliberately_missing: {m} is the ID of a record" for m in missing if m in present
     )
@@ -254,7 +264,7 @@ def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], N
         if len(problems) > len(shown):
             shown.append(f"... and {len(problems) - len(shown)} more problems")
         raise ProgramFileError("\n".join(shown))
-    _warn_pending_mismatches(resolved)
+    _warn_pending_mismatches(checked)
 
 
 def _warn_pending_mismatches(sections: dict[str, list[Any]]) -> None:
@@ -333,15 +343,20 @@ def _section_adapter(model: str) -> TypeAdapter[list[Any]]:
 
 
 def _section_documents(
-    kind: Kind, records: list[tuple[int, dict[str, Any]]], problems: list[str]
+    kind: Kind,
+    records: list[tuple[int, dict[str, Any]]],
+    problems: list[str],
+    times: RelativeFormatter | None = None,
 ) -> list[dict[str, Any]]:
     """The valid ``(index, record)`` of a section as the service answers with them, and
     their problems added to ``problems`` in record order.
 
     Records that all pass, none holding an undeclared key, are validated straight into
-    their documents in one pydantic-core call (``bulk``: no model is built). Otherwise
-    the model validates and dumps them in one pass each, and with a refused record among
-    them they are gone through one by one, so that each problem names its record and key.
+    their documents in one pydantic-core call (``bulk``: no model is built), which also
+    spells their relative times when given ``times`` (otherwise they are spelled
+    already). Otherwise the model validates and dumps them in one pass each, and with a
+    refused record among them they are gone through one by one, so that each problem
+    names its record and key.
     """
     if kind.model is None:
         for i, raw in records:
@@ -354,9 +369,12 @@ def _section_documents(
     schema = section_schema(kind.model)
     if schema is not None:
         try:
-            return schema.documents(raws)
+            return schema.documents(raws, times)
         except (ValidationError, ValueError):
             pass  # the model says which record and key
+    if times is not None:
+        raws = resolve_times(raws, times.now)
+        records = [(i, raw) for (i, _), raw in zip(records, raws, strict=True)]
     adapter = _section_adapter(kind.model)
     try:
         parsed = adapter.validate_python(raws)
