@@ -13,8 +13,8 @@ A schema using anything this does not reproduce exactly (an ``after`` model
 validator, a serializer of its own, a non-string enum, ...) is ``Unsupported``: that
 model's sections are always validated by the model.
 
-Where ``bulktimes`` can, the same call also spells the records' relative times
-("now-40d"), so they need no pass of their own.
+Where ``bulkkeys`` can, the same call also spells the records' relative times
+("now-40d") and collects the IDs they reference, so neither needs a pass of its own.
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ from pydantic_core import PydanticOmit, SchemaValidator, core_schema
 
 from .. import models
 from ..models.common import OMIT_IF_NONE, answered_utc, format_timestamp
-from . import bulktimes
+from . import bulkkeys
 from .programcheck import MODEL_EXTRAS
-from .timeexpr import RelativeFormatter
 
 
 class Unsupported(Exception):
@@ -83,34 +82,34 @@ class SectionSchema:
             self.declared = frozenset(inner["fields"])
         self.validator = SchemaValidator(core_schema.list_schema(record))
         try:
-            self._timed_record = bulktimes.timed(record, trusted=(_omit,))
-        except bulktimes.Unsupported:
-            self._timed_record = None
+            self._keyed_record = bulkkeys.keyed(record, trusted=(_omit,))
+        except bulkkeys.Unsupported:
+            self._keyed_record = None
 
     @property
-    def spells_times(self) -> bool:
-        """Whether ``documents`` can take records whose relative times are not spelled."""
-        return self._timed_record is not None
+    def keyed(self) -> bool:
+        """Whether ``documents`` can take records as written: their relative times spelled
+        and their references collected in the same call."""
+        return self._keyed_record is not None
 
     @cached_property
-    def _timed_validator(self) -> SchemaValidator:
-        return SchemaValidator(core_schema.list_schema(self._timed_record))
+    def _keyed_validator(self) -> SchemaValidator:
+        return SchemaValidator(core_schema.list_schema(self._keyed_record))
 
     def documents(
-        self, records: list[Any], times: RelativeFormatter | None = None
+        self, records: list[Any], load: bulkkeys.KeyedLoad | None = None
     ) -> list[dict[str, Any]]:
         """``records`` as the service answers with them; ``ValidationError`` (or
         ``ValueError``) when the model refuses one or one holds an undeclared key.
 
-        ``times``: spell the records' relative times from it, as ``resolve_tree`` would
-        (only where ``spells_times``); without it they must be spelled already."""
-        if times is None:
+        ``load``: spell the records' relative times and collect their references into it
+        (only where ``keyed``); without it their times must be spelled already."""
+        if load is None:
             docs: list[dict[str, Any]] = self.validator.validate_python(records)
-        elif self._timed_record is None:
-            raise bulktimes.Unsupported("this section's times are spelled before validation")
+        elif self._keyed_record is None:
+            raise bulkkeys.Unsupported("this section's times are spelled before validation")
         else:
-            context = bulktimes.times_context(times)
-            docs = self._timed_validator.validate_python(records, context=context)
+            docs = self._keyed_validator.validate_python(records, context=load.context())
         if self.extras:
             known = self.declared | self.extras
             if not all(known.issuperset(doc) for doc in docs):

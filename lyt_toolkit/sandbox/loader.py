@@ -22,9 +22,11 @@ from pydantic_core import to_json
 
 from .. import models
 from .bulk import section_schema
+from .bulkkeys import KeyedLoad
 from .errors import ServiceError
 from .placeholders import placeholder_problems
 from .programcheck import (
+    collect_references,
     dangling_references,
     pending_mismatches,
     unknown_model_keys,
@@ -227,11 +229,12 @@ def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], N
         if not isinstance(sections[key], list):
             problems.append(f"{key}: must be a list of records")
             sections[key] = []
-    # What the checks after the sections read: IDs, references, marks, points, never a
-    # time, so a section whose times are spelled while it is validated is kept as written.
+    # What the checks after the sections read: IDs, marks, points, never a time (the
+    # references are collected as the sections go), so a section whose times are spelled
+    # while it is validated is kept as written.
     checked: dict[str, list[Any]] = {}
     present: set[str] = set()
-    times = RelativeFormatter(now)
+    load = KeyedLoad(RelativeFormatter(now))
     for kind in KINDS:
         section, checked[kind.key] = sections[kind.key], []
         schema = section_schema(kind.model) if kind.model else None
@@ -239,21 +242,23 @@ def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], N
         holders: dict[Any, str] = {}  # a unique field's value -> the listed record holding it
         for start in range(0, len(section), CHUNK):
             chunk = section[start : start + CHUNK]
-            spelled_in_bulk = schema is not None and schema.spells_times
-            if not spelled_in_bulk:
+            keyed = schema is not None and schema.keyed
+            if not keyed:
                 chunk = resolve_times(chunk, now)
             records = _records(kind, chunk, start, first_index, problems)
-            if spelled_in_bulk and len(records) < len(chunk):  # spelled as before, all of it
-                chunk, spelled_in_bulk = resolve_times(chunk, now), False
+            if keyed and len(records) < len(chunk):  # the plain way, all of the chunk
+                chunk, keyed = resolve_times(chunk, now), False
                 records = [(i, chunk[i - start]) for i, _ in records]
+            if not keyed:
+                collect_references(chunk, load.references)
             checked[kind.key] += chunk
-            docs = _section_documents(kind, records, problems, times if spelled_in_bulk else None)
+            docs = _section_documents(kind, records, problems, load if keyed else None)
             present.update(doc["id"] for doc in docs)
             rows = [(doc, kind.scope(doc), kind.listed(doc)) for doc in docs]
             if kind.unique_listed:
                 _check_unique(kind, rows, first_index, holders, problems)
             keep(kind.key, rows)
-    problems.extend(dangling_references(checked, frozenset(missing)))
+    problems.extend(dangling_references(checked, frozenset(missing), load.references))
     problems.extend(placeholder_problems(checked))
     problems.extend(plan_problems(checked["projects"]))
     problems.extend(
@@ -346,17 +351,18 @@ def _section_documents(
     kind: Kind,
     records: list[tuple[int, dict[str, Any]]],
     problems: list[str],
-    times: RelativeFormatter | None = None,
+    load: KeyedLoad | None = None,
 ) -> list[dict[str, Any]]:
     """The valid ``(index, record)`` of a section as the service answers with them, and
     their problems added to ``problems`` in record order.
 
     Records that all pass, none holding an undeclared key, are validated straight into
     their documents in one pydantic-core call (``bulk``: no model is built), which also
-    spells their relative times when given ``times`` (otherwise they are spelled
-    already). Otherwise the model validates and dumps them in one pass each, and with a
-    refused record among them they are gone through one by one, so that each problem
-    names its record and key.
+    spells their relative times and collects their references into ``load`` when given
+    (otherwise their times are spelled already and their references collected).
+    Otherwise the model validates and dumps them in one pass each, and with a refused
+    record among them they are gone through one by one, so that each problem names its
+    record and key.
     """
     if kind.model is None:
         for i, raw in records:
@@ -369,11 +375,12 @@ def _section_documents(
     schema = section_schema(kind.model)
     if schema is not None:
         try:
-            return schema.documents(raws, times)
+            return schema.documents(raws, load)
         except (ValidationError, ValueError):
             pass  # the model says which record and key
-    if times is not None:
-        raws = resolve_times(raws, times.now)
+    if load is not None:
+        collect_references(raws, load.references)
+        raws = resolve_times(raws, load.times.now)
         records = [(i, raw) for (i, _), raw in zip(records, raws, strict=True)]
     adapter = _section_adapter(kind.model)
     try:

@@ -1,4 +1,4 @@
-"""Relative times spelled inside the bulk validation give what spelling them first gives."""
+"""The bulk validation spells relative times and collects references as the plain way does."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from pydantic_core import to_json
 
 from lyt_toolkit.sandbox import loader
 from lyt_toolkit.sandbox.bulk import section_schema
+from lyt_toolkit.sandbox.bulkkeys import KeyedLoad
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 from lyt_toolkit.sandbox.loader import KINDS, checked_documents
+from lyt_toolkit.sandbox.programcheck import collect_references
 from lyt_toolkit.sandbox.timeexpr import RelativeFormatter
 from lyt_toolkit.synthetic import generate_program
 
@@ -21,16 +23,16 @@ NOW = datetime(2026, 1, 15, 12, 0, 0, 250_000, tzinfo=UTC)
 MODEL_KINDS = [kind for kind in KINDS if kind.model]
 
 
-def _spells_times(kind: loader.Kind) -> bool:
+def _keyed(kind: loader.Kind) -> bool:
     schema = section_schema(kind.model) if kind.model else None
-    return schema is not None and schema.spells_times
+    return schema is not None and schema.keyed
 
 
-TIMED_KINDS = [kind for kind in MODEL_KINDS if _spells_times(kind)]
+KEYED_KINDS = [kind for kind in MODEL_KINDS if _keyed(kind)]
 
 
-def test_only_sections_with_before_validators_or_extra_keys_are_spelled_first() -> None:
-    assert {kind.key for kind in MODEL_KINDS} - {kind.key for kind in TIMED_KINDS} == {
+def test_only_sections_with_before_validators_or_extra_keys_go_the_plain_way() -> None:
+    assert {kind.key for kind in MODEL_KINDS} - {kind.key for kind in KEYED_KINDS} == {
         "benefits",  # mode="before" model validators
         "cards",  # undeclared keys a card may carry (member_role, ...)
     }
@@ -40,12 +42,12 @@ def _both_ways(model: str, records: list[Any]) -> tuple[Any, Any]:
     """The documents of ``records`` with their times spelled in bulk, and spelled first
     (``ValueError``'s type when the section is refused)."""
     schema = section_schema(model)
-    assert schema is not None and schema.spells_times
+    assert schema is not None and schema.keyed
     results = []
     for spell_in_bulk in (True, False):
         try:
             if spell_in_bulk:
-                docs = schema.documents(copy.deepcopy(records), RelativeFormatter(NOW))
+                docs = schema.documents(copy.deepcopy(records), KeyedLoad(RelativeFormatter(NOW)))
             else:
                 docs = schema.documents(loader.resolve_times(records, NOW))
             results.append([to_json(doc) for doc in docs])
@@ -61,13 +63,49 @@ def _programs() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("program", _programs(), ids=["demo", "generated"])
-@pytest.mark.parametrize("kind", TIMED_KINDS, ids=lambda kind: kind.key)
-def test_a_section_spelled_in_bulk_is_the_section_spelled_first(
+@pytest.mark.parametrize("kind", KEYED_KINDS, ids=lambda kind: kind.key)
+def test_a_section_keyed_in_bulk_is_the_section_spelled_and_walked(
     program: dict[str, Any], kind: loader.Kind
 ) -> None:
     assert kind.model is not None
-    in_bulk, first = _both_ways(kind.model, program.get(kind.key, []))
+    records = program.get(kind.key, [])
+    in_bulk, first = _both_ways(kind.model, records)
     assert in_bulk == first
+    if isinstance(in_bulk, list):  # not the demo's rewards, which go to the models
+        assert _references_in_bulk(kind.model, records) == _references_walked(records)
+
+
+def _references_in_bulk(model: str, records: list[Any]) -> dict[str, set[str]]:
+    schema = section_schema(model)
+    assert schema is not None
+    load = KeyedLoad(RelativeFormatter(NOW))
+    schema.documents(records, load)
+    return load.references
+
+
+def _references_walked(records: list[Any]) -> dict[str, set[str]]:
+    wanted: dict[str, set[str]] = {}
+    collect_references(records, wanted)
+    return wanted
+
+
+def test_a_reward_s_references_are_collected_wherever_they_are() -> None:
+    reward = generate_program(rewards=1, benefits=1, members=1, seed=2)["rewards"][0]
+    reward["material"] = {"type": "SKU", "sku": {"id": "sku_1", "product_id": "prod_1"}}
+    reward["metadata"] = {"card_id": "lcrd_in_metadata"}
+    reward["purchase_limits"] = {"card_id": "lcrd_1", "x": [{"product": {"id": "prod_2"}}]}
+    found = _references_in_bulk("Reward", [reward])
+    assert found == _references_walked([reward])
+    assert found["products"] == {"prod_1", "prod_2"} and found["cards"] == {"lcrd_1"}
+
+
+def test_a_dangling_reference_of_a_record_validated_in_bulk_is_named() -> None:
+    program = generate_program(rewards=3, benefits=1, members=1, seed=4)
+    spending = program["rewards"][1]["costs"][0]["spending"][0]
+    spending["card_definition_id"] = "lcdef_0000000000000999"
+    match = r"rewards\[1\] \S+: costs\[0\]\.spending\[0\]\.card_definition_id: lcdef_0+999 "
+    with pytest.raises(loader.ProgramFileError, match=match):
+        checked_documents(program, NOW)
 
 
 @pytest.mark.parametrize(
