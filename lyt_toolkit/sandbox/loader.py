@@ -7,11 +7,9 @@ defaults before the sandbox ever answers with them.
 
 from __future__ import annotations
 
-import gc
 import re
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -21,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from .. import models
+from .._collector import collector_paused
 from .bulk import section_schema
 from .bulkkeys import KeyedLoad
 from .errors import ServiceError
@@ -118,23 +117,6 @@ def _parsed(kind: Kind, doc: dict[str, Any], where: str | None = None) -> models
     except ValueError as exc:
         raise ProgramFileError(f"{where}: {exc}") from exc
     return parsed
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Bulk work without Python's cycle collector, which would otherwise rescan every
-    object built so far, again and again, while a large program is parsed and loaded
-    (most of the load time). JSON documents hold no cycles; afterwards it is on or off
-    as it was before, whatever happened in between."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-        else:
-            gc.disable()
 
 
 _MAYBE_RELATIVE = re.compile(rb'"\s*now')
