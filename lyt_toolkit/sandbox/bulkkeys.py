@@ -35,6 +35,7 @@ from ..models.common import format_timestamp
 from .programcheck import OBJECT_REFERENCES, REFERENCES, collect_references
 from .timeexpr import (
     DATE_ONLY_KEYS,
+    RELATIVE,
     USER_DATA_KEYS,
     RelativeFormatter,
     is_relative,
@@ -43,7 +44,10 @@ from .timeexpr import (
 )
 
 CONTEXT_KEY = "program_keys"
-"""The validation context's key for the load's ``KeyedLoad``."""
+"""The validation context's key for the load's ``KeyedLoad`` (no section's name)."""
+
+_TARGETS = frozenset(REFERENCES.values()) | frozenset(OBJECT_REFERENCES.values())
+"""The sections references name."""
 
 _NOT_SCHEMAS = frozenset({"metadata", "function", "config", "default", "expected", "ref"})
 """Keys of a schema node that hold no schema."""
@@ -60,11 +64,14 @@ class KeyedLoad:
     a record refused by a union's other branch adds its own)."""
 
     times: RelativeFormatter
-    references: dict[str, set[str]] = field(default_factory=dict)
+    references: dict[str, set[str]] = field(
+        default_factory=lambda: {target: set() for target in _TARGETS}
+    )
 
     def context(self) -> dict[str, Any]:
-        """The validation context of a ``keyed`` schema."""
-        return {CONTEXT_KEY: self}
+        """The validation context of a ``keyed`` schema: the load, and each target
+        section's IDs by its name (one lookup for each reference)."""
+        return {**self.references, CONTEXT_KEY: self}
 
 
 def keyed(schema: dict[str, Any], trusted: Collection[Callable[..., Any]] = ()) -> Any:
@@ -234,10 +241,13 @@ def _spelled(
 ) -> Any:
     load: KeyedLoad = info.context[CONTEXT_KEY]  # type: ignore[index]
     if isinstance(value, str):
-        if "now" in value and is_relative(value):
+        if value[:3] == "now" and RELATIVE.fullmatch(value):  # as written, nearly always
+            spelled = load.times.spell(value, date_only=date_only)
+        elif "now" in value and is_relative(value):
             spelled = load.times.spell(value.strip(), date_only=date_only)
-            return spelled if final else handler(spelled)
-        return handler(value)
+        else:
+            return handler(value)
+        return spelled if final else handler(spelled)
     return handler(resolve_under(value, load.times.now, key))
 
 
@@ -250,12 +260,11 @@ def _free_form(value: Any, info: core_schema.ValidationInfo, *, key: str) -> Any
 
 def _reference(value: Any, info: core_schema.ValidationInfo, *, target: str) -> Any:
     if isinstance(value, str):
-        info.context[CONTEXT_KEY].references.setdefault(target, set()).add(value)  # type: ignore[index]
+        info.context[target].add(value)  # type: ignore[index]
     return value
 
 
 def _object_reference(value: Any, info: core_schema.ValidationInfo, *, target: str) -> Any:
     if isinstance(value, dict) and isinstance(value.get("id"), str):
-        load: KeyedLoad = info.context[CONTEXT_KEY]  # type: ignore[index]
-        load.references.setdefault(target, set()).add(value["id"])
+        info.context[target].add(value["id"])  # type: ignore[index]
     return value

@@ -80,7 +80,7 @@ def _references_in_bulk(model: str, records: list[Any]) -> dict[str, set[str]]:
     assert schema is not None
     load = KeyedLoad(RelativeFormatter(NOW))
     schema.documents(records, load)
-    return load.references
+    return {target: ids for target, ids in load.references.items() if ids}
 
 
 def _references_walked(records: list[Any]) -> dict[str, set[str]]:
