@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -315,3 +316,16 @@ def test_serve_on_loopback_prints_no_warning() -> None:
     proc = _serve_on("127.0.0.1", env=_demo_env())
     line, err = _ready_then_stop(proc)
     assert "ready at" in line and "warning" not in err
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_serve_leaves_the_cycle_collector_as_it_found_it(enabled: bool, capsys) -> None:
+    """``lyt sandbox serve`` imports and loads without the collector, called in-process too."""
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert main(["sandbox", "serve", "--port", "70000"]) == 2
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert "--port" in capsys.readouterr().err

@@ -12,6 +12,9 @@ the model's way, which names the record and the key.
 A schema using anything this does not reproduce exactly (an ``after`` model
 validator, a serializer of its own, a non-string enum, ...) is ``Unsupported``: that
 model's sections are always validated by the model.
+
+Where ``bulkkeys`` can, the same call also spells the records' relative times
+("now-40d") and collects the IDs they reference, so neither needs a pass of its own.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 from enum import Enum
-from functools import cache, partial
+from functools import cache, cached_property, partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -27,6 +30,7 @@ from pydantic_core import PydanticOmit, SchemaValidator, core_schema
 
 from .. import models
 from ..models.common import OMIT_IF_NONE, answered_utc, format_timestamp
+from . import bulkkeys
 from .programcheck import MODEL_EXTRAS
 
 
@@ -77,11 +81,35 @@ class SectionSchema:
             inner["config"] = {**inner.get("config", {}), "extra_fields_behavior": "allow"}
             self.declared = frozenset(inner["fields"])
         self.validator = SchemaValidator(core_schema.list_schema(record))
+        try:
+            self._keyed_record = bulkkeys.keyed(record, trusted=(_omit,))
+        except bulkkeys.Unsupported:
+            self._keyed_record = None
 
-    def documents(self, records: list[Any]) -> list[dict[str, Any]]:
+    @property
+    def keyed(self) -> bool:
+        """Whether ``documents`` can take records as written: their relative times spelled
+        and their references collected in the same call."""
+        return self._keyed_record is not None
+
+    @cached_property
+    def _keyed_validator(self) -> SchemaValidator:
+        return SchemaValidator(core_schema.list_schema(self._keyed_record))
+
+    def documents(
+        self, records: list[Any], load: bulkkeys.KeyedLoad | None = None
+    ) -> list[dict[str, Any]]:
         """``records`` as the service answers with them; ``ValidationError`` (or
-        ``ValueError``) when the model refuses one or one holds an undeclared key."""
-        docs: list[dict[str, Any]] = self.validator.validate_python(records)
+        ``ValueError``) when the model refuses one or one holds an undeclared key.
+
+        ``load``: spell the records' relative times and collect their references into it
+        (only where ``keyed``); without it their times must be spelled already."""
+        if load is None:
+            docs: list[dict[str, Any]] = self.validator.validate_python(records)
+        elif self._keyed_record is None:
+            raise bulkkeys.Unsupported("this section's times are spelled before validation")
+        else:
+            docs = self._keyed_validator.validate_python(records, context=load.context())
         if self.extras:
             known = self.declared | self.extras
             if not all(known.issuperset(doc) for doc in docs):

@@ -7,11 +7,9 @@ defaults before the sandbox ever answers with them.
 
 from __future__ import annotations
 
-import gc
 import re
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -21,10 +19,13 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from .. import models
+from .._collector import collector_paused
 from .bulk import section_schema
+from .bulkkeys import KeyedLoad
 from .errors import ServiceError
 from .placeholders import placeholder_problems
 from .programcheck import (
+    collect_references,
     dangling_references,
     pending_mismatches,
     unknown_model_keys,
@@ -116,23 +117,6 @@ def _parsed(kind: Kind, doc: dict[str, Any], where: str | None = None) -> models
     except ValueError as exc:
         raise ProgramFileError(f"{where}: {exc}") from exc
     return parsed
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Bulk work without Python's cycle collector, which would otherwise rescan every
-    object built so far, again and again, while a large program is parsed and loaded
-    (most of the load time). JSON documents hold no cycles; afterwards it is on or off
-    as it was before, whatever happened in between."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-        else:
-            gc.disable()
 
 
 _MAYBE_RELATIVE = re.compile(rb'"\s*now')
@@ -227,25 +211,38 @@ def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], N
         if not isinstance(sections[key], list):
             problems.append(f"{key}: must be a list of records")
             sections[key] = []
-    resolved: dict[str, list[Any]] = {}
+    # What the checks after the sections read: IDs, marks, points, never a time (the
+    # references are collected as the sections go), so a section whose times are spelled
+    # while it is validated is kept as written.
+    checked: dict[str, list[Any]] = {}
     present: set[str] = set()
+    load = KeyedLoad(RelativeFormatter(now))
     for kind in KINDS:
-        section, resolved[kind.key] = sections[kind.key], []
+        section, checked[kind.key] = sections[kind.key], []
+        schema = section_schema(kind.model) if kind.model else None
         first_index: dict[str, int] = {}
         holders: dict[Any, str] = {}  # a unique field's value -> the listed record holding it
         for start in range(0, len(section), CHUNK):
-            chunk = resolve_times(section[start : start + CHUNK], now)
-            resolved[kind.key] += chunk
+            chunk = section[start : start + CHUNK]
+            keyed = schema is not None and schema.keyed
+            if not keyed:
+                chunk = resolve_times(chunk, now)
             records = _records(kind, chunk, start, first_index, problems)
-            docs = _section_documents(kind, records, problems)
+            if keyed and len(records) < len(chunk):  # the plain way, all of the chunk
+                chunk, keyed = resolve_times(chunk, now), False
+                records = [(i, chunk[i - start]) for i, _ in records]
+            if not keyed:
+                collect_references(chunk, load.references)
+            checked[kind.key] += chunk
+            docs = _section_documents(kind, records, problems, load if keyed else None)
             present.update(doc["id"] for doc in docs)
             rows = [(doc, kind.scope(doc), kind.listed(doc)) for doc in docs]
             if kind.unique_listed:
                 _check_unique(kind, rows, first_index, holders, problems)
             keep(kind.key, rows)
-    problems.extend(dangling_references(resolved, frozenset(missing)))
-    problems.extend(placeholder_problems(resolved))
-    problems.extend(plan_problems(resolved["projects"]))
+    problems.extend(dangling_references(checked, frozenset(missing), load.references))
+    problems.extend(placeholder_problems(checked))
+    problems.extend(plan_problems(checked["projects"]))
     problems.extend(
         f"deliberately_missing: {m} is the ID of a record" for m in missing if m in present
     )
@@ -254,7 +251,7 @@ def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], N
         if len(problems) > len(shown):
             shown.append(f"... and {len(problems) - len(shown)} more problems")
         raise ProgramFileError("\n".join(shown))
-    _warn_pending_mismatches(resolved)
+    _warn_pending_mismatches(checked)
 
 
 def _warn_pending_mismatches(sections: dict[str, list[Any]]) -> None:
@@ -333,15 +330,21 @@ def _section_adapter(model: str) -> TypeAdapter[list[Any]]:
 
 
 def _section_documents(
-    kind: Kind, records: list[tuple[int, dict[str, Any]]], problems: list[str]
+    kind: Kind,
+    records: list[tuple[int, dict[str, Any]]],
+    problems: list[str],
+    load: KeyedLoad | None = None,
 ) -> list[dict[str, Any]]:
     """The valid ``(index, record)`` of a section as the service answers with them, and
     their problems added to ``problems`` in record order.
 
     Records that all pass, none holding an undeclared key, are validated straight into
-    their documents in one pydantic-core call (``bulk``: no model is built). Otherwise
-    the model validates and dumps them in one pass each, and with a refused record among
-    them they are gone through one by one, so that each problem names its record and key.
+    their documents in one pydantic-core call (``bulk``: no model is built), which also
+    spells their relative times and collects their references into ``load`` when given
+    (otherwise their times are spelled already and their references collected).
+    Otherwise the model validates and dumps them in one pass each, and with a refused
+    record among them they are gone through one by one, so that each problem names its
+    record and key.
     """
     if kind.model is None:
         for i, raw in records:
@@ -354,9 +357,13 @@ def _section_documents(
     schema = section_schema(kind.model)
     if schema is not None:
         try:
-            return schema.documents(raws)
+            return schema.documents(raws, load)
         except (ValidationError, ValueError):
             pass  # the model says which record and key
+    if load is not None:
+        collect_references(raws, load.references)
+        raws = resolve_times(raws, load.times.now)
+        records = [(i, raw) for (i, _), raw in zip(records, raws, strict=True)]
     adapter = _section_adapter(kind.model)
     try:
         parsed = adapter.validate_python(raws)

@@ -69,7 +69,7 @@ REFERENCES: dict[str, str] = {
 }
 """Keys holding the ID of a record of another section, wherever they appear."""
 
-_OBJECT_REFERENCES = {"product": "products", "sku": "skus"}
+OBJECT_REFERENCES = {"product": "products", "sku": "skus"}
 """Keys whose object's ``id`` is such an ID (``material.product.id``)."""
 
 BUILT_IN = frozenset({"prod_5h1pp1ng"})
@@ -170,16 +170,22 @@ def pending_mismatches(
 
 
 def dangling_references(
-    sections: Mapping[str, list[Any]], deliberately_missing: frozenset[str]
+    sections: Mapping[str, list[Any]],
+    deliberately_missing: frozenset[str],
+    wanted: Mapping[str, set[str]] | None = None,
 ) -> list[str]:
-    """One line per reference to an ID no record of the target section has."""
+    """One line per reference to an ID no record of the target section has.
+
+    ``wanted``: the IDs referenced (target section -> IDs), or more, when already
+    collected (``collect_references``); by default collected here."""
     ids = {
         key: {r["id"] for r in records if isinstance(r, dict) and isinstance(r.get("id"), str)}
         for key, records in sections.items()
     }
-    wanted: dict[str, set[str]] = {}
-    for records in sections.values():
-        _collect_references(records, wanted)
+    if wanted is None:
+        wanted = {}
+        for records in sections.values():
+            collect_references(records, wanted)
     known = BUILT_IN | deliberately_missing
     if all(not (found - ids.get(target, set()) - known) for target, found in wanted.items()):
         return []  # the usual answer, found without spelling a path per reference
@@ -199,7 +205,7 @@ def dangling_references(
     return problems
 
 
-def _collect_references(value: Any, wanted: dict[str, set[str]]) -> None:
+def collect_references(value: Any, wanted: dict[str, set[str]]) -> None:
     """Add to ``wanted`` (target section -> IDs) every ID :func:`_references` yields."""
     if isinstance(value, dict):
         for key, item in value.items():
@@ -209,15 +215,15 @@ def _collect_references(value: Any, wanted: dict[str, set[str]]) -> None:
             elif isinstance(item, dict):
                 if key == "metadata":
                     continue
-                if key in _OBJECT_REFERENCES and isinstance(item.get("id"), str):
-                    wanted.setdefault(_OBJECT_REFERENCES[key], set()).add(item["id"])
-                _collect_references(item, wanted)
+                if key in OBJECT_REFERENCES and isinstance(item.get("id"), str):
+                    wanted.setdefault(OBJECT_REFERENCES[key], set()).add(item["id"])
+                collect_references(item, wanted)
             elif isinstance(item, list) and key != "metadata":
-                _collect_references(item, wanted)
+                collect_references(item, wanted)
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, dict | list):
-                _collect_references(item, wanted)
+                collect_references(item, wanted)
 
 
 def _references(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
@@ -231,8 +237,8 @@ def _references(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
             elif isinstance(item, dict):
                 if key == "metadata":
                     continue
-                if key in _OBJECT_REFERENCES and isinstance(item.get("id"), str):
-                    yield f"{path}{key}.id", _OBJECT_REFERENCES[key], item["id"]
+                if key in OBJECT_REFERENCES and isinstance(item.get("id"), str):
+                    yield f"{path}{key}.id", OBJECT_REFERENCES[key], item["id"]
                 yield from _references(item, f"{path}{key}.")
             elif isinstance(item, list) and key != "metadata":
                 yield from _references(item, f"{path}{key}.")

@@ -94,6 +94,11 @@ class RelativeFormatter:
         self._fraction = f".{start.microsecond // 1000:03d}Z"
         self._days: dict[int, str] = {}
 
+    @property
+    def now(self) -> datetime:
+        """The moment expressions are counted from."""
+        return self._now
+
     def spell(self, expr: str, *, date_only: bool) -> str:
         """``expr`` (a relative expression) as a timestamp, or a date when ``date_only``."""
         seconds = self._second_of_day
@@ -125,6 +130,11 @@ def resolve_tree(data: Any, now: datetime) -> Any:
     returned untouched.
     """
     return _walk(data, now, key=None)
+
+
+def resolve_under(value: Any, now: datetime, key: str) -> Any:
+    """``value`` as :func:`resolve_tree` leaves it when it is found under ``key``."""
+    return _walk(value, now, key)
 
 
 def _walk(node: Any, now: datetime, key: str | None) -> Any:
