@@ -4,4 +4,4 @@ The one place it is written: pyproject.toml reads it (``dynamic = ["version"]``)
 CHANGELOG.md's newest released version must equal it (tests/api/test_version.py).
 """
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
