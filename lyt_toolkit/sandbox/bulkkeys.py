@@ -23,7 +23,7 @@ look only for ``None``), or whose keys are not all declared (extra keys allowed)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
@@ -83,18 +83,23 @@ def keyed(schema: dict[str, Any], trusted: Collection[Callable[..., Any]] = ()) 
     return _Keyed(targets, tuple(trusted)).node(schema)
 
 
-def _nodes(node: Any) -> list[dict[str, Any]]:
-    """Every schema node in ``node``."""
-    found: list[dict[str, Any]] = []
+_DECLARED = ("typed-dict", "definition-ref")
+"""Schema nodes whose keys are declared (the walk for free-form values stops there)."""
+
+
+def _nodes(
+    node: Any, into: Callable[[dict[str, Any]], bool] = lambda _: True
+) -> Iterator[dict[str, Any]]:
+    """Every schema node in ``node``, going into a node's children only where ``into``."""
     stack = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, list | tuple):
             stack.extend(item)
         elif isinstance(item, dict):
-            found.append(item)
-            stack.extend(_children(item))
-    return found
+            yield item
+            if into(item):
+                stack.extend(_children(item))
 
 
 def _children(node: dict[str, Any]) -> list[Any]:
@@ -177,17 +182,8 @@ class _Keyed:
 
     def free_form(self, node: Any) -> bool:
         """Whether a value of ``node`` may hold keys no typed dict declares."""
-        stack = [node]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, list | tuple):
-                stack.extend(item)
-            elif isinstance(item, dict):
-                if item.get("type") in ("any", "dict"):
-                    return True
-                if item.get("type") not in ("typed-dict", "definition-ref"):
-                    stack.extend(_children(item))
-        return False
+        untyped = _nodes(node, into=lambda item: item.get("type") not in _DECLARED)
+        return any(item.get("type") in ("any", "dict") for item in untyped)
 
 
 def _input_keys(key: str, alias: Any) -> list[str]:
