@@ -34,7 +34,7 @@ from ..models.listing import MAX_LIMIT
 from .json_values import NotPlain
 from .pages import PlainPage
 from .read_ahead import aread_ahead, read_ahead
-from .reward_pages import ROW_SOURCES, Columns, reward_page_columns
+from .reward_pages import ROW_SOURCES, Columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,10 +45,10 @@ __all__ = [
     "NATIVE_BATCH",
     "PageCollector",
     "RewardPages",
-    "add_page",
     "apull_frame",
     "assemble",
     "frame_query",
+    "page_columns",
     "pull_frame",
 ]
 
@@ -85,18 +85,17 @@ class PageCollector:
             yield page
 
 
-def add_page(builder: FrameBuilder, kind: str, page: Page[Any] | PlainPage) -> None:
-    """Add one page of ``kind`` (a kind of ``ROW_SOURCES``) to ``builder``: read without
+def page_columns(kind: str, page: Page[Any] | PlainPage) -> Columns:
+    """The columns of one page of ``kind`` (a kind of ``ROW_SOURCES``): read without
     models, column by column, when every item of a ``PlainPage`` is plain, else from the
     validated models."""
     source = ROW_SOURCES[kind]
     if isinstance(page, PlainPage):
         try:
-            builder.add_columns(source.plain(page.data))
-            return
+            return source.plain(page.data)
         except NotPlain:
             page = page.models()
-    builder.add(source.models(page.data))
+    return schema(kind).columns_of(list(source.models(page.data)))
 
 
 NATIVE_BATCH = 20
@@ -163,14 +162,15 @@ class RewardPages:
 
     def _slow(self, page: Page[Any] | PlainPage) -> int:
         self.fallback_pages += isinstance(page, PlainPage)
-        rewards, costs = reward_columns_of(page)
         if self.rewards is not None:
+            rewards = page_columns("rewards", page)
             self.rewards.add_columns(rewards)
+            self.referenced.update(i for i in rewards["digital_points_card_definition_id"] if i)
         if self.costs is not None:
+            costs = page_columns("reward_costs", page)
             self.costs.add_columns(costs)
-        self.referenced.update(i for i in rewards["digital_points_card_definition_id"] if i)
-        self.referenced.update(i for i in costs["card_definition_id"] if i)
-        return len(rewards["id"])
+            self.referenced.update(i for i in costs["card_definition_id"] if i)
+        return len(page.data)
 
     def frame(self, kind: str) -> pd.DataFrame:
         """The built frame of ``kind`` (``rewards`` or ``reward_costs``), once closed."""
@@ -192,51 +192,29 @@ class RewardPages:
         return rows
 
 
-def reward_columns_of(page: Page[Any] | PlainPage) -> tuple[Columns, Columns]:
-    """The rewards and reward_costs columns of one page, as ``add_page`` reads them:
-    without models when every item of a ``PlainPage`` is plain, else from the models
-    (the page validated once for both)."""
-    if isinstance(page, PlainPage):
-        try:
-            return reward_page_columns(page.data)
-        except NotPlain:
-            page = page.models()
-    rewards, costs = schema("rewards"), schema("reward_costs")
-    return (
-        rewards.columns_of(list(ROW_SOURCES["rewards"].models(page.data))),
-        costs.columns_of(list(ROW_SOURCES["reward_costs"].models(page.data))),
-    )
-
-
 def assemble(kind: str, pages: Iterable[Any], counted: ProgressBar | None = None) -> pd.DataFrame:
     """The frame of ``kind`` from its pages, taken one at a time (rows counted on
     ``counted``)."""
     advance = counted.advance if counted is not None else lambda rows: None
-    if kind in ("rewards", "reward_costs"):
+    if kind in ROW_SOURCES:  # rewards and reward costs
         builder = FrameBuilder(schema(kind))
         reader = RewardPages(builder, None) if kind == "rewards" else RewardPages(None, builder)
         for page in pages:
             advance(reader.add(page) + (reader.flush() if reader.full else 0))
         advance(reader.close())
         return reader.frame(kind)
-    if kind not in ROW_SOURCES:
-        items: list[Any] = []
-        for page in pages:
-            items.extend(page.data)
-            advance(len(page.data))
-        return BUILDERS[kind](items)
-    builder = FrameBuilder(schema(kind))
+    items: list[Any] = []
     for page in pages:
-        add_page(builder, kind, page)
+        items.extend(page.data)
         advance(len(page.data))
-    return builder.frame()
+    return BUILDERS[kind](items)
 
 
 def pull_frame(pages: Iterable[Any], kind: str, progress: Progress) -> pd.DataFrame:
     """Every item of ``pages`` as the frame of ``kind``."""
     collector = PageCollector(kind, progress)
     with collector.bar:
-        ahead = NATIVE_BATCH if kind in ("rewards", "reward_costs") else 1
+        ahead = NATIVE_BATCH if kind in ROW_SOURCES else 1
         frame = assemble(kind, collector.stream(read_ahead(pages, ahead)), collector.bar)
     return frame
 

@@ -241,9 +241,9 @@ def _decoded(rewards: pa.Array, bodies: Sequence[bytes]) -> NativeRewards:
     _check_shapes(rewards)
     by = REWARDS.by_name
     get = _field
-    for name in ("id", "name", "type", "status", "validity_hours", "refunds", "costs"):
+    required = ("id", "name", "type", "status", "validity_hours", "refunds", "costs", "created_at")
+    for name in required:
         _require(get(rewards, name))
-    _require(get(rewards, "created_at"))
     objects = get(rewards, "object")  # null: absent (an explicit null never gets here)
     if objects.null_count < len(objects) and not pc.all(pc.equal(objects, "reward")).as_py():
         raise _NotNative

@@ -27,7 +27,6 @@ __all__ = [
     "RowSource",
     "reward_columns",
     "reward_cost_columns",
-    "reward_page_columns",
 ]
 
 Columns = dict[str, list[Any]]
@@ -208,12 +207,6 @@ def reward_cost_columns(items: list[Any]) -> Columns:
     unless every item is plain (the whole reward is checked, as its model would be)."""
     reward_columns(items)
     return _cost_columns(items)
-
-
-def reward_page_columns(items: list[Any]) -> tuple[Columns, Columns]:
-    """The ``REWARDS`` and ``REWARD_COSTS`` columns of a page of rewards, each reward
-    checked once; ``NotPlain`` unless every item is plain."""
-    return reward_columns(items), _cost_columns(items)
 
 
 class RowSource(NamedTuple):

@@ -206,6 +206,13 @@ def test_snapshot_diff_findings_uses_the_comparison_given_to_the_diff(
         assert diff.findings is given
 
 
+def fresh_python(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh interpreter (nothing imported before it)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+
+
 def test_snapshot_diff_findings_without_the_audit_names_findings_between() -> None:
     """The snapshot package alone (the audit never imported): a clear error, not a hidden
     import of a package above it."""
@@ -220,9 +227,7 @@ def test_snapshot_diff_findings_without_the_audit_names_findings_between() -> No
         "except RuntimeError as exc:\n"
         "    print(exc)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
+    done = fresh_python(code)
     assert "lyt_toolkit.audit.findings_between(diff.before, diff.after)" in done.stdout
 
 
@@ -238,7 +243,5 @@ def test_findings_between_needs_no_registration() -> None:
         "s = ProgramSnapshot.from_frames({}, source='http://x.test', pulled_at='2026-01-15')\n"
         "print(len(findings_between(s, s)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
+    done = fresh_python(code)
     assert done.stdout.strip() == "0"

@@ -26,7 +26,7 @@ from lyt_toolkit.errors import APIResponseValidationError, OddValueWarning
 from lyt_toolkit.frames import schema
 from lyt_toolkit.frames.schema import FrameBuilder
 from lyt_toolkit.models import Page, Reward
-from lyt_toolkit.pull.assemble import add_page
+from lyt_toolkit.pull.assemble import page_columns
 from lyt_toolkit.pull.reward_pages import ROW_SOURCES, RowSource
 
 from .odd_pages import PROGRAM
@@ -233,7 +233,7 @@ def by_models(builder: FrameBuilder, kind: str, content: bytes) -> None:
 
 
 def plain(builder: FrameBuilder, kind: str, content: bytes) -> None:
-    add_page(builder, kind, plain_page_decoder(Reward)(response(content)))
+    builder.add_columns(page_columns(kind, plain_page_decoder(Reward)(response(content))))
 
 
 def assert_same_outcome(kind: str, pages: list[bytes]) -> bool:
@@ -337,7 +337,7 @@ def test_the_plain_page_reads_the_cursor_before_validating() -> None:
     with pytest.raises(APIResponseValidationError, match="status"):
         page.models()
     with pytest.raises(APIResponseValidationError, match="status"):
-        add_page(FrameBuilder(schema("rewards")), "rewards", page)
+        page_columns("rewards", page)
 
 
 def usual(items: list[Any], cursor: Any) -> bytes:

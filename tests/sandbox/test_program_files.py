@@ -226,6 +226,17 @@ def test_the_demo_loads_without_a_warning() -> None:
         Sandbox.start(now=NOW).stop()
 
 
+def serve_data(path: Path) -> subprocess.CompletedProcess[str]:
+    """``lyt sandbox serve --data path`` in a process of its own (a refused file ends it)."""
+    return subprocess.run(
+        serve_command("--data", str(path)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=demo_env(),
+    )
+
+
 def test_serve_refuses_a_bad_program_file_with_one_line_per_problem(tmp_path: Path) -> None:
     def two(program: dict[str, Any]) -> None:
         program["benefits"][0].update(stok=5)
@@ -233,13 +244,7 @@ def test_serve_refuses_a_bad_program_file_with_one_line_per_problem(tmp_path: Pa
 
     path = tmp_path / "typo.json"
     path.write_text(json.dumps(demo(two)), encoding="utf-8")
-    proc = subprocess.run(
-        serve_command("--data", str(path)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=demo_env(),
-    )
+    proc = serve_data(path)
     assert proc.returncode == 2
     lines = proc.stderr.splitlines()
     assert len(lines) == 2 and str(path) in lines[0], proc.stderr
@@ -251,13 +256,7 @@ def test_serve_refuses_a_repeated_benefit_name_in_one_line_without_a_traceback(
 ) -> None:
     path = tmp_path / "names.json"
     path.write_text(json.dumps(demo(_same_name)), encoding="utf-8")
-    proc = subprocess.run(
-        serve_command("--data", str(path)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=demo_env(),
-    )
+    proc = serve_data(path)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [f"lyt sandbox serve: --data {path}: {SAME_NAME}"]
 

@@ -90,13 +90,13 @@ def model_pages(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def slower_pages(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The reward pages the pull read the model-free way (the native path refused them)."""
     counted: list[int] = []
-    read = FRAMES.reward_page_columns
+    source = FRAMES.ROW_SOURCES["rewards"]
 
     def counting(items: Any) -> Any:
         counted.append(len(items))
-        return read(items)
+        return source.plain(items)
 
-    monkeypatch.setattr(FRAMES, "reward_page_columns", counting)
+    monkeypatch.setitem(FRAMES.ROW_SOURCES, "rewards", RowSource(counting, source.models))
     return counted
 
 
@@ -191,7 +191,9 @@ def test_a_page_that_is_not_plain_is_read_from_models(
 
     with monkeypatch.context() as patched:
         patched.setattr(ARROW, "decode_reward_pages", lambda bodies, cursors: None)
-        patched.setattr(FRAMES, "reward_page_columns", not_plain)
+        for kind in ("rewards", "reward_costs"):
+            models = FRAMES.ROW_SOURCES[kind].models
+            patched.setitem(FRAMES.ROW_SOURCES, kind, RowSource(not_plain, models))
         fallen_back = pulled(demo)
     assert model_pages and sum(model_pages) == len(fallen_back.rewards)
     assert_same_frames(fallen_back, pulled(demo))
