@@ -8,8 +8,8 @@ context manager (or call ``close``) rather than making one per call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar, overload
 
 import httpx
 from typing_extensions import Unpack
@@ -51,9 +51,76 @@ def _raw_call(
     return Call(method, path, params=pairs, json=json)
 
 
-class _Common:
+S = TypeVar("S")
+A = TypeVar("A")
+
+
+class _Group(Generic[S, A]):
+    """A resource group of both clients, declared once with its two halves.
+
+    ``LoyaltyClient`` gets the sync half and ``AsyncLoyaltyClient`` the async one, each
+    built on first use around the client's transport and kept on the client.
+    """
+
+    def __init__(
+        self, sync: Callable[[SyncTransport], S], async_: Callable[[AsyncTransport], A]
+    ) -> None:
+        self._halves = (sync, async_)
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def built_for(self, client_type: type) -> Callable[..., Any]:
+        """The half a client of ``client_type`` gets."""
+        return self._halves[issubclass(client_type, AsyncLoyaltyClient)]
+
+    @overload
+    def __get__(self, client: None, owner: type) -> _Group[S, A]: ...
+    @overload
+    def __get__(self, client: LoyaltyClient, owner: type) -> S: ...
+    @overload
+    def __get__(self, client: AsyncLoyaltyClient, owner: type) -> A: ...
+    def __get__(self, client: _Common[Any] | None, owner: type) -> Any:
+        if client is None:
+            return self
+        group = self.built_for(type(client))(client._transport)
+        client.__dict__[self._name] = group  # later reads find it without this descriptor
+        return group
+
+
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+
+
+class _Common(Generic[H]):
+    """What both clients are, around the pool ``H`` (``httpx.Client`` or ``AsyncClient``)."""
+
     _config: ClientConfig
     _transport: SyncTransport | AsyncTransport
+    _transport_type: ClassVar[type[SyncTransport] | type[AsyncTransport]]
+
+    oauth = _Group(OAuth, AsyncOAuth)
+    rewards = _Group(Rewards, AsyncRewards)
+    benefits = _Group(Benefits, AsyncBenefits)
+    card_definitions = _Group(CardDefinitions, AsyncCardDefinitions)
+    tier_structures = _Group(TierStructures, AsyncTierStructures)
+    programs = _Group(Programs, AsyncPrograms)
+    members = _Group(Members, AsyncMembers)
+    pending_buckets = _Group(PendingBuckets, AsyncPendingBuckets)
+    promotion_tiers = _Group(PromotionTiers, AsyncPromotionTiers)
+    projects = _Group(Projects, AsyncProjects)
+    webhooks = _Group(Webhooks, AsyncWebhooks)
+
+    def __init__(
+        self,
+        *,
+        config: ClientConfig | None = None,
+        http_client: H | None = None,
+        **settings: Unpack[ClientSettings],
+    ) -> None:
+        self._config = config or ClientConfig.resolve(**settings)
+        pool: Any = http_client  # H matches the transport type, which mypy cannot see
+        self._transport = self._transport_type(RequestCore(self._config), pool)
 
     def scrub(self, text: str) -> str:
         """``text`` with every credential this client holds (tokens included) masked as ``***``."""
@@ -98,7 +165,7 @@ class _Common:
         return f"{type(self).__name__}(base_url={self.base_url!r}, app_id={self._config.app_id!r})"
 
 
-class LoyaltyClient(_Common):
+class LoyaltyClient(_Common[httpx.Client]):
     """Synchronous client over ``httpx.Client``; thread-safe.
 
     >>> with LoyaltyClient(base_url=sb.base_url, **sb.credentials.as_client_kwargs()) as client:
@@ -116,28 +183,7 @@ class LoyaltyClient(_Common):
     """
 
     _transport: SyncTransport
-
-    def __init__(
-        self,
-        *,
-        config: ClientConfig | None = None,
-        http_client: httpx.Client | None = None,
-        **settings: Unpack[ClientSettings],
-    ) -> None:
-        self._config = config or ClientConfig.resolve(**settings)
-        self._transport = SyncTransport(RequestCore(self._config), http_client)
-        t = self._transport
-        self.oauth = OAuth(t)
-        self.rewards = Rewards(t)
-        self.benefits = Benefits(t)
-        self.card_definitions = CardDefinitions(t)
-        self.tier_structures = TierStructures(t)
-        self.programs = Programs(t)
-        self.members = Members(t)
-        self.pending_buckets = PendingBuckets(t)
-        self.promotion_tiers = PromotionTiers(t)
-        self.projects = Projects(t)
-        self.webhooks = Webhooks(t)
+    _transport_type = SyncTransport
 
     def request(
         self,
@@ -166,7 +212,7 @@ class LoyaltyClient(_Common):
         self.close()
 
 
-class AsyncLoyaltyClient(_Common):
+class AsyncLoyaltyClient(_Common[httpx.AsyncClient]):
     """Asynchronous twin of ``LoyaltyClient`` over ``httpx.AsyncClient``; task-safe.
 
     >>> async with AsyncLoyaltyClient(base_url=...) as client:
@@ -174,28 +220,7 @@ class AsyncLoyaltyClient(_Common):
     """
 
     _transport: AsyncTransport
-
-    def __init__(
-        self,
-        *,
-        config: ClientConfig | None = None,
-        http_client: httpx.AsyncClient | None = None,
-        **settings: Unpack[ClientSettings],
-    ) -> None:
-        self._config = config or ClientConfig.resolve(**settings)
-        self._transport = AsyncTransport(RequestCore(self._config), http_client)
-        t = self._transport
-        self.oauth = AsyncOAuth(t)
-        self.rewards = AsyncRewards(t)
-        self.benefits = AsyncBenefits(t)
-        self.card_definitions = AsyncCardDefinitions(t)
-        self.tier_structures = AsyncTierStructures(t)
-        self.programs = AsyncPrograms(t)
-        self.members = AsyncMembers(t)
-        self.pending_buckets = AsyncPendingBuckets(t)
-        self.promotion_tiers = AsyncPromotionTiers(t)
-        self.projects = AsyncProjects(t)
-        self.webhooks = AsyncWebhooks(t)
+    _transport_type = AsyncTransport
 
     async def request(
         self,

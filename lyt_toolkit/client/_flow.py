@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import httpx
 
@@ -89,6 +89,23 @@ class Bearer:
 
 Step = Send | Sleep | Close | Bearer
 Flow = Generator[Step, Any, T]
+
+
+@dataclass(frozen=True, slots=True)
+class Done(Generic[T]):
+    """What a flow returned: the driver's signal to stop."""
+
+    value: T
+
+
+def advance(flow: Flow[T], outcome: Any) -> Step | Done[T]:
+    """The flow's next step once it has ``outcome`` of the last one, or ``Done`` at its end."""
+    try:
+        return flow.send(outcome)
+    except StopIteration as finished:
+        return Done(finished.value)
+
+
 """A generator of steps; what each step sends back is documented on the step."""
 
 

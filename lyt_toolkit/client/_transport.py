@@ -28,7 +28,18 @@ from ..pull.sent import atracer, sent_notice, tracer
 from ._auth import TokenCache
 from ._core import Call, RequestCore
 from ._deadline import Deadline
-from ._flow import Bearer, Close, Flow, Send, Sleep, Step, request_flow, token_flow
+from ._flow import (
+    Bearer,
+    Close,
+    Done,
+    Flow,
+    Send,
+    Sleep,
+    Step,
+    advance,
+    request_flow,
+    token_flow,
+)
 from ._scrub import Scrubber
 from ._senders import SENDERS
 from .quota import Quota
@@ -167,14 +178,10 @@ class SyncTransport(_Driver):
             raise self.scrubber.exception(exc) from exc.__cause__
 
     def _drive(self, flow: Flow[T]) -> T:
-        outcome: Any = None
-        while True:
-            try:
-                step = flow.send(outcome)
-            except StopIteration as done:
-                result: T = done.value
-                return result
-            outcome = self._perform(step)
+        step = advance(flow, None)
+        while not isinstance(step, Done):
+            step = advance(flow, self._perform(step))
+        return step.value
 
     def _perform(self, step: Step) -> Any:
         if isinstance(step, Send):
@@ -278,14 +285,10 @@ class AsyncTransport(_Driver):
             raise self.scrubber.exception(exc) from exc.__cause__
 
     async def _drive(self, flow: Flow[T]) -> T:
-        outcome: Any = None
-        while True:
-            try:
-                step = flow.send(outcome)
-            except StopIteration as done:
-                result: T = done.value
-                return result
-            outcome = await self._perform(step)
+        step = advance(flow, None)
+        while not isinstance(step, Done):
+            step = advance(flow, await self._perform(step))
+        return step.value
 
     async def _perform(self, step: Step) -> Any:
         if isinstance(step, Send):

@@ -175,6 +175,9 @@ def class_lines(
     for k in reversed(own):
         for attr, value in vars(k).items():
             members[attr] = value
+            half = getattr(value, "built_for", None)  # a group both clients declare once
+            if callable(half):
+                built[attr] = half(klass)
         for attr in getattr(k, "__annotations__", {}):
             members.setdefault(attr, None)
         for attr, made in _assigned_attributes(k).items():
