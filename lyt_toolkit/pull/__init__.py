@@ -5,23 +5,29 @@
 - ``member_tree``: the walk down programs, members, cards and pending buckets, declared
   once and carried out by sync and async drivers (the snapshot pull, the program-wide
   bucket frame and the pull's cost estimate all walk it);
+- ``program_lists``: the top-level lists (rewards, benefits, card definitions, tier
+  structures), declared once for the snapshot pull and its estimate;
 - ``pages``, ``json_values``, ``reward_pages`` and ``reward_arrow``: pages decoded into
   columns (natively, model-free, or from models where those refuse a page);
 - ``assemble``: frames built from pages as they arrive (``client.rewards.frame()`` and
   friends land there).
 
-Importing this package (or ``read_ahead``, ``member_tree``, ``pages``) loads neither
-pandas nor pyarrow; the decoding and assembling modules do, when a frame is built.
+Importing this package (or ``read_ahead``, ``member_tree``, ``program_lists``, ``pages``)
+loads neither pandas nor pyarrow; the decoding and assembling modules do, when a frame is
+built.
 """
 
 from .member_tree import TREE, MemberTree, awalk_tree, member_tree, walk_tree
 from .pages import PlainPage
+from .program_lists import PROGRAM_LISTS, ProgramList
 from .read_ahead import aread_ahead, read_ahead
 
 __all__ = [
+    "PROGRAM_LISTS",
     "TREE",
     "MemberTree",
     "PlainPage",
+    "ProgramList",
     "aread_ahead",
     "awalk_tree",
     "member_tree",

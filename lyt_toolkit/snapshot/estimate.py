@@ -11,14 +11,17 @@ from typing import TypeVar
 
 from ..client import LoyaltyClient
 from ..models import Page
-from ..models.listing import MAX_LIMIT
 from ..pull.member_tree import TREE, member_tree, walk_tree
+from ..pull.program_lists import ListPart, program_lists
 from .cost import PullEstimate, tree_depth, wanted_kinds
 from .references import referenced_card_definitions
 
 __all__ = ["estimate_pull"]
 
 T = TypeVar("T")
+
+_REFERENCING: tuple[ListPart, ...] = ("rewards", "benefits", "tier_structures")
+"""The lists whose items point at card definitions, in ``referenced_card_definitions``' order."""
 
 
 class _Walk:
@@ -64,20 +67,13 @@ def estimate_pull(
     used_before = client.quota.calls_used
     walk = _Walk()
     parts: dict[str, int] = {"token": 1}
-    referenced: set[str] = set()
-    if wanted & {"rewards", "reward_costs"}:
-        rewards = walk("rewards", client.rewards.pages(limit=MAX_LIMIT))
-        referenced |= referenced_card_definitions(rewards, (), (), (), ())
-    if "benefits" in wanted:
-        benefits = walk("benefits", client.benefits.pages(limit=MAX_LIMIT))
-        referenced |= referenced_card_definitions((), benefits, (), (), ())
-    if "tier_structures" in wanted:
-        tiers = walk("tier_structures", client.tier_structures.pages(limit=MAX_LIMIT))
-        referenced |= referenced_card_definitions((), (), tiers, (), ())
-    definitions = []
     bounded = depth == 4 and cards_per_member is None and not read_members
-    if "card_definitions" in wanted or bounded:
-        definitions = walk("card_definitions", client.card_definitions.pages(limit=MAX_LIMIT))
+    # Card definitions are listed also to bound the cards a member can hold.
+    lists = program_lists(wanted | ({"card_definitions"} if bounded else set()))
+    found = {listed.part: walk(listed.part, listed.pages(client, models=True)) for listed in lists}
+    definitions = found.pop("card_definitions", [])
+    rewards, benefits, tiers = (found.get(p, []) for p in _REFERENCING)
+    referenced = referenced_card_definitions(rewards, benefits, tiers, (), ())
     parts.update(walk.parts)
     if "card_definitions" not in wanted:
         parts.pop("card_definitions", None)

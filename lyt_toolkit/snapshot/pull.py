@@ -41,9 +41,9 @@ from ..models import (
     Program,
     TierStructure,
 )
-from ..models.listing import MAX_LIMIT
 from ..pull.assemble import NATIVE_BATCH, RewardPages
 from ..pull.member_tree import Request, awalk_tree, member_tree
+from ..pull.program_lists import ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
 from .cost import PullCalls, tree_depth, wanted_kinds
 from .references import join_statuses, mark_card_definitions, referenced_card_definitions
@@ -149,34 +149,17 @@ class _Puller:
         used_before = c.quota.calls_used
         self.held_at_start = c.service_time()
         with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
-            # One task per part, so each keeps its type; _gather runs and cancels them together.
-            # A part not asked for is not pulled.
-            rewards_task = asyncio.ensure_future(
-                # The model-free pages of the client's frame path (rewards.frame()).
-                _rewards(c.rewards.plain_pages(limit=MAX_LIMIT), bar)
-                if kinds & {"rewards", "reward_costs"}
-                else _ready(_reward_pages())
-            )
-            benefits_task = asyncio.ensure_future(
-                _collect(c.benefits.pages(limit=MAX_LIMIT), bar)
-                if "benefits" in kinds
-                else _ready(list[Benefit]())
-            )
-            listed_task = asyncio.ensure_future(
-                _collect(c.card_definitions.pages(limit=MAX_LIMIT), bar)
-                if "card_definitions" in kinds
-                else _ready(list[CardDefinition]())
-            )
-            tiers_task = asyncio.ensure_future(
-                _collect(c.tier_structures.pages(limit=MAX_LIMIT), bar)
-                if "tier_structures" in kinds
-                else _ready(list[TierStructure]())
-            )
-            tree_task = asyncio.ensure_future(self._member_tree(bar, tree_depth(kinds)))
-            await _gather(rewards_task, benefits_task, listed_task, tiers_task, tree_task)
-            rewards, benefits = rewards_task.result(), benefits_task.result()
-            listed, tiers = listed_task.result(), tiers_task.result()
-            programs, members, details, buckets = tree_task.result()
+            # One walk per top-level list the kinds need (pull.program_lists) and one down the
+            # member tree, run together by _gather (which cancels them together).
+            lists = program_lists(kinds)
+            walks = [self._walk(listed, bar) for listed in lists]
+            *found, tree = await _gather(*walks, self._member_tree(bar, tree_depth(kinds)))
+            walked = {listed.part: items for listed, items in zip(lists, found, strict=True)}
+            rewards: RewardPages = walked.get("rewards") or _reward_pages()
+            benefits: list[Benefit] = walked.get("benefits", [])
+            listed: list[CardDefinition] = walked.get("card_definitions", [])
+            tiers: list[TierStructure] = walked.get("tier_structures", [])
+            programs, members, details, buckets = tree
             fetched: list[CardDefinition] = []
             if "card_definitions" in kinds:
                 wanted = rewards.referenced | referenced_card_definitions(
@@ -235,6 +218,11 @@ class _Puller:
             return utc_now()
         return issued
 
+    def _walk(self, listed: ProgramList, bar: ProgressBar) -> Awaitable[Any]:
+        """All of one top-level list: reward frames built as pages arrive, else the models."""
+        pages = listed.pages(self.client)
+        return _rewards(pages, bar) if listed.plain else _collect(pages, bar)
+
     async def _bounded(self, start: Callable[[], Awaitable[T]]) -> T:
         """Run ``start()`` once a concurrency slot is free.
 
@@ -288,11 +276,6 @@ async def _rewards(pages: AsyncIterator[Any], bar: ProgressBar) -> RewardPages:
         bar.advance(rows, pages=1)
     bar.advance(await asyncio.to_thread(frames.close))
     return frames
-
-
-async def _ready(value: T) -> T:
-    """``value``, as the result of a part that is not pulled."""
-    return value
 
 
 async def _collect(pages: AsyncIterator[Page[T]], bar: ProgressBar) -> list[T]:
