@@ -1,5 +1,10 @@
 """The audit rules: each a small function from a program snapshot to findings.
 
+Rules that check the same thing of different resources (a card definition that is
+missing or not ACTIVE, a duplicate name, a card definition setting) come in families:
+a factory writes the check once and registers it per kind with its own id, severity,
+summary and docstring, in catalogue order.
+
 A rule reads the snapshot's DataFrames (``rewards``, ``reward_costs``,
 ``benefits``, ``card_definitions``, ``tier_structures``, ``pending_buckets``,
 ``programs``, ``members``) and yields one :class:`Finding` per resource that
@@ -12,7 +17,7 @@ noise.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ..frames import FRAME_NAMES
@@ -36,7 +41,7 @@ from ._view import (
     timestamp,
     today_of,
 )
-from .registry import Finding, Severity, rule
+from .registry import Check, Finding, Severity, rule
 
 if TYPE_CHECKING:
     from ..snapshot import ProgramSnapshot
@@ -61,39 +66,164 @@ def _finding(kind: str, row: Row, message: str) -> Finding:
     return Finding(kind, row["id"], row.get("name"), message)
 
 
+# --- rule families: one check, a rule per kind ---------------------------------
+
+
+class _CardUse(NamedTuple):
+    """A resource's reference to a card definition, and how a finding about it opens."""
+
+    owner: Row
+    """The resource a finding is about (a benefit, a reward, a tier structure)."""
+    holder: Row
+    """The row holding ``card_definition_id``: the owner itself or one of its reward costs."""
+    phrase: str
+    """How the message begins, up to the card definition, e.g. ``"DRAFT benefit credits"``."""
+
+
+def _benefit_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
+    """Live benefits and the card definition each credits."""
+    for benefit in _live_benefits(snapshot):
+        yield _CardUse(benefit, benefit, f"{benefit['status']} benefit credits")
+
+
+def _draft_benefit_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
+    """``_benefit_uses`` of the benefits that are not ACTIVE (DRAFT ones)."""
+    return (use for use in _benefit_uses(snapshot) if use.owner["status"] != ACTIVE)
+
+
+def _active_benefit_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
+    """``_benefit_uses`` of the ACTIVE benefits."""
+    return (use for use in _benefit_uses(snapshot) if use.owner["status"] == ACTIVE)
+
+
+def _reward_cost_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
+    """Costs of live rewards and the card definition each is priced in."""
+    for reward, cost in _reward_costs(snapshot):
+        phrase = f"{reward['status']} reward cost {cost.get('cost_id')} asks {_points(cost)}"
+        yield _CardUse(reward, cost, f"{phrase} points of")
+
+
+def _tier_structure_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
+    """Tier structures and the card definition whose points each counts."""
+    for tiers in rows(snapshot, "tier_structures"):
+        phrase = f"{tiers['status']} {tiers.get('type')} tier structure counts points of"
+        yield _CardUse(tiers, tiers, phrase)
+
+
+_Uses = Callable[["ProgramSnapshot"], Iterable[_CardUse]]
+"""A snapshot's references of one kind to card definitions."""
+
+
+def _register(rule_id: str, severity: Severity, summary: str, doc: str, check: Check) -> None:
+    """Register ``check``, made by a rule family, as the rule ``rule_id`` documented by
+    ``doc`` (its docstring, as a rule written as a function has its own)."""
+    check.__name__ = check.__qualname__ = rule_id.replace("-", "_")
+    check.__doc__ = doc
+    rule(rule_id, severity, summary)(check)
+
+
+def _missing_definition_rule(rule_id: str, kind: str, uses: _Uses, summary: str, doc: str) -> None:
+    """The ERROR rule ``rule_id``: one finding of ``kind`` per use whose card definition
+    does not exist."""
+
+    def check(snapshot: ProgramSnapshot) -> Iterator[Finding]:
+        definitions = _card_definitions(snapshot)
+        for use in uses(snapshot):
+            ref, definition = _reference(definitions, use.holder)
+            if ref and definition is None:
+                message = f"{use.phrase} card definition {ref}, which does not exist"
+                yield _finding(kind, use.owner, message)
+
+    _register(rule_id, Severity.ERROR, summary, doc, check)
+
+
+def _not_active_definition_rule(
+    rule_id: str, severity: Severity, kind: str, uses: _Uses, summary: str, doc: str
+) -> None:
+    """The rule ``rule_id``: one finding of ``kind`` per use whose card definition exists
+    but is not ACTIVE."""
+
+    def check(snapshot: ProgramSnapshot) -> Iterator[Finding]:
+        definitions = _card_definitions(snapshot)
+        for use in uses(snapshot):
+            _, definition = _reference(definitions, use.holder)
+            if _not_active(definition):
+                message = f"{use.phrase} {_describe(definition)}, which is {definition['status']}"
+                yield _finding(kind, use.owner, message)
+
+    _register(rule_id, severity, summary, doc, check)
+
+
+def _duplicate_name_rule(
+    rule_id: str, kind: str, live: Callable[[ProgramSnapshot], list[Row]], doc: str
+) -> None:
+    """The WARNING rule ``rule_id``: one finding per ``live`` item of ``kind`` whose
+    normalised name another item also has."""
+
+    def check(snapshot: ProgramSnapshot) -> Iterator[Finding]:
+        groups: dict[str, list[Row]] = defaultdict(list)
+        for item in live(snapshot):
+            if item.get("name"):
+                groups[name_key(item["name"])].append(item)
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            for item in group:
+                others = ", ".join(
+                    f"{o['id']} ({o['name']!r}, {o['status']})" for o in group if o is not item
+                )
+                yield _finding(kind, item, f"{kind} name {item['name']!r} duplicates {others}")
+
+    summary = f"Two or more {kind}s share a name, ignoring case and spacing."
+    _register(rule_id, Severity.WARNING, summary, doc, check)
+
+
+def _card_definition_rule(
+    rule_id: str,
+    severity: Severity,
+    summary: str,
+    doc: str,
+    breaks: Callable[[Row], bool],
+    problem: str,
+) -> None:
+    """The rule ``rule_id``: one finding per card definition (not DELETED) that ``breaks``
+    it, its message the definition's status, then ``problem``."""
+
+    def check(snapshot: ProgramSnapshot) -> Iterator[Finding]:
+        for definition in _current_card_definitions(snapshot):
+            if breaks(definition):
+                message = f"{definition['status']} card definition {problem}"
+                yield _finding("card_definition", definition, message)
+
+    _register(rule_id, severity, summary, doc, check)
+
+
 # --- benefits -------------------------------------------------------------------
 
 
-@rule(
+_missing_definition_rule(
     "benefit-card-definition-missing",
-    Severity.ERROR,
+    "benefit",
+    _benefit_uses,
     "A points benefit credits a card definition that does not exist.",
+    "A dangling reference: granting the benefit has nowhere to put the points.",
 )
-def benefit_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """A dangling reference: granting the benefit has nowhere to put the points."""
-    yield from _definition_missing(snapshot, "benefit", _benefit_uses(snapshot))
-
-
-@rule(
+_not_active_definition_rule(
     "benefit-card-definition-not-active",
     Severity.WARNING,
+    "benefit",
+    _draft_benefit_uses,
     "A DRAFT benefit credits a card definition that is not ACTIVE, so it cannot be activated.",
+    "Activating such a benefit is refused until its card definition is ACTIVE.",
 )
-def benefit_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Activating such a benefit is refused until its card definition is ACTIVE."""
-    drafts = (use for use in _benefit_uses(snapshot) if use.owner["status"] != ACTIVE)
-    yield from _definition_not_active(snapshot, "benefit", drafts)
-
-
-@rule(
+_not_active_definition_rule(
     "active-benefit-card-definition-not-active",
     Severity.ERROR,
+    "benefit",
+    _active_benefit_uses,
     "An ACTIVE benefit credits a card definition that is not ACTIVE.",
+    "A live benefit promising points on a currency that is not live.",
 )
-def active_benefit_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """A live benefit promising points on a currency that is not live."""
-    active = (use for use in _benefit_uses(snapshot) if use.owner["status"] == ACTIVE)
-    yield from _definition_not_active(snapshot, "benefit", active)
 
 
 @rule(
@@ -114,37 +244,32 @@ def benefit_stock_exhausted(snapshot: ProgramSnapshot) -> Iterator[Finding]:
             )
 
 
-@rule(
+_duplicate_name_rule(
     "duplicate-benefit-name",
-    Severity.WARNING,
-    "Two or more benefits share a name, ignoring case and spacing.",
+    "benefit",
+    _live_benefits,
+    "Near-identical names confuse admins choosing a benefit and members reading it.",
 )
-def duplicate_benefit_name(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Near-identical names confuse admins choosing a benefit and members reading it."""
-    yield from _duplicates("benefit", _live_benefits(snapshot))
 
 
 # --- rewards --------------------------------------------------------------------
 
 
-@rule(
+_missing_definition_rule(
     "reward-cost-card-definition-missing",
-    Severity.ERROR,
+    "reward",
+    _reward_cost_uses,
     "A reward's cost is priced in a card definition that does not exist.",
+    "Nobody can pay this price: no card holds that currency.",
 )
-def reward_cost_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Nobody can pay this price: no card holds that currency."""
-    yield from _definition_missing(snapshot, "reward", _reward_cost_uses(snapshot))
-
-
-@rule(
+_not_active_definition_rule(
     "reward-cost-card-definition-not-active",
     Severity.WARNING,
+    "reward",
+    _reward_cost_uses,
     "A reward's cost is priced in a card definition that is not ACTIVE.",
+    "Points of a DRAFT or DELETED currency cannot pay for anything.",
 )
-def reward_cost_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Points of a DRAFT or DELETED currency cannot pay for anything."""
-    yield from _definition_not_active(snapshot, "reward", _reward_cost_uses(snapshot))
 
 
 @rule(
@@ -212,59 +337,50 @@ def daily_validity_invalid(snapshot: ProgramSnapshot) -> Iterator[Finding]:
             yield _finding(kind, item, f"{item['status']} {kind}: DAILY validity {problem}")
 
 
-@rule(
+_duplicate_name_rule(
     "duplicate-reward-name",
-    Severity.WARNING,
-    "Two or more rewards share a name, ignoring case and spacing.",
+    "reward",
+    _live_rewards,
+    "Near-identical names make the catalogue ambiguous for members and admins.",
 )
-def duplicate_reward_name(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Near-identical names make the catalogue ambiguous for members and admins."""
-    yield from _duplicates("reward", _live_rewards(snapshot))
 
 
 # --- tier structures and card definitions --------------------------------------
 
 
-@rule(
+_missing_definition_rule(
     "tier-structure-card-definition-missing",
-    Severity.ERROR,
+    "tier_structure",
+    _tier_structure_uses,
     "A tier structure counts points of a card definition that does not exist.",
+    "Tiers computed from a currency nobody holds never move anyone.",
 )
-def tier_structure_card_definition_missing(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Tiers computed from a currency nobody holds never move anyone."""
-    yield from _definition_missing(snapshot, "tier_structure", _tier_structure_uses(snapshot))
-
-
-@rule(
+_not_active_definition_rule(
     "tier-structure-card-definition-not-active",
     Severity.WARNING,
+    "tier_structure",
+    _tier_structure_uses,
     "A tier structure counts points of a card definition that is not ACTIVE.",
+    "Tiers follow a currency that is not live (DRAFT) or gone (DELETED).",
 )
-def tier_structure_card_definition_not_active(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Tiers follow a currency that is not live (DRAFT) or gone (DELETED)."""
-    yield from _definition_not_active(snapshot, "tier_structure", _tier_structure_uses(snapshot))
 
 
-@rule(
+_card_definition_rule(
     "card-definition-negative-balance",
     Severity.WARNING,
     "A card definition lets card balances go below zero.",
+    "Negative balances are debt members owe the program; usually unintended.",
+    lambda definition: definition.get("balance_settings_allow_negative") is True,
+    "allows negative balances",
 )
-def card_definition_negative_balance(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Negative balances are debt members owe the program; usually unintended."""
-    allowed = (d for d in _current_card_definitions(snapshot) if _allows_negative(d))
-    yield from _card_definition_findings(allowed, "allows negative balances")
-
-
-@rule(
+_card_definition_rule(
     "card-definition-no-earning-limit",
     Severity.INFO,
     "A card definition has no global earning limit.",
+    "Uncapped earning is a liability risk worth a deliberate decision.",
+    lambda definition: definition.get("earning_limits_global_type") == LimitsType.NO_LIMIT,
+    "has no global earning limit (NO_LIMIT)",
 )
-def card_definition_no_earning_limit(snapshot: ProgramSnapshot) -> Iterator[Finding]:
-    """Uncapped earning is a liability risk worth a deliberate decision."""
-    uncapped = (d for d in _current_card_definitions(snapshot) if _uncapped(d))
-    yield from _card_definition_findings(uncapped, "has no global earning limit (NO_LIMIT)")
 
 
 # --- pending points ---------------------------------------------------------------
@@ -341,61 +457,6 @@ def card_pending_points_mismatch(snapshot: ProgramSnapshot) -> Iterator[Finding]
 # --- helpers --------------------------------------------------------------------
 
 
-class _CardUse(NamedTuple):
-    """A resource's reference to a card definition, and how a finding about it opens."""
-
-    owner: Row
-    """The resource a finding is about (a benefit, a reward, a tier structure)."""
-    holder: Row
-    """The row holding ``card_definition_id``: the owner itself or one of its reward costs."""
-    phrase: str
-    """How the message begins, up to the card definition, e.g. ``"DRAFT benefit credits"``."""
-
-
-def _benefit_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
-    """Live benefits and the card definition each credits."""
-    for benefit in _live_benefits(snapshot):
-        yield _CardUse(benefit, benefit, f"{benefit['status']} benefit credits")
-
-
-def _reward_cost_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
-    """Costs of live rewards and the card definition each is priced in."""
-    for reward, cost in _reward_costs(snapshot):
-        phrase = f"{reward['status']} reward cost {cost.get('cost_id')} asks {_points(cost)}"
-        yield _CardUse(reward, cost, f"{phrase} points of")
-
-
-def _tier_structure_uses(snapshot: ProgramSnapshot) -> Iterator[_CardUse]:
-    """Tier structures and the card definition whose points each counts."""
-    for tiers in rows(snapshot, "tier_structures"):
-        phrase = f"{tiers['status']} {tiers.get('type')} tier structure counts points of"
-        yield _CardUse(tiers, tiers, phrase)
-
-
-def _definition_missing(
-    snapshot: ProgramSnapshot, kind: str, uses: Iterable[_CardUse]
-) -> Iterator[Finding]:
-    """One finding per use whose card definition does not exist."""
-    definitions = _card_definitions(snapshot)
-    for use in uses:
-        ref, definition = _reference(definitions, use.holder)
-        if ref and definition is None:
-            message = f"{use.phrase} card definition {ref}, which does not exist"
-            yield _finding(kind, use.owner, message)
-
-
-def _definition_not_active(
-    snapshot: ProgramSnapshot, kind: str, uses: Iterable[_CardUse]
-) -> Iterator[Finding]:
-    """One finding per use whose card definition exists but is not ACTIVE."""
-    definitions = _card_definitions(snapshot)
-    for use in uses:
-        _, definition = _reference(definitions, use.holder)
-        if _not_active(definition):
-            message = f"{use.phrase} {_describe(definition)}, which is {definition['status']}"
-            yield _finding(kind, use.owner, message)
-
-
 def _reference(definitions: dict[str, Row], row: Row) -> tuple[str | None, Row | None]:
     """The card definition ``row`` references: (its ID, its row or None when it does not exist).
 
@@ -435,21 +496,6 @@ def _current_card_definitions(snapshot: ProgramSnapshot) -> list[Row]:
     ]
 
 
-def _allows_negative(definition: Row) -> bool:
-    return definition.get("balance_settings_allow_negative") is True
-
-
-def _uncapped(definition: Row) -> bool:
-    return definition.get("earning_limits_global_type") == LimitsType.NO_LIMIT
-
-
-def _card_definition_findings(definitions: Iterable[Row], problem: str) -> Iterator[Finding]:
-    """One finding per card definition: its status, then what is wrong with it."""
-    for definition in definitions:
-        message = f"{definition['status']} card definition {problem}"
-        yield _finding("card_definition", definition, message)
-
-
 def _reward_costs(snapshot: ProgramSnapshot) -> Iterator[tuple[Row, Row]]:
     """(reward, cost spending row) for every spending entry of a live reward."""
     rewards = {r["id"]: r for r in _live_rewards(snapshot)}
@@ -467,22 +513,6 @@ def _points(cost: Row) -> str:
 def _points_total(bucket: Row) -> str:
     points = bucket.get("points_total")
     return "?" if points is None else f"{points:g}"
-
-
-def _duplicates(kind: str, items: list[Row]) -> Iterator[Finding]:
-    """One finding per item whose normalised name another item also has."""
-    groups: dict[str, list[Row]] = defaultdict(list)
-    for item in items:
-        if item.get("name"):
-            groups[name_key(item["name"])].append(item)
-    for group in groups.values():
-        if len(group) < 2:
-            continue
-        for item in group:
-            others = ", ".join(
-                f"{o['id']} ({o['name']!r}, {o['status']})" for o in group if o is not item
-            )
-            yield _finding(kind, item, f"{kind} name {item['name']!r} duplicates {others}")
 
 
 def _daily_problems(windows: list[dict[str, Any]] | None) -> Iterator[str]:

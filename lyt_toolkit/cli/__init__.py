@@ -33,6 +33,29 @@ def _dispatch(target: str, *, bulk: bool = False) -> Callable[[argparse.Namespac
     return run
 
 
+def _command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    target: str,
+    help: str,
+    bulk: bool = False,
+) -> argparse.ArgumentParser:
+    """The subcommand run by ``lyt_toolkit.cli.<target>`` (``module:function``, imported
+    when it runs, see ``_dispatch``), named as its function."""
+    parser = sub.add_parser(target.split(":")[1], help=help)
+    parser.set_defaults(handler=_dispatch(f"lyt_toolkit.cli.{target}", bulk=bulk))
+    return parser
+
+
+def _sandbox_option(parser: argparse.ArgumentParser) -> None:
+    """``--sandbox``: pull from the embedded demo sandbox, not the configured service."""
+    parser.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+
+
+def _changes_out_option(parser: argparse.ArgumentParser) -> None:
+    """``--out FILE`` of the commands that print changes: every change as CSV."""
+    parser.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``lyt`` parser; each command names its handler as ``module:function``, imported late."""
     parser = argparse.ArgumentParser(prog="lyt", description=__doc__.splitlines()[0])
@@ -41,15 +64,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser(
-        "demo", help="audit the demo program on the embedded sandbox, write its economics report"
+    demo = _command(
+        sub,
+        "audit:demo",
+        "audit the demo program on the embedded sandbox, write its economics report",
     )
     demo.add_argument("--out", default="reports", help="directory for the reports")
-    demo.set_defaults(handler=_dispatch("lyt_toolkit.cli.audit:demo"))
 
-    audit = sub.add_parser("audit", help="pull a snapshot, audit it and write reports")
+    audit = _command(sub, "audit:audit", "pull a snapshot, audit it and write reports")
     audit.add_argument("--out", default="reports", help="directory for the reports")
-    audit.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+    _sandbox_option(audit)
     audit.add_argument("--rules", action="store_true", help="print the audit rules and exit")
     audit.add_argument(
         "--history",
@@ -57,32 +81,30 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="store the snapshot in this history folder and print what changed since the last",
     )
-    audit.set_defaults(handler=_dispatch("lyt_toolkit.cli.audit:audit"))
 
-    export = sub.add_parser("export", help="pull a snapshot and write it as CSV")
+    export = _command(sub, "export:export", "pull a snapshot and write it as CSV")
     export.add_argument("--out", required=True, help="directory for the CSV files")
-    export.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
-    export.set_defaults(handler=_dispatch("lyt_toolkit.cli.export:export"))
+    _sandbox_option(export)
 
-    diff = sub.add_parser("diff", help="print what changed between two exported snapshots")
+    diff = _command(sub, "diff:diff", "print what changed between two exported snapshots")
     diff.add_argument("old", metavar="OLD_DIR", help="the earlier snapshot folder (CSV or Parquet)")
     diff.add_argument("new", metavar="NEW_DIR", help="the later snapshot folder (CSV or Parquet)")
-    diff.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
-    diff.set_defaults(handler=_dispatch("lyt_toolkit.cli.diff:diff"))
+    _changes_out_option(diff)
 
-    drift = sub.add_parser(
-        "drift",
-        help="print what changed in the live program since a snapshot "
+    drift = _command(
+        sub,
+        "drift:drift",
+        "print what changed in the live program since a snapshot "
         "(exit 0: no drift, 2: drift, 1: error)",
     )
     drift.add_argument("snapshot", metavar="SNAPSHOT_DIR", help="an exported snapshot folder")
-    drift.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
-    drift.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
-    drift.set_defaults(handler=_dispatch("lyt_toolkit.cli.drift:drift"))
+    _sandbox_option(drift)
+    _changes_out_option(drift)
 
-    plan = sub.add_parser(
-        "plan",
-        help="print the changes an edited export folder makes to its base snapshot "
+    plan = _command(
+        sub,
+        "plan:plan",
+        "print the changes an edited export folder makes to its base snapshot "
         "(exit 0: no changes, 2: changes, 1: error)",
     )
     plan.add_argument("--base", required=True, metavar="SNAPSHOT_DIR", help="the exported snapshot")
@@ -100,10 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send nothing: leave the live budget out of the summary",
     )
-    plan.set_defaults(handler=_dispatch("lyt_toolkit.cli.plan:plan"))
 
-    apply = sub.add_parser(
-        "apply", help="apply a saved plan file to the configured service (exit 0: applied, 1: not)"
+    apply = _command(
+        sub,
+        "apply:apply",
+        "apply a saved plan file to the configured service (exit 0: applied, 1: not)",
     )
     apply.add_argument("plan", metavar="PLAN_FILE", help="a plan written by plan.save(path)")
     apply.add_argument("--allow-destroy", action="store_true", help="let the plan delete")
@@ -113,16 +136,16 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument(
         "--log", default=None, metavar="FILE", help="action log (default: PLAN_FILE.log.jsonl)"
     )
-    apply.set_defaults(handler=_dispatch("lyt_toolkit.cli.apply:apply"))
 
     report = sub.add_parser("report", help="pull a snapshot and write a report")
     report_sub = report.add_subparsers(dest="report_command", required=True)
-    econ = report_sub.add_parser(
-        "economics",
-        help="earn rates, point values, effective return and liability: CSV, PNG and HTML",
+    econ = _command(
+        report_sub,
+        "report:economics",
+        "earn rates, point values, effective return and liability: CSV, PNG and HTML",
     )
     econ.add_argument("--out", required=True, metavar="DIR", help="directory for the report")
-    econ.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
+    _sandbox_option(econ)
     econ.add_argument(
         "--history",
         default=None,
@@ -142,11 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of points expected to be redeemed, 0 to 1 (default 1.0, the conservative "
         "figure), or 'history' to estimate it from --history (two or more snapshots)",
     )
-    econ.set_defaults(handler=_dispatch("lyt_toolkit.cli.report:economics"))
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
-    serve = sandbox_sub.add_parser("serve", help="serve the sandbox over HTTP")
+    # Its imports (most of the sandbox's start) go 15% faster without the cycle collector.
+    serve = _command(sandbox_sub, "sandbox:serve", "serve the sandbox over HTTP", bulk=True)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--data", default=None, help="program file to load (default: the demo)")
@@ -184,10 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="serve beyond loopback even with the public demo credentials (anyone can call it)",
     )
-    # Its imports (most of the sandbox's start) go 15% faster without the cycle collector.
-    serve.set_defaults(handler=_dispatch("lyt_toolkit.cli.sandbox:serve", bulk=True))
 
-    gen = sandbox_sub.add_parser("generate", help="write a large synthetic program file")
+    gen = _command(sandbox_sub, "sandbox:generate", "write a large synthetic program file")
     gen.add_argument("--out", required=True, help="path of the program file to write")
     gen.add_argument("--rewards", type=int, default=1000)
     gen.add_argument("--benefits", type=int, default=1000)
@@ -198,7 +219,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--pending-buckets", type=int, default=None, help="PENDING buckets (default 2 per member)"
     )
     gen.add_argument("--seed", type=int, default=0)
-    gen.set_defaults(handler=_dispatch("lyt_toolkit.cli.sandbox:generate"))
     return parser
 
 

@@ -36,9 +36,11 @@ EMPTY_OUT = "--out is empty; give the directory to write to"
 """The line printed for an empty ``--out``."""
 
 
-def output_dir(text: str) -> Path | None:
-    """``--out`` as a directory path with ``~`` expanded; None when it is empty."""
+def output_dir(text: str, command: str) -> Path | None:
+    """``--out`` as a directory path with ``~`` expanded; None when it is empty, once
+    ``{command}: {EMPTY_OUT}`` is printed to stderr."""
     if not text.strip():
+        print(f"{command}: {EMPTY_OUT}", file=sys.stderr)
         return None
     return Path(text).expanduser()
 
@@ -69,11 +71,13 @@ def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
             yield client
 
 
-def pull_snapshot(client: LoyaltyClient) -> ProgramSnapshot:
-    """Everything the service holds; a progress bar only when stderr is a terminal."""
+def pull_snapshot(sandbox: bool) -> ProgramSnapshot:
+    """Everything the service (``connected_client(sandbox)``) holds; a progress bar only when
+    stderr is a terminal."""
     from ..snapshot import ProgramSnapshot
 
-    return ProgramSnapshot.pull(client, progress=sys.stderr.isatty())
+    with connected_client(sandbox) as client:
+        return ProgramSnapshot.pull(client, progress=sys.stderr.isatty())
 
 
 def calls_line(snapshot: ProgramSnapshot) -> str:

@@ -15,15 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import APIConnectionError, ConfigurationError, LytError
-from ._pull import (
-    EMPTY_OUT,
-    REFUSED,
-    calls_line,
-    connected_client,
-    output_dir,
-    pull_snapshot,
-    refused,
-)
+from ._pull import REFUSED, calls_line, output_dir, pull_snapshot, refused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,9 +62,9 @@ def _audit(
     from ..audit import run, summary  # the rules and pandas load only when an audit runs
     from ..reports import write_reports
 
-    out = output_dir(out_text)
+    out = output_dir(out_text, command)
     if out is None:
-        return _fail(command, EMPTY_OUT)
+        return EXIT_CANNOT_RUN
 
     snapshot = pull_or_fail(sandbox, command)
     if snapshot is None:
@@ -102,8 +94,7 @@ def _audit(
 def pull_or_fail(sandbox: bool, command: str) -> ProgramSnapshot | None:
     """The pulled snapshot, or None once one line saying why it could not be pulled is printed."""
     try:
-        with connected_client(sandbox) as client:
-            return pull_snapshot(client)
+        return pull_snapshot(sandbox)
     except LytError as exc:
         _fail(command, _explain(exc))
     except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback

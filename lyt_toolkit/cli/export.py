@@ -6,15 +6,7 @@ import argparse
 import sys
 
 from ..errors import LytError
-from ._pull import (
-    EMPTY_OUT,
-    REFUSED,
-    calls_line,
-    connected_client,
-    output_dir,
-    pull_snapshot,
-    refused,
-)
+from ._pull import REFUSED, calls_line, output_dir, pull_snapshot, refused
 
 __all__ = ["export"]
 
@@ -24,13 +16,11 @@ EXIT_FAILED = 1
 
 def export(args: argparse.Namespace) -> int:
     """Pull from the configured service (or the embedded demo) and write the CSVs."""
-    out = output_dir(args.out)
+    out = output_dir(args.out, "lyt export")
     if out is None:
-        print(f"lyt export: {EMPTY_OUT}", file=sys.stderr)
         return EXIT_FAILED
     try:
-        with connected_client(bool(getattr(args, "sandbox", False))) as client:
-            snapshot = pull_snapshot(client)
+        snapshot = pull_snapshot(bool(getattr(args, "sandbox", False)))
         written = snapshot.to_csv(out)
     except LytError as exc:
         print(f"lyt export: {REFUSED if refused(exc) else exc}", file=sys.stderr)

@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._pull import EMPTY_OUT, calls_line, output_dir
+from ._pull import calls_line, output_dir
 from .audit import EXIT_CANNOT_RUN, EXIT_OK, _fail, pull_or_fail
 
 if TYPE_CHECKING:
@@ -35,9 +35,9 @@ def economics(args: argparse.Namespace) -> int:
     from ..inputs.prices import read_prices
     from ..snapshot import SnapshotHistory
 
-    out = output_dir(args.out)
+    out = output_dir(args.out, COMMAND)
     if out is None:
-        return _fail(COMMAND, EMPTY_OUT)
+        return EXIT_CANNOT_RUN
     rate = redemption_rate(args.redemption_rate)
     if isinstance(rate, str):
         return _fail(COMMAND, rate)

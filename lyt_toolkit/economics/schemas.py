@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .._keyed import keyed
 from ..frames.schema import (
     MINOR_UNITS,
     Column,
@@ -244,18 +245,16 @@ MISPRICED = Schema(
 )
 
 
-ECONOMICS_SCHEMAS: dict[str, Schema] = {
-    s.kind: s
-    for s in (
-        EARN_RATES,
-        BURN_VALUES,
-        POINT_VALUES,
-        EFFECTIVE_RETURN,
-        LIABILITY,
-        PENDING_SCHEDULE,
-        EXPIRY_SCHEDULE,
-        OVER_TIME,
-        MISPRICED,
-    )
-}
+ECONOMICS_SCHEMAS: dict[str, Schema] = keyed(
+    "kind",
+    EARN_RATES,
+    BURN_VALUES,
+    POINT_VALUES,
+    EFFECTIVE_RETURN,
+    LIABILITY,
+    PENDING_SCHEDULE,
+    EXPIRY_SCHEDULE,
+    OVER_TIME,
+    MISPRICED,
+)
 """Frame name -> schema of every economics frame."""

@@ -19,7 +19,7 @@ from ..models.enums import (
 from ..models.subtypes import MemberRole
 from .column_groups import created_updated
 from .schema import Row, Schema, enum, integer, text, timestamp
-from .values import as_json, midnight_utc, model_of, whole
+from .values import as_json, attributes, midnight_utc, model_of, whole
 
 __all__ = [
     "CARDS",
@@ -101,16 +101,11 @@ PENDING_BUCKETS = Schema(
 def _program_row(p: Program) -> Row:
     vh = p.validity_hours
     return {
-        "id": p.id,
-        "name": p.name,
-        "status": p.status,
-        "start_date": p.start_date,
-        "end_date": p.end_date,
+        **attributes(p, "id", "name", "status", "start_date", "end_date"),
         "validity_hours_type": vh.type if vh else None,
         "validity_daily": as_json(vh.daily, keep_empty=True) if vh else None,
         "metadata": as_json(p.metadata),
-        "created_at": p.created_at,
-        "updated_at": p.updated_at,
+        **attributes(p, "created_at", "updated_at"),
     }
 
 
@@ -121,13 +116,9 @@ def programs_frame(programs: Iterable[Program | dict[str, Any]]) -> pd.DataFrame
 
 def _member_row(m: Member) -> Row:
     return {
-        "id": m.id,
-        "program_id": m.program_id,
-        "customer_id": m.customer_id,
-        "status": m.status,
+        **attributes(m, "id", "program_id", "customer_id", "status"),
         "metadata": as_json(m.metadata),
-        "created_at": m.created_at,
-        "updated_at": m.updated_at,
+        **attributes(m, "created_at", "updated_at"),
     }
 
 
@@ -162,19 +153,13 @@ def cards_frame(members: Iterable[MemberWithCards | dict[str, Any]]) -> pd.DataF
 
 def _pending_bucket_row(b: PendingBucket) -> Row:
     return {
-        "id": b.id,
-        "program_id": b.program_id,
-        "member_id": b.member_id,
-        "card_id": b.card_id,
-        "card_definition_id": b.card_definition_id,
+        **attributes(b, "id", "program_id", "member_id", "card_id", "card_definition_id"),
         "points_total": whole(b.points.total),
         "date": midnight_utc(b.date),
-        "type": b.type,
-        "status": b.status,
+        **attributes(b, "type", "status"),
         "program_status": None,
         "member_status": None,
-        "created_at": b.created_at,
-        "updated_at": b.updated_at,
+        **attributes(b, "created_at", "updated_at"),
     }
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._keyed import keyed
 from .benefits import BENEFITS, benefits_frame
 from .definitions import (
     CARD_DEFINITIONS,
@@ -42,20 +43,18 @@ __all__ = [
     "schemas_markdown",
 ]
 
-SCHEMAS: dict[str, Schema] = {
-    s.kind: s
-    for s in (
-        REWARDS,
-        REWARD_COSTS,
-        BENEFITS,
-        CARD_DEFINITIONS,
-        TIER_STRUCTURES,
-        PROGRAMS,
-        MEMBERS,
-        CARDS,
-        PENDING_BUCKETS,
-    )
-}
+SCHEMAS: dict[str, Schema] = keyed(
+    "kind",
+    REWARDS,
+    REWARD_COSTS,
+    BENEFITS,
+    CARD_DEFINITIONS,
+    TIER_STRUCTURES,
+    PROGRAMS,
+    MEMBERS,
+    CARDS,
+    PENDING_BUCKETS,
+)
 """Schema per frame kind, in the order a snapshot lists its frames."""
 
 FRAME_NAMES: tuple[str, ...] = tuple(SCHEMAS)

@@ -14,7 +14,7 @@ _CONTAINERS = (dict, list, tuple)
 
 M = TypeVar("M", bound=BaseModel)
 
-__all__ = ["as_json", "material_values", "midnight_utc", "model_of", "whole"]
+__all__ = ["as_json", "attributes", "material_values", "midnight_utc", "model_of", "whole"]
 
 
 class Material(Protocol):
@@ -28,6 +28,12 @@ class Material(Protocol):
 
     @property
     def type(self) -> object: ...
+
+
+def attributes(model: object, *names: str) -> dict[str, Any]:
+    """The model's attributes ``names``, each under its own name: the columns a row takes
+    from its model as they are (``Schema.build`` names a column a row lacks or adds)."""
+    return {name: getattr(model, name) for name in names}
 
 
 def as_json(value: Any, *, keep_empty: bool = False) -> str | None:

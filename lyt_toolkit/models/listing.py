@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from .._keyed import keyed
 from .enums import (
     BenefitType,
     CardDefinitionType,
@@ -179,15 +180,6 @@ PENDING_BUCKETS = ListSpec(
     default_order="date",
 )
 
-LIST_SPECS: dict[str, ListSpec] = {
-    s.name: s
-    for s in (
-        CARD_DEFINITIONS,
-        TIER_STRUCTURES,
-        REWARDS,
-        BENEFITS,
-        PROGRAMS,
-        MEMBERS,
-        PENDING_BUCKETS,
-    )
-}
+LIST_SPECS: dict[str, ListSpec] = keyed(
+    "name", CARD_DEFINITIONS, TIER_STRUCTURES, REWARDS, BENEFITS, PROGRAMS, MEMBERS, PENDING_BUCKETS
+)

@@ -43,8 +43,9 @@ def _empty(ax: Axes, title: str, what: str) -> Axes:
     return ax
 
 
-def _label(names: pd.Series, ids: pd.Series) -> list[str]:
-    """A card definition's name, else its ID."""
+def _label(frame: pd.DataFrame) -> list[str]:
+    """Each row's card definition: its name (``card_definition_name``), else its ID."""
+    names, ids = frame["card_definition_name"], frame["card_definition_id"]
     return [str(i) if pd.isna(n) else str(n) for n, i in zip(names, ids, strict=True)]
 
 
@@ -85,7 +86,7 @@ def plot_liability(liability: pd.DataFrame, ax: Axes) -> Axes:
     if not owed.any():
         return _empty(ax, title, "points owed")
     frame = liability[owed].iloc[::-1]
-    labels = _label(frame["card_definition_name"], frame["card_definition_id"])
+    labels = _label(frame)
     outstanding = frame["outstanding_value_median"].astype("float64").fillna(0.0)
     pending = frame["pending_value_median"].astype("float64").fillna(0.0)
     ax.barh(labels, outstanding, color=OUTSTANDING, label="outstanding points")
@@ -106,7 +107,7 @@ def plot_pending_by_month(schedule: pd.DataFrame, ax: Axes) -> Axes:
     if schedule.empty:
         return _empty(ax, title, "pending points")
     frame = schedule.assign(
-        definition=_label(schedule["card_definition_name"], schedule["card_definition_id"]),
+        definition=_label(schedule),
         label=schedule["month"].dt.strftime("%Y-%m"),
     )
     table = frame.pivot_table(
@@ -130,7 +131,7 @@ def plot_value_per_point(burn_values: pd.DataFrame, mispriced: pd.DataFrame, ax:
     known = burn_values[burn_values["value_per_point"].notna()]
     if known.empty:
         return _empty(ax, title, "reward with a known value")
-    definitions = _label(known["card_definition_name"], known["card_definition_id"])
+    definitions = _label(known)
     rows = {name: i for i, name in enumerate(dict.fromkeys(definitions))}
     y = pd.Series([rows[d] for d in definitions], index=known.index, dtype="float64")
     keys = ["cost_id", "spending_index"]
@@ -171,7 +172,7 @@ def plot_effective_return(effective: pd.DataFrame, ax: Axes) -> Axes:
     known = effective[effective["return_median"].notna()].iloc[::-1]
     if known.empty:
         return _empty(ax, title, "card definition with an earn rate and a point value")
-    labels = _label(known["card_definition_name"], known["card_definition_id"])
+    labels = _label(known)
     ax.barh(labels, known["return_median"].astype("float64"), color=OUTSTANDING, label="median")
     _low_high(ax, labels, known, "return", "low-high")
     ax.xaxis.set_major_formatter(PercentFormatter(xmax=1.0))
@@ -183,9 +184,7 @@ def plot_liability_over_time(over_time: pd.DataFrame, ax: Axes) -> Axes:
     title = "Points liability over time (median; minor units)"
     if over_time.empty:
         return _empty(ax, title, "history (give --history with stored snapshots)")
-    frame = over_time.assign(
-        definition=_label(over_time["card_definition_name"], over_time["card_definition_id"])
-    )
+    frame = over_time.assign(definition=_label(over_time))
     for definition, rows in frame.groupby("definition", sort=True):
         rows = rows.sort_values("pulled_at")
         ax.plot(rows["pulled_at"], rows["liability_median"], marker="o", label=str(definition))

@@ -183,8 +183,14 @@ def _digital_target(r: Record) -> tuple[str, Record] | None:
     return None
 
 
+def _same(r: Record, *names: str) -> Record:
+    """The row's values of the columns ``names``, each under its own name: the fields a
+    record takes from the frame as they are."""
+    return {name: r[name] for name in names}
+
+
 def _created_updated(r: Record) -> Record:
-    return {"created_at": r["created_at"], "updated_at": r["updated_at"]}
+    return _same(r, "created_at", "updated_at")
 
 
 # -- one builder per section ------------------------------------------------------
@@ -198,10 +204,7 @@ def _card_definition(r: Record) -> Record:
         )
 
     return _fields(
-        id=r["id"],
-        name=r["name"],
-        type=r["type"],
-        status=r["status"],
+        **_same(r, "id", "name", "type", "status"),
         code_config=_fields(
             pattern=r["code_pattern"],
             length=r["code_length"],
@@ -262,10 +265,7 @@ def _tier_structure(r: Record) -> Record:
             card_definition_id=definition, period=period, type=r["point_earned_type"]
         )
     return _fields(
-        id=r["id"],
-        name=r["name"],
-        type=r["type"],
-        status=r["status"],
+        **_same(r, "id", "name", "type", "status"),
         **source,
         expiration=_typed(r["expiration_type"]),
         downgrade=_typed(r["downgrade_type"]),
@@ -310,12 +310,7 @@ def _reward(r: Record, costs: dict[str, Record]) -> Record:
         else:
             digital = {"type": r["digital_type"]}
     return _fields(
-        id=r["id"],
-        name=r["name"],
-        type=r["type"],
-        status=r["status"],
-        start_date=r["start_date"],
-        end_date=r["end_date"],
+        **_same(r, "id", "name", "type", "status", "start_date", "end_date"),
         validity_hours=_validity(r["validity_hours_type"], r["validity_daily"]),
         material=_material(r),
         digital=digital,
@@ -351,10 +346,7 @@ def _benefit(r: Record) -> Record:
             )
             proportional[group] = {name: rate}
     return _fields(
-        id=r["id"],
-        name=r["name"],
-        type=r["type"],
-        status=r["status"],
+        **_same(r, "id", "name", "type", "status"),
         stock=stock,
         points=points,
         points_proportional=proportional,
@@ -366,11 +358,7 @@ def _benefit(r: Record) -> Record:
 
 def _program(r: Record) -> Record:
     return _fields(
-        id=r["id"],
-        name=r["name"],
-        status=r["status"],
-        start_date=r["start_date"],
-        end_date=r["end_date"],
+        **_same(r, "id", "name", "status", "start_date", "end_date"),
         validity_hours=_validity(r["validity_hours_type"], r["validity_daily"]),
         metadata=_json(r["metadata"], {}),
         **_created_updated(r),
@@ -379,13 +367,22 @@ def _program(r: Record) -> Record:
 
 def _member(r: Record) -> Record:
     return _fields(
-        id=r["id"],
-        program_id=r["program_id"],
-        customer_id=r["customer_id"],
-        status=r["status"],
+        **_same(r, "id", "program_id", "customer_id", "status"),
         metadata=_json(r["metadata"], {}),
         **_created_updated(r),
     )
+
+
+_CARD_FIELDS = (
+    "id",
+    "member_id",
+    "program_id",
+    "card_definition_id",
+    "card_type",
+    "code",
+    "member_role",
+)
+"""The columns a card record takes as they are."""
 
 
 def _cards(frame: pd.DataFrame) -> list[Record]:
@@ -400,13 +397,7 @@ def _cards(frame: pd.DataFrame) -> list[Record]:
         )
     return [
         _fields(
-            id=r["id"],
-            member_id=r["member_id"],
-            program_id=r["program_id"],
-            card_definition_id=r["card_definition_id"],
-            card_type=r["card_type"],
-            code=r["code"],
-            member_role=r["member_role"],
+            **_same(r, *_CARD_FIELDS),
             balance=_fields(points=r["balance_points"], pending_points=r["balance_pending_points"]),
             created_at=r["created_at"],
         )
@@ -417,16 +408,11 @@ def _cards(frame: pd.DataFrame) -> list[Record]:
 def _bucket(r: Record, card_types: dict[str, Any]) -> Record:
     date = r["date"]
     return _fields(
-        id=r["id"],
-        card_id=r["card_id"],
-        member_id=r["member_id"],
-        program_id=r["program_id"],
-        card_definition_id=r["card_definition_id"],
+        **_same(r, "id", "card_id", "member_id", "program_id", "card_definition_id"),
         card_type=card_types.get(r["card_id"]),
         points=_fields(total=r["points_total"]),
         date=None if date is None else date[:10],
-        type=r["type"],
-        status=r["status"],
+        **_same(r, "type", "status"),
         **_created_updated(r),
     )
 

@@ -129,17 +129,21 @@ def _window(what: str, name: str, doc: Mapping[str, Any], now: datetime) -> Fail
     return None
 
 
-def check_rules(
-    tier: Mapping[str, Any],
-    *,
-    order: WorkingOrder,
-    customer: Customer,
-    metadata: Mapping[str, Any],
-) -> Failure | None:
+@dataclass(frozen=True)
+class Redemption:
+    """What the validation rules look at: the request's order, its customer and its
+    redemption metadata."""
+
+    order: WorkingOrder
+    customer: Customer
+    metadata: Mapping[str, Any]
+
+
+def check_rules(tier: Mapping[str, Any], redemption: Redemption) -> Failure | None:
     """The first validation rule the request breaks, if any."""
     for rule_set in rule_sets(tier):
         for rule in rule_set.rules:
-            problem = _broken(rule, order, customer, metadata)
+            problem = _broken(rule, redemption)
             if problem is not None:
                 reason, explanation = problem
                 return Failure(
@@ -151,12 +155,8 @@ def check_rules(
     return None
 
 
-def _broken(
-    rule: Mapping[str, Any],
-    order: WorkingOrder,
-    customer: Customer,
-    metadata: Mapping[str, Any],
-) -> tuple[str, str] | None:
+def _broken(rule: Mapping[str, Any], redemption: Redemption) -> tuple[str, str] | None:
+    order, customer, metadata = redemption.order, redemption.customer, redemption.metadata
     kind = rule.get("kind")
     if kind == "redemption_metadata_required":
         missing = [key for key in rule.get("keys") or () if metadata.get(key) is None]

@@ -24,7 +24,7 @@ from ..clock import iso, parse_instant
 from .catalog import Catalog, Doc
 from .discounts import apply_discount, echo_discount, eligibility, target_entry
 from .orders import Customer, resolve_customer, resolve_order
-from .rules import check_dates, check_rules, custom_message
+from .rules import Redemption, check_dates, check_rules, custom_message
 
 TRACKING_PREFIX = "track_"
 
@@ -53,7 +53,7 @@ def validate_tier(
     if failure is not None:
         failure = replace(failure, custom_message=custom_message(tier))
     else:
-        failure = check_rules(tier, order=order, customer=customer, metadata=metadata)
+        failure = check_rules(tier, Redemption(order, customer, metadata))
     head = {"tracking_id": tracking_id(customer)}
     if failure is not None:
         return (

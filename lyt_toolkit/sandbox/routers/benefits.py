@@ -4,24 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, Request, Response
+from fastapi import Depends
 
 from ...models import Benefit, BenefitCreate, Page
 from ...models.ids import IdPrefix
 from ...models.listing import BENEFITS
 from ..deps import StateDep
 from ..services import benefits
-from .common import PAGING, id_path, list_answer, loyalty_router, require_json
+from .common import id_path, list_route, loyalty_router, require_json
 
 router = loyalty_router("/benefits")
 
 BenefitId = Annotated[str, id_path(IdPrefix.BENEFIT, "benefitId", "benefit ID")]
 
 
-@router.get("", dependencies=[PAGING], response_model=Page[Benefit])
-def list_benefits(request: Request, state: StateDep) -> Response:
-    """Benefits that are not deleted, one page at a time."""
-    return list_answer(request, state, "benefits", BENEFITS)
+list_route(
+    router, "", BENEFITS, Page[Benefit], "Benefits that are not deleted, one page at a time."
+)
 
 
 @router.get("/{benefitId}", response_model=Benefit)

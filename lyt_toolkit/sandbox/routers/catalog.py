@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Request, Response
-
 from ...models import CardDefinition, Page, TierStructure
 from ...models.ids import IdPrefix
 from ...models.listing import CARD_DEFINITIONS, TIER_STRUCTURES
 from ..deps import StateDep
 from ..services import tier_structures
-from ..services.lookup import require
-from .common import PAGING, id_path, list_answer, loyalty_router
+from .common import get_route, id_path, list_route, loyalty_router
 
 router = loyalty_router()
 
@@ -24,27 +21,31 @@ TierStructureId = Annotated[
 ]
 
 
-@router.get("/card-definitions", dependencies=[PAGING], response_model=Page[CardDefinition])
-def list_card_definitions(request: Request, state: StateDep) -> Response:
-    """Card definitions of every status, one page at a time."""
-    return list_answer(request, state, "card_definitions", CARD_DEFINITIONS)
-
-
-@router.get("/card-definitions/{cardDefinitionId}", response_model=CardDefinition)
-def get_card_definition(card_definition_id: CardDefinitionId, state: StateDep) -> dict[str, Any]:
-    """One card definition, whatever its status."""
-    return require(state, "card_definitions", card_definition_id, "card_definition")
-
-
-@router.get("/tier-structures", dependencies=[PAGING], response_model=Page[TierStructure])
-def list_tier_structures(request: Request, state: StateDep) -> Response:
-    """Tier structures of every status (deleted ones included), one page at a time."""
-    return list_answer(request, state, "tier_structures", TIER_STRUCTURES)
-
-
-@router.get("/tier-structures/{tierStructureId}", response_model=TierStructure)
-def get_tier_structure(tier_structure_id: TierStructureId, state: StateDep) -> dict[str, Any]:
-    return require(state, "tier_structures", tier_structure_id, "tier_structure")
+list_route(
+    router,
+    "/card-definitions",
+    CARD_DEFINITIONS,
+    Page[CardDefinition],
+    "Card definitions of every status, one page at a time.",
+)
+get_route(
+    router,
+    "/card-definitions/{cardDefinitionId}",
+    CARD_DEFINITIONS,
+    CardDefinition,
+    CardDefinitionId,
+    "One card definition, whatever its status.",
+)
+list_route(
+    router,
+    "/tier-structures",
+    TIER_STRUCTURES,
+    Page[TierStructure],
+    "Tier structures of every status (deleted ones included), one page at a time.",
+)
+get_route(
+    router, "/tier-structures/{tierStructureId}", TIER_STRUCTURES, TierStructure, TierStructureId
+)
 
 
 @router.delete("/tier-structures/{tierStructureId}", response_model=TierStructure)

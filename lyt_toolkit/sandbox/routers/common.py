@@ -1,7 +1,9 @@
-"""Pieces every router shares: the loyalty router, ID path parameters, list answers."""
+"""Pieces every router shares: the loyalty router, ID path parameters, list answers, and the
+list and get routes of a collection."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
@@ -9,8 +11,10 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from ...models.ids import IdPrefix, hex_pattern
 from ...models.listing import MAX_LIMIT, MIN_LIMIT, ListSpec
 from ..auth import require_loyalty_access
+from ..deps import StateDep
 from ..errors import bad_request
 from ..query import fetch_page, parse_list_query
+from ..services.lookup import require
 from ..state import SandboxState
 
 
@@ -76,3 +80,57 @@ def list_answer(
         scope=scope,
     )
     return Response(page.envelope_json(), media_type="application/json")
+
+
+def list_route(
+    router: APIRouter, path: str, spec: ListSpec, page_model: Any, doc: str | None = None
+) -> None:
+    """Declare ``GET path``, ``list_<kind>``: one page of ``spec``'s kind (``list_answer``),
+    described by ``page_model`` and ``doc``."""
+
+    def list_items(request: Request, state: StateDep) -> Response:
+        return list_answer(request, state, spec.name, spec)
+
+    _add_get(router, path, list_items, f"list_{spec.name}", doc, page_model, [PAGING])
+
+
+def get_route(
+    router: APIRouter,
+    path: str,
+    spec: ListSpec,
+    model: Any,
+    id_parameter: Any,
+    doc: str | None = None,
+) -> None:
+    """Declare ``GET path``, ``get_<kind without its s>``: the stored document whose ID the
+    path holds (``id_parameter``, an ``id_path``), whatever its status, or a 404 naming it."""
+    resource_type = spec.name.removesuffix("s")
+
+    def get_item(item_id: str, state: StateDep) -> dict[str, Any]:
+        return require(state, spec.name, item_id, resource_type)
+
+    get_item.__annotations__["item_id"] = id_parameter  # the caller's path parameter
+    _add_get(router, path, get_item, f"get_{resource_type}", doc, model, [])
+
+
+def _add_get(
+    router: APIRouter,
+    path: str,
+    endpoint: Callable[..., Any],
+    name: str,
+    doc: str | None,
+    model: Any,
+    dependencies: list[Any],
+) -> None:
+    """Add ``endpoint`` as ``GET path`` named ``name`` (its OpenAPI operation ID and
+    summary come from the name, its description from ``doc``)."""
+    endpoint.__name__ = endpoint.__qualname__ = name
+    endpoint.__doc__ = doc
+    router.add_api_route(
+        path,
+        endpoint,
+        methods=["GET"],
+        name=name,
+        response_model=model,
+        dependencies=dependencies,
+    )

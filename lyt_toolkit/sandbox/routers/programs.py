@@ -11,7 +11,7 @@ from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
 from ..deps import StateDep
 from ..services import programs
-from .common import PAGING, id_path, list_answer, loyalty_router
+from .common import PAGING, id_path, list_answer, list_route, loyalty_router
 
 router = loyalty_router("/programs")
 
@@ -23,9 +23,7 @@ BucketId = Annotated[str, id_path(IdPrefix.PENDING_BUCKET, "bucketId", "pending 
 _CARD = "/{programId}/members/{memberId}/cards/{cardId}"
 
 
-@router.get("", dependencies=[PAGING], response_model=Page[Program])
-def list_programs(request: Request, state: StateDep) -> Response:
-    return list_answer(request, state, "programs", PROGRAMS)
+list_route(router, "", PROGRAMS, Page[Program])
 
 
 @router.get("/{programId}", response_model=Program)

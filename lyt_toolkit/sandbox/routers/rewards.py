@@ -4,29 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Request, Response
-
 from ...models import Page, Reward
 from ...models.ids import IdPrefix
 from ...models.listing import REWARDS
 from ..deps import StateDep
 from ..services import rewards
-from ..services.lookup import require
-from .common import PAGING, id_path, list_answer, loyalty_router
+from .common import get_route, id_path, list_route, loyalty_router
 
 router = loyalty_router("/rewards")
 
 RewardId = Annotated[str, id_path(IdPrefix.REWARD, "rewardId", "reward ID")]
 
 
-@router.get("", dependencies=[PAGING], response_model=Page[Reward])
-def list_rewards(request: Request, state: StateDep) -> Response:
-    return list_answer(request, state, "rewards", REWARDS)
-
-
-@router.get("/{rewardId}", response_model=Reward)
-def get_reward(reward_id: RewardId, state: StateDep) -> dict[str, Any]:
-    return require(state, "rewards", reward_id, "reward")
+list_route(router, "", REWARDS, Page[Reward])
+get_route(router, "/{rewardId}", REWARDS, Reward, RewardId)
 
 
 @router.post("/{rewardId}/draft", response_model=Reward)
