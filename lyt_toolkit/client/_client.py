@@ -37,12 +37,11 @@ from .resources.tier_structures import AsyncTierStructures, TierStructures
 __all__ = ["AsyncLoyaltyClient", "LoyaltyClient"]
 
 
-def _raw_call(
-    method: str,
-    path: str,
-    params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None,
-    json: Any,
-) -> Call[Any]:
+RawParams = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
+"""The query of a raw ``request``: a mapping or pairs, a list value repeating its key."""
+
+
+def _raw_call(method: str, path: str, params: RawParams, json: Any) -> Call[Any]:
     items = params.items() if isinstance(params, Mapping) else (params or [])
     pairs: list[tuple[str, str]] = []
     for key, value in items:
@@ -185,18 +184,12 @@ class LoyaltyClient(_Common[httpx.Client]):
     _transport: SyncTransport
     _transport_type = SyncTransport
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
-        json: Any = None,
-    ) -> Any:
+    def request(self, method: str, path: str, *, params: RawParams = None, json: Any = None) -> Any:
         """Send any call with the client's auth and retries; returns decoded JSON.
 
         An escape hatch for endpoints or parameters the typed methods do not
-        cover yet (BETA endpoints change). The only local check: ``json``
+        cover yet (BETA endpoints change). ``params`` is a mapping or a list of
+        pairs (a list value repeats its key). The only local check: ``json``
         numbers must fit the interface (64-bit integers, finite floats).
         """
         return self._transport.request(_raw_call(method, path, params, json))
@@ -223,12 +216,7 @@ class AsyncLoyaltyClient(_Common[httpx.AsyncClient]):
     _transport_type = AsyncTransport
 
     async def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
-        json: Any = None,
+        self, method: str, path: str, *, params: RawParams = None, json: Any = None
     ) -> Any:
         """Async twin of ``LoyaltyClient.request``."""
         return await self._transport.request(_raw_call(method, path, params, json))
