@@ -20,7 +20,8 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -155,6 +156,18 @@ def _body(doc: dict[str, Any]) -> str:
         return to_json(doc).decode()
     except PydanticSerializationError:
         return json.dumps(doc, separators=(",", ":"))
+
+
+def _build_indexes(conn: sqlite3.Connection) -> None:
+    """Create the indexes, with room for the sort that builds each in memory (the default
+    2 MiB spills it to temporary files; about 10% faster), for the build only."""
+    cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
+    conn.execute(f"PRAGMA cache_size = {INDEX_BUILD_CACHE_SIZE}")
+    try:
+        for statement in _statements(_INDEXES):
+            conn.execute(statement)
+    finally:
+        conn.execute(f"PRAGMA cache_size = {int(cache_size)}")
 
 
 class Store:
@@ -342,11 +355,13 @@ class Store:
         return rows[0] if rows else None
 
     @contextmanager
-    def indexes_deferred(self) -> Iterator[None]:
+    def indexes_deferred(self, alongside: Callable[[], object] | None = None) -> Iterator[None]:
         """Bulk loads go faster when the indexes are built once, afterwards.
 
         All of it happens in one transaction (joined when one is open), so an
-        interrupted load leaves the indexes as they were.
+        interrupted load leaves the indexes as they were. ``alongside``: work for this
+        thread while another builds the indexes (SQLite releases the GIL meanwhile);
+        it must not use the store.
         """
         with self.transaction() as conn:
             names = [
@@ -358,15 +373,15 @@ class Store:
             for name in names:
                 conn.execute(f"DROP INDEX {name}")
             yield
-            # Room for the sort that builds each index in memory (the default 2 MiB
-            # spills it to temporary files; about 10% faster), for the build only.
-            cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
-            conn.execute(f"PRAGMA cache_size = {INDEX_BUILD_CACHE_SIZE}")
-            try:
-                for statement in _statements(_INDEXES):
-                    conn.execute(statement)
-            finally:
-                conn.execute(f"PRAGMA cache_size = {int(cache_size)}")
+            if alongside is None:
+                _build_indexes(conn)
+                return
+            with ThreadPoolExecutor(1, thread_name_prefix="lyt-indexes") as pool:
+                built = pool.submit(_build_indexes, conn)
+                try:
+                    alongside()
+                finally:
+                    built.result()
 
     def clear(self) -> None:
         """Forget the data: documents, tokens and cursors (the ID generators' positions stay,
