@@ -7,11 +7,12 @@ from fastapi import FastAPI
 from . import admin, openapi
 from .config import SandboxConfig
 from .date_header import ClockDateMiddleware
-from .faults import FaultMiddleware
+from .fault_middleware import FaultMiddleware
 from .guard import BODY_TIMEOUT, GuardMiddleware
 from .handlers import install_handlers
 from .loader import ProgramFileError
-from .quota import Budget, QuotaMiddleware, configured_plan, program_plan
+from .quota import Budget, configured_plan, program_plan
+from .quota_middleware import QuotaMiddleware
 from .routers import ROUTERS
 from .services.programs import settle_interrupted_activations
 from .state import SandboxState

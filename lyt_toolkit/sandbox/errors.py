@@ -1,20 +1,18 @@
-"""The one error shape of the service, and the responses that carry it.
+"""The one error shape of the service.
 
 Every failure, ours or the framework's, leaves the sandbox as the spec's error
 object: ``code`` equal to the HTTP status, ``key``, ``message``, optional
 ``details``, ``request_id`` and, for missing resources, ``resource_id`` and
-``resource_type``. A client's mistake is never answered with a 500. The handlers
-that route FastAPI's own failures here are in ``handlers`` (this module imports no
-FastAPI: the program load uses it before the app is imported).
+``resource_type``. A client's mistake is never answered with a 500. The response
+that carries it is made in ``responses``, and FastAPI's own failures are routed here
+by ``handlers``: this module imports no web framework, as the program load uses it
+before the app is imported.
 """
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
-
-from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from ..models.errors import ErrorObject
 
@@ -102,15 +100,3 @@ def unauthorized() -> ServiceError:
 
 def new_request_id() -> str:
     return f"req_{uuid.uuid4().hex[:20]}"
-
-
-def request_id(request: Request) -> str:
-    """The request's ID, minted on first use and shared by every part of the answer."""
-    rid = getattr(request.state, "request_id", None)
-    if rid is None:
-        rid = request.state.request_id = new_request_id()
-    return rid
-
-
-def error_response(request: Request, error: ServiceError) -> JSONResponse:
-    return JSONResponse(error.body(request_id(request)), error.status, headers=error.headers)

@@ -11,7 +11,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .errors import ServiceError, bad_request, error_response
+from .errors import ServiceError, bad_request
+from .responses import error_response
 
 log = logging.getLogger("lyt_toolkit.sandbox")
 
