@@ -16,14 +16,14 @@ key a program file gives it, so that one validation call also does both:
 - a user-data key (``metadata``): left alone, as both leave it.
 
 ``None`` and absent values never reach Python. A schema where code could see a value
-before this (a model's ``mode="before"`` validator, a plain validator not known to
-look only for ``None``), or whose keys are not all declared (extra keys allowed), is
-``Unsupported``: its records are resolved and read the plain way.
+before this (a model's ``mode="before"`` validator, a plain or wrap validator), or
+whose keys are not all declared (extra keys allowed), is ``Unsupported``: its
+records are resolved and read the plain way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
@@ -74,13 +74,10 @@ class KeyedLoad:
         return {**self.references, CONTEXT_KEY: self}
 
 
-def keyed(schema: dict[str, Any], trusted: Collection[Callable[..., Any]] = ()) -> Any:
-    """``schema`` (a rewritten record schema) applying the meaning of the keys itself.
-
-    ``trusted``: plain validator functions that look at nothing but whether the value is
-    ``None``."""
+def keyed(schema: dict[str, Any]) -> Any:
+    """``schema`` (a rewritten record schema) applying the meaning of the keys itself."""
     targets = {node["ref"]: node for node in _nodes(schema) if "ref" in node}
-    return _Keyed(targets, tuple(trusted)).node(schema)
+    return _Keyed(targets).node(schema)
 
 
 _DECLARED = ("typed-dict", "definition-ref")
@@ -131,9 +128,8 @@ class _Meaning:
 
 
 class _Keyed:
-    def __init__(self, targets: dict[str, dict[str, Any]], trusted: tuple[Any, ...]) -> None:
+    def __init__(self, targets: dict[str, dict[str, Any]]) -> None:
         self.targets = targets
-        self.trusted = trusted
 
     def node(self, node: Any) -> Any:
         if isinstance(node, list | tuple):
@@ -147,9 +143,7 @@ class _Keyed:
             strict = bool(node.get("config", {}).get("strict"))
             fields = {key: self.field(key, field, strict) for key, field in node["fields"].items()}
             return {**node, "fields": fields}
-        if kind == "function-before" or kind == "function-wrap":
-            raise Unsupported(kind)
-        if kind == "function-plain" and node["function"]["function"] not in self.trusted:
+        if kind in ("function-before", "function-wrap", "function-plain"):
             raise Unsupported(kind)
         if kind == "definition-ref":
             target = self.targets.get(node["schema_ref"], {})
