@@ -35,7 +35,6 @@ from ..models.common import format_timestamp
 from .programcheck import OBJECT_REFERENCES, REFERENCES, collect_references
 from .timeexpr import (
     DATE_ONLY_KEYS,
-    RELATIVE,
     USER_DATA_KEYS,
     RelativeFormatter,
     is_relative,
@@ -231,11 +230,10 @@ def _spelled(
 ) -> Any:
     load: KeyedLoad = info.context[CONTEXT_KEY]  # type: ignore[index]
     if isinstance(value, str):
-        if value[:3] == "now" and RELATIVE.fullmatch(value):  # as written, nearly always
-            spelled = load.times.spell(value, date_only=date_only)
-        elif "now" in value and is_relative(value):
+        spelled = load.times.spelled(value, date_only=date_only)  # as written, nearly always
+        if spelled is None and "now" in value and is_relative(value):
             spelled = load.times.spell(value.strip(), date_only=date_only)
-        else:
+        if spelled is None:
             return handler(value)
         return spelled if final else handler(spelled)
     return handler(resolve_under(value, load.times.now, key))
