@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import ipaddress
 import json
 import math
@@ -19,8 +20,7 @@ from ..sandbox.state import load_program_source
 def serve(args: argparse.Namespace) -> int:
     """``lyt sandbox serve``: check the options, then serve until interrupted."""
     from ..sandbox.loader import ProgramFileError, collector_paused
-    from ..sandbox.server import serve as run
-    from ..sandbox.state import IncompleteDatabase
+    from ..sandbox.state import IncompleteDatabase, SandboxState
 
     # Off from reading the program file until run() has loaded it (see run), and as the
     # caller had it on every way out: main() may be called in-process.
@@ -33,7 +33,12 @@ def serve(args: argparse.Namespace) -> int:
             print(f"lyt sandbox serve: {exc}", file=sys.stderr)
             return 2
         try:
-            run(config, args.host, args.port, **timeouts)
+            # The program loads before the web app is imported: the app's modules import
+            # while SQLite builds the load's indexes.
+            state = SandboxState.create(config, alongside=_import_server)
+            from ..sandbox.server import serve as run
+
+            run(config, args.host, args.port, state=state, **timeouts)
         except ProgramFileError as exc:
             given = args.from_snapshot
             source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
@@ -43,6 +48,11 @@ def serve(args: argparse.Namespace) -> int:
             print(f"lyt sandbox serve: {exc}", file=sys.stderr)
             return 2
     return 0
+
+
+def _import_server() -> None:
+    """Import the sandbox's web app and server (FastAPI, uvicorn, the routers)."""
+    importlib.import_module("..sandbox.server", __package__)
 
 
 def is_loopback(host: str) -> bool:

@@ -7,18 +7,22 @@ from fastapi import FastAPI
 from . import admin, openapi
 from .config import SandboxConfig
 from .date_header import ClockDateMiddleware
-from .errors import install_handlers
-from .faults import FaultMiddleware
+from .fault_middleware import FaultMiddleware
 from .guard import BODY_TIMEOUT, GuardMiddleware
+from .handlers import install_handlers
 from .loader import ProgramFileError
-from .quota import Budget, QuotaMiddleware, configured_plan, program_plan
+from .quota import Budget, configured_plan, program_plan
+from .quota_middleware import QuotaMiddleware
 from .routers import ROUTERS
 from .services.programs import settle_interrupted_activations
 from .state import SandboxState
 
 
 def create_app(
-    config: SandboxConfig | None = None, *, body_timeout: float = BODY_TIMEOUT
+    config: SandboxConfig | None = None,
+    *,
+    body_timeout: float = BODY_TIMEOUT,
+    state: SandboxState | None = None,
 ) -> FastAPI:
     """A ready-to-serve sandbox holding the program ``config.data`` (the demo by default).
 
@@ -26,10 +30,12 @@ def create_app(
     else ``unlimited`` (see ``quota``).
     ``body_timeout``: seconds a request body may stall before it is answered 408.
     No trailing-slash redirects: a path with a stray ``/`` is a 404 like any other.
+    ``state``: the sandbox already loaded from ``config`` (``SandboxState.create``), else
+    loaded here.
     """
     config = config or SandboxConfig()
     plan = configured_plan(config.plan)
-    state = SandboxState.create(config)
+    state = state or SandboxState.create(config)
     try:
         plan = plan or program_plan(state.program)
     except ValueError as exc:

@@ -16,14 +16,14 @@ key a program file gives it, so that one validation call also does both:
 - a user-data key (``metadata``): left alone, as both leave it.
 
 ``None`` and absent values never reach Python. A schema where code could see a value
-before this (a model's ``mode="before"`` validator, a plain validator not known to
-look only for ``None``), or whose keys are not all declared (extra keys allowed), is
-``Unsupported``: its records are resolved and read the plain way.
+before this (a model's ``mode="before"`` validator, a plain or wrap validator), or
+whose keys are not all declared (extra keys allowed), is ``Unsupported``: its
+records are resolved and read the plain way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
@@ -35,7 +35,6 @@ from ..models.common import format_timestamp
 from .programcheck import OBJECT_REFERENCES, REFERENCES, collect_references
 from .timeexpr import (
     DATE_ONLY_KEYS,
-    RELATIVE,
     USER_DATA_KEYS,
     RelativeFormatter,
     is_relative,
@@ -74,13 +73,10 @@ class KeyedLoad:
         return {**self.references, CONTEXT_KEY: self}
 
 
-def keyed(schema: dict[str, Any], trusted: Collection[Callable[..., Any]] = ()) -> Any:
-    """``schema`` (a rewritten record schema) applying the meaning of the keys itself.
-
-    ``trusted``: plain validator functions that look at nothing but whether the value is
-    ``None``."""
+def keyed(schema: dict[str, Any]) -> Any:
+    """``schema`` (a rewritten record schema) applying the meaning of the keys itself."""
     targets = {node["ref"]: node for node in _nodes(schema) if "ref" in node}
-    return _Keyed(targets, tuple(trusted)).node(schema)
+    return _Keyed(targets).node(schema)
 
 
 _DECLARED = ("typed-dict", "definition-ref")
@@ -131,9 +127,8 @@ class _Meaning:
 
 
 class _Keyed:
-    def __init__(self, targets: dict[str, dict[str, Any]], trusted: tuple[Any, ...]) -> None:
+    def __init__(self, targets: dict[str, dict[str, Any]]) -> None:
         self.targets = targets
-        self.trusted = trusted
 
     def node(self, node: Any) -> Any:
         if isinstance(node, list | tuple):
@@ -147,9 +142,7 @@ class _Keyed:
             strict = bool(node.get("config", {}).get("strict"))
             fields = {key: self.field(key, field, strict) for key, field in node["fields"].items()}
             return {**node, "fields": fields}
-        if kind == "function-before" or kind == "function-wrap":
-            raise Unsupported(kind)
-        if kind == "function-plain" and node["function"]["function"] not in self.trusted:
+        if kind in ("function-before", "function-wrap", "function-plain"):
             raise Unsupported(kind)
         if kind == "definition-ref":
             target = self.targets.get(node["schema_ref"], {})
@@ -237,11 +230,10 @@ def _spelled(
 ) -> Any:
     load: KeyedLoad = info.context[CONTEXT_KEY]  # type: ignore[index]
     if isinstance(value, str):
-        if value[:3] == "now" and RELATIVE.fullmatch(value):  # as written, nearly always
-            spelled = load.times.spell(value, date_only=date_only)
-        elif "now" in value and is_relative(value):
+        spelled = load.times.spelled(value, date_only=date_only)  # as written, nearly always
+        if spelled is None and "now" in value and is_relative(value):
             spelled = load.times.spell(value.strip(), date_only=date_only)
-        else:
+        if spelled is None:
             return handler(value)
         return spelled if final else handler(spelled)
     return handler(resolve_under(value, load.times.now, key))

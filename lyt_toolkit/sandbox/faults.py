@@ -1,20 +1,15 @@
 """Injected faults for rehearsals: a share of requests answered 429, 503 or late.
 
-Admin paths are exempt so a test can always turn faults off again.
+Admin paths are exempt so a test can always turn faults off again. The middleware
+that injects them is ``fault_middleware``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
 import threading
 
 from pydantic import BaseModel, Field
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.requests import Request
-from starlette.responses import Response
-
-from .errors import ServiceError, error_response
 
 ADMIN_PREFIX = "/_sandbox"
 
@@ -58,21 +53,3 @@ class Faults:
             if r < s.rate_limit + s.unavailable:
                 return delay, 503
             return delay, None
-
-
-class FaultMiddleware(BaseHTTPMiddleware):
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        if request.url.path.startswith(ADMIN_PREFIX):
-            return await call_next(request)
-        faults: Faults = request.app.state.sandbox.faults
-        delay, status = faults.draw()
-        if delay:
-            await asyncio.sleep(delay)
-        if status is not None:
-            error = ServiceError(
-                status,
-                details="fault injected by the sandbox",
-                headers={"Retry-After": str(faults.settings.retry_after)},
-            )
-            return error_response(request, error)
-        return await call_next(request)

@@ -25,7 +25,8 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..models.numbers import NumberProblem, first_problem
-from .errors import ServiceError, bad_request, error_response
+from .errors import ServiceError, bad_request
+from .responses import error_response
 
 log = logging.getLogger("lyt_toolkit.sandbox")
 

@@ -33,7 +33,7 @@ from .programcheck import (
 )
 from .quota import plan_problems
 from .store import DuplicateId, Store
-from .timeexpr import DATE_ONLY_KEYS, RELATIVE, RelativeFormatter, is_time_key, resolve_tree
+from .timeexpr import DATE_ONLY_KEYS, RelativeFormatter, is_time_key, resolve_tree
 
 FORMAT = "lyt-program/1"
 
@@ -131,7 +131,7 @@ def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     expressions for a reload); only a section whose JSON text still holds a ``"now`` (a
     nested time, or text that just reads like one) is walked by ``resolve_tree``.
     """
-    section = _own_times_spelled(section, RelativeFormatter(now).spell)
+    section = _own_times_spelled(section, RelativeFormatter(now).spelled)
     text = to_json(section)
     if b"now" not in text or not _MAYBE_RELATIVE.search(text):  # the first is 2x faster
         return section
@@ -139,22 +139,23 @@ def resolve_times(section: list[Any], now: datetime) -> list[Any]:
     return resolved
 
 
-def _own_times_spelled(section: list[Any], spell: Callable[..., str]) -> list[Any]:
+def _own_times_spelled(section: list[Any], spelled: Callable[..., str | None]) -> list[Any]:
     """``section`` with each relative expression among its records' own time values spelled
     (a record holding one copied; nested values are left to ``resolve_tree``)."""
     records = [(i, record) for i, record in enumerate(section) if type(record) is dict]
     keys = set().union(*(record for _, record in records))
-    spelled: dict[int, dict[str, str]] = {}
+    changed: dict[int, dict[str, str]] = {}
     for key in filter(is_time_key, keys):
         date_only = key in DATE_ONLY_KEYS
         for i, record in records:
             value = record.get(key)
-            if type(value) is str and value[:3] == "now" and RELATIVE.fullmatch(value):
-                spelled.setdefault(i, {})[key] = spell(value, date_only=date_only)
-    if not spelled:
+            text = spelled(value, date_only=date_only) if type(value) is str else None
+            if text is not None:
+                changed.setdefault(i, {})[key] = text
+    if not changed:
         return section
     return [
-        {**record, **spelled[i]} if i in spelled else record for i, record in enumerate(section)
+        {**record, **changed[i]} if i in changed else record for i, record in enumerate(section)
     ]
 
 

@@ -22,11 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from .clock import Clock, iso
-from .errors import ServiceError, error_response
 
 HOURLY_BUDGETS = {"free": 100, "startup": 1000, "growth": 2000, "professional": 5000}
 UNLIMITED = "unlimited"
@@ -201,30 +197,3 @@ class Budget:
 
 def is_counted(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in COUNTED_PREFIXES)
-
-
-class QuotaMiddleware:
-    """Counts each call of the service against the budget: a call over budget is answered
-    429 before any work is done; every counted answer carries the budget's headers."""
-
-    def __init__(self, app: ASGIApp, budget: Budget) -> None:
-        self.app = app
-        self.budget = budget
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not is_counted(scope.get("path", "")):
-            await self.app(scope, receive, send)
-            return
-        verdict = self.budget.take()
-        if not verdict.allowed:
-            error = ServiceError(429, details=verdict.details, headers=verdict.headers)
-            await error_response(Request(scope), error)(scope, receive, send)
-            return
-        extra = [(k.lower().encode(), v.encode()) for k, v in verdict.headers.items()]
-
-        async def send_with_headers(message: Message) -> None:
-            if extra and message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)

@@ -21,6 +21,7 @@ from .from_snapshot import FOLDER_FORM, SnapshotSource, program_to_hold, sandbox
 from .guard import BODY_TIMEOUT
 from .protocol import HEAD_TIMEOUT, protocol_class
 from .quota import configured_plan
+from .state import SandboxState
 
 MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024
 """What the HTTP parser holds of a request line and headers: room enough for a long URL
@@ -254,8 +255,10 @@ def serve(
     *,
     body_timeout: float = BODY_TIMEOUT,
     head_timeout: float = HEAD_TIMEOUT,
+    state: SandboxState | None = None,
 ) -> None:
-    """Serve until interrupted, printing the base URL once ready.
+    """Serve until interrupted, printing the base URL once ready. ``state``: the sandbox
+    already loaded from ``config`` (``SandboxState.create``), else loaded here.
 
     This process is the sandbox's own: what it loads lives until it ends. So the cycle
     collector stays off until the program is loaded (it would scan the growing program
@@ -264,7 +267,7 @@ def serve(
     """
     gc.disable()  # the caller may have turned it off already, to read the program file
     try:
-        app = create_app(config, body_timeout=body_timeout)
+        app = create_app(config, body_timeout=body_timeout, state=state)
         gc.freeze()
     finally:
         gc.enable()

@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fastapi import Request
 from pydantic_core import from_json
 
 from .clock import Clock, IdGenerator, iso
@@ -86,9 +85,14 @@ class SandboxState:
     program: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, config: SandboxConfig) -> SandboxState:
+    def create(
+        cls, config: SandboxConfig, *, alongside: Callable[[], object] | None = None
+    ) -> SandboxState:
         """A sandbox over ``config.db``: a database file whose program load finished is
-        resumed as it was left; an empty one is loaded afresh; any other is refused."""
+        resumed as it was left; an empty one is loaded afresh; any other is refused.
+
+        ``alongside``: work for this thread while the load's indexes are built on another
+        (``Store.indexes_deferred``); not called when nothing is loaded."""
         program = load_program_source(config.data)
         store = Store(config.db)
         try:
@@ -113,20 +117,21 @@ class SandboxState:
                 program=program,
             )
             if not finished:
-                state.reload()
+                state.reload(alongside)
             state._forget_expired_before_restart()
         except BaseException:
             store.close()
             raise
         return state
 
-    def reload(self) -> None:
+    def reload(self, alongside: Callable[[], object] | None = None) -> None:
         """Drop the data and load the program again at the current clock: one transaction,
-        so a load cut short leaves the database as it was."""
+        so a load cut short leaves the database as it was. ``alongside``: as for
+        ``create``."""
         with self.store.transaction():
             self.store.clear()
             self.store.delete_meta(LOAD_COMPLETE)
-            with self.store.indexes_deferred():
+            with self.store.indexes_deferred(alongside):
                 load_program(self.store, self.program, self.clock.now())
             self.store.set_meta(LOAD_COMPLETE, self.now_iso())
 
@@ -191,8 +196,3 @@ def load_program_source(data: Any) -> dict[str, Any]:
         except ValueError:
             program = json.loads(source.read_text(encoding="utf-8"))
         return program
-
-
-def get_state(request: Request) -> SandboxState:
-    """FastAPI dependency: the state of the app serving this request."""
-    return request.app.state.sandbox

@@ -15,6 +15,14 @@ _TERM = re.compile(r"([+-])(\d+)([dhms])")
 RELATIVE = re.compile(r"now(?:[+-]\d+[dhms])*")
 """A relative expression, exactly (``now``, ``now-40d``, ``now+1d-2h``...)."""
 _SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_ONE_TERM = re.compile(r"now([+-])(\d+)([dhms])")
+"""A relative expression of one term, as programs nearly always write them."""
+_SIGNED = {
+    (sign, unit): factor * seconds
+    for unit, seconds in _SECONDS.items()
+    for sign, factor in (("+", 1), ("-", -1))
+}
+"""Seconds a term's sign and unit stand for (``("-", "d")``: -86400)."""
 
 DATE_ONLY_KEYS: frozenset[str] = frozenset({"date"})
 """Keys whose values are calendar dates (a pending bucket's activation ``date``)."""
@@ -103,8 +111,23 @@ class RelativeFormatter:
         """``expr`` (a relative expression) as a timestamp, or a date when ``date_only``."""
         seconds = self._second_of_day
         for sign, amount, unit in _TERM.findall(expr, 3):
-            step = int(amount) * _SECONDS[unit]
-            seconds += step if sign == "+" else -step
+            seconds += int(amount) * _SIGNED[sign, unit]
+        return self._spelled_at(seconds, expr, date_only)
+
+    def spelled(self, value: str, *, date_only: bool) -> str | None:
+        """``value`` as ``spell`` spells it when it is exactly a relative expression, else
+        ``None``; a one-term expression is matched and read in one step."""
+        if value[:3] != "now":
+            return None
+        one = _ONE_TERM.fullmatch(value)
+        if one is not None:
+            sign, amount, unit = one.groups()
+            seconds = self._second_of_day + int(amount) * _SIGNED[sign, unit]
+            return self._spelled_at(seconds, value, date_only)
+        return self.spell(value, date_only=date_only) if RELATIVE.fullmatch(value) else None
+
+    def _spelled_at(self, seconds: int, expr: str, date_only: bool) -> str:
+        """The moment ``seconds`` after today's midnight (``expr`` names it in errors)."""
         days, second = divmod(seconds, 86400)
         day = self._days.get(days)
         if day is None:

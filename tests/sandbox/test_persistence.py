@@ -17,7 +17,7 @@ import pytest
 
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.state import IncompleteDatabase
-from lyt_toolkit.sandbox.store import Store
+from lyt_toolkit.sandbox.store import ROWS_PER_INSERT, DuplicateId, Store
 from lyt_toolkit.synthetic import write_program
 
 from .helpers import v2_client, walk
@@ -90,6 +90,19 @@ def test_a_create_never_overwrites_the_row_holding_its_id(tmp_path: Path) -> Non
         response = api.post("/v2/loyalties/benefits", json=benefit_body("Newcomer"))
         assert response.status_code != 200
         assert api.get(f"/v2/loyalties/benefits/{planted['id']}").json()["name"] == "Planted"
+
+
+def test_many_rows_go_in_whole_statements_and_a_repeated_id_writes_none() -> None:
+    store = Store()
+    count = 2 * ROWS_PER_INSERT + 3  # two whole statements and the rest one by one
+    docs = [({"id": f"lben_{i:04x}", "name": f"B{i}"}, "", True) for i in range(count)]
+    store.insert_many("benefits", docs)
+    assert [doc["id"] for doc in store.all("benefits")] == [doc["id"] for doc, _, _ in docs]
+    more = [({"id": f"lben_x{i}"}, "", True) for i in range(2 * ROWS_PER_INSERT)]
+    more[ROWS_PER_INSERT + 1] = docs[5]  # taken, in the second statement
+    with pytest.raises(DuplicateId, match="benefits: already exists"):
+        store.insert_many("benefits", more)
+    assert store.size() == count
 
 
 def test_a_cursor_token_already_taken_is_skipped(tmp_path: Path) -> None:

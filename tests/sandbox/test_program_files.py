@@ -10,6 +10,7 @@ import warnings
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from threading import current_thread
 from typing import Any
 
 import pytest
@@ -152,6 +153,30 @@ def test_indexes_built_after_a_load_are_all_back_and_the_page_cache_as_it_was() 
     assert sorted(r[0] for r in store.query(indexes)) == before and len(before) == 7
     assert store.query("PRAGMA cache_size")[0][0] == cache_size
     assert store.size() > 0
+
+
+def test_indexes_are_built_on_another_thread_while_the_loader_works_alongside() -> None:
+    store = Store()
+    indexes = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+    before = sorted(r[0] for r in store.query(indexes))
+    threads: list[str] = []
+    with store.indexes_deferred(alongside=lambda: threads.append(current_thread().name)):
+        load_program(store, demo(lambda p: None), parse_instant(NOW))
+    assert threads == [current_thread().name]  # once, here, the build elsewhere
+    assert sorted(r[0] for r in store.query(indexes)) == before and store.size() > 0
+
+
+def test_a_failure_alongside_the_index_build_rolls_the_load_back() -> None:
+    store = Store()
+    indexes = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+    before = sorted(r[0] for r in store.query(indexes))
+
+    def fail() -> None:
+        raise ImportError("no app")
+
+    with pytest.raises(ImportError, match="no app"), store.indexes_deferred(alongside=fail):
+        load_program(store, demo(lambda p: None), parse_instant(NOW))
+    assert store.size() == 0 and sorted(r[0] for r in store.query(indexes)) == before
 
 
 def test_a_name_is_unique_only_among_listed_benefits_and_exactly_as_written() -> None:

@@ -150,6 +150,30 @@ def test_a_refused_load_stores_nothing_though_earlier_chunks_were_stored(
         store.close()
 
 
+def _web_modules_after_a_load(create_arguments: str) -> str:
+    """The web framework's packages a fresh process has imported once it has loaded the
+    demo program as ``lyt sandbox serve`` does (``SandboxState.create``)."""
+    code = (
+        "import sys\n"
+        "from lyt_toolkit.cli import sandbox\n"
+        "from lyt_toolkit.sandbox.state import SandboxState\n"
+        f"SandboxState.create(sandbox.SandboxConfig(){create_arguments})\n"
+        "web = {'fastapi', 'starlette', 'uvicorn', 'asyncio'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & web))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_program_loads_before_the_web_app_is_imported() -> None:
+    """``lyt sandbox serve`` loads the program with no web framework imported, so that
+    FastAPI, Starlette and uvicorn import while SQLite builds the load's indexes."""
+    assert _web_modules_after_a_load("") == "[]"
+    loaded = _web_modules_after_a_load(", alongside=sandbox._import_server")
+    assert loaded == "['asyncio', 'fastapi', 'starlette', 'uvicorn']"
+
+
 def test_serve_freezes_what_it_loaded_and_never_imports_an_http_client() -> None:
     """``lyt sandbox serve`` keeps the collector off its program for good (no pause to
     rescan it on the first requests), leaves the collector on, and sends no requests, so

@@ -79,6 +79,14 @@ def test_resolve_times_matches_the_walk_on_any_section(section: list[Any]) -> No
     _EXPRESSIONS,
 )
 def test_relative_formatter_spells_as_resolve(now: datetime, expr: str) -> None:
-    spell = RelativeFormatter(now).spell
-    assert spell(expr, date_only=False) == format_timestamp(resolve(expr, now))
-    assert spell(expr, date_only=True) == resolve_date(expr, now).isoformat()
+    formatter = RelativeFormatter(now)
+    for spell in (formatter.spell, formatter.spelled):
+        assert spell(expr, date_only=False) == format_timestamp(resolve(expr, now))
+        assert spell(expr, date_only=True) == resolve_date(expr, now).isoformat()
+
+
+@pytest.mark.parametrize(
+    "value", ["now-", "now-3", "now-3y", " now-3d", "now-3d ", "2026-01-01", "nowhere", ""]
+)
+def test_relative_formatter_spells_only_what_is_exactly_an_expression(value: str) -> None:
+    assert RelativeFormatter(NOW).spelled(value, date_only=False) is None

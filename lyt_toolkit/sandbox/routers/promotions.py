@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from ...models import TierValidationRequest
 from ..auth import key_pair_or_token
 from ..deps import StateDep
-from ..errors import request_id
+from ..responses import request_id
 from ..services import promotions
 
 router = APIRouter(
