@@ -103,8 +103,9 @@ _INSTANTS = f"^{INSTANT_FORM}$"
 _NO_METADATA: dict[str, Any] = {}
 
 _EXPLICIT_NULL = re.compile(rb'"(?:object|metadata)"\s*:\s*null')
-"""Keys that may be absent but not null: Arrow reads both as null, so a page that may hold
-such a null (this is a text search: it may also be inside some text) goes the other way."""
+"""Keys that may be absent but not null: Arrow reads both as null, so where one reads as null,
+a page that may hold such a null (this is a text search: it may also be inside some text)
+goes the other way."""
 
 
 def _id_pattern(prefix: str) -> str:
@@ -135,7 +136,7 @@ def decode_reward_pages(
 ) -> NativeRewards | None:
     """The typed columns of the reward pages ``bodies`` (each page's next cursor in
     ``cursors``, as read from its end); None when any page is outside this path's form."""
-    if not bodies or any(_EXPLICIT_NULL.search(body) for body in bodies):
+    if not bodies:
         return None
     try:
         table = pa_json.read_json(
@@ -148,7 +149,10 @@ def decode_reward_pages(
         data = table.column("data").combine_chunks()
         if data.null_count:
             raise _NotNative
-        return _decoded(pc.list_flatten(data, memory_pool=_POOL), bodies)
+        rewards = pc.list_flatten(data, memory_pool=_POOL)
+        if _absent_somewhere(table, rewards) and any(map(_EXPLICIT_NULL.search, bodies)):
+            raise _NotNative
+        return _decoded(rewards, bodies)
     except (
         pa.ArrowInvalid,
         pa.ArrowTypeError,
@@ -157,6 +161,17 @@ def decode_reward_pages(
         _NotNative,
     ):
         return None
+
+
+def _absent_somewhere(table: pa.Table, rewards: pa.Array) -> bool:
+    """Whether a key that may be absent but not null (``_EXPLICIT_NULL``) reads as null
+    anywhere: only then must the text tell an absent key from an explicit null."""
+    if table.column("object").null_count:
+        return True
+    return any(
+        rewards.type.get_field_index(name) >= 0 and _field(rewards, name).null_count
+        for name in ("object", "metadata")
+    )
 
 
 def _check_envelope(table: pa.Table, cursors: Sequence[str | None]) -> None:

@@ -10,6 +10,7 @@ native form are the only ones counted as read the slower way.
 
 from __future__ import annotations
 
+import json
 import warnings
 from typing import Any
 
@@ -123,6 +124,16 @@ def test_a_batch_holding_one_odd_page_reads_the_others_natively() -> None:
     reader = assert_native_equals_models("rewards", pages)
     assert reader is not None
     assert (reader.native_pages, reader.fallback_pages) == (len(pages) - 1, 1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_page_whose_object_is_null_or_absent_reads_as_on_the_model_path(kind: str) -> None:
+    first = usual(GENERATED[:2], {"next": "c1"})
+    items = json.dumps(GENERATED[2:4]).encode()
+    for envelope in (b', "object": null', b', "object": "list", "object": null', b""):
+        # the cursor last, so the page is read lazily, from its bytes, like the usual layout
+        last = b'{"data": ' + items + envelope + b', "cursor": null}'
+        assert_native_equals_models(kind, [first, last])
 
 
 def test_a_cursor_that_is_not_the_pages_own_is_refused_as_on_the_other_paths() -> None:

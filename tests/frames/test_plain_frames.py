@@ -197,6 +197,8 @@ ODD_REWARDS: list[tuple[str, dict[str, Any]]] = [
     ("purchase limits", reward(purchase_limits={"per_member": 2})),
     ("odd purchase limits", reward(purchase_limits=5)),
     ("wrong object", reward(object="benefit")),
+    ("null object", reward(object=None)),
+    ("no object", without("object")),
     ("not an object", 7),  # type: ignore[list-item]
 ]
 
@@ -279,6 +281,7 @@ READ_WITHOUT_MODELS = {
     "two costs, rules",
     "deep metadata",
     "no metadata",
+    "no object",
     "empty daily",
     "added later",
     "purchase limits",
