@@ -70,6 +70,10 @@ class _Group(Generic[S, A]):
     def __set_name__(self, owner: type, name: str) -> None:
         self._name = name
 
+    def __repr__(self) -> str:
+        sync, async_ = (getattr(half, "__name__", repr(half)) for half in self._halves)
+        return f"<resource group {self._name}: {sync} | {async_}>"
+
     def built_for(self, client_type: type) -> Callable[..., Any]:
         """The half a client of ``client_type`` gets."""
         return self._halves[issubclass(client_type, AsyncLoyaltyClient)]

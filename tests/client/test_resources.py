@@ -163,3 +163,13 @@ def test_promotion_tiers_list_and_validate(client: LoyaltyClient) -> None:
     ]
     assert all(isinstance(r, ValidTierResult | InvalidTierResult) for r in results)
     assert any(r.valid for r in results) and any(not r.valid for r in results)
+
+
+def test_each_client_gets_its_half_of_a_group_once(client: LoyaltyClient) -> None:
+    from lyt_toolkit import AsyncLoyaltyClient
+    from lyt_toolkit.client.resources.rewards import AsyncRewards, Rewards
+
+    assert type(client.rewards) is Rewards and client.rewards is client.rewards
+    twin = AsyncLoyaltyClient(config=client.config)
+    assert type(twin.rewards) is AsyncRewards and twin.rewards is twin.rewards
+    assert repr(LoyaltyClient.rewards) == "<resource group rewards: Rewards | AsyncRewards>"
