@@ -238,16 +238,19 @@ def plain(builder: FrameBuilder, kind: str, content: bytes) -> None:
     builder.add_columns(page_columns(kind, plain_page_decoder(Reward)(response(content))))
 
 
-def assert_same_outcome(kind: str, pages: list[bytes]) -> bool:
-    """Both paths give the same frame and warnings, or the same error; True for an error."""
-    expected = built(kind, pages, by_models)
-    found = built(kind, pages, plain)
+def assert_alike(found: tuple[Any, Any], expected: tuple[Any, Any]) -> bool:
+    """The same frame and warnings, or the same error; True for an error."""
     if isinstance(expected[0], str):
         assert found == expected
         return True
     assert_identical(found[0], expected[0])
     assert found[1] == expected[1]
     return False
+
+
+def assert_same_outcome(kind: str, pages: list[bytes]) -> bool:
+    """Both paths give the same frame and warnings, or the same error; True for an error."""
+    return assert_alike(built(kind, pages, plain), built(kind, pages, by_models))
 
 
 GENERATED = PROGRAM["rewards"]

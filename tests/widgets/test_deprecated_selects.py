@@ -10,14 +10,7 @@ import pytest
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.widgets import DangerZone, RewardDraftPanel
 
-from .test_panels import _pending_panel
-
-
-def _zone(client: LoyaltyClient) -> DangerZone:
-    zone = DangerZone(client)
-    zone.refresh_button.click()
-    zone.wait()
-    return zone
+from .test_panels import _pending_panel, _zone
 
 
 def test_tier_structures_select_warns_naming_the_grid(client: LoyaltyClient) -> None:
