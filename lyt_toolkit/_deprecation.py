@@ -130,6 +130,14 @@ DEPRECATIONS: tuple[Deprecation, ...] = (
         instead="Sandbox.start(snapshot=lyt_toolkit.snapshot.read_snapshot(FOLDER)) (the "
         "sandbox holds programs; the snapshot package reads snapshot folders)",
     ),
+    Deprecation(
+        name="lyt_toolkit.snapshot.ProgramSnapshot.estimate(read_members=True)",
+        since="0.5.0",
+        removed_in="0.6.0",
+        instead="ProgramSnapshot.estimate(client) (lists only, a bound on the bucket lists) "
+        "or a sampled pull, ProgramSnapshot.pull(client, sample=N): reading every member "
+        "to count costs as many calls as the pull itself",
+    ),
 )
 """Every deprecation, current and past (an entry outlives the spelling it covers)."""
 

@@ -8,6 +8,7 @@ the service said and what the toolkit checked, never a credential.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -28,6 +29,7 @@ __all__ = [
     "NotFoundError",
     "OddValueWarning",
     "PaginationError",
+    "PullBudgetError",
     "QuotaExhaustedError",
     "RateLimitError",
     "RedirectError",
@@ -35,6 +37,7 @@ __all__ = [
     "ResourceLockedError",
     "ServerError",
     "UnauthorizedError",
+    "WayForward",
 ]
 
 
@@ -262,6 +265,80 @@ class BudgetExceededError(LytError):
             "Run it after the reset, or pass allow_partial=True to send what fits and resume "
             "from the log after the reset"
         )
+
+
+@dataclass(frozen=True)
+class WayForward:
+    """One way to get what a refused pull was for: ``what`` it is, the ``calls`` it costs
+    (at most, or ``at_least`` where the rest is known only once members are read) and
+    ``how`` to ask for it."""
+
+    what: str
+    calls: int
+    how: str
+    at_least: bool = False
+
+    def __str__(self) -> str:
+        cost = ("at least " if self.at_least else "") + counted(self.calls, "call")
+        return f"{self.what}: {cost} ({self.how})"
+
+
+class PullBudgetError(BudgetExceededError):
+    """A pull stopped before a stage its share of the call budget cannot hold.
+
+    ``stage`` names what was not started (``"member reads"``, ``"bucket lists"``, or
+    ``"lists"`` when even the lists did not fit); ``needed`` is the calls the rest of the
+    pull needs at least, ``remaining`` what is left of its share (``share`` of the
+    ``window_left`` calls the window had when it started), ``sent`` the calls it sent
+    before stopping. ``ways`` are the ways forward (``WayForward``), each with its cost.
+    The rest of the window's budget is left to the project's other traffic.
+    """
+
+    def __init__(
+        self,
+        stage: str,
+        *,
+        needed: int,
+        remaining: int,
+        share: float,
+        window_left: int | None,
+        sent: int,
+        ways: tuple[WayForward, ...] = (),
+        limit: int | None = None,
+        resets_at: datetime | None = None,
+    ) -> None:
+        self.stage = stage
+        self.share = share
+        self.window_left = window_left
+        self.sent = sent
+        self.ways = ways
+        self.needed = needed
+        self.remaining = remaining
+        self.limit = limit
+        self.resets_at = resets_at
+        of = "" if limit is None else f" of {limit}"
+        left = "an unknown number" if window_left is None else str(window_left)
+        when = (
+            "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+        if stage == "lists":
+            head = (
+                f"pull stopped during its lists: they need more than the pull's share "
+                f"({share:g}) of the call budget"
+            )
+        else:
+            head = (
+                f"pull stopped before its {stage}: they need at least {counted(needed, 'call')} "
+                f"and the pull's share ({share:g}) of the call budget has {remaining} left"
+            )
+        lines = [
+            f"{head} (the window had {left}{of} left when the pull started; it resets {when}); "
+            f"the pull sent {counted(sent, 'call')} and nothing more"
+        ]
+        if ways:
+            lines.append("Ways forward:")
+            lines.extend(f"  - {way}" for way in ways)
+        LytError.__init__(self, "\n".join(lines))
 
 
 def time_after(seconds: float | None) -> datetime | None:

@@ -49,6 +49,7 @@ import httpx
 from .._progress import Progress, ProgressBar
 from ..errors import QuotaExhaustedError, RateLimitError, time_after
 from ._core import parse_retry_after
+from .allowance import Allowance
 from .config import Rate
 
 __all__ = ["Quota"]
@@ -104,6 +105,9 @@ class Quota:
         """Numbers of the calls sent and not yet answered."""
         self._polling_since: float | None = None
         self._next_start = -math.inf
+        self._allowances: list[Allowance] = []
+        self._windows = 0
+        """How many windows this client has seen begin (a reset, a new limit)."""
 
     def after_fork(self) -> None:
         """In a child just forked: a new lock (another thread may have held the old one),
@@ -154,6 +158,20 @@ class Quota:
             f"type={self._type!r}, calls_used={self._used})"
         )
 
+    @contextlib.contextmanager
+    def allowance(self, share: float) -> Iterator[Allowance]:
+        """Hold ``share`` of the calls left in the window for the work inside the block: a
+        call beyond it is not sent (``AllowanceSpent``). See ``lyt_toolkit.client.allowance``;
+        a ``ValueError`` names ``budget_share`` when ``share`` is not above 0 and at most 1."""
+        with self._lock:
+            held = Allowance(share, lambda: self._used, self._left(), self._windows)
+            self._allowances.append(held)
+        try:
+            yield held
+        finally:
+            with self._lock:
+                self._allowances.remove(held)
+
     # -- what the drivers call ------------------------------------------------
 
     def observe(self, response: httpx.Response, sent: int) -> None:
@@ -191,6 +209,7 @@ class Quota:
                 remaining = 0
             reset = None if wait is None else now + wait
             if window == "new":
+                self._windows += 1
                 self._reported, self._reset = remaining, reset
                 self._ends, self._ended = ends, None
             else:
@@ -203,11 +222,16 @@ class Quota:
     def take(self) -> tuple[float, int]:
         """Count one call about to be sent: ``(0, its number)`` (for ``observe``), or the
         seconds until the window resets when the budget is known to be spent (nothing
-        counted) and 0."""
+        counted) and 0. ``AllowanceSpent`` when the call would go beyond an allowance held
+        (``allowance``): nothing is counted and the call is not sent."""
         with self._lock:
             wait = self._spent_for()
             if wait > 0:
                 return wait, 0
+            if self._allowances:
+                left = self._left()
+                for held in self._allowances:
+                    held.admit(left, self._windows)
             self._used += 1
             self._in_flight.add(self._used)
             return 0.0, self._used
@@ -249,6 +273,7 @@ class Quota:
             self._refill()
 
     def _refill(self) -> None:
+        self._windows += 1
         self._reported = self._limit
         self._reset = None
         self._ended = self._ends if self._ends is not None else self._ended

@@ -124,7 +124,8 @@ def estimate_redemption_rate(history: Snapshots) -> tuple[float, str]:
     """The share of issued points that were redeemed, estimated from >= 2 snapshots.
 
     Per card between consecutive snapshots: points issued are the points of its buckets
-    that went from PENDING to ACTIVATED, plus any rise of its balance beyond them; points
+    that went from PENDING to ACTIVATED (or left its bucket list: a pull lists the buckets
+    of cards holding pending points only), plus any rise of its balance beyond them; points
     redeemed are any fall of its balance beyond them. The rate is redeemed / issued over
     the whole history, capped at 1. Returns the rate and the method with its figures, as
     text to quote. Earning and spending between two snapshots net out (both figures are
@@ -153,10 +154,16 @@ def estimate_redemption_rate(history: Snapshots) -> tuple[float, str]:
     buckets = _stacked(history, "pending_buckets").dropna(subset=["points_total"])
     buckets["step"] = buckets[KEY].map(step)
     was_pending = buckets[buckets["status"] == PendingBucketStatus.PENDING]
-    was_pending = was_pending[["id", "step"]].assign(step=was_pending["step"] + 1)
-    activated = buckets[buckets["status"] == PendingBucketStatus.ACTIVATED].merge(
-        was_pending, on=["id", "step"]
+    was_pending = was_pending[["id", "card_id", "step", "points_total"]].assign(
+        step=was_pending["step"] + 1
     )
+    now = was_pending.merge(buckets[["id", "step", "status"]], on=["id", "step"], how="left")
+    # A pull lists the buckets of the cards holding pending points only: a bucket PENDING
+    # before and no longer listed while its card was read left PENDING, as if ACTIVATED.
+    read = pd.MultiIndex.from_frame(cards[["id", "step"]])
+    card_read = pd.MultiIndex.from_frame(now[["card_id", "step"]]).isin(read)
+    gone = now["status"].isna() & card_read
+    activated = now[(now["status"] == PendingBucketStatus.ACTIVATED) | gone]
     credited = activated.groupby(["card_id", "step"])["points_total"].sum()
     moves = moves.join(credited.rename("activated"), on=["id", "step"])
     moves = moves.fillna({"balance_points_before": 0, "activated": 0})

@@ -22,7 +22,7 @@ from ..models.listing import MAX_LIMIT
 from .read_ahead import aread_ahead
 
 if TYPE_CHECKING:
-    from ..models import Member, MemberWithCards, PendingBucket, Program
+    from ..models import Card, Member, MemberWithCards, PendingBucket, Program
 
 __all__ = [
     "TREE",
@@ -33,6 +33,7 @@ __all__ = [
     "Request",
     "TreeWalk",
     "awalk_tree",
+    "holds_pending",
     "member_tree",
     "page_query",
     "walk_tree",
@@ -85,10 +86,25 @@ def _no_page(request: Request, page: Any) -> None:
     return None
 
 
-def member_tree(depth: int, program_id: str | None = None) -> TreeWalk:
+def _every(members: list[Member]) -> list[Member]:
+    return members
+
+
+def member_tree(
+    depth: int,
+    program_id: str | None = None,
+    *,
+    read: Callable[[list[Member]], list[Member]] = _every,
+    pending_only: bool = False,
+) -> TreeWalk:
     """The walk down ``depth`` levels of ``TREE`` (0: none): every program, or the one
-    ``program_id`` (read, not listed); each program's members; each member read for its
-    cards; each card's pending buckets."""
+    ``program_id`` (read, not listed); each program's members; the members ``read`` picks
+    from those listed (every one by default; a sample picks fewer) read for their cards;
+    each card's pending buckets.
+
+    A card's balance carries its pending points, so a card holding none has no PENDING
+    bucket: with ``pending_only`` its bucket list is not walked (one call saved per such
+    card; its activated or canceled buckets, if any, are left unread)."""
     tree = MemberTree()
     if depth < 1:
         return tree
@@ -102,17 +118,28 @@ def member_tree(depth: int, program_id: str | None = None) -> TreeWalk:
     tree.members = _joined(found)
     if depth < 3:
         return tree
-    reads = [Request("cards", "members", (m.program_id, m.id)) for m in tree.members]
+    chosen = read(tree.members)
+    reads = [Request("cards", "members", (m.program_id, m.id)) for m in chosen]
     tree.cards = yield Reads(reads)
     if depth < 4:
         return tree
-    cards = [(m, c.card) for m in tree.cards for c in m.cards if c.card is not None]
+    cards = [
+        (m, c.card)
+        for m in tree.cards
+        for c in m.cards
+        if c.card is not None and (holds_pending(c.card) or not pending_only)
+    ]
     lists = [
         Request("pending_buckets", "pending_buckets", (m.program_id, m.id, card.id))
         for m, card in cards
     ]
     tree.pending_buckets = _joined((yield Lists(lists)))
     return tree
+
+
+def holds_pending(card: Card) -> bool:
+    """Whether a member's card holds pending points (its bucket list is worth a call)."""
+    return card.balance.pending_points != 0
 
 
 def _joined(groups: Iterable[list[Any]]) -> list[Any]:
@@ -166,6 +193,10 @@ async def _one_by_one(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
     return [await start() for start in starts]
 
 
+async def _go(step: Lists | Reads) -> None:
+    return None
+
+
 async def awalk_tree(
     walk: TreeWalk,
     client: Any,
@@ -173,12 +204,16 @@ async def awalk_tree(
     run: Run = _one_by_one,
     query: dict[str, Any] | None = None,
     on_page: OnPage = _no_page,
+    before: Callable[[Lists | Reads], Awaitable[None]] = _go,
 ) -> MemberTree:
     """Async twin of ``walk_tree``: ``run`` carries out a level's requests (one by one
-    unless it runs them together); each list's next page is requested while one is read."""
+    unless it runs them together); each list's next page is requested while one is read.
+    ``before`` is awaited with each level's requests before they go (a budget check may
+    raise there, and nothing of the level is sent)."""
     try:
         step = next(walk)
         while True:
+            await before(step)
             starts: list[Callable[[], Awaitable[Any]]]
             if isinstance(step, Lists):
                 starts = [partial(_alist_all, client, r, query, on_page) for r in step.requests]

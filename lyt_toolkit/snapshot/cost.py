@@ -23,6 +23,7 @@ or buckets and not listed are not foreseen (one call each when the pull meets th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -83,9 +84,14 @@ class PullEstimate:
     """Calls a pull of ``kinds`` will make, per part, and the calls counting them took.
 
     ``parts`` maps a part (``token``, ``rewards``, ..., ``pending_buckets``) to its calls;
-    ``exact`` is False when the bucket lists are an upper bound (see the module's notes).
-    ``spent`` is what the estimate itself sent; ``remaining``/``limit``/``resets_at`` the
-    budget the client read after it.
+    ``bounds`` names the parts counted as an upper bound (the bucket lists, and the card
+    definitions read by ID once cards are read; see the module's notes), the others are
+    exact; ``exact`` is True when none is a bound. ``complete`` is False when even the lists
+    did not fit in the estimate's share of the budget: it stopped there and ``parts`` holds
+    what it counted. ``spent`` is what the estimate itself sent; ``remaining``/``limit``/
+    ``resets_at`` the budget the client read after it; ``share`` the share of the window a
+    pull keeps to and ``allowed`` the calls that share held when the estimate began (None
+    while the budget is unknown).
     """
 
     kinds: frozenset[str]
@@ -95,19 +101,55 @@ class PullEstimate:
     remaining: int | None = None
     limit: int | None = None
     resets_at: datetime | None = None
+    bounds: frozenset[str] = frozenset()
+    complete: bool = True
+    share: float = 1.0
+    allowed: int | None = None
 
     @property
     def calls(self) -> int:
-        """Calls the pull will make (at most, when not ``exact``)."""
+        """Calls the pull will make (at most, when not ``exact``; at least, when not
+        ``complete``)."""
         return sum(self.parts.values())
 
     @property
+    def at_least(self) -> int:
+        """Calls the pull will make at least: the exact parts."""
+        return sum(n for part, n in self.parts.items() if part not in self.bounds)
+
+    @property
     def fits(self) -> bool | None:
-        """Whether the window's remaining budget holds the pull; None while it is unknown."""
-        return None if self.remaining is None else self.calls <= self.remaining
+        """Whether a pull's share of the window's remaining budget holds the pull: True when
+        even its bound does, False when its exact parts do not (or the lists alone did not);
+        None while the budget is unknown or only part of the bound fits."""
+        if self.remaining is None:
+            return None
+        allowed = math.floor(self.share * self.remaining)
+        if not self.complete or self.at_least > allowed:
+            return False
+        return True if self.calls <= allowed else None
 
     def __str__(self) -> str:
+        if not self.complete:
+            budget = budget_text(self.remaining, self.limit, self.resets_at)
+            return (
+                f"calls needed: more than {self.spent}: the lists alone do not fit in the "
+                f"share ({self.share:g}) of the budget the estimate keeps to, "
+                f"{self.allowed} calls; {budget}; it does not fit"
+            )
         bound = "" if self.exact else "at most "
         budget = budget_text(self.remaining, self.limit, self.resets_at)
-        fits = {None: "; whether it fits is unknown", False: "; it does not fit"}.get(self.fits, "")
-        return f"calls needed: {bound}{self.calls} (estimate used {self.spent}); {budget}{fits}"
+        exact = (
+            ""
+            if self.exact
+            else f", at least {self.at_least} (bounds: {', '.join(sorted(self.bounds))})"
+        )
+        fits = {
+            None: "; whether it fits is unknown"
+            if self.remaining is None
+            else f"; its exact part fits in a pull's share ({self.share:g}), its bound does not",
+            False: f"; it does not fit in a pull's share ({self.share:g})",
+        }.get(self.fits, "")
+        return (
+            f"calls needed: {bound}{self.calls}{exact} (estimate used {self.spent}); {budget}{fits}"
+        )

@@ -29,6 +29,7 @@ from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
 from .estimate import estimate_pull
 from .program_file import write_program
 from .pull import DEFAULT_CONCURRENCY, ClientSource, Pulled, pull_frames, settings_of, utc_now
+from .pull_budget import DEFAULT_SHARE
 
 __all__ = ["FRAME_NAMES", "ProgramSnapshot"]
 
@@ -137,13 +138,22 @@ class ProgramSnapshot:
         """
         return compare(self, other, ignore=ignore)
 
-    def drift(self, client: ClientSource = None, *, progress: Progress = True) -> SnapshotDiff:
+    def drift(
+        self,
+        client: ClientSource = None,
+        *,
+        progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
+    ) -> SnapshotDiff:
         """What changed in the live program since this snapshot: the same kinds pulled again
-        from ``client`` (as ``pull`` takes it) and compared, this snapshot before, the live
-        program after. An empty diff means no drift."""
+        from ``client`` (as ``pull`` takes it, within ``budget_share``) and compared, this
+        snapshot before, the live program after. An empty diff means no drift."""
         partial = set(self.kinds) != set(FRAME_NAMES)
         live = ProgramSnapshot.pull(
-            client, progress=progress, kinds=self.kinds if partial else None
+            client,
+            progress=progress,
+            kinds=self.kinds if partial else None,
+            budget_share=budget_share,
         )
         return self.diff(live)
 
@@ -165,21 +175,28 @@ class ProgramSnapshot:
         kinds: Iterable[str] | None = None,
         cards_per_member: int | None = None,
         read_members: bool = False,
+        budget_share: float = DEFAULT_SHARE,
     ) -> PullEstimate:
         """How many calls ``pull(client, kinds=kinds)`` will make, and the budget left.
 
         A list's length is known only by walking it, so this walks the lists the pull
-        walks (its own calls are ``spent``): every figure is then exact but the bucket
-        lists, at most ``cards_per_member`` per member (default: one per card definition,
-        the most a member can hold) of one page each, since a member's cards are known
-        only by reading it; ``read_members`` reads every member to count them instead (one
-        more call per member, spent here). Per kind: one call per page of 100 of each list,
-        one per member (its cards), one per page of 100 of each card's buckets, one per card
-        definition referenced but not listed, one token request. See
-        ``lyt_toolkit.snapshot.cost``.
+        walks (its own calls are ``spent``; never a member one by one), within
+        ``budget_share`` of the calls left in the window: when even the lists do not fit,
+        it stops and says so (``complete`` is False). Every figure is then exact but the
+        bucket lists, a bound (``bounds``): at most ``cards_per_member`` cards per member
+        (default: one per card definition, the most a member can hold) hold pending points,
+        since a member's cards are known only by reading it. Per kind: one call per page of
+        100 of each list, one per member (its cards), one per card holding pending points
+        (its buckets), one per card definition referenced but not listed, one token request.
+        ``read_members`` is deprecated: it reads every member to count exactly, as many
+        calls as the pull. See ``lyt_toolkit.snapshot.cost``.
         """
         return estimate_pull(
-            client, kinds, cards_per_member=cards_per_member, read_members=read_members
+            client,
+            kinds,
+            cards_per_member=cards_per_member,
+            read_members=read_members,
+            budget_share=budget_share,
         )
 
     @classmethod
@@ -190,20 +207,35 @@ class ProgramSnapshot:
         progress: Progress = True,
         concurrency: int = DEFAULT_CONCURRENCY,
         kinds: Iterable[str] | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> ProgramSnapshot:
         """Pull everything, or only the frames named in ``kinds``, blocking until done.
 
-        ``client`` may be a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` (an async
-        twin is built from its configuration), a ``ClientConfig``, a mapping of
-        client keyword arguments, or None for the environment / ``.env``.
-        Works inside Jupyter, whose event loop is already running. Frames not asked
-        for are empty; ``calls`` says what the pull sent (``estimate`` says it before).
+        ``client`` may be a ``LoyaltyClient`` (its calls go through it: its pool, proxies,
+        ``rate=`` and ``quota``), an ``AsyncLoyaltyClient`` (one is built from its
+        configuration, as it is bound to its own event loop; ``apull`` uses it as is), a
+        ``ClientConfig``, a mapping of client keyword arguments, or None for the
+        environment / ``.env``. Works inside Jupyter, whose event loop is already running.
+        Frames not asked for are empty; ``calls`` says what the pull sent.
+
+        The pull keeps to ``budget_share`` of the calls left in the window when it starts
+        (default half; 1.0 uses them all, leaving none to the project's other traffic). It
+        walks the lists first, then counts what reading the members and their cards' buckets
+        needs; when that is more than its share holds, it sends nothing more and raises
+        ``PullBudgetError``, which says what it needed, what was left and each way forward
+        with its cost. See ``lyt_toolkit.snapshot.pull_budget`` and ``estimate``.
         """
         settings = settings_of(client)
 
         def run() -> Pulled:
             return asyncio.run(
-                pull_frames(settings, progress=progress, concurrency=concurrency, kinds=kinds)
+                pull_frames(
+                    settings,
+                    progress=progress,
+                    concurrency=concurrency,
+                    kinds=kinds,
+                    budget_share=budget_share,
+                )
             )
 
         try:
@@ -221,11 +253,17 @@ class ProgramSnapshot:
         progress: Progress = True,
         concurrency: int = DEFAULT_CONCURRENCY,
         kinds: Iterable[str] | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> ProgramSnapshot:
         """Async twin of ``pull``; an ``AsyncLoyaltyClient`` given here is used as is."""
-        return cls._of(
-            await pull_frames(client, progress=progress, concurrency=concurrency, kinds=kinds)
+        pulled = await pull_frames(
+            client,
+            progress=progress,
+            concurrency=concurrency,
+            kinds=kinds,
+            budget_share=budget_share,
         )
+        return cls._of(pulled)
 
     @classmethod
     def _of(cls, pulled: Pulled) -> ProgramSnapshot:

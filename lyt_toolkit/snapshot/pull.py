@@ -1,10 +1,12 @@
-"""Pulling every kind of program data at once with the async client.
+"""Pulling every kind of program data at once, within a share of the call budget.
 
-Rewards, benefits, card definitions, tier structures and the program ->
-member -> card -> pending bucket tree are pulled concurrently (at most
-``concurrency`` requests in flight). Row order follows the service's list
-order, so two pulls of the same data give equal frames. Rewards, the largest
-list, are turned into their frames page by page as they arrive.
+Rewards, benefits, card definitions, tier structures, programs and their member lists are
+walked concurrently (at most ``concurrency`` requests in flight); then, if the pull's share
+of the budget holds them (``pull_budget``), each member is read for its cards and each card
+holding pending points has its buckets listed. Row order follows the service's list order,
+so two pulls of the same data give equal frames. Rewards, the largest list, are turned into
+their frames page by page as they arrive. A sync ``LoyaltyClient`` is used as it is, its
+calls made from worker threads (``pull.threaded``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
+from ..client.allowance import AllowanceSpent, checked_share
 from ..errors import NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
@@ -42,10 +45,12 @@ from ..models import (
     TierStructure,
 )
 from ..pull.assemble import NATIVE_BATCH, RewardPages
-from ..pull.member_tree import Request, awalk_tree, member_tree
-from ..pull.program_lists import ProgramList, program_lists
+from ..pull.member_tree import Lists, Reads, Request, awalk_tree, member_tree
+from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
+from ..pull.threaded import ThreadedClient
 from .cost import PullCalls, tree_depth, wanted_kinds
+from .pull_budget import DEFAULT_SHARE, PullBudget
 from .references import join_statuses, mark_card_definitions, referenced_card_definitions
 
 __all__ = ["DEFAULT_CONCURRENCY", "ClientSource", "Pulled", "pull_frames"]
@@ -90,19 +95,23 @@ async def pull_frames(
     progress: Progress = True,
     concurrency: int = DEFAULT_CONCURRENCY,
     kinds: Iterable[str] | None = None,
+    budget_share: float = DEFAULT_SHARE,
 ) -> Pulled:
-    """Pull the frames of ``kinds`` (every one for None) with ``client``; an
+    """Pull the frames of ``kinds`` (every one for None) with ``client`` within
+    ``budget_share`` of the calls left in the window; a ``LoyaltyClient`` or
     ``AsyncLoyaltyClient`` is used as is."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     wanted = wanted_kinds(kinds)
+    share = checked_share(budget_share)
     async with _async_client(client) as owned:
-        return await _Puller(owned, progress, concurrency, wanted).run()
+        return await _Puller(owned, progress, concurrency, wanted, share).run()
 
 
 def settings_of(client: ClientSource) -> ClientSource:
-    """What to build an async client from (never an async client bound to another loop)."""
-    if isinstance(client, LoyaltyClient | AsyncLoyaltyClient):
+    """What a pull on a loop of its own can use: the client itself, but an async client's
+    settings (it is bound to the loop it was made on)."""
+    if isinstance(client, AsyncLoyaltyClient):
         return client.config
     return client
 
@@ -110,15 +119,17 @@ def settings_of(client: ClientSource) -> ClientSource:
 def _async_client(
     source: ClientSource,
 ) -> AbstractAsyncContextManager[AsyncLoyaltyClient]:
-    """The async client to pull with: ``source`` itself, or one built (and closed) here."""
+    """The client to pull with: ``source`` itself (a sync one seen through worker threads),
+    or one built (and closed) here."""
     if isinstance(source, AsyncLoyaltyClient):
         return nullcontext(source)
+    if isinstance(source, LoyaltyClient):
+        threaded: Any = ThreadedClient(source)  # quacks as an AsyncLoyaltyClient
+        return nullcontext(threaded)
     if source is None:
         return AsyncLoyaltyClient()
     if isinstance(source, ClientConfig):
         return AsyncLoyaltyClient(config=source)
-    if isinstance(source, LoyaltyClient):
-        return AsyncLoyaltyClient(config=source.config)
     if isinstance(source, Mapping):
         return AsyncLoyaltyClient(**source)
     raise TypeError(
@@ -136,37 +147,74 @@ class _Puller:
         progress: Progress,
         concurrency: int,
         kinds: frozenset[str] = frozenset(FRAME_NAMES),
+        share: float = DEFAULT_SHARE,
     ) -> None:
         self.client = client
         self.kinds = kinds
+        self.share = share
         self.limit = asyncio.Semaphore(concurrency)
         self.progress = progress
         self.held_at_start: float | None = None
-        """The service's clock at the start when the client already held a token."""
+        """The service's clock at the start, from a new token when the client held one."""
+        self.listed = 0
+        """Members listed (once the member lists are walked)."""
 
     async def run(self) -> Pulled:
         c, kinds = self.client, self.kinds
         used_before = c.quota.calls_used
-        self.held_at_start = c.service_time()
-        with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
-            # One walk per top-level list the kinds need (pull.program_lists) and one down the
-            # member tree, run together by _gather (which cancels them together).
-            lists = program_lists(kinds)
-            walks = [self._walk(listed, bar) for listed in lists]
-            *found, tree = await _gather(*walks, self._member_tree(bar, tree_depth(kinds)))
+        with (
+            c.quota.allowance(self.share) as allowance,
+            ProgressBar(self.progress, desc="snapshot", unit="row") as bar,
+        ):
+            budget = PullBudget(allowance, c.quota, kinds)
+            try:
+                if c.holds_token:
+                    # The service's clock at the start comes from a token it issues now (one
+                    # call, as for a client without a token, whose first call fetches one).
+                    token = await c.oauth.token()
+                    self.held_at_start = token.expires_at - token.expires_in
+                frames = await self._pull(bar, budget)
+            except AllowanceSpent:
+                raise budget.refusal(1) from None
+        quota = c.quota
+        calls = PullCalls(
+            quota.calls_used - used_before, quota.remaining, quota.limit, quota.resets_at
+        )
+        asked = {name: frame for name, frame in frames.items() if name in kinds}
+        return Pulled(asked, c.base_url, self._service_start(), calls)
+
+    async def _pull(self, bar: ProgressBar, budget: PullBudget) -> dict[str, pd.DataFrame]:
+        kinds = self.kinds
+        # One walk per top-level list the kinds need (pull.program_lists), run together with
+        # the member tree's lists; the tree's one-by-one reads wait for every list (their
+        # pages are the cheap part, and then the rest is counted) and for the budget's check.
+        lists = program_lists(kinds)
+        listing = asyncio.ensure_future(_gather(*(self._walk(listed, bar) for listed in lists)))
+
+        async def before(step: Lists | Reads) -> None:
+            if not step.requests or step.requests[0].part not in ("cards", "pending_buckets"):
+                return
+            found = await listing
             walked = {listed.part: items for listed, items in zip(lists, found, strict=True)}
-            rewards: RewardPages = walked.get("rewards") or _reward_pages()
-            benefits: list[Benefit] = walked.get("benefits", [])
-            listed: list[CardDefinition] = walked.get("card_definitions", [])
-            tiers: list[TierStructure] = walked.get("tier_structures", [])
-            programs, members, details, buckets = tree
-            fetched: list[CardDefinition] = []
-            if "card_definitions" in kinds:
-                wanted = rewards.referenced | referenced_card_definitions(
-                    (), benefits, tiers, details, buckets
-                )
-                known = {d.id for d in listed}
-                fetched = await self._fetch_definitions(sorted(wanted - known))
+            budget.lists_walked(by_id=len(self._unlisted(walked, ())))
+            budget.check(
+                step.requests[0].part, len(step.requests), members=self.listed, sampled=None
+            )
+
+        found, tree = await _gather(
+            listing, self._member_tree(bar, tree_depth(kinds), before, self._read)
+        )
+        walked = {listed.part: items for listed, items in zip(lists, found, strict=True)}
+        rewards: RewardPages = walked.get("rewards") or _reward_pages()
+        benefits: list[Benefit] = walked.get("benefits", [])
+        listed: list[CardDefinition] = walked.get("card_definitions", [])
+        tiers: list[TierStructure] = walked.get("tier_structures", [])
+        programs, members_found, details, buckets = tree
+        fetched: list[CardDefinition] = []
+        if "card_definitions" in kinds:
+            fetched = await self._fetch_definitions(
+                sorted(self._unlisted(walked, (details, buckets)))
+            )
         definitions = card_definitions_frame(listed, unlisted=fetched)
         status = dict(zip(definitions["id"], definitions["status"].astype(object), strict=True))
         names = dict(zip(definitions["id"], definitions["name"].astype(object), strict=True))
@@ -179,29 +227,42 @@ class _Puller:
                 return frame
             return mark_card_definitions(frame, schema, status, names)
 
-        frames = {
+        return {
             "rewards": rewards.frame("rewards"),
             "reward_costs": marked(rewards.frame("reward_costs"), REWARD_COSTS, names=names),
             "benefits": marked(benefits_frame(benefits), BENEFITS),
             "card_definitions": definitions,
             "tier_structures": marked(tier_structures_frame(tiers), TIER_STRUCTURES),
             "programs": programs_frame(programs),
-            "members": members_frame(members),
+            "members": members_frame(members_found),
             "cards": cards_frame(details),
-            "pending_buckets": join_statuses(pending_buckets_frame(buckets), programs, members),
+            "pending_buckets": join_statuses(
+                pending_buckets_frame(buckets), programs, members_found
+            ),
         }
-        quota = c.quota
-        calls = PullCalls(
-            quota.calls_used - used_before, quota.remaining, quota.limit, quota.resets_at
+
+    def _read(self, members: list[Member]) -> list[Member]:
+        """The members to read for their cards, of those listed: every one."""
+        self.listed = len(members)
+        return members
+
+    def _unlisted(self, walked: Mapping[ListPart, Any], tree: tuple[Any, ...]) -> set[str]:
+        """The card definitions referenced (by the lists, and by the tree's ``details`` and
+        ``buckets`` when given) but not listed: each is read by ID."""
+        if "card_definitions" not in self.kinds:
+            return set()
+        rewards: RewardPages = walked.get("rewards") or _reward_pages()
+        details, buckets = tree if tree else ((), ())
+        wanted = rewards.referenced | referenced_card_definitions(
+            (), walked.get("benefits", []), walked.get("tier_structures", []), details, buckets
         )
-        asked = {name: frame for name, frame in frames.items() if name in kinds}
-        return Pulled(asked, c.base_url, self._service_start(), calls)
+        return wanted - {d.id for d in walked.get("card_definitions", [])}
 
     def _service_start(self) -> pd.Timestamp:
-        """The service's clock at the pull's start, from the token its first call brought
-        (the service's ``expires_at - expires_in``; no extra call). A client that already held a
-        token gives its issue time plus the time since. This machine's UTC time without a token,
-        or, with an ``OddValueWarning``, when those times give no instant pandas can hold."""
+        """The service's clock at the pull's start, from the token issued at its start (the
+        service's ``expires_at - expires_in``): the one its first call brought, or a new one
+        when the client already held a token. This machine's UTC time without a token, or,
+        with an ``OddValueWarning``, when those times give no instant pandas can hold."""
         seconds = self.held_at_start
         if seconds is None:
             seconds = self.client.token_issued_at()
@@ -233,7 +294,11 @@ class _Puller:
             return await start()
 
     async def _member_tree(
-        self, bar: ProgressBar, depth: int
+        self,
+        bar: ProgressBar,
+        depth: int,
+        before: Callable[[Lists | Reads], Awaitable[None]],
+        read: Callable[[list[Member]], list[Member]],
     ) -> tuple[list[Program], list[Member], list[MemberWithCards], list[PendingBucket]]:
         """Programs, their members, each member read for its cards, each card's buckets, as far
         down as ``depth`` (``pull.member_tree``), each level's requests ``concurrency`` at a
@@ -246,7 +311,8 @@ class _Puller:
         async def run(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
             return await _gather(*(self._bounded(start) for start in starts))
 
-        tree = await awalk_tree(member_tree(depth), self.client, run=run, on_page=counted)
+        walk = member_tree(depth, read=read, pending_only=True)
+        tree = await awalk_tree(walk, self.client, run=run, on_page=counted, before=before)
         return tree.programs, tree.members, tree.cards, tree.pending_buckets
 
     async def _fetch_definitions(self, ids: list[str]) -> list[CardDefinition]:

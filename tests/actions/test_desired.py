@@ -221,14 +221,14 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     edit, _ = four_kinds(snapshot)
     plan = edit.plan()
     # Each part alone (one call) would fit; the four together do not.
-    fresh.set_plan(f"{len(plan.changes) + 1}/hour")
+    fresh.set_plan(f"{len(plan.changes)}/hour")
     client.programs.list(limit=1)  # reads the budget (and may bring a token)
     remaining = client.quota.remaining
     assert remaining is not None and 1 <= remaining < len(plan.changes)
     assert plan.cost(client).needed == len(plan.changes)
     with pytest.raises(BudgetExceededError):
         plan.apply(client, allow_destroy=True, progress=False)
-    fresh.set_plan("unlimited")
+    fresh.set_plan("10000/hour")  # a new window, which the client reads from the next answer
     assert not pull(client).diff(snapshot)
 
 

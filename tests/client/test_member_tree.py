@@ -15,19 +15,28 @@ def program(pid: str) -> Any:
     return SimpleNamespace(id=pid)
 
 
+def card(cid: str) -> Any:
+    """A card holding pending points unless its ID ends in ``_0``."""
+    pending = 0 if cid.endswith("_0") else 25
+    return SimpleNamespace(id=cid, balance=SimpleNamespace(pending_points=pending))
+
+
 def member(pid: str, mid: str, *cards: str) -> Any:
-    held = [SimpleNamespace(card=SimpleNamespace(id=c)) for c in cards]
+    held = [SimpleNamespace(card=card(c)) for c in cards]
     return SimpleNamespace(id=mid, program_id=pid, cards=[*held, SimpleNamespace(card=None)])
 
 
-def steps(depth: int, program_id: str | None = None) -> list[Any]:
+def steps(depth: int, program_id: str | None = None, *, pending_only: bool = True) -> list[Any]:
     """The requests the walk asks for, level by level, answered with a small tree."""
-    walk = member_tree(depth, program_id)
+    walk = member_tree(depth, program_id, pending_only=pending_only)
     asked: list[Any] = []
     answers = {
         "programs": [[program("lpro_1"), program("lpro_2")]],
         "members": [[member("lpro_1", "lmem_a")], [member("lpro_2", "lmem_b")]],
-        "cards": [member("lpro_1", "lmem_a", "lcrd_1", "lcrd_2"), member("lpro_2", "lmem_b")],
+        "cards": [
+            member("lpro_1", "lmem_a", "lcrd_1", "lcrd_0", "lcrd_2"),
+            member("lpro_2", "lmem_b"),
+        ],
         "pending_buckets": [["b1"], ["b2", "b3"]],
     }
     try:
@@ -56,14 +65,27 @@ def test_the_walk_asks_for_each_level_in_the_trees_order() -> None:
     assert [r.ids for r in asked[3].requests] == [
         ("lpro_1", "lmem_a", "lcrd_1"),
         ("lpro_1", "lmem_a", "lcrd_2"),
-    ]  # a card slot without a card asks for nothing
+    ]  # a card slot without a card, or a card holding no pending points, asks for nothing
     assert tree.pending_buckets == ["b1", "b2", "b3"]
+
+
+def test_every_card_is_listed_unless_pending_only() -> None:
+    *asked, _ = steps(len(TREE), pending_only=False)
+    assert [r.ids[-1] for r in asked[3].requests] == ["lcrd_1", "lcrd_0", "lcrd_2"]
 
 
 @pytest.mark.parametrize("depth", range(len(TREE) + 1))
 def test_the_walk_goes_no_deeper_than_asked(depth: int) -> None:
     *asked, _ = steps(depth)
     assert [s.requests[0].part for s in asked] == list(TREE[:depth])
+
+
+def test_only_the_members_picked_are_read() -> None:
+    walk = member_tree(3, read=lambda members: [m for m in members if m.id == "lmem_b"])
+    next(walk)
+    step = walk.send([[program("lpro_1"), program("lpro_2")]])
+    step = walk.send([[member("lpro_1", "lmem_a")], [member("lpro_2", "lmem_b")]])
+    assert step.requests == [Request("cards", "members", ("lpro_2", "lmem_b"))]
 
 
 def test_one_program_is_read_not_listed() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
+from lyt_toolkit.client.allowance import AllowanceSpent
 from lyt_toolkit.errors import QuotaExhaustedError, RateLimitError
 
 from .budgeted import BudgetedServer, in_threads
@@ -233,3 +234,41 @@ def test_rate_spreads_call_starts(budgeted: BudgetedServer) -> None:
     # Evenly spaced starts: n calls span at least n - 1 intervals (one spared for
     # the time between a start and its arrival); only lower bounds, never upper.
     assert arrivals[-1] - arrivals[0] >= (calls - 2) * interval
+
+
+@pytest.mark.parametrize("budgeted", [{"limit": 50, "window": 60}], indirect=True)
+def test_an_allowance_refuses_the_call_beyond_its_share_unsent(budgeted: BudgetedServer) -> None:
+    with LoyaltyClient(**settings(budgeted)) as client:
+        client.rewards.get(REWARD)  # a token, then the call: 48 left
+        with client.quota.allowance(0.25) as allowance:  # a quarter of 48: 12 calls
+            assert (allowance.calls, allowance.left, allowance.window_left) == (12, 12, 48)
+            for _ in range(12):
+                client.rewards.get(REWARD)
+            sent = len(budgeted.received)
+            with pytest.raises(AllowanceSpent, match=r"share \(0.25\).*12 calls, is used up"):
+                client.rewards.get(REWARD)
+            assert len(budgeted.received) == sent and allowance.left == 0
+        client.rewards.get(REWARD)  # the allowance is gone with its block
+        assert client.quota.remaining == 48 - 13
+
+
+@pytest.mark.parametrize("budgeted", [{"limit": 50, "window": 60}], indirect=True)
+def test_an_allowance_taken_before_the_budget_is_known_is_set_by_the_first_answer(
+    budgeted: BudgetedServer,
+) -> None:
+    budgeted.spend(10)  # another client of the project: 40 left
+    with LoyaltyClient(**settings(budgeted)) as client, client.quota.allowance(0.5) as allowance:
+        assert allowance.calls is None and allowance.left is None
+        client.rewards.get(REWARD)  # a token request, then the call
+        # Half of what the window held when the work began: 38 left after its 2 calls.
+        assert allowance.window_left == 40 and allowance.calls == 20 and allowance.spent == 2
+
+
+@pytest.mark.parametrize("share", [0, 1.01, -1, float("nan"), "1"])
+def test_an_allowance_share_is_checked(share: Any) -> None:
+    with (
+        LoyaltyClient(base_url="http://127.0.0.1:9", env_file=None) as client,
+        pytest.raises(ValueError, match="budget_share"),
+        client.quota.allowance(share),
+    ):
+        pass

@@ -46,8 +46,10 @@ def test_pending_totals_follow_the_buckets_through_activation_and_reset(
         assert len(activated) >= 4  # the demo's four activatable buckets
 
         def settled() -> bool:
+            # A pull lists the buckets of cards holding pending points only: an activated
+            # bucket is either listed as ACTIVATED or, its card holding none, not listed.
             buckets = _pulled(sb, make_client).pending_buckets
-            return activated <= set(buckets.loc[buckets["status"] == "ACTIVATED", "id"])
+            return not activated & set(buckets.loc[buckets["status"] == "PENDING", "id"])
 
         assert eventually(settled, timeout=10)
         assert _gaps(_pulled(sb, make_client)) == {}

@@ -1,0 +1,100 @@
+"""A share of the call budget for one piece of work: calls beyond it are refused unsent.
+
+The service gives a project one budget per window for all of its traffic (the checkout,
+the member app, this toolkit). A long piece of work, such as a snapshot pull, takes an
+``Allowance``: a share of the calls left in the window when it starts (``share`` of
+``Quota.remaining``). While the allowance is held, every call the client is about to send
+is counted against it, and the call that would go beyond it is not sent:
+``AllowanceSpent`` is raised instead. The work decides before each of its stages whether
+the stage fits (``left``); the allowance is the guarantee that it never sends more, even
+where its count was a bound.
+
+With the budget unknown when the work starts (no answer has carried the limit headers
+yet), the allowance is set from the first answer that does: ``share`` of what that answer
+left plus what the work had sent by then; likewise when a new window begins while the work
+goes on (the window reset, or the plan changed). A service that never sends the headers
+leaves the allowance unknown and nothing is refused.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from .._text import counted
+from ..errors import LytError
+
+__all__ = ["Allowance", "AllowanceSpent", "checked_share"]
+
+
+def checked_share(share: float) -> float:
+    """``share`` as a fraction of the budget left: above 0 and at most 1, else a
+    ``ValueError`` naming ``budget_share``."""
+    if isinstance(share, bool) or not isinstance(share, int | float):
+        raise ValueError(f"budget_share: must be a number above 0 and at most 1, got {share!r}")
+    if not (math.isfinite(share) and 0 < share <= 1):
+        raise ValueError(f"budget_share: must be above 0 and at most 1, got {share!r}")
+    return float(share)
+
+
+class AllowanceSpent(LytError):
+    """A call not sent: the work's share of the call budget is used up (``allowance``)."""
+
+    def __init__(self, allowance: Allowance) -> None:
+        self.allowance = allowance
+        calls = allowance.calls or 0
+        super().__init__(
+            f"not sent: this work's share ({allowance.share:g}) of the call budget, "
+            f"{counted(calls, 'call')}, is used up"
+        )
+
+
+class Allowance:
+    """``share`` of the calls left in the window, from the moment it is taken.
+
+    ``calls`` is the allowance in calls (None while the budget is unknown), ``spent`` the
+    calls the client has sent since, ``left`` what remains of it (None while unknown).
+    Held by ``Quota.allowance``; thread-safe through the quota's lock.
+    """
+
+    def __init__(
+        self, share: float, used: Callable[[], int], remaining: int | None, window: int = 0
+    ) -> None:
+        self.share = checked_share(share)
+        self.window_left: int | None = None
+        """The calls left in the window when the allowance was set."""
+        self._used = used
+        self._start = used()
+        self._window = window
+        self.calls: int | None = None
+        if remaining is not None:
+            self._set(remaining, window)
+
+    def _set(self, window_left: int, window: int) -> None:
+        self.window_left = window_left
+        self._window = window
+        self.calls = math.floor(self.share * window_left)
+
+    @property
+    def spent(self) -> int:
+        """Calls the client has sent since the allowance was taken."""
+        return self._used() - self._start
+
+    @property
+    def left(self) -> int | None:
+        """Calls the allowance still holds; None while the budget is unknown."""
+        return None if self.calls is None else max(0, self.calls - self.spent)
+
+    def admit(self, remaining: int | None, window: int = 0) -> None:
+        """Before the client's next call goes out, with ``remaining`` calls left in the
+        ``window``-th window the client has seen: set the allowance if the budget just became
+        known or a new window began (a reset, a new plan: the share is then of the new
+        window, the calls sent so far counted in it), and raise ``AllowanceSpent`` when the
+        call would go beyond it."""
+        if remaining is not None and (self.calls is None or window != self._window):
+            self._set(remaining + self.spent, window)
+        if self.calls is not None and self.spent >= self.calls:
+            raise AllowanceSpent(self)
+
+    def __repr__(self) -> str:
+        return f"Allowance(share={self.share:g}, calls={self.calls}, spent={self.spent})"

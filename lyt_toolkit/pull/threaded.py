@@ -1,0 +1,116 @@
+"""A sync client seen as an async one: each of its calls runs in a worker thread.
+
+The snapshot pull is written once, against async resource groups (``pages``,
+``plain_pages``, ``get``), so that a level's requests run together. Given the caller's
+sync ``LoyaltyClient``, it runs on this view of it: every call still goes through that
+client (its connection pool, proxies and certificates, ``rate=``, its token and its
+``quota``, which therefore counts the pull's calls), from ``asyncio.to_thread`` workers.
+A read-ahead waiting for a request to be written is told so from the worker thread
+through the event loop (``sent``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
+
+from .sent import sent_notice, telling
+
+__all__ = ["ThreadedClient", "ThreadedGroup"]
+
+T = TypeVar("T")
+
+_END = object()
+
+
+async def _in_thread(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)`` in a worker thread; a request-written notice reaches this task."""
+    notice = sent_notice()
+    if notice is None:
+        return await asyncio.to_thread(call, *args)
+    loop = asyncio.get_running_loop()
+
+    def told() -> None:
+        loop.call_soon_threadsafe(notice)
+
+    def run() -> T:
+        with telling(told):
+            return call(*args)
+
+    return await asyncio.to_thread(run)
+
+
+class ThreadedGroup:
+    """One resource group of a sync client, with the async group's read methods."""
+
+    def __init__(self, group: Any) -> None:
+        self._group = group
+
+    async def get(self, *ids: str) -> Any:
+        """The sync group's ``get(*ids)``, in a worker thread."""
+        return await _in_thread(self._group.get, *ids)
+
+    def pages(self, *ids: str, **query: Any) -> AsyncIterator[Any]:
+        """The sync group's ``pages(*ids, **query)``, each page fetched in a worker thread."""
+        return _pages(self._group.pages(*ids, **query))
+
+    def plain_pages(self, *ids: str, **query: Any) -> AsyncIterator[Any]:
+        """The sync group's ``plain_pages(*ids, **query)``, likewise."""
+        return _pages(self._group.plain_pages(*ids, **query))
+
+    async def token(self) -> Any:
+        """The sync ``oauth`` group's ``token()``: a new token, in a worker thread."""
+        return await _in_thread(self._group.token)
+
+
+async def _pages(walk: Iterator[Any]) -> AsyncIterator[Any]:
+    try:
+        while (page := await _in_thread(next, walk, _END)) is not _END:
+            yield page
+    finally:
+        close = getattr(walk, "close", None)
+        if close is not None:
+            with contextlib.suppress(ValueError):  # still running in its thread: left to end
+                close()
+
+
+class ThreadedClient:
+    """The caller's sync client with async resource groups (``ThreadedGroup``); its budget,
+    address and clock are the client's own."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._groups: dict[str, ThreadedGroup] = {}
+
+    def __getattr__(self, name: str) -> ThreadedGroup:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        group = self._groups.get(name)
+        if group is None:
+            group = self._groups[name] = ThreadedGroup(getattr(self.client, name))
+        return group
+
+    @property
+    def quota(self) -> Any:
+        """The client's call budget (``Quota``)."""
+        return self.client.quota
+
+    @property
+    def base_url(self) -> str:
+        """The client's service address."""
+        return str(self.client.base_url)
+
+    @property
+    def holds_token(self) -> bool:
+        """Whether the client holds a usable bearer token."""
+        return bool(self.client.holds_token)
+
+    def service_time(self) -> float | None:
+        """The service's clock now, from the client's token (None without one)."""
+        return self.client.service_time()
+
+    def token_issued_at(self) -> float | None:
+        """When the service issued the client's token (None without one)."""
+        return self.client.token_issued_at()

@@ -1,0 +1,191 @@
+"""A pull on a program of real size keeps to its share of the call budget, over real HTTP.
+
+The program here has 1,500 members: reading each costs one call, far beyond the share of a
+1,000-call window that a pull keeps to by default. The pull walks the lists, finds that,
+and stops before reading a single member, leaving the rest of the window to the project.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any
+
+import httpx
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
+from lyt_toolkit.errors import PullBudgetError
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot.cost import pages
+from lyt_toolkit.synthetic import generate_program
+
+ClientFor = Callable[..., LoyaltyClient]
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
+
+MEMBERS = 1500
+PROGRAM = generate_program(
+    members=MEMBERS, rewards=120, benefits=30, card_definitions=3, tier_structures=2, seed=3
+)
+
+LIST_CALLS = (
+    1
+    + sum(  # the token, then one call per page of 100 of each list
+        pages(len(PROGRAM[key]), 100)
+        for key in ("rewards", "benefits", "card_definitions", "tier_structures", "programs")
+    )
+    + sum(
+        pages(sum(m["program_id"] == p["id"] for m in PROGRAM["members"]), 100)
+        for p in PROGRAM["programs"]
+    )
+)
+"""What a pull sends before it reads a member: the token and every list's pages."""
+
+
+@pytest.fixture(scope="module")
+def large(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    """The 1,500-member program; each test puts in force the plan it needs (reads only)."""
+    with start_sandbox(PROGRAM) as sb:
+        yield sb
+
+
+def test_a_pull_beyond_its_share_stops_before_reading_a_member(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    large.set_plan("1000/hour")
+    with make_client(large) as client:
+        assert client.quota.remaining is None  # unknown until the first answer: read then
+        with pytest.raises(PullBudgetError) as caught:
+            ProgramSnapshot.pull(client, progress=False)
+        used = client.quota.calls_used
+    error = caught.value
+    window = large.plan()
+    assert error.stage == "member reads"
+    assert error.sent == used == window["used"] == LIST_CALLS  # lists only, no member read
+    assert window["remaining"] == 1000 - LIST_CALLS  # the rest is the project's
+    assert error.share == 0.5 and error.window_left is not None
+    assert error.remaining == math.floor(0.5 * error.window_left) - LIST_CALLS
+    assert error.needed >= MEMBERS
+    assert error.limit == 1000 and error.resets_at is not None
+    text = str(error)
+    assert "pull stopped before its member reads" in text and "Ways forward:" in text
+    hows = [way.how for way in error.ways]
+    assert any(how.startswith("kinds=") for how in hows)
+    assert any(how.startswith("sample=") for how in hows)
+    lists_only = next(w for w in error.ways if w.how.startswith("kinds="))
+    assert lists_only.calls == LIST_CALLS + 1  # and the one card definition read by ID
+    assert "cards" not in lists_only.how
+    paced = next(w for w in error.ways if "paced" in w.how)
+    assert paced.calls is not None and paced.calls >= LIST_CALLS + MEMBERS
+
+
+def test_the_way_forward_it_names_fits(large: Sandbox, make_client: ClientFor) -> None:
+    large.set_plan("1000/hour")
+    with make_client(large) as client, pytest.raises(PullBudgetError) as caught:
+        ProgramSnapshot.pull(client, progress=False)
+    lists_only = next(w for w in caught.value.ways if w.how.startswith("kinds="))
+    kinds = eval(lists_only.how.removeprefix("kinds="))  # a list literal of frame names
+    large.set_plan("1000/hour")
+    with make_client(large) as client:
+        snapshot = ProgramSnapshot.pull(client, progress=False, kinds=kinds)
+    assert snapshot.calls is not None and snapshot.calls.used == lists_only.calls
+    assert len(snapshot.members) == MEMBERS and len(snapshot.cards) == 0
+
+
+def test_a_share_too_small_for_the_lists_stops_during_them(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    large.set_plan("30/hour")
+    with make_client(large) as client, pytest.raises(PullBudgetError) as caught:
+        ProgramSnapshot.pull(client, progress=False)
+    assert caught.value.stage == "lists"
+    assert caught.value.sent == large.plan()["used"] == 15  # half of 30, not one more
+    assert large.plan()["remaining"] == 15
+
+
+def test_the_whole_window_is_used_only_when_asked(large: Sandbox, make_client: ClientFor) -> None:
+    large.set_plan("30/hour")
+    with make_client(large) as client, pytest.raises(PullBudgetError) as caught:
+        ProgramSnapshot.pull(client, progress=False, budget_share=1.0)
+    # The lists fit in the whole window; the member reads do not, and none is sent.
+    assert caught.value.stage == "member reads"
+    assert large.plan()["used"] == LIST_CALLS and caught.value.remaining == 30 - LIST_CALLS
+
+
+@pytest.mark.parametrize("share", [0, -0.5, 1.5, math.nan, math.inf, "half", True])
+def test_a_budget_share_out_of_range_is_refused_naming_it(
+    large: Sandbox, make_client: ClientFor, share: Any
+) -> None:
+    large.set_plan("1000/hour")
+    with make_client(large) as client, pytest.raises(ValueError, match="budget_share"):
+        ProgramSnapshot.pull(client, progress=False, budget_share=share)
+    assert large.plan()["used"] == 0
+
+
+def test_a_full_pull_sends_the_fewest_calls_the_interface_allows(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    large.set_plan("100000/hour")
+    with make_client(large) as client:
+        snapshot = ProgramSnapshot.pull(client, progress=False)
+    holding = sum(1 for c in PROGRAM["cards"] if c["balance"]["pending_points"])
+    assert 0 < holding < MEMBERS
+    by_id = int((~snapshot.card_definitions["listed"]).sum())  # referenced, not listed
+    assert snapshot.calls is not None
+    minimum = LIST_CALLS + MEMBERS + holding + by_id
+    assert snapshot.calls.used == minimum == large.plan()["used"]
+    # Nothing pending is lost by skipping the cards that hold no pending points.
+    pending = {b["id"] for b in PROGRAM["pending_buckets"] if b["status"] == "PENDING"}
+    assert set(snapshot.pending_buckets["id"]) == pending
+
+
+def test_the_pull_sends_through_the_callers_client(large: Sandbox, make_client: ClientFor) -> None:
+    large.set_plan("100000/hour")
+    sent: list[str] = []
+    hooks = {"request": [lambda r: sent.append(r.url.path)]}
+    with httpx.Client(event_hooks=hooks) as http, make_client(large, http_client=http) as client:
+        before = client.quota.calls_used
+        snapshot = ProgramSnapshot.pull(client, progress=False, kinds=["members", "cards"])
+        counted = client.quota.calls_used - before
+    assert snapshot.calls is not None
+    assert len(sent) == counted == snapshot.calls.used == 1 + pages(MEMBERS, 100) + 1 + MEMBERS
+    assert sum(path.endswith("/members") for path in sent) == pages(MEMBERS, 100)
+
+
+def test_an_async_client_counts_its_pull(large: Sandbox) -> None:
+    large.set_plan("1000/hour")
+
+    async def pull() -> tuple[int, PullBudgetError]:
+        async with AsyncLoyaltyClient(
+            base_url=large.base_url, env_file=None, **large.credentials.as_client_kwargs()
+        ) as client:
+            with pytest.raises(PullBudgetError) as caught:
+                await ProgramSnapshot.apull(client, progress=False)
+            return client.quota.calls_used, caught.value
+
+    used, error = asyncio.run(pull())
+    assert used == error.sent == LIST_CALLS == large.plan()["used"]
+
+
+def test_an_estimate_reads_no_member_one_by_one(large: Sandbox, make_client: ClientFor) -> None:
+    large.set_plan("1000/hour")
+    with make_client(large) as client:
+        estimate = ProgramSnapshot.estimate(client)
+    assert estimate.complete and estimate.spent == LIST_CALLS == large.plan()["used"]
+    assert estimate.parts["cards"] == MEMBERS  # counted from the lists, not read
+    assert estimate.bounds == {"pending_buckets", "card_definitions_by_id"}
+    assert estimate.at_least == 1 + (LIST_CALLS - 1) + MEMBERS
+    assert estimate.fits is False
+    assert "it does not fit in a pull's share (0.5)" in str(estimate)
+
+
+def test_an_estimate_whose_lists_do_not_fit_says_so(large: Sandbox, make_client: ClientFor) -> None:
+    large.set_plan("30/hour")
+    with make_client(large) as client:
+        estimate = ProgramSnapshot.estimate(client)
+    assert not estimate.complete and estimate.fits is False
+    assert estimate.spent == large.plan()["used"] == 15
+    assert "the lists alone do not fit" in str(estimate)
