@@ -210,13 +210,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     gen = _command(sandbox_sub, "sandbox:generate", "write a large synthetic program file")
     gen.add_argument("--out", required=True, help="path of the program file to write")
+    gen.add_argument(
+        "--programs",
+        type=int,
+        default=1,
+        help="loyalty programs the members are split over, one large and smaller ones",
+    )
     gen.add_argument("--rewards", type=int, default=1000)
     gen.add_argument("--benefits", type=int, default=1000)
     gen.add_argument("--card-definitions", type=int, default=10)
     gen.add_argument("--tier-structures", type=int, default=10)
-    gen.add_argument("--members", type=int, default=100, help="members, one card each")
     gen.add_argument(
-        "--pending-buckets", type=int, default=None, help="PENDING buckets (default 2 per member)"
+        "--members",
+        type=int,
+        default=100,
+        help="members, one card each, joined over up to six years, some inactive",
+    )
+    gen.add_argument(
+        "--pending-buckets",
+        type=int,
+        default=None,
+        help="PENDING buckets in all, 1 to 4 on a card (default 0.4 per member)",
     )
     gen.add_argument("--seed", type=int, default=0)
     return parser
