@@ -208,7 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve beyond loopback even with the public demo credentials (anyone can call it)",
     )
 
-    gen = _command(sandbox_sub, "sandbox:generate", "write a large synthetic program file")
+    gen = _command(
+        sandbox_sub, "sandbox:generate", "write a large synthetic program file", bulk=True
+    )
     gen.add_argument("--out", required=True, help="path of the program file to write")
     gen.add_argument(
         "--programs",

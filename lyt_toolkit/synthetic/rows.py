@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -10,6 +11,7 @@ HISTORY_SECONDS = 2 * 365 * 86400
 """``created_at`` values are spread over the two years before the clock."""
 
 
+@functools.cache
 def seed_tag(seed: int) -> str:
     """Four hex digits of the seed, so programs of different seeds never share IDs."""
     return f"{seed & 0xFFFF:04x}"
