@@ -28,8 +28,8 @@ YEAR = 365 * 86400
 """Seconds in a year, the unit tenure is counted in."""
 
 HISTORY_YEARS = 6.0
-"""The first (largest) program started six years ago; each later one a quarter later than
-the one before, so a fifth program is about two years old."""
+"""The first (largest) program started six years ago; each later one is three quarters as
+old as the one before, so a fifth program is about two years old."""
 
 PROGRAM_AGE_FACTOR = 0.75
 """Program ``k`` is ``0.75 ** (k - 1)`` as old as the first."""
@@ -55,7 +55,8 @@ INACTIVE_EMPTY, INACTIVE_MEDIAN, INACTIVE_SIGMA = 0.5, 50.0, 1.0
 """Half the inactive members hold nothing; the rest a lognormal remnant around 50 points."""
 
 PENDING_PER_MEMBER = 0.4
-"""Pending buckets per member by default: about a fifth of the cards hold two each."""
+"""Pending buckets per member by default: about a fifth of the cards hold them, two each on
+average."""
 
 MOST_BUCKETS = 4
 """A holder holds 1 to 4 pending buckets (more only when asked for over 4 per member)."""
