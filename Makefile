@@ -72,6 +72,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/diff.py
 	$(BIN)/python benchmarks/economics.py
 	$(BIN)/python benchmarks/plan.py
+	$(BIN)/python benchmarks/scale.py load
 
 serve: $(STAMP)
 	$(BIN)/lyt sandbox serve

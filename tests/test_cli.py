@@ -56,11 +56,13 @@ def _rewards(base_url: str) -> list[dict]:
 def test_generate_writes_a_program_the_sandbox_serves(tmp_path: Path, capsys) -> None:
     out = tmp_path / "big.json"
     args = ["sandbox", "generate", "--out", str(out), "--rewards", "40", "--benefits", "15"]
-    assert main([*args, "--members", "6", "--pending-buckets", "9", "--seed", "3"]) == 0
+    args += ["--members", "6", "--pending-buckets", "9", "--programs", "2", "--seed", "3"]
+    assert main(args) == 0
     assert str(out) in capsys.readouterr().out
     program = json.loads(out.read_text())
     assert len(program["rewards"]) == 40 and len(program["benefits"]) == 15
     assert len(program["cards"]) == 6 and len(program["pending_buckets"]) == 9
+    assert len(program["programs"]) == 2
 
     with _serve("--data", str(out), "--now", "2026-01-15T12:00:00Z", "--seed", "1") as (line, _):
         base_url = line.split("ready at ")[1].split()[0]
@@ -106,6 +108,7 @@ def test_serve_on_port_zero_prints_the_port_it_bound() -> None:
     ("args", "reason"),
     [
         (["--rewards", "-5"], "--rewards: must be at least 0, got -5"),
+        (["--programs", "0"], "--programs: must be at least 1, got 0"),
         (["--card-definitions", "1"], "--card-definitions: must be at least 2, got 1"),
         (["--pending-buckets", "-1"], "--pending-buckets: must be at least 0, got -1"),
         (

@@ -208,15 +208,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve beyond loopback even with the public demo credentials (anyone can call it)",
     )
 
-    gen = _command(sandbox_sub, "sandbox:generate", "write a large synthetic program file")
+    gen = _command(
+        sandbox_sub, "sandbox:generate", "write a large synthetic program file", bulk=True
+    )
     gen.add_argument("--out", required=True, help="path of the program file to write")
+    gen.add_argument(
+        "--programs",
+        type=int,
+        default=1,
+        help="loyalty programs the members are split over, one large and smaller ones",
+    )
     gen.add_argument("--rewards", type=int, default=1000)
     gen.add_argument("--benefits", type=int, default=1000)
     gen.add_argument("--card-definitions", type=int, default=10)
     gen.add_argument("--tier-structures", type=int, default=10)
-    gen.add_argument("--members", type=int, default=100, help="members, one card each")
     gen.add_argument(
-        "--pending-buckets", type=int, default=None, help="PENDING buckets (default 2 per member)"
+        "--members",
+        type=int,
+        default=100,
+        help="members, one card each, joined over up to six years, some inactive",
+    )
+    gen.add_argument(
+        "--pending-buckets",
+        type=int,
+        default=None,
+        help="PENDING buckets in all, 1 to 4 on a card (default 0.4 per member)",
     )
     gen.add_argument("--seed", type=int, default=0)
     return parser
