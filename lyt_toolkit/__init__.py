@@ -27,12 +27,14 @@ if TYPE_CHECKING:
         widgets,
     )
     from .client import AsyncLoyaltyClient, LoyaltyClient
+    from .frames.sample import Sample
     from .snapshot import ProgramSnapshot, read_snapshot
 
 _LAZY: dict[str, str] = {
     "AsyncLoyaltyClient": "lyt_toolkit.client",
     "LoyaltyClient": "lyt_toolkit.client",
     "ProgramSnapshot": "lyt_toolkit.snapshot",
+    "Sample": "lyt_toolkit.frames.sample",
     "read_snapshot": "lyt_toolkit.snapshot",
 }
 
@@ -57,6 +59,7 @@ __all__ = [
     "AsyncLoyaltyClient",
     "LoyaltyClient",
     "ProgramSnapshot",
+    "Sample",
     "__version__",
     "read_snapshot",
 ]

@@ -15,10 +15,10 @@ def frame_schemas() -> str:
 
 
 def economics_schemas() -> str:
-    from lyt_toolkit.economics import ECONOMICS_SCHEMAS
+    from lyt_toolkit.economics import ECONOMICS_SCHEMAS, ESTIMATES
     from lyt_toolkit.frames import schemas_markdown
 
-    return schemas_markdown(ECONOMICS_SCHEMAS.values())
+    return schemas_markdown([*ECONOMICS_SCHEMAS.values(), ESTIMATES])
 
 
 def audit_rules() -> str:

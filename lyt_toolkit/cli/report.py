@@ -92,7 +92,7 @@ def write_economics(
     print its headline figures and files."""
     from ..economics import summarise
     from ..errors import LytError
-    from ..reports.economics_report import format_figure, write_economics_report
+    from ..reports.economics_report import headline_lines, sample_note, write_economics_report
 
     try:
         summary = summarise(
@@ -104,11 +104,14 @@ def write_economics(
         files = write_economics_report(summary, out)
     except OSError as exc:
         return _fail(command, f"cannot write the economics report to {out}: {exc.strerror or exc}")
-    width = max((len(name) for name in summary.headline), default=0)
+    lines = headline_lines(summary.headline)
+    width = max((len(label) for label, _ in lines), default=0)
     print("\nProgram economics (amounts in minor units):")
     print(f"  redemption rate: {summary.redemption_method}")
-    for name, value in summary.headline.items():
-        print(f"  {name.replace('_', ' '):<{width}}  {format_figure(name, value)}")
+    if (note := sample_note(summary)) is not None:
+        print(f"  totals {note}")
+    for label, figure in lines:
+        print(f"  {label:<{width}}  {figure}")
     print(f"\nEconomics report written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")

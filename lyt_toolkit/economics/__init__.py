@@ -9,21 +9,25 @@ an expected redemption rate; ``estimate_redemption_rate`` from a history,
 arriving and leaving by month), ``economics_over_time`` (per stored snapshot), ``mispriced``
 (rewards far from their card definition's median value per point) and ``summarise`` (every
 frame at once, with headline figures). Every
-frame follows a declared schema of ``ECONOMICS_SCHEMAS``. Money is in the service's minor
+frame follows a declared schema of ``ECONOMICS_SCHEMAS``. Of a sampled snapshot
+(``ProgramSnapshot.sampled``) the totals are weighted estimates, and ``estimates`` gives
+each with its 95 % interval (schema ``ESTIMATES``). Money is in the service's minor
 units as it sends them; values per point in minor units per point.
 """
 
 from .earn_burn import burn_values, earn_rates
 from .history import economics_over_time, estimate_redemption_rate
+from .intervals import estimates
 from .liability import liability, recognised_revenue
 from .mispricing import MISPRICED_FACTOR, mispriced
 from .schedules import expiry_schedule, pending_schedule
-from .schemas import ECONOMICS_SCHEMAS, PointValueSource, ValueSource
+from .schemas import ECONOMICS_SCHEMAS, ESTIMATES, PointValueSource, ValueSource
 from .summary import Economics, summarise
 from .value import effective_return, point_values
 
 __all__ = [
     "ECONOMICS_SCHEMAS",
+    "ESTIMATES",
     "MISPRICED_FACTOR",
     "Economics",
     "PointValueSource",
@@ -33,6 +37,7 @@ __all__ = [
     "economics_over_time",
     "effective_return",
     "estimate_redemption_rate",
+    "estimates",
     "expiry_schedule",
     "liability",
     "mispriced",

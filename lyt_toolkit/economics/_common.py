@@ -15,6 +15,22 @@ def sum_by(grouped: Any) -> pd.Series:
     return grouped.sum().mask(grouped.count() < grouped.size())
 
 
+def weighted(snapshot: ProgramSnapshot, frame: pd.DataFrame, column: str) -> pd.Series:
+    """``frame[column]``, times each row's ``weight`` on a sampled snapshot: summed, the
+    weighted values are the sample's estimate of the program's total."""
+    if snapshot.sample is None:
+        return frame[column]
+    return frame[column].astype("Float64") * frame["weight"]
+
+
+def whole(totals: pd.Series) -> pd.Series:
+    """Totals as whole numbers (``Int64``): an estimate from a sample is rounded to the
+    nearest point; a total of whole numbers is kept as it is (beyond 2**53 too)."""
+    if pd.api.types.is_integer_dtype(totals.dtype):
+        return totals.astype("Int64")
+    return totals.astype("Float64").round().astype("Int64")
+
+
 def first_of_month(stamps: pd.Series) -> pd.Series:
     """Each UTC instant's first day of the month, 00:00 UTC."""
     naive = stamps.dt.tz_convert("UTC").dt.tz_localize(None)

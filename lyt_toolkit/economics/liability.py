@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..models.enums import PendingBucketStatus
 from ..snapshot.model import ProgramSnapshot
-from ._common import definition_names, sum_by
+from ._common import definition_names, sum_by, weighted, whole
 from .schemas import LIABILITY
 from .value import point_values
 
@@ -66,17 +66,16 @@ def points_by_definition(snapshot: ProgramSnapshot) -> pd.DataFrame:
 
     Columns ``card_definition_id, card_definition_name, outstanding_points`` (sum of its
     cards' balances) and ``pending_points`` (sum of its PENDING buckets); 0 when it has
-    none, NA when one of them is unknown.
+    none, NA when one of them is unknown. On a sampled snapshot the sums are weighted: the
+    sample's estimates of the program's totals, to the nearest point.
     """
     cards = snapshot.cards
     buckets = snapshot.pending_buckets
     pending = buckets[buckets["status"] == PendingBucketStatus.PENDING]
-    outstanding = sum_by(
-        cards.groupby(cards["card_definition_id"].astype("string"))["balance_points"]
-    )
-    waiting = sum_by(
-        pending.groupby(pending["card_definition_id"].astype("string"))["points_total"]
-    )
+    balances = weighted(snapshot, cards, "balance_points")
+    outstanding = whole(sum_by(balances.groupby(cards["card_definition_id"].astype("string"))))
+    points = weighted(snapshot, pending, "points_total")
+    waiting = whole(sum_by(points.groupby(pending["card_definition_id"].astype("string"))))
     listed = pd.Index(snapshot.card_definitions["id"].astype("string"))
     ids = listed.union(outstanding.index).union(waiting.index).dropna().unique().sort_values()
     return pd.DataFrame(

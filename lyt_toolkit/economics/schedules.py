@@ -13,7 +13,7 @@ import pandas as pd
 from ..models.enums import PendingBucketStatus, PointsExpirationType
 from ..models.subtypes import RoundingType
 from ..snapshot.model import ProgramSnapshot
-from ._common import definition_names, first_of_month, sum_by
+from ._common import definition_names, first_of_month, sum_by, weighted, whole
 from ._frames import columns
 from .liability import points_by_definition
 from .schemas import EXPIRY_SCHEDULE, PENDING_SCHEDULE
@@ -36,7 +36,8 @@ def pending_schedule(snapshot: ProgramSnapshot) -> pd.DataFrame:
 
     ``month`` is the first day of the bucket's activation month (00:00 UTC); ``points``
     sums its buckets (NA when one is unknown) and ``buckets`` counts them. Buckets
-    without a date are left out. Ordered by card definition, then month.
+    without a date are left out. Ordered by card definition, then month. On a sampled
+    snapshot both are weighted: estimates of the program's, to the nearest whole number.
     """
     buckets = snapshot.pending_buckets
     pending = buckets[(buckets["status"] == PendingBucketStatus.PENDING) & buckets["date"].notna()]
@@ -44,11 +45,17 @@ def pending_schedule(snapshot: ProgramSnapshot) -> pd.DataFrame:
         {
             "card_definition_id": pending["card_definition_id"].astype("string"),
             "month": first_of_month(pending["date"]),
-            "points": pending["points_total"],
+            "points": weighted(snapshot, pending, "points_total"),
+            "buckets": pending["weight"] if snapshot.sample is not None else 1,
         }
     )
-    grouped = keys.groupby(["card_definition_id", "month"], sort=True)["points"]
-    frame = pd.DataFrame({"points": sum_by(grouped), "buckets": grouped.size()}).reset_index()
+    grouped = keys.groupby(["card_definition_id", "month"], sort=True)
+    frame = pd.DataFrame(
+        {
+            "points": whole(sum_by(grouped["points"])),
+            "buckets": whole(grouped["buckets"].sum()),
+        }
+    ).reset_index()
     frame.insert(1, "card_definition_name", definition_names(snapshot, frame["card_definition_id"]))
     return PENDING_SCHEDULE.conform(frame)
 
@@ -66,7 +73,8 @@ def expiry_schedule(
     (or today, if that has passed). ROLLING: earned date + the period, rounded up to the
     end of the month, quarter, half year, year or given month as set. CALENDAR: the first
     calendar expiration date after the earned date. ``month`` is NA when the settings
-    needed are missing. Ordered by card definition, then month.
+    needed are missing. Ordered by card definition, then month. On a sampled snapshot the
+    points are weighted estimates of the program's.
     """
     day = _day(snapshot.pulled_at if today is None else today)
     lots = _lots(snapshot, day)
@@ -86,7 +94,7 @@ def expiry_schedule(
     lots["month"] = first_of_month(expiry)
     keys = ["card_definition_id", "expiration_type", "month", "assumption"]
     grouped = lots.groupby(keys, dropna=False, sort=True)["points"]
-    frame = sum_by(grouped).reset_index()
+    frame = whole(sum_by(grouped)).reset_index()
     frame.insert(1, "card_definition_name", definition_names(snapshot, frame["card_definition_id"]))
     return EXPIRY_SCHEDULE.conform(frame)
 
@@ -119,13 +127,13 @@ def _lots(snapshot: ProgramSnapshot, day: pd.Timestamp) -> pd.DataFrame:
                 {
                     "card_definition_id": pending["card_definition_id"].astype("string").array,
                     "earned": earned.array,
-                    "points": pending["points_total"].array,
+                    "points": weighted(snapshot, pending, "points_total").array,
                     "assumption": "pending bucket, assumed earned on its activation date",
                 }
             ),
         ],
         ignore_index=True,
-    )
+    ).astype({"earned": "datetime64[ns, UTC]"})  # the two parts' units may differ
 
 
 _SETTINGS = [

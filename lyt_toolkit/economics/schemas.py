@@ -35,6 +35,7 @@ __all__ = [
     "EARN_RATES",
     "ECONOMICS_SCHEMAS",
     "EFFECTIVE_RETURN",
+    "ESTIMATES",
     "EXPIRY_SCHEDULE",
     "LIABILITY",
     "MISPRICED",
@@ -258,3 +259,29 @@ ECONOMICS_SCHEMAS: dict[str, Schema] = keyed(
     MISPRICED,
 )
 """Frame name -> schema of every economics frame."""
+
+
+ESTIMATES = Schema(
+    "estimates",
+    "Sampled snapshots only: one row per total estimated from the sample, with its 95 % "
+    "interval (totals: the program's, per card definition, per activation month).",
+    (
+        text(
+            "figure",
+            "outstanding_points, pending_points, liability_low, liability_median, "
+            "liability_high (as in liability) or pending_schedule_points (as in "
+            "pending_schedule)",
+        ),
+        text("card_definition_id", "card definition ID (NA: every card definition together)"),
+        text(
+            "card_definition_name", "card definition name (NA: every one, or not in the snapshot)"
+        ),
+        timestamp("month", "pending_schedule_points: first day of the activation month (else NA)"),
+        number("estimate", f"the estimated total: points, or liability {MINOR_UNITS}"),
+        number("ci_low", "low end of the 95 % confidence interval (estimate - 1.96 se)"),
+        number("ci_high", "high end of the 95 % confidence interval (estimate + 1.96 se)"),
+        number("se", "standard error of the estimate (0: exact, every member read)"),
+    ),
+)
+"""The ``estimates`` frame of a sampled snapshot's economics (not in ``ECONOMICS_SCHEMAS``,
+whose frames every snapshot has)."""

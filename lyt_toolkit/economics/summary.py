@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..frames.sample import SampleDesign
 from .earn_burn import burn_values, earn_rates
 from .history import economics_over_time, estimate_redemption_rate
+from .intervals import estimates
 from .liability import liability
 from .mispricing import mispriced
 from .schedules import expiry_schedule, pending_schedule
@@ -20,12 +22,19 @@ if TYPE_CHECKING:
     from ..snapshot.history import SnapshotHistory
     from ..snapshot.model import ProgramSnapshot
 
-__all__ = ["Economics", "summarise"]
+__all__ = ["ESTIMATED", "Economics", "summarise"]
+
+_LEVELS = ("low", "median", "high")
 
 
 @dataclass(frozen=True)
 class Economics:
-    """A snapshot's economics: each frame, where it came from, and the headline figures."""
+    """A snapshot's economics: each frame, where it came from, and the headline figures.
+
+    Of a sampled snapshot (``ProgramSnapshot.sampled``), the totals are estimates: ``sample``
+    says from which sample, ``estimates`` gives each total's 95 % interval, and the headline
+    adds ``<figure>_ci_low`` and ``<figure>_ci_high`` after each total.
+    """
 
     source: str
     pulled_at: pd.Timestamp
@@ -41,9 +50,15 @@ class Economics:
     expiry_schedule: pd.DataFrame
     mispriced: pd.DataFrame
     over_time: pd.DataFrame
+    estimates: pd.DataFrame | None = None
+    """Of a sampled snapshot: each total with its 95 % interval (``ESTIMATES``); else None."""
+    sample: SampleDesign | None = None
+    """The sample the totals are estimated from (None: every member was read)."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
-        """Frame name -> frame, in reading order (the report's CSV files)."""
+        """Frame name -> frame, in reading order (the report's CSV files); ``estimates``
+        last, for a sampled snapshot."""
+        extra = {} if self.estimates is None else {"estimates": self.estimates}
         return {
             "earn_rates": self.earn_rates,
             "burn_values": self.burn_values,
@@ -54,6 +69,7 @@ class Economics:
             "expiry_schedule": self.expiry_schedule,
             "mispriced": self.mispriced,
             "economics_over_time": self.over_time,
+            **extra,
         }
 
     @property
@@ -61,12 +77,14 @@ class Economics:
         """The figures a reader wants first (money in minor units; NA as None).
 
         Liability sums the card definitions whose points have a value; ``unvalued_points``
-        are the outstanding and pending points of those without one.
+        are the outstanding and pending points of those without one. Of a sampled snapshot,
+        each total is the sample's estimate, followed by its 95 % interval's ends
+        (``outstanding_points_ci_low``, ``outstanding_points_ci_high`` and so on).
         """
         owed = self.liability
         points = owed["outstanding_points"] + owed["pending_points"]
         unvalued = owed["value_median"].isna()
-        return {
+        figures = {
             "card_definitions": len(owed),
             "outstanding_points": _total(owed["outstanding_points"]),
             "pending_points": _total(owed["pending_points"]),
@@ -78,6 +96,34 @@ class Economics:
             "highest_effective_return": _plain(self.effective_return["return_median"].max()),
             "mispriced_rewards": self.mispriced["reward_id"].nunique(),
         }
+        if self.estimates is None:
+            return figures
+        return _with_intervals(figures, self.estimates)
+
+
+ESTIMATED = ("outstanding_points", "pending_points", *(f"liability_{x}" for x in _LEVELS))
+"""The headline figures a sample estimates (with an interval)."""
+
+
+def _with_intervals(
+    figures: dict[str, float | None], estimates: pd.DataFrame
+) -> dict[str, float | None]:
+    """The headline with each estimated total taken from ``estimates`` (so that it is the
+    middle of its interval) and followed by the interval's ends."""
+    program = estimates[estimates["card_definition_id"].isna() & estimates["month"].isna()]
+    rows = program.set_index("figure")
+    out: dict[str, float | None] = {}
+    for name, value in figures.items():
+        if name not in ESTIMATED or name not in rows.index:
+            out[name] = value
+            continue
+        row = rows.loc[name]
+        points = name.endswith("_points")  # to the nearest point, as the liability frame
+        for key, column in ((name, "estimate"), (f"{name}_ci_low", "ci_low"),
+                            (f"{name}_ci_high", "ci_high")):  # fmt: skip
+            figure = _plain(row[column])
+            out[key] = round(figure) if points and figure is not None else figure
+    return out
 
 
 def _plain(value: Any) -> float | None:
@@ -101,7 +147,9 @@ def summarise(
     ``id``, ``value`` in minor units; ``override``: card definition ID -> minor units per
     point, replacing what was observed), liability at ``redemption_rate`` (1.0: every point
     redeemed, the conservative figure; None: estimated from the ``history``, which needs at
-    least two snapshots), and the ``history``'s liability over time at today's point values."""
+    least two snapshots), and the ``history``'s liability over time at today's point values.
+    Of a sampled snapshot the totals are estimates, each with its 95 % interval
+    (``Economics.estimates``)."""
     if redemption_rate is None and history is not None:
         redemption_rate, method = estimate_redemption_rate(history)
     elif redemption_rate is None:
@@ -118,6 +166,7 @@ def summarise(
         if history is None
         else economics_over_time(history, values, redemption_rate)
     )
+    sampled = snapshot.sample is not None
     return Economics(
         source=snapshot.source,
         pulled_at=snapshot.pulled_at,
@@ -132,4 +181,6 @@ def summarise(
         expiry_schedule=expiry_schedule(snapshot),
         mispriced=mispriced(burn, values),
         over_time=over_time,
+        estimates=estimates(snapshot, values, redemption_rate) if sampled else None,
+        sample=snapshot.sample,
     )

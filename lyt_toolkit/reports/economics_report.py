@@ -27,6 +27,8 @@ __all__ = [
     "ECONOMICS_HTML",
     "EconomicsFrames",
     "format_figure",
+    "headline_lines",
+    "sample_note",
     "write_economics_report",
 ]
 
@@ -63,11 +65,13 @@ def write_economics_report(economics: EconomicsFrames, out: str | Path) -> list[
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     charts = save_economics_charts(economics.frames(), directory)
+    note = sample_note(economics)
     extra = {
         ESCAPING_KEY: ESCAPING,
         "headline": {k: _plain(v) for k, v in economics.headline.items()},
         "charts": [p.name for p in charts],
         "page": ECONOMICS_HTML,
+        **({} if note is None else {"sample": note}),
     }
     written = write_folder(
         economics,
@@ -99,12 +103,52 @@ def format_figure(name: str, value: float | None) -> str:
     return f"{value:,.2f}"
 
 
+_LOW, _HIGH = "_ci_low", "_ci_high"
+
+
+def headline_lines(headline: Mapping[str, float | None]) -> list[tuple[str, str]]:
+    """The headline as (label, figure) pairs to print: a figure estimated from a sample is
+    followed by its interval (``1,234 (95 % CI 1,100 to 1,380)``), whose ends are not listed
+    apart."""
+    out = []
+    for name, value in headline.items():
+        if name.endswith((_LOW, _HIGH)) and name.rsplit("_ci_", 1)[0] in headline:
+            continue
+        figure = format_figure(name, value)
+        if f"{name}{_LOW}" in headline:
+            low = format_figure(name, headline[f"{name}{_LOW}"])
+            high = format_figure(name, headline.get(f"{name}{_HIGH}"))
+            figure = f"{figure} (95 % CI {low} to {high})"
+        out.append((name.replace("_", " "), figure))
+    return out
+
+
+def sample_note(economics: object) -> str | None:
+    """What a reader of a sampled snapshot's figures must know first (None: not sampled):
+    ``estimated from 1,000 of 20,000 members (stratified sample, seed 7); 95 % intervals``."""
+    design = getattr(economics, "sample", None)
+    if design is None:
+        return None
+    kind = f"stratified sample by {', '.join(design.by)}" if design.by else "simple random sample"
+    return (
+        f"estimated from {design.size:,} of {design.population:,} members ({kind}, seed "
+        f"{design.seed}); 95 % intervals"
+    )
+
+
 def economics_html(economics: EconomicsFrames, charts: list[Path]) -> str:
     """The page: title, source, headline figures, then every chart inline as base64 PNG."""
     e = html.escape
     rows = "\n".join(
-        f"<tr><th>{e(name.replace('_', ' '))}</th><td>{e(format_figure(name, value))}</td></tr>"
-        for name, value in economics.headline.items()
+        f"<tr><th>{e(label)}</th><td>{e(figure)}</td></tr>"
+        for label, figure in headline_lines(economics.headline)
+    )
+    note = sample_note(economics)
+    sampled = (
+        ""
+        if note is None
+        else f"\n<p><strong>Totals {e(note)}</strong> (see estimates.csv for every total's "
+        "interval, per card definition and per month).</p>"
     )
     images = "\n".join(
         f'<figure><img alt="{e(p.stem.replace("_", " "))}" '
@@ -130,7 +174,7 @@ img {{ max-width: 100%; }}
 <h1>Program economics</h1>
 <p>{e(economics.source or "the service")} as of {economics.pulled_at:%Y-%m-%d %H:%M:%S} UTC.
 Amounts are in the service's minor units (e.g. cents); values per point are minor units per
-point; returns are shares of spend.</p>
+point; returns are shares of spend.</p>{sampled}
 <h2>Headline figures</h2>
 <table>
 {rows}

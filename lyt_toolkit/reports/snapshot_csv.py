@@ -35,6 +35,7 @@ import pandas as pd
 from .._version import __version__
 from ..errors import LytError
 from ..frames.registry import FRAME_NAMES
+from ..frames.sample import SampleDesign
 from ..frames.schema import DATETIME
 from ._write import replacing
 from .cells import ESCAPING, escape_frame, unescape
@@ -43,6 +44,7 @@ __all__ = [
     "ESCAPING_KEY",
     "FORMAT",
     "MANIFEST",
+    "SAMPLE_PARTS",
     "SnapshotFileError",
     "SnapshotFiles",
     "SnapshotFrames",
@@ -65,6 +67,9 @@ _PLAIN_DTYPES = {"str", "string", "Int64", "Float64", "boolean"}
 _TEXT_DTYPES = ("str", "string", "category")
 _LINE_END = "\r\n"
 ESCAPING_KEY = "text_escaping"
+
+SAMPLE_PARTS = ("strata", "units")
+"""The frames of a sample design a sampled snapshot's folder holds (``sample_<part>``)."""
 
 
 class SnapshotFileError(LytError, ValueError):
@@ -93,6 +98,8 @@ class SnapshotFiles:
     kinds: tuple[str, ...] | None = None
     """The kinds the snapshot was pulled with (None: every kind, or written before kinds were
     recorded)."""
+    sample: SampleDesign | None = None
+    """The sample design of a sampled snapshot (None: every member was read)."""
 
 
 def public_url(url: str) -> str:
@@ -178,12 +185,28 @@ def write_folder(
         }
     kinds = getattr(snapshot, "kinds", None)  # written only for a partial snapshot
     kinds = None if kinds is None or set(FRAME_NAMES) <= set(kinds) else kinds
+    design = getattr(snapshot, "sample", None)  # written only for a sampled snapshot
+    sample: dict[str, Any] = {}
+    if isinstance(design, SampleDesign):
+        sample = {"seed": design.seed, "by": list(design.by)}
+        for part in SAMPLE_PARTS:
+            path = out / f"sample_{part}{suffix}"
+            part_frame = getattr(design, part)
+            write_frame(part_frame, path)
+            written.append(path)
+            sample[part] = {
+                "file": path.name,
+                "rows": len(part_frame),
+                "sha256": sha256_of(path),
+                "columns": column_schema(part_frame),
+            }
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
         "source": public_url(snapshot.source),
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
         **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
+        **({"sample": sample} if sample else {}),
         **(extra or {}),
         "frames": entries,
     }
@@ -233,7 +256,20 @@ def read_snapshot_manifest(
     manifest = read_manifest(directory, formats=formats)
     pulled_at = _pulled_at(path, manifest.get("pulled_at"))
     _check_frames(path, manifest)
+    _check_sample(path, manifest)
     return {**manifest, "pulled_at": pulled_at}
+
+
+def _check_sample(path: Path, manifest: Mapping[str, Any]) -> None:
+    """A sampled snapshot's ``sample`` entry: its seed, ``by`` and each part's file entry."""
+    if "sample" not in manifest:
+        return
+    sample = manifest["sample"]
+    _check_keys(path, "sample", sample, {"seed": int, "by": list})
+    for part in SAMPLE_PARTS:
+        _check_keys(path, f"sample.{part}", sample.get(part), _ENTRY_KEYS)
+        if Path(sample[part]["file"]).name != sample[part]["file"]:
+            raise _broken(path, f"sample.{part}.file", "must be a file name in the folder")
 
 
 _ENTRY_KEYS: dict[str, type] = {"file": str, "rows": int, "sha256": str, "columns": list}
@@ -395,15 +431,26 @@ def read_frames(directory: str | Path) -> SnapshotFiles:
     entries = manifest["frames"]
     escaped = ESCAPING_KEY in manifest  # snapshots written before escaping have none
     frames = {name: read_csv_frame(base, entry, escaped) for name, entry in entries.items()}
-    return files_of(manifest, frames)
+    return files_of(manifest, frames, lambda entry: read_csv_frame(base, entry, escaped))
 
 
-def files_of(manifest: Mapping[str, Any], frames: dict[str, pd.DataFrame]) -> SnapshotFiles:
-    """What a checked snapshot manifest says of ``frames``: their source, pull time and kinds."""
+def files_of(
+    manifest: Mapping[str, Any],
+    frames: dict[str, pd.DataFrame],
+    read_part: Callable[[Mapping[str, Any]], pd.DataFrame] | None = None,
+) -> SnapshotFiles:
+    """What a checked snapshot manifest says of ``frames``: their source, pull time and kinds,
+    and the sample design, its parts read by ``read_part`` (given a manifest entry)."""
     kinds = manifest.get("kinds")
+    sample = manifest.get("sample")
+    design = None
+    if sample is not None and read_part is not None:
+        parts = {part: read_part(sample[part]) for part in SAMPLE_PARTS}
+        design = SampleDesign(sample["seed"], tuple(sample["by"]), **parts)
     return SnapshotFiles(
         frames,
         manifest.get("source", ""),
         manifest.get("pulled_at"),
         None if kinds is None else tuple(kinds),
+        design,
     )

@@ -12,6 +12,7 @@ spreadsheet as text.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +60,10 @@ def read_parquet_frames(directory: str | Path) -> SnapshotFiles:
     base = Path(directory)
     manifest = read_snapshot_manifest(base, formats=(PARQUET_FORMAT,))
     frames = {name: _read_frame(base, entry) for name, entry in manifest["frames"].items()}
-    return files_of(manifest, frames)
+    return files_of(manifest, frames, lambda entry: _read_frame(base, entry))
 
 
-def _read_frame(directory: Path, entry: dict[str, Any]) -> pd.DataFrame:
+def _read_frame(directory: Path, entry: Mapping[str, Any]) -> pd.DataFrame:
     path = checked_file(directory, entry)
     try:
         frame = pd.read_parquet(path, engine="pyarrow")
@@ -72,7 +73,7 @@ def _read_frame(directory: Path, entry: dict[str, Any]) -> pd.DataFrame:
     return frame.astype({c["name"]: _dtype(c) for c in entry["columns"]})
 
 
-def _dtype(column: dict[str, Any]) -> Any:
+def _dtype(column: Mapping[str, Any]) -> Any:
     kind = column["dtype"]
     if kind == "category":
         return pd.CategoricalDtype(column.get("categories", []))

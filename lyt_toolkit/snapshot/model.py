@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -21,6 +21,7 @@ import pandas as pd
 from .._progress import Progress
 from ..client import LoyaltyClient
 from ..frames.registry import FRAME_NAMES, SCHEMAS
+from ..frames.sample import Sample, SampleDesign, draw_sample
 from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
 from ..reports.snapshot_parquet import write_parquet_snapshot
@@ -62,6 +63,9 @@ class ProgramSnapshot:
     kinds: frozenset[str] = field(default=frozenset(FRAME_NAMES), repr=False)
     """The kinds it holds: those pulled (``pull(kinds=...)``) or given to ``from_frames``; the
     other frames are empty because they were not read, not because the service has none."""
+    sample: SampleDesign | None = field(default=None, repr=False)
+    """The sample whose members alone were read (None: every member). ``cards`` and
+    ``pending_buckets`` then hold only theirs, each row with its member's ``weight``."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
@@ -86,12 +90,14 @@ class ProgramSnapshot:
         pulled_at: str | datetime | None = None,
         odd_values: Iterable[OddValue] | None = None,
         calls: PullCalls | None = None,
+        sample: SampleDesign | None = None,
     ) -> ProgramSnapshot:
         """A snapshot from ready frames; a missing kind becomes its empty frame, and
         ``kinds`` names the given ones.
 
         ``odd_values`` defaults to those the frames' builders recorded in their
-        ``attrs["odd_values"]``.
+        ``attrs["odd_values"]``. ``sample`` is the design of a sampled snapshot (see
+        ``sampled``).
         """
         unknown = set(frames) - set(FRAME_NAMES)
         if unknown:
@@ -108,11 +114,35 @@ class ProgramSnapshot:
             odd=tuple(odd_values),
             calls=calls,
             kinds=frozenset(frames),
+            sample=sample,
         )
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{n}={len(f)}" for n, f in self.frames().items())
-        return f"ProgramSnapshot(source={self.source!r}, pulled_at={self.pulled_at}, {counts})"
+        sampled = "" if self.sample is None else f", sample={str(self.sample)!r}"
+        return (
+            f"ProgramSnapshot(source={self.source!r}, pulled_at={self.pulled_at}, {counts}"
+            f"{sampled})"
+        )
+
+    def sampled(self, sample: Sample) -> ProgramSnapshot:
+        """The snapshot a sampled pull would give: members, programs and every kind but
+        cards and pending buckets whole; ``cards`` and ``pending_buckets`` only of the members
+        ``sample`` draws (``draw_sample``), ordered by member ID (a member's rows keep their
+        order), each row with its member's ``weight``. Economics of the result come with 95 %
+        intervals; use it to see what a sample of a given size would tell."""
+        if self.sample is not None:
+            raise ValueError(
+                f"this snapshot is already a sample ({self.sample}); sample a full one"
+            )
+        design = draw_sample(self.members, sample)
+        return replace(
+            self,
+            cards=_of_sampled(self.cards, design),
+            pending_buckets=_of_sampled(self.pending_buckets, design),
+            calls=None,
+            sample=design,
+        )
 
     def to_csv(self, directory: str | Path) -> list[Path]:
         """Write one CSV per frame plus ``manifest.json``; returns the written paths.
@@ -270,3 +300,10 @@ class ProgramSnapshot:
         return cls.from_frames(
             pulled.frames, source=pulled.source, pulled_at=pulled.pulled_at, calls=pulled.calls
         )
+
+
+def _of_sampled(frame: pd.DataFrame, design: SampleDesign) -> pd.DataFrame:
+    """The rows of the sampled members, ordered by member ID, with their weight."""
+    kept = frame[frame["member_id"].isin(design.units["member_id"])]
+    kept = kept.sort_values("member_id", kind="stable", ignore_index=True)
+    return design.weigh(kept)

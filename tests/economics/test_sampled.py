@@ -1,0 +1,75 @@
+"""The economics of a sampled snapshot: weighted totals, their intervals, the report."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.economics import ESTIMATES, summarise
+from lyt_toolkit.frames.sample import Sample
+from lyt_toolkit.reports import ECONOMICS_HTML, MANIFEST, write_economics_report
+from lyt_toolkit.synthetic import generate_program
+
+
+@pytest.fixture(scope="module")
+def full(start_sandbox, make_client) -> ProgramSnapshot:
+    program = generate_program(rewards=30, benefits=10, card_definitions=4, members=300, seed=9)
+    with start_sandbox(program) as sb, make_client(sb) as client:
+        return ProgramSnapshot.pull(client, progress=False)
+
+
+def test_a_census_sample_gives_the_full_snapshots_economics_exactly(full) -> None:
+    every = summarise(full)
+    census = summarise(full.sampled(Sample(1_000, seed=1)))
+    for name in ("liability", "pending_schedule", "expiry_schedule"):
+        pd.testing.assert_frame_equal(getattr(census, name), getattr(every, name))
+    headline = census.headline
+    for name, value in every.headline.items():
+        assert headline[name] == pytest.approx(value), name
+    for name in ("outstanding_points", "pending_points", "liability_median"):
+        assert headline[f"{name}_ci_low"] == headline[name] == headline[f"{name}_ci_high"]
+    assert census.estimates is not None and (census.estimates["se"] == 0).all()
+
+
+def test_a_samples_totals_are_weighted_and_come_with_intervals(full) -> None:
+    sampled = full.sampled(Sample(60, seed=3))
+    summary = summarise(sampled)
+    assert summary.sample is sampled.sample
+    cards = sampled.cards
+    weighted = (cards["balance_points"] * cards["weight"]).sum()
+    raw = cards["balance_points"].sum()
+    headline = summary.headline
+    assert headline["outstanding_points"] == round(weighted) != raw
+    assert summary.liability["outstanding_points"].sum() == pytest.approx(weighted, abs=4)
+    assert headline["outstanding_points_ci_low"] < weighted < headline["outstanding_points_ci_high"]
+    for name in ("pending_points", "liability_low", "liability_median", "liability_high"):
+        assert headline[f"{name}_ci_low"] < headline[name] < headline[f"{name}_ci_high"], name
+    estimates = summary.frames()["estimates"]
+    assert list(estimates.columns) == ESTIMATES.names
+    assert estimates.dtypes.to_dict() == ESTIMATES.dtypes
+    schedule = estimates[estimates["figure"] == "pending_schedule_points"]
+    per_month = schedule[schedule["card_definition_id"].isna()]
+    by_month = summary.pending_schedule.groupby("month")["points"].sum()
+    assert per_month.set_index("month")["estimate"].to_numpy() == pytest.approx(
+        by_month.to_numpy(), abs=10
+    )
+    assert "estimates" not in summarise(full).frames()
+
+
+def test_the_report_says_it_is_a_sample_and_shows_the_intervals(full, tmp_path) -> None:
+    summary = summarise(full.sampled(Sample(60, seed=3)))
+    written = write_economics_report(summary, tmp_path)
+    assert tmp_path / "estimates.csv" in written
+    page = (tmp_path / ECONOMICS_HTML).read_text(encoding="utf-8")
+    assert (
+        "estimated from 60 of 300 members (stratified sample by program, status, joined, "
+        "seed 3); 95 % intervals"
+    ) in page
+    low = f"{summary.headline['outstanding_points_ci_low']:,}"
+    assert f"95 % CI {low} to" in page
+    manifest = json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["sample"].startswith("estimated from 60 of 300 members")
+    assert "outstanding_points_ci_high" in manifest["headline"]

@@ -1,0 +1,122 @@
+"""Sampled snapshots: ``full.sampled(Sample(n, seed))``, written and read back, and the
+coverage of their intervals over many seeds, on a generated program pulled over HTTP."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.economics import estimates, point_values
+from lyt_toolkit.frames.sample import Estimate, Sample, estimate_total
+from lyt_toolkit.reports import MANIFEST
+from lyt_toolkit.snapshot import read_snapshot
+from lyt_toolkit.synthetic import generate_program
+
+from .helpers import pull
+
+
+@pytest.fixture(scope="module")
+def program() -> dict[str, Any]:
+    return generate_program(rewards=20, benefits=10, card_definitions=4, members=600, seed=21)
+
+
+@pytest.fixture(scope="module")
+def full(start_sandbox, program) -> ProgramSnapshot:
+    """The generated program, every member read, pulled once for the module."""
+    with start_sandbox(program) as sb:
+        return pull(sb)
+
+
+def test_a_sample_keeps_the_lists_whole_and_the_sampled_members_cards(full) -> None:
+    sampled = full.sampled(Sample(60, seed=4))
+    design = sampled.sample
+    assert design is not None and design.size == 60 and design.population == 600
+    for name in ("members", "programs", "rewards", "benefits", "card_definitions"):
+        pd.testing.assert_frame_equal(getattr(sampled, name), getattr(full, name))
+    chosen = set(design.units["member_id"])
+    for name in ("cards", "pending_buckets"):
+        frame = getattr(sampled, name)
+        whole = getattr(full, name)
+        assert set(frame["member_id"]) <= chosen
+        assert len(frame) == whole["member_id"].isin(chosen).sum()
+        assert frame.columns[-1] == "weight" and frame["weight"].dtype == "Float64"
+        assert list(frame.columns[:-1]) == list(whole.columns)
+        assert frame["member_id"].is_monotonic_increasing
+    weights = design.units.set_index("member_id")["weight"]
+    cards = sampled.cards
+    assert (cards["weight"].to_numpy() == weights[cards["member_id"]].to_numpy()).all()
+    assert "sample='stratified sample of 60 of 600 members" in repr(sampled)
+    assert "sample=" not in repr(full)
+
+
+def test_a_sample_is_drawn_again_the_same_and_not_from_a_sample(full) -> None:
+    first, again = full.sampled(Sample(50, seed=8)), full.sampled(Sample(50, seed=8))
+    pd.testing.assert_frame_equal(first.cards, again.cards)
+    pd.testing.assert_frame_equal(first.pending_buckets, again.pending_buckets)
+    with pytest.raises(ValueError, match="already a sample"):
+        first.sampled(Sample(10))
+
+
+@pytest.mark.parametrize("form", ["to_csv", "to_parquet"])
+def test_a_sampled_snapshot_reads_back_with_its_design(full, tmp_path, form) -> None:
+    sampled = full.sampled(Sample(40, seed=2, by=("status", "joined")))
+    getattr(sampled, form)(tmp_path)
+    back = read_snapshot(tmp_path)
+    for name, frame in sampled.frames().items():
+        pd.testing.assert_frame_equal(back.frames()[name], frame, check_index_type=False)
+    assert back.sample is not None and sampled.sample is not None
+    assert (back.sample.seed, back.sample.by) == (2, ("status", "joined"))
+    pd.testing.assert_frame_equal(back.sample.strata, sampled.sample.strata)
+    pd.testing.assert_frame_equal(back.sample.units, sampled.sample.units)
+    manifest = json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["sample"]["units"]["rows"] == 40
+
+
+def test_a_full_snapshot_writes_no_sample(full, tmp_path) -> None:
+    written = full.to_csv(tmp_path)
+    assert not [p for p in written if p.name.startswith("sample_")]
+    assert "sample" not in json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
+    assert read_snapshot(tmp_path).sample is None
+
+
+def program_totals(sampled: ProgramSnapshot) -> dict[str, Estimate]:
+    """Points outstanding and pending points of the program, estimated from ``sampled``."""
+    assert sampled.sample is not None
+    buckets = sampled.pending_buckets
+    per_member = {
+        "outstanding_points": sampled.cards.groupby("member_id")["balance_points"].sum(),
+        "pending_points": buckets[buckets["status"] == "PENDING"]
+        .groupby("member_id")["points_total"]
+        .sum(),
+    }
+    return {name: estimate_total(sampled.sample, s) for name, s in per_member.items()}
+
+
+def test_intervals_cover_the_program_files_totals_in_at_least_90_of_100_seeds(
+    full, program
+) -> None:
+    # The truth comes from the program file the sandbox served, not from the snapshot.
+    truth = {
+        "outstanding_points": sum(card["balance"]["points"] for card in program["cards"]),
+        "pending_points": sum(b["points"]["total"] for b in program["pending_buckets"]),
+    }
+    covered = dict.fromkeys(truth, 0)
+    for seed in range(100):
+        for name, total in program_totals(full.sampled(Sample(80, seed=seed))).items():
+            covered[name] += total.low <= truth[name] <= total.high
+    assert covered["outstanding_points"] >= 90, covered
+    assert covered["pending_points"] >= 90, covered
+
+
+def test_the_economics_estimates_are_those_of_the_estimator(full) -> None:
+    sampled = full.sampled(Sample(80, seed=3))
+    rows = estimates(sampled, point_values(full))
+    program_rows = rows[rows["card_definition_id"].isna() & rows["month"].isna()]
+    by_figure = program_rows.set_index("figure")
+    for name, total in program_totals(sampled).items():
+        got = by_figure.loc[name, ["estimate", "ci_low", "ci_high", "se"]].tolist()
+        assert got == pytest.approx([total.value, total.low, total.high, total.se]), name
