@@ -130,6 +130,14 @@ class SampleDesign:
         by = f"; by {', '.join(self.by)}" if self.by else ""
         return f"{kind} of {self.size:,} of {self.population:,} members (seed {self.seed}{by})"
 
+    def keep(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``frame`` (cards, pending buckets) of the sampled members, ordered by
+        member ID (a member's rows keep their order), each with its member's ``weight``:
+        a sampled pull and ``ProgramSnapshot.sampled`` both give their frames this way."""
+        kept = frame[frame["member_id"].isin(self.units["member_id"])]
+        kept = kept.sort_values("member_id", kind="stable", ignore_index=True)
+        return self.weigh(kept)
+
     def weigh(self, frame: pd.DataFrame, member_column: str = "member_id") -> pd.DataFrame:
         """``frame`` with a trailing Float64 column ``weight``: the weight of each row's
         member (NA for a member not in the sample)."""

@@ -29,7 +29,15 @@ from .cost import PullCalls, PullEstimate
 from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
 from .estimate import estimate_pull
 from .program_file import write_program
-from .pull import DEFAULT_CONCURRENCY, ClientSource, Pulled, pull_frames, settings_of, utc_now
+from .pull import (
+    DEFAULT_CONCURRENCY,
+    ClientSource,
+    Pulled,
+    SampleSource,
+    pull_frames,
+    settings_of,
+    utc_now,
+)
 from .pull_budget import DEFAULT_SHARE
 
 __all__ = ["FRAME_NAMES", "ProgramSnapshot"]
@@ -138,8 +146,8 @@ class ProgramSnapshot:
         design = draw_sample(self.members, sample)
         return replace(
             self,
-            cards=_of_sampled(self.cards, design),
-            pending_buckets=_of_sampled(self.pending_buckets, design),
+            cards=design.keep(self.cards),
+            pending_buckets=design.keep(self.pending_buckets),
             calls=None,
             sample=design,
         )
@@ -238,6 +246,7 @@ class ProgramSnapshot:
         concurrency: int = DEFAULT_CONCURRENCY,
         kinds: Iterable[str] | None = None,
         budget_share: float = DEFAULT_SHARE,
+        sample: SampleSource = None,
     ) -> ProgramSnapshot:
         """Pull everything, or only the frames named in ``kinds``, blocking until done.
 
@@ -254,6 +263,12 @@ class ProgramSnapshot:
         needs; when that is more than its share holds, it sends nothing more and raises
         ``PullBudgetError``, which says what it needed, what was left and each way forward
         with its cost. See ``lyt_toolkit.snapshot.pull_budget`` and ``estimate``.
+
+        ``sample`` (a member count, or a ``Sample``) reads only a stratified random sample of
+        the members listed, and their cards and buckets: about one call per sampled member
+        instead of one per member. The snapshot is then a sample (``sample`` holds its
+        design; its cards and pending buckets carry a ``weight``) and its economics come with
+        95 % intervals; it equals ``full.sampled(sample)`` of a full pull of that moment.
         """
         settings = settings_of(client)
 
@@ -265,6 +280,7 @@ class ProgramSnapshot:
                     concurrency=concurrency,
                     kinds=kinds,
                     budget_share=budget_share,
+                    sample=sample,
                 )
             )
 
@@ -284,6 +300,7 @@ class ProgramSnapshot:
         concurrency: int = DEFAULT_CONCURRENCY,
         kinds: Iterable[str] | None = None,
         budget_share: float = DEFAULT_SHARE,
+        sample: SampleSource = None,
     ) -> ProgramSnapshot:
         """Async twin of ``pull``; an ``AsyncLoyaltyClient`` given here is used as is."""
         pulled = await pull_frames(
@@ -292,18 +309,16 @@ class ProgramSnapshot:
             concurrency=concurrency,
             kinds=kinds,
             budget_share=budget_share,
+            sample=sample,
         )
         return cls._of(pulled)
 
     @classmethod
     def _of(cls, pulled: Pulled) -> ProgramSnapshot:
         return cls.from_frames(
-            pulled.frames, source=pulled.source, pulled_at=pulled.pulled_at, calls=pulled.calls
+            pulled.frames,
+            source=pulled.source,
+            pulled_at=pulled.pulled_at,
+            calls=pulled.calls,
+            sample=pulled.sample,
         )
-
-
-def _of_sampled(frame: pd.DataFrame, design: SampleDesign) -> pd.DataFrame:
-    """The rows of the sampled members, ordered by member ID, with their weight."""
-    kept = frame[frame["member_id"].isin(design.units["member_id"])]
-    kept = kept.sort_values("member_id", kind="stable", ignore_index=True)
-    return design.weigh(kept)

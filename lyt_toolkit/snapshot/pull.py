@@ -33,6 +33,7 @@ from ..frames.rewards import (
     REWARD_COSTS,
     REWARDS,
 )
+from ..frames.sample import Sample, SampleDesign, draw_sample
 from ..frames.schema import FrameBuilder, Schema
 from ..models import (
     Benefit,
@@ -53,7 +54,7 @@ from .cost import PullCalls, tree_depth, wanted_kinds
 from .pull_budget import DEFAULT_SHARE, PullBudget
 from .references import join_statuses, mark_card_definitions, referenced_card_definitions
 
-__all__ = ["DEFAULT_CONCURRENCY", "ClientSource", "Pulled", "pull_frames"]
+__all__ = ["DEFAULT_CONCURRENCY", "ClientSource", "Pulled", "SampleSource", "pull_frames"]
 
 T = TypeVar("T")
 
@@ -64,15 +65,34 @@ ClientSource = LoyaltyClient | AsyncLoyaltyClient | ClientConfig | Mapping[str, 
 None for the environment / ``.env``."""
 
 
+SampleSource = Sample | int | None
+"""A sampled pull's design (``Sample``), or just its size, or None for every member."""
+
+
 @dataclass(frozen=True)
 class Pulled:
-    """The frames of one pull, where they came from, the service's time at its start and the
-    calls it sent."""
+    """The frames of one pull, where they came from, the service's time at its start, the
+    calls it sent and, for a sampled pull, its sample."""
 
     frames: dict[str, pd.DataFrame]
     source: str
     pulled_at: pd.Timestamp
     calls: PullCalls
+    sample: SampleDesign | None = None
+
+
+def sample_of(sample: SampleSource, kinds: frozenset[str]) -> Sample | None:
+    """The ``Sample`` asked for (a size becomes one of seed 0); a ``ValueError`` naming
+    ``sample`` when it is neither, or when ``kinds`` read no member."""
+    if sample is None:
+        return None
+    if not isinstance(sample, Sample):
+        if isinstance(sample, bool) or not isinstance(sample, int):
+            raise ValueError(f"sample: give a member count or a Sample, not {sample!r}")
+        sample = Sample(sample)
+    if tree_depth(kinds) < 3:
+        raise ValueError("sample: the kinds asked read no member (add cards or pending_buckets)")
+    return sample
 
 
 def service_instant(seconds: float) -> pd.Timestamp | None:
@@ -96,16 +116,18 @@ async def pull_frames(
     concurrency: int = DEFAULT_CONCURRENCY,
     kinds: Iterable[str] | None = None,
     budget_share: float = DEFAULT_SHARE,
+    sample: SampleSource = None,
 ) -> Pulled:
     """Pull the frames of ``kinds`` (every one for None) with ``client`` within
-    ``budget_share`` of the calls left in the window; a ``LoyaltyClient`` or
-    ``AsyncLoyaltyClient`` is used as is."""
+    ``budget_share`` of the calls left in the window, reading only the members ``sample``
+    draws when given; a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` is used as is."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     wanted = wanted_kinds(kinds)
     share = checked_share(budget_share)
+    asked = sample_of(sample, wanted)
     async with _async_client(client) as owned:
-        return await _Puller(owned, progress, concurrency, wanted, share).run()
+        return await _Puller(owned, progress, concurrency, wanted, share, asked).run()
 
 
 def settings_of(client: ClientSource) -> ClientSource:
@@ -148,10 +170,14 @@ class _Puller:
         concurrency: int,
         kinds: frozenset[str] = frozenset(FRAME_NAMES),
         share: float = DEFAULT_SHARE,
+        sample: Sample | None = None,
     ) -> None:
         self.client = client
         self.kinds = kinds
         self.share = share
+        self.sample = sample
+        self.design: SampleDesign | None = None
+        """The sample drawn, once the members are listed (a sampled pull)."""
         self.limit = asyncio.Semaphore(concurrency)
         self.progress = progress
         self.held_at_start: float | None = None
@@ -181,7 +207,7 @@ class _Puller:
             quota.calls_used - used_before, quota.remaining, quota.limit, quota.resets_at
         )
         asked = {name: frame for name, frame in frames.items() if name in kinds}
-        return Pulled(asked, c.base_url, self._service_start(), calls)
+        return Pulled(asked, c.base_url, self._service_start(), calls, self.design)
 
     async def _pull(self, bar: ProgressBar, budget: PullBudget) -> dict[str, pd.DataFrame]:
         kinds = self.kinds
@@ -197,8 +223,9 @@ class _Puller:
             found = await listing
             walked = {listed.part: items for listed, items in zip(lists, found, strict=True)}
             budget.lists_walked(by_id=len(self._unlisted(walked, ())))
+            sampled = None if self.design is None else self.design.size
             budget.check(
-                step.requests[0].part, len(step.requests), members=self.listed, sampled=None
+                step.requests[0].part, len(step.requests), members=self.listed, sampled=sampled
             )
 
         found, tree = await _gather(
@@ -227,6 +254,10 @@ class _Puller:
                 return frame
             return mark_card_definitions(frame, schema, status, names)
 
+        cards = cards_frame(details)
+        pending = join_statuses(pending_buckets_frame(buckets), programs, members_found)
+        if self.design is not None:
+            cards, pending = self.design.keep(cards), self.design.keep(pending)
         return {
             "rewards": rewards.frame("rewards"),
             "reward_costs": marked(rewards.frame("reward_costs"), REWARD_COSTS, names=names),
@@ -235,16 +266,19 @@ class _Puller:
             "tier_structures": marked(tier_structures_frame(tiers), TIER_STRUCTURES),
             "programs": programs_frame(programs),
             "members": members_frame(members_found),
-            "cards": cards_frame(details),
-            "pending_buckets": join_statuses(
-                pending_buckets_frame(buckets), programs, members_found
-            ),
+            "cards": cards,
+            "pending_buckets": pending,
         }
 
     def _read(self, members: list[Member]) -> list[Member]:
-        """The members to read for their cards, of those listed: every one."""
+        """The members to read for their cards, of those listed: every one, or those the
+        sample draws (stratified by what the list shows: program, status, join date)."""
         self.listed = len(members)
-        return members
+        if self.sample is None:
+            return members
+        self.design = draw_sample(members_frame(members), self.sample)
+        drawn = set(self.design.units["member_id"])
+        return [m for m in members if m.id in drawn]
 
     def _unlisted(self, walked: Mapping[ListPart, Any], tree: tuple[Any, ...]) -> set[str]:
         """The card definitions referenced (by the lists, and by the tree's ``details`` and

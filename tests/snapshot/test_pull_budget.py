@@ -14,11 +14,13 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 import httpx
+import pandas as pd
 import pytest
 
-from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.errors import PullBudgetError
+from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.cost import pages
 from lyt_toolkit.synthetic import generate_program
@@ -189,3 +191,35 @@ def test_an_estimate_whose_lists_do_not_fit_says_so(large: Sandbox, make_client:
     assert not estimate.complete and estimate.fits is False
     assert estimate.spent == large.plan()["used"] == 15
     assert "the lists alone do not fit" in str(estimate)
+
+
+def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    large.set_plan("100000/hour")
+    with make_client(large) as client:
+        full = ProgramSnapshot.pull(client, progress=False)
+    large.set_plan("1000/hour")  # the full pull would not fit; a sample of 200 does
+    with make_client(large) as client:
+        sampled = ProgramSnapshot.pull(client, progress=False, sample=Sample(200, seed=5))
+    design = sampled.sample
+    assert design is not None and design.population == MEMBERS
+    assert 200 <= design.size < 200 + 2 * len(design.strata)  # at least two a stratum
+    expected = full.sampled(Sample(200, seed=5))
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(sampled, name), getattr(expected, name), obj=name)
+    pd.testing.assert_frame_equal(design.units, expected.sample.units)  # type: ignore[union-attr]
+    holding = int((sampled.cards["balance_pending_points"] != 0).sum())
+    by_id = int((~sampled.card_definitions["listed"]).sum())
+    assert sampled.calls is not None
+    assert sampled.calls.used == LIST_CALLS + design.size + holding + by_id
+    assert sampled.calls.used == large.plan()["used"] < 500
+    assert sampled.cards["weight"].sum() == pytest.approx(MEMBERS)
+
+
+def test_a_sample_needs_the_member_reads(large: Sandbox, make_client: ClientFor) -> None:
+    with make_client(large) as client:
+        with pytest.raises(ValueError, match="sample: the kinds asked read no member"):
+            ProgramSnapshot.pull(client, progress=False, kinds=["members"], sample=100)
+        with pytest.raises(ValueError, match="sample: give a member count"):
+            ProgramSnapshot.pull(client, progress=False, sample=0.1)  # type: ignore[arg-type]
