@@ -15,6 +15,24 @@ Sections:
   only ``json.load``s the file (``--rounds`` of each, alternating, medians; the method of
   ``sandbox_pagination.py``, whose functions it uses), and report the sandbox's peak RSS.
 
+- ``pull``: the program of the issue that started this (``--pull-members`` members, one card
+  each, 500 rewards, 100 benefits, 5 card definitions, 3 tier structures) served by ``lyt
+  sandbox serve --plan professional`` (5,000 calls an hour), a fresh sandbox for each route,
+  each route run in a process of its own (its peak RSS is its own):
+
+  - ``estimate``: ``ProgramSnapshot.estimate(client)``: its calls and its list pages;
+  - ``default``: ``ProgramSnapshot.pull(client)``: the calls it sends before it refuses
+    (goal: no member read, at most the estimate's list pages), and the window left;
+  - ``sampled``: ``pull(client, sample=1000)``: calls (goal at most 1,500), time, and the
+    estimate of points outstanding against the truth summed from the program file (goal:
+    its 95 % interval within +-10 % and holding the truth);
+  - ``full``: ``pull(client)`` on an unlimited plan: calls against the interface minimum
+    (list pages + one read per member + one bucket list per card holding pending points +
+    card definitions read by ID + one token; goal at most 1.01x), time and peak RSS;
+  - ``peer``: the route a competent analyst writes by hand with the client: list the
+    programs and members, read the members eight at a time in threads, list the buckets of
+    the cards holding pending points: its calls and time, against ``full``.
+
 A benchmark reports; the exit status is 0 whatever the figures.
 """
 
@@ -23,7 +41,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +57,10 @@ sys.path.insert(0, str(ROOT))
 from sandbox_pagination import stop, timed_loads  # noqa: E402
 
 from lyt_toolkit.synthetic import generate_program  # noqa: E402
+
+NOW = "2026-01-15T12:00:00Z"
+PULL_SIZES = {"rewards": 500, "benefits": 100, "card_definitions": 5, "tier_structures": 3}
+"""The program of the pull section, beside its members."""
 
 
 def shape(program: dict[str, Any]) -> str:
@@ -101,7 +125,204 @@ def load(args: argparse.Namespace) -> None:
     print(f"  peak RSS          {usage.ru_maxrss / 1024:7.0f} MiB (the last sandbox, loaded)")
 
 
-SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {"load": load}
+def _serve(program: Path, plan: str) -> tuple[subprocess.Popen[str], str]:
+    """``lyt sandbox serve --data program --plan plan`` in a child, once it answers."""
+    command = [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", "0"]
+    command += ["--data", str(program), "--now", NOW, "--seed", "1", "--plan", plan]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    if "ready at " not in line:
+        child.kill()
+        raise SystemExit(f"the sandbox did not start: {line!r}")
+    return child, line.split("ready at ")[1].split()[0]
+
+
+def _route(name: str, base_url: str, truth: str) -> dict[str, Any]:
+    """Run one route in a fresh process of its own; what it printed (JSON) and its RSS."""
+    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import scale; "
+    code += f"scale.run_route({name!r}, {base_url!r}, {truth!r})"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"route {name} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_route(name: str, base_url: str, truth: str) -> None:
+    """In a route's own process: run it against the sandbox at ``base_url`` and print its
+    figures as one JSON line (``truth``: the true totals, as JSON)."""
+    from lyt_toolkit import LoyaltyClient, ProgramSnapshot
+    from lyt_toolkit.economics import estimates
+    from lyt_toolkit.errors import PullBudgetError
+    from lyt_toolkit.sandbox import SandboxCredentials
+
+    keys = SandboxCredentials.from_env()
+    client = LoyaltyClient(base_url=base_url, env_file=None, **keys.as_client_kwargs())
+    out: dict[str, Any] = {"route": name}
+    started = time.perf_counter()
+    if name == "estimate":
+        estimate = ProgramSnapshot.estimate(client)
+        out["spent"] = estimate.spent
+        out["list_pages"] = sum(
+            n
+            for part, n in estimate.parts.items()
+            if part not in ("cards", "pending_buckets", "card_definitions_by_id")
+        )
+        out["text"] = str(estimate)
+    elif name == "default":
+        try:
+            ProgramSnapshot.pull(client, progress=False)
+            out["refused"] = False
+        except PullBudgetError as error:
+            out["refused"], out["stage"], out["text"] = True, error.stage, str(error)
+    elif name in ("sampled", "full"):
+        sample = 1000 if name == "sampled" else None
+        snapshot = ProgramSnapshot.pull(client, progress=False, sample=sample)
+        out["members"], out["cards"] = len(snapshot.members), len(snapshot.cards)
+        out["holding"] = int((snapshot.cards["balance_pending_points"] != 0).sum())
+        out["by_id"] = int((~snapshot.card_definitions["listed"]).sum())
+        out["list_pages"] = _list_pages(snapshot)
+        if sample:
+            figures = estimates(snapshot)
+            whole = figures[figures["card_definition_id"].isna() & figures["month"].isna()]
+            row = whole[whole["figure"] == "outstanding_points"].iloc[0]
+            out["outstanding"] = [float(row[c]) for c in ("estimate", "ci_low", "ci_high")]
+        else:
+            out["outstanding"] = [float(snapshot.cards["balance_points"].sum())] * 3
+    elif name == "peer":
+        out.update(_peer(client))
+    out["seconds"] = time.perf_counter() - started
+    out["calls"] = client.quota.calls_used
+    out["window_left"] = client.quota.remaining
+    out["rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["truth"] = json.loads(truth)
+    print(json.dumps(out))
+
+
+def _list_pages(snapshot: Any) -> int:
+    """The pages of every list a full pull walks (one call each, one for an empty list)."""
+    from lyt_toolkit.snapshot.cost import pages
+
+    count = sum(
+        pages(len(getattr(snapshot, kind)), 100)
+        for kind in ("rewards", "benefits", "tier_structures", "programs")
+    )
+    count += pages(int(snapshot.card_definitions["listed"].sum()), 100)
+    per_program = snapshot.members.groupby("program_id").size()
+    return count + sum(pages(int(n), 100) for n in per_program)
+
+
+def _peer(client: Any) -> dict[str, Any]:
+    """The analyst's loop: programs, members, member reads in threads, buckets of the cards
+    holding pending points; rows read."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    members = [
+        m for p in client.programs.iter(limit=100) for m in client.members.iter(p.id, limit=100)
+    ]
+    with ThreadPoolExecutor(8) as pool:
+        read = list(pool.map(lambda m: client.members.get(m.program_id, m.id), members))
+        holding = [
+            (m, c.card)
+            for m in read
+            for c in m.cards
+            if c.card is not None and c.card.balance.pending_points
+        ]
+        buckets = list(
+            pool.map(
+                lambda mc: client.pending_buckets.list(
+                    mc[0].program_id, mc[0].id, mc[1].id, limit=100
+                ),
+                holding,
+            )
+        )
+    return {"members": len(members), "buckets": sum(len(b.data) for b in buckets)}
+
+
+def pull(args: argparse.Namespace) -> None:
+    """Each pull route on the ``--pull-members`` program, a fresh sandbox each."""
+    sizes = {"members": args.pull_members, **PULL_SIZES}
+    program = generate_program(**sizes, seed=args.seed)
+    truth = json.dumps(
+        {
+            "outstanding": sum(c["balance"]["points"] for c in program["cards"]),
+            "pending": sum(c["balance"]["pending_points"] for c in program["cards"]),
+        }
+    )
+    print(f"pull: {args.pull_members:,} members, one card each; {shape(program)}")
+    routes = {
+        "estimate": "professional",
+        "default": "professional",
+        "sampled": "professional",
+        "full": "unlimited",
+        "peer": "unlimited",
+    }
+    found: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "program.json"
+        path.write_text(json.dumps(program, separators=(",", ":")), encoding="utf-8")
+        del program
+        for route, plan in routes.items():
+            child, base_url = _serve(path, plan)
+            try:
+                found[route] = _route(route, base_url, truth)
+            finally:
+                stop(child)
+    _report(found)
+
+
+def _report(found: dict[str, dict[str, Any]]) -> None:
+    est, default, sampled, full, peer = (
+        found[r] for r in ("estimate", "default", "sampled", "full", "peer")
+    )
+    truth = sampled["truth"]["outstanding"]
+    print(
+        f"  estimate          {est['spent']:7,} calls, {est['list_pages']:,} of them "
+        "list pages and the token"
+    )
+    print(f"    {est['text']}")
+    met = default["refused"] and default["calls"] <= est["list_pages"]
+    print(
+        f"  default pull      refused before its {default.get('stage')}: {default['calls']:,} calls"
+        f" sent (estimate's list pages {est['list_pages']:,}; goal no member read, at most"
+        f" those: {'met' if met else 'NOT met'}); window left {default['window_left']:,} of 5,000"
+    )
+    value, low, high = sampled["outstanding"]
+    error = (value - truth) / truth
+    half = (high - low) / 2 / value
+    covered = low <= truth <= high
+    print(
+        f"  sampled pull      {sampled['calls']:7,} calls (goal <= 1,500: "
+        f"{'met' if sampled['calls'] <= 1500 else 'NOT met'}), {sampled['seconds']:.1f} s, "
+        f"{sampled['rss_mib']:.0f} MiB peak RSS"
+    )
+    print(
+        f"    points outstanding {value:,.0f} (95 % CI {low:,.0f} to {high:,.0f}); truth "
+        f"{truth:,}; error {error:+.1%}, interval +-{half:.1%} (goal +-10 %: "
+        f"{'met' if half <= 0.10 and covered else 'NOT met'}; holds the truth: {covered})"
+    )
+    minimum = 1 + full["list_pages"] + full["members"] + full["holding"] + full["by_id"]
+    ratio = full["calls"] / minimum
+    print(
+        f"  full pull         {full['calls']:7,} calls, interface minimum {minimum:,} "
+        f"(1 token + {full['list_pages']:,} list pages + {full['members']:,} member reads + "
+        f"{full['holding']:,} bucket lists + {full['by_id']} by ID): {ratio:.4f}x (goal <= 1.01:"
+        f" {'met' if ratio <= 1.01 else 'NOT met'}); {full['seconds']:.1f} s, "
+        f"{full['rss_mib']:.0f} MiB peak RSS"
+    )
+    print(
+        f"  peer (by hand)    {peer['calls']:7,} calls, {peer['seconds']:.1f} s, "
+        f"{peer['rss_mib']:.0f} MiB peak RSS (frames not built)"
+    )
+    print(
+        f"  full / peer       {full['calls'] / peer['calls']:.3f}x calls, "
+        f"{full['seconds'] / peer['seconds']:.2f}x time; sampled / full "
+        f"{sampled['calls'] / full['calls']:.3f}x calls, "
+        f"{sampled['seconds'] / full['seconds']:.2f}x time"
+    )
+
+
+SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {"load": load, "pull": pull}
 """Every section by name; other sections go here too."""
 
 
@@ -115,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         help=f"sections to run, in the order named: {', '.join(SECTIONS)}",
     )
     parser.add_argument("--members", type=int, default=200_000, help="members (load)")
+    parser.add_argument(
+        "--pull-members", type=int, default=20_000, help="members of the program pulled (pull)"
+    )
     parser.add_argument("--programs", type=int, default=1, help="programs (load)")
     parser.add_argument("--rounds", type=int, default=3, help="loads timed, each way (load)")
     parser.add_argument("--seed", type=int, default=0)

@@ -15,9 +15,17 @@ least two members when it has two (one member gives no variance), and its member
 without replacement. Each sampled member stands for ``weight = N_h / n_h`` members of its
 stratum. A total is estimated by ``sum_h N_h * mean_h`` with variance
 ``sum_h N_h^2 (1 - n_h / N_h) s_h^2 / n_h`` (finite-population corrected, so a census has
-none), and the interval is the estimate +- 1.96 standard errors (the normal quantile, as R's
-``survey`` package uses; with hundreds of members sampled the t quantile differs in the third
-digit).
+none).
+
+The interval is not the symmetric estimate +- 1.96 standard errors. Points are heavy-tailed
+(a few members hold much), and a sample that misses the few both estimates low and sees
+little spread: the symmetric interval then covers the truth in about 88-91 of 100 samples
+of generated programs instead of 95. So it is corrected for the estimator's skewness (its
+third cumulant ``sum_h N_h^3 (1 - f_h)(1 - 2 f_h) m3_h / n_h^2`` over its variance to the
+1.5), by Hall's monotone cubic transformation of the studentized total (P. Hall, "On the
+removal of skewness by transformation", JRSS B 54, 1992): its upper end lies further from the
+estimate than its lower end when the figure is skewed to the right, and coverage on the same
+programs rises to about 91-93 of 100. A figure without skew gets the usual interval.
 """
 
 from __future__ import annotations
@@ -359,11 +367,29 @@ def _totals(design: SampleDesign, y: np.ndarray) -> np.ndarray:
     codes, labels = pd.factorize(design.units["stratum"].astype("string"))
     value = np.zeros(y.shape[1])
     variance = np.zeros(y.shape[1])
+    cumulant = np.zeros(y.shape[1])
     for h, label in enumerate(labels):
         rows = y[codes == h]
         n_h, big_n = len(rows), float(population[label])
         value += big_n * rows.mean(axis=0)
+        f_h = n_h / big_n
         if 1 < n_h < big_n:
-            variance += big_n**2 * (1 - n_h / big_n) * rows.var(axis=0, ddof=1) / n_h
+            variance += big_n**2 * (1 - f_h) * rows.var(axis=0, ddof=1) / n_h
+        if 2 < n_h < big_n:
+            third = n_h * ((rows - rows.mean(axis=0)) ** 3).sum(axis=0) / ((n_h - 1) * (n_h - 2))
+            cumulant += big_n**3 * (1 - f_h) * (1 - 2 * f_h) * third / n_h**2
     se = np.sqrt(variance)
-    return np.column_stack([value, value - Z_95 * se, value + Z_95 * se, se])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        skew = np.where(variance > 0, cumulant / variance**1.5, 0.0)
+    low = value - se * _untransformed(Z_95, skew)
+    high = value - se * _untransformed(-Z_95, skew)
+    return np.column_stack([value, low, high, se])
+
+
+def _untransformed(z: float, skew: np.ndarray) -> np.ndarray:
+    """The studentized total whose Hall transform ``t + s t^2 / 3 + s^2 t^3 / 27 + s / 6``
+    is ``z``, for the estimator's skewness ``s`` (``z`` itself without skew)."""
+    flat = np.abs(skew) < 1e-9
+    safe = np.where(flat, 1.0, skew)
+    root = (3 / safe) * (np.cbrt(1 + safe * (z - safe / 6)) - 1)
+    return np.where(flat, z, root)

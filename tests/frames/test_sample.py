@@ -148,8 +148,19 @@ def test_the_estimate_and_its_variance_follow_the_stratified_formulas() -> None:
     variance = 10**2 * (1 - 3 / 10) * 7 / 3 + 4**2 * (1 - 2 / 4) * 2 / 2
     assert total.value == pytest.approx(10 * 2 + 4 * 7)
     assert total.se == pytest.approx(math.sqrt(variance))
-    assert total.low == pytest.approx(total.value - 1.959964 * total.se)
-    assert total.high == pytest.approx(total.value + 1.959964 * total.se)
+    # Skewness: stratum a (1, 5, 0: deviations -1, 3, -2) has m3 = 3 * 18 / (2 * 1) = 27;
+    # b has two members, too few for one. The interval inverts Hall's transform at +-1.96.
+    skew = 10**3 * (1 - 3 / 10) * (1 - 6 / 10) * 27 / 3**2 / variance**1.5
+
+    def untransformed(z: float) -> float:
+        return (3 / skew) * (math.copysign(abs(1 + skew * (z - skew / 6)) ** (1 / 3), 1) - 1)
+
+    assert total.low == pytest.approx(total.value - total.se * untransformed(1.959964))
+    assert total.high == pytest.approx(total.value - total.se * untransformed(-1.959964))
+    assert total.high - total.value > total.value - total.low  # skewed right: a longer upper arm
+    symmetric = estimate_total(design, pd.Series({"m1": 1.0, "m2": 3.0, "m3": 2.0}))
+    assert symmetric.high - symmetric.value == pytest.approx(1.959964 * symmetric.se)
+    assert symmetric.value - symmetric.low == pytest.approx(1.959964 * symmetric.se)
     assert str(Estimate(1_234_567.0, 1_150_000.0, 1_320_000.0, 1.0)) == (
         "1,234,567 (95 % CI 1,150,000 to 1,320,000)"
     )
