@@ -51,6 +51,36 @@ def _sandbox_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
 
 
+def _pull_options(parser: argparse.ArgumentParser, *, sample: bool = False) -> None:
+    """``--budget-share`` of the commands that pull and, with ``sample``, ``--sample`` and
+    ``--sample-seed``. Read as text and checked by the command (``_pull.pull_options``),
+    so a bad value is one line naming the option."""
+    parser.add_argument(
+        "--budget-share",
+        default=None,
+        metavar="SHARE",
+        help="share of the calls left in the budget window the pull may use, above 0 and at "
+        "most 1 (default 0.5: the rest stays for the project's other traffic; 1 takes it all)",
+    )
+    if not sample:
+        return
+    parser.add_argument(
+        "--sample",
+        default=None,
+        metavar="N",
+        help="read only a stratified random sample of N members, their cards and buckets "
+        "(about a call each, not one for every member of the program): program totals are "
+        "then estimated, with 95 %% intervals",
+    )
+    parser.add_argument(
+        "--sample-seed",
+        default=None,
+        metavar="SEED",
+        help="seed of the --sample draw (default 0): the same seed and members give the same "
+        "sample",
+    )
+
+
 def _changes_out_option(parser: argparse.ArgumentParser) -> None:
     """``--out FILE`` of the commands that print changes: every change as CSV."""
     parser.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
@@ -70,10 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         "audit the demo program on the embedded sandbox, write its economics report",
     )
     demo.add_argument("--out", default="reports", help="directory for the reports")
+    _pull_options(demo)
 
     audit = _command(sub, "audit:audit", "pull a snapshot, audit it and write reports")
     audit.add_argument("--out", default="reports", help="directory for the reports")
     _sandbox_option(audit)
+    _pull_options(audit, sample=True)
     audit.add_argument("--rules", action="store_true", help="print the audit rules and exit")
     audit.add_argument(
         "--history",
@@ -85,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     export = _command(sub, "export:export", "pull a snapshot and write it as CSV")
     export.add_argument("--out", required=True, help="directory for the CSV files")
     _sandbox_option(export)
+    _pull_options(export, sample=True)
 
     diff = _command(sub, "diff:diff", "print what changed between two exported snapshots")
     diff.add_argument("old", metavar="OLD_DIR", help="the earlier snapshot folder (CSV or Parquet)")
@@ -99,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     drift.add_argument("snapshot", metavar="SNAPSHOT_DIR", help="an exported snapshot folder")
     _sandbox_option(drift)
+    _pull_options(drift)
     _changes_out_option(drift)
 
     plan = _command(
@@ -146,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     econ.add_argument("--out", required=True, metavar="DIR", help="directory for the report")
     _sandbox_option(econ)
+    _pull_options(econ, sample=True)
     econ.add_argument(
         "--history",
         default=None,

@@ -1,32 +1,43 @@
-"""What ``lyt audit``, ``lyt demo`` and ``lyt export`` share: a client, a pull and ``--out``.
+"""What the commands that pull share: a client, a pull, its options and ``--out``.
 
 The client connects to the configured service, or with ``sandbox`` to the
 bundled demo program on an embedded sandbox (a local copy of the service on
-loopback). Imports are late so ``lyt --help`` stays fast.
+loopback). The pull keeps to ``--budget-share`` of the calls left in the window and,
+with ``--sample N``, reads only a sample of the members (``pull_options``); a pull
+refused for the budget is told with its ways forward as this command line spells them
+(``budget_refusal``). Imports are late so ``lyt --help`` stays fast.
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import math
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import APIError, LytError
+from ..errors import APIError, LytError, PullBudgetError
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from ..snapshot import ProgramSnapshot
 
 __all__ = [
+    "DEFAULT_PULL",
     "EMPTY_OUT",
     "REFUSED",
+    "PullOptions",
+    "budget_refusal",
     "calls_line",
     "connected_client",
     "output_dir",
+    "pull_options",
     "pull_snapshot",
     "refused",
+    "sample_line",
 ]
 
 REFUSED = "the service refused the credentials (401); check LYT_APP_ID and LYT_APP_TOKEN"
@@ -71,13 +82,114 @@ def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
             yield client
 
 
-def pull_snapshot(sandbox: bool) -> ProgramSnapshot:
-    """Everything the service (``connected_client(sandbox)``) holds; a progress bar only when
-    stderr is a terminal."""
+@dataclasses.dataclass(frozen=True)
+class PullOptions:
+    """How a command pulls: ``budget_share`` of the calls left in the window, and a sample of
+    ``sample`` members drawn with ``seed`` (None: every member). ``can_sample``: the command
+    has ``--sample`` (a refusal suggests it only then)."""
+
+    budget_share: float = 0.5
+    sample: int | None = None
+    seed: int = 0
+    can_sample: bool = False
+
+
+DEFAULT_PULL = PullOptions()
+"""A whole pull in the default share, by a command without ``--sample``."""
+
+
+def pull_options(args: argparse.Namespace) -> PullOptions:
+    """``--budget-share`` and, where the command has them, ``--sample`` and ``--sample-seed``,
+    checked: a ``ValueError`` whose text names the option otherwise."""
+    share_text = getattr(args, "budget_share", None)
+    share = PullOptions.budget_share
+    if share_text is not None:
+        try:
+            share = float(share_text)
+        except ValueError:
+            share = math.nan
+        if not (math.isfinite(share) and 0 < share <= 1):
+            raise ValueError(
+                f"--budget-share: must be a number above 0 and at most 1, got {share_text!r}"
+            )
+    can_sample = hasattr(args, "sample")
+    sample = _whole(getattr(args, "sample", None), "--sample", least=1, what="a member count")
+    seed = _whole(getattr(args, "sample_seed", None), "--sample-seed", least=0, what="a seed")
+    if seed is not None and sample is None:
+        raise ValueError("--sample-seed: needs --sample N (the seed draws the sample)")
+    return PullOptions(share, sample, seed or 0, can_sample)
+
+
+def _whole(text: str | None, option: str, *, least: int, what: str) -> int | None:
+    """``text`` as a whole number of at least ``least``; None when the option is not given."""
+    if text is None:
+        return None
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = least - 1
+    if value < least:
+        raise ValueError(f"{option}: must be {what}, a whole number from {least}, got {text!r}")
+    return value
+
+
+def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> ProgramSnapshot:
+    """What the service (``connected_client(sandbox)``) holds, pulled as ``options`` say; a
+    progress bar only when stderr is a terminal."""
+    from ..frames.sample import Sample
     from ..snapshot import ProgramSnapshot
 
+    sample = None if options.sample is None else Sample(options.sample, seed=options.seed)
     with connected_client(sandbox) as client:
-        return ProgramSnapshot.pull(client, progress=sys.stderr.isatty())
+        return ProgramSnapshot.pull(
+            client,
+            progress=sys.stderr.isatty(),
+            budget_share=options.budget_share,
+            sample=sample,
+        )
+
+
+def budget_refusal(exc: PullBudgetError, *, can_sample: bool = False) -> str:
+    """A pull refused for the budget, for the terminal: the error's first line, then each way
+    forward spelled as the command line spells it (``--sample 238``, ``--budget-share 1``);
+    a way the command cannot take says so and gives its Python spelling. ``can_sample``:
+    the command has ``--sample``."""
+    lines = [str(exc).splitlines()[0]]
+    if exc.ways:
+        lines.append("Ways forward:")
+        lines += [
+            f"  - {dataclasses.replace(way, how=_spelled(way.how, can_sample))}" for way in exc.ways
+        ]
+    return "\n".join(lines)
+
+
+def _spelled(how: str, can_sample: bool) -> str:
+    """A way forward's ``how`` (written for ``ProgramSnapshot.pull``) as the command line
+    takes it, when it can."""
+    name, sep, value = how.partition("=")
+    python = f"in Python: ProgramSnapshot.pull(client, {how.split(';')[0]})"
+    if not sep or " " in name:
+        return how  # a sentence, not an argument (paced pulls)
+    if name == "budget_share":
+        return f"--budget-share {value.removesuffix('.0')}"
+    if name == "sample":
+        size, _, note = value.partition(";")
+        if can_sample:
+            return f"--sample {size}" + (f";{note}" if note else "")
+        return f"not an option of this command; {python}"
+    return f"not available from the command line; {python}"
+
+
+def sample_line(snapshot: ProgramSnapshot) -> str | None:
+    """What a sampled snapshot's reader must know first (None: every member was read)."""
+    design = snapshot.sample
+    if design is None:
+        return None
+    return (
+        f"Sample: a {design}; the cards and pending buckets are the sampled members' only, "
+        f"and program totals are estimated from {design.size:,} of {design.population:,} "
+        "members, with 95 % intervals"
+    )
 
 
 def calls_line(snapshot: ProgramSnapshot) -> str:

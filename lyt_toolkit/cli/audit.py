@@ -2,8 +2,11 @@
 
 Findings are data, not failures: the exit code is 0 whenever the audit ran,
 whatever it found, and non-zero only when it could not run (no connection,
-refused credentials, unwritable output directory). Those failures print one
-line naming the cause, never a traceback and never a credential.
+refused credentials, unwritable output directory, a pull refused for the call
+budget). Those failures print one line naming the cause (a refused pull adds its
+ways forward), never a traceback and never a credential. With ``--sample N`` the
+member-level rules see the sampled members' cards and buckets only, and the summary
+says so.
 """
 
 from __future__ import annotations
@@ -14,15 +17,27 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import APIConnectionError, ConfigurationError, LytError
-from ._pull import REFUSED, calls_line, output_dir, pull_snapshot, refused
+from .._text import counted
+from ..errors import APIConnectionError, ConfigurationError, LytError, PullBudgetError
+from ._pull import (
+    DEFAULT_PULL,
+    REFUSED,
+    PullOptions,
+    budget_refusal,
+    calls_line,
+    output_dir,
+    pull_options,
+    pull_snapshot,
+    refused,
+    sample_line,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..snapshot import ProgramSnapshot
 
-__all__ = ["audit", "demo", "format_catalogue", "format_summary", "pull_or_fail"]
+__all__ = ["audit", "demo", "format_catalogue", "format_summary", "pull_or_fail", "sample_note"]
 
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
 
@@ -31,12 +46,19 @@ MAX_ERRORS_SHOWN = 10
 EXIT_OK = 0
 EXIT_CANNOT_RUN = 2
 
+MEMBER_LEVEL = ("card", "pending_bucket")
+"""Finding resource types a sampled snapshot holds for its sampled members only."""
+
 
 def demo(args: argparse.Namespace) -> int:
     """``lyt demo``: the audit of the bundled demo program on the embedded sandbox."""
+    try:
+        options = pull_options(args)
+    except ValueError as exc:
+        return _fail("lyt demo", str(exc))
     print("lyt demo: auditing the Northwind Coffee Rewards demo program on the embedded sandbox")
     print("(a local copy of the service on loopback; nothing leaves this machine)\n")
-    return _audit(args.out, sandbox=True, command="lyt demo", economics=True)
+    return _audit(args.out, sandbox=True, command="lyt demo", economics=True, options=options)
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -46,7 +68,11 @@ def audit(args: argparse.Namespace) -> int:
         return EXIT_OK
     sandbox = bool(getattr(args, "sandbox", False))
     history = getattr(args, "history", None)
-    return _audit(args.out, sandbox=sandbox, command="lyt audit", history=history)
+    try:
+        options = pull_options(args)
+    except ValueError as exc:
+        return _fail("lyt audit", str(exc))
+    return _audit(args.out, sandbox=sandbox, command="lyt audit", history=history, options=options)
 
 
 def _audit(
@@ -56,9 +82,10 @@ def _audit(
     command: str,
     history: str | None = None,
     economics: bool = False,
+    options: PullOptions = DEFAULT_PULL,
 ) -> int:
-    """Pull, audit, write the reports (and with ``economics`` the economics report in
-    ``out/economics``), print the summary."""
+    """Pull as ``options`` say, audit, write the reports (and with ``economics`` the
+    economics report in ``out/economics``), print the summary."""
     from ..audit import run, summary  # the rules and pandas load only when an audit runs
     from ..reports import write_reports
 
@@ -66,7 +93,7 @@ def _audit(
     if out is None:
         return EXIT_CANNOT_RUN
 
-    snapshot = pull_or_fail(sandbox, command)
+    snapshot = pull_or_fail(sandbox, command, options)
     if snapshot is None:
         return EXIT_CANNOT_RUN
     findings = run(snapshot)
@@ -77,6 +104,8 @@ def _audit(
         return _fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
     print(format_summary(snapshot, findings, counts))
     print(calls_line(snapshot))
+    if (note := sample_note(snapshot, findings)) is not None:
+        print(f"\n{note}")
     print(f"\nReports written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")
@@ -91,16 +120,35 @@ def _audit(
     return EXIT_OK
 
 
-def pull_or_fail(sandbox: bool, command: str) -> ProgramSnapshot | None:
-    """The pulled snapshot, or None once one line saying why it could not be pulled is printed."""
+def pull_or_fail(
+    sandbox: bool, command: str, options: PullOptions = DEFAULT_PULL
+) -> ProgramSnapshot | None:
+    """The snapshot pulled as ``options`` say, or None once one line saying why it could not
+    be pulled is printed (for a pull refused for the budget, its ways forward after it)."""
     try:
-        return pull_snapshot(sandbox)
+        return pull_snapshot(sandbox, options)
     except LytError as exc:
-        _fail(command, _explain(exc))
+        _fail(command, _explain(exc, can_sample=options.can_sample))
     except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
         reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
         _fail(command, _scrub(" ".join(reason.split())))
     return None
+
+
+def sample_note(snapshot: ProgramSnapshot, findings: pd.DataFrame) -> str | None:
+    """For a sampled snapshot (None otherwise): what it is, and that its findings about cards
+    and pending buckets count the sampled members only, not the program's."""
+    line = sample_line(snapshot)
+    if line is None or snapshot.sample is None:
+        return line
+    design = snapshot.sample
+    member_level = int(findings["resource_type"].isin(MEMBER_LEVEL).sum())
+    return (
+        f"{line}.\nNote: findings about cards and pending buckets "
+        f"({counted(member_level, 'finding')} here) are counted in the {design.size:,} sampled "
+        f"members only, not estimated for all {design.population:,}; the other rules see "
+        "every listed record."
+    )
 
 
 def _keep(snapshot: ProgramSnapshot, folder: str, command: str) -> int:
@@ -179,8 +227,13 @@ def format_catalogue() -> str:
     )
 
 
-def _explain(exc: LytError) -> str:
-    """One line saying why the audit could not run, with any credential scrubbed."""
+def _explain(exc: LytError, *, can_sample: bool = False) -> str:
+    """One line saying why the audit could not run, with any credential scrubbed; for a pull
+    refused for the budget, its ways forward on the lines after it (``--sample`` among them
+    when ``can_sample``: the command has it)."""
+    if isinstance(exc, PullBudgetError):
+        refusal = budget_refusal(exc, can_sample=can_sample)
+        return "\n".join(_scrub(_squeezed(line)) for line in refusal.splitlines())
     if isinstance(exc, APIConnectionError):
         text = f"cannot reach the service: {exc}"
     elif refused(exc):
@@ -190,6 +243,11 @@ def _explain(exc: LytError) -> str:
     else:
         text = f"the snapshot could not be pulled: {exc}"
     return _scrub(" ".join(text.split()))
+
+
+def _squeezed(line: str) -> str:
+    """``line`` with its runs of white space made one space, its indent kept."""
+    return line[: len(line) - len(line.lstrip())] + " ".join(line.split())
 
 
 def _scrub(text: str) -> str:

@@ -1,10 +1,12 @@
-"""``lyt drift SNAPSHOT_DIR [--sandbox] [--out FILE]``: what changed in the live program since
-a snapshot was exported.
+"""``lyt drift SNAPSHOT_DIR [--sandbox] [--budget-share F] [--out FILE]``: what changed in
+the live program since a snapshot was exported.
 
 The snapshot's kinds are pulled again from the configured service (or the embedded demo
 sandbox) and compared with the folder, which may hold a CSV or a Parquet snapshot. The
 exit code tells a script the answer: 0 when nothing drifted, 2 when something did (the
-changes printed, and written to ``--out`` as CSV), 1 when the check could not run.
+changes printed, and written to ``--out`` as CSV), 1 when the check could not run (a bad
+``--budget-share`` included, so that 2 always means drift; a pull beyond that share is
+refused with its ways forward).
 """
 
 from __future__ import annotations
@@ -25,17 +27,23 @@ COMMAND = "lyt drift"
 def drift(args: argparse.Namespace) -> int:
     """Read the snapshot folder, pull the live program, print and write what drifted."""
     from ..snapshot import read_snapshot
-    from ._pull import connected_client
+    from ._pull import connected_client, pull_options
     from .audit import _explain
     from .diff import format_diff, write_changes
 
+    try:
+        options = pull_options(args)
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         snapshot = read_snapshot(args.snapshot)
     except (LytError, OSError) as exc:
         return _fail(str(exc))
     try:
         with connected_client(bool(args.sandbox)) as client:
-            changes = snapshot.drift(client, progress=sys.stderr.isatty())
+            changes = snapshot.drift(
+                client, progress=sys.stderr.isatty(), budget_share=options.budget_share
+            )
     except LytError as exc:
         return _fail(_explain(exc))
     if not changes:

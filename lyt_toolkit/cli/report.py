@@ -3,8 +3,9 @@
 The report folder holds every economics frame as CSV with a manifest, the charts as PNG
 and ``economics.html``, one page a colleague opens with no Python. As with ``lyt audit``,
 the exit code is 0 when the report is written and 2 when it cannot be (no connection,
-refused credentials, an unreadable prices file or history, an unwritable folder), with
-one line naming the cause.
+refused credentials, a pull refused for the call budget, an unreadable prices file or
+history, an unwritable folder), with one line naming the cause. With ``--sample N`` the
+totals are estimated from the sampled members, and the report and the summary say so.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._pull import calls_line, output_dir
+from ._pull import calls_line, output_dir, pull_options
 from .audit import EXIT_CANNOT_RUN, EXIT_OK, _fail, pull_or_fail
 
 if TYPE_CHECKING:
@@ -35,6 +36,10 @@ def economics(args: argparse.Namespace) -> int:
     from ..inputs.prices import read_prices
     from ..snapshot import SnapshotHistory
 
+    try:
+        options = pull_options(args)
+    except ValueError as exc:
+        return _fail(COMMAND, str(exc))
     out = output_dir(args.out, COMMAND)
     if out is None:
         return EXIT_CANNOT_RUN
@@ -55,7 +60,7 @@ def economics(args: argparse.Namespace) -> int:
         if not folder.is_dir():
             return _fail(COMMAND, f"--history {folder} is not a folder (lyt audit --history)")
         history = SnapshotHistory(folder)
-    snapshot = pull_or_fail(bool(args.sandbox), COMMAND)
+    snapshot = pull_or_fail(bool(args.sandbox), COMMAND, options)
     if snapshot is None:
         return EXIT_CANNOT_RUN
     print(f"Economics of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")

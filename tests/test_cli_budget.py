@@ -1,0 +1,235 @@
+"""The commands that pull keep to a share of the call budget, and sample, from the shell.
+
+A 1,500-member program under a 1,000-call hourly plan: reading every member costs more than
+the half of the window a pull keeps to by default, so ``lyt export`` is refused after the
+list pages, and says how to get what it was for (``--sample N``, ``--budget-share 1``).
+Each test puts the plan in force again, with its whole window.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pytest
+
+from lyt_toolkit.cli import build_parser, main
+from lyt_toolkit.cli._pull import PullOptions
+from lyt_toolkit.reports.economics_report import ECONOMICS_HTML
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import read_snapshot
+from lyt_toolkit.snapshot.cost import pages
+from lyt_toolkit.snapshot.pull_budget import DEFAULT_SHARE
+from lyt_toolkit.synthetic import generate_program
+
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
+
+MEMBERS = 1500
+PROGRAM = generate_program(
+    members=MEMBERS, rewards=120, benefits=30, card_definitions=3, tier_structures=2, seed=3
+)
+PLAN = "1000/hour"
+
+LIST_CALLS = (
+    1
+    + sum(  # the token, then one call per page of 100 of each list
+        pages(len(PROGRAM[key]), 100)
+        for key in ("rewards", "benefits", "card_definitions", "tier_structures", "programs")
+    )
+    + sum(
+        pages(sum(m["program_id"] == p["id"] for m in PROGRAM["members"]), 100)
+        for p in PROGRAM["programs"]
+    )
+)
+"""What a pull sends before it reads a member: the token and every list's pages."""
+
+SAMPLED = re.compile(r"estimated from (\d+) of 1,500 members")
+
+
+@pytest.fixture(scope="module")
+def large(
+    start_sandbox: StartSandbox, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Sandbox]:
+    """The 1,500-member program, and the ``lyt`` commands pointed at it."""
+    with start_sandbox(PROGRAM) as sb, pytest.MonkeyPatch.context() as env:
+        for name, value in sb.credentials.as_client_kwargs().items():
+            env.setenv(f"LYT_{name.upper()}", value)
+        env.setenv("LYT_BASE_URL", sb.base_url)
+        env.chdir(tmp_path_factory.mktemp("cwd"))  # no .env from the working copy
+        yield sb
+
+
+@pytest.fixture
+def window(large: Sandbox) -> Sandbox:
+    """The program with ``PLAN`` in force and its window whole."""
+    large.set_plan(PLAN)
+    return large
+
+
+def lyt(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``lyt argv``: its exit code, stdout and stderr."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_default_export_is_refused_after_the_lists_with_the_ways_forward(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = lyt(capsys, "export", "--out", str(tmp_path / "snap"))
+    assert code == 1 and out == ""
+    used = window.plan()
+    assert used["used"] == LIST_CALLS  # the list pages, not one member read
+    assert used["remaining"] == 1000 - LIST_CALLS  # the rest is the project's
+    first, *rest = err.splitlines()
+    assert first.startswith("lyt export: pull stopped before its member reads: ")
+    assert f"the pull sent {LIST_CALLS} calls and nothing more" in first
+    assert rest[0] == "Ways forward:" and all(line.startswith("  - ") for line in rest[1:])
+    sample = re.search(r"\(--sample (\d+); at most", err)
+    assert sample and 2 <= int(sample.group(1)) <= 1000
+    assert "the lists only" in err and "not available from the command line" in err
+    assert "in Python: ProgramSnapshot.pull(client, kinds=[" in err
+    assert "paced pulls across budget windows are not available yet" in err
+    assert "budget_share" not in err and "sample=" not in err  # Python spellings replaced
+    assert "Traceback" not in err and window.credentials.app_token not in err
+    assert not (tmp_path / "snap").exists()
+
+
+def test_a_sampled_export_fits_and_writes_its_design(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "snap"
+    code, out, err = lyt(capsys, "export", "--out", str(folder), "--sample", "200")
+    assert code == 0, err
+    snapshot = read_snapshot(folder)
+    design = snapshot.sample
+    assert design is not None and design.population == MEMBERS and design.seed == 0
+    assert len(snapshot.members) == MEMBERS and len(snapshot.cards) == design.size
+    found = SAMPLED.search(out)
+    assert found and int(found.group(1)) == design.size >= 200
+    assert re.search(r"^  sample_units\.csv\s+\d+ rows$", out, re.M)
+    assert {"sample_strata.csv", "sample_units.csv"} <= {p.name for p in folder.iterdir()}
+    assert window.plan()["used"] <= 500  # within the default share
+
+
+def test_the_sample_seed_draws_another_sample(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "snap"
+    argv = ("export", "--out", str(folder), "--sample", "50", "--sample-seed", "9")
+    code, out, err = lyt(capsys, *argv)
+    assert code == 0, err
+    design = read_snapshot(folder).sample
+    assert design is not None and design.seed == 9
+    assert "(seed 9; by program, status, joined)" in out
+
+
+def test_budget_share_one_allows_what_the_default_share_refuses(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ("export", "--out", str(tmp_path / "snap"), "--sample", "600")
+    code, _, err = lyt(capsys, *argv)
+    assert code == 1  # 600 member reads do not fit in half the window ...
+    assert "(--budget-share 1)" in err  # ... but in the whole of it, which the refusal says
+    assert window.plan()["used"] == LIST_CALLS
+    window.set_plan(PLAN)
+    code, out, err = lyt(capsys, *argv, "--budget-share", "1")
+    assert code == 0, err
+    assert 500 < window.plan()["used"] <= 1000
+    assert SAMPLED.search(out)
+
+
+def test_a_sampled_economics_report_says_it_is_estimated(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "economics"
+    code, out, err = lyt(capsys, "report", "economics", "--out", str(folder), "--sample", "200")
+    assert code == 0, err
+    size = int(SAMPLED.search(out).group(1))  # type: ignore[union-attr]
+    assert 200 <= size < 250
+    page = (folder / ECONOMICS_HTML).read_text()
+    assert f"estimated from {size} of 1,500 members" in page and "95 % CI" in page
+    assert (folder / "sample_units.csv").is_file()
+
+
+def test_a_sampled_audit_says_its_member_findings_count_the_sample(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "reports"
+    code, out, err = lyt(capsys, "audit", "--out", str(folder), "--sample", "200")
+    assert code == 0, err
+    size = int(SAMPLED.search(out).group(1))  # type: ignore[union-attr]
+    assert (
+        f"findings about cards and pending buckets (0 findings here) are counted in the {size} "
+        "sampled members only, not estimated for all 1,500" in " ".join(out.split())
+    )
+    assert (folder / "sample_strata.csv").is_file()
+
+
+def test_an_audit_refused_for_the_budget_fails_as_other_failed_pulls_do(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = lyt(capsys, "audit", "--out", str(tmp_path / "reports"))
+    assert code == 2 and out == ""  # lyt audit's "could not run"
+    assert err.startswith("lyt audit: pull stopped before its member reads")
+    assert "(--sample " in err and "Traceback" not in err
+
+
+def test_drift_names_the_ways_it_cannot_take(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "snap"
+    assert lyt(capsys, "export", "--out", str(folder), "--sample", "20")[0] == 0
+    window.set_plan(PLAN)
+    code, _, err = lyt(capsys, "drift", str(folder))
+    assert code == 1  # an error, not drift (2)
+    assert err.startswith("lyt drift: pull stopped before its member reads")
+    assert "not an option of this command; in Python: ProgramSnapshot.pull(client, sample=" in err
+    assert "--sample" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["export", "--sample", "0"], "--sample: must be a member count, a whole number from 1"),
+        (["export", "--sample", "ten"], "--sample: must be a member count"),
+        (["audit", "--sample", "-3"], "--sample: must be a member count"),
+        (["report", "economics", "--sample", "1.5"], "--sample: must be a member count"),
+        (["export", "--sample", "9", "--sample-seed", "-1"], "--sample-seed: must be a seed"),
+        (["export", "--sample-seed", "4"], "--sample-seed: needs --sample N"),
+        (["export", "--budget-share", "0"], "--budget-share: must be a number above 0"),
+        (["audit", "--budget-share", "1.5"], "--budget-share: must be a number above 0"),
+        (["report", "economics", "--budget-share", "nan"], "--budget-share: must be a number"),
+        (["demo", "--budget-share", "half"], "--budget-share: must be a number above 0"),
+    ],
+)
+def test_bad_values_exit_2_with_one_line_naming_the_option(
+    large: Sandbox,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+) -> None:
+    large.set_plan(PLAN)
+    code, _, err = lyt(capsys, *argv, "--out", str(tmp_path / "out"))
+    command = " ".join(argv[: 2 if argv[0] == "report" else 1])
+    assert code == 2
+    assert err.startswith(f"lyt {command}: {message}") and err.count("\n") == 1
+    assert large.plan()["used"] == 0  # nothing sent
+    assert not (tmp_path / "out").exists()
+
+
+def test_drift_exits_1_on_a_bad_budget_share(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = lyt(capsys, "drift", str(tmp_path), "--budget-share", "2")
+    assert code == 1  # 2 is drift
+    assert err == "lyt drift: --budget-share: must be a number above 0 and at most 1, got '2'\n"
+
+
+def test_the_options_default_to_the_library_defaults() -> None:
+    args = build_parser().parse_args(["export", "--out", "x"])
+    assert args.budget_share is None and args.sample is None and args.sample_seed is None
+    assert PullOptions().budget_share == DEFAULT_SHARE
