@@ -42,17 +42,36 @@ GROWTH = 2.0
 """Joins per day grow ``e ** 2`` (about 7.4) fold over a program's life: a third of a
 six-year program's members joined in its last year."""
 
-INACTIVE_BASE, INACTIVE_PER_YEAR, INACTIVE_MOST = 0.06, 0.06, 0.5
-"""The chance a member is INACTIVE: 6 % at joining, 6 points more per year of tenure,
-at most 50 %. About 18 % of a six-year program's members."""
+INACTIVE_BASE = 0.06
+"""The chance a member is INACTIVE at joining: 6 % (``INACTIVE_PER_YEAR`` more per year of
+tenure, at most ``INACTIVE_MOST``). About 18 % of a six-year program's members."""
 
-BALANCE_MEDIAN, BALANCE_TENURE_EXPONENT, BALANCE_SIGMA = 300.0, 1.2, 1.2
+INACTIVE_PER_YEAR = 0.06
+"""The chance a member is INACTIVE grows 6 points per year of tenure."""
+
+INACTIVE_MOST = 0.5
+"""The chance a member is INACTIVE is at most 50 %."""
+
+BALANCE_MEDIAN = 300.0
 """An active member's balance is lognormal around a median of ``300 * (1 + years) ** 1.2``
 points (300 at joining, about 1,600 after three years) with sigma 1.2, the tail within a
 tenure group that a stratified sampler cannot see."""
 
-INACTIVE_EMPTY, INACTIVE_MEDIAN, INACTIVE_SIGMA = 0.5, 50.0, 1.0
-"""Half the inactive members hold nothing; the rest a lognormal remnant around 50 points."""
+BALANCE_TENURE_EXPONENT = 1.2
+"""The median balance grows as ``(1 + years) ** 1.2`` (see ``BALANCE_MEDIAN``)."""
+
+BALANCE_SIGMA = 1.2
+"""The sigma of an active member's lognormal balance (see ``BALANCE_MEDIAN``)."""
+
+INACTIVE_EMPTY = 0.5
+"""Half the inactive members hold nothing; the rest a lognormal remnant around
+``INACTIVE_MEDIAN`` points with sigma ``INACTIVE_SIGMA``."""
+
+INACTIVE_MEDIAN = 50.0
+"""The median balance of an inactive member holding points."""
+
+INACTIVE_SIGMA = 1.0
+"""The sigma of an inactive member's lognormal balance."""
 
 PENDING_PER_MEMBER = 0.4
 """Pending buckets per member by default: about a fifth of the cards hold them, two each on
