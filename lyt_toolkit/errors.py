@@ -271,12 +271,14 @@ class BudgetExceededError(LytError):
 class WayForward:
     """One way to get what a refused pull was for: ``what`` it is, the ``calls`` it costs
     (at most, or ``at_least`` where the rest is known only once members are read) and
-    ``how`` to ask for it."""
+    ``how`` to ask for it; ``argument`` is the pull's keyword argument that takes this way,
+    ``(name, value)`` (None when none does), for a front end to spell its own way."""
 
     what: str
     calls: int
     how: str
     at_least: bool = False
+    argument: tuple[str, Any] | None = None
 
     def __str__(self) -> str:
         cost = ("at least " if self.at_least else "") + counted(self.calls, "call")

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import APIError, LytError, PullBudgetError
+from ..errors import APIError, LytError, PullBudgetError, WayForward
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -158,25 +158,21 @@ def budget_refusal(exc: PullBudgetError, *, can_sample: bool = False) -> str:
     if exc.ways:
         lines.append("Ways forward:")
         lines += [
-            f"  - {dataclasses.replace(way, how=_spelled(way.how, can_sample))}" for way in exc.ways
+            f"  - {dataclasses.replace(way, how=_spelled(way, can_sample))}" for way in exc.ways
         ]
     return "\n".join(lines)
 
 
-def _spelled(how: str, can_sample: bool) -> str:
-    """A way forward's ``how`` (written for ``ProgramSnapshot.pull``) as the command line
-    takes it, when it can."""
-    name, sep, value = how.partition("=")
-    python = f"in Python: ProgramSnapshot.pull(client, {how.split(';')[0]})"
-    if not sep or " " in name:
-        return how  # a sentence, not an argument (paced pulls)
+def _spelled(way: WayForward, can_sample: bool) -> str:
+    """A way forward's ``how`` as the command line takes it, when it can."""
+    if way.argument is None:
+        return way.how  # a sentence, not an argument (paced pulls)
+    name, value = way.argument
+    python = f"in Python: ProgramSnapshot.pull(client, {way.how})"
     if name == "budget_share":
-        return f"--budget-share {value.removesuffix('.0')}"
+        return f"--budget-share {value:g}"
     if name == "sample":
-        size, _, note = value.partition(";")
-        if can_sample:
-            return f"--sample {size}" + (f";{note}" if note else "")
-        return f"not an option of this command; {python}"
+        return f"--sample {value}" if can_sample else f"not an option of this command; {python}"
     return f"not available from the command line; {python}"
 
 

@@ -95,15 +95,18 @@ class PullBudget:
                 "the lists only, without cards and pending buckets",
                 lists,
                 f"kinds={listed_only}",
+                argument=("kinds", listed_only),
             )
         if members is not None and allowance.calls is not None and self.stage != "lists":
             room = (allowance.calls - lists) // 2  # a read and a bucket list per member
             size = min(DEFAULT_SAMPLE, members, room, (sampled or members + 1) - 1)
             if size >= 2:
                 yield WayForward(
-                    f"a sample of {counted(size, 'member')} (totals with 95 % intervals)",
+                    f"a sample of {counted(size, 'member')} (totals with 95 % intervals; "
+                    "at most, with one card holding pending points a member)",
                     lists + 2 * size,
-                    f"sample={size}; at most, with one card holding pending points a member",
+                    f"sample={size}",
+                    argument=("sample", size),
                 )
         total = allowance.spent + needed
         if allowance.calls:
@@ -122,4 +125,5 @@ class PullBudget:
                 total,
                 "budget_share=1.0",
                 at_least=True,
+                argument=("budget_share", 1.0),
             )
