@@ -4,6 +4,7 @@ sampled offline with ``full.sampled``."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from lyt_toolkit.audit import (
     SAMPLED_COLUMNS,
     SEVERITIES,
     estimate_lines,
+    findings_between,
     run,
     summary,
 )
@@ -152,3 +154,16 @@ def test_the_estimates_read_in_words_in_the_report_and_the_printed_summary(
     assert table.loc[STUCK, "estimated"] == pytest.approx(row["estimated"])
     plain = write_reports(full, full_findings, summary(full_findings), tmp_path / "full")
     assert not any(p.name == ESTIMATES_CSV for p in plain)
+
+
+def test_findings_between_a_sample_and_a_full_pull_leave_per_member_rules_out(
+    full, sampled
+) -> None:
+    for before, after in [(full, sampled), (sampled, full)]:
+        with pytest.warns(UserWarning, match=rf"findings of {STUCK}, .* left out: the"):
+            between = findings_between(before, after)
+        assert between.empty  # no unsampled member's stuck bucket "resolved" or "appeared"
+        assert set(between.attrs["left_out"]) == {r.id for r in RULES.values() if r.per_member}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # full pulls: compared as ever, no warning
+        assert "left_out" not in findings_between(full, full).attrs
