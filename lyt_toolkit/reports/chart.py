@@ -24,7 +24,7 @@ COLORS: dict[str, str] = {"error": "#c0392b", "warning": "#e67e22", "info": "#29
 TOTAL = "total"
 """The summary's total row and column."""
 
-SAMPLED, ESTIMATED = "sampled", "estimated"
+_SAMPLED, _ESTIMATED = "sampled", "estimated"
 """Columns of a sampled snapshot's summary: findings in the sample, the program's estimate."""
 
 
@@ -57,13 +57,13 @@ def plot_findings(summary: pd.DataFrame, ax: Axes | None = None) -> Axes:
         # Explicit limits rather than ax.margins: the empty segment a stacked bar
         # draws at its end (a zero-width severity) pins autoscaling to the longest
         # bar, so margins never add room there.
-        room = X_ROOM if ESTIMATED not in counts.columns else 1.5  # room for the labels
+        room = X_ROOM if _ESTIMATED not in counts.columns else 1.5  # room for the labels
         ax.set_xlim(0, counts[TOTAL].max() * (1 + room))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(title="severity", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     total = int(summary[TOTAL].iloc[-1])
     title = f"Audit findings by rule and severity ({total} in all)"
-    if ESTIMATED in summary.columns:
+    if _ESTIMATED in summary.columns:
         title += "\nper-member rules: findings in the sample, labelled with the program's estimate"
     ax.set_title(title)
     return ax
@@ -77,13 +77,13 @@ def _severities(counts: pd.DataFrame) -> list[str]:
 
 def _label_estimates(ax: Axes, counts: pd.DataFrame) -> None:
     """Beside each bar of a per-member rule of a sample, the program's estimate and interval."""
-    if ESTIMATED not in counts.columns:
+    if _ESTIMATED not in counts.columns:
         return
     for rule, row in counts.iterrows():
-        if pd.isna(row[SAMPLED]) or not row[TOTAL]:
+        if pd.isna(row[_SAMPLED]) or not row[TOTAL]:
             continue
         ax.annotate(
-            f" about {float(row[ESTIMATED]):,.0f} in the program "
+            f" about {float(row[_ESTIMATED]):,.0f} in the program "
             f"({float(row['ci_low']):,.0f} to {float(row['ci_high']):,.0f})",
             (float(row[TOTAL]), str(rule)),
             va="center",
