@@ -3,6 +3,10 @@
 ``run(snapshot)`` returns a findings DataFrame (``rule``, ``severity``,
 ``resource_type``, ``resource_id``, ``resource_name``, ``message``). Every rule
 is registered in :data:`RULES` with its id, severity and a one-line description.
+
+On a sampled snapshot the rules that read member records count them in the sample:
+``summary`` then estimates each such rule's findings for the program with a 95 % interval,
+and ``findings_between`` leaves those rules out.
 """
 
 from ..reports.audit_report import use_summaries
@@ -12,7 +16,15 @@ from . import rules as _rules  # noqa: F401  (importing registers the rules)
 from .compare import FINDING_CHANGES, compare_findings, findings_between
 from .economics import EFFECTIVE_RETURN_CAP, effective_return_cap
 from .registry import RULES, SEVERITIES, Finding, Rule, Severity, catalogue_markdown, rule
-from .run import FINDING_COLUMNS, findings_frame, run, summary
+from .run import (
+    ESTIMATE_COLUMNS,
+    FINDING_COLUMNS,
+    SAMPLED_COLUMNS,
+    estimate_lines,
+    findings_frame,
+    run,
+    summary,
+)
 
 # The deprecated SnapshotDiff.findings (removed in 0.5.0, with this registration) compares
 # the audits of its two snapshots; findings_between(before, after) needs no registration.
@@ -21,9 +33,11 @@ use_summaries(summary)  # the deprecated write_reports(snapshot, findings, out) 
 
 __all__ = [
     "EFFECTIVE_RETURN_CAP",
+    "ESTIMATE_COLUMNS",
     "FINDING_CHANGES",
     "FINDING_COLUMNS",
     "RULES",
+    "SAMPLED_COLUMNS",
     "SEVERITIES",
     "Finding",
     "Rule",
@@ -31,6 +45,7 @@ __all__ = [
     "catalogue_markdown",
     "compare_findings",
     "effective_return_cap",
+    "estimate_lines",
     "findings_between",
     "findings_frame",
     "rule",

@@ -8,14 +8,21 @@ old one in ``previous_message``), and the unpaired ones ``appeared`` or were
 ``resolved``. ``findings_between(diff.before, diff.after)`` is the findings of a
 ``SnapshotDiff`` (its deprecated ``findings`` attribute calls it, once importing
 ``lyt_toolkit.audit`` registered it).
+
+When either snapshot is a sample, the rules that read member records (``Rule.per_member``)
+see different members on the two sides, so a finding of an unsampled member would read as
+resolved: ``findings_between`` leaves those rules out, warns, and names them in the
+result's ``attrs["left_out"]``.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from .registry import RULES
 from .run import FINDING_COLUMNS, run
 
 if TYPE_CHECKING:
@@ -26,6 +33,9 @@ __all__ = ["FINDING_CHANGES", "compare_findings", "findings_between"]
 FINDING_CHANGES = ("appeared", "changed", "resolved")
 """Values of the ``change`` column of ``findings_between``."""
 
+LEFT_OUT_ATTR = "left_out"
+"""The key of ``findings_between(...).attrs`` naming the rules left out (a sample's side)."""
+
 _IDENTITY = ["rule", "resource_type", "resource_id"]
 """What a finding is about: findings with the same identity are one finding over time."""
 
@@ -34,8 +44,29 @@ _NTH = "_nth"
 
 def findings_between(before: ProgramSnapshot, after: ProgramSnapshot) -> pd.DataFrame:
     """Findings of ``after`` not in ``before`` (``appeared``), those whose message changed
-    (``changed``) and those of ``before`` gone from ``after`` (``resolved``)."""
-    return compare_findings(run(before), run(after))
+    (``changed``) and those of ``before`` gone from ``after`` (``resolved``).
+
+    With a sample on either side the per-member rules are left out, with a ``UserWarning``
+    and their ids in ``attrs["left_out"]`` (see the module doc)."""
+    if before.sample is None and after.sample is None:
+        return compare_findings(run(before), run(after))
+    left_out = [r.id for r in RULES.values() if r.per_member]
+    rules = [r for r in RULES.values() if not r.per_member]
+    sides = " and ".join(
+        f"the {name} snapshot is a {s.sample}"
+        for name, s in (("before", before), ("after", after))
+        if s.sample is not None
+    )
+    warnings.warn(
+        f"findings of {', '.join(left_out)} left out: {sides}, whose findings about cards and "
+        "pending buckets are of its sampled members only (compare two full pulls for them)",
+        UserWarning,
+        stacklevel=2,
+    )
+    columns = list(FINDING_COLUMNS)
+    out = compare_findings(run(before, rules)[columns], run(after, rules)[columns])
+    out.attrs[LEFT_OUT_ATTR] = tuple(left_out)
+    return out
 
 
 def compare_findings(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:

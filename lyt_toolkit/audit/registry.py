@@ -36,6 +36,9 @@ class Finding:
     resource_id: str
     resource_name: str | None
     message: str
+    member_id: str | None = None
+    """The member whose record it is (a card, a pending bucket): on a sampled snapshot the
+    finding then stands for ``weight`` such findings in the program."""
 
 
 Check = Callable[["ProgramSnapshot"], Iterable[Finding]]
@@ -49,19 +52,26 @@ class Rule:
     severity: Severity
     description: str
     check: Check
+    per_member: bool = False
+    """It reads member records (cards, pending buckets), which a sampled snapshot holds only
+    for its sampled members: its findings are then counted in the sample and estimated for
+    the program (``summary``)."""
 
 
 RULES: dict[str, Rule] = {}
 """Every registered rule by id, in registration (catalogue) order."""
 
 
-def rule(rule_id: str, severity: Severity, description: str) -> Callable[[Check], Check]:
-    """Register the decorated function as the audit rule ``rule_id``."""
+def rule(
+    rule_id: str, severity: Severity, description: str, *, per_member: bool = False
+) -> Callable[[Check], Check]:
+    """Register the decorated function as the audit rule ``rule_id``; ``per_member`` when it
+    reads cards or pending buckets (its findings then name their ``member_id``)."""
 
     def register(check: Check) -> Check:
         if rule_id in RULES:
             raise ValueError(f"audit rule {rule_id!r} is registered twice")
-        RULES[rule_id] = Rule(rule_id, Severity(severity), description, check)
+        RULES[rule_id] = Rule(rule_id, Severity(severity), description, check, per_member)
         return check
 
     return register

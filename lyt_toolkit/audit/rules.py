@@ -391,6 +391,7 @@ _card_definition_rule(
     Severity.WARNING,
     "A PENDING points bucket can no longer be activated: its date is not in the future, "
     "its program or member is not ACTIVE, or its card definition does not hold points as pending.",
+    per_member=True,
 )
 def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Points stuck in PENDING: members see them but can never spend them."""
@@ -418,6 +419,7 @@ def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Findin
                 None,
                 f"PENDING bucket of {_points_total(bucket)} points on card {bucket['card_id']} "
                 f"cannot be activated: " + "; ".join(reasons),
+                bucket["member_id"],
             )
 
 
@@ -425,14 +427,16 @@ def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Findin
     "card-pending-points-mismatch",
     Severity.WARNING,
     "A card's pending points total differs from the points of its PENDING buckets.",
+    per_member=True,
 )
 def card_pending_points_mismatch(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Members see a pending total that activating their buckets will not pay out.
 
-    Silent on a snapshot without pending buckets (pulled without them, it cannot tell).
+    Silent on a snapshot without pending buckets (pulled without them, it cannot tell); a
+    sample whose members happen to hold none is still checked.
     """
     buckets = {b["id"]: b for b in rows(snapshot, "pending_buckets")}
-    if not buckets:
+    if not buckets and (snapshot.sample is None or "pending_buckets" not in snapshot.kinds):
         return
     held: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
@@ -451,6 +455,7 @@ def card_pending_points_mismatch(snapshot: ProgramSnapshot) -> Iterator[Finding]
                 None,
                 f"card of member {card['member_id']} shows {int(total)} pending points, "
                 f"but its PENDING buckets hold {held[card_id]} ({n} bucket{'' if n == 1 else 's'})",
+                card["member_id"],
             )
 
 

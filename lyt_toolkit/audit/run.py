@@ -1,12 +1,23 @@
-"""Run the audit rules over a snapshot and collect their findings as one DataFrame."""
+"""Run the audit rules over a snapshot and collect their findings as one DataFrame.
+
+On a sampled snapshot the rules that read member records (``Rule.per_member``: cards,
+pending buckets) see only the sampled members' records, so their findings are a sample
+too. Each finding still names the record it found; the findings frame adds ``member_id``
+and ``weight`` (``SAMPLED_COLUMNS``) and keeps the sample design in
+``findings.attrs["sample"]``, and ``summary`` counts such a rule's findings in the sample
+and estimates them for the program with a 95 % interval (``estimate_total`` on each sampled
+member's count). A full snapshot's findings and summary are as they always were.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
+import numpy as np
 import pandas as pd
 
+from ..frames.sample import SampleDesign, estimate_totals
 from ._view import shared_rows
 from .registry import RULES, SEVERITIES, Rule
 
@@ -22,6 +33,19 @@ FINDING_COLUMNS: tuple[str, ...] = (
     "message",
 )
 """Columns of the findings frame, in order; the same with zero findings."""
+
+SAMPLED_COLUMNS: tuple[str, ...] = ("member_id", "weight")
+"""Columns the findings of a sampled snapshot add after ``FINDING_COLUMNS``: the member whose
+record a finding names (NA for a record of a frame read whole) and how many findings of the
+program it stands for (its member's weight; 1 for a record of a frame read whole)."""
+
+ESTIMATE_COLUMNS: tuple[str, ...] = ("sampled", "estimated", "ci_low", "ci_high")
+"""Columns ``summary`` adds on a sample's findings: findings in the sample (NA for a rule
+that reads only whole frames), and the program's count estimated with its 95 % interval
+(a whole-frame rule's count is exact, so all three equal it)."""
+
+SAMPLE_ATTR = "sample"
+"""The key of ``findings.attrs`` holding the ``SampleDesign`` of a sampled snapshot's findings."""
 
 SEVERITY_DTYPE = pd.CategoricalDtype(list(SEVERITIES), ordered=True)
 """``error`` < ``warning`` < ``info`` in urgency order, so sorting puts errors first."""
@@ -40,13 +64,30 @@ def run(snapshot: ProgramSnapshot, rules: Iterable[str | Rule] | None = None) ->
 
     One row per finding; sorted by severity (errors first), rule, resource type,
     resource id and message, so two audits of the same data compare equal.
+
+    On a sampled snapshot (``snapshot.sample``) the frame adds ``SAMPLED_COLUMNS`` and keeps
+    the design in ``attrs["sample"]``, for ``summary`` to estimate the program's counts.
     """
     chosen = list(RULES.values()) if rules is None else [_rule(r) for r in rules]
     with shared_rows():
         records = _records(snapshot, chosen)
     frame = findings_frame(records)
+    if snapshot.sample is not None:
+        frame = _weighed(frame, records, snapshot.sample)
     order = ["severity", "rule", "resource_type", "resource_id", "message"]
     return frame.sort_values(order, kind="stable", na_position="last").reset_index(drop=True)
+
+
+def _weighed(
+    frame: pd.DataFrame, records: list[dict[str, Any]], design: SampleDesign
+) -> pd.DataFrame:
+    """``frame`` with ``member_id``, ``weight`` and the design in its attrs."""
+    members = pd.array([r["member_id"] for r in records], dtype="string")
+    weighed = design.weigh(frame.assign(member_id=members))
+    whole = ~frame["rule"].isin(_per_member_rules()).to_numpy(dtype=bool)
+    weighed["weight"] = weighed["weight"].mask(whole, 1.0)
+    weighed.attrs[SAMPLE_ATTR] = design
+    return weighed
 
 
 def _records(snapshot: ProgramSnapshot, chosen: list[Rule]) -> list[dict[str, Any]]:
@@ -58,10 +99,15 @@ def _records(snapshot: ProgramSnapshot, chosen: list[Rule]) -> list[dict[str, An
             "resource_id": f.resource_id,
             "resource_name": f.resource_name,
             "message": f.message,
+            "member_id": f.member_id,
         }
         for r in chosen
         for f in r.check(snapshot)
     ]
+
+
+def _per_member_rules() -> list[str]:
+    return [r.id for r in RULES.values() if r.per_member]
 
 
 def _rule(item: str | Rule) -> Rule:
@@ -73,10 +119,16 @@ def _rule(item: str | Rule) -> Rule:
         raise KeyError(f"no audit rule {item!r}; known rules: {', '.join(RULES)}") from None
 
 
-def summary(findings: pd.DataFrame) -> pd.DataFrame:
+def summary(findings: pd.DataFrame, sample: SampleDesign | None = None) -> pd.DataFrame:
     """Finding counts per rule (every registered rule, in catalogue order) and severity.
 
     Columns are the severities plus ``total``; the last row, ``total``, sums them.
+
+    The findings of a sampled snapshot (``run`` gave them ``weight`` and the design in
+    ``attrs["sample"]``; else pass ``sample=snapshot.sample``) add ``ESTIMATE_COLUMNS``: a
+    per-member rule's count in the sample is not the program's, so ``estimated``,
+    ``ci_low`` and ``ci_high`` give the program's (see ``estimate_lines`` for them in words).
+    ``ci_low`` is never below the findings seen: those are in the program for sure.
     """
     counts = pd.DataFrame(0, index=pd.Index(list(RULES), name="rule"), columns=list(SEVERITIES))
     sizes = findings.groupby(["rule", "severity"], observed=True).size()
@@ -85,4 +137,69 @@ def summary(findings: pd.DataFrame) -> pd.DataFrame:
         counts.loc[rule_id, severity] = int(n)
     counts["total"] = counts.sum(axis=1)
     counts.loc["total"] = counts.sum(axis=0)
-    return counts
+    design = sample if sample is not None else findings.attrs.get(SAMPLE_ATTR)
+    if design is None and "weight" in findings.columns:
+        raise ValueError(
+            "these findings are of a sampled snapshot (they have a weight column), so their "
+            "counts are the sample's, not the program's: pass summary(findings, "
+            "sample=snapshot.sample) to estimate the program's (a report folder's snapshot, "
+            "read_snapshot(folder), holds it)"
+        )
+    return counts if design is None else _estimated(counts, findings, design)
+
+
+def _estimated(counts: pd.DataFrame, findings: pd.DataFrame, design: SampleDesign) -> pd.DataFrame:
+    """``counts`` with ``ESTIMATE_COLUMNS``: per-member rules estimated from the per-member
+    counts of their findings, whole-frame rules exact, the total both added up."""
+    if "member_id" not in findings.columns:
+        raise ValueError("findings: a sample's findings need the member_id column run() gives")
+    per_member = [r for r in _per_member_rules() if r in counts.index]
+    mine = findings[findings["rule"].isin(per_member)]
+    if mine["member_id"].isna().any():
+        raise ValueError("findings: a per-member rule's finding names no member_id")
+    table = pd.crosstab(mine["member_id"].astype("string"), mine["rule"].astype("string"))
+    table = table.reindex(columns=per_member, fill_value=0)
+    table["total"] = table.sum(axis=1)
+    estimates = estimate_totals(design, table.astype("float64"))
+    seen = counts["total"].astype("float64")
+    seen["total"] = seen[per_member].sum()
+    exact = counts["total"].drop(index=[*per_member, "total"]).sum()
+    out = counts.copy()
+    out["sampled"] = pd.array([pd.NA] * len(out), dtype="Int64")
+    out.loc[[*per_member, "total"], "sampled"] = seen[[*per_member, "total"]].astype("int64")
+    rows = [*per_member, "total"]
+    found = estimates.loc[rows].set_axis(rows)
+    found.loc["total", ["value", "low", "high"]] += exact
+    floor = seen[rows].copy()  # the findings seen are in the program for sure
+    floor["total"] += exact
+    found["low"] = np.maximum(found["low"].to_numpy(), floor.to_numpy())
+    for column, name in (("estimated", "value"), ("ci_low", "low"), ("ci_high", "high")):
+        values = counts["total"].astype("float64")
+        values[rows] = found[name].to_numpy()
+        out[column] = pd.array(values.to_numpy(), dtype="Float64")
+    return out
+
+
+def estimate_lines(counts: pd.DataFrame, design: SampleDesign) -> list[str]:
+    """One sentence per per-member rule of a sample's ``summary``: its findings in the sample
+    and the program's estimate, e.g. ``pending-bucket-not-activatable: 3 in the sample of
+    1,000 members; about 60 (95 % CI 20 to 100) in the program`` (none when not a sample's)."""
+    if "sampled" not in counts.columns:
+        return []
+    lines = []
+    of = f"in the sample of {design.size:,} of {design.population:,} members"
+    for rule_id, row in counts.drop(index="total").iterrows():
+        if pd.isna(row["sampled"]):
+            continue
+        n = int(row["sampled"])
+        if n == 0:
+            lines.append(f"{rule_id}: none {of} (the program may still have a few)")
+            continue
+        interval = f"95 % CI {float(row['ci_low']):,.0f} to {float(row['ci_high']):,.0f}"
+        if design.census:
+            interval = "exact: every member was read"
+        lines.append(
+            f"{rule_id}: {n:,} {of}; about {float(row['estimated']):,.0f} ({interval}) "
+            "in the program"
+        )
+    return lines

@@ -194,6 +194,11 @@ def format_summary(snapshot: ProgramSnapshot, findings: pd.DataFrame, counts: pd
         "",
         counts.to_string(),
     ]
+    if snapshot.sample is not None:
+        from ..audit import estimate_lines
+
+        lines += ["", f"The snapshot is a {snapshot.sample}: per-member rules were counted in it"]
+        lines += [f"  {line}" for line in estimate_lines(counts, snapshot.sample)]
     errors = findings[findings["severity"] == "error"]
     if len(errors):
         lines += ["", "Errors to fix first:"]

@@ -56,6 +56,8 @@ def write_changes(changes: SnapshotDiff, out: str | None) -> str | None:
 def format_diff(changes: SnapshotDiff) -> str:
     """The printed diff: both pull times, counts per kind, findings that appeared, changed or
     resolved."""
+    import warnings
+
     from ..audit import findings_between
 
     before, after = changes.before, changes.after
@@ -65,12 +67,18 @@ def format_diff(changes: SnapshotDiff) -> str:
         "",
         changes.summary().to_string(),
     ]
-    findings = findings_between(before, after)
+    if changes.note is not None:
+        lines += ["", f"Note: {changes.note}"]
+    with warnings.catch_warnings():  # the rules left out are printed below instead
+        warnings.simplefilter("ignore", UserWarning)
+        findings = findings_between(before, after)
     counts = findings["change"].value_counts()
+    left_out = findings.attrs.get("left_out", ())
     lines += [
         "",
         f"Audit findings: {counts.get('appeared', 0)} appeared, "
-        f"{counts.get('changed', 0)} changed, {counts.get('resolved', 0)} resolved",
+        f"{counts.get('changed', 0)} changed, {counts.get('resolved', 0)} resolved"
+        + (f" (per-member rules left out: {', '.join(left_out)})" if left_out else ""),
     ]
     for f in findings.head(MAX_FINDINGS_SHOWN).itertuples(index=False):
         was = f" (was: {f.previous_message})" if f.change == "changed" else ""

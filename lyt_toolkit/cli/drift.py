@@ -46,9 +46,13 @@ def drift(args: argparse.Namespace) -> int:
             )
     except LytError as exc:
         return _fail(_explain(exc))
+    except ValueError as exc:  # a sample holding nothing a drift can compare
+        return _fail(str(exc))
     if not changes:
         when = f"{snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC"
         print(f"No drift: the live program matches the snapshot of {when}")
+        if changes.note is not None:
+            print(f"Note: {changes.note}")
         return EXIT_NO_DRIFT
     print(format_diff(changes))
     problem = write_changes(changes, args.out)

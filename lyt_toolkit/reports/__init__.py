@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .audit_report import (
+    ESTIMATES_CSV,
     FINDINGS_CSV,
     FINDINGS_PNG,
     FINDINGS_SCHEMA,
@@ -36,6 +37,7 @@ from .snapshot_parquet import PARQUET_FORMAT, read_parquet_frames, write_parquet
 __all__ = [
     "ECONOMICS_FORMAT",
     "ECONOMICS_HTML",
+    "ESTIMATES_CSV",
     "FINDINGS_CSV",
     "FINDINGS_PNG",
     "FINDINGS_SCHEMA",

@@ -31,6 +31,7 @@ from .snapshot_csv import (
 )
 
 __all__ = [
+    "ESTIMATES_CSV",
     "FINDINGS_CSV",
     "FINDINGS_FORMAT",
     "FINDINGS_PNG",
@@ -44,6 +45,9 @@ FINDINGS_CSV = "audit_findings.csv"
 FINDINGS_PNG = "audit_findings.png"
 FINDINGS_SCHEMA = "audit_findings.schema.json"
 FINDINGS_FORMAT = "lyt-findings/1"
+ESTIMATES_CSV = "audit_estimates.csv"
+"""The summary of a sampled snapshot's audit, with each rule's estimate for the program
+(written only then: a full snapshot's counts are the program's)."""
 
 
 _SUMMARIES: list[Callable[[pd.DataFrame], pd.DataFrame]] = []
@@ -65,7 +69,9 @@ def write_reports(
     ``summary``, in ``out``.
 
     ``summary`` is the findings summary (``lyt_toolkit.audit.summary(findings)``).
-    Returns the written paths, sorted. The findings CSV follows the snapshot's
+    Returns the written paths, sorted. For a sampled snapshot's findings (the summary has
+    ``estimated``), ``audit_estimates.csv`` holds the summary with the program's estimates
+    too. The findings CSV follows the snapshot's
     conventions (text a spreadsheet would run is escaped with a leading ``'``);
     every file is written to a temporary name and renamed into place.
 
@@ -95,6 +101,9 @@ def write_reports(
     directory.mkdir(parents=True, exist_ok=True)
     written = write_snapshot(snapshot, directory)
     written += write_findings(findings, directory)
+    if "estimated" in counts.columns:  # a sample's: the counts alone would read as the program's
+        write_csv(counts.reset_index(), directory / ESTIMATES_CSV)
+        written.append(directory / ESTIMATES_CSV)
     with replacing(directory / FINDINGS_PNG) as tmp:
         save_chart(counts, tmp)
     return sorted({*written, directory / FINDINGS_PNG})

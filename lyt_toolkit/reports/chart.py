@@ -24,6 +24,9 @@ COLORS: dict[str, str] = {"error": "#c0392b", "warning": "#e67e22", "info": "#29
 TOTAL = "total"
 """The summary's total row and column."""
 
+_SAMPLED, _ESTIMATED = "sampled", "estimated"
+"""Columns of a sampled snapshot's summary: findings in the sample, the program's estimate."""
+
 
 def _by_rule(counts: pd.DataFrame) -> pd.DataFrame:
     """The summary's rules that have findings, last rule first (barh draws bottom up)."""
@@ -45,20 +48,47 @@ def plot_findings(summary: pd.DataFrame, ax: Axes | None = None) -> Axes:
         ax.set_axis_off()
     else:
         left = pd.Series(0, index=counts.index)
-        for severity in (str(c) for c in counts.columns if c != TOTAL):
+        for severity in _severities(counts):
             color = COLORS.get(severity)
             ax.barh(counts.index, counts[severity], left=left, color=color, label=severity)
             left = left + counts[severity]
+        _label_estimates(ax, counts)
         ax.set_xlabel("findings")
         # Explicit limits rather than ax.margins: the empty segment a stacked bar
         # draws at its end (a zero-width severity) pins autoscaling to the longest
         # bar, so margins never add room there.
-        ax.set_xlim(0, counts[TOTAL].max() * (1 + X_ROOM))
+        room = X_ROOM if _ESTIMATED not in counts.columns else 1.5  # room for the labels
+        ax.set_xlim(0, counts[TOTAL].max() * (1 + room))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(title="severity", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     total = int(summary[TOTAL].iloc[-1])
-    ax.set_title(f"Audit findings by rule and severity ({total} in all)")
+    title = f"Audit findings by rule and severity ({total} in all)"
+    if _ESTIMATED in summary.columns:
+        title += "\nper-member rules: findings in the sample, labelled with the program's estimate"
+    ax.set_title(title)
     return ax
+
+
+def _severities(counts: pd.DataFrame) -> list[str]:
+    """The severity columns: those before ``total`` (a sample's summary has more after it)."""
+    columns = [str(c) for c in counts.columns]
+    return columns[: columns.index(TOTAL)]
+
+
+def _label_estimates(ax: Axes, counts: pd.DataFrame) -> None:
+    """Beside each bar of a per-member rule of a sample, the program's estimate and interval."""
+    if _ESTIMATED not in counts.columns:
+        return
+    for rule, row in counts.iterrows():
+        if pd.isna(row[_SAMPLED]) or not row[TOTAL]:
+            continue
+        ax.annotate(
+            f" about {float(row[_ESTIMATED]):,.0f} in the program "
+            f"({float(row['ci_low']):,.0f} to {float(row['ci_high']):,.0f})",
+            (float(row[TOTAL]), str(rule)),
+            va="center",
+            fontsize=8,
+        )
 
 
 def save_chart(summary: pd.DataFrame, path: str | Path) -> Path:

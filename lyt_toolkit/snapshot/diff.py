@@ -7,6 +7,12 @@ time: NA equals NA, categoricals compare by value (whatever their category
 lists), and JSON-text columns (``metadata``, ``validity_daily``) compare as
 parsed JSON, parsing only the cells whose text differs.
 
+A sampled snapshot (``ProgramSnapshot.sampled``, ``pull(sample=...)``) holds cards and
+pending buckets of its sampled members only, so a row it lacks was not read, not deleted:
+when either side is a sample those kinds (``MEMBER_KINDS``) are left out, the diff says so
+(``SnapshotDiff.left_out`` and ``note``, shown in its repr), and ``compare`` refuses when
+nothing else is left to compare.
+
 Audit findings between the two snapshots come from the audit package, which sits
 above this one: ``lyt_toolkit.audit.findings_between(diff.before, diff.after)``.
 ``SnapshotDiff.findings`` is deprecated (removed in 0.5.0): it works, with a
@@ -40,6 +46,7 @@ __all__ = [
     "DEFAULT_IGNORE",
     "JSON_COLUMNS",
     "KEYS",
+    "MEMBER_KINDS",
     "FindingsBetween",
     "KeyAlignment",
     "SnapshotDiff",
@@ -61,6 +68,10 @@ KEYS: dict[str, tuple[str, ...]] = {
     "cards": ("member_id", "id"),
 }
 """The columns that identify a row of each kind (a card is shared by its members)."""
+
+MEMBER_KINDS: tuple[str, ...] = ("cards", "pending_buckets")
+"""The kinds a sampled snapshot holds for its sampled members only: never compared row by row
+with a sample on either side."""
 
 KEY_SEPARATOR = "/"
 """Between the parts of a composite key; a missing part is written ``-``."""
@@ -126,6 +137,8 @@ class SnapshotDiff:
     ``lyt_toolkit.audit.findings_between(diff.before, diff.after)``.
 
     ``len(diff)`` is the number of change rows; a diff is true when anything changed.
+    ``left_out`` names the kinds not compared (a sample on either side: ``MEMBER_KINDS``)
+    and ``note`` says why (None when every kind was compared).
     """
 
     def __init__(
@@ -134,10 +147,14 @@ class SnapshotDiff:
         after: ProgramSnapshot,
         changes: pd.DataFrame,
         findings_between: FindingsBetween | None = None,
+        *,
+        left_out: tuple[str, ...] = (),
     ) -> None:
         self.before = before
         self.after = after
         self.changes = changes
+        self.left_out = left_out
+        self.note = _note(before, after, left_out)
         self._findings_between = findings_between
         self._findings_frame: pd.DataFrame | None = None
 
@@ -148,12 +165,17 @@ class SnapshotDiff:
         return len(self.changes) > 0
 
     def __repr__(self) -> str:
+        note = "" if self.note is None else f"; {self.note}"
         return (
-            f"SnapshotDiff({self.before.pulled_at} -> {self.after.pulled_at}, {len(self)} changes)"
+            f"SnapshotDiff({self.before.pulled_at} -> {self.after.pulled_at}, {len(self)} changes"
+            f"{note})"
         )
 
     def summary(self) -> pd.DataFrame:
-        """Rows added, removed and changed and values changed, per kind and in ``total``."""
+        """Rows added, removed and changed and values changed, per kind and in ``total``.
+
+        A kind left out (``left_out``) has NA counts: it was not compared, which is not the
+        same as unchanged."""
         c = self.changes
         rows = c.drop_duplicates(["kind", "change", "key"])
         counts = pd.crosstab(rows["kind"], rows["change"], dropna=False)
@@ -162,6 +184,9 @@ class SnapshotDiff:
         counts["changed_values"] = values.reindex(counts.index, fill_value=0)
         counts = counts.astype("int64")
         counts.loc["total"] = counts.sum(axis=0)
+        if self.left_out:
+            counts = counts.astype("Int64")
+            counts.loc[list(self.left_out)] = pd.NA
         counts.index.name = "kind"
         counts.columns.name = None
         return counts
@@ -191,15 +216,46 @@ def compare(
     """The ``SnapshotDiff`` from ``before`` to ``after``, leaving out the ``ignore`` columns.
 
     ``aligned`` holds kinds already lined up by ``align`` on these very frames (a caller
-    that checked the keys first): their keys are not computed again."""
+    that checked the keys first): their keys are not computed again.
+
+    When either snapshot is a sample, ``MEMBER_KINDS`` are left out (see ``SnapshotDiff.note``);
+    ``ValueError`` when the snapshots hold nothing else to compare."""
     skip = _checked_ignore(ignore)
     known = aligned or {}
+    sampled = before.sample is not None or after.sample is not None
+    left_out = MEMBER_KINDS if sampled else ()
+    if sampled and not (before.kinds | after.kinds) - set(MEMBER_KINDS):
+        raise ValueError(
+            f"nothing to compare: {_which_sampled(before, after)}, so its cards and pending "
+            "buckets are those of its sampled members only, and neither snapshot holds another "
+            "kind; compare two full pulls (ProgramSnapshot.pull without sample=)"
+        )
     parts = [
         _kind_changes(kind, getattr(before, kind), getattr(after, kind), skip, known.get(kind))
         for kind in FRAME_NAMES
+        if kind not in left_out
     ]
     changes = pd.concat([p for p in parts if len(p)] or [_no_changes()], ignore_index=True)
-    return SnapshotDiff(before, after, CHANGES.conform(changes).reset_index(drop=True))
+    changes = CHANGES.conform(changes).reset_index(drop=True)
+    return SnapshotDiff(before, after, changes, left_out=left_out)
+
+
+def _which_sampled(before: ProgramSnapshot, after: ProgramSnapshot) -> str:
+    """Which side is a sample, and of how many members, in words."""
+    sides = [(n, s.sample) for n, s in (("before", before), ("after", after))]
+    named = [f"the {name} snapshot is a {design}" for name, design in sides if design is not None]
+    return " and ".join(named)
+
+
+def _note(before: ProgramSnapshot, after: ProgramSnapshot, left_out: tuple[str, ...]) -> str | None:
+    """Why ``left_out`` was not compared (None when every kind was)."""
+    if not left_out:
+        return None
+    return (
+        f"{' and '.join(left_out)} not compared: {_which_sampled(before, after)}, holding "
+        "them only for its sampled members, so a row it lacks was not read, not deleted "
+        "(compare two full pulls for them)"
+    )
 
 
 def _checked_ignore(ignore: Iterable[str]) -> frozenset[str]:

@@ -3,7 +3,8 @@
 ``SnapshotHistory(path).append(snapshot)`` writes the snapshot with
 ``to_parquet`` into ``path/pulled_at=<YYYYMMDDTHHMMSS.ffffffZ>/`` (first into
 a hidden folder, then renamed, so a reader never sees half a snapshot), keyed
-by its ``pulled_at``. ``list()``, ``load(at)`` and ``diff(a, b)`` read it back.
+by its ``pulled_at``. ``list()``, ``load(at)`` and ``diff(a, b)`` read it back. Only full
+pulls are stored: a sampled snapshot's member rows would read as the whole program's.
 
 ``query(sql)`` runs DuckDB SQL over every stored snapshot. Each frame kind is a
 view of that name (``rewards``, ``reward_costs``, ``benefits``,
@@ -68,7 +69,18 @@ class SnapshotHistory:
 
         A snapshot with the same ``pulled_at`` already stored (by another process
         meanwhile, too) is left as it is and ``SnapshotFileError`` says so.
+
+        A sampled snapshot is refused (``ValueError``): its cards and pending buckets are
+        its sampled members' only, and every view and diff of the history reads each
+        snapshot's rows as the whole program's.
         """
+        if snapshot.sample is not None:
+            raise ValueError(
+                f"{self.path}: this snapshot is a {snapshot.sample}, so its cards and pending "
+                "buckets are those of the sampled members only; the history's views and diffs "
+                "would read them as the whole program's. Store full pulls "
+                "(ProgramSnapshot.pull without sample=); keep a sample apart with to_parquet"
+            )
         target = self._partition(snapshot.pulled_at)
         if target.exists():
             raise self._already_stored(snapshot.pulled_at)

@@ -26,7 +26,7 @@ from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
 from ..reports.snapshot_parquet import write_parquet_snapshot
 from .cost import PullCalls, PullEstimate
-from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
+from .diff import DEFAULT_IGNORE, MEMBER_KINDS, SnapshotDiff, compare
 from .estimate import estimate_pull
 from .program_file import write_program
 from .pull import (
@@ -172,7 +172,8 @@ class ProgramSnapshot:
         """What changed from this snapshot to ``other``: one row per changed value.
 
         ``ignore`` names columns left out (default ``updated_at``). See
-        ``lyt_toolkit.snapshot.diff`` for keys and equality rules.
+        ``lyt_toolkit.snapshot.diff`` for keys and equality rules. When either snapshot is a
+        sample, cards and pending buckets are left out and the diff's ``note`` says so.
         """
         return compare(self, other, ignore=ignore)
 
@@ -185,12 +186,24 @@ class ProgramSnapshot:
     ) -> SnapshotDiff:
         """What changed in the live program since this snapshot: the same kinds pulled again
         from ``client`` (as ``pull`` takes it, within ``budget_share``) and compared, this
-        snapshot before, the live program after. An empty diff means no drift."""
-        partial = set(self.kinds) != set(FRAME_NAMES)
+        snapshot before, the live program after. An empty diff means no drift.
+
+        A sampled snapshot's cards and pending buckets cannot be compared (see ``diff``), so
+        they are not pulled again either: the live pull reads no member one by one."""
+        kinds = set(self.kinds)
+        if self.sample is not None:
+            kinds -= set(MEMBER_KINDS)
+            if not kinds:
+                raise ValueError(
+                    f"no drift to look for: this snapshot is a {self.sample} and holds only "
+                    "cards and pending buckets, which a sample cannot compare; pull the "
+                    "program whole (ProgramSnapshot.pull without sample=) to follow them"
+                )
+        partial = kinds != set(FRAME_NAMES)
         live = ProgramSnapshot.pull(
             client,
             progress=progress,
-            kinds=self.kinds if partial else None,
+            kinds=kinds if partial else None,
             budget_share=budget_share,
         )
         return self.diff(live)
@@ -202,6 +215,8 @@ class ProgramSnapshot:
         ``pulled_at``, and what the records reference but the interface cannot
         list becomes placeholder records (see ``lyt_toolkit.snapshot.program_file``
         and data/README.md). ``Sandbox.start(snapshot=...)`` does this for you.
+        A sampled snapshot is refused (``ValueError``): it would be a program whose
+        unsampled members hold no cards.
         """
         return write_program(self, path)
 

@@ -87,8 +87,16 @@ def program_of(snapshot: ProgramSnapshot) -> dict[str, Any]:
     """The snapshot as a ``lyt-program/1`` program dict (see the module docstring).
 
     A card held by more than one member raises ``ValueError`` naming it: a
-    program file holds each card under one member.
+    program file holds each card under one member. So does a sampled snapshot: its
+    unsampled members would load without their cards and pending buckets.
     """
+    if snapshot.sample is not None:
+        raise ValueError(
+            f"cannot write a program from a {snapshot.sample}: it holds cards and pending "
+            "buckets of the sampled members only, so the program would give every other "
+            "member none. Pull the program whole (ProgramSnapshot.pull without sample=) to "
+            "write it, or start a sandbox from that"
+        )
     s = snapshot
     costs = _costs(s.reward_costs)
     card_types = dict(zip(s.cards["id"].tolist(), _plain(s.cards["card_type"]), strict=True))

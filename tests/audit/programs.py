@@ -149,3 +149,17 @@ def _reward(
         "end_date": end,
         "created_at": "now-60d",
     }
+
+
+def stuck_buckets_program(members: int = 400, seed: int = 5) -> dict[str, Any]:
+    """A generated program whose every third pending bucket is dated three days ago, so
+    ``pending-bucket-not-activatable`` finds some members' buckets and not others'."""
+    from lyt_toolkit.synthetic import generate_program
+
+    program = generate_program(
+        rewards=20, benefits=10, card_definitions=4, members=members, seed=seed
+    )
+    for i, bucket in enumerate(program["pending_buckets"]):
+        if i % 3 == 0:
+            bucket["date"] = "now-3d"
+    return program
