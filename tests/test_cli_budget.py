@@ -14,36 +14,20 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
+from snapshot.helpers import LARGE_MEMBERS, LARGE_PROGRAM, list_calls
 
 from lyt_toolkit.cli import build_parser, main
 from lyt_toolkit.cli._pull import PullOptions
 from lyt_toolkit.reports.economics_report import ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
-from lyt_toolkit.snapshot.cost import pages
 from lyt_toolkit.snapshot.pull_budget import DEFAULT_SHARE
-from lyt_toolkit.synthetic import generate_program
 
 StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
-MEMBERS = 1500
-PROGRAM = generate_program(
-    members=MEMBERS, rewards=120, benefits=30, card_definitions=3, tier_structures=2, seed=3
-)
+MEMBERS, PROGRAM = LARGE_MEMBERS, LARGE_PROGRAM
 PLAN = "1000/hour"
-
-LIST_CALLS = (
-    1
-    + sum(  # the token, then one call per page of 100 of each list
-        pages(len(PROGRAM[key]), 100)
-        for key in ("rewards", "benefits", "card_definitions", "tier_structures", "programs")
-    )
-    + sum(
-        pages(sum(m["program_id"] == p["id"] for m in PROGRAM["members"]), 100)
-        for p in PROGRAM["programs"]
-    )
-)
-"""What a pull sends before it reads a member: the token and every list's pages."""
+LIST_CALLS = list_calls(PROGRAM)
 
 SAMPLED = re.compile(r"estimated from (\d+) of 1,500 members")
 
@@ -181,7 +165,8 @@ def test_drift_names_the_ways_it_cannot_take(
     window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "snap"
-    assert lyt(capsys, "export", "--out", str(folder), "--sample", "20")[0] == 0
+    window.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
+    assert lyt(capsys, "export", "--out", str(folder))[0] == 0
     window.set_plan(PLAN)
     code, _, err = lyt(capsys, "drift", str(folder))
     assert code == 1  # an error, not drift (2)

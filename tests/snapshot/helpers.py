@@ -11,9 +11,32 @@ from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.frames import FRAME_NAMES, SCHEMAS
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
+from lyt_toolkit.snapshot.cost import pages
+from lyt_toolkit.synthetic import generate_program
 
 NOW = "2026-01-15T12:00:00Z"
 """The clock the sandboxes start at (the demo program's own default)."""
+
+
+LARGE_MEMBERS = 1500
+LARGE_PROGRAM = generate_program(
+    members=LARGE_MEMBERS, rewards=120, benefits=30, card_definitions=3, tier_structures=2, seed=3
+)
+"""A program whose members cost more calls to read than half a 1,000-call window holds."""
+
+
+def list_calls(program: dict[str, Any]) -> int:
+    """What a pull of ``program`` sends before it reads a member: the token and one call per
+    page of 100 of every list (one for an empty list), counted from the program file."""
+    lists = ("rewards", "benefits", "card_definitions", "tier_structures", "programs")
+    per_program = (
+        sum(m["program_id"] == p["id"] for m in program["members"]) for p in program["programs"]
+    )
+    return (
+        1
+        + sum(pages(len(program[key]), 100) for key in lists)
+        + sum(pages(count, 100) for count in per_program)
+    )
 
 
 def client_for(sb: Sandbox) -> LoyaltyClient:

@@ -23,28 +23,14 @@ from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.cost import pages
-from lyt_toolkit.synthetic import generate_program
+
+from .helpers import LARGE_MEMBERS, LARGE_PROGRAM, list_calls
 
 ClientFor = Callable[..., LoyaltyClient]
 StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
-MEMBERS = 1500
-PROGRAM = generate_program(
-    members=MEMBERS, rewards=120, benefits=30, card_definitions=3, tier_structures=2, seed=3
-)
-
-LIST_CALLS = (
-    1
-    + sum(  # the token, then one call per page of 100 of each list
-        pages(len(PROGRAM[key]), 100)
-        for key in ("rewards", "benefits", "card_definitions", "tier_structures", "programs")
-    )
-    + sum(
-        pages(sum(m["program_id"] == p["id"] for m in PROGRAM["members"]), 100)
-        for p in PROGRAM["programs"]
-    )
-)
-"""What a pull sends before it reads a member: the token and every list's pages."""
+MEMBERS, PROGRAM = LARGE_MEMBERS, LARGE_PROGRAM
+LIST_CALLS = list_calls(PROGRAM)
 
 
 @pytest.fixture(scope="module")
