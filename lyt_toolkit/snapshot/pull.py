@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
@@ -184,6 +184,8 @@ class _Puller:
         """The service's clock at the start, from a new token when the client held one."""
         self.listed = 0
         """Members listed (once the member lists are walked)."""
+        self.members: pd.DataFrame | None = None
+        """Their frame, once a sample was drawn from it (built once, not again at the end)."""
 
     async def run(self) -> Pulled:
         c, kinds = self.client, self.kinds
@@ -217,11 +219,13 @@ class _Puller:
         lists = program_lists(kinds)
         listing = asyncio.ensure_future(_gather(*(self._walk(listed, bar) for listed in lists)))
 
+        def by_part(found: Sequence[Any]) -> dict[ListPart, Any]:
+            return {listed.part: items for listed, items in zip(lists, found, strict=True)}
+
         async def before(step: Lists | Reads) -> None:
             if not step.requests or step.requests[0].part not in ("cards", "pending_buckets"):
                 return
-            found = await listing
-            walked = {listed.part: items for listed, items in zip(lists, found, strict=True)}
+            walked = by_part(await listing)
             budget.lists_walked(by_id=len(self._unlisted(walked, ())))
             sampled = None if self.design is None else self.design.size
             budget.check(
@@ -231,7 +235,7 @@ class _Puller:
         found, tree = await _gather(
             listing, self._member_tree(bar, tree_depth(kinds), before, self._read)
         )
-        walked = {listed.part: items for listed, items in zip(lists, found, strict=True)}
+        walked = by_part(found)
         rewards: RewardPages = walked.get("rewards") or _reward_pages()
         benefits: list[Benefit] = walked.get("benefits", [])
         listed: list[CardDefinition] = walked.get("card_definitions", [])
@@ -265,7 +269,7 @@ class _Puller:
             "card_definitions": definitions,
             "tier_structures": marked(tier_structures_frame(tiers), TIER_STRUCTURES),
             "programs": programs_frame(programs),
-            "members": members_frame(members_found),
+            "members": members_frame(members_found) if self.members is None else self.members,
             "cards": cards,
             "pending_buckets": pending,
         }
@@ -276,7 +280,8 @@ class _Puller:
         self.listed = len(members)
         if self.sample is None:
             return members
-        self.design = draw_sample(members_frame(members), self.sample)
+        self.members = members_frame(members)
+        self.design = draw_sample(self.members, self.sample)
         drawn = set(self.design.units["member_id"])
         return [m for m in members if m.id in drawn]
 
