@@ -5,8 +5,8 @@ whatever it found, and non-zero only when it could not run (no connection,
 refused credentials, unwritable output directory, a pull refused for the call
 budget). Those failures print one line naming the cause (a refused pull adds its
 ways forward), never a traceback and never a credential. With ``--sample N`` the
-member-level rules see the sampled members' cards and buckets only, and the summary
-says so.
+member-level rules see the sampled members' cards and buckets only; the summary gives
+their counts in the sample and the program's estimates.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._text import counted
 from ..errors import APIConnectionError, ConfigurationError, LytError, PullBudgetError
 from ._pull import (
     DEFAULT_PULL,
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
 
     from ..snapshot import ProgramSnapshot
 
-__all__ = ["audit", "demo", "format_catalogue", "format_summary", "pull_or_fail", "sample_note"]
+__all__ = ["audit", "demo", "format_catalogue", "format_summary", "pull_or_fail"]
 
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
 
@@ -45,9 +44,6 @@ MAX_ERRORS_SHOWN = 10
 
 EXIT_OK = 0
 EXIT_CANNOT_RUN = 2
-
-MEMBER_LEVEL = ("card", "pending_bucket")
-"""Finding resource types a sampled snapshot holds for its sampled members only."""
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -104,7 +100,7 @@ def _audit(
         return _fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
     print(format_summary(snapshot, findings, counts))
     print(calls_line(snapshot))
-    if (note := sample_note(snapshot, findings)) is not None:
+    if (note := sample_line(snapshot)) is not None:
         print(f"\n{note}")
     print(f"\nReports written to {out.resolve()}/:")
     for path in files:
@@ -133,22 +129,6 @@ def pull_or_fail(
         reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
         _fail(command, _scrub(" ".join(reason.split())))
     return None
-
-
-def sample_note(snapshot: ProgramSnapshot, findings: pd.DataFrame) -> str | None:
-    """For a sampled snapshot (None otherwise): what it is, and that its findings about cards
-    and pending buckets count the sampled members only, not the program's."""
-    line = sample_line(snapshot)
-    if line is None or snapshot.sample is None:
-        return line
-    design = snapshot.sample
-    member_level = int(findings["resource_type"].isin(MEMBER_LEVEL).sum())
-    return (
-        f"{line}.\nNote: findings about cards and pending buckets "
-        f"({counted(member_level, 'finding')} here) are counted in the {design.size:,} sampled "
-        f"members only, not estimated for all {design.population:,}; the other rules see "
-        "every listed record."
-    )
 
 
 def _keep(snapshot: ProgramSnapshot, folder: str, command: str) -> int:
