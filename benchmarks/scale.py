@@ -30,6 +30,9 @@ Sections:
     design, about 1,470 calls on this program): calls (goal at most 1,500), time, and the
     estimate of points outstanding against the truth summed from the program file (goal:
     its 95 % interval within +-10 % and holding the truth);
+  - ``cards``: the same for points outstanding alone, pulling only what it needs:
+    ``pull(client, kinds=CARDS_ONLY, sample=CARDS_SAMPLE)`` (1,298 members, no other list
+    and no bucket list, 1,500 calls);
   - ``full``: ``pull(client)`` on an unlimited plan: calls against the interface minimum
     (list pages + one read per member + one bucket list per card holding pending points +
     card definitions read by ID + one token; goal at most 1.01x), time and peak RSS;
@@ -61,11 +64,21 @@ sys.path.insert(0, str(ROOT))
 import pandas as pd  # noqa: E402
 from sandbox_pagination import stop, timed_loads  # noqa: E402
 
-from lyt_toolkit.frames.sample import Sample, draw_sample, estimate_total  # noqa: E402
+from lyt_toolkit.frames.sample import (  # noqa: E402
+    Sample,
+    draw_sample,
+    estimate_total,
+    member_points,
+)
 from lyt_toolkit.snapshot.cost import pages  # noqa: E402
 from lyt_toolkit.synthetic import generate_program  # noqa: E402
 
 NOW = "2026-01-15T12:00:00Z"
+CARDS_ONLY = ["programs", "members", "cards"]
+"""The kinds a pull needs for points outstanding alone: no other list, no bucket list."""
+CARDS_SAMPLE = 1298
+"""The members 1,500 calls read with ``CARDS_ONLY``: the token, the programs list and the
+200 pages of members take 202."""
 SAMPLE = 1075
 """The sampled route's members: as many as 1,500 calls hold with the lists and the bucket
 lists of the sampled cards holding pending points (about 1 in 4 of the sample)."""
@@ -199,6 +212,13 @@ def run_route(name: str, base_url: str, truth: str) -> None:
             out["outstanding"] = [float(row[c]) for c in ("estimate", "ci_low", "ci_high")]
         else:
             out["outstanding"] = [float(snapshot.cards["balance_points"].sum())] * 3
+    elif name == "cards":
+        snapshot = ProgramSnapshot.pull(
+            client, progress=False, kinds=CARDS_ONLY, sample=CARDS_SAMPLE
+        )
+        assert snapshot.sample is not None
+        total = estimate_total(snapshot.sample, member_points(snapshot.cards))
+        out["outstanding"] = [total.value, total.low, total.high]
     elif name == "peer":
         out.update(_peer(client))
     out["seconds"] = time.perf_counter() - started
@@ -264,6 +284,7 @@ def pull(args: argparse.Namespace) -> None:
         "estimate": "professional",
         "default": "professional",
         "sampled": "professional",
+        "cards": "professional",
         "full": "unlimited",
         "peer": "unlimited",
     }
@@ -297,20 +318,11 @@ def _report(found: dict[str, dict[str, Any]]) -> None:
         f" sent (estimate's list pages {est['list_pages']:,}; goal no member read, at most"
         f" those: {'met' if met else 'NOT met'}); window left {default['window_left']:,} of 5,000"
     )
-    value, low, high = sampled["outstanding"]
-    error = (value - truth) / truth
-    half = (high - low) / 2 / value
-    covered = low <= truth <= high
-    print(
-        f"  sampled pull      {sampled['calls']:7,} calls (goal <= 1,500: "
-        f"{'met' if sampled['calls'] <= 1500 else 'NOT met'}), {sampled['seconds']:.1f} s, "
-        f"{sampled['rss_mib']:.0f} MiB peak RSS"
-    )
-    print(
-        f"    points outstanding {value:,.0f} (95 % CI {low:,.0f} to {high:,.0f}); truth "
-        f"{truth:,}; error {error:+.1%}, interval +-{half:.1%} (goal +-10 %: "
-        f"{'met' if half <= 0.10 and covered else 'NOT met'}; holds the truth: {covered})"
-    )
+    for label, route in (
+        (f"sampled pull      (n={SAMPLE:,}, every frame)", sampled),
+        (f"sampled pull      (n={CARDS_SAMPLE:,}, kinds={CARDS_ONLY})", found["cards"]),
+    ):
+        _sampled_lines(label, route, truth)
     minimum = 1 + full["list_pages"] + full["members"] + full["holding"] + full["by_id"]
     ratio = full["calls"] / minimum
     print(
@@ -332,13 +344,37 @@ def _report(found: dict[str, dict[str, Any]]) -> None:
     )
 
 
-DESIGNS: list[tuple[str, int, dict[str, Any]]] = [
-    ("simple random", 1_000, {"by": (), "allocation": "proportional"}),
-    ("one round, proportional, 4 join bands", 1_000, {"allocation": "proportional", "bands": 4}),
-    ("adaptive (the default)", 1_000, {}),
-    ("adaptive (the default)", SAMPLE, {}),
+def _sampled_lines(label: str, route: dict[str, Any], truth: float) -> None:
+    value, low, high = route["outstanding"]
+    error = (value - truth) / truth
+    half = (high - low) / 2 / value
+    covered = low <= truth <= high
+    print(
+        f"  {label}\n    {route['calls']:,} calls (goal <= 1,500: "
+        f"{'met' if route['calls'] <= 1500 else 'NOT met'}), {route['seconds']:.1f} s, "
+        f"{route['rss_mib']:.0f} MiB peak RSS"
+    )
+    print(
+        f"    points outstanding {value:,.0f} (95 % CI {low:,.0f} to {high:,.0f}); truth "
+        f"{truth:,}; error {error:+.1%}, interval +-{half:.1%} (goal +-10 %: "
+        f"{'met' if half <= 0.10 and covered else 'NOT met'}; holds the truth: {covered})"
+    )
+
+
+DESIGNS: list[tuple[str, int, dict[str, Any], bool]] = [
+    ("simple random", 1_000, {"by": (), "allocation": "proportional"}, True),
+    (
+        "one round, proportional, 4 join bands",
+        1_000,
+        {"allocation": "proportional", "bands": 4},
+        True,
+    ),
+    ("adaptive (the default)", 1_000, {}, True),
+    ("adaptive (the default)", SAMPLE, {}, True),
+    ("adaptive, cards only", CARDS_SAMPLE, {}, False),
 ]
-"""The sample designs the ``designs`` section compares: label, members, ``Sample`` keywords."""
+"""The sample designs the ``designs`` section compares: label, members, ``Sample`` keywords,
+and whether the pull reads every list and the bucket lists (else ``CARDS_ONLY``)."""
 
 
 def designs(args: argparse.Namespace) -> None:
@@ -358,12 +394,13 @@ def designs(args: argparse.Namespace) -> None:
     )
     # The token, the programs list, then every page of 100 of the others and of the members.
     listed = ("rewards", "benefits", "card_definitions", "tier_structures", "members")
-    lists = 2 + sum(pages(len(program[k]), 100) for k in listed)
+    every_list = 2 + sum(pages(len(program[k]), 100) for k in listed)
+    members_lists = 2 + pages(len(members), 100)
     truth = points.sum()
     print(
         f"designs: {args.pull_members:,} members, points outstanding {truth:,.0f}; 100 seeds each"
     )
-    for label, n, keywords in DESIGNS:
+    for label, n, keywords, whole in DESIGNS:
         widths, held, calls = [], 0, []
         for seed in range(100):
             design = draw_sample(
@@ -375,7 +412,10 @@ def designs(args: argparse.Namespace) -> None:
             total = estimate_total(design, points[ids])
             widths.append(total.relative_half_width)
             held += total.low <= truth <= total.high
-            calls.append(lists + len(ids) + int(holds[ids].sum()))
+            if whole:
+                calls.append(every_list + len(ids) + int(holds[ids].sum()))
+            else:
+                calls.append(members_lists + len(ids))
         print(
             f"  {label:40} n={n:,}: +-{statistics.median(widths):.1%}, {held} of 100 hold the "
             f"truth, {statistics.median(calls):,.0f} calls"

@@ -19,9 +19,10 @@ import pytest
 
 from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
+from lyt_toolkit.economics import estimates
 from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.frames.registry import FRAME_NAMES
-from lyt_toolkit.frames.sample import SampleDraw
+from lyt_toolkit.frames.sample import SampleDraw, estimate_total, member_points
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.cost import pages
 
@@ -249,3 +250,25 @@ def test_a_sample_needs_the_member_reads(large: Sandbox, make_client: ClientFor)
             ProgramSnapshot.pull(client, progress=False, kinds=["members"], sample=100)
         with pytest.raises(ValueError, match="sample: give a member count"):
             ProgramSnapshot.pull(client, progress=False, sample=0.1)  # type: ignore[arg-type]
+
+
+def test_a_sample_of_the_cards_alone_buys_more_members_for_the_same_calls(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    kinds = ["programs", "members", "cards"]
+    large.set_plan("100000/hour")
+    with make_client(large) as client:
+        snapshot = ProgramSnapshot.pull(client, progress=False, kinds=kinds, sample=600)
+    design = snapshot.sample
+    assert design is not None and design.size == 600
+    assert snapshot.calls is not None
+    members_pages = pages(LARGE_MEMBERS, 100)
+    assert snapshot.calls.used == 2 + members_pages + 600  # token, programs, members, reads
+    assert snapshot.rewards.empty and snapshot.pending_buckets.empty
+    figures = estimates(snapshot)
+    whole = figures[figures["card_definition_id"].isna() & figures["month"].isna()]
+    row = whole[whole["figure"] == "outstanding_points"].iloc[0]
+    total = estimate_total(design, member_points(snapshot.cards))
+    assert [row["estimate"], row["ci_low"], row["ci_high"]] == pytest.approx(
+        [total.value, total.low, total.high]
+    )
