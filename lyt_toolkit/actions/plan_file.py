@@ -7,7 +7,13 @@ sha256 of its row in the base (canonical JSON, see ``row_hash``). A benefit crea
 touches its card definition (the row's hash, when the base holds it) and its name (the
 hash of the IDs of the base's benefits holding it, ``names_hash``: none, usually).
 
-``apply`` of a loaded plan first re-reads exactly the touched objects (``reread_cost``:
+A loaded plan applies what it shows: ``load_plan`` makes each change row again from its call
+(``change_rows``, as the planner made it) and refuses the first row that differs, and every
+touched entry must be an object a call sends. The bytes are read by ``plan_reader``: any
+broken key is one ``PlanFileError`` line naming the file and the key.
+
+``apply`` of a loaded plan refuses what it can without sending anything (``check_apply``),
+then re-reads exactly the touched objects (``reread_cost``, counted in the summary:
 one call per reward, tier structure and card definition, one per 100 pending buckets a
 card holding touched ones held in the base (``card_buckets``; every page is read), one
 per 10 names of created benefits) and refuses a stale plan, naming each object whose
@@ -188,18 +194,33 @@ def _create_touched(plan: ChangePlan) -> list[dict[str, Any]]:
     return touched
 
 
+def as_saved(plan: ChangePlan, path: str | Path = "") -> SavedPlan:
+    """``plan`` as ``load_plan`` reads it once saved at ``path``: what ``lyt plan`` shows,
+    its summary and cost counting the re-read ``apply`` sends first."""
+    return SavedPlan(
+        plan.base,
+        plan.changes,
+        plan.unsupported,
+        plan.parts,
+        plan.inputs,
+        path=Path(path),
+        touched=tuple(_touched(plan)),
+    )
+
+
 def save_plan(plan: ChangePlan, path: str | Path) -> Path:
     """Write ``plan`` to ``path`` as readable JSON (see the module); the path written."""
     target = Path(path)
+    saved = as_saved(plan, target)
     document = {
         "format": FORMAT,
         "version": VERSION,
         "base": {"source": plan.base.source, "pulled_at": plan.base.pulled_at.isoformat()},
-        "summary": plan.summary(),
+        "summary": saved.summary(),
         "changes": _records(plan.changes),
         "unsupported": _records(plan.unsupported),
         "calls": {call: _records(rows) for call, rows in plan.inputs.items()},
-        "touched": _touched(plan),
+        "touched": list(saved.touched),
     }
     target.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return target
@@ -392,6 +413,10 @@ class SavedPlan(ChangePlan):
         benefits (a name held by over 100 benefits, or a card grown since, costs more);
         with ``client``, one more for a token if it holds none, and the budget it last
         read."""
+        return PlanCost.for_client(self._reread_calls(), client)
+
+    def _reread_calls(self) -> int:
+        """The calls of the re-read, without a token's (see ``reread_cost``)."""
         pages: dict[tuple[str, ...], int] = {}
         for entry in (t for t in self.touched if not _is_name(t)):
             held = entry.get("card_buckets", 1)  # a card's buckets in the base: its pages
@@ -399,7 +424,47 @@ class SavedPlan(ChangePlan):
                 pages.get(_read_key(self, entry), 1), -(-held // BUCKETS_PER_PAGE)
             )
         names = sum(1 for t in self.touched if _is_name(t))
-        return PlanCost.for_client(sum(pages.values()) + -(-names // NAMES_PER_READ), client)
+        return sum(pages.values()) + -(-names // NAMES_PER_READ)
+
+    def _calls_text(self) -> str:
+        """``N calls (R re-reads, then W writes)``: ``apply`` re-reads before it writes."""
+        reads, writes = self._reread_calls(), int(self.changes["calls"].sum())
+        if not reads:
+            return super()._calls_text()
+        both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
+        return f"{counted(reads + writes, 'call')} ({both})"
+
+    def _needed(self, log: LogSource | None) -> int:
+        """The re-read's calls, then the parts' (those the ``log`` saw done left out)."""
+        return self._reread_calls() + super()._needed(log)
+
+    def check_apply(
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None = None,
+        allow_destroy: bool = False,
+        ignore_unsupported: bool = False,
+        refresh: bool = False,
+    ) -> PlanCost:
+        """Raise what ``apply`` with these options refuses before the re-read (nothing is
+        sent): a plan already applied, deletes without ``allow_destroy``, unsupported
+        changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
+        again), a budget that cannot hold the re-read and the writes; else that cost."""
+        applied = self.applied_before()
+        if applied is not None:
+            unbound = "" if "sha256" in applied else "; if this is a new plan, delete that marker"
+            raise PlanAlreadyAppliedError(
+                f"{self.path} was applied to completion ({self.applied_marker}{unbound});"
+                " plan again from a fresh snapshot"
+            )
+        self._check_options(
+            allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
+        )
+        cost = self.cost(client, log=log)
+        if not cost.fits:
+            raise cost.refusal(f"re-reading the objects {self.path} touches, then the writes")
+        return cost
 
     def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
         """(kind, key) -> the touched object's live row (``None`` when it is gone); for a
@@ -515,27 +580,26 @@ class SavedPlan(ChangePlan):
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
         once complete.
 
-        Refused before anything is sent: a plan already applied
-        (``PlanAlreadyAppliedError``), a stale one (``StalePlanError`` naming each
-        object; ``refresh=True`` re-plans against the live state instead), and a
-        budget that cannot hold the re-reads and the plan's calls.
+        Refused before anything is sent (``check_apply``, before the re-read): a plan
+        already applied (``PlanAlreadyAppliedError``), deletes without ``allow_destroy``,
+        unsupported changes without ``ignore_unsupported``, a budget that cannot hold the
+        re-read and the writes; after the re-read, a stale plan (``StalePlanError`` naming
+        each object; ``refresh=True`` re-plans against the live state instead).
 
         ``progress`` as everywhere: ``True`` prints the re-read's cost as a line of text
         where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
         a callable or ``False`` prints nothing.
         """
-        applied = self.applied_before()
-        if applied is not None:
-            unbound = "" if "sha256" in applied else "; if this is a new plan, delete that marker"
-            raise PlanAlreadyAppliedError(
-                f"{self.path} was applied to completion ({self.applied_marker}{unbound});"
-                " plan again from a fresh snapshot"
-            )
-        reread = self.reread_cost(client)
+        self.check_apply(
+            client,
+            log=log,
+            allow_destroy=allow_destroy,
+            ignore_unsupported=ignore_unsupported,
+            refresh=refresh,
+        )
         if progress is True and display() is not None:  # where a bar would show, as text
+            reread = self.reread_cost(client)
             print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
-        if not reread.fits:
-            raise reread.refusal(f"re-reading the objects {self.path} touches")
         if refresh:
             plan: ChangePlan = self.refreshed(client)
         else:
@@ -547,7 +611,7 @@ class SavedPlan(ChangePlan):
                     " apply with refresh=True to plan against the live state",
                     stale,
                 )
-            plan = self
+            plan = ChangePlan(self.base, self.changes, self.unsupported, self.parts, self.inputs)
         results = ChangePlan.apply(
             plan,
             client,
@@ -558,6 +622,7 @@ class SavedPlan(ChangePlan):
             progress=progress,
             cancel=cancel,
         )
+        self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         if results["outcome"].isin(COMPLETE).all():
             record = {"applied_at": utc_now().isoformat(), "calls": len(results)}
             with self.applied_marker.open("a", encoding="utf-8") as marker:
