@@ -316,3 +316,25 @@ def test_no_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_error(
         loaded.reread_cost()
 
     edit_and_load()
+
+
+def test_no_byte_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_error(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Bytes replaced anywhere in a saved plan (other encodings' bytes, brackets, digits):
+    ``load`` reads the plan or refuses it with a one-line ``PlanFileError``."""
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    original = path.read_bytes()
+    pieces = st.binary(max_size=6) | st.sampled_from([b"\xe9", b"\xff\xfe", b"[[[[", b"9" * 50])
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.integers(0, len(original)), st.integers(0, 8), pieces)
+    def edit_and_load(at: int, cut: int, piece: bytes) -> None:
+        path.write_bytes(original[:at] + piece + original[at + cut :])
+        try:
+            ChangePlan.load(path)
+        except PlanFileError as exc:
+            assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc)
+
+    edit_and_load()
