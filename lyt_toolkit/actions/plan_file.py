@@ -196,8 +196,9 @@ def _create_touched(plan: ChangePlan) -> list[dict[str, Any]]:
 
 def as_saved(plan: ChangePlan, path: str | Path = "") -> SavedPlan:
     """``plan`` as ``load_plan`` reads it once saved at ``path``: what ``lyt plan`` shows,
-    its summary and cost counting the re-read ``apply`` sends first."""
-    return SavedPlan(
+    its summary and cost counting the re-read ``apply`` sends first (and the budget
+    ``plan`` last read, if any)."""
+    saved = SavedPlan(
         plan.base,
         plan.changes,
         plan.unsupported,
@@ -206,6 +207,9 @@ def as_saved(plan: ChangePlan, path: str | Path = "") -> SavedPlan:
         path=Path(path),
         touched=tuple(_touched(plan)),
     )
+    if plan._budget is not None:
+        saved._remember(plan._budget)
+    return saved
 
 
 def save_plan(plan: ChangePlan, path: str | Path) -> Path:
@@ -252,11 +256,9 @@ def load_plan(path: str | Path) -> SavedPlan:
         raise read.fail("version", f"{version!r}: this toolkit reads versions 1 and {VERSION}")
     base = read.get(document, "base", dict, "")
     pulled_at = read.get(base, "pulled_at", str, "base")
+    named = read.get(base, "source", str, "base")
     try:
-        stamp = pd.Timestamp(pulled_at)
-        snapshot = ProgramSnapshot.from_frames(
-            {}, source=read.get(base, "source", str, "base"), pulled_at=stamp
-        )
+        snapshot = ProgramSnapshot.from_frames({}, source=named, pulled_at=pd.Timestamp(pulled_at))
     except (ValueError, TypeError, OverflowError):
         raise read.fail("base.pulled_at", f"{shown(pulled_at)} is not a date and time") from None
     changes = read.records(document, "changes", ("kind", "key", "action", "call"), _SHOWN)

@@ -220,6 +220,12 @@ def _long_key(path: Path, document: Document) -> str:
     return "touched[0]"
 
 
+def _no_source(path: Path, document: Document) -> str:
+    del document["base"]["source"]
+    _write(path, document)
+    return "base.source"
+
+
 BREAKS: dict[str, Callable[[Path, Document], str]] = {
     "utf-16": _utf16,
     "cp1252 byte": _cp1252,
@@ -232,6 +238,7 @@ BREAKS: dict[str, Callable[[Path, Document], str]] = {
     "an object for a cell": _nested_cell,
     "a column no call has": _unknown_column,
     "a million-character key": _long_key,
+    "no base source": _no_source,
 }
 
 
