@@ -133,8 +133,10 @@ def _check_values(read: Reader, document: dict[str, Any]) -> None:
 
 
 def _check_text(read: Reader, at: str, text: str) -> None:
-    if _NOT_UTF8.search(text):
-        byte = ord(_NOT_UTF8.search(text)[0]) - 0xDC00  # type: ignore[index]
+    """Refuse text holding a byte that was not UTF-8 (kept by ``surrogateescape``) or a
+    lone surrogate escape (``\\udc00``): neither is text a service takes."""
+    if found := _NOT_UTF8.search(text):
+        byte = ord(found[0]) - 0xDC00
         raise read.fail(at, f"not UTF-8 text (byte 0x{byte:02X}): save the file as UTF-8")
     if _SURROGATE.search(text):
         raise read.fail(at, "holds a lone surrogate escape, not text")
