@@ -309,18 +309,30 @@ def _parts(
             continue
         read.cells(rows, f"calls.{call}", _COLUMNS[call])
         inputs[call] = pd.DataFrame(rows, dtype=object)  # numbers as written: no float64
-        part = _part(read, call, inputs[call])
-        for index, ((number, change), item) in enumerate(zip(shown_rows, part.items, strict=True)):
-            made = change_row(call, item.target, rows[index])
-            column = first_difference(change, made)
-            if column is not None:
-                raise read.fail(
-                    f"changes[{number}].{column}",
-                    f"{shown(change.get(column))}, but calls.{call}[{index}] sends"
-                    f" {shown(made[column])}: the file was changed after it was saved; plan again",
-                )
-        parts.append(part)
+        parts.append(_part(read, call, inputs[call]))
+        _check_shown(read, shown_rows, parts[-1], rows)
     return parts, inputs
+
+
+def _check_shown(
+    read: Reader,
+    shown_rows: list[tuple[int, dict[str, Any]]],
+    part: ActionPlan[Any],
+    rows: list[dict[str, Any]],
+) -> None:
+    """Refuse the first change row (numbered in ``changes``) that is not the row its item
+    of ``part`` (built from ``rows``) makes."""
+    call = part.action
+    for index, ((number, change), item) in enumerate(zip(shown_rows, part.items, strict=True)):
+        made = change_row(call, item.target, rows[index])
+        column = first_difference(change, made)
+        if column is not None:
+            raise read.fail(
+                f"changes[{number}].{column}",
+                f"{shown(change.get(column))}, but calls.{call}[{index}] sends"
+                f" {shown(made[column])}: the file was changed after it was saved (or saved"
+                " by a toolkit that showed less of a create); plan again",
+            )
 
 
 def _part(read: Reader, call: str, rows: pd.DataFrame) -> ActionPlan[Any]:
