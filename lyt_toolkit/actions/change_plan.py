@@ -18,6 +18,7 @@ from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import compare
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
+from .change_rows import CALL_KINDS, DELETES
 from .cost import PlanCost
 from .edited_frames import EditError, noun, read_edited
 from .log import LogSource
@@ -103,7 +104,8 @@ class ChangePlan:
 
     def summary(self, client: LoyaltyClient | None = None) -> str:
         """``Plan: N to create, N to change, N to delete; N changes the service cannot make;
-        N calls``, then ``, R left in this window`` once a budget is known: ``client``'s
+        N calls`` (a loaded plan's: ``N calls (R re-reads, then W writes)``, see
+        ``SavedPlan``), then ``, R left in this window`` once a budget is known: ``client``'s
         (read now, and remembered), else the one of the client the plan was last costed,
         previewed or applied with; ``budget unknown`` when that client had read none.
         Never costed with a client, the summary has no budget part."""
@@ -111,14 +113,17 @@ class ChangePlan:
             self.cost(client)
         counts = self.changes["action"].value_counts()
         made = ", ".join(f"{counts.get(a, 0)} to {a}" for a in _SIGNS)
-        calls = int(self.changes["calls"].sum())
         cannot = counted(len(self.unsupported), "change")
-        text = f"Plan: {made}; {cannot} the service cannot make; {counted(calls, 'call')}"
+        text = f"Plan: {made}; {cannot} the service cannot make; {self._calls_text()}"
         if self._budget is None:
             return text
         if self._budget.remaining is None:
             return f"{text}, budget unknown"
         return f"{text}, {self._budget.remaining} left in this window"
+
+    def _calls_text(self) -> str:
+        """The summary's calls: one a change (a saved plan's re-read adds its own)."""
+        return counted(int(self.changes["calls"].sum()), "call")
 
     def __str__(self) -> str:
         """The summary, then a line per change (``+``, ``~``, ``-``; a pending-bucket
@@ -172,10 +177,14 @@ class ChangePlan:
     ) -> PlanCost:
         """The calls every part sends together (one token request at most), and with
         ``client`` the budget it last read: see ``ActionPlan.cost``."""
-        cost = PlanCost.for_client(sum(part.cost(log=log).needed for part in self.parts), client)
+        cost = PlanCost.for_client(self._needed(log), client)
         if client is not None:
             self._remember(cost)
         return cost
+
+    def _needed(self, log: LogSource | None) -> int:
+        """The calls the parts send, those the ``log`` saw done left out."""
+        return sum(part.cost(log=log).needed for part in self.parts)
 
     def _remember(self, cost: PlanCost) -> None:
         """Keep the budget a client read, for ``summary`` (the plan is frozen otherwise)."""
@@ -224,11 +233,25 @@ class ChangePlan:
     ) -> PlanCost:
         """Raise what ``apply`` with these options would refuse before sending anything;
         else the plan's cost (nothing is sent)."""
-        deletes = self.changes[self.changes["action"] == "delete"]
-        if len(deletes) and not allow_destroy:
-            rows = ", ".join(f"{noun(str(k))} {key}" for k, key in deletes[["kind", "key"]].values)
+        self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
+        cost = self.cost(client, log=log)
+        if not cost.fits:
+            raise cost.refusal(f"the change plan ({counted(len(self.changes), 'change')})")
+        return cost
+
+    def _check_options(self, *, allow_destroy: bool, ignore_unsupported: bool) -> None:
+        """Refuse deletes without ``allow_destroy`` (the items the parts send, not the rows'
+        labels) and unsupported changes without ``ignore_unsupported``."""
+        deletes = [
+            f"{noun(CALL_KINDS[part.action])} {item.target}"
+            for part in self.parts
+            if part.action in DELETES
+            for item in part.items
+        ]
+        if deletes and not allow_destroy:
             raise EditError(
-                f"the plan deletes {counted(len(deletes), 'row')} ({rows}): pass allow_destroy=True"
+                f"the plan deletes {counted(len(deletes), 'row')} ({', '.join(deletes)}):"
+                " pass allow_destroy=True"
             )
         if len(self.unsupported) and not ignore_unsupported:
             rows = "; ".join(str(self).splitlines()[1 + len(self.changes) :])
@@ -236,10 +259,6 @@ class ChangePlan:
                 f"the plan holds {counted(len(self.unsupported), 'change')} the service cannot make"
                 f" ({rows}): revert them, or pass ignore_unsupported=True"
             )
-        cost = self.cost(client, log=log)
-        if not cost.fits:
-            raise cost.refusal(f"the change plan ({counted(len(self.changes), 'change')})")
-        return cost
 
     def rehearse(
         self,

@@ -23,6 +23,7 @@ from ..models.enums import (
 from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import KeyAlignment, row_keys
 from .benefits import create_benefits
+from .change_rows import change_row
 from .deletions import delete_tier_structures
 from .edited_frames import EditError, noun, row_label
 from .pending import activate_pending_buckets
@@ -262,7 +263,7 @@ class Planner:
         inputs: dict[str, pd.DataFrame] = {}
         if self.creates:
             records = [_flat_benefit(row) for _, row in self.creates]
-            inputs["create_benefit"] = pd.DataFrame(records)
+            inputs["create_benefit"] = pd.DataFrame(records, dtype=object)
             parts.append(self._benefit_part(records))
         order = {"create": 0, "change": 1, "delete": 2}
         changes = sorted(self.changes, key=lambda change: order[change["action"]])
@@ -289,6 +290,9 @@ class Planner:
                             change["blocked_reason"] = blocked.get(change["key"])
                 inputs[call] = rows.reset_index(drop=True)
                 parts.append(build(inputs[call]))
+                mine = [change for change in changes if change["call"] == call]
+                for change, row in zip(mine, _rows_sent(call, parts[-1]), strict=True):
+                    change.update(row)  # the row says what the item sends
         text = [c for c in CHANGE_COLUMNS if c != "calls"]
         return Planned(
             _text_frame(changes, text)
@@ -315,22 +319,14 @@ class Planner:
 
     def _benefit_part(self, records: list[dict[str, Any]]) -> ActionPlan[Any]:
         """The create of every new benefit row; ``EditError`` names a row the create refuses."""
-        part = create_benefits(pd.DataFrame(records))
+        part = create_benefits(pd.DataFrame(records, dtype=object))
         back = {flat: column for column, flat in _BENEFIT_CREATE.items()}
         for item, (label, _) in zip(part.items, self.creates, strict=True):
             if item.error:
                 column = back.get(str(item.field), item.field)
                 raise EditError(f"{row_label('benefits', label, str(column))}: {item.error}")
-        for record in records:
-            self._supported(
-                "benefits",
-                record["name"],
-                "create",
-                "create_benefit",
-                None,
-                None,
-                _benefit_text(record),
-            )
+        made = _rows_sent("create_benefit", part, records)
+        self.changes += [{**row, "blocked_reason": None} for row in made]
         return part
 
 
@@ -378,6 +374,17 @@ def _statuses(base: ProgramSnapshot, kind: str) -> dict[str, str]:
     return dict(zip(frame["id"].astype(str), frame["status"].astype(str), strict=True))
 
 
+def _rows_sent(
+    call: str, part: ActionPlan[Any], records: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The change rows of what ``part`` sends (``records``: a create's flat rows), made as a
+    plan file's rows are checked: see ``change_rows``."""
+    return [
+        change_row(call, item.target, records[n] if records else {})
+        for n, item in enumerate(part.items)
+    ]
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """``frame``'s rows as dicts, missing values ``None``."""
     return frame.astype(object).where(frame.notna(), None).to_dict("records")  # type: ignore[return-value]
@@ -396,16 +403,3 @@ def _flat_benefit(row: pd.Series[Any]) -> dict[str, Any]:
         if pd.notna(row[column]):
             flat.setdefault("card_definition_id", row[column])
     return {k: v.item() if hasattr(v, "item") else v for k, v in flat.items()}
-
-
-def _benefit_text(flat: Mapping[str, Any]) -> str:
-    """What a created benefit grants, as a plan line shows it."""
-    card = flat.get("card_definition_id")
-    if flat["type"] == "POINTS":
-        return f"points {flat.get('points_value')} on {card}"
-    if flat["type"] == "POINTS_PROPORTIONAL":
-        every, value = flat.get("order_amount_every"), flat.get("order_amount_value")
-        return f"points {value} per {every} of order amount on {card}"
-    if flat["type"] == "MATERIAL":
-        return f"material {flat.get('sku_id') or flat.get('product_id')}"
-    return f"digital {flat.get('digital_type')} of {flat.get('campaign_id')}"

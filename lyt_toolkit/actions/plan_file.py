@@ -7,7 +7,13 @@ sha256 of its row in the base (canonical JSON, see ``row_hash``). A benefit crea
 touches its card definition (the row's hash, when the base holds it) and its name (the
 hash of the IDs of the base's benefits holding it, ``names_hash``: none, usually).
 
-``apply`` of a loaded plan first re-reads exactly the touched objects (``reread_cost``:
+A loaded plan applies what it shows: ``load_plan`` makes each change row again from its call
+(``change_rows``, as the planner made it) and refuses the first row that differs, and every
+touched entry must be an object a call sends. The bytes are read by ``plan_reader``: any
+broken key is one ``PlanFileError`` line naming the file and the key.
+
+``apply`` of a loaded plan refuses what it can without sending anything (``check_apply``),
+then re-reads exactly the touched objects (``reread_cost``, counted in the summary:
 one call per reward, tier structure and card definition, one per 100 pending buckets a
 card holding touched ones held in the base (``card_buckets``; every page is read), one
 per 10 names of created benefits) and refuses a stale plan, naming each object whose
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -44,16 +51,19 @@ from .._text import counted
 from ..errors import LytError, NotFoundError
 from ..frames.column_groups import card_definition_check
 from ..frames.registry import BUILDERS
+from ..inputs import FLAT_COLUMNS
 from ..snapshot import ProgramSnapshot
 from ..snapshot.model import utc_now
 from .benefits import create_benefits
 from .change_plan import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
+from .change_rows import change_row, first_difference
 from .cost import PlanCost
 from .deletions import delete_tier_structures
 from .items import Outcome
 from .log import LogSource, log_state
 from .pending import activate_pending_buckets
 from .plan import ActionPlan
+from .plan_reader import PlanFileError, Reader, read_document, shown
 from .rewards import move_rewards_to_draft
 
 if TYPE_CHECKING:
@@ -103,10 +113,6 @@ _JOINED = {
     "pending_buckets": ("program_status", "member_status", *_CHECKED),
     "card_definitions": ("listed",),  # whether the pull found it listed or by reference
 }
-
-
-class PlanFileError(LytError, ValueError):
-    """A plan file that cannot be read: names the file and the key."""
 
 
 class StalePlanError(LytError, RuntimeError):
@@ -188,18 +194,37 @@ def _create_touched(plan: ChangePlan) -> list[dict[str, Any]]:
     return touched
 
 
+def as_saved(plan: ChangePlan, path: str | Path = "") -> SavedPlan:
+    """``plan`` as ``load_plan`` reads it once saved at ``path``: what ``lyt plan`` shows,
+    its summary and cost counting the re-read ``apply`` sends first (and the budget
+    ``plan`` last read, if any)."""
+    saved = SavedPlan(
+        plan.base,
+        plan.changes,
+        plan.unsupported,
+        plan.parts,
+        plan.inputs,
+        path=Path(path),
+        touched=tuple(_touched(plan)),
+    )
+    if plan._budget is not None:
+        saved._remember(plan._budget)
+    return saved
+
+
 def save_plan(plan: ChangePlan, path: str | Path) -> Path:
     """Write ``plan`` to ``path`` as readable JSON (see the module); the path written."""
     target = Path(path)
+    saved = as_saved(plan, target)
     document = {
         "format": FORMAT,
         "version": VERSION,
         "base": {"source": plan.base.source, "pulled_at": plan.base.pulled_at.isoformat()},
-        "summary": plan.summary(),
+        "summary": saved.summary(),
         "changes": _records(plan.changes),
         "unsupported": _records(plan.unsupported),
         "calls": {call: _records(rows) for call, rows in plan.inputs.items()},
-        "touched": _touched(plan),
+        "touched": list(saved.touched),
     }
     target.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return target
@@ -207,119 +232,44 @@ def save_plan(plan: ChangePlan, path: str | Path) -> Path:
 
 # -- reading ------------------------------------------------------------------------------
 
-
-class _Reader:
-    """Takes keys out of the parsed document; ``PlanFileError`` names the file and key."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def fail(self, key: str, problem: str) -> PlanFileError:
-        return PlanFileError(f"{self.path}: key {key!r}: {problem}")
-
-    def get(
-        self, holder: Mapping[str, Any], key: str, kind: type | tuple[type, ...], at: str
-    ) -> Any:
-        name = f"{at}.{key}" if at else key
-        if key not in holder:
-            raise self.fail(name, "missing")
-        value = holder[key]
-        if not isinstance(value, kind):
-            raise self.fail(name, f"expected {_type_name(kind)}, not {type(value).__name__}")
-        return value
-
-    def records(
-        self, holder: Mapping[str, Any], key: str, texts: Iterable[str]
-    ) -> list[dict[str, Any]]:
-        """The list of objects at ``key``, each holding the string keys ``texts``."""
-        rows = self.get(holder, key, list, "")
-        for number, row in enumerate(rows):
-            if not isinstance(row, dict):
-                raise self.fail(f"{key}[{number}]", f"expected an object, not {type(row).__name__}")
-            for text in texts:
-                self.get(row, text, str, f"{key}[{number}]")
-        return rows
-
-    def part(self, call: str, rows: list[dict[str, Any]]) -> ActionPlan[Any]:
-        """The part of ``call`` built from ``rows``; a row it cannot build is named."""
-        try:
-            part = _BUILDERS[call](pd.DataFrame(rows))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise self.fail(f"calls.{call}", f"its rows do not make a plan: {exc}") from None
-        for number, item in enumerate(part.items):
-            if item.error:
-                raise self.fail(f"calls.{call}[{number}]", item.error)
-        return part
-
-
-_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
-
-
-def _type_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "create_benefit": FLAT_COLUMNS,
+    "move_reward_to_draft": ("id", "name", "status"),
+    "activate_pending_bucket": ("bucket_id", "program_id", "member_id", "card_id"),
+    "delete_tier_structure": ("id", "name"),
+}
+"""Call -> the columns of the rows it is built from (what ``save_plan`` writes)."""
+_SHOWN = ("column", "before", "after", "blocked_reason")
+"""Keys of a change row that are text or null (older files lack ``blocked_reason``)."""
 
 
 def load_plan(path: str | Path) -> SavedPlan:
-    """The plan ``save_plan`` wrote to ``path``; every broken key is refused by name."""
+    """The plan ``save_plan`` wrote to ``path``; every broken key is refused by name, and
+    so is a change row that says other than what its call sends."""
     source = Path(path)
-    read = _Reader(source)
-    try:
-        raw = source.read_bytes()
-        document = json.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise PlanFileError(f"{source}: no such plan file") from None
-    except json.JSONDecodeError as exc:
-        raise PlanFileError(f"{source}: not JSON (line {exc.lineno}): {exc.msg}") from None
-    if not isinstance(document, dict):
-        raise PlanFileError(f"{source}: expected a JSON object, not {type(document).__name__}")
+    document, raw = read_document(source)
+    read = Reader(source)
     if read.get(document, "format", str, "") != FORMAT:
-        raise read.fail("format", f"{document['format']!r} is not {FORMAT!r}")
+        raise read.fail("format", f"{shown(document['format'])} is not {FORMAT!r}")
     version = read.get(document, "version", int, "")
     if version not in (1, VERSION):
         raise read.fail("version", f"{version!r}: this toolkit reads versions 1 and {VERSION}")
     base = read.get(document, "base", dict, "")
     pulled_at = read.get(base, "pulled_at", str, "base")
+    named = read.get(base, "source", str, "base")
     try:
-        stamp = pd.Timestamp(pulled_at)
-    except ValueError:
-        raise read.fail("base.pulled_at", f"{pulled_at!r} is not a date and time") from None
-    snapshot = ProgramSnapshot.from_frames(
-        {}, source=read.get(base, "source", str, "base"), pulled_at=stamp
-    )
-    changes = read.records(document, "changes", ("kind", "key", "action", "call"))
+        snapshot = ProgramSnapshot.from_frames({}, source=named, pulled_at=pd.Timestamp(pulled_at))
+    except (ValueError, TypeError, OverflowError):
+        raise read.fail("base.pulled_at", f"{shown(pulled_at)} is not a date and time") from None
+    changes = read.records(document, "changes", ("kind", "key", "action", "call"), _SHOWN)
     for number, change in enumerate(changes):
         read.get(change, "calls", int, f"changes[{number}]")
-    unsupported = read.records(document, "unsupported", ("kind", "key", "reason"))
+    unsupported = read.records(
+        document, "unsupported", ("kind", "key", "reason"), ("column", "before", "after")
+    )
     touched = read.records(document, "touched", ("kind", "key", "call", "sha256"))
-    calls = read.get(document, "calls", dict, "")
-    parts, inputs = [], {}
-    for call in _BUILDERS:
-        wanted = sum(1 for c in changes if c.get("call") == call)
-        rows = calls.get(call, [])
-        if not isinstance(rows, list) or len(rows) != wanted:
-            raise read.fail(
-                f"calls.{call}", f"expected a list of the {counted(wanted, 'row')} its changes name"
-            )
-        if rows:
-            parts.append(read.part(call, rows))
-            inputs[call] = pd.DataFrame(rows)
-    unknown = sorted(set(calls) - set(_BUILDERS))
-    if unknown:
-        raise read.fail(f"calls.{unknown[0]}", f"not a call a plan makes ({', '.join(_BUILDERS)})")
-    for number, entry in enumerate(touched):
-        if "card_buckets" in entry:
-            read.get(entry, "card_buckets", int, f"touched[{number}]")
-        if entry["kind"] not in _TOUCHES.get(entry["call"], ()):
-            raise read.fail(
-                f"touched[{number}]", f"{entry['kind']}/{entry['call']} is not a touched kind/call"
-            )
-    checked = set(_TOUCHES) - ({"create_benefit"} if version == 1 else set())
-    named = {(c["call"], c["key"]) for c in changes if c["call"] in checked}
-    hashed = {(t["call"], t["key"]) for t in touched if t["kind"] != "card_definitions"}
-    missing = sorted(named - hashed)
-    if missing:
-        raise read.fail("touched", f"no base hash for {missing[0][1]} ({missing[0][0]})")
+    parts, inputs = _parts(read, changes, read.get(document, "calls", dict, ""))
+    _check_touched(read, touched, parts, inputs, version)
     frame = pd.DataFrame(changes, columns=list(CHANGE_COLUMNS))
     return SavedPlan(
         snapshot,
@@ -333,6 +283,101 @@ def load_plan(path: str | Path) -> SavedPlan:
         touched=tuple(touched),
         sha256=hashlib.sha256(raw).hexdigest(),
     )
+
+
+def _parts(
+    read: Reader, changes: list[dict[str, Any]], calls: dict[str, Any]
+) -> tuple[list[ActionPlan[Any]], dict[str, pd.DataFrame]]:
+    """The part of every call and the rows it is built from; each change row must be the
+    one its call makes (``change_row``), else the first difference is refused."""
+    unknown = sorted(set(calls) - set(_BUILDERS))
+    if unknown:
+        raise read.fail(
+            f"calls.{unknown[0][:40]}", f"not a call a plan makes ({', '.join(_BUILDERS)})"
+        )
+    for number, change in enumerate(changes):
+        if change["call"] not in _BUILDERS:
+            raise read.fail(f"changes[{number}].call", f"{shown(change['call'])} is not a call")
+    parts, inputs = [], {}
+    for call in _BUILDERS:
+        shown_rows = [(n, c) for n, c in enumerate(changes) if c["call"] == call]
+        rows = calls.get(call, [])
+        if not isinstance(rows, list) or len(rows) != len(shown_rows):
+            wanted = counted(len(shown_rows), "row")
+            raise read.fail(f"calls.{call}", f"expected a list of the {wanted} its changes name")
+        if not rows:
+            continue
+        read.cells(rows, f"calls.{call}", _COLUMNS[call])
+        inputs[call] = pd.DataFrame(rows, dtype=object)  # numbers as written: no float64
+        parts.append(_part(read, call, inputs[call]))
+        _check_shown(read, shown_rows, parts[-1], rows)
+    return parts, inputs
+
+
+def _check_shown(
+    read: Reader,
+    shown_rows: list[tuple[int, dict[str, Any]]],
+    part: ActionPlan[Any],
+    rows: list[dict[str, Any]],
+) -> None:
+    """Refuse the first change row (numbered in ``changes``) that is not the row its item
+    of ``part`` (built from ``rows``) makes."""
+    call = part.action
+    for index, ((number, change), item) in enumerate(zip(shown_rows, part.items, strict=True)):
+        made = change_row(call, item.target, rows[index])
+        column = first_difference(change, made)
+        if column is not None:
+            raise read.fail(
+                f"changes[{number}].{column}",
+                f"{shown(change.get(column))}, but calls.{call}[{index}] sends"
+                f" {shown(made[column])}: the file was changed after it was saved (or saved"
+                " by a toolkit that showed less of a create); plan again",
+            )
+
+
+def _part(read: Reader, call: str, rows: pd.DataFrame) -> ActionPlan[Any]:
+    """The part of ``call`` built from ``rows``; a row it cannot build is named."""
+    try:
+        part = _BUILDERS[call](rows)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise read.fail(f"calls.{call}", f"its rows do not make a plan: {shown(exc)}") from None
+    for number, item in enumerate(part.items):
+        if item.error:
+            raise read.fail(f"calls.{call}[{number}]", item.error)
+    return part
+
+
+def _check_touched(
+    read: Reader,
+    touched: list[dict[str, Any]],
+    parts: list[ActionPlan[Any]],
+    inputs: Mapping[str, pd.DataFrame],
+    version: int,
+) -> None:
+    """Each touched entry is an object a call sends (a create's card definition or name),
+    and every object a call sends has its base hash (a version 1 file's creates excepted)."""
+    sent = {part.action: [item.target for item in part.items] for part in parts}
+    creates = inputs.get("create_benefit", pd.DataFrame(columns=["card_definition_id"]))
+    cards = set(creates.get("card_definition_id", pd.Series(dtype=object)).dropna().map(str))
+    for number, entry in enumerate(touched):
+        at = f"touched[{number}]"
+        kind, key, call = entry["kind"], entry["key"], entry["call"]
+        if kind not in _TOUCHES.get(call, ()):
+            raise read.fail(at, f"{shown(kind)}/{shown(call)} is not a touched kind/call")
+        wanted = cards if kind == "card_definitions" else set(sent.get(call, ()))
+        if key not in wanted:
+            raise read.fail(at, f"{kind} {shown(key)}: no call of {call} sends it")
+        if not re.fullmatch("[0-9a-f]{64}", entry["sha256"]):
+            raise read.fail(f"{at}.sha256", f"{shown(entry['sha256'])} is not a sha256")
+        held = read.optional(entry, "card_buckets", int, at)
+        if held is not None and held < 0:
+            raise read.fail(f"{at}.card_buckets", f"{held} is not a count")
+    checked = set(_TOUCHES) - ({"create_benefit"} if version == 1 else set())
+    hashed = {(t["call"], t["key"]) for t in touched if t["kind"] != "card_definitions"}
+    for call in (c for c in _BUILDERS if c in checked):
+        for key in sent.get(call, ()):
+            if (call, key) not in hashed:
+                raise read.fail("touched", f"no base hash for {shown(key)} ({call})")
 
 
 # -- applying -----------------------------------------------------------------------------
@@ -382,6 +427,10 @@ class SavedPlan(ChangePlan):
         benefits (a name held by over 100 benefits, or a card grown since, costs more);
         with ``client``, one more for a token if it holds none, and the budget it last
         read."""
+        return PlanCost.for_client(self._reread_calls(), client)
+
+    def _reread_calls(self) -> int:
+        """The calls of the re-read, without a token's (see ``reread_cost``)."""
         pages: dict[tuple[str, ...], int] = {}
         for entry in (t for t in self.touched if not _is_name(t)):
             held = entry.get("card_buckets", 1)  # a card's buckets in the base: its pages
@@ -389,7 +438,47 @@ class SavedPlan(ChangePlan):
                 pages.get(_read_key(self, entry), 1), -(-held // BUCKETS_PER_PAGE)
             )
         names = sum(1 for t in self.touched if _is_name(t))
-        return PlanCost.for_client(sum(pages.values()) + -(-names // NAMES_PER_READ), client)
+        return sum(pages.values()) + -(-names // NAMES_PER_READ)
+
+    def _calls_text(self) -> str:
+        """``N calls (R re-reads, then W writes)``: ``apply`` re-reads before it writes."""
+        reads, writes = self._reread_calls(), int(self.changes["calls"].sum())
+        if not reads:
+            return super()._calls_text()
+        both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
+        return f"{counted(reads + writes, 'call')} ({both})"
+
+    def _needed(self, log: LogSource | None) -> int:
+        """The re-read's calls, then the parts' (those the ``log`` saw done left out)."""
+        return self._reread_calls() + super()._needed(log)
+
+    def check_apply(
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None = None,
+        allow_destroy: bool = False,
+        ignore_unsupported: bool = False,
+        refresh: bool = False,
+    ) -> PlanCost:
+        """Raise what ``apply`` with these options refuses before the re-read (nothing is
+        sent): a plan already applied, deletes without ``allow_destroy``, unsupported
+        changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
+        again), a budget that cannot hold the re-read and the writes; else that cost."""
+        applied = self.applied_before()
+        if applied is not None:
+            unbound = "" if "sha256" in applied else "; if this is a new plan, delete that marker"
+            raise PlanAlreadyAppliedError(
+                f"{self.path} was applied to completion ({self.applied_marker}{unbound});"
+                " plan again from a fresh snapshot"
+            )
+        self._check_options(
+            allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
+        )
+        cost = self.cost(client, log=log)
+        if not cost.fits:
+            raise cost.refusal(f"re-reading the objects {self.path} touches, then the writes")
+        return cost
 
     def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
         """(kind, key) -> the touched object's live row (``None`` when it is gone); for a
@@ -505,27 +594,26 @@ class SavedPlan(ChangePlan):
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
         once complete.
 
-        Refused before anything is sent: a plan already applied
-        (``PlanAlreadyAppliedError``), a stale one (``StalePlanError`` naming each
-        object; ``refresh=True`` re-plans against the live state instead), and a
-        budget that cannot hold the re-reads and the plan's calls.
+        Refused before anything is sent (``check_apply``, before the re-read): a plan
+        already applied (``PlanAlreadyAppliedError``), deletes without ``allow_destroy``,
+        unsupported changes without ``ignore_unsupported``, a budget that cannot hold the
+        re-read and the writes; after the re-read, a stale plan (``StalePlanError`` naming
+        each object; ``refresh=True`` re-plans against the live state instead).
 
         ``progress`` as everywhere: ``True`` prints the re-read's cost as a line of text
         where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
         a callable or ``False`` prints nothing.
         """
-        applied = self.applied_before()
-        if applied is not None:
-            unbound = "" if "sha256" in applied else "; if this is a new plan, delete that marker"
-            raise PlanAlreadyAppliedError(
-                f"{self.path} was applied to completion ({self.applied_marker}{unbound});"
-                " plan again from a fresh snapshot"
-            )
-        reread = self.reread_cost(client)
+        self.check_apply(
+            client,
+            log=log,
+            allow_destroy=allow_destroy,
+            ignore_unsupported=ignore_unsupported,
+            refresh=refresh,
+        )
         if progress is True and display() is not None:  # where a bar would show, as text
+            reread = self.reread_cost(client)
             print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
-        if not reread.fits:
-            raise reread.refusal(f"re-reading the objects {self.path} touches")
         if refresh:
             plan: ChangePlan = self.refreshed(client)
         else:
@@ -537,7 +625,7 @@ class SavedPlan(ChangePlan):
                     " apply with refresh=True to plan against the live state",
                     stale,
                 )
-            plan = self
+            plan = ChangePlan(self.base, self.changes, self.unsupported, self.parts, self.inputs)
         results = ChangePlan.apply(
             plan,
             client,
@@ -548,6 +636,7 @@ class SavedPlan(ChangePlan):
             progress=progress,
             cancel=cancel,
         )
+        self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         if results["outcome"].isin(COMPLETE).all():
             record = {"applied_at": utc_now().isoformat(), "calls": len(results)}
             with self.applied_marker.open("a", encoding="utf-8") as marker:

@@ -1,9 +1,10 @@
 """``lyt apply PLAN_FILE [--allow-destroy] [--refresh] [--log FILE]``: apply a saved plan.
 
-The plan file (``plan.save(path)``) is applied to the configured service: the objects it
-touches are re-read first (the calls printed before), a stale plan is refused naming each
-changed object (``--refresh`` plans again against the live state), deletes need
-``--allow-destroy``, and a plan applied to completion refuses to apply again. The action
+The plan file (``plan.save(path)``) is applied to the configured service: deletes need
+``--allow-destroy`` and a plan applied to completion refuses to apply again (both refused
+before anything is sent), the objects it touches are re-read (the calls printed before),
+and a stale plan is refused naming each changed object (``--refresh`` plans again against
+the live state). The action
 log (default: ``PLAN_FILE.log.jsonl``) lets an interrupted apply resume, sending nothing
 twice. Exit code: 0 applied, 1 refused, failed or not run.
 """
@@ -39,14 +40,13 @@ def apply(args: argparse.Namespace) -> int:
     log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     try:
         with connected_client(False) as client:
+            refresh, allow_destroy = bool(args.refresh), bool(args.allow_destroy)
+            # what apply refuses before the re-read, refused before its line is printed
+            plan.check_apply(client, log=log, refresh=refresh, allow_destroy=allow_destroy)
             reread = counted(len(plan.touched), "touched object")
             print(f"Re-reading {reread}: {plan.reread_cost(client)}")
             results = plan.apply(
-                client,
-                log=log,
-                refresh=bool(args.refresh),
-                allow_destroy=bool(args.allow_destroy),
-                progress=False,
+                client, log=log, refresh=refresh, allow_destroy=allow_destroy, progress=False
             )
     except LytError as exc:
         return _fail(_scrub(" ".join(str(exc).split())))

@@ -2,7 +2,8 @@
 
 The base is a snapshot folder (CSV or Parquet, checksums checked); the edited folder a
 copy of a CSV export changed in a spreadsheet (``reports.read_edited_frames``). Prints
-the plan (``print(plan)``) and, with ``--out PLAN_FILE``, saves it for ``lyt apply``.
+the plan as ``lyt apply`` will apply it (its calls count the re-read of the objects it
+touches, then the writes) and, with ``--out PLAN_FILE``, saves it for ``lyt apply``.
 Nothing is written to the service. When a service is configured (``LYT_BASE_URL`` and
 the key pair, in the environment or a ``.env`` file) one read (``GET /v2/programs``,
 plus a token request) learns the live budget, and the summary ends ``R left in this
@@ -36,12 +37,13 @@ EXIT_CHANGES = 2
 def plan(args: argparse.Namespace) -> int:
     """Read both folders, plan from the base to the edited frames and print the plan."""
     from ..actions import ChangePlan
+    from ..actions.plan_file import as_saved
     from ..reports import read_edited_frames
     from ..snapshot import read_snapshot
 
-    try:
-        change_plan = ChangePlan.from_frames(
-            read_snapshot(args.base), read_edited_frames(args.edited)
+    try:  # shown as lyt apply will apply it: its re-read counted
+        change_plan = as_saved(
+            ChangePlan.from_frames(read_snapshot(args.base), read_edited_frames(args.edited))
         )
     except (LytError, OSError) as exc:
         print(f"lyt plan: {exc}", file=sys.stderr)

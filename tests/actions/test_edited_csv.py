@@ -16,6 +16,7 @@ import pytest
 
 from lyt_toolkit import actions, read_snapshot
 from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions.plan_file import as_saved
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.reports import SnapshotFileError, read_edited_frames
@@ -114,7 +115,7 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
     assert str(plan) == str(expected)
 
     assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 2
-    assert capsys.readouterr().out == f"{plan}\n"
+    assert capsys.readouterr().out == f"{as_saved(plan)}\n"  # its re-read counted
 
     # Saved by lyt plan --out, then applied from the file: the re-read finds the base intact.
     plan_file = tmp_path / "plan.json"
@@ -242,7 +243,10 @@ def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_config
     _, base, edited = _export(client, tmp_path)
     _resave(edited / "tier_structures.csv", lambda rows: [r for r in rows if r["id"] != TIERS])
     args = ["plan", "--base", str(base), "--edited", str(edited)]
-    made = "Plan: 0 to create, 0 to change, 1 to delete; 0 changes the service cannot make; 1 call"
+    made = (
+        "Plan: 0 to create, 0 to change, 1 to delete; 0 changes the service cannot make;"
+        " 2 calls (1 re-read, then 1 write)"
+    )
     fresh.set_plan("100/hour")
 
     assert main(args) == 2  # no service configured: nothing sent, no budget part

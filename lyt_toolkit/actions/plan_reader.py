@@ -1,0 +1,227 @@
+"""A plan file's bytes to its checked JSON document, and the typed keys taken out of it.
+
+Every problem is one ``PlanFileError`` line naming the file and, where there is one, the
+key: another encoding (UTF-16, a cp1252 byte), a key given twice in one object, nesting
+no plan has, a number a plan cannot hold (NaN, an infinity, an integer beyond 64 bits), a
+value of the wrong type. Values quoted in a message are cut short.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import LytError
+
+__all__ = ["PlanFileError", "Reader", "read_document", "shown"]
+
+MAX_DEPTH = 8
+"""Nesting a plan file holds at most (a call's cell is at depth 4)."""
+_INT64 = (-(2**63), 2**63 - 1)
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte ``surrogateescape`` kept
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TYPE_NAMES = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
+
+
+class PlanFileError(LytError, ValueError):
+    """A plan file that cannot be read: names the file and the key."""
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """``repr(value)`` cut to ``width`` characters: what a message quotes."""
+    text = repr(value)
+    return text if len(text) <= width else f"{text[: width - 3]}..."
+
+
+class _Twice(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's keys, each once (a reviewer reading the file would see the first)."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _Twice(key)
+        found[key] = value
+    return found
+
+
+class _Long:
+    """A JSON integer too long for any plan (not converted: thousands of digits are slow)."""
+
+    def __init__(self, text: str) -> None:
+        self.digits = len(text.lstrip("-"))
+
+
+def _integer(text: str) -> int | _Long:
+    return int(text) if len(text) <= 40 else _Long(text)
+
+
+def read_document(path: Path) -> tuple[dict[str, Any], bytes]:
+    """The JSON object in the file at ``path`` (checked throughout, see the module) and
+    the file's bytes."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PlanFileError(f"{path}: no such plan file") from None
+    except OSError as exc:
+        raise PlanFileError(f"{path}: cannot be read: {exc.strerror}") from None
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            raise PlanFileError(f"{path}: saved as {encoding}; a plan file is UTF-8 JSON")
+    if b"\x00" in raw:
+        raise PlanFileError(f"{path}: holds NUL bytes (UTF-16?); a plan file is UTF-8 JSON")
+    text = raw.decode("utf-8-sig", errors="surrogateescape")
+    try:
+        document = json.loads(text, object_pairs_hook=_unique, parse_int=_integer)
+    except _Twice as exc:
+        raise PlanFileError(f"{path}: key {shown(exc.key)}: given twice in one object") from None
+    except json.JSONDecodeError as exc:
+        raise PlanFileError(f"{path}: not JSON (line {exc.lineno}): {exc.msg}") from None
+    except RecursionError:
+        raise PlanFileError(f"{path}: not a plan: nested too deeply") from None
+    if not isinstance(document, dict):
+        raise PlanFileError(f"{path}: expected a JSON object, not {_type_name(type(document))}")
+    _check_values(Reader(path), document)
+    return document, raw
+
+
+def _check_values(read: Reader, document: dict[str, Any]) -> None:
+    """Refuse the first value (in the file's order) no plan holds, naming its key."""
+    stack: list[tuple[str, Any, int]] = [("", document, 0)]
+    while stack:
+        at, value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise read.fail(at, "nested deeper than a plan is")
+        if isinstance(value, str):
+            _check_text(read, at, value)
+        elif isinstance(value, _Long):
+            raise read.fail(at, f"an integer of {value.digits} digits is beyond 64 bits")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise read.fail(at, f"{value} is not a number a plan holds")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if not _INT64[0] <= value <= _INT64[1]:
+                raise read.fail(at, f"{shown(value)} is beyond a 64-bit integer")
+        elif isinstance(value, dict):
+            for key in value:
+                _check_text(read, _step(at, key), key)
+            stack += [(_step(at, k), v, depth + 1) for k, v in reversed(value.items())]
+        elif isinstance(value, list):
+            stack += [(f"{at}[{n}]", v, depth + 1) for n, v in reversed(list(enumerate(value)))]
+
+
+def _check_text(read: Reader, at: str, text: str) -> None:
+    """Refuse text holding a byte that was not UTF-8 (kept by ``surrogateescape``) or a
+    lone surrogate escape (``\\udc00``): neither is text a service takes."""
+    if found := _NOT_UTF8.search(text):
+        byte = ord(found[0]) - 0xDC00
+        raise read.fail(at, f"not UTF-8 text (byte 0x{byte:02X}): save the file as UTF-8")
+    if _SURROGATE.search(text):
+        raise read.fail(at, "holds a lone surrogate escape, not text")
+
+
+def _step(at: str, key: str) -> str:
+    name = key if len(key) <= 40 else f"{key[:37]}..."
+    return f"{at}.{name}" if at else name
+
+
+def _type_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+
+
+def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
+    """``isinstance``, true or false not counted as an integer."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+
+
+class Reader:
+    """Takes keys out of the parsed document; ``PlanFileError`` names the file and key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, problem: str) -> PlanFileError:
+        return PlanFileError(f"{self.path}: key {key!r}: {problem}")
+
+    def get(
+        self, holder: Mapping[str, Any], key: str, kind: type | tuple[type, ...], at: str
+    ) -> Any:
+        """``holder[key]``, of ``kind``: missing or another type is refused."""
+        name = _step(at, key)
+        if key not in holder:
+            raise self.fail(name, "missing")
+        value = holder[key]
+        if not _is(value, kind):
+            raise self.fail(name, f"expected {_type_name(kind)}, not {_type_name(type(value))}")
+        return value
+
+    def optional(
+        self, holder: Mapping[str, Any], key: str, kind: type | tuple[type, ...], at: str
+    ) -> Any:
+        """``holder[key]`` of ``kind``, or ``None`` when missing or null."""
+        if holder.get(key) is None:
+            return None
+        return self.get(holder, key, kind, at)
+
+    def records(
+        self,
+        holder: Mapping[str, Any],
+        key: str,
+        texts: Iterable[str],
+        optional: Iterable[str] = (),
+    ) -> list[dict[str, Any]]:
+        """The list of objects at ``key``, each holding the strings ``texts`` and, when
+        given, the strings ``optional``."""
+        rows = self.get(holder, key, list, "")
+        for number, row in enumerate(rows):
+            at = f"{key}[{number}]"
+            if not isinstance(row, dict):
+                raise self.fail(at, f"expected an object, not {_type_name(type(row))}")
+            for text in texts:
+                self.get(row, text, str, at)
+            for text in optional:
+                self.optional(row, text, str, at)
+        return rows
+
+    def cells(self, rows: list[Any], at: str, columns: Iterable[str]) -> list[dict[str, Any]]:
+        """``rows``, each an object of text, number, true/false or null cells in
+        ``columns`` only: what a call's rows hold."""
+        known = set(columns)
+        for number, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise self.fail(
+                    f"{at}[{number}]", f"expected an object, not {_type_name(type(row))}"
+                )
+            for column, cell in row.items():
+                name = f"{at}[{number}].{_step('', column)}"
+                if column not in known:
+                    raise self.fail(name, "not a column of this call's rows")
+                if isinstance(cell, dict | list):
+                    raise self.fail(
+                        name, f"expected a text or a number, not {_type_name(type(cell))}"
+                    )
+        return rows

@@ -1,0 +1,347 @@
+"""A saved plan applies what it shows, over real HTTP: a change row edited apart from its
+call is refused naming the first difference (and the destroy gate and the re-read follow the
+calls), every broken file is one ``PlanFileError`` naming the file and the key (fuzzed
+too)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions.plan_file import PlanFileError
+from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import TIERS, configure_lyt, four_kinds, names_on_server, pull
+
+Document = dict[str, Any]
+
+
+def _saved(client: LoyaltyClient, path: Path) -> tuple[Document, dict[str, str]]:
+    """The four-kind plan of the live program saved to ``path``: its document and targets."""
+    edit, targets = four_kinds(pull(client))
+    edit.plan().save(path)
+    return json.loads(path.read_text(encoding="utf-8")), targets
+
+
+def _write(path: Path, document: Document) -> None:
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+
+def _row(document: Document, call: str) -> int:
+    """The position in ``changes`` of the first change row of ``call``."""
+    return next(i for i, c in enumerate(document["changes"]) if c["call"] == call)
+
+
+def _refused(path: Path, key: str) -> str:
+    """Loading ``path`` is refused naming the file and ``key``: the message."""
+    with pytest.raises(PlanFileError) as caught:
+        ChangePlan.load(path)
+    assert str(caught.value).startswith(f"{path}: key {key!r}: "), str(caught.value)
+    assert "\n" not in str(caught.value)
+    return str(caught.value)
+
+
+# -- item 1: what is applied is what was reviewed -----------------------------------------
+
+
+def test_a_call_retargeted_by_hand_is_refused_and_sends_nothing(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    path = tmp_path / "plan.json"
+    document, targets = _saved(client, path)
+    snapshot = pull(client)
+    reward = targets["move_reward_to_draft"]
+    other = str(
+        snapshot.rewards.loc[
+            (snapshot.rewards["status"] == "ACTIVE") & (snapshot.rewards["id"] != reward), "id"
+        ].iloc[0]
+    )
+    document["calls"]["move_reward_to_draft"][0]["id"] = other
+    _write(path, document)
+
+    message = _refused(path, f"changes[{_row(document, 'move_reward_to_draft')}].key")
+    assert reward in message and other in message and "calls.move_reward_to_draft[0]" in message
+    assert pull(client).rewards.set_index("id").loc[other, "status"] == "ACTIVE"
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "shown"),
+    [
+        ("points_value", 50000, "after"),
+        ("name", "Unreviewed Bonus", "key"),
+        ("status", "ACTIVE", "after"),  # a field the line did not show before
+        ("stock_quantity", 7, "after"),
+    ],
+)
+def test_a_create_edited_in_its_call_is_refused_naming_the_change(
+    client: LoyaltyClient, tmp_path: Path, column: str, value: Any, shown: str
+) -> None:
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    document["calls"]["create_benefit"][0][column] = value
+    _write(path, document)
+
+    message = _refused(path, f"changes[{_row(document, 'create_benefit')}].{shown}")
+    assert str(value) in message and "calls.create_benefit[0]" in message
+    assert names_on_server(client, "Unreviewed") == [] and names_on_server(client, "Bonus") == []
+
+
+@pytest.mark.parametrize("label", ["change", "create"])
+def test_a_delete_relabelled_is_refused_and_lyt_apply_never_sends_it(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    label: str,
+) -> None:
+    configure_lyt(fresh, tmp_path, monkeypatch)
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    row = _row(document, "delete_tier_structure")
+    document["changes"][row]["action"] = label
+    _write(path, document)
+
+    assert main(["apply", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"lyt apply: {path}: key 'changes[{row}].action': ")
+    assert err.count("\n") == 1
+    assert pull(client).tier_structures.set_index("id").loc[TIERS, "status"] != "DELETED"
+
+
+def test_a_plan_edited_consistently_applies_exactly_what_it_now_shows(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Dropping a change with its call and touched entry is an edit the file can show: the
+    plan applies what it now shows, and its line says so."""
+    path = tmp_path / "plan.json"
+    document, targets = _saved(client, path)
+    reward = targets["move_reward_to_draft"]
+    document["changes"] = [c for c in document["changes"] if c["key"] != reward]
+    del document["calls"]["move_reward_to_draft"]
+    document["touched"] = [t for t in document["touched"] if t["key"] != reward]
+    _write(path, document)
+
+    loaded = ChangePlan.load(path)
+    assert reward not in str(loaded)
+    results = loaded.apply(client, allow_destroy=True, progress=False)
+    assert "move_reward_to_draft" not in results["call"].tolist()
+    assert pull(client).rewards.set_index("id").loc[reward, "status"] == "ACTIVE"
+
+
+def test_the_destroy_gate_reads_the_calls_of_an_in_memory_plan(client: LoyaltyClient) -> None:
+    plan = four_kinds(pull(client))[0].plan()
+    relabelled = plan.changes.copy()
+    relabelled["action"] = relabelled["action"].replace("delete", "change")
+    hidden = ChangePlan(plan.base, relabelled, plan.unsupported, plan.parts, plan.inputs)
+    with pytest.raises(actions.EditError, match=f"tier structure {TIERS}"):
+        hidden.apply(client, progress=False)
+    assert pull(client).tier_structures.set_index("id").loc[TIERS, "status"] != "DELETED"
+
+
+# -- item 2: broken plan files get one line -----------------------------------------------
+
+
+def _utf16(path: Path, document: Document) -> str:
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-16")
+    return ""
+
+
+def _cp1252(path: Path, document: Document) -> str:
+    row = _row(document, "create_benefit")
+    document["changes"][row]["key"] = document["calls"]["create_benefit"][0]["name"] = "Caf\u00e9"
+    text = json.dumps(document, ensure_ascii=False)
+    path.write_bytes(
+        text.encode("utf-8").replace("Caf\u00e9".encode(), "Caf\u00e9".encode("cp1252"))
+    )
+    return f"changes[{row}].key"
+
+
+def _nested(path: Path, document: Document) -> str:
+    path.write_text('{"format": ' + "[" * 200_000 + "]" * 200_000 + "}", encoding="utf-8")
+    return ""
+
+
+def _huge_calls(path: Path, document: Document) -> str:
+    document["changes"][0]["calls"] = 10**30
+    _write(path, document)
+    return "changes[0].calls"
+
+
+def _bucket_without_call(path: Path, document: Document) -> str:
+    entry = next(t for t in document["touched"] if t["kind"] == "pending_buckets")
+    document["touched"].append({**entry, "key": "lcppb_00000000ff"})
+    _write(path, document)
+    return f"touched[{len(document['touched']) - 1}]"
+
+
+def _nan(path: Path, document: Document) -> str:
+    path.write_text(json.dumps(document).replace('"calls": 1', '"calls": NaN', 1))
+    return "changes[0].calls"
+
+
+def _boolean(path: Path, document: Document) -> str:
+    document["changes"][0]["calls"] = True
+    _write(path, document)
+    return "changes[0].calls"
+
+
+def _twice(path: Path, document: Document) -> str:
+    path.write_text(json.dumps(document).replace('"format": ', '"format": "x", "format": ', 1))
+    return "format"
+
+
+def _nested_cell(path: Path, document: Document) -> str:
+    document["calls"]["create_benefit"][0]["points_value"] = {"value": 50}
+    _write(path, document)
+    return "calls.create_benefit[0].points_value"
+
+
+def _unknown_column(path: Path, document: Document) -> str:
+    document["calls"]["move_reward_to_draft"][0]["reward_id"] = "lrew_00000000ff"
+    _write(path, document)
+    return "calls.move_reward_to_draft[0].reward_id"
+
+
+def _long_key(path: Path, document: Document) -> str:
+    document["touched"][0]["key"] = "x" * 1_000_000
+    _write(path, document)
+    return "touched[0]"
+
+
+def _no_source(path: Path, document: Document) -> str:
+    del document["base"]["source"]
+    _write(path, document)
+    return "base.source"
+
+
+BREAKS: dict[str, Callable[[Path, Document], str]] = {
+    "utf-16": _utf16,
+    "cp1252 byte": _cp1252,
+    "200,000 brackets": _nested,
+    "calls 10**30": _huge_calls,
+    "touched bucket without a call": _bucket_without_call,
+    "NaN": _nan,
+    "true for a count": _boolean,
+    "a key twice": _twice,
+    "an object for a cell": _nested_cell,
+    "a column no call has": _unknown_column,
+    "a million-character key": _long_key,
+    "no base source": _no_source,
+}
+
+
+@pytest.mark.parametrize("name", BREAKS)
+def test_a_broken_plan_file_is_one_line_naming_the_file_and_the_key(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    key = BREAKS[name](path, document)
+    with pytest.raises(PlanFileError) as caught:
+        ChangePlan.load(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: " + (f"key {key!r}: " if key else "")), message
+    assert "\n" not in message and len(message) < 500
+
+    configure_lyt(fresh, tmp_path, monkeypatch)
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"lyt apply: {path}: ") and err.count("\n") == 1
+
+
+_SPECIAL = [10**30, -1, 0, True, math.nan, math.inf, "", "x" * 5000, "\udce9", [], {}]
+_JSON = st.recursive(
+    st.sampled_from(_SPECIAL)
+    | st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=6,
+)
+
+
+def _nodes(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every node of a parsed JSON document (the root first)."""
+    found = [at]
+    if isinstance(value, dict | list):
+        children = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, child in children:
+            found += _nodes(child, (*at, key))
+    return found
+
+
+def test_no_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_error(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Any node of a saved plan replaced, dropped or given a new key: ``load`` reads the
+    plan or refuses it with a ``PlanFileError``; a plan read shows and costs itself."""
+    path = tmp_path / "plan.json"
+    original, _ = _saved(client, path)
+    nodes = _nodes(original)
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(nodes), st.sampled_from(["replace", "drop", "add"]), _JSON, st.data())
+    def edit_and_load(at: tuple[Any, ...], how: str, value: Any, data: st.DataObject) -> None:
+        document = json.loads(json.dumps(original))
+        holder: Any = document
+        for step in at[:-1]:
+            holder = holder[step]
+        if not at:
+            document = value
+        elif how == "drop":
+            del holder[at[-1]]
+        elif how == "add" and isinstance(holder, dict):
+            holder[data.draw(st.text(max_size=8))] = value
+        else:
+            holder[at[-1]] = value
+        path.write_text(json.dumps(document, allow_nan=True), encoding="utf-8")
+        try:
+            loaded = ChangePlan.load(path)
+        except PlanFileError as exc:
+            assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc)
+            return
+        str(loaded)
+        loaded.reread_cost()
+
+    edit_and_load()
+
+
+def test_no_byte_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_error(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Bytes replaced anywhere in a saved plan (other encodings' bytes, brackets, digits):
+    ``load`` reads the plan or refuses it with a one-line ``PlanFileError``."""
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    original = path.read_bytes()
+    pieces = st.binary(max_size=6) | st.sampled_from([b"\xe9", b"\xff\xfe", b"[[[[", b"9" * 50])
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.integers(0, len(original)), st.integers(0, 8), pieces)
+    def edit_and_load(at: int, cut: int, piece: bytes) -> None:
+        path.write_bytes(original[:at] + piece + original[at + cut :])
+        try:
+            ChangePlan.load(path)
+        except PlanFileError as exc:
+            assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc)
+
+    edit_and_load()

@@ -1,0 +1,85 @@
+"""The cost of a saved plan says everything its apply sends, over real HTTP: the summary
+counts the re-read of the touched objects with the writes (``lyt plan`` too), and an apply
+refused before the re-read neither prints nor sends it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+
+from .helpers import TIERS, bonus, configure_lyt, first_id, four_kinds, pull
+
+
+def _saved(client: LoyaltyClient, path: Path) -> None:
+    four_kinds(pull(client))[0].plan().save(path)
+
+
+def test_a_saved_plan_counts_its_re_read_in_the_summary(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    loaded = ChangePlan.load(path)
+    made = "Plan: 1 to create, 2 to change, 1 to delete; 0 changes the service cannot make"
+    assert loaded.summary() == f"{made}; 9 calls (5 re-reads, then 4 writes)"
+    assert loaded.cost().needed == 9
+    assert json.loads(path.read_text())["summary"] == loaded.summary()
+
+
+def test_lyt_plan_counts_the_re_read_lyt_apply_sends(
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot = pull(client)
+    snapshot.to_csv(tmp_path / "base")
+    edit = actions.edit(snapshot)
+    reward = first_id(snapshot.rewards, status="ACTIVE")
+    edit.rewards.loc[edit.rewards["id"] == reward, "status"] = "DRAFT"
+    card = str(snapshot.card_definitions["id"].iloc[0])
+    edit.benefits = pd.concat([edit.benefits, bonus(card)], ignore_index=True)
+    edited = ProgramSnapshot.from_frames(
+        edit.frames(), source=snapshot.source, pulled_at=snapshot.pulled_at
+    )
+    edited.to_csv(tmp_path / "edited")
+    args = ["plan", "--base", str(tmp_path / "base"), "--edited", str(tmp_path / "edited")]
+    args += ["--offline", "--out", str(tmp_path / "plan.json")]
+    assert main(args) == 2
+    first = capsys.readouterr().out.splitlines()[0]
+    # the reward, the bonus's card definition, one listing of names; then the two writes
+    assert first.endswith("; 5 calls (3 re-reads, then 2 writes)"), first
+
+
+def test_an_apply_refused_before_the_re_read_neither_prints_nor_sends_it(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    configure_lyt(fresh, tmp_path, monkeypatch)
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    used = fresh.plan()["used"]
+
+    assert main(["apply", str(path)]) == 1  # deletes need --allow-destroy
+    captured = capsys.readouterr()
+    assert "Re-reading" not in captured.out and f"tier structure {TIERS}" in captured.err
+    assert fresh.plan()["used"] == used
+
+    with pytest.raises(actions.EditError, match="allow_destroy"):
+        ChangePlan.load(path).apply(client, progress=False)
+    assert fresh.plan()["used"] == used
+
+
+def test_the_summary_of_a_plan_in_memory_counts_only_its_writes(client: LoyaltyClient) -> None:
+    plan = four_kinds(pull(client))[0].plan()
+    assert plan.summary().endswith("; 4 calls") and plan.cost().needed == 4
