@@ -147,8 +147,8 @@ def test_a_sampled_audit_says_its_member_findings_count_the_sample(
     size = int(SAMPLED.search(out).group(1))  # type: ignore[union-attr]
     # Per-member rules: the count in the sample, and what it says of the program.
     assert (
-        f"pending-bucket-not-activatable: none in the sample of {size} of 1,500 members "
-        "(the program may still have a few)" in out
+        f"pending-bucket-not-activatable: none in the sample of {size} of 1,500 members; "
+        "the program may still have some: at most about " in out
     )
     assert "not estimated" not in out
     assert (folder / "sample_strata.csv").is_file()

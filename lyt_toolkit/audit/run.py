@@ -173,11 +173,24 @@ def _estimated(counts: pd.DataFrame, findings: pd.DataFrame, design: SampleDesig
     floor = seen[rows].copy()  # the findings seen are in the program for sure
     floor["total"] += exact
     found["low"] = np.maximum(found["low"].to_numpy(), floor.to_numpy())
+    unseen = [r for r in per_member if seen[r] == 0]
+    if unseen and not design.census:
+        found.loc[unseen, "high"] = unseen_bound(design)
     for column, name in (("estimated", "value"), ("ci_low", "low"), ("ci_high", "high")):
         values = counts["total"].astype("float64")
         values[rows] = found[name].to_numpy()
         out[column] = pd.array(values.to_numpy(), dtype="Float64")
     return out
+
+
+def unseen_bound(design: SampleDesign) -> float:
+    """The 95 % upper bound on the members of the program with a problem the sample saw in
+    none of them: ``-ln(0.05) x`` the largest weight, about 3 times the members the most
+    thinly sampled member stands for. Hidden where the sample is thinnest, that many go
+    unseen 1 time in 20 (``P(none seen) ~ exp(-sum_h K_h / w_h)``); spread elsewhere,
+    fewer. A member with several findings of one rule counts once."""
+    weights = design.units["weight"].astype("float64")
+    return float(-np.log(0.05) * weights.max()) if len(weights) else 0.0
 
 
 def estimate_lines(counts: pd.DataFrame, design: SampleDesign) -> list[str]:
@@ -192,8 +205,11 @@ def estimate_lines(counts: pd.DataFrame, design: SampleDesign) -> list[str]:
         if pd.isna(row["sampled"]):
             continue
         n = int(row["sampled"])
-        if n == 0:
-            lines.append(f"{rule_id}: none {of} (the program may still have a few)")
+        if n == 0 and not design.census:
+            lines.append(
+                f"{rule_id}: none {of}; the program may still have some: at most about "
+                f"{float(row['ci_high']):,.0f} members with one (95 % upper bound)"
+            )
             continue
         interval = f"95 % CI {float(row['ci_low']):,.0f} to {float(row['ci_high']):,.0f}"
         if design.census:

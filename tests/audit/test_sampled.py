@@ -4,6 +4,7 @@ sampled offline with ``full.sampled``."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -143,7 +144,15 @@ def test_the_estimates_read_in_words_in_the_report_and_the_printed_summary(
         f"(95 % CI {float(row['ci_low']):,.0f} to {float(row['ci_high']):,.0f}) in the program"
     )
     assert expected in lines
-    assert "card-pending-points-mismatch: none in the sample of 80" in "\n".join(lines)
+    unseen = counts.loc["card-pending-points-mismatch"]
+    bound = -math.log(0.05) * float(sampled.sample.units["weight"].max())
+    assert unseen["sampled"] == 0 and unseen["estimated"] == 0 == unseen["ci_low"]
+    assert unseen["ci_high"] == pytest.approx(bound) and bound > 3
+    assert (
+        f"card-pending-points-mismatch: none in the sample of 80 of {len(full.members)} "
+        f"members; the program may still have some: at most about {bound:,.0f} members with "
+        "one (95 % upper bound)"
+    ) in lines
     assert estimate_lines(summary(full_findings), sampled.sample) == []
     printed = format_summary(sampled, findings, counts)
     assert "per-member rules were counted in it" in printed and expected in printed
