@@ -114,12 +114,19 @@ _Uses = Callable[["ProgramSnapshot"], Iterable[_CardUse]]
 """A snapshot's references of one kind to card definitions."""
 
 
-def _register(rule_id: str, severity: Severity, summary: str, doc: str, check: Check) -> None:
+def _register(
+    rule_id: str,
+    severity: Severity,
+    summary: str,
+    doc: str,
+    check: Check,
+    needs: tuple[str, ...] = (),
+) -> None:
     """Register ``check``, made by a rule family, as the rule ``rule_id`` documented by
     ``doc`` (its docstring, as a rule written as a function has its own)."""
     check.__name__ = check.__qualname__ = rule_id.replace("-", "_")
     check.__doc__ = doc
-    rule(rule_id, severity, summary)(check)
+    rule(rule_id, severity, summary, needs=needs)(check)
 
 
 def _missing_definition_rule(rule_id: str, kind: str, uses: _Uses, summary: str, doc: str) -> None:
@@ -134,7 +141,7 @@ def _missing_definition_rule(rule_id: str, kind: str, uses: _Uses, summary: str,
                 message = f"{use.phrase} card definition {ref}, which does not exist"
                 yield _finding(kind, use.owner, message)
 
-    _register(rule_id, Severity.ERROR, summary, doc, check)
+    _register(rule_id, Severity.ERROR, summary, doc, check, needs=("card_definitions",))
 
 
 def _not_active_definition_rule(
@@ -276,6 +283,7 @@ _not_active_definition_rule(
     "active-reward-without-costs",
     Severity.ERROR,
     "An ACTIVE reward has no cost, so members cannot buy it.",
+    needs=("reward_costs",),
 )
 def active_reward_without_costs(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """A reward on the shelf without a price."""
@@ -392,6 +400,7 @@ _card_definition_rule(
     "A PENDING points bucket can no longer be activated: its date is not in the future, "
     "its program or member is not ACTIVE, or its card definition does not hold points as pending.",
     per_member=True,
+    needs=("card_definitions",),
 )
 def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Points stuck in PENDING: members see them but can never spend them."""
