@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ..frames import FRAME_NAMES
-from ..frames.pending import blocked_reasons
+from ..frames.definitions import referenced_definition
+from ..frames.pending import buckets_blocked
 from ..models.enums import (
     BenefitStatus,
     CardDefinitionStatus,
@@ -37,7 +38,6 @@ from ._view import (
     name_key,
     now_of,
     rows,
-    status_of,
     timestamp,
     today_of,
 )
@@ -404,23 +404,17 @@ _card_definition_rule(
 )
 def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Points stuck in PENDING: members see them but can never spend them."""
-    today = today_of(snapshot)
-    programs = {p["id"]: p for p in rows(snapshot, "programs")}
-    members = {m["id"]: m for m in rows(snapshot, "members")}
-    definitions = _card_definitions(snapshot)
-    for bucket in rows(snapshot, "pending_buckets"):
-        if bucket["status"] != PendingBucketStatus.PENDING:
-            continue
-        _, definition = _reference(definitions, bucket)
-        reasons = blocked_reasons(
-            bucket,
-            today=today,
-            program_status=status_of(
-                programs.get(bucket["program_id"]), bucket.get("program_status")
-            ),
-            member_status=status_of(members.get(bucket["member_id"]), bucket.get("member_status")),
-            definition=definition,
-        )
+    pending = [
+        b for b in rows(snapshot, "pending_buckets") if b["status"] == PendingBucketStatus.PENDING
+    ]
+    blocked = buckets_blocked(
+        pending,
+        today=today_of(snapshot),
+        programs={p["id"]: p for p in rows(snapshot, "programs")},
+        members={m["id"]: m for m in rows(snapshot, "members")},
+        definitions=_card_definitions(snapshot),
+    )
+    for bucket, reasons in zip(pending, blocked, strict=True):
         if reasons:
             yield Finding(
                 "pending_bucket",
@@ -472,21 +466,10 @@ def card_pending_points_mismatch(snapshot: ProgramSnapshot) -> Iterator[Finding]
 
 
 def _reference(definitions: dict[str, Row], row: Row) -> tuple[str | None, Row | None]:
-    """The card definition ``row`` references: (its ID, its row or None when it does not exist).
-
-    The snapshot's card definition frame holds listed definitions and those it
-    fetched by ID because something references them; a row's own
-    ``card_definition_found``/``card_definition_status`` fill in when a frame
-    was resolved without the definition itself.
-    """
-    ref = row.get("card_definition_id")
-    if not ref:
-        return None, None
-    if ref in definitions:
-        return ref, definitions[ref]
-    if row.get("card_definition_found") is True and row.get("card_definition_status"):
-        return ref, {"id": ref, "name": None, "status": row["card_definition_status"]}
-    return ref, None
+    """The card definition ``row`` references: (its ID, its row or None when it does not
+    exist), as ``referenced_definition`` finds it."""
+    ref, definition = referenced_definition(definitions, row)
+    return ref, None if definition is None else dict(definition)
 
 
 def _not_active(definition: Row | None) -> TypeGuard[Row]:

@@ -38,6 +38,7 @@ __all__ = [
     "pull_snapshot",
     "refused",
     "sample_line",
+    "source_name",
 ]
 
 REFUSED = "the service refused the credentials (401); check LYT_APP_ID and LYT_APP_TOKEN"
@@ -186,6 +187,26 @@ def sample_line(snapshot: ProgramSnapshot) -> str | None:
         f"and program totals are estimated from {design.size:,} of {design.population:,} "
         "members, with 95 % intervals"
     )
+
+
+DEMO_SOURCE = "the embedded demo program (--sandbox)"
+"""How a report names the embedded sandbox, whose address changes with every start."""
+
+
+def source_name(sandbox: bool, snapshot: ProgramSnapshot) -> str:
+    """The service a snapshot came from as its users know it: the embedded demo program, or
+    the configured project (its application ID) and cluster, with the service's address;
+    never a credential."""
+    if sandbox:
+        return DEMO_SOURCE
+    from ..client import ClientConfig
+
+    try:
+        config = ClientConfig.resolve()
+    except LytError:
+        return snapshot.source or "the service"
+    cluster = f" on cluster {config.cluster.value}" if "{cluster}" in config.base_url else ""
+    return f"project {config.app_id or '(no application ID)'}{cluster} at {snapshot.source}"
 
 
 def calls_line(snapshot: ProgramSnapshot) -> str:
