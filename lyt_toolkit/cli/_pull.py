@@ -135,8 +135,9 @@ def _whole(text: str | None, option: str, *, least: int, what: str) -> int | Non
 
 
 def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> ProgramSnapshot:
-    """What the service (``connected_client(sandbox)``) holds, pulled as ``options`` say; a
-    progress bar only when stderr is a terminal."""
+    """What the service (``connected_client(sandbox)``) holds, pulled as ``options`` say,
+    with a progress bar where one can be seen (a terminal's stderr) or where ``LYT_PROGRESS``
+    asks for one (``lyt_toolkit._progress.display``)."""
     from ..frames.sample import Sample
     from ..snapshot import ProgramSnapshot
 
@@ -144,7 +145,7 @@ def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> Program
     with connected_client(sandbox) as client:
         return ProgramSnapshot.pull(
             client,
-            progress=sys.stderr.isatty(),
+            progress=True,
             budget_share=options.budget_share,
             sample=sample,
         )

@@ -347,11 +347,27 @@ class _Puller:
         def counted(request: Request, page: Any) -> None:
             bar.advance(len(page.data), pages=1)
 
+        level = ["requests"]
+
+        async def named(step: Lists | Reads) -> None:
+            await before(step)
+            if step.requests:
+                kind = "reads" if isinstance(step, Reads) else "lists"
+                level[0] = f"{step.requests[0].part} {kind}"
+
         async def run(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
-            return await _gather(*(self._bounded(start) for start in starts))
+            # The level's requests are known: a bar of its own shows their total and time left.
+            with ProgressBar(self.progress, desc=level[0], unit="call", total=len(starts)) as calls:
+
+                async def one(start: Callable[[], Awaitable[T]]) -> T:
+                    done = await self._bounded(start)
+                    calls.advance()
+                    return done
+
+                return await _gather(*(one(start) for start in starts))
 
         walk = member_tree(depth, read=read, pending_only=True)
-        tree = await awalk_tree(walk, self.client, run=run, on_page=counted, before=before)
+        tree = await awalk_tree(walk, self.client, run=run, on_page=counted, before=named)
         return tree.programs, tree.members, tree.cards, tree.pending_buckets
 
     async def _fetch_definitions(self, ids: list[str]) -> list[CardDefinition]:
