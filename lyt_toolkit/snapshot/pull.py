@@ -46,7 +46,7 @@ from ..models import (
     TierStructure,
 )
 from ..pull.assemble import NATIVE_BATCH, RewardPages
-from ..pull.member_tree import Lists, Reads, Request, awalk_tree, member_tree
+from ..pull.member_tree import Lists, Reads, Request, awalk_tree, level_bars, member_tree
 from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
 from ..pull.threaded import ThreadedClient
@@ -347,27 +347,18 @@ class _Puller:
         def counted(request: Request, page: Any) -> None:
             bar.advance(len(page.data), pages=1)
 
-        level = ["requests"]
-
-        async def named(step: Lists | Reads) -> None:
-            await before(step)
-            if step.requests:
-                kind = "reads" if isinstance(step, Reads) else "lists"
-                level[0] = f"{step.requests[0].part} {kind}"
-
         async def run(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
-            # The level's requests are known: a bar of its own shows their total and time left.
-            with ProgressBar(self.progress, desc=level[0], unit="call", total=len(starts)) as calls:
-
-                async def one(start: Callable[[], Awaitable[T]]) -> T:
-                    done = await self._bounded(start)
-                    calls.advance()
-                    return done
-
-                return await _gather(*(one(start) for start in starts))
+            return await _gather(*(self._bounded(start) for start in starts))
 
         walk = member_tree(depth, read=read, pending_only=True)
-        tree = await awalk_tree(walk, self.client, run=run, on_page=counted, before=named)
+        tree = await awalk_tree(
+            walk,
+            self.client,
+            run=run,
+            on_page=counted,
+            before=before,
+            level_bar=level_bars(self.progress),
+        )
         return tree.programs, tree.members, tree.cards, tree.pending_buckets
 
     async def _fetch_definitions(self, ids: list[str]) -> list[CardDefinition]:

@@ -68,3 +68,17 @@ def test_lyt_drift_shows_its_pull_with_lyt_progress_text(
     monkeypatch.setenv("LYT_PROGRESS", "text")
     assert main(["drift", str(tmp_path / "snap")]) == 0
     assert "snapshot: " in capsys.readouterr().err
+
+
+PROGRAM = "lprg_c0ffee0001"
+
+
+def test_the_program_wide_pending_buckets_frame_reports_its_member_reads(demo: Sandbox) -> None:
+    seen: list[tuple[int, int]] = []
+    with client_for(demo) as client:
+        client.pending_buckets.frame(
+            PROGRAM, progress=lambda done, total: seen.append((done, total))
+        )
+    members = sum(m["program_id"] == PROGRAM for m in demo_program()["members"])
+    assert members > 1
+    assert (0, members) in seen and (1, members) in seen and (members, members) in seen
