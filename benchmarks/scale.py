@@ -15,6 +15,9 @@ Sections:
   only ``json.load``s the file (``--rounds`` of each, alternating, medians; the method of
   ``sandbox_pagination.py``, whose functions it uses), and report the sandbox's peak RSS.
 
+- ``designs``: the sample designs of ``DESIGNS`` on the ``pull`` section's program, 100 seeds
+  each, in memory: the median +- of points outstanding, intervals holding the truth, calls.
+
 - ``pull``: the program of the issue that started this (``--pull-members`` members, one card
   each, 500 rewards, 100 benefits, 5 card definitions, 3 tier structures) served by ``lyt
   sandbox serve --plan professional`` (5,000 calls an hour), a fresh sandbox for each route,
@@ -23,7 +26,8 @@ Sections:
   - ``estimate``: ``ProgramSnapshot.estimate(client)``: its calls and its list pages;
   - ``default``: ``ProgramSnapshot.pull(client)``: the calls it sends before it refuses
     (goal: no member read, at most the estimate's list pages), and the window left;
-  - ``sampled``: ``pull(client, sample=1000)``: calls (goal at most 1,500), time, and the
+  - ``sampled``: ``pull(client, sample=SAMPLE)`` (1,075 members, the default adaptive
+    design, about 1,470 calls on this program): calls (goal at most 1,500), time, and the
     estimate of points outstanding against the truth summed from the program file (goal:
     its 95 % interval within +-10 % and holding the truth);
   - ``full``: ``pull(client)`` on an unlimited plan: calls against the interface minimum
@@ -54,11 +58,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import pandas as pd  # noqa: E402
 from sandbox_pagination import stop, timed_loads  # noqa: E402
 
+from lyt_toolkit.frames.sample import Sample, draw_sample, estimate_total  # noqa: E402
+from lyt_toolkit.snapshot.cost import pages  # noqa: E402
 from lyt_toolkit.synthetic import generate_program  # noqa: E402
 
 NOW = "2026-01-15T12:00:00Z"
+SAMPLE = 1075
+"""The sampled route's members: as many as 1,500 calls hold with the lists and the bucket
+lists of the sampled cards holding pending points (about 1 in 4 of the sample)."""
 PULL_SIZES = {"rewards": 500, "benefits": 100, "card_definitions": 5, "tier_structures": 3}
 """The program of the pull section, beside its members."""
 
@@ -176,7 +186,7 @@ def run_route(name: str, base_url: str, truth: str) -> None:
         except PullBudgetError as error:
             out["refused"], out["stage"], out["text"] = True, error.stage, str(error)
     elif name in ("sampled", "full"):
-        sample = 1000 if name == "sampled" else None
+        sample = SAMPLE if name == "sampled" else None
         snapshot = ProgramSnapshot.pull(client, progress=False, sample=sample)
         out["members"], out["cards"] = len(snapshot.members), len(snapshot.cards)
         out["holding"] = int((snapshot.cards["balance_pending_points"] != 0).sum())
@@ -322,7 +332,61 @@ def _report(found: dict[str, dict[str, Any]]) -> None:
     )
 
 
-SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {"load": load, "pull": pull}
+DESIGNS: list[tuple[str, int, dict[str, Any]]] = [
+    ("simple random", 1_000, {"by": (), "allocation": "proportional"}),
+    ("one round, proportional, 4 join bands", 1_000, {"allocation": "proportional", "bands": 4}),
+    ("adaptive (the default)", 1_000, {}),
+    ("adaptive (the default)", SAMPLE, {}),
+]
+"""The sample designs the ``designs`` section compares: label, members, ``Sample`` keywords."""
+
+
+def designs(args: argparse.Namespace) -> None:
+    """Each design in ``DESIGNS`` drawn 100 times (seeds 0-99) from the ``pull`` section's
+    program, in memory: the median +- of points outstanding, how many intervals hold the
+    truth, and the median calls a sampled pull of it would send."""
+    program = generate_program(members=args.pull_members, seed=args.seed, **PULL_SIZES)
+    now = pd.Timestamp(NOW)
+    members = pd.DataFrame(program["members"])
+    members["created_at"] = [
+        now - pd.Timedelta(seconds=int(text.removeprefix("now-").removesuffix("s")))
+        for text in members["created_at"]
+    ]
+    points = pd.Series({c["member_id"]: float(c["balance"]["points"]) for c in program["cards"]})
+    holds = pd.Series(
+        {c["member_id"]: c["balance"]["pending_points"] != 0 for c in program["cards"]}
+    )
+    # The token, the programs list, then every page of 100 of the others and of the members.
+    listed = ("rewards", "benefits", "card_definitions", "tier_structures", "members")
+    lists = 2 + sum(pages(len(program[k]), 100) for k in listed)
+    truth = points.sum()
+    print(
+        f"designs: {args.pull_members:,} members, points outstanding {truth:,.0f}; 100 seeds each"
+    )
+    for label, n, keywords in DESIGNS:
+        widths, held, calls = [], 0, []
+        for seed in range(100):
+            design = draw_sample(
+                members,
+                Sample(n, seed=seed, **keywords),
+                lambda pilot: points[pilot.units["member_id"].to_numpy()],
+            )
+            ids = design.units["member_id"].to_numpy()
+            total = estimate_total(design, points[ids])
+            widths.append(total.relative_half_width)
+            held += total.low <= truth <= total.high
+            calls.append(lists + len(ids) + int(holds[ids].sum()))
+        print(
+            f"  {label:40} n={n:,}: +-{statistics.median(widths):.1%}, {held} of 100 hold the "
+            f"truth, {statistics.median(calls):,.0f} calls"
+        )
+
+
+SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
+    "load": load,
+    "pull": pull,
+    "designs": designs,
+}
 """Every section by name; other sections go here too."""
 
 

@@ -92,17 +92,23 @@ def _every(members: list[Member]) -> list[Member]:
     return members
 
 
+def _no_more(read: list[MemberWithCards]) -> list[Member]:
+    return []
+
+
 def member_tree(
     depth: int,
     program_id: str | None = None,
     *,
     read: Callable[[list[Member]], list[Member]] = _every,
+    more: Callable[[list[MemberWithCards]], list[Member]] = _no_more,
     pending_only: bool = False,
 ) -> TreeWalk:
     """The walk down ``depth`` levels of ``TREE`` (0: none): every program, or the one
     ``program_id`` (read, not listed); each program's members; the members ``read`` picks
-    from those listed (every one by default; a sample picks fewer) read for their cards;
-    each card's pending buckets.
+    from those listed (every one by default; a sample picks fewer) read for their cards,
+    then the members ``more`` picks once it has seen those (a sample's second round; none by
+    default); each card's pending buckets.
 
     A card's balance carries its pending points, so a card holding none has no PENDING
     bucket: with ``pending_only`` its bucket list is not walked (one call saved per such
@@ -123,6 +129,10 @@ def member_tree(
     chosen = read(tree.members)
     reads = [Request("cards", "members", (m.program_id, m.id)) for m in chosen]
     tree.cards = yield Reads(reads)
+    second = more(tree.cards)
+    if second:
+        reads = [Request("cards", "members", (m.program_id, m.id)) for m in second]
+        tree.cards = tree.cards + (yield Reads(reads))
     if depth < 4:
         return tree
     cards = [

@@ -21,7 +21,7 @@ import pandas as pd
 from .._progress import Progress
 from ..client import LoyaltyClient
 from ..frames.registry import FRAME_NAMES, SCHEMAS
-from ..frames.sample import Sample, SampleDesign, draw_sample
+from ..frames.sample import Sample, SampleDesign, draw_sample, member_points
 from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
 from ..reports.snapshot_parquet import write_parquet_snapshot
@@ -143,7 +143,7 @@ class ProgramSnapshot:
             raise ValueError(
                 f"this snapshot is already a sample ({self.sample}); sample a full one"
             )
-        design = draw_sample(self.members, sample)
+        design = draw_sample(self.members, sample, self._points_of)
         return replace(
             self,
             cards=design.keep(self.cards),
@@ -151,6 +151,11 @@ class ProgramSnapshot:
             calls=None,
             sample=design,
         )
+
+    def _points_of(self, design: SampleDesign) -> pd.Series:
+        """The points each of ``design``'s members holds on its cards (an adaptive sample's
+        pilot, drawn from this full snapshot)."""
+        return member_points(design.keep(self.cards))
 
     def to_csv(self, directory: str | Path) -> list[Path]:
         """Write one CSV per frame plus ``manifest.json``; returns the written paths.

@@ -33,7 +33,7 @@ from ..frames.rewards import (
     REWARD_COSTS,
     REWARDS,
 )
-from ..frames.sample import Sample, SampleDesign, draw_sample
+from ..frames.sample import Sample, SampleDesign, SampleDraw
 from ..frames.schema import FrameBuilder, Schema
 from ..models import (
     Benefit,
@@ -177,7 +177,9 @@ class _Puller:
         self.share = share
         self.sample = sample
         self.design: SampleDesign | None = None
-        """The sample drawn, once the members are listed (a sampled pull)."""
+        """The sample drawn, once the members are listed (a sampled pull); an adaptive
+        sample's pilot until its pilot is read."""
+        self.draw: SampleDraw | None = None
         self.limit = asyncio.Semaphore(concurrency)
         self.progress = progress
         self.held_at_start: float | None = None
@@ -186,6 +188,7 @@ class _Puller:
         """Members listed (once the member lists are walked)."""
         self.members: pd.DataFrame | None = None
         """Their frame, once a sample was drawn from it (built once, not again at the end)."""
+        self._listed_members: list[Member] = []
 
     async def run(self) -> Pulled:
         c, kinds = self.client, self.kinds
@@ -228,9 +231,12 @@ class _Puller:
             walked = by_part(await listing)
             budget.lists_walked(by_id=len(self._unlisted(walked, ())))
             sampled = None if self.design is None else self.design.size
-            budget.check(
-                step.requests[0].part, len(step.requests), members=self.listed, sampled=sampled
-            )
+            needed = len(step.requests)
+            if self.draw is not None and self.draw.adaptive and self.design is self.draw.first:
+                # Before the pilot: the whole sample's reads must fit, not the pilot's alone.
+                sampled = max(self.draw.sample.n, needed)
+                needed = sampled
+            budget.check(step.requests[0].part, needed, members=self.listed, sampled=sampled)
 
         found, tree = await _gather(
             listing, self._member_tree(bar, tree_depth(kinds), before, self._read)
@@ -281,9 +287,25 @@ class _Puller:
         if self.sample is None:
             return members
         self.members = members_frame(members)
-        self.design = draw_sample(self.members, self.sample)
+        self.draw = SampleDraw(self.members, self.sample)
+        self.design = self.draw.first
+        self._listed_members = members
         drawn = set(self.design.units["member_id"])
         return [m for m in members if m.id in drawn]
+
+    def _more(self, read: list[MemberWithCards]) -> list[Member]:
+        """An adaptive sample's second round: the members its pilot's points allocate."""
+        if self.draw is None or not self.draw.adaptive:
+            return []
+        points = pd.Series(
+            [sum(c.card.balance.points for c in m.cards if c.card is not None) for m in read],
+            index=[m.id for m in read],
+            dtype="Float64",
+        )
+        pilot = set(self.draw.first.units["member_id"])
+        self.design = self.draw.complete(points)
+        drawn = set(self.design.units["member_id"]) - pilot
+        return [m for m in self._listed_members if m.id in drawn]
 
     def _unlisted(self, walked: Mapping[ListPart, Any], tree: tuple[Any, ...]) -> set[str]:
         """The card definitions referenced (by the lists, and by the tree's ``details`` and
@@ -350,7 +372,7 @@ class _Puller:
         async def run(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
             return await _gather(*(self._bounded(start) for start in starts))
 
-        walk = member_tree(depth, read=read, pending_only=True)
+        walk = member_tree(depth, read=read, more=self._more, pending_only=True)
         tree = await awalk_tree(
             walk,
             self.client,

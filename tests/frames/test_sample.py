@@ -14,9 +14,11 @@ import pytest
 
 from lyt_toolkit.frames import members_frame
 from lyt_toolkit.frames.sample import (
+    PILOT_SHARE,
     Estimate,
     Sample,
     SampleDesign,
+    SampleDraw,
     draw_sample,
     estimate_total,
     estimate_totals,
@@ -50,6 +52,16 @@ def heavy_balances(listed: pd.DataFrame, *, sigma: float = 1.2, seed: int = 2) -
     return pd.Series(points.round(), index=listed["id"].to_numpy())
 
 
+ONE_ROUND = {"allocation": "proportional", "bands": 4}
+"""The one-round design these tests were written for: proportional, in four join bands."""
+
+
+def drawn(listed: pd.DataFrame, sample: Sample, balances: pd.Series | None = None) -> SampleDesign:
+    """``draw_sample`` with the pilot's points read from ``balances`` (an adaptive sample)."""
+    points = balances if balances is not None else heavy_balances(listed)
+    return draw_sample(listed, sample, lambda pilot: points[pilot.units["member_id"].to_numpy()])
+
+
 @pytest.fixture(scope="module")
 def listed() -> pd.DataFrame:
     return members(2_000)
@@ -67,6 +79,7 @@ def listed() -> pd.DataFrame:
         ({"n": 10, "by": "status"}, "by"),
         ({"n": 10, "bands": 0}, "bands"),
         ({"n": 10, "allocation": "neyman"}, "allocation"),
+        ({"n": 10, "allocation": None}, "allocation"),
     ],
 )
 def test_a_sample_refuses_what_it_cannot_draw_naming_the_field(kwargs, field) -> None:
@@ -75,17 +88,19 @@ def test_a_sample_refuses_what_it_cannot_draw_naming_the_field(kwargs, field) ->
 
 
 def test_the_same_seed_and_members_give_the_same_sample_in_any_list_order(listed) -> None:
-    first = draw_sample(listed, Sample(100, seed=5))
-    shuffled = listed.sample(frac=1, random_state=3).reset_index(drop=True)
-    again = draw_sample(shuffled, Sample(100, seed=5))
-    pd.testing.assert_frame_equal(first.units, again.units)
-    pd.testing.assert_frame_equal(first.strata, again.strata)
-    other = draw_sample(listed, Sample(100, seed=6))
-    assert set(other.units["member_id"]) != set(first.units["member_id"])
+    balances = heavy_balances(listed)
+    for design in ({}, ONE_ROUND):
+        first = drawn(listed, Sample(100, seed=5, **design), balances)
+        shuffled = listed.sample(frac=1, random_state=3).reset_index(drop=True)
+        again = drawn(shuffled, Sample(100, seed=5, **design), balances)
+        pd.testing.assert_frame_equal(first.units, again.units)
+        pd.testing.assert_frame_equal(first.strata, again.strata)
+        other = drawn(listed, Sample(100, seed=6, **design))
+        assert set(other.units["member_id"]) != set(first.units["member_id"])
 
 
 def test_each_stratum_gets_its_proportional_share_and_at_least_two(listed) -> None:
-    design = draw_sample(listed, Sample(100, seed=1))
+    design = draw_sample(listed, Sample(100, seed=1, **ONE_ROUND))
     strata = design.strata
     # 2 programs x 2 statuses x 4 join bands, the bands cut at the same dates for all.
     assert len(strata) == 16
@@ -109,14 +124,14 @@ def test_each_stratum_gets_its_proportional_share_and_at_least_two(listed) -> No
 def test_a_stratum_of_one_member_is_read_whole() -> None:
     listed = members(41, programs=1)
     listed.loc[0, "program_id"] = "lprg_lone"
-    design = draw_sample(listed, Sample(8, by=("program",)))
+    design = draw_sample(listed, Sample(8, by=("program",), allocation="proportional"))
     strata = design.strata.set_index("program_id")
     assert strata.loc["lprg_lone", ["population", "sampled"]].tolist() == [1, 1]
     assert strata.loc["lprg_0000", "sampled"] == 7
 
 
 def test_a_sample_as_large_as_the_list_is_a_census_with_exact_totals(listed) -> None:
-    design = draw_sample(listed, Sample(5_000, seed=3))
+    design = draw_sample(listed, Sample(5_000, seed=3))  # a census is read in one round
     assert design.census and design.size == 2_000
     assert (design.units["weight"] == 1).all()
     balances = heavy_balances(listed)
@@ -171,7 +186,7 @@ def test_the_estimate_and_its_variance_follow_the_stratified_formulas() -> None:
 
 
 def test_weigh_appends_each_rows_member_weight(listed) -> None:
-    design = draw_sample(listed, Sample(50, seed=2))
+    design = drawn(listed, Sample(50, seed=2))
     sampled = design.units["member_id"].iloc[0]
     rows = pd.DataFrame({"id": ["c1", "c2", "c3"], "member_id": [sampled, sampled, "lmbr_x"]})
     weighed = design.weigh(rows)
@@ -187,7 +202,7 @@ def _half_widths_and_coverage(
     truth = balances.sum()
     widths, covered = [], 0
     for seed in range(seeds):
-        design = draw_sample(listed, Sample(seed=seed, **sample))
+        design = drawn(listed, Sample(seed=seed, **sample), balances)
         total = estimate_total(design, balances[design.units["member_id"].to_numpy()])
         widths.append(total.half_width / truth)
         covered += total.low <= truth <= total.high
@@ -196,15 +211,59 @@ def _half_widths_and_coverage(
 
 def test_intervals_cover_a_heavy_tailed_total_in_at_least_90_of_100_samples(listed) -> None:
     balances = heavy_balances(listed, sigma=1.2)
-    _, covered = _half_widths_and_coverage(listed, balances, {"n": 300})
-    assert covered >= 90
+    for design in ({}, ONE_ROUND):
+        _, covered = _half_widths_and_coverage(listed, balances, {"n": 300, **design})
+        assert covered >= 90, design
+
+
+def test_an_adaptive_sample_keeps_its_pilot_and_sends_the_rest_where_the_points_are() -> None:
+    listed = members(20_000, seed=8)
+    balances = heavy_balances(listed)
+    balances[listed.loc[listed["status"] == "INACTIVE", "id"].to_numpy()] = 0
+    sample = Sample(2_000, seed=4)
+    draw = SampleDraw(listed, sample)
+    pilot = draw.first
+    assert pilot.size == 2_000 * PILOT_SHARE
+    whole = draw.complete(balances[pilot.units["member_id"].to_numpy()])
+    assert whole.size == 2_000
+    assert set(pilot.units["member_id"]) <= set(whole.units["member_id"])
+    assert (whole.strata["sampled"] >= pilot.strata["sampled"]).all()
+    # Inactive members hold nothing here and active ones more the older they are: the rest
+    # goes mostly to the active strata, and more to the older half of the join bands.
+    strata = whole.strata
+
+    def fraction(rows: pd.Series) -> float:
+        return strata.loc[rows, "sampled"].sum() / strata.loc[rows, "population"].sum()
+
+    active = strata["status"] == "ACTIVE"
+    older = strata["joined"] < sorted(strata["joined"].unique())[4]
+    assert fraction(~active) < 0.5 * fraction(active)
+    assert fraction(active & older) > 1.5 * fraction(active & ~older)
+    assert drawn(listed, sample, balances).units.equals(whole.units)
+    with pytest.raises(ValueError, match=r"^points: "):
+        draw_sample(listed, sample)
+
+
+def test_the_adaptive_sample_narrows_the_interval_where_points_are_unevenly_spread() -> None:
+    listed = members(10_000, seed=6)
+    balances = heavy_balances(listed, sigma=1.2, seed=7)
+    balances[listed.loc[listed["status"] == "INACTIVE", "id"].to_numpy()] //= 20
+    one_round, one_covered = _half_widths_and_coverage(listed, balances, {"n": 1_000, **ONE_ROUND})
+    adaptive, covered = _half_widths_and_coverage(listed, balances, {"n": 1_000})
+    # Measured: +-X % in one round, +-Y % adaptive.
+    assert adaptive < 0.9 * one_round
+    assert covered >= 90 and one_covered >= 90
 
 
 def test_stratifying_by_join_date_narrows_the_interval_when_points_grow_with_tenure() -> None:
     listed = members(2_000, seed=4)
     balances = heavy_balances(listed, sigma=0.3, seed=5)
-    plain, plain_covered = _half_widths_and_coverage(listed, balances, {"n": 200, "by": ()})
-    bands, bands_covered = _half_widths_and_coverage(listed, balances, {"n": 200, "bands": 8})
+    plain, plain_covered = _half_widths_and_coverage(
+        listed, balances, {"n": 200, "by": (), "allocation": "proportional"}
+    )
+    bands, bands_covered = _half_widths_and_coverage(
+        listed, balances, {"n": 200, "bands": 8, "allocation": "proportional"}
+    )
     # Measured: +-8.6 % plain, +-4.6 % in 8 join bands (points mostly set by tenure).
     assert bands < 0.65 * plain
     assert plain_covered >= 88 and bands_covered >= 88

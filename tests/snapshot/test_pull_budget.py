@@ -21,6 +21,7 @@ from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.frames.registry import FRAME_NAMES
+from lyt_toolkit.frames.sample import SampleDraw
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.cost import pages
 
@@ -202,6 +203,44 @@ def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
     assert sampled.calls.used == LIST_CALLS + design.size + holding + by_id
     assert sampled.calls.used == large.plan()["used"] < 500
     assert sampled.cards["weight"].sum() == pytest.approx(MEMBERS)
+
+
+def test_an_adaptive_sampled_pull_reads_its_pilot_then_the_rest_and_equals_the_full_pull_sampled(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    sample = Sample(600, seed=2, by=("status", "joined"), bands=4)  # a pilot of 30 a stratum
+    large.set_plan("100000/hour")
+    with make_client(large) as client:
+        full = ProgramSnapshot.pull(client, progress=False)
+    draw = SampleDraw(full.members, sample)
+    assert draw.adaptive and draw.first.size == 240
+    large.set_plan("3000/hour")
+    with make_client(large) as client:
+        sampled = ProgramSnapshot.pull(client, progress=False, sample=sample)
+    design = sampled.sample
+    assert design is not None and design.size == 600
+    assert set(draw.first.units["member_id"]) <= set(design.units["member_id"])
+    assert not design.strata["sampled"].equals(draw.first.strata["sampled"] * 600 // 240)
+    expected = full.sampled(sample)
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(sampled, name), getattr(expected, name), obj=name)
+    pd.testing.assert_frame_equal(design.units, expected.sample.units)  # type: ignore[union-attr]
+    holding = int((sampled.cards["balance_pending_points"] != 0).sum())
+    by_id = int((~sampled.card_definitions["listed"]).sum())
+    assert sampled.calls is not None
+    assert sampled.calls.used == LIST_CALLS + 600 + holding + by_id == large.plan()["used"]
+
+
+def test_an_adaptive_sampled_pull_that_cannot_read_the_whole_sample_reads_no_pilot(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    large.set_plan("1000/hour")  # half the window: 500 calls, not enough for 600 members
+    with make_client(large) as client, pytest.raises(PullBudgetError) as refused:
+        ProgramSnapshot.pull(
+            client, progress=False, sample=Sample(600, by=("status", "joined"), bands=4)
+        )
+    assert refused.value.stage == "member reads" and refused.value.needed >= 600
+    assert large.plan()["used"] == LIST_CALLS
 
 
 def test_a_sample_needs_the_member_reads(large: Sandbox, make_client: ClientFor) -> None:

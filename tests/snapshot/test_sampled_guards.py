@@ -60,7 +60,7 @@ def test_a_diff_with_a_sample_leaves_member_rows_out_and_says_so(full, sampled) 
         assert diff.note is not None
         assert "cards and pending_buckets not compared" in diff.note
         assert "a row it lacks was not read, not deleted" in diff.note
-        assert "stratified sample of 30 of 300 members" in diff.note
+        assert f"stratified sample of {sampled.sample.size} of 300 members" in diff.note
         assert diff.note in repr(diff)
         counts = diff.summary()
         assert counts.loc[list(MEMBER_KINDS)].isna().all().all()
