@@ -3,8 +3,9 @@
 One page per public module (rendered from its docstrings by mkdocstrings; a package
 lists what it re-exports from a public module, linking to it), the navigation of those
 pages, and the notebooks copied in as they are committed (with their outputs). The
-tables generated from the code (schemas, audit rules, ``lyt`` help) are filled into the
-hand-written pages by ``hooks.py``.
+parts generated from the code (schemas, audit rules, ``lyt`` help, the program file format)
+are committed in their pages (``generated.py`` writes them; ``hooks.py`` fails the build
+when one is out of date).
 """
 
 from __future__ import annotations
@@ -112,9 +113,6 @@ def main() -> None:
     with mkdocs_gen_files.open("reference/api/SUMMARY.md", "w") as nav:
         for section, items in summary.items():
             nav.write(f"* {section}\n" + "\n".join(items) + "\n")
-
-    with mkdocs_gen_files.open("reference/program-files.md", "w") as page:
-        page.write((ROOT / "data" / "README.md").read_text(encoding="utf-8"))
 
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         with mkdocs_gen_files.open(f"notebooks/{notebook.name}", "w") as copy:

@@ -1,6 +1,7 @@
 """MkDocs hooks: fill the generated tables in, and fail the build on undocumented names.
 
-``on_page_markdown`` replaces each ``<!-- generated: NAME -->`` line (see ``generated.py``).
+``on_page_markdown`` fails the build on a page whose generated parts (``<!-- generated: NAME
+-->``, see ``generated.py``) are not what the code makes now.
 ``on_post_build`` checks that every public module of lyt_toolkit has its reference page and
 that every public name of it (``__all__``, else the names the module defines) is rendered
 there, i.e. the page holds an element whose id is the name's dotted path: the heading
@@ -19,7 +20,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from generated import fill
+from generated import WRITE, fill
 from public_api import page_path, public_modules, public_names
 
 _IDS = re.compile(r'\sid="([^"]+)"')
@@ -27,7 +28,9 @@ _ids_by_page: dict[str, set[str]] = {}
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    return fill(markdown)
+    if fill(markdown) != markdown:
+        raise PluginError(f"docs/{page.file.src_uri} is out of date with the code: run {WRITE}")
+    return markdown
 
 
 def on_pre_build(**_: Any) -> None:

@@ -92,13 +92,6 @@ def name_key(name: str) -> str:
     return _SPACES.sub(" ", name.casefold()).strip()
 
 
-def status_of(row: Row | None, fallback: str | None = None) -> str:
-    """A row's status, else ``fallback`` (a status joined in elsewhere), else ``MISSING``."""
-    if row is not None:
-        return str(row.get("status"))
-    return str(fallback) if fallback else "MISSING"
-
-
 def daily_windows(row: Row) -> list[dict[str, Any]] | None:
     """The DAILY validity windows of a reward or program row."""
     value = row.get("validity_daily")

@@ -12,7 +12,8 @@ old one in ``previous_message``), and the unpaired ones ``appeared`` or were
 When either snapshot is a sample, the rules that read member records (``Rule.per_member``)
 see different members on the two sides, so a finding of an unsampled member would read as
 resolved: ``findings_between`` leaves those rules out, warns, and names them in the
-result's ``attrs["left_out"]``.
+result's ``attrs["left_out"]``. A rule needing a kind (``Rule.needs``) that either snapshot
+was pulled without is left out and named there too, without a warning.
 """
 
 from __future__ import annotations
@@ -46,23 +47,26 @@ def findings_between(before: ProgramSnapshot, after: ProgramSnapshot) -> pd.Data
     """Findings of ``after`` not in ``before`` (``appeared``), those whose message changed
     (``changed``) and those of ``before`` gone from ``after`` (``resolved``).
 
-    With a sample on either side the per-member rules are left out, with a ``UserWarning``
-    and their ids in ``attrs["left_out"]`` (see the module doc)."""
-    if before.sample is None and after.sample is None:
+    Rules are left out, their ids in ``attrs["left_out"]``, when a side cannot judge them:
+    the per-member rules with a sample on either side (with a ``UserWarning``, see the module
+    doc), and a rule whose ``needs`` the two snapshots do not both hold (pulled with
+    ``kinds=``: a card definition never pulled is not missing)."""
+    sides = (("before", before.sample), ("after", after.sample))
+    sampled = [(name, design) for name, design in sides if design is not None]
+    held = before.kinds & after.kinds
+    left_out = [r.id for r in RULES.values() if (sampled and r.per_member) or not r.needs <= held]
+    if sampled:
+        per_member = ", ".join(r.id for r in RULES.values() if r.per_member)
+        which = " and ".join(f"the {name} snapshot is a {design}" for name, design in sampled)
+        warnings.warn(
+            f"findings of {per_member} left out: {which}, whose findings about cards and "
+            "pending buckets are of its sampled members only (compare two full pulls for them)",
+            UserWarning,
+            stacklevel=2,
+        )
+    if not left_out:
         return compare_findings(run(before), run(after))
-    left_out = [r.id for r in RULES.values() if r.per_member]
-    rules = [r for r in RULES.values() if not r.per_member]
-    sides = " and ".join(
-        f"the {name} snapshot is a {s.sample}"
-        for name, s in (("before", before), ("after", after))
-        if s.sample is not None
-    )
-    warnings.warn(
-        f"findings of {', '.join(left_out)} left out: {sides}, whose findings about cards and "
-        "pending buckets are of its sampled members only (compare two full pulls for them)",
-        UserWarning,
-        stacklevel=2,
-    )
+    rules = [r for r in RULES.values() if r.id not in left_out]
     columns = list(FINDING_COLUMNS)
     out = compare_findings(run(before, rules)[columns], run(after, rules)[columns])
     out.attrs[LEFT_OUT_ATTR] = tuple(left_out)

@@ -56,6 +56,10 @@ class Rule:
     """It reads member records (cards, pending buckets), which a sampled snapshot holds only
     for its sampled members: its findings are then counted in the sample and estimated for
     the program (``summary``)."""
+    needs: frozenset[str] = frozenset()
+    """The kinds it must hold to judge: without one of them (a snapshot pulled with
+    ``kinds=``) it would report as missing what was only not pulled, so a comparison of
+    snapshots that do not both hold them leaves the rule out (``findings_between``)."""
 
 
 RULES: dict[str, Rule] = {}
@@ -63,15 +67,23 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(
-    rule_id: str, severity: Severity, description: str, *, per_member: bool = False
+    rule_id: str,
+    severity: Severity,
+    description: str,
+    *,
+    per_member: bool = False,
+    needs: Iterable[str] = (),
 ) -> Callable[[Check], Check]:
     """Register the decorated function as the audit rule ``rule_id``; ``per_member`` when it
-    reads cards or pending buckets (its findings then name their ``member_id``)."""
+    reads cards or pending buckets (its findings then name their ``member_id``); ``needs``
+    the kinds it cannot judge without (``Rule.needs``)."""
 
     def register(check: Check) -> Check:
         if rule_id in RULES:
             raise ValueError(f"audit rule {rule_id!r} is registered twice")
-        RULES[rule_id] = Rule(rule_id, Severity(severity), description, check, per_member)
+        RULES[rule_id] = Rule(
+            rule_id, Severity(severity), description, check, per_member, frozenset(needs)
+        )
         return check
 
     return register

@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ..frames import FRAME_NAMES
-from ..frames.pending import blocked_reasons
+from ..frames.definitions import referenced_definition
+from ..frames.pending import buckets_blocked
 from ..models.enums import (
     BenefitStatus,
     CardDefinitionStatus,
@@ -37,7 +38,6 @@ from ._view import (
     name_key,
     now_of,
     rows,
-    status_of,
     timestamp,
     today_of,
 )
@@ -114,12 +114,19 @@ _Uses = Callable[["ProgramSnapshot"], Iterable[_CardUse]]
 """A snapshot's references of one kind to card definitions."""
 
 
-def _register(rule_id: str, severity: Severity, summary: str, doc: str, check: Check) -> None:
+def _register(
+    rule_id: str,
+    severity: Severity,
+    summary: str,
+    doc: str,
+    check: Check,
+    needs: tuple[str, ...] = (),
+) -> None:
     """Register ``check``, made by a rule family, as the rule ``rule_id`` documented by
     ``doc`` (its docstring, as a rule written as a function has its own)."""
     check.__name__ = check.__qualname__ = rule_id.replace("-", "_")
     check.__doc__ = doc
-    rule(rule_id, severity, summary)(check)
+    rule(rule_id, severity, summary, needs=needs)(check)
 
 
 def _missing_definition_rule(rule_id: str, kind: str, uses: _Uses, summary: str, doc: str) -> None:
@@ -134,7 +141,7 @@ def _missing_definition_rule(rule_id: str, kind: str, uses: _Uses, summary: str,
                 message = f"{use.phrase} card definition {ref}, which does not exist"
                 yield _finding(kind, use.owner, message)
 
-    _register(rule_id, Severity.ERROR, summary, doc, check)
+    _register(rule_id, Severity.ERROR, summary, doc, check, needs=("card_definitions",))
 
 
 def _not_active_definition_rule(
@@ -276,6 +283,7 @@ _not_active_definition_rule(
     "active-reward-without-costs",
     Severity.ERROR,
     "An ACTIVE reward has no cost, so members cannot buy it.",
+    needs=("reward_costs",),
 )
 def active_reward_without_costs(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """A reward on the shelf without a price."""
@@ -392,26 +400,21 @@ _card_definition_rule(
     "A PENDING points bucket can no longer be activated: its date is not in the future, "
     "its program or member is not ACTIVE, or its card definition does not hold points as pending.",
     per_member=True,
+    needs=("card_definitions",),
 )
 def pending_bucket_not_activatable(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Points stuck in PENDING: members see them but can never spend them."""
-    today = today_of(snapshot)
-    programs = {p["id"]: p for p in rows(snapshot, "programs")}
-    members = {m["id"]: m for m in rows(snapshot, "members")}
-    definitions = _card_definitions(snapshot)
-    for bucket in rows(snapshot, "pending_buckets"):
-        if bucket["status"] != PendingBucketStatus.PENDING:
-            continue
-        _, definition = _reference(definitions, bucket)
-        reasons = blocked_reasons(
-            bucket,
-            today=today,
-            program_status=status_of(
-                programs.get(bucket["program_id"]), bucket.get("program_status")
-            ),
-            member_status=status_of(members.get(bucket["member_id"]), bucket.get("member_status")),
-            definition=definition,
-        )
+    pending = [
+        b for b in rows(snapshot, "pending_buckets") if b["status"] == PendingBucketStatus.PENDING
+    ]
+    blocked = buckets_blocked(
+        pending,
+        today=today_of(snapshot),
+        programs={p["id"]: p for p in rows(snapshot, "programs")},
+        members={m["id"]: m for m in rows(snapshot, "members")},
+        definitions=_card_definitions(snapshot),
+    )
+    for bucket, reasons in zip(pending, blocked, strict=True):
         if reasons:
             yield Finding(
                 "pending_bucket",
@@ -463,21 +466,10 @@ def card_pending_points_mismatch(snapshot: ProgramSnapshot) -> Iterator[Finding]
 
 
 def _reference(definitions: dict[str, Row], row: Row) -> tuple[str | None, Row | None]:
-    """The card definition ``row`` references: (its ID, its row or None when it does not exist).
-
-    The snapshot's card definition frame holds listed definitions and those it
-    fetched by ID because something references them; a row's own
-    ``card_definition_found``/``card_definition_status`` fill in when a frame
-    was resolved without the definition itself.
-    """
-    ref = row.get("card_definition_id")
-    if not ref:
-        return None, None
-    if ref in definitions:
-        return ref, definitions[ref]
-    if row.get("card_definition_found") is True and row.get("card_definition_status"):
-        return ref, {"id": ref, "name": None, "status": row["card_definition_status"]}
-    return ref, None
+    """The card definition ``row`` references: (its ID, its row or None when it does not
+    exist), as ``referenced_definition`` finds it."""
+    ref, definition = referenced_definition(definitions, row)
+    return ref, None if definition is None else dict(definition)
 
 
 def _not_active(definition: Row | None) -> TypeGuard[Row]:

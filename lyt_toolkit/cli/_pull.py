@@ -38,6 +38,7 @@ __all__ = [
     "pull_snapshot",
     "refused",
     "sample_line",
+    "source_name",
 ]
 
 REFUSED = "the service refused the credentials (401); check LYT_APP_ID and LYT_APP_TOKEN"
@@ -134,8 +135,9 @@ def _whole(text: str | None, option: str, *, least: int, what: str) -> int | Non
 
 
 def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> ProgramSnapshot:
-    """What the service (``connected_client(sandbox)``) holds, pulled as ``options`` say; a
-    progress bar only when stderr is a terminal."""
+    """What the service (``connected_client(sandbox)``) holds, pulled as ``options`` say,
+    with a progress bar where one can be seen (a terminal's stderr) or where ``LYT_PROGRESS``
+    asks for one (``lyt_toolkit._progress.display``)."""
     from ..frames.sample import Sample
     from ..snapshot import ProgramSnapshot
 
@@ -143,7 +145,7 @@ def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> Program
     with connected_client(sandbox) as client:
         return ProgramSnapshot.pull(
             client,
-            progress=sys.stderr.isatty(),
+            progress=True,
             budget_share=options.budget_share,
             sample=sample,
         )
@@ -186,6 +188,26 @@ def sample_line(snapshot: ProgramSnapshot) -> str | None:
         f"and program totals are estimated from {design.size:,} of {design.population:,} "
         "members, with 95 % intervals"
     )
+
+
+DEMO_SOURCE = "the embedded demo program (--sandbox)"
+"""How a report names the embedded sandbox, whose address changes with every start."""
+
+
+def source_name(sandbox: bool, snapshot: ProgramSnapshot) -> str:
+    """The service a snapshot came from as its users know it: the embedded demo program, or
+    the configured project (its application ID) and cluster, with the service's address;
+    never a credential."""
+    if sandbox:
+        return DEMO_SOURCE
+    from ..client import ClientConfig
+
+    try:
+        config = ClientConfig.resolve()
+    except LytError:
+        return snapshot.source or "the service"
+    cluster = f" on cluster {config.cluster.value}" if "{cluster}" in config.base_url else ""
+    return f"project {config.app_id or '(no application ID)'}{cluster} at {snapshot.source}"
 
 
 def calls_line(snapshot: ProgramSnapshot) -> str:

@@ -29,6 +29,7 @@ from ._pull import (
     pull_snapshot,
     refused,
     sample_line,
+    source_name,
 )
 
 if TYPE_CHECKING:
@@ -108,7 +109,8 @@ def _audit(
     if economics:
         from .report import ECONOMICS_DIR, write_economics
 
-        code = write_economics(snapshot, out / ECONOMICS_DIR, command)
+        source = source_name(sandbox, snapshot)
+        code = write_economics(snapshot, out / ECONOMICS_DIR, command, source=source)
         if code != EXIT_OK:
             return code
     if history is not None:

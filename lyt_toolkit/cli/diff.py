@@ -1,14 +1,16 @@
 """``lyt diff OLD_DIR NEW_DIR [--out FILE]``: what changed between two exported snapshots.
 
 Either folder may hold a CSV export (``lyt export``, ``to_csv``) or a Parquet
-one (``to_parquet``). Prints the counts per kind and the audit findings that
-appeared, changed or were resolved; ``--out`` writes every change as CSV. Changes are
+one (``to_parquet``). Prints the counts per kind, the first changes one per line
+(kind, ID, column, before -> after) and the audit findings that appeared, changed or
+were resolved; ``--out`` writes every change as CSV. Changes are
 data, not failures: the exit code is 0 whenever the diff ran.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,12 +18,18 @@ from typing import TYPE_CHECKING
 from ..errors import LytError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..snapshot import SnapshotDiff
 
-__all__ = ["diff", "format_diff", "write_changes"]
+__all__ = ["change_lines", "diff", "format_diff", "write_changes"]
 
 EXIT_OK = 0
 MAX_FINDINGS_SHOWN = 20
+MAX_CHANGES_SHOWN = 20
+"""Changes printed one per line; ``--out`` writes them all."""
+MAX_VALUE_SHOWN = 60
+"""Characters of a value printed in a change line."""
 EXIT_CANNOT_RUN = 2
 
 
@@ -54,21 +62,25 @@ def write_changes(changes: SnapshotDiff, out: str | None) -> str | None:
 
 
 def format_diff(changes: SnapshotDiff) -> str:
-    """The printed diff: both pull times, counts per kind, findings that appeared, changed or
-    resolved."""
+    """The printed diff: both pull times, counts per kind (of the kinds either snapshot
+    holds), the first changes one per line, findings that appeared, changed or resolved."""
     import warnings
 
     from ..audit import findings_between
 
     before, after = changes.before, changes.after
+    summary = changes.summary()
+    held = [kind for kind in summary.index if kind in before.kinds | after.kinds]
     lines = [
         f"Changes from {before.pulled_at:%Y-%m-%d %H:%M:%S} UTC "
         f"to {after.pulled_at:%Y-%m-%d %H:%M:%S} UTC: {len(changes)} changes",
         "",
-        changes.summary().to_string(),
+        summary.loc[[*held, "total"]].to_string(),
     ]
     if changes.note is not None:
         lines += ["", f"Note: {changes.note}"]
+    if changes:
+        lines += ["", *change_lines(changes.changes)]
     with warnings.catch_warnings():  # the rules left out are printed below instead
         warnings.simplefilter("ignore", UserWarning)
         findings = findings_between(before, after)
@@ -78,7 +90,7 @@ def format_diff(changes: SnapshotDiff) -> str:
         "",
         f"Audit findings: {counts.get('appeared', 0)} appeared, "
         f"{counts.get('changed', 0)} changed, {counts.get('resolved', 0)} resolved"
-        + (f" (per-member rules left out: {', '.join(left_out)})" if left_out else ""),
+        + (f" (rules left out: {', '.join(left_out)})" if left_out else ""),
     ]
     for f in findings.head(MAX_FINDINGS_SHOWN).itertuples(index=False):
         was = f" (was: {f.previous_message})" if f.change == "changed" else ""
@@ -86,6 +98,41 @@ def format_diff(changes: SnapshotDiff) -> str:
     if len(findings) > MAX_FINDINGS_SHOWN:
         lines.append(f"  ... and {len(findings) - MAX_FINDINGS_SHOWN} more")
     return "\n".join(lines)
+
+
+def change_lines(changes: pd.DataFrame, limit: int = MAX_CHANGES_SHOWN) -> list[str]:
+    """The first ``limit`` rows of a diff's ``changes``, one line each: the change, kind, key,
+    then a changed value's column and ``before -> after`` (an added or removed row's name);
+    then how many more there are."""
+    lines = [
+        f"  {c.change:<8} {c.kind} {c.key}" + _what(c.change, c.column, c.before, c.after)
+        for c in changes.head(limit).itertuples(index=False)
+    ]
+    if len(changes) > limit:
+        lines.append(f"  ... and {len(changes) - limit} more")
+    return lines
+
+
+def _what(change: object, column: object, before: object, after: object) -> str:
+    """A changed value as `` column: before -> after``; an added or removed row's name."""
+    if change == "changed":
+        return f" {column}: {_shown(before)} -> {_shown(after)}"
+    row = json.loads(str(after if change == "added" else before))
+    name = row.get("name") if isinstance(row, dict) else None
+    return "" if name is None else f" ({_shown(name)})"
+
+
+def _shown(value: object, width: int = MAX_VALUE_SHOWN) -> str:
+    """A value on one line: NA as ``NA``, characters that are not printable escaped, and
+    cut at ``width`` characters."""
+    import pandas as pd
+
+    if value is None or value is pd.NA:  # the changes frame's text is string-typed
+        return "NA"
+    text = str(value)
+    if not text.isprintable():
+        text = text.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _fail(reason: str) -> int:

@@ -41,9 +41,7 @@ def drift(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     try:
         with connected_client(bool(args.sandbox)) as client:
-            changes = snapshot.drift(
-                client, progress=sys.stderr.isatty(), budget_share=options.budget_share
-            )
+            changes = snapshot.drift(client, progress=True, budget_share=options.budget_share)
     except LytError as exc:
         return _fail(_explain(exc))
     except ValueError as exc:  # a sample holding nothing a drift can compare

@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._pull import calls_line, output_dir, pull_options
+from ._pull import calls_line, output_dir, pull_options, source_name
 from .audit import EXIT_CANNOT_RUN, EXIT_OK, _fail, pull_or_fail
 
 if TYPE_CHECKING:
@@ -63,10 +63,17 @@ def economics(args: argparse.Namespace) -> int:
     snapshot = pull_or_fail(bool(args.sandbox), COMMAND, options)
     if snapshot is None:
         return EXIT_CANNOT_RUN
-    print(f"Economics of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
+    source = source_name(bool(args.sandbox), snapshot)
+    print(f"Economics of {source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
     print(calls_line(snapshot))
     return write_economics(
-        snapshot, out, COMMAND, prices=prices, history=history, redemption_rate=rate
+        snapshot,
+        out,
+        COMMAND,
+        prices=prices,
+        history=history,
+        redemption_rate=rate,
+        source=source,
     )
 
 
@@ -91,10 +98,12 @@ def write_economics(
     prices: pd.DataFrame | None = None,
     history: SnapshotHistory | None = None,
     redemption_rate: float | None = 1.0,
+    source: str | None = None,
 ) -> int:
     """Summarise ``snapshot``'s economics (with ``prices``, the ``history`` and the expected
-    ``redemption_rate``, None: estimated from the history), write the report in ``out`` and
-    print its headline figures and files."""
+    ``redemption_rate``, None: estimated from the history), write the report in ``out``
+    naming the service as ``source`` (``source_name``), and print its headline figures and
+    files."""
     from ..economics import summarise
     from ..errors import LytError
     from ..reports.economics_report import headline_lines, sample_note, write_economics_report
@@ -106,7 +115,7 @@ def write_economics(
     except (LytError, OSError, ValueError) as exc:
         return _fail(command, f"cannot summarise the economics: {exc}")
     try:
-        files = write_economics_report(summary, out)
+        files = write_economics_report(summary, out, source=source)
     except OSError as exc:
         return _fail(command, f"cannot write the economics report to {out}: {exc.strerror or exc}")
     lines = headline_lines(summary.headline)

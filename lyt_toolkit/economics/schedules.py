@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..frames.pending import buckets_blocked, rows_by_id, rows_of
 from ..models.enums import PendingBucketStatus, PointsExpirationType
 from ..models.subtypes import RoundingType
 from ..snapshot.model import ProgramSnapshot
@@ -35,18 +36,27 @@ def pending_schedule(snapshot: ProgramSnapshot) -> pd.DataFrame:
     """One row per card definition x month: the PENDING points activating that month.
 
     ``month`` is the first day of the bucket's activation month (00:00 UTC); ``points``
-    sums its buckets (NA when one is unknown) and ``buckets`` counts them. Buckets
-    without a date are left out. Ordered by card definition, then month. On a sampled
-    snapshot both are weighted: estimates of the program's, to the nearest whole number.
+    sums its buckets (NA when one is unknown) and ``buckets`` counts them. Of these,
+    ``cannot_activate_points`` and ``cannot_activate_buckets`` are the buckets that can never
+    activate (program or member not ACTIVE, date not after the snapshot's day, card definition
+    missing or IMMEDIATE: those the audit rule ``pending-bucket-not-activatable`` flags).
+    Buckets without a date are left out. Ordered by card definition, then month. On a
+    sampled snapshot all four are weighted: estimates of the program's, to the nearest whole
+    number.
     """
     buckets = snapshot.pending_buckets
     pending = buckets[(buckets["status"] == PendingBucketStatus.PENDING) & buckets["date"].notna()]
+    points = weighted(snapshot, pending, "points_total")
+    count = pending["weight"] if snapshot.sample is not None else pd.Series(1, index=pending.index)
+    stuck = _cannot_activate(snapshot, pending)
     keys = pd.DataFrame(
         {
             "card_definition_id": pending["card_definition_id"].astype("string"),
             "month": first_of_month(pending["date"]),
-            "points": weighted(snapshot, pending, "points_total"),
-            "buckets": pending["weight"] if snapshot.sample is not None else 1,
+            "points": points,
+            "buckets": count,
+            "cannot_activate_points": points.where(stuck, 0),
+            "cannot_activate_buckets": count.where(stuck, 0),
         }
     )
     grouped = keys.groupby(["card_definition_id", "month"], sort=True)
@@ -54,10 +64,24 @@ def pending_schedule(snapshot: ProgramSnapshot) -> pd.DataFrame:
         {
             "points": whole(sum_by(grouped["points"])),
             "buckets": whole(grouped["buckets"].sum()),
+            "cannot_activate_points": whole(sum_by(grouped["cannot_activate_points"])),
+            "cannot_activate_buckets": whole(grouped["cannot_activate_buckets"].sum()),
         }
     ).reset_index()
     frame.insert(1, "card_definition_name", definition_names(snapshot, frame["card_definition_id"]))
     return PENDING_SCHEDULE.conform(frame)
+
+
+def _cannot_activate(snapshot: ProgramSnapshot, pending: pd.DataFrame) -> pd.Series:
+    """Whether each of the ``pending`` buckets can never activate (``buckets_blocked``)."""
+    blocked = buckets_blocked(
+        rows_of(pending),
+        today=snapshot.pulled_at.tz_convert("UTC").date(),
+        programs=rows_by_id(snapshot.programs),
+        members=rows_by_id(snapshot.members),
+        definitions=rows_by_id(snapshot.card_definitions),
+    )
+    return pd.Series([bool(reasons) for reasons in blocked], index=pending.index, dtype=bool)
 
 
 def expiry_schedule(

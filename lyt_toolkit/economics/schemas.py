@@ -194,6 +194,12 @@ PENDING_SCHEDULE = Schema(
         timestamp("month", "first day of the activation month, 00:00 UTC"),
         integer("points", "points of the PENDING buckets activating that month"),
         integer("buckets", "PENDING buckets activating that month"),
+        integer(
+            "cannot_activate_points",
+            "of points, those in buckets that can never activate (program or member not "
+            "ACTIVE, date past, card definition missing or IMMEDIATE)",
+        ),
+        integer("cannot_activate_buckets", "of buckets, those that can never activate"),
     ),
 )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -29,7 +29,13 @@ from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, flag, integer, text
 from .values import as_json, model_of
 
-__all__ = ["CARD_DEFINITIONS", "TIER_STRUCTURES", "card_definitions_frame", "tier_structures_frame"]
+__all__ = [
+    "CARD_DEFINITIONS",
+    "TIER_STRUCTURES",
+    "card_definitions_frame",
+    "referenced_definition",
+    "tier_structures_frame",
+]
 
 CARD_DEFINITIONS = Schema(
     "card_definitions",
@@ -197,3 +203,23 @@ def tier_structures_frame(
     return TIER_STRUCTURES.build(
         _tier_structure_row(model_of(TierStructure, t)) for t in tier_structures
     )
+
+
+def referenced_definition(
+    definitions: Mapping[str, Mapping[str, Any]], row: Mapping[str, Any]
+) -> tuple[str | None, Mapping[str, Any] | None]:
+    """The card definition ``row`` references: (its ID, its row in ``definitions`` by ID, or
+    None when it does not exist).
+
+    A snapshot's card definition frame holds the listed definitions and those fetched by ID
+    because something references them; a row's own ``card_definition_found`` and
+    ``card_definition_status`` fill in when its frame was resolved without the definition.
+    """
+    ref = row.get("card_definition_id")
+    if not ref:
+        return None, None
+    if ref in definitions:
+        return ref, definitions[ref]
+    if row.get("card_definition_found") is True and row.get("card_definition_status"):
+        return ref, {"id": ref, "name": None, "status": row["card_definition_status"]}
+    return ref, None

@@ -11,15 +11,26 @@ can never disagree.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 import pandas as pd
 
 from ..models.enums import MemberStatus, PendingBucketStatus, PendingPointsType, ProgramStatus
+from .definitions import referenced_definition
 from .members import PENDING_BUCKETS
 
-__all__ = ["blocked_reasons", "bucket_date", "with_statuses"]
+__all__ = [
+    "blocked_reasons",
+    "bucket_date",
+    "buckets_blocked",
+    "rows_by_id",
+    "rows_of",
+    "with_statuses",
+]
+
+Rows = Mapping[str, Mapping[str, Any]]
+"""Rows (as dicts) by their ID."""
 
 
 def bucket_date(value: Any) -> dt.date | None:
@@ -66,6 +77,51 @@ def blocked_reasons(
             f"card definition {definition.get('id')} does not hold points as pending (IMMEDIATE)"
         )
     return reasons
+
+
+def buckets_blocked(
+    buckets: Iterable[Mapping[str, Any]],
+    *,
+    today: dt.date,
+    programs: Rows,
+    members: Rows,
+    definitions: Rows,
+) -> list[list[str]]:
+    """``blocked_reasons`` of each bucket, its program, member and card definition looked
+    up by ID in ``programs``, ``members`` and ``definitions`` (a program or member not there:
+    the status joined onto the bucket, ``program_status``/``member_status``, else missing;
+    the card definition as ``referenced_definition`` finds it)."""
+    return [
+        blocked_reasons(
+            bucket,
+            today=today,
+            program_status=_status(
+                programs.get(bucket["program_id"]), bucket.get("program_status")
+            ),
+            member_status=_status(members.get(bucket["member_id"]), bucket.get("member_status")),
+            definition=referenced_definition(definitions, bucket)[1],
+        )
+        for bucket in buckets
+    ]
+
+
+def _status(row: Mapping[str, Any] | None, joined: object) -> str | None:
+    """A row's status, else the status joined in elsewhere, else None (missing)."""
+    if row is not None:
+        return str(row.get("status"))
+    return str(joined) if joined else None
+
+
+def rows_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame's rows as dicts, NA as None (a snapshot's column names are all text)."""
+    return cast(
+        list[dict[str, Any]], frame.astype(object).where(frame.notna(), None).to_dict("records")
+    )
+
+
+def rows_by_id(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """``rows_of(frame)`` by their ``id``."""
+    return {str(r["id"]): r for r in rows_of(frame)}
 
 
 def with_statuses(

@@ -13,11 +13,13 @@ declaration, so a walk and its cost cannot disagree.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Iterable
+from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._progress import Progress, ProgressBar
 from ..models.listing import MAX_LIMIT
 from .read_ahead import aread_ahead
 
@@ -159,6 +161,38 @@ def _joined(groups: Iterable[list[Any]]) -> list[Any]:
 OnPage = Callable[[Request, Any], None]
 """Told of each page a walk reads (progress bars, call counts)."""
 
+Tick = Callable[[], None]
+"""Counts one request of a level done."""
+
+LevelBar = Callable[["Lists | Reads"], AbstractContextManager[Tick]]
+"""Opened around each level of a walk, with its requests: what it gives counts each one done."""
+
+
+def _no_tick() -> None:
+    return None
+
+
+def no_level_bar(step: Lists | Reads) -> AbstractContextManager[Tick]:
+    """No progress per level."""
+    return nullcontext(_no_tick)
+
+
+def level_bars(progress: Progress) -> LevelBar:
+    """A progress bar per level of a walk (``programs lists``, ``cards reads``...), its total
+    the level's requests, so it shows the time left: one read per member, one list per card."""
+
+    @contextmanager
+    def bar(step: Lists | Reads) -> Iterator[Tick]:
+        if not step.requests:
+            yield _no_tick
+            return
+        kind = "reads" if isinstance(step, Reads) else "lists"
+        desc = f"{step.requests[0].part} {kind}"
+        with ProgressBar(progress, desc=desc, unit="call", total=len(step.requests)) as calls:
+            yield calls.advance
+
+    return bar
+
 
 def walk_tree(
     walk: TreeWalk,
@@ -167,21 +201,30 @@ def walk_tree(
     query: dict[str, Any] | None = None,
     on_page: OnPage = _no_page,
     read_all: Callable[[Callable[[Request], Any], list[Request]], Iterable[Any]] = map,
+    level_bar: LevelBar = no_level_bar,
 ) -> MemberTree:
     """Carry out ``walk`` with ``client`` (anything with ``programs``, ``members`` and
     ``pending_buckets`` groups), one list at a time; ``query`` applies to bucket lists.
-    ``read_all`` reads a level's objects (one by one, unless it maps in threads)."""
-
-    def read(request: Request) -> Any:
-        return _group(client, request).get(*request.ids)
-
+    ``read_all`` reads a level's objects (one by one, unless it maps in threads);
+    ``level_bar`` counts each level's requests done (``level_bars``)."""
     try:
         step = next(walk)
         while True:
-            if isinstance(step, Lists):
-                step = walk.send([_list_all(client, r, query, on_page) for r in step.requests])
-            else:
-                step = walk.send(list(read_all(read, step.requests)))
+            with level_bar(step) as tick:
+
+                def read(request: Request, tick: Tick = tick) -> Any:
+                    found = _group(client, request).get(*request.ids)
+                    tick()
+                    return found
+
+                if isinstance(step, Lists):
+                    found = []
+                    for request in step.requests:
+                        found.append(_list_all(client, request, query, on_page))
+                        tick()
+                else:
+                    found = list(read_all(read, step.requests))
+            step = walk.send(found)
     except StopIteration as done:
         tree: MemberTree = done.value
         return tree
@@ -215,6 +258,7 @@ async def awalk_tree(
     query: dict[str, Any] | None = None,
     on_page: OnPage = _no_page,
     before: Callable[[Lists | Reads], Awaitable[None]] = _go,
+    level_bar: LevelBar = no_level_bar,
 ) -> MemberTree:
     """Async twin of ``walk_tree``: ``run`` carries out a level's requests (one by one
     unless it runs them together); each list's next page is requested while one is read.
@@ -229,10 +273,18 @@ async def awalk_tree(
                 starts = [partial(_alist_all, client, r, query, on_page) for r in step.requests]
             else:
                 starts = [partial(_group(client, r).get, *r.ids) for r in step.requests]
-            step = walk.send(await run(starts))
+            with level_bar(step) as tick:
+                found = await run([partial(_ticked, start, tick) for start in starts])
+            step = walk.send(found)
     except StopIteration as done:
         tree: MemberTree = done.value
         return tree
+
+
+async def _ticked(start: Callable[[], Awaitable[Any]], tick: Tick) -> Any:
+    done = await start()
+    tick()
+    return done
 
 
 async def _alist_all(client: Any, request: Request, query: Any, on_page: OnPage) -> list[Any]:

@@ -3,7 +3,8 @@
 Each ``plot_*`` draws one economics frame (columns as ``lyt_toolkit.economics`` declares
 them) on a matplotlib ``Axes``; :func:`save_economics_charts` writes them all as PNG files
 on bare ``Figure`` objects, so saving never touches a notebook's pyplot state. Money is in
-the service's minor units, as the frames hold it.
+the service's minor units, as the frames hold it. Names are drawn as plain text (``plain``):
+a ``$`` in a name is never read as math.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 from ._write import replacing
 
 __all__ = [
+    "CANNOT_ACTIVATE",
     "CHARTS",
+    "plain",
     "plot_effective_return",
     "plot_liability",
     "plot_liability_over_time",
@@ -31,6 +34,9 @@ __all__ = [
 
 OUTSTANDING, PENDING, RANGE = "#2c3e50", "#e67e22", "#7f8c8d"
 """Colours of outstanding points, pending points and low/high ranges, the same in every chart."""
+
+CANNOT_ACTIVATE = "cannot activate"
+"""The pending chart's series of points in buckets that can never activate."""
 
 FONT_SIZE = 12
 """Tick and label size: a chart pasted into a deck stays readable."""
@@ -43,10 +49,17 @@ def _empty(ax: Axes, title: str, what: str) -> Axes:
     return ax
 
 
+def plain(text: object) -> str:
+    """``text`` as matplotlib draws it verbatim: every ``$`` escaped, so a name such as
+    ``$5% off$`` is never read as math (which draws it wrong or fails to parse)."""
+    return str(text).replace("$", r"\$")
+
+
 def _label(frame: pd.DataFrame) -> list[str]:
-    """Each row's card definition: its name (``card_definition_name``), else its ID."""
+    """Each row's card definition as plain text: its name (``card_definition_name``), else
+    its ID."""
     names, ids = frame["card_definition_name"], frame["card_definition_id"]
-    return [str(i) if pd.isna(n) else str(n) for n, i in zip(names, ids, strict=True)]
+    return [plain(i if pd.isna(n) else n) for n, i in zip(names, ids, strict=True)]
 
 
 def _finished(
@@ -102,21 +115,36 @@ def plot_liability(liability: pd.DataFrame, ax: Axes) -> Axes:
 
 
 def plot_pending_by_month(schedule: pd.DataFrame, ax: Axes) -> Axes:
-    """Pending points by the month they activate, stacked by card definition."""
+    """Pending points by the month they activate, stacked by card definition; the points of
+    buckets that can never activate (``cannot_activate_points``) are a hatched grey series on
+    top, so the bars still add up to every PENDING point."""
     title = "Pending points by activation month"
     if schedule.empty:
         return _empty(ax, title, "pending points")
+    blocked = schedule["cannot_activate_points"].fillna(0)
     frame = schedule.assign(
         definition=_label(schedule),
         label=schedule["month"].dt.strftime("%Y-%m"),
+        activating=schedule["points"].fillna(0) - blocked,
+        blocked=blocked,
     )
     table = frame.pivot_table(
-        index="label", columns="definition", values="points", aggfunc="sum", fill_value=0
+        index="label", columns="definition", values="activating", aggfunc="sum", fill_value=0
     ).astype("int64")
     bottom = pd.Series(0, index=table.index)
     for definition in table.columns:
         ax.bar(table.index, table[definition], bottom=bottom, label=str(definition))
         bottom = bottom + table[definition]
+    stuck = frame.groupby("label")["blocked"].sum().reindex(table.index, fill_value=0)
+    if stuck.any():
+        ax.bar(
+            table.index,
+            stuck.astype("int64"),
+            bottom=bottom,
+            label=CANNOT_ACTIVATE,
+            color="#bdc3c7",
+            hatch="//",
+        )
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     return _finished(
         ax, title, xlabel="activation month", ylabel="points", legend_title="card definition"
@@ -141,8 +169,8 @@ def plot_value_per_point(burn_values: pd.DataFrame, mispriced: pd.DataFrame, ax:
     active = pd.Series(
         (known["reward_status"] == "ACTIVE").fillna(False).to_numpy(), index=known.index
     )
-    plain, idle = ~odd & active, ~odd & ~active
-    ax.scatter(values[plain], y[plain], color=OUTSTANDING, s=60, label="ACTIVE reward")
+    on_sale, idle = ~odd & active, ~odd & ~active
+    ax.scatter(values[on_sale], y[on_sale], color=OUTSTANDING, s=60, label="ACTIVE reward")
     if idle.any():
         ax.scatter(
             values[idle],
@@ -155,7 +183,7 @@ def plot_value_per_point(burn_values: pd.DataFrame, mispriced: pd.DataFrame, ax:
     ax.scatter(values[odd], y[odd], color="#c0392b", s=80, label="mispriced reward")
     for index in known.index[odd]:
         ax.annotate(
-            str(known.at[index, "reward_name"]),
+            plain(known.at[index, "reward_name"]),
             (values[index], y[index]),
             xytext=(6, 6),
             textcoords="offset points",
@@ -214,11 +242,12 @@ def save_economics_charts(frames: Mapping[str, pd.DataFrame], directory: Path) -
     written = []
     for name, plot in CHARTS.items():
         fig = Figure(figsize=(11, 6))
-        with rc_context({"font.size": FONT_SIZE}):
+        path = directory / f"{name}.png"
+        # usetex off: names are escaped for matplotlib's own text (``plain``), not for TeX.
+        with rc_context({"font.size": FONT_SIZE, "text.usetex": False}):
             plot(frames, fig.add_subplot())
             fig.tight_layout()
-        path = directory / f"{name}.png"
-        with replacing(path) as tmp:
-            fig.savefig(tmp, format="png", dpi=100)
+            with replacing(path) as tmp:
+                fig.savefig(tmp, format="png", dpi=100)
         written.append(path)
     return written

@@ -54,11 +54,14 @@ class EconomicsFrames(Protocol):
     def frames(self) -> Mapping[str, pd.DataFrame]: ...
 
 
-def write_economics_report(economics: EconomicsFrames, out: str | Path) -> list[Path]:
+def write_economics_report(
+    economics: EconomicsFrames, out: str | Path, *, source: str | None = None
+) -> list[Path]:
     """The frames as CSV, the manifest, the charts as PNG and the HTML page, in ``out``.
 
-    Returns the written paths, sorted. Every file goes to a temporary name first and is
-    renamed into place.
+    The page names the service as ``source`` (e.g. ``project app_1 on cluster us1.api``;
+    default: ``economics.source``, its address). Returns the written paths, sorted. Every
+    file goes to a temporary name first and is renamed into place.
     """
     from .economics_chart import save_economics_charts  # matplotlib loads only here
 
@@ -83,7 +86,7 @@ def write_economics_report(economics: EconomicsFrames, out: str | Path) -> list[
     )
     page = directory / ECONOMICS_HTML
     with replacing(page) as tmp:
-        tmp.write_text(economics_html(economics, charts), encoding="utf-8")
+        tmp.write_text(economics_html(economics, charts, source), encoding="utf-8")
     return sorted({*written, *charts, page})
 
 
@@ -136,9 +139,13 @@ def sample_note(economics: object) -> str | None:
     )
 
 
-def economics_html(economics: EconomicsFrames, charts: list[Path]) -> str:
-    """The page: title, source, headline figures, then every chart inline as base64 PNG."""
+def economics_html(
+    economics: EconomicsFrames, charts: list[Path], source: str | None = None
+) -> str:
+    """The page: title, source (``source``, else ``economics.source``), headline figures, then
+    every chart inline as base64 PNG."""
     e = html.escape
+    named = source or economics.source or "the service"
     rows = "\n".join(
         f"<tr><th>{e(label)}</th><td>{e(figure)}</td></tr>"
         for label, figure in headline_lines(economics.headline)
@@ -172,7 +179,7 @@ img {{ max-width: 100%; }}
 </head>
 <body>
 <h1>Program economics</h1>
-<p>{e(economics.source or "the service")} as of {economics.pulled_at:%Y-%m-%d %H:%M:%S} UTC.
+<p>{e(named)} as of {economics.pulled_at:%Y-%m-%d %H:%M:%S} UTC.
 Amounts are in the service's minor units (e.g. cents); values per point are minor units per
 point; returns are shares of spend.</p>{sampled}
 <h2>Headline figures</h2>

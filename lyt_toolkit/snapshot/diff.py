@@ -11,7 +11,8 @@ A sampled snapshot (``ProgramSnapshot.sampled``, ``pull(sample=...)``) holds car
 pending buckets of its sampled members only, so a row it lacks was not read, not deleted:
 when either side is a sample those kinds (``MEMBER_KINDS``) are left out, the diff says so
 (``SnapshotDiff.left_out`` and ``note``, shown in its repr), and ``compare`` refuses when
-nothing else is left to compare.
+nothing else is left to compare. So is a kind only one side holds (a snapshot pulled with
+``kinds=``): its rows were never read on the other side.
 
 Audit findings between the two snapshots come from the audit package, which sits
 above this one: ``lyt_toolkit.audit.findings_between(diff.before, diff.after)``.
@@ -137,8 +138,8 @@ class SnapshotDiff:
     ``lyt_toolkit.audit.findings_between(diff.before, diff.after)``.
 
     ``len(diff)`` is the number of change rows; a diff is true when anything changed.
-    ``left_out`` names the kinds not compared (a sample on either side: ``MEMBER_KINDS``)
-    and ``note`` says why (None when every kind was compared).
+    ``left_out`` names the kinds not compared (a sample on either side: ``MEMBER_KINDS``; a
+    kind only one side holds) and ``note`` says why (None when every kind was compared).
     """
 
     def __init__(
@@ -223,7 +224,8 @@ def compare(
     skip = _checked_ignore(ignore)
     known = aligned or {}
     sampled = before.sample is not None or after.sample is not None
-    left_out = MEMBER_KINDS if sampled else ()
+    unmatched = before.kinds ^ after.kinds
+    left_out = tuple(k for k in FRAME_NAMES if k in unmatched or (sampled and k in MEMBER_KINDS))
     if sampled and not (before.kinds | after.kinds) - set(MEMBER_KINDS):
         raise ValueError(
             f"nothing to compare: {_which_sampled(before, after)}, so its cards and pending "
@@ -249,13 +251,21 @@ def _which_sampled(before: ProgramSnapshot, after: ProgramSnapshot) -> str:
 
 def _note(before: ProgramSnapshot, after: ProgramSnapshot, left_out: tuple[str, ...]) -> str | None:
     """Why ``left_out`` was not compared (None when every kind was)."""
-    if not left_out:
-        return None
-    return (
-        f"{' and '.join(left_out)} not compared: {_which_sampled(before, after)}, holding "
-        "them only for its sampled members, so a row it lacks was not read, not deleted "
-        "(compare two full pulls for them)"
-    )
+    unmatched = [k for k in left_out if k in before.kinds ^ after.kinds]
+    sampled = [k for k in left_out if k not in unmatched]
+    notes = []
+    if sampled:
+        notes.append(
+            f"{' and '.join(sampled)} not compared: {_which_sampled(before, after)}, holding "
+            "them only for its sampled members, so a row it lacks was not read, not deleted "
+            "(compare two full pulls for them)"
+        )
+    if unmatched:
+        notes.append(
+            f"{', '.join(unmatched)} not compared: only one of the snapshots holds them (the "
+            "other was pulled with kinds= without them)"
+        )
+    return "; ".join(notes) or None
 
 
 def _checked_ignore(ignore: Iterable[str]) -> frozenset[str]:

@@ -46,7 +46,7 @@ from ..models import (
     TierStructure,
 )
 from ..pull.assemble import NATIVE_BATCH, RewardPages
-from ..pull.member_tree import Lists, Reads, Request, awalk_tree, member_tree
+from ..pull.member_tree import Lists, Reads, Request, awalk_tree, level_bars, member_tree
 from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
 from ..pull.threaded import ThreadedClient
@@ -373,7 +373,14 @@ class _Puller:
             return await _gather(*(self._bounded(start) for start in starts))
 
         walk = member_tree(depth, read=read, more=self._more, pending_only=True)
-        tree = await awalk_tree(walk, self.client, run=run, on_page=counted, before=before)
+        tree = await awalk_tree(
+            walk,
+            self.client,
+            run=run,
+            on_page=counted,
+            before=before,
+            level_bar=level_bars(self.progress),
+        )
         return tree.programs, tree.members, tree.cards, tree.pending_buckets
 
     async def _fetch_definitions(self, ids: list[str]) -> list[CardDefinition]:

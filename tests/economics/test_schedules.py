@@ -149,3 +149,35 @@ def test_empty_program_gives_the_declared_dtypes() -> None:
     ):
         assert built.empty
         assert dict(built.dtypes) == ECONOMICS_SCHEMAS[name].dtypes, name
+
+
+def test_pending_buckets_that_can_never_activate_are_marked_as_the_audit_flags_them(
+    start_sandbox: Callable[..., Any], make_client: Callable[..., Any]
+) -> None:
+    from lyt_toolkit.audit import run
+
+    program = owed_program()
+    program["members"][1]["status"] = "INACTIVE"  # member 2: its Beans buckets 2 and 3
+    program["pending_buckets"].append(
+        {**program["pending_buckets"][0], "id": "lcppb_b0e0000009", "date": "now-3d"}
+    )  # card 1, 120 Beans, dated before today
+    program["cards"][0]["balance"]["pending_points"] = 240  # as its buckets hold
+    pulled = pull_program(start_sandbox, make_client, program)
+    schedule = pending_schedule(pulled)
+    got = {
+        (r.card_definition_id, r.month.strftime("%Y-%m")): (
+            r.points,
+            r.buckets,
+            r.cannot_activate_points,
+            r.cannot_activate_buckets,
+        )
+        for r in schedule.itertuples()
+    }
+    assert got == {
+        (BEANS, "2026-01"): (240, 2, 120, 1),
+        (BEANS, "2026-02"): (120, 2, 120, 2),
+        (STARS, "2026-07"): (300, 1, 0, 0),
+    }
+    flagged = run(pulled, ["pending-bucket-not-activatable"])["resource_id"]
+    stuck = pulled.pending_buckets[pulled.pending_buckets["id"].isin(flagged)]
+    assert int(stuck["points_total"].sum()) == int(schedule["cannot_activate_points"].sum())

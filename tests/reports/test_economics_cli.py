@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -20,18 +21,64 @@ from lyt_toolkit.snapshot import SnapshotHistory
 EXIT_CANNOT_RUN = 2
 
 
-@pytest.fixture
-def service(start_sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    """The priced program served by a sandbox the ``lyt`` command is configured for."""
+@contextmanager
+def _served(start_sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, program):
+    """``program`` served by a sandbox the ``lyt`` command is configured for."""
     monkeypatch.chdir(tmp_path)  # no .env from the working copy
     monkeypatch.setenv("LYT_PROGRESS", "off")
-    with start_sandbox(returning(clean_program(), 5)) as sb:
+    with start_sandbox(program) as sb:
         monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
         monkeypatch.setenv("LYT_APP_ID", sb.credentials.app_id)
         monkeypatch.setenv("LYT_APP_TOKEN", sb.credentials.app_token)
         monkeypatch.setenv("LYT_MANAGEMENT_ID", sb.credentials.management_id)
         monkeypatch.setenv("LYT_MANAGEMENT_TOKEN", sb.credentials.management_token)
         yield sb
+
+
+@pytest.fixture
+def service(start_sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """The priced program served by a sandbox the ``lyt`` command is configured for."""
+    with _served(start_sandbox, monkeypatch, tmp_path, returning(clean_program(), 5)) as sb:
+        yield sb
+
+
+@pytest.mark.parametrize("name", ["Double $$ Days", "$5% off$"])
+def test_names_with_dollar_signs_are_charted_as_plain_text(
+    start_sandbox, monkeypatch, tmp_path, capsys, name
+):
+    program = returning(clean_program(), 5)
+    program["card_definitions"][0]["name"] = name
+    for reward in program["rewards"]:
+        reward["name"] = f"{name} {reward['name']}"
+    out = tmp_path / "econ"
+    with _served(start_sandbox, monkeypatch, tmp_path, program):
+        code = main(["report", "economics", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0 and "Traceback" not in err, err
+    for chart in CHARTS:
+        assert (out / f"{chart}.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_page_names_a_real_service_by_its_project_and_never_a_token(service, tmp_path, capsys):
+    out = tmp_path / "econ"
+    assert main(["report", "economics", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    page = (out / ECONOMICS_HTML).read_text(encoding="utf-8")
+    named = f"project {service.credentials.app_id}"
+    assert named in page and named in printed
+    for secret in (service.credentials.app_token, service.credentials.management_token):
+        assert secret not in page + printed
+
+
+def test_the_page_names_the_embedded_sandbox_as_the_demo_program(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LYT_PROGRESS", "off")
+    out = tmp_path / "econ"
+    assert main(["report", "economics", "--sandbox", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    page = (out / ECONOMICS_HTML).read_text(encoding="utf-8")
+    assert "the embedded demo program" in page and "the embedded demo program" in printed
+    assert "127.0.0.1" not in page and "127.0.0.1" not in printed
 
 
 def test_report_writes_every_file_and_prints_the_headline(service, tmp_path, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from lyt_toolkit.reports import read_manifest
 from lyt_toolkit.reports.economics_chart import (
@@ -60,11 +62,13 @@ def pending_schedule() -> pd.DataFrame:
         "month": "datetime64[ns, UTC]",
         "points": "Int64",
         "buckets": "Int64",
+        "cannot_activate_points": "Int64",
+        "cannot_activate_buckets": "Int64",
     }
     rows = [
-        ("lcdef_1", "Coffee Points", "2026-02-01", 150, 2),
-        ("lcdef_1", "Coffee Points", "2026-03-01", 50, 1),
-        ("lcdef_2", "=Tea Stars", "2026-03-01", 30, 1),
+        ("lcdef_1", "Coffee Points", "2026-02-01", 150, 2, 0, 0),
+        ("lcdef_1", "Coffee Points", "2026-03-01", 50, 1, 0, 0),
+        ("lcdef_2", "=Tea Stars", "2026-03-01", 30, 1, 0, 0),
     ]
     frame = pd.DataFrame(rows, columns=list(dtypes))
     frame["month"] = pd.to_datetime(frame["month"], utc=True)
@@ -213,6 +217,43 @@ def test_pending_chart_has_one_bar_per_month_stacked_by_definition():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-02", "2026-03"]
     heights = {c.get_label(): [b.get_height() for b in c] for c in ax.containers}
     assert heights == {"=Tea Stars": [0, 30], "Coffee Points": [150, 50]}
+
+
+def test_pending_chart_marks_the_points_that_can_never_activate():
+    schedule = pending_schedule()
+    schedule.loc[0, ["cannot_activate_points", "cannot_activate_buckets"]] = [100, 1]
+    schedule.loc[2, ["cannot_activate_points", "cannot_activate_buckets"]] = [30, 1]
+    ax = plot_pending_by_month(schedule, _axes())
+    heights = {c.get_label(): [b.get_height() for b in c] for c in ax.containers}
+    assert heights == {
+        "=Tea Stars": [0, 0],
+        "Coffee Points": [50, 50],
+        "cannot activate": [100, 30],
+    }
+    blocked = ax.containers[-1]
+    assert [b.get_y() for b in blocked] == [50, 50]  # on top of what will activate
+
+
+def _is_math(text: str) -> bool:
+    """How matplotlib tells math text: an even, non-zero number of unescaped dollar signs."""
+    dollars = text.count("$") - text.count(r"\$")
+    return dollars > 0 and dollars % 2 == 0
+
+
+@pytest.mark.parametrize("name", ["Double $$ Days", "$5% off$", "$5 and $10 cards"])
+def test_every_chart_draws_names_as_plain_text(name: str):
+    frames = HandMade().frames()
+    for frame in frames.values():
+        for column in ("card_definition_name", "reward_name"):
+            if column in frame.columns:
+                frame[column] = name + " " + frame[column]
+    for chart, plot in CHARTS.items():
+        figure = Figure(figsize=(11, 6))
+        plot(frames, figure.add_subplot())
+        figure.savefig(io.BytesIO(), format="png")  # math text that does not parse raises
+        texts = [t.get_text() for t in figure.findobj(Text)]
+        assert any(name.replace("$", r"\$") in t for t in texts), chart
+        assert not [t for t in texts if _is_math(t)], chart
 
 
 def test_value_per_point_chart_names_only_the_mispriced_rewards():

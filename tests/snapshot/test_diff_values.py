@@ -227,3 +227,13 @@ def test_a_frame_without_its_key_columns_is_named() -> None:
     b = snapshot(rewards=frame("rewards", REWARD).drop(columns=["id"]))
     with pytest.raises(ValueError, match=r"rewards: the frame lacks its key columns \['id'\]"):
         a.diff(b)
+
+
+def test_a_kind_only_one_side_holds_is_left_out_not_added() -> None:
+    rewards = frame("rewards", REWARD)
+    partial = snapshot(rewards=rewards)
+    wider = snapshot(rewards=rewards, benefits=frame("benefits", {"id": "lben_1", "name": "B"}))
+    for d in (partial.diff(wider), wider.diff(partial)):
+        assert d.changes.empty and d.left_out == ("benefits",)
+        assert d.note is not None and "benefits not compared: only one of" in d.note
+        assert d.summary().loc["benefits"].isna().all()

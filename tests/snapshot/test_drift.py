@@ -87,3 +87,54 @@ def test_lyt_drift_exits_1_naming_what_stops_it(
     err = capsys.readouterr().err
     assert err.startswith("lyt drift: ") and len(err.strip().splitlines()) == 1
     assert "wrong-token-value" not in err
+
+
+def test_lyt_drift_names_each_change_the_first_20_printed_and_all_in_out(
+    demo: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _configure(demo, tmp_path, monkeypatch)
+    snapshot = pull(demo)
+    live_names = snapshot.rewards["name"].astype(str).tolist()
+    snapshot.rewards["name"] = snapshot.rewards["name"] + " (old)"  # every reward renamed since
+    snapshot.to_parquet(tmp_path / "snap")
+    out = tmp_path / "drift.csv"
+    assert main(["drift", str(tmp_path / "snap"), "--out", str(out)]) == 2
+    printed = capsys.readouterr().out
+    renamed = sorted(zip(snapshot.rewards["id"], live_names, strict=True))
+    assert len(renamed) > 20
+    for reward_id, name in renamed[:20]:
+        assert f"changed  rewards {reward_id} name: {name} (old) -> {name}\n" in printed
+    assert f"rewards {renamed[20][0]} name" not in printed
+    assert f"and {len(renamed) - 20} more" in printed
+    written = pd.read_csv(out, dtype=str)
+    assert sorted(written["key"]) == [reward_id for reward_id, _ in renamed]
+
+
+def test_lyt_drift_of_a_partial_snapshot_says_nothing_of_kinds_it_never_pulled(
+    demo: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _configure(demo, tmp_path, monkeypatch)
+    with client_for(demo) as client:
+        partial = ProgramSnapshot.pull(client, progress=False, kinds=["rewards", "benefits"])
+        partial.to_parquet(tmp_path / "snap")
+        client.rewards.draft(REWARD)
+        created = client.benefits.create(
+            {
+                "name": "Drift test bonus",
+                "type": "POINTS",
+                "points": {"value": 42, "card_definition_id": "lcdef_c0ffee0001"},
+            }
+        ).id
+    assert main(["drift", str(tmp_path / "snap")]) == 2
+    printed = capsys.readouterr().out
+    assert f"added    benefits {created}" in printed
+    assert f"changed  rewards {REWARD} status: ACTIVE -> DRAFT" in printed
+    assert "does not exist" not in printed  # card definitions were never pulled
+    assert "has no cost" not in printed  # nor reward costs
+    assert "card_definitions" not in printed.split("Audit findings")[0].split("Note:")[0]

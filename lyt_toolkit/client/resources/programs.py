@@ -17,6 +17,7 @@ from ...pull.member_tree import (
     OnPage,
     Request,
     awalk_tree,
+    level_bars,
     member_tree,
     walk_tree,
 )
@@ -211,7 +212,9 @@ class PendingBuckets(SyncResource):
         )
         with ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar:
             walk = member_tree(len(TREE), _program_id(program_id))
-            tree = walk_tree(walk, groups, query=query, on_page=_shown_on(bar))
+            tree = walk_tree(
+                walk, groups, query=query, on_page=_shown_on(bar), level_bar=level_bars(progress)
+            )
         return _program_buckets_frame(tree)
 
     def activate(
@@ -309,7 +312,9 @@ class AsyncPendingBuckets(AsyncResource):
         )
         with ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar:
             walk = member_tree(len(TREE), _program_id(program_id))
-            tree = await awalk_tree(walk, groups, query=query, on_page=_shown_on(bar))
+            tree = await awalk_tree(
+                walk, groups, query=query, on_page=_shown_on(bar), level_bar=level_bars(progress)
+            )
         return _program_buckets_frame(tree)
 
     async def activate(
