@@ -238,7 +238,8 @@ class ChangePlan:
             )
         cost = self.cost(client, log=log)
         if not cost.fits:
-            raise cost.refusal(f"the change plan ({counted(len(self.changes), 'change')})")
+            what = f"the change plan ({counted(len(self.changes), 'change')})"
+            raise cost.refusal(what, partial=False)  # apply takes no allow_partial
         return cost
 
     def rehearse(
