@@ -29,13 +29,14 @@ that path, naming the marker to delete when the plan is a new one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import pandas as pd
 
@@ -51,6 +52,7 @@ from .change_plan import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
 from .cost import PlanCost
 from .deletions import delete_tier_structures
 from .items import Outcome, PlanItem, Standing
+from .lock import held
 from .log import LogSource, log_state
 from .pending import activate_pending_buckets
 from .plan import ActionPlan
@@ -338,6 +340,23 @@ def load_plan(path: str | Path) -> SavedPlan:
 # -- applying -----------------------------------------------------------------------------
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_writer(
+    apply: Callable[Concatenate[SavedPlan, _P], _R],
+) -> Callable[Concatenate[SavedPlan, _P], _R]:
+    """``apply`` holding the plan file's lock throughout: one writer per plan (``lock``)."""
+
+    @functools.wraps(apply)
+    def one_writer(plan: SavedPlan, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with held(plan.path, "is being applied"):
+            return apply(plan, *args, **kwargs)
+
+    return one_writer
+
+
 @dataclass(frozen=True, eq=False)
 class SavedPlan(ChangePlan):
     """A ``ChangePlan`` read from its file: ``apply`` checks the base first.
@@ -516,6 +535,7 @@ class SavedPlan(ChangePlan):
             {call: inputs[call] for call in _BUILDERS if call in inputs},
         )
 
+    @_one_writer
     def apply(
         self,
         client: LoyaltyClient,
@@ -531,7 +551,8 @@ class SavedPlan(ChangePlan):
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
         once complete.
 
-        Refused before anything is sent: a plan already applied
+        Refused before anything is sent: a plan another apply is applying (``LockHeldError``
+        naming it: one writer per plan, see ``lock``), a plan already applied
         (``PlanAlreadyAppliedError``), a stale one (``StalePlanError`` naming each
         object; ``refresh=True`` re-plans against the live state instead), and a
         budget that cannot hold the re-reads and the plan's calls. With the ``log`` of an

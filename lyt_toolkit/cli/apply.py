@@ -7,8 +7,9 @@ changed object (``--refresh`` plans again against the live state), deletes need
 ``--allow-destroy``, changes the service cannot make ``--ignore-unsupported``, and a plan
 applied to completion refuses to apply again. The action log (default:
 ``PLAN_FILE.log.jsonl``) lets an interrupted apply, even a killed one, finish: what it
-made is neither stale nor sent twice. A refusal names these options, never the Python
-keywords. Exit code: 0 applied, 1 refused, failed or not run.
+made is neither stale nor sent twice. One apply of a plan runs at a time: another is
+refused naming it. A refusal names these options, never the Python keywords. Exit code:
+0 applied, 1 refused, failed or not run.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""``lyt apply`` run as processes against a sandbox served over HTTP (issue 33, item 3): an
-apply killed with SIGKILL while its writes are in flight is finished by the next run with
-the same log, sending nothing twice, and the refusals name the options ``lyt apply`` takes."""
+"""``lyt apply`` run as processes against a sandbox served over HTTP (issue 33, items 3 and
+4): an apply killed with SIGKILL while its writes are in flight is finished by the next run
+with the same log, sending nothing twice; two applies of one plan at once make one writer;
+and the refusals name the options ``lyt apply`` takes."""
 
 from __future__ import annotations
 
@@ -104,7 +105,8 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
     assert first.returncode == -signal.SIGKILL
     time.sleep(2 * SLOW)  # the writes in flight reach the service, or not
     fresh.clear_faults()
-    assert 4 <= len(names_on_server(client, "Killed ")) < 16
+    assert _creates_in_flight(log)  # the log ends with creates sent and unanswered
+    assert {client.rewards.get(r).status for r in rewards} == {"ACTIVE"}  # none sent yet
     assert not (tmp_path / "plan.json.applied").exists()
 
     second = _lyt(fresh, tmp_path, str(plan), *again)
@@ -112,6 +114,31 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
     assert second.returncode == 0, err
     assert err == "" and "Applied: " in out
     assert Counter(names_on_server(client, "Killed ")) == Counter(names)  # each once
+    assert {client.rewards.get(r).status for r in rewards} == {"DRAFT"}
+    assert _sent_twice(log) == []
+    assert len((tmp_path / "plan.json.applied").read_text().splitlines()) == 1
+
+
+def test_two_applies_of_one_plan_at_once_make_one_writer(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Both started together: one takes the plan's lock and applies it, the other is refused
+    at once naming the holder (its re-reads alone keep the first busy for seconds)."""
+    plan = tmp_path / "plan.json"
+    log = tmp_path / "plan.json.log.jsonl"
+    names, rewards = _save(client, plan)
+    fresh.set_faults(delay_seconds=SLOW)
+    runs = [_lyt(fresh, tmp_path, str(plan)) for _ in range(2)]
+    ended = [(proc, *proc.communicate(timeout=120)) for proc in runs]
+
+    assert sorted(proc.returncode for proc in runs) == [0, 1], ended
+    [(writer, out, _)] = [run for run in ended if run[0].returncode == 0]
+    [(_, _, refused)] = [run for run in ended if run[0].returncode == 1]
+    assert "Applied: 24 succeeded" in out
+    [line] = refused.splitlines()
+    assert line.startswith(f"lyt apply: {plan} is being applied by another process"), line
+    assert f"pid {writer.pid}" in line and "started " in line
+    assert Counter(names_on_server(client, "Killed ")) == Counter(names)
     assert {client.rewards.get(r).status for r in rewards} == {"DRAFT"}
     assert _sent_twice(log) == []
     assert len((tmp_path / "plan.json.applied").read_text().splitlines()) == 1
