@@ -83,7 +83,9 @@ def held(path: str | os.PathLike[str], what: str) -> Iterator[None]:
 
 
 def _take(lock: Path, path: Path, what: str) -> int:
-    """The open, locked lock file holding this process's record."""
+    """The open, locked lock file holding this process's record (its folder made if need be,
+    as the log's own is)."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         if not _try_lock(fd):
