@@ -42,7 +42,7 @@ import pandas as pd
 
 from .._progress import Progress, display
 from .._text import counted
-from ..errors import APIError, LytError, NotFoundError
+from ..errors import APIError, LytError, NotFoundError, QuotaExhaustedError
 from ..frames.column_groups import card_definition_check
 from ..frames.registry import BUILDERS
 from ..snapshot import ProgramSnapshot
@@ -628,9 +628,12 @@ def _creates_needing(plan: SavedPlan, entry: Mapping[str, Any]) -> set[str]:
 
 
 def _read_done(observe: Callable[[PlanItem[Any]], Standing], item: PlanItem[Any]) -> bool:
-    """Whether the service shows ``item`` done (a failed read: not known to be)."""
+    """Whether the service shows ``item`` done (a failed read: not known to be; a spent
+    budget is raised, not taken for an answer)."""
     try:
         return observe(item).done is not None
+    except QuotaExhaustedError:
+        raise
     except APIError:
         return False
 

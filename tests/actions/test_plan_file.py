@@ -27,6 +27,7 @@ from lyt_toolkit.actions.plan_file import (
 )
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import QuotaExhaustedError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.synthetic import generate_program
@@ -264,6 +265,27 @@ def test_writes_in_doubt_that_reached_the_service_are_the_plans_own_not_drift(
     assert bool(created["recovered"])  # read back, not sent
     assert names_on_server(client, "Bonus 05") == ["Bonus 05"]
     assert _live(client)["tiers"] == "DELETED"
+
+
+def test_a_spent_budget_reading_back_a_write_in_doubt_is_raised_not_taken_for_drift(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    """The re-read fits the budget exactly; the read-back of the create in doubt is one call
+    beyond it: ``QuotaExhaustedError``, not a stale plan naming the plan's own benefit."""
+    _, targets = _saved(client, tmp_path / "plan.json")
+    log = tmp_path / "log.jsonl"
+    create_benefits(bonus(targets["card"])).execute(client, progress=False)
+    actions.ActionLog(log).record("create_benefit", "Bonus 05", "attempted")
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+    with make_client(fresh, max_wait=0) as impatient:
+        impatient.programs.list(limit=1)  # the token, before the budget is set
+        fresh.set_plan(f"{loaded.reread_cost(impatient).needed + 1}/hour")
+        impatient.programs.list(limit=1)  # reads the budget: exactly the re-read left
+        with pytest.raises(QuotaExhaustedError):
+            loaded.apply(impatient, log=log, allow_destroy=True, progress=False)
 
 
 def test_a_name_taken_by_another_benefit_while_in_doubt_is_still_stale(
