@@ -9,8 +9,8 @@ A lock held by a process that ended, however it ended (``SIGKILL`` included), ne
 blocks: the system releases it with the process, so there is no stale lock to clear by
 hand. The lock file is removed on release; one a killed process left behind holds only its
 last holder's record and is taken over by the next writer. Within one process the thread
-holding a lock may take it again (an apply's parts each take their log's lock); another
-thread of that process is refused like another process.
+holding a lock may take it again (nested work: a caller holding a log while the batches it
+runs take it); another thread of that process is refused like another process.
 """
 
 from __future__ import annotations
