@@ -237,8 +237,8 @@ class BudgetExceededError(LytError):
 
     ``needed`` is the calls the work would send, ``remaining`` and ``limit`` the window's
     budget as the client last read it, ``resets_at`` when it refills (UTC, None if unknown).
-    Nothing was sent; wait for the reset, or let the work stop part-way
-    (``allow_partial=True``) and resume it from its log after the reset.
+    Nothing was sent; wait for the reset, or, where the work takes it (``partial``), let it
+    stop part-way (``allow_partial=True``) and resume it from its log after the reset.
     """
 
     def __init__(
@@ -249,6 +249,7 @@ class BudgetExceededError(LytError):
         remaining: int,
         limit: int | None = None,
         resets_at: datetime | None = None,
+        partial: bool = True,
     ) -> None:
         self.needed = needed
         self.remaining = remaining
@@ -258,12 +259,16 @@ class BudgetExceededError(LytError):
         when = (
             "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
         )
+        way = (
+            ", or pass allow_partial=True to send what fits and resume from the log after the reset"
+            if partial
+            else ""
+        )
         super().__init__(
             f"{what} not started: it needs {counted(needed, 'call')} and the call budget has"
             f" {remaining}"
             f"{of} left this window ({needed - remaining} short); the window resets {when}. "
-            "Run it after the reset, or pass allow_partial=True to send what fits and resume "
-            "from the log after the reset"
+            f"Run it after the reset{way}"
         )
 
 

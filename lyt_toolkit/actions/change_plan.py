@@ -236,7 +236,8 @@ class ChangePlan:
         self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
         cost = self.cost(client, log=log)
         if not cost.fits:
-            raise cost.refusal(f"the change plan ({counted(len(self.changes), 'change')})")
+            what = f"the change plan ({counted(len(self.changes), 'change')})"
+            raise cost.refusal(what, partial=False)  # apply takes no allow_partial
         return cost
 
     def _check_options(self, *, allow_destroy: bool, ignore_unsupported: bool) -> None:

@@ -69,14 +69,16 @@ class PlanCost:
         quota = client.quota
         return cls(needed, quota.remaining, quota.limit, quota.resets_at)
 
-    def refusal(self, what: str) -> BudgetExceededError:
-        """The error refusing to start ``what`` because it does not fit (see ``fits``)."""
+    def refusal(self, what: str, *, partial: bool = True) -> BudgetExceededError:
+        """The error refusing to start ``what`` because it does not fit (see ``fits``);
+        ``partial``: ``what`` takes ``allow_partial=True`` (the error then names it)."""
         return BudgetExceededError(
             what,
             needed=self.needed,
             remaining=self.remaining or 0,
             limit=self.limit,
             resets_at=self.resets_at,
+            partial=partial,
         )
 
 

@@ -11,6 +11,10 @@ A log belongs to one service and project: the first ``execute`` with it writes a
 owner line (the service's public URL and the application ID, no secret), and a
 client of another service or project is refused it (``ForeignLogError``) before
 anything is read from it or sent, since what the log shows done there is not done here.
+
+A log has one writer at a time: ``execute`` holds its lock (``lock.held``, the file
+``<log>.lock``) while it runs, and another process writing it meanwhile is refused with
+``LockHeldError`` naming the holder; a killed writer's lock is released with its process.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import pandas as pd
 
 from ..errors import LytError
 from ..reports.snapshot_csv import public_url
+from .lock import held
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -273,12 +278,16 @@ def log_state(log: LogSource | None, action: str, client: LoyaltyClient | None =
 
 @contextmanager
 def opened_log(log: LogSource | None) -> Iterator[ActionLog | None]:
-    """The log to write to, or ``None``; one opened here from a path is closed afterwards."""
-    if log is None or isinstance(log, ActionLog):
-        yield log
+    """The log to write to, or ``None``, held by this writer alone for the block
+    (``lock.held``: ``LockHeldError`` names another writer); one opened here from a path is
+    closed afterwards."""
+    if log is None:
+        yield None
         return
-    action_log = ActionLog(log)
-    try:
-        yield action_log
-    finally:
-        action_log.close()
+    action_log = log if isinstance(log, ActionLog) else ActionLog(log)
+    with held(action_log.path, "is being written"):
+        try:
+            yield action_log
+        finally:
+            if action_log is not log:
+                action_log.close()

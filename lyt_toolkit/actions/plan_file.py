@@ -35,6 +35,7 @@ that path, naming the marker to delete when the plan is a new one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -42,13 +43,13 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import pandas as pd
 
 from .._progress import Progress, display
 from .._text import counted
-from ..errors import LytError, NotFoundError
+from ..errors import APIError, LytError, NotFoundError, QuotaExhaustedError
 from ..frames.column_groups import card_definition_check
 from ..frames.registry import BUILDERS
 from ..inputs import FLAT_COLUMNS
@@ -59,7 +60,8 @@ from .change_plan import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
 from .change_rows import change_row, first_difference
 from .cost import PlanCost
 from .deletions import delete_tier_structures
-from .items import Outcome
+from .items import Outcome, PlanItem, Standing
+from .lock import held
 from .log import LogSource, log_state
 from .pending import activate_pending_buckets
 from .plan import ActionPlan
@@ -383,6 +385,23 @@ def _check_touched(
 # -- applying -----------------------------------------------------------------------------
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_writer(
+    apply: Callable[Concatenate[SavedPlan, _P], _R],
+) -> Callable[Concatenate[SavedPlan, _P], _R]:
+    """``apply`` holding the plan file's lock throughout: one writer per plan (``lock``)."""
+
+    @functools.wraps(apply)
+    def one_writer(plan: SavedPlan, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with held(plan.path, "is being applied"):
+            return apply(plan, *args, **kwargs)
+
+    return one_writer
+
+
 @dataclass(frozen=True, eq=False)
 class SavedPlan(ChangePlan):
     """A ``ChangePlan`` read from its file: ``apply`` checks the base first.
@@ -477,7 +496,8 @@ class SavedPlan(ChangePlan):
         )
         cost = self.cost(client, log=log)
         if not cost.fits:
-            raise cost.refusal(f"re-reading the objects {self.path} touches, then the writes")
+            what = f"re-reading the objects {self.path} touches, then the writes"
+            raise cost.refusal(what, partial=False)  # apply takes no allow_partial
         return cost
 
     def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
@@ -502,11 +522,29 @@ class SavedPlan(ChangePlan):
                 rows[kind, key] = _get_row(client, kind, key)
         return rows
 
+    def own_work(self, client: LoyaltyClient, log: LogSource | None) -> dict[str, set[str]]:
+        """Call -> the targets the plan's own writes made: done in the ``log``, or in doubt
+        there (an apply stopped while sending them) and read back done, one read each (a
+        benefit's name is unique: one holding it with the plan's settings is the plan's)."""
+        own: dict[str, set[str]] = {call: set() for call in _TOUCHES}
+        for part in self.parts:
+            state = log_state(log, part.action, client)
+            own[part.action] = set(state.succeeded)
+            doubtful = [
+                i
+                for i in part.items
+                if i.error is None and i.target not in state.succeeded and state.in_doubt(i.target)
+            ]
+            if doubtful:
+                observe = part.observer(client)
+                own[part.action] |= {i.target for i in doubtful if _read_done(observe, i)}
+        return own
+
     def stale(self, client: LoyaltyClient, *, log: LogSource | None = None) -> list[str]:
         """Each touched object whose live row differs from the base, as ``kind key``
-        (objects the ``log`` saw done are the plan's own work, not staleness)."""
+        (objects the plan's own writes made, ``own_work``, are not staleness)."""
         live = self.live_rows(client)
-        done = {call: set(log_state(log, call, client).succeeded) for call in _TOUCHES}
+        done = self.own_work(client, log)
         stale = []
         for entry in self.touched:
             kind, key = entry["kind"], entry["key"]
@@ -523,16 +561,21 @@ class SavedPlan(ChangePlan):
                 stale.append(f"{kind} {key}")
         return stale
 
-    def refreshed(self, client: LoyaltyClient) -> ChangePlan:
+    def refreshed(self, client: LoyaltyClient, *, log: LogSource | None = None) -> ChangePlan:
         """The plan made again against the live rows of the touched objects: a change
-        already made drops out, one the live state no longer allows is unsupported."""
+        already made drops out, one the live state no longer allows is unsupported. What the
+        plan's own writes made (``own_work`` of ``log``) is not re-planned: a create stays
+        (the log settles it), any other change drops out."""
         live = self.live_rows(client)
+        own = self.own_work(client, log)
         frames: dict[str, list[pd.DataFrame]] = {}
         gone = []
         creates = set(self.changes.loc[self.changes["action"] == "create", "key"])
         for_creates = [t for t in self.touched if t["call"] == "create_benefit"]
         for entry in for_creates:
             row = live[entry["kind"], entry["key"]]
+            if _is_name(entry) and entry["key"] in own["create_benefit"]:
+                continue  # the plan's own create
             if row is None or (_is_name(entry) and names_hash(row["id"]) != entry["sha256"]):
                 dropped = _creates_needing(self, entry)
                 creates -= dropped
@@ -542,9 +585,12 @@ class SavedPlan(ChangePlan):
                     else "a benefit of that name exists in the live program"
                 )
                 gone += [{"kind": "benefits", "key": name, "reason": reason} for name in dropped]
+        made = {(t["kind"], t["key"]) for t in self.touched if t["key"] in own[t["call"]]}
         for (kind, key), row in live.items():
             if any((t["kind"], t["key"]) == (kind, key) for t in for_creates):
                 continue  # read for the creates' sake, checked above
+            if (kind, key) in made:
+                continue  # the plan's own change, made
             if row is None:
                 gone.append({"kind": kind, "key": key, "reason": "no longer in the live program"})
             else:
@@ -579,6 +625,7 @@ class SavedPlan(ChangePlan):
             {call: inputs[call] for call in _BUILDERS if call in inputs},
         )
 
+    @_one_writer
     def apply(
         self,
         client: LoyaltyClient,
@@ -594,11 +641,14 @@ class SavedPlan(ChangePlan):
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
         once complete.
 
-        Refused before anything is sent (``check_apply``, before the re-read): a plan
-        already applied (``PlanAlreadyAppliedError``), deletes without ``allow_destroy``,
-        unsupported changes without ``ignore_unsupported``, a budget that cannot hold the
-        re-read and the writes; after the re-read, a stale plan (``StalePlanError`` naming
-        each object; ``refresh=True`` re-plans against the live state instead).
+        Refused before anything is sent: a plan another apply is applying (``LockHeldError``
+        naming it: one writer per plan, see ``lock``); then (``check_apply``, before the
+        re-read) a plan already applied (``PlanAlreadyAppliedError``), deletes without
+        ``allow_destroy``, unsupported changes without ``ignore_unsupported``, a budget that
+        cannot hold the re-read and the writes; after the re-read, a stale plan
+        (``StalePlanError`` naming each object; ``refresh=True`` re-plans against the live
+        state instead). With the ``log`` of an interrupted apply, what the plan's own writes
+        made (``own_work``) is neither stale nor sent again.
 
         ``progress`` as everywhere: ``True`` prints the re-read's cost as a line of text
         where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
@@ -615,7 +665,7 @@ class SavedPlan(ChangePlan):
             reread = self.reread_cost(client)
             print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
         if refresh:
-            plan: ChangePlan = self.refreshed(client)
+            plan: ChangePlan = self.refreshed(client, log=log)
         else:
             stale = self.stale(client, log=log)
             if stale:
@@ -665,6 +715,17 @@ def _creates_needing(plan: SavedPlan, entry: Mapping[str, Any]) -> set[str]:
     if "card_definition_id" not in rows:
         return set()
     return set(rows.loc[rows["card_definition_id"] == entry["key"], "name"].astype(str))
+
+
+def _read_done(observe: Callable[[PlanItem[Any]], Standing], item: PlanItem[Any]) -> bool:
+    """Whether the service shows ``item`` done (a failed read: not known to be; a spent
+    budget is raised, not taken for an answer)."""
+    try:
+        return observe(item).done is not None
+    except QuotaExhaustedError:
+        raise
+    except APIError:
+        return False
 
 
 def _benefits_named(client: LoyaltyClient, names: list[str]) -> pd.DataFrame:

@@ -165,6 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument("plan", metavar="PLAN_FILE", help="a plan written by plan.save(path)")
     apply.add_argument("--allow-destroy", action="store_true", help="let the plan delete")
     apply.add_argument(
+        "--ignore-unsupported",
+        action="store_true",
+        help="apply the changes the service can make, leaving out those it cannot",
+    )
+    apply.add_argument(
         "--refresh", action="store_true", help="plan again against the live state if stale"
     )
     apply.add_argument(

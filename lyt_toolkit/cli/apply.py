@@ -1,17 +1,21 @@
-"""``lyt apply PLAN_FILE [--allow-destroy] [--refresh] [--log FILE]``: apply a saved plan.
+"""``lyt apply PLAN_FILE [--allow-destroy] [--ignore-unsupported] [--refresh] [--log FILE]``:
+apply a saved plan.
 
-The plan file (``plan.save(path)``) is applied to the configured service: deletes need
-``--allow-destroy`` and a plan applied to completion refuses to apply again (both refused
-before anything is sent), the objects it touches are re-read (the calls printed before),
-and a stale plan is refused naming each changed object (``--refresh`` plans again against
-the live state). The action
-log (default: ``PLAN_FILE.log.jsonl``) lets an interrupted apply resume, sending nothing
-twice. Exit code: 0 applied, 1 refused, failed or not run.
+The plan file (``plan.save(path)``) is applied to the configured service: the objects it
+touches are re-read first (the calls printed before), a stale plan is refused naming each
+changed object (``--refresh`` plans again against the live state), deletes need
+``--allow-destroy``, changes the service cannot make ``--ignore-unsupported``, and a plan
+applied to completion refuses to apply again. The action log (default:
+``PLAN_FILE.log.jsonl``) lets an interrupted apply, even a killed one, finish: what it
+made is neither stale nor sent twice. One apply of a plan runs at a time: another is
+refused naming it. A refusal names these options, never the Python keywords. Exit code:
+0 applied, 1 refused, failed or not run.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -23,6 +27,12 @@ __all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
 EXIT_APPLIED = 0
 EXIT_ERROR = 1
 COMMAND = "lyt apply"
+_OPTIONS = {
+    "allow_destroy": "--allow-destroy",
+    "ignore_unsupported": "--ignore-unsupported",
+    "refresh": "--refresh",
+}
+"""The keywords of ``SavedPlan.apply`` a refusal may name, as ``lyt apply`` takes them."""
 
 
 def apply(args: argparse.Namespace) -> int:
@@ -41,20 +51,38 @@ def apply(args: argparse.Namespace) -> int:
     try:
         with connected_client(False) as client:
             refresh, allow_destroy = bool(args.refresh), bool(args.allow_destroy)
+            ignore_unsupported = bool(args.ignore_unsupported)
             # what apply refuses before the re-read, refused before its line is printed
-            plan.check_apply(client, log=log, refresh=refresh, allow_destroy=allow_destroy)
+            plan.check_apply(
+                client,
+                log=log,
+                refresh=refresh,
+                allow_destroy=allow_destroy,
+                ignore_unsupported=ignore_unsupported,
+            )
             reread = counted(len(plan.touched), "touched object")
             print(f"Re-reading {reread}: {plan.reread_cost(client)}")
             results = plan.apply(
-                client, log=log, refresh=refresh, allow_destroy=allow_destroy, progress=False
+                client,
+                log=log,
+                refresh=refresh,
+                allow_destroy=allow_destroy,
+                ignore_unsupported=ignore_unsupported,
+                progress=False,
             )
     except LytError as exc:
-        return _fail(_scrub(" ".join(str(exc).split())))
+        return _fail(_cli_words(_scrub(" ".join(str(exc).split()))))
     counts = results["outcome"].value_counts()
     print("Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()))
     if not results["outcome"].isin(COMPLETE).all():
         return _fail(f"not every change was made; see {log}, then run again to resume")
     return EXIT_APPLIED
+
+
+def _cli_words(message: str) -> str:
+    """A refusal as the command line words it: each keyword it names that ``lyt apply``
+    takes as its option (``refresh=True`` -> ``--refresh``)."""
+    return re.sub(r"\b([a-z_]+)=True\b", lambda m: _OPTIONS.get(m[1], m[0]), message)
 
 
 def _fail(reason: str) -> int:

@@ -12,9 +12,13 @@ waits for the reset when that is within ``max_wait``, else raises
 Clocks: the reset is held on this machine's monotonic clock, as a delay from
 the answer that announced it. ``Retry-After`` is such a delay already; the
 epoch of ``X-Rate-Limit-Retry`` is turned into one against the answer's own
-``Date`` header (the server's clock, to the second, so the wait errs long),
-and against this machine's clock only when an answer has no ``Date``. A
-server clock ahead or behind this machine's therefore does not move the wait.
+``Date`` header (the server's clock, to the second; this machine's time stands for
+the answer's instant when it falls within that second, the clocks agreeing), and
+against this machine's clock only when an answer has no ``Date``. A server clock
+ahead or behind this machine's therefore does not move the wait. Read against a
+``Date`` alone the reset may be up to a second early of the one held: from then on
+(``resets_at`` may have passed) ``remaining`` is unknown, and a call is sent when the
+client may not wait (``max_wait``) and read afresh: the budget is never a stale 0.
 
 Windows: an answer's window is named by its ``X-Rate-Limit-Retry`` (the window's
 end on the service's clock). An answer for the current window lowers ``remaining``;
@@ -93,6 +97,8 @@ class Quota:
         self._limit: int | None = None
         self._reset: float | None = None
         """Monotonic time at which the window resets."""
+        self._soonest: float | None = None
+        """Monotonic time from which the window may have reset (``Date`` is to the second)."""
         self._ends: float | None = None
         """The current window's end on the service's clock (epoch seconds)."""
         self._ended: float | None = None
@@ -186,11 +192,13 @@ class Quota:
         limit = _whole(headers.get("x-rate-limit-limit"))
         remaining = _whole(headers.get("x-rate-limit-remaining"))
         refused = response.status_code == 429
-        answered = _answered_at(headers.get("date"), self._wall)
+        answered, early = _answered_at(headers.get("date"), self._wall)
         ends = _epoch(headers.get("x-rate-limit-retry"))
         wait = parse_retry_after(headers.get("retry-after")) if refused else None
         if wait is None and ends is not None:
-            wait = max(0.0, ends - answered)  # Date is to the second: the wait errs long
+            wait = max(0.0, ends - answered)  # up to ``early`` s long
+        else:
+            early = 0.0  # a 429's Retry-After is taken as said
         if ends is None and wait is not None:
             ends = answered + wait
         now = self._clock()
@@ -208,14 +216,16 @@ class Quota:
             if refused:
                 remaining = 0
             reset = None if wait is None else now + wait
+            soonest = None if wait is None else now + max(0.0, wait - early)
             if window == "new":
                 self._windows += 1
-                self._reported, self._reset = remaining, reset
+                self._reported, self._reset, self._soonest = remaining, reset, soonest
                 self._ends, self._ended = ends, None
             else:
                 if remaining is not None:
                     self._reported = _lowest(self._reported, remaining)
                 self._reset = _lowest(self._reset, reset)  # the service's clock may have moved
+                self._soonest = _lowest(self._soonest, soonest)
                 self._ends = self._ends if ends is None else ends
             self._type = headers.get("x-rate-limit-type")
 
@@ -275,11 +285,19 @@ class Quota:
     def _refill(self) -> None:
         self._windows += 1
         self._reported = self._limit
-        self._reset = None
+        self._reset = self._soonest = None
         self._ended = self._ends if self._ends is not None else self._ended
         self._ends = None
 
     def _left(self) -> int | None:
+        """The calls left, unknown (None) once the window may have reset."""
+        counted = self._counted()
+        if self._soonest is not None and self._clock() >= self._soonest:
+            return None  # resets_at may have passed: the next answer tells
+        return counted
+
+    def _counted(self) -> int | None:
+        """The calls left as counted in the window, whether or not it may have reset."""
         self._roll()
         if self._reported is None:
             return None
@@ -291,13 +309,17 @@ class Quota:
         A count at 0 with answers still due first waits for them (``POLL`` at a
         time, ``POLL_FOR`` at most), unless the window ends within ``max_wait``
         anyway. Past the reset the window is refilled to ``limit`` (unknown
-        budget: no waiting) and its end is unknown until an answer tells it.
+        budget: no waiting) and its end is unknown until an answer tells it. Once
+        the window may have reset (``_left`` unknown) the client waits for the reset
+        only within ``max_wait``, else sends: the answer says.
         """
-        left = self._left()
+        left = self._counted()
         if left is None or left > 0:
             return 0.0
         until_reset = None if self._reset is None else self._reset - self._clock()
         resets_soon = until_reset is not None and until_reset <= self.max_wait
+        if self._left() is None and not resets_soon:
+            return 0.0  # it may have reset already: the next answer tells
         if self._in_flight and not resets_soon and self._limit is not None:
             now = self._clock()
             if self._polling_since is None:
@@ -404,12 +426,16 @@ def _epoch(value: str | None) -> float | None:
     return at if math.isfinite(at) else None
 
 
-def _answered_at(date: str | None, wall: Callable[[], float]) -> float:
-    """When the server answered, on its clock (``Date``), else this machine's time now."""
+def _answered_at(date: str | None, wall: Callable[[], float]) -> tuple[float, float]:
+    """When the server answered, on its clock, and how much later it may have been: this
+    machine's time now when it falls within the second ``Date`` names (the clocks agree),
+    else the start of that second (up to 1 s early); this machine's time without ``Date``."""
+    now = wall()
     if date:
         with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
-            return email.utils.parsedate_to_datetime(date).timestamp()
-    return wall()
+            second = email.utils.parsedate_to_datetime(date).timestamp()
+            return (now, 0.0) if second <= now < second + 1 else (second, 1.0)
+    return now, 0.0
 
 
 def _instant(epoch: float | None) -> datetime | None:

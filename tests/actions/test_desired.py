@@ -226,8 +226,11 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     remaining = client.quota.remaining
     assert remaining is not None and 1 <= remaining < len(plan.changes)
     assert plan.cost(client).needed == len(plan.changes)
-    with pytest.raises(BudgetExceededError):
+    with pytest.raises(BudgetExceededError) as refused:
         plan.apply(client, allow_destroy=True, progress=False)
+    # apply takes no allow_partial: the refusal does not name it (issue 33, item 3)
+    assert "allow_partial" not in str(refused.value)
+    assert str(refused.value).endswith("Run it after the reset")
     fresh.set_plan("10000/hour")  # a new window, which the client reads from the next answer
     assert not pull(client).diff(snapshot)
 

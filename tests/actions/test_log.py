@@ -1,12 +1,22 @@
-"""The action log: durable JSON lines, tolerant of a line cut short by a crash."""
+"""The action log: durable JSON lines, tolerant of a line cut short by a crash, with one
+writer at a time."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
+import pytest
+
+from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
+from lyt_toolkit.actions.lock import LockHeldError, held, lock_path
 from lyt_toolkit.actions.log import ATTEMPTED
+from lyt_toolkit.client import LoyaltyClient
 
 
 def test_lines_are_appended_and_read_back(tmp_path: Path) -> None:
@@ -44,3 +54,61 @@ def test_truncated_last_line_is_ignored_and_not_glued_to_the_next(tmp_path: Path
     log.close()
     assert [e["target"] for e in ActionLog(path).entries()] == ["one", "two"]
     assert len(ActionLog(path).frame()) == 2
+
+
+def test_a_log_has_one_writer_and_a_killed_writer_never_blocks_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Another process holding the log's lock refuses the batch before anything is sent,
+    naming it; once that process is killed (SIGKILL: no chance to clean up), the lock it
+    left is taken over and the batch runs (issue 33, item 4)."""
+    log = tmp_path / "run.jsonl"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from lyt_toolkit.actions.lock import held\n"
+            f"with held({str(log)!r}, 'is being written'):\n"
+            "    print('held', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    with pytest.raises(LockHeldError) as refused:
+        plan.execute(client, log=log, progress=False)
+    message = str(refused.value)
+    assert message.startswith(f"{log} is being written by another process (pid {holder.pid} on ")
+    assert refused.value.holder["pid"] == holder.pid
+    assert client.rewards.get("lrew_c0ffee0001").status == "ACTIVE"  # nothing sent
+
+    holder.kill()
+    holder.wait()
+    assert lock_path(log).exists()  # left behind by the killed holder
+    assert list(plan.execute(client, log=log, progress=False)["outcome"]) == ["succeeded"]
+    assert not lock_path(log).exists()
+
+
+def test_the_thread_holding_a_lock_may_take_it_again_another_thread_may_not(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "plan.json"
+    refused: list[BaseException] = []
+
+    def other() -> None:
+        try:
+            with held(path, "is being applied"):
+                pass
+        except LockHeldError as exc:
+            refused.append(exc)
+
+    with held(path, "is being applied"), held(path, "is being applied"):
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+    assert len(refused) == 1 and f"pid {os.getpid()}" in str(refused[0])
+    assert not lock_path(path).exists()
+    with held(path, "is being applied"):  # released: free again
+        pass

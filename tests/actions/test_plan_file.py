@@ -28,6 +28,7 @@ from lyt_toolkit.actions.plan_file import (
 )
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import QuotaExhaustedError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.synthetic import generate_program
@@ -237,6 +238,70 @@ def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
         "DELETED",
     )
     assert (tmp_path / "plan.json.applied").exists()
+
+
+@pytest.mark.parametrize("refresh", [False, True], ids=["resumed", "refreshed"])
+def test_writes_in_doubt_that_reached_the_service_are_the_plans_own_not_drift(
+    client: LoyaltyClient, tmp_path: Path, refresh: bool
+) -> None:
+    """An apply killed with its create and its move in flight: both reached the service, the
+    log has only their ``attempted`` lines. Read back (the name is unique and holds the
+    plan's settings; the reward is DRAFT), they are the plan's own writes: neither stale nor
+    unsupported on refresh, and not sent again (issue 33, item 3)."""
+    _, targets = _saved(client, tmp_path / "plan.json")
+    log = tmp_path / "log.jsonl"
+    reward = targets["move_reward_to_draft"]
+    create_benefits(bonus(targets["card"])).execute(client, progress=False)
+    client.rewards.draft(reward)
+    for call, target in (("create_benefit", "Bonus 05"), ("move_reward_to_draft", reward)):
+        actions.ActionLog(log).record(call, target, "attempted")
+
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+    assert loaded.stale(client, log=log) == []
+    results = loaded.apply(client, log=log, refresh=refresh, allow_destroy=True, progress=False)
+    outcomes = dict(zip(results["call"], results["outcome"], strict=True))
+    assert set(outcomes.values()) == {"succeeded"}
+    assert outcomes.keys() >= {"create_benefit", "activate_pending_bucket", "delete_tier_structure"}
+    created = results.set_index("call").loc["create_benefit"]
+    assert bool(created["recovered"])  # read back, not sent
+    assert names_on_server(client, "Bonus 05") == ["Bonus 05"]
+    assert _live(client)["tiers"] == "DELETED"
+
+
+def test_a_spent_budget_reading_back_a_write_in_doubt_is_raised_not_taken_for_drift(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    """The re-read fits the budget exactly; the read-back of the create in doubt is one call
+    beyond it: ``QuotaExhaustedError``, not a stale plan naming the plan's own benefit."""
+    _, targets = _saved(client, tmp_path / "plan.json")
+    log = tmp_path / "log.jsonl"
+    create_benefits(bonus(targets["card"])).execute(client, progress=False)
+    actions.ActionLog(log).record("create_benefit", "Bonus 05", "attempted")
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+    with make_client(fresh, max_wait=0) as impatient:
+        impatient.programs.list(limit=1)  # the token, before the budget is set
+        fresh.set_plan(f"{loaded.reread_cost(impatient).needed + 1}/hour")
+        impatient.programs.list(limit=1)  # reads the budget: exactly the re-read left
+        with pytest.raises(QuotaExhaustedError):
+            loaded.apply(impatient, log=log, allow_destroy=True, progress=False)
+
+
+def test_a_name_taken_by_another_benefit_while_in_doubt_is_still_stale(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """In doubt, a name held by a benefit with other settings is not the plan's write."""
+    _, targets = _saved(client, tmp_path / "plan.json")
+    log = tmp_path / "log.jsonl"
+    other = bonus(targets["card"]).assign(points_value=7)
+    create_benefits(other).execute(client, progress=False)
+    actions.ActionLog(log).record("create_benefit", "Bonus 05", "attempted")
+    with pytest.raises(StalePlanError, match='benefit name "Bonus 05"'):
+        ChangePlan.load(tmp_path / "plan.json").apply(
+            client, log=log, allow_destroy=True, progress=False
+        )
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.utils
 import itertools
 
 import httpx
@@ -121,3 +122,26 @@ def test_headers_that_are_not_numbers_are_ignored() -> None:
     quota.observe(answer(**{"X-Rate-Limit-Limit": "lots", "X-Rate-Limit-Remaining": "-3"}), number)
     assert (quota.limit, quota.remaining) == (None, None)
     assert quota.take() == (0, 2)
+
+
+@pytest.mark.parametrize("skew", [0.0, 3600.0], ids=["clocks-agree", "service-an-hour-ahead"])
+def test_past_resets_at_the_budget_is_never_a_stale_zero(skew: float) -> None:
+    """``Date`` names a whole second: this machine's time within it is the answer's instant;
+    out of it (the clocks differ) the reset may be up to a second early of the one held,
+    and from then on the budget is unknown, not 0 (issue 33, item 10)."""
+    clock = Clock()
+    wall = lambda: 999_000.7 - skew + (clock.now - 1000)  # noqa: E731
+    quota = Quota(max_wait=0, clock=clock, wall=wall)
+    headers = {
+        "X-Rate-Limit-Limit": "2",
+        "X-Rate-Limit-Remaining": "0",
+        "X-Rate-Limit-Retry": "999030",  # the window's end: 29.3 s after the answer
+        "Date": email.utils.formatdate(999_000, usegmt=True),
+    }
+    _, number = quota.take()
+    quota.observe(answer(**headers), number)
+    assert quota.remaining == 0
+    clock.now += 29.31  # just past resets_at on the service's clock
+    assert quota.remaining in (None, 2)
+    assert quota.take() == (0, 2)  # sent, not refused: its answer says
+    assert quota.seconds_to_reset() in (None, pytest.approx(0.69))

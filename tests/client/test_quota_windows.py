@@ -86,3 +86,28 @@ def test_past_the_reset_the_budget_is_refilled(client: LoyaltyClient, fresh: San
     client.programs.list(limit=1)
     assert client.quota.remaining == 2
     assert client.quota.resets_at == datetime(2026, 1, 15, 12, 2, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("patient", [False, True], ids=["max_wait=0", "max_wait=60"])
+def test_past_resets_at_a_one_item_plan_is_not_refused(
+    impatient: LoyaltyClient, client: LoyaltyClient, fresh: Sandbox, patient: bool
+) -> None:
+    """``Date`` is to the second: the window's end read against it may be up to a second
+    late on this machine. Once ``resets_at`` has passed on the service's clock the budget
+    is unknown, read afresh with the next call, never a stale 0 (issue 33, item 10)."""
+    from lyt_toolkit import actions
+
+    user = client if patient else impatient
+    fresh.set_clock("2026-01-15T12:00:58.700Z")  # its Date says 12:00:58
+    fresh.set_plan("3/minute")
+    user.programs.list(limit=1)  # a token and one read
+    user.programs.list(limit=1)
+    assert user.quota.remaining == 0
+    assert user.quota.resets_at == datetime(2026, 1, 15, 12, 1, tzinfo=UTC)
+    fresh.advance_clock(1.3)  # the service's clock reaches resets_at
+    time.sleep(1.35)  # and so does this machine's
+    assert user.quota.remaining in (None, 3)
+    results = actions.move_rewards_to_draft(["lrew_c0ffee0001"]).execute(user, progress=False)
+    assert list(results["outcome"]) == ["succeeded"]
+    assert user.quota.remaining == 2
+    assert fresh.plan()["used"] == 1

@@ -1,0 +1,171 @@
+"""``lyt apply`` run as processes against a sandbox served over HTTP (issue 33, items 3 and
+4): an apply killed with SIGKILL while its writes are in flight is finished by the next run
+with the same log, sending nothing twice; two applies of one plan at once make one writer;
+and the refusals name the options ``lyt apply`` takes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ActionLog
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import SECRETS, TIERS, names_on_server, pull
+
+SLOW = 0.3
+"""Seconds the sandbox holds every request: writes stay in flight long enough to kill."""
+
+
+def _save(
+    client: LoyaltyClient, path: Path, *, refusable: bool = False
+) -> tuple[list[str], list[str]]:
+    """A plan of 16 benefit creates and 8 moves to draft, saved to ``path``; ``refusable``
+    adds a delete and a change the service cannot make. The names and rewards."""
+    snapshot = pull(client)
+    edit = actions.edit(snapshot)
+    rewards = snapshot.rewards.loc[snapshot.rewards["status"] == "ACTIVE", "id"].head(8).tolist()
+    edit.rewards.loc[edit.rewards["id"].isin(rewards), "status"] = "DRAFT"
+    card = str(snapshot.card_definitions["id"].iloc[0])
+    names = [f"Killed {i:02d}" for i in range(16)]
+    created = [
+        {"name": n, "type": "POINTS", "points_value": 10 + i, "card_definition_id": card}
+        for i, n in enumerate(names)
+    ]
+    edit.benefits = pd.concat([edit.benefits, pd.DataFrame(created)], ignore_index=True)
+    if refusable:
+        edit.tier_structures = edit.tier_structures[edit.tier_structures["id"] != TIERS]
+        other = snapshot.rewards["id"].iloc[-1]
+        edit.rewards.loc[edit.rewards["id"] == other, "name"] = "Renamed"
+    edit.plan().save(path)
+    return names, rewards
+
+
+def _lyt(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
+    """``lyt apply ARGS`` as its own process, configured for ``sb``."""
+    env = {**os.environ, "LYT_PROGRESS": "off", "LYT_BASE_URL": sb.base_url}
+    env.update({f"LYT_{k.upper()}": v for k, v in sb.credentials.as_client_kwargs().items()})
+    return subprocess.Popen(
+        [sys.executable, "-m", "lyt_toolkit.cli", "apply", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for(ready: Callable[[], bool], proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 120
+    while not ready():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the apply never got there"
+        time.sleep(0.01)
+
+
+def _creates_in_flight(log: Path) -> bool:
+    """At least 4 creates done and others sent, unanswered."""
+    state = ActionLog(log).state("create_benefit")
+    in_flight = [t for t, line in state.last.items() if line["outcome"] == "attempted"]
+    return len(state.succeeded) >= 4 and bool(in_flight)
+
+
+def _sent_twice(log: Path) -> list[dict[str, object]]:
+    """The log's lines of writes the service refused as done already (a second send)."""
+    return [
+        line
+        for line in ActionLog(log).entries()
+        if line.get("status") == 409 or line["outcome"] in ("already_done", "failed")
+    ]
+
+
+@pytest.mark.parametrize("again", [[], ["--refresh"]], ids=["resumed", "refreshed"])
+def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_twice(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, again: list[str]
+) -> None:
+    plan = tmp_path / "plan.json"
+    log = tmp_path / "plan.json.log.jsonl"
+    names, rewards = _save(client, plan)
+    fresh.set_faults(delay_seconds=SLOW)
+    first = _lyt(fresh, tmp_path, str(plan))
+    _wait_for(lambda: log.exists() and _creates_in_flight(log), first)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    assert first.returncode == -signal.SIGKILL
+    time.sleep(2 * SLOW)  # the writes in flight reach the service, or not
+    fresh.clear_faults()
+    assert _creates_in_flight(log)  # the log ends with creates sent and unanswered
+    assert {client.rewards.get(r).status for r in rewards} == {"ACTIVE"}  # none sent yet
+    assert not (tmp_path / "plan.json.applied").exists()
+
+    second = _lyt(fresh, tmp_path, str(plan), *again)
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert err == "" and "Applied: " in out
+    assert Counter(names_on_server(client, "Killed ")) == Counter(names)  # each once
+    assert {client.rewards.get(r).status for r in rewards} == {"DRAFT"}
+    assert _sent_twice(log) == []
+    assert len((tmp_path / "plan.json.applied").read_text().splitlines()) == 1
+
+
+def test_two_applies_of_one_plan_at_once_make_one_writer(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Both started together: one takes the plan's lock and applies it, the other is refused
+    at once naming the holder (its re-reads alone keep the first busy for seconds)."""
+    plan = tmp_path / "plan.json"
+    log = tmp_path / "plan.json.log.jsonl"
+    names, rewards = _save(client, plan)
+    fresh.set_faults(delay_seconds=SLOW)
+    runs = [_lyt(fresh, tmp_path, str(plan)) for _ in range(2)]
+    ended = [(proc, *proc.communicate(timeout=120)) for proc in runs]
+
+    assert sorted(proc.returncode for proc in runs) == [0, 1], ended
+    [(writer, out, _)] = [run for run in ended if run[0].returncode == 0]
+    [(_, _, refused)] = [run for run in ended if run[0].returncode == 1]
+    assert "Applied: 24 succeeded" in out
+    [line] = refused.splitlines()
+    assert line.startswith(f"lyt apply: {plan} is being applied by another process"), line
+    assert f"pid {writer.pid}" in line and "started " in line
+    assert Counter(names_on_server(client, "Killed ")) == Counter(names)
+    assert {client.rewards.get(r).status for r in rewards} == {"DRAFT"}
+    assert _sent_twice(log) == []
+    assert len((tmp_path / "plan.json.applied").read_text().splitlines()) == 1
+
+
+def test_the_refusals_of_lyt_apply_name_its_options(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Under the command line a refusal names the option to pass, never a Python keyword;
+    each option it names is one ``lyt apply`` takes."""
+    plan = tmp_path / "plan.json"
+    _, rewards = _save(client, plan, refusable=True)
+    steps = [
+        ([], "--allow-destroy"),
+        (["--allow-destroy"], "--ignore-unsupported"),
+        (["--allow-destroy", "--ignore-unsupported"], "--refresh"),
+    ]
+    for options, named in steps:
+        if named == "--refresh":
+            client.rewards.draft(rewards[0])  # the plan is stale now
+        proc = _lyt(fresh, tmp_path, str(plan), *options)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1 and named in err, err
+        assert "=True" not in err and len(err.splitlines()) == 1
+        for secret in SECRETS:
+            assert secret not in err
+    proc = _lyt(fresh, tmp_path, str(plan), "--allow-destroy", "--ignore-unsupported", "--refresh")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "Applied: " in out
