@@ -17,10 +17,10 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from ..frames.parse import parse_number, parse_whole
 from ..models import BenefitCreate
 from ..models.benefits import BENEFIT_TYPE_FIELDS, CONFIG_FIELD
 from ..models.enums import BenefitType, DigitalBenefitType
-from .numbers import parse_number, parse_whole
 
 __all__ = [
     "FLAT_COLUMNS",
@@ -99,11 +99,11 @@ def _parsed(row: Mapping[str, Any], column: str, parse: Callable[[str], Any]) ->
     try:
         return parse(text)
     except ValueError as exc:
-        raise _FlatError(column, f"{column} {exc}") from None
+        raise _FlatError(column, f"{column}: {exc}") from None
 
 
 def _whole(row: Mapping[str, Any], column: str) -> int | None:
-    """An exact whole number within signed 64 bits (see ``inputs.numbers``)."""
+    """An exact whole number within signed 64 bits (the rules: ``frames.parse``)."""
     value: int | None = _parsed(row, column, parse_whole)
     return value
 
