@@ -39,7 +39,7 @@ import datetime as dt
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,7 @@ from ..models.numbers import INT64_MAX, INT64_MIN
 
 __all__ = [
     "ValueRefused",
+    "parse_choice",
     "parse_flag",
     "parse_instant",
     "parse_number",
@@ -204,12 +205,19 @@ def _moment(value: Any) -> dt.datetime:
     raise ValueRefused(f"{value!r} is not {_INSTANT}")
 
 
+def parse_choice(text: str, choices: Sequence[str]) -> str:
+    """``text`` as one of ``choices``, exactly; ``ValueRefused`` lists them."""
+    chosen = text.strip()
+    if chosen not in choices:
+        raise ValueRefused(f"{text!r} is not one of {list(choices)}")
+    return chosen
+
+
 def _choice(categories: list[str]) -> Reader:
     def read(value: Any) -> str:
-        chosen = value.strip() if isinstance(value, str) else value
-        if chosen not in categories:
-            raise ValueRefused(f"{value!r} is not one of {categories}")
-        return str(chosen)
+        if isinstance(value, str):
+            return parse_choice(value, categories)
+        raise ValueRefused(f"{value!r} is not one of {categories}")
 
     return read
 

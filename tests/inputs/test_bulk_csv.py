@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import codecs
+from enum import StrEnum
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 from lyt_toolkit.errors import LytError
 from lyt_toolkit.frames.parse import ValueRefused, typed_value
 from lyt_toolkit.inputs import InputFileError, benefits_from_csv, read_benefits_csv
+from lyt_toolkit.models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
 
 CARD = "lcdef_c0ffee0001"
 HEADER = "name,type,status,card_definition_id,points_value"
@@ -219,3 +222,28 @@ def test_a_value_spanning_lines_is_one_row() -> None:
     text = f'{header}\n"Two\nlines",POINTS,DRAFT,{CARD},5\nB2,POINTS,DRAFT,{CARD},x\n'
     row, field, _ = only_error(text)
     assert (row, field) == (2, "points_value")
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "choices"),
+    [
+        (f"{HEADER}\nA,POINTS, PAUSED ,{CARD},5\n", "status", BenefitCreateStatus),
+        (f"{HEADER}\nA,points,DRAFT,{CARD},5\n", "type", BenefitType),
+        ("name,type,campaign_id,digital_type\nG,DIGITAL,camp_1,gift\n", "digital_type", None),
+    ],
+)
+def test_an_enumeration_cell_is_refused_with_the_message_of_every_typed_value(
+    text: str, column: str, choices: type[StrEnum] | None
+) -> None:
+    _, field, error = only_error(text)
+    typed = text.splitlines()[1].split(",")[text.splitlines()[0].split(",").index(column)]
+    values = [m.value for m in choices or DigitalBenefitType]
+    with pytest.raises(ValueRefused) as refused:
+        typed_value(typed, pd.CategoricalDtype(values))
+    assert (field, error) == (column, f"{column}: {refused.value}")
+
+
+def test_an_enumeration_cell_is_read_without_the_spaces_around_it() -> None:
+    imported = benefits_from_csv(f"{HEADER}\nA, POINTS , ACTIVE ,{CARD},5\n")
+    assert imported.errors.empty
+    assert (imported.rows[0].type, imported.rows[0].status) == ("POINTS", "ACTIVE")
