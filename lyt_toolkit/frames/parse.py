@@ -78,6 +78,12 @@ _FLAGS = {"true": True, "false": False}
 _INSTANT = "an ISO 8601 instant (2026-01-15T12:00:00Z)"
 
 
+def _q(value: Any) -> str:
+    """``repr(value)`` for a message, cut to 60 characters."""
+    shown = repr(value)
+    return shown if len(shown) <= 60 else f"{shown[:50]}...{shown[-8:]}"
+
+
 def _plain(text: str) -> str:
     """``text`` without surrounding spaces, its Unicode decimal digits as ASCII ones."""
     text = text.strip()
@@ -89,23 +95,39 @@ def _plain(text: str) -> str:
 def _why_not(text: str, plain: str, kind: str) -> str:
     """Why ``text`` is not ``kind``: a refusal's message."""
     if _NON_FINITE.fullmatch(plain):
-        return f"{text!r} is not a finite number"
+        return f"{_q(text)} is not a finite number"
     if _GROUPED.fullmatch(plain):
-        return f"{text!r} has digit group separators: write {_SEPARATORS.sub('', plain)}"
+        bare = _SEPARATORS.sub("", plain)
+        fixed = bare if len(bare) < 30 else "the digits alone"
+        return f"{_q(text)} has digit group separators: write {fixed}"
     if kind == "a whole number" and _SCIENTIFIC.fullmatch(plain):
         return (
-            f"{text!r} is in scientific notation, which a spreadsheet writes after dropping"
+            f"{_q(text)} is in scientific notation, which a spreadsheet writes after dropping"
             " digits: write the whole number out"
         )
-    return f"{text!r} is not {kind}"
+    return f"{_q(text)} is not {kind}"
+
+
+def _beyond(shown: Any) -> ValueRefused:
+    return ValueRefused(
+        f"{_q(shown)} is beyond the signed 64-bit integer range ({INT64_MIN} to {INT64_MAX})"
+    )
 
 
 def _int64(value: int, shown: Any) -> int:
     if not INT64_MIN <= value <= INT64_MAX:
-        raise ValueRefused(
-            f"{shown!r} is beyond the signed 64-bit integer range ({INT64_MIN} to {INT64_MAX})"
-        )
+        raise _beyond(shown)
     return value
+
+
+def _int64_text(digits: str) -> int | None:
+    """``digits`` (``[+-]?[0-9]+``) as an int, None beyond 64 bits (a longer text than
+    Python's 4300-digit limit included)."""
+    significant = digits.lstrip("+-").lstrip("0") or "0"
+    if len(significant) > len(str(INT64_MAX)):
+        return None
+    value = -int(significant) if digits.startswith("-") else int(significant)
+    return value if INT64_MIN <= value <= INT64_MAX else None
 
 
 def parse_whole(text: str) -> int:
@@ -114,7 +136,10 @@ def parse_whole(text: str) -> int:
     whole = _WHOLE.fullmatch(plain)
     if whole is None:
         raise ValueRefused(_why_not(text, plain, "a whole number"))
-    return _int64(int(whole.group(1)), text)
+    value = _int64_text(whole.group(1))
+    if value is None:
+        raise _beyond(text)
+    return value
 
 
 def parse_number(text: str) -> int | float:
@@ -123,11 +148,11 @@ def parse_number(text: str) -> int | float:
     plain = _plain(text)
     if not _DECIMAL.fullmatch(plain):
         raise ValueRefused(_why_not(text, plain, "a number"))
-    if plain.lstrip("+-").isdigit() and INT64_MIN <= int(plain) <= INT64_MAX:
-        return int(plain)
+    if plain.lstrip("+-").isdigit() and (value := _int64_text(plain)) is not None:
+        return value
     number = float(plain)
     if not math.isfinite(number):
-        raise ValueRefused(f"{text!r} is not a finite number")
+        raise ValueRefused(f"{_q(text)} is not a finite number")
     return number
 
 
@@ -135,7 +160,7 @@ def parse_flag(text: str) -> bool:
     """``text`` as True or False (any case); ``ValueRefused`` says why not."""
     flag = _FLAGS.get(text.strip().lower())
     if flag is None:
-        raise ValueRefused(f"{text!r} is not True or False")
+        raise ValueRefused(f"{_q(text)} is not True or False")
     return flag
 
 
@@ -144,7 +169,7 @@ def parse_instant(text: str) -> dt.datetime:
     try:
         moment = dt.datetime.fromisoformat(_plain(text))
     except ValueError:
-        raise ValueRefused(f"{text!r} is not {_INSTANT}") from None
+        raise ValueRefused(f"{_q(text)} is not {_INSTANT}") from None
     return _instant(moment, text)
 
 
@@ -158,7 +183,7 @@ def _instant(moment: Any, shown: Any) -> dt.datetime:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     if not _EARLIEST <= moment <= _LATEST:
-        raise ValueRefused(f"{shown!r} is outside the years 1677 to 2262 a frame holds")
+        raise ValueRefused(f"{_q(shown)} is outside the years 1677 to 2262 a frame holds")
     return moment.astimezone(dt.UTC)
 
 
@@ -174,7 +199,7 @@ def _whole(value: Any) -> int:
         return _int64(int(value), value)
     if isinstance(value, float | np.floating) and math.isfinite(value) and value == int(value):
         return _int64(int(value), value)
-    raise ValueRefused(f"{value!r} is not a whole number")
+    raise ValueRefused(f"{_q(value)} is not a whole number")
 
 
 def _number(value: Any) -> float:
@@ -185,8 +210,8 @@ def _number(value: Any) -> float:
     ):
         if math.isfinite(value):
             return float(value)
-        raise ValueRefused(f"{value!r} is not a finite number")
-    raise ValueRefused(f"{value!r} is not a number")
+        raise ValueRefused(f"{_q(value)} is not a finite number")
+    raise ValueRefused(f"{_q(value)} is not a number")
 
 
 def _flag(value: Any) -> bool:
@@ -194,7 +219,7 @@ def _flag(value: Any) -> bool:
         return parse_flag(value)
     if isinstance(value, bool | np.bool_):
         return bool(value)
-    raise ValueRefused(f"{value!r} is not True or False")
+    raise ValueRefused(f"{_q(value)} is not True or False")
 
 
 def _moment(value: Any) -> dt.datetime:
@@ -202,14 +227,14 @@ def _moment(value: Any) -> dt.datetime:
         return parse_instant(value)
     if isinstance(value, dt.date | np.datetime64):  # a datetime is a date
         return _instant(value, value)
-    raise ValueRefused(f"{value!r} is not {_INSTANT}")
+    raise ValueRefused(f"{_q(value)} is not {_INSTANT}")
 
 
 def parse_choice(text: str, choices: Sequence[str]) -> str:
     """``text`` as one of ``choices``, exactly; ``ValueRefused`` lists them."""
     chosen = text.strip()
     if chosen not in choices:
-        raise ValueRefused(f"{text!r} is not one of {list(choices)}")
+        raise ValueRefused(f"{_q(text)} is not one of {list(choices)}")
     return chosen
 
 
@@ -217,7 +242,7 @@ def _choice(categories: list[str]) -> Reader:
     def read(value: Any) -> str:
         if isinstance(value, str):
             return parse_choice(value, categories)
-        raise ValueRefused(f"{value!r} is not one of {categories}")
+        raise ValueRefused(f"{_q(value)} is not one of {categories}")
 
     return read
 
@@ -262,7 +287,7 @@ def _read(read: Reader, value: Any) -> Any:
     if _missing(value):
         return None
     if isinstance(value, _CONTAINERS):
-        raise ValueRefused(f"{value!r} is a {type(value).__name__}, not one value")
+        raise ValueRefused(f"{_q(value)} is a {type(value).__name__}, not one value")
     return read(value)
 
 
