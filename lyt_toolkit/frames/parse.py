@@ -80,7 +80,10 @@ _INSTANT = "an ISO 8601 instant (2026-01-15T12:00:00Z)"
 
 def _q(value: Any) -> str:
     """``repr(value)`` for a message, cut to 60 characters."""
-    shown = repr(value)
+    try:
+        shown = repr(value)
+    except ValueError:  # an int beyond Python's 4300-digit limit
+        return f"an integer of {value.bit_length()} bits"
     return shown if len(shown) <= 60 else f"{shown[:50]}...{shown[-8:]}"
 
 
@@ -208,8 +211,12 @@ def _number(value: Any) -> float:
     if isinstance(value, int | float | np.integer | np.floating) and not isinstance(
         value, bool | np.bool_
     ):
-        if math.isfinite(value):
-            return float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond the floats
+            number = math.inf
+        if math.isfinite(number):
+            return number
         raise ValueRefused(f"{_q(value)} is not a finite number")
     raise ValueRefused(f"{_q(value)} is not a number")
 

@@ -87,6 +87,8 @@ def test_a_value_is_read_as_its_column_says(dtype: object, text: str, value: obj
         ("Int64", True, "True is not a whole number"),
         ("Int64", 2.0**63, "9.223372036854776e+18 is beyond the signed 64-bit"),
         ("Float64", False, "False is not a number"),
+        ("Float64", 10**400, "1000000000"),
+        ("Float64", float("inf"), "inf is not a finite number"),
         ("boolean", 1, "1 is not True or False"),
         ("Int64", [1], "[1] is a list, not one value"),
     ],
@@ -103,6 +105,11 @@ def test_a_value_already_typed_follows_the_same_rules() -> None:
     assert typed_value(5.0, "Int64") == 5
     assert typed_value(dt.date(2026, 1, 2), INSTANT) == pd.Timestamp("2026-01-02", tz="UTC")
     assert typed_value(float("nan"), "Int64") is None
+
+
+def test_an_int_beyond_pythons_digit_limit_is_refused_in_one_line() -> None:
+    with pytest.raises(ValueRefused, match=r"^an integer of 16610 bits is beyond"):
+        typed_value(10**5000, "Int64")
 
 
 def test_a_column_names_the_row_of_its_first_refused_cell() -> None:
