@@ -103,8 +103,10 @@ def _typed(
     """``cells`` (text, NA when empty) as the column's dtype, each read by
     ``frames.parse.typed_column``; the first cell it refuses is named."""
     dtype = column["dtype"]
+    if dtype in ("str", "string", "category") and escaped:  # the export escaped them
+        cells = unescape(cells)
     if dtype in ("str", "string"):
-        return (unescape(cells) if escaped else cells).astype(dtype)
+        return cells.astype(dtype)
     wanted: Any
     if dtype == "category":
         wanted = category_dtype(column)

@@ -318,3 +318,15 @@ def test_points_beyond_64_bits_are_refused_naming_file_row_and_column(
     where = f"lyt plan: {edited / 'benefits.csv'}: row {row}, column 'points_value': {typed!r} is"
     assert err.startswith(f"{where} beyond the signed 64-bit integer range"), err
     assert err.count("\n") == 1
+
+
+def test_an_enumeration_value_the_export_escaped_is_read_back(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    snapshot = pull(client)
+    status = snapshot.rewards["status"].cat.add_categories(["=NEW"])
+    status.iloc[0] = "=NEW"  # a value the service added, formula-like
+    snapshot.rewards["status"] = status
+    snapshot.to_csv(tmp_path)
+    assert "'=NEW" in (tmp_path / "rewards.csv").read_text(encoding="utf-8")
+    assert read_edited_frames(tmp_path)["rewards"]["status"].iloc[0] == "=NEW"
