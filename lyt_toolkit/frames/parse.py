@@ -50,6 +50,7 @@ from ..models.numbers import INT64_MAX, INT64_MIN
 
 __all__ = [
     "ValueRefused",
+    "missing",
     "parse_choice",
     "parse_flag",
     "parse_instant",
@@ -276,7 +277,8 @@ def reader(dtype: Any) -> Reader:
 _CONTAINERS = (list, tuple, dict, set, frozenset, np.ndarray, pd.Series, pd.DataFrame)
 
 
-def _missing(value: Any) -> bool:
+def missing(value: Any) -> bool:
+    """Whether ``value`` is missing: ``None``, NA, NaN, NaT, or text empty or of spaces only."""
     if isinstance(value, str):
         return not value.strip()
     if isinstance(value, _CONTAINERS):
@@ -291,7 +293,7 @@ def typed_value(value: Any, dtype: Any) -> Any:
 
 
 def _read(read: Reader, value: Any) -> Any:
-    if _missing(value):
+    if missing(value):
         return None
     if isinstance(value, _CONTAINERS):
         raise ValueRefused(f"{_q(value)} is a {type(value).__name__}, not one value")
@@ -313,6 +315,8 @@ def typed_column(cells: pd.Series[Any], dtype: Any) -> pd.Series[Any]:
     """``cells`` as a column of ``dtype`` (same index), each read by ``typed_value``; the
     first cell refused raises ``ValueRefused`` with its row ``label``."""
     read = reader(dtype)
+    if read is _text and pd.api.types.is_string_dtype(cells.dtype):  # all text: at once
+        return cells.mask(cells.str.strip().eq("").fillna(False)).astype(dtype)
     seen: dict[tuple[type, Any], Any] = {}
     values = cells.tolist()
     for at, value in enumerate(values):

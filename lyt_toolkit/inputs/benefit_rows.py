@@ -9,7 +9,6 @@ error and the field it concerns (a flat column when the row was flat).
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -18,7 +17,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from ..frames.parse import parse_choice, parse_number, parse_whole
+from ..frames.parse import missing, parse_choice, parse_number, parse_whole
 from ..models import BenefitCreate
 from ..models.benefits import BENEFIT_TYPE_FIELDS, CONFIG_FIELD
 from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
@@ -73,13 +72,10 @@ _API_TO_COLUMN: tuple[tuple[str, str], ...] = (
 # -- cells and numbers --------------------------------------------------------------------
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or str(value) == ""
-
-
 def _cell(row: Mapping[str, Any], column: str) -> str:
+    """The cell's text ("" when missing); a name as typed, other cells stripped."""
     value = row.get(column)
-    if _blank(value):
+    if missing(value):
         return ""
     text = str(value)
     return text if column == "name" else text.strip()
@@ -240,7 +236,7 @@ def _check(number: int, row: Any) -> CheckedBenefit:
     name = _cell(row, "name")
     kind, status = _cell(row, "type"), _cell(row, "status") or "DRAFT"
     try:
-        body = flat_row_to_body(row) if flat else {k: v for k, v in row.items() if not _blank(v)}
+        body = flat_row_to_body(row) if flat else {k: v for k, v in row.items() if not missing(v)}
         checked = BenefitCreate.model_validate(body)
     except _FlatError as exc:
         return CheckedBenefit(number, None, flat, name, kind, status, exc.message, exc.column)
@@ -278,6 +274,6 @@ def frame_rows(frame: pd.DataFrame) -> list[tuple[int, dict[str, Any]]]:
     else:
         numbers = list(range(1, len(records) + 1))
     return [
-        (number, {str(k): v for k, v in record.items() if not _blank(v)})
+        (number, {str(k): v for k, v in record.items() if not missing(v)})
         for number, record in zip(numbers, records, strict=True)
     ]

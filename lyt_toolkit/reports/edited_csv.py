@@ -34,7 +34,7 @@ from .snapshot_csv import (
 
 __all__ = ["read_edited_frames"]
 
-_TYPED = ("Int64", "Float64", "boolean", DATETIME)
+_TYPED = ("str", "string", "Int64", "Float64", "boolean", DATETIME)
 
 
 def read_edited_frames(directory: str | Path) -> dict[str, pd.DataFrame]:
@@ -105,8 +105,6 @@ def _typed(
     dtype = column["dtype"]
     if dtype in ("str", "string", "category") and escaped:  # the export escaped them
         cells = unescape(cells)
-    if dtype in ("str", "string"):
-        return cells.astype(dtype)
     wanted: Any
     if dtype == "category":
         wanted = category_dtype(column)

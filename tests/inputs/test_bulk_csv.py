@@ -247,3 +247,9 @@ def test_an_enumeration_cell_is_read_without_the_spaces_around_it() -> None:
     imported = benefits_from_csv(f"{HEADER}\nA, POINTS , ACTIVE ,{CARD},5\n")
     assert imported.errors.empty
     assert (imported.rows[0].type, imported.rows[0].status) == ("POINTS", "ACTIVE")
+
+
+def test_a_name_of_spaces_only_is_missing() -> None:
+    row, field, error = only_error(f"{HEADER}\n   ,POINTS,DRAFT,{CARD},5\n")
+    assert (row, field) == (1, "name")
+    assert error.startswith("name: ")
