@@ -315,7 +315,7 @@ def typed_column(cells: pd.Series[Any], dtype: Any) -> pd.Series[Any]:
     """``cells`` as a column of ``dtype`` (same index), each read by ``typed_value``; the
     first cell refused raises ``ValueRefused`` with its row ``label``."""
     read = reader(dtype)
-    if read is _text and pd.api.types.is_string_dtype(cells.dtype):  # all text: at once
+    if read is _text and isinstance(cells.dtype, pd.StringDtype):  # all text: at once
         return cells.mask(cells.str.strip().eq("").fillna(False)).astype(dtype)
     seen: dict[tuple[type, Any], Any] = {}
     values = cells.tolist()

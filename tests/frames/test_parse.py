@@ -116,3 +116,10 @@ def test_a_column_names_the_row_of_its_first_refused_cell() -> None:
     with pytest.raises(ValueRefused) as refused:
         typed_column(pd.Series(["1", "x", "y"], index=[4, 5, 6]), "Int64")
     assert (refused.value.label, str(refused.value)) == (5, "'x' is not a whole number")
+
+
+def test_a_text_column_refuses_a_container_and_empties_blank_text() -> None:
+    assert typed_column(pd.Series([" a ", "  ", None], dtype="str"), "str").tolist()[0] == " a "
+    assert typed_column(pd.Series(["  "], dtype="string"), "str").isna().all()
+    with pytest.raises(ValueRefused, match=r"^\{'en': 'x'\} is a dict, not one value$"):
+        typed_column(pd.Series(["a", {"en": "x"}], dtype=object), "str")
