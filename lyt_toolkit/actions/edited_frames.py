@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LytError
+from ..frames.parse import ValueRefused, typed_column
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import KEYS, KeyAlignment, align
@@ -96,73 +97,13 @@ def conformed(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> pd.DataFra
 
 
 def _as_dtype(kind: str, name: str, column: pd.Series[Any], dtype: Any) -> pd.Series[Any]:
-    """``column`` in the base's ``dtype``; ``EditError`` names the first cell that does not fit.
-
-    Text in a number or boolean column is refused even when it reads as one (``"50"``):
-    a string set into a number column is most likely a mistake (a value copied with its
-    quotes, a column of the wrong frame), and the plan would send what the analyst did
-    not type; so is a boolean in a number column. Text in a date-and-time column is read
-    as pandas reads it when setting one (``"2026-01-01"``); text that is no date is
-    refused. (The edited-CSV reader, whose cells are all text, accepts spreadsheet
-    spellings: see ``reports.read_edited_frames``.)"""
-    if column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
-        _refuse_wrong_kind(kind, name, column, dtype)  # text, booleans, lists: by name
-    if isinstance(dtype, pd.CategoricalDtype):
-        unfit = column.notna() & ~column.isin(dtype.categories)
-    else:
-        try:
-            unfit = column.notna() & column.astype(dtype).isna()
-        except (TypeError, ValueError):  # some cell does not convert: find it
-            unfit = column.map(lambda value: not _fits(value, dtype)).astype(bool)
-    if unfit.any():
-        at = int(unfit.to_numpy().argmax())
-        raise _unfit(kind, name, column, at, dtype)
+    """``column`` in the base's ``dtype``, each cell read by ``frames.parse.typed_column``
+    (text as typed in the grid or an edited CSV, or a value set in pandas: one set of
+    rules); ``EditError`` names the first cell it refuses, with the parser's message."""
     try:
-        return column.astype(dtype)
-    except (TypeError, ValueError) as exc:  # each cell fits alone, not all together
-        raise EditError(
-            f"{kind}: column {name!r} (the edited column is {column.dtype}) does not convert"
-            f" to the column's dtype {dtype}: {exc}"
-        ) from None
-
-
-def _unfit(kind: str, name: str, column: pd.Series[Any], at: int, dtype: Any) -> EditError:
-    return EditError(
-        f"{row_label(kind, column.index[at], name)}: {column.iloc[at]!r} does not fit the"
-        f" column's dtype {dtype} (the edited column is {column.dtype})"
-    )
-
-
-_CONTAINERS = (list, tuple, dict, set, frozenset, np.ndarray, pd.Series, pd.DataFrame)
-
-
-def _refuse_wrong_kind(kind: str, name: str, column: pd.Series[Any], dtype: Any) -> None:
-    """Refuse the first cell holding a container (a list, a dict...) in any column, and
-    the first text (or boolean) cell of a number or boolean column, by name."""
-    boolean = pd.api.types.is_bool_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype)
-    number = pd.api.types.is_numeric_dtype(dtype) and not boolean
-    for at, value in enumerate(column.tolist()):
-        if isinstance(value, _CONTAINERS):
-            problem = f"is a {type(value).__name__}, not one value"
-        elif isinstance(value, str) and (number or boolean):
-            holds = "numbers" if number else "booleans (True or False)"
-            problem = f"is text, and the column holds {holds} ({dtype})"
-            if number and pd.notna(pd.to_numeric(value, errors="coerce")):
-                problem += f": set the number {value.strip()}, not its text"
-        elif number and isinstance(value, bool | np.bool_):
-            problem = f"is a boolean, and the column holds numbers ({dtype})"
-        else:
-            continue
-        raise EditError(f"{row_label(kind, column.index[at], name)}: {value!r} {problem}")
-
-
-def _fits(value: Any, dtype: Any) -> bool:
-    if pd.isna(value):
-        return True
-    try:
-        return bool(pd.Series([value]).astype(dtype).notna().all())
-    except (TypeError, ValueError):
-        return False
+        return typed_column(column, dtype)
+    except ValueRefused as exc:
+        raise EditError(f"{row_label(kind, exc.label, name)}: {exc}") from None
 
 
 def check_keys(kind: str, kept: pd.DataFrame, rows: KeyAlignment) -> None:

@@ -9,18 +9,18 @@ error and the field it concerns (a flat column when the row was flat).
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import pandas as pd
 from pydantic import ValidationError
 
+from ..frames.parse import missing, parse_choice, parse_number, parse_whole
 from ..models import BenefitCreate
 from ..models.benefits import BENEFIT_TYPE_FIELDS, CONFIG_FIELD
-from ..models.enums import BenefitType, DigitalBenefitType
-from .numbers import parse_number, parse_whole
+from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
 
 __all__ = [
     "FLAT_COLUMNS",
@@ -72,13 +72,10 @@ _API_TO_COLUMN: tuple[tuple[str, str], ...] = (
 # -- cells and numbers --------------------------------------------------------------------
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or str(value) == ""
-
-
 def _cell(row: Mapping[str, Any], column: str) -> str:
+    """The cell's text ("" when missing); a name as typed, other cells stripped."""
     value = row.get(column)
-    if _blank(value):
+    if missing(value):
         return ""
     text = str(value)
     return text if column == "name" else text.strip()
@@ -92,18 +89,25 @@ class _FlatError(ValueError):
 
 
 def _parsed(row: Mapping[str, Any], column: str, parse: Callable[[str], Any]) -> Any:
-    """The cell parsed by ``parse``, None when blank; ``_FlatError`` names the column."""
-    text = _cell(row, column)
-    if not text:
+    """The cell (as typed) parsed by ``parse``, None when blank; ``_FlatError`` names the
+    column, then the value and why, as every typed value's refusal does."""
+    if not _cell(row, column):
         return None
     try:
-        return parse(text)
+        return parse(str(row[column]))
     except ValueError as exc:
-        raise _FlatError(column, f"{column} {exc}") from None
+        raise _FlatError(column, f"{column}: {exc}") from None
+
+
+def _choice(row: Mapping[str, Any], column: str, choices: type[StrEnum]) -> str:
+    """One of ``choices`` (their values), "" when blank."""
+    values = [c.value for c in choices]
+    value: str | None = _parsed(row, column, lambda text: parse_choice(text, values))
+    return value or ""
 
 
 def _whole(row: Mapping[str, Any], column: str) -> int | None:
-    """An exact whole number within signed 64 bits (see ``inputs.numbers``)."""
+    """An exact whole number within signed 64 bits (the rules: ``frames.parse``)."""
     value: int | None = _parsed(row, column, parse_whole)
     return value
 
@@ -128,9 +132,9 @@ def flat_row_to_body(row: Mapping[str, Any]) -> dict[str, Any]:
 
     Only the shape is built here; ``BenefitCreate`` checks the values.
     """
-    kind = _cell(row, "type")
+    kind = _choice(row, "type", BenefitType)
     body: dict[str, Any] = {"name": _cell(row, "name"), "type": kind}
-    if status := _cell(row, "status"):
+    if status := _choice(row, "status", BenefitCreateStatus):
         body["status"] = status
     quantity = _whole(row, "stock_quantity")
     if quantity is not None:
@@ -166,17 +170,14 @@ def _config(row: Mapping[str, Any], kind: BenefitType) -> dict[str, Any]:
         product = _need(_cell(row, "product_id"), "product_id", kind)
         sku = _cell(row, "sku_id")
         return {"sku": {"product_id": product, "id": sku}} if sku else {"product": {"id": product}}
-    digital = _need(_cell(row, "digital_type"), "digital_type", kind)
+    digital = _need(_choice(row, "digital_type", DigitalBenefitType), "digital_type", kind)
     campaign = _need(_cell(row, "campaign_id"), "campaign_id", kind)
     if digital == DigitalBenefitType.GIFT_VOUCHERS:
         balance = _need(_number(row, "balance"), "balance", "GIFT_VOUCHERS")
         return {"gift_vouchers": {"campaign_id": campaign, "balance": balance}}
-    if digital == DigitalBenefitType.DISCOUNT_COUPONS:
-        if _cell(row, "balance"):
-            raise _FlatError("balance", "balance applies only to GIFT_VOUCHERS")
-        return {"discount_coupons": {"campaign_id": campaign}}
-    allowed = ", ".join(t.value for t in DigitalBenefitType)
-    raise _FlatError("digital_type", f"digital_type must be one of {allowed}, got {digital!r}")
+    if _cell(row, "balance"):  # DISCOUNT_COUPONS
+        raise _FlatError("balance", "balance applies only to GIFT_VOUCHERS")
+    return {"discount_coupons": {"campaign_id": campaign}}
 
 
 def column_for(path: str | None) -> str | None:
@@ -235,7 +236,7 @@ def _check(number: int, row: Any) -> CheckedBenefit:
     name = _cell(row, "name")
     kind, status = _cell(row, "type"), _cell(row, "status") or "DRAFT"
     try:
-        body = flat_row_to_body(row) if flat else {k: v for k, v in row.items() if not _blank(v)}
+        body = flat_row_to_body(row) if flat else {k: v for k, v in row.items() if not missing(v)}
         checked = BenefitCreate.model_validate(body)
     except _FlatError as exc:
         return CheckedBenefit(number, None, flat, name, kind, status, exc.message, exc.column)
@@ -273,6 +274,6 @@ def frame_rows(frame: pd.DataFrame) -> list[tuple[int, dict[str, Any]]]:
     else:
         numbers = list(range(1, len(records) + 1))
     return [
-        (number, {str(k): v for k, v in record.items() if not _blank(v)})
+        (number, {str(k): v for k, v in record.items() if not missing(v)})
         for number, record in zip(numbers, records, strict=True)
     ]

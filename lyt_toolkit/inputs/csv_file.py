@@ -2,11 +2,11 @@
 
 The file must be UTF-8 (a byte order mark is allowed) and comma separated,
 with a header row. Every cell stays text: numbers are parsed later, exactly,
-by the column that holds them. Rows are numbered as in a spreadsheet below
-the header: row 1 is the first line after it (blank lines count, a quoted
-value spanning lines is one row). A trailing comma on every line adds no
-column. Anything the file cannot be read as raises ``InputFileError``, never a
-codec or parser exception.
+by the column that holds them (``frames.parse``: the rules of every typed
+value). Rows are numbered as in a spreadsheet below the header: row 1 is the
+first line after it (blank lines count, a quoted value spanning lines is one
+row). A trailing comma on every line adds no column. Anything the file cannot
+be read as raises ``InputFileError``, never a codec or parser exception.
 """
 
 from __future__ import annotations

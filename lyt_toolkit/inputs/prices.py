@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..frames.parse import parse_number
 from .csv_file import InputFileError, read_csv_table
-from .numbers import parse_number
 
 __all__ = ["PRICE_COLUMNS", "read_prices"]
 

@@ -3,10 +3,12 @@
 ``read_edited_frames(d)`` reads a folder that ``lyt export`` / ``ProgramSnapshot.to_csv``
 wrote and a person then edited: no checksum check (the files were meant to change), the
 spreadsheet-safe ``'`` removed again, each column found by its header (in any order) and
-each cell checked against the manifest's column schema. Spreadsheets re-save values in
-their own spellings, and the same value is accepted: ``1.0`` for ``1``, ``TRUE`` for
-``True``, an instant without microseconds, with a space for ``T`` or without ``Z`` (UTC),
-LF or CRLF line ends, a UTF-8 byte order mark. Anything else is a ``SnapshotFileError``
+each cell read as its column's dtype by the one set of rules every typed value follows
+(``frames.parse``): spreadsheet spellings of the same value are accepted (``1.0`` for
+``1``, ``TRUE`` for ``True``, an instant without microseconds, with a space for ``T`` or
+without ``Z``: UTC; full-width or other Unicode digits), as are LF or CRLF line ends and
+a UTF-8 byte order mark; whole numbers are read exactly (never through a float).
+Anything else is a ``SnapshotFileError``
 on one line naming the file, row and column: a cell that is not a value of its column, a
 column removed or renamed. Rows are numbered as in the file (1: the first line below the
 header) and the frames keep those numbers as their index, so a later refusal
@@ -15,12 +17,12 @@ header) and the frames keep those numbers as their index, so a later refusal
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from ..frames.parse import ValueRefused, typed_column
 from ..frames.schema import DATETIME
 from .cells import unescape
 from .snapshot_csv import (
@@ -32,8 +34,7 @@ from .snapshot_csv import (
 
 __all__ = ["read_edited_frames"]
 
-_WHOLE = re.compile(r"[+-]?\d+(\.0*)?")
-_FLAGS = {"true": True, "false": False}
+_TYPED = ("str", "string", "Int64", "Float64", "boolean", DATETIME)
 
 
 def read_edited_frames(directory: str | Path) -> dict[str, pd.DataFrame]:
@@ -99,54 +100,21 @@ def _check_header(path: Path, found: list[str], declared: list[str]) -> None:
 def _typed(
     path: Path, column: dict[str, Any], cells: pd.Series[Any], escaped: bool
 ) -> pd.Series[Any]:
-    """``cells`` (text, NA when empty) as the column's dtype; a cell that is not refused."""
+    """``cells`` (text, NA when empty) as the column's dtype, each read by
+    ``frames.parse.typed_column``; the first cell it refuses is named."""
     dtype = column["dtype"]
-    if dtype in ("str", "string", "category"):
-        text = unescape(cells) if escaped else cells
-        if dtype != "category":
-            return text.astype(dtype)
-        category = category_dtype(column)
-        _refuse(
-            path,
-            column,
-            cells,
-            text.notna() & ~text.isin(category.categories),
-            f"one of {list(category.categories)}",
-        )
-        return text.astype(category)
-    spelled = cells.str.strip()
-    if dtype == "Int64":
-        whole = spelled.isna() | spelled.str.fullmatch(_WHOLE.pattern, na=False)
-        _refuse(path, column, cells, ~whole, "a whole number")
-        return pd.to_numeric(spelled).astype("Int64")
-    if dtype == "Float64":
-        values = pd.to_numeric(spelled, errors="coerce")
-        _refuse(path, column, cells, spelled.notna() & values.isna(), "a number")
-        return values.astype("Float64")
-    if dtype == "boolean":
-        flags = spelled.str.lower().map(_FLAGS)
-        _refuse(path, column, cells, spelled.notna() & flags.isna(), "True or False")
-        return flags.astype("boolean")
-    if dtype == DATETIME:
-        instants = pd.to_datetime(spelled, utc=True, format="ISO8601", errors="coerce")
-        _refuse(
-            path,
-            column,
-            cells,
-            spelled.notna() & instants.isna(),
-            "an ISO 8601 instant (2026-01-15T12:00:00Z)",
-        )
-        return instants.astype(pd.DatetimeTZDtype("ns", "UTC"))  # DATETIME
-    raise SnapshotFileError(f"{path}: column {column['name']!r} has unknown dtype {dtype!r}")
-
-
-def _refuse(
-    path: Path, column: dict[str, Any], cells: pd.Series[Any], bad: pd.Series[Any], what: str
-) -> None:
-    """A ``SnapshotFileError`` naming the first ``bad`` cell, if any."""
-    if bad.any():
-        at = int(bad.to_numpy().argmax())
+    if dtype in ("str", "string", "category") and escaped:  # the export escaped them
+        cells = unescape(cells)
+    wanted: Any
+    if dtype == "category":
+        wanted = category_dtype(column)
+    elif dtype in _TYPED:
+        wanted = pd.api.types.pandas_dtype(dtype)
+    else:
+        raise SnapshotFileError(f"{path}: column {column['name']!r} has unknown dtype {dtype!r}")
+    try:
+        return typed_column(cells, wanted)
+    except ValueRefused as exc:
         raise SnapshotFileError(
-            f"{path}: row {cells.index[at]}, column {column['name']!r}: {cells.iloc[at]!r}"
-            f" is not {what}"
-        )
+            f"{path}: row {exc.label}, column {column['name']!r}: {exc}"
+        ) from None

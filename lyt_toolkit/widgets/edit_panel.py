@@ -1,9 +1,9 @@
 """``EditPanel``: edit a snapshot's frames in an editable grid, then plan, rehearse and apply.
 
 The panel holds ``actions.edit(snapshot)``: a cell edited in the grid lands in that
-``ProgramEdit`` in the column's own dtype (typed text is read as the column's number,
-flag or instant), Add row appends an empty row (a new benefit: its ``id`` left empty),
-Delete selected rows drops the rows of the selected cells. Plan, Rehearse and Apply run
+``ProgramEdit`` in the column's own dtype (typed text is read by ``frames.parse``, the
+rules of every typed value), Add row appends an empty row (a new benefit: its ``id``
+left empty), Delete selected rows drops the rows of the selected cells. Plan, Rehearse and Apply run
 ``ChangePlan``'s own steps in a background worker; a value that does not fit its column
 shows as the plan's ``EditError`` (frame, row and column), never as a traceback.
 """
@@ -22,6 +22,7 @@ from ipydatagrid import DataGrid
 from .. import actions
 from .._text import counted
 from ..errors import BudgetExceededError
+from ..frames.parse import ValueRefused, typed_column, typed_value
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ._messages import describe_error, status_html
@@ -179,22 +180,27 @@ class EditPanel(PlanPanel):
         return grid
 
     def _cell_changed(self, cell: dict[str, Any]) -> None:
-        """A cell the user edited (or ``set_cell_value``): its value in the snapshot column's
-        dtype when it fits; else the column holds it as typed, for the plan to name."""
+        """A cell the user edited (or ``set_cell_value``): its text read as the snapshot
+        column's dtype (``frames.parse``, the rules of every typed value); text it refuses
+        is held as typed, and Plan names it with the parser's message."""
         frame = self.frame_of(self.kind)
         column, position = cell["column"], cell["row"]
         if column not in frame.columns or not 0 <= position < len(frame):
             return
         dtype = getattr(self.snapshot, self.kind)[column].dtype
-        label, value = frame.index[position], _typed(cell["value"], dtype)
+        label, value = frame.index[position], cell["value"]
+        try:
+            value = typed_value(value, dtype)
+        except ValueRefused:
+            fits = False
+        else:
+            fits = True
         if _same(frame.at[label, column], value):
             return  # e.g. the browser repeating a cell set from Python: nothing changed
-        if frame[column].dtype == dtype:
-            try:
-                frame.loc[label, column] = value
-            except (TypeError, ValueError):  # does not fit: the column holds it as typed
-                frame[column] = frame[column].astype(object)
-        if frame[column].dtype != dtype:
+        if fits and frame[column].dtype == dtype:
+            frame.loc[label, column] = value
+        else:  # the column holds the text as typed until every cell reads again
+            frame[column] = frame[column].astype(object)
             frame.loc[label, column] = value
             frame[column] = _conformed(frame[column], dtype)
         self._edited()
@@ -476,40 +482,8 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _conformed(column: pd.Series[Any], dtype: Any) -> pd.Series[Any]:
-    """``column`` (objects) back in ``dtype`` once every value fits it; else as it is."""
-    if (
-        isinstance(dtype, pd.CategoricalDtype)
-        and not (column.isna() | column.isin(dtype.categories)).all()
-    ):
-        return column  # astype would make an unknown category missing
+    """``column`` (objects) back in ``dtype`` once every cell reads as one; else as it is."""
     try:
-        converted = column.astype(dtype)
-    except (TypeError, ValueError):
+        return typed_column(column, dtype)
+    except ValueRefused:
         return column
-    return converted if (converted.isna() == column.isna()).all() else column
-
-
-def _typed(value: Any, dtype: Any) -> Any:
-    """An edited cell's value in ``dtype`` where its text reads as one (a number, a flag, an
-    instant); a blank is missing. Anything else is returned as it is (``_cell_changed``
-    keeps it for the plan to name)."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if not isinstance(value, str) or isinstance(dtype, pd.CategoricalDtype):
-        return value
-    text = value.strip()
-    try:
-        if pd.api.types.is_bool_dtype(dtype):
-            flags = {"true": True, "false": False, "1": True, "0": False}
-            return flags.get(text.lower(), value)
-        if pd.api.types.is_integer_dtype(dtype):
-            number = float(text)
-            return int(number) if number.is_integer() else value
-        if pd.api.types.is_float_dtype(dtype):
-            return float(text)
-        if isinstance(dtype, pd.DatetimeTZDtype):
-            instant = pd.Timestamp(text)
-            return instant.tz_localize(dtype.tz) if instant.tz is None else instant
-    except (TypeError, ValueError):
-        return value
-    return value

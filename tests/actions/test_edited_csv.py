@@ -275,3 +275,62 @@ def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_config
     )
     assert captured.err.startswith("lyt plan: the read for the budget failed: ")
     assert "not-the-token" not in captured.err
+
+
+def _new_benefit(snapshot: ProgramSnapshot, points: str) -> dict[str, str]:
+    card = str(snapshot.card_definitions["id"].iloc[0])
+    return {"name": "Exact", "type": "POINTS", "points_value": points, "card_definition_id": card}
+
+
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [
+        ("1234567890123456789", 1234567890123456789),
+        ("9223372036854775807", 2**63 - 1),
+        ("\uff11\uff12", 12),  # full-width 12
+        ("\u0661\u0662", 12),  # Arabic-Indic 12
+        (" 1234567890123456789.0 ", 1234567890123456789),
+    ],
+)
+def test_a_new_benefits_points_are_read_exactly_from_an_edited_export(
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    typed: str,
+    value: int,
+) -> None:
+    snapshot, base, edited = _export(client, tmp_path)
+    _resave(edited / "benefits.csv", lambda rows: [*rows, _new_benefit(snapshot, typed)])
+    frames = read_edited_frames(edited)
+    assert frames["benefits"]["points_value"].iloc[-1] == value
+    plan = ChangePlan.from_frames(read_snapshot(base), frames)
+    assert plan.inputs["create_benefit"]["points_value"].tolist() == [value]
+
+    assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 2
+    assert f'+ benefit "Exact" points {value} on ' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("typed", ["9223372036854775808", "99999999999999999999", "-" + "9" * 20])
+def test_points_beyond_64_bits_are_refused_naming_file_row_and_column(
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], typed: str
+) -> None:
+    snapshot, base, edited = _export(client, tmp_path)
+    _resave(edited / "benefits.csv", lambda rows: [*rows, _new_benefit(snapshot, typed)])
+    row = len(snapshot.benefits) + 1
+    assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 1
+    err = capsys.readouterr().err
+    where = f"lyt plan: {edited / 'benefits.csv'}: row {row}, column 'points_value': {typed!r} is"
+    assert err.startswith(f"{where} beyond the signed 64-bit integer range"), err
+    assert err.count("\n") == 1
+
+
+def test_an_enumeration_value_the_export_escaped_is_read_back(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    snapshot = pull(client)
+    status = snapshot.rewards["status"].cat.add_categories(["=NEW"])
+    status.iloc[0] = "=NEW"  # a value the service added, formula-like
+    snapshot.rewards["status"] = status
+    snapshot.to_csv(tmp_path)
+    assert "'=NEW" in (tmp_path / "rewards.csv").read_text(encoding="utf-8")
+    assert read_edited_frames(tmp_path)["rewards"]["status"].iloc[0] == "=NEW"

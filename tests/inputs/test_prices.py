@@ -23,7 +23,7 @@ def test_prices_are_read_as_ids_and_minor_units(tmp_path: Path):
     ("text", "message"),
     [
         ("id,price\nprod_mug,1\n", "missing column(s) value"),
-        ("id,value\nprod_mug,12€\n", "row 1, column value: must be a number, got '12€'"),
+        ("id,value\nprod_mug,12€\n", "row 1, column value: '12€' is not a number"),
         ("id,value\nprod_mug,-1\n", "row 1, column value: must not be negative"),
         ("id,value\n,1\n", "row 1, column id: is empty"),
         ("id,value\nprod_mug,1\nprod_mug,2\n", "row 2, column id: 'prod_mug' is priced again"),
