@@ -26,7 +26,7 @@ from .cost import PlanCost
 from .deletions import DeleteTierStructures, DeleteWebhooks, delete_tier_structures, delete_webhooks
 from .desired import ChangePlan, EditError, ProgramEdit, edit
 from .items import ItemResult, Outcome, PlanItem, Standing
-from .lock import LockHeldError
+from .lock import LockFileError, LockHeldError
 from .log import ActionLog, ForeignLogError
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
@@ -49,6 +49,7 @@ __all__ = [
     "EditError",
     "ForeignLogError",
     "ItemResult",
+    "LockFileError",
     "LockHeldError",
     "MoveRewardsToDraft",
     "Outcome",

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..errors import LytError
 
-__all__ = ["LockHeldError", "held", "lock_path"]
+__all__ = ["LockFileError", "LockHeldError", "held", "lock_path"]
 
 
 class LockHeldError(LytError, RuntimeError):
@@ -37,6 +37,10 @@ class LockHeldError(LytError, RuntimeError):
     def __init__(self, message: str, holder: dict[str, object]) -> None:
         super().__init__(message)
         self.holder = holder
+
+
+class LockFileError(LytError, OSError):
+    """The lock file cannot be made or opened (a read-only folder, a folder in its place)."""
 
 
 _HELD: dict[Path, tuple[int, int]] = {}
@@ -85,9 +89,15 @@ def held(path: str | os.PathLike[str], what: str) -> Iterator[None]:
 def _take(lock: Path, path: Path, what: str) -> int:
     """The open, locked lock file holding this process's record (its folder made if need be,
     as the log's own is)."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise LockFileError(
+                f"{path} cannot be locked for one writer: {lock}: {error.strerror or error}"
+                " (the lock file needs a folder this process may write in)"
+            ) from None
         if not _try_lock(fd):
             os.close(fd)
             raise _refusal(path, what, lock)

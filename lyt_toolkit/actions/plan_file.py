@@ -62,7 +62,7 @@ from .cost import PlanCost
 from .deletions import delete_tier_structures
 from .items import Outcome, PlanItem, Standing
 from .lock import held
-from .log import LogSource, log_state
+from .log import LogSource, LogState, log_state
 from .pending import activate_pending_buckets
 from .plan import ActionPlan
 from .plan_reader import PlanFileError, Reader, read_document, shown
@@ -468,8 +468,10 @@ class SavedPlan(ChangePlan):
         return f"{counted(reads + writes, 'call')} ({both})"
 
     def _needed(self, log: LogSource | None) -> int:
-        """The re-read's calls, then the parts' (those the ``log`` saw done left out)."""
-        return self._reread_calls() + super()._needed(log)
+        """The re-read's calls, one read back of each write the ``log`` holds in doubt
+        (``own_work``), then the parts' (those the ``log`` saw done left out)."""
+        doubtful = sum(len(_doubtful(part, log_state(log, part.action))) for part in self.parts)
+        return self._reread_calls() + doubtful + super()._needed(log)
 
     def check_apply(
         self,
@@ -530,11 +532,7 @@ class SavedPlan(ChangePlan):
         for part in self.parts:
             state = log_state(log, part.action, client)
             own[part.action] = set(state.succeeded)
-            doubtful = [
-                i
-                for i in part.items
-                if i.error is None and i.target not in state.succeeded and state.in_doubt(i.target)
-            ]
+            doubtful = _doubtful(part, state)
             if doubtful:
                 observe = part.observer(client)
                 own[part.action] |= {i.target for i in doubtful if _read_done(observe, i)}
@@ -692,6 +690,15 @@ class SavedPlan(ChangePlan):
             with self.applied_marker.open("a", encoding="utf-8") as marker:
                 marker.write(json.dumps({**record, "sha256": self.sha256}) + "\n")
         return results
+
+
+def _doubtful(part: ActionPlan[Any], state: LogState) -> list[Any]:
+    """The items of ``part`` the log holds in doubt: sent, perhaps done, never answered."""
+    return [
+        i
+        for i in part.items
+        if i.error is None and i.target not in state.succeeded and state.in_doubt(i.target)
+    ]
 
 
 COMPLETE = (Outcome.SUCCEEDED, Outcome.ALREADY_DONE, Outcome.SKIPPED)

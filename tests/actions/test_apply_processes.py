@@ -169,3 +169,19 @@ def test_the_refusals_of_lyt_apply_name_its_options(
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "Applied: " in out
+
+
+def test_a_lock_file_that_cannot_be_made_is_one_line_and_nothing_is_sent(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    plan = tmp_path / "plan.json"
+    _save(client, plan)
+    (tmp_path / "plan.json.lock").mkdir()  # a folder where the lock file goes
+    used = fresh.plan()["used"]
+    proc = _lyt(fresh, tmp_path, str(plan))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, err
+    assert len(err.splitlines()) == 1 and "cannot be locked for one writer" in err, err
+    assert "plan.json.lock" in err and "Traceback" not in err
+    assert fresh.plan()["used"] - used <= 2  # the token and the budget check, no write
+    assert not client.benefits.frame()["name"].str.startswith("Killed").any()

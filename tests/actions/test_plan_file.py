@@ -28,7 +28,7 @@ from lyt_toolkit.actions.plan_file import (
 )
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.errors import QuotaExhaustedError
+from lyt_toolkit.errors import BudgetExceededError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.synthetic import generate_program
@@ -268,25 +268,31 @@ def test_writes_in_doubt_that_reached_the_service_are_the_plans_own_not_drift(
     assert _live(client)["tiers"] == "DELETED"
 
 
-def test_a_spent_budget_reading_back_a_write_in_doubt_is_raised_not_taken_for_drift(
+def test_a_budget_without_room_to_read_back_a_write_in_doubt_is_refused_not_taken_for_drift(
     fresh: Sandbox,
     client: LoyaltyClient,
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
 ) -> None:
-    """The re-read fits the budget exactly; the read-back of the create in doubt is one call
-    beyond it: ``QuotaExhaustedError``, not a stale plan naming the plan's own benefit."""
+    """The cost counts the reads back of each write the log holds in doubt: one call short
+    of it, the apply is refused before it sends anything, naming the budget, never as a
+    stale plan naming the plan's own benefit."""
     _, targets = _saved(client, tmp_path / "plan.json")
     log = tmp_path / "log.jsonl"
     create_benefits(bonus(targets["card"])).execute(client, progress=False)
     actions.ActionLog(log).record("create_benefit", "Bonus 05", "attempted")
     loaded = ChangePlan.load(tmp_path / "plan.json")
+    without_log, with_log = loaded.cost().needed, loaded.cost(log=log).needed
+    # "Bonus 05" is read back twice: by the stale check (own_work), then by its part's run
+    assert with_log == without_log + 2
     with make_client(fresh, max_wait=0) as impatient:
         impatient.programs.list(limit=1)  # the token, before the budget is set
-        fresh.set_plan(f"{loaded.reread_cost(impatient).needed + 1}/hour")
-        impatient.programs.list(limit=1)  # reads the budget: exactly the re-read left
-        with pytest.raises(QuotaExhaustedError):
+        fresh.set_plan(f"{with_log}/hour")
+        impatient.programs.list(limit=1)  # reads the budget: one call short of the cost
+        used = fresh.plan()["used"]
+        with pytest.raises(BudgetExceededError, match="1 short"):
             loaded.apply(impatient, log=log, allow_destroy=True, progress=False)
+        assert fresh.plan()["used"] == used  # nothing sent
 
 
 def test_a_name_taken_by_another_benefit_while_in_doubt_is_still_stale(
