@@ -44,6 +44,8 @@ ESTIMATE_COLUMNS: tuple[str, ...] = ("sampled", "estimated", "ci_low", "ci_high"
 that reads only whole frames), and the program's count estimated with its 95 % interval
 (a whole-frame rule's count is exact, so all three equal it)."""
 
+LEFT_OUT_ATTR = "left_out"
+"""The findings' ``attrs`` key naming the rules a partial snapshot could not be judged by."""
 SAMPLE_ATTR = "sample"
 """The key of ``findings.attrs`` holding the ``SampleDesign`` of a sampled snapshot's findings."""
 
@@ -67,11 +69,27 @@ def run(snapshot: ProgramSnapshot, rules: Iterable[str | Rule] | None = None) ->
 
     On a sampled snapshot (``snapshot.sample``) the frame adds ``SAMPLED_COLUMNS`` and keeps
     the design in ``attrs["sample"]``, for ``summary`` to estimate the program's counts.
+
+    A snapshot pulled with ``kinds=`` is judged only by the rules whose ``needs`` it holds:
+    the others are left out, their ids in ``attrs["left_out"]`` (a reward cost never pulled
+    is not missing); naming such a rule in ``rules`` is a ``ValueError``.
     """
     chosen = list(RULES.values()) if rules is None else [_rule(r) for r in rules]
+    cannot = [r for r in chosen if not r.needs <= snapshot.kinds]
+    if cannot and rules is not None:
+        lacking = "; ".join(
+            f"{r.id} needs {', '.join(sorted(r.needs - snapshot.kinds))}" for r in cannot
+        )
+        raise ValueError(
+            f"rules: this snapshot was pulled without what they judge ({lacking}); pull those "
+            "kinds too, or leave those rules out"
+        )
+    chosen = [r for r in chosen if r not in cannot]
     with shared_rows():
         records = _records(snapshot, chosen)
     frame = findings_frame(records)
+    if cannot:
+        frame.attrs[LEFT_OUT_ATTR] = [r.id for r in cannot]
     if snapshot.sample is not None:
         frame = _weighed(frame, records, snapshot.sample)
     order = ["severity", "rule", "resource_type", "resource_id", "message"]

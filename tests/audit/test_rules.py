@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.audit import FINDING_COLUMNS, RULES, SEVERITIES, findings_frame, run
 from lyt_toolkit.frames import SCHEMAS
 from lyt_toolkit.sandbox import ProgramDataWarning
@@ -238,3 +239,28 @@ def test_rules_are_documented(rule):
     assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.id)
     assert rule.description.endswith(".") and len(rule.description) < 200
     assert rule.check.__doc__, f"{rule.id} has no docstring"
+
+
+def test_a_partial_snapshot_is_judged_only_by_the_rules_it_holds_the_kinds_of(
+    demo_snapshot: Any, demo_findings: pd.DataFrame
+) -> None:
+    """Pulled with ``kinds=["rewards", "benefits"]``, the demo has no reward costs and no card
+    definitions: it is not audited as if they were missing."""
+    partial = ProgramSnapshot.from_frames(
+        {"rewards": demo_snapshot.rewards, "benefits": demo_snapshot.benefits},
+        source=demo_snapshot.source,
+        pulled_at=demo_snapshot.pulled_at,
+    )
+    findings = run(partial)
+    needing = {r.id for r in RULES.values() if not r.needs <= {"rewards", "benefits"}}
+    assert needing >= {"active-reward-without-costs"}
+    assert findings.attrs["left_out"] == [r for r in RULES if r in needing]
+    assert not findings["rule"].isin(needing).any()
+    assert not findings["message"].str.contains("has no cost|does not exist").any()
+    kept = demo_findings[~demo_findings["rule"].isin(needing)]
+    assert set(findings["rule"]) <= set(kept["rule"])
+    assert "left_out" not in run(demo_snapshot).attrs
+    with pytest.raises(
+        ValueError, match=r"^rules: .*active-reward-without-costs needs reward_costs"
+    ):
+        run(partial, rules=["active-reward-without-costs"])
