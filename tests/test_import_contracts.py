@@ -72,3 +72,11 @@ def test_economics_and_audit_load_no_http_client() -> None:
         cwd=ROOT,
     )
     assert done.stdout.split() == []
+
+
+def test_the_snapshot_serves_client_source_from_fill_on_first_use() -> None:
+    import lyt_toolkit.snapshot as snapshot
+    from lyt_toolkit.fill.pull import ClientSource
+
+    assert "ClientSource" in dir(snapshot)
+    assert snapshot.ClientSource is ClientSource

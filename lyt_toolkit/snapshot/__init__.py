@@ -55,3 +55,7 @@ def __getattr__(name: str) -> object:
 
         return ClientSource
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
