@@ -4,11 +4,10 @@
 over HTTP through ``lyt_toolkit.fill`` (imported only when called, so this package loads no
 HTTP client): every kind of program data concurrently, with the card definitions it
 references (``kinds=`` pulls only some, and ``ProgramSnapshot.estimate`` counts the calls
-first); ``to_csv`` and
-``read_snapshot`` write it out and read it back with the same dtypes (``to_parquet``
-too); ``diff`` says what changed between two snapshots and ``SnapshotHistory`` keeps
-them over time. ``snapshot_program`` turns a snapshot, or an exported folder, into the
-program a sandbox holds.
+first); ``to_csv`` and ``read_snapshot`` write it out and read it back with the same
+dtypes (``to_parquet`` too); ``diff`` says what changed between two snapshots and
+``SnapshotHistory`` keeps them over time. ``snapshot_program`` turns a snapshot, or an
+exported folder, into the program a sandbox holds.
 """
 
 from typing import TYPE_CHECKING

@@ -1,10 +1,10 @@
 """``ProgramSnapshot``: every kind of program data as it stood at one moment.
 
-A snapshot holds one typed frame per kind (``FRAME_NAMES``), the service it
-came from and the service's time when the pull began. It is a record: ``pull`` fills it
-over the network through ``lyt_toolkit.fill``, imported only when called; ``to_csv``
-writes it with the manifest of ``lyt_toolkit.reports``. ``odd_values`` lists the odd values met in
-the service's answers (one row per flagged value; not written to CSV).
+A snapshot holds one typed frame per kind (``FRAME_NAMES``), the service it came from and
+the service's time when the pull began. It is a record: ``pull`` fills it over the network
+through ``lyt_toolkit.fill``, imported only when called; ``to_csv`` writes it with the
+manifest of ``lyt_toolkit.reports``. ``odd_values`` lists the odd values met in the
+service's answers (one row per flagged value; not written to CSV).
 """
 
 from __future__ import annotations
