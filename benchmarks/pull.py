@@ -231,7 +231,8 @@ def run_route(name: str, base_url: str, warm_up: bool = True) -> None:
 
     if name == "client":  # what ``from lyt_toolkit import LoyaltyClient`` loads
         import lyt_toolkit.client
-    elif name == "snapshot":
+    elif name == "snapshot":  # the record and the pull, which it imports when called
+        import lyt_toolkit.fill
         import lyt_toolkit.snapshot  # noqa: F401
     before = _rss_mib()
     start = time.perf_counter()

@@ -138,6 +138,26 @@ DEPRECATIONS: tuple[Deprecation, ...] = (
         "or a sampled pull, ProgramSnapshot.pull(client, sample=N): reading every member "
         "to count costs as many calls as the pull itself",
     ),
+    Deprecation(
+        name="lyt_toolkit.snapshot.pull",
+        since="0.5.0",
+        removed_in="0.6.0",
+        instead="lyt_toolkit.fill.pull (the ways to fill a snapshot over HTTP live in "
+        "lyt_toolkit.fill; DEFAULT_CONCURRENCY and SampleSource in lyt_toolkit.snapshot.defaults, "
+        "utc_now and service_instant in lyt_toolkit.snapshot.clock)",
+    ),
+    Deprecation(
+        name="lyt_toolkit.snapshot.pull_budget",
+        since="0.5.0",
+        removed_in="0.6.0",
+        instead="lyt_toolkit.fill.budget (DEFAULT_SHARE is in lyt_toolkit.snapshot.defaults)",
+    ),
+    Deprecation(
+        name="lyt_toolkit.snapshot.estimate",
+        since="0.5.0",
+        removed_in="0.6.0",
+        instead="lyt_toolkit.fill.estimate, or ProgramSnapshot.estimate(client)",
+    ),
 )
 """Every deprecation, current and past (an entry outlives the spelling it covers)."""
 

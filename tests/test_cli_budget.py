@@ -21,7 +21,7 @@ from lyt_toolkit.cli._pull import PullOptions
 from lyt_toolkit.reports.economics_report import ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
-from lyt_toolkit.snapshot.pull_budget import DEFAULT_SHARE
+from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE
 
 StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 

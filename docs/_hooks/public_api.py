@@ -1,6 +1,8 @@
 """What the reference must document: the public modules of lyt_toolkit and their public names.
 
-A module is public when no part of its dotted name starts with ``_``. Its public names are
+A module is public when no part of its dotted name starts with ``_`` and it is not a
+deprecated old path (an entry of ``lyt_toolkit._deprecation.DEPRECATIONS`` names it; it only
+re-exports from its new home, and importing it warns). Its public names are
 its ``__all__`` when it defines one, else the names not starting with ``_`` that it defines
 at its top level (functions, classes, assignments), whatever it imports. Used by the page
 generator (``gen_reference.py``), the build's check (``check_reference.py``) and the tests.
@@ -21,12 +23,20 @@ def is_public(dotted: str) -> bool:
     return not any(part.startswith("_") for part in dotted.split("."))
 
 
+def deprecated_modules() -> frozenset[str]:
+    """The old module paths kept for a release: documented by their new homes."""
+    from lyt_toolkit._deprecation import DEPRECATIONS
+
+    return frozenset(entry.name for entry in DEPRECATIONS)
+
+
 def public_modules(package: str = PACKAGE) -> list[str]:
     """Every public module and package under ``package``, the package first, sorted."""
     root = importlib.import_module(package)
     names = [package]
+    old = deprecated_modules()
     for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}."):
-        if is_public(info.name):
+        if is_public(info.name) and info.name not in old:
             names.append(info.name)
     return sorted(names)
 

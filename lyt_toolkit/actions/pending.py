@@ -21,7 +21,7 @@ from ..errors import APIError, ConflictError, NotFoundError, ResourceLockedError
 from ..frames.pending import blocked_reasons
 from ..models.enums import PendingBucketStatus
 from ..models.ids import IdPrefix
-from ..snapshot.pull import service_instant
+from ..snapshot.clock import service_instant
 from ._targets import as_records, first_seen, id_error
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .plan import ActionPlan, Observer

@@ -54,7 +54,7 @@ from ..frames.column_groups import card_definition_check
 from ..frames.registry import BUILDERS
 from ..inputs import FLAT_COLUMNS
 from ..snapshot import ProgramSnapshot
-from ..snapshot.model import utc_now
+from ..snapshot.clock import utc_now
 from .benefits import create_benefits
 from .change_plan import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, ChangePlan
 from .change_rows import change_row, first_difference

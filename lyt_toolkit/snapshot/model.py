@@ -1,44 +1,37 @@
 """``ProgramSnapshot``: every kind of program data as it stood at one moment.
 
-A snapshot holds one typed frame per kind (``FRAME_NAMES``), the service it
-came from and the service's time when the pull began. ``pull`` fills it over
-the network (see ``lyt_toolkit.snapshot.pull``); ``to_csv`` writes it with the
-manifest of ``lyt_toolkit.reports``. ``odd_values`` lists the odd values met in
-the service's answers (one row per flagged value; not written to CSV).
+A snapshot holds one typed frame per kind (``FRAME_NAMES``), the service it came from and
+the service's time when the pull began. It is a record: ``pull`` fills it over the network
+through ``lyt_toolkit.fill``, imported only when called; ``to_csv`` writes it with the
+manifest of ``lyt_toolkit.reports``. ``odd_values`` lists the odd values met in the
+service's answers (one row per flagged value; not written to CSV).
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from .._progress import Progress
-from ..client import LoyaltyClient
 from ..frames.registry import FRAME_NAMES, SCHEMAS
 from ..frames.sample import Sample, SampleDesign, draw_sample, member_points
 from ..frames.schema import ODD_VALUES, OddValue
 from ..reports.snapshot_csv import public_url, write_snapshot
 from ..reports.snapshot_parquet import write_parquet_snapshot
+from .clock import utc_now
 from .cost import PullCalls, PullEstimate
-from .diff import DEFAULT_IGNORE, MEMBER_KINDS, SnapshotDiff, compare
-from .estimate import estimate_pull
+from .defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE, SampleSource
+from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
 from .program_file import write_program
-from .pull import (
-    DEFAULT_CONCURRENCY,
-    ClientSource,
-    Pulled,
-    SampleSource,
-    pull_frames,
-    settings_of,
-    utc_now,
-)
-from .pull_budget import DEFAULT_SHARE
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+    from ..fill.pull import ClientSource, Pulled
 
 __all__ = ["FRAME_NAMES", "ProgramSnapshot"]
 
@@ -195,22 +188,10 @@ class ProgramSnapshot:
 
         A sampled snapshot's cards and pending buckets cannot be compared (see ``diff``), so
         they are not pulled again either: the live pull reads no member one by one."""
-        kinds = set(self.kinds)
-        if self.sample is not None:
-            kinds -= set(MEMBER_KINDS)
-            if not kinds:
-                raise ValueError(
-                    f"no drift to look for: this snapshot is a {self.sample} and holds only "
-                    "cards and pending buckets, which a sample cannot compare; pull the "
-                    "program whole (ProgramSnapshot.pull without sample=) to follow them"
-                )
-        partial = kinds != set(FRAME_NAMES)
-        live = ProgramSnapshot.pull(
-            client,
-            progress=progress,
-            kinds=kinds if partial else None,
-            budget_share=budget_share,
-        )
+        # Imported here: the record and the analysis that reads it load no HTTP client.
+        from ..fill.drift import pull_live
+
+        live = pull_live(self, client, progress=progress, budget_share=budget_share)
         return self.diff(live)
 
     def to_program(self, path: str | Path) -> Path:
@@ -249,6 +230,9 @@ class ProgramSnapshot:
         ``read_members`` is deprecated: it reads every member to count exactly, as many
         calls as the pull. See ``lyt_toolkit.snapshot.cost``.
         """
+        # Imported here: the record and the analysis that reads it load no HTTP client.
+        from ..fill.estimate import estimate_pull
+
         return estimate_pull(
             client,
             kinds,
@@ -282,7 +266,7 @@ class ProgramSnapshot:
         walks the lists first, then counts what reading the members and their cards' buckets
         needs; when that is more than its share holds, it sends nothing more and raises
         ``PullBudgetError``, which says what it needed, what was left and each way forward
-        with its cost. See ``lyt_toolkit.snapshot.pull_budget`` and ``estimate``.
+        with its cost. See ``lyt_toolkit.fill.budget`` and ``estimate``.
 
         ``sample`` (a member count, or a ``Sample``) reads only a stratified random sample of
         the members listed, and their cards and buckets: about one call per sampled member
@@ -290,26 +274,18 @@ class ProgramSnapshot:
         design; its cards and pending buckets carry a ``weight``) and its economics come with
         95 % intervals; it equals ``full.sampled(sample)`` of a full pull of that moment.
         """
-        settings = settings_of(client)
+        # Imported here: the record and the analysis that reads it load no HTTP client.
+        from ..fill.pull import pull_blocking
 
-        def run() -> Pulled:
-            return asyncio.run(
-                pull_frames(
-                    settings,
-                    progress=progress,
-                    concurrency=concurrency,
-                    kinds=kinds,
-                    budget_share=budget_share,
-                    sample=sample,
-                )
-            )
-
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return cls._of(run())
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            return cls._of(pool.submit(run).result())
+        pulled = pull_blocking(
+            client,
+            progress=progress,
+            concurrency=concurrency,
+            kinds=kinds,
+            budget_share=budget_share,
+            sample=sample,
+        )
+        return cls._of(pulled)
 
     @classmethod
     async def apull(
@@ -323,6 +299,9 @@ class ProgramSnapshot:
         sample: SampleSource = None,
     ) -> ProgramSnapshot:
         """Async twin of ``pull``; an ``AsyncLoyaltyClient`` given here is used as is."""
+        # Imported here: the record and the analysis that reads it load no HTTP client.
+        from ..fill.pull import pull_frames
+
         pulled = await pull_frames(
             client,
             progress=progress,

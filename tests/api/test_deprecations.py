@@ -245,3 +245,36 @@ def test_findings_between_needs_no_registration() -> None:
     )
     done = fresh_python(code)
     assert done.stdout.strip() == "0"
+
+
+# -- lyt_toolkit.snapshot.pull, .pull_budget, .estimate (0.4.0) -> lyt_toolkit.fill ----------
+
+
+def test_the_old_pull_modules_warn_and_give_the_names_from_their_new_homes() -> None:
+    """Each old module path warns once, at the line that imports it, naming its new home;
+    what it gives is what the new homes hold."""
+    code = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from lyt_toolkit.snapshot.pull import ClientSource, DEFAULT_CONCURRENCY, pull_frames\n"
+        "    from lyt_toolkit.snapshot.pull_budget import DEFAULT_SHARE, PullBudget\n"
+        "    from lyt_toolkit.snapshot.estimate import estimate_pull\n"
+        "import lyt_toolkit.fill as fill, lyt_toolkit.snapshot as snapshot\n"
+        "from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE as share\n"
+        "assert (ClientSource, pull_frames, PullBudget, estimate_pull) == (fill.ClientSource, "
+        "fill.pull_frames, fill.PullBudget, fill.estimate_pull)\n"
+        "assert (DEFAULT_CONCURRENCY, DEFAULT_SHARE) == (snapshot.DEFAULT_CONCURRENCY, share)\n"
+        "for w in caught:\n"
+        "    print(w.category.__name__, w.filename, w.message, sep=' | ')\n"
+    )
+    lines = fresh_python(code).stdout.splitlines()
+    assert lines == [
+        f"FutureWarning | <string> | {deprecation(name).message}"
+        for name in (
+            "lyt_toolkit.snapshot.pull",
+            "lyt_toolkit.snapshot.pull_budget",
+            "lyt_toolkit.snapshot.estimate",
+        )
+    ]
+    assert "lyt_toolkit.fill.pull" in lines[0] and "lyt_toolkit.fill.budget" in lines[1]

@@ -63,6 +63,12 @@ def test_private_modules_are_not_public() -> None:
     assert not any(part.startswith("_") for m in modules for part in m.split("."))
 
 
+def test_deprecated_module_paths_have_no_page() -> None:
+    modules = public_api.public_modules()
+    assert "lyt_toolkit.fill.pull" in modules
+    assert "lyt_toolkit.snapshot.pull" not in modules  # re-exports lyt_toolkit.fill.pull
+
+
 def test_a_name_missing_from_its_page_is_reported() -> None:
     modules = public_api.public_modules()
     ids = {

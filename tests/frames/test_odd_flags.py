@@ -10,11 +10,11 @@ import pytest
 
 from lyt_toolkit.audit import run
 from lyt_toolkit.errors import OddValueWarning
+from lyt_toolkit.fill.pull import _Puller
 from lyt_toolkit.frames import benefits_frame
 from lyt_toolkit.frames.benefits import BENEFITS
 from lyt_toolkit.frames.schema import OddValue
 from lyt_toolkit.snapshot import ProgramSnapshot
-from lyt_toolkit.snapshot.pull import _Puller
 from lyt_toolkit.snapshot.references import mark_card_definitions
 
 from .test_odd_values import ROWS, benefit, points_benefit, row

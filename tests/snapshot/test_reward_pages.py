@@ -33,7 +33,7 @@ from lyt_toolkit.synthetic import generate_program
 from .conftest import StartSandbox
 from .helpers import client_for
 
-PULL = importlib.import_module("lyt_toolkit.snapshot.pull")
+PULL = importlib.import_module("lyt_toolkit.fill.pull")
 FRAMES = importlib.import_module("lyt_toolkit.pull.assemble")
 ARROW = importlib.import_module("lyt_toolkit.pull.reward_arrow")
 

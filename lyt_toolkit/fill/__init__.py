@@ -1,0 +1,23 @@
+"""The ways to fill a ``ProgramSnapshot`` over HTTP: a full pull, a sampled one, the budget
+check and the estimate of its cost (the paced pull will come here too).
+
+The snapshot is a record of frames and imports none of this: ``ProgramSnapshot.pull``,
+``apull``, ``estimate`` and ``drift`` import it when called, so the snapshot and the
+analysis that reads it (``economics``, ``audit``) load no HTTP client.
+"""
+
+from .budget import DEFAULT_SAMPLE, PullBudget
+from .drift import pull_live
+from .estimate import estimate_pull
+from .pull import ClientSource, Pulled, pull_blocking, pull_frames
+
+__all__ = [
+    "DEFAULT_SAMPLE",
+    "ClientSource",
+    "PullBudget",
+    "Pulled",
+    "estimate_pull",
+    "pull_blocking",
+    "pull_frames",
+    "pull_live",
+]

@@ -1,0 +1,125 @@
+"""A pull's share of the call budget, checked before each stage that reads one call per object.
+
+A pull walks the lists first (one call per page of 100: rewards, benefits, card
+definitions, tier structures, programs and each program's members). Their pages are the
+cheap part, and once they are walked the rest is counted exactly: one read per member (the
+read that brings its cards), then one bucket list per card holding pending points. Before
+each of those stages the pull asks ``PullBudget.check`` whether the stage fits in what is
+left of its share (``budget_share`` of the calls the window had left when it started); when
+it does not, nothing of the stage is sent and ``PullBudgetError`` says what it needed, what
+was left, when the window resets and each way forward with its cost. The ``Allowance`` the
+budget holds refuses any call beyond the share in any case (a list longer than the share,
+a bucket list of several pages), so a pull never spends more than its share.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from .._text import counted
+from ..client.allowance import Allowance
+from ..client.quota import Quota
+from ..errors import PullBudgetError, WayForward
+from ..snapshot.cost import TREE
+
+__all__ = ["DEFAULT_SAMPLE", "PullBudget"]
+
+DEFAULT_SAMPLE = 1000
+"""The sample size a refusal suggests at most (members read one by one)."""
+
+READ_STAGES = {"cards": "member reads", "pending_buckets": "bucket lists"}
+"""The stages that read one call per object, by the tree level they fill."""
+
+
+class PullBudget:
+    """The allowance of one pull and what it needs to word a refusal."""
+
+    def __init__(self, allowance: Allowance, quota: Quota, kinds: Iterable[str]) -> None:
+        self.allowance = allowance
+        self.quota = quota
+        self.kinds = frozenset(kinds)
+        self.stage = "lists"
+        """The stage under way (named in a refusal)."""
+        self.lists_calls = 0
+        """Calls the lists took (token included), once they are all walked."""
+        self.by_id = 0
+        """Card definitions the lists reference but do not hold: one read each."""
+
+    def lists_walked(self, by_id: int) -> None:
+        """Every list is walked: their calls are what has been spent so far; ``by_id`` card
+        definitions they reference are still to be read."""
+        self.lists_calls = self.allowance.spent
+        self.by_id = by_id
+
+    def check(self, level: str, needed: int, *, members: int, sampled: int | None) -> None:
+        """Before the tree ``level`` (``cards`` or ``pending_buckets``) sends ``needed``
+        calls at least: ``PullBudgetError`` when what is left of the share cannot hold them.
+        ``members`` were listed; ``sampled`` is the sample size of a sampled pull."""
+        self.stage = READ_STAGES[level]
+        left = self.allowance.left
+        if left is None or needed + self.by_id <= left:
+            return
+        raise self.refusal(needed + self.by_id, members=members, sampled=sampled)
+
+    def refusal(
+        self, needed: int, *, members: int | None = None, sampled: int | None = None
+    ) -> PullBudgetError:
+        """The error for a stop before (or, with the allowance spent, during) ``stage``."""
+        allowance = self.allowance
+        left = allowance.left or 0
+        return PullBudgetError(
+            self.stage,
+            needed=needed,
+            remaining=left,
+            share=allowance.share,
+            window_left=allowance.window_left,
+            sent=allowance.spent,
+            ways=tuple(self._ways(needed, members, sampled)),
+            limit=self.quota.limit,
+            resets_at=self.quota.resets_at,
+        )
+
+    def _ways(self, needed: int, members: int | None, sampled: int | None) -> Iterable[WayForward]:
+        allowance = self.allowance
+        lists = self.lists_calls
+        if "card_definitions" in self.kinds:
+            lists += self.by_id
+        listed_only = sorted(self.kinds - set(TREE[2:]))
+        if members is not None and listed_only and self.stage != "lists":
+            yield WayForward(
+                "the lists only, without cards and pending buckets",
+                lists,
+                f"kinds={listed_only}",
+                argument=("kinds", listed_only),
+            )
+        if members is not None and allowance.calls is not None and self.stage != "lists":
+            room = (allowance.calls - lists) // 2  # a read and a bucket list per member
+            size = min(DEFAULT_SAMPLE, members, room, (sampled or members + 1) - 1)
+            if size >= 2:
+                yield WayForward(
+                    f"a sample of {counted(size, 'member')} (totals with 95 % intervals; "
+                    "at most, with one card holding pending points a member)",
+                    lists + 2 * size,
+                    f"sample={size}",
+                    argument=("sample", size),
+                )
+        total = allowance.spent + needed
+        if allowance.calls:
+            windows = math.ceil(total / allowance.calls)
+            yield WayForward(
+                f"the whole pull, paced over at least {counted(windows, 'window')} at this share",
+                total,
+                "paced pulls across budget windows are not available yet",
+                at_least=True,
+            )
+        window_left = allowance.window_left
+        if allowance.share < 1 and window_left is not None and total <= window_left:
+            yield WayForward(
+                "the whole pull now, with the whole window's budget (the project's other "
+                "traffic is refused until the window resets)",
+                total,
+                "budget_share=1.0",
+                at_least=True,
+                argument=("budget_share", 1.0),
+            )

@@ -1,0 +1,156 @@
+"""Counting a pull's calls before it starts, by walking the lists it will walk.
+
+See ``lyt_toolkit.snapshot.cost`` for what each kind costs and why two figures are bounds.
+The estimate walks the lists only (one call per page of 100), never a member one by one,
+and within a share of the calls left in the window: when even the lists do not fit, it
+stops there and says so (``PullEstimate.complete``) instead of raising half-way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from .._deprecation import deprecation, warn
+from ..client import LoyaltyClient
+from ..client.allowance import AllowanceSpent, checked_share
+from ..models import Page
+from ..pull.member_tree import TREE, holds_pending, member_tree, walk_tree
+from ..pull.program_lists import ListPart, program_lists
+from ..snapshot.cost import PullEstimate, tree_depth, wanted_kinds
+from ..snapshot.defaults import DEFAULT_SHARE
+from ..snapshot.references import referenced_card_definitions
+
+__all__ = ["estimate_pull"]
+
+T = TypeVar("T")
+
+_REFERENCING: tuple[ListPart, ...] = ("rewards", "benefits", "tier_structures")
+"""The lists whose items point at card definitions, in ``referenced_card_definitions``' order."""
+
+
+class _Walk:
+    """Walks lists with the largest page, keeping the items and the pages it took per part."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, int] = {}
+
+    def __call__(self, part: str, pages: Iterator[Page[T]]) -> list[T]:
+        items: list[T] = []
+        for page in pages:
+            items.extend(page.data)
+            self.count(part)
+        return items
+
+    def count(self, part: str) -> None:
+        """One more page (one more call) of ``part``."""
+        self.parts[part] = self.parts.get(part, 0) + 1
+
+
+def estimate_pull(
+    client: LoyaltyClient,
+    kinds: Iterable[str] | None = None,
+    *,
+    cards_per_member: int | None = None,
+    read_members: bool = False,
+    budget_share: float = DEFAULT_SHARE,
+) -> PullEstimate:
+    """The calls ``ProgramSnapshot.pull(client, kinds=kinds)`` will make (see ``cost``).
+
+    Walks the lists (rewards, benefits, card definitions, tier structures, programs and
+    members, as far as ``kinds`` need them) with ``client``, within ``budget_share`` of the
+    calls left in the window: those figures are exact, as is one read per member. The
+    bucket lists are a bound: at most ``cards_per_member`` cards per member (by default one
+    per card definition listed, the most a member can hold) hold pending points, each one
+    page. ``read_members`` (deprecated) reads every member to count them instead.
+    """
+    if cards_per_member is not None and cards_per_member < 0:
+        raise ValueError("cards_per_member must be 0 or more")
+    if read_members and cards_per_member is not None:
+        raise ValueError("give cards_per_member or read_members, not both")
+    if read_members:
+        warn(
+            deprecation("lyt_toolkit.snapshot.ProgramSnapshot.estimate(read_members=True)"),
+            stacklevel=3,
+        )
+    share = checked_share(budget_share)
+    wanted = wanted_kinds(kinds)
+    depth = tree_depth(wanted)
+    walk = _Walk()
+    parts: dict[str, int] = {"token": 1}
+    bounds: set[str] = set()
+    quota = client.quota
+    used_before = quota.calls_used
+    with quota.allowance(share) as allowance:
+        try:
+            _count(client, walk, wanted, depth, parts, bounds, cards_per_member, read_members)
+            complete = True
+        except AllowanceSpent:
+            parts.update(walk.parts)
+            complete = False
+    return PullEstimate(
+        wanted,
+        parts,
+        exact=not bounds and complete,
+        spent=quota.calls_used - used_before,
+        remaining=quota.remaining,
+        limit=quota.limit,
+        resets_at=quota.resets_at,
+        bounds=frozenset(bounds),
+        complete=complete,
+        share=share,
+        allowed=allowance.calls,
+    )
+
+
+def _count(
+    client: LoyaltyClient,
+    walk: _Walk,
+    wanted: frozenset[str],
+    depth: int,
+    parts: dict[str, int],
+    bounds: set[str],
+    cards_per_member: int | None,
+    read_members: bool,
+) -> None:
+    """Walk the lists the pull of ``wanted`` walks and fill ``parts`` (calls per part) and
+    ``bounds`` (the parts counted as an upper bound)."""
+    bounded = depth == 4 and cards_per_member is None and not read_members
+    # Card definitions are listed also to bound the cards a member can hold.
+    lists = program_lists(wanted | ({"card_definitions"} if bounded else set()))
+    found = {listed.part: walk(listed.part, listed.pages(client, models=True)) for listed in lists}
+    definitions = found.pop("card_definitions", [])
+    rewards, benefits, tiers = (found.get(p, []) for p in _REFERENCING)
+    referenced = referenced_card_definitions(rewards, benefits, tiers, (), ())
+    parts.update(walk.parts)
+    if "card_definitions" not in wanted:
+        parts.pop("card_definitions", None)
+    else:
+        # Those referenced by cards or buckets are met only when the pull reads them.
+        parts["card_definitions_by_id"] = len(referenced - {d.id for d in definitions})
+        if depth >= 3:
+            bounds.add("card_definitions_by_id")
+    if depth < 1:
+        return
+    # The member lists are walked; the members are read only when asked to (deprecated).
+    walked = min(depth, 3 if read_members else 2)
+    with ThreadPoolExecutor(8) as pool:  # members read eight at a time
+        tree = walk_tree(
+            member_tree(walked),
+            client,
+            on_page=lambda r, _: walk.count(r.part),
+            read_all=pool.map,
+        )
+    for part in TREE[: min(walked, 2)]:  # the lists: one call per page walked
+        parts[part] = walk.parts.get(part, 0)
+    if depth >= 3:  # one read per member
+        parts["cards"] = len(tree.members)
+    if depth >= 4 and read_members:
+        parts["pending_buckets"] = sum(
+            1 for m in tree.cards for c in m.cards if c.card is not None and holds_pending(c.card)
+        )  # the pull lists the buckets of cards holding pending points only
+    elif depth >= 4:
+        per_member = len(definitions) if cards_per_member is None else cards_per_member
+        parts["pending_buckets"] = len(tree.members) * per_member
+        bounds.add("pending_buckets")

@@ -1,0 +1,461 @@
+"""Pulling every kind of program data at once, within a share of the call budget.
+
+Rewards, benefits, card definitions, tier structures, programs and their member lists are
+walked concurrently (at most ``concurrency`` requests in flight); then, if the pull's share
+of the budget holds them (``budget``), each member is read for its cards and each card
+holding pending points has its buckets listed. Row order follows the service's list order,
+so two pulls of the same data give equal frames. Rewards, the largest list, are turned into
+their frames page by page as they arrive. A sync ``LoyaltyClient`` is used as it is, its
+calls made from worker threads (``pull.threaded``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from .._progress import Progress, ProgressBar
+from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
+from ..client.allowance import AllowanceSpent, checked_share
+from ..errors import NotFoundError, OddValueWarning
+from ..frames.benefits import BENEFITS, benefits_frame
+from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
+from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
+from ..frames.registry import FRAME_NAMES
+from ..frames.rewards import (
+    REWARD_COSTS,
+    REWARDS,
+)
+from ..frames.sample import Sample, SampleDesign, SampleDraw
+from ..frames.schema import FrameBuilder, Schema
+from ..models import (
+    Benefit,
+    CardDefinition,
+    Member,
+    MemberWithCards,
+    Page,
+    PendingBucket,
+    Program,
+    TierStructure,
+)
+from ..pull.assemble import NATIVE_BATCH, RewardPages
+from ..pull.member_tree import Lists, Reads, Request, awalk_tree, level_bars, member_tree
+from ..pull.program_lists import ListPart, ProgramList, program_lists
+from ..pull.read_ahead import aread_ahead
+from ..pull.threaded import ThreadedClient
+from ..snapshot.clock import service_instant, utc_now
+from ..snapshot.cost import PullCalls, tree_depth, wanted_kinds
+from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE, SampleSource
+from ..snapshot.references import (
+    join_statuses,
+    mark_card_definitions,
+    referenced_card_definitions,
+)
+from .budget import PullBudget
+
+__all__ = ["ClientSource", "Pulled", "pull_blocking", "pull_frames"]
+
+T = TypeVar("T")
+
+ClientSource = LoyaltyClient | AsyncLoyaltyClient | ClientConfig | Mapping[str, Any] | None
+"""What a snapshot can be pulled with: a client, its settings, client keyword arguments, or
+None for the environment / ``.env``."""
+
+
+@dataclass(frozen=True)
+class Pulled:
+    """The frames of one pull, where they came from, the service's time at its start, the
+    calls it sent and, for a sampled pull, its sample."""
+
+    frames: dict[str, pd.DataFrame]
+    source: str
+    pulled_at: pd.Timestamp
+    calls: PullCalls
+    sample: SampleDesign | None = None
+
+
+def sample_of(sample: SampleSource, kinds: frozenset[str]) -> Sample | None:
+    """The ``Sample`` asked for (a size becomes one of seed 0); a ``ValueError`` naming
+    ``sample`` when it is neither, or when ``kinds`` read no member."""
+    if sample is None:
+        return None
+    if not isinstance(sample, Sample):
+        if isinstance(sample, bool) or not isinstance(sample, int):
+            raise ValueError(f"sample: give a member count or a Sample, not {sample!r}")
+        sample = Sample(sample)
+    if tree_depth(kinds) < 3:
+        raise ValueError("sample: the kinds asked read no member (add cards or pending_buckets)")
+    return sample
+
+
+async def pull_frames(
+    client: ClientSource,
+    *,
+    progress: Progress = True,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    kinds: Iterable[str] | None = None,
+    budget_share: float = DEFAULT_SHARE,
+    sample: SampleSource = None,
+) -> Pulled:
+    """Pull the frames of ``kinds`` (every one for None) with ``client`` within
+    ``budget_share`` of the calls left in the window, reading only the members ``sample``
+    draws when given; a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` is used as is."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    wanted = wanted_kinds(kinds)
+    share = checked_share(budget_share)
+    asked = sample_of(sample, wanted)
+    async with _async_client(client) as owned:
+        return await _Puller(owned, progress, concurrency, wanted, share, asked).run()
+
+
+def pull_blocking(
+    client: ClientSource,
+    *,
+    progress: Progress = True,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    kinds: Iterable[str] | None = None,
+    budget_share: float = DEFAULT_SHARE,
+    sample: SampleSource = None,
+) -> Pulled:
+    """``pull_frames`` run to its end from sync code, on a loop of its own (in a worker
+    thread when one is already running, as in Jupyter); an async client is rebuilt from its
+    settings there."""
+    settings = settings_of(client)
+
+    def run() -> Pulled:
+        return asyncio.run(
+            pull_frames(
+                settings,
+                progress=progress,
+                concurrency=concurrency,
+                kinds=kinds,
+                budget_share=budget_share,
+                sample=sample,
+            )
+        )
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(run).result()
+
+
+def settings_of(client: ClientSource) -> ClientSource:
+    """What a pull on a loop of its own can use: the client itself, but an async client's
+    settings (it is bound to the loop it was made on)."""
+    if isinstance(client, AsyncLoyaltyClient):
+        return client.config
+    return client
+
+
+def _async_client(
+    source: ClientSource,
+) -> AbstractAsyncContextManager[AsyncLoyaltyClient]:
+    """The client to pull with: ``source`` itself (a sync one seen through worker threads),
+    or one built (and closed) here."""
+    if isinstance(source, AsyncLoyaltyClient):
+        return nullcontext(source)
+    if isinstance(source, LoyaltyClient):
+        threaded: Any = ThreadedClient(source)  # quacks as an AsyncLoyaltyClient
+        return nullcontext(threaded)
+    if source is None:
+        return AsyncLoyaltyClient()
+    if isinstance(source, ClientConfig):
+        return AsyncLoyaltyClient(config=source)
+    if isinstance(source, Mapping):
+        return AsyncLoyaltyClient(**source)
+    raise TypeError(
+        "pull() takes a LoyaltyClient, AsyncLoyaltyClient, ClientConfig, a dict of client "
+        f"settings or None, not {type(source).__name__}"
+    )
+
+
+class _Puller:
+    """One concurrent pull: lists, the member tree, then card definition resolution."""
+
+    def __init__(
+        self,
+        client: AsyncLoyaltyClient,
+        progress: Progress,
+        concurrency: int,
+        kinds: frozenset[str] = frozenset(FRAME_NAMES),
+        share: float = DEFAULT_SHARE,
+        sample: Sample | None = None,
+    ) -> None:
+        self.client = client
+        self.kinds = kinds
+        self.share = share
+        self.sample = sample
+        self.design: SampleDesign | None = None
+        """The sample drawn, once the members are listed (a sampled pull); an adaptive
+        sample's pilot until its pilot is read."""
+        self.draw: SampleDraw | None = None
+        self.limit = asyncio.Semaphore(concurrency)
+        self.progress = progress
+        self.held_at_start: float | None = None
+        """The service's clock at the start, from a new token when the client held one."""
+        self.listed = 0
+        """Members listed (once the member lists are walked)."""
+        self.members: pd.DataFrame | None = None
+        """Their frame, once a sample was drawn from it (built once, not again at the end)."""
+        self._listed_members: list[Member] = []
+
+    async def run(self) -> Pulled:
+        c, kinds = self.client, self.kinds
+        used_before = c.quota.calls_used
+        with (
+            c.quota.allowance(self.share) as allowance,
+            ProgressBar(self.progress, desc="snapshot", unit="row") as bar,
+        ):
+            budget = PullBudget(allowance, c.quota, kinds)
+            try:
+                if c.holds_token:
+                    # The service's clock at the start comes from a token it issues now (one
+                    # call, as for a client without a token, whose first call fetches one).
+                    token = await c.oauth.token()
+                    self.held_at_start = token.expires_at - token.expires_in
+                frames = await self._pull(bar, budget)
+            except AllowanceSpent:
+                raise budget.refusal(1) from None
+        quota = c.quota
+        calls = PullCalls(
+            quota.calls_used - used_before, quota.remaining, quota.limit, quota.resets_at
+        )
+        asked = {name: frame for name, frame in frames.items() if name in kinds}
+        return Pulled(asked, c.base_url, self._service_start(), calls, self.design)
+
+    async def _pull(self, bar: ProgressBar, budget: PullBudget) -> dict[str, pd.DataFrame]:
+        kinds = self.kinds
+        # One walk per top-level list the kinds need (pull.program_lists), run together with
+        # the member tree's lists; the tree's one-by-one reads wait for every list (their
+        # pages are the cheap part, and then the rest is counted) and for the budget's check.
+        lists = program_lists(kinds)
+        listing = asyncio.ensure_future(_gather(*(self._walk(listed, bar) for listed in lists)))
+
+        def by_part(found: Sequence[Any]) -> dict[ListPart, Any]:
+            return {listed.part: items for listed, items in zip(lists, found, strict=True)}
+
+        async def before(step: Lists | Reads) -> None:
+            if not step.requests or step.requests[0].part not in ("cards", "pending_buckets"):
+                return
+            walked = by_part(await listing)
+            budget.lists_walked(by_id=len(self._unlisted(walked, ())))
+            sampled = None if self.design is None else self.design.size
+            needed = len(step.requests)
+            if self.draw is not None and self.draw.adaptive and self.design is self.draw.first:
+                # Before the pilot: the whole sample's reads must fit, not the pilot's alone.
+                sampled = max(self.draw.sample.n, needed)
+                needed = sampled
+            budget.check(step.requests[0].part, needed, members=self.listed, sampled=sampled)
+
+        found, tree = await _gather(
+            listing, self._member_tree(bar, tree_depth(kinds), before, self._read)
+        )
+        walked = by_part(found)
+        rewards: RewardPages = walked.get("rewards") or _reward_pages()
+        benefits: list[Benefit] = walked.get("benefits", [])
+        listed: list[CardDefinition] = walked.get("card_definitions", [])
+        tiers: list[TierStructure] = walked.get("tier_structures", [])
+        programs, members_found, details, buckets = tree
+        fetched: list[CardDefinition] = []
+        if "card_definitions" in kinds:
+            fetched = await self._fetch_definitions(
+                sorted(self._unlisted(walked, (details, buckets)))
+            )
+        definitions = card_definitions_frame(listed, unlisted=fetched)
+        status = dict(zip(definitions["id"], definitions["status"].astype(object), strict=True))
+        names = dict(zip(definitions["id"], definitions["name"].astype(object), strict=True))
+
+        def marked(
+            frame: pd.DataFrame, schema: Schema, names: dict[str, object] | None = None
+        ) -> pd.DataFrame:
+            # Without the card definitions pulled, whether a reference resolves is unknown (NA).
+            if "card_definitions" not in kinds:
+                return frame
+            return mark_card_definitions(frame, schema, status, names)
+
+        cards = cards_frame(details)
+        pending = join_statuses(pending_buckets_frame(buckets), programs, members_found)
+        if self.design is not None:
+            cards, pending = self.design.keep(cards), self.design.keep(pending)
+        return {
+            "rewards": rewards.frame("rewards"),
+            "reward_costs": marked(rewards.frame("reward_costs"), REWARD_COSTS, names=names),
+            "benefits": marked(benefits_frame(benefits), BENEFITS),
+            "card_definitions": definitions,
+            "tier_structures": marked(tier_structures_frame(tiers), TIER_STRUCTURES),
+            "programs": programs_frame(programs),
+            "members": members_frame(members_found) if self.members is None else self.members,
+            "cards": cards,
+            "pending_buckets": pending,
+        }
+
+    def _read(self, members: list[Member]) -> list[Member]:
+        """The members to read for their cards, of those listed: every one, or those the
+        sample draws (stratified by what the list shows: program, status, join date)."""
+        self.listed = len(members)
+        if self.sample is None:
+            return members
+        self.members = members_frame(members)
+        self.draw = SampleDraw(self.members, self.sample)
+        self.design = self.draw.first
+        self._listed_members = members
+        drawn = set(self.design.units["member_id"])
+        return [m for m in members if m.id in drawn]
+
+    def _more(self, read: list[MemberWithCards]) -> list[Member]:
+        """An adaptive sample's second round: the members its pilot's points allocate."""
+        if self.draw is None or not self.draw.adaptive:
+            return []
+        points = pd.Series(
+            [sum(c.card.balance.points for c in m.cards if c.card is not None) for m in read],
+            index=[m.id for m in read],
+            dtype="Float64",
+        )
+        pilot = set(self.draw.first.units["member_id"])
+        self.design = self.draw.complete(points)
+        drawn = set(self.design.units["member_id"]) - pilot
+        return [m for m in self._listed_members if m.id in drawn]
+
+    def _unlisted(self, walked: Mapping[ListPart, Any], tree: tuple[Any, ...]) -> set[str]:
+        """The card definitions referenced (by the lists, and by the tree's ``details`` and
+        ``buckets`` when given) but not listed: each is read by ID."""
+        if "card_definitions" not in self.kinds:
+            return set()
+        rewards: RewardPages = walked.get("rewards") or _reward_pages()
+        details, buckets = tree if tree else ((), ())
+        wanted = rewards.referenced | referenced_card_definitions(
+            (), walked.get("benefits", []), walked.get("tier_structures", []), details, buckets
+        )
+        return wanted - {d.id for d in walked.get("card_definitions", [])}
+
+    def _service_start(self) -> pd.Timestamp:
+        """The service's clock at the pull's start, from the token issued at its start (the
+        service's ``expires_at - expires_in``): the one its first call brought, or a new one
+        when the client already held a token. This machine's UTC time without a token, or,
+        with an ``OddValueWarning``, when those times give no instant pandas can hold."""
+        seconds = self.held_at_start
+        if seconds is None:
+            seconds = self.client.token_issued_at()
+        if seconds is None:
+            return utc_now()
+        issued = service_instant(seconds)
+        if issued is None:
+            warnings.warn(
+                f"token: expires_at - expires_in = {seconds!r} is no instant; "
+                "using this machine's UTC time",
+                OddValueWarning,
+                stacklevel=2,
+            )
+            return utc_now()
+        return issued
+
+    def _walk(self, listed: ProgramList, bar: ProgressBar) -> Awaitable[Any]:
+        """All of one top-level list: reward frames built as pages arrive, else the models."""
+        pages = listed.pages(self.client)
+        return _rewards(pages, bar) if listed.plain else _collect(pages, bar)
+
+    async def _bounded(self, start: Callable[[], Awaitable[T]]) -> T:
+        """Run ``start()`` once a concurrency slot is free.
+
+        Takes a factory rather than a coroutine so that a task cancelled while
+        it waits for a slot leaves no coroutine behind that was never awaited.
+        """
+        async with self.limit:
+            return await start()
+
+    async def _member_tree(
+        self,
+        bar: ProgressBar,
+        depth: int,
+        before: Callable[[Lists | Reads], Awaitable[None]],
+        read: Callable[[list[Member]], list[Member]],
+    ) -> tuple[list[Program], list[Member], list[MemberWithCards], list[PendingBucket]]:
+        """Programs, their members, each member read for its cards, each card's buckets, as far
+        down as ``depth`` (``pull.member_tree``), each level's requests ``concurrency`` at a
+        time: a member list has no cards, so a member costs one call, and a card one call per
+        page of its buckets."""
+
+        def counted(request: Request, page: Any) -> None:
+            bar.advance(len(page.data), pages=1)
+
+        async def run(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
+            return await _gather(*(self._bounded(start) for start in starts))
+
+        walk = member_tree(depth, read=read, more=self._more, pending_only=True)
+        tree = await awalk_tree(
+            walk,
+            self.client,
+            run=run,
+            on_page=counted,
+            before=before,
+            level_bar=level_bars(self.progress),
+        )
+        return tree.programs, tree.members, tree.cards, tree.pending_buckets
+
+    async def _fetch_definitions(self, ids: list[str]) -> list[CardDefinition]:
+        async def one(cid: str) -> CardDefinition | None:
+            try:
+                return await self.client.card_definitions.get(cid)
+            except NotFoundError:
+                return None
+
+        found = await _gather(*(self._bounded(partial(one, i)) for i in ids))
+        return [d for d in found if d is not None]
+
+
+def _reward_pages() -> RewardPages:
+    return RewardPages(FrameBuilder(REWARDS), FrameBuilder(REWARD_COSTS))
+
+
+async def _rewards(pages: AsyncIterator[Any], bar: ProgressBar) -> RewardPages:
+    """The reward frames of ``pages`` (``PlainPage``s), built as the pages arrive (a
+    batch decoded in a worker thread, so the other parts of the pull go on meanwhile),
+    counted on ``bar``; ``referenced``: the card definitions the rewards point at."""
+    frames = _reward_pages()
+    async for page in aread_ahead(pages, NATIVE_BATCH):
+        rows = frames.add(page)
+        if frames.full:
+            rows += await asyncio.to_thread(frames.flush)
+        bar.advance(rows, pages=1)
+    bar.advance(await asyncio.to_thread(frames.close))
+    return frames
+
+
+async def _collect(pages: AsyncIterator[Page[T]], bar: ProgressBar) -> list[T]:
+    """Every item of ``pages``, counted on ``bar`` as each page lands; the next page is
+    requested while the current one is taken in."""
+    items: list[T] = []
+    async for page in aread_ahead(pages):
+        items.extend(page.data)
+        bar.advance(len(page.data), pages=1)
+    return items
+
+
+async def _gather(*work: Awaitable[T]) -> list[T]:
+    """``asyncio.gather`` that, when one part fails, cancels the others and waits for them.
+
+    A plain gather leaves the other parts running after the first failure:
+    they outlive the client that is closed on the way out and are torn down
+    half-connected when the event loop stops (``coroutine ... was never
+    awaited`` from inside httpx's connection code).
+    """
+    tasks = [asyncio.ensure_future(w) for w in work]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
