@@ -99,7 +99,7 @@ def _audit(
         files = write_reports(snapshot, findings, counts, out)
     except OSError as exc:
         return _fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
-    print(format_summary(snapshot, findings, counts))
+    print(format_summary(snapshot, findings, counts, source_name(sandbox, snapshot)))
     print(calls_line(snapshot))
     if (note := sample_line(snapshot)) is not None:
         print(f"\n{note}")
@@ -160,15 +160,21 @@ def _keep(snapshot: ProgramSnapshot, folder: str, command: str) -> int:
     return EXIT_OK
 
 
-def format_summary(snapshot: ProgramSnapshot, findings: pd.DataFrame, counts: pd.DataFrame) -> str:
-    """The printed summary: where the data came from, ``counts`` per rule and severity.
+def format_summary(
+    snapshot: ProgramSnapshot,
+    findings: pd.DataFrame,
+    counts: pd.DataFrame,
+    source: str | None = None,
+) -> str:
+    """The printed summary: where the data came from (``source``, as ``source_name`` words
+    it; else the snapshot's address), ``counts`` per rule and severity.
 
     ``counts`` is ``lyt_toolkit.audit.summary(findings)``.
     """
     from ..reports import FINDINGS_CSV
 
     total = {str(column): int(n) for column, n in counts.iloc[-1].items()}
-    source = snapshot.source or "the service"
+    source = source or snapshot.source or "the service"
     lines = [
         f"Audit of {source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC",
         f"{total['total']} findings from {len(counts) - 1} rules "

@@ -46,3 +46,14 @@ def test_audit_expands_a_tilde_in_out(home: Path) -> None:
     assert main(["audit", "--sandbox", "--out", "~/reports"]) == 0
     assert (home / "reports" / "audit_findings.csv").is_file()
     assert not (Path.cwd() / "~").exists()
+
+
+def test_the_audit_names_the_embedded_sandbox_as_the_demo_program(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its address changes with every start: the summary names it as users know it."""
+    assert main(["audit", "--sandbox", "--out", "~/reports"]) == 0
+    first = capsys.readouterr().out.splitlines()
+    audit = next(line for line in first if line.startswith("Audit of "))
+    assert audit.startswith("Audit of the embedded demo program (--sandbox) as of ")
+    assert "127.0.0.1" not in audit
