@@ -34,7 +34,7 @@ from ..frames.rewards import (
     REWARD_COSTS,
     REWARDS,
 )
-from ..frames.sample import Sample, SampleDesign, SampleDraw
+from ..frames.sample import Sample, SampleDesign, SampleDraw, member_points
 from ..frames.schema import FrameBuilder, Schema
 from ..models import (
     Benefit,
@@ -318,13 +318,9 @@ class _Puller:
         """An adaptive sample's second round: the members its pilot's points allocate."""
         if self.draw is None or not self.draw.adaptive:
             return []
-        points = pd.Series(
-            [sum(c.card.balance.points for c in m.cards if c.card is not None) for m in read],
-            index=[m.id for m in read],
-            dtype="Float64",
-        )
         pilot = set(self.draw.first.units["member_id"])
-        self.design = self.draw.complete(points)
+        # points per member as ProgramSnapshot.sampled counts them: one definition
+        self.design = self.draw.complete(member_points(cards_frame(read)))
         drawn = set(self.design.units["member_id"]) - pilot
         return [m for m in self._listed_members if m.id in drawn]
 
