@@ -104,6 +104,9 @@ class Checkpoint:
         """Key -> when (monotonic) its answer arrived in this run."""
         self._dropping: dict[str, set[str]] = {}
         """Key of a page read by ``created_at`` -> the IDs already stored to drop from it."""
+        self._sent_query: dict[str, list[tuple[str, str]]] = {}
+        """Key of a page answered in this run by another query -> that query (no cursor):
+        the query its cursor belongs to."""
         self.sent = 0
         """Answers stored by this run."""
         self.recalled = 0
@@ -228,7 +231,11 @@ class Checkpoint:
             if origin is None or (
                 arrived is not None and time.monotonic() - arrived < CURSOR_FRESH
             ):
-                return asked
+                query = self._sent_query.get(origin) if origin is not None else None
+                if query is None:
+                    return asked
+                # a cursor of a page read by created_at belongs to that query, not the walk's
+                return asked.with_params([*query, ("cursor", cursor)])
             instead = self._by_created(asked, origin)
             if instead is not None:
                 self._dropping[asked.key] = instead[1]
@@ -253,6 +260,8 @@ class Checkpoint:
         self._store.put(asked.key, Answer(body, at, self.run))
         with self._lock:
             self._dropping.pop(asked.key, None)
+            if sent != asked:
+                self._sent_query[asked.key] = [(k, v) for k, v in sent.params if k != "cursor"]
             self.sent += 1
             self._fresh[asked.key] = time.monotonic()
             self._walked(asked.key, body)

@@ -19,6 +19,9 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.client.recording import Asked
+from lyt_toolkit.fill import checkpoint
+from lyt_toolkit.fill.answers import JOURNAL
 from lyt_toolkit.fill.checkpoint import CheckpointError
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
@@ -207,3 +210,76 @@ def read_snapshot_of(snapshot: ProgramSnapshot, folder: Path) -> ProgramSnapshot
 
     snapshot.to_csv(folder)
     return read_snapshot(folder)
+
+
+def _tied_program() -> dict[str, object]:
+    """1,000 members in one program whose ``created_at`` come in groups of 30 sharing one
+    instant, so that pages of 100 end inside a group: a walk read on by ``created_at`` must
+    drop the group's members already stored and keep the others."""
+    tied = generate_program(
+        members=1000,
+        programs=1,
+        rewards=20,
+        benefits=5,
+        card_definitions=2,
+        tier_structures=1,
+        seed=9,
+    )
+    for i, member in enumerate(tied["members"]):
+        member["created_at"] = f"now-{1000 + (i // 30) * 1000}s"
+    return tied
+
+
+@pytest.fixture(scope="module")
+def tied(start_sandbox: StartSandbox) -> Iterator[tuple[Sandbox, ProgramSnapshot]]:
+    with start_sandbox(_tied_program()) as sb, client_for(sb) as client:
+        yield sb, ProgramSnapshot.pull(client, progress=False, budget_share=1.0)
+
+
+def test_pages_read_on_by_created_at_give_each_member_once_in_the_walks_order(
+    tied: tuple[Sandbox, ProgramSnapshot], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sb, whole = tied
+    monkeypatch.setattr(checkpoint, "CURSOR_FRESH", -1.0)  # no cursor is taken as fresh
+    read_on: list[str] = []
+    by_created = checkpoint.Checkpoint._by_created
+
+    def spied(self: checkpoint.Checkpoint, asked: Asked, origin: str) -> object:
+        instead = by_created(self, asked, origin)
+        if instead is not None:
+            read_on.append(dict(instead[0].params)["filters[created_at][conditions][$before]"])
+        return instead
+
+    monkeypatch.setattr(checkpoint.Checkpoint, "_by_created", spied)
+    with client_for(sb) as client:
+        paced = ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "c")
+    keys = [json.loads(line)["key"] for line in (tmp_path / "c" / JOURNAL).open()]
+    walked = [k for k in keys if "/members?" in k and "cursor=" in k]
+    assert len(read_on) == len(walked) >= 9  # every page after the first, read on by created_at
+    assert paced.calls is not None and whole.calls is not None
+    # Each page read on by created_at starts with the members of its instant already stored
+    # (dropped), so the walk's pages shift: at most one page more than the cursor walk.
+    assert whole.calls.used <= paced.calls.used <= whole.calls.used + 1
+    _same(whole, paced)
+
+
+def test_a_list_walk_cut_off_is_read_on_by_created_at_in_the_next_run(
+    tied: tuple[Sandbox, ProgramSnapshot], tmp_path: Path
+) -> None:
+    sb, whole = tied
+    folder = tmp_path / "c"
+
+    def cut(done: int, total: int) -> None:  # a failure half-way down the members list
+        if done >= 550:
+            raise RuntimeError("cut off")
+
+    with client_for(sb) as client, pytest.raises(RuntimeError, match="cut off"):
+        ProgramSnapshot.pull(client, progress=cut, checkpoint=folder, concurrency=1)
+    stored = _answers(folder)
+    with client_for(sb) as client:
+        resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        sent = client.quota.calls_used
+    assert whole.calls is not None and resumed.calls is not None
+    assert resumed.calls.recalled == stored
+    assert stored + sent <= whole.calls.used + 1  # each page once (and this run's token)
+    _same(whole, resumed)
