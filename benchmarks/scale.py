@@ -40,6 +40,16 @@ Sections:
     programs and members, read the members eight at a time in threads, list the buckets of
     the cards holding pending points: its calls and time, against ``full``.
 
+- ``paced``: the ``pull`` section's program on a sandbox whose clock runs, pulled unpaced (an
+  unlimited plan), then with ``checkpoint=`` under a per-minute budget (``--paced-plan``,
+  default 20000/minute, at ``--paced-share`` 0.5): calls per window (goal: never above the
+  share), total calls against the unpaced pull, time, the checkpoint's size on disk, peak RSS,
+  and whether the frames are equal.
+
+- ``resume``: ``lyt export --checkpoint`` of that program killed with SIGKILL at a random
+  answer (``--seed``), then run again to its end: the calls repeated over both runs against
+  the unpaced pull (goal: 0 beyond the reads in flight at the kill).
+
 A benchmark reports; the exit status is 0 whatever the figures.
 """
 
@@ -48,6 +58,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -432,10 +443,171 @@ def designs(args: argparse.Namespace) -> None:
         )
 
 
+def _admin(base_url: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    """The sandbox admin API at ``base_url`` (the served sandbox's keys from the environment)."""
+    import httpx
+
+    from lyt_toolkit.sandbox import SandboxCredentials
+
+    keys = SandboxCredentials.from_env()
+    headers = {"X-App-Id": keys.app_id, "X-App-Token": keys.app_token}
+    answer = httpx.request(method, f"{base_url}/_sandbox{path}", json=body, headers=headers)
+    answer.raise_for_status()
+    return answer.json()
+
+
+def run_paced(base_url: str, plan: str, share: float) -> None:
+    """In its own process: the program pulled unpaced (an unlimited plan), then paced with a
+    checkpoint under ``plan`` at ``share``, both on the same running sandbox; one JSON line."""
+    import tempfile as tmp
+
+    from lyt_toolkit import LoyaltyClient, ProgramSnapshot
+    from lyt_toolkit.sandbox import SandboxCredentials
+
+    keys = SandboxCredentials.from_env().as_client_kwargs()
+    out: dict[str, Any] = {"plan": plan, "share": share}
+    _admin(base_url, "PUT", "/plan", {"plan": "unlimited"})
+    with LoyaltyClient(base_url=base_url, env_file=None, **keys) as client:
+        started = time.perf_counter()
+        whole = ProgramSnapshot.pull(client, progress=False, budget_share=1.0)
+        out["unpaced_seconds"] = time.perf_counter() - started
+        out["unpaced_calls"] = client.quota.calls_used
+    _admin(base_url, "PUT", "/plan", {"plan": plan})
+    with (
+        tmp.TemporaryDirectory() as folder,
+        LoyaltyClient(base_url=base_url, env_file=None, **keys) as client,
+    ):
+        started = time.perf_counter()
+        paced = ProgramSnapshot.pull(
+            client, progress=False, budget_share=share, checkpoint=Path(folder) / "c"
+        )
+        out["paced_seconds"] = time.perf_counter() - started
+        out["paced_calls"] = client.quota.calls_used
+        assert paced.calls is not None
+        out["windows"] = list(paced.calls.windows)
+        out["limit"] = client.quota.limit
+        out["disk_mib"] = sum(f.stat().st_size for f in Path(folder).rglob("*")) / 2**20
+    out["server_last_window"] = _admin(base_url, "GET", "/plan")["used"]
+    out["equal"] = all(whole.frames()[name].equals(frame) for name, frame in paced.frames().items())
+    out["rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+
+
+def paced(args: argparse.Namespace) -> None:
+    """A paced, checkpointed pull of the ``--pull-members`` program under a per-minute budget
+    (``--paced-plan``, ``--paced-share``) against the unpaced pull of the same program, on
+    one sandbox whose clock runs (so its windows end)."""
+    sizes = {"members": args.pull_members, **PULL_SIZES}
+    program = generate_program(**sizes, seed=args.seed)
+    del program["now"]  # a running clock: the windows end
+    print(f"paced: {args.pull_members:,} members under {args.paced_plan} at {args.paced_share}")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "program.json"
+        path.write_text(json.dumps(program, separators=(",", ":")), encoding="utf-8")
+        del program
+        command = [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", "0"]
+        command += ["--data", str(path), "--seed", "1", "--plan", "unlimited"]
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        assert child.stdout is not None
+        base_url = child.stdout.readline().split("ready at ")[1].split()[0]
+        try:
+            code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import scale; "
+            code += f"scale.run_paced({base_url!r}, {args.paced_plan!r}, {args.paced_share!r})"
+            done = subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=False
+            )
+        finally:
+            stop(child)
+    if done.returncode != 0:
+        raise SystemExit(f"paced failed:\n{done.stderr[-3000:]}")
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    allowed = int(found["share"] * found["limit"])
+    windows = found["windows"]
+    print(
+        f"  unpaced pull (unlimited plan): {found['unpaced_calls']:,} calls, "
+        f"{found['unpaced_seconds']:.1f} s"
+    )
+    print(
+        f"  paced pull: {found['paced_calls']:,} calls over {len(windows)} windows "
+        f"({', '.join(f'{w:,}' for w in windows)}), {found['paced_seconds']:.1f} s; "
+        f"checkpoint {found['disk_mib']:.1f} MiB on disk; peak RSS {found['rss_mib']:.0f} MiB"
+    )
+    print(
+        f"  calls per window at most {max(windows):,} of the share's {allowed:,} "
+        f"({'met' if max(windows) <= allowed else 'NOT met'}); the service counted "
+        f"{found['server_last_window']:,} in the last window, the pull {windows[-1]:,}"
+    )
+    ratio = found["paced_calls"] / found["unpaced_calls"]
+    print(f"  paced / unpaced calls: {ratio:.4f}x; frames equal: {found['equal']}")
+
+
+def _stored(folder: Path) -> int:
+    """Answers a checkpoint folder holds (journal lines, and 5,000 a part)."""
+    journal = folder / "journal.jsonl"
+    lines = len(journal.read_bytes().splitlines()) if journal.exists() else 0
+    return lines + 5000 * len(list((folder / "parts").glob("part-*.parquet")))
+
+
+def resume(args: argparse.Namespace) -> None:
+    """``lyt export --checkpoint`` of the ``--pull-members`` program killed with SIGKILL at a
+    random answer (seeded by ``--seed``), then run again to its end: the calls repeated."""
+    import random
+    import signal
+
+    sizes = {"members": args.pull_members, **PULL_SIZES}
+    program = generate_program(**sizes, seed=args.seed)
+    print(f"resume: {args.pull_members:,} members, lyt export --checkpoint killed with SIGKILL")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "program.json"
+        path.write_text(json.dumps(program, separators=(",", ":")), encoding="utf-8")
+        del program
+        child, base_url = _serve(path, "unlimited")
+        try:
+            full = _route("full", base_url, json.dumps({}))["calls"]
+            before = _admin(base_url, "GET", "/plan")["used"]
+            from lyt_toolkit.sandbox import SandboxCredentials
+
+            keys = SandboxCredentials.from_env().as_client_kwargs()
+            env = {**os.environ, "LYT_PROGRESS": "off", "LYT_BASE_URL": base_url}
+            env.update({f"LYT_{k.upper()}": v for k, v in keys.items()})
+            folder = Path(tmp) / "checkpoint"
+            command = [sys.executable, "-m", "lyt_toolkit.cli", "export", "--budget-share", "1"]
+            command += ["--checkpoint", str(folder)]
+            at = random.Random(args.seed).randrange(100, full - 100)
+            first = subprocess.Popen([*command, "--out", str(Path(tmp) / "a")], env=env)
+            while _stored(folder) < at and first.poll() is None:
+                time.sleep(0.005)
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+            stored = _stored(folder)
+            started = time.perf_counter()
+            second = subprocess.run(
+                [*command, "--out", str(Path(tmp) / "b")],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            seconds = time.perf_counter() - started
+            used = _admin(base_url, "GET", "/plan")["used"] - before
+        finally:
+            stop(child)
+    if second.returncode != 0:
+        raise SystemExit(f"the resumed export failed:\n{second.stderr[-3000:]}")
+    repeated = used - full - 1  # the resumed run's own token is not a read
+    print(f"  killed after {stored:,} answers stored (aimed at {at:,}); resumed in {seconds:.1f} s")
+    print(
+        f"  calls over both runs {used:,}, the unpaced pull {full:,}: repeated {repeated} "
+        f"(goal: 0 beyond the reads in flight at the kill, at most 8)"
+    )
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
     "load": load,
     "pull": pull,
     "designs": designs,
+    "paced": paced,
+    "resume": resume,
 }
 """Every section by name; other sections go here too."""
 
@@ -456,6 +628,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--programs", type=int, default=1, help="programs (load)")
     parser.add_argument("--rounds", type=int, default=3, help="loads timed, each way (load)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--paced-plan", default="20000/minute", help="the budget of the paced pull (paced)"
+    )
+    parser.add_argument(
+        "--paced-share", type=float, default=0.5, help="the paced pull's share (paced)"
+    )
     args = parser.parse_args(argv)
     for name in dict.fromkeys(args.sections):  # in the order named, each once
         SECTIONS[name](args)

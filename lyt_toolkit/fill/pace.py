@@ -54,7 +54,8 @@ class PaceBar:
         self.client = client
         self.budget = budget
         self.checkpoint = checkpoint
-        self.bar = ProgressBar(progress, desc="paced pull", unit="call")
+        # A callable ``progress`` gets the rows, as for any pull; the calls show only as a bar.
+        self.bar = ProgressBar(progress is True, desc="paced pull", unit="call")
         self._start = client.quota.calls_used
         self._task: asyncio.Task[None] | None = None
         self._resets: list[float] = []
