@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,6 +39,7 @@ from ..frames.sample import SampleDesign
 from ..frames.schema import DATETIME
 from ._write import replacing
 from .cells import ESCAPING, escape_frame, unescape
+from .provenance import PROVENANCE, json_provenance
 
 __all__ = [
     "ESCAPING_KEY",
@@ -100,6 +101,9 @@ class SnapshotFiles:
     recorded)."""
     sample: SampleDesign | None = None
     """The sample design of a sampled snapshot (None: every member was read)."""
+    provenance: dict[str, Any] = field(default_factory=dict)
+    """How the snapshot was made, as its manifest's ``provenance`` records it (empty: not
+    recorded); see ``reports.provenance``."""
 
 
 def public_url(url: str) -> str:
@@ -200,6 +204,7 @@ def write_folder(
                 "sha256": sha256_of(path),
                 "columns": column_schema(part_frame),
             }
+    provenance = json_provenance(getattr(snapshot, "provenance", None))
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
@@ -207,6 +212,7 @@ def write_folder(
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
         **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
         **({"sample": sample} if sample else {}),
+        **({PROVENANCE: provenance} if provenance else {}),
         **(extra or {}),
         "frames": entries,
     }
@@ -257,6 +263,8 @@ def read_snapshot_manifest(
     pulled_at = _pulled_at(path, manifest.get("pulled_at"))
     _check_frames(path, manifest)
     _check_sample(path, manifest)
+    if not isinstance(manifest.get(PROVENANCE, {}), dict):
+        raise _broken(path, PROVENANCE, "must be an object")
     return {**manifest, "pulled_at": pulled_at}
 
 
@@ -453,4 +461,5 @@ def files_of(
         manifest.get("pulled_at"),
         None if kinds is None else tuple(kinds),
         design,
+        dict(manifest.get(PROVENANCE, {})),
     )

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -67,6 +67,12 @@ class ProgramSnapshot:
     sample: SampleDesign | None = field(default=None, repr=False)
     """The sample whose members alone were read (None: every member). ``cards`` and
     ``pending_buckets`` then hold only theirs, each row with its member's ``weight``."""
+    provenance: dict[str, Any] = field(default_factory=dict, repr=False)
+    """How the snapshot was made, as the code that made it records it (empty: nothing
+    recorded): for example when each kind was read or what a refresh replaced. Any JSON
+    (text keys; text, numbers, true/false, None, lists, mappings, and instants, which are
+    written as ISO 8601 text in UTC); ``to_parquet``, ``to_csv`` and a ``SnapshotHistory``
+    write it to the manifest (``provenance``) and ``read_snapshot`` reads it back."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
@@ -92,13 +98,14 @@ class ProgramSnapshot:
         odd_values: Iterable[OddValue] | None = None,
         calls: PullCalls | None = None,
         sample: SampleDesign | None = None,
+        provenance: Mapping[str, Any] | None = None,
     ) -> ProgramSnapshot:
         """A snapshot from ready frames; a missing kind becomes its empty frame, and
         ``kinds`` names the given ones.
 
         ``odd_values`` defaults to those the frames' builders recorded in their
         ``attrs["odd_values"]``. ``sample`` is the design of a sampled snapshot (see
-        ``sampled``).
+        ``sampled``); ``provenance`` says how it was made (see the attribute).
         """
         unknown = set(frames) - set(FRAME_NAMES)
         if unknown:
@@ -116,6 +123,7 @@ class ProgramSnapshot:
             calls=calls,
             kinds=frozenset(frames),
             sample=sample,
+            provenance=dict(provenance or {}),
         )
 
     def __repr__(self) -> str:
