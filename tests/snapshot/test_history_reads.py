@@ -13,8 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from lyt_toolkit import ProgramSnapshot, Sample, read_snapshot
-from lyt_toolkit.reports import SnapshotFileError
-from lyt_toolkit.reports import snapshot_parquet
+from lyt_toolkit.reports import SnapshotFileError, snapshot_parquet
 from lyt_toolkit.reports.provenance import ProvenanceError
 from lyt_toolkit.snapshot import SnapshotHistory
 from lyt_toolkit.snapshot import history as history_module
@@ -105,7 +104,7 @@ def test_query_reads_the_kinds_it_names_in_duckdb_not_whole_snapshots(
         f"TIMESTAMPTZ '{stored[2].pulled_at.isoformat()}'"
     )
     assert one["n"].tolist() == [len(stored[2].rewards)]
-    with pytest.raises(Exception, match="members.parquet"):  # the spoilt files are read if named
+    with pytest.raises(Exception, match=r"members\.parquet"):  # a spoilt file is read once named
         history.query("SELECT count(*) FROM members")
 
 
