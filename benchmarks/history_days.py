@@ -50,11 +50,25 @@ def base_frames(members: int, seed: int) -> dict[str, pd.DataFrame]:
     extra = max(members // 1000, 1) * 40  # enough joiners for 40 days at 0.1 % a day
     others = resolve_tree(generate_program(members=extra, seed=seed + 1, **SIZES), START)
     joiners = _frames(others)
+    same = {  # the joiners' program and card definitions are the first program's
+        "program_id": dict(zip(joiners["programs"]["id"], frames["programs"]["id"], strict=True)),
+        "card_definition_id": dict(
+            zip(
+                joiners["card_definitions"]["id"],
+                frames["card_definitions"]["id"],
+                strict=True,
+            )
+        ),
+    }
     for kind in ("members", "cards"):
         for column in ("id", "member_id", "customer_id"):
-            if column in joiners[kind]:
+            if column in joiners[kind]:  # IDs of their own, never the first program's
                 renamed = joiners[kind][column].str.replace("_0", "_j", n=1, regex=False)
                 joiners[kind][column] = renamed.astype(joiners[kind][column].dtype)
+        for column, mapping in same.items():
+            if column in joiners[kind]:
+                mapped = joiners[kind][column].map(mapping)
+                joiners[kind][column] = mapped.astype(joiners[kind][column].dtype)
     frames["joiner_members"], frames["joiner_cards"] = joiners["members"], joiners["cards"]
     return frames
 
