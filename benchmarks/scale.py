@@ -45,9 +45,10 @@ Sections:
   structures; built in memory by ``history_days.daily_snapshots``, no sandbox: balances,
   statuses and members change from day to day). It times the appends and prints the size on
   disk (and one day's files written with pyarrow's default snappy, for comparison), then
-  runs each route of ``history_routes.ROUTES`` in a process of its own (time without the
-  imports, peak RSS with them): ``list()``, points outstanding per day and program from
-  ``cards`` and ACTIVE members per day with ``query``, each beside the same answer from
+  runs each route of ``history_routes.ROUTES`` ``--rounds`` times, each in a process of its
+  own (median time without the imports, the largest peak RSS with them): ``list()``, points
+  outstanding per day and program from ``cards`` and ACTIVE members per day with
+  ``query``, each beside the same answer from
   pandas (``pd.concat`` of ``pd.read_parquet`` of every partition, only the columns
   needed) and from DuckDB straight on the folders' glob, with the ratios; ``diff`` of the
   last two days (beside pandas merging the two days' cards, a narrower answer) and ``load``
@@ -478,7 +479,7 @@ def history(args: argparse.Namespace) -> None:
             f"(max {max(appends):.2f}), {sum(appends):.1f} s in all"
         )
         _sizes(folder, last)
-        found = {name: _history_route(name, folder) for name in ROUTES}
+        found = {name: _history_route(name, folder, args.rounds) for name in ROUTES}
     _history_report(found)
 
 
@@ -511,14 +512,24 @@ def _sizes(folder: Path, last: Any) -> None:
     )
 
 
-def _history_route(name: str, folder: Path) -> dict[str, Any]:
-    """One route of ``history_routes`` in a fresh process of its own: its JSON line."""
+def _history_route(name: str, folder: Path, rounds: int) -> dict[str, Any]:
+    """One route of ``history_routes``, ``rounds`` times, each in a fresh process of its own:
+    the median time, the largest peak RSS."""
     code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
     code += f"import history_routes; history_routes.run_route({name!r}, {str(folder)!r})"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"route {name} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    runs = []
+    for _ in range(rounds):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"route {name} failed:\n{done.stderr[-3000:]}")
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return {
+        **runs[-1],
+        "seconds": statistics.median(r["seconds"] for r in runs),
+        "rss_mib": max(r["rss_mib"] for r in runs),
+    }
 
 
 def _history_report(found: dict[str, dict[str, Any]]) -> None:
@@ -581,7 +592,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--history-days", type=int, default=30, help="daily snapshots stored (history)"
     )
-    parser.add_argument("--rounds", type=int, default=3, help="loads timed, each way (load)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="loads timed, each way (load); runs of each route (history)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     for name in dict.fromkeys(args.sections):  # in the order named, each once
