@@ -31,6 +31,13 @@ ACTIVE_SQL = (
     "GROUP BY ALL ORDER BY ALL"
 )
 """ACTIVE members per day."""
+JOIN_SQL = (
+    "SELECT c.pulled_at, m.status, sum(c.balance_points) AS outstanding FROM cards c "
+    "JOIN members m ON c.pulled_at = m.pulled_at AND c.member_id = m.id "
+    "GROUP BY ALL ORDER BY ALL"
+)
+"""Points outstanding per day by the status of the member holding them (a join of two kinds
+over every day: the one that needs memory)."""
 _KEY_FORMAT = "%Y%m%dT%H%M%S.%fZ"
 
 
@@ -90,26 +97,51 @@ def peer_pandas_active(folder: Path) -> pd.DataFrame:
     return out.sort_values("pulled_at", ignore_index=True)
 
 
-def _peer_duckdb(folder: Path, kind: str, sql: str) -> pd.DataFrame:
+def _peer_duckdb(folder: Path, kinds: tuple[str, ...], sql: str) -> pd.DataFrame:
     import duckdb
 
-    glob = str(folder / "pulled_at=*" / f"{kind}.parquet").replace("'", "''")
     with duckdb.connect() as con:
         con.execute("SET TimeZone = 'UTC'")
-        con.execute(
-            f"CREATE VIEW {kind} AS SELECT CAST(strptime(pulled_at, '{_KEY_FORMAT}') AS "
-            f"TIMESTAMPTZ) AS pulled_at, * EXCLUDE (pulled_at) FROM read_parquet('{glob}', "
-            "hive_partitioning = true, hive_types = {'pulled_at': VARCHAR})"
-        )
+        for kind in kinds:
+            glob = str(folder / "pulled_at=*" / f"{kind}.parquet").replace("'", "''")
+            con.execute(
+                f"CREATE VIEW {kind} AS SELECT CAST(strptime(pulled_at, '{_KEY_FORMAT}') AS "
+                f"TIMESTAMPTZ) AS pulled_at, * EXCLUDE (pulled_at) FROM read_parquet('{glob}', "
+                "hive_partitioning = true, hive_types = {'pulled_at': VARCHAR})"
+            )
         return con.sql(sql).to_arrow_table().to_pandas()
 
 
 def peer_duckdb_points(folder: Path) -> pd.DataFrame:
-    return _peer_duckdb(folder, "cards", POINTS_SQL)
+    return _peer_duckdb(folder, ("cards",), POINTS_SQL)
 
 
 def peer_duckdb_active(folder: Path) -> pd.DataFrame:
-    return _peer_duckdb(folder, "members", ACTIVE_SQL)
+    return _peer_duckdb(folder, ("members",), ACTIVE_SQL)
+
+
+def join(folder: Path) -> pd.DataFrame:
+    from lyt_toolkit.snapshot import SnapshotHistory
+
+    return SnapshotHistory(folder).query(JOIN_SQL)
+
+
+def peer_pandas_join(folder: Path) -> pd.DataFrame:
+    parts = []
+    for p in _partitions(folder):
+        cards = pd.read_parquet(p / "cards.parquet", columns=["member_id", "balance_points"])
+        members = pd.read_parquet(p / "members.parquet", columns=["id", "status"])
+        both = cards.merge(members, left_on="member_id", right_on="id")
+        parts.append(both[["status", "balance_points"]].assign(pulled_at=_stamp(p)))
+    rows = pd.concat(parts, ignore_index=True)
+    out = rows.groupby(["pulled_at", "status"], observed=True, as_index=False).agg(
+        outstanding=("balance_points", "sum")
+    )
+    return out.sort_values(["pulled_at", "status"], ignore_index=True)
+
+
+def peer_duckdb_join(folder: Path) -> pd.DataFrame:
+    return _peer_duckdb(folder, ("cards", "members"), JOIN_SQL)
 
 
 def diff(folder: Path) -> pd.DataFrame:
@@ -155,6 +187,9 @@ ROUTES: dict[str, Callable[[Path], pd.DataFrame]] = {
     "active": active,
     "peer pandas active": peer_pandas_active,
     "peer duckdb active": peer_duckdb_active,
+    "join": join,
+    "peer pandas join": peer_pandas_join,
+    "peer duckdb join": peer_duckdb_join,
     "diff": diff,
     "peer diff cards": peer_diff_cards,
     "load": load,

@@ -46,13 +46,13 @@ Sections:
   statuses and members change from day to day). It times the appends and prints the size on
   disk (and one day's files written with pyarrow's default snappy, for comparison), then
   runs each route of ``history_routes.ROUTES`` ``--rounds`` times, each in a process of its
-  own (median time without the imports, the largest peak RSS with them): ``list()``, points
-  outstanding per day and program from ``cards`` and ACTIVE members per day with
-  ``query``, each beside the same answer from
-  pandas (``pd.concat`` of ``pd.read_parquet`` of every partition, only the columns
-  needed) and from DuckDB straight on the folders' glob, with the ratios; ``diff`` of the
-  last two days (beside pandas merging the two days' cards, a narrower answer) and ``load``
-  of the last day. The answers of each question are checked to agree.
+  own (median time without the imports, the largest peak RSS with them): ``list()``; with
+  ``query`` points outstanding per day and program (``cards``), ACTIVE members per day and
+  points per day by the status of their member (cards joined to members), each beside the
+  same answer from pandas (``pd.concat`` of ``pd.read_parquet`` of every partition, only
+  the columns needed) and from DuckDB straight on the folders' glob, with the ratios;
+  ``diff`` of the last two days (beside pandas merging the two days' cards, a narrower
+  answer) and ``load`` of the last day. The answers of each question are checked to agree.
 
 A benchmark reports; the exit status is 0 whatever the figures.
 """
@@ -540,6 +540,7 @@ def _history_report(found: dict[str, dict[str, Any]]) -> None:
         "list": "list()",
         "points": "query: points outstanding per day and program (cards)",
         "active": "query: ACTIVE members per day (members)",
+        "join": "query: points per day by member status (cards x members)",
         "diff": "diff of the last two days (every kind)",
         "peer diff cards": "  peer: pandas merge of the two days' cards (balances only)",
         "load": "load of the last day",

@@ -142,20 +142,14 @@ class SnapshotHistory:
         import duckdb  # about 20 MiB: imported by the first query, not by the import
 
         manifests = self._manifests()
-        columns: dict[str, set[str]] = {}
-        for _, manifest in manifests:
+        layouts: dict[str, builtins.list[tuple[Path, tuple[str, ...]]]] = {}
+        for folder, manifest in manifests:
             for kind, entry in manifest["frames"].items():
-                columns.setdefault(kind, set()).update(c["name"] for c in entry["columns"])
+                columns = tuple(c["name"] for c in entry["columns"])
+                layouts.setdefault(kind, []).append((folder, columns))
         with duckdb.connect() as con:
             con.execute("SET TimeZone = 'UTC'")
-            create_views(
-                con,
-                KEY,
-                [folder for folder, _ in manifests],
-                _listing(manifests),
-                named_kinds(sql),
-                columns,
-            )
+            create_views(con, KEY, _listing(manifests), named_kinds(sql), layouts)
             return con.sql(sql).to_arrow_table().to_pandas()
 
     def _folders(self) -> builtins.list[Path]:

@@ -197,3 +197,33 @@ def test_a_manifest_whose_provenance_is_not_an_object_is_named(
     path.write_text(json.dumps({**manifest, "provenance": ["paced"]}), encoding="utf-8")
     with pytest.raises(SnapshotFileError, match="provenance: must be an object"):
         read_snapshot(tmp_path)
+
+
+def test_a_column_some_snapshots_lack_reads_as_na_there(
+    demo_snapshot: ProgramSnapshot, tmp_path: Path
+) -> None:
+    older = ProgramSnapshot.from_frames(  # as another version wrote it: fewer columns
+        {
+            **demo_snapshot.frames(),
+            "rewards": demo_snapshot.rewards.drop(columns=["status"]),
+            "benefits": demo_snapshot.benefits.drop(columns=["stock_type"]),
+        },
+        pulled_at=demo_snapshot.pulled_at,
+    )
+    newer = ProgramSnapshot.from_frames(
+        {
+            **demo_snapshot.frames(),
+            "benefits": demo_snapshot.benefits.drop(columns=["stock_type"]),
+        },
+        pulled_at=demo_snapshot.pulled_at + pd.Timedelta(days=1),
+    )
+    history = SnapshotHistory(tmp_path)
+    history.append(older)
+    history.append(newer)
+    statuses = history.query(
+        "SELECT pulled_at, count(status) AS n FROM rewards GROUP BY ALL ORDER BY ALL"
+    )
+    assert statuses["n"].tolist() == [0, len(demo_snapshot.rewards)]
+    benefits = history.query("SELECT * FROM benefits")
+    assert benefits.columns.tolist() == ["pulled_at", *demo_snapshot.benefits.columns]
+    assert benefits["stock_type"].isna().all() and len(benefits) == 2 * len(newer.benefits)
