@@ -3,8 +3,9 @@
 ``SnapshotHistory(path).append(snapshot)`` writes the snapshot with
 ``to_parquet`` into ``path/pulled_at=<YYYYMMDDTHHMMSS.ffffffZ>/`` (first into
 a hidden folder, then renamed, so a reader never sees half a snapshot), keyed
-by its ``pulled_at``. ``list()``, ``load(at)`` and ``diff(a, b)`` read it back. Only full
-pulls are stored: a sampled snapshot's member rows would read as the whole program's.
+by its ``pulled_at``. ``list()``, ``load(at)`` and ``diff(a, b)`` read it back, with what
+its manifest records (its ``provenance`` too). Only full pulls are stored: a sampled
+snapshot's member rows would read as the whole program's.
 
 ``query(sql)`` runs DuckDB SQL over every stored snapshot. Each frame kind is a
 view of that name (``rewards``, ``reward_costs``, ``benefits``,
@@ -18,6 +19,11 @@ For example, ACTIVE rewards per snapshot::
         "SELECT pulled_at, count(*) AS active FROM rewards "
         "WHERE status = 'ACTIVE' GROUP BY pulled_at ORDER BY pulled_at"
     )
+
+At scale: ``list()`` reads the manifests only; ``query`` too, then DuckDB scans the files of
+the kinds the SQL names, only the columns it uses and only the snapshots a condition on
+``pulled_at`` keeps (``history_sql``), so no snapshot is built in pandas, only the result.
+``load``, ``latest`` and ``diff`` build whole snapshots (one, or two).
 """
 
 from __future__ import annotations
