@@ -49,6 +49,19 @@ Sections:
 - ``resume``: ``lyt export --checkpoint`` of that program killed with SIGKILL at a random
   answer (``--seed``), then run again to its end: the calls repeated over both runs against
   the unpaced pull (goal: 0 beyond the reads in flight at the kill).
+- ``history``: a ``SnapshotHistory`` of ``--history-days`` daily snapshots of one program of
+  ``--history-members`` members (500 rewards, 100 benefits, 5 card definitions, 3 tier
+  structures; built in memory by ``history_days.daily_snapshots``, no sandbox: balances,
+  statuses and members change from day to day). It times the appends and prints the size on
+  disk (and one day's files written with pyarrow's default snappy, for comparison), then
+  runs each route of ``history_routes.ROUTES`` ``--rounds`` times, each in a process of its
+  own (median time without the imports, the largest peak RSS with them): ``list()``; with
+  ``query`` points outstanding per day and program (``cards``), ACTIVE members per day and
+  points per day by the status of their member (cards joined to members), each beside the
+  same answer from pandas (``pd.concat`` of ``pd.read_parquet`` of every partition, only
+  the columns needed) and from DuckDB straight on the folders' glob, with the ratios;
+  ``diff`` of the last two days (beside pandas merging the two days' cards, a narrower
+  answer) and ``load`` of the last day. The answers of each question are checked to agree.
 
 A benchmark reports; the exit status is 0 whatever the figures.
 """
@@ -602,12 +615,131 @@ def resume(args: argparse.Namespace) -> None:
     )
 
 
+def history(args: argparse.Namespace) -> None:
+    """A history of ``--history-days`` daily snapshots of ``--history-members`` members: its
+    appends, its size on disk, and each route of ``history_routes`` in a process of its own."""
+    from history_days import daily_snapshots
+    from history_routes import ROUTES
+
+    from lyt_toolkit.snapshot import SnapshotHistory
+
+    members, days = args.history_members, args.history_days
+    print(f"history: {days} daily snapshots of a program of {members:,} members")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "history"
+        store = SnapshotHistory(folder)
+        appends: list[float] = []
+        started = time.perf_counter()
+        last = None
+        for snapshot in daily_snapshots(members, days, seed=args.seed):
+            began = time.perf_counter()
+            store.append(snapshot)
+            appends.append(time.perf_counter() - began)
+            last = snapshot
+        built = time.perf_counter() - started - sum(appends)
+        assert last is not None
+        rows = sum(len(f) for f in last.frames().values())
+        print(
+            f"  built             {built:7.1f} s   (generating and changing the frames in memory;"
+            f" the last day {rows:,} rows)"
+        )
+        print(
+            f"  append            {statistics.median(appends):7.2f} s   median a day "
+            f"(max {max(appends):.2f}), {sum(appends):.1f} s in all"
+        )
+        _sizes(folder, last)
+        found = {name: _history_route(name, folder, args.rounds) for name in ROUTES}
+    _history_report(found)
+
+
+def _sizes(folder: Path, last: Any) -> None:
+    """The history's size on disk, per kind, and one day's written as snappy."""
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    total = sum(p.stat().st_size for p in files)
+    per_kind: dict[str, int] = {}
+    for p in files:
+        per_kind[p.stem] = per_kind.get(p.stem, 0) + p.stat().st_size
+    days = len(list(folder.glob("pulled_at=*")))
+    largest = sorted(per_kind.items(), key=lambda kv: -kv[1])[:3]
+    print(
+        f"  on disk           {total / 1e6:7.1f} MB  ({total / days / 1e6:.1f} MB a day; "
+        + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in largest)
+        + ")"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        day = 0
+        for name, frame in last.frames().items():
+            path = Path(tmp) / f"{name}.parquet"
+            plain = frame.copy(deep=False)
+            plain.attrs = {}
+            plain.to_parquet(path, engine="pyarrow", index=False, compression="snappy")
+            day += path.stat().st_size
+    kept = sum(p.stat().st_size for p in folder.glob("pulled_at=*/*.parquet")) / days
+    print(
+        f"  one day, snappy   {day / 1e6:7.1f} MB  (pyarrow's default codec; zstd as stored: "
+        f"{kept / 1e6:.1f} MB, {kept / day:.2f}x)"
+    )
+
+
+def _history_route(name: str, folder: Path, rounds: int) -> dict[str, Any]:
+    """One route of ``history_routes``, ``rounds`` times, each in a fresh process of its own:
+    the median time, the largest peak RSS."""
+    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+    code += f"import history_routes; history_routes.run_route({name!r}, {str(folder)!r})"
+    runs = []
+    for _ in range(rounds):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"route {name} failed:\n{done.stderr[-3000:]}")
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return {
+        **runs[-1],
+        "seconds": statistics.median(r["seconds"] for r in runs),
+        "rss_mib": max(r["rss_mib"] for r in runs),
+    }
+
+
+def _history_report(found: dict[str, dict[str, Any]]) -> None:
+    """Each route's time and peak RSS; each question's toolkit route against its peers."""
+    bare = found["bare"]["rss_mib"]
+    print(f"  imports alone     {bare:7.0f} MiB peak RSS (pandas, lyt_toolkit, DuckDB)")
+    labels = {
+        "list": "list()",
+        "points": "query: points outstanding per day and program (cards)",
+        "active": "query: ACTIVE members per day (members)",
+        "join": "query: points per day by member status (cards x members)",
+        "diff": "diff of the last two days (every kind)",
+        "peer diff cards": "  peer: pandas merge of the two days' cards (balances only)",
+        "load": "load of the last day",
+    }
+    for name, route in found.items():
+        if name == "bare" or (name.startswith("peer ") and name != "peer diff cards"):
+            continue
+        print(
+            f"  {labels[name]:58} {route['seconds']:6.2f} s {route['rss_mib']:6.0f} MiB"
+            f"  ({route['rows']:,} rows)"
+        )
+        for peer in ("pandas", "duckdb"):
+            other = found.get(f"peer {peer} {name}")
+            if other is None:
+                continue
+            same = "same answer" if other["digest"] == route["digest"] else "ANSWERS DIFFER"
+            print(
+                f"    peer: {peer:52} {other['seconds']:6.2f} s {other['rss_mib']:6.0f} MiB"
+                f"  ({same}; toolkit / peer {route['seconds'] / other['seconds']:.2f}x time, "
+                f"{route['rss_mib'] / other['rss_mib']:.2f}x RSS)"
+            )
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
     "load": load,
     "pull": pull,
     "designs": designs,
     "paced": paced,
     "resume": resume,
+    "history": history,
 }
 """Every section by name; other sections go here too."""
 
@@ -626,7 +758,18 @@ def main(argv: list[str] | None = None) -> int:
         "--pull-members", type=int, default=20_000, help="members of the program pulled (pull)"
     )
     parser.add_argument("--programs", type=int, default=1, help="programs (load)")
-    parser.add_argument("--rounds", type=int, default=3, help="loads timed, each way (load)")
+    parser.add_argument(
+        "--history-members", type=int, default=200_000, help="members of the program (history)"
+    )
+    parser.add_argument(
+        "--history-days", type=int, default=30, help="daily snapshots stored (history)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="loads timed, each way (load); runs of each route (history)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--paced-plan", default="20000/minute", help="the budget of the paced pull (paced)"

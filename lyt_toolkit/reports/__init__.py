@@ -22,6 +22,7 @@ from .audit_report import (
 )
 from .economics_report import ECONOMICS_FORMAT, ECONOMICS_HTML, write_economics_report
 from .edited_csv import read_edited_frames
+from .provenance import ProvenanceError
 from .snapshot_csv import (
     FORMAT,
     MANIFEST,
@@ -44,6 +45,7 @@ __all__ = [
     "FORMAT",
     "MANIFEST",
     "PARQUET_FORMAT",
+    "ProvenanceError",
     "SnapshotFileError",
     "SnapshotFiles",
     "SnapshotFrames",

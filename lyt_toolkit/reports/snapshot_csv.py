@@ -39,6 +39,7 @@ from ..frames.sample import SampleDesign
 from ..frames.schema import DATETIME
 from ._write import replacing
 from .cells import ESCAPING, escape_frame, unescape
+from .provenance import PROVENANCE, json_provenance
 
 __all__ = [
     "ESCAPING_KEY",
@@ -100,6 +101,9 @@ class SnapshotFiles:
     recorded)."""
     sample: SampleDesign | None = None
     """The sample design of a sampled snapshot (None: every member was read)."""
+    provenance: dict[str, Any] = field(default_factory=dict)
+    """How the snapshot was made, as its manifest's ``provenance`` records it (empty: not
+    recorded); see ``reports.provenance``."""
     read_times: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Per kind, when its first and last answer came (a checkpointed pull; empty otherwise)."""
 
@@ -206,6 +210,7 @@ def write_folder(
         kind: [first.strftime(_DATE_FORMAT), last.strftime(_DATE_FORMAT)]
         for kind, (first, last) in getattr(snapshot, "read_times", {}).items()
     }
+    provenance = json_provenance(getattr(snapshot, "provenance", None))
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
@@ -214,6 +219,7 @@ def write_folder(
         **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
         **({"sample": sample} if sample else {}),
         **({"read_times": read_times} if read_times else {}),
+        **({PROVENANCE: provenance} if provenance else {}),
         **(extra or {}),
         "frames": entries,
     }
@@ -265,6 +271,8 @@ def read_snapshot_manifest(
     _check_frames(path, manifest)
     _check_sample(path, manifest)
     _check_read_times(path, manifest)
+    if not isinstance(manifest.get(PROVENANCE, {}), dict):
+        raise _broken(path, PROVENANCE, "must be an object")
     return {**manifest, "pulled_at": pulled_at}
 
 
@@ -477,5 +485,8 @@ def files_of(
         manifest.get("pulled_at"),
         None if kinds is None else tuple(kinds),
         design,
-        {kind: (first, last) for kind, (first, last) in manifest.get("read_times", {}).items()},
+        provenance=dict(manifest.get(PROVENANCE, {})),
+        read_times={
+            kind: (first, last) for kind, (first, last) in manifest.get("read_times", {}).items()
+        },
     )

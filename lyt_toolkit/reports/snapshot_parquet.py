@@ -8,13 +8,21 @@ writes the pandas metadata); reading still checks each hash and casts every
 column to the dtype the manifest records, so the frames read equal the ones
 written. Text needs no spreadsheet escaping here: nobody opens Parquet in a
 spreadsheet as text.
+
+Files are compressed with zstd (``COMPRESSION``; about half the size of pyarrow's default
+snappy on member and card frames, whose IDs and balances repeat their neighbours' digits),
+with pyarrow's dictionary encoding of every column (categories, program and card definition
+IDs become small integers) and its row groups of up to 1,048,576 rows: a frame of a few
+hundred thousand rows is one row group, the unit a ``SnapshotHistory`` query skips or reads
+whole, and one file per snapshot is what a query on ``pulled_at`` prunes by. DuckDB and any
+Parquet reader of the last five years read zstd.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pandas as pd
 
@@ -34,6 +42,8 @@ from .snapshot_csv import (
 __all__ = ["PARQUET_FORMAT", "read_parquet_frames", "write_parquet_snapshot"]
 
 PARQUET_FORMAT = "lyt-snapshot-parquet/1"
+COMPRESSION: Final = "zstd"
+"""The codec of every Parquet file written (at pyarrow's default level)."""
 
 
 def write_parquet_snapshot(snapshot: SnapshotFrames, directory: str | Path) -> list[Path]:
@@ -49,7 +59,9 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     plain = frame.copy(deep=False)
     plain.attrs = {}
     with replacing(path) as tmp:
-        plain.to_parquet(tmp, engine="pyarrow", index=False)
+        plain.to_parquet(
+            tmp, engine="pyarrow", index=False, compression=COMPRESSION, use_dictionary=True
+        )
 
 
 def read_parquet_frames(directory: str | Path) -> SnapshotFiles:

@@ -20,7 +20,7 @@ def read_snapshot(directory: str | Path) -> ProgramSnapshot:
     checked against the manifest first; a missing, altered or truncated file
     raises ``SnapshotFileError`` naming it. A snapshot pulled with ``kinds=`` reads back
     with the same ``kinds``, a sampled one with its sample design, a checkpointed one with
-    its ``read_times``.
+    its ``read_times``, and every snapshot with the ``provenance`` its manifest records.
     """
     manifest = read_snapshot_manifest(directory, formats=(FORMAT, PARQUET_FORMAT))
     read = read_parquet_frames if manifest["format"] == PARQUET_FORMAT else read_frames
@@ -37,4 +37,5 @@ def read_snapshot(directory: str | Path) -> ProgramSnapshot:
         pulled_at=files.pulled_at,
         sample=files.sample,
         read_times=read_times,
+        provenance=files.provenance,
     )

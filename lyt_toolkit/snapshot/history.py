@@ -3,8 +3,9 @@
 ``SnapshotHistory(path).append(snapshot)`` writes the snapshot with
 ``to_parquet`` into ``path/pulled_at=<YYYYMMDDTHHMMSS.ffffffZ>/`` (first into
 a hidden folder, then renamed, so a reader never sees half a snapshot), keyed
-by its ``pulled_at``. ``list()``, ``load(at)`` and ``diff(a, b)`` read it back. Only full
-pulls are stored: a sampled snapshot's member rows would read as the whole program's.
+by its ``pulled_at``. ``list()``, ``load(at)`` and ``diff(a, b)`` read it back, with what
+its manifest records (its ``provenance`` too). Only full pulls are stored: a sampled
+snapshot's member rows would read as the whole program's.
 
 ``query(sql)`` runs DuckDB SQL over every stored snapshot. Each frame kind is a
 view of that name (``rewards``, ``reward_costs``, ``benefits``,
@@ -18,6 +19,11 @@ For example, ACTIVE rewards per snapshot::
         "SELECT pulled_at, count(*) AS active FROM rewards "
         "WHERE status = 'ACTIVE' GROUP BY pulled_at ORDER BY pulled_at"
     )
+
+At scale: ``list()`` reads the manifests only; ``query`` too, then DuckDB scans the files of
+the kinds the SQL names, only the columns it uses and only the snapshots a condition on
+``pulled_at`` keeps (``history_sql``), so no snapshot is built in pandas, only the result.
+``load``, ``latest`` and ``diff`` build whole snapshots (one, or two).
 """
 
 from __future__ import annotations
@@ -27,22 +33,20 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import pandas as pd
 
-from ..frames.registry import FRAME_NAMES, SCHEMAS
+from ..frames.registry import FRAME_NAMES
 from ..reports.snapshot_csv import MANIFEST, SnapshotFileError, read_snapshot_manifest
 from ..reports.snapshot_parquet import PARQUET_FORMAT
 from .diff import DEFAULT_IGNORE, SnapshotDiff
 from .files import read_snapshot
+from .history_sql import create_views, named_kinds
 from .model import ProgramSnapshot
-
-if TYPE_CHECKING:  # DuckDB (about 20 MiB) is imported by the first query, not by the import
-    import duckdb
 
 __all__ = ["KEY", "PARTITION_PREFIX", "SnapshotHistory"]
 
@@ -102,25 +106,17 @@ class SnapshotHistory:
         )
 
     def list(self) -> pd.DataFrame:
-        """One row per stored snapshot, oldest first: ``pulled_at``, ``source``, rows per kind."""
-        records = []
-        for folder in self._folders():
-            manifest = read_snapshot_manifest(folder, formats=(PARQUET_FORMAT,))
-            frames = manifest["frames"]
-            records.append(
-                {
-                    KEY: manifest["pulled_at"],
-                    "source": manifest.get("source", ""),
-                    **{n: frames.get(n, {}).get("rows", 0) for n in FRAME_NAMES},
-                }
-            )
-        out = pd.DataFrame(records, columns=[KEY, "source", *FRAME_NAMES])
-        out[KEY] = pd.to_datetime(out[KEY], utc=True, format="ISO8601").astype(
-            "datetime64[ns, UTC]"
-        )
-        out["source"] = out["source"].astype("str")
-        out = out.astype({n: "int64" for n in FRAME_NAMES})
-        return out.sort_values(KEY, ignore_index=True)
+        """One row per stored snapshot, oldest first: ``pulled_at``, ``source``, rows per kind.
+
+        Only the manifests are read, never a frame's file."""
+        return _listing(self._manifests())
+
+    def _manifests(self) -> builtins.list[tuple[Path, dict[str, Any]]]:
+        """Each stored snapshot's folder and checked manifest, oldest first."""
+        return [
+            (folder, read_snapshot_manifest(folder, formats=(PARQUET_FORMAT,)))
+            for folder in self._folders()
+        ]
 
     def __len__(self) -> int:
         return len(self._folders())
@@ -145,32 +141,22 @@ class SnapshotHistory:
         return self.load(a).diff(self.load(b), ignore=ignore)
 
     def query(self, sql: str) -> pd.DataFrame:
-        """The result of DuckDB ``sql`` over every stored snapshot (views: see the module doc)."""
-        import duckdb
+        """The result of DuckDB ``sql`` over every stored snapshot (views: see the module doc).
 
+        Only the manifests are read in Python; DuckDB reads the columns the SQL names of the
+        snapshots it keeps (see ``lyt_toolkit.snapshot.history_sql``)."""
+        import duckdb  # about 20 MiB: imported by the first query, not by the import
+
+        manifests = self._manifests()
+        layouts: dict[str, builtins.list[tuple[Path, tuple[str, ...]]]] = {}
+        for folder, manifest in manifests:
+            for kind, entry in manifest["frames"].items():
+                columns = tuple(c["name"] for c in entry["columns"])
+                layouts.setdefault(kind, []).append((folder, columns))
         with duckdb.connect() as con:
             con.execute("SET TimeZone = 'UTC'")
-            listed = self.list()
-            con.register("_snapshots", listed)
-            con.execute("CREATE VIEW snapshots AS SELECT * FROM _snapshots")
-            for kind in FRAME_NAMES:
-                con.execute(f"CREATE VIEW {kind} AS {self._kind_sql(con, kind, listed)}")
+            create_views(con, KEY, _listing(manifests), named_kinds(sql), layouts)
             return con.sql(sql).to_arrow_table().to_pandas()
-
-    def _kind_sql(self, con: duckdb.DuckDBPyConnection, kind: str, listed: pd.DataFrame) -> str:
-        """Every snapshot's ``kind`` rows, each with its ``pulled_at``."""
-        empty = SCHEMAS[kind].empty()
-        empty.insert(0, KEY, pd.Series([], dtype="datetime64[ns, UTC]"))
-        con.register(f"_empty_{kind}", empty)
-        parts = [f"SELECT * FROM _empty_{kind}"]
-        for stamp in listed[KEY]:
-            path = self._partition(stamp) / f"{kind}.parquet"
-            quoted = str(path).replace("'", "''")
-            parts.append(
-                f"SELECT TIMESTAMPTZ '{stamp.isoformat()}' AS {KEY}, * "
-                f"FROM read_parquet('{quoted}', hive_partitioning = false)"
-            )
-        return " UNION ALL BY NAME ".join(parts)
 
     def _folders(self) -> builtins.list[Path]:
         if not self.path.is_dir():
@@ -180,6 +166,23 @@ class SnapshotHistory:
 
     def _partition(self, stamp: pd.Timestamp) -> Path:
         return self.path / f"{PARTITION_PREFIX}{stamp.tz_convert('UTC').strftime(_PARTITION_TIME)}"
+
+
+def _listing(manifests: Iterable[tuple[Path, Mapping[str, Any]]]) -> pd.DataFrame:
+    """``list()`` of the snapshots whose manifests are given."""
+    records = [
+        {
+            KEY: manifest["pulled_at"],
+            "source": manifest.get("source", ""),
+            **{n: manifest["frames"].get(n, {}).get("rows", 0) for n in FRAME_NAMES},
+        }
+        for _, manifest in manifests
+    ]
+    out = pd.DataFrame(records, columns=[KEY, "source", *FRAME_NAMES])
+    out[KEY] = pd.to_datetime(out[KEY], utc=True, format="ISO8601").astype("datetime64[ns, UTC]")
+    out["source"] = out["source"].astype("str")
+    out = out.astype({n: "int64" for n in FRAME_NAMES})
+    return out.sort_values(KEY, ignore_index=True)
 
 
 def _stamp(at: At) -> pd.Timestamp:

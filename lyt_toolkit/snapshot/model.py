@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -68,6 +68,12 @@ class ProgramSnapshot:
     sample: SampleDesign | None = field(default=None, repr=False)
     """The sample whose members alone were read (None: every member). ``cards`` and
     ``pending_buckets`` then hold only theirs, each row with its member's ``weight``."""
+    provenance: dict[str, Any] = field(default_factory=dict, repr=False)
+    """How the snapshot was made, as the code that made it records it (empty: nothing
+    recorded): for example when each kind was read or what a refresh replaced. Any JSON
+    (text keys; text, numbers, true/false, None, lists, mappings, and instants, which are
+    written as ISO 8601 text in UTC); ``to_parquet``, ``to_csv`` and a ``SnapshotHistory``
+    write it to the manifest (``provenance``) and ``read_snapshot`` reads it back."""
     read_times: Mapping[str, tuple[pd.Timestamp, pd.Timestamp]] = field(
         default_factory=dict, repr=False
     )
@@ -100,13 +106,14 @@ class ProgramSnapshot:
         calls: PullCalls | None = None,
         sample: SampleDesign | None = None,
         read_times: Mapping[str, tuple[pd.Timestamp, pd.Timestamp]] | None = None,
+        provenance: Mapping[str, Any] | None = None,
     ) -> ProgramSnapshot:
         """A snapshot from ready frames; a missing kind becomes its empty frame, and
         ``kinds`` names the given ones.
 
         ``odd_values`` defaults to those the frames' builders recorded in their
         ``attrs["odd_values"]``. ``sample`` is the design of a sampled snapshot (see
-        ``sampled``).
+        ``sampled``); ``provenance`` says how it was made (see the attribute).
         """
         unknown = set(frames) - set(FRAME_NAMES)
         if unknown:
@@ -125,6 +132,7 @@ class ProgramSnapshot:
             kinds=frozenset(frames),
             sample=sample,
             read_times=dict(read_times or {}),
+            provenance=dict(provenance or {}),
         )
 
     def __repr__(self) -> str:
