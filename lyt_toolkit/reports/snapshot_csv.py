@@ -200,6 +200,7 @@ def write_folder(
                 "sha256": sha256_of(path),
                 "columns": column_schema(part_frame),
             }
+    read_at = _read_at(snapshot)
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
@@ -207,6 +208,7 @@ def write_folder(
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
         **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
         **({"sample": sample} if sample else {}),
+        **({"read_at": read_at} if read_at else {}),
         **(extra or {}),
         "frames": entries,
     }
@@ -215,6 +217,15 @@ def write_folder(
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     written.append(path)
     return written
+
+
+def _read_at(snapshot: SnapshotFrames) -> dict[str, str]:
+    """Each kind's read time, as the manifest spells it; empty (not written) when every
+    kind was read at ``pulled_at``, as one pull reads them."""
+    stamps: Mapping[str, pd.Timestamp] = getattr(snapshot, "read_at", None) or {}
+    if all(when == snapshot.pulled_at for when in stamps.values()):
+        return {}
+    return {kind: stamps[kind].strftime(_DATE_FORMAT) for kind in FRAME_NAMES if kind in stamps}
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
@@ -257,7 +268,18 @@ def read_snapshot_manifest(
     pulled_at = _pulled_at(path, manifest.get("pulled_at"))
     _check_frames(path, manifest)
     _check_sample(path, manifest)
-    return {**manifest, "pulled_at": pulled_at}
+    return {**manifest, "pulled_at": pulled_at, "read_at": _checked_read_at(path, manifest)}
+
+
+def _checked_read_at(path: Path, manifest: Mapping[str, Any]) -> dict[str, str]:
+    """A manifest's ``read_at`` (kind -> ISO 8601 instant, each kind one of its frames), in
+    the written spelling; empty when absent (every kind read at ``pulled_at``)."""
+    read_at = manifest.get("read_at", {})
+    if not isinstance(read_at, dict):
+        raise _broken(path, "read_at", "must be an object naming each kind's read time")
+    if unknown := sorted(set(read_at) - set(manifest["frames"])):
+        raise _broken(path, "read_at", f"names frames the manifest lacks: {unknown}")
+    return {kind: _pulled_at(path, value, f"read_at.{kind}") for kind, value in read_at.items()}
 
 
 def _check_sample(path: Path, manifest: Mapping[str, Any]) -> None:
@@ -277,14 +299,15 @@ _COLUMN_KEYS: dict[str, type] = {"name": str, "dtype": str}
 _KIND_NAMES = {str: "text", int: "a whole number", list: "a list"}
 
 
-def _pulled_at(path: Path, value: object) -> str:
-    """A manifest's ``pulled_at`` in the written spelling, if it is an ISO 8601 instant."""
+def _pulled_at(path: Path, value: object, key: str = "pulled_at") -> str:
+    """A manifest's ``pulled_at`` (or the instant at ``key``) in the written spelling, if it
+    is an ISO 8601 instant."""
     try:
         if not isinstance(value, str):
             raise TypeError(value)
         stamp = pd.Timestamp(datetime.fromisoformat(value))
     except (TypeError, ValueError):
-        raise _broken(path, "pulled_at", f"{value!r} is not an ISO 8601 instant") from None
+        raise _broken(path, key, f"{value!r} is not an ISO 8601 instant") from None
     stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
     return stamp.strftime(_DATE_FORMAT)
 

@@ -17,13 +17,19 @@ def read_snapshot(directory: str | Path) -> ProgramSnapshot:
     The manifest says which form the folder holds. Every file's SHA-256 is
     checked against the manifest first; a missing, altered or truncated file
     raises ``SnapshotFileError`` naming it. A snapshot pulled with ``kinds=`` reads back
-    with the same ``kinds``, a sampled one with its sample design.
+    with the same ``kinds``, a sampled one with its sample design, a refreshed one with
+    each kind's ``read_at``.
     """
     manifest = read_snapshot_manifest(directory, formats=(FORMAT, PARQUET_FORMAT))
     read = read_parquet_frames if manifest["format"] == PARQUET_FORMAT else read_frames
     files = read(directory)
     kinds = files.frames.keys() if files.kinds is None else files.kinds
     frames = {name: files.frames[name] for name in kinds}  # the others are empty: not pulled
+    read_at = {kind: when for kind, when in manifest["read_at"].items() if kind in frames}
     return ProgramSnapshot.from_frames(
-        frames, source=files.source, pulled_at=files.pulled_at, sample=files.sample
+        frames,
+        source=files.source,
+        pulled_at=files.pulled_at,
+        sample=files.sample,
+        read_at=read_at,
     )
