@@ -35,7 +35,14 @@ from .budget import PullBudget
 from .pull import ClientSource, Pulled, _async_client, _Puller, settings_of
 from .refresh_budget import RefreshBudget
 from .refresh_merge import members_in_order, merged_frames
-from .refresh_plan import OVERLAP, FilteredClient, RefreshPlan, checked_members
+from .refresh_plan import (
+    OVERLAP,
+    FilteredClient,
+    RefreshPlan,
+    checked_members,
+    listed_definitions,
+    referenced,
+)
 
 __all__ = ["arefresh", "refresh_blocking"]
 
@@ -118,22 +125,16 @@ class _Refresher(_Puller):
         if "card_definitions" not in self.kinds:
             return wanted
         old, plan = self.plan.old, self.plan
-        kept = [
-            old.rewards["digital_points_card_definition_id"],
-            old.reward_costs["card_definition_id"],
-        ]
+        kept = ["rewards", "reward_costs"]  # old rows kept (deletions are not seen)
         if not plan.whole("benefits"):
-            kept += [old.benefits[c] for c in ("points_card_definition_id", "card_definition_id")]
-            kept.append(old.benefits["proportional_card_definition_id"])
+            kept.append("benefits")
         if plan.members in ("new", "none"):
-            kept += [old.cards["card_definition_id"], old.pending_buckets["card_definition_id"]]
-        for column in kept:
-            wanted |= {str(i) for i in column.dropna().astype(object)}
+            kept += ["cards", "pending_buckets"]
+        wanted |= referenced(old, kept)
         definitions: list[Any] = walked.get("card_definitions", [])
         listed = {d.id for d in definitions}
         if not plan.whole("card_definitions"):  # the list gave only those changed
-            frame = old.card_definitions
-            listed |= set(frame.loc[frame["listed"].astype(bool).to_numpy(), "id"].astype(object))
+            listed |= listed_definitions(old)
         return wanted - listed
 
     async def _pull(self, bar: ProgressBar, budget: PullBudget) -> dict[str, pd.DataFrame]:

@@ -27,11 +27,14 @@ from ..snapshot.model import ProgramSnapshot
 
 __all__ = [
     "OVERLAP",
+    "REFERENCES",
     "WHOLE_PAGES",
     "FilteredClient",
     "MembersChoice",
     "RefreshPlan",
     "checked_members",
+    "listed_definitions",
+    "referenced",
     "wire_instant",
 ]
 
@@ -144,6 +147,37 @@ class RefreshPlan:
             found["card_definitions"] = lambda: definitions
         found["members"] = self.member_filters
         return found
+
+
+REFERENCES = {
+    "rewards": ("digital_points_card_definition_id",),
+    "reward_costs": ("card_definition_id",),
+    "benefits": (
+        "points_card_definition_id",
+        "proportional_card_definition_id",
+        "card_definition_id",
+    ),
+    "tier_structures": ("card_definition_id",),
+    "cards": ("card_definition_id",),
+    "pending_buckets": ("card_definition_id",),
+}
+"""The columns of each frame that point at a card definition."""
+
+
+def referenced(old: ProgramSnapshot, kinds: Iterable[str]) -> set[str]:
+    """The card definitions the old snapshot's frames ``kinds`` point at."""
+    found: set[str] = set()
+    for kind in kinds:
+        frame = getattr(old, kind)
+        for column in REFERENCES[kind]:
+            found |= {str(i) for i in frame[column].dropna().astype(object)}
+    return found
+
+
+def listed_definitions(old: ProgramSnapshot) -> set[str]:
+    """The card definitions the old snapshot found listed."""
+    frame = old.card_definitions
+    return set(frame.loc[frame["listed"].astype(bool).to_numpy(), "id"].astype(object))
 
 
 class FilteredGroup:

@@ -20,7 +20,7 @@ from ..snapshot.cost import pages, tree_depth
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.model import ProgramSnapshot
 from ..snapshot.refresh_cost import RefreshChoice, RefreshCost
-from .refresh_plan import OVERLAP, RefreshPlan
+from .refresh_plan import OVERLAP, REFERENCES, RefreshPlan, listed_definitions, referenced
 
 __all__ = ["refresh_cost"]
 
@@ -96,9 +96,9 @@ def refresh_cost(
                     calls, found = _walk(client.members, pid, filters=new.member_filters(pid))
                     fresh = len(set(found) - known)
                     by_program[pid] = (calls, fresh, int(counts.get(pid, 0)))
-        if "card_definitions" in kinds:
-            frame = old.card_definitions
-            lists += int((~frame["listed"].astype(bool)).sum())
+        if "card_definitions" in kinds:  # read by ID, found or not, as the old pull met them
+            held = [kind for kind in REFERENCES if kind in kinds]
+            lists += len(referenced(old, held) - listed_definitions(old))
         allowed = allowance.calls
     new_members = sum(n for _, n, _ in by_program.values())
     listed_new = lists + sum(calls for calls, _, _ in by_program.values())
