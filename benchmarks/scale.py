@@ -489,6 +489,7 @@ def _refresh_route(name: str, client: Any, given: dict[str, Any]) -> dict[str, A
         "refresh_seconds": time.perf_counter() - started,
         "cost": str(cost),
         "expected": cost.choices["new"].calls,
+        "at_most": cost.choices["new"].at_most,
         "new_members": new_members,
         "members": len(refreshed.members),
     }
@@ -520,8 +521,9 @@ def refresh(args: argparse.Namespace) -> None:
     ratio = done["refresh_calls"] / full["calls"]
     print(f"    {done['cost'].replace(chr(10), chr(10) + '    ')}")
     print(
-        f"  refresh (new)     {done['refresh_calls']:7,} calls ({done['expected']:,} shown "
-        f"before; the probe that counted them {done['probe']:,}), "
+        f"  refresh (new)     {done['refresh_calls']:7,} calls (shown before: about "
+        f"{done['expected']:,}, at most {done['at_most']:,}; the probe that counted them "
+        f"{done['probe']:,}), "
         f"{done['refresh_seconds']:.1f} s; {done['new_members']:,} new members found, "
         f"{done['members']:,} in all"
     )

@@ -106,9 +106,11 @@ def refresh_cost(
     everyone = sum(n + o for _, n, o in by_program.values())
     rate = _holding_rate(old) if depth >= 4 else 0.0
 
+    per_member = len(listed_definitions(old)) if depth >= 4 else 0
+
     def choice(name: str, listed: int, reads: int) -> RefreshChoice:
         reads = reads if depth >= 3 else 0
-        return RefreshChoice(name, listed, reads, math.ceil(reads * rate))
+        return RefreshChoice(name, listed, reads, math.ceil(reads * rate), reads * per_member)
 
     choices = [
         choice("all", listed_all, everyone),

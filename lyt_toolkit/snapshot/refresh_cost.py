@@ -19,7 +19,8 @@ The list sizes come from the old snapshot (a short list whose size changed since
 page more or less), the new rewards and members from a probe that lists them (its calls
 are ``spent``). The bucket lists are known only once the members are read: they are
 counted as the old snapshot saw them (its share of cards holding pending points), so
-``bucket_lists`` is an expectation, not a bound.
+``bucket_lists`` is an expectation (new members may hold pending points more often than the
+old ones did), and ``at_most`` counts one per card a member can hold.
 """
 
 from __future__ import annotations
@@ -37,13 +38,20 @@ __all__ = ["RefreshChoice", "RefreshCost"]
 @dataclass(frozen=True)
 class RefreshChoice:
     """The calls of one choice of ``members``: ``lists`` (the token, every list page and the
-    card definitions read by ID) and ``reads`` (one per member read) exactly, and about
-    ``bucket_lists``."""
+    card definitions read by ID) and ``reads`` (one per member read) exactly, about
+    ``bucket_lists`` and at most ``bucket_bound`` (one per card a member read can hold, one
+    per card definition)."""
 
     members: str
     lists: int
     reads: int
     bucket_lists: int
+    bucket_bound: int = 0
+
+    @property
+    def at_most(self) -> int:
+        """Every call the choice sends at most (each of a card's buckets in one page)."""
+        return self.lists + self.reads + max(self.bucket_lists, self.bucket_bound)
 
     @property
     def calls(self) -> int:
@@ -84,8 +92,8 @@ class RefreshCost:
             verdict = "" if fits is None else ("; fits" if fits else "; over the share")
             lines.append(
                 f"  members={name:<12} {choice.calls:>7,} calls ({choice.lists:,} lists, "
-                f"{choice.reads:,} member reads, about {choice.bucket_lists:,} bucket lists)"
-                f"{verdict}"
+                f"{choice.reads:,} member reads, about {choice.bucket_lists:,} bucket lists; "
+                f"at most {choice.at_most:,}){verdict}"
             )
         share = f"{self.share:.0%} share: " if self.allowed is not None else ""
         allowed = "" if self.allowed is None else f"{self.allowed:,} calls; "

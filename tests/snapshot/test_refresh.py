@@ -227,6 +227,7 @@ def test_the_cost_shown_first_is_what_the_refresh_sends(
     cards = refreshed.cards[refreshed.cards["member_id"].isin(chosen)]
     holding = int((cards["balance_pending_points"] != 0).sum())
     assert sent == choice.lists + choice.reads + holding
+    assert sent <= choice.at_most
     assert choice.reads == len(chosen)
     assert f"members={members}" in str(cost)
 
