@@ -10,6 +10,7 @@ the refresh is compared with a full pull of it.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -21,6 +22,7 @@ from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.fill import refresh_plan
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.frames.sample import Sample
+from lyt_toolkit.reports import SnapshotFileError
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.synthetic import generate_program
 
@@ -139,6 +141,14 @@ def test_new_objects_at_the_boundary_and_in_the_overlap_are_found_once(
     assert set(refreshed.cards["member_id"]) == set(refreshed.members["id"])
 
 
+def test_without_an_overlap_the_strict_filter_misses_the_boundary(
+    start_sandbox, make_client, old, after
+) -> None:
+    refreshed = _refresh(start_sandbox, make_client, after, old, overlap=pd.Timedelta(0))
+    found = set(refreshed.rewards["id"]) - set(old.rewards["id"])
+    assert found == {f"lrew_ff{3:014x}"}  # the one at exactly the newest is not after it
+
+
 def test_members_all_equals_a_full_pull_frame_for_frame(
     start_sandbox, make_client, old, after, full_after
 ) -> None:
@@ -193,6 +203,12 @@ def test_edits_deletions_and_the_read_times_survive_export(
     assert refreshed.read_at["members"] == older.read_at["members"] != refreshed.pulled_at
     assert refreshed.read_at["benefits"] == refreshed.pulled_at
     assert refreshed.read_at["rewards"] == older.pulled_at
+    manifest = tmp_path / "csv" / "manifest.json"
+    written = json.loads(manifest.read_text(encoding="utf-8"))
+    written["read_at"]["rewards"] = "yesterday"
+    manifest.write_text(json.dumps(written), encoding="utf-8")
+    with pytest.raises(SnapshotFileError, match=r"read_at\.rewards: 'yesterday' is not an ISO"):
+        read_snapshot(tmp_path / "csv")
 
 
 def test_card_definition_edits_are_found_by_updated_at_in_a_long_list(
