@@ -1,8 +1,9 @@
 """``ProgramSnapshot``: every kind of program data as it stood at one moment.
 
 A snapshot holds one typed frame per kind (``FRAME_NAMES``), the service it came from and
-the service's time when the pull began. It is a record: ``pull`` fills it over the network
-through ``lyt_toolkit.fill``, imported only when called; ``to_csv`` writes it with the
+the service's time when the pull began (and, per kind, when it was read: ``read_at``). It is
+a record: ``pull`` fills it over the network and ``refresh`` brings it up to date by what is
+new, through ``lyt_toolkit.fill``, imported only when called; ``to_csv`` writes it with the
 manifest of ``lyt_toolkit.reports``. ``odd_values`` lists the odd values met in the
 service's answers (one row per flagged value; not written to CSV).
 """
@@ -366,6 +367,30 @@ class ProgramSnapshot:
         from ..fill.refresh import refresh_blocking
 
         return refresh_blocking(
+            self,
+            client,
+            members=members,
+            progress=progress,
+            concurrency=concurrency,
+            budget_share=budget_share,
+            overlap=overlap,
+        )
+
+    async def arefresh(
+        self,
+        client: ClientSource = None,
+        *,
+        members: MembersChoice = "new",
+        progress: Progress = True,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        budget_share: float = DEFAULT_SHARE,
+        overlap: pd.Timedelta = REFRESH_OVERLAP,
+    ) -> ProgramSnapshot:
+        """Async twin of ``refresh``; an ``AsyncLoyaltyClient`` given here is used as is."""
+        # Imported here: the record and the analysis that reads it load no HTTP client.
+        from ..fill.refresh import arefresh
+
+        return await arefresh(
             self,
             client,
             members=members,

@@ -279,3 +279,21 @@ def test_members_is_checked_by_name(old) -> None:
         sampled.refresh(None, members="new")
     with pytest.raises(ValueError, match="overlap"):
         old.refresh(None, overlap=pd.Timedelta(seconds=-1))
+
+
+def test_the_async_refresh_gives_what_the_blocking_one_gives(
+    start_sandbox, make_client, old, after, full_after
+) -> None:
+    import asyncio
+
+    from lyt_toolkit import AsyncLoyaltyClient
+
+    async def run(sb) -> ProgramSnapshot:
+        keys = sb.credentials.as_client_kwargs()
+        async with AsyncLoyaltyClient(base_url=sb.base_url, env_file=None, **keys) as client:
+            return await old.arefresh(client, members="all", progress=False)
+
+    with start_sandbox(after) as sb:
+        refreshed = asyncio.run(run(sb))
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(refreshed, name), getattr(full_after, name))
