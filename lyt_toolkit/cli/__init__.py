@@ -132,6 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --since: the members read for their cards (default new; --sample N reads a "
         "sample of old and new)",
     )
+    export.add_argument(
+        "--checkpoint",
+        default=None,
+        metavar="DIR",
+        help="pace the pull and make it resumable: keep to --budget-share of every budget "
+        "window, waiting across resets, and keep every answer in DIR as it arrives; run the "
+        "same command again after an interruption and it goes on where it stopped",
+    )
 
     diff = _command(sub, "diff:diff", "print what changed between two exported snapshots")
     diff.add_argument("old", metavar="OLD_DIR", help="the earlier snapshot folder (CSV or Parquet)")

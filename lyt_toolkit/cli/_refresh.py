@@ -34,6 +34,8 @@ def members_choice(args: argparse.Namespace, options: PullOptions) -> MembersCho
         if members is not None:
             raise ValueError("--members: only with --since DIR (it chooses what a refresh reads)")
         return None
+    if getattr(options, "checkpoint", None) is not None:
+        raise ValueError("--checkpoint: a refresh (--since) is not paced; give one or the other")
     if members is not None and options.sample is not None:
         raise ValueError("--members: give --members or --sample, not both")
     if options.sample is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -100,6 +100,8 @@ class SnapshotFiles:
     recorded)."""
     sample: SampleDesign | None = None
     """The sample design of a sampled snapshot (None: every member was read)."""
+    read_times: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Per kind, when its first and last answer came (a checkpointed pull; empty otherwise)."""
 
 
 def public_url(url: str) -> str:
@@ -201,6 +203,10 @@ def write_folder(
                 "columns": column_schema(part_frame),
             }
     read_at = _read_at(snapshot)
+    read_times = {
+        kind: [first.strftime(_DATE_FORMAT), last.strftime(_DATE_FORMAT)]
+        for kind, (first, last) in getattr(snapshot, "read_times", {}).items()
+    }
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
@@ -209,6 +215,7 @@ def write_folder(
         **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
         **({"sample": sample} if sample else {}),
         **({"read_at": read_at} if read_at else {}),
+        **({"read_times": read_times} if read_times else {}),
         **(extra or {}),
         "frames": entries,
     }
@@ -268,6 +275,7 @@ def read_snapshot_manifest(
     pulled_at = _pulled_at(path, manifest.get("pulled_at"))
     _check_frames(path, manifest)
     _check_sample(path, manifest)
+    _check_read_times(path, manifest)
     return {**manifest, "pulled_at": pulled_at, "read_at": _checked_read_at(path, manifest)}
 
 
@@ -279,7 +287,22 @@ def _checked_read_at(path: Path, manifest: Mapping[str, Any]) -> dict[str, str]:
         raise _broken(path, "read_at", "must be an object naming each kind's read time")
     if unknown := sorted(set(read_at) - set(manifest["frames"])):
         raise _broken(path, "read_at", f"names frames the manifest lacks: {unknown}")
-    return {kind: _pulled_at(path, value, f"read_at.{kind}") for kind, value in read_at.items()}
+    return {kind: _pulled_at(path, value, key=f"read_at.{kind}") for kind, value in read_at.items()}
+
+
+def _check_read_times(path: Path, manifest: Mapping[str, Any]) -> None:
+    """``read_times``, when present: per frame kind, two ISO 8601 instants."""
+    times = manifest.get("read_times", {})
+    if not isinstance(times, dict):
+        raise _broken(path, "read_times", "must be an object of frame kinds")
+    for kind, span in times.items():
+        where = f"read_times.{kind}"
+        if kind not in FRAME_NAMES:
+            raise _broken(path, where, "is not a frame kind")
+        if not (isinstance(span, list) and len(span) == 2):
+            raise _broken(path, where, "must be [first, last]")
+        for value in span:
+            _pulled_at(path, value, key=where)
 
 
 def _check_sample(path: Path, manifest: Mapping[str, Any]) -> None:
@@ -299,8 +322,8 @@ _COLUMN_KEYS: dict[str, type] = {"name": str, "dtype": str}
 _KIND_NAMES = {str: "text", int: "a whole number", list: "a list"}
 
 
-def _pulled_at(path: Path, value: object, key: str = "pulled_at") -> str:
-    """A manifest's ``pulled_at`` (or the instant at ``key``) in the written spelling, if it
+def _pulled_at(path: Path, value: object, *, key: str = "pulled_at") -> str:
+    """A manifest's ``pulled_at`` (or other instant, ``key``) in the written spelling, if it
     is an ISO 8601 instant."""
     try:
         if not isinstance(value, str):
@@ -476,4 +499,5 @@ def files_of(
         manifest.get("pulled_at"),
         None if kinds is None else tuple(kinds),
         design,
+        {kind: (first, last) for kind, (first, last) in manifest.get("read_times", {}).items()},
     )

@@ -10,6 +10,7 @@ service's answers (one row per flagged value; not written to CSV).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -75,12 +76,18 @@ class ProgramSnapshot:
     sample: SampleDesign | None = field(default=None, repr=False)
     """The sample whose members alone were read (None: every member). ``cards`` and
     ``pending_buckets`` then hold only theirs, each row with its member's ``weight``."""
+    read_times: Mapping[str, tuple[pd.Timestamp, pd.Timestamp]] = field(
+        default_factory=dict, repr=False
+    )
+    """Per kind, the service's time of the first and the last answer it was read from, when
+    a pull recorded them (a checkpointed pull, which may run for hours: each kind is as it
+    stood somewhere between the two, not at ``pulled_at``). Empty otherwise."""
     read_at: Mapping[str, pd.Timestamp] = field(default_factory=dict, repr=False)
     """How old each kind is: kind -> the service's time when its oldest rows were read (its
-    rows are at least that fresh). One pull reads every kind at ``pulled_at``; a refresh
-    (``refresh``) re-reads some kinds whole and only adds what is new to the others, which
-    keep their earlier time. Kinds not held are absent. ``from_frames`` fills a kind not
-    given with ``pulled_at``."""
+    rows are at least that fresh). One pull reads every kind at ``pulled_at``, a paced one
+    at the first answer of its ``read_times``; a refresh (``refresh``) re-reads some kinds
+    whole and only adds what is new to the others, which keep their earlier time. Kinds not
+    held are absent. ``from_frames`` fills a kind not given so."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
@@ -107,6 +114,7 @@ class ProgramSnapshot:
         calls: PullCalls | None = None,
         sample: SampleDesign | None = None,
         read_at: Mapping[str, str | datetime] | None = None,
+        read_times: Mapping[str, tuple[pd.Timestamp, pd.Timestamp]] | None = None,
     ) -> ProgramSnapshot:
         """A snapshot from ready frames; a missing kind becomes its empty frame, and
         ``kinds`` names the given ones.
@@ -114,7 +122,8 @@ class ProgramSnapshot:
         ``odd_values`` defaults to those the frames' builders recorded in their
         ``attrs["odd_values"]``. ``sample`` is the design of a sampled snapshot (see
         ``sampled``). ``read_at`` says when each given kind was read (see the attribute);
-        a kind it does not name was read at ``pulled_at``.
+        a kind it does not name was read at the first of its ``read_times``, else at
+        ``pulled_at``.
         """
         unknown = set(frames) - set(FRAME_NAMES)
         if unknown:
@@ -126,7 +135,12 @@ class ProgramSnapshot:
         stamps = dict(read_at or {})
         if unknown := set(stamps) - set(frames):
             raise ValueError(f"read_at names kinds not given: {sorted(unknown)}")
-        when = {n: _utc(stamps[n]) if n in stamps else stamp for n in FRAME_NAMES if n in frames}
+        spans = dict(read_times or {})
+        when = {
+            n: _utc(stamps[n]) if n in stamps else _utc(spans[n][0]) if n in spans else stamp
+            for n in FRAME_NAMES
+            if n in frames
+        }
         return cls(
             **built,
             source=public_url(source),
@@ -136,6 +150,7 @@ class ProgramSnapshot:
             kinds=frozenset(frames),
             sample=sample,
             read_at=when,
+            read_times=spans,
         )
 
     def __repr__(self) -> str:
@@ -271,6 +286,7 @@ class ProgramSnapshot:
         kinds: Iterable[str] | None = None,
         budget_share: float = DEFAULT_SHARE,
         sample: SampleSource = None,
+        checkpoint: str | os.PathLike[str] | None = None,
     ) -> ProgramSnapshot:
         """Pull everything, or only the frames named in ``kinds``, blocking until done.
 
@@ -293,6 +309,16 @@ class ProgramSnapshot:
         instead of one per member. The snapshot is then a sample (``sample`` holds its
         design; its cards and pending buckets carry a ``weight``) and its economics come with
         95 % intervals; it equals ``full.sampled(sample)`` of a full pull of that moment.
+
+        ``checkpoint`` (a folder) makes the pull paced and resumable, for programs whose
+        pull needs more than one window: it keeps to ``budget_share`` of every window and
+        waits across resets (its bar shows the calls done and to do, the next window and
+        the expected end), never refusing for the budget; every answer is written to the
+        folder as it arrives, and after a crash, ``kill -9``, Ctrl-C or a
+        ``QuotaExhaustedError`` the same call resumes, reading nothing again that the folder
+        holds (a second pull on the folder meanwhile is refused). The folder belongs to one
+        pull: other ``kinds``, ``sample`` or service are refused. ``read_times`` then says
+        when each kind was read. See ``lyt_toolkit.fill.checkpoint``.
         """
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.pull import pull_blocking
@@ -304,6 +330,7 @@ class ProgramSnapshot:
             kinds=kinds,
             budget_share=budget_share,
             sample=sample,
+            checkpoint=checkpoint,
         )
         return cls._of(pulled)
 
@@ -317,6 +344,7 @@ class ProgramSnapshot:
         kinds: Iterable[str] | None = None,
         budget_share: float = DEFAULT_SHARE,
         sample: SampleSource = None,
+        checkpoint: str | os.PathLike[str] | None = None,
     ) -> ProgramSnapshot:
         """Async twin of ``pull``; an ``AsyncLoyaltyClient`` given here is used as is."""
         # Imported here: the record and the analysis that reads it load no HTTP client.
@@ -329,6 +357,7 @@ class ProgramSnapshot:
             kinds=kinds,
             budget_share=budget_share,
             sample=sample,
+            checkpoint=checkpoint,
         )
         return cls._of(pulled)
 
@@ -430,6 +459,7 @@ class ProgramSnapshot:
             pulled_at=pulled.pulled_at,
             calls=pulled.calls,
             sample=pulled.sample,
+            read_times=pulled.read_times,
         )
 
 
