@@ -297,3 +297,14 @@ def test_the_async_refresh_gives_what_the_blocking_one_gives(
         refreshed = asyncio.run(run(sb))
     for name in FRAME_NAMES:
         pd.testing.assert_frame_equal(getattr(refreshed, name), getattr(full_after, name))
+
+
+def test_read_at_is_the_pull_time_or_a_paced_kinds_first_read(old) -> None:
+    first, last = pd.Timestamp("2026-01-15T09:00Z"), pd.Timestamp("2026-01-15T11:00Z")
+    frames = {"members": old.members, "programs": old.programs}
+    paced = ProgramSnapshot.from_frames(
+        frames, pulled_at="2026-01-15T12:00Z", read_times={"members": (first, last)}
+    )
+    assert paced.read_at == {"members": first, "programs": pd.Timestamp("2026-01-15T12:00Z")}
+    with pytest.raises(ValueError, match="read_at names kinds not given"):
+        ProgramSnapshot.from_frames(frames, read_at={"cards": first})
