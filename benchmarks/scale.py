@@ -62,6 +62,13 @@ Sections:
   the columns needed) and from DuckDB straight on the folders' glob, with the ratios;
   ``diff`` of the last two days (beside pandas merging the two days' cards, a narrower
   answer) and ``load`` of the last day. The answers of each question are checked to agree.
+- ``refresh``: the ``pull`` section's program (``--pull-members`` members) grown by 1 % new
+  members (the newest 1 % of a program generated 1 % larger, with their cards, customers
+  and buckets, served by a second sandbox on the same clock): a full pull of the old
+  program (unlimited plan) is refreshed against the grown one (``professional`` plan) with
+  ``refresh(client, members="new")``, the definitions and the new members, after
+  ``refresh_cost`` showed its cost; against a full pull of the grown program (unlimited):
+  calls, time and their ratio (goal: at most 10 % of the full pull's calls).
 
 A benchmark reports; the exit status is 0 whatever the figures.
 """
@@ -245,6 +252,8 @@ def run_route(name: str, base_url: str, truth: str) -> None:
         out["outstanding"] = [total.value, total.low, total.high]
     elif name == "peer":
         out.update(_peer(client))
+    elif name.startswith("refresh_"):
+        out.update(_refresh_route(name, client, json.loads(truth)))
     out["seconds"] = time.perf_counter() - started
     out["calls"] = client.quota.calls_used
     out["window_left"] = client.quota.remaining
@@ -733,6 +742,103 @@ def _history_report(found: dict[str, dict[str, Any]]) -> None:
             )
 
 
+def _seconds_ago(relative: str) -> float:
+    """``now-40s`` (a program file's relative time) as seconds before its clock."""
+    return float(relative.removeprefix("now-").removesuffix("s"))
+
+
+def grown_program(members: int, seed: int) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """A program of ``members`` members and the same grown by 1 %: the newest 1 % of one
+    generated that much larger (with their cards, customers and buckets) are the new ones."""
+    new = max(1, members // 100)
+    grown = generate_program(**{**PULL_SIZES, "members": members + new}, seed=seed)
+    newest = sorted(grown["members"], key=lambda m: _seconds_ago(m["created_at"]))[:new]
+    ids = {m["id"] for m in newest}
+    customers = {m["customer_id"] for m in newest}
+    old = dict(grown)
+    old["members"] = [m for m in grown["members"] if m["id"] not in ids]
+    old["cards"] = [c for c in grown["cards"] if c["member_id"] not in ids]
+    old["pending_buckets"] = [b for b in grown["pending_buckets"] if b["member_id"] not in ids]
+    old["customers"] = [c for c in grown["customers"] if c["id"] not in customers]
+    return old, grown, new
+
+
+def _refresh_route(name: str, client: Any, given: dict[str, Any]) -> dict[str, Any]:
+    """``refresh_old``: pull the old program and write it to ``given["folder"]``;
+    ``refresh_new``: its cost, then the refresh of it by what is new; ``refresh_full``: a
+    full pull of the grown program."""
+    from lyt_toolkit import ProgramSnapshot
+    from lyt_toolkit.snapshot import read_snapshot
+
+    folder = Path(given["folder"])
+    if name == "refresh_old":
+        ProgramSnapshot.pull(client, progress=False).to_parquet(folder)
+        return {}
+    if name == "refresh_full":
+        snapshot = ProgramSnapshot.pull(client, progress=False)
+        return {"members": len(snapshot.members)}
+    old = read_snapshot(folder)
+    cost = old.refresh_cost(client)
+    probe = client.quota.calls_used
+    started = time.perf_counter()
+    refreshed = old.refresh(client, members="new", progress=False)
+    new_members = len(refreshed.members) - len(old.members)
+    return {
+        "probe": probe,
+        "refresh_calls": client.quota.calls_used - probe,
+        "refresh_seconds": time.perf_counter() - started,
+        "cost": str(cost),
+        "expected": cost.choices["new"].calls,
+        "at_most": cost.choices["new"].at_most,
+        "new_members": new_members,
+        "members": len(refreshed.members),
+    }
+
+
+def refresh(args: argparse.Namespace) -> None:
+    """The old program pulled, then refreshed against the grown one, beside a full pull."""
+    old, grown, new = grown_program(args.pull_members, args.seed)
+    print(
+        f"refresh: {args.pull_members:,} members, {new:,} new ({new / args.pull_members:.0%}),"
+        " one card each"
+    )
+    found: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        given = json.dumps({"folder": str(Path(tmp) / "old")})
+        for route, program, plan in (
+            ("refresh_old", old, "unlimited"),
+            ("refresh_new", grown, "professional"),
+            ("refresh_full", grown, "unlimited"),
+        ):
+            path = Path(tmp) / f"{route}.json"
+            path.write_text(json.dumps(program, separators=(",", ":")), encoding="utf-8")
+            child, base_url = _serve(path, plan)
+            try:
+                found[route] = _route(route, base_url, given)
+            finally:
+                stop(child)
+    done, full = found["refresh_new"], found["refresh_full"]
+    ratio = done["refresh_calls"] / full["calls"]
+    print(f"    {done['cost'].replace(chr(10), chr(10) + '    ')}")
+    print(
+        f"  refresh (new)     {done['refresh_calls']:7,} calls (shown before: about "
+        f"{done['expected']:,}, at most {done['at_most']:,}; the probe that counted them "
+        f"{done['probe']:,}), "
+        f"{done['refresh_seconds']:.1f} s; {done['new_members']:,} new members found, "
+        f"{done['members']:,} in all"
+    )
+    print(
+        f"  full pull         {full['calls']:7,} calls, {full['seconds']:.1f} s "
+        f"({full['members']:,} members)"
+    )
+    total = (done["refresh_calls"] + done["probe"]) / full["calls"]
+    print(
+        f"  refresh / full    {ratio:.2%} of the calls (goal <= 10 %: "
+        f"{'met' if ratio <= 0.10 else 'NOT met'}); with the probe {total:.2%}; "
+        f"{done['refresh_seconds'] / full['seconds']:.2f}x time"
+    )
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
     "load": load,
     "pull": pull,
@@ -740,6 +846,7 @@ SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
     "paced": paced,
     "resume": resume,
     "history": history,
+    "refresh": refresh,
 }
 """Every section by name; other sections go here too."""
 
@@ -755,7 +862,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--members", type=int, default=200_000, help="members (load)")
     parser.add_argument(
-        "--pull-members", type=int, default=20_000, help="members of the program pulled (pull)"
+        "--pull-members",
+        type=int,
+        default=20_000,
+        help="members of the program pulled (pull, refresh)",
     )
     parser.add_argument("--programs", type=int, default=1, help="programs (load)")
     parser.add_argument(

@@ -119,6 +119,20 @@ def build_parser() -> argparse.ArgumentParser:
     _sandbox_option(export)
     _pull_options(export, sample=True)
     export.add_argument(
+        "--since",
+        default=None,
+        metavar="DIR",
+        help="refresh the snapshot exported in DIR by what is new instead of pulling it all: "
+        "each choice's calls are printed first",
+    )
+    export.add_argument(
+        "--members",
+        default=None,
+        choices=("all", "new", "none"),
+        help="with --since: the members read for their cards (default new; --sample N reads a "
+        "sample of old and new)",
+    )
+    export.add_argument(
         "--checkpoint",
         default=None,
         metavar="DIR",

@@ -183,6 +183,8 @@ def _spelled(way: WayForward, can_sample: bool) -> str:
         return f"--checkpoint {value}" if can_sample else f"lyt export --checkpoint {value}"
     if name == "sample":
         return f"--sample {value}" if can_sample else f"not an option of this command; {python}"
+    if name == "members":
+        return f"--members {value}"
     return f"not available from the command line; {python}"
 
 

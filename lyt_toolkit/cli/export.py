@@ -1,11 +1,14 @@
-"""``lyt export --out DIR [--sandbox] [--budget-share F] [--sample N] [--checkpoint DIR]``: pull
-a snapshot and write it as CSV + manifest (a sampled snapshot with its sample design files);
+"""``lyt export --out DIR [--sandbox] [--budget-share F] [--sample N] [--checkpoint DIR]
+[--since OLD [--members all|new|none]]``: pull a snapshot, or refresh the one exported in
+``OLD`` by what is new (each choice's calls printed first), and write it as CSV + manifest (a
+sampled snapshot with its sample design files, a refreshed one with each kind's read time);
 with ``--checkpoint`` the pull is paced across budget windows and resumable."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..errors import LytError, PullBudgetError
 from ._pull import (
@@ -18,6 +21,7 @@ from ._pull import (
     refused,
     sample_line,
 )
+from ._refresh import members_choice, read_at_lines, refresh_snapshot
 
 __all__ = ["export"]
 
@@ -32,6 +36,7 @@ def export(args: argparse.Namespace) -> int:
     """Pull from the configured service (or the embedded demo) and write the CSVs."""
     try:
         options = pull_options(args)
+        members = members_choice(args, options)
     except ValueError as exc:
         print(f"{COMMAND}: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTION
@@ -39,7 +44,11 @@ def export(args: argparse.Namespace) -> int:
     if out is None:
         return EXIT_FAILED
     try:
-        snapshot = pull_snapshot(bool(getattr(args, "sandbox", False)), options)
+        sandbox = bool(getattr(args, "sandbox", False))
+        if members is None:
+            snapshot = pull_snapshot(sandbox, options)
+        else:
+            snapshot = refresh_snapshot(Path(args.since).expanduser(), sandbox, options, members)
         written = snapshot.to_csv(out)
     except PullBudgetError as exc:
         print(f"{COMMAND}: {budget_refusal(exc, can_sample=True)}", file=sys.stderr)
@@ -69,6 +78,9 @@ def export(args: argparse.Namespace) -> int:
         )
     if (note := sample_line(snapshot)) is not None:
         print(note)
+    if members is not None:
+        print("Refreshed by what is new; how old each kind is:")
+        print("\n".join(read_at_lines(snapshot)))
     print(f"Written to {out.resolve()}/:")
     width = max(len(p.name) for p in written)
     frames = snapshot.frames()

@@ -1,5 +1,6 @@
-"""The ways to fill a ``ProgramSnapshot`` over HTTP: a full pull, a sampled one, the budget
-check and the estimate of its cost (the paced pull will come here too).
+"""The ways to fill a ``ProgramSnapshot`` over HTTP: a full pull, a sampled one, a refresh by
+what is new, the budget check and the estimates of their cost (the paced pull will come here
+too).
 
 The snapshot is a record of frames and imports none of this: ``ProgramSnapshot.pull``,
 ``apull``, ``estimate`` and ``drift`` import it when called, so the snapshot and the
@@ -10,14 +11,19 @@ from .budget import DEFAULT_SAMPLE, PullBudget
 from .drift import pull_live
 from .estimate import estimate_pull
 from .pull import ClientSource, Pulled, pull_blocking, pull_frames
+from .refresh import arefresh, refresh_blocking
+from .refresh_probe import refresh_cost
 
 __all__ = [
     "DEFAULT_SAMPLE",
     "ClientSource",
     "PullBudget",
     "Pulled",
+    "arefresh",
     "estimate_pull",
     "pull_blocking",
     "pull_frames",
     "pull_live",
+    "refresh_blocking",
+    "refresh_cost",
 ]

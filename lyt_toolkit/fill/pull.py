@@ -26,7 +26,7 @@ import pandas as pd
 
 from .._progress import Progress, ProgressBar
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..client.allowance import AllowanceSpent, checked_share
+from ..client.allowance import Allowance, AllowanceSpent, checked_share
 from ..errors import NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
@@ -49,7 +49,15 @@ from ..models import (
     TierStructure,
 )
 from ..pull.assemble import NATIVE_BATCH, RewardPages
-from ..pull.member_tree import Lists, Reads, Request, awalk_tree, level_bars, member_tree
+from ..pull.member_tree import (
+    Lists,
+    Reads,
+    Request,
+    TreeWalk,
+    awalk_tree,
+    level_bars,
+    member_tree,
+)
 from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
 from ..pull.threaded import ThreadedClient
@@ -244,7 +252,7 @@ class _Puller:
             c.quota.allowance(self.share, paced=kept is not None) as allowance,
             ProgressBar(self.progress, desc="snapshot", unit="row") as bar,
         ):
-            budget = PullBudget(allowance, c.quota, kinds)
+            budget = self._budget(allowance)
             try:
                 if c.holds_token:
                     # The service's clock at the start comes from a token it issues now (one
@@ -280,6 +288,14 @@ class _Puller:
             self.design,
             read_times=_stamps(kept.read_times(), kinds),
         )
+
+    def _budget(self, allowance: Allowance) -> PullBudget:
+        """The budget of this pull, holding ``allowance`` (a refresh words its own)."""
+        return PullBudget(allowance, self.client.quota, self.kinds)
+
+    def _tree_walk(self, depth: int, read: Callable[[list[Member]], list[Member]]) -> TreeWalk:
+        """The member tree this pull walks (``pull.member_tree``), ``depth`` levels down."""
+        return member_tree(depth, read=read, more=self._more, pending_only=True)
 
     async def _pull(self, bar: ProgressBar, budget: PullBudget) -> dict[str, pd.DataFrame]:
         kinds = self.kinds
@@ -445,7 +461,7 @@ class _Puller:
         async def run(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
             return await _gather(*(self._bounded(start) for start in starts))
 
-        walk = member_tree(depth, read=read, more=self._more, pending_only=True)
+        walk = self._tree_walk(depth, read)
         tree = await awalk_tree(
             walk,
             self.client,

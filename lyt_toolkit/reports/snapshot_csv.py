@@ -206,6 +206,7 @@ def write_folder(
                 "sha256": sha256_of(path),
                 "columns": column_schema(part_frame),
             }
+    read_at = _read_at(snapshot)
     read_times = {
         kind: [first.strftime(_DATE_FORMAT), last.strftime(_DATE_FORMAT)]
         for kind, (first, last) in getattr(snapshot, "read_times", {}).items()
@@ -218,6 +219,7 @@ def write_folder(
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
         **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
         **({"sample": sample} if sample else {}),
+        **({"read_at": read_at} if read_at else {}),
         **({"read_times": read_times} if read_times else {}),
         **({PROVENANCE: provenance} if provenance else {}),
         **(extra or {}),
@@ -228,6 +230,15 @@ def write_folder(
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     written.append(path)
     return written
+
+
+def _read_at(snapshot: SnapshotFrames) -> dict[str, str]:
+    """Each kind's read time, as the manifest spells it; empty (not written) when every
+    kind was read at ``pulled_at``, as one pull reads them."""
+    stamps: Mapping[str, pd.Timestamp] = getattr(snapshot, "read_at", None) or {}
+    if all(when == snapshot.pulled_at for when in stamps.values()):
+        return {}
+    return {kind: stamps[kind].strftime(_DATE_FORMAT) for kind in FRAME_NAMES if kind in stamps}
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
@@ -273,7 +284,18 @@ def read_snapshot_manifest(
     _check_read_times(path, manifest)
     if not isinstance(manifest.get(PROVENANCE, {}), dict):
         raise _broken(path, PROVENANCE, "must be an object")
-    return {**manifest, "pulled_at": pulled_at}
+    return {**manifest, "pulled_at": pulled_at, "read_at": _checked_read_at(path, manifest)}
+
+
+def _checked_read_at(path: Path, manifest: Mapping[str, Any]) -> dict[str, str]:
+    """A manifest's ``read_at`` (kind -> ISO 8601 instant, each kind one of its frames), in
+    the written spelling; empty when absent (every kind read at ``pulled_at``)."""
+    read_at = manifest.get("read_at", {})
+    if not isinstance(read_at, dict):
+        raise _broken(path, "read_at", "must be an object naming each kind's read time")
+    if unknown := sorted(set(read_at) - set(manifest["frames"])):
+        raise _broken(path, "read_at", f"names frames the manifest lacks: {unknown}")
+    return {kind: _pulled_at(path, value, key=f"read_at.{kind}") for kind, value in read_at.items()}
 
 
 def _check_read_times(path: Path, manifest: Mapping[str, Any]) -> None:

@@ -6,7 +6,8 @@ HTTP client): every kind of program data concurrently, with the card definitions
 references (``kinds=`` pulls only some, and ``ProgramSnapshot.estimate`` counts the calls
 first); ``to_csv`` and ``read_snapshot`` write it out and read it back with the same
 dtypes (``to_parquet`` too); ``diff`` says what changed between two snapshots and
-``SnapshotHistory`` keeps them over time. ``snapshot_program`` turns a snapshot, or an
+``SnapshotHistory`` keeps them over time. ``refresh`` brings a snapshot up to date by what
+is new (``refresh_cost`` prices it first). ``snapshot_program`` turns a snapshot, or an
 exported folder, into the program a sandbox holds.
 """
 
@@ -22,6 +23,7 @@ from .files import read_snapshot
 from .history import SnapshotHistory
 from .model import ProgramSnapshot
 from .program_file import snapshot_program
+from .refresh_cost import RefreshChoice, RefreshCost
 
 if TYPE_CHECKING:
     from ..fill.pull import ClientSource
@@ -38,6 +40,8 @@ __all__ = [
     "ProgramSnapshot",
     "PullCalls",
     "PullEstimate",
+    "RefreshChoice",
+    "RefreshCost",
     "SnapshotDiff",
     "SnapshotHistory",
     "public_url",

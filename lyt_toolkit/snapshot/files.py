@@ -20,13 +20,15 @@ def read_snapshot(directory: str | Path) -> ProgramSnapshot:
     checked against the manifest first; a missing, altered or truncated file
     raises ``SnapshotFileError`` naming it. A snapshot pulled with ``kinds=`` reads back
     with the same ``kinds``, a sampled one with its sample design, a checkpointed one with
-    its ``read_times``, and every snapshot with the ``provenance`` its manifest records.
+    its ``read_times``, a refreshed one with each kind's ``read_at``, and every snapshot
+    with the ``provenance`` its manifest records.
     """
     manifest = read_snapshot_manifest(directory, formats=(FORMAT, PARQUET_FORMAT))
     read = read_parquet_frames if manifest["format"] == PARQUET_FORMAT else read_frames
     files = read(directory)
     kinds = files.frames.keys() if files.kinds is None else files.kinds
     frames = {name: files.frames[name] for name in kinds}  # the others are empty: not pulled
+    read_at = {kind: when for kind, when in manifest["read_at"].items() if kind in frames}
     read_times = {
         kind: (pd.Timestamp(first), pd.Timestamp(last))
         for kind, (first, last) in files.read_times.items()
@@ -36,6 +38,7 @@ def read_snapshot(directory: str | Path) -> ProgramSnapshot:
         source=files.source,
         pulled_at=files.pulled_at,
         sample=files.sample,
+        read_at=read_at,
         read_times=read_times,
         provenance=files.provenance,
     )

@@ -1,8 +1,9 @@
 """``ProgramSnapshot``: every kind of program data as it stood at one moment.
 
 A snapshot holds one typed frame per kind (``FRAME_NAMES``), the service it came from and
-the service's time when the pull began. It is a record: ``pull`` fills it over the network
-through ``lyt_toolkit.fill``, imported only when called; ``to_csv`` writes it with the
+the service's time when the pull began (and, per kind, when it was read: ``read_at``). It is
+a record: ``pull`` fills it over the network and ``refresh`` brings it up to date by what is
+new, through ``lyt_toolkit.fill``, imported only when called; ``to_csv`` writes it with the
 manifest of ``lyt_toolkit.reports``. ``odd_values`` lists the odd values met in the
 service's answers (one row per flagged value; not written to CSV).
 """
@@ -26,9 +27,16 @@ from ..reports.snapshot_csv import public_url, write_snapshot
 from ..reports.snapshot_parquet import write_parquet_snapshot
 from .clock import utc_now
 from .cost import PullCalls, PullEstimate
-from .defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE, SampleSource
+from .defaults import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_SHARE,
+    REFRESH_OVERLAP,
+    MembersChoice,
+    SampleSource,
+)
 from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
 from .program_file import write_program
+from .refresh_cost import RefreshCost
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -80,6 +88,12 @@ class ProgramSnapshot:
     """Per kind, the service's time of the first and the last answer it was read from, when
     a pull recorded them (a checkpointed pull, which may run for hours: each kind is as it
     stood somewhere between the two, not at ``pulled_at``). Empty otherwise."""
+    read_at: Mapping[str, pd.Timestamp] = field(default_factory=dict, repr=False)
+    """How old each kind is: kind -> the service's time when its oldest rows were read (its
+    rows are at least that fresh). One pull reads every kind at ``pulled_at``, a paced one
+    at the first answer of its ``read_times``; a refresh (``refresh``) re-reads some kinds
+    whole and only adds what is new to the others, which keep their earlier time. Kinds not
+    held are absent. ``from_frames`` fills a kind not given so."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
@@ -105,6 +119,7 @@ class ProgramSnapshot:
         odd_values: Iterable[OddValue] | None = None,
         calls: PullCalls | None = None,
         sample: SampleDesign | None = None,
+        read_at: Mapping[str, str | datetime] | None = None,
         read_times: Mapping[str, tuple[pd.Timestamp, pd.Timestamp]] | None = None,
         provenance: Mapping[str, Any] | None = None,
     ) -> ProgramSnapshot:
@@ -113,16 +128,26 @@ class ProgramSnapshot:
 
         ``odd_values`` defaults to those the frames' builders recorded in their
         ``attrs["odd_values"]``. ``sample`` is the design of a sampled snapshot (see
-        ``sampled``); ``provenance`` says how it was made (see the attribute).
+        ``sampled``); ``provenance`` says how it was made (see the attribute). ``read_at``
+        says when each given kind was read (see the attribute); a kind it does not name was
+        read at the first of its ``read_times``, else at ``pulled_at``.
         """
         unknown = set(frames) - set(FRAME_NAMES)
         if unknown:
             raise ValueError(f"unknown frame names {sorted(unknown)}; known: {FRAME_NAMES}")
         built = {n: frames[n] if n in frames else SCHEMAS[n].empty() for n in FRAME_NAMES}
-        stamp = utc_now() if pulled_at is None else pd.Timestamp(pulled_at)
-        stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+        stamp = utc_now() if pulled_at is None else _utc(pulled_at)
         if odd_values is None:
             odd_values = [o for f in built.values() for o in f.attrs.get(ODD_VALUES, ())]
+        stamps = dict(read_at or {})
+        if unknown := set(stamps) - set(frames):
+            raise ValueError(f"read_at names kinds not given: {sorted(unknown)}")
+        spans = dict(read_times or {})
+        when = {
+            n: _utc(stamps[n]) if n in stamps else _utc(spans[n][0]) if n in spans else stamp
+            for n in FRAME_NAMES
+            if n in frames
+        }
         return cls(
             **built,
             source=public_url(source),
@@ -131,8 +156,9 @@ class ProgramSnapshot:
             calls=calls,
             kinds=frozenset(frames),
             sample=sample,
-            read_times=dict(read_times or {}),
             provenance=dict(provenance or {}),
+            read_at=when,
+            read_times=spans,
         )
 
     def __repr__(self) -> str:
@@ -343,6 +369,96 @@ class ProgramSnapshot:
         )
         return cls._of(pulled)
 
+    def refresh(
+        self,
+        client: ClientSource = None,
+        *,
+        members: MembersChoice = "new",
+        progress: Progress = True,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        budget_share: float = DEFAULT_SHARE,
+        overlap: pd.Timedelta = REFRESH_OVERLAP,
+    ) -> ProgramSnapshot:
+        """This snapshot brought up to date by what is new, for far fewer calls than a pull.
+
+        ``client`` is taken as ``pull`` takes it, and the refresh keeps to ``budget_share``
+        of the calls left in the window as a pull does (``PullBudgetError`` with its ways
+        forward when the members it reads do not fit). It reads again, whole, the short
+        lists (card definitions, tier structures, programs, and benefits while they are a
+        few pages), which finds their edits and deletions; the rewards and each program's
+        members only since this snapshot's newest ``created_at`` less ``overlap`` (long
+        benefit lists likewise, long card definition lists by ``created_at`` or
+        ``updated_at``), each object kept once by ID. ``members`` chooses the members read
+        for their cards and buckets: ``"all"``, ``"new"`` (the default), ``"none"`` or a
+        ``Sample`` of old and new together (the snapshot is then a sample).
+
+        With ``members="all"`` the result equals a full pull of the same moment frame for
+        frame, but for what the interface cannot reveal without reading it whole: a reward
+        edited or deleted since stays as it was. With ``"new"`` it equals it but for that
+        and the old members' cards and pending buckets (their balances, as this snapshot
+        holds them) and the old members' own fields; with ``"none"`` the new members have
+        no cards. ``read_at`` says how old each kind is; ``refresh_cost`` shows each
+        choice's calls first.
+        """
+        # Imported here: the record and the analysis that reads it load no HTTP client.
+        from ..fill.refresh import refresh_blocking
+
+        return refresh_blocking(
+            self,
+            client,
+            members=members,
+            progress=progress,
+            concurrency=concurrency,
+            budget_share=budget_share,
+            overlap=overlap,
+        )
+
+    async def arefresh(
+        self,
+        client: ClientSource = None,
+        *,
+        members: MembersChoice = "new",
+        progress: Progress = True,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        budget_share: float = DEFAULT_SHARE,
+        overlap: pd.Timedelta = REFRESH_OVERLAP,
+    ) -> ProgramSnapshot:
+        """Async twin of ``refresh``; an ``AsyncLoyaltyClient`` given here is used as is."""
+        # Imported here: the record and the analysis that reads it load no HTTP client.
+        from ..fill.refresh import arefresh
+
+        return await arefresh(
+            self,
+            client,
+            members=members,
+            progress=progress,
+            concurrency=concurrency,
+            budget_share=budget_share,
+            overlap=overlap,
+        )
+
+    def refresh_cost(
+        self,
+        client: LoyaltyClient,
+        *,
+        sample: Sample | None = None,
+        overlap: pd.Timedelta = REFRESH_OVERLAP,
+        budget_share: float = DEFAULT_SHARE,
+    ) -> RefreshCost:
+        """What ``refresh(client, members=...)`` costs for ``"all"``, ``"new"``, ``"none"``
+        and, when given, ``sample``, before any of it runs.
+
+        The short lists are counted from this snapshot's sizes; a probe lists the programs
+        and what the refresh lists by date (new members, new rewards), within
+        ``budget_share`` of the calls left in the window (its calls are ``spent``). The
+        bucket lists are expected as this snapshot saw them (its share of cards holding
+        pending points). See ``lyt_toolkit.snapshot.refresh_cost``.
+        """
+        # Imported here: the record and the analysis that reads it load no HTTP client.
+        from ..fill.refresh_probe import refresh_cost
+
+        return refresh_cost(self, client, sample=sample, overlap=overlap, budget_share=budget_share)
+
     @classmethod
     def _of(cls, pulled: Pulled) -> ProgramSnapshot:
         return cls.from_frames(
@@ -353,3 +469,9 @@ class ProgramSnapshot:
             sample=pulled.sample,
             read_times=pulled.read_times,
         )
+
+
+def _utc(moment: str | datetime) -> pd.Timestamp:
+    """``moment`` as a UTC timestamp (a naive one taken as UTC)."""
+    stamp = pd.Timestamp(moment)
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")

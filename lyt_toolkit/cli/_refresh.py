@@ -1,0 +1,76 @@
+"""``lyt export --since DIR``: an exported snapshot refreshed by what is new, its cost first.
+
+The folder is read (CSV or Parquet); each choice of members is priced and printed before
+anything is read (``ProgramSnapshot.refresh_cost``: the old sizes and a probe of the new
+members and rewards), then the refresh runs with the choice ``--members`` names (``new``
+by default; ``--sample N`` reads a sample of old and new members instead). Imports are late
+so ``lyt --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._pull import PullOptions, connected_client
+
+if TYPE_CHECKING:
+    from ..snapshot import ProgramSnapshot
+    from ..snapshot.defaults import MembersChoice
+
+__all__ = ["MEMBER_CHOICES", "members_choice", "read_at_lines", "refresh_snapshot"]
+
+MEMBER_CHOICES = ("all", "new", "none")
+
+
+def members_choice(args: argparse.Namespace, options: PullOptions) -> MembersChoice | None:
+    """The ``members`` of the refresh ``--since`` asks for (None: no ``--since``), or a
+    ``ValueError`` naming the option that cannot be taken."""
+    from ..frames.sample import Sample
+
+    since, members = getattr(args, "since", None), getattr(args, "members", None)
+    if since is None:
+        if members is not None:
+            raise ValueError("--members: only with --since DIR (it chooses what a refresh reads)")
+        return None
+    if getattr(options, "checkpoint", None) is not None:
+        raise ValueError("--checkpoint: a refresh (--since) is not paced; give one or the other")
+    if members is not None and options.sample is not None:
+        raise ValueError("--members: give --members or --sample, not both")
+    if options.sample is not None:
+        return Sample(options.sample, seed=options.seed)
+    if members is None:
+        return "new"
+    if members not in MEMBER_CHOICES:
+        raise ValueError(f"--members: must be one of {', '.join(MEMBER_CHOICES)}, got {members!r}")
+    choice: MembersChoice = members
+    return choice
+
+
+def refresh_snapshot(
+    since: Path, sandbox: bool, options: PullOptions, members: MembersChoice
+) -> ProgramSnapshot:
+    """The snapshot in ``since`` refreshed with ``members`` from ``connected_client(sandbox)``,
+    each choice's cost printed first."""
+    from ..frames.sample import Sample
+    from ..snapshot import read_snapshot
+
+    old = read_snapshot(since)
+    sample = members if isinstance(members, Sample) else None
+    with connected_client(sandbox) as client:
+        cost = old.refresh_cost(client, sample=sample, budget_share=options.budget_share)
+        print(f"Since the snapshot of {old.pulled_at:%Y-%m-%d %H:%M:%S} UTC in {since}:")
+        print(cost)
+        return old.refresh(
+            client, members=members, progress=True, budget_share=options.budget_share
+        )
+
+
+def read_at_lines(snapshot: ProgramSnapshot) -> list[str]:
+    """``  kind  read at T`` for each kind of a refreshed snapshot."""
+    width = max((len(kind) for kind in snapshot.read_at), default=0)
+    return [
+        f"  {kind:<{width}}  read at {when:%Y-%m-%d %H:%M:%S} UTC"
+        for kind, when in snapshot.read_at.items()
+    ]

@@ -1,0 +1,73 @@
+"""``lyt export --since DIR``: an exported snapshot refreshed by what is new, its cost first."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lyt_toolkit.cli import main
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import read_snapshot
+
+CALLS = re.compile(r"^API calls used: (\d+);", re.M)
+NEW = re.compile(r"^\s+members=new\s+(\d+) calls \((\d+) lists, (\d+) member reads", re.M)
+
+
+@pytest.fixture
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)  # no .env from the working copy
+    with Sandbox.start(now="2026-01-15T12:00:00Z", plan="500/hour") as sb:
+        for name, value in sb.credentials.as_client_kwargs().items():
+            monkeypatch.setenv(f"LYT_{name.upper()}", value)
+        monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+        yield sb
+
+
+def test_export_since_prints_the_cost_first_then_refreshes(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    assert main(["export", "--out", str(old)]) == 0
+    capsys.readouterr()
+    service.advance_clock(3600)
+    assert main(["export", "--out", str(new), "--since", str(old)]) == 0
+    out = capsys.readouterr().out
+    cost = NEW.search(out)
+    assert cost, out
+    calls = CALLS.search(out)
+    assert calls and out.index(cost.group(0)) < out.index(calls.group(0))
+    # Nothing is new: the refresh sends the lists the cost counted, and reads no member.
+    assert int(cost.group(3)) == 0
+    assert int(calls.group(1)) == int(cost.group(1)) == int(cost.group(2))
+    assert "read at 2026-01-15 12:00:00 UTC" in out and "read at 2026-01-15 13:00:00 UTC" in out
+    manifest = json.loads((new / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["read_at"]["rewards"] == "2026-01-15T12:00:00.000000Z"
+    assert manifest["read_at"]["programs"] == "2026-01-15T13:00:00.000000Z"
+    back = read_snapshot(new)
+    assert back.read_at["cards"] == read_snapshot(old).pulled_at
+    assert back.pulled_at > back.read_at["cards"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--members", "all"], "--members: only with --since DIR"),
+        (["--since", "OLD", "--members", "new", "--sample", "5"], "--members: give --members or"),
+        (["--since", "OLD", "--checkpoint", "CK"], "--checkpoint: a refresh (--since) is not"),
+    ],
+)
+def test_export_refuses_members_it_cannot_take(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    assert main(["export", "--out", str(tmp_path / "out"), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_export_since_a_folder_that_is_no_snapshot_says_so(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    assert main(["export", "--out", str(tmp_path / "out"), "--since", str(tmp_path)]) == 1
+    assert "manifest.json is missing" in capsys.readouterr().err
