@@ -11,18 +11,21 @@ take a few calls:
    are kept, so the probe is not lost). When it meets the first page the list is those two.
 3. The objects strictly between the two pages lie in ``[t2, t1]``, ``t2`` the probe's last
    instant and ``t1`` the first page's; that range is one window ``[t2, t1 + 1 ms)``, with
-   the objects both pages already hold at ``t1`` and ``t2`` left out by ID (``$not_in``),
-   so the ties at its ends are read once.
+   the objects both pages already hold at ``t1`` and ``t2`` left out by ID (``$not_in``, up
+   to ``NOT_IN_MAX``), so the ties at its ends are read once.
 4. A window is walked with its cursor. Every ``split_every`` pages a window may hand the
    lower half of what it has left to a new window (when its own pages say at least
    ``split_every`` more pages are left): the new window ``[lo, mid)`` is walked at once, the
    old one stops at ``mid`` (the objects of its last page below ``mid`` are dropped, the new
    window holds them). A new window costs at most one call more than the sequential walk,
    and only a window that has read ``split_every`` pages splits, so splits add at most
-   ``1 / split_every`` of the calls. Windows are ``created_at >= lo and < hi`` in whole
-   milliseconds (the wire's precision): the service's strict filters say it as ``$after``
-   ``lo - 1 ms`` and ``$before`` ``hi``, so windows neither overlap nor leave a gap, however
-   many objects share the instant at a boundary.
+   ``1 / split_every`` of the calls: with the probe, at most ``1.05 S + 1`` calls for a list
+   the sequential walk reads in ``S`` (see ``SPLIT_EVERY``; when the two pages hold more than
+   ``NOT_IN_MAX`` objects at ``t1`` and ``t2``, those beyond are read again: a call or two).
+   Windows are ``created_at >= lo and < hi`` in whole milliseconds (the wire's precision):
+   the service's strict filters say it as ``$after`` ``lo - 1 ms`` and ``$before`` ``hi``,
+   so windows neither overlap nor leave a gap, however many objects share the instant at a
+   boundary.
 5. The windows are joined newest first, each in the list's order, then the probe's objects
    reversed; an object read twice (the list changing under the walk) is kept once, where the
    sequential walk would have put it first.
@@ -60,8 +63,11 @@ PagesOf = Callable[..., AsyncIterator[Any]]
 """One list's walk: ``pages(**query)`` (``limit``, ``order``, ``filters``, ``cursor``), as
 ``client.members.pages`` with the program's ID bound."""
 
-SPLIT_EVERY = 20
-"""Pages a window reads before it may split again: splits add at most 1 call in 20 (5 %)."""
+SPLIT_EVERY = 21
+"""Pages a window reads before it may split again. A walk costs at most ``N / 100 + W``
+calls for ``N`` objects in ``W`` windows (each window's last page is the only one not
+full), and each split needs 21 pages read, so ``calls <= S + 1 + (calls - 2) / 21``: at most
+``1.05 S + 0.95`` calls for a list whose sequential walk takes ``S``."""
 
 NOT_IN_MAX = 100
 """The most values an ``id`` ``$not_in`` condition takes (``models.listing.CONDITIONS``)."""
@@ -163,7 +169,7 @@ async def awalk_windows(
         return _joined([newest, await _rest(walk, first)])  # no instant to cut at
     held = [_id(i) for i in newest if instant_ms(i) == t1]
     held += [_id(i) for i in probe.data if instant_ms(i) == t2]
-    excluded = held if len(held) <= NOT_IN_MAX else []  # beyond: read again, dropped below
+    excluded = held[:NOT_IN_MAX]  # any more are read again, and dropped when joined
     between = await _walk_range(walk, _Window(t2, t1 + 1), excluded)
     return _joined([newest, between, oldest])
 
