@@ -40,6 +40,7 @@ placed in a window: the walk then goes on sequentially from the first page's cur
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -113,6 +114,8 @@ class _Window:
 
     lo: int
     hi: int
+    floor: float
+    """Objects per millisecond expected at ``lo`` (from the pages below it)."""
     items: list[Any] = field(default_factory=list)
 
 
@@ -170,7 +173,8 @@ async def awalk_windows(
     held = [_id(i) for i in newest if instant_ms(i) == t1]
     held += [_id(i) for i in probe.data if instant_ms(i) == t2]
     excluded = held[:NOT_IN_MAX]  # any more are read again, and dropped when joined
-    between = await _walk_range(walk, _Window(t2, t1 + 1), excluded)
+    floor = len(probe.data) / max(t2 - (instant_ms(probe.data[0]) or t2) + 1, 1)
+    between = await _walk_range(walk, _Window(t2, t1 + 1, floor), excluded)
     return _joined([newest, between, oldest])
 
 
@@ -213,7 +217,8 @@ async def _walk_window(
     walk: _Walk, window: _Window, excluded: list[Any], start: Callable[[_Window], None]
 ) -> None:
     """Walk ``window`` with its cursor to its end, or to its low bound once it has split:
-    every ``split_every`` pages, the lower half of what is left goes to a new window."""
+    every ``split_every`` pages, the lower half of what is left (by the objects expected,
+    ``_split_at``) goes to a new window."""
     filters: dict[str, Any] = {
         "created_at": {"$after": wire_ms(window.lo - 1), "$before": wire_ms(window.hi)}
     }
@@ -227,24 +232,41 @@ async def _walk_window(
         if len(kept) < len(page.data) or not _more(page):
             return
         if read % walk.split_every == 0:
-            mid = _split_at(window, instant_ms(page.data[-1]) or window.lo, walk)
-            if mid is not None:
-                start(_Window(window.lo, mid))
-                window.lo = mid
+            split = _split_at(window, instant_ms(page.data[-1]) or window.lo, walk)
+            if split is not None:
+                mid, floor = split
+                start(_Window(window.lo, mid, window.floor))
+                window.lo, window.floor = mid, floor
         page = await walk.page(filters=filters, cursor=page.next_cursor)
         read += 1
 
 
-def _split_at(window: _Window, last: int, walk: _Walk) -> int | None:
-    """Where ``window`` splits, its pages having reached ``last``: the middle of ``[lo,
-    last]``, when the density of what it read says ``split_every`` pages or more are left
-    there (None: it goes on alone). The objects at ``last`` stay with it."""
-    if last - window.lo < 1:
+def _split_at(window: _Window, last: int, walk: _Walk) -> tuple[int, float] | None:
+    """Where ``window`` splits, its pages having reached ``last``, and the density expected
+    there (None: it goes on alone, fewer than ``split_every`` pages being expected in ``[lo,
+    last]``). The density is taken to run straight from ``floor`` at ``lo`` to what the
+    window read above ``last``; the split leaves half the objects expected on each side
+    (the objects at ``last`` stay with the window)."""
+    span = last - window.lo
+    if span < 1:
         return None
-    per_ms = len(window.items) / max(window.hi - last, 1)
-    if per_ms * (last - window.lo) < walk.split_every * walk.limit:
+    top, bottom = len(window.items) / max(window.hi - last, 1), window.floor
+    if span * (top + bottom) / 2 < walk.split_every * walk.limit:
         return None
-    return window.lo + (last + 1 - window.lo) // 2
+    share = _half_way(bottom, top)
+    mid = window.lo + min(max(round(share * (span + 1)), 1), span)
+    return mid, bottom + (top - bottom) * share
+
+
+def _half_way(bottom: float, top: float) -> float:
+    """The share ``u`` of a span where a density running straight from ``bottom`` to
+    ``top`` has half its total below: ``bottom u + (top - bottom) u^2 / 2 = (bottom + top)
+    / 4``."""
+    slope = (top - bottom) / 2
+    if abs(slope) < 1e-12 * max(top, bottom, 1e-300):
+        return 0.5
+    root = math.sqrt(bottom * bottom + slope * (bottom + top))
+    return (root - bottom) / (2 * slope)
 
 
 def _joined(parts: Iterable[list[Any]]) -> list[Any]:
