@@ -173,7 +173,8 @@ async def awalk_windows(
     held = [_id(i) for i in newest if instant_ms(i) == t1]
     held += [_id(i) for i in probe.data if instant_ms(i) == t2]
     excluded = held[:NOT_IN_MAX]  # any more are read again, and dropped when joined
-    floor = len(probe.data) / max(t2 - (instant_ms(probe.data[0]) or t2) + 1, 1)
+    oldest_ms = instant_ms(probe.data[0])
+    floor = len(probe.data) / max(t2 - (t2 if oldest_ms is None else oldest_ms) + 1, 1)
     between = await _walk_range(walk, _Window(t2, t1 + 1, floor), excluded)
     return _joined([newest, between, oldest])
 
