@@ -128,6 +128,21 @@ class ProgressBar:
             if self._callback is not None and count > 0:
                 self._callback(self.done, self.total if self.total is not None else self.done)
 
+    def set(self, done: int, *, total: int | None = None, note: str | None = None) -> None:
+        """Show ``done`` units of ``total`` (kept when None), with ``note`` beside them."""
+        with self._lock:
+            if total is not None:
+                self.total = total
+            step, self.done = done - self.done, done
+            if self._tqdm is not None:
+                if total is not None and self._tqdm.total != total:
+                    self._tqdm.total = total
+                if note is not None:
+                    self._tqdm.set_postfix_str(note, refresh=False)
+                self._tqdm.update(step)
+            if self._callback is not None and step > 0:
+                self._callback(self.done, self.total if self.total is not None else self.done)
+
     def _pages_text(self) -> str:
         return f"{self.pages:,} page" + ("" if self.pages == 1 else "s")
 

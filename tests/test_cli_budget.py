@@ -75,7 +75,7 @@ def test_a_default_export_is_refused_after_the_lists_with_the_ways_forward(
     assert sample and 2 <= int(sample.group(1)) <= 1000
     assert "the lists only" in err and "not available from the command line" in err
     assert "in Python: ProgramSnapshot.pull(client, kinds=[" in err
-    assert "paced pulls across budget windows are not available yet" in err
+    assert "paced over at least" in err and "(--checkpoint pull-checkpoint)" in err
     assert "budget_share" not in err and "sample=" not in err  # Python spellings replaced
     assert "Traceback" not in err and window.credentials.app_token not in err
     assert not (tmp_path / "snap").exists()

@@ -118,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True, help="directory for the CSV files")
     _sandbox_option(export)
     _pull_options(export, sample=True)
+    export.add_argument(
+        "--checkpoint",
+        default=None,
+        metavar="DIR",
+        help="pace the pull and make it resumable: keep to --budget-share of every budget "
+        "window, waiting across resets, and keep every answer in DIR as it arrives; run the "
+        "same command again after an interruption and it goes on where it stopped",
+    )
 
     diff = _command(sub, "diff:diff", "print what changed between two exported snapshots")
     diff.add_argument("old", metavar="OLD_DIR", help="the earlier snapshot folder (CSV or Parquet)")

@@ -93,6 +93,8 @@ class PullOptions:
     sample: int | None = None
     seed: int = 0
     can_sample: bool = False
+    checkpoint: str | None = None
+    """A folder: the pull is paced across windows and resumable (``--checkpoint``)."""
 
 
 DEFAULT_PULL = PullOptions()
@@ -118,7 +120,10 @@ def pull_options(args: argparse.Namespace) -> PullOptions:
     seed = _whole(getattr(args, "sample_seed", None), "--sample-seed", least=0, what="a seed")
     if seed is not None and sample is None:
         raise ValueError("--sample-seed: needs --sample N (the seed draws the sample)")
-    return PullOptions(share, sample, seed or 0, can_sample)
+    checkpoint = getattr(args, "checkpoint", None)
+    if checkpoint is not None and not checkpoint.strip():
+        raise ValueError("--checkpoint: give a folder to keep the pull's answers in")
+    return PullOptions(share, sample, seed or 0, can_sample, checkpoint)
 
 
 def _whole(text: str | None, option: str, *, least: int, what: str) -> int | None:
@@ -148,6 +153,7 @@ def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> Program
             progress=True,
             budget_share=options.budget_share,
             sample=sample,
+            checkpoint=options.checkpoint,
         )
 
 
@@ -168,11 +174,13 @@ def budget_refusal(exc: PullBudgetError, *, can_sample: bool = False) -> str:
 def _spelled(way: WayForward, can_sample: bool) -> str:
     """A way forward's ``how`` as the command line takes it, when it can."""
     if way.argument is None:
-        return way.how  # a sentence, not an argument (paced pulls)
+        return way.how  # a sentence, not an argument
     name, value = way.argument
     python = f"in Python: ProgramSnapshot.pull(client, {way.how})"
     if name == "budget_share":
         return f"--budget-share {value:g}"
+    if name == "checkpoint":
+        return f"--checkpoint {value}" if can_sample else f"lyt export --checkpoint {value}"
     if name == "sample":
         return f"--sample {value}" if can_sample else f"not an option of this command; {python}"
     return f"not available from the command line; {python}"

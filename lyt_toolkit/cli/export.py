@@ -1,5 +1,6 @@
-"""``lyt export --out DIR [--sandbox] [--budget-share F] [--sample N]``: pull a snapshot and
-write it as CSV + manifest (a sampled snapshot with its sample design files)."""
+"""``lyt export --out DIR [--sandbox] [--budget-share F] [--sample N] [--checkpoint DIR]``: pull
+a snapshot and write it as CSV + manifest (a sampled snapshot with its sample design files);
+with ``--checkpoint`` the pull is paced across budget windows and resumable."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ __all__ = ["export"]
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_OPTION = 2
+EXIT_INTERRUPTED = 130
 COMMAND = "lyt export"
 
 
@@ -42,6 +44,14 @@ def export(args: argparse.Namespace) -> int:
     except PullBudgetError as exc:
         print(f"{COMMAND}: {budget_refusal(exc, can_sample=True)}", file=sys.stderr)
         return EXIT_FAILED
+    except KeyboardInterrupt:
+        kept = (
+            f"; what it read is kept in {options.checkpoint}: run the same command to go on"
+            if options.checkpoint is not None
+            else ""
+        )
+        print(f"{COMMAND}: interrupted{kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except LytError as exc:
         print(f"{COMMAND}: {REFUSED if refused(exc) else exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -50,6 +60,13 @@ def export(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     print(f"Snapshot of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
     print(calls_line(snapshot))
+    if snapshot.read_times:
+        first = min(start for start, _ in snapshot.read_times.values())
+        last = max(end for _, end in snapshot.read_times.values())
+        print(
+            f"Read from {first:%Y-%m-%d %H:%M:%S} to {last:%Y-%m-%d %H:%M:%S} UTC: each kind "
+            "as it stood when read (manifest.json's read_times)"
+        )
     if (note := sample_line(snapshot)) is not None:
         print(note)
     print(f"Written to {out.resolve()}/:")

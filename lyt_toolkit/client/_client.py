@@ -8,7 +8,8 @@ context manager (or call ``close``) rather than making one per call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar, Generic, TypeVar, overload
 
 import httpx
@@ -18,6 +19,7 @@ from ._core import Call, RequestCore
 from ._transport import AsyncTransport, SyncTransport
 from .config import ClientConfig, ClientSettings
 from .quota import Quota
+from .recording import Recorder
 from .resources.benefits import AsyncBenefits, Benefits
 from .resources.card_definitions import AsyncCardDefinitions, CardDefinitions
 from .resources.management import AsyncProjects, AsyncWebhooks, Projects, Webhooks
@@ -158,6 +160,20 @@ class _Common(Generic[H]):
         """The service's clock now (Unix seconds): the held token's issue time plus the time
         since it arrived on this machine's monotonic clock; None without a token. Sends nothing."""
         return self._transport.tokens.service_now()
+
+    @contextmanager
+    def recording(self, recorder: Recorder) -> Iterator[None]:
+        """Inside the block, GETs are answered from ``recorder`` when it holds their answer
+        (no call sent or counted) and every answer is kept there (``client.recording``):
+        how a checkpointed pull resumes without reading twice. One recorder at a time."""
+        transport = self._transport
+        if transport.recorder is not None:
+            raise RuntimeError("this client is already recording into another recorder")
+        transport.recorder = recorder
+        try:
+            yield
+        finally:
+            transport.recorder = None
 
     @property
     def base_url(self) -> str:

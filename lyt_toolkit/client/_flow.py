@@ -21,7 +21,7 @@ a shorter one is retried like any 429, within the retry budget and the ``timeout
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 import httpx
@@ -32,6 +32,7 @@ from ..errors import (
     APITimeoutError,
     RateLimitError,
 )
+from ..pull.sent import sent_notice
 from ._auth import TokenCache
 from ._core import (
     Call,
@@ -46,6 +47,7 @@ from ._core import (
 )
 from ._deadline import Deadline, call_seconds
 from .quota import Quota, waits
+from .recording import Asked, Recorder
 
 T = TypeVar("T")
 
@@ -110,21 +112,54 @@ def advance(flow: Flow[T], outcome: Any) -> Step | Done[T]:
 
 
 def request_flow(
-    core: RequestCore, tokens: TokenCache, call: Call[T], quota: Quota | None = None
+    core: RequestCore,
+    tokens: TokenCache,
+    call: Call[T],
+    quota: Quota | None = None,
+    recorder: Recorder | None = None,
 ) -> Flow[T]:
     """Send ``call`` with its family's credentials and return its decoded answer.
 
     The call starts once ``quota`` allows (``admit_flow``); from then on the whole
     call, token request included, ends within the configured timeout. A body number
-    beyond 64 bits or not finite is refused first, naming its field.
+    beyond 64 bits or not finite is refused first, naming its field. With a ``recorder``
+    a GET is answered from it when it holds the answer, and every answer is kept there
+    (``recording``).
     """
     check_bounds(call.json)
+    if recorder is not None and call.method == "GET":
+        answer = yield from _recorded_flow(core, tokens, call, quota, recorder)
+    else:
+        answer = yield from _answer_flow(core, tokens, call, quota)
+    return core.decode(call, answer)
+
+
+def _recorded_flow(
+    core: RequestCore, tokens: TokenCache, call: Call[T], quota: Quota | None, recorder: Recorder
+) -> Flow[httpx.Response]:
+    """The answer ``recorder`` holds for ``call``, else the one to what it says to send,
+    kept there as it arrives."""
+    asked = Asked.of(call.path, call.params)
+    found = recorder.recall(asked)
+    while isinstance(found, Asked):
+        sent = found
+        answer = yield from _answer_flow(core, tokens, replace(call, params=sent.params), quota)
+        found = recorder.keep(asked, sent, answer)
+    notice = sent_notice()
+    if notice is not None:  # a read-ahead waiting for this request to go out need not wait
+        notice()
+    return found
+
+
+def _answer_flow(
+    core: RequestCore, tokens: TokenCache, call: Call[Any], quota: Quota | None
+) -> Flow[httpx.Response]:
+    """The successful answer to ``call``, once ``quota`` lets it start."""
     if quota is not None:
         yield from admit_flow(quota, call)
     deadline = Deadline(call_seconds(core.config.timeout))
     if call.family is not Family.V2:
-        response = yield from send_flow(core, call, deadline=deadline, quota=quota)
-        return core.decode(call, response)
+        return (yield from send_flow(core, call, deadline=deadline, quota=quota))
     token, generation = yield Bearer(deadline)
     response = yield from send_flow(
         core, call, token, deadline=deadline, pass_401=True, quota=quota
@@ -135,7 +170,7 @@ def request_flow(
         tokens.invalidate(generation)
         token, _ = yield Bearer(deadline)
         response = yield from send_flow(core, call, token, deadline=deadline, quota=quota)
-    return core.decode(call, response)
+    return response
 
 
 def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
@@ -147,9 +182,10 @@ def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
         wait, spent = quota.ready()
         if wait <= 0:
             return
-        if spent and wait > quota.max_wait:
+        pacing = quota.pacing  # a paced pull waits for every window, showing its own bar
+        if spent and wait > quota.max_wait and not pacing:
             raise quota.exhausted(call.method, call.path, wait)
-        for piece in waits(wait) if spent else (wait,):
+        for piece in waits(wait, progress=not pacing) if spent else (wait,):
             yield Sleep(piece)
 
 

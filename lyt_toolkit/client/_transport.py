@@ -43,6 +43,7 @@ from ._flow import (
 from ._scrub import Scrubber
 from ._senders import SENDERS
 from .quota import Quota
+from .recording import Recorder
 
 T = TypeVar("T")
 
@@ -57,6 +58,8 @@ class _Driver:
         self.tokens = TokenCache(core.config.token_refresh_skew)
         self.quota = Quota(max_wait=core.config.max_wait, rate=core.config.rate)
         self.scrubber = Scrubber(self.secrets)
+        self.recorder: Recorder | None = None
+        """Where GET answers are kept and recalled (``recording``), while one is set."""
         self.forked = False
         """True in a forked child until its first call replaces the parent's pool."""
         self._fork_lock = threading.Lock()
@@ -153,7 +156,7 @@ class SyncTransport(_Driver):
 
     def request(self, call: Call[T]) -> T:
         """Send ``call`` with its family's credentials and return its decoded answer."""
-        return self.run(request_flow(self.core, self.tokens, call, self.quota))
+        return self.run(request_flow(self.core, self.tokens, call, self.quota, self.recorder))
 
     def bearer(self, deadline: Deadline) -> tuple[str, int]:
         """A valid token for ``/v2``; one thread fetches while the others wait for it."""
@@ -249,7 +252,7 @@ class AsyncTransport(_Driver):
 
     async def request(self, call: Call[T]) -> T:
         """Async twin of ``SyncTransport.request``."""
-        return await self.run(request_flow(self.core, self.tokens, call, self.quota))
+        return await self.run(request_flow(self.core, self.tokens, call, self.quota, self.recorder))
 
     def _lock(self) -> asyncio.Lock:
         # One lock per event loop: a lock bound to a finished loop cannot be reused.

@@ -14,6 +14,11 @@ yet), the allowance is set from the first answer that does: ``share`` of what th
 left plus what the work had sent by then; likewise when a new window begins while the work
 goes on (the window reset, or the plan changed). A service that never sends the headers
 leaves the allowance unknown and nothing is refused.
+
+A paced allowance (``paced=True``, a checkpointed pull) is ``share`` of every window
+instead: when this window's share is spent, the next call waits for the window to reset
+(``Quota.ready``), and the new window gives a new share of what it has left. Calls are
+booked as they are let start, so concurrent calls never take the window beyond its share.
 """
 
 from __future__ import annotations
@@ -58,15 +63,27 @@ class Allowance:
     """
 
     def __init__(
-        self, share: float, used: Callable[[], int], remaining: int | None, window: int = 0
+        self,
+        share: float,
+        used: Callable[[], int],
+        remaining: int | None,
+        window: int = 0,
+        *,
+        paced: bool = False,
     ) -> None:
         self.share = checked_share(share)
+        self.paced = paced
         self.window_left: int | None = None
         """The calls left in the window when the allowance was set."""
         self._used = used
         self._start = used()
+        self._window_start = self._start
         self._window = window
         self.calls: int | None = None
+        self.booked = 0
+        """Paced: calls let start (``Quota.ready``) and not yet counted."""
+        self.past_windows: list[int] = []
+        """Paced: the calls sent in each window before the current one."""
         if remaining is not None:
             self._set(remaining, window)
 
@@ -81,20 +98,55 @@ class Allowance:
         return self._used() - self._start
 
     @property
+    def in_window(self) -> int:
+        """Calls sent in the current window (paced), or since the allowance was taken."""
+        return self._used() - self._window_start
+
+    @property
     def left(self) -> int | None:
-        """Calls the allowance still holds; None while the budget is unknown."""
-        return None if self.calls is None else max(0, self.calls - self.spent)
+        """Calls the allowance still holds (a paced one: in this window); None while the
+        budget is unknown."""
+        return None if self.calls is None else max(0, self.calls - self.in_window)
 
     def admit(self, remaining: int | None, window: int = 0) -> None:
         """Before the client's next call goes out, with ``remaining`` calls left in the
         ``window``-th window the client has seen: set the allowance if the budget just became
         known or a new window began (a reset, a new plan: the share is then of the new
-        window, the calls sent so far counted in it), and raise ``AllowanceSpent`` when the
-        call would go beyond it."""
+        window, the calls sent so far counted in it, or for a paced allowance a new share
+        counted from 0), and raise ``AllowanceSpent`` when the call would go beyond it (a
+        paced allowance never refuses here: ``Quota.ready`` holds its calls back)."""
+        if self.paced:
+            self.follow(remaining, window)
+            self.booked = max(0, self.booked - 1)
+            return
         if remaining is not None and (self.calls is None or window != self._window):
             self._set(remaining + self.spent, window)
         if self.calls is not None and self.spent >= self.calls:
             raise AllowanceSpent(self)
+
+    def follow(self, remaining: int | None, window: int) -> None:
+        """Paced: start a new share when the ``window``-th window began (counted from 0,
+        unknown until an answer of it says what it has left), and set it once known."""
+        if window != self._window and self.calls is not None:
+            self.past_windows.append(self.in_window)
+            self._window_start = self._used()
+            self.booked = 0
+            self.calls = None
+        self._window = window  # the calls sent while the budget was unknown count in it
+        if remaining is not None and self.calls is None:
+            self._set(remaining + self.in_window, window)
+
+    def may_start(self) -> bool:
+        """Paced: whether one more call fits this window's share (booking it when it does)."""
+        if self.calls is not None and self.in_window + self.booked >= self.calls:
+            return False
+        self.booked += 1
+        return True
+
+    @property
+    def windows(self) -> list[int]:
+        """Paced: the calls sent in each window so far, the current one last."""
+        return [*self.past_windows, self.in_window]
 
     def __repr__(self) -> str:
         return f"Allowance(share={self.share:g}, calls={self.calls}, spent={self.spent})"

@@ -53,7 +53,7 @@ import httpx
 from .._progress import Progress, ProgressBar
 from ..errors import QuotaExhaustedError, RateLimitError, time_after
 from ._core import parse_retry_after
-from .allowance import Allowance
+from .allowance import Allowance, AllowanceSpent
 from .config import Rate
 
 __all__ = ["Quota"]
@@ -165,12 +165,14 @@ class Quota:
         )
 
     @contextlib.contextmanager
-    def allowance(self, share: float) -> Iterator[Allowance]:
+    def allowance(self, share: float, *, paced: bool = False) -> Iterator[Allowance]:
         """Hold ``share`` of the calls left in the window for the work inside the block: a
-        call beyond it is not sent (``AllowanceSpent``). See ``lyt_toolkit.client.allowance``;
-        a ``ValueError`` names ``budget_share`` when ``share`` is not above 0 and at most 1."""
+        call beyond it is not sent (``AllowanceSpent``); with ``paced``, ``share`` of every
+        window, a call beyond it waiting for the next window. See
+        ``lyt_toolkit.client.allowance``; a ``ValueError`` names ``budget_share`` when
+        ``share`` is not above 0 and at most 1."""
         with self._lock:
-            held = Allowance(share, lambda: self._used, self._left(), self._windows)
+            held = Allowance(share, lambda: self._used, self._left(), self._windows, paced=paced)
             self._allowances.append(held)
         try:
             yield held
@@ -218,7 +220,8 @@ class Quota:
             reset = None if wait is None else now + wait
             soonest = None if wait is None else now + max(0.0, wait - early)
             if window == "new":
-                self._windows += 1
+                if not (self._ends is None and self._ended is not None):
+                    self._windows += 1  # not the window this client already rolled into
                 self._reported, self._reset, self._soonest = remaining, reset, soonest
                 self._ends, self._ended = ends, None
             else:
@@ -246,20 +249,40 @@ class Quota:
             self._in_flight.add(self._used)
             return 0.0, self._used
 
+    @property
+    def pacing(self) -> bool:
+        """Whether a paced allowance is held: waits for a window's reset are then taken
+        however long (``max_wait`` does not bound them)."""
+        return any(held.paced for held in self._allowances)
+
     def ready(self) -> tuple[float, bool]:
-        """Seconds before a new call may start, and whether it is the budget's reset (else
-        the ``rate``'s spacing). ``(0, False)`` once it may start now; the start is then
-        booked, so the next waits its spacing."""
+        """Seconds before a new call may start, and whether it is the budget's reset (the
+        window spent, or a paced allowance's share of it) rather than the ``rate``'s
+        spacing. ``(0, False)`` once it may start now; the start is then booked, so the next
+        waits its spacing and a paced share counts it."""
         with self._lock:
             wait = self._spent_for()
             if wait > 0:
                 return wait, True
-            if self.rate is None:
-                return 0.0, False
-            now = self._clock()
-            if now < self._next_start:
-                return self._next_start - now, False
-            self._next_start = now + self.rate.interval
+            paced = [held for held in self._allowances if held.paced]
+            for held in paced:
+                held.follow(self._left(), self._windows)
+            full = [held for held in paced if not held.may_start()]
+            if full:
+                for held in paced:
+                    if held not in full and held.booked:
+                        held.booked -= 1
+                until = None if self._reset is None else self._reset - self._clock()
+                if until is not None and until > 0:
+                    return until, True
+                raise AllowanceSpent(full[0])  # no reset known: the share cannot be paced
+            if self.rate is not None:
+                now = self._clock()
+                if now < self._next_start:
+                    for held in paced:
+                        held.booked -= 1
+                    return self._next_start - now, False
+                self._next_start = now + self.rate.interval
             return 0.0, False
 
     def _window_of(self, limit: int | None, ends: float | None) -> Window:

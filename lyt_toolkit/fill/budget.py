@@ -45,6 +45,8 @@ class PullBudget:
         """Calls the lists took (token included), once they are all walked."""
         self.by_id = 0
         """Card definitions the lists reference but do not hold: one read each."""
+        self.planned: int | None = None
+        """The calls the whole pull needs at least, once the lists are walked."""
 
     def lists_walked(self, by_id: int) -> None:
         """Every list is walked: their calls are what has been spent so far; ``by_id`` card
@@ -57,9 +59,11 @@ class PullBudget:
         calls at least: ``PullBudgetError`` when what is left of the share cannot hold them.
         ``members`` were listed; ``sampled`` is the sample size of a sampled pull."""
         self.stage = READ_STAGES[level]
+        if self.planned is None:
+            self.planned = self.allowance.spent + needed + self.by_id
         left = self.allowance.left
-        if left is None or needed + self.by_id <= left:
-            return
+        if self.allowance.paced or left is None or needed + self.by_id <= left:
+            return  # a paced pull waits for the windows it needs
         raise self.refusal(needed + self.by_id, members=members, sampled=sampled)
 
     def refusal(
@@ -108,10 +112,12 @@ class PullBudget:
         if allowance.calls:
             windows = math.ceil(total / allowance.calls)
             yield WayForward(
-                f"the whole pull, paced over at least {counted(windows, 'window')} at this share",
+                f"the whole pull, paced over at least {counted(windows, 'window')} at this share"
+                " and resumable (what it reads is kept in the checkpoint folder)",
                 total,
-                "paced pulls across budget windows are not available yet",
+                "checkpoint='pull-checkpoint' (lyt export --checkpoint DIR)",
                 at_least=True,
+                argument=("checkpoint", "pull-checkpoint"),
             )
         window_left = allowance.window_left
         if allowance.share < 1 and window_left is not None and total <= window_left:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
@@ -52,6 +54,7 @@ from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
 from ..pull.threaded import ThreadedClient
 from ..pull.windows import windowed_lists
+from ..reports.snapshot_csv import public_url
 from ..snapshot.clock import service_instant, utc_now
 from ..snapshot.cost import PullCalls, tree_depth, wanted_kinds
 from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE, SampleSource
@@ -61,6 +64,8 @@ from ..snapshot.references import (
     referenced_card_definitions,
 )
 from .budget import PullBudget
+from .checkpoint import Checkpoint
+from .pace import PaceBar
 
 __all__ = ["ClientSource", "Pulled", "pull_blocking", "pull_frames"]
 
@@ -81,6 +86,8 @@ class Pulled:
     pulled_at: pd.Timestamp
     calls: PullCalls
     sample: SampleDesign | None = None
+    read_times: dict[str, tuple[pd.Timestamp, pd.Timestamp]] = field(default_factory=dict)
+    """Per kind, the service's time of its first and last answer (a checkpointed pull)."""
 
 
 def sample_of(sample: SampleSource, kinds: frozenset[str]) -> Sample | None:
@@ -105,17 +112,32 @@ async def pull_frames(
     kinds: Iterable[str] | None = None,
     budget_share: float = DEFAULT_SHARE,
     sample: SampleSource = None,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> Pulled:
     """Pull the frames of ``kinds`` (every one for None) with ``client`` within
     ``budget_share`` of the calls left in the window, reading only the members ``sample``
-    draws when given; a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` is used as is."""
+    draws when given; a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` is used as is.
+
+    With ``checkpoint`` (a folder) the pull is paced and resumable: ``budget_share`` of
+    every window, waiting across resets, every answer kept in the folder as it arrives and
+    given back by the next call instead of read again (``fill.checkpoint``)."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     wanted = wanted_kinds(kinds)
     share = checked_share(budget_share)
     asked = sample_of(sample, wanted)
     async with _async_client(client) as owned:
-        return await _Puller(owned, progress, concurrency, wanted, share, asked).run()
+        puller = _Puller(owned, progress, concurrency, wanted, share, asked)
+        if checkpoint is None:
+            return await puller.run()
+        pull = {
+            "source": public_url(str(owned.base_url)),
+            "kinds": sorted(wanted),
+            "sample": None if asked is None else repr(asked),
+        }
+        with Checkpoint(checkpoint, pull) as kept, owned.recording(kept):
+            puller.checkpoint = kept
+            return await puller.run()
 
 
 def pull_blocking(
@@ -126,6 +148,7 @@ def pull_blocking(
     kinds: Iterable[str] | None = None,
     budget_share: float = DEFAULT_SHARE,
     sample: SampleSource = None,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> Pulled:
     """``pull_frames`` run to its end from sync code, on a loop of its own (in a worker
     thread when one is already running, as in Jupyter); an async client is rebuilt from its
@@ -141,6 +164,7 @@ def pull_blocking(
                 kinds=kinds,
                 budget_share=budget_share,
                 sample=sample,
+                checkpoint=checkpoint,
             )
         )
 
@@ -212,12 +236,14 @@ class _Puller:
         self.members: pd.DataFrame | None = None
         """Their frame, once a sample was drawn from it (built once, not again at the end)."""
         self._listed_members: list[Member] = []
+        self.checkpoint: Checkpoint | None = None
+        """Where a paced, resumable pull keeps its answers (None: an unpaced pull)."""
 
     async def run(self) -> Pulled:
-        c, kinds = self.client, self.kinds
+        c, kinds, kept = self.client, self.kinds, self.checkpoint
         used_before = c.quota.calls_used
         with (
-            c.quota.allowance(self.share) as allowance,
+            c.quota.allowance(self.share, paced=kept is not None) as allowance,
             ProgressBar(self.progress, desc="snapshot", unit="row") as bar,
         ):
             budget = PullBudget(allowance, c.quota, kinds)
@@ -227,15 +253,35 @@ class _Puller:
                     # call, as for a client without a token, whose first call fetches one).
                     token = await c.oauth.token()
                     self.held_at_start = token.expires_at - token.expires_in
-                frames = await self._pull(bar, budget)
+                if kept is None:
+                    frames = await self._pull(bar, budget)
+                else:
+                    async with PaceBar(self.progress, c, budget, kept, self._note_start):
+                        frames = await self._pull(bar, budget)
+                    self._note_start()
             except AllowanceSpent:
                 raise budget.refusal(1) from None
         quota = c.quota
         calls = PullCalls(
-            quota.calls_used - used_before, quota.remaining, quota.limit, quota.resets_at
+            quota.calls_used - used_before,
+            quota.remaining,
+            quota.limit,
+            quota.resets_at,
+            windows=tuple(allowance.windows) if allowance.paced else (),
+            recalled=0 if kept is None else kept.recalled,
         )
         asked = {name: frame for name, frame in frames.items() if name in kinds}
-        return Pulled(asked, c.base_url, self._service_start(), calls, self.design)
+        if kept is None:
+            return Pulled(asked, c.base_url, self._service_start(), calls, self.design)
+        kept.note(complete=True)
+        return Pulled(
+            asked,
+            c.base_url,
+            pd.Timestamp(kept.manifest["pulled_at"]),
+            calls,
+            self.design,
+            read_times=_stamps(kept.read_times(), kinds),
+        )
 
     async def _pull(self, bar: ProgressBar, budget: PullBudget) -> dict[str, pd.DataFrame]:
         kinds = self.kinds
@@ -338,6 +384,16 @@ class _Puller:
         )
         return wanted - {d.id for d in walked.get("card_definitions", [])}
 
+    def _note_start(self) -> None:
+        """Record the pull's start in its checkpoint once the service's clock is known (the
+        first run's start is the whole pull's)."""
+        kept = self.checkpoint
+        if kept is None or "pulled_at" in kept.manifest:
+            return
+        if self.held_at_start is None and self.client.token_issued_at() is None:
+            return  # no answer yet
+        kept.note(pulled_at=self._service_start().isoformat())
+
     def _service_start(self) -> pd.Timestamp:
         """The service's clock at the pull's start, from the token issued at its start (the
         service's ``expires_at - expires_in``): the one its first call brought, or a new one
@@ -412,6 +468,17 @@ class _Puller:
 
         found = await _gather(*(self._bounded(partial(one, i)) for i in ids))
         return [d for d in found if d is not None]
+
+
+def _stamps(
+    times: Mapping[str, tuple[datetime, datetime]], kinds: frozenset[str]
+) -> dict[str, tuple[pd.Timestamp, pd.Timestamp]]:
+    """``times`` of the ``kinds`` pulled, as UTC timestamps."""
+    return {
+        kind: (pd.Timestamp(first), pd.Timestamp(last))
+        for kind, (first, last) in times.items()
+        if kind in kinds
+    }
 
 
 def _reward_pages() -> RewardPages:

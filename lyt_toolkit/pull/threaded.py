@@ -33,7 +33,8 @@ async def _in_thread(call: Callable[..., T], *args: Any) -> T:
     loop = asyncio.get_running_loop()
 
     def told() -> None:
-        loop.call_soon_threadsafe(notice)
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (Ctrl-C): no one waits
+            loop.call_soon_threadsafe(notice)
 
     def run() -> T:
         with telling(told):
@@ -91,6 +92,10 @@ class ThreadedClient:
         if group is None:
             group = self._groups[name] = ThreadedGroup(getattr(self.client, name))
         return group
+
+    def recording(self, recorder: Any) -> Any:
+        """The client's ``recording(recorder)`` block."""
+        return self.client.recording(recorder)
 
     @property
     def quota(self) -> Any:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -100,6 +100,8 @@ class SnapshotFiles:
     recorded)."""
     sample: SampleDesign | None = None
     """The sample design of a sampled snapshot (None: every member was read)."""
+    read_times: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Per kind, when its first and last answer came (a checkpointed pull; empty otherwise)."""
 
 
 def public_url(url: str) -> str:
@@ -200,6 +202,10 @@ def write_folder(
                 "sha256": sha256_of(path),
                 "columns": column_schema(part_frame),
             }
+    read_times = {
+        kind: [first.strftime(_DATE_FORMAT), last.strftime(_DATE_FORMAT)]
+        for kind, (first, last) in getattr(snapshot, "read_times", {}).items()
+    }
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
@@ -207,6 +213,7 @@ def write_folder(
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
         **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
         **({"sample": sample} if sample else {}),
+        **({"read_times": read_times} if read_times else {}),
         **(extra or {}),
         "frames": entries,
     }
@@ -257,7 +264,23 @@ def read_snapshot_manifest(
     pulled_at = _pulled_at(path, manifest.get("pulled_at"))
     _check_frames(path, manifest)
     _check_sample(path, manifest)
+    _check_read_times(path, manifest)
     return {**manifest, "pulled_at": pulled_at}
+
+
+def _check_read_times(path: Path, manifest: Mapping[str, Any]) -> None:
+    """``read_times``, when present: per frame kind, two ISO 8601 instants."""
+    times = manifest.get("read_times", {})
+    if not isinstance(times, dict):
+        raise _broken(path, "read_times", "must be an object of frame kinds")
+    for kind, span in times.items():
+        where = f"read_times.{kind}"
+        if kind not in FRAME_NAMES:
+            raise _broken(path, where, "is not a frame kind")
+        if not (isinstance(span, list) and len(span) == 2):
+            raise _broken(path, where, "must be [first, last]")
+        for value in span:
+            _pulled_at(path, value, key=where)
 
 
 def _check_sample(path: Path, manifest: Mapping[str, Any]) -> None:
@@ -277,14 +300,15 @@ _COLUMN_KEYS: dict[str, type] = {"name": str, "dtype": str}
 _KIND_NAMES = {str: "text", int: "a whole number", list: "a list"}
 
 
-def _pulled_at(path: Path, value: object) -> str:
-    """A manifest's ``pulled_at`` in the written spelling, if it is an ISO 8601 instant."""
+def _pulled_at(path: Path, value: object, *, key: str = "pulled_at") -> str:
+    """A manifest's ``pulled_at`` (or other instant, ``key``) in the written spelling, if it
+    is an ISO 8601 instant."""
     try:
         if not isinstance(value, str):
             raise TypeError(value)
         stamp = pd.Timestamp(datetime.fromisoformat(value))
     except (TypeError, ValueError):
-        raise _broken(path, "pulled_at", f"{value!r} is not an ISO 8601 instant") from None
+        raise _broken(path, key, f"{value!r} is not an ISO 8601 instant") from None
     stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
     return stamp.strftime(_DATE_FORMAT)
 
@@ -453,4 +477,5 @@ def files_of(
         manifest.get("pulled_at"),
         None if kinds is None else tuple(kinds),
         design,
+        {kind: (first, last) for kind, (first, last) in manifest.get("read_times", {}).items()},
     )

@@ -74,9 +74,18 @@ class PullCalls:
     remaining: int | None = None
     limit: int | None = None
     resets_at: datetime | None = None
+    windows: tuple[int, ...] = ()
+    """A paced pull: the calls it sent in each budget window, in order (empty otherwise)."""
+    recalled: int = 0
+    """A checkpointed pull: the answers its checkpoint gave back instead of a call."""
 
     def __str__(self) -> str:
-        return f"calls used: {self.used}; {budget_text(self.remaining, self.limit, self.resets_at)}"
+        text = f"calls used: {self.used}"
+        if len(self.windows) > 1:
+            text += f" over {len(self.windows)} windows"
+        if self.recalled:
+            text += f" (and {self.recalled:,} answers from the checkpoint)"
+        return f"{text}; {budget_text(self.remaining, self.limit, self.resets_at)}"
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ service's answers (one row per flagged value; not written to CSV).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -67,6 +68,12 @@ class ProgramSnapshot:
     sample: SampleDesign | None = field(default=None, repr=False)
     """The sample whose members alone were read (None: every member). ``cards`` and
     ``pending_buckets`` then hold only theirs, each row with its member's ``weight``."""
+    read_times: Mapping[str, tuple[pd.Timestamp, pd.Timestamp]] = field(
+        default_factory=dict, repr=False
+    )
+    """Per kind, the service's time of the first and the last answer it was read from, when
+    a pull recorded them (a checkpointed pull, which may run for hours: each kind is as it
+    stood somewhere between the two, not at ``pulled_at``). Empty otherwise."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> DataFrame, in ``FRAME_NAMES`` order."""
@@ -92,6 +99,7 @@ class ProgramSnapshot:
         odd_values: Iterable[OddValue] | None = None,
         calls: PullCalls | None = None,
         sample: SampleDesign | None = None,
+        read_times: Mapping[str, tuple[pd.Timestamp, pd.Timestamp]] | None = None,
     ) -> ProgramSnapshot:
         """A snapshot from ready frames; a missing kind becomes its empty frame, and
         ``kinds`` names the given ones.
@@ -116,6 +124,7 @@ class ProgramSnapshot:
             calls=calls,
             kinds=frozenset(frames),
             sample=sample,
+            read_times=dict(read_times or {}),
         )
 
     def __repr__(self) -> str:
@@ -251,6 +260,7 @@ class ProgramSnapshot:
         kinds: Iterable[str] | None = None,
         budget_share: float = DEFAULT_SHARE,
         sample: SampleSource = None,
+        checkpoint: str | os.PathLike[str] | None = None,
     ) -> ProgramSnapshot:
         """Pull everything, or only the frames named in ``kinds``, blocking until done.
 
@@ -273,6 +283,16 @@ class ProgramSnapshot:
         instead of one per member. The snapshot is then a sample (``sample`` holds its
         design; its cards and pending buckets carry a ``weight``) and its economics come with
         95 % intervals; it equals ``full.sampled(sample)`` of a full pull of that moment.
+
+        ``checkpoint`` (a folder) makes the pull paced and resumable, for programs whose
+        pull needs more than one window: it keeps to ``budget_share`` of every window and
+        waits across resets (its bar shows the calls done and to do, the next window and
+        the expected end), never refusing for the budget; every answer is written to the
+        folder as it arrives, and after a crash, ``kill -9``, Ctrl-C or a
+        ``QuotaExhaustedError`` the same call resumes, reading nothing again that the folder
+        holds (a second pull on the folder meanwhile is refused). The folder belongs to one
+        pull: other ``kinds``, ``sample`` or service are refused. ``read_times`` then says
+        when each kind was read. See ``lyt_toolkit.fill.checkpoint``.
         """
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.pull import pull_blocking
@@ -284,6 +304,7 @@ class ProgramSnapshot:
             kinds=kinds,
             budget_share=budget_share,
             sample=sample,
+            checkpoint=checkpoint,
         )
         return cls._of(pulled)
 
@@ -297,6 +318,7 @@ class ProgramSnapshot:
         kinds: Iterable[str] | None = None,
         budget_share: float = DEFAULT_SHARE,
         sample: SampleSource = None,
+        checkpoint: str | os.PathLike[str] | None = None,
     ) -> ProgramSnapshot:
         """Async twin of ``pull``; an ``AsyncLoyaltyClient`` given here is used as is."""
         # Imported here: the record and the analysis that reads it load no HTTP client.
@@ -309,6 +331,7 @@ class ProgramSnapshot:
             kinds=kinds,
             budget_share=budget_share,
             sample=sample,
+            checkpoint=checkpoint,
         )
         return cls._of(pulled)
 
@@ -320,4 +343,5 @@ class ProgramSnapshot:
             pulled_at=pulled.pulled_at,
             calls=pulled.calls,
             sample=pulled.sample,
+            read_times=pulled.read_times,
         )

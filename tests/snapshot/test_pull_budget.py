@@ -68,7 +68,7 @@ def test_a_pull_beyond_its_share_stops_before_reading_a_member(
     lists_only = next(w for w in error.ways if w.how.startswith("kinds="))
     assert lists_only.calls == LIST_CALLS + 1  # and the one card definition read by ID
     assert "cards" not in lists_only.how
-    paced = next(w for w in error.ways if "paced" in w.how)
+    paced = next(w for w in error.ways if w.argument and w.argument[0] == "checkpoint")
     assert paced.calls is not None and paced.calls >= LIST_CALLS + MEMBERS
 
 

@@ -1,0 +1,220 @@
+"""A checkpoint's answers on disk: a journal of the latest, and Parquet parts of the rest.
+
+Every answer a checkpointed pull receives is appended to ``journal.jsonl`` as it arrives
+(one JSON line: the request's key, the body, the service's time of the answer, the run
+that read it) and flushed to the operating system at once, so a process killed at any
+point (``kill -9`` included) loses at most the answers still in flight. The journal is
+synced to the disk once a second (``SYNC_EVERY``), against a power cut or a reboot. Once
+it holds ``PART_SIZE`` answers it is written out as ``parts/part-NNNNN.parquet`` (under a
+temporary name, then renamed) and a new journal begins. Reading back takes the parts and
+the journal whatever state a crash left them in: a journal whose part was already written
+repeats answers (the same key, the same body), and a line cut off halfway is ignored.
+
+Only an index (key -> where) is held in memory; bodies are read from the parts on demand,
+the last ``CACHED_PARTS`` parts kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Answer", "AnswerStore"]
+
+PART_SIZE = 5000
+"""Answers per Parquet part."""
+SYNC_EVERY = 1.0
+"""Seconds between syncs of the journal to the disk."""
+CACHED_PARTS = 2
+"""Parts whose bodies are held in memory at once."""
+
+JOURNAL = "journal.jsonl"
+PARTS = "parts"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One stored answer: its body (JSON bytes), the service's time of it (Unix seconds,
+    None when unknown) and the run that read it."""
+
+    body: bytes
+    at: float | None
+    run: int
+
+
+class AnswerStore:
+    """The answers under ``folder``, read back on opening and appended to as they arrive."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.parts_dir = folder / PARTS
+        self._lock = threading.Lock()
+        self._journal_index: dict[str, Answer] = {}
+        """Answers in the current journal (bodies held until the journal becomes a part)."""
+        self._part_index: dict[str, tuple[int, int]] = {}
+        """Key -> (part number, row) of every answer in a part."""
+        self._meta: dict[str, tuple[float | None, int]] = {}
+        """Key -> (time, run) of every answer, wherever it is."""
+        self._cache: OrderedDict[int, list[bytes]] = OrderedDict()
+        self._parts = 0
+        self._read_back()
+        self.parts_dir.mkdir(parents=True, exist_ok=True)
+        self._journal = open(folder / JOURNAL, "ab")  # noqa: SIM115 (held open while pulling)
+        self._synced = time.monotonic()
+
+    # -- reading ---------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._meta)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._meta
+
+    def get(self, key: str) -> Answer | None:
+        """The answer stored under ``key``, if any."""
+        with self._lock:
+            held = self._journal_index.get(key)
+            if held is not None:
+                return held
+            where = self._part_index.get(key)
+            if where is None:
+                return None
+            part, row = where
+            at, run = self._meta[key]
+            return Answer(self._bodies(part)[row], at, run)
+
+    def items(self) -> Iterator[tuple[str, float | None, int]]:
+        """Every stored key with its time and run (no body read)."""
+        with self._lock:
+            meta = list(self._meta.items())
+        for key, (at, run) in meta:
+            yield key, at, run
+
+    def _bodies(self, part: int) -> list[bytes]:
+        bodies = self._cache.get(part)
+        if bodies is None:
+            import pyarrow.parquet as pq  # a checkpoint without parts never loads pyarrow
+
+            table = pq.read_table(self._part_path(part), columns=["body"])
+            bodies = [b if isinstance(b, bytes) else bytes(b) for b in table["body"].to_pylist()]
+            self._cache[part] = bodies
+            while len(self._cache) > CACHED_PARTS:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(part)
+        return bodies
+
+    def _part_path(self, part: int) -> Path:
+        return self.parts_dir / f"part-{part:05d}.parquet"
+
+    def _read_back(self) -> None:
+        """The index of what earlier runs stored: every part, then the journal."""
+        if self.parts_dir.is_dir():
+            import pyarrow.parquet as pq
+
+            numbers = sorted(
+                int(p.stem.removeprefix("part-"))
+                for p in self.parts_dir.glob("part-*.parquet")
+                if p.stem.removeprefix("part-").isdigit()
+            )
+            for part in numbers:
+                table = pq.read_table(self._part_path(part), columns=["key", "at", "run"])
+                columns = table.to_pydict()
+                for row, (key, at, run) in enumerate(
+                    zip(columns["key"], columns["at"], columns["run"], strict=True)
+                ):
+                    self._part_index[key] = (part, row)
+                    self._meta[key] = (at, run)
+                self._parts = part
+        journal = self.folder / JOURNAL
+        if journal.exists():
+            with open(journal, "rb") as lines:
+                for line in lines:
+                    entry = _entry(line)
+                    if entry is None:
+                        continue  # cut off by a crash as it was written
+                    key, answer = entry
+                    self._meta[key] = (answer.at, answer.run)
+                    if key not in self._part_index:
+                        self._journal_index[key] = answer
+
+    # -- writing ---------------------------------------------------------------
+
+    def put(self, key: str, answer: Answer) -> None:
+        """Store ``answer`` under ``key``: in the journal now, in a part once it is full."""
+        line = json.dumps(
+            {"key": key, "at": answer.at, "run": answer.run, "body": answer.body.decode()},
+            separators=(",", ":"),
+        )
+        with self._lock:
+            self._journal.write(line.encode() + b"\n")
+            self._journal.flush()
+            self._meta[key] = (answer.at, answer.run)
+            self._journal_index[key] = answer
+            now = time.monotonic()
+            if now - self._synced >= SYNC_EVERY:
+                os.fsync(self._journal.fileno())
+                self._synced = now
+            if len(self._journal_index) >= PART_SIZE:
+                self._write_part()
+
+    def _write_part(self) -> None:
+        """The journal's answers as the next part; then a new, empty journal."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        held = self._journal_index
+        keys = list(held)
+        table = pa.table(
+            {
+                "key": pa.array(keys, pa.string()),
+                "at": pa.array([held[k].at for k in keys], pa.float64()),
+                "run": pa.array([held[k].run for k in keys], pa.int32()),
+                "body": pa.array([held[k].body for k in keys], pa.binary()),
+            }
+        )
+        part = self._parts + 1
+        final = self._part_path(part)
+        temporary = final.with_name(f".{final.name}.tmp")
+        pq.write_table(table, temporary, compression="zstd")
+        with open(temporary, "rb") as written:
+            os.fsync(written.fileno())
+        os.replace(temporary, final)
+        self._parts = part
+        for row, key in enumerate(keys):
+            self._part_index[key] = (part, row)
+        self._journal_index = {}
+        self._journal.close()
+        self._journal = open(self.folder / JOURNAL, "wb")  # noqa: SIM115
+        os.fsync(self._journal.fileno())
+        self._synced = time.monotonic()
+
+    def close(self) -> None:
+        """Sync the journal to the disk and close it."""
+        with self._lock:
+            if self._journal.closed:
+                return
+            self._journal.flush()
+            os.fsync(self._journal.fileno())
+            self._journal.close()
+
+
+def _entry(line: bytes) -> tuple[str, Answer] | None:
+    """A journal line's key and answer; None for a line cut off or not one of ours."""
+    try:
+        data: Any = json.loads(line)
+        key, body, at, run = data["key"], data["body"], data["at"], data["run"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(key, str) or not isinstance(body, str) or not isinstance(run, int):
+        return None
+    if at is not None and not isinstance(at, int | float):
+        return None
+    return key, Answer(body.encode(), None if at is None else float(at), run)

@@ -1,0 +1,394 @@
+"""A pull's checkpoint: every answer kept in a folder as it arrives, so the pull can resume.
+
+``Checkpoint(folder, pull=...)`` is the ``Recorder`` a checkpointed pull gives its client
+(``client.recording``). A GET whose answer the folder holds is answered from it, sending
+nothing; every other answer is stored as it arrives (``answers.AnswerStore``). The pull
+itself runs as it always does, so a resumed pull reads exactly the pages and members an
+uninterrupted one would, and builds the same frames from the same answers.
+
+Cursors: a list walk that stopped mid-way (a crash, or hours of waiting for budget windows)
+holds a cursor that the service may have forgotten. A page whose cursor came from an
+earlier run, or from an answer older than ``CURSOR_FRESH``, is read by ``created_at``
+instead: the same query, without the cursor, filtered to what comes after the last item
+stored (``$before`` its ``created_at`` plus 1 ms in the newest-first order, ``$after`` less
+1 ms in the oldest-first one: the filters are strict, and items sharing that instant are
+read again and dropped by ID). Lists with another order keep their cursor.
+
+``folder/checkpoint.json`` records what the pull is (source, kinds, sample, share) and when
+it started on the service's clock; a later call with other arguments is refused, naming
+what differs, since its answers would not be the same pull's. One writer at a time
+(``_lock.held``): a second pull on the folder is refused while the first runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .._lock import held
+from ..client.recording import Asked
+from ..errors import LytError
+from .answers import Answer, AnswerStore
+
+__all__ = ["CURSOR_FRESH", "Checkpoint", "CheckpointError", "kind_of"]
+
+CURSOR_FRESH = 600.0
+"""Seconds a cursor is sent as the service gave it; an older one is read by ``created_at``."""
+
+MANIFEST = "checkpoint.json"
+FORMAT = 1
+_ONE_MS = timedelta(milliseconds=1)
+_CREATED = "filters[created_at][conditions][{}]"
+
+_KINDS = (
+    (
+        re.compile(r"^/v2/loyalties/programs/[^/]+/members/[^/]+/cards/[^/]+/pending-points$"),
+        "pending_buckets",
+    ),
+    (re.compile(r"^/v2/loyalties/programs/[^/]+/members/[^/]+$"), "cards"),
+    (re.compile(r"^/v2/loyalties/programs/[^/]+/members$"), "members"),
+    (re.compile(r"^/v2/loyalties/programs(/[^/]+)?$"), "programs"),
+    (re.compile(r"^/v2/loyalties/rewards(/[^/]+)?$"), "rewards"),
+    (re.compile(r"^/v2/loyalties/benefits(/[^/]+)?$"), "benefits"),
+    (re.compile(r"^/v2/loyalties/card-definitions(/[^/]+)?$"), "card_definitions"),
+    (re.compile(r"^/v2/loyalties/tier-structures(/[^/]+)?$"), "tier_structures"),
+)
+
+
+def kind_of(path: str) -> str | None:
+    """The frame kind a GET of ``path`` reads (rewards feed ``reward_costs`` too)."""
+    return next((kind for pattern, kind in _KINDS if pattern.match(path)), None)
+
+
+class CheckpointError(LytError, ValueError):
+    """A checkpoint folder that cannot serve this pull (another pull's, or unreadable)."""
+
+
+@dataclass
+class _Walked:
+    """What a stored list page says about the walk it belongs to."""
+
+    key: str
+    previous: str | None
+    """The key of the page whose cursor led here (None for a first page)."""
+    created: list[tuple[str, str]] = field(default_factory=list)
+    """(id, created_at) of its items, in order."""
+
+
+class Checkpoint:
+    """The answers of one pull under ``folder``; a ``Recorder`` (see the module)."""
+
+    def __init__(self, folder: str | os.PathLike[str], pull: Mapping[str, Any]) -> None:
+        self.folder = Path(folder).expanduser()
+        self.pull = dict(pull)
+        self._stack = ExitStack()
+        self._lock = threading.Lock()
+        self._store: AnswerStore | None = None
+        self.run = 0
+        self.manifest: dict[str, Any] = {}
+        self._cursor_from: dict[str, str] = {}
+        """A cursor -> the key of the page that gave it."""
+        self._pages: dict[str, _Walked] = {}
+        self._fresh: dict[str, float] = {}
+        """Key -> when (monotonic) its answer arrived in this run."""
+        self._dropping: dict[str, set[str]] = {}
+        """Key of a page read by ``created_at`` -> the IDs already stored to drop from it."""
+        self._sent_query: dict[str, list[tuple[str, str]]] = {}
+        """Key of a page answered in this run by another query -> that query (no cursor):
+        the query its cursor belongs to."""
+        self.sent = 0
+        """Answers stored by this run."""
+        self.recalled = 0
+        """Answers given back from the folder by this run."""
+
+    # -- opening -----------------------------------------------------------------
+
+    def __enter__(self) -> Checkpoint:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CheckpointError(
+                f"checkpoint: {self.folder} cannot be made: {error.strerror or error}"
+            ) from None
+        try:
+            self._stack.enter_context(held(self.folder / "pull", "is being pulled into"))
+            self.manifest = self._manifest()
+            self.run = int(self.manifest.get("runs", 0)) + 1
+            self.manifest["runs"] = self.run
+            self._write_manifest()
+            self._store = AnswerStore(self.folder)
+            self._stack.callback(self._store.close)
+            self._index()
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stack.close()
+
+    @property
+    def resumed(self) -> bool:
+        """Whether earlier runs stored answers here."""
+        return self._store is not None and len(self._store) > 0
+
+    @property
+    def stored(self) -> int:
+        """Answers held in the folder."""
+        return 0 if self._store is None else len(self._store)
+
+    def _manifest(self) -> dict[str, Any]:
+        path = self.folder / MANIFEST
+        if not path.exists():
+            return {"format": FORMAT, "pull": self.pull, "runs": 0}
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise CheckpointError(f"checkpoint: {path} cannot be read: {error}") from None
+        if not isinstance(found, dict) or found.get("format") != FORMAT:
+            raise CheckpointError(f"checkpoint: {path} is not a checkpoint this toolkit wrote")
+        before = found.get("pull", {})
+        differs = sorted(k for k in {*before, *self.pull} if before.get(k) != self.pull.get(k))
+        if differs:
+            what = "; ".join(
+                f"{k}: {before.get(k)!r} there, {self.pull.get(k)!r} now" for k in differs
+            )
+            raise CheckpointError(
+                f"checkpoint: {self.folder} holds another pull ({what}); resume it with the "
+                "same arguments, or give a new folder"
+            )
+        return found
+
+    def _write_manifest(self) -> None:
+        path = self.folder / MANIFEST
+        temporary = path.with_name(f".{MANIFEST}.tmp")
+        temporary.write_text(json.dumps(self.manifest, indent=2) + "\n", encoding="utf-8")
+        temporary.replace(path)
+
+    def note(self, **values: Any) -> None:
+        """Record ``values`` in the manifest (the pull's start, its end)."""
+        with self._lock:
+            self.manifest.update(values)
+            self._write_manifest()
+
+    def _index(self) -> None:
+        """The walks of the list pages stored: which cursor each gave, what it held."""
+        assert self._store is not None
+        for key, _, _ in self._store.items():
+            if "cursor=" not in key and not _listing(key):
+                continue
+            answer = self._store.get(key)
+            if answer is not None:
+                self._walked(key, answer.body)
+
+    def _walked(self, key: str, body: bytes) -> dict[str, Any] | None:
+        """Index the list page ``body`` stored under ``key``; its JSON (None if no list)."""
+        try:
+            page = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(page, dict) or not isinstance(page.get("data"), list):
+            return None
+        asked_cursor = _query_value(key, "cursor")
+        walked = _Walked(key, None if asked_cursor is None else self._cursor_from.get(asked_cursor))
+        for item in page["data"]:
+            if isinstance(item, dict) and isinstance(item.get("created_at"), str):
+                walked.created.append((str(item.get("id")), item["created_at"]))
+        self._pages[key] = walked
+        cursor = page.get("cursor")
+        following = cursor.get("next") if isinstance(cursor, dict) else None
+        if isinstance(following, str):
+            self._cursor_from[following] = key
+        return page
+
+    # -- the Recorder ------------------------------------------------------------
+
+    def recall(self, asked: Asked) -> httpx.Response | Asked:
+        """The stored answer to ``asked``, else the request to send for it."""
+        assert self._store is not None
+        stored = self._store.get(asked.key)
+        if stored is not None:
+            with self._lock:
+                self.recalled += 1
+            return _response(asked, stored.body)
+        cursor = asked.value("cursor")
+        if cursor is None:
+            return asked
+        with self._lock:
+            origin = self._cursor_from.get(cursor)
+            arrived = None if origin is None else self._fresh.get(origin)
+            if origin is None or (
+                arrived is not None and time.monotonic() - arrived < CURSOR_FRESH
+            ):
+                query = self._sent_query.get(origin) if origin is not None else None
+                if query is None:
+                    return asked
+                # a cursor of a page read by created_at belongs to that query, not the walk's
+                return asked.with_params([*query, ("cursor", cursor)])
+            instead = self._by_created(asked, origin)
+            if instead is not None:
+                self._dropping[asked.key] = instead[1]
+                return instead[0]
+        return asked
+
+    def keep(self, asked: Asked, sent: Asked, answer: httpx.Response) -> httpx.Response | Asked:
+        """Store ``answer`` under ``asked``; a page read by ``created_at`` without what was
+        stored already (and, when that leaves it empty, the next page asked for instead)."""
+        assert self._store is not None
+        body = answer.content
+        dropping = self._dropping.get(asked.key)
+        if dropping is not None and sent != asked:
+            page = json.loads(body)
+            page["data"] = [i for i in page.get("data", []) if i.get("id") not in dropping]
+            following = (page.get("cursor") or {}).get("next")
+            if not page["data"] and isinstance(following, str):
+                params = [(k, v) for k, v in sent.params if k != "cursor"]
+                return sent.with_params([*params, ("cursor", following)])
+            body = json.dumps(page, separators=(",", ":")).encode()
+        at = _service_time(answer)
+        self._store.put(asked.key, Answer(body, at, self.run))
+        with self._lock:
+            self._dropping.pop(asked.key, None)
+            if sent != asked:
+                self._sent_query[asked.key] = [(k, v) for k, v in sent.params if k != "cursor"]
+            self.sent += 1
+            self._fresh[asked.key] = time.monotonic()
+            self._walked(asked.key, body)
+        return _response(asked, body)
+
+    def _by_created(self, asked: Asked, origin: str) -> tuple[Asked, set[str]] | None:
+        """``asked`` (a page after ``origin``) as a ``created_at`` query, and the IDs stored
+        at the instant it starts from; None when the walk's order or items do not allow."""
+        walked = self._pages.get(origin)
+        if walked is None or not walked.created:
+            return None
+        order = [v for k, v in asked.params if k == "order"]
+        if order not in ([], ["-created_at"], ["created_at"]):
+            return None
+        newest_first = order != ["created_at"]
+        last = _instant(walked.created[-1][1])
+        if last is None:
+            return None
+        bound, condition = (
+            (last + _ONE_MS, "$before") if newest_first else (last - _ONE_MS, "$after")
+        )
+        key = _CREATED.format(condition)
+        params = [(k, v) for k, v in asked.params if k != "cursor"]
+        held_bound = next((_instant(v) for k, v in params if k == key), None)
+        if held_bound is None or (bound < held_bound if newest_first else bound > held_bound):
+            params = [(k, v) for k, v in params if k != key]
+            params.append((key, _wire(bound)))
+        return asked.with_params(params), self._stored_from(walked, last, newest_first)
+
+    def _stored_from(self, walked: _Walked, last: datetime, newest_first: bool) -> set[str]:
+        """IDs of the walk's stored items within 1 ms of ``last`` (walking back its pages)."""
+        ids: set[str] = set()
+        page: _Walked | None = walked
+        while page is not None:
+            near = False
+            for item_id, created in page.created:
+                at = _instant(created)
+                if at is not None and abs(at - last) <= _ONE_MS:
+                    ids.add(item_id)
+                    near = True
+            beyond = [_instant(c) for _, c in page.created[:1]]
+            first = beyond[0] if beyond else None
+            reaches = first is not None and (
+                (first <= last + _ONE_MS) if newest_first else (first >= last - _ONE_MS)
+            )
+            if not (near and reaches) or page.previous is None:
+                break
+            page = self._pages.get(page.previous)
+        return ids
+
+    # -- what was read, when -----------------------------------------------------
+
+    def read_times(self) -> dict[str, tuple[datetime, datetime]]:
+        """Per frame kind, the service's time of the first and the last answer stored."""
+        assert self._store is not None
+        spans: dict[str, list[float]] = {}
+        for key, at, _ in self._store.items():
+            kind = kind_of(key.split("?", 1)[0])
+            if kind is None or at is None:
+                continue
+            span = spans.setdefault(kind, [at, at])
+            span[0], span[1] = min(span[0], at), max(span[1], at)
+        times = {
+            kind: (datetime.fromtimestamp(a, UTC), datetime.fromtimestamp(b, UTC))
+            for kind, (a, b) in spans.items()
+        }
+        if "rewards" in times:
+            times["reward_costs"] = times["rewards"]
+        return times
+
+    def runs_by_kind(self) -> Iterator[tuple[str, int]]:
+        """(kind, run) of every answer stored (for reports of what each run read)."""
+        assert self._store is not None
+        for key, _, run in self._store.items():
+            kind = kind_of(key.split("?", 1)[0])
+            if kind is not None:
+                yield kind, run
+
+
+def _listing(key: str) -> bool:
+    path = key.split("?", 1)[0]
+    return kind_of(path) in (
+        "rewards",
+        "benefits",
+        "card_definitions",
+        "tier_structures",
+        "programs",
+        "members",
+    ) and path.count("/") in (3, 5)
+
+
+def _query_value(key: str, name: str) -> str | None:
+    if "?" not in key:
+        return None
+    from urllib.parse import parse_qsl
+
+    return next((v for k, v in parse_qsl(key.split("?", 1)[1]) if k == name), None)
+
+
+def _response(asked: Asked, body: bytes) -> httpx.Response:
+    request = httpx.Request("GET", f"http://checkpoint{asked.path}", params=list(asked.params))
+    return httpx.Response(
+        200, content=body, headers={"content-type": "application/json"}, request=request
+    )
+
+
+def _service_time(answer: httpx.Response) -> float | None:
+    """The service's time of ``answer`` (its ``Date``), else this machine's."""
+    import email.utils
+
+    date = answer.headers.get("date")
+    if date:
+        try:
+            return email.utils.parsedate_to_datetime(date).timestamp()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            pass
+    return time.time()
+
+
+def _instant(text: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _wire(moment: datetime) -> str:
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"

@@ -1,0 +1,119 @@
+"""What a paced pull shows while it runs: calls done and to do, the window, the expected end.
+
+A paced pull keeps to its share of every budget window and waits across resets, so it may
+run for hours. ``PaceBar`` redraws once a second: the calls sent (and the answers the
+checkpoint gave back instead), the calls still to do once the lists are walked (at least:
+bucket lists are known only as members are read), the calls this window still allows the
+pull, the time to the next window and, from those, when the pull should end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from .._progress import Progress, ProgressBar
+from .budget import PullBudget
+from .checkpoint import Checkpoint
+
+__all__ = ["PaceBar", "expected_end"]
+
+REDRAW = 1.0
+"""Seconds between redraws."""
+HOUR = 3600.0
+
+
+def expected_end(
+    to_do: int, left: int, per_window: int, until_reset: float, window: float, now: datetime
+) -> datetime:
+    """When ``to_do`` more calls end, ``left`` of them allowed in this window (which resets
+    in ``until_reset`` s) and ``per_window`` in each later one of ``window`` s; calls
+    themselves taken as instant."""
+    if to_do <= left:
+        return now
+    windows = math.ceil((to_do - left) / max(per_window, 1))
+    return now + timedelta(seconds=until_reset + (windows - 1) * window)
+
+
+class PaceBar:
+    """The progress of one paced pull (see the module), redrawn while it runs."""
+
+    def __init__(
+        self,
+        progress: Progress,
+        client: Any,
+        budget: PullBudget,
+        checkpoint: Checkpoint,
+        tick: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.tick = tick
+        """Called at each redraw (the pull records its start once it is known)."""
+        self.client = client
+        self.budget = budget
+        self.checkpoint = checkpoint
+        self.bar = ProgressBar(progress, desc="paced pull", unit="call")
+        self._start = client.quota.calls_used
+        self._task: asyncio.Task[None] | None = None
+        self._resets: list[float] = []
+
+    async def __aenter__(self) -> PaceBar:
+        self._task = asyncio.ensure_future(self._redraw())
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        self.draw()
+        self.bar.close()
+
+    async def _redraw(self) -> None:
+        while True:
+            self.tick()
+            self.draw()
+            await asyncio.sleep(REDRAW)
+
+    def draw(self) -> None:
+        """Redraw the bar from the quota, the allowance and the checkpoint as they stand."""
+        quota, allowance = self.client.quota, self.budget.allowance
+        sent = quota.calls_used - self._start
+        recalled = self.checkpoint.recalled
+        done = sent + recalled
+        planned = self.budget.planned
+        total = None if planned is None else max(planned + recalled, done)
+        parts = [f"{sent:,} sent"]
+        if recalled:
+            parts.append(f"{recalled:,} from the checkpoint")
+        left = allowance.left
+        resets = quota.resets_at
+        if left is not None:
+            parts.append(f"{left:,} left this window")
+        if resets is not None:
+            until = max(0.0, (resets - datetime.now(UTC)).total_seconds())
+            parts.append(f"next window in {_duration(until)}")
+            window = self._window_length(resets.timestamp())
+            if total is not None and left is not None and allowance.calls:
+                end = expected_end(
+                    total - done, left, allowance.calls, until, window, datetime.now(UTC)
+                )
+                parts.append(f"end about {end:%H:%M} UTC")
+        self.bar.set(done, total=total, note=", ".join(parts))
+
+    def _window_length(self, reset: float) -> float:
+        """A window's length: between the last two resets seen, else an hour."""
+        if not self._resets or abs(self._resets[-1] - reset) > 1:
+            self._resets.append(reset)
+        if len(self._resets) >= 2:
+            return max(1.0, self._resets[-1] - self._resets[-2])
+        return HOUR
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,288 @@
+"""Paced, resumable pulls over real HTTP (issue 34, item 1): a checkpointed pull keeps to its
+share of every budget window and waits across resets; what it reads is kept in its folder
+as it arrives, so a pull killed with SIGKILL is resumed by the same call, reading nothing
+again that the folder holds; one writer per folder; the result equals an unpaced pull."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.client.recording import Asked
+from lyt_toolkit.fill import checkpoint
+from lyt_toolkit.fill.answers import JOURNAL
+from lyt_toolkit.fill.checkpoint import CheckpointError
+from lyt_toolkit.frames.registry import FRAME_NAMES
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
+
+from .helpers import client_for
+
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
+
+PROGRAM = generate_program(
+    members=400, rewards=150, benefits=30, card_definitions=3, tier_structures=2, seed=5
+)
+
+
+@pytest.fixture(scope="module")
+def program(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    with start_sandbox(PROGRAM) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="module")
+def unpaced(program: Sandbox) -> ProgramSnapshot:
+    """The program pulled in one burst, and the calls that took."""
+    program.set_plan("unlimited")
+    with client_for(program) as client:
+        return ProgramSnapshot.pull(client, progress=False, budget_share=1.0)
+
+
+def _same(a: ProgramSnapshot, b: ProgramSnapshot) -> None:
+    for name, frame in a.frames().items():
+        pd.testing.assert_frame_equal(frame, b.frames()[name], obj=name)
+
+
+def test_a_checkpointed_pull_equals_an_unpaced_one_and_its_next_run_sends_nothing(
+    program: Sandbox, unpaced: ProgramSnapshot, tmp_path: Path
+) -> None:
+    folder = tmp_path / "checkpoint"
+    with client_for(program) as client:
+        first = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    assert first.calls is not None and unpaced.calls is not None
+    assert first.calls.used == unpaced.calls.used  # no call beyond the unpaced pull's
+    _same(unpaced, first)
+    assert first.pulled_at == unpaced.pulled_at
+    assert set(first.read_times) == set(first.kinds)
+    for start, end in first.read_times.values():
+        assert start <= end
+    with client_for(program) as client:
+        again = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        assert client.quota.calls_used == 0
+    assert again.calls is not None and again.calls.recalled == unpaced.calls.used - 1
+    _same(unpaced, again)
+    assert again.pulled_at == first.pulled_at and again.read_times == first.read_times
+
+
+def test_a_checkpoint_holds_one_pull(
+    program: Sandbox, unpaced: ProgramSnapshot, tmp_path: Path
+) -> None:
+    folder = tmp_path / "checkpoint"
+    with client_for(program) as client:
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder, kinds=["rewards"])
+        with pytest.raises(
+            CheckpointError, match=r"holds another pull \(kinds: \['rewards'\] there"
+        ):
+            ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    (tmp_path / "file").write_text("not a folder")
+    with client_for(program) as client, pytest.raises(CheckpointError, match="cannot be made"):
+        ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "file")
+
+
+def test_a_paced_pull_keeps_to_its_share_of_every_window_and_waits_across_resets(
+    start_sandbox: StartSandbox,
+) -> None:
+    small = generate_program(
+        members=40, rewards=30, benefits=5, card_definitions=2, tier_structures=1, seed=2
+    )
+    del small["now"]  # a running clock: windows end
+    with start_sandbox(small, now=None) as sb:
+        with client_for(sb) as client:
+            whole = ProgramSnapshot.pull(client, progress=False, budget_share=1.0)
+        assert whole.calls is not None
+        needed = whole.calls.used  # about 50 calls
+        sb.set_plan("60/minute")
+        moment = pd.Timestamp(sb.set_clock(time.strftime("%Y-%m-%dT%H:%M:57Z", time.gmtime())))
+        assert moment.second == 57  # the window resets in about 3 s
+        with client_for(sb) as client:
+            paced = ProgramSnapshot.pull(
+                client, progress=False, budget_share=0.5, checkpoint=sb_folder(sb)
+            )
+        window = sb.plan()
+    assert paced.calls is not None
+    windows = paced.calls.windows
+    assert len(windows) >= 2 and sum(windows) == paced.calls.used == needed
+    assert max(windows) <= 30  # half of each 60-call window
+    assert window["used"] == windows[-1]  # the service counted the last window as the pull did
+    _same(whole, paced)
+
+
+def sb_folder(sb: Sandbox) -> Path:
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="paced-")) / "checkpoint"
+
+
+def _export(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
+    """``lyt export ARGS`` as its own process, configured for ``sb``."""
+    env = {**os.environ, "LYT_PROGRESS": "off", "LYT_BASE_URL": sb.base_url}
+    env.update({f"LYT_{k.upper()}": v for k, v in sb.credentials.as_client_kwargs().items()})
+    return subprocess.Popen(
+        [sys.executable, "-m", "lyt_toolkit.cli", "export", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _answers(folder: Path) -> int:
+    journal = folder / "journal.jsonl"
+    return len(journal.read_bytes().splitlines()) if journal.exists() else 0
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
+    program: Sandbox, unpaced: ProgramSnapshot, tmp_path: Path, stop: signal.Signals
+) -> None:
+    folder = tmp_path / "checkpoint"
+    program.set_plan("1000000/hour")
+    used_before = program.plan()["used"]
+    program.set_faults(delay_seconds=0.05)
+    try:
+        first = _export(
+            program, tmp_path, "--out", "a", "--checkpoint", str(folder), "--budget-share", "1"
+        )
+        deadline = time.monotonic() + 120
+        while _answers(folder) < 150:  # the lists walked, members being read
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        first.send_signal(stop)
+        _, stopped = first.communicate(timeout=60)
+        if stop == signal.SIGKILL:
+            assert first.returncode == -signal.SIGKILL
+        else:
+            assert first.returncode == 130
+            assert (
+                stopped == f"lyt export: interrupted; what it read is kept in {folder}: "
+                "run the same command to go on\n"
+            )
+        stored = _answers(folder)
+        second = _export(
+            program, tmp_path, "--out", "b", "--checkpoint", str(folder), "--budget-share", "1"
+        )
+        with pytest.raises(subprocess.TimeoutExpired):  # let it start and take the lock
+            second.communicate(timeout=0.5)
+        third = _export(
+            program, tmp_path, "--out", "c", "--checkpoint", str(folder), "--budget-share", "1"
+        )
+        _, refused = third.communicate(timeout=60)
+        out, err = second.communicate(timeout=120)
+    finally:
+        program.clear_faults()
+    assert third.returncode == 1 and "by another process" in refused and "Traceback" not in refused
+    assert second.returncode == 0, err
+    assert "answers from the checkpoint" in out
+    used = program.plan()["used"] - used_before
+    assert unpaced.calls is not None
+    repeated = used - unpaced.calls.used
+    # Nothing stored is read again: beyond the unpaced pull's calls, only the reads in
+    # flight at the stop (at most the pull's concurrency, 8) and the second run's token.
+    assert 0 <= repeated <= 8 + 1, (used, unpaced.calls.used, stored)
+    print(f"calls repeated after the kill: {repeated} ({stored} answers stored)")
+    from lyt_toolkit.snapshot import read_snapshot
+
+    resumed = read_snapshot(tmp_path / "b")
+    assert "Read from 2026-01-15 12:00:00 to 2026-01-15 12:00:00 UTC" in out  # a fixed clock
+    assert set(resumed.read_times) == set(FRAME_NAMES)
+    expected = read_snapshot_of(unpaced, tmp_path / "expected")
+    _same(expected, resumed)
+    manifest = json.loads((folder / "checkpoint.json").read_text())
+    assert manifest["runs"] == 2 and manifest["complete"] is True  # the refused run is not one
+
+
+def read_snapshot_of(snapshot: ProgramSnapshot, folder: Path) -> ProgramSnapshot:
+    from lyt_toolkit.snapshot import read_snapshot
+
+    snapshot.to_csv(folder)
+    return read_snapshot(folder)
+
+
+def _tied_program() -> dict[str, object]:
+    """1,000 members in one program whose ``created_at`` come in groups of 30 sharing one
+    instant, so that pages of 100 end inside a group: a walk read on by ``created_at`` must
+    drop the group's members already stored and keep the others."""
+    tied = generate_program(
+        members=1000,
+        programs=1,
+        rewards=20,
+        benefits=5,
+        card_definitions=2,
+        tier_structures=1,
+        seed=9,
+    )
+    for i, member in enumerate(tied["members"]):
+        member["created_at"] = f"now-{1000 + (i // 30) * 1000}s"
+    return tied
+
+
+@pytest.fixture(scope="module")
+def tied(start_sandbox: StartSandbox) -> Iterator[tuple[Sandbox, ProgramSnapshot]]:
+    with start_sandbox(_tied_program()) as sb, client_for(sb) as client:
+        yield sb, ProgramSnapshot.pull(client, progress=False, budget_share=1.0)
+
+
+def test_pages_read_on_by_created_at_give_each_member_once_in_the_walks_order(
+    tied: tuple[Sandbox, ProgramSnapshot], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sb, whole = tied
+    monkeypatch.setattr(checkpoint, "CURSOR_FRESH", -1.0)  # no cursor is taken as fresh
+    read_on: list[str] = []
+    by_created = checkpoint.Checkpoint._by_created
+
+    def spied(self: checkpoint.Checkpoint, asked: Asked, origin: str) -> object:
+        instead = by_created(self, asked, origin)
+        if instead is not None:
+            read_on.append(dict(instead[0].params)["filters[created_at][conditions][$before]"])
+        return instead
+
+    monkeypatch.setattr(checkpoint.Checkpoint, "_by_created", spied)
+    with client_for(sb) as client:
+        paced = ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "c")
+    keys = [json.loads(line)["key"] for line in (tmp_path / "c" / JOURNAL).open()]
+    walked = [k for k in keys if "/members?" in k and "cursor=" in k]
+    # every page read with a cursor is read on by created_at: the members list is walked in
+    # created_at windows (pull.windows), 800 of its 1,000 members past the first page and
+    # the probe, so at least 7 pages follow a window's first one
+    assert len(read_on) == len(walked) >= 7
+    assert paced.calls is not None and whole.calls is not None
+    # Each page read on by created_at starts with the members of its instant already stored
+    # (dropped), so the walk's pages shift: at most one page more than the cursor walk.
+    assert whole.calls.used <= paced.calls.used <= whole.calls.used + 1
+    _same(whole, paced)
+
+
+def test_a_list_walk_cut_off_is_read_on_by_created_at_in_the_next_run(
+    tied: tuple[Sandbox, ProgramSnapshot], tmp_path: Path
+) -> None:
+    sb, whole = tied
+    folder = tmp_path / "c"
+
+    def cut(done: int, total: int) -> None:  # a failure half-way down the members list
+        if done >= 550:
+            raise RuntimeError("cut off")
+
+    with client_for(sb) as client, pytest.raises(RuntimeError, match="cut off"):
+        ProgramSnapshot.pull(client, progress=cut, checkpoint=folder, concurrency=1)
+    stored = _answers(folder)
+    with client_for(sb) as client:
+        resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        sent = client.quota.calls_used
+    assert whole.calls is not None and resumed.calls is not None
+    assert resumed.calls.recalled == stored
+    assert stored + sent <= whole.calls.used + 1  # each page once (and this run's token)
+    _same(whole, resumed)
