@@ -17,6 +17,7 @@ import pytest
 from lyt_toolkit import AsyncLoyaltyClient, ProgramSnapshot
 from lyt_toolkit.fill import pull as fill_pull
 from lyt_toolkit.pull.member_tree import alist_all
+from lyt_toolkit.pull.window_cost import windowed_calls
 from lyt_toolkit.pull.windows import awalk_windows, instant_ms, wire_ms
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
@@ -84,9 +85,10 @@ def _windows(asked: list[dict[str, Any]]) -> set[tuple[str, str]]:
 
 
 def test_every_member_once_in_the_sequential_order_with_ties_at_every_boundary(tied) -> None:
-    sequential, _, windowed, _, asked = asyncio.run(_walks(tied, split_every=2, concurrency=4))
+    sequential, _, windowed, calls, asked = asyncio.run(_walks(tied, split_every=2, concurrency=4))
     assert len(sequential) == 2600
     assert [m.id for m in windowed] == [m.id for m in sequential]
+    assert calls == windowed_calls(sequential, split_every=2)  # the estimate's count
     windows = _windows(asked)
     assert len(windows) >= 4  # it did split, at instants each member of a crowd shares
     shared = {instant_ms(m) for m in sequential}
@@ -99,6 +101,7 @@ def test_the_calls_stay_within_those_of_the_sequential_walk_and_the_probe(tied) 
     assert [m.id for m in windowed] == [m.id for m in sequential]
     assert sequential_calls == 26
     assert calls == len(asked) and calls <= 1.05 * sequential_calls + 1
+    assert calls == windowed_calls(sequential)  # the estimate's count, from the objects
 
 
 def test_the_same_answers_make_the_same_requests(tied) -> None:
@@ -152,3 +155,11 @@ def test_the_pulled_snapshot_equals_the_sequential_one_frame_for_frame(pulls) ->
     assert windowed.calls is not None and sequential.calls is not None
     # the members' 26 pages at most 1.05x, and the probe
     assert windowed.calls.used <= sequential.calls.used + math.floor(0.05 * 26) + 1
+
+
+def test_the_estimate_counts_the_calls_of_the_windowed_walk(tied, pulls) -> None:
+    windowed, _ = pulls
+    estimate = ProgramSnapshot.estimate(_sync_client(tied), kinds=KINDS)
+    assert windowed.calls is not None and estimate.exact and estimate.complete
+    assert estimate.parts["members"] > 26  # not the sequential walk's 26 pages: the windows'
+    assert estimate.calls == windowed.calls.used

@@ -1,4 +1,4 @@
-"""``awalk_windows`` over random ``created_at`` distributions (ties, bursts, spread), on a
+"""``awalk_windows`` over random ``created_at`` distributions (crowds, bursts, growth), on a
 list kept in memory that answers as the sandbox does (``sandbox.query``: strict ``$after`` /
 ``$before`` on the wire's millisecond instants, ``-created_at`` then ID descending, the ID
 following the direction): every object once, in order, within the calls the walk promises."""
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lyt_toolkit.pull.window_cost import windowed_calls
 from lyt_toolkit.pull.windows import NOT_IN_MAX, SPLIT_EVERY, awalk_windows, wire_ms
 
 BASE = 1_767_225_600_000
@@ -83,21 +85,31 @@ def _held(ordered: list[dict[str, Any]]) -> int:
     )
 
 
-instants = st.one_of(
-    st.lists(st.integers(0, 3), max_size=1500),  # a few crowded instants
-    st.lists(st.integers(0, 10**9), max_size=1500),  # spread
-    st.lists(  # bursts: crowds at a few far-apart instants, a few spread between
-        st.one_of(st.sampled_from([0, 7, 10**6, 10**8]), st.integers(0, 10**8)),
-        max_size=1500,
-    ),
+def _offsets(size: int, shape: str, seed: int) -> list[int]:
+    """``size`` instants (milliseconds after ``BASE``) drawn as ``shape`` says."""
+    rng = random.Random(seed)
+    if shape == "crowded":  # a few instants, each shared by hundreds
+        return [rng.randrange(4) for _ in range(size)]
+    if shape == "spread":
+        return [rng.randrange(10**9) for _ in range(size)]
+    if shape == "growth":  # ever more per day, as a program's members join
+        return [int(10**9 * math.sqrt(rng.random())) for _ in range(size)]
+    crowds = [0, 7, 10**6, 10**8]  # bursts: crowds at far-apart instants, a few between
+    return [rng.choice(crowds) if rng.random() < 0.8 else rng.randrange(10**8) for _ in range(size)]
+
+
+@settings(max_examples=80)
+@given(
+    st.integers(0, 2500),
+    st.sampled_from(["crowded", "spread", "growth", "bursts"]),
+    st.integers(0, 2**32),
+    st.sampled_from([1, 2, 5, SPLIT_EVERY]),
+    st.integers(1, 9),
 )
-
-
-@settings(max_examples=60)
-@given(instants, st.sampled_from([1, 2, 5, SPLIT_EVERY]), st.integers(1, 9))
 def test_every_object_once_in_order_within_the_calls(
-    offsets: list[int], split_every: int, concurrency: int
+    size: int, shape: str, seed: int, split_every: int, concurrency: int
 ) -> None:
+    offsets = _offsets(size, shape, seed)
     items = [
         {"id": f"m{n:05d}", "created_at": wire_ms(BASE + offset)}
         for n, offset in enumerate(offsets)
@@ -108,6 +120,7 @@ def test_every_object_once_in_order_within_the_calls(
     )
     ordered = _sequential(items)
     assert [i["id"] for i in walked] == [i["id"] for i in ordered]
+    assert windowed_calls(items, split_every=split_every) == listed.calls  # the estimate's
     sequential = max(1, math.ceil(len(items) / 100))
     if sequential <= 2:
         assert listed.calls == sequential
