@@ -69,6 +69,13 @@ Sections:
   ``refresh(client, members="new")``, the definitions and the new members, after
   ``refresh_cost`` showed its cost; against a full pull of the grown program (unlimited):
   calls, time and their ratio (goal: at most 10 % of the full pull's calls).
+- ``parallel``: one program of ``--members`` members (200,000 by default) served by ``lyt
+  sandbox serve --plan unlimited`` with ``--latency`` seconds (0.05) added to every call, its
+  member list walked twice, each walk in a process of its own: the sequential cursor walk
+  (page after page, 100 a page) and ``pull.windows.awalk_windows`` (``created_at`` windows,
+  ``--concurrency`` requests at a time): calls, time, the ratios (goals: at most 0.25x the
+  time, at most 1.05x the calls) and each walk's peak RSS; the two must list the same members
+  in the same order.
 
 A benchmark reports; the exit status is 0 whatever the figures.
 """
@@ -465,8 +472,52 @@ def designs(args: argparse.Namespace) -> None:
         )
 
 
+def parallel(args: argparse.Namespace) -> None:
+    """The ``--members`` program's member list walked sequentially and in parallel windows,
+    with ``--latency`` seconds per call, side by side."""
+    started = time.perf_counter()
+    gc.disable()
+    try:
+        program = generate_program(members=args.members, seed=args.seed, **PULL_SIZES)
+    finally:
+        gc.enable()
+    generated = time.perf_counter() - started
+    print(
+        f"parallel: {args.members:,} members, {args.latency * 1000:.0f} ms per call, "
+        f"concurrency {args.concurrency} (generated in {generated:.1f} s)"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "program.json"
+        path.write_text(json.dumps(program, separators=(",", ":")), encoding="utf-8")
+        del program
+        gc.collect()
+        child, base_url = _serve(path, "unlimited")
+        try:
+            _admin(base_url, "PUT", "/faults", {"delay_seconds": args.latency})
+            walks = {
+                name: _walk_process(name, base_url, args.concurrency)
+                for name in ("sequential", "windows")
+            }
+        finally:
+            stop(child)
+    seq, par = walks["sequential"], walks["windows"]
+    for name, walk in walks.items():
+        print(
+            f"  {name:10} {walk['members']:9,} members, {walk['calls']:6,} calls, "
+            f"{walk['seconds']:7.1f} s, {walk['rss_mib']:5.0f} MiB peak RSS"
+        )
+    time_ratio, call_ratio = par["seconds"] / seq["seconds"], par["calls"] / seq["calls"]
+    same = par["ids"] == seq["ids"] and par["members"] == seq["members"]
+    print(
+        f"  windows / sequential: {time_ratio:.3f}x time (goal <= 0.25: "
+        f"{'met' if time_ratio <= 0.25 else 'NOT met'}), {call_ratio:.4f}x calls (goal <= 1.05:"
+        f" {'met' if call_ratio <= 1.05 else 'NOT met'}); same members in the same order: {same}"
+    )
+
+
 def _admin(base_url: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-    """The sandbox admin API at ``base_url`` (the served sandbox's keys from the environment)."""
+    """One call of a served sandbox's admin API (``/_sandbox``), with the key pair (the served
+    sandbox's keys from the environment); its answer."""
     import httpx
 
     from lyt_toolkit.sandbox import SandboxCredentials
@@ -839,6 +890,70 @@ def refresh(args: argparse.Namespace) -> None:
     )
 
 
+def _walk_process(name: str, base_url: str, concurrency: int) -> dict[str, Any]:
+    """Run one walk of the member list in a fresh process; what it printed (JSON)."""
+    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import scale; "
+    code += f"scale.run_walk({name!r}, {base_url!r}, {concurrency})"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"walk {name} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_walk(name: str, base_url: str, concurrency: int) -> None:
+    """In a walk's own process: list the first program's members (``sequential``: the
+    cursor walk; ``windows``: ``awalk_windows``) and print calls, seconds, RSS as JSON."""
+    import asyncio
+    import hashlib
+
+    from lyt_toolkit import AsyncLoyaltyClient
+    from lyt_toolkit.pull.windows import awalk_windows
+    from lyt_toolkit.sandbox import SandboxCredentials
+
+    async def walk() -> dict[str, Any]:
+        keys = SandboxCredentials.from_env()
+        async with AsyncLoyaltyClient(
+            base_url=base_url, env_file=None, **keys.as_client_kwargs()
+        ) as client:
+            program_id = (await client.programs.list(limit=1)).data[0].id  # and the token
+            before, started = client.quota.calls_used, time.perf_counter()
+            if name == "sequential":
+                members = [
+                    m
+                    async for page in client.members.pages(program_id, limit=100)
+                    for m in page.data
+                ]
+            else:
+
+                def pages(**query: Any) -> Any:
+                    return client.members.pages(program_id, **query)
+
+                members = await awalk_windows(pages, concurrency=concurrency)
+            seconds = time.perf_counter() - started
+            ids = hashlib.sha256("\n".join(m.id for m in members).encode()).hexdigest()
+            return {
+                "members": len(members),
+                "calls": client.quota.calls_used - before,
+                "seconds": seconds,
+                "ids": ids,
+            }
+
+    out = asyncio.run(walk())
+    out["rss_mib"] = _peak_rss_mib()
+    print(json.dumps(out))
+
+
+def _peak_rss_mib() -> float:
+    """This process's peak RSS: ``VmHWM`` where Linux gives it (``ru_maxrss`` keeps the peak
+    of the parent a process was forked from, here the one that generated the program)."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
     "load": load,
     "pull": pull,
@@ -847,6 +962,7 @@ SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
     "resume": resume,
     "history": history,
     "refresh": refresh,
+    "parallel": parallel,
 }
 """Every section by name; other sections go here too."""
 
@@ -886,6 +1002,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--paced-share", type=float, default=0.5, help="the paced pull's share (paced)"
+    )
+    parser.add_argument(
+        "--latency", type=float, default=0.05, help="seconds added to each call (parallel)"
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=8, help="requests in flight at most (parallel)"
     )
     args = parser.parse_args(argv)
     for name in dict.fromkeys(args.sections):  # in the order named, each once

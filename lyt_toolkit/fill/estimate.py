@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .._deprecation import deprecation, warn
 from ..client import LoyaltyClient
@@ -18,6 +18,7 @@ from ..client.allowance import AllowanceSpent, checked_share
 from ..models import Page
 from ..pull.member_tree import TREE, holds_pending, member_tree, walk_tree
 from ..pull.program_lists import ListPart, program_lists
+from ..pull.window_cost import windowed_calls
 from ..snapshot.cost import PullEstimate, tree_depth, wanted_kinds
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.references import referenced_card_definitions
@@ -144,6 +145,7 @@ def _count(
         )
     for part in TREE[: min(walked, 2)]:  # the lists: one call per page walked
         parts[part] = walk.parts.get(part, 0)
+    _windowed(parts, tree.programs, tree.members)
     if depth >= 3:  # one read per member
         parts["cards"] = len(tree.members)
     if depth >= 4 and read_members:
@@ -154,3 +156,16 @@ def _count(
         per_member = len(definitions) if cards_per_member is None else cards_per_member
         parts["pending_buckets"] = len(tree.members) * per_member
         bounds.add("pending_buckets")
+
+
+def _windowed(parts: dict[str, int], programs: list[Any], members: list[Any]) -> None:
+    """The programs list and each program's members as the pull walks them, in
+    ``created_at`` windows (``pull.windows``): their calls counted on the objects the
+    estimate listed (``pull.window_cost``), where one page each was counted."""
+    if "programs" in parts:
+        parts["programs"] = windowed_calls(programs)
+    if "members" in parts:
+        by_program: dict[str, list[Any]] = {p.id: [] for p in programs}
+        for member in members:
+            by_program.setdefault(member.program_id, []).append(member)
+        parts["members"] = sum(windowed_calls(listed) for listed in by_program.values())

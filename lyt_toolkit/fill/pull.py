@@ -61,6 +61,7 @@ from ..pull.member_tree import (
 from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
 from ..pull.threaded import ThreadedClient
+from ..pull.windows import windowed_lists
 from ..reports.snapshot_csv import public_url
 from ..snapshot.clock import service_instant, utc_now
 from ..snapshot.cost import PullCalls, tree_depth, wanted_kinds
@@ -234,6 +235,7 @@ class _Puller:
         sample's pilot until its pilot is read."""
         self.draw: SampleDraw | None = None
         self.limit = asyncio.Semaphore(concurrency)
+        self.lists = windowed_lists(concurrency)  # programs, members: created_at windows
         self.progress = progress
         self.held_at_start: float | None = None
         """The service's clock at the start, from a new token when the client held one."""
@@ -469,6 +471,7 @@ class _Puller:
             on_page=counted,
             before=before,
             level_bar=level_bars(self.progress),
+            list_all=self.lists,
         )
         return tree.programs, tree.members, tree.cards, tree.pending_buckets
 

@@ -7,20 +7,23 @@
   bucket frame and the pull's cost estimate all walk it);
 - ``program_lists``: the top-level lists (rewards, benefits, card definitions, tier
   structures), declared once for the snapshot pull and its estimate;
+- ``windows``: a long list walked in ``created_at`` windows at once, joined in its order
+  (``awalk_windows``; ``windowed_lists`` walks the member tree's lists so);
 - ``pages``, ``json_values``, ``reward_pages`` and ``reward_arrow``: pages decoded into
   columns (natively, model-free, or from models where those refuse a page);
 - ``assemble``: frames built from pages as they arrive (``client.rewards.frame()`` and
   friends land there).
 
-Importing this package (or ``read_ahead``, ``member_tree``, ``program_lists``, ``pages``)
-loads neither pandas nor pyarrow; the decoding and assembling modules do, when a frame is
-built.
+Importing this package (or ``read_ahead``, ``member_tree``, ``program_lists``, ``pages``,
+``windows``) loads neither pandas nor pyarrow; the decoding and assembling modules do, when
+a frame is built.
 """
 
 from .member_tree import TREE, MemberTree, awalk_tree, member_tree, walk_tree
 from .pages import PlainPage
 from .program_lists import PROGRAM_LISTS, ProgramList
 from .read_ahead import aread_ahead, read_ahead
+from .windows import awalk_windows, windowed_lists
 
 __all__ = [
     "PROGRAM_LISTS",
@@ -30,7 +33,9 @@ __all__ = [
     "ProgramList",
     "aread_ahead",
     "awalk_tree",
+    "awalk_windows",
     "member_tree",
     "read_ahead",
     "walk_tree",
+    "windowed_lists",
 ]

@@ -28,12 +28,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TREE",
+    "ListAll",
     "Lists",
     "MemberTree",
     "OnPage",
     "Reads",
     "Request",
     "TreeWalk",
+    "alist_all",
     "awalk_tree",
     "holds_pending",
     "member_tree",
@@ -238,6 +240,10 @@ def _list_all(client: Any, request: Request, query: Any, on_page: OnPage) -> lis
     return items
 
 
+ListAll = Callable[[Any, Request, Any, OnPage], Awaitable[list[Any]]]
+"""Walks one list of a tree to its end: ``(client, request, query, on_page)`` to its items."""
+
+
 Run = Callable[[list[Callable[[], Awaitable[Any]]]], Awaitable[list[Any]]]
 """Runs a level's requests (each started by calling it) and gives their results in order."""
 
@@ -259,18 +265,22 @@ async def awalk_tree(
     on_page: OnPage = _no_page,
     before: Callable[[Lists | Reads], Awaitable[None]] = _go,
     level_bar: LevelBar = no_level_bar,
+    list_all: ListAll | None = None,
 ) -> MemberTree:
     """Async twin of ``walk_tree``: ``run`` carries out a level's requests (one by one
     unless it runs them together); each list's next page is requested while one is read.
     ``before`` is awaited with each level's requests before they go (a budget check may
-    raise there, and nothing of the level is sent)."""
+    raise there, and nothing of the level is sent). ``list_all`` walks each list
+    (``alist_all`` by default; ``pull.windows.windowed_lists`` walks the long ones in
+    ``created_at`` windows)."""
+    lister = list_all or alist_all
     try:
         step = next(walk)
         while True:
             await before(step)
             starts: list[Callable[[], Awaitable[Any]]]
             if isinstance(step, Lists):
-                starts = [partial(_alist_all, client, r, query, on_page) for r in step.requests]
+                starts = [partial(lister, client, r, query, on_page) for r in step.requests]
             else:
                 starts = [partial(_group(client, r).get, *r.ids) for r in step.requests]
             with level_bar(step) as tick:
@@ -287,7 +297,9 @@ async def _ticked(start: Callable[[], Awaitable[Any]], tick: Tick) -> Any:
     return done
 
 
-async def _alist_all(client: Any, request: Request, query: Any, on_page: OnPage) -> list[Any]:
+async def alist_all(client: Any, request: Request, query: Any, on_page: OnPage) -> list[Any]:
+    """Every item of ``request``'s list, page after page (the next one requested while one
+    is read); ``query``: as ``page_query`` takes it."""
     items: list[Any] = []
     pages = _group(client, request).pages(*request.ids, **page_query(request, query))
     async for page in aread_ahead(pages):

@@ -255,7 +255,10 @@ def test_pages_read_on_by_created_at_give_each_member_once_in_the_walks_order(
         paced = ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "c")
     keys = [json.loads(line)["key"] for line in (tmp_path / "c" / JOURNAL).open()]
     walked = [k for k in keys if "/members?" in k and "cursor=" in k]
-    assert len(read_on) == len(walked) >= 9  # every page after the first, read on by created_at
+    # every page read with a cursor is read on by created_at: the members list is walked in
+    # created_at windows (pull.windows), 800 of its 1,000 members past the first page and
+    # the probe, so at least 7 pages follow a window's first one
+    assert len(read_on) == len(walked) >= 7
     assert paced.calls is not None and whole.calls is not None
     # Each page read on by created_at starts with the members of its instant already stored
     # (dropped), so the walk's pages shift: at most one page more than the cursor walk.
