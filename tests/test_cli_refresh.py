@@ -56,7 +56,6 @@ def test_export_since_prints_the_cost_first_then_refreshes(
     [
         (["--members", "all"], "--members: only with --since DIR"),
         (["--since", "OLD", "--members", "new", "--sample", "5"], "--members: give --members or"),
-        (["--since", "OLD", "--checkpoint", "CK"], "--checkpoint: a refresh (--since) is not"),
     ],
 )
 def test_export_refuses_members_it_cannot_take(

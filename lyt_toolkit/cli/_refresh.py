@@ -34,8 +34,6 @@ def members_choice(args: argparse.Namespace, options: PullOptions) -> MembersCho
         if members is not None:
             raise ValueError("--members: only with --since DIR (it chooses what a refresh reads)")
         return None
-    if getattr(options, "checkpoint", None) is not None:
-        raise ValueError("--checkpoint: a refresh (--since) is not paced; give one or the other")
     if members is not None and options.sample is not None:
         raise ValueError("--members: give --members or --sample, not both")
     if options.sample is not None:
@@ -63,7 +61,11 @@ def refresh_snapshot(
         print(f"Since the snapshot of {old.pulled_at:%Y-%m-%d %H:%M:%S} UTC in {since}:")
         print(cost)
         return old.refresh(
-            client, members=members, progress=True, budget_share=options.budget_share
+            client,
+            members=members,
+            progress=True,
+            budget_share=options.budget_share,
+            checkpoint=options.checkpoint,
         )
 
 

@@ -75,7 +75,7 @@ from .budget import PullBudget
 from .checkpoint import Checkpoint
 from .pace import PaceBar
 
-__all__ = ["ClientSource", "Pulled", "pull_blocking", "pull_frames"]
+__all__ = ["ClientSource", "Pulled", "pull_blocking", "pull_frames", "run_kept"]
 
 T = TypeVar("T")
 
@@ -136,16 +136,22 @@ async def pull_frames(
     asked = sample_of(sample, wanted)
     async with _async_client(client) as owned:
         puller = _Puller(owned, progress, concurrency, wanted, share, asked)
-        if checkpoint is None:
-            return await puller.run()
-        pull = {
-            "source": public_url(str(owned.base_url)),
-            "kinds": sorted(wanted),
-            "sample": None if asked is None else repr(asked),
-        }
-        with Checkpoint(checkpoint, pull) as kept, owned.recording(kept):
-            puller.checkpoint = kept
-            return await puller.run()
+        pull = {"kinds": sorted(wanted), "sample": None if asked is None else repr(asked)}
+        return await run_kept(puller, checkpoint, pull)
+
+
+async def run_kept(
+    puller: _Puller, checkpoint: str | os.PathLike[str] | None, pull: Mapping[str, Any]
+) -> Pulled:
+    """``puller`` run, paced and resumable in ``checkpoint`` when one is given (the folder of
+    the pull ``pull`` names, from the puller's service)."""
+    if checkpoint is None:
+        return await puller.run()
+    owned = puller.client
+    identity = {"source": public_url(str(owned.base_url)), **pull}
+    with Checkpoint(checkpoint, identity) as kept, owned.recording(kept):
+        puller.checkpoint = kept
+        return await puller.run()
 
 
 def pull_blocking(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 from typing import Any
 
 import pandas as pd
@@ -32,7 +33,7 @@ from ..pull.member_tree import TreeWalk
 from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE
 from ..snapshot.model import ProgramSnapshot
 from .budget import PullBudget
-from .pull import ClientSource, Pulled, _async_client, _Puller, settings_of
+from .pull import ClientSource, Pulled, _async_client, _Puller, run_kept, settings_of
 from .refresh_budget import RefreshBudget
 from .refresh_merge import members_in_order, merged_frames
 from .refresh_plan import (
@@ -166,14 +167,22 @@ async def arefresh(
     concurrency: int = DEFAULT_CONCURRENCY,
     budget_share: float = DEFAULT_SHARE,
     overlap: pd.Timedelta = OVERLAP,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> ProgramSnapshot:
-    """``old`` refreshed with ``client`` (see ``ProgramSnapshot.refresh``)."""
+    """``old`` refreshed with ``client`` (see ``ProgramSnapshot.refresh``), paced and
+    resumable in ``checkpoint`` when one is given."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     plan = RefreshPlan(old, checked_members(members, old), overlap)
     share = checked_share(budget_share)
     async with _async_client(client) as owned:
-        pulled = await _Refresher(owned, plan, progress, concurrency, share).run()
+        refresher = _Refresher(owned, plan, progress, concurrency, share)
+        refresh = {
+            "refresh_of": old.pulled_at.isoformat(),
+            "members": repr(plan.members),
+            "overlap": str(overlap),
+        }
+        pulled = await run_kept(refresher, checkpoint, refresh)
     return _snapshot(plan, pulled)
 
 
@@ -201,6 +210,7 @@ def refresh_blocking(
     concurrency: int = DEFAULT_CONCURRENCY,
     budget_share: float = DEFAULT_SHARE,
     overlap: pd.Timedelta = OVERLAP,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> ProgramSnapshot:
     """``arefresh`` run to its end from sync code (on a loop of its own, in a worker thread
     when one is already running, as in Jupyter)."""
@@ -216,6 +226,7 @@ def refresh_blocking(
                 concurrency=concurrency,
                 budget_share=budget_share,
                 overlap=overlap,
+                checkpoint=checkpoint,
             )
         )
 

@@ -378,6 +378,7 @@ class ProgramSnapshot:
         concurrency: int = DEFAULT_CONCURRENCY,
         budget_share: float = DEFAULT_SHARE,
         overlap: pd.Timedelta = REFRESH_OVERLAP,
+        checkpoint: str | os.PathLike[str] | None = None,
     ) -> ProgramSnapshot:
         """This snapshot brought up to date by what is new, for far fewer calls than a pull.
 
@@ -399,6 +400,10 @@ class ProgramSnapshot:
         holds them) and the old members' own fields; with ``"none"`` the new members have
         no cards. ``read_at`` says how old each kind is; ``refresh_cost`` shows each
         choice's calls first.
+
+        ``checkpoint`` (a folder) makes the refresh paced and resumable as it makes a pull
+        (see ``pull``): what re-reading every member costs (``members="all"``) can then be
+        spread over as many windows as it needs.
         """
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.refresh import refresh_blocking
@@ -411,6 +416,7 @@ class ProgramSnapshot:
             concurrency=concurrency,
             budget_share=budget_share,
             overlap=overlap,
+            checkpoint=checkpoint,
         )
 
     async def arefresh(
@@ -422,6 +428,7 @@ class ProgramSnapshot:
         concurrency: int = DEFAULT_CONCURRENCY,
         budget_share: float = DEFAULT_SHARE,
         overlap: pd.Timedelta = REFRESH_OVERLAP,
+        checkpoint: str | os.PathLike[str] | None = None,
     ) -> ProgramSnapshot:
         """Async twin of ``refresh``; an ``AsyncLoyaltyClient`` given here is used as is."""
         # Imported here: the record and the analysis that reads it load no HTTP client.
@@ -435,6 +442,7 @@ class ProgramSnapshot:
             concurrency=concurrency,
             budget_share=budget_share,
             overlap=overlap,
+            checkpoint=checkpoint,
         )
 
     def refresh_cost(

@@ -159,6 +159,24 @@ def test_members_all_equals_a_full_pull_frame_for_frame(
     assert set(refreshed.read_at.values()) == {refreshed.pulled_at}
 
 
+def test_a_refresh_with_a_checkpoint_is_resumable_and_gives_the_same_snapshot(
+    start_sandbox, make_client, old, after, full_after, tmp_path
+) -> None:
+    folder = tmp_path / "refresh-checkpoint"
+    with start_sandbox(after) as sb:
+        with make_client(sb) as client:
+            kept = old.refresh(client, progress=False, members="all", checkpoint=folder)
+        with make_client(sb) as client:
+            again = old.refresh(client, progress=False, members="all", checkpoint=folder)
+            assert client.quota.calls_used == 0  # every answer from the folder
+        with make_client(sb) as client, pytest.raises(ValueError, match="holds another pull"):
+            old.refresh(client, progress=False, members="new", checkpoint=folder)
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(kept, name), getattr(full_after, name))
+        pd.testing.assert_frame_equal(getattr(again, name), getattr(full_after, name))
+    assert again.calls is not None and again.calls.recalled == kept.calls.used - 1
+
+
 def test_members_new_differs_from_a_full_pull_only_in_old_members_balances(
     start_sandbox, make_client, old, after, full_after
 ) -> None:
