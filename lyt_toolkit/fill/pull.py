@@ -15,7 +15,15 @@ import asyncio
 import concurrent.futures
 import os
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -75,7 +83,7 @@ from .budget import PullBudget
 from .checkpoint import Checkpoint
 from .pace import PaceBar
 
-__all__ = ["ClientSource", "Pulled", "pull_blocking", "pull_frames", "run_kept"]
+__all__ = ["ClientSource", "Pulled", "blocking", "pull_blocking", "pull_frames", "run_kept"]
 
 T = TypeVar("T")
 
@@ -168,19 +176,25 @@ def pull_blocking(
     thread when one is already running, as in Jupyter); an async client is rebuilt from its
     settings there."""
     settings = settings_of(client)
-
-    def run() -> Pulled:
-        return asyncio.run(
-            pull_frames(
-                settings,
-                progress=progress,
-                concurrency=concurrency,
-                kinds=kinds,
-                budget_share=budget_share,
-                sample=sample,
-                checkpoint=checkpoint,
-            )
+    return blocking(
+        lambda: pull_frames(
+            settings,
+            progress=progress,
+            concurrency=concurrency,
+            kinds=kinds,
+            budget_share=budget_share,
+            sample=sample,
+            checkpoint=checkpoint,
         )
+    )
+
+
+def blocking(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """The coroutine ``work()`` makes, run to its end from sync code on a loop of its own (in
+    a worker thread when this thread already runs one, as in Jupyter)."""
+
+    def run() -> T:
+        return asyncio.run(work())
 
     try:
         asyncio.get_running_loop()

@@ -17,8 +17,6 @@ says, per kind, when its oldest rows were read.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import os
 from typing import Any
 
@@ -33,7 +31,15 @@ from ..pull.member_tree import TreeWalk
 from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE
 from ..snapshot.model import ProgramSnapshot
 from .budget import PullBudget
-from .pull import ClientSource, Pulled, _async_client, _Puller, run_kept, settings_of
+from .pull import (
+    ClientSource,
+    Pulled,
+    _async_client,
+    _Puller,
+    blocking,
+    run_kept,
+    settings_of,
+)
 from .refresh_budget import RefreshBudget
 from .refresh_merge import members_in_order, merged_frames
 from .refresh_plan import (
@@ -215,24 +221,15 @@ def refresh_blocking(
     """``arefresh`` run to its end from sync code (on a loop of its own, in a worker thread
     when one is already running, as in Jupyter)."""
     settings = settings_of(client)
-
-    def run() -> ProgramSnapshot:
-        return asyncio.run(
-            arefresh(
-                old,
-                settings,
-                members=members,
-                progress=progress,
-                concurrency=concurrency,
-                budget_share=budget_share,
-                overlap=overlap,
-                checkpoint=checkpoint,
-            )
+    return blocking(
+        lambda: arefresh(
+            old,
+            settings,
+            members=members,
+            progress=progress,
+            concurrency=concurrency,
+            budget_share=budget_share,
+            overlap=overlap,
+            checkpoint=checkpoint,
         )
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return run()
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(run).result()
+    )
