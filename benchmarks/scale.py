@@ -30,7 +30,7 @@ Sections:
     design, about 1,470 calls on this program): calls (goal at most 1,500), time, and the
     estimate of points outstanding against the truth summed from the program file;
   - ``cards``: the same for points outstanding alone, pulling only what that question needs:
-    ``pull(client, kinds=CARDS_ONLY, sample=CARDS_SAMPLE)`` (1,298 members, no other list
+    ``pull(client, kinds=CARDS_ONLY, sample=CARDS_SAMPLE)`` (1,296 members, no other list
     and no bucket list, 1,500 calls; goal: the 95 % interval within +-10 % and holding the
     truth, for at most 1,500 calls);
   - ``full``: ``pull(client)`` on an unlimited plan: calls against the interface minimum
@@ -108,15 +108,16 @@ from lyt_toolkit.frames.sample import (  # noqa: E402
     estimate_total,
     member_points,
 )
+from lyt_toolkit.pull.window_cost import windowed_calls  # noqa: E402
 from lyt_toolkit.snapshot.cost import pages  # noqa: E402
 from lyt_toolkit.synthetic import generate_program  # noqa: E402
 
 NOW = "2026-01-15T12:00:00Z"
 CARDS_ONLY = ["programs", "members", "cards"]
 """The kinds a pull needs for points outstanding alone: no other list, no bucket list."""
-CARDS_SAMPLE = 1298
+CARDS_SAMPLE = 1296
 """The members 1,500 calls read with ``CARDS_ONLY``: the token, the programs list and the
-200 pages of members take 202."""
+members list (200 pages, walked in created_at windows: 202 calls) take 204."""
 SAMPLE = 1075
 """The sampled route's members: as many as 1,500 calls hold with the lists and the bucket
 lists of the sampled cards holding pending points (about 1 in 4 of the sample)."""
@@ -442,10 +443,15 @@ def designs(args: argparse.Namespace) -> None:
     holds = pd.Series(
         {c["member_id"]: c["balance"]["pending_points"] != 0 for c in program["cards"]}
     )
-    # The token, the programs list, then every page of 100 of the others and of the members.
-    listed = ("rewards", "benefits", "card_definitions", "tier_structures", "members")
-    every_list = 2 + sum(pages(len(program[k]), 100) for k in listed)
-    members_lists = 2 + pages(len(members), 100)
+    # The token, the programs list, every page of 100 of the others, and the members list as
+    # the pull walks it (in created_at windows: a few calls beyond its pages).
+    listed = ("rewards", "benefits", "card_definitions", "tier_structures")
+    wire = [
+        {"id": m["id"], "created_at": at.strftime("%Y-%m-%dT%H:%M:%S.000Z")}
+        for m, at in zip(program["members"], members["created_at"], strict=True)
+    ]
+    members_lists = 2 + windowed_calls(wire)
+    every_list = members_lists + sum(pages(len(program[k]), 100) for k in listed)
     truth = points.sum()
     print(
         f"designs: {args.pull_members:,} members, points outstanding {truth:,.0f}; 100 seeds each"
