@@ -286,3 +286,40 @@ def test_a_list_walk_cut_off_is_read_on_by_created_at_in_the_next_run(
     assert resumed.calls.recalled == stored
     assert stored + sent <= whole.calls.used + 1  # each page once (and this run's token)
     _same(whole, resumed)
+
+
+def test_the_embedded_sandbox_resumes_its_checkpoint_whatever_its_port(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lyt_toolkit.cli import main
+
+    folder = tmp_path / "checkpoint"
+    assert (
+        main(["export", "--sandbox", "--checkpoint", str(folder), "--out", str(tmp_path / "a")])
+        == 0
+    )
+    first = capsys.readouterr().out
+    assert (
+        main(["export", "--sandbox", "--checkpoint", str(folder), "--out", str(tmp_path / "b")])
+        == 0
+    )
+    second = capsys.readouterr().out
+    assert "answers from the checkpoint" not in first
+    assert "answers from the checkpoint" in second  # a new port, the same source
+    assert json.loads((folder / "checkpoint.json").read_text())["pull"]["source"] == (
+        "http://127.0.0.1"
+    )
+
+
+def test_a_history_keeps_when_each_kind_was_read(tmp_path: Path) -> None:
+    from lyt_toolkit.snapshot import SnapshotHistory
+
+    start = pd.Timestamp("2026-01-15T12:00:00Z")
+    span = (start, start + pd.Timedelta(hours=5))
+    snapshot = ProgramSnapshot.from_frames(
+        {"rewards": ProgramSnapshot.from_frames({}).rewards},
+        pulled_at=start,
+        read_times={"rewards": span},
+    )
+    history = SnapshotHistory(tmp_path / "history")
+    assert history.load(history.append(snapshot)).read_times == {"rewards": span}
