@@ -27,7 +27,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -107,8 +107,6 @@ class Checkpoint:
         self._sent_query: dict[str, list[tuple[str, str]]] = {}
         """Key of a page answered in this run by another query -> that query (no cursor):
         the query its cursor belongs to."""
-        self.sent = 0
-        """Answers stored by this run."""
         self.recalled = 0
         """Answers given back from the folder by this run."""
 
@@ -137,16 +135,6 @@ class Checkpoint:
 
     def __exit__(self, *exc_info: object) -> None:
         self._stack.close()
-
-    @property
-    def resumed(self) -> bool:
-        """Whether earlier runs stored answers here."""
-        return self._store is not None and len(self._store) > 0
-
-    @property
-    def stored(self) -> int:
-        """Answers held in the folder."""
-        return 0 if self._store is None else len(self._store)
 
     def _manifest(self) -> dict[str, Any]:
         path = self.folder / MANIFEST
@@ -262,7 +250,6 @@ class Checkpoint:
             self._dropping.pop(asked.key, None)
             if sent != asked:
                 self._sent_query[asked.key] = [(k, v) for k, v in sent.params if k != "cursor"]
-            self.sent += 1
             self._fresh[asked.key] = time.monotonic()
             self._walked(asked.key, body)
         return _response(asked, body)
@@ -331,14 +318,6 @@ class Checkpoint:
         if "rewards" in times:
             times["reward_costs"] = times["rewards"]
         return times
-
-    def runs_by_kind(self) -> Iterator[tuple[str, int]]:
-        """(kind, run) of every answer stored (for reports of what each run read)."""
-        assert self._store is not None
-        for key, _, run in self._store.items():
-            kind = kind_of(key.split("?", 1)[0])
-            if kind is not None:
-                yield kind, run
 
 
 def _listing(key: str) -> bool:
