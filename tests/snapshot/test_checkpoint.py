@@ -139,6 +139,21 @@ def _export(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
     )
 
 
+def _wait_for_holder(folder: Path, proc: subprocess.Popen[str]) -> None:
+    """Until ``proc`` holds the folder's one-writer lock (its record names its pid)."""
+    lock = folder / "pull.lock"
+    deadline = time.monotonic() + 60
+    while True:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the second run never took the lock"
+        try:
+            if json.loads(lock.read_text()).get("pid") == proc.pid:
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.01)
+
+
 def _answers(folder: Path) -> int:
     journal = folder / "journal.jsonl"
     return len(journal.read_bytes().splitlines()) if journal.exists() else 0
@@ -172,16 +187,17 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
                 "run the same command to go on\n"
             )
         stored = _answers(folder)
+        program.set_faults(delay_seconds=0.3)  # the second run outlasts the third's start
         second = _export(
             program, tmp_path, "--out", "b", "--checkpoint", str(folder), "--budget-share", "1"
         )
-        with pytest.raises(subprocess.TimeoutExpired):  # let it start and take the lock
-            second.communicate(timeout=0.5)
+        _wait_for_holder(folder, second)
         third = _export(
             program, tmp_path, "--out", "c", "--checkpoint", str(folder), "--budget-share", "1"
         )
         _, refused = third.communicate(timeout=60)
-        out, err = second.communicate(timeout=120)
+        assert second.poll() is None  # it still held the folder when the third was refused
+        out, err = second.communicate(timeout=300)
     finally:
         program.clear_faults()
     assert third.returncode == 1 and "by another process" in refused and "Traceback" not in refused
