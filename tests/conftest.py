@@ -8,6 +8,9 @@ session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -67,6 +70,27 @@ def start_sandbox() -> Callable[..., AbstractContextManager[Sandbox]]:
 def make_client() -> Callable[..., LoyaltyClient]:
     """``make_client(sb, **client_kwargs)``: a client connected to sandbox ``sb``."""
     return _client_for
+
+
+def _lyt_process(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "LYT_PROGRESS": "off", "LYT_BASE_URL": sb.base_url}
+    env.update({f"LYT_{k.upper()}": v for k, v in sb.credentials.as_client_kwargs().items()})
+    return subprocess.Popen(
+        [sys.executable, "-m", "lyt_toolkit.cli", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.fixture(scope="session")
+def lyt_process() -> Callable[..., subprocess.Popen[str]]:
+    """``lyt_process(sb, cwd, *args)``: ``lyt ARGS`` started as a process of its own in
+    ``cwd``, configured for sandbox ``sb`` through the environment (no progress bars), its
+    output captured as text, as a user's shell runs it."""
+    return _lyt_process
 
 
 @pytest.fixture(scope="session")

@@ -74,9 +74,6 @@ class AnswerStore:
     def __len__(self) -> int:
         return len(self._meta)
 
-    def __contains__(self, key: str) -> bool:
-        return key in self._meta
-
     def get(self, key: str) -> Answer | None:
         """The answer stored under ``key``, if any."""
         with self._lock:

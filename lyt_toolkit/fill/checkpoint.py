@@ -22,6 +22,7 @@ what differs, since its answers would not be the same pull's. One writer at a ti
 
 from __future__ import annotations
 
+import email.utils
 import json
 import os
 import re
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import httpx
 
@@ -174,7 +176,7 @@ class Checkpoint:
         """The walks of the list pages stored: which cursor each gave, what it held."""
         assert self._store is not None
         for key, _, _ in self._store.items():
-            if "cursor=" not in key and not _listing(key):
+            if not _listing(key):
                 continue
             answer = self._store.get(key)
             if answer is not None:
@@ -251,7 +253,8 @@ class Checkpoint:
             if sent != asked:
                 self._sent_query[asked.key] = [(k, v) for k, v in sent.params if k != "cursor"]
             self._fresh[asked.key] = time.monotonic()
-            self._walked(asked.key, body)
+            if _listing(asked.key):  # only list pages carry a walk's cursors
+                self._walked(asked.key, body)
         return _response(asked, body)
 
     def _by_created(self, asked: Asked, origin: str) -> tuple[Asked, set[str]] | None:
@@ -289,8 +292,7 @@ class Checkpoint:
                 if at is not None and abs(at - last) <= _ONE_MS:
                     ids.add(item_id)
                     near = True
-            beyond = [_instant(c) for _, c in page.created[:1]]
-            first = beyond[0] if beyond else None
+            first = _instant(page.created[0][1]) if page.created else None
             reaches = first is not None and (
                 (first <= last + _ONE_MS) if newest_first else (first >= last - _ONE_MS)
             )
@@ -335,8 +337,6 @@ def _listing(key: str) -> bool:
 def _query_value(key: str, name: str) -> str | None:
     if "?" not in key:
         return None
-    from urllib.parse import parse_qsl
-
     return next((v for k, v in parse_qsl(key.split("?", 1)[1]) if k == name), None)
 
 
@@ -349,8 +349,6 @@ def _response(asked: Asked, body: bytes) -> httpx.Response:
 
 def _service_time(answer: httpx.Response) -> float | None:
     """The service's time of ``answer`` (its ``Date``), else this machine's."""
-    import email.utils
-
     date = answer.headers.get("date")
     if date:
         try:

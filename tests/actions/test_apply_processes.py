@@ -5,10 +5,8 @@ and the refusals name the options ``lyt apply`` takes."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -23,6 +21,8 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import SECRETS, TIERS, names_on_server, pull
+
+LytProcess = Callable[..., subprocess.Popen[str]]
 
 SLOW = 0.3
 """Seconds the sandbox holds every request: writes stay in flight long enough to kill."""
@@ -52,20 +52,6 @@ def _save(
     return names, rewards
 
 
-def _lyt(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
-    """``lyt apply ARGS`` as its own process, configured for ``sb``."""
-    env = {**os.environ, "LYT_PROGRESS": "off", "LYT_BASE_URL": sb.base_url}
-    env.update({f"LYT_{k.upper()}": v for k, v in sb.credentials.as_client_kwargs().items()})
-    return subprocess.Popen(
-        [sys.executable, "-m", "lyt_toolkit.cli", "apply", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def _wait_for(ready: Callable[[], bool], proc: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + 120
     while not ready():
@@ -92,13 +78,13 @@ def _sent_twice(log: Path) -> list[dict[str, object]]:
 
 @pytest.mark.parametrize("again", [[], ["--refresh"]], ids=["resumed", "refreshed"])
 def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_twice(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, again: list[str]
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, again: list[str], lyt_process: LytProcess
 ) -> None:
     plan = tmp_path / "plan.json"
     log = tmp_path / "plan.json.log.jsonl"
     names, rewards = _save(client, plan)
     fresh.set_faults(delay_seconds=SLOW)
-    first = _lyt(fresh, tmp_path, str(plan))
+    first = lyt_process(fresh, tmp_path, "apply", str(plan))
     _wait_for(lambda: log.exists() and _creates_in_flight(log), first)
     first.send_signal(signal.SIGKILL)
     first.wait()
@@ -109,7 +95,7 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
     assert {client.rewards.get(r).status for r in rewards} == {"ACTIVE"}  # none sent yet
     assert not (tmp_path / "plan.json.applied").exists()
 
-    second = _lyt(fresh, tmp_path, str(plan), *again)
+    second = lyt_process(fresh, tmp_path, "apply", str(plan), *again)
     out, err = second.communicate(timeout=120)
     assert second.returncode == 0, err
     assert err == "" and "Applied: " in out
@@ -120,7 +106,7 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
 
 
 def test_two_applies_of_one_plan_at_once_make_one_writer(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
     """Both started together: one takes the plan's lock and applies it, the other is refused
     at once naming the holder (its re-reads alone keep the first busy for seconds)."""
@@ -128,7 +114,7 @@ def test_two_applies_of_one_plan_at_once_make_one_writer(
     log = tmp_path / "plan.json.log.jsonl"
     names, rewards = _save(client, plan)
     fresh.set_faults(delay_seconds=SLOW)
-    runs = [_lyt(fresh, tmp_path, str(plan)) for _ in range(2)]
+    runs = [lyt_process(fresh, tmp_path, "apply", str(plan)) for _ in range(2)]
     ended = [(proc, *proc.communicate(timeout=120)) for proc in runs]
 
     assert sorted(proc.returncode for proc in runs) == [0, 1], ended
@@ -145,7 +131,7 @@ def test_two_applies_of_one_plan_at_once_make_one_writer(
 
 
 def test_the_refusals_of_lyt_apply_name_its_options(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
     """Under the command line a refusal names the option to pass, never a Python keyword;
     each option it names is one ``lyt apply`` takes."""
@@ -159,26 +145,28 @@ def test_the_refusals_of_lyt_apply_name_its_options(
     for options, named in steps:
         if named == "--refresh":
             client.rewards.draft(rewards[0])  # the plan is stale now
-        proc = _lyt(fresh, tmp_path, str(plan), *options)
+        proc = lyt_process(fresh, tmp_path, "apply", str(plan), *options)
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 1 and named in err, err
         assert "=True" not in err and len(err.splitlines()) == 1
         for secret in SECRETS:
             assert secret not in err
-    proc = _lyt(fresh, tmp_path, str(plan), "--allow-destroy", "--ignore-unsupported", "--refresh")
+    proc = lyt_process(
+        fresh, tmp_path, "apply", str(plan), "--allow-destroy", "--ignore-unsupported", "--refresh"
+    )
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "Applied: " in out
 
 
 def test_a_lock_file_that_cannot_be_made_is_one_line_and_nothing_is_sent(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
     plan = tmp_path / "plan.json"
     _save(client, plan)
     (tmp_path / "plan.json.lock").mkdir()  # a folder where the lock file goes
     used = fresh.plan()["used"]
-    proc = _lyt(fresh, tmp_path, str(plan))
+    proc = lyt_process(fresh, tmp_path, "apply", str(plan))
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, err
     assert len(err.splitlines()) == 1 and "cannot be locked for one writer" in err, err
