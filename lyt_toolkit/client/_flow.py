@@ -46,6 +46,7 @@ from ._core import (
     retryable_status,
 )
 from ._deadline import Deadline, call_seconds
+from .allowance import PacingEnded
 from .quota import Quota, waits
 from .recording import Asked, Recorder
 
@@ -178,14 +179,18 @@ def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
 
     A reset further than ``max_wait`` raises ``QuotaExhaustedError`` without sending.
     """
+    paced = False
     while True:
         wait, spent = quota.ready()
         if wait <= 0:
             return
         pacing = quota.pacing  # a paced pull waits for every window, showing its own bar
+        paced = paced or (spent and pacing)
         if spent and wait > quota.max_wait and not pacing:
             raise quota.exhausted(call.method, call.path, wait)
         for piece in waits(wait, progress=not pacing) if spent else (wait,):
+            if paced and not quota.pacing:  # the paced work this call waited for has ended
+                raise PacingEnded(f"not sent: {call.method} {call.path}: its paced pull ended")
             yield Sleep(piece)
 
 

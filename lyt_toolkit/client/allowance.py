@@ -29,7 +29,7 @@ from collections.abc import Callable
 from .._text import counted
 from ..errors import LytError
 
-__all__ = ["Allowance", "AllowanceSpent", "checked_share"]
+__all__ = ["Allowance", "AllowanceSpent", "PacingEnded", "checked_share"]
 
 
 def checked_share(share: float) -> float:
@@ -52,6 +52,11 @@ class AllowanceSpent(LytError):
             f"not sent: this work's share ({allowance.share:g}) of the call budget, "
             f"{counted(calls, 'call')}, is used up"
         )
+
+
+class PacingEnded(LytError):
+    """A call not sent: it was waiting for the next window of a paced allowance, and the work
+    that held the allowance ended meanwhile (Ctrl-C, an error elsewhere in the pull)."""
 
 
 class Allowance:

@@ -6,10 +6,8 @@ again that the folder holds; one writer per folder; the result equals an unpaced
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -28,6 +26,8 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import client_for
+
+LytProcess = Callable[..., subprocess.Popen[str]]
 
 StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
@@ -125,20 +125,6 @@ def sb_folder(sb: Sandbox) -> Path:
     return Path(tempfile.mkdtemp(prefix="paced-")) / "checkpoint"
 
 
-def _export(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
-    """``lyt export ARGS`` as its own process, configured for ``sb``."""
-    env = {**os.environ, "LYT_PROGRESS": "off", "LYT_BASE_URL": sb.base_url}
-    env.update({f"LYT_{k.upper()}": v for k, v in sb.credentials.as_client_kwargs().items()})
-    return subprocess.Popen(
-        [sys.executable, "-m", "lyt_toolkit.cli", "export", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def _wait_for_holder(folder: Path, proc: subprocess.Popen[str]) -> None:
     """Until ``proc`` holds the folder's one-writer lock (its record names its pid)."""
     lock = folder / "pull.lock"
@@ -161,15 +147,27 @@ def _answers(folder: Path) -> int:
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
 def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
-    program: Sandbox, unpaced: ProgramSnapshot, tmp_path: Path, stop: signal.Signals
+    program: Sandbox,
+    unpaced: ProgramSnapshot,
+    tmp_path: Path,
+    stop: signal.Signals,
+    lyt_process: LytProcess,
 ) -> None:
     folder = tmp_path / "checkpoint"
     program.set_plan("1000000/hour")
     used_before = program.plan()["used"]
     program.set_faults(delay_seconds=0.05)
     try:
-        first = _export(
-            program, tmp_path, "--out", "a", "--checkpoint", str(folder), "--budget-share", "1"
+        first = lyt_process(
+            program,
+            tmp_path,
+            "export",
+            "--out",
+            "a",
+            "--checkpoint",
+            str(folder),
+            "--budget-share",
+            "1",
         )
         deadline = time.monotonic() + 120
         while _answers(folder) < 150:  # the lists walked, members being read
@@ -188,12 +186,28 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
             )
         stored = _answers(folder)
         program.set_faults(delay_seconds=0.3)  # the second run outlasts the third's start
-        second = _export(
-            program, tmp_path, "--out", "b", "--checkpoint", str(folder), "--budget-share", "1"
+        second = lyt_process(
+            program,
+            tmp_path,
+            "export",
+            "--out",
+            "b",
+            "--checkpoint",
+            str(folder),
+            "--budget-share",
+            "1",
         )
         _wait_for_holder(folder, second)
-        third = _export(
-            program, tmp_path, "--out", "c", "--checkpoint", str(folder), "--budget-share", "1"
+        third = lyt_process(
+            program,
+            tmp_path,
+            "export",
+            "--out",
+            "c",
+            "--checkpoint",
+            str(folder),
+            "--budget-share",
+            "1",
         )
         _, refused = third.communicate(timeout=60)
         assert second.poll() is None  # it still held the folder when the third was refused
@@ -339,3 +353,26 @@ def test_a_history_keeps_when_each_kind_was_read(tmp_path: Path) -> None:
     )
     history = SnapshotHistory(tmp_path / "history")
     assert history.load(history.append(snapshot)).read_times == {"rewards": span}
+
+
+def test_ctrl_c_while_a_paced_pull_waits_for_its_next_window_stops_it_at_once(
+    program: Sandbox, tmp_path: Path, lyt_process: LytProcess
+) -> None:
+    program.set_plan("100/hour")  # the fixed clock never ends the window: it would wait
+    folder = tmp_path / "checkpoint"
+    try:
+        export = lyt_process(program, tmp_path, "export", "--out", "a", "--checkpoint", str(folder))
+        deadline = time.monotonic() + 60
+        while program.plan()["used"] < 50:  # its share, half the window, is spent
+            assert export.poll() is None, export.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(1)  # waiting for the window's reset
+        export.send_signal(signal.SIGINT)
+        _, err = export.communicate(timeout=20)
+        used = program.plan()["used"]
+    finally:
+        program.set_plan("1000000/hour")
+    assert export.returncode == 130 and "interrupted; what it read is kept in" in err
+    assert "Traceback" not in err
+    assert used == 50  # nothing sent after its share, nor on the way out
