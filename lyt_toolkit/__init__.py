@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         models,
         reports,
         snapshot,
+        whatif,
         widgets,
     )
     from .client import AsyncLoyaltyClient, LoyaltyClient
@@ -53,6 +54,7 @@ _SUBPACKAGES = frozenset(
         "models",
         "reports",
         "snapshot",
+        "whatif",
         "widgets",
     }
 )

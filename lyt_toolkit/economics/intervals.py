@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..frames.sample import estimate_totals
+from ..frames.sample import SampleDesign, estimate_totals
 from ..models.enums import PendingBucketStatus
 from ..snapshot.model import ProgramSnapshot
-from ._common import definition_names, first_of_month
+from ._common import first_of_month
+from ._frames import names_of
 from .liability import _checked_rate, _checked_values
 from .schemas import ESTIMATES
 from .value import point_values
 
-__all__ = ["estimates"]
+__all__ = ["difference_estimates", "estimates", "estimates_and_members"]
 
 _LEVELS = ("low", "median", "high")
 _FIGURES = (
@@ -47,6 +48,16 @@ def estimates(
     points. A census (every member sampled) gives exact figures (``se`` 0); a snapshot
     that is not sampled is refused: its totals are exact already.
     """
+    return estimates_and_members(snapshot, values, redemption_rate)[0]
+
+
+def estimates_and_members(
+    snapshot: ProgramSnapshot,
+    values: pd.DataFrame | None = None,
+    redemption_rate: float | None = 1.0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``estimates``, and the figures per sampled member it sums (member ID x (figure,
+    card definition, month)): what ``difference_estimates`` pairs."""
     if snapshot.sample is None:
         raise ValueError("estimates need a sampled snapshot (ProgramSnapshot.sampled)")
     rate = _checked_rate(redemption_rate)
@@ -85,7 +96,23 @@ def estimates(
     wide = pd.concat(  # a member without a row of a part holds 0 of it; NA stays unknown
         [part.reindex(rows, fill_value=0.0) for part in parts.values()], axis=1, keys=list(parts)
     )
-    return _estimates_frame(snapshot, estimate_totals(snapshot.sample, wide))
+    names = names_of(snapshot.card_definitions)
+    return _estimates_frame(names, estimate_totals(snapshot.sample, wide)), wide
+
+
+def difference_estimates(
+    design: SampleDesign, before: pd.DataFrame, after: pd.DataFrame, names: pd.Series
+) -> pd.DataFrame:
+    """The change of each total from ``before`` to ``after`` (figures per member, as
+    ``estimates_and_members`` gives them, of the same sample ``design``), estimated from
+    the members' own differences: paired, so the interval is that of the change, not of
+    either side (``ESTIMATES`` rows; ``names``: card definition ID -> name)."""
+    columns = before.columns.union(after.columns, sort=False)
+    members = before.index.union(after.index)
+    change = after.reindex(index=members, columns=columns, fill_value=0.0) - before.reindex(
+        index=members, columns=columns, fill_value=0.0
+    )
+    return _estimates_frame(names, estimate_totals(design, change))
 
 
 def _undated(wide: pd.DataFrame) -> pd.DataFrame:
@@ -125,8 +152,9 @@ def _with_total(wide: pd.DataFrame) -> pd.DataFrame:
     return wide.assign(**{_ALL: wide.sum(axis=1, skipna=False)})
 
 
-def _estimates_frame(snapshot: ProgramSnapshot, totals: pd.DataFrame) -> pd.DataFrame:
-    """``ESTIMATES`` rows from totals indexed by (figure, card definition[, month])."""
+def _estimates_frame(names: pd.Series, totals: pd.DataFrame) -> pd.DataFrame:
+    """``ESTIMATES`` rows from totals indexed by (figure, card definition[, month]);
+    ``names``: card definition ID -> name."""
     index = totals.index
     ids = pd.Series(index.get_level_values(1), dtype="string")
     frame = pd.DataFrame(
@@ -140,7 +168,8 @@ def _estimates_frame(snapshot: ProgramSnapshot, totals: pd.DataFrame) -> pd.Data
             "se": totals["se"].to_numpy(),
         }
     )
-    frame["card_definition_name"] = definition_names(snapshot, frame["card_definition_id"])
+    ids = frame["card_definition_id"].astype("string")
+    frame["card_definition_name"] = names.astype("string").reindex(ids).array
     order = frame.assign(figure=pd.Categorical(frame["figure"], categories=_FIGURES))
     order = order.sort_values(["figure", "card_definition_id", "month"], na_position="last")
     return ESTIMATES.conform(frame.loc[order.index].reset_index(drop=True))

@@ -32,13 +32,16 @@ from ..models.subtypes import CalculationType, RewardDigitalType
 
 __all__ = [
     "BURN_VALUES",
+    "DEFINITION_CHANGE",
     "EARN_RATES",
     "ECONOMICS_SCHEMAS",
     "EFFECTIVE_RETURN",
     "ESTIMATES",
     "EXPIRY_SCHEDULE",
+    "HEADLINE_CHANGE",
     "LIABILITY",
     "MISPRICED",
+    "MISPRICING_CHANGE",
     "OVER_TIME",
     "PENDING_SCHEDULE",
     "POINT_VALUES",
@@ -291,3 +294,89 @@ ESTIMATES = Schema(
 )
 """The ``estimates`` frame of a sampled snapshot's economics (not in ``ECONOMICS_SCHEMAS``,
 whose frames every snapshot has)."""
+
+
+HEADLINE_CHANGE = Schema(
+    "headline_change",
+    "One row per headline figure of a what-if: before the edit, after it, and the change.",
+    (
+        text("figure", "the headline figure (as Economics.headline names it)"),
+        number("before", "the figure before the edit (money in minor units)"),
+        number("after", "the figure after the edit"),
+        number("change", "after - before"),
+        number("before_ci_low", "sampled: low end of the 95 % interval before (else NA)"),
+        number("before_ci_high", "sampled: high end of the 95 % interval before"),
+        number("after_ci_low", "sampled: low end of the 95 % interval after"),
+        number("after_ci_high", "sampled: high end of the 95 % interval after"),
+        number(
+            "change_ci_low",
+            "sampled: low end of the change's 95 % interval, from the same members' own "
+            "changes (paired: narrower than either side's)",
+        ),
+        number("change_ci_high", "sampled: high end of the change's 95 % interval"),
+    ),
+)
+"""The headline of a what-if (``EconomicsChange.headline``)."""
+
+DEFINITION_MEASURES = (
+    ("earn_points_per_unit", "points per minor unit of spend (the effective return's earn rate)"),
+    ("value_low", f"low value per point, {PER_POINT}"),
+    ("value_median", f"median value per point, {PER_POINT}"),
+    ("value_high", f"high value per point, {PER_POINT}"),
+    ("return_median", "effective return at the median value: share of spend"),
+    ("liability_median", f"liability at the median value, {MINOR_UNITS}"),
+)
+"""The measures of ``DEFINITION_CHANGE``: each has a ``_before``, ``_after`` and
+``_change`` column."""
+
+DEFINITION_CHANGE = Schema(
+    "definition_change",
+    "One row per card definition of a what-if: its economics before and after the edit.",
+    (
+        *_card_definition(),
+        *(
+            number(
+                f"{measure}_{side}",
+                f"{doc}, {side} the edit" if side != "change" else f"{doc}: after - before",
+            )
+            for measure, doc in DEFINITION_MEASURES
+            for side in ("before", "after", "change")
+        ),
+    ),
+)
+"""Per card definition of a what-if (``EconomicsChange.card_definitions``)."""
+
+
+class MispricingChange(StrEnum):
+    """How a reward cost's mispricing changes in a what-if."""
+
+    APPEARED = "appeared"
+    RESOLVED = "resolved"
+    CHANGED = "changed"
+
+
+MISPRICING_CHANGE = Schema(
+    "mispricing_change",
+    "One row per reward cost spending entry whose mispricing a what-if changes.",
+    (
+        enum(
+            "change",
+            MispricingChange,
+            "appeared, resolved or changed (mispriced on both sides, its ratio moved)",
+        ),
+        text("reward_id", "reward ID"),
+        text("reward_name", "reward name"),
+        text("cost_id", "reward cost ID"),
+        integer("spending_index", "position of the spending entry in the cost"),
+        *_card_definition(),
+        integer("points_before", "points the cost asks, before"),
+        integer("points_after", "points the cost asks, after"),
+        number("value_per_point_before", f"value the points buy per point before, {PER_POINT}"),
+        number("value_per_point_after", f"value per point after, {PER_POINT}"),
+        number("median_before", "the card definition's median value per point, before"),
+        number("median_after", "the card definition's median value per point, after"),
+        number("ratio_before", "value_per_point / median, before"),
+        number("ratio_after", "value_per_point / median, after"),
+    ),
+)
+"""Reward costs whose mispricing a what-if changes (``EconomicsChange.mispricing``)."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -11,7 +11,7 @@ import pandas as pd
 from ..frames.sample import SampleDesign
 from .earn_burn import burn_values, earn_rates
 from .history import economics_over_time, estimate_redemption_rate
-from .intervals import estimates
+from .intervals import estimates_and_members
 from .liability import liability
 from .mispricing import mispriced
 from .schedules import expiry_schedule, pending_schedule
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..snapshot.history import SnapshotHistory
     from ..snapshot.model import ProgramSnapshot
 
-__all__ = ["ESTIMATED", "Economics", "summarise"]
+__all__ = ["ESTIMATED", "READS", "Economics", "resummarise", "summarise"]
 
 _LEVELS = ("low", "median", "high")
 
@@ -54,6 +54,10 @@ class Economics:
     """Of a sampled snapshot: each total with its 95 % interval (``ESTIMATES``); else None."""
     sample: SampleDesign | None = None
     """The sample the totals are estimated from (None: every member was read)."""
+    per_member: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    """Of a sampled snapshot: each sampled member's share of every estimated total (the
+    figures ``estimates`` sums), so that a what-if's difference is estimated from the same
+    members (paired); else None."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame, in reading order (the report's CSV files); ``estimates``
@@ -150,6 +154,49 @@ def summarise(
     least two snapshots), and the ``history``'s liability over time at today's point values.
     Of a sampled snapshot the totals are estimates, each with its 95 % interval
     (``Economics.estimates``)."""
+    return _summarise(snapshot, prices, redemption_rate, history, override, None, ())
+
+
+READS: Mapping[str, frozenset[str]] = {
+    "earn_rates": frozenset({"benefits", "card_definitions"}),
+    "burn_values": frozenset({"rewards", "reward_costs", "card_definitions"}),
+    "point_values": frozenset({"card_definitions"}),
+    "liability": frozenset({"cards", "pending_buckets", "card_definitions"}),
+    "pending_schedule": frozenset({"pending_buckets", "programs", "members", "card_definitions"}),
+    "expiry_schedule": frozenset({"cards", "pending_buckets", "card_definitions"}),
+}
+"""Economics frame -> the snapshot's kinds it reads beside the frames it is computed from
+(point values from burn values, the return from earn rates and point values, ...):
+``resummarise`` computes a frame again only when one of them changed."""
+
+
+def resummarise(
+    previous: Economics,
+    snapshot: ProgramSnapshot,
+    changed: Collection[str],
+    prices: pd.DataFrame | None = None,
+    redemption_rate: float | None = 1.0,
+    history: SnapshotHistory | None = None,
+    override: Mapping[str, float] | None = None,
+) -> Economics:
+    """``summarise(snapshot, ...)``, given the ``previous`` economics, with the same
+    arguments, of a snapshot that differs from ``snapshot`` only in the kinds ``changed``:
+    each frame reading none of them (``READS``), nor any frame computed again, is taken
+    from ``previous`` as it is. A what-if of an edit to the rewards does not value the
+    members' points again."""
+    return _summarise(snapshot, prices, redemption_rate, history, override, previous, changed)
+
+
+def _summarise(
+    snapshot: ProgramSnapshot,
+    prices: pd.DataFrame | None,
+    redemption_rate: float | None,
+    history: SnapshotHistory | None,
+    override: Mapping[str, float] | None,
+    previous: Economics | None,
+    changed: Collection[str],
+) -> Economics:
+    """``summarise``; with ``previous``, reusing each frame no ``changed`` kind reaches."""
     if redemption_rate is None and history is not None:
         redemption_rate, method = estimate_redemption_rate(history)
     elif redemption_rate is None:
@@ -158,15 +205,36 @@ def summarise(
         method = "1.0, the conservative default: every point is redeemed"
     else:
         method = f"{redemption_rate} as given"
-    burn = burn_values(snapshot, prices=prices)
-    values = values_from(snapshot, burn, override)
-    rates = earn_rates(snapshot)
-    over_time = (
-        OVER_TIME.empty()
-        if history is None
-        else economics_over_time(history, values, redemption_rate)
-    )
+    kinds = frozenset(changed)
+
+    def again(name: str, *inputs: bool) -> bool:
+        return previous is None or bool(READS.get(name, frozenset()) & kinds) or any(inputs)
+
+    old = previous
+    new_rates = again("earn_rates")
+    rates = earn_rates(snapshot) if new_rates or old is None else old.earn_rates
+    new_burn = again("burn_values")
+    burn = burn_values(snapshot, prices=prices) if new_burn or old is None else old.burn_values
+    new_values = again("point_values", new_burn)
+    if new_values or old is None:
+        values = values_from(snapshot, burn, override)
+    else:
+        values = old.point_values
+    if history is None:
+        over_time = OVER_TIME.empty()
+    elif new_values or old is None:
+        over_time = economics_over_time(history, values, redemption_rate)
+    else:
+        over_time = old.over_time
+    new_owed = again("liability", new_values)
     sampled = snapshot.sample is not None
+    if old is None or new_owed:
+        owed = liability(snapshot, values, redemption_rate)
+        totals, per_member = (
+            estimates_and_members(snapshot, values, redemption_rate) if sampled else (None, None)
+        )
+    else:
+        owed, totals, per_member = old.liability, old.estimates, old.per_member
     return Economics(
         source=snapshot.source,
         pulled_at=snapshot.pulled_at,
@@ -175,12 +243,25 @@ def summarise(
         earn_rates=rates,
         burn_values=burn,
         point_values=values,
-        effective_return=return_from(rates, values),
-        liability=liability(snapshot, values, redemption_rate),
-        pending_schedule=pending_schedule(snapshot),
-        expiry_schedule=expiry_schedule(snapshot),
-        mispriced=mispriced(burn, values),
+        effective_return=(
+            return_from(rates, values)
+            if old is None or new_rates or new_values
+            else old.effective_return
+        ),
+        liability=owed,
+        pending_schedule=(
+            pending_schedule(snapshot)
+            if old is None or again("pending_schedule")
+            else old.pending_schedule
+        ),
+        expiry_schedule=(
+            expiry_schedule(snapshot)
+            if old is None or again("expiry_schedule")
+            else old.expiry_schedule
+        ),
+        mispriced=mispriced(burn, values) if old is None or new_values else old.mispriced,
         over_time=over_time,
-        estimates=estimates(snapshot, values, redemption_rate) if sampled else None,
+        estimates=totals,
         sample=snapshot.sample,
+        per_member=per_member,
     )

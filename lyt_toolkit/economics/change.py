@@ -1,0 +1,214 @@
+"""``compare_economics``: two economics of one program side by side, as a what-if shows them.
+
+The headline figures before and after with their change, per card definition the earn
+rate, value per point, effective return and liability before and after, and the reward
+costs whose mispricing appears, resolves or moves. Of two sampled economics of the same
+sample, the change of each estimated total gets its own 95 % interval from the members'
+own changes (paired), narrower than the interval of either side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .intervals import difference_estimates
+from .schemas import (
+    DEFINITION_CHANGE,
+    DEFINITION_MEASURES,
+    HEADLINE_CHANGE,
+    MISPRICING_CHANGE,
+    MispricingChange,
+)
+from .summary import ESTIMATED, Economics
+
+__all__ = ["EconomicsChange", "compare_economics"]
+
+_COST_KEY = ["reward_id", "cost_id", "spending_index"]
+
+
+@dataclass(frozen=True)
+class EconomicsChange:
+    """Two economics of one program compared: ``headline`` (``HEADLINE_CHANGE``),
+    ``card_definitions`` (``DEFINITION_CHANGE``) and ``mispricing``
+    (``MISPRICING_CHANGE``); ``before`` and ``after`` are the two ``Economics``."""
+
+    before: Economics
+    after: Economics
+    headline: pd.DataFrame
+    card_definitions: pd.DataFrame
+    mispricing: pd.DataFrame
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Frame name -> frame: ``headline``, ``card_definitions``, ``mispricing``."""
+        return {
+            "headline": self.headline,
+            "card_definitions": self.card_definitions,
+            "mispricing": self.mispricing,
+        }
+
+
+def compare_economics(before: Economics, after: Economics) -> EconomicsChange:
+    """``before`` and ``after`` (``summarise`` of a program and of an edit of it, with the
+    same prices, redemption rate and override) compared. Two sampled economics must come
+    from the same sample: the change's interval pairs each member with itself."""
+    if (before.sample is None) != (after.sample is None) or (
+        before.sample is not None and before.sample is not after.sample
+    ):
+        raise ValueError(
+            "before and after: compare the economics of one snapshot and of an edit of it "
+            "(the same sample, or none on both sides)"
+        )
+    return EconomicsChange(
+        before=before,
+        after=after,
+        headline=_headline(before, after),
+        card_definitions=_card_definitions(before, after),
+        mispricing=_mispricing(before, after),
+    )
+
+
+def _headline(before: Economics, after: Economics) -> pd.DataFrame:
+    """One row per headline figure: before, after, change, and for a sample the intervals."""
+    old, new = before.headline, after.headline
+    names = [name for name in old if "_ci_" not in name]
+    frame = pd.DataFrame(
+        {
+            "figure": names,
+            "before": [old[n] for n in names],
+            "after": [new.get(n) for n in names],
+        }
+    )
+    frame = frame.astype({"before": "Float64", "after": "Float64"})
+    frame["change"] = frame["after"] - frame["before"]
+    for side, figures in (("before", old), ("after", new)):
+        for end in ("low", "high"):
+            frame[f"{side}_ci_{end}"] = [figures.get(f"{n}_ci_{end}") for n in names]
+    frame["change_ci_low"] = frame["change_ci_high"] = None
+    if before.per_member is not None and after.per_member is not None and before.sample:
+        program = _program_rows(
+            difference_estimates(before.sample, before.per_member, after.per_member, _names(after))
+        )
+        for end, column in (("low", "ci_low"), ("high", "ci_high")):
+            frame[f"change_ci_{end}"] = frame["figure"].map(program[column])
+    return HEADLINE_CHANGE.conform(frame)
+
+
+def _names(economics: Economics) -> pd.Series:
+    """Card definition ID -> name, as the point values name them."""
+    values = economics.point_values
+    return pd.Series(values["card_definition_name"].array, index=values["card_definition_id"])
+
+
+def _program_rows(estimates: pd.DataFrame) -> pd.DataFrame:
+    """The program's totals (no card definition, no month) of ``ESTIMATES`` rows, by figure."""
+    program = estimates[estimates["card_definition_id"].isna() & estimates["month"].isna()]
+    return program[program["figure"].isin(ESTIMATED)].set_index("figure")
+
+
+def _definition_measures(economics: Economics) -> pd.DataFrame:
+    """Per card definition ID: the ``DEFINITION_MEASURES`` of one side, and its name."""
+    values = economics.point_values.set_index("card_definition_id")
+    returns = economics.effective_return.set_index("card_definition_id")
+    owed = economics.liability.set_index("card_definition_id")
+    ids = values.index.union(returns.index).union(owed.index)
+    names = (
+        pd.concat([values["card_definition_name"], owed["card_definition_name"]])
+        .groupby(level=0)
+        .first()
+    )
+    return pd.DataFrame(
+        {
+            "card_definition_name": names.reindex(ids),
+            "earn_points_per_unit": returns["earn_points_per_unit"].reindex(ids),
+            "value_low": values["low"].reindex(ids),
+            "value_median": values["median"].reindex(ids),
+            "value_high": values["high"].reindex(ids),
+            "return_median": returns["return_median"].reindex(ids),
+            "liability_median": owed["value_median"].reindex(ids),
+        },
+        index=ids,
+    )
+
+
+def _card_definitions(before: Economics, after: Economics) -> pd.DataFrame:
+    """One row per card definition on either side, each measure before, after and change."""
+    old, new = _definition_measures(before), _definition_measures(after)
+    ids = old.index.union(new.index)
+    old, new = old.reindex(ids), new.reindex(ids)
+    frame = pd.DataFrame(
+        {
+            "card_definition_id": ids.astype("string"),
+            "card_definition_name": new["card_definition_name"].fillna(old["card_definition_name"]),
+        }
+    )
+    for measure, _ in DEFINITION_MEASURES:
+        a, b = old[measure].astype("Float64"), new[measure].astype("Float64")
+        frame[f"{measure}_before"] = a.array
+        frame[f"{measure}_after"] = b.array
+        frame[f"{measure}_change"] = (b - a).array
+    return DEFINITION_CHANGE.conform(frame.reset_index(drop=True))
+
+
+def _mispricing(before: Economics, after: Economics) -> pd.DataFrame:
+    """The reward costs mispriced on one side only, or on both with a different ratio."""
+    was, now = _keyed(before.mispriced), _keyed(after.mispriced)
+    keys = was.index.union(now.index)
+    both = was.index.intersection(now.index)
+    moved = both[~_same(was.loc[both, "ratio"], now.loc[both, "ratio"])]
+    change = pd.Series(pd.NA, index=keys, dtype="object")
+    change[keys.isin(now.index) & ~keys.isin(was.index)] = MispricingChange.APPEARED.value
+    change[keys.isin(was.index) & ~keys.isin(now.index)] = MispricingChange.RESOLVED.value
+    change[keys.isin(moved)] = MispricingChange.CHANGED.value
+    keys = keys[change.notna().to_numpy()]
+    if not len(keys):
+        return MISPRICING_CHANGE.empty()
+    old, new = _costs(before, keys), _costs(after, keys)
+    frame = pd.DataFrame(
+        {
+            "change": change.reindex(keys).to_numpy(),
+            "reward_id": keys.get_level_values(0),
+            "reward_name": new["reward_name"].fillna(old["reward_name"]).to_numpy(),
+            "cost_id": keys.get_level_values(1),
+            "spending_index": keys.get_level_values(2),
+            "card_definition_id": new["card_definition_id"]
+            .fillna(old["card_definition_id"])
+            .to_numpy(),
+            "card_definition_name": new["card_definition_name"]
+            .fillna(old["card_definition_name"])
+            .to_numpy(),
+            "points_before": old["points"].to_numpy(),
+            "points_after": new["points"].to_numpy(),
+            "value_per_point_before": old["value_per_point"].to_numpy(),
+            "value_per_point_after": new["value_per_point"].to_numpy(),
+            "median_before": old["median"].to_numpy(),
+            "median_after": new["median"].to_numpy(),
+            "ratio_before": (old["value_per_point"] / old["median"]).to_numpy(),
+            "ratio_after": (new["value_per_point"] / new["median"]).to_numpy(),
+        }
+    )
+    order = ["change", "reward_id", "cost_id", "spending_index"]
+    return MISPRICING_CHANGE.conform(frame.sort_values(order).reset_index(drop=True))
+
+
+def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame indexed by reward, cost and spending entry."""
+    return frame.set_index(_COST_KEY)
+
+
+def _same(a: pd.Series, b: pd.Series) -> np.ndarray:
+    """Element-wise: equal but for rounding, or both NA."""
+    x, y = a.astype("float64").to_numpy(), b.astype("float64").to_numpy()
+    return np.asarray(np.isclose(x, y, rtol=1e-9, atol=0.0, equal_nan=True))
+
+
+def _costs(economics: Economics, keys: pd.Index) -> pd.DataFrame:
+    """The burn values of the spending entries ``keys`` (NA rows where absent), with their
+    card definition's median value per point."""
+    burn = _keyed(economics.burn_values)
+    burn = burn[~burn.index.duplicated()].reindex(keys)
+    medians = economics.point_values.set_index("card_definition_id")["median"]
+    burn["median"] = burn["card_definition_id"].map(medians).astype("Float64")
+    return burn.astype({"points": "Int64", "value_per_point": "Float64"})

@@ -1,0 +1,68 @@
+"""An edit read as a snapshot: the edited frames conformed to the base's columns and dtypes
+(the plan's own rules, ``actions.edited_frames``), new rows kept, and which kinds changed."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ..actions import ProgramEdit
+from ..actions.edited_frames import read_edited
+from ..frames.registry import FRAME_NAMES
+from ..snapshot import ProgramSnapshot
+
+__all__ = ["Edit", "changed_frames", "edited_snapshot"]
+
+Edit = ProgramEdit | ProgramSnapshot | Mapping[str, pd.DataFrame]
+"""What a what-if takes: an ``actions.edit(snapshot)``, an edited snapshot, or edited frames
+by kind (a kind left out is as in the base)."""
+
+
+def changed_frames(base: ProgramSnapshot, edit: Edit) -> dict[str, pd.DataFrame]:
+    """The frames of ``edit`` that differ from ``base``'s (a frame equal to the base's, in
+    values and dtypes, is left out: nothing of it changes)."""
+    if isinstance(edit, ProgramEdit) and edit.base is not base:
+        raise ValueError(
+            "edit: an edit of another snapshot; make it with actions.edit(snapshot) of the "
+            "snapshot given"
+        )
+    if isinstance(edit, Mapping):
+        frames: Mapping[str, Any] = edit
+    elif isinstance(edit, ProgramEdit | ProgramSnapshot):
+        frames = edit.frames()
+    else:
+        raise TypeError(
+            "edit: expected actions.edit(snapshot), a ProgramSnapshot or a mapping of frames, "
+            f"not {type(edit).__name__}"
+        )
+    unknown = sorted(set(frames) - set(FRAME_NAMES))
+    if unknown:
+        raise ValueError(f"edit: unknown frames {unknown}; known: {list(FRAME_NAMES)}")
+    return {
+        kind: frame
+        for kind, frame in frames.items()
+        if frame is not getattr(base, kind) and not _equal(frame, getattr(base, kind))
+    }
+
+
+def _equal(frame: Any, base: pd.DataFrame) -> bool:
+    return isinstance(frame, pd.DataFrame) and frame.equals(base)
+
+
+def edited_snapshot(base: ProgramSnapshot, changed: Mapping[str, pd.DataFrame]) -> ProgramSnapshot:
+    """``base`` with the ``changed`` frames, each read as the plan reads it (``EditError``
+    names the frame, row and column it refuses); a new row (no ID) is kept, as the service
+    would create it."""
+    if not changed:
+        return base
+    read = read_edited(base, changed)
+    frames: dict[str, Any] = {
+        kind: pd.concat([read.kept[kind], read.new[kind]])
+        if len(read.new[kind])
+        else read.kept[kind]
+        for kind in changed
+    }
+    return dataclasses.replace(base, **frames)
