@@ -1,5 +1,6 @@
 """An edit read as a snapshot: the edited frames conformed to the base's columns and dtypes
-(the plan's own rules, ``actions.edited_frames``), new rows kept, and which kinds changed."""
+(the plan's own rules, ``actions.edited_frames``), new rows kept, the reward costs' copies of
+their reward's name and status following the rewards, and which kinds changed."""
 
 from __future__ import annotations
 
@@ -65,4 +66,23 @@ def edited_snapshot(base: ProgramSnapshot, changed: Mapping[str, pd.DataFrame]) 
         else read.kept[kind]
         for kind in changed
     }
+    if "rewards" in frames:
+        frames["reward_costs"] = _costs_following(
+            frames.get("reward_costs", base.reward_costs), frames["rewards"]
+        )
     return dataclasses.replace(base, **frames)
+
+
+_FROM_REWARD = {"reward_name": "name", "reward_status": "status"}
+"""The reward costs' columns copied from their reward, as a pull fills them."""
+
+
+def _costs_following(costs: pd.DataFrame, rewards: pd.DataFrame) -> pd.DataFrame:
+    """``costs`` with each reward's edited name and status, as a pull after the edit would
+    read them (a cost of a reward not in ``rewards`` keeps its own)."""
+    by_id = rewards.drop_duplicates("id").set_index("id")
+    out = costs.copy()
+    for column, source in _FROM_REWARD.items():
+        found = out["reward_id"].map(by_id[source])
+        out[column] = found.where(found.notna(), out[column]).astype(out[column].dtype)
+    return out

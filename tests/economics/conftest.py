@@ -17,7 +17,7 @@ from lyt_toolkit.frames import (
 )
 from lyt_toolkit.sandbox import Sandbox
 
-from .programs import NOW, economics_program
+from .programs import NOW, economics_program, what_if_program
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,16 @@ def pulled(
 ) -> ProgramSnapshot:
     """The economics program as a sandbox serves it, pulled once per module."""
     with start_sandbox(economics_program(), now=NOW) as sb, make_client(sb) as client:
+        return ProgramSnapshot.pull(client, progress=False)
+
+
+@pytest.fixture(scope="module")
+def holding(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> ProgramSnapshot:
+    """The economics program with members holding cards (``what_if_program``), pulled."""
+    with start_sandbox(what_if_program(), now=NOW) as sb, make_client(sb) as client:
         return ProgramSnapshot.pull(client, progress=False)
 
 

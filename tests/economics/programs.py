@@ -183,3 +183,52 @@ def economics_program() -> dict[str, Any]:
             ],
         }
     )
+
+
+# The same program with members holding cards, for the what-if tests: two members hold 1,000
+# and 500 Stars and 200 Gems. Before any edit, Stars' ACTIVE values per point are 0.02 (the
+# ratio), 1.25 ($5 Voucher) and 1.0 ($10 Voucher): median 1.0; Gems' are 4.0 and 0.8 (Gems
+# to Stars, 80 Stars at 1.0 for 100): median 2.4.
+
+PROGRAM = "lprg_e0000001"
+
+
+def _card(n: int, member: str, definition: str, points: int) -> dict[str, Any]:
+    return {
+        "id": f"lcrd_e000000{n}",
+        "member_id": member,
+        "program_id": PROGRAM,
+        "card_definition_id": definition,
+        "card_type": "INDIVIDUAL",
+        "code": f"E-{n}",
+        "member_role": "OWNER",
+        "balance": {"points": points, "pending_points": 0},
+        "created_at": AT,
+    }
+
+
+def what_if_program() -> dict[str, Any]:
+    """``economics_program`` with a program, two members and three cards."""
+    program = economics_program()
+    program["programs"] = [
+        {"id": PROGRAM, "name": "Stars and Gems", "status": "ACTIVE", "created_at": AT}
+    ]
+    program["customers"] = [
+        {"id": f"cust_e000{n}", "source_id": f"e-{n}", "name": f"Customer {n}"} for n in (1, 2)
+    ]
+    program["members"] = [
+        {
+            "id": f"lmbr_e000000{n}",
+            "customer_id": f"cust_e000{n}",
+            "program_id": PROGRAM,
+            "status": "ACTIVE",
+            "created_at": AT,
+        }
+        for n in (1, 2)
+    ]
+    program["cards"] = [
+        _card(1, "lmbr_e0000001", STARS, 1000),
+        _card(2, "lmbr_e0000002", STARS, 500),
+        _card(3, "lmbr_e0000002", GEMS, 200),
+    ]
+    return program

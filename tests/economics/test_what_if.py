@@ -1,0 +1,205 @@
+"""``whatif.what_if`` on a program whose figures are computed by hand (programs.py: what_if_program),
+holding over HTTP: the money before and after, who can make each edit, the findings."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import ProgramSnapshot, actions
+from lyt_toolkit.actions import EditError
+from lyt_toolkit.economics import DEFINITION_CHANGE, HEADLINE_CHANGE, MISPRICING_CHANGE
+from lyt_toolkit.economics.intervals import difference_estimates, estimates_and_members
+from lyt_toolkit.frames.sample import Sample
+from lyt_toolkit.synthetic import generate_program
+from lyt_toolkit.whatif import EDITS, Baseline, MadeBy, reward_price, what_if
+from .programs import GEMS, STARS
+
+
+def _price_and_draft(snapshot: ProgramSnapshot) -> actions.ProgramEdit:
+    """The $10 Voucher's Stars cost 25 % dearer (1,000 -> 1,250: no call makes it) and the
+    $5 Voucher moved to draft (a call makes it)."""
+    edit = actions.edit(snapshot)
+    costs = edit.reward_costs
+    stars = (costs["reward_id"] == "lrew_e002") & (costs["card_definition_id"] == STARS)
+    costs.loc[stars, "points"] = 1250
+    rewards = edit.rewards
+    rewards.loc[rewards["id"] == "lrew_e001", "status"] = "DRAFT"
+    return edit
+
+
+def _figures(frame: pd.DataFrame) -> dict[str, tuple[float, float, float]]:
+    rows = frame.set_index("figure")
+    return {f: tuple(rows.loc[f, ["before", "after", "change"]]) for f in rows.index}
+
+
+def test_the_money_moves_as_computed_by_hand(holding) -> None:
+    result = what_if(holding, _price_and_draft(holding))
+    # Stars' ACTIVE values per point: 0.02 (ratio) and 1250 / 1000... the $10 Voucher now
+    # 1000 for 1250 = 0.8, the $5 Voucher gone to draft: median (0.02 + 0.8) / 2 = 0.41.
+    # Gems: 4.0 and Gems to Stars 80 x 0.41 / 100 = 0.328: median 2.164.
+    figures = _figures(result.headline)
+    assert figures["liability_median"] == pytest.approx((1980, 1500 * 0.41 + 200 * 2.164, -932.2))
+    assert figures["liability_low"] == pytest.approx((190, 1500 * 0.02 + 200 * 0.328, -94.4))
+    assert figures["liability_high"] == pytest.approx((2675, 1500 * 0.8 + 200 * 4.0, -675))
+    assert figures["outstanding_points"] == (1700, 1700, 0)
+    # Gems now return most: 1 per 200 of spend x 2.164 (Stars: 0.025 x 0.41).
+    assert figures["highest_effective_return"] == pytest.approx((0.025, 0.005 * 2.164, -0.01418))
+    definitions = result.card_definitions.set_index("card_definition_id")
+    assert definitions.loc[STARS, "value_median_after"] == pytest.approx(0.41)
+    assert definitions.loc[STARS, "return_median_after"] == pytest.approx(0.01025)
+    assert definitions.loc[GEMS, "value_median_change"] == pytest.approx(2.164 - 2.4)
+    assert definitions.loc[GEMS, "liability_median_before"] == pytest.approx(480)
+    assert definitions.loc[STARS, "earn_points_per_unit_change"] == 0
+    # Stars keeps two observations: too few to call anything mispriced, so the old $20
+    # voucher's finding (20 per point against a median of 1) resolves.
+    assert result.mispricing[["change", "reward_id"]].values.tolist() == [["resolved", "lrew_e007"]]
+    for frame, schema in (
+        (result.headline, HEADLINE_CHANGE),
+        (result.card_definitions, DEFINITION_CHANGE),
+        (result.mispricing, MISPRICING_CHANGE),
+        (result.edits, EDITS),
+    ):
+        assert list(frame.columns) == schema.names
+        assert frame.dtypes.to_dict() == schema.dtypes
+
+
+def test_a_price_alone_moves_the_median_and_the_mispricing_ratio(holding) -> None:
+    edit = actions.edit(holding)
+    costs = edit.reward_costs
+    costs.loc[(costs["reward_id"] == "lrew_e002") & (costs["card_definition_id"] == STARS),
+              "points"] = 1250  # fmt: skip
+    result = what_if(holding, edit)
+    # Stars: 0.02, 1.25, 0.8: median 0.8; Gems: 4.0 and 80 x 0.8 / 100 = 0.64: median 2.32.
+    figures = _figures(result.headline)
+    assert figures["liability_median"] == pytest.approx((1980, 1200 + 464, -316))
+    mispricing = result.mispricing.set_index("reward_id")
+    assert mispricing.loc["lrew_e007", "change"] == "changed"
+    assert mispricing.loc["lrew_e007", "ratio_before"] == pytest.approx(20)
+    assert mispricing.loc["lrew_e007", "ratio_after"] == pytest.approx(25)
+
+
+def test_each_edit_says_whether_the_service_or_only_its_dashboard_can_make_it(holding) -> None:
+    result = what_if(holding, _price_and_draft(holding))
+    edits = result.edits.set_index("kind")
+    assert edits.loc["rewards", "made_by"] == MadeBy.SERVICE
+    assert edits.loc["rewards", "call"] == "move_reward_to_draft"
+    assert (edits.loc["rewards", "before"], edits.loc["rewards", "after"]) == ("ACTIVE", "DRAFT")
+    assert edits.loc["reward_costs", "made_by"] == MadeBy.DASHBOARD
+    assert "no call" in edits.loc["reward_costs", "reason"]
+    assert pd.isna(edits.loc["reward_costs", "call"])
+    plan = result.plan
+    assert len(plan.changes) == 1 and len(plan.unsupported) == 1
+    assert plan.summary().startswith("Plan: 0 to create, 1 to change, 0 to delete; 1 change")
+    text = str(result)
+    assert "2 edits: 1 the service can make (1 call), 1 only in its dashboard" in text
+
+
+def test_the_findings_that_appear_and_resolve_are_listed(holding) -> None:
+    edit = _price_and_draft(holding)
+    rewards = edit.rewards
+    rewards.loc[rewards["id"] == "lrew_e003", "name"] = "Coupon"  # now two rewards named so
+    result = what_if(holding, edit)
+    changes = result.findings.groupby("change")["rule"].apply(set).to_dict()
+    assert "duplicate-reward-name" in changes["appeared"]
+    assert "reward-mispriced" in changes["resolved"]
+    assert "audit findings: " in str(result)
+
+
+def test_no_edit_moves_nothing(holding) -> None:
+    result = what_if(holding, actions.edit(holding))
+    assert (result.headline["change"].fillna(0) == 0).all()
+    assert result.after is result.before
+    assert result.edits.empty and result.mispricing.empty and result.findings.empty
+    assert "No edits" in str(result)
+
+
+def test_an_edit_as_frames_or_a_snapshot_gives_the_same_figures(holding) -> None:
+    edit = _price_and_draft(holding)
+    baseline = Baseline(holding)
+    by_edit = baseline.what_if(edit).headline
+    by_frames = baseline.what_if({"rewards": edit.rewards, "reward_costs": edit.reward_costs})
+    pd.testing.assert_frame_equal(by_frames.headline, by_edit)
+    edited = ProgramSnapshot.from_frames(edit.frames(), pulled_at=holding.pulled_at)
+    pd.testing.assert_frame_equal(baseline.what_if(edited).headline, by_edit)
+
+
+def test_a_cell_the_plan_cannot_read_is_refused_naming_frame_row_and_column(holding) -> None:
+    edit = actions.edit(holding)
+    edit.reward_costs["points"] = edit.reward_costs["points"].astype(object)
+    edit.reward_costs.loc[edit.reward_costs.index[2], "points"] = "lots"
+    with pytest.raises(EditError, match=r"reward_costs row 2, column 'points'"):
+        what_if(holding, edit)
+
+
+def test_an_edit_of_another_snapshot_or_of_no_kind_is_refused(holding) -> None:
+    other = ProgramSnapshot.from_frames(holding.frames(), pulled_at=holding.pulled_at)
+    with pytest.raises(ValueError, match="an edit of another snapshot"):
+        what_if(holding, actions.edit(other))
+    with pytest.raises(ValueError, match=r"unknown frames \['coupons'\]"):
+        what_if(holding, {"coupons": holding.rewards})
+    with pytest.raises(TypeError, match="edit: expected"):
+        what_if(holding, [holding.rewards])  # type: ignore[arg-type]
+
+
+def test_the_jupyter_view_highlights_what_moved_and_escapes_names(holding) -> None:
+    edit = _price_and_draft(holding)
+    rewards = edit.rewards
+    rewards.loc[rewards["id"] == "lrew_e003", "name"] = "<b>Mug</b>"
+    page = what_if(holding, edit)._repr_html_()
+    assert "&lt;b&gt;Mug&lt;/b&gt;" in page and "<b>Mug</b>" not in page
+    assert "background:#fff3cd" in page  # the moved figures
+    assert "Edits and who can make them" in page and "move_reward_to_draft" in page
+    assert "1,980" in page
+
+
+@pytest.fixture(scope="module")
+def generated(start_sandbox, make_client) -> ProgramSnapshot:
+    program = generate_program(rewards=30, benefits=10, card_definitions=4, members=300, seed=9)
+    with start_sandbox(program) as sb, make_client(sb) as client:
+        return ProgramSnapshot.pull(client, progress=False)
+
+
+def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(generated) -> None:
+    """Over 100 samples, the interval of the change (each member paired with itself) holds
+    the full snapshot's change about 95 times in 100, and is narrower than the two sides'
+    intervals taken as independent. The rewards are read whole, so the values per point of
+    both sides are the full snapshot's: each sample sums its members' points at them."""
+    liable = generated.cards.groupby("card_definition_id")["balance_points"].sum()
+    price = reward_price(card_definition_id=str(liable.idxmax()))
+    full = what_if(generated, price.frames(generated, 0.2))
+    truth = _figures(full.headline)["liability_median"][2]
+    key = ("liability_median", "", pd.NaT)
+    held = narrower = 0
+    for seed in range(100):
+        sampled = generated.sampled(Sample(60, seed=seed))
+        design = sampled.sample
+        assert design is not None
+        before = estimates_and_members(sampled, full.before.point_values)
+        after = estimates_and_members(sampled, full.after.point_values)
+        change = difference_estimates(design, before[1], after[1], pd.Series(dtype="string"))
+        low, high = _program_interval(change)
+        held += low <= truth <= high
+        sides = [
+            (b - a) / 2 for a, b in (_program_interval(before[0]), _program_interval(after[0]))
+        ]
+        narrower += (high - low) / 2 < math.hypot(*sides)
+        if seed == 0:  # the what-if's headline gives this very interval
+            row = what_if(sampled, price.frames(sampled, 0.2)).headline.set_index("figure")
+            assert (row.loc[key[0], "change_ci_low"], row.loc[key[0], "change_ci_high"]) == (
+                pytest.approx(low),
+                pytest.approx(high),
+            )
+    assert truth < 0  # dearer rewards: each point is worth less
+    assert 90 <= held <= 100
+    assert narrower == 100
+
+
+def _program_interval(estimates: pd.DataFrame) -> tuple[float, float]:
+    """The program's liability_median interval of an ``ESTIMATES`` frame."""
+    rows = estimates[
+        (estimates["figure"] == "liability_median") & estimates["card_definition_id"].isna()
+    ]
+    return float(rows["ci_low"].iloc[0]), float(rows["ci_high"].iloc[0])
