@@ -1,5 +1,5 @@
-"""``whatif.what_if`` on a program whose figures are computed by hand (programs.py: what_if_program),
-holding over HTTP: the money before and after, who can make each edit, the findings."""
+"""``whatif.what_if`` on a program whose figures are computed by hand (``what_if_program``),
+pulled over HTTP: the money before and after, who can make each edit, the findings."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from lyt_toolkit.economics.intervals import difference_estimates, estimates_and_
 from lyt_toolkit.frames.sample import Sample
 from lyt_toolkit.synthetic import generate_program
 from lyt_toolkit.whatif import EDITS, Baseline, MadeBy, reward_price, what_if
+
 from .programs import GEMS, STARS
 
 
