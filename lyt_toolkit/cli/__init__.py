@@ -227,6 +227,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of points expected to be redeemed, 0 to 1 (default 1.0, the conservative "
         "figure), or 'history' to estimate it from --history (two or more snapshots)",
     )
+    econ.add_argument(
+        "--edited",
+        default=None,
+        metavar="EDITED_DIR",
+        help="the what-if of an export folder edited in a spreadsheet, against --base: its "
+        "economics before and after, the edits the service can make and those only its "
+        "dashboard can (economics-what-if.html); nothing is pulled or sent",
+    )
+    econ.add_argument(
+        "--base",
+        default=None,
+        metavar="SNAPSHOT_DIR",
+        help="with --edited: the exported snapshot the edited folder is a copy of",
+    )
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)

@@ -6,6 +6,8 @@ the exit code is 0 when the report is written and 2 when it cannot be (no connec
 refused credentials, a pull refused for the call budget, an unreadable prices file or
 history, an unwritable folder), with one line naming the cause. With ``--sample N`` the
 totals are estimated from the sampled members, and the report and the summary say so.
+With ``--edited EDITED_DIR --base SNAPSHOT_DIR`` it writes the what-if of an edited export
+instead (``cli.what_if``): nothing is pulled.
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ ECONOMICS_DIR = "economics"
 
 
 def economics(args: argparse.Namespace) -> int:
-    """Pull from the configured service (or the embedded demo), then write the report."""
+    """Pull from the configured service (or the embedded demo), then write the report; with
+    ``--edited``, the what-if of an edited export instead (``cli.what_if``)."""
+    if getattr(args, "edited", None) is not None:
+        from .what_if import what_if_report  # loads the what-if, actions and audit: only here
+
+        return what_if_report(args)
+    if getattr(args, "base", None) is not None:
+        return _fail(COMMAND, "--base needs --edited EDITED_DIR (the what-if of an edited export)")
     from ..errors import LytError
     from ..inputs.prices import read_prices
     from ..snapshot import SnapshotHistory

@@ -1,0 +1,107 @@
+"""The economics what-if report folder: the comparison frames as CSV with a manifest, two
+before/after charts as PNG and one self-contained HTML page (``economics-what-if.html``).
+
+Written from plain frames (``WhatIfFrames``; ``lyt report economics --edited`` fills them
+from a ``whatif.WhatIf``), in the conventions of the economics report: text a spreadsheet
+would run is escaped with a leading ``'``, dtypes are in the manifest, every file goes to a
+temporary name first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ._write import replacing
+from .cells import ESCAPING
+from .snapshot_csv import ESCAPING_KEY, write_csv, write_folder
+from .what_if_chart import save_what_if_charts
+from .what_if_page import what_if_page
+
+__all__ = [
+    "WHAT_IF_FILES",
+    "WHAT_IF_FORMAT",
+    "WHAT_IF_HTML",
+    "WhatIfFrames",
+    "write_what_if_report",
+]
+
+WHAT_IF_FORMAT = "lyt-economics-what-if/1"
+"""The ``format`` of a what-if report's ``manifest.json``."""
+
+WHAT_IF_HTML = "economics-what-if.html"
+"""The self-contained page of a what-if report (beside ``economics.html``'s name)."""
+
+WHAT_IF_FILES = {
+    "headline": "headline_change",
+    "card_definitions": "definition_change",
+    "mispricing": "mispricing_change",
+    "edits": "edits",
+    "findings": "findings",
+}
+"""A what-if's frame name (``WhatIf.frames()``) -> its CSV file's stem."""
+
+
+@dataclass(frozen=True)
+class WhatIfFrames:
+    """What the report is written from: a what-if's frames (``HEADLINE_CHANGE``,
+    ``DEFINITION_CHANGE``, ``MISPRICING_CHANGE``, ``EDITS`` and the compared findings), the
+    base snapshot's ``source`` and ``pulled_at``, the folders compared, the what-if's
+    summary line and, for a sampled base, the note on its sample (``sample_note``)."""
+
+    headline: pd.DataFrame
+    card_definitions: pd.DataFrame
+    mispricing: pd.DataFrame
+    edits: pd.DataFrame
+    findings: pd.DataFrame
+    source: str
+    pulled_at: pd.Timestamp
+    base: str
+    edited: str
+    summary: str
+    sample_note: str | None = None
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """CSV file stem -> frame (``WHAT_IF_FILES``)."""
+        return {stem: getattr(self, name) for name, stem in WHAT_IF_FILES.items()}
+
+
+def write_what_if_report(report: WhatIfFrames, out: str | Path) -> list[Path]:
+    """The frames as CSV, the manifest, the charts as PNG and the page, in ``out``; returns
+    the written paths, sorted."""
+    directory = Path(out)
+    directory.mkdir(parents=True, exist_ok=True)
+    charts = save_what_if_charts(report.card_definitions, directory)
+    extra = {
+        ESCAPING_KEY: ESCAPING,
+        "base": report.base,
+        "edited": report.edited,
+        "summary": report.summary,
+        "headline": _headline(report.headline),
+        "charts": [p.name for p in charts],
+        "page": WHAT_IF_HTML,
+        **({} if report.sample_note is None else {"sample": report.sample_note}),
+    }
+    written = write_folder(
+        report, directory, suffix=".csv", write_frame=write_csv,
+        format=WHAT_IF_FORMAT, extra=extra,
+    )  # fmt: skip
+    page = directory / WHAT_IF_HTML
+    with replacing(page) as tmp:
+        tmp.write_text(what_if_page(report, charts), encoding="utf-8")
+    return sorted({*written, *charts, page})
+
+
+def _headline(headline: pd.DataFrame) -> dict[str, dict[str, float | None]]:
+    """Figure -> before, after, change (JSON: NA as null)."""
+    return {
+        str(row["figure"]): {side: _plain(row[side]) for side in ("before", "after", "change")}
+        for _, row in headline.iterrows()
+    }
+
+
+def _plain(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
