@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..frames.pending import buckets_blocked, rows_by_id, rows_of
+from ..frames.pending import blocked_mask
 from ..models.enums import PendingBucketStatus, PointsExpirationType
 from ..models.subtypes import RoundingType
 from ..snapshot.model import ProgramSnapshot
@@ -73,15 +73,14 @@ def pending_schedule(snapshot: ProgramSnapshot) -> pd.DataFrame:
 
 
 def _cannot_activate(snapshot: ProgramSnapshot, pending: pd.DataFrame) -> pd.Series:
-    """Whether each of the ``pending`` buckets can never activate (``buckets_blocked``)."""
-    blocked = buckets_blocked(
-        rows_of(pending),
+    """Whether each of the ``pending`` buckets can never activate (``blocked_mask``)."""
+    return blocked_mask(
+        pending,
         today=snapshot.pulled_at.tz_convert("UTC").date(),
-        programs=rows_by_id(snapshot.programs),
-        members=rows_by_id(snapshot.members),
-        definitions=rows_by_id(snapshot.card_definitions),
+        programs=snapshot.programs,
+        members=snapshot.members,
+        card_definitions=snapshot.card_definitions,
     )
-    return pd.Series([bool(reasons) for reasons in blocked], index=pending.index, dtype=bool)
 
 
 def expiry_schedule(

@@ -5,7 +5,8 @@ its card definition holds points as pending (not ``IMMEDIATE``), the bucket is
 PENDING and its date is still ahead of the service's today (UTC). The audit
 rule ``pending-bucket-not-activatable`` and the preview of
 ``actions.activate_pending_buckets`` both ask :func:`blocked_reasons`, so they
-can never disagree.
+can never disagree; :func:`blocked_mask` tells the same by whole columns (whether
+there is any reason, not which), for frames too large to ask row by row.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ..models.enums import MemberStatus, PendingBucketStatus, PendingPointsType, ProgramStatus
@@ -21,6 +24,7 @@ from .definitions import referenced_definition
 from .members import PENDING_BUCKETS
 
 __all__ = [
+    "blocked_mask",
     "blocked_reasons",
     "bucket_date",
     "buckets_blocked",
@@ -31,6 +35,12 @@ __all__ = [
 
 Rows = Mapping[str, Mapping[str, Any]]
 """Rows (as dicts) by their ID."""
+
+Mask = npt.NDArray[np.bool_]
+"""One flag per row of a frame."""
+
+Values = npt.NDArray[np.object_]
+"""A column's values as ``rows_of`` gives them."""
 
 
 def bucket_date(value: Any) -> dt.date | None:
@@ -103,6 +113,101 @@ def buckets_blocked(
         )
         for bucket in buckets
     ]
+
+
+def blocked_mask(
+    pending: pd.DataFrame,
+    *,
+    today: dt.date,
+    programs: pd.DataFrame,
+    members: pd.DataFrame,
+    card_definitions: pd.DataFrame,
+) -> pd.Series:
+    """Whether each bucket of ``pending`` is blocked: ``bool`` of each of
+    ``buckets_blocked(rows_of(pending), programs=rows_by_id(programs), ...)``, by whole
+    columns. Indexed as ``pending``."""
+    blocked = (
+        ~_is(_values(pending, "status"), PendingBucketStatus.PENDING)
+        | _due(pending, today)
+        | ~_active(pending, "program", programs, ProgramStatus.ACTIVE)
+        | ~_active(pending, "member", members, MemberStatus.ACTIVE)
+        | _definition_blocks(pending, card_definitions)
+    )
+    return pd.Series(blocked, index=pending.index, dtype=bool)
+
+
+def _values(frame: pd.DataFrame, name: str) -> Values:
+    """A column's values as ``rows_of`` gives them: None where missing (all, with no column)."""
+    if name not in frame.columns:
+        return np.full(len(frame), None, dtype=object)
+    column = frame[name]
+    return column.astype(object).where(column.notna(), None).to_numpy()
+
+
+def _text(values: Values) -> Values:
+    """``str`` of each value (of None: ``"None"``)."""
+    return np.array([str(value) for value in values], dtype=object)
+
+
+def _is(values: Values, word: str) -> Mask:
+    """Where a value equals ``word`` (None never does)."""
+    return np.asarray(values == word, dtype=bool)
+
+
+def _truthy(values: Values) -> Mask:
+    """Where a value is true as Python tests it (None never is)."""
+    return np.array([bool(value) for value in values], dtype=bool)
+
+
+def _by_id(rows: pd.DataFrame, values: npt.NDArray[Any]) -> pd.Series:
+    """``values`` (one per row of ``rows``) by ID as ``rows_by_id`` keys them: the ID's text,
+    the last of a repeated ID winning."""
+    by_id = pd.Series(values, index=pd.Index(_text(_values(rows, "id")), dtype=object))
+    return by_id[~by_id.index.duplicated(keep="last")]
+
+
+def _look_up(by_id: pd.Series, ids: Values) -> tuple[Mask, Values]:
+    """Which ``ids`` are in ``by_id``, and their values there (None where not)."""
+    positions = by_id.index.get_indexer(pd.Index(ids, dtype=object))
+    found = positions >= 0
+    values = np.full(len(ids), None, dtype=object)
+    values[found] = by_id.to_numpy(dtype=object)[positions[found]]
+    return found, values
+
+
+def _due(pending: pd.DataFrame, today: dt.date) -> Mask:
+    """Where a bucket's date (``bucket_date``) is on or before ``today``; none without a date."""
+    dates = pending["date"]
+    if pd.api.types.is_datetime64_any_dtype(dates):
+        stamps = dates.dt.tz_localize("UTC") if dates.dt.tz is None else dates
+        tomorrow = pd.Timestamp(today + dt.timedelta(days=1), tz="UTC")
+        return (stamps < tomorrow).to_numpy(dtype=bool)
+    days = [bucket_date(value) for value in _values(pending, "date")]
+    return np.array([day is not None and day <= today for day in days], dtype=bool)
+
+
+def _active(pending: pd.DataFrame, subject: str, rows: pd.DataFrame, active: str) -> Mask:
+    """Where a bucket's ``subject`` (program or member) has status ``active``: its status in
+    ``rows`` by ID, else the one joined onto the bucket (``{subject}_status``), as ``_status``."""
+    statuses = _by_id(rows, _text(_values(rows, "status")))
+    found, status = _look_up(statuses, _values(pending, f"{subject}_id"))
+    joined = _values(pending, f"{subject}_status")
+    return _is(_text(np.where(found, status, joined)), active)
+
+
+def _definition_blocks(pending: pd.DataFrame, card_definitions: pd.DataFrame) -> Mask:
+    """Where the card definition ``referenced_definition`` finds is missing or IMMEDIATE."""
+    refs = _values(pending, "card_definition_id")
+    types = _values(card_definitions, "pending_points_type")
+    listed, immediate = _look_up(
+        _by_id(card_definitions, _is(types, PendingPointsType.IMMEDIATE)), refs
+    )
+    found = np.array(
+        [value is True for value in _values(pending, "card_definition_found")], dtype=bool
+    )
+    fetched = found & _truthy(_values(pending, "card_definition_status"))
+    missing = ~_truthy(refs) | (~listed & ~fetched)
+    return missing | (listed & immediate.astype(bool))
 
 
 def _status(row: Mapping[str, Any] | None, joined: object) -> str | None:
