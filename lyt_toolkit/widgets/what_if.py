@@ -103,13 +103,16 @@ class WhatIfPanel(w.VBox):
         self._bars: pd.DataFrame | None = None
         self._choosing = False
 
+        wide = {"description_width": "initial"}
         self.card_definition = w.Dropdown(
             options=[(c.label, cid) for cid, c in self._choices.items()],
             description="Card definition",
-            style={"description_width": "initial"},
+            style=wide,
             layout=w.Layout(width="auto"),
         )
-        self.earn_rate = w.FloatSlider(description="Earn rate", min=0.0, max=1.0, step=0.01)
+        self.earn_rate = w.FloatSlider(
+            description="Earn rate", min=0.0, max=1.0, step=0.01, style=wide
+        )
         self.price_change = w.FloatSlider(
             value=0.0,
             min=PRICE_CHANGES[0],
@@ -117,6 +120,7 @@ class WhatIfPanel(w.VBox):
             step=PRICE_CHANGES[2],
             description="Reward price",
             readout_format="+.0%",
+            style=wide,
         )
         self.note = w.HTML()
         self.status = w.HTML()
@@ -163,13 +167,14 @@ class WhatIfPanel(w.VBox):
         self._worker.wait(timeout)
 
     def current_setting(self, *, plan: bool = False) -> Setting:
-        """The controls as they stand now."""
-        value = float(self.earn_rate.value)
+        """The controls as they stand now (to 12 decimals: a browser's steps add up to
+        0.019999999999999997)."""
+        value = round(float(self.earn_rate.value), 12)
         return Setting(
             card_definition_id=str(self.card_definition.value),
             earn_points_per_unit=value,
             earn_moved=not math.isclose(value, self._earn_rest, rel_tol=1e-9, abs_tol=1e-12),
-            price_change=float(self.price_change.value),
+            price_change=round(float(self.price_change.value), 12),
             plan=plan,
         )
 

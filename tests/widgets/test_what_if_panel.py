@@ -228,18 +228,23 @@ def test_the_panel_needs_a_snapshot() -> None:
 
 
 def test_latest_only_drops_the_requests_that_waited() -> None:
-    release, done, failures = threading.Event(), [], []
+    started, release = threading.Event(), threading.Event()
+    done: list[int] = []
+    failures: list[Exception] = []
 
     def work(request: int) -> None:
-        release.wait(30)
+        started.set()
+        assert release.wait(30)
         if request < 0:
             raise ValueError("negative")
         done.append(request)
 
     worker: LatestOnly[int] = LatestOnly(work, failures.append, name="test-latest")
-    for request in range(5):
+    worker.submit(0)
+    assert started.wait(30)  # the worker is on 0: the next ones wait, each replacing the last
+    for request in range(1, 5):
         worker.submit(request)
-    assert worker.busy
+    assert worker.busy and worker.superseded
     release.set()
     worker.wait(30)
     assert done == [0, 4] and not worker.busy
