@@ -17,6 +17,7 @@ from .edit_panel import EditPanel
 from .findings import FINDING_ACTIONS, FindingsPanel
 from .pending_points import PendingPointsPanel
 from .reward_draft import RewardDraftPanel
+from .what_if import WhatIfPanel
 
 __all__ = [
     "FINDING_ACTIONS",
@@ -27,5 +28,6 @@ __all__ = [
     "FindingsPanel",
     "PendingPointsPanel",
     "RewardDraftPanel",
+    "WhatIfPanel",
     "confirmation_phrase",
 ]

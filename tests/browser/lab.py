@@ -76,6 +76,29 @@ class Lab:
         (self.root / "notebooks" / as_name).write_text(json.dumps(notebook), encoding="utf-8")
         return as_name
 
+    def write_notebook(self, name: str, cells: list[str]) -> str:
+        """A notebook of the code ``cells`` (no outputs) beside the served copies: a test's
+        own notebook, which none of ``notebooks/`` needs to hold."""
+        notebook = {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "metadata": {},
+                    "outputs": [],
+                    "source": source,
+                }
+                for source in cells
+            ],
+            "metadata": {
+                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        (self.root / "notebooks" / name).write_text(json.dumps(notebook), encoding="utf-8")
+        return name
+
     def trust(self, name: str) -> None:
         """``jupyter trust`` on a served copy, as the README tells users to."""
         jupyter = Path(sys.executable).with_name("jupyter")

@@ -30,6 +30,7 @@ from .widget_ui import (
     FindingsUI,
     PendingPointsUI,
     RewardDraftUI,
+    WhatIfPanelUI,
     expect_status,
     grid_rows,
     result_row,
@@ -255,3 +256,40 @@ def test_edit_panel_applies_a_cell_typed_into_its_grid(
 
     expect_status(panel.root, "Applied: succeeded: 1")
     assert client.rewards.get(reward).status.value == "DRAFT"
+
+
+WHAT_IF_CELLS = [
+    "from lyt_toolkit import LoyaltyClient, ProgramSnapshot\n"
+    "from lyt_toolkit.sandbox import Sandbox\n"
+    "from lyt_toolkit.widgets import WhatIfPanel\n\n"
+    'sb = Sandbox.start(now="2026-01-15T12:00:00Z", seed=7)\n'
+    "with LoyaltyClient(base_url=sb.base_url, **sb.credentials.as_client_kwargs()) as client:\n"
+    "    snapshot = ProgramSnapshot.pull(client, progress=False)\n"
+    "panel = WhatIfPanel(snapshot)\n"
+    "panel",
+    "sb.stop()",
+]
+"""A notebook of the panel on the demo program (its last cell, left unrun, stops it)."""
+
+
+def test_what_if_panel_follows_the_earn_rate_slider_moved_with_the_keyboard(
+    lab: Lab, open_notebook: NotebookOpener
+) -> None:
+    ui = open_notebook(lab.write_notebook("what-if-panel.ipynb", WHAT_IF_CELLS))
+    ui.run_all_but_last()
+    assert ui.errors() == []
+    ui.wait_for_widgets()
+    panel = WhatIfPanelUI(ui.page)
+    panel.choose_card_definition("Northwind Gold Stars")  # the program's highest return
+    highest = panel.figure("highest_effective_return")
+    expect(highest.nth(2)).to_have_text("15.00%", timeout=30_000)
+    expect(panel.readout("Earn rate")).to_have_text("0.015")
+
+    panel.press("Earn rate", "ArrowRight", 5)  # 0.015 -> 0.02 points per unit, a step each
+
+    expect(highest.nth(1)).to_have_text("15.00%")
+    expect(highest.nth(2)).to_have_text("20.00%", timeout=30_000)
+    expect(highest.nth(3)).to_have_text("+5.00%")
+    expect(panel.readout("Earn rate")).to_have_text("0.020")
+    chosen = panel.figure("earn_points_per_unit")
+    expect(chosen.nth(2)).to_have_text("0.02")

@@ -238,3 +238,37 @@ class EditPanelUI:
     @property
     def apply_button(self) -> Locator:
         return button(self.root, "Apply")
+
+
+class WhatIfPanelUI:
+    """The what-if panel: a dropdown, two sliders moved with the keyboard as a person
+    does (a click on the handle, then the arrow keys), and its figures' tables."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.root = widget_showing(page, "Plan these values")
+
+    def choose_card_definition(self, containing: str) -> None:
+        select_options(self.root.get_by_label("Card definition", exact=True), containing)
+
+    def slider(self, label: str) -> Locator:
+        """The handle of the slider labelled ``label``."""
+        return self._slider_row(label).get_by_role("slider")
+
+    def readout(self, label: str) -> Locator:
+        """The value the slider labelled ``label`` shows beside it."""
+        return self._slider_row(label).locator(".widget-readout")
+
+    def _slider_row(self, label: str) -> Locator:
+        return self.root.locator(".widget-slider").filter(has_text=label)
+
+    def press(self, label: str, key: str, times: int) -> None:
+        """Click the handle of slider ``label``, then press ``key`` ``times`` times."""
+        handle = self.slider(label)
+        handle.click()
+        for _ in range(times):
+            handle.press(key)
+
+    def figure(self, name: str) -> Locator:
+        """The cells (figure, before, after, change) of the row showing figure ``name``."""
+        return self.root.locator(f'tr[data-figure="{name}"]').first.locator("td")

@@ -1,0 +1,263 @@
+"""WhatIfPanel driven headless on the demo program pulled over HTTP: the dropdown and the
+sliders set as a browser sets them, the worker waited for, and the figures shown checked
+against a what-if recomputed on its own."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from html import unescape
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.whatif import Baseline, WhatIf, earn_rate, reward_price
+from lyt_toolkit.whatif.edited import Edit
+from lyt_toolkit.widgets import WhatIfPanel
+from lyt_toolkit.widgets._latest import LatestOnly
+from lyt_toolkit.widgets._what_if_view import format_value
+from lyt_toolkit.widgets.what_if import Setting
+
+BEANS = "lcdef_c0ffee0001"  # 2 ACTIVE amount-based earning benefits, rewards spend its points
+GOLD_STARS = "lcdef_c0ffee0002"  # the highest effective return of the program
+HOLIDAY_BEANS = "lcdef_c0ffee0004"  # rewards spend its points; no earning benefit
+ROW = re.compile(r'<tr data-figure="(\w+)"><td>[^<]*</td><td>([^<]*)</td><td[^>]*>([^<]*)</td>')
+
+
+@pytest.fixture
+def snapshot(client: LoyaltyClient) -> ProgramSnapshot:
+    return ProgramSnapshot.pull(client, progress=False)
+
+
+@pytest.fixture
+def panel(snapshot: ProgramSnapshot) -> WhatIfPanel:
+    shown = WhatIfPanel(snapshot)
+    shown.wait()
+    return shown
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, list[Setting]]]:
+    """Each what-if the panel works out waits for the event (set: no wait); the settings
+    worked out are recorded in order."""
+    release, computed = threading.Event(), []
+    frames = Setting.frames
+
+    def gated(setting: Setting, snapshot: ProgramSnapshot) -> dict[str, pd.DataFrame]:
+        computed.append(setting)
+        assert release.wait(60)
+        return frames(setting, snapshot)
+
+    monkeypatch.setattr(Setting, "frames", gated)
+    yield release, computed
+    release.set()
+
+
+def expected(snapshot: ProgramSnapshot, edit: Edit) -> WhatIf:
+    """The what-if recomputed on its own, as a notebook would."""
+    return Baseline(snapshot).what_if(edit)
+
+
+def shown(html: str) -> dict[str, tuple[str, str]]:
+    """Figure -> (before, after) as a table of the panel shows them."""
+    return {name: (unescape(b), unescape(a)) for name, b, a in ROW.findall(html)}
+
+
+def formatted(frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    return {
+        str(r.figure): (format_value(str(r.figure), r.before), format_value(str(r.figure), r.after))
+        for r in frame.itertuples()
+    }
+
+
+def test_the_panel_opens_on_the_programs_own_figures(
+    panel: WhatIfPanel, snapshot: ProgramSnapshot
+) -> None:
+    assert panel.card_definition.value == BEANS  # those with an earn rate first, by name
+    assert panel.earn_rate.value == pytest.approx(earn_rate(BEANS).current(snapshot))
+    assert panel.price_change.value == 0 and not panel.busy
+    assert panel.what_if is not None and panel.status.value == ""
+    headline = panel.what_if.headline
+    assert (headline["change"] == 0).all()
+    assert shown(panel.headline_table.value) == formatted(expected(snapshot, {}).headline)
+    assert bytes(panel.liability_chart.value).startswith(b"\x89PNG")
+
+
+def test_moving_the_earn_rate_shows_that_rates_figures(
+    panel: WhatIfPanel, snapshot: ProgramSnapshot
+) -> None:
+    panel.card_definition.value = GOLD_STARS
+    panel.wait()
+    panel.earn_rate.value = 0.03
+    panel.wait()
+    want = expected(snapshot, earn_rate(GOLD_STARS).frames(snapshot, 0.03))
+    assert panel.what_if is not None
+    pd.testing.assert_frame_equal(panel.what_if.headline, want.headline)
+    assert shown(panel.headline_table.value) == formatted(want.headline)
+    highest = shown(panel.headline_table.value)["highest_effective_return"]
+    assert highest == ("15.00%", "30.00%")  # 0.015 -> 0.03 points per unit doubles it
+    chosen = shown(panel.definition_table.value)
+    assert chosen["earn_points_per_unit"] == ("0.015", "0.03")
+    assert chosen["effective_return_median"] == ("15.00%", "30.00%")
+    assert panel.setting == Setting(GOLD_STARS, 0.03, True, 0.0)
+
+
+def test_moving_the_reward_price_moves_the_liability_and_its_chart(
+    panel: WhatIfPanel, snapshot: ProgramSnapshot
+) -> None:
+    chart = bytes(panel.liability_chart.value)
+    panel.price_change.value = 0.3
+    panel.wait()
+    want = expected(snapshot, reward_price(card_definition_id=BEANS).frames(snapshot, 0.3))
+    assert panel.what_if is not None
+    pd.testing.assert_frame_equal(panel.what_if.headline, want.headline)
+    figures = shown(panel.headline_table.value)
+    assert figures == formatted(want.headline)
+    before, after = figures["liability_median"]
+    assert before != after  # dearer rewards: each point is worth less
+    assert bytes(panel.liability_chart.value) != chart
+
+    panel.earn_rate.value = 0.02  # both knobs: one edit of both frames
+    panel.wait()
+    both = {
+        **earn_rate(BEANS).frames(snapshot, 0.02),
+        **reward_price(card_definition_id=BEANS).frames(snapshot, 0.3),
+    }
+    assert panel.what_if is not None
+    pd.testing.assert_frame_equal(
+        panel.what_if.card_definitions, expected(snapshot, both).card_definitions
+    )
+
+
+def test_a_move_returns_at_once_while_the_figures_are_worked_out(
+    panel: WhatIfPanel, snapshot: ProgramSnapshot, gate: tuple[threading.Event, list[Setting]]
+) -> None:
+    release, computed = gate
+    started = time.monotonic()
+    panel.price_change.value = -0.2  # what the slider's comm message does
+    assert time.monotonic() - started < 0.25  # the kernel's thread is free
+    assert panel.busy and "Computing" in panel.status.value
+    release.set()
+    panel.wait()
+    assert not panel.busy and panel.status.value == ""
+    assert [s.price_change for s in computed] == [-0.2]
+    want = expected(snapshot, reward_price(card_definition_id=BEANS).frames(snapshot, -0.2))
+    assert shown(panel.headline_table.value) == formatted(want.headline)
+
+
+def test_moves_arriving_while_computing_compute_only_the_last(
+    panel: WhatIfPanel, snapshot: ProgramSnapshot, gate: tuple[threading.Event, list[Setting]]
+) -> None:
+    release, computed = gate
+    panel.earn_rate.value = 0.016
+    until(lambda: len(computed) == 1)  # the worker is on the first move
+    for rate in (0.017, 0.018, 0.019, 0.02):  # a drag: each arrives while it computes
+        panel.earn_rate.value = rate
+    release.set()
+    panel.wait()
+    assert [s.earn_points_per_unit for s in computed] == [0.016, 0.02]
+    assert panel.setting is not None and panel.setting.earn_points_per_unit == 0.02
+    want = expected(snapshot, earn_rate(BEANS).frames(snapshot, 0.02))
+    assert panel.what_if is not None
+    pd.testing.assert_frame_equal(panel.what_if.card_definitions, want.card_definitions)
+
+
+def test_a_card_definition_without_an_earning_benefit_says_so_in_the_panel(
+    panel: WhatIfPanel, snapshot: ProgramSnapshot
+) -> None:
+    panel.card_definition.value = HOLIDAY_BEANS
+    panel.wait()
+    assert panel.earn_rate.disabled and not panel.price_change.disabled
+    assert "has no ACTIVE amount-based POINTS_PROPORTIONAL benefit" in panel.note.value
+    panel.price_change.value = 0.5  # the price still moves
+    panel.wait()
+    assert panel.status.value == ""
+    want = expected(snapshot, reward_price(card_definition_id=HOLIDAY_BEANS).frames(snapshot, 0.5))
+    assert shown(panel.headline_table.value) == formatted(want.headline)
+
+    panel.earn_rate.value = 0.01  # from code: the disabled slider moved anyway
+    panel.wait()
+    assert "Could not compute" in panel.status.value
+    assert "has no ACTIVE amount-based" in panel.status.value
+    assert "Traceback" not in panel.status.value and not panel.busy
+    assert panel.setting is not None and panel.setting.price_change == 0.5  # figures kept
+
+
+def test_a_failure_in_the_worker_shows_in_the_panel_and_the_next_move_works(
+    panel: WhatIfPanel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Baseline, edit: Edit) -> WhatIf:
+        raise RuntimeError("the economics broke")
+
+    original = Baseline.what_if
+    monkeypatch.setattr(Baseline, "what_if", broken)
+    panel.price_change.value = 0.1
+    panel.wait()
+    assert "Could not compute: RuntimeError: the economics broke" in panel.status.value
+    assert "Traceback" not in panel.status.value and not panel.busy
+    monkeypatch.setattr(Baseline, "what_if", original)
+    panel.price_change.value = 0.15
+    panel.wait()
+    assert panel.status.value == ""
+    assert panel.setting is not None and panel.setting.price_change == 0.15
+
+
+def test_plan_these_values_lists_both_knobs_as_unsupported(panel: WhatIfPanel) -> None:
+    panel.earn_rate.value = 0.02
+    panel.price_change.value = 0.1
+    panel.wait()
+    panel.plan_button.click()
+    panel.wait()
+    assert panel.plan is not None
+    assert panel.plan.changes.empty  # the service has no call for either knob
+    kinds = set(panel.plan.unsupported["kind"])
+    assert kinds == {"benefits", "reward_costs"}
+    assert "changes the service cannot make" in panel.plan_summary.value
+    panel.price_change.value = 0.2  # a move makes the plan stale
+    assert panel.plan is None and panel.plan_summary.value == ""
+    panel.wait()
+
+
+def test_the_panel_needs_a_snapshot() -> None:
+    with pytest.raises(TypeError, match="ProgramSnapshot"):
+        WhatIfPanel("lcdef_c0ffee0001")  # type: ignore[arg-type]
+
+
+def test_latest_only_drops_the_requests_that_waited() -> None:
+    started, release = threading.Event(), threading.Event()
+    done: list[int] = []
+    failures: list[Exception] = []
+
+    def work(request: int) -> None:
+        started.set()
+        assert release.wait(30)
+        if request < 0:
+            raise ValueError("negative")
+        done.append(request)
+
+    worker: LatestOnly[int] = LatestOnly(work, failures.append, name="test-latest")
+    worker.submit(0)
+    assert started.wait(30)  # the worker is on 0: the next ones wait, each replacing the last
+    for request in range(1, 5):
+        worker.submit(request)
+    assert worker.busy and worker.superseded
+    release.set()
+    worker.wait(30)
+    assert done == [0, 4] and not worker.busy
+    worker.submit(-1)  # a failure escaping the work is reported, and the worker goes on
+    worker.wait(30)
+    assert [str(f) for f in failures] == ["negative"] and not worker.busy
+    worker.submit(7)
+    worker.wait(30)
+    assert done == [0, 4, 7]
+
+
+def until(condition: Callable[[], bool], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
