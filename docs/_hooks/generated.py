@@ -32,6 +32,14 @@ def economics_schemas() -> str:
     return schemas_markdown([*ECONOMICS_SCHEMAS.values(), ESTIMATES])
 
 
+def what_if_schemas() -> str:
+    from lyt_toolkit.economics import DEFINITION_CHANGE, HEADLINE_CHANGE, MISPRICING_CHANGE
+    from lyt_toolkit.frames import schemas_markdown
+    from lyt_toolkit.whatif import EDITS
+
+    return schemas_markdown([HEADLINE_CHANGE, DEFINITION_CHANGE, MISPRICING_CHANGE, EDITS])
+
+
 def audit_rules() -> str:
     from lyt_toolkit.audit import catalogue_markdown
 
@@ -97,6 +105,7 @@ def lyt_help() -> str:
 GENERATED: dict[str, Callable[[], str]] = {
     "frame-schemas": frame_schemas,
     "economics-schemas": economics_schemas,
+    "what-if-schemas": what_if_schemas,
     "audit-rules": audit_rules,
     "lyt-help": lyt_help,
     "program-files": program_files,

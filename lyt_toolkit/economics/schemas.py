@@ -45,6 +45,7 @@ __all__ = [
     "OVER_TIME",
     "PENDING_SCHEDULE",
     "POINT_VALUES",
+    "MispricingChange",
     "PointValueSource",
     "ValueSource",
 ]

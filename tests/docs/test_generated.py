@@ -12,8 +12,14 @@ import pytest
 
 from lyt_toolkit.audit import RULES, catalogue_markdown
 from lyt_toolkit.cli import build_parser
-from lyt_toolkit.economics import ECONOMICS_SCHEMAS
+from lyt_toolkit.economics import (
+    DEFINITION_CHANGE,
+    ECONOMICS_SCHEMAS,
+    HEADLINE_CHANGE,
+    MISPRICING_CHANGE,
+)
 from lyt_toolkit.frames import SCHEMAS, schemas_markdown
+from lyt_toolkit.whatif import EDITS
 
 from .pages import DOCS
 
@@ -26,6 +32,7 @@ import generated
     [
         ("reference/frame-schemas.md", "frame-schemas"),
         ("reference/frame-schemas.md", "economics-schemas"),
+        ("reference/frame-schemas.md", "what-if-schemas"),
         ("reference/audit-rules.md", "audit-rules"),
         ("reference/cli.md", "lyt-help"),
     ],
@@ -38,7 +45,9 @@ def test_the_frame_schemas_page_lists_every_declared_column() -> None:
     text = generated.fill((DOCS / "reference/frame-schemas.md").read_text(encoding="utf-8"))
     assert schemas_markdown() in text
     assert schemas_markdown(ECONOMICS_SCHEMAS.values()) in text
-    for schema in [*SCHEMAS.values(), *ECONOMICS_SCHEMAS.values()]:
+    what_if = [HEADLINE_CHANGE, DEFINITION_CHANGE, MISPRICING_CHANGE, EDITS]
+    assert schemas_markdown(what_if) in text
+    for schema in [*SCHEMAS.values(), *ECONOMICS_SCHEMAS.values(), *what_if]:
         assert f"### `{schema.kind}`" in text
         for name in schema.names:
             assert f"| `{name}` |" in text

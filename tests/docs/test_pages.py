@@ -3,9 +3,13 @@ test_examples.py); the sandbox page's shell lines paste and name the real settin
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
 import shlex
 import warnings
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +19,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES
 
-from .pages import blocks
+from .pages import DOCS, blocks
 
 SANDBOX_PAGE = "how-to/sandbox.md"
 START = "## Start one from Python or a shell"
@@ -107,3 +111,28 @@ def test_the_budget_example_prints_what_a_pull_and_a_plan_cost(
         exec(compile(code, "quotas.md", "exec"), {"client": client})
     out = capsys.readouterr().out
     assert "calls needed:" in out and "calls used:" in out
+
+
+WHAT_IF_PAGE = "how-to/economics-what-if.md"
+
+
+def test_the_economics_what_if_prints_what_its_page_shows(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each ```python block of the page followed by a ```text block prints exactly that text
+    (the sandbox's port shown as PORT)."""
+    text = (DOCS / WHAT_IF_PAGE).read_text(encoding="utf-8")
+    pairs = re.findall(r"```python\n(.*?)```\s*```text\n(.*?)```", text, re.S)
+    assert len(pairs) == len(blocks(WHAT_IF_PAGE)) == 5
+    monkeypatch.chdir(tmp_path)
+    with start_sandbox() as sb, make_client(sb) as client:
+        namespace: dict[str, object] = {"client": client}
+        for number, (code, shown) in enumerate(pairs):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, f"{WHAT_IF_PAGE}:block {number}", "exec"), namespace)
+            printed = re.sub(r"http://127\.0\.0\.1:\d+", "http://127.0.0.1:PORT", out.getvalue())
+            assert printed == shown, f"block {number} of {WHAT_IF_PAGE} prints otherwise"
