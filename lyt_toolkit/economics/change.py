@@ -205,10 +205,16 @@ def _same(a: pd.Series, b: pd.Series) -> np.ndarray:
 
 
 def _costs(economics: Economics, keys: pd.Index) -> pd.DataFrame:
-    """The burn values of the spending entries ``keys`` (NA rows where absent), with their
-    card definition's median value per point."""
-    burn = _keyed(economics.burn_values)
-    burn = burn[~burn.index.duplicated()].reindex(keys)
+    """The burn values of the spending entries ``keys``, in their order (NA rows where
+    absent), with their card definition's median value per point. Only the rows of
+    ``keys``' rewards are matched (a few of 50,000: keying them all cost more than the
+    rest of a what-if)."""
+    wanted = keys.to_frame(index=False)
+    burn = economics.burn_values
+    burn = burn[burn["reward_id"].isin(wanted["reward_id"])].drop_duplicates(_COST_KEY)
+    rows = wanted.merge(burn, how="left", on=_COST_KEY)
     medians = economics.point_values.set_index("card_definition_id")["median"]
-    burn["median"] = burn["card_definition_id"].map(medians).astype("Float64")
-    return burn.astype({"points": "Int64", "value_per_point": "Float64"})
+    rows["median"] = rows["card_definition_id"].map(medians).astype("Float64")
+    rows["points"] = rows["points"].astype("Int64")
+    rows["value_per_point"] = rows["value_per_point"].astype("Float64")
+    return rows
