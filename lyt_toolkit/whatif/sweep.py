@@ -2,8 +2,9 @@
 of figures per value, to pick a value before editing and planning it.
 
 Every value is a ``Baseline.what_if`` of one baseline: the base economics are computed
-once, each value values again only what its edit reaches, and nothing of the plan, the
-edits or the audit findings is worked out (a sweep reads only the figures).
+once, each value values again only what its edit reaches, and nothing of the comparison,
+the plan, the edits or the audit findings is worked out (a sweep reads only the figures
+after).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from ..economics import Economics
+from ..economics.change import definition_measures
 from ..snapshot import ProgramSnapshot
-from .compare import Baseline, WhatIf
+from .compare import Baseline
 from .parameters import Parameter
 from .schemas import SWEEP
 from .sweep_show import plot_sweep, sweep_text
@@ -38,8 +41,8 @@ HEADLINE = (
 """The headline figures (``Economics.headline``) each row of a sweep gives."""
 
 _MEASURES = ("earn_points_per_unit", "value_median", "return_median", "liability_median")
-"""The card definition's measures (``DEFINITION_CHANGE``, after) a row gives, prefixed
-``definition_``."""
+"""The card definition's measures (``economics.change.definition_measures``) a row gives,
+prefixed ``definition_``."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,7 +89,7 @@ def sweep(
     current = parameter.current(baseline.snapshot)
     definition: str | None = getattr(parameter, "card_definition_id", None)
     rows = [
-        _row(baseline.what_if(parameter.frames(baseline.snapshot, value)), definition)
+        _row(baseline.what_if(parameter.frames(baseline.snapshot, value)).after, definition)
         for value in steps
     ]
     frame = pd.DataFrame(rows, columns=[c for c in SWEEP.names if c not in ("value", "current")])
@@ -113,12 +116,12 @@ def _checked(values: Iterable[float], parameter: Parameter) -> list[float]:
     return [float(v) for v in given]
 
 
-def _row(what: WhatIf, definition: str | None) -> dict[str, Any]:
-    """The headline figures after ``what``'s edit and ``definition``'s measures."""
-    figures = what.after.headline
+def _row(after: Economics, definition: str | None) -> dict[str, Any]:
+    """The headline figures of ``after`` and ``definition``'s measures."""
+    figures = after.headline
     row: dict[str, Any] = {name: figures[name] for name in HEADLINE}
-    defs = what.card_definitions
-    match = defs[defs["card_definition_id"] == definition] if definition else defs.iloc[:0]
+    measures = definition_measures(after)
+    known = definition is not None and definition in measures.index
     for measure in _MEASURES:
-        row[f"definition_{measure}"] = match[f"{measure}_after"].iloc[0] if len(match) else None
+        row[f"definition_{measure}"] = measures.at[definition, measure] if known else None
     return row
