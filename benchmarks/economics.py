@@ -12,11 +12,21 @@ No sandbox is involved: the figure is the economics alone, from a snapshot in me
 with the frames a pull gives. ``ECONOMICS`` lists the (name, function) pairs timed;
 each function takes the snapshot. The script prints each frame's median time and rows,
 and the total against the goal.
+
+Then the what-if (``lyt_toolkit.whatif``) on the same program: ``summarise`` twice against
+``what_if`` of a reward price edit (+20 % on one card definition's rewards) and of an earn
+rate edit (that card definition's rate doubled), each as one call (``what_if``: the base
+summarised inside) and as a move from a held ``Baseline``; then two 20-step sweeps (the
+reward price -30 % to +30 %, the earn rate 1 to 4 points per 100 minor units), each from
+the snapshot (its baseline summarised inside). Each figure is the median wall time of the
+rounds (CPU time in brackets: on a loaded machine the wall time is the CPU's share), with
+its goal met or NOT met, and the process's peak RSS last.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import time
@@ -25,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,9 +62,24 @@ from lyt_toolkit.frames import (  # noqa: E402
 from lyt_toolkit.frames.members import CARDS, PENDING_BUCKETS  # noqa: E402
 from lyt_toolkit.sandbox.timeexpr import resolve_tree  # noqa: E402
 from lyt_toolkit.synthetic import generate_program  # noqa: E402
+from lyt_toolkit.whatif import (  # noqa: E402
+    Baseline,
+    Parameter,
+    earn_rate,
+    reward_price,
+    sweep,
+    what_if,
+)
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 GOAL_SECONDS = 1.0
+WHAT_IF_SECONDS = 1.0
+"""Goal: a what-if under 1 s."""
+SWEEP_SECONDS = 5.0
+"""Goal: a 20-step sweep under 5 s."""
+SWEEP_STEPS = 20
+RATIO_GOAL = 1.2
+"""Goal: a what-if takes at most 1.2 x the time of ``summarise`` twice."""
 
 ECONOMICS: list[tuple[str, Callable[[ProgramSnapshot], pd.DataFrame]]] = [
     ("earn_rates", earn_rates),
@@ -137,18 +163,82 @@ def main() -> None:
         f"{'summarise (all)':<20} {every * 1000:8.1f} ms  "
         f"(goal: every frame under {GOAL_SECONDS:.0f} s: {verdict})"
     )
+    what_ifs(snap, args.rounds)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(f"{'peak RSS':<44} {peak:8.0f} MiB (this process)")
+
+
+def _met(met: bool) -> str:
+    return "met" if met else "NOT met"
+
+
+def _line(label: str, wall: float, cpu: float, goal: str = "") -> None:
+    print(f"{label:<44} {wall * 1000:8.1f} ms  (CPU {cpu * 1000:8.1f} ms)  {goal}")
+
+
+def _definition(snap: ProgramSnapshot) -> str:
+    """The card definition whose rewards cost the most entries, among those with an earn
+    rate a what-if can set."""
+    for definition in snap.reward_costs["card_definition_id"].value_counts().index:
+        try:
+            earn_rate(str(definition)).current(snap)
+        except ValueError:
+            continue
+        return str(definition)
+    raise SystemExit("no card definition both earns and is spent: nothing to try")
+
+
+def what_ifs(snap: ProgramSnapshot, rounds: int) -> None:
+    """The what-if section (see the module docstring)."""
+    definition = _definition(snap)
+    rate = earn_rate(definition)
+    edits: list[tuple[str, Parameter, float]] = [
+        ("reward price +20 %", reward_price(card_definition_id=definition), 0.2),
+        ("earn rate x2", rate, 2 * rate.current(snap)),
+    ]
+    print(f"what-if on card definition {definition}:")
+    twice, twice_cpu, _ = _clock(lambda: (summarise(snap), summarise(snap)), rounds)
+    _line("summarise twice", twice, twice_cpu)
+    baseline = Baseline(snap)
+    for label, parameter, value in edits:
+        frames = parameter.frames(snap, value)
+        wall, cpu, _ = _clock(lambda f=frames: what_if(snap, f), rounds)
+        ratio, ratio_cpu = wall / twice, cpu / twice_cpu
+        _line(f"what_if, {label}", wall, cpu, f"goal under {WHAT_IF_SECONDS:.0f} s: "
+              f"{_met(wall < WHAT_IF_SECONDS)}")  # fmt: skip
+        print(f"{'  / (2 x summarise)':<44} {ratio:8.2f}     (CPU {ratio_cpu:8.2f})     "
+              f"goal at most {RATIO_GOAL}: {_met(ratio <= RATIO_GOAL)}")  # fmt: skip
+        wall, cpu, _ = _clock(lambda f=frames: baseline.what_if(f), rounds)
+        _line(f"Baseline.what_if, {label}", wall, cpu, f"goal under {WHAT_IF_SECONDS:.0f} s: "
+              f"{_met(wall < WHAT_IF_SECONDS)}")  # fmt: skip
+    sweeps: list[tuple[str, Parameter, Any]] = [
+        ("reward price -30 %..+30 %", edits[0][1], np.linspace(-0.3, 0.3, SWEEP_STEPS)),
+        ("earn rate 0.01..0.04", rate, np.linspace(0.01, 0.04, SWEEP_STEPS)),
+    ]
+    for label, parameter, values in sweeps:
+        wall, cpu, swept = _clock(lambda p=parameter, v=values: sweep(snap, p, v), rounds)
+        _line(f"sweep {SWEEP_STEPS} steps, {label}", wall, cpu,
+              f"goal under {SWEEP_SECONDS:.0f} s: {_met(wall < SWEEP_SECONDS)}")  # fmt: skip
+        assert len(swept.frame) == SWEEP_STEPS
 
 
 def _timed(
     function: Callable[[ProgramSnapshot], Any], snap: ProgramSnapshot, rounds: int
 ) -> tuple[float, int]:
     """The median seconds of ``rounds`` calls, and the rows (or length) of the last result."""
-    times, rows = [], 0
+    wall, _, result = _clock(lambda: function(snap), rounds)
+    return wall, len(result)
+
+
+def _clock(call: Callable[[], Any], rounds: int) -> tuple[float, float, Any]:
+    """The median wall and CPU seconds of ``rounds`` calls, and the last result."""
+    walls, cpus, result = [], [], None
     for _ in range(rounds):
-        start = time.perf_counter()
-        rows = len(function(snap))
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), rows
+        start, cpu = time.perf_counter(), time.process_time()
+        result = call()
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus), result
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ own changes (paired), narrower than the interval of either side.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,7 @@ from .schemas import (
 )
 from .summary import ESTIMATED, Economics
 
-__all__ = ["EconomicsChange", "compare_economics"]
+__all__ = ["EconomicsChange", "compare_economics", "definition_measures"]
 
 _COST_KEY = ["reward_id", "cost_id", "spending_index"]
 
@@ -33,13 +34,28 @@ _COST_KEY = ["reward_id", "cost_id", "spending_index"]
 class EconomicsChange:
     """Two economics of one program compared: ``headline`` (``HEADLINE_CHANGE``),
     ``card_definitions`` (``DEFINITION_CHANGE``) and ``mispricing``
-    (``MISPRICING_CHANGE``); ``before`` and ``after`` are the two ``Economics``."""
+    (``MISPRICING_CHANGE``), each worked out when first read (a sweep reads none of them);
+    ``before`` and ``after`` are the two ``Economics``."""
 
     before: Economics
     after: Economics
-    headline: pd.DataFrame
-    card_definitions: pd.DataFrame
-    mispricing: pd.DataFrame
+
+    @cached_property
+    def headline(self) -> pd.DataFrame:
+        """Each headline figure before, after and the change (``HEADLINE_CHANGE``)."""
+        return _headline(self.before, self.after)
+
+    @cached_property
+    def card_definitions(self) -> pd.DataFrame:
+        """Per card definition, each measure before, after and the change
+        (``DEFINITION_CHANGE``)."""
+        return _card_definitions(self.before, self.after)
+
+    @cached_property
+    def mispricing(self) -> pd.DataFrame:
+        """The reward costs whose mispricing appears, resolves or moves
+        (``MISPRICING_CHANGE``)."""
+        return _mispricing(self.before, self.after)
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame: ``headline``, ``card_definitions``, ``mispricing``."""
@@ -61,13 +77,7 @@ def compare_economics(before: Economics, after: Economics) -> EconomicsChange:
             "before and after: compare the economics of one snapshot and of an edit of it "
             "(the same sample, or none on both sides)"
         )
-    return EconomicsChange(
-        before=before,
-        after=after,
-        headline=_headline(before, after),
-        card_definitions=_card_definitions(before, after),
-        mispricing=_mispricing(before, after),
-    )
+    return EconomicsChange(before, after)
 
 
 def _headline(before: Economics, after: Economics) -> pd.DataFrame:
@@ -108,8 +118,9 @@ def _program_rows(estimates: pd.DataFrame) -> pd.DataFrame:
     return program[program["figure"].isin(ESTIMATED)].set_index("figure")
 
 
-def _definition_measures(economics: Economics) -> pd.DataFrame:
-    """Per card definition ID: the ``DEFINITION_MEASURES`` of one side, and its name."""
+def definition_measures(economics: Economics) -> pd.DataFrame:
+    """Per card definition ID (the index): the ``DEFINITION_MEASURES`` of one side of a
+    what-if, and its name."""
     values = economics.point_values.set_index("card_definition_id")
     returns = economics.effective_return.set_index("card_definition_id")
     owed = economics.liability.set_index("card_definition_id")
@@ -135,7 +146,7 @@ def _definition_measures(economics: Economics) -> pd.DataFrame:
 
 def _card_definitions(before: Economics, after: Economics) -> pd.DataFrame:
     """One row per card definition on either side, each measure before, after and change."""
-    old, new = _definition_measures(before), _definition_measures(after)
+    old, new = definition_measures(before), definition_measures(after)
     ids = old.index.union(new.index)
     old, new = old.reindex(ids), new.reindex(ids)
     frame = pd.DataFrame(
@@ -205,10 +216,16 @@ def _same(a: pd.Series, b: pd.Series) -> np.ndarray:
 
 
 def _costs(economics: Economics, keys: pd.Index) -> pd.DataFrame:
-    """The burn values of the spending entries ``keys`` (NA rows where absent), with their
-    card definition's median value per point."""
-    burn = _keyed(economics.burn_values)
-    burn = burn[~burn.index.duplicated()].reindex(keys)
+    """The burn values of the spending entries ``keys``, in their order (NA rows where
+    absent), with their card definition's median value per point. Only the rows of
+    ``keys``' rewards are matched (a few of 50,000: keying them all cost more than the
+    rest of a what-if)."""
+    wanted = keys.to_frame(index=False)
+    burn = economics.burn_values
+    burn = burn[burn["reward_id"].isin(wanted["reward_id"])].drop_duplicates(_COST_KEY)
+    rows = wanted.merge(burn, how="left", on=_COST_KEY)
     medians = economics.point_values.set_index("card_definition_id")["median"]
-    burn["median"] = burn["card_definition_id"].map(medians).astype("Float64")
-    return burn.astype({"points": "Int64", "value_per_point": "Float64"})
+    rows["median"] = rows["card_definition_id"].map(medians).astype("Float64")
+    rows["points"] = rows["points"].astype("Int64")
+    rows["value_per_point"] = rows["value_per_point"].astype("Float64")
+    return rows

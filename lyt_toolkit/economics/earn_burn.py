@@ -11,7 +11,16 @@ from ._frames import columns, lookup, names_of
 from ._spread import exchange_ratios, spread
 from .schemas import BURN_VALUES, EARN_RATES, ValueSource
 
-__all__ = ["AMOUNT_BASES", "active", "burn_values", "earn_rates", "prices_of"]
+__all__ = [
+    "AMOUNT_BASES",
+    "active",
+    "burn_from",
+    "burn_values",
+    "earn_rates",
+    "observed",
+    "prices_of",
+    "repriced",
+]
 
 AMOUNT_BASES = frozenset(
     {"order.amount", "order.total_amount", "order_items.amount", "order_items.subtotal_amount"}
@@ -87,6 +96,12 @@ def prices_of(prices: pd.DataFrame | None) -> pd.Series:
     return pd.Series(values.to_numpy(), index=pd.Index(ids.to_numpy()), dtype="Float64")
 
 
+_SOURCE = BURN_VALUES.by_name["value_source"].dtype
+
+_SPENDING = ["reward_id", "reward_name", "reward_status", "cost_id", "spending_index",
+             "card_definition_id"]  # fmt: skip
+"""The reward costs' columns ``observed`` reads besides ``points``."""
+
 _REASONS = {
     "MATERIAL": "material reward: give a price for its SKU or product ID",
     "DISCOUNT_COUPONS": "discount coupon: give a price for its campaign ID",
@@ -96,12 +111,7 @@ _REASONS = {
 
 def _costs(snapshot: ProgramSnapshot) -> pd.DataFrame:
     """Spending entries joined to their reward's type and the value fields it carries."""
-    costs = columns(
-        snapshot.reward_costs,
-        "reward_costs",
-        ["reward_id", "reward_name", "reward_status", "cost_id", "spending_index", "points",
-         "card_definition_id"],
-    )  # fmt: skip
+    costs = columns(snapshot.reward_costs, "reward_costs", [*_SPENDING, "points"])
     rewards = columns(
         snapshot.rewards,
         "rewards",
@@ -116,9 +126,10 @@ def _costs(snapshot: ProgramSnapshot) -> pd.DataFrame:
     return joined.reset_index(drop=True)
 
 
-def _observed(snapshot: ProgramSnapshot, prices: pd.DataFrame | None) -> pd.DataFrame:
+def observed(snapshot: ProgramSnapshot, prices: pd.DataFrame | None) -> pd.DataFrame:
     """The ``BURN_VALUES`` columns from gift voucher balances and ``prices``; card-points
-    rewards still without a value, and their ``credited`` / ``target`` columns added."""
+    rewards still without a value, and their ``credited`` / ``target`` columns added (the
+    costs x rewards join ``burn_from`` finishes; ``repriced`` reuses it)."""
     c = _costs(snapshot)
     given = prices_of(prices)
     digital = c["digital_type"].astype("string")
@@ -131,7 +142,7 @@ def _observed(snapshot: ProgramSnapshot, prices: pd.DataFrame | None) -> pd.Data
     card_points = (digital == "LOYALTY_CARD_POINTS").fillna(False)
     priced = priced.where(~gift & ~card_points)
     value = balance.fillna(priced)
-    source = pd.Series(pd.NA, index=c.index, dtype="string")
+    source = pd.Series(pd.NA, index=c.index, dtype=_SOURCE)  # typed as BURN_VALUES types it
     source[balance.notna()] = ValueSource.GIFT_VOUCHER_BALANCE.value
     source[balance.isna() & priced.notna()] = ValueSource.PRICE.value
     reason = lookup(digital.fillna(c["type"].astype("string")), pd.Series(_REASONS))
@@ -168,7 +179,7 @@ def _per_point(value: pd.Series, points: pd.Series) -> pd.Series:
 
 def active(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of ACTIVE rewards: what a point buys today."""
-    return frame[frame["reward_status"].astype("string") == RewardStatus.ACTIVE.value]
+    return frame[(frame["reward_status"] == RewardStatus.ACTIVE.value).fillna(False)]
 
 
 def burn_values(snapshot: ProgramSnapshot, prices: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -181,7 +192,30 @@ def burn_values(snapshot: ProgramSnapshot, prices: pd.DataFrame | None = None) -
     definition's median value per point, taken from ACTIVE rewards' other observations and
     its exchange ratio. Where none applies, value is NA and ``reason`` says why.
     """
-    frame = _observed(snapshot, prices)
+    return burn_from(snapshot, observed(snapshot, prices))
+
+
+def repriced(seen: pd.DataFrame, snapshot: ProgramSnapshot) -> pd.DataFrame | None:
+    """``seen`` (``observed`` of a snapshot) with ``snapshot``'s points, when ``snapshot``'s
+    reward costs are the same spending entries but for their points (and its rewards, card
+    definitions and prices are those ``seen`` was read with); None when they are not. A
+    price edit need not join 50,000 costs to their rewards again."""
+    costs = snapshot.reward_costs
+    spending = costs[costs["spending_index"].notna()]
+    if len(spending) != len(seen) or "points" not in spending:
+        return None
+    for name in _SPENDING:
+        if name not in spending or not seen[name].array.equals(spending[name].array):
+            return None
+    out = seen.assign(points=spending["points"].array)
+    out["value_per_point"] = _per_point(out["value"], out["points"])
+    return out
+
+
+def burn_from(snapshot: ProgramSnapshot, seen: pd.DataFrame) -> pd.DataFrame:
+    """``burn_values`` from its ``observed`` part: card-points rewards valued, then the value
+    per point and the reason."""
+    frame = seen.copy(deep=False)
     ratios = exchange_ratios(snapshot.card_definitions)
     medians = spread(active(frame), ratios)["median"]
     worth = frame["credited"] * lookup(frame["target"], medians, "Float64")

@@ -19,7 +19,7 @@ from ._common import definition_names, sum_by, weighted, whole
 from .schemas import LIABILITY
 from .value import point_values
 
-__all__ = ["liability", "points_by_definition", "recognised_revenue"]
+__all__ = ["liability", "liability_from", "points_by_definition", "recognised_revenue"]
 
 VALUE_COLUMNS = ("card_definition_id", "low", "median", "high")
 """The columns ``liability`` reads from a point values frame (see ``point_values``)."""
@@ -41,11 +41,18 @@ def liability(
     gives one from a history; None leaves every value NA. A card definition without a
     point value, or with a card whose balance is unknown, has NA values, never 0.
     """
-    rate = _checked_rate(redemption_rate)
     if values is None:
         values = point_values(snapshot)
+    return liability_from(points_by_definition(snapshot), values, redemption_rate)
+
+
+def liability_from(
+    points: pd.DataFrame, values: pd.DataFrame, redemption_rate: float | None = 1.0
+) -> pd.DataFrame:
+    """``liability`` from the points owed (``points_by_definition``) already summed: a
+    what-if that changes only the values per point values the same points again."""
+    rate = _checked_rate(redemption_rate)
     prices = _checked_values(values).set_index("card_definition_id")
-    points = points_by_definition(snapshot)
     priced = points.join(prices, on="card_definition_id")
     total = (priced["outstanding_points"] + priced["pending_points"]).astype("Float64") * rate
     frame = points.assign(

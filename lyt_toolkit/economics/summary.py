@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..frames.sample import SampleDesign
-from .earn_burn import burn_values, earn_rates
+from .earn_burn import burn_from, earn_rates, observed, repriced
 from .history import economics_over_time, estimate_redemption_rate
 from .intervals import estimates_and_members
-from .liability import liability
+from .liability import liability_from, points_by_definition
 from .mispricing import mispriced
 from .schedules import expiry_schedule, pending_schedule
 from .schemas import OVER_TIME
@@ -58,6 +58,12 @@ class Economics:
     """Of a sampled snapshot: each sampled member's share of every estimated total (the
     figures ``estimates`` sums), so that a what-if's difference is estimated from the same
     members (paired); else None."""
+    owed_points: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    """The points owed per card definition (``points_by_definition``) the liability values:
+    a what-if that changes only values per point reuses them."""
+    observed: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    """The burn values' costs x rewards join (``earn_burn.observed``): a what-if that
+    changes only reward costs' points reuses it."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame, in reading order (the report's CSV files); ``estimates``
@@ -214,7 +220,12 @@ def _summarise(
     new_rates = again("earn_rates")
     rates = earn_rates(snapshot) if new_rates or old is None else old.earn_rates
     new_burn = again("burn_values")
-    burn = burn_values(snapshot, prices=prices) if new_burn or old is None else old.burn_values
+    seen: pd.DataFrame | None
+    if new_burn or old is None:
+        seen = _observed(snapshot, prices, old, kinds)
+        burn = burn_from(snapshot, seen)
+    else:
+        burn, seen = old.burn_values, old.observed
     new_values = again("point_values", new_burn)
     if new_values or old is None:
         values = values_from(snapshot, burn, override)
@@ -228,13 +239,20 @@ def _summarise(
         over_time = old.over_time
     new_owed = again("liability", new_values)
     sampled = snapshot.sample is not None
+    points: pd.DataFrame | None
     if old is None or new_owed:
-        owed = liability(snapshot, values, redemption_rate)
+        points = (
+            old.owed_points
+            if old is not None and old.owed_points is not None and not READS["liability"] & kinds
+            else points_by_definition(snapshot)
+        )
+        owed = liability_from(points, values, redemption_rate)
         totals, per_member = (
             estimates_and_members(snapshot, values, redemption_rate) if sampled else (None, None)
         )
     else:
         owed, totals, per_member = old.liability, old.estimates, old.per_member
+        points = old.owed_points
     return Economics(
         source=snapshot.source,
         pulled_at=snapshot.pulled_at,
@@ -264,4 +282,25 @@ def _summarise(
         estimates=totals,
         sample=snapshot.sample,
         per_member=per_member,
+        owed_points=points,
+        observed=seen,
     )
+
+
+def _observed(
+    snapshot: ProgramSnapshot,
+    prices: pd.DataFrame | None,
+    old: Economics | None,
+    kinds: frozenset[str],
+) -> pd.DataFrame:
+    """The burn values' costs x rewards join: ``old``'s with the new points when only
+    reward costs changed, and only in their points; else joined again."""
+    if (
+        old is not None
+        and old.observed is not None
+        and READS["burn_values"] & kinds == {"reward_costs"}
+    ):
+        seen = repriced(old.observed, snapshot)
+        if seen is not None:
+            return seen
+    return observed(snapshot, prices)

@@ -386,7 +386,7 @@ class Schema:
         missing = [n for n in self.names if n not in frame.columns]
         if missing:
             raise ValueError(f"{self.kind}: frame lacks columns {missing}")
-        out = frame.loc[:, self.names].copy()
+        out = frame.loc[:, self.names].copy(deep=False)  # copy-on-write: a cast copies its column
         for c in self.columns:
             if out[c.name].dtype != c.dtype and not (
                 c.dtype_name == "category" and isinstance(out[c.name].dtype, pd.CategoricalDtype)

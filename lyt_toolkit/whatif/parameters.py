@@ -27,6 +27,10 @@ class Parameter:
     name: str
     unit: str
 
+    def check(self, value: float) -> None:
+        """``ValueError`` naming ``value`` unless ``value`` is one the parameter can take."""
+        raise NotImplementedError
+
     def frames(self, snapshot: ProgramSnapshot, value: float) -> dict[str, pd.DataFrame]:
         raise NotImplementedError
 
@@ -61,8 +65,12 @@ class EarnRate(Parameter):
             )
         return rows
 
-    def frames(self, snapshot: ProgramSnapshot, value: float) -> dict[str, pd.DataFrame]:
+    def check(self, value: float) -> None:
+        """A finite number at least 0."""
         _check_number("value", value, low=0.0)
+
+    def frames(self, snapshot: ProgramSnapshot, value: float) -> dict[str, pd.DataFrame]:
+        self.check(value)
         benefits = snapshot.benefits
         rows = self._earning(benefits)
         edited = benefits.copy()
@@ -110,8 +118,12 @@ class RewardPrice(Parameter):
             )
         return rows
 
-    def frames(self, snapshot: ProgramSnapshot, value: float) -> dict[str, pd.DataFrame]:
+    def check(self, value: float) -> None:
+        """A finite number above -1 (-1 would make every reward free)."""
         _check_number("value", value, low=-1.0, open_low=True)
+
+    def frames(self, snapshot: ProgramSnapshot, value: float) -> dict[str, pd.DataFrame]:
+        self.check(value)
         costs = snapshot.reward_costs
         rows = self._rows(costs)
         edited = costs.copy()
