@@ -129,20 +129,32 @@ def assert_same(again: Any, full: Any) -> None:
         pd.testing.assert_frame_equal(again.per_member, full.per_member)
 
 
-@pytest.mark.parametrize("program", ["economics program", "owed program (pulled)",
-                                     "owed program, sampled", "generated"])  # fmt: skip
-@pytest.mark.parametrize("edit", list(EDITS))
+PROGRAMS = ("economics program", "owed program (pulled)", "owed program, sampled", "generated")
+
+NOTHING_TO_EDIT = {
+    # The owed program has one card definition and no earning benefit.
+    ("reward_costs: a spending entry moved to another card definition", "owed program (pulled)"),
+    ("reward_costs: a spending entry moved to another card definition", "owed program, sampled"),
+    ("benefits: an earn rate doubled", "owed program (pulled)"),
+    ("benefits: an earn rate doubled", "owed program, sampled"),
+    # The economics program has no members, so no cards and no pending buckets.
+    ("cards: balances +100", "economics program"),
+    ("pending_buckets: points doubled", "economics program"),
+}
+"""(edit, program) pairs not tested: the program holds nothing the edit could change."""
+
+
+@pytest.mark.parametrize(
+    ("edit", "program"),
+    [(e, p) for e in EDITS for p in PROGRAMS if (e, p) not in NOTHING_TO_EDIT],
+)
 def test_resummarise_after_an_edit_is_summarise_of_the_edited_snapshot(
     programs, program, edit
 ) -> None:
     snapshot = programs[program]
-    try:
-        frames = EDITS[edit](snapshot)
-    except (ValueError, IndexError, AssertionError):
-        pytest.skip(f"{program} has nothing this edit changes")
+    frames = EDITS[edit](snapshot)
     changed = changed_frames(snapshot, frames)
-    if not changed:
-        pytest.skip(f"{program} has nothing this edit changes")
+    assert changed, f"{edit} changes nothing of {program}"
     after = edited_snapshot(snapshot, changed)
     before = summarise(snapshot)
     full = summarise(after)
