@@ -158,6 +158,12 @@ DEPRECATIONS: tuple[Deprecation, ...] = (
         removed_in="0.6.0",
         instead="lyt_toolkit.fill.estimate, or ProgramSnapshot.estimate(client)",
     ),
+    Deprecation(
+        name="lyt_toolkit.reports.snapshot_csv.public_url",
+        since="0.5.0",
+        removed_in="0.6.0",
+        instead="lyt_toolkit.snapshot.public_url",
+    ),
 )
 """Every deprecation, current and past (an entry outlives the spelling it covers)."""
 

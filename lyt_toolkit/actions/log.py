@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._url import public_url
 from ..errors import LytError
-from ..reports.snapshot_csv import public_url
 from .lock import held
 
 if TYPE_CHECKING:

@@ -5,7 +5,8 @@ bundled demo program on an embedded sandbox (a local copy of the service on
 loopback). The pull keeps to ``--budget-share`` of the calls left in the window and,
 with ``--sample N``, reads only a sample of the members (``pull_options``); a pull
 refused for the budget is told with its ways forward as this command line spells them
-(``budget_refusal``). Imports are late so ``lyt --help`` stays fast.
+(``budget_refusal``), and a pull that fails is told in one line (``pull_or_fail``,
+``explain``). Imports are late so ``lyt --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import APIError, LytError, PullBudgetError, WayForward
+from ..errors import (
+    APIConnectionError,
+    APIError,
+    ConfigurationError,
+    LytError,
+    PullBudgetError,
+    WayForward,
+)
+from ._common import fail, scrub
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -33,8 +42,10 @@ __all__ = [
     "budget_refusal",
     "calls_line",
     "connected_client",
+    "explain",
     "output_dir",
     "pull_options",
+    "pull_or_fail",
     "pull_snapshot",
     "refused",
     "sample_line",
@@ -155,6 +166,44 @@ def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> Program
             sample=sample,
             checkpoint=options.checkpoint,
         )
+
+
+def pull_or_fail(
+    sandbox: bool, command: str, options: PullOptions = DEFAULT_PULL
+) -> ProgramSnapshot | None:
+    """The snapshot pulled as ``options`` say, or None once one line saying why it could not
+    be pulled is printed (for a pull refused for the budget, its ways forward after it)."""
+    try:
+        return pull_snapshot(sandbox, options)
+    except LytError as exc:
+        fail(command, explain(exc, can_sample=options.can_sample))
+    except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
+        reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
+        fail(command, scrub(" ".join(reason.split())))
+    return None
+
+
+def explain(exc: LytError, *, can_sample: bool = False) -> str:
+    """One line saying why a pull could not run, with any credential scrubbed; for a pull
+    refused for the budget, its ways forward on the lines after it (``--sample`` among them
+    when ``can_sample``: the command has it)."""
+    if isinstance(exc, PullBudgetError):
+        refusal = budget_refusal(exc, can_sample=can_sample)
+        return "\n".join(scrub(_squeezed(line)) for line in refusal.splitlines())
+    if isinstance(exc, APIConnectionError):
+        text = f"cannot reach the service: {exc}"
+    elif refused(exc):
+        text = REFUSED
+    elif isinstance(exc, ConfigurationError):
+        text = f"the client is not configured: {exc}"
+    else:
+        text = f"the snapshot could not be pulled: {exc}"
+    return scrub(" ".join(text.split()))
+
+
+def _squeezed(line: str) -> str:
+    """``line`` with its runs of white space made one space, its indent kept."""
+    return line[: len(line) - len(line.lstrip())] + " ".join(line.split())
 
 
 def budget_refusal(exc: PullBudgetError, *, can_sample: bool = False) -> str:

@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
 from .._text import counted
 from ..errors import LytError
+from ._common import EXIT_APPLIED, EXIT_ERROR, fail, scrub
+from ._pull import connected_client
 
 __all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
 
-EXIT_APPLIED = 0
-EXIT_ERROR = 1
 COMMAND = "lyt apply"
 _OPTIONS = {
     "allow_destroy": "--allow-destroy",
@@ -39,13 +38,11 @@ def apply(args: argparse.Namespace) -> int:
     """Load the plan, connect, re-read what it touches and apply it."""
     from ..actions import ChangePlan
     from ..actions.plan_file import COMPLETE
-    from ._pull import connected_client
-    from .audit import _scrub
 
     try:
         plan = ChangePlan.load(args.plan)
     except (LytError, OSError) as exc:
-        return _fail(str(exc))
+        return fail(COMMAND, str(exc), EXIT_ERROR)
     print(plan.summary())
     log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     try:
@@ -71,11 +68,13 @@ def apply(args: argparse.Namespace) -> int:
                 progress=False,
             )
     except LytError as exc:
-        return _fail(_cli_words(_scrub(" ".join(str(exc).split()))))
+        return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
     counts = results["outcome"].value_counts()
     print("Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()))
     if not results["outcome"].isin(COMPLETE).all():
-        return _fail(f"not every change was made; see {log}, then run again to resume")
+        return fail(
+            COMMAND, f"not every change was made; see {log}, then run again to resume", EXIT_ERROR
+        )
     return EXIT_APPLIED
 
 
@@ -83,8 +82,3 @@ def _cli_words(message: str) -> str:
     """A refusal as the command line words it: each keyword it names that ``lyt apply``
     takes as its option (``refresh=True`` -> ``--refresh``)."""
     return re.sub(r"\b([a-z_]+)=True\b", lambda m: _OPTIONS.get(m[1], m[0]), message)
-
-
-def _fail(reason: str) -> int:
-    print(f"{COMMAND}: {reason}", file=sys.stderr)
-    return EXIT_ERROR

@@ -12,25 +12,21 @@ their counts in the sample and the program's estimates.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import APIConnectionError, ConfigurationError, LytError, PullBudgetError
+from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
 from ._pull import (
     DEFAULT_PULL,
-    REFUSED,
     PullOptions,
-    budget_refusal,
     calls_line,
     output_dir,
     pull_options,
-    pull_snapshot,
-    refused,
+    pull_or_fail,
     sample_line,
     source_name,
 )
+from .report import ECONOMICS_DIR, write_economics
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,12 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["audit", "demo", "format_catalogue", "format_summary", "pull_or_fail"]
 
-_SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
-
 MAX_ERRORS_SHOWN = 10
-
-EXIT_OK = 0
-EXIT_CANNOT_RUN = 2
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -52,7 +43,7 @@ def demo(args: argparse.Namespace) -> int:
     try:
         options = pull_options(args)
     except ValueError as exc:
-        return _fail("lyt demo", str(exc))
+        return fail("lyt demo", str(exc))
     print("lyt demo: auditing the Northwind Coffee Rewards demo program on the embedded sandbox")
     print("(a local copy of the service on loopback; nothing leaves this machine)\n")
     return _audit(args.out, sandbox=True, command="lyt demo", economics=True, options=options)
@@ -68,7 +59,7 @@ def audit(args: argparse.Namespace) -> int:
     try:
         options = pull_options(args)
     except ValueError as exc:
-        return _fail("lyt audit", str(exc))
+        return fail("lyt audit", str(exc))
     return _audit(args.out, sandbox=sandbox, command="lyt audit", history=history, options=options)
 
 
@@ -98,7 +89,7 @@ def _audit(
     try:
         files = write_reports(snapshot, findings, counts, out)
     except OSError as exc:
-        return _fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
+        return fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
     print(format_summary(snapshot, findings, counts, source_name(sandbox, snapshot)))
     print(calls_line(snapshot))
     if (note := sample_line(snapshot)) is not None:
@@ -107,8 +98,6 @@ def _audit(
     for path in files:
         print(f"  {path.name}")
     if economics:
-        from .report import ECONOMICS_DIR, write_economics
-
         source = source_name(sandbox, snapshot)
         code = write_economics(snapshot, out / ECONOMICS_DIR, command, source=source)
         if code != EXIT_OK:
@@ -116,21 +105,6 @@ def _audit(
     if history is not None:
         return _keep(snapshot, history, command)
     return EXIT_OK
-
-
-def pull_or_fail(
-    sandbox: bool, command: str, options: PullOptions = DEFAULT_PULL
-) -> ProgramSnapshot | None:
-    """The snapshot pulled as ``options`` say, or None once one line saying why it could not
-    be pulled is printed (for a pull refused for the budget, its ways forward after it)."""
-    try:
-        return pull_snapshot(sandbox, options)
-    except LytError as exc:
-        _fail(command, _explain(exc, can_sample=options.can_sample))
-    except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
-        reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
-        _fail(command, _scrub(" ".join(reason.split())))
-    return None
 
 
 def _keep(snapshot: ProgramSnapshot, folder: str, command: str) -> int:
@@ -143,13 +117,13 @@ def _keep(snapshot: ProgramSnapshot, folder: str, command: str) -> int:
     try:
         previous = history.latest()
     except (SnapshotFileError, OSError) as exc:
-        return _fail(command, f"cannot read the history in {folder}: {exc}")
+        return fail(command, f"cannot read the history in {folder}: {exc}")
     try:
         history.append(snapshot)
     except SnapshotFileError as exc:
         print(f"\n{command}: {exc}; this snapshot was not stored again", file=sys.stderr)
     except OSError as exc:
-        return _fail(command, f"cannot store the snapshot in {folder}: {exc.strerror or exc}")
+        return fail(command, f"cannot store the snapshot in {folder}: {exc.strerror or exc}")
     else:
         print(f"\nSnapshot stored in the history {history.path.resolve()}/")
     if previous is None:
@@ -218,43 +192,3 @@ def format_catalogue() -> str:
     return "\n".join(
         f"{r.id:<{width}}  {r.severity.value:<7}  {r.description}" for r in RULES.values()
     )
-
-
-def _explain(exc: LytError, *, can_sample: bool = False) -> str:
-    """One line saying why the audit could not run, with any credential scrubbed; for a pull
-    refused for the budget, its ways forward on the lines after it (``--sample`` among them
-    when ``can_sample``: the command has it)."""
-    if isinstance(exc, PullBudgetError):
-        refusal = budget_refusal(exc, can_sample=can_sample)
-        return "\n".join(_scrub(_squeezed(line)) for line in refusal.splitlines())
-    if isinstance(exc, APIConnectionError):
-        text = f"cannot reach the service: {exc}"
-    elif refused(exc):
-        text = REFUSED
-    elif isinstance(exc, ConfigurationError):
-        text = f"the client is not configured: {exc}"
-    else:
-        text = f"the snapshot could not be pulled: {exc}"
-    return _scrub(" ".join(text.split()))
-
-
-def _squeezed(line: str) -> str:
-    """``line`` with its runs of white space made one space, its indent kept."""
-    return line[: len(line) - len(line.lstrip())] + " ".join(line.split())
-
-
-def _scrub(text: str) -> str:
-    """``text`` with any configured token replaced by ``***`` (defence in depth)."""
-    from dotenv import dotenv_values
-
-    env_file = dotenv_values(".env") if Path(".env").is_file() else {}
-    for var in _SECRET_VARS:
-        for secret in (os.environ.get(var), env_file.get(var)):
-            if secret and len(secret) >= 4:
-                text = text.replace(secret, "***")
-    return text
-
-
-def _fail(command: str, reason: str) -> int:
-    print(f"{command}: {reason}", file=sys.stderr)
-    return EXIT_CANNOT_RUN

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import LytError
+from ._common import EXIT_OK, fail
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,13 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = ["change_lines", "diff", "format_diff", "write_changes"]
 
-EXIT_OK = 0
+COMMAND = "lyt diff"
 MAX_FINDINGS_SHOWN = 20
 MAX_CHANGES_SHOWN = 20
 """Changes printed one per line; ``--out`` writes them all."""
 MAX_VALUE_SHOWN = 60
 """Characters of a value printed in a change line."""
-EXIT_CANNOT_RUN = 2
 
 
 def diff(args: argparse.Namespace) -> int:
@@ -40,11 +39,11 @@ def diff(args: argparse.Namespace) -> int:
     try:
         old, new = read_snapshot(args.old), read_snapshot(args.new)
     except (LytError, OSError) as exc:
-        return _fail(str(exc))
+        return fail(COMMAND, str(exc))
     changes = old.diff(new)
     print(format_diff(changes))
     problem = write_changes(changes, args.out)
-    return EXIT_OK if problem is None else _fail(problem)
+    return EXIT_OK if problem is None else fail(COMMAND, problem)
 
 
 def write_changes(changes: SnapshotDiff, out: str | None) -> str | None:
@@ -133,8 +132,3 @@ def _shown(value: object, width: int = MAX_VALUE_SHOWN) -> str:
     if not text.isprintable():
         text = text.encode("unicode_escape").decode("ascii")
     return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _fail(reason: str) -> int:
-    print(f"lyt diff: {reason}", file=sys.stderr)
-    return EXIT_CANNOT_RUN

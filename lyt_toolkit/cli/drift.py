@@ -12,40 +12,36 @@ refused with its ways forward).
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..errors import LytError
+from ._common import EXIT_DRIFT, EXIT_ERROR, EXIT_NO_DRIFT, fail
+from ._pull import connected_client, explain, pull_options
+from .diff import format_diff, write_changes
 
 __all__ = ["EXIT_DRIFT", "EXIT_ERROR", "EXIT_NO_DRIFT", "drift"]
 
-EXIT_NO_DRIFT = 0
-EXIT_ERROR = 1
-EXIT_DRIFT = 2
 COMMAND = "lyt drift"
 
 
 def drift(args: argparse.Namespace) -> int:
     """Read the snapshot folder, pull the live program, print and write what drifted."""
     from ..snapshot import read_snapshot
-    from ._pull import connected_client, pull_options
-    from .audit import _explain
-    from .diff import format_diff, write_changes
 
     try:
         options = pull_options(args)
     except ValueError as exc:
-        return _fail(str(exc))
+        return fail(COMMAND, str(exc), EXIT_ERROR)
     try:
         snapshot = read_snapshot(args.snapshot)
     except (LytError, OSError) as exc:
-        return _fail(str(exc))
+        return fail(COMMAND, str(exc), EXIT_ERROR)
     try:
         with connected_client(bool(args.sandbox)) as client:
             changes = snapshot.drift(client, progress=True, budget_share=options.budget_share)
     except LytError as exc:
-        return _fail(_explain(exc))
+        return fail(COMMAND, explain(exc), EXIT_ERROR)
     except ValueError as exc:  # a sample holding nothing a drift can compare
-        return _fail(str(exc))
+        return fail(COMMAND, str(exc), EXIT_ERROR)
     if not changes:
         when = f"{snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC"
         print(f"No drift: the live program matches the snapshot of {when}")
@@ -54,9 +50,4 @@ def drift(args: argparse.Namespace) -> int:
         return EXIT_NO_DRIFT
     print(format_diff(changes))
     problem = write_changes(changes, args.out)
-    return EXIT_DRIFT if problem is None else _fail(problem)
-
-
-def _fail(reason: str) -> int:
-    print(f"{COMMAND}: {reason}", file=sys.stderr)
-    return EXIT_ERROR
+    return EXIT_DRIFT if problem is None else fail(COMMAND, problem, EXIT_ERROR)

@@ -7,10 +7,10 @@ with ``--checkpoint`` the pull is paced across budget windows and resumable."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..errors import LytError, PullBudgetError
+from ._common import EXIT_BAD_OPTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, fail
 from ._pull import (
     REFUSED,
     budget_refusal,
@@ -25,10 +25,6 @@ from ._refresh import members_choice, read_at_lines, refresh_snapshot
 
 __all__ = ["export"]
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_OPTION = 2
-EXIT_INTERRUPTED = 130
 COMMAND = "lyt export"
 
 
@@ -38,11 +34,10 @@ def export(args: argparse.Namespace) -> int:
         options = pull_options(args)
         members = members_choice(args, options)
     except ValueError as exc:
-        print(f"{COMMAND}: {exc}", file=sys.stderr)
-        return EXIT_BAD_OPTION
+        return fail(COMMAND, str(exc), EXIT_BAD_OPTION)
     out = output_dir(args.out, COMMAND)
     if out is None:
-        return EXIT_FAILED
+        return EXIT_ERROR
     try:
         sandbox = bool(getattr(args, "sandbox", False))
         if members is None:
@@ -51,22 +46,18 @@ def export(args: argparse.Namespace) -> int:
             snapshot = refresh_snapshot(Path(args.since).expanduser(), sandbox, options, members)
         written = snapshot.to_csv(out)
     except PullBudgetError as exc:
-        print(f"{COMMAND}: {budget_refusal(exc, can_sample=True)}", file=sys.stderr)
-        return EXIT_FAILED
+        return fail(COMMAND, budget_refusal(exc, can_sample=True), EXIT_ERROR)
     except KeyboardInterrupt:
         kept = (
             f"; what it read is kept in {options.checkpoint}: run the same command to go on"
             if options.checkpoint is not None
             else ""
         )
-        print(f"{COMMAND}: interrupted{kept}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return fail(COMMAND, f"interrupted{kept}", EXIT_INTERRUPTED)
     except LytError as exc:
-        print(f"{COMMAND}: {REFUSED if refused(exc) else exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return fail(COMMAND, REFUSED if refused(exc) else str(exc), EXIT_ERROR)
     except OSError as exc:
-        print(f"{COMMAND}: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return fail(COMMAND, f"cannot write to {out}: {exc.strerror or exc}", EXIT_ERROR)
     print(f"Snapshot of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
     print(calls_line(snapshot))
     if snapshot.read_times:

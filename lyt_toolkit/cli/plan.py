@@ -18,20 +18,18 @@ The exit code tells a script the answer
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import LytError
+from ._common import EXIT_CHANGES, EXIT_ERROR, EXIT_NO_CHANGES, fail, scrub
 
 if TYPE_CHECKING:
     from ..actions import ChangePlan
 
 __all__ = ["EXIT_CHANGES", "EXIT_ERROR", "EXIT_NO_CHANGES", "plan"]
 
-EXIT_NO_CHANGES = 0
-EXIT_ERROR = 1
-EXIT_CHANGES = 2
+COMMAND = "lyt plan"
 
 
 def plan(args: argparse.Namespace) -> int:
@@ -46,8 +44,7 @@ def plan(args: argparse.Namespace) -> int:
             ChangePlan.from_frames(read_snapshot(args.base), read_edited_frames(args.edited))
         )
     except (LytError, OSError) as exc:
-        print(f"lyt plan: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return fail(COMMAND, str(exc), EXIT_ERROR)
     if not args.offline:
         _read_budget(change_plan)
     print(change_plan)
@@ -56,8 +53,7 @@ def plan(args: argparse.Namespace) -> int:
         try:
             change_plan.save(out)
         except (LytError, OSError) as exc:
-            print(f"lyt plan: cannot write {out}: {exc}", file=sys.stderr)
-            return EXIT_ERROR
+            return fail(COMMAND, f"cannot write {out}: {exc}", EXIT_ERROR)
         print(f"\nPlan saved to {out.resolve()}; apply it with: lyt apply {out}")
     return EXIT_CHANGES if len(change_plan) else EXIT_NO_CHANGES
 
@@ -66,7 +62,6 @@ def _read_budget(change_plan: ChangePlan) -> None:
     """Let ``change_plan`` remember the live budget: one read, when a service is configured."""
     from ..client import ClientConfig, LoyaltyClient
     from ..errors import ConfigurationError
-    from .audit import _scrub
 
     try:
         config = ClientConfig.resolve()
@@ -77,8 +72,8 @@ def _read_budget(change_plan: ChangePlan) -> None:
             try:
                 client.programs.list(limit=1)  # any answer carries the budget headers
             except LytError as exc:
-                reason = _scrub(" ".join(str(exc).split()))
-                print(f"lyt plan: the read for the budget failed: {reason}", file=sys.stderr)
+                reason = scrub(" ".join(str(exc).split()))
+                fail(COMMAND, f"the read for the budget failed: {reason}")
             change_plan.summary(client)
     except LytError as exc:  # a broken setting: the plan stands without its budget
-        print(f"lyt plan: the read for the budget failed: {_scrub(str(exc))}", file=sys.stderr)
+        fail(COMMAND, f"the read for the budget failed: {scrub(str(exc))}")

@@ -16,8 +16,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._pull import calls_line, output_dir, pull_options, source_name
-from .audit import EXIT_CANNOT_RUN, EXIT_OK, _fail, pull_or_fail
+from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
+from ._pull import calls_line, output_dir, pull_options, pull_or_fail, source_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,26 +48,26 @@ def economics(args: argparse.Namespace) -> int:
     try:
         options = pull_options(args)
     except ValueError as exc:
-        return _fail(COMMAND, str(exc))
+        return fail(COMMAND, str(exc))
     out = output_dir(args.out, COMMAND)
     if out is None:
         return EXIT_CANNOT_RUN
     rate = redemption_rate(args.redemption_rate)
     if isinstance(rate, str):
-        return _fail(COMMAND, rate)
+        return fail(COMMAND, rate)
     if rate is None and args.history is None:
-        return _fail(
+        return fail(
             COMMAND, "--redemption-rate history needs --history DIR (two or more snapshots)"
         )
     try:
         prices = None if args.prices is None else read_prices(Path(args.prices).expanduser())
     except LytError as exc:
-        return _fail(COMMAND, f"cannot read the prices: {exc}")
+        return fail(COMMAND, f"cannot read the prices: {exc}")
     history = None
     if args.history is not None:
         folder = Path(args.history).expanduser()
         if not folder.is_dir():
-            return _fail(COMMAND, f"--history {folder} is not a folder (lyt audit --history)")
+            return fail(COMMAND, f"--history {folder} is not a folder (lyt audit --history)")
         history = SnapshotHistory(folder)
     snapshot = pull_or_fail(bool(args.sandbox), COMMAND, options)
     if snapshot is None:
@@ -122,11 +122,11 @@ def write_economics(
             snapshot, prices=prices, redemption_rate=redemption_rate, history=history
         )
     except (LytError, OSError, ValueError) as exc:
-        return _fail(command, f"cannot summarise the economics: {exc}")
+        return fail(command, f"cannot summarise the economics: {exc}")
     try:
         files = write_economics_report(summary, out, source=source)
     except OSError as exc:
-        return _fail(command, f"cannot write the economics report to {out}: {exc.strerror or exc}")
+        return fail(command, f"cannot write the economics report to {out}: {exc.strerror or exc}")
     lines = headline_lines(summary.headline)
     width = max((len(label) for label, _ in lines), default=0)
     print("\nProgram economics (amounts in minor units):")

@@ -15,6 +15,10 @@ from ..sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES, SandboxConfig, 
 from ..sandbox.from_snapshot import sandbox_credentials
 from ..sandbox.quota import configured_plan
 from ..sandbox.state import load_program_source
+from ._common import EXIT_OK, fail
+
+SERVE = "lyt sandbox serve"
+GENERATE = "lyt sandbox generate"
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -30,8 +34,7 @@ def serve(args: argparse.Namespace) -> int:
             timeouts = _checked_timeouts(args)
             _check_exposure(args.host, config.credentials, args.unsafe_public_demo_credentials)
         except ValueError as exc:
-            print(f"lyt sandbox serve: {exc}", file=sys.stderr)
-            return 2
+            return fail(SERVE, str(exc))
         try:
             # The program loads before the web app is imported: the app's modules import
             # while SQLite builds the load's indexes.
@@ -42,12 +45,10 @@ def serve(args: argparse.Namespace) -> int:
         except ProgramFileError as exc:
             given = args.from_snapshot
             source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
-            print(f"lyt sandbox serve: {source}: {exc}", file=sys.stderr)
-            return 2
+            return fail(SERVE, f"{source}: {exc}")
         except IncompleteDatabase as exc:
-            print(f"lyt sandbox serve: {exc}", file=sys.stderr)
-            return 2
-    return 0
+            return fail(SERVE, str(exc))
+    return EXIT_OK
 
 
 def _import_server() -> None:
@@ -162,17 +163,12 @@ def generate(args: argparse.Namespace) -> int:
     for name, value in counts.items():
         if value is not None and value < MINIMUM_COUNTS[name]:
             option = "--" + name.replace("_", "-")
-            return _refuse(f"{option}: must be at least {MINIMUM_COUNTS[name]}, got {value}")
+            return fail(GENERATE, f"{option}: must be at least {MINIMUM_COUNTS[name]}, got {value}")
     if counts["pending_buckets"] and not counts["members"]:
-        return _refuse("--pending-buckets: needs --members above 0 to hold them")
+        return fail(GENERATE, "--pending-buckets: needs --members above 0 to hold them")
     try:
         write_program(args.out, seed=args.seed, **counts)
     except OSError as exc:
-        return _refuse(f"--out: cannot write {args.out}: {exc.strerror or exc}")
+        return fail(GENERATE, f"--out: cannot write {args.out}: {exc.strerror or exc}")
     print(f"wrote {args.out}")
-    return 0
-
-
-def _refuse(reason: str) -> int:
-    print(f"lyt sandbox generate: {reason}", file=sys.stderr)
-    return 2
+    return EXIT_OK

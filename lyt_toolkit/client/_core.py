@@ -35,6 +35,7 @@ from ..errors import (
 )
 from ..models.errors import ErrorObject
 from ..models.numbers import first_problem
+from ._base_url import join
 from .config import ClientConfig, RetryConfig
 
 T = TypeVar("T")
@@ -182,7 +183,6 @@ class RequestCore:
 
     def __init__(self, config: ClientConfig) -> None:
         self.config = config
-        self.base_url = config.resolved_base_url
         self._timeout = config.timeout.as_dict()
 
     def build(
@@ -205,7 +205,7 @@ class RequestCore:
             kwargs["json"] = call.json
         return httpx.Request(
             call.method,
-            self.base_url + call.path,
+            join(self.config.url, call.path),
             params=list(call.params) or None,
             headers=headers,
             extensions={"timeout": dict(timeout) if timeout is not None else self._timeout},
@@ -255,7 +255,7 @@ class RequestCore:
             extra["hint"] = come_back_hint(extra["retry_after"])
         elif 300 <= status < 400:
             extra["location"] = response.headers.get("location")
-            extra["hint"] = redirect_hint(extra["location"], self.base_url)
+            extra["hint"] = redirect_hint(extra["location"], self.config.resolved_base_url)
         return error_class(status, info.key)(
             status,
             info.message,

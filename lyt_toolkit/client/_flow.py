@@ -279,7 +279,7 @@ def _take_flow(core: RequestCore, quota: Quota, call: Call[Any], deadline: Deadl
 
 
 def _where(core: RequestCore, call: Call[Any]) -> str:
-    return f"{call.method} {call.path} at {core.base_url}"
+    return f"{call.method} {call.path} at {core.config.resolved_base_url}"
 
 
 def _connection_error(core: RequestCore, call: Call[Any], exc: Exception) -> APIConnectionError:

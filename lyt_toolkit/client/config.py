@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -23,6 +24,7 @@ from typing_extensions import Unpack
 
 from ..errors import ConfigurationError
 from ..models.enums import SCOPES, Cluster
+from ._base_url import normalise, shown
 
 ENV_VARS: dict[str, str] = {
     "base_url": "LYT_BASE_URL",
@@ -161,14 +163,21 @@ class ClientConfig:
     rate: Rate | None = None
     """Call starts spread evenly at this rate (``None``: as fast as the calls come)."""
 
-    @property
-    def resolved_base_url(self) -> str:
-        """The base URL with ``{cluster}`` filled in and no trailing slash.
+    @cached_property
+    def url(self) -> httpx.URL:
+        """The base URL every call is joined to, normalised once: ``{cluster}`` filled in,
+        its path ending in one ``/``.
 
         The ``/v2`` loyalty API lives under the same base URL as ``/v1`` and
-        ``/management`` (spec, "Base address"), so one resolved URL serves all.
+        ``/management`` (spec, "Base address"), so one URL serves all.
         """
-        return self.base_url.replace("{cluster}", self.cluster.value).rstrip("/")
+        return normalise(self.base_url, self.cluster.value)
+
+    @property
+    def resolved_base_url(self) -> str:
+        """The base URL as ``client.base_url`` and messages show it: ``url`` without its
+        trailing slash."""
+        return shown(self.url)
 
     @classmethod
     def resolve(
@@ -260,13 +269,7 @@ def _secret(value: str | SecretStr | None) -> SecretStr | None:
 
 
 def _check_base_url(value: str) -> str:
-    probe = value.replace("{cluster}", DEFAULT_CLUSTER.value)
-    url = httpx.URL(probe)
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ConfigurationError(
-            "base_url must be an http(s) URL such as https://{cluster}.example.com, "
-            f"got {value!r}"
-        )
+    normalise(value, DEFAULT_CLUSTER.value)
     return value
 
 

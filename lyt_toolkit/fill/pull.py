@@ -34,6 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 
 from .._progress import Progress, ProgressBar
+from .._url import public_url
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.allowance import Allowance, AllowanceSpent, checked_share
 from ..errors import NotFoundError, OddValueWarning
@@ -71,7 +72,6 @@ from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
 from ..pull.threaded import ThreadedClient
 from ..pull.windows import windowed_lists
-from ..reports.snapshot_csv import public_url
 from ..snapshot.clock import service_instant, utc_now
 from ..snapshot.cost import PullCalls, tree_depth, wanted_kinds
 from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE, SampleSource

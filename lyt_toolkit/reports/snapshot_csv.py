@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
+from .._deprecation import deprecation, module_getattr
+from .._url import public_url as _public_url
 from .._version import __version__
 from ..errors import LytError
 from ..frames.registry import FRAME_NAMES
@@ -51,7 +52,6 @@ __all__ = [
     "SnapshotFrames",
     "category_dtype",
     "column_schema",
-    "public_url",
     "read_csv_frame",
     "read_frames",
     "read_manifest",
@@ -106,17 +106,6 @@ class SnapshotFiles:
     recorded); see ``reports.provenance``."""
     read_times: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Per kind, when its first and last answer came (a checkpointed pull; empty otherwise)."""
-
-
-def public_url(url: str) -> str:
-    """``url`` without user info, query or fragment: safe to write into a manifest."""
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
 def column_schema(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -215,7 +204,7 @@ def write_folder(
     manifest = {
         "format": format,
         "generator": f"lyt_toolkit {__version__}",
-        "source": public_url(snapshot.source),
+        "source": _public_url(snapshot.source),
         "pulled_at": snapshot.pulled_at.strftime(_DATE_FORMAT),
         **({} if kinds is None else {"kinds": [n for n in FRAME_NAMES if n in kinds]}),
         **({"sample": sample} if sample else {}),
@@ -512,3 +501,9 @@ def files_of(
             kind: (first, last) for kind, (first, last) in manifest.get("read_times", {}).items()
         },
     )
+
+
+__getattr__ = module_getattr(
+    __name__,
+    {"public_url": (deprecation(f"{__name__}.public_url"), lambda: _public_url)},
+)

@@ -14,8 +14,8 @@ exported folder, into the program a sandbox holds.
 from typing import TYPE_CHECKING
 
 from .._deprecation import provide
+from .._url import public_url
 from ..frames.registry import FRAME_NAMES
-from ..reports.snapshot_csv import public_url
 from .cost import PullCalls, PullEstimate
 from .defaults import DEFAULT_CONCURRENCY
 from .diff import CHANGES, SnapshotDiff

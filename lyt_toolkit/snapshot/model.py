@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._progress import Progress
+from .._url import public_url
 from ..frames.registry import FRAME_NAMES, SCHEMAS
 from ..frames.sample import Sample, SampleDesign, draw_sample, member_points
 from ..frames.schema import ODD_VALUES, OddValue
-from ..reports.snapshot_csv import public_url, write_snapshot
+from ..reports.snapshot_csv import write_snapshot
 from ..reports.snapshot_parquet import write_parquet_snapshot
 from .clock import utc_now
 from .cost import PullCalls, PullEstimate

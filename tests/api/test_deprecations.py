@@ -278,3 +278,15 @@ def test_the_old_pull_modules_warn_and_give_the_names_from_their_new_homes() -> 
         )
     ]
     assert "lyt_toolkit.fill.pull" in lines[0] and "lyt_toolkit.fill.budget" in lines[1]
+
+
+# -- lyt_toolkit.reports.snapshot_csv.public_url (0.4.0) -> lyt_toolkit.snapshot.public_url --
+
+
+def test_public_url_from_the_csv_writer_warns_and_is_the_snapshots() -> None:
+    from lyt_toolkit.reports import snapshot_csv
+    from lyt_toolkit.snapshot import public_url
+
+    with pytest.warns(FutureWarning, match=r"use lyt_toolkit\.snapshot\.public_url instead"):
+        assert snapshot_csv.public_url is public_url
+    assert "public_url" not in snapshot_csv.__all__

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 
 from lyt_toolkit.client import ClientConfig, ClientSettings, LoyaltyClient, RetryConfig
+from lyt_toolkit.client._core import Call, RequestCore
 from lyt_toolkit.errors import ConfigurationError
 
 BASE = "https://{cluster}.example.com"
@@ -44,6 +46,16 @@ def test_cluster_fills_the_base_url() -> None:
     assert config.resolved_base_url == "https://us1.api.example.com"
     default = ClientConfig.resolve(base_url=BASE + "/", env={}, env_file=None)
     assert default.resolved_base_url == "https://api.example.com"
+
+
+def test_the_base_url_is_normalised_once_and_paths_join_below_it() -> None:
+    config = ClientConfig.resolve(
+        base_url=BASE + "/prefix//", app_id="a", app_token="t", env={}, env_file=None
+    )
+    assert config.url == httpx.URL("https://api.example.com/prefix/")
+    assert config.resolved_base_url == "https://api.example.com/prefix"
+    request = RequestCore(config).build(Call("GET", "/v1/members/a%2Fb", params=(("q", "1"),)))
+    assert request.url == httpx.URL("https://api.example.com/prefix/v1/members/a%2Fb?q=1")
 
 
 def test_unknown_cluster_is_named() -> None:

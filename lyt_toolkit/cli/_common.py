@@ -1,0 +1,71 @@
+"""What every ``lyt`` command shares: its exit codes, the one line it prints when it stops
+(``fail``) and the masking of configured credentials in what it prints (``scrub``).
+
+Findings, changes and drift are data, not failures: a command that reports them exits 0
+when it ran (``lyt drift`` and ``lyt plan`` exit 2 when there is something to see, so a
+script can tell), and a command that cannot run prints one line naming the cause, never a
+traceback and never a credential.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+__all__ = [
+    "EXIT_APPLIED",
+    "EXIT_BAD_OPTION",
+    "EXIT_CANNOT_RUN",
+    "EXIT_CHANGES",
+    "EXIT_DRIFT",
+    "EXIT_ERROR",
+    "EXIT_INTERRUPTED",
+    "EXIT_NO_CHANGES",
+    "EXIT_NO_DRIFT",
+    "EXIT_OK",
+    "fail",
+    "scrub",
+]
+
+EXIT_OK = 0
+"""The command ran (``lyt audit``, ``demo``, ``diff``, ``export``, ``report``)."""
+EXIT_ERROR = 1
+"""``lyt apply``, ``drift``, ``export``, ``plan``: refused, failed or could not run."""
+EXIT_CANNOT_RUN = 2
+"""``lyt audit``, ``demo``, ``diff``, ``report``, ``sandbox``: could not run."""
+EXIT_APPLIED = 0
+"""``lyt apply``: the plan is applied."""
+EXIT_NO_DRIFT = 0
+"""``lyt drift``: the live program matches the snapshot."""
+EXIT_DRIFT = 2
+"""``lyt drift``: something drifted."""
+EXIT_NO_CHANGES = 0
+"""``lyt plan``: the edited frames change nothing."""
+EXIT_CHANGES = 2
+"""``lyt plan``: the plan has changes."""
+EXIT_BAD_OPTION = 2
+"""``lyt export``: an option's value is wrong."""
+EXIT_INTERRUPTED = 130
+"""``lyt export``: stopped with Ctrl-C (128 + SIGINT, as a shell reports it)."""
+
+_SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
+_MIN_SECRET_LENGTH = 4
+
+
+def fail(command: str, reason: str, code: int = EXIT_CANNOT_RUN) -> int:
+    """Print ``{command}: {reason}`` to stderr and return ``code``."""
+    print(f"{command}: {reason}", file=sys.stderr)
+    return code
+
+
+def scrub(text: str) -> str:
+    """``text`` with any configured token replaced by ``***`` (defence in depth)."""
+    from dotenv import dotenv_values  # read only when a message is scrubbed: lyt --help is fast
+
+    env_file = dotenv_values(".env") if Path(".env").is_file() else {}
+    for var in _SECRET_VARS:
+        for secret in (os.environ.get(var), env_file.get(var)):
+            if secret and len(secret) >= _MIN_SECRET_LENGTH:
+                text = text.replace(secret, "***")
+    return text
