@@ -25,6 +25,7 @@ __all__ = [
     "EXIT_NO_DRIFT",
     "EXIT_OK",
     "fail",
+    "redemption_rate",
     "scrub",
 ]
 
@@ -69,3 +70,16 @@ def scrub(text: str) -> str:
             if secret and len(secret) >= _MIN_SECRET_LENGTH:
                 text = text.replace(secret, "***")
     return text
+
+
+def redemption_rate(text: str) -> float | str | None:
+    """``--redemption-rate``: a share from 0 to 1, or None for ``history``; else the error."""
+    if text.strip().lower() == "history":
+        return None
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = float("nan")
+    if not 0 <= rate <= 1:
+        return f"--redemption-rate {text!r} is neither a number from 0 to 1 nor 'history'"
+    return rate

@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
+from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail, redemption_rate
 from ._pull import calls_line, output_dir, pull_options, pull_or_fail, source_name
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def economics(args: argparse.Namespace) -> int:
 
         return what_if_report(args)
     if getattr(args, "base", None) is not None:
-        return _fail(COMMAND, "--base needs --edited EDITED_DIR (the what-if of an edited export)")
+        return fail(COMMAND, "--base needs --edited EDITED_DIR (the what-if of an edited export)")
     from ..errors import LytError
     from ..inputs.prices import read_prices
     from ..snapshot import SnapshotHistory
@@ -84,19 +84,6 @@ def economics(args: argparse.Namespace) -> int:
         redemption_rate=rate,
         source=source,
     )
-
-
-def redemption_rate(text: str) -> float | str | None:
-    """``--redemption-rate``: a share from 0 to 1, or None for ``history``; else the error."""
-    if text.strip().lower() == "history":
-        return None
-    try:
-        rate = float(text)
-    except ValueError:
-        rate = float("nan")
-    if not 0 <= rate <= 1:
-        return f"--redemption-rate {text!r} is neither a number from 0 to 1 nor 'history'"
-    return rate
 
 
 def write_economics(

@@ -27,11 +27,12 @@ from ..reports.what_if_report import WhatIfFrames, write_what_if_report
 from ..snapshot import read_snapshot
 from ..whatif import WhatIf, what_if
 from ..whatif.show import summary_line
+from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail, redemption_rate
 from ._pull import output_dir
-from .audit import EXIT_CANNOT_RUN, EXIT_OK, _fail
-from .report import COMMAND, redemption_rate
 
 __all__ = ["PULL_ONLY", "what_if_report"]
+
+COMMAND = "lyt report economics"
 
 PULL_ONLY = {
     "sandbox": "--sandbox",
@@ -47,34 +48,34 @@ def what_if_report(args: argparse.Namespace) -> int:
     """Read the base and the edited folder, compare their economics, write and print."""
     problem = _refused_option(args)
     if problem is not None:
-        return _fail(COMMAND, problem)
+        return fail(COMMAND, problem)
     out = output_dir(args.out, COMMAND)
     if out is None:
         return EXIT_CANNOT_RUN
     rate = redemption_rate(args.redemption_rate)
     if isinstance(rate, str) or rate is None:
-        return _fail(COMMAND, rate or "--redemption-rate history: not with --edited (no history)")
+        return fail(COMMAND, rate or "--redemption-rate history: not with --edited (no history)")
     for option, folder in (("--base", args.base), ("--edited", args.edited)):
         if not Path(folder).expanduser().is_dir():
-            return _fail(COMMAND, f"{option} {folder}: no such folder")
+            return fail(COMMAND, f"{option} {folder}: no such folder")
     try:
         prices = None if args.prices is None else read_prices(Path(args.prices).expanduser())
     except LytError as exc:
-        return _fail(COMMAND, f"cannot read the prices: {exc}")
+        return fail(COMMAND, f"cannot read the prices: {exc}")
     base, edited = Path(args.base).expanduser(), Path(args.edited).expanduser()
     try:
         snapshot, frames = read_snapshot(base), read_edited_frames(edited)
     except (LytError, OSError) as exc:
-        return _fail(COMMAND, str(exc))
+        return fail(COMMAND, str(exc))
     try:
         what = what_if(snapshot, frames, prices=prices, redemption_rate=rate)
         report = _report(what, base=str(args.base), edited=str(args.edited))
     except (LytError, ValueError) as exc:  # EditError: names the frame, row and column
-        return _fail(COMMAND, str(exc))
+        return fail(COMMAND, str(exc))
     try:
         files = write_what_if_report(report, out)
     except OSError as exc:
-        return _fail(COMMAND, f"cannot write the what-if report to {out}: {exc.strerror or exc}")
+        return fail(COMMAND, f"cannot write the what-if report to {out}: {exc.strerror or exc}")
     print(what)
     print(f"\nWhat-if report written to {out.resolve()}/:")
     for path in files:
