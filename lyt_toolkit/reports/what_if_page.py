@@ -9,18 +9,50 @@ from __future__ import annotations
 import base64
 import html
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from .economics_report import format_figure
 from .snapshot_csv import MANIFEST
 
-if TYPE_CHECKING:
-    from .what_if_report import WhatIfFrames
+__all__ = ["MAX_ROWS", "WHAT_IF_FILES", "WhatIfFrames", "what_if_page"]
 
-__all__ = ["MAX_ROWS", "what_if_page"]
+WHAT_IF_FILES = {
+    "headline": "headline_change",
+    "card_definitions": "definition_change",
+    "mispricing": "mispricing_change",
+    "edits": "edits",
+    "findings": "findings",
+}
+"""A what-if's frame name (``WhatIf.frames()``) -> its CSV file's stem."""
+
+
+@dataclass(frozen=True)
+class WhatIfFrames:
+    """What the report is written from: a what-if's frames (``HEADLINE_CHANGE``,
+    ``DEFINITION_CHANGE``, ``MISPRICING_CHANGE``, ``EDITS`` and the compared findings), the
+    base snapshot's ``source`` and ``pulled_at``, the folders compared, the what-if's
+    summary line and, for a sampled base, the note on its sample (``sample_note``)."""
+
+    headline: pd.DataFrame
+    card_definitions: pd.DataFrame
+    mispricing: pd.DataFrame
+    edits: pd.DataFrame
+    findings: pd.DataFrame
+    source: str
+    pulled_at: pd.Timestamp
+    base: str
+    edited: str
+    summary: str
+    sample_note: str | None = None
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """CSV file stem -> frame (``WHAT_IF_FILES``)."""
+        return {stem: getattr(self, name) for name, stem in WHAT_IF_FILES.items()}
+
 
 MAX_ROWS = 200
 """Rows of each table the page shows; the rest are counted (every row is in the CSV)."""

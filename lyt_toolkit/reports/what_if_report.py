@@ -9,7 +9,6 @@ temporary name first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from ._write import replacing
 from .cells import ESCAPING
 from .snapshot_csv import ESCAPING_KEY, write_csv, write_folder
 from .what_if_chart import save_what_if_charts
-from .what_if_page import what_if_page
+from .what_if_page import WHAT_IF_FILES, WhatIfFrames, what_if_page
 
 __all__ = [
     "WHAT_IF_FILES",
@@ -34,39 +33,6 @@ WHAT_IF_FORMAT = "lyt-economics-what-if/1"
 
 WHAT_IF_HTML = "economics-what-if.html"
 """The self-contained page of a what-if report (beside ``economics.html``'s name)."""
-
-WHAT_IF_FILES = {
-    "headline": "headline_change",
-    "card_definitions": "definition_change",
-    "mispricing": "mispricing_change",
-    "edits": "edits",
-    "findings": "findings",
-}
-"""A what-if's frame name (``WhatIf.frames()``) -> its CSV file's stem."""
-
-
-@dataclass(frozen=True)
-class WhatIfFrames:
-    """What the report is written from: a what-if's frames (``HEADLINE_CHANGE``,
-    ``DEFINITION_CHANGE``, ``MISPRICING_CHANGE``, ``EDITS`` and the compared findings), the
-    base snapshot's ``source`` and ``pulled_at``, the folders compared, the what-if's
-    summary line and, for a sampled base, the note on its sample (``sample_note``)."""
-
-    headline: pd.DataFrame
-    card_definitions: pd.DataFrame
-    mispricing: pd.DataFrame
-    edits: pd.DataFrame
-    findings: pd.DataFrame
-    source: str
-    pulled_at: pd.Timestamp
-    base: str
-    edited: str
-    summary: str
-    sample_note: str | None = None
-
-    def frames(self) -> dict[str, pd.DataFrame]:
-        """CSV file stem -> frame (``WHAT_IF_FILES``)."""
-        return {stem: getattr(self, name) for name, stem in WHAT_IF_FILES.items()}
 
 
 def write_what_if_report(report: WhatIfFrames, out: str | Path) -> list[Path]:

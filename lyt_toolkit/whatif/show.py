@@ -4,19 +4,38 @@ highlighted."""
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pandas as pd
 
 from .._text import counted
+from ..actions import ChangePlan
+from ..economics import Economics
 from ..economics.schemas import DEFINITION_MEASURES
 from ..reports.economics_report import format_figure
 from .schemas import MadeBy
 
-if TYPE_CHECKING:
-    from .compare import WhatIf
+__all__ = ["HTML_ROWS", "Shown", "summary_line", "what_if_html", "what_if_text"]
 
-__all__ = ["HTML_ROWS", "summary_line", "what_if_html", "what_if_text"]
+
+class Shown(Protocol):
+    """What a what-if shows (``WhatIf``)."""
+
+    @property
+    def before(self) -> Economics: ...
+    @property
+    def headline(self) -> pd.DataFrame: ...
+    @property
+    def card_definitions(self) -> pd.DataFrame: ...
+    @property
+    def mispricing(self) -> pd.DataFrame: ...
+    @property
+    def edits(self) -> pd.DataFrame: ...
+    @property
+    def findings(self) -> pd.DataFrame: ...
+    @property
+    def plan(self) -> ChangePlan: ...
+
 
 HTML_ROWS = 50
 """Rows of each table (edits, mispricing, findings) the HTML view shows; the rest counted."""
@@ -24,7 +43,7 @@ HTML_ROWS = 50
 _MOVED = "background:#fff3cd;font-weight:bold"
 
 
-def summary_line(what: WhatIf) -> str:
+def summary_line(what: Shown) -> str:
     """``3 edits: 1 the service can make (1 call), 2 only in its dashboard``."""
     edits = what.edits
     if not len(edits):
@@ -59,7 +78,7 @@ def _change(name: str, row: pd.Series) -> str:
     return text
 
 
-def what_if_text(what: WhatIf) -> str:
+def what_if_text(what: Shown) -> str:
     """The headline before, after and change, then one line each for the card
     definitions that move, the mispricing, the findings and the edits."""
     rows = [("figure", "before", "after", "change")]
@@ -90,7 +109,7 @@ def what_if_text(what: WhatIf) -> str:
     return "\n".join(lines)
 
 
-def _moving_definitions(what: WhatIf) -> list[str]:
+def _moving_definitions(what: Shown) -> list[str]:
     """Names (else IDs) of the card definitions with a measure that changes."""
     frame = what.card_definitions
     moved = pd.Series(False, index=frame.index)
@@ -133,7 +152,7 @@ def _table(head: list[str], rows: list[list[tuple[str, bool]]], total: int) -> s
     return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def what_if_html(what: WhatIf) -> str:
+def what_if_html(what: Shown) -> str:
     """Jupyter's view: the summary, the headline, the card definitions (each measure
     before -> after, what moved highlighted), then the mispricing, edits and findings."""
     headline = [
