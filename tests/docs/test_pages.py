@@ -126,7 +126,7 @@ def test_the_economics_what_if_prints_what_its_page_shows(
     (the sandbox's port shown as PORT)."""
     text = (DOCS / WHAT_IF_PAGE).read_text(encoding="utf-8")
     pairs = re.findall(r"```python\n(.*?)```\s*```text\n(.*?)```", text, re.S)
-    assert len(pairs) == len(blocks(WHAT_IF_PAGE)) == 5
+    assert len(pairs) == len(blocks(WHAT_IF_PAGE)) == 8
     monkeypatch.chdir(tmp_path)
     with start_sandbox() as sb, make_client(sb) as client:
         namespace: dict[str, object] = {"client": client}
