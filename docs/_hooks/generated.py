@@ -35,9 +35,9 @@ def economics_schemas() -> str:
 def what_if_schemas() -> str:
     from lyt_toolkit.economics import DEFINITION_CHANGE, HEADLINE_CHANGE, MISPRICING_CHANGE
     from lyt_toolkit.frames import schemas_markdown
-    from lyt_toolkit.whatif import EDITS
+    from lyt_toolkit.whatif import EDITS, SWEEP
 
-    return schemas_markdown([HEADLINE_CHANGE, DEFINITION_CHANGE, MISPRICING_CHANGE, EDITS])
+    return schemas_markdown([HEADLINE_CHANGE, DEFINITION_CHANGE, MISPRICING_CHANGE, EDITS, SWEEP])
 
 
 def audit_rules() -> str:

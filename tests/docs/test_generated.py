@@ -19,7 +19,7 @@ from lyt_toolkit.economics import (
     MISPRICING_CHANGE,
 )
 from lyt_toolkit.frames import SCHEMAS, schemas_markdown
-from lyt_toolkit.whatif import EDITS
+from lyt_toolkit.whatif import EDITS, SWEEP
 
 from .pages import DOCS
 
@@ -45,7 +45,7 @@ def test_the_frame_schemas_page_lists_every_declared_column() -> None:
     text = generated.fill((DOCS / "reference/frame-schemas.md").read_text(encoding="utf-8"))
     assert schemas_markdown() in text
     assert schemas_markdown(ECONOMICS_SCHEMAS.values()) in text
-    what_if = [HEADLINE_CHANGE, DEFINITION_CHANGE, MISPRICING_CHANGE, EDITS]
+    what_if = [HEADLINE_CHANGE, DEFINITION_CHANGE, MISPRICING_CHANGE, EDITS, SWEEP]
     assert schemas_markdown(what_if) in text
     for schema in [*SCHEMAS.values(), *ECONOMICS_SCHEMAS.values(), *what_if]:
         assert f"### `{schema.kind}`" in text
