@@ -29,18 +29,17 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from .._progress import Progress, ProgressBar
 from ..errors import APIError, LytError, QuotaExhaustedError, RequestValidationError
-from .items import ItemResult, Outcome, P, PlanItem
+from .items import ItemResult, Outcome, P, PlanItem, Runnable
 from .log import ATTEMPTED, ActionLog, LogState
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
-    from .plan import ActionPlan
 
 __all__ = ["run_items"]
 
 
 def run_items(
-    plan: ActionPlan[P],
+    plan: Runnable[P],
     client: LoyaltyClient,
     *,
     concurrency: int,
@@ -90,7 +89,7 @@ class _Sender(Generic[P]):
 
     def __init__(
         self,
-        plan: ActionPlan[P],
+        plan: Runnable[P],
         client: LoyaltyClient,
         log: ActionLog | None,
         state: LogState,

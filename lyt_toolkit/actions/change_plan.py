@@ -27,7 +27,7 @@ from .rehearsal import Rehearsal, rehearse_run
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
-    from .plan_file import SavedPlan
+    from .plan_file import SavedPlan  # the circle of ``save`` (issue 35 item 3)
 
 __all__ = ["CHANGE_COLUMNS", "HTML_ROWS", "UNSUPPORTED_COLUMNS", "ChangePlan", "HasFrames"]
 
@@ -88,6 +88,8 @@ class ChangePlan:
 
     def save(self, path: str | Path) -> Path:
         """Write the plan as readable JSON bound to its base: see ``plan_file``."""
+        # Inside the method: plan_file's SavedPlan subclasses ChangePlan, so plan_file
+        # imports this module first (the circle issue 35 item 3 removes; pyproject.toml).
         from .plan_file import save_plan
 
         return save_plan(self, path)
@@ -96,7 +98,7 @@ class ChangePlan:
     def load(cls, path: str | Path) -> SavedPlan:
         """The plan ``save`` wrote; its ``apply`` first checks the touched objects are
         still as in the base (see ``plan_file``)."""
-        from .plan_file import load_plan
+        from .plan_file import load_plan  # inside the method, as in ``save``
 
         return load_plan(path)
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._text import counted
 from ..errors import BudgetExceededError
 from ..snapshot.cost import budget_text
+from .items import Runnable
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from .log import LogState
-    from .plan import ActionPlan
 
 __all__ = ["PlanCost", "plan_cost"]
 
@@ -89,7 +89,7 @@ def item_calls(target: str, state: LogState) -> int:
     return 2 if state.in_doubt(target) else 1
 
 
-def plan_cost(plan: ActionPlan, state: LogState, client: LoyaltyClient | None) -> PlanCost:
+def plan_cost(plan: Runnable[Any], state: LogState, client: LoyaltyClient | None) -> PlanCost:
     """The cost of executing ``plan`` given the log's ``state``, with ``client``'s budget."""
     needed = sum(item_calls(i.target, state) for i in plan.items if i.error is None)
     return PlanCost.for_client(needed, client)

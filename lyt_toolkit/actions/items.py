@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-__all__ = ["ItemResult", "Outcome", "P", "PlanItem", "Standing"]
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+    from ..errors import APIError
+
+__all__ = ["ItemResult", "Observer", "Outcome", "P", "PlanItem", "Runnable", "Standing"]
 
 P = TypeVar("P")
 """The payload of a plan's items: what one request needs beyond the target key."""
@@ -84,3 +89,24 @@ class Standing:
     def already(cls, done: str, **kwargs: Any) -> Standing:
         """An item with nothing to do: ``will`` reads ``nothing (<done>)``."""
         return cls(f"nothing ({done})", done=done, **kwargs)
+
+
+Observer = Callable[[PlanItem[P]], Standing]
+"""Reads the service (never writes) and tells what one item will do."""
+
+
+class Runnable(Protocol[P]):
+    """What running a plan (``_runner``) and costing it (``cost``) read of it: ``ActionPlan``
+    is one. They take this, not ``ActionPlan``, whose module imports them."""
+
+    @property
+    def action(self) -> str: ...
+    @property
+    def items(self) -> Sequence[PlanItem[P]]: ...
+
+    def perform(self, client: LoyaltyClient, item: PlanItem[P]) -> ItemResult: ...
+    def observer(self, client: LoyaltyClient) -> Observer[P]: ...
+    def recover(
+        self, client: LoyaltyClient, item: PlanItem[P], error: APIError
+    ) -> Standing | None: ...
+    def field_for(self, item: PlanItem[P], error: APIError) -> str | None: ...

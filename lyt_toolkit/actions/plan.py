@@ -28,7 +28,7 @@ from ..errors import APIError, QuotaExhaustedError
 from ..frames.registry import FRAME_NAMES
 from ._runner import run_items
 from .cost import PlanCost, item_calls, plan_cost
-from .items import ItemResult, Outcome, P, PlanItem, Standing
+from .items import ItemResult, Observer, Outcome, P, PlanItem, Standing
 from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
 from .rehearsal import Rehearsal, rehearse
 from .results import RESULT_COLUMNS, preview_frame, results_frame
@@ -49,9 +49,6 @@ __all__ = [
     "Progress",
     "Standing",
 ]
-
-Observer = Callable[[PlanItem[P]], Standing]
-"""Reads the service (never writes) and tells what one item will do."""
 
 
 class ActionPlan(Generic[P]):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -23,7 +23,7 @@ from ..frames.sample import Sample
 from ..models.listing import MAX_LIMIT
 from ..snapshot.cost import pages
 from ..snapshot.defaults import REFRESH_OVERLAP, MembersChoice
-from ..snapshot.model import ProgramSnapshot
+from ..snapshot.record import Frames
 
 __all__ = [
     "OVERLAP",
@@ -32,11 +32,22 @@ __all__ = [
     "FilteredClient",
     "MembersChoice",
     "RefreshPlan",
+    "Refreshed",
     "checked_members",
     "listed_definitions",
     "referenced",
     "wire_instant",
 ]
+
+
+class Refreshed(Frames, Protocol):
+    """What a refresh reads of the old snapshot (``ProgramSnapshot`` is one). The planning
+    modules read it through this, not the model, which imports ``fill.refresh`` and
+    ``fill.refresh_probe`` for ``ProgramSnapshot.refresh`` and ``refresh_cost``."""
+
+    @property
+    def read_at(self) -> Mapping[str, pd.Timestamp]: ...
+
 
 OVERLAP = REFRESH_OVERLAP
 """How far before the old snapshot's newest ``created_at`` a refresh lists again."""
@@ -48,7 +59,7 @@ many pages of them (a list filtered by date finds new and edited rows, not delet
 _CHOICES = ("all", "new", "none")
 
 
-def checked_members(members: object, old: ProgramSnapshot) -> str | Sample:
+def checked_members(members: object, old: Refreshed) -> str | Sample:
     """``members`` as a refresh takes it, or a ``ValueError`` naming the parameter."""
     if isinstance(members, Sample):
         return members
@@ -79,7 +90,7 @@ def _newest(frame: pd.DataFrame, column: str) -> pd.Timestamp | None:
 class RefreshPlan:
     """The lists of one refresh of ``old``: what is re-read whole and the filters of the rest."""
 
-    old: ProgramSnapshot
+    old: Refreshed
     members: str | Sample
     overlap: pd.Timedelta = OVERLAP
 
@@ -164,7 +175,7 @@ REFERENCES = {
 """The columns of each frame that point at a card definition."""
 
 
-def referenced(old: ProgramSnapshot, kinds: Iterable[str]) -> set[str]:
+def referenced(old: Refreshed, kinds: Iterable[str]) -> set[str]:
     """The card definitions the old snapshot's frames ``kinds`` point at."""
     found: set[str] = set()
     for kind in kinds:
@@ -174,7 +185,7 @@ def referenced(old: ProgramSnapshot, kinds: Iterable[str]) -> set[str]:
     return found
 
 
-def listed_definitions(old: ProgramSnapshot) -> set[str]:
+def listed_definitions(old: Refreshed) -> set[str]:
     """The card definitions the old snapshot found listed."""
     frame = old.card_definitions
     return set(frame.loc[frame["listed"].astype(bool).to_numpy(), "id"].astype(object))

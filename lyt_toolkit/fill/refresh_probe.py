@@ -18,9 +18,15 @@ from ..frames.sample import Sample
 from ..models.listing import MAX_LIMIT
 from ..snapshot.cost import pages, tree_depth
 from ..snapshot.defaults import DEFAULT_SHARE
-from ..snapshot.model import ProgramSnapshot
 from ..snapshot.refresh_cost import RefreshChoice, RefreshCost
-from .refresh_plan import OVERLAP, REFERENCES, RefreshPlan, listed_definitions, referenced
+from .refresh_plan import (
+    OVERLAP,
+    REFERENCES,
+    Refreshed,
+    RefreshPlan,
+    listed_definitions,
+    referenced,
+)
 
 __all__ = ["refresh_cost"]
 
@@ -37,7 +43,7 @@ def _walk(group: object, *ids: str, filters: dict[str, object]) -> tuple[int, li
     return calls, found
 
 
-def _holding_rate(old: ProgramSnapshot) -> float:
+def _holding_rate(old: Refreshed) -> float:
     """Cards holding pending points per member read, as the old snapshot saw them."""
     read = old.cards["member_id"].nunique()
     if not read:
@@ -47,7 +53,7 @@ def _holding_rate(old: ProgramSnapshot) -> float:
 
 
 def refresh_cost(
-    old: ProgramSnapshot,
+    old: Refreshed,
     client: LoyaltyClient,
     *,
     sample: Sample | None = None,

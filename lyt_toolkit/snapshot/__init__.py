@@ -19,10 +19,9 @@ from ..frames.registry import FRAME_NAMES
 from .cost import PullCalls, PullEstimate
 from .defaults import DEFAULT_CONCURRENCY
 from .diff import CHANGES, SnapshotDiff
-from .files import read_snapshot
+from .files import read_snapshot, snapshot_program
 from .history import SnapshotHistory
 from .model import ProgramSnapshot
-from .program_file import snapshot_program
 from .refresh_cost import RefreshChoice, RefreshCost
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -37,9 +37,7 @@ from .._deprecation import deprecated_attribute, deprecation
 from ..frames.registry import FRAME_NAMES, SCHEMAS
 from ..frames.schema import DATETIME, Column, Schema, text
 from ..reports.snapshot_csv import write_csv
-
-if TYPE_CHECKING:
-    from .model import ProgramSnapshot
+from .record import Frames
 
 __all__ = [
     "CHANGES",
@@ -106,19 +104,23 @@ def _no_changes() -> pd.DataFrame:
     return _empty_changes().copy()
 
 
-FindingsBetween = Callable[["ProgramSnapshot", "ProgramSnapshot"], pd.DataFrame]
+_S = TypeVar("_S", bound=Frames)
+"""The snapshots compared (``ProgramSnapshot``; this module reads them through ``Frames``,
+not importing the model, which imports this module for ``ProgramSnapshot.diff``)."""
+
+FindingsBetween = Callable[[_S, _S], pd.DataFrame]
 """Audit findings that appeared, changed and were resolved from the first snapshot to the second."""
 
-_FINDINGS: list[FindingsBetween] = []
+_FINDINGS: list[FindingsBetween[Any]] = []
 
 
-def use_findings(between: FindingsBetween) -> None:
+def use_findings(between: FindingsBetween[Any]) -> None:
     """Make ``between`` the source of the deprecated ``SnapshotDiff.findings`` (the audit
     package calls this on import; both go in 0.5.0)."""
     _FINDINGS[:] = [between]
 
 
-def _findings(diff: SnapshotDiff) -> pd.DataFrame:
+def _findings(diff: SnapshotDiff[Any]) -> pd.DataFrame:
     """What the deprecated ``SnapshotDiff.findings`` returns (computed once per diff)."""
     if diff._findings_frame is None:
         between = diff._findings_between or (_FINDINGS[0] if _FINDINGS else None)
@@ -131,7 +133,7 @@ def _findings(diff: SnapshotDiff) -> pd.DataFrame:
     return diff._findings_frame
 
 
-class SnapshotDiff:
+class SnapshotDiff(Generic[_S]):
     """The changes from ``before`` to ``after``: ``changes`` and ``summary()``.
 
     The audit findings that changed between the two are
@@ -144,10 +146,10 @@ class SnapshotDiff:
 
     def __init__(
         self,
-        before: ProgramSnapshot,
-        after: ProgramSnapshot,
+        before: _S,
+        after: _S,
         changes: pd.DataFrame,
-        findings_between: FindingsBetween | None = None,
+        findings_between: FindingsBetween[_S] | None = None,
         *,
         left_out: tuple[str, ...] = (),
     ) -> None:
@@ -208,12 +210,12 @@ class SnapshotDiff:
 
 
 def compare(
-    before: ProgramSnapshot,
-    after: ProgramSnapshot,
+    before: _S,
+    after: _S,
     *,
     ignore: Iterable[str] = DEFAULT_IGNORE,
     aligned: Mapping[str, KeyAlignment] | None = None,
-) -> SnapshotDiff:
+) -> SnapshotDiff[_S]:
     """The ``SnapshotDiff`` from ``before`` to ``after``, leaving out the ``ignore`` columns.
 
     ``aligned`` holds kinds already lined up by ``align`` on these very frames (a caller
@@ -242,14 +244,14 @@ def compare(
     return SnapshotDiff(before, after, changes, left_out=left_out)
 
 
-def _which_sampled(before: ProgramSnapshot, after: ProgramSnapshot) -> str:
+def _which_sampled(before: Frames, after: Frames) -> str:
     """Which side is a sample, and of how many members, in words."""
     sides = [(n, s.sample) for n, s in (("before", before), ("after", after))]
     named = [f"the {name} snapshot is a {design}" for name, design in sides if design is not None]
     return " and ".join(named)
 
 
-def _note(before: ProgramSnapshot, after: ProgramSnapshot, left_out: tuple[str, ...]) -> str | None:
+def _note(before: Frames, after: Frames, left_out: tuple[str, ...]) -> str | None:
     """Why ``left_out`` was not compared (None when every kind was)."""
     unmatched = [k for k in left_out if k in before.kinds ^ after.kinds]
     sampled = [k for k in left_out if k not in unmatched]

@@ -1,16 +1,19 @@
-"""Reading a snapshot back from a folder that ``to_csv`` or ``to_parquet`` wrote."""
+"""Reading a snapshot back from a folder that ``to_csv`` or ``to_parquet`` wrote, and the
+program of a snapshot or of such a folder (``snapshot_program``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from ..reports.snapshot_csv import FORMAT, read_frames, read_snapshot_manifest
 from ..reports.snapshot_parquet import PARQUET_FORMAT, read_parquet_frames
 from .model import ProgramSnapshot
+from .program_file import program_as_read
 
-__all__ = ["read_snapshot"]
+__all__ = ["read_snapshot", "snapshot_program"]
 
 
 def read_snapshot(directory: str | Path) -> ProgramSnapshot:
@@ -42,3 +45,21 @@ def read_snapshot(directory: str | Path) -> ProgramSnapshot:
         read_times=read_times,
         provenance=files.provenance,
     )
+
+
+def snapshot_program(source: ProgramSnapshot | str | Path) -> dict[str, Any]:
+    """The ``lyt-program/1`` program of a snapshot, or of the folder its ``to_csv`` or
+    ``to_parquet`` wrote, as the dict that reading the file ``to_program`` writes gives:
+    what a sandbox holds (``Sandbox.start(data)``).
+
+    A folder that is missing, altered or not a snapshot raises ``SnapshotFileError`` (a
+    ``ValueError``) naming the file, one that cannot be read ``OSError``; anything else
+    ``TypeError``.
+    """
+    snapshot = read_snapshot(source) if isinstance(source, str | Path) else source
+    if not isinstance(snapshot, ProgramSnapshot):
+        raise TypeError(
+            "source: expected a ProgramSnapshot or the folder its to_csv wrote,"
+            f" not {type(source).__name__}"
+        )
+    return program_as_read(snapshot)

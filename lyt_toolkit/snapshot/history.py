@@ -136,7 +136,9 @@ class SnapshotHistory:
             )
         return read_snapshot(folder)
 
-    def diff(self, a: At, b: At, *, ignore: Iterable[str] = DEFAULT_IGNORE) -> SnapshotDiff:
+    def diff(
+        self, a: At, b: At, *, ignore: Iterable[str] = DEFAULT_IGNORE
+    ) -> SnapshotDiff[ProgramSnapshot]:
         """What changed from the snapshot pulled at ``a`` to the one pulled at ``b``."""
         return self.load(a).diff(self.load(b), ignore=ignore)
 

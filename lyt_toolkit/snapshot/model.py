@@ -210,7 +210,7 @@ class ProgramSnapshot:
 
     def diff(
         self, other: ProgramSnapshot, *, ignore: Iterable[str] = DEFAULT_IGNORE
-    ) -> SnapshotDiff:
+    ) -> SnapshotDiff[ProgramSnapshot]:
         """What changed from this snapshot to ``other``: one row per changed value.
 
         ``ignore`` names columns left out (default ``updated_at``). See
@@ -225,7 +225,7 @@ class ProgramSnapshot:
         *,
         progress: Progress = True,
         budget_share: float = DEFAULT_SHARE,
-    ) -> SnapshotDiff:
+    ) -> SnapshotDiff[ProgramSnapshot]:
         """What changed in the live program since this snapshot: the same kinds pulled again
         from ``client`` (as ``pull`` takes it, within ``budget_share``) and compared, this
         snapshot before, the live program after. An empty diff means no drift.

@@ -19,18 +19,16 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from ..models.common import format_timestamp
 from ..models.enums import RewardType, TierStructureType
 from ..models.subtypes import MaterialType
+from .record import Frames
 
-if TYPE_CHECKING:
-    from .model import ProgramSnapshot
-
-__all__ = ["FORMAT", "PLACEHOLDER", "program_of", "snapshot_program", "write_program"]
+__all__ = ["FORMAT", "PLACEHOLDER", "program_as_read", "program_of", "write_program"]
 
 FORMAT = "lyt-program/1"
 """The program file format (data/README.md) that the sandbox's loader reads."""
@@ -41,31 +39,16 @@ PLACEHOLDER = "placeholder"
 Record = dict[str, Any]
 
 
-def write_program(snapshot: ProgramSnapshot, path: str | Path) -> Path:
+def write_program(snapshot: Frames, path: str | Path) -> Path:
     """Write ``program_of(snapshot)`` as JSON to ``path``; returns the path."""
     target = Path(path)
     target.write_text(_json_text(program_of(snapshot)), encoding="utf-8")
     return target
 
 
-def snapshot_program(source: ProgramSnapshot | str | Path) -> dict[str, Any]:
-    """The ``lyt-program/1`` program of a snapshot, or of the folder its ``to_csv`` or
-    ``to_parquet`` wrote, as the dict that reading the file ``to_program`` writes gives:
-    what a sandbox holds (``Sandbox.start(data)``).
-
-    A folder that is missing, altered or not a snapshot raises ``SnapshotFileError`` (a
-    ``ValueError``) naming the file, one that cannot be read ``OSError``; anything else
-    ``TypeError``.
-    """
-    from .files import read_snapshot  # files imports the model, which imports this module
-    from .model import ProgramSnapshot
-
-    snapshot = read_snapshot(source) if isinstance(source, str | Path) else source
-    if not isinstance(snapshot, ProgramSnapshot):
-        raise TypeError(
-            "source: expected a ProgramSnapshot or the folder its to_csv wrote,"
-            f" not {type(source).__name__}"
-        )
+def program_as_read(snapshot: Frames) -> dict[str, Any]:
+    """``program_of(snapshot)`` as reading the file ``write_program`` writes gives it (its
+    instants as text): ``snapshot_program`` (``files.py``) returns it."""
     program: dict[str, Any] = json.loads(_json_text(program_of(snapshot)))
     return program
 
@@ -83,7 +66,7 @@ def _json_text(program: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(entries) + "\n}\n"
 
 
-def program_of(snapshot: ProgramSnapshot) -> dict[str, Any]:
+def program_of(snapshot: Frames) -> dict[str, Any]:
     """The snapshot as a ``lyt-program/1`` program dict (see the module docstring).
 
     A card held by more than one member raises ``ValueError`` naming it: a
@@ -438,7 +421,7 @@ def _first_seen(frames: tuple[pd.DataFrame, ...], key: str, value: str) -> dict[
     return found
 
 
-def _placeholders(s: ProgramSnapshot) -> dict[str, list[Record]]:
+def _placeholders(s: Frames) -> dict[str, list[Record]]:
     """Placeholder products, SKUs, campaigns and customers for every one referenced."""
     both = (s.rewards, s.benefits)
     products = _first_seen(both, "material_product_id", "material_product_id")
@@ -468,7 +451,7 @@ _CARD_DEFINITION_REFERENCES = {
 """Frame -> the column naming a card definition."""
 
 
-def _missing_card_definitions(s: ProgramSnapshot) -> list[str]:
+def _missing_card_definitions(s: Frames) -> list[str]:
     """Card definitions referenced that the snapshot could not find: missing in the
     service too, so the program keeps them missing."""
     frames = s.frames()
