@@ -8,9 +8,9 @@ sandbox does) with one member, and one card, per requested card, and the request
 pending buckets. Rewards, costs, benefits and card definitions are built into frames
 with the frame builders, as a pull builds them; cards and pending buckets straight from
 the generated records with their schemas (a pull reads cards from member details).
-No sandbox is involved: the figure is the economics alone, from a snapshot in memory
-with the frames a pull gives (but for the what-if panel's moves on the demo program, which
-is pulled from the embedded sandbox). ``ECONOMICS`` lists the (name, function) pairs timed;
+The economics involve no sandbox: each figure is the economics alone, from a snapshot in
+memory with the frames a pull gives; only the what-if panel's moves on the demo program
+pull it from the embedded sandbox first. ``ECONOMICS`` lists the (name, function) pairs timed;
 each function takes the snapshot. The script prints each frame's median time and rows,
 and the total against the goal.
 
