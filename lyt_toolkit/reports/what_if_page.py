@@ -18,7 +18,18 @@ import pandas as pd
 from .economics_report import format_figure
 from .snapshot_csv import MANIFEST
 
-__all__ = ["MAX_ROWS", "WHAT_IF_FILES", "WhatIfFrames", "what_if_page"]
+__all__ = [
+    "MAX_ROWS",
+    "WHAT_IF_FILES",
+    "WhatIfFrames",
+    "counts",
+    "definitions_table",
+    "edits_table",
+    "findings_table",
+    "headline_table",
+    "mispricing_table",
+    "what_if_page",
+]
 
 WHAT_IF_FILES = {
     "headline": "headline_change",
@@ -106,23 +117,29 @@ def _interval(name: str, row: pd.Series, side: str) -> str:
     return f" (95 % CI {_figure(name, low)} to {_figure(name, high)})"
 
 
-def _table(head: Sequence[str], rows: Iterable[Sequence[Cell]], total: int, csv: str) -> str:
-    """A table of at most ``MAX_ROWS`` rows; the rest counted, pointing at ``csv``."""
+MOVED_STYLE = "background:#fff3cd;font-weight:bold"
+"""How a moved cell is highlighted: inline, so the tables read the same in a notebook."""
+
+
+def _table(head: Sequence[str], rows: Iterable[Sequence[Cell]], total: int, more_in: str) -> str:
+    """A table of at most ``MAX_ROWS`` rows; the rest counted, pointing at ``more_in``."""
     th = "".join(f"<th>{e(h)}</th>" for h in head)
+    moved = f'<td class="moved" style="{MOVED_STYLE}">'
     body = "\n".join(
-        "<tr>" + "".join(f'<td class="moved">{e(t)}</td>' if hi else f"<td>{e(t)}</td>"
+        "<tr>" + "".join(f"{moved}{e(t)}</td>" if hi else f"<td>{e(t)}</td>"
                          for t, hi in row) + "</tr>"
         for row in rows
     )  # fmt: skip
     if not total:
         body = f'<tr><td colspan="{len(head)}">None.</td></tr>'
     elif total > MAX_ROWS:
-        more = f"... and {total - MAX_ROWS:,} more in {csv}"
+        more = f"... and {total - MAX_ROWS:,} more in {more_in}"
         body += f'\n<tr><td colspan="{len(head)}">{e(more)}</td></tr>'
     return f"<table>\n<thead><tr>{th}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
 
 
-def _headline(frame: pd.DataFrame) -> str:
+def headline_table(frame: pd.DataFrame, more_in: str = "headline_change.csv") -> str:
+    """``HEADLINE_CHANGE`` as a table: before, after and change, intervals where sampled."""
     rows = []
     for _, row in frame.iterrows():
         name = str(row["figure"])
@@ -138,10 +155,11 @@ def _headline(frame: pd.DataFrame) -> str:
                 (change + _interval(name, row, "change"), moved),
             ]
         )
-    return _table(["figure", "before", "after", "change"], rows, len(rows), "headline_change.csv")
+    return _table(["figure", "before", "after", "change"], rows, len(rows), more_in)
 
 
-def _definitions(frame: pd.DataFrame) -> str:
+def definitions_table(frame: pd.DataFrame, more_in: str = "definition_change.csv") -> str:
+    """``DEFINITION_CHANGE`` as a table: each measure, before -> after where it moved."""
     rows = []
     for _, row in frame.iterrows():
         cells: list[Cell] = [
@@ -153,12 +171,12 @@ def _definitions(frame: pd.DataFrame) -> str:
             text = _figure(measure, before)
             cells.append((f"{text} \u2192 {_figure(measure, after)}" if moved else text, moved))
         rows.append(cells)
-    return _table(
-        ["card definition", *(h for _, h in _MEASURES)], rows, len(rows), "definition_change.csv"
-    )
+    return _table(["card definition", *(h for _, h in _MEASURES)], rows, len(rows), more_in)
 
 
-def _mispricing(frame: pd.DataFrame) -> str:
+def mispricing_table(frame: pd.DataFrame, more_in: str = "mispricing_change.csv") -> str:
+    """``MISPRICING_CHANGE`` as a table: each cost whose mispricing changes."""
+
     def span(row: pd.Series, name: str) -> str:
         before, after = _figure(name, row[f"{name}_before"]), _figure(name, row[f"{name}_after"])
         return before if before == after else f"{before} \u2192 {after}"
@@ -182,20 +200,22 @@ def _mispricing(frame: pd.DataFrame) -> str:
         "points",
         "value / median",
     ]
-    return _table(head, rows, len(frame), "mispricing_change.csv")
+    return _table(head, rows, len(frame), more_in)
 
 
-def _edits(frame: pd.DataFrame, made_by: str) -> str:
+def edits_table(frame: pd.DataFrame, made_by: str, more_in: str = "edits.csv") -> str:
+    """The ``EDITS`` rows ``made_by`` the service (with its call) or the dashboard (reason)."""
     mine = frame[frame["made_by"].astype("string") == made_by]
     last = "call" if made_by == SERVICE else "reason"
     rows = [
         [(_text(r[c]), c == "after") for c in ("kind", "key", "column", "before", "after", last)]
         for _, r in mine.head(MAX_ROWS).iterrows()
     ]
-    return _table(["kind", "key", "column", "before", "after", last], rows, len(mine), "edits.csv")
+    return _table(["kind", "key", "column", "before", "after", last], rows, len(mine), more_in)
 
 
-def _findings(frame: pd.DataFrame) -> str:
+def findings_table(frame: pd.DataFrame, more_in: str = "findings.csv") -> str:
+    """Compared findings as a table: change, rule, severity, resource, messages."""
     rows = [
         [
             (_text(r["change"]), True),
@@ -208,10 +228,11 @@ def _findings(frame: pd.DataFrame) -> str:
         for _, r in frame.head(MAX_ROWS).iterrows()
     ]
     head = ["change", "rule", "severity", "resource", "message", "message before"]
-    return _table(head, rows, len(frame), "findings.csv")
+    return _table(head, rows, len(frame), more_in)
 
 
-def _counts(frame: pd.DataFrame, values: Sequence[str]) -> str:
+def counts(frame: pd.DataFrame, values: Sequence[str]) -> str:
+    """``2 appeared, 0 resolved``: rows of ``frame`` by its ``change``, in ``values`` order."""
     found = frame["change"].astype("string").value_counts()
     return ", ".join(f"{int(found.get(v, 0))} {v}" for v in values)
 
@@ -242,7 +263,6 @@ def what_if_page(report: WhatIfFrames, charts: Sequence[Path]) -> str:
 body {{ font-family: sans-serif; margin: 2em auto; max-width: 1150px; color: #2c3e50; }}
 table {{ border-collapse: collapse; margin-bottom: 2em; }}
 th, td {{ text-align: left; padding: 0.3em 1.2em 0.3em 0; border-bottom: 1px solid #ddd; }}
-td.moved {{ background: #fff3cd; font-weight: bold; }}
 img {{ max-width: 100%; }}
 </style>
 </head>
@@ -255,24 +275,24 @@ units (e.g. cents); values per point are minor units per point; returns are shar
 spend. What moved is highlighted.</p>{sampled}
 <p><strong>{e(report.summary)}</strong></p>
 <h2>Headline figures</h2>
-{_headline(report.headline)}
+{headline_table(report.headline)}
 <h2>Card definitions</h2>
-{_definitions(report.card_definitions)}
+{definitions_table(report.card_definitions)}
 <h2>Charts</h2>
 {images}
 <h2>Mispricing that changes</h2>
-<p>{e(_counts(report.mispricing, ("appeared", "resolved", "changed")))}.</p>
-{_mispricing(report.mispricing)}
+<p>{e(counts(report.mispricing, ("appeared", "resolved", "changed")))}.</p>
+{mispricing_table(report.mispricing)}
 <h2>Edits the service can make ({service})</h2>
 <p>The plan's calls: <code>lyt plan --base {e(report.base)} --edited {e(report.edited)}</code>
 plans them for <code>lyt apply</code>.</p>
-{_edits(edits, SERVICE)}
+{edits_table(edits, SERVICE)}
 <h2>Edits only the service's dashboard can make ({len(edits) - service})</h2>
 <p>No call of the service changes these: make them in its dashboard.</p>
-{_edits(edits, DASHBOARD)}
+{edits_table(edits, DASHBOARD)}
 <h2>Audit findings that change</h2>
-<p>{e(_counts(report.findings, ("appeared", "changed", "resolved")))}.</p>
-{_findings(report.findings)}
+<p>{e(counts(report.findings, ("appeared", "changed", "resolved")))}.</p>
+{findings_table(report.findings)}
 <p>Every row is in this folder as CSV: {files} (described in {e(MANIFEST)}).</p>
 </body>
 </html>
