@@ -3,6 +3,9 @@ median / high of the observations, shared by burn values and point values."""
 
 from __future__ import annotations
 
+import functools
+import re
+
 import pandas as pd
 
 from ._frames import columns
@@ -11,9 +14,9 @@ __all__ = ["exchange_ratios", "spread"]
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _FORMULAS = (
-    (rf"^\s*POINTS\s*/\s*{_NUMBER}\s*$", "divide"),
-    (rf"^\s*POINTS\s*\*\s*{_NUMBER}\s*$", "times"),
-    (rf"^\s*{_NUMBER}\s*\*\s*POINTS\s*$", "times"),
+    (re.compile(rf"^\s*POINTS\s*/\s*{_NUMBER}\s*$"), "divide"),
+    (re.compile(rf"^\s*POINTS\s*\*\s*{_NUMBER}\s*$"), "times"),
+    (re.compile(rf"^\s*{_NUMBER}\s*\*\s*POINTS\s*$"), "times"),
 )
 
 
@@ -21,13 +24,25 @@ def exchange_ratios(card_definitions: pd.DataFrame) -> pd.Series:
     """Card definition ID -> value of one point by its pay-with-points formula (``POINTS /
     n``, ``POINTS * n`` or ``n * POINTS``, read as minor units); NA for any other formula."""
     defs = columns(card_definitions, "card_definitions", ["id", "pay_with_points_exchange_ratio"])
-    formula = defs["pay_with_points_exchange_ratio"].astype("string").str.upper()
-    ratio = pd.Series(pd.NA, index=defs.index, dtype="Float64")
+    ratios = [_ratio(f) for f in defs["pay_with_points_exchange_ratio"].tolist()]
+    return pd.Series(ratios, index=defs["id"].to_numpy(), dtype="Float64")
+
+
+@functools.lru_cache(maxsize=1024)
+def _ratio(formula: object) -> float | None:
+    """One formula's value of a point (None: not a formula of a number; ``POINTS / 0``
+    included). Programs share a few formulas, so each is read once."""
+    if not isinstance(formula, str):
+        return None
     for pattern, kind in _FORMULAS:
-        n = pd.to_numeric(formula.str.extract(pattern, expand=False), errors="coerce")
-        n = n.astype("Float64")
-        ratio = ratio.fillna(1 / n.where(n > 0) if kind == "divide" else n)
-    return pd.Series(ratio.to_numpy(), index=defs["id"].to_numpy(), dtype="Float64")
+        found = pattern.search(formula.upper())
+        if found is None:
+            continue
+        n = float(found.group(1))
+        if kind == "times":
+            return n
+        return 1 / n if n > 0 else None
+    return None
 
 
 def spread(per_point: pd.DataFrame, ratios: pd.Series) -> pd.DataFrame:

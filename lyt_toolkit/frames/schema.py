@@ -29,6 +29,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import Any
 
 import pandas as pd
@@ -70,9 +71,9 @@ class Column:
     doc: str
     categories: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def dtype(self) -> Any:
-        """The pandas dtype object this column always has."""
+        """The pandas dtype object this column always has (made once per column)."""
         if self.dtype_name == "category":
             return pd.CategoricalDtype(list(self.categories))
         if self.dtype_name == DATETIME:
@@ -387,12 +388,16 @@ class Schema:
         if missing:
             raise ValueError(f"{self.kind}: frame lacks columns {missing}")
         out = frame.loc[:, self.names].copy(deep=False)  # copy-on-write: a cast copies its column
-        for c in self.columns:
-            if out[c.name].dtype != c.dtype and not (
-                c.dtype_name == "category" and isinstance(out[c.name].dtype, pd.CategoricalDtype)
-            ):
-                out[c.name] = out[c.name].astype(c.dtype)
-        return out
+        if out.shape[1] != len(self.names):
+            twice = sorted({str(n) for n in frame.columns[frame.columns.duplicated()]})
+            raise ValueError(f"{self.kind}: frame has columns more than once: {twice}")
+        casts = {
+            c.name: c.dtype
+            for c, have in zip(self.columns, out.dtypes, strict=True)
+            if have != c.dtype
+            and not (c.dtype_name == "category" and isinstance(have, pd.CategoricalDtype))
+        }
+        return out.astype(casts) if casts else out
 
 
 BATCH = 2_000

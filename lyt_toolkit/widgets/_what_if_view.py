@@ -1,18 +1,15 @@
 """What the what-if panel draws: the headline as an HTML table and each card definition's
-liability before and after as a PNG bar chart (a bare ``Figure``: no pyplot state)."""
+liability before and after as an HTML bar chart (the browser draws it: a move costs the
+kernel no rendering)."""
 
 from __future__ import annotations
 
+import math
 from html import escape
-from io import BytesIO
 from typing import Any
 
-import numpy as np
 import pandas as pd
-from matplotlib import rc_context
-from matplotlib.figure import Figure
 
-from ..reports.economics_chart import plain
 from ..reports.economics_report import format_figure
 
 __all__ = [
@@ -21,14 +18,14 @@ __all__ = [
     "format_value",
     "headline_html",
     "liability_bars",
-    "liability_png",
+    "liability_html",
 ]
 
 _MOVED = "background:#fff3cd;font-weight:bold"
 BEFORE, AFTER = "#7f8c8d", "#2c3e50"
 """Bar colours of the liability before and after the edit."""
 LABEL_WIDTH = 26
-"""Card definition names longer than this are cut (the chart's left margin is fixed)."""
+"""Card definition names longer than this are cut (the chart's labels keep one width)."""
 
 
 DEFINITION_FIGURES = {
@@ -44,12 +41,13 @@ figure name they show as."""
 def definition_figures(card_definitions: pd.DataFrame, card_definition_id: str) -> pd.DataFrame:
     """The chosen card definition's ``DEFINITION_FIGURES`` as rows of ``figure``,
     ``before``, ``after`` and ``change`` (no row when it is not in the frame)."""
-    rows = card_definitions[card_definitions["card_definition_id"] == card_definition_id]
+    found = (card_definitions["card_definition_id"] == card_definition_id).to_numpy(bool, False)
+    rows = card_definitions[found].head(1).to_dict("records")
     return pd.DataFrame(
         [
             (figure, *(row[f"{measure}_{side}"] for side in ("before", "after", "change")))
             for measure, figure in DEFINITION_FIGURES.items()
-            for _, row in rows.head(1).iterrows()
+            for row in rows
         ],
         columns=["figure", "before", "after", "change"],
     )
@@ -92,7 +90,7 @@ def headline_html(headline: pd.DataFrame) -> str:
 
 def liability_bars(card_definitions: pd.DataFrame) -> pd.DataFrame:
     """What the liability chart draws: per card definition whose points have a value (in
-    the chart's order, bottom up), ``label``, ``before`` and ``after`` (the liability at
+    the chart's order, top down), ``label``, ``before`` and ``after`` (the liability at
     the median value per point, ``DEFINITION_CHANGE``'s ``liability_median_*``)."""
     before = card_definitions["liability_median_before"].astype("float64")
     after = card_definitions["liability_median_after"].astype("float64")
@@ -101,31 +99,55 @@ def liability_bars(card_definitions: pd.DataFrame) -> pd.DataFrame:
     bars = pd.DataFrame({"label": [_short(n) for n in names], "before": before, "after": after})[
         valued
     ]
-    return bars.iloc[::-1].fillna({"before": 0.0, "after": 0.0}).reset_index(drop=True)
+    return bars.fillna({"before": 0.0, "after": 0.0}).reset_index(drop=True)
 
 
-def liability_png(bars: pd.DataFrame) -> bytes:
-    """``liability_bars`` as horizontal bars, before and after, as PNG (fixed margins: a
-    layout pass would cost as much as the drawing)."""
-    height = 0.45 * max(len(bars), 2) + 1.1  # inches: 0.35 above the bars, 0.6 below
-    figure = Figure(figsize=(7.5, height), dpi=80)
-    figure.subplots_adjust(left=0.3, right=0.84, top=1 - 0.35 / height, bottom=0.6 / height)
-    with rc_context({"text.usetex": False}):
-        ax = figure.add_subplot()
-        if bars.empty:
-            ax.text(0.5, 0.5, "No card definition whose points have a value", ha="center")
-            ax.set_axis_off()
-        else:
-            rows = np.arange(len(bars))
-            ax.barh(rows + 0.2, bars["before"], 0.4, color=BEFORE, label="before")
-            ax.barh(rows - 0.2, bars["after"], 0.4, color=AFTER, label="after")
-            ax.set_yticks(rows, [plain(label) for label in bars["label"]])
-            ax.set_xlabel("liability at the median value per point (minor units)")
-            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        ax.set_title("Liability per card definition")
-        out = BytesIO()
-        figure.savefig(out, format="png")
-    return out.getvalue()
+def liability_html(bars: pd.DataFrame) -> str:
+    """``liability_bars`` as an HTML bar chart: per card definition a row
+    (``data-card-definition`` names it) with its liability before and after as two bars
+    scaled to the largest, each with its figure. Drawn by the browser, so a move costs the
+    kernel no rendering."""
+    title = '<div style="font-weight:bold;margin:4px 0">Liability per card definition</div>'
+    legend = (
+        f'<div style="font-size:smaller;margin-bottom:4px">{_swatch(BEFORE)} before '
+        f"{_swatch(AFTER)} after &middot; at the median value per point (minor units)</div>"
+    )
+    if bars.empty:
+        empty = "<div><i>No card definition whose points have a value</i></div>"
+        return f'<div class="lyt-what-if-liability">{title}{empty}</div>'
+    top = float(max(bars["before"].max(), bars["after"].max(), 0.0))
+    rows = [
+        f'<tr data-card-definition="{escape(label)}">'
+        f'<td style="{_LABEL_CELL}">{escape(label)}</td>'
+        f'<td style="width:100%">{_bar("before", before, top)}{_bar("after", after, top)}</td></tr>'
+        for label, before, after in bars.itertuples(index=False)
+    ]
+    return (
+        f'<div class="lyt-what-if-liability" style="max-width:640px">{title}{legend}'
+        f'<table style="width:100%;border-collapse:collapse">{"".join(rows)}</table></div>'
+    )
+
+
+_LABEL_CELL = "white-space:nowrap;padding-right:8px;text-align:right;vertical-align:middle"
+
+
+def _bar(side: str, value: float, top: float) -> str:
+    """The ``side`` (before or after) bar: ``value``'s share of ``top`` wide, its figure
+    beside it (``data-side`` names the side)."""
+    drawable = math.isfinite(value) and math.isfinite(top) and top > 0
+    share = max(value, 0.0) / top if drawable else 0.0
+    colour = BEFORE if side == "before" else AFTER
+    figure = escape(format_figure("liability_median", value))
+    return (
+        f'<div data-side="{side}" title="{side}: {figure}" '
+        'style="display:flex;align-items:center;gap:4px;height:14px">'
+        f'<div style="width:{share * 85:.2f}%;min-width:1px;height:11px;background:{colour}">'
+        f'</div><span style="font-size:smaller">{figure}</span></div>'
+    )
+
+
+def _swatch(colour: str) -> str:
+    return f'<span style="display:inline-block;width:10px;height:10px;background:{colour}"></span>'
 
 
 def _short(name: object, width: int = LABEL_WIDTH) -> str:

@@ -22,7 +22,7 @@ from ..snapshot import ProgramSnapshot
 from ..whatif import Baseline, WhatIf, earn_rate, reward_price
 from ._latest import LatestOnly
 from ._messages import describe_error, error_html, status_html
-from ._what_if_view import definition_figures, headline_html, liability_bars, liability_png
+from ._what_if_view import definition_figures, headline_html, liability_bars, liability_html
 
 __all__ = ["Setting", "WhatIfPanel"]
 
@@ -71,7 +71,7 @@ class WhatIfPanel(w.VBox):
 
     ``headline_table`` shows the program's headline, ``definition_table`` the chosen card
     definition's earn rate, value per point, effective return and liability, and
-    ``liability_chart`` each card definition's liability (PNG).
+    ``liability_chart`` each card definition's liability before and after (HTML bars).
     ``prices`` and ``redemption_rate`` are ``economics.summarise``'s. ``what_if`` holds the
     ``WhatIf`` shown and ``setting`` its ``Setting``; ``busy`` is true while moves are worked
     out, and :meth:`wait` blocks until the last is shown. Plan these values shows the plan of
@@ -100,7 +100,6 @@ class WhatIfPanel(w.VBox):
                 "rewards spending its points"
             )
         self._earn_rest = 0.0
-        self._bars: pd.DataFrame | None = None
         self._choosing = False
 
         wide = {"description_width": "initial"}
@@ -126,7 +125,7 @@ class WhatIfPanel(w.VBox):
         self.status = w.HTML()
         self.headline_table = w.HTML()
         self.definition_table = w.HTML()
-        self.liability_chart = w.Image(format="png", layout=w.Layout(max_width="640px"))
+        self.liability_chart = w.HTML()
         self.plan_button = w.Button(description="Plan these values", icon="list")
         self.plan_summary = w.HTML()
         self._worker: LatestOnly[Setting] = LatestOnly(
@@ -228,10 +227,7 @@ class WhatIfPanel(w.VBox):
         self.headline_table.value = headline_html(what.headline)
         chosen = definition_figures(what.card_definitions, setting.card_definition_id)
         self.definition_table.value = headline_html(chosen)
-        bars = liability_bars(what.card_definitions)
-        if self._bars is None or not bars.equals(self._bars):  # an earn rate owes nothing more
-            self.liability_chart.value = liability_png(bars)
-            self._bars = bars
+        self.liability_chart.value = liability_html(liability_bars(what.card_definitions))
         if plan is not None:
             self.plan_summary.value = status_html(plan.summary(), "success")
         if not self._worker.superseded:

@@ -135,3 +135,23 @@ def test_every_amount_of_money_says_its_unit(kind: str) -> None:
         money = any(w in column.name for w in MONEY_WORDS) and "points" not in column.name
         if money and column.dtype_name in ("Int64", "Float64"):
             assert "minor currency units" in column.doc, f"{kind}.{column.name}"
+
+
+def test_conform_orders_and_casts_columns_and_leaves_the_input_alone() -> None:
+    schema = SCHEMAS["card_definitions"]
+    typed = empty_frame("card_definitions")
+    shuffled = typed[list(reversed(schema.names))].astype("object").assign(extra=[])
+    out = schema.conform(shuffled)
+    assert list(out.columns) == schema.names
+    assert out.dtypes.to_dict() == schema.dtypes
+    assert (shuffled[schema.names].dtypes == "object").all()  # not cast in place
+
+
+def test_conform_names_missing_and_repeated_columns() -> None:
+    schema = SCHEMAS["card_definitions"]
+    typed = empty_frame("card_definitions")
+    with pytest.raises(ValueError, match=r"card_definitions: frame lacks columns \['id'\]"):
+        schema.conform(typed.drop(columns="id"))
+    twice = pd.concat([typed, typed[["name"]]], axis=1)
+    with pytest.raises(ValueError, match=r"columns more than once: \['name'\]"):
+        schema.conform(twice)

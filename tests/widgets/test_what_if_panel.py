@@ -19,13 +19,15 @@ from lyt_toolkit.whatif import Baseline, WhatIf, earn_rate, reward_price
 from lyt_toolkit.whatif.edited import Edit
 from lyt_toolkit.widgets import WhatIfPanel
 from lyt_toolkit.widgets._latest import LatestOnly
-from lyt_toolkit.widgets._what_if_view import format_value
+from lyt_toolkit.widgets._what_if_view import format_value, liability_bars, liability_html
 from lyt_toolkit.widgets.what_if import Setting
 
 BEANS = "lcdef_c0ffee0001"  # 2 ACTIVE amount-based earning benefits, rewards spend its points
 GOLD_STARS = "lcdef_c0ffee0002"  # the highest effective return of the program
 HOLIDAY_BEANS = "lcdef_c0ffee0004"  # rewards spend its points; no earning benefit
 ROW = re.compile(r'<tr data-figure="(\w+)"><td>[^<]*</td><td>([^<]*)</td><td[^>]*>([^<]*)</td>')
+BAR_ROW = re.compile(r'<tr data-card-definition="([^"]*)">(.*?)</tr>')
+BAR = re.compile(r'data-side="(\w+)".*?width:([\d.]+)%.*?<span[^>]*>([^<]*)</span>')
 
 
 @pytest.fixture
@@ -62,6 +64,28 @@ def expected(snapshot: ProgramSnapshot, edit: Edit) -> WhatIf:
     return Baseline(snapshot).what_if(edit)
 
 
+def bars_shown(html: str) -> dict[str, dict[str, tuple[float, str]]]:
+    """Card definition -> side (before, after) -> (bar width in %, figure) as the liability
+    chart shows them."""
+    return {
+        unescape(label): {side: (float(width), unescape(f)) for side, width, f in BAR.findall(row)}
+        for label, row in BAR_ROW.findall(html)
+    }
+
+
+def bars_wanted(what: WhatIf) -> dict[str, tuple[str, str]]:
+    """Card definition -> (before, after) liability figures a what-if's chart should show."""
+    bars = liability_bars(what.card_definitions)
+    return {
+        label: (format_value("liability_median", b), format_value("liability_median", a))
+        for label, b, a in bars.itertuples(index=False)
+    }
+
+
+def figures_of(bars: dict[str, dict[str, tuple[float, str]]]) -> dict[str, tuple[str, str]]:
+    return {label: (s["before"][1], s["after"][1]) for label, s in bars.items()}
+
+
 def shown(html: str) -> dict[str, tuple[str, str]]:
     """Figure -> (before, after) as a table of the panel shows them."""
     return {name: (unescape(b), unescape(a)) for name, b, a in ROW.findall(html)}
@@ -84,7 +108,10 @@ def test_the_panel_opens_on_the_programs_own_figures(
     headline = panel.what_if.headline
     assert (headline["change"] == 0).all()
     assert shown(panel.headline_table.value) == formatted(expected(snapshot, {}).headline)
-    assert bytes(panel.liability_chart.value).startswith(b"\x89PNG")
+    bars = bars_shown(panel.liability_chart.value)
+    assert figures_of(bars) == bars_wanted(expected(snapshot, {}))
+    assert len(bars) >= 2 and all(s["before"] == s["after"] for s in bars.values())
+    assert max(s["before"][0] for s in bars.values()) == 85.0  # the largest fills the track
 
 
 def test_moving_the_earn_rate_shows_that_rates_figures(
@@ -109,7 +136,7 @@ def test_moving_the_earn_rate_shows_that_rates_figures(
 def test_moving_the_reward_price_moves_the_liability_and_its_chart(
     panel: WhatIfPanel, snapshot: ProgramSnapshot
 ) -> None:
-    chart = bytes(panel.liability_chart.value)
+    chart = panel.liability_chart.value
     panel.price_change.value = 0.3
     panel.wait()
     want = expected(snapshot, reward_price(card_definition_id=BEANS).frames(snapshot, 0.3))
@@ -119,7 +146,11 @@ def test_moving_the_reward_price_moves_the_liability_and_its_chart(
     assert figures == formatted(want.headline)
     before, after = figures["liability_median"]
     assert before != after  # dearer rewards: each point is worth less
-    assert bytes(panel.liability_chart.value) != chart
+    assert panel.liability_chart.value != chart
+    bars = bars_shown(panel.liability_chart.value)
+    assert figures_of(bars) == bars_wanted(want)
+    beans = next(s for label, s in bars.items() if label.startswith("Northwind Beans"))
+    assert beans["after"][1] != beans["before"][1]  # its rewards dearer: its liability moves
 
     panel.earn_rate.value = 0.02  # both knobs: one edit of both frames
     panel.wait()
@@ -261,3 +292,22 @@ def until(condition: Callable[[], bool], timeout: float = 30) -> None:
     while not condition():
         assert time.monotonic() < deadline, "the condition never held"
         time.sleep(0.01)
+
+
+def test_the_liability_chart_scales_its_bars_to_the_largest_and_escapes_names() -> None:
+    bars = pd.DataFrame(
+        {"label": ["<b>Stars</b> & co", "Gems"], "before": [200.0, 50.0], "after": [100.0, 0.0]}
+    )
+    html = liability_html(bars)
+    shown_bars = bars_shown(html)
+    assert list(shown_bars) == ["<b>Stars</b> & co", "Gems"]  # in order, text not markup
+    assert "<b>Stars" not in html
+    assert shown_bars["<b>Stars</b> & co"] == {"before": (85.0, "200"), "after": (42.5, "100")}
+    assert shown_bars["Gems"] == {"before": (21.25, "50"), "after": (0.0, "0")}
+
+
+def test_the_liability_chart_without_valued_points_says_so() -> None:
+    empty = pd.DataFrame({"label": [], "before": [], "after": []})
+    assert "No card definition whose points have a value" in liability_html(empty)
+    nothing_owed = pd.DataFrame({"label": ["Stars"], "before": [0.0], "after": [0.0]})
+    assert bars_shown(liability_html(nothing_owed))["Stars"]["after"] == (0.0, "0")
