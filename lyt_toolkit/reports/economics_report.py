@@ -9,7 +9,6 @@ Python and no network: it opens from a mail attachment.
 
 from __future__ import annotations
 
-import base64
 import html
 import math
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ import pandas as pd
 
 from ._write import replacing
 from .cells import ESCAPING
+from .html_page import embedded_charts, html_page
 from .snapshot_csv import ESCAPING_KEY, MANIFEST, write_csv, write_folder
 
 __all__ = [
@@ -157,29 +157,8 @@ def economics_html(
         else f"\n<p><strong>Totals {e(note)}</strong> (see estimates.csv for every total's "
         "interval, per card definition and per month).</p>"
     )
-    images = "\n".join(
-        f'<figure><img alt="{e(p.stem.replace("_", " "))}" '
-        f'src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode("ascii")}">'
-        "</figure>"
-        for p in charts
-    )
     files = ", ".join(e(f"{name}.csv") for name in economics.frames())
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Program economics</title>
-<style>
-body {{ font-family: sans-serif; margin: 2em auto; max-width: 1150px; color: #2c3e50; }}
-table {{ border-collapse: collapse; margin-bottom: 2em; }}
-th, td {{ text-align: left; padding: 0.3em 1.2em 0.3em 0; border-bottom: 1px solid #ddd; }}
-td {{ text-align: right; font-variant-numeric: tabular-nums; }}
-img {{ max-width: 100%; }}
-</style>
-</head>
-<body>
-<h1>Program economics</h1>
-<p>{e(named)} as of {economics.pulled_at:%Y-%m-%d %H:%M:%S} UTC.
+    body = f"""<p>{e(named)} as of {economics.pulled_at:%Y-%m-%d %H:%M:%S} UTC.
 Amounts are in the service's minor units (e.g. cents); values per point are minor units per
 point; returns are shares of spend.</p>{sampled}
 <h2>Headline figures</h2>
@@ -187,9 +166,11 @@ point; returns are shares of spend.</p>{sampled}
 {rows}
 </table>
 <h2>Charts</h2>
-{images}
+{embedded_charts(charts)}
 <p>The figures behind the charts are in this folder as CSV: {files}
-(described in {e(MANIFEST)}).</p>
-</body>
-</html>
-"""
+(described in {e(MANIFEST)}).</p>"""
+    return html_page(
+        "Program economics",
+        body,
+        style="td { text-align: right; font-variant-numeric: tabular-nums; }",
+    )

@@ -6,7 +6,6 @@ appear, change or resolve. Every value is HTML-escaped; no external assets.
 
 from __future__ import annotations
 
-import base64
 import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .economics_report import format_figure
+from .html_page import embedded_charts, html_page
 from .snapshot_csv import MANIFEST
 
 __all__ = [
@@ -247,29 +247,10 @@ def what_if_page(report: WhatIfFrames, charts: Sequence[Path]) -> str:
         else f"\n<p><strong>Totals {e(report.sample_note)}</strong>; a change's interval comes "
         "from the same members' own changes (paired).</p>"
     )
-    images = "\n".join(
-        f'<figure><img alt="{e(p.stem.replace("_", " "))}" '
-        f'src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode("ascii")}">'
-        "</figure>"
-        for p in charts
-    )
     files = ", ".join(e(f"{stem}.csv") for stem in report.frames())
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Economics what-if</title>
-<style>
-body {{ font-family: sans-serif; margin: 2em auto; max-width: 1150px; color: #2c3e50; }}
-table {{ border-collapse: collapse; margin-bottom: 2em; }}
-th, td {{ text-align: left; padding: 0.3em 1.2em 0.3em 0; border-bottom: 1px solid #ddd; }}
-img {{ max-width: 100%; }}
-</style>
-</head>
-<body>
-<h1>Economics what-if</h1>
-<p>The edited export <code>{e(report.edited)}</code> against its base <code>{e(report.base)}</code>,
-a snapshot of {e(report.source or "the service")} as of {report.pulled_at:%Y-%m-%d %H:%M:%S} UTC.
+    body = f"""<p>The edited export <code>{e(report.edited)}</code> against its base
+<code>{e(report.base)}</code>, a snapshot of {e(report.source or "the service")} as of
+{report.pulled_at:%Y-%m-%d %H:%M:%S} UTC.
 Nothing was sent to the service: the edit is on paper. Amounts are in the service's minor
 units (e.g. cents); values per point are minor units per point; returns are shares of
 spend. What moved is highlighted.</p>{sampled}
@@ -279,7 +260,7 @@ spend. What moved is highlighted.</p>{sampled}
 <h2>Card definitions</h2>
 {definitions_table(report.card_definitions)}
 <h2>Charts</h2>
-{images}
+{embedded_charts(charts)}
 <h2>Mispricing that changes</h2>
 <p>{e(counts(report.mispricing, ("appeared", "resolved", "changed")))}.</p>
 {mispricing_table(report.mispricing)}
@@ -293,7 +274,5 @@ plans them for <code>lyt apply</code>.</p>
 <h2>Audit findings that change</h2>
 <p>{e(counts(report.findings, ("appeared", "changed", "resolved")))}.</p>
 {findings_table(report.findings)}
-<p>Every row is in this folder as CSV: {files} (described in {e(MANIFEST)}).</p>
-</body>
-</html>
-"""
+<p>Every row is in this folder as CSV: {files} (described in {e(MANIFEST)}).</p>"""
+    return html_page("Economics what-if", body)
