@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -149,18 +150,14 @@ def _card_definitions(before: Economics, after: Economics) -> pd.DataFrame:
     old, new = definition_measures(before), definition_measures(after)
     ids = old.index.union(new.index)
     old, new = old.reindex(ids), new.reindex(ids)
-    frame = pd.DataFrame(
-        {
-            "card_definition_id": ids.astype("string"),
-            "card_definition_name": new["card_definition_name"].fillna(old["card_definition_name"]),
-        }
-    )
+    columns: dict[str, Any] = {
+        "card_definition_id": ids.astype("string"),
+        "card_definition_name": new["card_definition_name"].fillna(old["card_definition_name"]),
+    }
     for measure, _ in DEFINITION_MEASURES:
-        a, b = old[measure].astype("Float64"), new[measure].astype("Float64")
-        frame[f"{measure}_before"] = a.array
-        frame[f"{measure}_after"] = b.array
-        frame[f"{measure}_change"] = (b - a).array
-    return DEFINITION_CHANGE.conform(frame.reset_index(drop=True))
+        a, b = old[measure].astype("Float64").array, new[measure].astype("Float64").array
+        columns |= {f"{measure}_before": a, f"{measure}_after": b, f"{measure}_change": b - a}
+    return DEFINITION_CHANGE.conform(pd.DataFrame(columns).reset_index(drop=True))
 
 
 def _mispricing(before: Economics, after: Economics) -> pd.DataFrame:
