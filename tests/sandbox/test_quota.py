@@ -52,7 +52,8 @@ def management(sb: Sandbox) -> httpx.Client:
         "X-Management-Id": creds.management_id,
         "X-Management-Token": creds.management_token,
     }
-    return httpx.Client(base_url=sb.base_url, headers=headers)
+    # The first /openapi.json builds the whole schema: seconds on a loaded 2-core machine.
+    return httpx.Client(base_url=sb.base_url, headers=headers, timeout=60)
 
 
 PROJECTS = "/management/v1/projects"
