@@ -10,6 +10,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 _NOT_SOURCE = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache")
+_NOT_SOURCE_AT_ROOT = {"site", ".cache", ".hypothesis", "reports"}
+"""Generated at the checkout's top: the docs site, render caches, reports written there."""
+
+
+def _ignored(folder: str, names: list[str]) -> set[str]:
+    """What a copy of the checkout leaves out of ``folder``."""
+    skipped = shutil.ignore_patterns(*_NOT_SOURCE)(folder, names)
+    if Path(folder) == ROOT:
+        skipped |= _NOT_SOURCE_AT_ROOT & set(names)
+    return set(skipped)
 
 
 def build_wheel(work: Path) -> Path:
@@ -18,7 +28,7 @@ def build_wheel(work: Path) -> Path:
     declaration forgot)."""
     dist = work / "dist"
     source = work / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*_NOT_SOURCE))
+    shutil.copytree(ROOT, source, ignore=_ignored)
     subprocess.run(
         [
             sys.executable,
