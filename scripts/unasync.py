@@ -1,7 +1,7 @@
 """Write the sync half of each sync/async pair from its async half (after httpcore's).
 
-Each module listed in ``MODULES`` holds its async classes as the source, after the line
-``END``, and their sync twins, generated from them, between ``BEGIN`` and ``END``. The sync
+Each module listed in ``MODULES`` holds its async classes or functions as the source, after
+the line ``END``, and their sync twins, generated from them, between ``BEGIN`` and ``END``. The sync
 code is the async code with the token-level substitutions of ``SUBS`` (``async def`` ->
 ``def``, ``await`` dropped, ``AsyncRewards`` -> ``Rewards``, ``aiter_items`` ->
 ``iter_items``, ...) and two line rules:
@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESOURCES = "lyt_toolkit/client/resources"
 MODULES = (
+    "lyt_toolkit/client/pagination.py",
     f"{RESOURCES}/_base.py",
     f"{RESOURCES}/benefits.py",
     f"{RESOURCES}/card_definitions.py",
@@ -40,13 +41,14 @@ MODULES = (
     f"{RESOURCES}/rewards.py",
     f"{RESOURCES}/tier_structures.py",
 )
-"""The modules whose sync classes are generated, as paths from the repository's root."""
+"""The modules whose sync code is generated, as paths from the repository's root."""
 
-BEGIN = "# unasync: generated from the async classes below by scripts/unasync.py; do not edit"
-END = "# unasync: end of the generated sync classes; their async source follows"
+BEGIN = "# unasync: generated from the async code below by scripts/unasync.py; do not edit"
+END = "# unasync: end of the generated sync code; its async source follows"
 
 SUBS = (
     (r"AsyncIterator", "Iterator"),
+    (r"Awaitable\[(\w+(?:\[\w+\])?)\]", r"\1"),
     (r"AsyncTransport", "SyncTransport"),
     (r"AsyncResource", "SyncResource"),
     (r"Async([A-Z]\w*)", r"\1"),
@@ -82,7 +84,7 @@ def unasync_line(line: str) -> str | None:
 
 
 def generated(text: str, where: str) -> str:
-    """The module ``text`` with its sync classes generated again from its async ones."""
+    """The module ``text`` with its sync code generated again from its async code."""
     lines = text.split("\n")
     if lines.count(BEGIN) != 1 or lines.count(END) != 1:
         raise SystemExit(f"{where}: needs one line each of BEGIN and END (scripts/unasync.py)")
@@ -124,7 +126,7 @@ def main(argv: list[str]) -> int:
             print(f"  {module}", file=sys.stderr)
         return 1
     for module in [] if check else stale:
-        print(f"generated the sync classes of {module}")
+        print(f"generated the sync code of {module}")
     return 0
 
 

@@ -133,7 +133,7 @@ class _Resource:
         return kind, pages(*args, **frame_query(query))
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class SyncResource(_Resource):
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
@@ -175,7 +175,7 @@ class SyncResource(_Resource):
         )
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncResource(_Resource):
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport

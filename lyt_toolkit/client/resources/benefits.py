@@ -42,7 +42,7 @@ def _create(body: BenefitCreate | Mapping[str, Any]) -> Call[Benefit]:
     return Call("POST", _COLLECTION, json=checked.body(), decode=decoder(_model()))
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class Benefits(SyncResource):
     """``client.benefits``: the project's benefits (deleted ones are never listed)."""
 
@@ -74,7 +74,7 @@ class Benefits(SyncResource):
         return self._send(_create(benefit))
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncBenefits(AsyncResource):
     """Async twin of ``Benefits``."""
 

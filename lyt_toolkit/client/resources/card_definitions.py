@@ -35,7 +35,7 @@ def _get(card_definition_id: str) -> Call[CardDefinition]:
     return Call("GET", path(_ONE, card_definition_id=cid), decode=decoder(_model()))
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class CardDefinitions(SyncResource):
     """``client.card_definitions``: loyalty card definitions."""
 
@@ -58,7 +58,7 @@ class CardDefinitions(SyncResource):
         return self._send(_get(card_definition_id))
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncCardDefinitions(AsyncResource):
     """Async twin of ``CardDefinitions``."""
 

@@ -49,7 +49,7 @@ def _delete(project_id: str, webhook_id: str) -> Call[None]:
     return Call("DELETE", url, decode=lambda response: None)
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class Projects(SyncResource):
     """``client.projects``: the projects the management keys can see."""
 
@@ -71,7 +71,7 @@ class Webhooks(SyncResource):
         self._send(_delete(project_id, webhook_id))
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncProjects(AsyncResource):
     """Async twin of ``Projects``."""
 

@@ -24,7 +24,7 @@ def _token(resource: SyncResource | AsyncResource, scopes: Sequence[str] | str |
         raise RequestValidationError(f"scopes: {message}", field="scope") from None
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class OAuth(SyncResource):
     """``client.oauth``: tokens on demand.
 
@@ -38,7 +38,7 @@ class OAuth(SyncResource):
         return self._send(_token(self, scopes))
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncOAuth(AsyncResource):
     """Async twin of ``OAuth``."""
 

@@ -120,7 +120,7 @@ def _shown_on(bar: ProgressBar) -> OnPage:
     return shown
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class Programs(SyncResource):
     """``client.programs``: loyalty programs."""
 
@@ -227,7 +227,7 @@ class PendingBuckets(SyncResource):
         return self._send(_activate(program_id, member_id, card_id, bucket_id))
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncPrograms(AsyncResource):
     """Async twin of ``Programs``."""
 

@@ -214,7 +214,7 @@ def _tiers_frame(tiers: Iterable[PromotionTier]) -> pd.DataFrame:
     return frame.astype({**dict.fromkeys(text, "str"), "active": "boolean", "hierarchy": "Int64"})
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class PromotionTiers(SyncResource):
     """``client.promotion_tiers``: promotion tiers and their (deprecated) validation."""
 
@@ -266,7 +266,7 @@ class PromotionTiers(SyncResource):
         return _tiers_frame([tier for tier in self.iter(**query)])
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncPromotionTiers(AsyncResource):
     """Async twin of ``PromotionTiers``."""
 

@@ -47,7 +47,7 @@ def _draft(reward_id: str) -> Call[Reward]:
     return Call("POST", path(_ONE, reward_id=rid) + "/draft", decode=decoder(_model()))
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class Rewards(SyncResource):
     """``client.rewards``: the program's rewards (``/v2/loyalties/rewards``)."""
 
@@ -85,7 +85,7 @@ class Rewards(SyncResource):
         return self.frame(kind="reward_costs", progress=progress, **query)
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncRewards(AsyncResource):
     """Async twin of ``Rewards``."""
 

@@ -35,7 +35,7 @@ def _one(method: str, tier_structure_id: str) -> Call[TierStructure]:
     return Call(method, path(_ONE, tier_structure_id=tid), decode=decoder(_model()))
 
 
-# unasync: generated from the async classes below by scripts/unasync.py; do not edit
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class TierStructures(SyncResource):
     """``client.tier_structures``: tier structures of the project."""
 
@@ -62,7 +62,7 @@ class TierStructures(SyncResource):
         return self._send(_one("DELETE", tier_structure_id))
 
 
-# unasync: end of the generated sync classes; their async source follows
+# unasync: end of the generated sync code; its async source follows
 class AsyncTierStructures(AsyncResource):
     """Async twin of ``TierStructures``."""
 
