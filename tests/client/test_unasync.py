@@ -47,7 +47,9 @@ def test_the_sync_form_of_async_lines() -> None:
     assert line("class AsyncRewards(AsyncResource):") == "class Rewards(SyncResource):"
     assert line("    ) -> AsyncIterator[Page[Reward]]:") == "    ) -> Iterator[Page[Reward]]:"
     assert line("        return aiter_items(fetch)") == "        return iter_items(fetch)"
-    assert line("    fetch: Callable[[R], Awaitable[Page[T]]],") == "    fetch: Callable[[R], Page[T]],"
+    assert line("    fetch: Callable[[R], Awaitable[Page[T]]],") == (
+        "    fetch: Callable[[R], Page[T]],"
+    )
     assert line('        """Async twin of ``Rewards.get``."""') is None
     assert line('        # sync: """One reward by ID."""') == '        """One reward by ID."""'
     assert line("        # sync:") == ""
