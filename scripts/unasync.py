@@ -90,8 +90,22 @@ def generated(text: str, where: str) -> str:
         raise SystemExit(f"{where}: needs one line each of BEGIN and END (scripts/unasync.py)")
     begin, end = lines.index(BEGIN), lines.index(END)
     source = lines[end + 1 :]
+    _check_docstrings(source, where, end + 2)
     sync = [line for line in map(unasync_line, source) if line is not None]
     return _formatted("\n".join([*lines[: begin + 1], *sync, END, *source]), where)
+
+
+def _check_docstrings(source: list[str], where: str, first: int) -> None:
+    """Each ``Async twin of`` docstring is one line with the sync docstring under it."""
+    for number, line in enumerate(source):
+        if not line.lstrip().startswith('"""Async twin of'):
+            continue
+        following = [other for other in source[number + 1 :] if other.strip()][:1]
+        if not _TWIN_DOC.match(line) or not following or not _SYNC_LINE.match(following[0]):
+            raise SystemExit(
+                f"{where}:{first + number}: an 'Async twin of' docstring is one line, followed"
+                " by the sync docstring as '# sync:' lines (scripts/unasync.py)"
+            )
 
 
 def _formatted(text: str, where: str) -> str:

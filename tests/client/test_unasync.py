@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "unasync.py"
 
@@ -54,3 +56,16 @@ def test_the_sync_form_of_async_lines() -> None:
     assert line('        # sync: """One reward by ID."""') == '        """One reward by ID."""'
     assert line("        # sync:") == ""
     assert line("        self.awaiting = asyncio_free") == "        self.awaiting = asyncio_free"
+
+
+def test_an_async_twin_docstring_needs_the_sync_one_under_it() -> None:
+    unasync = _unasync()
+    module = "lyt_toolkit/client/resources/oauth.py"
+    text = (ROOT / module).read_text()
+    sync_doc = (
+        '        # sync: """A new token for ``scopes``'
+        ' (default: the client\'s configured scopes)."""\n'
+    )
+    assert text.count(sync_doc) == 1
+    with pytest.raises(SystemExit, match=r"oauth\.py:\d+: an 'Async twin of' docstring"):
+        unasync.generated(text.replace(sync_doc, ""), module)
