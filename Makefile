@@ -20,7 +20,8 @@ demo: $(STAMP)
 # The browser tests (one JupyterLab, one Chromium) run on their own after the others: beside
 # the two workers they would fight them for the cores.
 test: $(STAMP)
-	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks
+	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
+	$(BIN)/python scripts/unasync.py --check
 	$(MAKE) typecheck
 	$(MAKE) docs
 	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser
@@ -51,9 +52,11 @@ lab: $(NOTEBOOKS_STAMP)
 notebook-state: $(STAMP)
 	$(BIN)/python tests/browser/notebook_state.py notebooks/*.ipynb
 
+# scripts/unasync.py --check: each sync class generated from its async twin is up to date.
 lint: $(STAMP)
-	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks
-	$(BIN)/ruff format --check lyt_toolkit tests benchmarks docs/_hooks
+	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
+	$(BIN)/ruff format --check lyt_toolkit tests benchmarks docs/_hooks scripts
+	$(BIN)/python scripts/unasync.py --check
 	$(MAKE) typecheck
 
 typecheck: $(STAMP)
@@ -61,8 +64,8 @@ typecheck: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 fmt: $(STAMP)
-	$(BIN)/ruff format lyt_toolkit tests benchmarks docs/_hooks
-	$(BIN)/ruff check --fix lyt_toolkit tests benchmarks docs/_hooks
+	$(BIN)/ruff format lyt_toolkit tests benchmarks docs/_hooks scripts
+	$(BIN)/ruff check --fix lyt_toolkit tests benchmarks docs/_hooks scripts
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sandbox_pagination.py

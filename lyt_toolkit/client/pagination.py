@@ -45,26 +45,6 @@ __all__ = [
 _END = object()
 
 
-def walk(fetch: Callable[[R], P], first: R, after: Callable[[P, R], R | None]) -> Iterator[P]:
-    """Yield ``fetch(first)``, then the page of each request ``after`` names, until None."""
-    request: R | None = first
-    while request is not None:
-        page = fetch(request)
-        yield page
-        request = after(page, request)
-
-
-async def awalk(
-    fetch: Callable[[R], Awaitable[P]], first: R, after: Callable[[P, R], R | None]
-) -> AsyncIterator[P]:
-    """Async twin of ``walk``."""
-    request: R | None = first
-    while request is not None:
-        page = await fetch(request)
-        yield page
-        request = after(page, request)
-
-
 def _cursor_follower(max_pages: int) -> Callable[[Page[T], ListQuery], ListQuery | None]:
     """The ``after`` of one cursor walk: the same query at the next cursor, if any."""
     seen: set[str] = set()
@@ -91,19 +71,48 @@ def _cursor_follower(max_pages: int) -> Callable[[Page[T], ListQuery], ListQuery
     return after
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
+def walk(fetch: Callable[[R], P], first: R, after: Callable[[P, R], R | None]) -> Iterator[P]:
+    """Yield ``fetch(first)``, then the page of each request ``after`` names, until None."""
+    request: R | None = first
+    while request is not None:
+        page = fetch(request)
+        yield page
+        request = after(page, request)
+
+
 def iter_pages(
-    fetch: Callable[[ListQuery], Page[T]], query: ListQuery, max_pages: int = DEFAULT_MAX_PAGES
+    fetch: Callable[[ListQuery], Page[T]],
+    query: ListQuery,
+    max_pages: int = DEFAULT_MAX_PAGES,
 ) -> Iterator[Page[T]]:
-    """Yield every page of ``query``, starting from its cursor (if any), at most ``max_pages``."""
+    """Yield every page of ``query``, starting from its cursor (if any), at most
+    ``max_pages``."""
     return walk(fetch, query, _cursor_follower(max_pages))
 
 
 def iter_items(
-    fetch: Callable[[ListQuery], Page[T]], query: ListQuery, max_pages: int = DEFAULT_MAX_PAGES
+    fetch: Callable[[ListQuery], Page[T]],
+    query: ListQuery,
+    max_pages: int = DEFAULT_MAX_PAGES,
 ) -> Iterator[T]:
     """Yield every item of every page of ``query``."""
     for page in iter_pages(fetch, query, max_pages):
-        yield from page.data
+        for item in page.data:
+            yield item
+
+
+# unasync: end of the generated sync code; its async source follows
+async def awalk(
+    fetch: Callable[[R], Awaitable[P]], first: R, after: Callable[[P, R], R | None]
+) -> AsyncIterator[P]:
+    """Async twin of ``walk``."""
+    # sync: """Yield ``fetch(first)``, then the page of each request ``after`` names, until None."""
+    request: R | None = first
+    while request is not None:
+        page = await fetch(request)
+        yield page
+        request = after(page, request)
 
 
 def aiter_pages(
@@ -112,6 +121,8 @@ def aiter_pages(
     max_pages: int = DEFAULT_MAX_PAGES,
 ) -> AsyncIterator[Page[T]]:
     """Async twin of ``iter_pages``."""
+    # sync: """Yield every page of ``query``, starting from its cursor (if any), at most
+    # sync: ``max_pages``."""
     return awalk(fetch, query, _cursor_follower(max_pages))
 
 
@@ -121,6 +132,7 @@ async def aiter_items(
     max_pages: int = DEFAULT_MAX_PAGES,
 ) -> AsyncIterator[T]:
     """Async twin of ``iter_items``."""
+    # sync: """Yield every item of every page of ``query``."""
     async for page in aiter_pages(fetch, query, max_pages):
         for item in page.data:
             yield item

@@ -52,9 +52,9 @@ def tracer(sent: Callable[[], None]) -> Callable[[str, Any], None]:
 
 def atracer(sent: Callable[[], None]) -> Callable[[str, Any], Awaitable[None]]:
     """Async twin of ``tracer`` (httpcore awaits an async client's trace extension)."""
+    traced = tracer(sent)
 
     async def trace(event: str, info: Any) -> None:
-        if event.endswith(_WRITTEN):
-            sent()
+        traced(event, info)
 
     return trace

@@ -2,12 +2,13 @@
 
 A resource module describes each operation once as a ``Call`` (path, query,
 body, response model) and exposes it twice, through a sync and an async class
-whose methods only send that call.
+whose methods only send that call. The async classes are written by hand; the sync
+ones are generated from them (``scripts/unasync.py``, checked by ``make lint``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -94,6 +95,18 @@ def plain_page_call(path: str, query: ListQuery, model: Any) -> Call[Any]:
     return Call("GET", path, params=query.params(), decode=plain_page_decoder(model))
 
 
+async def agather(calls: Iterable[Awaitable[T]]) -> list[T]:
+    """The answers of ``calls``, sent concurrently, in their order."""
+    import asyncio
+
+    return list(await asyncio.gather(*calls))
+
+
+def gather(answers: Iterable[T]) -> list[T]:
+    """The sync form of ``agather``: ``answers`` as a list, each call sent after the last."""
+    return list(answers)
+
+
 class _Resource:
     frame_kind: ClassVar[str | None] = None
     """The frame kind ``frame()`` builds from this group's list (``lyt_toolkit.frames``)."""
@@ -120,6 +133,7 @@ class _Resource:
         return kind, pages(*args, **frame_query(query))
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class SyncResource(_Resource):
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
@@ -161,6 +175,7 @@ class SyncResource(_Resource):
         )
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncResource(_Resource):
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -173,6 +188,11 @@ class AsyncResource(_Resource):
         self, *args: str, kind: str | None = None, progress: Progress = True, **query: Any
     ) -> pd.DataFrame:
         """Async twin of ``SyncResource.frame``."""
+        # sync: """Every item of the list query as a typed DataFrame (``lyt_toolkit.frames``).
+        # sync:
+        # sync: Takes the same arguments as ``iter``; pages at the largest size unless
+        # sync: ``limit`` is given; ``progress=False`` hides the bar shown past one page.
+        # sync: """
         from ...pull.assemble import apull_frame
 
         kind, pages = self._frame_source(kind, args, query)

@@ -42,6 +42,7 @@ def _create(body: BenefitCreate | Mapping[str, Any]) -> Call[Benefit]:
     return Call("POST", _COLLECTION, json=checked.body(), decode=decoder(_model()))
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class Benefits(SyncResource):
     """``client.benefits``: the project's benefits (deleted ones are never listed)."""
 
@@ -73,27 +74,40 @@ class Benefits(SyncResource):
         return self._send(_create(benefit))
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncBenefits(AsyncResource):
     """Async twin of ``Benefits``."""
+
+    # sync: """``client.benefits``: the project's benefits (deleted ones are never listed)."""
 
     frame_kind = "benefits"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[Benefit]:
         """Async twin of ``Benefits.list``."""
+        # sync: """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return await self._page(BENEFITS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Benefit]:
         """Async twin of ``Benefits.iter``."""
+        # sync: """Every benefit matching the query, fetching pages as needed."""
         return self._items(BENEFITS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Benefit]]:
         """Async twin of ``Benefits.pages``."""
+        # sync: """Every page of the query, for callers that show progress per page."""
         return self._pages(BENEFITS, _list, query)
 
     async def get(self, benefit_id: str) -> Benefit:
         """Async twin of ``Benefits.get``."""
+        # sync: """One benefit by ID; NotFoundError when the service does not know it."""
         return await self._send(_get(benefit_id))
 
     async def create(self, benefit: BenefitCreate | Mapping[str, Any]) -> Benefit:
         """Async twin of ``Benefits.create``."""
+        # sync: """Create a benefit. The body is validated locally (RequestValidationError
+        # sync: names the field); the service answers DuplicateFoundError for a taken name,
+        # sync: ResourceLockedError when created ACTIVE on a card definition that is not.
+        # sync:
+        # sync: Never retried after it may have reached the service, so it cannot run twice.
+        # sync: """
         return await self._send(_create(benefit))

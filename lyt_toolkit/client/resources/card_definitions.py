@@ -35,6 +35,7 @@ def _get(card_definition_id: str) -> Call[CardDefinition]:
     return Call("GET", path(_ONE, card_definition_id=cid), decode=decoder(_model()))
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class CardDefinitions(SyncResource):
     """``client.card_definitions``: loyalty card definitions."""
 
@@ -57,23 +58,30 @@ class CardDefinitions(SyncResource):
         return self._send(_get(card_definition_id))
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncCardDefinitions(AsyncResource):
     """Async twin of ``CardDefinitions``."""
+
+    # sync: """``client.card_definitions``: loyalty card definitions."""
 
     frame_kind = "card_definitions"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[CardDefinition]:
         """Async twin of ``CardDefinitions.list``."""
+        # sync: """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return await self._page(CARD_DEFINITIONS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[CardDefinition]:
         """Async twin of ``CardDefinitions.iter``."""
+        # sync: """Every card definition matching the query, fetching pages as needed."""
         return self._items(CARD_DEFINITIONS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[CardDefinition]]:
         """Async twin of ``CardDefinitions.pages``."""
+        # sync: """Every page of the query, for callers that show progress per page."""
         return self._pages(CARD_DEFINITIONS, _list, query)
 
     async def get(self, card_definition_id: str) -> CardDefinition:
         """Async twin of ``CardDefinitions.get``."""
+        # sync: """One card definition by ID; NotFoundError when the service does not know it."""
         return await self._send(_get(card_definition_id))

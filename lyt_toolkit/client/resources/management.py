@@ -49,6 +49,7 @@ def _delete(project_id: str, webhook_id: str) -> Call[None]:
     return Call("DELETE", url, decode=lambda response: None)
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class Projects(SyncResource):
     """``client.projects``: the projects the management keys can see."""
 
@@ -70,21 +71,30 @@ class Webhooks(SyncResource):
         self._send(_delete(project_id, webhook_id))
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncProjects(AsyncResource):
     """Async twin of ``Projects``."""
 
+    # sync: """``client.projects``: the projects the management keys can see."""
+
     async def list(self) -> list[Project]:
         """Async twin of ``Projects.list``."""
+        # sync: """Every project, in one unpaginated answer."""
         return await self._send(_projects())
 
 
 class AsyncWebhooks(AsyncResource):
     """Async twin of ``Webhooks``."""
 
+    # sync: """``client.webhooks``: webhook configurations of a project."""
+
     async def list(self, project_id: str) -> list[Webhook]:
         """Async twin of ``Webhooks.list``."""
+        # sync: """Every webhook configuration of the project, in one unpaginated answer."""
         return await self._send(_webhooks(project_id))
 
     async def delete(self, project_id: str, webhook_id: str) -> None:
         """Async twin of ``Webhooks.delete``."""
+        # sync: """Delete a webhook configuration. MissingRequiredFeatureError (402) when the
+        # sync: project's plan has no webhooks; NotFoundError names the missing resource."""
         await self._send(_delete(project_id, webhook_id))

@@ -24,6 +24,7 @@ def _token(resource: SyncResource | AsyncResource, scopes: Sequence[str] | str |
         raise RequestValidationError(f"scopes: {message}", field="scope") from None
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class OAuth(SyncResource):
     """``client.oauth``: tokens on demand.
 
@@ -37,9 +38,18 @@ class OAuth(SyncResource):
         return self._send(_token(self, scopes))
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncOAuth(AsyncResource):
     """Async twin of ``OAuth``."""
 
+    # sync: """``client.oauth``: tokens on demand.
+    # sync:
+    # sync: The client already fetches and renews the token its ``/v2`` calls need;
+    # sync: this is for callers that want a token of their own (other scopes, another
+    # sync: tool). Such tokens are not cached or reused by the client.
+    # sync: """
+
     async def token(self, scopes: Sequence[str] | str | None = None) -> AccessToken:
         """Async twin of ``OAuth.token``."""
+        # sync: """A new token for ``scopes`` (default: the client's configured scopes)."""
         return await self._send(_token(self, scopes))

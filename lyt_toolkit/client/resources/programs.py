@@ -120,6 +120,7 @@ def _shown_on(bar: ProgressBar) -> OnPage:
     return shown
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class Programs(SyncResource):
     """``client.programs``: loyalty programs."""
 
@@ -165,7 +166,8 @@ class Members(SyncResource):
 
 
 class PendingBuckets(SyncResource):
-    """``client.pending_buckets``: pending point buckets of one card, and their activation."""
+    """``client.pending_buckets``: pending point buckets of one card, and their
+    activation."""
 
     frame_kind = "pending_buckets"
 
@@ -225,52 +227,68 @@ class PendingBuckets(SyncResource):
         return self._send(_activate(program_id, member_id, card_id, bucket_id))
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncPrograms(AsyncResource):
     """Async twin of ``Programs``."""
+
+    # sync: """``client.programs``: loyalty programs."""
 
     frame_kind = "programs"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[Program]:
         """Async twin of ``Programs.list``."""
+        # sync: """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return await self._page(PROGRAMS, _programs, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Program]:
         """Async twin of ``Programs.iter``."""
+        # sync: """Every program matching the query, fetching pages as needed."""
         return self._items(PROGRAMS, _programs, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Program]]:
         """Async twin of ``Programs.pages``."""
+        # sync: """Every page of the query, for callers that show progress per page."""
         return self._pages(PROGRAMS, _programs, query)
 
     async def get(self, program_id: str) -> Program:
         """Async twin of ``Programs.get``."""
+        # sync: """One program by ID; NotFoundError when the service does not know it."""
         return await self._send(_program(program_id))
 
 
 class AsyncMembers(AsyncResource):
     """Async twin of ``Members``."""
 
+    # sync: """``client.members``: members of one program."""
+
     frame_kind = "members"
 
     async def list(self, program_id: str, **query: Unpack[ListParams]) -> Page[Member]:
         """Async twin of ``Members.list``."""
+        # sync: """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return await self._page(MEMBERS, _members(program_id), query)
 
     def iter(self, program_id: str, **query: Unpack[ListParams]) -> AsyncIterator[Member]:
         """Async twin of ``Members.iter``."""
+        # sync: """Every member matching the query, fetching pages as needed."""
         return self._items(MEMBERS, _members(program_id), query)
 
     def pages(self, program_id: str, **query: Unpack[ListParams]) -> AsyncIterator[Page[Member]]:
         """Async twin of ``Members.pages``."""
+        # sync: """Every page of the query, for callers that show progress per page."""
         return self._pages(MEMBERS, _members(program_id), query)
 
     async def get(self, program_id: str, member_id: str) -> MemberWithCards:
         """Async twin of ``Members.get``."""
+        # sync: """The member with its cards."""
         return await self._send(_member(program_id, member_id))
 
 
 class AsyncPendingBuckets(AsyncResource):
     """Async twin of ``PendingBuckets``."""
+
+    # sync: """``client.pending_buckets``: pending point buckets of one card, and their
+    # sync: activation."""
 
     frame_kind = "pending_buckets"
 
@@ -278,18 +296,21 @@ class AsyncPendingBuckets(AsyncResource):
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> Page[PendingBucket]:
         """Async twin of ``PendingBuckets.list``."""
+        # sync: """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return await self._page(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def iter(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> AsyncIterator[PendingBucket]:
         """Async twin of ``PendingBuckets.iter``."""
+        # sync: """Every pending points bucket matching the query, fetching pages as needed."""
         return self._items(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def pages(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> AsyncIterator[Page[PendingBucket]]:
         """Async twin of ``PendingBuckets.pages``."""
+        # sync: """Every page of the query, for callers that show progress per page."""
         return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     async def frame(  # type: ignore[override]
@@ -302,6 +323,12 @@ class AsyncPendingBuckets(AsyncResource):
         **query: Any,
     ) -> pd.DataFrame:
         """Async twin of ``PendingBuckets.frame``."""
+        # sync: """The ``pending_buckets`` frame of one card, or with the program ID alone of the
+        # sync: whole program: every member, each of its cards, each card's buckets.
+        # sync:
+        # sync: The program-wide frame fills ``program_status`` and ``member_status`` (what
+        # sync: activation depends on); ``query`` applies to each card's bucket list.
+        # sync: """
         if member_id is not None and card_id is not None:
             return await super().frame(program_id, member_id, card_id, progress=progress, **query)
         _check_card_path(member_id, card_id)
@@ -321,4 +348,6 @@ class AsyncPendingBuckets(AsyncResource):
         self, program_id: str, member_id: str, card_id: str, bucket_id: str
     ) -> ActivationResult:
         """Async twin of ``PendingBuckets.activate``."""
+        # sync: """Activate the bucket now. ResourceLockedError when its date is not in the
+        # sync: future or a precondition fails; never retried after it may have been sent."""
         return await self._send(_activate(program_id, member_id, card_id, bucket_id))

@@ -17,7 +17,7 @@ from typing_extensions import Unpack
 from ...errors import RequestValidationError
 from .._core import Call, decoder, path
 from ..pagination import awalk, walk
-from ._base import AsyncResource, SyncResource, check_text, validate_body
+from ._base import AsyncResource, SyncResource, agather, check_text, gather, validate_body
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -214,6 +214,7 @@ def _tiers_frame(tiers: Iterable[PromotionTier]) -> pd.DataFrame:
     return frame.astype({**dict.fromkeys(text, "str"), "active": "boolean", "hierarchy": "Int64"})
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class PromotionTiers(SyncResource):
     """``client.promotion_tiers``: promotion tiers and their (deprecated) validation."""
 
@@ -225,11 +226,13 @@ class PromotionTiers(SyncResource):
     def iter(self, **query: Unpack[TierQuery]) -> Iterator[PromotionTier]:
         """Every tier, page after page."""
         for result in walk(lambda page: self.list(page=page, **query), 1, _next_page):
-            yield from result.tiers
+            for tier in result.tiers:
+                yield tier
 
     def validate(self, tier_id: str, **check: Unpack[TierCheck]) -> TierValidationResult:
         """Check the tier against ``customer``, ``order`` and ``metadata``. An invalid
-        outcome is a result (``valid`` false, with ``reason`` and ``error``), not an exception."""
+        outcome is a result (``valid`` false, with ``reason`` and ``error``), not an
+        exception."""
         return self._send(_validate(tier_id, **check))
 
     def what_if(
@@ -240,17 +243,18 @@ class PromotionTiers(SyncResource):
         customer: Any = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> pd.DataFrame:
-        """Validate the tier against each of ``orders`` for ``customer``; nothing is redeemed.
+        """Validate the tier against each of ``orders`` for ``customer``; nothing is
+        redeemed.
 
         One row per order (index ``order``, its position): ``amount`` (the order's,
         minor units), ``valid``, ``reason`` (why not), ``discount_amount`` and
         ``applied_discount_amount`` (minor units; NA where invalid). One request per order.
         """
         checked = _orders(orders)
-        results = [
+        results = gather(
             self.validate(tier_id, customer=customer, order=order, metadata=metadata)
             for order in checked
-        ]
+        )
         return _what_if_frame(checked, results)
 
     def frame(  # type: ignore[override]
@@ -259,26 +263,35 @@ class PromotionTiers(SyncResource):
         """Every tier (as ``iter``) as a DataFrame, one row per tier (``TIER_COLUMNS``):
         dates tz-aware UTC, ``active`` boolean, ``discount_type`` the discount's wire type.
         Tiers come in numbered pages, so ``progress`` shows nothing."""
-        return _tiers_frame(self.iter(**query))
+        return _tiers_frame([tier for tier in self.iter(**query)])
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncPromotionTiers(AsyncResource):
     """Async twin of ``PromotionTiers``."""
+
+    # sync: """``client.promotion_tiers``: promotion tiers and their (deprecated) validation."""
 
     async def list(
         self, *, page: int | None = None, **query: Unpack[TierQuery]
     ) -> PromotionTierList:
         """Async twin of ``PromotionTiers.list``."""
+        # sync: """One numbered page: ``is_available``, ``limit``, ``page``, ``order``; ``has_more``
+        # sync: says whether another follows."""
         return await self._send(_list(page=page, **query))
 
     async def iter(self, **query: Unpack[TierQuery]) -> AsyncIterator[PromotionTier]:
         """Async twin of ``PromotionTiers.iter``."""
+        # sync: """Every tier, page after page."""
         async for result in awalk(lambda page: self.list(page=page, **query), 1, _next_page):
             for tier in result.tiers:
                 yield tier
 
     async def validate(self, tier_id: str, **check: Unpack[TierCheck]) -> TierValidationResult:
         """Async twin of ``PromotionTiers.validate``."""
+        # sync: """Check the tier against ``customer``, ``order`` and ``metadata``. An invalid
+        # sync: outcome is a result (``valid`` false, with ``reason`` and ``error``), not an
+        # sync: exception."""
         return await self._send(_validate(tier_id, **check))
 
     async def what_if(
@@ -290,14 +303,17 @@ class AsyncPromotionTiers(AsyncResource):
         metadata: Mapping[str, Any] | None = None,
     ) -> pd.DataFrame:
         """Async twin of ``PromotionTiers.what_if`` (the orders validated concurrently)."""
-        import asyncio
-
+        # sync: """Validate the tier against each of ``orders`` for ``customer``; nothing is
+        # sync: redeemed.
+        # sync:
+        # sync: One row per order (index ``order``, its position): ``amount`` (the order's,
+        # sync: minor units), ``valid``, ``reason`` (why not), ``discount_amount`` and
+        # sync: ``applied_discount_amount`` (minor units; NA where invalid). One request per order.
+        # sync: """
         checked = _orders(orders)
-        results = await asyncio.gather(
-            *(
-                self.validate(tier_id, customer=customer, order=order, metadata=metadata)
-                for order in checked
-            )
+        results = await agather(
+            self.validate(tier_id, customer=customer, order=order, metadata=metadata)
+            for order in checked
         )
         return _what_if_frame(checked, results)
 
@@ -305,4 +321,7 @@ class AsyncPromotionTiers(AsyncResource):
         self, *, progress: Progress = True, **query: Unpack[TierQuery]
     ) -> pd.DataFrame:
         """Async twin of ``PromotionTiers.frame``."""
+        # sync: """Every tier (as ``iter``) as a DataFrame, one row per tier (``TIER_COLUMNS``):
+        # sync: dates tz-aware UTC, ``active`` boolean, ``discount_type`` the discount's wire type.
+        # sync: Tiers come in numbered pages, so ``progress`` shows nothing."""
         return _tiers_frame([tier async for tier in self.iter(**query)])

@@ -47,6 +47,7 @@ def _draft(reward_id: str) -> Call[Reward]:
     return Call("POST", path(_ONE, reward_id=rid) + "/draft", decode=decoder(_model()))
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class Rewards(SyncResource):
     """``client.rewards``: the program's rewards (``/v2/loyalties/rewards``)."""
 
@@ -65,8 +66,8 @@ class Rewards(SyncResource):
         return self._pages(REWARDS, _list, query)
 
     def plain_pages(self, **query: Unpack[ListParams]) -> Iterator[Any]:
-        """Every page of the query parsed but not validated (``client._core.PlainPage``): what
-        ``frame()`` and snapshots read rows from, falling back to models per page."""
+        """Every page of the query parsed but not validated (``client._core.PlainPage``):
+        what ``frame()`` and snapshots read rows from, falling back to models per page."""
         return self._pages(REWARDS, _plain_list, query)
 
     def get(self, reward_id: str) -> Reward:
@@ -84,37 +85,48 @@ class Rewards(SyncResource):
         return self.frame(kind="reward_costs", progress=progress, **query)
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncRewards(AsyncResource):
     """Async twin of ``Rewards``."""
+
+    # sync: """``client.rewards``: the program's rewards (``/v2/loyalties/rewards``)."""
 
     frame_kind = "rewards"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[Reward]:
         """Async twin of ``Rewards.list``."""
+        # sync: """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return await self._page(REWARDS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Reward]:
         """Async twin of ``Rewards.iter``."""
+        # sync: """Every reward matching the query, fetching pages as needed."""
         return self._items(REWARDS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Reward]]:
         """Async twin of ``Rewards.pages``."""
+        # sync: """Every page of the query, for callers that show progress per page."""
         return self._pages(REWARDS, _list, query)
 
     def plain_pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Any]:
         """Async twin of ``Rewards.plain_pages``."""
+        # sync: """Every page of the query parsed but not validated (``client._core.PlainPage``):
+        # sync: what ``frame()`` and snapshots read rows from, falling back to models per page."""
         return self._pages(REWARDS, _plain_list, query)
 
     async def get(self, reward_id: str) -> Reward:
         """Async twin of ``Rewards.get``."""
+        # sync: """One reward by ID; NotFoundError when the service does not know it."""
         return await self._send(_get(reward_id))
 
     async def draft(self, reward_id: str) -> Reward:
         """Async twin of ``Rewards.draft``."""
+        # sync: """Move an ACTIVE reward back to DRAFT; any other status raises ConflictError."""
         return await self._send(_draft(reward_id))
 
     async def costs_frame(
         self, *, progress: Progress = True, **query: Unpack[ListParams]
     ) -> pd.DataFrame:
         """Async twin of ``Rewards.costs_frame``."""
+        # sync: """One row per reward x cost x spending entry, as a typed DataFrame."""
         return await self.frame(kind="reward_costs", progress=progress, **query)

@@ -35,6 +35,7 @@ def _one(method: str, tier_structure_id: str) -> Call[TierStructure]:
     return Call(method, path(_ONE, tier_structure_id=tid), decode=decoder(_model()))
 
 
+# unasync: generated from the async code below by scripts/unasync.py; do not edit
 class TierStructures(SyncResource):
     """``client.tier_structures``: tier structures of the project."""
 
@@ -61,27 +62,35 @@ class TierStructures(SyncResource):
         return self._send(_one("DELETE", tier_structure_id))
 
 
+# unasync: end of the generated sync code; its async source follows
 class AsyncTierStructures(AsyncResource):
     """Async twin of ``TierStructures``."""
+
+    # sync: """``client.tier_structures``: tier structures of the project."""
 
     frame_kind = "tier_structures"
 
     async def list(self, **query: Unpack[ListParams]) -> Page[TierStructure]:
         """Async twin of ``TierStructures.list``."""
+        # sync: """One page: ``limit``, ``order``, ``filters``, ``junction``, ``cursor``."""
         return await self._page(TIER_STRUCTURES, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[TierStructure]:
         """Async twin of ``TierStructures.iter``."""
+        # sync: """Every tier structure matching the query, fetching pages as needed."""
         return self._items(TIER_STRUCTURES, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[TierStructure]]:
         """Async twin of ``TierStructures.pages``."""
+        # sync: """Every page of the query, for callers that show progress per page."""
         return self._pages(TIER_STRUCTURES, _list, query)
 
     async def get(self, tier_structure_id: str) -> TierStructure:
         """Async twin of ``TierStructures.get``."""
+        # sync: """One tier structure by ID; NotFoundError when the service does not know it."""
         return await self._send(_one("GET", tier_structure_id))
 
     async def delete(self, tier_structure_id: str) -> TierStructure:
         """Async twin of ``TierStructures.delete``."""
+        # sync: """Delete it; the service answers with the deleted tier structure."""
         return await self._send(_one("DELETE", tier_structure_id))
