@@ -155,8 +155,12 @@ def _card_definitions(before: Economics, after: Economics) -> pd.DataFrame:
         "card_definition_name": new["card_definition_name"].fillna(old["card_definition_name"]),
     }
     for measure, _ in DEFINITION_MEASURES:
-        a, b = old[measure].astype("Float64").array, new[measure].astype("Float64").array
-        columns |= {f"{measure}_before": a, f"{measure}_after": b, f"{measure}_change": b - a}
+        a, b = old[measure].astype("Float64"), new[measure].astype("Float64")
+        columns |= {
+            f"{measure}_before": a.array,
+            f"{measure}_after": b.array,
+            f"{measure}_change": (b - a).array,
+        }
     return DEFINITION_CHANGE.conform(pd.DataFrame(columns).reset_index(drop=True))
 
 
