@@ -85,26 +85,24 @@ def _headline(before: Economics, after: Economics) -> pd.DataFrame:
     """One row per headline figure: before, after, change, and for a sample the intervals."""
     old, new = before.headline, after.headline
     names = [name for name in old if "_ci_" not in name]
-    frame = pd.DataFrame(
-        {
-            "figure": names,
-            "before": [old[n] for n in names],
-            "after": [new.get(n) for n in names],
-        }
-    )
-    frame = frame.astype({"before": "Float64", "after": "Float64"})
-    frame["change"] = frame["after"] - frame["before"]
-    for side, figures in (("before", old), ("after", new)):
+
+    def figures(side: dict[str, float | None], suffix: str = "") -> pd.Series:
+        return pd.Series([side.get(f"{n}{suffix}") for n in names], dtype="Float64")
+
+    was, now = figures(old), figures(new)
+    columns: dict[str, Any] = {"figure": names, "before": was, "after": now, "change": now - was}
+    for side, values in (("before", old), ("after", new)):
         for end in ("low", "high"):
-            frame[f"{side}_ci_{end}"] = [figures.get(f"{n}_ci_{end}") for n in names]
-    frame["change_ci_low"] = frame["change_ci_high"] = None
+            columns[f"{side}_ci_{end}"] = figures(values, f"_ci_{end}")
     if before.per_member is not None and after.per_member is not None and before.sample:
         program = _program_rows(
             difference_estimates(before.sample, before.per_member, after.per_member, _names(after))
         )
         for end, column in (("low", "ci_low"), ("high", "ci_high")):
-            frame[f"change_ci_{end}"] = frame["figure"].map(program[column])
-    return HEADLINE_CHANGE.conform(frame)
+            columns[f"change_ci_{end}"] = pd.Series(names).map(program[column])
+    else:
+        columns["change_ci_low"] = columns["change_ci_high"] = figures({})
+    return HEADLINE_CHANGE.conform(pd.DataFrame(columns))
 
 
 def _names(economics: Economics) -> pd.Series:
