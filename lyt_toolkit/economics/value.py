@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from ..models.enums import BenefitStatus
@@ -41,23 +42,27 @@ def values_from(
     ratios = exchange_ratios(snapshot.card_definitions)
     seen = spread(active(burn), ratios)
     ids = defs["id"]
+    aligned = seen.reindex(ids.to_numpy())  # one row per card definition, in its order
+    observations = aligned["observations"].fillna(0).to_numpy("int64")
     frame = pd.DataFrame(
         {
             "card_definition_id": ids,
             "card_definition_name": defs["name"],
             "card_definition_status": defs["status"],
-            "observations": ids.map(seen["observations"]).fillna(0).astype("Int64"),
-            **{name: ids.map(seen[name]).astype("Float64") for name in _RANGE},
+            "observations": pd.array(observations, dtype="Int64"),
+            **{name: pd.array(aligned[name].to_numpy(), dtype="Float64") for name in _RANGE},
             "exchange_ratio": ids.map(ratios).astype("Float64"),
+            "source": np.where(
+                observations > 0, PointValueSource.OBSERVED.value, PointValueSource.NONE.value
+            ),
         }
     )
-    frame["source"] = PointValueSource.NONE.value
-    frame.loc[frame["observations"] > 0, "source"] = PointValueSource.OBSERVED.value
     given = _override(override or {}, ids)
-    replaced = ids.isin(list(given))
-    for name in _RANGE:
-        frame[name] = frame[name].mask(replaced, ids.map(given)).astype("Float64")
-    frame.loc[replaced, "source"] = PointValueSource.OVERRIDE.value
+    if given:
+        replaced = ids.isin(list(given))
+        for name in _RANGE:
+            frame[name] = frame[name].mask(replaced, ids.map(given)).astype("Float64")
+        frame.loc[replaced, "source"] = PointValueSource.OVERRIDE.value
     return POINT_VALUES.conform(frame)
 
 
