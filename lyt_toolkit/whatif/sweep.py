@@ -13,11 +13,10 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
 
 from ..economics import Economics
 from ..economics.change import definition_measures
@@ -26,6 +25,9 @@ from .compare import Baseline
 from .parameters import Parameter
 from .schemas import SWEEP
 from .sweep_show import plot_sweep, sweep_text
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["HEADLINE", "Sweep", "sweep"]
 

@@ -3,14 +3,16 @@ liability against the parameter, on two y axes)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
-from matplotlib import pyplot as plt
-from matplotlib.axes import Axes
-from matplotlib.ticker import PercentFormatter
 
 from ..reports.economics_report import format_figure
 from .parameters import Parameter
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_sweep", "sweep_text"]
 
@@ -41,6 +43,10 @@ def plot_sweep(
     (the card definition's, else the highest) on the left axis, the liability at the median
     value with its low-high range on a twin right axis, the ``current`` value a dashed
     line. Returns the left axis; the right one is its twin (``ax.figure.axes``)."""
+    # Imported here: matplotlib loads when a chart is drawn, not with the package.
+    from matplotlib import pyplot as plt
+    from matplotlib.ticker import PercentFormatter
+
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 5))
     rows = frame.sort_values("value")

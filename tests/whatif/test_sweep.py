@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import io
 import math
+import subprocess
+import sys
 
 import matplotlib
 import numpy as np
@@ -148,3 +150,11 @@ def test_a_sweep_prints_a_short_table_and_renders_html(program) -> None:
     assert text.splitlines()[0].startswith("Sweep of earn_points_per_unit")
     assert len(text.splitlines()) == 4 and text.splitlines()[2].startswith("*")
     assert "<table" in swept._repr_html_() and "definition_return_median" in swept._repr_html_()
+
+
+def test_the_what_if_and_its_widget_leave_matplotlib_unloaded_until_a_sweep_is_drawn() -> None:
+    # matplotlib's modules are a fifth of a kernel's objects, and every full garbage
+    # collection walks them (a pause in whichever slider move it falls): only a chart loads it.
+    code = "import sys, lyt_toolkit.whatif, lyt_toolkit.widgets; print('matplotlib' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False"]
