@@ -37,7 +37,7 @@ _OPTIONS = {
 def apply(args: argparse.Namespace) -> int:
     """Load the plan, connect, re-read what it touches and apply it."""
     from ..actions import ChangePlan
-    from ..actions.plan_file import COMPLETE
+    from ..actions.ledger import COMPLETE
 
     try:
         plan = ChangePlan.load(args.plan)
