@@ -560,10 +560,7 @@ class SavedPlan:
         ``log``) is not re-planned: a create stays (the log settles it), any other change
         drops out."""
         live = self.live_rows(client)
-        own = self.own_work(client, log)
-        base, planned = replanned(
-            self.changes, self.inputs, self.touched, live, own, source=self.base.source
-        )
+        base, planned = replanned(self, live, self.own_work(client, log))
         return ChangePlan(base, *planned)
 
     def check_apply(
@@ -629,14 +626,12 @@ class SavedPlan:
             reread = self.reread_cost(client)
             print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
         plan = self.refreshed(client, log=log) if refresh else self._not_stale(client, log)
-        results = plan.apply(
-            client,
-            log=log,
-            allow_destroy=allow_destroy,
-            ignore_unsupported=ignore_unsupported,
-            concurrency=concurrency,
-            progress=progress,
-            cancel=cancel,
+        # the plan's own checks (a refreshed plan's unsupported changes), then its parts
+        plan.check_apply(
+            client, log=log, allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported
+        )
+        results = plan._execute(
+            client, log=log, concurrency=concurrency, progress=progress, cancel=cancel
         )
         self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         record_applied(self.path, self.sha256, results)

@@ -14,8 +14,8 @@ any other change drops out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -29,27 +29,34 @@ from .change_rows import CALL_KINDS
 from .reread import LiveRows
 from .touched import Touched, creates_needing, is_name, names_hash
 
-__all__ = ["DIFF_COLUMNS", "live_changes", "replanned"]
+__all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned"]
 
 DIFF_COLUMNS = ("kind", "key", "change", "column", "before", "after")
 """The columns of the diff rows the ``Planner`` reads (``SnapshotDiff.changes``')."""
 
 
+class Replannable(Protocol):
+    """What re-planning reads of a saved plan (a ``SavedPlan`` is one)."""
+
+    @property
+    def base(self) -> ProgramSnapshot: ...
+    @property
+    def changes(self) -> pd.DataFrame: ...
+    @property
+    def inputs(self) -> Mapping[str, pd.DataFrame]: ...
+    @property
+    def touched(self) -> tuple[Touched, ...]: ...
+
+
 def replanned(
-    changes: pd.DataFrame,
-    inputs: Mapping[str, pd.DataFrame],
-    touched: Iterable[Touched],
-    live: LiveRows,
-    own: Mapping[str, set[str]],
-    *,
-    source: str,
+    saved: Replannable, live: LiveRows, own: Mapping[str, set[str]]
 ) -> tuple[ProgramSnapshot, Planned]:
-    """The base of the live rows (``source`` kept, pulled now) and the plan of the saved
-    ``changes`` made again against it (see the module)."""
-    touched = list(touched)
-    for_creates = [t for t in touched if t["call"] == "create_benefit"]
-    creates, gone = _creates_left(changes, inputs, for_creates, live, own)
-    made = {(t["kind"], t["key"]) for t in touched if t["key"] in own[t["call"]]}
+    """The base of the ``live`` rows (the saved base's ``source``, pulled now) and the plan
+    of the ``saved`` changes made again against it, what ``own`` holds (the plan's own
+    writes) left out (see the module)."""
+    for_creates = [t for t in saved.touched if t["call"] == "create_benefit"]
+    creates, gone = _creates_left(saved, live, own)
+    made = {(t["kind"], t["key"]) for t in saved.touched if t["key"] in own[t["call"]]}
     skipped = made | {(t["kind"], t["key"]) for t in for_creates}
     frames: dict[str, list[pd.DataFrame]] = {}
     for (kind, key), row in live.items():
@@ -60,9 +67,9 @@ def replanned(
         else:
             frames.setdefault(kind, []).append(row)
     now = {kind: pd.concat(rows, ignore_index=True) for kind, rows in frames.items()}
-    base = ProgramSnapshot.from_frames(now, source=source, pulled_at=utc_now())
-    planned = Planner(base, {}).plan(live_changes(changes, now), {})
-    return base, _with_creates(planned, changes, inputs, creates, gone)
+    base = ProgramSnapshot.from_frames(now, source=saved.base.source, pulled_at=utc_now())
+    planned = Planner(base, {}).plan(live_changes(saved.changes, now), {})
+    return base, _with_creates(planned, saved, creates, gone)
 
 
 def live_changes(changes: pd.DataFrame, live: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -91,22 +98,19 @@ def live_changes(changes: pd.DataFrame, live: Mapping[str, pd.DataFrame]) -> pd.
 
 
 def _creates_left(
-    changes: pd.DataFrame,
-    inputs: Mapping[str, pd.DataFrame],
-    for_creates: list[Touched],
-    live: LiveRows,
-    own: Mapping[str, set[str]],
+    saved: Replannable, live: LiveRows, own: Mapping[str, set[str]]
 ) -> tuple[set[str], list[dict[str, Any]]]:
     """The names of the saved creates still to make, and a row (``kind``, ``key``,
     ``reason``) for each one dropped: its card definition went, or its name was taken."""
+    changes, rows = saved.changes, saved.inputs.get("create_benefit", pd.DataFrame())
     creates = set(changes.loc[changes["action"] == "create", "key"])
     gone: list[dict[str, Any]] = []
-    for entry in for_creates:
+    for entry in (t for t in saved.touched if t["call"] == "create_benefit"):
         row = live[entry["kind"], entry["key"]]
         if is_name(entry) and entry["key"] in own["create_benefit"]:
             continue  # the plan's own create
         if row is None or (is_name(entry) and names_hash(row["id"]) != entry["sha256"]):
-            dropped = creates_needing(entry, inputs.get("create_benefit", pd.DataFrame()))
+            dropped = creates_needing(entry, rows)
             creates -= dropped
             reason = (
                 f"card definition {entry['key']} is no longer in the live program"
@@ -118,14 +122,11 @@ def _creates_left(
 
 
 def _with_creates(
-    planned: Planned,
-    changes: pd.DataFrame,
-    inputs: Mapping[str, pd.DataFrame],
-    creates: set[str],
-    gone: list[dict[str, Any]],
+    planned: Planned, saved: Replannable, creates: set[str], gone: list[dict[str, Any]]
 ) -> Planned:
     """``planned`` with the saved creates still to make first and the ``gone`` rows
     unsupported."""
+    changes, inputs = saved.changes, saved.inputs
     kept = (changes["action"] == "create") & changes["key"].isin(creates)
     parts, made = planned.parts, dict(planned.inputs)
     if kept.any():
