@@ -391,8 +391,9 @@ class SavedPlan:
         sha256: str = "",
     ) -> None:
         plan = ChangePlan(base, changes, unsupported, parts, {} if inputs is None else inputs)
-        for name, value in (("plan", plan), ("path", path), ("touched", touched)):
-            object.__setattr__(self, name, value)
+        object.__setattr__(self, "plan", plan)  # frozen: set once, here
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "touched", touched)
         object.__setattr__(self, "sha256", sha256)
 
     @classmethod

@@ -29,12 +29,12 @@ from .benefits import create_benefits
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS
 from .change_rows import change_row, first_difference
 from .deletions import delete_tier_structures
-from .ledger import COMPLETE, PlanAlreadyAppliedError
+from .ledger import COMPLETE, PlanAlreadyAppliedError  # importable here, as before
 from .pending import activate_pending_buckets
 from .plan import ActionPlan
 from .plan_reader import PlanFileError, Reader, read_document, shown
 from .rewards import move_rewards_to_draft
-from .staleness import StalePlanError
+from .staleness import StalePlanError  # importable here, as before
 from .touched import TOUCHES, Touched, row_hash
 
 __all__ = [
