@@ -22,18 +22,21 @@ from .benefits import (
     create_benefits,
     flat_row_to_body,
 )
+from .change_plan import SavedPlan
 from .cost import PlanCost
 from .deletions import DeleteTierStructures, DeleteWebhooks, delete_tier_structures, delete_webhooks
 from .desired import ChangePlan, EditError, ProgramEdit, edit
 from .items import ItemResult, Outcome, PlanItem, Standing
+from .ledger import PlanAlreadyAppliedError
 from .lock import LockFileError, LockHeldError
 from .log import ActionLog, ForeignLogError
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
-from .plan_file import PlanAlreadyAppliedError, PlanFileError, SavedPlan, StalePlanError
+from .plan_reader import PlanFileError
 from .rehearsal import Rehearsal, Verification
 from .results import RESULT_COLUMNS
 from .rewards import MoveRewardsToDraft, move_rewards_to_draft
+from .staleness import StalePlanError
 
 __all__ = [
     "FLAT_COLUMNS",

@@ -1,18 +1,27 @@
 """``ChangePlan``: what turning a base snapshot into edited frames takes, shown (a
-Terraform-style summary, one line per change) and run (cost, preview, rehearse, apply)."""
+Terraform-style summary, one line per change) and run (cost, preview, rehearse, apply);
+``SavedPlan``: a ``ChangePlan`` read back from its file, which it holds.
+
+The two live here together because each names the other (``ChangePlan.load`` gives a
+``SavedPlan``, which holds a ``ChangePlan`` and re-plans into one); what a saved plan does
+besides is in its own modules: the file format (``plan_file``), what it touches
+(``touched``), the re-read (``reread``), the staleness check (``staleness``), re-planning
+(``replan``) and the ledger of applied plans (``ledger``).
+"""
 
 from __future__ import annotations
 
+import functools
 import threading
+from abc import ABCMeta
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import pandas as pd
 
-from .._progress import Progress
+from .._progress import Progress, display
 from .._text import counted
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
@@ -21,17 +30,30 @@ from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES
 from .cost import PlanCost
 from .edited_frames import EditError, noun, read_edited
-from .log import LogSource
+from .ledger import applied_marker, applied_record, record_applied, refuse_applied
+from .lock import held
+from .log import LogSource, log_state
 from .plan import ActionPlan
+from .plan_file import read_plan, save_plan
+from .plan_text import HTML_ROWS, plan_html, plan_lines, summary_line
 from .rehearsal import Rehearsal, rehearse_run
+from .replan import replanned
+from .reread import doubtful, live_rows, own_work, reread_calls
+from .staleness import stale_error, stale_objects
+from .touched import Touched, touched_objects
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
-    from .plan_file import SavedPlan  # the circle of ``save`` (issue 35 item 3)
 
-__all__ = ["CHANGE_COLUMNS", "HTML_ROWS", "UNSUPPORTED_COLUMNS", "ChangePlan", "HasFrames"]
-
-_SIGNS = {"create": "+", "change": "~", "delete": "-"}
+__all__ = [
+    "CHANGE_COLUMNS",
+    "HTML_ROWS",
+    "UNSUPPORTED_COLUMNS",
+    "ChangePlan",
+    "HasFrames",
+    "SavedPlan",
+    "as_saved",
+]
 
 
 class HasFrames(Protocol):
@@ -41,9 +63,12 @@ class HasFrames(Protocol):
 
 
 @dataclass(frozen=True, eq=False)
-class ChangePlan:
+class ChangePlan(metaclass=ABCMeta):
     """What turning ``base`` into the edited frames takes: ``changes`` the service can make
-    (sent by ``parts``, one action plan per call), ``unsupported`` the ones it cannot."""
+    (sent by ``parts``, one action plan per call), ``unsupported`` the ones it cannot.
+
+    A ``SavedPlan`` counts as one (``isinstance``): it holds its plan and offers all of it.
+    """
 
     base: ProgramSnapshot
     changes: pd.DataFrame
@@ -88,19 +113,13 @@ class ChangePlan:
 
     def save(self, path: str | Path) -> Path:
         """Write the plan as readable JSON bound to its base: see ``plan_file``."""
-        # Inside the method: plan_file's SavedPlan subclasses ChangePlan, so plan_file
-        # imports this module first (the circle issue 35 item 3 removes; pyproject.toml).
-        from .plan_file import save_plan
-
-        return save_plan(self, path)
+        return save_plan(as_saved(self, path), path)
 
     @classmethod
     def load(cls, path: str | Path) -> SavedPlan:
         """The plan ``save`` wrote; its ``apply`` first checks the touched objects are
-        still as in the base (see ``plan_file``)."""
-        from .plan_file import load_plan  # inside the method, as in ``save``
-
-        return load_plan(path)
+        still as in the base (see ``SavedPlan``)."""
+        return SavedPlan.load(path)
 
     # -- showing ------------------------------------------------------------------------
 
@@ -113,15 +132,7 @@ class ChangePlan:
         Never costed with a client, the summary has no budget part."""
         if client is not None:
             self.cost(client)
-        counts = self.changes["action"].value_counts()
-        made = ", ".join(f"{counts.get(a, 0)} to {a}" for a in _SIGNS)
-        cannot = counted(len(self.unsupported), "change")
-        text = f"Plan: {made}; {cannot} the service cannot make; {self._calls_text()}"
-        if self._budget is None:
-            return text
-        if self._budget.remaining is None:
-            return f"{text}, budget unknown"
-        return f"{text}, {self._budget.remaining} left in this window"
+        return summary_line(self.changes, self.unsupported, self._calls_text(), self._budget)
 
     def _calls_text(self) -> str:
         """The summary's calls: one a change (a saved plan's re-read adds its own)."""
@@ -132,23 +143,7 @@ class ChangePlan:
         activation the base shows blocked ends ``(the service will refuse: REASON)``: it
         is still sent, and its result row says the service's answer, 423) and per change
         the service cannot make (``!``, with the reason)."""
-        lines = [self.summary()]
-        for row in self.changes.itertuples(index=False):
-            what = noun(str(row.kind))
-            if row.action == "create":
-                lines.append(f'+ {what} "{row.key}" {row.after}')
-            elif row.action == "change":
-                lines.append(f"~ {what} {row.key} {row.column} {row.before} -> {row.after}")
-            else:
-                lines.append(f"- {what} {row.key}")
-            if isinstance(row.blocked_reason, str):
-                lines[-1] += f" (the service will refuse: {row.blocked_reason})"
-        for row in self.unsupported.itertuples(index=False):
-            detail = (
-                f" {row.column} {row.before} -> {row.after}" if isinstance(row.column, str) else ""
-            )
-            lines.append(f"! {noun(str(row.kind))} {row.key}{detail}: {row.reason}")
-        return "\n".join(lines)
+        return "\n".join([self.summary(), *plan_lines(self.changes, self.unsupported)])
 
     def __repr__(self) -> str:
         return f"<ChangePlan {self.summary()}>"
@@ -157,17 +152,7 @@ class ChangePlan:
         """Jupyter's view: the summary, then a table grouped by action (create, change,
         delete, cannot make), each group headed with its count; every value escaped, at
         most ``HTML_ROWS`` rows a group."""
-        groups = [
-            (action, self.changes[self.changes["action"] == action], "call") for action in _SIGNS
-        ]
-        groups.append(("cannot make", self.unsupported, "reason"))
-        body = [_html_group(action, rows, last) for action, rows, last in groups if len(rows)]
-        head = "".join(f"<th>{c}</th>" for c in _HTML_COLUMNS) + "<th>call / reason</th>"
-        empty = f'<tbody><tr><td colspan="{len(_HTML_COLUMNS) + 1}">No changes.</td></tr></tbody>'
-        return (
-            f'<div class="lyt-change-plan"><p><b>{escape(self.summary())}</b></p>'
-            f"<table><thead><tr>{head}</tr></thead>{''.join(body) or empty}</table></div>"
-        )
+        return plan_html(self.summary(), self.changes, self.unsupported)
 
     def __len__(self) -> int:
         return len(self.changes) + len(self.unsupported)
@@ -179,7 +164,11 @@ class ChangePlan:
     ) -> PlanCost:
         """The calls every part sends together (one token request at most), and with
         ``client`` the budget it last read: see ``ActionPlan.cost``."""
-        cost = PlanCost.for_client(self._needed(log), client)
+        return self._costed(self._needed(log), client)
+
+    def _costed(self, needed: int, client: LoyaltyClient | None) -> PlanCost:
+        """The cost of ``needed`` calls, the budget ``client`` read remembered."""
+        cost = PlanCost.for_client(needed, client)
         if client is not None:
             self._remember(cost)
         return cost
@@ -257,7 +246,7 @@ class ChangePlan:
                 " pass allow_destroy=True"
             )
         if len(self.unsupported) and not ignore_unsupported:
-            rows = "; ".join(str(self).splitlines()[1 + len(self.changes) :])
+            rows = "; ".join(plan_lines(self.changes.iloc[:0], self.unsupported))
             raise EditError(
                 f"the plan holds {counted(len(self.unsupported), 'change')} the service cannot make"
                 f" ({rows}): revert them, or pass ignore_unsupported=True"
@@ -326,32 +315,6 @@ class ChangePlan:
         return _by_call(frames)
 
 
-HTML_ROWS = 50
-"""Rows of each action group ``ChangePlan._repr_html_`` shows; the rest are counted."""
-
-_HTML_COLUMNS = ("kind", "key", "column", "before", "after")
-
-
-def _html_group(action: str, rows: pd.DataFrame, last: str) -> str:
-    """One ``<tbody>``: a header row naming ``action`` and its count, then its rows."""
-    width = len(_HTML_COLUMNS) + 1
-    lines = [f'<tr><th colspan="{width}" style="text-align:left">{action} ({len(rows)})</th></tr>']
-    for row in rows.head(HTML_ROWS).itertuples(index=False):
-        cells = [getattr(row, c) for c in (*_HTML_COLUMNS, last)]
-        if last == "call" and isinstance(row.blocked_reason, str):
-            cells[-1] = f"{cells[-1]} (the service will refuse: {row.blocked_reason})"
-        lines.append("<tr>" + "".join(f"<td>{_html_cell(v)}</td>" for v in cells) + "</tr>")
-    if len(rows) > HTML_ROWS:
-        more = len(rows) - HTML_ROWS
-        lines.append(f'<tr><td colspan="{width}">... and {more} more</td></tr>')
-    return "<tbody>" + "".join(lines) + "</tbody>"
-
-
-def _html_cell(value: Any) -> str:
-    """A cell's text, HTML-escaped; NA blank."""
-    return "" if value is None or value is pd.NA or pd.isna(value) else escape(str(value))
-
-
 def _offset(
     progress: Callable[[int, int], None], done: int, total: int
 ) -> Callable[[int, int], None]:
@@ -366,3 +329,339 @@ def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
         return pd.DataFrame({"call": pd.Series(dtype="str"), "target": [], "outcome": []})
     out = pd.concat(parts, ignore_index=True)
     return out[["call", *[c for c in out.columns if c != "call"]]]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_NO_FILE = Path()
+
+
+def _one_writer(
+    apply: Callable[Concatenate[SavedPlan, _P], _R],
+) -> Callable[Concatenate[SavedPlan, _P], _R]:
+    """``apply`` holding the plan file's lock throughout: one writer per plan (``lock``)."""
+
+    @functools.wraps(apply)
+    def one_writer(plan: SavedPlan, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with held(plan.path, "is being applied"):
+            return apply(plan, *args, **kwargs)
+
+    return one_writer
+
+
+@dataclass(frozen=True, eq=False, init=False)
+class SavedPlan:
+    """A ``ChangePlan`` read from its file: it holds the ``plan`` and offers all of it
+    (``changes``, ``summary``, ``preview``, ``rehearse``...), with the file's ``path`` and
+    ``sha256`` and the base hashes of the objects the plan ``touched``; ``apply`` checks
+    the base first.
+
+    ``apply`` refuses what it can without sending anything (``check_apply``), then
+    re-reads exactly the touched objects (``reread_cost``, counted in the summary) and
+    refuses a stale plan, naming each object whose live row differs from the base and
+    each created benefit's name another benefit took since (``StalePlanError``);
+    ``refresh=True`` re-plans against the live rows instead (``refreshed``). A plan
+    applied to completion is recorded next to the file (``applied_marker``, see
+    ``ledger``) and refuses to apply again; an interrupted apply resumes from its action
+    log (objects the log saw done are not stale: the plan changed them, ``own_work``).
+
+    Its ``base`` holds the base's ``source`` and ``pulled_at`` only (no rows): pass the
+    snapshot to ``rehearse(snapshot)``.
+    """
+
+    plan: ChangePlan
+    """The plan the file holds."""
+    path: Path
+    """The plan file."""
+    touched: tuple[Touched, ...]
+    """Kind, key, call and base hash of each object the plan touches (see ``touched``)."""
+    sha256: str
+    """sha256 of the plan file's bytes as read: what ``<file>.applied`` records."""
+
+    def __init__(
+        self,
+        base: ProgramSnapshot,
+        changes: pd.DataFrame,
+        unsupported: pd.DataFrame,
+        parts: tuple[ActionPlan[Any], ...],
+        inputs: Mapping[str, pd.DataFrame] | None = None,
+        *,
+        path: Path = _NO_FILE,
+        touched: tuple[Touched, ...] = (),
+        sha256: str = "",
+    ) -> None:
+        plan = ChangePlan(base, changes, unsupported, parts, {} if inputs is None else inputs)
+        object.__setattr__(self, "plan", plan)  # frozen: set once, here
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "touched", touched)
+        object.__setattr__(self, "sha256", sha256)
+
+    @classmethod
+    def load(cls, path: str | Path) -> SavedPlan:
+        """The plan ``ChangePlan.save`` wrote to ``path`` (see ``plan_file``)."""
+        found = read_plan(path)
+        return cls(*found[:5], path=Path(path), touched=found.touched, sha256=found.sha256)
+
+    @classmethod
+    def from_frames(
+        cls, before: ProgramSnapshot, after: HasFrames | Mapping[str, pd.DataFrame]
+    ) -> SavedPlan:
+        """``ChangePlan.from_frames(before, after)``, held with no file."""
+        plan = ChangePlan.from_frames(before, after)
+        return cls(plan.base, plan.changes, plan.unsupported, plan.parts, plan.inputs)
+
+    # -- the plan it holds ---------------------------------------------------------------
+
+    @property
+    def base(self) -> ProgramSnapshot:
+        """The plan's base (read from a file: its ``source`` and ``pulled_at`` only)."""
+        return self.plan.base
+
+    @property
+    def changes(self) -> pd.DataFrame:
+        """The plan's changes (``ChangePlan.changes``)."""
+        return self.plan.changes
+
+    @property
+    def unsupported(self) -> pd.DataFrame:
+        """The changes the service cannot make (``ChangePlan.unsupported``)."""
+        return self.plan.unsupported
+
+    @property
+    def parts(self) -> tuple[ActionPlan[Any], ...]:
+        """The action plans sending the changes (``ChangePlan.parts``)."""
+        return self.plan.parts
+
+    @property
+    def inputs(self) -> Mapping[str, pd.DataFrame]:
+        """Call -> the rows its part is built from (``ChangePlan.inputs``)."""
+        return self.plan.inputs
+
+    @property
+    def _budget(self) -> PlanCost | None:
+        return self.plan._budget
+
+    def _remember(self, cost: PlanCost) -> None:
+        self.plan._remember(cost)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the plan to ``path`` (``ChangePlan.save``)."""
+        return self.plan.save(path)
+
+    def summary(self, client: LoyaltyClient | None = None) -> str:
+        """The plan's summary (``ChangePlan.summary``), its calls counting the re-read:
+        ``N calls (R re-reads, then W writes)``."""
+        if client is not None:
+            self.cost(client)
+        return summary_line(self.changes, self.unsupported, self._calls_text(), self._budget)
+
+    def _calls_text(self) -> str:
+        """``N calls (R re-reads, then W writes)``: ``apply`` re-reads before it writes."""
+        reads, writes = self._reread_calls(), int(self.changes["calls"].sum())
+        if not reads:
+            return self.plan._calls_text()
+        both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
+        return f"{counted(reads + writes, 'call')} ({both})"
+
+    def __str__(self) -> str:
+        """The summary, then a line per change (see ``ChangePlan.__str__``)."""
+        return "\n".join([self.summary(), *plan_lines(self.changes, self.unsupported)])
+
+    def __repr__(self) -> str:
+        return f"<SavedPlan {self.path}: {self.summary()}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view (see ``ChangePlan._repr_html_``)."""
+        return plan_html(self.summary(), self.changes, self.unsupported)
+
+    def __len__(self) -> int:
+        return len(self.plan)
+
+    def cost(
+        self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
+    ) -> PlanCost:
+        """The re-read's calls, one read back of each write the ``log`` holds in doubt
+        (``own_work``), then the parts' (those the ``log`` saw done left out); with
+        ``client`` the budget it last read (``ChangePlan.cost``)."""
+        return self.plan._costed(self._needed(log), client)
+
+    def _needed(self, log: LogSource | None) -> int:
+        in_doubt = sum(len(doubtful(part, log_state(log, part.action))) for part in self.parts)
+        return self._reread_calls() + in_doubt + self.plan._needed(log)
+
+    def preview(
+        self,
+        client: LoyaltyClient | None = None,
+        *,
+        log: LogSource | None = None,
+        concurrency: int = 8,
+        progress: Progress = True,
+    ) -> pd.DataFrame:
+        """The plan's preview (``ChangePlan.preview``): nothing is written."""
+        return self.plan.preview(client, log=log, concurrency=concurrency, progress=progress)
+
+    def rehearse(
+        self,
+        snapshot: ProgramSnapshot | str | Path | None = None,
+        *,
+        log: LogSource | None = None,
+        concurrency: int = 8,
+        progress: Progress = True,
+    ) -> Rehearsal:
+        """The plan's rehearsal (``ChangePlan.rehearse``); pass the base ``snapshot``: a
+        plan read from its file holds none."""
+        return self.plan.rehearse(snapshot, log=log, concurrency=concurrency, progress=progress)
+
+    # -- the file's checks -------------------------------------------------------------
+
+    @property
+    def applied_marker(self) -> Path:
+        """Where a complete apply is recorded: next to the plan file (see ``ledger``)."""
+        return applied_marker(self.path)
+
+    def applied_before(self) -> dict[str, Any] | None:
+        """The marker's record of an apply to completion of this very plan (its file's
+        sha256), else ``None``; a record without a hash (an older toolkit's) counts as
+        this plan's: it cannot tell."""
+        return applied_record(self.path, self.sha256)
+
+    def reread_cost(self, client: LoyaltyClient | None = None) -> PlanCost:
+        """The calls re-reading the touched objects takes: one per reward, tier structure
+        and card definition, one per page of 100 buckets of a card holding touched pending
+        buckets (as many as the card held in the base), one per 10 names of created
+        benefits (a name held by over 100 benefits, or a card grown since, costs more);
+        with ``client``, one more for a token if it holds none, and the budget it last
+        read."""
+        return PlanCost.for_client(self._reread_calls(), client)
+
+    def _reread_calls(self) -> int:
+        return reread_calls(self.touched, self.inputs)
+
+    def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
+        """(kind, key) -> the touched object's live row (``None`` when it is gone); for a
+        created benefit's name, the live benefits holding it (``id``, ``name``)."""
+        return live_rows(client, self.touched, self.inputs)
+
+    def own_work(self, client: LoyaltyClient, log: LogSource | None) -> dict[str, set[str]]:
+        """Call -> the targets the plan's own writes made: done in the ``log``, or in doubt
+        there (an apply stopped while sending them) and read back done, one read each (a
+        benefit's name is unique: one holding it with the plan's settings is the plan's)."""
+        return own_work(self.parts, client, log)
+
+    def stale(self, client: LoyaltyClient, *, log: LogSource | None = None) -> list[str]:
+        """Each touched object whose live row differs from the base, as ``kind key``
+        (objects the plan's own writes made, ``own_work``, are not staleness)."""
+        live = self.live_rows(client)
+        return stale_objects(self.touched, live, self.own_work(client, log))
+
+    def refreshed(self, client: LoyaltyClient, *, log: LogSource | None = None) -> ChangePlan:
+        """The plan made again against the live rows of the touched objects, from typed
+        values (see ``replan``): a change already made drops out, one the live state no
+        longer allows is unsupported. What the plan's own writes made (``own_work`` of
+        ``log``) is not re-planned: a create stays (the log settles it), any other change
+        drops out."""
+        live = self.live_rows(client)
+        base, planned = replanned(self, live, self.own_work(client, log))
+        return ChangePlan(base, *planned)
+
+    def check_apply(
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None = None,
+        allow_destroy: bool = False,
+        ignore_unsupported: bool = False,
+        refresh: bool = False,
+    ) -> PlanCost:
+        """Raise what ``apply`` with these options refuses before the re-read (nothing is
+        sent): a plan already applied, deletes without ``allow_destroy``, unsupported
+        changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
+        again), a budget that cannot hold the re-read and the writes; else that cost."""
+        refuse_applied(self.path, self.sha256)
+        self.plan._check_options(
+            allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
+        )
+        cost = self.cost(client, log=log)
+        if not cost.fits:
+            what = f"re-reading the objects {self.path} touches, then the writes"
+            raise cost.refusal(what, partial=False)  # apply takes no allow_partial
+        return cost
+
+    @_one_writer
+    def apply(
+        self,
+        client: LoyaltyClient,
+        *,
+        log: LogSource | None = None,
+        refresh: bool = False,
+        allow_destroy: bool = False,
+        ignore_unsupported: bool = False,
+        concurrency: int = 8,
+        progress: Progress = True,
+        cancel: threading.Event | None = None,
+    ) -> pd.DataFrame:
+        """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
+        once complete.
+
+        Refused before anything is sent: a plan another apply is applying (``LockHeldError``
+        naming it: one writer per plan, see ``lock``); then (``check_apply``, before the
+        re-read) a plan already applied (``PlanAlreadyAppliedError``), deletes without
+        ``allow_destroy``, unsupported changes without ``ignore_unsupported``, a budget that
+        cannot hold the re-read and the writes; after the re-read, a stale plan
+        (``StalePlanError`` naming each object; ``refresh=True`` re-plans against the live
+        state instead). With the ``log`` of an interrupted apply, what the plan's own writes
+        made (``own_work``) is neither stale nor sent again.
+
+        ``progress`` as everywhere: ``True`` prints the re-read's cost as a line of text
+        where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
+        a callable or ``False`` prints nothing.
+        """
+        self.check_apply(
+            client,
+            log=log,
+            allow_destroy=allow_destroy,
+            ignore_unsupported=ignore_unsupported,
+            refresh=refresh,
+        )
+        if progress is True and display() is not None:  # where a bar would show, as text
+            reread = self.reread_cost(client)
+            print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
+        plan = self.refreshed(client, log=log) if refresh else self._not_stale(client, log)
+        # the plan's own checks (a refreshed plan's unsupported changes), then its parts
+        plan.check_apply(
+            client, log=log, allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported
+        )
+        results = plan._execute(
+            client, log=log, concurrency=concurrency, progress=progress, cancel=cancel
+        )
+        self._remember(PlanCost.for_client(0, client))  # the budget the apply left
+        record_applied(self.path, self.sha256, results)
+        return results
+
+    def _not_stale(self, client: LoyaltyClient, log: LogSource | None) -> ChangePlan:
+        """The plan, once no touched object is stale; else ``StalePlanError`` naming each."""
+        stale = self.stale(client, log=log)
+        if stale:
+            raise stale_error(self.path, self.base.pulled_at, stale)
+        return self.plan
+
+
+ChangePlan.register(SavedPlan)  # a saved plan offers all of the plan it holds
+
+
+def as_saved(plan: ChangePlan, path: str | Path = "") -> SavedPlan:
+    """``plan`` as ``ChangePlan.load`` reads it once saved at ``path``: what ``lyt plan``
+    shows, its summary and cost counting the re-read ``apply`` sends first (and the budget
+    ``plan`` last read, if any)."""
+    saved = SavedPlan(
+        plan.base,
+        plan.changes,
+        plan.unsupported,
+        plan.parts,
+        plan.inputs,
+        path=Path(path),
+        touched=tuple(touched_objects(plan.base, plan.changes, plan.inputs)),
+    )
+    if plan._budget is not None:
+        saved._remember(plan._budget)
+    return saved

@@ -23,7 +23,7 @@ from ..models.enums import (
 from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import KeyAlignment, row_keys
 from .benefits import create_benefits
-from .change_rows import change_row
+from .change_rows import change_fields, change_row
 from .deletions import delete_tier_structures
 from .edited_frames import EditError, noun, row_label
 from .pending import activate_pending_buckets
@@ -171,19 +171,8 @@ class Planner:
         before: Any = None,
         after: Any = None,
     ) -> None:
-        self.changes.append(
-            {
-                "kind": kind,
-                "key": key,
-                "action": action,
-                "column": column,
-                "before": before,
-                "after": after,
-                "call": call,
-                "calls": 1,
-                "blocked_reason": None,
-            }
-        )
+        row = change_fields(kind, key, action, call, column, before, after)
+        self.changes.append({**row, "blocked_reason": None})
 
     def _change(
         self, kind: str, key: str, change: str, column: Any, before: Any, after: Any

@@ -12,7 +12,14 @@ from typing import Any
 
 from ..models.enums import PendingBucketStatus, RewardStatus
 
-__all__ = ["CALL_KINDS", "DELETES", "benefit_text", "change_row", "first_difference"]
+__all__ = [
+    "CALL_KINDS",
+    "DELETES",
+    "benefit_text",
+    "change_fields",
+    "change_row",
+    "first_difference",
+]
 
 _ROWS: dict[str, tuple[str, str, str | None, str | None, str | None]] = {
     "create_benefit": ("benefits", "create", None, None, None),
@@ -46,16 +53,15 @@ def change_row(call: str, target: str, record: Mapping[str, Any]) -> dict[str, A
     kind, action, column, before, after = _ROWS[call]
     if call == "create_benefit":
         after = benefit_text(record)
-    return {
-        "kind": kind,
-        "key": target,
-        "action": action,
-        "column": column,
-        "before": before,
-        "after": after,
-        "call": call,
-        "calls": 1,
-    }
+    return change_fields(kind, target, action, call, column, before, after)
+
+
+def change_fields(
+    kind: str, key: str, action: str, call: str, column: Any, before: Any, after: Any
+) -> dict[str, Any]:
+    """A change row's fields (``calls``: the one request it costs)."""
+    fields = {"kind": kind, "key": key, "action": action, "column": column}
+    return {**fields, "before": before, "after": after, "call": call, "calls": 1}
 
 
 def first_difference(shown: Mapping[str, Any], made: Mapping[str, Any]) -> str | None:

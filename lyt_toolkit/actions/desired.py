@@ -19,8 +19,11 @@ unless told ``ignore_unsupported=True``, and deletes unless ``allow_destroy=True
 
 The work is split by job, one direction of dependency: ``edited_frames`` (conformance
 and key checks) <- ``change_planner`` (diff rows to calls) <- ``change_plan``
-(``ChangePlan``) <- ``program_edit`` (``ProgramEdit``, ``edit``). This module gathers
-their public names.
+(``ChangePlan``) <- ``program_edit`` (``ProgramEdit``, ``edit``). A saved plan
+(``change_plan.SavedPlan``) holds its ``ChangePlan``; its file format, the objects it
+touches, their re-read, the staleness check, re-planning and the ledger of applied plans are
+``plan_file``, ``touched``, ``reread``, ``staleness``, ``replan`` and ``ledger``. This module
+gathers the public names of the desired state.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
+from typing import TypedDict
 
 from .._text import counted
 from ..errors import LytError
@@ -26,6 +27,16 @@ from ._pull import connected_client
 __all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
 
 COMMAND = "lyt apply"
+
+
+class _Keywords(TypedDict):
+    """The keywords of ``SavedPlan.apply`` (and ``check_apply``) ``lyt apply`` sets."""
+
+    refresh: bool
+    allow_destroy: bool
+    ignore_unsupported: bool
+
+
 _OPTIONS = {
     "allow_destroy": "--allow-destroy",
     "ignore_unsupported": "--ignore-unsupported",
@@ -37,7 +48,7 @@ _OPTIONS = {
 def apply(args: argparse.Namespace) -> int:
     """Load the plan, connect, re-read what it touches and apply it."""
     from ..actions import ChangePlan
-    from ..actions.plan_file import COMPLETE
+    from ..actions.ledger import COMPLETE
 
     try:
         plan = ChangePlan.load(args.plan)
@@ -47,26 +58,16 @@ def apply(args: argparse.Namespace) -> int:
     log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     try:
         with connected_client(False) as client:
-            refresh, allow_destroy = bool(args.refresh), bool(args.allow_destroy)
-            ignore_unsupported = bool(args.ignore_unsupported)
-            # what apply refuses before the re-read, refused before its line is printed
-            plan.check_apply(
-                client,
-                log=log,
-                refresh=refresh,
-                allow_destroy=allow_destroy,
-                ignore_unsupported=ignore_unsupported,
+            options = _Keywords(
+                refresh=bool(args.refresh),
+                allow_destroy=bool(args.allow_destroy),
+                ignore_unsupported=bool(args.ignore_unsupported),
             )
+            # what apply refuses before the re-read, refused before its line is printed
+            plan.check_apply(client, log=log, **options)
             reread = counted(len(plan.touched), "touched object")
             print(f"Re-reading {reread}: {plan.reread_cost(client)}")
-            results = plan.apply(
-                client,
-                log=log,
-                refresh=refresh,
-                allow_destroy=allow_destroy,
-                ignore_unsupported=ignore_unsupported,
-                progress=False,
-            )
+            results = plan.apply(client, log=log, progress=False, **options)
     except LytError as exc:
         return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
     counts = results["outcome"].value_counts()

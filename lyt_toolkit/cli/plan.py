@@ -25,7 +25,7 @@ from ..errors import LytError
 from ._common import EXIT_CHANGES, EXIT_ERROR, EXIT_NO_CHANGES, fail, scrub
 
 if TYPE_CHECKING:
-    from ..actions import ChangePlan
+    from ..actions import SavedPlan
 
 __all__ = ["EXIT_CHANGES", "EXIT_ERROR", "EXIT_NO_CHANGES", "plan"]
 
@@ -35,7 +35,7 @@ COMMAND = "lyt plan"
 def plan(args: argparse.Namespace) -> int:
     """Read both folders, plan from the base to the edited frames and print the plan."""
     from ..actions import ChangePlan
-    from ..actions.plan_file import as_saved
+    from ..actions.change_plan import as_saved
     from ..reports import read_edited_frames
     from ..snapshot import read_snapshot
 
@@ -58,7 +58,7 @@ def plan(args: argparse.Namespace) -> int:
     return EXIT_CHANGES if len(change_plan) else EXIT_NO_CHANGES
 
 
-def _read_budget(change_plan: ChangePlan) -> None:
+def _read_budget(change_plan: SavedPlan) -> None:
     """Let ``change_plan`` remember the live budget: one read, when a service is configured."""
     from ..client import ClientConfig, LoyaltyClient
     from ..errors import ConfigurationError

@@ -16,7 +16,7 @@ import pytest
 
 from lyt_toolkit import actions, read_snapshot
 from lyt_toolkit.actions import ChangePlan
-from lyt_toolkit.actions.plan_file import as_saved
+from lyt_toolkit.actions.change_plan import as_saved
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.reports import SnapshotFileError, read_edited_frames

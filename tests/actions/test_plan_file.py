@@ -19,12 +19,11 @@ import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, create_benefits
-from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS
+from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS, as_saved
 from lyt_toolkit.actions.plan_file import (
     PlanAlreadyAppliedError,
     PlanFileError,
     StalePlanError,
-    as_saved,
 )
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient

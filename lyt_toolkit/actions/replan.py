@@ -1,0 +1,144 @@
+"""Re-planning a saved plan against the live rows of what it touches (``refresh=True``).
+
+Each saved change is read against its object's live row in typed values: the change row's
+``after`` as the live column's schema type (``frames.parse.typed_value``), the live value as
+its ``before``. A change already made drops out; the rest go to the ``Planner`` as the diff
+rows a comparison would give, so one the live state no longer allows is unsupported with
+the planner's reason. No frame is edited, wrapped into a snapshot or compared again.
+
+A benefit create stays as saved unless its card definition went or a benefit took its
+name since (then it is unsupported); what the plan's own writes made (an interrupted
+apply's log, ``reread.own_work``) is not re-planned: a create stays (the log settles it),
+any other change drops out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from ..frames.parse import typed_value
+from ..snapshot import ProgramSnapshot
+from ..snapshot.clock import utc_now
+from .benefits import create_benefits
+from .change_planner import UNSUPPORTED_COLUMNS, Planned, Planner
+from .change_rows import CALL_KINDS
+from .reread import LiveRows
+from .touched import Touched, creates_needing, is_name, names_hash
+
+__all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned"]
+
+DIFF_COLUMNS = ("kind", "key", "change", "column", "before", "after")
+"""The columns of the diff rows the ``Planner`` reads (``SnapshotDiff.changes``')."""
+
+
+class Replannable(Protocol):
+    """What re-planning reads of a saved plan (a ``SavedPlan`` is one)."""
+
+    @property
+    def base(self) -> ProgramSnapshot: ...
+    @property
+    def changes(self) -> pd.DataFrame: ...
+    @property
+    def inputs(self) -> Mapping[str, pd.DataFrame]: ...
+    @property
+    def touched(self) -> tuple[Touched, ...]: ...
+
+
+def replanned(
+    saved: Replannable, live: LiveRows, own: Mapping[str, set[str]]
+) -> tuple[ProgramSnapshot, Planned]:
+    """The base of the ``live`` rows (the saved base's ``source``, pulled now) and the plan
+    of the ``saved`` changes made again against it, what ``own`` holds (the plan's own
+    writes) left out (see the module)."""
+    for_creates = [t for t in saved.touched if t["call"] == "create_benefit"]
+    creates, gone = _creates_left(saved, live, own)
+    made = {(t["kind"], t["key"]) for t in saved.touched if t["key"] in own[t["call"]]}
+    skipped = made | {(t["kind"], t["key"]) for t in for_creates}
+    frames: dict[str, list[pd.DataFrame]] = {}
+    for (kind, key), row in live.items():
+        if (kind, key) in skipped:
+            continue  # the plan's own change, made; or read for the creates' sake
+        if row is None:
+            gone.append({"kind": kind, "key": key, "reason": "no longer in the live program"})
+        else:
+            frames.setdefault(kind, []).append(row)
+    now = {kind: pd.concat(rows, ignore_index=True) for kind, rows in frames.items()}
+    base = ProgramSnapshot.from_frames(now, source=saved.base.source, pulled_at=utc_now())
+    planned = Planner(base, {}).plan(live_changes(saved.changes, now), {})
+    return base, _with_creates(planned, saved, creates, gone)
+
+
+def live_changes(changes: pd.DataFrame, live: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The diff rows (``DIFF_COLUMNS``) from the ``live`` frames to what the saved change
+    rows (not creates) make, in typed values; a change the live row already shows, or
+    whose object ``live`` lacks, gives none."""
+    rows: list[tuple[Any, ...]] = []
+    for change in changes.itertuples(index=False):
+        kind, key = str(change.kind), str(change.key)
+        frame = live.get(kind)
+        if change.action == "create" or frame is None:
+            continue
+        at = np.flatnonzero((frame["id"] == key).to_numpy(bool, na_value=False))
+        if not len(at):
+            continue
+        if change.action == "delete":
+            rows.append((kind, key, "removed", None, None, None))
+            continue
+        column = str(change.column)
+        dtype = frame[column].dtype
+        before = typed_value(frame[column].iloc[at[0]], dtype)
+        after = typed_value(change.after, dtype)
+        if before != after:
+            rows.append((kind, key, "changed", column, before, after))
+    return pd.DataFrame(rows, columns=list(DIFF_COLUMNS), dtype=object)
+
+
+def _creates_left(
+    saved: Replannable, live: LiveRows, own: Mapping[str, set[str]]
+) -> tuple[set[str], list[dict[str, Any]]]:
+    """The names of the saved creates still to make, and a row (``kind``, ``key``,
+    ``reason``) for each one dropped: its card definition went, or its name was taken."""
+    changes, rows = saved.changes, saved.inputs.get("create_benefit", pd.DataFrame())
+    creates = set(changes.loc[changes["action"] == "create", "key"])
+    gone: list[dict[str, Any]] = []
+    for entry in (t for t in saved.touched if t["call"] == "create_benefit"):
+        row = live[entry["kind"], entry["key"]]
+        if is_name(entry) and entry["key"] in own["create_benefit"]:
+            continue  # the plan's own create
+        if row is None or (is_name(entry) and names_hash(row["id"]) != entry["sha256"]):
+            dropped = creates_needing(entry, rows)
+            creates -= dropped
+            reason = (
+                f"card definition {entry['key']} is no longer in the live program"
+                if row is None
+                else "a benefit of that name exists in the live program"
+            )
+            gone += [{"kind": "benefits", "key": name, "reason": reason} for name in dropped]
+    return creates, gone
+
+
+def _with_creates(
+    planned: Planned, saved: Replannable, creates: set[str], gone: list[dict[str, Any]]
+) -> Planned:
+    """``planned`` with the saved creates still to make first and the ``gone`` rows
+    unsupported."""
+    changes, inputs = saved.changes, saved.inputs
+    kept = (changes["action"] == "create") & changes["key"].isin(creates)
+    parts, made = planned.parts, dict(planned.inputs)
+    if kept.any():
+        rows = inputs["create_benefit"]
+        made["create_benefit"] = rows[rows["name"].isin(creates)].reset_index(drop=True)
+        parts = (create_benefits(made["create_benefit"]), *parts)
+    unsupported = [planned.unsupported] + ([pd.DataFrame(gone)] if gone else [])
+    return Planned(
+        pd.concat([changes[kept], planned.changes], ignore_index=True),
+        pd.concat(unsupported, ignore_index=True)
+        .reindex(columns=list(UNSUPPORTED_COLUMNS))
+        .astype("string"),
+        parts,
+        {call: made[call] for call in CALL_KINDS if call in made},
+    )

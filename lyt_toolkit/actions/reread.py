@@ -1,0 +1,159 @@
+"""The re-read of what a saved plan touches, before its apply: the calls it takes, the live
+rows it finds, and what the plan's own writes made (an interrupted apply's log).
+
+One call per reward, tier structure and card definition; one per 100 pending buckets a card
+holding touched ones held in the base (``card_buckets``; every page is read); one per 10
+names of created benefits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..errors import APIError, NotFoundError, QuotaExhaustedError
+from ..frames.registry import BUILDERS
+from .items import PlanItem, Standing
+from .log import LogSource, LogState, log_state
+from .plan import ActionPlan
+from .touched import TOUCHES, Touched, is_name
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = [
+    "BUCKETS_PER_PAGE",
+    "NAMES_PER_READ",
+    "LiveRows",
+    "doubtful",
+    "live_rows",
+    "own_work",
+    "read_key",
+    "reread_calls",
+]
+
+BUCKETS_PER_PAGE = 100
+"""Pending buckets one page of a card's re-read holds (the service's largest page)."""
+NAMES_PER_READ = 10
+"""Names one benefits listing asks for (a text filter's ``$in`` takes 10 values)."""
+
+LiveRows = dict[tuple[str, str], pd.DataFrame | None]
+"""(kind, key) -> a touched object's live row (``None``: gone); for a created benefit's
+name, the live benefits holding it (``id``, ``name``)."""
+
+
+def read_key(entry: Mapping[str, Any], inputs: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
+    """What one re-read call fetches: the object, or for a pending bucket its card."""
+    if entry["kind"] != "pending_buckets":
+        return (entry["kind"], entry["key"])
+    rows = inputs["activate_pending_bucket"]
+    row = rows[rows["bucket_id"] == entry["key"]].iloc[0]
+    return ("card", str(row["program_id"]), str(row["member_id"]), str(row["card_id"]))
+
+
+def reread_calls(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> int:
+    """The calls of the re-read, without a token's."""
+    pages: dict[tuple[str, ...], int] = {}
+    names = 0
+    for entry in touched:
+        if is_name(entry):
+            names += 1
+            continue
+        held = entry.get("card_buckets", 1)  # a card's buckets in the base: its pages
+        key = read_key(entry, inputs)
+        pages[key] = max(pages.get(key, 1), -(-held // BUCKETS_PER_PAGE))
+    return sum(pages.values()) + -(-names // NAMES_PER_READ)
+
+
+def live_rows(
+    client: LoyaltyClient, touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]
+) -> LiveRows:
+    """Every touched object's live row, read with ``client`` (see ``LiveRows``)."""
+    touched = list(touched)
+    buckets: dict[tuple[str, ...], pd.DataFrame] = {}
+    rows: LiveRows = {}
+    named = _benefits_named(client, [t["key"] for t in touched if is_name(t)])
+    for entry in touched:
+        kind, key = entry["kind"], entry["key"]
+        if is_name(entry):
+            rows[kind, key] = named[named["name"] == key].reset_index(drop=True)
+        elif kind == "pending_buckets":
+            card = read_key(entry, inputs)
+            if card not in buckets:  # every page of the card's buckets, 100 a page
+                buckets[card] = BUILDERS[kind](
+                    client.pending_buckets.iter(*card[1:], limit=BUCKETS_PER_PAGE)
+                )
+            found = buckets[card][buckets[card]["id"] == key]
+            rows[kind, key] = found.reset_index(drop=True) if len(found) else None
+        else:
+            rows[kind, key] = _get_row(client, kind, key)
+    return rows
+
+
+def own_work(
+    parts: Iterable[ActionPlan[Any]], client: LoyaltyClient, log: LogSource | None
+) -> dict[str, set[str]]:
+    """Call -> the targets the plan's own writes made: done in the ``log``, or in doubt
+    there (an apply stopped while sending them) and read back done, one read each (a
+    benefit's name is unique: one holding it with the plan's settings is the plan's)."""
+    own: dict[str, set[str]] = {call: set() for call in TOUCHES}
+    for part in parts:
+        state = log_state(log, part.action, client)
+        own[part.action] = set(state.succeeded)
+        in_doubt = doubtful(part, state)
+        if in_doubt:
+            observe = part.observer(client)
+            own[part.action] |= {i.target for i in in_doubt if _read_done(observe, i)}
+    return own
+
+
+def doubtful(part: ActionPlan[Any], state: LogState) -> list[Any]:
+    """The items of ``part`` the log holds in doubt: sent, perhaps done, never answered."""
+    return [
+        i
+        for i in part.items
+        if i.error is None and i.target not in state.succeeded and state.in_doubt(i.target)
+    ]
+
+
+def _read_done(observe: Callable[[PlanItem[Any]], Standing], item: PlanItem[Any]) -> bool:
+    """Whether the service shows ``item`` done (a failed read: not known to be; a spent
+    budget is raised, not taken for an answer)."""
+    try:
+        return observe(item).done is not None
+    except QuotaExhaustedError:
+        raise
+    except APIError:
+        return False
+
+
+def _benefits_named(client: LoyaltyClient, names: list[str]) -> pd.DataFrame:
+    """``id`` and ``name`` of every live benefit holding one of ``names`` (10 a listing)."""
+    found = [
+        (benefit.id, benefit.name)
+        for start in range(0, len(names), NAMES_PER_READ)
+        for benefit in client.benefits.iter(
+            filters={"name": {"$in": names[start : start + NAMES_PER_READ]}}, limit=100
+        )
+    ]
+    return pd.DataFrame(found, columns=["id", "name"], dtype="str")
+
+
+_GETTERS = {
+    "rewards": lambda client, key: client.rewards.get(key),
+    "tier_structures": lambda client, key: client.tier_structures.get(key),
+    "card_definitions": lambda client, key: client.card_definitions.get(key),
+}
+"""Kind -> the one read of an object of it by ID."""
+
+
+def _get_row(client: LoyaltyClient, kind: str, key: str) -> pd.DataFrame | None:
+    """The live row of one reward, tier structure or card definition; ``None`` when the
+    service has none."""
+    try:
+        model = _GETTERS[kind](client, key)
+    except NotFoundError:
+        return None
+    return BUILDERS[kind]([model])

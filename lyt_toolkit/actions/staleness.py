@@ -1,0 +1,57 @@
+"""Whether a saved plan is stale: each touched object whose live row (``reread``) differs
+from its base hash (``touched``), or whose created name another benefit took since.
+Objects the plan's own writes made (an interrupted apply) are not staleness."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from .._text import counted
+from ..errors import LytError
+from .reread import LiveRows
+from .touched import Touched, is_name, names_hash, row_hash
+
+__all__ = ["StalePlanError", "stale_error", "stale_objects"]
+
+
+class StalePlanError(LytError, RuntimeError):
+    """Touched objects whose live state differs from the plan's base; ``stale`` names them."""
+
+    def __init__(self, message: str, stale: list[str]) -> None:
+        super().__init__(message)
+        self.stale = stale
+
+
+def stale_objects(
+    touched: Iterable[Touched], live: LiveRows, own: Mapping[str, set[str]]
+) -> list[str]:
+    """Each touched object whose ``live`` row differs from the base, as ``kind key``
+    (those ``own`` holds for their call, the plan's own writes, left out)."""
+    stale = []
+    for entry in touched:
+        kind, key = entry["kind"], entry["key"]
+        row = live[kind, key]
+        if key in own[entry["call"]]:
+            continue
+        if row is None:
+            stale.append(f"{kind} {key} (no longer exists)")
+        elif is_name(entry):
+            if names_hash(row["id"]) != entry["sha256"]:
+                held = ", ".join(row["id"]) or "no benefit"
+                stale.append(f'benefit name "{key}" (now held by {held}; the plan creates it)')
+        elif row_hash(kind, row) != entry["sha256"]:
+            stale.append(f"{kind} {key}")
+    return stale
+
+
+def stale_error(path: Path, pulled_at: pd.Timestamp, stale: list[str]) -> StalePlanError:
+    """The refusal of the plan file at ``path`` (its base pulled at ``pulled_at``)."""
+    return StalePlanError(
+        f"{path} is stale: {counted(len(stale), 'object')} changed since the"
+        f" base was pulled at {pulled_at.isoformat()}: {', '.join(stale)};"
+        " apply with refresh=True to plan against the live state",
+        stale,
+    )

@@ -1,0 +1,118 @@
+"""What a plan touches, as its file records it: for each object a call sends to (a reward,
+pending bucket or tier structure) the sha256 of its row in the base (canonical JSON, see
+``row_hash``); for a benefit create, its card definition (the row's hash, when the base
+holds it) and its name (the hash of the IDs of the base's benefits holding it,
+``names_hash``: none, usually)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from ..frames.column_groups import card_definition_check
+from ..snapshot import ProgramSnapshot
+
+__all__ = [
+    "TOUCHES",
+    "Touched",
+    "creates_needing",
+    "is_name",
+    "names_hash",
+    "row_hash",
+    "touched_objects",
+]
+
+Touched = dict[str, Any]
+"""One entry: ``kind``, ``key``, ``call``, ``sha256`` (and a pending bucket's
+``card_buckets``: how many buckets its card held in the base)."""
+
+TOUCHES: dict[str, tuple[str, ...]] = {
+    "create_benefit": ("card_definitions", "benefits"),
+    "move_reward_to_draft": ("rewards",),
+    "activate_pending_bucket": ("pending_buckets",),
+    "delete_tier_structure": ("tier_structures",),
+}
+"""Call -> the kinds of the objects it touches: a benefit create, its card definition and
+its name (a ``benefits`` entry keyed by the name, see ``names_hash``)."""
+
+# Columns a snapshot fills from other objects (not the object's own state), left out of
+# the hash: a pending bucket's program and member status, a card definition's check.
+_CHECKED = tuple(c.name for c in card_definition_check())
+_JOINED = {
+    "pending_buckets": ("program_status", "member_status", *_CHECKED),
+    "card_definitions": ("listed",),  # whether the pull found it listed or by reference
+}
+
+
+def row_hash(kind: str, row: pd.DataFrame) -> str:
+    """sha256 of a one-row frame's own values as canonical JSON (sorted keys)."""
+    own = row.drop(columns=[c for c in _JOINED.get(kind, _CHECKED) if c in row.columns])
+    [record] = json.loads(own.to_json(orient="records", date_format="iso", date_unit="us"))
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def names_hash(ids: Iterable[str]) -> str:
+    """sha256 of the sorted IDs of the benefits holding one name, as JSON."""
+    return hashlib.sha256(json.dumps(sorted(map(str, ids))).encode()).hexdigest()
+
+
+def is_name(entry: Mapping[str, Any]) -> bool:
+    """Whether a touched entry is a created benefit's name (not an object's row)."""
+    return entry["call"] == "create_benefit" and entry["kind"] == "benefits"
+
+
+def touched_objects(
+    base: ProgramSnapshot, changes: pd.DataFrame, inputs: Mapping[str, pd.DataFrame]
+) -> list[Touched]:
+    """Kind, key and base-row hash of every object the calls of ``changes`` touch
+    (``inputs``: the rows each call's part is built from)."""
+    touched = _create_touched(base, inputs.get("create_benefit"))
+    for call, (kind,) in ((c, k) for c, k in TOUCHES.items() if c != "create_benefit"):
+        frame = getattr(base, kind).set_index("id", drop=False)
+        for key in changes.loc[changes["call"] == call, "key"]:
+            row = frame.loc[[key]]
+            touched.append({"kind": kind, "key": key, "call": call, "sha256": row_hash(kind, row)})
+            if kind == "pending_buckets":  # how many pages the card's re-read walks
+                touched[-1]["card_buckets"] = int(
+                    (frame["card_id"] == row["card_id"].iloc[0]).sum()
+                )
+    return touched
+
+
+def _create_touched(base: ProgramSnapshot, rows: pd.DataFrame | None) -> list[Touched]:
+    """The card definitions the benefit creates need (those the base holds) and their names."""
+    if rows is None or rows.empty:
+        return []
+    call = "create_benefit"
+    definitions = base.card_definitions.set_index("id", drop=False)
+    cards = rows["card_definition_id"].dropna() if "card_definition_id" in rows else ()
+    touched = [
+        {
+            "kind": "card_definitions",
+            "key": card,
+            "call": call,
+            "sha256": row_hash("card_definitions", definitions.loc[[card]]),
+        }
+        for card in dict.fromkeys(map(str, cards))
+        if card in definitions.index
+    ]
+    held = base.benefits
+    for name in rows["name"].astype(str):
+        ids = held.loc[(held["name"] == name).to_numpy(bool, na_value=False), "id"]
+        touched.append({"kind": "benefits", "key": name, "call": call, "sha256": names_hash(ids)})
+    return touched
+
+
+def creates_needing(entry: Mapping[str, Any], creates: pd.DataFrame) -> set[str]:
+    """The names of the benefit creates (``creates``: their rows) a touched card definition
+    or name is needed by."""
+    if is_name(entry):
+        return {entry["key"]}
+    if "card_definition_id" not in creates:
+        return set()
+    return set(creates.loc[creates["card_definition_id"] == entry["key"], "name"].astype(str))
