@@ -23,10 +23,13 @@ the snapshot (its baseline summarised inside). Each figure is the median wall ti
 rounds (CPU time in brackets: on a loaded machine the wall time is the CPU's share), with
 its goal met or NOT met, and the process's peak RSS last.
 
-The what-if panel's moves also count the interpreter's full garbage collections among them:
-one pauses every thread while it walks all the process's objects (about 0.15 to 0.25 s with
-the 220,000 objects this process holds, on a 2-core machine), in whichever move it falls; at
-about one in 35 moves, it is what a move over the goal is usually made of.
+The what-if panel's moves start from a collected heap (``gc.collect()`` first, as timeit
+and pyperf start theirs), so that what the earlier sections left does not fall due inside
+them, and they count the interpreter's full garbage collections that still fall among them.
+One pauses every thread while it walks all the process's objects (0.13 to 0.23 s for the
+220,000 objects this process holds, on a 2-core machine) in whichever move it falls: in a
+long session, about one move in 35 (a kernel importing fewer packages walks fewer objects;
+importing the widgets loads no matplotlib).
 """
 
 from __future__ import annotations
@@ -201,6 +204,7 @@ def panel_moves(name: str, snap: ProgramSnapshot, goal: float) -> None:
         *((panel.earn_rate, round(base * k, 9)) for k in (0.5, 0.8, 1.2, 1.5, 2.0, 0.7)),
     ]
     seconds = []
+    gc.collect()  # start from a collected heap, as timeit and pyperf do: see the docstring
     full_collections = gc.get_stats()[2]["collections"]
     for slider, value in moves:
         start = time.perf_counter()
