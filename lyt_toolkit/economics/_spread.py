@@ -24,16 +24,15 @@ def exchange_ratios(card_definitions: pd.DataFrame) -> pd.Series:
     """Card definition ID -> value of one point by its pay-with-points formula (``POINTS /
     n``, ``POINTS * n`` or ``n * POINTS``, read as minor units); NA for any other formula."""
     defs = columns(card_definitions, "card_definitions", ["id", "pay_with_points_exchange_ratio"])
-    ratios = [_ratio(f) for f in defs["pay_with_points_exchange_ratio"].tolist()]
+    formulas = defs["pay_with_points_exchange_ratio"].tolist()
+    ratios = [_ratio(f) if isinstance(f, str) else None for f in formulas]
     return pd.Series(ratios, index=defs["id"].to_numpy(), dtype="Float64")
 
 
 @functools.lru_cache(maxsize=1024)
-def _ratio(formula: object) -> float | None:
+def _ratio(formula: str) -> float | None:
     """One formula's value of a point (None: not a formula of a number; ``POINTS / 0``
     included). Programs share a few formulas, so each is read once."""
-    if not isinstance(formula, str):
-        return None
     for pattern, kind in _FORMULAS:
         found = pattern.search(formula.upper())
         if found is None:

@@ -16,6 +16,7 @@ from lyt_toolkit.frames import (
     rewards_frame,
 )
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
 
 from .programs import NOW, economics_program, what_if_program
 
@@ -37,6 +38,17 @@ def holding(
 ) -> ProgramSnapshot:
     """The economics program with members holding cards (``what_if_program``), pulled."""
     with start_sandbox(what_if_program(), now=NOW) as sb, make_client(sb) as client:
+        return ProgramSnapshot.pull(client, progress=False)
+
+
+@pytest.fixture(scope="module")
+def generated(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> ProgramSnapshot:
+    """A generated program of 300 members (seed 9), pulled whole: what samples are drawn from."""
+    program = generate_program(rewards=30, benefits=10, card_definitions=4, members=300, seed=9)
+    with start_sandbox(program) as sb, make_client(sb) as client:
         return ProgramSnapshot.pull(client, progress=False)
 
 

@@ -7,23 +7,14 @@ import json
 import pandas as pd
 import pytest
 
-from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import ESTIMATES, summarise
 from lyt_toolkit.frames.sample import Sample
 from lyt_toolkit.reports import ECONOMICS_HTML, MANIFEST, write_economics_report
-from lyt_toolkit.synthetic import generate_program
 
 
-@pytest.fixture(scope="module")
-def full(start_sandbox, make_client) -> ProgramSnapshot:
-    program = generate_program(rewards=30, benefits=10, card_definitions=4, members=300, seed=9)
-    with start_sandbox(program) as sb, make_client(sb) as client:
-        return ProgramSnapshot.pull(client, progress=False)
-
-
-def test_a_census_sample_gives_the_full_snapshots_economics_exactly(full) -> None:
-    every = summarise(full)
-    census = summarise(full.sampled(Sample(1_000, seed=1)))
+def test_a_census_sample_gives_the_full_snapshots_economics_exactly(generated) -> None:
+    every = summarise(generated)
+    census = summarise(generated.sampled(Sample(1_000, seed=1)))
     for name in ("liability", "pending_schedule", "expiry_schedule"):
         pd.testing.assert_frame_equal(getattr(census, name), getattr(every, name))
     headline = census.headline
@@ -34,8 +25,8 @@ def test_a_census_sample_gives_the_full_snapshots_economics_exactly(full) -> Non
     assert census.estimates is not None and (census.estimates["se"] == 0).all()
 
 
-def test_a_samples_totals_are_weighted_and_come_with_intervals(full) -> None:
-    sampled = full.sampled(Sample(60, seed=3))
+def test_a_samples_totals_are_weighted_and_come_with_intervals(generated) -> None:
+    sampled = generated.sampled(Sample(60, seed=3))
     summary = summarise(sampled)
     assert summary.sample is sampled.sample
     cards = sampled.cards
@@ -56,11 +47,11 @@ def test_a_samples_totals_are_weighted_and_come_with_intervals(full) -> None:
     assert per_month.set_index("month")["estimate"].to_numpy() == pytest.approx(
         by_month.to_numpy(), abs=10
     )
-    assert "estimates" not in summarise(full).frames()
+    assert "estimates" not in summarise(generated).frames()
 
 
-def test_the_report_says_it_is_a_sample_and_shows_the_intervals(full, tmp_path) -> None:
-    summary = summarise(full.sampled(Sample(60, seed=3)))
+def test_the_report_says_it_is_a_sample_and_shows_the_intervals(generated, tmp_path) -> None:
+    summary = summarise(generated.sampled(Sample(60, seed=3)))
     written = write_economics_report(summary, tmp_path)
     assert tmp_path / "estimates.csv" in written
     page = (tmp_path / ECONOMICS_HTML).read_text(encoding="utf-8")

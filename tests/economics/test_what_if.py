@@ -13,7 +13,6 @@ from lyt_toolkit.actions import EditError
 from lyt_toolkit.economics import DEFINITION_CHANGE, HEADLINE_CHANGE, MISPRICING_CHANGE
 from lyt_toolkit.economics.intervals import difference_estimates, estimates_and_members
 from lyt_toolkit.frames.sample import Sample
-from lyt_toolkit.synthetic import generate_program
 from lyt_toolkit.whatif import EDITS, Baseline, MadeBy, reward_price, what_if
 
 from .programs import GEMS, STARS
@@ -154,13 +153,6 @@ def test_the_jupyter_view_highlights_what_moved_and_escapes_names(holding) -> No
     assert "background:#fff3cd" in page  # the moved figures
     assert "Edits and who can make them" in page and "move_reward_to_draft" in page
     assert "1,980" in page
-
-
-@pytest.fixture(scope="module")
-def generated(start_sandbox, make_client) -> ProgramSnapshot:
-    program = generate_program(rewards=30, benefits=10, card_definitions=4, members=300, seed=9)
-    with start_sandbox(program) as sb, make_client(sb) as client:
-        return ProgramSnapshot.pull(client, progress=False)
 
 
 def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(generated) -> None:

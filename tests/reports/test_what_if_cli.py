@@ -97,6 +97,15 @@ def _written(out: Path) -> dict[str, pd.DataFrame]:
     }
 
 
+def _double_a_cost(base: Path, edited: Path) -> pd.Series:
+    """Double the points of the base's first cost of an ACTIVE reward in ``edited``; that
+    cost as the base has it."""
+    costs = pd.read_csv(base / "reward_costs.csv", dtype=str)
+    cost = costs[costs["reward_status"] == "ACTIVE"].iloc[0]
+    _edit(edited, "reward_costs", "points", str(int(cost["points"]) * 2), cost_id=cost["cost_id"])
+    return cost
+
+
 def _same(written: pd.DataFrame, expected: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(
         written.reset_index(drop=True),
@@ -109,10 +118,8 @@ def test_both_kinds_of_edit_give_the_figures_of_what_if_and_a_page(
 ) -> None:
     base = exports["full"]
     edited = _copy(base, work)
-    costs = pd.read_csv(base / "reward_costs.csv", dtype=str)
-    cost = costs[costs["reward_status"] == "ACTIVE"].iloc[0]
+    cost = _double_a_cost(base, edited)
     points = str(int(cost["points"]) * 2)
-    _edit(edited, "reward_costs", "points", points, cost_id=cost["cost_id"])
     rewards = pd.read_csv(base / "rewards.csv", dtype=str)
     reward = rewards[(rewards["status"] == "ACTIVE") & (rewards["id"] != cost["reward_id"])]
     reward_id = reward["id"].iloc[0]
@@ -176,9 +183,7 @@ def test_a_sampled_base_shows_its_intervals_the_change_paired(
 ) -> None:
     base = exports["sampled"]
     edited = _copy(base, work)
-    costs = pd.read_csv(base / "reward_costs.csv", dtype=str)
-    cost = costs[costs["reward_status"] == "ACTIVE"].iloc[0]
-    _edit(edited, "reward_costs", "points", str(int(cost["points"]) * 2), cost_id=cost["cost_id"])
+    _double_a_cost(base, edited)
     out = work / "what-if"
     code, stdout, _ = _run(capsys, base, edited, out)
     assert code == 0
