@@ -20,7 +20,6 @@ from collections.abc import (
     Awaitable,
     Callable,
     Coroutine,
-    Iterable,
     Mapping,
     Sequence,
 )
@@ -74,7 +73,7 @@ from ..pull.threaded import ThreadedClient
 from ..pull.windows import windowed_lists
 from ..snapshot.clock import service_instant, utc_now
 from ..snapshot.cost import PullCalls, tree_depth, wanted_kinds
-from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE, SampleSource
+from ..snapshot.defaults import DEFAULT_SHARE, PullOptions, SampleSource
 from ..snapshot.references import (
     join_statuses,
     mark_card_definitions,
@@ -84,7 +83,15 @@ from .budget import PullBudget
 from .checkpoint import Checkpoint
 from .pace import PaceBar
 
-__all__ = ["ClientSource", "Pulled", "blocking", "pull_blocking", "pull_frames", "run_kept"]
+__all__ = [
+    "ClientSource",
+    "PullOptions",
+    "Pulled",
+    "blocking",
+    "pull_blocking",
+    "pull_frames",
+    "run_kept",
+]
 
 T = TypeVar("T")
 
@@ -121,32 +128,24 @@ def sample_of(sample: SampleSource, kinds: frozenset[str]) -> Sample | None:
     return sample
 
 
-async def pull_frames(
-    client: ClientSource,
-    *,
-    progress: Progress = True,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    kinds: Iterable[str] | None = None,
-    budget_share: float = DEFAULT_SHARE,
-    sample: SampleSource = None,
-    checkpoint: str | os.PathLike[str] | None = None,
-) -> Pulled:
-    """Pull the frames of ``kinds`` (every one for None) with ``client`` within
-    ``budget_share`` of the calls left in the window, reading only the members ``sample``
-    draws when given; a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` is used as is.
+async def pull_frames(client: ClientSource, options: PullOptions = PullOptions()) -> Pulled:
+    """Pull the frames of ``options.kinds`` (every one for None) with ``client`` within
+    ``options.budget_share`` of the calls left in the window, reading only the members
+    ``options.sample`` draws when given; a ``LoyaltyClient`` or ``AsyncLoyaltyClient`` is used
+    as is.
 
-    With ``checkpoint`` (a folder) the pull is paced and resumable: ``budget_share`` of
+    With ``options.checkpoint`` (a folder) the pull is paced and resumable: its share of
     every window, waiting across resets, every answer kept in the folder as it arrives and
     given back by the next call instead of read again (``fill.checkpoint``)."""
-    if concurrency < 1:
+    if options.concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    wanted = wanted_kinds(kinds)
-    share = checked_share(budget_share)
-    asked = sample_of(sample, wanted)
+    wanted = wanted_kinds(options.kinds)
+    share = checked_share(options.budget_share)
+    asked = sample_of(options.sample, wanted)
     async with _async_client(client) as owned:
-        puller = _Puller(owned, progress, concurrency, wanted, share, asked)
+        puller = _Puller(owned, options.progress, options.concurrency, wanted, share, asked)
         pull = {"kinds": sorted(wanted), "sample": None if asked is None else repr(asked)}
-        return await run_kept(puller, checkpoint, pull)
+        return await run_kept(puller, options.checkpoint, pull)
 
 
 async def run_kept(
@@ -174,31 +173,12 @@ def _checkpoint_source(base_url: str) -> str:
     return source
 
 
-def pull_blocking(
-    client: ClientSource,
-    *,
-    progress: Progress = True,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    kinds: Iterable[str] | None = None,
-    budget_share: float = DEFAULT_SHARE,
-    sample: SampleSource = None,
-    checkpoint: str | os.PathLike[str] | None = None,
-) -> Pulled:
+def pull_blocking(client: ClientSource, options: PullOptions = PullOptions()) -> Pulled:
     """``pull_frames`` run to its end from sync code, on a loop of its own (in a worker
     thread when one is already running, as in Jupyter); an async client is rebuilt from its
     settings there."""
     settings = settings_of(client)
-    return blocking(
-        lambda: pull_frames(
-            settings,
-            progress=progress,
-            concurrency=concurrency,
-            kinds=kinds,
-            budget_share=budget_share,
-            sample=sample,
-            checkpoint=checkpoint,
-        )
-    )
+    return blocking(lambda: pull_frames(settings, options))
 
 
 def blocking(work: Callable[[], Coroutine[Any, Any, T]]) -> T:

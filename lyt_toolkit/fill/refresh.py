@@ -17,7 +17,6 @@ says, per kind, when its oldest rows were read.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pandas as pd
@@ -28,7 +27,7 @@ from ..frames.members import members_frame
 from ..frames.sample import Sample, SampleDraw
 from ..models import Member, Program
 from ..pull.member_tree import TreeWalk
-from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE
+from ..snapshot.defaults import RefreshOptions
 from ..snapshot.model import ProgramSnapshot
 from .budget import PullBudget
 from .pull import (
@@ -43,7 +42,6 @@ from .pull import (
 from .refresh_budget import RefreshBudget
 from .refresh_merge import members_in_order, merged_frames
 from .refresh_plan import (
-    OVERLAP,
     FilteredClient,
     RefreshPlan,
     checked_members,
@@ -51,7 +49,7 @@ from .refresh_plan import (
     referenced,
 )
 
-__all__ = ["arefresh", "refresh_blocking"]
+__all__ = ["RefreshOptions", "arefresh", "refresh_blocking"]
 
 _WHOLE = frozenset({"tier_structures", "programs"})
 """Kinds always re-read whole."""
@@ -165,30 +163,22 @@ def read_times(plan: RefreshPlan, stamp: pd.Timestamp) -> dict[str, pd.Timestamp
 
 
 async def arefresh(
-    old: ProgramSnapshot,
-    client: ClientSource,
-    *,
-    members: object = "new",
-    progress: Progress = True,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    budget_share: float = DEFAULT_SHARE,
-    overlap: pd.Timedelta = OVERLAP,
-    checkpoint: str | os.PathLike[str] | None = None,
+    old: ProgramSnapshot, client: ClientSource, options: RefreshOptions = RefreshOptions()
 ) -> ProgramSnapshot:
     """``old`` refreshed with ``client`` (see ``ProgramSnapshot.refresh``), paced and
-    resumable in ``checkpoint`` when one is given."""
-    if concurrency < 1:
+    resumable in ``options.checkpoint`` when one is given."""
+    if options.concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    plan = RefreshPlan(old, checked_members(members, old), overlap)
-    share = checked_share(budget_share)
+    plan = RefreshPlan(old, checked_members(options.members, old), options.overlap)
+    share = checked_share(options.budget_share)
     async with _async_client(client) as owned:
-        refresher = _Refresher(owned, plan, progress, concurrency, share)
+        refresher = _Refresher(owned, plan, options.progress, options.concurrency, share)
         refresh = {
             "refresh_of": old.pulled_at.isoformat(),
             "members": repr(plan.members),
-            "overlap": str(overlap),
+            "overlap": str(options.overlap),
         }
-        pulled = await run_kept(refresher, checkpoint, refresh)
+        pulled = await run_kept(refresher, options.checkpoint, refresh)
     return _snapshot(plan, pulled)
 
 
@@ -208,28 +198,9 @@ def _snapshot(plan: RefreshPlan, pulled: Pulled) -> ProgramSnapshot:
 
 
 def refresh_blocking(
-    old: ProgramSnapshot,
-    client: ClientSource,
-    *,
-    members: object = "new",
-    progress: Progress = True,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    budget_share: float = DEFAULT_SHARE,
-    overlap: pd.Timedelta = OVERLAP,
-    checkpoint: str | os.PathLike[str] | None = None,
+    old: ProgramSnapshot, client: ClientSource, options: RefreshOptions = RefreshOptions()
 ) -> ProgramSnapshot:
     """``arefresh`` run to its end from sync code (on a loop of its own, in a worker thread
     when one is already running, as in Jupyter)."""
     settings = settings_of(client)
-    return blocking(
-        lambda: arefresh(
-            old,
-            settings,
-            members=members,
-            progress=progress,
-            concurrency=concurrency,
-            budget_share=budget_share,
-            overlap=overlap,
-            checkpoint=checkpoint,
-        )
-    )
+    return blocking(lambda: arefresh(old, settings, options))

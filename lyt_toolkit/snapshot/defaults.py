@@ -1,12 +1,17 @@
-"""The defaults a pull's public signatures show, kept beside the record so that reading them
-loads no HTTP client (the pulls themselves live in ``lyt_toolkit.fill``)."""
+"""The defaults a pull's public signatures show, and the options records that carry them to
+``lyt_toolkit.fill``, kept beside the record so that reading them loads no HTTP client (the
+pulls themselves live in ``lyt_toolkit.fill``)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal
 
 import pandas as pd
 
+from .._progress import Progress
 from ..frames.sample import Sample
 
 __all__ = [
@@ -14,6 +19,9 @@ __all__ = [
     "DEFAULT_SHARE",
     "REFRESH_OVERLAP",
     "MembersChoice",
+    "PullOptions",
+    "ReadOptions",
+    "RefreshOptions",
     "SampleSource",
 ]
 
@@ -35,3 +43,33 @@ REFRESH_OVERLAP = pd.Timedelta(minutes=5)
 """How far before the old snapshot's newest ``created_at`` a refresh lists again (objects
 created at that very instant, or written late with an earlier time, are then found; each is
 kept once)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadOptions:
+    """How a pull or a refresh reads, as ``ProgramSnapshot.pull`` and ``refresh`` take it:
+    its progress bar, the requests in flight at most, its share of the calls left in the
+    window, and the folder that makes it paced and resumable (None: neither)."""
+
+    progress: Progress = True
+    concurrency: int = DEFAULT_CONCURRENCY
+    budget_share: float = DEFAULT_SHARE
+    checkpoint: str | os.PathLike[str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PullOptions(ReadOptions):
+    """A pull's options (``ProgramSnapshot.pull``'s keywords): the kinds it reads (None for
+    every one) and the members' sample (None for every member)."""
+
+    kinds: Iterable[str] | None = None
+    sample: SampleSource = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RefreshOptions(ReadOptions):
+    """A refresh's options (``ProgramSnapshot.refresh``'s keywords): the members it reads for
+    their cards, and how far before the old snapshot's newest ``created_at`` it lists again."""
+
+    members: MembersChoice = "new"
+    overlap: pd.Timedelta = REFRESH_OVERLAP

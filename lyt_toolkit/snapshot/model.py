@@ -33,6 +33,8 @@ from .defaults import (
     DEFAULT_SHARE,
     REFRESH_OVERLAP,
     MembersChoice,
+    PullOptions,
+    RefreshOptions,
     SampleSource,
 )
 from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
@@ -332,8 +334,7 @@ class ProgramSnapshot:
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.pull import pull_blocking
 
-        pulled = pull_blocking(
-            client,
+        options = PullOptions(
             progress=progress,
             concurrency=concurrency,
             kinds=kinds,
@@ -341,7 +342,7 @@ class ProgramSnapshot:
             sample=sample,
             checkpoint=checkpoint,
         )
-        return cls._of(pulled)
+        return cls._of(pull_blocking(client, options))
 
     @classmethod
     async def apull(
@@ -359,8 +360,7 @@ class ProgramSnapshot:
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.pull import pull_frames
 
-        pulled = await pull_frames(
-            client,
+        options = PullOptions(
             progress=progress,
             concurrency=concurrency,
             kinds=kinds,
@@ -368,7 +368,7 @@ class ProgramSnapshot:
             sample=sample,
             checkpoint=checkpoint,
         )
-        return cls._of(pulled)
+        return cls._of(await pull_frames(client, options))
 
     def refresh(
         self,
@@ -409,9 +409,7 @@ class ProgramSnapshot:
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.refresh import refresh_blocking
 
-        return refresh_blocking(
-            self,
-            client,
+        options = RefreshOptions(
             members=members,
             progress=progress,
             concurrency=concurrency,
@@ -419,6 +417,7 @@ class ProgramSnapshot:
             overlap=overlap,
             checkpoint=checkpoint,
         )
+        return refresh_blocking(self, client, options)
 
     async def arefresh(
         self,
@@ -435,9 +434,7 @@ class ProgramSnapshot:
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.refresh import arefresh
 
-        return await arefresh(
-            self,
-            client,
+        options = RefreshOptions(
             members=members,
             progress=progress,
             concurrency=concurrency,
@@ -445,6 +442,7 @@ class ProgramSnapshot:
             overlap=overlap,
             checkpoint=checkpoint,
         )
+        return await arefresh(self, client, options)
 
     def refresh_cost(
         self,

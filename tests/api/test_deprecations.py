@@ -4,16 +4,19 @@ with the widgets, on a sandbox (tests/widgets/test_deprecated_selects.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
-from lyt_toolkit import ProgramSnapshot, actions, audit, inputs
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot, actions, audit, fill, inputs
 from lyt_toolkit._deprecation import (
     DEPRECATIONS,
     Deprecation,
@@ -24,6 +27,7 @@ from lyt_toolkit._deprecation import (
     provided,
 )
 from lyt_toolkit.reports import FINDINGS_CSV, FINDINGS_PNG, write_reports
+from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import SnapshotDiff
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
@@ -262,8 +266,8 @@ def test_the_old_pull_modules_warn_and_give_the_names_from_their_new_homes() -> 
         "    from lyt_toolkit.snapshot.estimate import estimate_pull\n"
         "import lyt_toolkit.fill as fill, lyt_toolkit.snapshot as snapshot\n"
         "from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE as share\n"
-        "assert (ClientSource, pull_frames, PullBudget, estimate_pull) == (fill.ClientSource, "
-        "fill.pull_frames, fill.PullBudget, fill.estimate_pull)\n"
+        "assert (ClientSource, PullBudget, estimate_pull) == (fill.ClientSource, "
+        "fill.PullBudget, fill.estimate_pull)\n"
         "assert (DEFAULT_CONCURRENCY, DEFAULT_SHARE) == (snapshot.DEFAULT_CONCURRENCY, share)\n"
         "for w in caught:\n"
         "    print(w.category.__name__, w.filename, w.message, sep=' | ')\n"
@@ -278,6 +282,26 @@ def test_the_old_pull_modules_warn_and_give_the_names_from_their_new_homes() -> 
         )
     ]
     assert "lyt_toolkit.fill.pull" in lines[0] and "lyt_toolkit.fill.budget" in lines[1]
+
+
+def test_the_old_pull_frames_takes_its_options_as_keywords_and_pulls_what_fill_pulls(
+    sandbox: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """0.4.0's ``snapshot.pull.pull_frames(client, progress=..., kinds=...)`` still runs: its
+    keywords become ``PullOptions`` for ``fill.pull_frames``, and a wrong one is named."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        old = importlib.import_module("lyt_toolkit.snapshot.pull")
+    keywords: dict[str, Any] = {"progress": False, "concurrency": 2, "kinds": ["rewards"]}
+    with make_client(sandbox) as client:
+        before = asyncio.run(old.pull_frames(client, **keywords))
+        after = asyncio.run(fill.pull_frames(client, fill.PullOptions(**keywords)))
+        with pytest.raises(TypeError, match="kind"):
+            asyncio.run(old.pull_frames(client, kind=["rewards"]))
+    assert len(before.frames["rewards"]) > 0
+    assert before.calls == after.calls
+    for name, frame in before.frames.items():
+        pd.testing.assert_frame_equal(frame, after.frames[name])
 
 
 # -- lyt_toolkit.reports.snapshot_csv.public_url (0.4.0) -> lyt_toolkit.snapshot.public_url --
