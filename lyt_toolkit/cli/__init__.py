@@ -46,15 +46,15 @@ def _command(
     return parser
 
 
-def _sandbox_option(parser: argparse.ArgumentParser) -> None:
-    """``--sandbox``: pull from the embedded demo sandbox, not the configured service."""
-    parser.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
-
-
-def _pull_options(parser: argparse.ArgumentParser, *, sample: bool = False) -> None:
-    """``--budget-share`` of the commands that pull and, with ``sample``, ``--sample`` and
-    ``--sample-seed``. Read as text and checked by the command (``_pull.pull_options``),
-    so a bad value is one line naming the option."""
+def _pull_options(
+    parser: argparse.ArgumentParser, *, sandbox: bool = True, sample: bool = False
+) -> None:
+    """The options of the commands that pull: with ``sandbox``, ``--sandbox`` (pull from the
+    embedded demo sandbox, not the configured service); ``--budget-share``; with ``sample``,
+    ``--sample`` and ``--sample-seed``. Read as text and checked by the command
+    (``_pull.pull_options``), so a bad value is one line naming the option."""
+    if sandbox:
+        parser.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
     parser.add_argument(
         "--budget-share",
         default=None,
@@ -100,11 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
         "audit the demo program on the embedded sandbox, write its economics report",
     )
     demo.add_argument("--out", default="reports", help="directory for the reports")
-    _pull_options(demo)
+    _pull_options(demo, sandbox=False)
 
     audit = _command(sub, "audit:audit", "pull a snapshot, audit it and write reports")
     audit.add_argument("--out", default="reports", help="directory for the reports")
-    _sandbox_option(audit)
     _pull_options(audit, sample=True)
     audit.add_argument("--rules", action="store_true", help="print the audit rules and exit")
     audit.add_argument(
@@ -116,7 +115,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = _command(sub, "export:export", "pull a snapshot and write it as CSV")
     export.add_argument("--out", required=True, help="directory for the CSV files")
-    _sandbox_option(export)
     _pull_options(export, sample=True)
     export.add_argument(
         "--since",
@@ -153,7 +151,6 @@ def build_parser() -> argparse.ArgumentParser:
         "(exit 0: no drift, 2: drift, 1: error)",
     )
     drift.add_argument("snapshot", metavar="SNAPSHOT_DIR", help="an exported snapshot folder")
-    _sandbox_option(drift)
     _pull_options(drift)
     _changes_out_option(drift)
 
@@ -206,7 +203,6 @@ def build_parser() -> argparse.ArgumentParser:
         "earn rates, point values, effective return and liability: CSV, PNG and HTML",
     )
     econ.add_argument("--out", required=True, metavar="DIR", help="directory for the report")
-    _sandbox_option(econ)
     _pull_options(econ, sample=True)
     econ.add_argument(
         "--history",
