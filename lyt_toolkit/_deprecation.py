@@ -153,6 +153,13 @@ DEPRECATIONS: tuple[Deprecation, ...] = (
         instead="lyt_toolkit.fill.budget (DEFAULT_SHARE is in lyt_toolkit.snapshot.defaults)",
     ),
     Deprecation(
+        name="lyt_toolkit.models.subtypes",
+        since="0.5.0",
+        removed_in="0.6.0",
+        instead="lyt_toolkit.models.enums (every enumeration of the interface), and "
+        "SHIPPING_PRODUCT_ID from lyt_toolkit.models.discounts",
+    ),
+    Deprecation(
         name="lyt_toolkit.snapshot.estimate",
         since="0.5.0",
         removed_in="0.6.0",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..economics import burn_values, effective_return, point_values
 from ..economics.mispricing import MIN_OBSERVATIONS, MISPRICED_FACTOR, mispriced
-from ..models.subtypes import PayWithPointsType
+from ..models.enums import PayWithPointsType
 from ._view import Row, now_of, rows, timestamp
 from .registry import Finding, Severity, rule
 from .rules import ACTIVE, _live_benefits, _reward_costs

@@ -11,8 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ..frames.pending import blocked_mask
-from ..models.enums import PendingBucketStatus, PointsExpirationType
-from ..models.subtypes import RoundingType
+from ..models.enums import PendingBucketStatus, PointsExpirationType, RoundingType
 from ..snapshot.model import ProgramSnapshot
 from ._common import definition_names, first_of_month, sum_by, weighted, whole
 from ._frames import columns

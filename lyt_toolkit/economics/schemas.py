@@ -24,11 +24,12 @@ from ..frames.schema import (
 from ..models.enums import (
     BenefitStatus,
     BenefitType,
+    CalculationType,
     CardDefinitionStatus,
+    RewardDigitalType,
     RewardStatus,
     RewardType,
 )
-from ..models.subtypes import CalculationType, RewardDigitalType
 
 __all__ = [
     "BURN_VALUES",

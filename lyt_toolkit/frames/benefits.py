@@ -9,8 +9,14 @@ import pandas as pd
 
 from ..models import Benefit
 from ..models.benefits import PointsProportional, ProportionalEvery
-from ..models.enums import BenefitStatus, BenefitType, DigitalBenefitType, StockType
-from ..models.subtypes import CalculationType, MaterialType
+from ..models.enums import (
+    BenefitStatus,
+    BenefitType,
+    CalculationType,
+    DigitalBenefitType,
+    MaterialType,
+    StockType,
+)
 from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, integer, money, number, text
 from .values import material_values, model_of

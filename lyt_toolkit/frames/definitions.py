@@ -11,19 +11,17 @@ from ..models import CardDefinition, TierStructure
 from ..models.enums import (
     CardDefinitionStatus,
     CardDefinitionType,
-    LimitsType,
-    PendingPointsType,
-    PointsExpirationType,
-    TierStructureStatus,
-    TierStructureType,
-)
-from ..models.subtypes import (
     DowngradeType,
+    LimitsType,
     PayWithPointsType,
+    PendingPointsType,
     PeriodUnit,
     PointEarnedType,
+    PointsExpirationType,
     RefundType,
     TierExpirationType,
+    TierStructureStatus,
+    TierStructureType,
 )
 from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, flag, integer, text

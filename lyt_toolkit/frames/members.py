@@ -10,13 +10,13 @@ import pandas as pd
 from ..models import Member, MemberWithCards, PendingBucket, Program
 from ..models.enums import (
     CardDefinitionType,
+    MemberRole,
     MemberStatus,
     PendingBucketStatus,
     PendingPointsType,
     ProgramStatus,
     ValidityHoursType,
 )
-from ..models.subtypes import MemberRole
 from .column_groups import created_updated
 from .schema import Row, Schema, enum, integer, text, timestamp
 from .values import as_json, attributes, midnight_utc, model_of, whole

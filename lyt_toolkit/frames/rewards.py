@@ -8,8 +8,14 @@ from typing import Any
 import pandas as pd
 
 from ..models import Reward
-from ..models.enums import RewardStatus, RewardType, ValidityHoursType
-from ..models.subtypes import MaterialType, RefundType, RewardDigitalType
+from ..models.enums import (
+    MaterialType,
+    RefundType,
+    RewardDigitalType,
+    RewardStatus,
+    RewardType,
+    ValidityHoursType,
+)
 from .column_groups import card_definition_check, created_updated
 from .schema import Row, Schema, enum, integer, money, text, timestamp
 from .values import as_json, material_values, model_of

@@ -19,10 +19,17 @@ from pydantic import (
 )
 
 from .common import OMIT_IF_NONE, ApiModel, Number, Open, RequestModel, Timestamp
-from .enums import BenefitCreateStatus, BenefitStatus, BenefitType, DigitalBenefitType, StockType
+from .enums import (
+    BenefitCreateStatus,
+    BenefitStatus,
+    BenefitType,
+    CalculationType,
+    DigitalBenefitType,
+    MaterialType,
+    StockType,
+)
 from .ids import BenefitId, CardDefinitionId
 from .rewards import CampaignTarget, GiftVoucherTarget, ProductTarget, SkuTarget
-from .subtypes import CalculationType, MaterialType
 
 __all__ = [
     "BENEFIT_TYPE_FIELDS",

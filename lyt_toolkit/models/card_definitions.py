@@ -11,10 +11,18 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .common import OMIT_IF_NONE, ApiModel, Metadata, Open, Timestamp
-from .enums import CardDefinitionStatus, CardDefinitionType, LimitsType, PendingPointsType
+from .enums import (
+    CardDefinitionStatus,
+    CardDefinitionType,
+    LimitsType,
+    PayWithPointsType,
+    PendingPointsType,
+    PeriodUnit,
+    RefundType,
+    RoundingType,
+)
 from .enums import PointsExpirationType as ExpirationType
 from .ids import CardDefinitionId
-from .subtypes import PayWithPointsType, PeriodUnit, RefundType, RoundingType
 
 __all__ = [
     "BalanceSettings",

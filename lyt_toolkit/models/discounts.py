@@ -7,14 +7,13 @@ its ``unit_type``; :func:`discount_kind` tells them apart for parsing.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Discriminator, Tag
 
 from .common import OMIT_IF_NONE, ApiModel, Number, Open
-from .enums import DiscountType
+from .enums import AmountEffect, DiscountType, ItemEffect, PercentEffect, UnitEffect
 from .lists import CountedList
-from .subtypes import SHIPPING_PRODUCT_ID, AmountEffect, ItemEffect, PercentEffect, UnitEffect
 
 __all__ = [
     "AmountDiscount",
@@ -31,6 +30,9 @@ __all__ = [
     "UnitMultipleDiscount",
     "discount_kind",
 ]
+
+SHIPPING_PRODUCT_ID: Final = "prod_5h1pp1ng"
+"""The reserved product ID a shipping discount names as its ``unit_type``."""
 
 
 class DiscountProduct(ApiModel):

@@ -13,6 +13,7 @@ from .enums import (
     CardDefinitionType,
     CardTransactionStatus,
     CardTransactionType,
+    MemberRole,
     MemberStatus,
     PendingBucketStatus,
     PendingPointsType,
@@ -21,7 +22,6 @@ from .enums import (
 )
 from .ids import CardDefinitionId, CardId, MemberId, PendingBucketId, ProgramId
 from .rewards import ValidityHours
-from .subtypes import MemberRole
 
 __all__ = [
     "ActivationResult",

@@ -18,9 +18,8 @@ from .common import (
     Timestamp,
 )
 from .discounts import Discount, ItemList
-from .enums import CampaignType
+from .enums import CampaignType, OrderStatus
 from .errors import CustomMessage, ErrorObject
-from .subtypes import OrderStatus
 
 __all__ = [
     "Address",

@@ -7,9 +7,15 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .common import OMIT_IF_NONE, ApiModel, Metadata, Number, Open, Timestamp
-from .enums import RewardStatus, RewardType, ValidityHoursType
+from .enums import (
+    MaterialType,
+    RefundType,
+    RewardDigitalType,
+    RewardStatus,
+    RewardType,
+    ValidityHoursType,
+)
 from .ids import CardDefinitionId, RewardId
-from .subtypes import MaterialType, RefundType, RewardDigitalType
 
 __all__ = [
     "CampaignTarget",

@@ -8,9 +8,15 @@ from pydantic import Field
 
 from .card_definitions import CalendarDate, Period
 from .common import OMIT_IF_NONE, ApiModel, Metadata, Open, Timestamp
-from .enums import TierStructureStatus, TierStructureType
+from .enums import (
+    DowngradeType,
+    PeriodUnit,
+    PointEarnedType,
+    TierExpirationType,
+    TierStructureStatus,
+    TierStructureType,
+)
 from .ids import CardDefinitionId, TierStructureId
-from .subtypes import DowngradeType, PeriodUnit, PointEarnedType, TierExpirationType
 
 __all__ = [
     "GracePeriod",

@@ -24,8 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ..models.common import format_timestamp
-from ..models.enums import RewardType, TierStructureType
-from ..models.subtypes import MaterialType
+from ..models.enums import MaterialType, RewardType, TierStructureType
 from .record import Frames
 
 __all__ = ["FORMAT", "PLACEHOLDER", "program_as_read", "program_of", "write_program"]

@@ -304,6 +304,27 @@ def test_the_old_pull_frames_takes_its_options_as_keywords_and_pulls_what_fill_p
         pd.testing.assert_frame_equal(frame, after.frames[name])
 
 
+# -- lyt_toolkit.models.subtypes (0.4.0) -> lyt_toolkit.models.enums --------------------------
+
+
+def test_the_old_subtypes_module_warns_and_gives_the_enums_from_their_one_home() -> None:
+    code = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from lyt_toolkit.models.subtypes import SHIPPING_PRODUCT_ID, FixedEffect, PeriodUnit\n"
+        "from lyt_toolkit.models import discounts, enums\n"
+        "assert (PeriodUnit, FixedEffect) == (enums.PeriodUnit, enums.PercentEffect)\n"
+        "assert SHIPPING_PRODUCT_ID == discounts.SHIPPING_PRODUCT_ID == 'prod_5h1pp1ng'\n"
+        "for w in caught:\n"
+        "    print(w.category.__name__, w.filename, w.message, sep=' | ')\n"
+    )
+    lines = fresh_python(code).stdout.splitlines()
+    message = deprecation("lyt_toolkit.models.subtypes").message
+    assert lines == [f"FutureWarning | <string> | {message}"]
+    assert "lyt_toolkit.models.enums" in lines[0]
+
+
 # -- lyt_toolkit.reports.snapshot_csv.public_url (0.4.0) -> lyt_toolkit.snapshot.public_url --
 
 

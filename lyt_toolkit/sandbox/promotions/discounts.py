@@ -33,9 +33,9 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from lyt_toolkit.models.enums import DiscountType
-from lyt_toolkit.models.subtypes import (
+from lyt_toolkit.models.enums import (
     AmountEffect,
+    DiscountType,
     FixedEffect,
     ItemEffect,
     PercentEffect,

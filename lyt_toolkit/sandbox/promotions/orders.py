@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lyt_toolkit.models.subtypes import OrderStatus
+from lyt_toolkit.models.enums import OrderStatus
 
 from ..clock import iso, parse_instant
 from .catalog import SHIPPING_PRODUCT, Catalog, Doc, ReferenceNotFound
