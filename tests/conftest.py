@@ -111,6 +111,14 @@ def configure_lyt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[
     return configure
 
 
+@pytest.fixture(params=["demo", "generated"])
+def each_program(request: pytest.FixtureRequest) -> Sandbox:
+    """The test's directory's (or module's) ``demo`` sandbox, then its ``generated`` one: the
+    test runs on each."""
+    sandbox: Sandbox = request.getfixturevalue(request.param)
+    return sandbox
+
+
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[Sandbox]:
     """The demo program on a fixed clock; tests that change it ask for ``restore``."""
