@@ -50,6 +50,9 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))  # also when the tests load this file
+
+from history_days import bucket_row, card_row  # noqa: E402
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot  # noqa: E402
 from lyt_toolkit.economics import (  # noqa: E402
@@ -120,34 +123,13 @@ def snapshot(rewards: int, cards: int, buckets: int) -> ProgramSnapshot:
             "reward_costs": reward_costs_frame(program["rewards"]),
             "benefits": benefits_frame(program["benefits"]),
             "card_definitions": card_definitions_frame(program["card_definitions"]),
-            "cards": CARDS.build(_card(c) for c in program["cards"]),
+            "cards": CARDS.build(card_row(c) for c in program["cards"]),
             "pending_buckets": PENDING_BUCKETS.build(
-                _bucket(b) for b in program["pending_buckets"]
+                bucket_row(b) for b in program["pending_buckets"]
             ),
         },
         pulled_at=NOW,
     )
-
-
-def _card(c: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **{k: c[k] for k in ("id", "program_id", "member_id", "card_definition_id")},
-        **{k: c[k] for k in ("card_type", "code", "member_role", "created_at")},
-        "balance_points": c["balance"]["points"],
-        "balance_pending_points": c["balance"]["pending_points"],
-    }
-
-
-def _bucket(b: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **{k: b[k] for k in ("id", "program_id", "member_id", "card_id")},
-        **{k: b[k] for k in ("card_definition_id", "type", "status", "created_at")},
-        "points_total": b["points"]["total"],
-        "date": b["date"],
-        "program_status": None,
-        "member_status": None,
-        "updated_at": b["updated_at"],
-    }
 
 
 def main() -> None:

@@ -82,8 +82,8 @@ def _frames(program: dict[str, Any]) -> dict[str, pd.DataFrame]:
         "tier_structures": tier_structures_frame(program["tier_structures"]),
         "programs": programs_frame(program["programs"]),
         "members": MEMBERS.build(_member(m) for m in program["members"]),
-        "cards": CARDS.build(_card(c) for c in program["cards"]),
-        "pending_buckets": PENDING_BUCKETS.build(_bucket(b) for b in program["pending_buckets"]),
+        "cards": CARDS.build(card_row(c) for c in program["cards"]),
+        "pending_buckets": PENDING_BUCKETS.build(bucket_row(b) for b in program["pending_buckets"]),
     }
 
 
@@ -95,7 +95,8 @@ def _member(m: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _card(c: dict[str, Any]) -> dict[str, Any]:
+def card_row(c: dict[str, Any]) -> dict[str, Any]:
+    """A generated card as the ``cards`` frame's row (a pull reads it from member details)."""
     return {
         **{k: c[k] for k in ("id", "program_id", "member_id", "card_definition_id")},
         **{k: c[k] for k in ("card_type", "code", "member_role", "created_at")},
@@ -104,7 +105,8 @@ def _card(c: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _bucket(b: dict[str, Any]) -> dict[str, Any]:
+def bucket_row(b: dict[str, Any]) -> dict[str, Any]:
+    """A generated pending bucket as the ``pending_buckets`` frame's row."""
     return {
         **{k: b[k] for k in ("id", "program_id", "member_id", "card_id")},
         **{k: b[k] for k in ("card_definition_id", "type", "status", "created_at")},

@@ -200,14 +200,21 @@ def _serve(program: Path, plan: str) -> tuple[subprocess.Popen[str], str]:
     return child, line.split("ready at ")[1].split()[0]
 
 
-def _route(name: str, base_url: str, truth: str) -> dict[str, Any]:
-    """Run one route in a fresh process of its own; what it printed (JSON) and its RSS."""
-    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import scale; "
-    code += f"scale.run_route({name!r}, {base_url!r}, {truth!r})"
+def _in_own_process(module: str, call: str, what: str) -> dict[str, Any]:
+    """Run ``MODULE.CALL`` (a module of this folder) in a fresh process of its own; the JSON
+    line it printed last (a failure stops the benchmark, naming ``what`` failed)."""
+    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {module}; "
+    code += f"{module}.{call}"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"route {name} failed:\n{done.stderr[-3000:]}")
+        raise SystemExit(f"{what} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _route(name: str, base_url: str, truth: str) -> dict[str, Any]:
+    """Run one route in a fresh process of its own; what it printed (JSON) and its RSS."""
+    call = f"run_route({name!r}, {base_url!r}, {truth!r})"
+    return _in_own_process("scale", call, f"route {name}")
 
 
 def run_route(name: str, base_url: str, truth: str) -> None:
@@ -750,16 +757,8 @@ def _sizes(folder: Path, last: Any) -> None:
 def _history_route(name: str, folder: Path, rounds: int) -> dict[str, Any]:
     """One route of ``history_routes``, ``rounds`` times, each in a fresh process of its own:
     the median time, the largest peak RSS."""
-    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
-    code += f"import history_routes; history_routes.run_route({name!r}, {str(folder)!r})"
-    runs = []
-    for _ in range(rounds):
-        done = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=False
-        )
-        if done.returncode != 0:
-            raise SystemExit(f"route {name} failed:\n{done.stderr[-3000:]}")
-        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    call = f"run_route({name!r}, {str(folder)!r})"
+    runs = [_in_own_process("history_routes", call, f"route {name}") for _ in range(rounds)]
     return {
         **runs[-1],
         "seconds": statistics.median(r["seconds"] for r in runs),
@@ -898,12 +897,8 @@ def refresh(args: argparse.Namespace) -> None:
 
 def _walk_process(name: str, base_url: str, concurrency: int) -> dict[str, Any]:
     """Run one walk of the member list in a fresh process; what it printed (JSON)."""
-    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import scale; "
-    code += f"scale.run_walk({name!r}, {base_url!r}, {concurrency})"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"walk {name} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    call = f"run_walk({name!r}, {base_url!r}, {concurrency})"
+    return _in_own_process("scale", call, f"walk {name}")
 
 
 def run_walk(name: str, base_url: str, concurrency: int) -> None:

@@ -72,13 +72,18 @@ def make_client() -> Callable[..., LoyaltyClient]:
     return _client_for
 
 
-def _lyt_process(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "LYT_PROGRESS": "off", "LYT_BASE_URL": sb.base_url}
+def _lyt_env(sb: Sandbox) -> dict[str, str]:
+    """The environment that points ``lyt`` at sandbox ``sb`` (no progress bars)."""
+    env = {"LYT_PROGRESS": "off", "LYT_BASE_URL": sb.base_url}
     env.update({f"LYT_{k.upper()}": v for k, v in sb.credentials.as_client_kwargs().items()})
+    return env
+
+
+def _lyt_process(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "lyt_toolkit.cli", *args],
         cwd=cwd,
-        env=env,
+        env={**os.environ, **_lyt_env(sb)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -91,6 +96,27 @@ def lyt_process() -> Callable[..., subprocess.Popen[str]]:
     ``cwd``, configured for sandbox ``sb`` through the environment (no progress bars), its
     output captured as text, as a user's shell runs it."""
     return _lyt_process
+
+
+@pytest.fixture
+def configure_lyt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[Sandbox], None]:
+    """``configure_lyt(sb)``: ``lyt`` run in this test (``main([...])``) talks to sandbox ``sb``,
+    from ``tmp_path`` (no ``.env`` from the working copy), without progress bars."""
+
+    def configure(sb: Sandbox) -> None:
+        monkeypatch.chdir(tmp_path)
+        for key, value in _lyt_env(sb).items():
+            monkeypatch.setenv(key, value)
+
+    return configure
+
+
+@pytest.fixture(params=["demo", "generated"])
+def each_program(request: pytest.FixtureRequest) -> Sandbox:
+    """The test's directory's (or module's) ``demo`` sandbox, then its ``generated`` one: the
+    test runs on each."""
+    sandbox: Sandbox = request.getfixturevalue(request.param)
+    return sandbox
 
 
 @pytest.fixture(scope="session")

@@ -59,6 +59,20 @@ def lyt(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def lyt_ok(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """``lyt argv``'s stdout, once it exited 0 (its stderr is the message when it did not)."""
+    code, out, err = lyt(capsys, *argv)
+    assert code == 0, err
+    return out
+
+
+def sample_size(out: str) -> int:
+    """The members a sampled command's output says it estimated from."""
+    found = SAMPLED.search(out)
+    assert found, out
+    return int(found.group(1))
+
+
 def test_a_default_export_is_refused_after_the_lists_with_the_ways_forward(
     window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -85,14 +99,12 @@ def test_a_sampled_export_fits_and_writes_its_design(
     window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "snap"
-    code, out, err = lyt(capsys, "export", "--out", str(folder), "--sample", "200")
-    assert code == 0, err
+    out = lyt_ok(capsys, "export", "--out", str(folder), "--sample", "200")
     snapshot = read_snapshot(folder)
     design = snapshot.sample
     assert design is not None and design.population == MEMBERS and design.seed == 0
     assert len(snapshot.members) == MEMBERS and len(snapshot.cards) == design.size
-    found = SAMPLED.search(out)
-    assert found and int(found.group(1)) == design.size >= 200
+    assert sample_size(out) == design.size >= 200
     assert re.search(r"^  sample_units\.csv\s+\d+ rows$", out, re.M)
     assert {"sample_strata.csv", "sample_units.csv"} <= {p.name for p in folder.iterdir()}
     assert window.plan()["used"] <= 500  # within the default share
@@ -103,8 +115,7 @@ def test_the_sample_seed_draws_another_sample(
 ) -> None:
     folder = tmp_path / "snap"
     argv = ("export", "--out", str(folder), "--sample", "50", "--sample-seed", "9")
-    code, out, err = lyt(capsys, *argv)
-    assert code == 0, err
+    out = lyt_ok(capsys, *argv)
     design = read_snapshot(folder).sample
     assert design is not None and design.seed == 9
     assert "(seed 9; by program, status, joined)" in out
@@ -119,8 +130,7 @@ def test_budget_share_one_allows_what_the_default_share_refuses(
     assert "(--budget-share 1)" in err  # ... but in the whole of it, which the refusal says
     assert window.plan()["used"] == LIST_CALLS
     window.set_plan(PLAN)
-    code, out, err = lyt(capsys, *argv, "--budget-share", "1")
-    assert code == 0, err
+    out = lyt_ok(capsys, *argv, "--budget-share", "1")
     assert 500 < window.plan()["used"] <= 1000
     assert SAMPLED.search(out)
 
@@ -129,9 +139,8 @@ def test_a_sampled_economics_report_says_it_is_estimated(
     window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "economics"
-    code, out, err = lyt(capsys, "report", "economics", "--out", str(folder), "--sample", "200")
-    assert code == 0, err
-    size = int(SAMPLED.search(out).group(1))  # type: ignore[union-attr]
+    out = lyt_ok(capsys, "report", "economics", "--out", str(folder), "--sample", "200")
+    size = sample_size(out)
     assert 200 <= size < 250
     page = (folder / ECONOMICS_HTML).read_text()
     assert f"estimated from {size} of 1,500 members" in page and "95 % CI" in page
@@ -142,9 +151,8 @@ def test_a_sampled_audit_says_its_member_findings_count_the_sample(
     window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "reports"
-    code, out, err = lyt(capsys, "audit", "--out", str(folder), "--sample", "200")
-    assert code == 0, err
-    size = int(SAMPLED.search(out).group(1))  # type: ignore[union-attr]
+    out = lyt_ok(capsys, "audit", "--out", str(folder), "--sample", "200")
+    size = sample_size(out)
     # Per-member rules: the count in the sample, and what it says of the program.
     assert (
         f"pending-bucket-not-activatable: none in the sample of {size} of 1,500 members; "

@@ -20,6 +20,12 @@ def sb(start_sandbox: Callable[..., AbstractContextManager[Sandbox]]) -> Iterato
 
 
 @pytest.fixture
+def lyt_to_fresh(fresh: Sandbox, configure_lyt: Callable[[Sandbox], None]) -> None:
+    """``lyt`` run in the test talks to ``fresh`` (``configure_lyt``)."""
+    configure_lyt(fresh)
+
+
+@pytest.fixture
 def client(fresh: Sandbox, make_client: Callable[..., LoyaltyClient]) -> Iterator[LoyaltyClient]:
     with make_client(fresh) as c:
         yield c

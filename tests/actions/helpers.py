@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pytest
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions import ProgramEdit
+from lyt_toolkit.actions import ChangePlan, ProgramEdit
 from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import SandboxCredentials
 from lyt_toolkit.snapshot import ProgramSnapshot
 
@@ -146,10 +144,14 @@ def four_kinds(snapshot: ProgramSnapshot) -> tuple[ProgramEdit, dict[str, str]]:
     return edit, targets
 
 
-def configure_lyt(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``lyt`` run here talks to ``sb``."""
-    monkeypatch.chdir(tmp_path)  # no .env from the working copy
-    monkeypatch.setenv("LYT_PROGRESS", "off")
-    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
-    for key, value in sb.credentials.as_client_kwargs().items():
-        monkeypatch.setenv(f"LYT_{key.upper()}", value)
+def four_kinds_plan(snapshot: ProgramSnapshot) -> tuple[ChangePlan, dict[str, str]]:
+    """The plan of ``four_kinds(snapshot)``'s edit, and its targets by call."""
+    edit, targets = four_kinds(snapshot)
+    return edit.plan(), targets
+
+
+def save_four_kinds(client: LoyaltyClient, path: Path) -> tuple[ChangePlan, dict[str, str]]:
+    """The four-kind plan of the live program, saved to ``path``; its targets by call."""
+    plan, targets = four_kinds_plan(pull(client))
+    plan.save(path)
+    return plan, targets

@@ -18,7 +18,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import BUCKET, SECRETS, TIERS, bonus, first_id, four_kinds, pull
+from .helpers import BUCKET, SECRETS, TIERS, bonus, first_id, four_kinds, four_kinds_plan, pull
 
 
 def test_an_edit_holds_copies_the_base_never_sees(client: LoyaltyClient) -> None:
@@ -33,8 +33,7 @@ def test_each_supported_kind_is_planned_rehearsed_applied_and_verified(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
     snapshot = pull(client)
-    edit, targets = four_kinds(snapshot)
-    plan = edit.plan()
+    plan, targets = four_kinds_plan(snapshot)
 
     expected = [
         ("benefits", "Bonus 05", "create", "create_benefit"),
@@ -218,8 +217,7 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
     snapshot = pull(client)
-    edit, _ = four_kinds(snapshot)
-    plan = edit.plan()
+    plan, _ = four_kinds_plan(snapshot)
     # Each part alone (one call) would fit; the four together do not.
     fresh.set_plan(f"{len(plan.changes)}/hour")
     client.programs.list(limit=1)  # reads the budget (and may bring a token)
@@ -414,7 +412,7 @@ def escape_free(html_text: str) -> str:
 def test_the_summary_ends_with_the_budget_the_client_read(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
-    plan = four_kinds(pull(client))[0].plan()
+    plan = four_kinds_plan(pull(client))[0]
     made = "Plan: 1 to create, 2 to change, 1 to delete; 0 changes the service cannot make; 4 calls"
     assert plan.summary() == made  # never costed with a client: no budget part
     assert client.quota.remaining is None  # the demo's plan is unlimited: no limit headers

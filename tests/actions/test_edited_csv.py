@@ -23,7 +23,7 @@ from lyt_toolkit.reports import SnapshotFileError, read_edited_frames
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import TIERS, configure_lyt, first_id, pull
+from .helpers import TIERS, first_id, pull
 
 Rows = list[dict[str, str]]
 
@@ -238,6 +238,7 @@ def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_config
     fresh: Sandbox,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    configure_lyt: Callable[[Sandbox], None],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, base, edited = _export(client, tmp_path)
@@ -251,7 +252,7 @@ def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_config
 
     assert main(args) == 2  # no service configured: nothing sent, no budget part
     assert capsys.readouterr().out.splitlines()[0] == made
-    configure_lyt(fresh, tmp_path, monkeypatch)
+    configure_lyt(fresh)
     used = fresh.plan()["used"]
     assert main([*args, "--offline"]) == 2
     assert capsys.readouterr().out.splitlines()[0] == made

@@ -39,10 +39,10 @@ from .helpers import (
     ClientWith,
     SimulatedCrash,
     bonus,
-    configure_lyt,
-    four_kinds,
+    four_kinds_plan,
     names_on_server,
     pull,
+    save_four_kinds,
 )
 from .test_cancel import CancellingBenefits
 
@@ -50,19 +50,16 @@ _CHECKED = ("card_definition_found", "card_definition_status")
 """Filled by the snapshot from the card definition: not the object's own state."""
 
 
-def _saved(client: LoyaltyClient, path: Path) -> tuple[ChangePlan, dict[str, str]]:
-    """The four-kind plan of the live program, saved to ``path``; its targets by call."""
-    edit, targets = four_kinds(pull(client))
-    plan = edit.plan()
-    plan.save(path)
-    return plan, targets
-
-
 def _hash_by_hand(frame: pd.DataFrame, key: str, drop: tuple[str, ...] = ()) -> str:
     row = frame[frame["id"] == key].drop(columns=list(drop))
     [record] = json.loads(row.to_json(orient="records", date_format="iso", date_unit="us"))
     text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _outcomes(results: pd.DataFrame) -> dict[str, str]:
+    """Each call's outcome in an apply's ``results``."""
+    return dict(zip(results["call"], results["outcome"], strict=True))
 
 
 def _live(client: LoyaltyClient) -> dict[str, Any]:
@@ -79,8 +76,7 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
     snapshot = pull(client)
-    edit, targets = four_kinds(snapshot)
-    plan = edit.plan()
+    plan, targets = four_kinds_plan(snapshot)
     path = plan.save(tmp_path / "plan.json")
 
     document = json.loads(path.read_text())
@@ -119,7 +115,7 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
 def test_the_re_read_sends_exactly_the_calls_its_cost_says(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    _saved(client, tmp_path / "plan.json")
+    save_four_kinds(client, tmp_path / "plan.json")
     loaded = ChangePlan.load(tmp_path / "plan.json")
     token = 0 if client.holds_token else 1  # the pull ran on a client of its own
     expected = loaded.reread_cost(client).needed
@@ -133,7 +129,7 @@ def test_the_re_read_sends_exactly_the_calls_its_cost_says(
 def test_a_stale_plan_is_refused_naming_the_changed_object(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    _, targets = _saved(client, tmp_path / "plan.json")
+    _, targets = save_four_kinds(client, tmp_path / "plan.json")
     reward = targets["move_reward_to_draft"]
     client.rewards.draft(reward)  # production moved on after the pull
     before = _live(client)
@@ -150,7 +146,7 @@ def test_a_stale_plan_is_refused_naming_the_changed_object(
 
 
 def test_refresh_plans_again_against_the_live_state(client: LoyaltyClient, tmp_path: Path) -> None:
-    _, targets = _saved(client, tmp_path / "plan.json")
+    _, targets = save_four_kinds(client, tmp_path / "plan.json")
     reward = targets["move_reward_to_draft"]
     client.rewards.draft(reward)
     loaded = ChangePlan.load(tmp_path / "plan.json")
@@ -176,7 +172,7 @@ def test_refresh_plans_again_against_the_live_state(client: LoyaltyClient, tmp_p
 def test_a_plan_applied_to_completion_refuses_to_apply_again(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    _saved(client, tmp_path / "plan.json")
+    save_four_kinds(client, tmp_path / "plan.json")
     first = ChangePlan.load(tmp_path / "plan.json").apply(
         client, allow_destroy=True, progress=False
     )
@@ -204,7 +200,7 @@ class _CrashingDeletes:
 def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    plan, targets = _saved(client, tmp_path / "plan.json")
+    plan, targets = save_four_kinds(client, tmp_path / "plan.json")
     tiers_before = plan.base.tier_structures.set_index("id").loc[TIERS, "status"]
     log = tmp_path / "log.jsonl"
     crashing = ClientWith(client, tier_structures=_CrashingDeletes(client.tier_structures))
@@ -223,8 +219,7 @@ def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
     results = ChangePlan.load(tmp_path / "plan.json").apply(
         client, log=log, allow_destroy=True, progress=False
     )
-    outcomes = dict(zip(results["call"], results["outcome"], strict=True))
-    assert outcomes == {
+    assert _outcomes(results) == {
         "create_benefit": "skipped_already_done",
         "move_reward_to_draft": "skipped_already_done",
         "activate_pending_bucket": "skipped_already_done",
@@ -247,7 +242,7 @@ def test_writes_in_doubt_that_reached_the_service_are_the_plans_own_not_drift(
     log has only their ``attempted`` lines. Read back (the name is unique and holds the
     plan's settings; the reward is DRAFT), they are the plan's own writes: neither stale nor
     unsupported on refresh, and not sent again (issue 33, item 3)."""
-    _, targets = _saved(client, tmp_path / "plan.json")
+    _, targets = save_four_kinds(client, tmp_path / "plan.json")
     log = tmp_path / "log.jsonl"
     reward = targets["move_reward_to_draft"]
     create_benefits(bonus(targets["card"])).execute(client, progress=False)
@@ -258,7 +253,7 @@ def test_writes_in_doubt_that_reached_the_service_are_the_plans_own_not_drift(
     loaded = ChangePlan.load(tmp_path / "plan.json")
     assert loaded.stale(client, log=log) == []
     results = loaded.apply(client, log=log, refresh=refresh, allow_destroy=True, progress=False)
-    outcomes = dict(zip(results["call"], results["outcome"], strict=True))
+    outcomes = _outcomes(results)
     assert set(outcomes.values()) == {"succeeded"}
     assert outcomes.keys() >= {"create_benefit", "activate_pending_bucket", "delete_tier_structure"}
     created = results.set_index("call").loc["create_benefit"]
@@ -276,7 +271,7 @@ def test_a_budget_without_room_to_read_back_a_write_in_doubt_is_refused_not_take
     """The cost counts the reads back of each write the log holds in doubt: one call short
     of it, the apply is refused before it sends anything, naming the budget, never as a
     stale plan naming the plan's own benefit."""
-    _, targets = _saved(client, tmp_path / "plan.json")
+    _, targets = save_four_kinds(client, tmp_path / "plan.json")
     log = tmp_path / "log.jsonl"
     create_benefits(bonus(targets["card"])).execute(client, progress=False)
     actions.ActionLog(log).record("create_benefit", "Bonus 05", "attempted")
@@ -298,7 +293,7 @@ def test_a_name_taken_by_another_benefit_while_in_doubt_is_still_stale(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
     """In doubt, a name held by a benefit with other settings is not the plan's write."""
-    _, targets = _saved(client, tmp_path / "plan.json")
+    _, targets = save_four_kinds(client, tmp_path / "plan.json")
     log = tmp_path / "log.jsonl"
     other = bonus(targets["card"]).assign(points_value=7)
     create_benefits(other).execute(client, progress=False)
@@ -330,7 +325,7 @@ def test_every_broken_key_is_refused_naming_the_file_and_key(
     client: LoyaltyClient, tmp_path: Path, breaks: Any, key: str
 ) -> None:
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    save_four_kinds(client, path)
     document = json.loads(path.read_text())
     breaks(document)
     path.write_text(json.dumps(document))
@@ -345,16 +340,12 @@ def test_a_file_that_is_not_json_is_refused_naming_the_file(tmp_path: Path) -> N
         ChangePlan.load(path)
 
 
+@pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
-    fresh: Sandbox,
-    client: LoyaltyClient,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    configure_lyt(fresh, tmp_path, monkeypatch)
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    save_four_kinds(client, path)
 
     assert main(["apply", str(path)]) == 1  # deletes need --allow-destroy
     err = capsys.readouterr().err
@@ -372,16 +363,12 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
     assert _live(client)["bonus"] == 1
 
 
+@pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
-    fresh: Sandbox,
-    client: LoyaltyClient,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    configure_lyt(fresh, tmp_path, monkeypatch)
     path = tmp_path / "plan.json"
-    _, targets = _saved(client, path)
+    _, targets = save_four_kinds(client, path)
     reward = targets["move_reward_to_draft"]
     client.rewards.draft(reward)
 
@@ -400,7 +387,7 @@ def test_a_version_1_file_is_read_its_creates_unchecked(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    save_four_kinds(client, path)
     document = json.loads(path.read_text())
     document["version"] = 1  # written before creates were checked: no entries for them
     document["touched"] = [t for t in document["touched"] if t["call"] != "create_benefit"]
@@ -416,7 +403,7 @@ def test_a_benefit_name_taken_since_the_base_makes_its_create_stale(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
     path = tmp_path / "plan.json"
-    _, targets = _saved(client, path)
+    _, targets = save_four_kinds(client, path)
     taken = create_benefits(bonus(targets["card"])).execute(client, progress=False)
     [taker] = taken["resource_id"].tolist()  # someone created "Bonus 05" after the pull
     loaded = ChangePlan.load(path)
@@ -514,7 +501,7 @@ def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
     """``cancel`` reaches every part: set as the first part's create is sent, the create
     finishes and the three later parts send nothing; the plan is not marked applied, and
     applying it again with the log sends exactly the rest."""
-    _, targets = _saved(client, tmp_path / "plan.json")
+    _, targets = save_four_kinds(client, tmp_path / "plan.json")
     log = tmp_path / "apply.jsonl"
     cancel = threading.Event()
     creates = CancellingBenefits(client.benefits, cancel, cancel_at=1)
@@ -527,8 +514,7 @@ def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
         progress=False,
         cancel=cancel,
     )
-    outcomes = dict(zip(first["call"], first["outcome"], strict=True))
-    assert outcomes == {
+    assert _outcomes(first) == {
         "create_benefit": "succeeded",
         "move_reward_to_draft": "cancelled",
         "activate_pending_bucket": "cancelled",
@@ -542,7 +528,7 @@ def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
     again = ChangePlan.load(tmp_path / "plan.json").apply(
         client, log=log, allow_destroy=True, progress=False
     )
-    assert dict(zip(again["call"], again["outcome"], strict=True)) == {
+    assert _outcomes(again) == {
         "create_benefit": "skipped_already_done",
         "move_reward_to_draft": "succeeded",
         "activate_pending_bucket": "succeeded",
@@ -557,7 +543,7 @@ def test_a_new_plan_saved_over_an_applied_one_applies_and_the_old_one_stays_refu
     """The ``.applied`` record is bound to the plan file's content: the next plan saved at
     the same path applies; the applied one written back there is still refused."""
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    save_four_kinds(client, path)
     old = path.read_bytes()
     ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
 
@@ -586,7 +572,7 @@ def test_a_marker_without_a_hash_refuses_any_plan_naming_it(
     """An older toolkit's marker cannot tell which plan it records: it refuses, saying
     to delete it when the plan is a new one."""
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    save_four_kinds(client, path)
     (tmp_path / "plan.json.applied").write_text('{"applied_at": "2026-01-01T00:00:00+00:00"}\n')
     with pytest.raises(PlanAlreadyAppliedError, match=r"if this is a new plan, delete that marker"):
         ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
@@ -610,7 +596,7 @@ def test_the_re_read_line_is_printed_only_where_progress_shows(
     shown: str,
     printed: bool,
 ) -> None:
-    _saved(client, tmp_path / "plan.json")
+    save_four_kinds(client, tmp_path / "plan.json")
     monkeypatch.setenv("LYT_PROGRESS", shown)
     counts: list[tuple[int, int]] = []
     ChangePlan.load(tmp_path / "plan.json").apply(
@@ -627,7 +613,7 @@ def test_the_re_read_line_is_printed_only_where_progress_shows(
 
 
 def test_a_cost_without_a_client_says_no_client_was_given(client: LoyaltyClient) -> None:
-    plan = four_kinds(pull(client))[0].plan()
+    plan = four_kinds_plan(pull(client))[0]
     assert str(plan.cost()) == (
         "calls needed: 4; budget unknown (no client given: pass one to read its budget)"
     )

@@ -22,15 +22,14 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import TIERS, configure_lyt, four_kinds, names_on_server, pull
+from .helpers import TIERS, four_kinds_plan, names_on_server, pull, save_four_kinds
 
 Document = dict[str, Any]
 
 
 def _saved(client: LoyaltyClient, path: Path) -> tuple[Document, dict[str, str]]:
     """The four-kind plan of the live program saved to ``path``: its document and targets."""
-    edit, targets = four_kinds(pull(client))
-    edit.plan().save(path)
+    _, targets = save_four_kinds(client, path)
     return json.loads(path.read_text(encoding="utf-8")), targets
 
 
@@ -98,15 +97,10 @@ def test_a_create_edited_in_its_call_is_refused_naming_the_change(
 
 
 @pytest.mark.parametrize("label", ["change", "create"])
+@pytest.mark.usefixtures("lyt_to_fresh")
 def test_a_delete_relabelled_is_refused_and_lyt_apply_never_sends_it(
-    fresh: Sandbox,
-    client: LoyaltyClient,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    label: str,
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], label: str
 ) -> None:
-    configure_lyt(fresh, tmp_path, monkeypatch)
     path = tmp_path / "plan.json"
     document, _ = _saved(client, path)
     row = _row(document, "delete_tier_structure")
@@ -141,7 +135,7 @@ def test_a_plan_edited_consistently_applies_exactly_what_it_now_shows(
 
 
 def test_the_destroy_gate_reads_the_calls_of_an_in_memory_plan(client: LoyaltyClient) -> None:
-    plan = four_kinds(pull(client))[0].plan()
+    plan = four_kinds_plan(pull(client))[0]
     relabelled = plan.changes.copy()
     relabelled["action"] = relabelled["action"].replace("delete", "change")
     hidden = ChangePlan(plan.base, relabelled, plan.unsupported, plan.parts, plan.inputs)
@@ -247,7 +241,7 @@ def test_a_broken_plan_file_is_one_line_naming_the_file_and_the_key(
     fresh: Sandbox,
     client: LoyaltyClient,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    configure_lyt: Callable[[Sandbox], None],
     capsys: pytest.CaptureFixture[str],
     name: str,
 ) -> None:
@@ -260,7 +254,7 @@ def test_a_broken_plan_file_is_one_line_naming_the_file_and_the_key(
     assert message.startswith(f"{path}: " + (f"key {key!r}: " if key else "")), message
     assert "\n" not in message and len(message) < 500
 
-    configure_lyt(fresh, tmp_path, monkeypatch)
+    configure_lyt(fresh)
     assert main(["apply", str(path), "--allow-destroy"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"lyt apply: {path}: ") and err.count("\n") == 1

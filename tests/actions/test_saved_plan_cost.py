@@ -17,18 +17,14 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import TIERS, bonus, configure_lyt, first_id, four_kinds, pull
-
-
-def _saved(client: LoyaltyClient, path: Path) -> None:
-    four_kinds(pull(client))[0].plan().save(path)
+from .helpers import TIERS, bonus, first_id, four_kinds_plan, pull, save_four_kinds
 
 
 def test_a_saved_plan_counts_its_re_read_in_the_summary(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    save_four_kinds(client, path)
     loaded = ChangePlan.load(path)
     made = "Plan: 1 to create, 2 to change, 1 to delete; 0 changes the service cannot make"
     assert loaded.summary() == f"{made}; 9 calls (5 re-reads, then 4 writes)"
@@ -58,16 +54,12 @@ def test_lyt_plan_counts_the_re_read_lyt_apply_sends(
     assert first.endswith("; 5 calls (3 re-reads, then 2 writes)"), first
 
 
+@pytest.mark.usefixtures("lyt_to_fresh")
 def test_an_apply_refused_before_the_re_read_neither_prints_nor_sends_it(
-    fresh: Sandbox,
-    client: LoyaltyClient,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    configure_lyt(fresh, tmp_path, monkeypatch)
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    save_four_kinds(client, path)
     used = fresh.plan()["used"]
 
     assert main(["apply", str(path)]) == 1  # deletes need --allow-destroy
@@ -81,5 +73,5 @@ def test_an_apply_refused_before_the_re_read_neither_prints_nor_sends_it(
 
 
 def test_the_summary_of_a_plan_in_memory_counts_only_its_writes(client: LoyaltyClient) -> None:
-    plan = four_kinds(pull(client))[0].plan()
+    plan = four_kinds_plan(pull(client))[0]
     assert plan.summary().endswith("; 4 calls") and plan.cost().needed == 4

@@ -28,7 +28,7 @@ from lyt_toolkit.actions.staleness import stale_objects
 from lyt_toolkit.actions.touched import TOUCHES, touched_objects
 from lyt_toolkit.client import LoyaltyClient
 
-from .helpers import TIERS, four_kinds, pull
+from .helpers import TIERS, four_kinds, four_kinds_plan, pull
 
 # -- the plan it holds --------------------------------------------------------------------
 
@@ -36,7 +36,7 @@ from .helpers import TIERS, four_kinds, pull
 def test_a_saved_plan_holds_its_plan_and_still_counts_as_one(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    plan = four_kinds(pull(client))[0].plan()
+    plan = four_kinds_plan(pull(client))[0]
     saved = ChangePlan.load(plan.save(tmp_path / "plan.json"))
 
     assert isinstance(saved, SavedPlan) and isinstance(saved, ChangePlan)
@@ -52,7 +52,7 @@ def test_a_saved_plan_holds_its_plan_and_still_counts_as_one(
 def test_the_file_format_reads_back_a_document_not_a_plan(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
-    plan = four_kinds(pull(client))[0].plan()
+    plan = four_kinds_plan(pull(client))[0]
     path = plan.save(tmp_path / "plan.json")
 
     found = read_plan(path)

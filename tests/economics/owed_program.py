@@ -15,7 +15,6 @@ from typing import Any
 import pandas as pd
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
-from lyt_toolkit.frames import SCHEMAS
 from lyt_toolkit.sandbox import Sandbox
 
 BEANS, STARS, SPARE = "lcdef_b0e0000001", "lcdef_b0e0000002", "lcdef_b0e0000003"
@@ -186,14 +185,3 @@ def pull_program(
     """``program`` served by a sandbox of its own at ``NOW``, pulled over HTTP."""
     with start_sandbox(program) as sb, make_client(sb) as client:
         return ProgramSnapshot.pull(client, progress=False)
-
-
-def frame(kind: str, *rows: dict[str, Any]) -> pd.DataFrame:
-    """A ``kind`` frame of ``rows``; columns a row leaves out are missing."""
-    names = SCHEMAS[kind].names
-    return SCHEMAS[kind].build([{n: row.get(n) for n in names} for row in rows])
-
-
-def snapshot(pulled_at: str = NOW, **frames: pd.DataFrame) -> ProgramSnapshot:
-    """A snapshot of the given frames (every other kind empty), for property tests."""
-    return ProgramSnapshot.from_frames(frames, source="http://service.test", pulled_at=pulled_at)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from snapshot.helpers import frame, snapshot
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import ECONOMICS_SCHEMAS, liability, recognised_revenue
@@ -21,12 +22,10 @@ from .owed_program import (
     SPARE,
     STARS,
     cards_of,
-    frame,
     hand_values,
     owed_program,
     pending_of,
     pull_program,
-    snapshot,
 )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from snapshot.helpers import frame, snapshot
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import ECONOMICS_SCHEMAS, expiry_schedule, pending_schedule
@@ -17,11 +18,9 @@ from .owed_program import (
     NOW,
     STARS,
     cards_of,
-    frame,
     owed_program,
     pending_of,
     pull_program,
-    snapshot,
 )
 
 TODAY = dt.date.fromisoformat(NOW[:10])

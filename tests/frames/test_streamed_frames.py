@@ -132,16 +132,17 @@ def generated(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
         yield sb
 
 
-@pytest.mark.parametrize("program", ["demo", "generated"])
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frames built 7 rows at a time: several batches per page and per pull."""
+    monkeypatch.setattr(SCHEMA_MODULE, "BATCH", 7)
+
+
+@pytest.mark.usefixtures("small_batches")
 def test_pulled_frames_equal_frames_of_every_model(
-    program: str,
-    request: pytest.FixtureRequest,
-    make_client: Callable[..., LoyaltyClient],
-    monkeypatch: pytest.MonkeyPatch,
+    each_program: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
-    monkeypatch.setattr(SCHEMA_MODULE, "BATCH", 7)  # several batches per page and per pull
-    sb: Sandbox = request.getfixturevalue(program)
-    with make_client(sb) as client:
+    with make_client(each_program) as client:
         for kind, (group, _) in KINDS.items():
             resource = getattr(client, group)
             models = list(resource.iter(limit=100))
@@ -152,12 +153,10 @@ def test_pulled_frames_equal_frames_of_every_model(
             assert streamed.dtypes.to_dict() == schema(kind).dtypes
 
 
+@pytest.mark.usefixtures("small_batches")
 def test_a_snapshot_builds_the_reward_frames_of_every_model(
-    generated: Sandbox,
-    make_client: Callable[..., LoyaltyClient],
-    monkeypatch: pytest.MonkeyPatch,
+    generated: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
-    monkeypatch.setattr(SCHEMA_MODULE, "BATCH", 7)
     with make_client(generated) as client:
         models = list(client.rewards.iter(limit=100))
         snapshot = ProgramSnapshot.pull(client, progress=False)
@@ -169,15 +168,10 @@ def test_a_snapshot_builds_the_reward_frames_of_every_model(
     assert snapshot.reward_costs["card_definition_found"].notna().all()
 
 
-@pytest.mark.parametrize("program", ["demo", "generated"])
+@pytest.mark.usefixtures("small_batches")
 def test_async_pulled_frames_equal_frames_of_every_model(
-    program: str,
-    request: pytest.FixtureRequest,
-    make_client: Callable[..., LoyaltyClient],
-    monkeypatch: pytest.MonkeyPatch,
+    each_program: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
-    monkeypatch.setattr(SCHEMA_MODULE, "BATCH", 7)
-    sb: Sandbox = request.getfixturevalue(program)
 
     async def pull(config: Any) -> dict[str, pd.DataFrame]:
         async with AsyncLoyaltyClient(config=config) as ac:
@@ -186,7 +180,7 @@ def test_async_pulled_frames_equal_frames_of_every_model(
                 for kind, (group, _) in KINDS.items()
             }
 
-    with make_client(sb) as client:
+    with make_client(each_program) as client:
         pulled = asyncio.run(pull(client.config))
         for kind, (group, _) in KINDS.items():
             whole = BUILDERS[kind](list(getattr(client, group).iter(limit=100)))

@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -34,6 +35,16 @@ from lyt_toolkit.reports.economics_report import (
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
+def _frame(dtypes: dict[str, str], rows: list[Any]) -> pd.DataFrame:
+    """A frame of ``rows`` with columns and dtypes ``dtypes``; dates given as text are read as
+    UTC instants."""
+    frame = pd.DataFrame(rows, columns=list(dtypes))
+    for column, dtype in dtypes.items():
+        if dtype.startswith("datetime64"):
+            frame[column] = pd.to_datetime(frame[column], utc=True)
+    return frame.astype(dtypes)
+
+
 def liability() -> pd.DataFrame:
     dtypes = {
         "card_definition_id": "string",
@@ -51,8 +62,7 @@ def liability() -> pd.DataFrame:
     tea = ["lcdef_2", "=Tea Stars", 80, 0, 40.0, 40.0, 0.0, 40.0, 40.0]
     miles = ["lcdef_3", "Miles", 2400, 4100, None, None, None, None, None]
     spare = ["lcdef_4", "Spare", 0, 0, None, None, None, None, None]
-    rows = [coffee, tea, miles, spare]
-    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
+    return _frame(dtypes, [coffee, tea, miles, spare])
 
 
 def pending_schedule() -> pd.DataFrame:
@@ -70,9 +80,7 @@ def pending_schedule() -> pd.DataFrame:
         ("lcdef_1", "Coffee Points", "2026-03-01", 50, 1, 0, 0),
         ("lcdef_2", "=Tea Stars", "2026-03-01", 30, 1, 0, 0),
     ]
-    frame = pd.DataFrame(rows, columns=list(dtypes))
-    frame["month"] = pd.to_datetime(frame["month"], utc=True)
-    return frame.astype(dtypes)
+    return _frame(dtypes, rows)
 
 
 def burn_values() -> pd.DataFrame:
@@ -127,7 +135,7 @@ def burn_values() -> pd.DataFrame:
         ),
         ("lrew_4", "Mug", "ACTIVE", "lrcst_4", 0, "lcdef_1", "Coffee Points", 300, None, None),
     ]
-    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
+    return _frame(dtypes, rows)
 
 
 def mispriced() -> pd.DataFrame:
@@ -143,7 +151,7 @@ def effective_return() -> pd.DataFrame:
         "return_high": "Float64",
     }
     rows = [("lcdef_1", "Coffee Points", 0.005, 0.01, 0.02), ("lcdef_2", "=Tea Stars", *[None] * 3)]
-    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
+    return _frame(dtypes, rows)
 
 
 def over_time() -> pd.DataFrame:
@@ -157,9 +165,7 @@ def over_time() -> pd.DataFrame:
         ("2026-01-01", "lcdef_1", "Coffee Points", 400.0),
         ("2026-01-15", "lcdef_1", "Coffee Points", 600.0),
     ]
-    frame = pd.DataFrame(rows, columns=list(dtypes))
-    frame["pulled_at"] = pd.to_datetime(frame["pulled_at"], utc=True)
-    return frame.astype(dtypes)
+    return _frame(dtypes, rows)
 
 
 @dataclass(frozen=True)

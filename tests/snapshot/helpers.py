@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -44,10 +45,11 @@ def client_for(sb: Sandbox) -> LoyaltyClient:
     return LoyaltyClient(base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs())
 
 
-def pull(sb: Sandbox) -> ProgramSnapshot:
-    """Everything ``sb`` holds, pulled the way users pull it."""
+def pull(sb: Sandbox, **kwargs: Any) -> ProgramSnapshot:
+    """Everything ``sb`` holds (or what ``kwargs`` ask of the pull), pulled the way users pull
+    it."""
     with client_for(sb) as client:
-        return ProgramSnapshot.pull(client, progress=False)
+        return ProgramSnapshot.pull(client, progress=False, **kwargs)
 
 
 def frame(kind: str, *rows: dict[str, Any]) -> pd.DataFrame:
@@ -61,14 +63,23 @@ def snapshot(pulled_at: str = NOW, **frames: pd.DataFrame) -> ProgramSnapshot:
     return ProgramSnapshot.from_frames(frames, source="http://service.test", pulled_at=pulled_at)
 
 
-def assert_same(a: ProgramSnapshot, b: ProgramSnapshot) -> None:
-    """Every frame of ``a`` equals the one of ``b`` exactly: values, NA, dtypes, categories."""
-    for name in FRAME_NAMES:
+def assert_same_frames(
+    a: ProgramSnapshot, b: ProgramSnapshot, kinds: Iterable[str] = FRAME_NAMES
+) -> None:
+    """Every frame of ``kinds`` of ``a`` equals the one of ``b`` exactly: values, NA, dtypes,
+    categories."""
+    for name in kinds:
         left, right = getattr(a, name), getattr(b, name)
         pd.testing.assert_frame_equal(left, right, check_exact=True, obj=name)
         for column in left.columns:
             if isinstance(left[column].dtype, pd.CategoricalDtype):
                 assert list(left[column].cat.categories) == list(right[column].cat.categories)
+
+
+def assert_same(a: ProgramSnapshot, b: ProgramSnapshot) -> None:
+    """Every frame of ``a`` equals the one of ``b`` exactly (``assert_same_frames``), and so
+    do the times they were pulled at and their sources."""
+    assert_same_frames(a, b)
     assert a.pulled_at == b.pulled_at and a.source == b.source
 
 

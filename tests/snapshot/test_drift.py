@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -41,21 +42,16 @@ def test_a_partial_snapshot_drifts_over_its_own_kinds(demo: Sandbox) -> None:
     assert drift.after.kinds == {"rewards"}
 
 
-def _configure(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("LYT_PROGRESS", "off")
-    monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
-    for key, value in sb.credentials.as_client_kwargs().items():
-        monkeypatch.setenv(f"LYT_{key.upper()}", value)
+@pytest.fixture
+def lyt_to_demo(demo: Sandbox, configure_lyt: Callable[[Sandbox], None]) -> None:
+    """``lyt`` run in the test talks to ``demo`` (``configure_lyt``)."""
+    configure_lyt(demo)
 
 
+@pytest.mark.usefixtures("lyt_to_demo")
 def test_lyt_drift_exits_0_without_drift_and_2_with_it(
-    demo: Sandbox,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    demo: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _configure(demo, tmp_path, monkeypatch)
     pull(demo).to_parquet(tmp_path / "snap")
     assert main(["drift", str(tmp_path / "snap")]) == 0
     assert capsys.readouterr().out.startswith("No drift: ")
@@ -69,13 +65,13 @@ def test_lyt_drift_exits_0_without_drift_and_2_with_it(
     assert ((written["key"] == REWARD) & (written["after"] == "DRAFT")).any()
 
 
+@pytest.mark.usefixtures("lyt_to_demo")
 def test_lyt_drift_exits_1_naming_what_stops_it(
     demo: Sandbox,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _configure(demo, tmp_path, monkeypatch)
     (tmp_path / "empty").mkdir()
     assert main(["drift", str(tmp_path / "empty")]) == 1
     err = capsys.readouterr().err
@@ -89,13 +85,10 @@ def test_lyt_drift_exits_1_naming_what_stops_it(
     assert "wrong-token-value" not in err
 
 
+@pytest.mark.usefixtures("lyt_to_demo")
 def test_lyt_drift_names_each_change_the_first_20_printed_and_all_in_out(
-    demo: Sandbox,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    demo: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _configure(demo, tmp_path, monkeypatch)
     snapshot = pull(demo)
     live_names = snapshot.rewards["name"].astype(str).tolist()
     snapshot.rewards["name"] = snapshot.rewards["name"] + " (old)"  # every reward renamed since
@@ -113,13 +106,10 @@ def test_lyt_drift_names_each_change_the_first_20_printed_and_all_in_out(
     assert sorted(written["key"]) == [reward_id for reward_id, _ in renamed]
 
 
+@pytest.mark.usefixtures("lyt_to_demo")
 def test_lyt_drift_of_a_partial_snapshot_says_nothing_of_kinds_it_never_pulled(
-    demo: Sandbox,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    demo: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _configure(demo, tmp_path, monkeypatch)
     with client_for(demo) as client:
         partial = ProgramSnapshot.pull(client, progress=False, kinds=["rewards", "benefits"])
         partial.to_parquet(tmp_path / "snap")

@@ -42,6 +42,29 @@ def large(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
         yield sb
 
 
+def _pulled_with_room(large: Sandbox, make_client: ClientFor, **kwargs: Any) -> ProgramSnapshot:
+    """``large`` pulled (``kwargs`` to the pull) on a plan with room for every call."""
+    large.set_plan("100000/hour")
+    with make_client(large) as client:
+        return ProgramSnapshot.pull(client, progress=False, **kwargs)
+
+
+def _assert_sampled_from_full(
+    sampled: ProgramSnapshot, full: ProgramSnapshot, sample: Sample
+) -> int:
+    """``sampled`` (a sampled pull) equals ``full.sampled(sample)`` frame by frame and in its
+    sample units; returns the calls it sent beyond the lists and the sampled members: one per
+    card holding pending points, one per card definition read by ID."""
+    expected = full.sampled(sample)
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(sampled, name), getattr(expected, name), obj=name)
+    assert sampled.sample is not None and expected.sample is not None
+    pd.testing.assert_frame_equal(sampled.sample.units, expected.sample.units)
+    holding = int((sampled.cards["balance_pending_points"] != 0).sum())
+    by_id = int((~sampled.card_definitions["listed"]).sum())
+    return holding + by_id
+
+
 def test_a_pull_beyond_its_share_stops_before_reading_a_member(
     large: Sandbox, make_client: ClientFor
 ) -> None:
@@ -119,9 +142,7 @@ def test_a_budget_share_out_of_range_is_refused_naming_it(
 def test_a_full_pull_sends_the_fewest_calls_the_interface_allows(
     large: Sandbox, make_client: ClientFor
 ) -> None:
-    large.set_plan("100000/hour")
-    with make_client(large) as client:
-        snapshot = ProgramSnapshot.pull(client, progress=False)
+    snapshot = _pulled_with_room(large, make_client)
     holding = sum(1 for c in PROGRAM["cards"] if c["balance"]["pending_points"])
     assert 0 < holding < MEMBERS
     by_id = int((~snapshot.card_definitions["listed"]).sum())  # referenced, not listed
@@ -185,23 +206,16 @@ def test_an_estimate_whose_lists_do_not_fit_says_so(large: Sandbox, make_client:
 def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
     large: Sandbox, make_client: ClientFor
 ) -> None:
-    large.set_plan("100000/hour")
-    with make_client(large) as client:
-        full = ProgramSnapshot.pull(client, progress=False)
+    full = _pulled_with_room(large, make_client)
     large.set_plan("1000/hour")  # the full pull would not fit; a sample of 200 does
     with make_client(large) as client:
         sampled = ProgramSnapshot.pull(client, progress=False, sample=Sample(200, seed=5))
     design = sampled.sample
     assert design is not None and design.population == MEMBERS
     assert 200 <= design.size < 200 + 2 * len(design.strata)  # at least two a stratum
-    expected = full.sampled(Sample(200, seed=5))
-    for name in FRAME_NAMES:
-        pd.testing.assert_frame_equal(getattr(sampled, name), getattr(expected, name), obj=name)
-    pd.testing.assert_frame_equal(design.units, expected.sample.units)  # type: ignore[union-attr]
-    holding = int((sampled.cards["balance_pending_points"] != 0).sum())
-    by_id = int((~sampled.card_definitions["listed"]).sum())
+    beyond = _assert_sampled_from_full(sampled, full, Sample(200, seed=5))
     assert sampled.calls is not None
-    assert sampled.calls.used == LIST_CALLS + design.size + holding + by_id
+    assert sampled.calls.used == LIST_CALLS + design.size + beyond
     assert sampled.calls.used == large.plan()["used"] < 500
     assert sampled.cards["weight"].sum() == pytest.approx(MEMBERS)
 
@@ -210,9 +224,7 @@ def test_an_adaptive_sampled_pull_reads_its_pilot_then_the_rest_and_equals_the_f
     large: Sandbox, make_client: ClientFor
 ) -> None:
     sample = Sample(600, seed=2, by=("status", "joined"), bands=4)  # a pilot of 30 a stratum
-    large.set_plan("100000/hour")
-    with make_client(large) as client:
-        full = ProgramSnapshot.pull(client, progress=False)
+    full = _pulled_with_room(large, make_client)
     draw = SampleDraw(full.members, sample)
     assert draw.adaptive and draw.first.size == 240
     large.set_plan("3000/hour")
@@ -222,14 +234,9 @@ def test_an_adaptive_sampled_pull_reads_its_pilot_then_the_rest_and_equals_the_f
     assert design is not None and design.size == 600
     assert set(draw.first.units["member_id"]) <= set(design.units["member_id"])
     assert not design.strata["sampled"].equals(draw.first.strata["sampled"] * 600 // 240)
-    expected = full.sampled(sample)
-    for name in FRAME_NAMES:
-        pd.testing.assert_frame_equal(getattr(sampled, name), getattr(expected, name), obj=name)
-    pd.testing.assert_frame_equal(design.units, expected.sample.units)  # type: ignore[union-attr]
-    holding = int((sampled.cards["balance_pending_points"] != 0).sum())
-    by_id = int((~sampled.card_definitions["listed"]).sum())
+    beyond = _assert_sampled_from_full(sampled, full, sample)
     assert sampled.calls is not None
-    assert sampled.calls.used == LIST_CALLS + 600 + holding + by_id == large.plan()["used"]
+    assert sampled.calls.used == LIST_CALLS + 600 + beyond == large.plan()["used"]
 
 
 def test_an_adaptive_sampled_pull_that_cannot_read_the_whole_sample_reads_no_pilot(
@@ -256,9 +263,7 @@ def test_a_sample_of_the_cards_alone_buys_more_members_for_the_same_calls(
     large: Sandbox, make_client: ClientFor
 ) -> None:
     kinds = ["programs", "members", "cards"]
-    large.set_plan("100000/hour")
-    with make_client(large) as client:
-        snapshot = ProgramSnapshot.pull(client, progress=False, kinds=kinds, sample=600)
+    snapshot = _pulled_with_room(large, make_client, kinds=kinds, sample=600)
     design = snapshot.sample
     assert design is not None and design.size == 600
     assert snapshot.calls is not None

@@ -15,12 +15,10 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
-import pandas as pd
 import pytest
 
-from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
+from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.client._plain_page import PlainPage
-from lyt_toolkit.frames import FRAME_NAMES
 from lyt_toolkit.frames.rewards import REWARD_COSTS, REWARDS, reward_cost_rows, reward_rows
 from lyt_toolkit.frames.schema import FrameBuilder
 from lyt_toolkit.pull.assemble import RewardPages
@@ -31,7 +29,7 @@ from lyt_toolkit.snapshot.references import referenced_card_definitions
 from lyt_toolkit.synthetic import generate_program
 
 from .conftest import StartSandbox
-from .helpers import client_for
+from .helpers import assert_same_frames, pull
 
 PULL = importlib.import_module("lyt_toolkit.fill.pull")
 FRAMES = importlib.import_module("lyt_toolkit.pull.assemble")
@@ -66,12 +64,6 @@ def generated(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
         yield sb
 
 
-@pytest.fixture(params=["demo", "generated"])
-def program(request: pytest.FixtureRequest) -> Sandbox:
-    sandbox: Sandbox = request.getfixturevalue(request.param)
-    return sandbox
-
-
 @pytest.fixture
 def model_pages(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The reward pages the pull read from models (its last fallback), by size."""
@@ -100,46 +92,32 @@ def slower_pages(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return counted
 
 
-def pulled(sb: Sandbox, **kwargs: Any) -> ProgramSnapshot:
-    with client_for(sb) as client:
-        return ProgramSnapshot.pull(client, progress=False, **kwargs)
-
-
-def assert_same_frames(a: ProgramSnapshot, b: ProgramSnapshot, kinds: Any = FRAME_NAMES) -> None:
-    for name in kinds:
-        left, right = getattr(a, name), getattr(b, name)
-        pd.testing.assert_frame_equal(left, right, check_exact=True, obj=name)
-        for column in left.columns:
-            if isinstance(left[column].dtype, pd.CategoricalDtype):
-                assert list(left[column].cat.categories) == list(right[column].cat.categories)
-
-
 def test_a_snapshot_equals_one_pulled_from_models(
-    program: Sandbox,
+    each_program: Sandbox,
     model_pages: list[int],
     slower_pages: list[int],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fast = pulled(program)
+    fast = pull(each_program)
     assert model_pages == []  # every reward page was read without models
     assert slower_pages == []  # ... and in native code
     assert len(fast.rewards) > 0 and len(fast.reward_costs) > 0
     with monkeypatch.context() as patched:
         patched.setattr(PULL, "_reward_pages", ModelRewardFrames)
-        from_models = pulled(program)
+        from_models = pull(each_program)
     assert_same_frames(fast, from_models)
     found = fast.reward_costs["card_definition_found"]
     assert found.notna().any()
 
 
 def test_kinds_of_rewards_alone_equal_the_model_path(
-    program: Sandbox, monkeypatch: pytest.MonkeyPatch
+    each_program: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kinds = ["rewards", "card_definitions"]
-    fast = pulled(program, kinds=kinds)
+    fast = pull(each_program, kinds=kinds)
     with monkeypatch.context() as patched:
         patched.setattr(PULL, "_reward_pages", ModelRewardFrames)
-        from_models = pulled(program, kinds=kinds)
+        from_models = pull(each_program, kinds=kinds)
     assert_same_frames(fast, from_models, kinds)
     assert fast.reward_costs.empty
 
@@ -161,14 +139,14 @@ def reward_pages(sb: Sandbox, frames: Any) -> Any:
     return asyncio.run(read())
 
 
-def test_referenced_definitions_read_from_rows_equal_those_of_models(program: Sandbox) -> None:
+def test_referenced_definitions_read_from_rows_equal_those_of_models(each_program: Sandbox) -> None:
     with LoyaltyClient(
-        base_url=program.base_url, env_file=None, **program.credentials.as_client_kwargs()
+        base_url=each_program.base_url, env_file=None, **each_program.credentials.as_client_kwargs()
     ) as client:
         models = list(client.rewards.iter(limit=100))
     expected = referenced_card_definitions(models, (), (), (), ())
-    assert reward_pages(program, native_frames()).referenced == expected
-    assert reward_pages(program, ModelRewardFrames()).referenced == expected
+    assert reward_pages(each_program, native_frames()).referenced == expected
+    assert reward_pages(each_program, ModelRewardFrames()).referenced == expected
     spending = [s for m in models for cost in m.costs for s in cost.spending or []]
     assert spending and expected  # the program has references for the pull to read
 
@@ -178,9 +156,9 @@ def test_pages_the_native_path_refuses_are_read_the_model_free_way(
 ) -> None:
     with monkeypatch.context() as patched:
         patched.setattr(ARROW, "decode_reward_pages", lambda bodies, cursors: None)
-        slower = pulled(demo)
+        slower = pull(demo)
     assert slower_pages and sum(slower_pages) == len(slower.rewards)
-    assert_same_frames(slower, pulled(demo))
+    assert_same_frames(slower, pull(demo))
 
 
 def test_a_page_that_is_not_plain_is_read_from_models(
@@ -194,6 +172,6 @@ def test_a_page_that_is_not_plain_is_read_from_models(
         for kind in ("rewards", "reward_costs"):
             models = FRAMES.ROW_SOURCES[kind].models
             patched.setitem(FRAMES.ROW_SOURCES, kind, RowSource(not_plain, models))
-        fallen_back = pulled(demo)
+        fallen_back = pull(demo)
     assert model_pages and sum(model_pages) == len(fallen_back.rewards)
-    assert_same_frames(fallen_back, pulled(demo))
+    assert_same_frames(fallen_back, pull(demo))

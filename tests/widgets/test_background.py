@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -287,17 +288,24 @@ def test_a_background_load_that_fails_shows_why_in_the_widget(
     assert not form.refresh_button.disabled and not panel.refresh_button.disabled
 
 
+def _choose_while_answers_are_slow(widget: Any, select: str, value: str, sb: Sandbox) -> None:
+    """Load ``widget``'s choices, then, with every answer of ``sb`` 0.3 s late, choose
+    ``value`` in its dropdown ``select`` as a choice in the dropdown does: the choice returns
+    at once and the widget says it is loading (the faults stay on)."""
+    widget.refresh_button.click()
+    widget.wait()
+    sb.set_faults(delay_seconds=0.3)
+    started = time.monotonic()
+    getattr(widget, select).value = value
+    assert time.monotonic() - started < 0.25  # the comm handler returned at once
+    assert widget.loading and "Loading" in widget.status.value
+
+
 def test_choosing_a_project_lists_its_webhooks_in_the_background(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
     zone = DangerZone(client)
-    zone.refresh_button.click()
-    zone.wait()
-    fresh.set_faults(delay_seconds=0.3)
-    started = time.monotonic()
-    zone.project_select.value = "proj_NwMain01"  # what a choice in the dropdown does
-    assert time.monotonic() - started < 0.25  # the comm handler returned at once
-    assert zone.loading and "Loading" in zone.status.value
+    _choose_while_answers_are_slow(zone, "project_select", "proj_NwMain01", fresh)
     assert zone.project_select.disabled and zone.refresh_button.disabled
     assert zone.webhooks.frame.empty
     zone.project_select.value = "proj_NwStage01"  # from code: refused while the list loads
@@ -313,13 +321,7 @@ def test_choosing_a_program_lists_its_members_in_the_background(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
     panel = PendingPointsPanel(client)
-    panel.refresh_button.click()
-    panel.wait()
-    fresh.set_faults(delay_seconds=0.3)
-    started = time.monotonic()
-    panel.program_select.value = "lprg_c0ffee0001"
-    assert time.monotonic() - started < 0.25
-    assert panel.loading and "Loading" in panel.status.value
+    _choose_while_answers_are_slow(panel, "program_select", "lprg_c0ffee0001", fresh)
     assert panel.member_select.disabled and panel.card_select.disabled
     panel.wait()
     fresh.clear_faults()

@@ -24,11 +24,19 @@ def select_ids(grid, frame: pd.DataFrame, ids: list[str]) -> None:
     grid.selected_rows = [i for i, value in enumerate(frame["id"]) if value in ids]
 
 
-def test_reward_draft_panel(client: LoyaltyClient) -> None:
+def _loaded_rewards(client: LoyaltyClient, **filters: str) -> RewardDraftPanel:
+    """A reward draft panel that loaded the rewards its ``filters`` let through (filter widget
+    name to value: ``name_filter="Latte"``)."""
     panel = RewardDraftPanel(client)
-    panel.name_filter.value = "Latte"
+    for name, value in filters.items():
+        getattr(panel, name).value = value
     panel.load_button.click()
     panel.wait()
+    return panel
+
+
+def test_reward_draft_panel(client: LoyaltyClient) -> None:
+    panel = _loaded_rewards(client, name_filter="Latte")
     ids = list(panel.rewards["id"])
     assert list(panel.rewards_grid.df["id"]) == ids  # the grid shows what was loaded
     names = {client.rewards.get(i).name for i in ids}
@@ -60,10 +68,7 @@ def test_reward_draft_panel(client: LoyaltyClient) -> None:
 
 
 def test_reward_type_filter(client: LoyaltyClient) -> None:
-    panel = RewardDraftPanel(client)
-    panel.type_filter.value = "DIGITAL"
-    panel.load_button.click()
-    panel.wait()
+    panel = _loaded_rewards(client, type_filter="DIGITAL")
     ids = list(panel.rewards["id"])
     assert ids and all(client.rewards.get(i).type == "DIGITAL" for i in ids)
 
