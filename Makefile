@@ -22,18 +22,18 @@ demo: $(STAMP)
 # JupyterLab, one Chromium), then the notebooks through nbval; mostly waiting on kernels
 # and pages (half a core on average), they fill what the first leaves idle. Their output is
 # kept in $(BROWSER_LOG) and shown when both streams are done; either failing fails `make test`.
+# The third job slot lets mypy and the site build at once (each shown whole when it ends).
 BROWSER_LOG := $(VENV)/test-browser.log
 
 test: $(STAMP)
 	@rm -f $(BROWSER_LOG)
-	$(MAKE) --no-print-directory -j2 test-browser test-unit; status=$$?; \
+	$(MAKE) --no-print-directory -j3 test-browser test-unit; status=$$?; \
 	  echo "--- tests/browser, then nbval ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
 
 test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
-	$(MAKE) typecheck
-	$(MAKE) docs
+	$(MAKE) --no-print-directory --output-sync=target typecheck docs
 	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser
 
 # Its own pytest cache: the unit tests' run beside it writes the default one.
