@@ -8,6 +8,7 @@ twice, whether the two modules run on one worker or on two.
 from __future__ import annotations
 
 import fcntl
+import os
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,9 @@ from wheel_building import build_wheel
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel of this checkout (``build_wheel``), shared by the workers of one run."""
-    if worker_id == "master":  # no xdist: this session is the whole run
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # no xdist: this session is the whole run
         return build_wheel(tmp_path_factory.mktemp("wheel-build"))
     shared = tmp_path_factory.getbasetemp().parent / "packaging-wheel"
     shared.mkdir(exist_ok=True)
