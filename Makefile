@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 NOTEBOOKS_STAMP := $(VENV)/.notebooks-installed
 
-.PHONY: demo test docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
+.PHONY: demo test test-unit test-browser docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
 
 $(STAMP): pyproject.toml constraints.txt lyt_toolkit/_version.py
 	$(PYTHON) -m venv $(VENV)
@@ -17,16 +17,30 @@ $(STAMP): pyproject.toml constraints.txt lyt_toolkit/_version.py
 demo: $(STAMP)
 	$(BIN)/lyt demo
 
-# The browser tests (one JupyterLab, one Chromium) run on their own after the others: beside
-# the two workers they would fight them for the cores.
+# Two streams at once. One: ruff, unasync, mypy, the import contracts and the site, then the
+# unit tests on two workers (shown as they run). The other: the browser tests (one
+# JupyterLab, one Chromium), then the notebooks through nbval; mostly waiting on kernels
+# and pages (half a core on average), they fill what the first leaves idle. Their output is
+# kept in $(BROWSER_LOG) and shown when both streams are done; either failing fails `make test`.
+# The third job slot lets mypy and the site build at once (each shown whole when it ends).
+BROWSER_LOG := $(VENV)/test-browser.log
+
 test: $(STAMP)
+	@rm -f $(BROWSER_LOG)
+	$(MAKE) --no-print-directory -j3 test-browser test-unit; status=$$?; \
+	  echo "--- tests/browser, then nbval ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
+
+test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
-	$(MAKE) typecheck
-	$(MAKE) docs
+	$(MAKE) --no-print-directory --output-sync=target typecheck docs
 	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser
-	$(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly
-	$(BIN)/pytest tests/browser -p no:randomly
+
+# Its own pytest cache: the unit tests' run beside it writes the default one.
+test-browser: $(STAMP)
+	{ $(BIN)/pytest tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
+	  $(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
+	    -p no:randomly -o cache_dir=.pytest_cache/browser; } > $(BROWSER_LOG) 2>&1
 
 # The site (docs/, mkdocs.yml) into site/, every warning an error: broken links and
 # references, a public name missing from the reference (docs/_hooks/hooks.py).

@@ -28,6 +28,54 @@ from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
 settings.register_profile("lyt", deadline=None)
 settings.load_profile("lyt")
 
+LONGEST_FIRST = (
+    "packaging/test_lowest.py",
+    "snapshot/test_checkpoint.py",
+    "economics/test_what_if.py",
+    "docs/test_examples.py",
+    "actions/test_apply_processes.py",
+    "actions/test_rehearsal.py",
+    "sandbox/test_persistence.py",
+    "frames/test_pending_mask.py",
+    "economics/test_properties.py",
+    "docs/test_pages.py",
+    "packaging/test_wheel.py",
+    "snapshot/test_pull_budget.py",
+    "test_cli_budget.py",
+)
+"""The files that take longest (a minute or more each on two workers), longest first.
+
+``pytest -n 2 --dist loadfile`` hands out whole files in the order they are collected, so
+these go first and the many short files fill the workers' ends; were one of these handed
+out last, one worker would run it alone while the other idles. A file missing here only
+runs later; nothing is left out. (xdist's own reordering, by number of tests, is turned
+off: it put ``test_lowest.py``, four tests and the longest file, among the last.)
+"""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def _files_by_length(items: list[pytest.Item]) -> dict[Path, int]:
+    """Each file's rank: its place in ``LONGEST_FIRST``, then the others by number of tests."""
+    here = Path(__file__).parent
+    counts: dict[Path, int] = {}
+    for item in items:
+        counts[item.path] = counts.get(item.path, 0) + 1
+    ranked = [here / name for name in LONGEST_FIRST]
+    ranked += sorted((f for f in counts if f not in ranked), key=lambda f: -counts[f])
+    return {path: rank for rank, path in enumerate(ranked)}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not hasattr(config, "workerinput"):  # not an xdist worker: the order is left as it is
+        return
+    rank = _files_by_length(items)
+    items.sort(key=lambda item: rank.get(item.path, len(rank)))  # stable: in-file order kept
+
+
 NOW = "2026-01-15T12:00:00Z"
 """The clock sandboxes start at (the demo program's own default)."""
 

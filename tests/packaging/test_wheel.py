@@ -19,21 +19,25 @@ import venv
 from pathlib import Path
 
 import pytest
-from wheel_building import ROOT, build_wheel, outside_env, run_outside
+from wheel_building import ROOT, outside_env, run_outside
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new virtual environment holding the wheel built from this checkout; its bin folder."""
+def installed(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
+    """A new virtual environment holding the wheel built from this checkout; its bin folder.
+
+    Nothing is byte-compiled at install (``--no-compile``): Python compiles what it imports.
+    """
     work = tmp_path_factory.mktemp("wheel")
-    wheel = build_wheel(work)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     env_dir = work / "venv"
     full = os.environ.get("LYT_WHEEL_FULL_INSTALL") == "1"
     venv.create(env_dir, with_pip=full)
     python = env_dir / "bin" / "python"
     if full:
-        subprocess.run([python, "-m", "pip", "install", "--quiet", str(wheel)], check=True)
+        subprocess.run(
+            [python, "-m", "pip", "install", "--quiet", "--no-compile", str(wheel)], check=True
+        )
     else:
         site = Path(
             subprocess.check_output(
@@ -42,7 +46,16 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
         (site / "_lyt_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
         subprocess.run(
-            [*pip, "--python", str(python), "install", "--quiet", "--no-deps", str(wheel)],
+            [
+                *pip,
+                "--python",
+                str(python),
+                "install",
+                "--quiet",
+                "--no-deps",
+                "--no-compile",
+                str(wheel),
+            ],
             check=True,
         )
     return env_dir / "bin"
