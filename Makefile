@@ -25,6 +25,11 @@ demo: $(STAMP)
 # The third job slot lets mypy and the site build at once (each shown whole when it ends).
 BROWSER_LOG := $(VENV)/test-browser.log
 
+# Schemathesis gives every operation of a fuzzed document the same test ID, and xdist keeps
+# one test per ID: on the workers, all but one operation would silently not run. These files
+# run whole in the second stream instead (tests/conftest.py refuses repeated IDs on a worker).
+FUZZ := tests/sandbox/test_fuzz.py tests/sandbox/test_hostile_reference_fuzz.py
+
 test: $(STAMP)
 	@rm -f $(BROWSER_LOG)
 	$(MAKE) --no-print-directory -j3 test-browser test-unit; status=$$?; \
@@ -34,11 +39,13 @@ test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
 	$(MAKE) --no-print-directory --output-sync=target typecheck docs
-	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser
+	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser $(FUZZ:%=--ignore=%)
 
-# Its own pytest cache: the unit tests' run beside it writes the default one.
+# The fuzzed documents (FUZZ), the browser tests, then nbval. Its own pytest cache: the unit
+# tests' run beside it writes the default one.
 test-browser: $(STAMP)
-	{ $(BIN)/pytest tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
+	{ $(BIN)/pytest $(FUZZ) -o cache_dir=.pytest_cache/browser && \
+	  $(BIN)/pytest tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
 	  $(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
 	    -p no:randomly -o cache_dir=.pytest_cache/browser; } > $(BROWSER_LOG) 2>&1
 

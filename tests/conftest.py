@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -56,6 +57,19 @@ off: it put ``test_lowest.py``, four tests and the longest file, among the last.
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    """xdist runs one test per ID: a repeated one (schemathesis gives each operation of a
+    document its function's ID) would silently leave the others unrun, so the run stops."""
+    counts = Counter(ids)
+    repeated = sorted(nodeid for nodeid, count in counts.items() if count > 1)
+    if repeated:
+        raise pytest.UsageError(
+            f"test IDs repeat, and xdist would run one of each: {', '.join(repeated)}; run "
+            "their files without -n (the Makefile's FUZZ)"
+        )
 
 
 def _files_by_length(items: list[pytest.Item]) -> dict[Path, int]:
