@@ -7,7 +7,7 @@ data cannot give is NA, never 0 or inf.
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import StrEnum, auto
 
 from .._keyed import keyed
 from ..frames.schema import (
@@ -58,17 +58,17 @@ PER_POINT = "minor units per point (the service's minor currency units, e.g. cen
 class ValueSource(StrEnum):
     """Where the value a reward's points buy comes from."""
 
-    GIFT_VOUCHER_BALANCE = "gift_voucher_balance"
-    CARD_POINTS = "card_points"
-    PRICE = "price"
+    GIFT_VOUCHER_BALANCE = auto()
+    CARD_POINTS = auto()
+    PRICE = auto()
 
 
 class PointValueSource(StrEnum):
     """Where a card definition's low / median / high value per point comes from."""
 
-    OBSERVED = "observed"
-    OVERRIDE = "override"
-    NONE = "none"
+    OBSERVED = auto()
+    OVERRIDE = auto()
+    NONE = auto()
 
 
 def _card_definition() -> tuple[Column, Column]:
@@ -352,9 +352,9 @@ DEFINITION_CHANGE = Schema(
 class MispricingChange(StrEnum):
     """How a reward cost's mispricing changes in a what-if."""
 
-    APPEARED = "appeared"
-    RESOLVED = "resolved"
-    CHANGED = "changed"
+    APPEARED = auto()
+    RESOLVED = auto()
+    CHANGED = auto()
 
 
 MISPRICING_CHANGE = Schema(

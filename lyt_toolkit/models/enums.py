@@ -8,7 +8,7 @@ the raw JSON values.
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import StrEnum, auto
 
 __all__ = [
     "SCOPES",
@@ -58,163 +58,172 @@ __all__ = [
 ]
 
 
-class CardDefinitionType(StrEnum):
-    INDIVIDUAL = "INDIVIDUAL"
+class _WireEnum(StrEnum):
+    """A ``str`` enum whose members' values are their names, as the interface spells
+    them: ``DRAFT = auto()`` is ``"DRAFT"``."""
+
+    @staticmethod
+    def _generate_next_value_(name: str, start: int, count: int, last_values: list[str]) -> str:
+        return name
 
 
-class CardDefinitionStatus(StrEnum):
-    DRAFT = "DRAFT"
-    ACTIVE = "ACTIVE"
-    DELETED = "DELETED"
+class CardDefinitionType(_WireEnum):
+    INDIVIDUAL = auto()
 
 
-class TierStructureType(StrEnum):
-    POINT_BALANCE = "POINT_BALANCE"
-    POINT_EARNED = "POINT_EARNED"
+class CardDefinitionStatus(_WireEnum):
+    DRAFT = auto()
+    ACTIVE = auto()
+    DELETED = auto()
 
 
-class TierStructureStatus(StrEnum):
-    DRAFT = "DRAFT"
-    ACTIVE = "ACTIVE"
-    INACTIVE = "INACTIVE"
-    DELETED = "DELETED"
+class TierStructureType(_WireEnum):
+    POINT_BALANCE = auto()
+    POINT_EARNED = auto()
 
 
-class RewardType(StrEnum):
-    MATERIAL = "MATERIAL"
-    DIGITAL = "DIGITAL"
+class TierStructureStatus(_WireEnum):
+    DRAFT = auto()
+    ACTIVE = auto()
+    INACTIVE = auto()
+    DELETED = auto()
 
 
-class RewardStatus(StrEnum):
-    ACTIVE = "ACTIVE"
-    DRAFT = "DRAFT"
-    INACTIVE = "INACTIVE"
-    DELETED = "DELETED"
+class RewardType(_WireEnum):
+    MATERIAL = auto()
+    DIGITAL = auto()
 
 
-class ValidityHoursType(StrEnum):
-    ANY_TIME = "ANY_TIME"
-    DAILY = "DAILY"
+class RewardStatus(_WireEnum):
+    ACTIVE = auto()
+    DRAFT = auto()
+    INACTIVE = auto()
+    DELETED = auto()
 
 
-class BenefitType(StrEnum):
-    POINTS = "POINTS"
-    POINTS_PROPORTIONAL = "POINTS_PROPORTIONAL"
-    MATERIAL = "MATERIAL"
-    DIGITAL = "DIGITAL"
+class ValidityHoursType(_WireEnum):
+    ANY_TIME = auto()
+    DAILY = auto()
 
 
-class BenefitStatus(StrEnum):
-    DRAFT = "DRAFT"
-    ACTIVE = "ACTIVE"
-    DELETED = "DELETED"
+class BenefitType(_WireEnum):
+    POINTS = auto()
+    POINTS_PROPORTIONAL = auto()
+    MATERIAL = auto()
+    DIGITAL = auto()
 
 
-class BenefitCreateStatus(StrEnum):
+class BenefitStatus(_WireEnum):
+    DRAFT = auto()
+    ACTIVE = auto()
+    DELETED = auto()
+
+
+class BenefitCreateStatus(_WireEnum):
     """Statuses a benefit may be created with."""
 
-    DRAFT = "DRAFT"
-    ACTIVE = "ACTIVE"
+    DRAFT = auto()
+    ACTIVE = auto()
 
 
-class StockType(StrEnum):
-    UNLIMITED = "UNLIMITED"
-    LIMITED = "LIMITED"
+class StockType(_WireEnum):
+    UNLIMITED = auto()
+    LIMITED = auto()
 
 
-class DigitalBenefitType(StrEnum):
-    GIFT_VOUCHERS = "GIFT_VOUCHERS"
-    DISCOUNT_COUPONS = "DISCOUNT_COUPONS"
+class DigitalBenefitType(_WireEnum):
+    GIFT_VOUCHERS = auto()
+    DISCOUNT_COUPONS = auto()
 
 
-class CampaignType(StrEnum):
+class CampaignType(_WireEnum):
     """Campaign kinds the sandbox knows; digital benefits must match them."""
 
-    DISCOUNT_COUPONS = "DISCOUNT_COUPONS"
-    GIFT_VOUCHERS = "GIFT_VOUCHERS"
-    PROMOTION = "PROMOTION"
+    DISCOUNT_COUPONS = auto()
+    GIFT_VOUCHERS = auto()
+    PROMOTION = auto()
 
 
-class ProgramStatus(StrEnum):
-    ACTIVE = "ACTIVE"
-    INACTIVE = "INACTIVE"
-    DRAFT = "DRAFT"
-    DELETED = "DELETED"
+class ProgramStatus(_WireEnum):
+    ACTIVE = auto()
+    INACTIVE = auto()
+    DRAFT = auto()
+    DELETED = auto()
 
 
-class MemberStatus(StrEnum):
-    ACTIVE = "ACTIVE"
-    INACTIVE = "INACTIVE"
-    DELETED = "DELETED"
+class MemberStatus(_WireEnum):
+    ACTIVE = auto()
+    INACTIVE = auto()
+    DELETED = auto()
 
 
-class PendingBucketStatus(StrEnum):
-    PENDING = "PENDING"
-    ACTIVATED = "ACTIVATED"
-    CANCELED = "CANCELED"
-    DELETED = "DELETED"
+class PendingBucketStatus(_WireEnum):
+    PENDING = auto()
+    ACTIVATED = auto()
+    CANCELED = auto()
+    DELETED = auto()
 
 
-class PendingPointsType(StrEnum):
-    IMMEDIATE = "IMMEDIATE"
-    PERIOD_BASED = "PERIOD_BASED"
-    FIXED_DATES = "FIXED_DATES"
-    EVENT_BASED = "EVENT_BASED"
+class PendingPointsType(_WireEnum):
+    IMMEDIATE = auto()
+    PERIOD_BASED = auto()
+    FIXED_DATES = auto()
+    EVENT_BASED = auto()
 
 
-class PointsExpirationType(StrEnum):
-    NO_EXPIRATION = "NO_EXPIRATION"
-    ROLLING_EXPIRATION = "ROLLING_EXPIRATION"
-    CALENDAR_EXPIRATION = "CALENDAR_EXPIRATION"
-    SLIDING_EXPIRATION = "SLIDING_EXPIRATION"
+class PointsExpirationType(_WireEnum):
+    NO_EXPIRATION = auto()
+    ROLLING_EXPIRATION = auto()
+    CALENDAR_EXPIRATION = auto()
+    SLIDING_EXPIRATION = auto()
 
 
-class LimitsType(StrEnum):
-    NO_LIMIT = "NO_LIMIT"
-    LIMITED = "LIMITED"
+class LimitsType(_WireEnum):
+    NO_LIMIT = auto()
+    LIMITED = auto()
 
 
-class CardTransactionType(StrEnum):
-    ADMIN_CREDIT = "ADMIN_CREDIT"
-    ADMIN_DEBIT = "ADMIN_DEBIT"
-    ADMIN_POINTS_EXPIRATION = "ADMIN_POINTS_EXPIRATION"
-    POINTS_EARNED = "POINTS_EARNED"
-    POINTS_SPENT_ON_REWARD = "POINTS_SPENT_ON_REWARD"
-    POINTS_PURCHASED = "POINTS_PURCHASED"
-    POINTS_PURCHASE_REVERSED = "POINTS_PURCHASE_REVERSED"
-    POINTS_SPENT_ON_ORDER = "POINTS_SPENT_ON_ORDER"
-    POINTS_REFUNDED = "POINTS_REFUNDED"
-    POINTS_RETURNED = "POINTS_RETURNED"
-    POINTS_EXPIRED = "POINTS_EXPIRED"
-    PENDING_POINTS_ADDED = "PENDING_POINTS_ADDED"
-    PENDING_POINTS_ACTIVATED = "PENDING_POINTS_ACTIVATED"
-    PENDING_POINTS_CANCELED = "PENDING_POINTS_CANCELED"
+class CardTransactionType(_WireEnum):
+    ADMIN_CREDIT = auto()
+    ADMIN_DEBIT = auto()
+    ADMIN_POINTS_EXPIRATION = auto()
+    POINTS_EARNED = auto()
+    POINTS_SPENT_ON_REWARD = auto()
+    POINTS_PURCHASED = auto()
+    POINTS_PURCHASE_REVERSED = auto()
+    POINTS_SPENT_ON_ORDER = auto()
+    POINTS_REFUNDED = auto()
+    POINTS_RETURNED = auto()
+    POINTS_EXPIRED = auto()
+    PENDING_POINTS_ADDED = auto()
+    PENDING_POINTS_ACTIVATED = auto()
+    PENDING_POINTS_CANCELED = auto()
 
 
-class CardTransactionStatus(StrEnum):
-    PENDING = "PENDING"
-    PROCESSING = "PROCESSING"
-    APPROVED = "APPROVED"
-    REJECTED = "REJECTED"
+class CardTransactionStatus(_WireEnum):
+    PENDING = auto()
+    PROCESSING = auto()
+    APPROVED = auto()
+    REJECTED = auto()
 
 
-class ActivationStatus(StrEnum):
-    TRANSACTION_CREATED = "TRANSACTION_CREATED"
-    NO_ACTIVATION = "NO_ACTIVATION"
+class ActivationStatus(_WireEnum):
+    TRANSACTION_CREATED = auto()
+    NO_ACTIVATION = auto()
 
 
-class DiscountType(StrEnum):
-    AMOUNT = "AMOUNT"
-    PERCENT = "PERCENT"
-    FIXED = "FIXED"
-    UNIT = "UNIT"
+class DiscountType(_WireEnum):
+    AMOUNT = auto()
+    PERCENT = auto()
+    FIXED = auto()
+    UNIT = auto()
     """Also the wire type of the unit-multiple and shipping variants: a
     unit-multiple discount carries ``units``; shipping names the shipping product."""
 
 
-class Junction(StrEnum):
-    AND = "AND"
-    OR = "OR"
+class Junction(_WireEnum):
+    AND = auto()
+    OR = auto()
 
 
 class GrantType(StrEnum):
@@ -249,141 +258,141 @@ SCOPES: frozenset[str] = frozenset(
 # instead of failing.
 
 
-class PeriodUnit(StrEnum):
+class PeriodUnit(_WireEnum):
     """Units of the period objects (expiration, grace periods, cooldowns)."""
 
-    HOUR = "HOUR"
-    DAY = "DAY"
-    WEEK = "WEEK"
-    MONTH = "MONTH"
-    YEAR = "YEAR"
+    HOUR = auto()
+    DAY = auto()
+    WEEK = auto()
+    MONTH = auto()
+    YEAR = auto()
 
 
-class RoundingType(StrEnum):
+class RoundingType(_WireEnum):
     """How a rolling points expiration date is rounded up."""
 
-    END_OF_MONTH = "END_OF_MONTH"
-    END_OF_QUARTER = "END_OF_QUARTER"
-    END_OF_HALF_YEAR = "END_OF_HALF_YEAR"
-    END_OF_YEAR = "END_OF_YEAR"
-    END_OF_PARTICULAR_MONTH = "END_OF_PARTICULAR_MONTH"
+    END_OF_MONTH = auto()
+    END_OF_QUARTER = auto()
+    END_OF_HALF_YEAR = auto()
+    END_OF_YEAR = auto()
+    END_OF_PARTICULAR_MONTH = auto()
 
 
-class RefundType(StrEnum):
+class RefundType(_WireEnum):
     """Whether points (or a reward) can be refunded."""
 
-    NONE = "NONE"
-    REFUNDABLE = "REFUNDABLE"
+    NONE = auto()
+    REFUNDABLE = auto()
 
 
-class PayWithPointsType(StrEnum):
+class PayWithPointsType(_WireEnum):
     """Whether card points can pay for orders."""
 
-    NO_PAYMENTS = "NO_PAYMENTS"
-    EXCHANGE_RATIO = "EXCHANGE_RATIO"
+    NO_PAYMENTS = auto()
+    EXCHANGE_RATIO = auto()
 
 
-class MaterialType(StrEnum):
+class MaterialType(_WireEnum):
     """What a material reward or benefit points at."""
 
-    PRODUCT = "PRODUCT"
-    SKU = "SKU"
+    PRODUCT = auto()
+    SKU = auto()
 
 
-class RewardDigitalType(StrEnum):
+class RewardDigitalType(_WireEnum):
     """Kinds of digital reward."""
 
-    DISCOUNT_COUPONS = "DISCOUNT_COUPONS"
-    GIFT_VOUCHERS = "GIFT_VOUCHERS"
-    LOYALTY_CARD_POINTS = "LOYALTY_CARD_POINTS"
+    DISCOUNT_COUPONS = auto()
+    GIFT_VOUCHERS = auto()
+    LOYALTY_CARD_POINTS = auto()
 
 
-class CalculationType(StrEnum):
+class CalculationType(_WireEnum):
     """What a proportional-points benefit is computed from."""
 
-    PRE_DISCOUNT_ORDER_AMOUNT = "PRE_DISCOUNT_ORDER_AMOUNT"
-    POST_DISCOUNT_ORDER_AMOUNT = "POST_DISCOUNT_ORDER_AMOUNT"
-    PRE_DISCOUNT_ORDER_ITEMS_AMOUNT = "PRE_DISCOUNT_ORDER_ITEMS_AMOUNT"
-    POST_DISCOUNT_ORDER_ITEMS_AMOUNT = "POST_DISCOUNT_ORDER_ITEMS_AMOUNT"
-    ORDER_ITEMS_QUANTITY = "ORDER_ITEMS_QUANTITY"
-    ORDER_METADATA_VALUE = "ORDER_METADATA_VALUE"
-    CUSTOMER_METADATA_VALUE = "CUSTOMER_METADATA_VALUE"
-    CUSTOM_EVENT_METADATA_VALUE = "CUSTOM_EVENT_METADATA_VALUE"
+    PRE_DISCOUNT_ORDER_AMOUNT = auto()
+    POST_DISCOUNT_ORDER_AMOUNT = auto()
+    PRE_DISCOUNT_ORDER_ITEMS_AMOUNT = auto()
+    POST_DISCOUNT_ORDER_ITEMS_AMOUNT = auto()
+    ORDER_ITEMS_QUANTITY = auto()
+    ORDER_METADATA_VALUE = auto()
+    CUSTOMER_METADATA_VALUE = auto()
+    CUSTOM_EVENT_METADATA_VALUE = auto()
 
 
-class TierExpirationType(StrEnum):
+class TierExpirationType(_WireEnum):
     """How long a member keeps a tier."""
 
-    NO_EXPIRATION = "NO_EXPIRATION"
-    NO_RETENTION = "NO_RETENTION"
-    SLIDING_EXPIRATION = "SLIDING_EXPIRATION"
-    FIXED_DURATION = "FIXED_DURATION"
-    CALENDAR_EXPIRATION = "CALENDAR_EXPIRATION"
+    NO_EXPIRATION = auto()
+    NO_RETENTION = auto()
+    SLIDING_EXPIRATION = auto()
+    FIXED_DURATION = auto()
+    CALENDAR_EXPIRATION = auto()
 
 
-class DowngradeType(StrEnum):
+class DowngradeType(_WireEnum):
     """How far a member drops when a tier lapses."""
 
-    MULTI_LEVEL = "MULTI_LEVEL"
-    SINGLE_LEVEL = "SINGLE_LEVEL"
-    NO_DOWNGRADE = "NO_DOWNGRADE"
+    MULTI_LEVEL = auto()
+    SINGLE_LEVEL = auto()
+    NO_DOWNGRADE = auto()
 
 
-class PointEarnedType(StrEnum):
+class PointEarnedType(_WireEnum):
     """When earned points count towards a tier."""
 
-    IMMEDIATELY = "IMMEDIATELY"
-    NEXT_TRACKING_PERIOD = "NEXT_TRACKING_PERIOD"
+    IMMEDIATELY = auto()
+    NEXT_TRACKING_PERIOD = auto()
 
 
-class MemberRole(StrEnum):
+class MemberRole(_WireEnum):
     """A member's role on a card."""
 
-    OWNER = "OWNER"
-    MEMBER = "MEMBER"
+    OWNER = auto()
+    MEMBER = auto()
 
 
-class OrderStatus(StrEnum):
+class OrderStatus(_WireEnum):
     """Lifecycle of an order."""
 
-    CREATED = "CREATED"
-    PAID = "PAID"
-    CANCELED = "CANCELED"
-    FULFILLED = "FULFILLED"
+    CREATED = auto()
+    PAID = auto()
+    CANCELED = auto()
+    FULFILLED = auto()
 
 
-class AmountEffect(StrEnum):
+class AmountEffect(_WireEnum):
     """Where an amount discount lands."""
 
-    APPLY_TO_ORDER = "APPLY_TO_ORDER"
-    APPLY_TO_ITEMS = "APPLY_TO_ITEMS"
-    APPLY_TO_ITEMS_PROPORTIONALLY = "APPLY_TO_ITEMS_PROPORTIONALLY"
-    APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY = "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY"
-    APPLY_TO_ITEMS_BY_QUANTITY = "APPLY_TO_ITEMS_BY_QUANTITY"
+    APPLY_TO_ORDER = auto()
+    APPLY_TO_ITEMS = auto()
+    APPLY_TO_ITEMS_PROPORTIONALLY = auto()
+    APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY = auto()
+    APPLY_TO_ITEMS_BY_QUANTITY = auto()
 
 
-class PercentEffect(StrEnum):
+class PercentEffect(_WireEnum):
     """Where a percent or fixed discount lands."""
 
-    APPLY_TO_ORDER = "APPLY_TO_ORDER"
-    APPLY_TO_ITEMS = "APPLY_TO_ITEMS"
+    APPLY_TO_ORDER = auto()
+    APPLY_TO_ITEMS = auto()
 
 
 FixedEffect = PercentEffect
 
 
-class UnitEffect(StrEnum):
+class UnitEffect(_WireEnum):
     """How a unit discount changes the order's items."""
 
-    ADD_MISSING_ITEMS = "ADD_MISSING_ITEMS"
-    ADD_NEW_ITEMS = "ADD_NEW_ITEMS"
-    ADD_MANY_ITEMS = "ADD_MANY_ITEMS"
-    ADD_SAME_ITEMS = "ADD_SAME_ITEMS"
+    ADD_MISSING_ITEMS = auto()
+    ADD_NEW_ITEMS = auto()
+    ADD_MANY_ITEMS = auto()
+    ADD_SAME_ITEMS = auto()
 
 
-class ItemEffect(StrEnum):
+class ItemEffect(_WireEnum):
     """Which matching items of an order a discount applies to."""
 
-    APPLY_TO_EVERY = "APPLY_TO_EVERY"
-    APPLY_TO_CHEAPEST = "APPLY_TO_CHEAPEST"
-    APPLY_TO_MOST_EXPENSIVE = "APPLY_TO_MOST_EXPENSIVE"
+    APPLY_TO_EVERY = auto()
+    APPLY_TO_CHEAPEST = auto()
+    APPLY_TO_MOST_EXPENSIVE = auto()
