@@ -55,10 +55,11 @@ __all__ = [
     "TierStructureType",
     "UnitEffect",
     "ValidityHoursType",
+    "WireEnum",
 ]
 
 
-class _WireEnum(StrEnum):
+class WireEnum(StrEnum):
     """A ``str`` enum whose members' values are their names, as the interface spells
     them: ``DRAFT = auto()`` is ``"DRAFT"``."""
 
@@ -67,76 +68,76 @@ class _WireEnum(StrEnum):
         return name
 
 
-class CardDefinitionType(_WireEnum):
+class CardDefinitionType(WireEnum):
     INDIVIDUAL = auto()
 
 
-class CardDefinitionStatus(_WireEnum):
+class CardDefinitionStatus(WireEnum):
     DRAFT = auto()
     ACTIVE = auto()
     DELETED = auto()
 
 
-class TierStructureType(_WireEnum):
+class TierStructureType(WireEnum):
     POINT_BALANCE = auto()
     POINT_EARNED = auto()
 
 
-class TierStructureStatus(_WireEnum):
+class TierStructureStatus(WireEnum):
     DRAFT = auto()
     ACTIVE = auto()
     INACTIVE = auto()
     DELETED = auto()
 
 
-class RewardType(_WireEnum):
+class RewardType(WireEnum):
     MATERIAL = auto()
     DIGITAL = auto()
 
 
-class RewardStatus(_WireEnum):
+class RewardStatus(WireEnum):
     ACTIVE = auto()
     DRAFT = auto()
     INACTIVE = auto()
     DELETED = auto()
 
 
-class ValidityHoursType(_WireEnum):
+class ValidityHoursType(WireEnum):
     ANY_TIME = auto()
     DAILY = auto()
 
 
-class BenefitType(_WireEnum):
+class BenefitType(WireEnum):
     POINTS = auto()
     POINTS_PROPORTIONAL = auto()
     MATERIAL = auto()
     DIGITAL = auto()
 
 
-class BenefitStatus(_WireEnum):
+class BenefitStatus(WireEnum):
     DRAFT = auto()
     ACTIVE = auto()
     DELETED = auto()
 
 
-class BenefitCreateStatus(_WireEnum):
+class BenefitCreateStatus(WireEnum):
     """Statuses a benefit may be created with."""
 
     DRAFT = auto()
     ACTIVE = auto()
 
 
-class StockType(_WireEnum):
+class StockType(WireEnum):
     UNLIMITED = auto()
     LIMITED = auto()
 
 
-class DigitalBenefitType(_WireEnum):
+class DigitalBenefitType(WireEnum):
     GIFT_VOUCHERS = auto()
     DISCOUNT_COUPONS = auto()
 
 
-class CampaignType(_WireEnum):
+class CampaignType(WireEnum):
     """Campaign kinds the sandbox knows; digital benefits must match them."""
 
     DISCOUNT_COUPONS = auto()
@@ -144,46 +145,46 @@ class CampaignType(_WireEnum):
     PROMOTION = auto()
 
 
-class ProgramStatus(_WireEnum):
+class ProgramStatus(WireEnum):
     ACTIVE = auto()
     INACTIVE = auto()
     DRAFT = auto()
     DELETED = auto()
 
 
-class MemberStatus(_WireEnum):
+class MemberStatus(WireEnum):
     ACTIVE = auto()
     INACTIVE = auto()
     DELETED = auto()
 
 
-class PendingBucketStatus(_WireEnum):
+class PendingBucketStatus(WireEnum):
     PENDING = auto()
     ACTIVATED = auto()
     CANCELED = auto()
     DELETED = auto()
 
 
-class PendingPointsType(_WireEnum):
+class PendingPointsType(WireEnum):
     IMMEDIATE = auto()
     PERIOD_BASED = auto()
     FIXED_DATES = auto()
     EVENT_BASED = auto()
 
 
-class PointsExpirationType(_WireEnum):
+class PointsExpirationType(WireEnum):
     NO_EXPIRATION = auto()
     ROLLING_EXPIRATION = auto()
     CALENDAR_EXPIRATION = auto()
     SLIDING_EXPIRATION = auto()
 
 
-class LimitsType(_WireEnum):
+class LimitsType(WireEnum):
     NO_LIMIT = auto()
     LIMITED = auto()
 
 
-class CardTransactionType(_WireEnum):
+class CardTransactionType(WireEnum):
     ADMIN_CREDIT = auto()
     ADMIN_DEBIT = auto()
     ADMIN_POINTS_EXPIRATION = auto()
@@ -200,19 +201,19 @@ class CardTransactionType(_WireEnum):
     PENDING_POINTS_CANCELED = auto()
 
 
-class CardTransactionStatus(_WireEnum):
+class CardTransactionStatus(WireEnum):
     PENDING = auto()
     PROCESSING = auto()
     APPROVED = auto()
     REJECTED = auto()
 
 
-class ActivationStatus(_WireEnum):
+class ActivationStatus(WireEnum):
     TRANSACTION_CREATED = auto()
     NO_ACTIVATION = auto()
 
 
-class DiscountType(_WireEnum):
+class DiscountType(WireEnum):
     AMOUNT = auto()
     PERCENT = auto()
     FIXED = auto()
@@ -221,7 +222,7 @@ class DiscountType(_WireEnum):
     unit-multiple discount carries ``units``; shipping names the shipping product."""
 
 
-class Junction(_WireEnum):
+class Junction(WireEnum):
     AND = auto()
     OR = auto()
 
@@ -258,7 +259,7 @@ SCOPES: frozenset[str] = frozenset(
 # instead of failing.
 
 
-class PeriodUnit(_WireEnum):
+class PeriodUnit(WireEnum):
     """Units of the period objects (expiration, grace periods, cooldowns)."""
 
     HOUR = auto()
@@ -268,7 +269,7 @@ class PeriodUnit(_WireEnum):
     YEAR = auto()
 
 
-class RoundingType(_WireEnum):
+class RoundingType(WireEnum):
     """How a rolling points expiration date is rounded up."""
 
     END_OF_MONTH = auto()
@@ -278,28 +279,28 @@ class RoundingType(_WireEnum):
     END_OF_PARTICULAR_MONTH = auto()
 
 
-class RefundType(_WireEnum):
+class RefundType(WireEnum):
     """Whether points (or a reward) can be refunded."""
 
     NONE = auto()
     REFUNDABLE = auto()
 
 
-class PayWithPointsType(_WireEnum):
+class PayWithPointsType(WireEnum):
     """Whether card points can pay for orders."""
 
     NO_PAYMENTS = auto()
     EXCHANGE_RATIO = auto()
 
 
-class MaterialType(_WireEnum):
+class MaterialType(WireEnum):
     """What a material reward or benefit points at."""
 
     PRODUCT = auto()
     SKU = auto()
 
 
-class RewardDigitalType(_WireEnum):
+class RewardDigitalType(WireEnum):
     """Kinds of digital reward."""
 
     DISCOUNT_COUPONS = auto()
@@ -307,7 +308,7 @@ class RewardDigitalType(_WireEnum):
     LOYALTY_CARD_POINTS = auto()
 
 
-class CalculationType(_WireEnum):
+class CalculationType(WireEnum):
     """What a proportional-points benefit is computed from."""
 
     PRE_DISCOUNT_ORDER_AMOUNT = auto()
@@ -320,7 +321,7 @@ class CalculationType(_WireEnum):
     CUSTOM_EVENT_METADATA_VALUE = auto()
 
 
-class TierExpirationType(_WireEnum):
+class TierExpirationType(WireEnum):
     """How long a member keeps a tier."""
 
     NO_EXPIRATION = auto()
@@ -330,7 +331,7 @@ class TierExpirationType(_WireEnum):
     CALENDAR_EXPIRATION = auto()
 
 
-class DowngradeType(_WireEnum):
+class DowngradeType(WireEnum):
     """How far a member drops when a tier lapses."""
 
     MULTI_LEVEL = auto()
@@ -338,21 +339,21 @@ class DowngradeType(_WireEnum):
     NO_DOWNGRADE = auto()
 
 
-class PointEarnedType(_WireEnum):
+class PointEarnedType(WireEnum):
     """When earned points count towards a tier."""
 
     IMMEDIATELY = auto()
     NEXT_TRACKING_PERIOD = auto()
 
 
-class MemberRole(_WireEnum):
+class MemberRole(WireEnum):
     """A member's role on a card."""
 
     OWNER = auto()
     MEMBER = auto()
 
 
-class OrderStatus(_WireEnum):
+class OrderStatus(WireEnum):
     """Lifecycle of an order."""
 
     CREATED = auto()
@@ -361,7 +362,7 @@ class OrderStatus(_WireEnum):
     FULFILLED = auto()
 
 
-class AmountEffect(_WireEnum):
+class AmountEffect(WireEnum):
     """Where an amount discount lands."""
 
     APPLY_TO_ORDER = auto()
@@ -371,7 +372,7 @@ class AmountEffect(_WireEnum):
     APPLY_TO_ITEMS_BY_QUANTITY = auto()
 
 
-class PercentEffect(_WireEnum):
+class PercentEffect(WireEnum):
     """Where a percent or fixed discount lands."""
 
     APPLY_TO_ORDER = auto()
@@ -381,7 +382,7 @@ class PercentEffect(_WireEnum):
 FixedEffect = PercentEffect
 
 
-class UnitEffect(_WireEnum):
+class UnitEffect(WireEnum):
     """How a unit discount changes the order's items."""
 
     ADD_MISSING_ITEMS = auto()
@@ -390,7 +391,7 @@ class UnitEffect(_WireEnum):
     ADD_SAME_ITEMS = auto()
 
 
-class ItemEffect(_WireEnum):
+class ItemEffect(WireEnum):
     """Which matching items of an order a discount applies to."""
 
     APPLY_TO_EVERY = auto()
