@@ -4,6 +4,7 @@ Every test directory serves its own sandbox(es) through ``start_sandbox`` so its
 data, and for the client tests their distinctive credentials, stay its own.
 ``sandbox`` and ``restore`` serve the sandbox tests; a directory that defines a
 session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after).
+``generated``, a generated program only read, is the second of ``each_program``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hypothesis import settings
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
+from lyt_toolkit.synthetic import generate_program
 
 # Property tests judge behaviour, not speed: on a loaded two-core machine a single example
 # can take longer than Hypothesis' default 200 ms deadline without anything being wrong.
@@ -171,6 +173,17 @@ def configure_lyt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[
             monkeypatch.setenv(key, value)
 
     return configure
+
+
+@pytest.fixture(scope="session")
+def generated() -> Iterator[Sandbox]:
+    """A generated program of 230 rewards (five pages of 50) on its own clock, for reads only;
+    the second program of ``each_program``."""
+    program = generate_program(
+        rewards=230, benefits=130, card_definitions=10, tier_structures=10, members=10, seed=3
+    )
+    with _start_sandbox(program, now=program["now"]) as sb:
+        yield sb
 
 
 @pytest.fixture(params=["demo", "generated"])

@@ -92,6 +92,29 @@ def test_a_budget_one_call_short_is_refused_before_the_first_call(
     )
 
 
+def _stopped_by_the_budget(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    log: Path,
+    name: str,
+    count: int,
+    *,
+    calls: int,
+    concurrency: int,
+) -> tuple[actions.CreateBenefits, QuotaExhaustedError]:
+    """A plan creating ``count`` benefits named ``name``, run with ``concurrency`` and ``log``
+    on a budget of ``calls`` once ``client`` learned it: the budget stops it, and no item is
+    left in doubt. The plan, and the error that stopped it."""
+    plan = actions.create_benefits(benefit_rows(name, count))
+    fresh.set_plan(f"{calls + LEARN}/hour")
+    learned(client)
+    with pytest.raises(QuotaExhaustedError) as raised:
+        plan.execute(client, log=log, allow_partial=True, concurrency=concurrency, progress=False)
+    state = ActionLog(log).state(plan.action)
+    assert not any(state.in_doubt(item.target) for item in plan.items)
+    return plan, raised.value
+
+
 def test_a_plan_stopped_by_the_budget_resumes_after_the_reset_each_item_done_once(
     client: LoyaltyClient,
     fresh: Sandbox,
@@ -99,17 +122,13 @@ def test_a_plan_stopped_by_the_budget_resumes_after_the_reset_each_item_done_onc
     tmp_path: Path,
 ) -> None:
     log = tmp_path / "stopped.jsonl"
-    plan = actions.create_benefits(benefit_rows("Stopped", 10))
-    fresh.set_plan(f"{6 + LEARN}/hour")
-    learned(client)
-    with pytest.raises(QuotaExhaustedError) as raised:
-        plan.execute(client, log=log, allow_partial=True, concurrency=1, progress=False)
-    assert "run execute again with the same log after the reset" in "".join(
-        getattr(raised.value, "__notes__", [])
+    plan, stopped = _stopped_by_the_budget(
+        client, fresh, log, "Stopped", 10, calls=6, concurrency=1
     )
-    state = ActionLog(log).state(plan.action)
-    assert len(state.succeeded) == 6
-    assert not any(state.in_doubt(item.target) for item in plan.items)
+    assert "run execute again with the same log after the reset" in "".join(
+        getattr(stopped, "__notes__", [])
+    )
+    assert len(ActionLog(log).state(plan.action).succeeded) == 6
     assert fresh.plan()["used"] == 6 + LEARN
 
     fresh.advance_clock(3600)  # the window resets on the sandbox's clock
@@ -135,15 +154,9 @@ def test_a_concurrent_run_stopped_by_the_budget_loses_and_repeats_nothing(
     tmp_path: Path,
 ) -> None:
     log = tmp_path / "concurrent.jsonl"
-    plan = actions.create_benefits(benefit_rows("Concurrent", 20))
-    fresh.set_plan(f"{12 + LEARN}/hour")
-    learned(client)
-    with pytest.raises(QuotaExhaustedError):
-        plan.execute(client, log=log, allow_partial=True, concurrency=4, progress=False)
-    state = ActionLog(log).state(plan.action)
+    plan, _ = _stopped_by_the_budget(client, fresh, log, "Concurrent", 20, calls=12, concurrency=4)
     created = fresh.plan()["used"] - LEARN  # every counted call was one item's write
-    assert 0 < len(state.succeeded) == created <= 12
-    assert not any(state.in_doubt(item.target) for item in plan.items)
+    assert 0 < len(ActionLog(log).state(plan.action).succeeded) == created <= 12
 
     fresh.advance_clock(3600)
     with make_client(fresh) as later:

@@ -62,6 +62,13 @@ def _outcomes(results: pd.DataFrame) -> dict[str, str]:
     return dict(zip(results["call"], results["outcome"], strict=True))
 
 
+def _applied_again(client: LoyaltyClient, path: Path, log: Path) -> dict[str, str]:
+    """Each call's outcome when the plan saved at ``path`` is applied again with ``log``."""
+    return _outcomes(
+        ChangePlan.load(path).apply(client, log=log, allow_destroy=True, progress=False)
+    )
+
+
 def _live(client: LoyaltyClient) -> dict[str, Any]:
     after = pull(client)
     return {
@@ -216,10 +223,7 @@ def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
     assert (halfway["bucket"], halfway["tiers"], halfway["bonus"]) == ("ACTIVATED", tiers_before, 1)
 
     # The reward and bucket differ from the base now, but the log says the plan did it.
-    results = ChangePlan.load(tmp_path / "plan.json").apply(
-        client, log=log, allow_destroy=True, progress=False
-    )
-    assert _outcomes(results) == {
+    assert _applied_again(client, tmp_path / "plan.json", log) == {
         "create_benefit": "skipped_already_done",
         "move_reward_to_draft": "skipped_already_done",
         "activate_pending_bucket": "skipped_already_done",
@@ -525,10 +529,7 @@ def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
     assert live["bonus"] == 1 and live["bucket"] == "PENDING"
     assert live["rewards"][targets["move_reward_to_draft"]] == "ACTIVE"
 
-    again = ChangePlan.load(tmp_path / "plan.json").apply(
-        client, log=log, allow_destroy=True, progress=False
-    )
-    assert _outcomes(again) == {
+    assert _applied_again(client, tmp_path / "plan.json", log) == {
         "create_benefit": "skipped_already_done",
         "move_reward_to_draft": "succeeded",
         "activate_pending_bucket": "succeeded",

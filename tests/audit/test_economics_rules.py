@@ -50,19 +50,20 @@ def test_a_reward_far_either_way_from_the_median_is_mispriced(audit_program: Aud
     assert "Clean Points" in generous
 
 
-def test_three_times_the_median_is_not_yet_mispriced(audit_program: Audit, clean):
-    # 0.5, 0.5 and 1500/1000 = 1.5: exactly 3x the median, not more.
-    with_gift_cards(
-        clean,
-        gift_card("lrew_0a1", 500, 1000),
-        gift_card("lrew_0a2", 1000, 2000),
-        gift_card("lrew_0a3", 1500, 1000),
-    )
-    assert _hits(audit_program(clean), "reward-mispriced").empty
-
-
-def test_two_observations_are_too_few_to_call_one_mispriced(audit_program: Audit, clean):
-    with_gift_cards(clean, gift_card("lrew_0a1", 500, 1000), gift_card("lrew_0a3", 500, 100))
+@pytest.mark.parametrize(
+    "cards",
+    [
+        # 0.5, 0.5 and 1500/1000 = 1.5: exactly 3x the median, not more.
+        pytest.param(
+            [("lrew_0a1", 500, 1000), ("lrew_0a2", 1000, 2000), ("lrew_0a3", 1500, 1000)],
+            id="three-times-the-median",
+        ),
+        # Two observations are too few to call one mispriced.
+        pytest.param([("lrew_0a1", 500, 1000), ("lrew_0a3", 500, 100)], id="two-observations"),
+    ],
+)
+def test_no_reward_is_yet_mispriced(audit_program: Audit, clean, cards):
+    with_gift_cards(clean, *(gift_card(*card) for card in cards))
     assert _hits(audit_program(clean), "reward-mispriced").empty
 
 

@@ -3,11 +3,11 @@ a sync class edited by hand, or an async one changed without generating again, f
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,12 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "unasync.py"
 
 
-def _unasync() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("unasync", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _unasync() -> SimpleNamespace:
+    """The script's functions and constants (run as a module, not as ``__main__``)."""
+    return SimpleNamespace(**runpy.run_path(str(SCRIPT)))
 
 
 def test_every_generated_sync_class_is_up_to_date() -> None:

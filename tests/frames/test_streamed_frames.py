@@ -7,7 +7,7 @@ import datetime as dt
 import importlib
 import threading
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pandas as pd
@@ -23,9 +23,7 @@ from lyt_toolkit.frames.schema import FrameBuilder, SchemaMismatchError
 from lyt_toolkit.models import Benefit, Page
 from lyt_toolkit.pull.assemble import apull_frame
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.synthetic import generate_program
 
-from .conftest import StartSandbox
 from .odd_pages import ODD_BENEFITS, benefit, page
 from .test_odd_values import ROWS, row
 
@@ -121,15 +119,6 @@ KINDS: dict[str, tuple[str, str]] = {
     "tier_structures": ("tier_structures", "tier_structures"),
     "programs": ("programs", "programs"),
 }
-
-
-@pytest.fixture(scope="module")
-def generated(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
-    program = generate_program(
-        rewards=230, benefits=130, card_definitions=10, tier_structures=10, members=10, seed=3
-    )
-    with start_sandbox(program, now=program["now"]) as sb:
-        yield sb
 
 
 @pytest.fixture

@@ -33,6 +33,8 @@ from lyt_toolkit.reports.economics_report import (
 )
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+DEFINITION = {"card_definition_id": "string", "card_definition_name": "string"}
+"""The columns naming a row's card definition, as every frame here has them."""
 
 
 def _frame(dtypes: dict[str, str], rows: list[Any]) -> pd.DataFrame:
@@ -47,8 +49,7 @@ def _frame(dtypes: dict[str, str], rows: list[Any]) -> pd.DataFrame:
 
 def liability() -> pd.DataFrame:
     dtypes = {
-        "card_definition_id": "string",
-        "card_definition_name": "string",
+        **DEFINITION,
         "outstanding_points": "Int64",
         "pending_points": "Int64",
         "value_median": "Float64",
@@ -67,8 +68,7 @@ def liability() -> pd.DataFrame:
 
 def pending_schedule() -> pd.DataFrame:
     dtypes = {
-        "card_definition_id": "string",
-        "card_definition_name": "string",
+        **DEFINITION,
         "month": "datetime64[ns, UTC]",
         "points": "Int64",
         "buckets": "Int64",
@@ -90,8 +90,7 @@ def burn_values() -> pd.DataFrame:
         "reward_status": "string",
         "cost_id": "string",
         "spending_index": "Int64",
-        "card_definition_id": "string",
-        "card_definition_name": "string",
+        **DEFINITION,
         "points": "Int64",
         "value": "Float64",
         "value_per_point": "Float64",
@@ -144,8 +143,7 @@ def mispriced() -> pd.DataFrame:
 
 def effective_return() -> pd.DataFrame:
     dtypes = {
-        "card_definition_id": "string",
-        "card_definition_name": "string",
+        **DEFINITION,
         "return_low": "Float64",
         "return_median": "Float64",
         "return_high": "Float64",
@@ -157,8 +155,7 @@ def effective_return() -> pd.DataFrame:
 def over_time() -> pd.DataFrame:
     dtypes = {
         "pulled_at": "datetime64[ns, UTC]",
-        "card_definition_id": "string",
-        "card_definition_name": "string",
+        **DEFINITION,
         "liability_median": "Float64",
     }
     rows = [

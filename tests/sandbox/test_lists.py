@@ -132,11 +132,32 @@ def low(item: dict[str, Any]) -> str:
     return item["name"].lower()
 
 
-# (path, field, condition, values, predicate)
-FILTER_CASES: list[tuple[str, str, str, list[str], Callable[[dict[str, Any]], bool]]] = [
+Predicate = Callable[[dict[str, Any]], bool]
+FilterCase = tuple[str, str, str, list[str], Predicate]
+"""(path, field, condition, values, predicate)"""
+
+
+def opposites(
+    path: str, field: str, conditions: tuple[str, str], values: list[str], predicate: Predicate
+) -> list[FilterCase]:
+    """The cases of two opposite conditions on the same ``values``: the first keeps the items
+    ``predicate`` holds for, the second exactly the others."""
+    keeps, drops = conditions
+    return [
+        (path, field, keeps, values, predicate),
+        (path, field, drops, values, lambda item: not predicate(item)),
+    ]
+
+
+FILTER_CASES: list[FilterCase] = [
     # id fields
-    (REWARDS, "id", "$is", ["lrew_c0ffee0003"], lambda r: r["id"] == "lrew_c0ffee0003"),
-    (REWARDS, "id", "$is_not", ["lrew_c0ffee0003"], lambda r: r["id"] != "lrew_c0ffee0003"),
+    *opposites(
+        REWARDS,
+        "id",
+        ("$is", "$is_not"),
+        ["lrew_c0ffee0003"],
+        lambda r: r["id"] == "lrew_c0ffee0003",
+    ),
     (
         BENEFITS,
         "id",
@@ -152,47 +173,31 @@ FILTER_CASES: list[tuple[str, str, str, list[str], Callable[[dict[str, Any]], bo
         lambda b: b["id"] not in ("lben_c0ffee0001", "lben_c0ffee0010"),
     ),
     # string fields
-    (REWARDS, "name", "$is", ["Free Latte"], lambda r: r["name"] == "Free Latte"),
-    (REWARDS, "name", "$is_not", ["Free Latte"], lambda r: r["name"] != "Free Latte"),
+    *opposites(
+        REWARDS, "name", ("$is", "$is_not"), ["Free Latte"], lambda r: r["name"] == "Free Latte"
+    ),
     (REWARDS, "name", "$contains", ["GIFT"], lambda r: "gift" in low(r)),
     (REWARDS, "name", "$not_contain", ["gift"], lambda r: "gift" not in low(r)),
     (BENEFITS, "name", "$starts_with", ["free"], lambda b: low(b).startswith("free")),
     (BENEFITS, "name", "$ends_with", ["beans"], lambda b: low(b).endswith("beans")),
-    (
+    *opposites(
         BENEFITS,
         "name",
-        "$in",
+        ("$in", "$not_in"),
         ["Free Espresso", "Tip Matching Beans"],
         lambda b: b["name"] in ("Free Espresso", "Tip Matching Beans"),
     ),
-    (
-        BENEFITS,
-        "name",
-        "$not_in",
-        ["Free Espresso", "Tip Matching Beans"],
-        lambda b: b["name"] not in ("Free Espresso", "Tip Matching Beans"),
-    ),
-    (BENEFITS, "name", "$has_value", [""], lambda b: bool(b["name"])),
-    (BENEFITS, "name", "$is_unknown", [""], lambda b: not b["name"]),
+    *opposites(BENEFITS, "name", ("$has_value", "$is_unknown"), [""], lambda b: bool(b["name"])),
     # enum fields
-    (REWARDS, "type", "$is", ["DIGITAL"], lambda r: r["type"] == "DIGITAL"),
-    (REWARDS, "type", "$is_not", ["DIGITAL"], lambda r: r["type"] != "DIGITAL"),
-    (
+    *opposites(REWARDS, "type", ("$is", "$is_not"), ["DIGITAL"], lambda r: r["type"] == "DIGITAL"),
+    *opposites(
         BENEFITS,
         "type",
-        "$in",
+        ("$in", "$not_in"),
         ["POINTS", "DIGITAL"],
         lambda b: b["type"] in ("POINTS", "DIGITAL"),
     ),
-    (
-        BENEFITS,
-        "type",
-        "$not_in",
-        ["POINTS", "DIGITAL"],
-        lambda b: b["type"] not in ("POINTS", "DIGITAL"),
-    ),
-    (BENEFITS, "status", "$is", ["DRAFT"], lambda b: b["status"] == "DRAFT"),
-    (BENEFITS, "status", "$is_not", ["DRAFT"], lambda b: b["status"] != "DRAFT"),
+    *opposites(BENEFITS, "status", ("$is", "$is_not"), ["DRAFT"], lambda b: b["status"] == "DRAFT"),
     # date fields
     (
         BENEFITS,
@@ -217,21 +222,19 @@ FILTER_CASES: list[tuple[str, str, str, list[str], Callable[[dict[str, Any]], bo
     ),
     (BENEFITS, "created_at", "$more_than", ["200"], lambda b: created(b) < days_ago(200)),
     (BENEFITS, "created_at", "$less_than", ["200"], lambda b: created(b) > days_ago(200)),
-    (REWARDS, "created_at", "$has_value", [""], lambda r: r["created_at"] is not None),
-    (REWARDS, "created_at", "$is_unknown", [""], lambda r: r["created_at"] is None),
-    (
+    *opposites(
+        REWARDS,
+        "created_at",
+        ("$has_value", "$is_unknown"),
+        [""],
+        lambda r: r["created_at"] is not None,
+    ),
+    *opposites(
         CARD_DEFINITIONS,
         "updated_at",
-        "$is_unknown",
+        ("$is_unknown", "$has_value"),
         [""],
         lambda c: c["updated_at"] is None,
-    ),
-    (
-        CARD_DEFINITIONS,
-        "updated_at",
-        "$has_value",
-        [""],
-        lambda c: c["updated_at"] is not None,
     ),
 ]
 
@@ -252,7 +255,7 @@ def test_filter_condition(
     field: str,
     condition: str,
     values: list[str],
-    predicate: Callable[[dict[str, Any]], bool],
+    predicate: Predicate,
 ) -> None:
     everything = demo_lists[path]
     expected = [item["id"] for item in everything if predicate(item)]

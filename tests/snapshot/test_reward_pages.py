@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,9 +25,7 @@ from lyt_toolkit.pull.json_values import NotPlain
 from lyt_toolkit.pull.reward_pages import ROW_SOURCES, RowSource
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.references import referenced_card_definitions
-from lyt_toolkit.synthetic import generate_program
 
-from .conftest import StartSandbox
 from .helpers import assert_same_frames, pull
 
 PULL = importlib.import_module("lyt_toolkit.fill.pull")
@@ -53,15 +50,6 @@ class ModelRewardFrames(RewardPages):
 
 def native_frames() -> RewardPages:
     return RewardPages(FrameBuilder(REWARDS), FrameBuilder(REWARD_COSTS))
-
-
-@pytest.fixture(scope="module")
-def generated(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
-    program = generate_program(
-        rewards=260, benefits=40, card_definitions=6, tier_structures=3, members=6, seed=5
-    )
-    with start_sandbox(program, now=program["now"]) as sb:
-        yield sb
 
 
 @pytest.fixture

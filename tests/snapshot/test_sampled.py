@@ -1,10 +1,10 @@
 """Sampled snapshots: ``full.sampled(Sample(n, seed))``, written and read back, and the
-coverage of their intervals over many seeds, on a generated program pulled over HTTP."""
+coverage of their intervals over many seeds, on a generated program pulled over HTTP
+(``program`` and ``full`` of the conftest)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -14,21 +14,6 @@ from lyt_toolkit.economics import estimates, point_values
 from lyt_toolkit.frames.sample import Estimate, Sample, estimate_total
 from lyt_toolkit.reports import MANIFEST
 from lyt_toolkit.snapshot import read_snapshot
-from lyt_toolkit.synthetic import generate_program
-
-from .helpers import pull
-
-
-@pytest.fixture(scope="module")
-def program() -> dict[str, Any]:
-    return generate_program(rewards=20, benefits=10, card_definitions=4, members=600, seed=21)
-
-
-@pytest.fixture(scope="module")
-def full(start_sandbox, program) -> ProgramSnapshot:
-    """The generated program, every member read, pulled once for the module."""
-    with start_sandbox(program) as sb:
-        return pull(sb)
 
 
 def test_a_sample_keeps_the_lists_whole_and_the_sampled_members_cards(full) -> None:

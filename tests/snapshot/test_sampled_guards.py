@@ -5,7 +5,6 @@ is pulled whole over HTTP once and sampled offline (``full.sampled``)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 import pytest
 
@@ -15,20 +14,8 @@ from lyt_toolkit.frames.sample import Sample
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import SnapshotHistory, snapshot_program
 from lyt_toolkit.snapshot.diff import MEMBER_KINDS
-from lyt_toolkit.synthetic import generate_program
 
 from .helpers import client_for, pull
-
-
-@pytest.fixture(scope="module")
-def program() -> dict[str, Any]:
-    return generate_program(rewards=12, benefits=6, card_definitions=3, members=300, seed=17)
-
-
-@pytest.fixture(scope="module")
-def full(start_sandbox, program) -> ProgramSnapshot:
-    with start_sandbox(program) as sb:
-        return pull(sb)
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +47,7 @@ def test_a_diff_with_a_sample_leaves_member_rows_out_and_says_so(full, sampled) 
         assert diff.note is not None
         assert "cards and pending_buckets not compared" in diff.note
         assert "a row it lacks was not read, not deleted" in diff.note
-        assert f"stratified sample of {sampled.sample.size} of 300 members" in diff.note
+        assert f"stratified sample of {sampled.sample.size} of 600 members" in diff.note
         assert diff.note in repr(diff)
         counts = diff.summary()
         assert counts.loc[list(MEMBER_KINDS)].isna().all().all()

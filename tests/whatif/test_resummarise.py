@@ -6,10 +6,9 @@ rows not lined up again) are checked here to change no figure."""
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -27,18 +26,11 @@ from lyt_toolkit.whatif.edited import changed_frames, edited_snapshot
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "economics.py"
 
 
-def _benchmark() -> ModuleType:
-    """``benchmarks/economics.py``, whose ``snapshot`` builds a generated program in memory."""
-    spec = importlib.util.spec_from_file_location("economics_benchmark", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def generated(rewards: int = 300, cards: int = 200, buckets: int = 300) -> ProgramSnapshot:
-    """A generated program (``synthetic``) with cards and pending buckets, in memory."""
-    return _benchmark().snapshot(rewards, cards, buckets)  # type: ignore[no-any-return]
+    """A generated program (``synthetic``) with cards and pending buckets, in memory: the
+    ``snapshot`` of ``benchmarks/economics.py``."""
+    snapshot: Callable[..., ProgramSnapshot] = runpy.run_path(str(BENCHMARK))["snapshot"]
+    return snapshot(rewards, cards, buckets)
 
 
 Edit = Callable[[ProgramSnapshot], dict[str, pd.DataFrame]]
