@@ -10,6 +10,7 @@ session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after).
 from __future__ import annotations
 
 import os
+import ssl
 import subprocess
 import sys
 from collections import Counter
@@ -95,6 +96,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 NOW = "2026-01-15T12:00:00Z"
 """The clock sandboxes start at (the demo program's own default)."""
 
+TLS = ssl.create_default_context()
+"""The TLS settings of the raw httpx requests here, made once: httpx makes them anew for
+each client or request (reading a CA bundle, about 30 ms) though sandboxes serve plain HTTP."""
+
 
 @contextmanager
 def _start_sandbox(
@@ -128,6 +133,13 @@ def start_sandbox() -> Callable[..., AbstractContextManager[Sandbox]]:
     The bundled demo unless ``data`` is given; ``now=None`` runs on the real clock.
     """
     return _start_sandbox
+
+
+@pytest.fixture(scope="session")
+def tls() -> ssl.SSLContext:
+    """``TLS``: ``verify=tls`` spares a test's own httpx client of a sandbox reading a CA
+    bundle."""
+    return TLS
 
 
 @pytest.fixture(scope="session")
@@ -238,6 +250,7 @@ def issue_token(sandbox: Sandbox, key_headers: dict[str, str]) -> Callable[..., 
             f"{sandbox.base_url}/oauth/token",
             data={"grant_type": "client_credentials", "scope": scope},
             headers=key_headers,
+            verify=TLS,
         )
         assert response.status_code == 200, response.text
         return response.json()
@@ -254,5 +267,7 @@ def v2_headers(key_headers: dict[str, str], issue_token: Callable[..., Any]) -> 
 @pytest.fixture
 def api(sandbox: Sandbox, v2_headers: dict[str, str]) -> Iterator[httpx.Client]:
     """An HTTP client on the sandbox carrying ``/v2`` credentials."""
-    with httpx.Client(base_url=sandbox.base_url, headers=v2_headers, timeout=10) as client:
+    with httpx.Client(
+        base_url=sandbox.base_url, headers=v2_headers, timeout=10, verify=TLS
+    ) as client:
         yield client

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 import socket
 import threading
@@ -10,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import uvicorn
 
@@ -22,6 +23,9 @@ from .guard import BODY_TIMEOUT
 from .protocol import HEAD_TIMEOUT, protocol_class
 from .quota import configured_plan
 from .state import SandboxState
+
+if TYPE_CHECKING:
+    import ssl
 
 MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024
 """What the HTTP parser holds of a request line and headers: room enough for a long URL
@@ -46,6 +50,17 @@ def server_config(
         date_header=False,
         **options,
     )
+
+
+@functools.cache
+def _admin_tls() -> ssl.SSLContext:
+    """The TLS settings of the admin calls and ``v2_headers``' token request, made once:
+    httpx makes them anew for each ``httpx.request`` (reading a CA bundle, tens of
+    milliseconds) though a sandbox is served over plain HTTP, and tests make thousands
+    of these calls."""
+    import ssl
+
+    return ssl.create_default_context()
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -200,6 +215,7 @@ class Sandbox:
             f"{self.base_url}/oauth/token",
             data={"grant_type": "client_credentials", "scope": scope},
             headers=keys,
+            verify=_admin_tls(),
         )
         response.raise_for_status()
         return {**keys, "Authorization": f"Bearer {response.json()['access_token']}"}
@@ -210,7 +226,11 @@ class Sandbox:
         import httpx  # here, not at the top: a served sandbox never sends a request
 
         response = httpx.request(
-            method, f"{self.base_url}/_sandbox{path}", json=json, headers=self.key_headers()
+            method,
+            f"{self.base_url}/_sandbox{path}",
+            json=json,
+            headers=self.key_headers(),
+            verify=_admin_tls(),
         )
         response.raise_for_status()
         result: dict[str, Any] = response.json()

@@ -115,6 +115,11 @@ def test_two_applies_of_one_plan_at_once_make_one_writer(
     names, rewards = _save(client, plan)
     fresh.set_faults(delay_seconds=SLOW)
     runs = [lyt_process(fresh, tmp_path, "apply", str(plan)) for _ in range(2)]
+    deadline = time.monotonic() + 120
+    while all(proc.poll() is None for proc in runs):  # until the first of them ends
+        assert time.monotonic() < deadline, "neither apply ended"
+        time.sleep(0.01)
+    fresh.clear_faults()  # both ran at once: the one left may now finish at full speed
     ended = [(proc, *proc.communicate(timeout=120)) for proc in runs]
 
     assert sorted(proc.returncode for proc in runs) == [0, 1], ended

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 
@@ -27,9 +28,12 @@ def recorder() -> Recorder:
 
 @pytest.fixture
 def client(
-    fresh: Sandbox, recorder: Recorder, make_client: Callable[..., LoyaltyClient]
+    fresh: Sandbox,
+    recorder: Recorder,
+    make_client: Callable[..., LoyaltyClient],
+    tls: ssl.SSLContext,
 ) -> Iterator[LoyaltyClient]:
-    http = httpx.Client(event_hooks={"request": [recorder]})
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=tls)
     with make_client(fresh, retry=FAST_RETRY, http_client=http) as c:
         yield c
     http.close()

@@ -12,7 +12,7 @@ from lyt_toolkit import ProgramSnapshot, actions
 from lyt_toolkit.actions import EditError
 from lyt_toolkit.economics import DEFINITION_CHANGE, HEADLINE_CHANGE, MISPRICING_CHANGE
 from lyt_toolkit.economics.intervals import difference_estimates, estimates_and_members
-from lyt_toolkit.frames.sample import Sample
+from lyt_toolkit.frames.sample import Sample, estimate_totals
 from lyt_toolkit.whatif import EDITS, Baseline, MadeBy, reward_price, what_if
 
 from .programs import GEMS, STARS
@@ -159,27 +159,50 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(ge
     """Over 100 samples, the interval of the change (each member paired with itself) holds
     the full snapshot's change about 95 times in 100, and is narrower than the two sides'
     intervals taken as independent. The rewards are read whole, so the values per point of
-    both sides are the full snapshot's: each sample sums its members' points at them."""
+    both sides are the full snapshot's: each sample sums its members' points at them.
+
+    A member's figures are its own whichever sample draws it, so they are worked out once,
+    for every member (``estimates_and_members`` of a census), and each sample takes its
+    members' rows; on the first sample they are checked against the sample's own
+    ``estimates_and_members``, intervals and all, and against the what-if's headline."""
     liable = generated.cards.groupby("card_definition_id")["balance_points"].sum()
     price = reward_price(card_definition_id=str(liable.idxmax()))
     full = what_if(generated, price.frames(generated, 0.2))
     truth = _figures(full.headline)["liability_median"][2]
     key = ("liability_median", "", pd.NaT)
+    census = generated.sampled(Sample(len(generated.members)))
+    assert census.sample is not None and census.sample.census
+    everyone = {
+        side: estimates_and_members(census, economics.point_values)[1][[key]]
+        for side, economics in (("before", full.before), ("after", full.after))
+    }
     held = narrower = 0
     for seed in range(100):
         sampled = generated.sampled(Sample(60, seed=seed))
         design = sampled.sample
         assert design is not None
-        before = estimates_and_members(sampled, full.before.point_values)
-        after = estimates_and_members(sampled, full.after.point_values)
-        change = difference_estimates(design, before[1], after[1], pd.Series(dtype="string"))
+        drawn = everyone["before"].index.isin(design.units["member_id"].astype("string"))
+        before, after = everyone["before"][drawn], everyone["after"][drawn]
+        change = difference_estimates(design, before, after, pd.Series(dtype="string"))
         low, high = _program_interval(change)
         held += low <= truth <= high
-        sides = [
-            (b - a) / 2 for a, b in (_program_interval(before[0]), _program_interval(after[0]))
-        ]
-        narrower += (high - low) / 2 < math.hypot(*sides)
-        if seed == 0:  # the what-if's headline gives this very interval
+        sides = estimate_totals(design, pd.concat([before, after], axis=1, keys=["b", "a"]))
+        narrower += (high - low) / 2 < math.hypot(*(sides["high"] - sides["low"]) / 2)
+        if seed == 0:  # the sample's own figures and intervals, and the what-if's headline
+            own = [
+                estimates_and_members(sampled, economics.point_values)
+                for economics in (full.before, full.after)
+            ]
+            for (estimates, members), mine, (_, side) in zip(
+                own, (before, after), sides.iterrows(), strict=True
+            ):
+                pd.testing.assert_frame_equal(members[[key]].sort_index(), mine.sort_index())
+                assert _program_interval(estimates) == (
+                    pytest.approx(side["low"]),
+                    pytest.approx(side["high"]),
+                )
+            paired = difference_estimates(design, own[0][1], own[1][1], pd.Series(dtype="string"))
+            assert _program_interval(paired) == (pytest.approx(low), pytest.approx(high))
             row = what_if(sampled, price.frames(sampled, 0.2)).headline.set_index("figure")
             assert (row.loc[key[0], "change_ci_low"], row.loc[key[0], "change_ci_high"]) == (
                 pytest.approx(low),

@@ -49,6 +49,14 @@ def _pulled_with_room(large: Sandbox, make_client: ClientFor, **kwargs: Any) -> 
         return ProgramSnapshot.pull(client, progress=False, **kwargs)
 
 
+@pytest.fixture(scope="module")
+def full(large: Sandbox, make_client: ClientFor) -> tuple[ProgramSnapshot, int]:
+    """``large`` pulled whole on a plan with room for every call (pulled once: the program
+    is only read), and the calls its window counted just after."""
+    snapshot = _pulled_with_room(large, make_client)
+    return snapshot, large.plan()["used"]
+
+
 def _assert_sampled_from_full(
     sampled: ProgramSnapshot, full: ProgramSnapshot, sample: Sample
 ) -> int:
@@ -140,15 +148,15 @@ def test_a_budget_share_out_of_range_is_refused_naming_it(
 
 
 def test_a_full_pull_sends_the_fewest_calls_the_interface_allows(
-    large: Sandbox, make_client: ClientFor
+    full: tuple[ProgramSnapshot, int],
 ) -> None:
-    snapshot = _pulled_with_room(large, make_client)
+    snapshot, counted = full
     holding = sum(1 for c in PROGRAM["cards"] if c["balance"]["pending_points"])
     assert 0 < holding < MEMBERS
     by_id = int((~snapshot.card_definitions["listed"]).sum())  # referenced, not listed
     assert snapshot.calls is not None
     minimum = LIST_CALLS + MEMBERS + holding + by_id
-    assert snapshot.calls.used == minimum == large.plan()["used"]
+    assert snapshot.calls.used == minimum == counted
     # Nothing pending is lost by skipping the cards that hold no pending points.
     pending = {b["id"] for b in PROGRAM["pending_buckets"] if b["status"] == "PENDING"}
     assert set(snapshot.pending_buckets["id"]) == pending
@@ -204,16 +212,15 @@ def test_an_estimate_whose_lists_do_not_fit_says_so(large: Sandbox, make_client:
 
 
 def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
-    large: Sandbox, make_client: ClientFor
+    large: Sandbox, make_client: ClientFor, full: tuple[ProgramSnapshot, int]
 ) -> None:
-    full = _pulled_with_room(large, make_client)
     large.set_plan("1000/hour")  # the full pull would not fit; a sample of 200 does
     with make_client(large) as client:
         sampled = ProgramSnapshot.pull(client, progress=False, sample=Sample(200, seed=5))
     design = sampled.sample
     assert design is not None and design.population == MEMBERS
     assert 200 <= design.size < 200 + 2 * len(design.strata)  # at least two a stratum
-    beyond = _assert_sampled_from_full(sampled, full, Sample(200, seed=5))
+    beyond = _assert_sampled_from_full(sampled, full[0], Sample(200, seed=5))
     assert sampled.calls is not None
     assert sampled.calls.used == LIST_CALLS + design.size + beyond
     assert sampled.calls.used == large.plan()["used"] < 500
@@ -221,11 +228,10 @@ def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
 
 
 def test_an_adaptive_sampled_pull_reads_its_pilot_then_the_rest_and_equals_the_full_pull_sampled(
-    large: Sandbox, make_client: ClientFor
+    large: Sandbox, make_client: ClientFor, full: tuple[ProgramSnapshot, int]
 ) -> None:
     sample = Sample(600, seed=2, by=("status", "joined"), bands=4)  # a pilot of 30 a stratum
-    full = _pulled_with_room(large, make_client)
-    draw = SampleDraw(full.members, sample)
+    draw = SampleDraw(full[0].members, sample)
     assert draw.adaptive and draw.first.size == 240
     large.set_plan("3000/hour")
     with make_client(large) as client:
@@ -234,7 +240,7 @@ def test_an_adaptive_sampled_pull_reads_its_pilot_then_the_rest_and_equals_the_f
     assert design is not None and design.size == 600
     assert set(draw.first.units["member_id"]) <= set(design.units["member_id"])
     assert not design.strata["sampled"].equals(draw.first.strata["sampled"] * 600 // 240)
-    beyond = _assert_sampled_from_full(sampled, full, sample)
+    beyond = _assert_sampled_from_full(sampled, full[0], sample)
     assert sampled.calls is not None
     assert sampled.calls.used == LIST_CALLS + 600 + beyond == large.plan()["used"]
 
