@@ -6,12 +6,13 @@ import atexit
 import functools
 import gc
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 import uvicorn
 
@@ -23,9 +24,6 @@ from .guard import BODY_TIMEOUT
 from .protocol import HEAD_TIMEOUT, protocol_class
 from .quota import configured_plan
 from .state import SandboxState
-
-if TYPE_CHECKING:
-    import ssl
 
 MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024
 """What the HTTP parser holds of a request line and headers: room enough for a long URL
@@ -58,8 +56,6 @@ def _admin_tls() -> ssl.SSLContext:
     httpx makes them anew for each ``httpx.request`` (reading a CA bundle, tens of
     milliseconds) though a sandbox is served over plain HTTP, and tests make thousands
     of these calls."""
-    import ssl
-
     return ssl.create_default_context()
 
 
