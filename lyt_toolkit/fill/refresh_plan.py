@@ -26,7 +26,6 @@ from ..snapshot.defaults import REFRESH_OVERLAP, MembersChoice
 from ..snapshot.record import Frames
 
 __all__ = [
-    "OVERLAP",
     "REFERENCES",
     "WHOLE_PAGES",
     "FilteredClient",
@@ -48,9 +47,6 @@ class Refreshed(Frames, Protocol):
     @property
     def read_at(self) -> Mapping[str, pd.Timestamp]: ...
 
-
-OVERLAP = REFRESH_OVERLAP
-"""How far before the old snapshot's newest ``created_at`` a refresh lists again."""
 
 WHOLE_PAGES = 5
 """Benefits and card definitions are re-read whole while the old snapshot held at most this
@@ -92,7 +88,7 @@ class RefreshPlan:
 
     old: Refreshed
     members: str | Sample
-    overlap: pd.Timedelta = OVERLAP
+    overlap: pd.Timedelta = REFRESH_OVERLAP
 
     def __post_init__(self) -> None:
         if not isinstance(self.overlap, pd.Timedelta) or self.overlap < pd.Timedelta(0):

@@ -17,10 +17,9 @@ from ..client.allowance import checked_share
 from ..frames.sample import Sample
 from ..models.listing import MAX_LIMIT
 from ..snapshot.cost import pages, tree_depth
-from ..snapshot.defaults import DEFAULT_SHARE
+from ..snapshot.defaults import DEFAULT_SHARE, REFRESH_OVERLAP
 from ..snapshot.refresh_cost import RefreshChoice, RefreshCost
 from .refresh_plan import (
-    OVERLAP,
     REFERENCES,
     Refreshed,
     RefreshPlan,
@@ -57,7 +56,7 @@ def refresh_cost(
     client: LoyaltyClient,
     *,
     sample: Sample | None = None,
-    overlap: pd.Timedelta = OVERLAP,
+    overlap: pd.Timedelta = REFRESH_OVERLAP,
     budget_share: float = DEFAULT_SHARE,
 ) -> RefreshCost:
     """What ``old.refresh(client, members=...)`` costs for ``"all"``, ``"new"``, ``"none"``
