@@ -9,7 +9,7 @@ analysis that reads it (``economics``, ``audit``) load no HTTP client.
 
 from .budget import DEFAULT_SAMPLE, PullBudget
 from .drift import pull_live
-from .estimate import estimate_pull
+from .estimate import EstimateOptions, estimate_pull
 from .pull import ClientSource, Pulled, PullOptions, pull_blocking, pull_frames
 from .refresh import RefreshOptions, arefresh, refresh_blocking
 from .refresh_probe import refresh_cost
@@ -17,6 +17,7 @@ from .refresh_probe import refresh_cost
 __all__ = [
     "DEFAULT_SAMPLE",
     "ClientSource",
+    "EstimateOptions",
     "PullBudget",
     "PullOptions",
     "Pulled",

@@ -8,7 +8,7 @@ stops there and says so (``PullEstimate.complete``) instead of raising half-way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -20,10 +20,10 @@ from ..pull.member_tree import TREE, holds_pending, member_tree, walk_tree
 from ..pull.program_lists import ListPart, program_lists
 from ..pull.window_cost import windowed_calls
 from ..snapshot.cost import PullEstimate, tree_depth, wanted_kinds
-from ..snapshot.defaults import DEFAULT_SHARE
+from ..snapshot.defaults import EstimateOptions
 from ..snapshot.references import referenced_card_definitions
 
-__all__ = ["estimate_pull"]
+__all__ = ["EstimateOptions", "estimate_pull"]
 
 T = TypeVar("T")
 
@@ -50,14 +50,9 @@ class _Walk:
 
 
 def estimate_pull(
-    client: LoyaltyClient,
-    kinds: Iterable[str] | None = None,
-    *,
-    cards_per_member: int | None = None,
-    read_members: bool = False,
-    budget_share: float = DEFAULT_SHARE,
+    client: LoyaltyClient, options: EstimateOptions = EstimateOptions()
 ) -> PullEstimate:
-    """The calls ``ProgramSnapshot.pull(client, kinds=kinds)`` will make (see ``cost``).
+    """The calls ``ProgramSnapshot.pull(client, kinds=...)`` will make (see ``cost``).
 
     Walks the lists (rewards, benefits, card definitions, tier structures, programs and
     members, as far as ``kinds`` need them) with ``client``, within ``budget_share`` of the
@@ -66,6 +61,7 @@ def estimate_pull(
     per card definition listed, the most a member can hold) hold pending points, each one
     page. ``read_members`` (deprecated) reads every member to count them instead.
     """
+    cards_per_member, read_members = options.cards_per_member, options.read_members
     if cards_per_member is not None and cards_per_member < 0:
         raise ValueError("cards_per_member must be 0 or more")
     if read_members and cards_per_member is not None:
@@ -75,8 +71,8 @@ def estimate_pull(
             deprecation("lyt_toolkit.snapshot.ProgramSnapshot.estimate(read_members=True)"),
             stacklevel=3,
         )
-    share = checked_share(budget_share)
-    wanted = wanted_kinds(kinds)
+    share = checked_share(options.budget_share)
+    wanted = wanted_kinds(options.kinds)
     depth = tree_depth(wanted)
     walk = _Walk()
     parts: dict[str, int] = {"token": 1}

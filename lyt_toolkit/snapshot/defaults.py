@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_SHARE",
     "REFRESH_OVERLAP",
+    "EstimateOptions",
     "MembersChoice",
     "PullOptions",
     "ReadOptions",
@@ -73,3 +74,16 @@ class RefreshOptions(ReadOptions):
 
     members: MembersChoice = "new"
     overlap: pd.Timedelta = REFRESH_OVERLAP
+
+
+@dataclass(frozen=True, kw_only=True)
+class EstimateOptions:
+    """An estimate's options (``ProgramSnapshot.estimate``'s keywords): the kinds the pull
+    would read (None for every one), the cards per member counted as holding pending points
+    (None: one per card definition), whether to read every member instead (deprecated), and
+    its share of the calls left in the window."""
+
+    kinds: Iterable[str] | None = None
+    cards_per_member: int | None = None
+    read_members: bool = False
+    budget_share: float = DEFAULT_SHARE

@@ -32,6 +32,7 @@ from .defaults import (
     DEFAULT_CONCURRENCY,
     DEFAULT_SHARE,
     REFRESH_OVERLAP,
+    EstimateOptions,
     MembersChoice,
     PullOptions,
     RefreshOptions,
@@ -279,13 +280,13 @@ class ProgramSnapshot:
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.estimate import estimate_pull
 
-        return estimate_pull(
-            client,
-            kinds,
+        options = EstimateOptions(
+            kinds=kinds,
             cards_per_member=cards_per_member,
             read_members=read_members,
             budget_share=budget_share,
         )
+        return estimate_pull(client, options)
 
     @classmethod
     def pull(

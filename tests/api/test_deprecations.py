@@ -266,8 +266,7 @@ def test_the_old_pull_modules_warn_and_give_the_names_from_their_new_homes() -> 
         "    from lyt_toolkit.snapshot.estimate import estimate_pull\n"
         "import lyt_toolkit.fill as fill, lyt_toolkit.snapshot as snapshot\n"
         "from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE as share\n"
-        "assert (ClientSource, PullBudget, estimate_pull) == (fill.ClientSource, "
-        "fill.PullBudget, fill.estimate_pull)\n"
+        "assert (ClientSource, PullBudget) == (fill.ClientSource, fill.PullBudget)\n"
         "assert (DEFAULT_CONCURRENCY, DEFAULT_SHARE) == (snapshot.DEFAULT_CONCURRENCY, share)\n"
         "for w in caught:\n"
         "    print(w.category.__name__, w.filename, w.message, sep=' | ')\n"
@@ -302,6 +301,27 @@ def test_the_old_pull_frames_takes_its_options_as_keywords_and_pulls_what_fill_p
     assert before.calls == after.calls
     for name, frame in before.frames.items():
         pd.testing.assert_frame_equal(frame, after.frames[name])
+
+
+def test_the_old_estimate_pull_takes_its_options_as_keywords_and_counts_what_fill_counts(
+    sandbox: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """0.4.0's ``snapshot.estimate.estimate_pull(client, kinds, cards_per_member=...)`` still
+    runs: its keywords become ``EstimateOptions`` for ``fill.estimate_pull``, and a wrong one
+    is named."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        old = importlib.import_module("lyt_toolkit.snapshot.estimate")
+    keywords: dict[str, Any] = {"cards_per_member": 1, "budget_share": 1.0}
+    with make_client(sandbox) as client:
+        before = old.estimate_pull(client, ["rewards", "members"], **keywords)
+        after = fill.estimate_pull(
+            client, fill.EstimateOptions(kinds=["rewards", "members"], **keywords)
+        )
+        with pytest.raises(TypeError, match="cards_per_card"):
+            old.estimate_pull(client, cards_per_card=1)
+    assert before.parts == after.parts and before.calls == after.calls
+    assert before.parts.get("rewards", 0) > 0
 
 
 # -- lyt_toolkit.models.subtypes (0.4.0) -> lyt_toolkit.models.enums --------------------------
