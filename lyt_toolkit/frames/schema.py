@@ -24,6 +24,7 @@ clean data), so the row can be flagged.
 
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -368,7 +369,12 @@ class Schema:
             raise SchemaMismatchError(self.kind, missing, extra)
 
     def empty(self) -> pd.DataFrame:
-        """The frame with no rows: same columns, same dtypes."""
+        """The frame with no rows: same columns, same dtypes (a new frame each call)."""
+        return self._no_rows.copy()
+
+    @functools.cached_property
+    def _no_rows(self) -> pd.DataFrame:
+        """The frame with no rows, built once (``empty`` hands out copies)."""
         return self.build([])
 
     def describe(self) -> pd.DataFrame:

@@ -59,6 +59,8 @@ def escape(series: pd.Series[Any]) -> pd.Series[Any]:
 
 def unescape(series: pd.Series[Any]) -> pd.Series[Any]:
     """``series`` with one leading prefix removed from every value (``escape`` undone)."""
+    if not len(series):
+        return series
     marked = series.str.startswith(PREFIX, na=False)
     if not marked.any():
         return series
@@ -69,6 +71,8 @@ def unescape(series: pd.Series[Any]) -> pd.Series[Any]:
 
 def escape_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with its text and category columns escaped (itself when none needs it)."""
+    if not len(frame):  # no cell to escape: its file is its header alone
+        return frame
     changed: dict[Any, pd.Series[Any]] = {}
     for name in frame.columns:
         column = frame[name]

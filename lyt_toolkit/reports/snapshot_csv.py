@@ -422,9 +422,8 @@ def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> 
     dtypes: dict[str, Any] = {}
     for col in columns:
         kind = col["dtype"]
-        if kind == "category":
-            category = category_dtype(col)
-            dtypes[col["name"]] = "str" if escaped else category
+        if kind == "category":  # escaped text is read as text, made a category once restored
+            dtypes[col["name"]] = "str" if escaped else category_dtype(col)
         elif kind == DATETIME:
             dtypes[col["name"]] = "str"
         elif kind in _PLAIN_DTYPES:
