@@ -186,7 +186,16 @@ def blocking(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
     a worker thread when this thread already runs one, as in Jupyter)."""
 
     def run() -> T:
-        return asyncio.run(work())
+        done: list[T] = []
+
+        async def main() -> None:
+            done.append(await work())
+
+        # The loop's task returns None, its result kept beside it: on the main thread
+        # asyncio.run ends by asking signal.getsignal(SIGINT), which on Python 3.11 formats
+        # the handler's repr, the finished task and its result included (whole frames).
+        asyncio.run(main())
+        return done[0]
 
     try:
         asyncio.get_running_loop()
