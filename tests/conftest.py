@@ -35,19 +35,22 @@ settings.load_profile("lyt")
 LONGEST_FIRST = (
     "packaging/test_lowest.py",
     "snapshot/test_checkpoint.py",
-    "economics/test_what_if.py",
-    "docs/test_examples.py",
-    "actions/test_apply_processes.py",
-    "actions/test_rehearsal.py",
-    "sandbox/test_persistence.py",
-    "frames/test_pending_mask.py",
-    "economics/test_properties.py",
-    "docs/test_pages.py",
-    "packaging/test_wheel.py",
     "snapshot/test_pull_budget.py",
+    "docs/test_examples.py",
+    "actions/test_plan_file.py",
+    "whatif/test_resummarise.py",
+    "actions/test_apply_processes.py",
     "test_cli_budget.py",
+    "actions/test_plan_trust.py",
+    "actions/test_rehearsal.py",
+    "snapshot/test_sampled_guards.py",
+    "actions/test_edited_csv.py",
+    "frames/test_sample.py",
+    "sandbox/test_persistence.py",
+    "economics/test_what_if.py",
+    "reports/test_economics_cli.py",
 )
-"""The files that take longest (a minute or more each on two workers), longest first.
+"""The files that take longest (about half a minute or more each on two workers, by `--durations=0`), longest first.
 
 ``pytest -n 2 --dist loadfile`` hands out whole files in the order they are collected, so
 these go first and the many short files fill the workers' ends; were one of these handed
