@@ -50,7 +50,8 @@ LONGEST_FIRST = (
     "economics/test_what_if.py",
     "reports/test_economics_cli.py",
 )
-"""The files that take longest (about half a minute or more each on two workers, by `--durations=0`), longest first.
+"""The files that take longest (about half a minute or more each on two workers, as
+``--durations=0`` measured them), longest first.
 
 ``pytest -n 2 --dist loadfile`` hands out whole files in the order they are collected, so
 these go first and the many short files fill the workers' ends; were one of these handed
