@@ -256,7 +256,9 @@ def _check_touched(
         if not re.fullmatch("[0-9a-f]{64}", entry["sha256"]):
             raise read.fail(f"{at}.sha256", f"{shown(entry['sha256'])} is not a sha256")
         held = read.optional(entry, "card_buckets", int, at)
-        if held is not None and held < 0:
+        if held is None:
+            entry.pop("card_buckets", None)  # null reads as missing, as everywhere in a plan
+        elif held < 0:
             raise read.fail(f"{at}.card_buckets", f"{held} is not a count")
     checked = set(TOUCHES) - ({"create_benefit"} if version == 1 else set())
     hashed = {(t["call"], t["key"]) for t in touched if t["kind"] != "card_definitions"}

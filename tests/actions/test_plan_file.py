@@ -337,6 +337,22 @@ def test_every_broken_key_is_refused_naming_the_file_and_key(
         ChangePlan.load(path)
 
 
+def test_a_null_card_bucket_count_reads_as_none_given(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """A hand-edited ``card_buckets: null`` is read as the key left out (it once escaped
+    ``load`` as a TypeError when the plan counted its re-read)."""
+    save_four_kinds(client, tmp_path / "plan.json")
+    document = json.loads((tmp_path / "plan.json").read_text())
+    document["touched"][3]["card_buckets"] = None
+    (tmp_path / "null.json").write_text(json.dumps(document))
+    del document["touched"][3]["card_buckets"]
+    (tmp_path / "none.json").write_text(json.dumps(document))
+    null, none = ChangePlan.load(tmp_path / "null.json"), ChangePlan.load(tmp_path / "none.json")
+    assert str(null).replace("null.json", "none.json") == str(none)
+    assert null.reread_cost() == none.reread_cost()
+
+
 def test_a_file_that_is_not_json_is_refused_naming_the_file(tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
     path.write_text("{not json")
