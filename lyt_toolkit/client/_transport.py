@@ -42,6 +42,7 @@ from ._flow import (
 )
 from ._scrub import Scrubber
 from ._senders import SENDERS
+from ._tls import default_tls
 from .quota import Quota
 from .recording import Recorder
 
@@ -139,7 +140,7 @@ class SyncTransport(_Driver):
 
     def __init__(self, core: RequestCore, http_client: httpx.Client | None = None) -> None:
         super().__init__(core, owns_http_client=http_client is None)
-        self.http = http_client if http_client is not None else httpx.Client()
+        self.http = http_client if http_client is not None else httpx.Client(verify=default_tls())
         self._token_lock = threading.Lock()
 
     def after_fork(self) -> None:
@@ -147,7 +148,7 @@ class SyncTransport(_Driver):
         self._token_lock = threading.Lock()
 
     def _new_pool(self) -> None:
-        self.http = httpx.Client()
+        self.http = httpx.Client(verify=default_tls())
 
     def close(self) -> None:
         """Close the connection pool unless the caller owns it (or a parent process does)."""
@@ -235,7 +236,9 @@ class AsyncTransport(_Driver):
 
     def __init__(self, core: RequestCore, http_client: httpx.AsyncClient | None = None) -> None:
         super().__init__(core, owns_http_client=http_client is None)
-        self.http = http_client if http_client is not None else httpx.AsyncClient()
+        self.http = (
+            http_client if http_client is not None else httpx.AsyncClient(verify=default_tls())
+        )
         self._token_locks: dict[int, asyncio.Lock] = {}
 
     def after_fork(self) -> None:
@@ -243,7 +246,7 @@ class AsyncTransport(_Driver):
         self._token_locks = {}
 
     def _new_pool(self) -> None:
-        self.http = httpx.AsyncClient()
+        self.http = httpx.AsyncClient(verify=default_tls())
 
     async def aclose(self) -> None:
         """Close the connection pool unless the caller owns it (or a parent process does)."""
