@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import functools
 import math
 import threading
 import time
@@ -190,7 +191,7 @@ class Quota:
         limit replaces count and reset; one for an earlier window is ignored.
         An answer without the headers only ends the call's flight.
         """
-        headers = response.headers
+        headers = dict(response.headers.items())  # one pass: each ``get`` scans them all
         limit = _whole(headers.get("x-rate-limit-limit"))
         remaining = _whole(headers.get("x-rate-limit-remaining"))
         refused = response.status_code == 429
@@ -454,11 +455,19 @@ def _answered_at(date: str | None, wall: Callable[[], float]) -> tuple[float, fl
     machine's time now when it falls within the second ``Date`` names (the clocks agree),
     else the start of that second (up to 1 s early); this machine's time without ``Date``."""
     now = wall()
-    if date:
-        with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
-            second = email.utils.parsedate_to_datetime(date).timestamp()
-            return (now, 0.0) if second <= now < second + 1 else (second, 1.0)
+    second = _date_second(date) if date else None
+    if second is not None:
+        return (now, 0.0) if second <= now < second + 1 else (second, 1.0)
     return now, 0.0
+
+
+@functools.lru_cache(maxsize=64)
+def _date_second(date: str) -> float | None:
+    """The epoch second an HTTP ``Date`` names, or None when it names none (kept: the
+    answers of one second all carry the same ``Date``)."""
+    with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
+        return email.utils.parsedate_to_datetime(date).timestamp()
+    return None
 
 
 def _instant(epoch: float | None) -> datetime | None:
