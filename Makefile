@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 NOTEBOOKS_STAMP := $(VENV)/.notebooks-installed
 
-.PHONY: demo test test-unit test-browser docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
+.PHONY: demo test test-unit test-browser explore docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
 
 $(STAMP): pyproject.toml constraints.txt lyt_toolkit/_version.py
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,16 @@ test-browser: $(STAMP)
 	  $(BIN)/pytest tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
 	  $(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
 	    -p no:randomly -o cache_dir=.pytest_cache/browser; } > $(BROWSER_LOG) 2>&1
+
+# The property tests (Hypothesis) with new examples each run: `make test` tries the same
+# ones every time (tests/conftest.py). RUNS=N runs them N times.
+RUNS ?= 1
+PROPERTY_TESTS = $(shell grep -rl --include='test_*.py' '@given' tests)
+explore: $(STAMP)
+	for run in $$(seq $(RUNS)); do \
+	  $(BIN)/pytest -n 2 -q --hypothesis-profile explore $(PROPERTY_TESTS) && \
+	  $(BIN)/pytest -q --hypothesis-profile explore $(FUZZ) || exit 1; \
+	done
 
 # The site (docs/, mkdocs.yml) into site/, every warning an error: broken links and
 # references, a public name missing from the reference (docs/_hooks/hooks.py).

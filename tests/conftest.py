@@ -29,7 +29,11 @@ from lyt_toolkit.synthetic import generate_program
 
 # Property tests judge behaviour, not speed: on a loaded two-core machine a single example
 # can take longer than Hypothesis' default 200 ms deadline without anything being wrong.
-settings.register_profile("lyt", deadline=None)
+# ``make test`` tries the same examples on every run (``derandomize``): a landing is never
+# refused for an example no run tried before. ``make explore`` (``--hypothesis-profile
+# explore``) tries new ones each run, to look for what the fixed ones miss.
+settings.register_profile("lyt", deadline=None, derandomize=True)
+settings.register_profile("explore", deadline=None)
 settings.load_profile("lyt")
 
 LONGEST_FIRST = (
