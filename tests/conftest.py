@@ -24,6 +24,7 @@ import pytest
 from hypothesis import settings
 
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.client._tls import default_tls
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
 from lyt_toolkit.synthetic import generate_program
 
@@ -104,9 +105,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 NOW = "2026-01-15T12:00:00Z"
 """The clock sandboxes start at (the demo program's own default)."""
 
-TLS = ssl.create_default_context()
-"""The TLS settings of the raw httpx requests here, made once: httpx makes them anew for
-each client or request (reading a CA bundle, about 30 ms) though sandboxes serve plain HTTP."""
+TLS = default_tls()
+"""The TLS settings of the raw httpx requests here: the toolkit's clients' shared context
+(httpx makes one anew for each client or request, reading a CA bundle, though sandboxes
+serve plain HTTP)."""
 
 
 @contextmanager
