@@ -28,7 +28,7 @@ from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import compare
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES
-from .cost import PlanCost
+from .cost import PlanCost, budgeted
 from .edited_frames import EditError, noun, read_edited
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
@@ -195,10 +195,10 @@ class ChangePlan(metaclass=ABCMeta):
         """Execute every part (creates, then changes, then deletes) with one ``log``; one
         results frame, its ``call`` column naming the part.
 
-        Refused before anything is sent (``check_apply``): deletes without
-        ``allow_destroy`` (each row named), unsupported changes without
-        ``ignore_unsupported``, and a plan needing more calls than the client knows are
-        left (``BudgetExceededError``).
+        Refused before any write (``check_apply``): deletes without ``allow_destroy`` (each
+        row named), unsupported changes without ``ignore_unsupported``, and a plan needing
+        more calls than are left (``BudgetExceededError``; a client that has sent nothing yet
+        fetches its token first, learning the budget).
 
         Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the apply
         after the requests in flight: every item not yet sent, in this part and the
@@ -222,10 +222,11 @@ class ChangePlan(metaclass=ABCMeta):
         allow_destroy: bool = False,
         ignore_unsupported: bool = False,
     ) -> PlanCost:
-        """Raise what ``apply`` with these options would refuse before sending anything;
-        else the plan's cost (nothing is sent)."""
+        """Raise what ``apply`` with these options would refuse before sending any write;
+        else the plan's cost. Nothing is written; a client that has sent nothing yet fetches
+        its token first, learning the budget (``learn_budget``)."""
         self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
-        cost = self.cost(client, log=log)
+        cost = budgeted(lambda: self.cost(client, log=log), client)
         if not cost.fits:
             what = f"the change plan ({counted(len(self.changes), 'change')})"
             raise cost.refusal(what, partial=False)  # apply takes no allow_partial
@@ -574,14 +575,16 @@ class SavedPlan:
         refresh: bool = False,
     ) -> PlanCost:
         """Raise what ``apply`` with these options refuses before the re-read (nothing is
-        sent): a plan already applied, deletes without ``allow_destroy``, unsupported
+        written; a client that has sent nothing yet fetches its token first, learning the
+        budget, ``learn_budget``): a plan
+        already applied, deletes without ``allow_destroy``, unsupported
         changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
         again), a budget that cannot hold the re-read and the writes; else that cost."""
         refuse_applied(self.path, self.sha256)
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
         )
-        cost = self.cost(client, log=log)
+        cost = budgeted(lambda: self.cost(client, log=log), client)
         if not cost.fits:
             what = f"re-reading the objects {self.path} touches, then the writes"
             raise cost.refusal(what, partial=False)  # apply takes no allow_partial
@@ -603,7 +606,7 @@ class SavedPlan:
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
         once complete.
 
-        Refused before anything is sent: a plan another apply is applying (``LockHeldError``
+        Refused before any write: a plan another apply is applying (``LockHeldError``
         naming it: one writer per plan, see ``lock``); then (``check_apply``, before the
         re-read) a plan already applied (``PlanAlreadyAppliedError``), deletes without
         ``allow_destroy``, unsupported changes without ``ignore_unsupported``, a budget that

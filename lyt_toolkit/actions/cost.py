@@ -9,6 +9,7 @@ without doubtful items, and otherwise an upper bound.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from .log import LogState
 
-__all__ = ["PlanCost", "plan_cost"]
+__all__ = ["PlanCost", "budgeted", "learn_budget", "plan_cost"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,25 @@ class PlanCost:
             resets_at=self.resets_at,
             partial=partial,
         )
+
+
+def learn_budget(client: LoyaltyClient) -> bool:
+    """Learn the budget when ``client`` does not know it, before a plan is set against it:
+    a client that has sent nothing yet fetches its token now (the plan's calls need it
+    anyway), and the answer carries the limit headers. A service that sends none leaves the
+    budget unknown, and nothing is refused for it. True when the token request was sent."""
+    if client.quota.remaining is not None or client.holds_token:
+        return False
+    client.fetch_token()
+    return True
+
+
+def budgeted(cost: Callable[[], PlanCost], client: LoyaltyClient) -> PlanCost:
+    """``cost()`` set against a budget ``client`` knows: when it needs calls and the budget is
+    unknown, ``learn_budget`` reads it first and the cost is taken again (the read brought
+    the token a fresh client's cost counts)."""
+    first = cost()
+    return cost() if first.needed and learn_budget(client) else first
 
 
 def item_calls(target: str, state: LogState) -> int:

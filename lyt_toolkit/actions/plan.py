@@ -27,7 +27,7 @@ from .._text import counted
 from ..errors import APIError, QuotaExhaustedError
 from ..frames.registry import FRAME_NAMES
 from ._runner import run_items
-from .cost import PlanCost, item_calls, plan_cost
+from .cost import PlanCost, budgeted, item_calls, plan_cost
 from .items import ItemResult, Observer, Outcome, P, PlanItem, Standing
 from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
 from .rehearsal import Rehearsal, rehearse
@@ -229,8 +229,9 @@ class ActionPlan(Generic[P]):
         after the requests in flight: the items never sent are ``cancelled`` and are not
         logged, so running again with the same log sends exactly them.
 
-        The call budget: a plan needing more calls than the client knows are left this
-        window (``cost(client, log=log)``) is refused before anything is sent with
+        The call budget: a client that has sent nothing yet fetches its token first, whose
+        answer tells the budget (``learn_budget``); a plan needing more calls than are left
+        this window (``cost(client, log=log)``) is refused before any write is sent with
         ``BudgetExceededError``, unless ``allow_partial``. A run the budget stops (a reset
         beyond the client's ``max_wait``) sends nothing more and raises the client's
         ``QuotaExhaustedError``; every item sent is in the log, and running again with the
@@ -242,7 +243,7 @@ class ActionPlan(Generic[P]):
             if action_log is not None:
                 action_log.claim(LogOwner.of(client))
             state = log_state(action_log, self.action)
-            cost = plan_cost(self, state, client)
+            cost = budgeted(lambda: plan_cost(self, state, client), client)
             if not cost.fits and not allow_partial:
                 raise cost.refusal(
                     f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"

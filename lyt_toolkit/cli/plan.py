@@ -5,8 +5,8 @@ copy of a CSV export changed in a spreadsheet (``reports.read_edited_frames``). 
 the plan as ``lyt apply`` will apply it (its calls count the re-read of the objects it
 touches, then the writes) and, with ``--out PLAN_FILE``, saves it for ``lyt apply``.
 Nothing is written to the service. When a service is configured (``LYT_BASE_URL`` and
-the key pair, in the environment or a ``.env`` file) one read (``GET /v2/programs``,
-plus a token request) learns the live budget, and the summary ends ``R left in this
+the key pair, in the environment or a ``.env`` file) one call, the token request, learns
+the live budget, and the summary ends ``R left in this
 window`` (``budget unknown`` when the answers carry no budget; a failed read says why
 on stderr);
 ``--offline``, or no service configured, sends nothing and leaves the budget out.
@@ -60,6 +60,7 @@ def plan(args: argparse.Namespace) -> int:
 
 def _read_budget(change_plan: SavedPlan) -> None:
     """Let ``change_plan`` remember the live budget: one read, when a service is configured."""
+    from ..actions.cost import learn_budget
     from ..client import ClientConfig, LoyaltyClient
     from ..errors import ConfigurationError
 
@@ -70,7 +71,7 @@ def _read_budget(change_plan: SavedPlan) -> None:
     try:
         with LoyaltyClient(config=config) as client:
             try:
-                client.programs.list(limit=1)  # any answer carries the budget headers
+                learn_budget(client)
             except LytError as exc:
                 reason = scrub(" ".join(str(exc).split()))
                 fail(COMMAND, f"the read for the budget failed: {reason}")

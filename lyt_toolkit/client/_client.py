@@ -16,6 +16,7 @@ import httpx
 from typing_extensions import Unpack
 
 from ._core import Call, RequestCore
+from ._flow import bearer_flow
 from ._transport import AsyncTransport, SyncTransport
 from .config import ClientConfig, ClientSettings
 from .quota import Quota
@@ -214,6 +215,12 @@ class LoyaltyClient(_Common[httpx.Client]):
         """
         return self._transport.request(_raw_call(method, path, params, json))
 
+    def fetch_token(self) -> None:
+        """Hold a bearer token for the ``/v2`` calls: sends nothing when one is held, else the
+        token request the first ``/v2`` call would send (one call). Its answer carries the
+        budget headers, so a fresh client learns the budget without a read."""
+        self._transport.run(bearer_flow(self._transport.core))
+
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
         self._transport.close()
@@ -240,6 +247,10 @@ class AsyncLoyaltyClient(_Common[httpx.AsyncClient]):
     ) -> Any:
         """Async twin of ``LoyaltyClient.request``."""
         return await self._transport.request(_raw_call(method, path, params, json))
+
+    async def fetch_token(self) -> None:
+        """Async twin of ``LoyaltyClient.fetch_token``."""
+        await self._transport.run(bearer_flow(self._transport.core))
 
     async def aclose(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""

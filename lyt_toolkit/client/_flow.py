@@ -194,6 +194,12 @@ def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
             yield Sleep(piece)
 
 
+def bearer_flow(core: RequestCore) -> Flow[None]:
+    """A ``/v2`` token held: the cached one, or one requested now, as the first ``/v2`` call
+    would."""
+    yield Bearer(Deadline(call_seconds(core.config.timeout)))
+
+
 def token_flow(
     core: RequestCore, tokens: TokenCache, deadline: Deadline, quota: Quota | None = None
 ) -> Flow[tuple[str, int]]:

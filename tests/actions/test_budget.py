@@ -197,3 +197,16 @@ def test_past_the_reset_a_plan_runs_on_the_refilled_budget(
     results = plan.execute(client, progress=False)
     assert results["outcome"].tolist() == ["succeeded"]
     assert fresh.plan()["used"] == 1
+
+
+def test_a_client_that_has_read_no_budget_learns_it_from_its_token_before_refusing(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    plan = actions.create_benefits(benefit_rows("Unknown", 5))
+    fresh.set_plan("5/hour")  # the token and 5 writes would need 6
+    assert client.quota.remaining is None  # nothing read yet: the budget is unknown
+    with pytest.raises(BudgetExceededError) as raised:
+        plan.execute(client, progress=False)
+    assert (raised.value.needed, raised.value.remaining) == (5, 4)
+    assert fresh.plan()["used"] == 1  # the token request, whose answer told the budget
+    assert names_on_server_after_reset(client, fresh, "Unknown") == []

@@ -260,7 +260,7 @@ def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_config
 
     assert main(args) == 2
     first = capsys.readouterr().out.splitlines()[0]
-    assert fresh.plan()["used"] - used == 2  # the token request and one read
+    assert fresh.plan()["used"] - used == 1  # the token request: its answer tells the budget
     assert first == f"{made}, {100 - fresh.plan()['used']} left in this window"
 
     fresh.set_plan("unlimited")  # answers without limit headers

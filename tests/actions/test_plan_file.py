@@ -293,6 +293,46 @@ def test_a_budget_without_room_to_read_back_a_write_in_doubt_is_refused_not_take
         assert fresh.plan()["used"] == used  # nothing sent
 
 
+@pytest.mark.parametrize("saved", [True, False])
+def test_a_fresh_client_learns_the_budget_before_the_re_read_and_is_refused(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    saved: bool,
+) -> None:
+    """A client that has read no budget yet learns it from its token request, then refuses a
+    plan that cannot finish before sending the re-read or any write."""
+    plan, _ = save_four_kinds(client, tmp_path / "plan.json")
+    loaded = ChangePlan.load(tmp_path / "plan.json") if saved else plan
+    needed = loaded.cost().needed  # no client: no token counted
+    fresh.set_plan(f"{1 + needed - 1}/hour")
+    with (
+        make_client(fresh, max_wait=0) as unread,
+        pytest.raises(BudgetExceededError, match="1 short"),
+    ):
+        loaded.apply(unread, allow_destroy=True, progress=False)
+    assert fresh.plan()["used"] == 1  # the token request
+    fresh.set_plan("unlimited")
+    assert _live(client)["bonus"] == 0
+
+
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_lyt_apply_learns_the_budget_before_the_re_read_and_refuses_a_plan_without_room(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "plan.json"
+    save_four_kinds(client, path)
+    needed = ChangePlan.load(path).cost().needed  # no client: no token counted
+    fresh.set_plan(f"{1 + needed - 1}/hour")
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lyt apply: ") and "1 short" in err
+    assert fresh.plan()["used"] == 1  # the token request
+    fresh.set_plan("unlimited")
+    assert _live(client)["bonus"] == 0
+
+
 def test_a_name_taken_by_another_benefit_while_in_doubt_is_still_stale(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
@@ -374,7 +414,7 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
 
     assert main(["apply", str(path), "--allow-destroy"]) == 0
     out = capsys.readouterr().out
-    assert "Re-reading 5 touched objects: calls needed: 6;" in out  # and a token for the CLI
+    assert "Re-reading 5 touched objects: calls needed: 5;" in out  # the token came before
     assert "Applied: 4 succeeded" in out
     assert (tmp_path / "plan.json.log.jsonl").exists()
 
