@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import functools
 import gc
+import math
 import socket
 import ssl
 import threading
@@ -18,6 +19,7 @@ import uvicorn
 
 from .._deprecation import warn
 from .app import create_app
+from .clock import parse_instant
 from .config import SandboxConfig, SandboxCredentials
 from .from_snapshot import FOLDER_FORM, SnapshotSource, program_to_hold, sandbox_credentials
 from .guard import BODY_TIMEOUT
@@ -57,6 +59,28 @@ def _admin_tls() -> ssl.SSLContext:
     milliseconds) though a sandbox is served over plain HTTP, and tests make thousands
     of these calls."""
     return ssl.create_default_context()
+
+
+def _check_serving(port: Any, body_timeout: Any, head_timeout: Any) -> None:
+    """``ValueError`` naming ``port`` unless it is 0 (any free port) to 65535, or a timeout
+    unless it is a positive, finite number of seconds (else every request would be 408)."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port: must be 0 (a free port) to 65535, got {port!r}")
+    for name, seconds in (("body_timeout", body_timeout), ("head_timeout", head_timeout)):
+        number = not isinstance(seconds, bool) and isinstance(seconds, int | float)
+        if not (number and math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"{name}: must be a positive number of seconds, got {seconds!r}")
+
+
+def _check_clock(now: Any, seed: Any) -> None:
+    """``ValueError`` naming ``now`` unless an ISO 8601 instant, ``seed`` unless an integer."""
+    if now is not None:
+        try:
+            parse_instant(now)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"now: must be an ISO 8601 instant, got {now!r}") from None
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"seed: must be an integer, got {seed!r}")
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -130,7 +154,11 @@ class Sandbox:
         ``plan`` when it is not one.
         ``body_timeout`` / ``head_timeout``: seconds a request body may stall, and a
         request head may take to arrive, before the request is answered 408.
+        ``ValueError`` naming the argument when ``now``, ``seed``, ``port`` or a timeout
+        cannot be served with, before anything is loaded.
         """
+        _check_serving(port, body_timeout, head_timeout)
+        _check_clock(now, seed)
         if snapshot is not None:
             if data is not None:
                 raise ValueError("give data or snapshot, not both")
@@ -281,6 +309,7 @@ def serve(
     again and again) and then leaves it alone for good (``gc.freeze``), rather than
     pause the first requests to rescan a large program.
     """
+    _check_serving(port, body_timeout, head_timeout)
     gc.disable()  # the caller may have turned it off already, to read the program file
     try:
         app = create_app(config, body_timeout=body_timeout, state=state)
