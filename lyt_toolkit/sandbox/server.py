@@ -18,6 +18,7 @@ from typing import Any, Self
 import uvicorn
 
 from .._deprecation import warn
+from ..errors import error_class
 from .app import create_app
 from .clock import parse_instant
 from .config import SandboxConfig, SandboxCredentials
@@ -83,6 +84,32 @@ def _check_clock(now: Any, seed: Any) -> None:
         raise ValueError(f"seed: must be an integer, got {seed!r}")
 
 
+def _answer(response: Any) -> dict[str, Any]:
+    """The JSON of the sandbox's answer (an ``httpx.Response``); for an error, the toolkit's
+    exception for its status (``BadRequestError`` for a 400, ...) carrying its error object,
+    whose ``details`` name the field refused."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if response.is_success:
+        result: dict[str, Any] = body
+        return result
+    info = body if isinstance(body, dict) else {}
+    raise error_class(response.status_code, info.get("key"))(
+        response.status_code,
+        info.get("message") or response.reason_phrase,
+        key=info.get("key"),
+        details=info.get("details"),
+        request_id=info.get("request_id"),
+        resource_id=info.get("resource_id"),
+        resource_type=info.get("resource_type"),
+        body=body,
+        method=response.request.method,
+        path=response.request.url.path,
+    )
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
@@ -108,7 +135,8 @@ class Sandbox:
     ``with`` block, or the end of the interpreter, whichever comes first; dropping
     every reference to it does not stop it. ``Sandbox(base_url, credentials)`` only
     names one already running elsewhere (``lyt sandbox serve``); its ``stop()`` does
-    nothing.
+    nothing. An admin helper the sandbox refuses raises the toolkit's error for the answer
+    (``lyt_toolkit.errors.BadRequestError`` for a 400, its ``details`` naming the field).
     """
 
     def __init__(self, base_url: str, credentials: SandboxCredentials) -> None:
@@ -241,8 +269,7 @@ class Sandbox:
             headers=keys,
             verify=_admin_tls(),
         )
-        response.raise_for_status()
-        return {**keys, "Authorization": f"Bearer {response.json()['access_token']}"}
+        return {**keys, "Authorization": f"Bearer {_answer(response)['access_token']}"}
 
     # -- admin API --------------------------------------------------------------
 
@@ -256,9 +283,7 @@ class Sandbox:
             headers=self.key_headers(),
             verify=_admin_tls(),
         )
-        response.raise_for_status()
-        result: dict[str, Any] = response.json()
-        return result
+        return _answer(response)
 
     def now(self) -> str:
         return self._admin("GET", "/clock")["now"]
