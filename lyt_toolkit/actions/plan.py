@@ -237,6 +237,8 @@ class ActionPlan(Generic[P]):
         ``QuotaExhaustedError``; every item sent is in the log, and running again with the
         same log after the reset sends only the rest.
         """
+        if client is None or isinstance(client, ActionLog | str | os.PathLike):
+            raise TypeError(f"client: expected a LoyaltyClient, not {type(client).__name__}")
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         with opened_log(log) as action_log:

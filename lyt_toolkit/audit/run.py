@@ -12,17 +12,15 @@ member's count). A full snapshot's findings and summary are as they always were.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from ..frames.sample import SampleDesign, estimate_totals
+from ..snapshot import ProgramSnapshot
 from ._view import shared_rows
 from .registry import RULES, SEVERITIES, Rule
-
-if TYPE_CHECKING:
-    from ..snapshot import ProgramSnapshot
 
 FINDING_COLUMNS: tuple[str, ...] = (
     "rule",
@@ -74,6 +72,8 @@ def run(snapshot: ProgramSnapshot, rules: Iterable[str | Rule] | None = None) ->
     the others are left out, their ids in ``attrs["left_out"]`` (a reward cost never pulled
     is not missing); naming such a rule in ``rules`` is a ``ValueError``.
     """
+    if not isinstance(snapshot, ProgramSnapshot):
+        raise TypeError(f"snapshot: expected a ProgramSnapshot, not {type(snapshot).__name__}")
     chosen = list(RULES.values()) if rules is None else [_rule(r) for r in rules]
     cannot = [r for r in chosen if not r.needs <= snapshot.kinds]
     if cannot and rules is not None:

@@ -11,6 +11,10 @@ error middleware so a failure never reaches it: that one re-raises after answeri
 - a JSON body holding a number the interface cannot carry (``NaN``, ``Infinity``, a
   float beyond the double range, an integer outside the signed 64-bit range) is
   answered 400 naming the field, as is a body nested deeper than ``MAX_DEPTH``;
+- a JSON string (value or key) that is not text, a lone surrogate's escape such as
+  ``"\\ud800"`` (no UTF-8 can carry it, nor the store keep it), is answered 400 naming
+  the field (a URL cannot carry one: its percent-escapes decode as UTF-8, a stray byte
+  to U+FFFD);
 - anything else unexpected is answered 500, and the connection stays usable.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -168,6 +173,44 @@ def _check_json(scope: Scope, body: bytes) -> None:
     problem: NumberProblem | None = first_problem(document, MAX_DEPTH)
     if problem is not None:
         raise _Refused(bad_request(f"{problem.where}: {problem.reason}"))
+    if _SURROGATE_ESCAPE.search(body):
+        where = _first_lone_surrogate(document)
+        if where is not None:
+            shown = where.encode(errors="backslashreplace").decode()  # a key may hold one
+            raise _Refused(bad_request(f"{shown}: holds a lone surrogate, not UTF-8 text"))
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A surrogate's escape: only a body holding one can decode to a lone surrogate (its raw
+UTF-8 bytes are not UTF-8; an escaped pair decodes to one character)."""
+
+
+def _first_lone_surrogate(document: Any) -> str | None:
+    """Where the first string of ``document`` (key or value) UTF-8 cannot encode is."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        path, value = stack.pop()
+        children: list[tuple[str, Any]] = []
+        if isinstance(value, dict):
+            for key, item in value.items():
+                where = f"{path}.{key}" if path else key
+                if not _is_text(key):
+                    return where
+                children.append((where, item))
+        elif isinstance(value, list):
+            children = [(f"{path}[{n}]", item) for n, item in enumerate(value)]
+        elif isinstance(value, str) and not _is_text(value):
+            return path or "body"
+        stack.extend(reversed(children))
+    return None
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _constant(name: str) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import functools
 import gc
+import math
 import socket
 import ssl
 import threading
@@ -17,7 +18,9 @@ from typing import Any, Self
 import uvicorn
 
 from .._deprecation import warn
+from ..errors import error_class
 from .app import create_app
+from .clock import parse_instant
 from .config import SandboxConfig, SandboxCredentials
 from .from_snapshot import FOLDER_FORM, SnapshotSource, program_to_hold, sandbox_credentials
 from .guard import BODY_TIMEOUT
@@ -59,6 +62,54 @@ def _admin_tls() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
+def _check_serving(port: Any, body_timeout: Any, head_timeout: Any) -> None:
+    """``ValueError`` naming ``port`` unless it is 0 (any free port) to 65535, or a timeout
+    unless it is a positive, finite number of seconds (else every request would be 408)."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port: must be 0 (a free port) to 65535, got {port!r}")
+    for name, seconds in (("body_timeout", body_timeout), ("head_timeout", head_timeout)):
+        number = not isinstance(seconds, bool) and isinstance(seconds, int | float)
+        if not (number and math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"{name}: must be a positive number of seconds, got {seconds!r}")
+
+
+def _check_clock(now: Any, seed: Any) -> None:
+    """``ValueError`` naming ``now`` unless an ISO 8601 instant, ``seed`` unless an integer."""
+    if now is not None:
+        try:
+            parse_instant(now)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"now: must be an ISO 8601 instant, got {now!r}") from None
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"seed: must be an integer, got {seed!r}")
+
+
+def _answer(response: Any) -> dict[str, Any]:
+    """The JSON of the sandbox's answer (an ``httpx.Response``); for an error, the toolkit's
+    exception for its status (``BadRequestError`` for a 400, ...) carrying its error object,
+    whose ``details`` name the field refused."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if response.is_success:
+        result: dict[str, Any] = body
+        return result
+    info = body if isinstance(body, dict) else {}
+    raise error_class(response.status_code, info.get("key"))(
+        response.status_code,
+        info.get("message") or response.reason_phrase,
+        key=info.get("key"),
+        details=info.get("details"),
+        request_id=info.get("request_id"),
+        resource_id=info.get("resource_id"),
+        resource_type=info.get("resource_type"),
+        body=body,
+        method=response.request.method,
+        path=response.request.url.path,
+    )
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
@@ -84,7 +135,8 @@ class Sandbox:
     ``with`` block, or the end of the interpreter, whichever comes first; dropping
     every reference to it does not stop it. ``Sandbox(base_url, credentials)`` only
     names one already running elsewhere (``lyt sandbox serve``); its ``stop()`` does
-    nothing.
+    nothing. An admin helper the sandbox refuses raises the toolkit's error for the answer
+    (``lyt_toolkit.errors.BadRequestError`` for a 400, its ``details`` naming the field).
     """
 
     def __init__(self, base_url: str, credentials: SandboxCredentials) -> None:
@@ -130,7 +182,11 @@ class Sandbox:
         ``plan`` when it is not one.
         ``body_timeout`` / ``head_timeout``: seconds a request body may stall, and a
         request head may take to arrive, before the request is answered 408.
+        ``ValueError`` naming the argument when ``now``, ``seed``, ``port`` or a timeout
+        cannot be served with, before anything is loaded.
         """
+        _check_serving(port, body_timeout, head_timeout)
+        _check_clock(now, seed)
         if snapshot is not None:
             if data is not None:
                 raise ValueError("give data or snapshot, not both")
@@ -213,8 +269,7 @@ class Sandbox:
             headers=keys,
             verify=_admin_tls(),
         )
-        response.raise_for_status()
-        return {**keys, "Authorization": f"Bearer {response.json()['access_token']}"}
+        return {**keys, "Authorization": f"Bearer {_answer(response)['access_token']}"}
 
     # -- admin API --------------------------------------------------------------
 
@@ -228,9 +283,7 @@ class Sandbox:
             headers=self.key_headers(),
             verify=_admin_tls(),
         )
-        response.raise_for_status()
-        result: dict[str, Any] = response.json()
-        return result
+        return _answer(response)
 
     def now(self) -> str:
         return self._admin("GET", "/clock")["now"]
@@ -281,6 +334,7 @@ def serve(
     again and again) and then leaves it alone for good (``gc.freeze``), rather than
     pause the first requests to rescan a large program.
     """
+    _check_serving(port, body_timeout, head_timeout)
     gc.disable()  # the caller may have turned it off already, to read the program file
     try:
         app = create_app(config, body_timeout=body_timeout, state=state)

@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from numbers import Integral
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,11 +137,9 @@ class ProgramSnapshot:
         says when each given kind was read (see the attribute); a kind it does not name was
         read at the first of its ``read_times``, else at ``pulled_at``.
         """
-        unknown = set(frames) - set(FRAME_NAMES)
-        if unknown:
-            raise ValueError(f"unknown frame names {sorted(unknown)}; known: {FRAME_NAMES}")
+        _check_frames(frames)
         built = {n: frames[n] if n in frames else SCHEMAS[n].empty() for n in FRAME_NAMES}
-        stamp = utc_now() if pulled_at is None else _utc(pulled_at)
+        stamp = utc_now() if pulled_at is None else _pulled_at(pulled_at)
         if odd_values is None:
             odd_values = [o for f in built.values() for o in f.attrs.get(ODD_VALUES, ())]
         stamps = dict(read_at or {})
@@ -220,6 +219,8 @@ class ProgramSnapshot:
         ``lyt_toolkit.snapshot.diff`` for keys and equality rules. When either snapshot is a
         sample, cards and pending buckets are left out and the diff's ``note`` says so.
         """
+        if not isinstance(other, ProgramSnapshot):
+            raise TypeError(f"other: expected a ProgramSnapshot, not {type(other).__name__}")
         return compare(self, other, ignore=ignore)
 
     def drift(
@@ -277,6 +278,13 @@ class ProgramSnapshot:
         ``read_members`` is deprecated: it reads every member to count exactly, as many
         calls as the pull. See ``lyt_toolkit.snapshot.cost``.
         """
+        if cards_per_member is not None and (
+            isinstance(cards_per_member, bool) or not isinstance(cards_per_member, Integral)
+        ):
+            raise TypeError(
+                "cards_per_member: expected an integer or None,"
+                f" not {type(cards_per_member).__name__}"
+            )
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.estimate import estimate_pull
 
@@ -477,6 +485,33 @@ class ProgramSnapshot:
             sample=pulled.sample,
             read_times=pulled.read_times,
         )
+
+
+def _check_frames(frames: Any) -> None:
+    """``TypeError`` unless ``frames`` maps frame names to DataFrames; ``ValueError`` for a
+    name that is no frame's."""
+    if not isinstance(frames, Mapping):
+        raise TypeError(
+            f"frames: expected a mapping of frame names to DataFrames, not {type(frames).__name__}"
+        )
+    unknown = set(frames) - set(FRAME_NAMES)
+    if unknown:
+        raise ValueError(f"unknown frame names {sorted(unknown)}; known: {FRAME_NAMES}")
+    for name, frame in frames.items():
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frames[{name!r}]: expected a DataFrame, not {type(frame).__name__}")
+
+
+def _pulled_at(moment: Any) -> pd.Timestamp:
+    """``pulled_at`` as a UTC timestamp; ``TypeError`` or ``ValueError`` naming it."""
+    if not isinstance(moment, str | datetime):
+        raise TypeError(
+            f"pulled_at: expected an ISO 8601 string or a datetime, not {type(moment).__name__}"
+        )
+    try:
+        return _utc(moment)
+    except ValueError:
+        raise ValueError(f"pulled_at: {moment!r} is not a date and time") from None
 
 
 def _utc(moment: str | datetime) -> pd.Timestamp:

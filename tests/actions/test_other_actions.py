@@ -111,11 +111,11 @@ def test_delete_webhooks(client: LoyaltyClient) -> None:
     assert client.webhooks.list("proj_NwStage01") == []
 
 
-def test_results_schema_is_stable_for_zero_items() -> None:
+def test_results_schema_is_stable_for_zero_items(client: LoyaltyClient) -> None:
     empty = actions.delete_tier_structures([]).preview()
     assert len(empty) == 0 and "will" in empty.columns
     plan = actions.delete_tier_structures([])
-    assert list(plan.execute(None, progress=False).columns)[:5] == [  # type: ignore[arg-type]
+    assert list(plan.execute(client, progress=False).columns)[:5] == [
         "item",
         "row",
         "target",

@@ -7,6 +7,7 @@ import time
 import httpx
 import pytest
 
+from lyt_toolkit.errors import BadRequestError
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import assert_bad_request, assert_error
@@ -67,6 +68,27 @@ def test_bad_fault_settings_are_400(
     sandbox: Sandbox, key_headers: dict[str, str], settings: dict
 ) -> None:
     assert_error(admin(sandbox, key_headers, "PUT", "/faults", json=settings), 400)
+
+
+@pytest.mark.parametrize(
+    ("helper", "arguments", "named"),
+    [
+        ("set_faults", {"rate_limit": 1.5}, "rate_limit"),
+        ("set_faults", {"surprise": 1}, "surprise"),
+        ("set_clock", {"now": "soon"}, "now"),
+        ("set_clock", {"now": "9999-12-31T23:59Z"}, "now"),
+        ("advance_clock", {"seconds": -5}, "seconds"),
+    ],
+)
+def test_admin_helpers_raise_the_sandbox_answer_naming_the_field(
+    restore: Sandbox, helper: str, arguments: dict, named: str
+) -> None:
+    with pytest.raises(BadRequestError) as refused:
+        getattr(restore, helper)(**arguments)
+    error = refused.value
+    assert error.status == 400 and error.details is not None and error.details.startswith(named)
+    assert error.details in str(error) and error.path is not None and error.path in str(error)
+    assert restore.now() == NOW  # nothing changed
 
 
 def test_admin_needs_the_key_pair(sandbox: Sandbox, management_headers: dict[str, str]) -> None:

@@ -14,7 +14,7 @@ import pytest
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.services import promotions
 
-from .helpers import assert_bad_request, assert_error
+from .helpers import assert_bad_request, assert_error, walk
 from .rawhttp import RawConnection, send_bytes
 
 BENEFITS = "/v2/loyalties/benefits"
@@ -137,3 +137,63 @@ def test_trailing_slash_is_404_without_a_redirect(api: httpx.Client) -> None:
 def test_body_that_is_not_utf8_is_400_naming_the_body(api: httpx.Client) -> None:
     response = api.post(VALIDATE, content=b'\xff\xfe{"order": {}}', headers=JSON)
     assert_bad_request(response, "body:")
+
+
+LONE = "\ud800"  # json.dumps writes it as the escape "\ud800": no UTF-8 can carry it
+MUG = {"name": "Lone mug", "type": "MATERIAL", "material": {"product": {"id": LONE}}}
+COUPONS = {"name": "Lone coupons", "type": "DIGITAL", "digital": {"discount_coupons": {}}}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "named"),
+    [
+        (
+            VALIDATE,
+            {"customer": {"source_id": LONE}, "order": {"amount": 100}},
+            "customer.source_id",
+        ),
+        (VALIDATE, {"customer": {"id": LONE}, "order": {"amount": 100}}, "customer.id"),
+        (VALIDATE, {"order": {"id": LONE, "amount": 100}}, "order.id"),
+        (
+            VALIDATE,
+            {"order": {"items": [{"product_id": "\udfff", "quantity": 1}]}},
+            "order.items[0].product_id",
+        ),
+        (VALIDATE, {"order": {"amount": 100}, "metadata": {LONE: 1}}, "metadata.\\ud800"),
+        (BENEFITS, MUG, "material.product.id"),
+        (
+            BENEFITS,
+            {**COUPONS, "digital": {"discount_coupons": {"campaign_id": LONE}}},
+            "digital.discount_coupons.campaign_id",
+        ),
+        ("/_sandbox/clock/set", {"now": LONE}, "now"),
+    ],
+    ids=[
+        "source-id",
+        "customer-id",
+        "order-id",
+        "product-id",
+        "metadata-key",
+        "product",
+        "campaign",
+        "clock",
+    ],
+)
+def test_lone_surrogate_in_a_string_is_400_naming_the_field(
+    api: httpx.Client, restore: Sandbox, path: str, body: dict, named: str
+) -> None:
+    before = (walk(api, BENEFITS, [("limit", 100)]), restore.now())
+    raw = json.dumps(body).encode()
+    assert b"\\ud800" in raw or b"\\udfff" in raw
+    response = api.post(path, content=raw, headers=JSON)
+    details = assert_bad_request(response, f"{named}: ", "lone surrogate")["details"]
+    assert details.startswith(named)
+    assert (walk(api, BENEFITS, [("limit", 100)]), restore.now()) == before
+
+
+def test_escaped_surrogate_pair_is_text(api: httpx.Client, restore: Sandbox) -> None:
+    body = {"name": "Mug \ud83c\udf75", "type": "MATERIAL"}
+    body["material"] = {"product": {"id": "prod_0b1e55ed0002"}}
+    response = api.post(BENEFITS, content=json.dumps(body).encode(), headers=JSON)
+    assert response.status_code == 200, response.text
+    assert response.json()["name"] == "Mug \U0001f375"

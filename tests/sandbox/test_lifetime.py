@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+import threading
 import weakref
 
 import httpx
@@ -106,3 +107,29 @@ def test_the_interpreters_end_stops_a_sandbox_nobody_stopped() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["started", "still running: 0"], out.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"body_timeout": -1}, "body_timeout"),
+        ({"body_timeout": 0}, "body_timeout"),
+        ({"body_timeout": float("nan")}, "body_timeout"),
+        ({"body_timeout": float("inf")}, "body_timeout"),
+        ({"body_timeout": "5"}, "body_timeout"),
+        ({"head_timeout": -0.5}, "head_timeout"),
+        ({"head_timeout": True}, "head_timeout"),
+        ({"port": -1}, "port"),
+        ({"port": 65536}, "port"),
+        ({"port": "8000"}, "port"),
+        ({"now": "yesterday"}, "now"),
+        ({"seed": "x"}, "seed"),
+    ],
+    ids=lambda value: repr(value) if not isinstance(value, str) else value,
+)
+def test_start_refuses_a_bad_argument_naming_it_before_serving(arguments: dict, named: str) -> None:
+    serving = {t.name for t in threading.enumerate()}
+    with pytest.raises(ValueError, match=rf"^{named}: ") as refused:
+        Sandbox.start(**arguments)
+    assert repr(next(iter(arguments.values()))) in str(refused.value)
+    assert {t.name for t in threading.enumerate()} <= serving  # no server thread was started
