@@ -24,6 +24,7 @@ import httpx
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
+from .._secret import mask, secret_forms
 from .._version import __version__
 from ..errors import (
     APIError,
@@ -225,6 +226,12 @@ class RequestCore:
             headers["Authorization"] = f"Bearer {bearer}"
         return headers
 
+    def secrets(self, bearer: str | None) -> list[str]:
+        """The credentials a request may carry: both key pairs' tokens and ``bearer``."""
+        config = self.config
+        held = [s.get_secret_value() for s in (config.app_token, config.management_token) if s]
+        return held if bearer is None else [*held, bearer]
+
     def token_call(self, scopes: Sequence[str] | str | None = None) -> Call[Any]:
         """The token request; form-encoded, scopes space-delimited."""
         from ..models.auth import AccessToken, TokenRequest
@@ -359,15 +366,19 @@ def request_id(response: httpx.Response) -> str | None:
     return found
 
 
-def log_response(call: Call[Any], response: httpx.Response, attempt: int) -> None:
-    """One DEBUG line per response: never headers, bodies or tokens."""
+def log_response(
+    call: Call[Any], response: httpx.Response, attempt: int, secrets: Sequence[str]
+) -> None:
+    """One DEBUG line per response: never headers, bodies or tokens; the request ID, which
+    the service sends, with ``secrets`` (the credentials the request carried) masked."""
     if logger.isEnabledFor(logging.DEBUG):
+        found = request_id(response)
         logger.debug(
             "%s %s -> %s request_id=%s attempt=%d",
             call.method,
             call.path,
             response.status_code,
-            request_id(response),
+            None if found is None else mask(found, secret_forms(secrets)),
             attempt,
         )
 

@@ -262,7 +262,7 @@ def send_flow(
                 raise deadline.error(_where(core, call)) from None
             yield Sleep(_delay_after_failure(core, call, outcome, attempt, started, deadline))
             continue
-        log_response(call, outcome, attempt)
+        log_response(call, outcome, attempt, core.secrets(bearer))
         if outcome.is_success or (pass_401 and outcome.status_code == 401):
             return outcome
         delay = _delay_after_refusal(core, call, outcome, attempt, started, deadline, quota)
