@@ -110,8 +110,20 @@ class Call(Generic[T]):
         return self.method == "POST" and self.family is Family.OAUTH
 
 
+_DOT_SEGMENTS = ("", ".", "..")
+"""Parameters a URL reads as no segment, this directory or its parent: never one ID."""
+
+
 def path(template: str, **params: str) -> str:
-    """Fill a path template, quoting each parameter so it stays one path segment."""
+    """Fill a path template, quoting each parameter so it stays one path segment; a
+    ``RequestValidationError`` naming a parameter that is empty, ``.`` or ``..``."""
+    for name, value in params.items():
+        if str(value) in _DOT_SEGMENTS:
+            raise RequestValidationError(
+                f"{name} must be an ID, got {str(value)!r}: in a URL it would name a "
+                "directory (the request would go to another path)",
+                field=name,
+            )
     return template.format(**{k: quote(str(v), safe="") for k, v in params.items()})
 
 
