@@ -293,6 +293,14 @@ def _check_cluster(value: Any) -> Cluster:
 
 
 def _check_scopes(scopes: Sequence[str]) -> tuple[str, ...]:
+    """``scopes`` as a tuple: a list of scopes, or one string of them space-delimited as on
+    the wire (``"loyalties"``)."""
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    if not isinstance(scopes, Sequence | set | frozenset):
+        raise ConfigurationError(
+            f"scopes must be a list of scope values such as ['loyalties'], got {scopes!r}"
+        )
     unknown = [s for s in scopes if s not in SCOPES]
     if not scopes or unknown:
         raise ConfigurationError(f"scopes must be non-empty known scope values; unknown: {unknown}")

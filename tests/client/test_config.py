@@ -118,6 +118,13 @@ def test_unknown_scope_is_named() -> None:
         ClientConfig.resolve(base_url=BASE, scopes=["loyalty"], env={}, env_file=None)
 
 
+def test_one_scope_may_be_given_as_a_string() -> None:
+    config = ClientConfig.resolve(base_url=BASE, scopes="loyalties", env={}, env_file=None)
+    assert config.scopes == ("loyalties",)
+    with pytest.raises(ConfigurationError, match="scopes"):
+        ClientConfig.resolve(base_url=BASE, scopes=5, env={}, env_file=None)  # type: ignore[arg-type]
+
+
 def test_retry_config_is_checked() -> None:
     with pytest.raises(ConfigurationError):
         RetryConfig(max_attempts=0)
