@@ -18,7 +18,7 @@ __all__ = ["join", "normalise", "shown"]
 def normalise(template: str, cluster: str) -> httpx.URL:
     """``template`` with ``{cluster}`` filled in, its path ending in one ``/``; a
     ``ConfigurationError`` naming ``base_url`` unless it is an http(s) URL with a host, a
-    port from 0 to 65535 and neither query nor fragment (a path is appended to it)."""
+    port from 1 to 65535 and neither query nor fragment (a path is appended to it)."""
     try:
         url = httpx.URL(template.replace("{cluster}", cluster))
         host = url.host  # decodes an IDNA host ("xn--..."), which may fail

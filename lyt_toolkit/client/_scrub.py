@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._secret import MASK, MIN_SECRET_LENGTH, mask, secret_forms
+from .._secret import MASK, mask, secret_forms
 
-__all__ = ["MASK", "MIN_SECRET_LENGTH", "Scrubber"]
+__all__ = ["MASK", "Scrubber"]
 
 
 class Scrubber:
