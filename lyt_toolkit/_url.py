@@ -18,7 +18,5 @@ def public_url(url: str) -> str:
     if not url:
         return ""
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
+    host = parts.netloc.rpartition("@")[2].lower()  # as written: IPv6 brackets, port kept
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))

@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from .._secret import mask, secret_forms
+
 __all__ = [
     "EXIT_APPLIED",
     "EXIT_BAD_OPTION",
@@ -51,7 +53,6 @@ EXIT_INTERRUPTED = 130
 """``lyt export``: stopped with Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
-_MIN_SECRET_LENGTH = 4
 
 
 def fail(command: str, reason: str, code: int = EXIT_CANNOT_RUN) -> int:
@@ -65,11 +66,8 @@ def scrub(text: str) -> str:
     from dotenv import dotenv_values  # read only when a message is scrubbed: lyt --help is fast
 
     env_file = dotenv_values(".env") if Path(".env").is_file() else {}
-    for var in _SECRET_VARS:
-        for secret in (os.environ.get(var), env_file.get(var)):
-            if secret and len(secret) >= _MIN_SECRET_LENGTH:
-                text = text.replace(secret, "***")
-    return text
+    secrets = (source.get(var) for var in _SECRET_VARS for source in (os.environ, env_file))
+    return mask(text, secret_forms(s for s in secrets if s))
 
 
 def redemption_rate(text: str) -> float | str | None:

@@ -17,14 +17,27 @@ __all__ = ["join", "normalise", "shown"]
 
 def normalise(template: str, cluster: str) -> httpx.URL:
     """``template`` with ``{cluster}`` filled in, its path ending in one ``/``; a
-    ``ConfigurationError`` naming ``template`` unless it is an http(s) URL with a host."""
-    url = httpx.URL(template.replace("{cluster}", cluster))
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ConfigurationError(
-            "base_url must be an http(s) URL such as https://{cluster}.example.com, "
-            f"got {template!r}"
-        )
+    ``ConfigurationError`` naming ``base_url`` unless it is an http(s) URL with a host, a
+    port from 1 to 65535 and neither query nor fragment (a path is appended to it)."""
+    try:
+        url = httpx.URL(template.replace("{cluster}", cluster))
+        host = url.host  # decodes an IDNA host ("xn--..."), which may fail
+    except (httpx.InvalidURL, UnicodeError) as exc:  # idna's errors are UnicodeErrors
+        raise _refused(template, f": {exc}") from None
+    if url.scheme not in ("http", "https") or not host:
+        raise _refused(template)
+    if "?" in template or "#" in template:
+        raise _refused(template, ": it takes no query or fragment (paths are appended to it)")
+    if url.port is not None and not 0 < url.port <= 65535:
+        raise _refused(template, f": port {url.port} is not from 1 to 65535")
     return url.copy_with(raw_path=url.raw_path.rstrip(b"/") + b"/")
+
+
+def _refused(template: str, reason: str = "") -> ConfigurationError:
+    return ConfigurationError(
+        f"base_url must be an http(s) URL such as https://{{cluster}}.example.com, "
+        f"got {template!r}{reason}"
+    )
 
 
 def join(base: httpx.URL, path: str) -> httpx.URL:

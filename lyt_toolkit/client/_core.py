@@ -24,6 +24,7 @@ import httpx
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
+from .._secret import mask, secret_forms
 from .._version import __version__
 from ..errors import (
     APIError,
@@ -109,8 +110,20 @@ class Call(Generic[T]):
         return self.method == "POST" and self.family is Family.OAUTH
 
 
+_DOT_SEGMENTS = ("", ".", "..")
+"""Parameters a URL reads as no segment, this directory or its parent: never one ID."""
+
+
 def path(template: str, **params: str) -> str:
-    """Fill a path template, quoting each parameter so it stays one path segment."""
+    """Fill a path template, quoting each parameter so it stays one path segment; a
+    ``RequestValidationError`` naming a parameter that is empty, ``.`` or ``..``."""
+    for name, value in params.items():
+        if str(value) in _DOT_SEGMENTS:
+            raise RequestValidationError(
+                f"{name} must be an ID, got {str(value)!r}: in a URL it would name a "
+                "directory (the request would go to another path)",
+                field=name,
+            )
     return template.format(**{k: quote(str(v), safe="") for k, v in params.items()})
 
 
@@ -224,6 +237,12 @@ class RequestCore:
                 raise LytError("internal: a /v2 call was built without a bearer token")
             headers["Authorization"] = f"Bearer {bearer}"
         return headers
+
+    def secrets(self, bearer: str | None) -> list[str]:
+        """The credentials a request may carry: both key pairs' tokens and ``bearer``."""
+        config = self.config
+        held = [s.get_secret_value() for s in (config.app_token, config.management_token) if s]
+        return held if bearer is None else [*held, bearer]
 
     def token_call(self, scopes: Sequence[str] | str | None = None) -> Call[Any]:
         """The token request; form-encoded, scopes space-delimited."""
@@ -359,15 +378,19 @@ def request_id(response: httpx.Response) -> str | None:
     return found
 
 
-def log_response(call: Call[Any], response: httpx.Response, attempt: int) -> None:
-    """One DEBUG line per response: never headers, bodies or tokens."""
+def log_response(
+    call: Call[Any], response: httpx.Response, attempt: int, secrets: Sequence[str]
+) -> None:
+    """One DEBUG line per response: never headers, bodies or tokens; the request ID, which
+    the service sends, with ``secrets`` (the credentials the request carried) masked."""
     if logger.isEnabledFor(logging.DEBUG):
+        found = request_id(response)
         logger.debug(
             "%s %s -> %s request_id=%s attempt=%d",
             call.method,
             call.path,
             response.status_code,
-            request_id(response),
+            None if found is None else mask(found, secret_forms(secrets)),
             attempt,
         )
 

@@ -26,6 +26,7 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
+from .._secret import header_safe
 from ..errors import (
     APIConnectionError,
     APIResponseValidationError,
@@ -210,6 +211,13 @@ def token_flow(
     received_at = tokens.clock()
     call = core.token_call()
     token = core.decode(call, (yield from send_flow(core, call, deadline=deadline, quota=quota)))
+    if not header_safe(token.access_token):  # h11 would refuse it, quoting it in its error
+        raise APIResponseValidationError(
+            f"{_where(core, call)}: the service issued an access token that cannot be sent "
+            "in a header (not printable ASCII, or with surrounding spaces); not used",
+            method=call.method,
+            path=call.path,
+        )
     issued_at = token.expires_at - token.expires_in
     return tokens.store(token.access_token, token.expires_in, received_at, issued_at=issued_at)
 
@@ -260,7 +268,7 @@ def send_flow(
                 raise deadline.error(_where(core, call)) from None
             yield Sleep(_delay_after_failure(core, call, outcome, attempt, started, deadline))
             continue
-        log_response(call, outcome, attempt)
+        log_response(call, outcome, attempt, core.secrets(bearer))
         if outcome.is_success or (pass_401 and outcome.status_code == 401):
             return outcome
         delay = _delay_after_refusal(core, call, outcome, attempt, started, deadline, quota)

@@ -11,6 +11,7 @@ repeats the key once per value.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -64,12 +65,18 @@ class ListQuery:
         check: bool = True,
     ) -> ListQuery:
         """Normalise and (unless ``check=False``) validate the query against ``spec``."""
+        if filters is not None and not isinstance(filters, Mapping):
+            raise RequestValidationError(
+                "filters must be a dict of fields to conditions, such as "
+                f"{{'name': {{'$contains': 'gold'}}}}, got {filters!r}",
+                field="filters",
+            )
         filters = dict(filters or {})
         if "junction" in filters:
             junction = junction or filters.pop("junction")
         query = cls(
             spec=spec,
-            limit=limit,
+            limit=_whole(limit),
             order=_normalise_order(order),
             filters=_normalise_filters(filters),
             junction=_junction(junction),
@@ -94,7 +101,8 @@ class ListQuery:
         for name, condition, values in self.filters:
             _check_filter(self.spec, name, condition, values)
         if self.cursor is not None and not (
-            re.fullmatch(f"{re.escape(self.spec.cursor_prefix)}[a-f0-9]+", self.cursor)
+            isinstance(self.cursor, str)
+            and re.fullmatch(f"{re.escape(self.spec.cursor_prefix)}[a-f0-9]+", self.cursor)
         ):
             raise RequestValidationError(
                 f"cursor must be a {self.spec.name} cursor: {str(self.spec.cursor_prefix)!r} "
@@ -123,7 +131,27 @@ def _normalise_order(order: str | Sequence[str] | None) -> tuple[str, ...]:
         return ()
     if isinstance(order, str):
         return (order,)
-    return tuple(str(o) for o in order)
+    if (
+        not isinstance(order, Sequence)
+        or isinstance(order, bytes)
+        or not all(isinstance(o, str) for o in order)
+    ):
+        raise RequestValidationError(
+            f"order must be a field name or a list of them, such as '-created_at', got {order!r}",
+            field="order",
+        )
+    return tuple(order)
+
+
+def _whole(limit: Any) -> Any:
+    """``limit`` as an ``int`` if it is an integer of another type (numpy's); else as given,
+    for ``_check_limit`` to refuse."""
+    if limit is None or isinstance(limit, bool):
+        return limit
+    try:
+        return operator.index(limit)
+    except TypeError:
+        return limit
 
 
 def _junction(value: Any) -> Junction | None:
@@ -178,6 +206,7 @@ def _scalar(value: Any, where: str) -> str:
 
 
 def _check_limit(limit: int | None) -> None:
+    limit = _whole(limit)
     if limit is None:
         return
     if isinstance(limit, bool) or not isinstance(limit, int) or not MIN_LIMIT <= limit <= MAX_LIMIT:

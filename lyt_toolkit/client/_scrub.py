@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import quote
 
-MASK = "***"
-MIN_SECRET_LENGTH = 4
-"""Shorter values are not masked: replacing every ``t`` would garble the message."""
+from .._secret import MASK, mask, secret_forms
+
+__all__ = ["MASK", "Scrubber"]
 
 
 class Scrubber:
@@ -25,15 +24,11 @@ class Scrubber:
         self._secrets = secrets
 
     def _forms(self) -> list[str]:
-        forms: set[str] = set()
-        for secret in self._secrets():
-            if len(secret) >= MIN_SECRET_LENGTH:
-                forms.update({secret, quote(secret, safe=""), quote(secret)})
-        return sorted(forms, key=len, reverse=True)
+        return secret_forms(self._secrets())
 
     def text(self, value: str) -> str:
         """``value`` with every secret masked."""
-        return _mask(value, self._forms())
+        return mask(value, self._forms())
 
     def exception(self, exc: BaseException) -> BaseException:
         """Mask ``exc`` in place (arguments, attributes, chained exceptions); returns it."""
@@ -43,17 +38,10 @@ class Scrubber:
         return exc
 
 
-def _mask(value: str, forms: list[str]) -> str:
-    for form in forms:
-        if form in value:
-            value = value.replace(form, MASK)
-    return value
-
-
 def _scrub_value(value: Any, forms: list[str]) -> Any:
     """A copy of a JSON-like value with every string masked (iterative; bodies may be deep)."""
     if isinstance(value, str):
-        return _mask(value, forms)
+        return mask(value, forms)
     if not isinstance(value, dict | list | tuple):
         return value
     root: list[Any] = [value]
@@ -61,11 +49,11 @@ def _scrub_value(value: Any, forms: list[str]) -> Any:
     while stack:
         parent, key, item = stack.pop()
         if isinstance(item, str):
-            parent[key] = _mask(item, forms)
+            parent[key] = mask(item, forms)
         elif isinstance(item, dict):
             copy: dict[Any, Any] = {}
             for k, v in item.items():
-                masked_key = _mask(k, forms) if isinstance(k, str) else k
+                masked_key = mask(k, forms) if isinstance(k, str) else k
                 copy[masked_key] = v
                 stack.append((copy, masked_key, v))
             parent[key] = copy

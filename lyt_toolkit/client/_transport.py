@@ -93,9 +93,7 @@ class _Driver:
 
     def secrets(self) -> list[str]:
         """Every credential this client holds or was issued."""
-        config = self.core.config
-        held = [s.get_secret_value() for s in (config.app_token, config.management_token) if s]
-        return held + self.tokens.issued()
+        return self.core.secrets(None) + self.tokens.issued()
 
 
 _DRIVERS: weakref.WeakSet[_Driver] = weakref.WeakSet()

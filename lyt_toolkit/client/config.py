@@ -22,6 +22,7 @@ from dotenv import dotenv_values
 from pydantic import SecretStr
 from typing_extensions import Unpack
 
+from .._secret import header_safe
 from ..errors import ConfigurationError
 from ..models.enums import SCOPES, Cluster
 from ._base_url import normalise, shown
@@ -208,9 +209,9 @@ class ClientConfig:
             base_url=_check_base_url(str(values["base_url"])),
             cluster=_check_cluster(values["cluster"]),
             app_id=values["app_id"] or None,
-            app_token=_secret(values["app_token"]),
+            app_token=_secret("app_token", values["app_token"]),
             management_id=values["management_id"] or None,
-            management_token=_secret(values["management_token"]),
+            management_token=_secret("management_token", values["management_token"]),
             scopes=_check_scopes(scopes) if scopes is not None else DEFAULT_SCOPES,
             timeout=_timeout(settings.get("timeout")),
             retry=retry if retry is not None else RetryConfig(),
@@ -262,10 +263,18 @@ def _pick(name: str, value: Any, sources: list[Mapping[str, str | None]]) -> Any
     return None
 
 
-def _secret(value: str | SecretStr | None) -> SecretStr | None:
+def _secret(name: str, value: str | SecretStr | None) -> SecretStr | None:
+    """``value`` held as a secret; a ``ConfigurationError`` naming ``name`` (never showing the
+    value) unless it can be sent in a header: printable ASCII, no surrounding whitespace."""
     if value is None or value == "":
         return None
-    return value if isinstance(value, SecretStr) else SecretStr(str(value))
+    secret = value if isinstance(value, SecretStr) else SecretStr(str(value))
+    if not header_safe(secret.get_secret_value()):
+        raise ConfigurationError(
+            f"{name} must be printable ASCII without surrounding spaces or line breaks "
+            "(check its quotes and line end in the .env file); its value is not shown"
+        )
+    return secret
 
 
 def _check_base_url(value: str) -> str:
@@ -284,6 +293,14 @@ def _check_cluster(value: Any) -> Cluster:
 
 
 def _check_scopes(scopes: Sequence[str]) -> tuple[str, ...]:
+    """``scopes`` as a tuple: a list of scopes, or one string of them space-delimited as on
+    the wire (``"loyalties"``)."""
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    if not isinstance(scopes, Sequence | set | frozenset):
+        raise ConfigurationError(
+            f"scopes must be a list of scope values such as ['loyalties'], got {scopes!r}"
+        )
     unknown = [s for s in scopes if s not in SCOPES]
     if not scopes or unknown:
         raise ConfigurationError(f"scopes must be non-empty known scope values; unknown: {unknown}")

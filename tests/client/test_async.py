@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
-from lyt_toolkit.errors import DuplicateFoundError, NotFoundError
+from lyt_toolkit.errors import DuplicateFoundError, NotFoundError, RequestValidationError
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import FAST_RETRY, Recorder, client_kwargs
@@ -77,3 +77,38 @@ def _async(recorder: Recorder):  # httpx wants an async hook on an AsyncClient
         recorder(request)
 
     return hook
+
+
+DOT_SEGMENT_CALLS = {
+    "webhooks.delete": lambda c, dots: c.webhooks.delete("proj_NwStarter01", dots),
+    "webhooks.list": lambda c, dots: c.webhooks.list(dots),
+    "promotion_tiers.validate": lambda c, dots: c.promotion_tiers.validate(dots),
+}
+"""Calls whose path parameter a URL would read as a directory (``..`` the parent)."""
+
+
+@pytest.mark.parametrize("dots", [".", ".."])
+@pytest.mark.parametrize("call", DOT_SEGMENT_CALLS)
+def test_a_dot_segment_id_is_refused_before_sending_in_both_clients(
+    fresh: Sandbox, call: str, dots: str
+) -> None:
+    recorder = Recorder()
+
+    async def in_async() -> None:
+        http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]})
+        async with AsyncLoyaltyClient(**client_kwargs(fresh), http_client=http) as aclient:
+            await DOT_SEGMENT_CALLS[call](aclient, dots)
+        await http.aclose()
+
+    http = httpx.Client(event_hooks={"request": [recorder]})
+    with (
+        LoyaltyClient(**client_kwargs(fresh), http_client=http) as client,
+        pytest.raises(RequestValidationError, match="directory") as refused,
+    ):
+        DOT_SEGMENT_CALLS[call](client, dots)
+    http.close()
+    with pytest.raises(RequestValidationError, match="directory") as refused_async:
+        asyncio.run(in_async())
+    assert refused.value.field == refused_async.value.field
+    assert refused.value.field in ("project_id", "webhook_id", "tier_id")
+    assert recorder.calls == []  # nothing sent, not even for a token

@@ -10,6 +10,7 @@ import pytest
 from lyt_toolkit.client import ClientConfig, ClientSettings, LoyaltyClient, RetryConfig
 from lyt_toolkit.client._core import Call, RequestCore
 from lyt_toolkit.errors import ConfigurationError
+from lyt_toolkit.snapshot import public_url
 
 BASE = "https://{cluster}.example.com"
 
@@ -73,9 +74,55 @@ def test_bad_base_url_is_named() -> None:
         ClientConfig.resolve(base_url="ftp://nope", env={}, env_file=None)
 
 
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "https://api.example.com/prefix?key=1",
+        "https://api.example.com/prefix?",
+        "https://api.example.com/prefix#top",
+        "http://[::1",
+        "http://xn--/",
+        "https://api.example.com\n",
+        "http://api.example.com:99999",
+        "http://api.example.com:-1",
+        "http://api.example.com:port",
+    ],
+)
+def test_a_base_url_a_path_cannot_be_joined_to_is_named(base_url: str) -> None:
+    with pytest.raises(ConfigurationError, match="base_url") as info:
+        ClientConfig.resolve(base_url=base_url, env={}, env_file=None)
+    error = info.value  # httpx's or idna's error is not chained: the message says it all
+    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
+
+
+def test_an_ipv6_base_url_keeps_its_brackets() -> None:
+    config = ClientConfig.resolve(base_url="http://[::1]:8000/", env={}, env_file=None)
+    assert config.resolved_base_url == "http://[::1]:8000"
+    assert public_url(config.resolved_base_url) == "http://[::1]:8000"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://user:pw@[::1]:8000/v1/?q=1#f", "http://[::1]:8000/v1"),
+        ("https://user@API.example.com:99999/", "https://api.example.com:99999"),
+        ("https://api.example.com:port", "https://api.example.com:port"),
+    ],
+)
+def test_public_url_keeps_the_host_as_written_without_the_user(url: str, shown: str) -> None:
+    assert public_url(url) == shown
+
+
 def test_unknown_scope_is_named() -> None:
     with pytest.raises(ConfigurationError, match="scopes"):
         ClientConfig.resolve(base_url=BASE, scopes=["loyalty"], env={}, env_file=None)
+
+
+def test_one_scope_may_be_given_as_a_string() -> None:
+    config = ClientConfig.resolve(base_url=BASE, scopes="loyalties", env={}, env_file=None)
+    assert config.scopes == ("loyalties",)
+    with pytest.raises(ConfigurationError, match="scopes"):
+        ClientConfig.resolve(base_url=BASE, scopes=5, env={}, env_file=None)  # type: ignore[arg-type]
 
 
 def test_retry_config_is_checked() -> None:

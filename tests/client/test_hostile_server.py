@@ -7,6 +7,7 @@ misbehaviour on its own (a drip of a few seconds, a few dozen pages).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -159,6 +160,18 @@ def test_credentials_echoed_by_the_server_are_scrubbed(client: LoyaltyClient, pa
     texts = "\n".join([str(info.value), repr(info.value), repr(vars(info.value))])
     assert "***" in str(info.value)  # the echo is there, masked
     assert not [secret for secret in SECRETS if secret in texts]
+
+
+@pytest.mark.parametrize("path", ["/v1/echo", "/v2/echo", "/management/v1/echo"])
+def test_credentials_echoed_in_the_request_id_are_masked_in_the_debug_log(
+    client: LoyaltyClient, path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="lyt_toolkit.client")
+    with pytest.raises(LytError):
+        client.request("GET", path)
+    line = next(r.getMessage() for r in caplog.records if f"GET {path} -> 400" in r.getMessage())
+    assert "request_id=" in line and "***" in line  # the echo is there, masked
+    assert not [secret for secret in SECRETS if secret in caplog.text]
 
 
 def test_credentials_echoed_by_the_server_are_scrubbed_in_async(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from lyt_toolkit.client import ListQuery
+from lyt_toolkit.client import ListQuery, LoyaltyClient
 from lyt_toolkit.errors import RequestValidationError
 from lyt_toolkit.models.listing import BENEFITS, PENDING_BUCKETS, REWARDS
 
@@ -71,6 +72,36 @@ def test_local_checks_name_field_and_condition(kwargs: dict, field: str, words: 
         ListQuery.build(BENEFITS, **kwargs)
     assert info.value.field == field
     assert words in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "words"),
+    [
+        ({"order": 5}, "order", "field name or a list"),
+        ({"order": ["name", 5]}, "order", "field name or a list"),
+        ({"order": b"name"}, "order", "field name or a list"),
+        ({"filters": "x"}, "filters", "dict"),
+        ({"filters": [("name", {"$is": "x"})]}, "filters", "dict"),
+        ({"cursor": 5}, "cursor", "lcrsrew_"),
+        ({"limit": 5.0}, "limit", "1 to 100"),
+        ({"limit": np.True_}, "limit", "1 to 100"),
+        ({"limit": np.int64(101)}, "limit", "1 to 100"),
+    ],
+)
+def test_a_query_value_of_the_wrong_type_is_named(kwargs: dict, field: str, words: str) -> None:
+    with pytest.raises(RequestValidationError) as info:
+        ListQuery.build(REWARDS, **kwargs)
+    assert info.value.field == field
+    assert words in str(info.value)
+
+
+def test_a_numpy_integer_limit_is_an_integer(client: LoyaltyClient) -> None:
+    query = ListQuery.build(REWARDS, limit=np.int64(2))
+    assert query.limit == 2 and type(query.limit) is int
+    assert len(client.rewards.list(limit=np.int64(2)).data) == 2
+    with pytest.raises(RequestValidationError) as info:
+        client.rewards.list(order=5)  # type: ignore[arg-type]
+    assert info.value.field == "order"
 
 
 def test_lists_without_filters_refuse_them() -> None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from lyt_toolkit.cli._common import scrub
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client._scrub import MASK, Scrubber
 from lyt_toolkit.errors import APIConnectionError, BadRequestError
@@ -28,6 +33,23 @@ def test_a_nested_body_is_masked_keys_included() -> None:
 def test_the_percent_encoded_form_is_masked() -> None:
     exc = scrubber().exception(APIConnectionError("failed: /x?token=tok%2FSECRET%2B42"))
     assert "SECRET" not in str(exc)
+
+
+@pytest.mark.parametrize("secret", ["tok-SECRET\n", "tok-SECRET\r\x01", "tök-SECRET"])
+def test_the_forms_a_repr_shows_are_masked(secret: str) -> None:
+    """h11 quotes a header it refuses as bytes: ``Illegal header value b'tok-SECRET\\n'``."""
+    quoted = f"Illegal header value {secret.encode()!r}; as text {secret!r}"
+    exc = Scrubber(lambda: [secret]).exception(APIConnectionError(quoted))
+    assert "SECRET" not in str(exc) + repr(exc)
+    assert "SECRET" not in cli_scrub_with(secret, quoted)
+
+
+def cli_scrub_with(secret: str, text: str) -> str:
+    """``lyt``'s ``scrub`` of ``text`` with ``secret`` as ``LYT_APP_TOKEN``."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("LYT_APP_TOKEN", secret)
+        env.chdir(Path(__file__).parent)  # no .env file here
+        return scrub(text)
 
 
 def test_a_chained_exception_is_masked() -> None:

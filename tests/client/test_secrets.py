@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import httpx
 import pytest
 
 from lyt_toolkit.client import ClientConfig, LoyaltyClient, RetryConfig
-from lyt_toolkit.errors import LytError
+from lyt_toolkit.errors import APIResponseValidationError, ConfigurationError, LytError
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import SECRETS, client_kwargs
@@ -98,3 +99,73 @@ def test_config_repr_masks_tokens() -> None:
         env_file=None,
     )
     assert "SECRET" not in repr(config) and "SECRET" not in str(config)
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "tok-SECRET\n",
+        " tok-SECRET",
+        "tok-SECRET\t",
+        "tok\x01SECRET",
+        "tök-SECRET",
+        "tok-SECRET\x7f",
+    ],
+)
+@pytest.mark.parametrize("field", ["app_token", "management_token"])
+def test_a_token_no_header_can_carry_is_refused_without_showing_it(
+    token: str, field: str, tmp_path: Path
+) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text(f'LYT_{field.upper()}="{token}"\n', encoding="utf-8")
+    base = {"base_url": "http://127.0.0.1:9"}
+    refusals = [
+        lambda: LoyaltyClient(**base, env_file=None, **{field: token}),  # type: ignore[arg-type]
+        lambda: ClientConfig.resolve(**base, env={}, env_file=env_file),
+        lambda: ClientConfig.resolve(**base, env={f"LYT_{field.upper()}": token}, env_file=None),
+    ]
+    for refuse in refusals:
+        with pytest.raises(ConfigurationError, match=field) as info:
+            refuse()
+        assert "SECRET" not in str(info.value) + repr(info.value)
+
+
+class _IssuesToken(httpx.BaseTransport):
+    """Answers ``/oauth/token`` with ``token``; sends every other request to the server."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.server = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path != "/oauth/token":
+            return self.server.handle_request(request)
+        issued = {
+            "access_token": self.token,
+            "client_id": "client-tests-app",
+            "expires_at": 4_000_000_000,
+            "expires_in": 3600,
+            "scope": "loyalties",
+            "token_type": "Bearer",
+        }
+        return httpx.Response(200, json=issued)
+
+    def close(self) -> None:
+        self.server.close()
+
+
+@pytest.mark.parametrize("bearer", ["bearer-SECRET-0451\n", " bearer-SECRET-0451", "bé-SECRET"])
+def test_a_bearer_token_no_header_can_carry_is_not_sent(
+    sb: Sandbox, bearer: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)  # httpcore's log would quote h11's refusal of the header
+    http = httpx.Client(transport=_IssuesToken(bearer))
+    with (
+        LoyaltyClient(**client_kwargs(sb), http_client=http) as client,
+        pytest.raises(APIResponseValidationError, match="cannot be sent") as info,
+    ):
+        client.rewards.list(limit=1)
+    http.close()
+    shown = str(info.value) + repr(info.value) + repr(vars(info.value))
+    assert "SECRET" not in shown + caplog.text
+    assert "/v2/loyalties/rewards" not in caplog.text  # refused before it was sent
