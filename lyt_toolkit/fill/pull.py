@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
 from .._progress import Progress, ProgressBar
-from .._url import public_url
+from .._services import service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.allowance import Allowance, AllowanceSpent, checked_share
 from ..errors import NotFoundError, OddValueWarning
@@ -156,21 +155,10 @@ async def run_kept(
     if checkpoint is None:
         return await puller.run()
     owned = puller.client
-    identity = {"source": _checkpoint_source(str(owned.base_url)), **pull}
+    identity = {"source": service_identity(str(owned.base_url)), **pull}
     with Checkpoint(checkpoint, identity) as kept, owned.recording(kept):
         puller.checkpoint = kept
         return await puller.run()
-
-
-def _checkpoint_source(base_url: str) -> str:
-    """The service a checkpoint belongs to: its public address, but a sandbox on this machine
-    without its port (the embedded sandbox, ``--sandbox``, takes a new port each run)."""
-    source = public_url(base_url)
-    parts = urlsplit(source)
-    if parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.port is not None:
-        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-        return urlunsplit(parts._replace(netloc=host))
-    return source
 
 
 def pull_blocking(client: ClientSource, options: PullOptions = PullOptions()) -> Pulled:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -68,3 +70,24 @@ class SandboxConfig:
     plan: str | None = None
     """The call budget (``startup``, ``100/minute``, ...; see ``quota``); ``None`` takes
     the plan of the program's first project, else ``unlimited``."""
+
+
+def held_program(config: SandboxConfig) -> str:
+    """What a sandbox built from ``config`` holds, as a record of the service names it
+    (``_services``): its program (the bundled demo, else a digest of the file or the data
+    given), seed, clock and database."""
+    data = config.data
+    if data is None:
+        program = "the bundled demo program"
+    elif isinstance(data, dict):
+        content = json.dumps(data, sort_keys=True, default=str).encode()
+        program = f"program {hashlib.sha256(content).hexdigest()[:16]}"
+    else:
+        try:
+            program = f"program {hashlib.sha256(Path(data).read_bytes()).hexdigest()[:16]}"
+        except OSError:  # gone since it was loaded: its path is all there is to name
+            program = f"program file {Path(data).resolve()}"
+    parts = [f"sandbox of {program}", f"seed {config.seed}"]
+    parts += [f"clock {config.now}"] * (config.now is not None)
+    parts += [f"database {config.db}"] * (config.db is not None)
+    return ", ".join(parts)

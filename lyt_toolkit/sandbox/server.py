@@ -18,10 +18,11 @@ from typing import Any, Self
 import uvicorn
 
 from .._deprecation import warn
+from .._services import forget_local, name_local
 from ..errors import error_class
 from .app import create_app
 from .clock import parse_instant
-from .config import SandboxConfig, SandboxCredentials
+from .config import SandboxConfig, SandboxCredentials, held_program
 from .from_snapshot import FOLDER_FORM, SnapshotSource, program_to_hold, sandbox_credentials
 from .guard import BODY_TIMEOUT
 from .protocol import HEAD_TIMEOUT, protocol_class
@@ -222,6 +223,7 @@ class Sandbox:
                 raise RuntimeError(f"the sandbox did not start on {host}:{port}")
             time.sleep(0.01)
         _RUNNING.add(sandbox)
+        name_local(sandbox.base_url, functools.cache(lambda: held_program(config)))
         return sandbox
 
     @property
@@ -233,6 +235,8 @@ class Sandbox:
         """Stop serving and close its store; again, or on one not started here: nothing."""
         with self._stop_lock:
             _RUNNING.discard(self)
+            if self._server is not None:
+                forget_local(self.base_url)
             server, thread, close_store = self._server, self._thread, self._close_store
             self._server = self._thread = self._close_store = None
             if server is None:

@@ -343,9 +343,41 @@ def test_the_embedded_sandbox_resumes_its_checkpoint_whatever_its_port(
     second = capsys.readouterr().out
     assert "answers from the checkpoint" not in first
     assert "answers from the checkpoint" in second  # a new port, the same source
-    assert json.loads((folder / "checkpoint.json").read_text())["pull"]["source"] == (
-        "http://127.0.0.1"
+    source = json.loads((folder / "checkpoint.json").read_text())["pull"]["source"]
+    assert source == "sandbox of the bundled demo program, seed 7"
+
+
+def test_a_checkpoint_of_one_sandbox_is_refused_on_another_holding_another_program(
+    start_sandbox: StartSandbox, tmp_path: Path
+) -> None:
+    """Two sandboxes on this machine are two services, whatever their ports: another
+    program's checkpoint is never answered from (it would be labelled as this one's)."""
+    folder = tmp_path / "checkpoint"
+    small, other = (
+        generate_program(
+            members=5, rewards=3, benefits=2, card_definitions=2, tier_structures=1, seed=seed
+        )
+        for seed in (3, 4)
     )
+    with start_sandbox(small) as first, client_for(first) as client:
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    with (
+        start_sandbox(other) as second,
+        client_for(second) as client,
+        pytest.raises(CheckpointError, match="holds another pull"),
+    ):
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    with start_sandbox(small) as again, client_for(again) as client:  # the same program
+        resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    assert resumed.calls is not None and resumed.calls.recalled > 0
+
+
+def test_sandboxes_served_elsewhere_on_this_machine_are_told_apart_by_port() -> None:
+    from lyt_toolkit._services import service_identity
+
+    assert service_identity("http://127.0.0.1:8101/") == "http://127.0.0.1:8101"
+    assert service_identity("http://127.0.0.1:8102") != service_identity("http://127.0.0.1:8101")
+    assert service_identity("http://[::1]:8101") == "http://[::1]:8101"
 
 
 def test_a_history_keeps_when_each_kind_was_read(tmp_path: Path) -> None:
