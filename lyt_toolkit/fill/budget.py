@@ -109,18 +109,25 @@ class PullBudget:
                     argument=("sample", size),
                 )
         total = allowance.spent + needed
+        known = self.stage != "lists"  # stopped during the lists, the rest is not counted yet
         if allowance.calls:
-            windows = math.ceil(total / allowance.calls)
+            windows = counted(math.ceil(total / allowance.calls), "window")
+            pace = (
+                f"over at least {windows} at this share"
+                if known
+                else "over as many windows as it takes at this share (its cost is not known"
+                " until its lists are walked; ProgramSnapshot.estimate counts it)"
+            )
             yield WayForward(
-                f"the whole pull, paced over at least {counted(windows, 'window')} at this share"
-                " and resumable (what it reads is kept in the checkpoint folder)",
+                f"the whole pull, paced {pace} and resumable (what it reads is kept in the"
+                " checkpoint folder)",
                 total,
                 "checkpoint='pull-checkpoint' (lyt export --checkpoint DIR)",
                 at_least=True,
                 argument=("checkpoint", "pull-checkpoint"),
             )
         window_left = allowance.window_left
-        if allowance.share < 1 and window_left is not None and total <= window_left:
+        if known and allowance.share < 1 and window_left is not None and total <= window_left:
             yield WayForward(
                 "the whole pull now, with the whole window's budget (the project's other "
                 "traffic is refused until the window resets)",

@@ -126,6 +126,13 @@ def test_a_share_too_small_for_the_lists_stops_during_them(
     assert caught.value.stage == "lists"
     assert caught.value.sent == large.plan()["used"] == 15  # half of 30, not one more
     assert large.plan()["remaining"] == 15
+    # What the rest costs is not known: no way claims the window holds it, nor how many
+    # windows the paced pull takes; 16 calls is a floor, not an estimate.
+    (paced,) = caught.value.ways
+    assert paced.argument == ("checkpoint", "pull-checkpoint")
+    assert paced.at_least and paced.calls == 16
+    assert "window" not in paced.what.replace("windows as it takes", "")
+    assert "not known until its lists are walked" in paced.what
 
 
 def test_the_whole_window_is_used_only_when_asked(large: Sandbox, make_client: ClientFor) -> None:
