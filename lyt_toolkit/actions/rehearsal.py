@@ -12,6 +12,11 @@ Objects the plan creates get new IDs in each place, so added rows of kinds with
 a name are matched by name, and their service-generated fields (``id``,
 ``created_at``, ``updated_at``) are left out of the comparison.
 
+A pull lists a card's pending buckets only while the card holds pending points. So a
+PENDING bucket that a pull after the run no longer lists, its card holding none, is
+compared as no longer PENDING, which matches the same bucket seen ``ACTIVATED`` on the
+other side; a bucket not PENDING before that went unlisted so has not changed.
+
 A plan may need more in the sandbox than the snapshot holds: each plan's
 ``seed_rehearsal(program, at)`` adds it to the rehearsal's program file. Webhooks are
 not part of a snapshot (the program frames do not list them), so a rehearsal of
@@ -63,6 +68,10 @@ mints the same IDs each time."""
 
 GENERATED = ("id", "created_at", "updated_at")
 """Fields of a created row that the service generates: never compared."""
+
+_UNLISTED = "not PENDING (unlisted: its card holds no pending points)"
+"""The status of a PENDING bucket a pull no longer lists, its card holding no pending points:
+as rehearsed against ``ACTIVATED``."""
 
 STATUSES = ("as rehearsed", "missing", "unexpected", "different")
 """Values of the ``status`` column of ``Verification.checks``."""
@@ -175,6 +184,9 @@ class Rehearsal:
         with the rehearsed ones; ``results``, the real run's results frame, adds one
         check per item comparing its outcome.
 
+        A PENDING bucket a pull no longer lists because its card holds no pending points is
+        compared as no longer PENDING: as rehearsed against ``ACTIVATED``.
+
         ``after_snapshot`` must be a pull of production after the real run, of the same
         kinds as the rehearsed snapshot.
         """
@@ -194,7 +206,7 @@ class Rehearsal:
                 f"{sorted(self.snapshot.kinds)} (frames built from other kinds differ)"
             )
         actual = self.snapshot.diff(after_snapshot)
-        parts = [_checks(_comparable(self.diff.changes), _comparable(actual.changes))]
+        parts = [_checks(_comparable(_as_pulled(self.diff)), _comparable(_as_pulled(actual)))]
         if results is not None:
             rehearsed = self._outcomes(self.results, "rehearsal.results")
             parts.append(_checks(rehearsed, self._outcomes(results, "results")))
@@ -363,6 +375,32 @@ class _RehearsalProgram:
 # -- lining up two diffs ---------------------------------------------------------------
 
 
+def _as_pulled(diff: SnapshotDiff[ProgramSnapshot]) -> pd.DataFrame:
+    """``diff.changes`` as far as a pull can tell them: a bucket removed because the pull after
+    did not list its card's buckets (the card holds no pending points) is, if it was PENDING, a
+    ``status`` changed to ``_UNLISTED``; any other such bucket is left out (not read, not
+    changed)."""
+    changes = diff.changes
+    removed = (changes["kind"] == "pending_buckets") & (changes["change"] == "removed")
+    if not removed.any() or "cards" not in diff.after.kinds:
+        return changes
+    cards = diff.after.cards
+    emptied = cards[(cards["balance_pending_points"] == 0).fillna(False)]
+    unlisted_cards = set(zip(emptied["member_id"], emptied["id"], strict=True))
+    rows = {i: json.loads(row) for i, row in changes.loc[removed, "before"].items()}
+    unlisted = [i for i, r in rows.items() if (r["member_id"], r["card_id"]) in unlisted_cards]
+    pending = [i for i in unlisted if rows[i]["status"] == "PENDING"]
+    unchanged = [i for i in unlisted if rows[i]["status"] != "PENDING"]
+    out = changes.copy()
+    out.loc[pending, ["change", "column", "before", "after"]] = [
+        "changed",
+        "status",
+        "PENDING",
+        _UNLISTED,
+    ]
+    return out.drop(index=unchanged)
+
+
 def _comparable(changes: pd.DataFrame) -> pd.DataFrame:
     """``changes`` keyed for matching: a created row by its name (its ID is new in each
     place), the value of each change as one text (an added row without generated fields)."""
@@ -405,7 +443,7 @@ def _checks(expected: pd.DataFrame, actual: pd.DataFrame) -> pd.DataFrame:
     )
     side = both["_merge"].astype("str")
     both["status"] = "different"
-    both.loc[same, "status"] = "as rehearsed"
+    both.loc[same | _activated(both), "status"] = "as rehearsed"
     both.loc[side == "left_only", "status"] = "missing"
     both.loc[side == "right_only", "status"] = "unexpected"
     both["column"] = both["column"].replace("", None)
@@ -414,6 +452,18 @@ def _checks(expected: pd.DataFrame, actual: pd.DataFrame) -> pd.DataFrame:
         _differing_fields(e, a) for e, a in both.loc[remade, ["expected", "actual"]].to_numpy()
     ]
     return both[[*_MATCH, "expected", "actual", "status"]]
+
+
+def _activated(both: pd.DataFrame) -> pd.Series[bool]:
+    """Where each side saw a bucket ``ACTIVATED`` or ``_UNLISTED``: both activated, as a pull
+    can tell."""
+    shown = {"ACTIVATED", _UNLISTED}
+    return (
+        (both["kind"] == "pending_buckets")
+        & (both["column"] == "status")
+        & both["expected"].isin(shown)
+        & both["actual"].isin(shown)
+    )
 
 
 def _differing_fields(expected: str, actual: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,97 @@ def test_changes_production_did_not_make_are_missing(client: LoyaltyClient, fres
     assert set(problems.status) == {"missing"}
     assert {("pending_buckets", b, "status") for b in BUCKETS[:2]} <= set(_statuses(problems))
     assert problems.actual.isna().all()
+
+
+CARD = ("lprg_c0ffee0001", "lmbr_c0ffee0004", "lcrd_c0ffee000a")
+"""A card whose every bucket (``CARD_BUCKETS``) is PENDING and activatable."""
+
+CARD_BUCKETS = ("lcppb_c0ffee000e", "lcppb_c0ffee000f", "lcppb_c0ffee0010", "lcppb_c0ffee0011")
+"""The card's buckets, 40 to 160 days ahead: once all are activated the card holds no pending
+points, so a pull no longer lists them."""
+
+CARD_KEY = "lmbr_c0ffee0004/lcrd_c0ffee000a"
+
+
+def _activate(snapshot: ProgramSnapshot, buckets: tuple[str, ...]) -> Plan:
+    frame = snapshot.pending_buckets
+    return actions.activate_pending_buckets(
+        frame[frame.id.isin(buckets)].rename(columns={"id": "bucket_id"})
+    )
+
+
+def _settled(client: LoyaltyClient, pending_points: int) -> None:
+    """Wait until the card's activations have settled (they do shortly after their answer)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        member = client.members.get(*CARD[:2])
+        card = next(c.card for c in member.cards if c.card is not None and c.card.id == CARD[2])
+        if card.balance.pending_points == pending_points:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the activations never settled")
+
+
+def test_activating_every_bucket_of_a_card_is_as_rehearsed(client: LoyaltyClient) -> None:
+    # lcppb_c0ffee0007 is the one PENDING bucket of a card also holding a CANCELED one (000c)
+    activated = (*CARD_BUCKETS, "lcppb_c0ffee0007")
+    before = pull(client)
+    plan = _activate(before, activated)
+    rehearsal = plan.rehearse(before, progress=False)
+    results = plan.execute(client, progress=False)
+    _settled(client, 0)
+    after = pull(client)
+    assert not after.pending_buckets.id.isin([*activated, "lcppb_c0ffee000c"]).any()  # unlisted
+    verification = rehearsal.verify(after, results=results)
+    assert verification.ok, verification.problems
+    statuses = _statuses(verification.checks)
+    assert {statuses[("pending_buckets", b, "status")] for b in activated} == {"as rehearsed"}
+    assert "lcppb_c0ffee000c" not in set(verification.checks.key)  # not PENDING: no change
+
+
+def test_of_a_card_s_buckets_only_the_one_that_failed_is_reported(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    before = pull(client)
+    plan = _activate(before, CARD_BUCKETS)
+    rehearsal = plan.rehearse(before, progress=False)
+    assert set(rehearsal.results.outcome) == {"succeeded"}
+    fresh.advance_clock(50 * 86400)  # the first bucket's date (40 days ahead) has passed
+    results = plan.execute(client, progress=False)
+    assert list(results.outcome) == ["failed", "succeeded", "succeeded", "succeeded"]
+    _settled(client, 800)
+    verification = rehearsal.verify(pull(client), results=results)
+    assert _statuses(verification.problems) == {
+        ("pending_buckets", "lcppb_c0ffee000e", "status"): "missing",
+        ("activate_pending_bucket", "lcppb_c0ffee000e", "outcome"): "different",
+        ("cards", CARD_KEY, "balance_points"): "different",
+        ("cards", CARD_KEY, "balance_pending_points"): "different",
+    }
+    statuses = _statuses(verification.checks)
+    assert {statuses[("pending_buckets", b, "status")] for b in CARD_BUCKETS[1:]} == {
+        "as rehearsed"
+    }
+
+
+def test_buckets_activated_on_a_card_production_no_longer_lists_are_as_rehearsed(
+    client: LoyaltyClient,
+) -> None:
+    before = pull(client)
+    plan = _activate(before, CARD_BUCKETS[:3])
+    rehearsal = plan.rehearse(before, progress=False)
+    client.pending_buckets.activate(*CARD, CARD_BUCKETS[3])  # someone else, after the snapshot
+    results = plan.execute(client, progress=False)
+    _settled(client, 0)
+    verification = rehearsal.verify(pull(client), results=results)
+    assert _statuses(verification.problems) == {
+        ("pending_buckets", "lcppb_c0ffee0011", "status"): "unexpected",
+        ("cards", CARD_KEY, "balance_points"): "different",
+        ("cards", CARD_KEY, "balance_pending_points"): "different",
+    }
+    statuses = _statuses(verification.checks)
+    assert {statuses[("pending_buckets", b, "status")] for b in CARD_BUCKETS[:3]} == {
+        "as rehearsed"
+    }
 
 
 def test_calls_count_every_request_of_the_run(client: LoyaltyClient) -> None:
