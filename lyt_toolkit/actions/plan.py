@@ -26,6 +26,7 @@ from .._progress import Progress, ProgressBar
 from .._text import counted
 from ..errors import APIError, QuotaExhaustedError
 from ..frames.registry import FRAME_NAMES
+from ..snapshot.defaults import checked_concurrency
 from ._runner import run_items
 from .cost import PlanCost, budgeted, item_calls, plan_cost
 from .items import ItemResult, Observer, Outcome, P, PlanItem, Standing
@@ -239,8 +240,7 @@ class ActionPlan(Generic[P]):
         """
         if client is None or isinstance(client, ActionLog | str | os.PathLike):
             raise TypeError(f"client: expected a LoyaltyClient, not {type(client).__name__}")
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
+        checked_concurrency(concurrency)
         with opened_log(log) as action_log:
             if action_log is not None:
                 action_log.claim(LogOwner.of(client))

@@ -136,8 +136,6 @@ async def pull_frames(client: ClientSource, options: PullOptions = PullOptions()
     With ``options.checkpoint`` (a folder) the pull is paced and resumable: its share of
     every window, waiting across resets, every answer kept in the folder as it arrives and
     given back by the next call instead of read again (``fill.checkpoint``)."""
-    if options.concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
     wanted = wanted_kinds(options.kinds)
     share = checked_share(options.budget_share)
     asked = sample_of(options.sample, wanted)

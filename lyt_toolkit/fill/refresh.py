@@ -167,8 +167,6 @@ async def arefresh(
 ) -> ProgramSnapshot:
     """``old`` refreshed with ``client`` (see ``ProgramSnapshot.refresh``), paced and
     resumable in ``options.checkpoint`` when one is given."""
-    if options.concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
     plan = RefreshPlan(old, checked_members(options.members, old), options.overlap)
     share = checked_share(options.budget_share)
     async with _async_client(client) as owned:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Literal
 
 import pandas as pd
@@ -46,6 +47,27 @@ created at that very instant, or written late with an earlier time, are then fou
 kept once)."""
 
 
+def checked_concurrency(concurrency: object) -> int:
+    """``concurrency``, the requests in flight at most: a whole number from 1, else a
+    ``ValueError`` naming it."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, Integral) or concurrency < 1:
+        raise ValueError(
+            f"concurrency: {concurrency!r} requests in flight; at least 1, a whole number"
+        )
+    return int(concurrency)
+
+
+def checked_checkpoint(checkpoint: object) -> None:
+    """``TypeError`` or ``ValueError`` naming ``checkpoint`` unless None or a folder's path
+    (an empty one would name the working directory)."""
+    if checkpoint is None:
+        return
+    if not isinstance(checkpoint, str | os.PathLike):
+        raise TypeError(f"checkpoint: expected a folder's path, not {type(checkpoint).__name__}")
+    if not os.fspath(checkpoint).strip():
+        raise ValueError("checkpoint: empty; give the folder to keep the pull's answers in")
+
+
 @dataclass(frozen=True, kw_only=True)
 class ReadOptions:
     """How a pull or a refresh reads, as ``ProgramSnapshot.pull`` and ``refresh`` take it:
@@ -56,6 +78,10 @@ class ReadOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     budget_share: float = DEFAULT_SHARE
     checkpoint: str | os.PathLike[str] | None = None
+
+    def __post_init__(self) -> None:
+        checked_concurrency(self.concurrency)
+        checked_checkpoint(self.checkpoint)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,6 +25,7 @@ from ..errors import BudgetExceededError
 from ..frames.parse import ValueRefused, typed_column, typed_value
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
+from ..snapshot.defaults import checked_concurrency
 from ._messages import describe_error, status_html
 from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary
@@ -71,8 +72,7 @@ class EditPanel(PlanPanel):
             raise TypeError(f"snapshot: expected a ProgramSnapshot, not {type(snapshot).__name__}")
         if kind not in FRAME_NAMES:
             raise ValueError(f"kind: {kind!r} is not a frame; choose one of {list(FRAME_NAMES)}")
-        if concurrency < 1:
-            raise ValueError(f"concurrency: {concurrency} requests in flight; at least 1")
+        checked_concurrency(concurrency)
         # PlanPanel reads its client only in run() and show_cost(), which this panel never
         # calls: without one, Plan and Rehearse work and Apply says it needs a client.
         super().__init__(client, progress_label="Applying")  # type: ignore[arg-type]

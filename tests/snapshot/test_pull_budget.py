@@ -11,6 +11,7 @@ import asyncio
 import math
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -152,6 +153,41 @@ def test_a_budget_share_out_of_range_is_refused_naming_it(
     with make_client(large) as client, pytest.raises(ValueError, match="budget_share"):
         ProgramSnapshot.pull(client, progress=False, budget_share=share)
     assert large.plan()["used"] == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "error"),
+    [
+        ("concurrency", 2.5, ValueError),
+        ("concurrency", math.nan, ValueError),
+        ("concurrency", 0, ValueError),
+        ("concurrency", True, ValueError),
+        ("checkpoint", "", ValueError),
+        ("checkpoint", "  ", ValueError),
+        ("checkpoint", 5, TypeError),
+    ],
+)
+@pytest.mark.parametrize("read", ["pull", "refresh"])
+def test_a_bad_concurrency_or_checkpoint_is_refused_naming_it_before_anything_is_sent(
+    large: Sandbox,
+    make_client: ClientFor,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    read: str,
+    option: str,
+    value: Any,
+    error: type[Exception],
+) -> None:
+    monkeypatch.chdir(tmp_path)  # an empty checkpoint path would have written here
+    large.set_plan("1000/hour")
+    old = ProgramSnapshot.from_frames({})
+    with make_client(large) as client, pytest.raises(error, match=f"^{option}: "):
+        if read == "pull":
+            ProgramSnapshot.pull(client, progress=False, **{option: value})
+        else:
+            old.refresh(client, progress=False, **{option: value})
+    assert large.plan()["used"] == 0
+    assert not list(tmp_path.iterdir())
 
 
 def test_a_full_pull_sends_the_fewest_calls_the_interface_allows(
