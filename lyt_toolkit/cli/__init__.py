@@ -15,6 +15,7 @@ from contextlib import nullcontext
 
 from .._collector import collector_paused
 from .._version import __version__
+from ._common import EXIT_INTERRUPTED, fail
 
 __all__ = ["build_parser", "main"]
 
@@ -321,3 +322,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: one line, never a traceback (apply, export say more)
+        return fail(_command_line(args), "interrupted", EXIT_INTERRUPTED)
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    """The command ``args`` run, as typed: ``lyt report economics``."""
+    sub = getattr(args, f"{args.command}_command", None)
+    return " ".join(["lyt", args.command, *([sub] if sub else [])])

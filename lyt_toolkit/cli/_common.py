@@ -50,7 +50,7 @@ EXIT_CHANGES = 2
 EXIT_BAD_OPTION = 2
 """``lyt export``: an option's value is wrong."""
 EXIT_INTERRUPTED = 130
-"""``lyt export``: stopped with Ctrl-C (128 + SIGINT, as a shell reports it)."""
+"""Every command: stopped with Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
 _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
 

@@ -9,7 +9,8 @@ applied to completion refuses to apply again. The action log (default:
 ``PLAN_FILE.log.jsonl``) lets an interrupted apply, even a killed one, finish: what it
 made is neither stale nor sent twice. One apply of a plan runs at a time: another is
 refused naming it. A refusal names these options, never the Python keywords. Exit code:
-0 applied, 1 refused, failed or not run.
+0 applied, 1 refused, failed or not run, 130 stopped with Ctrl-C (once the writes in flight
+are answered and logged; the same command resumes).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TypedDict
 
 from .._text import counted
 from ..errors import LytError
-from ._common import EXIT_APPLIED, EXIT_ERROR, fail, scrub
+from ._common import EXIT_APPLIED, EXIT_ERROR, EXIT_INTERRUPTED, fail, scrub
 from ._pull import connected_client
 
 __all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
@@ -70,6 +71,12 @@ def apply(args: argparse.Namespace) -> int:
             results = plan.apply(client, log=log, progress=False, **options)
     except LytError as exc:
         return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
+    except KeyboardInterrupt:  # the writes in flight were answered and logged first
+        return fail(
+            COMMAND,
+            f"interrupted; run the same command again to resume from its log {log}",
+            EXIT_INTERRUPTED,
+        )
     counts = results["outcome"].value_counts()
     print("Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()))
     if not results["outcome"].isin(COMPLETE).all():

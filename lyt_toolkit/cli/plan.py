@@ -47,13 +47,17 @@ def plan(args: argparse.Namespace) -> int:
         return fail(COMMAND, str(exc), EXIT_ERROR)
     if not args.offline:
         _read_budget(change_plan)
-    print(change_plan)
-    if args.out:
-        out = Path(args.out).expanduser()
+    out = Path(args.out).expanduser() if args.out else None
+    unsaved = None
+    if out is not None:  # saved before it is printed: a reader gone (| head) leaves it saved
         try:
             change_plan.save(out)
         except (LytError, OSError) as exc:
-            return fail(COMMAND, f"cannot write {out}: {exc}", EXIT_ERROR)
+            unsaved = f"cannot write {out}: {exc}"
+    print(change_plan)
+    if unsaved is not None:
+        return fail(COMMAND, unsaved, EXIT_ERROR)
+    if out is not None:
         print(f"\nPlan saved to {out.resolve()}; apply it with: lyt apply {out}")
     return EXIT_CHANGES if len(change_plan) else EXIT_NO_CHANGES
 

@@ -1,7 +1,7 @@
 """``lyt apply`` run as processes against a sandbox served over HTTP (issue 33, items 3 and
-4): an apply killed with SIGKILL while its writes are in flight is finished by the next run
-with the same log, sending nothing twice; two applies of one plan at once make one writer;
-and the refusals name the options ``lyt apply`` takes."""
+4): an apply killed with SIGKILL while its writes are in flight, or stopped with Ctrl-C, is
+finished by the next run with the same log, sending nothing twice; two applies of one plan
+at once make one writer; and the refusals name the options ``lyt apply`` takes."""
 
 from __future__ import annotations
 
@@ -103,6 +103,34 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
     assert {client.rewards.get(r).status for r in rewards} == {"DRAFT"}
     assert _sent_twice(log) == []
     assert len((tmp_path / "plan.json.applied").read_text().splitlines()) == 1
+
+
+def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_nothing_twice(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+) -> None:
+    plan = tmp_path / "plan.json"
+    log = tmp_path / "plan.json.log.jsonl"
+    names, rewards = _save(client, plan)
+    fresh.set_faults(delay_seconds=SLOW)
+    first = lyt_process(fresh, tmp_path, "apply", str(plan))
+    _wait_for(lambda: log.exists() and _creates_in_flight(log), first)
+    first.send_signal(signal.SIGINT)
+    _, err = first.communicate(timeout=60)
+    fresh.clear_faults()
+    assert first.returncode == 130
+    assert (
+        err == f"lyt apply: interrupted; run the same command again to resume from its log {log}\n"
+    )
+    assert {client.rewards.get(r).status for r in rewards} == {"ACTIVE"}  # stopped mid-way
+    assert not (tmp_path / "plan.json.applied").exists()
+
+    second = lyt_process(fresh, tmp_path, "apply", str(plan))
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert err == "" and "Applied: " in out
+    assert Counter(names_on_server(client, "Killed ")) == Counter(names)  # each once
+    assert {client.rewards.get(r).status for r in rewards} == {"DRAFT"}
+    assert _sent_twice(log) == []
 
 
 def test_two_applies_of_one_plan_at_once_make_one_writer(

@@ -6,8 +6,11 @@ of its column, a removed or a renamed column is refused naming file, row and col
 from __future__ import annotations
 
 import csv
+import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -129,6 +132,42 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
     assert after.rewards.set_index("id").loc[reward, "status"] == "DRAFT"
     assert after.tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
     assert after.benefits.set_index("name").loc["Bonus 05", "points_value"] == 50
+
+
+def test_lyt_plan_saves_its_out_file_though_its_reader_went_away(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """``lyt plan ... --out F | head -1``: the plan, longer than the output's buffer, is
+    saved before it is printed to a reader that is gone."""
+    snapshot, base, edited = _export(client, tmp_path)
+    created = [{**_new_benefit(snapshot, "5"), "name": f"Piped {i:03d}"} for i in range(400)]
+    _resave(edited / "benefits.csv", lambda rows: [*rows, *created])
+    plan_file = tmp_path / "plan.json"
+    args = [
+        "plan",
+        "--offline",
+        "--base",
+        str(base),
+        "--edited",
+        str(edited),
+        "--out",
+        str(plan_file),
+    ]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone, as head -1 once it has its line
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "lyt_toolkit.cli", *args],
+            cwd=tmp_path,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in proc.stderr
+    assert len(ChangePlan.load(plan_file)) == 400
 
 
 def test_an_untouched_or_resaved_copy_plans_no_changes_and_lyt_plan_exits_0(

@@ -1,0 +1,58 @@
+"""Ctrl-C while a ``lyt`` command pulls or serves: one line on stderr naming the command,
+exit code 130, never a traceback (``lyt apply`` and ``lyt export`` say more, see their own
+tests)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pytest
+
+from lyt_toolkit.sandbox import Sandbox
+
+
+@pytest.mark.parametrize("command", [["audit"], ["report", "economics"]], ids=" ".join)
+def test_ctrl_c_mid_pull_stops_the_command_in_one_line_with_exit_130(
+    command: list[str],
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    lyt_process: Callable[..., subprocess.Popen[str]],
+    tmp_path: Path,
+) -> None:
+    with start_sandbox() as sb:
+        sb.set_plan("1000000/hour")
+        sb.set_faults(delay_seconds=0.2)  # the pull outlasts the signal
+        proc = lyt_process(sb, tmp_path, *command, "--out", str(tmp_path / "out"))
+        deadline = time.monotonic() + 60
+        while sb.plan()["used"] < 3:  # pulling
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the pull never started"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == f"lyt {' '.join(command)}: interrupted\n"
+
+
+def test_ctrl_c_stops_a_serving_sandbox_in_one_line_with_exit_130(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", "0"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert "ready at" in proc.stdout.readline()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == "lyt sandbox serve: interrupted\n"
