@@ -14,7 +14,10 @@ from ..errors import LytError
 from .reread import LiveRows
 from .touched import Touched, is_name, names_hash, row_hash
 
-__all__ = ["StalePlanError", "stale_error", "stale_objects"]
+__all__ = ["NAMED_AT_MOST", "StalePlanError", "stale_error", "stale_objects"]
+
+NAMED_AT_MOST = 20
+"""Stale objects a refusal names; the rest are counted (``StalePlanError.stale`` holds all)."""
 
 
 class StalePlanError(LytError, RuntimeError):
@@ -48,10 +51,14 @@ def stale_objects(
 
 
 def stale_error(path: Path, pulled_at: pd.Timestamp, stale: list[str]) -> StalePlanError:
-    """The refusal of the plan file at ``path`` (its base pulled at ``pulled_at``)."""
+    """The refusal of the plan file at ``path`` (its base pulled at ``pulled_at``), naming the
+    first ``NAMED_AT_MOST`` stale objects and counting the others."""
+    named = ", ".join(stale[:NAMED_AT_MOST])
+    if len(stale) > NAMED_AT_MOST:
+        named += f" and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
     return StalePlanError(
         f"{path} is stale: {counted(len(stale), 'object')} changed since the"
-        f" base was pulled at {pulled_at.isoformat()}: {', '.join(stale)};"
+        f" base was pulled at {pulled_at.isoformat()}: {named};"
         " apply with refresh=True to plan against the live state",
         stale,
     )

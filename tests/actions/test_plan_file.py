@@ -675,3 +675,15 @@ def test_a_cost_without_a_client_says_no_client_was_given(client: LoyaltyClient)
         "calls needed: 4; budget unknown (no client given: pass one to read its budget)"
     )
     assert "no limit headers seen yet" in str(plan.cost(client))  # the demo sandbox sends none
+
+
+def test_a_refusal_names_the_first_stale_objects_and_counts_the_rest(tmp_path: Path) -> None:
+    from lyt_toolkit.actions.staleness import NAMED_AT_MOST, stale_error
+
+    stale = [f"rewards lrew_{n:010d}" for n in range(500)]
+    error = stale_error(tmp_path / "plan.json", pd.Timestamp("2026-01-15T12:00Z"), stale)
+    message = str(error)
+    assert "500 objects changed" in message and error.stale == stale
+    assert stale[NAMED_AT_MOST - 1] in message and stale[NAMED_AT_MOST] not in message
+    assert f"and {500 - NAMED_AT_MOST} more (the error's stale lists them all)" in message
+    assert len(message) < 1000
