@@ -64,7 +64,7 @@ def pull_part(sb: Sandbox) -> dict[str, Any]:
         estimate = ProgramSnapshot.estimate(client, read_members=True)
         sb.set_plan(f"{estimate.calls}/hour")  # a fresh window holding the estimate exactly
         waited, started = WAITED[0], time.perf_counter()
-        snapshot = ProgramSnapshot.pull(client, progress=False)
+        snapshot = ProgramSnapshot.pull(client, progress=False, budget_share=1.0)
         seconds = time.perf_counter() - started
     assert snapshot.calls is not None
     made = snapshot.calls.used
@@ -99,9 +99,9 @@ def plan_part(sb: Sandbox, items: int) -> dict[str, Any]:
         needed = plan.cost(client).needed
         sb.set_plan(f"{needed + 1}/hour")
         client.programs.list(limit=1)  # the one call that reads the budget
-        cost = plan.cost(client)
+        cost = plan.cost(client, budget_share=1.0)  # the whole window: exactly its cost
         before, waited, started = client.quota.calls_used, WAITED[0], time.perf_counter()
-        results = plan.execute(client, progress=False)
+        results = plan.execute(client, progress=False, budget_share=1.0)
         seconds = time.perf_counter() - started
         made = client.quota.calls_used - before
     assert cost.fits and cost.remaining == cost.needed

@@ -8,6 +8,7 @@ the service said and what the toolkit checked, never a credential.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -236,9 +237,11 @@ class BudgetExceededError(LytError):
     """Work refused before its first call: it needs more calls than the window has left.
 
     ``needed`` is the calls the work would send, ``remaining`` and ``limit`` the window's
-    budget as the client last read it, ``resets_at`` when it refills (UTC, None if unknown).
-    Nothing was sent; wait for the reset, or, where the work takes it (``partial``), let it
-    stop part-way (``allow_partial=True``) and resume it from its log after the reset.
+    budget as the client last read it, ``resets_at`` when it refills (UTC, None if unknown),
+    ``share`` the part of ``remaining`` the work may use (the rest stays for the project's
+    other traffic). Nothing was sent; wait for the reset, or, where the work takes it
+    (``partial``), let it stop part-way (``allow_partial=True``) and resume it from its log
+    after the reset.
     """
 
     def __init__(
@@ -250,26 +253,43 @@ class BudgetExceededError(LytError):
         limit: int | None = None,
         resets_at: datetime | None = None,
         partial: bool = True,
+        share: float = 1.0,
     ) -> None:
         self.needed = needed
         self.remaining = remaining
         self.limit = limit
         self.resets_at = resets_at
+        self.share = share
         of = "" if limit is None else f" of {limit}"
         when = (
             "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
         )
-        way = (
-            ", or pass allow_partial=True to send what fits and resume from the log after the reset"
-            if partial
-            else ""
-        )
+        allowed = share_of(remaining, share)
+        if share < 1:
+            budget = (
+                f"its share ({share:g}) of the call budget left this window is {allowed}"
+                f" ({remaining}{of} left; {needed - allowed} short)"
+            )
+        else:
+            budget = (
+                f"the call budget has {remaining}{of} left this window ({needed - remaining} short)"
+            )
+        ways = ["Run it after the reset"]
+        if share < 1 and needed <= remaining:
+            ways.append("pass budget_share=1.0 to let it take the window's whole budget")
+        if partial:
+            ways.append(
+                "pass allow_partial=True to send what fits and resume from the log after the reset"
+            )
         super().__init__(
-            f"{what} not started: it needs {counted(needed, 'call')} and the call budget has"
-            f" {remaining}"
-            f"{of} left this window ({needed - remaining} short); the window resets {when}. "
-            f"Run it after the reset{way}"
+            f"{what} not started: it needs {counted(needed, 'call')} and {budget}; the window"
+            f" resets {when}. {', or '.join(ways)}"
         )
+
+
+def share_of(remaining: int, share: float) -> int:
+    """The calls ``share`` of ``remaining`` allows (rounded down, never below 0)."""
+    return max(0, math.floor(remaining * share + 1e-9))
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,10 @@ import pandas as pd
 
 from .._progress import Progress, display
 from .._text import counted
+from ..client.allowance import checked_share
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
+from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.diff import compare
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES
@@ -160,15 +162,20 @@ class ChangePlan(metaclass=ABCMeta):
     # -- running ------------------------------------------------------------------------
 
     def cost(
-        self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
+        self,
+        client: LoyaltyClient | None = None,
+        *,
+        log: LogSource | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> PlanCost:
         """The calls every part sends together (one token request at most), and with
-        ``client`` the budget it last read: see ``ActionPlan.cost``."""
-        return self._costed(self._needed(log), client)
+        ``client`` the budget it last read, ``budget_share`` of it the plan's: see
+        ``ActionPlan.cost``."""
+        return self._costed(self._needed(log), client, checked_share(budget_share))
 
-    def _costed(self, needed: int, client: LoyaltyClient | None) -> PlanCost:
+    def _costed(self, needed: int, client: LoyaltyClient | None, share: float) -> PlanCost:
         """The cost of ``needed`` calls, the budget ``client`` read remembered."""
-        cost = PlanCost.for_client(needed, client)
+        cost = PlanCost.for_client(needed, client, share)
         if client is not None:
             self._remember(cost)
         return cost
@@ -191,14 +198,16 @@ class ChangePlan(metaclass=ABCMeta):
         concurrency: int = 8,
         progress: Progress = True,
         cancel: threading.Event | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> pd.DataFrame:
         """Execute every part (creates, then changes, then deletes) with one ``log``; one
         results frame, its ``call`` column naming the part.
 
         Refused before any write (``check_apply``): deletes without ``allow_destroy`` (each
         row named), unsupported changes without ``ignore_unsupported``, and a plan needing
-        more calls than are left (``BudgetExceededError``; a client that has sent nothing yet
-        fetches its token first, learning the budget).
+        more than ``budget_share`` of the calls left (``BudgetExceededError``; by default
+        half, the rest staying for the project's other traffic; a client that has sent
+        nothing yet fetches its token first, learning the budget).
 
         Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the apply
         after the requests in flight: every item not yet sent, in this part and the
@@ -206,7 +215,11 @@ class ChangePlan(metaclass=ABCMeta):
         callable ``progress`` counts ``(done, total)`` over the whole plan's items.
         """
         self.check_apply(
-            client, log=log, allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported
+            client,
+            log=log,
+            allow_destroy=allow_destroy,
+            ignore_unsupported=ignore_unsupported,
+            budget_share=budget_share,
         )
         results = self._execute(
             client, log=log, concurrency=concurrency, progress=progress, cancel=cancel
@@ -221,12 +234,13 @@ class ChangePlan(metaclass=ABCMeta):
         log: LogSource | None = None,
         allow_destroy: bool = False,
         ignore_unsupported: bool = False,
+        budget_share: float = DEFAULT_SHARE,
     ) -> PlanCost:
         """Raise what ``apply`` with these options would refuse before sending any write;
         else the plan's cost. Nothing is written; a client that has sent nothing yet fetches
         its token first, learning the budget (``learn_budget``)."""
         self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
-        cost = budgeted(lambda: self.cost(client, log=log), client)
+        cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         if not cost.fits:
             what = f"the change plan ({counted(len(self.changes), 'change')})"
             raise cost.refusal(what, partial=False)  # apply takes no allow_partial
@@ -308,8 +322,13 @@ class ChangePlan(metaclass=ABCMeta):
         done = 0
         for part in self.parts:
             shown = _offset(progress, done, total) if callable(progress) else progress
-            results = part.execute(
-                client, log=log, concurrency=concurrency, progress=shown, cancel=cancel
+            results = part.execute(  # the plan as a whole kept to its share: each part may
+                client,  # take what the window has left
+                log=log,
+                concurrency=concurrency,
+                progress=shown,
+                cancel=cancel,
+                budget_share=1.0,
             )
             frames.append((part.action, results))
             done += len(part.items)
@@ -479,12 +498,17 @@ class SavedPlan:
         return len(self.plan)
 
     def cost(
-        self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
+        self,
+        client: LoyaltyClient | None = None,
+        *,
+        log: LogSource | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> PlanCost:
         """The re-read's calls, one read back of each write the ``log`` holds in doubt
         (``own_work``), then the parts' (those the ``log`` saw done left out); with
-        ``client`` the budget it last read (``ChangePlan.cost``)."""
-        return self.plan._costed(self._needed(log), client)
+        ``client`` the budget it last read, ``budget_share`` of it the plan's
+        (``ChangePlan.cost``)."""
+        return self.plan._costed(self._needed(log), client, checked_share(budget_share))
 
     def _needed(self, log: LogSource | None) -> int:
         in_doubt = sum(len(doubtful(part, log_state(log, part.action))) for part in self.parts)
@@ -573,6 +597,7 @@ class SavedPlan:
         allow_destroy: bool = False,
         ignore_unsupported: bool = False,
         refresh: bool = False,
+        budget_share: float = DEFAULT_SHARE,
     ) -> PlanCost:
         """Raise what ``apply`` with these options refuses before the re-read (nothing is
         written; a client that has sent nothing yet fetches its token first, learning the
@@ -584,7 +609,7 @@ class SavedPlan:
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
         )
-        cost = budgeted(lambda: self.cost(client, log=log), client)
+        cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         if not cost.fits:
             what = f"re-reading the objects {self.path} touches, then the writes"
             raise cost.refusal(what, partial=False)  # apply takes no allow_partial
@@ -602,9 +627,10 @@ class SavedPlan:
         concurrency: int = 8,
         progress: Progress = True,
         cancel: threading.Event | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> pd.DataFrame:
-        """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` too); recorded
-        once complete.
+        """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` and
+        ``budget_share`` too); recorded once complete.
 
         Refused before any write: a plan another apply is applying (``LockHeldError``
         naming it: one writer per plan, see ``lock``); then (``check_apply``, before the
@@ -625,6 +651,7 @@ class SavedPlan:
             allow_destroy=allow_destroy,
             ignore_unsupported=ignore_unsupported,
             refresh=refresh,
+            budget_share=budget_share,
         )
         if progress is True and display() is not None:  # where a bar would show, as text
             reread = self.reread_cost(client)
@@ -632,7 +659,11 @@ class SavedPlan:
         plan = self.refreshed(client, log=log) if refresh else self._not_stale(client, log)
         # the plan's own checks (a refreshed plan's unsupported changes), then its parts
         plan.check_apply(
-            client, log=log, allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported
+            client,
+            log=log,
+            allow_destroy=allow_destroy,
+            ignore_unsupported=ignore_unsupported,
+            budget_share=budget_share,
         )
         results = plan._execute(
             client, log=log, concurrency=concurrency, progress=progress, cancel=cancel

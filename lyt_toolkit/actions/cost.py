@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .._text import counted
-from ..errors import BudgetExceededError
+from ..errors import BudgetExceededError, share_of
 from ..snapshot.cost import budget_text
 from .items import Runnable
 
@@ -32,7 +32,8 @@ class PlanCost:
 
     ``remaining``, ``limit`` and ``resets_at`` are ``None`` while the budget is
     unknown (no answer read yet, or a service that sends no limit headers, or no client
-    given: ``client_given`` False, which ``str`` says).
+    given: ``client_given`` False, which ``str`` says). ``share``: the part of ``remaining``
+    the plan may use (``budget_share``); the rest stays for the project's other traffic.
     """
 
     needed: int
@@ -40,35 +41,43 @@ class PlanCost:
     limit: int | None = None
     resets_at: datetime | None = None
     client_given: bool = field(default=True, kw_only=True, compare=False)
+    share: float = field(default=1.0, kw_only=True)
+
+    @property
+    def allowed(self) -> int | None:
+        """The calls the plan may use: ``share`` of ``remaining`` (None when unknown)."""
+        return None if self.remaining is None else share_of(self.remaining, self.share)
 
     @property
     def fits(self) -> bool:
-        """True unless the budget is known and holds fewer calls than needed."""
-        return self.remaining is None or self.needed <= self.remaining
+        """True unless the budget is known and its share holds fewer calls than needed."""
+        return self.allowed is None or self.needed <= self.allowed
 
     @property
     def shortfall(self) -> int:
-        """Calls missing from the window's remaining budget (0 when it fits)."""
-        return 0 if self.fits or self.remaining is None else self.needed - self.remaining
+        """Calls missing from the share of the window's budget (0 when it fits)."""
+        return 0 if self.allowed is None else max(0, self.needed - self.allowed)
 
     def __str__(self) -> str:
         if self.client_given or self.remaining is not None:
             budget = budget_text(self.remaining, self.limit, self.resets_at)
         else:
             budget = "budget unknown (no client given: pass one to read its budget)"
+        if self.share < 1 and self.allowed is not None:
+            budget += f"; this plan's share ({self.share:g}): {self.allowed}"
         text = f"calls needed: {self.needed}; {budget}"
         return text if self.fits else f"{text}; {counted(self.shortfall, 'call')} short"
 
     @classmethod
-    def for_client(cls, needed: int, client: LoyaltyClient | None) -> PlanCost:
-        """``needed`` calls set against ``client``'s budget: one more for the token request
-        the first call brings when the client holds no token yet."""
+    def for_client(cls, needed: int, client: LoyaltyClient | None, share: float = 1.0) -> PlanCost:
+        """``needed`` calls set against ``share`` of ``client``'s budget: one more for the
+        token request the first call brings when the client holds no token yet."""
         if client is None:
-            return cls(needed, client_given=False)
+            return cls(needed, client_given=False, share=share)
         if needed and not client.holds_token:
             needed += 1
         quota = client.quota
-        return cls(needed, quota.remaining, quota.limit, quota.resets_at)
+        return cls(needed, quota.remaining, quota.limit, quota.resets_at, share=share)
 
     def refusal(self, what: str, *, partial: bool = True) -> BudgetExceededError:
         """The error refusing to start ``what`` because it does not fit (see ``fits``);
@@ -80,6 +89,7 @@ class PlanCost:
             limit=self.limit,
             resets_at=self.resets_at,
             partial=partial,
+            share=self.share,
         )
 
 
@@ -109,7 +119,10 @@ def item_calls(target: str, state: LogState) -> int:
     return 2 if state.in_doubt(target) else 1
 
 
-def plan_cost(plan: Runnable[Any], state: LogState, client: LoyaltyClient | None) -> PlanCost:
-    """The cost of executing ``plan`` given the log's ``state``, with ``client``'s budget."""
+def plan_cost(
+    plan: Runnable[Any], state: LogState, client: LoyaltyClient | None, share: float = 1.0
+) -> PlanCost:
+    """The cost of executing ``plan`` given the log's ``state``, with ``share`` of
+    ``client``'s budget."""
     needed = sum(item_calls(i.target, state) for i in plan.items if i.error is None)
-    return PlanCost.for_client(needed, client)
+    return PlanCost.for_client(needed, client, share)

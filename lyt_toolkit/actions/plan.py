@@ -24,9 +24,10 @@ import pandas as pd
 from .._deprecation import deprecation, warn
 from .._progress import Progress, ProgressBar
 from .._text import counted
+from ..client.allowance import checked_share
 from ..errors import APIError, QuotaExhaustedError
 from ..frames.registry import FRAME_NAMES
-from ..snapshot.defaults import checked_concurrency
+from ..snapshot.defaults import DEFAULT_SHARE, checked_concurrency
 from ._runner import run_items
 from .cost import PlanCost, budgeted, item_calls, plan_cost
 from .items import ItemResult, Observer, Outcome, P, PlanItem, Standing
@@ -143,6 +144,7 @@ class ActionPlan(Generic[P]):
         log: LogSource | None = None,
         concurrency: int = 8,
         progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
     ) -> pd.DataFrame:
         """One row per item: target, what will happen, the calls it costs, any local error.
 
@@ -154,7 +156,8 @@ class ActionPlan(Generic[P]):
         what executing each item sends (0 when invalid or done, 2 when in doubt; see
         ``actions.cost``); ``frame.attrs["cost"]`` holds the plan's ``PlanCost``, the
         budget as the client read it after the preview's reads, and
-        ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset.
+        ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset
+        (set against ``budget_share`` of it, as ``execute`` sets it).
 
         ``preview(log)``, the log given first as in 0.1.0, is deprecated (a
         ``FutureWarning``; removed in 0.5.0): write ``preview(log=log)``.
@@ -181,7 +184,7 @@ class ActionPlan(Generic[P]):
         frame = preview_frame(
             self.items, done, standings, self.preview_columns, calls, self.item_columns
         )
-        cost = plan_cost(self, state, client)
+        cost = plan_cost(self, state, client, checked_share(budget_share))
         frame.attrs["cost"] = cost
         frame.attrs["summary"] = str(cost)
         return frame
@@ -197,14 +200,20 @@ class ActionPlan(Generic[P]):
         return [i for i in self.items if i.error is not None]
 
     def cost(
-        self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
+        self,
+        client: LoyaltyClient | None = None,
+        *,
+        log: LogSource | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> PlanCost:
         """Calls ``execute`` will send (one write per valid item not done; see ``actions.cost``)
-        and, with ``client``, the budget it knows: ``fits``, ``shortfall``, a summary as ``str``.
+        and, with ``client``, the budget it knows: ``fits`` (within ``budget_share`` of the
+        calls left), ``shortfall``, a summary as ``str``.
 
         Nothing is sent: the budget is what the client last read from an answer.
         """
-        return plan_cost(self, log_state(log, self.action, client), client)
+        share = checked_share(budget_share)
+        return plan_cost(self, log_state(log, self.action, client), client, share)
 
     # -- execution ----------------------------------------------------------------------
 
@@ -217,6 +226,7 @@ class ActionPlan(Generic[P]):
         progress: Progress = True,
         allow_partial: bool = False,
         cancel: threading.Event | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> pd.DataFrame:
         """Run every valid item not already done; one result row per item, in plan order.
 
@@ -231,9 +241,10 @@ class ActionPlan(Generic[P]):
         logged, so running again with the same log sends exactly them.
 
         The call budget: a client that has sent nothing yet fetches its token first, whose
-        answer tells the budget (``learn_budget``); a plan needing more calls than are left
-        this window (``cost(client, log=log)``) is refused before any write is sent with
-        ``BudgetExceededError``, unless ``allow_partial``. A run the budget stops (a reset
+        answer tells the budget (``learn_budget``); a plan needing more than ``budget_share``
+        of the calls left this window (``cost(client, log=log)``; by default half, the rest
+        staying for the project's other traffic, as a pull's) is refused before any write is
+        sent with ``BudgetExceededError``, unless ``allow_partial``. A run the budget stops (a reset
         beyond the client's ``max_wait``) sends nothing more and raises the client's
         ``QuotaExhaustedError``; every item sent is in the log, and running again with the
         same log after the reset sends only the rest.
@@ -241,11 +252,12 @@ class ActionPlan(Generic[P]):
         if client is None or isinstance(client, ActionLog | str | os.PathLike):
             raise TypeError(f"client: expected a LoyaltyClient, not {type(client).__name__}")
         checked_concurrency(concurrency)
+        share = checked_share(budget_share)
         with opened_log(log) as action_log:
             if action_log is not None:
                 action_log.claim(LogOwner.of(client))
             state = log_state(action_log, self.action)
-            cost = budgeted(lambda: plan_cost(self, state, client), client)
+            cost = budgeted(lambda: plan_cost(self, state, client, share), client)
             if not cost.fits and not allow_partial:
                 raise cost.refusal(
                     f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"

@@ -195,6 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument(
         "--log", default=None, metavar="FILE", help="action log (default: PLAN_FILE.log.jsonl)"
     )
+    apply.add_argument(
+        "--budget-share",
+        default=None,
+        metavar="SHARE",
+        help="share of the calls left in the budget window the apply (its re-read and writes) "
+        "may use, above 0 and at most 1 (default 0.5: the rest stays for the project's other "
+        "traffic; 1 takes it all)",
+    )
 
     report = sub.add_parser("report", help="pull a snapshot and write a report")
     report_sub = report.add_subparsers(dest="report_command", required=True)

@@ -115,17 +115,7 @@ DEFAULT_PULL = PullOptions()
 def pull_options(args: argparse.Namespace) -> PullOptions:
     """``--budget-share`` and, where the command has them, ``--sample`` and ``--sample-seed``,
     checked: a ``ValueError`` whose text names the option otherwise."""
-    share_text = getattr(args, "budget_share", None)
-    share = PullOptions.budget_share
-    if share_text is not None:
-        try:
-            share = float(share_text)
-        except ValueError:
-            share = math.nan
-        if not (math.isfinite(share) and 0 < share <= 1):
-            raise ValueError(
-                f"--budget-share: must be a number above 0 and at most 1, got {share_text!r}"
-            )
+    share = share_option(getattr(args, "budget_share", None))
     can_sample = hasattr(args, "sample")
     sample = _whole(getattr(args, "sample", None), "--sample", least=1, what="a member count")
     seed = _whole(getattr(args, "sample_seed", None), "--sample-seed", least=0, what="a seed")
@@ -135,6 +125,20 @@ def pull_options(args: argparse.Namespace) -> PullOptions:
     if checkpoint is not None and not checkpoint.strip():
         raise ValueError("--checkpoint: give a folder to keep the pull's answers in")
     return PullOptions(share, sample, seed or 0, can_sample, checkpoint)
+
+
+def share_option(text: str | None) -> float:
+    """``--budget-share`` checked (default 0.5): a ``ValueError`` whose text names it unless a
+    number above 0 and at most 1."""
+    if text is None:
+        return PullOptions.budget_share
+    try:
+        share = float(text)
+    except ValueError:
+        share = math.nan
+    if not (math.isfinite(share) and 0 < share <= 1):
+        raise ValueError(f"--budget-share: must be a number above 0 and at most 1, got {text!r}")
+    return share
 
 
 def _whole(text: str | None, option: str, *, least: int, what: str) -> int | None:

@@ -1,5 +1,5 @@
-"""``lyt apply PLAN_FILE [--allow-destroy] [--ignore-unsupported] [--refresh] [--log FILE]``:
-apply a saved plan.
+"""``lyt apply PLAN_FILE [--allow-destroy] [--ignore-unsupported] [--refresh] [--log FILE]
+[--budget-share SHARE]``: apply a saved plan.
 
 The plan file (``plan.save(path)``) is applied to the configured service: the objects it
 touches are re-read first (the calls printed before), a stale plan is refused naming each
@@ -7,10 +7,12 @@ changed object (``--refresh`` plans again against the live state), deletes need
 ``--allow-destroy``, changes the service cannot make ``--ignore-unsupported``, and a plan
 applied to completion refuses to apply again. The action log (default:
 ``PLAN_FILE.log.jsonl``) lets an interrupted apply, even a killed one, finish: what it
-made is neither stale nor sent twice. One apply of a plan runs at a time: another is
-refused naming it. A refusal names these options, never the Python keywords. Exit code:
-0 applied, 1 refused, failed or not run, 130 stopped with Ctrl-C (once the writes in flight
-are answered and logged; the same command resumes).
+made is neither stale nor sent twice. The re-read and the writes keep to ``--budget-share``
+of the calls left in the window (default 0.5), or the apply is refused before them. One
+apply of a plan runs at a time: another is refused naming it. A refusal names these
+options, never the Python keywords. Exit code: 0 applied, 1 refused, failed or not run,
+130 stopped with Ctrl-C (once the writes in flight are answered and logged; the same
+command resumes).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import TypedDict
 from .._text import counted
 from ..errors import LytError
 from ._common import EXIT_APPLIED, EXIT_ERROR, EXIT_INTERRUPTED, fail, scrub
-from ._pull import connected_client
+from ._pull import connected_client, share_option
 
 __all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
 
@@ -55,6 +57,10 @@ def apply(args: argparse.Namespace) -> int:
         plan = ChangePlan.load(args.plan)
     except (LytError, OSError) as exc:
         return fail(COMMAND, str(exc), EXIT_ERROR)
+    try:
+        share = share_option(args.budget_share)
+    except ValueError as exc:
+        return fail(COMMAND, str(exc), EXIT_ERROR)
     print(plan.summary())
     log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     try:
@@ -65,10 +71,10 @@ def apply(args: argparse.Namespace) -> int:
                 ignore_unsupported=bool(args.ignore_unsupported),
             )
             # what apply refuses before the re-read, refused before its line is printed
-            plan.check_apply(client, log=log, **options)
+            plan.check_apply(client, log=log, budget_share=share, **options)
             reread = counted(len(plan.touched), "touched object")
             print(f"Re-reading {reread}: {plan.reread_cost(client)}")
-            results = plan.apply(client, log=log, progress=False, **options)
+            results = plan.apply(client, log=log, progress=False, budget_share=share, **options)
     except LytError as exc:
         return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
     except KeyboardInterrupt:  # the writes in flight were answered and logged first
@@ -88,5 +94,9 @@ def apply(args: argparse.Namespace) -> int:
 
 def _cli_words(message: str) -> str:
     """A refusal as the command line words it: each keyword it names that ``lyt apply``
-    takes as its option (``refresh=True`` -> ``--refresh``)."""
+    takes as its option (``refresh=True`` -> ``--refresh``, ``budget_share=1.0`` ->
+    ``--budget-share 1``)."""
+    message = re.sub(
+        r"\bbudget_share=([0-9.]+)", lambda m: f"--budget-share {float(m[1]):g}", message
+    )
     return re.sub(r"\b([a-z_]+)=True\b", lambda m: _OPTIONS.get(m[1], m[0]), message)

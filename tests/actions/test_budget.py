@@ -60,7 +60,7 @@ def test_a_300_item_plan_on_a_budget_equal_to_its_cost_finishes_with_no_429(
     assert learned(client) == 300 == plan.cost(client).needed
     # With 8 in flight, answers overtake each other: the client's count may run low until
     # they are in (it waits for them), never high, so the last call is neither lost nor refused.
-    results = plan.execute(client, concurrency=concurrency, progress=False)
+    results = plan.execute(client, concurrency=concurrency, progress=False, budget_share=1.0)
     assert (results["outcome"] == "succeeded").all()
     # Any 429 would have raised: the window resets an hour away on the sandbox's fixed clock.
     assert client.quota.remaining == 0 and client.quota.type is None
@@ -74,6 +74,26 @@ def names_on_server_after_reset(client: LoyaltyClient, sb: Sandbox, prefix: str)
         return names_on_server(reader, prefix)
 
 
+def test_a_plan_keeps_half_the_window_for_the_projects_other_traffic_unless_told(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    plan = actions.create_benefits(benefit_rows("Half", 6))
+    fresh.set_plan(f"{10 + LEARN}/hour")
+    assert learned(client) == 10
+    assert not plan.cost(client).fits and plan.cost(client).shortfall == 1  # 6 of 5
+    assert "this plan's share (0.5): 5; 1 call short" in str(plan.cost(client))
+    with pytest.raises(BudgetExceededError) as raised:
+        plan.execute(client, progress=False)
+    assert raised.value.share == 0.5 and (raised.value.needed, raised.value.remaining) == (6, 10)
+    assert "its share (0.5) of the call budget left this window is 5 (10 of 12 left; 1 short)" in (
+        str(raised.value)
+    )
+    assert "pass budget_share=1.0 to let it take the window's whole budget" in str(raised.value)
+    assert fresh.plan()["used"] == LEARN  # nothing was sent
+    results = plan.execute(client, progress=False, budget_share=0.6)
+    assert (results["outcome"] == "succeeded").all() and client.quota.remaining == 4
+
+
 def test_a_budget_one_call_short_is_refused_before_the_first_call(
     client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
 ) -> None:
@@ -81,7 +101,7 @@ def test_a_budget_one_call_short_is_refused_before_the_first_call(
     fresh.set_plan(f"{5 + LEARN - 1}/hour")
     learned(client)
     with pytest.raises(BudgetExceededError) as raised:
-        plan.execute(client, log=tmp_path / "short.jsonl", progress=False)
+        plan.execute(client, log=tmp_path / "short.jsonl", progress=False, budget_share=1.0)
     error = raised.value
     assert (error.needed, error.remaining, error.limit) == (5, 4, 5 + LEARN - 1)
     assert error.resets_at is not None
@@ -134,7 +154,7 @@ def test_a_plan_stopped_by_the_budget_resumes_after_the_reset_each_item_done_onc
     fresh.advance_clock(3600)  # the window resets on the sandbox's clock
     with make_client(fresh) as later:  # a client started after the reset
         assert plan.cost(later, log=log).needed == 4 + 1  # the rest, and its token
-        results = plan.execute(later, log=log, progress=False)
+        results = plan.execute(later, log=log, progress=False, budget_share=1.0)
     assert results["outcome"].value_counts().to_dict() == {
         "succeeded": 4,
         "skipped_already_done": 6,
@@ -160,7 +180,7 @@ def test_a_concurrent_run_stopped_by_the_budget_loses_and_repeats_nothing(
 
     fresh.advance_clock(3600)
     with make_client(fresh) as later:
-        results = plan.execute(later, log=log, progress=False)
+        results = plan.execute(later, log=log, progress=False, budget_share=1.0)
     assert (results["outcome"] == "succeeded").sum() == 20 - created
     names = names_on_server_after_reset(client, fresh, "Concurrent")
     assert sorted(names) == sorted(row["name"] for row in benefit_rows("Concurrent", 20))

@@ -289,7 +289,7 @@ def test_a_budget_without_room_to_read_back_a_write_in_doubt_is_refused_not_take
         impatient.programs.list(limit=1)  # reads the budget: one call short of the cost
         used = fresh.plan()["used"]
         with pytest.raises(BudgetExceededError, match="1 short"):
-            loaded.apply(impatient, log=log, allow_destroy=True, progress=False)
+            loaded.apply(impatient, log=log, allow_destroy=True, progress=False, budget_share=1)
         assert fresh.plan()["used"] == used  # nothing sent
 
 
@@ -311,7 +311,7 @@ def test_a_fresh_client_learns_the_budget_before_the_re_read_and_is_refused(
         make_client(fresh, max_wait=0) as unread,
         pytest.raises(BudgetExceededError, match="1 short"),
     ):
-        loaded.apply(unread, allow_destroy=True, progress=False)
+        loaded.apply(unread, allow_destroy=True, progress=False, budget_share=1.0)
     assert fresh.plan()["used"] == 1  # the token request
     fresh.set_plan("unlimited")
     assert _live(client)["bonus"] == 0
@@ -325,12 +325,35 @@ def test_lyt_apply_learns_the_budget_before_the_re_read_and_refuses_a_plan_witho
     save_four_kinds(client, path)
     needed = ChangePlan.load(path).cost().needed  # no client: no token counted
     fresh.set_plan(f"{1 + needed - 1}/hour")
-    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    assert main(["apply", str(path), "--allow-destroy", "--budget-share", "1"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("lyt apply: ") and "1 short" in err
     assert fresh.plan()["used"] == 1  # the token request
     fresh.set_plan("unlimited")
     assert _live(client)["bonus"] == 0
+
+
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_lyt_apply_keeps_to_its_budget_share_and_names_the_option_to_take_more(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "plan.json"
+    save_four_kinds(client, path)
+    needed = ChangePlan.load(path).cost().needed
+    fresh.set_plan(f"{1 + needed}/hour")  # the token, then exactly the re-read and writes
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    err = capsys.readouterr().err
+    assert "its share (0.5) of the call budget" in err and "--budget-share 1 " in err
+    assert "budget_share" not in err
+    assert main(["apply", str(path), "--allow-destroy", "--budget-share", "2"]) == 1
+    assert "--budget-share: must be a number above 0 and at most 1, got '2'" in (
+        capsys.readouterr().err
+    )
+    fresh.set_plan(f"{1 + needed}/hour")  # a new window: this run's token, then the rest
+    assert main(["apply", str(path), "--allow-destroy", "--budget-share", "1"]) == 0
+    assert fresh.plan()["remaining"] == 0
+    fresh.set_plan("unlimited")
+    assert _live(client)["bonus"] == 1
 
 
 def test_a_name_taken_by_another_benefit_while_in_doubt_is_still_stale(
