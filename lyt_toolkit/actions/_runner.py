@@ -47,9 +47,11 @@ def run_items(
     state: LogState,
     progress: Progress,
     cancel: threading.Event | None = None,
+    at_most: int | None = None,
 ) -> list[ItemResult]:
     """One result per item of ``plan``, in plan order; invalid and done items are not sent,
-    nor any item once ``cancel`` is set."""
+    nor any item once ``cancel`` is set, nor those after the first ``at_most`` to send (each
+    ``cancelled``, not logged: running again with the log sends them)."""
     results: list[ItemResult | None] = [None] * len(plan.items)
     todo: list[int] = []
     for index, item in enumerate(plan.items):
@@ -61,6 +63,10 @@ def run_items(
             results[index] = _skipped(item, state.succeeded[item.target])
         else:
             todo.append(index)
+    if at_most is not None:
+        for index in todo[at_most:]:
+            results[index] = ItemResult(Outcome.CANCELLED, message=BEYOND_SHARE)
+        todo = todo[:at_most]
     send = _Sender(plan, client, log, state)
     with ProgressBar(progress, desc=plan.action, unit="item", total=len(plan.items)) as bar:
         bar.advance(len(plan.items) - len(todo))
@@ -74,6 +80,12 @@ def run_items(
         else:
             _run_pool(send, plan.items, todo, results, concurrency, bar, stopped)
     return [_settled(result, stopped) for result in results]
+
+
+BEYOND_SHARE = (
+    "not sent: beyond the plan's share of the call budget (budget_share); run again with the"
+    " same log after the reset"
+)
 
 
 def _settled(result: ItemResult | None, cancel: threading.Event) -> ItemResult:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from .log import LogState
 
-__all__ = ["PlanCost", "budgeted", "learn_budget", "plan_cost"]
+__all__ = ["PlanCost", "budgeted", "items_within", "learn_budget", "plan_cost"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,21 @@ def item_calls(target: str, state: LogState) -> int:
     if target in state.succeeded:
         return 0
     return 2 if state.in_doubt(target) else 1
+
+
+def items_within(plan: Runnable[Any], state: LogState, cost: PlanCost) -> int:
+    """How many of the items ``plan`` would send (valid, not done), in order, fit in what
+    ``cost`` allows (the token request it counts left out first)."""
+    todo = [item_calls(i.target, state) for i in plan.items if i.error is None]
+    todo = [calls for calls in todo if calls]
+    room = (cost.allowed or 0) - (cost.needed - sum(todo))
+    count = 0
+    for calls in todo:
+        room -= calls
+        if room < 0:
+            break
+        count += 1
+    return count
 
 
 def plan_cost(

@@ -29,7 +29,7 @@ from ..errors import APIError, QuotaExhaustedError
 from ..frames.registry import FRAME_NAMES
 from ..snapshot.defaults import DEFAULT_SHARE, checked_concurrency
 from ._runner import run_items
-from .cost import PlanCost, budgeted, item_calls, plan_cost
+from .cost import PlanCost, budgeted, item_calls, items_within, plan_cost
 from .items import ItemResult, Observer, Outcome, P, PlanItem, Standing
 from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
 from .rehearsal import Rehearsal, rehearse
@@ -167,6 +167,7 @@ class ActionPlan(Generic[P]):
             if log is not None:
                 raise TypeError("preview() got the log twice: write preview(client, log=log)")
             client, log = None, client
+        share = checked_share(budget_share)
         state = log_state(log, self.action, client)
         done = state.succeeded
         standings: list[Standing | None] = [None] * len(self.items)
@@ -184,7 +185,7 @@ class ActionPlan(Generic[P]):
         frame = preview_frame(
             self.items, done, standings, self.preview_columns, calls, self.item_columns
         )
-        cost = plan_cost(self, state, client, checked_share(budget_share))
+        cost = plan_cost(self, state, client, share)
         frame.attrs["cost"] = cost
         frame.attrs["summary"] = str(cost)
         return frame
@@ -244,7 +245,10 @@ class ActionPlan(Generic[P]):
         answer tells the budget (``learn_budget``); a plan needing more than ``budget_share``
         of the calls left this window (``cost(client, log=log)``; by default half, the rest
         staying for the project's other traffic, as a pull's) is refused before any write is
-        sent with ``BudgetExceededError``, unless ``allow_partial``. A run the budget stops (a reset
+        sent with ``BudgetExceededError``, unless ``allow_partial``: then the items that fit
+        the share are sent and the others are ``cancelled`` (not logged: running again with
+        the log after the reset sends them); with ``budget_share=1.0`` it runs until the
+        service refuses a call. A run the budget stops (a reset
         beyond the client's ``max_wait``) sends nothing more and raises the client's
         ``QuotaExhaustedError``; every item sent is in the log, and running again with the
         same log after the reset sends only the rest.
@@ -262,6 +266,9 @@ class ActionPlan(Generic[P]):
                 raise cost.refusal(
                     f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"
                 )
+            # Partial within a share: the items that fit it are sent, the others cancelled.
+            # With the whole window (share 1), it runs until the service refuses a call.
+            partial = not cost.fits and cost.share < 1
             try:
                 results = run_items(
                     self,
@@ -271,6 +278,7 @@ class ActionPlan(Generic[P]):
                     state=state,
                     progress=progress,
                     cancel=cancel,
+                    at_most=items_within(self, state, cost) if partial else None,
                 )
             except QuotaExhaustedError as exc:
                 exc.add_note(_resume_note(action_log))

@@ -77,11 +77,15 @@ def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
         with LoyaltyClient() as client:
             yield client
         return
+    from .._services import name_local
     from ..sandbox import Sandbox
 
     # No clock is forced: the demo file brings its own (2026-01-15T12:00Z) and every date in it
     # is relative to the clock at load, so the findings are the same on any day.
     with Sandbox.start(seed=7) as sb:
+        # Each run holds the bundled demo afresh on a new port: one service, whose checkpoint
+        # (--checkpoint) resumes across runs.
+        name_local(sb.base_url, lambda: f"sandbox of {DEMO_SOURCE}, seed 7")
         keys = sb.credentials
         with LoyaltyClient(
             base_url=sb.base_url,

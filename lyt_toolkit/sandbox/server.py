@@ -223,7 +223,8 @@ class Sandbox:
                 raise RuntimeError(f"the sandbox did not start on {host}:{port}")
             time.sleep(0.01)
         _RUNNING.add(sandbox)
-        name_local(sandbox.base_url, functools.cache(lambda: held_program(config)))
+        held = functools.cache(lambda: held_program(config))
+        name_local(sandbox.base_url, lambda: f"{held()}, on port {port}")
         return sandbox
 
     @property

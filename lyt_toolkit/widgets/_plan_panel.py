@@ -12,17 +12,18 @@ import ipywidgets as w
 import pandas as pd
 
 from .._text import counted
+from ..snapshot.defaults import DEFAULT_SHARE
 from ._background import LOADING, LoadsWhenShown, join_worker
 from ._grid import grid, show
 from ._messages import BAR_STYLES, COLOURS, State, describe_error, error_html, ok_html, status_html
 from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary, progress_bar
 
 if TYPE_CHECKING:
-    from ..actions import ActionPlan
+    from ..actions import ActionPlan, PlanCost
     from ..actions.log import LogSource
     from ..client import LoyaltyClient
 
-__all__ = ["PlanPanel"]
+__all__ = ["PlanPanel", "refusal"]
 
 
 class PlanPanel(LoadsWhenShown, w.VBox):
@@ -34,7 +35,9 @@ class PlanPanel(LoadsWhenShown, w.VBox):
     DataFrame, ``None`` before) are attributes a subclass places among its ``children``. Nothing
     is read from the service in a constructor: :meth:`refresh` loads, on the
     first display or on a Refresh button. Only one batch runs at a time;
-    :meth:`wait` joins it (for tests and scripts).
+    :meth:`wait` joins it (for tests and scripts). ``budget_share``: the share of the calls
+    left in the window a batch may use (0.5, as ``execute``'s default: the rest stays for the
+    project's other traffic); set it to 1.0 to let a batch take the whole window.
     """
 
     def __init__(
@@ -52,6 +55,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.results_grid = grid(result_columns)
         self.download = w.HTML()
         self.results: pd.DataFrame | None = None
+        self.budget_share = DEFAULT_SHARE
         self._cancel = threading.Event()
         self._worker: threading.Thread | None = None
         self._running = False
@@ -113,7 +117,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
     def show_cost(self, plan: ActionPlan[Any], log: LogSource | None = None) -> None:
         """Show next to the execute button what ``plan`` costs and the budget left."""
         try:
-            cost = plan.cost(self.client, log=log)
+            cost = plan.cost(self.client, log=log, budget_share=self.budget_share)
         except (OSError, ValueError):  # an unreadable log: ``run`` says so when asked to run
             self.budget.value = ""
             return
@@ -148,12 +152,12 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             self.show_error("The lists are still loading: try again when they are shown.")
             return False
         try:
-            cost = plan.cost(self.client, log=log)
+            cost = plan.cost(self.client, log=log, budget_share=self.budget_share)
         except (OSError, ValueError) as exc:
             self.show_error(f"Could not read the action log {log}: {describe_error(exc)}")
             return False
         if not cost.fits:
-            self.show_error(f"Refused, nothing was sent: the call budget cannot carry it ({cost})")
+            self.show_error(refusal(cost))
             self.show_cost(plan, log)
             return False
         self._running = True
@@ -207,6 +211,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
                 log=log,
                 progress=self._advance,
                 cancel=self._cancel,
+                budget_share=self.budget_share,
             )
         except Exception as exc:  # a thread's exception would only reach stderr
             self._settle()
@@ -231,3 +236,12 @@ class PlanPanel(LoadsWhenShown, w.VBox):
     def _advance(self, done: int, total: int) -> None:
         self.progress.max = max(total, 1)
         self.progress.value = done
+
+
+def refusal(cost: PlanCost) -> str:
+    """Why a batch or plan ``cost`` does not fit was refused, and, when the whole window would
+    hold it, how to let it take more."""
+    text = f"Refused, nothing was sent: the call budget cannot carry it ({cost})"
+    if cost.share < 1 and cost.remaining is not None and cost.needed <= cost.remaining:
+        text += "; set the panel's budget_share = 1.0 to let it take the whole window"
+    return text

@@ -27,7 +27,7 @@ from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import checked_concurrency
 from ._messages import describe_error, status_html
-from ._plan_panel import PlanPanel
+from ._plan_panel import PlanPanel, refusal
 from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary
 
 if TYPE_CHECKING:
@@ -303,10 +303,11 @@ class EditPanel(PlanPanel):
                 log=self.action_log,
                 allow_destroy=self.allow_destroy.value,
                 ignore_unsupported=self.ignore_unsupported.value,
+                budget_share=self.budget_share,
             )
         except BudgetExceededError:
-            cost = plan.cost(self.client, log=self.action_log)
-            self.show_error(f"Refused, nothing was sent: the call budget cannot carry it ({cost})")
+            cost = plan.cost(self.client, log=self.action_log, budget_share=self.budget_share)
+            self.show_error(refusal(cost))
             return False
         except Exception as exc:
             self.show_error(f"Refused, nothing was sent: {describe_error(exc)}")
@@ -328,7 +329,7 @@ class EditPanel(PlanPanel):
         self.changes_table.show(plan.changes, "<b>Changes</b>")
         self.unsupported_table.show(plan.unsupported, "<b>Changes the service cannot make</b>")
         if self.client is not None:
-            cost = plan.cost(self.client, log=self.action_log)
+            cost = plan.cost(self.client, log=self.action_log, budget_share=self.budget_share)
             self.budget.value = status_html(str(cost), "success" if cost.fits else "failure")
         changes = counted(len(plan.changes), "change")
         self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported.")
@@ -361,6 +362,7 @@ class EditPanel(PlanPanel):
             concurrency=self.concurrency,
             progress=self._advance,
             cancel=self._cancel,
+            budget_share=self.budget_share,
         )
         self.results = results
         self.results_table.show(results, "<b>Results</b>")

@@ -94,6 +94,32 @@ def test_a_plan_keeps_half_the_window_for_the_projects_other_traffic_unless_told
     assert (results["outcome"] == "succeeded").all() and client.quota.remaining == 4
 
 
+def test_a_partial_run_sends_only_what_fits_its_share_and_the_rest_later(
+    client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
+) -> None:
+    plan = actions.create_benefits(benefit_rows("Partial", 10))
+    log = tmp_path / "partial.jsonl"
+    fresh.set_plan(f"{10 + LEARN}/hour")
+    assert learned(client) == 10
+    results = plan.execute(client, log=log, allow_partial=True, progress=False)
+    assert results["outcome"].tolist() == ["succeeded"] * 5 + ["cancelled"] * 5
+    assert "beyond the plan's share" in str(results["message"].iloc[-1])
+    assert fresh.plan()["used"] == LEARN + 5 and client.quota.remaining == 5
+    again = plan.execute(client, log=log, progress=False, budget_share=1.0)  # the other 5
+    assert again["outcome"].tolist() == ["skipped_already_done"] * 5 + ["succeeded"] * 5
+    assert len(names_on_server_after_reset(client, fresh, "Partial")) == 10
+
+
+def test_a_preview_refuses_a_bad_budget_share_before_reading(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    fresh.set_plan("40/hour")
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"])
+    with pytest.raises(ValueError, match="budget_share"):
+        plan.preview(client, budget_share=2, progress=False)
+    assert fresh.plan()["used"] == 0
+
+
 def test_a_budget_one_call_short_is_refused_before_the_first_call(
     client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
 ) -> None:
@@ -129,7 +155,14 @@ def _stopped_by_the_budget(
     fresh.set_plan(f"{calls + LEARN}/hour")
     learned(client)
     with pytest.raises(QuotaExhaustedError) as raised:
-        plan.execute(client, log=log, allow_partial=True, concurrency=concurrency, progress=False)
+        plan.execute(
+            client,
+            log=log,
+            allow_partial=True,
+            concurrency=concurrency,
+            progress=False,
+            budget_share=1.0,  # the whole window: the service's refusal stops it
+        )
     state = ActionLog(log).state(plan.action)
     assert not any(state.in_doubt(item.target) for item in plan.items)
     return plan, raised.value

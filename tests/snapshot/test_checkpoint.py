@@ -12,17 +12,20 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client.recording import Asked
 from lyt_toolkit.fill import checkpoint
 from lyt_toolkit.fill.answers import JOURNAL
 from lyt_toolkit.fill.checkpoint import CheckpointError
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.server import free_port
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import client_for
@@ -344,7 +347,7 @@ def test_the_embedded_sandbox_resumes_its_checkpoint_whatever_its_port(
     assert "answers from the checkpoint" not in first
     assert "answers from the checkpoint" in second  # a new port, the same source
     source = json.loads((folder / "checkpoint.json").read_text())["pull"]["source"]
-    assert source == "sandbox of the bundled demo program, seed 7"
+    assert source == "sandbox of the embedded demo program (--sandbox), seed 7"
 
 
 def test_a_checkpoint_of_one_sandbox_is_refused_on_another_holding_another_program(
@@ -359,15 +362,29 @@ def test_a_checkpoint_of_one_sandbox_is_refused_on_another_holding_another_progr
         )
         for seed in (3, 4)
     )
-    with start_sandbox(small) as first, client_for(first) as client:
+    port = free_port()
+
+    def served(program: dict[str, Any], at: int = port) -> Sandbox:
+        return Sandbox.start(program, port=at, now="2026-01-15T12:00:00Z", seed=7)
+
+    def refused(sb: Sandbox, base_url: str) -> None:
+        with (
+            LoyaltyClient(
+                base_url=base_url, env_file=None, **sb.credentials.as_client_kwargs()
+            ) as client,
+            pytest.raises(CheckpointError, match="holds another pull"),
+        ):
+            ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        assert client.quota.calls_used == 0
+
+    with served(small) as first, client_for(first) as client:
         ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
-    with (
-        start_sandbox(other) as second,
-        client_for(second) as client,
-        pytest.raises(CheckpointError, match="holds another pull"),
-    ):
-        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
-    with start_sandbox(small) as again, client_for(again) as client:  # the same program
+        with served(small, free_port()) as twin:  # the same program, serving beside it
+            refused(twin, twin.base_url)
+    with served(other) as second:  # another program on the same port, however spelled
+        refused(second, second.base_url)
+        refused(second, second.base_url.replace("127.0.0.1", "localhost"))
+    with served(small) as again, client_for(again) as client:  # the same one, back again
         resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
     assert resumed.calls is not None and resumed.calls.recalled > 0
 

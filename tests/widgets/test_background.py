@@ -3,6 +3,7 @@ no service call in a constructor, and the audit findings grid turned into a plan
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -183,6 +184,32 @@ def test_a_batch_the_budget_cannot_carry_is_refused_with_the_numbers(
     panel.draft_button.click()
     panel.wait()
     assert (panel.results["outcome"] == "succeeded").all() and len(panel.results) == 3
+
+
+def test_a_batch_beyond_the_panels_share_is_refused_until_its_budget_share_is_raised(
+    budget_sb: Sandbox, budget_client: LoyaltyClient
+) -> None:
+    panel = RewardDraftPanel(budget_client)
+    panel.load_button.click()
+    panel.wait()
+    remaining = budget_client.quota.remaining
+    assert remaining is not None
+    active = list(panel.rewards.loc[panel.rewards["status"] == "ACTIVE", "id"])
+    batch = active[: remaining // 2 + 1]  # beyond half the window, within the whole of it
+    assert len(batch) == remaining // 2 + 1 <= remaining
+    select_ids(panel.rewards_grid, panel.rewards, batch)
+    panel.confirm.value = True
+    used = budget_sb.plan()["used"]
+    panel.draft_button.click()
+    assert not panel.busy
+    assert "this plan's share (0.5)" in html.unescape(panel.status.value)
+    assert "set the panel's budget_share = 1.0" in html.unescape(panel.status.value)
+    assert budget_sb.plan()["used"] == used  # not one request
+    panel.budget_share = 1.0
+    panel.draft_button.click()
+    panel.wait()
+    assert panel.results is not None and (panel.results["outcome"] == "succeeded").all()
+    assert len(panel.results) == len(batch)
 
 
 def test_findings_grid_acts_on_the_findings_with_a_matching_action(
