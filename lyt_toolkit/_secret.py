@@ -6,8 +6,10 @@ and the command line's ``scrub`` mask the same forms.
 
 from __future__ import annotations
 
+import html
+import json
 from collections.abc import Iterable
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 __all__ = ["MASK", "MIN_SECRET_LENGTH", "header_safe", "mask", "secret_forms"]
 
@@ -22,13 +24,18 @@ def header_safe(secret: str) -> bool:
 
 
 def secret_forms(secrets: Iterable[str]) -> list[str]:
-    """Every form of each secret, longest first: as is, percent-encoded, and escaped as a
-    ``repr`` of it or of its bytes shows it (a newline as ``\\n``, as h11's errors quote it)."""
+    """Every form of each secret, longest first: as is, percent-encoded (in a path or
+    a form), escaped as a ``repr`` of it or of its bytes shows it (a newline as ``\\n``,
+    as h11's errors quote it), in a JSON string and in HTML (a server may echo a header
+    or a form field in any of these)."""
     forms: set[str] = set()
     for secret in secrets:
         if len(secret) >= MIN_SECRET_LENGTH:
             escaped = (repr(secret)[1:-1], repr(secret.encode())[2:-1])
-            forms.update({secret, quote(secret, safe=""), quote(secret), *escaped})
+            encoded = (quote(secret, safe=""), quote(secret), quote_plus(secret))
+            as_json = (json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1])
+            as_html = (html.escape(secret), html.escape(secret, quote=False))
+            forms.update({secret, *escaped, *encoded, *as_json, *as_html})
     return sorted(forms, key=len, reverse=True)
 
 

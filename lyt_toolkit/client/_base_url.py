@@ -8,17 +8,25 @@ base keeps one trailing slash and a path is appended to it, never resolved again
 
 from __future__ import annotations
 
+import re
+
 import httpx
 
 from ..errors import ConfigurationError
 
 __all__ = ["join", "normalise", "shown"]
 
+_USER_INFO = re.compile(r"^((?:[^:/?#]*:)?//)?[^/?#]*@")
+"""A ``user:password@`` before the host (with or without a scheme before it)."""
+
 
 def normalise(template: str, cluster: str) -> httpx.URL:
     """``template`` with ``{cluster}`` filled in, its path ending in one ``/``; a
     ``ConfigurationError`` naming ``base_url`` unless it is an http(s) URL with a host, a
-    port from 1 to 65535 and neither query nor fragment (a path is appended to it)."""
+    port from 1 to 65535 and neither query nor fragment (a path is appended to it) nor
+    user info (httpx would send it as Basic auth; a password would show in messages)."""
+    if _without_user_info(template) != template:
+        raise _refused(template, ": it takes no user name or password (user:password@host)")
     try:
         url = httpx.URL(template.replace("{cluster}", cluster))
         host = url.host  # decodes an IDNA host ("xn--..."), which may fail
@@ -30,13 +38,22 @@ def normalise(template: str, cluster: str) -> httpx.URL:
         raise _refused(template, ": it takes no query or fragment (paths are appended to it)")
     if url.port is not None and not 0 < url.port <= 65535:
         raise _refused(template, f": port {url.port} is not from 1 to 65535")
+    if url.userinfo:  # not shown: the template holds it where the pattern did not see it
+        raise ConfigurationError(
+            f"base_url takes no user name or password (user:password@host), got one for {host!r}"
+        )
     return url.copy_with(raw_path=url.raw_path.rstrip(b"/") + b"/")
+
+
+def _without_user_info(template: str) -> str:
+    """``template`` without the ``user:password@`` before its host, as refusals show it."""
+    return _USER_INFO.sub(lambda found: found.group(1) or "", template, count=1)
 
 
 def _refused(template: str, reason: str = "") -> ConfigurationError:
     return ConfigurationError(
         f"base_url must be an http(s) URL such as https://{{cluster}}.example.com, "
-        f"got {template!r}{reason}"
+        f"got {_without_user_info(template)!r}{reason}"
     )
 
 

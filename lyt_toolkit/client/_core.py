@@ -116,7 +116,8 @@ _DOT_SEGMENTS = ("", ".", "..")
 
 def path(template: str, **params: str) -> str:
     """Fill a path template, quoting each parameter so it stays one path segment; a
-    ``RequestValidationError`` naming a parameter that is empty, ``.`` or ``..``."""
+    ``RequestValidationError`` naming a parameter that is empty, ``.`` or ``..``, or
+    that holds a lone surrogate (it has no UTF-8 form to quote)."""
     for name, value in params.items():
         if str(value) in _DOT_SEGMENTS:
             raise RequestValidationError(
@@ -124,7 +125,22 @@ def path(template: str, **params: str) -> str:
                 "directory (the request would go to another path)",
                 field=name,
             )
+        if not _encodable(str(value)):
+            raise RequestValidationError(
+                f"{name} must be an ID, got {str(value)!r}: it holds a lone surrogate, "
+                "which has no UTF-8 form a URL can carry",
+                field=name,
+            )
     return template.format(**{k: quote(str(v), safe="") for k, v in params.items()})
+
+
+def _encodable(text: str) -> bool:
+    """True when ``text`` has a UTF-8 form: it holds no lone surrogate."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
@@ -319,6 +335,43 @@ def check_bounds(body: Any) -> None:
     if problem is not None:
         raise RequestValidationError(
             f"request body: {problem.where}: {problem.reason}", field=problem.where
+        )
+
+
+def surrogate_problem(document: Any) -> tuple[str, str] | None:
+    """Where a JSON-like ``document`` first holds a lone surrogate (a string with no UTF-8
+    form to send; pydantic turns one in a key into ``\ufffd``) and what holds it: the
+    field's dotted path (list positions in brackets, ``body`` for the whole), or ``None``."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if not _encodable(value):
+                return where or "body", "holds a lone surrogate"
+        elif isinstance(value, Mapping):
+            if not all(_encodable(k) for k in value if isinstance(k, str)):
+                return where or "body", "has a key holding a lone surrogate"
+            items = [(f"{where}.{k}" if where else str(k), v) for k, v in value.items()]
+            stack.extend(reversed(items))
+        elif isinstance(value, list | tuple):
+            stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(value)]))
+    return None
+
+
+def check_encodable(call: Call[Any]) -> None:
+    """Refuse a call whose query, form or body holds a lone surrogate, naming its field:
+    it has no UTF-8 form (httpx would raise a raw ``UnicodeEncodeError``)."""
+    for name, value in (*call.params, *(call.form or {}).items()):
+        if not (_encodable(name) and _encodable(value)):
+            field = name if _encodable(name) else ascii(name)
+            raise RequestValidationError(
+                f"{field} holds a lone surrogate, which has no UTF-8 form to send", field=field
+            )
+    problem = surrogate_problem(call.json) if call.json is not None else None
+    if problem is not None:
+        where, reason = problem  # its keys are encodable: a bad key names its parent
+        raise RequestValidationError(
+            f"request body: {where}: {reason}, which has no UTF-8 form to send", field=where
         )
 
 

@@ -40,6 +40,7 @@ from ._core import (
     Family,
     RequestCore,
     check_bounds,
+    check_encodable,
     log_failure,
     log_response,
     next_delay,
@@ -124,11 +125,13 @@ def request_flow(
 
     The call starts once ``quota`` allows (``admit_flow``); from then on the whole
     call, token request included, ends within the configured timeout. A body number
-    beyond 64 bits or not finite is refused first, naming its field. With a ``recorder``
+    beyond 64 bits or not finite, or a lone surrogate in the body or the query, is refused
+    first, naming its field. With a ``recorder``
     a GET is answered from it when it holds the answer, and every answer is kept there
     (``recording``).
     """
     check_bounds(call.json)
+    check_encodable(call)
     if recorder is not None and call.method == "GET":
         answer = yield from _recorded_flow(core, tokens, call, quota, recorder)
     else:

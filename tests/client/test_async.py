@@ -112,3 +112,78 @@ def test_a_dot_segment_id_is_refused_before_sending_in_both_clients(
     assert refused.value.field == refused_async.value.field
     assert refused.value.field in ("project_id", "webhook_id", "tier_id")
     assert recorder.calls == []  # nothing sent, not even for a token
+
+
+@pytest.mark.parametrize("surrogate", ["\ud800", "id-\udc80"])
+@pytest.mark.parametrize("call", DOT_SEGMENT_CALLS)
+def test_a_lone_surrogate_in_an_id_is_refused_before_sending_in_both_clients(
+    fresh: Sandbox, call: str, surrogate: str
+) -> None:
+    """A lone surrogate has no UTF-8 form: ``quote`` raised a raw UnicodeEncodeError."""
+    recorder = Recorder()
+
+    async def in_async() -> None:
+        http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]})
+        async with AsyncLoyaltyClient(**client_kwargs(fresh), http_client=http) as aclient:
+            await DOT_SEGMENT_CALLS[call](aclient, surrogate)
+        await http.aclose()
+
+    http = httpx.Client(event_hooks={"request": [recorder]})
+    with (
+        LoyaltyClient(**client_kwargs(fresh), http_client=http) as client,
+        pytest.raises(RequestValidationError, match="surrogate") as refused,
+    ):
+        DOT_SEGMENT_CALLS[call](client, surrogate)
+    http.close()
+    with pytest.raises(RequestValidationError, match="surrogate") as refused_async:
+        asyncio.run(in_async())
+    assert refused.value.field == refused_async.value.field
+    assert refused.value.field in ("project_id", "webhook_id", "tier_id")
+    assert refused.value.field in str(refused.value)
+    assert recorder.calls == []  # nothing sent, not even for a token
+
+
+SURROGATE_VALUE_CALLS = {
+    "customer.source_id": lambda c: c.promotion_tiers.validate(
+        "promo_tier_1", customer={"source_id": "id-\ud800"}
+    ),
+    "metadata.tags[1]": lambda c: c.promotion_tiers.validate(
+        "promo_tier_1", metadata={"tags": ["ok", "\udc80"]}
+    ),
+    "metadata": lambda c: c.promotion_tiers.validate(
+        "promo_tier_1", metadata={"key-\ud800": "value"}
+    ),
+    "filters": lambda c: c.rewards.list(filters={"name": {"conditions": {"$is": ["\ud800"]}}}),
+}
+"""Calls whose body or query holds a lone surrogate, by the field the refusal names."""
+
+
+@pytest.mark.parametrize("field", SURROGATE_VALUE_CALLS)
+def test_a_lone_surrogate_in_a_body_or_query_is_refused_before_sending(field: str) -> None:
+    sent: list[httpx.Request] = []
+
+    def server(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(500)
+
+    kwargs = {"base_url": "http://127.0.0.1:9", "app_id": "app", "app_token": "app-token"}
+
+    async def in_async() -> None:
+        http = httpx.AsyncClient(transport=httpx.MockTransport(server))
+        async with AsyncLoyaltyClient(**kwargs, env_file=None, http_client=http) as aclient:
+            await SURROGATE_VALUE_CALLS[field](aclient)
+        await http.aclose()
+
+    http = httpx.Client(transport=httpx.MockTransport(server))
+    with (
+        LoyaltyClient(**kwargs, env_file=None, http_client=http) as client,
+        pytest.raises(RequestValidationError, match="surrogate") as refused,
+    ):
+        SURROGATE_VALUE_CALLS[field](client)
+    http.close()
+    with pytest.raises(RequestValidationError, match="surrogate") as refused_async:
+        asyncio.run(in_async())
+    assert refused.value.field == refused_async.value.field
+    assert refused.value.field is not None and refused.value.field.startswith(field)
+    str(refused.value).encode()  # the message itself can be printed
+    assert sent == []

@@ -182,3 +182,27 @@ def test_env_file_defaults_to_dotenv_in_the_working_directory(
     (tmp_path / ".env").write_text("LYT_BASE_URL=https://dotenv.example.com\n")
     monkeypatch.chdir(tmp_path)
     assert ClientConfig.resolve(env={}).base_url == "https://dotenv.example.com"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "shown"),
+    [
+        ("http://user:pa55-SECRET@127.0.0.1:9/", "http://127.0.0.1:9/"),
+        ("https://pa55-SECRET@{cluster}.example.com", "https://{cluster}.example.com"),
+        ("https://user:pa55-SECRET@api.example.com:99999/x", "https://api.example.com:99999/x"),
+        ("http://u:pa55-SECRET@[::1", "http://[::1"),
+        ("user:pa55-SECRET@api.example.com", "api.example.com"),
+    ],
+)
+def test_a_base_url_with_user_info_is_refused_without_showing_it(base_url: str, shown: str) -> None:
+    refusals = [
+        lambda: LoyaltyClient(base_url=base_url, env_file=None),
+        lambda: ClientConfig.resolve(base_url=base_url, env={}, env_file=None),
+        lambda: ClientConfig.resolve(env={"LYT_BASE_URL": base_url}, env_file=None),
+    ]
+    for refuse in refusals:
+        with pytest.raises(ConfigurationError, match="base_url") as info:
+            refuse()
+        text = str(info.value) + repr(info.value) + repr(vars(info.value))
+        assert "SECRET" not in text
+        assert repr(shown) in str(info.value)

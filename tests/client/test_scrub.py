@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import html
+import json
 from pathlib import Path
+from urllib.parse import quote_plus
 
+import httpx
 import pytest
 
 from lyt_toolkit.cli._common import scrub
@@ -78,3 +82,58 @@ def test_a_client_masks_both_key_pairs_tokens_in_any_text() -> None:
         env_file=None,
     )
     assert client.scrub("app-secret-1 then mgmt-secret-2") == "*** then ***"
+
+
+PRINTABLE = "T0k\"en\\x y+z&<>%41'q9"
+
+
+def echoed_forms(secret: str) -> list[str]:
+    """The forms a server may echo ``secret`` in: JSON, form and HTML escaped."""
+    return [
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        quote_plus(secret),
+        html.escape(secret),
+        html.escape(secret, quote=False),
+    ]
+
+
+def test_the_escaped_forms_of_a_printable_token_are_masked() -> None:
+    texts = echoed_forms(PRINTABLE)
+    exc = Scrubber(lambda: [PRINTABLE]).exception(APIConnectionError(" | ".join(texts)))
+    for form in [PRINTABLE, *texts]:
+        assert form not in str(exc)
+        assert form not in cli_scrub_with(PRINTABLE, " | ".join(texts))
+
+
+def test_a_server_echoing_the_token_in_an_error_body_shows_none_of_its_forms() -> None:
+    def echo(request: httpx.Request) -> httpx.Response:
+        token = request.headers["X-App-Token"]
+        forms = echoed_forms(token)
+        body = {
+            "code": 400,
+            "key": "bad_request",
+            "message": f"bad token {forms[0]} ({forms[2]})",
+            "details": f"you sent <b>{forms[3]}</b>",
+            "echo": {"headers": dict(request.headers), "escaped": forms, token: [token]},
+            "form": request.content.decode() + "&token=" + forms[2],
+        }
+        return httpx.Response(400, json=body)
+
+    http = httpx.Client(transport=httpx.MockTransport(echo))
+    client = LoyaltyClient(
+        base_url="http://127.0.0.1:9",
+        app_id="app",
+        app_token=PRINTABLE,
+        env_file=None,
+        http_client=http,
+    )
+    with client, pytest.raises(BadRequestError) as info:
+        client.oauth.token()
+    http.close()
+    shown = "\n".join(
+        [str(info.value), repr(info.value), repr(vars(info.value)), json.dumps(info.value.body)]
+    )
+    assert MASK in str(info.value)
+    for form in [PRINTABLE, *echoed_forms(PRINTABLE)]:
+        assert form not in shown
