@@ -112,9 +112,17 @@ def _answer(response: Any) -> dict[str, Any]:
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
+    """A port free on ``host`` now (an IPv6 address such as ``::1`` included)."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    with socket.socket(family) as sock:
+        sock.bind((host.strip("[]"), 0))
         return int(sock.getsockname()[1])
+
+
+def served_url(host: str, port: int) -> str:
+    """The base URL of a sandbox served on ``host`` and ``port``: an IPv6 host bracketed."""
+    bare = host.strip("[]")
+    return f"http://[{bare}]:{port}" if ":" in bare else f"http://{bare}:{port}"
 
 
 _RUNNING: set[Sandbox] = set()
@@ -211,7 +219,7 @@ class Sandbox:
                 lifespan="off",
             )
         )
-        sandbox = cls(f"http://{host}:{port}", config.credentials)
+        sandbox = cls(served_url(host, port), config.credentials)
         sandbox._server = server
         sandbox._close_store = app.state.sandbox.store.close
         sandbox._thread = threading.Thread(target=server.run, name="lyt-sandbox", daemon=True)
@@ -354,7 +362,7 @@ def serve(
         # --port 0 asks the system for a free port: report the one actually bound.
         bound = [s.getsockname()[1] for srv in server.servers for s in srv.sockets or ()]
         print(
-            f"lyt sandbox ready at http://{host}:{bound[0] if bound else port}"
+            f"lyt sandbox ready at {served_url(host, bound[0] if bound else port)}"
             f" (app id {config.credentials.app_id})",
             flush=True,
         )

@@ -133,3 +133,15 @@ def test_start_refuses_a_bad_argument_naming_it_before_serving(arguments: dict, 
         Sandbox.start(**arguments)
     assert repr(next(iter(arguments.values()))) in str(refused.value)
     assert {t.name for t in threading.enumerate()} <= serving  # no server thread was started
+
+
+def test_a_sandbox_served_on_ipv6_loopback_has_a_bracketed_address_and_answers() -> None:
+    from lyt_toolkit.client import LoyaltyClient
+
+    with Sandbox.start(host="::1") as sb:
+        assert sb.base_url.startswith("http://[::1]:")
+        assert sb.plan()["plan"] == "unlimited"  # the admin helpers reach it too
+        with LoyaltyClient(
+            base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()
+        ) as client:
+            assert client.rewards.list(limit=5).data
