@@ -28,7 +28,8 @@ def summary_line(
 ) -> str:
     """``Plan: N to create, N to change, N to delete; N changes the service cannot make;
     CALLS``, then ``, R left in this window`` once a ``budget`` is known (``budget
-    unknown`` when the client had read none)."""
+    unknown`` when the client had read none), with ``(S at the plan's share, 0.5)`` when
+    its share is below 1 and ``; N short`` when the calls do not fit it."""
     counts = changes["action"].value_counts()
     made = ", ".join(f"{counts.get(a, 0)} to {a}" for a in SIGNS)
     cannot = counted(len(unsupported), "change")
@@ -37,7 +38,10 @@ def summary_line(
         return text
     if budget.remaining is None:
         return f"{text}, budget unknown"
-    return f"{text}, {budget.remaining} left in this window"
+    text = f"{text}, {budget.remaining} left in this window"
+    if budget.share < 1:
+        text += f" ({budget.allowed} at the plan's share, {budget.share:g})"
+    return text if budget.fits else f"{text}; {counted(budget.shortfall, 'call')} short"
 
 
 def plan_lines(changes: pd.DataFrame, unsupported: pd.DataFrame) -> list[str]:

@@ -6,9 +6,9 @@ the plan as ``lyt apply`` will apply it (its calls count the re-read of the obje
 touches, then the writes) and, with ``--out PLAN_FILE``, saves it for ``lyt apply``.
 Nothing is written to the service. When a service is configured (``LYT_BASE_URL`` and
 the key pair, in the environment or a ``.env`` file) one call, the token request, learns
-the live budget, and the summary ends ``R left in this
-window`` (``budget unknown`` when the answers carry no budget; a failed read says why
-on stderr);
+the live budget, and the summary ends ``R left in this window (S at the plan's share,
+0.5)``, with ``; K calls short`` when ``lyt apply`` would refuse it at its default share
+(``budget unknown`` when the answers carry no budget; a failed read says why on stderr);
 ``--offline``, or no service configured, sends nothing and leaves the budget out.
 The exit code tells a script the answer
 (``--detailed-exitcode`` semantics): 0 when there are no changes, 2 when there are

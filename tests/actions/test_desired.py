@@ -422,15 +422,23 @@ def test_the_summary_ends_with_the_budget_the_client_read(
     client.programs.list(limit=1)
     remaining = client.quota.remaining
     assert remaining is not None and remaining < 100
-    assert plan.summary(client) == f"{made}, {remaining} left in this window"
+    assert plan.summary(client) == f"{made}, {_left(remaining)}"
     client.programs.list(limit=1)
-    assert plan.summary() == f"{made}, {remaining} left in this window"  # remembered
+    assert plan.summary() == f"{made}, {_left(remaining)}"  # remembered
     assert str(plan).splitlines()[0] == plan.summary()
     assert repr(plan) == f"<ChangePlan {plan.summary()}>"
 
     plan.preview(client, progress=False)  # reads the service: the budget it left is kept
     assert client.quota.remaining is not None and client.quota.remaining < remaining - 1
-    assert plan.summary() == f"{made}, {client.quota.remaining} left in this window"
+    assert plan.summary() == f"{made}, {_left(client.quota.remaining)}"
+    fresh.set_plan("7/hour")
+    client.programs.list(limit=1)  # 6 left, 3 at the plan's share: its 4 calls do not fit
+    assert plan.summary(client) == f"{made}, {_left(6)}; 1 call short"
+
+
+def _left(remaining: int) -> str:
+    """The summary's budget part at the default share."""
+    return f"{remaining} left in this window ({remaining // 2} at the plan's share, 0.5)"
 
 
 def test_jupyter_shows_the_plan_as_a_table_grouped_by_action_every_value_escaped(

@@ -300,7 +300,8 @@ def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_config
     assert main(args) == 2
     first = capsys.readouterr().out.splitlines()[0]
     assert fresh.plan()["used"] - used == 1  # the token request: its answer tells the budget
-    assert first == f"{made}, {100 - fresh.plan()['used']} left in this window"
+    left = 100 - fresh.plan()["used"]
+    assert first == f"{made}, {left} left in this window ({left // 2} at the plan's share, 0.5)"
 
     fresh.set_plan("unlimited")  # answers without limit headers
     assert main(args) == 2
@@ -310,8 +311,10 @@ def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_config
     monkeypatch.setenv("LYT_APP_TOKEN", "not-the-token")
     assert main(args) == 2  # the plan stands; the refusal still carried the budget
     captured = capsys.readouterr()
+    left = 100 - fresh.plan()["used"]
     assert (
-        captured.out.splitlines()[0] == f"{made}, {100 - fresh.plan()['used']} left in this window"
+        captured.out.splitlines()[0]
+        == f"{made}, {left} left in this window ({left // 2} at the plan's share, 0.5)"
     )
     assert captured.err.startswith("lyt plan: the read for the budget failed: ")
     assert "not-the-token" not in captured.err
