@@ -25,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
 from .._secret import mask, secret_forms
+from .._unicode import encodable, lone_surrogate, shown
 from .._version import __version__
 from ..errors import (
     APIError,
@@ -125,22 +126,13 @@ def path(template: str, **params: str) -> str:
                 "directory (the request would go to another path)",
                 field=name,
             )
-        if not _encodable(str(value)):
+        if not encodable(str(value)):
             raise RequestValidationError(
                 f"{name} must be an ID, got {str(value)!r}: it holds a lone surrogate, "
                 "which has no UTF-8 form a URL can carry",
                 field=name,
             )
     return template.format(**{k: quote(str(v), safe="") for k, v in params.items()})
-
-
-def _encodable(text: str) -> bool:
-    """True when ``text`` has a UTF-8 form: it holds no lone surrogate."""
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
@@ -338,40 +330,20 @@ def check_bounds(body: Any) -> None:
         )
 
 
-def surrogate_problem(document: Any) -> tuple[str, str] | None:
-    """Where a JSON-like ``document`` first holds a lone surrogate (a string with no UTF-8
-    form to send; pydantic turns one in a key into ``\ufffd``) and what holds it: the
-    field's dotted path (list positions in brackets, ``body`` for the whole), or ``None``."""
-    stack: list[tuple[str, Any]] = [("", document)]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, str):
-            if not _encodable(value):
-                return where or "body", "holds a lone surrogate"
-        elif isinstance(value, Mapping):
-            if not all(_encodable(k) for k in value if isinstance(k, str)):
-                return where or "body", "has a key holding a lone surrogate"
-            items = [(f"{where}.{k}" if where else str(k), v) for k, v in value.items()]
-            stack.extend(reversed(items))
-        elif isinstance(value, list | tuple):
-            stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(value)]))
-    return None
-
-
 def check_encodable(call: Call[Any]) -> None:
     """Refuse a call whose query, form or body holds a lone surrogate, naming its field:
     it has no UTF-8 form (httpx would raise a raw ``UnicodeEncodeError``)."""
     for name, value in (*call.params, *(call.form or {}).items()):
-        if not (_encodable(name) and _encodable(value)):
-            field = name if _encodable(name) else ascii(name)
+        if not (encodable(name) and encodable(value)):
+            field = shown(name)
             raise RequestValidationError(
                 f"{field} holds a lone surrogate, which has no UTF-8 form to send", field=field
             )
-    problem = surrogate_problem(call.json) if call.json is not None else None
-    if problem is not None:
-        where, reason = problem  # its keys are encodable: a bad key names its parent
+    where = lone_surrogate(call.json) if call.json is not None else None
+    if where is not None:
         raise RequestValidationError(
-            f"request body: {where}: {reason}, which has no UTF-8 form to send", field=where
+            f"request body: {where}: holds a lone surrogate, which has no UTF-8 form to send",
+            field=where,
         )
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .._unicode import lone_surrogate
 from ..models.numbers import NumberProblem, first_problem
 from .errors import ServiceError, bad_request
 from .responses import error_response
@@ -174,43 +175,14 @@ def _check_json(scope: Scope, body: bytes) -> None:
     if problem is not None:
         raise _Refused(bad_request(f"{problem.where}: {problem.reason}"))
     if _SURROGATE_ESCAPE.search(body):
-        where = _first_lone_surrogate(document)
+        where = lone_surrogate(document)
         if where is not None:
-            shown = where.encode(errors="backslashreplace").decode()  # a key may hold one
-            raise _Refused(bad_request(f"{shown}: holds a lone surrogate, not UTF-8 text"))
+            raise _Refused(bad_request(f"{where}: holds a lone surrogate, not UTF-8 text"))
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 """A surrogate's escape: only a body holding one can decode to a lone surrogate (its raw
 UTF-8 bytes are not UTF-8; an escaped pair decodes to one character)."""
-
-
-def _first_lone_surrogate(document: Any) -> str | None:
-    """Where the first string of ``document`` (key or value) UTF-8 cannot encode is."""
-    stack: list[tuple[str, Any]] = [("", document)]
-    while stack:
-        path, value = stack.pop()
-        children: list[tuple[str, Any]] = []
-        if isinstance(value, dict):
-            for key, item in value.items():
-                where = f"{path}.{key}" if path else key
-                if not _is_text(key):
-                    return where
-                children.append((where, item))
-        elif isinstance(value, list):
-            children = [(f"{path}[{n}]", item) for n, item in enumerate(value)]
-        elif isinstance(value, str) and not _is_text(value):
-            return path or "body"
-        stack.extend(reversed(children))
-    return None
-
-
-def _is_text(value: str) -> bool:
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _constant(name: str) -> float:

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..._unicode import lone_surrogate
 from ...errors import RequestValidationError
 from ...models.ids import matches
 from ...models.listing import ListSpec
 from ...models.numbers import first_problem
-from .._core import Call, decoder, surrogate_problem
+from .._core import Call, decoder
 from .._plain_page import plain_page_decoder
 from .._query import ListParams, ListQuery
 from ..pagination import aiter_items, aiter_pages, iter_items, iter_pages
@@ -55,11 +56,11 @@ def validate_body(model: type[M], body: M | Mapping[str, Any], what: str) -> M:
     Numbers must fit the interface: integers within 64 bits, floats finite.
     """
     raw = body.model_dump() if isinstance(body, BaseModel) else body
-    unsendable = surrogate_problem(raw)  # before pydantic turns one in a key into U+FFFD
-    if unsendable is not None:
-        where, reason = unsendable
+    where = lone_surrogate(raw)  # before pydantic turns one in a key into U+FFFD
+    if where is not None:
         raise RequestValidationError(
-            f"{what}: {where}: {reason}, which has no UTF-8 form to send", field=where
+            f"{what}: {where}: holds a lone surrogate, which has no UTF-8 form to send",
+            field=where,
         )
     problem = first_problem(dict(raw) if isinstance(raw, Mapping) else raw)
     if problem is not None:
