@@ -157,7 +157,9 @@ class ActionPlan(Generic[P]):
         ``actions.cost``); ``frame.attrs["cost"]`` holds the plan's ``PlanCost``, the
         budget as the client read it after the preview's reads, and
         ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset
-        (set against ``budget_share`` of it, as ``execute`` sets it).
+        (set against ``budget_share`` of it, as ``execute`` sets it). The reads, about one
+        an item, keep to that share too: a preview needing more is refused before any read
+        (``BudgetExceededError``).
 
         ``preview(log)``, the log given first as in 0.1.0, is deprecated (a
         ``FutureWarning``; removed in 0.5.0): write ``preview(log=log)``.
@@ -174,6 +176,10 @@ class ActionPlan(Generic[P]):
         if client is not None:
             todo = [i for i, item in enumerate(self.items) if item.error is None]
             todo = [i for i in todo if self.items[i].target not in done]
+            reads = budgeted(lambda: PlanCost.for_client(len(todo), client, share), client)
+            if not reads.fits:  # about one read an item: a preview spends the budget too
+                what = f"the {self.action} preview ({counted(len(todo), 'read')})"
+                raise reads.refusal(what, partial=False)
             observe = _reporting_failures(self.observer(client), client.scrub)
             bar = ProgressBar(progress, desc=f"{self.action} preview", total=len(todo))
             with bar, ThreadPoolExecutor(max(1, concurrency)) as pool:

@@ -120,6 +120,18 @@ def test_a_preview_refuses_a_bad_budget_share_before_reading(
     assert fresh.plan()["used"] == 0
 
 
+def test_a_preview_keeps_its_reads_to_its_share_of_the_window(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    plan = actions.create_benefits(benefit_rows("Look", 12))
+    fresh.set_plan(f"{20 + LEARN - 1}/hour")  # the token, then 20 left: 10 at the share
+    with pytest.raises(BudgetExceededError, match=r"the create_benefit preview \(12 reads\)"):
+        plan.preview(client, progress=False)
+    assert fresh.plan()["used"] == 1  # the token that told the budget, no read
+    preview = plan.preview(client, progress=False, budget_share=1.0)
+    assert (preview["calls"] == 1).all() and fresh.plan()["used"] == 1 + 12
+
+
 def test_a_budget_one_call_short_is_refused_before_the_first_call(
     client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
 ) -> None:
