@@ -74,6 +74,9 @@ def apply(args: argparse.Namespace) -> int:
             plan.check_apply(client, log=log, budget_share=share, **options)
             reread = counted(len(plan.touched), "touched object")
             print(f"Re-reading {reread}: {plan.reread_cost(client)}")
+            if args.refresh:  # the summary above is the saved plan's, not what is applied
+                print("--refresh: the plan is made again from the live state just read (a change")
+                print("already made drops out), so what is applied may differ from the above:")
             results = plan.apply(client, log=log, progress=False, budget_share=share, **options)
     except LytError as exc:
         return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)

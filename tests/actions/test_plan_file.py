@@ -462,7 +462,9 @@ def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
         assert secret not in err
 
     assert main(["apply", str(path), "--allow-destroy", "--refresh"]) == 0
-    assert "Applied: 3 succeeded" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "--refresh: the plan is made again from the live state just read" in out
+    assert out.index("--refresh:") < out.index("Applied: 3 succeeded")
     assert _live(client)["tiers"] == "DELETED"
 
 
