@@ -288,8 +288,9 @@ class BudgetExceededError(LytError):
 
 
 def share_of(remaining: int, share: float) -> int:
-    """The calls ``share`` of ``remaining`` allows (rounded down, never below 0)."""
-    return max(0, math.floor(remaining * share + 1e-9))
+    """The calls ``share`` of ``remaining`` allows (rounded down, never below 0): a pull's
+    allowance and a plan's cost take it alike."""
+    return max(0, math.floor(share * remaining))
 
 
 @dataclass(frozen=True)

@@ -322,8 +322,9 @@ class ChangePlan(metaclass=ABCMeta):
         done = 0
         for part in self.parts:
             shown = _offset(progress, done, total) if callable(progress) else progress
-            results = part.execute(  # the plan as a whole kept to its share: each part may
-                client,  # take what the window has left
+            # The plan as a whole was held to its share: each part may take what is left.
+            results = part.execute(
+                client,
                 log=log,
                 concurrency=concurrency,
                 progress=shown,

@@ -35,7 +35,7 @@ from ..errors import (
     error_class,
     time_after,
 )
-from ..models.errors import ErrorObject
+from ..models.errors import error_object
 from ..models.numbers import first_problem
 from ._base_url import join
 from .config import ClientConfig, RetryConfig
@@ -363,22 +363,6 @@ def redirect_hint(location: str | None, base_url: str) -> str:
         f"The service redirected to {target}; the client does not follow redirects "
         f"(credentials would go along): check base_url ({base_url!r})"
     )
-
-
-def error_object(status: int, reason: str, body: Any) -> ErrorObject:
-    """The service's error object in ``body``; the status line fills what it lacks.
-
-    A body that is not an error object (not JSON, not an object, or with
-    fields of the wrong type) still gives one, with only the status and reason.
-    """
-    fallback = {"code": status, "message": reason}
-    if isinstance(body, dict):
-        try:
-            given = {key: value for key, value in body.items() if value is not None}
-            return ErrorObject.model_validate(fallback | given)
-        except (ValidationError, *ODD_VALUE_ERRORS):
-            pass
-    return ErrorObject.model_validate(fallback)
 
 
 def _json_or_none(response: httpx.Response) -> Any:

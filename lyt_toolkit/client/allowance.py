@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable
 
 from .._text import counted
-from ..errors import LytError
+from ..errors import LytError, share_of
 
 __all__ = ["Allowance", "AllowanceSpent", "PacingEnded", "checked_share"]
 
@@ -95,7 +95,7 @@ class Allowance:
     def _set(self, window_left: int, window: int) -> None:
         self.window_left = window_left
         self._window = window
-        self.calls = math.floor(self.share * window_left)
+        self.calls = share_of(window_left, self.share)
 
     @property
     def spent(self) -> int:

@@ -20,6 +20,7 @@ import uvicorn
 from .._deprecation import warn
 from .._services import forget_local, name_local
 from ..errors import error_class
+from ..models.errors import error_object
 from .app import create_app
 from .clock import parse_instant
 from .config import SandboxConfig, SandboxCredentials, held_program
@@ -96,15 +97,15 @@ def _answer(response: Any) -> dict[str, Any]:
     if response.is_success:
         result: dict[str, Any] = body
         return result
-    info = body if isinstance(body, dict) else {}
-    raise error_class(response.status_code, info.get("key"))(
+    info = error_object(response.status_code, response.reason_phrase or "Error", body)
+    raise error_class(response.status_code, info.key)(
         response.status_code,
-        info.get("message") or response.reason_phrase,
-        key=info.get("key"),
-        details=info.get("details"),
-        request_id=info.get("request_id"),
-        resource_id=info.get("resource_id"),
-        resource_type=info.get("resource_type"),
+        info.message,
+        key=info.key,
+        details=info.details,
+        request_id=info.request_id,
+        resource_id=info.resource_id,
+        resource_type=info.resource_type,
         body=body,
         method=response.request.method,
         path=response.request.url.path,
