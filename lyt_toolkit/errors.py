@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ._text import counted
 
@@ -420,3 +420,37 @@ def error_class(status: int, key: str | None) -> type[APIError]:
     if 300 <= status < 400:
         return RedirectError
     return _BY_STATUS.get(status, APIError)
+
+
+class ErrorFields(Protocol):
+    """What an error answer says: the service's error object, or an ``APIError`` made of one."""
+
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def details(self) -> str | None: ...
+    @property
+    def request_id(self) -> str | None: ...
+    @property
+    def resource_id(self) -> str | None: ...
+    @property
+    def resource_type(self) -> str | None: ...
+
+
+_E = TypeVar("_E", bound=APIError)
+
+
+def api_error(kind: type[_E], status: int, said: ErrorFields, **extra: Any) -> _E:
+    """A ``kind`` for an error answer of ``status``: the fields ``said`` holds, and ``extra``
+    (``body``, ``method``, ``path``, ``hint`` and the like; ``extra`` wins where both name one).
+    """
+    fields = {
+        "key": said.key,
+        "details": said.details,
+        "request_id": said.request_id,
+        "resource_id": said.resource_id,
+        "resource_type": said.resource_type,
+    }
+    return kind(status, said.message, **(fields | extra))

@@ -32,6 +32,7 @@ from ..errors import (
     APIResponseValidationError,
     LytError,
     RequestValidationError,
+    api_error,
     error_class,
     time_after,
 )
@@ -283,14 +284,11 @@ class RequestCore:
         elif 300 <= status < 400:
             extra["location"] = response.headers.get("location")
             extra["hint"] = redirect_hint(extra["location"], self.config.resolved_base_url)
-        return error_class(status, info.key)(
+        return api_error(
+            error_class(status, info.key),
             status,
-            info.message,
-            key=info.key,
-            details=info.details,
+            info,
             request_id=info.request_id or response.headers.get("x-request-id"),
-            resource_id=info.resource_id,
-            resource_type=info.resource_type,
             body=body,
             method=call.method,
             path=call.path,

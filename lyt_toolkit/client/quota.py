@@ -52,7 +52,7 @@ from typing import Literal, TypeVar
 import httpx
 
 from .._progress import Progress, ProgressBar
-from ..errors import QuotaExhaustedError, RateLimitError, time_after
+from ..errors import QuotaExhaustedError, RateLimitError, api_error, time_after
 from ._core import parse_retry_after
 from .allowance import Allowance, AllowanceSpent
 from .config import Rate
@@ -387,17 +387,13 @@ class Quota:
             f"{used} call{'' if used == 1 else 's'}"
         )
         hint = f"{error.hint}; {advice}" if error.hint else advice.capitalize()
-        exhausted = QuotaExhaustedError(
+        exhausted = api_error(
+            QuotaExhaustedError,
             error.status,
-            error.message,
+            error,
             calls_used=used,
             sent=True,
             retry_after=wait,
-            key=error.key,
-            details=error.details,
-            request_id=error.request_id,
-            resource_id=error.resource_id,
-            resource_type=error.resource_type,
             body=error.body,
             method=error.method,
             path=error.path,

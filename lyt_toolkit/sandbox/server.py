@@ -19,7 +19,7 @@ import uvicorn
 
 from .._deprecation import warn
 from .._services import forget_local, name_local
-from ..errors import error_class
+from ..errors import api_error, error_class
 from ..models.errors import error_object
 from .app import create_app
 from .clock import parse_instant
@@ -98,17 +98,10 @@ def _answer(response: Any) -> dict[str, Any]:
         result: dict[str, Any] = body
         return result
     info = error_object(response.status_code, response.reason_phrase or "Error", body)
-    raise error_class(response.status_code, info.key)(
-        response.status_code,
-        info.message,
-        key=info.key,
-        details=info.details,
-        request_id=info.request_id,
-        resource_id=info.resource_id,
-        resource_type=info.resource_type,
-        body=body,
-        method=response.request.method,
-        path=response.request.url.path,
+    kind = error_class(response.status_code, info.key)
+    request = response.request
+    raise api_error(
+        kind, response.status_code, info, body=body, method=request.method, path=request.url.path
     )
 
 
