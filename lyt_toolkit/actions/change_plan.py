@@ -40,7 +40,7 @@ from .plan_file import read_plan, save_plan
 from .plan_text import HTML_ROWS, plan_html, plan_lines, summary_line
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned
-from .reread import doubtful, live_rows, own_work, reread_calls
+from .reread import done_in_log, doubtful, left_to_read, live_rows, own_work, reread_calls
 from .staleness import stale_error, stale_objects
 from .touched import Touched, touched_objects
 
@@ -55,6 +55,7 @@ __all__ = [
     "HasFrames",
     "SavedPlan",
     "as_saved",
+    "reread_line",
 ]
 
 
@@ -384,7 +385,8 @@ class SavedPlan:
     ``refresh=True`` re-plans against the live rows instead (``refreshed``). A plan
     applied to completion is recorded next to the file (``applied_marker``, see
     ``ledger``) and refuses to apply again; an interrupted apply resumes from its action
-    log (objects the log saw done are not stale: the plan changed them, ``own_work``).
+    log (objects the log saw done are not stale: the plan changed them, ``own_work``;
+    one whose every write the log saw done is not even re-read, ``left_to_read``).
 
     Its ``base`` holds the base's ``source`` and ``pulled_at`` only (no rows): pass the
     snapshot to ``rehearse(snapshot)``.
@@ -469,18 +471,24 @@ class SavedPlan:
         """Write the plan to ``path`` (``ChangePlan.save``)."""
         return self.plan.save(path)
 
-    def summary(self, client: LoyaltyClient | None = None) -> str:
+    def summary(self, client: LoyaltyClient | None = None, *, log: LogSource | None = None) -> str:
         """The plan's summary (``ChangePlan.summary``), its calls counting the re-read:
-        ``N calls (R re-reads, then W writes)``."""
+        ``N calls (R re-reads, then W writes)``; with the ``log`` of an interrupted apply,
+        those its resumed apply sends (``cost(log=log)``'s): the re-read left and a read
+        back of each write in doubt, then the parts' calls left."""
         if client is not None:
-            self.cost(client)
-        return summary_line(self.changes, self.unsupported, self._calls_text(), self._budget)
+            self.cost(client, log=log)
+        return summary_line(self.changes, self.unsupported, self._calls_text(log), self._budget)
 
-    def _calls_text(self) -> str:
+    def _calls_text(self, log: LogSource | None = None) -> str:
         """``N calls (R re-reads, then W writes)``: ``apply`` re-reads before it writes."""
-        reads, writes = self._reread_calls(), int(self.changes["calls"].sum())
+        if log is None:
+            reads, writes = self._reread_calls(), int(self.changes["calls"].sum())
+        else:
+            writes = self.plan._needed(log)
+            reads = self._needed(log) - writes
         if not reads:
-            return self.plan._calls_text()
+            return counted(writes, "call")
         both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
         return f"{counted(reads + writes, 'call')} ({both})"
 
@@ -513,7 +521,7 @@ class SavedPlan:
 
     def _needed(self, log: LogSource | None) -> int:
         in_doubt = sum(len(doubtful(part, log_state(log, part.action))) for part in self.parts)
-        return self._reread_calls() + in_doubt + self.plan._needed(log)
+        return self._reread_calls(log) + in_doubt + self.plan._needed(log)
 
     def preview(
         self,
@@ -551,22 +559,35 @@ class SavedPlan:
         this plan's: it cannot tell."""
         return applied_record(self.path, self.sha256)
 
-    def reread_cost(self, client: LoyaltyClient | None = None) -> PlanCost:
+    def reread_cost(
+        self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
+    ) -> PlanCost:
         """The calls re-reading the touched objects takes: one per reward, tier structure
         and card definition, one per page of 100 buckets of a card holding touched pending
         buckets (as many as the card held in the base), one per 10 names of created
         benefits (a name held by over 100 benefits, or a card grown since, costs more);
         with ``client``, one more for a token if it holds none, and the budget it last
-        read."""
-        return PlanCost.for_client(self._reread_calls(), client)
+        read. With the ``log`` of an interrupted apply, an object whose every write the log
+        saw done is not re-read (``reread.left_to_read``)."""
+        return PlanCost.for_client(self._reread_calls(log), client)
 
-    def _reread_calls(self) -> int:
-        return reread_calls(self.touched, self.inputs)
+    def _reread_calls(self, log: LogSource | None = None) -> int:
+        return reread_calls(self._rereads(log), self.inputs)
 
-    def live_rows(self, client: LoyaltyClient) -> dict[tuple[str, str], pd.DataFrame | None]:
+    def _rereads(self, log: LogSource | None, client: LoyaltyClient | None = None) -> list[Touched]:
+        """The touched objects the re-read reads: those with a write the ``log`` did not see
+        done (see ``reread.left_to_read``; with ``client``, a foreign log is refused)."""
+        if log is None:
+            return list(self.touched)
+        return left_to_read(self.touched, self.inputs, done_in_log(self.parts, log, client))
+
+    def live_rows(
+        self, client: LoyaltyClient, *, log: LogSource | None = None
+    ) -> dict[tuple[str, str], pd.DataFrame | None]:
         """(kind, key) -> the touched object's live row (``None`` when it is gone); for a
-        created benefit's name, the live benefits holding it (``id``, ``name``)."""
-        return live_rows(client, self.touched, self.inputs)
+        created benefit's name, the live benefits holding it (``id``, ``name``). With the
+        ``log`` of an interrupted apply, only the objects ``reread_cost(log=log)`` counts."""
+        return live_rows(client, self._rereads(log, client), self.inputs)
 
     def own_work(self, client: LoyaltyClient, log: LogSource | None) -> dict[str, set[str]]:
         """Call -> the targets the plan's own writes made: done in the ``log``, or in doubt
@@ -577,8 +598,8 @@ class SavedPlan:
     def stale(self, client: LoyaltyClient, *, log: LogSource | None = None) -> list[str]:
         """Each touched object whose live row differs from the base, as ``kind key``
         (objects the plan's own writes made, ``own_work``, are not staleness)."""
-        live = self.live_rows(client)
-        return stale_objects(self.touched, live, self.own_work(client, log))
+        live = self.live_rows(client, log=log)
+        return stale_objects(self._rereads(log), live, self.own_work(client, log))
 
     def refreshed(self, client: LoyaltyClient, *, log: LogSource | None = None) -> ChangePlan:
         """The plan made again against the live rows of the touched objects, from typed
@@ -586,7 +607,7 @@ class SavedPlan:
         longer allows is unsupported. What the plan's own writes made (``own_work`` of
         ``log``) is not re-planned: a create stays (the log settles it), any other change
         drops out."""
-        live = self.live_rows(client)
+        live = self.live_rows(client, log=log)
         base, planned = replanned(self, live, self.own_work(client, log))
         return ChangePlan(base, *planned)
 
@@ -655,8 +676,7 @@ class SavedPlan:
             budget_share=budget_share,
         )
         if progress is True and display() is not None:  # where a bar would show, as text
-            reread = self.reread_cost(client)
-            print(f"Re-reading {counted(len(self.touched), 'touched object')}: {reread}")
+            print(reread_line(self, client, log))
         plan = self.refreshed(client, log=log) if refresh else self._not_stale(client, log)
         # the plan's own checks (a refreshed plan's unsupported changes), then its parts
         plan.check_apply(
@@ -682,6 +702,16 @@ class SavedPlan:
 
 
 ChangePlan.register(SavedPlan)  # a saved plan offers all of the plan it holds
+
+
+def reread_line(saved: SavedPlan, client: LoyaltyClient, log: LogSource | None) -> str:
+    """``Re-reading N touched objects: COST`` (``N of T``, saying why, when the ``log``
+    shows every write to some done): the line ``apply`` and ``lyt apply`` print."""
+    left, total = len(saved._rereads(log, client)), len(saved.touched)
+    what = counted(total, "touched object")
+    if left < total:
+        what = f"{left} of {what} (not the other {total - left}: the log shows them written)"
+    return f"Re-reading {what}: {saved.reread_cost(client, log=log)}"
 
 
 def as_saved(plan: ChangePlan, path: str | Path = "") -> SavedPlan:

@@ -9,7 +9,8 @@ the planner's reason. No frame is edited, wrapped into a snapshot or compared ag
 A benefit create stays as saved unless its card definition went or a benefit took its
 name since (then it is unsupported); what the plan's own writes made (an interrupted
 apply's log, ``reread.own_work``) is not re-planned: a create stays (the log settles it),
-any other change drops out.
+any other change drops out. ``live`` may lack an object whose every write the log shows
+done (``reread.left_to_read``): it is not re-read.
 """
 
 from __future__ import annotations
@@ -106,9 +107,11 @@ def _creates_left(
     creates = set(changes.loc[changes["action"] == "create", "key"])
     gone: list[dict[str, Any]] = []
     for entry in (t for t in saved.touched if t["call"] == "create_benefit"):
-        row = live[entry["kind"], entry["key"]]
         if is_name(entry) and entry["key"] in own["create_benefit"]:
             continue  # the plan's own create
+        if (entry["kind"], entry["key"]) not in live:
+            continue  # not re-read: every create needing it is done (``left_to_read``)
+        row = live[entry["kind"], entry["key"]]
         if row is None or (is_name(entry) and names_hash(row["id"]) != entry["sha256"]):
             dropped = creates_needing(entry, rows)
             creates -= dropped

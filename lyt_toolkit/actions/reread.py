@@ -1,6 +1,10 @@
 """The re-read of what a saved plan touches, before its apply: the calls it takes, the live
 rows it finds, and what the plan's own writes made (an interrupted apply's log).
 
+A resumed apply re-reads only what it still writes to (``left_to_read``): an object whose
+every write the log shows done was checked before the first run wrote it, and read now it
+would show that write (a deleted one, nothing).
+
 One call per reward, tier structure and card definition; one per 100 pending buckets a card
 holding touched ones held in the base (``card_buckets``; every page is read); one per 10
 names of created benefits.
@@ -8,7 +12,7 @@ names of created benefits.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -18,7 +22,7 @@ from ..frames.registry import BUILDERS
 from .items import PlanItem, Standing
 from .log import LogSource, LogState, log_state
 from .plan import ActionPlan
-from .touched import TOUCHES, Touched, is_name
+from .touched import TOUCHES, Touched, creates_needing, is_name
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -27,7 +31,9 @@ __all__ = [
     "BUCKETS_PER_PAGE",
     "NAMES_PER_READ",
     "LiveRows",
+    "done_in_log",
     "doubtful",
+    "left_to_read",
     "live_rows",
     "own_work",
     "read_key",
@@ -51,6 +57,33 @@ def read_key(entry: Mapping[str, Any], inputs: Mapping[str, pd.DataFrame]) -> tu
     rows = inputs["activate_pending_bucket"]
     row = rows[rows["bucket_id"] == entry["key"]].iloc[0]
     return ("card", str(row["program_id"]), str(row["member_id"]), str(row["card_id"]))
+
+
+def done_in_log(
+    parts: Iterable[ActionPlan[Any]], log: LogSource | None, client: LoyaltyClient | None = None
+) -> dict[str, set[str]]:
+    """Call -> the targets the ``log`` saw done (with ``client``, ``ForeignLogError`` for a
+    log of another service or project)."""
+    return {part.action: set(log_state(log, part.action, client).succeeded) for part in parts}
+
+
+def left_to_read(
+    touched: Iterable[Touched],
+    inputs: Mapping[str, pd.DataFrame],
+    done: Mapping[str, Collection[str]],
+) -> list[Touched]:
+    """The ``touched`` objects still to re-read: all but those whose every write is ``done``
+    (call -> targets; a card definition's writes are the creates needing it, a pending
+    bucket's its activation: its card is read while one of its touched buckets is not)."""
+    creates = inputs.get("create_benefit", pd.DataFrame())
+    left = []
+    for entry in touched:
+        call = entry["call"]
+        writes = creates_needing(entry, creates) if call == "create_benefit" else {entry["key"]}
+        made = done.get(call, ())
+        if not writes or not all(target in made for target in writes):
+            left.append(entry)
+    return left
 
 
 def reread_calls(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> int:

@@ -36,9 +36,9 @@ def stale_objects(
     stale = []
     for entry in touched:
         kind, key = entry["kind"], entry["key"]
-        row = live[kind, key]
         if key in own[entry["call"]]:
             continue
+        row = live[kind, key]
         if row is None:
             stale.append(f"{kind} {key} (no longer exists)")
         elif is_name(entry):

@@ -7,7 +7,8 @@ changed object (``--refresh`` plans again against the live state), deletes need
 ``--allow-destroy``, changes the service cannot make ``--ignore-unsupported``, and a plan
 applied to completion refuses to apply again. The action log (default:
 ``PLAN_FILE.log.jsonl``) lets an interrupted apply, even a killed one, finish: what it
-made is neither stale nor sent twice. The re-read and the writes keep to ``--budget-share``
+made is neither stale nor sent twice, and an object it wrote every change to is not
+re-read. The re-read and the writes keep to ``--budget-share``
 of the calls left in the window (default 0.5), or the apply is refused before them. One
 apply of a plan runs at a time: another is refused naming it. A refusal names these
 options, never the Python keywords. Exit code: 0 applied, 1 refused, failed or not run,
@@ -22,7 +23,6 @@ import re
 from pathlib import Path
 from typing import TypedDict
 
-from .._text import counted
 from ..errors import LytError
 from ._common import EXIT_APPLIED, EXIT_ERROR, EXIT_INTERRUPTED, fail, scrub
 from ._pull import connected_client, share_option
@@ -51,6 +51,7 @@ _OPTIONS = {
 def apply(args: argparse.Namespace) -> int:
     """Load the plan, connect, re-read what it touches and apply it."""
     from ..actions import ChangePlan
+    from ..actions.change_plan import reread_line
     from ..actions.ledger import COMPLETE
 
     try:
@@ -61,8 +62,8 @@ def apply(args: argparse.Namespace) -> int:
         share = share_option(args.budget_share)
     except ValueError as exc:
         return fail(COMMAND, str(exc), EXIT_ERROR)
-    print(plan.summary())
     log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
+    print(plan.summary(log=log))  # a resumed apply's: what its log leaves
     try:
         with connected_client(False) as client:
             options = _Keywords(
@@ -72,8 +73,7 @@ def apply(args: argparse.Namespace) -> int:
             )
             # what apply refuses before the re-read, refused before its line is printed
             plan.check_apply(client, log=log, budget_share=share, **options)
-            reread = counted(len(plan.touched), "touched object")
-            print(f"Re-reading {reread}: {plan.reread_cost(client)}")
+            print(reread_line(plan, client, log))
             if args.refresh:  # the summary above is the saved plan's, not what is applied
                 print("--refresh: the plan is made again from the live state just read (a change")
                 print("already made drops out), so what is applied may differ from the above:")
