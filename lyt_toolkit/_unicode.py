@@ -7,10 +7,10 @@ is sent) and the sandbox (before a body is read). A leaf every layer may import.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["encodable", "lone_surrogate", "shown"]
+__all__ = ["encodable", "lone_surrogate", "lone_surrogates", "shown"]
 
 
 def encodable(text: str) -> bool:
@@ -31,20 +31,25 @@ def lone_surrogate(document: Any) -> str | None:
     """Where ``document`` first holds a string, a value or a key, with no UTF-8 form: the
     field's dotted path (list positions in brackets, a key as ``shown``), ``body`` for the
     document itself; None when every string is text."""
+    return next(lone_surrogates(document), None)
+
+
+def lone_surrogates(document: Any) -> Iterator[str]:
+    """The path (as ``lone_surrogate`` gives it) of each string of ``document``, a value or a
+    key, with no UTF-8 form, in document order."""
     stack: list[tuple[str, Any]] = [("", document)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, str):
             if not encodable(value):
-                return where or "body"
+                yield where or "body"
         elif isinstance(value, Mapping):
             children = []
             for key, item in value.items():
                 path = f"{where}.{shown(str(key))}" if where else shown(str(key))
                 if isinstance(key, str) and not encodable(key):
-                    return path
+                    yield path
                 children.append((path, item))
             stack.extend(reversed(children))
         elif isinstance(value, list | tuple):
             stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(value)]))
-    return None

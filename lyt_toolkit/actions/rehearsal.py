@@ -15,7 +15,11 @@ a name are matched by name, and their service-generated fields (``id``,
 A pull lists a card's pending buckets only while the card holds pending points. So a
 PENDING bucket that a pull after the run no longer lists, its card holding none, is
 compared as no longer PENDING, which matches the same bucket seen ``ACTIVATED`` on the
-other side; a bucket not PENDING before that went unlisted so has not changed.
+other side; a bucket not PENDING before that went unlisted so has not changed. The card's
+lifetime count of canceled pending points (``lifetime_pending_canceled``, read with the
+card: no extra call) tells a canceled bucket from an activated one: unchanged, none was
+canceled; risen, the buckets whose points make up the rise (when only one set of them
+does) are ``CANCELED``, and when no one set does, each is reported as either.
 
 A plan may need more in the sandbox than the snapshot holds: each plan's
 ``seed_rehearsal(program, at)`` adds it to the rehearsal's program file. Webhooks are
@@ -33,10 +37,11 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -72,6 +77,17 @@ GENERATED = ("id", "created_at", "updated_at")
 _UNLISTED = "not PENDING (unlisted: its card holds no pending points)"
 """The status of a PENDING bucket a pull no longer lists, its card holding no pending points:
 as rehearsed against ``ACTIVATED``."""
+
+_CANCELED = "CANCELED (unlisted: its card's canceled pending points rose by its points)"
+"""The status of such a bucket when the rise of its card's canceled pending points is made up
+of its points (with those of the other buckets so canceled)."""
+
+_UNSURE = "ACTIVATED or CANCELED (unlisted: its card's canceled pending points rose)"
+"""The status of such a bucket when its card's canceled pending points rose by an amount that
+no one set of the card's unlisted buckets makes up."""
+
+_MOST_SPLIT = 12
+"""The most unlisted buckets of one card whose sets are tried against the rise (2**12 sets)."""
 
 STATUSES = ("as rehearsed", "missing", "unexpected", "different")
 """Values of the ``status`` column of ``Verification.checks``."""
@@ -185,7 +201,9 @@ class Rehearsal:
         check per item comparing its outcome.
 
         A PENDING bucket a pull no longer lists because its card holds no pending points is
-        compared as no longer PENDING: as rehearsed against ``ACTIVATED``.
+        compared as no longer PENDING: as rehearsed against ``ACTIVATED``, unless the rise of
+        its card's canceled pending points shows it canceled (or cannot tell): then
+        ``different``.
 
         ``after_snapshot`` must be a pull of production after the real run, of the same
         kinds as the rehearsed snapshot.
@@ -378,27 +396,78 @@ class _RehearsalProgram:
 def _as_pulled(diff: SnapshotDiff[ProgramSnapshot]) -> pd.DataFrame:
     """``diff.changes`` as far as a pull can tell them: a bucket removed because the pull after
     did not list its card's buckets (the card holds no pending points) is, if it was PENDING, a
-    ``status`` changed to ``_UNLISTED``; any other such bucket is left out (not read, not
-    changed)."""
+    ``status`` changed to ``_UNLISTED`` (activated), ``_CANCELED`` or ``_UNSURE`` (see
+    ``_unlisted``); any other such bucket is left out (not read, not changed)."""
     changes = diff.changes
     removed = (changes["kind"] == "pending_buckets") & (changes["change"] == "removed")
     if not removed.any() or "cards" not in diff.after.kinds:
         return changes
     cards = diff.after.cards
     emptied = cards[(cards["balance_pending_points"] == 0).fillna(False)]
-    unlisted_cards = set(zip(emptied["member_id"], emptied["id"], strict=True))
+    rises = _canceled_rises(diff.before.cards, emptied)
     rows = {i: json.loads(row) for i, row in changes.loc[removed, "before"].items()}
-    unlisted = [i for i, r in rows.items() if (r["member_id"], r["card_id"]) in unlisted_cards]
+    unlisted = [i for i, r in rows.items() if (r["member_id"], r["card_id"]) in rises]
     pending = [i for i in unlisted if rows[i]["status"] == "PENDING"]
     unchanged = [i for i in unlisted if rows[i]["status"] != "PENDING"]
+    by_card: dict[tuple[str, str], dict[Hashable, int]] = {}
+    for i in pending:
+        card = (rows[i]["member_id"], rows[i]["card_id"])
+        by_card.setdefault(card, {})[i] = rows[i]["points_total"] or 0
+    statuses = {
+        i: status
+        for card, points in by_card.items()
+        for i, status in _unlisted(points, rises[card]).items()
+    }
     out = changes.copy()
     out.loc[pending, ["change", "column", "before", "after"]] = [
-        "changed",
-        "status",
-        "PENDING",
-        _UNLISTED,
+        ["changed", "status", "PENDING", statuses[i]] for i in pending
     ]
     return out.drop(index=unchanged)
+
+
+def _canceled_rises(before: pd.DataFrame, emptied: pd.DataFrame) -> dict[tuple[str, str], int]:
+    """Each emptied card (member and card IDs) with the pending points canceled on it between
+    the two pulls; 0 when either pull lacks the count (a snapshot written before it held it)."""
+    column = "lifetime_pending_canceled"
+    keys = list(zip(emptied["member_id"], emptied["id"], strict=True))
+    if column not in before or column not in emptied:
+        return dict.fromkeys(keys, 0)
+    was = dict(
+        zip(zip(before["member_id"], before["id"], strict=True), before[column], strict=True)
+    )
+    rises = {}
+    for key, now in zip(keys, emptied[column], strict=True):
+        then: Any = was.get(key, pd.NA)
+        known = not (pd.isna(then) or pd.isna(now))
+        rises[key] = max(int(now) - int(then), 0) if known else 0
+    return rises
+
+
+def _unlisted(points: dict[Hashable, int], rise: int) -> dict[Hashable, str]:
+    """The status of each unlisted PENDING bucket of one card (change index: its points), given
+    the rise of the card's canceled pending points: none canceled, all activated; else the one
+    set of buckets whose points make up the rise canceled, the others activated; with no such
+    one set, each either."""
+    if not rise:
+        return dict.fromkeys(points, _UNLISTED)
+    canceled = _making_up(points, rise)
+    if canceled is None:
+        return dict.fromkeys(points, _UNSURE)
+    return {i: _CANCELED if i in canceled else _UNLISTED for i in points}
+
+
+def _making_up(points: dict[Hashable, int], total: int) -> set[Hashable] | None:
+    """The one set of keys whose points add up to ``total``; None when none or several do,
+    or when there are more than ``_MOST_SPLIT`` keys to try."""
+    if len(points) > _MOST_SPLIT:
+        return None
+    found = [
+        set(keys)
+        for n in range(1, len(points) + 1)
+        for keys in combinations(points, n)
+        if sum(points[k] for k in keys) == total
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _comparable(changes: pd.DataFrame) -> pd.DataFrame:

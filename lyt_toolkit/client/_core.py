@@ -10,10 +10,13 @@ set of pure functions the send flow (``_flow``) consults.
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import math
 import random
+import re
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -25,12 +28,13 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
 from .._secret import mask, secret_forms
-from .._unicode import encodable, lone_surrogate, shown
+from .._unicode import encodable, lone_surrogate, lone_surrogates, shown
 from .._version import __version__
 from ..errors import (
     APIError,
     APIResponseValidationError,
     LytError,
+    OddValueWarning,
     RequestValidationError,
     api_error,
     error_class,
@@ -70,6 +74,74 @@ class Family(StrEnum):
 ODD_VALUE_ERRORS = (ValueError, ArithmeticError, TypeError, RecursionError)
 """What decoding an odd answer can raise besides pydantic's ValidationError (a year-1
 timestamp moved to UTC overflows, a 5,000-digit integer is refused, nesting too deep...)."""
+
+
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""The start of a JSON escape of a surrogate: where a lone one may be."""
+
+_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+"""One JSON escape (read left to right, so an escaped backslash is never the start of one)."""
+
+_NAMED = 5
+"""The fields one warning about lone surrogates names; the others are counted."""
+
+
+def mended(response: httpx.Response) -> httpx.Response:
+    """``response`` with each lone surrogate its JSON body escapes (``"\\ud800"``, which
+    Python decodes into text with no UTF-8 form) replaced by U+FFFD, with an
+    ``OddValueWarning`` naming the fields; ``response`` itself when it holds none."""
+    content = response.content
+    if _SURROGATE.search(content) is None:
+        return response
+    spans = _lone_escapes(content)
+    if not spans:
+        return response
+    fixed, end = [], 0
+    for start, stop in spans:
+        fixed += [content[end:start], rb"\ufffd"]
+        end = stop
+    try:
+        fields = list(lone_surrogates(json.loads(content)))
+    except ValueError:
+        fields = []
+    named = ", ".join(fields[:_NAMED]) or "the body"
+    more = f" and {len(fields) - _NAMED} more" if len(fields) > _NAMED else ""
+    warnings.warn(
+        f"{response.request.method} {response.request.url.path}: {named}{more}: held a lone"
+        " surrogate (text with no UTF-8 form), replaced with U+FFFD",
+        OddValueWarning,
+        stacklevel=2,
+    )
+    dropped = ("content-length", "content-encoding")  # the new body is plain bytes
+    return httpx.Response(
+        response.status_code,
+        headers=[(k, v) for k, v in response.headers.multi_items() if k.lower() not in dropped],
+        content=b"".join([*fixed, content[end:]]),
+        request=response.request,
+        extensions=response.extensions,
+    )
+
+
+def _lone_escapes(content: bytes) -> list[tuple[int, int]]:
+    """The spans of the escapes in ``content`` that spell a lone surrogate: a high one not
+    followed at once by a low one, or a low one not right after a high one."""
+    spans: list[tuple[int, int]] = []
+    high: tuple[int, int] | None = None
+    for escape in _ESCAPE.finditer(content):
+        code = int(escape[1], 16) if escape[1] else 0
+        if high is not None:
+            if escape.start() == high[1] and 0xDC00 <= code <= 0xDFFF:
+                high = None
+                continue
+            spans.append(high)
+            high = None
+        if 0xD800 <= code <= 0xDBFF:
+            high = escape.span()
+        elif 0xDC00 <= code <= 0xDFFF:
+            spans.append(escape.span())
+    if high is not None:
+        spans.append(high)
+    return spans
 
 
 def json_body(response: httpx.Response) -> Any:
@@ -263,10 +335,11 @@ class RequestCore:
     def decode(self, call: Call[T], response: httpx.Response) -> T:
         """The return value of a successful ``call``: its decoder's result, or the JSON.
 
-        Odd values raise ``APIResponseValidationError``, never a raw Python error.
+        Odd values raise ``APIResponseValidationError``, never a raw Python error; a lone
+        surrogate becomes U+FFFD with an ``OddValueWarning`` (``mended``).
         """
         try:
-            return call.decode(response)
+            return call.decode(mended(response))
         except LytError:
             raise
         except ODD_VALUE_ERRORS as exc:
@@ -274,7 +347,7 @@ class RequestCore:
 
     def error(self, call: Call[Any], response: httpx.Response) -> APIError:
         """The exception for a non-2xx response; unknown bodies still keep the status."""
-        body = _json_or_none(response)
+        body = _json_or_none(mended(response))
         status = response.status_code
         info = error_object(status, response.reason_phrase or "Error", body)
         extra: dict[str, Any] = {"hint": self.hint(call.family, status)}

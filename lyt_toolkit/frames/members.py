@@ -74,6 +74,7 @@ CARDS = Schema(
         enum("member_role", MemberRole, "the member's role on the card"),
         integer("balance_points", "spendable points"),
         integer("balance_pending_points", "points waiting for activation"),
+        integer("lifetime_pending_canceled", "pending points ever canceled on the card"),
         timestamp("created_at", "when the card was attached to the member"),
     ),
 )
@@ -139,6 +140,7 @@ def _card_rows(m: MemberWithCards) -> list[Row]:
             "member_role": mc.member_role,
             "balance_points": whole(c.balance.points),
             "balance_pending_points": whole(c.balance.pending_points),
+            "lifetime_pending_canceled": whole(c.lifetime_bucket.pending_points.canceled),
             "created_at": mc.created_at,
         }
         for mc in m.cards

@@ -389,10 +389,17 @@ def _cards(frame: pd.DataFrame) -> list[Record]:
         _fields(
             **_same(r, *_CARD_FIELDS),
             balance=_fields(points=r["balance_points"], pending_points=r["balance_pending_points"]),
+            lifetime_bucket=_lifetime(r.get("lifetime_pending_canceled")),
             created_at=r["created_at"],
         )
         for r in _rows(frame)
     ]
+
+
+def _lifetime(canceled: Any) -> Record | None:
+    """The card's lifetime counters as far as a snapshot holds them: its canceled pending
+    points (None when it holds none, or was written before it held them)."""
+    return None if not canceled else {"pending_points": {"canceled": canceled}}
 
 
 def _bucket(r: Record, card_types: dict[str, Any]) -> Record:

@@ -15,7 +15,14 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions.rehearsal import CHECKS, Rehearsal
+from lyt_toolkit.actions.rehearsal import (
+    _CANCELED,
+    _UNLISTED,
+    _UNSURE,
+    CHECKS,
+    Rehearsal,
+    _unlisted,
+)
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
@@ -163,12 +170,12 @@ def _activate(snapshot: ProgramSnapshot, buckets: tuple[str, ...]) -> Plan:
     )
 
 
-def _settled(client: LoyaltyClient, pending_points: int) -> None:
+def _settled(client: LoyaltyClient, pending_points: int, path: tuple[str, str, str] = CARD) -> None:
     """Wait until the card's activations have settled (they do shortly after their answer)."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        member = client.members.get(*CARD[:2])
-        card = next(c.card for c in member.cards if c.card is not None and c.card.id == CARD[2])
+        member = client.members.get(*path[:2])
+        card = next(c.card for c in member.cards if c.card is not None and c.card.id == path[2])
         if card.balance.pending_points == pending_points:
             return
         time.sleep(0.05)
@@ -235,6 +242,58 @@ def test_buckets_activated_on_a_card_production_no_longer_lists_are_as_rehearsed
     assert {statuses[("pending_buckets", b, "status")] for b in CARD_BUCKETS[:3]} == {
         "as rehearsed"
     }
+
+
+CANCELED_CARD = ("lmbr_c0ffee0002", "lcrd_c0ffee0003")
+"""A card holding one PENDING bucket (lcppb_c0ffee0007, 80 points) and one CANCELED
+(lcppb_c0ffee000c, 25 points, counted in the card's canceled pending points)."""
+
+
+def _before_the_cancel(snapshot: ProgramSnapshot) -> ProgramSnapshot:
+    """``snapshot`` as a pull before lcppb_c0ffee000c was canceled would have seen it:
+    PENDING, its points still pending on the card and not yet counted canceled."""
+    frames = snapshot.frames()
+    buckets = frames["pending_buckets"].copy()
+    buckets.loc[buckets.id == "lcppb_c0ffee000c", "status"] = "PENDING"
+    cards = frames["cards"].copy()
+    card = (cards.member_id == CANCELED_CARD[0]) & (cards.id == CANCELED_CARD[1])
+    cards.loc[card, ["balance_pending_points", "lifetime_pending_canceled"]] = [105, 0]
+    frames.update(pending_buckets=buckets, cards=cards)
+    return ProgramSnapshot.from_frames(
+        frames, source=snapshot.source, pulled_at=snapshot.pulled_at.isoformat()
+    )
+
+
+def test_a_bucket_canceled_before_the_run_is_reported_not_counted_activated(
+    client: LoyaltyClient,
+) -> None:
+    before = _before_the_cancel(pull(client))
+    buckets = ("lcppb_c0ffee0007", "lcppb_c0ffee000c")
+    plan = _activate(before, buckets)
+    rehearsal = plan.rehearse(before, progress=False)
+    assert set(rehearsal.results.outcome) == {"succeeded"}
+    results = plan.execute(client, progress=False)  # 000c was canceled meanwhile: 423
+    assert list(results.outcome) == ["succeeded", "failed"]
+    _settled(client, 0, ("lprg_c0ffee0001", *CANCELED_CARD))
+    after = pull(client)
+    assert not after.pending_buckets.id.isin(buckets).any()  # the card holds none: unlisted
+
+    for given in (None, results):
+        statuses = _statuses(rehearsal.verify(after, results=given).checks)
+        assert statuses[("pending_buckets", "lcppb_c0ffee0007", "status")] == "as rehearsed"
+        assert statuses[("pending_buckets", "lcppb_c0ffee000c", "status")] == "different"
+    problems = rehearsal.verify(after).problems
+    canceled = problems[problems.key == "lcppb_c0ffee000c"].iloc[0]
+    assert canceled.expected.startswith("not PENDING") and canceled.actual.startswith("CANCELED")
+
+
+def test_a_rise_of_canceled_points_that_no_one_set_of_buckets_makes_up_is_reported() -> None:
+    points = {0: 25, 1: 25, 2: 80}
+    assert set(_unlisted(points, 0).values()) == {_UNLISTED}  # none canceled
+    assert _unlisted(points, 80) == {0: _UNLISTED, 1: _UNLISTED, 2: _CANCELED}
+    assert _unlisted(points, 50) == {0: _CANCELED, 1: _CANCELED, 2: _UNLISTED}
+    assert set(_unlisted(points, 25).values()) == {_UNSURE}  # 0 or 1: either may be
+    assert set(_unlisted(points, 30).values()) == {_UNSURE}  # no set: some other bucket
 
 
 def test_calls_count_every_request_of_the_run(client: LoyaltyClient) -> None:

@@ -74,10 +74,12 @@ REWARD_IDS = {
     "garbage": "lrew_00000000ba",
     "year_one": "lrew_000000000d",
     "bad_gzip": "lrew_0000000f2a",
+    "surrogate": "lrew_00000000d8",
 }
 """Reward IDs by behaviour: a dripped body; a dripped status line and headers; 503 with
 ``Retry-After: 0.3`` every time; 429 with ``Retry-After: 86400``; a 200 that is not JSON;
-a ``created_at`` in year 1; a 200 whose body is not the gzip its ``Content-Encoding`` says."""
+a ``created_at`` in year 1; a 200 whose body is not the gzip its ``Content-Encoding`` says;
+a name and a metadata key holding a lone surrogate (``"\\ud800"``), next to a paired one."""
 
 
 @dataclass
@@ -253,6 +255,9 @@ class MisbehavingServer:
         if reward_id == REWARD_IDS["bad_gzip"]:
             headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
             return _Answer(200, b"\x1f\x8b not gzip at all", headers)
+        if reward_id == REWARD_IDS["surrogate"]:
+            odd = {"name": "Miles \ud800 Beans", "metadata": {"\udfff": "\U0001f600"}}
+            return _json(200, REWARD | {"id": reward_id} | odd)
         if reward_id == REWARD_IDS["year_one"]:
             return _json(200, REWARD | {"created_at": "0001-01-01T00:00:00+01:00"})
         return _json(200, REWARD | {"id": reward_id})
