@@ -5,18 +5,35 @@ served on one machine are two services). A sandbox started in this process is wh
 started from and where it serves instead, as ``Sandbox.start`` names it here (however its
 loopback address is spelled: ``localhost``, ``127.0.0.1``, ``[::1]``); the embedded sandbox
 of ``lyt export --sandbox``, which takes a new port each run yet always holds the bundled
-demo program afresh, is named without its port, so its checkpoint resumes. A leaf every
-layer may import.
+demo program afresh, is named without its port, so its checkpoint resumes.
+
+A sandbox served elsewhere (``lyt sandbox serve``) says what it holds on every answer, in
+``HOLDS_HEADER``: a pull tells by it another program served later at the same address
+(``fill.pull``). A leaf every layer may import.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from ._url import public_url
 
-__all__ = ["forget_local", "name_local", "service_identity"]
+__all__ = [
+    "HOLDS_HEADER",
+    "forget_local",
+    "heard_holds",
+    "holds_value",
+    "name_local",
+    "named_here",
+    "service_identity",
+]
+
+HOLDS_HEADER = "Lyt-Sandbox-Holds"
+"""The answer header in which a sandbox names what it holds (``sandbox.config.held_program``):
+its program's digest, seed, clock and database, never a credential."""
+
+_PRINTABLE = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) != "%")
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -42,6 +59,22 @@ def name_local(base_url: str, name: Callable[[], str]) -> None:
 def forget_local(base_url: str) -> None:
     """The service at ``base_url`` is no longer served here."""
     _LOCAL.pop(_key(base_url), None)
+
+
+def named_here(base_url: str) -> bool:
+    """Whether a sandbox serving in this process at ``base_url`` names the service."""
+    return _key(base_url) in _LOCAL
+
+
+def holds_value(holds: str) -> str:
+    """``holds`` as a header value: printable ASCII, anything else (a path's accents, a
+    control character) and ``%`` percent-encoded."""
+    return quote(holds, safe=_PRINTABLE)
+
+
+def heard_holds(value: str) -> str:
+    """What ``holds_value`` made ``value`` from."""
+    return unquote(value)
 
 
 def service_identity(base_url: str) -> str:

@@ -162,6 +162,12 @@ class _Common(Generic[H]):
         since it arrived on this machine's monotonic clock; None without a token. Sends nothing."""
         return self._transport.tokens.service_now()
 
+    @property
+    def _service_holds(self) -> str | None:
+        """What the service last said it holds (a sandbox's ``Lyt-Sandbox-Holds`` header,
+        ``_services``); None until an answer says, and always for the service itself."""
+        return self._transport.holds
+
     @contextmanager
     def recording(self, recorder: Recorder) -> Iterator[None]:
         """Inside the block, GETs are answered from ``recorder`` when it holds their answer

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._services import HOLDS_HEADER, heard_holds
 from ..errors import ConfigurationError, LytError
 from ..pull.sent import atracer, sent_notice, tracer
 from ._auth import TokenCache
@@ -61,6 +62,9 @@ class _Driver:
         self.scrubber = Scrubber(self.secrets)
         self.recorder: Recorder | None = None
         """Where GET answers are kept and recalled (``recording``), while one is set."""
+        self.holds: str | None = None
+        """What the service last said it holds (a sandbox's ``HOLDS_HEADER``); None until an
+        answer says."""
         self.forked = False
         """True in a forked child until its first call replaces the parent's pool."""
         self._fork_lock = threading.Lock()
@@ -94,6 +98,16 @@ class _Driver:
     def secrets(self) -> list[str]:
         """Every credential this client holds or was issued."""
         return self.core.secrets(None) + self.tokens.issued()
+
+    def heard(
+        self, outcome: httpx.Response | httpx.RequestError
+    ) -> httpx.Response | httpx.RequestError:
+        """``outcome``, what an answer says the service holds noted in ``holds``."""
+        if isinstance(outcome, httpx.Response):
+            said = outcome.headers.get(HOLDS_HEADER)
+            if said is not None:
+                self.holds = heard_holds(said)
+        return outcome
 
 
 _DRIVERS: weakref.WeakSet[_Driver] = weakref.WeakSet()
@@ -187,7 +201,7 @@ class SyncTransport(_Driver):
 
     def _perform(self, step: Step) -> Any:
         if isinstance(step, Send):
-            return self._receive(step)
+            return self.heard(self._receive(step))
         if isinstance(step, Sleep):
             time.sleep(step.seconds)
         elif isinstance(step, Close):
@@ -298,7 +312,7 @@ class AsyncTransport(_Driver):
         if isinstance(step, Send):
             try:
                 async with asyncio.timeout(step.deadline.remaining()):
-                    return await self._receive(step)
+                    return self.heard(await self._receive(step))
             except TimeoutError:
                 return _late(step)
         if isinstance(step, Sleep):

@@ -43,7 +43,7 @@ from ..client.recording import Asked
 from ..errors import LytError
 from .answers import Answer, AnswerStore
 
-__all__ = ["CURSOR_FRESH", "Checkpoint", "CheckpointError", "kind_of"]
+__all__ = ["CURSOR_FRESH", "Checkpoint", "CheckpointError", "kind_of", "recorded_pull"]
 
 CURSOR_FRESH = 600.0
 """Seconds a cursor is sent as the service gave it; an older one is read by ``created_at``."""
@@ -75,6 +75,20 @@ def kind_of(path: str) -> str | None:
 
 class CheckpointError(LytError, ValueError):
     """A checkpoint folder that cannot serve this pull (another pull's, or unreadable)."""
+
+
+def recorded_pull(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """What ``folder``'s manifest says its pull is, read without opening the folder: None
+    when it holds no pull yet (no folder, or no manifest in it); ``{}`` when what is there
+    cannot be read (opening the folder says why)."""
+    try:
+        found = json.loads((Path(folder).expanduser() / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {}
+    pull = found.get("pull") if isinstance(found, dict) else None
+    return pull if isinstance(pull, dict) else {}
 
 
 @dataclass

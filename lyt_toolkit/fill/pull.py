@@ -23,7 +23,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from contextlib import AbstractAsyncContextManager, nullcontext
+from contextlib import AbstractAsyncContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from .._progress import Progress, ProgressBar
-from .._services import service_identity
+from .._services import named_here, service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.allowance import Allowance, AllowanceSpent, checked_share
 from ..errors import NotFoundError, OddValueWarning
@@ -79,7 +79,7 @@ from ..snapshot.references import (
     referenced_card_definitions,
 )
 from .budget import PullBudget
-from .checkpoint import Checkpoint
+from .checkpoint import Checkpoint, recorded_pull
 from .pace import PaceBar
 
 __all__ = [
@@ -150,13 +150,39 @@ async def run_kept(
 ) -> Pulled:
     """``puller`` run, paced and resumable in ``checkpoint`` when one is given (the folder of
     the pull ``pull`` names, from the puller's service)."""
-    if checkpoint is None:
-        return await puller.run()
-    owned = puller.client
-    identity = {"source": service_identity(str(owned.base_url)), **pull}
-    with Checkpoint(checkpoint, identity) as kept, owned.recording(kept):
-        puller.checkpoint = kept
-        return await puller.run()
+    return await puller.run(None if checkpoint is None else _Kept(checkpoint, pull))
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """Where a checkpointed pull keeps its answers: ``folder``, for the pull ``pull`` names."""
+
+    folder: str | os.PathLike[str]
+    pull: Mapping[str, Any]
+
+    def asks_holder(self, base_url: str) -> bool:
+        """Whether the pull must hear what the service holds before it reads the folder: not
+        from a sandbox of this process (named by what it holds), nor for a folder written
+        from a service that never said (the service's own pulls cost what they always did);
+        for a new folder the token asked for is the one its first call would fetch."""
+        if named_here(base_url):
+            return False
+        recorded = recorded_pull(self.folder)
+        return recorded is None or _HOLDS in recorded
+
+    def identity(self, client: AsyncLoyaltyClient) -> dict[str, Any]:
+        """The pull, from the service ``client`` talks to: its name (``_services``) and, for
+        a sandbox served elsewhere that said so, what it holds."""
+        base_url = str(client.base_url)
+        holds = None if named_here(base_url) else client._service_holds
+        source: dict[str, Any] = {"source": service_identity(base_url)}
+        if holds is not None:
+            source[_HOLDS] = holds
+        return {**source, **self.pull}
+
+
+_HOLDS = "holds"
+"""The key of a checkpoint's pull naming what the sandbox that answered it holds."""
 
 
 def pull_blocking(client: ClientSource, options: PullOptions = PullOptions()) -> Pulled:
@@ -254,13 +280,18 @@ class _Puller:
         self.checkpoint: Checkpoint | None = None
         """Where a paced, resumable pull keeps its answers (None: an unpaced pull)."""
 
-    async def run(self) -> Pulled:
-        c, kinds, kept = self.client, self.kinds, self.checkpoint
+    async def run(self, keep: _Kept | None = None) -> Pulled:
+        """The pull; paced and resumable in ``keep``'s folder when given."""
+        with ExitStack() as opened:  # the checkpoint, open until the pull's end
+            return await self._run(keep, opened)
+
+    async def _run(self, keep: _Kept | None, opened: ExitStack) -> Pulled:
+        c, kinds = self.client, self.kinds
         used_before = c.quota.calls_used
-        with (
-            c.quota.allowance(self.share, paced=kept is not None) as allowance,
-            ProgressBar(self.progress, desc="snapshot", unit="row") as bar,
-        ):
+        hear = keep is not None and keep.asks_holder(str(c.base_url))
+        # A checkpoint that need not hear the service first is opened (or refused) before any call.
+        kept = None if keep is None or hear else self._keep(keep, opened)
+        with c.quota.allowance(self.share, paced=keep is not None) as allowance:
             budget = self._budget(allowance)
             try:
                 if c.holds_token:
@@ -268,12 +299,17 @@ class _Puller:
                     # call, as for a client without a token, whose first call fetches one).
                     token = await c.oauth.token()
                     self.held_at_start = token.expires_at - token.expires_in
-                if kept is None:
-                    frames = await self._pull(bar, budget)
-                else:
-                    async with PaceBar(self.progress, c, budget, kept, self._note_start):
+                elif hear:
+                    await c.fetch_token()  # its answer says what the service holds
+                if keep is not None and kept is None:
+                    kept = self._keep(keep, opened)  # the service's, now that it was heard
+                with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
+                    if kept is None:
                         frames = await self._pull(bar, budget)
-                    self._note_start()
+                    else:
+                        async with PaceBar(self.progress, c, budget, kept, self._note_start):
+                            frames = await self._pull(bar, budget)
+                        self._note_start()
             except AllowanceSpent:
                 raise budget.refusal(1) from None
         quota = c.quota
@@ -297,6 +333,14 @@ class _Puller:
             self.design,
             read_times=_stamps(kept.read_times(), kinds),
         )
+
+    def _keep(self, keep: _Kept, opened: ExitStack) -> Checkpoint:
+        """``keep``'s checkpoint opened for this pull's service, the client recording into it
+        until the pull ends."""
+        c = self.client
+        kept = self.checkpoint = opened.enter_context(Checkpoint(keep.folder, keep.identity(c)))
+        opened.enter_context(c.recording(kept))
+        return kept
 
     def _budget(self, allowance: Allowance) -> PullBudget:
         """The budget of this pull, holding ``allowance`` (a refresh words its own)."""

@@ -112,6 +112,15 @@ class ThreadedClient:
         """Whether the client holds a usable bearer token."""
         return bool(self.client.holds_token)
 
+    @property
+    def _service_holds(self) -> str | None:
+        """What the service last said it holds (None until an answer says)."""
+        return self.client._service_holds
+
+    async def fetch_token(self) -> None:
+        """The client's ``fetch_token()``, in a worker thread."""
+        await _in_thread(self.client.fetch_token)
+
     def service_time(self) -> float | None:
         """The service's clock now, from the client's token (None without one)."""
         return self.client.service_time()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from functools import cache, partial
+
 from fastapi import FastAPI
 
 from . import admin, openapi
-from .config import SandboxConfig
+from .config import SandboxConfig, held_program
 from .date_header import ClockDateMiddleware
 from .fault_middleware import FaultMiddleware
 from .guard import BODY_TIMEOUT, GuardMiddleware
 from .handlers import install_handlers
+from .holds_header import HoldsMiddleware
 from .loader import ProgramFileError
 from .quota import Budget, configured_plan, program_plan
 from .quota_middleware import QuotaMiddleware
@@ -27,7 +30,8 @@ def create_app(
     """A ready-to-serve sandbox holding the program ``config.data`` (the demo by default).
 
     The call budget is ``config.plan``, else the plan of the program's first project,
-    else ``unlimited`` (see ``quota``).
+    else ``unlimited`` (see ``quota``). Every answer names what it holds (``holds_header``;
+    ``app.state.holds()``).
     ``body_timeout``: seconds a request body may stall before it is answered 408.
     No trailing-slash redirects: a path with a stray ``/`` is a 404 like any other.
     ``state``: the sandbox already loaded from ``config`` (``SandboxState.create``), else
@@ -55,6 +59,8 @@ def create_app(
     app.add_middleware(QuotaMiddleware, budget=budget)
     app.add_middleware(GuardMiddleware, body_timeout=body_timeout)
     app.add_middleware(ClockDateMiddleware, clock=state.clock)
+    app.state.holds = holds = cache(partial(held_program, config))
+    app.add_middleware(HoldsMiddleware, holds=holds)
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(admin.router)

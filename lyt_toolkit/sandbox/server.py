@@ -23,7 +23,7 @@ from ..errors import api_error, error_class
 from ..models.errors import error_object
 from .app import create_app
 from .clock import parse_instant
-from .config import SandboxConfig, SandboxCredentials, held_program
+from .config import SandboxConfig, SandboxCredentials
 from .from_snapshot import FOLDER_FORM, SnapshotSource, program_to_hold, sandbox_credentials
 from .guard import BODY_TIMEOUT
 from .protocol import HEAD_TIMEOUT, protocol_class
@@ -225,8 +225,8 @@ class Sandbox:
                 raise RuntimeError(f"the sandbox did not start on {host}:{port}")
             time.sleep(0.01)
         _RUNNING.add(sandbox)
-        held = functools.cache(lambda: held_program(config))
-        name_local(sandbox.base_url, lambda: f"{held()}, on port {port}")
+        holds = app.state.holds  # what its answers say it holds, worked out once
+        name_local(sandbox.base_url, lambda: f"{holds()}, on port {port}")
         return sandbox
 
     @property
@@ -345,6 +345,7 @@ def serve(
     gc.disable()  # the caller may have turned it off already, to read the program file
     try:
         app = create_app(config, body_timeout=body_timeout, state=state)
+        app.state.holds()  # the digest its answers name, taken before the first one waits
         gc.freeze()
     finally:
         gc.enable()

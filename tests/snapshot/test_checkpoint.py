@@ -14,10 +14,12 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pandas as pd
 import pytest
 
 from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit._services import HOLDS_HEADER, forget_local
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client.recording import Asked
 from lyt_toolkit.fill import checkpoint
@@ -25,6 +27,7 @@ from lyt_toolkit.fill.answers import JOURNAL
 from lyt_toolkit.fill.checkpoint import CheckpointError
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import SandboxConfig, held_program
 from lyt_toolkit.sandbox.server import free_port
 from lyt_toolkit.synthetic import generate_program
 
@@ -395,6 +398,90 @@ def test_sandboxes_served_elsewhere_on_this_machine_are_told_apart_by_port() -> 
     assert service_identity("http://127.0.0.1:8101/") == "http://127.0.0.1:8101"
     assert service_identity("http://127.0.0.1:8102") != service_identity("http://127.0.0.1:8101")
     assert service_identity("http://[::1]:8101") == "http://[::1]:8101"
+
+
+def _served_elsewhere(program: dict[str, Any], port: int) -> Sandbox:
+    """A sandbox on ``port`` that this process does not name, as one ``lyt sandbox serve``
+    serves: known by its address and what its answers say it holds."""
+    sb = Sandbox.start(program, port=port, now="2026-01-15T12:00:00Z", seed=7)
+    forget_local(sb.base_url)
+    return sb
+
+
+def _small(seed: int) -> dict[str, Any]:
+    return generate_program(
+        members=5, rewards=3, benefits=2, card_definitions=2, tier_structures=1, seed=seed
+    )
+
+
+def test_another_program_served_elsewhere_on_the_same_port_does_not_take_the_checkpoint(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "checkpoint"
+    small, other = _small(3), _small(4)
+    port = free_port()
+    holds_small, holds_other = (
+        held_program(SandboxConfig(data=p, now="2026-01-15T12:00:00Z", seed=7))
+        for p in (small, other)
+    )
+    with _served_elsewhere(small, port) as first, client_for(first) as client:
+        whole = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    pull = json.loads((folder / "checkpoint.json").read_text())["pull"]
+    assert (pull["source"], pull["holds"]) == (f"http://127.0.0.1:{port}", holds_small)
+    with _served_elsewhere(other, port) as second, client_for(second) as client:
+        with pytest.raises(CheckpointError, match="holds another pull") as refused:
+            ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        assert client.quota.calls_used == 1  # the token, whose answer says what it holds
+        assert client.holds_token  # now the new token a pull starts with tells
+        with pytest.raises(CheckpointError, match="holds another pull"):
+            ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        assert client.quota.calls_used == 2
+    assert f"holds: {holds_small!r} there, {holds_other!r} now" in str(refused.value)
+    with _served_elsewhere(small, port) as again, client_for(again) as client:
+        resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        assert client.quota.calls_used == 1  # the token; every answer from the folder
+    assert resumed.calls is not None and whole.calls is not None
+    assert resumed.calls.recalled == whole.calls.used - 1
+    _same(whole, resumed)
+
+
+def test_a_service_that_never_says_what_it_holds_is_its_address_at_no_call_more(
+    tmp_path: Path,
+) -> None:
+    """The service itself sends no ``Lyt-Sandbox-Holds``: its checkpoint is named by its
+    address as before, and its pulls cost what they did."""
+    folder = tmp_path / "checkpoint"
+
+    def unsaid(response: httpx.Response) -> None:
+        response.headers.pop(HOLDS_HEADER, None)
+
+    with _served_elsewhere(_small(3), free_port()) as sb:
+
+        def pulled(**options: Any) -> tuple[ProgramSnapshot, int]:
+            with (
+                httpx.Client(event_hooks={"response": [unsaid]}) as http,
+                LoyaltyClient(
+                    base_url=sb.base_url,
+                    env_file=None,
+                    http_client=http,
+                    **sb.credentials.as_client_kwargs(),
+                ) as client,
+            ):
+                snapshot = ProgramSnapshot.pull(client, progress=False, **options)
+                assert client._service_holds is None
+                return snapshot, client.quota.calls_used
+
+        whole, calls = pulled(budget_share=1.0)
+        first, first_calls = pulled(checkpoint=folder)
+        again, again_calls = pulled(checkpoint=folder)
+    assert first_calls == calls and again_calls == 0  # not one call more
+    _same(whole, first)
+    assert json.loads((folder / "checkpoint.json").read_text())["pull"] == {
+        "source": sb.base_url,
+        "kinds": sorted(FRAME_NAMES),
+        "sample": None,
+    }
+    _same(whole, again)
 
 
 def test_a_history_keeps_when_each_kind_was_read(tmp_path: Path) -> None:

@@ -18,11 +18,14 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit._services import forget_local
 from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.fill import refresh_plan
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.frames.sample import Sample
 from lyt_toolkit.reports import SnapshotFileError
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.server import free_port
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.synthetic import generate_program
 
@@ -175,6 +178,29 @@ def test_a_refresh_with_a_checkpoint_is_resumable_and_gives_the_same_snapshot(
         pd.testing.assert_frame_equal(getattr(kept, name), getattr(full_after, name))
         pd.testing.assert_frame_equal(getattr(again, name), getattr(full_after, name))
     assert again.calls is not None and again.calls.recalled == kept.calls.used - 1
+
+
+def test_a_refresh_checkpoint_of_a_sandbox_served_elsewhere_is_its_holder_s(
+    make_client, old, after, tmp_path
+) -> None:
+    """Served from another process (not named here), the sandbox is told by what it says it
+    holds: restarted on its port with another seed, its refresh's folder is refused."""
+    folder, port = tmp_path / "refresh-checkpoint", free_port()
+
+    def served(seed: int) -> Sandbox:
+        sb = Sandbox.start(after, port=port, now="2026-01-15T12:00:00Z", seed=seed)
+        forget_local(sb.base_url)
+        return sb
+
+    with served(7) as sb, make_client(sb) as client:
+        old.refresh(client, progress=False, members="all", checkpoint=folder)
+    assert ", seed 7," in json.loads((folder / "checkpoint.json").read_text())["pull"]["holds"]
+    with (
+        served(8) as sb,
+        make_client(sb) as client,
+        pytest.raises(ValueError, match=r"holds: '.*seed 7.*' there, '.*seed 8.*' now"),
+    ):
+        old.refresh(client, progress=False, members="all", checkpoint=folder)
 
 
 def test_members_new_differs_from_a_full_pull_only_in_old_members_balances(

@@ -1,0 +1,63 @@
+"""Every answer of a sandbox names what it holds (``Lyt-Sandbox-Holds``): the same in every
+process serving the same program, never a credential, and read back by the client as sent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+
+from lyt_toolkit._services import HOLDS_HEADER, forget_local
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, SandboxConfig, held_program
+from lyt_toolkit.synthetic import generate_program
+
+from .serving import KEYS, served
+
+TOKEN = {"grant_type": "client_credentials", "scope": "loyalties"}
+
+
+def _said(base_url: str) -> list[str]:
+    """What a token answer, a list answer and a refusal (no bearer) of ``base_url`` say it
+    holds."""
+    token = httpx.post(f"{base_url}/oauth/token", data=TOKEN, headers=KEYS, timeout=10)
+    bearer = {**KEYS, "Authorization": f"Bearer {token.json()['access_token']}"}
+    listed = httpx.get(f"{base_url}/v2/loyalties/rewards", headers=bearer, timeout=10)
+    refused = httpx.get(f"{base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10)
+    assert (token.status_code, listed.status_code, refused.status_code) == (200, 200, 401)
+    return [answer.headers[HOLDS_HEADER] for answer in (token, listed, refused)]
+
+
+def test_every_process_serving_the_same_program_says_the_same(tmp_path: Path) -> None:
+    program = tmp_path / "program.json"
+    generated = generate_program(members=3, rewards=2, seed=4)
+    program.write_text(json.dumps(generated))
+    demo = "sandbox of the bundled demo program, seed 7"
+    with served("--seed", "7") as (first, _), served("--seed", "7") as (second, _):
+        assert first != second  # two ports
+        assert _said(first) == _said(second) == [demo] * 3
+    args = ("--data", str(program), "--seed", "3")
+    with served(*args) as (first, _), served(*args) as (second, _):
+        said = _said(first)
+        # the file as ``lyt sandbox serve`` reads it: its program, not its bytes
+        assert said == _said(second) == [held_program(SandboxConfig(data=generated, seed=3))] * 3
+    assert said[0].startswith("sandbox of program ") and ", seed 3" in said[0]
+    assert not any(secret in said[0] for secret in DEFAULT_CREDENTIALS.values())
+
+
+def test_the_client_reads_back_what_the_sandbox_holds_however_it_is_spelled(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "bäse 100%.sqlite")  # not ASCII, and a "%": sent percent-encoded
+    with Sandbox.start(db=db, seed=7, now="2026-01-15T12:00:00Z") as sb:
+        forget_local(sb.base_url)
+        with LoyaltyClient(
+            base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()
+        ) as client:
+            assert client._service_holds is None  # nothing heard yet
+            client.fetch_token()
+            holds = client._service_holds
+    assert holds == held_program(SandboxConfig(db=db, seed=7, now="2026-01-15T12:00:00Z"))
+    assert holds is not None and f"database {db}" in holds
