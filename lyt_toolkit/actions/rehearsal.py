@@ -328,6 +328,7 @@ def rehearse_run(
     ):
         results = run(client, rehearsal_log)
         calls = sent.count
+        sandbox.settle()  # the activations' outcome, not their moment in progress, is pulled
         after = ProgramSnapshot.pull(client, progress=progress, kinds=snapshot.kinds)
     return Rehearsal(action, snapshot, after, results, calls)
 

@@ -1,4 +1,4 @@
-"""The sandbox's own admin API under ``/_sandbox``: clock, reset, faults and plan.
+"""The sandbox's own admin API under ``/_sandbox``: clock, reset, faults, plan and settling.
 
 Not part of the service interface; it exists so rehearsals and tests can move
 time, start over and make the service misbehave on purpose.
@@ -18,6 +18,7 @@ from .deps import StateDep
 from .errors import bad_request
 from .faults import ADMIN_PREFIX, FaultSettings
 from .quota import Budget, parse_plan
+from .services.programs import settle_open_activations
 from .state import SandboxState
 
 router = APIRouter(
@@ -119,3 +120,10 @@ def set_faults(body: FaultSettings, state: StateDep) -> dict[str, Any]:
 def clear_faults(state: StateDep) -> dict[str, Any]:
     state.faults.clear()
     return state.faults.settings.model_dump()
+
+
+@router.post("/settle")
+def settle(state: StateDep) -> dict[str, Any]:
+    """Settle at once every points activation still in progress (the service settles each
+    shortly after its answer): what a pull sees next is their outcome."""
+    return {"settled": settle_open_activations(state)}

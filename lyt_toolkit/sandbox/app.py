@@ -17,7 +17,7 @@ from .loader import ProgramFileError
 from .quota import Budget, configured_plan, program_plan
 from .quota_middleware import QuotaMiddleware
 from .routers import ROUTERS
-from .services.programs import settle_interrupted_activations
+from .services.programs import settle_open_activations
 from .state import SandboxState
 
 
@@ -45,7 +45,7 @@ def create_app(
     except ValueError as exc:
         state.store.close()
         raise ProgramFileError(str(exc)) from None
-    settle_interrupted_activations(state)
+    settle_open_activations(state)
     app = FastAPI(
         title="lyt_toolkit sandbox",
         version="1",

@@ -25,6 +25,7 @@ from lyt_toolkit.actions.rehearsal import (
 )
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.services import programs as sandbox_programs
 from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
 
 from .helpers import benefit_rows, pull
@@ -180,6 +181,20 @@ def _settled(client: LoyaltyClient, pending_points: int, path: tuple[str, str, s
             return
         time.sleep(0.05)
     raise AssertionError("the activations never settled")
+
+
+def test_a_rehearsal_pulls_its_activations_settled(
+    client: LoyaltyClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Activations left to settle by themselves never would: the rehearsal must settle them.
+    monkeypatch.setattr(sandbox_programs, "settle_later", lambda *_: None)
+    before = pull(client)
+    rehearsal = _activate(before, CARD_BUCKETS).rehearse(before, progress=False)
+    assert set(rehearsal.results.outcome) == {"succeeded"}
+    cards = rehearsal.after.cards.drop_duplicates("id").set_index("id")
+    assert cards.loc[CARD[2], "balance_pending_points"] == 0
+    listed = rehearsal.after.pending_buckets
+    assert not listed[listed.id.isin(CARD_BUCKETS)].status.eq("PENDING").any()
 
 
 def test_activating_every_bucket_of_a_card_is_as_rehearsed(client: LoyaltyClient) -> None:

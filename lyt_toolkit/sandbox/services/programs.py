@@ -2,7 +2,7 @@
 
 An activation answers at once with a PENDING transaction; ``settle_activation``
 completes it later (the router schedules it as a background task), and
-``settle_interrupted_activations`` finishes those a stopped sandbox left open.
+``settle_open_activations`` finishes those still open (a stopped sandbox's, or at once).
 """
 
 from __future__ import annotations
@@ -152,8 +152,9 @@ def settle_later(state: SandboxState, transaction_id: str, bucket_id: str) -> No
     settle_activation(state, transaction_id, bucket_id)
 
 
-def settle_interrupted_activations(state: SandboxState) -> int:
-    """Finish activations a stopped sandbox left unsettled (resumed ``--db`` files)."""
+def settle_open_activations(state: SandboxState) -> int:
+    """Finish every activation not yet settled: those a stopped sandbox left (resumed ``--db``
+    files), or those in progress, at once (``POST /_sandbox/settle``); how many."""
     records = state.store.all(_SETTLING)
     for record in records:
         settle_activation(state, record["transaction_id"], record["id"])
