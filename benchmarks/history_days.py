@@ -102,6 +102,9 @@ def card_row(c: dict[str, Any]) -> dict[str, Any]:
         **{k: c[k] for k in ("card_type", "code", "member_role", "created_at")},
         "balance_points": c["balance"]["points"],
         "balance_pending_points": c["balance"]["pending_points"],
+        "lifetime_pending_canceled": c.get("lifetime_bucket", {})
+        .get("pending_points", {})
+        .get("canceled", 0),
     }
 
 
