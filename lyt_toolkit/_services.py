@@ -68,8 +68,9 @@ def named_here(base_url: str) -> bool:
 
 def holds_value(holds: str) -> str:
     """``holds`` as a header value: printable ASCII, anything else (a path's accents, a
-    control character) and ``%`` percent-encoded."""
-    return quote(holds, safe=_PRINTABLE)
+    control character) and ``%`` percent-encoded; a surrogate (a file name's byte that is
+    not UTF-8) as the bytes Python keeps it in, read back as U+FFFD (``heard_holds``)."""
+    return quote(holds, safe=_PRINTABLE, errors="surrogatepass")
 
 
 def heard_holds(value: str) -> str:

@@ -102,7 +102,7 @@ def mended(response: httpx.Response) -> httpx.Response:
         end = stop
     try:
         fields = list(lone_surrogates(json.loads(content)))
-    except ValueError:
+    except ODD_VALUE_ERRORS:  # not JSON, or nested deeper than Python decodes: not named
         fields = []
     named = ", ".join(fields[:_NAMED]) or "the body"
     more = f" and {len(fields) - _NAMED} more" if len(fields) > _NAMED else ""

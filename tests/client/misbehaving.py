@@ -75,11 +75,14 @@ REWARD_IDS = {
     "year_one": "lrew_000000000d",
     "bad_gzip": "lrew_0000000f2a",
     "surrogate": "lrew_00000000d8",
+    "deep_surrogate": "lrew_0000000dd8",
 }
 """Reward IDs by behaviour: a dripped body; a dripped status line and headers; 503 with
 ``Retry-After: 0.3`` every time; 429 with ``Retry-After: 86400``; a 200 that is not JSON;
 a ``created_at`` in year 1; a 200 whose body is not the gzip its ``Content-Encoding`` says;
-a name and a metadata key holding a lone surrogate (``"\\ud800"``), next to a paired one."""
+a name and a metadata key holding a lone surrogate (``"\\ud800"``), next to a paired one;
+a 404 whose message holds a lone surrogate, next to arrays nested deeper than Python
+decodes."""
 
 
 @dataclass
@@ -258,6 +261,10 @@ class MisbehavingServer:
         if reward_id == REWARD_IDS["surrogate"]:
             odd = {"name": "Miles \ud800 Beans", "metadata": {"\udfff": "\U0001f600"}}
             return _json(200, REWARD | {"id": reward_id} | odd)
+        if reward_id == REWARD_IDS["deep_surrogate"]:
+            deep = b"[" * 100_000 + b"]" * 100_000
+            body = b'{"code":404,"key":"not_found","message":"gone \\ud800","x":' + deep + b"}"
+            return _Answer(404, body, {"Content-Type": "application/json"}, "Not Found")
         if reward_id == REWARD_IDS["year_one"]:
             return _json(200, REWARD | {"created_at": "0001-01-01T00:00:00+01:00"})
         return _json(200, REWARD | {"id": reward_id})

@@ -21,6 +21,7 @@ from lyt_toolkit.errors import (
     APIResponseValidationError,
     APITimeoutError,
     LytError,
+    NotFoundError,
     OddValueWarning,
     PaginationError,
     RateLimitError,
@@ -226,6 +227,19 @@ def test_a_lone_surrogate_in_an_answer_is_replaced_with_a_warning_naming_its_fie
     with pytest.warns(OddValueWarning, match="lone surrogate"):
         raw = client.request("GET", f"/v2/loyalties/rewards/{reward_id}")
     assert raw["name"].encode() == "Miles \ufffd Beans".encode()
+
+
+def test_an_error_answer_with_a_lone_surrogate_too_deep_to_decode_is_still_its_api_error(
+    client: LoyaltyClient,
+) -> None:
+    """Mending the surrogate of an error answer nested deeper than Python decodes raises no
+    ``RecursionError``: the error is the answer's, its body unknown, as without the surrogate."""
+    with (
+        pytest.warns(OddValueWarning, match="lone surrogate"),
+        pytest.raises(NotFoundError) as caught,
+    ):
+        client.rewards.get(REWARD_IDS["deep_surrogate"])
+    assert caught.value.status == 404
 
 
 def test_a_refused_application_key_pair_names_its_settings(client: LoyaltyClient) -> None:

@@ -4,6 +4,7 @@ process serving the same program, never a credential, and read back by the clien
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import httpx
@@ -61,3 +62,19 @@ def test_the_client_reads_back_what_the_sandbox_holds_however_it_is_spelled(
             holds = client._service_holds
     assert holds == held_program(SandboxConfig(db=db, seed=7, now="2026-01-15T12:00:00Z"))
     assert holds is not None and f"database {db}" in holds
+
+
+def test_a_database_path_that_is_not_utf8_is_named_not_a_500(tmp_path: Path) -> None:
+    # a file name's byte that is not UTF-8, as Python spells it: a lone surrogate
+    db = os.fsdecode(os.fsencode(tmp_path) + b"/b\xffse.sqlite")
+    with Sandbox.start(db=db, seed=7) as sb:
+        forget_local(sb.base_url)
+        answer = httpx.get(f"{sb.base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10)
+        assert answer.status_code == 401  # no bearer: refused, not a 500
+        with LoyaltyClient(
+            base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()
+        ) as client:
+            client.fetch_token()
+            holds = client._service_holds
+    assert holds is not None and holds.endswith("/b\ufffd\ufffd\ufffdse.sqlite")
+    assert holds.encode("utf-8")  # text a checkpoint's manifest can hold
