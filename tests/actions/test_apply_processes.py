@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pytest
@@ -76,16 +77,53 @@ def _sent_twice(log: Path) -> list[dict[str, object]]:
     ]
 
 
-@pytest.mark.parametrize("again", [[], ["--refresh"]], ids=["resumed", "refreshed"])
-def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_twice(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, again: list[str], lyt_process: LytProcess
-) -> None:
+class _Applying(NamedTuple):
+    """``lyt apply`` of a saved plan, caught with creates in flight."""
+
+    plan: Path
+    log: Path
+    names: list[str]
+    rewards: list[str]
+    first: subprocess.Popen[str]
+
+
+def _applying(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+) -> _Applying:
+    """A plan saved and its ``lyt apply`` started, slowed until some creates are in flight."""
     plan = tmp_path / "plan.json"
     log = tmp_path / "plan.json.log.jsonl"
     names, rewards = _save(client, plan)
     fresh.set_faults(delay_seconds=SLOW)
     first = lyt_process(fresh, tmp_path, "apply", str(plan))
     _wait_for(lambda: log.exists() and _creates_in_flight(log), first)
+    return _Applying(plan, log, names, rewards, first)
+
+
+def _finished_by_the_next_run(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    lyt_process: LytProcess,
+    applying: _Applying,
+    *again: str,
+) -> None:
+    """The same command run again applies the rest, each write sent once."""
+    second = lyt_process(fresh, tmp_path, "apply", str(applying.plan), *again)
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert err == "" and "Applied: " in out
+    assert Counter(names_on_server(client, "Killed ")) == Counter(applying.names)  # each once
+    assert {client.rewards.get(r).status for r in applying.rewards} == {"DRAFT"}
+    assert _sent_twice(applying.log) == []
+
+
+@pytest.mark.parametrize("again", [[], ["--refresh"]], ids=["resumed", "refreshed"])
+def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_twice(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, again: list[str], lyt_process: LytProcess
+) -> None:
+    applying = _applying(fresh, client, tmp_path, lyt_process)
+    log, rewards, first = applying.log, applying.rewards, applying.first
     first.send_signal(signal.SIGKILL)
     first.wait()
     assert first.returncode == -signal.SIGKILL
@@ -95,25 +133,15 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
     assert {client.rewards.get(r).status for r in rewards} == {"ACTIVE"}  # none sent yet
     assert not (tmp_path / "plan.json.applied").exists()
 
-    second = lyt_process(fresh, tmp_path, "apply", str(plan), *again)
-    out, err = second.communicate(timeout=120)
-    assert second.returncode == 0, err
-    assert err == "" and "Applied: " in out
-    assert Counter(names_on_server(client, "Killed ")) == Counter(names)  # each once
-    assert {client.rewards.get(r).status for r in rewards} == {"DRAFT"}
-    assert _sent_twice(log) == []
+    _finished_by_the_next_run(fresh, client, tmp_path, lyt_process, applying, *again)
     assert len((tmp_path / "plan.json.applied").read_text().splitlines()) == 1
 
 
 def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_nothing_twice(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
-    plan = tmp_path / "plan.json"
-    log = tmp_path / "plan.json.log.jsonl"
-    names, rewards = _save(client, plan)
-    fresh.set_faults(delay_seconds=SLOW)
-    first = lyt_process(fresh, tmp_path, "apply", str(plan))
-    _wait_for(lambda: log.exists() and _creates_in_flight(log), first)
+    applying = _applying(fresh, client, tmp_path, lyt_process)
+    log, rewards, first = applying.log, applying.rewards, applying.first
     first.send_signal(signal.SIGINT)
     _, err = first.communicate(timeout=60)
     fresh.clear_faults()
@@ -124,13 +152,7 @@ def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_
     assert {client.rewards.get(r).status for r in rewards} == {"ACTIVE"}  # stopped mid-way
     assert not (tmp_path / "plan.json.applied").exists()
 
-    second = lyt_process(fresh, tmp_path, "apply", str(plan))
-    out, err = second.communicate(timeout=120)
-    assert second.returncode == 0, err
-    assert err == "" and "Applied: " in out
-    assert Counter(names_on_server(client, "Killed ")) == Counter(names)  # each once
-    assert {client.rewards.get(r).status for r in rewards} == {"DRAFT"}
-    assert _sent_twice(log) == []
+    _finished_by_the_next_run(fresh, client, tmp_path, lyt_process, applying)
 
 
 def test_two_applies_of_one_plan_at_once_make_one_writer(
