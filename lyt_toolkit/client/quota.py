@@ -12,11 +12,12 @@ waits for the reset when that is within ``max_wait``, else raises
 Clocks: the reset is held on this machine's monotonic clock, as a delay from
 the answer that announced it. ``Retry-After`` is such a delay already; the
 epoch of ``X-Rate-Limit-Retry`` is turned into one against the answer's own
-``Date`` header (the server's clock, to the second; this machine's time stands for
-the answer's instant when it falls within that second, the clocks agreeing), and
-against this machine's clock only when an answer has no ``Date``. A server clock
-ahead or behind this machine's therefore does not move the wait. Read against a
-``Date`` alone the reset may be up to a second early of the one held: from then on
+``Date`` header (the server's clock, to the second: the start of that second stands
+for the answer's instant, so the wait is never short, even when this machine's clock
+differs from the server's by a fraction of a second), and against this machine's
+clock only when an answer has no ``Date``. A server clock ahead or behind this
+machine's therefore does not move the wait. Read against a ``Date`` the reset may be
+up to a second early of the one held: from then on
 (``resets_at`` may have passed) ``remaining`` is unknown, and a call is sent when the
 client may not wait (``max_wait``) and read afresh: the budget is never a stale 0.
 
@@ -447,14 +448,14 @@ def _epoch(value: str | None) -> float | None:
 
 
 def _answered_at(date: str | None, wall: Callable[[], float]) -> tuple[float, float]:
-    """When the server answered, on its clock, and how much later it may have been: this
-    machine's time now when it falls within the second ``Date`` names (the clocks agree),
-    else the start of that second (up to 1 s early); this machine's time without ``Date``."""
-    now = wall()
+    """When the server answered, on its clock, and how much later it may have been: the start
+    of the second ``Date`` names (up to 1 s early, so a wait read against it is never short,
+    however this machine's clock stands within that second); this machine's time without
+    ``Date``."""
     second = _date_second(date) if date else None
     if second is not None:
-        return (now, 0.0) if second <= now < second + 1 else (second, 1.0)
-    return now, 0.0
+        return second, 1.0
+    return wall(), 0.0
 
 
 @functools.lru_cache(maxsize=64)

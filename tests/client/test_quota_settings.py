@@ -126,9 +126,9 @@ def test_headers_that_are_not_numbers_are_ignored() -> None:
 
 @pytest.mark.parametrize("skew", [0.0, 3600.0], ids=["clocks-agree", "service-an-hour-ahead"])
 def test_past_resets_at_the_budget_is_never_a_stale_zero(skew: float) -> None:
-    """``Date`` names a whole second: this machine's time within it is the answer's instant;
-    out of it (the clocks differ) the reset may be up to a second early of the one held,
-    and from then on the budget is unknown, not 0 (issue 33, item 10)."""
+    """``Date`` names a whole second, whose start is taken for the answer's instant: the reset
+    may be up to a second early of the one held, and from then on the budget is unknown,
+    not 0 (issue 33, item 10)."""
     clock = Clock()
     wall = lambda: 999_000.7 - skew + (clock.now - 1000)  # noqa: E731
     quota = Quota(max_wait=0, clock=clock, wall=wall)
@@ -145,3 +145,23 @@ def test_past_resets_at_the_budget_is_never_a_stale_zero(skew: float) -> None:
     assert quota.remaining in (None, 2)
     assert quota.take() == (0, 2)  # sent, not refused: its answer says
     assert quota.seconds_to_reset() in (None, pytest.approx(0.69))
+
+
+def test_a_service_clock_a_fraction_of_a_second_behind_is_never_waited_for_too_short() -> None:
+    """This machine's clock 0.6 s ahead of the service's, within the second ``Date`` names:
+    the window the service ends 3 s after its answer is over 3 s after it here too, never
+    sooner (a paced pull once resumed 0.6 s early, its calls counted in the old window)."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.6 + (clock.now - 1000))
+    headers = {
+        "X-Rate-Limit-Limit": "2",
+        "X-Rate-Limit-Remaining": "0",
+        "X-Rate-Limit-Retry": "999003",  # 3 s after the answer on the service's clock
+        "Date": email.utils.formatdate(999_000, usegmt=True),  # the service: 999,000.0
+    }
+    _, number = quota.take()
+    quota.observe(answer(**headers), number)
+    wait, number = quota.take()
+    assert number == 0 and wait >= 3.0
+    clock.now += 2.9  # 2.9 s on: the service's window has 0.1 s to run
+    assert quota.take()[1] == 0  # still waiting, nothing sent
