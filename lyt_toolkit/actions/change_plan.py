@@ -599,7 +599,8 @@ class SavedPlan:
         """Each touched object whose live row differs from the base, as ``kind key``
         (objects the plan's own writes made, ``own_work``, are not staleness)."""
         live = self.live_rows(client, log=log)
-        return stale_objects(self._rereads(log), live, self.own_work(client, log))
+        reread = [entry for entry in self.touched if (entry["kind"], entry["key"]) in live]
+        return stale_objects(reread, live, self.own_work(client, log))
 
     def refreshed(self, client: LoyaltyClient, *, log: LogSource | None = None) -> ChangePlan:
         """The plan made again against the live rows of the touched objects, from typed
