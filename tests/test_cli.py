@@ -221,10 +221,14 @@ def test_a_resumed_db_settles_activations_a_stopped_sandbox_left_open(tmp_path: 
         )
         headers = _headers(sb.base_url)
         buckets = httpx.get(sb.base_url + path, headers=headers).json()["data"]
-        assert {b["id"]: b["status"] for b in buckets}[bucket["id"]] == "ACTIVATED"
+        assert bucket["id"] not in {b["id"] for b in buckets}  # settled: no longer PENDING
         again = httpx.post(f"{sb.base_url}{path}/{bucket['id']}/activate", headers=headers)
         assert again.status_code == 423
         assert "not PENDING" in again.json()["details"]
+    store = Store(str(db))
+    settled = store.get("pending_buckets", "lcppb_c0ffee0001")
+    store.close()
+    assert settled is not None and settled["status"] == "ACTIVATED"
 
 
 def test_a_reader_that_goes_away_gets_no_traceback() -> None:

@@ -6,7 +6,10 @@ an error of the batch. ``preview(client)`` reads each bucket, its program,
 member and card definition and the service's today, and shows ``activatable``
 and ``blocked_reason`` per row: the same reasons the audit rule
 ``pending-bucket-not-activatable`` gives (``lyt_toolkit.frames.pending``).
-A bucket already ACTIVATED is done.
+The service lists a card's PENDING buckets only, so a bucket its card's list no longer
+holds is done: activated, or canceled (which no call could undo), or never there; its
+activation answers 423 (not PENDING) or 404 (no such bucket). A run's log, or
+``Rehearsal.verify`` with the card's count of canceled pending points, tells which.
 """
 
 from __future__ import annotations
@@ -34,6 +37,12 @@ __all__ = ["ActivatePendingBuckets", "BucketPath", "activate_pending_buckets"]
 
 BucketPath = tuple[str, str, str, str]
 """Where a bucket lives: program, member, card and bucket IDs."""
+
+_UNLISTED = "no longer PENDING: not on its card's list (activated or canceled, or never there)"
+"""What activating a bucket its card's list does not hold will do (``Standing.done``)."""
+
+_NOT_LISTED = "not among the card's PENDING buckets"
+"""The ``blocked_reason`` of such a bucket."""
 
 _PATH = ("program_id", "member_id", "card_id", "bucket_id")
 _PREFIXES = (IdPrefix.PROGRAM, IdPrefix.MEMBER, IdPrefix.CARD, IdPrefix.PENDING_BUCKET)
@@ -99,10 +108,9 @@ class _BucketReader:
     def __call__(self, item: PlanItem[BucketPath]) -> Standing:
         program_id, member_id, card_id, bucket_id = item.to_send
         bucket = self._buckets(program_id, member_id, card_id).get(bucket_id)
-        if bucket is None:
-            return Standing(
-                f"fails: no bucket {bucket_id} on card {card_id} (404)",
-                columns={"activatable": False, "blocked_reason": "the bucket does not exist"},
+        if bucket is None:  # the service lists a card's PENDING buckets only
+            return Standing.already(
+                _UNLISTED, columns={"activatable": False, "blocked_reason": _NOT_LISTED}
             )
         reasons = blocked_reasons(
             bucket.model_dump(),

@@ -12,10 +12,11 @@ Objects the plan creates get new IDs in each place, so added rows of kinds with
 a name are matched by name, and their service-generated fields (``id``,
 ``created_at``, ``updated_at``) are left out of the comparison.
 
-A pull lists a card's pending buckets only while the card holds pending points. So a
-PENDING bucket that a pull after the run no longer lists, its card holding none, is
-compared as no longer PENDING, which matches the same bucket seen ``ACTIVATED`` on the
-other side; a bucket not PENDING before that went unlisted so has not changed. The card's
+The service lists a card's PENDING buckets only, and a pull reads a card's list only while
+the card holds pending points. So a PENDING bucket that a pull after the run no longer
+lists, its card read, is compared as no longer PENDING, which matches the same bucket seen
+``ACTIVATED`` on the other side (a snapshot written before the sandbox listed as the
+service does); a bucket not PENDING before that went unlisted has not changed. The card's
 lifetime count of canceled pending points (``lifetime_pending_canceled``, read with the
 card: no extra call) tells a canceled bucket from an activated one: unchanged, none was
 canceled; risen, the buckets whose points make up the rise (when only one set of them
@@ -74,15 +75,15 @@ mints the same IDs each time."""
 GENERATED = ("id", "created_at", "updated_at")
 """Fields of a created row that the service generates: never compared."""
 
-_UNLISTED = "not PENDING (unlisted: its card holds no pending points)"
-"""The status of a PENDING bucket a pull no longer lists, its card holding no pending points:
-as rehearsed against ``ACTIVATED``."""
+_UNLISTED = "not PENDING (no longer listed)"
+"""The status of a PENDING bucket a pull no longer lists, its card read: as rehearsed against
+``ACTIVATED``."""
 
-_CANCELED = "CANCELED (unlisted: its card's canceled pending points rose by its points)"
+_CANCELED = "CANCELED (no longer listed: its card's canceled pending points rose by its points)"
 """The status of such a bucket when the rise of its card's canceled pending points is made up
 of its points (with those of the other buckets so canceled)."""
 
-_UNSURE = "ACTIVATED or CANCELED (unlisted: its card's canceled pending points rose)"
+_UNSURE = "ACTIVATED or CANCELED (no longer listed: its card's canceled pending points rose)"
 """The status of such a bucket when its card's canceled pending points rose by an amount that
 no one set of the card's unlisted buckets makes up."""
 
@@ -200,10 +201,10 @@ class Rehearsal:
         with the rehearsed ones; ``results``, the real run's results frame, adds one
         check per item comparing its outcome.
 
-        A PENDING bucket a pull no longer lists because its card holds no pending points is
-        compared as no longer PENDING: as rehearsed against ``ACTIVATED``, unless the rise of
-        its card's canceled pending points shows it canceled (or cannot tell): then
-        ``different``.
+        A PENDING bucket a pull no longer lists (the service lists PENDING buckets only), its
+        card read, is compared as no longer PENDING: as rehearsed against ``ACTIVATED``,
+        unless the rise of its card's canceled pending points shows it canceled (or cannot
+        tell): then ``different``.
 
         ``after_snapshot`` must be a pull of production after the real run, of the same
         kinds as the rehearsed snapshot.
@@ -395,17 +396,16 @@ class _RehearsalProgram:
 
 
 def _as_pulled(diff: SnapshotDiff[ProgramSnapshot]) -> pd.DataFrame:
-    """``diff.changes`` as far as a pull can tell them: a bucket removed because the pull after
-    did not list its card's buckets (the card holds no pending points) is, if it was PENDING, a
-    ``status`` changed to ``_UNLISTED`` (activated), ``_CANCELED`` or ``_UNSURE`` (see
-    ``_unlisted``); any other such bucket is left out (not read, not changed)."""
+    """``diff.changes`` as far as a pull can tell them: a bucket removed while the pull after
+    read its card (the service lists PENDING buckets only, and a pull lists none of a card
+    holding no pending points) is, if it was PENDING, a ``status`` changed to ``_UNLISTED``
+    (activated), ``_CANCELED`` or ``_UNSURE`` (see ``_unlisted``); any other such bucket is
+    left out (not PENDING before, it has not changed)."""
     changes = diff.changes
     removed = (changes["kind"] == "pending_buckets") & (changes["change"] == "removed")
     if not removed.any() or "cards" not in diff.after.kinds:
         return changes
-    cards = diff.after.cards
-    emptied = cards[(cards["balance_pending_points"] == 0).fillna(False)]
-    rises = _canceled_rises(diff.before.cards, emptied)
+    rises = _canceled_rises(diff.before.cards, diff.after.cards)
     rows = {i: json.loads(row) for i, row in changes.loc[removed, "before"].items()}
     unlisted = [i for i, r in rows.items() if (r["member_id"], r["card_id"]) in rises]
     pending = [i for i in unlisted if rows[i]["status"] == "PENDING"]
@@ -426,18 +426,19 @@ def _as_pulled(diff: SnapshotDiff[ProgramSnapshot]) -> pd.DataFrame:
     return out.drop(index=unchanged)
 
 
-def _canceled_rises(before: pd.DataFrame, emptied: pd.DataFrame) -> dict[tuple[str, str], int]:
-    """Each emptied card (member and card IDs) with the pending points canceled on it between
-    the two pulls; 0 when either pull lacks the count (a snapshot written before it held it)."""
+def _canceled_rises(before: pd.DataFrame, after: pd.DataFrame) -> dict[tuple[str, str], int]:
+    """Each card the pull ``after`` read (member and card IDs) with the pending points canceled
+    on it between the two pulls; 0 when either pull lacks the count (a snapshot written before
+    it held it)."""
     column = "lifetime_pending_canceled"
-    keys = list(zip(emptied["member_id"], emptied["id"], strict=True))
-    if column not in before or column not in emptied:
+    keys = list(zip(after["member_id"], after["id"], strict=True))
+    if column not in before or column not in after:
         return dict.fromkeys(keys, 0)
     was = dict(
         zip(zip(before["member_id"], before["id"], strict=True), before[column], strict=True)
     )
     rises = {}
-    for key, now in zip(keys, emptied[column], strict=True):
+    for key, now in zip(keys, after[column], strict=True):
         then: Any = was.get(key, pd.NA)
         known = not (pd.isna(then) or pd.isna(now))
         rises[key] = max(int(now) - int(then), 0) if known else 0

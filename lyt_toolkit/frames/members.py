@@ -91,7 +91,7 @@ PENDING_BUCKETS = Schema(
         integer("points_total", "points in the bucket"),
         timestamp("date", "activation date, as 00:00 UTC of that day"),
         enum("type", PendingPointsType, "how the bucket activates"),
-        enum("status", PendingBucketStatus, "bucket status"),
+        enum("status", PendingBucketStatus, "bucket status (pulled: PENDING, the only listed)"),
         enum("program_status", ProgramStatus, "snapshot: status of the program (NA: not joined)"),
         enum("member_status", MemberStatus, "snapshot: status of the member (NA: not joined)"),
         *created_updated(),

@@ -67,7 +67,12 @@ KINDS: tuple[Kind, ...] = (
     Kind("programs", "Program"),
     Kind("members", "Member", scope_field="program_id"),
     Kind("cards", "Card", scope_field="member_id"),
-    Kind("pending_buckets", "PendingBucket", scope_field="card_id"),
+    Kind(
+        "pending_buckets",
+        "PendingBucket",
+        scope_field="card_id",
+        listed=lambda doc: doc.get("status") == "PENDING",  # the list holds PENDING only
+    ),
     Kind("card_transactions", "CardTransaction", scope_field="card_id"),
     Kind("products"),
     Kind("skus"),

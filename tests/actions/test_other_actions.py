@@ -67,10 +67,11 @@ def test_activate_pending_buckets(client: LoyaltyClient) -> None:
     deadline = time.monotonic() + 5  # the service settles the transaction asynchronously
     while time.monotonic() < deadline:
         after = {b.id: b for b in _buckets(client, chosen[0].member_id)}
-        if after["lcppb_c0ffee0001"].status == "ACTIVATED":
+        if "lcppb_c0ffee0001" not in after:  # ACTIVATED: the list holds PENDING buckets only
             break
         time.sleep(0.05)
-    assert after["lcppb_c0ffee0001"].status == "ACTIVATED"
+    assert "lcppb_c0ffee0001" not in after
+    assert {"lcppb_c0ffee0003", "lcppb_c0ffee0004"} <= set(after)  # refused: still PENDING
 
 
 def test_activation_targets_as_tuples_and_bad_ids(client: LoyaltyClient) -> None:

@@ -24,6 +24,7 @@ from lyt_toolkit.actions.rehearsal import (
     _unlisted,
 )
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.frames.members import PENDING_BUCKETS
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.services import programs as sandbox_programs
 from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
@@ -266,10 +267,14 @@ CANCELED_CARD = ("lmbr_c0ffee0002", "lcrd_c0ffee0003")
 
 def _before_the_cancel(snapshot: ProgramSnapshot) -> ProgramSnapshot:
     """``snapshot`` as a pull before lcppb_c0ffee000c was canceled would have seen it:
-    PENDING, its points still pending on the card and not yet counted canceled."""
+    listed PENDING, its points still pending on the card and not yet counted canceled."""
     frames = snapshot.frames()
-    buckets = frames["pending_buckets"].copy()
-    buckets.loc[buckets.id == "lcppb_c0ffee000c", "status"] = "PENDING"
+    listed = frames["pending_buckets"]
+    assert "lcppb_c0ffee000c" not in set(listed.id)  # CANCELED: the service does not list it
+    canceled = listed[listed.id == "lcppb_c0ffee0007"].assign(
+        id="lcppb_c0ffee000c", points_total=25
+    )
+    buckets = PENDING_BUCKETS.conform(pd.concat([listed, canceled], ignore_index=True))
     cards = frames["cards"].copy()
     card = (cards.member_id == CANCELED_CARD[0]) & (cards.id == CANCELED_CARD[1])
     cards.loc[card, ["balance_pending_points", "lifetime_pending_canceled"]] = [105, 0]
@@ -288,7 +293,9 @@ def test_a_bucket_canceled_before_the_run_is_reported_not_counted_activated(
     rehearsal = plan.rehearse(before, progress=False)
     assert set(rehearsal.results.outcome) == {"succeeded"}
     results = plan.execute(client, progress=False)  # 000c was canceled meanwhile: 423
-    assert list(results.outcome) == ["succeeded", "failed"]
+    # read back, 000c is no longer listed: as an activated bucket is (verify tells them apart)
+    assert list(results.outcome) == ["succeeded", "already_done"]
+    assert "activated or canceled" in results.message.iloc[1]
     _settled(client, 0, ("lprg_c0ffee0001", *CANCELED_CARD))
     after = pull(client)
     assert not after.pending_buckets.id.isin(buckets).any()  # the card holds none: unlisted

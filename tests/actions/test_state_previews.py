@@ -19,6 +19,7 @@ from lyt_toolkit.snapshot import ProgramSnapshot
 from .helpers import SECRETS, benefit_rows
 
 PROGRAMS = ("lprg_c0ffee0001", "lprg_c0ffee0002")
+CARD = ("lprg_c0ffee0001", "lmbr_c0ffee0001", "lcrd_c0ffee0001")
 TO_ACTIVATE = ("lcppb_c0ffee0001", "lcppb_c0ffee0002")
 
 
@@ -67,9 +68,20 @@ def test_program_bucket_frame_of_one_card_and_bad_arguments(client: LoyaltyClien
         client.pending_buckets.frame("lprg_c0ffee0001", "lmbr_c0ffee0001")
 
 
+UNLISTED = (
+    ("lprg_c0ffee0001", "lmbr_c0ffee0001", "lcrd_c0ffee0001", "lcppb_c0ffee0005"),  # ACTIVATED
+    ("lprg_c0ffee0001", "lmbr_c0ffee0002", "lcrd_c0ffee0003", "lcppb_c0ffee000c"),  # CANCELED
+    ("lprg_c0ffee0001", "lmbr_c0ffee0002", "lcrd_c0ffee0003", "lcppb_c0ffee0ff0"),  # none such
+)
+"""Buckets the service does not list: no longer PENDING, or never there."""
+
+
 def test_bucket_preview_agrees_with_the_audit_rule(client: LoyaltyClient) -> None:
     buckets = _buckets(client)
-    preview = _by_target(actions.activate_pending_buckets(buckets).preview(client, progress=False))
+    assert set(buckets.status) == {"PENDING"}  # the service lists PENDING buckets only
+    unlisted = pd.DataFrame(UNLISTED, columns=["program_id", "member_id", "card_id", "id"])
+    plan = actions.activate_pending_buckets(pd.concat([buckets, unlisted], ignore_index=True))
+    preview = _by_target(plan.preview(client, progress=False))
     assert str(preview.activatable.dtype) == "boolean"
     assert str(preview.blocked_reason.dtype) == "string"
     findings = run(ProgramSnapshot.pull(client, progress=False))
@@ -84,9 +96,17 @@ def test_bucket_preview_agrees_with_the_audit_rule(client: LoyaltyClient) -> Non
             assert row.will == f"fails: {row.blocked_reason} (423)"
         else:
             assert row.will == "activate pending points now" and pd.isna(row.blocked_reason)
-    assert preview.loc["lcppb_c0ffee0005", "will"] == "nothing (already ACTIVATED)"
-    canceled = preview.loc["lcppb_c0ffee000c"]
-    assert canceled.will.startswith("fails: the bucket is CANCELED, not PENDING")
+    for *_, bucket_id in UNLISTED:  # nothing to send: activated, canceled or never there
+        row = preview.loc[bucket_id]
+        assert (
+            row.will == "nothing (no longer PENDING: not on its card's list (activated or"
+            " canceled, or never there))"
+        )
+        assert not row.activatable and row.blocked_reason == "not among the card's PENDING buckets"
+    results = _by_target(plan.execute(client, progress=False)).loc[[u[3] for u in UNLISTED]]
+    assert list(results.outcome) == ["already_done", "already_done", "failed"]
+    assert results.status.isna().tolist() == [True, True, False]  # 423, read back: done
+    assert results.status.iloc[2] == 404
     assert "is not after 2026-01-15" in preview.loc["lcppb_c0ffee0004", "blocked_reason"]
     assert "member lmbr_c0ffee0003" in preview.loc["lcppb_c0ffee0009", "blocked_reason"]
     assert "IMMEDIATE" in preview.loc["lcppb_c0ffee0008", "blocked_reason"]
@@ -154,22 +174,21 @@ def test_deletion_previews_show_nothing_for_what_is_gone(client: LoyaltyClient) 
 
 
 def _wait_activated(client: LoyaltyClient) -> None:
-    """Activations settle asynchronously; wait until the buckets show ACTIVATED."""
+    """Activations settle asynchronously; wait until the buckets leave the list (the service
+    lists PENDING buckets only)."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        buckets = _buckets(client).set_index("id")
-        if (buckets.loc[list(TO_ACTIVATE), "status"] == "ACTIVATED").all():
+        if not _buckets(client).id.isin(TO_ACTIVATE).any():
             return
         time.sleep(0.05)
     raise AssertionError("the activations never settled")
 
 
-def _plans(client: LoyaltyClient) -> list[actions.ActionPlan]:
-    buckets = _buckets(client)
+def _plans() -> list[actions.ActionPlan]:
     return [
         actions.create_benefits(benefit_rows("Rerun", 3)),
         actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"]),
-        actions.activate_pending_buckets(buckets[buckets.id.isin(TO_ACTIVATE)]),
+        actions.activate_pending_buckets([(*CARD, bucket) for bucket in TO_ACTIVATE]),
         actions.delete_tier_structures(["lts_c0ffee0006", "lts_c0ffee0003"]),
         actions.delete_webhooks([("proj_NwStage01", "wh_NwStageAll01")]),
     ]
@@ -183,15 +202,14 @@ def _state(client: LoyaltyClient) -> tuple[dict[str, pd.DataFrame], list[str]]:
 
 
 def test_a_rerun_without_its_log_finds_everything_done(client: LoyaltyClient) -> None:
-    for plan in _plans(client):
+    for plan in _plans():
         first = plan.execute(client, concurrency=2, progress=False)
         assert set(first.outcome) == {"succeeded"}, first[["target", "outcome", "message"]]
     _wait_activated(client)
     before, hooks_before = _state(client)
-    for plan in _plans(client):
-        assert all(
-            w.startswith("nothing (already") for w in plan.preview(client, progress=False).will
-        )
+    for plan in _plans():
+        done = ("nothing (already", "nothing (no longer PENDING")  # an activated bucket: unlisted
+        assert all(w.startswith(done) for w in plan.preview(client, progress=False).will)
         again = plan.execute(client, concurrency=2, progress=False)
         assert set(again.outcome) == {"already_done"}, again[["target", "outcome", "message"]]
         assert again.status.isna().all() and again.error_key.isna().all()

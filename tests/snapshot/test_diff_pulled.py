@@ -71,7 +71,8 @@ def _expected(before: ProgramSnapshot, created: str) -> pd.DataFrame:
             str(card["balance_pending_points"]),
             str(card["balance_pending_points"] - points),
         ),
-        ("pending_buckets", BUCKET[3], "changed", "status", "PENDING", "ACTIVATED"),
+        # activated, it leaves the list: the service lists PENDING buckets only
+        ("pending_buckets", BUCKET[3], "removed", None, "<row>", None),
     ]
     return CHANGES.conform(pd.DataFrame(rows, columns=CHANGES.names))
 
@@ -84,17 +85,20 @@ def test_changes_made_through_the_client_are_exactly_the_diff(demo: Sandbox) -> 
     assert added["name"] == NEW_BENEFIT["name"] and added["points_value"] == 42
     assert added["status"] == "DRAFT" and added["id"] == created
     changes.loc[changes["change"] == "added", "after"] = "<row>"
+    removed = json.loads(changes.loc[changes["change"] == "removed", "before"].iloc[0])
+    assert (removed["id"], removed["status"]) == (BUCKET[3], "PENDING")
+    changes.loc[changes["change"] == "removed", "before"] = "<row>"
     pd.testing.assert_frame_equal(changes, _expected(before, created))
     assert len(diff) == 7 and diff
 
     summary = diff.summary()
     assert summary.loc["benefits", "added"] == 1
     assert summary.loc["cards"].tolist() == [0, 0, 1, 2]
-    assert summary.loc["total"].tolist() == [1, 0, 5, 6]
+    assert summary.loc["total"].tolist() == [1, 1, 4, 5]  # the bucket: removed, no value
 
     everything = before.diff(after, ignore=())
     updated = everything.changes[everything.changes["column"] == "updated_at"]
-    assert sorted(updated["key"]) == sorted([DRAFTED, DELETED, BUCKET[3]])
+    assert sorted(updated["key"]) == sorted([DRAFTED, DELETED])
 
     findings = findings_between(before, after)
     resolved = findings[findings["change"] == "resolved"]
