@@ -15,15 +15,14 @@ A sandbox served elsewhere (``lyt sandbox serve``) says what it holds on every a
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import urlsplit
 
 from ._url import public_url
 
 __all__ = [
     "HOLDS_HEADER",
     "forget_local",
-    "heard_holds",
-    "holds_value",
+    "holders_differ",
     "name_local",
     "named_here",
     "service_identity",
@@ -31,9 +30,11 @@ __all__ = [
 
 HOLDS_HEADER = "Lyt-Sandbox-Holds"
 """The answer header in which a sandbox names what it holds (``sandbox.config.held_program``):
-its program's digest, seed, clock and database, never a credential."""
+its program's digest, seed, clock and a digest of its database's path, in printable ASCII;
+never a credential, never a path."""
 
-_PRINTABLE = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) != "%")
+_PARTS = ("program", "seed", "clock", "database")
+"""The parts of a ``HOLDS_HEADER`` value, in its order."""
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -66,16 +67,30 @@ def named_here(base_url: str) -> bool:
     return _key(base_url) in _LOCAL
 
 
-def holds_value(holds: str) -> str:
-    """``holds`` as a header value: printable ASCII, anything else (a path's accents, a
-    control character) and ``%`` percent-encoded; a surrogate (a file name's byte that is
-    not UTF-8) as the bytes Python keeps it in, read back as U+FFFD (``heard_holds``)."""
-    return quote(holds, safe=_PRINTABLE, errors="surrogatepass")
+def holders_differ(there: str, now: str) -> str:
+    """How the sandbox that says ``now`` differs from the one that said ``there`` (two
+    ``HOLDS_HEADER`` values), by part: ``its program and seed differ``, ``its database
+    differs (...)``, the latter saying what its hex digits are (a digest of the path)."""
+    before, after = _holds_parts(there), _holds_parts(now)
+    differ = [part for part in _PARTS if before.get(part) != after.get(part)]
+    if not differ:
+        return "it names what it holds otherwise"
+    words = " and ".join([", ".join(differ[:-1]), differ[-1]] if len(differ) > 1 else differ)
+    said = f"its {words} {'differs' if len(differ) == 1 else 'differ'}"
+    if "database" in differ:
+        said += " (a sandbox names its database by a digest of the file's path)"
+    return said
 
 
-def heard_holds(value: str) -> str:
-    """What ``holds_value`` made ``value`` from."""
-    return unquote(value)
+def _holds_parts(holds: str) -> dict[str, str]:
+    """A ``HOLDS_HEADER`` value by part (``_PARTS``): ``sandbox of PROGRAM``, then each
+    ``NAME VALUE``."""
+    program, *rest = holds.split(", ")
+    parts = {"program": program.removeprefix("sandbox of ")}
+    for part in rest:
+        name, _, value = part.partition(" ")
+        parts[name] = value
+    return parts
 
 
 def service_identity(base_url: str) -> str:

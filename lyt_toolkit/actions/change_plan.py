@@ -34,7 +34,7 @@ from .cost import PlanCost, budgeted
 from .edited_frames import EditError, noun, read_edited
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
-from .log import LogSource, log_state
+from .log import LogSource, log_state, refuse_foreign
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
 from .plan_text import HTML_ROWS, plan_html, plan_lines, summary_line
@@ -237,10 +237,12 @@ class ChangePlan(metaclass=ABCMeta):
         ignore_unsupported: bool = False,
         budget_share: float = DEFAULT_SHARE,
     ) -> PlanCost:
-        """Raise what ``apply`` with these options would refuse before sending any write;
-        else the plan's cost. Nothing is written; a client that has sent nothing yet fetches
-        its token first, learning the budget (``learn_budget``)."""
+        """Raise what ``apply`` with these options would refuse before sending any write (a
+        ``log`` of another service or project too, ``ForeignLogError``: before it is counted
+        from); else the plan's cost. Nothing is written; a client that has sent nothing yet
+        fetches its token first, learning the budget (``learn_budget``)."""
         self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
+        refuse_foreign(log, client)
         cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         if not cost.fits:
             what = f"the change plan ({counted(len(self.changes), 'change')})"
@@ -627,11 +629,14 @@ class SavedPlan:
         budget, ``learn_budget``): a plan
         already applied, deletes without ``allow_destroy``, unsupported
         changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
-        again), a budget that cannot hold the re-read and the writes; else that cost."""
+        again), a ``log`` of another service or project (``ForeignLogError``, before the
+        cost is counted from it), a budget that cannot hold the re-read and the writes;
+        else that cost."""
         refuse_applied(self.path, self.sha256)
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
         )
+        refuse_foreign(log, client)
         cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         if not cost.fits:
             what = f"re-reading the objects {self.path} touches, then the writes"
@@ -658,8 +663,9 @@ class SavedPlan:
         Refused before any write: a plan another apply is applying (``LockHeldError``
         naming it: one writer per plan, see ``lock``); then (``check_apply``, before the
         re-read) a plan already applied (``PlanAlreadyAppliedError``), deletes without
-        ``allow_destroy``, unsupported changes without ``ignore_unsupported``, a budget that
-        cannot hold the re-read and the writes; after the re-read, a stale plan
+        ``allow_destroy``, unsupported changes without ``ignore_unsupported``, a ``log`` of
+        another service or project (``ForeignLogError``), a budget that cannot hold the
+        re-read and the writes; after the re-read, a stale plan
         (``StalePlanError`` naming each object; ``refresh=True`` re-plans against the live
         state instead). With the ``log`` of an interrupted apply, what the plan's own writes
         made (``own_work``) is neither stale nor sent again.

@@ -47,6 +47,7 @@ __all__ = [
     "LogState",
     "log_state",
     "opened_log",
+    "refuse_foreign",
 ]
 
 ATTEMPTED = "attempted"
@@ -274,6 +275,13 @@ def log_state(log: LogSource | None, action: str, client: LoyaltyClient | None =
     if client is not None:
         action_log.check(LogOwner.of(client))
     return action_log.state(action)
+
+
+def refuse_foreign(log: LogSource | None, client: LoyaltyClient) -> None:
+    """``ForeignLogError`` when ``log`` belongs to another service or project than
+    ``client``'s (its owner line; nothing is sent)."""
+    if log is not None:
+        (log if isinstance(log, ActionLog) else ActionLog(log)).check(LogOwner.of(client))
 
 
 @contextmanager

@@ -1,11 +1,13 @@
 """``lyt apply PLAN_FILE [--allow-destroy] [--ignore-unsupported] [--refresh] [--log FILE]
 [--budget-share SHARE]``: apply a saved plan.
 
-The plan file (``plan.save(path)``) is applied to the configured service: the objects it
-touches are re-read first (the calls printed before), a stale plan is refused naming each
-changed object (``--refresh`` plans again against the live state), deletes need
-``--allow-destroy``, changes the service cannot make ``--ignore-unsupported``, and a plan
-applied to completion refuses to apply again. The action log (default:
+The plan file (``plan.save(path)``) is applied to the configured service: what the apply
+would refuse before its re-read (a log of another service among it) is refused before
+anything is printed; then its summary is printed and the objects it touches are re-read
+(the calls printed before), a stale plan is refused naming each changed object
+(``--refresh`` plans again against the live state), deletes need ``--allow-destroy``,
+changes the service cannot make ``--ignore-unsupported``, and a plan applied to completion
+refuses to apply again. The action log (default:
 ``PLAN_FILE.log.jsonl``) lets an interrupted apply, even a killed one, finish: what it
 made is neither stale nor sent twice, and an object it wrote every change to is not
 re-read. The re-read and the writes keep to ``--budget-share``
@@ -63,7 +65,6 @@ def apply(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(COMMAND, str(exc), EXIT_ERROR)
     log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
-    print(plan.summary(log=log))  # a resumed apply's: what its log leaves
     try:
         with connected_client(False) as client:
             options = _Keywords(
@@ -71,8 +72,10 @@ def apply(args: argparse.Namespace) -> int:
                 allow_destroy=bool(args.allow_destroy),
                 ignore_unsupported=bool(args.ignore_unsupported),
             )
-            # what apply refuses before the re-read, refused before its line is printed
+            # what apply refuses before the re-read (a log of another service too), refused
+            # before anything is printed: no count from a log that is not this service's
             plan.check_apply(client, log=log, budget_share=share, **options)
+            print(plan.summary(log=log))  # a resumed apply's: what its log leaves
             print(reread_line(plan, client, log))
             if args.refresh:  # the summary above is the saved plan's, not what is applied
                 print("--refresh: the plan is made again from the live state just read (a change")

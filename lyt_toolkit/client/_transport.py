@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from .._services import HOLDS_HEADER, heard_holds
+from .._services import HOLDS_HEADER
 from ..errors import ConfigurationError, LytError
 from ..pull.sent import atracer, sent_notice, tracer
 from ._auth import TokenCache
@@ -106,7 +106,7 @@ class _Driver:
         if isinstance(outcome, httpx.Response):
             said = outcome.headers.get(HOLDS_HEADER)
             if said is not None:
-                self.holds = heard_holds(said)
+                self.holds = said
         return outcome
 
 

@@ -39,6 +39,7 @@ from urllib.parse import parse_qsl
 import httpx
 
 from .._lock import held
+from .._services import holders_differ
 from ..client.recording import Asked
 from ..errors import LytError
 from .answers import Answer, AnswerStore
@@ -49,6 +50,8 @@ CURSOR_FRESH = 600.0
 """Seconds a cursor is sent as the service gave it; an older one is read by ``created_at``."""
 
 MANIFEST = "checkpoint.json"
+HOLDS = "holds"
+"""The key of a checkpoint's pull naming what the sandbox that answered it holds."""
 FORMAT = 1
 _ONE_MS = timedelta(milliseconds=1)
 _CREATED = "filters[created_at][conditions][{}]"
@@ -75,6 +78,15 @@ def kind_of(path: str) -> str | None:
 
 class CheckpointError(LytError, ValueError):
     """A checkpoint folder that cannot serve this pull (another pull's, or unreadable)."""
+
+
+def _differs(key: str, there: Any, now: Any) -> str:
+    """``KEY: THERE there, NOW now``; for what two sandboxes said they hold (``holds``), then
+    which of its parts differ (``_services.holders_differ``)."""
+    said = f"{key}: {there!r} there, {now!r} now"
+    if key == HOLDS and isinstance(there, str) and isinstance(now, str):
+        said += f": {holders_differ(there, now)}"
+    return said
 
 
 def recorded_pull(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -165,9 +177,7 @@ class Checkpoint:
         before = found.get("pull", {})
         differs = sorted(k for k in {*before, *self.pull} if before.get(k) != self.pull.get(k))
         if differs:
-            what = "; ".join(
-                f"{k}: {before.get(k)!r} there, {self.pull.get(k)!r} now" for k in differs
-            )
+            what = "; ".join(_differs(k, before.get(k), self.pull.get(k)) for k in differs)
             raise CheckpointError(
                 f"checkpoint: {self.folder} holds another pull ({what}); resume it with the "
                 "same arguments, or give a new folder"

@@ -79,7 +79,7 @@ from ..snapshot.references import (
     referenced_card_definitions,
 )
 from .budget import PullBudget
-from .checkpoint import Checkpoint, recorded_pull
+from .checkpoint import HOLDS, Checkpoint, recorded_pull
 from .pace import PaceBar
 
 __all__ = [
@@ -168,7 +168,7 @@ class _Kept:
         if named_here(base_url):
             return False
         recorded = recorded_pull(self.folder)
-        return recorded is None or _HOLDS in recorded
+        return recorded is None or HOLDS in recorded
 
     def identity(self, client: AsyncLoyaltyClient) -> dict[str, Any]:
         """The pull, from the service ``client`` talks to: its name (``_services``) and, for
@@ -177,12 +177,8 @@ class _Kept:
         holds = None if named_here(base_url) else client._service_holds
         source: dict[str, Any] = {"source": service_identity(base_url)}
         if holds is not None:
-            source[_HOLDS] = holds
+            source[HOLDS] = holds
         return {**source, **self.pull}
-
-
-_HOLDS = "holds"
-"""The key of a checkpoint's pull naming what the sandbox that answered it holds."""
 
 
 def pull_blocking(client: ClientSource, options: PullOptions = PullOptions()) -> Pulled:

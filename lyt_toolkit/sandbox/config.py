@@ -12,6 +12,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from .clock import iso, parse_instant
+
 DEMO_PROGRAM: Traversable = files(__package__) / "demo_program.json"
 """The demo program, shipped inside the package (so a wheel install has it too)."""
 
@@ -75,7 +77,9 @@ class SandboxConfig:
 def held_program(config: SandboxConfig) -> str:
     """What a sandbox built from ``config`` holds, as a record of the service names it
     (``_services``): its program (the bundled demo, else a digest of the file or the data
-    given), seed, clock and database."""
+    given), seed, clock (its instant in the wire form) and database (``path_digest``: never
+    the path, which every answer carries, even a refusal). Printable ASCII throughout, so
+    it is a header value as it is."""
     data = config.data
     if data is None:
         program = "the bundled demo program"
@@ -85,9 +89,19 @@ def held_program(config: SandboxConfig) -> str:
     else:
         try:
             program = f"program {hashlib.sha256(Path(data).read_bytes()).hexdigest()[:16]}"
-        except OSError:  # gone since it was loaded: its path is all there is to name
-            program = f"program file {Path(data).resolve()}"
+        except OSError:  # gone since it was loaded: named by its path (a digest of it)
+            program = f"program file {path_digest(data)}"
     parts = [f"sandbox of {program}", f"seed {config.seed}"]
-    parts += [f"clock {config.now}"] * (config.now is not None)
-    parts += [f"database {config.db}"] * (config.db is not None)
+    if config.now is not None:
+        parts.append(f"clock {iso(parse_instant(config.now))}")
+    if config.db:  # "" keeps it in memory, as None does
+        parts.append(f"database {path_digest(config.db)}")
     return ", ".join(parts)
+
+
+def path_digest(path: str | os.PathLike[str]) -> str:
+    """A file named without its path: the first 12 hex digits of the SHA-256 of its
+    absolute path's bytes (``os.fsencode``: a name that is not UTF-8 too). The same in every
+    process that names the file by that path (a relative one taken from where it runs);
+    another path, another digest."""
+    return hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:12]

@@ -3,8 +3,9 @@
 A client cannot tell two sandboxes apart by their address when one is stopped and another,
 holding another program, is served on the same port; a checkpointed pull would then resume
 the first one's answers as the second one's. So every answer names what the sandbox holds,
-as ``held_program`` words it (its program's digest, seed, clock and database: the same in
-every process that serves the same program, never a credential), and the pull compares it
+as ``held_program`` words it (its program's digest, seed, clock and a digest of its
+database's path: the same in every process that serves the same program from the same
+database, printable ASCII, never a credential nor a path), and the pull compares it
 with the one its checkpoint was written by (``fill.pull``). The digest of a large program
 is taken once, on the first answer, off the event loop.
 """
@@ -16,7 +17,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .._services import HOLDS_HEADER, holds_value
+from .._services import HOLDS_HEADER
 
 
 class HoldsMiddleware:
@@ -33,7 +34,7 @@ class HoldsMiddleware:
             return
         header = self._header
         if header is None:
-            value = holds_value(await asyncio.to_thread(self.holds))
+            value = await asyncio.to_thread(self.holds)  # printable ASCII (``held_program``)
             header = self._header = (HOLDS_HEADER.lower().encode(), value.encode("ascii"))
 
         async def send_with_holds(message: Message) -> None:

@@ -20,6 +20,7 @@ import pytest
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, create_benefits
 from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS, as_saved
+from lyt_toolkit.actions.log import LogOwner
 from lyt_toolkit.actions.plan_file import (
     PlanAlreadyAppliedError,
     PlanFileError,
@@ -445,6 +446,36 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
     assert main(["apply", str(path), "--allow-destroy"]) == 1
     assert "was applied to completion" in capsys.readouterr().err
     assert _live(client)["bonus"] == 1
+
+
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_lyt_apply_refuses_a_log_of_another_service_before_printing_its_counts(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log written against another service shows its writes done there: its (smaller)
+    counts are not this service's, so the refusal comes before any summary, and before a
+    call (``check_apply`` refuses it as ``apply`` would)."""
+    path = tmp_path / "plan.json"
+    _, targets = save_four_kinds(client, path)
+    elsewhere = LogOwner("http://127.0.0.1:9", client.config.app_id)
+    with actions.ActionLog(tmp_path / "plan.json.log.jsonl") as log:  # lyt apply's default
+        log.claim(elsewhere)
+        for call in ("create_benefit", "move_reward_to_draft", "activate_pending_bucket"):
+            log.record(call, targets[call], "succeeded")
+    loaded = ChangePlan.load(path)
+    assert loaded.summary(log=log.path).endswith("; 2 calls (1 re-read, then 1 write)")
+    used = fresh.plan()["used"]
+
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"lyt apply: {log.path}: this action log belongs to")
+    assert f"belongs to {elsewhere}, not to {client.base_url}" in captured.err
+    assert captured.out == ""  # no counts, the log's or the plan's
+    for check in (loaded, loaded.plan):
+        with pytest.raises(actions.ForeignLogError, match="belongs to"):
+            check.check_apply(client, log=log.path, allow_destroy=True)
+    assert fresh.plan()["used"] == used  # refused before the token request
+    assert _live(client)["bonus"] == 0
 
 
 @pytest.mark.usefixtures("lyt_to_fresh")

@@ -1,8 +1,10 @@
 """Every answer of a sandbox names what it holds (``Lyt-Sandbox-Holds``): the same in every
-process serving the same program, never a credential, and read back by the client as sent."""
+process serving the same program from the same database, never a credential nor a path, and
+read back by the client as sent."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -48,11 +50,33 @@ def test_every_process_serving_the_same_program_says_the_same(tmp_path: Path) ->
     assert not any(secret in said[0] for secret in DEFAULT_CREDENTIALS.values())
 
 
-def test_the_client_reads_back_what_the_sandbox_holds_however_it_is_spelled(
+def _database(db: str) -> str:
+    """How a sandbox names the database file ``db``: a digest of its absolute path."""
+    return f"database {hashlib.sha256(os.fsencode(os.path.abspath(db))).hexdigest()[:12]}"
+
+
+def test_the_database_is_named_by_a_digest_of_its_path_never_by_the_path(
     tmp_path: Path,
 ) -> None:
-    db = str(tmp_path / "bäse 100%.sqlite")  # not ASCII, and a "%": sent percent-encoded
-    with Sandbox.start(db=db, seed=7, now="2026-01-15T12:00:00Z") as sb:
+    """The header goes with every answer, a refusal too, and into a checkpoint's manifest:
+    it tells two databases apart without saying where either is."""
+    db = str(tmp_path / "bäse 100%.sqlite")  # not ASCII, and a "%"
+    with served("--db", db, "--seed", "7", "--now", "2026-01-15T12:00:00Z") as (base_url, _):
+        refused = httpx.get(f"{base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10)
+    assert refused.status_code == 401
+    sent = dict(refused.headers.raw)[HOLDS_HEADER.lower().encode()]
+    said = held_program(SandboxConfig(db=db, seed=7, now="2026-01-15T12:00:00Z"))
+    # the same in this process as in the one serving it
+    assert sent == said.encode("ascii")
+    assert said.endswith(f", seed 7, clock 2026-01-15T12:00:00.000Z, {_database(db)}")
+    assert str(tmp_path).encode() not in sent and b"se 100" not in sent
+    other = held_program(SandboxConfig(db=str(tmp_path / "other.sqlite"), seed=7))
+    assert other.endswith(_database(str(tmp_path / "other.sqlite"))) and other[-12:] != said[-12:]
+
+
+def test_the_client_reads_back_what_the_sandbox_holds_as_sent(tmp_path: Path) -> None:
+    db = str(tmp_path / "bäse.sqlite")
+    with Sandbox.start(db=db, seed=7, now="2026-01-15T12:00:00+00:00") as sb:
         forget_local(sb.base_url)
         with LoyaltyClient(
             base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()
@@ -60,8 +84,9 @@ def test_the_client_reads_back_what_the_sandbox_holds_however_it_is_spelled(
             assert client._service_holds is None  # nothing heard yet
             client.fetch_token()
             holds = client._service_holds
+    # the clock as an instant: however it was spelled, the same holder
     assert holds == held_program(SandboxConfig(db=db, seed=7, now="2026-01-15T12:00:00Z"))
-    assert holds is not None and f"database {db}" in holds
+    assert holds is not None and str(tmp_path) not in holds
 
 
 def test_a_database_path_that_is_not_utf8_is_named_not_a_500(tmp_path: Path) -> None:
@@ -76,5 +101,17 @@ def test_a_database_path_that_is_not_utf8_is_named_not_a_500(tmp_path: Path) -> 
         ) as client:
             client.fetch_token()
             holds = client._service_holds
-    assert holds is not None and holds.endswith("/b\ufffd\ufffd\ufffdse.sqlite")
-    assert holds.encode("utf-8")  # text a checkpoint's manifest can hold
+    assert holds == answer.headers[HOLDS_HEADER] and holds.endswith(f", seed 7, {_database(db)}")
+    assert holds.isascii() and holds.isprintable()  # text a checkpoint's manifest can hold
+
+
+def test_what_a_sandbox_holds_is_printable_ascii_whatever_it_was_given(tmp_path: Path) -> None:
+    """No part needs encoding in a header: the clock is its instant, a path a digest."""
+    gone = tmp_path / "prögram.json"  # a program file gone since it was loaded
+    said = held_program(
+        SandboxConfig(data=gone, db=str(tmp_path / "d\tb.sqlite"), now=" 2026-01-15T13:00+01:00\n")
+    )
+    assert said.isascii() and said.isprintable() and str(tmp_path) not in said
+    assert (
+        said.startswith("sandbox of program file ") and ", clock 2026-01-15T12:00:00.000Z," in said
+    )

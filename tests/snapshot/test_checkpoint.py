@@ -400,10 +400,11 @@ def test_sandboxes_served_elsewhere_on_this_machine_are_told_apart_by_port() -> 
     assert service_identity("http://[::1]:8101") == "http://[::1]:8101"
 
 
-def _served_elsewhere(program: dict[str, Any], port: int) -> Sandbox:
-    """A sandbox on ``port`` that this process does not name, as one ``lyt sandbox serve``
-    serves: known by its address and what its answers say it holds."""
-    sb = Sandbox.start(program, port=port, now="2026-01-15T12:00:00Z", seed=7)
+def _served_elsewhere(program: dict[str, Any], port: int, db: str | None = None) -> Sandbox:
+    """A sandbox on ``port`` (over the database file ``db``, if given) that this process does
+    not name, as one ``lyt sandbox serve`` serves: known by its address and what its answers
+    say it holds."""
+    sb = Sandbox.start(program, port=port, db=db, now="2026-01-15T12:00:00Z", seed=7)
     forget_local(sb.base_url)
     return sb
 
@@ -443,6 +444,55 @@ def test_another_program_served_elsewhere_on_the_same_port_does_not_take_the_che
     assert resumed.calls is not None and whole.calls is not None
     assert resumed.calls.recalled == whole.calls.used - 1
     _same(whole, resumed)
+
+
+def test_another_database_served_elsewhere_is_refused_by_its_digest_never_its_path(
+    tmp_path: Path,
+) -> None:
+    """The same program, seed and clock over another database file on the same port: the
+    folder is refused, saying the database differs; neither path is in the folder or the
+    error."""
+    folder, port = tmp_path / "checkpoint", free_port()
+    with (
+        _served_elsewhere(_small(3), port, db=str(tmp_path / "first.sqlite")) as first,
+        client_for(first) as client,
+    ):
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    assert "first.sqlite" not in (folder / "checkpoint.json").read_text()
+    with (
+        _served_elsewhere(_small(3), port, db=str(tmp_path / "second.sqlite")) as second,
+        client_for(second) as client,
+        pytest.raises(CheckpointError, match="holds another pull") as refused,
+    ):
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    message = str(refused.value)
+    assert ", seed 7, clock 2026-01-15T12:00:00.000Z, database " in message
+    assert "' now: its database differs (a sandbox names its database by a digest of" in message
+    assert "first.sqlite" not in message and "second.sqlite" not in message
+
+
+def test_a_folder_that_names_the_database_by_its_path_is_another_holder_s(
+    tmp_path: Path,
+) -> None:
+    """A folder written while the header still named the database by its path (a build
+    before it named a digest of it) is refused, naming both, never resumed as this one's."""
+    folder, port, db = tmp_path / "checkpoint", free_port(), str(tmp_path / "program.sqlite")
+    with _served_elsewhere(_small(3), port, db=db) as first, client_for(first) as client:
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    manifest = json.loads((folder / "checkpoint.json").read_text())
+    digest_named = manifest["pull"]["holds"]
+    path_named = f"{digest_named.rsplit(' ', 1)[0]} {db}"  # "..., database /its/path"
+    manifest["pull"]["holds"] = path_named
+    (folder / "checkpoint.json").write_text(json.dumps(manifest))
+    with (
+        _served_elsewhere(_small(3), port, db=db) as again,
+        client_for(again) as client,
+        pytest.raises(CheckpointError, match="holds another pull") as refused,
+    ):
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    assert f"holds: {path_named!r} there, {digest_named!r} now: its database differs" in str(
+        refused.value
+    )
 
 
 def test_a_service_that_never_says_what_it_holds_is_its_address_at_no_call_more(
