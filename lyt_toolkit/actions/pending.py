@@ -44,6 +44,9 @@ _UNLISTED = "no longer PENDING: not on its card's list (activated or canceled, o
 _NOT_LISTED = "not among the card's PENDING buckets"
 """The ``blocked_reason`` of such a bucket."""
 
+_REFUSED_UNLISTED = "no longer PENDING: activated or canceled (not on its card's list)"
+"""What such a bucket's activation did once the service refused it (409, 423): it is there."""
+
 _PATH = ("program_id", "member_id", "card_id", "bucket_id")
 _PREFIXES = (IdPrefix.PROGRAM, IdPrefix.MEMBER, IdPrefix.CARD, IdPrefix.PENDING_BUCKET)
 _RESOURCE_FIELD = {
@@ -86,6 +89,14 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
 
     def observer(self, client: LoyaltyClient) -> Observer[BucketPath]:
         return _BucketReader(client)
+
+    def recover(
+        self, client: LoyaltyClient, item: PlanItem[BucketPath], error: APIError
+    ) -> Standing | None:
+        standing = super().recover(client, item, error)
+        if standing is not None and standing.done == _UNLISTED:  # refused, not 404: it exists
+            return Standing.already(_REFUSED_UNLISTED, columns=standing.columns)
+        return standing
 
     def field_for(self, item: PlanItem[BucketPath], error: APIError) -> str | None:
         if error.resource_type in _RESOURCE_FIELD:

@@ -107,6 +107,8 @@ def test_bucket_preview_agrees_with_the_audit_rule(client: LoyaltyClient) -> Non
     assert list(results.outcome) == ["already_done", "already_done", "failed"]
     assert results.status.isna().tolist() == [True, True, False]  # 423, read back: done
     assert results.status.iloc[2] == 404
+    refused = "no longer PENDING: activated or canceled (not on its card's list) (the service"
+    assert results.message.iloc[0] == f"{refused} answered 423 resource_locked)"  # it is there
     assert "is not after 2026-01-15" in preview.loc["lcppb_c0ffee0004", "blocked_reason"]
     assert "member lmbr_c0ffee0003" in preview.loc["lcppb_c0ffee0009", "blocked_reason"]
     assert "IMMEDIATE" in preview.loc["lcppb_c0ffee0008", "blocked_reason"]
