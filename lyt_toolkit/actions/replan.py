@@ -27,7 +27,7 @@ from ..snapshot.clock import utc_now
 from .benefits import create_benefits
 from .change_planner import UNSUPPORTED_COLUMNS, Planned, Planner
 from .change_rows import CALL_KINDS
-from .reread import LiveRows
+from .reread import LiveRows, gone_words
 from .touched import Touched, creates_needing, is_name, names_hash
 
 __all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned"]
@@ -64,7 +64,8 @@ def replanned(
         if (kind, key) in skipped:
             continue  # the plan's own change, made; or read for the creates' sake
         if row is None:
-            gone.append({"kind": kind, "key": key, "reason": "no longer in the live program"})
+            reason = gone_words(kind, "no longer in the live program")
+            gone.append({"kind": kind, "key": key, "reason": reason})
         else:
             frames.setdefault(kind, []).append(row)
     now = {kind: pd.concat(rows, ignore_index=True) for kind, rows in frames.items()}

@@ -30,9 +30,11 @@ if TYPE_CHECKING:
 __all__ = [
     "BUCKETS_PER_PAGE",
     "NAMES_PER_READ",
+    "UNLISTED_BUCKET",
     "LiveRows",
     "done_in_log",
     "doubtful",
+    "gone_words",
     "left_to_read",
     "live_rows",
     "own_work",
@@ -46,8 +48,19 @@ NAMES_PER_READ = 10
 """Names one benefits listing asks for (a text filter's ``$in`` takes 10 values)."""
 
 LiveRows = dict[tuple[str, str], pd.DataFrame | None]
-"""(kind, key) -> a touched object's live row (``None``: gone); for a created benefit's
-name, the live benefits holding it (``id``, ``name``)."""
+"""(kind, key) -> a touched object's live row (``None``: gone; a pending bucket, no longer
+on its card's list: ``UNLISTED_BUCKET``); for a created benefit's name, the live benefits
+holding it (``id``, ``name``)."""
+
+UNLISTED_BUCKET = "no longer PENDING: activated or canceled (not on its card's list)"
+"""What a touched pending bucket its card's list no longer holds is: the service lists a
+card's PENDING buckets only, and the base held it, so it is there, not PENDING."""
+
+
+def gone_words(kind: str, gone: str) -> str:
+    """Why the live program lacks a touched object of ``kind``: ``gone`` (the object no
+    longer exists), or for a pending bucket ``UNLISTED_BUCKET``."""
+    return UNLISTED_BUCKET if kind == "pending_buckets" else gone
 
 
 def read_key(entry: Mapping[str, Any], inputs: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:

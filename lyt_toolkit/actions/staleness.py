@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._text import counted
 from ..errors import LytError
-from .reread import LiveRows
+from .reread import LiveRows, gone_words
 from .touched import Touched, is_name, names_hash, row_hash
 
 __all__ = ["NAMED_AT_MOST", "StalePlanError", "stale_error", "stale_objects"]
@@ -40,7 +40,7 @@ def stale_objects(
             continue
         row = live[kind, key]
         if row is None:
-            stale.append(f"{kind} {key} (no longer exists)")
+            stale.append(f"{kind} {key} ({gone_words(kind, 'no longer exists')})")
         elif is_name(entry):
             if names_hash(row["id"]) != entry["sha256"]:
                 held = ", ".join(row["id"]) or "no benefit"

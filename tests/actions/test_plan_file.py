@@ -154,6 +154,28 @@ def test_a_stale_plan_is_refused_naming_the_changed_object(
     assert before["bucket"] == "PENDING" and before["bonus"] == 0
 
 
+def test_a_bucket_activated_meanwhile_is_stale_as_no_longer_pending_not_as_gone(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """The service lists a card's PENDING buckets only: a bucket someone else activated
+    after the pull leaves its card's list but still exists. The refusal and the refreshed
+    plan say it is no longer PENDING (activated or canceled), not that it is gone."""
+    plan, _ = save_four_kinds(client, tmp_path / "plan.json")
+    row = plan.base.pending_buckets.set_index("id").loc[BUCKET]
+    client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
+    fresh.settle()
+    assert _live(client)["bucket"] == "unlisted"
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+
+    unlisted = "no longer PENDING: activated or canceled (not on its card's list)"
+    with pytest.raises(StalePlanError) as caught:
+        loaded.apply(client, allow_destroy=True, progress=False)
+    assert caught.value.stale == [f"pending_buckets {BUCKET} ({unlisted})"]
+    assert "no longer exists" not in str(caught.value)
+    refreshed = loaded.refreshed(client)
+    assert refreshed.unsupported[["key", "reason"]].to_numpy().tolist() == [[BUCKET, unlisted]]
+
+
 def test_refresh_plans_again_against_the_live_state(client: LoyaltyClient, tmp_path: Path) -> None:
     _, targets = save_four_kinds(client, tmp_path / "plan.json")
     reward = targets["move_reward_to_draft"]
