@@ -24,7 +24,13 @@ __all__ = ["economics_over_time", "estimate_redemption_rate"]
 Snapshots = SnapshotHistory | Sequence[ProgramSnapshot]
 
 _COLUMNS = {
-    "cards": ("id", "member_id", "card_definition_id", "balance_points"),
+    "cards": (
+        "id",
+        "member_id",
+        "card_definition_id",
+        "balance_points",
+        "lifetime_pending_canceled",
+    ),
     "pending_buckets": ("id", "card_id", "card_definition_id", "points_total", "status"),
     "card_definitions": ("id", "name"),
 }
@@ -45,7 +51,7 @@ def _stacked(source: Snapshots, kind: str) -> pd.DataFrame:
         )
     out = pd.DataFrame({KEY: pd.to_datetime(frame[KEY], utc=True).astype("datetime64[ns, UTC]")})
     for c in columns:
-        numeric = c in ("balance_points", "points_total")
+        numeric = c in ("balance_points", "points_total", "lifetime_pending_canceled")
         out[c] = frame[c].astype("Int64" if numeric else "string")
     return out
 
@@ -57,6 +63,19 @@ def _latest(source: Snapshots) -> ProgramSnapshot:
     else:
         latest = max(source, key=lambda s: s.pulled_at, default=None)
     return ProgramSnapshot.from_frames({}) if latest is None else latest
+
+
+def _canceled_rises(cards: pd.DataFrame) -> pd.Series[int]:
+    """Per card and step (``card_id``, ``step``): how far its canceled pending points
+    (``lifetime_pending_canceled``) rose since the step before; 0 when either lacks the
+    count (a snapshot written before it held it)."""
+    column = "lifetime_pending_canceled"
+    now = cards[["id", "step", column]].drop_duplicates(["id", "step"])
+    then = now.assign(step=now["step"] + 1)
+    both = now.merge(then, on=["id", "step"], suffixes=("", "_before"))
+    rise = (both[column] - both[f"{column}_before"]).clip(lower=0).fillna(0).astype("int64")
+    index = pd.MultiIndex.from_frame(both[["id", "step"]], names=["card_id", "step"])
+    return pd.Series(rise.to_numpy(), index=index)
 
 
 def _stamps(source: Snapshots) -> list[pd.Timestamp]:
@@ -124,8 +143,10 @@ def estimate_redemption_rate(history: Snapshots) -> tuple[float, str]:
     """The share of issued points that were redeemed, estimated from >= 2 snapshots.
 
     Per card between consecutive snapshots: points issued are the points of its buckets
-    that went from PENDING to ACTIVATED (or left its bucket list: a pull lists the buckets
-    of cards holding pending points only), plus any rise of its balance beyond them; points
+    that went from PENDING to ACTIVATED (or left its bucket list: the service lists PENDING
+    buckets only, of cards holding pending points), less the rise of the card's canceled
+    pending points (``lifetime_pending_canceled``: a canceled bucket leaves the list too,
+    its points never reaching the balance), plus any rise of its balance beyond them; points
     redeemed are any fall of its balance beyond them. The rate is redeemed / issued over
     the whole history, capped at 1. Returns the rate and the method with its figures, as
     text to quote. Earning and spending between two snapshots net out (both figures are
@@ -158,13 +179,16 @@ def estimate_redemption_rate(history: Snapshots) -> tuple[float, str]:
         step=was_pending["step"] + 1
     )
     now = was_pending.merge(buckets[["id", "step", "status"]], on=["id", "step"], how="left")
-    # A pull lists the buckets of the cards holding pending points only: a bucket PENDING
-    # before and no longer listed while its card was read left PENDING, as if ACTIVATED.
+    # The service lists PENDING buckets only, of the cards holding pending points: a bucket
+    # PENDING before and no longer listed while its card was read left PENDING, activated
+    # unless the card's canceled pending points rose by its points.
     read = pd.MultiIndex.from_frame(cards[["id", "step"]])
     card_read = pd.MultiIndex.from_frame(now[["card_id", "step"]]).isin(read)
     gone = now["status"].isna() & card_read
     activated = now[(now["status"] == PendingBucketStatus.ACTIVATED) | gone]
     credited = activated.groupby(["card_id", "step"])["points_total"].sum()
+    canceled = _canceled_rises(cards).reindex(credited.index, fill_value=0)
+    credited = (credited - canceled).clip(lower=0)
     moves = moves.join(credited.rename("activated"), on=["id", "step"])
     moves = moves.fillna({"balance_points_before": 0, "activated": 0})
     net = moves["balance_points"] - moves["balance_points_before"] - moves["activated"]

@@ -113,6 +113,34 @@ def test_redemption_rate_from_balance_moves_by_hand(history: SnapshotHistory) ->
     assert "2 snapshots from 2026-01-15 12:00 to 2026-02-14 12:00 UTC" in method
 
 
+def test_redemption_rate_counts_a_canceled_bucket_neither_issued_nor_redeemed(
+    pulls: list[tuple[Any, ProgramSnapshot]],
+) -> None:
+    """The service lists PENDING buckets only: a bucket activated and one canceled both leave
+    the list. The card's lifetime count of canceled pending points tells them apart: the
+    canceled one's points never reached the balance, so they are not issued, and the balance
+    not rising by them is not a redemption."""
+    first = pulls[0][1]
+    frames = first.frames()
+    cards = frames["cards"].copy()
+    cards["lifetime_pending_canceled"] = pd.array([0] * len(cards), dtype="Int64")
+    before = ProgramSnapshot.from_frames({**frames, "cards": cards}, pulled_at=first.pulled_at)
+    later = cards.copy()
+    activated = later["id"] == "lcrd_b0e0000001"  # bucket 1 (120) activated: to the balance
+    later.loc[activated, ["balance_points", "balance_pending_points"]] = [620, 0]
+    canceled = later["id"] == "lcrd_b0e0000002"  # bucket 3 (40) canceled, bucket 2 kept
+    later.loc[canceled, ["balance_pending_points", "lifetime_pending_canceled"]] = [80, 40]
+    buckets = frames["pending_buckets"]
+    left = buckets[~buckets["id"].isin(["lcppb_b0e0000001", "lcppb_b0e0000003"])]
+    after = ProgramSnapshot.from_frames(
+        {**frames, "cards": later, "pending_buckets": left.reset_index(drop=True)},
+        pulled_at=LATER,
+    )
+    rate, method = estimate_redemption_rate([before, after])
+    assert rate == 0.0
+    assert "0 points left card balances; 120 were issued (120 by pending buckets" in method
+
+
 def test_redemption_rate_needs_two_snapshots_with_points_issued(
     pulls: list[tuple[Any, ProgramSnapshot]],
 ) -> None:
