@@ -101,7 +101,8 @@ def held_program(config: SandboxConfig) -> str:
 
 def path_digest(path: str | os.PathLike[str]) -> str:
     """A file named without its path: the first 12 hex digits of the SHA-256 of its
-    absolute path's bytes (``os.fsencode``: a name that is not UTF-8 too). The same in every
-    process that names the file by that path (a relative one taken from where it runs);
-    another path, another digest."""
-    return hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:12]
+    canonical path's bytes (``os.path.realpath``: absolute, every symbolic link followed, so
+    a ``..`` after a link leads where the file system goes; ``os.fsencode``: a name that is
+    not UTF-8 too). The same in every process that names the file by a path reaching it (a
+    relative one taken from where it runs); another file, another digest."""
+    return hashlib.sha256(os.fsencode(os.path.realpath(path))).hexdigest()[:12]

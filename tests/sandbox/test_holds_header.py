@@ -51,8 +51,8 @@ def test_every_process_serving_the_same_program_says_the_same(tmp_path: Path) ->
 
 
 def _database(db: str) -> str:
-    """How a sandbox names the database file ``db``: a digest of its absolute path."""
-    return f"database {hashlib.sha256(os.fsencode(os.path.abspath(db))).hexdigest()[:12]}"
+    """How a sandbox names the database file ``db``: a digest of its canonical path."""
+    return f"database {hashlib.sha256(os.fsencode(os.path.realpath(db))).hexdigest()[:12]}"
 
 
 def test_the_database_is_named_by_a_digest_of_its_path_never_by_the_path(
@@ -115,3 +115,23 @@ def test_what_a_sandbox_holds_is_printable_ascii_whatever_it_was_given(tmp_path:
     assert (
         said.startswith("sandbox of program file ") and ", clock 2026-01-15T12:00:00.000Z," in said
     )
+
+
+def test_the_database_is_named_by_the_file_its_path_reaches_through_links(
+    tmp_path: Path,
+) -> None:
+    """Two spellings of one file through a symbolic link name the same database; a path
+    whose ``..`` follows a link names the file it reaches, not the one its text suggests."""
+    real, elsewhere = tmp_path / "real" / "sub", tmp_path / "elsewhere"
+    real.mkdir(parents=True)
+    elsewhere.mkdir()
+    (elsewhere / "link").symlink_to(real, target_is_directory=True)
+
+    def named(db: Path | str) -> str:
+        return held_program(SandboxConfig(db=str(db), seed=7))
+
+    assert named(elsewhere / "link" / "db.sqlite") == named(real / "db.sqlite")
+    # "elsewhere/link/../db.sqlite" is real/db.sqlite, not elsewhere/db.sqlite
+    through = f"{elsewhere}/link/../db.sqlite"
+    assert named(through) == named(tmp_path / "real" / "db.sqlite")
+    assert named(through) != named(elsewhere / "db.sqlite")
