@@ -54,6 +54,22 @@ class Kind:
         return str(doc.get(self.scope_field, "")) if self.scope_field else ""
 
 
+_LISTED_BUCKETS = "PENDING"
+"""The one status of the pending buckets a card's list holds, as the service lists them."""
+
+
+def relist_buckets(store: Store) -> None:
+    """List each stored pending bucket as ``KINDS`` lists it: by its status (the column the
+    store copies out of it), PENDING alone. A database an older build loaded listed every
+    bucket, an ACTIVATED or CANCELED one too; resumed, it lists as the service does."""
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE resources SET listed = (status IS ?)"
+            " WHERE kind = 'pending_buckets' AND listed != (status IS ?)",
+            (_LISTED_BUCKETS, _LISTED_BUCKETS),
+        )
+
+
 KINDS: tuple[Kind, ...] = (
     Kind("card_definitions", "CardDefinition", listed=lambda doc: doc.get("status") != "DELETED"),
     Kind("tier_structures", "TierStructure"),
@@ -71,7 +87,7 @@ KINDS: tuple[Kind, ...] = (
         "pending_buckets",
         "PendingBucket",
         scope_field="card_id",
-        listed=lambda doc: doc.get("status") == "PENDING",  # the list holds PENDING only
+        listed=lambda doc: doc.get("status") == _LISTED_BUCKETS,  # the list holds PENDING only
     ),
     Kind("card_transactions", "CardTransaction", scope_field="card_id"),
     Kind("products"),

@@ -16,7 +16,7 @@ from pydantic_core import from_json
 from .clock import Clock, IdGenerator, iso
 from .config import DEMO_PROGRAM, SandboxConfig
 from .faults import Faults
-from .loader import collector_paused, load_program
+from .loader import collector_paused, load_program, relist_buckets
 from .store import Store
 
 LOAD_COMPLETE = "load_complete"
@@ -118,6 +118,8 @@ class SandboxState:
             )
             if not finished:
                 state.reload(alongside)
+            else:  # listed as this build lists, whichever build loaded it
+                relist_buckets(store)
             state._forget_expired_before_restart()
         except BaseException:
             store.close()

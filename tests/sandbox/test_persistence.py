@@ -264,3 +264,20 @@ def test_a_db_file_runs_in_wal_mode_and_waits_for_another_writer(tmp_path: Path)
         release.join()
         other.close()
         assert response.status_code == 200, response.text
+
+
+def test_a_database_written_when_the_sandbox_listed_every_bucket_lists_pending_ones_only(
+    tmp_path: Path,
+) -> None:
+    """A ``--db`` file loaded by a build that listed a card's ACTIVATED and CANCELED buckets
+    too is resumed listing its PENDING buckets only, as the service does."""
+    db = str(tmp_path / "sandbox.sqlite")
+    card = "/v2/loyalties/programs/lprg_c0ffee0001/members/lmbr_c0ffee0001/cards/lcrd_c0ffee0001"
+    with Sandbox.start(db=db, seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+        fresh = {b["id"]: b["status"] for b in walk(api, f"{card}/pending-points", [])}
+    assert set(fresh.values()) == {"PENDING"}
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # as an older build left it
+        conn.execute("UPDATE resources SET listed = 1 WHERE kind = 'pending_buckets'")
+    with Sandbox.start(db=db, seed=SEED, now=NOW) as sb, v2_client(sb) as api:
+        resumed = {b["id"]: b["status"] for b in walk(api, f"{card}/pending-points", [])}
+    assert resumed == fresh
