@@ -83,6 +83,8 @@ def apply(args: argparse.Namespace) -> int:
             results = plan.apply(client, log=log, progress=False, budget_share=share, **options)
     except LytError as exc:
         return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
+    except OSError as exc:  # the log or the plan's record cannot be read or written
+        return fail(COMMAND, _file_error(exc, log), EXIT_ERROR)
     except KeyboardInterrupt:  # the writes in flight were answered and logged first
         return fail(
             COMMAND,
@@ -96,6 +98,14 @@ def apply(args: argparse.Namespace) -> int:
             COMMAND, f"not every change was made; see {log}, then run again to resume", EXIT_ERROR
         )
     return EXIT_APPLIED
+
+
+def _file_error(exc: OSError, log: Path) -> str:
+    """``[log ]FILE: REASON`` (``log`` when the file is the action log)."""
+    if exc.filename is None:
+        return str(exc)
+    what = "log " if Path(exc.filename) == log else ""
+    return f"{what}{exc.filename}: {exc.strerror}"
 
 
 def _cli_words(message: str) -> str:

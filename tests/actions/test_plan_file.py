@@ -471,6 +471,21 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
 
 
 @pytest.mark.usefixtures("lyt_to_fresh")
+def test_lyt_apply_names_a_log_it_cannot_use_without_a_traceback(
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "plan.json"
+    save_four_kinds(client, path)
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    assert main(["apply", str(path), "--allow-destroy", "--log", str(folder)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"lyt apply: log {folder}: ") and "Traceback" not in captured.err
+    assert "directory" in captured.err.lower() and captured.out == ""
+    assert _live(client)["bonus"] == 0  # nothing sent
+
+
+@pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_refuses_a_log_of_another_service_before_printing_its_counts(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
