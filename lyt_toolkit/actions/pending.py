@@ -28,6 +28,7 @@ from ..snapshot.clock import service_instant
 from ._targets import as_records, first_seen, id_error
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .plan import ActionPlan, Observer
+from .reread import UNLISTED_BUCKET
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -43,9 +44,6 @@ _UNLISTED = "no longer PENDING: not on its card's list (activated or canceled, o
 
 _NOT_LISTED = "not among the card's PENDING buckets"
 """The ``blocked_reason`` of such a bucket."""
-
-_REFUSED_UNLISTED = "no longer PENDING: activated or canceled (not on its card's list)"
-"""What such a bucket's activation did once the service refused it (409, 423): it is there."""
 
 _PATH = ("program_id", "member_id", "card_id", "bucket_id")
 _PREFIXES = (IdPrefix.PROGRAM, IdPrefix.MEMBER, IdPrefix.CARD, IdPrefix.PENDING_BUCKET)
@@ -95,7 +93,7 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
     ) -> Standing | None:
         standing = super().recover(client, item, error)
         if standing is not None and standing.done == _UNLISTED:  # refused, not 404: it exists
-            return Standing.already(_REFUSED_UNLISTED, columns=standing.columns)
+            return Standing.already(UNLISTED_BUCKET, columns=standing.columns)
         return standing
 
     def field_for(self, item: PlanItem[BucketPath], error: APIError) -> str | None:

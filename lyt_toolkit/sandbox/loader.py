@@ -20,6 +20,7 @@ from pydantic_core import to_json
 
 from .. import models
 from .._collector import collector_paused
+from ..models.enums import PendingBucketStatus
 from .bulk import section_schema
 from .bulkkeys import KeyedLoad
 from .errors import ServiceError
@@ -54,7 +55,7 @@ class Kind:
         return str(doc.get(self.scope_field, "")) if self.scope_field else ""
 
 
-_LISTED_BUCKETS = "PENDING"
+_LISTED_BUCKETS = PendingBucketStatus.PENDING.value
 """The one status of the pending buckets a card's list holds, as the service lists them."""
 
 
