@@ -122,6 +122,25 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+class _OwnedPool(httpx.Client):
+    """The pool a sync transport opens for itself: closed when it is dropped unclosed (a
+    client rebound in a notebook cell, never closed), so its connections do not linger
+    until the process ends. Only in the process that opened it: a forked child leaves the
+    parent's connections alone. (An async pool is not: closing it wants its own event loop,
+    which may be gone by then.)"""
+
+    def __init__(self) -> None:
+        super().__init__(verify=default_tls())
+        self._opened_by = os.getpid()
+
+    def __del__(self) -> None:
+        try:
+            if os.getpid() == self._opened_by and not self.is_closed:
+                self.close()
+        except Exception:  # a finaliser must not raise, and nothing is left to do
+            pass
+
+
 def _late(step: Send) -> httpx.ReadTimeout:
     return httpx.ReadTimeout(
         "the call's deadline passed before the answer was in", request=step.request
@@ -152,7 +171,7 @@ class SyncTransport(_Driver):
 
     def __init__(self, core: RequestCore, http_client: httpx.Client | None = None) -> None:
         super().__init__(core, owns_http_client=http_client is None)
-        self.http = http_client if http_client is not None else httpx.Client(verify=default_tls())
+        self.http = http_client if http_client is not None else _OwnedPool()
         self._token_lock = threading.Lock()
 
     def after_fork(self) -> None:
@@ -160,7 +179,7 @@ class SyncTransport(_Driver):
         self._token_lock = threading.Lock()
 
     def _new_pool(self) -> None:
-        self.http = httpx.Client(verify=default_tls())
+        self.http = _OwnedPool()
 
     def close(self) -> None:
         """Close the connection pool unless the caller owns it (or a parent process does)."""

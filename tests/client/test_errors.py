@@ -117,10 +117,10 @@ def test_rate_limit_after_retries_are_exhausted(fresh: Sandbox, recorder: Record
 
     fresh.set_faults(rate_limit=1.0, retry_after=0, seed=1)
     retry = RetryConfig(max_attempts=3, backoff_base=0.01, backoff_max=0.02)
-    http = httpx.Client(event_hooks={"request": [recorder]})
-    client = LoyaltyClient(**client_kwargs(fresh), retry=retry, http_client=http)
-    with client, pytest.raises(RateLimitError) as info:
-        client.projects.list()
+    with httpx.Client(event_hooks={"request": [recorder]}) as http:
+        client = LoyaltyClient(**client_kwargs(fresh), retry=retry, http_client=http)
+        with client, pytest.raises(RateLimitError) as info:
+            client.projects.list()
     assert info.value.status == 429
     assert recorder.count("GET", "/management/v1/projects") == 3
 

@@ -134,10 +134,11 @@ KINDS = ("programs", "members", "rewards", "benefits")
 @pytest.fixture(scope="module")
 def pulls(tied) -> tuple[ProgramSnapshot, ProgramSnapshot]:
     """The tied program pulled as it is (windows) and with its lists walked sequentially."""
-    windowed = ProgramSnapshot.pull(_sync_client(tied), progress=False, kinds=KINDS)
-    with pytest.MonkeyPatch.context() as patch:
+    with _sync_client(tied) as client:
+        windowed = ProgramSnapshot.pull(client, progress=False, kinds=KINDS)
+    with pytest.MonkeyPatch.context() as patch, _sync_client(tied) as client:
         patch.setattr(fill_pull, "windowed_lists", lambda concurrency: alist_all)
-        sequential = ProgramSnapshot.pull(_sync_client(tied), progress=False, kinds=KINDS)
+        sequential = ProgramSnapshot.pull(client, progress=False, kinds=KINDS)
     return windowed, sequential
 
 
@@ -159,7 +160,8 @@ def test_the_pulled_snapshot_equals_the_sequential_one_frame_for_frame(pulls) ->
 
 def test_the_estimate_counts_the_calls_of_the_windowed_walk(tied, pulls) -> None:
     windowed, _ = pulls
-    estimate = ProgramSnapshot.estimate(_sync_client(tied), kinds=KINDS)
+    with _sync_client(tied) as client:
+        estimate = ProgramSnapshot.estimate(client, kinds=KINDS)
     assert windowed.calls is not None and estimate.exact and estimate.complete
     assert estimate.parts["members"] > 26  # not the sequential walk's 26 pages: the windows'
     assert estimate.calls == windowed.calls.used
