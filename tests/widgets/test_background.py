@@ -212,6 +212,42 @@ def test_a_batch_beyond_the_panels_share_is_refused_until_its_budget_share_is_ra
     assert len(panel.results) == len(batch)
 
 
+def test_a_batch_the_spent_budget_stops_shows_no_earlier_results_as_its_own(
+    budget_sb: Sandbox, budget_client: LoyaltyClient, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """Other traffic spends the window while the panel knows an older count: the batch is
+    stopped by the service's budget part-way. The results of the batch before it no longer
+    stand for it, and the status says how far it got."""
+    panel = RewardDraftPanel(budget_client)
+    panel.load_button.click()
+    panel.wait()
+    active = list(panel.rewards.loc[panel.rewards["status"] == "ACTIVE", "id"])
+    select_ids(panel.rewards_grid, panel.rewards, active[:1])
+    panel.confirm.value = True
+    panel.draft_button.click()
+    panel.wait()
+    assert panel.results is not None and len(panel.results) == 1
+    batch = active[1:11]
+    select_ids(panel.rewards_grid, panel.rewards, batch)
+    panel.confirm.value = True
+    panel.budget_share = 1.0
+    assert "calls needed: 10" in panel.budget.value  # fits what the client last read
+    with make_client(budget_sb) as other:
+        while budget_sb.plan()["remaining"] > 5:
+            other.rewards.list(limit=1)
+    panel.draft_button.click()
+    panel.wait()
+    budget_sb.set_plan("unlimited")
+    with make_client(budget_sb) as reader:  # the panel's client still counts the window spent
+        drafted = {r.id for r in reader.rewards.iter(limit=100) if r.status == "DRAFT"}
+    done = len(set(batch) & drafted)
+    assert 0 < done < len(batch)
+    assert "The batch stopped" in panel.status.value
+    assert f"of {len(batch)} items" in panel.status.value
+    assert panel.results is None and len(panel.results_grid.df) == 0
+    assert panel.download.value == ""
+
+
 def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
