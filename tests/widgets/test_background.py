@@ -248,6 +248,42 @@ def test_a_batch_the_spent_budget_stops_shows_no_earlier_results_as_its_own(
     assert panel.download.value == ""
 
 
+def test_a_batch_whose_refusals_are_read_back_keeps_to_the_panels_share(
+    budget_sb: Sandbox, budget_client: LoyaltyClient, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """A reward the service refuses (not ACTIVE) is read back to tell already done from
+    failed: a second call the cost does not count. The batch still never sends beyond the
+    panel's share: beyond it an item is not sent (cancelled) or its refusal not read back."""
+    panel = RewardDraftPanel(budget_client)
+    panel.load_button.click()
+    panel.wait()
+    remaining = budget_client.quota.remaining
+    assert remaining == 18  # the token and one page of rewards
+    allowed = remaining // 2
+    statuses = panel.rewards.set_index("id")["status"]
+    refused = list(statuses[statuses.isin(["DRAFT", "INACTIVE"])].index[:4])
+    batch = [*refused, *statuses[statuses == "ACTIVE"].index[:4]]
+    select_ids(panel.rewards_grid, panel.rewards, batch)
+    panel.confirm.value = True
+    assert f"calls needed: {len(batch)}" in panel.budget.value  # within the share of 9
+    used = budget_sb.plan()["used"]
+    panel.draft_button.click()
+    panel.wait()
+    reload = 1  # the rewards listed again after the batch: one page
+    assert budget_sb.plan()["used"] - used - reload <= allowed
+    results = panel.results.set_index("target")
+    assert set(results["outcome"]) <= {"already_done", "failed", "succeeded", "cancelled"}
+    budget_sb.set_plan("unlimited")
+    with make_client(budget_sb) as reader:
+        now = {r.id: str(r.status) for r in reader.rewards.iter(limit=100)}
+    for target, row in results.iterrows():
+        if row["outcome"] == "succeeded":
+            assert now[target] == "DRAFT"
+        if row["outcome"] == "cancelled":  # never sent
+            assert "beyond the plan's share" in row["message"]
+            assert now[target] == statuses[target]
+
+
 def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
