@@ -284,6 +284,26 @@ def test_a_batch_whose_refusals_are_read_back_keeps_to_the_panels_share(
             assert now[target] == statuses[target]
 
 
+def test_a_benefit_the_budget_refuses_is_said_not_created_in_the_form(
+    budget_sb: Sandbox, budget_client: LoyaltyClient, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """The form's one create refused before it is sent (the window's share spent) shows why
+    in the form; nothing escapes the click handler into a log the notebook does not show."""
+    form = BenefitForm(budget_client)
+    form.refresh_button.click()
+    form.wait()
+    with make_client(budget_sb) as other:
+        while budget_sb.plan()["remaining"] > 1:
+            other.rewards.list(limit=1)
+    budget_client.rewards.list(limit=1)  # the form's client reads that none is left
+    form.name_input.value = "Form Without Budget"
+    used = budget_sb.plan()["used"]
+    form.submit()  # what the click runs; an exception would only reach the log
+    assert budget_sb.plan()["used"] == used  # not sent
+    assert "Not created" in form.message.value and "call budget" in form.message.value
+    assert not form.submit_button.disabled
+
+
 def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
