@@ -17,17 +17,22 @@ logged, and the error is raised; a re-run with the log after the reset sends the
 A ``cancel`` event stops a batch the same way without an error: once it is set no
 further item is sent, the items in flight finish and are logged, and every item never
 sent is ``cancelled`` (and not logged, so a re-run with the log sends exactly those).
+
+Held to a share of the budget (``execute``'s allowance), a call beyond it is not sent: the
+item it met and every item not yet sent are ``cancelled`` as beyond the share (the item met
+logged so, unless it was in doubt), the items in flight finish and are logged.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Generic
 
 from .._progress import Progress, ProgressBar
+from ..client.allowance import AllowanceSpent
 from ..errors import APIError, LytError, QuotaExhaustedError, RequestValidationError
 from .items import ItemResult, Outcome, P, PlanItem, Runnable
 from .log import ATTEMPTED, ActionLog, LogState
@@ -67,19 +72,24 @@ def run_items(
         for index in todo[at_most:]:
             results[index] = ItemResult(Outcome.CANCELLED, message=BEYOND_SHARE)
         todo = todo[:at_most]
-    send = _Sender(plan, client, log, state)
+    spent = threading.Event()  # set when a call would go beyond execute's allowance
+    send = _Sender(plan, client, log, state, spent)
     with ProgressBar(progress, desc=plan.action, unit="item", total=len(plan.items)) as bar:
         bar.advance(len(plan.items) - len(todo))
         stopped = cancel if cancel is not None else threading.Event()
+
+        def halted() -> bool:
+            return stopped.is_set() or spent.is_set()
+
         if concurrency == 1:
             for index in todo:
-                if stopped.is_set():
+                if halted():
                     break
                 results[index] = send(plan.items[index])
                 bar.advance(1)
         else:
-            _run_pool(send, plan.items, todo, results, concurrency, bar, stopped)
-    return [_settled(result, stopped) for result in results]
+            _run_pool(send, plan.items, todo, results, concurrency, bar, halted)
+    return [_settled(result, stopped, spent) for result in results]
 
 
 BEYOND_SHARE = (
@@ -88,9 +98,13 @@ BEYOND_SHARE = (
 )
 
 
-def _settled(result: ItemResult | None, cancel: threading.Event) -> ItemResult:
+def _settled(
+    result: ItemResult | None, cancel: threading.Event, spent: threading.Event
+) -> ItemResult:
     if result is not None:
         return result
+    if spent.is_set():
+        return ItemResult(Outcome.CANCELLED, message=BEYOND_SHARE)
     if cancel.is_set():
         return ItemResult(Outcome.CANCELLED, message="not sent: the batch was cancelled")
     raise RuntimeError("an item of the plan was never run")  # only an interruption does this
@@ -105,11 +119,13 @@ class _Sender(Generic[P]):
         client: LoyaltyClient,
         log: ActionLog | None,
         state: LogState,
+        spent: threading.Event,
     ) -> None:
         self.plan = plan
         self.client = client
         self.log = log
         self.state = state
+        self.spent = spent
 
     def scrub(self, text: str) -> str:
         """``text`` without any credential of the client (a server may echo them)."""
@@ -130,6 +146,11 @@ class _Sender(Generic[P]):
                 error_key=exc.key or "quota_exhausted",
                 message=self.scrub(str(exc)),
             )
+        except AllowanceSpent:  # not sent: the batch's share is used up
+            self.spent.set()
+            result = ItemResult(Outcome.CANCELLED, message=BEYOND_SHARE)
+            if in_doubt:  # left in doubt: the next run reads it first, as this one would have
+                return result
         if self.log is not None:
             self.log.record(
                 self.plan.action,
@@ -152,7 +173,7 @@ class _Sender(Generic[P]):
                 if done is not None:
                     return done
             result = self.plan.perform(self.client, item)
-        except QuotaExhaustedError:
+        except (QuotaExhaustedError, AllowanceSpent):
             raise  # stops the batch (see the module's notes)
         except APIError as exc:
             settled = None if in_doubt else self._settled(item, exc)
@@ -222,15 +243,16 @@ def _run_pool(
     results: list[ItemResult | None],
     concurrency: int,
     bar: ProgressBar,
-    cancel: threading.Event,
+    halted: Callable[[], bool],
 ) -> None:
-    """Keep at most ``concurrency`` items in flight; stop submitting on a crash or a cancel."""
+    """Keep at most ``concurrency`` items in flight; stop submitting on a crash, a cancel or
+    a spent allowance (``halted``)."""
     pending: dict[Future[ItemResult], int] = {}
     queue = iter(todo)
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"lyt-{send.plan.action}")
     try:
         for index in queue:
-            if cancel.is_set():
+            if halted():
                 break
             pending[pool.submit(send, items[index])] = index
             if len(pending) >= concurrency:
@@ -241,7 +263,7 @@ def _run_pool(
                 index = pending.pop(future)
                 results[index] = future.result()  # re-raises a crash of the worker
                 bar.advance(1)
-                following = None if cancel.is_set() else next(queue, None)
+                following = None if halted() else next(queue, None)
                 if following is not None:
                     pending[pool.submit(send, items[following])] = following
     finally:

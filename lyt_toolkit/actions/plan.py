@@ -13,6 +13,7 @@ not ``failed``, even without a log.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -254,8 +255,11 @@ class ActionPlan(Generic[P]):
         sent with ``BudgetExceededError``, unless ``allow_partial``: then the items that fit
         the share are sent and the others are ``cancelled`` (not logged: running again with
         the log after the reset sends them); with ``budget_share=1.0`` it runs until the
-        service refuses a call. A run the budget stops (a reset
-        beyond the client's ``max_wait``) sends nothing more and raises the client's
+        service refuses a call. Below 1.0 the share also holds while it runs: an item the
+        service refuses is read back (already done?), a call the cost does not count, and
+        once the share is spent no further item is sent (each ``cancelled``, as above) and
+        a refusal it cannot read back stays ``failed``. A run the budget stops (a reset beyond
+        the client's ``max_wait``) sends nothing more and raises the client's
         ``QuotaExhaustedError``; every item sent is in the log, and running again with the
         same log after the reset sends only the rest.
         """
@@ -275,17 +279,22 @@ class ActionPlan(Generic[P]):
             # Partial within a share: the items that fit it are sent, the others cancelled.
             # With the whole window (share 1), it runs until the service refuses a call.
             partial = not cost.fits and cost.share < 1
+            # The cost counts the writes; a refusal read back (already done?) is a call more.
+            # Held to the share while it runs: a call beyond it is not sent, and the items
+            # not sent then come back cancelled (run again with the log after the reset).
+            held = client.quota.allowance(share) if share < 1 else contextlib.nullcontext()
             try:
-                results = run_items(
-                    self,
-                    client,
-                    concurrency=concurrency,
-                    log=action_log,
-                    state=state,
-                    progress=progress,
-                    cancel=cancel,
-                    at_most=items_within(self, state, cost) if partial else None,
-                )
+                with held:
+                    results = run_items(
+                        self,
+                        client,
+                        concurrency=concurrency,
+                        log=action_log,
+                        state=state,
+                        progress=progress,
+                        cancel=cancel,
+                        at_most=items_within(self, state, cost) if partial else None,
+                    )
             except QuotaExhaustedError as exc:
                 exc.add_note(_resume_note(action_log))
                 raise

@@ -14,7 +14,7 @@ import pandas as pd
 from .._text import counted
 from ..snapshot.defaults import DEFAULT_SHARE
 from ._background import LOADING, LoadsWhenShown, join_worker
-from ._grid import grid, show
+from ._grid import clear, grid, show
 from ._messages import BAR_STYLES, COLOURS, State, describe_error, error_html, ok_html, status_html
 from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary, progress_bar
 
@@ -32,12 +32,13 @@ class PlanPanel(LoadsWhenShown, w.VBox):
     ``status``, ``progress``, ``cancel_button``, ``budget`` (the call budget and
     the cost of the batch about to run), ``results_grid`` (``result_columns``
     of the last run), ``download`` (its CSV) and ``results`` (the last run's
-    DataFrame, ``None`` before) are attributes a subclass places among its ``children``. Nothing
-    is read from the service in a constructor: :meth:`refresh` loads, on the
-    first display or on a Refresh button. Only one batch runs at a time;
-    :meth:`wait` joins it (for tests and scripts). ``budget_share``: the share of the calls
-    left in the window a batch may use (0.5, as ``execute``'s default: the rest stays for the
-    project's other traffic); set it to 1.0 to let a batch take the whole window.
+    DataFrame; ``None`` before, and after a batch an error stopped) are attributes a
+    subclass places among its ``children``. Nothing is read from the service in a
+    constructor: :meth:`refresh` loads, on the first display or on a Refresh button.
+    Only one batch runs at a time; :meth:`wait` joins it (for tests and scripts).
+    ``budget_share``: the share of the calls left in the window a batch may use (0.5, as
+    ``execute``'s default: the rest stays for the project's other traffic); set it to 1.0
+    to let a batch take the whole window.
     """
 
     def __init__(
@@ -168,6 +169,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.download.value = ""
         self.progress.bar_style = "info"
         self.progress.value = 0
+        self.progress.max = max(len(plan.items), 1)
         self.status.value = status_html(f"Running: {counted(cost.needed, 'call')}", "running")
         self._worker = threading.Thread(
             target=self._execute,
@@ -214,9 +216,14 @@ class PlanPanel(LoadsWhenShown, w.VBox):
                 budget_share=self.budget_share,
             )
         except Exception as exc:  # a thread's exception would only reach stderr
+            # Items may have been sent before it stopped: the last batch's results are not
+            # this one's, so they go (its log, or a reload, tells which items were done).
+            self.results = None
+            clear(self.results_grid)
             self._settle()
             self.progress.bar_style = "danger"
-            self.show_error(f"The batch stopped: {describe_error(exc)}")
+            got = f"after {self.progress.value} of {self.progress.max} items"
+            self.show_error(f"The batch stopped {got}: {describe_error(exc)}")
             return
         self.results = results
         show(self.results_grid, results, view)

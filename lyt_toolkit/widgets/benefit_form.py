@@ -194,6 +194,9 @@ class BenefitForm(LoadsWhenShown, w.VBox):
         self.submit_button.disabled = True
         try:
             results = plan.execute(self.client, concurrency=1, progress=False)
+        except Exception as exc:  # refused unsent (the budget...): a handler's would only log
+            self.message.value = error_html(f"Not created: {describe_error(exc)}")
+            return
         finally:
             self.submit_button.disabled = False
         outcome = results.iloc[0]
@@ -211,7 +214,12 @@ class BenefitForm(LoadsWhenShown, w.VBox):
             self.message.value = error_html(f"Not created: {text}")
 
     def _show_created(self, benefit_id: str) -> None:
-        benefit = self.client.benefits.get(benefit_id)
+        try:
+            benefit = self.client.benefits.get(benefit_id)
+        except Exception as exc:  # created all the same: say so, or a second click follows
+            text = f"Created {benefit_id}; could not read it back: {describe_error(exc)}"
+            self.message.value = ok_html(text)
+            return
         self.message.value = ok_html("Created.")
         self.result.value = (
             "<table class='lyt-table'><tr><th>id</th><th>name</th><th>type</th><th>status</th></tr>"

@@ -370,8 +370,22 @@ class EditPanel(PlanPanel):
         state = outcome_state(results) if len(results) else "success"
         self.progress.bar_style = {"success": "success", "partial": "warning"}.get(state, "danger")
         summary = outcome_summary(results) if len(results) else "nothing to do"
-        after = ProgramSnapshot.pull(client, progress=False, kinds=self.snapshot.kinds)
         rehearsal = self.rehearsal
+        self.plan = None  # sent: Apply is not armed again with it, whatever the pull does
+        try:
+            after = ProgramSnapshot.pull(
+                client, progress=False, kinds=self.snapshot.kinds, budget_share=self.budget_share
+            )
+        except Exception as exc:  # the writes are done: say so, not that the apply stopped
+            self.verification = None
+            self.verification_table.clear()
+            self.status.value = status_html(
+                f"Applied: {summary}; the service could not be pulled again, so nothing is "
+                "verified and the grid still shows the snapshot from before the apply: "
+                f"{describe_error(exc)}",
+                "partial",
+            )
+            return
         self.verification = None
         if rehearsal is not None:
             self.verification = rehearsal.verify(after, results=results)

@@ -134,14 +134,15 @@ class FindingsPanel(PlanPanel):
 
     def preview(self) -> None:
         """Show what the plan would do to each target, read from the service in the
-        background (one read per target; nothing sent)."""
+        background (one read per target, within the panel's ``budget_share``; nothing
+        sent)."""
         plan = self.plan()
         if plan is not None and not self.load_in_background(lambda: self._preview(plan)):
             self.show_error("A preview is still loading: wait for it to be shown.")
 
     def _preview(self, plan: actions.ActionPlan[Any]) -> None:
         try:
-            frame = plan.preview(self.client, progress=False)
+            frame = plan.preview(self.client, progress=False, budget_share=self.budget_share)
         except Exception as exc:
             self.show_error(f"Could not preview: {describe_error(exc)}")
             return

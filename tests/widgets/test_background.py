@@ -212,6 +212,98 @@ def test_a_batch_beyond_the_panels_share_is_refused_until_its_budget_share_is_ra
     assert len(panel.results) == len(batch)
 
 
+def test_a_batch_the_spent_budget_stops_shows_no_earlier_results_as_its_own(
+    budget_sb: Sandbox, budget_client: LoyaltyClient, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """Other traffic spends the window while the panel knows an older count: the batch is
+    stopped by the service's budget part-way. The results of the batch before it no longer
+    stand for it, and the status says how far it got."""
+    panel = RewardDraftPanel(budget_client)
+    panel.load_button.click()
+    panel.wait()
+    active = list(panel.rewards.loc[panel.rewards["status"] == "ACTIVE", "id"])
+    select_ids(panel.rewards_grid, panel.rewards, active[:1])
+    panel.confirm.value = True
+    panel.draft_button.click()
+    panel.wait()
+    assert panel.results is not None and len(panel.results) == 1
+    batch = active[1:11]
+    select_ids(panel.rewards_grid, panel.rewards, batch)
+    panel.confirm.value = True
+    panel.budget_share = 1.0
+    assert "calls needed: 10" in panel.budget.value  # fits what the client last read
+    with make_client(budget_sb) as other:
+        while budget_sb.plan()["remaining"] > 5:
+            other.rewards.list(limit=1)
+    panel.draft_button.click()
+    panel.wait()
+    budget_sb.set_plan("unlimited")
+    with make_client(budget_sb) as reader:  # the panel's client still counts the window spent
+        drafted = {r.id for r in reader.rewards.iter(limit=100) if r.status == "DRAFT"}
+    done = len(set(batch) & drafted)
+    assert 0 < done < len(batch)
+    assert "The batch stopped" in panel.status.value
+    assert f"of {len(batch)} items" in panel.status.value
+    assert panel.results is None and len(panel.results_grid.df) == 0
+    assert panel.download.value == ""
+
+
+def test_a_batch_whose_refusals_are_read_back_keeps_to_the_panels_share(
+    budget_sb: Sandbox, budget_client: LoyaltyClient, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """A reward the service refuses (not ACTIVE) is read back to tell already done from
+    failed: a second call the cost does not count. The batch still never sends beyond the
+    panel's share: beyond it an item is not sent (cancelled) or its refusal not read back."""
+    panel = RewardDraftPanel(budget_client)
+    panel.load_button.click()
+    panel.wait()
+    remaining = budget_client.quota.remaining
+    assert remaining == 18  # the token and one page of rewards
+    allowed = remaining // 2
+    statuses = panel.rewards.set_index("id")["status"]
+    refused = list(statuses[statuses.isin(["DRAFT", "INACTIVE"])].index[:4])
+    batch = [*refused, *statuses[statuses == "ACTIVE"].index[:4]]
+    select_ids(panel.rewards_grid, panel.rewards, batch)
+    panel.confirm.value = True
+    assert f"calls needed: {len(batch)}" in panel.budget.value  # within the share of 9
+    used = budget_sb.plan()["used"]
+    panel.draft_button.click()
+    panel.wait()
+    reload = 1  # the rewards listed again after the batch: one page
+    assert budget_sb.plan()["used"] - used - reload <= allowed
+    results = panel.results.set_index("target")
+    assert set(results["outcome"]) <= {"already_done", "failed", "succeeded", "cancelled"}
+    budget_sb.set_plan("unlimited")
+    with make_client(budget_sb) as reader:
+        now = {r.id: str(r.status) for r in reader.rewards.iter(limit=100)}
+    for target, row in results.iterrows():
+        if row["outcome"] == "succeeded":
+            assert now[target] == "DRAFT"
+        if row["outcome"] == "cancelled":  # never sent
+            assert "beyond the plan's share" in row["message"]
+            assert now[target] == statuses[target]
+
+
+def test_a_benefit_the_budget_refuses_is_said_not_created_in_the_form(
+    budget_sb: Sandbox, budget_client: LoyaltyClient, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """The form's one create refused before it is sent (the window's share spent) shows why
+    in the form; nothing escapes the click handler into a log the notebook does not show."""
+    form = BenefitForm(budget_client)
+    form.refresh_button.click()
+    form.wait()
+    with make_client(budget_sb) as other:
+        while budget_sb.plan()["remaining"] > 1:
+            other.rewards.list(limit=1)
+    budget_client.rewards.list(limit=1)  # the form's client reads that none is left
+    form.name_input.value = "Form Without Budget"
+    used = budget_sb.plan()["used"]
+    form.submit()  # what the click runs; an exception would only reach the log
+    assert budget_sb.plan()["used"] == used  # not sent
+    assert "Not created" in form.message.value and "call budget" in form.message.value
+    assert not form.submit_button.disabled
+
+
 def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
@@ -250,6 +342,41 @@ def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     assert sorted(panel.results["target"]) == targets
     assert (panel.results["outcome"] == "succeeded").all()
     assert all(client.rewards.get(t).status == "DRAFT" for t in targets)
+
+
+def test_a_findings_preview_keeps_to_the_panels_budget_share(
+    budget_sb: Sandbox, budget_client: LoyaltyClient
+) -> None:
+    """Preview reads one target each: beyond the panel's share it is refused as Act is,
+    not read at the default half of the window."""
+    targets = ["lrew_c0ffee0001", "lrew_c0ffee0002", "lrew_c0ffee0003", "lrew_c0ffee0004"]
+    findings = audit.findings_frame(
+        {
+            "rule": "active-reward-without-costs",
+            "severity": "error",
+            "resource_type": "reward",
+            "resource_id": target,
+            "resource_name": None,
+            "message": "ACTIVE reward has no cost in any card definition",
+        }
+        for target in targets
+    )
+    budget_client.rewards.list(limit=1)  # an answer carrying the limit: 19 of 20 left
+    panel = FindingsPanel(budget_client, findings)
+    panel.budget_share = 0.2  # 3 calls: fewer than the 4 reads, within half the window
+    panel.findings_grid.selected_rows = list(range(len(targets)))
+    used = budget_sb.plan()["used"]
+    panel.act()
+    assert "Refused, nothing was sent" in panel.status.value
+    panel.preview_button.click()
+    panel.wait()
+    assert budget_sb.plan()["used"] == used  # not one read
+    assert "Could not preview" in panel.status.value
+    assert "share (0.2)" in html.unescape(panel.status.value)
+    panel.budget_share = 1.0
+    panel.preview_button.click()
+    panel.wait()
+    assert sorted(panel.preview_grid.df["target"]) == targets
 
 
 def test_findings_need_their_columns(client: LoyaltyClient) -> None:

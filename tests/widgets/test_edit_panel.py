@@ -419,3 +419,32 @@ def test_an_apply_the_budget_cannot_carry_is_refused_before_anything_is_sent(
         assert "Refused, nothing was sent: the call budget cannot carry it" in panel.status.value
         assert f"calls needed: {len(active)}" in panel.status.value
         assert budget_sb.plan()["used"] == used  # not one request
+
+
+def test_an_apply_whose_pull_again_is_refused_says_it_applied_and_is_not_armed_again(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """The writes went through: a pull afterwards that the budget refuses (a sampled or large
+    program's) neither reports the apply as stopped nor leaves the same plan to send again."""
+    budget_sb.reset()
+    budget_sb.set_plan("unlimited")
+    try:
+        with make_client(budget_sb) as client:
+            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
+            budget_sb.set_plan("20/hour")  # the change fits, a whole pull again does not
+            _draft_reward(panel)
+            plan(panel)
+            apply(panel)
+            assert client.rewards.get(REWARD).status == "DRAFT"
+            assert panel.results is not None
+            assert panel.results["outcome"].tolist() == ["succeeded"]
+            assert "Applying stopped" not in panel.status.value
+            assert "Applied: succeeded: 1" in panel.status.value
+            assert "could not be pulled again" in panel.status.value
+            assert panel.plan is None and panel.apply_button.disabled  # not armed again
+            used = budget_sb.plan()["used"]
+            panel.apply()  # as a second click would
+            assert not panel.busy and budget_sb.plan()["used"] == used  # nothing sent
+    finally:
+        budget_sb.set_plan("unlimited")
+        budget_sb.reset()
