@@ -136,3 +136,32 @@ def test_the_economics_what_if_prints_what_its_page_shows(
                 exec(compile(code, f"{WHAT_IF_PAGE}:block {number}", "exec"), namespace)
             printed = re.sub(r"http://127\.0\.0\.1:\d+", "http://127.0.0.1:PORT", out.getvalue())
             assert printed == shown, f"block {number} of {WHAT_IF_PAGE} prints otherwise"
+
+
+def test_what_a_pull_costs_counts_the_bucket_lists_the_pull_sends(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """The budgets page's figure for a 500-member program with one card each is what a pull
+    of one sends for its member tree: a read per member, a bucket list per card holding
+    pending points (a card showing none is not listed)."""
+    from lyt_toolkit import ProgramSnapshot
+    from lyt_toolkit.synthetic import generate_program
+
+    text = " ".join((DOCS / "explanation" / "budgets.md").read_text(encoding="utf-8").split())
+    (reads, lists), *_ = re.findall(
+        r"A 500-member program with one card each, a fifth of the cards holding pending points"
+        r" \(as the generated programs have\), costs about ([\d,]+) \+ ([\d,]+) calls",
+        text,
+    )
+    program = generate_program(members=500, seed=3)
+    with start_sandbox(program) as sb, make_client(sb) as client:
+        tree = ProgramSnapshot.pull(client, progress=False, kinds=["cards", "pending_buckets"])
+        with make_client(sb) as lister:
+            ProgramSnapshot.pull(lister, progress=False, kinds=["members"])
+            listed = lister.quota.calls_used
+    assert tree.calls is not None
+    holding = int((tree.cards["balance_pending_points"] != 0).sum())
+    assert tree.calls.used - listed == 500 + holding  # a read a member, a list a holding card
+    assert int(reads.replace(",", "")) == 500
+    assert abs(int(lists.replace(",", "")) - holding) <= 0.1 * holding, (lists, holding)
