@@ -51,3 +51,27 @@ def test_a_program_wide_bucket_frame_within_the_window_is_read_whole(
         with make_client(sb) as client:
             frame = client.pending_buckets.frame(program_id, progress=False)
     assert len(frame) == sum(1 for b in PROGRAM["pending_buckets"] if b["status"] == "PENDING")
+
+
+def test_the_program_wide_bucket_frame_lists_the_buckets_of_cards_holding_pending_points(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """A card whose balance shows no pending points has no PENDING bucket, and the service
+    lists PENDING buckets only: the frame, as a pull, lists none for it (one call saved per
+    such card) and holds the same buckets as the pull's frame."""
+    from lyt_toolkit import ProgramSnapshot
+
+    program_id = PROGRAM["programs"][0]["id"]
+    with start_sandbox(PROGRAM) as sb:
+        sb.set_plan("100000/hour")
+        with make_client(sb) as client:
+            frame = client.pending_buckets.frame(program_id, progress=False)
+            sent = client.quota.calls_used
+        with make_client(sb) as client:
+            snapshot = ProgramSnapshot.pull(client, progress=False, kinds=["cards"])
+    holding = int((snapshot.cards["balance_pending_points"] != 0).sum())
+    assert 0 < holding < MEMBERS
+    # the token, the program, its member list (6 pages), a read a member, a list a holding card
+    assert sent == 1 + 1 + 6 + MEMBERS + holding
+    assert len(frame) == sum(1 for b in PROGRAM["pending_buckets"] if b["status"] == "PENDING")

@@ -269,7 +269,8 @@ class PendingBuckets(SyncResource):
             self._transport.quota.allowance(FRAME_SHARE) as allowance,
         ):
             quota = self._transport.quota
-            walk = member_tree(len(TREE), _program_id(program_id))
+            # A card showing no pending points has no PENDING bucket to list (as in a pull).
+            walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
             tree = walk_tree(
                 walk,
                 groups,
@@ -402,7 +403,8 @@ class AsyncPendingBuckets(AsyncResource):
             self._transport.quota.allowance(FRAME_SHARE) as allowance,
         ):
             quota = self._transport.quota
-            walk = member_tree(len(TREE), _program_id(program_id))
+            # A card showing no pending points has no PENDING bucket to list (as in a pull).
+            walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
             tree = await awalk_tree(
                 walk,
                 groups,
