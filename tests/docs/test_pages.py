@@ -165,3 +165,30 @@ def test_what_a_pull_costs_counts_the_bucket_lists_the_pull_sends(
     assert tree.calls.used - listed == 500 + holding  # a read a member, a list a holding card
     assert int(reads.replace(",", "")) == 500
     assert abs(int(lists.replace(",", "")) - holding) <= 0.1 * holding, (lists, holding)
+
+
+def test_the_quota_comment_shows_what_one_list_call_leaves(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The quotas page's first example reads one page of rewards on the startup plan; its
+    comment shows the quota that leaves: a token request and the list, two calls."""
+    ((line, code), *_) = blocks("how-to/quotas.md", section="## Watch the budget from the client")
+    shown = re.search(r"remaining=(\d+), .*calls_used=(\d+)\)", code)
+    assert shown is not None
+    with start_sandbox() as sb:
+        sb.set_plan("startup")
+        monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+        for key, value in sb.credentials.as_client_kwargs().items():
+            monkeypatch.setenv(ENV_VARIABLES[key], value)
+        namespace: dict[str, object] = {}
+        exec(compile(code, f"quotas.md:{line}", "exec"), namespace)
+        client = namespace["client"]
+        assert isinstance(client, LoyaltyClient)
+        quota = client.quota
+        client.close()
+    assert (quota.limit, quota.remaining, quota.calls_used) == (
+        1000,
+        int(shown.group(1)),
+        int(shown.group(2)),
+    )
