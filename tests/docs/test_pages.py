@@ -192,3 +192,14 @@ def test_the_quota_comment_shows_what_one_list_call_leaves(
         int(shown.group(1)),
         int(shown.group(2)),
     )
+
+
+def test_the_sample_a_refusal_offers_is_described_with_its_cap() -> None:
+    """A refused pull offers the largest sample its share holds, but never more than
+    ``DEFAULT_SAMPLE`` members (on 20,000 members under the professional plan the share held
+    1,079 and the refusal offered 1,000): the large-programs page says so."""
+    from lyt_toolkit.fill.budget import DEFAULT_SAMPLE
+
+    text = " ".join((DOCS / "how-to" / "large-programs.md").read_text(encoding="utf-8").split())
+    way = text[text.index("- **A sample**") :].split("- **")[1]
+    assert f"at most {DEFAULT_SAMPLE:,} members" in way, way
