@@ -181,8 +181,10 @@ def test_drift_names_the_ways_it_cannot_take(
     code, _, err = lyt(capsys, "drift", str(folder))
     assert code == 1  # an error, not drift (2)
     assert err.startswith("lyt drift: pull stopped before its member reads")
-    assert "not an option of this command; in Python: ProgramSnapshot.pull(client, sample=" in err
-    assert "--sample" not in err
+    # A sample's cards cannot be compared: no sample is offered, by either spelling.
+    assert "sample" not in err
+    assert "in Python: live = ProgramSnapshot.pull(client, kinds=" in err
+    assert "snapshot.diff(live)" in err
 
 
 @pytest.mark.parametrize(

@@ -127,7 +127,14 @@ class PullBudget:
                 argument=("checkpoint", "pull-checkpoint"),
             )
         window_left = allowance.window_left
-        if known and allowance.share < 1 and window_left is not None and total <= window_left:
+        # Taken, the way sends the whole pull again, the calls this one spent included, from
+        # what the window has left after them.
+        if (
+            known
+            and allowance.share < 1
+            and window_left is not None
+            and total <= window_left - allowance.spent
+        ):
             yield WayForward(
                 "the whole pull now, with the whole window's budget (the project's other "
                 "traffic is refused until the window resets)",

@@ -92,8 +92,11 @@ class PaceBar:
         resets = quota.resets_at
         if left is not None:
             parts.append(f"{left:,} left this window")
-        if resets is not None:
-            until = max(0.0, (resets - datetime.now(UTC)).total_seconds())
+        # The reset as a delay the quota measured against the answers' own Date: resets_at is
+        # on the service's clock, which this machine's need not match (a sandbox's fixed one).
+        to_reset = quota.seconds_to_reset()
+        if resets is not None and to_reset is not None:
+            until = max(0.0, to_reset)
             parts.append(f"next window in {_duration(until)}")
             window = self._window_length(resets.timestamp())
             if total is not None and left is not None and allowance.calls:

@@ -253,8 +253,11 @@ def _which_sampled(before: Frames, after: Frames) -> str:
 
 def _note(before: Frames, after: Frames, left_out: tuple[str, ...]) -> str | None:
     """Why ``left_out`` was not compared (None when every kind was)."""
-    unmatched = [k for k in left_out if k in before.kinds ^ after.kinds]
-    sampled = [k for k in left_out if k not in unmatched]
+    # A sample on either side leaves its member kinds out whichever side holds them (a
+    # sample's drift does not pull them again): that is the reason to give for them.
+    a_sample = before.sample is not None or after.sample is not None
+    sampled = [k for k in left_out if a_sample and k in MEMBER_KINDS]
+    unmatched = [k for k in left_out if k not in sampled]
     notes = []
     if sampled:
         notes.append(

@@ -136,3 +136,70 @@ def test_the_economics_what_if_prints_what_its_page_shows(
                 exec(compile(code, f"{WHAT_IF_PAGE}:block {number}", "exec"), namespace)
             printed = re.sub(r"http://127\.0\.0\.1:\d+", "http://127.0.0.1:PORT", out.getvalue())
             assert printed == shown, f"block {number} of {WHAT_IF_PAGE} prints otherwise"
+
+
+def test_what_a_pull_costs_counts_the_bucket_lists_the_pull_sends(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """The budgets page's figure for a 500-member program with one card each is what a pull
+    of one sends for its member tree: a read per member, a bucket list per card holding
+    pending points (a card showing none is not listed)."""
+    from lyt_toolkit import ProgramSnapshot
+    from lyt_toolkit.synthetic import generate_program
+
+    text = " ".join((DOCS / "explanation" / "budgets.md").read_text(encoding="utf-8").split())
+    (reads, lists), *_ = re.findall(
+        r"A 500-member program with one card each, a fifth of the cards holding pending points"
+        r" \(as the generated programs have\), costs about ([\d,]+) \+ ([\d,]+) calls",
+        text,
+    )
+    program = generate_program(members=500, seed=3)
+    with start_sandbox(program) as sb, make_client(sb) as client:
+        tree = ProgramSnapshot.pull(client, progress=False, kinds=["cards", "pending_buckets"])
+        with make_client(sb) as lister:
+            ProgramSnapshot.pull(lister, progress=False, kinds=["members"])
+            listed = lister.quota.calls_used
+    assert tree.calls is not None
+    holding = int((tree.cards["balance_pending_points"] != 0).sum())
+    assert tree.calls.used - listed == 500 + holding  # a read a member, a list a holding card
+    assert int(reads.replace(",", "")) == 500
+    assert abs(int(lists.replace(",", "")) - holding) <= 0.1 * holding, (lists, holding)
+
+
+def test_the_quota_comment_shows_what_one_list_call_leaves(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The quotas page's first example reads one page of rewards on the startup plan; its
+    comment shows the quota that leaves: a token request and the list, two calls."""
+    ((line, code), *_) = blocks("how-to/quotas.md", section="## Watch the budget from the client")
+    shown = re.search(r"remaining=(\d+), .*calls_used=(\d+)\)", code)
+    assert shown is not None
+    with start_sandbox() as sb:
+        sb.set_plan("startup")
+        monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
+        for key, value in sb.credentials.as_client_kwargs().items():
+            monkeypatch.setenv(ENV_VARIABLES[key], value)
+        namespace: dict[str, object] = {}
+        exec(compile(code, f"quotas.md:{line}", "exec"), namespace)
+        client = namespace["client"]
+        assert isinstance(client, LoyaltyClient)
+        quota = client.quota
+        client.close()
+    assert (quota.limit, quota.remaining, quota.calls_used) == (
+        1000,
+        int(shown.group(1)),
+        int(shown.group(2)),
+    )
+
+
+def test_the_sample_a_refusal_offers_is_described_with_its_cap() -> None:
+    """A refused pull offers the largest sample its share holds, but never more than
+    ``DEFAULT_SAMPLE`` members (on 20,000 members under the professional plan the share held
+    1,079 and the refusal offered 1,000): the large-programs page says so."""
+    from lyt_toolkit.fill.budget import DEFAULT_SAMPLE
+
+    text = " ".join((DOCS / "how-to" / "large-programs.md").read_text(encoding="utf-8").split())
+    way = text[text.index("- **A sample**") :].split("- **")[1]
+    assert f"at most {DEFAULT_SAMPLE:,} members" in way, way

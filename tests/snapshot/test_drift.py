@@ -10,6 +10,7 @@ import pytest
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.cli import main
+from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import client_for, pull
@@ -128,3 +129,28 @@ def test_lyt_drift_of_a_partial_snapshot_says_nothing_of_kinds_it_never_pulled(
     assert "does not exist" not in printed  # card definitions were never pulled
     assert "has no cost" not in printed  # nor reward costs
     assert "card_definitions" not in printed.split("Audit findings")[0].split("Note:")[0]
+
+
+def test_a_drift_beyond_its_share_names_ways_forward_a_drift_can_take(demo: Sandbox) -> None:
+    """``drift`` takes no ``kinds``, ``sample`` or ``checkpoint``: its refusal says how to get
+    the live program another way (a pull, then ``snapshot.diff``), never an argument of a
+    pull as if ``drift`` took it, and offers no sample (a sample cannot compare cards)."""
+    snapshot = pull(demo)
+    demo.set_plan("20/hour")  # the lists fit in half of it, the member reads do not
+    with client_for(demo) as client, pytest.raises(PullBudgetError) as caught:
+        snapshot.drift(client, progress=False)
+    refusal = caught.value
+    assert refusal.stage == "member reads" and refusal.ways
+    for way in refusal.ways:
+        if way.argument is not None:  # an argument drift itself takes
+            assert way.argument[0] == "budget_share", way
+            continue
+        assert "ProgramSnapshot.pull(client, " in way.how and "snapshot.diff(live)" in way.how
+    assert not any("sample" in way.how for way in refusal.ways)
+    assert "sample=" not in str(refusal)
+    lists_only = next(w for w in refusal.ways if "kinds=" in w.how)
+    demo.set_plan("20/hour")
+    with client_for(demo) as client:  # the way, followed as written, fits
+        live = eval(lists_only.how.split("; ")[0].removeprefix("in Python: live = "))
+    assert live.calls is not None and live.calls.used == lists_only.calls
+    assert not snapshot.diff(live)

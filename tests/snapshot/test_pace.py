@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
+from typing import Any, cast
 
-from lyt_toolkit.fill.pace import expected_end
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.fill.pace import PaceBar, expected_end
+from lyt_toolkit.sandbox import Sandbox
 
 NOW = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
 
@@ -22,3 +28,21 @@ def test_calls_beyond_this_window_end_in_the_window_that_holds_the_last() -> Non
 
 def test_a_window_that_allows_nothing_still_ends() -> None:
     assert expected_end(10, 0, 0, 30, 60, NOW) == NOW + timedelta(seconds=30 + 9 * 60)
+
+
+def test_the_pace_bar_counts_the_time_to_the_next_window_on_the_services_clock(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """A sandbox on a fixed clock (2026-01-15 12:00) announces its window's end at 13:00 on
+    its own clock, an hour ahead whatever this machine's date: the bar says so, not 0 s."""
+    notes: list[str] = []
+    with start_sandbox() as sb:
+        sb.set_plan("1000/hour")
+        with make_client(sb) as client:
+            client.rewards.list()
+            budget = SimpleNamespace(allowance=SimpleNamespace(left=400, calls=500), planned=None)
+            bar = PaceBar(False, client, cast(Any, budget), cast(Any, SimpleNamespace(recalled=0)))
+            bar.bar = cast(Any, SimpleNamespace(set=lambda done, total, note: notes.append(note)))
+            bar.draw()
+    assert "next window in 60 min" in notes[0], notes

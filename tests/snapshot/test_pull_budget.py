@@ -326,3 +326,21 @@ def test_a_sample_of_the_cards_alone_buys_more_members_for_the_same_calls(
     assert [row["estimate"], row["ci_low"], row["ci_high"]] == pytest.approx(
         [total.value, total.low, total.high]
     )
+
+
+def test_the_whole_window_is_not_offered_when_what_it_has_left_cannot_hold_the_pull(
+    start_sandbox: StartSandbox, make_client: ClientFor
+) -> None:
+    """On 20 calls an hour the demo's lists take 8 of the pull's 10 and its member reads and
+    card definitions need 9 more: 17 at least, within the 20 the window had, but the refused
+    pull has spent 8 of them and taking the whole window sends the lists again, so 12 cannot
+    hold it: the way is not offered (followed, it was refused again, 8 more calls spent)."""
+    with start_sandbox() as sb:
+        sb.set_plan("20/hour")
+        with make_client(sb) as client, pytest.raises(PullBudgetError) as caught:
+            ProgramSnapshot.pull(client, progress=False)
+        refusal = caught.value
+        assert (refusal.window_left, refusal.sent) == (20, 8)
+        assert refusal.sent + refusal.needed == 17
+        assert all(w.argument != ("budget_share", 1.0) for w in refusal.ways), refusal.ways
+        assert "budget_share=1.0" not in str(refusal)

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Unpack
 
 from ..._progress import ProgressBar
+from ...errors import PullBudgetError, WayForward
 from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
 from ...pull.member_tree import (
     TREE,
+    LevelBar,
+    Lists,
     MemberTree,
     OnPage,
+    Reads,
     Request,
+    Tick,
     awalk_tree,
     level_bars,
     member_tree,
@@ -30,6 +36,8 @@ if TYPE_CHECKING:
 
     from ..._progress import Progress
     from ...models import ActivationResult, Member, MemberWithCards, Page, PendingBucket, Program
+    from ..allowance import Allowance
+    from ..quota import Quota
 
 _PROGRAMS = "/v2/loyalties/programs"
 _PROGRAM = _PROGRAMS + "/{program_id}"
@@ -106,6 +114,50 @@ def _program_buckets_frame(tree: MemberTree) -> pd.DataFrame:
     frame = pending_buckets_frame(tree.pending_buckets)
     programs = {p.id: p.status for p in tree.programs}
     return with_statuses(frame, programs, {m.id: m.status for m in tree.members})
+
+
+FRAME_SHARE = 0.5
+"""The share of the calls left in the window a program-wide bucket frame may use, as a pull
+by default: the rest stays for the project's other traffic."""
+
+
+def _within(allowance: Allowance, quota: Quota, bar: LevelBar, program_id: str) -> LevelBar:
+    """``bar``, which first refuses a level of reads (the members one by one, then the
+    cards' bucket lists, one call each at least) that ``allowance`` cannot hold: nothing of
+    that level is sent, and ``PullBudgetError`` names the paced pull that reads them."""
+
+    @contextmanager
+    def within(step: Lists | Reads) -> Iterator[Tick]:
+        needed, left = len(step.requests), allowance.left
+        part = step.requests[0].part if step.requests else None
+        if part in ("cards", "pending_buckets") and left is not None and needed > left:
+            stage = "member reads" if part == "cards" else "bucket lists"
+            how = (
+                "ProgramSnapshot.pull(client, kinds=['pending_buckets'],"
+                f" checkpoint='pull-checkpoint'), then its rows of program {program_id}"
+            )
+            way = WayForward(
+                "every program's pending buckets, paced over as many windows as it takes at"
+                " this share and resumable (what it reads is kept in the checkpoint folder)",
+                allowance.spent + needed,
+                how,
+                at_least=True,
+            )
+            raise PullBudgetError(
+                stage,
+                needed=needed,
+                remaining=left,
+                share=allowance.share,
+                window_left=allowance.window_left,
+                sent=allowance.spent,
+                ways=(way,),
+                limit=quota.limit,
+                resets_at=quota.resets_at,
+            )
+        with bar(step) as tick:
+            yield tick
+
+    return within
 
 
 def _shown_on(bar: ProgressBar) -> OnPage:
@@ -212,10 +264,19 @@ class PendingBuckets(SyncResource):
             members=Members(self._transport),
             pending_buckets=self,
         )
-        with ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar:
-            walk = member_tree(len(TREE), _program_id(program_id))
+        with (
+            ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar,
+            self._transport.quota.allowance(FRAME_SHARE) as allowance,
+        ):
+            quota = self._transport.quota
+            # A card showing no pending points has no PENDING bucket to list (as in a pull).
+            walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
             tree = walk_tree(
-                walk, groups, query=query, on_page=_shown_on(bar), level_bar=level_bars(progress)
+                walk,
+                groups,
+                query=query,
+                on_page=_shown_on(bar),
+                level_bar=_within(allowance, quota, level_bars(progress), program_id),
             )
         return _program_buckets_frame(tree)
 
@@ -337,10 +398,19 @@ class AsyncPendingBuckets(AsyncResource):
             members=AsyncMembers(self._transport),
             pending_buckets=self,
         )
-        with ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar:
-            walk = member_tree(len(TREE), _program_id(program_id))
+        with (
+            ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar,
+            self._transport.quota.allowance(FRAME_SHARE) as allowance,
+        ):
+            quota = self._transport.quota
+            # A card showing no pending points has no PENDING bucket to list (as in a pull).
+            walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
             tree = await awalk_tree(
-                walk, groups, query=query, on_page=_shown_on(bar), level_bar=level_bars(progress)
+                walk,
+                groups,
+                query=query,
+                on_page=_shown_on(bar),
+                level_bar=_within(allowance, quota, level_bars(progress), program_id),
             )
         return _program_buckets_frame(tree)
 

@@ -1,0 +1,77 @@
+"""The program-wide ``pending_buckets.frame`` keeps to half of the window, as a pull does.
+
+It reads every member of the program one by one: on a program of real size that is more
+than a window holds, and a spent window refuses every integration of the project until it
+resets. It walks the member list, counts the reads, and stops before them when they do not
+fit in half of what the window had left, naming the paced pull that reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+import pytest
+
+from lyt_toolkit import LoyaltyClient
+from lyt_toolkit.errors import BudgetExceededError
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
+
+MEMBERS = 600
+PROGRAM = generate_program(members=MEMBERS, rewards=1, benefits=1, seed=5)
+
+
+def test_the_program_wide_bucket_frame_stops_before_reads_beyond_half_the_window(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    program_id = PROGRAM["programs"][0]["id"]
+    with start_sandbox(PROGRAM) as sb:
+        sb.set_plan("400/hour")  # the member list fits in half of it, the 600 reads do not
+        with make_client(sb) as client, pytest.raises(BudgetExceededError) as caught:
+            client.pending_buckets.frame(program_id, progress=False)
+        window = sb.plan()
+    assert window["used"] <= 200 and window["remaining"] >= 200  # the rest is the project's
+    assert window["used"] < 20  # the token, the program and its member list: no member read
+    refusal = caught.value
+    assert refusal.needed >= MEMBERS and refusal.share == 0.5
+    text = str(refusal)
+    assert "pending_buckets" in text and "member reads" in text
+    assert "ProgramSnapshot.pull(client, kinds=['pending_buckets'], checkpoint=" in text
+
+
+def test_a_program_wide_bucket_frame_within_the_window_is_read_whole(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    program_id = PROGRAM["programs"][0]["id"]
+    with start_sandbox(PROGRAM) as sb:
+        sb.set_plan("100000/hour")
+        with make_client(sb) as client:
+            frame = client.pending_buckets.frame(program_id, progress=False)
+    assert len(frame) == sum(1 for b in PROGRAM["pending_buckets"] if b["status"] == "PENDING")
+
+
+def test_the_program_wide_bucket_frame_lists_the_buckets_of_cards_holding_pending_points(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """A card whose balance shows no pending points has no PENDING bucket, and the service
+    lists PENDING buckets only: the frame, as a pull, lists none for it (one call saved per
+    such card) and holds the same buckets as the pull's frame."""
+    from lyt_toolkit import ProgramSnapshot
+
+    program_id = PROGRAM["programs"][0]["id"]
+    with start_sandbox(PROGRAM) as sb:
+        sb.set_plan("100000/hour")
+        with make_client(sb) as client:
+            frame = client.pending_buckets.frame(program_id, progress=False)
+            sent = client.quota.calls_used
+        with make_client(sb) as client:
+            snapshot = ProgramSnapshot.pull(client, progress=False, kinds=["cards"])
+    holding = int((snapshot.cards["balance_pending_points"] != 0).sum())
+    assert 0 < holding < MEMBERS
+    # the token, the program, its member list (6 pages), a read a member, a list a holding card
+    assert sent == 1 + 1 + 6 + MEMBERS + holding
+    assert len(frame) == sum(1 for b in PROGRAM["pending_buckets"] if b["status"] == "PENDING")
