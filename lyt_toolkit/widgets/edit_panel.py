@@ -55,7 +55,8 @@ class EditPanel(PlanPanel):
     Allow deletes is ticked and changes the service cannot make unless Ignore unsupported
     is, with the plan's own message; Cancel stops it after the requests in flight.
     After Apply the panel pulls the service again: a rehearsal of the same plan is
-    verified against that pull (``verification``), and the pull becomes the new base.
+    verified against that pull (``verification``), and the pull becomes the new base; an
+    apply stopped part-way keeps the edits it never sent on top of it, planned again.
     ``plan``, ``rehearsal``, ``results`` and ``verification`` hold the last of each.
     """
 
@@ -399,13 +400,21 @@ class EditPanel(PlanPanel):
             )
         else:
             self.verification_table.clear()
-        self.snapshot, self.edit = after, actions.edit(after)
+        # The edits never sent (Cancel, or the budget's share spent) stay on top of the
+        # pull, planned again: Apply sends exactly them, none of the sent ones again.
+        edit, kept = _unsent_edits(self.edit, plan.changes, results, after)
+        self.snapshot, self.edit = after, edit
         self.plan, self.rehearsal = None, None
         self._show_frame()
         verified = "" if rehearsal is not None else " (not rehearsed: the results are the check)"
-        self.status.value = status_html(
-            f"Applied: {summary}{verified}; the grid shows the service as pulled again.", state
-        )
+        shown = "the grid shows the service as pulled again"
+        if kept:
+            self._plan()
+            shown += (
+                f" with the {counted(kept, 'edit')} never sent on top, planned again:"
+                " Apply sends them"
+            )
+        self.status.value = status_html(f"Applied: {summary}{verified}; {shown}.", state)
 
     # -- background ------------------------------------------------------------------------
 
@@ -477,6 +486,56 @@ class Table(w.VBox):
         if self.grid is not None:
             self.grid.close()
             self.grid = None
+
+
+def _unsent_edits(
+    edit: actions.ProgramEdit,
+    changes: pd.DataFrame,
+    results: pd.DataFrame,
+    after: ProgramSnapshot,
+) -> tuple[actions.ProgramEdit, int]:
+    """An edit of ``after`` (the service pulled again after an apply) holding those of
+    ``edit``'s changes whose items ``results`` shows ``cancelled`` (never sent), and how
+    many it holds; a sent one is in ``after`` itself, so it is never planned again.
+
+    A create's row is added as typed (its ``id`` empty), a changed cell set on its row,
+    a dropped row dropped; a row the service no longer has is left out."""
+    rest = actions.edit(after)
+    unsent = {
+        (str(call), str(target))
+        for call, target, outcome in zip(
+            results["call"], results["target"], results["outcome"], strict=True
+        )
+        if outcome == "cancelled"
+    }
+    kept = 0
+    for change in changes.itertuples(index=False):
+        if (str(change.call), str(change.key)) not in unsent:
+            continue
+        kind, key = str(change.kind), str(change.key)
+        typed, frame = getattr(edit, kind), getattr(rest, kind)
+        if change.action == "create":
+            rows = typed[typed["id"].isna() & (typed["name"] == key)]
+            for _, row in rows.iterrows():
+                label = int(frame.index.max()) + 1 if len(frame) else 0
+                frame = frame.reindex(frame.index.append(pd.Index([label])))
+                for column, value in row.items():
+                    if column in frame.columns and not _same(value, None):
+                        frame.loc[label, column] = value
+                kept += 1
+        else:
+            at = frame.index[frame["id"] == key]
+            was = typed.index[typed["id"] == key]
+            if not len(at):
+                continue  # gone from the service since: nothing left to change
+            if not len(was):
+                frame = frame.drop(index=at)
+            else:
+                column = "status" if _same(change.column, None) else str(change.column)
+                frame.loc[at, column] = typed.at[was[0], column]
+            kept += 1
+        setattr(rest, kind, frame)
+    return rest, kept
 
 
 def _same(old: Any, new: Any) -> bool:

@@ -296,6 +296,89 @@ def test_cancel_stops_the_apply_after_the_requests_in_flight(
     assert not panel.plan_button.disabled and panel.grid.editable
 
 
+def test_a_cancelled_apply_keeps_the_edits_never_sent_and_apply_again_sends_only_them(
+    snapshot: ProgramSnapshot, client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    """No work lost, none repeated: after Cancel the edits never sent stay in the panel on
+    top of the service pulled again, and a second Apply sends exactly them."""
+    panel = EditPanel(snapshot, client, concurrency=1)
+    panel.kind_select.value = "benefits"  # a create: sent first
+    panel.add_button.click()
+    new = len(panel.frame_of("benefits")) - 1
+    cells = {
+        "name": "Edited: Cancelled Beans",
+        "type": "POINTS",
+        "status": "ACTIVE",
+        "points_value": "75",
+        "card_definition_id": CARD_DEFINITION,
+    }
+    for column, value in cells.items():
+        type_into(panel, new, column, value)
+    panel.kind_select.value = "tier_structures"  # a delete: sent last
+    panel.grid.select(row_of(panel, TIER_STRUCTURE), 2)
+    panel.delete_button.click()
+    panel.kind_select.value = "rewards"
+    active = set(panel.edit.rewards.loc[panel.edit.rewards["status"] == "ACTIVE", "id"])
+    for reward in sorted(active):
+        type_into(panel, row_of(panel, reward), "status", "DRAFT")
+    panel.allow_destroy.value = True
+    plan(panel)
+    assert panel.plan is not None and len(panel.plan.changes) == len(active) + 2
+    fresh.set_faults(delay_seconds=0.2)  # ``fresh`` clears them afterwards
+    panel.apply_button.click()
+    deadline = time.monotonic() + 30
+    while panel.progress.value < 3:
+        assert time.monotonic() < deadline, "the apply never got going"
+        time.sleep(0.02)
+    panel.cancel_button.click()
+    panel.wait()
+    fresh.clear_faults()
+
+    first = panel.results
+    assert first is not None
+    sent = set(zip(first["call"], first["target"], strict=True))
+    rest = {
+        (call, target)
+        for call, target, outcome in zip(
+            first["call"], first["target"], first["outcome"], strict=True
+        )
+        if outcome == "cancelled"
+    }
+    sent -= rest
+    assert rest and ("create_benefit", "Edited: Cancelled Beans") in sent
+    assert ("delete_tier_structure", TIER_STRUCTURE) in rest
+    drafted = {r.id for r in client.rewards.iter() if r.status == "DRAFT"}
+    assert {t for c, t in sent if c == "move_reward_to_draft"} <= drafted
+
+    # The panel keeps the rest as edits on top of the pull: every reward edited shows DRAFT
+    # (the sent ones live, the others pending), the created benefit once, its id filled.
+    live = panel.snapshot.rewards
+    assert set(live.loc[live["status"] == "DRAFT", "id"]) == drafted
+    edited = panel.edit.rewards.set_index("id")["status"]
+    assert (edited[sorted(active)] == "DRAFT").all()
+    assert set(shown(panel).loc[lambda f: f["id"].isin(active), "status"]) == {"DRAFT"}
+    benefits = panel.edit.benefits
+    named = benefits[benefits["name"] == "Edited: Cancelled Beans"]
+    assert len(named) == 1 and named["id"].notna().all()
+    assert TIER_STRUCTURE not in set(panel.edit.tier_structures["id"])
+    assert TIER_STRUCTURE in set(panel.snapshot.tier_structures["id"])
+    assert "never sent" in panel.status.value
+
+    assert panel.plan is not None  # planned again: exactly the rest, Apply armed
+    assert set(zip(panel.plan.changes["call"], panel.plan.changes["key"], strict=True)) == rest
+    assert len(panel.plan.changes) == len(rest)
+    apply(panel)
+    second = panel.results
+    assert second is not None and set(second["outcome"]) == {"succeeded"}
+    assert set(zip(second["call"], second["target"], strict=True)) == rest  # none repeated
+    assert {r.id for r in client.rewards.iter() if r.status == "DRAFT"} >= active
+    assert client.tier_structures.get(TIER_STRUCTURE).status == "DELETED"
+    created = list(client.benefits.iter(filters={"name": {"$is": "Edited: Cancelled Beans"}}))
+    assert len(created) == 1
+    plan(panel)
+    assert panel.plan is not None and len(panel.plan) == 0  # nothing left
+
+
 def test_edits_of_every_frame_make_one_plan_and_an_edit_makes_it_stale(
     panel: EditPanel,
 ) -> None:
