@@ -34,6 +34,7 @@ def _changed(demo: Sandbox) -> tuple[ProgramSnapshot, ProgramSnapshot, str]:
         client.tier_structures.delete(DELETED)
         created = client.benefits.create(NEW_BENEFIT).id
         client.pending_buckets.activate(*BUCKET)
+    demo.settle()  # the activation settles after its answer: pull what it settled to
     return before, pull(demo), created
 
 
