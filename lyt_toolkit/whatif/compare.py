@@ -23,7 +23,7 @@ from ..audit import compare_findings
 from ..audit import run as run_audit
 from ..economics import Economics, EconomicsChange, compare_economics, resummarise, summarise
 from ..snapshot import ProgramSnapshot
-from .edited import Edit, changed_frames, edited_snapshot
+from .edited import Edit, changed_frames, check_values, edited_snapshot
 from .schemas import EDITS, MadeBy
 from .show import what_if_html, what_if_text
 
@@ -63,9 +63,12 @@ class Baseline:
 
     def what_if(self, edit: Edit) -> WhatIf:
         """The economics of ``edit`` (``actions.edit(snapshot)``, an edited snapshot or
-        edited frames by kind) against this baseline's."""
+        edited frames by kind) against this baseline's. ``EditError`` names the frame, row
+        and column of a value the plan cannot read or the service forbids (a
+        ``proportional_every`` below 1, negative points, stock or balance: ``LIMITS``)."""
         changed = changed_frames(self.snapshot, edit)
         after = edited_snapshot(self.snapshot, changed)
+        check_values(self.snapshot, after, changed)
         economics = (
             self.economics
             if not changed

@@ -8,15 +8,16 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..actions import ProgramEdit
-from ..actions.edited_frames import conformed, read_edited
+from ..actions.edited_frames import EditError, conformed, read_edited, row_label
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.diff import KEYS
 
-__all__ = ["Edit", "changed_frames", "edited_snapshot"]
+__all__ = ["LIMITS", "Edit", "changed_frames", "check_values", "edited_snapshot"]
 
 Edit = ProgramEdit | ProgramSnapshot | Mapping[str, pd.DataFrame]
 """What a what-if takes: an ``actions.edit(snapshot)``, an edited snapshot, or edited frames
@@ -104,3 +105,60 @@ def _costs_following(costs: pd.DataFrame, rewards: pd.DataFrame) -> pd.DataFrame
         found = out["reward_id"].map(by_id[source])
         out[column] = found.where(found.notna(), out[column]).astype(out[column].dtype)
     return out
+
+
+LIMITS: dict[str, dict[str, float]] = {
+    "benefits": {
+        "proportional_every": 1,
+        "proportional_value": 0,
+        "points_value": 0,
+        "stock_quantity": 0,
+        "digital_gift_voucher_balance": 0,
+    },
+    "rewards": {"digital_points": 0, "digital_gift_voucher_balance": 0},
+    "reward_costs": {"points": 0},
+}
+"""By kind, the numeric columns an edit may set and the least value each takes: a divisor
+(``proportional_every``: the service's ``every``, an integer from 1) is positive; points,
+stock and balances are never negative. An edit below is refused (``check_values``)."""
+
+
+def check_values(base: ProgramSnapshot, after: ProgramSnapshot, changed: Mapping[str, Any]) -> None:
+    """Refuse, with an ``EditError`` naming frame, row and column, a value of an edited
+    frame (``changed``, read into ``after``) below its least (``LIMITS``) or not finite. A
+    value as it is in ``base`` (the same row, by key) is the service's own and let be."""
+    for kind in changed:
+        limits = LIMITS.get(kind)
+        if not limits:
+            continue
+        frame, before = getattr(after, kind), getattr(base, kind)
+        for column, least in limits.items():
+            values = frame[column].astype("Float64")
+            known = values.notna().to_numpy(bool)
+            floats = values.to_numpy(float, na_value=np.nan)
+            bad = known & ~(np.isfinite(floats) & (floats >= least))
+            if not bad.any():
+                continue
+            bad &= ~_as_before(kind, frame, before, column, floats)
+            for at in np.flatnonzero(bad)[:1]:
+                need = "a positive number" if least > 0 else f"a number at least {least:g}"
+                raise EditError(
+                    f"{row_label(kind, frame.index[at], column)}: must be {need}, "
+                    f"not {_shown(floats[at])}"
+                )
+
+
+def _as_before(
+    kind: str, frame: pd.DataFrame, before: pd.DataFrame, column: str, floats: np.ndarray
+) -> np.ndarray:
+    """Per row of ``frame``: its ``column`` holds the value its row (by key) holds in
+    ``before`` (False for a new row)."""
+    keys = list(KEYS[kind])
+    base = before.drop_duplicates(keys).set_index(keys)[column].astype("Float64")
+    at = pd.MultiIndex.from_frame(frame[keys]) if len(keys) > 1 else pd.Index(frame[keys[0]])
+    old = base.reindex(at).to_numpy(float, na_value=np.nan)
+    return np.asarray(old == floats, dtype=bool)
+
+
+def _shown(value: float) -> str:
+    return str(int(value)) if np.isfinite(value) and float(value).is_integer() else str(value)

@@ -33,6 +33,9 @@ RESULTS_VIEW = (
     "activation_status",
     "message",
 )
+SENT = "activation sent"
+"""The status shown for a bucket this panel activated that the service still lists as
+PENDING: its activation settles shortly after the answer, then the bucket leaves the list."""
 
 
 class PendingPointsPanel(PlanPanel):
@@ -42,7 +45,10 @@ class PendingPointsPanel(PlanPanel):
     are the buckets to activate. Each activation creates a
     PENDING_POINTS_ACTIVATED transaction; buckets the service refuses (423:
     date not in the future, inactive program or member, card definition without
-    pending points) are listed with the reason.
+    pending points) are listed with the reason. When a run ends the selection is cleared
+    (Activate stays disabled until buckets are selected again: a second click sends nothing)
+    and the card's buckets are read again (one list call); a bucket activated but not yet
+    settled shows as ``activation sent``.
     """
 
     buckets_select = deprecated_attribute(
@@ -64,6 +70,7 @@ class PendingPointsPanel(PlanPanel):
             description="Activate selected", button_style="primary", disabled=True
         )
         self._buckets: dict[str, PendingBucket] = {}
+        self._sent: set[str] = set()
 
         # A new choice drops the last message and lists what it opens in the background; a
         # failed load shows as the status, not as a traceback from the observer.
@@ -147,7 +154,9 @@ class PendingPointsPanel(PlanPanel):
                     "id": b.id,
                     "points": b.points.total,
                     "date": str(b.date),
-                    "status": enum_text(b.status),
+                    "status": SENT
+                    if b.id in self._sent and enum_text(b.status) == "PENDING"
+                    else enum_text(b.status),
                 }
                 for b in self._buckets.values()
             ],
@@ -176,4 +185,14 @@ class PendingPointsPanel(PlanPanel):
         if not self.selected_ids():
             self.show_error("Select at least one bucket.")
             return
-        self.run(self._plan(), RESULTS_VIEW)
+        if self.run(self._plan(), RESULTS_VIEW, then=self._reload_after_run):
+            # The batch holds its buckets: the selection goes, so the button stays disabled
+            # when it ends, until buckets are chosen again.
+            self.buckets_grid.selected_rows = []
+
+    def _reload_after_run(self) -> None:
+        """The buckets of the chosen card read again, those the run activated marked."""
+        if self.results is not None:
+            done = self.results["outcome"] == "succeeded"
+            self._sent |= {str(t) for t in self.results.loc[done, "target"]}
+        self._load_buckets()

@@ -219,3 +219,47 @@ def _program_interval(estimates: pd.DataFrame) -> tuple[float, float]:
         (estimates["figure"] == "liability_median") & estimates["card_definition_id"].isna()
     ]
     return float(rows["ci_low"].iloc[0]), float(rows["ci_high"].iloc[0])
+
+
+@pytest.mark.parametrize(
+    ("kind", "column", "value", "message"),
+    [
+        ("benefits", "proportional_every", 0, "must be a positive number, not 0"),
+        ("benefits", "proportional_every", -100, "must be a positive number, not -100"),
+        ("benefits", "proportional_value", -2, "must be a number at least 0, not -2"),
+        ("reward_costs", "points", -5, "must be a number at least 0, not -5"),
+    ],
+)
+def test_a_value_the_service_forbids_is_refused_naming_the_field(
+    holding, kind: str, column: str, value: int, message: str
+) -> None:
+    edit = actions.edit(holding)
+    frame = getattr(edit, kind)
+    row = frame.index[frame[column].notna()][0]
+    frame.loc[row, column] = value
+    with pytest.raises(EditError, match=rf"{kind} row {row}, column '{column}': {message}"):
+        what_if(holding, edit)
+    with pytest.raises(EditError, match=rf"column '{column}': {message}"):
+        Baseline(holding).what_if({kind: frame})
+
+
+def test_the_other_values_the_service_forbids_are_refused_too(holding) -> None:
+    for kind, column in (
+        ("benefits", "points_value"),
+        ("benefits", "stock_quantity"),
+        ("benefits", "digital_gift_voucher_balance"),
+        ("rewards", "digital_points"),
+        ("rewards", "digital_gift_voucher_balance"),
+    ):
+        edit = actions.edit(holding)
+        getattr(edit, kind).loc[getattr(edit, kind).index[0], column] = -1
+        with pytest.raises(EditError, match=rf"column '{column}': must be a number at least 0"):
+            what_if(holding, edit)
+
+
+def test_a_price_cut_to_nothing_and_a_free_reward_are_still_allowed(holding) -> None:
+    edit = actions.edit(holding)
+    edit.reward_costs.loc[edit.reward_costs.index[0], "points"] = 0
+    earning = edit.benefits["proportional_value"].notna().idxmax()
+    edit.benefits.loc[earning, "proportional_value"] = 0
+    assert what_if(holding, edit).headline is not None

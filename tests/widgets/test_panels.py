@@ -115,6 +115,36 @@ def _listed(panel: PendingPointsPanel, bucket_id: str) -> bool:
     return bucket_id in set(panel.buckets["id"])
 
 
+def test_a_finished_activation_cannot_be_sent_again_by_a_second_click(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    panel = _pending_panel(client)
+    select_ids(panel.buckets_grid, panel.buckets, ["lcppb_c0ffee0001", "lcppb_c0ffee0003"])
+    used = fresh.plan()["used"]
+    panel.activate_button.click()
+    panel.wait()
+    assert panel.results.set_index("target").loc["lcppb_c0ffee0001", "outcome"] == "succeeded"
+    # The run's six calls (its reads of the program, member, card definition and buckets,
+    # two activations) and one read of the card's buckets, shown again: the activated bucket
+    # gone (settled) or marked as sent, the refused one still PENDING; nothing selected.
+    assert fresh.plan()["used"] == used + 6 + 1
+    status = panel.buckets.set_index("id")["status"]
+    assert status.get("lcppb_c0ffee0001", "activation sent") == "activation sent"
+    assert status["lcppb_c0ffee0003"] == "PENDING"
+    assert list(panel.buckets_grid.df["id"]) == list(panel.buckets["id"])
+    assert panel.selected_ids() == [] and list(panel.buckets_grid.selected_rows) == []
+    assert panel.activate_button.disabled and not panel.refresh_button.disabled
+    # A second click sends nothing: there is nothing selected to activate.
+    results, used = panel.results, fresh.plan()["used"]
+    panel.activate_button.click()
+    panel.wait()
+    assert fresh.plan()["used"] == used and panel.results is results
+    assert "Select at least one bucket" in panel.status.value
+    # A new selection enables the button again.
+    select_ids(panel.buckets_grid, panel.buckets, ["lcppb_c0ffee0003"])
+    assert not panel.activate_button.disabled
+
+
 def test_pending_points_panel_shows_a_failed_load_as_its_status(
     fresh: Sandbox, single_try_client: LoyaltyClient
 ) -> None:
