@@ -368,6 +368,20 @@ class PullBudgetError(BudgetExceededError):
             lines.extend(f"  - {way}" for way in ways)
         LytError.__init__(self, "\n".join(lines))
 
+    def with_ways(self, ways: tuple[WayForward, ...]) -> PullBudgetError:
+        """The same refusal with other ``ways`` forward (those a front end can take)."""
+        return PullBudgetError(
+            self.stage,
+            needed=self.needed,
+            remaining=self.remaining,
+            share=self.share,
+            window_left=self.window_left,
+            sent=self.sent,
+            ways=ways,
+            limit=self.limit,
+            resets_at=self.resets_at,
+        )
+
 
 def time_after(seconds: float | None) -> datetime | None:
     """The UTC time ``seconds`` from now; None when unknown or beyond the calendar."""

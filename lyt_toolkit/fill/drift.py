@@ -54,17 +54,8 @@ def _for_drift(refused: PullBudgetError) -> PullBudgetError:
     ``ProgramSnapshot.pull`` and compare it with ``snapshot.diff``; the sample is left out (a
     sample's cards and pending buckets cannot be compared, so it tells no more than the
     lists, for more calls)."""
-    ways = tuple(_drift_way(way) for way in refused.ways if _name(way) != "sample")
-    return PullBudgetError(
-        refused.stage,
-        needed=refused.needed,
-        remaining=refused.remaining,
-        share=refused.share,
-        window_left=refused.window_left,
-        sent=refused.sent,
-        ways=ways,
-        limit=refused.limit,
-        resets_at=refused.resets_at,
+    return refused.with_ways(
+        tuple(_drift_way(way) for way in refused.ways if _name(way) != "sample")
     )
 
 

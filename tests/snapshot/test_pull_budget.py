@@ -344,3 +344,29 @@ def test_the_whole_window_is_not_offered_when_what_it_has_left_cannot_hold_the_p
         assert refusal.sent + refusal.needed == 17
         assert all(w.argument != ("budget_share", 1.0) for w in refusal.ways), refusal.ways
         assert "budget_share=1.0" not in str(refusal)
+
+
+def test_a_refusal_with_other_ways_keeps_everything_else() -> None:
+    from datetime import UTC, datetime
+
+    from lyt_toolkit.errors import WayForward
+
+    resets = datetime(2026, 1, 15, 13, tzinfo=UTC)
+    way = WayForward("pull a sample", 300, "sample=300", argument=("sample", 300))
+    refused = PullBudgetError(
+        "member reads",
+        needed=2_000,
+        remaining=400,
+        share=0.5,
+        window_left=900,
+        sent=7,
+        ways=(way,),
+        limit=1_000,
+        resets_at=resets,
+    )
+    other = WayForward("pull paced", 2_000, "checkpoint='pull/'", at_least=True)
+    again = refused.with_ways((other,))
+    assert again.ways == (other,) and refused.ways == (way,)
+    kept = ("stage", "needed", "remaining", "share", "window_left", "sent", "limit", "resets_at")
+    assert [getattr(again, n) for n in kept] == [getattr(refused, n) for n in kept]
+    assert str(again) == str(refused).replace(str(way), str(other))
