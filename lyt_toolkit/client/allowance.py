@@ -25,9 +25,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .._text import counted
-from ..errors import LytError, share_of
+from ..errors import LytError, PullBudgetError, WayForward, share_of
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 __all__ = ["Allowance", "AllowanceSpent", "PacingEnded", "checked_share"]
 
@@ -152,6 +156,29 @@ class Allowance:
     def windows(self) -> list[int]:
         """Paced: the calls sent in each window so far, the current one last."""
         return [*self.past_windows, self.in_window]
+
+    def refusal(
+        self,
+        stage: str,
+        needed: int,
+        ways: tuple[WayForward, ...],
+        *,
+        limit: int | None,
+        resets_at: datetime | None,
+    ) -> PullBudgetError:
+        """The stop before ``stage``, which needs ``needed`` calls at least, with what is left
+        of this allowance and the window's ``limit`` and ``resets_at`` (the quota's)."""
+        return PullBudgetError(
+            stage,
+            needed=needed,
+            remaining=self.left or 0,
+            share=self.share,
+            window_left=self.window_left,
+            sent=self.spent,
+            ways=ways,
+            limit=limit,
+            resets_at=resets_at,
+        )
 
     def __repr__(self) -> str:
         return f"Allowance(share={self.share:g}, calls={self.calls}, spent={self.spent})"

@@ -21,15 +21,13 @@ from .._text import counted
 from ..client.allowance import Allowance
 from ..client.quota import Quota
 from ..errors import PullBudgetError, WayForward
+from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE
 
 __all__ = ["DEFAULT_SAMPLE", "PullBudget"]
 
 DEFAULT_SAMPLE = 1000
 """The sample size a refusal suggests at most (members read one by one)."""
-
-READ_STAGES = {"cards": "member reads", "pending_buckets": "bucket lists"}
-"""The stages that read one call per object, by the tree level they fill."""
 
 
 class PullBudget:
@@ -70,16 +68,10 @@ class PullBudget:
         self, needed: int, *, members: int | None = None, sampled: int | None = None
     ) -> PullBudgetError:
         """The error for a stop before (or, with the allowance spent, during) ``stage``."""
-        allowance = self.allowance
-        left = allowance.left or 0
-        return PullBudgetError(
+        return self.allowance.refusal(
             self.stage,
-            needed=needed,
-            remaining=left,
-            share=allowance.share,
-            window_left=allowance.window_left,
-            sent=allowance.spent,
-            ways=tuple(self._ways(needed, members, sampled)),
+            needed,
+            tuple(self._ways(needed, members, sampled)),
             limit=self.quota.limit,
             resets_at=self.quota.resets_at,
         )

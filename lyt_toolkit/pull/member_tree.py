@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..models import Card, Member, MemberWithCards, PendingBucket, Program
 
 __all__ = [
+    "READ_STAGES",
     "TREE",
     "ListAll",
     "Lists",
@@ -47,6 +48,10 @@ Part = Literal["programs", "members", "cards", "pending_buckets"]
 
 TREE: tuple[Part, ...] = ("programs", "members", "cards", "pending_buckets")
 """The tree's levels, each needing the ones before it; ``cards`` are read member by member."""
+
+READ_STAGES: dict[str, str] = {"cards": "member reads", "pending_buckets": "bucket lists"}
+"""The levels read one call per object (a member, a card's bucket list), by their stage's name
+in a refusal (``PullBudgetError.stage``)."""
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Unpack
 
 from ..._progress import ProgressBar
-from ...errors import PullBudgetError, WayForward
+from ...errors import WayForward
 from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
 from ...pull.member_tree import (
+    READ_STAGES,
     TREE,
     LevelBar,
     Lists,
@@ -130,8 +131,7 @@ def _within(allowance: Allowance, quota: Quota, bar: LevelBar, program_id: str) 
     def within(step: Lists | Reads) -> Iterator[Tick]:
         needed, left = len(step.requests), allowance.left
         part = step.requests[0].part if step.requests else None
-        if part in ("cards", "pending_buckets") and left is not None and needed > left:
-            stage = "member reads" if part == "cards" else "bucket lists"
+        if part in READ_STAGES and left is not None and needed > left:
             how = (
                 "ProgramSnapshot.pull(client, kinds=['pending_buckets'],"
                 f" checkpoint='pull-checkpoint'), then its rows of program {program_id}"
@@ -143,16 +143,8 @@ def _within(allowance: Allowance, quota: Quota, bar: LevelBar, program_id: str) 
                 how,
                 at_least=True,
             )
-            raise PullBudgetError(
-                stage,
-                needed=needed,
-                remaining=left,
-                share=allowance.share,
-                window_left=allowance.window_left,
-                sent=allowance.spent,
-                ways=(way,),
-                limit=quota.limit,
-                resets_at=quota.resets_at,
+            raise allowance.refusal(
+                READ_STAGES[part], needed, (way,), limit=quota.limit, resets_at=quota.resets_at
             )
         with bar(step) as tick:
             yield tick
