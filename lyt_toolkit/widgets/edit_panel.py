@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -26,7 +27,7 @@ from ..frames.parse import ValueRefused, typed_column, typed_value
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import checked_concurrency
-from ._messages import describe_error, status_html
+from ._messages import State, describe_error, status_html
 from ._plan_panel import PlanPanel, refusal
 from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary
 
@@ -84,6 +85,9 @@ class EditPanel(PlanPanel):
         self.plan: actions.ChangePlan | None = None
         self.rehearsal: actions.Rehearsal | None = None
         self.verification: actions.Verification | None = None
+        self._unpulled: _Applied | None = None
+        """An Apply whose writes the snapshot does not hold yet (its pull afterwards failed):
+        Plan pulls again first, so that nothing is planned, and sent, twice."""
 
         self.kind_select = w.Dropdown(options=list(FRAME_NAMES), value=kind, description="Frame")
         self.grid = self._new_grid(kind)
@@ -318,6 +322,23 @@ class EditPanel(PlanPanel):
         )
 
     def _plan(self) -> None:
+        if self._unpulled is not None:
+            try:  # the last Apply's changes, and any edited since
+                edited = self.edit.plan().changes
+            except actions.EditError as exc:
+                self.show_error(f"Cannot plan: {exc}")
+                return
+            try:
+                after = self._pull_again()
+            except Exception as exc:
+                self.show_error(
+                    "Cannot plan: the snapshot does not hold the last Apply's writes, and the"
+                    " service could not be pulled again, so a plan now would send them twice:"
+                    f" {describe_error(exc)}"
+                )
+                return
+            self._take(after, self._unpulled, edited)  # plans what is left, if anything
+            return
         self.changes_table.clear()
         self.unsupported_table.clear()
         try:
@@ -371,22 +392,38 @@ class EditPanel(PlanPanel):
         state = outcome_state(results) if len(results) else "success"
         self.progress.bar_style = {"success": "success", "partial": "warning"}.get(state, "danger")
         summary = outcome_summary(results) if len(results) else "nothing to do"
-        rehearsal = self.rehearsal
+        applied = _Applied(plan, results, self.rehearsal, summary, state)
         self.plan = None  # sent: Apply is not armed again with it, whatever the pull does
         try:
-            after = ProgramSnapshot.pull(
-                client, progress=False, kinds=self.snapshot.kinds, budget_share=self.budget_share
-            )
+            after = self._pull_again()
         except Exception as exc:  # the writes are done: say so, not that the apply stopped
+            self._unpulled = applied
             self.verification = None
             self.verification_table.clear()
             self.status.value = status_html(
                 f"Applied: {summary}; the service could not be pulled again, so nothing is "
-                "verified and the grid still shows the snapshot from before the apply: "
-                f"{describe_error(exc)}",
+                "verified and the grid still shows the snapshot from before the apply (Plan "
+                f"pulls it again first): {describe_error(exc)}",
                 "partial",
             )
             return
+        self._take(after, applied)
+
+    def _pull_again(self) -> ProgramSnapshot:
+        """The service as it is now, the snapshot's kinds, within the panel's share."""
+        assert self.client is not None  # only after an apply, which needs one
+        return ProgramSnapshot.pull(
+            self.client, progress=False, kinds=self.snapshot.kinds, budget_share=self.budget_share
+        )
+
+    def _take(
+        self, after: ProgramSnapshot, applied: _Applied, changes: pd.DataFrame | None = None
+    ) -> None:
+        """``after``, pulled once ``applied`` ran, as the new base: verified against the
+        rehearsal, with those of ``changes`` (the plan's by default) that were never sent
+        on top, planned again."""
+        plan, results, rehearsal = applied.plan, applied.results, applied.rehearsal
+        self._unpulled = None
         self.verification = None
         if rehearsal is not None:
             self.verification = rehearsal.verify(after, results=results)
@@ -402,7 +439,9 @@ class EditPanel(PlanPanel):
             self.verification_table.clear()
         # The edits never sent (Cancel, or the budget's share spent) stay on top of the
         # pull, planned again: Apply sends exactly them, none of the sent ones again.
-        edit, kept = _unsent_edits(self.edit, plan.changes, results, after)
+        edit, kept = _unsent_edits(
+            self.edit, plan.changes if changes is None else changes, results, after
+        )
         self.snapshot, self.edit = after, edit
         self.plan, self.rehearsal = None, None
         self._show_frame()
@@ -414,7 +453,9 @@ class EditPanel(PlanPanel):
                 f" with the {counted(kept, 'edit')} never sent on top, planned again:"
                 " Apply sends them"
             )
-        self.status.value = status_html(f"Applied: {summary}{verified}; {shown}.", state)
+        self.status.value = status_html(
+            f"Applied: {applied.summary}{verified}; {shown}.", applied.state
+        )
 
     # -- background ------------------------------------------------------------------------
 
@@ -488,6 +529,17 @@ class Table(w.VBox):
             self.grid = None
 
 
+@dataclass(frozen=True)
+class _Applied:
+    """An Apply that ran: its plan, results, the rehearsal it had, its summary and state."""
+
+    plan: actions.ChangePlan
+    results: pd.DataFrame
+    rehearsal: actions.Rehearsal | None
+    summary: str
+    state: State
+
+
 def _unsent_edits(
     edit: actions.ProgramEdit,
     changes: pd.DataFrame,
@@ -495,22 +547,23 @@ def _unsent_edits(
     after: ProgramSnapshot,
 ) -> tuple[actions.ProgramEdit, int]:
     """An edit of ``after`` (the service pulled again after an apply) holding those of
-    ``edit``'s changes whose items ``results`` shows ``cancelled`` (never sent), and how
-    many it holds; a sent one is in ``after`` itself, so it is never planned again.
+    ``edit``'s changes that ``results`` does not show sent (``cancelled``, or not in the
+    apply: edited since), and how many it holds; a sent one is in ``after`` itself (or
+    failed there), so it is never planned again.
 
     A create's row is added as typed (its ``id`` empty), a changed cell set on its row,
     a dropped row dropped; a row the service no longer has is left out."""
     rest = actions.edit(after)
-    unsent = {
+    sent = {
         (str(call), str(target))
         for call, target, outcome in zip(
             results["call"], results["target"], results["outcome"], strict=True
         )
-        if outcome == "cancelled"
+        if outcome != "cancelled"
     }
     kept = 0
     for change in changes.itertuples(index=False):
-        if (str(change.call), str(change.key)) not in unsent:
+        if (str(change.call), str(change.key)) in sent:
             continue
         kind, key = str(change.kind), str(change.key)
         typed, frame = getattr(edit, kind), getattr(rest, kind)

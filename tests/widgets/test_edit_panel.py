@@ -531,3 +531,55 @@ def test_an_apply_whose_pull_again_is_refused_says_it_applied_and_is_not_armed_a
     finally:
         budget_sb.set_plan("unlimited")
         budget_sb.reset()
+
+
+def test_after_a_pull_that_failed_plan_pulls_again_first_and_sends_nothing_twice(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """The snapshot lacks the last Apply's writes: planning from it would create the benefit
+    again. Plan refuses while the service cannot be pulled, then takes the pull, keeping an
+    edit made meanwhile and nothing the Apply sent."""
+    budget_sb.reset()
+    budget_sb.set_plan("unlimited")
+    name = "Edited: Pulled Beans"
+    try:
+        with make_client(budget_sb) as client:
+            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
+            budget_sb.set_plan("20/hour")  # the create fits, a whole pull again does not
+            panel.kind_select.value = "benefits"
+            panel.add_button.click()
+            new = len(panel.frame_of("benefits")) - 1
+            cells = {
+                "name": name,
+                "type": "POINTS",
+                "status": "ACTIVE",
+                "points_value": "75",
+                "card_definition_id": CARD_DEFINITION,
+            }
+            for column, value in cells.items():
+                type_into(panel, new, column, value)
+            plan(panel)
+            apply(panel)
+            assert "could not be pulled again" in panel.status.value
+            panel.kind_select.value = "rewards"
+            _draft_reward(panel)  # edited after the apply
+
+            plan(panel)  # the service still cannot be pulled
+            assert panel.plan is None and panel.apply_button.disabled
+            assert "Cannot plan: the snapshot does not hold the last Apply" in panel.status.value
+
+            budget_sb.set_plan("professional")
+            client.rewards.list(limit=1)  # its answer tells the client of the new limit
+            plan(panel)
+            assert name in set(panel.snapshot.benefits["name"])  # the pull, as the new base
+            assert panel.plan is not None
+            assert panel.plan.changes[["call", "key"]].to_numpy().tolist() == [
+                ["move_reward_to_draft", REWARD]
+            ]
+            apply(panel)
+            assert client.rewards.get(REWARD).status == "DRAFT"
+            created = list(client.benefits.iter(filters={"name": {"$is": name}}))
+            assert len(created) == 1
+    finally:
+        budget_sb.set_plan("unlimited")
+        budget_sb.reset()
