@@ -43,7 +43,7 @@ def _serve(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         yield line, proc
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.communicate(timeout=10)  # waits, and closes its pipe
 
 
 def _rewards(base_url: str) -> list[dict]:

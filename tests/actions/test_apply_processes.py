@@ -125,7 +125,7 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
     applying = _applying(fresh, client, tmp_path, lyt_process)
     log, rewards, first = applying.log, applying.rewards, applying.first
     first.send_signal(signal.SIGKILL)
-    first.wait()
+    first.communicate()  # waits, and closes its pipes
     assert first.returncode == -signal.SIGKILL
     time.sleep(2 * SLOW)  # the writes in flight reach the service, or not
     fresh.clear_faults()

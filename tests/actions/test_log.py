@@ -85,7 +85,7 @@ def test_a_log_has_one_writer_and_a_killed_writer_never_blocks_it(
     assert client.rewards.get("lrew_c0ffee0001").status == "ACTIVE"  # nothing sent
 
     holder.kill()
-    holder.wait()
+    holder.communicate()  # waits, and closes its pipes
     assert lock_path(log).exists()  # left behind by the killed holder
     assert list(plan.execute(client, log=log, progress=False)["outcome"]) == ["succeeded"]
     assert not lock_path(log).exists()

@@ -100,7 +100,7 @@ def test_lyt_sandbox_serve_answers_from_the_wheel(installed: Path, tmp_path: Pat
         assert httpx.get(f"{base_url}/docs", timeout=10).status_code == 200
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.communicate(timeout=10)  # waits, and closes its pipe
 
 
 def test_sandbox_start_serves_the_demo_program_from_the_wheel(
