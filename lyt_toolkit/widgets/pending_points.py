@@ -154,9 +154,7 @@ class PendingPointsPanel(PlanPanel):
                     "id": b.id,
                     "points": b.points.total,
                     "date": str(b.date),
-                    "status": SENT
-                    if b.id in self._sent and enum_text(b.status) == "PENDING"
-                    else enum_text(b.status),
+                    "status": self._shown_status(b),
                 }
                 for b in self._buckets.values()
             ],
@@ -189,6 +187,11 @@ class PendingPointsPanel(PlanPanel):
             # The batch holds its buckets: the selection goes, so the button stays disabled
             # when it ends, until buckets are chosen again.
             self.buckets_grid.selected_rows = []
+
+    def _shown_status(self, bucket: PendingBucket) -> str:
+        """The bucket's status, or ``SENT`` for one this panel activated still PENDING."""
+        status = enum_text(bucket.status)
+        return SENT if status == "PENDING" and bucket.id in self._sent else status
 
     def _reload_after_run(self) -> None:
         """The buckets of the chosen card read again, those the run activated marked."""

@@ -46,6 +46,19 @@ def type_into(panel: EditPanel, row: int, column: str, value: Any) -> None:
     assert panel.grid.set_cell_value_by_index(column, row, value)
 
 
+def type_benefit(panel: EditPanel, row: int, name: str) -> None:
+    """A new POINTS benefit ``name`` typed into the benefits grid's ``row``, cell by cell."""
+    cells = {
+        "name": name,
+        "type": "POINTS",
+        "status": "ACTIVE",
+        "points_value": "75",
+        "card_definition_id": CARD_DEFINITION,
+    }
+    for column, value in cells.items():
+        type_into(panel, row, column, value)
+
+
 def plan(panel: EditPanel) -> None:
     panel.plan_button.click()
     panel.wait()
@@ -102,15 +115,7 @@ def test_an_added_benefit_row_is_created(panel: EditPanel, client: LoyaltyClient
     panel.add_button.click()
     new = len(panel.frame_of("benefits")) - 1
     assert len(shown(panel)) == new + 1  # the grid shows the empty row
-    cells = {
-        "name": "Edited: Table Beans",
-        "type": "POINTS",
-        "status": "ACTIVE",
-        "points_value": "75",
-        "card_definition_id": CARD_DEFINITION,
-    }
-    for column, value in cells.items():
-        type_into(panel, new, column, value)
+    type_benefit(panel, new, "Edited: Table Beans")
     assert panel.edit.benefits.dtypes.equals(panel.snapshot.benefits.dtypes)
     assert panel.edit.benefits.loc[new, "points_value"] == 75
     plan(panel)
@@ -305,15 +310,7 @@ def test_a_cancelled_apply_keeps_the_edits_never_sent_and_apply_again_sends_only
     panel.kind_select.value = "benefits"  # a create: sent first
     panel.add_button.click()
     new = len(panel.frame_of("benefits")) - 1
-    cells = {
-        "name": "Edited: Cancelled Beans",
-        "type": "POINTS",
-        "status": "ACTIVE",
-        "points_value": "75",
-        "card_definition_id": CARD_DEFINITION,
-    }
-    for column, value in cells.items():
-        type_into(panel, new, column, value)
+    type_benefit(panel, new, "Edited: Cancelled Beans")
     panel.kind_select.value = "tier_structures"  # a delete: sent last
     panel.grid.select(row_of(panel, TIER_STRUCTURE), 2)
     panel.delete_button.click()
@@ -549,15 +546,7 @@ def test_after_a_pull_that_failed_plan_pulls_again_first_and_sends_nothing_twice
             panel.kind_select.value = "benefits"
             panel.add_button.click()
             new = len(panel.frame_of("benefits")) - 1
-            cells = {
-                "name": name,
-                "type": "POINTS",
-                "status": "ACTIVE",
-                "points_value": "75",
-                "card_definition_id": CARD_DEFINITION,
-            }
-            for column, value in cells.items():
-                type_into(panel, new, column, value)
+            type_benefit(panel, new, name)
             plan(panel)
             apply(panel)
             assert "could not be pulled again" in panel.status.value
