@@ -6,24 +6,26 @@ from __future__ import annotations
 import html
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 import pandas as pd
 
 from .._text import counted
+from ..actions.cost import PlanCost, budgeted
 from ..snapshot.defaults import DEFAULT_SHARE
 from ._background import LOADING, LoadsWhenShown, join_worker
 from ._grid import clear, grid, show
-from ._messages import BAR_STYLES, COLOURS, State, describe_error, error_html, ok_html, status_html
+from ._messages import BAR_STYLES, COLOURS, describe_error, error_html, ok_html, status_html
 from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary, progress_bar
 
 if TYPE_CHECKING:
-    from ..actions import ActionPlan, PlanCost
+    from ..actions import ActionPlan
     from ..actions.log import LogSource
     from ..client import LoyaltyClient
 
-__all__ = ["PlanPanel", "refusal"]
+__all__ = ["PlanPanel", "cost_html", "refusal"]
 
 
 class PlanPanel(LoadsWhenShown, w.VBox):
@@ -115,16 +117,47 @@ class PlanPanel(LoadsWhenShown, w.VBox):
 
     # -- budget ----------------------------------------------------------------------------
 
+    def _reload_calls(self) -> int:
+        """The calls the panel's reload after a run sends (subclasses that reload): counted
+        in the cost a run shows and checked against the budget before it starts."""
+        return 0
+
+    def _run_cost(self, plan: ActionPlan[Any], log: LogSource | None = None) -> PlanCost:
+        """Every call a run of ``plan`` sends: the plan's, and the reload after it when the
+        plan sends anything, within the panel's ``budget_share``. ``OSError`` or
+        ``ValueError`` for a log it cannot read."""
+        cost = plan.cost(self.client, log=log, budget_share=self.budget_share)
+        reload = self._reload_calls() if plan.valid_items else 0
+        if not reload:
+            return cost
+        if not cost.needed and not self.client.holds_token:
+            reload += 1  # the token request the plan's count would have held
+        return replace(cost, needed=cost.needed + reload)
+
     def show_cost(self, plan: ActionPlan[Any], log: LogSource | None = None) -> None:
-        """Show next to the execute button what ``plan`` costs and the budget left."""
+        """Show next to the execute button what running ``plan`` costs (the reload after the
+        run counted, and said) and the budget left."""
         try:
-            cost = plan.cost(self.client, log=log, budget_share=self.budget_share)
+            cost = self._run_cost(plan, log)
         except (OSError, ValueError):  # an unreadable log: ``run`` says so when asked to run
             self.budget.value = ""
             return
-        state: State = "success" if cost.fits else "failure"
-        colour = COLOURS[state]
-        self.budget.value = f'<span style="color:{colour}">{html.escape(str(cost))}</span>'
+        reload = self._reload_calls() if plan.valid_items else 0
+        note = f" (with {counted(reload, 'read')} of the list after the run)" if reload else ""
+        self.budget.value = cost_html(cost, note)
+
+    def _read_cost(self, calls: int) -> PlanCost:
+        """``calls`` reads set against the panel's ``budget_share`` of the budget the client
+        knows (nothing sent)."""
+        return PlanCost.for_client(calls, self.client, self.budget_share)
+
+    def _check_reads(self, calls: int, what: str) -> None:
+        """Raise ``BudgetExceededError``, nothing sent, when ``calls`` reads of ``what`` do
+        not fit the panel's ``budget_share`` (a client that does not know its budget reads
+        it first: its token request); a loader's ``guard`` shows it as the status."""
+        cost = budgeted(lambda: self._read_cost(calls), self.client)
+        if not cost.fits:
+            raise cost.refusal(f"{what} ({counted(calls, 'call')})", partial=False)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -153,7 +186,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             self.show_error("The lists are still loading: try again when they are shown.")
             return False
         try:
-            cost = plan.cost(self.client, log=log, budget_share=self.budget_share)
+            cost = self._run_cost(plan, log)
         except (OSError, ValueError) as exc:
             self.show_error(f"Could not read the action log {log}: {describe_error(exc)}")
             return False
@@ -252,3 +285,14 @@ def refusal(cost: PlanCost) -> str:
     if cost.share < 1 and cost.remaining is not None and cost.needed <= cost.remaining:
         text += "; set the panel's budget_share = 1.0 to let it take the whole window"
     return text
+
+
+def cost_html(cost: PlanCost, note: str = "") -> str:
+    """``cost`` as a line, green when it fits its share of the budget, else red; ``note``
+    follows the calls needed."""
+    text = str(cost)
+    if note:
+        needed = f"calls needed: {cost.needed}"
+        text = text.replace(needed, needed + note, 1)
+    colour = COLOURS["success" if cost.fits else "failure"]
+    return f'<span style="color:{colour}">{html.escape(text)}</span>'

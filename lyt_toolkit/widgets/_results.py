@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import base64
 import html
-from typing import Literal
+from typing import Any, Literal
 
 import ipywidgets as w
 import pandas as pd
 
 from ..actions import Outcome
 
-__all__ = ["RESULT_VIEW", "download_button", "outcome_state", "outcome_summary", "progress_bar"]
+__all__ = [
+    "RESULT_VIEW",
+    "download_button",
+    "failure_text",
+    "outcome_state",
+    "outcome_summary",
+    "progress_bar",
+]
 
 RESULT_VIEW = ("row", "target", "outcome", "status", "error_key", "message", "resource_id")
 
@@ -47,3 +54,11 @@ def outcome_state(results: pd.DataFrame) -> Literal["success", "partial", "failu
     if not bad.any():
         return "success"
     return "failure" if bad.all() else "partial"
+
+
+def failure_text(status: Any, error_key: Any, message: Any) -> str:
+    """A result row's failure as a line: ``423 locked: <message>``, or the message alone when
+    no HTTP status came back (refused before it was sent)."""
+    if pd.isna(status):
+        return str(message)
+    return f"{int(status)} {error_key}: {message}"

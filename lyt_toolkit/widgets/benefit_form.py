@@ -6,13 +6,13 @@ import html
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
-import pandas as pd
 
 from .. import actions
 from ..models.benefits import BENEFIT_TYPE_FIELDS, DIGITAL_TYPE_FIELDS
 from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
 from ._background import LoadsWhenShown
 from ._messages import describe_error, enum_text, error_html, ok_html, status_html
+from ._results import failure_text
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -204,9 +204,7 @@ class BenefitForm(LoadsWhenShown, w.VBox):
             self._show_created(str(outcome.resource_id))
             return
         field = outcome.field if isinstance(outcome.field, str) else None
-        text = str(outcome.message)
-        if not _is_na(outcome.status):
-            text = f"{int(outcome.status)} {outcome.error_key}: {text}"
+        text = failure_text(outcome.status, outcome.error_key, outcome.message)
         if field in self.errors:
             self.errors[field].value = error_html(text)
             self.message.value = error_html("Not created: see the highlighted field.")
@@ -227,7 +225,3 @@ class BenefitForm(LoadsWhenShown, w.VBox):
             f"<td>{benefit.type.value}</td><td>{benefit.status.value}</td></tr></table>"
         )
         self.created = benefit
-
-
-def _is_na(value: Any) -> bool:
-    return bool(pd.isna(value))

@@ -29,7 +29,13 @@ from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import checked_concurrency
 from ._messages import State, describe_error, status_html
 from ._plan_panel import PlanPanel, refusal
-from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary
+from ._results import (
+    RESULT_VIEW,
+    download_button,
+    failure_text,
+    outcome_state,
+    outcome_summary,
+)
 
 if TYPE_CHECKING:
     from ..actions.log import LogSource
@@ -41,6 +47,13 @@ CHANGE_VIEW = ("kind", "key", "action", "column", "before", "after", "call", "bl
 UNSUPPORTED_VIEW = ("kind", "key", "column", "before", "after", "reason")
 DIFF_VIEW = ("kind", "key", "change", "column", "before", "after")
 CHECK_VIEW = ("kind", "key", "change", "column", "expected", "actual", "status")
+NOT_APPLIED_VIEW = ("kind", "key", "column", "after", "not_applied", "reason")
+"""An edit an Apply did not make, kept on top of the pull: ``not_applied`` is ``failed``,
+``invalid``, ``never sent`` (cancelled), ``edited since`` or ``unsupported``."""
+_DONE = frozenset(
+    {actions.Outcome.SUCCEEDED, actions.Outcome.SKIPPED, actions.Outcome.ALREADY_DONE}
+)
+"""The outcomes of an item the service holds: its edit is in the pull, never sent again."""
 GRID_HEIGHT = "320px"
 """The editable grid scrolls within this height (it draws only the rows in view)."""
 TABLE_ROWS = 10
@@ -56,9 +69,12 @@ class EditPanel(PlanPanel):
     Allow deletes is ticked and changes the service cannot make unless Ignore unsupported
     is, with the plan's own message; Cancel stops it after the requests in flight.
     After Apply the panel pulls the service again: a rehearsal of the same plan is
-    verified against that pull (``verification``), and the pull becomes the new base; an
-    apply stopped part-way keeps the edits it never sent on top of it, planned again.
-    ``plan``, ``rehearsal``, ``results`` and ``verification`` hold the last of each.
+    verified against that pull (``verification``), and the pull becomes the new base. Every
+    edit the Apply did not make stays on top of it, planned again, and is listed with why in
+    ``not_applied_table``: those that failed, those never sent (Cancel, the budget's share
+    spent) and those Ignore unsupported left out; a second Apply sends exactly the ones it
+    can, none that was made. ``plan``, ``rehearsal``, ``results`` and ``verification`` hold
+    the last of each.
     """
 
     def __init__(
@@ -107,6 +123,7 @@ class EditPanel(PlanPanel):
         self.rehearsal_table = Table(DIFF_VIEW)
         self.results_table = Table(("call", *RESULT_VIEW))
         self.verification_table = Table(CHECK_VIEW)
+        self.not_applied_table = Table(NOT_APPLIED_VIEW)
         self.progress.layout.display = "none"  # shown while and after Apply runs
 
         self.kind_select.observe(lambda _: self._kind_chosen(), names="value")
@@ -128,6 +145,7 @@ class EditPanel(PlanPanel):
             self.progress,
             self.results_table,
             self.download,
+            self.not_applied_table,
             self.verification_table,
         ]
         self.update_buttons()
@@ -317,6 +335,7 @@ class EditPanel(PlanPanel):
         except Exception as exc:
             self.show_error(f"Refused, nothing was sent: {describe_error(exc)}")
             return False
+        self.not_applied_table.clear()
         return self._start(
             f"Applying: {counted(cost.needed, 'call')}", self._apply, cancellable=True
         )
@@ -324,7 +343,7 @@ class EditPanel(PlanPanel):
     def _plan(self) -> None:
         if self._unpulled is not None:
             try:  # the last Apply's changes, and any edited since
-                edited = self.edit.plan().changes
+                edited = self.edit.plan()
             except actions.EditError as exc:
                 self.show_error(f"Cannot plan: {exc}")
                 return
@@ -417,11 +436,11 @@ class EditPanel(PlanPanel):
         )
 
     def _take(
-        self, after: ProgramSnapshot, applied: _Applied, changes: pd.DataFrame | None = None
+        self, after: ProgramSnapshot, applied: _Applied, edited: actions.ChangePlan | None = None
     ) -> None:
         """``after``, pulled once ``applied`` ran, as the new base: verified against the
-        rehearsal, with those of ``changes`` (the plan's by default) that were never sent
-        on top, planned again."""
+        rehearsal, with the edits of ``edited`` (the applied plan by default) that it did not
+        make on top, listed with why and planned again."""
         plan, results, rehearsal = applied.plan, applied.results, applied.rehearsal
         self._unpulled = None
         self.verification = None
@@ -437,21 +456,26 @@ class EditPanel(PlanPanel):
             )
         else:
             self.verification_table.clear()
-        # The edits never sent (Cancel, or the budget's share spent) stay on top of the
-        # pull, planned again: Apply sends exactly them, none of the sent ones again.
-        edit, kept = _unsent_edits(
-            self.edit, plan.changes if changes is None else changes, results, after
-        )
+        # The edits not made (failed, never sent, unsupported and ignored) stay on top of
+        # the pull, planned again: Apply sends exactly them, none of the made ones again.
+        missed = _not_applied(plan if edited is None else edited, results)
+        edit, kept = _kept_edits(self.edit, missed, self.snapshot, after)
         self.snapshot, self.edit = after, edit
         self.plan, self.rehearsal = None, None
         self._show_frame()
         verified = "" if rehearsal is not None else " (not rehearsed: the results are the check)"
         shown = "the grid shows the service as pulled again"
-        if kept:
+        self.not_applied_table.clear()
+        if len(kept):
             self._plan()
+            self.not_applied_table.show(
+                kept, "<b>Not applied</b>: kept as edits on top of the pull, planned again"
+            )
+            counts = kept["not_applied"].value_counts(sort=False)
+            why = ", ".join(f"{n} {outcome}" for outcome, n in counts.items())
             shown += (
-                f" with the {counted(kept, 'edit')} never sent on top, planned again:"
-                " Apply sends them"
+                f" with the {counted(len(kept), 'edit')} not applied ({why}) on top, planned"
+                " again: Apply sends those the service can make"
             )
         self.status.value = status_html(
             f"Applied: {applied.summary}{verified}; {shown}.", applied.state
@@ -540,55 +564,103 @@ class _Applied:
     state: State
 
 
-def _unsent_edits(
-    edit: actions.ProgramEdit,
-    changes: pd.DataFrame,
-    results: pd.DataFrame,
-    after: ProgramSnapshot,
-) -> tuple[actions.ProgramEdit, int]:
-    """An edit of ``after`` (the service pulled again after an apply) holding those of
-    ``edit``'s changes that ``results`` does not show sent (``cancelled``, or not in the
-    apply: edited since), and how many it holds; a sent one is in ``after`` itself (or
-    failed there), so it is never planned again.
-
-    A create's row is added as typed (its ``id`` empty), a changed cell set on its row,
-    a dropped row dropped; a row the service no longer has is left out."""
-    rest = actions.edit(after)
-    sent = {
-        (str(call), str(target))
-        for call, target, outcome in zip(
-            results["call"], results["target"], results["outcome"], strict=True
-        )
-        if outcome != "cancelled"
-    }
-    kept = 0
-    for change in changes.itertuples(index=False):
-        if (str(change.call), str(change.key)) in sent:
+def _not_applied(plan: actions.ChangePlan, results: pd.DataFrame) -> pd.DataFrame:
+    """The edits of ``plan`` that the apply of ``results`` did not make (``NOT_APPLIED_VIEW``
+    and ``action``): its changes not done, each with its outcome and reason, and its
+    unsupported ones."""
+    sent = {(str(row.call), str(row.target)): row for row in results.itertuples(index=False)}
+    rows: list[dict[str, Any]] = []
+    for change in plan.changes.itertuples(index=False):
+        result = sent.get((str(change.call), str(change.key)))
+        if result is None:
+            outcome, reason = "edited since", "not in the apply"
+        elif result.outcome in _DONE:
             continue
+        elif result.outcome == actions.Outcome.CANCELLED:
+            outcome, reason = "never sent", str(result.message)
+        else:
+            outcome = str(result.outcome)
+            reason = failure_text(result.status, result.error_key, result.message)
+        rows.append(_missed(change, change.action, outcome, reason))
+    for row in plan.unsupported.itertuples(index=False):
+        rows.append(_missed(row, None, "unsupported", str(row.reason)))
+    return pd.DataFrame(rows, columns=[*NOT_APPLIED_VIEW, "action"])
+
+
+def _missed(change: Any, action: Any, outcome: str, reason: str) -> dict[str, Any]:
+    fields = ("kind", "key", "column", "after")
+    return {
+        **{f: getattr(change, f) for f in fields},
+        "not_applied": outcome,
+        "reason": reason,
+        "action": action,
+    }
+
+
+def _kept_edits(
+    edit: actions.ProgramEdit,
+    missed: pd.DataFrame,
+    before: ProgramSnapshot,
+    after: ProgramSnapshot,
+) -> tuple[actions.ProgramEdit, pd.DataFrame]:
+    """An edit of ``after`` (the service pulled again after an apply from ``before``) holding
+    the ``missed`` edits of ``edit`` (``_not_applied``), and those of them it holds.
+
+    A changed cell is set on its row, a dropped row dropped, a new row added as typed (its
+    ``id`` empty). Left out: a row the service no longer has, and a new benefit whose name
+    ``after`` holds and ``before`` did not (created all the same: never created twice). A
+    made edit is in ``after`` itself, so it is never planned again."""
+    rest = actions.edit(after)
+    kept: list[int] = []
+    added: set[tuple[str, str]] = set()
+    for position, change in enumerate(missed.itertuples(index=False)):
         kind, key = str(change.kind), str(change.key)
         typed, frame = getattr(edit, kind), getattr(rest, kind)
-        if change.action == "create":
-            rows = typed[typed["id"].isna() & (typed["name"] == key)]
-            for _, row in rows.iterrows():
-                label = int(frame.index.max()) + 1 if len(frame) else 0
-                frame = frame.reindex(frame.index.append(pd.Index([label])))
-                for column, value in row.items():
-                    if column in frame.columns and not _same(value, None):
-                        frame.loc[label, column] = value
-                kept += 1
-        else:
+        if key in set(frame["id"].dropna()):  # a row of the service: change or drop it
             at = frame.index[frame["id"] == key]
             was = typed.index[typed["id"] == key]
-            if not len(at):
-                continue  # gone from the service since: nothing left to change
             if not len(was):
                 frame = frame.drop(index=at)
             else:
                 column = "status" if _same(change.column, None) else str(change.column)
                 frame.loc[at, column] = typed.at[was[0], column]
-            kept += 1
+        elif (typed["id"] == key).any() or (kind, key) in added:
+            continue  # gone from the service since (nothing left to change), or added
+        else:
+            rows = _new_rows(typed, key)
+            if not len(rows) or _created_meanwhile(kind, key, before, after):
+                continue
+            added.add((kind, key))
+            for _, row in rows.iterrows():
+                label = int(frame.index.max()) + 1 if len(frame) else 0
+                frame = frame.reindex(frame.index.append(pd.Index([label])))
+                for name, value in row.items():
+                    if name in frame.columns and not _same(value, None):
+                        frame.loc[label, name] = value
+        kept.append(position)
         setattr(rest, kind, frame)
-    return rest, kept
+    return rest, missed.iloc[kept][list(NOT_APPLIED_VIEW)].reset_index(drop=True)
+
+
+def _new_rows(typed: pd.DataFrame, key: str) -> pd.DataFrame:
+    """The edit's new rows a change names: ``new row <label>``, or a new benefit's name."""
+    prefix = "new row "
+    if key.startswith(prefix) and key[len(prefix) :].isdigit():
+        label = int(key[len(prefix) :])
+        return typed.loc[[label]] if label in typed.index else typed.iloc[0:0]
+    if "name" not in typed.columns:
+        return typed.iloc[0:0]
+    return typed[typed["id"].isna() & (typed["name"] == key)]
+
+
+def _created_meanwhile(
+    kind: str, name: str, before: ProgramSnapshot, after: ProgramSnapshot
+) -> bool:
+    """Whether ``after`` holds a ``kind`` row named ``name`` that ``before`` did not."""
+    old, new = getattr(before, kind), getattr(after, kind)
+    if "name" not in new.columns:
+        return False
+    return bool((new["name"] == name).any()) and not bool((old["name"] == name).any())
 
 
 def _same(old: Any, new: Any) -> bool:

@@ -1,7 +1,9 @@
-"""``PendingPointsPanel``: program -> member -> card -> pending buckets, then activate."""
+"""``PendingPointsPanel``: program -> member (listed, or found by ID) -> card -> pending
+buckets, then activate; every read counted and held to the panel's share of the budget."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -10,14 +12,17 @@ import pandas as pd
 
 from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
+from ..models.ids import IdPrefix
+from ..models.listing import MAX_LIMIT
+from ..snapshot.cost import pages
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
 from ._messages import enum_text
-from ._plan_panel import PlanPanel
+from ._plan_panel import PlanPanel, cost_html
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
-    from ..models import PendingBucket
+    from ..models import Member, MemberWithCards, PendingBucket
 
 __all__ = ["PendingPointsPanel"]
 
@@ -41,14 +46,20 @@ PENDING: its activation settles shortly after the answer, then the bucket leaves
 class PendingPointsPanel(PlanPanel):
     """Activate pending point buckets ahead of their date.
 
-    The chosen card's buckets show in ``buckets_grid``; its ``selected_rows``
+    Choosing a program reads one page of its members (one call): a program of at most 100
+    lists them all in ``member_select``; a larger one lists its first 100 and
+    ``member_search`` finds any other: a member ID typed or pasted there costs one call
+    (the member with its cards), a customer ID two (the member found, then its cards),
+    on Find. ``reads`` shows what the next read costs; a read that does not fit the panel's
+    ``budget_share`` is refused, nothing sent. The chosen card's buckets show in
+    ``buckets_grid``; its ``selected_rows``
     are the buckets to activate. Each activation creates a
     PENDING_POINTS_ACTIVATED transaction; buckets the service refuses (423:
     date not in the future, inactive program or member, card definition without
     pending points) are listed with the reason. When a run ends the selection is cleared
     (Activate stays disabled until buckets are selected again: a second click sends nothing)
-    and the card's buckets are read again (one list call); a bucket activated but not yet
-    settled shows as ``activation sent``.
+    and the card's buckets are read again (one list call, counted in the cost shown before
+    the run); a bucket activated but not yet settled shows as ``activation sent``.
     """
 
     buckets_select = deprecated_attribute(
@@ -62,6 +73,12 @@ class PendingPointsPanel(PlanPanel):
         super().__init__(client, progress_label="Activating", result_columns=RESULTS_VIEW)
         self.program_select = w.Dropdown(options=[_CHOOSE], description="Program")
         self.member_select = w.Dropdown(options=[_CHOOSE], description="Member")
+        self.member_search = w.Text(
+            placeholder="member ID (lmbr_...) or customer ID (cust_...)",
+            layout=w.Layout(width="320px"),
+        )
+        self.find_button = w.Button(description="Find", icon="search", disabled=True)
+        self.reads = w.HTML()
         self.card_select = w.Dropdown(options=[_CHOOSE], description="Card")
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.buckets_grid = grid(BUCKET_VIEW, select=True)
@@ -71,6 +88,8 @@ class PendingPointsPanel(PlanPanel):
         )
         self._buckets: dict[str, PendingBucket] = {}
         self._sent: set[str] = set()
+        self._found: MemberWithCards | None = None
+        """The member Find read, with its cards: choosing it reads nothing more."""
 
         # A new choice drops the last message and lists what it opens in the background; a
         # failed load shows as the status, not as a traceback from the observer.
@@ -78,11 +97,15 @@ class PendingPointsPanel(PlanPanel):
         self.member_select.observe(lambda _: self._choose(self._load_cards, "cards"), "value")
         self.card_select.observe(lambda _: self._choose(self._load_buckets, "buckets"), "value")
         self.buckets_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
+        self.member_search.observe(lambda _: self._show_reads(), "value")
+        self.find_button.on_click(lambda _: self.find_member())
         self.refresh_button.on_click(lambda _: self.refresh_in_background())
         self.activate_button.on_click(lambda _: self.activate())
+        self._show_reads()
         self.children = [
             w.HBox([self.program_select, self.refresh_button]),
-            self.member_select,
+            w.HBox([self.member_select, self.member_search, self.find_button]),
+            self.reads,
             self.card_select,
             self.buckets_grid,
             w.HBox([self.activate_button, self.cancel_button, self.budget]),
@@ -93,7 +116,7 @@ class PendingPointsPanel(PlanPanel):
         ]
 
     def controls(self) -> Sequence[w.Button]:
-        return (self.refresh_button, self.activate_button)
+        return (self.refresh_button, self.find_button, self.activate_button)
 
     def _choose(self, load: Callable[[], None], what: str) -> None:
         self.status.value = ""
@@ -103,7 +126,27 @@ class PendingPointsPanel(PlanPanel):
     def show_loading(self, loading: bool) -> None:
         for choice in (self.program_select, self.member_select, self.card_select):
             choice.disabled = loading
+        self.member_search.disabled = loading
         super().show_loading(loading)
+        if not loading:
+            self._show_reads()
+
+    def next_read(self) -> tuple[str, int]:
+        """What the panel reads next, as things stand, and its calls."""
+        if self.program_select.value is None:
+            return "Choosing a program reads its first page of members", 1
+        if self.member_select.value is None:
+            text = self.member_search.value.strip()
+            if text:
+                return f"Find {text}", 1 if text.startswith(IdPrefix.MEMBER) else 2
+            return "Choosing a member reads its cards", 1
+        if self.card_select.value is None:
+            return "Choosing a card reads its pending buckets", 1
+        return "Refresh reads the card's pending buckets", pages(len(self._buckets), MAX_LIMIT)
+
+    def _show_reads(self) -> None:
+        what, calls = self.next_read()
+        self.reads.value = f"{html.escape(what)}: {cost_html(self._read_cost(calls))}"
 
     def refresh(self) -> None:
         """Load the programs (until one is chosen) and reload the chosen card's buckets
@@ -115,38 +158,84 @@ class PendingPointsPanel(PlanPanel):
             self.guard(self._load_buckets, "pending buckets")
 
     def _load_programs(self) -> None:
-        programs = list(self.client.programs.iter(limit=100))
+        self._check_reads(1, "the programs")
+        programs = list(self.client.programs.iter(limit=MAX_LIMIT))
         self.program_select.options = [_CHOOSE] + [
             (f"{p.name} ({enum_text(p.status)})", p.id) for p in programs
         ]
 
     def _load_members(self) -> None:
+        """The first page of the chosen program's members (one call), and whether more
+        follow (then Find reaches them)."""
+        self._found = None
         self.member_select.options = [_CHOOSE]
         program = self.program_select.value
         if program:
-            members = list(self.client.members.iter(program, limit=100))
-            self.member_select.options = [_CHOOSE] + [
-                (f"{m.customer_id} ({enum_text(m.status)}) {m.id}", m.id) for m in members
-            ]
+            self._check_reads(1, "the program's first page of members")
+            page = self.client.members.list(program, limit=MAX_LIMIT)
+            self.member_select.options = [_CHOOSE] + [_member_option(m) for m in page.data]
+            if page.next_cursor is not None:
+                self.show_ok(
+                    f"The first {len(page.data)} members are listed; the program has more:"
+                    " type a member ID or customer ID and press Find."
+                )
+
+    def find_member(self) -> None:
+        """Find the member whose ID or customer ID ``member_search`` holds in the chosen
+        program, in the background, and choose it (its cards then list)."""
+        text = self.member_search.value.strip()
+        if self.program_select.value is None:
+            self.show_error("Choose a program first.")
+        elif not text:
+            self.show_error("Type a member ID (lmbr_...) or a customer ID (cust_...).")
+        else:
+            self._choose(lambda: self._find(text), "the member")
+
+    def _find(self, text: str) -> None:
+        program = self.program_select.value
+        by_id = text.startswith(IdPrefix.MEMBER)
+        self._check_reads(1 if by_id else 2, f"finding the member {text}")
+        found: Member
+        if by_id:
+            self._found = self.client.members.get(program, text)
+            found = self._found
+        else:
+            page = self.client.members.list(
+                program, filters={"customer_id": {"$is": text}}, limit=1
+            )
+            if not page.data:
+                self.show_error(f"No member of this program has customer ID {text}.")
+                return
+            found = page.data[0]
+        options = list(self.member_select.options)
+        if found.id not in [value for _, value in options]:
+            self.member_select.options = [*options, _member_option(found)]
+        self.member_search.value = ""
+        self.member_select.value = found.id  # its cards list: read by ID, none more
 
     def _load_cards(self) -> None:
         self.card_select.options = [_CHOOSE]
         program, member = self.program_select.value, self.member_select.value
         if program and member:
-            cards = [mc.card for mc in self.client.members.get(program, member).cards if mc.card]
+            found, self._found = self._found, None
+            if found is None or found.id != member:
+                self._check_reads(1, "the member's cards")
+                found = self.client.members.get(program, member)
+            cards = [mc.card for mc in found.cards if mc.card]
             self.card_select.options = [_CHOOSE] + [
                 (f"{c.id} ({c.card_definition_id}, {c.balance.points} pts)", c.id) for c in cards
             ]
 
     def _load_buckets(self) -> None:
-        self._buckets = {}
+        listed, self._buckets = len(self._buckets), {}
         program, member, card = (
             self.program_select.value,
             self.member_select.value,
             self.card_select.value,
         )
         if program and member and card:
-            buckets = list(self.client.pending_buckets.iter(program, member, card, limit=100))
+            self._check_reads(pages(listed, MAX_LIMIT), "the card's pending buckets")
+            buckets = self.client.pending_buckets.iter(program, member, card, limit=MAX_LIMIT)
             self._buckets = {b.id: b for b in buckets}
         self.buckets = pd.DataFrame(
             [
@@ -176,7 +265,12 @@ class PendingPointsPanel(PlanPanel):
 
     def update_buttons(self) -> None:
         self.enable(self.refresh_button, True)
+        self.enable(self.find_button, self.program_select.value is not None)
         self.enable(self.activate_button, bool(self.selected_ids()))
+
+    def _reload_calls(self) -> int:
+        """The card's buckets read again after a run: one call per page of them."""
+        return pages(len(self._buckets), MAX_LIMIT)
 
     def activate(self) -> None:
         """Start activating the selected buckets; results list transactions and refusals."""
@@ -199,3 +293,7 @@ class PendingPointsPanel(PlanPanel):
             done = self.results["outcome"] == "succeeded"
             self._sent |= {str(t) for t in self.results.loc[done, "target"]}
         self._load_buckets()
+
+
+def _member_option(member: Member) -> tuple[str, str]:
+    return f"{member.customer_id} ({enum_text(member.status)}) {member.id}", member.id

@@ -11,6 +11,8 @@ import pandas as pd
 from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
 from ..models.enums import RewardType
+from ..models.listing import MAX_LIMIT
+from ..snapshot.cost import pages
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
 from ._messages import enum_text
@@ -29,7 +31,9 @@ class RewardDraftPanel(PlanPanel):
     """Only ACTIVE rewards can move to draft; others come back as 409 rows, not errors.
 
     The rewards found show in ``rewards_grid``; its ``selected_rows`` are the
-    rewards the plan moves.
+    rewards the plan moves. After a run the list is read again (one call per page of 100
+    rewards found): the cost shown before the run counts those reads, and the budget check
+    holds them too.
     """
 
     rewards_select = deprecated_attribute(
@@ -92,9 +96,9 @@ class RewardDraftPanel(PlanPanel):
     def _load_rewards(self) -> None:
         filters = self._filters()
         found = (
-            self.client.rewards.iter(filters=filters, limit=100)
+            self.client.rewards.iter(filters=filters, limit=MAX_LIMIT)
             if filters
-            else self.client.rewards.iter(limit=100)
+            else self.client.rewards.iter(limit=MAX_LIMIT)
         )
         self.rewards = pd.DataFrame(
             [
@@ -111,6 +115,10 @@ class RewardDraftPanel(PlanPanel):
         show(self.rewards_grid, self.rewards)
         self._selection_changed()
         self.show_ok(f"{len(self.rewards)} rewards")
+
+    def _reload_calls(self) -> int:
+        """The list read again after a run: one call per page of the rewards found."""
+        return pages(len(self.rewards), MAX_LIMIT)
 
     def selected_ids(self) -> list[str]:
         """The IDs of the rewards selected in the grid."""

@@ -376,6 +376,67 @@ def test_a_cancelled_apply_keeps_the_edits_never_sent_and_apply_again_sends_only
     assert panel.plan is not None and len(panel.plan) == 0  # nothing left
 
 
+def test_an_apply_keeps_the_edits_that_failed_or_were_ignored_and_apply_again_sends_them(
+    panel: EditPanel, client: LoyaltyClient
+) -> None:
+    """No work lost, none repeated: an edit the service refused and one Ignore unsupported
+    left out stay in the panel, said not applied with the reason, on top of the service
+    pulled again; the next Apply sends the one it can make, and nothing already made."""
+    name = "Edited: Locked Beans"
+    row = row_of(panel, REWARD)
+    type_into(panel, row, "name", "Renamed in the grid")  # no call renames a reward
+    _draft_reward(panel)
+    panel.kind_select.value = "benefits"
+    panel.add_button.click()
+    new = len(panel.frame_of("benefits")) - 1
+    type_benefit(panel, new, name)
+    type_into(panel, new, "card_definition_id", "lcdef_c0ffee0004")  # DRAFT: 423 for ACTIVE
+    plan(panel)
+    panel.ignore_unsupported.value = True
+    apply(panel)
+
+    first = panel.results
+    assert first is not None
+    outcomes = dict(zip(first["call"], first["outcome"], strict=True))
+    assert outcomes == {"create_benefit": "failed", "move_reward_to_draft": "succeeded"}
+    assert client.rewards.get(REWARD).status == "DRAFT"
+    assert not list(client.benefits.iter(filters={"name": {"$is": name}}))
+    # Both kept on top of the pull, planned again, and said not applied with the reason.
+    edited = panel.edit.rewards.set_index("id")
+    assert tuple(edited.loc[REWARD, ["name", "status"]]) == ("Renamed in the grid", "DRAFT")
+    assert panel.snapshot.rewards.set_index("id").loc[REWARD, "status"] == "DRAFT"
+    typed = panel.edit.benefits[panel.edit.benefits["name"] == name]
+    assert len(typed) == 1 and typed["id"].isna().all()
+    assert panel.plan is not None
+    assert panel.plan.changes[["call", "key"]].to_numpy().tolist() == [["create_benefit", name]]
+    assert panel.plan.unsupported[["key", "column"]].to_numpy().tolist() == [[REWARD, "name"]]
+    missed = panel.not_applied_table.frame.set_index("key")
+    assert missed.loc[name, "not_applied"] == "failed"
+    assert missed.loc[name, "reason"].startswith("423 ")
+    assert missed.loc[REWARD, "not_applied"] == "unsupported"
+    assert (missed.loc[REWARD, "column"], missed.loc[REWARD, "after"]) == (
+        "name",
+        "Renamed in the grid",
+    )
+    assert panel.not_applied_table.layout.display == ""
+    assert "2 edits not applied (1 failed, 1 unsupported)" in panel.status.value
+
+    # The failed create fixed (an ACTIVE card definition): Apply sends it, and it alone.
+    panel.kind_select.value = "benefits"
+    type_into(panel, int(typed.index[0]), "card_definition_id", CARD_DEFINITION)
+    plan(panel)
+    apply(panel)
+    second = panel.results
+    assert second is not None
+    assert second[["call", "target", "outcome"]].to_numpy().tolist() == [
+        ["create_benefit", name, "succeeded"]
+    ]
+    assert len(list(client.benefits.iter(filters={"name": {"$is": name}}))) == 1
+    missed = panel.not_applied_table.frame
+    assert missed[["key", "not_applied"]].to_numpy().tolist() == [[REWARD, "unsupported"]]
+    assert panel.plan is not None and len(panel.plan.changes) == 0  # nothing left to send
+
+
 def test_edits_of_every_frame_make_one_plan_and_an_edit_makes_it_stale(
     panel: EditPanel,
 ) -> None:

@@ -4,12 +4,15 @@ buttons clicked, the background batch waited for, the sandbox checked over HTTP.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 
 import pandas as pd
 import pytest
 
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import share_of
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
 from lyt_toolkit.widgets import (
     DangerZone,
     PendingPointsPanel,
@@ -48,7 +51,8 @@ def test_reward_draft_panel(client: LoyaltyClient) -> None:
 
     select_ids(panel.rewards_grid, panel.rewards, ids)
     assert sorted(panel.selected_ids()) == sorted(ids)
-    assert f"calls needed: {len(ids)}" in panel.budget.value
+    # One move per reward, and the list read again after the run (one page).
+    assert f"calls needed: {len(ids) + 1} (with 1 read of the list" in panel.budget.value
     assert panel.draft_button.disabled  # not confirmed yet
     panel.confirm.value = True
     assert not panel.draft_button.disabled
@@ -71,6 +75,127 @@ def test_reward_type_filter(client: LoyaltyClient) -> None:
     panel = _loaded_rewards(client, type_filter="DIGITAL")
     ids = list(panel.rewards["id"])
     assert ids and all(client.rewards.get(i).type == "DIGITAL" for i in ids)
+
+
+@pytest.fixture(scope="module")
+def many() -> Iterator[Sandbox]:
+    """A generated program of 230 rewards and 250 members, three pages of 100 each: lists a
+    panel must not walk whole unasked, or must count."""
+    program = generate_program(
+        rewards=230, benefits=10, card_definitions=3, tier_structures=2, members=250, seed=11
+    )
+    with Sandbox.start(program, now=program["now"], seed=7) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def many_client(
+    many: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[LoyaltyClient]:
+    """A client of ``many``, put back (data, a budget without limit) before and after."""
+    many.set_plan("unlimited")
+    many.reset()
+    try:
+        with make_client(many) as client:
+            yield client
+    finally:
+        many.set_plan("unlimited")
+        many.reset()
+
+
+def _tight_budget(sandbox: Sandbox, client: LoyaltyClient, plan: str) -> int:
+    """``plan`` in force, learnt by ``client`` (one call): the calls a panel's share allows."""
+    sandbox.set_plan(plan)
+    client.rewards.list(limit=1)
+    assert client.quota.remaining is not None
+    return share_of(client.quota.remaining, 0.5)
+
+
+def test_reward_draft_cost_counts_the_list_read_again_and_the_budget_holds_it(
+    many: Sandbox, many_client: LoyaltyClient
+) -> None:
+    panel = _loaded_rewards(many_client)
+    assert len(panel.rewards) == 230  # three pages: the reload after a run reads them again
+    active = list(panel.rewards.loc[panel.rewards["status"] == "ACTIVE", "id"])
+    select_ids(panel.rewards_grid, panel.rewards, active[:5])
+    assert "calls needed: 8 (with 3 reads of the list after the run)" in panel.budget.value
+    panel.confirm.value = True
+    used = many.plan()["used"]
+    panel.draft_button.click()
+    panel.wait()
+    assert set(panel.results["outcome"]) == {"succeeded"}
+    assert many.plan()["used"] == used + 8  # as shown: five moves, three pages read again
+
+    # A run whose moves fit the panel's share but whose reload does not is refused unsent.
+    allowed = _tight_budget(many, many_client, "20/hour")
+    chosen = active[5 : 5 + allowed - 2]  # they fit the share; with the reload, one short
+    select_ids(panel.rewards_grid, panel.rewards, chosen)
+    assert f"calls needed: {len(chosen) + 3} (with 3 reads" in panel.budget.value
+    assert "1 call short" in panel.budget.value
+    panel.confirm.value = True
+    used = many.plan()["used"]
+    panel.draft_button.click()
+    panel.wait()
+    assert "Refused, nothing was sent: the call budget cannot carry it" in panel.status.value
+    assert many.plan()["used"] == used
+    assert all(many_client.rewards.get(r).status == "ACTIVE" for r in chosen[:1])
+
+
+def test_pending_points_panel_reads_one_page_of_members_and_finds_the_others(
+    many: Sandbox, many_client: LoyaltyClient
+) -> None:
+    panel = PendingPointsPanel(many_client)
+    panel.refresh_button.click()
+    panel.wait()
+    program = panel.program_select.options[1][1]
+    used = many.plan()["used"]
+    panel.program_select.value = program
+    panel.wait()
+    assert many.plan()["used"] == used + 1  # one page of 100, not all 250 members
+    listed = [value for _, value in panel.member_select.options[1:]]
+    assert len(listed) == 100
+    assert "the program has more" in panel.status.value
+    assert "Choosing a member reads its cards: " in panel.reads.value
+
+    others = [m for m in many_client.members.iter(program, limit=100) if m.id not in listed]
+    by_id, by_customer = others[0], others[1]
+    panel.member_search.value = by_id.id  # pasted
+    assert f"Find {by_id.id}: " in panel.reads.value and "calls needed: 1;" in panel.reads.value
+    used = many.plan()["used"]
+    panel.find_button.click()
+    panel.wait()
+    assert panel.member_select.value == by_id.id and len(panel.card_select.options) > 1
+    assert many.plan()["used"] == used + 1  # the member with its cards, read once
+
+    panel.member_select.value = None
+    panel.wait()
+    panel.member_search.value = by_customer.customer_id
+    assert "calls needed: 2;" in panel.reads.value
+    used = many.plan()["used"]
+    panel.find_button.click()
+    panel.wait()
+    assert panel.member_select.value == by_customer.id and len(panel.card_select.options) > 1
+    assert many.plan()["used"] == used + 2  # the member found, then its cards
+    card = panel.card_select.options[1][1]
+    panel.card_select.value = card
+    panel.wait()
+    assert many.plan()["used"] == used + 3
+    assert set(panel.buckets["id"]) == {
+        b.id for b in many_client.pending_buckets.iter(program, by_customer.id, card)
+    }
+
+    # A read beyond the panel's share of the budget is refused, nothing sent.
+    panel.member_select.value = None
+    panel.wait()
+    assert _tight_budget(many, many_client, "4/hour") == 1
+    panel.member_search.value = others[2].customer_id  # two calls: more than the share
+    assert "1 call short" in panel.reads.value
+    used = many.plan()["used"]
+    panel.find_button.click()
+    panel.wait()
+    assert "Could not load the member" in panel.status.value
+    assert "share (0.5)" in panel.status.value
+    assert many.plan()["used"] == used and panel.member_select.value is None
 
 
 def _pending_panel(client: LoyaltyClient) -> PendingPointsPanel:
