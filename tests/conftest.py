@@ -48,6 +48,7 @@ LONGEST_FIRST = (
     "test_cli_budget.py",
     "actions/test_plan_trust.py",
     "actions/test_rehearsal.py",
+    "actions/test_rehearsal_after.py",
     "snapshot/test_sampled_guards.py",
     "actions/test_edited_csv.py",
     "frames/test_sample.py",

@@ -2,9 +2,17 @@
 
 ``plan.rehearse(snapshot)`` starts a sandbox holding the snapshot (its clock at the
 snapshot's ``pulled_at``, the sandbox's own credentials, a fixed ID seed), executes
-the plan there with the options the real run will use, pulls the sandbox again and
+the plan there with the options the real run will use, reads the sandbox again and
 stops it. The ``Rehearsal`` keeps frames only: the results, the diff from the
 snapshot to the rehearsed state, and the number of requests the run sent.
+
+The sandbox changes nothing by itself but the activations it settles, so the read after the
+run walks every list whole but reads again only the member trees (cards, pending buckets)
+the run's requests wrote to (``written``: their paths name the members) or a plan's
+``seed_rehearsal`` changed, copying the others' from the snapshot (``fill.repull``): frame
+for frame what a full pull of the sandbox gives, for a few hundred calls instead of one per
+member. A write naming no member, other than those known to leave every member tree as it
+was, has every member read again.
 
 After the real run, ``rehearsal.verify(after)`` lines the production diff (the
 same snapshot to ``after``) up against the rehearsed one, change by change.
@@ -52,9 +60,11 @@ import pandas as pd
 from .._progress import Progress
 from .._text import counted
 from ..client import LoyaltyClient
+from ..fill.repull import repull
 from ..frames.schema import Column, Schema, text
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
 from .log import OWNER, ActionLog, LogOwner, LogSource
+from .written import WrittenMembers
 
 __all__ = [
     "CHECKS",
@@ -261,7 +271,9 @@ def rehearse(
     log: LogSource | None = None,
     progress: Progress = True,
 ) -> Rehearsal:
-    """Run ``plan`` on a sandbox started from ``snapshot`` (or a folder ``to_csv`` wrote).
+    """Run ``plan`` on a sandbox started from ``snapshot`` (or a folder ``to_csv`` wrote),
+    then read the sandbox again (the lists whole, the members the run wrote to: see the
+    module).
 
     The options are ``execute``'s. A ``log`` is copied first: the rehearsal skips what
     it shows done, and never writes to it. The sandbox stops before this returns.
@@ -314,12 +326,12 @@ def rehearse_run(
     # importing the actions never loads the sandbox's server.
     from ..sandbox.server import Sandbox
 
-    sent = _RequestCounter()
+    sent, written = _RequestCounter(), WrittenMembers()
     program = _RehearsalProgram(snapshot, tuple(plans))
     with (
         Sandbox.start(snapshot=program, seed=REHEARSAL_SEED) as sandbox,
         _copied(log, snapshot) as rehearsal_log,
-        httpx.Client(event_hooks={"request": [sent]}) as http,
+        httpx.Client(event_hooks={"request": [sent, written]}) as http,
         LoyaltyClient(
             base_url=sandbox.base_url,
             env_file=None,
@@ -330,7 +342,11 @@ def rehearse_run(
         results = run(client, rehearsal_log)
         calls = sent.count
         sandbox.settle()  # the activations' outcome, not their moment in progress, is pulled
-        after = ProgramSnapshot.pull(client, progress=progress, kinds=snapshot.kinds)
+        # The sandbox changes nothing by itself but settling: the trees of the members the run
+        # (or a plan's seeding) wrote to are read again, the others are the snapshot's.
+        changed = written.members
+        changed = None if changed is None else changed | program.seeded_members
+        after = repull(snapshot, client, changed, progress=progress)
     return Rehearsal(action, snapshot, after, results, calls)
 
 
@@ -374,12 +390,14 @@ def _owner_line(raw: bytes) -> bool:
     return isinstance(line, dict) and line.get("log") == OWNER
 
 
-@dataclass(frozen=True)
+@dataclass
 class _RehearsalProgram:
-    """The snapshot's program file, plus what each plan adds (``seed_rehearsal``)."""
+    """The snapshot's program file, plus what each plan adds (``seed_rehearsal``);
+    ``seeded_members``: the members whose tree that changed, once written."""
 
     snapshot: ProgramSnapshot
     plans: tuple[Rehearsed, ...]
+    seeded_members: frozenset[str] = frozenset()
 
     def to_program(self, path: str | Path) -> Path:
         written = self.snapshot.to_program(path)
@@ -388,8 +406,24 @@ class _RehearsalProgram:
         for plan in self.plans:
             plan.seed_rehearsal(program, self.snapshot.pulled_at)
         if json.dumps(program) != seeded:
+            self.seeded_members = _members_changed(json.loads(seeded), program)
             written.write_text(json.dumps(program), encoding="utf-8")
         return written
+
+
+_TREES = {"members": "id", "cards": "member_id", "pending_buckets": "member_id"}
+"""The lists of a program file holding member trees, and the field naming an entry's member."""
+
+
+def _members_changed(before: dict[str, Any], after: dict[str, Any]) -> frozenset[str]:
+    """The members an entry of their tree was added to, changed in or removed from between
+    two program files."""
+    changed: set[str] = set()
+    for kind, member in _TREES.items():
+        old = {json.dumps(e, sort_keys=True): e for e in before.get(kind, [])}
+        new = {json.dumps(e, sort_keys=True): e for e in after.get(kind, [])}
+        changed |= {str(e.get(member)) for k, e in (old | new).items() if (k in old) != (k in new)}
+    return frozenset(changed)
 
 
 # -- lining up two diffs ---------------------------------------------------------------

@@ -23,7 +23,7 @@ from ..frames.rewards import REWARD_COSTS
 from ..snapshot.references import mark_card_definitions
 from .refresh_plan import RefreshPlan
 
-__all__ = ["merged_frames"]
+__all__ = ["member_rows", "members_in_order", "merged_frames", "with_member_statuses"]
 
 
 def _concat(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -125,17 +125,32 @@ def merged_frames(plan: RefreshPlan, fresh: Mapping[str, pd.DataFrame]) -> dict[
         members = out["members"] = _members(old.members, fresh["members"], programs)
         for kind in ("cards", "pending_buckets"):
             if kind in kinds:
-                rows = _concat(
-                    [_kept(old.frames()[kind], fresh[kind]["member_id"], "member_id"), fresh[kind]]
-                )
-                out[kind] = _after(rows, "member_id", members["id"])
+                kept = _kept(old.frames()[kind], fresh[kind]["member_id"], "member_id")
+                out[kind] = member_rows(kept, fresh[kind], members["id"])
     if "card_definitions" in kinds:
         _marked(out)
     if "pending_buckets" in kinds:  # the statuses of the members as this snapshot has them
-        listed, joined = out["programs"], out["members"]
-        out["pending_buckets"] = with_statuses(
-            out["pending_buckets"].copy(),
-            dict(zip(listed["id"], listed["status"].astype(object), strict=True)),
-            dict(zip(joined["id"], joined["status"].astype(object), strict=True)),
+        out["pending_buckets"] = with_member_statuses(
+            out["pending_buckets"], out["programs"], out["members"]
         )
     return out
+
+
+def member_rows(kept: pd.DataFrame, fresh: pd.DataFrame, members: pd.Series) -> pd.DataFrame:
+    """Rows of a member tree's kind (cards, pending buckets): ``kept`` (old rows) and ``fresh``
+    ones (each member's rows from one of them), by member in the order of ``members`` (a
+    full pull's), a member's rows in their order; rows of members not in ``members`` left
+    out."""
+    return _after(_concat([kept, fresh]), "member_id", members)
+
+
+def with_member_statuses(
+    buckets: pd.DataFrame, programs: pd.DataFrame, members: pd.DataFrame
+) -> pd.DataFrame:
+    """A copy of ``buckets`` with each one's program and member status filled from the
+    ``programs`` and ``members`` frames, as a pull fills them."""
+    return with_statuses(
+        buckets.copy(),
+        dict(zip(programs["id"], programs["status"].astype(object), strict=True)),
+        dict(zip(members["id"], members["status"].astype(object), strict=True)),
+    )

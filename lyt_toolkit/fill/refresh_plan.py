@@ -35,6 +35,7 @@ __all__ = [
     "checked_members",
     "listed_definitions",
     "referenced",
+    "references_in",
     "wire_instant",
 ]
 
@@ -175,9 +176,15 @@ def referenced(old: Refreshed, kinds: Iterable[str]) -> set[str]:
     """The card definitions the old snapshot's frames ``kinds`` point at."""
     found: set[str] = set()
     for kind in kinds:
-        frame = getattr(old, kind)
-        for column in REFERENCES[kind]:
-            found |= {str(i) for i in frame[column].dropna().astype(object)}
+        found |= references_in(kind, getattr(old, kind))
+    return found
+
+
+def references_in(kind: str, frame: pd.DataFrame) -> set[str]:
+    """The card definitions the rows of ``frame``, a frame of ``kind``, point at."""
+    found: set[str] = set()
+    for column in REFERENCES[kind]:
+        found |= {str(i) for i in frame[column].dropna().astype(object)}
     return found
 
 
