@@ -117,6 +117,9 @@ class PlanPanel(LoadsWhenShown, w.VBox):
 
     # -- budget ----------------------------------------------------------------------------
 
+    _reloaded = "the list"
+    """What the panel's reload after a run reads, as the shown cost names it."""
+
     def _reload_calls(self) -> int:
         """The calls the panel's reload after a run sends (subclasses that reload): counted
         in the cost a run shows and checked against the budget before it starts."""
@@ -143,7 +146,8 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             self.budget.value = ""
             return
         reload = self._reload_calls() if plan.valid_items else 0
-        note = f" (with {counted(reload, 'read')} of the list after the run)" if reload else ""
+        read = f"{counted(reload, 'read')} of {self._reloaded}"
+        note = f" (with {read} after the run)" if reload else ""
         self.budget.value = cost_html(cost, note)
 
     def _read_cost(self, calls: int) -> PlanCost:

@@ -15,6 +15,8 @@ import pandas as pd
 from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
 from ..errors import MissingRequiredFeatureError
+from ..models.listing import MAX_LIMIT
+from ..snapshot.cost import pages
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
 from ._messages import describe_error, enum_text
@@ -118,6 +120,8 @@ class DangerZone(PlanPanel):
 
     def __init__(self, client: LoyaltyClient) -> None:
         super().__init__(client, progress_label="Deleting")
+        self._listed = 0
+        """The tier structures the last reload listed (deleted ones included)."""
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.project_select = w.Dropdown(options=[("-- choose --", None)], description="Project")
         self.tier_structures = _Section(
@@ -175,15 +179,13 @@ class DangerZone(PlanPanel):
     def reload(self) -> None:
         """Reload tier structures and projects (e.g. after a deletion)."""
         try:
-            structures = [
-                t
-                for t in self.client.tier_structures.iter(limit=100)
-                if enum_text(t.status) != "DELETED"
-            ]
+            listed = list(self.client.tier_structures.iter(limit=MAX_LIMIT))
             projects = self.client.projects.list()
         except Exception as exc:
             self.show_error(f"Could not load: {describe_error(exc)}")
             return
+        self._listed = len(listed)
+        structures = [t for t in listed if enum_text(t.status) != "DELETED"]
         rows = [(t.name, enum_text(t.status), t.id) for t in structures]
         self.tier_structures.show_rows(pd.DataFrame(rows, columns=list(TIER_STRUCTURE_VIEW)))
         current = self.project_select.value
@@ -191,6 +193,14 @@ class DangerZone(PlanPanel):
         if current in {p.id for p in projects}:
             self.project_select.value = current
             self._project_chosen()
+
+    _reloaded = "the lists"
+
+    def _reload_calls(self) -> int:
+        """The lists read again after a run: the tier structures (a call per page of them),
+        the projects, and the chosen project's webhooks."""
+        webhooks = 1 if self.project_select.value else 0
+        return pages(self._listed, MAX_LIMIT) + 1 + webhooks
 
     def _project_chosen(self) -> None:
         """Empty the webhooks grid, then list the chosen project's webhooks in the

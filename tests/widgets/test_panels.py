@@ -310,19 +310,22 @@ def _zone(client: LoyaltyClient) -> DangerZone:
     return zone
 
 
-def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
+def test_danger_zone_tier_structures(fresh: Sandbox, client: LoyaltyClient) -> None:
     zone = _zone(client)
     section = zone.tier_structures
     select_ids(section.grid, section.frame, ["lts_c0ffee0006", "lts_c0ffee0003"])
     assert section.ids() == ("lts_c0ffee0003", "lts_c0ffee0006")  # in the grid's order
     assert section.delete_button.disabled
-    assert "calls needed: 2" in zone.budget.value
+    # Two deletions, then the lists read again: the tier structures (a page), the projects.
+    assert "calls needed: 4 (with 2 reads of the lists after the run)" in zone.budget.value
     section.confirm_text.value = "DELETE 2 tier structure"  # not exact
     assert section.delete_button.disabled
     section.confirm_text.value = "DELETE 2 tier structures"
     assert not section.delete_button.disabled
+    used = fresh.plan()["used"]
     section.delete_button.click()
     zone.wait()
+    assert fresh.plan()["used"] == used + 4  # as shown
     for ts_id in ("lts_c0ffee0006", "lts_c0ffee0003"):
         assert client.tier_structures.get(ts_id).status == "DELETED"
     assert "succeeded: 2" in zone.status.value and "\u2714" in zone.status.value
@@ -333,16 +336,20 @@ def test_danger_zone_tier_structures(client: LoyaltyClient) -> None:
     assert section.confirm_text.value == "" and section.delete_button.disabled
 
 
-def test_danger_zone_webhooks(client: LoyaltyClient) -> None:
+def test_danger_zone_webhooks(fresh: Sandbox, client: LoyaltyClient) -> None:
     zone = _zone(client)
     zone.project_select.value = "proj_NwMain01"
     zone.wait()  # the project's webhooks load in the background
     hooks = list(zone.webhooks.frame["id"])
     assert len(hooks) == 2
     select_ids(zone.webhooks.grid, zone.webhooks.frame, [hooks[0]])
+    # The deletion, then the tier structures, the projects and this project's webhooks.
+    assert "calls needed: 4 (with 3 reads of the lists after the run)" in zone.budget.value
     zone.webhooks.confirm_text.value = hooks[0]
+    used = fresh.plan()["used"]
     zone.webhooks.delete_button.click()
     zone.wait()
+    assert fresh.plan()["used"] == used + 4  # as shown
     assert [h.id for h in client.webhooks.list("proj_NwMain01")] == [hooks[1]]
     assert list(zone.webhooks.frame["id"]) == [hooks[1]]
 
