@@ -190,7 +190,8 @@ class Quota:
         An answer for the current window lowers the count (the lowest stands) and
         brings the reset forward; a 429, an answer for a later window or one with a new
         limit replaces count and reset; one for an earlier window is ignored.
-        An answer without the headers only ends the call's flight.
+        An answer without the headers only ends the call's flight. Each allowance held
+        (not paced) follows the count (``Allowance.track``).
         """
         headers = dict(response.headers.items())  # one pass: each ``get`` scans them all
         limit = _whole(headers.get("x-rate-limit-limit"))
@@ -233,6 +234,8 @@ class Quota:
                 self._soonest = _lowest(self._soonest, soonest)
                 self._ends = self._ends if ends is None else ends
             self._type = headers.get("x-rate-limit-type")
+            for held in self._allowances:
+                held.track(self._left(), self._windows)  # ``left`` as this answer tells
 
     def take(self) -> tuple[float, int]:
         """Count one call about to be sent: ``(0, its number)`` (for ``observe``), or the

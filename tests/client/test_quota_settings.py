@@ -165,3 +165,28 @@ def test_a_service_clock_a_fraction_of_a_second_behind_is_never_waited_for_too_s
     assert number == 0 and wait >= 3.0
     clock.now += 2.9  # 2.9 s on: the service's window has 0.1 s to run
     assert quota.take()[1] == 0  # still waiting, nothing sent
+
+
+def test_an_allowance_takes_calls_in_flight_as_not_yet_counted_and_recovers_once_answered() -> None:
+    """Answers overtake each other: the lowest count may already hold calls still in flight,
+    which the allowance then takes for other traffic's until their answers are in; it comes
+    back to its share of the start, never beyond."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "100", "X-Rate-Limit-Retry": "1003600"}
+
+    def answered(number: int, remaining: int) -> None:
+        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": str(remaining)}), number)
+
+    answered(quota.take()[1], 99)
+    with quota.allowance(1.0) as allowance:
+        assert (allowance.window_left, allowance.calls) == (99, 99)
+        _, first = quota.take()
+        _, second = quota.take()
+        answered(first, 97)  # the service counted both; the second is still in flight
+        assert (allowance.others, allowance.calls) == (1, 98)
+        answered(second, 98)  # the late answer: the lowest count stands, nothing in flight
+        assert (allowance.others, allowance.calls, allowance.left) == (0, 99, 97)
+        _, third = quota.take()
+        answered(third, 90)  # other traffic spent 6 meanwhile
+        assert (allowance.others, allowance.available, allowance.calls) == (6, 93, 93)
