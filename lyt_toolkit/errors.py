@@ -318,10 +318,10 @@ class PullBudgetError(BudgetExceededError):
     ``stage`` names what was not started or not finished (``"member reads"``, ``"bucket
     lists"``, or ``"lists"`` when even the lists did not fit); ``needed`` is the calls the
     rest of the pull needs at least, ``remaining`` what is left of its share (``share`` of
-    the ``window_left`` calls the window had when it started, less the ``others`` that the
-    project's other traffic spent of them since), ``sent`` the calls it sent before
-    stopping. ``ways`` are the ways forward (``WayForward``), each with its cost. The rest
-    of the window's budget is left to the project's other traffic.
+    the ``window_left`` calls the window had when it started, less ``others``: those the
+    project's other traffic has spent of them since, at least), ``sent`` the calls it sent
+    before stopping. ``ways`` are the ways forward (``WayForward``), each with its cost. The
+    rest of the window's budget is left to the project's other traffic.
     """
 
     def __init__(
@@ -355,7 +355,7 @@ class PullBudgetError(BudgetExceededError):
         when = (
             "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
         )
-        since = f", {others} of them since spent by other traffic" if others else ""
+        since = f", at least {others} of them since spent by other traffic" if others else ""
         if stage == "lists":
             head = (
                 f"pull stopped during its lists: they need more than the pull's share "

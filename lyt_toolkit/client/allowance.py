@@ -10,15 +10,20 @@ the stage fits (``left``); the allowance is the guarantee that it never sends mo
 where its count was a bound.
 
 The share is of what the window holds for the work, not of a figure read once: the other
-traffic spends the same window. Before each call, what the client last read as left plus
-what the work has sent since it started is what the window had at the start less what
-other traffic spent since (``others``); the allowance is ``share`` of that, so it shrinks
-as other traffic spends, and the work may be stopped partway through a stage. It never
-grows within a window beyond its start (other traffic gives no calls back). The same rule
-corrects a stale start: a client whose last answer is old takes a share of that answer's
-count, and the first answer the work receives sets it right. The calls still in flight are
-taken as not yet counted by the service, so ``others`` errs high by at most those, never
-low: the share is never of more than the window really holds.
+traffic spends the same window. After each answer and before each call, the lowest count
+an answer of the window reported plus every call the work has sent (those in flight
+included) is at least what the window had at the start less what other traffic spent
+since: the rest of the start is ``others``, the other traffic's calls the service has
+certainly counted. The allowance is ``share`` of the start less ``others``, so it shrinks as
+other traffic spends, and the work may be stopped partway through a stage; it is counted
+afresh each time, and never above its start (other traffic gives no calls back). The same
+rule corrects a stale start: a client whose last answer is old takes a share of that
+answer's count, and the first answer the work receives sets it right. ``others`` is a lower
+bound: the service counts a call when it receives it, so the count may or may not hold the
+work's calls in flight, and they are taken as counted. Calls in flight therefore never make
+a quiet window look spent; ``others`` errs low by at most the calls in flight, so the share
+may be of up to that many calls more than the window really holds (a few, at most the
+work's concurrency).
 
 With the budget unknown when the work starts (no answer has carried the limit headers
 yet), the allowance is set from the first answer that does: ``share`` of what that answer
@@ -65,7 +70,8 @@ class AllowanceSpent(LytError):
         calls = allowance.calls or 0
         others = allowance.others
         since = (
-            f" (other traffic has spent {counted(others, 'call')} of the window since it started)"
+            f" (other traffic has spent at least {counted(others, 'call')} of the window since"
+            " it started)"
             if others
             else ""
         )
@@ -104,8 +110,8 @@ class Allowance:
         self.window_left: int | None = None
         """The calls left in the window when the allowance was set."""
         self.others = 0
-        """Calls of ``window_left`` the project's other traffic has spent since, as the last
-        answer tells (not paced)."""
+        """Calls of ``window_left`` the project's other traffic has spent since, at least, as
+        the last answer tells (not paced): those the service has certainly counted."""
         self._used = used
         self._start = used()
         self._window_start = self._start
@@ -146,37 +152,42 @@ class Allowance:
         budget is unknown."""
         return None if self.calls is None else max(0, self.calls - self.in_window)
 
-    def admit(self, remaining: int | None, window: int = 0) -> None:
+    def admit(self, remaining: int | None, window: int = 0, *, reported: int | None) -> None:
         """Before the client's next call goes out, with ``remaining`` calls left in the
-        ``window``-th window the client has seen: set the allowance if the budget just became
-        known or a new window began (a reset, a new plan: the share is then of the new
-        window, the calls sent so far counted in it, or for a paced allowance a new share
-        counted from 0), else take it down to ``share`` of what the window still holds for
-        the work (``others``); raise ``AllowanceSpent`` when the call would go beyond it (a
-        paced allowance never refuses here: ``Quota.ready`` holds its calls back)."""
+        ``window``-th window the client has seen (the ``reported`` count less the calls in
+        flight): set the allowance if the budget just became known or a new window began (a
+        reset, a new plan: the share is then of the new window, the calls sent so far
+        counted in it, or for a paced allowance a new share counted from 0), else take it to
+        ``share`` of what the window still holds for the work (``others``); raise
+        ``AllowanceSpent`` when the call would go beyond it (a paced allowance never refuses
+        here: ``Quota.ready`` holds its calls back)."""
         if self.paced:
             self.follow(remaining, window)
             self.booked = max(0, self.booked - 1)
             return
-        self.track(remaining, window)
+        self.track(remaining, window, reported=reported)
         if self.calls is not None and self.spent >= self.calls:
             raise AllowanceSpent(self)
 
-    def track(self, remaining: int | None, window: int) -> None:
+    def track(self, remaining: int | None, window: int, *, reported: int | None) -> None:
         """Not paced: with ``remaining`` calls left in the ``window``-th window (an answer just
-        read, or a call about to go), set the allowance if the budget just became known or a
-        new window began, else count ``others`` and the share of what the window holds."""
-        if remaining is None or self.paced:
+        read, or a call about to go), the ``reported`` count less the calls in flight: set the
+        allowance from ``remaining`` if the budget just became known or a new window began
+        (the calls in flight taken as not yet counted: the share errs low), else count
+        ``others`` from ``reported`` (the calls in flight taken as counted: ``others`` errs
+        low) and the share of what the window holds."""
+        if remaining is None or reported is None or self.paced:
             return
         if self.window_left is None or window != self._window:
             self._set(remaining + self.spent, window)
         else:
-            self._count_others(self.window_left, remaining + self.spent)
+            self._count_others(self.window_left, reported + self.spent)
 
     def _count_others(self, window_left: int, holds: int) -> None:
-        """The window holds ``holds`` calls for the work (what is left, plus what the work
-        sent): the rest of ``window_left`` other traffic spent, and the share is of what
-        it holds, never more than of ``window_left``."""
+        """The window holds at most ``holds`` calls for the work (the lowest count reported
+        plus every call the work sent, those not counted yet included): other traffic spent
+        the rest of ``window_left`` at least, and the share is of ``window_left`` less that,
+        never more than of ``window_left``."""
         others = max(0, window_left - holds)
         if others != self.others:
             self.others = others
@@ -205,6 +216,11 @@ class Allowance:
     def windows(self) -> list[int]:
         """Paced: the calls sent in each window so far, the current one last."""
         return [*self.past_windows, self.in_window]
+
+    def rest(self, planned: int | None) -> int:
+        """The calls a work stopped partway still needs at least: the ``planned`` calls (in
+        all, None when not known) less those sent, one at least."""
+        return 1 if planned is None else max(1, planned - self.spent)
 
     def refusal(
         self,

@@ -234,8 +234,9 @@ class Quota:
                 self._soonest = _lowest(self._soonest, soonest)
                 self._ends = self._ends if ends is None else ends
             self._type = headers.get("x-rate-limit-type")
+            left, reported = self._counts()  # as this answer tells
             for held in self._allowances:
-                held.track(self._left(), self._windows)  # ``left`` as this answer tells
+                held.track(left, self._windows, reported=reported)
 
     def take(self) -> tuple[float, int]:
         """Count one call about to be sent: ``(0, its number)`` (for ``observe``), or the
@@ -247,9 +248,9 @@ class Quota:
             if wait > 0:
                 return wait, 0
             if self._allowances:
-                left = self._left()
+                left, reported = self._counts()
                 for held in self._allowances:
-                    held.admit(left, self._windows)
+                    held.admit(left, self._windows, reported=reported)
             self._used += 1
             self._in_flight.add(self._used)
             return 0.0, self._used
@@ -323,6 +324,12 @@ class Quota:
         if self._soonest is not None and self._clock() >= self._soonest:
             return None  # resets_at may have passed: the next answer tells
         return counted
+
+    def _counts(self) -> tuple[int | None, int | None]:
+        """The calls left (``_left``) and the lowest count reported in the window, the calls
+        in flight not taken off it; both None when unknown."""
+        left = self._left()
+        return left, None if left is None else self._reported
 
     def _counted(self) -> int | None:
         """The calls left as counted in the window, whether or not it may have reset."""

@@ -86,7 +86,7 @@ class PullBudget:
     def stopped(self) -> PullBudgetError:
         """The error for a stop partway through ``stage``, the allowance spent: the rest of
         the pull needs what was planned less what was sent (one call at least)."""
-        rest = 1 if self.planned is None else max(1, self.planned - self.allowance.spent)
+        rest = self.allowance.rest(self.planned)
         return self.allowance.refusal(
             self.stage,
             rest,

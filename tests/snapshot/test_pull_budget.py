@@ -252,6 +252,39 @@ def test_an_estimate_whose_lists_do_not_fit_says_so(large: Sandbox, make_client:
     assert not estimate.complete and estimate.fits is False
     assert estimate.spent == large.plan()["used"] == 15
     assert "the lists alone do not fit" in str(estimate)
+    assert estimate.others == 0 and "other traffic" not in str(estimate)
+
+
+def test_an_estimate_whose_share_other_traffic_shrinks_names_their_calls(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    """Half of 60 holds the lists (22 calls) when the estimate starts; another client of the
+    project spends 30 once it lists members, and half of the 30 the window then holds for
+    it is 15: the lists no longer fit, and the estimate says why."""
+    large.set_plan("60/hour")
+    listed: list[str] = []
+
+    def other_traffic_meanwhile(request: httpx.Request) -> None:
+        if request.url.path.endswith("/members"):
+            listed.append(request.url.path)
+            if len(listed) == 1:
+                before = other.quota.calls_used
+                while other.quota.calls_used - before < 30:
+                    other.programs.list(limit=1)
+
+    with (
+        make_client(large) as other,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        make_client(large, http_client=http) as client,
+    ):
+        estimate = ProgramSnapshot.estimate(client)
+    assert not estimate.complete and estimate.fits is False
+    assert estimate.spent == 15 == large.plan()["used"] - 30
+    assert (estimate.allowed, estimate.others) == (15, 30)
+    assert (
+        "the lists alone do not fit in the share (0.5) of the budget the estimate keeps to, "
+        "15 calls (other traffic spent at least 30 calls of the window meanwhile); "
+    ) in str(estimate)
 
 
 def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
@@ -396,7 +429,7 @@ def test_a_pull_whose_share_other_traffic_shrinks_stops_during_a_stage_and_says_
     assert text.startswith(
         "pull stopped during its member reads: the rest needs at least 4 calls and the pull's "
         "share (0.5) of the call budget has 0 left (the window had 60 of 60 left when the pull "
-        "started, 34 of them since spent by other traffic; it resets at "
+        "started, at least 34 of them since spent by other traffic; it resets at "
     )
     assert "the pull sent 13 calls and nothing more\nWays forward:" in text
     ways = {way.argument[0]: way for way in refusal.ways if way.argument}
