@@ -182,6 +182,18 @@ class _FrameShare:
         return self.refusal(self.allowance.rest(self.planned), during=True)
 
 
+@contextmanager
+def _frame_share(quota: Quota, program_id: str) -> Iterator[_FrameShare]:
+    """The program-wide frame's share, held while the frame reads: a call its allowance
+    refuses partway through a level (``AllowanceSpent``) becomes the frame's stop."""
+    with quota.allowance(FRAME_SHARE) as allowance:
+        share = _FrameShare(allowance, quota, program_id)
+        try:
+            yield share
+        except AllowanceSpent:
+            raise share.stopped() from None
+
+
 def _shown_on(bar: ProgressBar) -> OnPage:
     """Shows ``bar`` once the walk starts on the members, and counts bucket rows on it."""
 
@@ -286,24 +298,19 @@ class PendingBuckets(SyncResource):
             members=Members(self._transport),
             pending_buckets=self,
         )
-        quota = self._transport.quota
         with (
             ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar,
-            quota.allowance(FRAME_SHARE) as allowance,
+            _frame_share(self._transport.quota, program_id) as share,
         ):
-            share = _FrameShare(allowance, quota, program_id)
             # A card showing no pending points has no PENDING bucket to list (as in a pull).
             walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
-            try:
-                tree = walk_tree(
-                    walk,
-                    groups,
-                    query=query,
-                    on_page=_shown_on(bar),
-                    level_bar=share.within(level_bars(progress)),
-                )
-            except AllowanceSpent:
-                raise share.stopped() from None
+            tree = walk_tree(
+                walk,
+                groups,
+                query=query,
+                on_page=_shown_on(bar),
+                level_bar=share.within(level_bars(progress)),
+            )
         return _program_buckets_frame(tree)
 
     def activate(
@@ -424,24 +431,19 @@ class AsyncPendingBuckets(AsyncResource):
             members=AsyncMembers(self._transport),
             pending_buckets=self,
         )
-        quota = self._transport.quota
         with (
             ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar,
-            quota.allowance(FRAME_SHARE) as allowance,
+            _frame_share(self._transport.quota, program_id) as share,
         ):
-            share = _FrameShare(allowance, quota, program_id)
             # A card showing no pending points has no PENDING bucket to list (as in a pull).
             walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
-            try:
-                tree = await awalk_tree(
-                    walk,
-                    groups,
-                    query=query,
-                    on_page=_shown_on(bar),
-                    level_bar=share.within(level_bars(progress)),
-                )
-            except AllowanceSpent:
-                raise share.stopped() from None
+            tree = await awalk_tree(
+                walk,
+                groups,
+                query=query,
+                on_page=_shown_on(bar),
+                level_bar=share.within(level_bars(progress)),
+            )
         return _program_buckets_frame(tree)
 
     async def activate(
