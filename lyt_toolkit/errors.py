@@ -312,14 +312,16 @@ class WayForward:
 
 
 class PullBudgetError(BudgetExceededError):
-    """A pull stopped before a stage its share of the call budget cannot hold.
+    """A pull stopped before a stage its share of the call budget cannot hold, or partway
+    through one (``during``) when its share ran out there.
 
-    ``stage`` names what was not started (``"member reads"``, ``"bucket lists"``, or
-    ``"lists"`` when even the lists did not fit); ``needed`` is the calls the rest of the
-    pull needs at least, ``remaining`` what is left of its share (``share`` of the
-    ``window_left`` calls the window had when it started), ``sent`` the calls it sent
-    before stopping. ``ways`` are the ways forward (``WayForward``), each with its cost.
-    The rest of the window's budget is left to the project's other traffic.
+    ``stage`` names what was not started or not finished (``"member reads"``, ``"bucket
+    lists"``, or ``"lists"`` when even the lists did not fit); ``needed`` is the calls the
+    rest of the pull needs at least, ``remaining`` what is left of its share (``share`` of
+    the ``window_left`` calls the window had when it started, less ``others``: those the
+    project's other traffic has spent of them since, at least), ``sent`` the calls it sent
+    before stopping. ``ways`` are the ways forward (``WayForward``), each with its cost. The
+    rest of the window's budget is left to the project's other traffic.
     """
 
     def __init__(
@@ -334,10 +336,14 @@ class PullBudgetError(BudgetExceededError):
         ways: tuple[WayForward, ...] = (),
         limit: int | None = None,
         resets_at: datetime | None = None,
+        others: int = 0,
+        during: bool = False,
     ) -> None:
         self.stage = stage
         self.share = share
         self.window_left = window_left
+        self.others = others
+        self.during = during
         self.sent = sent
         self.ways = ways
         self.needed = needed
@@ -349,10 +355,17 @@ class PullBudgetError(BudgetExceededError):
         when = (
             "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
         )
+        since = f", at least {others} of them since spent by other traffic" if others else ""
         if stage == "lists":
             head = (
                 f"pull stopped during its lists: they need more than the pull's share "
                 f"({share:g}) of the call budget"
+            )
+        elif during:
+            head = (
+                f"pull stopped during its {stage}: the rest needs at least "
+                f"{counted(needed, 'call')} and the pull's share ({share:g}) of the call budget "
+                f"has {remaining} left"
             )
         else:
             head = (
@@ -360,7 +373,8 @@ class PullBudgetError(BudgetExceededError):
                 f"and the pull's share ({share:g}) of the call budget has {remaining} left"
             )
         lines = [
-            f"{head} (the window had {left}{of} left when the pull started; it resets {when}); "
+            f"{head} (the window had {left}{of} left when the pull started{since}; it resets "
+            f"{when}); "
             f"the pull sent {counted(sent, 'call')} and nothing more"
         ]
         if ways:
@@ -380,6 +394,8 @@ class PullBudgetError(BudgetExceededError):
             ways=ways,
             limit=self.limit,
             resets_at=self.resets_at,
+            others=self.others,
+            during=self.during,
         )
 
 

@@ -9,6 +9,22 @@ is counted against it, and the call that would go beyond it is not sent:
 the stage fits (``left``); the allowance is the guarantee that it never sends more, even
 where its count was a bound.
 
+The share is of what the window holds for the work, not of a figure read once: the other
+traffic spends the same window. After each answer and before each call, the lowest count
+an answer of the window reported plus every call the work has sent (those in flight
+included) is at least what the window had at the start less what other traffic spent
+since: the rest of the start is ``others``, the other traffic's calls the service has
+certainly counted. The allowance is ``share`` of the start less ``others``, so it shrinks as
+other traffic spends, and the work may be stopped partway through a stage; it is counted
+afresh each time, and never above its start (other traffic gives no calls back). The same
+rule corrects a stale start: a client whose last answer is old takes a share of that
+answer's count, and the first answer the work receives sets it right. ``others`` is a lower
+bound: the service counts a call when it receives it, so the count may or may not hold the
+work's calls in flight, and they are taken as counted. Calls in flight therefore never make
+a quiet window look spent; ``others`` errs low by at most the calls in flight, so the share
+may be of up to that many calls more than the window really holds (a few, at most the
+work's concurrency).
+
 With the budget unknown when the work starts (no answer has carried the limit headers
 yet), the allowance is set from the first answer that does: ``share`` of what that answer
 left plus what the work had sent by then; likewise when a new window begins while the work
@@ -52,9 +68,16 @@ class AllowanceSpent(LytError):
     def __init__(self, allowance: Allowance) -> None:
         self.allowance = allowance
         calls = allowance.calls or 0
+        others = allowance.others
+        since = (
+            f" (other traffic has spent at least {counted(others, 'call')} of the window since"
+            " it started)"
+            if others
+            else ""
+        )
         super().__init__(
             f"not sent: this work's share ({allowance.share:g}) of the call budget, "
-            f"{counted(calls, 'call')}, is used up"
+            f"{counted(calls, 'call')}, is used up{since}"
         )
 
 
@@ -66,8 +89,10 @@ class PacingEnded(LytError):
 class Allowance:
     """``share`` of the calls left in the window, from the moment it is taken.
 
-    ``calls`` is the allowance in calls (None while the budget is unknown), ``spent`` the
-    calls the client has sent since, ``left`` what remains of it (None while unknown).
+    ``calls`` is the allowance in calls (None while the budget is unknown): ``share`` of
+    ``available``, the calls the window holds for the work (``window_left`` less ``others``);
+    ``spent`` the calls the client has sent since, ``left`` what remains of it (None while
+    unknown).
     Held by ``Quota.allowance``; thread-safe through the quota's lock.
     """
 
@@ -84,6 +109,9 @@ class Allowance:
         self.paced = paced
         self.window_left: int | None = None
         """The calls left in the window when the allowance was set."""
+        self.others = 0
+        """Calls of ``window_left`` the project's other traffic has spent since, at least, as
+        the last answer tells (not paced): those the service has certainly counted."""
         self._used = used
         self._start = used()
         self._window_start = self._start
@@ -98,8 +126,15 @@ class Allowance:
 
     def _set(self, window_left: int, window: int) -> None:
         self.window_left = window_left
+        self.others = 0
         self._window = window
         self.calls = share_of(window_left, self.share)
+
+    @property
+    def available(self) -> int | None:
+        """The calls the window holds for the work, those it spent included:
+        ``window_left`` less ``others``; None while the budget is unknown."""
+        return None if self.window_left is None else self.window_left - self.others
 
     @property
     def spent(self) -> int:
@@ -117,21 +152,46 @@ class Allowance:
         budget is unknown."""
         return None if self.calls is None else max(0, self.calls - self.in_window)
 
-    def admit(self, remaining: int | None, window: int = 0) -> None:
+    def admit(self, remaining: int | None, window: int = 0, *, reported: int | None) -> None:
         """Before the client's next call goes out, with ``remaining`` calls left in the
-        ``window``-th window the client has seen: set the allowance if the budget just became
-        known or a new window began (a reset, a new plan: the share is then of the new
-        window, the calls sent so far counted in it, or for a paced allowance a new share
-        counted from 0), and raise ``AllowanceSpent`` when the call would go beyond it (a
-        paced allowance never refuses here: ``Quota.ready`` holds its calls back)."""
+        ``window``-th window the client has seen (the ``reported`` count less the calls in
+        flight): set the allowance if the budget just became known or a new window began (a
+        reset, a new plan: the share is then of the new window, the calls sent so far
+        counted in it, or for a paced allowance a new share counted from 0), else take it to
+        ``share`` of what the window still holds for the work (``others``); raise
+        ``AllowanceSpent`` when the call would go beyond it (a paced allowance never refuses
+        here: ``Quota.ready`` holds its calls back)."""
         if self.paced:
             self.follow(remaining, window)
             self.booked = max(0, self.booked - 1)
             return
-        if remaining is not None and (self.calls is None or window != self._window):
-            self._set(remaining + self.spent, window)
+        self.track(remaining, window, reported=reported)
         if self.calls is not None and self.spent >= self.calls:
             raise AllowanceSpent(self)
+
+    def track(self, remaining: int | None, window: int, *, reported: int | None) -> None:
+        """Not paced: with ``remaining`` calls left in the ``window``-th window (an answer just
+        read, or a call about to go), the ``reported`` count less the calls in flight: set the
+        allowance from ``remaining`` if the budget just became known or a new window began
+        (the calls in flight taken as not yet counted: the share errs low), else count
+        ``others`` from ``reported`` (the calls in flight taken as counted: ``others`` errs
+        low) and the share of what the window holds."""
+        if remaining is None or reported is None or self.paced:
+            return
+        if self.window_left is None or window != self._window:
+            self._set(remaining + self.spent, window)
+        else:
+            self._count_others(self.window_left, reported + self.spent)
+
+    def _count_others(self, window_left: int, holds: int) -> None:
+        """The window holds at most ``holds`` calls for the work (the lowest count reported
+        plus every call the work sent, those not counted yet included): other traffic spent
+        the rest of ``window_left`` at least, and the share is of ``window_left`` less that,
+        never more than of ``window_left``."""
+        others = max(0, window_left - holds)
+        if others != self.others:
+            self.others = others
+            self.calls = share_of(window_left - others, self.share)
 
     def follow(self, remaining: int | None, window: int) -> None:
         """Paced: start a new share when the ``window``-th window began (counted from 0,
@@ -157,6 +217,11 @@ class Allowance:
         """Paced: the calls sent in each window so far, the current one last."""
         return [*self.past_windows, self.in_window]
 
+    def rest(self, planned: int | None) -> int:
+        """The calls a work stopped partway still needs at least: the ``planned`` calls (in
+        all, None when not known) less those sent, one at least."""
+        return 1 if planned is None else max(1, planned - self.spent)
+
     def refusal(
         self,
         stage: str,
@@ -165,9 +230,11 @@ class Allowance:
         *,
         limit: int | None,
         resets_at: datetime | None,
+        during: bool = False,
     ) -> PullBudgetError:
-        """The stop before ``stage``, which needs ``needed`` calls at least, with what is left
-        of this allowance and the window's ``limit`` and ``resets_at`` (the quota's)."""
+        """The stop before ``stage`` (or ``during`` it), the rest needing ``needed`` calls at
+        least, with what is left of this allowance and the window's ``limit`` and
+        ``resets_at`` (the quota's)."""
         return PullBudgetError(
             stage,
             needed=needed,
@@ -178,6 +245,8 @@ class Allowance:
             ways=ways,
             limit=limit,
             resets_at=resets_at,
+            others=self.others,
+            during=during,
         )
 
     def __repr__(self) -> str:

@@ -190,7 +190,8 @@ class Quota:
         An answer for the current window lowers the count (the lowest stands) and
         brings the reset forward; a 429, an answer for a later window or one with a new
         limit replaces count and reset; one for an earlier window is ignored.
-        An answer without the headers only ends the call's flight.
+        An answer without the headers only ends the call's flight. Each allowance held
+        (not paced) follows the count (``Allowance.track``).
         """
         headers = dict(response.headers.items())  # one pass: each ``get`` scans them all
         limit = _whole(headers.get("x-rate-limit-limit"))
@@ -233,6 +234,9 @@ class Quota:
                 self._soonest = _lowest(self._soonest, soonest)
                 self._ends = self._ends if ends is None else ends
             self._type = headers.get("x-rate-limit-type")
+            left, reported = self._counts()  # as this answer tells
+            for held in self._allowances:
+                held.track(left, self._windows, reported=reported)
 
     def take(self) -> tuple[float, int]:
         """Count one call about to be sent: ``(0, its number)`` (for ``observe``), or the
@@ -244,9 +248,9 @@ class Quota:
             if wait > 0:
                 return wait, 0
             if self._allowances:
-                left = self._left()
+                left, reported = self._counts()
                 for held in self._allowances:
-                    held.admit(left, self._windows)
+                    held.admit(left, self._windows, reported=reported)
             self._used += 1
             self._in_flight.add(self._used)
             return 0.0, self._used
@@ -320,6 +324,12 @@ class Quota:
         if self._soonest is not None and self._clock() >= self._soonest:
             return None  # resets_at may have passed: the next answer tells
         return counted
+
+    def _counts(self) -> tuple[int | None, int | None]:
+        """The calls left (``_left``) and the lowest count reported in the window, the calls
+        in flight not taken off it; both None when unknown."""
+        left = self._left()
+        return left, None if left is None else self._reported
 
     def _counted(self) -> int | None:
         """The calls left as counted in the window, whether or not it may have reset."""

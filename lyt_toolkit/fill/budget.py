@@ -9,7 +9,9 @@ left of its share (``budget_share`` of the calls the window had left when it sta
 it does not, nothing of the stage is sent and ``PullBudgetError`` says what it needed, what
 was left, when the window resets and each way forward with its cost. The ``Allowance`` the
 budget holds refuses any call beyond the share in any case (a list longer than the share,
-a bucket list of several pages), so a pull never spends more than its share.
+a bucket list of several pages, a share that shrank as other traffic spent the window), so
+a pull never spends more than its share: stopped partway through a stage, it raises the
+same error for the rest of the pull (``stopped``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ class PullBudget:
         """Card definitions the lists reference but do not hold: one read each."""
         self.planned: int | None = None
         """The calls the whole pull needs at least, once the lists are walked."""
+        self.listed: int | None = None
+        """Members listed, once the lists are walked; ``sample_size``: the sample size of a
+        sampled pull."""
+        self.sample_size: int | None = None
 
     def lists_walked(self, by_id: int) -> None:
         """Every list is walked: their calls are what has been spent so far; ``by_id`` card
@@ -57,6 +63,7 @@ class PullBudget:
         calls at least: ``PullBudgetError`` when what is left of the share cannot hold them.
         ``members`` were listed; ``sampled`` is the sample size of a sampled pull."""
         self.stage = READ_STAGES[level]
+        self.listed, self.sample_size = members, sampled
         if self.planned is None:
             self.planned = self.allowance.spent + needed + self.by_id
         left = self.allowance.left
@@ -67,13 +74,26 @@ class PullBudget:
     def refusal(
         self, needed: int, *, members: int | None = None, sampled: int | None = None
     ) -> PullBudgetError:
-        """The error for a stop before (or, with the allowance spent, during) ``stage``."""
+        """The error for a stop before ``stage``, which needs ``needed`` calls at least."""
         return self.allowance.refusal(
             self.stage,
             needed,
             tuple(self._ways(needed, members, sampled)),
             limit=self.quota.limit,
             resets_at=self.quota.resets_at,
+        )
+
+    def stopped(self) -> PullBudgetError:
+        """The error for a stop partway through ``stage``, the allowance spent: the rest of
+        the pull needs what was planned less what was sent (one call at least)."""
+        rest = self.allowance.rest(self.planned)
+        return self.allowance.refusal(
+            self.stage,
+            rest,
+            tuple(self._ways(rest, self.listed, self.sample_size)),
+            limit=self.quota.limit,
+            resets_at=self.quota.resets_at,
+            during=True,
         )
 
     def _ways(self, needed: int, members: int | None, sampled: int | None) -> Iterable[WayForward]:
@@ -118,14 +138,14 @@ class PullBudget:
                 at_least=True,
                 argument=("checkpoint", "pull-checkpoint"),
             )
-        window_left = allowance.window_left
+        available = allowance.available
         # Taken, the way sends the whole pull again, the calls this one spent included, from
-        # what the window has left after them.
+        # what the window has left after them (and after the other traffic's since).
         if (
             known
             and allowance.share < 1
-            and window_left is not None
-            and total <= window_left - allowance.spent
+            and available is not None
+            and total <= available - allowance.spent
         ):
             yield WayForward(
                 "the whole pull now, with the whole window's budget (the project's other "

@@ -98,6 +98,7 @@ def estimate_pull(
         complete=complete,
         share=share,
         allowed=allowance.calls,
+        others=allowance.others,
     )
 
 

@@ -307,7 +307,7 @@ class _Puller:
                             frames = await self._pull(bar, budget)
                         self._note_start()
             except AllowanceSpent:
-                raise budget.refusal(1) from None
+                raise budget.stopped() from None
         quota = c.quota
         calls = PullCalls(
             quota.calls_used - used_before,

@@ -99,8 +99,10 @@ class PullEstimate:
     did not fit in the estimate's share of the budget: it stopped there and ``parts`` holds
     what it counted. ``spent`` is what the estimate itself sent; ``remaining``/``limit``/
     ``resets_at`` the budget the client read after it; ``share`` the share of the window a
-    pull keeps to and ``allowed`` the calls that share held when the estimate began (None
-    while the budget is unknown).
+    pull keeps to and ``allowed`` the calls that share held at the estimate's end (None
+    while the budget is unknown), of what the window held for it: the calls it had when the
+    estimate began less ``others``, those the project's other traffic spent meanwhile (at
+    least).
     """
 
     kinds: frozenset[str]
@@ -114,6 +116,7 @@ class PullEstimate:
     complete: bool = True
     share: float = 1.0
     allowed: int | None = None
+    others: int = 0
 
     @property
     def calls(self) -> int:
@@ -141,10 +144,15 @@ class PullEstimate:
     def __str__(self) -> str:
         if not self.complete:
             budget = budget_text(self.remaining, self.limit, self.resets_at)
+            others = (
+                f" (other traffic spent at least {self.others} calls of the window meanwhile)"
+                if self.others
+                else ""
+            )
             return (
                 f"calls needed: more than {self.spent}: the lists alone do not fit in the "
                 f"share ({self.share:g}) of the budget the estimate keeps to, "
-                f"{self.allowed} calls; {budget}; it does not fit"
+                f"{self.allowed} calls{others}; {budget}; it does not fit"
             )
         bound = "" if self.exact else "at most "
         budget = budget_text(self.remaining, self.limit, self.resets_at)

@@ -3,10 +3,13 @@ cannot finish, finished exactly on a budget equal to its cost, stopped and resum
 
 from __future__ import annotations
 
+import itertools
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 
 from lyt_toolkit import actions
@@ -229,6 +232,81 @@ def test_a_concurrent_run_stopped_by_the_budget_loses_and_repeats_nothing(
     assert (results["outcome"] == "succeeded").sum() == 20 - created
     names = names_on_server_after_reset(client, fresh, "Concurrent")
     assert sorted(names) == sorted(row["name"] for row in benefit_rows("Concurrent", 20))
+
+
+def spend(other: LoyaltyClient, calls: int) -> None:
+    """``calls`` of the window spent by ``other``, another client of the project (reads)."""
+    before = other.quota.calls_used
+    while other.quota.calls_used - before < calls:
+        other.programs.list(limit=1)
+    assert other.quota.calls_used - before == calls
+
+
+@pytest.mark.parametrize("concurrency", [1, 8])
+def test_a_batch_keeps_to_its_share_of_what_other_traffic_leaves_and_the_rest_runs_later(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    concurrency: int,
+) -> None:
+    """The batch's client last read 298 of 300 left; another client of the project then
+    spends 113, and 40 more once the batch has sent 20 items: 145 were really left for the
+    batch, and it sends half of them at most, not half of the 298 it had read."""
+    fresh.set_plan("300/hour")
+    plan = actions.create_benefits(benefit_rows("Shared", 200))
+    log = tmp_path / "shared.jsonl"
+    writes = itertools.count(1)
+    lock = threading.Lock()
+
+    def other_traffic_meanwhile(request: httpx.Request) -> None:
+        if request.method == "POST":
+            with lock:
+                if next(writes) == 20:
+                    spend(other, 40)
+
+    with (
+        make_client(fresh) as other,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        assert learned(client) == 300 - LEARN
+        spend(other, 113)
+        results = plan.execute(
+            client, log=log, allow_partial=True, concurrency=concurrency, progress=False
+        )
+    really_left = 300 - LEARN - 113 - 40
+    sent = fresh.plan()["used"] - LEARN - 113 - 40
+    outcomes = results["outcome"].value_counts().to_dict()
+    assert outcomes["succeeded"] == sent and outcomes["cancelled"] == 200 - sent
+    # Half of what was really left (with 8 in flight, up to half of those more: a call in
+    # flight is taken as counted), never half of the 298 read.
+    assert really_left // 2 == 72 <= sent <= really_left // 2 + concurrency // 2
+    if concurrency == 1:
+        assert sent == 72
+    cancelled = results[results["outcome"] == "cancelled"]
+    assert (cancelled["message"].str.contains("beyond the plan's share")).all()
+
+    fresh.set_plan("300/hour")  # a new window
+    with make_client(fresh) as later:
+        again = plan.execute(later, log=log, progress=False)  # 128 fit half of 300
+        assert later.quota.calls_used == 1 + 200 - sent  # its token, and the cancelled items
+    assert (again["outcome"] == "succeeded").sum() == 200 - sent
+    assert (again["outcome"] == "skipped_already_done").sum() == sent
+    names = names_on_server_after_reset(later, fresh, "Shared")
+    assert sorted(names) == sorted(row["name"] for row in benefit_rows("Shared", 200))
+
+
+def test_a_batch_on_a_plan_without_rate_headers_refuses_nothing_whatever_others_spend(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    fresh.set_plan("unlimited")
+    plan = actions.create_benefits(benefit_rows("Unlimited", 30))
+    with make_client(fresh) as other, make_client(fresh) as client:
+        client.programs.list(limit=1)
+        spend(other, 50)
+        results = plan.execute(client, concurrency=4, progress=False)
+        assert client.quota.remaining is None  # no answer told the budget
+    assert (results["outcome"] == "succeeded").all()
 
 
 def test_a_plan_after_the_plan_changed_is_refused_before_the_first_call(

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
+import httpx
 import pytest
 
 from lyt_toolkit import LoyaltyClient
-from lyt_toolkit.errors import BudgetExceededError
+from lyt_toolkit.errors import BudgetExceededError, PullBudgetError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
 
@@ -75,3 +76,51 @@ def test_the_program_wide_bucket_frame_lists_the_buckets_of_cards_holding_pendin
     # the token, the program, its member list (6 pages), a read a member, a list a holding card
     assert sent == 1 + 1 + 6 + MEMBERS + holding
     assert len(frame) == sum(1 for b in PROGRAM["pending_buckets"] if b["status"] == "PENDING")
+
+
+def test_a_program_wide_bucket_frame_whose_share_other_traffic_shrinks_stops_as_a_pull(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """The demo's first program costs 15 calls (the token, the program, its member list, 5
+    member reads, 7 bucket lists): half of 40 holds it. Another client of the project spends
+    26 once the first member read is sent: half of the 14 the window then holds for the
+    frame is 7, spent after the fourth member read. The frame stops there as a pull does."""
+    reads: list[str] = []
+
+    def other_traffic_meanwhile(request: httpx.Request) -> None:
+        if request.url.path.split("/")[-2] == "members":  # a member read
+            reads.append(request.url.path)
+            if len(reads) == 1:
+                before = other.quota.calls_used
+                while other.quota.calls_used - before < 26:
+                    other.programs.list(limit=1)
+
+    with start_sandbox() as sb:
+        sb.set_plan("40/hour")
+        with (
+            make_client(sb) as other,
+            httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+            make_client(sb, http_client=http) as client,
+            pytest.raises(PullBudgetError) as caught,
+        ):
+            client.pending_buckets.frame("lprg_c0ffee0001", progress=False)
+        used = sb.plan()["used"]
+    refusal = caught.value
+    assert len(reads) == 4 and used == 26 + refusal.sent == 26 + 7
+    assert (refusal.stage, refusal.during, refusal.needed, refusal.remaining) == (
+        "member reads",
+        True,
+        1,  # the fifth member read, at least (the bucket lists are not counted yet)
+        0,
+    )
+    assert (refusal.window_left, refusal.others) == (40, 26)
+    text = str(refusal)
+    assert text.startswith(
+        "pull stopped during its member reads: the rest needs at least 1 call and the pull's "
+        "share (0.5) of the call budget has 0 left (the window had 40 of 40 left when the pull "
+        "started, at least 26 of them since spent by other traffic; it resets at "
+    )
+    (way,) = refusal.ways
+    assert way.how.startswith("ProgramSnapshot.pull(client, kinds=['pending_buckets'], checkpoint=")
+    assert way.calls == 8 and way.at_least  # what the frame sent, and the rest at least

@@ -264,6 +264,43 @@ def test_an_allowance_taken_before_the_budget_is_known_is_set_by_the_first_answe
         assert allowance.window_left == 40 and allowance.calls == 20 and allowance.spent == 2
 
 
+@pytest.mark.parametrize("budgeted", [{"limit": 300, "window": 60}], indirect=True)
+def test_an_allowance_shrinks_to_its_share_of_what_other_traffic_leaves(
+    budgeted: BudgetedServer,
+) -> None:
+    """The client last read 298 left; another client of the project then spent 113, and 40
+    more while the work ran: the work keeps to half of what the window really held for it."""
+    with LoyaltyClient(**settings(budgeted)) as client:
+        client.rewards.get(REWARD)  # a token, then the call: 298 left, as this client reads
+        budgeted.spend(113)  # 185 really left
+        with client.quota.allowance(0.5) as allowance:
+            assert (allowance.calls, allowance.others) == (149, 0)  # of the stale 298
+            client.rewards.get(REWARD)  # its answer tells: 184 left
+            assert (allowance.window_left, allowance.others) == (298, 113)
+            assert allowance.available == 185 and allowance.calls == 92  # half of 185
+            for _ in range(19):
+                client.rewards.get(REWARD)
+            budgeted.spend(40)  # the work has sent 20; 125 left, 145 for the work in all
+            sent = allowance.spent
+            with pytest.raises(AllowanceSpent) as refused:
+                while True:
+                    client.rewards.get(REWARD)
+                    sent += 1
+            assert sent == allowance.spent == allowance.calls == 72  # half of 145, not 149
+            assert "other traffic has spent at least 153 calls of the window" in str(refused.value)
+            assert "share (0.5) of the call budget, 72 calls, is used up" in str(refused.value)
+    assert budgeted.used[0] == 2 + 113 + 40 + 72 and budgeted.refused == 0  # 73 left for others
+
+
+@pytest.mark.parametrize("budgeted", [{"limit": None}], indirect=True)
+def test_an_allowance_without_rate_headers_refuses_nothing(budgeted: BudgetedServer) -> None:
+    with LoyaltyClient(**settings(budgeted)) as client, client.quota.allowance(0.5) as allowance:
+        for _ in range(30):
+            client.rewards.get(REWARD)
+        assert (allowance.calls, allowance.left, allowance.others) == (None, None, 0)
+        assert allowance.spent == 31  # the token and the 30 reads, none refused
+
+
 @pytest.mark.parametrize("share", [0, 1.01, -1, float("nan"), "1"])
 def test_an_allowance_share_is_checked(share: Any) -> None:
     with (

@@ -165,3 +165,66 @@ def test_a_service_clock_a_fraction_of_a_second_behind_is_never_waited_for_too_s
     assert number == 0 and wait >= 3.0
     clock.now += 2.9  # 2.9 s on: the service's window has 0.1 s to run
     assert quota.take()[1] == 0  # still waiting, nothing sent
+
+
+def test_an_allowance_takes_calls_in_flight_as_counted_so_others_are_a_lower_bound() -> None:
+    """Answers overtake each other: the lowest count may already hold calls still in flight,
+    or not yet. The allowance counts as the other traffic's only what the service has
+    certainly counted of it: a call in flight never shrinks it, and other traffic's calls
+    show once the answers of the calls in flight are in."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "100", "X-Rate-Limit-Retry": "1003600"}
+
+    def answered(number: int, remaining: int) -> None:
+        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": str(remaining)}), number)
+
+    answered(quota.take()[1], 99)
+    with quota.allowance(1.0) as allowance:
+        assert (allowance.window_left, allowance.calls) == (99, 99)
+        _, first = quota.take()
+        _, second = quota.take()
+        answered(first, 97)  # the service counted both; the second is still in flight
+        assert (allowance.others, allowance.calls) == (0, 99)
+        answered(second, 98)  # the late answer: the lowest count stands
+        assert (allowance.others, allowance.calls, allowance.left) == (0, 99, 97)
+        _, third = quota.take()
+        answered(third, 90)  # other traffic spent 6 meanwhile
+        assert (allowance.others, allowance.available, allowance.calls) == (6, 93, 93)
+        _, fourth = quota.take()  # other traffic spends 1 more, then the service counts it
+        _, fifth = quota.take()  # the fourth still in flight: 5 seen, not 7
+        assert (allowance.others, allowance.calls) == (5, 94)
+        answered(fourth, 88)  # the fifth, not counted yet, is taken as counted: 6 seen of 7
+        assert (allowance.others, allowance.calls) == (6, 93)
+        answered(fifth, 87)
+        assert (allowance.others, allowance.calls, allowance.left) == (7, 92, 87)
+
+
+def test_calls_in_flight_never_stop_a_work_that_fits_its_share_of_a_quiet_window() -> None:
+    """The service counts a call when it receives it. With 8 calls in flight, the answer of the
+    one received last may come first, its count already holding the 7 others: taken as
+    other traffic's, they would shrink the share by half of 7 and stop a work that fits with
+    2 calls to spare on a window nobody else spends."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "60", "X-Rate-Limit-Retry": "1003600"}
+    service = itertools.count(59, -1)  # what the service has left once it counts a call
+
+    def sent() -> tuple[int, int]:
+        wait, number = quota.take()
+        assert wait == 0
+        return number, next(service)
+
+    def answered(number: int, remaining: int) -> None:
+        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": str(remaining)}), number)
+
+    answered(*sent())  # the token: 59 left
+    needed, in_flight = 27, []
+    with quota.allowance(0.5) as allowance:
+        assert allowance.calls == 29  # half of 59: 2 to spare
+        while allowance.spent < needed or in_flight:
+            while allowance.spent < needed and len(in_flight) < 8:
+                in_flight.append(sent())
+            answered(*in_flight.pop())  # the one the service received last answers first
+    assert allowance.spent == needed and quota.remaining == 59 - needed
+    assert (allowance.others, allowance.calls) == (0, 29)

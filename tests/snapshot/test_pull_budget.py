@@ -252,6 +252,39 @@ def test_an_estimate_whose_lists_do_not_fit_says_so(large: Sandbox, make_client:
     assert not estimate.complete and estimate.fits is False
     assert estimate.spent == large.plan()["used"] == 15
     assert "the lists alone do not fit" in str(estimate)
+    assert estimate.others == 0 and "other traffic" not in str(estimate)
+
+
+def test_an_estimate_whose_share_other_traffic_shrinks_names_their_calls(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    """Half of 60 holds the lists (22 calls) when the estimate starts; another client of the
+    project spends 30 once it lists members, and half of the 30 the window then holds for
+    it is 15: the lists no longer fit, and the estimate says why."""
+    large.set_plan("60/hour")
+    listed: list[str] = []
+
+    def other_traffic_meanwhile(request: httpx.Request) -> None:
+        if request.url.path.endswith("/members"):
+            listed.append(request.url.path)
+            if len(listed) == 1:
+                before = other.quota.calls_used
+                while other.quota.calls_used - before < 30:
+                    other.programs.list(limit=1)
+
+    with (
+        make_client(large) as other,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        make_client(large, http_client=http) as client,
+    ):
+        estimate = ProgramSnapshot.estimate(client)
+    assert not estimate.complete and estimate.fits is False
+    assert estimate.spent == 15 == large.plan()["used"] - 30
+    assert (estimate.allowed, estimate.others) == (15, 30)
+    assert (
+        "the lists alone do not fit in the share (0.5) of the budget the estimate keeps to, "
+        "15 calls (other traffic spent at least 30 calls of the window meanwhile); "
+    ) in str(estimate)
 
 
 def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
@@ -346,6 +379,78 @@ def test_the_whole_window_is_not_offered_when_what_it_has_left_cannot_hold_the_p
         assert "budget_share=1.0" not in str(refusal)
 
 
+@pytest.fixture(scope="module")
+def shared_demo(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    """The demo program (26 calls: 8 for the lists, 7 member reads, 9 bucket lists and 2
+    card definitions by ID), read by the pull and another client of the project."""
+    with start_sandbox() as sb:
+        yield sb
+
+
+def _pulled_while_others_spend(
+    sb: Sandbox, make_client: ClientFor, others: int, **options: Any
+) -> ProgramSnapshot:
+    """``sb`` pulled one member read at a time on 60 calls an hour (``options`` to the
+    pull), another client of the project spending ``others`` calls once the first member
+    read is sent."""
+    sb.set_plan("60/hour")
+    reads: list[str] = []
+
+    def other_traffic_meanwhile(request: httpx.Request) -> None:
+        if request.url.path.split("/")[-2] == "members":  # a member read
+            reads.append(request.url.path)
+            if len(reads) == 1:
+                before = other.quota.calls_used
+                while other.quota.calls_used - before < others:
+                    other.programs.list(limit=1)
+
+    with (
+        make_client(sb) as other,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        make_client(sb, http_client=http) as client,
+    ):
+        return ProgramSnapshot.pull(client, progress=False, concurrency=1, **options)
+
+
+def test_a_pull_whose_share_other_traffic_shrinks_stops_during_a_stage_and_says_why(
+    shared_demo: Sandbox, make_client: ClientFor
+) -> None:
+    """Half of 60 holds the whole pull (26) when it starts; after its first member read
+    another client spends 34, and half of what the window then holds for the pull
+    (60 - 34 = 26) is 13: it stops after 5 member reads, leaving 13 of the window."""
+    with pytest.raises(PullBudgetError) as caught:
+        _pulled_while_others_spend(shared_demo, make_client, 34)
+    refusal = caught.value
+    assert shared_demo.plan()["used"] == 34 + 13 == 34 + refusal.sent
+    assert (refusal.stage, refusal.during, refusal.remaining) == ("member reads", True, 0)
+    assert (refusal.window_left, refusal.others) == (60, 34)
+    assert refusal.needed == 8 + 7 + 2 - 13  # the rest planned: 2 reads, 2 definitions
+    text = str(refusal)
+    assert text.startswith(
+        "pull stopped during its member reads: the rest needs at least 4 calls and the pull's "
+        "share (0.5) of the call budget has 0 left (the window had 60 of 60 left when the pull "
+        "started, at least 34 of them since spent by other traffic; it resets at "
+    )
+    assert "the pull sent 13 calls and nothing more\nWays forward:" in text
+    ways = {way.argument[0]: way for way in refusal.ways if way.argument}
+    assert ways["kinds"].calls == 8 + 2  # the lists and the definitions read by ID
+    assert ways["checkpoint"].calls == 17 and ways["checkpoint"].at_least
+    assert "budget_share" not in ways  # 13 left in the window: the whole pull needs 17+
+
+
+def test_a_paced_pull_is_not_stopped_when_other_traffic_spends(
+    shared_demo: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """A checkpointed pull keeps to half of each window as the window's first answer told:
+    the same traffic does not stop it, and its checkpoint is complete."""
+    snapshot = _pulled_while_others_spend(
+        shared_demo, make_client, 34, checkpoint=tmp_path / "pull-checkpoint"
+    )
+    assert snapshot.calls is not None and snapshot.calls.used == 26
+    assert snapshot.calls.windows == (26,)
+    assert len(snapshot.members) == 7
+
+
 def test_a_refusal_with_other_ways_keeps_everything_else() -> None:
     from datetime import UTC, datetime
 
@@ -363,10 +468,13 @@ def test_a_refusal_with_other_ways_keeps_everything_else() -> None:
         ways=(way,),
         limit=1_000,
         resets_at=resets,
+        others=80,
+        during=True,
     )
     other = WayForward("pull paced", 2_000, "checkpoint='pull/'", at_least=True)
     again = refused.with_ways((other,))
     assert again.ways == (other,) and refused.ways == (way,)
     kept = ("stage", "needed", "remaining", "share", "window_left", "sent", "limit", "resets_at")
+    kept += ("others", "during")
     assert [getattr(again, n) for n in kept] == [getattr(refused, n) for n in kept]
     assert str(again) == str(refused).replace(str(way), str(other))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Unpack
 
 from ..._progress import ProgressBar
-from ...errors import WayForward
+from ...errors import PullBudgetError, WayForward
 from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
 from ...pull.member_tree import (
@@ -30,6 +30,7 @@ from ...pull.member_tree import (
 )
 from .._core import Call, decoder, path
 from .._query import ListParams, ListQuery
+from ..allowance import AllowanceSpent
 from ._base import AsyncResource, SyncResource, check_id, page_call
 
 if TYPE_CHECKING:
@@ -122,34 +123,75 @@ FRAME_SHARE = 0.5
 by default: the rest stays for the project's other traffic."""
 
 
-def _within(allowance: Allowance, quota: Quota, bar: LevelBar, program_id: str) -> LevelBar:
-    """``bar``, which first refuses a level of reads (the members one by one, then the
-    cards' bucket lists, one call each at least) that ``allowance`` cannot hold: nothing of
-    that level is sent, and ``PullBudgetError`` names the paced pull that reads them."""
+class _FrameShare:
+    """The program-wide frame's share of the call budget (``allowance``): a level of reads
+    (the members one by one, then the cards' bucket lists, one call each at least) it cannot
+    hold is refused before anything of it is sent, and a stop partway through one (the share
+    shrunk as other traffic spent the window) is worded as a pull's; both are
+    ``PullBudgetError`` naming the paced pull that reads them."""
 
-    @contextmanager
-    def within(step: Lists | Reads) -> Iterator[Tick]:
-        needed, left = len(step.requests), allowance.left
-        part = step.requests[0].part if step.requests else None
-        if part in READ_STAGES and left is not None and needed > left:
-            how = (
-                "ProgramSnapshot.pull(client, kinds=['pending_buckets'],"
-                f" checkpoint='pull-checkpoint'), then its rows of program {program_id}"
-            )
-            way = WayForward(
-                "every program's pending buckets, paced over as many windows as it takes at"
-                " this share and resumable (what it reads is kept in the checkpoint folder)",
-                allowance.spent + needed,
-                how,
-                at_least=True,
-            )
-            raise allowance.refusal(
-                READ_STAGES[part], needed, (way,), limit=quota.limit, resets_at=quota.resets_at
-            )
-        with bar(step) as tick:
-            yield tick
+    def __init__(self, allowance: Allowance, quota: Quota, program_id: str) -> None:
+        self.allowance = allowance
+        self.quota = quota
+        self.program_id = program_id
+        self.stage = "lists"
+        self.planned: int | None = None
+        """The calls sent so far and those the level under way needs, once it started."""
 
-    return within
+    def within(self, bar: LevelBar) -> LevelBar:
+        """``bar``, which first refuses a level of reads the share cannot hold."""
+
+        @contextmanager
+        def within(step: Lists | Reads) -> Iterator[Tick]:
+            needed, left = len(step.requests), self.allowance.left
+            part = step.requests[0].part if step.requests else None
+            if part in READ_STAGES:
+                self.stage, self.planned = READ_STAGES[part], self.allowance.spent + needed
+                if left is not None and needed > left:
+                    raise self.refusal(needed)
+            with bar(step) as tick:
+                yield tick
+
+        return within
+
+    def refusal(self, needed: int, *, during: bool = False) -> PullBudgetError:
+        """The stop before the level under way (or ``during`` it), the rest needing ``needed``
+        calls at least."""
+        how = (
+            "ProgramSnapshot.pull(client, kinds=['pending_buckets'],"
+            f" checkpoint='pull-checkpoint'), then its rows of program {self.program_id}"
+        )
+        way = WayForward(
+            "every program's pending buckets, paced over as many windows as it takes at"
+            " this share and resumable (what it reads is kept in the checkpoint folder)",
+            self.allowance.spent + needed,
+            how,
+            at_least=True,
+        )
+        return self.allowance.refusal(
+            self.stage,
+            needed,
+            (way,),
+            limit=self.quota.limit,
+            resets_at=self.quota.resets_at,
+            during=during,
+        )
+
+    def stopped(self) -> PullBudgetError:
+        """The stop partway through the level under way, the share spent."""
+        return self.refusal(self.allowance.rest(self.planned), during=True)
+
+
+@contextmanager
+def _frame_share(quota: Quota, program_id: str) -> Iterator[_FrameShare]:
+    """The program-wide frame's share, held while the frame reads: a call its allowance
+    refuses partway through a level (``AllowanceSpent``) becomes the frame's stop."""
+    with quota.allowance(FRAME_SHARE) as allowance:
+        share = _FrameShare(allowance, quota, program_id)
+        try:
+            yield share
+        except AllowanceSpent:
+            raise share.stopped() from None
 
 
 def _shown_on(bar: ProgressBar) -> OnPage:
@@ -258,9 +300,8 @@ class PendingBuckets(SyncResource):
         )
         with (
             ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar,
-            self._transport.quota.allowance(FRAME_SHARE) as allowance,
+            _frame_share(self._transport.quota, program_id) as share,
         ):
-            quota = self._transport.quota
             # A card showing no pending points has no PENDING bucket to list (as in a pull).
             walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
             tree = walk_tree(
@@ -268,7 +309,7 @@ class PendingBuckets(SyncResource):
                 groups,
                 query=query,
                 on_page=_shown_on(bar),
-                level_bar=_within(allowance, quota, level_bars(progress), program_id),
+                level_bar=share.within(level_bars(progress)),
             )
         return _program_buckets_frame(tree)
 
@@ -392,9 +433,8 @@ class AsyncPendingBuckets(AsyncResource):
         )
         with (
             ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar,
-            self._transport.quota.allowance(FRAME_SHARE) as allowance,
+            _frame_share(self._transport.quota, program_id) as share,
         ):
-            quota = self._transport.quota
             # A card showing no pending points has no PENDING bucket to list (as in a pull).
             walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
             tree = await awalk_tree(
@@ -402,7 +442,7 @@ class AsyncPendingBuckets(AsyncResource):
                 groups,
                 query=query,
                 on_page=_shown_on(bar),
-                level_bar=_within(allowance, quota, level_bars(progress), program_id),
+                level_bar=share.within(level_bars(progress)),
             )
         return _program_buckets_frame(tree)
 
