@@ -32,9 +32,14 @@ goes on (the window reset, or the plan changed). A service that never sends the 
 leaves the allowance unknown and nothing is refused.
 
 A paced allowance (``paced=True``, a checkpointed pull) is ``share`` of every window
-instead: when this window's share is spent, the next call waits for the window to reset
-(``Quota.ready``), and the new window gives a new share of what it has left. Calls are
-booked as they are let start, so concurrent calls never take the window beyond its share.
+instead: each window gives a new share of what it has left, and within the window the share
+follows other traffic by the same rule (``others`` counted against the calls the work sent
+in this window). When this window's share is spent, or has shrunk to what the work already
+sent in it, the next call waits for the window to reset (``Quota.ready``) instead of being
+sent: other traffic slows a paced work, and never stops it nor takes the window beyond the
+work's share of what that traffic left. Calls are booked as they are let start, so
+concurrent calls never take the window beyond its share; a call already let start when the
+share shrinks still goes (at most the work's concurrency, the bound ``others`` errs by).
 """
 
 from __future__ import annotations
@@ -111,7 +116,7 @@ class Allowance:
         """The calls left in the window when the allowance was set."""
         self.others = 0
         """Calls of ``window_left`` the project's other traffic has spent since, at least, as
-        the last answer tells (not paced): those the service has certainly counted."""
+        the last answer tells: those the service has certainly counted."""
         self._used = used
         self._start = used()
         self._window_start = self._start
@@ -155,39 +160,37 @@ class Allowance:
     def admit(self, remaining: int | None, window: int = 0, *, reported: int | None) -> None:
         """Before the client's next call goes out, with ``remaining`` calls left in the
         ``window``-th window the client has seen (the ``reported`` count less the calls in
-        flight): set the allowance if the budget just became known or a new window began (a
-        reset, a new plan: the share is then of the new window, the calls sent so far
-        counted in it, or for a paced allowance a new share counted from 0), else take it to
-        ``share`` of what the window still holds for the work (``others``); raise
-        ``AllowanceSpent`` when the call would go beyond it (a paced allowance never refuses
-        here: ``Quota.ready`` holds its calls back)."""
+        flight): follow the window (``track``) and raise ``AllowanceSpent`` when the call
+        would go beyond the allowance (a paced allowance never refuses here: ``Quota.ready``
+        holds its calls back, and this call was booked when it was let start)."""
+        self.track(remaining, window, reported=reported)
         if self.paced:
-            self.follow(remaining, window)
             self.booked = max(0, self.booked - 1)
             return
-        self.track(remaining, window, reported=reported)
         if self.calls is not None and self.spent >= self.calls:
             raise AllowanceSpent(self)
 
     def track(self, remaining: int | None, window: int, *, reported: int | None) -> None:
-        """Not paced: with ``remaining`` calls left in the ``window``-th window (an answer just
-        read, or a call about to go), the ``reported`` count less the calls in flight: set the
-        allowance from ``remaining`` if the budget just became known or a new window began
-        (the calls in flight taken as not yet counted: the share errs low), else count
-        ``others`` from ``reported`` (the calls in flight taken as counted: ``others`` errs
-        low) and the share of what the window holds."""
-        if remaining is None or reported is None or self.paced:
-            return
-        if self.window_left is None or window != self._window:
+        """With ``remaining`` calls left in the ``window``-th window (an answer just read, or
+        a call about to go or to be let start), the ``reported`` count less the calls in
+        flight: set the allowance from ``remaining`` if the budget just became known or a new
+        window began (the calls in flight taken as not yet counted: the share errs low; for a
+        paced allowance a new share counted from 0, ``follow``), else count ``others`` from
+        ``reported`` (the calls in flight taken as counted: ``others`` errs low) and take the
+        share of what the window holds (a paced one: of this window)."""
+        if self.paced:
+            self.follow(remaining, window)
+        elif remaining is not None and (self.window_left is None or window != self._window):
             self._set(remaining + self.spent, window)
-        else:
-            self._count_others(self.window_left, reported + self.spent)
+            return
+        if reported is not None and self.window_left is not None and self.calls is not None:
+            self._count_others(self.window_left, reported + self.in_window)
 
     def _count_others(self, window_left: int, holds: int) -> None:
         """The window holds at most ``holds`` calls for the work (the lowest count reported
-        plus every call the work sent, those not counted yet included): other traffic spent
-        the rest of ``window_left`` at least, and the share is of ``window_left`` less that,
-        never more than of ``window_left``."""
+        plus every call the work sent in it, those not counted yet included): other traffic
+        spent the rest of ``window_left`` at least, and the share is of ``window_left`` less
+        that, never more than of ``window_left``."""
         others = max(0, window_left - holds)
         if others != self.others:
             self.others = others
@@ -200,7 +203,8 @@ class Allowance:
             self.past_windows.append(self.in_window)
             self._window_start = self._used()
             self.booked = 0
-            self.calls = None
+            self.calls = self.window_left = None
+            self.others = 0
         self._window = window  # the calls sent while the budget was unknown count in it
         if remaining is not None and self.calls is None:
             self._set(remaining + self.in_window, window)

@@ -191,7 +191,7 @@ class Quota:
         brings the reset forward; a 429, an answer for a later window or one with a new
         limit replaces count and reset; one for an earlier window is ignored.
         An answer without the headers only ends the call's flight. Each allowance held
-        (not paced) follows the count (``Allowance.track``).
+        follows the count (``Allowance.track``).
         """
         headers = dict(response.headers.items())  # one pass: each ``get`` scans them all
         limit = _whole(headers.get("x-rate-limit-limit"))
@@ -271,8 +271,9 @@ class Quota:
             if wait > 0:
                 return wait, True
             paced = [held for held in self._allowances if held.paced]
+            left, reported = self._counts()
             for held in paced:
-                held.follow(self._left(), self._windows)
+                held.track(left, self._windows, reported=reported)
             full = [held for held in paced if not held.may_start()]
             if full:
                 for held in paced:

@@ -228,3 +228,42 @@ def test_calls_in_flight_never_stop_a_work_that_fits_its_share_of_a_quiet_window
             answered(*in_flight.pop())  # the one the service received last answers first
     assert allowance.spent == needed and quota.remaining == 59 - needed
     assert (allowance.others, allowance.calls) == (0, 29)
+
+
+def test_a_paced_share_shrinks_as_other_traffic_spends_and_its_calls_wait_for_the_reset() -> None:
+    """Half of 59 is 29 calls when the pull starts; after its fifth call another client
+    spends 40: half of what the window then holds for the pull (59 - 40 = 19) is 9, so the
+    pull's tenth call waits for the reset rather than going (nothing raised: it only waits),
+    and the next window gives a new share of what it has left."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "60", "X-Rate-Limit-Retry": "1003600"}
+    service = itertools.count(59, -1)  # what the service has left once it counts a call
+
+    def sent() -> None:
+        assert quota.ready() == (0, False)
+        _, number = quota.take()
+        remaining = str(next(service))
+        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": remaining}), number)
+
+    sent()  # the token: 59 left
+    with quota.allowance(0.5, paced=True) as allowance:
+        assert (allowance.window_left, allowance.calls) == (59, 29)
+        for _ in range(5):
+            sent()
+        for _ in range(40):
+            next(service)  # other traffic
+        sent()
+        assert (allowance.others, allowance.available, allowance.calls) == (40, 19, 9)
+        sent()
+        sent()
+        assert quota.ready() == (0, False)  # the ninth call, let start: booked
+        assert quota.ready() == (3600, True)  # a tenth, started alongside, waits
+        _, number = quota.take()  # the ninth goes
+        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": str(next(service))}), number)
+        assert allowance.in_window == allowance.calls == 9
+        assert quota.ready() == (3600, True)  # waits for the reset, however long
+        assert quota.remaining == 10 >= (1 - 0.5) * 19  # what other traffic left, kept
+        clock.now += 3600  # the window resets: a new share of the whole window
+        assert quota.ready() == (0, False)
+        assert (allowance.calls, allowance.others, allowance.windows) == (30, 0, [9, 0])

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -387,16 +388,44 @@ def shared_demo(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
         yield sb
 
 
+class _Waits:
+    """Waits taken at once, not slept: the client's clock moves on by what it waited, and
+    the sandbox's by as much before the client's next call reaches it. ``left`` is what the
+    sandbox's window had left each time its clock was moved on."""
+
+    def __init__(self, sb: Sandbox) -> None:
+        self.sb = sb
+        self.now = 1_000.0
+        self.owed = 0.0
+        self.left: list[int] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.owed += seconds
+
+    def catch_up(self) -> None:
+        """Before a call of the client: the sandbox's clock moved on by the waits since."""
+        if self.owed:
+            self.left.append(self.sb.plan()["remaining"])
+            self.sb.advance_clock(self.owed)
+            self.owed = 0.0
+
+
 def _pulled_while_others_spend(
-    sb: Sandbox, make_client: ClientFor, others: int, **options: Any
+    sb: Sandbox, make_client: ClientFor, others: int, waits: _Waits | None = None, **options: Any
 ) -> ProgramSnapshot:
     """``sb`` pulled one member read at a time on 60 calls an hour (``options`` to the
     pull), another client of the project spending ``others`` calls once the first member
-    read is sent."""
+    read is sent; the pull's waits taken at once by ``waits`` when given."""
     sb.set_plan("60/hour")
     reads: list[str] = []
 
     def other_traffic_meanwhile(request: httpx.Request) -> None:
+        if waits is not None:
+            waits.catch_up()
         if request.url.path.split("/")[-2] == "members":  # a member read
             reads.append(request.url.path)
             if len(reads) == 1:
@@ -409,6 +438,8 @@ def _pulled_while_others_spend(
         httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
         make_client(sb, http_client=http) as client,
     ):
+        if waits is not None:
+            client.quota._clock = client._transport.tokens.clock = waits
         return ProgramSnapshot.pull(client, progress=False, concurrency=1, **options)
 
 
@@ -438,17 +469,33 @@ def test_a_pull_whose_share_other_traffic_shrinks_stops_during_a_stage_and_says_
     assert "budget_share" not in ways  # 13 left in the window: the whole pull needs 17+
 
 
-def test_a_paced_pull_is_not_stopped_when_other_traffic_spends(
-    shared_demo: Sandbox, make_client: ClientFor, tmp_path: Path
+def test_a_paced_pull_waits_for_the_next_window_when_other_traffic_spends(
+    shared_demo: Sandbox, make_client: ClientFor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A checkpointed pull keeps to half of each window as the window's first answer told:
-    the same traffic does not stop it, and its checkpoint is complete."""
-    snapshot = _pulled_while_others_spend(
-        shared_demo, make_client, 34, checkpoint=tmp_path / "pull-checkpoint"
-    )
-    assert snapshot.calls is not None and snapshot.calls.used == 26
-    assert snapshot.calls.windows == (26,)
-    assert len(snapshot.members) == 7
+    """A checkpointed pull keeps to half of what the window holds for it as other traffic
+    spends: after the other client's 34, half of 60 - 34 is 13, so once it has sent 13 the
+    pull waits for the next window, leaving the project the other 13, and completes there,
+    its frames those of an unpaced pull."""
+    from lyt_toolkit.client import _transport
+
+    waits, start = _Waits(shared_demo), shared_demo.now()
+    monkeypatch.setattr(_transport, "time", SimpleNamespace(sleep=waits.sleep))
+    try:
+        paced = _pulled_while_others_spend(
+            shared_demo, make_client, 34, waits, checkpoint=tmp_path / "pull-checkpoint"
+        )
+        shared_demo.set_plan("100000/hour")
+        with make_client(shared_demo) as client:
+            unpaced = ProgramSnapshot.pull(client, progress=False)
+    finally:
+        shared_demo.set_clock(start)
+    assert waits.left == [13]  # the first window when the pull waited: (1 - 0.5) of 26
+    assert waits.now - 1_000 == pytest.approx(3_600)  # its reset, an hour on
+    assert paced.calls is not None
+    assert paced.calls.windows == (13, 13 + 1)  # the rest, and a token renewed an hour on
+    assert paced.calls.used == 26 + 1
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(paced, name), getattr(unpaced, name), obj=name)
 
 
 def test_a_refusal_with_other_ways_keeps_everything_else() -> None:
