@@ -106,6 +106,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/diff.py
 	$(BIN)/python benchmarks/economics.py
 	$(BIN)/python benchmarks/plan.py
+	$(BIN)/python benchmarks/rehearsal.py
 	$(BIN)/python benchmarks/scale.py load
 
 serve: $(STAMP)
