@@ -125,12 +125,16 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         in the cost a run shows and checked against the budget before it starts."""
         return 0
 
+    def _reloads(self, plan: ActionPlan[Any]) -> int:
+        """The reload's calls after a run of ``plan``: none when it sends nothing."""
+        return self._reload_calls() if plan.valid_items else 0
+
     def _run_cost(self, plan: ActionPlan[Any], log: LogSource | None = None) -> PlanCost:
         """Every call a run of ``plan`` sends: the plan's, and the reload after it when the
         plan sends anything, within the panel's ``budget_share``. ``OSError`` or
         ``ValueError`` for a log it cannot read."""
         cost = plan.cost(self.client, log=log, budget_share=self.budget_share)
-        reload = self._reload_calls() if plan.valid_items else 0
+        reload = self._reloads(plan)
         if not reload:
             return cost
         if not cost.needed and not self.client.holds_token:
@@ -145,7 +149,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         except (OSError, ValueError):  # an unreadable log: ``run`` says so when asked to run
             self.budget.value = ""
             return
-        reload = self._reload_calls() if plan.valid_items else 0
+        reload = self._reloads(plan)
         read = f"{counted(reload, 'read')} of {self._reloaded}"
         note = f" (with {read} after the run)" if reload else ""
         self.budget.value = cost_html(cost, note)
