@@ -73,7 +73,8 @@ class EditPanel(PlanPanel):
     edit the Apply did not make stays on top of it, planned again, and is listed with why in
     ``not_applied_table``: those that failed, those never sent (Cancel, the budget's share
     spent) and those Ignore unsupported left out; a second Apply sends exactly the ones it
-    can, none that was made. ``plan``, ``rehearsal``, ``results`` and ``verification`` hold
+    can, none that was made. Apply is armed only while the plan holds a change the service
+    can make. ``plan``, ``rehearsal``, ``results`` and ``verification`` hold
     the last of each.
     """
 
@@ -287,11 +288,12 @@ class EditPanel(PlanPanel):
 
     def update_buttons(self) -> None:
         planned = self.plan is not None and len(self.plan) > 0
+        sendable = self.plan is not None and len(self.plan.changes) > 0
         self.enable(self.add_button, True)
         self.enable(self.delete_button, True)
         self.enable(self.plan_button, True)
         self.enable(self.rehearse_button, planned)
-        self.enable(self.apply_button, planned and self.client is not None)
+        self.enable(self.apply_button, sendable and self.client is not None)
         self.kind_select.disabled = self.busy
         self.grid.editable = not self.busy
 
@@ -319,6 +321,17 @@ class EditPanel(PlanPanel):
             return False
         if self.client is None:
             self.show_error("Apply needs a client: EditPanel(snapshot, client).")
+            return False
+        if not len(plan.changes):  # it would send nothing, then pull the service again
+            held = (
+                f", only {counted(len(plan.unsupported), 'change')} it cannot make (listed"
+                " above): edit or undo those"
+                if len(plan.unsupported)
+                else ""
+            )
+            self.show_error(
+                f"Nothing to send: the plan holds no change the service can make{held}."
+            )
             return False
         try:  # the plan's own refusals (deletes, unsupported changes, the budget)
             cost = plan.check_apply(

@@ -435,6 +435,15 @@ def test_an_apply_keeps_the_edits_that_failed_or_were_ignored_and_apply_again_se
     missed = panel.not_applied_table.frame
     assert missed[["key", "not_applied"]].to_numpy().tolist() == [[REWARD, "unsupported"]]
     assert panel.plan is not None and len(panel.plan.changes) == 0  # nothing left to send
+    # Only the unsupported rename is left: Apply is not armed, and refuses unsent (before,
+    # it sent nothing and then pulled the whole service again).
+    assert panel.apply_button.disabled
+    sent = client.quota.calls_used
+    assert panel.apply() is False
+    assert "Nothing to send: the plan holds no change the service can make, only 1 change" in (
+        panel.status.value
+    )
+    assert client.quota.calls_used == sent
 
 
 def test_edits_of_every_frame_make_one_plan_and_an_edit_makes_it_stale(
