@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from lyt_toolkit.actions import ChangePlan, PlanAlreadyAppliedError
+from lyt_toolkit.actions import ChangePlan, PlanAlreadyAppliedError, StalePlanError
 from lyt_toolkit.actions.lock import LockHeldError, held
 from lyt_toolkit.actions.plan_reader import MAX_BYTES, PlanFileError
 from lyt_toolkit.cli import main
@@ -280,3 +280,24 @@ def test_a_file_swapped_after_load_is_not_what_is_applied(
     assert set(results["outcome"]) == {"succeeded"}
     assert loaded.applied_before() is not None
     assert ChangePlan.load(path).applied_before() is None  # the swapped file: another plan
+
+
+def test_a_copy_of_an_applied_plan_is_refused_as_stale_before_any_write(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """A copy elsewhere has no marker beside it: the re-read (calls the docs count) finds
+    every object the plan changed no longer as its base hash says, and nothing is sent."""
+    path = tmp_path / "plan.json"
+    _, targets = _saved(client, path)
+    ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+    copy = tmp_path / "elsewhere" / "plan.json"
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    before = pull(client)
+
+    with pytest.raises(StalePlanError, match=targets["move_reward_to_draft"]):
+        ChangePlan.load(copy).apply(client, allow_destroy=True, progress=False)
+    after = pull(client)
+    assert (after.benefits["name"] == targets["create_benefit"]).sum() == 1
+    for kind in ("rewards", "tier_structures", "benefits"):
+        assert getattr(after, kind).equals(getattr(before, kind)), kind
