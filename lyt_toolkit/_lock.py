@@ -52,8 +52,9 @@ _HELD_LOCK = threading.Lock()
 def lock_path(path: str | os.PathLike[str]) -> Path:
     """The lock file of ``path``: ``<path>.lock`` beside it, beside the file a symbolic link
     names (two links to one file take one lock)."""
-    target = Path(path).resolve()
-    return target.with_name(target.name + ".lock")
+    target = Path(path)
+    real = target.resolve() if target.name else target  # no name: with_name refuses it
+    return real.with_name(real.name + ".lock")
 
 
 @contextmanager

@@ -44,7 +44,7 @@ class PlanAlreadyAppliedError(LytError, RuntimeError):
 def applied_marker(path: Path) -> Path:
     """Where a complete apply of the plan file at ``path`` is recorded: next to it, the
     file a symbolic link names (every link to one plan file shares its marker)."""
-    real = path.resolve()
+    real = path.resolve() if path.name else path  # no name (no file): with_name refuses it
     return real.with_name(real.name + ".applied")
 
 
