@@ -1,6 +1,7 @@
 """One writer at a time: an exclusive lock on a plan file, an action log or a pull checkpoint.
 
-``held(path)`` takes ``<path>.lock`` with an operating-system file lock (``flock``; on
+``held(path)`` takes ``<path>.lock`` (beside the file a symbolic link names: every link to
+one file takes the same lock) with an operating-system file lock (``flock``; on
 Windows ``msvcrt.locking``) and writes the holder in it: process ID, host and start (UTC),
 no secret. Another process taking the same lock is refused at once with ``LockHeldError``
 naming the holder, as Terraform refuses a second writer of one state; it does not wait.
@@ -49,16 +50,18 @@ _HELD_LOCK = threading.Lock()
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
-    """The lock file of ``path``: ``<path>.lock`` beside it."""
+    """The lock file of ``path``: ``<path>.lock`` beside it, beside the file a symbolic link
+    names (two links to one file take one lock)."""
     target = Path(path)
-    return target.with_name(target.name + ".lock")
+    real = target.resolve() if target.name else target  # no name: with_name refuses it
+    return real.with_name(real.name + ".lock")
 
 
 @contextmanager
 def held(path: str | os.PathLike[str], what: str) -> Iterator[None]:
     """Hold the exclusive lock of ``path`` inside the block; ``LockHeldError`` names the
     holder when another writer has it (``what``: the refused work, e.g. "is being applied")."""
-    lock = lock_path(path).absolute()
+    lock = lock_path(path)
     me = threading.get_ident()
     with _HELD_LOCK:
         thread, depth = _HELD.get(lock, (me, 0))

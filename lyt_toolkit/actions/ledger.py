@@ -1,6 +1,7 @@
 """The ledger of applied plans: a plan applied to completion is recorded next to its file
 (``<file>.applied``, one JSON line a complete apply, each with the sha256 of the plan file's
-bytes), and that same plan refuses to apply again.
+bytes; beside the file a symbolic link names, so a second link refuses it too), and that
+same plan refuses to apply again.
 
 The record is bound to the plan's content, not its path: a new plan saved over an applied
 one (the usual ``plan.save("plan.json")`` after the next pull) applies, while the applied
@@ -41,8 +42,10 @@ class PlanAlreadyAppliedError(LytError, RuntimeError):
 
 
 def applied_marker(path: Path) -> Path:
-    """Where a complete apply of the plan file at ``path`` is recorded: next to it."""
-    return path.with_name(path.name + ".applied")
+    """Where a complete apply of the plan file at ``path`` is recorded: next to it, the
+    file a symbolic link names (every link to one plan file shares its marker)."""
+    real = path.resolve() if path.name else path  # no name (no file): with_name refuses it
+    return real.with_name(real.name + ".applied")
 
 
 def applied_record(path: Path, sha256: str) -> dict[str, Any] | None:
@@ -50,10 +53,11 @@ def applied_record(path: Path, sha256: str) -> dict[str, Any] | None:
     to ``sha256``, else ``None``; a record without a hash (an older toolkit's) counts as
     this plan's: it cannot tell."""
     try:
-        lines = applied_marker(path).read_text(encoding="utf-8").splitlines()
+        raw = applied_marker(path).read_bytes()
     except FileNotFoundError:
         return None
-    for line in lines:
+    # a line holding a byte that is not UTF-8 (damaged) is skipped, as a cut line is
+    for line in raw.decode("utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:

@@ -241,13 +241,18 @@ def _check_touched(
     version: int,
 ) -> None:
     """Each touched entry is an object a call sends (a create's card definition or name),
-    and every object a call sends has its base hash (a version 1 file's creates excepted)."""
+    given once, and every object a call sends has its base hash (a version 1 file's creates
+    excepted)."""
     sent = {part.action: [item.target for item in part.items] for part in parts}
     creates = inputs.get("create_benefit", pd.DataFrame(columns=["card_definition_id"]))
     cards = set(creates.get("card_definition_id", pd.Series(dtype=object)).dropna().map(str))
+    seen: dict[tuple[str, str, str], int] = {}
     for number, entry in enumerate(touched):
         at = f"touched[{number}]"
         kind, key, call = entry["kind"], entry["key"], entry["call"]
+        first = seen.setdefault((kind, key, call), number)
+        if first != number:  # one object, one base hash: a second could differ
+            raise read.fail(at, f"{kind} {shown(key)} ({call}) is touched[{first}] again")
         if kind not in TOUCHES.get(call, ()):
             raise read.fail(at, f"{shown(kind)}/{shown(call)} is not a touched kind/call")
         wanted = cards if kind == "card_definitions" else set(sent.get(call, ()))

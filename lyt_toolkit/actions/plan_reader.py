@@ -1,9 +1,10 @@
 """A plan file's bytes to its checked JSON document, and the typed keys taken out of it.
 
 Every problem is one ``PlanFileError`` line naming the file and, where there is one, the
-key: another encoding (UTF-16, a cp1252 byte), a key given twice in one object, nesting
-no plan has, a number a plan cannot hold (NaN, an infinity, an integer beyond 64 bits), a
-value of the wrong type. Values quoted in a message are cut short.
+key: no regular file (a pipe, a device), a file over ``MAX_BYTES``, another encoding
+(UTF-16, a cp1252 byte), a key given twice in one object, nesting no plan has, a number a
+plan cannot hold (NaN, an infinity, an integer beyond 64 bits), a value of the wrong type.
+Values quoted in a message are cut short.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import codecs
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,8 @@ from ..errors import LytError
 
 __all__ = ["PlanFileError", "Reader", "read_document", "shown"]
 
+MAX_BYTES = 256 * 2**20
+"""The largest plan file read (a plan of a billing cycle's 100,000 calls is about 70 MB)."""
 MAX_DEPTH = 8
 """Nesting a plan file holds at most (a call's cell is at depth 4)."""
 _INT64 = (-(2**63), 2**63 - 1)
@@ -82,12 +87,7 @@ def _integer(text: str) -> int | _Long:
 def read_document(path: Path) -> tuple[dict[str, Any], bytes]:
     """The JSON object in the file at ``path`` (checked throughout, see the module) and
     the file's bytes."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise PlanFileError(f"{path}: no such plan file") from None
-    except OSError as exc:
-        raise PlanFileError(f"{path}: cannot be read: {exc.strerror}") from None
+    raw = _read_bytes(path)
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             raise PlanFileError(f"{path}: saved as {encoding}; a plan file is UTF-8 JSON")
@@ -106,6 +106,35 @@ def read_document(path: Path) -> tuple[dict[str, Any], bytes]:
         raise PlanFileError(f"{path}: expected a JSON object, not {_type_name(type(document))}")
     _check_values(Reader(path), document)
     return document, raw
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``MAX_BYTES`` of them; a folder, a
+    pipe or a device is refused without waiting on it (opened non-blocking, checked once
+    open: the file checked is the file read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise PlanFileError(f"{path}: no such plan file") from None
+    except OSError as exc:
+        raise PlanFileError(f"{path}: cannot be read: {exc.strerror}") from None
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            what = "a folder" if stat.S_ISDIR(found.st_mode) else "a pipe or a device"
+            raise PlanFileError(f"{path}: is {what}, not a plan file")
+        too_large = PlanFileError(f"{path}: over {MAX_BYTES // 2**20} MiB; no plan is that large")
+        if found.st_size > MAX_BYTES:
+            raise too_large  # unread
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            raw = file.read(MAX_BYTES + 1)  # to the limit at most, should it grow meanwhile
+    except OSError as exc:
+        raise PlanFileError(f"{path}: cannot be read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_BYTES:
+        raise too_large
+    return raw
 
 
 def _check_values(read: Reader, document: dict[str, Any]) -> None:

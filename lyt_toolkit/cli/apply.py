@@ -58,8 +58,8 @@ def apply(args: argparse.Namespace) -> int:
 
     try:
         plan = ChangePlan.load(args.plan)
-    except (LytError, OSError) as exc:
-        return fail(COMMAND, str(exc), EXIT_ERROR)
+    except (LytError, OSError) as exc:  # a file may quote a token planted in it: masked
+        return fail(COMMAND, scrub(str(exc)), EXIT_ERROR)
     try:
         share = share_option(args.budget_share)
     except ValueError as exc:

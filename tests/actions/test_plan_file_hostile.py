@@ -1,0 +1,303 @@
+"""A saved plan file as an attacker edits, links, swaps or feeds it, over real HTTP: each
+route is refused before any write (most before any call), on one line naming the file and
+what is wrong, and no token planted in the file is ever printed."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lyt_toolkit.actions import ChangePlan, PlanAlreadyAppliedError, StalePlanError
+from lyt_toolkit.actions.lock import LockHeldError, held
+from lyt_toolkit.actions.plan_reader import MAX_BYTES, PlanFileError
+from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import SECRETS, TIERS, pull, save_four_kinds
+
+Document = dict[str, Any]
+
+
+def _saved(client: LoyaltyClient, path: Path) -> tuple[Document, dict[str, str]]:
+    """The four-kind plan of the live program saved to ``path``: its document and targets."""
+    _, targets = save_four_kinds(client, path)
+    return json.loads(path.read_text(encoding="utf-8")), targets
+
+
+def _refused(path: Path, key: str = "") -> str:
+    """Loading ``path`` is refused on one line naming the file (and ``key``): the message."""
+    with pytest.raises(PlanFileError) as caught:
+        ChangePlan.load(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: " + (f"key {key!r}: " if key else "")), message
+    assert "\n" not in message
+    return message
+
+
+def _untouched(client: LoyaltyClient, targets: dict[str, str]) -> None:
+    """None of the four-kind plan's writes reached the service."""
+    after = pull(client)
+    assert after.rewards.set_index("id").loc[targets["move_reward_to_draft"], "status"] == "ACTIVE"
+    assert after.tier_structures.set_index("id").loc[TIERS, "status"] != "DELETED"
+    assert not (after.benefits["name"] == targets["create_benefit"]).any()
+
+
+# -- tokens planted in the file -----------------------------------------------------------
+
+
+def _in_format(document: Document, token: str) -> None:
+    document["format"] = token
+
+
+def _in_a_change_key(document: Document, token: str) -> None:
+    document["changes"][0]["key"] = token
+
+
+def _in_a_call_cell(document: Document, token: str) -> None:
+    document["calls"]["move_reward_to_draft"][0]["id"] = token
+
+
+def _as_a_key_name(document: Document, token: str) -> None:
+    document["calls"]["delete_tier_structure"][0][token] = "x"
+
+
+PLANTED: dict[str, Callable[[Document, str], None]] = {
+    "format": _in_format,
+    "a change's key": _in_a_change_key,
+    "a call's cell": _in_a_call_cell,
+    "a column's name": _as_a_key_name,
+}
+
+
+@pytest.mark.parametrize("where", PLANTED)
+@pytest.mark.parametrize("token", range(len(SECRETS)), ids=["app token", "management token"])
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_a_token_planted_in_a_plan_file_is_never_printed_by_lyt_apply(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    where: str,
+    token: int,
+) -> None:
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    PLANTED[where](document, SECRETS[token])
+    path.write_text(json.dumps(document), encoding="utf-8")
+    used = fresh.plan()["used"]
+
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    out, err = capsys.readouterr()
+    assert err.startswith(f"lyt apply: {path}: key ") and err.count("\n") == 1, err
+    assert "***" in err
+    for secret in SECRETS:
+        assert secret not in out + err
+    assert fresh.plan()["used"] == used  # refused before connecting
+
+
+# -- IDs that look like the reviewed ones ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "disguise",
+    [
+        lambda key: key.replace("e", "\u0435"),  # Cyrillic e
+        lambda key: key + "\u200b",  # zero-width space
+        lambda key: key.replace("0", "\uff10"),  # full-width digit
+        lambda key: f"{key}/../lrew_c0ffee0002",  # another reward by path
+        lambda key: f"{key}?status=ACTIVE",
+    ],
+    ids=["cyrillic", "zero-width", "full-width", "path", "query"],
+)
+def test_an_id_disguised_everywhere_in_the_file_is_refused_by_its_shape(
+    client: LoyaltyClient, tmp_path: Path, disguise: Callable[[str], str]
+) -> None:
+    """The disguised ID put consistently in the change, its call and its touched entry:
+    no hash or row disagrees, but no service ID looks like it."""
+    path = tmp_path / "plan.json"
+    document, targets = _saved(client, path)
+    reward = targets["move_reward_to_draft"]
+    disguised = disguise(reward)
+    for row in [*document["changes"], *document["touched"]]:
+        if row["key"] == reward:
+            row["key"] = disguised
+    document["calls"]["move_reward_to_draft"][0]["id"] = disguised
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+
+    assert "lrew_<hex digits>" in _refused(path, "calls.move_reward_to_draft[0]")
+
+
+# -- the touched entries --------------------------------------------------------------------
+
+
+def test_an_object_touched_twice_is_refused_naming_both_entries(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """A second entry for one object could carry another base hash than the reviewed one."""
+    path = tmp_path / "plan.json"
+    document, targets = _saved(client, path)
+    reward = targets["move_reward_to_draft"]
+    first = next(n for n, t in enumerate(document["touched"]) if t["key"] == reward)
+    document["touched"].append({**document["touched"][first], "sha256": "0" * 64})
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+    message = _refused(path, f"touched[{len(document['touched']) - 1}]")
+    assert f"touched[{first}] again" in message and reward in message
+
+
+# -- what the path is ---------------------------------------------------------------------
+
+
+def test_a_pipe_for_a_plan_file_is_refused_without_waiting_on_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """A FIFO is not read (a reader would block until some writer came, then take whatever
+    it wrote); a folder is named as one."""
+    saved = tmp_path / "plan.json"
+    _saved(client, saved)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+
+    def feed() -> None:  # what a writer would pass off as the plan
+        try:
+            with fifo.open("wb") as pipe:
+                pipe.write(saved.read_bytes())
+        except OSError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        assert "is a pipe or a device, not a plan file" in _refused(fifo)
+    finally:  # let the writer's open return, and so the thread end
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        writer.join()
+        os.close(reader)
+    assert "is a folder, not a plan file" in _refused(tmp_path)
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    with path.open("wb") as file:  # sparse: no disk is used
+        file.write(b'{"format": "lyt-change-plan", "pad": "')
+        file.truncate(MAX_BYTES + 1)
+    assert "over 256 MiB" in _refused(path)
+
+
+# -- links, swaps and the ledger -----------------------------------------------------------
+
+
+def test_a_plan_applied_through_one_link_is_refused_through_another_before_any_call(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    real = tmp_path / "reviewed" / "plan.json"
+    real.parent.mkdir()
+    _saved(client, real)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    first.symlink_to(real)
+    second.symlink_to(real)
+    ChangePlan.load(first).apply(client, allow_destroy=True, progress=False)
+    used = fresh.plan()["used"]
+
+    again = ChangePlan.load(second)
+    assert again.applied_marker == real.with_name("plan.json.applied")
+    with pytest.raises(PlanAlreadyAppliedError, match="was applied to completion"):
+        again.apply(client, allow_destroy=True, progress=False)
+    assert fresh.plan()["used"] == used
+
+
+def test_two_links_to_one_plan_take_one_lock(client: LoyaltyClient, tmp_path: Path) -> None:
+    """An apply through one link holds the plan; one through another link is refused."""
+    real = tmp_path / "plan.json"
+    _, targets = _saved(client, real)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    first.symlink_to(real)
+    second.symlink_to(real)
+    holding, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with held(first, "is being applied"):
+            holding.set()
+            done.wait()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        holding.wait()
+        with pytest.raises(LockHeldError, match="is being applied by another process"):
+            ChangePlan.load(second).apply(client, allow_destroy=True, progress=False)
+    finally:
+        done.set()
+        holder.join()
+    _untouched(client, targets)
+
+
+def test_a_marker_damaged_by_bytes_not_utf8_still_refuses_the_applied_plan(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+    with ChangePlan.load(path).applied_marker.open("ab") as marker:
+        marker.write(b'{"applied_at": "caf\xe9", \xff\xfe\n')  # a damaged line after it
+
+    with pytest.raises(PlanAlreadyAppliedError):
+        ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+    configure_lyt(fresh)
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"lyt apply: {path} was applied to completion") and err.count("\n") == 1
+
+
+def test_a_file_swapped_after_load_is_not_what_is_applied(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """The plan loaded (and shown) is the plan applied: a file rewritten between ``load``
+    and ``apply`` sends none of its calls, and the ledger records the bytes loaded."""
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    loaded = ChangePlan.load(path)
+    document["changes"] = [c for c in document["changes"] if c["key"] != TIERS]
+    del document["calls"]["delete_tier_structure"]
+    document["touched"] = [t for t in document["touched"] if t["key"] != TIERS]
+    path.write_text(json.dumps(document), encoding="utf-8")  # the swap
+
+    results = loaded.apply(client, progress=False, allow_destroy=True)
+    assert sorted(results["call"]) == sorted(loaded.inputs) and "delete_tier_structure" in set(
+        results["call"]
+    )
+    assert set(results["outcome"]) == {"succeeded"}
+    assert loaded.applied_before() is not None
+    assert ChangePlan.load(path).applied_before() is None  # the swapped file: another plan
+
+
+def test_a_copy_of_an_applied_plan_is_refused_as_stale_before_any_write(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """A copy elsewhere has no marker beside it: the re-read (calls the docs count) finds
+    every object the plan changed no longer as its base hash says, and nothing is sent."""
+    path = tmp_path / "plan.json"
+    _, targets = _saved(client, path)
+    ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
+    copy = tmp_path / "elsewhere" / "plan.json"
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    before = pull(client)
+
+    with pytest.raises(StalePlanError, match=targets["move_reward_to_draft"]):
+        ChangePlan.load(copy).apply(client, allow_destroy=True, progress=False)
+    after = pull(client)
+    assert (after.benefits["name"] == targets["create_benefit"]).sum() == 1
+    for kind in ("rewards", "tier_structures", "benefits"):
+        assert getattr(after, kind).equals(getattr(before, kind)), kind
