@@ -46,7 +46,7 @@ def export(args: argparse.Namespace) -> int:
             snapshot = refresh_snapshot(Path(args.since).expanduser(), sandbox, options, members)
         written = snapshot.to_csv(out)
     except PullBudgetError as exc:
-        return fail(COMMAND, budget_refusal(exc, can_sample=True), EXIT_ERROR)
+        return fail(COMMAND, budget_refusal(exc, options), EXIT_ERROR)
     except KeyboardInterrupt:
         kept = (
             f"; what it read is kept in {options.checkpoint}: run the same command to go on"
