@@ -58,6 +58,8 @@ def export(args: argparse.Namespace) -> int:
         return fail(COMMAND, REFUSED if refused(exc) else str(exc), EXIT_ERROR)
     except OSError as exc:
         return fail(COMMAND, f"cannot write to {out}: {exc.strerror or exc}", EXIT_ERROR)
+    except ValueError as exc:  # --members a sampled --since snapshot cannot take
+        return fail(COMMAND, str(exc), EXIT_BAD_OPTION)
     print(f"Snapshot of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
     print(calls_line(snapshot))
     if snapshot.read_times:
