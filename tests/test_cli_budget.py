@@ -171,6 +171,28 @@ def test_an_audit_refused_for_the_budget_fails_as_other_failed_pulls_do(
     assert "(--sample " in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "paced"),
+    [
+        (["audit"], "lyt export --checkpoint pull-checkpoint"),
+        (["report", "economics", "--sample", "900"], "lyt export --sample 900 --checkpoint"),
+    ],
+)
+def test_a_command_without_checkpoint_names_the_export_that_paces_its_pull(
+    window: Sandbox,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    paced: str,
+) -> None:
+    code, _, err = lyt(capsys, *argv, "--out", str(tmp_path / "reports"))
+    assert code == 2 and "paced over" in err
+    assert f"({paced}" in err and "(--checkpoint" not in err  # audit has no --checkpoint
+    spelled = re.search(r"\((lyt export [^)]*)\)", err)
+    assert spelled, err
+    build_parser().parse_args([*spelled.group(1).split()[1:], "--out", "x"])  # it runs
+
+
 def test_drift_names_the_ways_it_cannot_take(
     window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -70,3 +70,19 @@ def test_export_since_a_folder_that_is_no_snapshot_says_so(
 ) -> None:
     assert main(["export", "--out", str(tmp_path / "out"), "--since", str(tmp_path)]) == 1
     assert "manifest.json is missing" in capsys.readouterr().err
+
+
+def test_export_since_a_sample_without_sample_names_the_ways_before_any_call(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    old = tmp_path / "old"
+    assert main(["export", "--out", str(old), "--sample", "5"]) == 0
+    capsys.readouterr()
+    used = service.plan()["used"]
+    code = main(["export", "--out", str(tmp_path / "new"), "--since", str(old)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1
+    assert err.startswith(f"lyt export: --members new: the snapshot in {old} is a stratified")
+    assert "--sample 5" in err and "--members all" in err
+    assert service.plan()["used"] == used  # nothing sent
+    assert not (tmp_path / "new").exists()

@@ -63,6 +63,7 @@ from ..client import LoyaltyClient
 from ..fill.repull import repull
 from ..frames.schema import Column, Schema, text
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
+from ..snapshot.diff import MEMBER_KINDS
 from .log import OWNER, ActionLog, LogOwner, LogSource
 from .written import WrittenMembers
 
@@ -322,6 +323,8 @@ def rehearse_run(
             f" without (it holds {sorted(snapshot.kinds)}): pull with kinds="
             f"{sorted(needed | snapshot.kinds)}, or every kind"
         )
+    if snapshot.sample is not None:
+        raise ValueError(_sampled_refusal(action, snapshot, needed))
     # The declared exception (pyproject.toml): a rehearsal is a sandbox. Imported here, so
     # importing the actions never loads the sandbox's server.
     from ..sandbox.server import Sandbox
@@ -348,6 +351,26 @@ def rehearse_run(
         changed = None if changed is None else changed | program.seeded_members
         after = repull(snapshot, client, changed, progress=progress)
     return Rehearsal(action, snapshot, after, results, calls)
+
+
+def _sampled_refusal(action: str, snapshot: ProgramSnapshot, needed: frozenset[str]) -> str:
+    """Why a sampled ``snapshot`` cannot be rehearsed on, and the pull that can be: the kinds
+    the plans need, or, when they need the members' cards, every member paced."""
+    head = (
+        f"snapshot: a {snapshot.sample} cannot stand for production in a rehearsal (the members"
+        " outside the sample would hold no cards or pending buckets)"
+    )
+    if needed & set(MEMBER_KINDS):
+        return (
+            f"{head}; rehearsing {action} needs every member's cards: pull them paced over"
+            " as many budget windows as it takes, ProgramSnapshot.pull(client,"
+            " checkpoint='pull-checkpoint'), and rehearse on that"
+        )
+    kinds = sorted(needed) or ["programs"]
+    return (
+        f"{head}; rehearsing {action} needs only the kinds {kinds}: pull them,"
+        f" ProgramSnapshot.pull(client, kinds={kinds}), and rehearse on that"
+    )
 
 
 class _RequestCounter:

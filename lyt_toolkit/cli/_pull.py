@@ -101,8 +101,9 @@ def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
 @dataclasses.dataclass(frozen=True)
 class PullOptions:
     """How a command pulls: ``budget_share`` of the calls left in the window, and a sample of
-    ``sample`` members drawn with ``seed`` (None: every member). ``can_sample``: the command
-    has ``--sample`` (a refusal suggests it only then)."""
+    ``sample`` members drawn with ``seed`` (None: every member). ``can_sample`` and
+    ``can_checkpoint``: the command has ``--sample``, ``--checkpoint`` (a refusal spells a
+    way forward with the command's own option only then)."""
 
     budget_share: float = 0.5
     sample: int | None = None
@@ -110,6 +111,7 @@ class PullOptions:
     can_sample: bool = False
     checkpoint: str | None = None
     """A folder: the pull is paced across windows and resumable (``--checkpoint``)."""
+    can_checkpoint: bool = False
 
 
 DEFAULT_PULL = PullOptions()
@@ -128,7 +130,8 @@ def pull_options(args: argparse.Namespace) -> PullOptions:
     checkpoint = getattr(args, "checkpoint", None)
     if checkpoint is not None and not checkpoint.strip():
         raise ValueError("--checkpoint: give a folder to keep the pull's answers in")
-    return PullOptions(share, sample, seed or 0, can_sample, checkpoint)
+    can_checkpoint = hasattr(args, "checkpoint")
+    return PullOptions(share, sample, seed or 0, can_sample, checkpoint, can_checkpoint)
 
 
 def share_option(text: str | None) -> float:
@@ -184,19 +187,19 @@ def pull_or_fail(
     try:
         return pull_snapshot(sandbox, options)
     except LytError as exc:
-        fail(command, explain(exc, can_sample=options.can_sample))
+        fail(command, explain(exc, options))
     except Exception as exc:  # a malformed answer, a bug: still one line, never a traceback
         reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
         fail(command, scrub(" ".join(reason.split())))
     return None
 
 
-def explain(exc: LytError, *, can_sample: bool = False) -> str:
+def explain(exc: LytError, options: PullOptions = DEFAULT_PULL) -> str:
     """One line saying why a pull could not run, with any credential scrubbed; for a pull
-    refused for the budget, its ways forward on the lines after it (``--sample`` among them
-    when ``can_sample``: the command has it)."""
+    refused for the budget, its ways forward on the lines after it, spelled with the
+    options the command has (``options``: how it pulled)."""
     if isinstance(exc, PullBudgetError):
-        refusal = budget_refusal(exc, can_sample=can_sample)
+        refusal = budget_refusal(exc, options)
         return "\n".join(scrub(_squeezed(line)) for line in refusal.splitlines())
     if isinstance(exc, APIConnectionError):
         text = f"cannot reach the service: {exc}"
@@ -214,21 +217,19 @@ def _squeezed(line: str) -> str:
     return line[: len(line) - len(line.lstrip())] + " ".join(line.split())
 
 
-def budget_refusal(exc: PullBudgetError, *, can_sample: bool = False) -> str:
+def budget_refusal(exc: PullBudgetError, options: PullOptions = DEFAULT_PULL) -> str:
     """A pull refused for the budget, for the terminal: the error's first line, then each way
     forward spelled as the command line spells it (``--sample 238``, ``--budget-share 1``);
-    a way the command cannot take says so and gives its Python spelling. ``can_sample``:
-    the command has ``--sample``."""
+    a way the command cannot take says so and gives its Python spelling, or the command that
+    takes it. ``options``: how the command pulled, and which of those options it has."""
     lines = [str(exc).splitlines()[0]]
     if exc.ways:
         lines.append("Ways forward:")
-        lines += [
-            f"  - {dataclasses.replace(way, how=_spelled(way, can_sample))}" for way in exc.ways
-        ]
+        lines += [f"  - {dataclasses.replace(way, how=_spelled(way, options))}" for way in exc.ways]
     return "\n".join(lines)
 
 
-def _spelled(way: WayForward, can_sample: bool) -> str:
+def _spelled(way: WayForward, options: PullOptions) -> str:
     """A way forward's ``how`` as the command line takes it, when it can."""
     if way.argument is None:
         return way.how  # a sentence, not an argument
@@ -237,12 +238,22 @@ def _spelled(way: WayForward, can_sample: bool) -> str:
     if name == "budget_share":
         return f"--budget-share {value:g}"
     if name == "checkpoint":
-        return f"--checkpoint {value}" if can_sample else f"lyt export --checkpoint {value}"
+        return f"--checkpoint {value}" if options.can_checkpoint else _paced_export(value, options)
     if name == "sample":
-        return f"--sample {value}" if can_sample else f"not an option of this command; {python}"
+        if options.can_sample:
+            return f"--sample {value}"
+        return f"not an option of this command; {python}"
     if name == "members":
         return f"--members {value}"
     return f"not available from the command line; {python}"
+
+
+def _paced_export(folder: str, options: PullOptions) -> str:
+    """The ``lyt export`` that pulls as ``options`` say, paced and resumable in ``folder``
+    (for a command without ``--checkpoint``)."""
+    sample = "" if options.sample is None else f" --sample {options.sample}"
+    seed = f" --sample-seed {options.seed}" if options.sample is not None and options.seed else ""
+    return f"lyt export{sample}{seed} --checkpoint {folder}"
 
 
 def sample_line(snapshot: ProgramSnapshot) -> str | None:

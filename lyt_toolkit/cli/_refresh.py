@@ -50,11 +50,18 @@ def refresh_snapshot(
     since: Path, sandbox: bool, options: PullOptions, members: MembersChoice
 ) -> ProgramSnapshot:
     """The snapshot in ``since`` refreshed with ``members`` from ``connected_client(sandbox)``,
-    each choice's cost printed first."""
+    each choice's cost printed first; a ``ValueError`` naming the options, before any call,
+    when a sampled snapshot is to be refreshed with ``new`` or ``none``."""
     from ..frames.sample import Sample
     from ..snapshot import read_snapshot
 
     old = read_snapshot(since)
+    if old.sample is not None and not isinstance(members, Sample) and members != "all":
+        raise ValueError(
+            f"--members {members}: the snapshot in {since} is a {old.sample}, and reading"
+            " the new members only would add members outside the sample to it; refresh it with"
+            f" --sample {old.sample.size} (a sample of old and new members) or --members all"
+        )
     sample = members if isinstance(members, Sample) else None
     with connected_client(sandbox) as client:
         cost = old.refresh_cost(client, sample=sample, budget_share=options.budget_share)

@@ -46,7 +46,7 @@ def export(args: argparse.Namespace) -> int:
             snapshot = refresh_snapshot(Path(args.since).expanduser(), sandbox, options, members)
         written = snapshot.to_csv(out)
     except PullBudgetError as exc:
-        return fail(COMMAND, budget_refusal(exc, can_sample=True), EXIT_ERROR)
+        return fail(COMMAND, budget_refusal(exc, options), EXIT_ERROR)
     except KeyboardInterrupt:
         kept = (
             f"; what it read is kept in {options.checkpoint}: run the same command to go on"
@@ -58,6 +58,8 @@ def export(args: argparse.Namespace) -> int:
         return fail(COMMAND, REFUSED if refused(exc) else str(exc), EXIT_ERROR)
     except OSError as exc:
         return fail(COMMAND, f"cannot write to {out}: {exc.strerror or exc}", EXIT_ERROR)
+    except ValueError as exc:  # --members a sampled --since snapshot cannot take
+        return fail(COMMAND, str(exc), EXIT_BAD_OPTION)
     print(f"Snapshot of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
     print(calls_line(snapshot))
     if snapshot.read_times:

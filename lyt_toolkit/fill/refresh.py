@@ -87,7 +87,9 @@ class _Refresher(_Puller):
         self.refresh_budget: RefreshBudget | None = None
 
     def _budget(self, allowance: Allowance) -> PullBudget:
-        budget = RefreshBudget(allowance, self.client.quota, self.kinds, self.plan.members)
+        plan, quota = self.plan, self.client.quota
+        sampled = plan.old.sample is not None
+        budget = RefreshBudget(allowance, quota, self.kinds, plan.members, sampled=sampled)
         self.refresh_budget = budget
         return budget
 

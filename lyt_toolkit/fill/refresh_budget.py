@@ -5,7 +5,8 @@ A refresh keeps to ``budget_share`` of the calls left in the window as a pull do
 check that they fit; when they do not, nothing of the stage is sent and
 ``PullBudgetError`` names the refresh's own ways forward, each with its cost: the new
 members only, no member (definitions and new members listed), a sample of the members, or
-the whole window's budget.
+the whole window's budget. A sampled old snapshot takes neither of the first two (its cards
+would mix sampled and unsampled members), so they are not offered for it.
 """
 
 from __future__ import annotations
@@ -22,19 +23,27 @@ __all__ = ["RefreshBudget"]
 
 
 class RefreshBudget(PullBudget):
-    """``PullBudget`` whose ways forward are ``refresh``'s ``members`` choices."""
+    """``PullBudget`` whose ways forward are ``refresh``'s ``members`` choices (``sampled``:
+    the old snapshot is a sample, refreshed only whole or with a sample)."""
 
     def __init__(
-        self, allowance: Allowance, quota: Quota, kinds: Iterable[str], members: str | Sample
+        self,
+        allowance: Allowance,
+        quota: Quota,
+        kinds: Iterable[str],
+        members: str | Sample,
+        *,
+        sampled: bool = False,
     ) -> None:
         super().__init__(allowance, quota, kinds)
         self.members = members
+        self.sampled = sampled
         self.new = 0
         """New members listed (once the member lists are walked)."""
 
     def _ways(self, needed: int, members: int | None, sampled: int | None) -> Iterable[WayForward]:
         lists = self.lists_calls + self.by_id
-        if members is not None and self.stage != "lists":
+        if members is not None and self.stage != "lists" and not self.sampled:
             if self.members != "new" and self.new:
                 yield WayForward(
                     "the definitions and the new members, read with their cards (bucket "

@@ -60,7 +60,8 @@ def refresh_cost(
     budget_share: float = DEFAULT_SHARE,
 ) -> RefreshCost:
     """What ``old.refresh(client, members=...)`` costs for ``"all"``, ``"new"``, ``"none"``
-    and, when given, ``sample`` (see ``lyt_toolkit.snapshot.refresh_cost``)."""
+    (not for a sampled ``old``, which takes neither) and, when given, ``sample`` (see
+    ``lyt_toolkit.snapshot.refresh_cost``)."""
     share = checked_share(budget_share)
     kinds, depth = old.kinds, tree_depth(old.kinds)
     quota = client.quota
@@ -117,11 +118,9 @@ def refresh_cost(
         reads = reads if depth >= 3 else 0
         return RefreshChoice(name, listed, reads, math.ceil(reads * rate), reads * per_member)
 
-    choices = [
-        choice("all", listed_all, everyone),
-        choice("new", listed_new, new_members),
-        choice("none", listed_new, 0),
-    ]
+    choices = [choice("all", listed_all, everyone)]
+    if old.sample is None:  # a sample is refreshed whole or with a sample (checked_members)
+        choices += [choice("new", listed_new, new_members), choice("none", listed_new, 0)]
     if sample is not None:
         choices.append(choice(f"Sample({sample.n})", listed_new, min(sample.n, everyone)))
     return RefreshCost(

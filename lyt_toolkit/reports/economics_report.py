@@ -65,6 +65,12 @@ def write_economics_report(
     """
     from .economics_chart import save_economics_charts  # matplotlib loads only here
 
+    if not hasattr(economics, "headline"):  # e.g. the snapshot the economics were made from
+        raise TypeError(
+            "economics: expected what economics.summarise returns, not a"
+            f" {type(economics).__name__}: write_economics_report(economics.summarise(snapshot),"
+            " out)"
+        )
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     charts = save_economics_charts(economics.frames(), directory)

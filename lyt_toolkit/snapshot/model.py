@@ -462,7 +462,8 @@ class ProgramSnapshot:
         budget_share: float = DEFAULT_SHARE,
     ) -> RefreshCost:
         """What ``refresh(client, members=...)`` costs for ``"all"``, ``"new"``, ``"none"``
-        and, when given, ``sample``, before any of it runs.
+        (not for a sampled snapshot, which takes neither) and, when given, ``sample``, before
+        any of it runs.
 
         The short lists are counted from this snapshot's sizes; a probe lists the programs
         and what the refresh lists by date (new members, new rewards), within

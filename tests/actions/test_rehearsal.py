@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import threading
@@ -25,6 +26,7 @@ from lyt_toolkit.actions.rehearsal import (
 )
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.frames.members import PENDING_BUCKETS
+from lyt_toolkit.frames.sample import Sample
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.services import programs as sandbox_programs
 from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
@@ -422,6 +424,26 @@ def test_a_snapshot_without_the_kinds_a_plan_needs_is_refused_naming_them(
     verification = rehearsal.verify(ProgramSnapshot.pull(client, progress=False, kinds=kinds))
     assert verification.ok, verification.problems
     assert len(verification.checks) == len(rehearsal.diff) > 0
+
+
+def test_a_sampled_snapshot_is_refused_naming_the_pull_a_rehearsal_can_use(
+    client: LoyaltyClient,
+) -> None:
+    sampled = ProgramSnapshot.pull(client, progress=False).sampled(Sample(3, seed=1))
+    drafts = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    kinds = "kinds=['reward_costs', 'rewards']"
+    with pytest.raises(
+        ValueError, match=rf"^snapshot: a stratified sample of \d+ .*{re.escape(kinds)}"
+    ):
+        drafts.rehearse(sampled, progress=False)
+    rehearsal = drafts.rehearse(
+        ProgramSnapshot.pull(client, progress=False, kinds=["reward_costs", "rewards"]),
+        progress=False,
+    )  # the pull it names is one a rehearsal takes
+    assert rehearsal.results["outcome"].eq("succeeded").all()
+    activations = actions.activate_pending_buckets(_buckets(sampled).head(1))
+    with pytest.raises(ValueError, match=r"every member's cards: .*checkpoint="):
+        activations.rehearse(sampled, progress=False)
 
 
 @pytest.mark.parametrize("form", ["to_csv", "to_parquet"])

@@ -31,6 +31,7 @@ from lyt_toolkit.reports.economics_report import (
     format_figure,
     write_economics_report,
 )
+from lyt_toolkit.snapshot import ProgramSnapshot
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 DEFINITION = {"card_definition_id": "string", "card_definition_name": "string"}
@@ -367,3 +368,10 @@ def test_manifest_headline_is_json(tmp_path: Path):
     write_economics_report(HandMade(), tmp_path)
     headline = json.loads((tmp_path / "manifest.json").read_text())["headline"]
     assert headline["outstanding_points"] == 1000
+
+
+def test_a_snapshot_given_for_the_economics_is_refused_naming_the_call(tmp_path: Path):
+    snapshot = ProgramSnapshot.from_frames({}, source="s", pulled_at="2026-01-15T12:00:00Z")
+    with pytest.raises(TypeError, match=r"^economics: .* not a ProgramSnapshot: .*summarise"):
+        write_economics_report(snapshot, tmp_path / "report")  # type: ignore[arg-type]
+    assert not (tmp_path / "report").exists()

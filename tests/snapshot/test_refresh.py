@@ -315,6 +315,23 @@ def test_a_refresh_over_its_share_is_refused_with_its_own_ways(
     assert not any(how.startswith("kinds=") for how in hows)
 
 
+def test_a_sampled_snapshot_is_priced_and_offered_only_the_choices_it_takes(
+    start_sandbox, make_client, old, after
+) -> None:
+    sampled = old.sampled(Sample(10, seed=1))
+    with start_sandbox(after) as sb, make_client(sb) as client:
+        cost = sampled.refresh_cost(client, sample=Sample(10))
+        sb.set_plan("60/hour")
+        with pytest.raises(PullBudgetError) as caught:
+            sampled.refresh(client, members="all", progress=False)
+    # members="new" and "none" are refused for a sample (test_members_is_checked_by_name).
+    assert set(cost.choices) == {"all", "Sample(10)"}
+    assert "members=new" not in str(cost) and "members=none" not in str(cost)
+    hows = [way.how for way in caught.value.ways]
+    assert not any(how.startswith('members="') for how in hows), hows
+    assert any(how.startswith("members=Sample(") for how in hows), hows
+
+
 def test_members_is_checked_by_name(old) -> None:
     with pytest.raises(ValueError, match="members: give 'all', 'new', 'none' or a Sample"):
         old.refresh(None, members="some")  # type: ignore[arg-type]
