@@ -34,6 +34,7 @@ import argparse
 import ast
 import dataclasses
 import enum
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -121,6 +122,7 @@ def _ours(klass: type) -> bool:
     return klass.__module__ == ROOT or klass.__module__.startswith(ROOT + ".")
 
 
+@functools.cache
 def _assigned_attributes(klass: type) -> dict[str, type | None]:
     """Names a method of ``klass`` assigns on ``self`` (``self.name = ...``), each with the
     package's class it is built from when it is one (``self.rewards = Rewards(t)``)."""
@@ -270,6 +272,13 @@ def _subject(line: str) -> str:
 
 def listing() -> list[str]:
     """The public API now: sorted, unique lines."""
+    return list(_listing())
+
+
+@functools.cache
+def _listing() -> tuple[str, ...]:
+    """``listing``, worked out once a process (the package does not change while it runs;
+    importing and reading every public module takes seconds)."""
     lines: set[str] = set()
     for module_name in public_modules():
         lines.update(module_lines(module_name))
@@ -283,7 +292,7 @@ def listing() -> list[str]:
     marked.update(
         f"deprecated: {d.name} (since {d.since}, removed in {d.removed_in})" for d in deprecated
     )
-    return sorted(marked)
+    return tuple(sorted(marked))
 
 
 def committed() -> list[str]:
