@@ -221,11 +221,14 @@ class LoyaltyClient(_Common[httpx.Client]):
         """
         return self._transport.request(_raw_call(method, path, params, json))
 
-    def fetch_token(self) -> None:
+    def fetch_token(self, *, fresh: bool = False) -> None:
         """Hold a bearer token for the ``/v2`` calls: sends nothing when one is held, else the
         token request the first ``/v2`` call would send (one call). Its answer carries the
-        budget headers, so a fresh client learns the budget without a read."""
-        self._transport.run(bearer_flow(self._transport.core))
+        budget headers, so a fresh client learns the budget without a read. ``fresh=True``
+        asks for a new token even when one is held (one call) and holds it in its place, so
+        ``token_issued_at()`` reads the service's clock now and the calls that follow carry it."""
+        transport = self._transport
+        transport.run(bearer_flow(transport.core, transport.tokens, fresh=fresh))
 
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
@@ -254,9 +257,10 @@ class AsyncLoyaltyClient(_Common[httpx.AsyncClient]):
         """Async twin of ``LoyaltyClient.request``."""
         return await self._transport.request(_raw_call(method, path, params, json))
 
-    async def fetch_token(self) -> None:
+    async def fetch_token(self, *, fresh: bool = False) -> None:
         """Async twin of ``LoyaltyClient.fetch_token``."""
-        await self._transport.run(bearer_flow(self._transport.core))
+        transport = self._transport
+        await transport.run(bearer_flow(transport.core, transport.tokens, fresh=fresh))
 
     async def aclose(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""

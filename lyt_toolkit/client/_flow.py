@@ -198,9 +198,12 @@ def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
             yield Sleep(piece)
 
 
-def bearer_flow(core: RequestCore) -> Flow[None]:
+def bearer_flow(core: RequestCore, tokens: TokenCache, *, fresh: bool = False) -> Flow[None]:
     """A ``/v2`` token held: the cached one, or one requested now, as the first ``/v2`` call
-    would."""
+    would; with ``fresh``, a new one in place of the one held (the calls that follow use it)."""
+    held = tokens.current()
+    if fresh and held is not None:
+        tokens.invalidate(held[1])
     yield Bearer(Deadline(call_seconds(core.config.timeout)))
 
 

@@ -292,9 +292,11 @@ class _Puller:
             try:
                 if c.holds_token:
                     # The service's clock at the start comes from a token it issues now (one
-                    # call, as for a client without a token, whose first call fetches one).
-                    token = await c.oauth.token()
-                    self.held_at_start = token.expires_at - token.expires_in
+                    # call, as for a client without a token, whose first call fetches one),
+                    # held in place of the old one: the pull's calls carry it (the old one
+                    # may have lapsed on the service's clock, a sandbox's moved since).
+                    await c.fetch_token(fresh=True)
+                    self.held_at_start = c.token_issued_at()
                 elif hear:
                     await c.fetch_token()  # its answer says what the service holds
                 if keep is not None and kept is None:

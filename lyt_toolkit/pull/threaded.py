@@ -117,9 +117,9 @@ class ThreadedClient:
         """What the service last said it holds (None until an answer says)."""
         return self.client._service_holds
 
-    async def fetch_token(self) -> None:
-        """The client's ``fetch_token()``, in a worker thread."""
-        await _in_thread(self.client.fetch_token)
+    async def fetch_token(self, *, fresh: bool = False) -> None:
+        """The client's ``fetch_token(fresh=...)``, in a worker thread."""
+        await _in_thread(lambda: self.client.fetch_token(fresh=fresh))
 
     def service_time(self) -> float | None:
         """The service's clock now, from the client's token (None without one)."""

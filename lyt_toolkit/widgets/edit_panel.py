@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -22,13 +22,15 @@ from ipydatagrid import DataGrid
 
 from .. import actions
 from .._text import counted
-from ..errors import BudgetExceededError
+from ..actions.cost import PlanCost, budgeted
+from ..errors import BudgetExceededError, PullBudgetError
 from ..frames.parse import ValueRefused, typed_column, typed_value
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
+from ..snapshot.again import again_calls, again_sample
 from ..snapshot.defaults import checked_concurrency
 from ._messages import State, describe_error, status_html
-from ._plan_panel import PlanPanel, refusal
+from ._plan_panel import PlanPanel, cost_html, refusal
 from ._results import (
     RESULT_VIEW,
     download_button,
@@ -68,8 +70,12 @@ class EditPanel(PlanPanel):
     ``log``, resumable; ``concurrency`` requests in flight) and refuses deletes unless
     Allow deletes is ticked and changes the service cannot make unless Ignore unsupported
     is, with the plan's own message; Cancel stops it after the requests in flight.
-    After Apply the panel pulls the service again: a rehearsal of the same plan is
-    verified against that pull (``verification``), and the pull becomes the new base. Every
+    After Apply the panel pulls the service again as the snapshot was pulled (its kinds,
+    and for a sampled snapshot a sample of its size, seed and strata): a rehearsal of the
+    same plan is verified against that pull (``verification``), and the pull becomes the
+    new base. The calls Plan shows, and Apply checks against the budget before it sends
+    anything, count that pull (``again_calls``); a pull the budget cannot hold after the
+    writes is not started, and Plan then pulls first only once the budget holds it. Every
     edit the Apply did not make stays on top of it, planned again, and is listed with why in
     ``not_applied_table``: those that failed, those never sent (Cancel, the budget's share
     spent) and those Ignore unsupported left out; a second Apply sends exactly the ones it
@@ -105,6 +111,8 @@ class EditPanel(PlanPanel):
         self._unpulled: _Applied | None = None
         """An Apply whose writes the snapshot does not hold yet (its pull afterwards failed):
         Plan pulls again first, so that nothing is planned, and sent, twice."""
+        self._refused_at: int = 0
+        """The calls the last pull again the budget refused said it needed (0: none was)."""
 
         self.kind_select = w.Dropdown(options=list(FRAME_NAMES), value=kind, description="Frame")
         self.grid = self._new_grid(kind)
@@ -342,11 +350,14 @@ class EditPanel(PlanPanel):
                 budget_share=self.budget_share,
             )
         except BudgetExceededError:
-            cost = plan.cost(self.client, log=self.action_log, budget_share=self.budget_share)
-            self.show_error(refusal(cost))
-            return False
+            cost = self._apply_cost(plan)
         except Exception as exc:
             self.show_error(f"Refused, nothing was sent: {describe_error(exc)}")
+            return False
+        else:
+            cost = self._apply_cost(plan)
+        if not cost.fits:
+            self.show_error(f"{refusal(cost)}; {self._again_note()}")
             return False
         self.not_applied_table.clear()
         return self._start(
@@ -360,6 +371,18 @@ class EditPanel(PlanPanel):
             except actions.EditError as exc:
                 self.show_error(f"Cannot plan: {exc}")
                 return
+            again = self._again_cost()
+            if not again.fits:  # not tried blindly: nothing is sent
+                self.budget.value = cost_html(again)
+                self.show_error(
+                    "Cannot plan: the snapshot does not hold the last Apply's writes, and"
+                    f" pulling the service again needs {counted(again.needed, 'call')}, more"
+                    f" than the budget holds ({again}); nothing was sent. {_go_on(again)}"
+                )
+                return
+            self.status.value = status_html(
+                f"Pulling the service again first: {counted(again.needed, 'call')}…", "running"
+            )
             try:
                 after = self._pull_again()
             except Exception as exc:
@@ -383,8 +406,9 @@ class EditPanel(PlanPanel):
         self.changes_table.show(plan.changes, "<b>Changes</b>")
         self.unsupported_table.show(plan.unsupported, "<b>Changes the service cannot make</b>")
         if self.client is not None:
-            cost = plan.cost(self.client, log=self.action_log, budget_share=self.budget_share)
-            self.budget.value = status_html(str(cost), "success" if cost.fits else "failure")
+            cost = self._apply_cost(plan)
+            note = f" (with {self._again_calls()} of the pull again after the apply)"
+            self.budget.value = cost_html(cost, note if len(plan.changes) else "")
         changes = counted(len(plan.changes), "change")
         self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported.")
 
@@ -426,6 +450,19 @@ class EditPanel(PlanPanel):
         summary = outcome_summary(results) if len(results) else "nothing to do"
         applied = _Applied(plan, results, self.rehearsal, summary, state)
         self.plan = None  # sent: Apply is not armed again with it, whatever the pull does
+        again = self._again_cost()
+        if not again.fits:  # other traffic spent the window meanwhile: nothing is sent
+            self._unpulled = applied
+            self.verification = None
+            self.verification_table.clear()
+            self.status.value = status_html(
+                f"Applied: {summary}; the service was not pulled again: that needs"
+                f" {counted(again.needed, 'call')}, more than the budget now holds ({again}),"
+                f" so nothing is verified and the grid still shows the snapshot from before the"
+                f" apply. {_go_on(again)}",
+                "partial",
+            )
+            return
         try:
             after = self._pull_again()
         except Exception as exc:  # the writes are done: say so, not that the apply stopped
@@ -442,10 +479,59 @@ class EditPanel(PlanPanel):
         self._take(after, applied)
 
     def _pull_again(self) -> ProgramSnapshot:
-        """The service as it is now, the snapshot's kinds, within the panel's share."""
+        """The service as it is now, pulled as the snapshot was (its kinds, and its sample's
+        size, seed and strata), within the panel's share; a refusal for the budget is
+        remembered, so that Plan does not try it again until the budget holds it."""
         assert self.client is not None  # only after an apply, which needs one
-        return ProgramSnapshot.pull(
-            self.client, progress=False, kinds=self.snapshot.kinds, budget_share=self.budget_share
+        base = self.snapshot
+        try:
+            after = ProgramSnapshot.pull(
+                self.client,
+                progress=False,
+                kinds=base.kinds,
+                sample=again_sample(base),
+                budget_share=self.budget_share,
+            )
+        except PullBudgetError as exc:
+            self._refused_at = exc.sent + exc.needed
+            raise
+        self._refused_at = 0
+        return after
+
+    def _again_calls(self) -> int:
+        """The calls of the pull again (``again_calls``), at least what a refusal of it said."""
+        return max(again_calls(self.snapshot), self._refused_at)
+
+    def _again_cost(self) -> PlanCost:
+        """The pull again set against the panel's share of the budget the client knows."""
+        client = self.client
+        assert client is not None  # only with a client
+        quota = client.quota
+
+        def cost() -> PlanCost:
+            return PlanCost(
+                self._again_calls(),
+                quota.remaining,
+                quota.limit,
+                quota.resets_at,
+                share=self.budget_share,
+            )
+
+        return budgeted(cost, client)
+
+    def _apply_cost(self, plan: actions.ChangePlan) -> PlanCost:
+        """Every call an Apply of ``plan`` sends: the plan's, then the pull again."""
+        cost = plan.cost(self.client, log=self.action_log, budget_share=self.budget_share)
+        again = self._again_calls() if len(plan.changes) else 0
+        return replace(cost, needed=cost.needed + again)
+
+    def _again_note(self) -> str:
+        """What the calls an Apply needs count besides the plan's own."""
+        sample = self.snapshot.sample
+        drawn = "" if sample is None else f" (a sample of {sample.size:,} members)"
+        return (
+            f"the calls needed count {counted(self._again_calls(), 'call')} of pulling the"
+            f" service again after the apply{drawn}"
         )
 
     def _take(
@@ -575,6 +661,17 @@ class _Applied:
     rehearsal: actions.Rehearsal | None
     summary: str
     state: State
+
+
+def _go_on(cost: PlanCost) -> str:
+    """How to go on when the pull again does not fit ``cost``'s budget."""
+    when = "" if cost.resets_at is None else f" (at {cost.resets_at:%Y-%m-%d %H:%M:%S} UTC)"
+    wider = (
+        " or set the panel's budget_share = 1.0 to let it take the whole window,"
+        if cost.share < 1 and cost.remaining is not None and cost.needed <= cost.remaining
+        else ""
+    )
+    return f"Press Plan once the window resets{when},{wider} and it pulls the service first."
 
 
 def _not_applied(plan: actions.ChangePlan, results: pd.DataFrame) -> pd.DataFrame:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pandas as pd
 import pytest
 
@@ -14,6 +15,8 @@ from lyt_toolkit import actions
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.snapshot.again import again_calls
+from lyt_toolkit.synthetic import generate_program
 from lyt_toolkit.widgets import EditPanel
 
 REWARD = "lrew_c0ffee0001"  # ACTIVE in the demo program
@@ -89,8 +92,11 @@ def test_an_edited_cell_is_planned_then_applied(panel: EditPanel, client: Loyalt
     assert panel.changes_table.grid is not None  # the table shows it
     assert panel.changes_table.grid.get_visible_data()["key"].tolist() == [REWARD]
     assert panel.unsupported_table.layout.display == "none"  # nothing unsupported
-    # The change, and a token request unless the client holds one (its pull left one).
-    assert f"calls needed: {1 + (not client.holds_token)}" in panel.budget.value
+    # The change, a token request unless the client holds one (its pull left one), and
+    # the pull again after the apply.
+    again = again_calls(panel.snapshot)
+    needed = 1 + (not client.holds_token) + again
+    assert f"calls needed: {needed} (with {again} of the pull again after" in panel.budget.value
     assert client.rewards.get(REWARD).status == "ACTIVE"  # planning sends nothing
 
     apply(panel)
@@ -567,21 +573,96 @@ def test_an_apply_the_budget_cannot_carry_is_refused_before_anything_is_sent(
         panel.apply_button.click()
         assert not panel.busy
         assert "Refused, nothing was sent: the call budget cannot carry it" in panel.status.value
-        assert f"calls needed: {len(active)}" in panel.status.value
+        again = again_calls(panel.snapshot)
+        assert f"calls needed: {len(active) + again}" in panel.status.value
+        assert f"count {again} calls of pulling the service again" in panel.status.value
         assert budget_sb.plan()["used"] == used  # not one request
 
 
-def test_an_apply_whose_pull_again_is_refused_says_it_applied_and_is_not_armed_again(
+def test_an_apply_whose_pull_again_the_budget_cannot_hold_is_refused_before_anything_is_sent(
     budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
-    """The writes went through: a pull afterwards that the budget refuses (a sampled or large
-    program's) neither reports the apply as stopped nor leaves the same plan to send again."""
+    """The change fits, a whole pull again does not: the Apply counts both, and sends
+    nothing rather than writes whose pull afterwards the budget would refuse."""
     budget_sb.reset()
     budget_sb.set_plan("unlimited")
     try:
         with make_client(budget_sb) as client:
             panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
-            budget_sb.set_plan("20/hour")  # the change fits, a whole pull again does not
+            budget_sb.set_plan("20/hour")
+            client.rewards.list(limit=1)  # an answer carrying the limit
+            _draft_reward(panel)
+            plan(panel)
+            used = budget_sb.plan()["used"]
+            panel.apply_button.click()
+            assert not panel.busy and budget_sb.plan()["used"] == used  # nothing sent
+            assert "Refused, nothing was sent" in panel.status.value
+            assert "of pulling the service again after the apply" in panel.status.value
+            assert client.rewards.get(REWARD).status == "ACTIVE"
+    finally:
+        budget_sb.set_plan("unlimited")
+        budget_sb.reset()
+
+
+def _shrinks_after_a_write(sb: Sandbox, plan: str) -> Callable[[httpx.Response], None]:
+    """A response hook putting ``plan`` in force once a write is answered: other traffic
+    spending the window between an Apply's writes and its pull again."""
+    done: list[bool] = []
+
+    def hook(response: httpx.Response) -> None:
+        request = response.request
+        if not done and request.method != "GET" and request.url.path.startswith("/v2/"):
+            done.append(True)
+            sb.set_plan(plan)
+
+    return hook
+
+
+def test_a_sampled_snapshot_is_pulled_again_as_a_sample_for_the_calls_shown(
+    start_sandbox: Callable[..., Any], make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """A whole pull again of 300 members does not fit the window; a sample of the base's
+    size, seed and strata does, and the Apply sends exactly the calls its Plan showed."""
+    program = generate_program(
+        members=300, rewards=12, benefits=6, card_definitions=2, tier_structures=1, seed=5
+    )
+    with start_sandbox(program, now=program["now"]) as sb, make_client(sb) as client:
+        sb.set_plan("unlimited")
+        base = ProgramSnapshot.pull(client, progress=False, sample=20)
+        assert base.sample is not None
+        sb.set_plan("200/hour")  # half of it: far fewer than a read per member
+        client.rewards.list(limit=1)  # an answer carrying the limit
+        panel = EditPanel(base, client)
+        reward = str(base.rewards["id"].iloc[0])
+        status = "DRAFT" if base.rewards["status"].iloc[0] == "ACTIVE" else "ACTIVE"
+        type_into(panel, 0, "status", status)
+        plan(panel)
+        needed = 1 + again_calls(base)
+        assert f"calls needed: {needed} (with {needed - 1} of the pull again" in panel.budget.value
+        used = sb.plan()["used"]
+        apply(panel)
+        assert "Applied: succeeded: 1" in panel.status.value, panel.status.value
+        assert "could not be pulled again" not in panel.status.value
+        assert sb.plan()["used"] - used == needed  # the calls shown, no more
+        again = panel.snapshot.sample
+        assert again is not None and again.size == base.sample.size
+        assert (again.seed, again.by) == (base.sample.seed, base.sample.by)
+        assert panel.snapshot.rewards.set_index("id").loc[reward, "status"] == status
+
+
+def test_an_apply_whose_pull_again_is_refused_says_it_applied_and_is_not_armed_again(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """The writes went through: a pull afterwards that the budget refuses (other traffic
+    spent the window meanwhile) neither reports the apply as stopped nor leaves the same
+    plan to send again."""
+    budget_sb.reset()
+    budget_sb.set_plan("unlimited")
+    hook = _shrinks_after_a_write(budget_sb, "20/hour")
+    try:
+        http = httpx.Client(event_hooks={"response": [hook]})
+        with make_client(budget_sb, http_client=http) as client:
+            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
             _draft_reward(panel)
             plan(panel)
             apply(panel)
@@ -609,10 +690,11 @@ def test_after_a_pull_that_failed_plan_pulls_again_first_and_sends_nothing_twice
     budget_sb.reset()
     budget_sb.set_plan("unlimited")
     name = "Edited: Pulled Beans"
+    hook = _shrinks_after_a_write(budget_sb, "20/hour")
     try:
-        with make_client(budget_sb) as client:
+        http = httpx.Client(event_hooks={"response": [hook]})
+        with make_client(budget_sb, http_client=http) as client:
             panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
-            budget_sb.set_plan("20/hour")  # the create fits, a whole pull again does not
             panel.kind_select.value = "benefits"
             panel.add_button.click()
             new = len(panel.frame_of("benefits")) - 1
@@ -623,9 +705,15 @@ def test_after_a_pull_that_failed_plan_pulls_again_first_and_sends_nothing_twice
             panel.kind_select.value = "rewards"
             _draft_reward(panel)  # edited after the apply
 
-            plan(panel)  # the service still cannot be pulled
-            assert panel.plan is None and panel.apply_button.disabled
-            assert "Cannot plan: the snapshot does not hold the last Apply" in panel.status.value
+            used = budget_sb.plan()["used"]
+            for _ in range(2):  # the service still cannot be pulled: not tried, twice
+                plan(panel)
+                assert panel.plan is None and panel.apply_button.disabled
+                status = panel.status.value
+                assert "Cannot plan: the snapshot does not hold the last Apply" in status
+                assert "pulling the service again needs" in status
+                assert "nothing was sent" in status and "Press Plan once the window" in status
+                assert budget_sb.plan()["used"] == used
 
             budget_sb.set_plan("professional")
             client.rewards.list(limit=1)  # its answer tells the client of the new limit
