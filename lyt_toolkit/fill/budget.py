@@ -122,6 +122,7 @@ class PullBudget:
                 )
         total = allowance.spent + needed
         known = self.stage != "lists"  # stopped during the lists, the rest is not counted yet
+        pull = "the whole pull" if sampled is None else f"this pull of {counted(sampled, 'member')}"
         if allowance.calls:
             windows = counted(math.ceil(total / allowance.calls), "window")
             pace = (
@@ -131,7 +132,7 @@ class PullBudget:
                 " until its lists are walked; ProgramSnapshot.estimate counts it)"
             )
             yield WayForward(
-                f"the whole pull, paced {pace} and resumable (what it reads is kept in the"
+                f"{pull}, paced {pace} and resumable (what it reads is kept in the"
                 " checkpoint folder)",
                 total,
                 "checkpoint='pull-checkpoint' (lyt export --checkpoint DIR)",
@@ -148,7 +149,7 @@ class PullBudget:
             and total <= available - allowance.spent
         ):
             yield WayForward(
-                "the whole pull now, with the whole window's budget (the project's other "
+                f"{pull} now, with the whole window's budget (the project's other "
                 "traffic is refused until the window resets)",
                 total,
                 "budget_share=1.0",

@@ -332,6 +332,8 @@ def test_an_adaptive_sampled_pull_that_cannot_read_the_whole_sample_reads_no_pil
         )
     assert refused.value.stage == "member reads" and refused.value.needed >= 600
     assert large.plan()["used"] == LIST_CALLS
+    paced = next(w for w in refused.value.ways if w.argument == ("checkpoint", "pull-checkpoint"))
+    assert paced.what.startswith("this pull of 600 members, paced")  # not "the whole pull"
 
 
 def test_a_sample_needs_the_member_reads(large: Sandbox, make_client: ClientFor) -> None:
