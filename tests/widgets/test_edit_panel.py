@@ -681,6 +681,38 @@ def test_an_apply_whose_pull_again_is_refused_says_it_applied_and_is_not_armed_a
         budget_sb.reset()
 
 
+def test_an_apply_after_whose_writes_the_budget_cannot_hold_the_pull_again_does_not_start_it(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """Other traffic spends the window during the writes: the second write's answer says so,
+    and the pull again, which no longer fits, is not started (not one read sent); the status
+    says the writes are done, nothing is verified, and how to go on."""
+    budget_sb.reset()
+    budget_sb.set_plan("unlimited")
+    hook = _shrinks_after_a_write(budget_sb, "20/hour")
+    second = "lrew_c0ffee0002"  # ACTIVE in the demo program
+    try:
+        http = httpx.Client(event_hooks={"response": [hook]})
+        with make_client(budget_sb, http_client=http) as client:
+            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
+            _draft_reward(panel)
+            type_into(panel, row_of(panel, second), "status", "DRAFT")
+            plan(panel)
+            apply(panel)
+            assert panel.results is not None
+            assert panel.results["outcome"].tolist() == ["succeeded", "succeeded"]
+            assert budget_sb.plan()["used"] == 1  # the second write; no read after it
+            status = panel.status.value
+            assert "Applied: succeeded: 2; the service was not pulled again" in status, status
+            assert "Press Plan once the window resets" in status
+            assert panel.verification is None and panel.plan is None
+            assert panel.apply_button.disabled  # not armed again with the plan sent
+            assert {client.rewards.get(r).status for r in (REWARD, second)} == {"DRAFT"}
+    finally:
+        budget_sb.set_plan("unlimited")
+        budget_sb.reset()
+
+
 def test_after_a_pull_that_failed_plan_pulls_again_first_and_sends_nothing_twice(
     budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
