@@ -163,11 +163,13 @@ def format_summary(
     source: str | None = None,
 ) -> str:
     """The printed summary: where the data came from (``source``, as ``source_name`` words
-    it; else the snapshot's address), ``counts`` per rule and severity.
+    it; else the snapshot's address), ``counts`` per rule and severity (a sample's
+    estimates and intervals rounded to whole findings, ``whole_estimates``).
 
     ``counts`` is ``lyt_toolkit.audit.summary(findings)``.
     """
     from ..reports import FINDINGS_CSV
+    from ..reports.audit_report import whole_estimates
 
     total = {str(column): int(n) for column, n in counts.iloc[-1].items()}
     source = source or snapshot.source or "the service"
@@ -176,7 +178,7 @@ def format_summary(
         f"{total['total']} findings from {len(counts) - 1} rules "
         f"({total['error']} errors, {total['warning']} warnings, {total['info']} info)",
         "",
-        counts.to_string(),
+        whole_estimates(counts).to_string(),  # a sample's estimates: whole findings
     ]
     if snapshot.sample is not None:
         from ..audit import estimate_lines
