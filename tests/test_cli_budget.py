@@ -13,11 +13,14 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from snapshot.helpers import LARGE_MEMBERS, LARGE_PROGRAM, list_calls
 
+from lyt_toolkit import audit
 from lyt_toolkit.cli import build_parser, main
-from lyt_toolkit.cli._pull import PullOptions
+from lyt_toolkit.cli._pull import PullOptions, pull_options
+from lyt_toolkit.reports import ESTIMATES_CSV
 from lyt_toolkit.reports.economics_report import ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
@@ -162,6 +165,21 @@ def test_a_sampled_audit_says_its_member_findings_count_the_sample(
     assert (folder / "sample_strata.csv").is_file()
 
 
+def test_a_sampled_audit_shows_its_estimates_in_whole_findings(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "reports"
+    out = lyt_ok(capsys, "audit", "--out", str(folder), "--sample", "200")
+    counts = audit.summary(audit.run(read_snapshot(folder)))  # the frame: unrounded
+    assert (counts["ci_high"] % 1 != 0).any()  # there is something to round
+    table = out[out.index("  ci_high\n") : out.index("\ntotal ")]
+    assert not re.search(r"\d\.\d", table), table
+    written = pd.read_csv(folder / ESTIMATES_CSV, index_col="rule")
+    for column in ("estimated", "ci_low", "ci_high"):
+        assert pd.api.types.is_integer_dtype(written[column])
+        assert written[column].tolist() == counts[column].round().astype(int).tolist()
+
+
 def test_an_audit_refused_for_the_budget_fails_as_other_failed_pulls_do(
     window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -171,26 +189,16 @@ def test_an_audit_refused_for_the_budget_fails_as_other_failed_pulls_do(
     assert "(--sample " in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize(
-    ("argv", "paced"),
-    [
-        (["audit"], "lyt export --checkpoint pull-checkpoint"),
-        (["report", "economics", "--sample", "900"], "lyt export --sample 900 --checkpoint"),
-    ],
-)
-def test_a_command_without_checkpoint_names_the_export_that_paces_its_pull(
-    window: Sandbox,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    argv: list[str],
-    paced: str,
+def test_a_sampled_report_refused_for_the_budget_offers_its_own_checkpoint(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = lyt(capsys, *argv, "--out", str(tmp_path / "reports"))
+    argv = ["report", "economics", "--sample", "900", "--out", str(tmp_path / "reports")]
+    code, _, err = lyt(capsys, *argv)
     assert code == 2 and "paced over" in err
-    assert f"({paced}" in err and "(--checkpoint" not in err  # audit has no --checkpoint
-    spelled = re.search(r"\((lyt export [^)]*)\)", err)
-    assert spelled, err
-    build_parser().parse_args([*spelled.group(1).split()[1:], "--out", "x"])  # it runs
+    assert "(--checkpoint pull-checkpoint)" in err and "lyt export" not in err
+    paced = build_parser().parse_args([*argv, "--checkpoint", "pull-checkpoint"])  # it runs
+    options = pull_options(paced)
+    assert options.sample == 900 and options.checkpoint == "pull-checkpoint"
 
 
 def test_drift_names_the_ways_it_cannot_take(

@@ -37,7 +37,7 @@ from .lock import held
 from .log import LogSource, log_state, refuse_foreign
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
-from .plan_text import HTML_ROWS, plan_html, plan_lines, summary_line
+from .plan_text import plan_html, plan_lines, plan_string, summary_line
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned
 from .reread import done_in_log, doubtful, left_to_read, live_rows, own_work, reread_calls
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHANGE_COLUMNS",
-    "HTML_ROWS",
     "UNSUPPORTED_COLUMNS",
     "ChangePlan",
     "HasFrames",
@@ -141,20 +140,27 @@ class ChangePlan(metaclass=ABCMeta):
         """The summary's calls: one a change (a saved plan's re-read adds its own)."""
         return counted(int(self.changes["calls"].sum()), "call")
 
-    def __str__(self) -> str:
+    def to_string(self) -> str:
         """The summary, then a line per change (``+``, ``~``, ``-``; a pending-bucket
         activation the base shows blocked ends ``(the service will refuse: REASON)``: it
         is still sent, and its result row says the service's answer, 423) and per change
-        the service cannot make (``!``, with the reason)."""
-        return "\n".join([self.summary(), *plan_lines(self.changes, self.unsupported)])
+        the service cannot make (``!``, with the reason): every line, however many."""
+        return plan_string(self.summary(), self.changes, self.unsupported, whole=True)
+
+    def __str__(self) -> str:
+        """``to_string()``, a long plan cut as pandas cuts a long frame: more than
+        pandas' ``display.max_rows`` changes (60) show ``display.min_rows`` of them (10),
+        half from the head and half from the tail, with a line between counting the rest
+        and saying where they all are (``actions.plan_text``)."""
+        return plan_string(self.summary(), self.changes, self.unsupported)
 
     def __repr__(self) -> str:
         return f"<ChangePlan {self.summary()}>"
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the summary, then a table grouped by action (create, change,
-        delete, cannot make), each group headed with its count; every value escaped, at
-        most ``HTML_ROWS`` rows a group."""
+        delete, cannot make), each group headed with its count; every value escaped, a
+        long group cut as ``str`` cuts the plan."""
         return plan_html(self.summary(), self.changes, self.unsupported)
 
     def __len__(self) -> int:
@@ -494,9 +500,13 @@ class SavedPlan:
         both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
         return f"{counted(reads + writes, 'call')} ({both})"
 
+    def to_string(self) -> str:
+        """The summary, then every line (see ``ChangePlan.to_string``)."""
+        return plan_string(self.summary(), self.changes, self.unsupported, whole=True)
+
     def __str__(self) -> str:
-        """The summary, then a line per change (see ``ChangePlan.__str__``)."""
-        return "\n".join([self.summary(), *plan_lines(self.changes, self.unsupported)])
+        """The summary, then a line per change, a long plan cut (see ``ChangePlan.__str__``)."""
+        return plan_string(self.summary(), self.changes, self.unsupported)
 
     def __repr__(self) -> str:
         return f"<SavedPlan {self.path}: {self.summary()}>"

@@ -1,5 +1,11 @@
 """How a plan shows: its summary line, a line per change, and Jupyter's table (a
-``ChangePlan``'s and a ``SavedPlan``'s: the saved one's summary counts its re-read too)."""
+``ChangePlan``'s and a ``SavedPlan``'s: the saved one's summary counts its re-read too).
+
+A long plan is cut as pandas cuts a long frame, by the same options: more than
+``display.max_rows`` changes (60 by default; None: no limit) show ``display.min_rows`` of
+them (10), half from the head and half from the tail, with a line between counting those
+left out and saying where they all are (``to_string()``, the ``changes`` and
+``unsupported`` frames)."""
 
 from __future__ import annotations
 
@@ -12,13 +18,40 @@ from .._text import counted
 from .cost import PlanCost
 from .edited_frames import noun
 
-__all__ = ["HTML_ROWS", "SIGNS", "plan_html", "plan_lines", "summary_line"]
+__all__ = ["SIGNS", "plan_html", "plan_lines", "plan_string", "shown_rows", "summary_line"]
 
 SIGNS = {"create": "+", "change": "~", "delete": "-"}
 """Action -> the sign its lines start with."""
 
-HTML_ROWS = 50
-"""Rows of each action group ``plan_html`` shows; the rest are counted."""
+
+def shown_rows(count: int) -> tuple[int, int]:
+    """How many of ``count`` rows show from the head and from the tail, as pandas shows a
+    frame's: all of them (``count, 0``) up to ``display.max_rows`` or when it is None, else
+    ``display.min_rows`` (at most ``display.max_rows``), half from each end."""
+    most = pd.get_option("display.max_rows")
+    if most is None or count <= most:
+        return count, 0
+    least = pd.get_option("display.min_rows")
+    half = max(min(least, most) if least else most, 2) // 2
+    return half, half
+
+
+def _more(hidden: int, total: int) -> str:
+    """The line standing for the ``hidden`` rows of ``total`` a cut plan leaves out."""
+    return (
+        f"... {hidden:,} more {'change' if hidden == 1 else 'changes'} (all {total:,}:"
+        " print(plan.to_string()), or the frames plan.changes and plan.unsupported) ..."
+    )
+
+
+def _cut(lines: list[str]) -> list[str]:
+    """``lines`` as ``shown_rows`` shows them: the head, a line counting the rest, the tail."""
+    head, tail = shown_rows(len(lines))
+    hidden = len(lines) - head - tail
+    if not hidden:
+        return lines
+    return [*lines[:head], _more(hidden, len(lines)), *lines[len(lines) - tail :]]
+
 
 _HTML_COLUMNS = ("kind", "key", "column", "before", "after")
 
@@ -65,10 +98,19 @@ def plan_lines(changes: pd.DataFrame, unsupported: pd.DataFrame) -> list[str]:
     return lines
 
 
+def plan_string(
+    summary: str, changes: pd.DataFrame, unsupported: pd.DataFrame, *, whole: bool = False
+) -> str:
+    """The ``summary``, then a line per change (``plan_lines``), cut as pandas cuts a long
+    frame (see the module) unless ``whole``."""
+    lines = plan_lines(changes, unsupported)
+    return "\n".join([summary, *(lines if whole else _cut(lines))])
+
+
 def plan_html(summary: str, changes: pd.DataFrame, unsupported: pd.DataFrame) -> str:
     """Jupyter's view: the summary, then a table grouped by action (create, change, delete,
-    cannot make), each group headed with its count; every value escaped, at most
-    ``HTML_ROWS`` rows a group."""
+    cannot make), each group headed with its count; every value escaped, a long group cut
+    as the text is (``shown_rows``)."""
     groups = [(action, changes[changes["action"] == action], "call") for action in SIGNS]
     groups.append(("cannot make", unsupported, "reason"))
     body = [_html_group(action, rows, last) for action, rows, last in groups if len(rows)]
@@ -84,15 +126,21 @@ def _html_group(action: str, rows: pd.DataFrame, last: str) -> str:
     """One ``<tbody>``: a header row naming ``action`` and its count, then its rows."""
     width = len(_HTML_COLUMNS) + 1
     lines = [f'<tr><th colspan="{width}" style="text-align:left">{action} ({len(rows)})</th></tr>']
-    for row in rows.head(HTML_ROWS).itertuples(index=False):
-        cells = [getattr(row, c) for c in (*_HTML_COLUMNS, last)]
-        if last == "call" and isinstance(row.blocked_reason, str):
-            cells[-1] = f"{cells[-1]} (the service will refuse: {row.blocked_reason})"
-        lines.append("<tr>" + "".join(f"<td>{_html_cell(v)}</td>" for v in cells) + "</tr>")
-    if len(rows) > HTML_ROWS:
-        more = len(rows) - HTML_ROWS
-        lines.append(f'<tr><td colspan="{width}">... and {more} more</td></tr>')
+    head, tail = shown_rows(len(rows))
+    hidden = len(rows) - head - tail
+    lines += [_html_row(row, last) for row in rows.head(head).itertuples(index=False)]
+    if hidden:
+        lines.append(f'<tr><td colspan="{width}">{escape(_more(hidden, len(rows)))}</td></tr>')
+        lines += [_html_row(row, last) for row in rows.tail(tail).itertuples(index=False)]
     return "<tbody>" + "".join(lines) + "</tbody>"
+
+
+def _html_row(row: Any, last: str) -> str:
+    """One change's ``<tr>``: its columns, then its call (or why the service refuses it)."""
+    cells = [getattr(row, c) for c in (*_HTML_COLUMNS, last)]
+    if last == "call" and isinstance(row.blocked_reason, str):
+        cells[-1] = f"{cells[-1]} (the service will refuse: {row.blocked_reason})"
+    return "<tr>" + "".join(f"<td>{_html_cell(v)}</td>" for v in cells) + "</tr>"
 
 
 def _html_cell(value: Any) -> str:

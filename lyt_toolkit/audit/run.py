@@ -146,7 +146,9 @@ def summary(findings: pd.DataFrame, sample: SampleDesign | None = None) -> pd.Da
     ``attrs["sample"]``; else pass ``sample=snapshot.sample``) add ``ESTIMATE_COLUMNS``: a
     per-member rule's count in the sample is not the program's, so ``estimated``,
     ``ci_low`` and ``ci_high`` give the program's (see ``estimate_lines`` for them in words).
-    ``ci_low`` is never below the findings seen: those are in the program for sure.
+    ``ci_low`` is never below the findings seen: those are in the program for sure. They
+    are not rounded here; the printed summary and ``audit_estimates.csv`` round them to
+    whole findings (``reports.audit_report.whole_estimates``).
     """
     counts = pd.DataFrame(0, index=pd.Index(list(RULES), name="rule"), columns=list(SEVERITIES))
     sizes = findings.groupby(["rule", "severity"], observed=True).size()

@@ -15,7 +15,7 @@ from contextlib import nullcontext
 
 from .._collector import collector_paused
 from .._version import __version__
-from ._common import EXIT_INTERRUPTED, fail
+from ._common import EXIT_INTERRUPTED, fail, interrupted
 
 __all__ = ["build_parser", "main"]
 
@@ -48,12 +48,17 @@ def _command(
 
 
 def _pull_options(
-    parser: argparse.ArgumentParser, *, sandbox: bool = True, sample: bool = False
+    parser: argparse.ArgumentParser,
+    *,
+    sandbox: bool = True,
+    sample: bool = False,
+    checkpoint: bool = False,
 ) -> None:
     """The options of the commands that pull: with ``sandbox``, ``--sandbox`` (pull from the
     embedded demo sandbox, not the configured service); ``--budget-share``; with ``sample``,
-    ``--sample`` and ``--sample-seed``. Read as text and checked by the command
-    (``_pull.pull_options``), so a bad value is one line naming the option."""
+    ``--sample`` and ``--sample-seed``; with ``checkpoint``, ``--checkpoint`` (a paced,
+    resumable pull). Read as text and checked by the command (``_pull.pull_options``), so a
+    bad value is one line naming the option."""
     if sandbox:
         parser.add_argument("--sandbox", action="store_true", help="use the embedded demo sandbox")
     parser.add_argument(
@@ -63,23 +68,31 @@ def _pull_options(
         help="share of the calls left in the budget window the pull may use, above 0 and at "
         "most 1 (default 0.5: the rest stays for the project's other traffic; 1 takes it all)",
     )
-    if not sample:
-        return
-    parser.add_argument(
-        "--sample",
-        default=None,
-        metavar="N",
-        help="read only a stratified random sample of N members, their cards and buckets "
-        "(about a call each, not one for every member of the program): program totals are "
-        "then estimated, with 95 %% intervals",
-    )
-    parser.add_argument(
-        "--sample-seed",
-        default=None,
-        metavar="SEED",
-        help="seed of the --sample draw (default 0): the same seed and members give the same "
-        "sample",
-    )
+    if sample:
+        parser.add_argument(
+            "--sample",
+            default=None,
+            metavar="N",
+            help="read only a stratified random sample of N members, their cards and buckets "
+            "(about a call each, not one for every member of the program): program totals are "
+            "then estimated, with 95 %% intervals",
+        )
+        parser.add_argument(
+            "--sample-seed",
+            default=None,
+            metavar="SEED",
+            help="seed of the --sample draw (default 0): the same seed and members give the "
+            "same sample",
+        )
+    if checkpoint:
+        parser.add_argument(
+            "--checkpoint",
+            default=None,
+            metavar="DIR",
+            help="pace the pull and make it resumable: keep to --budget-share of every budget "
+            "window, waiting across resets, and keep every answer in DIR as it arrives; run the "
+            "same command again after an interruption and it goes on where it stopped",
+        )
 
 
 def _changes_out_option(parser: argparse.ArgumentParser) -> None:
@@ -105,7 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     audit = _command(sub, "audit:audit", "pull a snapshot, audit it and write reports")
     audit.add_argument("--out", default="reports", help="directory for the reports")
-    _pull_options(audit, sample=True)
+    _pull_options(audit, sample=True, checkpoint=True)
+    audit.add_argument(
+        "--base",
+        default=None,
+        metavar="SNAPSHOT_DIR",
+        help="audit the snapshot saved in SNAPSHOT_DIR (lyt export, to_csv or to_parquet: CSV "
+        "or Parquet) instead of pulling one: no call is sent",
+    )
     audit.add_argument("--rules", action="store_true", help="print the audit rules and exit")
     audit.add_argument(
         "--history",
@@ -116,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = _command(sub, "export:export", "pull a snapshot and write it as CSV")
     export.add_argument("--out", required=True, help="directory for the CSV files")
-    _pull_options(export, sample=True)
+    _pull_options(export, sample=True, checkpoint=True)
     export.add_argument(
         "--since",
         default=None,
@@ -130,14 +150,6 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("all", "new", "none"),
         help="with --since: the members read for their cards (default new; --sample N reads a "
         "sample of old and new)",
-    )
-    export.add_argument(
-        "--checkpoint",
-        default=None,
-        metavar="DIR",
-        help="pace the pull and make it resumable: keep to --budget-share of every budget "
-        "window, waiting across resets, and keep every answer in DIR as it arrives; run the "
-        "same command again after an interruption and it goes on where it stopped",
     )
 
     diff = _command(sub, "diff:diff", "print what changed between two exported snapshots")
@@ -212,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         "earn rates, point values, effective return and liability: CSV, PNG and HTML",
     )
     econ.add_argument("--out", required=True, metavar="DIR", help="directory for the report")
-    _pull_options(econ, sample=True)
+    _pull_options(econ, sample=True, checkpoint=True)
     econ.add_argument(
         "--history",
         default=None,
@@ -330,8 +342,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: one line, never a traceback (apply, export say more)
-        return fail(_command_line(args), "interrupted", EXIT_INTERRUPTED)
+    except KeyboardInterrupt:  # Ctrl-C: one line, never a traceback (apply says more)
+        reason = interrupted(getattr(args, "checkpoint", None))  # where a paced pull's answers are
+        return fail(_command_line(args), reason, EXIT_INTERRUPTED)
 
 
 def _command_line(args: argparse.Namespace) -> str:

@@ -27,6 +27,7 @@ __all__ = [
     "EXIT_NO_DRIFT",
     "EXIT_OK",
     "fail",
+    "interrupted",
     "redemption_rate",
     "scrub",
 ]
@@ -59,6 +60,14 @@ def fail(command: str, reason: str, code: int = EXIT_CANNOT_RUN) -> int:
     """Print ``{command}: {reason}`` to stderr and return ``code``."""
     print(f"{command}: {reason}", file=sys.stderr)
     return code
+
+
+def interrupted(checkpoint: str | None) -> str:
+    """Why a command stopped at Ctrl-C: ``interrupted``, and with a ``--checkpoint`` folder
+    where what its pull read is kept and how to go on."""
+    if checkpoint is None:
+        return "interrupted"
+    return f"interrupted; what it read is kept in {checkpoint}: run the same command to go on"
 
 
 def scrub(text: str) -> str:

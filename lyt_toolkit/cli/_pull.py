@@ -6,7 +6,9 @@ loopback). The pull keeps to ``--budget-share`` of the calls left in the window 
 with ``--sample N``, reads only a sample of the members (``pull_options``); a pull
 refused for the budget is told with its ways forward as this command line spells them
 (``budget_refusal``), and a pull that fails is told in one line (``pull_or_fail``,
-``explain``). Imports are late so ``lyt --help`` stays fast.
+``explain``). A command given a saved snapshot folder (``--base SNAPSHOT_DIR``) reads it
+instead and pulls nothing (``read_or_fail``, ``PULL_ONLY``). Imports are late so
+``lyt --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PULL",
     "EMPTY_OUT",
+    "PULL_ONLY",
     "REFUSED",
     "PullOptions",
     "budget_refusal",
@@ -47,8 +50,11 @@ __all__ = [
     "pull_options",
     "pull_or_fail",
     "pull_snapshot",
+    "pulled_only",
+    "read_or_fail",
     "refused",
     "sample_line",
+    "saved_source",
     "source_name",
 ]
 
@@ -192,6 +198,48 @@ def pull_or_fail(
         reason = f"the snapshot could not be pulled: {type(exc).__name__}: {exc}"
         fail(command, scrub(" ".join(reason.split())))
     return None
+
+
+PULL_ONLY = {
+    "sandbox": "--sandbox",
+    "budget_share": "--budget-share",
+    "sample": "--sample",
+    "sample_seed": "--sample-seed",
+    "checkpoint": "--checkpoint",
+}
+"""The options that say how to pull (argument name -> option), of no use to a command reading
+a saved snapshot instead."""
+
+
+def pulled_only(
+    args: argparse.Namespace, reading: str, only: dict[str, str] = PULL_ONLY
+) -> str | None:
+    """The line refusing an option of ``only`` given with ``reading`` (the option naming the
+    folder read instead of a pull: nothing is pulled), else None."""
+    for name, option in only.items():
+        if getattr(args, name, None) not in (None, False):
+            return (
+                f"{option}: not with {reading} (the snapshot is read from its folder, nothing"
+                " is pulled)"
+            )
+    return None
+
+
+def read_or_fail(folder: str, command: str, option: str = "--base") -> ProgramSnapshot | None:
+    """The snapshot saved in ``folder`` (``lyt export``, ``to_csv``, ``to_parquet``), or None
+    once one line naming ``option`` says why it could not be read."""
+    from ..snapshot import read_snapshot
+
+    try:
+        return read_snapshot(Path(folder).expanduser())
+    except (LytError, OSError) as exc:
+        fail(command, scrub(f"{option} {folder}: {' '.join(str(exc).split())}"))
+    return None
+
+
+def saved_source(folder: str, snapshot: ProgramSnapshot) -> str:
+    """A saved snapshot's source for a report: the folder, and the service it was pulled from."""
+    return f"the snapshot saved in {folder} (pulled from {snapshot.source or 'the service'})"
 
 
 def explain(exc: LytError, options: PullOptions = DEFAULT_PULL) -> str:

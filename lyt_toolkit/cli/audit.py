@@ -1,12 +1,16 @@
 """``lyt audit`` and ``lyt demo``: pull a snapshot, audit it, write the reports, print a summary.
 
+``lyt audit --checkpoint DIR`` paces its pull across budget windows and can be resumed, as
+``lyt export --checkpoint`` does; ``lyt audit --base SNAPSHOT_DIR`` audits a snapshot saved
+before (``lyt export``, ``to_csv``, ``to_parquet``) and sends no call.
+
 Findings are data, not failures: the exit code is 0 whenever the audit ran,
 whatever it found, and non-zero only when it could not run (no connection,
 refused credentials, unwritable output directory, a pull refused for the call
-budget). Those failures print one line naming the cause (a refused pull adds its
-ways forward), never a traceback and never a credential. With ``--sample N`` the
-member-level rules see the sampled members' cards and buckets only; the summary gives
-their counts in the sample and the program's estimates.
+budget, a ``--base`` folder that holds no snapshot). Those failures print one line
+naming the cause (a refused pull adds its ways forward), never a traceback and never a
+credential. With ``--sample N`` the member-level rules see the sampled members' cards and
+buckets only; the summary gives their counts in the sample and the program's estimates.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from ._pull import (
     output_dir,
     pull_options,
     pull_or_fail,
+    pulled_only,
+    read_or_fail,
     sample_line,
+    saved_source,
     source_name,
 )
 from .report import ECONOMICS_DIR, write_economics
@@ -50,17 +57,27 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def audit(args: argparse.Namespace) -> int:
-    """``lyt audit``: the audit of the configured service, or of the demo with ``--sandbox``."""
+    """``lyt audit``: the audit of the configured service, of the demo with ``--sandbox``, or
+    of the snapshot saved in ``--base``."""
     if getattr(args, "rules", False):
         print(format_catalogue())
         return EXIT_OK
     sandbox = bool(getattr(args, "sandbox", False))
-    history = getattr(args, "history", None)
+    history, base = getattr(args, "history", None), getattr(args, "base", None)
     try:
         options = pull_options(args)
     except ValueError as exc:
         return fail("lyt audit", str(exc))
-    return _audit(args.out, sandbox=sandbox, command="lyt audit", history=history, options=options)
+    if base is not None and (problem := pulled_only(args, "--base")) is not None:
+        return fail("lyt audit", problem)
+    return _audit(
+        args.out,
+        sandbox=sandbox,
+        command="lyt audit",
+        history=history,
+        options=options,
+        base=base,
+    )
 
 
 def _audit(
@@ -71,9 +88,11 @@ def _audit(
     history: str | None = None,
     economics: bool = False,
     options: PullOptions = DEFAULT_PULL,
+    base: str | None = None,
 ) -> int:
-    """Pull as ``options`` say, audit, write the reports (and with ``economics`` the
-    economics report in ``out/economics``), print the summary."""
+    """Pull as ``options`` say (or read the snapshot saved in the ``base`` folder), audit,
+    write the reports (and with ``economics`` the economics report in ``out/economics``),
+    print the summary."""
     from ..audit import run, summary  # the rules and pandas load only when an audit runs
     from ..reports import write_reports
 
@@ -81,24 +100,27 @@ def _audit(
     if out is None:
         return EXIT_CANNOT_RUN
 
-    snapshot = pull_or_fail(sandbox, command, options)
+    if base is None:
+        snapshot = pull_or_fail(sandbox, command, options)
+    else:
+        snapshot = read_or_fail(base, command)
     if snapshot is None:
         return EXIT_CANNOT_RUN
+    source = source_name(sandbox, snapshot) if base is None else saved_source(base, snapshot)
     findings = run(snapshot)
     counts = summary(findings)
     try:
         files = write_reports(snapshot, findings, counts, out)
     except OSError as exc:
         return fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
-    print(format_summary(snapshot, findings, counts, source_name(sandbox, snapshot)))
-    print(calls_line(snapshot))
+    print(format_summary(snapshot, findings, counts, source))
+    print(calls_line(snapshot) if base is None else "API calls: none (a saved snapshot)")
     if (note := sample_line(snapshot)) is not None:
         print(f"\n{note}")
     print(f"\nReports written to {out.resolve()}/:")
     for path in files:
         print(f"  {path.name}")
     if economics:
-        source = source_name(sandbox, snapshot)
         code = write_economics(snapshot, out / ECONOMICS_DIR, command, source=source)
         if code != EXIT_OK:
             return code
@@ -141,11 +163,13 @@ def format_summary(
     source: str | None = None,
 ) -> str:
     """The printed summary: where the data came from (``source``, as ``source_name`` words
-    it; else the snapshot's address), ``counts`` per rule and severity.
+    it; else the snapshot's address), ``counts`` per rule and severity (a sample's
+    estimates and intervals rounded to whole findings, ``whole_estimates``).
 
     ``counts`` is ``lyt_toolkit.audit.summary(findings)``.
     """
     from ..reports import FINDINGS_CSV
+    from ..reports.audit_report import whole_estimates
 
     total = {str(column): int(n) for column, n in counts.iloc[-1].items()}
     source = source or snapshot.source or "the service"
@@ -154,7 +178,7 @@ def format_summary(
         f"{total['total']} findings from {len(counts) - 1} rules "
         f"({total['error']} errors, {total['warning']} warnings, {total['info']} info)",
         "",
-        counts.to_string(),
+        whole_estimates(counts).to_string(),  # a sample's estimates: whole findings
     ]
     if snapshot.sample is not None:
         from ..audit import estimate_lines

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import LytError, PullBudgetError
-from ._common import EXIT_BAD_OPTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, fail
+from ._common import EXIT_BAD_OPTION, EXIT_ERROR, EXIT_OK, fail
 from ._pull import (
     REFUSED,
     budget_refusal,
@@ -47,13 +47,6 @@ def export(args: argparse.Namespace) -> int:
         written = snapshot.to_csv(out)
     except PullBudgetError as exc:
         return fail(COMMAND, budget_refusal(exc, options), EXIT_ERROR)
-    except KeyboardInterrupt:
-        kept = (
-            f"; what it read is kept in {options.checkpoint}: run the same command to go on"
-            if options.checkpoint is not None
-            else ""
-        )
-        return fail(COMMAND, f"interrupted{kept}", EXIT_INTERRUPTED)
     except LytError as exc:
         return fail(COMMAND, REFUSED if refused(exc) else str(exc), EXIT_ERROR)
     except OSError as exc:

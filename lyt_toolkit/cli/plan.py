@@ -54,7 +54,7 @@ def plan(args: argparse.Namespace) -> int:
             change_plan.save(out)
         except (LytError, OSError) as exc:
             unsaved = f"cannot write {out}: {exc}"
-    print(change_plan)
+    print(change_plan.to_string())  # every change: the review before lyt apply
     if unsaved is not None:
         return fail(COMMAND, unsaved, EXIT_ERROR)
     if out is not None:

@@ -28,19 +28,13 @@ from ..snapshot import read_snapshot
 from ..whatif import WhatIf, what_if
 from ..whatif.show import summary_line
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail, redemption_rate
-from ._pull import output_dir
+from ._pull import PULL_ONLY, output_dir, pulled_only
 
-__all__ = ["PULL_ONLY", "what_if_report"]
+__all__ = ["WHAT_IF_REFUSES", "what_if_report"]
 
 COMMAND = "lyt report economics"
 
-PULL_ONLY = {
-    "sandbox": "--sandbox",
-    "budget_share": "--budget-share",
-    "sample": "--sample",
-    "sample_seed": "--sample-seed",
-    "history": "--history",
-}
+WHAT_IF_REFUSES = PULL_ONLY | {"history": "--history"}
 """The options of a pulled report that ``--edited`` (a base from a folder) has no use for."""
 
 
@@ -90,10 +84,7 @@ def _refused_option(args: argparse.Namespace) -> str | None:
             "--edited needs --base SNAPSHOT_DIR, the export the edited folder is a copy of "
             "(as lyt plan)"
         )
-    for name, option in PULL_ONLY.items():
-        if getattr(args, name, None) not in (None, False):
-            return f"{option}: not with --edited (the base is read from --base, nothing is pulled)"
-    return None
+    return pulled_only(args, "--edited", WHAT_IF_REFUSES)
 
 
 def _report(what: WhatIf, *, base: str, edited: str) -> WhatIfFrames:

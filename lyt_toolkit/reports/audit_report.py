@@ -37,6 +37,7 @@ __all__ = [
     "FINDINGS_PNG",
     "FINDINGS_SCHEMA",
     "read_findings",
+    "whole_estimates",
     "write_findings",
     "write_reports",
 ]
@@ -47,10 +48,26 @@ FINDINGS_SCHEMA = "audit_findings.schema.json"
 FINDINGS_FORMAT = "lyt-findings/1"
 ESTIMATES_CSV = "audit_estimates.csv"
 """The summary of a sampled snapshot's audit, with each rule's estimate for the program
-(written only then: a full snapshot's counts are the program's)."""
+rounded to whole findings (written only then: a full snapshot's counts are the
+program's)."""
 
+
+_ESTIMATES = ("estimated", "ci_low", "ci_high")
+"""A sample's summary's columns that estimate the program's count of findings."""
 
 _SUMMARIES: list[Callable[[pd.DataFrame], pd.DataFrame]] = []
+
+
+def whole_estimates(summary: pd.DataFrame) -> pd.DataFrame:
+    """A findings summary as it is printed and written to ``audit_estimates.csv``: a
+    sample's estimates and 95 % intervals rounded to whole findings (``Int64``), as its
+    sentences and chart labels give them. ``audit.summary`` keeps them unrounded, as
+    ``economics.estimates`` does, for a user to compute with."""
+    shown = summary.copy()
+    for column in _ESTIMATES:
+        if column in shown.columns:
+            shown[column] = shown[column].astype("Float64").round().astype("Int64")
+    return shown
 
 
 def use_summaries(summarise: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
@@ -71,7 +88,7 @@ def write_reports(
     ``summary`` is the findings summary (``lyt_toolkit.audit.summary(findings)``).
     Returns the written paths, sorted. For a sampled snapshot's findings (the summary has
     ``estimated``), ``audit_estimates.csv`` holds the summary with the program's estimates
-    too. The findings CSV follows the snapshot's
+    too, rounded to whole findings (``whole_estimates``). The findings CSV follows the snapshot's
     conventions (text a spreadsheet would run is escaped with a leading ``'``);
     every file is written to a temporary name and renamed into place.
 
@@ -102,7 +119,7 @@ def write_reports(
     written = write_snapshot(snapshot, directory)
     written += write_findings(findings, directory)
     if "estimated" in counts.columns:  # a sample's: the counts alone would read as the program's
-        write_csv(counts.reset_index(), directory / ESTIMATES_CSV)
+        write_csv(whole_estimates(counts).reset_index(), directory / ESTIMATES_CSV)
         written.append(directory / ESTIMATES_CSV)
     with replacing(directory / FINDINGS_PNG) as tmp:
         save_chart(counts, tmp)

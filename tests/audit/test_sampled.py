@@ -160,7 +160,7 @@ def test_the_estimates_read_in_words_in_the_report_and_the_printed_summary(
     written = write_reports(sampled, findings, counts, tmp_path / "sampled")
     assert tmp_path / "sampled" / ESTIMATES_CSV in written
     table = pd.read_csv(tmp_path / "sampled" / ESTIMATES_CSV, index_col="rule")
-    assert table.loc[STUCK, "estimated"] == pytest.approx(row["estimated"])
+    assert table.loc[STUCK, "estimated"] == round(row["estimated"])  # whole findings
     plain = write_reports(full, full_findings, summary(full_findings), tmp_path / "full")
     assert not any(p.name == ESTIMATES_CSV for p in plain)
 

@@ -1,0 +1,177 @@
+"""``lyt audit`` and ``lyt report economics`` past one budget window: their own ``--checkpoint``
+paces the pull across windows and resumes it, as ``lyt export --checkpoint`` does, and
+``lyt audit --base SNAPSHOT_DIR`` audits a snapshot saved before, sending no call.
+
+A generated program of 80 members under a 60-call hourly plan: the pull needs about 90
+calls, the default share of a window is 30. The sandbox's clock is fixed, so a window never
+resets and a paced pull, its share spent, waits until it is stopped.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import ProgramSnapshot, audit
+from lyt_toolkit.cli import main
+from lyt_toolkit.reports import FINDINGS_CSV, read_findings
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import read_snapshot
+from lyt_toolkit.synthetic import generate_program
+
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
+LytProcess = Callable[..., subprocess.Popen[str]]
+
+PROGRAM = generate_program(
+    members=80, rewards=20, benefits=5, card_definitions=2, tier_structures=1, seed=5
+)
+PLAN = "60/hour"
+SHARE = 30
+"""The default share, 0.5, of the window's 60 calls."""
+
+
+@pytest.fixture(scope="module")
+def program(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    with start_sandbox(PROGRAM) as sb:
+        yield sb
+
+
+def lyt(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``lyt argv`` in this process: its exit code, stdout and stderr."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("command", [["audit"], ["report", "economics"]], ids=" ".join)
+def test_a_refusal_offers_the_commands_own_checkpoint(
+    program: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    configure_lyt(program)
+    program.set_plan(PLAN)
+    code, out, err = lyt(capsys, *command, "--out", str(tmp_path / "out"))
+    assert code == 2 and out == ""
+    assert "paced over at least" in err
+    assert "(--checkpoint pull-checkpoint)" in err and "lyt export" not in err
+
+
+@pytest.mark.parametrize("command", [["audit"], ["report", "economics"]], ids=" ".join)
+def test_a_checkpointed_command_waits_for_the_next_window_then_resumes(
+    program: Sandbox,
+    lyt_process: LytProcess,
+    tmp_path: Path,
+    command: list[str],
+) -> None:
+    folder = tmp_path / "checkpoint"
+    argv = [*command, "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
+    program.set_plan(PLAN)
+    paced = lyt_process(program, tmp_path, *argv)
+    try:
+        deadline = time.monotonic() + 60
+        while program.plan()["used"] < SHARE:  # not refused: it reads on to its share
+            assert paced.poll() is None, paced.communicate()
+            assert time.monotonic() < deadline, "the pull never spent its share"
+            time.sleep(0.05)
+        time.sleep(0.5)  # waiting for a reset the fixed clock never brings
+        assert paced.poll() is None  # neither refused nor done: waiting
+        paced.send_signal(signal.SIGINT)
+        _, err = paced.communicate(timeout=20)
+    finally:
+        if paced.poll() is None:
+            paced.kill()
+            paced.communicate()
+    assert paced.returncode == 130
+    assert err == (
+        f"lyt {' '.join(command)}: interrupted; what it read is kept in {folder}: "
+        "run the same command to go on\n"
+    )
+    assert program.plan()["used"] == SHARE  # nothing beyond its share of the window
+    program.set_plan("1000000/hour")  # a new window, large enough for the rest
+    resumed = lyt_process(program, tmp_path, *argv)
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert f"(and {SHARE - 1:,} answers from the checkpoint)" in out  # all but the token
+    assert (tmp_path / "out").is_dir()
+
+
+@pytest.fixture(scope="module")
+def saved(program: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The program pulled whole and saved as Parquet (as ``snapshot.to_parquet`` saves it)."""
+    program.set_plan("unlimited")
+    from lyt_toolkit import LoyaltyClient
+
+    kwargs = program.credentials.as_client_kwargs()
+    with LoyaltyClient(base_url=program.base_url, env_file=None, **kwargs) as client:
+        snapshot = ProgramSnapshot.pull(client, progress=False)
+    folder = tmp_path_factory.mktemp("saved") / "snapshot"
+    snapshot.to_parquet(folder)
+    return folder
+
+
+def test_audit_base_audits_a_saved_snapshot_sending_no_call(
+    program: Sandbox,
+    saved: Path,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    configure_lyt(program)  # a service is configured: it is not asked
+    program.set_plan(PLAN)
+    out_dir = tmp_path / "reports"
+    code, out, err = lyt(capsys, "audit", "--base", str(saved), "--out", str(out_dir))
+    assert code == 0, err
+    assert program.plan()["used"] == 0
+    assert out.startswith(f"Audit of the snapshot saved in {saved} (pulled from ")
+    assert "API calls: none (a saved snapshot)" in out
+    expected = audit.run(read_snapshot(saved))
+    pd.testing.assert_frame_equal(read_findings(out_dir), expected)
+    assert (out_dir / FINDINGS_CSV).is_file()
+
+
+@pytest.mark.parametrize(
+    ("folder", "reason"),
+    [
+        ("missing", "manifest.json is missing: not a snapshot directory"),
+        ("empty", "manifest.json is missing: not a snapshot directory"),
+        ("file", "manifest.json is missing: not a snapshot directory"),
+    ],
+)
+def test_audit_base_of_a_folder_holding_no_snapshot_fails_in_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], folder: str, reason: str
+) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("not a folder")
+    path = tmp_path / folder
+    code, out, err = lyt(capsys, "audit", "--base", str(path), "--out", str(tmp_path / "out"))
+    assert code == 2 and out == ""
+    assert err.startswith(f"lyt audit: --base {path}: ") and reason in err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--sandbox"], ["--sample", "10"], ["--budget-share", "1"], ["--checkpoint", "c"]],
+    ids=lambda option: option[0],
+)
+def test_audit_base_refuses_the_options_of_a_pull(
+    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    argv = ["audit", "--base", str(saved), "--out", str(tmp_path / "out"), *option]
+    code, out, err = lyt(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err == (
+        f"lyt audit: {option[0]}: not with --base (the snapshot is read from its folder, "
+        "nothing is pulled)\n"
+    )
