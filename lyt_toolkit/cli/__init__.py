@@ -95,6 +95,12 @@ def _pull_options(
         )
 
 
+def _base_option(parser: argparse.ArgumentParser, text: str, *, required: bool = False) -> None:
+    """``--base SNAPSHOT_DIR``: a snapshot folder saved before (``lyt export``, ``to_csv``,
+    ``to_parquet``), read with no call; ``text`` says what the command does with it."""
+    parser.add_argument("--base", required=required, metavar="SNAPSHOT_DIR", help=text)
+
+
 def _changes_out_option(parser: argparse.ArgumentParser) -> None:
     """``--out FILE`` of the commands that print changes: every change as CSV."""
     parser.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
@@ -119,12 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     audit = _command(sub, "audit:audit", "pull a snapshot, audit it and write reports")
     audit.add_argument("--out", default="reports", help="directory for the reports")
     _pull_options(audit, sample=True, checkpoint=True)
-    audit.add_argument(
-        "--base",
-        default=None,
-        metavar="SNAPSHOT_DIR",
-        help="audit the snapshot saved in SNAPSHOT_DIR (lyt export, to_csv or to_parquet: CSV "
-        "or Parquet) instead of pulling one: no call is sent",
+    _base_option(
+        audit,
+        "audit the snapshot saved in SNAPSHOT_DIR (lyt export, to_csv or to_parquet: CSV or "
+        "Parquet) instead of pulling one: no call is sent",
     )
     audit.add_argument("--rules", action="store_true", help="print the audit rules and exit")
     audit.add_argument(
@@ -173,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         "print the changes an edited export folder makes to its base snapshot "
         "(exit 0: no changes, 2: changes, 1: error)",
     )
-    plan.add_argument("--base", required=True, metavar="SNAPSHOT_DIR", help="the exported snapshot")
+    _base_option(plan, "the exported snapshot", required=True)
     plan.add_argument(
         "--edited",
         required=True,
@@ -252,12 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
         "economics before and after, the edits the service can make and those only its "
         "dashboard can (economics-what-if.html); nothing is pulled or sent",
     )
-    econ.add_argument(
-        "--base",
-        default=None,
-        metavar="SNAPSHOT_DIR",
-        help="with --edited: the exported snapshot the edited folder is a copy of",
-    )
+    _base_option(econ, "with --edited: the exported snapshot the edited folder is a copy of")
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
