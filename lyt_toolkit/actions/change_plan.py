@@ -37,10 +37,11 @@ from .lock import held
 from .log import LogSource, log_state, refuse_foreign
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
-from .plan_text import HTML_ROWS, plan_html, plan_lines, summary_line
+from .plan_text import HTML_ROWS, calls_text, plan_html, plan_lines, summary_line
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned
 from .reread import done_in_log, doubtful, left_to_read, live_rows, own_work, reread_calls
+from .reviewed import refuse_unreviewed
 from .staleness import stale_error, stale_objects
 from .touched import Touched, touched_objects
 
@@ -489,21 +490,26 @@ class SavedPlan:
         else:
             writes = self.plan._needed(log)
             reads = self._needed(log) - writes
-        if not reads:
-            return counted(writes, "call")
-        both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
-        return f"{counted(reads + writes, 'call')} ({both})"
+        return calls_text(reads, writes)
 
     def __str__(self) -> str:
-        """The summary, then a line per change (see ``ChangePlan.__str__``)."""
-        return "\n".join([self.summary(), *plan_lines(self.changes, self.unsupported)])
+        """The summary, then a line per change (see ``ChangePlan.__str__``), then, read
+        from a file, ``File: PATH (sha256 HEX)``: what ``apply(sha256=...)`` binds to."""
+        lines = [self.summary(), *plan_lines(self.changes, self.unsupported)]
+        return "\n".join([*lines, self._file_line()] if self.sha256 else lines)
 
     def __repr__(self) -> str:
-        return f"<SavedPlan {self.path}: {self.summary()}>"
+        file = f"{self.path} sha256={self.sha256}" if self.sha256 else str(self.path)
+        return f"<SavedPlan {file}: {self.summary()}>"
 
     def _repr_html_(self) -> str:
-        """Jupyter's view (see ``ChangePlan._repr_html_``)."""
-        return plan_html(self.summary(), self.changes, self.unsupported)
+        """Jupyter's view (see ``ChangePlan._repr_html_``), the file and its sha256 under
+        the summary."""
+        note = self._file_line() if self.sha256 else ""
+        return plan_html(self.summary(), self.changes, self.unsupported, note)
+
+    def _file_line(self) -> str:
+        return f"File: {self.path} (sha256 {self.sha256})"
 
     def __len__(self) -> int:
         return len(self.plan)
@@ -623,15 +629,18 @@ class SavedPlan:
         ignore_unsupported: bool = False,
         refresh: bool = False,
         budget_share: float = DEFAULT_SHARE,
+        sha256: str | None = None,
     ) -> PlanCost:
         """Raise what ``apply`` with these options refuses before the re-read (nothing is
         written; a client that has sent nothing yet fetches its token first, learning the
-        budget, ``learn_budget``): a plan
+        budget, ``learn_budget``): first, before any call, a file whose ``sha256`` is not
+        the one given (``UnreviewedPlanError``, see ``reviewed``); then a plan
         already applied, deletes without ``allow_destroy``, unsupported
         changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
         again), a ``log`` of another service or project (``ForeignLogError``, before the
         cost is counted from it), a budget that cannot hold the re-read and the writes;
         else that cost."""
+        refuse_unreviewed(self.path, self.sha256, sha256)
         refuse_applied(self.path, self.sha256)
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
@@ -656,14 +665,21 @@ class SavedPlan:
         progress: Progress = True,
         cancel: threading.Event | None = None,
         budget_share: float = DEFAULT_SHARE,
+        sha256: str | None = None,
     ) -> pd.DataFrame:
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` and
         ``budget_share`` too); recorded once complete.
 
+        ``sha256`` (the 64 hex digits of the reviewed file's sha256, ``File:`` in the
+        plan's text) binds the apply to the file reviewed: a file whose bytes were read as
+        another is refused before any call (``UnreviewedPlanError``). Without it the file
+        is trusted as it now reads.
+
         Refused before any write: a plan another apply is applying (``LockHeldError``
         naming it: one writer per plan, see ``lock``); then (``check_apply``, before the
-        re-read) a plan already applied (``PlanAlreadyAppliedError``), deletes without
-        ``allow_destroy``, unsupported changes without ``ignore_unsupported``, a ``log`` of
+        re-read) a file other than the reviewed one, a plan already applied
+        (``PlanAlreadyAppliedError``), deletes without ``allow_destroy``, unsupported
+        changes without ``ignore_unsupported``, a ``log`` of
         another service or project (``ForeignLogError``), a budget that cannot hold the
         re-read and the writes; after the re-read, a stale plan
         (``StalePlanError`` naming each object; ``refresh=True`` re-plans against the live
@@ -681,6 +697,7 @@ class SavedPlan:
             ignore_unsupported=ignore_unsupported,
             refresh=refresh,
             budget_share=budget_share,
+            sha256=sha256,
         )
         if progress is True and display() is not None:  # where a bar would show, as text
             print(reread_line(self, client, log))
