@@ -8,9 +8,11 @@ part is built from, and the objects the plan touches with their base hashes (``t
 
 A read plan applies what it shows: ``read_plan`` makes each change row again from its call
 (``change_rows``, as the planner made it) and refuses the first row that differs, every
-touched entry must be an object a call sends, and the summary must be the one its rows make
-(a file an older toolkit saved may end it with the budget it read then). The bytes are read
-by ``plan_reader``: any broken key is one ``PlanFileError`` line naming the file and the key.
+touched entry must be an object a call sends, the summary must be the one its rows make
+(one an older toolkit saved may count the writes alone, or end with the budget it read
+then), and a version 1 file may not create benefits. The bytes are read by ``plan_reader``:
+any broken key is one ``PlanFileError`` line naming the file and the key. Whether they are
+the bytes a reviewer approved is ``reviewed``'s check, at apply.
 """
 
 from __future__ import annotations
