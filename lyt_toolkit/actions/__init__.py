@@ -35,6 +35,7 @@ from .plan import ActionPlan
 from .plan_reader import PlanFileError
 from .rehearsal import Rehearsal, Verification
 from .results import RESULT_COLUMNS
+from .reviewed import UnreviewedPlanError
 from .rewards import MoveRewardsToDraft, move_rewards_to_draft
 from .staleness import StalePlanError
 
@@ -65,6 +66,7 @@ __all__ = [
     "SavedPlan",
     "StalePlanError",
     "Standing",
+    "UnreviewedPlanError",
     "Verification",
     "activate_pending_buckets",
     "benefits_from_csv",

@@ -37,10 +37,11 @@ from .lock import held
 from .log import LogSource, log_state, refuse_foreign
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
-from .plan_text import plan_html, plan_lines, plan_string, summary_line
+from .plan_text import calls_text, plan_html, plan_lines, plan_string, summary_line
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned
 from .reread import done_in_log, doubtful, left_to_read, live_rows, own_work, reread_calls
+from .reviewed import refuse_unreviewed
 from .staleness import stale_error, stale_objects
 from .touched import Touched, touched_objects
 
@@ -495,25 +496,36 @@ class SavedPlan:
         else:
             writes = self.plan._needed(log)
             reads = self._needed(log) - writes
-        if not reads:
-            return counted(writes, "call")
-        both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
-        return f"{counted(reads + writes, 'call')} ({both})"
+        return calls_text(reads, writes)
 
     def to_string(self) -> str:
-        """The summary, then every line (see ``ChangePlan.to_string``)."""
-        return plan_string(self.summary(), self.changes, self.unsupported, whole=True)
+        """The summary, then every line (see ``ChangePlan.to_string``), then the file line."""
+        return self._with_file(
+            plan_string(self.summary(), self.changes, self.unsupported, whole=True)
+        )
 
     def __str__(self) -> str:
-        """The summary, then a line per change, a long plan cut (see ``ChangePlan.__str__``)."""
-        return plan_string(self.summary(), self.changes, self.unsupported)
+        """The summary, then a line per change, a long plan cut (see ``ChangePlan.__str__``),
+        then, read from a file, ``File: PATH (sha256 HEX)``: what ``apply(sha256=...)`` binds
+        to."""
+        return self._with_file(plan_string(self.summary(), self.changes, self.unsupported))
 
     def __repr__(self) -> str:
-        return f"<SavedPlan {self.path}: {self.summary()}>"
+        file = f"{self.path} sha256={self.sha256}" if self.sha256 else str(self.path)
+        return f"<SavedPlan {file}: {self.summary()}>"
 
     def _repr_html_(self) -> str:
-        """Jupyter's view (see ``ChangePlan._repr_html_``)."""
-        return plan_html(self.summary(), self.changes, self.unsupported)
+        """Jupyter's view (see ``ChangePlan._repr_html_``), the file and its sha256 under
+        the summary."""
+        note = self._file_line() if self.sha256 else ""
+        return plan_html(self.summary(), self.changes, self.unsupported, note)
+
+    def _file_line(self) -> str:
+        return f"File: {self.path} (sha256 {self.sha256})"
+
+    def _with_file(self, text: str) -> str:
+        """``text`` and, for a plan read from a file, the file line under it."""
+        return f"{text}\n{self._file_line()}" if self.sha256 else text
 
     def __len__(self) -> int:
         return len(self.plan)
@@ -576,11 +588,11 @@ class SavedPlan:
     ) -> PlanCost:
         """The calls re-reading the touched objects takes: one per reward, tier structure
         and card definition, one per page of 100 buckets of a card holding touched pending
-        buckets (as many as the card held in the base), one per 10 names of created
-        benefits (a name held by over 100 benefits, or a card grown since, costs more);
-        with ``client``, one more for a token if it holds none, and the budget it last
-        read. With the ``log`` of an interrupted apply, an object whose every write the log
-        saw done is not re-read (``reread.left_to_read``)."""
+        buckets (as many as the card held in the base: a card listing more is refused,
+        not read further), one per 10 names of created benefits (a name held by over 100
+        benefits costs more); with ``client``, one more for a token if it holds none,
+        and the budget it last read. With the ``log`` of an interrupted apply, an object
+        whose every write the log saw done is not re-read (``reread.left_to_read``)."""
         return PlanCost.for_client(self._reread_calls(log), client)
 
     def _reread_calls(self, log: LogSource | None = None) -> int:
@@ -633,15 +645,18 @@ class SavedPlan:
         ignore_unsupported: bool = False,
         refresh: bool = False,
         budget_share: float = DEFAULT_SHARE,
+        sha256: str | None = None,
     ) -> PlanCost:
         """Raise what ``apply`` with these options refuses before the re-read (nothing is
         written; a client that has sent nothing yet fetches its token first, learning the
-        budget, ``learn_budget``): a plan
+        budget, ``learn_budget``): first, before any call, a file whose ``sha256`` is not
+        the one given (``UnreviewedPlanError``, see ``reviewed``); then a plan
         already applied, deletes without ``allow_destroy``, unsupported
         changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
         again), a ``log`` of another service or project (``ForeignLogError``, before the
         cost is counted from it), a budget that cannot hold the re-read and the writes;
         else that cost."""
+        refuse_unreviewed(self.path, self.sha256, sha256)
         refuse_applied(self.path, self.sha256)
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
@@ -666,14 +681,21 @@ class SavedPlan:
         progress: Progress = True,
         cancel: threading.Event | None = None,
         budget_share: float = DEFAULT_SHARE,
+        sha256: str | None = None,
     ) -> pd.DataFrame:
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` and
         ``budget_share`` too); recorded once complete.
 
+        ``sha256`` (the 64 hex digits of the reviewed file's sha256, ``File:`` in the
+        plan's text) binds the apply to the file reviewed: a file whose bytes were read as
+        another is refused before any call (``UnreviewedPlanError``). Without it the file
+        is trusted as it now reads.
+
         Refused before any write: a plan another apply is applying (``LockHeldError``
         naming it: one writer per plan, see ``lock``); then (``check_apply``, before the
-        re-read) a plan already applied (``PlanAlreadyAppliedError``), deletes without
-        ``allow_destroy``, unsupported changes without ``ignore_unsupported``, a ``log`` of
+        re-read) a file other than the reviewed one, a plan already applied
+        (``PlanAlreadyAppliedError``), deletes without ``allow_destroy``, unsupported
+        changes without ``ignore_unsupported``, a ``log`` of
         another service or project (``ForeignLogError``), a budget that cannot hold the
         re-read and the writes; after the re-read, a stale plan
         (``StalePlanError`` naming each object; ``refresh=True`` re-plans against the live
@@ -691,6 +713,7 @@ class SavedPlan:
             ignore_unsupported=ignore_unsupported,
             refresh=refresh,
             budget_share=budget_share,
+            sha256=sha256,
         )
         if progress is True and display() is not None:  # where a bar would show, as text
             print(reread_line(self, client, log))

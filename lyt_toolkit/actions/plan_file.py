@@ -2,13 +2,17 @@
 reads it back, refusing what it cannot trust.
 
 The file is readable JSON: its format and version, the base snapshot's ``source`` and
-``pulled_at``, the summary, every change with its call, the rows each call's part is built
-from, and the objects the plan touches with their base hashes (``touched``).
+``pulled_at``, the summary (``plan_summary``: the plan's counts and calls, no budget: that
+is the live service's, not the plan's), every change with its call, the rows each call's
+part is built from, and the objects the plan touches with their base hashes (``touched``).
 
 A read plan applies what it shows: ``read_plan`` makes each change row again from its call
-(``change_rows``, as the planner made it) and refuses the first row that differs, and every
-touched entry must be an object a call sends. The bytes are read by ``plan_reader``: any
-broken key is one ``PlanFileError`` line naming the file and the key.
+(``change_rows``, as the planner made it) and refuses the first row that differs, every
+touched entry must be an object a call sends, the summary must be the one its rows make
+(one an older toolkit saved may count the writes alone, or end with the budget it read
+then), and a version 1 file may not create benefits. The bytes are read by ``plan_reader``:
+any broken key is one ``PlanFileError`` line naming the file and the key. Whether they are
+the bytes a reviewer approved is ``reviewed``'s check, at apply.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -33,6 +37,8 @@ from .ledger import COMPLETE, PlanAlreadyAppliedError  # importable here, as bef
 from .pending import activate_pending_buckets
 from .plan import ActionPlan
 from .plan_reader import PlanFileError, Reader, read_document, shown
+from .plan_text import calls_text, summary_line
+from .reread import reread_calls
 from .rewards import move_rewards_to_draft
 from .staleness import StalePlanError  # importable here, as before
 from .touched import TOUCHES, Touched, row_hash
@@ -46,6 +52,7 @@ __all__ = [
     "PlanFileError",
     "Savable",
     "StalePlanError",
+    "plan_summary",
     "read_plan",
     "row_hash",
     "save_plan",
@@ -53,8 +60,9 @@ __all__ = [
 
 FORMAT = "lyt-change-plan"
 VERSION = 2
-"""Version 2 adds the benefit creates' touched card definitions and names; version 1
-files (no such entries: their creates are not checked) are still read."""
+"""Version 2 adds the benefit creates' touched card definitions and names; a version 1
+file is still read unless it creates benefits (it has no such entries, so its creates
+could not be checked: plan again)."""
 
 BUILDERS: dict[str, Callable[[pd.DataFrame], ActionPlan[Any]]] = {
     "create_benefit": create_benefits,
@@ -78,7 +86,6 @@ class Savable(Protocol):
     def inputs(self) -> Mapping[str, pd.DataFrame]: ...
     @property
     def touched(self) -> tuple[Touched, ...]: ...
-    def summary(self) -> str: ...
 
 
 class PlanDocument(NamedTuple):
@@ -101,7 +108,7 @@ def save_plan(saved: Savable, path: str | Path) -> Path:
         "format": FORMAT,
         "version": VERSION,
         "base": {"source": saved.base.source, "pulled_at": saved.base.pulled_at.isoformat()},
-        "summary": saved.summary(),
+        "summary": plan_summary(saved.changes, saved.unsupported, saved.touched, saved.inputs),
         "changes": _records(saved.changes),
         "unsupported": _records(saved.unsupported),
         "calls": {call: _records(rows) for call, rows in saved.inputs.items()},
@@ -109,6 +116,18 @@ def save_plan(saved: Savable, path: str | Path) -> Path:
     }
     target.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return target
+
+
+def plan_summary(
+    changes: pd.DataFrame,
+    unsupported: pd.DataFrame,
+    touched: Iterable[Touched],
+    inputs: Mapping[str, pd.DataFrame],
+) -> str:
+    """The summary a plan file holds: what ``SavedPlan.summary()`` says of it, its calls
+    counting the re-read, without a budget."""
+    reads, writes = reread_calls(touched, inputs), int(changes["calls"].sum())
+    return summary_line(changes, unsupported, calls_text(reads, writes), None)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -128,11 +147,17 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
 """Call -> the columns of the rows it is built from (what ``save_plan`` writes)."""
 _SHOWN = ("column", "before", "after", "blocked_reason")
 """Keys of a change row that are text or null (older files lack ``blocked_reason``)."""
+_BUDGET = re.compile(
+    r", (budget unknown|[0-9]+ left in this window"
+    r"( \([0-9]+ at the plan's share, [0-9.e+-]+\))?(; [0-9]+ calls? short)?)"
+)
+"""The budget an older toolkit ended a file's summary with (``summary_line``'s words)."""
 
 
 def read_plan(path: str | Path) -> PlanDocument:
     """What ``save_plan`` wrote to ``path``; every broken key is refused by name, and so
-    is a change row that says other than what its call sends."""
+    is a change row that says other than what its call sends, a summary other than the
+    rows make, and a version 1 file creating benefits."""
     source = Path(path)
     document, raw = read_document(source)
     read = Reader(source)
@@ -141,6 +166,7 @@ def read_plan(path: str | Path) -> PlanDocument:
     version = read.get(document, "version", int, "")
     if version not in (1, VERSION):
         raise read.fail("version", f"{version!r}: this toolkit reads versions 1 and {VERSION}")
+    summary = read.get(document, "summary", str, "")
     base = read.get(document, "base", dict, "")
     pulled_at = read.get(base, "pulled_at", str, "base")
     named = read.get(base, "source", str, "base")
@@ -156,18 +182,51 @@ def read_plan(path: str | Path) -> PlanDocument:
     )
     touched = read.records(document, "touched", ("kind", "key", "call", "sha256"))
     parts, inputs = _parts(read, changes, read.get(document, "calls", dict, ""))
-    _check_touched(read, touched, parts, inputs, version)
+    if version == 1 and "create_benefit" in inputs:  # relabelled, it would skip their check
+        raise read.fail(
+            "version",
+            "1: a version 1 file holds no base hashes of its benefit creates"
+            " (calls.create_benefit), so their staleness cannot be checked; plan again"
+            f" (this toolkit saves version {VERSION})",
+        )
+    _check_touched(read, touched, parts, inputs)
     frame = pd.DataFrame(changes, columns=list(CHANGE_COLUMNS))
+    frame = frame.astype({c: "string" for c in CHANGE_COLUMNS if c != "calls"})
+    frame = frame.astype({"calls": "int64"})
+    dropped = pd.DataFrame(unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string")
+    _check_summary(read, summary, frame, dropped, touched, inputs)
     return PlanDocument(
         snapshot,
-        frame.astype({c: "string" for c in CHANGE_COLUMNS if c != "calls"}).astype(
-            {"calls": "int64"}
-        ),
-        pd.DataFrame(unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string"),
+        frame,
+        dropped,
         tuple(parts),
         inputs,
         tuple(touched),
         hashlib.sha256(raw).hexdigest(),
+    )
+
+
+def _check_summary(
+    read: Reader,
+    summary: str,
+    changes: pd.DataFrame,
+    unsupported: pd.DataFrame,
+    touched: list[Touched],
+    inputs: Mapping[str, pd.DataFrame],
+) -> None:
+    """Refuse a ``summary`` that is not the one the plan's rows make (``plan_summary``);
+    an older toolkit's (its calls the writes alone, a budget after it) is read."""
+    made = plan_summary(changes, unsupported, touched, inputs)
+    writes = counted(int(changes["calls"].sum()), "call")
+    for said in (made, summary_line(changes, unsupported, writes, None)):
+        if summary == said or (
+            summary.startswith(said) and _BUDGET.fullmatch(summary[len(said) :])
+        ):
+            return
+    raise read.fail(
+        "summary",
+        f"{shown(summary, 200)}, but the plan's rows make {made!r}: the file was changed"
+        " after it was saved; plan again",
     )
 
 
@@ -238,11 +297,9 @@ def _check_touched(
     touched: list[dict[str, Any]],
     parts: list[ActionPlan[Any]],
     inputs: Mapping[str, pd.DataFrame],
-    version: int,
 ) -> None:
     """Each touched entry is an object a call sends (a create's card definition or name),
-    given once, and every object a call sends has its base hash (a version 1 file's creates
-    excepted)."""
+    given once, and every object a call sends has its base hash."""
     sent = {part.action: [item.target for item in part.items] for part in parts}
     creates = inputs.get("create_benefit", pd.DataFrame(columns=["card_definition_id"]))
     cards = set(creates.get("card_definition_id", pd.Series(dtype=object)).dropna().map(str))
@@ -265,9 +322,8 @@ def _check_touched(
             entry.pop("card_buckets", None)  # null reads as missing, as everywhere in a plan
         elif held < 0:
             raise read.fail(f"{at}.card_buckets", f"{held} is not a count")
-    checked = set(TOUCHES) - ({"create_benefit"} if version == 1 else set())
     hashed = {(t["call"], t["key"]) for t in touched if t["kind"] != "card_definitions"}
-    for call in (c for c in BUILDERS if c in checked):
+    for call in BUILDERS:
         for key in sent.get(call, ()):
             if (call, key) not in hashed:
                 raise read.fail("touched", f"no base hash for {shown(key)} ({call})")

@@ -18,7 +18,15 @@ from .._text import counted
 from .cost import PlanCost
 from .edited_frames import noun
 
-__all__ = ["SIGNS", "plan_html", "plan_lines", "plan_string", "shown_rows", "summary_line"]
+__all__ = [
+    "SIGNS",
+    "calls_text",
+    "plan_html",
+    "plan_lines",
+    "plan_string",
+    "shown_rows",
+    "summary_line",
+]
 
 SIGNS = {"create": "+", "change": "~", "delete": "-"}
 """Action -> the sign its lines start with."""
@@ -77,6 +85,15 @@ def summary_line(
     return text if budget.fits else f"{text}; {counted(budget.shortfall, 'call')} short"
 
 
+def calls_text(reads: int, writes: int) -> str:
+    """A saved plan's calls: ``N calls (R re-reads, then W writes)``, or ``W calls`` when
+    nothing is re-read."""
+    if not reads:
+        return counted(writes, "call")
+    both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
+    return f"{counted(reads + writes, 'call')} ({both})"
+
+
 def plan_lines(changes: pd.DataFrame, unsupported: pd.DataFrame) -> list[str]:
     """A line per change (``+``, ``~``, ``-``; a pending-bucket activation the base shows
     blocked ends ``(the service will refuse: REASON)``) and per change the service cannot
@@ -107,10 +124,13 @@ def plan_string(
     return "\n".join([summary, *(lines if whole else _cut(lines))])
 
 
-def plan_html(summary: str, changes: pd.DataFrame, unsupported: pd.DataFrame) -> str:
-    """Jupyter's view: the summary, then a table grouped by action (create, change, delete,
-    cannot make), each group headed with its count; every value escaped, a long group cut
-    as the text is (``shown_rows``)."""
+def plan_html(
+    summary: str, changes: pd.DataFrame, unsupported: pd.DataFrame, note: str = ""
+) -> str:
+    """Jupyter's view: the summary (and a ``note`` under it: a saved plan's file and
+    sha256), then a table grouped by action (create, change, delete, cannot make), each
+    group headed with its count; every value escaped, a long group cut as the text is
+    (``shown_rows``)."""
     groups = [(action, changes[changes["action"] == action], "call") for action in SIGNS]
     groups.append(("cannot make", unsupported, "reason"))
     body = [_html_group(action, rows, last) for action, rows, last in groups if len(rows)]
@@ -118,7 +138,8 @@ def plan_html(summary: str, changes: pd.DataFrame, unsupported: pd.DataFrame) ->
     empty = f'<tbody><tr><td colspan="{len(_HTML_COLUMNS) + 1}">No changes.</td></tr></tbody>'
     return (
         f'<div class="lyt-change-plan"><p><b>{escape(summary)}</b></p>'
-        f"<table><thead><tr>{head}</tr></thead>{''.join(body) or empty}</table></div>"
+        + (f"<p>{escape(note)}</p>" if note else "")
+        + f"<table><thead><tr>{head}</tr></thead>{''.join(body) or empty}</table></div>"
     )
 
 

@@ -6,23 +6,27 @@ every write the log shows done was checked before the first run wrote it, and re
 would show that write (a deleted one, nothing).
 
 One call per reward, tier structure and card definition; one per 100 pending buckets a card
-holding touched ones held in the base (``card_buckets``; every page is read); one per 10
-names of created benefits.
+holding touched ones held in the base (``card_buckets``); one per 10 names of created
+benefits. A card is read in no more pages than that: one listing more pending buckets is
+refused (``StalePlanError``) before its next page, so the re-read never sends more calls
+than it was counted (and budgeted) for, whatever a plan file says its card held.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._text import counted
 from ..errors import APIError, NotFoundError, QuotaExhaustedError
 from ..frames.registry import BUILDERS
 from .items import PlanItem, Standing
 from .log import LogSource, LogState, log_state
 from .plan import ActionPlan
-from .touched import TOUCHES, Touched, creates_needing, is_name
+from .touched import TOUCHES, StalePlanError, Touched, creates_needing, is_name
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -101,16 +105,21 @@ def left_to_read(
 
 def reread_calls(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> int:
     """The calls of the re-read, without a token's."""
+    touched = list(touched)
+    names = sum(1 for entry in touched if is_name(entry))
+    return sum(_pages(touched, inputs).values()) + -(-names // NAMES_PER_READ)
+
+
+def _pages(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> dict[Any, int]:
+    """What one re-read call fetches (``read_key``; names aside) -> its calls: one, or
+    for a card the pages of the buckets it held in the base (``card_buckets``)."""
     pages: dict[tuple[str, ...], int] = {}
-    names = 0
     for entry in touched:
-        if is_name(entry):
-            names += 1
-            continue
-        held = entry.get("card_buckets", 1)  # a card's buckets in the base: its pages
-        key = read_key(entry, inputs)
-        pages[key] = max(pages.get(key, 1), -(-held // BUCKETS_PER_PAGE))
-    return sum(pages.values()) + -(-names // NAMES_PER_READ)
+        if not is_name(entry):
+            held = entry.get("card_buckets", 1)
+            key = read_key(entry, inputs)
+            pages[key] = max(pages.get(key, 1), -(-held // BUCKETS_PER_PAGE))
+    return pages
 
 
 def live_rows(
@@ -118,6 +127,7 @@ def live_rows(
 ) -> LiveRows:
     """Every touched object's live row, read with ``client`` (see ``LiveRows``)."""
     touched = list(touched)
+    pages = _pages(touched, inputs)
     buckets: dict[tuple[str, ...], pd.DataFrame] = {}
     rows: LiveRows = {}
     named = _benefits_named(client, [t["key"] for t in touched if is_name(t)])
@@ -127,15 +137,30 @@ def live_rows(
             rows[kind, key] = named[named["name"] == key].reset_index(drop=True)
         elif kind == "pending_buckets":
             card = read_key(entry, inputs)
-            if card not in buckets:  # every page of the card's buckets, 100 a page
-                buckets[card] = BUILDERS[kind](
-                    client.pending_buckets.iter(*card[1:], limit=BUCKETS_PER_PAGE)
-                )
+            if card not in buckets:
+                buckets[card] = _card_buckets(client, card, pages[card])
             found = buckets[card][buckets[card]["id"] == key]
             rows[kind, key] = found.reset_index(drop=True) if len(found) else None
         else:
             rows[kind, key] = _get_row(client, kind, key)
     return rows
+
+
+def _card_buckets(client: LoyaltyClient, card: tuple[str, ...], pages: int) -> pd.DataFrame:
+    """The pending buckets of ``card`` (``read_key``'s), read in at most ``pages`` pages
+    of 100; a card listing more is refused before another page is asked for."""
+    walk = client.pending_buckets.pages(*card[1:], limit=BUCKETS_PER_PAGE)
+    read = list(itertools.islice(walk, pages))
+    if read and read[-1].next_cursor and not read[-1].empty:
+        held = counted(pages * BUCKETS_PER_PAGE, "pending bucket")
+        raise StalePlanError(
+            f"card {card[-1]} lists more than the {held} its re-read was counted for (its"
+            " buckets in the base, the plan file's card_buckets): the card grew since the"
+            " pull, or the file understates it; nothing was sent but that re-read: plan"
+            " again from a fresh pull",
+            [f"pending_buckets card {card[-1]} (over {held})"],
+        )
+    return BUILDERS["pending_buckets"]([bucket for page in read for bucket in page.data])
 
 
 def own_work(

@@ -10,22 +10,13 @@ from pathlib import Path
 import pandas as pd
 
 from .._text import counted
-from ..errors import LytError
 from .reread import LiveRows, gone_words
-from .touched import Touched, is_name, names_hash, row_hash
+from .touched import StalePlanError, Touched, is_name, names_hash, row_hash
 
 __all__ = ["NAMED_AT_MOST", "StalePlanError", "stale_error", "stale_objects"]
 
 NAMED_AT_MOST = 20
 """Stale objects a refusal names; the rest are counted (``StalePlanError.stale`` holds all)."""
-
-
-class StalePlanError(LytError, RuntimeError):
-    """Touched objects whose live state differs from the plan's base; ``stale`` names them."""
-
-    def __init__(self, message: str, stale: list[str]) -> None:
-        super().__init__(message)
-        self.stale = stale
 
 
 def stale_objects(

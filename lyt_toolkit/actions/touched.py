@@ -13,11 +13,13 @@ from typing import Any
 
 import pandas as pd
 
+from ..errors import LytError
 from ..frames.column_groups import card_definition_check
 from ..snapshot import ProgramSnapshot
 
 __all__ = [
     "TOUCHES",
+    "StalePlanError",
     "Touched",
     "creates_needing",
     "is_name",
@@ -38,6 +40,16 @@ TOUCHES: dict[str, tuple[str, ...]] = {
 }
 """Call -> the kinds of the objects it touches: a benefit create, its card definition and
 its name (a ``benefits`` entry keyed by the name, see ``names_hash``)."""
+
+
+class StalePlanError(LytError, RuntimeError):
+    """Touched objects whose live state differs from the plan's base; ``stale`` names them
+    (raised by ``staleness``, and by the re-read of a card grown past its count)."""
+
+    def __init__(self, message: str, stale: list[str]) -> None:
+        super().__init__(message)
+        self.stale = stale
+
 
 # Columns a snapshot fills from other objects (not the object's own state), left out of
 # the hash: a pending bucket's program and member status, a card definition's check.

@@ -209,6 +209,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--refresh", action="store_true", help="plan again against the live state if stale"
     )
     apply.add_argument(
+        "--sha256",
+        default=None,
+        metavar="HEX",
+        help="apply only if the plan file's sha256 is HEX (all 64 hex digits: the file "
+        "reviewed, as lyt plan --out prints it); without it the file is trusted as it now reads",
+    )
+    apply.add_argument(
         "--log", default=None, metavar="FILE", help="action log (default: PLAN_FILE.log.jsonl)"
     )
     apply.add_argument(

@@ -1,9 +1,11 @@
-"""``lyt apply PLAN_FILE [--allow-destroy] [--ignore-unsupported] [--refresh] [--log FILE]
-[--budget-share SHARE]``: apply a saved plan.
+"""``lyt apply PLAN_FILE [--sha256 HEX] [--allow-destroy] [--ignore-unsupported] [--refresh]
+[--log FILE] [--budget-share SHARE]``: apply a saved plan.
 
-The plan file (``plan.save(path)``) is applied to the configured service: what the apply
-would refuse before its re-read (a log of another service among it) is refused before
-anything is printed; then its summary is printed and the objects it touches are re-read
+The plan file (``plan.save(path)``) is applied to the configured service. ``--sha256``
+binds it to the file reviewed: a file whose bytes hash otherwise is refused before any call
+(without it the file is trusted as it now reads). What the apply would refuse before its
+re-read (a log of another service among it) is refused before anything is printed; then
+the file and its sha256 and the summary are printed and the objects it touches are re-read
 (the calls printed before), a stale plan is refused naming each changed object
 (``--refresh`` plans again against the live state), deletes need ``--allow-destroy``,
 changes the service cannot make ``--ignore-unsupported``, and a plan applied to completion
@@ -40,6 +42,7 @@ class _Keywords(TypedDict):
     refresh: bool
     allow_destroy: bool
     ignore_unsupported: bool
+    sha256: str | None
 
 
 _OPTIONS = {
@@ -55,7 +58,12 @@ def apply(args: argparse.Namespace) -> int:
     from ..actions import ChangePlan
     from ..actions.change_plan import reread_line
     from ..actions.ledger import COMPLETE
+    from ..actions.reviewed import checked_sha256
 
+    try:
+        reviewed = None if args.sha256 is None else checked_sha256(args.sha256, "--sha256")
+    except ValueError as exc:
+        return fail(COMMAND, str(exc), EXIT_ERROR)
     try:
         plan = ChangePlan.load(args.plan)
     except (LytError, OSError) as exc:  # a file may quote a token planted in it: masked
@@ -71,10 +79,12 @@ def apply(args: argparse.Namespace) -> int:
                 refresh=bool(args.refresh),
                 allow_destroy=bool(args.allow_destroy),
                 ignore_unsupported=bool(args.ignore_unsupported),
+                sha256=reviewed,
             )
             # what apply refuses before the re-read (a log of another service too), refused
             # before anything is printed: no count from a log that is not this service's
             plan.check_apply(client, log=log, budget_share=share, **options)
+            print(_applying(plan.path, plan.sha256, reviewed is not None))
             print(plan.summary(log=log))  # a resumed apply's: what its log leaves
             print(reread_line(plan, client, log))
             if args.refresh:  # the summary above is the saved plan's, not what is applied
@@ -98,6 +108,12 @@ def apply(args: argparse.Namespace) -> int:
             COMMAND, f"not every change was made; see {log}, then run again to resume", EXIT_ERROR
         )
     return EXIT_APPLIED
+
+
+def _applying(path: Path, sha256: str, bound: bool) -> str:
+    """``Applying PATH (sha256 HEX, ...)``: the file applied, and whether it was checked."""
+    how = "the reviewed one" if bound else "not checked: --sha256 HEX refuses any other file"
+    return f"Applying {path} (sha256 {sha256}, {how})"
 
 
 def _file_error(exc: OSError, log: Path) -> str:

@@ -3,7 +3,9 @@
 The base is a snapshot folder (CSV or Parquet, checksums checked); the edited folder a
 copy of a CSV export changed in a spreadsheet (``reports.read_edited_frames``). Prints
 the plan as ``lyt apply`` will apply it (its calls count the re-read of the objects it
-touches, then the writes) and, with ``--out PLAN_FILE``, saves it for ``lyt apply``.
+touches, then the writes) and, with ``--out PLAN_FILE``, saves it for ``lyt apply`` and
+prints the file's sha256 and the ``lyt apply PLAN_FILE --sha256 HEX`` that applies exactly
+that file.
 Nothing is written to the service. When a service is configured (``LYT_BASE_URL`` and
 the key pair, in the environment or a ``.env`` file) one call, the token request, learns
 the live budget, and the summary ends ``R left in this window (S at the plan's share,
@@ -18,6 +20,7 @@ The exit code tells a script the answer
 from __future__ import annotations
 
 import argparse
+import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,17 +51,18 @@ def plan(args: argparse.Namespace) -> int:
     if not args.offline:
         _read_budget(change_plan)
     out = Path(args.out).expanduser() if args.out else None
-    unsaved = None
+    unsaved, saved_sha256 = None, ""
     if out is not None:  # saved before it is printed: a reader gone (| head) leaves it saved
         try:
-            change_plan.save(out)
+            saved_sha256 = hashlib.sha256(change_plan.save(out).read_bytes()).hexdigest()
         except (LytError, OSError) as exc:
             unsaved = f"cannot write {out}: {exc}"
     print(change_plan.to_string())  # every change: the review before lyt apply
     if unsaved is not None:
         return fail(COMMAND, unsaved, EXIT_ERROR)
     if out is not None:
-        print(f"\nPlan saved to {out.resolve()}; apply it with: lyt apply {out}")
+        print(f"\nPlan saved to {out.resolve()} (sha256 {saved_sha256}); apply exactly it with:")
+        print(f"lyt apply {out} --sha256 {saved_sha256}")
     return EXIT_CHANGES if len(change_plan) else EXIT_NO_CHANGES
 
 

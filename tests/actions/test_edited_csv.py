@@ -6,6 +6,7 @@ of its column, a removed or a renamed column is refused naming file, row and col
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 import re
 import shutil
@@ -125,9 +126,12 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
     assert (
         main(["plan", "--base", str(base), "--edited", str(edited), "--out", str(plan_file)]) == 2
     )
-    assert f"lyt apply {plan_file}" in capsys.readouterr().out
+    sha256 = hashlib.sha256(plan_file.read_bytes()).hexdigest()  # the reviewer's fingerprint
+    assert f"lyt apply {plan_file} --sha256 {sha256}\n" in capsys.readouterr().out
     saved = ChangePlan.load(plan_file)
-    saved.apply(client, allow_destroy=True, log=tmp_path / "plan.jsonl", progress=False)
+    saved.apply(
+        client, allow_destroy=True, log=tmp_path / "plan.jsonl", progress=False, sha256=sha256
+    )
     after = pull(client)
     assert after.rewards.set_index("id").loc[reward, "status"] == "DRAFT"
     assert after.tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"

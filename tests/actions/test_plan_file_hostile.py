@@ -8,17 +8,20 @@ import json
 import os
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, PlanAlreadyAppliedError, StalePlanError
 from lyt_toolkit.actions.lock import LockHeldError, held
 from lyt_toolkit.actions.plan_reader import MAX_BYTES, PlanFileError
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
 
 from .helpers import SECRETS, TIERS, pull, save_four_kinds
 
@@ -271,6 +274,11 @@ def test_a_file_swapped_after_load_is_not_what_is_applied(
     document["changes"] = [c for c in document["changes"] if c["key"] != TIERS]
     del document["calls"]["delete_tier_structure"]
     document["touched"] = [t for t in document["touched"] if t["key"] != TIERS]
+    document["summary"] = (
+        document["summary"]
+        .replace("1 to delete", "0 to delete")
+        .replace("9 calls (5 re-reads, then 4 writes)", "7 calls (4 re-reads, then 3 writes)")
+    )
     path.write_text(json.dumps(document), encoding="utf-8")  # the swap
 
     results = loaded.apply(client, progress=False, allow_destroy=True)
@@ -301,3 +309,83 @@ def test_a_copy_of_an_applied_plan_is_refused_as_stale_before_any_write(
     assert (after.benefits["name"] == targets["create_benefit"]).sum() == 1
     for kind in ("rewards", "tier_structures", "benefits"):
         assert getattr(after, kind).equals(getattr(before, kind)), kind
+
+
+# -- a downgrade, an understated count -----------------------------------------------------
+
+
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_a_file_relabelled_version_1_to_skip_its_creates_check_is_refused_before_any_call(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Version 1 files hold no base hashes of their creates: relabelled so, a file would
+    create a benefit whatever took its name or changed its card since. A version 1 file
+    creating nothing is still read."""
+    path = tmp_path / "plan.json"
+    document, targets = _saved(client, path)
+    document["version"] = 1
+    document["touched"] = [t for t in document["touched"] if t["call"] != "create_benefit"]
+    document["summary"] = document["summary"].replace(
+        "9 calls (5 re-reads, then 4 writes)", "7 calls (3 re-reads, then 4 writes)"
+    )
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+    message = _refused(path, "version")
+    assert "calls.create_benefit" in message and "plan again" in message
+    used = fresh.plan()["used"]
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    assert capsys.readouterr().err.startswith(f"lyt apply: {path}: key 'version': 1: ")
+    assert fresh.plan()["used"] == used
+    _untouched(client, targets)
+
+    document["changes"] = [c for c in document["changes"] if c["call"] != "create_benefit"]
+    del document["calls"]["create_benefit"]
+    document["summary"] = (
+        document["summary"]
+        .replace("1 to create", "0 to create")
+        .replace("7 calls (3 re-reads, then 4 writes)", "6 calls (3 re-reads, then 3 writes)")
+    )
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert ChangePlan.load(path).summary().startswith("Plan: 0 to create, 2 to change")
+
+
+def test_a_card_count_understated_in_the_file_never_lets_the_re_read_send_more_than_counted(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    """``card_buckets`` (what the card held in the base) sets the re-read's pages and so
+    the budget check; the re-read reads no more pages than that and refuses a card listing
+    more, before any write."""
+    program = generate_program(
+        rewards=1,
+        benefits=1,
+        card_definitions=2,
+        tier_structures=1,
+        members=1,
+        pending_buckets=150,
+        seed=3,
+    )
+    with start_sandbox(data=program) as sb, make_client(sb) as client:
+        snapshot = pull(client)
+        last = str(snapshot.pending_buckets.sort_values("date")["id"].iloc[-1])  # page two
+        edit = actions.edit(snapshot)
+        edit.pending_buckets.loc[edit.pending_buckets["id"] == last, "status"] = "ACTIVATED"
+        path = edit.plan().save(tmp_path / "plan.json")
+        document = json.loads(path.read_text(encoding="utf-8"))
+        [entry] = document["touched"]
+        assert entry["card_buckets"] == 150
+        entry["card_buckets"] = 1
+        document["summary"] = document["summary"].replace(
+            "3 calls (2 re-reads, then 1 write)", "2 calls (1 re-read, then 1 write)"
+        )
+        path.write_text(json.dumps(document), encoding="utf-8")
+        loaded = ChangePlan.load(path)
+        assert loaded.reread_cost().needed == 1
+
+        token = 0 if client.holds_token else 1
+        used = sb.plan()["used"]
+        with pytest.raises(StalePlanError, match="lists more than the 100 pending buckets"):
+            loaded.apply(client, progress=False)
+        assert sb.plan()["used"] - used == 1 + token  # the page counted, no more
+        assert pull(client).pending_buckets.set_index("id").loc[last, "status"] == "PENDING"

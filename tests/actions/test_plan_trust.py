@@ -5,6 +5,7 @@ too)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions import ChangePlan, UnreviewedPlanError
 from lyt_toolkit.actions.plan_file import PlanFileError
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
@@ -114,17 +115,28 @@ def test_a_delete_relabelled_is_refused_and_lyt_apply_never_sends_it(
     assert pull(client).tier_structures.set_index("id").loc[TIERS, "status"] != "DELETED"
 
 
-def test_a_plan_edited_consistently_applies_exactly_what_it_now_shows(
-    client: LoyaltyClient, tmp_path: Path
-) -> None:
-    """Dropping a change with its call and touched entry is an edit the file can show: the
-    plan applies what it now shows, and its line says so."""
-    path = tmp_path / "plan.json"
-    document, targets = _saved(client, path)
-    reward = targets["move_reward_to_draft"]
+def _drop_the_reward(document: Document, reward: str) -> None:
+    """The reward's change dropped with its call, touched entry and the summary's counts:
+    an edit every part of the file agrees with."""
     document["changes"] = [c for c in document["changes"] if c["key"] != reward]
     del document["calls"]["move_reward_to_draft"]
     document["touched"] = [t for t in document["touched"] if t["key"] != reward]
+    said = document["summary"]
+    document["summary"] = said.replace("2 to change", "1 to change").replace(
+        "9 calls (5 re-reads, then 4 writes)", "7 calls (4 re-reads, then 3 writes)"
+    )
+    assert document["summary"] != said
+
+
+def test_a_plan_edited_consistently_applies_exactly_what_it_now_shows_without_its_sha256(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """Dropping a change with its call, touched entry and count is an edit the file can
+    show: without the reviewed sha256 the plan applies what it now shows, and says so."""
+    path = tmp_path / "plan.json"
+    document, targets = _saved(client, path)
+    reward = targets["move_reward_to_draft"]
+    _drop_the_reward(document, reward)
     _write(path, document)
 
     loaded = ChangePlan.load(path)
@@ -132,6 +144,65 @@ def test_a_plan_edited_consistently_applies_exactly_what_it_now_shows(
     results = loaded.apply(client, allow_destroy=True, progress=False)
     assert "move_reward_to_draft" not in results["call"].tolist()
     assert pull(client).rewards.set_index("id").loc[reward, "status"] == "ACTIVE"
+
+
+def test_a_plan_edited_consistently_is_refused_by_the_reviewed_sha256_before_any_call(
+    fresh: Sandbox, client: LoyaltyClient, make_client: Callable[..., Any], tmp_path: Path
+) -> None:
+    """The reviewer's fingerprint is the file's sha256, shown with the plan: an apply bound
+    to it refuses any other bytes before a call (no token, no re-read), naming both."""
+    path = tmp_path / "plan.json"
+    document, targets = _saved(client, path)
+    reviewed = ChangePlan.load(path)
+    assert reviewed.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    for shown in (str(reviewed), repr(reviewed), reviewed._repr_html_()):
+        assert reviewed.sha256 in shown
+    _drop_the_reward(document, targets["move_reward_to_draft"])
+    _write(path, document)
+    edited = ChangePlan.load(path)
+
+    used = fresh.plan()["used"]
+    with make_client(fresh) as unused:  # holds no token: a token request would be a call
+        for check in (edited.check_apply, edited.apply):
+            with pytest.raises(UnreviewedPlanError) as caught:
+                check(unused, allow_destroy=True, sha256=reviewed.sha256.upper())
+            message = str(caught.value)
+            assert message.startswith(f"{path}: ") and "nothing was sent" in message
+            assert edited.sha256[:12] in message and reviewed.sha256[:12] in message
+        assert unused.quota.calls_used == 0 and not unused.holds_token
+    assert fresh.plan()["used"] == used
+    assert not (tmp_path / "plan.json.applied").exists()
+
+    results = edited.apply(client, allow_destroy=True, progress=False, sha256=edited.sha256)
+    assert set(results["outcome"]) == {"succeeded"}
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [("ab12cd34ef56", "a prefix is not enough"), ("z" * 64, "64 hex digits"), ("", "64 hex")],
+    ids=["a 12-digit prefix", "not hex", "empty"],
+)
+def test_a_sha256_not_whole_is_refused_naming_the_keyword_or_option_before_any_call(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
+    given: str,
+    why: str,
+) -> None:
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    saved = ChangePlan.load(path)
+    used = fresh.plan()["used"]
+    with pytest.raises(ValueError, match=f"^sha256 '{given}': .*{why}"):
+        saved.apply(client, allow_destroy=True, progress=False, sha256=given)
+
+    configure_lyt(fresh)
+    assert main(["apply", str(path), "--allow-destroy", "--sha256", given]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"lyt apply: --sha256 '{given}': ") and why in err
+    assert fresh.plan()["used"] == used
 
 
 def test_the_destroy_gate_reads_the_calls_of_an_in_memory_plan(client: LoyaltyClient) -> None:
@@ -339,3 +410,72 @@ def test_no_byte_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_er
             assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc)
 
     edit_and_load()
+
+
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_lyt_apply_prints_the_sha256_it_applies_and_refuses_another_before_any_call(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "plan.json"
+    _saved(client, path)
+    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    other = hashlib.sha256(b"another plan").hexdigest()
+    used = fresh.plan()["used"]
+
+    assert main(["apply", str(path), "--allow-destroy", "--sha256", other]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(
+        f"lyt apply: {path}: its sha256 is {sha256[:12]}..., not the reviewed {other[:12]}..."
+    )
+    assert fresh.plan()["used"] == used
+
+    assert main(["apply", str(path), "--allow-destroy", "--sha256", sha256]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Applying {path} (sha256 {sha256}, the reviewed one)\nPlan: ")
+
+
+# -- the summary the file shows -----------------------------------------------------------
+
+
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_a_summary_edited_apart_from_the_rows_is_refused_naming_it(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reviewer reading the JSON sees the summary first: it must say what the rows do."""
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    said = document["summary"]
+    document["summary"] = said.replace("1 to delete", "0 to delete")
+    assert document["summary"] != said
+    _write(path, document)
+
+    message = _refused(path, "summary")
+    assert "0 to delete" in message and f"make {said!r}" in message
+    used = fresh.plan()["used"]
+    assert main(["apply", str(path), "--allow-destroy"]) == 1
+    assert capsys.readouterr().err.startswith(f"lyt apply: {path}: key 'summary': ")
+    assert fresh.plan()["used"] == used
+    assert pull(client).tier_structures.set_index("id").loc[TIERS, "status"] != "DELETED"
+
+
+def test_an_older_toolkits_summary_is_read_and_none_that_adds_to_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """A file a 0.4.0 toolkit saved counts the writes alone and may end with the budget it
+    read then: it is read; anything else after the counts is refused."""
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    assert "9 calls (5 re-reads, then 4 writes)" in document["summary"]
+    older = document["summary"].replace("9 calls (5 re-reads, then 4 writes)", "4 calls")
+    for tail in (
+        "",
+        ", budget unknown",
+        ", 9996 left in this window (4998 at the plan's share, 0.5)",
+    ):
+        document["summary"] = older + tail
+        _write(path, document)
+        assert ChangePlan.load(path).summary().startswith(older.removesuffix("4 calls"))
+    document["summary"] = older + ", 9996 left in this window; reviewed and approved"
+    _write(path, document)
+    assert "reviewed and approved" in _refused(path, "summary")

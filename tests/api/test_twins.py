@@ -34,8 +34,8 @@ def _parameters(method: Callable[..., Any], *leave_out: str) -> list[inspect.Par
     [
         (ProgramSnapshot.pull, ProgramSnapshot.apull, ()),
         (ProgramSnapshot.refresh, ProgramSnapshot.arefresh, ()),
-        (ChangePlan.apply, SavedPlan.apply, ("refresh",)),
-        (ChangePlan.check_apply, SavedPlan.check_apply, ("refresh",)),
+        (ChangePlan.apply, SavedPlan.apply, ("refresh", "sha256")),
+        (ChangePlan.check_apply, SavedPlan.check_apply, ("refresh", "sha256")),
     ],
     ids=["pull", "refresh", "apply", "check_apply"],
 )
