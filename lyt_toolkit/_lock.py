@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .errors import LytError
 
-__all__ = ["LockFileError", "LockHeldError", "held", "lock_path"]
+__all__ = ["LockFileError", "LockHeldError", "beside", "held", "lock_path"]
 
 
 class LockHeldError(LytError, RuntimeError):
@@ -49,19 +49,25 @@ _HELD: dict[Path, tuple[int, int]] = {}
 _HELD_LOCK = threading.Lock()
 
 
+def beside(path: str | os.PathLike[str], suffix: str) -> Path:
+    """``<path><suffix>`` beside the file ``path`` names: a symbolic link is followed (every
+    link to one file shares it); any other path is kept as given, as a message shows it."""
+    target = Path(path)
+    real = target.resolve() if target.is_symlink() else target
+    return real.with_name(real.name + suffix)
+
+
 def lock_path(path: str | os.PathLike[str]) -> Path:
     """The lock file of ``path``: ``<path>.lock`` beside it, beside the file a symbolic link
     names (two links to one file take one lock)."""
-    target = Path(path)
-    real = target.resolve() if target.name else target  # no name: with_name refuses it
-    return real.with_name(real.name + ".lock")
+    return beside(path, ".lock")
 
 
 @contextmanager
 def held(path: str | os.PathLike[str], what: str) -> Iterator[None]:
     """Hold the exclusive lock of ``path`` inside the block; ``LockHeldError`` names the
     holder when another writer has it (``what``: the refused work, e.g. "is being applied")."""
-    lock = lock_path(path)
+    lock = lock_path(path).absolute()
     me = threading.get_ident()
     with _HELD_LOCK:
         thread, depth = _HELD.get(lock, (me, 0))

@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._lock import beside
 from ..errors import LytError
 from ..snapshot.clock import utc_now
 from .items import Outcome
@@ -44,8 +45,7 @@ class PlanAlreadyAppliedError(LytError, RuntimeError):
 def applied_marker(path: Path) -> Path:
     """Where a complete apply of the plan file at ``path`` is recorded: next to it, the
     file a symbolic link names (every link to one plan file shares its marker)."""
-    real = path.resolve() if path.name else path  # no name (no file): with_name refuses it
-    return real.with_name(real.name + ".applied")
+    return beside(path, ".applied")
 
 
 def applied_record(path: Path, sha256: str) -> dict[str, Any] | None:
