@@ -18,7 +18,7 @@ from ..client.allowance import AllowanceSpent, checked_share
 from ..models import Page
 from ..pull.member_tree import TREE, holds_pending, member_tree, walk_tree
 from ..pull.program_lists import ListPart, program_lists
-from ..pull.window_cost import windowed_calls
+from ..pull.window_cost import member_list_calls, windowed_calls
 from ..snapshot.cost import PullEstimate, tree_depth, wanted_kinds
 from ..snapshot.defaults import EstimateOptions
 from ..snapshot.references import referenced_card_definitions
@@ -162,7 +162,4 @@ def _windowed(parts: dict[str, int], programs: list[Any], members: list[Any]) ->
     if "programs" in parts:
         parts["programs"] = windowed_calls(programs)
     if "members" in parts:
-        by_program: dict[str, list[Any]] = {p.id: [] for p in programs}
-        for member in members:
-            by_program.setdefault(member.program_id, []).append(member)
-        parts["members"] = sum(windowed_calls(listed) for listed in by_program.values())
+        parts["members"] = member_list_calls((p.id for p in programs), members)

@@ -5,14 +5,16 @@ of the list's objects alone: ``windowed_calls(items)`` runs it against those obj
 in memory (answering as the service does: strict ``created_at`` filters on whole
 milliseconds, ``id`` ``$not_in``, newest first then ID, or oldest first) and counts the
 pages it asks for. The pull's cost estimate counts the member lists so, which it has walked
-sequentially, so that the estimate and the pull cannot disagree.
+sequentially, so that the estimate and the pull cannot disagree; ``member_list_calls`` counts
+every program's member list so, the programs' and their members' objects given (as the
+estimate lists them, or as a snapshot holds them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +23,7 @@ from typing import Any
 from ..models.listing import MAX_LIMIT
 from .windows import SPLIT_EVERY, awalk_windows, instant_ms
 
-__all__ = ["windowed_calls"]
+__all__ = ["member_list_calls", "windowed_calls"]
 
 
 def windowed_calls(
@@ -40,6 +42,16 @@ def windowed_calls(
 
     with ThreadPoolExecutor(1, thread_name_prefix="lyt-window-cost") as pool:
         return pool.submit(asyncio.run, walk()).result()
+
+
+def member_list_calls(programs: Iterable[Any], members: Iterable[Any]) -> int:
+    """The calls of walking the member list of each of ``programs`` (their IDs) in windows,
+    ``members`` (models or plain dicts with ``id``, ``program_id`` and ``created_at``) grouped
+    by their program: one call for a program of no member."""
+    by_program: dict[Any, list[Any]] = {program: [] for program in programs}
+    for member in members:
+        by_program.setdefault(_field(member, "program_id"), []).append(member)
+    return sum(windowed_calls(listed) for listed in by_program.values())
 
 
 @dataclass
@@ -104,4 +116,8 @@ def _ms(wire: str) -> int:
 
 
 def _id(item: Any) -> Any:
-    return item.get("id") if isinstance(item, dict) else getattr(item, "id", None)
+    return _field(item, "id")
+
+
+def _field(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)

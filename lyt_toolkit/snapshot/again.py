@@ -4,22 +4,30 @@
 its design read, with its seed and strata (the pull's ``sample=``). ``again_calls`` counts
 what ``ProgramSnapshot.pull(client, kinds=snapshot.kinds, sample=again_sample(snapshot))``
 sends when the service holds what the snapshot holds, by ``cost``'s rules: one token
-request, one call per page of 100 of each list the kinds need (each program's members
-included), the card definitions read by ID, one read per member read (the sample's only)
-and one bucket list per card holding pending points. The member lists, walked in
-``created_at`` windows, may take a few calls more than their pages; a snapshot that says
-what its own pull sent (``calls``) is counted at that at least.
+request, one call per page of 100 of each top-level list the kinds need, the card
+definitions read by ID, the programs list and each program's members as the pull walks
+them (in ``created_at`` windows, counted by the pull's own walk run on the objects held:
+``pull.window_cost``), one read per member read (the sample's only) and one call per page
+of 100 of the buckets of each card holding pending points. That count is exact for a
+snapshot holding every level of the member tree above its kinds (programs, members and,
+for the buckets, cards: a whole pull of every kind does); a snapshot of fewer kinds holds
+only part of the lists its pull walked (the programs then are those its members belong to).
+A snapshot that says what its own pull sent (``calls``, retries included) is counted at that
+at least.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..frames.sample import Sample
 from ..models.listing import MAX_LIMIT
+from ..pull.window_cost import member_list_calls, windowed_calls
 from .cost import pages, tree_depth
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .model import ProgramSnapshot
 
 __all__ = ["again_calls", "again_sample"]
@@ -55,15 +63,39 @@ def again_calls(snapshot: ProgramSnapshot) -> int:
             calls += int((~listed).sum())  # read by ID
             rows = rows[listed]
         calls += pages(len(rows), MAX_LIMIT)
-    members = snapshot.members
     if depth >= 1:
-        calls += pages(len(snapshot.programs), MAX_LIMIT)
+        programs = _programs(snapshot)
+        calls += windowed_calls(programs)
     if depth >= 2:
-        counts = members["program_id"].astype(object).value_counts()
-        calls += sum(pages(int(counts.get(p, 0)), MAX_LIMIT) for p in snapshot.programs["id"])
+        members = _rows(snapshot.members, "id", "program_id", "created_at")
+        calls += member_list_calls((p["id"] for p in programs), members)
     if depth >= 3:
-        calls += len(members) if snapshot.sample is None else snapshot.sample.size
+        calls += len(snapshot.members) if snapshot.sample is None else snapshot.sample.size
     if depth >= 4:
-        calls += int((snapshot.cards["balance_pending_points"].fillna(0) != 0).sum())
+        calls += _bucket_lists(snapshot)
     sent = snapshot.calls
     return calls if sent is None else max(calls, sent.used + sent.recalled)
+
+
+def _programs(snapshot: ProgramSnapshot) -> list[dict[str, Any]]:
+    """The programs the pull lists, as the snapshot holds them (``id``, ``created_at``), and
+    those its members belong to that it does not hold (a snapshot without ``programs``)."""
+    programs = _rows(snapshot.programs, "id", "created_at")
+    held = {p["id"] for p in programs}
+    joined = snapshot.members["program_id"].dropna().unique()
+    return programs + [{"id": p, "created_at": None} for p in joined if p not in held]
+
+
+def _rows(frame: pd.DataFrame, *columns: str) -> list[dict[str, Any]]:
+    """``frame``'s ``columns`` as one dict a row, a missing value None."""
+    values = frame[list(columns)].astype(object)
+    return values.where(values.notna(), None).to_dict("records")  # type: ignore[return-value]
+
+
+def _bucket_lists(snapshot: ProgramSnapshot) -> int:
+    """The calls of listing the buckets of each card holding pending points: a page of 100
+    of the buckets the snapshot holds for it, one call at least."""
+    cards = snapshot.cards
+    holding = cards.loc[cards["balance_pending_points"].fillna(0) != 0, "id"]
+    held = snapshot.pending_buckets.drop_duplicates("id")["card_id"].value_counts()
+    return sum(pages(int(held.get(card, 0)), MAX_LIMIT) for card in holding)
