@@ -1,6 +1,7 @@
 """``lyt audit`` and ``lyt report economics`` past one budget window: their own ``--checkpoint``
 paces the pull across windows and resumes it, as ``lyt export --checkpoint`` does, and
-``lyt audit --base SNAPSHOT_DIR`` audits a snapshot saved before, sending no call.
+``lyt audit --base SNAPSHOT_DIR`` audits a snapshot saved before, ``lyt report economics
+--base SNAPSHOT_DIR`` writes its economics report, sending no call.
 
 A generated program of 80 members under a 60-call hourly plan: the pull needs about 90
 calls, the default share of a window is 30. The sandbox's clock is fixed, so a window never
@@ -21,7 +22,8 @@ import pytest
 
 from lyt_toolkit import ProgramSnapshot, audit
 from lyt_toolkit.cli import main
-from lyt_toolkit.reports import FINDINGS_CSV, read_findings
+from lyt_toolkit.reports import FINDINGS_CSV, read_findings, read_manifest
+from lyt_toolkit.reports.economics_report import ECONOMICS_FORMAT, ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.synthetic import generate_program
@@ -139,6 +141,44 @@ def test_audit_base_audits_a_saved_snapshot_sending_no_call(
     assert (out_dir / FINDINGS_CSV).is_file()
 
 
+@pytest.mark.parametrize("saved_by", ["to_parquet", "lyt export --checkpoint"])
+def test_report_economics_base_reports_on_a_saved_snapshot_sending_no_call(
+    program: Sandbox,
+    saved: Path,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    saved_by: str,
+) -> None:
+    configure_lyt(program)  # a service is configured: it is not asked
+    program.set_plan("unlimited")
+    pulled = tmp_path / "pulled"
+    code, _, err = lyt(capsys, "report", "economics", "--out", str(pulled))
+    assert code == 0, err
+    if saved_by != "to_parquet":  # the folder a paced export wrote (CSV)
+        saved = tmp_path / "exported"
+        argv = ["export", "--out", str(saved), "--checkpoint", str(tmp_path / "checkpoint")]
+        assert lyt(capsys, *argv)[0] == 0
+    program.set_plan(PLAN)
+    out_dir = tmp_path / "economics"
+    code, out, err = lyt(capsys, "report", "economics", "--base", str(saved), "--out", str(out_dir))
+    assert code == 0, err
+    assert program.plan()["used"] == 0
+    assert out.startswith(f"Economics of the snapshot saved in {saved} (pulled from ")
+    assert "API calls: none (a saved snapshot)" in out
+    page = (out_dir / ECONOMICS_HTML).read_text(encoding="utf-8")
+    assert f"the snapshot saved in {saved}" in page
+    report, live = (read_manifest(d, formats=(ECONOMICS_FORMAT,)) for d in (out_dir, pulled))
+    assert report["headline"] == live["headline"]  # the program's, as a pull reports it
+    for entry in live["frames"].values():
+        name = entry["file"]
+        assert (out_dir / name).read_bytes() == (pulled / name).read_bytes(), name
+
+
+BASE_COMMANDS = [["audit"], ["report", "economics"]]
+
+
+@pytest.mark.parametrize("command", BASE_COMMANDS, ids=" ".join)
 @pytest.mark.parametrize(
     ("folder", "reason"),
     [
@@ -147,31 +187,48 @@ def test_audit_base_audits_a_saved_snapshot_sending_no_call(
         ("file", "manifest.json is missing: not a snapshot directory"),
     ],
 )
-def test_audit_base_of_a_folder_holding_no_snapshot_fails_in_one_line_naming_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], folder: str, reason: str
+def test_base_of_a_folder_holding_no_snapshot_fails_in_one_line_naming_it(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+    folder: str,
+    reason: str,
 ) -> None:
     (tmp_path / "empty").mkdir()
     (tmp_path / "file").write_text("not a folder")
     path = tmp_path / folder
-    code, out, err = lyt(capsys, "audit", "--base", str(path), "--out", str(tmp_path / "out"))
+    argv = [*command, "--base", str(path), "--out", str(tmp_path / "out")]
+    code, out, err = lyt(capsys, *argv)
     assert code == 2 and out == ""
-    assert err.startswith(f"lyt audit: --base {path}: ") and reason in err
+    assert err.startswith(f"lyt {' '.join(command)}: --base {path}: ") and reason in err
     assert err.count("\n") == 1
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", BASE_COMMANDS, ids=" ".join)
 @pytest.mark.parametrize(
     "option",
-    [["--sandbox"], ["--sample", "10"], ["--budget-share", "1"], ["--checkpoint", "c"]],
+    [
+        ["--sandbox"],
+        ["--sample", "10"],
+        ["--sample-seed", "3"],
+        ["--budget-share", "1"],
+        ["--checkpoint", "c"],
+    ],
     ids=lambda option: option[0],
 )
-def test_audit_base_refuses_the_options_of_a_pull(
-    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+def test_base_refuses_the_options_of_a_pull(
+    saved: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+    option: list[str],
 ) -> None:
-    argv = ["audit", "--base", str(saved), "--out", str(tmp_path / "out"), *option]
+    argv = [*command, "--base", str(saved), "--out", str(tmp_path / "out"), *option]
     code, out, err = lyt(capsys, *argv)
     assert code == 2 and out == ""
     assert err == (
-        f"lyt audit: {option[0]}: not with --base (the snapshot is read from its folder, "
-        "nothing is pulled)\n"
+        f"lyt {' '.join(command)}: {option[0]}: not with --base (the snapshot is read from its "
+        "folder, nothing is pulled)\n"
     )
+    assert not (tmp_path / "out").exists()

@@ -227,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
         "traffic; 1 takes it all)",
     )
 
-    report = sub.add_parser("report", help="pull a snapshot and write a report")
+    report = sub.add_parser(
+        "report", help="pull a snapshot (or read one saved before) and write a report"
+    )
     report_sub = report.add_subparsers(dest="report_command", required=True)
     econ = _command(
         report_sub,
@@ -263,7 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
         "economics before and after, the edits the service can make and those only its "
         "dashboard can (economics-what-if.html); nothing is pulled or sent",
     )
-    _base_option(econ, "with --edited: the exported snapshot the edited folder is a copy of")
+    _base_option(
+        econ,
+        "report on the snapshot saved in SNAPSHOT_DIR (lyt export, to_csv or to_parquet: CSV or "
+        "Parquet) instead of pulling one: no call is sent; with --edited: the exported snapshot "
+        "the edited folder is a copy of",
+    )
 
     sandbox = sub.add_parser("sandbox", help="run or feed the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)

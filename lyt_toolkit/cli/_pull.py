@@ -7,8 +7,8 @@ with ``--sample N``, reads only a sample of the members (``pull_options``); a pu
 refused for the budget is told with its ways forward as this command line spells them
 (``budget_refusal``), and a pull that fails is told in one line (``pull_or_fail``,
 ``explain``). A command given a saved snapshot folder (``--base SNAPSHOT_DIR``) reads it
-instead and pulls nothing (``read_or_fail``, ``PULL_ONLY``). Imports are late so
-``lyt --help`` stays fast.
+instead and pulls nothing (``snapshot_options`` refuses the pull's options with it,
+``snapshot_or_fail`` pulls or reads). Imports are late so ``lyt --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ __all__ = [
     "EMPTY_OUT",
     "PULL_ONLY",
     "REFUSED",
+    "SAVED_CALLS",
+    "Obtained",
     "PullOptions",
     "budget_refusal",
     "calls_line",
@@ -55,6 +57,8 @@ __all__ = [
     "refused",
     "sample_line",
     "saved_source",
+    "snapshot_options",
+    "snapshot_or_fail",
     "source_name",
 ]
 
@@ -223,6 +227,47 @@ def pulled_only(
                 " is pulled)"
             )
     return None
+
+
+def snapshot_options(args: argparse.Namespace) -> PullOptions:
+    """``pull_options(args)``; with ``--base`` (the snapshot read from that folder instead)
+    none of the pull's options (``PULL_ONLY``) may be given: a ``ValueError`` whose text
+    names the first one given, or a pull option's bad value."""
+    if getattr(args, "base", None) is not None and (problem := pulled_only(args, "--base")):
+        raise ValueError(problem)
+    return pull_options(args)
+
+
+SAVED_CALLS = "API calls: none (a saved snapshot)"
+"""The calls line of a snapshot read from its folder."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Obtained:
+    """The snapshot a command works on, as its report names where it came from
+    (``source_name``, ``saved_source``), and the line telling the calls it took."""
+
+    snapshot: ProgramSnapshot
+    source: str
+    calls: str
+
+
+def snapshot_or_fail(
+    command: str,
+    options: PullOptions = DEFAULT_PULL,
+    *,
+    sandbox: bool = False,
+    base: str | None = None,
+) -> Obtained | None:
+    """The snapshot pulled as ``options`` say (``pull_or_fail``) or, given ``base``, read from
+    that folder with no call (``read_or_fail``); None once one line says why it could not be."""
+    if base is not None:
+        saved = read_or_fail(base, command)
+        return None if saved is None else Obtained(saved, saved_source(base, saved), SAVED_CALLS)
+    pulled = pull_or_fail(sandbox, command, options)
+    if pulled is None:
+        return None
+    return Obtained(pulled, source_name(sandbox, pulled), calls_line(pulled))
 
 
 def read_or_fail(folder: str, command: str, option: str = "--base") -> ProgramSnapshot | None:

@@ -23,15 +23,12 @@ from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
 from ._pull import (
     DEFAULT_PULL,
     PullOptions,
-    calls_line,
     output_dir,
     pull_options,
     pull_or_fail,
-    pulled_only,
-    read_or_fail,
     sample_line,
-    saved_source,
-    source_name,
+    snapshot_options,
+    snapshot_or_fail,
 )
 from .report import ECONOMICS_DIR, write_economics
 
@@ -65,11 +62,9 @@ def audit(args: argparse.Namespace) -> int:
     sandbox = bool(getattr(args, "sandbox", False))
     history, base = getattr(args, "history", None), getattr(args, "base", None)
     try:
-        options = pull_options(args)
+        options = snapshot_options(args)
     except ValueError as exc:
         return fail("lyt audit", str(exc))
-    if base is not None and (problem := pulled_only(args, "--base")) is not None:
-        return fail("lyt audit", problem)
     return _audit(
         args.out,
         sandbox=sandbox,
@@ -100,13 +95,10 @@ def _audit(
     if out is None:
         return EXIT_CANNOT_RUN
 
-    if base is None:
-        snapshot = pull_or_fail(sandbox, command, options)
-    else:
-        snapshot = read_or_fail(base, command)
-    if snapshot is None:
+    obtained = snapshot_or_fail(command, options, sandbox=sandbox, base=base)
+    if obtained is None:
         return EXIT_CANNOT_RUN
-    source = source_name(sandbox, snapshot) if base is None else saved_source(base, snapshot)
+    snapshot, source = obtained.snapshot, obtained.source
     findings = run(snapshot)
     counts = summary(findings)
     try:
@@ -114,7 +106,7 @@ def _audit(
     except OSError as exc:
         return fail(command, f"cannot write the reports to {out}: {exc.strerror or exc}")
     print(format_summary(snapshot, findings, counts, source))
-    print(calls_line(snapshot) if base is None else "API calls: none (a saved snapshot)")
+    print(obtained.calls)
     if (note := sample_line(snapshot)) is not None:
         print(f"\n{note}")
     print(f"\nReports written to {out.resolve()}/:")

@@ -1,4 +1,5 @@
-"""``lyt report economics``: pull a snapshot and write the program's economics report.
+"""``lyt report economics``: pull a snapshot (or read one saved before, ``--base``) and write
+the program's economics report.
 
 The report folder holds every economics frame as CSV with a manifest, the charts as PNG
 and ``economics.html``, one page a colleague opens with no Python. As with ``lyt audit``,
@@ -6,8 +7,11 @@ the exit code is 0 when the report is written and 2 when it cannot be (no connec
 refused credentials, a pull refused for the call budget, an unreadable prices file or
 history, an unwritable folder), with one line naming the cause. With ``--sample N`` the
 totals are estimated from the sampled members, and the report and the summary say so.
-With ``--edited EDITED_DIR --base SNAPSHOT_DIR`` it writes the what-if of an edited export
-instead (``cli.what_if``): nothing is pulled.
+``--base SNAPSHOT_DIR`` alone reports on a snapshot saved before (``lyt export``, paced with
+``--checkpoint`` or not, ``to_csv``, ``to_parquet``) and sends no call, as ``lyt audit
+--base`` does (a folder that holds no snapshot, or a pull option given with it, is one line
+naming it). With ``--edited EDITED_DIR --base SNAPSHOT_DIR`` it writes the what-if of an
+edited export instead (``cli.what_if``): nothing is pulled.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail, redemption_rate
-from ._pull import calls_line, output_dir, pull_options, pull_or_fail, source_name
+from ._pull import output_dir, snapshot_options, snapshot_or_fail
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,20 +37,19 @@ ECONOMICS_DIR = "economics"
 
 
 def economics(args: argparse.Namespace) -> int:
-    """Pull from the configured service (or the embedded demo), then write the report; with
-    ``--edited``, the what-if of an edited export instead (``cli.what_if``)."""
+    """Pull from the configured service (or the embedded demo), or read the snapshot saved in
+    ``--base``, then write the report; with ``--edited``, the what-if of an edited export
+    instead (``cli.what_if``)."""
     if getattr(args, "edited", None) is not None:
         from .what_if import what_if_report  # loads the what-if, actions and audit: only here
 
         return what_if_report(args)
-    if getattr(args, "base", None) is not None:
-        return fail(COMMAND, "--base needs --edited EDITED_DIR (the what-if of an edited export)")
     from ..errors import LytError
     from ..inputs.prices import read_prices
     from ..snapshot import SnapshotHistory
 
     try:
-        options = pull_options(args)
+        options = snapshot_options(args)
     except ValueError as exc:
         return fail(COMMAND, str(exc))
     out = output_dir(args.out, COMMAND)
@@ -69,12 +72,12 @@ def economics(args: argparse.Namespace) -> int:
         if not folder.is_dir():
             return fail(COMMAND, f"--history {folder} is not a folder (lyt audit --history)")
         history = SnapshotHistory(folder)
-    snapshot = pull_or_fail(bool(args.sandbox), COMMAND, options)
-    if snapshot is None:
+    obtained = snapshot_or_fail(COMMAND, options, sandbox=bool(args.sandbox), base=args.base)
+    if obtained is None:
         return EXIT_CANNOT_RUN
-    source = source_name(bool(args.sandbox), snapshot)
+    snapshot, source = obtained.snapshot, obtained.source
     print(f"Economics of {source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
-    print(calls_line(snapshot))
+    print(obtained.calls)
     return write_economics(
         snapshot,
         out,

@@ -231,7 +231,6 @@ def test_a_bad_cell_exits_2_naming_frame_row_and_column(
     ("args", "named"),
     [
         (["--edited", "{edited}"], "--edited needs --base SNAPSHOT_DIR"),
-        (["--base", "{base}"], "--base needs --edited EDITED_DIR"),
         (["--base", "{base}", "--edited", "{gone}"], "--edited {gone}: no such folder"),
         (["--base", "{gone}", "--edited", "{edited}"], "--base {gone}: no such folder"),
         (["--base", "{base}", "--edited", "{empty}"], "manifest.json is missing: not a snapshot"),
