@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from ..frames.sample import Sample
 from ..models.listing import MAX_LIMIT
 from ..pull.window_cost import member_list_calls, windowed_calls
 from .cost import pages, tree_depth
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from .model import ProgramSnapshot
 
 __all__ = ["again_calls", "again_sample"]
@@ -87,9 +87,15 @@ def _programs(snapshot: ProgramSnapshot) -> list[dict[str, Any]]:
 
 
 def _rows(frame: pd.DataFrame, *columns: str) -> list[dict[str, Any]]:
-    """``frame``'s ``columns`` as one dict a row, a missing value None."""
-    values = frame[list(columns)].astype(object)
-    return values.where(values.notna(), None).to_dict("records")  # type: ignore[return-value]
+    """``frame``'s ``columns`` as one dict a row, a missing value None, an instant a
+    ``datetime`` (``pull.windows.instant_ms`` reads it four times as fast as a Timestamp)."""
+    cells = []
+    for column in columns:
+        values, held = frame[column], frame[column].notna().to_numpy()
+        if values.dtype.kind == "M":
+            values = pd.Series(pd.DatetimeIndex(values).to_pydatetime(), dtype=object)
+        cells.append([v if h else None for v, h in zip(values.to_numpy(object), held, strict=True)])
+    return [dict(zip(columns, row, strict=True)) for row in zip(*cells, strict=True)]
 
 
 def _bucket_lists(snapshot: ProgramSnapshot) -> int:
