@@ -31,17 +31,18 @@ MEMBERS = 4_500
 window splits once it has read 21 pages with as many left), so that the pull walks it in a
 call or two more than its 45 pages."""
 
-LARGE = generate_program(
-    members=MEMBERS, rewards=5, benefits=2, card_definitions=2, tier_structures=1, seed=5
-)
-
 BUCKETS = 150
 """The pending buckets of one card: two pages of its bucket list."""
 
 
 @pytest.fixture(scope="module")
 def large(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
-    with start_sandbox(LARGE, now=LARGE["now"]) as sb:
+    """The program of ``MEMBERS`` members (generated here, not on import: every worker
+    collects this file, few run it)."""
+    program = generate_program(
+        members=MEMBERS, rewards=5, benefits=2, card_definitions=2, tier_structures=1, seed=5
+    )
+    with start_sandbox(program, now=program["now"]) as sb:
         yield sb
 
 
