@@ -25,6 +25,14 @@ demo: $(STAMP)
 # The third job slot lets mypy and the site build at once (each shown whole when it ends).
 BROWSER_LOG := $(VENV)/test-browser.log
 
+# The tests keep compiled modules, and pytest its rewritten test modules, in __pycache__
+# (ignored by git) whatever the environment says: else every one of the suite's Python
+# processes (two workers, the CLI and apply subprocesses, kernels) compiles every module
+# again, about half of each worker's collection. Only nbval's run loads the nbval plugin (its
+# schema checks import a grammar library that takes seconds).
+test test-unit test-browser: export PYTHONDONTWRITEBYTECODE :=
+NO_NBVAL := -p no:nbval
+
 # Schemathesis gives every operation of a fuzzed document the same test ID, and xdist keeps
 # one test per ID: on the workers, all but one operation would silently not run. These files
 # run whole in the second stream instead (tests/conftest.py refuses repeated IDs on a worker).
@@ -39,13 +47,13 @@ test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
 	$(MAKE) --no-print-directory --output-sync=target typecheck docs
-	$(BIN)/pytest -n 2 --dist loadfile tests --ignore=tests/browser $(FUZZ:%=--ignore=%)
+	$(BIN)/pytest $(NO_NBVAL) -n 2 --dist loadfile tests --ignore=tests/browser $(FUZZ:%=--ignore=%)
 
 # The fuzzed documents (FUZZ), the browser tests, then nbval. Its own pytest cache: the unit
 # tests' run beside it writes the default one.
 test-browser: $(STAMP)
-	{ $(BIN)/pytest $(FUZZ) -o cache_dir=.pytest_cache/browser && \
-	  $(BIN)/pytest tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
+	{ $(BIN)/pytest $(NO_NBVAL) $(FUZZ) -o cache_dir=.pytest_cache/browser && \
+	  $(BIN)/pytest $(NO_NBVAL) tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
 	  $(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
 	    -p no:randomly -o cache_dir=.pytest_cache/browser; } > $(BROWSER_LOG) 2>&1
 
