@@ -25,12 +25,14 @@ demo: $(STAMP)
 # The third job slot lets mypy and the site build at once (each shown whole when it ends).
 BROWSER_LOG := $(VENV)/test-browser.log
 
-# The tests keep compiled modules, and pytest its rewritten test modules, in __pycache__
-# (ignored by git) whatever the environment says: else every one of the suite's Python
+# The tests keep compiled modules, and pytest its rewritten test modules, under
+# .venv/pycache whatever the environment says (not beside the sources: no machine path
+# lands in the working tree): else every one of the suite's Python
 # processes (two workers, the CLI and apply subprocesses, kernels) compiles every module
 # again, about half of each worker's collection. Only nbval's run loads the nbval plugin (its
 # schema checks import a grammar library that takes seconds).
 test test-unit test-browser: export PYTHONDONTWRITEBYTECODE :=
+test test-unit test-browser: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 NO_NBVAL := -p no:nbval
 
 # Schemathesis gives every operation of a fuzzed document the same test ID, and xdist keeps
