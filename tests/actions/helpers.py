@@ -14,6 +14,7 @@ from lyt_toolkit.actions import ChangePlan, ProgramEdit
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox.config import SandboxCredentials
 from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.synthetic import generate_program
 
 APP_TOKEN = "apptok-ACTIONS-SECRET-91c3"
 MANAGEMENT_TOKEN = "mgmttok-ACTIONS-SECRET-7d2e"
@@ -155,3 +156,17 @@ def save_four_kinds(client: LoyaltyClient, path: Path) -> tuple[ChangePlan, dict
     plan, targets = four_kinds_plan(pull(client))
     plan.save(path)
     return plan, targets
+
+
+def one_card_of_many_buckets() -> dict[str, Any]:
+    """A generated program of one member whose one card holds 150 pending buckets: two
+    pages of its bucket list."""
+    return generate_program(
+        rewards=1,
+        benefits=1,
+        card_definitions=2,
+        tier_structures=1,
+        members=1,
+        pending_buckets=150,
+        seed=3,
+    )

@@ -31,7 +31,6 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
-from lyt_toolkit.synthetic import generate_program
 
 from .helpers import (
     BUCKET,
@@ -42,6 +41,7 @@ from .helpers import (
     bonus,
     four_kinds_plan,
     names_on_server,
+    one_card_of_many_buckets,
     pull,
     save_four_kinds,
 )
@@ -625,15 +625,7 @@ def test_the_bucket_re_read_walks_every_page_of_a_card_holding_over_100(
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
 ) -> None:
-    program = generate_program(
-        rewards=1,
-        benefits=1,
-        card_definitions=2,
-        tier_structures=1,
-        members=1,
-        pending_buckets=150,
-        seed=3,
-    )
+    program = one_card_of_many_buckets()
     with start_sandbox(data=program) as sb, make_client(sb) as client:
         snapshot = pull(client)
         buckets = snapshot.pending_buckets

@@ -21,9 +21,8 @@ from lyt_toolkit.actions.plan_reader import MAX_BYTES, PlanFileError
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.synthetic import generate_program
 
-from .helpers import SECRETS, TIERS, pull, save_four_kinds
+from .helpers import SECRETS, TIERS, one_card_of_many_buckets, pull, save_four_kinds
 
 Document = dict[str, Any]
 
@@ -357,15 +356,7 @@ def test_a_card_count_understated_in_the_file_never_lets_the_re_read_send_more_t
     """``card_buckets`` (what the card held in the base) sets the re-read's pages and so
     the budget check; the re-read reads no more pages than that and refuses a card listing
     more, before any write."""
-    program = generate_program(
-        rewards=1,
-        benefits=1,
-        card_definitions=2,
-        tier_structures=1,
-        members=1,
-        pending_buckets=150,
-        seed=3,
-    )
+    program = one_card_of_many_buckets()
     with start_sandbox(data=program) as sb, make_client(sb) as client:
         snapshot = pull(client)
         last = str(snapshot.pending_buckets.sort_values("date")["id"].iloc[-1])  # page two
