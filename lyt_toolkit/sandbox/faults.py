@@ -1,4 +1,5 @@
-"""Injected faults for rehearsals: a share of requests answered 429, 503 or late.
+"""Injected faults for rehearsals: a share of requests answered 429, 503 or late, and
+list pages ending as a service may end them (``full_page_cursor``).
 
 Admin paths are exempt so a test can always turn faults off again. The middleware
 that injects them is ``fault_middleware``.
@@ -25,6 +26,11 @@ class FaultSettings(BaseModel):
     delay_fraction: float = Field(1.0, ge=0, le=1, description="share of requests delayed")
     retry_after: int = Field(1, ge=0, le=3600, description="Retry-After seconds on 429/503")
     seed: int | None = None
+    full_page_cursor: bool = Field(
+        False,
+        description="a full last page carries a cursor, to an empty page (the interface"
+        " does not say whether it does)",
+    )
 
 
 class Faults:

@@ -293,8 +293,10 @@ def fetch_page(
     new_cursor_token: Callable[[str], str],
     cursor_ttl: timedelta,
     scope: str = "",
+    full_page_cursor: bool = False,
 ) -> PageResult:
-    """One page of ``kind`` within ``scope`` and, when more rows follow, a fresh cursor."""
+    """One page of ``kind`` within ``scope`` and, when more rows follow, a fresh cursor
+    (``full_page_cursor``: also when the page is full, none following)."""
     # The tie-breaker id follows the last field's direction so one index serves the scan.
     order = [*query.order, ("id", query.order[-1][1])]
     fingerprint = query.fingerprint(scope)
@@ -313,7 +315,8 @@ def fetch_page(
     sql += " ORDER BY " + ", ".join(f"{c} {'DESC' if d else 'ASC'}" for c, d in order)
     sql += " LIMIT ?"
     rows = store.query(sql, [*all_params, query.limit + 1])
-    page, more = rows[: query.limit], len(rows) > query.limit
+    page = rows[: query.limit]
+    more = len(rows) > query.limit or (full_page_cursor and len(page) == query.limit)
     cursor = None
     if more:
         last = page[-1]

@@ -158,15 +158,15 @@ def save_four_kinds(client: LoyaltyClient, path: Path) -> tuple[ChangePlan, dict
     return plan, targets
 
 
-def one_card_of_many_buckets() -> dict[str, Any]:
-    """A generated program of one member whose one card holds 150 pending buckets: two
-    pages of its bucket list."""
+def one_card_of_many_buckets(buckets: int = 150) -> dict[str, Any]:
+    """A generated program of one member whose one card holds ``buckets`` pending buckets
+    (150: two pages of its bucket list)."""
     return generate_program(
         rewards=1,
         benefits=1,
         card_definitions=2,
         tier_structures=1,
         members=1,
-        pending_buckets=150,
+        pending_buckets=buckets,
         seed=3,
     )

@@ -648,6 +648,33 @@ def test_the_bucket_re_read_walks_every_page_of_a_card_holding_over_100(
         assert len(first.data) == 100 and last not in {b.id for b in first.data}
 
 
+@pytest.mark.parametrize("full_page_cursor", [False, True])
+def test_a_card_of_exactly_100_buckets_is_re_read_whether_or_not_its_full_page_ends_it(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    full_page_cursor: bool,
+) -> None:
+    """The interface does not say whether a full last page carries a cursor (to an empty
+    page): the re-read counts that page, so a card of exactly 100 buckets is not refused as
+    grown where it does, and never sends more than it counted where it does not."""
+    with start_sandbox(data=one_card_of_many_buckets(100)) as sb, make_client(sb) as client:
+        sb.set_faults(full_page_cursor=full_page_cursor)
+        snapshot = pull(client)
+        assert len(snapshot.pending_buckets) == 100
+        bucket = str(snapshot.pending_buckets["id"].iloc[0])
+        edit = actions.edit(snapshot)
+        edit.pending_buckets.loc[edit.pending_buckets["id"] == bucket, "status"] = "ACTIVATED"
+        edit.plan().save(tmp_path / "plan.json")
+        loaded = ChangePlan.load(tmp_path / "plan.json")
+
+        assert loaded.reread_cost().needed == 2  # the page of 100 and the one ending it
+        token = 0 if client.holds_token else 1
+        used = sb.plan()["used"]
+        assert loaded.stale(client) == []
+        assert sb.plan()["used"] - used == (2 if full_page_cursor else 1) + token
+
+
 def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:

@@ -60,6 +60,21 @@ def test_fractions_of_faults_are_seeded(restore: Sandbox, api: httpx.Client) -> 
     assert run() == first  # the same seed draws the same faults
 
 
+def test_full_page_cursor_ends_a_full_last_page_with_a_cursor_to_an_empty_one(
+    restore: Sandbox, api: httpx.Client
+) -> None:
+    listed = len(api.get(REWARDS, params={"limit": 100}).json()["data"])
+    assert api.get(REWARDS, params={"limit": listed}).json()["cursor"] is None
+    restore.set_faults(full_page_cursor=True)
+    full = api.get(REWARDS, params={"limit": listed}).json()
+    assert len(full["data"]) == listed and full["cursor"]["next"].startswith("lcrsrew_")
+    after = api.get(REWARDS, params={"limit": listed, "cursor": full["cursor"]["next"]}).json()
+    assert after["data"] == [] and after["cursor"] is None
+    short = api.get(REWARDS, params={"limit": listed + 1}).json()
+    assert len(short["data"]) == listed and short["cursor"] is None  # a short page still ends
+    restore.clear_faults()
+
+
 @pytest.mark.parametrize(
     "settings",
     [{"rate_limit": 1.5}, {"unavailable": -0.1}, {"delay_seconds": 100}, {"surprise": 1}],

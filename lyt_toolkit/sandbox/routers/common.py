@@ -78,6 +78,7 @@ def list_answer(
         new_cursor_token=state.cursor_ids.new,
         cursor_ttl=state.config.cursor_ttl,
         scope=scope,
+        full_page_cursor=state.faults.settings.full_page_cursor,
     )
     return Response(page.envelope_json(), media_type="application/json")
 
