@@ -4,7 +4,7 @@ Every problem is one ``PlanFileError`` line naming the file and, where there is 
 key: no regular file (a pipe, a device), a file over ``MAX_BYTES``, another encoding
 (UTF-16, a cp1252 byte), a key given twice in one object, nesting no plan has, a number a
 plan cannot hold (NaN, an infinity, an integer beyond 64 bits), a value of the wrong type.
-Values quoted in a message are cut short.
+Values quoted in a message are cut short, and configured tokens masked.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._secret import mask, secret_forms
+from ..client.config import configured_secrets
 from ..errors import LytError
 
 __all__ = ["PlanFileError", "Reader", "read_document", "shown"]
@@ -48,7 +50,11 @@ _TYPE_NAMES = {
 
 
 class PlanFileError(LytError, ValueError):
-    """A plan file that cannot be read: names the file and the key."""
+    """A plan file that cannot be read: names the file and the key; a token the environment
+    or ``.env`` configures, quoted from the file, shows as ``***``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(mask(message, secret_forms(configured_secrets())))
 
 
 def shown(value: Any, width: int = 60) -> str:

@@ -9,9 +9,7 @@ traceback and never a credential.
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
 from .._secret import mask, secret_forms
 
@@ -53,8 +51,6 @@ EXIT_BAD_OPTION = 2
 EXIT_INTERRUPTED = 130
 """Every command: stopped with Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
-_SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
-
 
 def fail(command: str, reason: str, code: int = EXIT_CANNOT_RUN) -> int:
     """Print ``{command}: {reason}`` to stderr and return ``code``."""
@@ -72,11 +68,10 @@ def interrupted(checkpoint: str | None) -> str:
 
 def scrub(text: str) -> str:
     """``text`` with any configured token replaced by ``***`` (defence in depth)."""
-    from dotenv import dotenv_values  # read only when a message is scrubbed: lyt --help is fast
+    # Imported only when a message is scrubbed: ``lyt --help`` loads no HTTP client.
+    from ..client.config import configured_secrets
 
-    env_file = dotenv_values(".env") if Path(".env").is_file() else {}
-    secrets = (source.get(var) for var in _SECRET_VARS for source in (os.environ, env_file))
-    return mask(text, secret_forms(s for s in secrets if s))
+    return mask(text, secret_forms(configured_secrets()))
 
 
 def redemption_rate(text: str) -> float | str | None:

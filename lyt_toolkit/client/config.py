@@ -244,6 +244,13 @@ class ClientConfig:
         return self.management_id, self.management_token.get_secret_value()
 
 
+def configured_secrets(env_file: str | os.PathLike[str] | None = DEFAULT_ENV_FILE) -> list[str]:
+    """The tokens the process environment and ``env_file`` set (``LYT_APP_TOKEN``,
+    ``LYT_MANAGEMENT_TOKEN``): what a message that knows no client masks."""
+    names = (ENV_VARS["app_token"], ENV_VARS["management_token"])
+    return [value for source in _sources(None, env_file) for n in names if (value := source.get(n))]
+
+
 def _sources(
     env: Mapping[str, str] | None, env_file: str | os.PathLike[str] | None
 ) -> list[Mapping[str, str | None]]:

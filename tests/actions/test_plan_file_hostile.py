@@ -104,6 +104,25 @@ def test_a_token_planted_in_a_plan_file_is_never_printed_by_lyt_apply(
     assert fresh.plan()["used"] == used  # refused before connecting
 
 
+@pytest.mark.parametrize("where", PLANTED)
+@pytest.mark.parametrize("token", range(len(SECRETS)), ids=["app token", "management token"])
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_a_token_planted_in_a_plan_file_is_never_quoted_by_change_plan_load(
+    client: LoyaltyClient, tmp_path: Path, where: str, token: int
+) -> None:
+    """``ChangePlan.load`` knows no client: the tokens the environment configures (here by
+    ``lyt_to_fresh``) are masked in its error, as ``lyt apply`` masks them."""
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    PLANTED[where](document, SECRETS[token])
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+    message = _refused(path)
+    assert "***" in message
+    for secret in SECRETS:
+        assert secret not in message
+
+
 # -- IDs that look like the reviewed ones ------------------------------------------------
 
 
