@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from .._plans import PLANS
 from .clock import Clock, iso
 
-HOURLY_BUDGETS = {"free": 100, "startup": 1000, "growth": 2000, "professional": 5000}
+HOURLY_BUDGETS = {plan.name: plan.hourly for plan in PLANS}
 UNLIMITED = "unlimited"
 WINDOWS = {"hour": 3600, "minute": 60}
 MAX_CUSTOM_BUDGET = 10**9
