@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CYCLE_REMINDER", "PLANS", "PublishedPlan", "published_plan"]
+__all__ = ["CYCLE_REMINDER", "PLANS", "Cycle", "PublishedPlan", "published_plan"]
 
 
 @dataclass(frozen=True)
@@ -39,3 +39,26 @@ def published_plan(hourly: int | None) -> PublishedPlan | None:
     """The published plan whose hourly budget is ``hourly`` (None for any other: a custom
     plan, or no budget reported)."""
     return next((plan for plan in PLANS if plan.hourly == hourly), None)
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """A project's billing cycle budget: ``calls`` a cycle, of the published plan ``plan``
+    (None: stated with the client's ``cycle_calls``)."""
+
+    calls: int
+    plan: str | None = None
+
+    def __str__(self) -> str:
+        budget = f"{self.calls:,}-call billing cycle"
+        return f"the {self.plan} plan's {budget}" if self.plan else f"the project's {budget}"
+
+    def share_of(self, calls: int) -> str:
+        """``calls`` as a share of the cycle, worded: ``20 % of the professional plan's
+        100,000-call billing cycle``."""
+        return f"{_percent(calls / self.calls)} of {self}"
+
+
+def _percent(fraction: float) -> str:
+    """``0.2023`` as ``20 %``; below 1 % as ``under 1 %``."""
+    return "under 1 %" if fraction < 0.01 else f"{fraction:.0%}".replace("%", " %")

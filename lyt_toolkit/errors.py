@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
+from ._plans import Cycle
 from ._text import counted
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "BudgetExceededError",
     "ConfigurationError",
     "ConflictError",
+    "CycleBudgetError",
     "DuplicateFoundError",
     "LytError",
     "MissingRequiredFeatureError",
@@ -396,6 +398,71 @@ class PullBudgetError(BudgetExceededError):
             resets_at=self.resets_at,
             others=self.others,
             during=self.during,
+        )
+
+
+class CycleBudgetError(PullBudgetError):
+    """A paced pull refused, or stopped, for the project's billing-cycle budget: before
+    ``stage`` when the calls it needs in all (``needed``, at least) are more than its
+    ``share`` of the ``cycle``'s budget, or partway
+    through it (``during``) once the service's answers say the cycle's budget is spent
+    (``reached``). What a paced pull read stays in its checkpoint. ``ways`` as for
+    ``PullBudgetError``."""
+
+    def __init__(
+        self,
+        stage: str,
+        *,
+        needed: int,
+        share: float,
+        cycle: Cycle,
+        sent: int,
+        ways: tuple[WayForward, ...] = (),
+        reached: bool = False,
+    ) -> None:
+        super().__init__(
+            stage,
+            needed=needed,
+            remaining=0,
+            share=share,
+            window_left=None,
+            sent=sent,
+            ways=ways,
+            during=reached,
+        )
+        self.cycle, self.reached = cycle, reached
+        overdrawn = (
+            "past it the service lets calls through with a reminder, and weeks of that lead to"
+            " throttling or suspension of the project"
+        )
+        if reached:
+            head = (
+                f"pull stopped during its {stage}: the service's answers say {cycle} is spent"
+                f" ({overdrawn}); what it read is kept in its checkpoint: run it again once the"
+                " cycle renews"
+            )
+        else:
+            head = (
+                f"pull stopped before its {stage}: paced, it needs at least"
+                f" {counted(needed, 'call')} in all, {cycle.share_of(needed)}, more than its"
+                f" share ({share:g}) of it ({overdrawn})"
+            )
+        lines = [f"{head}; the pull sent {counted(sent, 'call')} and nothing more"]
+        if ways:
+            lines.append("Ways forward:")
+            lines.extend(f"  - {way}" for way in ways)
+        LytError.__init__(self, "\n".join(lines))
+
+    def with_ways(self, ways: tuple[WayForward, ...]) -> CycleBudgetError:
+        """The same refusal with other ``ways`` forward (those a front end can take)."""
+        return CycleBudgetError(
+            self.stage,
+            needed=self.needed,
+            share=self.share,
+            cycle=self.cycle,
+            sent=self.sent,
+            ways=ways,
+            reached=self.reached,
         )
 
 

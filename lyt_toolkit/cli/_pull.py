@@ -333,6 +333,8 @@ def _spelled(way: WayForward, options: PullOptions) -> str:
     if name == "checkpoint":
         return f"--checkpoint {value}" if options.can_checkpoint else _paced_export(value, options)
     if name == "sample":
+        if options.can_sample and options.checkpoint is not None:
+            return f"--sample {value} --checkpoint ANOTHER_DIR"  # the folder holds this pull
         if options.can_sample:
             return f"--sample {value}"
         return f"not an option of this command; {python}"

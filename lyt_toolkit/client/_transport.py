@@ -58,7 +58,10 @@ class _Driver:
         self.core = core
         self.owns_http_client = owns_http_client
         self.tokens = TokenCache(core.config.token_refresh_skew)
-        self.quota = Quota(max_wait=core.config.max_wait, rate=core.config.rate)
+        config = core.config
+        self.quota = Quota(
+            max_wait=config.max_wait, rate=config.rate, cycle_calls=config.cycle_calls
+        )
         self.scrubber = Scrubber(self.secrets)
         self.recorder: Recorder | None = None
         """Where GET answers are kept and recalled (``recording``), while one is set."""

@@ -54,7 +54,7 @@ from ..errors import LytError, PullBudgetError, WayForward, share_of
 if TYPE_CHECKING:
     from datetime import datetime
 
-__all__ = ["Allowance", "AllowanceSpent", "PacingEnded", "checked_share"]
+__all__ = ["Allowance", "AllowanceSpent", "CycleSpent", "PacingEnded", "checked_share"]
 
 
 def checked_share(share: float) -> float:
@@ -83,6 +83,21 @@ class AllowanceSpent(LytError):
         super().__init__(
             f"not sent: this work's share ({allowance.share:g}) of the call budget, "
             f"{counted(calls, 'call')}, is used up{since}"
+        )
+
+
+class CycleSpent(AllowanceSpent):
+    """A call of a paced work not sent: the service's last answer said the project's billing
+    cycle budget is spent (``Quota.cycle_reached``). A paced work may run for days; past the
+    cycle's budget each of its calls would add to what the project overdraws."""
+
+    def __init__(self, allowance: Allowance) -> None:
+        self.allowance = allowance
+        LytError.__init__(
+            self,
+            "not sent: the project's billing-cycle budget is spent (the service lets calls"
+            " through with a reminder; weeks of it lead to throttling), and this paced work"
+            " stops there",
         )
 
 

@@ -34,6 +34,7 @@ ENV_VARS: dict[str, str] = {
     "app_token": "LYT_APP_TOKEN",
     "management_id": "LYT_MANAGEMENT_ID",
     "management_token": "LYT_MANAGEMENT_TOKEN",
+    "cycle_calls": "LYT_CYCLE_CALLS",
 }
 """Environment variable behind each setting."""
 
@@ -138,6 +139,7 @@ class ClientSettings(TypedDict, total=False):
     max_pages: int | None
     max_wait: float | None
     rate: str | Rate | None
+    cycle_calls: int | None
     env_file: str | os.PathLike[str] | None
 
 
@@ -163,6 +165,10 @@ class ClientConfig:
     ``QuotaExhaustedError``."""
     rate: Rate | None = None
     """Call starts spread evenly at this rate (``None``: as fast as the calls come)."""
+    cycle_calls: int | None = None
+    """The project's calls per billing cycle, where its plan is not a published one (an
+    enterprise plan) or to state it (``None``: the published plan whose hourly budget the
+    answers report, else unknown); see ``Quota.cycle``."""
 
     @cached_property
     def url(self) -> httpx.URL:
@@ -218,6 +224,7 @@ class ClientConfig:
             max_pages=_max_pages(settings.get("max_pages")),
             max_wait=_max_wait(settings.get("max_wait")),
             rate=_rate(settings.get("rate")),
+            cycle_calls=_cycle_calls(values["cycle_calls"]),
             token_refresh_skew=(
                 DEFAULT_TOKEN_REFRESH_SKEW
                 if token_refresh_skew is None
@@ -351,3 +358,17 @@ def _max_wait(value: float | None) -> float:
 
 def _rate(value: str | Rate | None) -> Rate | None:
     return None if value is None else Rate.parse(value)
+
+
+def _cycle_calls(value: object) -> int | None:
+    """``cycle_calls`` (``LYT_CYCLE_CALLS``: its text) as a whole number from 1."""
+    if value is None:
+        return None
+    number = value.strip().replace("_", "").replace(",", "") if isinstance(value, str) else value
+    if isinstance(number, str) and number.isdigit():
+        number = int(number)
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise ConfigurationError(
+            f"cycle_calls (LYT_CYCLE_CALLS) must be a whole number of calls from 1, got {value!r}"
+        )
+    return number

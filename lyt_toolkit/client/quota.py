@@ -28,6 +28,13 @@ count and the reset at once; only an answer for an earlier window is ignored. On
 the reset has passed on this machine's clock the window is refilled to ``limit``.
 ``resets_at`` is the service's own instant, so it reads as the service says.
 
+The billing cycle: a project's plan also gives it calls per billing cycle (a month's, say);
+past them the service lets calls through, each answer's ``X-Rate-Limit-Type`` reading
+``api_calls_cycle`` (``cycle_reached``). No header counts the cycle's calls: ``cycle``
+is the budget of the published plan whose hourly budget the answers report, or the one
+the client was given (``cycle_calls``). A paced allowance sends nothing once the cycle is
+reached (``CycleSpent``): a work paced over days stops rather than overdraw the cycle.
+
 Every call sent is counted (``calls_used``). ``remaining`` is never more than
 the service will allow: the lowest count any answer of the current window
 reported, less every call still awaiting its answer (the service may or may not
@@ -52,10 +59,11 @@ from typing import Literal, TypeVar
 
 import httpx
 
+from .._plans import CYCLE_REMINDER, Cycle, published_plan
 from .._progress import Progress, ProgressBar
 from ..errors import QuotaExhaustedError, RateLimitError, api_error, time_after
 from ._core import parse_retry_after
-from .allowance import Allowance, AllowanceSpent
+from .allowance import Allowance, AllowanceSpent, CycleSpent
 from .config import Rate
 
 __all__ = ["Quota"]
@@ -88,11 +96,13 @@ class Quota:
         *,
         max_wait: float,
         rate: Rate | None = None,
+        cycle_calls: int | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> None:
         self.max_wait = max_wait
         self.rate = rate
+        self.cycle_calls = cycle_calls
         self._clock = clock
         self._wall = wall
         self._lock = threading.Lock()
@@ -138,6 +148,21 @@ class Quota:
     def type(self) -> str | None:
         """Which limit was reached (``api_calls``, ...), while the service says one is."""
         return self._type
+
+    @property
+    def cycle(self) -> Cycle | None:
+        """The project's billing cycle budget: the client's ``cycle_calls``, else the
+        published plan's whose hourly budget the answers report (None: neither known)."""
+        if self.cycle_calls is not None:
+            return Cycle(self.cycle_calls)
+        plan = published_plan(self._limit)
+        return None if plan is None else Cycle(plan.cycle, plan.name)
+
+    @property
+    def cycle_reached(self) -> bool:
+        """Whether the service's last answer said the billing cycle's budget is spent (it
+        lets calls through, with this reminder)."""
+        return self._type == CYCLE_REMINDER
 
     @property
     def calls_used(self) -> int:
@@ -244,6 +269,7 @@ class Quota:
         counted) and 0. ``AllowanceSpent`` when the call would go beyond an allowance held
         (``allowance``): nothing is counted and the call is not sent."""
         with self._lock:
+            self._refuse_past_cycle()
             wait = self._spent_for()
             if wait > 0:
                 return wait, 0
@@ -267,6 +293,7 @@ class Quota:
         spacing. ``(0, False)`` once it may start now; the start is then booked, so the next
         waits its spacing and a paced share counts it."""
         with self._lock:
+            self._refuse_past_cycle()
             wait = self._spent_for()
             if wait > 0:
                 return wait, True
@@ -291,6 +318,13 @@ class Quota:
                     return self._next_start - now, False
                 self._next_start = now + self.rate.interval
             return 0.0, False
+
+    def _refuse_past_cycle(self) -> None:
+        """``CycleSpent`` for a paced allowance held once the billing cycle is reached."""
+        if self._type == CYCLE_REMINDER:
+            for held in self._allowances:
+                if held.paced:
+                    raise CycleSpent(held)
 
     def _window_of(self, limit: int | None, ends: float | None) -> Window:
         """Which window an answer is for: ``new`` (a later one, or a new limit: the plan

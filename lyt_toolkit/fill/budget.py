@@ -12,6 +12,11 @@ budget holds refuses any call beyond the share in any case (a list longer than t
 a bucket list of several pages, a share that shrank as other traffic spent the window), so
 a pull never spends more than its share: stopped partway through a stage, it raises the
 same error for the rest of the pull (``stopped``).
+
+A paced pull waits for the windows it needs instead, but keeps to ``budget_share`` of the
+project's billing cycle (``Quota.cycle``, when known): one needing more in all, its runs
+together, is refused before its member reads (``CycleBudgetError``), and one under way stops
+once the service's answers say the cycle's budget is spent (``cycle_stopped``).
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from .._plans import Cycle
 from .._text import counted
 from ..client.allowance import Allowance
 from ..client.quota import Quota
-from ..errors import PullBudgetError, WayForward
+from ..errors import CycleBudgetError, PullBudgetError, WayForward
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE
 
@@ -43,6 +49,9 @@ class PullBudget:
         """The stage under way (named in a refusal)."""
         self.lists_calls = 0
         """Calls the lists took (token included), once they are all walked."""
+        self.recalled = 0
+        """List pages a checkpoint gave back instead of a call (a paced pull's earlier runs
+        sent them)."""
         self.by_id = 0
         """Card definitions the lists reference but do not hold: one read each."""
         self.planned: int | None = None
@@ -52,10 +61,12 @@ class PullBudget:
         sampled pull."""
         self.sample_size: int | None = None
 
-    def lists_walked(self, by_id: int) -> None:
-        """Every list is walked: their calls are what has been spent so far; ``by_id`` card
-        definitions they reference are still to be read."""
+    def lists_walked(self, by_id: int, recalled: int = 0) -> None:
+        """Every list is walked: their calls are what has been spent so far, and the
+        ``recalled`` pages a checkpoint gave back; ``by_id`` card definitions they reference
+        are still to be read."""
         self.lists_calls = self.allowance.spent
+        self.recalled = recalled
         self.by_id = by_id
 
     def check(self, level: str, needed: int, *, members: int, sampled: int | None) -> None:
@@ -66,10 +77,51 @@ class PullBudget:
         self.listed, self.sample_size = members, sampled
         if self.planned is None:
             self.planned = self.allowance.spent + needed + self.by_id
+        if self.allowance.paced:  # it waits for the windows it needs, within the cycle
+            rest = needed + self.by_id
+            if not self._within_cycle(self.lists_calls + self.recalled + rest):
+                raise self._cycle_refusal(rest, members, sampled)
+            return
         left = self.allowance.left
-        if self.allowance.paced or left is None or needed + self.by_id <= left:
-            return  # a paced pull waits for the windows it needs
+        if left is None or needed + self.by_id <= left:
+            return
         raise self.refusal(needed + self.by_id, members=members, sampled=sampled)
+
+    def _cycle_share(self) -> int | None:
+        """The calls the pull's share of the billing cycle holds (None: the cycle unknown)."""
+        cycle = self.quota.cycle
+        return None if cycle is None else math.floor(self.allowance.share * cycle.calls)
+
+    def _within_cycle(self, calls: int) -> bool:
+        """Whether ``calls`` fit in the pull's share of the billing cycle (or it is unknown)."""
+        share = self._cycle_share()
+        return share is None or calls <= share
+
+    def _cycle_refusal(self, rest: int, members: int, sampled: int | None) -> CycleBudgetError:
+        """The refusal of a paced pull whose ``rest`` and what its runs walked before are
+        more than its share of the billing cycle."""
+        cycle = self.quota.cycle
+        assert cycle is not None
+        return CycleBudgetError(
+            self.stage,
+            needed=self.lists_calls + self.recalled + rest,
+            share=self.allowance.share,
+            cycle=cycle,
+            sent=self.allowance.spent,
+            ways=tuple(_elsewhere(way) for way in self._ways(rest, members, sampled)),
+        )
+
+    def cycle_stopped(self) -> CycleBudgetError:
+        """The error for a paced pull stopped partway through ``stage`` because the service
+        said the billing cycle's budget is spent (``CycleSpent``)."""
+        return CycleBudgetError(
+            self.stage,
+            needed=self.allowance.rest(self.planned),
+            share=self.allowance.share,
+            cycle=self.quota.cycle or Cycle(0),
+            sent=self.allowance.spent,
+            reached=True,
+        )
 
     def refusal(
         self, needed: int, *, members: int | None = None, sampled: int | None = None
@@ -109,8 +161,10 @@ class PullBudget:
                 f"kinds={listed_only}",
                 argument=("kinds", listed_only),
             )
-        if members is not None and allowance.calls is not None and self.stage != "lists":
-            room = (allowance.calls - lists) // 2  # a read and a bucket list per member
+        # A paced sample waits for windows too: only its share of the cycle bounds it.
+        held = self._cycle_share() if allowance.paced else allowance.calls
+        if members is not None and held is not None and self.stage != "lists":
+            room = (held - self.recalled - lists) // 2  # a read and a bucket list per member
             size = min(DEFAULT_SAMPLE, members, room, (sampled or members + 1) - 1)
             if size >= 2:
                 yield WayForward(
@@ -123,7 +177,8 @@ class PullBudget:
         total = allowance.spent + needed
         known = self.stage != "lists"  # stopped during the lists, the rest is not counted yet
         pull = "the whole pull" if sampled is None else f"this pull of {counted(sampled, 'member')}"
-        if allowance.calls:
+        cycle = self.quota.cycle
+        if allowance.calls and self._within_cycle(total):
             windows = counted(math.ceil(total / allowance.calls), "window")
             pace = (
                 f"over at least {windows} at this share"
@@ -131,9 +186,10 @@ class PullBudget:
                 else "over as many windows as it takes at this share (its cost is not known"
                 " until its lists are walked; ProgramSnapshot.estimate counts it)"
             )
+            of_cycle = f", {cycle.share_of(total)} at least" if known and cycle else ""
             yield WayForward(
                 f"{pull}, paced {pace} and resumable (what it reads is kept in the"
-                " checkpoint folder)",
+                f" checkpoint folder){of_cycle}",
                 total,
                 "checkpoint='pull-checkpoint' (lyt export --checkpoint DIR)",
                 at_least=True,
@@ -156,3 +212,11 @@ class PullBudget:
                 at_least=True,
                 argument=("budget_share", 1.0),
             )
+
+
+def _elsewhere(way: WayForward) -> WayForward:
+    """A paced pull's way forward as another pull: its checkpoint folder holds this one."""
+    if way.argument is None:
+        return way
+    what = f"{way.what}, paced in another checkpoint folder (this one holds this pull)"
+    return WayForward(what, way.calls, way.how, way.at_least, way.argument)

@@ -34,7 +34,7 @@ import pandas as pd
 from .._progress import Progress, ProgressBar
 from .._services import named_here, service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..client.allowance import Allowance, AllowanceSpent, checked_share
+from ..client.allowance import Allowance, AllowanceSpent, CycleSpent, checked_share
 from ..errors import NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
@@ -308,6 +308,8 @@ class _Puller:
                         async with PaceBar(self.progress, c, budget, kept, self._note_start):
                             frames = await self._pull(bar, budget)
                         self._note_start()
+            except CycleSpent:
+                raise budget.cycle_stopped() from None
             except AllowanceSpent:
                 raise budget.stopped() from None
         quota = c.quota
@@ -363,7 +365,9 @@ class _Puller:
             if not step.requests or step.requests[0].part not in ("cards", "pending_buckets"):
                 return
             walked = by_part(await listing)
-            budget.lists_walked(by_id=len(self._unlisted(walked, ())))
+            kept = self.checkpoint
+            recalled = 0 if kept is None else kept.recalled  # list pages given back
+            budget.lists_walked(by_id=len(self._unlisted(walked, ())), recalled=recalled)
             sampled = None if self.design is None else self.design.size
             needed = len(step.requests)
             if self.draw is not None and self.draw.adaptive and self.design is self.draw.first:

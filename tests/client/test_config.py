@@ -172,6 +172,7 @@ def test_client_settings_name_every_resolved_setting() -> None:
         "max_pages",
         "max_wait",
         "rate",
+        "cycle_calls",
         "env_file",
     }
 

@@ -1,0 +1,113 @@
+"""A paced pull keeps to its share of the project's billing cycle: refused before its member
+reads when it needs more in all, with ways that fit; stopped once the service's answers say
+the cycle's budget is spent, its checkpoint keeping what it read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import ConfigurationError, CycleBudgetError, PullBudgetError
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
+
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
+MakeClient = Callable[..., LoyaltyClient]
+
+MEMBERS = 300
+PROGRAM = generate_program(
+    members=MEMBERS, rewards=20, benefits=10, card_definitions=3, tier_structures=2, seed=4
+)
+"""A program whose member reads alone are more than half of a 500-call cycle."""
+
+
+@pytest.fixture(scope="module")
+def program(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    with start_sandbox(PROGRAM, now=PROGRAM["now"]) as sb:
+        yield sb
+
+
+def _refused(sb: Sandbox, client: LoyaltyClient, folder: Path, **kwargs: Any) -> CycleBudgetError:
+    used = sb.plan()["used"]
+    with pytest.raises(CycleBudgetError) as caught:
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder, **kwargs)
+    assert sb.plan()["used"] - used == caught.value.sent  # nothing more than it says
+    return caught.value
+
+
+def test_a_paced_pull_needing_more_than_its_share_of_the_free_plans_cycle_is_refused(
+    program: Sandbox, make_client: MakeClient, tmp_path: Path
+) -> None:
+    """The free plan's 100 calls an hour name its 500-call cycle: a paced pull needing over
+    300 calls is over half of it, refused once its lists are walked, before any member read."""
+    program.set_plan("free")
+    with make_client(program) as client:
+        refused = _refused(program, client, tmp_path / "c")
+    assert refused.stage == "member reads" and not refused.reached
+    assert refused.needed > 250 and refused.sent < 20  # the lists only
+    text = str(refused)
+    assert "the free plan's 500-call billing cycle" in text and "share (0.5)" in text
+    assert "throttling" in text
+    assert all(way.argument is None or way.argument[0] != "checkpoint" for way in refused.ways)
+    sample = next(way for way in refused.ways if way.argument and way.argument[0] == "sample")
+    assert sample.calls <= 250
+
+
+def test_the_sample_it_offers_is_pulled_paced_within_the_cycle(
+    program: Sandbox, make_client: MakeClient, tmp_path: Path
+) -> None:
+    """A 500-call cycle stated on a plan of 5,000 calls an hour (no window to wait for)."""
+    program.set_plan("professional")
+    with make_client(program, cycle_calls=500) as client:
+        refused = _refused(program, client, tmp_path / "c")
+        size = next(w.argument[1] for w in refused.ways if w.argument and w.argument[0] == "sample")
+        used = program.plan()["used"]
+        sampled = ProgramSnapshot.pull(
+            client, progress=False, checkpoint=tmp_path / "s", sample=size
+        )
+    assert len(sampled.members) == MEMBERS and sampled.sample is not None
+    assert program.plan()["used"] - used <= 250
+
+
+def test_a_stated_cycle_budget_takes_the_place_of_the_published_plans(
+    program: Sandbox, make_client: MakeClient, tmp_path: Path
+) -> None:
+    """``cycle_calls`` states the cycle: 200 refuses the paced pull on the professional plan,
+    whose published cycle would hold it; 100,000 lets it go."""
+    program.set_plan("professional")
+    with make_client(program, cycle_calls=200) as client:
+        refused = _refused(program, client, tmp_path / "c")
+    assert "the project's 200-call billing cycle" in str(refused)
+    with make_client(program, cycle_calls=100_000) as client:
+        pulled = ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "d")
+    assert len(pulled.members) == MEMBERS
+
+
+@pytest.mark.parametrize("bad", [0, -5, "many", 2.5, True])
+def test_a_cycle_budget_that_is_not_a_count_is_refused_naming_it(bad: object) -> None:
+    with pytest.raises(ConfigurationError, match="cycle_calls"):
+        LoyaltyClient(base_url="http://127.0.0.1:9", env_file=None, cycle_calls=bad)
+
+
+def test_an_unpaced_refusal_offers_pacing_only_within_the_cycle_and_says_its_share(
+    program: Sandbox, make_client: MakeClient
+) -> None:
+    """Refused for the hour's share, a pull offers to be paced with the cycle share it takes
+    where that fits, and not where it does not."""
+    program.set_plan("30/hour")
+    stated = make_client(program, cycle_calls=100_000)
+    with stated as client, pytest.raises(PullBudgetError) as fits:
+        ProgramSnapshot.pull(client, progress=False)
+    paced = next(w for w in fits.value.ways if w.argument and w.argument[0] == "checkpoint")
+    assert "of the project's 100,000-call billing cycle at least" in paced.what
+    program.set_plan("30/hour")
+    with make_client(program, cycle_calls=400) as client, pytest.raises(PullBudgetError) as over:
+        ProgramSnapshot.pull(client, progress=False)
+    assert not isinstance(over.value, CycleBudgetError)
+    assert all(w.argument is None or w.argument[0] != "checkpoint" for w in over.value.ways)
