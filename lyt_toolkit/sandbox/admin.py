@@ -40,6 +40,12 @@ class SetPlan(BaseModel):
     plan: str = Field(
         ..., description="free, startup, growth, professional, unlimited, N/hour or N/minute"
     )
+    cycle_used: int | None = Field(
+        None,
+        ge=0,
+        strict=True,
+        description="calls the current billing cycle has counted already (0 if not given)",
+    )
 
 
 class SetClock(BaseModel):
@@ -100,13 +106,16 @@ def get_plan(request: Request) -> dict[str, Any]:
 
 @router.put("/plan")
 def set_plan(body: SetPlan, request: Request) -> dict[str, Any]:
-    """Put a plan in force at once, with its whole budget."""
+    """Put a plan in force at once, with its whole budget, the billing cycle counting
+    ``cycle_used`` calls (0 if not given)."""
     try:
         plan = parse_plan(body.plan)
     except ValueError as exc:
         raise bad_request(f"plan: {exc}") from None
+    if body.cycle_used is not None and plan.cycle is None:
+        raise bad_request(f"cycle_used: the {plan.name} plan has no billing-cycle budget")
     budget = _budget(request)
-    budget.set(plan)
+    budget.set(plan, body.cycle_used or 0)
     return budget.status()
 
 

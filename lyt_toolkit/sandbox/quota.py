@@ -5,6 +5,12 @@ A plan is ``free``, ``startup``, ``growth``, ``professional`` (100, 1,000, 2,000
 fixed and aligned to the clock's hour or minute (the budget refills all at once when the
 window ends), so moving the sandbox clock moves them.
 
+The published plans also have a budget per billing cycle (500 to 100,000 calls; the
+others have none). The service does not say how long a cycle is: the sandbox's is the
+calendar month (UTC) of its clock, which moves it as it moves the windows. Every call the
+hourly budget lets through counts; once the cycle's count is past its budget, calls are
+still let through, their answers carrying ``X-Rate-Limit-Type: api_calls_cycle``.
+
 Counted: every request under ``/v1``, ``/v2``, ``/management`` and ``/oauth`` that
 reaches the service, whatever its answer (a 401 or 404 counts), except one refused
 because the budget is spent. Never counted: the admin API ``/_sandbox``, ``/docs``,
@@ -22,10 +28,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .._plans import PLANS
+from .._plans import CYCLE_REMINDER, PLANS
 from .clock import Clock, iso
 
-HOURLY_BUDGETS = {plan.name: plan.hourly for plan in PLANS}
+PUBLISHED = {plan.name: plan for plan in PLANS}
 UNLIMITED = "unlimited"
 WINDOWS = {"hour": 3600, "minute": 60}
 MAX_CUSTOM_BUDGET = 10**9
@@ -41,11 +47,13 @@ _CUSTOM = re.compile(r"(\d+)\s*/\s*(hour|minute)")
 
 @dataclass(frozen=True)
 class Plan:
-    """A budget of ``limit`` calls per ``window`` seconds; ``limit`` ``None`` is unlimited."""
+    """A budget of ``limit`` calls per ``window`` seconds (``None``: unlimited) and of
+    ``cycle`` calls per billing cycle (``None``: no cycle budget)."""
 
     name: str
     limit: int | None
     window: int
+    cycle: int | None = None
 
     @property
     def window_name(self) -> str:
@@ -62,8 +70,9 @@ def parse_plan(value: object) -> Plan:
     text = value.strip().lower()
     if text == UNLIMITED:
         return UNLIMITED_PLAN
-    if text in HOURLY_BUDGETS:
-        return Plan(text, HOURLY_BUDGETS[text], WINDOWS["hour"])
+    if text in PUBLISHED:
+        published = PUBLISHED[text]
+        return Plan(text, published.hourly, WINDOWS["hour"], published.cycle)
     custom = _CUSTOM.fullmatch(text)
     if custom and 1 <= int(custom[1]) <= MAX_CUSTOM_BUDGET:
         limit, window = int(custom[1]), custom[2]
@@ -118,6 +127,14 @@ def program_plan(program: Mapping[str, Any]) -> Plan:
         raise ValueError(f"projects[0] {first.get('id')}: plan.api_calls: {exc}") from None
 
 
+def billing_cycle(moment: datetime) -> tuple[datetime, datetime]:
+    """The start and end of the billing cycle holding ``moment``: its calendar month (UTC)."""
+    start = moment.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    if start.month == 12:
+        return start, start.replace(year=start.year + 1, month=1)
+    return start, start.replace(month=start.month + 1)
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Whether a call may go ahead, and the headers its answer carries."""
@@ -128,8 +145,9 @@ class Verdict:
 
 
 class Budget:
-    """The calls left in the current window of the plan in force; exact under concurrency
-    (one lock around reading the clock, counting and deciding)."""
+    """The calls left in the current window of the plan in force, and the calls counted in
+    the current billing cycle; exact under concurrency (one lock around reading the clock,
+    counting and deciding)."""
 
     def __init__(self, plan: Plan, clock: Clock) -> None:
         self.configured = plan
@@ -138,14 +156,19 @@ class Budget:
         self._plan = plan
         self._window_start = 0
         self._used = 0
+        self._cycle_start: datetime | None = None
+        self._cycle_used = 0
 
-    def set(self, plan: Plan) -> None:
-        """Put ``plan`` in force with its whole budget (the window stays on the clock)."""
+    def set(self, plan: Plan, cycle_used: int = 0) -> None:
+        """Put ``plan`` in force with its whole budget (the window stays on the clock), the
+        current billing cycle counting ``cycle_used`` calls."""
         with self._lock:
             self._plan, self._used = plan, 0
+            self._cycle_start = billing_cycle(self._clock.now())[0]
+            self._cycle_used = cycle_used
 
     def restore(self) -> None:
-        """Back to the plan the sandbox started with, with its whole budget."""
+        """Back to the plan the sandbox started with, with its whole budget and cycle."""
         self.set(self.configured)
 
     def _roll(self, now: float) -> int:
@@ -156,19 +179,36 @@ class Budget:
             self._window_start, self._used = start, 0
         return start + window
 
+    def _roll_cycle(self, moment: datetime) -> datetime:
+        """Start a fresh cycle count when the clock is in another month; the cycle's end."""
+        start, end = billing_cycle(moment)
+        if start != self._cycle_start:
+            self._cycle_start, self._cycle_used = start, 0
+        return end
+
+    def _count(self) -> None:
+        """One call let through: counted in the window and in the billing cycle."""
+        self._used += 1
+        self._cycle_used += 1
+
     def take(self) -> Verdict:
-        """Count one call if the budget allows it (``unlimited`` sends no headers)."""
+        """Count one call if the budget allows it (``unlimited`` sends no headers); a call
+        let through past the billing cycle's budget carries its reminder."""
         with self._lock:
-            now = self._clock.now().timestamp()
+            moment = self._clock.now()
+            now = moment.timestamp()
             end = self._roll(now)
-            limit = self._plan.limit
+            self._roll_cycle(moment)
+            limit, cycle = self._plan.limit, self._plan.cycle
             if limit is None:
-                self._used += 1
+                self._count()
                 return Verdict(True, {})
             headers = {"X-Rate-Limit-Limit": str(limit), "X-Rate-Limit-Retry": str(end)}
             if self._used < limit:
-                self._used += 1
+                self._count()
                 headers["X-Rate-Limit-Remaining"] = str(limit - self._used)
+                if cycle is not None and self._cycle_used > cycle:
+                    headers["X-Rate-Limit-Type"] = CYCLE_REMINDER
                 return Verdict(True, headers)
             headers["X-Rate-Limit-Remaining"] = "0"
             headers["Retry-After"] = str(max(1, math.ceil(end - now)))
@@ -181,10 +221,13 @@ class Budget:
             return Verdict(False, headers, details)
 
     def status(self) -> dict[str, Any]:
-        """The plan in force and the current window, as the admin API shows them."""
+        """The plan in force, the current window and billing cycle, as the admin API shows
+        them."""
         with self._lock:
-            end = self._roll(self._clock.now().timestamp())
-            plan, used = self._plan, self._used
+            moment = self._clock.now()
+            end = self._roll(moment.timestamp())
+            cycle_end = self._roll_cycle(moment)
+            plan, used, cycle_used = self._plan, self._used, self._cycle_used
         limited = plan.limit is not None
         return {
             "plan": plan.name,
@@ -193,6 +236,9 @@ class Budget:
             "used": used,
             "remaining": max(0, plan.limit - used) if plan.limit is not None else None,
             "resets_at": iso(datetime.fromtimestamp(end, UTC)) if limited else None,
+            "cycle_limit": plan.cycle,
+            "cycle_used": cycle_used,
+            "cycle_resets_at": iso(cycle_end) if plan.cycle is not None else None,
         }
 
 

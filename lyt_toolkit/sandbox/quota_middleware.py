@@ -12,7 +12,8 @@ from .responses import error_response
 
 class QuotaMiddleware:
     """Counts each call of the service against the budget: a call over budget is answered
-    429 before any work is done; every counted answer carries the budget's headers."""
+    429 before any work is done; every counted answer carries the budget's headers (and,
+    past the billing cycle's budget, its reminder)."""
 
     def __init__(self, app: ASGIApp, budget: Budget) -> None:
         self.app = app

@@ -318,16 +318,22 @@ class Sandbox:
         return settled
 
     def plan(self) -> dict[str, Any]:
-        """The plan in force and its current window: ``limit``, ``used``, ``remaining``,
-        ``resets_at``."""
+        """The plan in force, its current window (``limit``, ``used``, ``remaining``,
+        ``resets_at``) and billing cycle (``cycle_limit``, ``cycle_used``,
+        ``cycle_resets_at``)."""
         return self._admin("GET", "/plan")
 
-    def set_plan(self, plan: str) -> dict[str, Any]:
+    def set_plan(self, plan: str, *, cycle_used: int | None = None) -> dict[str, Any]:
         """Put ``plan`` (``"free"``, ``"30/minute"``, ``"unlimited"``, ...) in force at once,
-        with its whole budget; the window stays aligned to the sandbox clock.
-        ``ValueError`` naming ``plan`` when it is not a plan."""
+        with its whole budget; the window stays aligned to the sandbox clock. The current
+        billing cycle (a calendar month) starts at ``cycle_used`` calls, 0 if not given.
+        ``ValueError`` naming ``plan`` when it is not a plan; ``BadRequestError`` naming
+        ``cycle_used`` when it is not a whole number from 0, or the plan has no cycle."""
         configured_plan(plan)
-        return self._admin("PUT", "/plan", {"plan": plan})
+        body: dict[str, Any] = {"plan": plan}
+        if cycle_used is not None:
+            body["cycle_used"] = cycle_used
+        return self._admin("PUT", "/plan", body)
 
 
 def serve(

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from lyt_toolkit._plans import PLANS
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES
@@ -203,3 +204,15 @@ def test_the_sample_a_refusal_offers_is_described_with_its_cap() -> None:
     text = " ".join((DOCS / "how-to" / "large-programs.md").read_text(encoding="utf-8").split())
     way = text[text.index("- **A sample**") :].split("- **")[1]
     assert f"at most {DEFAULT_SAMPLE:,} members" in way, way
+
+
+def test_the_quotas_table_gives_each_published_plans_budgets() -> None:
+    """The quotas page's table of plans shows the hourly and billing-cycle budgets the
+    sandbox serves (``lyt_toolkit._plans``)."""
+    text = (DOCS / "how-to" / "quotas.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| ([\d,]+) calls an hour \| ([\d,]+) calls \|$", text, re.M)
+    shown = {
+        name: (int(hourly.replace(",", "")), int(cycle.replace(",", "")))
+        for name, hourly, cycle in rows
+    }
+    assert shown == {plan.name: (plan.hourly, plan.cycle) for plan in PLANS}

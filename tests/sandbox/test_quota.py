@@ -14,6 +14,7 @@ import pytest
 
 from lyt_toolkit.cli import build_parser, main
 from lyt_toolkit.cli.sandbox import _checked_config
+from lyt_toolkit.errors import BadRequestError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.loader import ProgramFileError
 
@@ -27,6 +28,9 @@ START = int(datetime.fromisoformat(NOW.replace("Z", "+00:00")).timestamp())
 """The sandbox clock at start, as epoch seconds: 12:00:00, the start of an hour."""
 
 LIMIT_HEADERS = ("x-rate-limit-limit", "x-rate-limit-remaining", "x-rate-limit-retry")
+
+CYCLES = {"free": 500, "startup": 10_000, "growth": 30_000, "professional": 100_000}
+"""The published plans' budgets per billing cycle (the reference's figures)."""
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +90,9 @@ def test_every_answer_carries_the_hourly_budget_of_the_plan(
         "used": 2,
         "remaining": budget - 2,
         "resets_at": "2026-01-15T13:00:00.000Z",
+        "cycle_limit": CYCLES[plan],
+        "cycle_used": 2,
+        "cycle_resets_at": "2026-02-01T00:00:00.000Z",
     }
 
 
@@ -323,3 +330,103 @@ def test_a_client_learns_the_reset_on_the_sandbox_clock(
             remaining = client.quota.remaining
     assert remaining == 4
     assert left is not None and 13 <= left <= 15  # 15 s less the time the call took
+
+
+def reminded(response: httpx.Response) -> bool:
+    """Whether an answer carries the billing cycle's reminder."""
+    return response.headers.get("x-rate-limit-type") == "api_calls_cycle"
+
+
+@pytest.mark.parametrize("plan", sorted(CYCLES))
+def test_the_cycle_reminder_comes_from_the_call_past_the_cycle_budget(
+    quota_sb: Sandbox, plan: str
+) -> None:
+    cycle = CYCLES[plan]
+    shown = quota_sb.set_plan(plan, cycle_used=cycle - 2)
+    assert (shown["cycle_limit"], shown["cycle_used"]) == (cycle, cycle - 2)
+    with management(quota_sb) as api:
+        answers = [api.get(PROJECTS) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200] * 4
+    assert [reminded(a) for a in answers] == [False, False, True, True]
+    hourly = shown["limit"]
+    assert [limits(a) for a in answers] == [(hourly, hourly - n, START + 3600) for n in range(1, 5)]
+    assert not any("retry-after" in a.headers for a in answers)
+    assert quota_sb.plan()["cycle_used"] == cycle + 2
+
+
+def test_calls_refused_for_the_hour_do_not_count_in_the_cycle(quota_sb: Sandbox) -> None:
+    quota_sb.set_plan("free", cycle_used=400)
+    with management(quota_sb) as api:
+        answers = [api.get(PROJECTS) for _ in range(100)]  # the hour's budget: cycle at 500
+        refused = [api.get(PROJECTS) for _ in range(2)]
+        quota_sb.advance_clock(3600)
+        next_hour = api.get(PROJECTS)
+    assert [a.status_code for a in answers] == [200] * 100
+    assert not any(reminded(a) for a in answers)
+    for answer in refused:
+        assert_error(answer, 429)
+        assert answer.headers["x-rate-limit-type"] == "api_calls"
+    assert next_hour.status_code == 200 and reminded(next_hour)
+    assert quota_sb.plan()["cycle_used"] == 501
+
+
+def test_a_new_month_on_the_sandbox_clock_starts_a_fresh_cycle(quota_sb: Sandbox) -> None:
+    quota_sb.set_clock("2026-12-31T23:30:00Z")
+    quota_sb.set_plan("free", cycle_used=500)
+    with management(quota_sb) as api:
+        spent = api.get(PROJECTS)
+        assert quota_sb.plan()["cycle_resets_at"] == "2027-01-01T00:00:00.000Z"
+        quota_sb.advance_clock(1800)
+        fresh = api.get(PROJECTS)
+        shown = quota_sb.plan()
+        quota_sb.set_clock("2026-12-15T00:00:00Z")  # back into December: another cycle again
+        back = quota_sb.plan()
+    assert spent.status_code == fresh.status_code == 200
+    assert reminded(spent) and not reminded(fresh)
+    assert (shown["cycle_used"], shown["cycle_resets_at"]) == (1, "2027-02-01T00:00:00.000Z")
+    assert (back["cycle_used"], back["cycle_resets_at"]) == (0, "2027-01-01T00:00:00.000Z")
+
+
+def test_custom_and_unlimited_plans_have_no_cycle(quota_sb: Sandbox) -> None:
+    quota_sb.set_plan("free", cycle_used=500)
+    with management(quota_sb) as api:
+        assert reminded(api.get(PROJECTS))
+        for plan in ("1000/hour", "50/minute", "unlimited"):
+            shown = quota_sb.set_plan(plan)
+            assert (shown["cycle_limit"], shown["cycle_resets_at"]) == (None, None)
+            answers = [api.get(PROJECTS) for _ in range(3)]
+            assert [a.status_code for a in answers] == [200] * 3
+            assert not any("x-rate-limit-type" in a.headers for a in answers)
+    assert quota_sb.plan()["cycle_used"] == 3
+
+
+def test_a_plan_put_in_force_or_reset_starts_its_cycle_at_zero(quota_sb: Sandbox) -> None:
+    quota_sb.set_plan("startup", cycle_used=10_000)
+    with management(quota_sb) as api:
+        assert reminded(api.get(PROJECTS))
+        assert quota_sb.set_plan("startup")["cycle_used"] == 0
+        assert not reminded(api.get(PROJECTS))
+    quota_sb.set_plan("growth", cycle_used=29_000)
+    quota_sb.reset()
+    assert quota_sb.plan()["cycle_used"] == 0
+
+
+@pytest.mark.parametrize("cycle_used", [-1, "5", 2.5, True, [3]])
+def test_a_cycle_count_that_is_not_one_is_refused_naming_cycle_used(
+    quota_sb: Sandbox, cycle_used: object
+) -> None:
+    with httpx.Client(base_url=quota_sb.base_url, headers=quota_sb.key_headers()) as api:
+        taken = api.put("/_sandbox/plan", json={"plan": "free", "cycle_used": 7})
+        answer = api.put("/_sandbox/plan", json={"plan": "growth", "cycle_used": cycle_used})
+    assert taken.status_code == 200 and taken.json()["cycle_used"] == 7
+    assert_bad_request(answer, "cycle_used: ")
+    with pytest.raises(BadRequestError, match="cycle_used: "):
+        quota_sb.set_plan("growth", cycle_used=cycle_used)  # type: ignore[arg-type]
+    assert (quota_sb.plan()["plan"], quota_sb.plan()["cycle_used"]) == ("free", 7)
+
+
+@pytest.mark.parametrize("plan", ["unlimited", "100/hour"])
+def test_a_cycle_count_for_a_plan_without_a_cycle_is_refused(quota_sb: Sandbox, plan: str) -> None:
+    with pytest.raises(BadRequestError, match=rf"cycle_used: the {plan} plan has no billing"):
+        quota_sb.set_plan(plan, cycle_used=0)
+    assert quota_sb.plan()["plan"] == "unlimited"
