@@ -9,12 +9,15 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import ConfigurationError, CycleBudgetError, PullBudgetError
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot.defaults import DEFAULT_CONCURRENCY
 from lyt_toolkit.synthetic import generate_program
 
 StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
@@ -111,3 +114,59 @@ def test_an_unpaced_refusal_offers_pacing_only_within_the_cycle_and_says_its_sha
         ProgramSnapshot.pull(client, progress=False)
     assert not isinstance(over.value, CycleBudgetError)
     assert all(w.argument is None or w.argument[0] != "checkpoint" for w in over.value.ways)
+
+
+def test_a_paced_pull_stops_at_the_cycles_reminder_and_its_checkpoint_resumes_next_cycle(
+    start_sandbox: StartSandbox, make_client: MakeClient, tmp_path: Path
+) -> None:
+    """Ten calls left in the professional plan's cycle: the pull stops at the first answer
+    carrying the reminder, sending no call after it (those already in flight, at most its
+    concurrency, still go), and in the next month's cycle its checkpoint finishes it, frames
+    equal to an unpaced pull's."""
+    with start_sandbox(PROGRAM, now=PROGRAM["now"]) as sb:
+        with make_client(sb) as client:
+            whole = ProgramSnapshot.pull(client, progress=False)
+        sb.set_plan("professional", cycle_used=99_990)
+        folder = tmp_path / "c"
+        with make_client(sb) as client:
+            with pytest.raises(CycleBudgetError) as caught:
+                ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+            assert client.quota.cycle_reached
+        stopped = caught.value
+        assert stopped.reached and "is spent" in str(stopped) and "checkpoint" in str(stopped)
+        cycle = sb.plan()
+        past = cycle["cycle_used"] - 100_000
+        assert 1 <= past <= DEFAULT_CONCURRENCY
+        assert stopped.sent == 10 + past
+        sb.set_clock(cycle["cycle_resets_at"])  # the next month: a new cycle
+        with make_client(sb) as client:
+            resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        assert sb.plan()["cycle_used"] == resumed.calls.used
+    for kind in ("rewards", "members", "cards", "pending_buckets"):
+        pd.testing.assert_frame_equal(getattr(resumed, kind), getattr(whole, kind), obj=kind)
+
+
+def test_lyt_export_refused_for_the_cycle_offers_a_sample_in_another_folder_which_works(
+    program: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``LYT_CYCLE_CALLS`` states a 500-call cycle (on a plan of 5,000 calls an hour: no
+    window to wait for). Its folder holds the refused pull: the sample it offers goes in
+    another, and does."""
+    program.set_plan("professional")
+    configure_lyt(program)
+    monkeypatch.setenv("LYT_CYCLE_CALLS", "500")
+    code = main(["export", "--out", "a", "--checkpoint", "c"])
+    err = capsys.readouterr().err
+    assert code == 1 and "the project's 500-call billing cycle" in err, err
+    assert "Traceback" not in err
+    size = int(err.split("(--sample ")[1].split()[0])
+    assert f"(--sample {size} --checkpoint ANOTHER_DIR)" in err
+    used = program.plan()["used"]
+    code = main(["export", "--out", "b", "--checkpoint", "d", "--sample", str(size)])
+    assert code == 0, capsys.readouterr().err
+    assert program.plan()["used"] - used <= 250
+    assert len(pd.read_csv(tmp_path / "b" / "members.csv")) == MEMBERS
