@@ -2,7 +2,9 @@
 estimated from how card balances moved between snapshots.
 
 Both read a ``SnapshotHistory`` (its cards and pending buckets through DuckDB, every
-snapshot in one query) or a sequence of ``ProgramSnapshot`` objects.
+snapshot in one query) or a sequence of ``ProgramSnapshot`` objects. A history holds full
+pulls only; a sampled snapshot of a sequence counts each card and bucket ``weight`` times
+(the members of its stratum it stands for), so its figures estimate the program's.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import pandas as pd
 from ..models.enums import PendingBucketStatus
 from ..snapshot.history import KEY, SnapshotHistory
 from ..snapshot.model import ProgramSnapshot
-from ._common import sum_by
+from ._common import sum_by, whole
 from .liability import _checked_rate, _checked_values
 from .schemas import OVER_TIME
 from .value import point_values
@@ -37,23 +39,39 @@ _COLUMNS = {
 
 
 def _stacked(source: Snapshots, kind: str) -> pd.DataFrame:
-    """The ``kind`` rows of every snapshot (the columns ``_COLUMNS`` names), with ``pulled_at``."""
+    """The ``kind`` rows of every snapshot (the columns ``_COLUMNS`` names), with ``pulled_at``
+    and ``weight``: the members each row stands for (1 but in a sampled snapshot)."""
     columns = _COLUMNS[kind]
-    if isinstance(source, SnapshotHistory):
+    if isinstance(source, SnapshotHistory):  # full pulls only: a history refuses a sample
         listed = ", ".join(f'"{c}"' for c in columns)
-        frame = source.query(f"SELECT {KEY}, {listed} FROM {kind}")
+        frame = source.query(f"SELECT {KEY}, {listed}, 1.0 AS weight FROM {kind}")
     else:
-        parts = [
-            getattr(s, kind).loc[:, list(columns)].assign(**{KEY: s.pulled_at}) for s in source
-        ]
-        frame = (
-            pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[KEY, *columns])
-        )
+        parts = [_rows(s, kind, columns) for s in source]
+        empty = pd.DataFrame(columns=[KEY, *columns, "weight"])
+        frame = pd.concat(parts, ignore_index=True) if parts else empty
     out = pd.DataFrame({KEY: pd.to_datetime(frame[KEY], utc=True).astype("datetime64[ns, UTC]")})
     for c in columns:
         numeric = c in ("balance_points", "points_total", "lifetime_pending_canceled")
         out[c] = frame[c].astype("Int64" if numeric else "string")
+    out["weight"] = frame["weight"].astype("float64")
     return out
+
+
+def _rows(snapshot: ProgramSnapshot, kind: str, columns: Sequence[str]) -> pd.DataFrame:
+    """``snapshot``'s ``kind`` rows as ``_stacked`` stacks them."""
+    frame = getattr(snapshot, kind)
+    sampled = snapshot.sample is not None and "weight" in frame.columns
+    weight = frame["weight"].astype("float64") if sampled else 1.0
+    return frame.loc[:, list(columns)].assign(**{KEY: snapshot.pulled_at, "weight": weight})
+
+
+def _weighted_sum(frame: pd.DataFrame, keys: list[str], column: str) -> pd.Series:
+    """Per ``keys``: the sum of ``column`` times ``weight``, as whole numbers (exact when every
+    weight is 1, an estimate from a sample to the nearest one); NA for a group holding an NA."""
+    values = frame[column].astype("Int64")
+    if not (frame["weight"] == 1).all():
+        values = values.astype("Float64") * frame["weight"]
+    return whole(sum_by(values.groupby([frame[k] for k in keys])))
 
 
 def _latest(source: Snapshots) -> ProgramSnapshot:
@@ -93,7 +111,8 @@ def economics_over_time(
     """One row per snapshot x card definition holding cards or PENDING points.
 
     ``members`` counts distinct members holding a card of it, ``cards`` its cards;
-    ``outstanding_points`` and ``pending_points`` are summed as in ``liability``.
+    ``outstanding_points`` and ``pending_points`` are summed as in ``liability``: for a
+    sampled snapshot all four are weighted, the sample's estimates of the program's.
     ``liability_median`` values every snapshot at one point value, the ``median`` of
     ``values`` (``card_definition_id, low, median, high``; by default ``point_values`` of
     the latest snapshot), times ``redemption_rate``: so the curve follows the points, not
@@ -108,15 +127,15 @@ def economics_over_time(
     buckets = _stacked(history, "pending_buckets")
     pending = buckets[buckets["status"] == PendingBucketStatus.PENDING]
     keys = [KEY, "card_definition_id"]
-    held = cards.groupby(keys)
+    holders = cards.drop_duplicates([*keys, "member_id"]).assign(one=1)
     counts = pd.DataFrame(
         {
-            "members": held["member_id"].nunique(),
-            "cards": held.size(),
-            "outstanding_points": sum_by(held["balance_points"]),
+            "members": _weighted_sum(holders, keys, "one"),
+            "cards": _weighted_sum(cards.assign(one=1), keys, "one"),
+            "outstanding_points": _weighted_sum(cards, keys, "balance_points"),
         }
     )
-    waiting = sum_by(pending.groupby(keys)["points_total"]).rename("pending_points")
+    waiting = _weighted_sum(pending, keys, "points_total").rename("pending_points")
     frame = counts.join(waiting, how="outer").reset_index()
     frame = frame.fillna({"members": 0, "cards": 0}).astype({"members": "Int64", "cards": "Int64"})
     frame["outstanding_points"] = _zero_when_absent(frame, "outstanding_points", "cards")
@@ -139,6 +158,14 @@ def _zero_when_absent(frame: pd.DataFrame, column: str, count: str) -> pd.Series
     return typed.mask(frame[count] == 0, 0)
 
 
+def _total(points: pd.Series, weight: pd.Series) -> int:
+    """The sum of ``points``, each row counted ``weight`` times, to the nearest point (exact
+    when every weight is 1)."""
+    if (weight == 1).all():
+        return int(points.sum())
+    return round(float((points.astype("float64") * weight).sum()))
+
+
 def estimate_redemption_rate(history: Snapshots) -> tuple[float, str]:
     """The share of issued points that were redeemed, estimated from >= 2 snapshots.
 
@@ -148,7 +175,8 @@ def estimate_redemption_rate(history: Snapshots) -> tuple[float, str]:
     pending points (``lifetime_pending_canceled``: a canceled bucket leaves the list too,
     its points never reaching the balance), plus any rise of its balance beyond them; points
     redeemed are any fall of its balance beyond them. The rate is redeemed / issued over
-    the whole history, capped at 1. Returns the rate and the method with its figures, as
+    the whole history, capped at 1; a sampled snapshot's cards count for the members they
+    stand for (``weight``). Returns the rate and the method with its figures, as
     text to quote. Earning and spending between two snapshots net out (both figures are
     lower bounds), cards present in one snapshot only count from the one they appear in,
     and expired points count as redeemed, so the rate errs high and a liability using it
@@ -192,9 +220,9 @@ def estimate_redemption_rate(history: Snapshots) -> tuple[float, str]:
     moves = moves.join(credited.rename("activated"), on=["id", "step"])
     moves = moves.fillna({"balance_points_before": 0, "activated": 0})
     net = moves["balance_points"] - moves["balance_points_before"] - moves["activated"]
-    redeemed = int((-net).clip(lower=0).sum())
-    rises = int(net.clip(lower=0).sum())
-    by_buckets = int(moves["activated"].sum())
+    redeemed = _total((-net).clip(lower=0), moves["weight"])
+    rises = _total(net.clip(lower=0), moves["weight"])
+    by_buckets = _total(moves["activated"], moves["weight"])
     issued = rises + by_buckets
     first, last = (f"{s:%Y-%m-%d %H:%M}" for s in (stamps[0], stamps[-1]))
     span = f"{len(stamps)} snapshots from {first} to {last} UTC"
@@ -202,6 +230,8 @@ def estimate_redemption_rate(history: Snapshots) -> tuple[float, str]:
         raise ValueError(f"no points were issued between the {span}; give redemption_rate yourself")
     rate = min(1.0, redeemed / issued)
     capped = " (capped at 1)" if redeemed > issued else ""
+    if (cards["weight"] != 1).any():
+        span += " (sampled: each card counted for the members it stands for)"
     method = (
         f"redemption rate {rate:.4f}{capped} = points redeemed / points issued over {span}: "
         f"{redeemed:,} points left card balances; {issued:,} were issued ({by_buckets:,} by "

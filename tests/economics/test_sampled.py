@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
 
-from lyt_toolkit.economics import ESTIMATES, summarise
+from lyt_toolkit.economics import (
+    ESTIMATES,
+    economics_over_time,
+    estimate_redemption_rate,
+    summarise,
+)
 from lyt_toolkit.frames.sample import Sample
 from lyt_toolkit.reports import ECONOMICS_HTML, MANIFEST, write_economics_report
 
@@ -64,3 +70,38 @@ def test_the_report_says_it_is_a_sample_and_shows_the_intervals(generated, tmp_p
     manifest = json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
     assert manifest["sample"].startswith("estimated from 60 of 300 members")
     assert "outstanding_points_ci_high" in manifest["headline"]
+
+
+def test_economics_over_time_of_samples_estimates_the_programs_figures(generated) -> None:
+    """A sampled snapshot's cards and buckets count for the members they stand for: per
+    card definition the points are the liability's estimates, the members and cards the
+    program's (each member of the generated program holds one card), not the sample's."""
+    sampled = generated.sampled(Sample(60, seed=3))
+    over = economics_over_time([sampled]).set_index("card_definition_id")
+    owed = summarise(sampled).liability.set_index("card_definition_id").loc[over.index]
+    for column in ("outstanding_points", "pending_points"):
+        assert list(over[column]) == list(owed[column]), column
+    for column in ("members", "cards"):
+        assert over[column].sum() == pytest.approx(len(generated.members), abs=len(over))
+    assert over["outstanding_points"].sum() != sampled.cards["balance_points"].sum()
+
+
+def test_a_redemption_rate_from_samples_counts_each_card_for_its_members(generated) -> None:
+    """Between two snapshots of one sample, every card but the first spends 10 points and
+    the first, of a stratum read more (weight 2, the others 5), earns 1,000: the rate
+    weighs each card's move by its weight, as the program's moves would be, not the
+    sample's own moves alike."""
+    sampled = generated.sampled(Sample(60, seed=3))
+    cards = sampled.cards.copy()
+    cards.loc[cards.index[0], "weight"] = 2.0  # its stratum read more than the others
+    before = replace(sampled, cards=cards)
+    weights = cards["weight"].astype(float)
+    moved = cards.copy()
+    moved["balance_points"] = moved["balance_points"] - 10
+    moved.loc[moved.index[0], "balance_points"] += 1_010
+    after = replace(before, cards=moved, pulled_at=before.pulled_at + pd.Timedelta(days=30))
+    rate, method = estimate_redemption_rate([before, after])
+    redeemed, issued = 10 * weights.iloc[1:].sum(), 1_000 * weights.iloc[0]
+    assert rate == pytest.approx(min(1.0, redeemed / issued))
+    assert rate != pytest.approx(min(1.0, 10 * (len(weights) - 1) / 1_000))
+    assert f"{round(redeemed):,} points left card balances" in method
