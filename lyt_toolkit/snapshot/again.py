@@ -1,7 +1,8 @@
 """Pulling a snapshot's program again as it was pulled, and what that costs, counted first.
 
-``again_sample`` is the sample a pull again draws for a sampled snapshot: as many members as
-its design read, with its seed and strata (the pull's ``sample=``). ``again_calls`` counts
+``again_sample`` is the sample a pull again draws for a sampled snapshot: the ``Sample`` its
+design was drawn by (``SampleDesign.drawn_by``: size asked, seed, strata, join bands and
+allocation), so that the same members list draws the same sample. ``again_calls`` counts
 what ``ProgramSnapshot.pull(client, kinds=snapshot.kinds, sample=again_sample(snapshot))``
 sends when the service holds what the snapshot holds, by ``cost``'s rules: one token
 request, one call per page of 100 of each top-level list the kinds need, the card
@@ -42,12 +43,9 @@ _LISTS = (
 
 
 def again_sample(snapshot: ProgramSnapshot) -> Sample | None:
-    """The sample a pull of ``snapshot`` again draws: ``snapshot.sample``'s size, seed and
-    strata; None for a whole snapshot (every member read)."""
-    design = snapshot.sample
-    if design is None:
-        return None
-    return Sample(max(design.size, 1), seed=design.seed, by=design.by)
+    """The sample a pull of ``snapshot`` again draws: the ``Sample`` ``snapshot.sample`` was
+    drawn by (``SampleDesign.drawn_by``); None for a whole snapshot (every member read)."""
+    return None if snapshot.sample is None else snapshot.sample.drawn_by
 
 
 def again_calls(snapshot: ProgramSnapshot) -> int:
