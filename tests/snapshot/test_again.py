@@ -105,6 +105,21 @@ def test_a_sampled_snapshot_is_pulled_again_with_its_whole_design(
     pd.testing.assert_frame_equal(again.sample.units, snapshot.sample.units)
 
 
+def test_again_calls_count_a_card_definition_read_by_id_that_answers_404(
+    start_sandbox: StartSandbox, make_client: MakeClient, tmp_path: Path
+) -> None:
+    """The demo program points at a card definition it lacks: the pull reads it by ID
+    (404) and holds no row of it, only references marked not found."""
+    with start_sandbox() as sb:
+        with make_client(sb) as client:
+            pulled = ProgramSnapshot.pull(client, progress=False)
+        snapshot = _saved(pulled, tmp_path / "saved")
+        costs = snapshot.reward_costs
+        missing = set(costs.loc[costs["card_definition_found"] == False, "card_definition_id"])  # noqa: E712
+        assert missing and not missing & set(snapshot.card_definitions["id"])
+        assert again_calls(snapshot) == _sent_again(sb, make_client, snapshot)
+
+
 def _one_card_of_many_buckets() -> dict[str, Any]:
     """A small generated program whose first card holds ``BUCKETS`` pending buckets."""
     program = generate_program(
