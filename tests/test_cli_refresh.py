@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot, Sample
 from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
@@ -86,3 +89,24 @@ def test_export_since_a_sample_without_sample_names_the_ways_before_any_call(
     assert "--sample 5" in err and "--members all" in err
     assert service.plan()["used"] == used  # nothing sent
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize(("seed", "drawn"), [([], 4), (["--sample-seed", "9"], 9)])
+def test_export_since_a_sampled_folder_draws_its_sample_as_the_folder_s_was(
+    service: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    seed: list[str],
+    drawn: int,
+) -> None:
+    """The command line cannot name strata, join bands or allocation: ``--sample N`` of a
+    sampled folder takes the folder's, and its seed unless ``--sample-seed`` gives one."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    design = Sample(3, seed=4, by=("status", "joined"), bands=2, allocation="tenure")
+    with make_client(service) as client:
+        ProgramSnapshot.pull(client, progress=False, sample=design).to_csv(old)
+    args = ["export", "--out", str(new), "--since", str(old), "--sample", "4", *seed]
+    assert main(args) == 0
+    refreshed = read_snapshot(new).sample
+    assert refreshed is not None
+    assert refreshed.drawn_by == replace(design, n=4, seed=drawn)

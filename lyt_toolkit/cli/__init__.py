@@ -153,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         choices=("all", "new", "none"),
         help="with --since: the members read for their cards (default new; --sample N reads a "
-        "sample of old and new)",
+        "sample of old and new, of a sampled DIR drawn as its own: its strata, join bands, "
+        "allocation and, without --sample-seed, seed)",
     )
 
     diff = _command(sub, "diff:diff", "print what changed between two exported snapshots")

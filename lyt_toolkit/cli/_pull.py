@@ -111,13 +111,15 @@ def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
 @dataclasses.dataclass(frozen=True)
 class PullOptions:
     """How a command pulls: ``budget_share`` of the calls left in the window, and a sample of
-    ``sample`` members drawn with ``seed`` (None: every member). ``can_sample`` and
+    ``sample`` members drawn with ``seed`` (None: every member; ``seed`` None: no
+    ``--sample-seed``, so 0 for a pull and a sampled folder's own for its refresh).
+    ``can_sample`` and
     ``can_checkpoint``: the command has ``--sample``, ``--checkpoint`` (a refusal spells a
     way forward with the command's own option only then)."""
 
     budget_share: float = 0.5
     sample: int | None = None
-    seed: int = 0
+    seed: int | None = None
     can_sample: bool = False
     checkpoint: str | None = None
     """A folder: the pull is paced across windows and resumable (``--checkpoint``)."""
@@ -141,7 +143,7 @@ def pull_options(args: argparse.Namespace) -> PullOptions:
     if checkpoint is not None and not checkpoint.strip():
         raise ValueError("--checkpoint: give a folder to keep the pull's answers in")
     can_checkpoint = hasattr(args, "checkpoint")
-    return PullOptions(share, sample, seed or 0, can_sample, checkpoint, can_checkpoint)
+    return PullOptions(share, sample, seed, can_sample, checkpoint, can_checkpoint)
 
 
 def share_option(text: str | None) -> float:
@@ -178,7 +180,7 @@ def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> Program
     from ..frames.sample import Sample
     from ..snapshot import ProgramSnapshot
 
-    sample = None if options.sample is None else Sample(options.sample, seed=options.seed)
+    sample = None if options.sample is None else Sample(options.sample, seed=options.seed or 0)
     with connected_client(sandbox) as client:
         return ProgramSnapshot.pull(
             client,

@@ -3,23 +3,32 @@
 The folder is read (CSV or Parquet); each choice of members is priced and printed before
 anything is read (``ProgramSnapshot.refresh_cost``: the old sizes and a probe of the new
 members and rewards), then the refresh runs with the choice ``--members`` names (``new``
-by default; ``--sample N`` reads a sample of old and new members instead). Imports are late
-so ``lyt --help`` stays fast.
+by default; ``--sample N`` reads a sample of old and new members instead: of a sampled
+folder, drawn as its own sample was, ``refresh_sample``). Imports are late so ``lyt --help``
+stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._pull import PullOptions, connected_client
 
 if TYPE_CHECKING:
+    from ..frames.sample import Sample
     from ..snapshot import ProgramSnapshot
     from ..snapshot.defaults import MembersChoice
 
-__all__ = ["MEMBER_CHOICES", "members_choice", "read_at_lines", "refresh_snapshot"]
+__all__ = [
+    "MEMBER_CHOICES",
+    "members_choice",
+    "read_at_lines",
+    "refresh_sample",
+    "refresh_snapshot",
+]
 
 MEMBER_CHOICES = ("all", "new", "none")
 
@@ -37,7 +46,7 @@ def members_choice(args: argparse.Namespace, options: PullOptions) -> MembersCho
     if members is not None and options.sample is not None:
         raise ValueError("--members: give --members or --sample, not both")
     if options.sample is not None:
-        return Sample(options.sample, seed=options.seed)
+        return Sample(options.sample, seed=options.seed or 0)
     if members is None:
         return "new"
     if members not in MEMBER_CHOICES:
@@ -60,8 +69,10 @@ def refresh_snapshot(
         raise ValueError(
             f"--members {members}: the snapshot in {since} is a {old.sample}, and reading"
             " the new members only would add members outside the sample to it; refresh it with"
-            f" --sample {old.sample.size} (a sample of old and new members) or --members all"
+            f" --sample {old.sample.drawn_by.n} (a sample of old and new members) or --members all"
         )
+    if isinstance(members, Sample):
+        members = refresh_sample(old, members, options)
     sample = members if isinstance(members, Sample) else None
     with connected_client(sandbox) as client:
         cost = old.refresh_cost(client, sample=sample, budget_share=options.budget_share)
@@ -74,6 +85,17 @@ def refresh_snapshot(
             budget_share=options.budget_share,
             checkpoint=options.checkpoint,
         )
+
+
+def refresh_sample(old: ProgramSnapshot, asked: Sample, options: PullOptions) -> Sample:
+    """The sample ``--sample N`` refreshes ``old`` with: ``asked`` for a whole snapshot; for a
+    sampled one, the ``Sample`` its design was drawn by (strata, join bands, allocation: the
+    command line cannot name them) with ``N`` members, and its seed unless ``--sample-seed``
+    gives one."""
+    if old.sample is None:
+        return asked
+    drawn = old.sample.drawn_by
+    return replace(drawn, n=asked.n, seed=drawn.seed if options.seed is None else options.seed)
 
 
 def read_at_lines(snapshot: ProgramSnapshot) -> list[str]:

@@ -29,6 +29,7 @@ from ..models import Member, Program
 from ..pull.member_tree import TreeWalk
 from ..snapshot.defaults import RefreshOptions
 from ..snapshot.model import ProgramSnapshot
+from ..snapshot.references import listed_definitions, referenced
 from .budget import PullBudget
 from .pull import (
     ClientSource,
@@ -41,13 +42,7 @@ from .pull import (
 )
 from .refresh_budget import RefreshBudget
 from .refresh_merge import members_in_order, merged_frames
-from .refresh_plan import (
-    FilteredClient,
-    RefreshPlan,
-    checked_members,
-    listed_definitions,
-    referenced,
-)
+from .refresh_plan import FilteredClient, RefreshPlan, checked_members
 
 __all__ = ["RefreshOptions", "arefresh", "refresh_blocking"]
 

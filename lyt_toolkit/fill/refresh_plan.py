@@ -26,16 +26,12 @@ from ..snapshot.defaults import REFRESH_OVERLAP, MembersChoice
 from ..snapshot.record import Frames
 
 __all__ = [
-    "REFERENCES",
     "WHOLE_PAGES",
     "FilteredClient",
     "MembersChoice",
     "RefreshPlan",
     "Refreshed",
     "checked_members",
-    "listed_definitions",
-    "referenced",
-    "references_in",
     "wire_instant",
 ]
 
@@ -155,43 +151,6 @@ class RefreshPlan:
             found["card_definitions"] = lambda: definitions
         found["members"] = self.member_filters
         return found
-
-
-REFERENCES = {
-    "rewards": ("digital_points_card_definition_id",),
-    "reward_costs": ("card_definition_id",),
-    "benefits": (
-        "points_card_definition_id",
-        "proportional_card_definition_id",
-        "card_definition_id",
-    ),
-    "tier_structures": ("card_definition_id",),
-    "cards": ("card_definition_id",),
-    "pending_buckets": ("card_definition_id",),
-}
-"""The columns of each frame that point at a card definition."""
-
-
-def referenced(old: Refreshed, kinds: Iterable[str]) -> set[str]:
-    """The card definitions the old snapshot's frames ``kinds`` point at."""
-    found: set[str] = set()
-    for kind in kinds:
-        found |= references_in(kind, getattr(old, kind))
-    return found
-
-
-def references_in(kind: str, frame: pd.DataFrame) -> set[str]:
-    """The card definitions the rows of ``frame``, a frame of ``kind``, point at."""
-    found: set[str] = set()
-    for column in REFERENCES[kind]:
-        found |= {str(i) for i in frame[column].dropna().astype(object)}
-    return found
-
-
-def listed_definitions(old: Refreshed) -> set[str]:
-    """The card definitions the old snapshot found listed."""
-    frame = old.card_definitions
-    return set(frame.loc[frame["listed"].astype(bool).to_numpy(), "id"].astype(object))
 
 
 class FilteredGroup:

@@ -18,14 +18,9 @@ from ..frames.sample import Sample
 from ..models.listing import MAX_LIMIT
 from ..snapshot.cost import pages, tree_depth
 from ..snapshot.defaults import DEFAULT_SHARE, REFRESH_OVERLAP
+from ..snapshot.references import listed_definitions, read_by_id
 from ..snapshot.refresh_cost import RefreshChoice, RefreshCost
-from .refresh_plan import (
-    REFERENCES,
-    Refreshed,
-    RefreshPlan,
-    listed_definitions,
-    referenced,
-)
+from .refresh_plan import Refreshed, RefreshPlan
 
 __all__ = ["refresh_cost"]
 
@@ -102,9 +97,7 @@ def refresh_cost(
                     calls, found = _walk(client.members, pid, filters=new.member_filters(pid))
                     fresh = len(set(found) - known)
                     by_program[pid] = (calls, fresh, int(counts.get(pid, 0)))
-        if "card_definitions" in kinds:  # read by ID, found or not, as the old pull met them
-            held = [kind for kind in REFERENCES if kind in kinds]
-            lists += len(referenced(old, held) - listed_definitions(old))
+        lists += len(read_by_id(old, kinds))  # found or not, as the old pull met them
         allowed = allowance.calls
     new_members = sum(n for _, n, _ in by_program.values())
     listed_new = lists + sum(calls for calls, _, _ in by_program.values())

@@ -35,9 +35,9 @@ from ..snapshot.cost import tree_depth
 from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE, PullOptions
 from ..snapshot.diff import MEMBER_KINDS
 from ..snapshot.model import ProgramSnapshot
+from ..snapshot.references import references_in
 from .pull import ClientSource, _async_client, _Puller, blocking, settings_of
 from .refresh_merge import member_rows, with_member_statuses
-from .refresh_plan import references_in
 
 __all__ = ["arepull", "copies_trees", "repull"]
 

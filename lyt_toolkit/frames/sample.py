@@ -146,12 +146,31 @@ class SampleDesign:
     listed) and ``sampled``. ``units`` has one row per sampled member: ``member_id``,
     ``program_id``, ``stratum`` and ``weight`` (``population / sampled`` of its stratum: the
     members it stands for).
+
+    ``seed``, ``by``, ``n``, ``bands`` and ``allocation`` are the ``Sample`` it was drawn by
+    (``drawn_by``). ``n`` is None for a design saved before it was kept (the sample's size
+    then stands for it), and ``bands`` and ``allocation`` take ``Sample``'s defaults there.
     """
 
     seed: int
     by: tuple[str, ...]
     strata: pd.DataFrame = field(repr=False)
     units: pd.DataFrame = field(repr=False)
+    n: int | None = None
+    bands: int = Sample.bands
+    allocation: str = Sample.allocation
+
+    def __post_init__(self) -> None:
+        """A ``ValueError`` naming the field unless ``seed``, ``by``, ``n``, ``bands`` and
+        ``allocation`` are a ``Sample``'s."""
+        _ = self.drawn_by
+
+    @property
+    def drawn_by(self) -> Sample:
+        """The ``Sample`` that draws this design (from the same members list and, for an
+        adaptive sample, the same pilot points): a pull of it again draws the same sample."""
+        n = max(self.size, 1) if self.n is None else self.n
+        return Sample(n, self.seed, self.by, self.bands, self.allocation)
 
     @property
     def population(self) -> int:
@@ -374,7 +393,10 @@ class SampleDraw:
                 "weight": pd.array(weight[codes[picked]], dtype="Float64"),
             }
         )
-        return SampleDesign(self.sample.seed, self.sample.by, strata, units)
+        sample = self.sample
+        return SampleDesign(
+            sample.seed, sample.by, strata, units, sample.n, sample.bands, sample.allocation
+        )
 
 
 def _strata_of(listed: pd.DataFrame, sample: Sample) -> tuple[np.ndarray, pd.DataFrame]:

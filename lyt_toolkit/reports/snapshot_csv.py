@@ -46,6 +46,7 @@ __all__ = [
     "ESCAPING_KEY",
     "FORMAT",
     "MANIFEST",
+    "SAMPLE_DRAWN",
     "SAMPLE_PARTS",
     "SnapshotFileError",
     "SnapshotFiles",
@@ -71,6 +72,12 @@ ESCAPING_KEY = "text_escaping"
 
 SAMPLE_PARTS = ("strata", "units")
 """The frames of a sample design a sampled snapshot's folder holds (``sample_<part>``)."""
+
+SAMPLE_DRAWN: dict[str, type] = {"n": int, "bands": int, "allocation": str}
+"""What the manifest's ``sample`` keeps of the ``Sample`` the design was drawn by, besides its
+``seed`` and ``by``. A folder written before they were kept lacks them: its design reads back
+with ``n`` None (its size stands for it) and ``Sample``'s default ``bands`` and
+``allocation``."""
 
 
 class SnapshotFileError(LytError, ValueError):
@@ -183,7 +190,7 @@ def write_folder(
     design = getattr(snapshot, "sample", None)  # written only for a sampled snapshot
     sample: dict[str, Any] = {}
     if isinstance(design, SampleDesign):
-        sample = {"seed": design.seed, "by": list(design.by)}
+        sample = {"seed": design.seed, "by": list(design.by), **_drawn(design)}
         for part in SAMPLE_PARTS:
             path = out / f"sample_{part}{suffix}"
             part_frame = getattr(design, part)
@@ -303,11 +310,17 @@ def _check_read_times(path: Path, manifest: Mapping[str, Any]) -> None:
 
 
 def _check_sample(path: Path, manifest: Mapping[str, Any]) -> None:
-    """A sampled snapshot's ``sample`` entry: its seed, ``by`` and each part's file entry."""
+    """A sampled snapshot's ``sample`` entry: its seed, ``by``, what it has of
+    ``SAMPLE_DRAWN`` (a ``Sample`` would take them) and each part's file entry."""
     if "sample" not in manifest:
         return
     sample = manifest["sample"]
     _check_keys(path, "sample", sample, {"seed": int, "by": list})
+    _check_keys(path, "sample", sample, {k: t for k, t in SAMPLE_DRAWN.items() if k in sample})
+    try:
+        _sample_design(sample, {part: pd.DataFrame() for part in SAMPLE_PARTS})
+    except ValueError as exc:
+        raise _broken(path, "sample", str(exc)) from None
     for part in SAMPLE_PARTS:
         _check_keys(path, f"sample.{part}", sample.get(part), _ENTRY_KEYS)
         if Path(sample[part]["file"]).name != sample[part]["file"]:
@@ -487,8 +500,7 @@ def files_of(
     sample = manifest.get("sample")
     design = None
     if sample is not None and read_part is not None:
-        parts = {part: read_part(sample[part]) for part in SAMPLE_PARTS}
-        design = SampleDesign(sample["seed"], tuple(sample["by"]), **parts)
+        design = _sample_design(sample, {part: read_part(sample[part]) for part in SAMPLE_PARTS})
     return SnapshotFiles(
         frames,
         manifest.get("source", ""),
@@ -500,6 +512,21 @@ def files_of(
             kind: (first, last) for kind, (first, last) in manifest.get("read_times", {}).items()
         },
     )
+
+
+def _sample_design(sample: Mapping[str, Any], parts: Mapping[str, pd.DataFrame]) -> SampleDesign:
+    """The sample design a manifest's ``sample`` entry describes, its ``parts`` (``strata``,
+    ``units``) given; what it lacks of ``SAMPLE_DRAWN`` takes the defaults (see there)."""
+    drawn: dict[str, Any] = {key: sample[key] for key in SAMPLE_DRAWN if key in sample}
+    return SampleDesign(
+        sample["seed"], tuple(sample["by"]), parts["strata"], parts["units"], **drawn
+    )
+
+
+def _drawn(design: SampleDesign) -> dict[str, Any]:
+    """``SAMPLE_DRAWN`` of ``design`` as the manifest keeps them (``n`` only when known)."""
+    kept = {key: getattr(design, key) for key in SAMPLE_DRAWN}
+    return {key: value for key, value in kept.items() if value is not None}
 
 
 __getattr__ = module_getattr(

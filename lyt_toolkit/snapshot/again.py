@@ -1,14 +1,17 @@
 """Pulling a snapshot's program again as it was pulled, and what that costs, counted first.
 
-``again_sample`` is the sample a pull again draws for a sampled snapshot: as many members as
-its design read, with its seed and strata (the pull's ``sample=``). ``again_calls`` counts
+``again_sample`` is the sample a pull again draws for a sampled snapshot: the ``Sample`` its
+design was drawn by (``SampleDesign.drawn_by``: size asked, seed, strata, join bands and
+allocation), so that the same members list draws the same sample. ``again_calls`` counts
 what ``ProgramSnapshot.pull(client, kinds=snapshot.kinds, sample=again_sample(snapshot))``
 sends when the service holds what the snapshot holds, by ``cost``'s rules: one token
-request, one call per page of 100 of each top-level list the kinds need, the card
-definitions read by ID, the programs list and each program's members as the pull walks
-them (in ``created_at`` windows, counted by the pull's own walk run on the objects held:
-``pull.window_cost``), one read per member read (the sample's only) and one call per page
-of 100 of the buckets of each card holding pending points. That count is exact for a
+request, one call per page of 100 of each top-level list the kinds need, one read by ID of
+each card definition the snapshot's frames point at that the list did not return (found or
+not: a 404 leaves no row, only references marked not found; ``references.read_by_id``),
+the programs list and each program's members as the pull walks them (in ``created_at``
+windows, counted by the pull's own walk run on the objects held: ``pull.window_cost``),
+one read per member read (the sample's only) and one call per page of 100 of the buckets
+of each card holding pending points. That count is exact for a
 snapshot holding every level of the member tree above its kinds (programs, members and,
 for the buckets, cards: a whole pull of every kind does); a snapshot of fewer kinds holds
 only part of the lists its pull walked (the programs then are those its members belong to).
@@ -26,6 +29,7 @@ from ..frames.sample import Sample
 from ..models.listing import MAX_LIMIT
 from ..pull.window_cost import member_list_calls, windowed_calls
 from .cost import pages, tree_depth
+from .references import read_by_id
 
 if TYPE_CHECKING:
     from .model import ProgramSnapshot
@@ -42,12 +46,9 @@ _LISTS = (
 
 
 def again_sample(snapshot: ProgramSnapshot) -> Sample | None:
-    """The sample a pull of ``snapshot`` again draws: ``snapshot.sample``'s size, seed and
-    strata; None for a whole snapshot (every member read)."""
-    design = snapshot.sample
-    if design is None:
-        return None
-    return Sample(max(design.size, 1), seed=design.seed, by=design.by)
+    """The sample a pull of ``snapshot`` again draws: the ``Sample`` ``snapshot.sample`` was
+    drawn by (``SampleDesign.drawn_by``); None for a whole snapshot (every member read)."""
+    return None if snapshot.sample is None else snapshot.sample.drawn_by
 
 
 def again_calls(snapshot: ProgramSnapshot) -> int:
@@ -59,10 +60,9 @@ def again_calls(snapshot: ProgramSnapshot) -> int:
             continue
         rows = getattr(snapshot, frame)
         if frame == "card_definitions":
-            listed = rows["listed"].astype(bool).to_numpy()
-            calls += int((~listed).sum())  # read by ID
-            rows = rows[listed]
+            rows = rows[rows["listed"].astype(bool).to_numpy()]
         calls += pages(len(rows), MAX_LIMIT)
+    calls += len(read_by_id(snapshot, kinds))
     if depth >= 1:
         programs = _programs(snapshot)
         calls += windowed_calls(programs)

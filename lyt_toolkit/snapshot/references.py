@@ -3,7 +3,8 @@
 Card definitions that something references but the list did not return are
 fetched by ID; references that still do not resolve are marked
 (``card_definition_found`` False) rather than dropped, because a dangling
-reference is exactly what an audit wants to see.
+reference is exactly what an audit wants to see. ``read_by_id`` gives, from a snapshot's
+frames, the definitions its pull read by ID, found or not: what a pull of it again reads.
 """
 
 from __future__ import annotations
@@ -15,8 +16,32 @@ import pandas as pd
 from ..frames.pending import with_statuses
 from ..frames.schema import Schema
 from ..models import Benefit, Member, MemberWithCards, PendingBucket, Program, Reward, TierStructure
+from .record import Frames
 
-__all__ = ["join_statuses", "mark_card_definitions", "referenced_card_definitions"]
+__all__ = [
+    "REFERENCES",
+    "join_statuses",
+    "listed_definitions",
+    "mark_card_definitions",
+    "read_by_id",
+    "referenced",
+    "referenced_card_definitions",
+    "references_in",
+]
+
+REFERENCES = {
+    "rewards": ("digital_points_card_definition_id",),
+    "reward_costs": ("card_definition_id",),
+    "benefits": (
+        "points_card_definition_id",
+        "proportional_card_definition_id",
+        "card_definition_id",
+    ),
+    "tier_structures": ("card_definition_id",),
+    "cards": ("card_definition_id",),
+    "pending_buckets": ("card_definition_id",),
+}
+"""The columns of each frame that point at a card definition."""
 
 
 def referenced_card_definitions(
@@ -42,6 +67,40 @@ def referenced_card_definitions(
     ids.update(mc.card.card_definition_id for m in members for mc in m.cards if mc.card)
     ids.update(b.card_definition_id for b in buckets)
     return ids
+
+
+def referenced(snapshot: Frames, kinds: Iterable[str]) -> set[str]:
+    """The card definitions ``snapshot``'s frames ``kinds`` point at."""
+    found: set[str] = set()
+    for kind in kinds:
+        found |= references_in(kind, getattr(snapshot, kind))
+    return found
+
+
+def references_in(kind: str, frame: pd.DataFrame) -> set[str]:
+    """The card definitions the rows of ``frame``, a frame of ``kind``, point at."""
+    found: set[str] = set()
+    for column in REFERENCES[kind]:
+        found |= {str(i) for i in frame[column].dropna().astype(object)}
+    return found
+
+
+def listed_definitions(snapshot: Frames) -> set[str]:
+    """The card definitions ``snapshot``'s pull found listed."""
+    frame = snapshot.card_definitions
+    return set(frame.loc[frame["listed"].astype(bool).to_numpy(), "id"].astype(object))
+
+
+def read_by_id(snapshot: Frames, kinds: Iterable[str]) -> set[str]:
+    """The card definitions a pull of ``kinds`` that met ``snapshot``'s data reads by ID:
+    those its frames of ``kinds`` point at that the list did not return, found or not (a
+    404 leaves no row, only references marked not found). None without ``card_definitions``
+    among ``kinds``."""
+    kinds = set(kinds)
+    if "card_definitions" not in kinds:
+        return set()
+    pointed = referenced(snapshot, [kind for kind in REFERENCES if kind in kinds])
+    return pointed - listed_definitions(snapshot)
 
 
 def mark_card_definitions(

@@ -71,7 +71,8 @@ class EditPanel(PlanPanel):
     Allow deletes is ticked and changes the service cannot make unless Ignore unsupported
     is, with the plan's own message; Cancel stops it after the requests in flight.
     After Apply the panel pulls the service again as the snapshot was pulled (its kinds,
-    and for a sampled snapshot a sample of its size, seed and strata): a rehearsal of the
+    and for a sampled snapshot the ``Sample`` its design was drawn by: size, seed, strata,
+    join bands and allocation, ``again_sample``): a rehearsal of the
     same plan is verified against that pull (``verification``), and the pull becomes the
     new base. The calls Plan shows, and Apply checks against the budget before it sends
     anything, count that pull (``again_calls``); a pull the budget cannot hold after the
@@ -479,8 +480,8 @@ class EditPanel(PlanPanel):
         self._take(after, applied)
 
     def _pull_again(self) -> ProgramSnapshot:
-        """The service as it is now, pulled as the snapshot was (its kinds, and its sample's
-        size, seed and strata), within the panel's share; a refusal for the budget is
+        """The service as it is now, pulled as the snapshot was (its kinds, and the sample
+        design it was drawn by), within the panel's share; a refusal for the budget is
         remembered, so that Plan does not try it again until the budget holds it."""
         assert self.client is not None  # only after an apply, which needs one
         base = self.snapshot

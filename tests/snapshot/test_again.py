@@ -13,9 +13,10 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
-from lyt_toolkit import LoyaltyClient, ProgramSnapshot
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot, Sample
 from lyt_toolkit.pull.window_cost import windowed_calls
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
@@ -82,6 +83,41 @@ def test_again_calls_count_the_member_list_as_the_pull_walks_it_in_windows(
     assert len(members) == MEMBERS
     assert windowed_calls(members) > pages(MEMBERS, 100)  # the windows split
     assert again_calls(snapshot) == _sent_again(large, make_client, snapshot)
+
+
+def test_a_sampled_snapshot_is_pulled_again_with_its_whole_design(
+    large: Sandbox, make_client: MakeClient, tmp_path: Path
+) -> None:
+    """Join bands and allocation not the defaults, and fewer members asked than drawn (each
+    stratum gets two): the pull again draws the very sample, for the calls counted."""
+    asked = Sample(15, seed=3, bands=5, allocation="tenure")
+    with make_client(large) as client:
+        pulled = ProgramSnapshot.pull(client, progress=False, sample=asked)
+    snapshot = _saved(pulled, tmp_path / "saved")
+    assert snapshot.sample is not None and snapshot.sample.size > asked.n
+    assert again_sample(snapshot) == asked
+    used = large.plan()["used"]
+    with make_client(large) as client:
+        again = ProgramSnapshot.pull(client, progress=False, sample=again_sample(snapshot))
+    assert again_calls(snapshot) == large.plan()["used"] - used
+    assert again.sample is not None and again.sample.drawn_by == asked
+    pd.testing.assert_frame_equal(again.sample.strata, snapshot.sample.strata)
+    pd.testing.assert_frame_equal(again.sample.units, snapshot.sample.units)
+
+
+def test_again_calls_count_a_card_definition_read_by_id_that_answers_404(
+    start_sandbox: StartSandbox, make_client: MakeClient, tmp_path: Path
+) -> None:
+    """The demo program points at a card definition it lacks: the pull reads it by ID
+    (404) and holds no row of it, only references marked not found."""
+    with start_sandbox() as sb:
+        with make_client(sb) as client:
+            pulled = ProgramSnapshot.pull(client, progress=False)
+        snapshot = _saved(pulled, tmp_path / "saved")
+        costs = snapshot.reward_costs
+        missing = set(costs.loc[costs["card_definition_found"] == False, "card_definition_id"])  # noqa: E712
+        assert missing and not missing & set(snapshot.card_definitions["id"])
+        assert again_calls(snapshot) == _sent_again(sb, make_client, snapshot)
 
 
 def _one_card_of_many_buckets() -> dict[str, Any]:

@@ -293,14 +293,19 @@ def test_the_cost_shown_first_is_what_the_refresh_sends(
 
 
 def test_a_sample_refresh_reads_a_sample_of_old_and_new(
-    start_sandbox, make_client, old, after, full_after
+    start_sandbox, make_client, old, after, full_after, tmp_path
 ) -> None:
-    refreshed = _refresh(start_sandbox, make_client, after, old, members=Sample(20, seed=3))
+    """Drawn as asked, join bands and allocation too, and its folder keeps that design."""
+    asked = Sample(20, seed=3, bands=3, allocation="proportional")
+    refreshed = _refresh(start_sandbox, make_client, after, old, members=asked)
     design = refreshed.sample
     assert design is not None and design.population == len(full_after.members)
-    expected = full_after.sampled(Sample(20, seed=3))
+    expected = full_after.sampled(asked)
     for name in FRAME_NAMES:
         pd.testing.assert_frame_equal(getattr(refreshed, name), getattr(expected, name))
+    refreshed.to_parquet(tmp_path)
+    back = read_snapshot(tmp_path).sample
+    assert design.drawn_by == asked and back is not None and back.drawn_by == asked
 
 
 def test_a_refresh_over_its_share_is_refused_with_its_own_ways(

@@ -12,7 +12,7 @@ import pytest
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import estimates, point_values
 from lyt_toolkit.frames.sample import Estimate, Sample, estimate_total
-from lyt_toolkit.reports import MANIFEST
+from lyt_toolkit.reports import MANIFEST, SnapshotFileError
 from lyt_toolkit.snapshot import read_snapshot
 
 
@@ -48,17 +48,56 @@ def test_a_sample_is_drawn_again_the_same_and_not_from_a_sample(full) -> None:
 
 @pytest.mark.parametrize("form", ["to_csv", "to_parquet"])
 def test_a_sampled_snapshot_reads_back_with_its_design(full, tmp_path, form) -> None:
-    sampled = full.sampled(Sample(40, seed=2, by=("status", "joined")))
+    asked = Sample(37, seed=2, by=("status", "joined"), bands=3, allocation="tenure")
+    sampled = full.sampled(asked)
     getattr(sampled, form)(tmp_path)
     back = read_snapshot(tmp_path)
     for name, frame in sampled.frames().items():
         pd.testing.assert_frame_equal(back.frames()[name], frame, check_index_type=False)
     assert back.sample is not None and sampled.sample is not None
     assert (back.sample.seed, back.sample.by) == (2, ("status", "joined"))
+    assert sampled.sample.drawn_by == back.sample.drawn_by == asked
     pd.testing.assert_frame_equal(back.sample.strata, sampled.sample.strata)
     pd.testing.assert_frame_equal(back.sample.units, sampled.sample.units)
     manifest = json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
-    assert manifest["sample"]["units"]["rows"] == 40
+    assert manifest["sample"]["units"]["rows"] == sampled.sample.size
+    assert (manifest["sample"]["n"], manifest["sample"]["bands"]) == (37, 3)
+    assert manifest["sample"]["allocation"] == "tenure"
+
+
+def test_a_sampled_folder_written_before_the_design_was_kept_reads_with_the_defaults(
+    full, tmp_path
+) -> None:
+    """A folder whose manifest has only the sample's seed and strata (as lyt_toolkit wrote
+    them before): its size stands for the sample asked, its join bands and allocation are
+    ``Sample``'s defaults."""
+    sampled = full.sampled(Sample(37, seed=2, bands=3, allocation="proportional"))
+    sampled.to_csv(tmp_path)
+    path = tmp_path / MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("n", "bands", "allocation"):
+        del manifest["sample"][key]
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    design = read_snapshot(tmp_path).sample
+    assert design is not None and sampled.sample is not None
+    assert (design.n, design.bands, design.allocation) == (None, 8, "adaptive")
+    assert design.drawn_by == Sample(sampled.sample.size, seed=2)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [("allocation", "sideways", "allocation must be one of"), ("bands", 0, "bands must be")],
+)
+def test_a_sampled_folder_whose_design_no_sample_takes_is_refused_naming_it(
+    full, tmp_path, key, value, problem
+) -> None:
+    full.sampled(Sample(30, seed=1)).to_csv(tmp_path)
+    path = tmp_path / MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["sample"][key] = value
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(SnapshotFileError, match=f"sample: {problem}"):
+        read_snapshot(tmp_path)
 
 
 def test_a_full_snapshot_writes_no_sample(full, tmp_path) -> None:

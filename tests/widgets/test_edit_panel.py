@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pandas as pd
 import pytest
 
-from lyt_toolkit import actions
+from lyt_toolkit import Sample, actions
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
 from lyt_toolkit.snapshot.again import again_calls
 from lyt_toolkit.synthetic import generate_program
 from lyt_toolkit.widgets import EditPanel
@@ -619,17 +620,23 @@ def _shrinks_after_a_write(sb: Sandbox, plan: str) -> Callable[[httpx.Response],
 
 
 def test_a_sampled_snapshot_is_pulled_again_as_a_sample_for_the_calls_shown(
-    start_sandbox: Callable[..., Any], make_client: Callable[..., LoyaltyClient]
+    start_sandbox: Callable[..., Any],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
 ) -> None:
-    """A whole pull again of 300 members does not fit the window; a sample of the base's
-    size, seed and strata does, and the Apply sends exactly the calls its Plan showed."""
+    """A whole pull again of 300 members does not fit the window; the base's sample design
+    (join bands and allocation not the defaults) does: the pull again draws the very same
+    sample, and the Apply sends exactly the calls its Plan showed. The base is read from its
+    folder, so the count is its data's alone, not what its own pull sent."""
     program = generate_program(
         members=300, rewards=12, benefits=6, card_definitions=2, tier_structures=1, seed=5
     )
+    asked = Sample(20, seed=2, bands=3, allocation="proportional")
     with start_sandbox(program, now=program["now"]) as sb, make_client(sb) as client:
         sb.set_plan("unlimited")
-        base = ProgramSnapshot.pull(client, progress=False, sample=20)
-        assert base.sample is not None
+        ProgramSnapshot.pull(client, progress=False, sample=asked).to_parquet(tmp_path)
+        base = read_snapshot(tmp_path)
+        assert base.sample is not None and base.calls is None
         sb.set_plan("200/hour")  # half of it: far fewer than a read per member
         client.rewards.list(limit=1)  # an answer carrying the limit
         panel = EditPanel(base, client)
@@ -645,8 +652,9 @@ def test_a_sampled_snapshot_is_pulled_again_as_a_sample_for_the_calls_shown(
         assert "could not be pulled again" not in panel.status.value
         assert sb.plan()["used"] - used == needed  # the calls shown, no more
         again = panel.snapshot.sample
-        assert again is not None and again.size == base.sample.size
-        assert (again.seed, again.by) == (base.sample.seed, base.sample.by)
+        assert again is not None and again.drawn_by == base.sample.drawn_by == asked
+        pd.testing.assert_frame_equal(again.strata, base.sample.strata)
+        pd.testing.assert_frame_equal(again.units, base.sample.units)
         assert panel.snapshot.rewards.set_index("id").loc[reward, "status"] == status
 
 
