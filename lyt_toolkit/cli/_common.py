@@ -57,8 +57,9 @@ _SECRET_VARS = ("LYT_APP_TOKEN", "LYT_MANAGEMENT_TOKEN")
 
 
 def fail(command: str, reason: str, code: int = EXIT_CANNOT_RUN) -> int:
-    """Print ``{command}: {reason}`` to stderr and return ``code``."""
-    print(f"{command}: {reason}", file=sys.stderr)
+    """Print ``{command}: {reason}`` to stderr, any configured token masked (``scrub``: a
+    reason may quote a file a user handed over), and return ``code``."""
+    print(f"{command}: {scrub(reason)}", file=sys.stderr)
     return code
 
 
