@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import sys
 import threading
 from collections.abc import Iterator
@@ -107,6 +108,12 @@ def _take(lock: Path, path: Path, what: str) -> int:
                 f"{path} cannot be locked for one writer: {lock}: {error.strerror or error}"
                 " (the lock file needs a folder this process may write in)"
             ) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a pipe or a device put in its place
+            os.close(fd)
+            raise LockFileError(
+                f"{path} cannot be locked for one writer: {lock} is not a regular file"
+                " (remove it: the lock file is made anew)"
+            )
         if not _try_lock(fd):
             os.close(fd)
             raise _refusal(path, what, lock)

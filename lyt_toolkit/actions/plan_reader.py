@@ -9,16 +9,13 @@ Values quoted in a message are cut short, and configured tokens masked.
 
 from __future__ import annotations
 
-import codecs
-import json
 import math
-import os
 import re
-import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._json_file import LongInteger, json_file, shown
 from .._secret import mask, secret_forms
 from ..client.config import configured_secrets
 from ..errors import LytError
@@ -30,12 +27,6 @@ MAX_BYTES = 256 * 2**20
 MAX_DEPTH = 8
 """Nesting a plan file holds at most (a call's cell is at depth 4)."""
 _INT64 = (-(2**63), 2**63 - 1)
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "UTF-32"),
-    (codecs.BOM_UTF32_BE, "UTF-32"),
-    (codecs.BOM_UTF16_LE, "UTF-16"),
-    (codecs.BOM_UTF16_BE, "UTF-16"),
-)
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte ``surrogateescape`` kept
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TYPE_NAMES = {
@@ -57,90 +48,16 @@ class PlanFileError(LytError, ValueError):
         super().__init__(mask(message, secret_forms(configured_secrets())))
 
 
-def shown(value: Any, width: int = 60) -> str:
-    """``repr(value)`` cut to ``width`` characters: what a message quotes."""
-    text = repr(value)
-    return text if len(text) <= width else f"{text[: width - 3]}..."
-
-
-class _Twice(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's keys, each once (a reviewer reading the file would see the first)."""
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise _Twice(key)
-        found[key] = value
-    return found
-
-
-class _Long:
-    """A JSON integer too long for any plan (not converted: thousands of digits are slow)."""
-
-    def __init__(self, text: str) -> None:
-        self.digits = len(text.lstrip("-"))
-
-
-def _integer(text: str) -> int | _Long:
-    return int(text) if len(text) <= 40 else _Long(text)
-
-
 def read_document(path: Path) -> tuple[dict[str, Any], bytes]:
     """The JSON object in the file at ``path`` (checked throughout, see the module) and
     the file's bytes."""
-    raw = _read_bytes(path)
-    for bom, encoding in _BOMS:
-        if raw.startswith(bom):
-            raise PlanFileError(f"{path}: saved as {encoding}; a plan file is UTF-8 JSON")
-    if b"\x00" in raw:
-        raise PlanFileError(f"{path}: holds NUL bytes (UTF-16?); a plan file is UTF-8 JSON")
-    text = raw.decode("utf-8-sig", errors="surrogateescape")
-    try:
-        document = json.loads(text, object_pairs_hook=_unique, parse_int=_integer)
-    except _Twice as exc:
-        raise PlanFileError(f"{path}: key {shown(exc.key)}: given twice in one object") from None
-    except json.JSONDecodeError as exc:
-        raise PlanFileError(f"{path}: not JSON (line {exc.lineno}): {exc.msg}") from None
-    except RecursionError:
-        raise PlanFileError(f"{path}: not a plan: nested too deeply") from None
+    document, raw = json_file(
+        path, limit=MAX_BYTES, what="plan file", error=PlanFileError, keep_bytes=True
+    )
     if not isinstance(document, dict):
         raise PlanFileError(f"{path}: expected a JSON object, not {_type_name(type(document))}")
     _check_values(Reader(path), document)
     return document, raw
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``MAX_BYTES`` of them; a folder, a
-    pipe or a device is refused without waiting on it (opened non-blocking, checked once
-    open: the file checked is the file read)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise PlanFileError(f"{path}: no such plan file") from None
-    except OSError as exc:
-        raise PlanFileError(f"{path}: cannot be read: {exc.strerror}") from None
-    try:
-        found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode):
-            what = "a folder" if stat.S_ISDIR(found.st_mode) else "a pipe or a device"
-            raise PlanFileError(f"{path}: is {what}, not a plan file")
-        too_large = PlanFileError(f"{path}: over {MAX_BYTES // 2**20} MiB; no plan is that large")
-        if found.st_size > MAX_BYTES:
-            raise too_large  # unread
-        with os.fdopen(fd, "rb", closefd=False) as file:
-            raw = file.read(MAX_BYTES + 1)  # to the limit at most, should it grow meanwhile
-    except OSError as exc:
-        raise PlanFileError(f"{path}: cannot be read: {exc.strerror}") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_BYTES:
-        raise too_large
-    return raw
 
 
 def _check_values(read: Reader, document: dict[str, Any]) -> None:
@@ -152,7 +69,7 @@ def _check_values(read: Reader, document: dict[str, Any]) -> None:
             raise read.fail(at, "nested deeper than a plan is")
         if isinstance(value, str):
             _check_text(read, at, value)
-        elif isinstance(value, _Long):
+        elif isinstance(value, LongInteger):
             raise read.fail(at, f"an integer of {value.digits} digits is beyond 64 bits")
         elif isinstance(value, float) and not math.isfinite(value):
             raise read.fail(at, f"{value} is not a number a plan holds")

@@ -53,8 +53,9 @@ EXIT_INTERRUPTED = 130
 
 
 def fail(command: str, reason: str, code: int = EXIT_CANNOT_RUN) -> int:
-    """Print ``{command}: {reason}`` to stderr and return ``code``."""
-    print(f"{command}: {reason}", file=sys.stderr)
+    """Print ``{command}: {reason}`` to stderr, any configured token masked (``scrub``: a
+    reason may quote a file a user handed over), and return ``code``."""
+    print(f"{command}: {scrub(reason)}", file=sys.stderr)
     return code
 
 

@@ -26,7 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Answer", "AnswerStore"]
+from .._json_file import first_line, open_regular
+from ..errors import LytError
+
+__all__ = ["Answer", "AnswerStore", "CheckpointError", "held_answers"]
 
 PART_SIZE = 5000
 """Answers per Parquet part."""
@@ -37,6 +40,15 @@ CACHED_PARTS = 2
 
 JOURNAL = "journal.jsonl"
 PARTS = "parts"
+MAX_LINE = 256 * 2**20
+"""The longest journal line read (an answer: a page of 100 items is a few hundred kB)."""
+_TIMES = (-62135596800.0, 253402300799.0)
+"""The Unix seconds of the years 1 to 9999: the times an answer's may be."""
+_REMOVE = "remove it to read its answers again"
+
+
+class CheckpointError(LytError, ValueError):
+    """A checkpoint folder that cannot serve this pull (another pull's, or unreadable)."""
 
 
 @dataclass(frozen=True)
@@ -97,9 +109,7 @@ class AnswerStore:
     def _bodies(self, part: int) -> list[bytes]:
         bodies = self._cache.get(part)
         if bodies is None:
-            import pyarrow.parquet as pq  # a checkpoint without parts never loads pyarrow
-
-            table = pq.read_table(self._part_path(part), columns=["body"])
+            table = self._read_part(part, ["body"])
             bodies = [b if isinstance(b, bytes) else bytes(b) for b in table["body"].to_pylist()]
             self._cache[part] = bodies
             while len(self._cache) > CACHED_PARTS:
@@ -111,36 +121,58 @@ class AnswerStore:
     def _part_path(self, part: int) -> Path:
         return self.parts_dir / f"part-{part:05d}.parquet"
 
+    def _read_part(self, part: int, columns: list[str]) -> Any:
+        """The ``columns`` of part ``part``, as this store writes them; a part that is no
+        such file (unreadable, another file in its place) is a ``CheckpointError`` naming it."""
+        import pyarrow as pa  # a checkpoint without parts never loads pyarrow
+        import pyarrow.parquet as pq
+
+        path = self._part_path(part)
+        try:
+            with open_regular(path, what="checkpoint part", error=_failure) as file:
+                table = pq.read_table(file, columns=columns)
+            found = {name: table.schema.field(name).type for name in columns}
+        except CheckpointError:
+            raise
+        except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
+            reason = first_line(exc)
+            raise _failure(f"{path}: not a part this toolkit wrote ({reason}); {_REMOVE}") from None
+        expected = {"key": pa.string(), "at": pa.float64(), "run": pa.int32(), "body": pa.binary()}
+        if wrong := [name for name in columns if found[name] != expected[name]]:
+            raise _failure(f"{path}: column {wrong[0]} is not {expected[wrong[0]]}; {_REMOVE}")
+        return table
+
     def _read_back(self) -> None:
         """The index of what earlier runs stored: every part, then the journal."""
-        if self.parts_dir.is_dir():
-            import pyarrow.parquet as pq
-
-            numbers = sorted(
-                int(p.stem.removeprefix("part-"))
-                for p in self.parts_dir.glob("part-*.parquet")
-                if p.stem.removeprefix("part-").isdigit()
-            )
-            for part in numbers:
-                table = pq.read_table(self._part_path(part), columns=["key", "at", "run"])
-                columns = table.to_pydict()
-                for row, (key, at, run) in enumerate(
-                    zip(columns["key"], columns["at"], columns["run"], strict=True)
-                ):
-                    self._part_index[key] = (part, row)
-                    self._meta[key] = (at, run)
-                self._parts = part
+        if os.path.lexists(self.parts_dir) and not self.parts_dir.is_dir():
+            raise _failure(f"{self.parts_dir}: is not a folder, as a checkpoint's parts are")
+        for part in _part_numbers(self.parts_dir):
+            columns = self._read_part(part, ["key", "at", "run"]).to_pydict()
+            for row, (key, at, run) in enumerate(
+                zip(columns["key"], columns["at"], columns["run"], strict=True)
+            ):
+                self._part_index[key] = (part, row)
+                self._meta[key] = (at, run)
+            self._parts = part
         journal = self.folder / JOURNAL
-        if journal.exists():
-            with open(journal, "rb") as lines:
-                for line in lines:
-                    entry = _entry(line)
-                    if entry is None:
-                        continue  # cut off by a crash as it was written
-                    key, answer = entry
-                    self._meta[key] = (answer.at, answer.run)
-                    if key not in self._part_index:
-                        self._journal_index[key] = answer
+        try:
+            lines = open_regular(journal, what="checkpoint journal", error=_failure)
+        except FileNotFoundError:
+            return
+        with lines:
+            for number, line in enumerate(iter(lambda: lines.readline(MAX_LINE + 1), b""), 1):
+                if len(line) > MAX_LINE:
+                    raise _failure(
+                        f"{journal}: line {number} is over {MAX_LINE // 2**20} MiB: no answer"
+                        f" this toolkit stored; remove the file to read its answers again"
+                    )
+                entry = _entry(line)
+                if entry is None:
+                    continue  # cut off by a crash as it was written
+                key, answer = entry
+                self._meta[key] = (answer.at, answer.run)
+                if key not in self._part_index:
+                    self._journal_index[key] = answer
 
     # -- writing ---------------------------------------------------------------
 
@@ -204,14 +236,45 @@ class AnswerStore:
 
 
 def _entry(line: bytes) -> tuple[str, Answer] | None:
-    """A journal line's key and answer; None for a line cut off or not one of ours."""
+    """A journal line's key and answer; None for a line cut off or not one of ours (its
+    answer is read again)."""
     try:
         data: Any = json.loads(line)
         key, body, at, run = data["key"], data["body"], data["at"], data["run"]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None
     if not isinstance(key, str) or not isinstance(body, str) or not isinstance(run, int):
         return None
-    if at is not None and not isinstance(at, int | float):
-        return None
+    if at is not None and not (isinstance(at, int | float) and _TIMES[0] <= at <= _TIMES[1]):
+        return None  # not a time of an answer (NaN, an infinity, beyond the years)
     return key, Answer(body.encode(), None if at is None else float(at), run)
+
+
+def held_answers(folder: Path) -> bool:
+    """Whether ``folder`` holds answers stored by a checkpointed pull (a journal or a part)."""
+    journal = folder / JOURNAL
+    return (os.path.lexists(journal) and _size(journal) > 0) or any(
+        True for _ in _part_numbers(folder / PARTS)
+    )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 1  # there, but not to be read as empty
+
+
+def _part_numbers(parts: Path) -> list[int]:
+    """The numbers of the parts in the folder ``parts``, in order (none when no folder)."""
+    if not parts.is_dir():
+        return []
+    return sorted(
+        int(p.stem.removeprefix("part-"))
+        for p in parts.glob("part-*.parquet")
+        if p.stem.removeprefix("part-").isdigit()
+    )
+
+
+def _failure(message: str) -> CheckpointError:
+    return CheckpointError(f"checkpoint: {message}")

@@ -38,11 +38,11 @@ from urllib.parse import parse_qsl
 
 import httpx
 
+from .._json_file import json_file, shown
 from .._lock import held
 from .._services import holders_differ
 from ..client.recording import Asked
-from ..errors import LytError
-from .answers import Answer, AnswerStore
+from .answers import Answer, AnswerStore, CheckpointError, held_answers
 
 __all__ = ["CURSOR_FRESH", "Checkpoint", "CheckpointError", "kind_of", "recorded_pull"]
 
@@ -50,6 +50,8 @@ CURSOR_FRESH = 600.0
 """Seconds a cursor is sent as the service gave it; an older one is read by ``created_at``."""
 
 MANIFEST = "checkpoint.json"
+MAX_MANIFEST = 2**20
+"""The largest manifest read (one records a pull's arguments and times: a few hundred bytes)."""
 HOLDS = "holds"
 """The key of a checkpoint's pull naming what the sandbox that answered it holds."""
 FORMAT = 1
@@ -76,14 +78,10 @@ def kind_of(path: str) -> str | None:
     return next((kind for pattern, kind in _KINDS if pattern.match(path)), None)
 
 
-class CheckpointError(LytError, ValueError):
-    """A checkpoint folder that cannot serve this pull (another pull's, or unreadable)."""
-
-
 def _differs(key: str, there: Any, now: Any) -> str:
     """``KEY: THERE there, NOW now``; for what two sandboxes said they hold (``holds``), then
     which of its parts differ (``_services.holders_differ``)."""
-    said = f"{key}: {there!r} there, {now!r} now"
+    said = f"{key}: {shown(there, 200)} there, {now!r} now"  # there: from a file, cut short
     if key == HOLDS and isinstance(there, str) and isinstance(now, str):
         said += f": {holders_differ(there, now)}"
     return said
@@ -93,14 +91,39 @@ def recorded_pull(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     """What ``folder``'s manifest says its pull is, read without opening the folder: None
     when it holds no pull yet (no folder, or no manifest in it); ``{}`` when what is there
     cannot be read (opening the folder says why)."""
-    try:
-        found = json.loads((Path(folder).expanduser() / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    path = Path(folder).expanduser() / MANIFEST
+    if not os.path.lexists(path):
         return None
-    except (OSError, ValueError):
+    try:
+        found = _read_manifest(path)
+    except CheckpointError:
         return {}
-    pull = found.get("pull") if isinstance(found, dict) else None
+    pull = found.get("pull")
     return pull if isinstance(pull, dict) else {}
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest at ``path``, each key the pull uses checked: one ``CheckpointError`` line
+    naming the file and the key otherwise (read as ``_json_file.json_file`` reads)."""
+    found, _ = json_file(path, limit=MAX_MANIFEST, what="checkpoint manifest", error=_failure)
+    if not isinstance(found, dict) or found.get("format") != FORMAT:
+        raise CheckpointError(f"checkpoint: {path} is not a checkpoint this toolkit wrote")
+    if not isinstance(found.get("pull", {}), dict):
+        raise _broken(path, "pull", "must be an object")
+    runs = found.get("runs", 0)
+    if not isinstance(runs, int) or isinstance(runs, bool) or runs < 0:
+        raise _broken(path, "runs", "must be a whole number from 0")
+    if "pulled_at" in found and _instant(found["pulled_at"]) is None:
+        raise _broken(path, "pulled_at", "must be an ISO 8601 instant")
+    return found
+
+
+def _failure(message: str) -> CheckpointError:
+    return CheckpointError(f"checkpoint: {message}")
+
+
+def _broken(path: Path, key: str, problem: str) -> CheckpointError:
+    return CheckpointError(f"checkpoint: {path}: {key}: {problem}")
 
 
 @dataclass
@@ -166,14 +189,14 @@ class Checkpoint:
 
     def _manifest(self) -> dict[str, Any]:
         path = self.folder / MANIFEST
-        if not path.exists():
+        if not os.path.lexists(path):
+            if held_answers(self.folder):  # whose pull they are is unknown: never mixed
+                raise CheckpointError(
+                    f"checkpoint: {self.folder} holds answers but no {MANIFEST} saying which"
+                    " pull they belong to; give a new folder"
+                )
             return {"format": FORMAT, "pull": self.pull, "runs": 0}
-        try:
-            found = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise CheckpointError(f"checkpoint: {path} cannot be read: {error}") from None
-        if not isinstance(found, dict) or found.get("format") != FORMAT:
-            raise CheckpointError(f"checkpoint: {path} is not a checkpoint this toolkit wrote")
+        found = _read_manifest(path)
         before = found.get("pull", {})
         differs = sorted(k for k in {*before, *self.pull} if before.get(k) != self.pull.get(k))
         if differs:

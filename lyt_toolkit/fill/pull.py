@@ -325,10 +325,11 @@ class _Puller:
         if kept is None:
             return Pulled(asked, c.base_url, self._service_start(), calls, self.design)
         kept.note(complete=True)
+        started = kept.manifest.get("pulled_at") or self._service_start().isoformat()
         return Pulled(
             asked,
             c.base_url,
-            pd.Timestamp(kept.manifest["pulled_at"]),
+            pd.Timestamp(started),
             calls,
             self.design,
             read_times=_stamps(kept.read_times(), kinds),

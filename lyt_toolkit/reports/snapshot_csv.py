@@ -23,15 +23,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 import pandas as pd
 
 from .._deprecation import deprecation, module_getattr
+from .._json_file import first_line, json_file, open_regular, shown
 from .._url import public_url as _public_url
 from .._version import __version__
 from ..errors import LytError
@@ -65,10 +67,13 @@ __all__ = [
 FORMAT = "lyt-snapshot/1"
 MANIFEST = "manifest.json"
 _DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-_PLAIN_DTYPES = {"str", "string", "Int64", "Float64", "boolean"}
+PLAIN_DTYPES = {"str", "string", "Int64", "Float64", "boolean"}
 _TEXT_DTYPES = ("str", "string", "category")
 _LINE_END = "\r\n"
 ESCAPING_KEY = "text_escaping"
+
+MAX_MANIFEST = 64 * 2**20
+"""The largest manifest read (a whole program's is tens of kilobytes: its dtypes, no rows)."""
 
 SAMPLE_PARTS = ("strata", "units")
 """The frames of a sample design a sampled snapshot's folder holds (``sample_<part>``)."""
@@ -134,17 +139,21 @@ def _dtype_name(dtype: object) -> str:
     if isinstance(dtype, pd.DatetimeTZDtype):
         return DATETIME
     name = str(dtype)
-    if name not in _PLAIN_DTYPES:
+    if name not in PLAIN_DTYPES:
         raise SnapshotFileError(f"cannot export a column of dtype {name}")
     return name
 
 
 def sha256_of(path: Path) -> str:
     """The SHA-256 of a file's bytes, as hex (what a manifest records)."""
+    with path.open("rb") as file:
+        return _sha256(file)
+
+
+def _sha256(file: BinaryIO) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
+    for block in iter(lambda: file.read(1 << 20), b""):
+        digest.update(block)
     return digest.hexdigest()
 
 
@@ -248,21 +257,19 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
 def read_manifest(
     directory: str | Path, *, formats: tuple[str, ...] = (FORMAT,), file: str = MANIFEST
 ) -> dict[str, Any]:
-    """The parsed manifest (``file``) of a directory, checked to be one of ``formats``."""
+    """The parsed manifest (``file``) of a directory, checked to be one of ``formats``: read
+    as ``_json_file.json_file`` reads (no folder, pipe or device, at most ``MAX_MANIFEST``
+    bytes of UTF-8 JSON, each key once)."""
     path = Path(directory) / file
-    if not path.is_file():
-        what = "a snapshot" if file == MANIFEST else "an audit report"
+    what = "a snapshot" if file == MANIFEST else "an audit report"
+    if not os.path.lexists(path):
         raise SnapshotFileError(f"{path} is missing: not {what} directory")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise SnapshotFileError(f"{path} is not UTF-8 text (saved in another encoding?)") from None
-    except json.JSONDecodeError as exc:
-        raise SnapshotFileError(f"{path} is not valid JSON: {exc}") from None
+    kind = "snapshot manifest" if file == MANIFEST else "audit report manifest"
+    manifest, _ = json_file(path, limit=MAX_MANIFEST, what=kind, error=SnapshotFileError)
     if not isinstance(manifest, dict) or manifest.get("format") not in formats:
         found = manifest.get("format") if isinstance(manifest, dict) else None
         expected = " or ".join(repr(f) for f in formats)
-        raise SnapshotFileError(f"{path}: format {found!r} is not {expected}")
+        raise SnapshotFileError(f"{path}: format {shown(found)} is not {expected}")
     return manifest
 
 
@@ -340,7 +347,7 @@ def _pulled_at(path: Path, value: object, *, key: str = "pulled_at") -> str:
             raise TypeError(value)
         stamp = pd.Timestamp(datetime.fromisoformat(value))
     except (TypeError, ValueError):
-        raise _broken(path, key, f"{value!r} is not an ISO 8601 instant") from None
+        raise _broken(path, key, f"{shown(value)} is not an ISO 8601 instant") from None
     stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
     return stamp.strftime(_DATE_FORMAT)
 
@@ -408,9 +415,13 @@ def checked_file(directory: Path, entry: Mapping[str, Any], *, hint: str = "") -
     """The file a manifest entry names, once it exists and its SHA-256 matches the entry's
     (a mismatch refused, ``hint`` appended; the hashes shown by their first 12 digits)."""
     path = directory / entry["file"]
-    if not path.is_file():
-        raise SnapshotFileError(f"{path} is listed in the manifest but missing")
-    actual = sha256_of(path)
+    try:  # a folder, a pipe or a device in its place is refused, not waited on
+        with open_regular(path, what="file of a snapshot", error=SnapshotFileError) as file:
+            actual = _sha256(file)
+    except FileNotFoundError:
+        raise SnapshotFileError(f"{path} is listed in the manifest but missing") from None
+    except OSError as exc:
+        raise SnapshotFileError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     if actual != entry["sha256"]:
         raise SnapshotFileError(
             f"{path} was changed after export: its sha256 {actual[:12]}... is not the "
@@ -435,39 +446,61 @@ def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> 
     dtypes: dict[str, Any] = {}
     for col in columns:
         kind = col["dtype"]
-        if kind == "category":  # escaped text is read as text, made a category once restored
-            dtypes[col["name"]] = "str" if escaped else category_dtype(col)
-        elif kind == DATETIME:
+        if kind in (DATETIME, "category"):  # a category once restored and checked
             dtypes[col["name"]] = "str"
-        elif kind in _PLAIN_DTYPES:
+        elif kind in PLAIN_DTYPES:
             dtypes[col["name"]] = kind
         else:
-            raise SnapshotFileError(f"{path}: column {col['name']!r} has unknown dtype {kind!r}")
+            raise SnapshotFileError(
+                f"{path}: column {shown(col['name'])} has unknown dtype {shown(kind)}"
+            )
     try:
         frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
         check_shape(path, frame, entry)
-        return _restore(frame, columns, escaped)
+        return _restore(path, frame, columns, escaped)
     except SnapshotFileError:
         raise
     except (ValueError, TypeError, OverflowError, pd.errors.ParserError) as exc:
-        text = str(exc).strip()
-        reason = text.splitlines()[0] if text else type(exc).__name__
+        reason = first_line(exc)
         raise SnapshotFileError(f"{path}: cannot be read as a snapshot CSV ({reason})") from None
 
 
-def _restore(frame: pd.DataFrame, columns: list[dict[str, Any]], escaped: bool) -> pd.DataFrame:
+def _restore(
+    path: Path, frame: pd.DataFrame, columns: list[dict[str, Any]], escaped: bool
+) -> pd.DataFrame:
     """Instants parsed, escaped text undone and categories rebuilt, as the manifest records."""
     for col in columns:
         key = col["name"]
         if col["dtype"] == DATETIME:
-            values = pd.to_datetime(frame[key], utc=True, format="ISO8601")
+            try:
+                values = pd.to_datetime(frame[key], utc=True, format="ISO8601")
+            except (ValueError, OverflowError):  # the value is not quoted
+                raise SnapshotFileError(
+                    f"{path}: cannot be read as a snapshot CSV (column {shown(key)}: a value that"
+                    " is not an ISO 8601 instant)"
+                ) from None
             frame[key] = values.astype(DATETIME)
-        elif escaped and col["dtype"] in _TEXT_DTYPES:
-            text = unescape(frame[key])
+        elif col["dtype"] in _TEXT_DTYPES:
+            text = unescape(frame[key]) if escaped else frame[key]
             if col["dtype"] == "category":
-                text = text.astype(category_dtype(col))
+                text = as_categories(path, key, text, category_dtype(col))
             frame[key] = text
     return frame
+
+
+def as_categories(
+    path: Path, name: str, values: pd.Series, dtype: pd.CategoricalDtype
+) -> pd.Series:
+    """``values`` as the categorical ``dtype``; a value outside its categories is refused
+    naming the row and column, not turned into a missing value (the value is not quoted)."""
+    lost = (values.notna() & ~values.isin(dtype.categories)).to_numpy()
+    if lost.any():
+        row = int(lost.argmax()) + 1
+        raise SnapshotFileError(
+            f"{path}: column {shown(name)}, row {row}: a value that is not one of the column's"
+            " categories in the manifest"
+        )
+    return values.astype(dtype)
 
 
 def category_dtype(column: Mapping[str, Any]) -> pd.CategoricalDtype:

@@ -26,12 +26,16 @@ from typing import Any, Final
 
 import pandas as pd
 
+from .._json_file import first_line, shown
 from ..frames.schema import DATETIME
 from ._write import replacing
 from .snapshot_csv import (
+    PLAIN_DTYPES,
     SnapshotFileError,
     SnapshotFiles,
     SnapshotFrames,
+    as_categories,
+    category_dtype,
     check_shape,
     checked_file,
     files_of,
@@ -80,15 +84,24 @@ def _read_frame(directory: Path, entry: Mapping[str, Any]) -> pd.DataFrame:
     try:
         frame = pd.read_parquet(path, engine="pyarrow")
     except (OSError, ValueError) as exc:
-        raise SnapshotFileError(f"{path}: cannot be read as Parquet ({exc})") from None
+        raise SnapshotFileError(f"{path}: cannot be read as Parquet ({first_line(exc)})") from None
     check_shape(path, frame, entry)
-    return frame.astype({c["name"]: _dtype(c) for c in entry["columns"]})
+    for column in entry["columns"]:
+        name, kind = column["name"], column["dtype"]
+        if kind == "category":
+            plain = frame[name].astype(object).where(frame[name].notna(), None)
+            frame[name] = as_categories(path, name, plain, category_dtype(column))
+            continue
+        if kind != DATETIME and kind not in PLAIN_DTYPES:
+            raise SnapshotFileError(f"{path}: column {shown(name)} has unknown dtype {shown(kind)}")
+        try:
+            frame[name] = frame[name].astype(_dtype(kind))
+        except (ValueError, TypeError, OverflowError):  # the value is not quoted
+            raise SnapshotFileError(
+                f"{path}: column {shown(name)}: its values are not of dtype {shown(kind)}"
+            ) from None
+    return frame
 
 
-def _dtype(column: Mapping[str, Any]) -> Any:
-    kind = column["dtype"]
-    if kind == "category":
-        return pd.CategoricalDtype(column.get("categories", []))
-    if kind == DATETIME:
-        return pd.DatetimeTZDtype("ns", "UTC")
-    return kind
+def _dtype(kind: str) -> Any:
+    return pd.DatetimeTZDtype("ns", "UTC") if kind == DATETIME else kind

@@ -72,7 +72,7 @@ def test_a_manifest_saved_as_utf16_is_refused_naming_the_file(
     demo_snapshot.to_csv(tmp_path)
     path = tmp_path / "manifest.json"
     path.write_text(path.read_text(encoding="utf-8"), encoding="utf-16")
-    with pytest.raises(SnapshotFileError, match=rf"^{re.escape(str(path))} is not UTF-8 text"):
+    with pytest.raises(SnapshotFileError, match=rf"^{re.escape(str(path))}: saved as UTF-16"):
         read_snapshot(tmp_path)
 
 

@@ -1,0 +1,149 @@
+"""A file the toolkit wrote, read back as a user may have left it: a plan file, a snapshot's
+manifest, a checkpoint's.
+
+``open_regular`` opens a regular file only: a folder, a pipe or a device (``/dev/zero``
+through a symbolic link) is refused without waiting on it (opened non-blocking, checked once
+open: the file checked is the file read). ``regular_bytes`` reads one up to a limit, and
+``json_file`` parses it as UTF-8 JSON: another encoding (UTF-16, NUL bytes), a key given
+twice in one object, nesting Python cannot parse and an integer of thousands of digits are
+refused. Every refusal is one line starting with the path, raised as the caller's error.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+__all__ = ["LongInteger", "first_line", "json_file", "open_regular", "regular_bytes", "shown"]
+
+Failure = Callable[[str], Exception]
+"""The caller's error, made from a message."""
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+_LONGEST_INTEGER = 40
+"""Digits an integer may have before it is a ``LongInteger`` (never converted: slow)."""
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """``repr(value)`` cut to ``width`` characters: what a message quotes."""
+    text = repr(value)
+    return text if len(text) <= width else f"{text[: width - 3]}..."
+
+
+def first_line(exc: BaseException, width: int = 120) -> str:
+    """The first line of what ``exc`` says (its type's name when it says nothing), cut to
+    ``width`` characters: a reason quoted in one line."""
+    text = str(exc).strip()
+    line = text.splitlines()[0] if text else type(exc).__name__
+    return line if len(line) <= width else f"{line[: width - 3]}..."
+
+
+def open_regular(path: Path, *, what: str, error: Failure) -> BinaryIO:
+    """``path`` opened for reading when it is a regular file; a folder, a pipe or a device is
+    ``error`` naming it, as is one that cannot be opened (``FileNotFoundError`` passes)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise error(f"{path}: cannot be read: {exc.strerror}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise error(f"{path}: cannot be read: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe or a device"
+        raise error(f"{path}: is {kind}, not a {what}")
+    return os.fdopen(fd, "rb")
+
+
+def regular_bytes(path: Path, *, limit: int, what: str, error: Failure) -> bytes:
+    """The bytes of the regular file at ``path`` (``open_regular``), at most ``limit`` of
+    them: a larger file is refused, unread."""
+    try:
+        file = open_regular(path, what=what, error=error)
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    with file:
+        try:
+            size = os.fstat(file.fileno()).st_size
+            # unread when larger; else to the limit at most, should it grow meanwhile
+            raw = b"" if size > limit else file.read(limit + 1)
+        except OSError as exc:
+            raise error(f"{path}: cannot be read: {exc.strerror}") from None
+    if size > limit or len(raw) > limit:
+        raise error(f"{path}: over {limit // 2**20} MiB; no {what} is that large")
+    return raw
+
+
+class LongInteger:
+    """A JSON integer too long for any file the toolkit writes (kept unconverted)."""
+
+    def __init__(self, text: str) -> None:
+        self.digits = len(text.lstrip("-"))
+
+
+def _integer(text: str) -> int | LongInteger:
+    return int(text) if len(text) <= _LONGEST_INTEGER else LongInteger(text)
+
+
+class _Twice(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's keys, each once (a reader of the file would see the first)."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _Twice(key)
+        found[key] = value
+    return found
+
+
+def json_file(
+    path: Path, *, limit: int, what: str, error: Failure, keep_bytes: bool = False
+) -> tuple[Any, bytes]:
+    """The JSON document in the file at ``path`` (``regular_bytes``) and the file's bytes.
+
+    An integer of more than 40 digits is a ``LongInteger`` for the caller to refuse naming
+    its key. Bytes that are not UTF-8 are refused, or with ``keep_bytes`` kept as
+    ``surrogateescape`` gives them, for the caller to name the key holding them.
+    """
+    raw = regular_bytes(path, limit=limit, what=what, error=error)
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            raise error(f"{path}: saved as {encoding}; a {what} is UTF-8 JSON")
+    if b"\x00" in raw:
+        raise error(f"{path}: holds NUL bytes (UTF-16?); a {what} is UTF-8 JSON")
+    try:
+        text = raw.decode("utf-8-sig", errors="surrogateescape" if keep_bytes else "strict")
+    except UnicodeDecodeError as exc:
+        byte = raw[exc.start]
+        raise error(
+            f"{path}: is not UTF-8 text (byte 0x{byte:02X} at offset {exc.start}); a {what} is"
+            " UTF-8 JSON"
+        ) from None
+    try:
+        document = json.loads(text, object_pairs_hook=_unique, parse_int=_integer)
+    except _Twice as exc:
+        raise error(f"{path}: key {shown(exc.key)}: given twice in one object") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}: not JSON (line {exc.lineno}): {exc.msg}") from None
+    except RecursionError:
+        raise error(f"{path}: not a {what}: nested too deeply") from None
+    return document, raw
