@@ -186,7 +186,7 @@ class PullBudget:
                 else "over as many windows as it takes at this share (its cost is not known"
                 " until its lists are walked; ProgramSnapshot.estimate counts it)"
             )
-            of_cycle = f", {cycle.share_of(total)} at least" if known and cycle else ""
+            of_cycle = f", taking {cycle.share_of(total)} or more" if known and cycle else ""
             yield WayForward(
                 f"{pull}, paced {pace} and resumable (what it reads is kept in the"
                 f" checkpoint folder){of_cycle}",

@@ -99,6 +99,7 @@ def estimate_pull(
         share=share,
         allowed=allowance.calls,
         others=allowance.others,
+        cycle=quota.cycle,
     )
 
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from .._plans import Cycle
 from ..frames.registry import FRAME_NAMES
 
 __all__ = ["TREE", "PullCalls", "PullEstimate", "budget_text", "pages", "wanted_kinds"]
@@ -117,6 +118,9 @@ class PullEstimate:
     share: float = 1.0
     allowed: int | None = None
     others: int = 0
+    cycle: Cycle | None = None
+    """The project's billing cycle, when known (``Quota.cycle``): the text says what share
+    of it the pull takes at least (a pull paced over many windows may take much of it)."""
 
     @property
     def calls(self) -> int:
@@ -167,6 +171,8 @@ class PullEstimate:
             else f"; its exact part fits in a pull's share ({self.share:g}), its bound does not",
             False: f"; it does not fit in a pull's share ({self.share:g})",
         }.get(self.fits, "")
+        cycle = f"; at least {self.cycle.share_of(self.at_least)}" if self.cycle else ""
         return (
-            f"calls needed: {bound}{self.calls}{exact} (estimate used {self.spent}); {budget}{fits}"
+            f"calls needed: {bound}{self.calls}{exact} (estimate used {self.spent}); {budget}"
+            f"{fits}{cycle}"
         )

@@ -30,8 +30,9 @@ class BenefitForm(LoadsWhenShown, w.VBox):
 
     The card definitions load on the first display or on Refresh (never in the
     constructor), ACTIVE ones first; the first ACTIVE one is the default.
-    ``submit`` sends its one request at once (no background worker: a single
-    create is short) and shows the outcome inline.
+    ``submit`` sends its two calls at once (no background worker: a single
+    create is short), the create and a read of what it created, and shows the outcome
+    inline.
     Choosing a type swaps in that type's fields. The body is checked locally
     before anything is sent; the service's answers (409 duplicate name, 423
     locked card definition, 404 missing reference) appear next to the field
@@ -181,9 +182,10 @@ class BenefitForm(LoadsWhenShown, w.VBox):
     def submit(self) -> None:
         """Validate locally, then create; show the outcome inline.
 
-        One request, sent from the click handler; the button is disabled until it
-        is answered, so a second click cannot create the benefit twice. Refused while
-        the card definitions load.
+        Two calls, sent from the click handler: the create and, once it succeeded, a read
+        of the benefit created (the table shows what the service holds); the button is
+        disabled until the create is answered, so a second click cannot create the benefit
+        twice. Refused while the card definitions load.
         """
         if self.loading:
             self.message.value = _STILL_LOADING
