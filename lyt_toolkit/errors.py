@@ -404,9 +404,9 @@ class PullBudgetError(BudgetExceededError):
 class CycleBudgetError(PullBudgetError):
     """A paced pull refused, or stopped, for the project's billing-cycle budget: before
     ``stage`` when the calls it needs in all (``needed``, at least) are more than its
-    ``share`` of the ``cycle``'s budget, or partway
-    through it (``during``) once the service's answers say the cycle's budget is spent
-    (``reached``). What a paced pull read stays in its checkpoint. ``ways`` as for
+    ``share`` of the ``cycle``'s budget, or partway through it (``during``) once the
+    service's answers say the cycle's budget is spent (``reached``; ``cycle`` None when its
+    size is not known). What a paced pull read stays in its checkpoint. ``ways`` as for
     ``PullBudgetError``."""
 
     def __init__(
@@ -415,7 +415,7 @@ class CycleBudgetError(PullBudgetError):
         *,
         needed: int,
         share: float,
-        cycle: Cycle,
+        cycle: Cycle | None,
         sent: int,
         ways: tuple[WayForward, ...] = (),
         reached: bool = False,
@@ -435,11 +435,11 @@ class CycleBudgetError(PullBudgetError):
             "past it the service lets calls through with a reminder, and weeks of that lead to"
             " throttling or suspension of the project"
         )
-        if reached:
+        if reached or cycle is None:
             head = (
-                f"pull stopped during its {stage}: the service's answers say {cycle} is spent"
-                f" ({overdrawn}); what it read is kept in its checkpoint: run it again once the"
-                " cycle renews"
+                f"pull stopped during its {stage}: the service's answers say the project's"
+                f" billing-cycle budget is spent ({overdrawn}); what it read is kept in its"
+                " checkpoint: run it again once the cycle renews"
             )
         else:
             head = (

@@ -113,9 +113,8 @@ class PullOptions:
     """How a command pulls: ``budget_share`` of the calls left in the window, and a sample of
     ``sample`` members drawn with ``seed`` (None: every member; ``seed`` None: no
     ``--sample-seed``, so 0 for a pull and a sampled folder's own for its refresh).
-    ``can_sample`` and
-    ``can_checkpoint``: the command has ``--sample``, ``--checkpoint`` (a refusal spells a
-    way forward with the command's own option only then)."""
+    ``can_sample`` and ``can_checkpoint``: the command has ``--sample``, ``--checkpoint`` (a
+    refusal spells a way forward with the command's own option only then)."""
 
     budget_share: float = 0.5
     sample: int | None = None

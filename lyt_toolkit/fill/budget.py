@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .._plans import Cycle
 from .._text import counted
 from ..client.allowance import Allowance
 from ..client.quota import Quota
@@ -118,7 +117,7 @@ class PullBudget:
             self.stage,
             needed=self.allowance.rest(self.planned),
             share=self.allowance.share,
-            cycle=self.quota.cycle or Cycle(0),
+            cycle=self.quota.cycle,
             sent=self.allowance.spent,
             reached=True,
         )
