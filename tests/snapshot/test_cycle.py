@@ -171,3 +171,13 @@ def test_lyt_export_refused_for_the_cycle_offers_a_sample_in_another_folder_whic
     assert code == 0, capsys.readouterr().err
     assert program.plan()["used"] - used <= 250
     assert len(pd.read_csv(tmp_path / "b" / "members.csv")) == MEMBERS
+
+
+def test_a_stop_at_the_reminder_of_a_cycle_of_unknown_size_names_no_size() -> None:
+    """An enterprise plan states no cycle: the stop says the project's cycle is spent."""
+    stopped = CycleBudgetError(
+        "member reads", needed=9, share=0.5, cycle=None, sent=3, reached=True
+    )
+    text = str(stopped)
+    assert "the project's billing-cycle budget is spent" in text and "0-call" not in text
+    assert stopped.with_ways(()).reached and stopped.cycle is None
