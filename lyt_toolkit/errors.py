@@ -442,10 +442,16 @@ class CycleBudgetError(PullBudgetError):
                 " checkpoint: run it again once the cycle renews"
             )
         else:
+            known = (
+                " (known from its hourly budget; for another plan's, give cycle_calls= or"
+                " LYT_CYCLE_CALLS)"
+                if cycle.plan
+                else ""
+            )
             head = (
                 f"pull stopped before its {stage}: paced, it needs at least"
-                f" {counted(needed, 'call')} in all, {cycle.share_of(needed)}, more than its"
-                f" share ({share:g}) of it ({overdrawn})"
+                f" {counted(needed, 'call')} in all, {cycle.share_of(needed)}{known}, more than"
+                f" its share ({share:g}) of it ({overdrawn})"
             )
         lines = [f"{head}; the pull sent {counted(sent, 'call')} and nothing more"]
         if ways:

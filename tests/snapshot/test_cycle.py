@@ -57,6 +57,7 @@ def test_a_paced_pull_needing_more_than_its_share_of_the_free_plans_cycle_is_ref
     assert refused.needed > 250 and refused.sent < 20  # the lists only
     text = str(refused)
     assert "the free plan's 500-call billing cycle" in text and "share (0.5)" in text
+    assert "give cycle_calls= or LYT_CYCLE_CALLS" in text  # an enterprise plan states its own
     assert "throttling" in text
     assert all(way.argument is None or way.argument[0] != "checkpoint" for way in refused.ways)
     sample = next(way for way in refused.ways if way.argument and way.argument[0] == "sample")
