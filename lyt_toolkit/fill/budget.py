@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import replace
 
 from .._text import counted
 from ..client.allowance import Allowance
 from ..client.quota import Quota
 from ..errors import CycleBudgetError, PullBudgetError, WayForward
+from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE
 
@@ -40,10 +42,18 @@ DEFAULT_SAMPLE = 1000
 class PullBudget:
     """The allowance of one pull and what it needs to word a refusal."""
 
-    def __init__(self, allowance: Allowance, quota: Quota, kinds: Iterable[str]) -> None:
+    def __init__(
+        self,
+        allowance: Allowance,
+        quota: Quota,
+        kinds: Iterable[str],
+        asked: Sample | None = None,
+    ) -> None:
         self.allowance = allowance
         self.quota = quota
         self.kinds = frozenset(kinds)
+        self.asked = asked
+        """The sample a sampled pull asked for: a smaller one offered keeps its design."""
         self.stage = "lists"
         """The stage under way (named in a refusal)."""
         self.lists_calls = 0
@@ -85,6 +95,12 @@ class PullBudget:
         if left is None or needed + self.by_id <= left:
             return
         raise self.refusal(needed + self.by_id, members=members, sampled=sampled)
+
+    def sample_of(self, size: int) -> str:
+        """A sample of ``size`` members as Python spells it: ``size``, or the ``Sample`` of
+        the design the pull asked for when it is not the default one."""
+        smaller = Sample(size) if self.asked is None else replace(self.asked, n=size)
+        return str(size) if smaller == Sample(size) else repr(smaller)
 
     def _cycle_share(self) -> int | None:
         """The calls the pull's share of the billing cycle holds (None: the cycle unknown)."""
@@ -170,7 +186,7 @@ class PullBudget:
                     f"a sample of {counted(size, 'member')} (totals with 95 % intervals; "
                     "at most, with one card holding pending points a member)",
                     lists + 2 * size,
-                    f"sample={size}",
+                    f"sample={self.sample_of(size)}",
                     argument=("sample", size),
                 )
         total = allowance.spent + needed

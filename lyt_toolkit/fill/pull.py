@@ -345,7 +345,7 @@ class _Puller:
 
     def _budget(self, allowance: Allowance) -> PullBudget:
         """The budget of this pull, holding ``allowance`` (a refresh words its own)."""
-        return PullBudget(allowance, self.client.quota, self.kinds)
+        return PullBudget(allowance, self.client.quota, self.kinds, self.sample)
 
     def _tree_walk(self, depth: int, read: Callable[[list[Member]], list[Member]]) -> TreeWalk:
         """The member tree this pull walks (``pull.member_tree``), ``depth`` levels down."""

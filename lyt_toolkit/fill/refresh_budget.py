@@ -35,7 +35,7 @@ class RefreshBudget(PullBudget):
         *,
         sampled: bool = False,
     ) -> None:
-        super().__init__(allowance, quota, kinds)
+        super().__init__(allowance, quota, kinds, members if isinstance(members, Sample) else None)
         self.members = members
         self.sampled = sampled
         self.new = 0
@@ -66,6 +66,6 @@ class RefreshBudget(PullBudget):
                 yield way
             elif way.argument[0] == "sample":
                 size = int(way.argument[1])
-                yield WayForward(
-                    way.what, way.calls, f"members=Sample({size})", argument=("sample", size)
-                )
+                design = self.sample_of(size)
+                asked = design if design.startswith("Sample(") else f"Sample({size})"
+                yield WayForward(way.what, way.calls, f"members={asked}", argument=("sample", size))

@@ -11,6 +11,7 @@ import asyncio
 import math
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -334,6 +335,23 @@ def test_an_adaptive_sampled_pull_that_cannot_read_the_whole_sample_reads_no_pil
     assert large.plan()["used"] == LIST_CALLS
     paced = next(w for w in refused.value.ways if w.argument == ("checkpoint", "pull-checkpoint"))
     assert paced.what.startswith("this pull of 600 members, paced")  # not "the whole pull"
+
+
+def test_a_smaller_sample_offered_keeps_the_design_asked_for_and_fits(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    asked = Sample(600, seed=4, by=("status", "joined"), bands=4, allocation="proportional")
+    large.set_plan("1000/hour")
+    with make_client(large) as client, pytest.raises(PullBudgetError) as refused:
+        ProgramSnapshot.pull(client, progress=False, sample=asked)
+    way = next(w for w in refused.value.ways if w.argument and w.argument[0] == "sample")
+    smaller = replace(asked, n=way.argument[1])
+    assert way.how == f"sample={smaller!r}"  # its seed, strata, bands and allocation
+    large.set_plan("1000/hour")
+    with make_client(large) as client:
+        taken = ProgramSnapshot.pull(client, progress=False, sample=smaller)
+    assert taken.sample is not None and taken.sample.drawn_by == smaller
+    assert large.plan()["used"] <= way.calls
 
 
 def test_a_sample_needs_the_member_reads(large: Sandbox, make_client: ClientFor) -> None:
