@@ -126,6 +126,9 @@ class Quota:
         self._allowances: list[Allowance] = []
         self._windows = 0
         """How many windows this client has seen begin (a reset, a new limit)."""
+        self._reminded: int | None = None
+        """The number of the latest call whose answer carried the billing cycle's reminder,
+        until a call sent after it is answered without (a new cycle)."""
 
     def after_fork(self) -> None:
         """In a child just forked: a new lock (another thread may have held the old one),
@@ -160,9 +163,10 @@ class Quota:
 
     @property
     def cycle_reached(self) -> bool:
-        """Whether the service's last answer said the billing cycle's budget is spent (it
-        lets calls through, with this reminder)."""
-        return self._type == CYCLE_REMINDER
+        """Whether the service's answers say the billing cycle's budget is spent (it lets
+        calls through, with this reminder): one did, and no call sent after it was answered
+        without it."""
+        return self._reminded is not None
 
     @property
     def calls_used(self) -> int:
@@ -235,6 +239,7 @@ class Quota:
         with self._lock:
             self._in_flight.discard(sent)
             self._polling_since = None
+            self._note_cycle(headers.get("x-rate-limit-type"), sent)
             if limit is None and remaining is None and not (refused and wait is not None):
                 return
             self._roll()
@@ -319,9 +324,18 @@ class Quota:
                 self._next_start = now + self.rate.interval
             return 0.0, False
 
+    def _note_cycle(self, kind: str | None, sent: int) -> None:
+        """Follow the billing cycle's reminder: an answer carrying it marks the cycle spent;
+        only the answer of a call sent after that one, without it, says a new cycle began (a
+        late answer of a call sent before says nothing of it)."""
+        if kind == CYCLE_REMINDER:
+            self._reminded = max(self._reminded or 0, sent)
+        elif self._reminded is not None and sent > self._reminded:
+            self._reminded = None
+
     def _refuse_past_cycle(self) -> None:
         """``CycleSpent`` for a paced allowance held once the billing cycle is reached."""
-        if self._type == CYCLE_REMINDER:
+        if self._reminded is not None:
             for held in self._allowances:
                 if held.paced:
                     raise CycleSpent(held)

@@ -10,12 +10,15 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pandas as pd
 import pytest
 
 from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit._plans import CYCLE_REMINDER as CYCLE
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.client.quota import Quota
 from lyt_toolkit.errors import ConfigurationError, CycleBudgetError, PullBudgetError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.defaults import DEFAULT_CONCURRENCY
@@ -182,3 +185,16 @@ def test_a_stop_at_the_reminder_of_a_cycle_of_unknown_size_names_no_size() -> No
     text = str(stopped)
     assert "the project's billing-cycle budget is spent" in text and "0-call" not in text
     assert stopped.with_ways(()).reached and stopped.cycle is None
+
+
+def test_a_late_answer_of_a_call_sent_before_the_reminder_does_not_clear_it() -> None:
+    """Answers overtake each other: only a call sent after the one the reminder answered,
+    answered without it, says a new cycle began."""
+    quota = Quota(max_wait=0)
+    numbers = [quota.take()[1] for _ in range(3)]
+    budget = {"X-Rate-Limit-Limit": "5000", "X-Rate-Limit-Remaining": "4000"}
+    quota.observe(httpx.Response(200, headers={**budget, "X-Rate-Limit-Type": CYCLE}), numbers[1])
+    quota.observe(httpx.Response(200, headers=budget), numbers[0])  # sent before: late
+    assert quota.cycle_reached
+    quota.observe(httpx.Response(200, headers=budget), numbers[2])  # sent after, no reminder
+    assert not quota.cycle_reached
