@@ -96,11 +96,11 @@ class PullBudget:
             return
         raise self.refusal(needed + self.by_id, members=members, sampled=sampled)
 
-    def sample_of(self, size: int) -> str:
-        """A sample of ``size`` members as Python spells it: ``size``, or the ``Sample`` of
-        the design the pull asked for when it is not the default one."""
-        smaller = Sample(size) if self.asked is None else replace(self.asked, n=size)
-        return str(size) if smaller == Sample(size) else repr(smaller)
+    def smaller_design(self, size: int) -> Sample | None:
+        """A sample of ``size`` members of the design the pull asked for, or None when that
+        is the default design (``sample=size`` says it)."""
+        smaller = None if self.asked is None else replace(self.asked, n=size)
+        return None if smaller == Sample(size) else smaller
 
     def _cycle_share(self) -> int | None:
         """The calls the pull's share of the billing cycle holds (None: the cycle unknown)."""
@@ -186,7 +186,7 @@ class PullBudget:
                     f"a sample of {counted(size, 'member')} (totals with 95 % intervals; "
                     "at most, with one card holding pending points a member)",
                     lists + 2 * size,
-                    f"sample={self.sample_of(size)}",
+                    f"sample={self.smaller_design(size) or size!r}",
                     argument=("sample", size),
                 )
         total = allowance.spent + needed
@@ -233,5 +233,6 @@ def _elsewhere(way: WayForward) -> WayForward:
     """A paced pull's way forward as another pull: its checkpoint folder holds this one."""
     if way.argument is None:
         return way
-    what = f"{way.what}, paced in another checkpoint folder (this one holds this pull)"
-    return WayForward(what, way.calls, way.how, way.at_least, way.argument)
+    return replace(
+        way, what=f"{way.what}, paced in another checkpoint folder (this one holds this pull)"
+    )

@@ -66,6 +66,6 @@ class RefreshBudget(PullBudget):
                 yield way
             elif way.argument[0] == "sample":
                 size = int(way.argument[1])
-                design = self.sample_of(size)
-                asked = design if design.startswith("Sample(") else f"Sample({size})"
-                yield WayForward(way.what, way.calls, f"members={asked}", argument=("sample", size))
+                design = self.smaller_design(size)
+                how = f"members={design!r}" if design else f"members=Sample({size})"
+                yield WayForward(way.what, way.calls, how, argument=("sample", size))
