@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -219,9 +219,9 @@ def _status(row: Mapping[str, Any] | None, joined: object) -> str | None:
 
 def rows_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """A frame's rows as dicts, NA as None (a snapshot's column names are all text)."""
-    return cast(
-        list[dict[str, Any]], frame.astype(object).where(frame.notna(), None).to_dict("records")
-    )
+    names = [str(name) for name in frame.columns]
+    values = frame.to_numpy(dtype=object, na_value=None)
+    return [dict(zip(names, row, strict=True)) for row in values]
 
 
 def rows_by_id(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
