@@ -100,6 +100,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         if self.status.value == status_html(LOADING, "running"):
             self.status.value = ""
         self.update_buttons()
+        self._show_reads()
 
     def show_load_error(self, text: str) -> None:
         self.show_error(text)
@@ -159,13 +160,25 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         knows (nothing sent)."""
         return PlanCost.for_client(calls, self.client, self.budget_share)
 
-    def _check_reads(self, calls: int, what: str) -> None:
+    def _check_reads(self, calls: int, what: str) -> int | None:
         """Raise ``BudgetExceededError``, nothing sent, when ``calls`` reads of ``what`` do
         not fit the panel's ``budget_share`` (a client that does not know its budget reads
-        it first: its token request); a loader's ``guard`` shows it as the status."""
+        it first: its token request); a loader's ``guard`` shows it as the status. Else the
+        reads the share holds (at least ``calls``; None while the budget is unknown): a list
+        whose pages ``calls`` only bounds from below is walked within them."""
         cost = budgeted(lambda: self._read_cost(calls), self.client)
         if not cost.fits:
             raise cost.refusal(f"{what} ({counted(calls, 'call')})", partial=False)
+        return None if cost.allowed is None else cost.allowed - (cost.needed - calls)
+
+    def _reads_html(self, what: str, calls: int, note: str = "") -> str:
+        """``what`` the panel reads next and the cost of its ``calls`` (``note`` after them,
+        as ``cost_html`` places it), for the panel's ``reads`` line."""
+        return f"{html.escape(what)}: {cost_html(self._read_cost(calls), note)}"
+
+    def _show_reads(self) -> None:
+        """Show what the panel's next reads cost (subclasses with a ``reads`` line); called
+        when a load or a batch ends, the budget then known anew."""
 
     # -- running ---------------------------------------------------------------------------
 
@@ -265,6 +278,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             self.progress.bar_style = "danger"
             got = f"after {self.progress.value} of {self.progress.max} items"
             self.show_error(f"The batch stopped {got}: {describe_error(exc)}")
+            self._show_reads()
             return
         self.results = results
         show(self.results_grid, results, view)
@@ -272,6 +286,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self._settle()
         if then is not None:
             self.guard(then, "the new state")
+        self._show_reads()
         state = outcome_state(results)
         self.progress.bar_style = BAR_STYLES[state]
         self.status.value = status_html(outcome_summary(results), state)

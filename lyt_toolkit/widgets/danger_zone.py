@@ -16,10 +16,10 @@ from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
 from ..errors import MissingRequiredFeatureError
 from ..models.listing import MAX_LIMIT
-from ..snapshot.cost import pages
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
-from ._messages import describe_error, enum_text
+from ._messages import enum_text
+from ._paged import Walked, stopped, walk
 from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW
 
@@ -104,7 +104,16 @@ class _Section(w.VBox):
 
 class DangerZone(PlanPanel):
     """Deletions with a typed confirmation: the button stays disabled until the exact
-    phrase (the resource ID, or ``DELETE 3 tier structures``) is typed."""
+    phrase (the resource ID, or ``DELETE 3 tier structures``) is typed.
+
+    Refresh reads the tier structures (one call per page of 100), the projects (one call)
+    and the chosen project's webhooks (one call); choosing a project reads its webhooks
+    (one call). The interface gives no totals, so ``reads`` shows the tier structures' calls
+    as their last load took them, or, before one, one call or more. A load that does not fit
+    the panel's ``budget_share`` is refused, nothing sent; a tier structures list whose pages
+    outrun the share stops before the page beyond it. Either way the lists shown stay as they
+    were, and the status says why.
+    """
 
     tier_structures_select = deprecated_attribute(
         deprecation("lyt_toolkit.widgets.DangerZone.tier_structures_select"),
@@ -120,9 +129,10 @@ class DangerZone(PlanPanel):
 
     def __init__(self, client: LoyaltyClient) -> None:
         super().__init__(client, progress_label="Deleting")
-        self._listed = 0
-        """The tier structures the last reload listed (deleted ones included)."""
+        self._tier_walk = Walked()
+        """The calls the last load of the tier structures took (deleted ones listed too)."""
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
+        self.reads = w.HTML()
         self.project_select = w.Dropdown(options=[("-- choose --", None)], description="Project")
         self.tier_structures = _Section(
             "Tier structures",
@@ -145,6 +155,7 @@ class DangerZone(PlanPanel):
         self.project_select.observe(lambda _: self._project_chosen(), names="value")
         self.children = [
             self.refresh_button,
+            self.reads,
             self.tier_structures,
             w.VBox([self.project_select, self.webhooks]),
             w.HBox([self.cancel_button, self.budget]),
@@ -153,6 +164,7 @@ class DangerZone(PlanPanel):
             self.results_grid,
             self.download,
         ]
+        self._show_reads()
 
     def controls(self) -> Sequence[w.Button]:
         return (
@@ -176,15 +188,34 @@ class DangerZone(PlanPanel):
 
     # -- loading ---------------------------------------------------------------------------
 
+    def _lists_read(self, tiers: str = "the tier structures") -> tuple[str, int]:
+        """What Refresh reads, as things stand (the tier structures named ``tiers``), and its
+        calls (at least, while the tier structures' pages are not known)."""
+        if self.project_select.value:
+            webhooks = "the projects and the chosen project's webhooks"
+            return f"{tiers}, {webhooks}", self._tier_walk.calls + 2
+        return f"{tiers} and the projects", self._tier_walk.calls + 1
+
+    def _show_reads(self) -> None:
+        what, calls = self._lists_read(f"the tier structures ({self._tier_walk})")
+        refresh = self._reads_html(f"Refresh reads {what}", calls, self._tier_walk.note)
+        choose = self._reads_html("Choosing a project reads its webhooks", 1)
+        self.reads.value = f"{refresh}<br>{choose}"
+
     def reload(self) -> None:
-        """Reload tier structures and projects (e.g. after a deletion)."""
-        try:
-            listed = list(self.client.tier_structures.iter(limit=MAX_LIMIT))
-            projects = self.client.projects.list()
-        except Exception as exc:
-            self.show_error(f"Could not load: {describe_error(exc)}")
-            return
-        self._listed = len(listed)
+        """Reload tier structures and projects (e.g. after a deletion), within the panel's
+        share; a failure or a refusal shows as the status."""
+        self.guard(self._load_lists, "the lists")
+
+    def _load_lists(self) -> None:
+        what, calls = self._lists_read()
+        room = self._check_reads(calls, what)
+        others = calls - self._tier_walk.calls  # the projects, the webhooks
+        pages = self.client.tier_structures.pages(limit=MAX_LIMIT)
+        listed, self._tier_walk = walk(pages, None if room is None else room - others)
+        if not self._tier_walk.exact:
+            raise stopped("the tier structures", self._tier_walk, self.budget_share)
+        projects = self.client.projects.list()
         structures = [t for t in listed if enum_text(t.status) != "DELETED"]
         rows = [(t.name, enum_text(t.status), t.id) for t in structures]
         self.tier_structures.show_rows(pd.DataFrame(rows, columns=list(TIER_STRUCTURE_VIEW)))
@@ -199,14 +230,14 @@ class DangerZone(PlanPanel):
     def _reload_calls(self) -> int:
         """The lists read again after a run: the tier structures (a call per page of them),
         the projects, and the chosen project's webhooks."""
-        webhooks = 1 if self.project_select.value else 0
-        return pages(self._listed, MAX_LIMIT) + 1 + webhooks
+        return self._lists_read()[1]
 
     def _project_chosen(self) -> None:
         """Empty the webhooks grid, then list the chosen project's webhooks in the
         background (refused, and said so, while another load runs)."""
         self.status.value = ""  # a message about the previous project no longer applies
         self.webhooks.show_rows(pd.DataFrame(columns=list(WEBHOOK_VIEW)))
+        self._show_reads()
         if self.project_select.value and not self.load_in_background(self._load_webhooks):
             self.show_error("Still loading: choose the project again once the lists are shown.")
 
@@ -214,6 +245,7 @@ class DangerZone(PlanPanel):
         self.guard(self._list_webhooks, "webhooks")
 
     def _list_webhooks(self) -> None:
+        self._check_reads(1, "the chosen project's webhooks")
         try:
             hooks = self.client.webhooks.list(self.project_select.value)
         except MissingRequiredFeatureError:

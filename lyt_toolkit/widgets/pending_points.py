@@ -3,7 +3,6 @@ buckets, then activate; every read counted and held to the panel's share of the 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ from ..snapshot.cost import pages
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
 from ._messages import enum_text
-from ._plan_panel import PlanPanel, cost_html
+from ._plan_panel import PlanPanel
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -128,8 +127,6 @@ class PendingPointsPanel(PlanPanel):
             choice.disabled = loading
         self.member_search.disabled = loading
         super().show_loading(loading)
-        if not loading:
-            self._show_reads()
 
     def next_read(self) -> tuple[str, int]:
         """What the panel reads next, as things stand, and its calls."""
@@ -145,8 +142,7 @@ class PendingPointsPanel(PlanPanel):
         return "Refresh reads the card's pending buckets", pages(len(self._buckets), MAX_LIMIT)
 
     def _show_reads(self) -> None:
-        what, calls = self.next_read()
-        self.reads.value = f"{html.escape(what)}: {cost_html(self._read_cost(calls))}"
+        self.reads.value = self._reads_html(*self.next_read())
 
     def refresh(self) -> None:
         """Load the programs (until one is chosen) and reload the chosen card's buckets

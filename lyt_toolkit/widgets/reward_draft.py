@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -12,10 +13,10 @@ from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
 from ..models.enums import RewardType
 from ..models.listing import MAX_LIMIT
-from ..snapshot.cost import pages
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
 from ._messages import enum_text
+from ._paged import Walked, stopped, walk
 from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW
 
@@ -30,10 +31,15 @@ REWARD_VIEW = ("name", "status", "type", "id")
 class RewardDraftPanel(PlanPanel):
     """Only ACTIVE rewards can move to draft; others come back as 409 rows, not errors.
 
-    The rewards found show in ``rewards_grid``; its ``selected_rows`` are the
-    rewards the plan moves. After a run the list is read again (one call per page of 100
-    rewards found): the cost shown before the run counts those reads, and the budget check
-    holds them too.
+    **Load rewards** reads every reward ``name_filter`` and ``type_filter`` let through, one
+    call per page of 100. The interface gives no totals, so ``reads`` shows the calls the
+    last load of these filters took, or, for filters not loaded yet, one call or more. A load
+    that does not fit the panel's ``budget_share`` is refused, nothing sent; one whose pages
+    outrun the share stops before the page beyond it. Either way the list shown stays as it
+    was, and the status says why. The rewards found show in ``rewards_grid``; its
+    ``selected_rows`` are the rewards the plan moves. After a run the list is read again
+    (the filters it was loaded with; one call per page): the cost shown before the run
+    counts those reads, and the budget check holds them too.
     """
 
     rewards_select = deprecated_attribute(
@@ -51,6 +57,7 @@ class RewardDraftPanel(PlanPanel):
             description="Type",
         )
         self.load_button = w.Button(description="Load rewards", icon="refresh")
+        self.reads = w.HTML()
         self.rewards_grid = grid(REWARD_VIEW, select=True)
         self.rewards: pd.DataFrame = pd.DataFrame(columns=list(REWARD_VIEW))
         self.confirm = w.Checkbox(
@@ -60,12 +67,20 @@ class RewardDraftPanel(PlanPanel):
             description="Move to draft", button_style="warning", disabled=True
         )
 
+        self._walks: dict[str, Walked] = {}
+        """The calls each set of filters' last load took (by ``_key``)."""
+        self._loaded: dict[str, Any] = {}
+        """The filters the rewards shown were loaded with: a run's reload reads them again."""
+
         self.load_button.on_click(lambda _: self.refresh_in_background())
+        self.name_filter.observe(lambda _: self._show_reads(), names="value")
+        self.type_filter.observe(lambda _: self._show_reads(), names="value")
         self.rewards_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
         self.confirm.observe(lambda _: self.update_buttons(), names="value")
         self.draft_button.on_click(lambda _: self.move_to_draft())
         self.children = [
             w.HBox([self.name_filter, self.type_filter, self.load_button]),
+            self.reads,
             self.rewards_grid,
             self.confirm,
             w.HBox([self.draft_button, self.cancel_button, self.budget]),
@@ -74,6 +89,7 @@ class RewardDraftPanel(PlanPanel):
             self.results_grid,
             self.download,
         ]
+        self._show_reads()
 
     def controls(self) -> Sequence[w.Button]:
         return (self.load_button, self.draft_button)
@@ -89,17 +105,33 @@ class RewardDraftPanel(PlanPanel):
             filters["type"] = {"$is": self.type_filter.value}
         return filters
 
-    def load(self) -> None:
-        """List the rewards matching the filters (all pages)."""
-        self.guard(self._load_rewards, "rewards")
+    def _walked(self, filters: dict[str, Any]) -> Walked:
+        """The calls a load of the rewards ``filters`` let through takes, as far as known."""
+        return self._walks.get(_key(filters), Walked())
 
-    def _load_rewards(self) -> None:
+    def _show_reads(self) -> None:
         filters = self._filters()
-        found = (
-            self.client.rewards.iter(filters=filters, limit=MAX_LIMIT)
+        walked = self._walked(filters)
+        what = f"Load rewards reads {_named(filters)} ({walked})"
+        self.reads.value = self._reads_html(what, walked.calls, walked.note)
+
+    def load(self) -> None:
+        """List the rewards matching the filters (all pages), within the panel's share."""
+        self.guard(lambda: self._load_rewards(self._filters()), "rewards")
+
+    def _load_rewards(self, filters: dict[str, Any]) -> None:
+        what = _named(filters)
+        room = self._check_reads(self._walked(filters).calls, what)
+        pages = (
+            self.client.rewards.pages(filters=filters, limit=MAX_LIMIT)
             if filters
-            else self.client.rewards.iter(limit=MAX_LIMIT)
+            else self.client.rewards.pages(limit=MAX_LIMIT)
         )
+        found, walked = walk(pages, room)
+        self._walks[_key(filters)] = walked
+        if not walked.exact:
+            raise stopped(what, walked, self.budget_share, filters=True)
+        self._loaded = filters
         self.rewards = pd.DataFrame(
             [
                 {
@@ -117,8 +149,8 @@ class RewardDraftPanel(PlanPanel):
         self.show_ok(f"{len(self.rewards)} rewards")
 
     def _reload_calls(self) -> int:
-        """The list read again after a run: one call per page of the rewards found."""
-        return pages(len(self.rewards), MAX_LIMIT)
+        """The list read again after a run: the calls its last load took."""
+        return self._walked(self._loaded).calls
 
     def selected_ids(self) -> list[str]:
         """The IDs of the rewards selected in the grid."""
@@ -144,4 +176,12 @@ class RewardDraftPanel(PlanPanel):
 
     def _after_run(self) -> None:
         self.confirm.value = False
-        self._load_rewards()
+        self._load_rewards(self._loaded)
+
+
+def _key(filters: dict[str, Any]) -> str:
+    return json.dumps(filters, sort_keys=True)
+
+
+def _named(filters: dict[str, Any]) -> str:
+    return "the rewards the filters let through" if filters else "the rewards"

@@ -3,8 +3,11 @@ buttons clicked, the background batch waited for, the sandbox checked over HTTP.
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -139,6 +142,143 @@ def test_reward_draft_cost_counts_the_list_read_again_and_the_budget_holds_it(
     assert "Refused, nothing was sent: the call budget cannot carry it" in panel.status.value
     assert many.plan()["used"] == used
     assert all(many_client.rewards.get(r).status == "ACTIVE" for r in chosen[:1])
+
+
+def _said(line: Any) -> str:
+    """The text an HTML widget shows (tags dropped, entities read)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", line.value))
+
+
+def test_reward_load_says_its_calls_before_it_reads_and_sends_what_it_said(
+    many: Sandbox, many_client: LoyaltyClient
+) -> None:
+    many_client.rewards.list(limit=1)  # the token held: the sandbox counts what `reads` counts
+    panel = RewardDraftPanel(many_client)
+    reads = _said(panel.reads)
+    assert "Load rewards reads the rewards (a call per page of 100, how many known" in reads
+    assert "calls needed: 1 or more;" in reads  # no totals: the pages are known once read
+    used = many.plan()["used"]
+    panel.load_button.click()
+    panel.wait()
+    assert len(panel.rewards) == 230 and many.plan()["used"] == used + 3
+    reads = _said(panel.reads)
+    assert "(3 pages of 100, as its last load took): calls needed: 3;" in reads
+    used = many.plan()["used"]
+    panel.load_button.click()
+    panel.wait()
+    assert many.plan()["used"] == used + 3  # as shown
+    panel.type_filter.value = "DIGITAL"  # filters not loaded yet: their pages are not known
+    reads = _said(panel.reads)
+    assert "reads the rewards the filters let through (a call per page" in reads
+    assert "calls needed: 1 or more;" in reads
+
+
+def test_a_reward_load_beyond_the_panels_share_is_refused_or_stopped_at_it(
+    many: Sandbox, many_client: LoyaltyClient
+) -> None:
+    many.set_plan("8/hour")
+    panel = _loaded_rewards(many_client)  # the token, then three pages: within half of 7
+    shown = panel.rewards
+    assert len(shown) == 230 and many.plan()["remaining"] == 4
+    reads = _said(panel.reads)
+    assert "calls needed: 3;" in reads and "share (0.5): 2; 1 call short" in reads
+    used = many.plan()["used"]
+    panel.load_button.click()
+    panel.wait()
+    status = _said(panel.status)
+    assert "Could not load rewards: the rewards (3 calls) not started" in status
+    assert "share (0.5)" in status
+    assert many.plan()["used"] == used and panel.rewards is shown  # nothing sent
+
+    # Pages not known yet: the load fits one call, and stops before a page beyond the share.
+    other = RewardDraftPanel(many_client)
+    assert "calls needed: 1 or more;" in _said(other.reads)
+    other.load_button.click()
+    other.wait()
+    assert many.plan()["used"] == used + 2 and other.rewards.empty
+    status = _said(other.status)
+    assert "the rewards stopped after 2 pages of 100, more following" in status
+    assert "Narrow the filters" in status and "budget_share = 1.0" in status
+    reads = _said(other.reads)
+    assert "(more than 2 pages: its last load stopped there): calls needed: 3 or more;" in reads
+    used = many.plan()["used"]
+    other.load_button.click()  # now known to need three or more: refused unsent
+    other.wait()
+    assert "not started" in other.status.value and many.plan()["used"] == used
+
+
+def test_a_run_reads_again_the_rewards_it_showed_not_filters_edited_since(
+    many: Sandbox, many_client: LoyaltyClient
+) -> None:
+    panel = _loaded_rewards(many_client, type_filter="DIGITAL")  # one page of them
+    shown = set(panel.rewards["id"])
+    assert 0 < len(shown) <= 100
+    panel.type_filter.value = None  # all 230 rewards, three pages: not what is shown
+    select_ids(panel.rewards_grid, panel.rewards, list(shown)[:1])
+    assert "calls needed: 2 (with 1 read of the list after the run)" in panel.budget.value
+    panel.confirm.value = True
+    used = many.plan()["used"]
+    panel.draft_button.click()
+    panel.wait()
+    assert many.plan()["used"] == used + 2  # as shown
+    assert set(panel.rewards["id"]) == shown
+
+
+def test_danger_zone_says_what_it_reads_and_sends_what_it_said(
+    many: Sandbox, many_client: LoyaltyClient
+) -> None:
+    many_client.rewards.list(limit=1)  # the token held: the sandbox counts what `reads` counts
+    zone = DangerZone(many_client)
+    reads = _said(zone.reads)
+    assert (
+        "Refresh reads the tier structures (a call per page of 100, how many known once read)"
+        " and the projects: calls needed: 2 or more;" in reads
+    )
+    assert "Choosing a project reads its webhooks: calls needed: 1;" in reads
+    used = many.plan()["used"]
+    zone.refresh_button.click()
+    zone.wait()
+    assert many.plan()["used"] == used + 2 and len(zone.tier_structures.frame) == 2
+    reads = _said(zone.reads)
+    assert "(1 page of 100, as its last load took) and the projects: calls needed: 2;" in reads
+    used = many.plan()["used"]
+    zone.project_select.value = zone.project_select.options[1][1]
+    zone.wait()
+    assert many.plan()["used"] == used + 1
+    reads = _said(zone.reads)
+    assert "the projects and the chosen project's webhooks: calls needed: 3;" in reads
+    used = many.plan()["used"]
+    zone.refresh_button.click()
+    zone.wait()
+    assert many.plan()["used"] == used + 3 and zone.status.value == ""  # as shown
+
+
+def test_danger_zone_loads_beyond_the_panels_share_are_refused_unsent(
+    many: Sandbox, many_client: LoyaltyClient
+) -> None:
+    many_client.rewards.list(limit=1)  # the token held
+    many.set_plan("4/hour")
+    zone = _zone(many_client)  # two calls: half the window
+    project = zone.project_select.options[1][1]
+    zone.project_select.value = project  # one: half the two left
+    zone.wait()
+    assert many.plan()["remaining"] == 1
+    reads = _said(zone.reads)
+    assert "calls needed: 3;" in reads and "3 calls short" in reads
+    assert "webhooks: calls needed: 1;" in reads and "1 call short" in reads
+    used = many.plan()["used"]
+    zone.refresh_button.click()
+    zone.wait()
+    status = _said(zone.status)
+    assert "Could not load the lists: the tier structures, the projects and the chosen" in status
+    assert "(3 calls) not started" in status
+    zone.project_select.value = None
+    zone.project_select.value = project
+    zone.wait()
+    status = _said(zone.status)
+    assert "Could not load webhooks: the chosen project's webhooks (1 call) not started" in status
+    assert many.plan()["used"] == used  # nothing sent
+    assert len(zone.tier_structures.frame) == 2  # the list shown stays
 
 
 def test_pending_points_panel_reads_one_page_of_members_and_finds_the_others(
