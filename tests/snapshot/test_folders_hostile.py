@@ -39,6 +39,9 @@ MAX_MANIFEST = 64 * 2**20
 """The largest snapshot manifest read (``reports.snapshot_csv.MAX_MANIFEST``)."""
 TOKEN = "folders-hostile-app-token-0123456789"
 """The app token ``lyt`` is configured with here: never printed."""
+FOREIGN = "eyJhbGciOiJIUzI1NiJ9.handed-over-with-the-folder.0123456789abcdef"
+"""A bearer token no one configured here (another project's, pasted into a file): masked
+whole wherever it is quoted, not cut short."""
 
 
 @pytest.fixture(scope="module")
@@ -234,6 +237,22 @@ def test_a_token_planted_in_a_manifest_is_never_printed(
     argv = [part.format(folder=folder) for part in command]
     err = _one_line(capsys, argv, 2 if command[0] == "diff" else 1)
     assert "format '***' is not" in err
+
+
+def test_a_bearer_token_no_one_configured_is_masked_whole_not_cut_short(
+    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], token: str
+) -> None:
+    folder = _copy(saved, "csv", tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["format"] = f"Bearer {FOREIGN}"
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(SnapshotFileError) as caught:
+        read_snapshot(folder)
+    message = str(caught.value)
+    assert message.startswith(f"{folder / 'manifest.json'}: format 'Bearer ***' is not "), message
+    err = _one_line(capsys, ["diff", str(folder), str(folder)])
+    assert err == f"lyt diff: {message}\n"
+    assert FOREIGN[:8] not in message + err
 
 
 # -- checkpoint folders ----------------------------------------------------------------------
