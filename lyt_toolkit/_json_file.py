@@ -7,6 +7,8 @@ open: the file checked is the file read). ``regular_bytes`` reads one up to a li
 ``json_file`` parses it as UTF-8 JSON: another encoding (UTF-16, NUL bytes), a key given
 twice in one object, nesting Python cannot parse and an integer of thousands of digits are
 refused. Every refusal is one line starting with the path, raised as the caller's error.
+What a message quotes of a file (``shown``, ``first_line``) has any ``Bearer <token>`` in it
+masked whole (``_secret.mask_bearer``): a file handed over may hold anyone's token.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from ._secret import mask_bearer
 
 __all__ = ["LongInteger", "first_line", "json_file", "open_regular", "regular_bytes", "shown"]
 
@@ -35,15 +39,16 @@ _LONGEST_INTEGER = 40
 
 
 def shown(value: Any, width: int = 60) -> str:
-    """``repr(value)`` cut to ``width`` characters: what a message quotes."""
-    text = repr(value)
+    """``repr(value)``, any bearer token in it masked, cut to ``width`` characters: what a
+    message quotes."""
+    text = mask_bearer(repr(value))
     return text if len(text) <= width else f"{text[: width - 3]}..."
 
 
 def first_line(exc: BaseException, width: int = 120) -> str:
     """The first line of what ``exc`` says (its type's name when it says nothing), cut to
-    ``width`` characters: a reason quoted in one line."""
-    text = str(exc).strip()
+    ``width`` characters, any bearer token in it masked: a reason quoted in one line."""
+    text = mask_bearer(str(exc)).strip()
     line = text.splitlines()[0] if text else type(exc).__name__
     return line if len(line) <= width else f"{line[: width - 3]}..."
 

@@ -1,4 +1,5 @@
-"""The forms a secret takes in a text, and whether it can travel in an HTTP header.
+"""The forms a secret takes in a text, whether it can travel in an HTTP header, and bearer
+tokens masked in a text quoting a file.
 
 A leaf every layer may import (it imports nothing of the package): the client's scrubber
 and the command line's ``scrub`` mask the same forms.
@@ -8,14 +9,21 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterable
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MASK", "MIN_SECRET_LENGTH", "header_safe", "mask", "secret_forms"]
+__all__ = ["MASK", "MIN_SECRET_LENGTH", "header_safe", "mask", "mask_bearer", "secret_forms"]
 
 MASK = "***"
 MIN_SECRET_LENGTH = 4
 """Shorter values are not masked: replacing every ``t`` would garble the message."""
+_BEARER = re.compile(r"\b(bearer)(?:\s|\\[tnr]|%20)+([^\s'\"\\,;()<>\[\]{}]+)", re.IGNORECASE)
+"""The scheme, the space after it (as is, escaped in a ``repr`` or percent-encoded) and the
+token: everything up to a space, a quote or a backslash (a ``repr``'s end or escape), or a
+separator no token holds (a comma, a semicolon, a bracket)."""
+_PROSE = frozenset({"token", "tokens"})
+"""Words that follow *bearer* in a sentence, not a token."""
 
 
 def header_safe(secret: str) -> bool:
@@ -37,6 +45,18 @@ def secret_forms(secrets: Iterable[str]) -> list[str]:
             as_html = (html.escape(secret), html.escape(secret, quote=False))
             forms.update({secret, *escaped, *encoded, *as_json, *as_html})
     return sorted(forms, key=len, reverse=True)
+
+
+def mask_bearer(text: str) -> str:
+    """``text`` with the token of every ``Bearer <token>`` in it replaced by ``***`` whole
+    (``Bearer ***``), whoever's it is: a value quoted from a file may hold any token, not
+    only a configured one. *bearer token* in a sentence is kept."""
+
+    def masked(found: re.Match[str]) -> str:
+        word = found[2].rstrip(".:!?").lower()
+        return found[0] if word in _PROSE else f"{found[1]} {MASK}"
+
+    return _BEARER.sub(masked, text)
 
 
 def mask(text: str, forms: list[str]) -> str:

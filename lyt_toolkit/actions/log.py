@@ -15,12 +15,17 @@ anything is read from it or sent, since what the log shows done there is not don
 A log has one writer at a time: ``execute`` holds its lock (``lock.held``, the file
 ``<log>.lock``) while it runs, and another process writing it meanwhile is refused with
 ``LockHeldError`` naming the holder; a killed writer's lock is released with its process.
+
+A log is appended to in place only: a symbolic link at its path is refused, not followed (it
+could name any file), as are a folder, a pipe or a device (``LogFileError`` naming it); a
+pipe or a device is not read either.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._json_file import open_regular
 from .._url import public_url
 from ..errors import LytError
 from .lock import held
@@ -42,6 +48,7 @@ __all__ = [
     "ATTEMPTED",
     "ActionLog",
     "ForeignLogError",
+    "LogFileError",
     "LogOwner",
     "LogSource",
     "LogState",
@@ -71,9 +78,26 @@ _FIELDS = (
     "resource_id",
 )
 
+_WHAT = "JSON-lines action log"
+"""What a refusal says a log is."""
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_APPEND = (
+    os.O_RDWR  # not O_WRONLY, whose open of a pipe waits for a reader
+    | os.O_APPEND
+    | os.O_CREAT
+    | _NOFOLLOW
+    | getattr(os, "O_NONBLOCK", 0)  # a device's open does not wait either
+    | getattr(os, "O_BINARY", 0)
+)
+
 
 class ForeignLogError(LytError, ValueError):
     """An action log written against another service or project than the client's."""
+
+
+class LogFileError(LytError, OSError):
+    """An action log that cannot be read or appended to: a pipe or a device in its place, a
+    folder or a symbolic link (appending), or a file that cannot be opened."""
 
 
 @dataclass(frozen=True)
@@ -131,9 +155,9 @@ class ActionLog:
     def _open(self) -> int:
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = _open_for_append(self.path)
             # A crash may have left a half-written last line; start on a fresh one.
-            if _ends_without_newline(self.path):
+            if _ends_without_newline(fd):
                 os.write(fd, b"\n")
             self._fd = fd
         return self._fd
@@ -217,9 +241,11 @@ class ActionLog:
 
     def _lines(self) -> Iterator[dict[str, Any]]:
         """Every complete JSON object line, oldest first; unreadable (truncated) lines skipped."""
-        if not self.path.exists():
+        try:  # a pipe or a device in its place is refused, not waited on
+            handle = open_regular(self.path, what=_WHAT, error=LogFileError)
+        except FileNotFoundError:
             return
-        with self.path.open("rb") as handle:
+        with handle:
             for raw in handle:
                 try:
                     line = json.loads(raw)
@@ -253,13 +279,38 @@ class ActionLog:
         return frame
 
 
-def _ends_without_newline(path: Path) -> bool:
-    size = path.stat().st_size
+def _open_for_append(path: Path) -> int:
+    """``path`` opened to append to, made when missing, when it is a regular file; a
+    symbolic link in its place (never followed: ``O_NOFOLLOW`` where the platform has it), a
+    folder, a pipe or a device is ``LogFileError`` naming it."""
+    if not _NOFOLLOW and os.path.islink(path):  # the best a platform without it can do
+        raise _linked(path)
+    try:
+        fd = os.open(path, _APPEND, 0o644)
+    except OSError as exc:
+        if os.path.islink(path):  # O_NOFOLLOW refused it (ELOOP; EMLINK on FreeBSD)
+            raise _linked(path) from None
+        raise LogFileError(f"{path}: cannot be opened to append to: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise LogFileError(f"{path}: is a pipe or a device, not a {_WHAT}")
+    return fd
+
+
+def _linked(path: Path) -> LogFileError:
+    return LogFileError(
+        f"{path}: is a symbolic link; an action log is appended to only in place, never"
+        " through a link (it could name any file): give the log's own path"
+    )
+
+
+def _ends_without_newline(fd: int) -> bool:
+    """Whether the file open at ``fd`` (for reading too) ends in a line cut short."""
+    size = os.fstat(fd).st_size
     if size == 0:
         return False
-    with path.open("rb") as handle:
-        handle.seek(size - 1)
-        return handle.read(1) != b"\n"
+    os.lseek(fd, size - 1, os.SEEK_SET)  # writes still go to the end: O_APPEND
+    return os.read(fd, 1) != b"\n"
 
 
 LogSource = ActionLog | str | os.PathLike[str]

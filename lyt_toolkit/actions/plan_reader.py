@@ -4,7 +4,7 @@ Every problem is one ``PlanFileError`` line naming the file and, where there is 
 key: no regular file (a pipe, a device), a file over ``MAX_BYTES``, another encoding
 (UTF-16, a cp1252 byte), a key given twice in one object, nesting no plan has, a number a
 plan cannot hold (NaN, an infinity, an integer beyond 64 bits), a value of the wrong type.
-Values quoted in a message are cut short, and configured tokens masked.
+Values quoted in a message are cut short, and configured tokens and bearer tokens masked.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .._json_file import LongInteger, json_file, shown
-from .._secret import mask, secret_forms
+from .._secret import mask, mask_bearer, secret_forms
 from ..client.config import configured_secrets
 from ..errors import LytError
 
@@ -42,10 +42,11 @@ _TYPE_NAMES = {
 
 class PlanFileError(LytError, ValueError):
     """A plan file that cannot be read: names the file and the key; a token the environment
-    or ``.env`` configures, quoted from the file, shows as ``***``."""
+    or ``.env`` configures, quoted from the file, shows as ``***``, any other bearer token
+    as ``Bearer ***``."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(mask(message, secret_forms(configured_secrets())))
+        super().__init__(mask_bearer(mask(message, secret_forms(configured_secrets()))))
 
 
 def read_document(path: Path) -> tuple[dict[str, Any], bytes]:

@@ -1,5 +1,6 @@
 """What every ``lyt`` command shares: its exit codes, the one line it prints when it stops
-(``fail``) and the masking of configured credentials in what it prints (``scrub``).
+(``fail``) and the masking of configured credentials and bearer tokens in what it prints
+(``scrub``).
 
 Findings, changes and drift are data, not failures: a command that reports them exits 0
 when it ran (``lyt drift`` and ``lyt plan`` exit 2 when there is something to see, so a
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from .._secret import mask, secret_forms
+from .._secret import mask, mask_bearer, secret_forms
 
 __all__ = [
     "EXIT_APPLIED",
@@ -68,11 +69,12 @@ def interrupted(checkpoint: str | None) -> str:
 
 
 def scrub(text: str) -> str:
-    """``text`` with any configured token replaced by ``***`` (defence in depth)."""
+    """``text`` with any configured token replaced by ``***``, and any other ``Bearer
+    <token>`` by ``Bearer ***`` (defence in depth: a reason may quote a file)."""
     # Imported only when a message is scrubbed: ``lyt --help`` loads no HTTP client.
     from ..client.config import configured_secrets
 
-    return mask(text, secret_forms(configured_secrets()))
+    return mask_bearer(mask(text, secret_forms(configured_secrets())))
 
 
 def redemption_rate(text: str) -> float | str | None:

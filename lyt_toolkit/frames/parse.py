@@ -30,7 +30,8 @@ refusal says the same, wherever it was typed. The rules:
   no column.
 
 A refusal is a ``ValueRefused`` whose message names the value and why
-(``'5.5' is not a whole number``); the caller adds the place (file, row, column).
+(``'5.5' is not a whole number``); the caller adds the place (file, row, column). The value
+is cut to 60 characters and a ``Bearer <token>`` in it shows as ``Bearer ***``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._secret import mask_bearer
 from ..errors import LytError
 from ..models.numbers import INT64_MAX, INT64_MIN
 
@@ -80,9 +82,9 @@ _INSTANT = "an ISO 8601 instant (2026-01-15T12:00:00Z)"
 
 
 def _q(value: Any) -> str:
-    """``repr(value)`` for a message, cut to 60 characters."""
+    """``repr(value)`` for a message, any bearer token in it masked, cut to 60 characters."""
     try:
-        shown = repr(value)
+        shown = mask_bearer(repr(value))
     except ValueError:  # an int beyond Python's 4300-digit limit
         return f"an integer of {value.bit_length()} bits"
     return shown if len(shown) <= 60 else f"{shown[:50]}...{shown[-8:]}"

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._json_file import shown
 from ..frames.parse import ValueRefused, typed_column
 from ..frames.schema import DATETIME
 from .cells import unescape
@@ -83,17 +84,18 @@ def _check_header(path: Path, found: list[str], declared: list[str]) -> None:
     unknown = [name for name in found if name not in declared]
     if missing and unknown:
         raise SnapshotFileError(
-            f"{path}: header row, column {unknown[0]!r} is not in the export's schema and"
-            f" {missing[0]!r} is missing: was {missing[0]!r} renamed? Put its name back"
+            f"{path}: header row, column {shown(unknown[0])} is not in the export's schema"
+            f" and {shown(missing[0])} is missing: was {shown(missing[0])} renamed? Put its"
+            " name back"
         )
     if missing:
         raise SnapshotFileError(
-            f"{path}: header row, column {missing[0]!r} was removed; the plan needs every"
+            f"{path}: header row, column {shown(missing[0])} was removed; the plan needs every"
             " exported column (leave cells empty instead)"
         )
     if unknown:  # a repeated header comes back as "name.1"
         raise SnapshotFileError(
-            f"{path}: header row, column {unknown[0]!r} is not in the export's schema"
+            f"{path}: header row, column {shown(unknown[0])} is not in the export's schema"
         )
 
 
@@ -111,10 +113,12 @@ def _typed(
     elif dtype in _TYPED:
         wanted = pd.api.types.pandas_dtype(dtype)
     else:
-        raise SnapshotFileError(f"{path}: column {column['name']!r} has unknown dtype {dtype!r}")
+        raise SnapshotFileError(
+            f"{path}: column {shown(column['name'])} has unknown dtype {shown(dtype)}"
+        )
     try:
         return typed_column(cells, wanted)
     except ValueRefused as exc:
         raise SnapshotFileError(
-            f"{path}: row {exc.label}, column {column['name']!r}: {exc}"
+            f"{path}: row {exc.label}, column {shown(column['name'])}: {exc}"
         ) from None

@@ -2,7 +2,8 @@
 
 CSV carries no types, so the manifest does: for each frame its file, row
 count, SHA-256 and every column's dtype (with the full category list for
-categoricals). Reading verifies each file's hash before parsing it and
+categoricals). Reading reads each file once, verifies the hash of those bytes
+and parses the same bytes (a file swapped meanwhile is not read), and
 rebuilds the columns with the recorded dtypes, so ``read_frames(d)`` (and
 ``lyt_toolkit.read_snapshot(d)``, built on it) gives frames equal to the ones
 written. The manifest records the service's base URL and the pull time, never
@@ -40,6 +41,7 @@ from ..errors import LytError
 from ..frames.registry import FRAME_NAMES
 from ..frames.sample import SampleDesign
 from ..frames.schema import DATETIME
+from ._typed_csv import parse_csv, refused_value
 from ._write import replacing
 from .cells import ESCAPING, escape_frame, unescape
 from .provenance import PROVENANCE, json_provenance
@@ -411,23 +413,28 @@ def edited_hint(directory: Path) -> str:
     )
 
 
-def checked_file(directory: Path, entry: Mapping[str, Any], *, hint: str = "") -> Path:
-    """The file a manifest entry names, once it exists and its SHA-256 matches the entry's
-    (a mismatch refused, ``hint`` appended; the hashes shown by their first 12 digits)."""
+def checked_bytes(
+    directory: Path, entry: Mapping[str, Any], *, hint: str = ""
+) -> tuple[Path, bytes]:
+    """The path and bytes of the file a manifest entry names, once it exists and the SHA-256
+    of those bytes matches the entry's (a mismatch refused, ``hint`` appended; the hashes
+    shown by their first 12 digits). The file is read once: the caller parses the bytes
+    checked, never the file again, which may have been swapped meanwhile."""
     path = directory / entry["file"]
     try:  # a folder, a pipe or a device in its place is refused, not waited on
         with open_regular(path, what="file of a snapshot", error=SnapshotFileError) as file:
-            actual = _sha256(file)
+            raw = file.read()
     except FileNotFoundError:
         raise SnapshotFileError(f"{path} is listed in the manifest but missing") from None
     except OSError as exc:
         raise SnapshotFileError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    actual = hashlib.sha256(raw).hexdigest()
     if actual != entry["sha256"]:
         raise SnapshotFileError(
             f"{path} was changed after export: its sha256 {actual[:12]}... is not the "
             f"manifest's {str(entry['sha256'])[:12]}...{hint}"
         )
-    return path
+    return path, raw
 
 
 def check_shape(path: Path, frame: pd.DataFrame, entry: Mapping[str, Any]) -> None:
@@ -441,7 +448,7 @@ def check_shape(path: Path, frame: pd.DataFrame, entry: Mapping[str, Any]) -> No
 
 def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> pd.DataFrame:
     """The CSV file a manifest entry names, hash checked, with the entry's columns and dtypes."""
-    path = checked_file(directory, entry, hint=edited_hint(directory))
+    path, raw = checked_bytes(directory, entry, hint=edited_hint(directory))
     columns = entry["columns"]
     dtypes: dict[str, Any] = {}
     for col in columns:
@@ -455,14 +462,30 @@ def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> 
                 f"{path}: column {shown(col['name'])} has unknown dtype {shown(kind)}"
             )
     try:
-        frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
-        check_shape(path, frame, entry)
-        return _restore(path, frame, columns, escaped)
-    except SnapshotFileError:
-        raise
-    except (ValueError, TypeError, OverflowError, pd.errors.ParserError) as exc:
+        frame = parse_csv(raw, dtypes)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        # the file's layout or encoding: pandas says where, never a value
         reason = first_line(exc)
         raise SnapshotFileError(f"{path}: cannot be read as a snapshot CSV ({reason})") from None
+    except (ValueError, TypeError, OverflowError):  # a value: pandas' message quotes it
+        raise _refused(path, raw, dtypes) from None
+    check_shape(path, frame, entry)
+    return _restore(path, frame, columns, escaped)
+
+
+def _refused(path: Path, raw: bytes, dtypes: Mapping[str, Any]) -> SnapshotFileError:
+    """A value of ``raw`` not of its column's dtype, refused naming the column, the row and
+    the kind of value the column holds (the value is not quoted)."""
+    found = refused_value(raw, dtypes)
+    if found is None:
+        return SnapshotFileError(
+            f"{path}: cannot be read as a snapshot CSV (a value that is not of its column's dtype)"
+        )
+    name, row, kind = found
+    return SnapshotFileError(
+        f"{path}: column {shown(name)}, row {row}: a value that is not {kind}"
+        f" (dtype {shown(dtypes[name])})"
+    )
 
 
 def _restore(

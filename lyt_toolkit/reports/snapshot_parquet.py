@@ -4,10 +4,10 @@ The folder mirrors the CSV export (``reports.snapshot_csv``): one
 ``<name>.parquet`` per frame and a manifest recording the format
 (``lyt-snapshot-parquet/1``), source, pull time and, per frame, its file, row
 count, SHA-256 and column dtypes. Parquet keeps the dtypes itself (pyarrow
-writes the pandas metadata); reading still checks each hash and casts every
-column to the dtype the manifest records, so the frames read equal the ones
-written. Text needs no spreadsheet escaping here: nobody opens Parquet in a
-spreadsheet as text.
+writes the pandas metadata); reading still checks each file's hash, parses the
+bytes it checked (the file is read once) and casts every column to the dtype the
+manifest records, so the frames read equal the ones written. Text needs no spreadsheet
+escaping here: nobody opens Parquet in a spreadsheet as text.
 
 Files are compressed with zstd (``COMPRESSION``; about half the size of pyarrow's default
 snappy on member and card frames, whose IDs and balances repeat their neighbours' digits),
@@ -20,6 +20,7 @@ Parquet reader of the last five years read zstd.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -37,7 +38,7 @@ from .snapshot_csv import (
     as_categories,
     category_dtype,
     check_shape,
-    checked_file,
+    checked_bytes,
     files_of,
     read_snapshot_manifest,
     write_folder,
@@ -80,9 +81,9 @@ def read_parquet_frames(directory: str | Path) -> SnapshotFiles:
 
 
 def _read_frame(directory: Path, entry: Mapping[str, Any]) -> pd.DataFrame:
-    path = checked_file(directory, entry)
-    try:
-        frame = pd.read_parquet(path, engine="pyarrow")
+    path, raw = checked_bytes(directory, entry)
+    try:  # the bytes checked, not the file again
+        frame = pd.read_parquet(io.BytesIO(raw), engine="pyarrow")
     except (OSError, ValueError) as exc:
         raise SnapshotFileError(f"{path}: cannot be read as Parquet ({first_line(exc)})") from None
     check_shape(path, frame, entry)

@@ -234,6 +234,10 @@ def test_a_cell_that_is_not_a_value_of_its_column_is_refused_naming_file_row_and
         ({"status": None}, "column 'status' was removed"),
         ({"status": "Status"}, "column 'Status' is not in the export's schema and 'status' is"),
         ({"extra": "notes"}, "column 'notes' is not in the export's schema"),
+        (  # another project's token pasted as a header: masked whole, never cut short
+            {"extra": "Bearer eyJhbGciOiJIUzI1NiJ9.pasted-as-a-header.0123456789abcdef"},
+            "column 'Bearer ***' is not in the export's schema",
+        ),
     ],
 )
 def test_a_removed_renamed_or_added_column_is_refused_naming_it(

@@ -15,7 +15,7 @@ import pytest
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.actions.lock import LockHeldError, held, lock_path
-from lyt_toolkit.actions.log import ATTEMPTED
+from lyt_toolkit.actions.log import ATTEMPTED, LogFileError
 from lyt_toolkit.client import LoyaltyClient
 
 
@@ -54,6 +54,43 @@ def test_truncated_last_line_is_ignored_and_not_glued_to_the_next(tmp_path: Path
     log.close()
     assert [e["target"] for e in ActionLog(path).entries()] == ["one", "two"]
     assert len(ActionLog(path).frame()) == 2
+
+
+def test_a_log_is_never_appended_to_through_a_symbolic_link(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """A link at the log's path could name any file (a user's notes, a dotfile): the batch is
+    refused naming the path before anything is sent, the file it names untouched, and a
+    dangling link makes no file."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("someone's notes\n", encoding="utf-8")
+    log, dangling = tmp_path / "run.jsonl", tmp_path / "other.jsonl"
+    log.symlink_to(notes)
+    dangling.symlink_to(tmp_path / "made.txt")
+    refusal = "is a symbolic link; an action log is appended to only in place, never through"
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    with pytest.raises(LogFileError) as refused:
+        plan.execute(client, log=log, progress=False)
+    assert str(refused.value).startswith(f"{log}: {refusal}")
+    assert client.rewards.get("lrew_c0ffee0001").status == "ACTIVE"  # nothing sent
+    with pytest.raises(LogFileError, match=refusal):
+        ActionLog(dangling).record("a", "one", ATTEMPTED)
+    assert notes.read_text(encoding="utf-8") == "someone's notes\n"
+    assert not (tmp_path / "made.txt").exists()
+
+
+def test_a_pipe_for_a_log_is_refused_neither_written_nor_waited_on(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    os.mkfifo(path)
+    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a reader: a write would not wait
+    try:
+        with pytest.raises(LogFileError) as refused:
+            ActionLog(path).record("a", "one", ATTEMPTED)
+        assert str(refused.value) == f"{path}: is a pipe or a device, not a JSON-lines action log"
+        with pytest.raises(LogFileError, match="is a pipe or a device"):
+            ActionLog(path).entries()
+    finally:
+        os.close(reader)
 
 
 def test_a_log_has_one_writer_and_a_killed_writer_never_blocks_it(

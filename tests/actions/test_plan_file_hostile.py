@@ -123,6 +123,23 @@ def test_a_token_planted_in_a_plan_file_is_never_quoted_by_change_plan_load(
         assert secret not in message
 
 
+@pytest.mark.parametrize("where", PLANTED)
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_a_bearer_token_no_one_configured_is_masked_whole_by_change_plan_load(
+    client: LoyaltyClient, tmp_path: Path, where: str
+) -> None:
+    """Another project's token, pasted into the file: quoted as ``Bearer ***``, not as its
+    first 50 characters."""
+    foreign = "eyJhbGciOiJIUzI1NiJ9.pasted-into-the-plan.0123456789abcdef"
+    path = tmp_path / "plan.json"
+    document, _ = _saved(client, path)
+    PLANTED[where](document, f"Bearer {foreign}")
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+    message = _refused(path)
+    assert "Bearer ***" in message and foreign[:8] not in message, message
+
+
 # -- IDs that look like the reviewed ones ------------------------------------------------
 
 

@@ -56,6 +56,19 @@ def cli_scrub_with(secret: str, text: str) -> str:
         return scrub(text)
 
 
+def test_lyt_masks_any_bearer_token_whole_configured_or_not() -> None:
+    """A reason may quote a file holding anyone's token, in any of the forms a message quotes
+    it: the token shows as ``***`` whole; a sentence about bearer tokens stays as it is."""
+    text = (
+        "got 'Bearer eyJhbGciOiJIUzI1NiJ9.cut-here' and bearer%20abc-123, "
+        "then 'Bearer\\tx9'; a freshly issued bearer token was refused"
+    )
+    assert cli_scrub_with("unrelated-secret", text) == (
+        "got 'Bearer ***' and bearer ***, then 'Bearer ***'; a freshly issued bearer token was"
+        " refused"
+    )
+
+
 def test_a_chained_exception_is_masked() -> None:
     try:
         try:

@@ -101,6 +101,15 @@ def test_a_value_that_is_not_one_of_its_columns_is_refused_saying_why(
     assert str(refused.value).startswith(message)
 
 
+@pytest.mark.parametrize("dtype", ["Int64", "Float64", "boolean", INSTANT, STATUS])
+def test_a_bearer_token_in_a_refused_value_is_masked_whole_not_cut_short(dtype: object) -> None:
+    """A cell may hold anyone's token (one pasted from a request): the refusal quotes the
+    value with the token masked whole, not its first 50 characters."""
+    with pytest.raises(ValueRefused) as refused:
+        typed_value("see Bearer eyJhbGciOiJIUzI1NiJ9.pasted-from-a-request.0123456789", dtype)
+    assert str(refused.value).startswith("'see Bearer ***' is not ")
+
+
 def test_a_value_already_typed_follows_the_same_rules() -> None:
     assert typed_value(5.0, "Int64") == 5
     assert typed_value(dt.date(2026, 1, 2), INSTANT) == pd.Timestamp("2026-01-02", tz="UTC")

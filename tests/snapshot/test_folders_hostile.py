@@ -39,6 +39,9 @@ MAX_MANIFEST = 64 * 2**20
 """The largest snapshot manifest read (``reports.snapshot_csv.MAX_MANIFEST``)."""
 TOKEN = "folders-hostile-app-token-0123456789"
 """The app token ``lyt`` is configured with here: never printed."""
+FOREIGN = "eyJhbGciOiJIUzI1NiJ9.handed-over-with-the-folder.0123456789abcdef"
+"""A bearer token no one configured here (another project's, pasted into a file): masked
+whole wherever it is quoted, not cut short."""
 
 
 @pytest.fixture(scope="module")
@@ -234,6 +237,91 @@ def test_a_token_planted_in_a_manifest_is_never_printed(
     argv = [part.format(folder=folder) for part in command]
     err = _one_line(capsys, argv, 2 if command[0] == "diff" else 1)
     assert "format '***' is not" in err
+
+
+def test_a_bearer_token_no_one_configured_is_masked_whole_not_cut_short(
+    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], token: str
+) -> None:
+    folder = _copy(saved, "csv", tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["format"] = f"Bearer {FOREIGN}"
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(SnapshotFileError) as caught:
+        read_snapshot(folder)
+    message = str(caught.value)
+    assert message.startswith(f"{folder / 'manifest.json'}: format 'Bearer ***' is not "), message
+    err = _one_line(capsys, ["diff", str(folder), str(folder)])
+    assert err == f"lyt diff: {message}\n"
+    assert FOREIGN[:8] not in message + err
+
+
+def _cell_set(path: Path, column: str, index: int, value: str) -> None:
+    """The CSV file at ``path`` with the cell of ``column`` in data row ``index`` (from 0) set
+    to ``value``, every other cell as it was."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame.loc[index, column] = value
+    frame.to_csv(path, index=False)
+
+
+CSV_VALUES = {  # frame, column, data row (from 0), what the column holds, its dtype
+    "a whole number": ("cards", "balance_points", 7, "a whole number", "Int64"),
+    "a number": ("rewards", "digital_gift_voucher_balance", 4, "a number", "Float64"),
+    "a flag": ("card_definitions", "listed", 1, "True or False", "boolean"),
+}
+
+
+@pytest.mark.parametrize("case", CSV_VALUES)
+def test_a_csv_value_not_of_its_column_s_dtype_is_named_by_column_and_row_never_quoted(
+    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], token: str, case: str
+) -> None:
+    """pandas' own message quotes the value (here a token): the refusal is in our words,
+    through the Python API as through ``lyt``."""
+    name, column, index, holds, dtype = CSV_VALUES[case]
+    folder = _copy(saved, "csv", tmp_path)
+    path = folder / f"{name}.csv"
+    _cell_set(path, column, index, token)
+    _rehashed(folder, name)
+    with pytest.raises(SnapshotFileError) as caught:
+        read_snapshot(folder)
+    assert str(caught.value) == (
+        f"{path}: column {column!r}, row {index + 1}: a value that is not {holds} (dtype {dtype!r})"
+    )
+    err = _one_line(capsys, ["diff", str(folder), str(folder)])
+    assert err == f"lyt diff: {caught.value}\n"
+
+
+@pytest.mark.parametrize("form", ["csv", "parquet"])
+def test_a_frame_file_swapped_after_its_hash_check_is_not_what_is_parsed(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    """The members file is replaced (by the cards file) the moment its hash is taken: what is
+    parsed is the bytes the hash was checked on, not the file opened again."""
+    folder = _copy(saved, form, tmp_path)
+    members = folder / f"members.{form}"
+    expected = read_snapshot(folder).members
+    checked = hashlib.sha256(members.read_bytes()).hexdigest()
+    swapped = (folder / f"cards.{form}").read_bytes()
+    sha256 = hashlib.sha256
+
+    class SwappedOnceChecked:
+        """``hashlib.sha256``, swapping the members file once its digest is taken."""
+
+        def __init__(self, data: bytes = b"") -> None:
+            self._digest = sha256(data)
+
+        def update(self, data: bytes) -> None:
+            self._digest.update(data)
+
+        def hexdigest(self) -> str:
+            digest = self._digest.hexdigest()
+            if digest == checked:
+                members.write_bytes(swapped)
+            return digest
+
+    monkeypatch.setattr(hashlib, "sha256", SwappedOnceChecked)
+    again = read_snapshot(folder).members
+    assert members.read_bytes() == swapped  # the swap happened, after the check
+    pd.testing.assert_frame_equal(again, expected)
 
 
 # -- checkpoint folders ----------------------------------------------------------------------
