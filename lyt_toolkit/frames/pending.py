@@ -220,7 +220,8 @@ def _status(row: Mapping[str, Any] | None, joined: object) -> str | None:
 def rows_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """A frame's rows as dicts, NA as None (a snapshot's column names are all text)."""
     names = [str(name) for name in frame.columns]
-    values = frame.to_numpy(dtype=object, na_value=None)
+    # pandas takes any na_value (None included); its stubs list only scalar types.
+    values = frame.to_numpy(dtype=object, na_value=None)  # type: ignore[arg-type]
     return [dict(zip(names, row, strict=True)) for row in values]
 
 
