@@ -18,9 +18,10 @@ demo: $(STAMP)
 	$(BIN)/lyt demo
 
 # Two streams at once. One: ruff, unasync, mypy, the import contracts and the site, then the
-# unit tests on two workers (shown as they run). The other: the browser tests (one
-# JupyterLab, one Chromium), then the notebooks through nbval; mostly waiting on kernels
-# and pages (half a core on average), they fill what the first leaves idle. Their output is
+# unit tests on two workers (shown as they run). The other: the fuzzed documents and the
+# packaging tests, the browser tests (one JupyterLab, one Chromium), then the notebooks
+# through nbval; mostly waiting on installs, kernels and pages, they fill what the first
+# leaves idle. Their output is
 # kept in $(BROWSER_LOG) and shown when both streams are done; either failing fails `make test`.
 # The third job slot lets mypy and the site build at once (each shown whole when it ends).
 BROWSER_LOG := $(VENV)/test-browser.log
@@ -39,22 +40,27 @@ NO_NBVAL := -p no:nbval
 # one test per ID: on the workers, all but one operation would silently not run. These files
 # run whole in the second stream instead (tests/conftest.py refuses repeated IDs on a worker).
 FUZZ := tests/sandbox/test_fuzz.py tests/sandbox/test_hostile_reference_fuzz.py
+# The packaging tests build the wheel and install it twice (pip, then a copy of the tests run
+# at the dependencies' lower bounds): about two minutes of one process. They run in the
+# second stream too, which otherwise mostly waits on kernels and pages.
+PACKAGING := tests/packaging
 
 test: $(STAMP)
 	@rm -f $(BROWSER_LOG)
 	$(MAKE) --no-print-directory -j3 test-browser test-unit; status=$$?; \
-	  echo "--- tests/browser, then nbval ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
+	  echo "--- the fuzzed documents and packaging, tests/browser, then nbval ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
 
 test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
 	$(MAKE) --no-print-directory --output-sync=target typecheck docs
-	$(BIN)/pytest $(NO_NBVAL) -n 2 --dist loadfile tests --ignore=tests/browser $(FUZZ:%=--ignore=%)
+	$(BIN)/pytest $(NO_NBVAL) -n 2 --dist loadfile tests --ignore=tests/browser \
+	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING)
 
-# The fuzzed documents (FUZZ), the browser tests, then nbval. Its own pytest cache: the unit
-# tests' run beside it writes the default one.
+# The fuzzed documents (FUZZ) and the packaging tests, the browser tests, then nbval. Its own
+# pytest cache: the unit tests' run beside it writes the default one.
 test-browser: $(STAMP)
-	{ $(BIN)/pytest $(NO_NBVAL) $(FUZZ) -o cache_dir=.pytest_cache/browser && \
+	{ $(BIN)/pytest $(NO_NBVAL) $(FUZZ) $(PACKAGING) -o cache_dir=.pytest_cache/browser && \
 	  $(BIN)/pytest $(NO_NBVAL) tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
 	  $(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
 	    -p no:randomly -o cache_dir=.pytest_cache/browser; } > $(BROWSER_LOG) 2>&1

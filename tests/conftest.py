@@ -38,32 +38,33 @@ settings.register_profile("explore", deadline=None)
 settings.load_profile("lyt")
 
 LONGEST_FIRST = (
-    "packaging/test_lowest.py",
-    "snapshot/test_checkpoint.py",
-    "snapshot/test_pull_budget.py",
-    "docs/test_examples.py",
-    "actions/test_plan_file.py",
-    "whatif/test_resummarise.py",
-    "actions/test_apply_processes.py",
-    "test_cli_budget.py",
-    "actions/test_plan_trust.py",
-    "actions/test_rehearsal.py",
-    "actions/test_rehearsal_after.py",
-    "snapshot/test_sampled_guards.py",
     "actions/test_edited_csv.py",
     "frames/test_sample.py",
     "sandbox/test_persistence.py",
     "economics/test_what_if.py",
+    "snapshot/test_checkpoint.py",
+    "actions/test_rehearsal_after.py",
+    "actions/test_plan_file_hostile.py",
+    "actions/test_apply_processes.py",
+    "test_cli_paced.py",
+    "whatif/test_resummarise.py",
+    "actions/test_plan_file.py",
+    "reports/test_spreadsheet_safe.py",
+    "widgets/test_edit_panel.py",
+    "snapshot/test_pull_budget.py",
+    "docs/test_examples.py",
+    "actions/test_rehearsal.py",
     "reports/test_economics_cli.py",
 )
-"""The files that take longest (about half a minute or more each on two workers, as
-``--durations=0`` measured them), longest first.
+"""The files that take longest (about 40 s or more each: ``--junitxml``'s per-test times
+summed by file, measured 2026-12-04), longest first.
 
 ``pytest -n 2 --dist loadfile`` hands out whole files in the order they are collected, so
 these go first and the many short files fill the workers' ends; were one of these handed
 out last, one worker would run it alone while the other idles. A file missing here only
 runs later; nothing is left out. (xdist's own reordering, by number of tests, is turned
-off: it put ``test_lowest.py``, four tests and the longest file, among the last.)
+off: it put a file of few long tests, as ``test_lowest.py`` was before it moved to the
+Makefile's second stream, among the last.)
 """
 
 
