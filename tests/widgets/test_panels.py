@@ -7,6 +7,7 @@ import html
 import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
@@ -91,19 +92,33 @@ def many() -> Iterator[Sandbox]:
         yield sandbox
 
 
+def _put_back(sandbox: Sandbox) -> None:
+    """``sandbox``'s data reloaded, with no faults and a budget without limit."""
+    sandbox.set_plan("unlimited")
+    sandbox.clear_faults()
+    sandbox.reset()
+
+
+@contextmanager
+def _client_put_back(
+    sandbox: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[LoyaltyClient]:
+    """A client of ``sandbox``, put back (``_put_back``) before and after."""
+    _put_back(sandbox)
+    try:
+        with make_client(sandbox) as client:
+            yield client
+    finally:
+        _put_back(sandbox)
+
+
 @pytest.fixture
 def many_client(
     many: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> Iterator[LoyaltyClient]:
     """A client of ``many``, put back (data, a budget without limit) before and after."""
-    many.set_plan("unlimited")
-    many.reset()
-    try:
-        with make_client(many) as client:
-            yield client
-    finally:
-        many.set_plan("unlimited")
-        many.reset()
+    with _client_put_back(many, make_client) as client:
+        yield client
 
 
 def _tight_budget(sandbox: Sandbox, client: LoyaltyClient, plan: str) -> int:
