@@ -13,10 +13,10 @@ from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
 from ..models.ids import IdPrefix
 from ..models.listing import MAX_LIMIT
-from ..snapshot.cost import pages
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
 from ._messages import enum_text
+from ._paged import Walked, stopped, walk
 from ._plan_panel import PlanPanel
 
 if TYPE_CHECKING:
@@ -49,16 +49,21 @@ class PendingPointsPanel(PlanPanel):
     lists them all in ``member_select``; a larger one lists its first 100 and
     ``member_search`` finds any other: a member ID typed or pasted there costs one call
     (the member with its cards), a customer ID two (the member found, then its cards),
-    on Find. ``reads`` shows what the next read costs; a read that does not fit the panel's
-    ``budget_share`` is refused, nothing sent. The chosen card's buckets show in
-    ``buckets_grid``; its ``selected_rows``
-    are the buckets to activate. Each activation creates a
+    on Find. Choosing a card reads its pending buckets, one call per page of 100; the
+    interface gives no totals, so their calls are shown as the last load of the card's
+    buckets took them, or, before one, as one call or more. ``reads`` shows what the next
+    read costs; a read that does not fit the panel's ``budget_share`` is refused, nothing
+    sent, and a walk of the buckets whose pages outrun the share stops before the page beyond
+    it; either way the list shown stays as it was (empty for a card newly chosen) and the
+    status says why. The chosen card's buckets show in ``buckets_grid``; its
+    ``selected_rows`` are the buckets to activate. Each activation creates a
     PENDING_POINTS_ACTIVATED transaction; buckets the service refuses (423:
     date not in the future, inactive program or member, card definition without
     pending points) are listed with the reason. When a run ends the selection is cleared
     (Activate stays disabled until buckets are selected again: a second click sends nothing)
-    and the card's buckets are read again (one list call, counted in the cost shown before
-    the run); a bucket activated but not yet settled shows as ``activation sent``.
+    and the card's buckets are read again (the calls their last load took, counted in the
+    cost shown before the run); a bucket activated but not yet settled shows as
+    ``activation sent``.
     """
 
     buckets_select = deprecated_attribute(
@@ -86,6 +91,10 @@ class PendingPointsPanel(PlanPanel):
             description="Activate selected", button_style="primary", disabled=True
         )
         self._buckets: dict[str, PendingBucket] = {}
+        self._card: str | None = None
+        """The card whose buckets ``_buckets`` holds (None: no card's)."""
+        self._walks: dict[str, Walked] = {}
+        """The calls each card's last load of its buckets took (by card ID)."""
         self._sent: set[str] = set()
         self._found: MemberWithCards | None = None
         """The member Find read, with its cards: choosing it reads nothing more."""
@@ -129,20 +138,31 @@ class PendingPointsPanel(PlanPanel):
         super().show_loading(loading)
 
     def next_read(self) -> tuple[str, int]:
-        """What the panel reads next, as things stand, and its calls."""
+        """What the panel reads next, as things stand, and its calls (a card's buckets: at
+        least that many, until a load of them has walked them all)."""
+        what, calls, _ = self._next_read()
+        return what, calls
+
+    def _next_read(self) -> tuple[str, int, str]:
+        """``next_read``, and the note after its calls (`` or more`` while not known)."""
         if self.program_select.value is None:
-            return "Choosing a program reads its first page of members", 1
+            return "Choosing a program reads its first page of members", 1, ""
         if self.member_select.value is None:
             text = self.member_search.value.strip()
             if text:
-                return f"Find {text}", 1 if text.startswith(IdPrefix.MEMBER) else 2
-            return "Choosing a member reads its cards", 1
-        if self.card_select.value is None:
-            return "Choosing a card reads its pending buckets", 1
-        return "Refresh reads the card's pending buckets", pages(len(self._buckets), MAX_LIMIT)
+                return f"Find {text}", 1 if text.startswith(IdPrefix.MEMBER) else 2, ""
+            return "Choosing a member reads its cards", 1, ""
+        card = self.card_select.value
+        walked = self._walked(card)
+        what = "Choosing a card reads its" if card is None else "Refresh reads the card's"
+        return f"{what} pending buckets ({walked})", walked.calls, walked.note
+
+    def _walked(self, card: str | None) -> Walked:
+        """The calls a load of ``card``'s buckets takes, as far as known."""
+        return self._walks.get(card, Walked()) if card else Walked()
 
     def _show_reads(self) -> None:
-        self.reads.value = self._reads_html(*self.next_read())
+        self.reads.value = self._reads_html(*self._next_read())
 
     def refresh(self) -> None:
         """Load the programs (until one is chosen) and reload the chosen card's buckets
@@ -223,16 +243,29 @@ class PendingPointsPanel(PlanPanel):
             ]
 
     def _load_buckets(self) -> None:
-        listed, self._buckets = len(self._buckets), {}
+        """The chosen card's buckets, every page, within the panel's share: the buckets of
+        another card shown go first; a load refused or stopped shows nothing else."""
         program, member, card = (
             self.program_select.value,
             self.member_select.value,
             self.card_select.value,
         )
-        if program and member and card:
-            self._check_reads(pages(listed, MAX_LIMIT), "the card's pending buckets")
-            buckets = self.client.pending_buckets.iter(program, member, card, limit=MAX_LIMIT)
-            self._buckets = {b.id: b for b in buckets}
+        if card != self._card:
+            self._show_buckets(None, {})
+        if not (program and member and card):
+            return
+        what = "the card's pending buckets"
+        room = self._check_reads(self._walked(card).calls, what)
+        pages = self.client.pending_buckets.pages(program, member, card, limit=MAX_LIMIT)
+        buckets, walked = walk(pages, room)
+        self._walks[card] = walked
+        if not walked.exact:
+            raise stopped(what, walked, self.budget_share)
+        self._show_buckets(card, {b.id: b for b in buckets})
+
+    def _show_buckets(self, card: str | None, buckets: dict[str, PendingBucket]) -> None:
+        """Show ``buckets``, ``card``'s, in the grid (the selection cleared)."""
+        self._card, self._buckets = card, buckets
         self.buckets = pd.DataFrame(
             [
                 {
@@ -265,8 +298,8 @@ class PendingPointsPanel(PlanPanel):
         self.enable(self.activate_button, bool(self.selected_ids()))
 
     def _reload_calls(self) -> int:
-        """The card's buckets read again after a run: one call per page of them."""
-        return pages(len(self._buckets), MAX_LIMIT)
+        """The card's buckets read again after a run: the calls their last load took."""
+        return self._walked(self.card_select.value).calls
 
     def activate(self) -> None:
         """Start activating the selected buckets; results list transactions and refusals."""

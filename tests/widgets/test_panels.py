@@ -7,6 +7,7 @@ import html
 import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
@@ -91,19 +92,33 @@ def many() -> Iterator[Sandbox]:
         yield sandbox
 
 
+def _put_back(sandbox: Sandbox) -> None:
+    """``sandbox``'s data reloaded, with no faults and a budget without limit."""
+    sandbox.set_plan("unlimited")
+    sandbox.clear_faults()
+    sandbox.reset()
+
+
+@contextmanager
+def _client_put_back(
+    sandbox: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[LoyaltyClient]:
+    """A client of ``sandbox``, put back (``_put_back``) before and after."""
+    _put_back(sandbox)
+    try:
+        with make_client(sandbox) as client:
+            yield client
+    finally:
+        _put_back(sandbox)
+
+
 @pytest.fixture
 def many_client(
     many: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> Iterator[LoyaltyClient]:
     """A client of ``many``, put back (data, a budget without limit) before and after."""
-    many.set_plan("unlimited")
-    many.reset()
-    try:
-        with make_client(many) as client:
-            yield client
-    finally:
-        many.set_plan("unlimited")
-        many.reset()
+    with _client_put_back(many, make_client) as client:
+        yield client
 
 
 def _tight_budget(sandbox: Sandbox, client: LoyaltyClient, plan: str) -> int:
@@ -410,6 +425,108 @@ def test_a_finished_activation_cannot_be_sent_again_by_a_second_click(
     # A new selection enables the button again.
     select_ids(panel.buckets_grid, panel.buckets, ["lcppb_c0ffee0003"])
     assert not panel.activate_button.disabled
+
+
+@pytest.fixture(scope="module")
+def full_card() -> Iterator[Sandbox]:
+    """A generated program of one member whose one card holds 200 pending buckets: two full
+    pages of its bucket list (with ``full_page_cursor``, a cursor to an empty third)."""
+    program = generate_program(
+        rewards=1,
+        benefits=1,
+        card_definitions=2,
+        tier_structures=1,
+        members=1,
+        pending_buckets=200,
+        seed=3,
+    )
+    with Sandbox.start(program, now=program["now"], seed=7) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def full_card_client(
+    full_card: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[LoyaltyClient]:
+    """A client of ``full_card``, put back (data, no faults, no limit) before and after."""
+    with _client_put_back(full_card, make_client) as client:
+        yield client
+
+
+def _at_the_card(client: LoyaltyClient) -> PendingPointsPanel:
+    """A pending points panel of ``client``'s one program and member, no card chosen yet."""
+    panel = PendingPointsPanel(client)
+    panel.refresh_button.click()
+    panel.wait()
+    panel.program_select.value = panel.program_select.options[1][1]
+    panel.wait()
+    panel.member_select.value = panel.member_select.options[1][1]
+    panel.wait()
+    return panel
+
+
+def _choose_the_card(panel: PendingPointsPanel) -> None:
+    panel.card_select.value = panel.card_select.options[1][1]
+    panel.wait()
+
+
+@pytest.mark.parametrize("full_page_cursor", [False, True])
+def test_a_cards_buckets_show_1_or_more_calls_before_their_load_and_send_what_they_show(
+    full_card: Sandbox, full_card_client: LoyaltyClient, full_page_cursor: bool
+) -> None:
+    full_card.set_faults(full_page_cursor=full_page_cursor)
+    pages = 3 if full_page_cursor else 2  # the empty page the last full one's cursor names
+    panel = _at_the_card(full_card_client)
+    reads = _said(panel.reads)
+    assert (
+        "Choosing a card reads its pending buckets (a call per page of 100, how many known"
+        " once read): calls needed: 1 or more;" in reads
+    )
+    used = full_card.plan()["used"]
+    _choose_the_card(panel)
+    assert len(panel.buckets) == 200 and full_card.plan()["used"] == used + pages
+    reads = _said(panel.reads)
+    assert (
+        f"Refresh reads the card's pending buckets ({pages} pages of 100, as its last load"
+        f" took): calls needed: {pages};" in reads
+    )
+    select_ids(panel.buckets_grid, panel.buckets, list(panel.buckets["id"][:1]))
+    assert f"(with {pages} reads of the list after the run)" in panel.budget.value
+    used = full_card.plan()["used"]
+    panel.refresh_button.click()
+    panel.wait()
+    assert full_card.plan()["used"] == used + pages and len(panel.buckets) == 200  # as shown
+
+
+def test_a_cards_bucket_load_beyond_the_panels_share_stops_or_is_refused_the_list_kept(
+    full_card: Sandbox, full_card_client: LoyaltyClient
+) -> None:
+    loaded = _at_the_card(full_card_client)
+    _choose_the_card(loaded)  # two pages, known
+    other = _at_the_card(full_card_client)
+    assert _tight_budget(full_card, full_card_client, "4/hour") == 1
+
+    # Pages not known yet: the load fits one call, and stops before a page beyond the share.
+    used = full_card.plan()["used"]
+    _choose_the_card(other)
+    assert full_card.plan()["used"] == used + 1 and other.buckets.empty
+    status = _said(other.status)
+    assert "the card's pending buckets stopped after 1 page of 100, more following" in status
+    assert "budget_share = 1.0" in status
+    reads = _said(other.reads)
+    assert "(more than 1 page: its last load stopped there): calls needed: 2 or more;" in reads
+
+    # Now known to need two or more, or two: refused unsent, the list shown kept.
+    used, shown = full_card.plan()["used"], loaded.buckets
+    for panel in (other, loaded):
+        panel.refresh_button.click()
+        panel.wait()
+        assert "pending buckets (2 calls) not started" in _said(panel.status)
+    assert full_card.plan()["used"] == used
+    assert loaded.buckets is shown and len(shown) == 200
+    select_ids(loaded.buckets_grid, loaded.buckets, list(shown["id"][:1]))
+    assert loaded.selected_ids() == [shown["id"].iloc[0]] and not loaded.activate_button.disabled
+    assert "calls needed: " in loaded.budget.value  # its plan is made of the buckets shown
 
 
 def test_pending_points_panel_shows_a_failed_load_as_its_status(
