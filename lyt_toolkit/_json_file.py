@@ -7,8 +7,9 @@ open: the file checked is the file read). ``regular_bytes`` reads one up to a li
 ``json_file`` parses it as UTF-8 JSON: another encoding (UTF-16, NUL bytes), a key given
 twice in one object, nesting Python cannot parse and an integer of thousands of digits are
 refused. Every refusal is one line starting with the path, raised as the caller's error.
-What a message quotes of a file (``shown``, ``first_line``) has any ``Bearer <token>`` in it
-masked whole (``_secret.mask_bearer``): a file handed over may hold anyone's token.
+What a message quotes of a file (``shown``, ``shown_names``, ``clipped``, ``first_line``) is
+cut short and has any ``Bearer <token>`` in it masked whole (``_secret.mask_bearer``): a file
+handed over may hold anyone's token, or a value of thousands of characters.
 """
 
 from __future__ import annotations
@@ -17,13 +18,22 @@ import codecs
 import json
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ._secret import mask_bearer
 
-__all__ = ["LongInteger", "first_line", "json_file", "open_regular", "regular_bytes", "shown"]
+__all__ = [
+    "LongInteger",
+    "clipped",
+    "first_line",
+    "json_file",
+    "open_regular",
+    "regular_bytes",
+    "shown",
+    "shown_names",
+]
 
 Failure = Callable[[str], Exception]
 """The caller's error, made from a message."""
@@ -38,19 +48,31 @@ _LONGEST_INTEGER = 40
 """Digits an integer may have before it is a ``LongInteger`` (never converted: slow)."""
 
 
+def clipped(text: str, width: int = 60) -> str:
+    """``text``, any bearer token in it masked, cut to ``width`` characters."""
+    text = mask_bearer(text)
+    return text if len(text) <= width else f"{text[: width - 3]}..."
+
+
 def shown(value: Any, width: int = 60) -> str:
     """``repr(value)``, any bearer token in it masked, cut to ``width`` characters: what a
     message quotes."""
-    text = mask_bearer(repr(value))
-    return text if len(text) <= width else f"{text[: width - 3]}..."
+    return clipped(repr(value), width)
+
+
+def shown_names(values: Iterable[Any], most: int = 5) -> str:
+    """The first ``most`` of ``values``, each ``shown``, then how many more: names a file
+    gives (columns, keys), quoted in one message however many it gives."""
+    names = list(values)
+    said = ", ".join(shown(name) for name in names[:most])
+    return said if len(names) <= most else f"{said} and {len(names) - most} more"
 
 
 def first_line(exc: BaseException, width: int = 120) -> str:
     """The first line of what ``exc`` says (its type's name when it says nothing), cut to
     ``width`` characters, any bearer token in it masked: a reason quoted in one line."""
     text = mask_bearer(str(exc)).strip()
-    line = text.splitlines()[0] if text else type(exc).__name__
-    return line if len(line) <= width else f"{line[: width - 3]}..."
+    return clipped(text.splitlines()[0], width) if text else type(exc).__name__
 
 
 def open_regular(path: Path, *, what: str, error: Failure) -> BinaryIO:

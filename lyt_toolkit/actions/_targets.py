@@ -1,7 +1,8 @@
 """Reading the targets of a batch from what users have at hand.
 
 IDs, models, dicts and DataFrame rows all work, so a filtered DataFrame from
-``client.rewards.frame()`` or a list of IDs pasted from a report can feed an action.
+``client.rewards.frame()`` or a list of IDs pasted from a report can feed an action. A
+value that is no ID is quoted cut short, a bearer token in it masked (``_json_file.shown``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
+from .._json_file import shown
 from ..models.ids import matches
 from .items import PlanItem
 
@@ -45,14 +47,14 @@ def as_records(values: Any, id_key: str) -> list[dict[str, Any]]:
 def id_error(prefix: str, value: Any, name: str) -> str | None:
     """Why ``value`` is not a well-formed ID of this kind, or None."""
     if not isinstance(value, str) or not matches(prefix, value):
-        return f"{name} must look like {prefix}<hex digits>, got {value!r}"
+        return f"{name} must look like {prefix}<hex digits>, got {shown(value)}"
     return None
 
 
 def text_error(value: Any, name: str) -> str | None:
     """Why ``value`` is not a usable identifier without a fixed pattern, or None."""
     if not isinstance(value, str) or not value.strip():
-        return f"{name} must be a non-empty string, got {value!r}"
+        return f"{name} must be a non-empty string, got {shown(value)}"
     return None
 
 

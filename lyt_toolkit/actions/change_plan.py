@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import pandas as pd
 
+from .._json_file import clipped
 from .._progress import Progress, display
 from .._text import counted
 from ..client.allowance import checked_share
@@ -37,7 +38,7 @@ from .lock import held
 from .log import LogSource, log_state, refuse_foreign
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
-from .plan_text import calls_text, plan_html, plan_lines, plan_string, summary_line
+from .plan_text import calls_text, plan_html, plan_string, refused_lines, summary_line
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned
 from .reread import done_in_log, doubtful, left_to_read, live_rows, own_work, reread_calls
@@ -258,9 +259,10 @@ class ChangePlan(metaclass=ABCMeta):
 
     def _check_options(self, *, allow_destroy: bool, ignore_unsupported: bool) -> None:
         """Refuse deletes without ``allow_destroy`` (the items the parts send, not the rows'
-        labels) and unsupported changes without ``ignore_unsupported``."""
+        labels) and unsupported changes without ``ignore_unsupported``. What they quote of
+        the rows (an edited or a saved file's) is cut short, a bearer token in it masked."""
         deletes = [
-            f"{noun(CALL_KINDS[part.action])} {item.target}"
+            f"{noun(CALL_KINDS[part.action])} {clipped(str(item.target))}"
             for part in self.parts
             if part.action in DELETES
             for item in part.items
@@ -271,7 +273,7 @@ class ChangePlan(metaclass=ABCMeta):
                 " pass allow_destroy=True"
             )
         if len(self.unsupported) and not ignore_unsupported:
-            rows = "; ".join(plan_lines(self.changes.iloc[:0], self.unsupported))
+            rows = "; ".join(refused_lines(self.unsupported))
             raise EditError(
                 f"the plan holds {counted(len(self.unsupported), 'change')} the service cannot make"
                 f" ({rows}): revert them, or pass ignore_unsupported=True"

@@ -1,7 +1,8 @@
 """Reading the edited frames of a desired state: each conformed to its base frame's columns
 and dtypes, its new rows (no key) told apart, its keys checked on the key index the diff
 lines the rows up with. Every refusal is one ``EditError`` line naming frame, row and
-column."""
+column; a value, a name or an ID it quotes from the edited frame (an edited file) is
+cut short, a bearer token in it masked (``_json_file.shown``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._json_file import shown, shown_names
 from ..errors import LytError
 from ..frames.parse import ValueRefused, typed_column
 from ..frames.registry import FRAME_NAMES
@@ -52,7 +54,7 @@ def read_edited(before: ProgramSnapshot, frames: Mapping[str, pd.DataFrame]) -> 
     """Conform and check every edited frame against ``before``; ``EditError`` else."""
     unknown = sorted(set(frames) - set(FRAME_NAMES))
     if unknown:
-        raise EditError(f"after: unknown frames {unknown}; known: {list(FRAME_NAMES)}")
+        raise EditError(f"after: unknown frames {shown_names(unknown)}; known: {list(FRAME_NAMES)}")
     kept, new, aligned = {}, {}, {}
     for kind, frame in frames.items():
         base = getattr(before, kind)
@@ -81,7 +83,7 @@ def conformed(kind: str, base: pd.DataFrame, edited: pd.DataFrame) -> pd.DataFra
             raise EditError(f"{kind}: column {name!r} is missing from the edited frame")
     for name in edited.columns:
         if name not in base.columns:
-            raise EditError(f"{kind}: column {name!r} is not a column of {kind}")
+            raise EditError(f"{kind}: column {shown(name)} is not a column of {kind}")
     columns = list(base.columns)
     out = edited if list(edited.columns) == columns else edited[columns]
     unlike = [
@@ -117,11 +119,12 @@ def check_keys(kind: str, kept: pd.DataFrame, rows: KeyAlignment) -> None:
         for at in np.flatnonzero(repeated)[:1]:
             values = "/".join(str(v) for v in kept.iloc[at][key])
             raise EditError(
-                f"{row_label(kind, kept.index[at], '/'.join(key))}: the key {values} repeats a row"
+                f"{row_label(kind, kept.index[at], '/'.join(key))}: the key {shown(values)}"
+                " repeats a row"
             )
     if key == ["id"]:  # a kept row has an id: it must be the base's
         for at in np.flatnonzero(rows.at_before < 0)[:1]:
             raise EditError(
-                f"{row_label(kind, kept.index[at], 'id')}: {kept['id'].iloc[at]} is not in the base"
-                " snapshot; leave id empty in a new row (the service assigns it)"
+                f"{row_label(kind, kept.index[at], 'id')}: {shown(str(kept['id'].iloc[at]))} is"
+                " not in the base snapshot; leave id empty in a new row (the service assigns it)"
             )

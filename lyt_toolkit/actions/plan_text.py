@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._json_file import clipped
 from .._text import counted
 from .cost import PlanCost
 from .edited_frames import noun
@@ -24,6 +25,7 @@ __all__ = [
     "plan_html",
     "plan_lines",
     "plan_string",
+    "refused_lines",
     "shown_rows",
     "summary_line",
 ]
@@ -113,6 +115,19 @@ def plan_lines(changes: pd.DataFrame, unsupported: pd.DataFrame) -> list[str]:
         detail = f" {row.column} {row.before} -> {row.after}" if isinstance(row.column, str) else ""
         lines.append(f"! {noun(str(row.kind))} {row.key}{detail}: {row.reason}")
     return lines
+
+
+def refused_lines(unsupported: pd.DataFrame) -> list[str]:
+    """``plan_lines`` of the ``unsupported`` rows for a refusal to quote: each key, column,
+    value and reason (an edited or a saved file's) cut short, a bearer token in it masked."""
+    widths = {"key": 60, "column": 60, "before": 60, "after": 60, "reason": 200}
+    cut = unsupported.assign(
+        **{
+            name: [v if pd.isna(v) else clipped(str(v), width) for v in unsupported[name]]
+            for name, width in widths.items()
+        }
+    )
+    return plan_lines(pd.DataFrame(), cut)
 
 
 def plan_string(

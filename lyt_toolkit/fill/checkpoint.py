@@ -57,6 +57,8 @@ HOLDS = "holds"
 FORMAT = 1
 _ONE_MS = timedelta(milliseconds=1)
 _CREATED = "filters[created_at][conditions][{}]"
+_MOST_DIFFERENCES = 5
+"""Keys a refusal names that differ between a manifest's pull and this one."""
 
 _KINDS = (
     (
@@ -78,13 +80,24 @@ def kind_of(path: str) -> str | None:
     return next((kind for pattern, kind in _KINDS if pattern.match(path)), None)
 
 
-def _differs(key: str, there: Any, now: Any) -> str:
-    """``KEY: THERE there, NOW now``; for what two sandboxes said they hold (``holds``), then
-    which of its parts differ (``_services.holders_differ``)."""
-    said = f"{key}: {shown(there, 200)} there, {now!r} now"  # there: from a file, cut short
-    if key == HOLDS and isinstance(there, str) and isinstance(now, str):
-        said += f": {holders_differ(there, now)}"
-    return said
+def _differs(before: Mapping[str, Any], pull: Mapping[str, Any]) -> str:
+    """How the pull a manifest records (``before``) differs from ``pull``: ``KEY: THERE
+    there, NOW now`` for each key that differs (the first ``_MOST_DIFFERENCES``, then how
+    many more); for what two sandboxes said they hold (``holds``), then which of its parts
+    differ (``_services.holders_differ``). What comes from the file (a key only it gives,
+    a value) is quoted through ``shown``: cut short, a bearer token masked."""
+    keys = sorted(k for k in {*before, *pull} if before.get(k) != pull.get(k))
+    said = []
+    for key in keys[:_MOST_DIFFERENCES]:
+        there, now = before.get(key), pull.get(key)
+        name = key if key in pull else shown(key)
+        line = f"{name}: {shown(there, 200)} there, {now!r} now"
+        if key == HOLDS and isinstance(there, str) and isinstance(now, str):
+            line += f": {holders_differ(there, now)}"
+        said.append(line)
+    if len(keys) > _MOST_DIFFERENCES:
+        said.append(f"and {len(keys) - _MOST_DIFFERENCES} more")
+    return "; ".join(said)
 
 
 def recorded_pull(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -197,10 +210,8 @@ class Checkpoint:
                 )
             return {"format": FORMAT, "pull": self.pull, "runs": 0}
         found = _read_manifest(path)
-        before = found.get("pull", {})
-        differs = sorted(k for k in {*before, *self.pull} if before.get(k) != self.pull.get(k))
-        if differs:
-            what = "; ".join(_differs(k, before.get(k), self.pull.get(k)) for k in differs)
+        what = _differs(found.get("pull", {}), self.pull)
+        if what:
             raise CheckpointError(
                 f"checkpoint: {self.folder} holds another pull ({what}); resume it with the "
                 "same arguments, or give a new folder"

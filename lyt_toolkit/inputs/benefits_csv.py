@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from .._deprecation import deprecated_attribute, deprecation
+from .._json_file import shown_names
 from ..models import BenefitCreate
 from .benefit_rows import FLAT_COLUMNS, CheckedBenefit, check_benefit_rows, frame_rows
 from .csv_file import InputFileError, read_csv_table
@@ -95,7 +96,7 @@ def read_benefits_csv(source: Any) -> pd.DataFrame:
         if missing:
             problems.append(f"missing column(s) {', '.join(missing)}")
         if unknown:
-            problems.append(f"unknown column(s) {', '.join(unknown)}")
+            problems.append(f"unknown column(s) {shown_names(unknown)}")
         raise InputFileError(
             f"{table.label}: {'; '.join(problems)}; expected columns: {', '.join(FLAT_COLUMNS)}"
         )

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._json_file import shown_names
 from ..errors import LytError
 
 __all__ = ["CsvTable", "InputFileError", "parse_csv", "read_csv_table", "read_text"]
@@ -101,7 +102,7 @@ def _header(fields: list[str], label: str) -> list[str]:
             raise InputFileError(f"{label}: column {number} of the header has no name")
     repeated = sorted({n for n in header if header.count(n) > 1})
     if repeated:
-        raise InputFileError(f"{label}: column(s) {', '.join(repeated)} appear more than once")
+        raise InputFileError(f"{label}: column(s) {shown_names(repeated)} appear more than once")
     return header
 
 

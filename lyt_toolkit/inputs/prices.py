@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._json_file import shown
 from ..frames.parse import parse_number
 from .csv_file import InputFileError, read_csv_table
 
@@ -39,7 +40,7 @@ def read_prices(source: Any) -> pd.DataFrame:
             raise InputFileError(f"{table.label}: row {number}, column id: is empty")
         if ident in seen:
             raise InputFileError(
-                f"{table.label}: row {number}, column id: {ident!r} is priced again "
+                f"{table.label}: row {number}, column id: {shown(ident)} is priced again "
                 f"(first in row {seen[ident]})"
             )
         try:
@@ -48,7 +49,8 @@ def read_prices(source: Any) -> pd.DataFrame:
             raise InputFileError(f"{table.label}: row {number}, column value: {exc}") from None
         if value < 0:
             raise InputFileError(
-                f"{table.label}: row {number}, column value: must not be negative, got {text!r}"
+                f"{table.label}: row {number}, column value: must not be negative,"
+                f" got {shown(text)}"
             )
         seen[ident] = number
         ids.append(ident)

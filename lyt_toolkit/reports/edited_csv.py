@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._json_file import shown
+from .._json_file import first_line, shown
 from ..frames.parse import ValueRefused, typed_column
 from ..frames.schema import DATETIME
 from .cells import unescape
@@ -67,8 +67,7 @@ def _read(path: Path, entry: dict[str, Any], escaped: bool) -> pd.DataFrame:
     except UnicodeDecodeError:
         raise SnapshotFileError(f"{path} is not UTF-8 text (save it as CSV UTF-8)") from None
     except (ValueError, pd.errors.ParserError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SnapshotFileError(f"{path}: cannot be read as CSV ({reason})") from None
+        raise SnapshotFileError(f"{path}: cannot be read as CSV ({first_line(exc)})") from None
     _check_header(path, list(cells.columns), [c["name"] for c in entry["columns"]])
     cells.index = pd.RangeIndex(1, len(cells) + 1, name="row")
     cells = cells[cells.notna().any(axis=1)]

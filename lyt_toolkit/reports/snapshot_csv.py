@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, Protocol
 import pandas as pd
 
 from .._deprecation import deprecation, module_getattr
-from .._json_file import first_line, json_file, open_regular, shown
+from .._json_file import first_line, json_file, open_regular, shown, shown_names
 from .._url import public_url as _public_url
 from .._version import __version__
 from ..errors import LytError
@@ -299,7 +299,7 @@ def _checked_read_at(path: Path, manifest: Mapping[str, Any]) -> dict[str, str]:
     if not isinstance(read_at, dict):
         raise _broken(path, "read_at", "must be an object naming each kind's read time")
     if unknown := sorted(set(read_at) - set(manifest["frames"])):
-        raise _broken(path, "read_at", f"names frames the manifest lacks: {unknown}")
+        raise _broken(path, "read_at", f"names frames the manifest lacks: {shown_names(unknown)}")
     return {kind: _pulled_at(path, value, key=f"read_at.{kind}") for kind, value in read_at.items()}
 
 
@@ -309,9 +309,9 @@ def _check_read_times(path: Path, manifest: Mapping[str, Any]) -> None:
     if not isinstance(times, dict):
         raise _broken(path, "read_times", "must be an object of frame kinds")
     for kind, span in times.items():
-        where = f"read_times.{kind}"
         if kind not in FRAME_NAMES:
-            raise _broken(path, where, "is not a frame kind")
+            raise _broken(path, "read_times", f"{shown(kind)} is not a frame kind")
+        where = f"read_times.{kind}"
         if not (isinstance(span, list) and len(span) == 2):
             raise _broken(path, where, "must be [first, last]")
         for value in span:
@@ -329,7 +329,7 @@ def _check_sample(path: Path, manifest: Mapping[str, Any]) -> None:
     try:
         _sample_design(sample, {part: pd.DataFrame() for part in SAMPLE_PARTS})
     except ValueError as exc:
-        raise _broken(path, "sample", str(exc)) from None
+        raise _broken(path, "sample", first_line(exc, 200)) from None
     for part in SAMPLE_PARTS:
         _check_keys(path, f"sample.{part}", sample.get(part), _ENTRY_KEYS)
         if Path(sample[part]["file"]).name != sample[part]["file"]:
@@ -363,12 +363,12 @@ def _check_frames(path: Path, manifest: Mapping[str, Any]) -> None:
         raise _broken(path, "frames", "must be an object naming each frame's entry")
     unknown = set(frames) - set(FRAME_NAMES)
     if unknown:
-        raise SnapshotFileError(f"{path}: unknown frames {sorted(unknown)}")
+        raise SnapshotFileError(f"{path}: unknown frames {shown_names(sorted(unknown))}")
     kinds = manifest.get("kinds", list(frames))  # absent: every kind the manifest lists
     if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
         raise _broken(path, "kinds", "must be a list of frame names")
     if lacking := sorted(set(kinds) - set(frames)):
-        raise _broken(path, "kinds", f"names frames the manifest lacks: {lacking}")
+        raise _broken(path, "kinds", f"names frames the manifest lacks: {shown_names(lacking)}")
     for name, entry in frames.items():
         _check_keys(path, f"frames.{name}", entry, _ENTRY_KEYS)
         if Path(entry["file"]).name != entry["file"] or entry["file"] in ("", ".", ".."):
@@ -438,10 +438,21 @@ def checked_bytes(
 
 
 def check_shape(path: Path, frame: pd.DataFrame, entry: Mapping[str, Any]) -> None:
-    """Refuse a frame whose columns or row count differ from its manifest entry."""
-    names = [c["name"] for c in entry["columns"]]
-    if list(frame.columns) != names:
-        raise SnapshotFileError(f"{path}: columns {list(frame.columns)} differ from {names}")
+    """Refuse a frame whose columns or row count differ from its manifest entry, naming the
+    first column that differs."""
+    names, found = [c["name"] for c in entry["columns"]], list(frame.columns)
+    if found != names:
+        pairs = enumerate(zip(found, names, strict=False))
+        at = next((i for i, (a, b) in pairs if a != b), min(len(found), len(names)))
+        if at == len(found):
+            what = f"{shown(names[at])} is missing"
+        elif at == len(names):
+            what = f"{shown(found[at])} is not listed"
+        else:
+            what = f"{shown(found[at])}, not {shown(names[at])}"
+        raise SnapshotFileError(
+            f"{path}: columns differ from those listed for it from column {at + 1}: {what}"
+        )
     if len(frame) != entry["rows"]:
         raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
 

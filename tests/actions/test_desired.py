@@ -242,13 +242,13 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
             r"^benefits row 0, column 'points_value': 'lots' is not a whole number$",
         ),
         ("category", r"^rewards row 2, column 'status': 'PAUSED' is not one of \['ACTIVE', "),
-        ("repeated", r"^rewards row (\d+), column 'id': the key \S+ repeats a row$"),
+        ("repeated", r"^rewards row (\d+), column 'id': the key '\S+' repeats a row$"),
         (
             "repeated cost",
             r"^reward_costs row (\d+), column 'reward_id/cost_id/spending_index':"
-            r" the key \S+/\S+/\d+ repeats a row$",
+            r" the key '\S+/\S+/\d+' repeats a row$",
         ),
-        ("unknown id", r"^benefits row (\d+), column 'id': lben_0000000099 is not in the base"),
+        ("unknown id", r"^benefits row (\d+), column 'id': 'lben_0000000099' is not in the base"),
         ("missing column", r"^rewards: column 'name' is missing from the edited frame$"),
     ],
 )

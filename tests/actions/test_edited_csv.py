@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import actions, read_snapshot
-from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions import ChangePlan, EditError
 from lyt_toolkit.actions.change_plan import as_saved
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
@@ -385,3 +385,41 @@ def test_an_enumeration_value_the_export_escaped_is_read_back(
     snapshot.to_csv(tmp_path)
     assert "'=NEW" in (tmp_path / "rewards.csv").read_text(encoding="utf-8")
     assert read_edited_frames(tmp_path)["rewards"]["status"].iloc[0] == "=NEW"
+
+
+FOREIGN = "eyJhbGciOiJIUzI1NiJ9.pasted-into-an-edited-export.0123456789abcdef"
+"""A bearer token no one configured here: masked whole wherever it is quoted."""
+BEARER = f"Bearer {FOREIGN}"
+LONG = "x" * 5000
+
+EDITS: dict[str, tuple[str, list[str], str]] = {  # file, the values set, what is quoted
+    "a token for an id": ("benefits", ["id", BEARER], "column 'id': 'Bearer ***' is not in"),
+    "a long id": ("benefits", ["id", LONG], "column 'id': 'xxxx"),
+    "a token id twice": ("benefits", ["id", BEARER, BEARER], "the key 'Bearer ***' repeats"),
+    "a long id twice": ("benefits", ["id", LONG, LONG], "the key 'xxxx"),
+    "a token for a name": ("rewards", ["name", BEARER], " -> Bearer ***: the service has no"),
+    "a long name": ("rewards", ["name", LONG], "xxx...: the service has no call to change"),
+}
+
+
+@pytest.mark.parametrize("case", EDITS)
+def test_a_value_of_an_edited_export_is_quoted_short_and_a_token_in_it_masked(
+    client: LoyaltyClient, tmp_path: Path, case: str
+) -> None:
+    """An ``EditError`` quoting an edited file's ID, key or value (the plan's refusal, or
+    its ``apply``'s for a change the service cannot make) cuts it short and masks a bearer
+    token in it whole, through the Python API."""
+    snapshot, base, edited = _export(client, tmp_path)
+    name, (column, *values), quoted = EDITS[case]
+    ids = getattr(snapshot, name)["id"].astype(str).tolist()
+    for key, value in zip(ids, values, strict=False):
+        _resave(
+            edited / f"{name}.csv",
+            lambda rows, key=key, value=value: _set(rows, key, column, value),
+        )
+    frames = read_edited_frames(edited)
+    with pytest.raises(EditError) as caught:  # from_frames', or apply's before any call
+        ChangePlan.from_frames(read_snapshot(base), frames).apply(client, progress=False)
+    said = str(caught.value)
+    assert quoted in said and "\n" not in said, said
+    assert len(said) < 500 and FOREIGN[:8] not in said, said

@@ -83,6 +83,19 @@ def test_activation_targets_as_tuples_and_bad_ids(client: LoyaltyClient) -> None
     assert preview.field[0] == "card_id"
 
 
+def test_a_value_that_is_no_id_is_quoted_short_and_a_token_in_it_masked() -> None:
+    """IDs pasted from a file: one that is no ID is quoted in the row's error cut short, a
+    bearer token in it masked whole."""
+    token = "Bearer eyJhbGciOiJIUzI1NiJ9.pasted-as-an-id.0123456789abcdef"
+    plan = actions.activate_pending_buckets(
+        [(token, "lmbr_0", "lcrd_0", "lcppb_0"), ("x" * 5000, "lmbr_0", "lcrd_0", "lcppb_0")]
+    )
+    errors = plan.preview().error.tolist()
+    assert errors[0] == "program_id must look like lprg_<hex digits>, got 'Bearer ***'"
+    assert errors[1].startswith("program_id must look like lprg_<hex digits>, got 'xxx")
+    assert len(errors[1]) < 120
+
+
 def test_delete_tier_structures(client: LoyaltyClient) -> None:
     results = _by_target(
         actions.delete_tier_structures(["lts_c0ffee0006", "lts_c0ffee00ff"]).execute(

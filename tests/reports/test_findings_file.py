@@ -115,8 +115,36 @@ def test_a_schema_whose_columns_differ_from_the_header_is_refused(tmp_path: Path
     schema = json.loads(path.read_text(encoding="utf-8"))
     schema["findings"]["columns"][0]["name"] = "rule_id"
     path.write_text(json.dumps(schema), encoding="utf-8")
-    with pytest.raises(SnapshotFileError, match=r"audit_findings\.csv: columns .* differ"):
+    with pytest.raises(SnapshotFileError) as caught:
         read_findings(tmp_path)
+    assert str(caught.value).endswith(
+        "audit_findings.csv: columns differ from those listed for it from column 1:"
+        " 'rule', not 'rule_id'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "quoted"),
+    [
+        ("Bearer eyJhbGciOiJIUzI1NiJ9.pasted-into-a-schema.0123456789abcdef", "'Bearer ***'"),
+        ("x" * 5000, "'xxx"),
+    ],
+)
+def test_a_column_name_the_schema_gives_is_quoted_short_and_a_token_in_it_masked(
+    tmp_path: Path, name: str, quoted: str
+) -> None:
+    write_findings(odd_findings(), tmp_path)
+    path = tmp_path / FINDINGS_SCHEMA
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    schema["findings"]["columns"][0]["name"] = name
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    with pytest.raises(SnapshotFileError) as caught:
+        read_findings(tmp_path)
+    said = str(caught.value).split("audit_findings.csv: ", 1)[1]
+    assert said.startswith(
+        f"columns differ from those listed for it from column 1: 'rule', not {quoted}"
+    )
+    assert len(said) < 200 and "eyJhbGci" not in said, said
 
 
 def test_a_snapshot_manifest_is_not_a_findings_schema(tmp_path: Path) -> None:

@@ -203,7 +203,7 @@ def test_a_sampled_base_shows_its_intervals_the_change_paired(
     ("kind", "column", "value", "named"),
     [
         ("rewards", "status", "PAUSED", "rewards.csv: row {row}, column 'status': 'PAUSED' is"),
-        ("rewards", "id", "lrew_not_in_the_base", "rewards row {row}, column 'id': lrew_not_in"),
+        ("rewards", "id", "lrew_not_in_the_base", "rewards row {row}, column 'id': 'lrew_not_in"),
     ],
 )
 def test_a_bad_cell_exits_2_naming_frame_row_and_column(

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -255,6 +256,55 @@ def test_a_bearer_token_no_one_configured_is_masked_whole_not_cut_short(
     assert FOREIGN[:8] not in message + err
 
 
+BEARER = f"Bearer {FOREIGN}"
+LONG = "x" * 5000
+NAMES: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "a token for a frame": (
+        lambda manifest: manifest["frames"].update({BEARER: manifest["frames"]["members"]}),
+        "unknown frames 'Bearer ***'",
+    ),
+    "a long kind": (
+        lambda manifest: manifest.update(kinds=[*manifest["frames"], LONG]),
+        "kinds: names frames the manifest lacks: 'xxx",
+    ),
+    "a token read at": (
+        lambda manifest: manifest.update(read_at={BEARER: manifest["pulled_at"]}),
+        "read_at: names frames the manifest lacks: 'Bearer ***'",
+    ),
+    "a long read time": (
+        lambda manifest: manifest.update(read_times={LONG: []}),
+        "read_times: 'xxx",
+    ),
+    "a token to sample by": (
+        lambda manifest: manifest.update(sample={"seed": 1, "by": [BEARER]}),
+        "sample: by must name each of",
+    ),
+    "a long stratum": (
+        lambda manifest: manifest.update(sample={"seed": 1, "by": [LONG]}),
+        "sample: by must name each of",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NAMES)
+def test_a_name_a_manifest_gives_is_quoted_short_and_a_token_in_it_masked(
+    saved: Path, tmp_path: Path, case: str
+) -> None:
+    """A frame, kind or stratum a manifest names, quoted in its refusal: cut short, a bearer
+    token in it masked whole."""
+    folder = _copy(saved, "csv", tmp_path)
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    edit, quoted = NAMES[case]
+    edit(manifest)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(SnapshotFileError) as caught:
+        read_snapshot(folder)
+    said = str(caught.value).removeprefix(f"{path}: ")
+    assert said.startswith(quoted) and len(said) < 300, said
+    assert FOREIGN[:8] not in said and "\n" not in said, said
+
+
 def _cell_set(path: Path, column: str, index: int, value: str) -> None:
     """The CSV file at ``path`` with the cell of ``column`` in data row ``index`` (from 0) set
     to ``value``, every other cell as it was."""
@@ -473,3 +523,38 @@ def test_a_journal_line_of_an_answer_at_no_time_is_read_again_not_a_crash(
         sent = client.quota.calls_used
     assert sent <= 2  # the token, and that answer read again
     assert len(again.members) == 30 and len(again.cards) == 30
+
+
+CHECKPOINT_PULLS: dict[str, tuple[dict[str, object], list[str]]] = {
+    "a token for a key and a value": (
+        {f"Bearer {FOREIGN}": f"Bearer {FOREIGN}"},
+        ["'Bearer ***': 'Bearer ***' there, None now"],
+    ),
+    "a long key and value": ({"k" * 5000: "v" * 5000}, ["'kkk", "'vvv", "... there, None now"]),
+    "a hundred keys": (
+        {f"extra_{n:03d}": n for n in range(100)},
+        ["extra_004': 4 there, None now; and 95 more"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CHECKPOINT_PULLS)
+def test_a_checkpoint_s_pull_is_quoted_short_and_a_token_in_it_masked(
+    sb: Sandbox, saved: Path, tmp_path: Path, case: str
+) -> None:
+    """What a checkpoint's manifest records of its pull, quoted where it differs from this
+    pull: each key and value cut short, any bearer token in them masked whole, the first
+    five keys named and the rest counted."""
+    folder = _checkpoint(saved, tmp_path)
+    path = folder / "checkpoint.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    added, quoted = CHECKPOINT_PULLS[case]
+    manifest["pull"].update(added)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    with client_for(sb) as client, pytest.raises(CheckpointError) as caught:
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    message = str(caught.value)
+    assert message.startswith(f"checkpoint: {folder} holds another pull ("), message
+    said = message.removeprefix(f"checkpoint: {folder} ")
+    assert len(said) < 1000 and "\n" not in said and FOREIGN[:8] not in said, said
+    assert all(part in said for part in quoted), said

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import html
 import re
 from pathlib import Path
 
@@ -90,7 +91,7 @@ def test_bad_file_is_reported(client: LoyaltyClient, tmp_path: Path) -> None:
     assert "Could not read" in widget.status.value and widget.submit_button.disabled
     widget.path_input.value = ""
     _upload(widget, b"name,kind\nA,POINTS\n")
-    assert "unknown column(s) kind" in widget.status.value
+    assert "unknown column(s) 'kind'" in html.unescape(widget.status.value)
 
 
 def test_an_upload_and_a_path_together_are_refused(client: LoyaltyClient) -> None:
