@@ -1,19 +1,38 @@
-"""The forms a secret takes in a text, whether it can travel in an HTTP header, and bearer
-tokens masked in a text quoting a file.
+"""The forms a secret takes in a text, whether it can travel in an HTTP header, bearer
+tokens masked in a text quoting a file, and the secrets every client of the process holds.
 
 A leaf every layer may import (it imports nothing of the package): the client's scrubber
-and the command line's ``scrub`` mask the same forms.
+and the command line's ``scrub`` mask the same forms. ``remember`` keeps each secret a
+client is configured with or issued, process-wide; ``mask_held`` masks them all in any text,
+whoever raises it (``LytError`` masks its message and attributes with it, and ``quoted``,
+what a message quotes of a file, before cutting it short).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
-from collections.abc import Iterable
+import threading
+from collections import deque
+from collections.abc import Iterable, Sequence
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MASK", "MIN_SECRET_LENGTH", "header_safe", "mask", "mask_bearer", "secret_forms"]
+__all__ = [
+    "HELD",
+    "ISSUED_REMEMBERED",
+    "MASK",
+    "MIN_SECRET_LENGTH",
+    "HeldSecrets",
+    "header_safe",
+    "mask",
+    "mask_bearer",
+    "mask_held",
+    "quoted",
+    "remember",
+    "secret_forms",
+]
 
 MASK = "***"
 MIN_SECRET_LENGTH = 4
@@ -59,9 +78,70 @@ def mask_bearer(text: str) -> str:
     return _BEARER.sub(masked, text)
 
 
-def mask(text: str, forms: list[str]) -> str:
+def mask(text: str, forms: Sequence[str]) -> str:
     """``text`` with each of ``forms`` (longest first) replaced by ``***``."""
     for form in forms:
         if form in text:
             text = text.replace(form, MASK)
     return text
+
+
+ISSUED_REMEMBERED = 64
+"""Bearer tokens ``remember`` keeps, process-wide (the newest): older ones expired long ago."""
+
+
+class HeldSecrets:
+    """The secrets of every client of the process: each key token a client was configured
+    with (never forgotten: a process configures few) and the last ``ISSUED_REMEMBERED``
+    bearer tokens issued. ``forms`` is replaced whole on a change, so it is read without a
+    lock."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, None] = {}
+        self.issued: deque[str] = deque(maxlen=ISSUED_REMEMBERED)
+        self.forms: tuple[str, ...] = ()
+        """The forms of every secret held (``secret_forms``), longest first."""
+        self.lock = threading.Lock()
+
+    def add(self, secrets: Iterable[str], *, issued: bool) -> None:
+        """Hold ``secrets`` (those of ``MIN_SECRET_LENGTH`` characters or more)."""
+        with self.lock:
+            held = (*self.keys, *self.issued) if issued else self.keys
+            new = [s for s in dict.fromkeys(secrets) if len(s) >= MIN_SECRET_LENGTH]
+            new = [s for s in new if s not in held]
+            if not new:
+                return
+            if issued:
+                self.issued.extend(new)
+            else:
+                self.keys.update(dict.fromkeys(new))
+            self.forms = tuple(secret_forms([*self.keys, *self.issued]))
+
+    def after_fork(self) -> None:
+        """A new lock in a child just forked: a thread of the parent may have held it."""
+        self.lock = threading.Lock()
+
+
+HELD = HeldSecrets()
+"""The process's secrets (a test puts an empty one in its place to start from none)."""
+os.register_at_fork(after_in_child=lambda: HELD.after_fork())
+
+
+def remember(secrets: Iterable[str], *, issued: bool = False) -> None:
+    """Keep ``secrets`` for ``mask_held``: a client's key tokens when its configuration is
+    made, or, ``issued``, a bearer token as a client receives it. Nothing is forgotten when a
+    client closes: a message may quote a token after its client is gone."""
+    HELD.add(secrets, issued=issued)
+
+
+def mask_held(text: str) -> str:
+    """``text`` with every secret ``remember`` keeps (in each of its forms) masked."""
+    forms = HELD.forms
+    return mask(text, forms) if forms else text
+
+
+def quoted(text: str) -> str:
+    """What a message quotes of a file or a frame, made safe to show: every secret a client
+    of this process holds masked (``mask_held``), and any other ``Bearer <token>``
+    (``mask_bearer``). Mask before cutting a quote short: a cut token is not found."""
+    return mask_bearer(mask_held(text))

@@ -23,6 +23,7 @@ import httpx
 import pytest
 from hypothesis import settings
 
+from lyt_toolkit import _secret
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client._tls import default_tls
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
@@ -111,6 +112,16 @@ TLS = default_tls()
 """The TLS settings of the raw httpx requests here: the toolkit's clients' shared context
 (httpx makes one anew for each client or request, reading a CA bundle, though sandboxes
 serve plain HTTP)."""
+
+
+@pytest.fixture(autouse=True)
+def _no_secret_of_another_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts holding no client's secret (``_secret.HELD``, which every
+    ``LytError`` masks): one test's short token (``"token"``) would otherwise mask that word
+    in the messages of every test after it in the process. A client a test (or a
+    function-scoped fixture) makes holds its secrets again; a session-scoped one's are not
+    held during the test (its own scrubber still masks them in what it raises)."""
+    monkeypatch.setattr(_secret, "HELD", _secret.HeldSecrets())
 
 
 @contextmanager

@@ -42,8 +42,9 @@ _TYPE_NAMES = {
 
 class PlanFileError(LytError, ValueError):
     """A plan file that cannot be read: names the file and the key; a token the environment
-    or ``.env`` configures, quoted from the file, shows as ``***``, any other bearer token
-    as ``Bearer ***``."""
+    or ``.env`` configures (a plan file is read before any client may be made), quoted from
+    the file, shows as ``***``, as a client's does (``LytError``), any other bearer token as
+    ``Bearer ***``."""
 
     def __init__(self, message: str) -> None:
         super().__init__(mask_bearer(mask(message, secret_forms(configured_secrets()))))

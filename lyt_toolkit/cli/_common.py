@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from .._secret import mask, mask_bearer, secret_forms
+from .._secret import mask, quoted, secret_forms
 
 __all__ = [
     "EXIT_APPLIED",
@@ -69,12 +69,13 @@ def interrupted(checkpoint: str | None) -> str:
 
 
 def scrub(text: str) -> str:
-    """``text`` with any configured token replaced by ``***``, and any other ``Bearer
-    <token>`` by ``Bearer ***`` (defence in depth: a reason may quote a file)."""
+    """``text`` with any token the environment or ``.env`` configures, and every secret a
+    client of this process holds, replaced by ``***``, and any other ``Bearer <token>`` by
+    ``Bearer ***`` (defence in depth: a reason may quote a file)."""
     # Imported only when a message is scrubbed: ``lyt --help`` loads no HTTP client.
     from ..client.config import configured_secrets
 
-    return mask_bearer(mask(text, secret_forms(configured_secrets())))
+    return quoted(mask(text, secret_forms(configured_secrets())))
 
 
 def redemption_rate(text: str) -> float | str | None:

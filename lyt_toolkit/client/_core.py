@@ -27,7 +27,7 @@ import httpx
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from .._secret import mask, secret_forms
+from .._secret import mask, remember, secret_forms
 from .._unicode import encodable, lone_surrogate, lone_surrogates, shown
 from .._version import __version__
 from ..errors import (
@@ -330,7 +330,14 @@ class RequestCore:
         from ..models.auth import AccessToken, TokenRequest
 
         request = TokenRequest(scope=scopes if scopes is not None else list(self.config.scopes))
-        return Call("POST", TOKEN_PATH, form=request.form(), decode=decoder(AccessToken))
+        decode = decoder(AccessToken)
+
+        def remembered(response: httpx.Response) -> AccessToken:
+            token: AccessToken = decode(response)
+            remember([token.access_token], issued=True)  # every toolkit error masks it now
+            return token
+
+        return Call("POST", TOKEN_PATH, form=request.form(), decode=remembered)
 
     def decode(self, call: Call[T], response: httpx.Response) -> T:
         """The return value of a successful ``call``: its decoder's result, or the JSON.

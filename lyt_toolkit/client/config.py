@@ -22,7 +22,7 @@ from dotenv import dotenv_values
 from pydantic import SecretStr
 from typing_extensions import Unpack
 
-from .._secret import header_safe
+from .._secret import header_safe, remember
 from ..errors import ConfigurationError
 from ..models.enums import SCOPES, Cluster
 from ._base_url import normalise, shown
@@ -169,6 +169,12 @@ class ClientConfig:
     """The project's calls per billing cycle, where its plan is not a published one (an
     enterprise plan) or to state it (``None``: the published plan whose hourly budget the
     answers report, else unknown); see ``Quota.cycle``."""
+
+    def __post_init__(self) -> None:
+        # every toolkit error masks them from now on, whatever raises it (``LytError``); a
+        # token given as text to the constructor, not as ``SecretStr``, is masked too
+        held = (self.app_token, self.management_token)
+        remember(t.get_secret_value() if isinstance(t, SecretStr) else str(t) for t in held if t)
 
     @cached_property
     def url(self) -> httpx.URL:

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._secret import mask_bearer
+from .._secret import quoted
 from ..errors import LytError
 from ..models.numbers import INT64_MAX, INT64_MIN
 
@@ -82,9 +82,10 @@ _INSTANT = "an ISO 8601 instant (2026-01-15T12:00:00Z)"
 
 
 def _q(value: Any) -> str:
-    """``repr(value)`` for a message, any bearer token in it masked, cut to 60 characters."""
+    """``repr(value)`` for a message, every secret held and any bearer token in it masked, cut
+    to 60 characters."""
     try:
-        shown = mask_bearer(repr(value))
+        shown = quoted(repr(value))
     except ValueError:  # an int beyond Python's 4300-digit limit
         return f"an integer of {value.bit_length()} bits"
     return shown if len(shown) <= 60 else f"{shown[:50]}...{shown[-8:]}"
