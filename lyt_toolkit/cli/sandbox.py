@@ -24,6 +24,7 @@ GENERATE = "lyt sandbox generate"
 def serve(args: argparse.Namespace) -> int:
     """``lyt sandbox serve``: check the options, then serve until interrupted."""
     from ..sandbox.loader import ProgramFileError, collector_paused
+    from ..sandbox.quota_ledger import UnreadableBudget
     from ..sandbox.state import IncompleteDatabase, SandboxState
 
     # Off from reading the program file until run() has loaded it (see run), and as the
@@ -46,7 +47,7 @@ def serve(args: argparse.Namespace) -> int:
             given = args.from_snapshot
             source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
             return fail(SERVE, f"{source}: {exc}")
-        except IncompleteDatabase as exc:
+        except (IncompleteDatabase, UnreadableBudget) as exc:
             return fail(SERVE, str(exc))
     return EXIT_OK
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from functools import cache, partial
 
 from fastapi import FastAPI
@@ -15,6 +17,7 @@ from .handlers import install_handlers
 from .holds_header import HoldsMiddleware
 from .loader import ProgramFileError
 from .quota import Budget, configured_plan, program_plan
+from .quota_ledger import Ledger, UnreadableBudget
 from .quota_middleware import QuotaMiddleware
 from .routers import ROUTERS
 from .services.programs import settle_open_activations
@@ -30,7 +33,9 @@ def create_app(
     """A ready-to-serve sandbox holding the program ``config.data`` (the demo by default).
 
     The call budget is ``config.plan``, else the plan of the program's first project,
-    else ``unlimited`` (see ``quota``). Every answer names what it holds (``holds_header``;
+    else ``unlimited`` (see ``quota``); with ``config.db``, the one a previous run left
+    there is taken up (``quota_ledger.UnreadableBudget`` when it cannot be), and the app's
+    shutdown commits its counts. Every answer names what it holds (``holds_header``;
     ``app.state.holds()``).
     ``body_timeout``: seconds a request body may stall before it is answered 408.
     No trailing-slash redirects: a path with a stray ``/`` is a 404 like any other.
@@ -45,15 +50,27 @@ def create_app(
     except ValueError as exc:
         state.store.close()
         raise ProgramFileError(str(exc)) from None
+    try:
+        budget = Budget(plan, state.clock, Ledger(state.store) if config.db else None)
+    except UnreadableBudget:
+        state.store.close()
+        raise
     settle_open_activations(state)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        budget.save()  # the calls counted since the last commit
+
     app = FastAPI(
         title="lyt_toolkit sandbox",
         version="1",
         description="A local, stateful implementation of the loyalty service interface.",
         redirect_slashes=False,
+        lifespan=lifespan,
     )
     app.state.sandbox = state
-    app.state.budget = budget = Budget(plan, state.clock)
+    app.state.budget = budget
     install_handlers(app)
     app.add_middleware(FaultMiddleware)
     app.add_middleware(QuotaMiddleware, budget=budget)

@@ -11,6 +11,11 @@ calendar month (UTC) of its clock, which moves it as it moves the windows. Every
 hourly budget lets through counts; once the cycle's count is past its budget, calls are
 still let through, their answers carrying ``X-Rate-Limit-Type: api_calls_cycle``.
 
+A sandbox on a ``--db`` file keeps the plan in force and both counts in it
+(``quota_ledger``): restarted, it takes them up where they stood, unless it was started with
+another plan than last time (that plan is put in force, its window whole, the cycle's count
+kept). A clock in another window or month starts that one fresh, as moving it does.
+
 Counted: every request under ``/v1``, ``/v2``, ``/management`` and ``/oauth`` that
 reaches the service, whatever its answer (a 401 or 404 counts), except one refused
 because the budget is spent. Never counted: the admin API ``/_sandbox``, ``/docs``,
@@ -30,6 +35,7 @@ from typing import Any
 
 from .._plans import CYCLE_REMINDER, PLANS
 from .clock import Clock, iso
+from .quota_ledger import SAVE_EVERY, Counts, Ledger
 
 PUBLISHED = {plan.name: plan for plan in PLANS}
 UNLIMITED = "unlimited"
@@ -142,14 +148,17 @@ class Verdict:
     allowed: bool
     headers: dict[str, str]
     details: str = ""
+    save: bool = False
+    """The counts are due to be committed (``Budget.save``) before the call is answered."""
 
 
 class Budget:
     """The calls left in the current window of the plan in force, and the calls counted in
     the current billing cycle; exact under concurrency (one lock around reading the clock,
-    counting and deciding)."""
+    counting and deciding). With a ``ledger``, taken up from and kept in a ``--db`` file
+    (see the module's docstring)."""
 
-    def __init__(self, plan: Plan, clock: Clock) -> None:
+    def __init__(self, plan: Plan, clock: Clock, ledger: Ledger | None = None) -> None:
         self.configured = plan
         self._clock = clock
         self._lock = threading.Lock()
@@ -158,14 +167,60 @@ class Budget:
         self._used = 0
         self._cycle_start: datetime | None = None
         self._cycle_used = 0
+        self._ledger = ledger
+        self._counted = 0  # calls counted by this run, and how many of them are surely saved
+        self._saved = 0
+        if ledger is not None and (saved := ledger.saved()) is not None:
+            self._resume(saved, ledger)
+
+    def _resume(self, saved: Counts, ledger: Ledger) -> None:
+        """Take up the counts the last run left: its plan too, unless this run was started
+        with another (then that one, its window whole)."""
+        try:
+            plan = parse_plan(saved.plan)
+        except ValueError as exc:
+            raise ledger.unreadable(f"plan: {exc}") from None
+        if saved.started_with == self.configured.name:
+            self._plan = plan
+        if self._plan.name == saved.plan:  # a count for another window is dropped by _roll
+            self._window_start, self._used = saved.window_start, saved.window_used
+        cycle_start = billing_cycle(self._clock.now())[0]
+        if saved.cycle_start == int(cycle_start.timestamp()):
+            self._cycle_start, self._cycle_used = cycle_start, saved.cycle_used
+
+    def _counts(self) -> Counts:
+        start = self._cycle_start
+        cycle_start = None if start is None else int(start.timestamp())
+        return Counts(
+            self._plan.name,
+            self.configured.name,
+            self._window_start,
+            self._used,
+            cycle_start,
+            self._cycle_used,
+        )
+
+    def save(self, *, flush: bool = True) -> None:
+        """Commit the counts to the ``--db`` file now (nothing without one); ``flush=False``:
+        without waiting for the disk (``Store.save_staged``)."""
+        if self._ledger is None:
+            return
+        with self._lock:
+            counted = self._counted  # staged already, so the commit carries them
+        self._ledger.commit(flush=flush)
+        with self._lock:
+            self._saved = max(self._saved, counted)
 
     def set(self, plan: Plan, cycle_used: int = 0) -> None:
         """Put ``plan`` in force with its whole budget (the window stays on the clock), the
-        current billing cycle counting ``cycle_used`` calls."""
+        current billing cycle counting ``cycle_used`` calls; saved at once."""
         with self._lock:
             self._plan, self._used = plan, 0
             self._cycle_start = billing_cycle(self._clock.now())[0]
             self._cycle_used = cycle_used
+            if self._ledger is not None:
+                self._ledger.stage(self._counts())
+        self.save()
 
     def restore(self) -> None:
         """Back to the plan the sandbox started with, with its whole budget and cycle."""
@@ -186,14 +241,22 @@ class Budget:
             self._cycle_start, self._cycle_used = start, 0
         return end
 
-    def _count(self) -> None:
-        """One call let through: counted in the window and in the billing cycle."""
+    def _count(self) -> bool:
+        """One call let through: counted in the window and in the billing cycle, staged for
+        the ``--db`` file; whether the counts are due to be committed (``SAVE_EVERY`` calls
+        not surely saved: so no more than ``SAVE_EVERY - 1`` calls are answered unsaved)."""
         self._used += 1
         self._cycle_used += 1
+        if self._ledger is None:
+            return False
+        self._ledger.stage(self._counts())
+        self._counted += 1
+        return self._counted - self._saved >= SAVE_EVERY
 
     def take(self) -> Verdict:
         """Count one call if the budget allows it (``unlimited`` sends no headers); a call
-        let through past the billing cycle's budget carries its reminder."""
+        let through past the billing cycle's budget carries its reminder. Commits nothing:
+        ``Verdict.save`` says when ``save`` is due."""
         with self._lock:
             moment = self._clock.now()
             now = moment.timestamp()
@@ -201,15 +264,14 @@ class Budget:
             self._roll_cycle(moment)
             limit, cycle = self._plan.limit, self._plan.cycle
             if limit is None:
-                self._count()
-                return Verdict(True, {})
+                return Verdict(True, {}, save=self._count())
             headers = {"X-Rate-Limit-Limit": str(limit), "X-Rate-Limit-Retry": str(end)}
             if self._used < limit:
-                self._count()
+                save = self._count()
                 headers["X-Rate-Limit-Remaining"] = str(limit - self._used)
                 if cycle is not None and self._cycle_used > cycle:
                     headers["X-Rate-Limit-Type"] = CYCLE_REMINDER
-                return Verdict(True, headers)
+                return Verdict(True, headers, save=save)
             headers["X-Rate-Limit-Remaining"] = "0"
             headers["Retry-After"] = str(max(1, math.ceil(end - now)))
             headers["X-Rate-Limit-Type"] = "api_calls"

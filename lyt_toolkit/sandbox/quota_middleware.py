@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -13,7 +14,9 @@ from .responses import error_response
 class QuotaMiddleware:
     """Counts each call of the service against the budget: a call over budget is answered
     429 before any work is done; every counted answer carries the budget's headers (and,
-    past the billing cycle's budget, its reminder)."""
+    past the billing cycle's budget, its reminder). When the counts are due to be committed
+    to a ``--db`` file, that is done (off the event loop, not waiting for the disk) before
+    the call goes on."""
 
     def __init__(self, app: ASGIApp, budget: Budget) -> None:
         self.app = app
@@ -28,6 +31,8 @@ class QuotaMiddleware:
             error = ServiceError(429, details=verdict.details, headers=verdict.headers)
             await error_response(Request(scope), error)(scope, receive, send)
             return
+        if verdict.save:
+            await run_in_threadpool(self.budget.save, flush=False)
         extra = [(k.lower().encode(), v.encode()) for k, v in verdict.headers.items()]
 
         async def send_with_headers(message: Message) -> None:

@@ -10,7 +10,8 @@ atomic under concurrent requests.
 A create is a plain ``INSERT``: an ID already taken is an error
 (``DuplicateId``), never a silent overwrite; only ``put`` (an update) replaces a
 document. A small ``meta`` table keeps what must survive a restart beside the
-data: the ID generators' positions and the marker that the program load finished.
+data: the ID generators' positions, the marker that the program load finished and the
+call budget's counts (``quota_ledger``).
 File databases run in WAL mode with a busy timeout.
 """
 
@@ -195,6 +196,7 @@ class Store:
         with self._lock:
             self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
             self._conn.execute("PRAGMA journal_mode=WAL" if path else "PRAGMA journal_mode=MEMORY")
+            self._synchronous = int(self._conn.execute("PRAGMA synchronous").fetchone()[0])
             with self.transaction() as conn:
                 for statement in _statements(_TABLES + _INDEXES):
                     conn.execute(statement)
@@ -356,6 +358,22 @@ class Store:
         with self._staged_lock:
             self._staged[key] = value
 
+    def save_staged(self, *, flush: bool = True) -> None:
+        """Commit what is staged now, in a transaction of its own. ``flush=False``: without
+        waiting for the disk (``synchronous = NORMAL`` for this commit only; in WAL mode
+        about 50 times faster): it survives the process being killed, not a power cut before
+        the next flushed commit."""
+        with self._lock:
+            relaxed = not flush and not self._conn.in_transaction
+            if relaxed:
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with self.transaction():
+                    pass
+            finally:
+                if relaxed:
+                    self._conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+
     def delete_meta(self, key: str) -> None:
         with self.transaction() as conn:
             conn.execute("DELETE FROM meta WHERE key = ?", (key,))
@@ -401,5 +419,12 @@ class Store:
                 conn.execute(f"DELETE FROM {table}")
 
     def close(self) -> None:
+        """Commit what is staged (its next commit would have carried it), then close."""
         with self._lock:
-            self._conn.close()
+            try:
+                with self._staged_lock:
+                    staged = bool(self._staged)
+                if staged:
+                    self.save_staged()
+            finally:
+                self._conn.close()
