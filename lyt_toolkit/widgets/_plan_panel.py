@@ -65,6 +65,11 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.cancel_button.on_click(lambda _: self.cancel())
         super().__init__()
 
+    def _run_views(self) -> list[w.Widget]:
+        """What a run fills, as the panels show it below their own widgets: ``status``,
+        ``progress``, ``results_grid``, ``download``."""
+        return [self.status, self.progress, self.results_grid, self.download]
+
     # -- messages --------------------------------------------------------------------------
 
     def show_error(self, text: str) -> None:

@@ -159,10 +159,7 @@ class DangerZone(PlanPanel):
             self.tier_structures,
             w.VBox([self.project_select, self.webhooks]),
             w.HBox([self.cancel_button, self.budget]),
-            self.status,
-            self.progress,
-            self.results_grid,
-            self.download,
+            *self._run_views(),
         ]
         self._show_reads()
 

@@ -117,10 +117,7 @@ class PendingPointsPanel(PlanPanel):
             self.card_select,
             self.buckets_grid,
             w.HBox([self.activate_button, self.cancel_button, self.budget]),
-            self.status,
-            self.progress,
-            self.results_grid,
-            self.download,
+            *self._run_views(),
         ]
 
     def controls(self) -> Sequence[w.Button]:

@@ -84,10 +84,7 @@ class RewardDraftPanel(PlanPanel):
             self.rewards_grid,
             self.confirm,
             w.HBox([self.draft_button, self.cancel_button, self.budget]),
-            self.status,
-            self.progress,
-            self.results_grid,
-            self.download,
+            *self._run_views(),
         ]
         self._show_reads()
 
