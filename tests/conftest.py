@@ -62,7 +62,7 @@ summed by file, measured 2026-12-04), longest first.
 
 ``pytest -n 3 --dist loadfile`` hands out whole files in the order they are collected, so
 these go first and the many short files fill the workers' ends; were one of these handed
-out last, one worker would run it alone while the other idles. A file missing here only
+out last, one worker would run it alone while the others idle. A file missing here only
 runs later; nothing is left out. (xdist's own reordering, by number of tests, is turned
 off: it put a file of few long tests, as ``test_lowest.py`` was before it moved to the
 Makefile's second stream, among the last.)
