@@ -10,6 +10,7 @@ session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after).
 from __future__ import annotations
 
 import os
+import signal
 import ssl
 import subprocess
 import sys
@@ -72,6 +73,11 @@ Makefile's second stream, among the last.)
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # A shell starts a background job (``make test &``) with Ctrl-C ignored, and every
+        # process it starts inherits that: the tests that press Ctrl-C on a ``lyt`` process
+        # need it heard, so the tests' processes hear it again.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -98,7 +98,7 @@ def test_a_checkpoint_holds_one_pull(
 
 
 def test_a_paced_pull_keeps_to_its_share_of_every_window_and_waits_across_resets(
-    start_sandbox: StartSandbox,
+    start_sandbox: StartSandbox, tmp_path: Path
 ) -> None:
     small = generate_program(
         members=40, rewards=30, benefits=5, card_definitions=2, tier_structures=1, seed=2
@@ -114,7 +114,7 @@ def test_a_paced_pull_keeps_to_its_share_of_every_window_and_waits_across_resets
         assert moment.second == 57  # the window resets in about 3 s
         with client_for(sb) as client:
             paced = ProgramSnapshot.pull(
-                client, progress=False, budget_share=0.5, checkpoint=sb_folder(sb)
+                client, progress=False, budget_share=0.5, checkpoint=tmp_path / "checkpoint"
             )
         window = sb.plan()
     assert paced.calls is not None
@@ -129,12 +129,6 @@ def test_a_paced_pull_keeps_to_its_share_of_every_window_and_waits_across_resets
     else:
         assert pd.Timestamp(window["resets_at"]) > last_window_ends and window["used"] == 0
     _same(whole, paced)
-
-
-def sb_folder(sb: Sandbox) -> Path:
-    import tempfile
-
-    return Path(tempfile.mkdtemp(prefix="paced-")) / "checkpoint"
 
 
 def _wait_for_holder(folder: Path, proc: subprocess.Popen[str]) -> None:
