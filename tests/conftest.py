@@ -195,12 +195,23 @@ def _lyt_process(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
     )
 
 
-@pytest.fixture(scope="session")
-def lyt_process() -> Callable[..., subprocess.Popen[str]]:
+@pytest.fixture
+def lyt_process() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     """``lyt_process(sb, cwd, *args)``: ``lyt ARGS`` started as a process of its own in
     ``cwd``, configured for sandbox ``sb`` through the environment (no progress bars), its
-    output captured as text, as a user's shell runs it."""
-    return _lyt_process
+    output captured as text, as a user's shell runs it. One still running when the test
+    ends (a failed test's) is killed, not left behind."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
+        started.append(_lyt_process(sb, cwd, *args))
+        return started[-1]
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 @pytest.fixture

@@ -141,8 +141,8 @@ def _categorical(column: Column, values: Sequence[Any]) -> pd.Categorical[Any]:
     index = {c: i for i, c in enumerate(cats)}
     memo: dict[Any, int] = {None: -1, **index}
     codes: list[Any] = list(map(memo.get, values))
-    if None not in codes:
-        return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
+    if None not in codes:  # the column's own dtype, made once: making one costs ~0.3 ms
+        return pd.Categorical.from_codes(codes, dtype=column.dtype)
     memo = {None: -1}
     codes = []
     for v in values:

@@ -365,10 +365,13 @@ def _kind_changes(
     old = before.iloc[kept].reset_index(drop=True)
     new = after.iloc[at_after[kept]].reset_index(drop=True)
     kept_keys = before_keys.iloc[kept].reset_index(drop=True)
-    parts = [
-        _whole_rows(kind, before_keys.iloc[removed], before.iloc[removed][columns], "removed"),
-        _whole_rows(kind, after_keys.iloc[added], after.iloc[added][columns], "added"),
-    ]
+    parts = []
+    if len(removed):  # an empty part costs as much to build as a short one
+        parts.append(
+            _whole_rows(kind, before_keys.iloc[removed], before.iloc[removed][columns], "removed")
+        )
+    if len(added):
+        parts.append(_whole_rows(kind, after_keys.iloc[added], after.iloc[added][columns], "added"))
     for name in columns if len(kept) else ():
         changed = np.flatnonzero(_differs(old[name], new[name], json_text=name in JSON_COLUMNS))
         if len(changed):
