@@ -15,7 +15,7 @@ import functools
 import threading
 from abc import ABCMeta
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -111,8 +111,11 @@ class ChangePlan(metaclass=ABCMeta):
             source=before.source,
             pulled_at=before.pulled_at,
         )
-        # The keys were lined up once, for the check: the diff reuses them.
-        diff = compare(before, target, ignore=(), aligned=edited.aligned)
+        # The keys were lined up once, for the check: the diff reuses them. The target holds
+        # a sampled base's own members, so their cards and buckets are compared too (a diff
+        # of two pulls leaves them out: there a row one lacks was not read).
+        whole = replace(before, sample=None)
+        diff = compare(whole, target, ignore=(), aligned=edited.aligned)
         return cls(before, *Planner(before, edited.aligned).plan(diff.changes, edited.new))
 
     def save(self, path: str | Path) -> Path:

@@ -52,10 +52,11 @@ class StalePlanError(LytError, RuntimeError):
 
 
 # Columns a snapshot fills from other objects (not the object's own state), left out of
-# the hash: a pending bucket's program and member status, a card definition's check.
+# the hash: a pending bucket's program and member status (and, in a sample, its member's
+# weight), a card definition's check.
 _CHECKED = tuple(c.name for c in card_definition_check())
 _JOINED = {
-    "pending_buckets": ("program_status", "member_status", *_CHECKED),
+    "pending_buckets": ("program_status", "member_status", "weight", *_CHECKED),
     "card_definitions": ("listed",),  # whether the pull found it listed or by reference
 }
 

@@ -28,7 +28,7 @@ from dataclasses import replace
 from .._text import counted
 from ..client.allowance import Allowance
 from ..client.quota import Quota
-from ..errors import CycleBudgetError, PullBudgetError, WayForward
+from ..errors import CycleBudgetError, PullBudgetError, WayForward, share_of
 from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE
@@ -194,7 +194,7 @@ class PullBudget:
         pull = "the whole pull" if sampled is None else f"this pull of {counted(sampled, 'member')}"
         cycle = self.quota.cycle
         if allowance.calls and self._within_cycle(total):
-            windows = counted(math.ceil(total / allowance.calls), "window")
+            windows = counted(self._windows(total, allowance.calls), "window")
             pace = (
                 f"over at least {windows} at this share"
                 if known
@@ -227,6 +227,13 @@ class PullBudget:
                 at_least=True,
                 argument=("budget_share", 1.0),
             )
+
+    def _windows(self, total: int, first: int) -> int:
+        """The fewest windows ``total`` calls take at this share: ``first`` in this one, then
+        the share of each whole window after it (of ``first`` each when the limit is unknown)."""
+        limit = self.quota.limit
+        later = share_of(limit, self.allowance.share) if limit else first
+        return 1 + math.ceil(max(0, total - first) / max(later, 1))
 
 
 def _elsewhere(way: WayForward) -> WayForward:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lyt_toolkit import actions
+from lyt_toolkit import Sample, actions
 from lyt_toolkit._text import counted
 from lyt_toolkit.actions import ChangePlan, EditError
 from lyt_toolkit.client import LoyaltyClient
@@ -469,3 +469,28 @@ def test_jupyter_shows_the_plan_as_a_table_grouped_by_action_every_value_escaped
     assert escape(plan.summary()) in html
     assert not any(secret in html for secret in SECRETS)
     assert "No changes." in actions.edit(snapshot).plan()._repr_html_()
+
+
+def test_a_sampled_base_plans_the_edits_of_its_sampled_members_cards_and_buckets(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    full = pull(client)
+    sampled = full.sampled(Sample(len(full.members), seed=0))  # every member, as a sample
+    assert BUCKET in set(sampled.pending_buckets["id"])
+    edit = actions.edit(sampled)
+    edit.pending_buckets.loc[edit.pending_buckets["id"] == BUCKET, "status"] = "ACTIVATED"
+    card = edit.cards["id"].iloc[0]
+    edit.cards = edit.cards[edit.cards["id"] != card]
+
+    plan = edit.plan()
+
+    changes = plan.changes[["kind", "key", "call"]].astype(str).to_numpy().tolist()
+    assert changes == [["pending_buckets", BUCKET, "activate_pending_bucket"]]
+    unsupported = plan.unsupported[["kind", "reason"]].astype(str).to_numpy().tolist()
+    assert unsupported == [["cards", "the service has no call to delete a card"]]
+    # the bucket's sample weight is the design's, not the bucket's: the re-read finds it fresh
+    saved = ChangePlan.load(plan.save(tmp_path / "plan.json"))
+    results = saved.apply(
+        client, log=tmp_path / "plan.jsonl", ignore_unsupported=True, progress=False
+    )
+    assert results["outcome"].tolist() == ["succeeded"]

@@ -545,3 +545,24 @@ def test_a_refusal_with_other_ways_keeps_everything_else() -> None:
     kept += ("others", "during")
     assert [getattr(again, n) for n in kept] == [getattr(refused, n) for n in kept]
     assert str(again) == str(refused).replace(str(way), str(other))
+
+
+def test_a_paced_way_counts_whole_windows_after_the_part_of_this_one_left(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    """Half the window spent, the pull's share of it is half a whole window's: the windows
+    after it hold its whole share each, so the paced way needs about half the windows its
+    calls divided by this window's share would say."""
+    large.set_plan("200/hour")
+    with make_client(large) as other, make_client(large) as client:
+        while other.quota.calls_used < 100:
+            other.programs.list(limit=1)
+        with pytest.raises(PullBudgetError) as caught:
+            ProgramSnapshot.pull(client, progress=False)
+    refusal = caught.value
+    assert refusal.window_left == 100 and refusal.stage == "member reads"
+    paced = next(w for w in refusal.ways if w.argument == ("checkpoint", "pull-checkpoint"))
+    assert paced.calls is not None and paced.calls > MEMBERS
+    windows = 1 + math.ceil((paced.calls - 50) / 100)  # 50 in this one, then 100 a window
+    assert windows < math.ceil(paced.calls / 50)
+    assert f"paced over at least {windows} windows at this share" in paced.what
