@@ -7,7 +7,7 @@ import html
 import re
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pandas as pd
@@ -24,6 +24,8 @@ from lyt_toolkit.widgets import (
     confirmation_phrase,
 )
 from lyt_toolkit.widgets._plan_panel import PlanPanel
+
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
 def select_ids(grid, frame: pd.DataFrame, ids: list[str]) -> None:
@@ -82,13 +84,13 @@ def test_reward_type_filter(client: LoyaltyClient) -> None:
 
 
 @pytest.fixture(scope="module")
-def many() -> Iterator[Sandbox]:
+def many(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
     """A generated program of 230 rewards and 250 members, three pages of 100 each: lists a
     panel must not walk whole unasked, or must count."""
     program = generate_program(
         rewards=230, benefits=10, card_definitions=3, tier_structures=2, members=250, seed=11
     )
-    with Sandbox.start(program, now=program["now"], seed=7) as sandbox:
+    with start_sandbox(program, now=program["now"]) as sandbox:
         yield sandbox
 
 
@@ -428,7 +430,7 @@ def test_a_finished_activation_cannot_be_sent_again_by_a_second_click(
 
 
 @pytest.fixture(scope="module")
-def full_card() -> Iterator[Sandbox]:
+def full_card(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
     """A generated program of one member whose one card holds 200 pending buckets: two full
     pages of its bucket list (with ``full_page_cursor``, a cursor to an empty third)."""
     program = generate_program(
@@ -440,7 +442,7 @@ def full_card() -> Iterator[Sandbox]:
         pending_buckets=200,
         seed=3,
     )
-    with Sandbox.start(program, now=program["now"], seed=7) as sandbox:
+    with start_sandbox(program, now=program["now"]) as sandbox:
         yield sandbox
 
 
