@@ -3,7 +3,8 @@
 Every test directory serves its own sandbox(es) through ``start_sandbox`` so its
 data, and for the client tests their distinctive credentials, stay its own.
 ``sandbox`` and ``restore`` serve the sandbox tests; a directory that defines a
-session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after).
+session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after), and a module
+or directory that defines ``sb`` gets ``saved`` (its program pulled and saved, once a module).
 ``generated``, a generated program only read, is the second of ``each_program``.
 """
 
@@ -266,6 +267,20 @@ def fresh(sb: Sandbox) -> Iterator[Sandbox]:
     _put_back(sb)
     yield sb
     _put_back(sb)
+
+
+@pytest.fixture(scope="module")
+def saved(sb: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding ``sb``'s program pulled with a checkpoint (``checkpoint``), then saved
+    as CSV (``csv``) and as Parquet (``parquet``): for tests to copy and spoil."""
+    from lyt_toolkit import ProgramSnapshot  # the snapshot package, only where it is needed
+
+    root = tmp_path_factory.mktemp("saved")
+    with _client_for(sb) as client:
+        snapshot = ProgramSnapshot.pull(client, progress=False, checkpoint=root / "checkpoint")
+    snapshot.to_csv(root / "csv")
+    snapshot.to_parquet(root / "parquet")
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -106,13 +106,14 @@ class DangerZone(PlanPanel):
     """Deletions with a typed confirmation: the button stays disabled until the exact
     phrase (the resource ID, or ``DELETE 3 tier structures``) is typed.
 
-    Refresh reads the tier structures (one call per page of 100), the projects (one call)
-    and the chosen project's webhooks (one call); choosing a project reads its webhooks
-    (one call). The interface gives no totals, so ``reads`` shows the tier structures' calls
-    as their last load took them, or, before one, one call or more. A load that does not fit
-    the panel's ``budget_share`` is refused, nothing sent; a tier structures list whose pages
-    outrun the share stops before the page beyond it. Either way the lists shown stay as they
-    were, and the status says why.
+    Refresh reads the tier structures (one call per page of 100) and the projects (one call),
+    then the chosen project's webhooks (one call) if the projects still list it; choosing a
+    project reads its webhooks (one call). The interface gives no totals, so ``reads`` shows
+    the tier structures' calls as their last load took them, or, before one, one call or
+    more. A load that does not fit the panel's ``budget_share`` is refused, nothing sent (the
+    webhooks after Refresh's lists are a load of their own, as a project's choice is); a tier
+    structures list whose pages outrun the share stops before the page beyond it. Either way
+    the lists shown stay as they were, and the status says why.
     """
 
     tier_structures_select = deprecated_attribute(
@@ -176,7 +177,7 @@ class DangerZone(PlanPanel):
         self.webhooks.sync()
 
     def refresh(self) -> None:
-        """Load tier structures and projects (the webhooks of the chosen project with them)."""
+        """Load tier structures and projects, then the chosen project's webhooks if still listed."""
         self.reload()
 
     def show_loading(self, loading: bool) -> None:
@@ -186,18 +187,19 @@ class DangerZone(PlanPanel):
     # -- loading ---------------------------------------------------------------------------
 
     def _lists_read(self, tiers: str = "the tier structures") -> tuple[str, int]:
-        """What Refresh reads, as things stand (the tier structures named ``tiers``), and its
-        calls (at least, while the tier structures' pages are not known)."""
-        if self.project_select.value:
-            webhooks = "the projects and the chosen project's webhooks"
-            return f"{tiers}, {webhooks}", self._tier_walk.calls + 2
+        """What Refresh reads before the chosen project's webhooks (the tier structures named
+        ``tiers``, and the projects), and its calls (at least, while the tier structures'
+        pages are not known)."""
         return f"{tiers} and the projects", self._tier_walk.calls + 1
 
     def _show_reads(self) -> None:
         what, calls = self._lists_read(f"the tier structures ({self._tier_walk})")
         refresh = self._reads_html(f"Refresh reads {what}", calls, self._tier_walk.note)
-        choose = self._reads_html("Choosing a project reads its webhooks", 1)
-        self.reads.value = f"{refresh}<br>{choose}"
+        if self.project_select.value:
+            webhooks = "Then the chosen project's webhooks, if the projects still list it"
+        else:
+            webhooks = "Choosing a project reads its webhooks"
+        self.reads.value = f"{refresh}<br>{self._reads_html(webhooks, 1)}"
 
     def reload(self) -> None:
         """Reload tier structures and projects (e.g. after a deletion), within the panel's
@@ -207,9 +209,8 @@ class DangerZone(PlanPanel):
     def _load_lists(self) -> None:
         what, calls = self._lists_read()
         room = self._check_reads(calls, what)
-        others = calls - self._tier_walk.calls  # the projects, the webhooks
         pages = self.client.tier_structures.pages(limit=MAX_LIMIT)
-        listed, self._tier_walk = walk(pages, None if room is None else room - others)
+        listed, self._tier_walk = walk(pages, None if room is None else room - 1)  # 1: projects
         if not self._tier_walk.exact:
             raise stopped("the tier structures", self._tier_walk, self.budget_share)
         projects = self.client.projects.list()
@@ -217,17 +218,23 @@ class DangerZone(PlanPanel):
         rows = [(t.name, enum_text(t.status), t.id) for t in structures]
         self.tier_structures.show_rows(pd.DataFrame(rows, columns=list(TIER_STRUCTURE_VIEW)))
         current = self.project_select.value
+        # Options that changed reset the choice (its observer empties the webhooks): chosen
+        # again, the observer reads them; options as they were keep it, and nothing fires.
         self.project_select.options = [("-- choose --", None)] + [(p.name, p.id) for p in projects]
-        if current in {p.id for p in projects}:
-            self.project_select.value = current
+        if current not in {p.id for p in projects}:
+            return
+        if self.project_select.value == current:
             self._project_chosen()
+        else:
+            self.project_select.value = current
 
     _reloaded = "the lists"
 
     def _reload_calls(self) -> int:
         """The lists read again after a run: the tier structures (a call per page of them),
-        the projects, and the chosen project's webhooks."""
-        return self._lists_read()[1]
+        the projects, and the chosen project's webhooks (counted before the run: a project
+        gone meanwhile is not read)."""
+        return self._lists_read()[1] + (1 if self.project_select.value else 0)
 
     def _project_chosen(self) -> None:
         """Empty the webhooks grid, then list the chosen project's webhooks in the

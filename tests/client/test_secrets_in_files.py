@@ -48,24 +48,10 @@ def sb(start_sandbox: Callable[..., AbstractContextManager[Sandbox]]) -> Iterato
         yield sandbox
 
 
-@pytest.fixture(scope="module")
-def saved(sb: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The program pulled with a checkpoint (``checkpoint``), and saved as CSV (``csv``)."""
-    root = tmp_path_factory.mktemp("saved")
-    with _client(sb) as client:
-        snapshot = ProgramSnapshot.pull(client, progress=False, checkpoint=root / "checkpoint")
-    snapshot.to_csv(root / "csv")
-    return root
-
-
-def _client(sb: Sandbox, http: httpx.Client | None = None) -> LoyaltyClient:
-    return LoyaltyClient(
-        base_url=sb.base_url, env_file=None, http_client=http, **CREDENTIALS.as_client_kwargs()
-    )
-
-
 @pytest.fixture
-def client(sb: Sandbox) -> Iterator[tuple[LoyaltyClient, dict[str, str]]]:
+def client(
+    sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[tuple[LoyaltyClient, dict[str, str]]]:
     """A client of ``sb`` that has made a ``/v2`` call, and its secrets by name."""
     issued: list[str] = []
 
@@ -76,7 +62,7 @@ def client(sb: Sandbox) -> Iterator[tuple[LoyaltyClient, dict[str, str]]]:
 
     with (
         httpx.Client(event_hooks={"response": [keep_token]}) as http,
-        _client(sb, http) as made,
+        make_client(sb, http_client=http) as made,
     ):
         made.rewards.list(limit=1)
         assert len(issued) == 1
@@ -98,26 +84,38 @@ def _raised(kind: type[LytError], read: Callable[[], object]) -> LytError:
     return caught.value
 
 
-@pytest.mark.parametrize("name", SECRETS)
-@pytest.mark.parametrize("rows", ["{secret},1\n{secret},2\n", "prod_mug,{secret}\n"])
-def test_a_secret_in_a_prices_file(
-    client: tuple[LoyaltyClient, dict[str, str]], tmp_path: Path, name: str, rows: str
-) -> None:
-    secret = client[1][name]
-    path = tmp_path / "prices.csv"
-    path.write_text("id,value\n" + rows.format(secret=secret), encoding="utf-8")
-    _masked(_raised(InputFileError, lambda: read_prices(path)), secret)
+def _masked_in_input(read: Callable[[Path], object], path: Path, text: str, secret: str) -> None:
+    """``text`` written to ``path``, which ``read`` refuses (``InputFileError``) with
+    ``secret`` masked (``_masked``)."""
+    path.write_text(text, encoding="utf-8")
+    _masked(_raised(InputFileError, lambda: read(path)), secret)
+
+
+INPUTS: dict[str, tuple[Callable[[Path], object], str, str]] = {
+    "prices, ids": (read_prices, "prices.csv", "id,value\n{secret},1\n{secret},2\n"),
+    "prices, a value": (read_prices, "prices.csv", "id,value\nprod_mug,{secret}\n"),
+    "benefit import, a column": (
+        benefits_from_csv,
+        "benefits.csv",
+        "name,type,{secret}\nB1,POINTS\n",
+    ),
+    "benefit import, a column twice": (
+        benefits_from_csv,
+        "benefits.csv",
+        "name,type,{secret},{secret}\nB1,POINTS\n",
+    ),
+}
+"""An input file quoting the secret (``{secret}`` in its text): its reader, name and text."""
 
 
 @pytest.mark.parametrize("name", SECRETS)
-@pytest.mark.parametrize("header", ["name,type,{secret}\n", "name,type,{secret},{secret}\n"])
-def test_a_secret_in_a_benefit_import(
-    client: tuple[LoyaltyClient, dict[str, str]], tmp_path: Path, name: str, header: str
+@pytest.mark.parametrize("case", INPUTS)
+def test_a_secret_in_an_input_file(
+    client: tuple[LoyaltyClient, dict[str, str]], tmp_path: Path, name: str, case: str
 ) -> None:
+    read, file_name, text = INPUTS[case]
     secret = client[1][name]
-    path = tmp_path / "benefits.csv"
-    path.write_text(header.format(secret=secret) + "B1,POINTS\n", encoding="utf-8")
-    _masked(_raised(InputFileError, lambda: benefits_from_csv(path)), secret)
+    _masked_in_input(read, tmp_path / file_name, text.format(secret=secret), secret)
 
 
 @pytest.mark.parametrize("name", SECRETS)
@@ -156,9 +154,8 @@ def test_a_closed_client_s_secrets_stay_masked(
     """A message may quote a token after its client is gone: closing forgets nothing."""
     made, secrets = client
     made.close()
-    path = tmp_path / "prices.csv"
-    path.write_text(f"id,value\nprod_mug,{secrets['bearer token']}\n", encoding="utf-8")
-    _masked(_raised(InputFileError, lambda: read_prices(path)), secrets["bearer token"])
+    secret = secrets["bearer token"]
+    _masked_in_input(read_prices, tmp_path / "prices.csv", f"id,value\nprod_mug,{secret}\n", secret)
 
 
 @pytest.mark.parametrize("name", SECRETS)

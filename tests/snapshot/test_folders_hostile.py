@@ -51,17 +51,6 @@ def sb(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
         yield sandbox
 
 
-@pytest.fixture(scope="module")
-def saved(sb: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The program pulled with a checkpoint, then saved as CSV and as Parquet."""
-    root = tmp_path_factory.mktemp("saved")
-    with client_for(sb) as client:
-        snapshot = ProgramSnapshot.pull(client, progress=False, checkpoint=root / "checkpoint")
-    snapshot.to_csv(root / "csv")
-    snapshot.to_parquet(root / "parquet")
-    return root
-
-
 @pytest.fixture
 def token(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
     monkeypatch.chdir(tmp_path)  # no .env of the working copy

@@ -7,7 +7,7 @@ import html
 import re
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pandas as pd
@@ -24,6 +24,8 @@ from lyt_toolkit.widgets import (
     confirmation_phrase,
 )
 from lyt_toolkit.widgets._plan_panel import PlanPanel
+
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
 def select_ids(grid, frame: pd.DataFrame, ids: list[str]) -> None:
@@ -82,13 +84,13 @@ def test_reward_type_filter(client: LoyaltyClient) -> None:
 
 
 @pytest.fixture(scope="module")
-def many() -> Iterator[Sandbox]:
+def many(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
     """A generated program of 230 rewards and 250 members, three pages of 100 each: lists a
     panel must not walk whole unasked, or must count."""
     program = generate_program(
         rewards=230, benefits=10, card_definitions=3, tier_structures=2, members=250, seed=11
     )
-    with Sandbox.start(program, now=program["now"], seed=7) as sandbox:
+    with start_sandbox(program, now=program["now"]) as sandbox:
         yield sandbox
 
 
@@ -263,11 +265,15 @@ def test_danger_zone_says_what_it_reads_and_sends_what_it_said(
     zone.wait()
     assert many.plan()["used"] == used + 1
     reads = _said(zone.reads)
-    assert "the projects and the chosen project's webhooks: calls needed: 3;" in reads
+    assert "(1 page of 100, as its last load took) and the projects: calls needed: 2;" in reads
+    assert (
+        "Then the chosen project's webhooks, if the projects still list it: calls needed: 1;"
+        in reads
+    )
     used = many.plan()["used"]
     zone.refresh_button.click()
     zone.wait()
-    assert many.plan()["used"] == used + 3 and zone.status.value == ""  # as shown
+    assert many.plan()["used"] == used + 2 + 1 and zone.status.value == ""  # as shown
 
 
 def test_danger_zone_loads_beyond_the_panels_share_are_refused_unsent(
@@ -281,14 +287,14 @@ def test_danger_zone_loads_beyond_the_panels_share_are_refused_unsent(
     zone.wait()
     assert many.plan()["remaining"] == 1
     reads = _said(zone.reads)
-    assert "calls needed: 3;" in reads and "3 calls short" in reads
-    assert "webhooks: calls needed: 1;" in reads and "1 call short" in reads
+    assert "the projects: calls needed: 2;" in reads and "2 calls short" in reads
+    assert "webhooks, if the projects still list it: calls needed: 1;" in reads
+    assert "1 call short" in reads
     used = many.plan()["used"]
     zone.refresh_button.click()
     zone.wait()
     status = _said(zone.status)
-    assert "Could not load the lists: the tier structures, the projects and the chosen" in status
-    assert "(3 calls) not started" in status
+    assert "Could not load the lists: the tier structures and the projects (2 calls) not" in status
     zone.project_select.value = None
     zone.project_select.value = project
     zone.wait()
@@ -296,6 +302,58 @@ def test_danger_zone_loads_beyond_the_panels_share_are_refused_unsent(
     assert "Could not load webhooks: the chosen project's webhooks (1 call) not started" in status
     assert many.plan()["used"] == used  # nothing sent
     assert len(zone.tier_structures.frame) == 2  # the list shown stays
+
+
+def test_danger_zone_refresh_within_the_share_for_its_lists_only_refuses_the_webhooks_unsent(
+    many: Sandbox, many_client: LoyaltyClient
+) -> None:
+    many_client.rewards.list(limit=1)  # the token held
+    many.set_plan("5/hour")
+    zone = _zone(many_client)  # two calls
+    zone.budget_share = 1.0
+    zone.project_select.value = zone.project_select.options[1][1]  # one: two left
+    zone.wait()
+    reads = _said(zone.reads)
+    assert "the projects: calls needed: 2; remaining this window: 2 of 5" in reads
+    used = many.plan()["used"]
+    zone.refresh_button.click()
+    zone.wait()
+    assert many.plan()["used"] == used + 2  # the lists; the webhooks beyond the share: unsent
+    status = _said(zone.status)
+    assert "Could not load webhooks: the chosen project's webhooks (1 call) not started" in status
+    assert len(zone.tier_structures.frame) == 2 and zone.webhooks.frame.empty
+
+
+def _calls_needed(line: Any) -> list[int]:
+    """The calls each read of a ``reads`` line needs, in the order it lists them."""
+    return [int(n) for n in re.findall(r"calls needed: (\d+)", _said(line))]
+
+
+@pytest.mark.parametrize(
+    ("chosen", "listed"), [("proj_NwGone01", False), ("proj_NwMain01", True)], ids=["gone", "kept"]
+)
+def test_danger_zone_refresh_sends_what_its_reads_line_counts_the_chosen_project_gone_or_not(
+    fresh: Sandbox, client: LoyaltyClient, chosen: str, listed: bool
+) -> None:
+    """The dropdown lists a project the service no longer has (deleted since the zone
+    loaded): chosen, Refresh does not read its webhooks; another chosen, they are read once
+    (the projects listed anew, the dropdown's options change)."""
+    zone = _zone(client)
+    gone = ("Northwind Gone", "proj_NwGone01")
+    zone.project_select.options = [*zone.project_select.options, gone]
+    zone.project_select.value = chosen
+    zone.wait()
+    assert ("404" in zone.status.value) is not listed  # the gone one's webhooks are not found
+    refresh, webhooks = _calls_needed(zone.reads)
+    used = fresh.plan()["used"]
+    zone.refresh_button.click()
+    zone.wait()
+    sent = fresh.plan()["used"] - used
+    assert sent == refresh + (webhooks if listed else 0)  # as shown
+    assert sent == (3 if listed else 2)  # a page of tier structures, the projects, the webhooks
+    assert zone.project_select.value == (chosen if listed else None)
+    assert gone not in zone.project_select.options and zone.status.value == ""
+    assert len(zone.webhooks.frame) == (2 if listed else 0)
 
 
 def test_pending_points_panel_reads_one_page_of_members_and_finds_the_others(
@@ -428,7 +486,7 @@ def test_a_finished_activation_cannot_be_sent_again_by_a_second_click(
 
 
 @pytest.fixture(scope="module")
-def full_card() -> Iterator[Sandbox]:
+def full_card(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
     """A generated program of one member whose one card holds 200 pending buckets: two full
     pages of its bucket list (with ``full_page_cursor``, a cursor to an empty third)."""
     program = generate_program(
@@ -440,7 +498,7 @@ def full_card() -> Iterator[Sandbox]:
         pending_buckets=200,
         seed=3,
     )
-    with Sandbox.start(program, now=program["now"], seed=7) as sandbox:
+    with start_sandbox(program, now=program["now"]) as sandbox:
         yield sandbox
 
 
