@@ -8,10 +8,10 @@ open: the file checked is the file read). ``regular_bytes`` reads one up to a li
 twice in one object, nesting Python cannot parse and an integer of thousands of digits are
 refused. Every refusal is one line starting with the path, raised as the caller's error.
 What a message quotes of a file (``shown``, ``shown_names``, ``clipped``, ``first_line``) has
-every secret a client of the process holds masked, then any other ``Bearer <token>`` masked
-whole (``_secret.quoted``), and only then is cut short (a token cut in two would not be found):
-a file handed over may hold a configured token pasted bare, anyone's bearer token, or a value
-of thousands of characters.
+every secret a client of the process holds and every token the environment or ``.env`` sets
+masked, then any other ``Bearer <token>`` masked whole (``_secret.quoted``), and only then is
+cut short (a token cut in two would not be found): a file handed over may hold a configured
+token pasted bare, anyone's bearer token, or a value of thousands of characters.
 """
 
 from __future__ import annotations
@@ -51,15 +51,15 @@ _LONGEST_INTEGER = 40
 
 
 def clipped(text: str, width: int = 60) -> str:
-    """``text``, every secret held and any bearer token in it masked, cut to ``width``
-    characters."""
+    """``text``, every secret held or configured and any bearer token in it masked, cut to
+    ``width`` characters."""
     text = quoted(text)
     return text if len(text) <= width else f"{text[: width - 3]}..."
 
 
 def shown(value: Any, width: int = 60) -> str:
-    """``repr(value)``, every secret held and any bearer token in it masked, cut to ``width``
-    characters: what a message quotes."""
+    """``repr(value)``, every secret held or configured and any bearer token in it masked,
+    cut to ``width`` characters: what a message quotes."""
     return clipped(repr(value), width)
 
 
@@ -73,8 +73,8 @@ def shown_names(values: Iterable[Any], most: int = 5) -> str:
 
 def first_line(exc: BaseException, width: int = 120) -> str:
     """The first line of what ``exc`` says (its type's name when it says nothing), cut to
-    ``width`` characters, every secret held and any bearer token in it masked: a reason
-    quoted in one line."""
+    ``width`` characters, every secret held or configured and any bearer token in it masked:
+    a reason quoted in one line."""
     text = quoted(str(exc)).strip()
     return clipped(text.splitlines()[0], width) if text else type(exc).__name__
 

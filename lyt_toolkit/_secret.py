@@ -1,11 +1,14 @@
 """The forms a secret takes in a text, whether it can travel in an HTTP header, bearer
-tokens masked in a text quoting a file, and the secrets every client of the process holds.
+tokens masked in a text quoting a file, and the secrets the process holds.
 
 A leaf every layer may import (it imports nothing of the package): the client's scrubber
 and the command line's ``scrub`` mask the same forms. ``remember`` keeps each secret a
-client is configured with or issued, process-wide; ``mask_held`` masks them all in any text,
-whoever raises it (``LytError`` masks its message and attributes with it, and ``quoted``,
-what a message quotes of a file, before cutting it short).
+client is configured with or issued, process-wide, and ``hold_configured`` the tokens the
+environment and the working directory's ``.env`` set (a client made with no argument would
+use them), read again whenever an error is made or a file quoted; ``mask_held`` masks them
+all in any text, whoever raises it (``MaskedError``, and so ``LytError``, masks its message
+and attributes with it, and ``quoted``, what a message quotes of a file, before cutting it
+short).
 """
 
 from __future__ import annotations
@@ -14,18 +17,25 @@ import html
 import json
 import os
 import re
+import stat
 import threading
 from collections import deque
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote, quote_plus
 
 __all__ = [
+    "APP_TOKEN_VARIABLE",
+    "ENV_FILE",
     "HELD",
     "ISSUED_REMEMBERED",
+    "MANAGEMENT_TOKEN_VARIABLE",
     "MASK",
     "MIN_SECRET_LENGTH",
     "HeldSecrets",
+    "MaskedError",
+    "configured_tokens",
     "header_safe",
+    "hold_configured",
     "mask",
     "mask_bearer",
     "mask_held",
@@ -140,8 +150,80 @@ def mask_held(text: str) -> str:
     return mask(text, forms) if forms else text
 
 
+APP_TOKEN_VARIABLE = "LYT_APP_TOKEN"
+MANAGEMENT_TOKEN_VARIABLE = "LYT_MANAGEMENT_TOKEN"
+ENV_FILE = ".env"
+"""The file a client reads its settings from by default, in the working directory."""
+_env_file_read: tuple[tuple[int, ...], tuple[str, ...]] = ((), ())
+"""The last ``ENV_FILE`` parsed, by what ``os.stat`` said of it, and the tokens it set."""
+
+
+def configured_tokens() -> list[str]:
+    """The tokens the process environment and the working directory's ``.env`` set
+    (``LYT_APP_TOKEN``, ``LYT_MANAGEMENT_TOKEN``): those a client made with no token argument
+    would use. The file is parsed again only once ``os.stat`` says it changed: otherwise
+    this costs two look-ups in ``os.environ`` and one ``os.stat``."""
+    names = (APP_TOKEN_VARIABLE, MANAGEMENT_TOKEN_VARIABLE)
+    found = [value for name in names if (value := os.environ.get(name))]
+    return found + list(_env_file_tokens(names))
+
+
+def _env_file_tokens(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The values ``ENV_FILE`` gives ``names`` (none when it is missing or unreadable)."""
+    global _env_file_read
+    try:
+        status = os.stat(ENV_FILE)
+    except OSError:
+        return ()
+    if not stat.S_ISREG(status.st_mode):
+        return ()
+    signature = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    read, tokens = _env_file_read
+    if read == signature:
+        return tokens
+    from dotenv import dotenv_values  # only where there is a .env: an error is made rarely
+
+    try:
+        values = dotenv_values(ENV_FILE)
+    except (OSError, ValueError):  # unreadable, or not UTF-8
+        return ()
+    tokens = tuple(value for name in names if (value := values.get(name)))
+    _env_file_read = (signature, tokens)
+    return tokens
+
+
+def hold_configured() -> bool:
+    """Hold (``remember``) the tokens the environment and the working directory's ``.env``
+    set now (``configured_tokens``): a message may quote one before any client is made.
+    True when one was not held before."""
+    tokens = configured_tokens()
+    if any(len(token) >= MIN_SECRET_LENGTH and token not in HELD.keys for token in tokens):
+        remember(tokens)
+        return True
+    return False
+
+
 def quoted(text: str) -> str:
-    """What a message quotes of a file or a frame, made safe to show: every secret a client
-    of this process holds masked (``mask_held``), and any other ``Bearer <token>``
-    (``mask_bearer``). Mask before cutting a quote short: a cut token is not found."""
+    """What a message quotes of a file or a frame, made safe to show: every secret held and
+    every token the environment configures masked (``hold_configured``, ``mask_held``), and
+    any other ``Bearer <token>`` (``mask_bearer``). Mask before cutting a quote short: a cut
+    token is not found."""
+    hold_configured()
     return mask_bearer(mask_held(text))
+
+
+class MaskedError(Exception):
+    """An exception that shows no secret, whatever raised it. As it is made, the tokens the
+    environment or ``.env`` sets are held (``hold_configured``); its arguments and every text
+    attribute set on it have every secret held masked as ``***`` (``mask_held``), so
+    ``str``, ``repr``, ``args`` and a traceback never show one."""
+
+    def __init__(self, *args: object) -> None:
+        if hold_configured():  # a token new: mask again what a subclass set before
+            for name, value in list(vars(self).items()):
+                if isinstance(value, str):
+                    super().__setattr__(name, mask_held(value))
+        super().__init__(*(mask_held(a) if isinstance(a, str) else a for a in args))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        super().__setattr__(name, mask_held(value) if isinstance(value, str) else value)

@@ -4,8 +4,9 @@ Users catch the class for the case they handle (``DuplicateFoundError`` when a
 benefit name is taken, ``ResourceLockedError`` when a card definition is not
 ACTIVE, ...) and ``LytError`` for everything else. Exception messages carry what
 the service said and what the toolkit checked, never a credential: every ``LytError``
-masks, as it is made, the secrets of every client configured in the process (its
-arguments and each text attribute, whatever raised it; ``_secret.mask_held``).
+masks, as it is made, the secrets of every client configured in the process and the tokens
+the environment or ``.env`` sets (its arguments and each text attribute, whatever raised
+it; ``_secret.MaskedError``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from ._plans import Cycle
-from ._secret import mask_held
+from ._secret import MaskedError
 from ._text import counted
 
 __all__ = [
@@ -47,20 +48,15 @@ __all__ = [
 ]
 
 
-class LytError(Exception):
+class LytError(MaskedError):
     """Root of every error raised by lyt_toolkit.
 
     Its arguments and every text attribute set on it have the secrets of every client
-    configured in this process (key tokens, bearer tokens issued) masked as ``***``, so
-    ``str``, ``repr``, ``args`` and a traceback never show one, even when the message quotes
-    a file that holds one (a quote is masked before it is cut short: ``_json_file.shown``).
+    configured in this process (key tokens, bearer tokens issued) and the tokens the
+    environment or the working directory's ``.env`` sets masked as ``***``, so ``str``,
+    ``repr``, ``args`` and a traceback never show one, even when the message quotes a file
+    that holds one (a quote is masked before it is cut short: ``_json_file.shown``).
     """
-
-    def __init__(self, *args: object) -> None:
-        super().__init__(*(mask_held(a) if isinstance(a, str) else a for a in args))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        super().__setattr__(name, mask_held(value) if isinstance(value, str) else value)
 
 
 class OddValueWarning(UserWarning):

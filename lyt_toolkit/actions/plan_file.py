@@ -26,6 +26,7 @@ from typing import Any, NamedTuple, Protocol
 
 import pandas as pd
 
+from .._json_file import clipped
 from .._text import counted
 from ..inputs import FLAT_COLUMNS
 from ..snapshot import ProgramSnapshot
@@ -238,7 +239,7 @@ def _parts(
     unknown = sorted(set(calls) - set(BUILDERS))
     if unknown:
         raise read.fail(
-            f"calls.{unknown[0][:40]}", f"not a call a plan makes ({', '.join(BUILDERS)})"
+            f"calls.{clipped(unknown[0], 40)}", f"not a call a plan makes ({', '.join(BUILDERS)})"
         )
     for number, change in enumerate(changes):
         if change["call"] not in BUILDERS:

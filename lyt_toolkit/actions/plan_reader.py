@@ -15,9 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._json_file import LongInteger, json_file, shown
-from .._secret import mask, mask_bearer, secret_forms
-from ..client.config import configured_secrets
+from .._json_file import LongInteger, clipped, json_file, shown
+from .._secret import mask_bearer
 from ..errors import LytError
 
 __all__ = ["PlanFileError", "Reader", "read_document", "shown"]
@@ -41,13 +40,13 @@ _TYPE_NAMES = {
 
 
 class PlanFileError(LytError, ValueError):
-    """A plan file that cannot be read: names the file and the key; a token the environment
-    or ``.env`` configures (a plan file is read before any client may be made), quoted from
-    the file, shows as ``***``, as a client's does (``LytError``), any other bearer token as
+    """A plan file that cannot be read: names the file and the key; a token quoted from the
+    file shows as ``***`` (``LytError``: a client's, or one the environment or ``.env`` sets,
+    as a plan file is read before any client may be made), any other bearer token as
     ``Bearer ***``."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(mask_bearer(mask(message, secret_forms(configured_secrets()))))
+        super().__init__(mask_bearer(message))
 
 
 def read_document(path: Path) -> tuple[dict[str, Any], bytes]:
@@ -97,7 +96,7 @@ def _check_text(read: Reader, at: str, text: str) -> None:
 
 
 def _step(at: str, key: str) -> str:
-    name = key if len(key) <= 40 else f"{key[:37]}..."
+    name = clipped(key, 40)
     return f"{at}.{name}" if at else name
 
 

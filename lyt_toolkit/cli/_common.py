@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from .._secret import mask, quoted, secret_forms
+from .._secret import quoted
 
 __all__ = [
     "EXIT_APPLIED",
@@ -71,11 +71,8 @@ def interrupted(checkpoint: str | None) -> str:
 def scrub(text: str) -> str:
     """``text`` with any token the environment or ``.env`` configures, and every secret a
     client of this process holds, replaced by ``***``, and any other ``Bearer <token>`` by
-    ``Bearer ***`` (defence in depth: a reason may quote a file)."""
-    # Imported only when a message is scrubbed: ``lyt --help`` loads no HTTP client.
-    from ..client.config import configured_secrets
-
-    return quoted(mask(text, secret_forms(configured_secrets())))
+    ``Bearer ***`` (defence in depth: a reason may quote a file; ``_secret.quoted``)."""
+    return quoted(text)
 
 
 def redemption_rate(text: str) -> float | str | None:

@@ -22,7 +22,7 @@ from dotenv import dotenv_values
 from pydantic import SecretStr
 from typing_extensions import Unpack
 
-from .._secret import header_safe, remember
+from .._secret import APP_TOKEN_VARIABLE, ENV_FILE, MANAGEMENT_TOKEN_VARIABLE, header_safe, remember
 from ..errors import ConfigurationError
 from ..models.enums import SCOPES, Cluster
 from ._base_url import normalise, shown
@@ -31,9 +31,9 @@ ENV_VARS: dict[str, str] = {
     "base_url": "LYT_BASE_URL",
     "cluster": "LYT_CLUSTER",
     "app_id": "LYT_APP_ID",
-    "app_token": "LYT_APP_TOKEN",
+    "app_token": APP_TOKEN_VARIABLE,
     "management_id": "LYT_MANAGEMENT_ID",
-    "management_token": "LYT_MANAGEMENT_TOKEN",
+    "management_token": MANAGEMENT_TOKEN_VARIABLE,
     "cycle_calls": "LYT_CYCLE_CALLS",
 }
 """Environment variable behind each setting."""
@@ -42,7 +42,7 @@ DEFAULT_CLUSTER = Cluster.API
 DEFAULT_SCOPES: tuple[str, ...] = ("loyalties",)
 """Least privilege that the ``/v2`` loyalty endpoints accept."""
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
-DEFAULT_ENV_FILE = ".env"
+DEFAULT_ENV_FILE = ENV_FILE
 DEFAULT_TOKEN_REFRESH_SKEW = 30.0
 DEFAULT_MAX_PAGES = 100_000
 """Pages one ``iter``/``pages`` walk may fetch (10 million items at the largest page size)."""
@@ -255,13 +255,6 @@ class ClientConfig:
                 "management_token=... or set LYT_MANAGEMENT_ID and LYT_MANAGEMENT_TOKEN."
             )
         return self.management_id, self.management_token.get_secret_value()
-
-
-def configured_secrets(env_file: str | os.PathLike[str] | None = DEFAULT_ENV_FILE) -> list[str]:
-    """The tokens the process environment and ``env_file`` set (``LYT_APP_TOKEN``,
-    ``LYT_MANAGEMENT_TOKEN``): what a message that knows no client masks."""
-    names = (ENV_VARS["app_token"], ENV_VARS["management_token"])
-    return [value for source in _sources(None, env_file) for n in names if (value := source.get(n))]
 
 
 def _sources(

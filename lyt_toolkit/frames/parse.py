@@ -82,8 +82,8 @@ _INSTANT = "an ISO 8601 instant (2026-01-15T12:00:00Z)"
 
 
 def _q(value: Any) -> str:
-    """``repr(value)`` for a message, every secret held and any bearer token in it masked, cut
-    to 60 characters."""
+    """``repr(value)`` for a message, every secret held or configured and any bearer token in
+    it masked, cut to 60 characters."""
     try:
         shown = quoted(repr(value))
     except ValueError:  # an int beyond Python's 4300-digit limit

@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from .._secret import MaskedError
 from ..errors import OddValueWarning
 
 __all__ = [
@@ -283,8 +284,10 @@ def _joined(column: Column, parts: list[Any]) -> Any:
     return pd.concat([pd.Series(p, copy=False) for p in parts], ignore_index=True).array
 
 
-class SchemaMismatchError(ValueError):
-    """A builder's row and its schema disagree; the message names each column."""
+class SchemaMismatchError(MaskedError, ValueError):
+    """A builder's row and its schema disagree; the message names each column. A token a
+    column's name holds shows as ``***`` where a client of the process holds it or the
+    environment or ``.env`` sets it (``_secret.MaskedError``)."""
 
     def __init__(self, kind: str, missing: list[str], extra: list[str]) -> None:
         self.kind = kind

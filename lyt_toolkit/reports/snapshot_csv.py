@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, Protocol
 import pandas as pd
 
 from .._deprecation import deprecation, module_getattr
-from .._json_file import first_line, json_file, open_regular, shown, shown_names
+from .._json_file import clipped, first_line, json_file, open_regular, shown, shown_names
 from .._url import public_url as _public_url
 from .._version import __version__
 from ..errors import LytError
@@ -432,7 +432,7 @@ def checked_bytes(
     if actual != entry["sha256"]:
         raise SnapshotFileError(
             f"{path} was changed after export: its sha256 {actual[:12]}... is not the "
-            f"manifest's {str(entry['sha256'])[:12]}...{hint}"
+            f"manifest's {clipped(str(entry['sha256']), 15)}{hint}"
         )
     return path, raw
 

@@ -12,6 +12,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from .._secret import APP_TOKEN_VARIABLE, MANAGEMENT_TOKEN_VARIABLE
 from .clock import iso, parse_instant
 
 DEMO_PROGRAM: Traversable = files(__package__) / "demo_program.json"
@@ -25,9 +26,9 @@ DEFAULT_CREDENTIALS = {
 }
 ENV_VARIABLES = {
     "app_id": "LYT_APP_ID",
-    "app_token": "LYT_APP_TOKEN",
+    "app_token": APP_TOKEN_VARIABLE,
     "management_id": "LYT_MANAGEMENT_ID",
-    "management_token": "LYT_MANAGEMENT_TOKEN",
+    "management_token": MANAGEMENT_TOKEN_VARIABLE,
 }
 
 

@@ -20,6 +20,7 @@ from pydantic_core import to_json
 
 from .. import models
 from .._collector import collector_paused
+from .._secret import MaskedError
 from ..models.enums import PendingBucketStatus
 from .bulk import section_schema
 from .bulkkeys import KeyedLoad
@@ -103,8 +104,10 @@ KINDS: tuple[Kind, ...] = (
 KIND_BY_KEY = {k.key: k for k in KINDS}
 
 
-class ProgramFileError(ValueError):
-    """The program file is not in the expected format; the message names the place."""
+class ProgramFileError(MaskedError, ValueError):
+    """The program file is not in the expected format; the message names the place. A token
+    it quotes of the file (an ID, a key, a value) shows as ``***`` where a client of the
+    process holds it or the environment or ``.env`` sets it (``_secret.MaskedError``)."""
 
 
 class ProgramDataWarning(UserWarning):

@@ -1,7 +1,9 @@
-"""A secret of a client configured in the process, pasted bare into a file the toolkit reads
-(a prices file, a benefit import CSV, a checkpoint's or a snapshot's manifest), is masked in
-the Python API's exception: its ``str``, ``repr``, ``args`` and traceback show neither the
-token nor its first 12 characters, even where the quote is cut short. The client talks to
+"""A secret of a client configured in the process, or a token set only in the environment or
+``.env`` (no client made with it), pasted bare into a file the toolkit reads (a prices file,
+a benefit import CSV, a checkpoint's or a snapshot's manifest, a plan file, a program file),
+is masked in the Python API's exception: its ``str``, ``repr``, ``args`` and traceback show
+neither the token nor its start, even where the quote is cut short; the two errors outside
+``LytError`` (``ProgramFileError``, ``SchemaMismatchError``) mask alike. The client talks to
 a sandbox over real HTTP, with key tokens of its own and the bearer token it is issued."""
 
 from __future__ import annotations
@@ -17,12 +19,18 @@ import httpx
 import pytest
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
-from lyt_toolkit.errors import LytError, RequestValidationError
+from lyt_toolkit.actions import ChangePlan, plan_file
+from lyt_toolkit.actions.plan_reader import PlanFileError
+from lyt_toolkit.cli import main
+from lyt_toolkit.errors import LytError, NotFoundError, RequestValidationError
 from lyt_toolkit.fill.checkpoint import CheckpointError
+from lyt_toolkit.frames.schema import Schema, SchemaMismatchError, integer
+from lyt_toolkit.frames.schema import text as text_column
 from lyt_toolkit.inputs import InputFileError, benefits_from_csv
 from lyt_toolkit.inputs.prices import read_prices
 from lyt_toolkit.reports import SnapshotFileError
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
+from lyt_toolkit.sandbox.loader import ProgramFileError
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.synthetic import generate_program
 
@@ -69,12 +77,12 @@ def client(
         yield made, dict(zip(SECRETS, (APP_TOKEN, MANAGEMENT_TOKEN, issued[0]), strict=True))
 
 
-def _masked(error: LytError, secret: str) -> None:
-    """Neither ``secret`` nor its first 12 characters in anything ``error`` shows; its
-    message says a value was masked there."""
+def _masked(error: BaseException, secret: str) -> None:
+    """Neither ``secret`` nor its first 8 characters in anything ``error`` shows; its message
+    says a value was masked there."""
     shown = [str(error), repr(error), repr(error.args), "".join(traceback.format_exception(error))]
-    for text in shown:
-        assert secret[:12] not in text, text
+    for said in shown:
+        assert secret[:8] not in said, said
     assert "***" in str(error), str(error)
 
 
@@ -167,3 +175,178 @@ def test_an_error_s_text_attributes_are_masked(
     error = RequestValidationError(f"filters.name: {secret!r} is refused", field=secret)
     _masked(error, secret)
     assert (error.message, error.field) == ("filters.name: '***' is refused", "***")
+
+
+# -- tokens the environment or .env sets, no client configured with them -----------------
+
+ENV_TOKEN = "envtok-ONLY-5e2a9c7d31b0f846"
+"""Shorter than a quote is cut to."""
+LONG_ENV_TOKEN = "envtok-LONG-" + "9876543210fedcba" * 5
+"""Longer than a quote is cut to: a message cutting it first would show its start."""
+QUOTES = {"whole": "{token}", "starting a long value": "{token}" + "-and-more" * 10}
+
+
+def _configure(token: str, source: str, monkeypatch: pytest.MonkeyPatch, cwd: Path) -> None:
+    """``token`` as ``LYT_APP_TOKEN`` in the environment, or in the ``.env`` file of the
+    working directory ``cwd``; no other token anywhere."""
+    monkeypatch.delenv("LYT_APP_TOKEN", raising=False)
+    monkeypatch.delenv("LYT_MANAGEMENT_TOKEN", raising=False)
+    cwd.mkdir(exist_ok=True)
+    monkeypatch.chdir(cwd)
+    if source == "environment":
+        monkeypatch.setenv("LYT_APP_TOKEN", token)
+    else:
+        (cwd / ".env").write_text(f"LYT_BASE_URL=http://127.0.0.1:9\nLYT_APP_TOKEN={token}\n")
+
+
+@pytest.fixture(
+    params=[
+        (token, source, quote)
+        for token in (ENV_TOKEN, LONG_ENV_TOKEN)
+        for source in ("environment", ".env")
+        for quote in QUOTES
+    ],
+    ids=lambda p: f"{'long' if len(p[0]) > 60 else 'short'} token, {p[1]}, {p[2]}",
+)
+def configured(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> tuple[str, str]:
+    """A token set only in the environment or ``.env`` (no client made with it), and the
+    value a file quotes it in: the token, or a long value starting with it."""
+    token, source, quote = request.param
+    _configure(token, source, monkeypatch, tmp_path / "cwd")
+    return token, QUOTES[quote].format(token=token)
+
+
+@pytest.mark.parametrize("rows", ["{value},1\n{value},2\n", "prod_mug,{value}\n"])
+def test_a_configured_token_in_a_prices_file(
+    configured: tuple[str, str], tmp_path: Path, rows: str
+) -> None:
+    token, value = configured
+    path = tmp_path / "prices.csv"
+    path.write_text("id,value\n" + rows.format(value=value), encoding="utf-8")
+    _masked(_raised(InputFileError, lambda: read_prices(path)), token)
+
+
+def test_a_configured_token_in_a_benefit_import(
+    configured: tuple[str, str], tmp_path: Path
+) -> None:
+    token, value = configured
+    path = tmp_path / "benefits.csv"
+    path.write_text(f"name,type,{value}\nB1,POINTS\n", encoding="utf-8")
+    _masked(_raised(InputFileError, lambda: benefits_from_csv(path)), token)
+
+
+def test_a_configured_token_in_a_checkpoint_manifest(
+    sb: Sandbox, saved: Path, configured: tuple[str, str], tmp_path: Path
+) -> None:
+    token, value = configured
+    folder = tmp_path / "checkpoint"
+    shutil.copytree(saved / "checkpoint", folder)
+    manifest = json.loads((folder / "checkpoint.json").read_text(encoding="utf-8"))
+    manifest["pull"]["source"] = value
+    (folder / "checkpoint.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with _client(sb) as made:
+        pull = lambda: ProgramSnapshot.pull(made, progress=False, checkpoint=folder)  # noqa: E731
+        _masked(_raised(CheckpointError, pull), token)
+
+
+@pytest.mark.parametrize("key", ["format", "pulled_at", "sha256"])
+def test_a_configured_token_in_a_snapshot_manifest(
+    saved: Path, configured: tuple[str, str], tmp_path: Path, key: str
+) -> None:
+    token, value = configured
+    folder = tmp_path / "csv"
+    shutil.copytree(saved / "csv", folder)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    if key == "sha256":  # a file's checksum: refused by its first 12 characters
+        manifest["frames"]["rewards"]["sha256"] = value
+    else:
+        manifest[key] = value
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    _masked(_raised(SnapshotFileError, lambda: read_snapshot(folder)), token)
+
+
+def _plan_calling(call: str) -> dict[str, object]:
+    """A plan file of no change, naming ``call`` among its calls."""
+    base = {"pulled_at": "2026-01-15T12:00:00Z", "source": "sandbox"}
+    document = {"format": plan_file.FORMAT, "version": plan_file.VERSION, "summary": ""}
+    lists: dict[str, list[object]] = {"changes": [], "unsupported": [], "touched": []}
+    return document | {"base": base} | lists | {"calls": {call: []}}
+
+
+@pytest.mark.parametrize("where", ["a key", "a call"])
+def test_a_configured_token_in_a_plan_file(
+    configured: tuple[str, str], tmp_path: Path, where: str
+) -> None:
+    """A plan file is read before any client is made: a key naming the token is masked
+    before it is cut to 40 characters."""
+    token, value = configured
+    path = tmp_path / "plan.json"
+    document = {value: float("nan")} if where == "a key" else _plan_calling(value)
+    path.write_text(json.dumps(document), encoding="utf-8")
+    _masked(_raised(PlanFileError, lambda: ChangePlan.load(path)), token)
+
+
+def test_a_configured_token_in_a_program_file(configured: tuple[str, str], tmp_path: Path) -> None:
+    """``ProgramFileError`` is no ``LytError`` (the sandbox is the service) but masks alike:
+    here the file's format and an unknown section's name."""
+    token, value = configured
+    path = tmp_path / "program.json"
+    for program in ({"format": value}, {value: []}):
+        path.write_text(json.dumps(program), encoding="utf-8")
+        with pytest.raises(ProgramFileError) as caught, Sandbox.start(path):
+            pass
+        _masked(caught.value, token)
+
+
+def test_lyt_sandbox_serve_masks_a_configured_token_in_a_program_file(
+    configured: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token, value = configured
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps({"format": value}), encoding="utf-8")
+    assert main(["sandbox", "serve", "--port", "0", "--data", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"lyt sandbox serve: --data {path}: format: ") and "***" in err, err
+    assert token[:8] not in out + err
+
+
+@pytest.mark.parametrize("name", SECRETS)
+def test_a_held_secret_in_a_program_file(
+    client: tuple[LoyaltyClient, dict[str, str]], tmp_path: Path, name: str
+) -> None:
+    secret = client[1][name]
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps({"format": secret}), encoding="utf-8")
+    with pytest.raises(ProgramFileError) as caught, Sandbox.start(path):
+        pass
+    _masked(caught.value, secret)
+
+
+def test_a_configured_token_naming_a_column_of_a_frame(configured: tuple[str, str]) -> None:
+    """``SchemaMismatchError`` is no ``LytError`` but masks alike."""
+    token, value = configured
+    pair = Schema("pair", "Two columns.", (text_column("id", "ID"), integer("n", "N")))
+    with pytest.raises(SchemaMismatchError) as caught:
+        pair.build([{"id": "a", "n": 1, value: 2}])
+    _masked(caught.value, token)
+
+
+def test_an_error_s_text_attributes_mask_a_configured_token(configured: tuple[str, str]) -> None:
+    """Set before the error's arguments (``APIError``) or after (``RequestValidationError``)."""
+    token, value = configured
+    echoed = NotFoundError(404, f"no reward {value}", details=value, path=f"/v2/rewards/{value}")
+    refused = RequestValidationError(f"filters.name: {value!r} is refused", field=value)
+    for error in (echoed, refused):
+        _masked(error, token)
+        assert all(token[:8] not in str(v) for v in vars(error).values()), vars(error)
+
+
+def test_a_changed_env_file_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``.env`` is parsed once per change: a token written after an error was made is
+    masked in the next one."""
+    _configure(ENV_TOKEN, ".env", monkeypatch, tmp_path)
+    _masked(LytError(f"got {ENV_TOKEN}"), ENV_TOKEN)
+    (tmp_path / ".env").write_text(f"LYT_MANAGEMENT_TOKEN={LONG_ENV_TOKEN}\n")
+    _masked(LytError(f"got {LONG_ENV_TOKEN}"), LONG_ENV_TOKEN)
