@@ -238,7 +238,11 @@ def test_a_configured_token_in_a_benefit_import(
 
 
 def test_a_configured_token_in_a_checkpoint_manifest(
-    sb: Sandbox, saved: Path, configured: tuple[str, str], tmp_path: Path
+    sb: Sandbox,
+    saved: Path,
+    configured: tuple[str, str],
+    tmp_path: Path,
+    make_client: Callable[..., LoyaltyClient],
 ) -> None:
     token, value = configured
     folder = tmp_path / "checkpoint"
@@ -246,7 +250,7 @@ def test_a_configured_token_in_a_checkpoint_manifest(
     manifest = json.loads((folder / "checkpoint.json").read_text(encoding="utf-8"))
     manifest["pull"]["source"] = value
     (folder / "checkpoint.json").write_text(json.dumps(manifest), encoding="utf-8")
-    with _client(sb) as made:
+    with make_client(sb) as made:
         pull = lambda: ProgramSnapshot.pull(made, progress=False, checkpoint=folder)  # noqa: E731
         _masked(_raised(CheckpointError, pull), token)
 
