@@ -38,10 +38,15 @@ TREE = ("programs", "members", "cards", "pending_buckets")
 
 
 def wanted_kinds(kinds: Iterable[str] | None) -> frozenset[str]:
-    """The frame names asked for (every one for None); ``ValueError`` naming an unknown one."""
+    """The frame names asked for (every one for None); ``ValueError`` naming an unknown one,
+    or none at all."""
     if kinds is None:
         return frozenset(FRAME_NAMES)
     asked = [kinds] if isinstance(kinds, str) else list(kinds)
+    if not asked:  # a pull of nothing would still spend a call on its token
+        raise ValueError(
+            f"kinds: name at least one (None reads every one): {', '.join(FRAME_NAMES)}"
+        )
     unknown = sorted(set(asked) - set(FRAME_NAMES))
     if unknown:
         raise ValueError(f"kinds: unknown {unknown}; known: {', '.join(FRAME_NAMES)}")

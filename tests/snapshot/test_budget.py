@@ -90,6 +90,17 @@ def test_an_unknown_kind_is_refused_naming_it(demo: Sandbox, make_client: Client
         ProgramSnapshot.pull(client, kinds=["members2"], progress=False)
 
 
+def test_no_kind_at_all_is_refused_before_any_call(demo: Sandbox, make_client: ClientFor) -> None:
+    used = demo.plan()["used"]
+    with make_client(demo) as client:
+        for asked in ([], (), set()):
+            with pytest.raises(ValueError, match="kinds: name at least one"):
+                ProgramSnapshot.pull(client, kinds=asked, progress=False)
+            with pytest.raises(ValueError, match="kinds: name at least one"):
+                ProgramSnapshot.estimate(client, kinds=asked)
+    assert demo.plan()["used"] == used
+
+
 def test_the_estimate_says_the_budget(demo: Sandbox, make_client: ClientFor) -> None:
     demo.set_plan("500/hour")
     with make_client(demo) as client:
