@@ -176,8 +176,7 @@ class PullBudget:
                 f"kinds={listed_only}",
                 argument=("kinds", listed_only),
             )
-        # A paced sample waits for windows too: only its share of the cycle bounds it.
-        held = self._cycle_share() if allowance.paced else allowance.calls
+        held = self._next_share()
         if members is not None and held is not None and self.stage != "lists":
             room = (held - self.recalled - lists) // 2  # a read and a bucket list per member
             size = min(DEFAULT_SAMPLE, members, room, (sampled or members + 1) - 1)
@@ -227,6 +226,16 @@ class PullBudget:
                 at_least=True,
                 argument=("budget_share", 1.0),
             )
+
+    def _next_share(self) -> int | None:
+        """The calls a pull taken next, in this window, holds (None: unknown): its share of
+        what the window has left once this pull's calls are spent. A paced sample waits for
+        windows too: only its share of the cycle bounds it."""
+        allowance = self.allowance
+        if allowance.paced:
+            return self._cycle_share()
+        available = allowance.available
+        return None if available is None else share_of(available - allowance.spent, allowance.share)
 
     def _windows(self, total: int, first: int) -> int:
         """The fewest windows ``total`` calls take at this share: ``first`` in this one, then

@@ -23,11 +23,12 @@ import pytest
 from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.economics import estimates
-from lyt_toolkit.errors import PullBudgetError
+from lyt_toolkit.errors import PullBudgetError, share_of
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.frames.sample import SampleDraw, estimate_total, member_points
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.cost import pages
+from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE
 
 from .helpers import LARGE_MEMBERS, LARGE_PROGRAM, list_calls
 
@@ -352,6 +353,23 @@ def test_a_smaller_sample_offered_keeps_the_design_asked_for_and_fits(
         taken = ProgramSnapshot.pull(client, progress=False, sample=smaller)
     assert taken.sample is not None and taken.sample.drawn_by == smaller
     assert large.plan()["used"] <= way.calls
+
+
+@pytest.mark.parametrize("plan", ["1000/hour", "2000/hour"])
+def test_a_smaller_sample_offered_fits_in_the_same_window_after_the_refused_pull(
+    large: Sandbox, make_client: ClientFor, plan: str
+) -> None:
+    """The way is taken at once, in the window the refused pull spent its lists in: the
+    share then is of what that pull left."""
+    large.set_plan(plan)
+    with make_client(large) as client:
+        with pytest.raises(PullBudgetError) as refused:
+            ProgramSnapshot.pull(client, progress=False)
+        way = next(w for w in refused.value.ways if w.argument and w.argument[0] == "sample")
+        window = large.plan()
+        assert way.calls <= share_of(window["limit"] - window["used"], DEFAULT_SHARE)
+        ProgramSnapshot.pull(client, progress=False, sample=way.argument[1])
+    assert large.plan()["used"] - window["used"] <= way.calls
 
 
 def test_a_sample_needs_the_member_reads(large: Sandbox, make_client: ClientFor) -> None:
