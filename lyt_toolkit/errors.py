@@ -334,7 +334,10 @@ class PullBudgetError(BudgetExceededError):
     the ``window_left`` calls the window had when it started, less ``others``: those the
     project's other traffic has spent of them since, at least), ``sent`` the calls it sent
     before stopping. ``ways`` are the ways forward (``WayForward``), each with its cost. The
-    rest of the window's budget is left to the project's other traffic.
+    rest of the window's budget is left to the project's other traffic. A paced pull resumed
+    in a window its earlier runs spent of: ``earlier`` is the calls they sent in it (counted
+    against the same share), and ``window_left`` what the window held for the pull when the
+    first of them started there.
     """
 
     def __init__(
@@ -351,11 +354,13 @@ class PullBudgetError(BudgetExceededError):
         resets_at: datetime | None = None,
         others: int = 0,
         during: bool = False,
+        earlier: int = 0,
     ) -> None:
         self.stage = stage
         self.share = share
         self.window_left = window_left
         self.others = others
+        self.earlier = earlier
         self.during = during
         self.sent = sent
         self.ways = ways
@@ -385,10 +390,12 @@ class PullBudgetError(BudgetExceededError):
                 f"pull stopped before its {stage}: they need at least {counted(needed, 'call')} "
                 f"and the pull's share ({share:g}) of the call budget has {remaining} left"
             )
+        started = "the pull's first run in this window" if earlier else "the pull"
+        runs = f" (its earlier runs {counted(earlier, 'call')} of this window)" if earlier else ""
         lines = [
-            f"{head} (the window had {left}{of} left when the pull started{since}; it resets "
+            f"{head} (the window had {left}{of} left when {started} started{since}; it resets "
             f"{when}); "
-            f"the pull sent {counted(sent, 'call')} and nothing more"
+            f"the pull sent {counted(sent, 'call')}{runs} and nothing more"
         ]
         if ways:
             lines.append("Ways forward:")
@@ -409,6 +416,7 @@ class PullBudgetError(BudgetExceededError):
             resets_at=self.resets_at,
             others=self.others,
             during=self.during,
+            earlier=self.earlier,
         )
 
 

@@ -40,12 +40,24 @@ sent: other traffic slows a paced work, and never stops it nor takes the window 
 work's share of what that traffic left. Calls are booked as they are let start, so
 concurrent calls never take the window beyond its share; a call already let start when the
 share shrinks still goes (at most the work's concurrency, the bound ``others`` errs by).
+
+A paced work may run again in the same window (a pull resumed after Ctrl-C): the share is
+then the one its first run in the window took, not a new one of what that run left. Given
+``earlier``, the allowance asks it, once it knows the window (its end and budget, from the
+first answer), what the work's earlier runs did in it (``WindowCalls``): their calls count
+against the share as this run's do (``carried``), and the share is of what the window held
+for the work when the first of them heard of it (``held``: the calls it had left then plus
+those the work had sent in it), less ``others``; without ``held``, of what this run finds left
+plus every call sent in it. Only the run's first window is asked: the earlier runs ended
+before this one began. ``earlier`` may answer None while their record is not open yet; it is
+asked again before the next call.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._text import counted
@@ -54,7 +66,34 @@ from ..errors import LytError, PullBudgetError, WayForward, share_of
 if TYPE_CHECKING:
     from datetime import datetime
 
-__all__ = ["Allowance", "AllowanceSpent", "CycleSpent", "PacingEnded", "checked_share"]
+__all__ = [
+    "Allowance",
+    "AllowanceSpent",
+    "CycleSpent",
+    "Earlier",
+    "PacingEnded",
+    "WindowCalls",
+    "checked_share",
+]
+
+
+@dataclass(frozen=True)
+class WindowCalls:
+    """What a paced work spent of one budget window: the window (``ends``: its end, Unix
+    seconds on the service's clock, as ``X-Rate-Limit-Retry`` names it; ``limit``: its
+    budget), the calls the work sent in it (``sent``) and what the window held for the work
+    when the work first heard of it (``held``: the calls left then plus those the work had
+    sent in it; None when not known)."""
+
+    ends: float
+    limit: int | None
+    sent: int
+    held: int | None = None
+
+
+Earlier = Callable[[float, int | None], WindowCalls | None]
+"""What a paced work's earlier runs spent of the window ending at ``ends`` under the budget
+``limit`` (``WindowCalls``); None while their record cannot be read yet."""
 
 
 def checked_share(share: float) -> float:
@@ -80,9 +119,12 @@ class AllowanceSpent(LytError):
             if others
             else ""
         )
+        earlier = (
+            f", {allowance.carried:,} of them by its earlier runs" if allowance.carried else ""
+        )
         super().__init__(
             f"not sent: this work's share ({allowance.share:g}) of the call budget, "
-            f"{counted(calls, 'call')}, is used up{since}"
+            f"{counted(calls, 'call')}{earlier}, is used up{since}"
         )
 
 
@@ -112,7 +154,9 @@ class Allowance:
     ``calls`` is the allowance in calls (None while the budget is unknown): ``share`` of
     ``available``, the calls the window holds for the work (``window_left`` less ``others``);
     ``spent`` the calls the client has sent since, ``left`` what remains of it (None while
-    unknown).
+    unknown). ``where`` tells the current window's end and budget (``Quota``'s); a paced
+    allowance asks ``earlier`` what the work's earlier runs spent of its first window (see the
+    module).
     Held by ``Quota.allowance``; thread-safe through the quota's lock.
     """
 
@@ -124,11 +168,14 @@ class Allowance:
         window: int = 0,
         *,
         paced: bool = False,
+        where: Callable[[], tuple[float | None, int | None]] = lambda: (None, None),
+        earlier: Earlier | None = None,
     ) -> None:
         self.share = checked_share(share)
         self.paced = paced
         self.window_left: int | None = None
-        """The calls left in the window when the allowance was set."""
+        """The calls left in the window when the allowance was set (a paced one resumed in
+        a window: what it held for the work when its first run there heard of it)."""
         self.others = 0
         """Calls of ``window_left`` the project's other traffic has spent since, at least, as
         the last answer tells: those the service has certainly counted."""
@@ -136,13 +183,28 @@ class Allowance:
         self._start = used()
         self._window_start = self._start
         self._window = window
+        self._where = where
+        self._earlier = earlier if paced else None
         self.calls: int | None = None
         self.booked = 0
         """Paced: calls let start (``Quota.ready``) and not yet counted."""
         self.past_windows: list[int] = []
         """Paced: the calls sent in each window before the current one."""
+        self.carried = 0
+        """Paced: the calls the work's earlier runs sent in the current window (``earlier``),
+        counted against its share as this run's are."""
+        self.window_end: float | None = None
+        """Paced: the end of the window the share is of (Unix seconds, the service's clock),
+        once an answer named it; ``window_limit`` its budget."""
+        self.window_limit: int | None = None
+        self._seen = 0
+        """Paced: the calls the current window held for the work as this run first heard of
+        it (left then, plus those this run had sent in it)."""
         if remaining is not None:
-            self._set(remaining, window)
+            if paced:
+                self.follow(remaining, window)
+            else:
+                self._set(remaining, window)
 
     def _set(self, window_left: int, window: int) -> None:
         self.window_left = window_left
@@ -163,7 +225,14 @@ class Allowance:
 
     @property
     def in_window(self) -> int:
-        """Calls sent in the current window (paced), or since the allowance was taken."""
+        """Calls counted against the share: those sent in the current window (paced, its
+        earlier runs' ``carried`` included), or since the allowance was taken."""
+        return self._used() - self._window_start + self.carried
+
+    @property
+    def sent_in_window(self) -> int:
+        """Calls this run sent in the current window (paced), or since the allowance was
+        taken."""
         return self._used() - self._window_start
 
     @property
@@ -213,16 +282,45 @@ class Allowance:
 
     def follow(self, remaining: int | None, window: int) -> None:
         """Paced: start a new share when the ``window``-th window began (counted from 0,
-        unknown until an answer of it says what it has left), and set it once known."""
+        unknown until an answer of it says what it has left), set it once known, and count
+        in it what the work's earlier runs sent there (``carry``)."""
         if window != self._window and self.calls is not None:
-            self.past_windows.append(self.in_window)
+            self.past_windows.append(self.sent_in_window)
             self._window_start = self._used()
             self.booked = 0
             self.calls = self.window_left = None
-            self.others = 0
+            self.others = self.carried = 0
+            self.window_end = self.window_limit = None
+            self._earlier = None  # the earlier runs ended before this one began
         self._window = window  # the calls sent while the budget was unknown count in it
         if remaining is not None and self.calls is None:
-            self._set(remaining + self.in_window, window)
+            self._seen = remaining + self.sent_in_window
+            self._set(self._seen, window)
+        if self.calls is not None:
+            self.carry()
+
+    def carry(self) -> None:
+        """Paced: name the window the share is of (its end and budget, once an answer told
+        them) and, the first time ``earlier`` can say, take the calls the work's earlier runs
+        sent in it as sent (``carried``) and the share of what it held for the work then."""
+        if self.window_end is None:
+            self.window_end, self.window_limit = self._where()
+        if self._earlier is None or self.window_end is None:
+            return
+        before = self._earlier(self.window_end, self.window_limit)
+        if before is None:
+            return  # their record is not open yet: asked again before the next call
+        self._earlier = None
+        self.carried = before.sent
+        self._set(self._seen + before.sent if before.held is None else before.held, self._window)
+
+    @property
+    def this_window(self) -> WindowCalls | None:
+        """Paced: what the work (its earlier runs included) has spent of the current window,
+        once an answer named it; None before."""
+        if self.window_end is None:
+            return None
+        return WindowCalls(self.window_end, self.window_limit, self.in_window, self.window_left)
 
     def may_start(self) -> bool:
         """Paced: whether one more call fits this window's share (booking it when it does)."""
@@ -233,8 +331,8 @@ class Allowance:
 
     @property
     def windows(self) -> list[int]:
-        """Paced: the calls sent in each window so far, the current one last."""
-        return [*self.past_windows, self.in_window]
+        """Paced: the calls this run sent in each window so far, the current one last."""
+        return [*self.past_windows, self.sent_in_window]
 
     def rest(self, planned: int | None) -> int:
         """The calls a work stopped partway still needs at least: the ``planned`` calls (in
@@ -266,6 +364,7 @@ class Allowance:
             resets_at=resets_at,
             others=self.others,
             during=during,
+            earlier=self.carried,
         )
 
     def __repr__(self) -> str:

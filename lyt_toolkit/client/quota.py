@@ -63,7 +63,7 @@ from .._plans import CYCLE_REMINDER, Cycle, published_plan
 from .._progress import Progress, ProgressBar
 from ..errors import QuotaExhaustedError, RateLimitError, api_error, time_after
 from ._core import parse_retry_after
-from .allowance import Allowance, AllowanceSpent, CycleSpent
+from .allowance import Allowance, AllowanceSpent, CycleSpent, Earlier, WindowCalls
 from .config import Rate
 
 __all__ = ["Quota"]
@@ -196,20 +196,37 @@ class Quota:
         )
 
     @contextlib.contextmanager
-    def allowance(self, share: float, *, paced: bool = False) -> Iterator[Allowance]:
+    def allowance(
+        self, share: float, *, paced: bool = False, earlier: Earlier | None = None
+    ) -> Iterator[Allowance]:
         """Hold ``share`` of the calls left in the window for the work inside the block: a
         call beyond it is not sent (``AllowanceSpent``); with ``paced``, ``share`` of every
-        window, a call beyond it waiting for the next window. See
-        ``lyt_toolkit.client.allowance``; a ``ValueError`` names ``budget_share`` when
-        ``share`` is not above 0 and at most 1."""
+        window, a call beyond it waiting for the next window, the calls ``earlier`` says the
+        work's earlier runs sent in the window it starts in counted against that window's
+        share. See ``lyt_toolkit.client.allowance``; a ``ValueError`` names ``budget_share``
+        when ``share`` is not above 0 and at most 1."""
         with self._lock:
-            held = Allowance(share, lambda: self._used, self._left(), self._windows, paced=paced)
+            held = Allowance(
+                share,
+                lambda: self._used,
+                self._left(),
+                self._windows,
+                paced=paced,
+                where=lambda: (self._ends, self._limit),
+                earlier=earlier,
+            )
             self._allowances.append(held)
         try:
             yield held
         finally:
             with self._lock:
                 self._allowances.remove(held)
+
+    def window_calls(self, held: Allowance) -> WindowCalls | None:
+        """What the paced work holding ``held`` (its earlier runs included) has spent of the
+        current window, read whole under the lock (``Allowance.this_window``)."""
+        with self._lock:
+            return held.this_window
 
     # -- what the drivers call ------------------------------------------------
 

@@ -2,8 +2,9 @@
 
 Every answer a checkpointed pull receives is appended to ``journal.jsonl`` as it arrives
 (one JSON line: the request's key, the body, the service's time of the answer, the run
-that read it) and flushed to the operating system at once, so a process killed at any
-point (``kill -9`` included) loses at most the answers still in flight. The journal is
+that read it and the budget window the service counted it in, named by its end) and
+flushed to the operating system at once, so a process killed at any point (``kill -9``
+included) loses at most the answers still in flight. The journal is
 synced to the disk once a second (``SYNC_EVERY``), against a power cut or a reboot. Once
 it holds ``PART_SIZE`` answers it is written out as ``parts/part-NNNNN.parquet`` (under a
 temporary name, then renamed) and a new journal begins. Reading back takes the parts and
@@ -11,7 +12,8 @@ the journal whatever state a crash left them in: a journal whose part was alread
 repeats answers (the same key, the same body), and a line cut off halfway is ignored.
 
 Only an index (key -> where) is held in memory; bodies are read from the parts on demand,
-the last ``CACHED_PARTS`` parts kept.
+the last ``CACHED_PARTS`` parts kept. Lines and parts written before answers named their
+window (by an older toolkit) are read as naming none.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 from .._json_file import first_line, open_regular
 from ..errors import LytError
 
-__all__ = ["Answer", "AnswerStore", "CheckpointError", "held_answers"]
+__all__ = ["Answer", "AnswerStore", "CheckpointError", "Stored", "held_answers", "stored_time"]
 
 PART_SIZE = 5000
 """Answers per Parquet part."""
@@ -54,11 +56,23 @@ class CheckpointError(LytError, ValueError):
 @dataclass(frozen=True)
 class Answer:
     """One stored answer: its body (JSON bytes), the service's time of it (Unix seconds,
-    None when unknown) and the run that read it."""
+    None when unknown), the run that read it and the end of the budget window the service
+    counted it in (``X-Rate-Limit-Retry``, Unix seconds; None when it named none)."""
 
     body: bytes
     at: float | None
     run: int
+    window: float | None = None
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What the index holds of one stored answer (``Answer`` without its body)."""
+
+    key: str
+    at: float | None
+    run: int
+    window: float | None
 
 
 class AnswerStore:
@@ -72,8 +86,8 @@ class AnswerStore:
         """Answers in the current journal (bodies held until the journal becomes a part)."""
         self._part_index: dict[str, tuple[int, int]] = {}
         """Key -> (part number, row) of every answer in a part."""
-        self._meta: dict[str, tuple[float | None, int]] = {}
-        """Key -> (time, run) of every answer, wherever it is."""
+        self._meta: dict[str, tuple[float | None, int, float | None]] = {}
+        """Key -> (time, run, window) of every answer, wherever it is."""
         self._cache: OrderedDict[int, list[bytes]] = OrderedDict()
         self._parts = 0
         self._read_back()
@@ -96,15 +110,15 @@ class AnswerStore:
             if where is None:
                 return None
             part, row = where
-            at, run = self._meta[key]
-            return Answer(self._bodies(part)[row], at, run)
+            at, run, window = self._meta[key]
+            return Answer(self._bodies(part)[row], at, run, window)
 
-    def items(self) -> Iterator[tuple[str, float | None, int]]:
-        """Every stored key with its time and run (no body read)."""
+    def items(self) -> Iterator[Stored]:
+        """Every stored answer's key, time, run and window (no body read)."""
         with self._lock:
             meta = list(self._meta.items())
-        for key, (at, run) in meta:
-            yield key, at, run
+        for key, (at, run, window) in meta:
+            yield Stored(key, at, run, window)
 
     def _bodies(self, part: int) -> list[bytes]:
         bodies = self._cache.get(part)
@@ -121,8 +135,9 @@ class AnswerStore:
     def _part_path(self, part: int) -> Path:
         return self.parts_dir / f"part-{part:05d}.parquet"
 
-    def _read_part(self, part: int, columns: list[str]) -> Any:
-        """The ``columns`` of part ``part``, as this store writes them; a part that is no
+    def _read_part(self, part: int, columns: list[str], optional: str | None = None) -> Any:
+        """The ``columns`` of part ``part``, as this store writes them, and the ``optional``
+        one when the part has it (an older toolkit's has no ``window``); a part that is no
         such file (unreadable, another file in its place) is a ``CheckpointError`` naming it."""
         import pyarrow as pa  # a checkpoint without parts never loads pyarrow
         import pyarrow.parquet as pq
@@ -130,14 +145,23 @@ class AnswerStore:
         path = self._part_path(part)
         try:
             with open_regular(path, what="checkpoint part", error=_failure) as file:
-                table = pq.read_table(file, columns=columns)
+                parquet = pq.ParquetFile(file)
+                if optional is not None and optional in parquet.schema_arrow.names:
+                    columns = [*columns, optional]
+                table = parquet.read(columns=columns)
             found = {name: table.schema.field(name).type for name in columns}
         except CheckpointError:
             raise
         except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
             reason = first_line(exc)
             raise _failure(f"{path}: not a part this toolkit wrote ({reason}); {_REMOVE}") from None
-        expected = {"key": pa.string(), "at": pa.float64(), "run": pa.int32(), "body": pa.binary()}
+        expected = {
+            "key": pa.string(),
+            "at": pa.float64(),
+            "run": pa.int32(),
+            "window": pa.float64(),
+            "body": pa.binary(),
+        }
         if wrong := [name for name in columns if found[name] != expected[name]]:
             raise _failure(f"{path}: column {wrong[0]} is not {expected[wrong[0]]}; {_REMOVE}")
         return table
@@ -147,12 +171,13 @@ class AnswerStore:
         if os.path.lexists(self.parts_dir) and not self.parts_dir.is_dir():
             raise _failure(f"{self.parts_dir}: is not a folder, as a checkpoint's parts are")
         for part in _part_numbers(self.parts_dir):
-            columns = self._read_part(part, ["key", "at", "run"]).to_pydict()
-            for row, (key, at, run) in enumerate(
-                zip(columns["key"], columns["at"], columns["run"], strict=True)
+            columns = self._read_part(part, ["key", "at", "run"], optional="window").to_pydict()
+            windows = columns.get("window") or [None] * len(columns["key"])
+            for row, (key, at, run, window) in enumerate(
+                zip(columns["key"], columns["at"], columns["run"], windows, strict=True)
             ):
                 self._part_index[key] = (part, row)
-                self._meta[key] = (at, run)
+                self._meta[key] = (at, run, window)
             self._parts = part
         journal = self.folder / JOURNAL
         try:
@@ -170,7 +195,7 @@ class AnswerStore:
                 if entry is None:
                     continue  # cut off by a crash as it was written
                 key, answer = entry
-                self._meta[key] = (answer.at, answer.run)
+                self._meta[key] = (answer.at, answer.run, answer.window)
                 if key not in self._part_index:
                     self._journal_index[key] = answer
 
@@ -179,13 +204,19 @@ class AnswerStore:
     def put(self, key: str, answer: Answer) -> None:
         """Store ``answer`` under ``key``: in the journal now, in a part once it is full."""
         line = json.dumps(
-            {"key": key, "at": answer.at, "run": answer.run, "body": answer.body.decode()},
+            {
+                "key": key,
+                "at": answer.at,
+                "run": answer.run,
+                "window": answer.window,
+                "body": answer.body.decode(),
+            },
             separators=(",", ":"),
         )
         with self._lock:
             self._journal.write(line.encode() + b"\n")
             self._journal.flush()
-            self._meta[key] = (answer.at, answer.run)
+            self._meta[key] = (answer.at, answer.run, answer.window)
             self._journal_index[key] = answer
             now = time.monotonic()
             if now - self._synced >= SYNC_EVERY:
@@ -206,6 +237,7 @@ class AnswerStore:
                 "key": pa.array(keys, pa.string()),
                 "at": pa.array([held[k].at for k in keys], pa.float64()),
                 "run": pa.array([held[k].run for k in keys], pa.int32()),
+                "window": pa.array([held[k].window for k in keys], pa.float64()),
                 "body": pa.array([held[k].body for k in keys], pa.binary()),
             }
         )
@@ -245,9 +277,24 @@ def _entry(line: bytes) -> tuple[str, Answer] | None:
         return None
     if not isinstance(key, str) or not isinstance(body, str) or not isinstance(run, int):
         return None
-    if at is not None and not (isinstance(at, int | float) and _TIMES[0] <= at <= _TIMES[1]):
+    window = data.get("window")  # none in an older toolkit's line
+    if not (stored_time(at) and stored_time(window)):
         return None  # not a time of an answer (NaN, an infinity, beyond the years)
-    return key, Answer(body.encode(), None if at is None else float(at), run)
+    return key, Answer(
+        body.encode(),
+        None if at is None else float(at),
+        run,
+        None if window is None else float(window),
+    )
+
+
+def stored_time(value: Any) -> bool:
+    """Whether ``value`` may be a stored time (an answer's, its window's end): None, or Unix
+    seconds within the years 1 to 9999 (not NaN, an infinity, a bool)."""
+    if value is None:
+        return True
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return number and _TIMES[0] <= value <= _TIMES[1]
 
 
 def held_answers(folder: Path) -> bool:

@@ -16,7 +16,9 @@ read again and dropped by ID). Lists with another order keep their cursor.
 
 ``folder/checkpoint.json`` records what the pull is (source, kinds, sample, share) and when
 it started on the service's clock; a later call with other arguments is refused, naming
-what differs, since its answers would not be the same pull's. One writer at a time
+what differs, since its answers would not be the same pull's. It records too what the
+pull's runs spent of the budget window the last of them was in (``window_ledger``), so a run
+resumed in that window keeps to the share the first took there. One writer at a time
 (``_lock.held``): a second pull on the folder is refused while the first runs.
 """
 
@@ -41,8 +43,10 @@ import httpx
 from .._json_file import json_file, shown
 from .._lock import held
 from .._services import holders_differ
+from ..client.allowance import WindowCalls
 from ..client.recording import Asked
-from .answers import Answer, AnswerStore, CheckpointError, held_answers
+from .answers import Answer, AnswerStore, CheckpointError, held_answers, stored_time
+from .window_ledger import WINDOW, earlier_calls, entry_of, entry_problem
 
 __all__ = ["CURSOR_FRESH", "Checkpoint", "CheckpointError", "kind_of", "recorded_pull"]
 
@@ -128,6 +132,8 @@ def _read_manifest(path: Path) -> dict[str, Any]:
         raise _broken(path, "runs", "must be a whole number from 0")
     if "pulled_at" in found and _instant(found["pulled_at"]) is None:
         raise _broken(path, "pulled_at", "must be an ISO 8601 instant")
+    if WINDOW in found and (problem := entry_problem(found[WINDOW])) is not None:
+        raise _broken(path, WINDOW, problem)
     return found
 
 
@@ -173,6 +179,8 @@ class Checkpoint:
         the query its cursor belongs to."""
         self.recalled = 0
         """Answers given back from the folder by this run."""
+        self._window_before: dict[str, Any] | None = None
+        """The manifest's ``window`` as the earlier runs left it."""
 
     # -- opening -----------------------------------------------------------------
 
@@ -186,6 +194,7 @@ class Checkpoint:
         try:
             self._stack.enter_context(held(self.folder / "pull", "is being pulled into"))
             self.manifest = self._manifest()
+            self._window_before = self.manifest.get(WINDOW)
             self.run = int(self.manifest.get("runs", 0)) + 1
             self.manifest["runs"] = self.run
             self._write_manifest()
@@ -230,15 +239,36 @@ class Checkpoint:
             self.manifest.update(values)
             self._write_manifest()
 
+    @property
+    def finished(self) -> bool:
+        """Whether the folder holds a finished pull (a run of it reached its end)."""
+        return self.manifest.get("complete") is True
+
+    def note_window(self, use: WindowCalls | None) -> None:
+        """Record what the pull's runs spent of the window this run is in (``use``; nothing
+        while no answer named it), when it changed."""
+        if use is None:
+            return
+        entry = entry_of(use)
+        if self.manifest.get(WINDOW) != entry:
+            self.note(**{WINDOW: entry})
+
+    def earlier(self, ends: float, limit: int | None) -> WindowCalls | None:
+        """What the earlier runs spent of the window ending at ``ends`` under ``limit``
+        (``window_ledger.earlier_calls``); None until the folder is open."""
+        if self._store is None:
+            return None
+        return earlier_calls(self._window_before, self._store.items(), self.run, ends, limit)
+
     def _index(self) -> None:
         """The walks of the list pages stored: which cursor each gave, what it held."""
         assert self._store is not None
-        for key, _, _ in self._store.items():
-            if not _listing(key):
+        for stored in self._store.items():
+            if not _listing(stored.key):
                 continue
-            answer = self._store.get(key)
+            answer = self._store.get(stored.key)
             if answer is not None:
-                self._walked(key, answer.body)
+                self._walked(stored.key, answer.body)
 
     def _walked(self, key: str, body: bytes) -> dict[str, Any] | None:
         """Index the list page ``body`` stored under ``key``; its JSON (None if no list)."""
@@ -305,7 +335,7 @@ class Checkpoint:
                 return sent.with_params([*params, ("cursor", following)])
             body = json.dumps(page, separators=(",", ":")).encode()
         at = _service_time(answer)
-        self._store.put(asked.key, Answer(body, at, self.run))
+        self._store.put(asked.key, Answer(body, at, self.run, _window_end(answer)))
         with self._lock:
             self._dropping.pop(asked.key, None)
             if sent != asked:
@@ -365,8 +395,8 @@ class Checkpoint:
         """Per frame kind, the service's time of the first and the last answer stored."""
         assert self._store is not None
         spans: dict[str, list[float]] = {}
-        for key, at, _ in self._store.items():
-            kind = kind_of(key.split("?", 1)[0])
+        for stored in self._store.items():
+            kind, at = kind_of(stored.key.split("?", 1)[0]), stored.at
             if kind is None or at is None:
                 continue
             span = spans.setdefault(kind, [at, at])
@@ -414,6 +444,16 @@ def _service_time(answer: httpx.Response) -> float | None:
         except (TypeError, ValueError, IndexError, OverflowError):
             pass
     return time.time()
+
+
+def _window_end(answer: httpx.Response) -> float | None:
+    """The end of the budget window the service counted ``answer`` in (its
+    ``X-Rate-Limit-Retry``, Unix seconds), or None when it names none."""
+    try:
+        ends = float(answer.headers.get("x-rate-limit-retry", "nan"))
+    except ValueError:
+        return None
+    return ends if stored_time(ends) else None
 
 
 def _instant(text: str) -> datetime | None:

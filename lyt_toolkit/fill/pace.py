@@ -3,8 +3,9 @@
 A paced pull keeps to its share of every budget window and waits across resets, so it may
 run for hours. ``PaceBar`` redraws once a second: the calls sent (and the answers the
 checkpoint gave back instead), the calls still to do once the lists are walked (at least:
-bucket lists are known only as members are read), the calls this window still allows the
-pull, the time to the next window and, from those, when the pull should end.
+bucket lists are known only as members are read), the calls its earlier runs sent in this
+window (a resumed pull: they count against the same share), the calls this window still
+allows the pull, the time to the next window and, from those, when the pull should end.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ class PaceBar:
             parts.append(f"{recalled:,} from the checkpoint")
         left = allowance.left
         resets = quota.resets_at
+        if allowance.carried:
+            parts.append(f"{allowance.carried:,} sent in this window by its earlier runs")
         if left is not None:
             parts.append(f"{left:,} left this window")
         # The reset as a delay the quota measured against the answers' own Date: resets_at is

@@ -34,7 +34,7 @@ import pandas as pd
 from .._progress import Progress, ProgressBar
 from .._services import named_here, service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
-from ..client.allowance import Allowance, AllowanceSpent, CycleSpent, checked_share
+from ..client.allowance import Allowance, AllowanceSpent, CycleSpent, WindowCalls, checked_share
 from ..errors import NotFoundError, OddValueWarning
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
@@ -135,7 +135,9 @@ async def pull_frames(client: ClientSource, options: PullOptions = PullOptions()
 
     With ``options.checkpoint`` (a folder) the pull is paced and resumable: its share of
     every window, waiting across resets, every answer kept in the folder as it arrives and
-    given back by the next call instead of read again (``fill.checkpoint``)."""
+    given back by the next call instead of read again (``fill.checkpoint``). A run resumed in
+    a window an earlier run was in keeps to the share the pull took there, the calls sent
+    there before counted against it (``fill.window_ledger``)."""
     wanted = wanted_kinds(options.kinds)
     share = checked_share(options.budget_share)
     asked = sample_of(options.sample, wanted)
@@ -287,8 +289,11 @@ class _Puller:
         hear = keep is not None and keep.asks_holder(str(c.base_url))
         # A checkpoint that need not hear the service first is opened (or refused) before any call.
         kept = None if keep is None or hear else self._keep(keep, opened)
-        with c.quota.allowance(self.share, paced=keep is not None) as allowance:
+        paced = keep is not None
+        earlier = self._earlier if paced else None
+        with c.quota.allowance(self.share, paced=paced, earlier=earlier) as allowance:
             budget = self._budget(allowance)
+            tick = partial(self._note, allowance)
             try:
                 if c.holds_token:
                     # The service's clock at the start comes from a token it issues now (one
@@ -297,21 +302,25 @@ class _Puller:
                     # may have lapsed on the service's clock, a sandbox's moved since).
                     await c.fetch_token(fresh=True)
                     self.held_at_start = c.token_issued_at()
-                elif hear:
-                    await c.fetch_token()  # its answer says what the service holds
+                elif hear or (kept is not None and not kept.finished):
+                    # Its answer says what the service holds, and tells a paced pull its window
+                    # (what its earlier runs spent there) before any read is let start; a
+                    # finished pull's folder answers every read, and nothing is sent.
+                    await c.fetch_token()
                 if keep is not None and kept is None:
                     kept = self._keep(keep, opened)  # the service's, now that it was heard
                 with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
                     if kept is None:
                         frames = await self._pull(bar, budget)
                     else:
-                        async with PaceBar(self.progress, c, budget, kept, self._note_start):
+                        async with PaceBar(self.progress, c, budget, kept, tick):
                             frames = await self._pull(bar, budget)
-                        self._note_start()
             except CycleSpent:
                 raise budget.cycle_stopped() from None
             except AllowanceSpent:
                 raise budget.stopped() from None
+            finally:
+                tick()  # what this run spent of its window, however it ends (Ctrl-C included)
         quota = c.quota
         calls = PullCalls(
             quota.calls_used - used_before,
@@ -454,11 +463,21 @@ class _Puller:
         )
         return wanted - {d.id for d in walked.get("card_definitions", [])}
 
-    def _note_start(self) -> None:
-        """Record the pull's start in its checkpoint once the service's clock is known (the
-        first run's start is the whole pull's)."""
+    def _earlier(self, ends: float, limit: int | None) -> WindowCalls | None:
+        """What the pull's earlier runs spent of the window ending at ``ends`` (``limit``
+        its budget), from its checkpoint; None until the checkpoint is open."""
         kept = self.checkpoint
-        if kept is None or "pulled_at" in kept.manifest:
+        return None if kept is None else kept.earlier(ends, limit)
+
+    def _note(self, allowance: Allowance) -> None:
+        """Record in the checkpoint the pull's start, once the service's clock is known (the
+        first run's start is the whole pull's), and what its runs spent of the window this
+        one is in (``allowance``)."""
+        kept = self.checkpoint
+        if kept is None:
+            return
+        kept.note_window(self.client.quota.window_calls(allowance))
+        if "pulled_at" in kept.manifest:
             return
         if self.held_at_start is None and self.client.token_issued_at() is None:
             return  # no answer yet

@@ -333,7 +333,11 @@ class ProgramSnapshot:
         ``checkpoint`` (a folder) makes the pull paced and resumable, for programs whose
         pull needs more than one window: it keeps to ``budget_share`` of every window and
         waits across resets (its bar shows the calls done and to do, the next window and
-        the expected end), never refusing for the budget; every answer is written to the
+        the expected end), never refusing for the budget. Its runs share a window: run again
+        in it, the pull keeps to the share its first run there took, of what the window held
+        then (less what other traffic spent since), the calls its earlier runs sent there
+        counted against it, so a run after the share is spent sends only its token request
+        and waits (see docs/explanation/budgets.md); every answer is written to the
         folder as it arrives, and after a crash, ``kill -9``, Ctrl-C or a
         ``QuotaExhaustedError`` the same call resumes, reading nothing again that the folder
         holds (a second pull on the folder meanwhile is refused). The folder belongs to one
@@ -412,8 +416,9 @@ class ProgramSnapshot:
         choice's calls first.
 
         ``checkpoint`` (a folder) makes the refresh paced and resumable as it makes a pull
-        (see ``pull``): what re-reading every member costs (``members="all"``) can then be
-        spread over as many windows as it needs.
+        (see ``pull``), its runs keeping together to the share of each window: what
+        re-reading every member costs (``members="all"``) can then be spread over as many
+        windows as it needs.
         """
         # Imported here: the record and the analysis that reads it load no HTTP client.
         from ..fill.refresh import refresh_blocking

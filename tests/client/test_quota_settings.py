@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from lyt_toolkit.client import ClientConfig
+from lyt_toolkit.client.allowance import AllowanceSpent, WindowCalls
 from lyt_toolkit.client.config import Rate
 from lyt_toolkit.client.quota import POLL, POLL_FOR, Quota
 from lyt_toolkit.errors import ConfigurationError
@@ -267,3 +268,66 @@ def test_a_paced_share_shrinks_as_other_traffic_spends_and_its_calls_wait_for_th
         clock.now += 3600  # the window resets: a new share of the whole window
         assert quota.ready() == (0, False)
         assert (allowance.calls, allowance.others, allowance.windows) == (30, 0, [9, 0])
+
+
+def test_a_paced_share_resumed_in_its_window_counts_the_calls_its_earlier_runs_sent() -> None:
+    """A paced work's first run heard of the window with 60 left (its share: 30) and sent 30
+    there; a second run in the same window (59 left after its token) keeps to that share:
+    the 30 count against it and its next call waits for the reset. ``earlier`` is asked once
+    it can answer (None: its record not open yet), for the window the answers name only; the
+    next window gives a whole new share."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    ends = 1003600.0
+    headers = {"X-Rate-Limit-Limit": "120", "X-Rate-Limit-Retry": f"{ends:.0f}"}
+    service = itertools.count(59, -1)  # the first run left 60 of 120: its token takes one
+    asked: list[tuple[float, int | None]] = []
+    record: list[WindowCalls] = []
+
+    def earlier(at: float, limit: int | None) -> WindowCalls | None:
+        asked.append((at, limit))
+        return record[0] if record else None
+
+    def sent() -> None:
+        _, number = quota.take()
+        remaining = str(next(service))
+        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": remaining}), number)
+
+    with quota.allowance(0.5, paced=True, earlier=earlier) as allowance:
+        sent()  # the token: 59 left, and the window named
+        assert asked == [(ends, 120)] and allowance.carried == 0  # not open yet
+        record.append(WindowCalls(ends, 120, sent=30, held=60))
+        assert quota.ready() == (3600, True)  # asked again first: the 30 are its share
+        assert (allowance.carried, allowance.calls, allowance.in_window) == (30, 30, 31)
+        assert allowance.windows == [1]  # this run's own calls
+        assert allowance.this_window == WindowCalls(ends, 120, sent=31, held=60)
+        spent = str(AllowanceSpent(allowance))
+        assert "share (0.5) of the call budget, 30 calls, 30 of them by its earlier runs," in spent
+        assert len(asked) == 2
+        clock.now += 3600  # the next window: a whole share, nothing asked of it
+        headers["X-Rate-Limit-Retry"] = f"{ends + 3600:.0f}"
+        service = itertools.count(119, -1)
+        assert quota.ready() == (0, False)
+        sent()
+        assert (allowance.carried, allowance.calls, allowance.in_window) == (0, 60, 1)
+        assert len(asked) == 2 and allowance.windows == [1, 1]
+
+
+def test_a_resumed_paced_share_without_the_window_s_start_takes_what_is_left_plus_all_sent() -> (
+    None
+):
+    """Without ``held`` (a record from before it was kept), the share is of what the window
+    has left plus every call the work sent in it: 59 + 29 (this run's token went before it
+    took the allowance)."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "120", "X-Rate-Limit-Retry": "1003600"}
+    _, number = quota.take()
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "59"}), number)
+
+    def earlier(at: float, limit: int | None) -> WindowCalls:
+        return WindowCalls(at, limit, sent=29)
+
+    with quota.allowance(0.5, paced=True, earlier=earlier) as allowance:
+        assert (allowance.window_left, allowance.calls, allowance.carried) == (88, 44, 29)
+        assert allowance.in_window == 29  # the token went before the allowance was taken

@@ -401,6 +401,17 @@ def _a_corrupt_part(folder: Path) -> None:
     (folder / PARTS / "part-00001.parquet").write_bytes(b"PAR1 not a part")
 
 
+def _a_part_naming_windows_in_words(folder: Path) -> None:
+    """The part ``_checkpoint`` wrote, with a ``window`` column of text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = folder / PARTS / "part-00001.parquet"
+    table = pq.read_table(path)
+    words = pa.array(["next hour"] * table.num_rows, pa.string())
+    pq.write_table(table.append_column("window", words), path)
+
+
 def _a_journal_line_of_nothing(folder: Path) -> None:
     with (folder / JOURNAL).open("r+b") as journal:  # sparse: no disk is used
         journal.truncate(journal.seek(0, os.SEEK_END) + 300 * 2**20)
@@ -419,6 +430,15 @@ CHECKPOINTS: dict[str, tuple[Callable[[Path], None], str]] = {
         _edit_manifest(pulled_at="yesterday"),
         "checkpoint.json: pulled_at: must be an ISO 8601 instant",
     ),
+    "window a list": (_edit_manifest(window=[]), "checkpoint.json: window: must be an object"),
+    "window sent in words": (
+        _edit_manifest(window={"ends": 1768482000, "sent": "sixty"}),
+        "checkpoint.json: window: sent must be a whole number from 0",
+    ),
+    "window ends never": (
+        _edit_manifest(window={"ends": None, "sent": 60}),
+        "checkpoint.json: window: ends must be a finite number (Unix seconds)",
+    ),
     "manifest removed": (
         lambda folder: (folder / "checkpoint.json").unlink(),
         "holds answers but no checkpoint.json",
@@ -428,6 +448,10 @@ CHECKPOINTS: dict[str, tuple[Callable[[Path], None], str]] = {
     "journal line of 300 MiB": (_a_journal_line_of_nothing, "is over 256 MiB"),
     "parts a file": (_parts_a_file, f"{PARTS}: is not a folder"),
     "a corrupt part": (_a_corrupt_part, "part-00001.parquet: not a part this toolkit wrote"),
+    "a part's windows in words": (
+        _a_part_naming_windows_in_words,
+        "part-00001.parquet: column window is not double",
+    ),
     "lock /dev/zero": (_device("pull.lock"), "pull.lock is not a regular file"),
 }
 

@@ -35,14 +35,20 @@ def test_the_pace_bar_counts_the_time_to_the_next_window_on_the_services_clock(
     make_client: Callable[..., LoyaltyClient],
 ) -> None:
     """A sandbox on a fixed clock (2026-01-15 12:00) announces its window's end at 13:00 on
-    its own clock, an hour ahead whatever this machine's date: the bar says so, not 0 s."""
+    its own clock, an hour ahead whatever this machine's date: the bar says so, not 0 s. A
+    resumed pull's bar says too what its earlier runs sent of the window's share."""
     notes: list[str] = []
     with start_sandbox() as sb:
         sb.set_plan("1000/hour")
         with make_client(sb) as client:
             client.rewards.list()
-            budget = SimpleNamespace(allowance=SimpleNamespace(left=400, calls=500), planned=None)
+            allowance = SimpleNamespace(left=400, calls=500, carried=0)
+            budget = SimpleNamespace(allowance=allowance, planned=None)
             bar = PaceBar(False, client, cast(Any, budget), cast(Any, SimpleNamespace(recalled=0)))
             bar.bar = cast(Any, SimpleNamespace(set=lambda done, total, note: notes.append(note)))
             bar.draw()
+            allowance.carried, allowance.left = 100, 0
+            bar.draw()
     assert "next window in 60 min" in notes[0], notes
+    assert "earlier runs" not in notes[0]
+    assert "100 sent in this window by its earlier runs, 0 left this window" in notes[1], notes

@@ -555,12 +555,13 @@ def test_a_refusal_with_other_ways_keeps_everything_else() -> None:
         resets_at=resets,
         others=80,
         during=True,
+        earlier=30,
     )
     other = WayForward("pull paced", 2_000, "checkpoint='pull/'", at_least=True)
     again = refused.with_ways((other,))
     assert again.ways == (other,) and refused.ways == (way,)
     kept = ("stage", "needed", "remaining", "share", "window_left", "sent", "limit", "resets_at")
-    kept += ("others", "during")
+    kept += ("others", "during", "earlier")
     assert [getattr(again, n) for n in kept] == [getattr(refused, n) for n in kept]
     assert str(again) == str(refused).replace(str(way), str(other))
 
@@ -584,3 +585,25 @@ def test_a_paced_way_counts_whole_windows_after_the_part_of_this_one_left(
     windows = 1 + math.ceil((paced.calls - 50) / 100)  # 50 in this one, then 100 a window
     assert windows < math.ceil(paced.calls / 50)
     assert f"paced over at least {windows} windows at this share" in paced.what
+
+
+def test_a_refusal_of_a_run_resumed_in_its_window_counts_its_earlier_runs_calls() -> None:
+    """The share (0.5 of the 120 the window held when the pull's first run there started) is
+    60: 59 sent by the earlier runs, 1 by this one."""
+    refused = PullBudgetError(
+        "member reads",
+        needed=100,
+        remaining=0,
+        share=0.5,
+        window_left=120,
+        sent=1,
+        limit=120,
+        during=True,
+        earlier=59,
+    )
+    assert "(the window had 120 of 120 left when the pull's first run in this window started;" in (
+        str(refused)
+    )
+    assert str(refused).endswith(
+        "the pull sent 1 call (its earlier runs 59 calls of this window) and nothing more"
+    )

@@ -1,0 +1,199 @@
+"""A paced pull run again in its window keeps to the share its first run took there, over real
+HTTP: the calls its earlier runs sent in the window count against that share, instead of each
+run taking a new share of what the last one left (at 0.5: 50 %, then 75 %, 87.5 % ... of the
+window). A run's token request, the one call that tells it the window, still goes; a run in a
+later window takes that window's whole share.
+
+A generated program of 150 members needs about 190 calls; under a 120-call hourly plan the
+default share is 60. The sandbox's clock is fixed, so a window never ends unless the test
+moves the clock, and a paced pull whose share is spent waits until it is stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.fill.answers import JOURNAL
+from lyt_toolkit.fill.checkpoint import MANIFEST
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
+
+from .helpers import NOW, pull
+
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
+LytProcess = Callable[..., subprocess.Popen[str]]
+
+PROGRAM = generate_program(
+    members=150, rewards=20, benefits=5, card_definitions=2, tier_structures=1, seed=4
+)
+PLAN = "120/hour"
+"""Not 100/hour: that names the free plan, whose 500-call billing cycle refuses a paced pull."""
+SHARE = 60
+"""The default share, 0.5, of the window's 120 calls."""
+QUIET = 1.5
+"""Seconds a pull sends nothing more before it is taken to wait for the reset (it would send
+a new share's 30 calls to the local sandbox in far less)."""
+
+
+@pytest.fixture(scope="module")
+def program(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    with start_sandbox(PROGRAM) as sb:
+        yield sb
+
+
+@pytest.fixture
+def window(program: Sandbox) -> Iterator[Sandbox]:
+    """The program at its fixed clock, a fresh 120-call window in force."""
+    program.set_clock(NOW)
+    program.set_plan(PLAN)
+    yield program
+    program.set_clock(NOW)
+    program.set_plan("1000000/hour")
+
+
+def _used(sb: Sandbox) -> int:
+    used: int = sb.plan()["used"]
+    return used
+
+
+def _until_quiet(sb: Sandbox, used: int, running: Callable[[], bool]) -> int:
+    """Once the window counts ``used`` calls and ``running()`` sends none for ``QUIET`` s (the
+    pull waits for the reset), what the window counts."""
+    deadline = time.monotonic() + 60
+    while _used(sb) < used:
+        assert running(), "the pull ended"
+        assert time.monotonic() < deadline, f"the window never counted {used} calls"
+        time.sleep(0.05)
+    time.sleep(QUIET)
+    assert running(), "the pull ended"
+    return _used(sb)
+
+
+def _export_stopped_once_quiet(
+    sb: Sandbox, lyt_process: LytProcess, cwd: Path, folder: Path, used: int
+) -> int:
+    """``lyt export --checkpoint folder`` run until the window counts ``used`` calls and it
+    sends none for ``QUIET`` s, then stopped with Ctrl-C; what the window counts then."""
+    export = lyt_process(sb, cwd, "export", "--out", "out", "--checkpoint", str(folder))
+    try:
+        counted = _until_quiet(sb, used, lambda: export.poll() is None)
+        export.send_signal(signal.SIGINT)
+        _, err = export.communicate(timeout=20)
+    finally:
+        if export.poll() is None:
+            export.kill()
+            export.communicate()
+    assert export.returncode == 130, err
+    return counted
+
+
+def test_lyt_export_run_again_in_its_window_keeps_to_the_share_its_first_run_took(
+    window: Sandbox, lyt_process: LytProcess, tmp_path: Path
+) -> None:
+    """The reported case: ``lyt export --checkpoint`` stopped with Ctrl-C and run again, three
+    times, in one window. Each run after the first sends only its token, then waits."""
+    folder = tmp_path / "checkpoint"
+    counted = [
+        _export_stopped_once_quiet(window, lyt_process, tmp_path, folder, SHARE + run)
+        for run in range(3)
+    ]
+    # One token request beyond the share per run again; before, each run took half of what
+    # the last left: 60, 90, 105.
+    assert counted == [SHARE, SHARE + 1, SHARE + 2]
+    assert _used(window) == SHARE + 2
+    manifest = json.loads((folder / MANIFEST).read_text())
+    ends = pd.Timestamp(window.plan()["resets_at"]).timestamp()
+    assert manifest["window"] == {"ends": ends, "limit": 120, "held": 120, "sent": SHARE + 2}
+
+
+def _settings(sb: Sandbox) -> dict[str, Any]:
+    return {"base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()}
+
+
+def _stopped_once_quiet(
+    sb: Sandbox, used: int, work: Callable[[], Coroutine[Any, Any, ProgramSnapshot]]
+) -> int:
+    """``work()`` (a paced pull) run until the window counts ``used`` calls and it sends none
+    for ``QUIET`` s, then cancelled (what Ctrl-C does to it); what the window counts then."""
+
+    async def run() -> int:
+        task = asyncio.ensure_future(work())
+        try:
+            return await asyncio.to_thread(_until_quiet, sb, used, lambda: not task.done())
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    return asyncio.run(run())
+
+
+def _paced(sb: Sandbox, folder: Path) -> Callable[[], Coroutine[Any, Any, ProgramSnapshot]]:
+    return lambda: ProgramSnapshot.apull(_settings(sb), progress=False, checkpoint=folder)
+
+
+def test_a_run_in_a_later_window_takes_that_window_s_whole_share(
+    window: Sandbox, tmp_path: Path
+) -> None:
+    folder = tmp_path / "checkpoint"
+    assert _stopped_once_quiet(window, SHARE, _paced(window, folder)) == SHARE
+    window.advance_clock(3600)  # the next window: nothing of it spent
+    assert _stopped_once_quiet(window, SHARE, _paced(window, folder)) == SHARE
+
+
+def _as_older_toolkit_left_it(folder: Path) -> None:
+    """``folder`` as an older toolkit wrote it: no answer names its window, no window record."""
+    journal = folder / JOURNAL
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert lines and all(isinstance(line.pop("window"), float) for line in lines)
+    journal.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _without_window_record(folder)
+
+
+def _without_window_record(folder: Path) -> None:
+    """``folder`` as a run killed before it wrote its window record leaves it."""
+    manifest = json.loads((folder / MANIFEST).read_text())
+    del manifest["window"]
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    "left", [_as_older_toolkit_left_it, _without_window_record], ids=["older-toolkit", "killed"]
+)
+def test_without_the_window_record_the_answers_stored_count_as_sent_in_the_window(
+    window: Sandbox, tmp_path: Path, left: Callable[[Path], None]
+) -> None:
+    """The answers the first run stored (all its calls but its token) count against the
+    share: the answers naming the window, else those of the hour before its end."""
+    folder = tmp_path / "checkpoint"
+    assert _stopped_once_quiet(window, SHARE, _paced(window, folder)) == SHARE
+    left(folder)
+    assert _stopped_once_quiet(window, SHARE + 1, _paced(window, folder)) == SHARE + 1
+
+
+def test_a_refresh_run_again_in_its_window_keeps_to_the_same_share(
+    window: Sandbox, tmp_path: Path
+) -> None:
+    window.set_plan("unlimited")
+    old = pull(window, kinds=["programs", "members", "cards", "pending_buckets"])
+    window.set_plan(PLAN)
+    folder = tmp_path / "checkpoint"
+
+    def refresh() -> Coroutine[Any, Any, ProgramSnapshot]:
+        return old.arefresh(_settings(window), members="all", progress=False, checkpoint=folder)
+
+    assert _stopped_once_quiet(window, SHARE, refresh) == SHARE
+    assert _stopped_once_quiet(window, SHARE + 1, refresh) == SHARE + 1
