@@ -43,6 +43,7 @@ __all__ = [
     "RequestValidationError",
     "ResourceLockedError",
     "ServerError",
+    "StoppedError",
     "UnauthorizedError",
     "WayForward",
 ]
@@ -98,6 +99,12 @@ class APITimeoutError(APIConnectionError):
 
     def __init__(self, message: str = "The request to the service timed out.") -> None:
         super().__init__(message)
+
+
+class StoppedError(LytError):
+    """A call not sent, or not sent again: it was waiting (a retry's back-off, the call
+    budget's reset, a paced pull's next window) when its client was closed or the work it
+    was made for was stopped (Ctrl-C, a Cancel); the message says which."""
 
 
 class APIError(LytError):

@@ -17,6 +17,10 @@ logged, and the error is raised; a re-run with the log after the reset sends the
 A ``cancel`` event stops a batch the same way without an error: once it is set no
 further item is sent, the items in flight finish and are logged, and every item never
 sent is ``cancelled`` (and not logged, so a re-run with the log sends exactly those).
+An item in flight that is waiting to be sent again (a retry's back-off, the call budget's
+reset) stops waiting at once and is not sent again: it too is ``cancelled``, its log left
+at the attempt, so a re-run with the log checks it first as any item in doubt (``_stop``).
+A Ctrl-C stops such waits the same way, the answers of the writes in flight logged first.
 
 Held to a share of the budget (``execute``'s allowance), a call beyond it is not sent: the
 item it met and every item not yet sent are ``cancelled`` as beyond the share (the item met
@@ -28,12 +32,19 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import TYPE_CHECKING, Any, Generic
 
 from .._progress import Progress, ProgressBar
+from .._stop import Stop, StoppablePool, stopping
 from ..client.allowance import AllowanceSpent
-from ..errors import APIError, LytError, QuotaExhaustedError, RequestValidationError
+from ..errors import (
+    APIError,
+    LytError,
+    QuotaExhaustedError,
+    RequestValidationError,
+    StoppedError,
+)
 from .items import ItemResult, Outcome, P, PlanItem, Runnable
 from .log import ATTEMPTED, ActionLog, LogState
 
@@ -76,21 +87,25 @@ def run_items(
     send = _Sender(plan, client, log, state, spent)
     with ProgressBar(progress, desc=plan.action, unit="item", total=len(plan.items)) as bar:
         bar.advance(len(plan.items) - len(todo))
-        stopped = cancel if cancel is not None else threading.Event()
+        stopped = cancel if cancel is not None else Stop()
 
         def halted() -> bool:
             return stopped.is_set() or spent.is_set()
 
-        if concurrency == 1:
-            for index in todo:
-                if halted():
-                    break
-                results[index] = send(plan.items[index])
-                bar.advance(1)
-        else:
-            _run_pool(send, plan.items, todo, results, concurrency, bar, halted)
+        with stopping(stopped, "the batch was cancelled", sends=False):
+            if concurrency == 1:
+                for index in todo:
+                    if halted():
+                        break
+                    results[index] = send(plan.items[index])
+                    bar.advance(1)
+            else:
+                _run_pool(send, plan.items, todo, results, concurrency, bar, halted)
     return [_settled(result, stopped, spent) for result in results]
 
+
+STOPPED = "a re-run with the same log checks it first, then sends it if need be"
+"""Said of an item stopped while it waited to be sent (again): its log is left in doubt."""
 
 BEYOND_SHARE = (
     "not sent: beyond the plan's share of the call budget (budget_share); run again with the"
@@ -138,6 +153,8 @@ class _Sender(Generic[P]):
         stop: QuotaExhaustedError | None = None
         try:
             result = self._send(item, in_doubt)
+        except StoppedError as exc:  # not sent (again): its log stays at the attempt, in doubt
+            return ItemResult(Outcome.CANCELLED, message=self.scrub(f"{exc}; {STOPPED}"))
         except QuotaExhaustedError as exc:
             stop = exc
             result = ItemResult(
@@ -173,8 +190,8 @@ class _Sender(Generic[P]):
                 if done is not None:
                     return done
             result = self.plan.perform(self.client, item)
-        except (QuotaExhaustedError, AllowanceSpent):
-            raise  # stops the batch (see the module's notes)
+        except (QuotaExhaustedError, AllowanceSpent, StoppedError):
+            raise  # stops the batch, or the item (see the module's notes)
         except APIError as exc:
             settled = None if in_doubt else self._settled(item, exc)
             if settled is not None:
@@ -246,10 +263,14 @@ def _run_pool(
     halted: Callable[[], bool],
 ) -> None:
     """Keep at most ``concurrency`` items in flight; stop submitting on a crash, a cancel or
-    a spent allowance (``halted``)."""
+    a spent allowance (``halted``), the items in flight finishing. Interrupted (Ctrl-C), those
+    waiting to be sent again stop waiting, and those awaiting their answer are answered and
+    logged."""
     pending: dict[Future[ItemResult], int] = {}
     queue = iter(todo)
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"lyt-{send.plan.action}")
+    pool = StoppablePool(
+        concurrency, "the batch was interrupted", thread_name_prefix=f"lyt-{send.plan.action}"
+    )
     try:
         for index in queue:
             if halted():
@@ -266,6 +287,10 @@ def _run_pool(
                 following = None if halted() else next(queue, None)
                 if following is not None:
                     pending[pool.submit(send, items[following])] = following
+    except BaseException as exc:
+        if not isinstance(exc, Exception):  # interrupted: not a crash, nor the budget spent
+            pool.stop.set()  # the items waiting to be sent again stop waiting
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -17,13 +17,13 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Generic
 
 import pandas as pd
 
 from .._deprecation import deprecation, warn
 from .._progress import Progress, ProgressBar
+from .._stop import StoppablePool
 from .._text import counted
 from ..client.allowance import checked_share
 from ..errors import APIError, QuotaExhaustedError
@@ -183,7 +183,7 @@ class ActionPlan(Generic[P]):
                 raise reads.refusal(what, partial=False)
             observe = _reporting_failures(self.observer(client), client.scrub)
             bar = ProgressBar(progress, desc=f"{self.action} preview", total=len(todo))
-            with bar, ThreadPoolExecutor(max(1, concurrency)) as pool:
+            with bar, StoppablePool(max(1, concurrency), "the preview was stopped") as pool:
                 seen = pool.map(observe, (self.items[i] for i in todo))
                 for index, standing in zip(todo, seen, strict=True):
                     standings[index] = standing
@@ -246,7 +246,9 @@ class ActionPlan(Generic[P]):
 
         Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the batch
         after the requests in flight: the items never sent are ``cancelled`` and are not
-        logged, so running again with the same log sends exactly them.
+        logged, so running again with the same log sends exactly them. An item waiting to be
+        sent again (a 429's ``Retry-After``) is not: ``cancelled`` too, its log left at the
+        attempt, so the next run checks it first.
 
         The call budget: a client that has sent nothing yet fetches its token first, whose
         answer tells the budget (``learn_budget``); a plan needing more than ``budget_share``

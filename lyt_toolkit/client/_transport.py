@@ -1,8 +1,10 @@
 """The two drivers of the send flow (``_flow``): one blocks, one awaits.
 
 Each carries out the flow's steps with its own means (``httpx.Client`` and
-``time.sleep``, or ``httpx.AsyncClient`` and ``asyncio.sleep``) and guards
+``pause``, or ``httpx.AsyncClient`` and ``apause``) and guards
 the token request with its own lock; the flow decides everything else.
+A wait ends, and the call sends nothing more (``StoppedError``), once the client is
+closed or the work the call is made for is stopped (``_stop``: a Ctrl-C, a Cancel).
 A response, status line, headers and body, must be in by the call's
 deadline: the async driver awaits it under ``asyncio.timeout``, the sync
 driver sends it from a pooled thread and stops waiting at the deadline (a
@@ -17,13 +19,13 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import time
 import weakref
 from typing import Any, TypeVar
 
 import httpx
 
 from .._services import HOLDS_HEADER
+from .._stop import Cause, Stop, apause, halt, pause, work_stops
 from ..errors import ConfigurationError, LytError
 from ..pull.sent import atracer, sent_notice, tracer
 from ._auth import TokenCache
@@ -71,6 +73,7 @@ class _Driver:
         self.forked = False
         """True in a forked child until its first call replaces the parent's pool."""
         self._fork_lock = threading.Lock()
+        self._closing = Stop()
         _DRIVERS.add(self)
 
     def after_fork(self) -> None:
@@ -78,7 +81,18 @@ class _Driver:
         thread of the parent may have held one; the pool is replaced by the next call."""
         self.forked = True
         self._fork_lock = threading.Lock()
+        self._closing = Stop()
         self.quota.after_fork()
+
+    def stops(self) -> tuple[Cause, ...]:
+        """What stops a call starting now: the client closed, the work it is made for stopped."""
+        return (Cause(self._closing, "the client was closed"), *work_stops())
+
+    def stop_waits(self) -> None:
+        """Stop every wait of the calls under way (they send nothing more); a call started
+        after this one is not stopped by it (a pool the caller owns stays usable)."""
+        closing, self._closing = self._closing, Stop()
+        closing.set()
 
     def _pool_of_this_process(self) -> None:
         """After a fork, a pool of this process's own: the parent's connections are left
@@ -185,7 +199,9 @@ class SyncTransport(_Driver):
         self.http = _OwnedPool()
 
     def close(self) -> None:
-        """Close the connection pool unless the caller owns it (or a parent process does)."""
+        """Stop the calls waiting (``stop_waits``), then close the connection pool unless the
+        caller owns it (or a parent process does)."""
+        self.stop_waits()
         if self.owns_http_client and not self.forked:
             self.http.close()
 
@@ -193,7 +209,7 @@ class SyncTransport(_Driver):
         """Send ``call`` with its family's credentials and return its decoded answer."""
         return self.run(request_flow(self.core, self.tokens, call, self.quota, self.recorder))
 
-    def bearer(self, deadline: Deadline) -> tuple[str, int]:
+    def bearer(self, deadline: Deadline, stops: tuple[Cause, ...] = ()) -> tuple[str, int]:
         """A valid token for ``/v2``; one thread fetches while the others wait for it."""
         held = self.tokens.current()
         if held is not None:
@@ -202,7 +218,7 @@ class SyncTransport(_Driver):
         if not self._token_lock.acquire(timeout=-1 if left is None else left):
             raise deadline.error("waiting for the token another thread requests")
         try:
-            return self._drive(token_flow(self.core, self.tokens, deadline, self.quota))
+            return self._drive(token_flow(self.core, self.tokens, deadline, self.quota), stops)
         finally:
             self._token_lock.release()
 
@@ -211,25 +227,30 @@ class SyncTransport(_Driver):
         try:
             if self.forked:
                 self._pool_of_this_process()
-            return self._drive(flow)
+            return self._drive(flow, self.stops())
         except LytError as exc:
             raise self.scrubber.exception(exc) from exc.__cause__
 
-    def _drive(self, flow: Flow[T]) -> T:
-        step = advance(flow, None)
-        while not isinstance(step, Done):
-            step = advance(flow, self._perform(step))
-        return step.value
+    def _drive(self, flow: Flow[T], stops: tuple[Cause, ...]) -> T:
+        """``flow``'s value; a flow left part-way (an error, a stop) is closed at once."""
+        try:
+            step = advance(flow, None)
+            while not isinstance(step, Done):
+                step = advance(flow, self._perform(step, stops))
+            return step.value
+        finally:
+            flow.close()
 
-    def _perform(self, step: Step) -> Any:
+    def _perform(self, step: Step, stops: tuple[Cause, ...]) -> Any:
         if isinstance(step, Send):
+            halt(stops)
             return self.heard(self._receive(step))
         if isinstance(step, Sleep):
-            time.sleep(step.seconds)
+            pause(step.seconds, stops)
         elif isinstance(step, Close):
             step.response.close()
         elif isinstance(step, Bearer):
-            return self.bearer(step.deadline)
+            return self.bearer(step.deadline, stops)
         return None
 
     def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
@@ -283,7 +304,9 @@ class AsyncTransport(_Driver):
         self.http = httpx.AsyncClient(verify=default_tls())
 
     async def aclose(self) -> None:
-        """Close the connection pool unless the caller owns it (or a parent process does)."""
+        """Stop the calls waiting (``stop_waits``), then close the connection pool unless the
+        caller owns it (or a parent process does)."""
+        self.stop_waits()
         if self.owns_http_client and not self.forked:
             await self.http.aclose()
 
@@ -300,7 +323,7 @@ class AsyncTransport(_Driver):
             lock = self._token_locks[loop_id]
         return lock
 
-    async def bearer(self, deadline: Deadline) -> tuple[str, int]:
+    async def bearer(self, deadline: Deadline, stops: tuple[Cause, ...] = ()) -> tuple[str, int]:
         """A valid token for ``/v2``; one task fetches while the others await it."""
         held = self.tokens.current()
         if held is not None:
@@ -311,7 +334,8 @@ class AsyncTransport(_Driver):
         except TimeoutError:
             raise deadline.error("waiting for the token another task requests") from None
         try:
-            return await self._drive(token_flow(self.core, self.tokens, deadline, self.quota))
+            flow = token_flow(self.core, self.tokens, deadline, self.quota)
+            return await self._drive(flow, stops)
         finally:
             lock.release()
 
@@ -320,29 +344,34 @@ class AsyncTransport(_Driver):
         try:
             if self.forked:
                 self._pool_of_this_process()
-            return await self._drive(flow)
+            return await self._drive(flow, self.stops())
         except LytError as exc:
             raise self.scrubber.exception(exc) from exc.__cause__
 
-    async def _drive(self, flow: Flow[T]) -> T:
-        step = advance(flow, None)
-        while not isinstance(step, Done):
-            step = advance(flow, await self._perform(step))
-        return step.value
+    async def _drive(self, flow: Flow[T], stops: tuple[Cause, ...]) -> T:
+        """Async twin of ``SyncTransport._drive``."""
+        try:
+            step = advance(flow, None)
+            while not isinstance(step, Done):
+                step = advance(flow, await self._perform(step, stops))
+            return step.value
+        finally:
+            flow.close()
 
-    async def _perform(self, step: Step) -> Any:
+    async def _perform(self, step: Step, stops: tuple[Cause, ...]) -> Any:
         if isinstance(step, Send):
+            halt(stops)
             try:
                 async with asyncio.timeout(step.deadline.remaining()):
                     return self.heard(await self._receive(step))
             except TimeoutError:
                 return _late(step)
         if isinstance(step, Sleep):
-            await asyncio.sleep(step.seconds)
+            await apause(step.seconds, stops)
         elif isinstance(step, Close):
             await step.response.aclose()
         elif isinstance(step, Bearer):
-            return await self.bearer(step.deadline)
+            return await self.bearer(step.deadline, stops)
         return None
 
     async def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:

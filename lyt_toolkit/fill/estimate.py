@@ -9,10 +9,10 @@ stops there and says so (``PullEstimate.complete``) instead of raising half-way.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from .._deprecation import deprecation, warn
+from .._stop import StoppablePool
 from ..client import LoyaltyClient
 from ..client.allowance import AllowanceSpent, checked_share
 from ..models import Page
@@ -134,7 +134,7 @@ def _count(
         return
     # The member lists are walked; the members are read only when asked to (deprecated).
     walked = min(depth, 3 if read_members else 2)
-    with ThreadPoolExecutor(8) as pool:  # members read eight at a time
+    with StoppablePool(8, "the estimate was stopped") as pool:  # members read eight at a time
         tree = walk_tree(
             member_tree(walked),
             client,

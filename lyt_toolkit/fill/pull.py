@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
+import threading
 import warnings
 from collections.abc import (
     AsyncIterator,
@@ -27,7 +29,7 @@ from contextlib import AbstractAsyncContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import pandas as pd
 
@@ -193,13 +195,47 @@ def pull_blocking(client: ClientSource, options: PullOptions = PullOptions()) ->
 
 def blocking(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """The coroutine ``work()`` makes, run to its end from sync code on a loop of its own (in
-    a worker thread when this thread already runs one, as in Jupyter)."""
+    a worker thread when this thread already runs one, as in Jupyter).
 
-    def run() -> T:
+    A Ctrl-C stops it at once: ``asyncio.run`` cancels the work on this thread's own loop;
+    a ``KeyboardInterrupt`` while the worker thread runs it cancels the work there, and is
+    raised once the work has stopped (at once: its waits end, ``_stop``)."""
+    aside = _Aside(work)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return aside.run()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        running = pool.submit(aside.run)
+        try:
+            return running.result()
+        except KeyboardInterrupt:
+            aside.cancel()
+            concurrent.futures.wait([running])
+            raise
+
+
+class _Aside(Generic[T]):
+    """``work()`` run on a loop of its own (``run``), which another thread may cancel."""
+
+    def __init__(self, work: Callable[[], Coroutine[Any, Any, T]]) -> None:
+        self.work = work
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._task: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
+
+    def run(self) -> T:
+        """The work's value, once its loop has run it to its end."""
         done: list[T] = []
 
         async def main() -> None:
-            done.append(await work())
+            with self._lock:
+                if self._cancelled:
+                    raise asyncio.CancelledError
+                task = asyncio.current_task()
+                if task is not None:  # always, inside a task
+                    self._task = (asyncio.get_running_loop(), task)
+            done.append(await self.work())
 
         # The loop's task returns None, its result kept beside it: on the main thread
         # asyncio.run ends by asking signal.getsignal(SIGINT), which on Python 3.11 formats
@@ -207,12 +243,14 @@ def blocking(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
         asyncio.run(main())
         return done[0]
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return run()
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(run).result()
+    def cancel(self) -> None:
+        """Cancel the work, from another thread (before it starts: it never does)."""
+        with self._lock:
+            self._cancelled = True
+            if self._task is not None:
+                loop, task = self._task
+                with contextlib.suppress(RuntimeError):  # its loop closed: the work is over
+                    loop.call_soon_threadsafe(task.cancel)
 
 
 def settings_of(client: ClientSource) -> ClientSource:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from .._stop import StoppablePool
 from .sent import telling
 
 P = TypeVar("P")
@@ -29,12 +30,13 @@ def read_ahead(pages: Iterable[P], depth: int = 1) -> Iterator[P]:
     """Yield the pages of ``pages``, fetching the next ones in a thread while the caller
     works on the current one: up to ``depth`` pages ahead, one request at a time (a
     caller that takes several pages at once keeps the fetching going meanwhile).
-    Stopping early waits for the page already being requested, and no more.
+    Stopping early waits for the page already being requested, and no more (one waiting to
+    be requested again, a retry, is not: ``_stop``).
 
     Each page is handed over once the next page's request is written (or after
     ``SEND_WAIT`` at most), so the server works while the caller does (see ``_sent``).
     """
-    with ThreadPoolExecutor(1, thread_name_prefix="lyt-read-ahead") as pool:
+    with StoppablePool(1, "the read-ahead was stopped", "lyt-read-ahead") as pool:
         source = iter(pages)
         coming = collections.deque(_fetch_next(pool, source) for _ in range(max(depth, 1)))
         try:

@@ -6,7 +6,9 @@ sync ``LoyaltyClient``, it runs on this view of it: every call still goes throug
 client (its connection pool, proxies and certificates, ``rate=``, its token and its
 ``quota``, which therefore counts the pull's calls), from ``asyncio.to_thread`` workers.
 A read-ahead waiting for a request to be written is told so from the worker thread
-through the event loop (``sent``).
+through the event loop (``sent``). A task cancelled (Ctrl-C, an error elsewhere in the pull)
+stops its call in the worker thread: a wait there ends at once and nothing more is sent
+(``_stop``), so no thread is left sleeping for a window's reset, holding the process.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
+from .._stop import Stop, stopping
 from .sent import sent_notice, telling
 
 __all__ = ["ThreadedClient", "ThreadedGroup"]
@@ -26,21 +29,35 @@ _END = object()
 
 
 async def _in_thread(call: Callable[..., T], *args: Any) -> T:
-    """``call(*args)`` in a worker thread; a request-written notice reaches this task."""
+    """``call(*args)`` in a worker thread, stopped when this task is cancelled; a
+    request-written notice reaches this task."""
     notice = sent_notice()
-    if notice is None:
-        return await asyncio.to_thread(call, *args)
+    told = None if notice is None else _through_loop(notice)
+    cancelled = Stop()
+
+    def run() -> T:
+        with stopping(cancelled, "the pull it was made for was stopped"):
+            if told is None:
+                return call(*args)
+            with telling(told):
+                return call(*args)
+
+    try:
+        return await asyncio.to_thread(run)
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
+
+
+def _through_loop(notice: Callable[[], None]) -> Callable[[], None]:
+    """``notice`` called from a worker thread, run on this thread's event loop."""
     loop = asyncio.get_running_loop()
 
     def told() -> None:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (Ctrl-C): no one waits
             loop.call_soon_threadsafe(notice)
 
-    def run() -> T:
-        with telling(told):
-            return call(*args)
-
-    return await asyncio.to_thread(run)
+    return told
 
 
 class ThreadedGroup:

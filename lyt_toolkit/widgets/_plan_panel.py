@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 import pandas as pd
 
+from .._stop import Stop
 from .._text import counted
 from ..actions.cost import PlanCost, budgeted
 from ..snapshot.defaults import DEFAULT_SHARE
@@ -59,7 +60,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.download = w.HTML()
         self.results: pd.DataFrame | None = None
         self.budget_share = DEFAULT_SHARE
-        self._cancel = threading.Event()
+        self._cancel = Stop()  # a Cancel ends the waits of the requests in flight at once
         self._worker: threading.Thread | None = None
         self._running = False
         self.cancel_button.on_click(lambda _: self.cancel())
@@ -240,7 +241,8 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         return True
 
     def cancel(self) -> None:
-        """Stop the running batch once the requests in flight have been answered."""
+        """Stop the running batch once the requests in flight have been answered (one waiting
+        to be sent again, a retry, is not sent: ``cancelled``)."""
         if self._running:
             self._cancel.set()
             self.cancel_button.disabled = True

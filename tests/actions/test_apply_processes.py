@@ -155,6 +155,35 @@ def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_
     _finished_by_the_next_run(fresh, client, tmp_path, lyt_process, applying)
 
 
+def test_ctrl_c_while_an_apply_s_writes_wait_out_a_429_stops_at_once_sending_nothing_more(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+) -> None:
+    applying = _applying(fresh, client, tmp_path, lyt_process)
+    log, first = applying.log, applying.first
+    # From now on the service refuses every write, asking to wait 25 s: the writes sent
+    # wait to be sent again, the others for the window's reset.
+    fresh.set_faults(rate_limit=1.0, retry_after=25)
+    try:
+        time.sleep(1)
+        used = fresh.plan()["used"]
+        first.send_signal(signal.SIGINT)
+        _, err = first.communicate(timeout=10)  # it waited out the 25 s before, then sent again
+        time.sleep(0.5)
+        after = fresh.plan()["used"]
+    finally:
+        fresh.clear_faults()
+        if first.poll() is None:
+            first.kill()
+            first.communicate()
+    assert first.returncode == 130
+    assert (
+        err == f"lyt apply: interrupted; run the same command again to resume from its log {log}\n"
+    )
+    assert after == used  # nothing sent after the Ctrl-C
+
+    _finished_by_the_next_run(fresh, client, tmp_path, lyt_process, applying)
+
+
 def test_two_applies_of_one_plan_at_once_make_one_writer(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:

@@ -1,10 +1,13 @@
 """A cancelled batch: the items in flight finish and are logged, the rest come back
-``cancelled``, unlogged, and a re-run with the log sends exactly those."""
+``cancelled``, unlogged, and a re-run with the log sends exactly those; an item in flight
+waiting to be sent again (a 429's ``Retry-After``) stops waiting at once and is not sent."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,7 @@ import pytest
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import ClientWith, benefit_rows, names_on_server
 
@@ -83,6 +87,56 @@ def test_cancel_stops_after_the_requests_in_flight_and_the_log_resumes_the_rest(
     assert counts["cancelled"] == 0
     names = names_on_server(client, "Cancel ")
     assert len(names) == len(set(names)) == ROWS - 1  # each valid row created once
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_cancel_ends_the_retry_waits_of_the_items_in_flight_at_once_and_sends_nothing_more(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    concurrency: int,
+) -> None:
+    log = tmp_path / "batch.jsonl"
+    plan = actions.create_benefits(benefit_rows("Waiting", 6))
+    client.fetch_token()
+    fresh.set_faults(rate_limit=1.0, retry_after=25)  # every create refused, to be sent again
+    cancel = threading.Event()
+    ran: list[Any] = []
+    runner = threading.Thread(
+        target=lambda: ran.append(
+            plan.execute(client, concurrency=concurrency, log=log, progress=False, cancel=cancel)
+        ),
+        daemon=True,
+    )
+    used = fresh.plan()["used"]
+    runner.start()
+    deadline = time.monotonic() + 30
+    while fresh.plan()["used"] < used + 1:  # the first refused: the others wait too
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    time.sleep(0.3)  # answered 429, waiting to be sent again (the others for the reset)
+    used = fresh.plan()["used"]
+    cancel.set()
+    cancelled_at = time.monotonic()
+    runner.join(5)
+    assert not runner.is_alive(), "the batch still waits to send its items again"
+    assert time.monotonic() - cancelled_at < 2
+    fresh.clear_faults()
+    assert fresh.plan()["used"] == used  # nothing sent after the Cancel
+    results = ran[0]
+    assert (results["outcome"] == "cancelled").all()
+    waited = "not sent: the batch was cancelled; a re-run with the same log checks it first"
+    assert results["message"].str.startswith(waited).sum() == concurrency
+    # The items it stopped stay in doubt in the log: the re-run reads them first.
+    logged = ActionLog(log).entries()
+    assert Counter(e["outcome"] for e in logged) == {"attempted": concurrency}
+
+    with make_client(fresh) as later:  # not this client, whose count says the window is spent
+        again = plan.execute(later, concurrency=concurrency, log=log, progress=False)
+        names = names_on_server(later, "Waiting ")
+    assert (again["outcome"] == "succeeded").all()
+    assert len(names) == len(set(names)) == 6
 
 
 def test_a_cancel_set_before_execute_sends_nothing(client: LoyaltyClient, tmp_path: Path) -> None:

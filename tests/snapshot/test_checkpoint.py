@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -566,3 +567,87 @@ def test_ctrl_c_while_a_paced_pull_waits_for_its_next_window_stops_it_at_once(
     assert export.returncode == 130 and "interrupted; what it read is kept in" in err
     assert "Traceback" not in err
     assert used == 60  # nothing sent after its share, nor on the way out
+
+
+RETRY_AFTER = 25
+"""Seconds the service asks the reads to wait, as when other traffic has spent the window
+under a pull: within the client's ``max_wait`` and timeout, so each read's worker thread
+waits it out in one sleep, ending when the reset comes."""
+
+
+def _interrupted_while_reads_wait(
+    program: Sandbox, pull: subprocess.Popen[str], folder: Path
+) -> tuple[str, str, int]:
+    """``pull``'s output once a Ctrl-C stopped it while its reads waited out a 429, and the
+    calls it sent after the Ctrl-C (it is killed if it does not end within 10 s)."""
+    try:
+        deadline = time.monotonic() + 60
+        while program.plan()["used"] < 30:  # the lists walked, members being read
+            assert pull.poll() is None, pull.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        program.set_faults(rate_limit=1.0, retry_after=RETRY_AFTER)
+        time.sleep(1)  # the reads answered 429, their threads waiting
+        used, kept = program.plan()["used"], _answers(folder)
+        pull.send_signal(signal.SIGINT)
+        out, err = pull.communicate(timeout=10)  # before, it waited out the Retry-After
+        time.sleep(0.5)
+        after = program.plan()["used"]
+    finally:
+        program.clear_faults()
+        if pull.poll() is None:
+            pull.kill()
+            pull.communicate()
+    assert _answers(folder) >= kept > 0  # every answer it had kept is still there
+    return out, err, after - used
+
+
+def test_ctrl_c_while_a_paced_pull_s_reads_wait_out_a_429_stops_them_at_once(
+    program: Sandbox, tmp_path: Path, lyt_process: LytProcess
+) -> None:
+    program.set_plan("1000000/hour")
+    folder = tmp_path / "checkpoint"
+    export = lyt_process(program, tmp_path, "export", "--out", "a", "--checkpoint", str(folder))
+    _, err, sent = _interrupted_while_reads_wait(program, export, folder)
+    assert export.returncode == 130
+    assert err == (
+        f"lyt export: interrupted; what it read is kept in {folder}: "
+        "run the same command to go on\n"
+    )
+    assert sent == 0  # nothing sent after the interrupt, nor on the way out
+
+
+IN_A_NOTEBOOK = """
+import asyncio, json, sys
+from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.client import LoyaltyClient
+
+async def cell() -> None:  # a notebook's: its kernel's loop runs, a Ctrl-C raises in the cell
+    with LoyaltyClient(env_file=None, **json.loads(sys.argv[2])) as client:
+        ProgramSnapshot.pull(client, checkpoint=sys.argv[1], progress=False)
+
+try:
+    asyncio.new_event_loop().run_until_complete(cell())
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+def test_ctrl_c_in_a_notebook_returns_from_a_paced_pull_whose_reads_wait_out_a_429_at_once(
+    program: Sandbox, tmp_path: Path
+) -> None:
+    """In a notebook the pull runs on a loop of its own in a worker thread, the kernel's
+    running; the Ctrl-C raised in the cell stops it there too, and the cell returns."""
+    program.set_plan("1000000/hour")
+    folder = tmp_path / "checkpoint"
+    settings = {"base_url": program.base_url, **program.credentials.as_client_kwargs()}
+    cell = subprocess.Popen(
+        [sys.executable, "-c", IN_A_NOTEBOOK, str(folder), json.dumps(settings)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out, err, sent = _interrupted_while_reads_wait(program, cell, folder)
+    assert (cell.returncode, out, err) == (0, "interrupted\n", "")
+    assert sent == 0

@@ -1,0 +1,90 @@
+"""A client closed while its calls wait (a 429's ``Retry-After``): every wait ends at once, the
+call raises ``StoppedError`` and nothing more is sent; sync and async alike."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import threading
+import time
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
+from lyt_toolkit.errors import StoppedError
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import client_kwargs
+
+RETRY_AFTER = 25
+"""Seconds every answer asks to wait: within the default retry budget and timeout, so a
+call waits it out in one sleep (as for a window's reset that other traffic brought on)."""
+
+
+def _waiting(sb: Sandbox, sent: int = 1) -> int:
+    """The calls the sandbox counted, once ``sent`` were answered 429 and their senders wait."""
+    deadline = time.monotonic() + 30
+    while sb.plan()["used"] < sent:
+        assert time.monotonic() < deadline, "the call was never sent"
+        time.sleep(0.02)
+    time.sleep(0.3)  # the 429 read, its Retry-After wait begun
+    used: int = sb.plan()["used"]
+    return used
+
+
+def test_closing_a_client_ends_the_retry_wait_of_a_call_in_another_thread_at_once(
+    fresh: Sandbox,
+) -> None:
+    fresh.set_faults(rate_limit=1.0, retry_after=RETRY_AFTER)
+    client = LoyaltyClient(**client_kwargs(fresh))
+    raised: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            client.rewards.list(limit=1)
+        except BaseException as exc:  # handed to the test's thread
+            raised.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    used = _waiting(fresh)
+    closed_at = time.monotonic()
+    client.close()
+    reader.join(5)
+    assert not reader.is_alive(), "the call still waits for its retry"
+    assert time.monotonic() - closed_at < 2
+    assert len(raised) == 1 and isinstance(raised[0], StoppedError)
+    assert str(raised[0]) == "not sent: the client was closed"
+    time.sleep(0.3)
+    assert fresh.plan()["used"] == used  # nothing sent after the close
+
+
+def test_closing_an_async_client_ends_the_retry_wait_of_a_task_at_once(fresh: Sandbox) -> None:
+    fresh.set_faults(rate_limit=1.0, retry_after=RETRY_AFTER)
+
+    async def main() -> tuple[float, int]:
+        async with AsyncLoyaltyClient(**client_kwargs(fresh)) as client:
+            read = asyncio.ensure_future(client.rewards.list(limit=1))
+            used = await asyncio.to_thread(_waiting, fresh)
+            closed_at = time.monotonic()
+            await client.aclose()
+            with pytest.raises(StoppedError, match=r"^not sent: the client was closed$"):
+                await asyncio.wait_for(read, 5)
+            return time.monotonic() - closed_at, used
+
+    took, used = asyncio.run(main())
+    assert took < 2
+    time.sleep(0.3)
+    assert fresh.plan()["used"] == used  # nothing sent after the close
+
+
+def test_a_client_closed_sends_its_next_calls_over_the_pool_its_caller_owns(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tls: ssl.SSLContext
+) -> None:
+    """Closing stops the waits under way, not the calls made after it (their pool is open)."""
+    with httpx.Client(verify=tls) as http:
+        client = make_client(fresh, http_client=http)
+        client.close()
+        assert len(client.rewards.list(limit=1).data) == 1
