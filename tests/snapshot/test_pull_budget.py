@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -517,7 +516,7 @@ def test_a_paced_pull_waits_for_the_next_window_when_other_traffic_spends(
     from lyt_toolkit.client import _transport
 
     waits, start = _Waits(shared_demo), shared_demo.now()
-    monkeypatch.setattr(_transport, "time", SimpleNamespace(sleep=waits.sleep))
+    monkeypatch.setattr(_transport, "pause", lambda seconds, stops: waits.sleep(seconds))
     try:
         paced = _pulled_while_others_spend(
             shared_demo, make_client, 34, waits, checkpoint=tmp_path / "pull-checkpoint"
