@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pandas as pd
 import pytest
+from interrupting import ctrl_c_while_refused
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._services import HOLDS_HEADER, forget_local
@@ -579,27 +580,18 @@ def _interrupted_while_reads_wait(
     program: Sandbox, pull: subprocess.Popen[str], folder: Path
 ) -> tuple[str, str, int]:
     """``pull``'s output once a Ctrl-C stopped it while its reads waited out a 429, and the
-    calls it sent after the Ctrl-C (it is killed if it does not end within 10 s)."""
-    try:
-        deadline = time.monotonic() + 60
-        while program.plan()["used"] < 30:  # the lists walked, members being read
-            assert pull.poll() is None, pull.communicate()
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        program.set_faults(rate_limit=1.0, retry_after=RETRY_AFTER)
-        time.sleep(1)  # the reads answered 429, their threads waiting
-        used, kept = program.plan()["used"], _answers(folder)
-        pull.send_signal(signal.SIGINT)
-        out, err = pull.communicate(timeout=10)  # before, it waited out the Retry-After
-        time.sleep(0.5)
-        after = program.plan()["used"]
-    finally:
-        program.clear_faults()
-        if pull.poll() is None:
+    calls it sent after the Ctrl-C (``ctrl_c_while_refused``)."""
+    deadline = time.monotonic() + 60
+    while program.plan()["used"] < 30:  # the lists walked, members being read
+        assert pull.poll() is None, pull.communicate()
+        if time.monotonic() > deadline:
             pull.kill()
-            pull.communicate()
+            raise AssertionError(f"the pull never read members: {pull.communicate()}")
+        time.sleep(0.02)
+    kept = _answers(folder)
+    out, err, sent = ctrl_c_while_refused(program, pull, RETRY_AFTER)
     assert _answers(folder) >= kept > 0  # every answer it had kept is still there
-    return out, err, after - used
+    return out, err, sent
 
 
 def test_ctrl_c_while_a_paced_pull_s_reads_wait_out_a_429_stops_them_at_once(
