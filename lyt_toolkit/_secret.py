@@ -40,6 +40,7 @@ __all__ = [
     "mask_bearer",
     "mask_held",
     "quoted",
+    "quoted_short",
     "remember",
     "secret_forms",
 ]
@@ -212,18 +213,34 @@ def quoted(text: str) -> str:
     return mask_bearer(mask_held(text))
 
 
+def quoted_short(text: str, width: int = 60) -> str:
+    """``quoted(text)`` cut to ``width`` characters, ``...`` ending a cut one: masked first,
+    so no start of a secret shows where a quote is cut."""
+    shown = quoted(text)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
+def _masked_value(value: object) -> object:
+    """``value`` with every secret held masked: a text, or each text of a list or tuple."""
+    if isinstance(value, str):
+        return mask_held(value)
+    if isinstance(value, list | tuple) and any(isinstance(v, str) for v in value):
+        masked = [mask_held(v) if isinstance(v, str) else v for v in value]
+        return masked if isinstance(value, list) else tuple(masked)
+    return value
+
+
 class MaskedError(Exception):
     """An exception that shows no secret, whatever raised it. As it is made, the tokens the
     environment or ``.env`` sets are held (``hold_configured``); its arguments and every text
-    attribute set on it have every secret held masked as ``***`` (``mask_held``), so
-    ``str``, ``repr``, ``args`` and a traceback never show one."""
+    attribute set on it (or list or tuple of texts) have every secret held masked as ``***``
+    (``mask_held``), so ``str``, ``repr``, ``args`` and a traceback never show one."""
 
     def __init__(self, *args: object) -> None:
         if hold_configured():  # a token new: mask again what a subclass set before
             for name, value in list(vars(self).items()):
-                if isinstance(value, str):
-                    super().__setattr__(name, mask_held(value))
-        super().__init__(*(mask_held(a) if isinstance(a, str) else a for a in args))
+                super().__setattr__(name, _masked_value(value))
+        super().__init__(*(_masked_value(a) for a in args))
 
     def __setattr__(self, name: str, value: object) -> None:
-        super().__setattr__(name, mask_held(value) if isinstance(value, str) else value)
+        super().__setattr__(name, _masked_value(value))

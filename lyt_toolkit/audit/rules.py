@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
+from .._secret import quoted_short
 from ..frames import FRAME_NAMES
 from ..frames.definitions import referenced_definition
 from ..frames.pending import buckets_blocked
@@ -551,8 +552,8 @@ def odd_value_in_answer(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """The pull kept going (NA or a new category); the row is flagged so it gets looked at."""
     flagged: dict[tuple[str, str], list[str]] = defaultdict(list)
     for odd in snapshot.odd:
-        value = odd.value if len(odd.value) <= 60 else odd.value[:57] + "..."
-        flagged[odd.kind, odd.id].append(f"field {odd.field!r} got {value!r} ({odd.outcome})")
+        value = quoted_short(repr(odd.value))
+        flagged[odd.kind, odd.id].append(f"field {odd.field!r} got {value} ({odd.outcome})")
     names = {kind: _names(snapshot, kind) for kind, _ in flagged}
     for (kind, row_id), problems in flagged.items():
         yield Finding(kind.removesuffix("s"), row_id, names[kind].get(row_id), "; ".join(problems))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import LytError
-from ._common import EXIT_OK, fail
+from ._common import EXIT_OK, fail, scrub
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -122,8 +122,8 @@ def _what(change: object, column: object, before: object, after: object) -> str:
 
 
 def _shown(value: object, width: int = MAX_VALUE_SHOWN) -> str:
-    """A value on one line: NA as ``NA``, characters that are not printable escaped, and
-    cut at ``width`` characters."""
+    """A value on one line: NA as ``NA``, characters that are not printable escaped, any
+    secret masked (``scrub``), and cut at ``width`` characters."""
     import pandas as pd
 
     if value is None or value is pd.NA:  # the changes frame's text is string-typed
@@ -131,4 +131,5 @@ def _shown(value: object, width: int = MAX_VALUE_SHOWN) -> str:
     text = str(value)
     if not text.isprintable():
         text = text.encode("unicode_escape").decode("ascii")
+    text = scrub(text)
     return text if len(text) <= width else text[: width - 3] + "..."

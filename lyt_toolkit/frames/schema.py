@@ -36,7 +36,7 @@ from typing import Any
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from .._secret import MaskedError
+from .._secret import MaskedError, quoted_short
 from ..errors import OddValueWarning
 
 __all__ = [
@@ -230,12 +230,9 @@ class _Odd:
         self.count += 1
         if self.count > _MAX_WARNINGS:
             return
-        text = repr(value)
-        if len(text) > 60:
-            text = text[:57] + "..."
         self._warn(
             f"{self.kind} {ids.of(row)}: field {self.column.name!r} "
-            f"({self.column.dtype_name}) got {text}; {outcome}"
+            f"({self.column.dtype_name}) got {quoted_short(repr(value))}; {outcome}"
         )
 
     def _warn(self, message: str) -> None:

@@ -21,10 +21,11 @@ import pytest
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.actions import ChangePlan, plan_file
 from lyt_toolkit.actions.plan_reader import PlanFileError
+from lyt_toolkit.audit import run
 from lyt_toolkit.cli import main
-from lyt_toolkit.errors import LytError, NotFoundError, RequestValidationError
+from lyt_toolkit.errors import LytError, NotFoundError, OddValueWarning, RequestValidationError
 from lyt_toolkit.fill.checkpoint import CheckpointError
-from lyt_toolkit.frames.schema import Schema, SchemaMismatchError, integer
+from lyt_toolkit.frames.schema import OddValue, Schema, SchemaMismatchError, integer
 from lyt_toolkit.frames.schema import text as text_column
 from lyt_toolkit.inputs import InputFileError, benefits_from_csv
 from lyt_toolkit.inputs.prices import read_prices
@@ -75,6 +76,13 @@ def client(
         made.rewards.list(limit=1)
         assert len(issued) == 1
         yield made, dict(zip(SECRETS, (APP_TOKEN, MANAGEMENT_TOKEN, issued[0]), strict=True))
+
+
+@pytest.fixture(scope="module")
+def pulled(sb: Sandbox, make_client: Callable[..., LoyaltyClient]) -> ProgramSnapshot:
+    """``PROGRAM`` as a pull reads it."""
+    with make_client(sb) as made:
+        return ProgramSnapshot.pull(made, progress=False)
 
 
 def _masked(error: BaseException, secret: str) -> None:
@@ -335,6 +343,43 @@ def test_a_configured_token_naming_a_column_of_a_frame(configured: tuple[str, st
     with pytest.raises(SchemaMismatchError) as caught:
         pair.build([{"id": "a", "n": 1, value: 2}])
     _masked(caught.value, token)
+    assert all(token[:8] not in str(v) for v in vars(caught.value).values()), vars(caught.value)
+
+
+def test_a_configured_token_as_an_odd_value(configured: tuple[str, str]) -> None:
+    """A value the service sent that its column cannot hold is quoted, masked before it is
+    cut short, in the ``OddValueWarning`` and in the audit's finding."""
+    token, value = configured
+    pair = Schema("pairs", "Two columns.", (text_column("id", "ID"), integer("n", "N")))
+    with pytest.warns(OddValueWarning) as caught:
+        pair.build([{"id": "a", "n": value}])
+    warned = [str(w.message) for w in caught if w.category is OddValueWarning]
+    assert warned and all(token[:8] not in said and "***" in said for said in warned), warned
+    odd = [OddValue("benefits", "lben_1", "points_value", value, "set to NA")]
+    findings = run(ProgramSnapshot.from_frames({}, odd_values=odd), ["odd-value-in-answer"])
+    message = findings["message"].iloc[0]
+    assert token[:8] not in message and "***" in message, message
+
+
+def test_lyt_diff_masks_a_configured_token_in_a_changed_value(
+    configured: tuple[str, str],
+    pulled: ProgramSnapshot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``lyt diff`` prints each changed value, masked before it is cut short."""
+    token, value = configured
+    rewards = pulled.rewards.copy()
+    rewards.loc[rewards.index[0], "name"] = value
+    later = ProgramSnapshot.from_frames(
+        {**pulled.frames(), "rewards": rewards}, source=pulled.source, pulled_at=pulled.pulled_at
+    )
+    pulled.to_parquet(tmp_path / "old")
+    later.to_parquet(tmp_path / "new")
+    capsys.readouterr()
+    assert main(["diff", str(tmp_path / "old"), str(tmp_path / "new")]) == 0
+    printed = capsys.readouterr().out
+    assert "***" in printed and token[:8] not in printed, printed
 
 
 def test_an_error_s_text_attributes_mask_a_configured_token(configured: tuple[str, str]) -> None:
