@@ -48,8 +48,6 @@ answered) before deciding the budget is spent.
 from __future__ import annotations
 
 import contextlib
-import email.utils
-import functools
 import math
 import threading
 import time
@@ -62,7 +60,7 @@ import httpx
 from .._plans import CYCLE_REMINDER, Cycle, published_plan
 from .._progress import Progress, ProgressBar
 from ..errors import QuotaExhaustedError, RateLimitError, api_error, time_after
-from ._core import parse_retry_after
+from ._core import date_second, parse_retry_after
 from .allowance import Allowance, AllowanceSpent, CycleSpent, Earlier, WindowCalls
 from .config import Rate
 
@@ -528,19 +526,10 @@ def _answered_at(date: str | None, wall: Callable[[], float]) -> tuple[float, fl
     of the second ``Date`` names (up to 1 s early, so a wait read against it is never short,
     however this machine's clock stands within that second); this machine's time without
     ``Date``."""
-    second = _date_second(date) if date else None
+    second = date_second(date)
     if second is not None:
         return second, 1.0
     return wall(), 0.0
-
-
-@functools.lru_cache(maxsize=64)
-def _date_second(date: str) -> float | None:
-    """The epoch second an HTTP ``Date`` names, or None when it names none (kept: the
-    answers of one second all carry the same ``Date``)."""
-    with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
-        return email.utils.parsedate_to_datetime(date).timestamp()
-    return None
 
 
 def _instant(epoch: float | None) -> datetime | None:
