@@ -32,6 +32,7 @@ from ..errors import (
     APIResponseValidationError,
     APITimeoutError,
     RateLimitError,
+    StoppedError,
 )
 from ..pull.sent import sent_notice
 from ._auth import TokenCache
@@ -60,7 +61,8 @@ class Send:
     """Send ``request`` and read its body by ``deadline``, never following a redirect.
 
     The outcome is the fully read ``httpx.Response``, or the ``httpx.RequestError``
-    (an ``httpx.ReadTimeout`` when the deadline passed while the body arrived).
+    (an ``httpx.ReadTimeout`` when the deadline passed while the body arrived), or the
+    ``StoppedError`` (``Raised``) of a request stopped before it went out.
     """
 
     request: httpx.Request
@@ -103,9 +105,20 @@ class Done(Generic[T]):
     value: T
 
 
+@dataclass(frozen=True)
+class Raised:
+    """A step's outcome that is an error, raised in the flow where it yielded the step
+    (``advance``): the ``StoppedError`` of a ``Send`` stopped before it went out."""
+
+    error: StoppedError
+
+
 def advance(flow: Flow[T], outcome: Any) -> Step | Done[T]:
-    """The flow's next step once it has ``outcome`` of the last one, or ``Done`` at its end."""
+    """The flow's next step once it has ``outcome`` of the last one, or ``Done`` at its end
+    (a ``Raised`` outcome's error is raised in the flow)."""
     try:
+        if isinstance(outcome, Raised):
+            return flow.throw(outcome.error)
         return flow.send(outcome)
     except StopIteration as finished:
         return Done(finished.value)
@@ -255,6 +268,10 @@ def send_flow(
         request = core.build(call, bearer=bearer, timeout=timeout)
         try:
             outcome: httpx.Response | httpx.RequestError = yield Send(request, deadline)
+        except StoppedError:  # stopped before it went out: not sent, so not counted
+            if quota is not None:
+                quota.unsent(number)
+            raise
         except BaseException:  # abandoned in flight (cancelled, interrupted): no answer is due
             if quota is not None:
                 quota.unanswered(number)

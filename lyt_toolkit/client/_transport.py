@@ -26,7 +26,7 @@ import httpx
 
 from .._services import HOLDS_HEADER
 from .._stop import Cause, Stop, apause, halt, pause, work_stops
-from ..errors import ConfigurationError, LytError
+from ..errors import ConfigurationError, LytError, StoppedError
 from ..pull.sent import atracer, sent_notice, tracer
 from ._auth import TokenCache
 from ._core import Call, RequestCore
@@ -36,6 +36,7 @@ from ._flow import (
     Close,
     Done,
     Flow,
+    Raised,
     Send,
     Sleep,
     Step,
@@ -243,7 +244,10 @@ class SyncTransport(_Driver):
 
     def _perform(self, step: Step, stops: tuple[Cause, ...]) -> Any:
         if isinstance(step, Send):
-            halt(stops)
+            try:
+                halt(stops)
+            except StoppedError as stopped:  # the flow takes back the call it counted
+                return Raised(stopped)
             return self.heard(self._receive(step))
         if isinstance(step, Sleep):
             pause(step.seconds, stops)
@@ -360,7 +364,10 @@ class AsyncTransport(_Driver):
 
     async def _perform(self, step: Step, stops: tuple[Cause, ...]) -> Any:
         if isinstance(step, Send):
-            halt(stops)
+            try:
+                halt(stops)
+            except StoppedError as stopped:  # the flow takes back the call it counted
+                return Raised(stopped)
             try:
                 async with asyncio.timeout(step.deadline.remaining()):
                     return self.heard(await self._receive(step))

@@ -35,10 +35,10 @@ is the budget of the published plan whose hourly budget the answers report, or t
 the client was given (``cycle_calls``). A paced allowance sends nothing once the cycle is
 reached (``CycleSpent``): a work paced over days stops rather than overdraw the cycle.
 
-Every call sent is counted (``calls_used``). ``remaining`` is never more than
-the service will allow: the lowest count any answer of the current window
-reported, less every call still awaiting its answer (the service may or may not
-have counted those yet). Answers that overtake each other therefore can only
+Every call sent is counted (``calls_used``); one stopped before it went out is not.
+``remaining`` is never more than the service will allow: the lowest count any answer of
+the current window reported, less every call still awaiting its answer (the service may or
+may not have counted those yet). Answers that overtake each other therefore can only
 make the count low for as long as calls are in flight, never high. When that
 low count reaches 0 while answers are still due, the client waits for them
 (``POLL`` at a time, ``POLL_FOR`` at most: a call abandoned in flight is never
@@ -115,6 +115,9 @@ class Quota:
         """The end of the last window this client saw pass, on the service's clock."""
         self._type: str | None = None
         self._used = 0
+        self._numbered = 0
+        """The number of the latest call taken (``take``): calls not sent (``unsent``) keep
+        theirs, so a number is never given twice."""
         self._reported: int | None = None
         """The lowest ``remaining`` an answer of the current window reported."""
         self._in_flight: set[int] = set()
@@ -298,8 +301,9 @@ class Quota:
                 for held in self._allowances:
                     held.admit(left, self._windows, reported=reported)
             self._used += 1
-            self._in_flight.add(self._used)
-            return 0.0, self._used
+            self._numbered += 1
+            self._in_flight.add(self._numbered)
+            return 0.0, self._numbered
 
     @property
     def pacing(self) -> bool:
@@ -435,6 +439,14 @@ class Quota:
         """Call number ``sent`` got no answer (a transport error, or abandoned): none is due."""
         with self._lock:
             self._in_flight.discard(sent)
+
+    def unsent(self, taken: int) -> None:
+        """Call number ``taken`` was stopped before it went out (``StoppedError``): it is
+        not counted, neither in ``calls_used`` nor against an allowance held."""
+        with self._lock:
+            if taken in self._in_flight:
+                self._in_flight.discard(taken)
+                self._used -= 1
 
     # -- errors ---------------------------------------------------------------
 
