@@ -40,6 +40,7 @@ from ._flow import (
     Send,
     Sleep,
     Step,
+    WindowSpent,
     advance,
     request_flow,
     token_flow,
@@ -254,7 +255,10 @@ class SyncTransport(_Driver):
         elif isinstance(step, Close):
             step.response.close()
         elif isinstance(step, Bearer):
-            return self.bearer(step.deadline, stops)
+            try:
+                return self.bearer(step.deadline, stops)
+            except WindowSpent as spent:  # the flow waits for the window, the lock released
+                return Raised(spent)
         return None
 
     def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
@@ -378,7 +382,10 @@ class AsyncTransport(_Driver):
         elif isinstance(step, Close):
             await step.response.aclose()
         elif isinstance(step, Bearer):
-            return await self.bearer(step.deadline, stops)
+            try:
+                return await self.bearer(step.deadline, stops)
+            except WindowSpent as spent:  # the flow waits for the window, the lock released
+                return Raised(spent)
         return None
 
     async def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:

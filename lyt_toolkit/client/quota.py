@@ -311,6 +311,12 @@ class Quota:
         however long (``max_wait`` does not bound them)."""
         return any(held.paced for held in self._allowances)
 
+    @property
+    def pace_shown(self) -> bool:
+        """Whether a paced allowance held shows its work's own progress (``Allowance.shown``):
+        a wait for a window then shows no bar of its own."""
+        return any(held.paced and held.shown for held in self._allowances)
+
     def ready(self) -> tuple[float, bool]:
         """Seconds before a new call may start, and whether it is the budget's reset (the
         window spent, or a paced allowance's share of it) rather than the ``rate``'s
