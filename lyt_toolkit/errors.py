@@ -498,13 +498,15 @@ class CycleBudgetError(PullBudgetError):
         )
 
 
-def time_after(seconds: float | None) -> datetime | None:
-    """The UTC time ``seconds`` from now; None when unknown or beyond the calendar."""
+def time_after(seconds: float | None, since: float | None = None) -> datetime | None:
+    """The UTC time ``seconds`` after ``since`` (Unix seconds; None: now, on this machine's
+    clock); None when unknown or beyond the calendar."""
     if seconds is None:
         return None
     try:
-        return datetime.now(UTC) + timedelta(seconds=seconds)
-    except (OverflowError, ValueError):
+        start = datetime.now(UTC) if since is None else datetime.fromtimestamp(since, UTC)
+        return start + timedelta(seconds=seconds)
+    except (OverflowError, OSError, ValueError):
         return None
 
 

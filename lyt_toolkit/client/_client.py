@@ -228,7 +228,9 @@ class LoyaltyClient(_Common[httpx.Client]):
         asks for a new token even when one is held (one call) and holds it in its place, so
         ``token_issued_at()`` reads the service's clock now and the calls that follow carry it."""
         transport = self._transport
-        transport.run(bearer_flow(transport.core, transport.tokens, fresh=fresh))
+        transport.run(
+            bearer_flow(transport.core, transport.tokens, fresh=fresh, quota=transport.quota)
+        )
 
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
@@ -260,7 +262,9 @@ class AsyncLoyaltyClient(_Common[httpx.AsyncClient]):
     async def fetch_token(self, *, fresh: bool = False) -> None:
         """Async twin of ``LoyaltyClient.fetch_token``."""
         transport = self._transport
-        await transport.run(bearer_flow(transport.core, transport.tokens, fresh=fresh))
+        await transport.run(
+            bearer_flow(transport.core, transport.tokens, fresh=fresh, quota=transport.quota)
+        )
 
     async def aclose(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""

@@ -9,7 +9,9 @@ set of pure functions the send flow (``_flow``) consults.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
+import functools
 import json
 import logging
 import math
@@ -35,6 +37,7 @@ from ..errors import (
     APIResponseValidationError,
     LytError,
     OddValueWarning,
+    RateLimitError,
     RequestValidationError,
     api_error,
     error_class,
@@ -358,13 +361,15 @@ class RequestCore:
         status = response.status_code
         info = error_object(status, response.reason_phrase or "Error", body)
         extra: dict[str, Any] = {"hint": self.hint(call.family, status)}
+        answered = None
         if status == 429:
-            extra["retry_after"] = parse_retry_after(response.headers.get("retry-after"))
-            extra["hint"] = come_back_hint(extra["retry_after"])
+            answered = date_second(response.headers.get("date"))
+            extra["retry_after"] = parse_retry_after(response.headers.get("retry-after"), answered)
+            extra["hint"] = come_back_hint(extra["retry_after"], answered)
         elif 300 <= status < 400:
             extra["location"] = response.headers.get("location")
             extra["hint"] = redirect_hint(extra["location"], self.config.resolved_base_url)
-        return api_error(
+        error = api_error(
             error_class(status, info.key),
             status,
             info,
@@ -374,6 +379,9 @@ class RequestCore:
             path=call.path,
             **extra,
         )
+        if isinstance(error, RateLimitError) and answered is not None:
+            error.retry_at = time_after(error.retry_after, answered)  # as the hint says
+        return error
 
     def hint(self, family: Family, status: int) -> str | None:
         """For a 401: which credentials were refused and which settings supply them."""
@@ -425,13 +433,29 @@ def check_encodable(call: Call[Any]) -> None:
         )
 
 
-def come_back_hint(seconds: float | None) -> str | None:
-    """When a rate-limited caller may come back, in seconds and UTC time."""
+def come_back_hint(seconds: float | None, answered: float | None = None) -> str | None:
+    """When a rate-limited caller may come back, in seconds and UTC time: ``seconds`` after
+    ``answered`` (the answer's ``Date``, the service's clock, as its window's reset is) when
+    known, else after now on this machine's clock."""
     if seconds is None:
         return None
-    at = time_after(seconds)
-    when = "much later" if at is None else f"after {at:%Y-%m-%d %H:%M:%S} UTC"
+    at = time_after(seconds, answered)
+    clock = "this machine's" if answered is None else "the service's"
+    when = "much later" if at is None else f"after {at:%Y-%m-%d %H:%M:%S} UTC ({clock} clock)"
     return f"The service asks to wait {seconds:g} s before retrying (Retry-After): come back {when}"
+
+
+@functools.lru_cache(maxsize=64)
+def _date_second(date: str) -> float | None:
+    with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
+        return email.utils.parsedate_to_datetime(date).timestamp()
+    return None
+
+
+def date_second(date: str | None) -> float | None:
+    """The epoch second an HTTP ``Date`` names (the service's clock), or None when it names
+    none (kept: the answers of one second all carry the same ``Date``)."""
+    return None if not date else _date_second(date)
 
 
 def redirect_hint(location: str | None, base_url: str) -> str:

@@ -16,6 +16,11 @@ call from the budget as it goes out; if the budget is found spent there, the
 flow waits too, but only as long as the call's ``timeout`` allows. A 429 whose
 ``Retry-After`` is beyond ``max_wait`` raises ``QuotaExhaustedError`` at once;
 a shorter one is retried like any 429, within the retry budget and the ``timeout``.
+
+A paced work (``Quota.pacing``) waits for every window instead: a spent budget or a 429
+that the call cannot wait out within ``max_wait``, the retry budget or its ``timeout``
+(other traffic spent the window) ends the attempt (``WindowSpent``), and the call waits for
+the reset as for its own share (``admit_flow``), then starts afresh, its ``timeout`` anew.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from ..errors import (
     APIResponseValidationError,
     APITimeoutError,
     RateLimitError,
+    StoppedError,
 )
 from ..pull.sent import sent_notice
 from ._auth import TokenCache
@@ -60,7 +66,8 @@ class Send:
     """Send ``request`` and read its body by ``deadline``, never following a redirect.
 
     The outcome is the fully read ``httpx.Response``, or the ``httpx.RequestError``
-    (an ``httpx.ReadTimeout`` when the deadline passed while the body arrived).
+    (an ``httpx.ReadTimeout`` when the deadline passed while the body arrived), or the
+    ``StoppedError`` (``Raised``) of a request stopped before it went out.
     """
 
     request: httpx.Request
@@ -87,6 +94,8 @@ class Bearer:
 
     The driver answers from the token cache, or runs ``token_flow`` under its
     lock so concurrent threads or tasks share one token request, all by ``deadline``.
+    A ``WindowSpent`` that ended the token request is the outcome instead (``Raised``): the
+    flow waits for the window outside the lock.
     """
 
     deadline: Deadline
@@ -103,9 +112,27 @@ class Done(Generic[T]):
     value: T
 
 
+class WindowSpent(Exception):
+    """Within the flows only, never raised to a caller: a paced call's attempt ended, the
+    window spent (other traffic spent it) beyond what the attempt may wait; the call waits
+    for the reset in ``admit_flow`` and starts again."""
+
+
+@dataclass(frozen=True)
+class Raised:
+    """A step's outcome that is an error, raised in the flow where it yielded the step
+    (``advance``): a ``WindowSpent`` of a ``Bearer``, the ``StoppedError`` of a ``Send``
+    stopped before it went out."""
+
+    error: WindowSpent | StoppedError
+
+
 def advance(flow: Flow[T], outcome: Any) -> Step | Done[T]:
-    """The flow's next step once it has ``outcome`` of the last one, or ``Done`` at its end."""
+    """The flow's next step once it has ``outcome`` of the last one, or ``Done`` at its end
+    (a ``Raised`` outcome's error is raised in the flow)."""
     try:
+        if isinstance(outcome, Raised):
+            return flow.throw(outcome.error)
         return flow.send(outcome)
     except StopIteration as finished:
         return Done(finished.value)
@@ -159,9 +186,21 @@ def _recorded_flow(
 def _answer_flow(
     core: RequestCore, tokens: TokenCache, call: Call[Any], quota: Quota | None
 ) -> Flow[httpx.Response]:
-    """The successful answer to ``call``, once ``quota`` lets it start."""
-    if quota is not None:
-        yield from admit_flow(quota, call)
+    """The successful answer to ``call``, once ``quota`` lets it start; a paced call whose
+    window was found spent (``WindowSpent``) waits for its reset and starts again."""
+    while True:
+        if quota is not None:
+            yield from admit_flow(quota, call)
+        try:
+            return (yield from _attempt_flow(core, tokens, call, quota))
+        except WindowSpent:
+            continue  # nothing more was sent: admit_flow now waits for the reset
+
+
+def _attempt_flow(
+    core: RequestCore, tokens: TokenCache, call: Call[Any], quota: Quota | None
+) -> Flow[httpx.Response]:
+    """The successful answer to ``call`` let start now, within the configured timeout."""
     deadline = Deadline(call_seconds(core.config.timeout))
     if call.family is not Family.V2:
         return (yield from send_flow(core, call, deadline=deadline, quota=quota))
@@ -188,23 +227,33 @@ def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
         wait, spent = quota.ready()
         if wait <= 0:
             return
-        pacing = quota.pacing  # a paced pull waits for every window, showing its own bar
+        pacing = quota.pacing  # a paced pull waits for every window (its bar, once up, says)
         paced = paced or (spent and pacing)
         if spent and wait > quota.max_wait and not pacing:
             raise quota.exhausted(call.method, call.path, wait)
-        for piece in waits(wait, progress=not pacing) if spent else (wait,):
+        for piece in waits(wait, progress=not quota.pace_shown) if spent else (wait,):
             if paced and not quota.pacing:  # the paced work this call waited for has ended
                 raise PacingEnded(f"not sent: {call.method} {call.path}: its paced pull ended")
             yield Sleep(piece)
 
 
-def bearer_flow(core: RequestCore, tokens: TokenCache, *, fresh: bool = False) -> Flow[None]:
+def bearer_flow(
+    core: RequestCore, tokens: TokenCache, *, fresh: bool = False, quota: Quota | None = None
+) -> Flow[None]:
     """A ``/v2`` token held: the cached one, or one requested now, as the first ``/v2`` call
-    would; with ``fresh``, a new one in place of the one held (the calls that follow use it)."""
+    would; with ``fresh``, a new one in place of the one held (the calls that follow use it).
+    A paced request whose window was found spent waits for its reset and is sent again."""
     held = tokens.current()
     if fresh and held is not None:
         tokens.invalidate(held[1])
-    yield Bearer(Deadline(call_seconds(core.config.timeout)))
+    while True:
+        try:
+            yield Bearer(Deadline(call_seconds(core.config.timeout)))
+            return
+        except WindowSpent:
+            if quota is None:
+                raise
+            yield from admit_flow(quota, core.token_call())
 
 
 def token_flow(
@@ -255,6 +304,10 @@ def send_flow(
         request = core.build(call, bearer=bearer, timeout=timeout)
         try:
             outcome: httpx.Response | httpx.RequestError = yield Send(request, deadline)
+        except StoppedError:  # stopped before it went out: not sent, so not counted
+            if quota is not None:
+                quota.unsent(number)
+            raise
         except BaseException:  # abandoned in flight (cancelled, interrupted): no answer is due
             if quota is not None:
                 quota.unanswered(number)
@@ -289,9 +342,11 @@ def _take_flow(core: RequestCore, quota: Quota, call: Call[Any], deadline: Deadl
         wait, number = quota.take()
         if wait <= 0:
             return number
+        left = deadline.remaining()
+        if quota.pacing and (wait > quota.max_wait or (left is not None and wait > left)):
+            raise WindowSpent  # a paced call waits for the reset however long, not in its timeout
         if wait > quota.max_wait:
             raise quota.exhausted(call.method, call.path, wait)
-        left = deadline.remaining()
         if left is not None and wait > left:
             raise deadline.error(f"{_where(core, call)} (waiting {wait:.0f} s for the call budget)")
         for piece in waits(wait):
@@ -341,11 +396,15 @@ def _delay_after_refusal(
 
     A ``Retry-After`` beyond what is left of the retry budget or the deadline
     raises at once, the error saying when to come back; one beyond ``max_wait``
-    raises ``QuotaExhaustedError``.
+    raises ``QuotaExhaustedError``. A paced call (``Quota.pacing``) raises ``WindowSpent``
+    instead of either, once the quota holds the window's reset: it waits for that.
     """
-    if quota is not None and response.status_code == 429:
+    refused = response.status_code == 429
+    if quota is not None and refused:
         error = core.error(call, response)
         if isinstance(error, RateLimitError) and (error.retry_after or 0) > quota.max_wait:
+            if _waits_for_window(quota):
+                raise WindowSpent
             raise quota.refused(error)
     retry = core.config.retry
     if retryable_status(call, response.status_code, retry):
@@ -358,4 +417,15 @@ def _delay_after_refusal(
         )
         if delay is not None:
             return delay
+    if quota is not None and refused and _waits_for_window(quota):
+        raise WindowSpent
     raise core.error(call, response)
+
+
+def _waits_for_window(quota: Quota) -> bool:
+    """Whether a refused call waits for the window's reset: the work is paced and the quota
+    holds a reset still to come (without one it would be sent again at once)."""
+    if not quota.pacing:
+        return False
+    until = quota.seconds_to_reset()
+    return until is not None and until > 0

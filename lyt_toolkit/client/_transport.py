@@ -26,7 +26,7 @@ import httpx
 
 from .._services import HOLDS_HEADER
 from .._stop import Cause, Stop, apause, halt, pause, work_stops
-from ..errors import ConfigurationError, LytError
+from ..errors import ConfigurationError, LytError, StoppedError
 from ..pull.sent import atracer, sent_notice, tracer
 from ._auth import TokenCache
 from ._core import Call, RequestCore
@@ -36,9 +36,11 @@ from ._flow import (
     Close,
     Done,
     Flow,
+    Raised,
     Send,
     Sleep,
     Step,
+    WindowSpent,
     advance,
     request_flow,
     token_flow,
@@ -243,14 +245,20 @@ class SyncTransport(_Driver):
 
     def _perform(self, step: Step, stops: tuple[Cause, ...]) -> Any:
         if isinstance(step, Send):
-            halt(stops)
+            try:
+                halt(stops)
+            except StoppedError as stopped:  # the flow takes back the call it counted
+                return Raised(stopped)
             return self.heard(self._receive(step))
         if isinstance(step, Sleep):
             pause(step.seconds, stops)
         elif isinstance(step, Close):
             step.response.close()
         elif isinstance(step, Bearer):
-            return self.bearer(step.deadline, stops)
+            try:
+                return self.bearer(step.deadline, stops)
+            except WindowSpent as spent:  # the flow waits for the window, the lock released
+                return Raised(spent)
         return None
 
     def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:
@@ -360,7 +368,10 @@ class AsyncTransport(_Driver):
 
     async def _perform(self, step: Step, stops: tuple[Cause, ...]) -> Any:
         if isinstance(step, Send):
-            halt(stops)
+            try:
+                halt(stops)
+            except StoppedError as stopped:  # the flow takes back the call it counted
+                return Raised(stopped)
             try:
                 async with asyncio.timeout(step.deadline.remaining()):
                     return self.heard(await self._receive(step))
@@ -371,7 +382,10 @@ class AsyncTransport(_Driver):
         elif isinstance(step, Close):
             await step.response.aclose()
         elif isinstance(step, Bearer):
-            return await self.bearer(step.deadline, stops)
+            try:
+                return await self.bearer(step.deadline, stops)
+            except WindowSpent as spent:  # the flow waits for the window, the lock released
+                return Raised(spent)
         return None
 
     async def _receive(self, step: Send) -> httpx.Response | httpx.RequestError:

@@ -188,6 +188,9 @@ class Allowance:
         self.calls: int | None = None
         self.booked = 0
         """Paced: calls let start (``Quota.ready``) and not yet counted."""
+        self.shown = False
+        """Paced: whether the work shows its own progress, which says when the next window
+        begins (``PaceBar``); a wait for a window shows a bar of its own otherwise."""
         self.past_windows: list[int] = []
         """Paced: the calls sent in each window before the current one."""
         self.carried = 0

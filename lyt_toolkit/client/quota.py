@@ -35,10 +35,10 @@ is the budget of the published plan whose hourly budget the answers report, or t
 the client was given (``cycle_calls``). A paced allowance sends nothing once the cycle is
 reached (``CycleSpent``): a work paced over days stops rather than overdraw the cycle.
 
-Every call sent is counted (``calls_used``). ``remaining`` is never more than
-the service will allow: the lowest count any answer of the current window
-reported, less every call still awaiting its answer (the service may or may not
-have counted those yet). Answers that overtake each other therefore can only
+Every call sent is counted (``calls_used``); one stopped before it went out is not.
+``remaining`` is never more than the service will allow: the lowest count any answer of
+the current window reported, less every call still awaiting its answer (the service may or
+may not have counted those yet). Answers that overtake each other therefore can only
 make the count low for as long as calls are in flight, never high. When that
 low count reaches 0 while answers are still due, the client waits for them
 (``POLL`` at a time, ``POLL_FOR`` at most: a call abandoned in flight is never
@@ -48,8 +48,6 @@ answered) before deciding the budget is spent.
 from __future__ import annotations
 
 import contextlib
-import email.utils
-import functools
 import math
 import threading
 import time
@@ -62,7 +60,7 @@ import httpx
 from .._plans import CYCLE_REMINDER, Cycle, published_plan
 from .._progress import Progress, ProgressBar
 from ..errors import QuotaExhaustedError, RateLimitError, api_error, time_after
-from ._core import parse_retry_after
+from ._core import date_second, parse_retry_after
 from .allowance import Allowance, AllowanceSpent, CycleSpent, Earlier, WindowCalls
 from .config import Rate
 
@@ -117,6 +115,9 @@ class Quota:
         """The end of the last window this client saw pass, on the service's clock."""
         self._type: str | None = None
         self._used = 0
+        self._numbered = 0
+        """The number of the latest call taken (``take``): calls not sent (``unsent``) keep
+        theirs, so a number is never given twice."""
         self._reported: int | None = None
         """The lowest ``remaining`` an answer of the current window reported."""
         self._in_flight: set[int] = set()
@@ -300,14 +301,21 @@ class Quota:
                 for held in self._allowances:
                     held.admit(left, self._windows, reported=reported)
             self._used += 1
-            self._in_flight.add(self._used)
-            return 0.0, self._used
+            self._numbered += 1
+            self._in_flight.add(self._numbered)
+            return 0.0, self._numbered
 
     @property
     def pacing(self) -> bool:
         """Whether a paced allowance is held: waits for a window's reset are then taken
         however long (``max_wait`` does not bound them)."""
         return any(held.paced for held in self._allowances)
+
+    @property
+    def pace_shown(self) -> bool:
+        """Whether a paced allowance held shows its work's own progress (``Allowance.shown``):
+        a wait for a window then shows no bar of its own."""
+        return any(held.paced and held.shown for held in self._allowances)
 
     def ready(self) -> tuple[float, bool]:
         """Seconds before a new call may start, and whether it is the budget's reset (the
@@ -438,6 +446,14 @@ class Quota:
         with self._lock:
             self._in_flight.discard(sent)
 
+    def unsent(self, taken: int) -> None:
+        """Call number ``taken`` was stopped before it went out (``StoppedError``): it is
+        not counted, neither in ``calls_used`` nor against an allowance held."""
+        with self._lock:
+            if taken in self._in_flight:
+                self._in_flight.discard(taken)
+                self._used -= 1
+
     # -- errors ---------------------------------------------------------------
 
     def exhausted(self, method: str, path: str, wait: float) -> QuotaExhaustedError:
@@ -528,19 +544,10 @@ def _answered_at(date: str | None, wall: Callable[[], float]) -> tuple[float, fl
     of the second ``Date`` names (up to 1 s early, so a wait read against it is never short,
     however this machine's clock stands within that second); this machine's time without
     ``Date``."""
-    second = _date_second(date) if date else None
+    second = date_second(date)
     if second is not None:
         return second, 1.0
     return wall(), 0.0
-
-
-@functools.lru_cache(maxsize=64)
-def _date_second(date: str) -> float | None:
-    """The epoch second an HTTP ``Date`` names, or None when it names none (kept: the
-    answers of one second all carry the same ``Date``)."""
-    with contextlib.suppress(TypeError, ValueError, OverflowError, IndexError):
-        return email.utils.parsedate_to_datetime(date).timestamp()
-    return None
 
 
 def _instant(epoch: float | None) -> datetime | None:

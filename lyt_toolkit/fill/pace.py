@@ -62,10 +62,12 @@ class PaceBar:
         self._resets: list[float] = []
 
     async def __aenter__(self) -> PaceBar:
+        self.budget.allowance.shown = True  # its waits for a window show on this bar
         self._task = asyncio.ensure_future(self._redraw())
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        self.budget.allowance.shown = False
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from lyt_toolkit._stop import stopping
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.errors import StoppedError
 from lyt_toolkit.sandbox import Sandbox
@@ -88,3 +89,19 @@ def test_a_client_closed_sends_its_next_calls_over_the_pool_its_caller_owns(
         client = make_client(fresh, http_client=http)
         client.close()
         assert len(client.rewards.list(limit=1).data) == 1
+
+
+def test_a_call_stopped_before_it_is_sent_is_not_counted(fresh: Sandbox) -> None:
+    """A call whose work was stopped before it went out (the calls a pull's worker threads
+    start after a Ctrl-C meet a stop already set) raises ``StoppedError`` and is not
+    counted: the client says what the service counted."""
+    stop = threading.Event()
+    with LoyaltyClient(**client_kwargs(fresh)) as client:
+        client.rewards.list(limit=1)
+        used = client.quota.calls_used
+        stop.set()
+        with stopping(stop, "the test stopped it"), pytest.raises(StoppedError):
+            client.rewards.list(limit=1)
+        assert client.quota.calls_used == used == fresh.plan()["used"]
+        client.rewards.list(limit=1)  # the next call, not stopped, is counted
+        assert client.quota.calls_used == used + 1 == fresh.plan()["used"]

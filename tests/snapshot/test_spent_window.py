@@ -1,0 +1,129 @@
+"""A paced pull started (or resumed) in a window the project's other traffic already spent
+waits for the reset, over real HTTP: its first call is refused 429, it sends nothing more
+until the window resets, then pulls within its share of the new window. An unpaced pull
+raises ``QuotaExhaustedError``, saying when to come back on the service's clock.
+
+The sandbox's clock runs here (the demo program without its fixed ``now``), set a few seconds
+before the end of a minute's window: the reset comes by itself, as the service's does. The
+client's ``max_wait`` of 1 s stands for the default 60 s against an hour's window: the reset
+(``Retry-After``) is beyond it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot
+from lyt_toolkit.errors import QuotaExhaustedError, StoppedError
+from lyt_toolkit.frames.registry import FRAME_NAMES
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import DEMO_PROGRAM
+
+ClientFor = Callable[..., LoyaltyClient]
+StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
+
+PLAN = "60/minute"
+"""Half of it, the default share, holds the demo program's pull (26 calls and a token)."""
+MINUTE = "2026-01-15T12:00"
+RESET = datetime(2026, 1, 15, 12, 1, tzinfo=UTC)
+"""The end of the window ``MINUTE``, on the sandbox's clock."""
+
+
+@pytest.fixture(scope="module")
+def running(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    """The demo program on a running clock."""
+    program = json.loads(DEMO_PROGRAM.read_text())
+    del program["now"]
+    with start_sandbox(program, now=None) as sb:
+        yield sb
+
+
+def _spent_by_others(sb: Sandbox, make_client: ClientFor, resets_in: int) -> None:
+    """The window of ``MINUTE`` spent by another client of the project, ``resets_in``
+    seconds before its end (the clock runs on from there)."""
+    sb.set_clock(f"{MINUTE}:00Z")
+    sb.set_plan(PLAN)
+    with make_client(sb) as other:
+        while other.quota.remaining != 0:
+            other.programs.list(limit=1)
+    sb.set_clock(f"{MINUTE}:{60 - resets_in:02d}Z")  # the same window: still spent
+    assert sb.plan()["remaining"] == 0
+
+
+def test_a_paced_pull_in_a_window_others_spent_waits_for_the_reset_then_keeps_to_its_share(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    _spent_by_others(running, make_client, resets_in=4)
+    with make_client(running, max_wait=1) as client:
+        paced = ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "checkpoint")
+        sent = client.quota.calls_used
+    window = running.plan()
+    assert window["resets_at"] == "2026-01-15T12:02:00.000Z"  # counted in the next window
+    # The token request refused (the sandbox counts no 429), then nothing until the reset:
+    # every call the sandbox let through was counted in the new window, within the share.
+    assert window["cycle_used"] == 60 + window["used"]
+    assert sent == 1 + window["used"]
+    assert window["used"] <= 30
+    assert paced.calls is not None and paced.calls.windows == (1, window["used"])
+    running.set_plan("unlimited")
+    with make_client(running) as client:
+        unpaced = ProgramSnapshot.pull(client, progress=False)
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(paced, name), getattr(unpaced, name), obj=name)
+
+
+def test_a_client_closed_while_a_paced_pull_waits_for_the_reset_ends_the_wait_at_once(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    _spent_by_others(running, make_client, resets_in=30)
+    client = make_client(running, max_wait=1)
+    raised: list[BaseException] = []
+
+    def pull() -> None:
+        try:
+            ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "checkpoint")
+        except BaseException as exc:  # handed to the test's thread
+            raised.append(exc)
+
+    puller = threading.Thread(target=pull, daemon=True)
+    puller.start()
+    deadline = time.monotonic() + 30
+    while client.quota.calls_used < 1 or client.quota.type is None:  # the 429 read
+        assert time.monotonic() < deadline, "the pull sent nothing"
+        time.sleep(0.02)
+    time.sleep(0.5)
+    assert puller.is_alive() and not raised, raised  # it waits, not raises
+    closed_at = time.monotonic()
+    client.close()
+    puller.join(5)
+    assert not puller.is_alive(), "the pull still waits for the reset"
+    assert time.monotonic() - closed_at < 2
+    assert len(raised) == 1 and isinstance(raised[0], StoppedError), raised
+    assert client.quota.calls_used == 1  # the refused call, nothing after it
+
+
+def test_an_unpaced_pull_in_a_window_others_spent_says_when_to_come_back_on_the_services_clock(
+    running: Sandbox, make_client: ClientFor
+) -> None:
+    """The reset and the time to come back are one instant, the sandbox's (a day in January),
+    whatever this machine's date."""
+    _spent_by_others(running, make_client, resets_in=4)
+    with (
+        make_client(running, max_wait=1) as client,
+        pytest.raises(QuotaExhaustedError) as caught,
+    ):
+        ProgramSnapshot.pull(client, progress=False)
+    refused = caught.value
+    assert refused.sent and refused.retry_at == RESET
+    text = str(refused)
+    assert "come back after 2026-01-15 12:01:00 UTC (the service's clock)" in text, text
+    assert "resets at 2026-01-15 12:01:00 UTC" in text, text
