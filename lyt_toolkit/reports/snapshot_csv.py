@@ -528,7 +528,7 @@ def as_categories(
     """``values`` as the categorical ``dtype``; a value outside its categories is refused
     naming the row and column, not turned into a missing value (the value is not quoted).
     Each value is looked up once: its code is its category's position."""
-    codes = dtype.categories.get_indexer(values)
+    codes = dtype.categories.get_indexer(pd.Index(values))
     lost = (codes == -1) & values.notna().to_numpy()
     if lost.any():
         row = int(lost.argmax()) + 1
