@@ -32,14 +32,11 @@ def whole(totals: pd.Series) -> pd.Series:
 
 
 def first_of_month(stamps: pd.Series) -> pd.Series:
-    """Each UTC instant's first day of the month, 00:00 UTC."""
-    naive = stamps.dt.tz_convert("UTC").dt.tz_localize(None)
-    return (
-        naive.dt.to_period("M")
-        .dt.to_timestamp()
-        .dt.tz_localize("UTC")
-        .astype("datetime64[ns, UTC]")
-    )
+    """Each UTC instant's first day of the month, 00:00 UTC (``datetime64[ns, UTC]``):
+    truncated to the month by numpy, in one pass (a period round trip takes four)."""
+    naive = stamps.dt.tz_convert(None).to_numpy(dtype="datetime64[ns]")
+    months = naive.astype("datetime64[M]").astype("datetime64[ns]")
+    return pd.Series(months, index=stamps.index, name=stamps.name).dt.tz_localize("UTC")
 
 
 def definition_names(snapshot: ProgramSnapshot, ids: pd.Series) -> Any:

@@ -22,9 +22,11 @@ def columns(frame: pd.DataFrame, kind: str, names: list[str]) -> pd.DataFrame:
 
 
 def names_of(card_definitions: pd.DataFrame) -> pd.Series:
-    """Card definition ID -> name."""
+    """Card definition ID -> name (the first row of a repeated ID)."""
     defs = columns(card_definitions, "card_definitions", ["id", "name"])
-    return defs.drop_duplicates("id").set_index("id")["name"]
+    first = ~defs["id"].duplicated().to_numpy()  # a mask: cheaper than drop_duplicates
+    index = pd.Index(defs["id"].array[first], name="id")
+    return pd.Series(defs["name"].array[first], index=index, name="name")
 
 
 def lookup(keys: pd.Series, table: pd.Series, dtype: Any = "string") -> pd.Series:

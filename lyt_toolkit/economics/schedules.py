@@ -18,7 +18,7 @@ from ._frames import columns
 from .liability import points_by_definition
 from .schemas import EXPIRY_SCHEDULE, PENDING_SCHEDULE
 
-__all__ = ["expiry_schedule", "pending_schedule"]
+__all__ = ["expiry_from", "expiry_schedule", "pending_schedule"]
 
 ROLLING = PointsExpirationType.ROLLING_EXPIRATION
 CALENDAR = PointsExpirationType.CALENDAR_EXPIRATION
@@ -98,8 +98,18 @@ def expiry_schedule(
     needed are missing. Ordered by card definition, then month. On a sampled snapshot the
     points are weighted estimates of the program's.
     """
+    return expiry_from(snapshot, points_by_definition(snapshot), today)
+
+
+def expiry_from(
+    snapshot: ProgramSnapshot,
+    points: pd.DataFrame,
+    today: str | datetime | pd.Timestamp | None = None,
+) -> pd.DataFrame:
+    """``expiry_schedule`` from the points owed (``points_by_definition`` of ``snapshot``)
+    already summed, as ``summarise`` has them for the liability."""
     day = _day(snapshot.pulled_at if today is None else today)
-    lots = _lots(snapshot, day)
+    lots = _lots(snapshot, points, day)
     definitions = columns(snapshot.card_definitions, "card_definitions", _SETTINGS)
     definitions = definitions.drop_duplicates("id").set_index("id")
     settings_of = definitions.to_dict("index")
@@ -127,10 +137,9 @@ def _day(value: str | datetime | pd.Timestamp) -> pd.Timestamp:
     return stamp.normalize()
 
 
-def _lots(snapshot: ProgramSnapshot, day: pd.Timestamp) -> pd.DataFrame:
+def _lots(snapshot: ProgramSnapshot, points: pd.DataFrame, day: pd.Timestamp) -> pd.DataFrame:
     """Points with the day they are assumed earned: each balance today, each bucket its date."""
-    owed = points_by_definition(snapshot)
-    owed = owed[owed["outstanding_points"] != 0]
+    owed = points[points["outstanding_points"] != 0]
     buckets = snapshot.pending_buckets
     pending = buckets[buckets["status"] == PendingBucketStatus.PENDING]
     dates = pending["date"]

@@ -14,7 +14,7 @@ from .history import economics_over_time, estimate_redemption_rate
 from .intervals import estimates_and_members
 from .liability import liability_from, points_by_definition
 from .mispricing import mispriced
-from .schedules import expiry_schedule, pending_schedule
+from .schedules import expiry_from, pending_schedule
 from .schemas import OVER_TIME
 from .value import return_from, values_from
 
@@ -273,7 +273,7 @@ def _summarise(
             else old.pending_schedule
         ),
         expiry_schedule=(
-            expiry_schedule(snapshot)
+            expiry_from(snapshot, points_by_definition(snapshot) if points is None else points)
             if old is None or again("expiry_schedule")
             else old.expiry_schedule
         ),

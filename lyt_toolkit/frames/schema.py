@@ -403,7 +403,9 @@ class Schema:
             if have != c.dtype
             and not (c.dtype_name == "category" and isinstance(have, pd.CategoricalDtype))
         }
-        return out.astype(casts) if casts else out
+        for name, dtype in casts.items():  # a column at a time: ``astype(casts)`` rebuilds
+            out[name] = out[name].astype(dtype)  # every column, some 1.5 ms on a small frame
+        return out
 
 
 BATCH = 2_000

@@ -15,6 +15,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ._png import save_png
+
 X_ROOM = 0.05
 """Room right of the longest bar, as a fraction of its length."""
 
@@ -99,6 +101,5 @@ def save_chart(summary: pd.DataFrame, path: str | Path) -> Path:
     # switches the backend a notebook is using for inline plots.
     fig = Figure(figsize=(10, 1.5 + 0.4 * max(counts, 1)))
     plot_findings(summary, ax=fig.add_subplot())
-    fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
+    save_png(fig, path)
     return path

@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from ._png import save_png
 from ._write import replacing
 
 __all__ = [
@@ -246,8 +247,7 @@ def save_economics_charts(frames: Mapping[str, pd.DataFrame], directory: Path) -
         # usetex off: names are escaped for matplotlib's own text (``plain``), not for TeX.
         with rc_context({"font.size": FONT_SIZE, "text.usetex": False}):
             plot(frames, fig.add_subplot())
-            fig.tight_layout()
             with replacing(path) as tmp:
-                fig.savefig(tmp, format="png", dpi=100)
+                save_png(fig, tmp)
         written.append(path)
     return written

@@ -526,15 +526,18 @@ def as_categories(
     path: Path, name: str, values: pd.Series, dtype: pd.CategoricalDtype
 ) -> pd.Series:
     """``values`` as the categorical ``dtype``; a value outside its categories is refused
-    naming the row and column, not turned into a missing value (the value is not quoted)."""
-    lost = (values.notna() & ~values.isin(dtype.categories)).to_numpy()
+    naming the row and column, not turned into a missing value (the value is not quoted).
+    Each value is looked up once: its code is its category's position."""
+    codes = dtype.categories.get_indexer(pd.Index(values))
+    lost = (codes == -1) & values.notna().to_numpy()
     if lost.any():
         row = int(lost.argmax()) + 1
         raise SnapshotFileError(
             f"{path}: column {shown(name)}, row {row}: a value that is not one of the column's"
             " categories in the manifest"
         )
-    return values.astype(dtype)
+    categorical = pd.Categorical.from_codes(codes, dtype=dtype)
+    return pd.Series(categorical, index=values.index, name=values.name)
 
 
 def category_dtype(column: Mapping[str, Any]) -> pd.CategoricalDtype:

@@ -17,6 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from ._png import save_png
 from ._write import replacing
 from .economics_chart import FONT_SIZE, OUTSTANDING, RANGE, plain
 
@@ -83,8 +84,7 @@ def save_what_if_charts(definitions: pd.DataFrame, directory: Path) -> list[Path
         path = directory / f"{name}.png"
         with rc_context({"font.size": FONT_SIZE, "text.usetex": False}):
             plot_before_after(definitions, measure, fig.add_subplot(), title=title, xlabel=xlabel)
-            fig.tight_layout()
             with replacing(path) as tmp:
-                fig.savefig(tmp, format="png", dpi=100)
+                save_png(fig, tmp)
         written.append(path)
     return written

@@ -8,8 +8,10 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
+from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import (
     ESTIMATES,
+    Economics,
     economics_over_time,
     estimate_redemption_rate,
     summarise,
@@ -18,8 +20,25 @@ from lyt_toolkit.frames.sample import Sample
 from lyt_toolkit.reports import ECONOMICS_HTML, MANIFEST, write_economics_report
 
 
-def test_a_census_sample_gives_the_full_snapshots_economics_exactly(generated) -> None:
-    every = summarise(generated)
+@pytest.fixture(scope="module")
+def every(generated: ProgramSnapshot) -> Economics:
+    """The generated program's economics, every member read: summarised once per module."""
+    return summarise(generated)
+
+
+@pytest.fixture(scope="module")
+def sampled(generated: ProgramSnapshot) -> ProgramSnapshot:
+    """A sample of 60 of the generated program's 300 members (seed 3)."""
+    return generated.sampled(Sample(60, seed=3))
+
+
+@pytest.fixture(scope="module")
+def sampled_economics(sampled: ProgramSnapshot) -> Economics:
+    """The sample's economics, summarised once per module (the tests only read them)."""
+    return summarise(sampled)
+
+
+def test_a_census_sample_gives_the_full_snapshots_economics_exactly(generated, every) -> None:
     census = summarise(generated.sampled(Sample(1_000, seed=1)))
     for name in ("liability", "pending_schedule", "expiry_schedule"):
         pd.testing.assert_frame_equal(getattr(census, name), getattr(every, name))
@@ -31,9 +50,10 @@ def test_a_census_sample_gives_the_full_snapshots_economics_exactly(generated) -
     assert census.estimates is not None and (census.estimates["se"] == 0).all()
 
 
-def test_a_samples_totals_are_weighted_and_come_with_intervals(generated) -> None:
-    sampled = generated.sampled(Sample(60, seed=3))
-    summary = summarise(sampled)
+def test_a_samples_totals_are_weighted_and_come_with_intervals(
+    every, sampled, sampled_economics
+) -> None:
+    summary = sampled_economics
     assert summary.sample is sampled.sample
     cards = sampled.cards
     weighted = (cards["balance_points"] * cards["weight"]).sum()
@@ -53,11 +73,13 @@ def test_a_samples_totals_are_weighted_and_come_with_intervals(generated) -> Non
     assert per_month.set_index("month")["estimate"].to_numpy() == pytest.approx(
         by_month.to_numpy(), abs=10
     )
-    assert "estimates" not in summarise(generated).frames()
+    assert "estimates" not in every.frames()
 
 
-def test_the_report_says_it_is_a_sample_and_shows_the_intervals(generated, tmp_path) -> None:
-    summary = summarise(generated.sampled(Sample(60, seed=3)))
+def test_the_report_says_it_is_a_sample_and_shows_the_intervals(
+    sampled_economics, tmp_path
+) -> None:
+    summary = sampled_economics
     written = write_economics_report(summary, tmp_path)
     assert tmp_path / "estimates.csv" in written
     page = (tmp_path / ECONOMICS_HTML).read_text(encoding="utf-8")
@@ -72,13 +94,14 @@ def test_the_report_says_it_is_a_sample_and_shows_the_intervals(generated, tmp_p
     assert "outstanding_points_ci_high" in manifest["headline"]
 
 
-def test_economics_over_time_of_samples_estimates_the_programs_figures(generated) -> None:
+def test_economics_over_time_of_samples_estimates_the_programs_figures(
+    generated, sampled, sampled_economics
+) -> None:
     """A sampled snapshot's cards and buckets count for the members they stand for: per
     card definition the points are the liability's estimates, the members and cards the
     program's (each member of the generated program holds one card), not the sample's."""
-    sampled = generated.sampled(Sample(60, seed=3))
     over = economics_over_time([sampled]).set_index("card_definition_id")
-    owed = summarise(sampled).liability.set_index("card_definition_id").loc[over.index]
+    owed = sampled_economics.liability.set_index("card_definition_id").loc[over.index]
     for column in ("outstanding_points", "pending_points"):
         assert list(over[column]) == list(owed[column]), column
     for column in ("members", "cards"):
@@ -86,12 +109,11 @@ def test_economics_over_time_of_samples_estimates_the_programs_figures(generated
     assert over["outstanding_points"].sum() != sampled.cards["balance_points"].sum()
 
 
-def test_a_redemption_rate_from_samples_counts_each_card_for_its_members(generated) -> None:
+def test_a_redemption_rate_from_samples_counts_each_card_for_its_members(sampled) -> None:
     """Between two snapshots of one sample, every card but the first spends 10 points and
     the first, of a stratum read more (weight 2, the others 5), earns 1,000: the rate
     weighs each card's move by its weight, as the program's moves would be, not the
     sample's own moves alike."""
-    sampled = generated.sampled(Sample(60, seed=3))
     cards = sampled.cards.copy()
     cards.loc[cards.index[0], "weight"] = 2.0  # its stratum read more than the others
     before = replace(sampled, cards=cards)

@@ -9,7 +9,7 @@ import pytest
 from audit.programs import clean_program
 
 from lyt_toolkit import ProgramSnapshot
-from lyt_toolkit.economics import ECONOMICS_SCHEMAS, summarise
+from lyt_toolkit.economics import ECONOMICS_SCHEMAS, Economics, summarise
 
 from .priced_program import gift_card, returning, with_gift_cards
 
@@ -20,6 +20,12 @@ def priced(start_sandbox, make_client) -> ProgramSnapshot:
     5 points per 100 minor units spent."""
     with start_sandbox(returning(clean_program(), 5)) as sb, make_client(sb) as client:
         return ProgramSnapshot.pull(client, progress=False)
+
+
+@pytest.fixture(scope="module")
+def summary(priced: ProgramSnapshot) -> Economics:
+    """``summarise(priced)`` with its defaults, once per module (the tests only read it)."""
+    return summarise(priced)
 
 
 def test_headline_figures_by_hand(priced):
@@ -56,8 +62,8 @@ def test_a_rate_neither_stated_nor_estimated_says_so(priced):
     assert summary.redemption_method.startswith("not stated")
 
 
-def test_frames_follow_their_schemas(priced):
-    frames = summarise(priced).frames()
+def test_frames_follow_their_schemas(summary):
+    frames = summary.frames()
     schemas = ECONOMICS_SCHEMAS
     assert set(frames) == set(schemas)
     for name, frame in frames.items():
@@ -88,7 +94,7 @@ def test_mispriced_rewards_are_counted(start_sandbox, make_client):
     assert not math.isnan(summary.headline["liability_median"] or math.nan)
 
 
-def test_an_empty_history_gives_an_empty_over_time_frame(priced):
-    over = summarise(priced).over_time
+def test_an_empty_history_gives_an_empty_over_time_frame(summary):
+    over = summary.over_time
     assert over.empty and list(over.columns) == ECONOMICS_SCHEMAS["economics_over_time"].names
     assert isinstance(over["pulled_at"].dtype, pd.DatetimeTZDtype)

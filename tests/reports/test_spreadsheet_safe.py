@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from lyt_toolkit import ProgramSnapshot, read_snapshot
 from lyt_toolkit.frames import SCHEMAS, benefits_frame
 from lyt_toolkit.reports import FINDINGS_CSV, MANIFEST, write_reports
+from lyt_toolkit.reports.cells import SMALL
 
 from .helpers import BENEFIT
 
@@ -82,6 +83,16 @@ def test_a_line_break_of_any_kind_round_trips(name: str, tmp_path: Path) -> None
 def test_any_text_round_trips_with_equal_frames(names: list[str], tmp_path: Path) -> None:
     snapshot = snapshot_named(*names)
     back = round_trip(snapshot, tmp_path)
+    pd.testing.assert_frame_equal(back.benefits, snapshot.benefits)
+
+
+@pytest.mark.parametrize("count", [4, SMALL + 4])  # read in Python up to SMALL rows, else pandas
+def test_short_and_long_columns_are_escaped_and_restored_alike(count: int, tmp_path: Path) -> None:
+    names = [["=", "a", "-", "'"][i % 4] + f"x{i}" for i in range(count)]
+    snapshot = snapshot_named(*names)
+    back = round_trip(snapshot, tmp_path)
+    expected = [f"'{n}" if n[0] in "=-'" else n for n in names]
+    assert cells(tmp_path / "benefits.csv", "name") == expected
     pd.testing.assert_frame_equal(back.benefits, snapshot.benefits)
 
 
