@@ -1,0 +1,265 @@
+"""The sandbox's CPU per request: what one list page and one detail read cost the server.
+
+Writes a generated program file (``write_program``), serves it with
+``lyt sandbox serve --data FILE --now ... --seed 1`` in a child process and, from one
+keep-alive ``httpx.Client``, sends ``--requests`` list-page requests (``GET
+/v2/loyalties/rewards?limit=N``) and as many detail requests (``GET
+/v2/loyalties/rewards/{id}``, cycling over the first page's IDs), ``--rounds`` times.
+For each kind it prints the median over the rounds of the requests per second and of
+the server's CPU per request (user + system time of the child, read from
+``/proc/PID/stat`` before and after), and the client's CPU per request.
+
+``--baseline DIR`` serves a second sandbox from the package tree in ``DIR`` (e.g. one
+exported with ``git archive main lyt_toolkit | tar -x -C DIR``) beside this tree's, the
+two measured in alternating order in each round and printed side by side; every answer
+the two gave (status, headers, body) is compared too: the run fails if any differs.
+
+``--profile FILE`` records this tree's sandbox with py-spy (``--py-spy PATH``, default
+``py-spy`` on ``PATH``) while it answers, and writes its raw (collapsed) stacks to
+``FILE``, then prints the functions holding the most samples.
+
+Run: ``.venv/bin/python benchmarks/sandbox_cpu.py [--baseline DIR] [--profile FILE]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lyt_toolkit.sandbox import Sandbox, SandboxCredentials  # noqa: E402
+from lyt_toolkit.synthetic import write_program  # noqa: E402
+
+REWARDS = "/v2/loyalties/rewards"
+NOW = "2026-01-15T12:00:00Z"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+Answer = tuple[int, tuple[tuple[str, str], ...], bytes]
+REQUEST_ID = re.compile(rb'"request_id":"req_[0-9a-f]+"')
+"""An error's request ID: random, so left out when answers are compared."""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds the process ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14, 15)
+
+
+@dataclass
+class Served:
+    """One sandbox child, serving the package tree ``source``."""
+
+    label: str
+    source: Path
+    child: subprocess.Popen[str]
+    base_url: str
+    client: httpx.Client
+    answers: list[Answer] = field(default_factory=list)
+    figures: dict[str, list[tuple[float, float, float]]] = field(
+        default_factory=lambda: collections.defaultdict(list)
+    )
+
+
+def serve(label: str, source: Path, program: Path, plan: str, wrap: list[str]) -> Served:
+    """``lyt sandbox serve`` of ``program`` on ``plan`` from ``source`` (``wrap``: a command
+    to run it under, such as py-spy's), with a keep-alive client holding a bearer token."""
+    command = [*wrap, sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve"]
+    command += ["--port", "0", "--data", str(program), "--now", NOW, "--seed", "1"]
+    command += ["--plan", plan]
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    while line and "ready at " not in line:  # a wrapper's lines first
+        line = child.stdout.readline()
+    if "ready at " not in line:
+        child.kill()
+        raise SystemExit(f"the sandbox did not start: {line!r}")
+    base_url = line.split("ready at ")[1].split()[0]
+    headers = Sandbox(base_url, SandboxCredentials.from_env()).v2_headers()
+    client = httpx.Client(base_url=base_url, headers=headers, timeout=60)
+    return Served(label, source, child, base_url, client)
+
+
+def server_pid(served: Served) -> int:
+    """The Python process answering: the child, or the child of a py-spy wrapper."""
+    children = Path(f"/proc/{served.child.pid}/task/{served.child.pid}/children")
+    found = children.read_text().split() if children.exists() else []
+    return int(found[0]) if found else served.child.pid
+
+
+def timed(served: Served, kind: str, paths: list[str], keep: bool) -> tuple[float, float, float]:
+    """Requests/s, server and client CPU ms per request of GETting ``paths`` in turn."""
+    pid = server_pid(served)
+    cpu_before, client_before = cpu_seconds(pid), time.process_time()
+    started = time.perf_counter()
+    for path in paths:
+        response = served.client.get(path)
+        if response.status_code != 200:
+            raise SystemExit(f"{served.label}: {response.status_code} {response.text[:200]}")
+        if keep:
+            served.answers.append(answer(response))
+    wall = time.perf_counter() - started
+    server_cpu = cpu_seconds(pid) - cpu_before
+    client_cpu = time.process_time() - client_before
+    n = len(paths)
+    figures = (n / wall, server_cpu / n * 1000, client_cpu / n * 1000)
+    served.figures[kind].append(figures)
+    return figures
+
+
+def checked_paths(ids: list[str]) -> list[str]:
+    """Requests whose answers are compared but not timed: errors and edge cases."""
+    return [
+        f"{REWARDS}?limit=1&order=-created_at",
+        f"{REWARDS}?limit=0",
+        f"{REWARDS}?limit=abc",
+        f"{REWARDS}?cursor=nope",
+        f"{REWARDS}/rew_0000000000000000000000",
+        f"{REWARDS}/not-an-id",
+        f"{REWARDS}/{ids[0]}/",
+        "/v2/loyalties/benefits?limit=3",
+        "/v2/loyalties/nowhere",
+    ]
+
+
+def record_checks(served: Served, paths: list[str]) -> None:
+    """Answers of ``paths`` (errors included) and of one call without credentials."""
+    for path in paths:
+        served.answers.append(answer(served.client.get(path)))
+    served.answers.append(answer(httpx.get(f"{served.base_url}{REWARDS}")))
+
+
+def answer(response: httpx.Response) -> Answer:
+    """What a response answered: status, headers and body (its request ID left out)."""
+    body = REQUEST_ID.sub(b'"request_id":"-"', response.content)
+    return response.status_code, tuple(response.headers.multi_items()), body
+
+
+def stop(served: Served) -> None:
+    """Stop the sandbox (the Python process: a wrapper writes its output as it ends)."""
+    served.client.close()
+    os.kill(server_pid(served), signal.SIGTERM)
+    served.child.wait(timeout=60)
+
+
+def top_functions(raw: Path, count: int = 25) -> list[tuple[str, float, float]]:
+    """From py-spy's raw output: the functions most often on the stack (inclusive share)
+    and at its top (self share), by inclusive share."""
+    inclusive: collections.Counter[str] = collections.Counter()
+    own: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in raw.read_text().splitlines():
+        stack, _, samples = line.rpartition(" ")
+        if not stack:
+            continue
+        n = int(samples)
+        frames = stack.split(";")
+        total += n
+        for frame in set(frames):
+            inclusive[frame] += n
+        own[frames[-1]] += n
+    return [(f, n / total, own[f] / total) for f, n in inclusive.most_common(count)]
+
+
+def median_row(figures: list[tuple[float, float, float]]) -> tuple[float, float, float]:
+    return (
+        statistics.median(f[0] for f in figures),
+        statistics.median(f[1] for f in figures),
+        statistics.median(f[2] for f in figures),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rewards", type=int, default=5000)
+    parser.add_argument("--limit", type=int, default=10, help="page size of the list calls")
+    parser.add_argument("--requests", type=int, default=500, help="timed requests per kind")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--plan", default="1000000/hour", help="call budget (its headers are on every answer)"
+    )
+    parser.add_argument("--baseline", type=Path, help="package tree to compare with")
+    parser.add_argument("--profile", type=Path, help="py-spy raw output of this tree's server")
+    parser.add_argument("--py-spy", default="py-spy", help="the py-spy command")
+    args = parser.parse_args(argv)
+
+    wrap: list[str] = []
+    if args.profile:
+        wrap = [args.py_spy, "record", "--format", "raw", "-r", "100", "--nonblocking"]
+        wrap += ["-o", str(args.profile.resolve()), "--"]
+    with tempfile.TemporaryDirectory() as tmp:
+        program = write_program(Path(tmp) / "program.json", rewards=args.rewards, benefits=100)
+        servers = [serve("this tree", ROOT, program, args.plan, wrap)]
+        if args.baseline:
+            servers.insert(0, serve("baseline", args.baseline.resolve(), program, args.plan, []))
+        try:
+            pages = [s.client.get(REWARDS, params={"limit": 100}).json() for s in servers]
+            ids = [item["id"] for item in pages[0]["data"]]
+            list_paths = [f"{REWARDS}?limit={args.limit}"] * args.requests
+            detail_paths = [f"{REWARDS}/{ids[i % len(ids)]}" for i in range(args.requests)]
+            kinds: dict[str, list[str]] = {"list": list_paths, "detail": detail_paths}
+            for served in servers:
+                for paths in kinds.values():
+                    timed(served, "warm-up", paths[:50], keep=True)
+                record_checks(served, checked_paths(ids))
+            for round_ in range(args.rounds):
+                order = servers if round_ % 2 == 0 else servers[::-1]
+                for kind, paths in kinds.items():
+                    for served in order:
+                        timed(served, kind, paths, keep=round_ == 0)
+        finally:
+            for served in servers:
+                stop(served)
+
+    print(
+        f"{args.rewards:,} rewards; {args.requests} requests per kind and round, "
+        f"{args.rounds} rounds, medians; list = limit {args.limit}"
+    )
+    print(f"{'':10} {'sandbox':10} {'requests/s':>10} {'server CPU ms':>14} {'client CPU ms':>14}")
+    for kind in kinds:
+        for served in servers:
+            rate, server_ms, client_ms = median_row(served.figures[kind])
+            rounds = [f[1] for f in served.figures[kind]]
+            print(
+                f"{kind:10} {served.label:10} {rate:10.0f} {server_ms:14.3f} {client_ms:14.3f}"
+                f"   (server ms: least {min(rounds):.3f}; by round"
+                f" {', '.join(f'{r:.2f}' for r in rounds)})"
+            )
+    if args.baseline:
+        base, this = servers
+        for kind in kinds:
+            cut = 1 - median_row(this.figures[kind])[1] / median_row(base.figures[kind])[1]
+            print(f"{kind}: server CPU per request {-cut:+.0%} against the baseline (median)")
+        pairs = zip(base.answers, this.answers, strict=False)
+        differing = [i for i, (a, b) in enumerate(pairs) if a != b]
+        if len(base.answers) != len(this.answers) or differing:
+            first = differing[0] if differing else min(len(base.answers), len(this.answers))
+            print(f"ANSWERS DIFFER ({len(differing)} of {len(base.answers)}), first #{first}:")
+            for served in servers:
+                print(f"  {served.label}: {served.answers[first : first + 1]!r:.600}")
+            return 1
+        print(f"answers identical: {len(this.answers)} (status, headers, body)")
+    if args.profile:
+        print(f"\npy-spy samples of this tree's server ({args.profile}): inclusive, self")
+        for frame, share, own in top_functions(args.profile):
+            print(f"{share:6.1%} {own:6.1%}  {frame[:150]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
