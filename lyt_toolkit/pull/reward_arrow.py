@@ -41,7 +41,8 @@ from .json_values import INSTANT_FORM
 
 __all__ = ["NativeRewards", "decode_reward_pages"]
 
-_S = pa.string()
+_S = pa.large_string()
+"""Text as pandas keeps it (``large_string``): read so, a text column is taken without a copy."""
 _POOL = pa.system_memory_pool()
 """Where this module's arrays live: the allocator that gives memory back (Arrow's default
 pool keeps a pulled frame's decode buffers mapped, some 10 MiB on 50,000 rewards)."""
@@ -191,18 +192,23 @@ def _check_envelope(table: pa.Table, cursors: Sequence[str | None]) -> None:
 
 
 def _field(parent: pa.Array, *path: str) -> pa.Array:
-    """A (nested) field of a struct column; null wherever a parent is null."""
+    """A (nested) field of a struct column; null wherever a parent is null (a parent
+    without nulls hands over its child as it is, no kernel called)."""
     for name in path:
-        parent = pc.struct_field(parent, name, memory_pool=_POOL)
+        if parent.null_count:
+            parent = pc.struct_field(parent, name, memory_pool=_POOL)
+        else:
+            parent = parent.field(name)
     return parent
 
 
 def _require(values: pa.Array, where: pa.Array | None = None) -> None:
-    """``values`` has no null (``where``: only where that is valid, i.e. its parent is)."""
-    if where is None:
-        if values.null_count:
-            raise _NotNative
-    elif pc.any(pc.and_(pc.is_valid(where), pc.is_null(values))).as_py():
+    """``values`` has no null (``where``: only where that is valid, i.e. its parent is).
+
+    ``values`` is a field of ``where`` (``_field``), so null wherever ``where`` is: it is
+    null nowhere else exactly when it has as many nulls.
+    """
+    if values.null_count != (0 if where is None else where.null_count):
         raise _NotNative
 
 
@@ -461,6 +467,6 @@ def _typed_column(column: Column, values: pa.Array) -> Any:
     if kind == DATETIME:  # nanoseconds since the epoch, UTC; NaT where null
         nanoseconds = pc.fill_null(values.cast(pa.int64()), np.iinfo(np.int64).min)
         return pd.DatetimeIndex(nanoseconds.to_numpy().view("M8[ns]")).tz_localize("UTC")
-    if kind == "str":
+    if kind == "str" and pc.index(values, "", memory_pool=_POOL).as_py() >= 0:
         values = pc.if_else(pc.equal(values, ""), pa.scalar(None, _S), values, memory_pool=_POOL)
     return _dtype(column).__from_arrow__(values)
