@@ -41,7 +41,8 @@ from .json_values import INSTANT_FORM
 
 __all__ = ["NativeRewards", "decode_reward_pages"]
 
-_S = pa.string()
+_S = pa.large_string()
+"""Text as pandas keeps it (``large_string``): read so, a text column is taken without a copy."""
 _POOL = pa.system_memory_pool()
 """Where this module's arrays live: the allocator that gives memory back (Arrow's default
 pool keeps a pulled frame's decode buffers mapped, some 10 MiB on 50,000 rewards)."""
@@ -146,7 +147,7 @@ def decode_reward_pages(
             memory_pool=_POOL,
         )
         _check_envelope(table, cursors)
-        data = table.column("data").combine_chunks()
+        data = _whole(table.column("data"))
         if data.null_count:
             raise _NotNative
         rewards = pc.list_flatten(data, memory_pool=_POOL)
@@ -183,26 +184,39 @@ def _check_envelope(table: pa.Table, cursors: Sequence[str | None]) -> None:
         raise _NotNative
     if table.schema.field("cursor").type != _PAGE.field("cursor").type:
         raise _NotNative
-    cursor = table.column("cursor").combine_chunks()
+    cursor = _whole(table.column("cursor"))
     following = pc.struct_field(cursor, "next", memory_pool=_POOL).to_pylist()
     if following != list(cursors):
         raise _NotNative
     _instants(pc.struct_field(cursor, "expires_at", memory_pool=_POOL))
 
 
+def _whole(column: pa.ChunkedArray) -> pa.Array:
+    """A column of the parsed table as one array: its one chunk as it is (pyarrow's
+    ``combine_chunks`` copies even one, into the default pool whatever pool it is given)."""
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    return pa.concat_arrays(column.chunks, memory_pool=_POOL)
+
+
 def _field(parent: pa.Array, *path: str) -> pa.Array:
-    """A (nested) field of a struct column; null wherever a parent is null."""
+    """A (nested) field of a struct column; null wherever a parent is null (a parent
+    without nulls hands over its child as it is, no kernel called)."""
     for name in path:
-        parent = pc.struct_field(parent, name, memory_pool=_POOL)
+        if parent.null_count:
+            parent = pc.struct_field(parent, name, memory_pool=_POOL)
+        else:
+            parent = parent.field(name)
     return parent
 
 
 def _require(values: pa.Array, where: pa.Array | None = None) -> None:
-    """``values`` has no null (``where``: only where that is valid, i.e. its parent is)."""
-    if where is None:
-        if values.null_count:
-            raise _NotNative
-    elif pc.any(pc.and_(pc.is_valid(where), pc.is_null(values))).as_py():
+    """``values`` has no null (``where``: only where that is valid, i.e. its parent is).
+
+    ``values`` is a field of ``where`` (``_field``), so null wherever ``where`` is: it is
+    null nowhere else exactly when it has as many nulls.
+    """
+    if values.null_count != (0 if where is None else where.null_count):
         raise _NotNative
 
 
@@ -210,7 +224,7 @@ def _matching(values: pa.Array, pattern: str) -> pa.Array:
     """``values`` (nulls allowed) when each present one matches ``pattern`` in whole."""
     if (
         values.null_count < len(values)
-        and not pc.all(pc.match_substring_regex(values, pattern)).as_py()
+        and not pc.all(pc.match_substring_regex(values, pattern, memory_pool=_POOL)).as_py()
     ):
         raise _NotNative
     return values
@@ -260,7 +274,10 @@ def _decoded(rewards: pa.Array, bodies: Sequence[bytes]) -> NativeRewards:
     for name in required:
         _require(get(rewards, name))
     objects = get(rewards, "object")  # null: absent (an explicit null never gets here)
-    if objects.null_count < len(objects) and not pc.all(pc.equal(objects, "reward")).as_py():
+    if (
+        objects.null_count < len(objects)
+        and not pc.all(pc.equal(objects, "reward", memory_pool=_POOL)).as_py()
+    ):
         raise _NotNative
     validity, refunds = get(rewards, "validity_hours"), get(rewards, "refunds")
     _require(get(validity, "type"))
@@ -283,16 +300,14 @@ def _decoded(rewards: pa.Array, bodies: Sequence[bytes]) -> NativeRewards:
         "updated_at": _instants(get(rewards, "updated_at")),
     }
     costs = _cost_columns(rewards)
-    referenced = pc.unique(
-        pa.concat_arrays(
-            [
-                costs["card_definition_id"].cast(_S),
-                columns["digital_points_card_definition_id"].cast(_S),
-            ],
-            memory_pool=_POOL,
-        ).drop_null(),
+    cards = pa.concat_arrays(
+        [
+            costs["card_definition_id"].cast(_S, memory_pool=_POOL),
+            columns["digital_points_card_definition_id"].cast(_S, memory_pool=_POOL),
+        ],
         memory_pool=_POOL,
     )
+    referenced = pc.unique(pc.drop_null(cards, memory_pool=_POOL), memory_pool=_POOL)
     return NativeRewards(
         rewards=_typed(REWARDS, columns),
         costs=_typed(REWARD_COSTS, costs),
@@ -365,7 +380,7 @@ def _digital(digital: pa.Array) -> dict[str, pa.Array]:
     _require(_field(gifts, "campaign_id"), where=gifts)
     balance = _field(gifts, "balance")
     _require(balance, where=gifts)
-    if balance.null_count < len(balance) and pc.any(pc.less(balance, 0)).as_py():
+    if balance.null_count < len(balance) and pc.any(pc.less(balance, 0, memory_pool=_POOL)).as_py():
         raise _NotNative
     _require(_field(points, "points"), where=points)
     card = _field(points, "card_definition_id")
@@ -398,7 +413,7 @@ def _cost_columns(rewards: pa.Array) -> dict[str, pa.Array]:
     card = _matching(_field(entries, "card_definition_id"), _id_pattern(IdPrefix.CARD_DEFINITION))
     _require(card)
 
-    lengths = pc.fill_null(pc.list_value_length(spending, memory_pool=_POOL), 0).to_numpy(
+    lengths = _filled(pc.list_value_length(spending, memory_pool=_POOL), 0).to_numpy(
         zero_copy_only=False
     )
     rows_per_cost = np.maximum(lengths, 1)
@@ -449,18 +464,23 @@ def _categories(column: Column) -> pa.Array:
     return pa.array(column.categories, _S, memory_pool=_POOL)
 
 
+def _filled(values: pa.Array, fill: Any) -> pa.Array:
+    """``values`` with ``fill`` where null (``pc.fill_null``, in this module's pool)."""
+    return pc.coalesce(values, pa.scalar(fill, values.type), memory_pool=_POOL)
+
+
 def _typed_column(column: Column, values: pa.Array) -> Any:
     kind = column.dtype_name
     if kind == "category":
-        codes = pc.fill_null(
-            pc.index_in(values, value_set=_categories(column), memory_pool=_POOL), -1
-        )
+        codes = _filled(pc.index_in(values, value_set=_categories(column), memory_pool=_POOL), -1)
         return pd.Categorical.from_codes(
             codes.to_numpy(zero_copy_only=False), dtype=_dtype(column), validate=False
         )
     if kind == DATETIME:  # nanoseconds since the epoch, UTC; NaT where null
-        nanoseconds = pc.fill_null(values.cast(pa.int64()), np.iinfo(np.int64).min)
+        nanoseconds = _filled(values.cast(pa.int64(), memory_pool=_POOL), np.iinfo(np.int64).min)
         return pd.DatetimeIndex(nanoseconds.to_numpy().view("M8[ns]")).tz_localize("UTC")
-    if kind == "str":
-        values = pc.if_else(pc.equal(values, ""), pa.scalar(None, _S), values, memory_pool=_POOL)
+    if kind == "str" and pc.index(values, "", memory_pool=_POOL).as_py() >= 0:
+        values = pc.if_else(
+            pc.equal(values, "", memory_pool=_POOL), pa.scalar(None, _S), values, memory_pool=_POOL
+        )
     return _dtype(column).__from_arrow__(values)

@@ -14,6 +14,7 @@ import json
 import warnings
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from lyt_toolkit import LoyaltyClient
@@ -158,3 +159,15 @@ def test_pages_read_the_slower_way_are_logged(caplog: pytest.LogCaptureFixture) 
     with caplog.at_level("INFO", logger="lyt_toolkit.pull"):
         natively("rewards", paged(GENERATED[:9], 3))
     assert caplog.records == []  # nothing to say when every page was read natively
+
+
+def test_a_native_frame_holds_nothing_in_arrows_default_pool() -> None:
+    """The decoded columns live in the pool that gives memory back (``reward_arrow``'s),
+    never in Arrow's default one, which keeps what it once held mapped (a pulled rewards
+    frame held its text in copies made there)."""
+    pool = pa.default_memory_pool()
+    before = pool.bytes_allocated()
+    found, reader = natively("rewards", paged(GENERATED * 40, 100))
+    assert reader is not None and reader.fallback_pages == 0
+    held = pool.bytes_allocated() - before
+    assert held < int(found[0].memory_usage(deep=True).sum()) // 100
