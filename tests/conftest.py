@@ -5,11 +5,13 @@ data, and for the client tests their distinctive credentials, stay its own.
 ``sandbox`` and ``restore`` serve the sandbox tests; a directory that defines a
 session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after), and a module
 or directory that defines ``sb`` gets ``saved`` (its program pulled and saved, once a module).
-``generated``, a generated program only read, is the second of ``each_program``.
+``fresh_pulled`` is that ``fresh`` sandbox's program as pulled at the test's start, pulled once
+a module. ``generated``, a generated program only read, is the second of ``each_program``.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import signal
 import ssl
@@ -19,7 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -30,6 +32,9 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client._tls import default_tls
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
 from lyt_toolkit.synthetic import generate_program
+
+if TYPE_CHECKING:
+    from lyt_toolkit import ProgramSnapshot
 
 # Property tests judge behaviour, not speed: on a loaded two-core machine a single example
 # can take longer than Hypothesis' default 200 ms deadline without anything being wrong.
@@ -215,17 +220,36 @@ def lyt_process() -> Iterator[Callable[..., subprocess.Popen[str]]]:
             proc.communicate()
 
 
+def _point_lyt(monkeypatch: pytest.MonkeyPatch, sb: Sandbox, cwd: Path) -> None:
+    """``lyt`` run in this process talks to ``sb`` from ``cwd``, while ``monkeypatch`` holds."""
+    monkeypatch.chdir(cwd)
+    for key, value in _lyt_env(sb).items():
+        monkeypatch.setenv(key, value)
+
+
 @pytest.fixture
 def configure_lyt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[Sandbox], None]:
     """``configure_lyt(sb)``: ``lyt`` run in this test (``main([...])``) talks to sandbox ``sb``,
     from ``tmp_path`` (no ``.env`` from the working copy), without progress bars."""
 
     def configure(sb: Sandbox) -> None:
-        monkeypatch.chdir(tmp_path)
-        for key, value in _lyt_env(sb).items():
-            monkeypatch.setenv(key, value)
+        _point_lyt(monkeypatch, sb, tmp_path)
 
     return configure
+
+
+@contextmanager
+def _lyt_configured(sb: Sandbox, cwd: Path) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _point_lyt(monkeypatch, sb, cwd)
+        yield
+
+
+@pytest.fixture(scope="session")
+def lyt_configured() -> Callable[[Sandbox, Path], AbstractContextManager[None]]:
+    """``with lyt_configured(sb, cwd):`` ``configure_lyt`` for a module-scoped fixture: ``lyt``
+    run in this process (``main([...])``) talks to ``sb`` from ``cwd`` inside the block."""
+    return _lyt_configured
 
 
 @pytest.fixture(scope="session")
@@ -267,6 +291,23 @@ def fresh(sb: Sandbox) -> Iterator[Sandbox]:
     _put_back(sb)
     yield sb
     _put_back(sb)
+
+
+@pytest.fixture(scope="module")
+def _fresh_pulled(sb: Sandbox) -> ProgramSnapshot:
+    """``sb`` put back, then pulled whole: once a module."""
+    from lyt_toolkit import ProgramSnapshot  # the snapshot package, only where it is needed
+
+    _put_back(sb)
+    with _client_for(sb) as client:
+        return ProgramSnapshot.pull(client, progress=False)
+
+
+@pytest.fixture
+def fresh_pulled(_fresh_pulled: ProgramSnapshot, fresh: Sandbox) -> ProgramSnapshot:
+    """What a pull of ``fresh`` gives at the test's start (it is put back to the same program
+    and clock every time): pulled once a module, a copy of its own for each test."""
+    return copy.deepcopy(_fresh_pulled)
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ paces the pull across windows and resumes it, as ``lyt export --checkpoint`` doe
 ``lyt audit --base SNAPSHOT_DIR`` audits a snapshot saved before, ``lyt report economics
 --base SNAPSHOT_DIR`` writes its economics report, sending no call.
 
-A generated program of 80 members under a 60-call hourly plan: the pull needs about 90
+A generated program of 40 members under a 60-call hourly plan: the pull needs about 55
 calls, the default share of a window is 30. The sandbox's clock is fixed, so a window never
 resets and a paced pull, its share spent, waits until it is stopped.
 """
@@ -32,7 +32,7 @@ StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 LytProcess = Callable[..., subprocess.Popen[str]]
 
 PROGRAM = generate_program(
-    members=80, rewards=20, benefits=5, card_definitions=2, tier_structures=1, seed=5
+    members=40, rewards=20, benefits=5, card_definitions=2, tier_structures=1, seed=5
 )
 PLAN = "60/hour"
 SHARE = 30
@@ -141,10 +141,25 @@ def test_audit_base_audits_a_saved_snapshot_sending_no_call(
     assert (out_dir / FINDINGS_CSV).is_file()
 
 
+@pytest.fixture(scope="module")
+def pulled(
+    program: Sandbox,
+    lyt_configured: Callable[[Sandbox, Path], AbstractContextManager[None]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """``lyt report economics``'s report of the program pulled live, written once a module."""
+    folder = tmp_path_factory.mktemp("pulled") / "economics"
+    program.set_plan("unlimited")
+    with lyt_configured(program, folder.parent):
+        assert main(["report", "economics", "--out", str(folder)]) == 0
+    return folder
+
+
 @pytest.mark.parametrize("saved_by", ["to_parquet", "lyt export --checkpoint"])
 def test_report_economics_base_reports_on_a_saved_snapshot_sending_no_call(
     program: Sandbox,
     saved: Path,
+    pulled: Path,
     configure_lyt: Callable[[Sandbox], None],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -152,9 +167,6 @@ def test_report_economics_base_reports_on_a_saved_snapshot_sending_no_call(
 ) -> None:
     configure_lyt(program)  # a service is configured: it is not asked
     program.set_plan("unlimited")
-    pulled = tmp_path / "pulled"
-    code, _, err = lyt(capsys, "report", "economics", "--out", str(pulled))
-    assert code == 0, err
     if saved_by != "to_parquet":  # the folder a paced export wrote (CSV)
         saved = tmp_path / "exported"
         argv = ["export", "--out", str(saved), "--checkpoint", str(tmp_path / "checkpoint")]

@@ -59,8 +59,7 @@ PLANS: dict[str, Callable[[ProgramSnapshot], Plan]] = {
 }
 
 
-def _rehearsed(client: LoyaltyClient, plan: Plan) -> tuple[ProgramSnapshot, Rehearsal]:
-    before = pull(client)
+def _rehearsed(before: ProgramSnapshot, plan: Plan) -> tuple[ProgramSnapshot, Rehearsal]:
     return before, plan.rehearse(before, concurrency=4, progress=False)
 
 
@@ -72,8 +71,10 @@ def _statuses(checks: pd.DataFrame) -> dict[tuple[str, str, Any], str]:
 
 
 @pytest.mark.parametrize("name", list(PLANS))
-def test_production_does_what_was_rehearsed(name: str, client: LoyaltyClient) -> None:
-    before = pull(client)
+def test_production_does_what_was_rehearsed(
+    name: str, client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
+    before = fresh_pulled
     plan = PLANS[name](before)
     rehearsal = plan.rehearse(before, concurrency=4, progress=False)
     assert rehearsal.results.outcome.isin(["succeeded", "already_done", "failed"]).all()
@@ -95,9 +96,11 @@ def test_production_does_what_was_rehearsed(name: str, client: LoyaltyClient) ->
     pd.testing.assert_series_equal(rehearsal.results.outcome, results.outcome, check_names=False)
 
 
-def test_created_objects_match_by_name_not_id(client: LoyaltyClient) -> None:
+def test_created_objects_match_by_name_not_id(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
     plan = actions.create_benefits(benefit_rows("Named", 2))
-    before, rehearsal = _rehearsed(client, plan)
+    before, rehearsal = _rehearsed(fresh_pulled, plan)
     plan.execute(client, progress=False)
     after = pull(client)
     rehearsed_ids = set(rehearsal.after.benefits.id) - set(before.benefits.id)
@@ -109,9 +112,11 @@ def test_created_objects_match_by_name_not_id(client: LoyaltyClient) -> None:
     assert not checks.expected.str.contains('"id"|created_at').any()
 
 
-def test_what_someone_else_changed_in_between_is_named(client: LoyaltyClient) -> None:
+def test_what_someone_else_changed_in_between_is_named(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
     plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
-    _, rehearsal = _rehearsed(client, plan)
+    _, rehearsal = _rehearsed(fresh_pulled, plan)
     client.rewards.draft("lrew_c0ffee0002")  # someone else, after the snapshot
     plan.execute(client, progress=False)
     verification = rehearsal.verify(pull(client))
@@ -125,10 +130,12 @@ def test_what_someone_else_changed_in_between_is_named(client: LoyaltyClient) ->
     assert repr(verification) == "Verification(ok=False, 2 as rehearsed, 2 unexpected)"
 
 
-def test_a_name_taken_first_with_other_settings_is_different(client: LoyaltyClient) -> None:
+def test_a_name_taken_first_with_other_settings_is_different(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
     rows = benefit_rows("Contested", 2)
     plan = actions.create_benefits(rows)
-    _, rehearsal = _rehearsed(client, plan)
+    _, rehearsal = _rehearsed(fresh_pulled, plan)
     other = {**rows[1], "points": {**rows[1]["points"], "value": 999}}
     actions.create_benefits([other]).execute(client, progress=False)  # someone else, first
     results = plan.execute(client, progress=False)
@@ -144,8 +151,10 @@ def test_a_name_taken_first_with_other_settings_is_different(client: LoyaltyClie
     assert outcome.expected == "succeeded" and outcome.actual == "failed 409 duplicate_found"
 
 
-def test_changes_production_did_not_make_are_missing(client: LoyaltyClient, fresh: Sandbox) -> None:
-    before = pull(client)
+def test_changes_production_did_not_make_are_missing(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    before = fresh_pulled
     plan = actions.activate_pending_buckets(_buckets(before))
     rehearsal = plan.rehearse(before, progress=False)
     fresh.advance_clock(400 * 86400)  # the real run comes too late: every date has passed
@@ -187,11 +196,11 @@ def _settled(client: LoyaltyClient, pending_points: int, path: tuple[str, str, s
 
 
 def test_a_rehearsal_pulls_its_activations_settled(
-    client: LoyaltyClient, monkeypatch: pytest.MonkeyPatch
+    fresh_pulled: ProgramSnapshot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Activations left to settle by themselves never would: the rehearsal must settle them.
     monkeypatch.setattr(sandbox_programs, "settle_later", lambda *_: None)
-    before = pull(client)
+    before = fresh_pulled
     rehearsal = _activate(before, CARD_BUCKETS).rehearse(before, progress=False)
     assert set(rehearsal.results.outcome) == {"succeeded"}
     cards = rehearsal.after.cards.drop_duplicates("id").set_index("id")
@@ -200,10 +209,12 @@ def test_a_rehearsal_pulls_its_activations_settled(
     assert not listed[listed.id.isin(CARD_BUCKETS)].status.eq("PENDING").any()
 
 
-def test_activating_every_bucket_of_a_card_is_as_rehearsed(client: LoyaltyClient) -> None:
+def test_activating_every_bucket_of_a_card_is_as_rehearsed(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
     # lcppb_c0ffee0007 is the one PENDING bucket of a card also holding a CANCELED one (000c)
     activated = (*CARD_BUCKETS, "lcppb_c0ffee0007")
-    before = pull(client)
+    before = fresh_pulled
     plan = _activate(before, activated)
     rehearsal = plan.rehearse(before, progress=False)
     results = plan.execute(client, progress=False)
@@ -218,9 +229,9 @@ def test_activating_every_bucket_of_a_card_is_as_rehearsed(client: LoyaltyClient
 
 
 def test_of_a_card_s_buckets_only_the_one_that_failed_is_reported(
-    client: LoyaltyClient, fresh: Sandbox
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
 ) -> None:
-    before = pull(client)
+    before = fresh_pulled
     plan = _activate(before, CARD_BUCKETS)
     rehearsal = plan.rehearse(before, progress=False)
     assert set(rehearsal.results.outcome) == {"succeeded"}
@@ -242,9 +253,9 @@ def test_of_a_card_s_buckets_only_the_one_that_failed_is_reported(
 
 
 def test_buckets_activated_on_a_card_production_no_longer_lists_are_as_rehearsed(
-    client: LoyaltyClient,
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
 ) -> None:
-    before = pull(client)
+    before = fresh_pulled
     plan = _activate(before, CARD_BUCKETS[:3])
     rehearsal = plan.rehearse(before, progress=False)
     client.pending_buckets.activate(*CARD, CARD_BUCKETS[3])  # someone else, after the snapshot
@@ -287,9 +298,9 @@ def _before_the_cancel(snapshot: ProgramSnapshot) -> ProgramSnapshot:
 
 
 def test_a_bucket_canceled_before_the_run_is_reported_not_counted_activated(
-    client: LoyaltyClient,
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
 ) -> None:
-    before = _before_the_cancel(pull(client))
+    before = _before_the_cancel(fresh_pulled)
     buckets = ("lcppb_c0ffee0007", "lcppb_c0ffee000c")
     plan = _activate(before, buckets)
     rehearsal = plan.rehearse(before, progress=False)
@@ -320,12 +331,12 @@ def test_a_rise_of_canceled_points_that_no_one_set_of_buckets_makes_up_is_report
     assert set(_unlisted(points, 30).values()) == {_UNSURE}  # no set: some other bucket
 
 
-def test_calls_count_every_request_of_the_run(client: LoyaltyClient) -> None:
+def test_calls_count_every_request_of_the_run(fresh_pulled: ProgramSnapshot) -> None:
     plan = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"])
-    _, rehearsal = _rehearsed(client, plan)
+    _, rehearsal = _rehearsed(fresh_pulled, plan)
     assert rehearsal.calls == 3  # the token, then one draft per reward
     again = actions.move_rewards_to_draft(["lrew_c0ffee0006"])  # already DRAFT: 409, then read
-    _, settled = _rehearsed(client, again)
+    _, settled = _rehearsed(fresh_pulled, again)
     assert list(settled.results.outcome) == ["already_done"]
     assert settled.calls == 3
 
@@ -362,9 +373,9 @@ def test_a_log_is_read_never_written(client: LoyaltyClient, tmp_path: Path) -> N
 
 
 def test_an_exported_folder_rehearses_like_its_snapshot(
-    client: LoyaltyClient, tmp_path: Path
+    fresh_pulled: ProgramSnapshot, tmp_path: Path
 ) -> None:
-    before = pull(client)
+    before = fresh_pulled
     before.to_csv(tmp_path / "export")
     plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
     rehearsal = plan.rehearse(tmp_path / "export", progress=False)
@@ -375,19 +386,19 @@ def test_an_exported_folder_rehearses_like_its_snapshot(
     }
 
 
-def test_an_empty_plan_rehearses_to_nothing(client: LoyaltyClient) -> None:
-    before, rehearsal = _rehearsed(client, actions.delete_tier_structures([]))
+def test_an_empty_plan_rehearses_to_nothing(fresh_pulled: ProgramSnapshot) -> None:
+    before, rehearsal = _rehearsed(fresh_pulled, actions.delete_tier_structures([]))
     assert repr(rehearsal) == "<Rehearsal delete_tier_structure: 0 items, 0 changes, 0 calls>"
     verification = rehearsal.verify(before)
     assert verification.ok and verification.checks.empty
     assert list(verification.checks.columns) == CHECKS.names
 
 
-def test_bad_arguments_are_refused_naming_them(client: LoyaltyClient) -> None:
+def test_bad_arguments_are_refused_naming_them(fresh_pulled: ProgramSnapshot) -> None:
     plan = actions.delete_tier_structures(["lts_c0ffee0006"])
     with pytest.raises(TypeError, match="snapshot: expected a ProgramSnapshot"):
         plan.rehearse({"rewards": []}, progress=False)  # type: ignore[arg-type]
-    before, rehearsal = _rehearsed(client, plan)
+    before, rehearsal = _rehearsed(fresh_pulled, plan)
     with pytest.raises(TypeError, match="after_snapshot: expected a ProgramSnapshot, not str"):
         rehearsal.verify("after")  # type: ignore[arg-type]
     earlier = ProgramSnapshot.from_frames(before.frames(), pulled_at="2025-01-01T00:00:00Z")
@@ -427,9 +438,9 @@ def test_a_snapshot_without_the_kinds_a_plan_needs_is_refused_naming_them(
 
 
 def test_a_sampled_snapshot_is_refused_naming_the_pull_a_rehearsal_can_use(
-    client: LoyaltyClient,
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
 ) -> None:
-    sampled = ProgramSnapshot.pull(client, progress=False).sampled(Sample(3, seed=1))
+    sampled = fresh_pulled.sampled(Sample(3, seed=1))
     drafts = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
     kinds = "kinds=['reward_costs', 'rewards']"
     with pytest.raises(

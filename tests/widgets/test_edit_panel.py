@@ -26,8 +26,8 @@ CARD_DEFINITION = "lcdef_c0ffee0001"
 
 
 @pytest.fixture
-def snapshot(client: LoyaltyClient) -> ProgramSnapshot:
-    return ProgramSnapshot.pull(client, progress=False)
+def snapshot(fresh_pulled: ProgramSnapshot) -> ProgramSnapshot:
+    return fresh_pulled
 
 
 @pytest.fixture
