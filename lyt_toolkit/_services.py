@@ -1,15 +1,17 @@
 """Which service a record belongs to, so that it is never taken for another's (a checkpoint).
 
 A service on the network is its public address (``public_url``, the port kept: two sandboxes
-served on one machine are two services). A sandbox started in this process is what it was
-started from and where it serves instead, as ``Sandbox.start`` names it here (however its
-loopback address is spelled: ``localhost``, ``127.0.0.1``, ``[::1]``); the embedded sandbox
-of ``lyt export --sandbox``, which takes a new port each run yet always holds the bundled
-demo program afresh, is named without its port, so its checkpoint resumes.
-
-A sandbox served elsewhere (``lyt sandbox serve``) says what it holds on every answer, in
+served on one machine are two services). A sandbox says what it holds on every answer, in
 ``HOLDS_HEADER``: a pull tells by it another program served later at the same address
-(``fill.pull``). A leaf every layer may import.
+(``fill.pull``). A sandbox ``Sandbox.start`` serves in this process is known the same way,
+its address and what it holds, the latter known here without asking (``hold_local``): a
+checkpoint written by a pull in the process serving it resumes in another process (``lyt
+export``) and back. Two spellings of a loopback address (``localhost``, ``127.0.0.1``,
+``[::1]``) are one service (``same_address``). The embedded sandbox of ``lyt export
+--sandbox``, which takes a new port each run yet always holds the bundled demo program
+afresh, is named without its port instead (``name_local``), so its checkpoint resumes.
+
+A leaf every layer may import.
 """
 
 from __future__ import annotations
@@ -22,9 +24,12 @@ from ._url import public_url
 __all__ = [
     "HOLDS_HEADER",
     "forget_local",
+    "hold_local",
     "holders_differ",
+    "local_holds",
     "name_local",
     "named_here",
+    "same_address",
     "service_identity",
 ]
 
@@ -38,8 +43,12 @@ _PARTS = ("program", "seed", "clock", "database")
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
-_LOCAL: dict[str, Callable[[], str]] = {}
-"""A sandbox serving in this process (``_key`` of its address) -> what names it."""
+_HELD: dict[str, Callable[[], str]] = {}
+"""A sandbox serving in this process (``_key`` of its address) -> what it holds."""
+
+_NAMED: dict[str, Callable[[], str]] = {}
+"""A sandbox serving in this process (``_key`` of its address) -> the name standing for its
+address (``name_local``)."""
 
 
 def _key(base_url: str) -> str:
@@ -51,20 +60,49 @@ def _key(base_url: str) -> str:
     return address
 
 
+def same_address(a: str, b: str) -> bool:
+    """Whether the base URLs ``a`` and ``b`` are one public address (a loopback host however
+    spelled); names that are no URL (``name_local``) only when equal."""
+    return a == b or (_is_url(a) and _is_url(b) and _key(a) == _key(b))
+
+
+def _is_url(text: str) -> bool:
+    parts = urlsplit(text)
+    return bool(parts.scheme and parts.hostname)
+
+
+def hold_local(base_url: str, holds: Callable[[], str]) -> None:
+    """This process serves at ``base_url`` a sandbox holding ``holds()``: its
+    ``HOLDS_HEADER`` value, worked out when first asked (a digest of a large program is not
+    taken for nothing)."""
+    _HELD[_key(base_url)] = holds
+
+
 def name_local(base_url: str, name: Callable[[], str]) -> None:
-    """Name the service this process serves at ``base_url`` by ``name()`` (worked out when
-    first asked: a digest of a large program is not taken for nothing)."""
-    _LOCAL[_key(base_url)] = name
+    """Name the service this process serves at ``base_url`` by ``name()`` instead of its
+    address and what it holds (a sandbox served afresh on a new port each run)."""
+    _NAMED[_key(base_url)] = name
 
 
 def forget_local(base_url: str) -> None:
     """The service at ``base_url`` is no longer served here."""
-    _LOCAL.pop(_key(base_url), None)
+    _HELD.pop(_key(base_url), None)
+    _NAMED.pop(_key(base_url), None)
 
 
 def named_here(base_url: str) -> bool:
-    """Whether a sandbox serving in this process at ``base_url`` names the service."""
-    return _key(base_url) in _LOCAL
+    """Whether a sandbox serving in this process at ``base_url`` names the service (what it
+    holds is known here, never asked)."""
+    key = _key(base_url)
+    return key in _HELD or key in _NAMED
+
+
+def local_holds(base_url: str) -> str | None:
+    """What the sandbox serving in this process at ``base_url`` holds (its ``HOLDS_HEADER``
+    value); None when none serves there, or one named otherwise (``name_local``)."""
+    key = _key(base_url)
+    holds = None if key in _NAMED else _HELD.get(key)
+    return None if holds is None else holds()
 
 
 def holders_differ(there: str, now: str) -> str:
@@ -94,7 +132,7 @@ def _holds_parts(holds: str) -> dict[str, str]:
 
 
 def service_identity(base_url: str) -> str:
-    """The service at ``base_url``: the name of a sandbox serving in this process, else its
-    public address."""
-    name = _LOCAL.get(_key(base_url))
+    """The service at ``base_url``: the name of a sandbox this process names (``name_local``),
+    else its public address."""
+    name = _NAMED.get(_key(base_url))
     return public_url(base_url) if name is None else name()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lyt_toolkit import ProgramSnapshot, audit
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot, audit
 from lyt_toolkit.cli import main
 from lyt_toolkit.reports import FINDINGS_CSV, read_findings, read_manifest
 from lyt_toolkit.reports.economics_report import ECONOMICS_FORMAT, ECONOMICS_HTML
@@ -52,6 +52,29 @@ def lyt(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def _stopped_at_its_share(program: Sandbox, paced: subprocess.Popen[str]) -> str:
+    """What ``paced``, a checkpointed pull started under ``PLAN``, printed to stderr once it
+    spent its share of the window (nothing beyond it), waited for a reset the fixed clock
+    never brings and was stopped by a Ctrl-C (exit code 130)."""
+    try:
+        deadline = time.monotonic() + 60
+        while program.plan()["used"] < SHARE:  # not refused: it reads on to its share
+            assert paced.poll() is None, paced.communicate()
+            assert time.monotonic() < deadline, "the pull never spent its share"
+            time.sleep(0.05)
+        time.sleep(0.5)  # waiting for a reset the fixed clock never brings
+        assert paced.poll() is None  # neither refused nor done: waiting
+        paced.send_signal(signal.SIGINT)
+        _, err = paced.communicate(timeout=20)
+    finally:
+        if paced.poll() is None:
+            paced.kill()
+            paced.communicate()
+    assert paced.returncode == 130, err
+    assert program.plan()["used"] == SHARE  # nothing beyond its share of the window
+    return err
+
+
 @pytest.mark.parametrize("command", [["audit"], ["report", "economics"]], ids=" ".join)
 def test_a_refusal_offers_the_commands_own_checkpoint(
     program: Sandbox,
@@ -78,27 +101,11 @@ def test_a_checkpointed_command_waits_for_the_next_window_then_resumes(
     folder = tmp_path / "checkpoint"
     argv = [*command, "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
     program.set_plan(PLAN)
-    paced = lyt_process(program, tmp_path, *argv)
-    try:
-        deadline = time.monotonic() + 60
-        while program.plan()["used"] < SHARE:  # not refused: it reads on to its share
-            assert paced.poll() is None, paced.communicate()
-            assert time.monotonic() < deadline, "the pull never spent its share"
-            time.sleep(0.05)
-        time.sleep(0.5)  # waiting for a reset the fixed clock never brings
-        assert paced.poll() is None  # neither refused nor done: waiting
-        paced.send_signal(signal.SIGINT)
-        _, err = paced.communicate(timeout=20)
-    finally:
-        if paced.poll() is None:
-            paced.kill()
-            paced.communicate()
-    assert paced.returncode == 130
+    err = _stopped_at_its_share(program, lyt_process(program, tmp_path, *argv))
     assert err == (
         f"lyt {' '.join(command)}: interrupted; what it read is kept in {folder}: "
         "run the same command to go on\n"
     )
-    assert program.plan()["used"] == SHARE  # nothing beyond its share of the window
     program.set_plan("1000000/hour")  # a new window, large enough for the rest
     resumed = lyt_process(program, tmp_path, *argv)
     out, err = resumed.communicate(timeout=120)
@@ -108,17 +115,70 @@ def test_a_checkpointed_command_waits_for_the_next_window_then_resumes(
 
 
 @pytest.fixture(scope="module")
-def saved(program: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The program pulled whole and saved as Parquet (as ``snapshot.to_parquet`` saves it)."""
+def whole(program: Sandbox, make_client: Callable[..., LoyaltyClient]) -> ProgramSnapshot:
+    """The program pulled whole, unpaced, and the calls that took."""
     program.set_plan("unlimited")
-    from lyt_toolkit import LoyaltyClient
+    with make_client(program) as client:
+        return ProgramSnapshot.pull(client, progress=False)
 
-    kwargs = program.credentials.as_client_kwargs()
-    with LoyaltyClient(base_url=program.base_url, env_file=None, **kwargs) as client:
-        snapshot = ProgramSnapshot.pull(client, progress=False)
+
+@pytest.fixture(scope="module")
+def saved(whole: ProgramSnapshot, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The program pulled whole and saved as Parquet (as ``snapshot.to_parquet`` saves it)."""
     folder = tmp_path_factory.mktemp("saved") / "snapshot"
-    snapshot.to_parquet(folder)
+    whole.to_parquet(folder)
     return folder
+
+
+def _same(a: ProgramSnapshot, b: ProgramSnapshot) -> None:
+    for name, frame in a.frames().items():
+        pd.testing.assert_frame_equal(frame, b.frames()[name], obj=name)
+
+
+def test_lyt_export_stopped_part_way_resumes_in_the_process_serving_its_sandbox(
+    program: Sandbox,
+    whole: ProgramSnapshot,
+    make_client: Callable[..., LoyaltyClient],
+    lyt_process: LytProcess,
+    tmp_path: Path,
+) -> None:
+    """The sandbox served from a notebook (this process), ``lyt export --checkpoint`` run
+    against it from a shell and stopped by a Ctrl-C: the notebook's pull resumes the folder,
+    reading nothing the export read (one service, named alike in both processes)."""
+    folder = tmp_path / "checkpoint"
+    program.set_plan(PLAN)
+    argv = ["export", "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
+    _stopped_at_its_share(program, lyt_process(program, tmp_path, *argv))
+    program.set_plan("1000000/hour")  # a new window, large enough for the rest
+    with make_client(program) as client:
+        resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    assert resumed.calls is not None and whole.calls is not None
+    assert resumed.calls.recalled == SHARE - 1  # every answer the export read but its token
+    assert resumed.calls.used == whole.calls.used - (SHARE - 1)  # none of them read again
+    _same(whole, resumed)
+
+
+def test_a_pull_of_the_process_serving_the_sandbox_resumes_in_lyt_export(
+    program: Sandbox,
+    whole: ProgramSnapshot,
+    make_client: Callable[..., LoyaltyClient],
+    lyt_process: LytProcess,
+    tmp_path: Path,
+) -> None:
+    """The other way: a checkpointed pull of the notebook serving the sandbox, then ``lyt
+    export`` on its folder from a shell answers every read from it."""
+    folder = tmp_path / "checkpoint"
+    program.set_plan("unlimited")
+    with make_client(program) as client:
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    used = program.plan()["used"]
+    argv = ["export", "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
+    exported = lyt_process(program, tmp_path, *argv)
+    out, err = exported.communicate(timeout=120)
+    assert exported.returncode == 0, err
+    assert whole.calls is not None
+    assert f"(and {whole.calls.used - 1:,} answers from the checkpoint)" in out
+    assert program.plan()["used"] - used == 1  # the token that says what it holds: no read
 
 
 def test_audit_base_audits_a_saved_snapshot_sending_no_call(

@@ -42,7 +42,7 @@ import httpx
 
 from .._json_file import json_file, shown
 from .._lock import held
-from .._services import holders_differ
+from .._services import holders_differ, same_address
 from ..client.allowance import WindowCalls
 from ..client.recording import Asked
 from .answers import Answer, AnswerStore, CheckpointError, held_answers, stored_time
@@ -63,6 +63,9 @@ _ONE_MS = timedelta(milliseconds=1)
 _CREATED = "filters[created_at][conditions][{}]"
 _MOST_DIFFERENCES = 5
 """Keys a refusal names that differ between a manifest's pull and this one."""
+_SERVED_HERE = re.compile(r"^(sandbox of .+), on port (\d+)$")
+"""How a pull in the process serving a sandbox named it before it named its address and
+what it holds (``_services``), as any other process does."""
 
 _KINDS = (
     (
@@ -90,7 +93,7 @@ def _differs(before: Mapping[str, Any], pull: Mapping[str, Any]) -> str:
     many more); for what two sandboxes said they hold (``holds``), then which of its parts
     differ (``_services.holders_differ``). What comes from the file (a key only it gives,
     a value) is quoted through ``shown``: cut short, a bearer token masked."""
-    keys = sorted(k for k in {*before, *pull} if before.get(k) != pull.get(k))
+    keys = sorted(k for k in {*before, *pull} if not _agree(k, before.get(k), pull.get(k)))
     said = []
     for key in keys[:_MOST_DIFFERENCES]:
         there, now = before.get(key), pull.get(key)
@@ -104,6 +107,26 @@ def _differs(before: Mapping[str, Any], pull: Mapping[str, Any]) -> str:
     return "; ".join(said)
 
 
+def _agree(key: str, there: Any, now: Any) -> bool:
+    """Whether a manifest's ``there`` and this pull's ``now`` are one value of ``key``: a
+    source one address, however a loopback host is spelled (``_services.same_address``)."""
+    if key == "source" and isinstance(there, str) and isinstance(now, str):
+        return same_address(there, now)
+    return bool(there == now)
+
+
+def _pull_of(found: Mapping[str, Any]) -> dict[str, Any]:
+    """The pull a read manifest records; a sandbox's name written by the process serving it
+    (``HOLDS, on port PORT``, before it was named as in any other process) read as its
+    loopback address and what it holds."""
+    pull = found.get("pull", {})
+    source = pull.get("source")
+    named = _SERVED_HERE.match(source) if isinstance(source, str) and HOLDS not in pull else None
+    if named is None:
+        return dict(pull)
+    return {**pull, "source": f"http://127.0.0.1:{named[2]}", HOLDS: named[1]}
+
+
 def recorded_pull(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     """What ``folder``'s manifest says its pull is, read without opening the folder: None
     when it holds no pull yet (no folder, or no manifest in it); ``{}`` when what is there
@@ -115,8 +138,7 @@ def recorded_pull(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
         found = _read_manifest(path)
     except CheckpointError:
         return {}
-    pull = found.get("pull")
-    return pull if isinstance(pull, dict) else {}
+    return _pull_of(found)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -219,7 +241,7 @@ class Checkpoint:
                 )
             return {"format": FORMAT, "pull": self.pull, "runs": 0}
         found = _read_manifest(path)
-        what = _differs(found.get("pull", {}), self.pull)
+        what = _differs(_pull_of(found), self.pull)
         if what:
             raise CheckpointError(
                 f"checkpoint: {self.folder} holds another pull ({what}); resume it with the "

@@ -34,7 +34,7 @@ from typing import Any, Generic, TypeVar
 import pandas as pd
 
 from .._progress import Progress, ProgressBar
-from .._services import named_here, service_identity
+from .._services import local_holds, named_here, service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.allowance import Allowance, AllowanceSpent, CycleSpent, WindowCalls, checked_share
 from ..errors import NotFoundError, OddValueWarning
@@ -166,7 +166,7 @@ class _Kept:
 
     def asks_holder(self, base_url: str) -> bool:
         """Whether the pull must hear what the service holds before it reads the folder: not
-        from a sandbox of this process (named by what it holds), nor for a folder written
+        from a sandbox of this process (what it holds is known here), nor for a folder written
         from a service that never said (the service's own pulls cost what they always did);
         for a new folder the token asked for is the one its first call would fetch."""
         if named_here(base_url):
@@ -176,9 +176,10 @@ class _Kept:
 
     def identity(self, client: AsyncLoyaltyClient) -> dict[str, Any]:
         """The pull, from the service ``client`` talks to: its name (``_services``) and, for
-        a sandbox served elsewhere that said so, what it holds."""
+        a sandbox, what it holds: known here when this process serves it, else as it said
+        (the same in either process, so a checkpoint resumes in the other)."""
         base_url = str(client.base_url)
-        holds = None if named_here(base_url) else client._service_holds
+        holds = local_holds(base_url) if named_here(base_url) else client._service_holds
         source: dict[str, Any] = {"source": service_identity(base_url)}
         if holds is not None:
             source[HOLDS] = holds

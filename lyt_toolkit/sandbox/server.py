@@ -18,7 +18,7 @@ from typing import Any, Self
 import uvicorn
 
 from .._deprecation import warn
-from .._services import forget_local, name_local
+from .._services import forget_local, hold_local
 from ..errors import api_error, error_class
 from ..models.errors import error_object
 from .app import create_app
@@ -225,8 +225,7 @@ class Sandbox:
                 raise RuntimeError(f"the sandbox did not start on {host}:{port}")
             time.sleep(0.01)
         _RUNNING.add(sandbox)
-        holds = app.state.holds  # what its answers say it holds, worked out once
-        name_local(sandbox.base_url, lambda: f"{holds()}, on port {port}")
+        hold_local(sandbox.base_url, app.state.holds)  # what its answers say, worked out once
         return sandbox
 
     @property

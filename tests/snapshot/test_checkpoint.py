@@ -444,6 +444,70 @@ def test_another_program_served_elsewhere_on_the_same_port_does_not_take_the_che
     _same(whole, resumed)
 
 
+def _served_here(program: dict[str, Any], port: int) -> Sandbox:
+    """A sandbox on ``port`` that this process serves (a notebook's ``Sandbox.start``)."""
+    return Sandbox.start(program, port=port, now="2026-01-15T12:00:00Z", seed=7)
+
+
+@pytest.mark.parametrize("written_here", [True, False], ids=["written-here", "written-elsewhere"])
+def test_a_sandbox_s_checkpoint_is_the_same_in_the_process_serving_it_and_any_other(
+    tmp_path: Path, written_here: bool
+) -> None:
+    """A folder written by a pull in the process serving the sandbox resumes in another
+    process against it, and the other way round (the address however spelled); another
+    program on the same port is refused either way, before any read."""
+    folder, port = tmp_path / "checkpoint", free_port()
+    writer, reader = (_served_here, _served_elsewhere)[:: 1 if written_here else -1]
+    heard = 1 if written_here else 0  # a token: what a sandbox served elsewhere holds
+    with writer(_small(3), port) as first, client_for(first) as client:
+        whole = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    with (
+        reader(_small(4), port) as other,
+        client_for(other) as client,
+        pytest.raises(CheckpointError, match="holds another pull") as refused,
+    ):
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    assert "' now: its program differs" in str(refused.value)
+    assert client.quota.calls_used == heard
+    with reader(_small(3), port) as again:
+        spelled = again.base_url.replace("127.0.0.1", "localhost")
+        kwargs = again.credentials.as_client_kwargs()
+        with LoyaltyClient(base_url=spelled, env_file=None, **kwargs) as client:
+            resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+            assert client.quota.calls_used == heard  # every answer from the folder
+    assert resumed.calls is not None and whole.calls is not None
+    assert resumed.calls.recalled == whole.calls.used - 1
+    _same(whole, resumed)
+
+
+@pytest.mark.parametrize("here", [True, False], ids=["resumed-here", "resumed-elsewhere"])
+def test_a_folder_naming_the_sandbox_as_its_serving_process_once_did_is_its_own(
+    tmp_path: Path, here: bool
+) -> None:
+    """A folder the process serving the sandbox wrote before it named the sandbox's address
+    (``HOLDS, on port PORT``) resumes against that sandbox in either process, and refuses
+    another program on that port."""
+    folder, port = tmp_path / "checkpoint", free_port()
+    served = _served_here if here else _served_elsewhere
+    with _served_here(_small(3), port) as first, client_for(first) as client:
+        whole = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    manifest = json.loads((folder / "checkpoint.json").read_text())
+    holds = manifest["pull"].pop("holds")
+    manifest["pull"]["source"] = f"{holds}, on port {port}"
+    (folder / "checkpoint.json").write_text(json.dumps(manifest))
+    with (
+        served(_small(4), port) as other,
+        client_for(other) as client,
+        pytest.raises(CheckpointError, match="its program differs"),
+    ):
+        ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    with served(_small(3), port) as again, client_for(again) as client:
+        resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+    assert resumed.calls is not None and whole.calls is not None
+    assert resumed.calls.recalled == whole.calls.used - 1
+    _same(whole, resumed)
+
+
 def test_another_database_served_elsewhere_is_refused_by_its_digest_never_its_path(
     tmp_path: Path,
 ) -> None:
