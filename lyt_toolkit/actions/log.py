@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._json_file import open_regular
+from .._services import same_address
 from .._url import public_url
 from ..errors import LytError
 from .lock import held
@@ -114,6 +115,11 @@ class LogOwner:
 
     def __str__(self) -> str:
         return f"{self.service} (project {self.project or 'unknown'})"
+
+    def same(self, other: LogOwner) -> bool:
+        """Whether ``other`` is this owner: one project of one service, however a loopback
+        host of its address is spelled (``localhost``, ``127.0.0.1``, ``[::1]``)."""
+        return self.project == other.project and same_address(self.service, other.service)
 
 
 @dataclass
@@ -206,7 +212,7 @@ class ActionLog:
         """The log's owner, ``None`` when none is written; ``ForeignLogError`` naming both
         when it is not ``owner``."""
         written = self.owner()
-        if written is not None and written != owner:
+        if written is not None and not written.same(owner):
             raise ForeignLogError(
                 f"{self.path}: this action log belongs to {written}, not to {owner};"
                 " what it shows done was done there: use another log here"

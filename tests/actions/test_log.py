@@ -15,7 +15,7 @@ import pytest
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.actions.lock import LockHeldError, held, lock_path
-from lyt_toolkit.actions.log import ATTEMPTED, LogFileError
+from lyt_toolkit.actions.log import ATTEMPTED, LogFileError, LogOwner
 from lyt_toolkit.client import LoyaltyClient
 
 
@@ -149,3 +149,23 @@ def test_the_thread_holding_a_lock_may_take_it_again_another_thread_may_not(
     assert not lock_path(path).exists()
     with held(path, "is being applied"):  # released: free again
         pass
+
+
+def test_a_log_of_the_same_service_spelled_another_way_is_its_own(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """A log claimed by a client of ``127.0.0.1`` is the log of a client of ``localhost`` at
+    the same port and project (one service); another port or project is refused."""
+    owner = LogOwner.of(client)
+    assert owner.service.startswith("http://127.0.0.1:")
+    spelled = LogOwner(owner.service.replace("127.0.0.1", "localhost"), owner.project)
+    with ActionLog(tmp_path / "log.jsonl") as log:
+        log.claim(owner)
+        assert log.check(spelled) == owner
+        port = owner.service.rsplit(":", 1)[1]
+        for other in (
+            LogOwner(owner.service.replace(port, "9"), owner.project),
+            LogOwner(spelled.service, "another-project"),
+        ):
+            with pytest.raises(actions.ForeignLogError, match="belongs to"):
+                log.check(other)
