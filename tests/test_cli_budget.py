@@ -9,12 +9,12 @@ Each test puts the plan in force again, with its whole window.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 from snapshot.helpers import LARGE_MEMBERS, LARGE_PROGRAM, list_calls
 
 from lyt_toolkit import audit
@@ -25,8 +25,6 @@ from lyt_toolkit.reports.economics_report import ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 MEMBERS, PROGRAM = LARGE_MEMBERS, LARGE_PROGRAM
 PLAN = "1000/hour"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from fixture_types import LytProcess, StartSandbox
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot, audit
 from lyt_toolkit.cli import main
@@ -27,9 +28,6 @@ from lyt_toolkit.reports.economics_report import ECONOMICS_FORMAT, ECONOMICS_HTM
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.synthetic import generate_program
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
-LytProcess = Callable[..., subprocess.Popen[str]]
 
 PROGRAM = generate_program(
     members=40, rewards=20, benefits=5, card_definitions=2, tier_structures=1, seed=5

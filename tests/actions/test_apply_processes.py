@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import pandas as pd
 import pytest
+from fixture_types import LytProcess
 from interrupting import ctrl_c_while_refused
 
 from lyt_toolkit import actions
@@ -23,8 +24,6 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import SECRETS, TIERS, names_on_server, pull
-
-LytProcess = Callable[..., subprocess.Popen[str]]
 
 SLOW = 0.3
 """Seconds the sandbox holds every request: writes stay in flight long enough to kill."""

@@ -7,19 +7,17 @@ takes ``pulled_at`` from the service), so findings reproduce; other programs use
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from typing import Any
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.audit import run
 from lyt_toolkit.sandbox import Sandbox
 
 from .programs import clean_program
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
 @pytest.fixture(scope="session")

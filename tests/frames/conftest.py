@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit.client import LoyaltyClient, RetryConfig
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import PATIENT_RETRY
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import AsyncLoyaltyClient, ProgramSnapshot
 from lyt_toolkit.fill import pull as fill_pull
@@ -21,8 +21,6 @@ from lyt_toolkit.pull.window_cost import windowed_calls
 from lyt_toolkit.pull.windows import awalk_windows, instant_ms, wire_ms
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 BASE = 1_767_225_600_000
 """2026-01-01T00:00:00.000Z in milliseconds."""

@@ -8,13 +8,13 @@ import json
 import subprocess
 import sys
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
@@ -31,8 +31,6 @@ PULLED = "2026-03-02T08:30:00Z"
 sandbox holding the snapshot can only show it by taking the snapshot's ``pulled_at``."""
 
 PULLED_WIRE = "2026-03-02T08:30:00.000Z"
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
 @pytest.fixture(scope="module")

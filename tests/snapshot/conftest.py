@@ -3,19 +3,17 @@ the generated program the sampled-snapshot tests share."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import pull
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
 @pytest.fixture

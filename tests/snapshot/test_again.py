@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot, Sample
 from lyt_toolkit.pull.window_cost import windowed_calls
@@ -24,7 +24,6 @@ from lyt_toolkit.snapshot.again import again_calls, again_sample
 from lyt_toolkit.snapshot.cost import pages
 from lyt_toolkit.synthetic import generate_program
 
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 MakeClient = Callable[..., LoyaltyClient]
 
 MEMBERS = 4_500

@@ -10,14 +10,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pandas as pd
 import pytest
+from fixture_types import LytProcess, StartSandbox
 from interrupting import ctrl_c_while_refused
 
 from lyt_toolkit import ProgramSnapshot
@@ -34,10 +34,6 @@ from lyt_toolkit.sandbox.server import free_port
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import client_for
-
-LytProcess = Callable[..., subprocess.Popen[str]]
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 PROGRAM = generate_program(
     members=160, rewards=150, benefits=30, card_definitions=3, tier_structures=2, seed=5

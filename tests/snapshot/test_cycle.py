@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._plans import CYCLE_REMINDER as CYCLE
@@ -24,7 +24,6 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot.defaults import DEFAULT_CONCURRENCY
 from lyt_toolkit.synthetic import generate_program
 
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 MakeClient = Callable[..., LoyaltyClient]
 
 MEMBERS = 300

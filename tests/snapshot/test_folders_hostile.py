@@ -11,12 +11,13 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._lock import LockFileError
@@ -30,8 +31,6 @@ from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import client_for
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 PROGRAM = generate_program(
     members=30, rewards=12, benefits=4, card_definitions=2, tier_structures=1, seed=5

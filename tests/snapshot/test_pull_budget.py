@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import httpx
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
@@ -32,7 +32,6 @@ from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE
 from .helpers import LARGE_MEMBERS, LARGE_PROGRAM, list_calls
 
 ClientFor = Callable[..., LoyaltyClient]
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 MEMBERS, PROGRAM = LARGE_MEMBERS, LARGE_PROGRAM
 LIST_CALLS = list_calls(PROGRAM)

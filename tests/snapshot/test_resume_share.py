@@ -15,15 +15,14 @@ import asyncio
 import contextlib
 import json
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Coroutine, Iterator
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from fixture_types import LytProcess, StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.fill.answers import JOURNAL
@@ -32,9 +31,6 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import NOW, pull
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
-LytProcess = Callable[..., subprocess.Popen[str]]
 
 PROGRAM = generate_program(
     members=150, rewards=20, benefits=5, card_definitions=2, tier_structures=1, seed=4

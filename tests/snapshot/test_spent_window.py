@@ -15,12 +15,12 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.errors import QuotaExhaustedError, StoppedError
@@ -29,7 +29,6 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 
 ClientFor = Callable[..., LoyaltyClient]
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 PLAN = "60/minute"
 """Half of it, the default share, holds the demo program's pull (26 calls and a token)."""

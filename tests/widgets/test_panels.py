@@ -7,11 +7,12 @@ import html
 import re
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import share_of
@@ -24,8 +25,6 @@ from lyt_toolkit.widgets import (
     confirmation_phrase,
 )
 from lyt_toolkit.widgets._plan_panel import PlanPanel
-
-StartSandbox = Callable[..., AbstractContextManager[Sandbox]]
 
 
 def select_ids(grid, frame: pd.DataFrame, ids: list[str]) -> None:
