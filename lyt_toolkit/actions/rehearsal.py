@@ -339,7 +339,7 @@ def rehearse_run(
             base_url=sandbox.base_url,
             env_file=None,
             http_client=http,
-            **sandbox.credentials.as_client_kwargs(),  # type: ignore[arg-type]
+            **sandbox.credentials.as_client_kwargs(),
         ) as client,
     ):
         results = run(client, rehearsal_log)

@@ -96,14 +96,8 @@ def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
         # Each run holds the bundled demo afresh on a new port: one service, whose checkpoint
         # (--checkpoint) resumes across runs.
         name_local(sb.base_url, lambda: f"sandbox of {DEMO_SOURCE}, seed 7")
-        keys = sb.credentials
         with LoyaltyClient(
-            base_url=sb.base_url,
-            env_file=None,
-            app_id=keys.app_id,
-            app_token=keys.app_token,
-            management_id=keys.management_id,
-            management_token=keys.management_token,
+            base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()
         ) as client:
             yield client
 

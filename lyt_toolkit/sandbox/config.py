@@ -10,7 +10,7 @@ from datetime import timedelta
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .._secret import APP_TOKEN_VARIABLE, MANAGEMENT_TOKEN_VARIABLE
 from .clock import iso, parse_instant
@@ -32,6 +32,15 @@ ENV_VARIABLES = {
 }
 
 
+class ClientKeys(TypedDict):
+    """The key pairs as ``LoyaltyClient`` keyword arguments (``**keys`` type-checks)."""
+
+    app_id: str
+    app_token: str
+    management_id: str
+    management_token: str
+
+
 @dataclass(frozen=True)
 class SandboxCredentials:
     """The key pairs the sandbox accepts. The tokens never show in a repr."""
@@ -48,7 +57,8 @@ class SandboxCredentials:
             **{k: os.environ.get(ENV_VARIABLES[k]) or v for k, v in DEFAULT_CREDENTIALS.items()}
         )
 
-    def as_client_kwargs(self) -> dict[str, str]:
+    def as_client_kwargs(self) -> ClientKeys:
+        """The key pairs to give a client: ``LoyaltyClient(..., **keys.as_client_kwargs())``."""
         return {
             "app_id": self.app_id,
             "app_token": self.app_token,
