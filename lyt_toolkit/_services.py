@@ -1,10 +1,13 @@
-"""Which service a record belongs to, so that it is never taken for another's (a checkpoint).
+"""Which service a record belongs to, so that it is never taken for another's (a checkpoint,
+an action log).
 
 A service on the network is its public address (``public_url``, the port kept: two sandboxes
 served on one machine are two services). A sandbox says what it holds on every answer, in
 ``HOLDS_HEADER``: a pull tells by it another program served later at the same address
-(``fill.pull``). A sandbox ``Sandbox.start`` serves in this process is known the same way,
-its address and what it holds, the latter known here without asking (``hold_local``): a
+(``fill.pull``: by what its reads answer, ``held_reads``), and an action log a sandbox
+started again there with other state (``actions.log``: by the instance of its state,
+``held_instance``). A sandbox ``Sandbox.start`` serves in this process is known the same
+way, its address and what it holds, the latter known here without asking (``hold_local``): a
 checkpoint written by a pull in the process serving it resumes in another process (``lyt
 export``) and back. Two spellings of a loopback address (``localhost``, ``127.0.0.1``,
 ``[::1]``) are one service (``same_address``). The embedded sandbox of ``lyt export
@@ -23,7 +26,10 @@ from ._url import public_url
 
 __all__ = [
     "HOLDS_HEADER",
+    "INSTANCE_PART",
     "forget_local",
+    "held_instance",
+    "held_reads",
     "hold_local",
     "holders_differ",
     "local_holds",
@@ -35,8 +41,12 @@ __all__ = [
 
 HOLDS_HEADER = "Lyt-Sandbox-Holds"
 """The answer header in which a sandbox names what it holds (``sandbox.config.held_program``):
-its program's digest, seed, clock and a digest of its database's path, in printable ASCII;
-never a credential, never a path."""
+its program's digest, seed, clock and a digest of its database's path, then the instance of
+its state (``INSTANCE_PART``), in printable ASCII; never a credential, never a path."""
+
+INSTANCE_PART = "instance"
+"""The last part of a ``HOLDS_HEADER`` value: ``instance HEX``, the state the sandbox holds,
+new with every program load (a fresh database, a reset) and kept with a database file."""
 
 _PARTS = ("program", "seed", "clock", "database")
 """The parts of a ``HOLDS_HEADER`` value, in its order."""
@@ -120,9 +130,23 @@ def holders_differ(there: str, now: str) -> str:
     return said
 
 
+def held_reads(holds: str) -> str:
+    """``holds`` (a ``HOLDS_HEADER`` value) without the instance of the state: what a read
+    answers is the same in two sandboxes of one program, seed, clock and database, whatever
+    each was written since (a checkpoint resumes a pull, the service changing under it or
+    not)."""
+    return ", ".join(p for p in holds.split(", ") if not p.startswith(f"{INSTANCE_PART} "))
+
+
+def held_instance(holds: str) -> str | None:
+    """The instance of the state ``holds`` names (a ``HOLDS_HEADER`` value); None when it
+    names none (a sandbox of an older lyt)."""
+    return _holds_parts(holds).get(INSTANCE_PART)
+
+
 def _holds_parts(holds: str) -> dict[str, str]:
-    """A ``HOLDS_HEADER`` value by part (``_PARTS``): ``sandbox of PROGRAM``, then each
-    ``NAME VALUE``."""
+    """A ``HOLDS_HEADER`` value by part (``_PARTS``, ``INSTANCE_PART``): ``sandbox of
+    PROGRAM``, then each ``NAME VALUE``."""
     program, *rest = holds.split(", ")
     parts = {"program": program.removeprefix("sandbox of ")}
     for part in rest:

@@ -11,6 +11,13 @@ A log belongs to one service and project: the first ``execute`` with it writes a
 owner line (the service's public URL and the application ID, no secret), and a
 client of another service or project is refused it (``ForeignLogError``) before
 anything is read from it or sent, since what the log shows done there is not done here.
+A sandbox's log names the instance of its state too (``_services.held_instance``: a
+sandbox always has the same application ID, and one started again on the same port with
+the same program and seed holds none of the writes of the first, unless it is served from
+the same database file): a sandbox holding another instance is refused the log, after one
+token request when the client has heard nothing from it yet (its answer names the state).
+A log that names no state (written before logs did, or on the service itself) is taken
+as before; the run that takes it on a sandbox names the sandbox's state from then on.
 
 A log has one writer at a time: ``execute`` holds its lock (``lock.held``, the file
 ``<log>.lock``) while it runs, and another process writing it meanwhile is refused with
@@ -37,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._json_file import open_regular
-from .._services import same_address
+from .._services import held_instance, local_holds, same_address
 from .._url import public_url
 from ..errors import LytError
 from .lock import held
@@ -103,23 +110,37 @@ class LogFileError(LytError, OSError):
 
 @dataclass(frozen=True)
 class LogOwner:
-    """The service (its public base URL) and project (application ID) a log belongs to."""
+    """The service (its public base URL) and project (application ID) a log belongs to, and
+    for a sandbox the instance of its state (``_services.held_instance``; None unknown)."""
 
     service: str
     project: str | None = None
+    instance: str | None = None
 
     @classmethod
     def of(cls, client: LoyaltyClient) -> LogOwner:
-        """The service and project ``client`` talks to."""
-        return cls(public_url(client.base_url), client.config.app_id)
+        """The service and project ``client`` talks to, and the instance of the state of a
+        sandbox this process serves there or the client heard from (no call sent)."""
+        holds = local_holds(str(client.base_url)) or client._service_holds
+        instance = None if holds is None else held_instance(holds)
+        return cls(public_url(client.base_url), client.config.app_id, instance)
 
     def __str__(self) -> str:
         return f"{self.service} (project {self.project or 'unknown'})"
 
     def same(self, other: LogOwner) -> bool:
         """Whether ``other`` is this owner: one project of one service, however a loopback
-        host of its address is spelled (``localhost``, ``127.0.0.1``, ``[::1]``)."""
+        host of its address is spelled (``localhost``, ``127.0.0.1``, ``[::1]``), and one
+        state of a sandbox when both name theirs."""
+        return self.same_service(other) and not self.other_state(other)
+
+    def same_service(self, other: LogOwner) -> bool:
+        """Whether ``other`` is this owner's project of its service, whatever its state."""
         return self.project == other.project and same_address(self.service, other.service)
+
+    def other_state(self, other: LogOwner) -> bool:
+        """Whether this owner and ``other`` name two states of a sandbox."""
+        return None not in (self.instance, other.instance) and self.instance != other.instance
 
 
 @dataclass
@@ -199,32 +220,54 @@ class ActionLog:
         os.fsync(fd)
 
     def claim(self, owner: LogOwner) -> None:
-        """Mark the log as ``owner``'s (an owner line, once); ``ForeignLogError`` when it is
+        """Mark the log as ``owner``'s (an owner line, once, and again when it names the
+        state of ``owner``'s sandbox the first time); ``ForeignLogError`` when it is
         another's."""
         with self._lock:
-            if self.check(owner) is None:
+            written = self.check(owner)
+            if written is None or (written.instance is None and owner.instance is not None):
                 line = {"log": OWNER, "service": owner.service, "project": owner.project}
+                if owner.instance is not None:  # the service itself names none
+                    line["instance"] = owner.instance
                 fd = self._open()
                 os.write(fd, (json.dumps(line) + "\n").encode())
                 os.fsync(fd)
 
     def check(self, owner: LogOwner) -> LogOwner | None:
         """The log's owner, ``None`` when none is written; ``ForeignLogError`` naming both
-        when it is not ``owner``."""
+        when it is not ``owner``, or saying the sandbox holds other state than it did."""
         written = self.owner()
-        if written is not None and not written.same(owner):
+        if written is None:
+            return None
+        if not written.same_service(owner):
             raise ForeignLogError(
                 f"{self.path}: this action log belongs to {written}, not to {owner};"
                 " what it shows done was done there: use another log here"
             )
+        if written.other_state(owner):
+            raise ForeignLogError(
+                f"{self.path}: this action log was written against the sandbox at {written},"
+                " which was restarted since with other state (a fresh database: in memory,"
+                " another --db file, or a reset) and holds none of what the log shows done;"
+                " start a new log here (its state is kept only when the sandbox is served"
+                " again from the same --db file)"
+            )
         return written
 
     def owner(self) -> LogOwner | None:
-        """The service and project the log belongs to (``None`` when not written yet)."""
+        """The service and project the log belongs to, and the state of its sandbox (the
+        last owner line: one naming the state may follow one that did not); ``None`` when
+        not written yet."""
+        found = None
         for line in self._lines():
             if line.get("log") == OWNER:
-                return LogOwner(str(line.get("service")), line.get("project"))
-        return None
+                instance = line.get("instance")
+                found = LogOwner(
+                    str(line.get("service")),
+                    line.get("project"),
+                    instance if isinstance(instance, str) else None,
+                )
+        return found
 
     def close(self) -> None:
         """Release the file handle; safe to call twice.
@@ -323,22 +366,39 @@ LogSource = ActionLog | str | os.PathLike[str]
 """An ``ActionLog``, or the path of one."""
 
 
-def log_state(log: LogSource | None, action: str, client: LoyaltyClient | None = None) -> LogState:
+def log_state(
+    log: LogSource | None,
+    action: str,
+    client: LoyaltyClient | None = None,
+    *,
+    ask: bool = True,
+) -> LogState:
     """What ``log`` knows about ``action`` (nothing without a log); with ``client``,
-    ``ForeignLogError`` when the log belongs to another service or project."""
+    ``ForeignLogError`` when the log belongs to another service or project, or to another
+    state of its sandbox (``refuse_foreign``; ``ask``: as there)."""
     if log is None:
         return LogState()
     action_log = log if isinstance(log, ActionLog) else ActionLog(log)
     if client is not None:
-        action_log.check(LogOwner.of(client))
+        refuse_foreign(action_log, client, ask=ask)
     return action_log.state(action)
 
 
-def refuse_foreign(log: LogSource | None, client: LoyaltyClient) -> None:
+def refuse_foreign(log: LogSource | None, client: LoyaltyClient, *, ask: bool = True) -> None:
     """``ForeignLogError`` when ``log`` belongs to another service or project than
-    ``client``'s (its owner line; nothing is sent)."""
-    if log is not None:
-        (log if isinstance(log, ActionLog) else ActionLog(log)).check(LogOwner.of(client))
+    ``client``'s, or names another state of its sandbox (its owner line). Nothing is sent,
+    unless the log names a sandbox's state, the client has heard nothing from the service
+    yet, and ``ask``: then it fetches its token (the run needs it anyway), whose answer
+    names the state the sandbox holds now."""
+    if log is None:
+        return
+    action_log = log if isinstance(log, ActionLog) else ActionLog(log)
+    owner = LogOwner.of(client)
+    written = action_log.check(owner)
+    unheard = owner.instance is None and client._service_holds is None and not client.holds_token
+    if ask and written is not None and written.instance is not None and unheard:
+        client.fetch_token()
+        action_log.check(LogOwner.of(client))
 
 
 @contextmanager

@@ -221,7 +221,7 @@ class ActionPlan(Generic[P]):
         Nothing is sent: the budget is what the client last read from an answer.
         """
         share = checked_share(budget_share)
-        return plan_cost(self, log_state(log, self.action, client), client, share)
+        return plan_cost(self, log_state(log, self.action, client, ask=False), client, share)
 
     # -- execution ----------------------------------------------------------------------
 
@@ -242,7 +242,8 @@ class ActionPlan(Generic[P]):
         never exceptions; only an interruption (KeyboardInterrupt, a crash)
         stops the batch, and the log then lets the next run resume it. A log belongs to the
         service and project of the first run that wrote it: another's is refused with
-        ``ForeignLogError`` before anything is sent.
+        ``ForeignLogError`` before anything is sent, as is a sandbox's log on that sandbox
+        started again with other state (its writes gone: see ``actions.log``).
 
         Setting ``cancel`` (from another thread, e.g. a Cancel button) stops the batch
         after the requests in flight: the items never sent are ``cancelled`` and are not
@@ -270,10 +271,10 @@ class ActionPlan(Generic[P]):
         checked_concurrency(concurrency)
         share = checked_share(budget_share)
         with opened_log(log) as action_log:
-            if action_log is not None:
-                action_log.claim(LogOwner.of(client))
-            state = log_state(action_log, self.action)
+            state = log_state(action_log, self.action, client)
             cost = budgeted(lambda: plan_cost(self, state, client, share), client)
+            if action_log is not None:  # the token fetched: the owner as its answer names it
+                action_log.claim(LogOwner.of(client))
             if not cost.fits and not allow_partial:
                 raise cost.refusal(
                     f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"

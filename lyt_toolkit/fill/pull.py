@@ -34,7 +34,7 @@ from typing import Any, Generic, TypeVar
 import pandas as pd
 
 from .._progress import Progress, ProgressBar
-from .._services import local_holds, named_here, service_identity
+from .._services import held_reads, local_holds, named_here, service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.allowance import Allowance, AllowanceSpent, CycleSpent, WindowCalls, checked_share
 from ..errors import NotFoundError, OddValueWarning
@@ -177,12 +177,14 @@ class _Kept:
     def identity(self, client: AsyncLoyaltyClient) -> dict[str, Any]:
         """The pull, from the service ``client`` talks to: its name (``_services``) and, for
         a sandbox, what it holds: known here when this process serves it, else as it said
-        (the same in either process, so a checkpoint resumes in the other)."""
+        (the same in either process, so a checkpoint resumes in the other). What its reads
+        answer (``held_reads``), not the instance of its state: a pull reads, and resumes on
+        a service that changed meanwhile, as it does on the service itself."""
         base_url = str(client.base_url)
         holds = local_holds(base_url) if named_here(base_url) else client._service_holds
         source: dict[str, Any] = {"source": service_identity(base_url)}
         if holds is not None:
-            source[HOLDS] = holds
+            source[HOLDS] = held_reads(holds)
         return {**source, **self.pull}
 
 

@@ -14,7 +14,7 @@ from .date_header import ClockDateMiddleware
 from .fault_middleware import FaultMiddleware
 from .guard import BODY_TIMEOUT, GuardMiddleware
 from .handlers import install_handlers
-from .holds_header import HoldsMiddleware
+from .holds_header import HoldsMiddleware, state_held
 from .loader import ProgramFileError
 from .quota import Budget, configured_plan, program_plan
 from .quota_ledger import Ledger, UnreadableBudget
@@ -36,7 +36,7 @@ def create_app(
     else ``unlimited`` (see ``quota``); with ``config.db``, the one a previous run left
     there is taken up (``quota_ledger.UnreadableBudget`` when it cannot be), and the app's
     shutdown commits its counts. Every answer names what it holds (``holds_header``;
-    ``app.state.holds()``).
+    ``app.state.holds()``): its program and settings, then the instance of its state.
     ``body_timeout``: seconds a request body may stall before it is answered 408.
     No trailing-slash redirects: a path with a stray ``/`` is a 404 like any other.
     ``state``: the sandbox already loaded from ``config`` (``SandboxState.create``), else
@@ -76,7 +76,7 @@ def create_app(
     app.add_middleware(QuotaMiddleware, budget=budget)
     app.add_middleware(GuardMiddleware, body_timeout=body_timeout)
     app.add_middleware(ClockDateMiddleware, clock=state.clock)
-    app.state.holds = holds = cache(partial(held_program, config))
+    app.state.holds = holds = partial(state_held, cache(partial(held_program, config)), state)
     app.add_middleware(HoldsMiddleware, holds=holds)
     for router in ROUTERS:
         app.include_router(router)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,12 @@ LOAD_COMPLETE = "load_complete"
 CLOCK_SEEN = "clock_seen"
 """Meta key: the latest instant the clock showed, and a running clock's offset from wall
 time, so a restart on an earlier clock does not revive what had expired."""
+
+
+INSTANCE = "instance"
+"""Meta key: the name of this state, made afresh with every program load (a new database, a
+reset) and kept with the database, so a ``--db`` file served again is the same instance and
+a fresh start on the same program and seed is not (an action log tells them apart)."""
 
 
 class IncompleteDatabase(RuntimeError):
@@ -74,7 +81,8 @@ class StoredIds:
 
 @dataclass
 class SandboxState:
-    """Store, clock, ID generators and the faults in force."""
+    """Store, clock, ID generators and the faults in force; ``instance`` names the state
+    (``INSTANCE``)."""
 
     config: SandboxConfig
     store: Store
@@ -83,6 +91,7 @@ class SandboxState:
     cursor_ids: StoredIds
     faults: Faults = field(default_factory=Faults)
     program: dict[str, Any] = field(default_factory=dict)
+    instance: str = ""
 
     @classmethod
     def create(
@@ -120,6 +129,7 @@ class SandboxState:
                 state.reload(alongside)
             else:  # listed as this build lists, whichever build loaded it
                 relist_buckets(store)
+                state.instance = store.get_meta(INSTANCE) or state._new_instance()
             state._forget_expired_before_restart()
         except BaseException:
             store.close()
@@ -128,14 +138,23 @@ class SandboxState:
 
     def reload(self, alongside: Callable[[], object] | None = None) -> None:
         """Drop the data and load the program again at the current clock: one transaction,
-        so a load cut short leaves the database as it was. ``alongside``: as for
-        ``create``."""
+        so a load cut short leaves the database as it was, its ``instance`` too; a load
+        that finishes is a new instance. ``alongside``: as for ``create``."""
         with self.store.transaction():
             self.store.clear()
             self.store.delete_meta(LOAD_COMPLETE)
             with self.store.indexes_deferred(alongside):
                 load_program(self.store, self.program, self.clock.now())
             self.store.set_meta(LOAD_COMPLETE, self.now_iso())
+            instance = self._new_instance()
+        self.instance = instance
+
+    def _new_instance(self) -> str:
+        """A new name for this state, written to the store (``INSTANCE``): 16 random hex
+        digits, whatever the seed (two loads of one program with one seed are two states)."""
+        instance = secrets.token_hex(8)
+        self.store.set_meta(INSTANCE, instance)
+        return instance
 
     def set_clock(self, moment: datetime) -> datetime:
         """Move the clock; tokens and cursors expired at the old time stay expired."""

@@ -1,6 +1,7 @@
 """Every answer of a sandbox names what it holds (``Lyt-Sandbox-Holds``): the same in every
 process serving the same program from the same database, never a credential nor a path, and
-read back by the client as sent."""
+read back by the client as sent; last the instance of its state, kept with a database file,
+new in memory and on a reset."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from lyt_toolkit._services import HOLDS_HEADER, forget_local
+from lyt_toolkit._services import HOLDS_HEADER, forget_local, held_instance, held_reads
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, SandboxConfig, held_program
@@ -40,12 +41,16 @@ def test_every_process_serving_the_same_program_says_the_same(tmp_path: Path) ->
     demo = "sandbox of the bundled demo program, seed 7"
     with served("--seed", "7") as (first, _), served("--seed", "7") as (second, _):
         assert first != second  # two ports
-        assert _said(first) == _said(second) == [demo] * 3
+        said, other = _said(first), _said(second)
+        assert [held_reads(s) for s in said] == [held_reads(s) for s in other] == [demo] * 3
+        # two databases in memory: two states, each named alike on every answer
+        assert len(set(said)) == len(set(other)) == 1 and said[0] != other[0]
     args = ("--data", str(program), "--seed", "3")
     with served(*args) as (first, _), served(*args) as (second, _):
-        said = _said(first)
+        said = [held_reads(s) for s in _said(first)]
         # the file as ``lyt sandbox serve`` reads it: its program, not its bytes
-        assert said == _said(second) == [held_program(SandboxConfig(data=generated, seed=3))] * 3
+        reads = [held_reads(s) for s in _said(second)]
+        assert said == reads == [held_program(SandboxConfig(data=generated, seed=3))] * 3
     assert said[0].startswith("sandbox of program ") and ", seed 3" in said[0]
     assert not any(secret in said[0] for secret in DEFAULT_CREDENTIALS.values())
 
@@ -67,7 +72,7 @@ def test_the_database_is_named_by_a_digest_of_its_path_never_by_the_path(
     sent = dict(refused.headers.raw)[HOLDS_HEADER.lower().encode()]
     said = held_program(SandboxConfig(db=db, seed=7, now="2026-01-15T12:00:00Z"))
     # the same in this process as in the one serving it
-    assert sent == said.encode("ascii")
+    assert held_reads(sent.decode("ascii")) == said
     assert said.endswith(f", seed 7, clock 2026-01-15T12:00:00.000Z, {_database(db)}")
     assert str(tmp_path).encode() not in sent and b"se 100" not in sent
     other = held_program(SandboxConfig(db=str(tmp_path / "other.sqlite"), seed=7))
@@ -85,8 +90,10 @@ def test_the_client_reads_back_what_the_sandbox_holds_as_sent(tmp_path: Path) ->
             client.fetch_token()
             holds = client._service_holds
     # the clock as an instant: however it was spelled, the same holder
-    assert holds == held_program(SandboxConfig(db=db, seed=7, now="2026-01-15T12:00:00Z"))
     assert holds is not None and str(tmp_path) not in holds
+    assert held_reads(holds) == held_program(
+        SandboxConfig(db=db, seed=7, now="2026-01-15T12:00:00Z")
+    )
 
 
 def test_a_database_path_that_is_not_utf8_is_named_not_a_500(tmp_path: Path) -> None:
@@ -101,7 +108,8 @@ def test_a_database_path_that_is_not_utf8_is_named_not_a_500(tmp_path: Path) -> 
         ) as client:
             client.fetch_token()
             holds = client._service_holds
-    assert holds == answer.headers[HOLDS_HEADER] and holds.endswith(f", seed 7, {_database(db)}")
+    assert holds == answer.headers[HOLDS_HEADER]
+    assert held_reads(holds).endswith(f", seed 7, {_database(db)}")
     assert holds.isascii() and holds.isprintable()  # text a checkpoint's manifest can hold
 
 
@@ -135,3 +143,30 @@ def test_the_database_is_named_by_the_file_its_path_reaches_through_links(
     through = f"{elsewhere}/link/../db.sqlite"
     assert named(through) == named(tmp_path / "real" / "db.sqlite")
     assert named(through) != named(elsewhere / "db.sqlite")
+
+
+def test_the_state_s_instance_is_kept_with_its_database_file_and_new_on_a_reset(
+    tmp_path: Path,
+) -> None:
+    """A sandbox served again from its database file holds the state it left there; one
+    served afresh (in memory, another file) or reset holds another, its reads alike."""
+    db = str(tmp_path / "sandbox.sqlite")
+
+    def instance(*args: str) -> tuple[str, str]:
+        with served("--seed", "7", *args) as (base_url, _):
+            said = _said(base_url)
+        assert len(set(said)) == 1
+        return held_reads(said[0]), str(held_instance(said[0]))
+
+    first, again, memory, other = (
+        instance(*args) for args in (("--db", db), ("--db", db), (), ("--db", db + "2"))
+    )
+    assert first == again and len(first[1]) == 16 and int(first[1], 16) >= 0
+    assert memory[0] == "sandbox of the bundled demo program, seed 7"
+    assert len({first[1], memory[1], other[1]}) == 3
+    with Sandbox.start(db=db, seed=7) as sb:
+        forget_local(sb.base_url)
+        assert held_instance(_said(sb.base_url)[0]) == first[1]
+        sb.reset()  # the program loaded again: every write gone
+        after = _said(sb.base_url)
+    assert held_reads(after[0]) == first[0] and held_instance(after[0]) not in {first[1], None}
