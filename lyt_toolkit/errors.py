@@ -261,7 +261,8 @@ class BudgetExceededError(LytError):
     ``share`` the part of ``remaining`` the work may use (the rest stays for the project's
     other traffic). Nothing was sent; wait for the reset, or, where the work takes it
     (``partial``), let it stop part-way (``allow_partial=True``) and resume it from its log
-    after the reset.
+    after the reset, or, where it takes it (``paced``), pace it across windows
+    (``paced=True``).
     """
 
     def __init__(
@@ -274,6 +275,7 @@ class BudgetExceededError(LytError):
         resets_at: datetime | None = None,
         partial: bool = True,
         share: float = 1.0,
+        paced: bool = False,
     ) -> None:
         self.needed = needed
         self.remaining = remaining
@@ -300,6 +302,11 @@ class BudgetExceededError(LytError):
         if partial:
             ways.append(
                 "pass allow_partial=True to send what fits and resume from the log after the reset"
+            )
+        if paced:
+            ways.append(
+                "pass paced=True to send its share of every window, waiting for each reset,"
+                " until it is done (resumable from its log)"
             )
         super().__init__(
             f"{what} not started: it needs {counted(needed, 'call')} and {budget}; the window"
@@ -433,7 +440,8 @@ class CycleBudgetError(PullBudgetError):
     ``share`` of the ``cycle``'s budget, or partway through it (``during``) once the
     service's answers say the cycle's budget is spent (``reached``; ``cycle`` None when its
     size is not known). What a paced pull read stays in its checkpoint. ``ways`` as for
-    ``PullBudgetError``."""
+    ``PullBudgetError``. ``work`` names another paced work refused so (a plan executed with
+    ``paced=True``, before its writes)."""
 
     def __init__(
         self,
@@ -445,6 +453,7 @@ class CycleBudgetError(PullBudgetError):
         sent: int,
         ways: tuple[WayForward, ...] = (),
         reached: bool = False,
+        work: str = "pull",
     ) -> None:
         super().__init__(
             stage,
@@ -456,7 +465,7 @@ class CycleBudgetError(PullBudgetError):
             ways=ways,
             during=reached,
         )
-        self.cycle, self.reached = cycle, reached
+        self.cycle, self.reached, self.work = cycle, reached, work
         overdrawn = (
             "past it the service lets calls through with a reminder, and weeks of that lead to"
             " throttling or suspension of the project"
@@ -475,11 +484,12 @@ class CycleBudgetError(PullBudgetError):
                 else ""
             )
             head = (
-                f"pull stopped before its {stage}: paced, it needs at least"
+                f"{work} stopped before its {stage}: paced, it needs at least"
                 f" {counted(needed, 'call')} in all, {cycle.share_of(needed)}{known}, more than"
                 f" its share ({share:g}) of it ({overdrawn})"
             )
-        lines = [f"{head}; the pull sent {counted(sent, 'call')} and nothing more"]
+        subject = "the pull" if work == "pull" else "it"
+        lines = [f"{head}; {subject} sent {counted(sent, 'call')} and nothing more"]
         if ways:
             lines.append("Ways forward:")
             lines.extend(f"  - {way}" for way in ways)
@@ -495,6 +505,7 @@ class CycleBudgetError(PullBudgetError):
             sent=self.sent,
             ways=ways,
             reached=self.reached,
+            work=self.work,
         )
 
 

@@ -21,10 +21,14 @@ An item in flight that is waiting to be sent again (a retry's back-off, the call
 reset) stops waiting at once and is not sent again: it too is ``cancelled``, its log left
 at the attempt, so a re-run with the log checks it first as any item in doubt (``_stop``).
 A Ctrl-C stops such waits the same way, the answers of the writes in flight logged first.
+An item stopped before any request of it went out (waiting for a paced plan's next window,
+say: ``_outgoing`` tells) is not in doubt: it is logged ``cancelled``, and a re-run sends it.
 
 Held to a share of the budget (``execute``'s allowance), a call beyond it is not sent: the
 item it met and every item not yet sent are ``cancelled`` as beyond the share (the item met
-logged so, unless it was in doubt), the items in flight finish and are logged.
+logged so, unless it was in doubt), the items in flight finish and are logged. A paced run
+(``execute(paced=True)``) waits for the next window instead, in the client; only the
+project's billing cycle, once the service says it is spent, stops it so (``CycleSpent``).
 """
 
 from __future__ import annotations
@@ -35,9 +39,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import TYPE_CHECKING, Any, Generic
 
+from .._outgoing import telling_before_sending
 from .._progress import Progress, ProgressBar
 from .._stop import Stop, StoppablePool, stopping
-from ..client.allowance import AllowanceSpent
+from ..client.allowance import AllowanceSpent, CycleSpent, PacingEnded
 from ..errors import (
     APIError,
     LytError,
@@ -101,7 +106,7 @@ def run_items(
                     bar.advance(1)
             else:
                 _run_pool(send, plan.items, todo, results, concurrency, bar, halted)
-    return [_settled(result, stopped, spent) for result in results]
+    return [_settled(result, stopped, spent, send.beyond) for result in results]
 
 
 STOPPED = "a re-run with the same log checks it first, then sends it if need be"
@@ -111,15 +116,20 @@ BEYOND_SHARE = (
     "not sent: beyond the plan's share of the call budget (budget_share); run again with the"
     " same log after the reset"
 )
+BEYOND_CYCLE = (
+    "not sent: the service's answers say the project's billing-cycle budget is spent (past it"
+    " each call adds to what the project overdraws); run again with the same log once the"
+    " cycle renews"
+)
 
 
 def _settled(
-    result: ItemResult | None, cancel: threading.Event, spent: threading.Event
+    result: ItemResult | None, cancel: threading.Event, spent: threading.Event, beyond: str
 ) -> ItemResult:
     if result is not None:
         return result
     if spent.is_set():
-        return ItemResult(Outcome.CANCELLED, message=BEYOND_SHARE)
+        return ItemResult(Outcome.CANCELLED, message=beyond)
     if cancel.is_set():
         return ItemResult(Outcome.CANCELLED, message="not sent: the batch was cancelled")
     raise RuntimeError("an item of the plan was never run")  # only an interruption does this
@@ -141,6 +151,8 @@ class _Sender(Generic[P]):
         self.log = log
         self.state = state
         self.spent = spent
+        self.beyond = BEYOND_SHARE
+        """Why the items not sent once ``spent`` is set were not: the share, or the cycle."""
 
     def scrub(self, text: str) -> str:
         """``text`` without any credential of the client (a server may echo them)."""
@@ -151,10 +163,14 @@ class _Sender(Generic[P]):
         if self.log is not None:
             self.log.record(self.plan.action, item.target, ATTEMPTED)
         stop: QuotaExhaustedError | None = None
+        went_out = threading.Event()  # set before a request of the item goes out
         try:
-            result = self._send(item, in_doubt)
-        except StoppedError as exc:  # not sent (again): its log stays at the attempt, in doubt
-            return ItemResult(Outcome.CANCELLED, message=self.scrub(f"{exc}; {STOPPED}"))
+            with telling_before_sending(went_out.set):
+                result = self._send(item, in_doubt)
+        except (StoppedError, PacingEnded) as exc:
+            if went_out.is_set() or in_doubt:  # not sent again: its log stays in doubt
+                return ItemResult(Outcome.CANCELLED, message=self.scrub(f"{exc}; {STOPPED}"))
+            result = ItemResult(Outcome.CANCELLED, message=self.scrub(str(exc)))  # not sent
         except QuotaExhaustedError as exc:
             stop = exc
             result = ItemResult(
@@ -163,9 +179,11 @@ class _Sender(Generic[P]):
                 error_key=exc.key or "quota_exhausted",
                 message=self.scrub(str(exc)),
             )
-        except AllowanceSpent:  # not sent: the batch's share is used up
+        except AllowanceSpent as exc:  # not sent: the batch's share (or the cycle) is used up
+            if isinstance(exc, CycleSpent):
+                self.beyond = BEYOND_CYCLE
             self.spent.set()
-            result = ItemResult(Outcome.CANCELLED, message=BEYOND_SHARE)
+            result = ItemResult(Outcome.CANCELLED, message=self.beyond)
             if in_doubt:  # left in doubt: the next run reads it first, as this one would have
                 return result
         if self.log is not None:
@@ -190,7 +208,7 @@ class _Sender(Generic[P]):
                 if done is not None:
                     return done
             result = self.plan.perform(self.client, item)
-        except (QuotaExhaustedError, AllowanceSpent, StoppedError):
+        except (QuotaExhaustedError, AllowanceSpent, StoppedError, PacingEnded):
             raise  # stops the batch, or the item (see the module's notes)
         except APIError as exc:
             settled = None if in_doubt else self._settled(item, exc)

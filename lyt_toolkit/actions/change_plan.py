@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import threading
 from abc import ABCMeta
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
@@ -35,7 +36,8 @@ from .cost import PlanCost, budgeted
 from .edited_frames import EditError, noun, read_edited
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
-from .log import LogSource, log_state, refuse_foreign
+from .log import ActionLog, LogSource, log_state, refuse_foreign
+from .paced import pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
 from .plan_text import calls_text, plan_html, plan_string, refused_lines, summary_line
@@ -211,6 +213,7 @@ class ChangePlan(metaclass=ABCMeta):
         progress: Progress = True,
         cancel: threading.Event | None = None,
         budget_share: float = DEFAULT_SHARE,
+        paced: bool = False,
     ) -> pd.DataFrame:
         """Execute every part (creates, then changes, then deletes) with one ``log``; one
         results frame, its ``call`` column naming the part.
@@ -225,16 +228,28 @@ class ChangePlan(metaclass=ABCMeta):
         after the requests in flight: every item not yet sent, in this part and the
         following ones, is ``cancelled`` and not logged (see ``ActionPlan.execute``). A
         callable ``progress`` counts ``(done, total)`` over the whole plan's items.
+
+        ``paced=True`` (with a ``log``) is never refused for the window's budget: each part
+        runs paced (``ActionPlan.execute(paced=True)``), the whole plan keeping to
+        ``budget_share`` of every window (a part counts what the ones before it sent in the
+        window) and of the billing cycle.
         """
+        share = checked_share(budget_share)
         self.check_apply(
             client,
             log=log,
             allow_destroy=allow_destroy,
             ignore_unsupported=ignore_unsupported,
-            budget_share=budget_share,
+            budget_share=share,
+            paced=paced,
         )
         results = self._execute(
-            client, log=log, concurrency=concurrency, progress=progress, cancel=cancel
+            client,
+            log=log,
+            concurrency=concurrency,
+            progress=progress,
+            cancel=cancel,
+            paced_at=share if paced else None,
         )
         self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         return results
@@ -247,17 +262,20 @@ class ChangePlan(metaclass=ABCMeta):
         allow_destroy: bool = False,
         ignore_unsupported: bool = False,
         budget_share: float = DEFAULT_SHARE,
+        paced: bool = False,
     ) -> PlanCost:
         """Raise what ``apply`` with these options would refuse before sending any write (a
         ``log`` of another service or project too, ``ForeignLogError``: before it is counted
         from); else the plan's cost. Nothing is written; a client that has sent nothing yet
-        fetches its token first, learning the budget (``learn_budget``)."""
+        fetches its token first, learning the budget (``learn_budget``). ``paced``: no log
+        is refused (``ValueError``) and the window's budget is not, the billing cycle's is."""
+        if paced:
+            refuse_unlogged(log)
         self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
         refuse_foreign(log, client)
         cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
-        if not cost.fits:
-            what = f"the change plan ({counted(len(self.changes), 'change')})"
-            raise cost.refusal(what, partial=False)  # apply takes no allow_partial
+        what = f"the change plan ({counted(len(self.changes), 'change')})"
+        _refuse_over(cost, what, paced, client)
         return cost
 
     def _check_options(self, *, allow_destroy: bool, ignore_unsupported: bool) -> None:
@@ -331,20 +349,24 @@ class ChangePlan(metaclass=ABCMeta):
         concurrency: int,
         progress: Progress,
         cancel: threading.Event | None = None,
+        paced_at: float | None = None,
     ) -> pd.DataFrame:
+        """Every part executed in turn; ``paced_at``: each paced at that share."""
         total = sum(len(part.items) for part in self.parts)
         frames = []
         done = 0
         for part in self.parts:
             shown = _offset(progress, done, total) if callable(progress) else progress
             # The plan as a whole was held to its share: each part may take what is left.
+            # Paced, each part keeps to the share of every window, counting the parts before.
             results = part.execute(
                 client,
                 log=log,
                 concurrency=concurrency,
                 progress=shown,
                 cancel=cancel,
-                budget_share=1.0,
+                budget_share=1.0 if paced_at is None else paced_at,
+                paced=paced_at is not None,
             )
             frames.append((part.action, results))
             done += len(part.items)
@@ -651,6 +673,7 @@ class SavedPlan:
         refresh: bool = False,
         budget_share: float = DEFAULT_SHARE,
         sha256: str | None = None,
+        paced: bool = False,
     ) -> PlanCost:
         """Raise what ``apply`` with these options refuses before the re-read (nothing is
         written; a client that has sent nothing yet fetches its token first, learning the
@@ -659,8 +682,10 @@ class SavedPlan:
         already applied, deletes without ``allow_destroy``, unsupported
         changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
         again), a ``log`` of another service or project (``ForeignLogError``, before the
-        cost is counted from it), a budget that cannot hold the re-read and the writes;
-        else that cost."""
+        cost is counted from it), a budget that cannot hold the re-read and the writes
+        (``paced``: no log, ``ValueError``, and a billing cycle that cannot); else that cost."""
+        if paced:
+            refuse_unlogged(log)
         refuse_unreviewed(self.path, self.sha256, sha256)
         refuse_applied(self.path, self.sha256)
         self.plan._check_options(
@@ -668,9 +693,8 @@ class SavedPlan:
         )
         refuse_foreign(log, client)
         cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
-        if not cost.fits:
-            what = f"re-reading the objects {self.path} touches, then the writes"
-            raise cost.refusal(what, partial=False)  # apply takes no allow_partial
+        what = f"re-reading the objects {self.path} touches, then the writes"
+        _refuse_over(cost, what, paced, client)
         return cost
 
     @_one_writer
@@ -687,9 +711,11 @@ class SavedPlan:
         cancel: threading.Event | None = None,
         budget_share: float = DEFAULT_SHARE,
         sha256: str | None = None,
+        paced: bool = False,
     ) -> pd.DataFrame:
-        """Check the base, then apply (see ``ChangePlan.apply``, ``cancel`` and
-        ``budget_share`` too); recorded once complete.
+        """Check the base, then apply (see ``ChangePlan.apply``, ``cancel``,
+        ``budget_share`` and ``paced`` too: paced, the re-read is as well); recorded once
+        complete.
 
         ``sha256`` (the 64 hex digits of the reviewed file's sha256, ``File:`` in the
         plan's text) binds the apply to the file reviewed: a file whose bytes were read as
@@ -711,32 +737,61 @@ class SavedPlan:
         where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
         a callable or ``False`` prints nothing.
         """
+        share = checked_share(budget_share)
         self.check_apply(
             client,
             log=log,
             allow_destroy=allow_destroy,
             ignore_unsupported=ignore_unsupported,
             refresh=refresh,
-            budget_share=budget_share,
+            budget_share=share,
             sha256=sha256,
+            paced=paced,
         )
         if progress is True and display() is not None:  # where a bar would show, as text
             print(reread_line(self, client, log))
-        plan = self.refreshed(client, log=log) if refresh else self._not_stale(client, log)
+        # (a paced apply without a log was refused above)
+        paced_reread = (
+            self._reread_paced(client, log, share, progress)
+            if paced and log is not None
+            else nullcontext()
+        )
+        with paced_reread:
+            plan = self.refreshed(client, log=log) if refresh else self._not_stale(client, log)
         # the plan's own checks (a refreshed plan's unsupported changes), then its parts
         plan.check_apply(
             client,
             log=log,
             allow_destroy=allow_destroy,
             ignore_unsupported=ignore_unsupported,
-            budget_share=budget_share,
+            budget_share=share,
+            paced=paced,
         )
         results = plan._execute(
-            client, log=log, concurrency=concurrency, progress=progress, cancel=cancel
+            client,
+            log=log,
+            concurrency=concurrency,
+            progress=progress,
+            cancel=cancel,
+            paced_at=share if paced else None,
         )
         self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         record_applied(self.path, self.sha256, results)
         return results
+
+    @contextmanager
+    def _reread_paced(
+        self, client: LoyaltyClient, log: LogSource, share: float, progress: Progress
+    ) -> Iterator[None]:
+        """The re-read's calls paced at ``share`` of every window (``actions.paced``)."""
+        action_log = log if isinstance(log, ActionLog) else ActionLog(log)
+        planned = self._reread_calls(log)
+        try:
+            with pacing(client, action_log, share, lambda: planned, progress, "re-read"):
+                yield
+        finally:
+            if action_log is not log:
+                action_log.close()
 
     def _not_stale(self, client: LoyaltyClient, log: LogSource | None) -> ChangePlan:
         """The plan, once no touched object is stale; else ``StalePlanError`` naming each."""
@@ -747,6 +802,16 @@ class SavedPlan:
 
 
 ChangePlan.register(SavedPlan)  # a saved plan offers all of the plan it holds
+
+
+def _refuse_over(cost: PlanCost, what: str, paced: bool, client: LoyaltyClient) -> None:
+    """Refuse ``what`` (an apply, which takes no ``allow_partial``) when ``cost`` does not fit
+    its share of ``client``'s window, or, ``paced``, of the billing cycle."""
+    if paced:
+        refuse_past_cycle(cost.needed, client, cost.share, what)
+        return
+    if not cost.fits:
+        raise cost.refusal(what, partial=False, paced=True)
 
 
 def reread_line(saved: SavedPlan, client: LoyaltyClient, log: LogSource | None) -> str:

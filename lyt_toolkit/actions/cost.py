@@ -81,9 +81,12 @@ class PlanCost:
         quota = client.quota
         return cls(needed, quota.remaining, quota.limit, quota.resets_at, share=share)
 
-    def refusal(self, what: str, *, partial: bool = True) -> BudgetExceededError:
+    def refusal(
+        self, what: str, *, partial: bool = True, paced: bool = False
+    ) -> BudgetExceededError:
         """The error refusing to start ``what`` because it does not fit (see ``fits``);
-        ``partial``: ``what`` takes ``allow_partial=True`` (the error then names it)."""
+        ``partial``: ``what`` takes ``allow_partial=True``, ``paced``: ``paced=True`` (the
+        error then names them)."""
         return BudgetExceededError(
             what,
             needed=self.needed,
@@ -92,6 +95,7 @@ class PlanCost:
             resets_at=self.resets_at,
             partial=partial,
             share=self.share,
+            paced=paced,
         )
 
 

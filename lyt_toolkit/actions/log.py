@@ -26,6 +26,11 @@ A log has one writer at a time: ``execute`` holds its lock (``lock.held``, the f
 A log is appended to in place only: a symbolic link at its path is refused, not followed (it
 could name any file), as are a folder, a pipe or a device (``LogFileError`` naming it); a
 pipe or a device is not read either.
+
+A paced run (``execute(paced=True)``) also writes window lines: what the plan's runs spent of
+the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest
+holds it), so a run resumed in that window, or the next part of a change plan, keeps to the
+share taken there instead of taking a new one of what is left. Item readers skip them.
 """
 
 from __future__ import annotations
@@ -46,7 +51,9 @@ import pandas as pd
 from .._json_file import open_regular
 from .._services import held_instance, local_holds, same_address
 from .._url import public_url
+from ..client.allowance import WindowCalls
 from ..errors import LytError
+from ..fill.window_ledger import earlier_calls, entry_of, entry_problem
 from .lock import held
 
 if TYPE_CHECKING:
@@ -73,6 +80,8 @@ DONE = ("succeeded", "already_done")
 
 OWNER = "lyt-action-log/1"
 """The ``log`` key of the owner line: the service and project a log belongs to."""
+WINDOW = "lyt-action-window/1"
+"""The ``log`` key of a window line: what a paced plan's runs spent of a budget window."""
 
 _FIELDS = (
     "time",
@@ -173,6 +182,7 @@ class ActionLog:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._fd: int | None = None
+        self._last_window: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"ActionLog({str(self.path)!r})"
@@ -232,6 +242,29 @@ class ActionLog:
                 fd = self._open()
                 os.write(fd, (json.dumps(line) + "\n").encode())
                 os.fsync(fd)
+
+    def note_window(self, use: WindowCalls | None) -> None:
+        """Append a window line saying ``use`` (what the plan's paced runs spent of the window
+        the last one is in), unless it is unknown or the last window line says it already."""
+        if use is None:
+            return
+        line = {"log": WINDOW, **entry_of(use)}
+        with self._lock:
+            if line == self._last_window:
+                return
+            fd = self._open()
+            os.write(fd, (json.dumps(line) + "\n").encode())
+            self._last_window = line
+        os.fsync(fd)
+
+    def earlier(self, ends: float, limit: int | None) -> WindowCalls:
+        """What the plan's earlier paced runs spent of the window ending at ``ends`` under
+        ``limit``: the last window line when it is of that window, else nothing."""
+        entry = None
+        for line in self._lines():
+            if line.get("log") == WINDOW and entry_problem(line) is None:
+                entry = line
+        return earlier_calls(entry, (), 0, ends, limit)
 
     def check(self, owner: LogOwner) -> LogOwner | None:
         """The log's owner, ``None`` when none is written; ``ForeignLogError`` naming both

@@ -33,6 +33,7 @@ from ._runner import run_items
 from .cost import PlanCost, budgeted, item_calls, items_within, plan_cost
 from .items import ItemResult, Observer, Outcome, P, PlanItem, Standing
 from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
+from .paced import pacing, refuse_past_cycle, refuse_unlogged
 from .rehearsal import Rehearsal, rehearse
 from .results import RESULT_COLUMNS, preview_frame, results_frame
 
@@ -235,6 +236,7 @@ class ActionPlan(Generic[P]):
         allow_partial: bool = False,
         cancel: threading.Event | None = None,
         budget_share: float = DEFAULT_SHARE,
+        paced: bool = False,
     ) -> pd.DataFrame:
         """Run every valid item not already done; one result row per item, in plan order.
 
@@ -265,27 +267,48 @@ class ActionPlan(Generic[P]):
         the client's ``max_wait``) sends nothing more and raises the client's
         ``QuotaExhaustedError``; every item sent is in the log, and running again with the
         same log after the reset sends only the rest.
+
+        ``paced=True`` (with a ``log``: ``ValueError`` naming it otherwise, before anything is
+        sent) runs a plan of any size over as many windows as it takes: ``budget_share`` of
+        every window, then a wait for its reset (however long; ``max_wait`` does not bound
+        it), then on; it is never refused for the window's budget, and no item is
+        ``cancelled`` for it (``allow_partial`` has nothing to do). A bar shows the calls
+        done and to do, the next window and the expected end. Ctrl-C, ``cancel`` or the
+        client closed end a wait at once; running again with the same log sends only the
+        rest, the calls its earlier runs sent in the window counted against the same share.
+        Like a paced pull it keeps to ``budget_share`` of the project's billing cycle: a plan
+        needing more is refused before any write (``CycleBudgetError``). See
+        ``actions.paced``.
         """
         if client is None or isinstance(client, ActionLog | str | os.PathLike):
             raise TypeError(f"client: expected a LoyaltyClient, not {type(client).__name__}")
         checked_concurrency(concurrency)
         share = checked_share(budget_share)
+        if paced:
+            refuse_unlogged(log)
         with opened_log(log) as action_log:
             state = log_state(action_log, self.action, client)
             cost = budgeted(lambda: plan_cost(self, state, client, share), client)
             if action_log is not None:  # the token fetched: the owner as its answer names it
                 action_log.claim(LogOwner.of(client))
-            if not cost.fits and not allow_partial:
-                raise cost.refusal(
-                    f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"
-                )
-            # Partial within a share: the items that fit it are sent, the others cancelled.
-            # With the whole window (share 1), it runs until the service refuses a call.
-            partial = not cost.fits and cost.share < 1
-            # The cost counts the writes; a refusal read back (already done?) is a call more.
-            # Held to the share while it runs: a call beyond it is not sent, and the items
-            # not sent then come back cancelled (run again with the log after the reset).
-            held = client.quota.allowance(share) if share < 1 else contextlib.nullcontext()
+            what = f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"
+            held: contextlib.AbstractContextManager[object]
+            at_most = None
+            if paced and action_log is not None:  # its share of every window, however many
+                refuse_past_cycle(cost.needed, client, share, what)
+                held = pacing(client, action_log, share, lambda: cost.needed, progress, self.action)
+            else:
+                if not cost.fits and not allow_partial:
+                    raise cost.refusal(what, paced=True)
+                # Partial within a share: the items that fit it are sent, the others cancelled.
+                # With the whole window (share 1), it runs until the service refuses a call.
+                if not cost.fits and cost.share < 1:
+                    at_most = items_within(self, state, cost)
+                # The cost counts the writes; a refusal read back (already done?) is a call
+                # more. Held to the share while it runs: a call beyond it is not sent, and the
+                # items not sent then come back cancelled (run again with the log after the
+                # reset).
+                held = client.quota.allowance(share) if share < 1 else contextlib.nullcontext()
             try:
                 with held:
                     results = run_items(
@@ -296,7 +319,7 @@ class ActionPlan(Generic[P]):
                         state=state,
                         progress=progress,
                         cancel=cancel,
-                        at_most=items_within(self, state, cost) if partial else None,
+                        at_most=at_most,
                     )
             except QuotaExhaustedError as exc:
                 exc.add_note(_resume_note(action_log))

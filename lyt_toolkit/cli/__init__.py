@@ -227,6 +227,13 @@ def build_parser() -> argparse.ArgumentParser:
         "may use, above 0 and at most 1 (default 0.5: the rest stays for the project's other "
         "traffic; 1 takes it all)",
     )
+    apply.add_argument(
+        "--paced",
+        action="store_true",
+        help="keep to the share of every budget window, waiting for each reset however long, "
+        "until the plan is done (never refused for the window's budget; Ctrl-C stops it, the "
+        "same command resumes from its log)",
+    )
 
     report = sub.add_parser(
         "report", help="pull a snapshot (or read one saved before) and write a report"

@@ -1,5 +1,5 @@
 """``lyt apply PLAN_FILE [--sha256 HEX] [--allow-destroy] [--ignore-unsupported] [--refresh]
-[--log FILE] [--budget-share SHARE]``: apply a saved plan.
+[--log FILE] [--budget-share SHARE] [--paced]``: apply a saved plan.
 
 The plan file (``plan.save(path)``) is applied to the configured service. ``--sha256``
 binds it to the file reviewed: a file whose bytes hash otherwise is refused before any call
@@ -13,7 +13,9 @@ refuses to apply again. The action log (default:
 ``PLAN_FILE.log.jsonl``) lets an interrupted apply, even a killed one, finish: what it
 made is neither stale nor sent twice, and an object it wrote every change to is not
 re-read. The re-read and the writes keep to ``--budget-share``
-of the calls left in the window (default 0.5), or the apply is refused before them. One
+of the calls left in the window (default 0.5), or the apply is refused before them; with
+``--paced`` they keep to that share of every window instead, waiting for each reset however
+long, so a plan of any size is applied (its billing cycle's share still bounds it). One
 apply of a plan runs at a time: another is refused naming it. A refusal names these
 options, never the Python keywords. Exit code: 0 applied, 1 refused, failed or not run,
 130 stopped with Ctrl-C (once the writes in flight are answered and logged; the same
@@ -27,6 +29,7 @@ import re
 from pathlib import Path
 from typing import TypedDict
 
+from .._progress import display
 from ..errors import LytError
 from ._common import EXIT_APPLIED, EXIT_ERROR, EXIT_INTERRUPTED, fail, scrub
 from ._pull import connected_client, share_option
@@ -43,12 +46,14 @@ class _Keywords(TypedDict):
     allow_destroy: bool
     ignore_unsupported: bool
     sha256: str | None
+    paced: bool
 
 
 _OPTIONS = {
     "allow_destroy": "--allow-destroy",
     "ignore_unsupported": "--ignore-unsupported",
     "refresh": "--refresh",
+    "paced": "--paced",
 }
 """The keywords of ``SavedPlan.apply`` a refusal may name, as ``lyt apply`` takes them."""
 
@@ -80,17 +85,22 @@ def apply(args: argparse.Namespace) -> int:
                 allow_destroy=bool(args.allow_destroy),
                 ignore_unsupported=bool(args.ignore_unsupported),
                 sha256=reviewed,
+                paced=bool(args.paced),
             )
             # what apply refuses before the re-read (a log of another service too), refused
             # before anything is printed: no count from a log that is not this service's
             plan.check_apply(client, log=log, budget_share=share, **options)
             print(_applying(plan.path, plan.sha256, reviewed is not None))
             print(plan.summary(log=log))  # a resumed apply's: what its log leaves
-            print(reread_line(plan, client, log))
+            # A paced apply may run for hours: its bars (where one can be seen) say how far,
+            # and apply prints the re-read's line there itself.
+            shown = bool(args.paced)
+            if not (shown and display() is not None):
+                print(reread_line(plan, client, log))
             if args.refresh:  # the summary above is the saved plan's, not what is applied
                 print("--refresh: the plan is made again from the live state just read (a change")
                 print("already made drops out), so what is applied may differ from the above:")
-            results = plan.apply(client, log=log, progress=False, budget_share=share, **options)
+            results = plan.apply(client, log=log, progress=shown, budget_share=share, **options)
     except LytError as exc:
         return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
     except OSError as exc:  # the log or the plan's record cannot be read or written

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._outgoing import going_out
 from .._services import HOLDS_HEADER
 from .._stop import Cause, Stop, apause, halt, pause, work_stops
 from ..errors import ConfigurationError, LytError, StoppedError
@@ -249,6 +250,7 @@ class SyncTransport(_Driver):
                 halt(stops)
             except StoppedError as stopped:  # the flow takes back the call it counted
                 return Raised(stopped)
+            going_out()  # the work it is made for logs it first (an item of a batch)
             return self.heard(self._receive(step))
         if isinstance(step, Sleep):
             pause(step.seconds, stops)
@@ -372,6 +374,7 @@ class AsyncTransport(_Driver):
                 halt(stops)
             except StoppedError as stopped:  # the flow takes back the call it counted
                 return Raised(stopped)
+            going_out()  # the work it is made for logs it first (an item of a batch)
             try:
                 async with asyncio.timeout(step.deadline.remaining()):
                     return self.heard(await self._receive(step))

@@ -1,24 +1,27 @@
-"""What a paced pull shows while it runs: calls done and to do, the window, the expected end.
+"""What a paced work shows while it runs: calls done and to do, the window, the expected end.
 
-A paced pull keeps to its share of every budget window and waits across resets, so it may
-run for hours. ``PaceBar`` redraws once a second: the calls sent (and the answers the
-checkpoint gave back instead), the calls still to do once the lists are walked (at least:
-bucket lists are known only as members are read), the calls its earlier runs sent in this
-window (a resumed pull: they count against the same share), the calls this window still
-allows the pull, the time to the next window and, from those, when the pull should end.
+A paced work (a checkpointed pull, a plan executed with ``paced=True``) keeps to its share of
+every budget window and waits across resets, so it may run for hours. ``PaceBar`` redraws
+once a second: the calls sent (and, a pull's, the answers the checkpoint gave back instead),
+the calls still to do (a pull's once the lists are walked, at least: bucket lists are known
+only as members are read), the calls its earlier runs sent in this window (a resumed work:
+they count against the same share), the calls this window still allows the work, the time to
+the next window and, from those, when the work should end. It redraws from a task of the
+pull's loop (``async with``) or from a thread of its own (``with``: a plan's items run on a
+thread pool).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .._progress import Progress, ProgressBar
-from .budget import PullBudget
-from .checkpoint import Checkpoint
+from ..client.allowance import Allowance
 
 __all__ = ["PaceBar", "expected_end"]
 
@@ -40,37 +43,64 @@ def expected_end(
 
 
 class PaceBar:
-    """The progress of one paced pull (see the module), redrawn while it runs."""
+    """The progress of one paced work (see the module), redrawn while it runs: the calls
+    it sends under ``allowance``, ``planned()`` of them in all (None while not known), and
+    ``recalled()`` answers given back instead of calls (a pull's checkpoint)."""
 
     def __init__(
         self,
         progress: Progress,
         client: Any,
-        budget: PullBudget,
-        checkpoint: Checkpoint,
+        allowance: Allowance,
+        planned: Callable[[], int | None],
+        *,
+        recalled: Callable[[], int] = lambda: 0,
         tick: Callable[[], None] = lambda: None,
+        desc: str = "paced pull",
     ) -> None:
         self.tick = tick
-        """Called at each redraw (the pull records its start once it is known)."""
+        """Called at each redraw (the pull records its start once it is known, a plan what
+        its runs spent of the window)."""
         self.client = client
-        self.budget = budget
-        self.checkpoint = checkpoint
-        # A callable ``progress`` gets the rows, as for any pull; the calls show only as a bar.
-        self.bar = ProgressBar(progress is True, desc="paced pull", unit="call")
+        self.allowance = allowance
+        self.planned = planned
+        self.recalled = recalled
+        # A callable ``progress`` gets the work's own counts (a pull's rows, a plan's items);
+        # the calls show only as a bar.
+        self.bar = ProgressBar(progress is True, desc=desc, unit="call")
         self._start = client.quota.calls_used
         self._task: asyncio.Task[None] | None = None
+        self._thread: threading.Thread | None = None
+        self._ended = threading.Event()
         self._resets: list[float] = []
 
     async def __aenter__(self) -> PaceBar:
-        self.budget.allowance.shown = True  # its waits for a window show on this bar
+        self.allowance.shown = True  # its waits for a window show on this bar
         self._task = asyncio.ensure_future(self._redraw())
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        self.budget.allowance.shown = False
+        self.allowance.shown = False
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+        self._close()
+
+    def __enter__(self) -> PaceBar:
+        self.allowance.shown = True
+        self._thread = threading.Thread(target=self._redrawn, name="lyt-pace", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.allowance.shown = False
+        self._ended.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.tick()
+        self._close()
+
+    def _close(self) -> None:
         self.draw()
         self.bar.close()
 
@@ -80,13 +110,21 @@ class PaceBar:
             self.draw()
             await asyncio.sleep(REDRAW)
 
+    def _redrawn(self) -> None:
+        """The thread's redraws, until the work ends."""
+        while True:
+            self.tick()
+            self.draw()
+            if self._ended.wait(REDRAW):
+                return
+
     def draw(self) -> None:
-        """Redraw the bar from the quota, the allowance and the checkpoint as they stand."""
-        quota, allowance = self.client.quota, self.budget.allowance
+        """Redraw the bar from the quota, the allowance and the work's counts as they stand."""
+        quota, allowance = self.client.quota, self.allowance
         sent = quota.calls_used - self._start
-        recalled = self.checkpoint.recalled
+        recalled = self.recalled()
         done = sent + recalled
-        planned = self.budget.planned
+        planned = self.planned()
         total = None if planned is None else max(planned + recalled, done)
         parts = [f"{sent:,} sent"]
         if recalled:

@@ -354,7 +354,14 @@ class _Puller:
                     if kept is None:
                         frames = await self._pull(bar, budget)
                     else:
-                        async with PaceBar(self.progress, c, budget, kept, tick):
+                        async with PaceBar(
+                            self.progress,
+                            c,
+                            allowance,
+                            lambda: budget.planned,
+                            recalled=lambda: kept.recalled,
+                            tick=tick,
+                        ):
                             frames = await self._pull(bar, budget)
             except CycleSpent:
                 raise budget.cycle_stopped() from None

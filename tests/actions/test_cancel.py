@@ -127,10 +127,14 @@ def test_cancel_ends_the_retry_waits_of_the_items_in_flight_at_once_and_sends_no
     results = ran[0]
     assert (results["outcome"] == "cancelled").all()
     waited = "not sent: the batch was cancelled; a re-run with the same log checks it first"
-    assert results["message"].str.startswith(waited).sum() == concurrency
-    # The items it stopped stay in doubt in the log: the re-run reads them first.
+    in_doubt = int(results["message"].str.startswith(waited).sum())
+    assert 1 <= in_doubt <= concurrency
+    # The items it stopped once refused stay in doubt in the log: the re-run reads them first.
+    # One in flight whose request never went out (it waited for the reset the 429 announced)
+    # is not in doubt: logged cancelled, the re-run sends it.
     logged = ActionLog(log).entries()
-    assert Counter(e["outcome"] for e in logged) == {"attempted": concurrency}
+    expected = {"attempted": concurrency, "cancelled": concurrency - in_doubt}
+    assert Counter(e["outcome"] for e in logged) == +Counter(expected)
 
     with make_client(fresh) as later:  # not this client, whose count says the window is spent
         again = plan.execute(later, concurrency=concurrency, log=log, progress=False)
@@ -153,3 +157,47 @@ def test_cancelled_is_an_outcome_category_of_every_results_frame(client: Loyalty
     results = actions.create_benefits(benefit_rows("Plain", 2)).execute(client, progress=False)
     assert "cancelled" in results["outcome"].cat.categories
     assert (results["outcome"] == "succeeded").all()
+
+
+def test_an_item_cancelled_before_its_request_went_out_is_not_left_in_doubt(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    """The window spent, the next item waits for its reset (within ``max_wait``) before its
+    request goes out: cancelled then, it was never sent, and the log says so (no read back)."""
+    log = tmp_path / "batch.jsonl"
+    plan = actions.create_benefits(benefit_rows("Spent", 4))
+    fresh.set_plan("3/hour")  # the fixed clock never resets it
+    cancel = threading.Event()
+    ran: list[Any] = []
+    with make_client(fresh, max_wait=7200) as patient:
+        runner = threading.Thread(
+            target=lambda: ran.append(
+                plan.execute(
+                    patient,
+                    concurrency=1,
+                    log=log,
+                    progress=False,
+                    cancel=cancel,
+                    budget_share=1.0,
+                    allow_partial=True,
+                )
+            ),
+            daemon=True,
+        )
+        runner.start()
+        deadline = time.monotonic() + 30
+        while fresh.plan()["used"] < 3:  # the token and two writes: the window is spent
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.3)  # the third item waits for the reset, an hour away
+        cancel.set()
+        runner.join(5)
+    assert not runner.is_alive()
+    results = ran[0]
+    assert list(results["outcome"].astype(str)) == ["succeeded"] * 2 + ["cancelled"] * 2
+    assert (results["message"].iloc[2:] == "not sent: the batch was cancelled").all()
+    state = ActionLog(log).state(plan.action)
+    assert not [target for target in state.last if state.in_doubt(target)]

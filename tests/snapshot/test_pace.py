@@ -43,8 +43,7 @@ def test_the_pace_bar_counts_the_time_to_the_next_window_on_the_services_clock(
         with make_client(sb) as client:
             client.rewards.list()
             allowance = SimpleNamespace(left=400, calls=500, carried=0)
-            budget = SimpleNamespace(allowance=allowance, planned=None)
-            bar = PaceBar(False, client, cast(Any, budget), cast(Any, SimpleNamespace(recalled=0)))
+            bar = PaceBar(False, client, cast(Any, allowance), lambda: None)
             bar.bar = cast(Any, SimpleNamespace(set=lambda done, total, note: notes.append(note)))
             bar.draw()
             allowance.carried, allowance.left = 100, 0

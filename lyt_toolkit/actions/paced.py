@@ -1,0 +1,85 @@
+"""A plan paced across budget windows: ``budget_share`` of every window, waiting for each reset.
+
+A bulk edit may need more writes than one window's share (8,000 activations under a 5,000-call
+hourly plan). Executed with ``paced=True`` it holds the client's paced allowance, the one a
+checkpointed pull holds (``Quota.allowance(paced=True)``): each window gives the plan
+``budget_share`` of what it has left (other traffic's calls followed as they are spent), a
+call beyond it waits in the client for the window's reset however long (``max_wait`` does not
+bound it), and the run goes on. It is never refused for the window's budget and no item is
+``cancelled`` for it. Ctrl-C, a ``cancel`` or the client closed end such a wait at once
+(``_stop``): the item waiting was not sent and is logged ``cancelled``, not in doubt.
+
+The action log is what makes a paced run resumable, never sending a write twice, so a paced
+run needs one (``log=``; refused up front otherwise). The log also keeps what the plan's runs
+spent of the window the last one was in (``ActionLog.note_window``, once a second while it
+runs and as it ends): a run resumed in that window, or the next part of a change plan, counts
+those calls against the same share instead of taking a new share of what is left.
+
+The billing cycle, as a paced pull keeps to it: a plan needing more than ``budget_share`` of
+the project's cycle (``Quota.cycle``, when known) is refused before any write
+(``CycleBudgetError``), and a run under way stops once the service's answers say the cycle's
+budget is spent (the items not sent ``cancelled``, as beyond it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from .._progress import Progress
+from ..client.allowance import Allowance
+from ..errors import CycleBudgetError
+from ..fill.pace import PaceBar
+from .log import ActionLog, LogSource
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = ["pacing", "refuse_past_cycle", "refuse_unlogged"]
+
+
+def refuse_unlogged(log: LogSource | None) -> None:
+    """``ValueError`` naming ``log`` for a paced run without one (nothing is sent)."""
+    if log is None:
+        raise ValueError(
+            "paced=True needs log=: a paced run goes on over hours, and the action log is"
+            " what lets it resume after a stop (Ctrl-C, a Cancel, a crash) without sending"
+            " any write twice; pass log='plan.log.jsonl'"
+        )
+
+
+def refuse_past_cycle(needed: int, client: LoyaltyClient, share: float, what: str) -> None:
+    """``CycleBudgetError`` when ``needed`` calls are more than ``share`` of the project's
+    billing cycle (``Quota.cycle``; nothing refused while it is unknown)."""
+    cycle = client.quota.cycle
+    if cycle is not None and needed > math.floor(share * cycle.calls):
+        raise CycleBudgetError("writes", needed=needed, share=share, cycle=cycle, sent=0, work=what)
+
+
+@contextlib.contextmanager
+def pacing(
+    client: LoyaltyClient,
+    log: ActionLog,
+    share: float,
+    planned: Callable[[], int | None],
+    progress: Progress,
+    what: str,
+) -> Iterator[Allowance]:
+    """The calls made in the block paced at ``share`` of every window, the calls the plan's
+    earlier runs sent in the window it starts in (``log``'s window lines) counted against
+    it, and what they all spent of the window noted in ``log`` as it goes and as it ends;
+    shown on a ``PaceBar`` (``planned()`` calls in all) named ``paced {what}`` unless
+    ``progress`` is not ``True``."""
+    quota = client.quota
+    with quota.allowance(share, paced=True, earlier=log.earlier) as allowance:
+
+        def note() -> None:
+            log.note_window(quota.window_calls(allowance))
+
+        try:
+            with PaceBar(progress, client, allowance, planned, tick=note, desc=f"paced {what}"):
+                yield allowance
+        finally:
+            note()  # however the run ends (Ctrl-C included)

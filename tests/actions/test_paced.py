@@ -1,0 +1,250 @@
+"""A plan larger than a window's share, executed paced over real HTTP: ``budget_share`` of
+every window, a wait for each reset, then on, until done; stopped mid-way and run again with
+its log, it sends nothing twice and, in the same window, nothing beyond the share its first
+run took there; ``paced=True`` needs a log; ``lyt apply --paced`` does the same.
+
+Fourteen benefits to create under a 20-call plan: one token request and 14 writes, where the
+default share (0.5) of the 19 calls the window has left after the token is 9. Unpaced, the
+plan is refused. On a running clock set 6 s before a minute's end, the window resets by
+itself, as the service's does; on the sandbox's fixed clock an hour's window never does, and
+a paced run waits until it is stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fixture_types import LytProcess, StartSandbox
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ActionLog, ProgramEdit
+from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import BudgetExceededError, CycleBudgetError
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import DEMO_PROGRAM
+
+from .helpers import CREDENTIALS, names_on_server, pull
+
+ROWS = 14
+SHARE = 9
+"""The default share (0.5) of the 19 calls a 20-call window has left after the token."""
+CARD = "lcdef_c0ffee0001"
+MINUTE = "2026-01-15T12:00"
+
+ClientFor = Callable[..., LoyaltyClient]
+
+
+def _rows(prefix: str) -> list[dict[str, object]]:
+    return [
+        {
+            "name": f"{prefix} {i:02d}",
+            "type": "POINTS",
+            "points": {"value": 10, "card_definition_id": CARD},
+        }
+        for i in range(ROWS)
+    ]
+
+
+def _outcomes(results: pd.DataFrame) -> dict[str, int]:
+    """How many items came out each way (those that did)."""
+    counts = results["outcome"].astype(str).value_counts()
+    return {str(outcome): int(n) for outcome, n in counts.items()}
+
+
+def _used(sb: Sandbox) -> int:
+    used: int = sb.plan()["used"]
+    return used
+
+
+def _until_quiet(sb: Sandbox, used: int, running: Callable[[], bool]) -> int:
+    """Once the window counts ``used`` calls and nothing more comes for a second (the run
+    waits for the reset), what the window counts."""
+    deadline = time.monotonic() + 60
+    while _used(sb) < used:
+        assert running(), "the run ended"
+        assert time.monotonic() < deadline, f"the window never counted {used} calls"
+        time.sleep(0.05)
+    time.sleep(1.0)
+    assert running(), "the run ended instead of waiting"
+    return _used(sb)
+
+
+@pytest.fixture(scope="module")
+def running(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    """The demo program on a running clock."""
+    program = json.loads(DEMO_PROGRAM.read_text())
+    del program["now"]
+    with start_sandbox(program, now=None, credentials=CREDENTIALS) as sb:
+        yield sb
+
+
+def test_a_plan_larger_than_a_windows_share_finishes_paced_keeping_to_the_share_of_each(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    running.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s
+    running.set_plan("20/minute")
+    plan = actions.create_benefits(_rows("Paced"))
+    log = tmp_path / "paced.jsonl"
+    with make_client(running) as client:
+        with pytest.raises(BudgetExceededError, match="pass paced=True"):
+            plan.execute(client, log=log, progress=False)  # unpaced: refused, nothing sent
+        assert _used(running) == 1  # the token request that read the budget
+        results = plan.execute(client, log=log, progress=False, paced=True)
+        window = running.plan()
+        names = names_on_server(client, "Paced ")
+    assert window["resets_at"] == "2026-01-15T12:02:00.000Z"  # the next minute's window
+    assert results["outcome"].eq("succeeded").all() and len(results) == ROWS
+    assert sorted(names) == sorted(results["target"])  # each created once
+    # Counted by the sandbox: the first window's calls (the token and its share of writes),
+    # then the rest in the next; neither beyond half of its 20 calls.
+    first, second = window["cycle_used"] - window["used"], window["used"]
+    assert first == 1 + SHARE and second == ROWS - SHARE
+    logged = Counter(e["outcome"] for e in ActionLog(log).entries())
+    assert logged == {"attempted": ROWS, "succeeded": ROWS}
+
+
+def test_a_paced_run_stopped_mid_way_and_run_again_sends_nothing_twice(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    fresh.set_plan("20/hour")  # the fixed clock never resets it
+    plan = actions.create_benefits(_rows("Resumed"))
+    log = tmp_path / "resumed.jsonl"
+
+    def stopped_once_quiet(used: int) -> tuple[pd.DataFrame, int, float]:
+        """The paced run, cancelled once the window counts ``used`` calls and it waits; its
+        results, what the window counted, and how long the Cancel took to end it."""
+        cancel = threading.Event()
+        out: list[pd.DataFrame] = []
+        worker = threading.Thread(
+            target=lambda: out.append(
+                plan.execute(client, log=log, progress=False, paced=True, cancel=cancel)
+            ),
+            daemon=True,
+        )
+        worker.start()
+        counted = _until_quiet(fresh, used, worker.is_alive)
+        at = time.monotonic()
+        cancel.set()
+        worker.join(10)
+        assert not worker.is_alive() and out
+        return out[0], counted, time.monotonic() - at
+
+    first, counted, took = stopped_once_quiet(1 + SHARE)
+    assert counted == 1 + SHARE and took < 2  # its share, then the Cancel ended the wait
+    outcomes = _outcomes(first)
+    assert outcomes == {"succeeded": SHARE, "cancelled": ROWS - SHARE}
+    cancelled = first[first["outcome"] == "cancelled"]
+    assert (cancelled["message"] == "not sent: the batch was cancelled").all()
+    state = ActionLog(log).state(plan.action)
+    assert not [t for t in state.last if state.in_doubt(t)]  # those waiting were not sent
+
+    # Again in the same window: its first run's share is spent, so it sends nothing.
+    again, counted, _ = stopped_once_quiet(1 + SHARE)
+    assert counted == 1 + SHARE
+    assert _outcomes(again) == {
+        "skipped_already_done": SHARE,
+        "cancelled": ROWS - SHARE,
+    }
+
+    fresh.set_plan("1000000/hour")  # a new window, which the client reads from an answer
+    client.programs.list(limit=1)
+    last = plan.execute(client, log=log, progress=False, paced=True)
+    assert _used(fresh) == 1 + ROWS - SHARE  # the rest, no read back: nothing was in doubt
+    assert _outcomes(last) == {
+        "skipped_already_done": SHARE,
+        "succeeded": ROWS - SHARE,
+    }
+    assert sorted(names_on_server(client, "Resumed ")) == sorted(last["target"])
+
+
+def test_paced_needs_a_log(fresh: Sandbox, client: LoyaltyClient, tmp_path: Path) -> None:
+    plan = actions.create_benefits(_rows("Unlogged"))
+    with pytest.raises(ValueError, match=r"paced=True needs log="):
+        plan.execute(client, progress=False, paced=True)
+    assert client.quota.calls_used == 0  # refused before anything was sent
+    edit = actions.edit(pull(client))
+    assert isinstance(edit, ProgramEdit)
+    with pytest.raises(ValueError, match=r"paced=True needs log="):
+        edit.plan().apply(client, progress=False, paced=True)
+
+
+def _many_bonuses(client: LoyaltyClient, path: Path) -> None:
+    """A plan creating ``ROWS`` benefits, saved to ``path``."""
+    snapshot = pull(client)
+    edit = actions.edit(snapshot)
+    added = pd.DataFrame(
+        [
+            {
+                "name": f"Bonus {i:02d}",
+                "type": "POINTS",
+                "points_value": 5,
+                "card_definition_id": CARD,
+            }
+            for i in range(ROWS)
+        ]
+    )
+    edit.benefits = pd.concat([edit.benefits, added], ignore_index=True)
+    edit.plan().save(path)
+
+
+def test_lyt_apply_paced_waits_for_the_next_window_and_resumes_after_ctrl_c(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    lyt_process: LytProcess,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / "plan.json"
+    _many_bonuses(client, path)
+    fresh.set_plan("20/hour")
+    configure_lyt(fresh)
+    assert main(["apply", str(path)]) == 1  # unpaced: refused before the re-read
+    err = capsys.readouterr().err
+    assert "not started" in err and "pass --paced to send its share of every window" in err
+    assert _used(fresh) == 1  # the token request that read the budget
+
+    fresh.set_plan("20/hour")
+    paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced")
+    try:
+        counted = _until_quiet(fresh, 1 + SHARE, lambda: paced.poll() is None)
+        paced.send_signal(signal.SIGINT)
+        _, err = paced.communicate(timeout=20)
+    finally:
+        if paced.poll() is None:
+            paced.kill()
+            paced.communicate()
+    assert paced.returncode == 130, err
+    assert counted == 1 + SHARE == _used(fresh)  # its share of the window, nothing more
+    assert "interrupted; run the same command again to resume from its log" in err
+
+    fresh.set_plan("1000000/hour")
+    resumed = lyt_process(fresh, tmp_path, "apply", str(path), "--paced")
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert "Applied: " in out
+    assert sorted(names_on_server(client, "Bonus ")) == sorted(
+        f"Bonus {i:02d}" for i in range(ROWS)
+    )
+
+
+def test_a_paced_plan_keeps_to_its_share_of_the_billing_cycle(
+    fresh: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    plan = actions.create_benefits(_rows("Cycle"))
+    with make_client(fresh, cycle_calls=20) as client:  # half of it: 10, of the 15 needed
+        with pytest.raises(CycleBudgetError) as refused:
+            plan.execute(client, log=tmp_path / "cycle.jsonl", progress=False, paced=True)
+        assert names_on_server(client, "Cycle ") == []  # refused before any write
+    text = str(refused.value)
+    assert text.startswith("the create_benefit plan (14 items) stopped before its writes"), text
+    assert "more than its share (0.5) of it" in text
