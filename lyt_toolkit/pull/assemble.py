@@ -109,8 +109,9 @@ class RewardPages:
     ``PlainPage``s holding their bytes are decoded natively, ``NATIVE_BATCH`` at a time;
     a batch the native decoder refuses is decoded again page by page, and a page it
     refuses alone is read the model-free way (from models where that refuses too) and
-    counted in ``fallback_pages``. ``referenced`` collects the card definitions the rewards
-    point at.
+    counted in ``fallback_pages``. Only the frames given a builder are typed (every page is
+    checked in whole all the same). ``referenced`` collects the card definitions the built
+    rows point at.
     """
 
     def __init__(self, rewards: FrameBuilder | None, costs: FrameBuilder | None) -> None:
@@ -142,16 +143,19 @@ class RewardPages:
             return 0
         assert all(p.content is not None for p in pages)
         decoded = decode_reward_pages(
-            [p.content for p in pages if p.content is not None], [p.next_cursor for p in pages]
+            [p.content for p in pages if p.content is not None],
+            [p.next_cursor for p in pages],
+            rewards=self.rewards is not None,
+            costs=self.costs is not None,
         )
         if decoded is None:
             if len(pages) == 1:
                 return self._slow(pages[0])
             return sum(self._one(page) for page in pages)
         self.native_pages += len(pages)
-        if self.rewards is not None:
+        if self.rewards is not None and decoded.rewards is not None:
             self.rewards.add_typed(decoded.rewards)
-        if self.costs is not None:
+        if self.costs is not None and decoded.costs is not None:
             self.costs.add_typed(decoded.costs)
         self.referenced |= decoded.referenced
         return decoded.count
