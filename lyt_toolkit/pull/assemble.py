@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..models import Page
+    from .reward_arrow import NativeRewards
 
 __all__ = [
     "NATIVE_BATCH",
@@ -120,6 +121,9 @@ class RewardPages:
         self.native_pages = 0
         self.fallback_pages = 0
         self._waiting: list[PlainPage] = []
+        self._decoded: list[NativeRewards] = []
+        """Batches decoded natively, typed together once rows of another kind follow or
+        the frames are asked for (``_settle``)."""
 
     def add(self, page: Page[Any] | PlainPage) -> int:
         """Take one page; the rewards read now (a page waiting for its batch is read by
@@ -153,18 +157,33 @@ class RewardPages:
                 return self._slow(pages[0])
             return sum(self._one(page) for page in pages)
         self.native_pages += len(pages)
-        if self.rewards is not None and decoded.rewards is not None:
-            self.rewards.add_typed(decoded.rewards)
-        if self.costs is not None and decoded.costs is not None:
-            self.costs.add_typed(decoded.costs)
+        self._decoded.append(decoded)
         self.referenced |= decoded.referenced
         return decoded.count
+
+    def _settle(self) -> None:
+        """Type the natively decoded batches, each frame's columns at once, into the
+        builders (before any row read another way, so the rows keep their order)."""
+        from .reward_arrow import typed_columns
+
+        decoded, self._decoded = self._decoded, []
+        if not decoded:
+            return
+        for builder, batches in (
+            (self.rewards, [d.rewards for d in decoded]),
+            (self.costs, [d.costs for d in decoded]),
+        ):
+            if builder is not None:
+                builder.add_typed(
+                    typed_columns(builder.schema, [b for b in batches if b is not None])
+                )
 
     def _one(self, page: PlainPage) -> int:
         self._waiting = [page]
         return self.flush()
 
     def _slow(self, page: Page[Any] | PlainPage) -> int:
+        self._settle()
         self.fallback_pages += isinstance(page, PlainPage)
         if self.rewards is not None:
             rewards = page_columns("rewards", page)
@@ -181,6 +200,7 @@ class RewardPages:
         builder = self.rewards if kind == "rewards" else self.costs
         if builder is None:
             raise ValueError(f"{kind} frames were not being built")
+        self._settle()
         return builder.frame()
 
     def close(self) -> int:

@@ -39,7 +39,7 @@ from ..frames.values import as_json
 from ..models.ids import IdPrefix
 from .json_values import INSTANT_FORM
 
-__all__ = ["NativeRewards", "decode_reward_pages"]
+__all__ = ["NativeRewards", "decode_reward_pages", "typed_columns"]
 
 _S = pa.large_string()
 """Text as pandas keeps it (``large_string``): read so, a text column is taken without a copy."""
@@ -115,7 +115,8 @@ def _id_pattern(prefix: str) -> str:
 
 @dataclass(frozen=True)
 class NativeRewards:
-    """The typed ``rewards`` and ``reward_costs`` columns of a batch of pages."""
+    """The ``rewards`` and ``reward_costs`` columns of a batch of pages, checked and ready
+    to be typed (``typed_columns``)."""
 
     count: int
     """The rewards in the batch."""
@@ -320,8 +321,8 @@ def _decoded(
     )
     return NativeRewards(
         count=len(rewards),
-        rewards=_typed(REWARDS, columns) if rewards_typed else None,
-        costs=_typed(REWARD_COSTS, costs) if costs is not None else None,
+        rewards=_prepared(REWARDS, columns) if rewards_typed else None,
+        costs=_prepared(REWARD_COSTS, costs) if costs is not None else None,
         referenced=frozenset(referenced.to_pylist()),
     )
 
@@ -475,9 +476,36 @@ def _cost_columns(rewards: pa.Array, spent: _Spent) -> dict[str, pa.Array]:
     }
 
 
-def _typed(schema: Schema, columns: dict[str, pa.Array]) -> dict[str, Any]:
-    """The Arrow columns as the typed arrays ``Schema.build`` makes of the same values."""
-    return {c.name: _typed_column(c, columns[c.name]) for c in schema.columns}
+def _prepared(schema: Schema, columns: dict[str, pa.Array]) -> dict[str, pa.Array]:
+    """A batch's Arrow columns as ``typed_columns`` takes them (categories as codes, instants
+    as nanoseconds, empty text as null), so that a pull types each column once, not per
+    batch."""
+    return {c.name: _prepared_column(c, columns[c.name]) for c in schema.columns}
+
+
+def _prepared_column(column: Column, values: pa.Array) -> pa.Array:
+    kind = column.dtype_name
+    if kind == "category":  # the category's index; null where absent
+        return pc.index_in(values, value_set=_categories(column), memory_pool=_POOL)
+    if kind == DATETIME:  # nanoseconds since the epoch, UTC
+        return values.cast(pa.int64(), memory_pool=_POOL)
+    if kind == "str" and pc.index(values, "", memory_pool=_POOL).as_py() >= 0:
+        return pc.if_else(
+            pc.equal(values, "", memory_pool=_POOL), pa.scalar(None, _S), values, memory_pool=_POOL
+        )
+    return values
+
+
+def typed_columns(schema: Schema, batches: list[dict[str, pa.Array]]) -> dict[str, Any]:
+    """The typed arrays ``Schema.build`` makes of the rows of ``batches`` (the ``rewards`` or
+    ``costs`` of ``NativeRewards``, in order), each column typed once; ``batches`` is
+    emptied column by column as it goes."""
+    typed = {}
+    for column in schema.columns:
+        parts = [batch.pop(column.name) for batch in batches]
+        typed[column.name] = _typed_column(column, pa.chunked_array(parts, parts[0].type))
+    batches.clear()
+    return typed
 
 
 @functools.cache
@@ -490,23 +518,17 @@ def _categories(column: Column) -> pa.Array:
     return pa.array(column.categories, _S, memory_pool=_POOL)
 
 
-def _filled(values: pa.Array, fill: Any) -> pa.Array:
+def _filled(values: Any, fill: Any) -> Any:
     """``values`` with ``fill`` where null (``pc.fill_null``, in this module's pool)."""
     return pc.coalesce(values, pa.scalar(fill, values.type), memory_pool=_POOL)
 
 
-def _typed_column(column: Column, values: pa.Array) -> Any:
+def _typed_column(column: Column, values: pa.ChunkedArray) -> Any:
     kind = column.dtype_name
     if kind == "category":
-        codes = _filled(pc.index_in(values, value_set=_categories(column), memory_pool=_POOL), -1)
-        return pd.Categorical.from_codes(
-            codes.to_numpy(zero_copy_only=False), dtype=_dtype(column), validate=False
-        )
-    if kind == DATETIME:  # nanoseconds since the epoch, UTC; NaT where null
-        nanoseconds = _filled(values.cast(pa.int64(), memory_pool=_POOL), np.iinfo(np.int64).min)
+        codes = _filled(values, -1)
+        return pd.Categorical.from_codes(codes.to_numpy(), dtype=_dtype(column), validate=False)
+    if kind == DATETIME:  # NaT where null
+        nanoseconds = _filled(values, np.iinfo(np.int64).min)
         return pd.DatetimeIndex(nanoseconds.to_numpy().view("M8[ns]")).tz_localize("UTC")
-    if kind == "str" and pc.index(values, "", memory_pool=_POOL).as_py() >= 0:
-        values = pc.if_else(
-            pc.equal(values, "", memory_pool=_POOL), pa.scalar(None, _S), values, memory_pool=_POOL
-        )
     return _dtype(column).__from_arrow__(values)

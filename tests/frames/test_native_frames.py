@@ -25,7 +25,7 @@ from lyt_toolkit.frames import reward_costs_frame, rewards_frame, schema
 from lyt_toolkit.frames.schema import FrameBuilder
 from lyt_toolkit.models import Reward
 from lyt_toolkit.pull.assemble import NATIVE_BATCH, RewardPages
-from lyt_toolkit.pull.reward_arrow import decode_reward_pages
+from lyt_toolkit.pull.reward_arrow import decode_reward_pages, typed_columns
 
 from .test_plain_frames import (
     GENERATED,
@@ -196,7 +196,8 @@ def test_a_pull_of_one_frame_types_only_its_columns(kind: str, typed: str, skipp
     assert both is not None and one is not None
     assert getattr(one, skipped) is None
     pd.testing.assert_frame_equal(
-        pd.DataFrame(getattr(one, typed)), pd.DataFrame(getattr(both, typed))
+        pd.DataFrame(typed_columns(schema(kind), [getattr(one, typed)])),
+        pd.DataFrame(typed_columns(schema(kind), [getattr(both, typed)])),
     )
     assert one.count == both.count == sum(len(json.loads(p)["data"]) for p in pages)
 
@@ -210,3 +211,25 @@ def test_a_pull_of_one_frame_refuses_the_pages_a_pull_of_both_refuses(kind: str)
     one = {"rewards": kind == "rewards", "costs": kind == "reward_costs"}
     assert decode_reward_pages([odd], [None], **one) is None
     assert decode_reward_pages([usual(GENERATED[:2], None)], [None], **one) is not None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_pull_types_each_column_once_however_many_batches(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches are decoded as pages arrive and typed together at the end: the per-column cost
+    of typing (pandas and Arrow calls) is paid once a pull, not once a batch."""
+    from lyt_toolkit.pull import reward_arrow
+
+    typed: list[str] = []
+    typing = reward_arrow._typed_column
+
+    def counted(column: Any, values: Any) -> Any:
+        typed.append(column.name)
+        return typing(column, values)
+
+    monkeypatch.setattr(reward_arrow, "_typed_column", counted)
+    pages = paged(GENERATED, 3)[: 3 * NATIVE_BATCH]
+    reader = assert_native_equals_models(kind, pages)
+    assert reader is not None and reader.native_pages == len(pages)
+    assert sorted(typed) == sorted(schema(kind).names)
