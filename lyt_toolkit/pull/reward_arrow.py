@@ -485,8 +485,9 @@ def _prepared(schema: Schema, columns: dict[str, pa.Array]) -> dict[str, pa.Arra
 
 def _prepared_column(column: Column, values: pa.Array) -> pa.Array:
     kind = column.dtype_name
-    if kind == "category":  # the category's index; null where absent
-        return pc.index_in(values, value_set=_categories(column), memory_pool=_POOL)
+    if kind == "category":  # the category's index, as narrow as pandas keeps it; null: absent
+        codes = pc.index_in(values, value_set=_categories(column), memory_pool=_POOL)
+        return codes.cast(_code_type(column), memory_pool=_POOL)
     if kind == DATETIME:  # nanoseconds since the epoch, UTC
         return values.cast(pa.int64(), memory_pool=_POOL)
     if kind == "str" and pc.index(values, "", memory_pool=_POOL).as_py() >= 0:
@@ -511,6 +512,16 @@ def typed_columns(schema: Schema, batches: list[dict[str, pa.Array]]) -> dict[st
 @functools.cache
 def _dtype(column: Column) -> Any:
     return column.dtype
+
+
+@functools.cache
+def _code_type(column: Column) -> pa.DataType:
+    """The narrowest integer type holding ``column``'s category codes (and -1), as pandas
+    keeps codes: a pull's codes wait in it until typed."""
+    for kind in (pa.int8(), pa.int16()):
+        if len(column.categories) < np.iinfo(kind.to_pandas_dtype()).max:
+            return kind
+    return pa.int32()
 
 
 @functools.cache
