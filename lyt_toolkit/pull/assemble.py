@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NATIVE_BATCH",
+    "TYPED_TOGETHER",
     "PageCollector",
     "RewardPages",
     "apull_frame",
@@ -104,6 +105,12 @@ NATIVE_BATCH = 20
 batch costs about as many Python calls as one page would."""
 
 
+TYPED_TOGETHER = 10_000
+"""Rewards whose natively decoded batches are typed together (five batches at the largest
+page size): pandas' per-column costs are paid once for them, and no more decoded batches
+wait to be typed than this (a pull's memory peaks at the end, where they are typed)."""
+
+
 class RewardPages:
     """Reward pages into the ``rewards`` and ``reward_costs`` builders, in page order.
 
@@ -122,8 +129,8 @@ class RewardPages:
         self.fallback_pages = 0
         self._waiting: list[PlainPage] = []
         self._decoded: list[NativeRewards] = []
-        """Batches decoded natively, typed together once rows of another kind follow or
-        the frames are asked for (``_settle``)."""
+        """Batches decoded natively, typed together once they hold ``TYPED_TOGETHER``
+        rewards, rows read another way follow, or the frames are asked for (``_settle``)."""
 
     def add(self, page: Page[Any] | PlainPage) -> int:
         """Take one page; the rewards read now (a page waiting for its batch is read by
@@ -158,6 +165,8 @@ class RewardPages:
             return sum(self._one(page) for page in pages)
         self.native_pages += len(pages)
         self._decoded.append(decoded)
+        if sum(d.count for d in self._decoded) >= TYPED_TOGETHER:
+            self._settle()
         self.referenced |= decoded.referenced
         return decoded.count
 

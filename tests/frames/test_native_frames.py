@@ -214,12 +214,11 @@ def test_a_pull_of_one_frame_refuses_the_pages_a_pull_of_both_refuses(kind: str)
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_pull_types_each_column_once_however_many_batches(
-    kind: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Batches are decoded as pages arrive and typed together at the end: the per-column cost
-    of typing (pandas and Arrow calls) is paid once a pull, not once a batch."""
-    from lyt_toolkit.pull import reward_arrow
+def test_batches_are_typed_together(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches are decoded as pages arrive and typed together, ``TYPED_TOGETHER`` rewards at
+    a time: the per-column cost of typing (pandas and Arrow calls) is paid once for them,
+    not once a batch."""
+    from lyt_toolkit.pull import assemble, reward_arrow
 
     typed: list[str] = []
     typing = reward_arrow._typed_column
@@ -229,7 +228,12 @@ def test_a_pull_types_each_column_once_however_many_batches(
         return typing(column, values)
 
     monkeypatch.setattr(reward_arrow, "_typed_column", counted)
-    pages = paged(GENERATED, 3)[: 3 * NATIVE_BATCH]
+    pages = paged(GENERATED, 2)
+    assert len(pages) == 3 * NATIVE_BATCH  # 3 batches of 40 rewards
     reader = assert_native_equals_models(kind, pages)
     assert reader is not None and reader.native_pages == len(pages)
-    assert sorted(typed) == sorted(schema(kind).names)
+    assert sorted(typed) == sorted(schema(kind).names)  # once
+    typed.clear()
+    monkeypatch.setattr(assemble, "TYPED_TOGETHER", 50)
+    assert assert_native_equals_models(kind, pages) is not None
+    assert sorted(typed) == sorted(schema(kind).names * 2)  # batches 1-2, then 3
