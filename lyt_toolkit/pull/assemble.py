@@ -40,9 +40,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..models import Page
+    from .reward_arrow import NativeRewards
 
 __all__ = [
     "NATIVE_BATCH",
+    "TYPED_TOGETHER",
     "PageCollector",
     "RewardPages",
     "apull_frame",
@@ -103,14 +105,21 @@ NATIVE_BATCH = 20
 batch costs about as many Python calls as one page would."""
 
 
+TYPED_TOGETHER = 10_000
+"""Rewards whose natively decoded batches are typed together (five batches at the largest
+page size): pandas' per-column costs are paid once for them, and no more decoded batches
+wait to be typed than this (a pull's memory peaks at the end, where they are typed)."""
+
+
 class RewardPages:
     """Reward pages into the ``rewards`` and ``reward_costs`` builders, in page order.
 
     ``PlainPage``s holding their bytes are decoded natively, ``NATIVE_BATCH`` at a time;
     a batch the native decoder refuses is decoded again page by page, and a page it
     refuses alone is read the model-free way (from models where that refuses too) and
-    counted in ``fallback_pages``. ``referenced`` collects the card definitions the rewards
-    point at.
+    counted in ``fallback_pages``. Only the frames given a builder are typed (every page is
+    checked in whole all the same). ``referenced`` collects the card definitions the built
+    rows point at.
     """
 
     def __init__(self, rewards: FrameBuilder | None, costs: FrameBuilder | None) -> None:
@@ -119,6 +128,9 @@ class RewardPages:
         self.native_pages = 0
         self.fallback_pages = 0
         self._waiting: list[PlainPage] = []
+        self._decoded: list[NativeRewards] = []
+        """Batches decoded natively, typed together once they hold ``TYPED_TOGETHER``
+        rewards, rows read another way follow, or the frames are asked for (``_settle``)."""
 
     def add(self, page: Page[Any] | PlainPage) -> int:
         """Take one page; the rewards read now (a page waiting for its batch is read by
@@ -142,25 +154,45 @@ class RewardPages:
             return 0
         assert all(p.content is not None for p in pages)
         decoded = decode_reward_pages(
-            [p.content for p in pages if p.content is not None], [p.next_cursor for p in pages]
+            [p.content for p in pages if p.content is not None],
+            [p.next_cursor for p in pages],
+            rewards=self.rewards is not None,
+            costs=self.costs is not None,
         )
         if decoded is None:
             if len(pages) == 1:
                 return self._slow(pages[0])
             return sum(self._one(page) for page in pages)
         self.native_pages += len(pages)
-        if self.rewards is not None:
-            self.rewards.add_typed(decoded.rewards)
-        if self.costs is not None:
-            self.costs.add_typed(decoded.costs)
+        self._decoded.append(decoded)
+        if sum(d.count for d in self._decoded) >= TYPED_TOGETHER:
+            self._settle()
         self.referenced |= decoded.referenced
         return decoded.count
+
+    def _settle(self) -> None:
+        """Type the natively decoded batches, each frame's columns at once, into the
+        builders (before any row read another way, so the rows keep their order)."""
+        from .reward_arrow import typed_columns
+
+        decoded, self._decoded = self._decoded, []
+        if not decoded:
+            return
+        for builder, batches in (
+            (self.rewards, [d.rewards for d in decoded]),
+            (self.costs, [d.costs for d in decoded]),
+        ):
+            if builder is not None:
+                builder.add_typed(
+                    typed_columns(builder.schema, [b for b in batches if b is not None])
+                )
 
     def _one(self, page: PlainPage) -> int:
         self._waiting = [page]
         return self.flush()
 
     def _slow(self, page: Page[Any] | PlainPage) -> int:
+        self._settle()
         self.fallback_pages += isinstance(page, PlainPage)
         if self.rewards is not None:
             rewards = page_columns("rewards", page)
@@ -177,6 +209,7 @@ class RewardPages:
         builder = self.rewards if kind == "rewards" else self.costs
         if builder is None:
             raise ValueError(f"{kind} frames were not being built")
+        self._settle()
         return builder.frame()
 
     def close(self) -> int:

@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ from ..frames.values import as_json
 from ..models.ids import IdPrefix
 from .json_values import INSTANT_FORM
 
-__all__ = ["NativeRewards", "decode_reward_pages"]
+__all__ = ["NativeRewards", "decode_reward_pages", "typed_columns"]
 
 _S = pa.large_string()
 """Text as pandas keeps it (``large_string``): read so, a text column is taken without a copy."""
@@ -115,17 +115,18 @@ def _id_pattern(prefix: str) -> str:
 
 @dataclass(frozen=True)
 class NativeRewards:
-    """The typed ``rewards`` and ``reward_costs`` columns of a batch of pages."""
+    """The ``rewards`` and ``reward_costs`` columns of a batch of pages, checked and ready
+    to be typed (``typed_columns``)."""
 
-    rewards: dict[str, Any]
-    costs: dict[str, Any]
+    count: int
+    """The rewards in the batch."""
+    rewards: dict[str, Any] | None
+    """None when not asked for (``decode_reward_pages``)."""
+    costs: dict[str, Any] | None
+    """None when not asked for."""
     referenced: frozenset[str]
-    """The card definitions the batch's rewards point at (spending and card points)."""
-
-    @property
-    def count(self) -> int:
-        """The rewards in the batch."""
-        return len(self.rewards["id"])
+    """The card definitions the typed columns point at (card points; spending too where
+    ``costs`` are typed)."""
 
 
 class _NotNative(Exception):
@@ -133,10 +134,18 @@ class _NotNative(Exception):
 
 
 def decode_reward_pages(
-    bodies: Sequence[bytes], cursors: Sequence[str | None]
+    bodies: Sequence[bytes],
+    cursors: Sequence[str | None],
+    *,
+    rewards: bool = True,
+    costs: bool = True,
 ) -> NativeRewards | None:
     """The typed columns of the reward pages ``bodies`` (each page's next cursor in
-    ``cursors``, as read from its end); None when any page is outside this path's form."""
+    ``cursors``, as read from its end); None when any page is outside this path's form.
+
+    ``rewards``/``costs``: whether the ``rewards``/``reward_costs`` columns are typed (a
+    pull of one frame skips the other's); every page is checked in whole either way, so
+    the same pages are refused."""
     if not bodies:
         return None
     try:
@@ -150,10 +159,10 @@ def decode_reward_pages(
         data = _whole(table.column("data"))
         if data.null_count:
             raise _NotNative
-        rewards = pc.list_flatten(data, memory_pool=_POOL)
-        if _absent_somewhere(table, rewards) and any(map(_EXPLICIT_NULL.search, bodies)):
+        items = pc.list_flatten(data, memory_pool=_POOL)
+        if _absent_somewhere(table, items) and any(map(_EXPLICIT_NULL.search, bodies)):
             raise _NotNative
-        return _decoded(rewards, bodies)
+        return _decoded(items, bodies, rewards_typed=rewards, costs_typed=costs)
     except (
         pa.ArrowInvalid,
         pa.ArrowTypeError,
@@ -264,7 +273,9 @@ def _check_shapes(rewards: pa.Array) -> None:
         raise _NotNative
 
 
-def _decoded(rewards: pa.Array, bodies: Sequence[bytes]) -> NativeRewards:
+def _decoded(
+    rewards: pa.Array, bodies: Sequence[bytes], *, rewards_typed: bool, costs_typed: bool
+) -> NativeRewards:
     if rewards.null_count:
         raise _NotNative
     _check_shapes(rewards)
@@ -299,18 +310,19 @@ def _decoded(rewards: pa.Array, bodies: Sequence[bytes]) -> NativeRewards:
         "created_at": _instants(get(rewards, "created_at")),
         "updated_at": _instants(get(rewards, "updated_at")),
     }
-    costs = _cost_columns(rewards)
-    cards = pa.concat_arrays(
-        [
-            costs["card_definition_id"].cast(_S, memory_pool=_POOL),
-            columns["digital_points_card_definition_id"].cast(_S, memory_pool=_POOL),
-        ],
+    spent = _checked_costs(rewards)
+    costs = _cost_columns(rewards, spent) if costs_typed else None
+    cards = [columns["digital_points_card_definition_id"].cast(_S, memory_pool=_POOL)]
+    if costs is not None:
+        cards.append(costs["card_definition_id"].cast(_S, memory_pool=_POOL))
+    referenced = pc.unique(
+        pc.drop_null(pa.concat_arrays(cards, memory_pool=_POOL), memory_pool=_POOL),
         memory_pool=_POOL,
     )
-    referenced = pc.unique(pc.drop_null(cards, memory_pool=_POOL), memory_pool=_POOL)
     return NativeRewards(
-        rewards=_typed(REWARDS, columns),
-        costs=_typed(REWARD_COSTS, costs),
+        count=len(rewards),
+        rewards=_prepared(REWARDS, columns) if rewards_typed else None,
+        costs=_prepared(REWARD_COSTS, costs) if costs is not None else None,
         referenced=frozenset(referenced.to_pylist()),
     )
 
@@ -396,15 +408,23 @@ def _digital(digital: pa.Array) -> dict[str, pa.Array]:
     }
 
 
-def _cost_columns(rewards: pa.Array) -> dict[str, pa.Array]:
-    """The ``reward_costs`` columns: one row per reward x cost x spending entry, a cost
-    without entries keeping one row."""
+class _Spent(NamedTuple):
+    """The checked costs of a batch's rewards, their spending lists and entries."""
+
+    listed: pa.Array
+    costs: pa.Array
+    spending: pa.Array
+    entries: pa.Array
+    card: pa.Array
+
+
+def _checked_costs(rewards: pa.Array) -> _Spent:
+    """The rewards' costs, checked as the model-free path checks them."""
     listed = _field(rewards, "costs")
     costs = pc.list_flatten(listed, memory_pool=_POOL)
     if costs.null_count:
         raise _NotNative
     _require(_field(costs, "id"))
-    reward_of_cost = pc.list_parent_indices(listed, memory_pool=_POOL)
     spending = _field(costs, "spending")
     entries = pc.list_flatten(spending, memory_pool=_POOL)
     if entries.null_count:
@@ -412,7 +432,14 @@ def _cost_columns(rewards: pa.Array) -> dict[str, pa.Array]:
     _require(_field(entries, "points"))
     card = _matching(_field(entries, "card_definition_id"), _id_pattern(IdPrefix.CARD_DEFINITION))
     _require(card)
+    return _Spent(listed, costs, spending, entries, card)
 
+
+def _cost_columns(rewards: pa.Array, spent: _Spent) -> dict[str, pa.Array]:
+    """The ``reward_costs`` columns: one row per reward x cost x spending entry, a cost
+    without entries keeping one row."""
+    listed, costs, spending, entries, card = spent
+    reward_of_cost = pc.list_parent_indices(listed, memory_pool=_POOL)
     lengths = _filled(pc.list_value_length(spending, memory_pool=_POOL), 0).to_numpy(
         zero_copy_only=False
     )
@@ -449,9 +476,37 @@ def _cost_columns(rewards: pa.Array) -> dict[str, pa.Array]:
     }
 
 
-def _typed(schema: Schema, columns: dict[str, pa.Array]) -> dict[str, Any]:
-    """The Arrow columns as the typed arrays ``Schema.build`` makes of the same values."""
-    return {c.name: _typed_column(c, columns[c.name]) for c in schema.columns}
+def _prepared(schema: Schema, columns: dict[str, pa.Array]) -> dict[str, pa.Array]:
+    """A batch's Arrow columns as ``typed_columns`` takes them (categories as codes, instants
+    as nanoseconds, empty text as null), so that a pull types each column once, not per
+    batch."""
+    return {c.name: _prepared_column(c, columns[c.name]) for c in schema.columns}
+
+
+def _prepared_column(column: Column, values: pa.Array) -> pa.Array:
+    kind = column.dtype_name
+    if kind == "category":  # the category's index, as narrow as pandas keeps it; null: absent
+        codes = pc.index_in(values, value_set=_categories(column), memory_pool=_POOL)
+        return codes.cast(_code_type(column), memory_pool=_POOL)
+    if kind == DATETIME:  # nanoseconds since the epoch, UTC
+        return values.cast(pa.int64(), memory_pool=_POOL)
+    if kind == "str" and pc.index(values, "", memory_pool=_POOL).as_py() >= 0:
+        return pc.if_else(
+            pc.equal(values, "", memory_pool=_POOL), pa.scalar(None, _S), values, memory_pool=_POOL
+        )
+    return values
+
+
+def typed_columns(schema: Schema, batches: list[dict[str, pa.Array]]) -> dict[str, Any]:
+    """The typed arrays ``Schema.build`` makes of the rows of ``batches`` (the ``rewards`` or
+    ``costs`` of ``NativeRewards``, in order), each column typed once; ``batches`` is
+    emptied column by column as it goes."""
+    typed = {}
+    for column in schema.columns:
+        parts = [batch.pop(column.name) for batch in batches]
+        typed[column.name] = _typed_column(column, pa.chunked_array(parts, parts[0].type))
+    batches.clear()
+    return typed
 
 
 @functools.cache
@@ -460,27 +515,31 @@ def _dtype(column: Column) -> Any:
 
 
 @functools.cache
+def _code_type(column: Column) -> pa.DataType:
+    """The narrowest integer type holding ``column``'s category codes (and -1), as pandas
+    keeps codes: a pull's codes wait in it until typed."""
+    for kind in (pa.int8(), pa.int16()):
+        if len(column.categories) < np.iinfo(kind.to_pandas_dtype()).max:
+            return kind
+    return pa.int32()
+
+
+@functools.cache
 def _categories(column: Column) -> pa.Array:
     return pa.array(column.categories, _S, memory_pool=_POOL)
 
 
-def _filled(values: pa.Array, fill: Any) -> pa.Array:
+def _filled(values: Any, fill: Any) -> Any:
     """``values`` with ``fill`` where null (``pc.fill_null``, in this module's pool)."""
     return pc.coalesce(values, pa.scalar(fill, values.type), memory_pool=_POOL)
 
 
-def _typed_column(column: Column, values: pa.Array) -> Any:
+def _typed_column(column: Column, values: pa.ChunkedArray) -> Any:
     kind = column.dtype_name
     if kind == "category":
-        codes = _filled(pc.index_in(values, value_set=_categories(column), memory_pool=_POOL), -1)
-        return pd.Categorical.from_codes(
-            codes.to_numpy(zero_copy_only=False), dtype=_dtype(column), validate=False
-        )
-    if kind == DATETIME:  # nanoseconds since the epoch, UTC; NaT where null
-        nanoseconds = _filled(values.cast(pa.int64(), memory_pool=_POOL), np.iinfo(np.int64).min)
+        codes = _filled(values, -1)
+        return pd.Categorical.from_codes(codes.to_numpy(), dtype=_dtype(column), validate=False)
+    if kind == DATETIME:  # NaT where null
+        nanoseconds = _filled(values, np.iinfo(np.int64).min)
         return pd.DatetimeIndex(nanoseconds.to_numpy().view("M8[ns]")).tz_localize("UTC")
-    if kind == "str" and pc.index(values, "", memory_pool=_POOL).as_py() >= 0:
-        values = pc.if_else(
-            pc.equal(values, "", memory_pool=_POOL), pa.scalar(None, _S), values, memory_pool=_POOL
-        )
     return _dtype(column).__from_arrow__(values)

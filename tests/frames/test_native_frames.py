@@ -14,6 +14,7 @@ import json
 import warnings
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 
@@ -24,6 +25,7 @@ from lyt_toolkit.frames import reward_costs_frame, rewards_frame, schema
 from lyt_toolkit.frames.schema import FrameBuilder
 from lyt_toolkit.models import Reward
 from lyt_toolkit.pull.assemble import NATIVE_BATCH, RewardPages
+from lyt_toolkit.pull.reward_arrow import decode_reward_pages, typed_columns
 
 from .test_plain_frames import (
     GENERATED,
@@ -33,6 +35,7 @@ from .test_plain_frames import (
     assert_same_outcome,
     by_models,
     response,
+    spending,
     usual,
 )
 from .test_streamed_frames import assert_identical
@@ -171,3 +174,66 @@ def test_a_native_frame_holds_nothing_in_arrows_default_pool() -> None:
     assert reader is not None and reader.fallback_pages == 0
     held = pool.bytes_allocated() - before
     assert held < int(found[0].memory_usage(deep=True).sum()) // 100
+
+
+def cursors_of(pages: list[bytes]) -> list[str | None]:
+    """Each page's next cursor, as a pull reads it from the page's end."""
+    return [plain_page_decoder(Reward)(response(content)).next_cursor for content in pages]
+
+
+@pytest.mark.parametrize(
+    ("kind", "typed", "skipped"),
+    [("rewards", "rewards", "costs"), ("reward_costs", "costs", "rewards")],
+)
+def test_a_pull_of_one_frame_types_only_its_columns(kind: str, typed: str, skipped: str) -> None:
+    """A pull of one frame leaves the other frame's columns untyped (the cost of one of
+    the two), and types its own exactly as a read of both does."""
+    pages = paged(GENERATED, 7)[:NATIVE_BATCH]
+    both = decode_reward_pages(pages, cursors_of(pages))
+    one = decode_reward_pages(
+        pages, cursors_of(pages), rewards=kind == "rewards", costs=kind == "reward_costs"
+    )
+    assert both is not None and one is not None
+    assert getattr(one, skipped) is None
+    pd.testing.assert_frame_equal(
+        pd.DataFrame(typed_columns(schema(kind), [getattr(one, typed)])),
+        pd.DataFrame(typed_columns(schema(kind), [getattr(both, typed)])),
+    )
+    assert one.count == both.count == sum(len(json.loads(p)["data"]) for p in pages)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_pull_of_one_frame_refuses_the_pages_a_pull_of_both_refuses(kind: str) -> None:
+    """Costs are checked in whole when their columns are not typed (and rewards too): the
+    same pages go the slower way, so the frames are those of the other paths."""
+    odd = usual([GENERATED[0], spending(card_definition_id="lcdef_1\nlcdef_2")], None)
+    assert decode_reward_pages([odd], [None]) is None
+    one = {"rewards": kind == "rewards", "costs": kind == "reward_costs"}
+    assert decode_reward_pages([odd], [None], **one) is None
+    assert decode_reward_pages([usual(GENERATED[:2], None)], [None], **one) is not None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_batches_are_typed_together(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches are decoded as pages arrive and typed together, ``TYPED_TOGETHER`` rewards at
+    a time: the per-column cost of typing (pandas and Arrow calls) is paid once for them,
+    not once a batch."""
+    from lyt_toolkit.pull import assemble, reward_arrow
+
+    typed: list[str] = []
+    typing = reward_arrow._typed_column
+
+    def counted(column: Any, values: Any) -> Any:
+        typed.append(column.name)
+        return typing(column, values)
+
+    monkeypatch.setattr(reward_arrow, "_typed_column", counted)
+    pages = paged(GENERATED, 2)
+    assert len(pages) == 3 * NATIVE_BATCH  # 3 batches of 40 rewards
+    reader = assert_native_equals_models(kind, pages)
+    assert reader is not None and reader.native_pages == len(pages)
+    assert sorted(typed) == sorted(schema(kind).names)  # once
+    typed.clear()
+    monkeypatch.setattr(assemble, "TYPED_TOGETHER", 50)
+    assert assert_native_equals_models(kind, pages) is not None
+    assert sorted(typed) == sorted(schema(kind).names * 2)  # batches 1-2, then 3

@@ -143,7 +143,7 @@ def test_pages_the_native_path_refuses_are_read_the_model_free_way(
     demo: Sandbox, slower_pages: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with monkeypatch.context() as patched:
-        patched.setattr(ARROW, "decode_reward_pages", lambda bodies, cursors: None)
+        patched.setattr(ARROW, "decode_reward_pages", lambda bodies, cursors, **wanted: None)
         slower = pull(demo)
     assert slower_pages and sum(slower_pages) == len(slower.rewards)
     assert_same_frames(slower, pull(demo))
@@ -156,7 +156,7 @@ def test_a_page_that_is_not_plain_is_read_from_models(
         raise NotPlain
 
     with monkeypatch.context() as patched:
-        patched.setattr(ARROW, "decode_reward_pages", lambda bodies, cursors: None)
+        patched.setattr(ARROW, "decode_reward_pages", lambda bodies, cursors, **wanted: None)
         for kind in ("rewards", "reward_costs"):
             models = FRAMES.ROW_SOURCES[kind].models
             patched.setitem(FRAMES.ROW_SOURCES, kind, RowSource(not_plain, models))
