@@ -3,6 +3,7 @@ with Cancel, a progress bar, the call budget and the results."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import threading
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from ..snapshot.defaults import DEFAULT_SHARE
 from ._background import LOADING, LoadsWhenShown, join_worker
 from ._grid import clear, grid, show
 from ._messages import BAR_STYLES, COLOURS, describe_error, error_html, ok_html, status_html
+from ._pace_line import PaceLine
 from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary, progress_bar
 
 if TYPE_CHECKING:
@@ -41,7 +43,10 @@ class PlanPanel(LoadsWhenShown, w.VBox):
     Only one batch runs at a time; :meth:`wait` joins it (for tests and scripts).
     ``budget_share``: the share of the calls left in the window a batch may use (0.5, as
     ``execute``'s default: the rest stays for the project's other traffic); set it to 1.0
-    to let a batch take the whole window.
+    to let a batch take the whole window. ``paced``: set it to True to run a batch larger
+    than that share paced (``execute(paced=True)``): the share of every window, waiting for
+    each reset, in the background as any batch; it needs an action log (``action_log``, or the
+    log a panel asks for), from which running again resumes.
     """
 
     def __init__(
@@ -60,6 +65,11 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.download = w.HTML()
         self.results: pd.DataFrame | None = None
         self.budget_share = DEFAULT_SHARE
+        self.paced = False
+        self.action_log: LogSource | None = None
+        """The log of the panel's batches (each item's outcome, written as it ends): with it
+        a batch stopped part-way (Cancel, the budget, a crash) resumes where it stopped. A
+        paced batch needs one."""
         self._cancel = Stop()  # a Cancel ends the waits of the requests in flight at once
         self._worker: threading.Thread | None = None
         self._running = False
@@ -200,7 +210,9 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         """Start executing ``plan`` in the background; False when refused.
 
         Refused while another batch runs, and when the call budget the client
-        knows cannot carry the batch (nothing is sent then). Otherwise the
+        knows cannot carry the batch (nothing is sent then), unless the panel is
+        ``paced`` (then refused without a log). ``log``: the batch's action log, else the
+        panel's ``action_log``. Otherwise the
         buttons are disabled, Cancel enabled, and when the batch ends the
         ``view`` columns of its results show in the grid (all of them in the
         ``download`` CSV), ``then`` (e.g. a reload) runs, the status counts the
@@ -212,13 +224,18 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         if self.loading:
             self.show_error("The lists are still loading: try again when they are shown.")
             return False
+        log = self.action_log if log is None else log
+        paced = self.paced
+        if paced and log is None:
+            self.show_error(f"Refused, nothing was sent: {UNLOGGED}.")
+            return False
         try:
             cost = self._run_cost(plan, log)
         except (OSError, ValueError) as exc:
             self.show_error(f"Could not read the action log {log}: {describe_error(exc)}")
             return False
-        if not cost.fits:
-            self.show_error(refusal(cost))
+        if not cost.fits and not paced:
+            self.show_error(refusal(cost, paced=True))
             self.show_cost(plan, log)
             return False
         self._running = True
@@ -230,10 +247,11 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.progress.bar_style = "info"
         self.progress.value = 0
         self.progress.max = max(len(plan.items), 1)
-        self.status.value = status_html(f"Running: {counted(cost.needed, 'call')}", "running")
+        running = "Running paced" if paced else "Running"
+        self.status.value = status_html(f"{running}: {counted(cost.needed, 'call')}", "running")
         self._worker = threading.Thread(
             target=self._execute,
-            args=(plan, view, then, concurrency, log),
+            args=(plan, view, then, concurrency, log, cost.needed if paced else None),
             name=f"lyt-widget-{plan.action}",
             daemon=True,
         )
@@ -266,16 +284,21 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         then: Callable[[], None] | None,
         concurrency: int,
         log: LogSource | None,
+        paced: int | None,
     ) -> None:
+        """Execute ``plan``; ``paced``: paced, needing that many calls (the status counts
+        them as they are sent), or None."""
         try:
-            results = plan.execute(
-                self.client,
-                concurrency=concurrency,
-                log=log,
-                progress=self._advance,
-                cancel=self._cancel,
-                budget_share=self.budget_share,
-            )
+            with self._paced_line(paced):
+                results = plan.execute(
+                    self.client,
+                    concurrency=concurrency,
+                    log=log,
+                    progress=self._advance,
+                    cancel=self._cancel,
+                    budget_share=self.budget_share,
+                    paced=paced is not None,
+                )
         except Exception as exc:  # a thread's exception would only reach stderr
             # Items may have been sent before it stopped: the last batch's results are not
             # this one's, so they go (its log, or a reload, tells which items were done).
@@ -298,6 +321,17 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.progress.bar_style = BAR_STYLES[state]
         self.status.value = status_html(outcome_summary(results), state)
 
+    def _paced_line(self, needed: int | None) -> contextlib.AbstractContextManager[object]:
+        """While a paced batch needing ``needed`` calls runs (None: not paced), its line on the
+        status once a second, until it ends or is cancelled."""
+        if needed is None:
+            return contextlib.nullcontext()
+        share = self.budget_share
+        return PaceLine(self._show_running, self.client, share, needed, self._cancel)
+
+    def _show_running(self, text: str) -> None:
+        self.status.value = status_html(text, "running")
+
     def _settle(self) -> None:
         self._running = False
         self.cancel_button.disabled = True
@@ -308,12 +342,24 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.progress.value = done
 
 
-def refusal(cost: PlanCost) -> str:
+UNLOGGED = (
+    "a paced batch needs an action log, from which running it again after a stop (Cancel,"
+    " a crash) sends only the rest: set the panel's action_log = 'batch.log.jsonl'"
+)
+"""Why a paced batch without a log is refused, and what to do."""
+
+
+def refusal(cost: PlanCost, *, paced: bool = False) -> str:
     """Why a batch or plan ``cost`` does not fit was refused, and, when the whole window would
-    hold it, how to let it take more."""
+    hold it, how to let it take more; ``paced``: and that the panel runs it paced."""
     text = f"Refused, nothing was sent: the call budget cannot carry it ({cost})"
     if cost.share < 1 and cost.remaining is not None and cost.needed <= cost.remaining:
         text += "; set the panel's budget_share = 1.0 to let it take the whole window"
+    if paced:
+        text += (
+            f"; or set the panel's paced = True to run it at {cost.share:g} of every window,"
+            " waiting for each reset, resumable from the panel's action log"
+        )
     return text
 
 

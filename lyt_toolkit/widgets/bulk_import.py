@@ -16,6 +16,7 @@ from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW
 
 if TYPE_CHECKING:
+    from ..actions.log import LogSource
     from ..client import LoyaltyClient
 
 __all__ = ["BulkBenefitImport"]
@@ -134,8 +135,9 @@ class BulkBenefitImport(PlanPanel):
         self.budget.value = ""
         self.update_buttons()
 
-    def _log(self) -> str | None:
-        return self.log_path.value.strip() or None
+    def _log(self) -> LogSource | None:
+        """The log box's path, else the panel's ``action_log``."""
+        return self.log_path.value.strip() or self.action_log
 
     def _show_cost(self) -> None:
         if self.plan is not None:

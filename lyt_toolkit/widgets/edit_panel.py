@@ -10,6 +10,7 @@ shows as the plan's ``EditError`` (frame, row and column), never as a traceback.
 
 from __future__ import annotations
 
+import functools
 import html
 import threading
 from collections.abc import Callable, Sequence
@@ -30,7 +31,7 @@ from ..snapshot import ProgramSnapshot
 from ..snapshot.again import again_calls, again_sample
 from ..snapshot.defaults import checked_concurrency
 from ._messages import State, describe_error, status_html
-from ._plan_panel import PlanPanel, cost_html, refusal
+from ._plan_panel import UNLOGGED, PlanPanel, cost_html, refusal
 from ._results import (
     RESULT_VIEW,
     download_button,
@@ -342,6 +343,10 @@ class EditPanel(PlanPanel):
                 f"Nothing to send: the plan holds no change the service can make{held}."
             )
             return False
+        paced = self.paced
+        if paced and self.action_log is None:
+            self.show_error(f"Refused, nothing was sent: {UNLOGGED}.")
+            return False
         try:  # the plan's own refusals (deletes, unsupported changes, the budget)
             cost = plan.check_apply(
                 self.client,
@@ -349,6 +354,7 @@ class EditPanel(PlanPanel):
                 allow_destroy=self.allow_destroy.value,
                 ignore_unsupported=self.ignore_unsupported.value,
                 budget_share=self.budget_share,
+                paced=paced,
             )
         except BudgetExceededError:
             cost = self._apply_cost(plan)
@@ -357,13 +363,13 @@ class EditPanel(PlanPanel):
             return False
         else:
             cost = self._apply_cost(plan)
-        if not cost.fits:
-            self.show_error(f"{refusal(cost)}; {self._again_note()}")
+        if not cost.fits and not paced:
+            self.show_error(f"{refusal(cost, paced=True)}; {self._again_note()}")
             return False
         self.not_applied_table.clear()
-        return self._start(
-            f"Applying: {counted(cost.needed, 'call')}", self._apply, cancellable=True
-        )
+        applying = "Applying paced" if paced else "Applying"
+        apply = functools.partial(self._apply, cost.needed if paced else None)
+        return self._start(f"{applying}: {counted(cost.needed, 'call')}", apply, cancellable=True)
 
     def _plan(self) -> None:
         if self._unpulled is not None:
@@ -427,22 +433,26 @@ class EditPanel(PlanPanel):
         changes, calls = counted(len(rehearsal.diff), "change"), counted(rehearsal.calls, "call")
         self.show_ok(f"Rehearsed: {changes}, {calls}.")
 
-    def _apply(self) -> None:
+    def _apply(self, paced: int | None) -> None:
+        """Apply the plan; ``paced``: paced, needing that many calls (counted on the status
+        as they are sent), or None."""
         plan, client = self.plan, self.client
         assert plan is not None and client is not None  # checked by apply()
         self.progress.layout.display = ""
         self.progress.max = max(sum(len(part.items) for part in plan.parts), 1)
         self.progress.value = 0
-        results = plan.apply(
-            client,
-            log=self.action_log,
-            allow_destroy=self.allow_destroy.value,
-            ignore_unsupported=self.ignore_unsupported.value,
-            concurrency=self.concurrency,
-            progress=self._advance,
-            cancel=self._cancel,
-            budget_share=self.budget_share,
-        )
+        with self._paced_line(paced):
+            results = plan.apply(
+                client,
+                log=self.action_log,
+                allow_destroy=self.allow_destroy.value,
+                ignore_unsupported=self.ignore_unsupported.value,
+                concurrency=self.concurrency,
+                progress=self._advance,
+                cancel=self._cancel,
+                budget_share=self.budget_share,
+                paced=paced is not None,
+            )
         self.results = results
         self.results_table.show(results, "<b>Results</b>")
         self.download.value = download_button(results, "change_plan_results.csv")
