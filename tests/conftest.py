@@ -12,6 +12,7 @@ a module. ``generated``, a generated program only read, is the second of ``each_
 from __future__ import annotations
 
 import copy
+import json
 import os
 import signal
 import ssl
@@ -25,12 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from fixture_types import ClientOf
 from hypothesis import settings
 
 from lyt_toolkit import _secret
+from lyt_toolkit._services import HOLDS_HEADER
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client._tls import default_tls
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
+from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 from lyt_toolkit.synthetic import generate_program
 
 if TYPE_CHECKING:
@@ -154,6 +158,21 @@ def _client_for(sb: Sandbox, **kwargs: Any) -> LoyaltyClient:
     )
 
 
+@contextmanager
+def _hearing_no_holds(sb: Sandbox) -> Iterator[LoyaltyClient]:
+    """A client of ``sb`` that hears no ``Lyt-Sandbox-Holds``, as a client of the service
+    itself does (it sends none)."""
+
+    def unsaid(response: httpx.Response) -> None:
+        response.headers.pop(HOLDS_HEADER, None)
+
+    with (
+        httpx.Client(event_hooks={"response": [unsaid]}) as http,
+        _client_for(sb, http_client=http) as client,
+    ):
+        yield client
+
+
 def _put_back(sb: Sandbox) -> None:
     """No faults, the clock at ``NOW``, then the program reloaded at that clock."""
     sb.clear_faults()
@@ -168,6 +187,13 @@ def start_sandbox() -> Callable[..., AbstractContextManager[Sandbox]]:
     The bundled demo unless ``data`` is given; ``now=None`` runs on the real clock.
     """
     return _start_sandbox
+
+
+@pytest.fixture(scope="session")
+def hearing_no_holds() -> ClientOf:
+    """``with hearing_no_holds(sb) as client:`` a client of ``sb`` that hears no
+    ``Lyt-Sandbox-Holds`` (as of the service itself)."""
+    return _hearing_no_holds
 
 
 @pytest.fixture(scope="session")
@@ -260,6 +286,16 @@ def generated() -> Iterator[Sandbox]:
         rewards=230, benefits=130, card_definitions=10, tier_structures=10, members=10, seed=3
     )
     with _start_sandbox(program, now=program["now"]) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="module")
+def running() -> Iterator[Sandbox]:
+    """The demo program on a running clock, its budget windows resetting by themselves (a
+    module's own: its tests set its plan and clock)."""
+    program = json.loads(DEMO_PROGRAM.read_text())
+    del program["now"]
+    with _start_sandbox(program, now=None) as sb:
         yield sb
 
 

@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 import pandas as pd
 import pytest
+from fixture_types import ClientOf
 
 from lyt_toolkit import actions
-from lyt_toolkit._services import HOLDS_HEADER, forget_local
+from lyt_toolkit._services import forget_local
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
@@ -136,27 +136,15 @@ def test_a_log_that_names_no_state_is_taken_as_before_and_then_names_it(
 
 
 def test_a_service_that_never_says_what_it_holds_keeps_its_log_at_no_call_more(
-    tmp_path: Path,
+    tmp_path: Path, hearing_no_holds: ClientOf
 ) -> None:
     """The service itself sends no ``Lyt-Sandbox-Holds``: its log names no state, and a run
     whose items the log shows done sends nothing, as before."""
     log = tmp_path / "log.jsonl"
-
-    def unsaid(response: httpx.Response) -> None:
-        response.headers.pop(HOLDS_HEADER, None)
-
     with _started(free_port(), here=False) as sb:
 
         def executed() -> tuple[pd.DataFrame, int]:
-            with (
-                httpx.Client(event_hooks={"response": [unsaid]}) as http,
-                LoyaltyClient(
-                    base_url=sb.base_url,
-                    env_file=None,
-                    http_client=http,
-                    **sb.credentials.as_client_kwargs(),
-                ) as client,
-            ):
+            with hearing_no_holds(sb) as client:
                 return PLAN.execute(client, log=log, progress=False), client.quota.calls_used
 
         done, _ = executed()

@@ -12,17 +12,16 @@ a paced run waits until it is stopped.
 
 from __future__ import annotations
 
-import json
 import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from fixture_types import LytProcess, StartSandbox
+from fixture_types import LytProcess
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ProgramEdit
@@ -30,9 +29,8 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError, CycleBudgetError
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 
-from .helpers import CREDENTIALS, names_on_server, pull
+from .helpers import names_on_server, pull
 
 ROWS = 14
 SHARE = 9
@@ -76,15 +74,6 @@ def _until_quiet(sb: Sandbox, used: int, running: Callable[[], bool]) -> int:
     time.sleep(1.0)
     assert running(), "the run ended instead of waiting"
     return _used(sb)
-
-
-@pytest.fixture(scope="module")
-def running(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
-    """The demo program on a running clock."""
-    program = json.loads(DEMO_PROGRAM.read_text())
-    del program["now"]
-    with start_sandbox(program, now=None, credentials=CREDENTIALS) as sb:
-        yield sb
 
 
 def test_a_plan_larger_than_a_windows_share_finishes_paced_keeping_to_the_share_of_each(

@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pandas as pd
 import pytest
-from fixture_types import LytProcess, StartSandbox
+from fixture_types import ClientOf, LytProcess, StartSandbox
 from interrupting import ctrl_c_while_refused
 
 from lyt_toolkit import ProgramSnapshot
-from lyt_toolkit._services import HOLDS_HEADER, forget_local
+from lyt_toolkit._services import forget_local
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client.recording import Asked
 from lyt_toolkit.fill import checkpoint
@@ -554,27 +553,15 @@ def test_a_folder_that_names_the_database_by_its_path_is_another_holder_s(
 
 
 def test_a_service_that_never_says_what_it_holds_is_its_address_at_no_call_more(
-    tmp_path: Path,
+    tmp_path: Path, hearing_no_holds: ClientOf
 ) -> None:
     """The service itself sends no ``Lyt-Sandbox-Holds``: its checkpoint is named by its
     address as before, and its pulls cost what they did."""
     folder = tmp_path / "checkpoint"
-
-    def unsaid(response: httpx.Response) -> None:
-        response.headers.pop(HOLDS_HEADER, None)
-
     with _served_elsewhere(_small(3), free_port()) as sb:
 
         def pulled(**options: Any) -> tuple[ProgramSnapshot, int]:
-            with (
-                httpx.Client(event_hooks={"response": [unsaid]}) as http,
-                LoyaltyClient(
-                    base_url=sb.base_url,
-                    env_file=None,
-                    http_client=http,
-                    **sb.credentials.as_client_kwargs(),
-                ) as client,
-            ):
+            with hearing_no_holds(sb) as client:
                 snapshot = ProgramSnapshot.pull(client, progress=False, **options)
                 assert client._service_holds is None
                 return snapshot, client.quota.calls_used

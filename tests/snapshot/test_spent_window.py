@@ -11,22 +11,19 @@ client's ``max_wait`` of 1 s stands for the default 60 s against an hour's windo
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from fixture_types import StartSandbox
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.errors import QuotaExhaustedError, StoppedError
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 
 ClientFor = Callable[..., LoyaltyClient]
 
@@ -35,15 +32,6 @@ PLAN = "60/minute"
 MINUTE = "2026-01-15T12:00"
 RESET = datetime(2026, 1, 15, 12, 1, tzinfo=UTC)
 """The end of the window ``MINUTE``, on the sandbox's clock."""
-
-
-@pytest.fixture(scope="module")
-def running(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
-    """The demo program on a running clock."""
-    program = json.loads(DEMO_PROGRAM.read_text())
-    del program["now"]
-    with start_sandbox(program, now=None) as sb:
-        yield sb
 
 
 def _spent_by_others(sb: Sandbox, make_client: ClientFor, resets_in: int) -> None:

@@ -13,19 +13,15 @@ from __future__ import annotations
 
 import csv
 import html
-import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from actions.helpers import names_on_server
-from fixture_types import StartSandbox
 
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.widgets import BulkBenefitImport, EditPanel
 
@@ -37,15 +33,6 @@ SHARE = 9
 """The default share (0.5) of the 18 calls a 20-call window has left after the token and a
 read."""
 CARD = "lcdef_c0ffee0001"
-
-
-@pytest.fixture(scope="module")
-def running(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
-    """The demo program on a running clock."""
-    program = json.loads(DEMO_PROGRAM.read_text())
-    del program["now"]
-    with start_sandbox(program, now=None) as sb:
-        yield sb
 
 
 def _import(client: LoyaltyClient, tmp_path: Path, prefix: str) -> BulkBenefitImport:
