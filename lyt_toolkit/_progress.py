@@ -16,17 +16,23 @@ e.g. ``rewards: 1200 rows [00:01, 950 rows/s, 12 pages]``.
 
 A bar with ``lazy=True`` appears only once ``show()`` is called, so a pull that
 fits in one page stays silent. Safe to advance from several threads.
+
+A paced work (``fill.pace.PaceBar``) may run for hours. Where its bar cannot be seen and the
+command running it asked for them (``plain_lines()``: the ``lyt`` commands), it writes plain
+lines to stderr instead (:func:`lines`), so a log says a waiting run is waiting;
+``LYT_PROGRESS=off`` silences them too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
-__all__ = ["Progress", "ProgressBar", "display"]
+__all__ = ["Progress", "ProgressBar", "display", "lines", "plain_lines"]
 
 Progress = bool | Callable[[int, int], None] | None
 """``True`` for a bar where one can be seen, a callable ``(done, total)`` for a custom one,
@@ -35,8 +41,13 @@ else none."""
 Display = Literal["widget", "text"] | None
 
 ENV_VAR = "LYT_PROGRESS"
+SILENT = ("off", "none", "0", "false")
+"""The values of ``LYT_PROGRESS`` that show no progress at all."""
 REFRESH_SECONDS = 0.1
 """The least time between two redraws of a bar."""
+
+_lines_asked = 0
+"""How many ``plain_lines()`` blocks are open."""
 
 
 def in_jupyter_kernel() -> bool:
@@ -49,8 +60,8 @@ def in_jupyter_kernel() -> bool:
 
 def display() -> Display:
     """How a bar asked for with ``progress=True`` is shown here, or ``None`` for not at all."""
-    choice = os.environ.get(ENV_VAR, "auto").strip().lower()
-    if choice in ("off", "none", "0", "false"):
+    choice = _choice()
+    if choice in SILENT:
         return None
     if choice in ("widget", "text"):
         return "widget" if choice == "widget" else "text"
@@ -58,6 +69,29 @@ def display() -> Display:
         return "widget"
     stderr = sys.stderr
     return "text" if stderr is not None and stderr.isatty() else None
+
+
+def lines() -> bool:
+    """Whether a paced work asked to show its progress writes plain lines to stderr: a
+    ``plain_lines()`` block asked for them, no bar can be seen here (:func:`display`) and
+    ``LYT_PROGRESS`` does not silence them."""
+    return _lines_asked > 0 and display() is None and _choice() not in SILENT
+
+
+@contextlib.contextmanager
+def plain_lines() -> Iterator[None]:
+    """Inside the block, a paced work whose bar cannot be seen writes plain lines instead
+    (:func:`lines`); a command line tool's commands run in one."""
+    global _lines_asked
+    _lines_asked += 1
+    try:
+        yield
+    finally:
+        _lines_asked -= 1
+
+
+def _choice() -> str:
+    return os.environ.get(ENV_VAR, "auto").strip().lower()
 
 
 def _tqdm_class(kind: Literal["widget", "text"]) -> Any:

@@ -216,11 +216,11 @@ def _lyt_env(sb: Sandbox) -> dict[str, str]:
     return env
 
 
-def _lyt_process(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
+def _lyt_process(sb: Sandbox, cwd: Path, *args: str, progress: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "lyt_toolkit.cli", *args],
         cwd=cwd,
-        env={**os.environ, **_lyt_env(sb)},
+        env={**os.environ, **_lyt_env(sb), "LYT_PROGRESS": progress},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -230,13 +230,14 @@ def _lyt_process(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
 @pytest.fixture
 def lyt_process() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     """``lyt_process(sb, cwd, *args)``: ``lyt ARGS`` started as a process of its own in
-    ``cwd``, configured for sandbox ``sb`` through the environment (no progress bars), its
-    output captured as text, as a user's shell runs it. One still running when the test
-    ends (a failed test's) is killed, not left behind."""
+    ``cwd``, configured for sandbox ``sb`` through the environment (no progress bars, unless
+    ``progress=`` gives ``LYT_PROGRESS`` another value), its output captured as text, as a
+    user's shell runs it. One still running when the test ends (a failed test's) is killed,
+    not left behind."""
     started: list[subprocess.Popen[str]] = []
 
-    def start(sb: Sandbox, cwd: Path, *args: str) -> subprocess.Popen[str]:
-        started.append(_lyt_process(sb, cwd, *args))
+    def start(sb: Sandbox, cwd: Path, *args: str, progress: str = "off") -> subprocess.Popen[str]:
+        started.append(_lyt_process(sb, cwd, *args, progress=progress))
         return started[-1]
 
     yield start

@@ -10,6 +10,9 @@ resets and a paced pull, its share spent, waits until it is stopped.
 
 from __future__ import annotations
 
+import os
+import re
+import selectors
 import signal
 import subprocess
 import time
@@ -35,6 +38,8 @@ PROGRAM = generate_program(
 PLAN = "60/hour"
 SHARE = 30
 """The default share, 0.5, of the window's 60 calls."""
+CLOCK = r"\d\d:\d\d:\d\d UTC"
+"""The time on this machine a paced command's line begins with."""
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +76,87 @@ def _stopped_at_its_share(program: Sandbox, paced: subprocess.Popen[str]) -> str
     assert paced.returncode == 130, err
     assert program.plan()["used"] == SHARE  # nothing beyond its share of the window
     return err
+
+
+def _stderr_until(proc: subprocess.Popen[str], text: str) -> str:
+    """What ``proc`` wrote to stderr up to the end of the first line holding ``text``, read
+    as it comes (a minute at most, while it runs)."""
+    assert proc.stderr is not None
+    said, deadline = "", time.monotonic() + 60
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        while not re.search(f"{re.escape(text)}.*\n", said):
+            assert selector.select(max(0.0, deadline - time.monotonic())), said
+            chunk = os.read(proc.stderr.fileno(), 4096).decode()
+            assert chunk, f"ended ({proc.wait()}) before saying {text!r}: {said}"
+            said += chunk
+    return said
+
+
+def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window(
+    program: Sandbox, lyt_process: LytProcess, tmp_path: Path
+) -> None:
+    """Its stderr a pipe (``nohup lyt export ... > log``), ``lyt export --checkpoint`` says
+    when it starts and when it begins to wait for the next window, with its bar's figures; a
+    Ctrl-C then ends it with its one line. The sandbox answers slowly: the pull runs a while
+    before its share is spent."""
+    folder = tmp_path / "checkpoint"
+    argv = ["export", "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
+    program.set_plan(PLAN)
+    program.set_faults(delay_seconds=0.5)
+    try:
+        paced = lyt_process(program, tmp_path, *argv, progress="auto")
+        said = _stderr_until(paced, "waiting for the next window")
+    finally:
+        program.clear_faults()
+    paced.send_signal(signal.SIGINT)
+    _, rest = paced.communicate(timeout=20)
+    assert paced.returncode == 130, said + rest
+    assert program.plan()["used"] == SHARE
+    figures = r"next window in 60 min, end about \d\d:\d\d UTC"
+    started, waiting = said.splitlines()
+    assert re.fullmatch(
+        rf"{CLOCK} paced pull: started: (\d+) of \d+ calls; \1 sent, \d+ left this window of"
+        rf" its share of {SHARE}, {figures}",
+        started,
+    ), started
+    assert re.fullmatch(
+        rf"{CLOCK} paced pull: waiting for the next window: {SHARE} of \d+ calls; {SHARE} sent,"
+        rf" 0 left this window of its share of {SHARE}, {figures}",
+        waiting,
+    ), waiting
+    assert rest == (
+        f"lyt export: interrupted; what it read is kept in {folder}: run the same command"
+        " to go on\n"
+    )
+
+
+def test_a_paced_export_refused_again_and_again_says_it_is_retrying(
+    program: Sandbox, lyt_process: LytProcess, tmp_path: Path
+) -> None:
+    """The service answering every call 429, a paced export writing to a log says it is
+    refused and retrying (not silence); a Ctrl-C ends it with its one line."""
+    folder = tmp_path / "checkpoint"
+    argv = ["export", "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
+    program.set_plan(PLAN)
+    program.set_faults(rate_limit=1.0, retry_after=2)
+    try:
+        paced = lyt_process(program, tmp_path, *argv, progress="auto")
+        said = _stderr_until(paced, "retrying")
+        paced.send_signal(signal.SIGINT)
+        _, rest = paced.communicate(timeout=20)
+    finally:
+        program.clear_faults()
+    assert paced.returncode == 130, said + rest
+    assert re.fullmatch(
+        rf"{CLOCK} paced pull: started, refused by the service \(429 Too Many Requests\),"
+        r" retrying: (\d+) calls? done; \1 sent, \d+ refused \(429\) and retried, .*\n",
+        said,
+    ), said
+    assert rest == (
+        f"lyt export: interrupted; what it read is kept in {folder}: run the same command"
+        " to go on\n"
+    )
 
 
 @pytest.mark.parametrize("command", [["audit"], ["report", "economics"]], ids=" ".join)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 
 from .._collector import collector_paused
+from .._progress import plain_lines
 from .._version import __version__
 from ._common import EXIT_INTERRUPTED, fail, interrupted
 
@@ -357,7 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         handler: Callable[[argparse.Namespace], int] = args.handler
-        return handler(args)
+        with plain_lines():  # a paced command writing to a log says what it is doing
+            return handler(args)
     except BrokenPipeError:
         # The reader went away (``lyt audit | head``): stop quietly, as other shell tools do.
         # Point stdout at /dev/null so the interpreter's final flush cannot fail again.

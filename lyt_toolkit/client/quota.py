@@ -130,6 +130,7 @@ class Quota:
         self._reminded: int | None = None
         """The number of the latest call whose answer carried the billing cycle's reminder,
         until a call sent after it is answered without (a new cycle)."""
+        self._refusals = 0
 
     def after_fork(self) -> None:
         """In a child just forked: a new lock (another thread may have held the old one),
@@ -173,6 +174,11 @@ class Quota:
     def calls_used(self) -> int:
         """Requests this client has sent."""
         return self._used
+
+    @property
+    def refusals(self) -> int:
+        """Answers this client has read that refused their call for the budget (429)."""
+        return self._refusals
 
     @property
     def resets_at(self) -> datetime | None:
@@ -258,6 +264,7 @@ class Quota:
             self._in_flight.discard(sent)
             self._polling_since = None
             self._note_cycle(headers.get("x-rate-limit-type"), sent)
+            self._refusals += int(refused)
             if limit is None and remaining is None and not (refused and wait is not None):
                 return
             self._roll()

@@ -8,7 +8,9 @@ only as members are read), the calls its earlier runs sent in this window (a res
 they count against the same share), the calls this window still allows the work, the time to
 the next window and, from those, when the work should end. It redraws from a task of the
 pull's loop (``async with``) or from a thread of its own (``with``: a plan's items run on a
-thread pool).
+thread pool). Where the bar cannot be seen and the command asked for lines instead
+(``_progress.lines``: a ``lyt`` command writing to a log), the same figures go to
+``PaceLines``, which writes one at the moments that matter (``fill.pace_lines``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .._progress import Progress, ProgressBar
+from .._progress import Progress, ProgressBar, lines
 from ..client.allowance import Allowance
+from .pace_lines import PaceLines
 
 __all__ = ["PaceBar", "expected_end"]
 
@@ -68,7 +71,10 @@ class PaceBar:
         # A callable ``progress`` gets the work's own counts (a pull's rows, a plan's items);
         # the calls show only as a bar.
         self.bar = ProgressBar(progress is True, desc=desc, unit="call")
+        self.lines = PaceLines(desc) if progress is True and lines() else None
+        """Where the bar cannot be seen: its lines (see the module)."""
         self._start = client.quota.calls_used
+        self._refused = client.quota.refusals
         self._task: asyncio.Task[None] | None = None
         self._thread: threading.Thread | None = None
         self._ended = threading.Event()
@@ -101,7 +107,7 @@ class PaceBar:
         self._close()
 
     def _close(self) -> None:
-        self.draw()
+        self.draw(ending=True)
         self.bar.close()
 
     async def _redraw(self) -> None:
@@ -118,8 +124,9 @@ class PaceBar:
             if self._ended.wait(REDRAW):
                 return
 
-    def draw(self) -> None:
-        """Redraw the bar from the quota, the allowance and the work's counts as they stand."""
+    def draw(self, *, ending: bool = False) -> None:
+        """Redraw the bar from the quota, the allowance and the work's counts as they stand
+        (its lines too, unless the work is ``ending``)."""
         quota, allowance = self.client.quota, self.allowance
         sent = quota.calls_used - self._start
         recalled = self.recalled()
@@ -129,17 +136,20 @@ class PaceBar:
         parts = [f"{sent:,} sent"]
         if recalled:
             parts.append(f"{recalled:,} from the checkpoint")
+        refused = quota.refusals - self._refused
+        if refused:
+            parts.append(f"{refused:,} refused (429) and retried")
         left = allowance.left
         resets = quota.resets_at
         if allowance.carried:
             parts.append(f"{allowance.carried:,} sent in this window by its earlier runs")
         if left is not None:
-            parts.append(f"{left:,} left this window")
+            parts.append(f"{left:,} left this window of its share of {allowance.calls or 0:,}")
         # The reset as a delay the quota measured against the answers' own Date: resets_at is
         # on the service's clock, which this machine's need not match (a sandbox's fixed one).
         to_reset = quota.seconds_to_reset()
+        until = max(0.0, to_reset or 0.0)
         if resets is not None and to_reset is not None:
-            until = max(0.0, to_reset)
             parts.append(f"next window in {_duration(until)}")
             window = self._window_length(resets.timestamp())
             if total is not None and left is not None and allowance.calls:
@@ -147,7 +157,15 @@ class PaceBar:
                     total - done, left, allowance.calls, until, window, datetime.now(UTC)
                 )
                 parts.append(f"end about {end:%H:%M} UTC")
-        self.bar.set(done, total=total, note=", ".join(parts))
+        note = ", ".join(parts)
+        self.bar.set(done, total=total, note=note)
+        if self.lines is not None and not ending:
+            self.lines.see(
+                f"{_calls(done, total)}; {note}",
+                refusals=refused,
+                waiting=left == 0 and until > 0 and (total is None or done < total),
+                known=total is not None and left is not None,
+            )
 
     def _window_length(self, reset: float) -> float:
         """A window's length: between the last two resets seen, else an hour."""
@@ -156,6 +174,13 @@ class PaceBar:
         if len(self._resets) >= 2:
             return max(1.0, self._resets[-1] - self._resets[-2])
         return HOUR
+
+
+def _calls(done: int, total: int | None) -> str:
+    """``12 of 47 calls``, or ``12 calls done`` while the total is not known."""
+    if total is None:
+        return f"{done:,} call{'' if done == 1 else 's'} done"
+    return f"{done:,} of {total:,} call{'' if total == 1 else 's'}"
 
 
 def _duration(seconds: float) -> str:

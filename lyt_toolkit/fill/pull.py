@@ -335,34 +335,39 @@ class _Puller:
         with c.quota.allowance(self.share, paced=paced, earlier=earlier) as allowance:
             budget = self._budget(allowance)
             tick = partial(self._note, allowance)
+            # A paced pull's progress shows from its first call (its token may be refused too).
+            shown: AbstractAsyncContextManager[object] = (
+                PaceBar(
+                    self.progress,
+                    c,
+                    allowance,
+                    lambda: budget.planned,
+                    recalled=lambda: 0 if kept is None else kept.recalled,
+                    tick=tick,
+                )
+                if paced
+                else nullcontext()
+            )
             try:
-                if c.holds_token:
-                    # The service's clock at the start comes from a token it issues now (one
-                    # call, as for a client without a token, whose first call fetches one),
-                    # held in place of the old one: the pull's calls carry it (the old one
-                    # may have lapsed on the service's clock, a sandbox's moved since).
-                    await c.fetch_token(fresh=True)
-                    self.held_at_start = c.token_issued_at()
-                elif hear or (kept is not None and not kept.finished):
-                    # Its answer says what the service holds, and tells a paced pull its window
-                    # (what its earlier runs spent there) before any read is let start; a
-                    # finished pull's folder answers every read, and nothing is sent.
-                    await c.fetch_token()
-                if keep is not None and kept is None:
-                    kept = self._keep(keep, opened)  # the service's, now that it was heard
-                with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
-                    if kept is None:
+                async with shown:
+                    if c.holds_token:
+                        # The service's clock at the start comes from a token it issues now
+                        # (one call, as for a client without a token, whose first call fetches
+                        # one), held in place of the old one: the pull's calls carry it (the
+                        # old one may have lapsed on the service's clock, a sandbox's moved
+                        # since).
+                        await c.fetch_token(fresh=True)
+                        self.held_at_start = c.token_issued_at()
+                    elif hear or (kept is not None and not kept.finished):
+                        # Its answer says what the service holds, and tells a paced pull its
+                        # window (what its earlier runs spent there) before any read is let
+                        # start; a finished pull's folder answers every read, and nothing is
+                        # sent.
+                        await c.fetch_token()
+                    if keep is not None and kept is None:
+                        kept = self._keep(keep, opened)  # the service's, now that it was heard
+                    with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
                         frames = await self._pull(bar, budget)
-                    else:
-                        async with PaceBar(
-                            self.progress,
-                            c,
-                            allowance,
-                            lambda: budget.planned,
-                            recalled=lambda: kept.recalled,
-                            tick=tick,
-                        ):
-                            frames = await self._pull(bar, budget)
             except CycleSpent:
                 raise budget.cycle_stopped() from None
             except AllowanceSpent:

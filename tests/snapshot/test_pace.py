@@ -8,11 +8,15 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, cast
 
+import pytest
+
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.fill.pace import PaceBar, expected_end
+from lyt_toolkit.fill.pace_lines import EVERY, PaceLines
 from lyt_toolkit.sandbox import Sandbox
 
 NOW = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
+EVERY_SECONDS = int(EVERY)
 
 
 def test_calls_this_window_holds_end_now() -> None:
@@ -51,3 +55,33 @@ def test_the_pace_bar_counts_the_time_to_the_next_window_on_the_services_clock(
     assert "next window in 60 min" in notes[0], notes
     assert "earlier runs" not in notes[0]
     assert "100 sent in this window by its earlier runs, 0 left this window" in notes[1], notes
+
+
+def test_pace_lines_say_each_change_once_and_a_refused_work_once_a_minute(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A paced work's lines (no terminal): none before it knows what it has to do, then one
+    as it starts, waits for a window and goes on; while the service refuses it, one when it
+    begins and one more a minute (``EVERY``) later, however often the bar redraws."""
+    now = [0.0]
+    lines = PaceLines("paced apply", clock=lambda: now[0])
+
+    def see(figures: str, refusals: int = 0, *, waiting: bool = False) -> None:
+        lines.see(figures, refusals=refusals, waiting=waiting, known=figures != "?")
+        now[0] += 1
+
+    for figures, refusals, waiting in [("?", 0, False), ("a", 0, False), ("b", 0, False)]:
+        see(figures, refusals, waiting=waiting)
+    see("c", waiting=True)
+    see("d", waiting=True)
+    see("e")
+    for second in range(EVERY_SECONDS + 5):
+        see(f"r{second}", 1 + second // 2)
+    saying = [line.split(" UTC ", 1)[1] for line in capsys.readouterr().err.splitlines()]
+    assert saying == [
+        "paced apply: started: a",
+        "paced apply: waiting for the next window: c",
+        "paced apply: a new window began, going on: e",
+        "paced apply: refused by the service (429 Too Many Requests), retrying: r0",
+        f"paced apply: refused by the service (429 Too Many Requests), retrying: r{EVERY_SECONDS}",
+    ]

@@ -1,0 +1,71 @@
+"""A paced work's progress as plain lines, where its bar cannot be seen (a log, a pipe).
+
+A ``lyt`` command whose stderr is no terminal (``nohup``, cron, CI: ``_progress.lines``)
+shows a paced work's figures, the ones its ``PaceBar`` redraws once a second, as lines
+written only at the moments that matter: once the work knows what it has to do (``started``),
+as it begins to wait for a window's reset, as it goes on in the next one, and while the
+service refuses its calls (429) and it retries, once every ``EVERY`` seconds at most. Each
+line is this machine's time, the work's name, what happens and the bar's figures.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Literal
+
+__all__ = ["EVERY", "PaceLines"]
+
+State = Literal["running", "waiting", "refused"]
+
+EVERY = 60.0
+"""Seconds at least between two lines saying the service still refuses the work's calls; a
+refusal keeps the work ``refused`` that long."""
+
+_ENTERED: dict[State, str] = {
+    "waiting": "waiting for the next window",
+    "refused": "refused by the service (429 Too Many Requests), retrying",
+}
+_GOING_ON: dict[State | None, str] = {
+    None: "started",
+    "waiting": "a new window began, going on",
+    "refused": "answered again, going on",
+}
+
+
+class PaceLines:
+    """The lines of the paced work named ``desc`` (see the module), written to stderr."""
+
+    def __init__(self, desc: str, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.desc = desc
+        self._clock = clock
+        self._state: State | None = None
+        self._said_at = 0.0
+        self._refusals = 0
+        self._refused_at: float | None = None
+
+    def see(self, figures: str, *, refusals: int, waiting: bool, known: bool) -> None:
+        """The work stands at ``figures`` (the bar's), ``refusals`` of its calls refused so
+        far, ``waiting`` for a window's reset or not: a line when that changed (its start once
+        ``known``: what it has to do and its share), or when the service still refuses it
+        ``EVERY`` seconds after the last line said so."""
+        now = self._clock()
+        if refusals > self._refusals:
+            self._refusals, self._refused_at = refusals, now
+        refused = self._refused_at is not None and now - self._refused_at < EVERY
+        state: State = "refused" if refused else "waiting" if waiting else "running"
+        if state == self._state:
+            if state != "refused" or now - self._said_at < EVERY:
+                return
+            text = _ENTERED[state]
+        elif state == "running":
+            if self._state is None and not known:
+                return
+            text = _GOING_ON[self._state]
+        else:  # the first line may say so
+            text = _ENTERED[state] if self._state is not None else f"started, {_ENTERED[state]}"
+        self._state, self._said_at = state, now
+        print(f"{datetime.now(UTC):%H:%M:%S} UTC {self.desc}: {text}: {figures}", file=sys.stderr)
+        sys.stderr.flush()
