@@ -144,7 +144,8 @@ class PaceBar:
         if allowance.carried:
             parts.append(f"{allowance.carried:,} sent in this window by its earlier runs")
         if left is not None:
-            parts.append(f"{left:,} left this window of its share of {allowance.calls or 0:,}")
+            share = f" of its share of {allowance.calls:,}" if allowance.calls else ""
+            parts.append(f"{left:,} left this window{share}")  # no share: the window refused
         # The reset as a delay the quota measured against the answers' own Date: resets_at is
         # on the service's clock, which this machine's need not match (a sandbox's fixed one).
         to_reset = quota.seconds_to_reset()
