@@ -759,21 +759,16 @@ class SavedPlan:
         with paced_reread:
             plan = self.refreshed(client, log=log) if refresh else self._not_stale(client, log)
         # the plan's own checks (a refreshed plan's unsupported changes), then its parts
-        plan.check_apply(
+        results = plan.apply(
             client,
             log=log,
             allow_destroy=allow_destroy,
             ignore_unsupported=ignore_unsupported,
-            budget_share=share,
-            paced=paced,
-        )
-        results = plan._execute(
-            client,
-            log=log,
             concurrency=concurrency,
             progress=progress,
             cancel=cancel,
-            paced_at=share if paced else None,
+            budget_share=share,
+            paced=paced,
         )
         self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         record_applied(self.path, self.sha256, results)

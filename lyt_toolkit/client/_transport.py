@@ -161,6 +161,18 @@ class _OwnedPool(httpx.Client):
             pass
 
 
+def _stopped_or_told(stops: tuple[Cause, ...]) -> Raised | None:
+    """Before a request goes out: ``Raised`` when the work is stopped (the flow takes back
+    the call it counted), else None, the work it is made for told first (an item of a batch
+    logs it: ``_outgoing``)."""
+    try:
+        halt(stops)
+    except StoppedError as stopped:
+        return Raised(stopped)
+    going_out()
+    return None
+
+
 def _late(step: Send) -> httpx.ReadTimeout:
     return httpx.ReadTimeout(
         "the call's deadline passed before the answer was in", request=step.request
@@ -246,11 +258,8 @@ class SyncTransport(_Driver):
 
     def _perform(self, step: Step, stops: tuple[Cause, ...]) -> Any:
         if isinstance(step, Send):
-            try:
-                halt(stops)
-            except StoppedError as stopped:  # the flow takes back the call it counted
-                return Raised(stopped)
-            going_out()  # the work it is made for logs it first (an item of a batch)
+            if (stopped := _stopped_or_told(stops)) is not None:
+                return stopped
             return self.heard(self._receive(step))
         if isinstance(step, Sleep):
             pause(step.seconds, stops)
@@ -370,11 +379,8 @@ class AsyncTransport(_Driver):
 
     async def _perform(self, step: Step, stops: tuple[Cause, ...]) -> Any:
         if isinstance(step, Send):
-            try:
-                halt(stops)
-            except StoppedError as stopped:  # the flow takes back the call it counted
-                return Raised(stopped)
-            going_out()  # the work it is made for logs it first (an item of a batch)
+            if (stopped := _stopped_or_told(stops)) is not None:
+                return stopped
             try:
                 async with asyncio.timeout(step.deadline.remaining()):
                     return self.heard(await self._receive(step))
