@@ -237,3 +237,48 @@ def test_a_paced_plan_keeps_to_its_share_of_the_billing_cycle(
     text = str(refused.value)
     assert text.startswith("the create_benefit plan (14 items) stopped before its writes"), text
     assert "more than its share (0.5) of it" in text
+
+
+def _paced_until_quiet(
+    plan: actions.ActionPlan[object], client: LoyaltyClient, log: Path, sb: Sandbox
+) -> int:
+    """``plan`` executed paced with ``log`` until it ends or sends nothing for a second (it
+    waits for the reset), then cancelled: what the window counts then."""
+    cancel = threading.Event()
+    worker = threading.Thread(
+        target=lambda: plan.execute(client, log=log, progress=False, paced=True, cancel=cancel),
+        daemon=True,
+    )
+    worker.start()
+    counted, since = _used(sb), time.monotonic()
+    while worker.is_alive() and time.monotonic() - since < 1.0:
+        time.sleep(0.05)
+        if _used(sb) != counted:
+            counted, since = _used(sb), time.monotonic()
+    cancel.set()
+    worker.join(10)
+    assert not worker.is_alive()
+    return _used(sb)
+
+
+def _killed_after_its_first_window_line(log: Path) -> None:
+    """``log`` as a paced run killed (``kill -9``) after sending its writes leaves it: the
+    window lines it writes once a second and as it ends lost, but the first, written as it
+    started, before any write; every item line kept."""
+    lines = log.read_text().splitlines(keepends=True)
+    windows = [i for i, line in enumerate(lines) if '"lyt-action-window/1"' in line]
+    assert len(windows) > 1
+    log.write_text("".join(line for i, line in enumerate(lines) if i not in windows[1:]))
+
+
+def test_a_paced_run_killed_between_its_window_lines_then_resumed_keeps_to_the_windows_share(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    fresh.set_plan("20/hour")  # the fixed clock never resets it
+    plan = actions.create_benefits(_rows("Killed"))
+    log = tmp_path / "killed.jsonl"
+    assert _paced_until_quiet(plan, client, log, fresh) == 1 + SHARE
+    _killed_after_its_first_window_line(log)
+    # Again in the same window: the writes logged after its last window line were sent there.
+    assert _paced_until_quiet(plan, client, log, fresh) == 1 + SHARE
+    assert len(names_on_server(client, "Killed ")) == SHARE
