@@ -24,7 +24,7 @@ import pytest
 from fixture_types import LytProcess
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions import ActionLog, ProgramEdit
+from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError, CycleBudgetError
@@ -282,3 +282,38 @@ def test_a_paced_run_killed_between_its_window_lines_then_resumed_keeps_to_the_w
     # Again in the same window: the writes logged after its last window line were sent there.
     assert _paced_until_quiet(plan, client, log, fresh) == 1 + SHARE
     assert len(names_on_server(client, "Killed ")) == SHARE
+
+
+def _spent_by_others(sb: Sandbox, make_client: ClientFor) -> None:
+    """``sb`` under a 20-call minute resetting in 6 s, spent whole by another client."""
+    sb.set_clock(f"{MINUTE}:54Z")
+    sb.set_plan("20/minute")
+    with make_client(sb) as others:
+        while _used(sb) < 20:
+            others.programs.list(limit=1)
+
+
+def test_a_paced_run_started_in_a_window_other_traffic_spent_waits_for_the_next(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    _spent_by_others(running, make_client)
+    plan = actions.create_benefits(_rows("Spent")[:SHARE])  # the next window's share
+    with make_client(running, max_wait=1) as client:  # its token refused for 6 s, beyond it
+        results = plan.execute(client, log=tmp_path / "spent.jsonl", progress=False, paced=True)
+        names = names_on_server(client, "Spent ")
+    assert results["outcome"].eq("succeeded").all()
+    assert sorted(names) == sorted(results["target"])
+
+
+def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_the_next(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    path = tmp_path / "plan.json"
+    running.set_plan("unlimited")
+    with make_client(running) as client:
+        _many_bonuses(client, path)
+    _spent_by_others(running, make_client)
+    saved = ChangePlan.load(path)  # what lyt apply --paced checks first
+    with make_client(running, max_wait=1) as client:
+        cost = saved.check_apply(client, log=tmp_path / "plan.log.jsonl", paced=True)
+    assert cost.needed > SHARE and _used(running) == 1  # its token, in the next window
