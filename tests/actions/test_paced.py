@@ -12,6 +12,7 @@ a paced run waits until it is stopped.
 
 from __future__ import annotations
 
+import re
 import signal
 import threading
 import time
@@ -317,3 +318,29 @@ def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_th
     with make_client(running, max_wait=1) as client:
         cost = saved.check_apply(client, log=tmp_path / "plan.log.jsonl", paced=True)
     assert cost.needed > SHARE and _used(running) == 1  # its token, in the next window
+
+
+def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path, lyt_process: LytProcess
+) -> None:
+    """Its stderr a pipe (``nohup lyt apply --paced ... 2> log``), ``lyt apply --paced`` says
+    when each part (the re-read, the creates) starts, when it begins to wait for the next
+    window and that it went on there, with its bar's figures, though the rest took less than
+    a second (no redraw came)."""
+    path = tmp_path / "plan.json"
+    running.set_plan("unlimited")
+    with make_client(running) as client:
+        _many_bonuses(client, path)
+    running.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s
+    running.set_plan("20/minute")
+    paced = lyt_process(running, tmp_path, "apply", str(path), "--paced", progress="auto")
+    out, err = paced.communicate(timeout=60)
+    assert paced.returncode == 0, err
+    assert f"Applied: {ROWS} succeeded" in out
+    said = [re.sub(r"^\d\d:\d\d:\d\d UTC ", "", line).split(":")[:2] for line in err.splitlines()]
+    assert said == [
+        ["paced re-read", " started"],
+        ["paced create_benefit", " started"],
+        ["paced create_benefit", " waiting for the next window"],
+        ["paced create_benefit", " a new window began, going on"],
+    ], err
