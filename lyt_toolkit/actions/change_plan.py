@@ -37,7 +37,7 @@ from .edited_frames import EditError, noun, read_edited
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
 from .log import ActionLog, LogSource, log_state, refuse_foreign
-from .paced import pacing, refuse_past_cycle, refuse_unlogged
+from .paced import hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
 from .plan_text import calls_text, plan_html, plan_string, refused_lines, summary_line
@@ -272,8 +272,9 @@ class ChangePlan(metaclass=ABCMeta):
         if paced:
             refuse_unlogged(log)
         self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
-        refuse_foreign(log, client)
-        cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
+        with hearing(client, budget_share, paced):  # a spent window's 429 waits, paced
+            refuse_foreign(log, client)
+            cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         what = f"the change plan ({counted(len(self.changes), 'change')})"
         _refuse_over(cost, what, paced, client)
         return cost
@@ -691,8 +692,9 @@ class SavedPlan:
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
         )
-        refuse_foreign(log, client)
-        cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
+        with hearing(client, budget_share, paced):  # a spent window's 429 waits, paced
+            refuse_foreign(log, client)
+            cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         what = f"re-reading the objects {self.path} touches, then the writes"
         _refuse_over(cost, what, paced, client)
         return cost

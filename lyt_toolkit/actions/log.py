@@ -30,7 +30,10 @@ pipe or a device is not read either.
 A paced run (``execute(paced=True)``) also writes window lines: what the plan's runs spent of
 the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest
 holds it), so a run resumed in that window, or the next part of a change plan, keeps to the
-share taken there instead of taking a new one of what is left. Item readers skip them.
+share taken there instead of taking a new one of what is left. A run killed (``kill -9``)
+between two of its window lines leaves the last one short of the calls sent since: each item
+logged ``attempted`` after it counts as one call sent in its window (an item waiting for the
+next window when killed too, erring towards the share). Item readers skip window lines.
 """
 
 from __future__ import annotations
@@ -259,11 +262,18 @@ class ActionLog:
 
     def earlier(self, ends: float, limit: int | None) -> WindowCalls:
         """What the plan's earlier paced runs spent of the window ending at ``ends`` under
-        ``limit``: the last window line when it is of that window, else nothing."""
-        entry = None
+        ``limit``: the last window line when it is of that window, and a call for each item
+        attempted after it (a run killed between two window lines sent them there), else
+        nothing."""
+        entry: dict[str, Any] | None = None
+        after = 0
         for line in self._lines():
             if line.get("log") == WINDOW and entry_problem(line) is None:
-                entry = line
+                entry, after = line, 0
+            elif line.get("outcome") == ATTEMPTED and "target" in line:
+                after += 1
+        if entry is not None:
+            entry = {**entry, "sent": entry["sent"] + after}
         return earlier_calls(entry, (), 0, ends, limit)
 
     def check(self, owner: LogOwner) -> LogOwner | None:

@@ -15,6 +15,11 @@ spent of the window the last one was in (``ActionLog.note_window``, once a secon
 runs and as it ends): a run resumed in that window, or the next part of a change plan, counts
 those calls against the same share instead of taking a new share of what is left.
 
+A paced run's first call, its token request (it tells the budget), waits as its writes do:
+started in a window the project's other traffic has spent, it is refused (429) with a
+``Retry-After`` of up to an hour, and the run waits for the reset however long (``hearing``)
+instead of ending with the client's ``QuotaExhaustedError`` beyond ``max_wait``.
+
 The billing cycle, as a paced pull keeps to it: a plan needing more than ``budget_share`` of
 the project's cycle (``Quota.cycle``, when known) is refused before any write
 (``CycleBudgetError``), and a run under way stops once the service's answers say the cycle's
@@ -37,7 +42,7 @@ from .log import ActionLog, LogSource
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
 
-__all__ = ["pacing", "refuse_past_cycle", "refuse_unlogged"]
+__all__ = ["hearing", "pacing", "refuse_past_cycle", "refuse_unlogged"]
 
 
 def refuse_unlogged(log: LogSource | None) -> None:
@@ -56,6 +61,18 @@ def refuse_past_cycle(needed: int, client: LoyaltyClient, share: float, what: st
     cycle = client.quota.cycle
     if cycle is not None and needed > math.floor(share * cycle.calls):
         raise CycleBudgetError("writes", needed=needed, share=share, cycle=cycle, sent=0, work=what)
+
+
+@contextlib.contextmanager
+def hearing(client: LoyaltyClient, share: float, paced: bool) -> Iterator[None]:
+    """The calls made in the block before a run's writes (its token request, which tells the
+    budget and a sandbox's state) made, when ``paced``, as a paced work's: one the service
+    refuses for a spent window waits for the reset however long (see the module)."""
+    if not paced:
+        yield
+        return
+    with client.quota.allowance(share, paced=True):
+        yield
 
 
 @contextlib.contextmanager

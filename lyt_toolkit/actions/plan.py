@@ -33,7 +33,7 @@ from ._runner import run_items
 from .cost import PlanCost, budgeted, item_calls, items_within, plan_cost
 from .items import ItemResult, Observer, Outcome, P, PlanItem, Standing
 from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
-from .paced import pacing, refuse_past_cycle, refuse_unlogged
+from .paced import hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .rehearsal import Rehearsal, rehearse
 from .results import RESULT_COLUMNS, preview_frame, results_frame
 
@@ -287,8 +287,9 @@ class ActionPlan(Generic[P]):
         if paced:
             refuse_unlogged(log)
         with opened_log(log) as action_log:
-            state = log_state(action_log, self.action, client)
-            cost = budgeted(lambda: plan_cost(self, state, client, share), client)
+            with hearing(client, share, paced):  # a spent window's 429 waits, paced
+                state = log_state(action_log, self.action, client)
+                cost = budgeted(lambda: plan_cost(self, state, client, share), client)
             if action_log is not None:  # the token fetched: the owner as its answer names it
                 action_log.claim(LogOwner.of(client))
             what = f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"

@@ -125,8 +125,8 @@ class PaceBar:
                 return
 
     def draw(self, *, ending: bool = False) -> None:
-        """Redraw the bar from the quota, the allowance and the work's counts as they stand
-        (its lines too, unless the work is ``ending``)."""
+        """Redraw the bar from the quota, the allowance and the work's counts as they stand,
+        and its lines (``ending``: only that it went on, see ``PaceLines.see``)."""
         quota, allowance = self.client.quota, self.allowance
         sent = quota.calls_used - self._start
         recalled = self.recalled()
@@ -160,12 +160,13 @@ class PaceBar:
                 parts.append(f"end about {end:%H:%M} UTC")
         note = ", ".join(parts)
         self.bar.set(done, total=total, note=note)
-        if self.lines is not None and not ending:
+        if self.lines is not None:
             self.lines.see(
                 f"{_calls(done, total)}; {note}",
                 refusals=refused,
                 waiting=left == 0 and until > 0 and (total is None or done < total),
                 known=total is not None and left is not None,
+                ending=ending,
             )
 
     def _window_length(self, reset: float) -> float:

@@ -3,9 +3,10 @@
 A ``lyt`` command whose stderr is no terminal (``nohup``, cron, CI: ``_progress.lines``)
 shows a paced work's figures, the ones its ``PaceBar`` redraws once a second, as lines
 written only at the moments that matter: once the work knows what it has to do (``started``),
-as it begins to wait for a window's reset, as it goes on in the next one, and while the
-service refuses its calls (429) and it retries, once every ``EVERY`` seconds at most. Each
-line is this machine's time, the work's name, what happens and the bar's figures.
+as it begins to wait for a window's reset, as it goes on in the next one (said as it ends, if
+it ends before the next redraw), and while the service refuses its calls (429) and it retries,
+once every ``EVERY`` seconds at most. Each line is this machine's time, the work's name, what
+happens and the bar's figures.
 """
 
 from __future__ import annotations
@@ -46,11 +47,16 @@ class PaceLines:
         self._refusals = 0
         self._refused_at: float | None = None
 
-    def see(self, figures: str, *, refusals: int, waiting: bool, known: bool) -> None:
+    def see(
+        self, figures: str, *, refusals: int, waiting: bool, known: bool, ending: bool = False
+    ) -> None:
         """The work stands at ``figures`` (the bar's), ``refusals`` of its calls refused so
         far, ``waiting`` for a window's reset or not: a line when that changed (its start once
         ``known``: what it has to do and its share), or when the service still refuses it
-        ``EVERY`` seconds after the last line said so."""
+        ``EVERY`` seconds after the last line said so. As the work is ``ending``, only that it
+        went on after its last line said it waits (the rest done within a redraw's second)."""
+        if ending and not (self._state == "waiting" and not waiting):
+            return
         now = self._clock()
         if refusals > self._refusals:
             self._refusals, self._refused_at = refusals, now

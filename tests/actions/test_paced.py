@@ -12,6 +12,7 @@ a paced run waits until it is stopped.
 
 from __future__ import annotations
 
+import re
 import signal
 import threading
 import time
@@ -24,7 +25,7 @@ import pytest
 from fixture_types import LytProcess
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions import ActionLog, ProgramEdit
+from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError, CycleBudgetError
@@ -237,3 +238,109 @@ def test_a_paced_plan_keeps_to_its_share_of_the_billing_cycle(
     text = str(refused.value)
     assert text.startswith("the create_benefit plan (14 items) stopped before its writes"), text
     assert "more than its share (0.5) of it" in text
+
+
+def _paced_until_quiet(
+    plan: actions.ActionPlan[object], client: LoyaltyClient, log: Path, sb: Sandbox
+) -> int:
+    """``plan`` executed paced with ``log`` until it ends or sends nothing for a second (it
+    waits for the reset), then cancelled: what the window counts then."""
+    cancel = threading.Event()
+    worker = threading.Thread(
+        target=lambda: plan.execute(client, log=log, progress=False, paced=True, cancel=cancel),
+        daemon=True,
+    )
+    worker.start()
+    counted, since = _used(sb), time.monotonic()
+    while worker.is_alive() and time.monotonic() - since < 1.0:
+        time.sleep(0.05)
+        if _used(sb) != counted:
+            counted, since = _used(sb), time.monotonic()
+    cancel.set()
+    worker.join(10)
+    assert not worker.is_alive()
+    return _used(sb)
+
+
+def _killed_after_its_first_window_line(log: Path) -> None:
+    """``log`` as a paced run killed (``kill -9``) after sending its writes leaves it: the
+    window lines it writes once a second and as it ends lost, but the first, written as it
+    started, before any write; every item line kept."""
+    lines = log.read_text().splitlines(keepends=True)
+    windows = [i for i, line in enumerate(lines) if '"lyt-action-window/1"' in line]
+    assert len(windows) > 1
+    log.write_text("".join(line for i, line in enumerate(lines) if i not in windows[1:]))
+
+
+def test_a_paced_run_killed_between_its_window_lines_then_resumed_keeps_to_the_windows_share(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    fresh.set_plan("20/hour")  # the fixed clock never resets it
+    plan = actions.create_benefits(_rows("Killed"))
+    log = tmp_path / "killed.jsonl"
+    assert _paced_until_quiet(plan, client, log, fresh) == 1 + SHARE
+    _killed_after_its_first_window_line(log)
+    # Again in the same window: the writes logged after its last window line were sent there.
+    assert _paced_until_quiet(plan, client, log, fresh) == 1 + SHARE
+    assert len(names_on_server(client, "Killed ")) == SHARE
+
+
+def _spent_by_others(sb: Sandbox, make_client: ClientFor) -> None:
+    """``sb`` under a 20-call minute resetting in 6 s, spent whole by another client."""
+    sb.set_clock(f"{MINUTE}:54Z")
+    sb.set_plan("20/minute")
+    with make_client(sb) as others:
+        while _used(sb) < 20:
+            others.programs.list(limit=1)
+
+
+def test_a_paced_run_started_in_a_window_other_traffic_spent_waits_for_the_next(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    _spent_by_others(running, make_client)
+    plan = actions.create_benefits(_rows("Spent")[:SHARE])  # the next window's share
+    with make_client(running, max_wait=1) as client:  # its token refused for 6 s, beyond it
+        results = plan.execute(client, log=tmp_path / "spent.jsonl", progress=False, paced=True)
+        names = names_on_server(client, "Spent ")
+    assert results["outcome"].eq("succeeded").all()
+    assert sorted(names) == sorted(results["target"])
+
+
+def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_the_next(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    path = tmp_path / "plan.json"
+    running.set_plan("unlimited")
+    with make_client(running) as client:
+        _many_bonuses(client, path)
+    _spent_by_others(running, make_client)
+    saved = ChangePlan.load(path)  # what lyt apply --paced checks first
+    with make_client(running, max_wait=1) as client:
+        cost = saved.check_apply(client, log=tmp_path / "plan.log.jsonl", paced=True)
+    assert cost.needed > SHARE and _used(running) == 1  # its token, in the next window
+
+
+def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path, lyt_process: LytProcess
+) -> None:
+    """Its stderr a pipe (``nohup lyt apply --paced ... 2> log``), ``lyt apply --paced`` says
+    when each part (the re-read, the creates) starts, when it begins to wait for the next
+    window and that it went on there, with its bar's figures, though the rest took less than
+    a second (no redraw came)."""
+    path = tmp_path / "plan.json"
+    running.set_plan("unlimited")
+    with make_client(running) as client:
+        _many_bonuses(client, path)
+    running.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s
+    running.set_plan("20/minute")
+    paced = lyt_process(running, tmp_path, "apply", str(path), "--paced", progress="auto")
+    out, err = paced.communicate(timeout=60)
+    assert paced.returncode == 0, err
+    assert f"Applied: {ROWS} succeeded" in out
+    said = [re.sub(r"^\d\d:\d\d:\d\d UTC ", "", line).split(":")[:2] for line in err.splitlines()]
+    assert said == [
+        ["paced re-read", " started"],
+        ["paced create_benefit", " started"],
+        ["paced create_benefit", " waiting for the next window"],
+        ["paced create_benefit", " a new window began, going on"],
+    ], err
