@@ -335,7 +335,7 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     running.set_plan("20/minute")
     paced = lyt_process(running, tmp_path, "apply", str(path), "--paced", progress="auto")
     out, err = paced.communicate(timeout=60)
-    assert paced.returncode == 0, err
+    assert paced.returncode == 0, out + err
     assert f"Applied: {ROWS} succeeded" in out
     said = [re.sub(r"^\d\d:\d\d:\d\d UTC ", "", line).split(":")[:2] for line in err.splitlines()]
     assert said == [
