@@ -18,7 +18,7 @@ from lyt_toolkit.models import ErrorObject
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.server import MAX_REQUEST_HEAD_BYTES
 
-from .rawhttp import send_bytes
+from .rawhttp import RawConnection, send_bytes
 from .serving import KEYS, served
 
 TIERS = "/v1/promotions/tiers"
@@ -206,3 +206,14 @@ def test_serve_refuses_a_timeout_that_is_not_positive(
     assert main(["sandbox", "serve", option, value]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"lyt sandbox serve: {option}: must be a positive"), err
+
+
+def test_a_connection_idle_for_longer_than_a_clients_keep_alive_is_still_open(
+    sandbox: Sandbox, key_headers: dict[str, str]
+) -> None:
+    """An httpx client reuses a connection idle for up to 5 s: the sandbox keeps it open
+    longer, so a request sent on it as it times out is never met by the close."""
+    with RawConnection(sandbox.base_url) as conn:
+        assert conn.request("GET", TIERS, key_headers).status == 200
+        time.sleep(5.5)
+        assert conn.request("GET", TIERS, key_headers).status == 200
