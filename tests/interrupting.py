@@ -1,11 +1,13 @@
-"""Ctrl-C pressed on a process of the toolkit's while the sandbox answers every call 429:
-what the process printed and the calls it sent after the Ctrl-C."""
+"""Ctrl-C pressed on a process of the toolkit's: while the sandbox answers every call 429
+(what the process printed and the calls it sent after the Ctrl-C), or once a paced command
+waits for its window's reset (what the window counted then)."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -26,6 +28,38 @@ def ctrl_c_while_refused(
         return out, err, sb.plan()["used"] - used
     finally:
         sb.clear_faults()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def until_quiet(sb: Sandbox, used: int, running: Callable[[], bool], quiet: float = 1.0) -> int:
+    """Once ``sb``'s window counts ``used`` calls and nothing more comes for ``quiet`` s (a
+    paced work waits for the reset), what the window counts; ``running()`` must hold
+    throughout (the work neither ended nor was refused)."""
+    deadline = time.monotonic() + 60
+    while sb.plan()["used"] < used:
+        assert running(), "the work ended"
+        assert time.monotonic() < deadline, f"the window never counted {used} calls"
+        time.sleep(0.05)
+    time.sleep(quiet)
+    assert running(), "the work ended instead of waiting"
+    counted: int = sb.plan()["used"]
+    return counted
+
+
+def ctrl_c_once_quiet(
+    sb: Sandbox, proc: subprocess.Popen[str], used: int, quiet: float = 1.0
+) -> tuple[int, str]:
+    """``proc``, a paced command, stopped with a Ctrl-C once it waits for the reset
+    (``until_quiet``): what the window counted then, and its stderr; it is given 20 s to
+    end, then killed. The exit code is ``proc.returncode``."""
+    try:
+        counted = until_quiet(sb, used, lambda: proc.poll() is None, quiet)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+        return counted, err
+    finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from fixture_types import LytProcess, StartSandbox
+from interrupting import ctrl_c_once_quiet
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot, audit
 from lyt_toolkit.cli import main
@@ -59,20 +60,8 @@ def _stopped_at_its_share(program: Sandbox, paced: subprocess.Popen[str]) -> str
     """What ``paced``, a checkpointed pull started under ``PLAN``, printed to stderr once it
     spent its share of the window (nothing beyond it), waited for a reset the fixed clock
     never brings and was stopped by a Ctrl-C (exit code 130)."""
-    try:
-        deadline = time.monotonic() + 60
-        while program.plan()["used"] < SHARE:  # not refused: it reads on to its share
-            assert paced.poll() is None, paced.communicate()
-            assert time.monotonic() < deadline, "the pull never spent its share"
-            time.sleep(0.05)
-        time.sleep(0.5)  # waiting for a reset the fixed clock never brings
-        assert paced.poll() is None  # neither refused nor done: waiting
-        paced.send_signal(signal.SIGINT)
-        _, err = paced.communicate(timeout=20)
-    finally:
-        if paced.poll() is None:
-            paced.kill()
-            paced.communicate()
+    # not refused: it reads on to its share, then waits for a reset the fixed clock never brings
+    _, err = ctrl_c_once_quiet(program, paced, SHARE, quiet=0.5)
     assert paced.returncode == 130, err
     assert program.plan()["used"] == SHARE  # nothing beyond its share of the window
     return err

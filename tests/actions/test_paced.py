@@ -13,7 +13,6 @@ a paced run waits until it is stopped.
 from __future__ import annotations
 
 import re
-import signal
 import threading
 import time
 from collections import Counter
@@ -23,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
+from interrupting import ctrl_c_once_quiet, until_quiet
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
@@ -62,19 +62,6 @@ def _outcomes(results: pd.DataFrame) -> dict[str, int]:
 def _used(sb: Sandbox) -> int:
     used: int = sb.plan()["used"]
     return used
-
-
-def _until_quiet(sb: Sandbox, used: int, running: Callable[[], bool]) -> int:
-    """Once the window counts ``used`` calls and nothing more comes for a second (the run
-    waits for the reset), what the window counts."""
-    deadline = time.monotonic() + 60
-    while _used(sb) < used:
-        assert running(), "the run ended"
-        assert time.monotonic() < deadline, f"the window never counted {used} calls"
-        time.sleep(0.05)
-    time.sleep(1.0)
-    assert running(), "the run ended instead of waiting"
-    return _used(sb)
 
 
 def test_a_plan_larger_than_a_windows_share_finishes_paced_keeping_to_the_share_of_each(
@@ -121,7 +108,7 @@ def test_a_paced_run_stopped_mid_way_and_run_again_sends_nothing_twice(
             daemon=True,
         )
         worker.start()
-        counted = _until_quiet(fresh, used, worker.is_alive)
+        counted = until_quiet(fresh, used, worker.is_alive)
         at = time.monotonic()
         cancel.set()
         worker.join(10)
@@ -205,14 +192,7 @@ def test_lyt_apply_paced_waits_for_the_next_window_and_resumes_after_ctrl_c(
 
     fresh.set_plan("20/hour")
     paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced")
-    try:
-        counted = _until_quiet(fresh, 1 + SHARE, lambda: paced.poll() is None)
-        paced.send_signal(signal.SIGINT)
-        _, err = paced.communicate(timeout=20)
-    finally:
-        if paced.poll() is None:
-            paced.kill()
-            paced.communicate()
+    counted, err = ctrl_c_once_quiet(fresh, paced, 1 + SHARE)
     assert paced.returncode == 130, err
     assert counted == 1 + SHARE == _used(fresh)  # its share of the window, nothing more
     assert "interrupted; run the same command again to resume from its log" in err

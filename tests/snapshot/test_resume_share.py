@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import signal
-import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from fixture_types import LytProcess, StartSandbox
+from interrupting import ctrl_c_once_quiet, until_quiet
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.fill.answers import JOURNAL
@@ -65,33 +64,13 @@ def _used(sb: Sandbox) -> int:
     return used
 
 
-def _until_quiet(sb: Sandbox, used: int, running: Callable[[], bool]) -> int:
-    """Once the window counts ``used`` calls and ``running()`` sends none for ``QUIET`` s (the
-    pull waits for the reset), what the window counts."""
-    deadline = time.monotonic() + 60
-    while _used(sb) < used:
-        assert running(), "the pull ended"
-        assert time.monotonic() < deadline, f"the window never counted {used} calls"
-        time.sleep(0.05)
-    time.sleep(QUIET)
-    assert running(), "the pull ended"
-    return _used(sb)
-
-
 def _export_stopped_once_quiet(
     sb: Sandbox, lyt_process: LytProcess, cwd: Path, folder: Path, used: int
 ) -> int:
     """``lyt export --checkpoint folder`` run until the window counts ``used`` calls and it
     sends none for ``QUIET`` s, then stopped with Ctrl-C; what the window counts then."""
     export = lyt_process(sb, cwd, "export", "--out", "out", "--checkpoint", str(folder))
-    try:
-        counted = _until_quiet(sb, used, lambda: export.poll() is None)
-        export.send_signal(signal.SIGINT)
-        _, err = export.communicate(timeout=20)
-    finally:
-        if export.poll() is None:
-            export.kill()
-            export.communicate()
+    counted, err = ctrl_c_once_quiet(sb, export, used, QUIET)
     assert export.returncode == 130, err
     return counted
 
@@ -128,7 +107,7 @@ def _stopped_once_quiet(
     async def run() -> int:
         task = asyncio.ensure_future(work())
         try:
-            return await asyncio.to_thread(_until_quiet, sb, used, lambda: not task.done())
+            return await asyncio.to_thread(until_quiet, sb, used, lambda: not task.done(), QUIET)
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
