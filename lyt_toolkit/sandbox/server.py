@@ -34,7 +34,7 @@ MAX_REQUEST_HEAD_BYTES = 2 * 1024 * 1024
 """What the HTTP parser holds of a request line and headers: room enough for a long URL
 to reach the app and be answered 414; beyond it the server refuses the request itself."""
 
-KEEP_ALIVE_SECONDS = HEAD_TIMEOUT
+KEEP_ALIVE_SECONDS = round(HEAD_TIMEOUT)
 """How long an idle keep-alive connection stays open (the head timeout closes it then too):
 twice the 5 s after which an httpx client stops reusing an idle connection, so a client never
 sends on a connection the sandbox is closing. At uvicorn's 5 s, both ends timed out together,
