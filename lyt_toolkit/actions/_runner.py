@@ -97,7 +97,7 @@ def run_items(
         def halted() -> bool:
             return stopped.is_set() or spent.is_set()
 
-        with stopping(stopped, "the batch was cancelled", sends=False):
+        with stopping(stopped, CANCELLED, sends=False):
             if concurrency == 1:
                 for index in todo:
                     if halted():
@@ -109,6 +109,8 @@ def run_items(
     return [_settled(result, stopped, spent, send.beyond) for result in results]
 
 
+CANCELLED = "the batch was cancelled"
+"""Why a call of a batch waiting when its ``cancel`` was set is not sent."""
 STOPPED = "a re-run with the same log checks it first, then sends it if need be"
 """Said of an item stopped while it waited to be sent (again): its log is left in doubt."""
 

@@ -30,13 +30,16 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from .._progress import Progress
+from .._stop import stopping
 from ..client.allowance import Allowance
 from ..errors import CycleBudgetError
 from ..fill.pace import PaceBar
+from ._runner import CANCELLED
 from .log import ActionLog, LogSource
 
 if TYPE_CHECKING:
@@ -64,14 +67,18 @@ def refuse_past_cycle(needed: int, client: LoyaltyClient, share: float, what: st
 
 
 @contextlib.contextmanager
-def hearing(client: LoyaltyClient, share: float, paced: bool) -> Iterator[None]:
+def hearing(
+    client: LoyaltyClient, share: float, paced: bool, cancel: threading.Event | None = None
+) -> Iterator[None]:
     """The calls made in the block before a run's writes (its token request, which tells the
     budget and a sandbox's state) made, when ``paced``, as a paced work's: one the service
-    refuses for a spent window waits for the reset however long (see the module)."""
+    refuses for a spent window waits for the reset however long (see the module), until
+    ``cancel`` is set (a panel's Cancel: ``StoppedError``, nothing sent)."""
     if not paced:
         yield
         return
-    with client.quota.allowance(share, paced=True):
+    stopped = contextlib.nullcontext() if cancel is None else stopping(cancel, CANCELLED)
+    with client.quota.allowance(share, paced=True), stopped:
         yield
 
 

@@ -287,7 +287,7 @@ class ActionPlan(Generic[P]):
         if paced:
             refuse_unlogged(log)
         with opened_log(log) as action_log:
-            with hearing(client, share, paced):  # a spent window's 429 waits, paced
+            with hearing(client, share, paced, cancel):  # a spent window's 429 waits, paced
                 state = log_state(action_log, self.action, client)
                 cost = budgeted(lambda: plan_cost(self, state, client, share), client)
             if action_log is not None:  # the token fetched: the owner as its answer names it

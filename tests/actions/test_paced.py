@@ -28,7 +28,7 @@ from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.errors import BudgetExceededError, CycleBudgetError
+from lyt_toolkit.errors import BudgetExceededError, CycleBudgetError, StoppedError
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import names_on_server, pull
@@ -284,6 +284,26 @@ def test_a_paced_run_started_in_a_window_other_traffic_spent_waits_for_the_next(
         names = names_on_server(client, "Spent ")
     assert results["outcome"].eq("succeeded").all()
     assert sorted(names) == sorted(results["target"])
+
+
+def test_a_cancel_ends_a_paced_runs_wait_for_its_first_call_at_once(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """Started in a window other traffic spent, the run's token request waits for the reset:
+    a Cancel (a panel's) ends that wait at once, nothing sent."""
+    _spent_by_others(running, make_client)
+    plan = actions.create_benefits(_rows("Cancelled")[:SHARE])
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    with make_client(running, max_wait=1) as client:
+        started = time.monotonic()
+        with pytest.raises(StoppedError, match="the batch was cancelled"):
+            plan.execute(
+                client, log=tmp_path / "c.jsonl", progress=False, paced=True, cancel=cancel
+            )
+        took = time.monotonic() - started
+    assert took < 3  # not the window's reset, 6 s away
+    assert _used(running) in (20, 21)  # the others' window (and the refused token request)
 
 
 def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_the_next(
