@@ -235,7 +235,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             self.show_error(f"Could not read the action log {log}: {describe_error(exc)}")
             return False
         if not cost.fits and not paced:
-            self.show_error(refusal(cost, paced=True))
+            self.show_error(refusal(cost))
             self.show_cost(plan, log)
             return False
         self._running = True
@@ -349,18 +349,16 @@ UNLOGGED = (
 """Why a paced batch without a log is refused, and what to do."""
 
 
-def refusal(cost: PlanCost, *, paced: bool = False) -> str:
-    """Why a batch or plan ``cost`` does not fit was refused, and, when the whole window would
-    hold it, how to let it take more; ``paced``: and that the panel runs it paced."""
+def refusal(cost: PlanCost) -> str:
+    """Why a batch or plan ``cost`` does not fit was refused, how to let it take more when the
+    whole window would hold it, and that the panel runs it paced."""
     text = f"Refused, nothing was sent: the call budget cannot carry it ({cost})"
     if cost.share < 1 and cost.remaining is not None and cost.needed <= cost.remaining:
         text += "; set the panel's budget_share = 1.0 to let it take the whole window"
-    if paced:
-        text += (
-            f"; or set the panel's paced = True to run it at {cost.share:g} of every window,"
-            " waiting for each reset, resumable from the panel's action log"
-        )
-    return text
+    return (
+        f"{text}; or set the panel's paced = True to run it at {cost.share:g} of every window,"
+        " waiting for each reset, resumable from the panel's action log"
+    )
 
 
 def cost_html(cost: PlanCost, note: str = "") -> str:

@@ -364,7 +364,7 @@ class EditPanel(PlanPanel):
         else:
             cost = self._apply_cost(plan)
         if not cost.fits and not paced:
-            self.show_error(f"{refusal(cost, paced=True)}; {self._again_note()}")
+            self.show_error(f"{refusal(cost)}; {self._again_note()}")
             return False
         self.not_applied_table.clear()
         applying = "Applying paced" if paced else "Applying"
