@@ -6,7 +6,9 @@ work lands, ``close()`` at the end. What the user sees depends on ``progress``:
 - ``True``: a bar where one can be seen (see :func:`display`): a widget bar in
   a Jupyter kernel, text on a terminal's stderr, nothing when output goes
   anywhere else (a pipe, a file, CI logs);
-- a callable ``(done, total)``: the caller draws it (the widgets do);
+- a callable ``(done, total)``: the caller draws it (the widgets do); one with a
+  ``paced(line)`` method too (``PacedProgress``) also gets a paced work's line once a second
+  (its calls, its window, its expected end: ``fill.pace.PaceBar``);
 - ``False`` or ``None``: nothing.
 
 The environment variable ``LYT_PROGRESS`` overrides the choice for ``True``:
@@ -30,15 +32,56 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-__all__ = ["Progress", "ProgressBar", "display", "lines", "plain_lines"]
+__all__ = [
+    "PacedProgress",
+    "Progress",
+    "ProgressBar",
+    "display",
+    "lines",
+    "offset",
+    "paced_line",
+    "plain_lines",
+]
 
 Progress = bool | Callable[[int, int], None] | None
 """``True`` for a bar where one can be seen, a callable ``(done, total)`` for a custom one,
 else none."""
 
 Display = Literal["widget", "text"] | None
+
+
+class PacedProgress(Protocol):
+    """A callable progress that is told a paced work's line too (see the module)."""
+
+    def __call__(self, done: int, total: int) -> None: ...
+
+    def paced(self, line: str) -> None:
+        """``line``: the paced work's calls sent and to do, its window, its expected end."""
+
+
+def paced_line(progress: Progress) -> Callable[[str], None] | None:
+    """Where ``progress`` takes a paced work's line (its ``paced`` method), or None."""
+    return getattr(progress, "paced", None) if callable(progress) else None
+
+
+class _Offset:
+    """``progress`` told ``(done + n, total)`` for a part's ``(n, of)``, its paced lines too."""
+
+    def __init__(self, progress: Callable[[int, int], None], done: int, total: int) -> None:
+        self._progress, self._done, self._total = progress, done, total
+        self.paced = paced_line(progress)
+
+    def __call__(self, n: int, of: int) -> None:
+        self._progress(self._done + n, self._total)
+
+
+def offset(progress: Progress, done: int, total: int) -> Progress:
+    """``progress`` over a whole of ``total`` items as one part's, ``done`` items before it
+    (a callable's counts offset, its paced lines kept; ``True``, ``False`` as they are)."""
+    return _Offset(progress, done, total) if callable(progress) else progress
+
 
 ENV_VAR = "LYT_PROGRESS"
 SILENT = ("off", "none", "0", "false")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 import pandas as pd
 
 from .._json_file import clipped
-from .._progress import Progress, display
+from .._progress import Progress, display, offset
 from .._text import counted
 from ..client.allowance import checked_share
 from ..frames.registry import FRAME_NAMES
@@ -357,14 +357,13 @@ class ChangePlan(metaclass=ABCMeta):
         frames = []
         done = 0
         for part in self.parts:
-            shown = _offset(progress, done, total) if callable(progress) else progress
             # The plan as a whole was held to its share: each part may take what is left.
             # Paced, each part keeps to the share of every window, counting the parts before.
             results = part.execute(
                 client,
                 log=log,
                 concurrency=concurrency,
-                progress=shown,
+                progress=offset(progress, done, total),
                 cancel=cancel,
                 budget_share=1.0 if paced_at is None else paced_at,
                 paced=paced_at is not None,
@@ -372,13 +371,6 @@ class ChangePlan(metaclass=ABCMeta):
             frames.append((part.action, results))
             done += len(part.items)
         return _by_call(frames)
-
-
-def _offset(
-    progress: Callable[[int, int], None], done: int, total: int
-) -> Callable[[int, int], None]:
-    """A part's progress ``(n, of)`` as progress ``(done + n, total)`` over the whole plan."""
-    return lambda n, _of: progress(done + n, total)
 
 
 def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:

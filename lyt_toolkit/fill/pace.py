@@ -10,7 +10,9 @@ the next window and, from those, when the work should end. It redraws from a tas
 pull's loop (``async with``) or from a thread of its own (``with``: a plan's items run on a
 thread pool). Where the bar cannot be seen and the command asked for lines instead
 (``_progress.lines``: a ``lyt`` command writing to a log), the same figures go to
-``PaceLines``, which writes one at the moments that matter (``fill.pace_lines``).
+``PaceLines``, which writes one at the moments that matter (``fill.pace_lines``); a callable
+progress with a ``paced`` method (``_progress.PacedProgress``: a panel's status) is told
+them at each redraw.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .._progress import Progress, ProgressBar, lines
+from .._progress import Progress, ProgressBar, lines, paced_line
 from ..client.allowance import Allowance
 from .pace_lines import PaceLines
 
@@ -73,6 +75,8 @@ class PaceBar:
         self.bar = ProgressBar(progress is True, desc=desc, unit="call")
         self.lines = PaceLines(desc) if progress is True and lines() else None
         """Where the bar cannot be seen: its lines (see the module)."""
+        self.told = paced_line(progress)
+        """A callable ``progress`` that takes the line too (a panel's status)."""
         self._start = client.quota.calls_used
         self._refused = client.quota.refusals
         self._task: asyncio.Task[None] | None = None
@@ -160,6 +164,8 @@ class PaceBar:
                 parts.append(f"end about {end:%H:%M} UTC")
         note = ", ".join(parts)
         self.bar.set(done, total=total, note=note)
+        if self.told is not None:
+            self.told(f"{_calls(done, total)}; {note}")
         if self.lines is not None:
             self.lines.see(
                 f"{_calls(done, total)}; {note}",

@@ -3,7 +3,6 @@ with Cancel, a progress bar, the call budget and the results."""
 
 from __future__ import annotations
 
-import contextlib
 import html
 import threading
 from collections.abc import Callable, Sequence
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 import pandas as pd
 
+from .._progress import PacedProgress
 from .._stop import Stop
 from .._text import counted
 from ..actions.cost import PlanCost, budgeted
@@ -20,7 +20,6 @@ from ..snapshot.defaults import DEFAULT_SHARE
 from ._background import LOADING, LoadsWhenShown, join_worker
 from ._grid import clear, grid, show
 from ._messages import BAR_STYLES, COLOURS, describe_error, error_html, ok_html, status_html
-from ._pace_line import PaceLine
 from ._results import RESULT_VIEW, download_button, outcome_state, outcome_summary, progress_bar
 
 if TYPE_CHECKING:
@@ -226,8 +225,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             return False
         log = self.action_log if log is None else log
         paced = self.paced
-        if paced and log is None:
-            self.show_error(f"Refused, nothing was sent: {UNLOGGED}.")
+        if self._unlogged(log):
             return False
         try:
             cost = self._run_cost(plan, log)
@@ -251,7 +249,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.status.value = status_html(f"{running}: {counted(cost.needed, 'call')}", "running")
         self._worker = threading.Thread(
             target=self._execute,
-            args=(plan, view, then, concurrency, log, cost.needed if paced else None),
+            args=(plan, view, then, concurrency, log, paced),
             name=f"lyt-widget-{plan.action}",
             daemon=True,
         )
@@ -284,21 +282,19 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         then: Callable[[], None] | None,
         concurrency: int,
         log: LogSource | None,
-        paced: int | None,
+        paced: bool,
     ) -> None:
-        """Execute ``plan``; ``paced``: paced, needing that many calls (the status counts
-        them as they are sent), or None."""
+        """Execute ``plan`` (``paced``: paced, its line on the status)."""
         try:
-            with self._paced_line(paced):
-                results = plan.execute(
-                    self.client,
-                    concurrency=concurrency,
-                    log=log,
-                    progress=self._advance,
-                    cancel=self._cancel,
-                    budget_share=self.budget_share,
-                    paced=paced is not None,
-                )
+            results = plan.execute(
+                self.client,
+                concurrency=concurrency,
+                log=log,
+                progress=self._batch_progress(),
+                cancel=self._cancel,
+                budget_share=self.budget_share,
+                paced=paced,
+            )
         except Exception as exc:  # a thread's exception would only reach stderr
             # Items may have been sent before it stopped: the last batch's results are not
             # this one's, so they go (its log, or a reload, tells which items were done).
@@ -321,16 +317,16 @@ class PlanPanel(LoadsWhenShown, w.VBox):
         self.progress.bar_style = BAR_STYLES[state]
         self.status.value = status_html(outcome_summary(results), state)
 
-    def _paced_line(self, needed: int | None) -> contextlib.AbstractContextManager[object]:
-        """While a paced batch needing ``needed`` calls runs (None: not paced), its line on the
-        status once a second, until it ends or is cancelled."""
-        if needed is None:
-            return contextlib.nullcontext()
-        share = self.budget_share
-        return PaceLine(self._show_running, self.client, share, needed, self._cancel)
+    def _unlogged(self, log: LogSource | None) -> bool:
+        """True, the refusal shown, when the panel is ``paced`` and ``log`` is None."""
+        if self.paced and log is None:
+            self.show_error(f"Refused, nothing was sent: {UNLOGGED}.")
+            return True
+        return False
 
-    def _show_running(self, text: str) -> None:
-        self.status.value = status_html(text, "running")
+    def _batch_progress(self) -> PacedProgress:
+        """A batch's progress: its items on the bar, a paced run's line on the status."""
+        return _BatchProgress(self, self.budget_share)
 
     def _settle(self) -> None:
         self._running = False
@@ -340,6 +336,23 @@ class PlanPanel(LoadsWhenShown, w.VBox):
     def _advance(self, done: int, total: int) -> None:
         self.progress.max = max(total, 1)
         self.progress.value = done
+
+
+class _BatchProgress:
+    """A batch's progress on ``panel``: the items done on its bar; a paced run's line (calls,
+    window, expected end: ``fill.pace.PaceBar``) on its status, once a second, until a Cancel
+    is pressed (its own status stays)."""
+
+    def __init__(self, panel: PlanPanel, share: float) -> None:
+        self._panel, self._share = panel, share
+
+    def __call__(self, done: int, total: int) -> None:
+        self._panel._advance(done, total)
+
+    def paced(self, line: str) -> None:
+        if not self._panel._cancel.is_set():
+            text = f"Running paced at {self._share:g} of each window: {line}"
+            self._panel.status.value = status_html(text, "running")
 
 
 UNLOGGED = (

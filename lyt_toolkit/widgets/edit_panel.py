@@ -31,7 +31,7 @@ from ..snapshot import ProgramSnapshot
 from ..snapshot.again import again_calls, again_sample
 from ..snapshot.defaults import checked_concurrency
 from ._messages import State, describe_error, status_html
-from ._plan_panel import UNLOGGED, PlanPanel, cost_html, refusal
+from ._plan_panel import PlanPanel, cost_html, refusal
 from ._results import (
     RESULT_VIEW,
     download_button,
@@ -344,8 +344,7 @@ class EditPanel(PlanPanel):
             )
             return False
         paced = self.paced
-        if paced and self.action_log is None:
-            self.show_error(f"Refused, nothing was sent: {UNLOGGED}.")
+        if self._unlogged(self.action_log):
             return False
         try:  # the plan's own refusals (deletes, unsupported changes, the budget)
             cost = plan.check_apply(
@@ -368,7 +367,7 @@ class EditPanel(PlanPanel):
             return False
         self.not_applied_table.clear()
         applying = "Applying paced" if paced else "Applying"
-        apply = functools.partial(self._apply, cost.needed if paced else None)
+        apply = functools.partial(self._apply, paced)
         return self._start(f"{applying}: {counted(cost.needed, 'call')}", apply, cancellable=True)
 
     def _plan(self) -> None:
@@ -433,26 +432,24 @@ class EditPanel(PlanPanel):
         changes, calls = counted(len(rehearsal.diff), "change"), counted(rehearsal.calls, "call")
         self.show_ok(f"Rehearsed: {changes}, {calls}.")
 
-    def _apply(self, paced: int | None) -> None:
-        """Apply the plan; ``paced``: paced, needing that many calls (counted on the status
-        as they are sent), or None."""
+    def _apply(self, paced: bool) -> None:
+        """Apply the plan (``paced``: paced, its line on the status)."""
         plan, client = self.plan, self.client
         assert plan is not None and client is not None  # checked by apply()
         self.progress.layout.display = ""
         self.progress.max = max(sum(len(part.items) for part in plan.parts), 1)
         self.progress.value = 0
-        with self._paced_line(paced):
-            results = plan.apply(
-                client,
-                log=self.action_log,
-                allow_destroy=self.allow_destroy.value,
-                ignore_unsupported=self.ignore_unsupported.value,
-                concurrency=self.concurrency,
-                progress=self._advance,
-                cancel=self._cancel,
-                budget_share=self.budget_share,
-                paced=paced is not None,
-            )
+        results = plan.apply(
+            client,
+            log=self.action_log,
+            allow_destroy=self.allow_destroy.value,
+            ignore_unsupported=self.ignore_unsupported.value,
+            concurrency=self.concurrency,
+            progress=self._batch_progress(),
+            cancel=self._cancel,
+            budget_share=self.budget_share,
+            paced=paced,
+        )
         self.results = results
         self.results_table.show(results, "<b>Results</b>")
         self.download.value = download_button(results, "change_plan_results.csv")

@@ -54,6 +54,14 @@ def _status(widget: BulkBenefitImport) -> str:
     return html.unescape(widget.status.value)
 
 
+def _waiting(widget: BulkBenefitImport) -> bool:
+    """The status says the batch sent its share and waits for the next window."""
+    return (
+        f"Running paced at 0.5 of each window: {SHARE} of {ROWS} calls; {SHARE} sent,"
+        f" 0 left this window of its share of {SHARE}, next window in" in _status(widget)
+    )
+
+
 def _outcomes(widget: BulkBenefitImport) -> Counter[str]:
     assert widget.results is not None
     return Counter(widget.results["outcome"].astype(str))
@@ -74,7 +82,7 @@ def test_a_batch_larger_than_the_share_runs_paced_across_windows_keeping_to_each
         widget.paced = True
         widget.submit_button.click()
         assert widget.busy  # in the background, as any batch
-        until(lambda: f"{SHARE} of {ROWS} calls sent, next window at 12:01:00" in _status(widget))
+        until(lambda: _waiting(widget) and "end about" in _status(widget))
         widget.wait(60)
         window = running.plan()
         names = names_on_server(client, "Paced ")
@@ -99,7 +107,7 @@ def test_cancel_during_a_paced_wait_leaves_nothing_in_doubt_and_the_next_run_sen
     log = tmp_path / "resumed.jsonl"
     widget.action_log = log  # the panel's own log
     widget.submit_button.click()
-    until(lambda: f"{SHARE} of {ROWS} calls sent, next window at" in _status(widget))
+    until(lambda: _waiting(widget) and "end about" in _status(widget))
     assert widget.busy and fresh.plan()["used"] == 2 + SHARE  # its share, then the wait
     widget.cancel_button.click()
     widget.wait(5)  # the Cancel ends the wait at once
@@ -132,7 +140,7 @@ def test_the_edit_panels_apply_runs_paced_and_a_cancel_during_the_wait_leaves_no
     assert not panel.busy and "set the panel's paced = True" in html.unescape(panel.status.value)
     panel.paced, panel.action_log = True, tmp_path / "apply.jsonl"
     panel.apply_button.click()
-    until(lambda: f"{SHARE} of " in panel.status.value and "next window at" in panel.status.value)
+    until(lambda: f"{SHARE} sent, 0 left this window" in html.unescape(panel.status.value))
     assert panel.busy and fresh.plan()["used"] == 1 + SHARE  # its share, then the wait
     panel.cancel_button.click()
     panel.wait(10)
