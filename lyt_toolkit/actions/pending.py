@@ -25,6 +25,7 @@ from ..frames.pending import blocked_reasons
 from ..models.enums import PendingBucketStatus
 from ..models.ids import IdPrefix
 from ..snapshot.clock import service_instant
+from ._read_once import ReadOnce
 from ._targets import as_records, first_seen, id_error
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .plan import ActionPlan, Observer
@@ -85,6 +86,16 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
             columns={"transaction_id": transaction, "activation_status": status},
         )
 
+    def preview_reads(self, items: list[PlanItem[BucketPath]]) -> int:
+        """The reads of ``_BucketReader``, each once for all the items: every card's bucket
+        list (a page of 100 at least), every member and every program, and one card
+        definition at least."""
+        paths = [item.to_send for item in items]
+        lists = len({path[:3] for path in paths})
+        members = len({path[:2] for path in paths})
+        programs = len({path[0] for path in paths})
+        return lists + members + programs + (1 if paths else 0)
+
     def observer(self, client: LoyaltyClient) -> Observer[BucketPath]:
         return _BucketReader(client)
 
@@ -109,10 +120,10 @@ class _BucketReader:
     def __init__(self, client: LoyaltyClient) -> None:
         self.client = client
         self._today: dt.date | None = None
-        self.programs: dict[str, str | None] = {}
-        self.members: dict[tuple[str, str], str | None] = {}
-        self.cards: dict[tuple[str, str, str], dict[str, PendingBucket]] = {}
-        self.definitions: dict[str, dict[str, Any] | None] = {}
+        self.programs: ReadOnce[str, str | None] = ReadOnce()
+        self.members: ReadOnce[tuple[str, str], str | None] = ReadOnce()
+        self.cards: ReadOnce[tuple[str, str, str], dict[str, PendingBucket]] = ReadOnce()
+        self.definitions: ReadOnce[str, dict[str, Any] | None] = ReadOnce()
 
     def __call__(self, item: PlanItem[BucketPath]) -> Standing:
         program_id, member_id, card_id, bucket_id = item.to_send
@@ -142,35 +153,32 @@ class _BucketReader:
         return self._today
 
     def _buckets(self, program_id: str, member_id: str, card_id: str) -> dict[str, PendingBucket]:
-        key = (program_id, member_id, card_id)
-        if key not in self.cards:
-            listed = self.client.pending_buckets.iter(program_id, member_id, card_id, limit=100)
-            self.cards[key] = {b.id: b for b in listed}
-        return self.cards[key]
+        def listed() -> dict[str, PendingBucket]:
+            pages = self.client.pending_buckets.iter(program_id, member_id, card_id, limit=100)
+            return {b.id: b for b in pages}
+
+        return self.cards.get((program_id, member_id, card_id), listed)
 
     def _program_status(self, program_id: str) -> str | None:
-        if program_id not in self.programs:
-            self.programs[program_id] = _status(lambda: self.client.programs.get(program_id))
-        return self.programs[program_id]
+        return self.programs.get(
+            program_id, lambda: _status(lambda: self.client.programs.get(program_id))
+        )
 
     def _member_status(self, program_id: str, member_id: str) -> str | None:
-        key = (program_id, member_id)
-        if key not in self.members:
-            self.members[key] = _status(lambda: self.client.members.get(program_id, member_id))
-        return self.members[key]
+        return self.members.get(
+            (program_id, member_id),
+            lambda: _status(lambda: self.client.members.get(program_id, member_id)),
+        )
 
     def _definition(self, definition_id: str) -> dict[str, Any] | None:
-        if definition_id not in self.definitions:
+        def read() -> dict[str, Any] | None:
             try:
                 found = self.client.card_definitions.get(definition_id)
             except NotFoundError:
-                self.definitions[definition_id] = None
-            else:
-                self.definitions[definition_id] = {
-                    "id": found.id,
-                    "pending_points_type": found.pending_points.type,
-                }
-        return self.definitions[definition_id]
+                return None
+            return {"id": found.id, "pending_points_type": found.pending_points.type}
+
+        return self.definitions.get(definition_id, read)
 
 
 def _status(read: Callable[[], Any]) -> str | None:

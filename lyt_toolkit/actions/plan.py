@@ -114,6 +114,12 @@ class ActionPlan(Generic[P]):
         """
         return lambda item: Standing(item.summary)
 
+    def preview_reads(self, items: list[PlanItem[P]]) -> int:
+        """The calls ``observer`` sends for ``items`` (valid, not done) at least, which a
+        preview sets against its share of the budget before the first; by default one an
+        item. A plan whose observer reads more, or shares its reads, counts them here."""
+        return len(items)
+
     def recover(self, client: LoyaltyClient, item: PlanItem[P], error: APIError) -> Standing | None:
         """After :meth:`perform` failed with ``error``: the item's standing when the service
         shows it already in its target state (``done`` set), otherwise ``None``.
@@ -159,9 +165,9 @@ class ActionPlan(Generic[P]):
         ``actions.cost``); ``frame.attrs["cost"]`` holds the plan's ``PlanCost``, the
         budget as the client read it after the preview's reads, and
         ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset
-        (set against ``budget_share`` of it, as ``execute`` sets it). The reads, about one
-        an item, keep to that share too: a preview needing more is refused before any read
-        (``BudgetExceededError``).
+        (set against ``budget_share`` of it, as ``execute`` sets it). The reads
+        (``preview_reads``: one an item, or what the plan counts) keep to that share too: a
+        preview needing more is refused before any read (``BudgetExceededError``).
 
         ``preview(log)``, the log given first as in 0.1.0, is deprecated (a
         ``FutureWarning``; removed in 0.5.0): write ``preview(log=log)``.
@@ -178,9 +184,10 @@ class ActionPlan(Generic[P]):
         if client is not None:
             todo = [i for i, item in enumerate(self.items) if item.error is None]
             todo = [i for i in todo if self.items[i].target not in done]
-            reads = budgeted(lambda: PlanCost.for_client(len(todo), client, share), client)
-            if not reads.fits:  # about one read an item: a preview spends the budget too
-                what = f"the {self.action} preview ({counted(len(todo), 'read')})"
+            needed = self.preview_reads([self.items[i] for i in todo])
+            reads = budgeted(lambda: PlanCost.for_client(needed, client, share), client)
+            if not reads.fits:  # a preview spends the budget too
+                what = f"the {self.action} preview ({counted(needed, 'read')})"
                 raise reads.refusal(what, partial=False)
             observe = _reporting_failures(self.observer(client), client.scrub)
             bar = ProgressBar(progress, desc=f"{self.action} preview", total=len(todo))

@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 __all__ = [
+    "DEFAULT_SHARE",
     "Allowance",
     "AllowanceSpent",
     "CycleSpent",
@@ -75,6 +76,12 @@ __all__ = [
     "WindowCalls",
     "checked_share",
 ]
+
+DEFAULT_SHARE = 0.5
+"""The share of the calls left in the window a client's own budgeted reads take unless told
+otherwise (a program-wide bucket frame, a tier what-if), as a pull's
+(``snapshot.defaults.DEFAULT_SHARE``, which loads no client): the rest stays for the
+project's other traffic."""
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from ...pull.member_tree import (
 )
 from .._core import Call, decoder, path
 from .._query import ListParams, ListQuery
-from ..allowance import AllowanceSpent
+from ..allowance import DEFAULT_SHARE, AllowanceSpent
 from ._base import AsyncResource, SyncResource, check_id, page_call
 
 if TYPE_CHECKING:
@@ -118,11 +118,6 @@ def _program_buckets_frame(tree: MemberTree) -> pd.DataFrame:
     return with_statuses(frame, programs, {m.id: m.status for m in tree.members})
 
 
-FRAME_SHARE = 0.5
-"""The share of the calls left in the window a program-wide bucket frame may use, as a pull
-by default: the rest stays for the project's other traffic."""
-
-
 class _FrameShare:
     """The program-wide frame's share of the call budget (``allowance``): a level of reads
     (the members one by one, then the cards' bucket lists, one call each at least) it cannot
@@ -186,7 +181,7 @@ class _FrameShare:
 def _frame_share(quota: Quota, program_id: str) -> Iterator[_FrameShare]:
     """The program-wide frame's share, held while the frame reads: a call its allowance
     refuses partway through a level (``AllowanceSpent``) becomes the frame's stop."""
-    with quota.allowance(FRAME_SHARE) as allowance:
+    with quota.allowance(DEFAULT_SHARE) as allowance:
         share = _FrameShare(allowance, quota, program_id)
         try:
             yield share

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from typing_extensions import Unpack
 
-from ...errors import RequestValidationError
+from ..._text import counted
+from ...errors import BudgetExceededError, RequestValidationError, share_of
 from .._core import Call, decoder, path
+from ..allowance import DEFAULT_SHARE, checked_share
 from ..pagination import awalk, walk
 from ._base import AsyncResource, SyncResource, agather, check_text, gather, validate_body
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
         TierValidationRequest,
         TierValidationResult,
     )
+    from ..quota import Quota
 
 __all__ = ["WHAT_IF_COLUMNS", "AsyncPromotionTiers", "MinorUnitsWarning", "PromotionTiers"]
 
@@ -152,6 +155,23 @@ def _orders(orders: Sequence[Any]) -> list[OrderRef]:
     ]
 
 
+def _check_share(quota: Quota, share: float, tier_id: str, orders: int) -> None:
+    """Refuse (``BudgetExceededError``, nothing more sent) the validations of ``orders`` when
+    they do not fit ``share`` of the calls the window has left, once the budget is known."""
+    remaining = quota.remaining
+    if remaining is None or orders <= share_of(remaining, share):
+        return
+    raise BudgetExceededError(
+        f"the what-if of tier {tier_id} ({counted(orders, 'order')} to validate)",
+        needed=orders,
+        remaining=remaining,
+        limit=quota.limit,
+        resets_at=quota.resets_at,
+        partial=False,
+        share=share,
+    )
+
+
 def _what_if_frame(orders: list[OrderRef], results: Iterable[TierValidationResult]) -> pd.DataFrame:
     import pandas as pd
 
@@ -242,6 +262,7 @@ class PromotionTiers(SyncResource):
         orders: Sequence[Any],
         customer: Any = None,
         metadata: Mapping[str, Any] | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> pd.DataFrame:
         """Validate the tier against each of ``orders`` for ``customer``; nothing is
         redeemed.
@@ -249,12 +270,28 @@ class PromotionTiers(SyncResource):
         One row per order (index ``order``, its position): ``amount`` (the order's,
         minor units), ``valid``, ``reason`` (why not), ``discount_amount`` and
         ``applied_discount_amount`` (minor units; NA where invalid). One request per order.
+
+        The call budget: the orders keep to ``budget_share`` of the calls the window has
+        left (half unless told otherwise, as a pull's), the rest staying for the project's
+        other traffic. More orders than that are refused with ``BudgetExceededError``
+        before any is sent, except the first order's when the client has read no budget
+        yet (its answer tells it); a share that shrinks as other traffic spends the window
+        stops the rest unsent (``AllowanceSpent``).
         """
-        checked = _orders(orders)
-        results = gather(
-            self.validate(tier_id, customer=customer, order=order, metadata=metadata)
-            for order in checked
-        )
+        checked, share = _orders(orders), checked_share(budget_share)
+        quota = self._transport.quota
+        results: list[TierValidationResult] = []
+        with quota.allowance(share):
+            if checked and quota.remaining is None:  # the first answer tells the budget
+                first = checked[0]
+                results.append(
+                    self.validate(tier_id, customer=customer, order=first, metadata=metadata)
+                )
+            _check_share(quota, share, tier_id, len(checked) - len(results))
+            results += gather(
+                self.validate(tier_id, customer=customer, order=order, metadata=metadata)
+                for order in checked[len(results) :]
+            )
         return _what_if_frame(checked, results)
 
     def frame(  # type: ignore[override]
@@ -301,6 +338,7 @@ class AsyncPromotionTiers(AsyncResource):
         orders: Sequence[Any],
         customer: Any = None,
         metadata: Mapping[str, Any] | None = None,
+        budget_share: float = DEFAULT_SHARE,
     ) -> pd.DataFrame:
         """Async twin of ``PromotionTiers.what_if`` (the orders validated concurrently)."""
         # sync: """Validate the tier against each of ``orders`` for ``customer``; nothing is
@@ -309,12 +347,28 @@ class AsyncPromotionTiers(AsyncResource):
         # sync: One row per order (index ``order``, its position): ``amount`` (the order's,
         # sync: minor units), ``valid``, ``reason`` (why not), ``discount_amount`` and
         # sync: ``applied_discount_amount`` (minor units; NA where invalid). One request per order.
+        # sync:
+        # sync: The call budget: the orders keep to ``budget_share`` of the calls the window has
+        # sync: left (half unless told otherwise, as a pull's), the rest staying for the project's
+        # sync: other traffic. More orders than that are refused with ``BudgetExceededError``
+        # sync: before any is sent, except the first order's when the client has read no budget
+        # sync: yet (its answer tells it); a share that shrinks as other traffic spends the window
+        # sync: stops the rest unsent (``AllowanceSpent``).
         # sync: """
-        checked = _orders(orders)
-        results = await agather(
-            self.validate(tier_id, customer=customer, order=order, metadata=metadata)
-            for order in checked
-        )
+        checked, share = _orders(orders), checked_share(budget_share)
+        quota = self._transport.quota
+        results: list[TierValidationResult] = []
+        with quota.allowance(share):
+            if checked and quota.remaining is None:  # the first answer tells the budget
+                first = checked[0]
+                results.append(
+                    await self.validate(tier_id, customer=customer, order=first, metadata=metadata)
+                )
+            _check_share(quota, share, tier_id, len(checked) - len(results))
+            results += await agather(
+                self.validate(tier_id, customer=customer, order=order, metadata=metadata)
+                for order in checked[len(results) :]
+            )
         return _what_if_frame(checked, results)
 
     async def frame(  # type: ignore[override]
