@@ -13,6 +13,7 @@ a paced run waits until it is stopped.
 from __future__ import annotations
 
 import re
+import signal
 import threading
 import time
 from collections import Counter
@@ -22,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
-from interrupting import ctrl_c_once_quiet, until_quiet
+from interrupting import ctrl_c_once_quiet, stderr_until, until_quiet
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
@@ -218,6 +219,22 @@ def test_a_paced_plan_keeps_to_its_share_of_the_billing_cycle(
     text = str(refused.value)
     assert text.startswith("the create_benefit plan (14 items) stopped before its writes"), text
     assert "more than its share (0.5) of it" in text
+    assert text.endswith("; it sent 1 call and nothing more"), text  # the budget's token request
+
+
+def test_a_saved_plan_refused_for_the_billing_cycle_names_the_call_it_sent(
+    fresh: Sandbox, client: LoyaltyClient, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """What ``lyt apply --paced`` checks first: refused for the cycle, it names the token
+    request that read the budget (the service counted it), not "0 calls"."""
+    path = tmp_path / "plan.json"
+    _many_bonuses(client, path)
+    used = _used(fresh)
+    saved = ChangePlan.load(path)
+    with make_client(fresh, cycle_calls=20) as other, pytest.raises(CycleBudgetError) as refused:
+        saved.check_apply(other, log=tmp_path / "c.jsonl", paced=True)
+    assert _used(fresh) - used == 1
+    assert str(refused.value).endswith("; it sent 1 call and nothing more"), refused.value
 
 
 def _paced_until_quiet(
@@ -344,3 +361,30 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
         ["paced create_benefit", " waiting for the next window"],
         ["paced create_benefit", " a new window began, going on"],
     ], err
+
+
+def test_lyt_apply_paced_into_a_pipe_says_its_first_call_waits_for_the_next_window(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    make_client: ClientFor,
+    tmp_path: Path,
+    lyt_process: LytProcess,
+) -> None:
+    """Started in a window other traffic spent, ``lyt apply --paced ... 2> log`` says that its
+    first call, the token request, was refused and waits for the next window (silent, it looked
+    hung); a Ctrl-C then ends the wait."""
+    path = tmp_path / "plan.json"
+    _many_bonuses(client, path)
+    _spent_by_others(fresh, make_client)  # the fixed clock: refused again after each wait
+    paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
+    said = stderr_until(paced, "paced apply")
+    paced.send_signal(signal.SIGINT)
+    _, rest = paced.communicate(timeout=20)
+    assert paced.returncode == 130, said + rest
+    assert re.fullmatch(
+        r"\d\d:\d\d:\d\d UTC paced apply: started, refused by the service \(429 Too Many"
+        r" Requests\), retrying: 1 call done; 1 sent, 1 refused \(429\) and retried, 0 left this"
+        r" window, next window in \d+ s\n",
+        said,
+    ), said
+    assert "interrupted; run the same command again to resume" in rest
