@@ -12,8 +12,9 @@ bound it), and the run goes on. It is never refused for the window's budget and 
 The action log is what makes a paced run resumable, never sending a write twice, so a paced
 run needs one (``log=``; refused up front otherwise). The log also keeps what the plan's runs
 spent of the window the last one was in (``ActionLog.note_window``, once a second while it
-runs and as it ends): a run resumed in that window, or the next part of a change plan, counts
-those calls against the same share instead of taking a new share of what is left.
+runs, before each call no item line stands for, a saved plan's re-read, and as it ends): a
+run resumed in that window, or the next part of a change plan, counts those calls against
+the same share instead of taking a new share of what is left.
 
 A paced run's first call, its token request (it tells the budget), waits as its writes do:
 started in a window the project's other traffic has spent, it is refused (429) with a
@@ -37,6 +38,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from .._outgoing import telling_before_sending
 from .._progress import Progress, lines
 from .._stop import stopping
 from ..client.allowance import Allowance
@@ -138,9 +140,10 @@ def pacing(
 ) -> Iterator[Allowance]:
     """The calls made in the block paced at ``share`` of every window, the calls the plan's
     earlier runs sent in the window it starts in (``log``'s window lines) counted against
-    it, and what they all spent of the window noted in ``log`` as it goes and as it ends;
-    shown on a ``PaceBar`` (``planned()`` calls in all) named ``paced {what}`` unless
-    ``progress`` is not ``True``."""
+    it, and what they all spent of the window noted in ``log`` as it goes (once a second,
+    and before each call no item line stands for goes out: a saved plan's re-read) and as
+    it ends; shown on a ``PaceBar`` (``planned()`` calls in all) named ``paced {what}``
+    unless ``progress`` is not ``True``."""
     quota = client.quota
     with quota.allowance(share, paced=True, earlier=log.earlier) as allowance:
 
@@ -148,7 +151,10 @@ def pacing(
             log.note_window(quota.window_calls(allowance))
 
         try:
-            with PaceBar(progress, client, allowance, planned, tick=note, desc=f"paced {what}"):
+            with (
+                PaceBar(progress, client, allowance, planned, tick=note, desc=f"paced {what}"),
+                telling_before_sending(note),  # an item's send tells its own instead
+            ):
                 yield allowance
         finally:
             note()  # however the run ends (Ctrl-C included)

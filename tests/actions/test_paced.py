@@ -12,6 +12,7 @@ a paced run waits until it is stopped.
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import threading
@@ -20,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
@@ -280,6 +282,43 @@ def test_a_paced_run_killed_between_its_window_lines_then_resumed_keeps_to_the_w
     # Again in the same window: the writes logged after its last window line were sent there.
     assert _paced_until_quiet(plan, client, log, fresh) == 1 + SHARE
     assert len(names_on_server(client, "Killed ")) == SHARE
+
+
+def _counted_in(log: Path) -> int:
+    """What a paced run resumed now would count as sent by the earlier runs in the window
+    ``log``'s last window line names (0 before any)."""
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    windows = [line for line in lines if line.get("log") == "lyt-action-window/1"]
+    if not windows:
+        return 0
+    return ActionLog(log).earlier(windows[-1]["ends"], windows[-1]["limit"]).sent
+
+
+def test_each_call_of_a_paced_apply_is_counted_in_its_log_before_it_goes_out(
+    fresh: Sandbox, client: LoyaltyClient, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """A saved plan's re-read writes no item lines: its calls are noted in the log's window
+    lines before each goes out, as the writes' attempted lines are, so a run killed (``kill
+    -9``) between two of the lines written once a second leaves none of them uncounted."""
+    path = tmp_path / "plan.json"
+    _many_bonuses(client, path)
+    fresh.set_plan("1000/hour")  # the plan fits its share
+    log = tmp_path / "plan.log.jsonl"
+    going: list[tuple[str, int]] = []  # each call as it goes out: what the log counts then
+
+    def counted(request: httpx.Request) -> None:
+        if not request.url.path.endswith("/oauth/token"):  # before the window's share
+            going.append((request.method, _counted_in(log)))
+
+    with (
+        httpx.Client(event_hooks={"request": [counted]}) as http,
+        make_client(fresh, http_client=http) as hooked,
+    ):
+        results = ChangePlan.load(path).apply(hooked, log=log, progress=False, paced=True)
+    assert results["outcome"].eq("succeeded").sum() == ROWS
+    assert [method for method, _ in going].count("GET") > 1  # the re-read's
+    short = [(n, call) for n, call in enumerate(going, 1) if call[1] < n]
+    assert not short, going
 
 
 def _spent_by_others(sb: Sandbox, make_client: ClientFor) -> None:
