@@ -1,9 +1,13 @@
 """Ctrl-C pressed on a process of the toolkit's: while the sandbox answers every call 429
 (what the process printed and the calls it sent after the Ctrl-C), or once a paced command
-waits for its window's reset (what the window counted then)."""
+waits for its window's reset (what the window counted then), or once it said something
+(``stderr_until``)."""
 
 from __future__ import annotations
 
+import os
+import re
+import selectors
 import signal
 import subprocess
 import time
@@ -63,3 +67,18 @@ def ctrl_c_once_quiet(
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+def stderr_until(proc: subprocess.Popen[str], text: str) -> str:
+    """What ``proc`` wrote to stderr up to the end of the first line holding ``text``, read
+    as it comes (a minute at most, while it runs)."""
+    assert proc.stderr is not None
+    said, deadline = "", time.monotonic() + 60
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        while not re.search(f"{re.escape(text)}.*\n", said):
+            assert selector.select(max(0.0, deadline - time.monotonic())), said
+            chunk = os.read(proc.stderr.fileno(), 4096).decode()
+            assert chunk, f"ended ({proc.wait()}) before saying {text!r}: {said}"
+            said += chunk
+    return said

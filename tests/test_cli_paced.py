@@ -10,12 +10,9 @@ resets and a paced pull, its share spent, waits until it is stopped.
 
 from __future__ import annotations
 
-import os
 import re
-import selectors
 import signal
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -23,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from fixture_types import LytProcess, StartSandbox
-from interrupting import ctrl_c_once_quiet
+from interrupting import ctrl_c_once_quiet, stderr_until
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot, audit
 from lyt_toolkit.cli import main
@@ -67,21 +64,6 @@ def _stopped_at_its_share(program: Sandbox, paced: subprocess.Popen[str]) -> str
     return err
 
 
-def _stderr_until(proc: subprocess.Popen[str], text: str) -> str:
-    """What ``proc`` wrote to stderr up to the end of the first line holding ``text``, read
-    as it comes (a minute at most, while it runs)."""
-    assert proc.stderr is not None
-    said, deadline = "", time.monotonic() + 60
-    with selectors.DefaultSelector() as selector:
-        selector.register(proc.stderr, selectors.EVENT_READ)
-        while not re.search(f"{re.escape(text)}.*\n", said):
-            assert selector.select(max(0.0, deadline - time.monotonic())), said
-            chunk = os.read(proc.stderr.fileno(), 4096).decode()
-            assert chunk, f"ended ({proc.wait()}) before saying {text!r}: {said}"
-            said += chunk
-    return said
-
-
 def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window(
     program: Sandbox, lyt_process: LytProcess, tmp_path: Path
 ) -> None:
@@ -95,7 +77,7 @@ def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window
     program.set_faults(delay_seconds=0.5)
     try:
         paced = lyt_process(program, tmp_path, *argv, progress="auto")
-        said = _stderr_until(paced, "waiting for the next window")
+        said = stderr_until(paced, "waiting for the next window")
     finally:
         program.clear_faults()
     paced.send_signal(signal.SIGINT)
@@ -131,7 +113,7 @@ def test_a_paced_export_refused_again_and_again_says_it_is_retrying(
     program.set_faults(rate_limit=1.0, retry_after=2)
     try:
         paced = lyt_process(program, tmp_path, *argv, progress="auto")
-        said = _stderr_until(paced, "retrying")
+        said = stderr_until(paced, "retrying")
         paced.send_signal(signal.SIGINT)
         _, rest = paced.communicate(timeout=20)
     finally:

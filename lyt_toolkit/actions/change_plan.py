@@ -37,7 +37,7 @@ from .edited_frames import EditError, noun, read_edited
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
 from .log import ActionLog, LogSource, log_state, refuse_foreign
-from .paced import hearing, pacing, refuse_past_cycle, refuse_unlogged
+from .paced import Heard, hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
 from .plan_text import calls_text, plan_html, plan_string, refused_lines, summary_line
@@ -272,11 +272,11 @@ class ChangePlan(metaclass=ABCMeta):
         if paced:
             refuse_unlogged(log)
         self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
-        with hearing(client, budget_share, paced):  # a spent window's 429 waits, paced
+        with hearing(client, budget_share, paced, what="apply") as heard:  # a 429 waits, paced
             refuse_foreign(log, client)
             cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         what = f"the change plan ({counted(len(self.changes), 'change')})"
-        _refuse_over(cost, what, paced, client)
+        _refuse_over(cost, what, paced, client, heard)
         return cost
 
     def _check_options(self, *, allow_destroy: bool, ignore_unsupported: bool) -> None:
@@ -684,11 +684,11 @@ class SavedPlan:
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
         )
-        with hearing(client, budget_share, paced):  # a spent window's 429 waits, paced
+        with hearing(client, budget_share, paced, what="apply") as heard:  # a 429 waits, paced
             refuse_foreign(log, client)
             cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         what = f"re-reading the objects {self.path} touches, then the writes"
-        _refuse_over(cost, what, paced, client)
+        _refuse_over(cost, what, paced, client, heard)
         return cost
 
     @_one_writer
@@ -793,11 +793,14 @@ class SavedPlan:
 ChangePlan.register(SavedPlan)  # a saved plan offers all of the plan it holds
 
 
-def _refuse_over(cost: PlanCost, what: str, paced: bool, client: LoyaltyClient) -> None:
+def _refuse_over(
+    cost: PlanCost, what: str, paced: bool, client: LoyaltyClient, heard: Heard
+) -> None:
     """Refuse ``what`` (an apply, which takes no ``allow_partial``) when ``cost`` does not fit
-    its share of ``client``'s window, or, ``paced``, of the billing cycle."""
+    its share of ``client``'s window, or, ``paced``, of the billing cycle (naming the calls
+    ``heard`` sent)."""
     if paced:
-        refuse_past_cycle(cost.needed, client, cost.share, what)
+        refuse_past_cycle(cost.needed, client, cost.share, what, heard)
         return
     if not cost.fits:
         raise cost.refusal(what, partial=False, paced=True)

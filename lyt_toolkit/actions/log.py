@@ -31,9 +31,11 @@ A paced run (``execute(paced=True)``) also writes window lines: what the plan's 
 the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest
 holds it), so a run resumed in that window, or the next part of a change plan, keeps to the
 share taken there instead of taking a new one of what is left. A run killed (``kill -9``)
-between two of its window lines leaves the last one short of the calls sent since: each item
+between two of its window lines leaves the last one short of the writes sent since: each item
 logged ``attempted`` after it counts as one call sent in its window (an item waiting for the
-next window when killed too, erring towards the share). Item readers skip window lines.
+next window when killed too, erring towards the share). A call no item line stands for (a
+saved plan's re-read) has a window line written before it goes out (``actions.paced``). Item
+readers skip window lines.
 """
 
 from __future__ import annotations

@@ -12,18 +12,22 @@ bound it), and the run goes on. It is never refused for the window's budget and 
 The action log is what makes a paced run resumable, never sending a write twice, so a paced
 run needs one (``log=``; refused up front otherwise). The log also keeps what the plan's runs
 spent of the window the last one was in (``ActionLog.note_window``, once a second while it
-runs and as it ends): a run resumed in that window, or the next part of a change plan, counts
-those calls against the same share instead of taking a new share of what is left.
+runs, before each call no item line stands for, a saved plan's re-read, and as it ends): a
+run resumed in that window, or the next part of a change plan, counts those calls against
+the same share instead of taking a new share of what is left.
 
 A paced run's first call, its token request (it tells the budget), waits as its writes do:
 started in a window the project's other traffic has spent, it is refused (429) with a
 ``Retry-After`` of up to an hour, and the run waits for the reset however long (``hearing``)
-instead of ending with the client's ``QuotaExhaustedError`` beyond ``max_wait``.
+instead of ending with the client's ``QuotaExhaustedError`` beyond ``max_wait``. Where no bar
+can be seen and a ``lyt`` command asked for plain lines (``_progress.lines``), that wait says
+so in lines as the writes' do (``PaceBar``, named ``paced {what}``).
 
 The billing cycle, as a paced pull keeps to it: a plan needing more than ``budget_share`` of
 the project's cycle (``Quota.cycle``, when known) is refused before any write
-(``CycleBudgetError``), and a run under way stops once the service's answers say the cycle's
-budget is spent (the items not sent ``cancelled``, as beyond it).
+(``CycleBudgetError``, naming the calls the run sent before it: its token request, if it
+went out), and a run under way stops once the service's answers say the cycle's budget is
+spent (the items not sent ``cancelled``, as beyond it).
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from .._progress import Progress
+from .._outgoing import telling_before_sending
+from .._progress import Progress, lines
 from .._stop import stopping
 from ..client.allowance import Allowance
 from ..errors import CycleBudgetError
@@ -45,7 +50,7 @@ from .log import ActionLog, LogSource
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
 
-__all__ = ["hearing", "pacing", "refuse_past_cycle", "refuse_unlogged"]
+__all__ = ["Heard", "hearing", "pacing", "refuse_past_cycle", "refuse_unlogged"]
 
 
 def refuse_unlogged(log: LogSource | None) -> None:
@@ -58,28 +63,70 @@ def refuse_unlogged(log: LogSource | None) -> None:
         )
 
 
-def refuse_past_cycle(needed: int, client: LoyaltyClient, share: float, what: str) -> None:
+class Heard:
+    """The calls ``client`` sent since a run began to hear the service (``hearing``)."""
+
+    def __init__(self, client: LoyaltyClient) -> None:
+        self._quota = client.quota
+        self._start = client.quota.calls_used
+
+    @property
+    def sent(self) -> int:
+        """Calls sent since (a refused or unanswered one included: it went out)."""
+        return self._quota.calls_used - self._start
+
+
+def refuse_past_cycle(
+    needed: int, client: LoyaltyClient, share: float, what: str, heard: Heard
+) -> None:
     """``CycleBudgetError`` when ``needed`` calls are more than ``share`` of the project's
-    billing cycle (``Quota.cycle``; nothing refused while it is unknown)."""
+    billing cycle (``Quota.cycle``; nothing refused while it is unknown), naming the calls the
+    run sent before (``heard``)."""
     cycle = client.quota.cycle
     if cycle is not None and needed > math.floor(share * cycle.calls):
-        raise CycleBudgetError("writes", needed=needed, share=share, cycle=cycle, sent=0, work=what)
+        raise CycleBudgetError(
+            "writes", needed=needed, share=share, cycle=cycle, sent=heard.sent, work=what
+        )
 
 
 @contextlib.contextmanager
 def hearing(
-    client: LoyaltyClient, share: float, paced: bool, cancel: threading.Event | None = None
-) -> Iterator[None]:
+    client: LoyaltyClient,
+    share: float,
+    paced: bool,
+    cancel: threading.Event | None = None,
+    *,
+    what: str,
+    progress: Progress = True,
+) -> Iterator[Heard]:
     """The calls made in the block before a run's writes (its token request, which tells the
-    budget and a sandbox's state) made, when ``paced``, as a paced work's: one the service
-    refuses for a spent window waits for the reset however long (see the module), until
-    ``cancel`` is set (a panel's Cancel: ``StoppedError``, nothing sent)."""
+    budget and a sandbox's state), counted from the start (``Heard``), made, when ``paced``,
+    as a paced work's: one the service refuses for a spent window waits for the reset however
+    long (see the module), until ``cancel`` is set (a panel's Cancel: ``StoppedError``,
+    nothing more sent). Such a wait shows as ``paced {what}`` lines where a ``lyt`` command asked
+    for them and ``progress`` is ``True``."""
+    heard = Heard(client)
     if not paced:
-        yield
+        yield heard
         return
     stopped = contextlib.nullcontext() if cancel is None else stopping(cancel, CANCELLED)
-    with client.quota.allowance(share, paced=True), stopped:
-        yield
+    with (
+        client.quota.allowance(share, paced=True) as allowance,
+        stopped,
+        _waits_said(client, allowance, what, progress),
+    ):
+        yield heard
+
+
+def _waits_said(
+    client: LoyaltyClient, allowance: Allowance, what: str, progress: Progress
+) -> contextlib.AbstractContextManager[object]:
+    """The lines of a run's first calls (``PaceBar``: nothing while none waits) where a ``lyt``
+    command asked for lines and the run will send a call (it holds no token yet); a wait
+    shows as the client's own bar elsewhere."""
+    if progress is True and lines() and not client.holds_token:
+        return PaceBar(progress, client, allowance, lambda: None, desc=f"paced {what}")
+    return contextlib.nullcontext()
 
 
 @contextlib.contextmanager
@@ -93,9 +140,10 @@ def pacing(
 ) -> Iterator[Allowance]:
     """The calls made in the block paced at ``share`` of every window, the calls the plan's
     earlier runs sent in the window it starts in (``log``'s window lines) counted against
-    it, and what they all spent of the window noted in ``log`` as it goes and as it ends;
-    shown on a ``PaceBar`` (``planned()`` calls in all) named ``paced {what}`` unless
-    ``progress`` is not ``True``."""
+    it, and what they all spent of the window noted in ``log`` as it goes (once a second,
+    and before each call no item line stands for goes out: a saved plan's re-read) and as
+    it ends; shown on a ``PaceBar`` (``planned()`` calls in all) named ``paced {what}``
+    unless ``progress`` is not ``True``."""
     quota = client.quota
     with quota.allowance(share, paced=True, earlier=log.earlier) as allowance:
 
@@ -103,7 +151,10 @@ def pacing(
             log.note_window(quota.window_calls(allowance))
 
         try:
-            with PaceBar(progress, client, allowance, planned, tick=note, desc=f"paced {what}"):
+            with (
+                PaceBar(progress, client, allowance, planned, tick=note, desc=f"paced {what}"),
+                telling_before_sending(note),  # an item's send tells its own instead
+            ):
                 yield allowance
         finally:
             note()  # however the run ends (Ctrl-C included)

@@ -282,7 +282,8 @@ class ActionPlan(Generic[P]):
         ``cancelled`` for it (``allow_partial`` has nothing to do). A bar shows the calls
         done and to do, the next window and the expected end. Ctrl-C, ``cancel`` or the
         client closed end a wait at once; running again with the same log sends only the
-        rest, the calls its earlier runs sent in the window counted against the same share.
+        rest, the calls its earlier runs sent in the window counted against the same share
+        (run paced again: an unpaced run takes ``budget_share`` of what the window has left).
         Like a paced pull it keeps to ``budget_share`` of the project's billing cycle: a plan
         needing more is refused before any write (``CycleBudgetError``). See
         ``actions.paced``.
@@ -294,7 +295,10 @@ class ActionPlan(Generic[P]):
         if paced:
             refuse_unlogged(log)
         with opened_log(log) as action_log:
-            with hearing(client, share, paced, cancel):  # a spent window's 429 waits, paced
+            # a spent window's 429 waits, paced
+            with hearing(
+                client, share, paced, cancel, what=self.action, progress=progress
+            ) as heard:
                 state = log_state(action_log, self.action, client)
                 cost = budgeted(lambda: plan_cost(self, state, client, share), client)
             if action_log is not None:  # the token fetched: the owner as its answer names it
@@ -303,7 +307,7 @@ class ActionPlan(Generic[P]):
             held: contextlib.AbstractContextManager[object]
             at_most = None
             if paced and action_log is not None:  # its share of every window, however many
-                refuse_past_cycle(cost.needed, client, share, what)
+                refuse_past_cycle(cost.needed, client, share, what, heard)
                 held = pacing(client, action_log, share, lambda: cost.needed, progress, self.action)
             else:
                 if not cost.fits and not allow_partial:

@@ -12,17 +12,20 @@ a paced run waits until it is stopped.
 
 from __future__ import annotations
 
+import json
 import re
+import signal
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
-from interrupting import ctrl_c_once_quiet, until_quiet
+from interrupting import ctrl_c_once_quiet, stderr_until, until_quiet
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
@@ -218,6 +221,22 @@ def test_a_paced_plan_keeps_to_its_share_of_the_billing_cycle(
     text = str(refused.value)
     assert text.startswith("the create_benefit plan (14 items) stopped before its writes"), text
     assert "more than its share (0.5) of it" in text
+    assert text.endswith("; it sent 1 call and nothing more"), text  # the budget's token request
+
+
+def test_a_saved_plan_refused_for_the_billing_cycle_names_the_call_it_sent(
+    fresh: Sandbox, client: LoyaltyClient, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """What ``lyt apply --paced`` checks first: refused for the cycle, it names the token
+    request that read the budget (the service counted it), not "0 calls"."""
+    path = tmp_path / "plan.json"
+    _many_bonuses(client, path)
+    used = _used(fresh)
+    saved = ChangePlan.load(path)
+    with make_client(fresh, cycle_calls=20) as other, pytest.raises(CycleBudgetError) as refused:
+        saved.check_apply(other, log=tmp_path / "c.jsonl", paced=True)
+    assert _used(fresh) - used == 1
+    assert str(refused.value).endswith("; it sent 1 call and nothing more"), refused.value
 
 
 def _paced_until_quiet(
@@ -263,6 +282,43 @@ def test_a_paced_run_killed_between_its_window_lines_then_resumed_keeps_to_the_w
     # Again in the same window: the writes logged after its last window line were sent there.
     assert _paced_until_quiet(plan, client, log, fresh) == 1 + SHARE
     assert len(names_on_server(client, "Killed ")) == SHARE
+
+
+def _counted_in(log: Path) -> int:
+    """What a paced run resumed now would count as sent by the earlier runs in the window
+    ``log``'s last window line names (0 before any)."""
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    windows = [line for line in lines if line.get("log") == "lyt-action-window/1"]
+    if not windows:
+        return 0
+    return ActionLog(log).earlier(windows[-1]["ends"], windows[-1]["limit"]).sent
+
+
+def test_each_call_of_a_paced_apply_is_counted_in_its_log_before_it_goes_out(
+    fresh: Sandbox, client: LoyaltyClient, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """A saved plan's re-read writes no item lines: its calls are noted in the log's window
+    lines before each goes out, as the writes' attempted lines are, so a run killed (``kill
+    -9``) between two of the lines written once a second leaves none of them uncounted."""
+    path = tmp_path / "plan.json"
+    _many_bonuses(client, path)
+    fresh.set_plan("1000/hour")  # the plan fits its share
+    log = tmp_path / "plan.log.jsonl"
+    going: list[tuple[str, int]] = []  # each call as it goes out: what the log counts then
+
+    def counted(request: httpx.Request) -> None:
+        if not request.url.path.endswith("/oauth/token"):  # before the window's share
+            going.append((request.method, _counted_in(log)))
+
+    with (
+        httpx.Client(event_hooks={"request": [counted]}) as http,
+        make_client(fresh, http_client=http) as hooked,
+    ):
+        results = ChangePlan.load(path).apply(hooked, log=log, progress=False, paced=True)
+    assert results["outcome"].eq("succeeded").sum() == ROWS
+    assert [method for method, _ in going].count("GET") > 1  # the re-read's
+    short = [(n, call) for n, call in enumerate(going, 1) if call[1] < n]
+    assert not short, going
 
 
 def _spent_by_others(sb: Sandbox, make_client: ClientFor) -> None:
@@ -344,3 +400,30 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
         ["paced create_benefit", " waiting for the next window"],
         ["paced create_benefit", " a new window began, going on"],
     ], err
+
+
+def test_lyt_apply_paced_into_a_pipe_says_its_first_call_waits_for_the_next_window(
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    make_client: ClientFor,
+    tmp_path: Path,
+    lyt_process: LytProcess,
+) -> None:
+    """Started in a window other traffic spent, ``lyt apply --paced ... 2> log`` says that its
+    first call, the token request, was refused and waits for the next window (silent, it looked
+    hung); a Ctrl-C then ends the wait."""
+    path = tmp_path / "plan.json"
+    _many_bonuses(client, path)
+    _spent_by_others(fresh, make_client)  # the fixed clock: refused again after each wait
+    paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
+    said = stderr_until(paced, "paced apply")
+    paced.send_signal(signal.SIGINT)
+    _, rest = paced.communicate(timeout=20)
+    assert paced.returncode == 130, said + rest
+    assert re.fullmatch(
+        r"\d\d:\d\d:\d\d UTC paced apply: started, refused by the service \(429 Too Many"
+        r" Requests\), retrying: 1 call done; 1 sent, 1 refused \(429\) and retried, 0 left this"
+        r" window, next window in \d+ s\n",
+        said,
+    ), said
+    assert "interrupted; run the same command again to resume" in rest
