@@ -27,12 +27,16 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from .._progress import display
+from .._text import counted
 from ..errors import LytError
 from ._common import EXIT_APPLIED, EXIT_ERROR, EXIT_INTERRUPTED, fail, scrub
 from ._pull import connected_client, share_option
+
+if TYPE_CHECKING:
+    from ..actions.cost import PlanCost
 
 __all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
 
@@ -89,9 +93,11 @@ def apply(args: argparse.Namespace) -> int:
             )
             # what apply refuses before the re-read (a log of another service too), refused
             # before anything is printed: no count from a log that is not this service's
-            plan.check_apply(client, log=log, budget_share=share, **options)
+            cost = plan.check_apply(client, log=log, budget_share=share, **options)
             print(_applying(plan.path, plan.sha256, reviewed is not None))
             print(plan.summary(log=log))  # a resumed apply's: what its log leaves
+            if args.paced and not cost.fits:  # "short" above: not refused, paced
+                print(_paced_line(cost))
             # A paced apply may run for hours: its bars (where one can be seen) say how far,
             # and apply prints the re-read's line there itself.
             shown = bool(args.paced)
@@ -124,6 +130,14 @@ def _applying(path: Path, sha256: str, bound: bool) -> str:
     """``Applying PATH (sha256 HEX, ...)``: the file applied, and whether it was checked."""
     how = "the reviewed one" if bound else "not checked: --sha256 HEX refuses any other file"
     return f"Applying {path} (sha256 {sha256}, {how})"
+
+
+def _paced_line(cost: PlanCost) -> str:
+    """What ``--paced`` does with the calls this window's share does not hold."""
+    return (
+        f"--paced: the {counted(cost.shortfall, 'call')} beyond this window's share wait for"
+        f" the next windows, {cost.share:g} of each"
+    )
 
 
 def _file_error(exc: OSError, log: Path) -> str:

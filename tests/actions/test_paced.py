@@ -393,6 +393,9 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     out, err = paced.communicate(timeout=60)
     assert paced.returncode == 0, out + err
     assert f"Applied: {ROWS} succeeded" in out
+    # the summary's "N calls short" is what pacing sends in the next windows, not a refusal
+    assert " calls short\n--paced: the " in out
+    assert "calls beyond this window's share wait for the next windows, 0.5 of each" in out
     said = [re.sub(r"^\d\d:\d\d:\d\d UTC ", "", line).split(":")[:2] for line in err.splitlines()]
     assert said == [
         ["paced re-read", " started"],
