@@ -70,6 +70,13 @@ class PullBudget:
         sampled pull."""
         self.sample_size: int | None = None
 
+    @property
+    def in_all(self) -> int | None:
+        """The calls the whole pull needs at least, the list pages a checkpoint gave back
+        included (its member reads are in ``planned`` already, whoever answers them); None
+        until the lists are walked."""
+        return None if self.planned is None else self.planned + self.recalled
+
     def lists_walked(self, by_id: int, recalled: int = 0) -> None:
         """Every list is walked: their calls are what has been spent so far, and the
         ``recalled`` pages a checkpoint gave back; ``by_id`` card definitions they reference

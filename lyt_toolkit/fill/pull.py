@@ -341,7 +341,7 @@ class _Puller:
                     self.progress,
                     c,
                     allowance,
-                    lambda: budget.planned,
+                    lambda: budget.in_all,
                     recalled=lambda: 0 if kept is None else kept.recalled,
                     tick=tick,
                 )
