@@ -259,7 +259,8 @@ class BudgetExceededError(LytError):
     ``needed`` is the calls the work would send, ``remaining`` and ``limit`` the window's
     budget as the client last read it, ``resets_at`` when it refills (UTC, None if unknown),
     ``share`` the part of ``remaining`` the work may use (the rest stays for the project's
-    other traffic). Nothing was sent; wait for the reset, or, where the work takes it
+    other traffic). Nothing was sent; wait for the reset (offered only when the share of a
+    whole window holds the work), or, where the work takes it
     (``partial``), let it stop part-way (``allow_partial=True``) and resume it from its log
     after the reset, or, where it takes it (``paced``), pace it across windows
     (``paced=True``).
@@ -296,7 +297,13 @@ class BudgetExceededError(LytError):
             budget = (
                 f"the call budget has {remaining}{of} left this window ({needed - remaining} short)"
             )
-        ways = ["Run it after the reset"]
+        whole = None if limit is None else share_of(limit, share)
+        ways = []
+        beyond = ""
+        if whole is None or needed <= whole:
+            ways.append("Run it after the reset")
+        else:  # after the reset it would be refused again
+            beyond = f" No window's share holds it either ({whole} of {limit} at {share:g})."
         if share < 1 and needed <= remaining:
             ways.append("pass budget_share=1.0 to let it take the window's whole budget")
         if partial:
@@ -308,10 +315,17 @@ class BudgetExceededError(LytError):
                 "pass paced=True to send its share of every window, waiting for each reset,"
                 " until it is done (resumable from its log)"
             )
+        if not ways:
+            ways.append(f"split it into parts of at most {counted(whole or 0, 'call')}")
         super().__init__(
             f"{what} not started: it needs {counted(needed, 'call')} and {budget}; the window"
-            f" resets {when}. {', or '.join(ways)}"
+            f" resets {when}.{beyond} {_sentence(', or '.join(ways))}"
         )
+
+
+def _sentence(text: str) -> str:
+    """``text`` begun with a capital, as a sentence."""
+    return text[:1].upper() + text[1:]
 
 
 def share_of(remaining: int, share: float) -> int:

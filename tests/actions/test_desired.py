@@ -230,8 +230,8 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     # apply takes no allow_partial: the refusal does not name it (issue 33, item 3)
     assert "allow_partial" not in str(refused.value)
     assert str(refused.value).endswith(
-        "Run it after the reset, or pass paced=True to send its share of every window, waiting"
-        " for each reset, until it is done (resumable from its log)"
+        "No window's share holds it either (2 of 4 at 0.5). Pass paced=True to send its share"
+        " of every window, waiting for each reset, until it is done (resumable from its log)"
     )
     fresh.set_plan("10000/hour")  # a new window, which the client reads from the next answer
     assert not pull(client).diff(snapshot)
