@@ -64,18 +64,12 @@ class PullBudget:
         self.by_id = 0
         """Card definitions the lists reference but do not hold: one read each."""
         self.planned: int | None = None
-        """The calls the whole pull needs at least, once the lists are walked."""
+        """The calls the whole pull needs at least, once the lists are walked: its member
+        reads, whoever answers them, but not the ``recalled`` list pages."""
         self.listed: int | None = None
         """Members listed, once the lists are walked; ``sample_size``: the sample size of a
         sampled pull."""
         self.sample_size: int | None = None
-
-    @property
-    def in_all(self) -> int | None:
-        """The calls the whole pull needs at least, the list pages a checkpoint gave back
-        included (its member reads are in ``planned`` already, whoever answers them); None
-        until the lists are walked."""
-        return None if self.planned is None else self.planned + self.recalled
 
     def lists_walked(self, by_id: int, recalled: int = 0) -> None:
         """Every list is walked: their calls are what has been spent so far, and the
