@@ -40,7 +40,14 @@ from .log import ActionLog, LogSource, log_state, refuse_foreign
 from .paced import hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
-from .plan_text import calls_text, plan_html, plan_string, refused_lines, summary_line
+from .plan_text import (
+    calls_text,
+    plan_html,
+    plan_string,
+    refused_lines,
+    sample_note,
+    summary_line,
+)
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned
 from .reread import done_in_log, doubtful, left_to_read, live_rows, own_work, reread_calls
@@ -152,14 +159,26 @@ class ChangePlan(metaclass=ABCMeta):
         activation the base shows blocked ends ``(the service will refuse: REASON)``: it
         is still sent, and its result row says the service's answer, 423) and per change
         the service cannot make (``!``, with the reason): every line, however many."""
-        return plan_string(self.summary(), self.changes, self.unsupported, whole=True)
+        return plan_string(
+            self.summary(), self.changes, self.unsupported, whole=True, note=self._base_note()
+        )
+
+    @property
+    def base_sample(self) -> str | None:
+        """The sample the base holds the members of, as text (None: every member was read).
+        A plan from a sampled base changes the sampled members' cards and pending buckets
+        alone, and says so under its summary; a saved plan keeps it in its file."""
+        return None if self.base.sample is None else str(self.base.sample)
+
+    def _base_note(self) -> str:
+        return sample_note(self.base_sample)
 
     def __str__(self) -> str:
         """``to_string()``, a long plan cut as pandas cuts a long frame: more than
         pandas' ``display.max_rows`` changes (60) show ``display.min_rows`` of them (10),
         half from the head and half from the tail, with a line between counting the rest
         and saying where they all are (``actions.plan_text``)."""
-        return plan_string(self.summary(), self.changes, self.unsupported)
+        return plan_string(self.summary(), self.changes, self.unsupported, note=self._base_note())
 
     def __repr__(self) -> str:
         return f"<ChangePlan {self.summary()}>"
@@ -168,7 +187,7 @@ class ChangePlan(metaclass=ABCMeta):
         """Jupyter's view: the summary, then a table grouped by action (create, change,
         delete, cannot make), each group headed with its count; every value escaped, a
         long group cut as ``str`` cuts the plan."""
-        return plan_html(self.summary(), self.changes, self.unsupported)
+        return plan_html(self.summary(), self.changes, self.unsupported, self._base_note())
 
     def __len__(self) -> int:
         return len(self.changes) + len(self.unsupported)
@@ -460,7 +479,9 @@ class SavedPlan:
     def load(cls, path: str | Path) -> SavedPlan:
         """The plan ``ChangePlan.save`` wrote to ``path`` (see ``plan_file``)."""
         found = read_plan(path)
-        return cls(*found[:5], path=Path(path), touched=found.touched, sha256=found.sha256)
+        saved = cls(*found[:5], path=Path(path), touched=found.touched, sha256=found.sha256)
+        object.__setattr__(saved, "_file_sample", found.sample)  # frozen: set once, here
+        return saved
 
     @classmethod
     def from_frames(
@@ -476,6 +497,18 @@ class SavedPlan:
     def base(self) -> ProgramSnapshot:
         """The plan's base (read from a file: its ``source`` and ``pulled_at`` only)."""
         return self.plan.base
+
+    @property
+    def base_sample(self) -> str | None:
+        """The sample the base holds the members of, as text (``ChangePlan.base_sample``;
+        read from a file: as the file says)."""
+        if self.sha256:
+            sample: str | None = getattr(self, "_file_sample", None)
+            return sample
+        return self.plan.base_sample
+
+    def _base_note(self) -> str:
+        return sample_note(self.base_sample)
 
     @property
     def changes(self) -> pd.DataFrame:
@@ -529,14 +562,18 @@ class SavedPlan:
     def to_string(self) -> str:
         """The summary, then every line (see ``ChangePlan.to_string``), then the file line."""
         return self._with_file(
-            plan_string(self.summary(), self.changes, self.unsupported, whole=True)
+            plan_string(
+                self.summary(), self.changes, self.unsupported, whole=True, note=self._base_note()
+            )
         )
 
     def __str__(self) -> str:
         """The summary, then a line per change, a long plan cut (see ``ChangePlan.__str__``),
         then, read from a file, ``File: PATH (sha256 HEX)``: what ``apply(sha256=...)`` binds
         to."""
-        return self._with_file(plan_string(self.summary(), self.changes, self.unsupported))
+        return self._with_file(
+            plan_string(self.summary(), self.changes, self.unsupported, note=self._base_note())
+        )
 
     def __repr__(self) -> str:
         file = f"{self.path} sha256={self.sha256}" if self.sha256 else str(self.path)
@@ -545,7 +582,7 @@ class SavedPlan:
     def _repr_html_(self) -> str:
         """Jupyter's view (see ``ChangePlan._repr_html_``), the file and its sha256 under
         the summary."""
-        note = self._file_line() if self.sha256 else ""
+        note = "\n".join(filter(None, [self._base_note(), self._file_line() * bool(self.sha256)]))
         return plan_html(self.summary(), self.changes, self.unsupported, note)
 
     def _file_line(self) -> str:

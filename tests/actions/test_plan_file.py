@@ -11,13 +11,14 @@ import re
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from html import escape
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from lyt_toolkit import actions
+from lyt_toolkit import Sample, actions
 from lyt_toolkit.actions import ChangePlan, create_benefits
 from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS, as_saved
 from lyt_toolkit.actions.log import LogOwner
@@ -121,6 +122,32 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
     assert loaded.base.pulled_at == snapshot.pulled_at
     # the reward, the tier structure, the bucket's card, the card definition, the name
     assert loaded.reread_cost().needed == 5
+
+
+def test_a_plan_from_a_sampled_base_says_so_under_its_summary_and_its_file_keeps_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """On 20,000 members, a 1,000-member sample's every pending bucket set ACTIVATED planned
+    370 activations of the program's 8,000 and said nothing of the sample, nor did its file:
+    a reviewer read it as the whole program's. The plan now says under its summary that
+    its base is a sample and that the other members' cards and buckets were not read."""
+    sampled = ProgramSnapshot.pull(client, progress=False, sample=Sample(3, seed=0))
+    assert sampled.sample is not None
+    plan, _ = four_kinds_plan(sampled)
+    note = (
+        f"Base: {sampled.sample}: the other members' cards and pending buckets were not read;"
+        " this plan changes none of theirs and says nothing of them"
+    )
+    assert str(plan).splitlines()[1] == note and plan.to_string().splitlines()[1] == note
+    assert plan.base_sample == str(sampled.sample)
+    assert escape(note) in plan._repr_html_()
+    path = plan.save(tmp_path / "plan.json")
+    assert json.loads(path.read_text())["base"]["sample"] == str(sampled.sample)
+    loaded = ChangePlan.load(path)
+    assert loaded.base_sample == str(sampled.sample)
+    assert str(loaded).splitlines()[1] == note and escape(note) in loaded._repr_html_()
+    whole, _ = four_kinds_plan(pull(client))  # a full base: no such line
+    assert whole.base_sample is None and "Base:" not in str(whole)
 
 
 def test_the_re_read_sends_exactly_the_calls_its_cost_says(
