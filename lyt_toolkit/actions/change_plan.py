@@ -50,7 +50,15 @@ from .plan_text import (
 )
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned
-from .reread import done_in_log, doubtful, left_to_read, live_rows, own_work, reread_calls
+from .reread import (
+    done_in_log,
+    doubtful,
+    left_to_read,
+    live_rows,
+    own_work,
+    reread_calls,
+    service_now,
+)
 from .reviewed import refuse_unreviewed
 from .staleness import stale_error, stale_objects
 from .touched import Touched, touched_objects
@@ -689,7 +697,17 @@ class SavedPlan:
         (objects the plan's own writes made, ``own_work``, are not staleness)."""
         live = self.live_rows(client, log=log)
         reread = [entry for entry in self.touched if (entry["kind"], entry["key"]) in live]
-        return stale_objects(reread, live, self.own_work(client, log))
+        changes = self.changes
+        activatable = changes.loc[
+            (changes["kind"] == "pending_buckets") & changes["blocked_reason"].isna(), "key"
+        ]
+        return stale_objects(
+            reread,
+            live,
+            self.own_work(client, log),
+            today=service_now(client).date(),
+            activatable=set(activatable),
+        )
 
     def refreshed(self, client: LoyaltyClient, *, log: LogSource | None = None) -> ChangePlan:
         """The plan made again against the live rows of the touched objects, from typed
@@ -698,7 +716,7 @@ class SavedPlan:
         ``log``) is not re-planned: a create stays (the log settles it), any other change
         drops out."""
         live = self.live_rows(client, log=log)
-        base, planned = replanned(self, live, self.own_work(client, log))
+        base, planned = replanned(self, live, self.own_work(client, log), service_now(client))
         return ChangePlan(base, *planned)
 
     def check_apply(

@@ -24,6 +24,7 @@ import pandas as pd
 from .._text import counted
 from ..errors import APIError, NotFoundError, QuotaExhaustedError
 from ..frames.registry import BUILDERS
+from ..snapshot.clock import utc_now
 from .items import PlanItem, Standing
 from .log import LogSource, LogState, log_state
 from .plan import ActionPlan
@@ -45,6 +46,7 @@ __all__ = [
     "own_work",
     "read_key",
     "reread_calls",
+    "service_now",
 ]
 
 BUCKETS_PER_PAGE = 100
@@ -60,6 +62,14 @@ holding it (``id``, ``name``)."""
 UNLISTED_BUCKET = "no longer PENDING: activated or canceled (not on its card's list)"
 """What a touched pending bucket its card's list no longer holds is: the service lists a
 card's PENDING buckets only, and the base held it, so it is there, not PENDING."""
+
+
+def service_now(client: LoyaltyClient) -> pd.Timestamp:
+    """The service's clock now (its held token's, read as the re-read went), else this
+    machine's: what a touched pending bucket's date is held against (a sandbox's clock
+    is its own)."""
+    now = client.service_time()
+    return utc_now() if now is None else pd.Timestamp(now, unit="s", tz="UTC")
 
 
 def gone_words(kind: str, gone: str) -> str:

@@ -205,6 +205,34 @@ def test_a_bucket_activated_meanwhile_is_stale_as_no_longer_pending_not_as_gone(
     assert refreshed.unsupported[["key", "reason"]].to_numpy().tolist() == [[BUCKET, unlisted]]
 
 
+def test_a_bucket_whose_date_the_service_s_clock_reached_since_the_pull_is_stale(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """On 20,000 members, a plan pulled at 12:00 and applied the next day activated 13
+    buckets fewer than its rehearsal: their dates had come on the service's clock meanwhile,
+    their rows unchanged, so the re-read found nothing stale and the service refused them
+    (423); only a pull and ``verify`` afterwards showed it. Such a bucket is now stale,
+    its date named; refreshed, the plan judges its buckets by the service's clock (it took
+    this machine's: on a sandbox's, every bucket's date had passed)."""
+    plan, _ = save_four_kinds(client, tmp_path / "plan.json")
+    assert pd.isna(plan.changes.set_index("key").loc[BUCKET, "blocked_reason"])
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+    fresh_plan = loaded.refreshed(client).changes.set_index("key")
+    assert pd.isna(fresh_plan.loc[BUCKET, "blocked_reason"])  # the service's today: 01-15
+    fresh.advance_clock(6 * 86400)  # past the bucket's date, the pull's day + 5
+    before = _live(client)
+
+    with pytest.raises(StalePlanError) as caught:
+        loaded.apply(client, allow_destroy=True, progress=False)
+    assert caught.value.stale == [
+        f"pending_buckets {BUCKET} (its date 2026-01-20 is no longer after the service's"
+        " today, 2026-01-21: the service refuses to activate it)"
+    ]
+    assert _live(client) == before  # nothing sent
+    later = loaded.refreshed(client).changes.set_index("key")
+    assert later.loc[BUCKET, "blocked_reason"] == "its date 2026-01-20 is not after 2026-01-21"
+
+
 def test_refresh_plans_again_against_the_live_state(client: LoyaltyClient, tmp_path: Path) -> None:
     _, targets = save_four_kinds(client, tmp_path / "plan.json")
     reward = targets["move_reward_to_draft"]
