@@ -659,13 +659,14 @@ class SavedPlan:
     def reread_cost(
         self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
     ) -> PlanCost:
-        """The calls re-reading the touched objects takes: one per reward, tier structure
-        and card definition, one per page of 100 buckets of a card holding touched pending
-        buckets (as many as the card held in the base: a card listing more is refused,
-        not read further), one per 10 names of created benefits (a name held by over 100
-        benefits costs more); with ``client``, one more for a token if it holds none,
-        and the budget it last read. With the ``log`` of an interrupted apply, an object
-        whose every write the log saw done is not re-read (``reread.left_to_read``)."""
+        """The calls re-reading the touched objects takes: one per 99 rewards (listed by
+        ID), one per tier structure and card definition, one per page of 100 buckets of a
+        card holding touched pending buckets (as many as the card held in the base: a card
+        listing more is refused, not read further), one per 10 names of created benefits
+        (a name held by over 100 benefits costs more); with ``client``, one more for a
+        token if it holds none, and the budget it last read. With the ``log`` of an
+        interrupted apply, an object whose every write the log saw done is not re-read
+        (``reread.left_to_read``)."""
         return PlanCost.for_client(self._reread_calls(log), client)
 
     def _reread_calls(self, log: LogSource | None = None) -> int:

@@ -133,10 +133,13 @@ def plan_summary(
     unsupported: pd.DataFrame,
     touched: Iterable[Touched],
     inputs: Mapping[str, pd.DataFrame],
+    *,
+    listed: bool = True,
 ) -> str:
     """The summary a plan file holds: what ``SavedPlan.summary()`` says of it, its calls
-    counting the re-read, without a budget."""
-    reads, writes = reread_calls(touched, inputs), int(changes["calls"].sum())
+    counting the re-read, without a budget (``listed=False``: as a toolkit that re-read
+    each reward on its own counted it)."""
+    reads, writes = reread_calls(touched, inputs, listed=listed), int(changes["calls"].sum())
     return summary_line(changes, unsupported, calls_text(reads, writes), None)
 
 
@@ -227,10 +230,12 @@ def _check_summary(
     inputs: Mapping[str, pd.DataFrame],
 ) -> None:
     """Refuse a ``summary`` that is not the one the plan's rows make (``plan_summary``);
-    an older toolkit's (its calls the writes alone, a budget after it) is read."""
+    an older toolkit's (its calls the writes alone, or a re-read of a call a reward, a
+    budget after it) is read."""
     made = plan_summary(changes, unsupported, touched, inputs)
+    older = plan_summary(changes, unsupported, touched, inputs, listed=False)
     writes = counted(int(changes["calls"].sum()), "call")
-    for said in (made, summary_line(changes, unsupported, writes, None)):
+    for said in (made, older, summary_line(changes, unsupported, writes, None)):
         if summary == said or (
             summary.startswith(said) and _BUDGET.fullmatch(summary[len(said) :])
         ):
