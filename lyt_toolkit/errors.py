@@ -259,10 +259,11 @@ class BudgetExceededError(LytError):
     ``needed`` is the calls the work would send, ``remaining`` and ``limit`` the window's
     budget as the client last read it, ``resets_at`` when it refills (UTC, None if unknown),
     ``share`` the part of ``remaining`` the work may use (the rest stays for the project's
-    other traffic). Nothing was sent; wait for the reset (when the work fits its share of a
-    whole window; else split it into parts that do, as the text says), or, where the work
-    takes it (``partial``), let it stop part-way (``allow_partial=True``) and resume it from
-    its log after the reset, or, where it takes it (``paced``), pace it across windows
+    other traffic). Nothing was sent; wait for the reset (offered only when the share of a
+    whole window holds the work; else, unless it can be paced, split it into parts that one
+    does), or, where the work takes it
+    (``partial``), let it stop part-way (``allow_partial=True``) and resume it from its log
+    after the reset, or, where it takes it (``paced``), pace it across windows
     (``paced=True``).
     """
 
@@ -297,7 +298,13 @@ class BudgetExceededError(LytError):
             budget = (
                 f"the call budget has {remaining}{of} left this window ({needed - remaining} short)"
             )
-        ways = [_after_the_reset(needed, allowed, limit, share)]
+        whole = None if limit is None else share_of(limit, share)
+        ways = []
+        beyond = ""
+        if whole is None or needed <= whole:
+            ways.append("Run it after the reset")
+        else:  # after the reset it would be refused again
+            beyond = f" No window's share holds it either ({whole} of {limit} at {share:g})."
         if share < 1 and needed <= remaining:
             ways.append("pass budget_share=1.0 to let it take the window's whole budget")
         if partial:
@@ -309,22 +316,20 @@ class BudgetExceededError(LytError):
                 "pass paced=True to send its share of every window, waiting for each reset,"
                 " until it is done (resumable from its log)"
             )
+        if beyond and not paced:  # only parts of it can run, one a window
+            ways.append(
+                f"split it into parts of at most {counted(whole or 0, 'call')}, one a window"
+                f" ({allowed} fit now)"
+            )
         super().__init__(
             f"{what} not started: it needs {counted(needed, 'call')} and {budget}; the window"
-            f" resets {when}. {', or '.join(ways)}"
+            f" resets {when}.{beyond} {_sentence(', or '.join(ways))}"
         )
 
 
-def _after_the_reset(needed: int, allowed: int, limit: int | None, share: float) -> str:
-    """The way forward a reset gives: the work run then, unless it needs more than its share
-    of a whole window (``limit``), when only parts of it fit one a window."""
-    whole = None if limit is None else share_of(limit, share)
-    if whole is None or needed <= whole:
-        return "Run it after the reset"
-    return (
-        f"It needs more than its share of a whole window ({counted(whole, 'call')}): split it"
-        f" into parts of at most {counted(whole, 'call')}, one a window ({allowed} fit now)"
-    )
+def _sentence(text: str) -> str:
+    """``text`` begun with a capital, as a sentence."""
+    return text[:1].upper() + text[1:]
 
 
 def share_of(remaining: int, share: float) -> int:

@@ -36,6 +36,8 @@ PROGRAM = generate_program(
 PLAN = "60/hour"
 SHARE = 30
 """The default share, 0.5, of the window's 60 calls."""
+NOW = "2026-01-15T12:00:00Z"
+"""The sandbox's fixed clock (``start_sandbox``'s)."""
 CLOCK = r"\d\d:\d\d:\d\d UTC"
 """The time on this machine a paced command's line begins with."""
 
@@ -100,6 +102,63 @@ def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window
         f"lyt export: interrupted; what it read is kept in {folder}: run the same command"
         " to go on\n"
     )
+
+
+def _waiting_line(program: Sandbox, lyt_process: LytProcess, cwd: Path, folder: Path) -> str:
+    """The line ``lyt export --checkpoint folder``, writing to a log, says as it begins to
+    wait for the next window; a Ctrl-C then ends it."""
+    argv = ["export", "--out", str(cwd / "out"), "--checkpoint", str(folder)]
+    paced = lyt_process(program, cwd, *argv, progress="auto")
+    said = stderr_until(paced, "waiting for the next window")
+    paced.send_signal(signal.SIGINT)
+    paced.communicate(timeout=20)
+    assert paced.returncode == 130, said
+    return next(line for line in said.splitlines() if "waiting for the next window" in line)
+
+
+def test_a_resumed_paced_export_counts_the_calls_its_checkpoint_answers_once(
+    program: Sandbox, lyt_process: LytProcess, tmp_path: Path
+) -> None:
+    """Run again in the next window, the pull's calls in all are what they were in its first
+    run: the member reads its checkpoint answers were counted a second time on top of the
+    whole (on 20,000 members: "16,289 of 36,289 calls" for a pull of 20,220 at least), and
+    its expected end with them."""
+    folder = tmp_path / "checkpoint"
+    program.set_plan("40/hour")  # a share of 20: the pull (about 55 calls) waits twice
+    try:
+        first = _waiting_line(program, lyt_process, tmp_path, folder)
+        program.advance_clock(3600)  # the next window
+        second = _waiting_line(program, lyt_process, tmp_path, folder)
+    finally:
+        program.set_clock(NOW)
+    calls = re.compile(r": (\d+) of (\d+) calls; ")
+    done, total = map(int, calls.search(first).groups())  # type: ignore[union-attr]
+    done_again, total_again = map(int, calls.search(second).groups())  # type: ignore[union-attr]
+    assert done == 20 and "from the checkpoint" in second
+    assert done_again > done
+    assert total_again == total, (first, second)
+
+
+def test_a_paced_export_in_a_window_others_spent_expects_each_later_window_s_whole_share(
+    program: Sandbox,
+    lyt_process: LytProcess,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    """Other traffic spent 80 of the window's 120 calls: the pull's share of this window is
+    20, but each later window gives it 60, so the rest of its calls (about 35) end in the
+    next window, an hour from now, not in two hours as at 20 a window."""
+    program.set_plan("120/hour")
+    with make_client(program) as others:
+        for _ in range(79):  # and its token request
+            others.rewards.list(limit=1)
+    assert program.plan()["used"] == 80
+    line = _waiting_line(program, lyt_process, tmp_path, tmp_path / "checkpoint")
+    found = re.match(r"(\d\d):(\d\d):\d\d UTC .* end about (\d\d):(\d\d) UTC$", line)
+    assert found, line
+    hour, minute, end_hour, end_minute = map(int, found.groups())
+    assert "of its share of 20, next window in 60 min" in line
+    assert (end_hour * 60 + end_minute - hour * 60 - minute) % (24 * 60) == 60, line
 
 
 def test_a_paced_export_refused_again_and_again_says_it_is_retrying(

@@ -40,10 +40,25 @@ from .log import ActionLog, LogSource, log_state, refuse_foreign
 from .paced import Heard, hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
-from .plan_text import calls_text, plan_html, plan_string, refused_lines, summary_line
+from .plan_text import (
+    calls_text,
+    plan_html,
+    plan_string,
+    refused_lines,
+    sample_note,
+    summary_line,
+)
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned
-from .reread import done_in_log, doubtful, left_to_read, live_rows, own_work, reread_calls
+from .reread import (
+    done_in_log,
+    doubtful,
+    left_to_read,
+    live_rows,
+    own_work,
+    reread_calls,
+    service_now,
+)
 from .reviewed import refuse_unreviewed
 from .staleness import stale_error, stale_objects
 from .touched import Touched, touched_objects
@@ -152,14 +167,26 @@ class ChangePlan(metaclass=ABCMeta):
         activation the base shows blocked ends ``(the service will refuse: REASON)``: it
         is still sent, and its result row says the service's answer, 423) and per change
         the service cannot make (``!``, with the reason): every line, however many."""
-        return plan_string(self.summary(), self.changes, self.unsupported, whole=True)
+        return plan_string(
+            self.summary(), self.changes, self.unsupported, whole=True, note=self._base_note()
+        )
+
+    @property
+    def base_sample(self) -> str | None:
+        """The sample the base holds the members of, as text (None: every member was read).
+        A plan from a sampled base changes the sampled members' cards and pending buckets
+        alone, and says so under its summary; a saved plan keeps it in its file."""
+        return None if self.base.sample is None else str(self.base.sample)
+
+    def _base_note(self) -> str:
+        return sample_note(self.base_sample)
 
     def __str__(self) -> str:
         """``to_string()``, a long plan cut as pandas cuts a long frame: more than
         pandas' ``display.max_rows`` changes (60) show ``display.min_rows`` of them (10),
         half from the head and half from the tail, with a line between counting the rest
         and saying where they all are (``actions.plan_text``)."""
-        return plan_string(self.summary(), self.changes, self.unsupported)
+        return plan_string(self.summary(), self.changes, self.unsupported, note=self._base_note())
 
     def __repr__(self) -> str:
         return f"<ChangePlan {self.summary()}>"
@@ -168,7 +195,7 @@ class ChangePlan(metaclass=ABCMeta):
         """Jupyter's view: the summary, then a table grouped by action (create, change,
         delete, cannot make), each group headed with its count; every value escaped, a
         long group cut as ``str`` cuts the plan."""
-        return plan_html(self.summary(), self.changes, self.unsupported)
+        return plan_html(self.summary(), self.changes, self.unsupported, self._base_note())
 
     def __len__(self) -> int:
         return len(self.changes) + len(self.unsupported)
@@ -452,7 +479,9 @@ class SavedPlan:
     def load(cls, path: str | Path) -> SavedPlan:
         """The plan ``ChangePlan.save`` wrote to ``path`` (see ``plan_file``)."""
         found = read_plan(path)
-        return cls(*found[:5], path=Path(path), touched=found.touched, sha256=found.sha256)
+        saved = cls(*found[:5], path=Path(path), touched=found.touched, sha256=found.sha256)
+        object.__setattr__(saved, "_file_sample", found.sample)  # frozen: set once, here
+        return saved
 
     @classmethod
     def from_frames(
@@ -468,6 +497,18 @@ class SavedPlan:
     def base(self) -> ProgramSnapshot:
         """The plan's base (read from a file: its ``source`` and ``pulled_at`` only)."""
         return self.plan.base
+
+    @property
+    def base_sample(self) -> str | None:
+        """The sample the base holds the members of, as text (``ChangePlan.base_sample``;
+        read from a file: as the file says)."""
+        if self.sha256:
+            sample: str | None = getattr(self, "_file_sample", None)
+            return sample
+        return self.plan.base_sample
+
+    def _base_note(self) -> str:
+        return sample_note(self.base_sample)
 
     @property
     def changes(self) -> pd.DataFrame:
@@ -521,14 +562,18 @@ class SavedPlan:
     def to_string(self) -> str:
         """The summary, then every line (see ``ChangePlan.to_string``), then the file line."""
         return self._with_file(
-            plan_string(self.summary(), self.changes, self.unsupported, whole=True)
+            plan_string(
+                self.summary(), self.changes, self.unsupported, whole=True, note=self._base_note()
+            )
         )
 
     def __str__(self) -> str:
         """The summary, then a line per change, a long plan cut (see ``ChangePlan.__str__``),
         then, read from a file, ``File: PATH (sha256 HEX)``: what ``apply(sha256=...)`` binds
         to."""
-        return self._with_file(plan_string(self.summary(), self.changes, self.unsupported))
+        return self._with_file(
+            plan_string(self.summary(), self.changes, self.unsupported, note=self._base_note())
+        )
 
     def __repr__(self) -> str:
         file = f"{self.path} sha256={self.sha256}" if self.sha256 else str(self.path)
@@ -537,7 +582,7 @@ class SavedPlan:
     def _repr_html_(self) -> str:
         """Jupyter's view (see ``ChangePlan._repr_html_``), the file and its sha256 under
         the summary."""
-        note = self._file_line() if self.sha256 else ""
+        note = "\n".join(filter(None, [self._base_note(), self._file_line() * bool(self.sha256)]))
         return plan_html(self.summary(), self.changes, self.unsupported, note)
 
     def _file_line(self) -> str:
@@ -606,13 +651,14 @@ class SavedPlan:
     def reread_cost(
         self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
     ) -> PlanCost:
-        """The calls re-reading the touched objects takes: one per reward, tier structure
-        and card definition, one per page of 100 buckets of a card holding touched pending
-        buckets (as many as the card held in the base: a card listing more is refused,
-        not read further), one per 10 names of created benefits (a name held by over 100
-        benefits costs more); with ``client``, one more for a token if it holds none,
-        and the budget it last read. With the ``log`` of an interrupted apply, an object
-        whose every write the log saw done is not re-read (``reread.left_to_read``)."""
+        """The calls re-reading the touched objects takes: one per 99 rewards (listed by
+        ID), one per tier structure and card definition, one per page of 100 buckets of a
+        card holding touched pending buckets (as many as the card held in the base: a card
+        listing more is refused, not read further), one per 10 names of created benefits
+        (a name held by over 100 benefits costs more); with ``client``, one more for a
+        token if it holds none, and the budget it last read. With the ``log`` of an
+        interrupted apply, an object whose every write the log saw done is not re-read
+        (``reread.left_to_read``)."""
         return PlanCost.for_client(self._reread_calls(log), client)
 
     def _reread_calls(self, log: LogSource | None = None) -> int:
@@ -644,7 +690,17 @@ class SavedPlan:
         (objects the plan's own writes made, ``own_work``, are not staleness)."""
         live = self.live_rows(client, log=log)
         reread = [entry for entry in self.touched if (entry["kind"], entry["key"]) in live]
-        return stale_objects(reread, live, self.own_work(client, log))
+        changes = self.changes
+        activatable = changes.loc[
+            (changes["kind"] == "pending_buckets") & changes["blocked_reason"].isna(), "key"
+        ]
+        return stale_objects(
+            reread,
+            live,
+            self.own_work(client, log),
+            today=service_now(client).date(),
+            activatable=set(activatable),
+        )
 
     def refreshed(self, client: LoyaltyClient, *, log: LogSource | None = None) -> ChangePlan:
         """The plan made again against the live rows of the touched objects, from typed
@@ -653,7 +709,7 @@ class SavedPlan:
         ``log``) is not re-planned: a create stays (the log settles it), any other change
         drops out."""
         live = self.live_rows(client, log=log)
-        base, planned = replanned(self, live, self.own_work(client, log))
+        base, planned = replanned(self, live, self.own_work(client, log), service_now(client))
         return ChangePlan(base, *planned)
 
     def check_apply(

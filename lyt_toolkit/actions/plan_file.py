@@ -2,9 +2,10 @@
 reads it back, refusing what it cannot trust.
 
 The file is readable JSON: its format and version, the base snapshot's ``source`` and
-``pulled_at``, the summary (``plan_summary``: the plan's counts and calls, no budget: that
-is the live service's, not the plan's), every change with its call, the rows each call's
-part is built from, and the objects the plan touches with their base hashes (``touched``).
+``pulled_at`` (and a sampled base's ``sample``, as text), the summary (``plan_summary``:
+the plan's counts and calls, no budget: that is the live service's, not the plan's), every
+change with its call, the rows each call's part is built from, and the objects the plan
+touches with their base hashes (``touched``).
 
 A read plan applies what it shows: ``read_plan`` makes each change row again from its call
 (``change_rows``, as the planner made it) and refuses the first row that differs, every
@@ -87,6 +88,8 @@ class Savable(Protocol):
     def inputs(self) -> Mapping[str, pd.DataFrame]: ...
     @property
     def touched(self) -> tuple[Touched, ...]: ...
+    @property
+    def base_sample(self) -> str | None: ...
 
 
 class PlanDocument(NamedTuple):
@@ -100,6 +103,8 @@ class PlanDocument(NamedTuple):
     inputs: dict[str, pd.DataFrame]
     touched: tuple[Touched, ...]
     sha256: str
+    sample: str | None = None
+    """The sample the base was drawn by, as text (``base.sample``; None: a full base)."""
 
 
 def save_plan(saved: Savable, path: str | Path) -> Path:
@@ -108,7 +113,11 @@ def save_plan(saved: Savable, path: str | Path) -> Path:
     document = {
         "format": FORMAT,
         "version": VERSION,
-        "base": {"source": saved.base.source, "pulled_at": saved.base.pulled_at.isoformat()},
+        "base": {
+            "source": saved.base.source,
+            "pulled_at": saved.base.pulled_at.isoformat(),
+            **({} if saved.base_sample is None else {"sample": saved.base_sample}),
+        },
         "summary": plan_summary(saved.changes, saved.unsupported, saved.touched, saved.inputs),
         "changes": _records(saved.changes),
         "unsupported": _records(saved.unsupported),
@@ -124,10 +133,13 @@ def plan_summary(
     unsupported: pd.DataFrame,
     touched: Iterable[Touched],
     inputs: Mapping[str, pd.DataFrame],
+    *,
+    listed: bool = True,
 ) -> str:
     """The summary a plan file holds: what ``SavedPlan.summary()`` says of it, its calls
-    counting the re-read, without a budget."""
-    reads, writes = reread_calls(touched, inputs), int(changes["calls"].sum())
+    counting the re-read, without a budget (``listed=False``: as a toolkit that re-read
+    each reward on its own counted it)."""
+    reads, writes = reread_calls(touched, inputs, listed=listed), int(changes["calls"].sum())
     return summary_line(changes, unsupported, calls_text(reads, writes), None)
 
 
@@ -171,6 +183,7 @@ def read_plan(path: str | Path) -> PlanDocument:
     base = read.get(document, "base", dict, "")
     pulled_at = read.get(base, "pulled_at", str, "base")
     named = read.get(base, "source", str, "base")
+    sample = read.get(base, "sample", str, "base") if "sample" in base else None
     try:
         snapshot = ProgramSnapshot.from_frames({}, source=named, pulled_at=pd.Timestamp(pulled_at))
     except (ValueError, TypeError, OverflowError):
@@ -204,6 +217,7 @@ def read_plan(path: str | Path) -> PlanDocument:
         inputs,
         tuple(touched),
         hashlib.sha256(raw).hexdigest(),
+        sample,
     )
 
 
@@ -216,10 +230,12 @@ def _check_summary(
     inputs: Mapping[str, pd.DataFrame],
 ) -> None:
     """Refuse a ``summary`` that is not the one the plan's rows make (``plan_summary``);
-    an older toolkit's (its calls the writes alone, a budget after it) is read."""
+    an older toolkit's (its calls the writes alone, or a re-read of a call a reward, a
+    budget after it) is read."""
     made = plan_summary(changes, unsupported, touched, inputs)
+    older = plan_summary(changes, unsupported, touched, inputs, listed=False)
     writes = counted(int(changes["calls"].sum()), "call")
-    for said in (made, summary_line(changes, unsupported, writes, None)):
+    for said in (made, older, summary_line(changes, unsupported, writes, None)):
         if summary == said or (
             summary.startswith(said) and _BUDGET.fullmatch(summary[len(said) :])
         ):

@@ -130,22 +130,39 @@ def refused_lines(unsupported: pd.DataFrame) -> list[str]:
     return plan_lines(pd.DataFrame(), cut)
 
 
+def sample_note(sample: str | None) -> str:
+    """What a plan made from a sampled base says under its summary ('' for a full base): its
+    base read the cards and pending buckets of ``sample``'s members alone."""
+    if sample is None:
+        return ""
+    return (
+        f"Base: {sample}: the other members' cards and pending buckets were not read; this"
+        " plan changes none of theirs and says nothing of them"
+    )
+
+
 def plan_string(
-    summary: str, changes: pd.DataFrame, unsupported: pd.DataFrame, *, whole: bool = False
+    summary: str,
+    changes: pd.DataFrame,
+    unsupported: pd.DataFrame,
+    *,
+    whole: bool = False,
+    note: str = "",
 ) -> str:
-    """The ``summary``, then a line per change (``plan_lines``), cut as pandas cuts a long
-    frame (see the module) unless ``whole``."""
+    """The ``summary`` (and a ``note`` under it: a sampled base's), then a line per change
+    (``plan_lines``), cut as pandas cuts a long frame (see the module) unless ``whole``."""
     lines = plan_lines(changes, unsupported)
-    return "\n".join([summary, *(lines if whole else _cut(lines))])
+    head = [summary, note] if note else [summary]
+    return "\n".join([*head, *(lines if whole else _cut(lines))])
 
 
 def plan_html(
     summary: str, changes: pd.DataFrame, unsupported: pd.DataFrame, note: str = ""
 ) -> str:
-    """Jupyter's view: the summary (and a ``note`` under it: a saved plan's file and
-    sha256), then a table grouped by action (create, change, delete, cannot make), each
-    group headed with its count; every value escaped, a long group cut as the text is
-    (``shown_rows``)."""
+    """Jupyter's view: the summary (and a ``note`` under it: a sampled base's, a saved
+    plan's file and sha256), then a table grouped by action (create, change, delete, cannot
+    make), each group headed with its count; every value escaped, a long group cut as the
+    text is (``shown_rows``)."""
     groups = [(action, changes[changes["action"] == action], "call") for action in SIGNS]
     groups.append(("cannot make", unsupported, "reason"))
     body = [_html_group(action, rows, last) for action, rows, last in groups if len(rows)]
@@ -153,7 +170,7 @@ def plan_html(
     empty = f'<tbody><tr><td colspan="{len(_HTML_COLUMNS) + 1}">No changes.</td></tr></tbody>'
     return (
         f'<div class="lyt-change-plan"><p><b>{escape(summary)}</b></p>'
-        + (f"<p>{escape(note)}</p>" if note else "")
+        + "".join(f"<p>{escape(line)}</p>" for line in note.splitlines())
         + f"<table><thead><tr>{head}</tr></thead>{''.join(body) or empty}</table></div>"
     )
 

@@ -23,7 +23,6 @@ import pandas as pd
 
 from ..frames.parse import typed_value
 from ..snapshot import ProgramSnapshot
-from ..snapshot.clock import utc_now
 from .benefits import create_benefits
 from .change_planner import UNSUPPORTED_COLUMNS, Planned, Planner
 from .change_rows import CALL_KINDS
@@ -50,11 +49,12 @@ class Replannable(Protocol):
 
 
 def replanned(
-    saved: Replannable, live: LiveRows, own: Mapping[str, set[str]]
+    saved: Replannable, live: LiveRows, own: Mapping[str, set[str]], now: pd.Timestamp
 ) -> tuple[ProgramSnapshot, Planned]:
-    """The base of the ``live`` rows (the saved base's ``source``, pulled now) and the plan
-    of the ``saved`` changes made again against it, what ``own`` holds (the plan's own
-    writes) left out (see the module)."""
+    """The base of the ``live`` rows (the saved base's ``source``, pulled ``now``: the
+    service's clock, by which its pending buckets are judged) and the plan of the ``saved``
+    changes made again against it, what ``own`` holds (the plan's own writes) left out (see
+    the module)."""
     for_creates = [t for t in saved.touched if t["call"] == "create_benefit"]
     creates, gone = _creates_left(saved, live, own)
     made = {(t["kind"], t["key"]) for t in saved.touched if t["key"] in own[t["call"]]}
@@ -68,9 +68,9 @@ def replanned(
             gone.append({"kind": kind, "key": key, "reason": reason})
         else:
             frames.setdefault(kind, []).append(row)
-    now = {kind: pd.concat(rows, ignore_index=True) for kind, rows in frames.items()}
-    base = ProgramSnapshot.from_frames(now, source=saved.base.source, pulled_at=utc_now())
-    planned = Planner(base, {}).plan(live_changes(saved.changes, now), {})
+    rows = {kind: pd.concat(found, ignore_index=True) for kind, found in frames.items()}
+    base = ProgramSnapshot.from_frames(rows, source=saved.base.source, pulled_at=now)
+    planned = Planner(base, {}).plan(live_changes(saved.changes, rows), {})
     return base, _with_creates(planned, saved, creates, gone)
 
 

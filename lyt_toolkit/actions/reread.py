@@ -5,7 +5,8 @@ A resumed apply re-reads only what it still writes to (``left_to_read``): an obj
 every write the log shows done was checked before the first run wrote it, and read now it
 would show that write (a deleted one, nothing).
 
-One call per reward, tier structure and card definition; one per 100 pending buckets a card
+One call per 99 rewards (listed by ID), one per tier structure and card definition; one per
+100 pending buckets a card
 holding touched ones held in the base (``card_buckets``), and one more when they fill their
 last page (``bucket_pages``); one per 10 names of created benefits. A card is read in no
 more pages than that: one listing more pending buckets is refused (``StalePlanError``)
@@ -24,6 +25,7 @@ import pandas as pd
 from .._text import counted
 from ..errors import APIError, NotFoundError, QuotaExhaustedError
 from ..frames.registry import BUILDERS
+from ..snapshot.clock import utc_now
 from .items import PlanItem, Standing
 from .log import LogSource, LogState, log_state
 from .plan import ActionPlan
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUCKETS_PER_PAGE",
+    "IDS_PER_READ",
     "NAMES_PER_READ",
     "UNLISTED_BUCKET",
     "LiveRows",
@@ -45,10 +48,14 @@ __all__ = [
     "own_work",
     "read_key",
     "reread_calls",
+    "service_now",
 ]
 
 BUCKETS_PER_PAGE = 100
 """Pending buckets one page of a card's re-read holds (the service's largest page)."""
+IDS_PER_READ = 99
+"""Rewards one listing re-reads by ID: an ID filter's ``$in`` takes 100 values, and 99 never
+fill a page of 100 (a full last page may carry a cursor to an empty one): one call each."""
 NAMES_PER_READ = 10
 """Names one benefits listing asks for (a text filter's ``$in`` takes 10 values)."""
 
@@ -60,6 +67,14 @@ holding it (``id``, ``name``)."""
 UNLISTED_BUCKET = "no longer PENDING: activated or canceled (not on its card's list)"
 """What a touched pending bucket its card's list no longer holds is: the service lists a
 card's PENDING buckets only, and the base held it, so it is there, not PENDING."""
+
+
+def service_now(client: LoyaltyClient) -> pd.Timestamp:
+    """The service's clock now (its held token's, read as the re-read went), else this
+    machine's: what a touched pending bucket's date is held against (a sandbox's clock
+    is its own)."""
+    now = client.service_time()
+    return utc_now() if now is None else pd.Timestamp(now, unit="s", tz="UTC")
 
 
 def gone_words(kind: str, gone: str) -> str:
@@ -104,11 +119,16 @@ def left_to_read(
     return left
 
 
-def reread_calls(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> int:
-    """The calls of the re-read, without a token's."""
+def reread_calls(
+    touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame], *, listed: bool = True
+) -> int:
+    """The calls of the re-read, without a token's (``listed=False``: as a toolkit that read
+    each reward on its own counted them, one a reward)."""
     touched = list(touched)
     names = sum(1 for entry in touched if is_name(entry))
-    return sum(_pages(touched, inputs).values()) + -(-names // NAMES_PER_READ)
+    rewards = sum(1 for entry in touched if entry["kind"] == "rewards") if listed else 0
+    listings = -(-rewards // IDS_PER_READ) + -(-names // NAMES_PER_READ)
+    return sum(_pages(touched, inputs).values()) - rewards + listings
 
 
 def _pages(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> dict[Any, int]:
@@ -139,10 +159,13 @@ def live_rows(
     buckets: dict[tuple[str, ...], pd.DataFrame] = {}
     rows: LiveRows = {}
     named = _benefits_named(client, [t["key"] for t in touched if is_name(t)])
+    rewards = _rewards_by_id(client, [t["key"] for t in touched if t["kind"] == "rewards"])
     for entry in touched:
         kind, key = entry["kind"], entry["key"]
         if is_name(entry):
             rows[kind, key] = named[named["name"] == key].reset_index(drop=True)
+        elif kind == "rewards":
+            rows[kind, key] = rewards.get(key)
         elif kind == "pending_buckets":
             card = read_key(entry, inputs)
             if card not in buckets:
@@ -220,8 +243,17 @@ def _benefits_named(client: LoyaltyClient, names: list[str]) -> pd.DataFrame:
     return pd.DataFrame(found, columns=["id", "name"], dtype="str")
 
 
+def _rewards_by_id(client: LoyaltyClient, ids: list[str]) -> dict[str, pd.DataFrame]:
+    """ID -> the live row of each reward of ``ids`` the service holds (99 a listing)."""
+    found = {}
+    for start in range(0, len(ids), IDS_PER_READ):
+        asked = {"id": {"$in": ids[start : start + IDS_PER_READ]}}
+        for reward in client.rewards.iter(filters=asked, limit=100):
+            found[reward.id] = BUILDERS["rewards"]([reward])
+    return found
+
+
 _GETTERS = {
-    "rewards": lambda client, key: client.rewards.get(key),
     "tier_structures": lambda client, key: client.tier_structures.get(key),
     "card_definitions": lambda client, key: client.card_definitions.get(key),
 }
@@ -229,8 +261,8 @@ _GETTERS = {
 
 
 def _get_row(client: LoyaltyClient, kind: str, key: str) -> pd.DataFrame | None:
-    """The live row of one reward, tier structure or card definition; ``None`` when the
-    service has none."""
+    """The live row of one tier structure or card definition; ``None`` when the service has
+    none."""
     try:
         model = _GETTERS[kind](client, key)
     except NotFoundError:

@@ -1,15 +1,19 @@
 """Whether a saved plan is stale: each touched object whose live row (``reread``) differs
-from its base hash (``touched``), or whose created name another benefit took since.
-Objects the plan's own writes made (an interrupted apply) are not staleness."""
+from its base hash (``touched``), or whose created name another benefit took since, and
+each pending bucket the plan activates whose date the service's clock has reached since
+(its row unchanged, the service now refuses it: 423). Objects the plan's own writes made
+(an interrupted apply) are not staleness."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import datetime as dt
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from .._text import counted
+from ..frames.pending import bucket_date
 from .reread import LiveRows, gone_words
 from .touched import StalePlanError, Touched, is_name, names_hash, row_hash
 
@@ -20,10 +24,17 @@ NAMED_AT_MOST = 20
 
 
 def stale_objects(
-    touched: Iterable[Touched], live: LiveRows, own: Mapping[str, set[str]]
+    touched: Iterable[Touched],
+    live: LiveRows,
+    own: Mapping[str, set[str]],
+    *,
+    today: dt.date | None = None,
+    activatable: Collection[str] = (),
 ) -> list[str]:
     """Each touched object whose ``live`` row differs from the base, as ``kind key``
-    (those ``own`` holds for their call, the plan's own writes, left out)."""
+    (those ``own`` holds for their call, the plan's own writes, left out), and each of the
+    ``activatable`` pending buckets (those the plan showed the service would activate)
+    whose date is not after the service's ``today`` any more."""
     stale = []
     for entry in touched:
         kind, key = entry["kind"], entry["key"]
@@ -38,6 +49,13 @@ def stale_objects(
                 stale.append(f'benefit name "{key}" (now held by {held}; the plan creates it)')
         elif row_hash(kind, row) != entry["sha256"]:
             stale.append(f"{kind} {key}")
+        elif today is not None and kind == "pending_buckets" and key in activatable:
+            date = bucket_date(row["date"].iloc[0])
+            if date is not None and date <= today:
+                stale.append(
+                    f"{kind} {key} (its date {date:%Y-%m-%d} is no longer after the"
+                    f" service's today, {today:%Y-%m-%d}: the service refuses to activate it)"
+                )
     return stale
 
 

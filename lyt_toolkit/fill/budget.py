@@ -64,7 +64,8 @@ class PullBudget:
         self.by_id = 0
         """Card definitions the lists reference but do not hold: one read each."""
         self.planned: int | None = None
-        """The calls the whole pull needs at least, once the lists are walked."""
+        """The calls the whole pull needs at least, once the lists are walked: its member
+        reads, whoever answers them, but not the ``recalled`` list pages."""
         self.listed: int | None = None
         """Members listed, once the lists are walked; ``sample_size``: the sample size of a
         sampled pull."""

@@ -6,7 +6,8 @@ once a second: the calls sent (and, a pull's, the answers the checkpoint gave ba
 the calls still to do (a pull's once the lists are walked, at least: bucket lists are known
 only as members are read), the calls its earlier runs sent in this window (a resumed work:
 they count against the same share), the calls this window still allows the work, the time to
-the next window and, from those, when the work should end. It redraws from a task of the
+the next window and, from those, when the work should end (each later window giving the
+work its share of a whole window, as a refusal's ways count them). It redraws from a task of the
 pull's loop (``async with``) or from a thread of its own (``with``: a plan's items run on a
 thread pool). Where the bar cannot be seen and the command asked for lines instead
 (``_progress.lines``: a ``lyt`` command writing to a log), the same figures go to
@@ -26,6 +27,7 @@ from typing import Any
 
 from .._progress import Progress, ProgressBar, lines, paced_line
 from ..client.allowance import Allowance
+from ..errors import share_of
 from .pace_lines import PaceLines
 
 __all__ = ["PaceBar", "expected_end"]
@@ -49,8 +51,9 @@ def expected_end(
 
 class PaceBar:
     """The progress of one paced work (see the module), redrawn while it runs: the calls
-    it sends under ``allowance``, ``planned()`` of them in all (None while not known), and
-    ``recalled()`` answers given back instead of calls (a pull's checkpoint)."""
+    it sends under ``allowance``, ``planned()`` of them in all (None while not known; a
+    pull's counts those its checkpoint answers too), and ``recalled()`` answers given back
+    instead of calls (a pull's checkpoint)."""
 
     def __init__(
         self,
@@ -136,7 +139,7 @@ class PaceBar:
         recalled = self.recalled()
         done = sent + recalled
         planned = self.planned()
-        total = None if planned is None else max(planned + recalled, done)
+        total = None if planned is None else max(planned, done)
         parts = [f"{sent:,} sent"]
         if recalled:
             parts.append(f"{recalled:,} from the checkpoint")
@@ -159,21 +162,31 @@ class PaceBar:
             window = self._window_length(resets.timestamp())
             if total is not None and left is not None and allowance.calls:
                 end = expected_end(
-                    total - done, left, allowance.calls, until, window, datetime.now(UTC)
+                    total - done, left, self._per_window(), until, window, datetime.now(UTC)
                 )
                 parts.append(f"end about {end:%H:%M} UTC")
         note = ", ".join(parts)
         self.bar.set(done, total=total, note=note)
+        line = f"{_calls(done, total)}; {note}"
         if self.told is not None:
-            self.told(f"{_calls(done, total)}; {note}")
+            self.told(line)
         if self.lines is not None:
             self.lines.see(
-                f"{_calls(done, total)}; {note}",
+                line,
                 refusals=refused,
                 waiting=left == 0 and until > 0 and (total is None or done < total),
                 known=total is not None and left is not None,
                 ending=ending,
             )
+
+    def _per_window(self) -> int:
+        """The calls each later window gives the work: its share of a whole window (this
+        one's share is of what the window had left for it, which other traffic may have
+        spent), or this window's share while the budget is unknown."""
+        allowance, limit = self.allowance, self.client.quota.limit
+        if limit is None:
+            return allowance.calls or 0
+        return share_of(limit, allowance.share)
 
     def _window_length(self, reset: float) -> float:
         """A window's length: between the last two resets seen, else an hour."""

@@ -341,7 +341,8 @@ class _Puller:
                     self.progress,
                     c,
                     allowance,
-                    lambda: budget.planned,
+                    # the whole pull: the list pages the checkpoint gave back too
+                    lambda: None if budget.planned is None else budget.planned + budget.recalled,
                     recalled=lambda: 0 if kept is None else kept.recalled,
                     tick=tick,
                 )

@@ -92,9 +92,32 @@ def test_a_plan_keeps_half_the_window_for_the_projects_other_traffic_unless_told
         str(raised.value)
     )
     assert "pass budget_share=1.0 to let it take the window's whole budget" in str(raised.value)
+    assert "Run it after the reset" in str(raised.value)  # a whole window's share holds 6
     assert fresh.plan()["used"] == LEARN  # nothing was sent
     results = plan.execute(client, progress=False, budget_share=0.6)
     assert (results["outcome"] == "succeeded").all() and client.quota.remaining == 4
+
+
+def test_a_plan_no_window_s_share_holds_is_not_told_to_run_after_the_reset(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    """8 calls at half of a 12-call window: after the reset its share is 6, refused again.
+    (On 20,000 members, a saved plan of 5,114 calls under the professional plan's 5,000 an
+    hour was told to run after the reset, where only a paced run could do it.)"""
+    plan = actions.create_benefits(benefit_rows("Beyond", 8))
+    fresh.set_plan(f"{10 + LEARN}/hour")
+    learned(client)
+    with pytest.raises(BudgetExceededError) as raised:
+        plan.execute(client, progress=False)
+    refusal = str(raised.value)
+    assert "Run it after the reset" not in refusal
+    assert refusal.split("UTC. ")[1] == (
+        "No window's share holds it either (6 of 12 at 0.5). Pass budget_share=1.0 to let it"
+        " take the window's whole budget, or pass allow_partial=True to send what fits and"
+        " resume from the log after the reset, or pass paced=True to send its share of every"
+        " window, waiting for each reset, until it is done (resumable from its log)"
+    )
+    assert fresh.plan()["used"] == LEARN  # nothing was sent
 
 
 def test_a_partial_run_sends_only_what_fits_its_share_and_the_rest_later(

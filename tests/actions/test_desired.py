@@ -229,11 +229,9 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
         plan.apply(client, allow_destroy=True, progress=False)
     # apply takes no allow_partial: the refusal does not name it (issue 33, item 3)
     assert "allow_partial" not in str(refused.value)
-    # half of a whole window (4) holds 2 of the 4 calls: a reset alone would not let it run
     assert str(refused.value).endswith(
-        "It needs more than its share of a whole window (2 calls): split it into parts of at"
-        " most 2 calls, one a window (1 fit now), or pass paced=True to send its share of every"
-        " window, waiting for each reset, until it is done (resumable from its log)"
+        "No window's share holds it either (2 of 4 at 0.5). Pass paced=True to send its share"
+        " of every window, waiting for each reset, until it is done (resumable from its log)"
     )
     fresh.set_plan("10000/hour")  # a new window, which the client reads from the next answer
     assert not pull(client).diff(snapshot)

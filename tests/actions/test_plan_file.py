@@ -11,13 +11,14 @@ import re
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from html import escape
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from lyt_toolkit import actions
+from lyt_toolkit import Sample, actions
 from lyt_toolkit.actions import ChangePlan, create_benefits
 from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS, as_saved
 from lyt_toolkit.actions.log import LogOwner
@@ -123,6 +124,32 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
     assert loaded.reread_cost().needed == 5
 
 
+def test_a_plan_from_a_sampled_base_says_so_under_its_summary_and_its_file_keeps_it(
+    client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """On 20,000 members, a 1,000-member sample's every pending bucket set ACTIVATED planned
+    370 activations of the program's 8,000 and said nothing of the sample, nor did its file:
+    a reviewer read it as the whole program's. The plan now says under its summary that
+    its base is a sample and that the other members' cards and buckets were not read."""
+    sampled = ProgramSnapshot.pull(client, progress=False, sample=Sample(3, seed=0))
+    assert sampled.sample is not None
+    plan, _ = four_kinds_plan(sampled)
+    note = (
+        f"Base: {sampled.sample}: the other members' cards and pending buckets were not read;"
+        " this plan changes none of theirs and says nothing of them"
+    )
+    assert str(plan).splitlines()[1] == note and plan.to_string().splitlines()[1] == note
+    assert plan.base_sample == str(sampled.sample)
+    assert escape(note) in plan._repr_html_()
+    path = plan.save(tmp_path / "plan.json")
+    assert json.loads(path.read_text())["base"]["sample"] == str(sampled.sample)
+    loaded = ChangePlan.load(path)
+    assert loaded.base_sample == str(sampled.sample)
+    assert str(loaded).splitlines()[1] == note and escape(note) in loaded._repr_html_()
+    whole, _ = four_kinds_plan(pull(client))  # a full base: no such line
+    assert whole.base_sample is None and "Base:" not in str(whole)
+
+
 def test_the_re_read_sends_exactly_the_calls_its_cost_says(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
 ) -> None:
@@ -176,6 +203,34 @@ def test_a_bucket_activated_meanwhile_is_stale_as_no_longer_pending_not_as_gone(
     assert "no longer exists" not in str(caught.value)
     refreshed = loaded.refreshed(client)
     assert refreshed.unsupported[["key", "reason"]].to_numpy().tolist() == [[BUCKET, unlisted]]
+
+
+def test_a_bucket_whose_date_the_service_s_clock_reached_since_the_pull_is_stale(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """On 20,000 members, a plan pulled at 12:00 and applied the next day activated 13
+    buckets fewer than its rehearsal: their dates had come on the service's clock meanwhile,
+    their rows unchanged, so the re-read found nothing stale and the service refused them
+    (423); only a pull and ``verify`` afterwards showed it. Such a bucket is now stale,
+    its date named; refreshed, the plan judges its buckets by the service's clock (it took
+    this machine's: on a sandbox's, every bucket's date had passed)."""
+    plan, _ = save_four_kinds(client, tmp_path / "plan.json")
+    assert pd.isna(plan.changes.set_index("key").loc[BUCKET, "blocked_reason"])
+    loaded = ChangePlan.load(tmp_path / "plan.json")
+    fresh_plan = loaded.refreshed(client).changes.set_index("key")
+    assert pd.isna(fresh_plan.loc[BUCKET, "blocked_reason"])  # the service's today: 01-15
+    fresh.advance_clock(6 * 86400)  # past the bucket's date, the pull's day + 5
+    before = _live(client)
+
+    with pytest.raises(StalePlanError) as caught:
+        loaded.apply(client, allow_destroy=True, progress=False)
+    assert caught.value.stale == [
+        f"pending_buckets {BUCKET} (its date 2026-01-20 is no longer after the service's"
+        " today, 2026-01-21: the service refuses to activate it)"
+    ]
+    assert _live(client) == before  # nothing sent
+    later = loaded.refreshed(client).changes.set_index("key")
+    assert later.loc[BUCKET, "blocked_reason"] == "its date 2026-01-20 is not after 2026-01-21"
 
 
 def test_refresh_plans_again_against_the_live_state(client: LoyaltyClient, tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ refused before the re-read neither prints nor sends it."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +18,7 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
+from lyt_toolkit.synthetic import generate_program
 
 from .helpers import TIERS, bonus, first_id, four_kinds_plan, pull, save_four_kinds
 
@@ -75,3 +78,43 @@ def test_an_apply_refused_before_the_re_read_neither_prints_nor_sends_it(
 def test_the_summary_of_a_plan_in_memory_counts_only_its_writes(client: LoyaltyClient) -> None:
     plan = four_kinds_plan(pull(client))[0]
     assert plan.summary().endswith("; 4 calls") and plan.cost().needed == 4
+
+
+MANY_REWARDS = generate_program(
+    rewards=400, benefits=1, card_definitions=2, tier_structures=1, members=1, seed=8
+)
+"""A program of 400 rewards, over 198 of them ACTIVE: three listings of 99."""
+
+
+def test_the_re_read_of_many_rewards_lists_them_by_id_99_a_call(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    """On 20,000 members, a saved plan moving 300 rewards to draft re-read them one call
+    each, 300 of its 1,814 re-reads, where a listing by ID takes 99 a call: 4. The re-read
+    lists them so, sends what its cost says, and still finds one changed since the pull; a
+    file an older toolkit saved (its summary counting a call a reward) is still read."""
+    path = tmp_path / "plan.json"
+    with start_sandbox(data=MANY_REWARDS) as sb, make_client(sb) as client:
+        edit = actions.edit(pull(client))
+        active = edit.rewards["status"] == "ACTIVE"
+        assert 2 * 99 < active.sum() <= 3 * 99
+        edit.rewards.loc[active, "status"] = "DRAFT"
+        edit.plan().save(path)
+        loaded = ChangePlan.load(path)
+        drafts = int(active.sum())
+        assert loaded.reread_cost().needed == 3
+        assert loaded.summary().endswith(f"; {drafts + 3} calls (3 re-reads, then {drafts} writes)")
+        changed = str(edit.rewards.loc[active, "id"].iloc[150])
+        client.rewards.draft(changed)  # someone else, since the pull
+        used = sb.plan()["used"]
+        assert loaded.stale(client) == [f"rewards {changed}"]
+        assert sb.plan()["used"] - used == 3
+
+        older = json.loads(path.read_text())  # as a toolkit reading each reward saved it
+        older["summary"] = older["summary"].replace(
+            f"{drafts + 3} calls (3 re-reads", f"{2 * drafts} calls ({drafts} re-reads"
+        )
+        path.write_text(json.dumps(older))
+        assert ChangePlan.load(path).reread_cost().needed == 3

@@ -38,7 +38,7 @@ def test_a_what_if_beyond_its_share_is_refused_after_the_one_call_that_tells_the
     # 29 calls do not fit half of a whole window (20) either: waiting would not help
     assert "Run it after the reset" not in text
     assert "split it into parts of at most 20 calls, one a window (19 fit now)" in text
-    assert "pass budget_share=1.0" in text  # the 39 left hold the 29
+    assert "Pass budget_share=1.0" in text  # the 39 left hold the 29
 
 
 def test_a_what_if_refused_names_the_whole_window_when_it_fits_there(
