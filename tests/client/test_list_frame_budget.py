@@ -80,3 +80,16 @@ def test_the_async_list_frame_keeps_to_its_share_too(fresh: Sandbox) -> None:
     with pytest.raises(PullBudgetError, match="members list"):
         asyncio.run(run())
     assert fresh.plan()["used"] == 4
+
+
+def test_the_promotion_tier_frame_keeps_to_its_share_too(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """Tiers come in numbered pages, walked by ``iter``: the frame holds the same share."""
+    fresh.set_plan("4/hour")  # half is 2: the token and one page of one tier
+    with make_client(fresh) as client, pytest.raises(PullBudgetError) as stopped:
+        client.promotion_tiers.frame(limit=1)
+    assert fresh.plan()["used"] == 2
+    assert (stopped.value.stage, stopped.value.during) == ("promotion_tiers list", True)
+    (way,) = stopped.value.ways
+    assert way.how == "client.promotion_tiers.frame(...) after the reset"

@@ -26,7 +26,7 @@ __all__ = ["FrameShare", "frame_share"]
 
 class FrameShare:
     """A frame's share of the call budget (``allowance``) while it reads the ``kind`` frame
-    (``of``: the rows it keeps of the pulled frame, e.g. one program's, for the way
+    (``of``: the rows it keeps of a snapshot's frame, e.g. one program's, for the way
     forward). ``begin`` names each stage and refuses one the share cannot hold."""
 
     def __init__(self, allowance: Allowance, quota: Quota, kind: str, of: str) -> None:
@@ -49,21 +49,35 @@ class FrameShare:
     def refusal(self, needed: int, *, during: bool = False) -> PullBudgetError:
         """The stop before the stage under way (or ``during`` it), the rest needing
         ``needed`` calls at least."""
-        way = WayForward(
-            f"the {self.kind} frame pulled paced, over as many windows as it takes at this"
-            " share and resumable (what it reads is kept in the checkpoint folder)",
-            self.allowance.spent + needed,
-            f"ProgramSnapshot.pull(client, kinds=[{self.kind!r}],"
-            f" checkpoint='pull-checkpoint'), then {self.of}",
-            at_least=True,
-        )
         return self.allowance.refusal(
             self.stage,
             needed,
-            (way,),
+            (self.way(self.allowance.spent + needed),),
             limit=self.quota.limit,
             resets_at=self.quota.resets_at,
             during=during,
+        )
+
+    def way(self, calls: int) -> WayForward:
+        """How to read the whole frame, ``calls`` at least: the paced pull of a snapshot's
+        frame, else the frame again once the window resets (a whole window's share then)."""
+        from ...frames.registry import FRAME_NAMES
+
+        if self.kind not in FRAME_NAMES:
+            return WayForward(
+                f"the {self.kind} frame again once the window resets, its share then of a"
+                " whole window",
+                calls,
+                f"client.{self.kind}.frame(...) after the reset",
+                at_least=True,
+            )
+        return WayForward(
+            f"the {self.kind} frame pulled paced, over as many windows as it takes at this"
+            " share and resumable (what it reads is kept in the checkpoint folder)",
+            calls,
+            f"ProgramSnapshot.pull(client, kinds=[{self.kind!r}],"
+            f" checkpoint='pull-checkpoint'), then {self.of}",
+            at_least=True,
         )
 
     def stopped(self) -> PullBudgetError:
