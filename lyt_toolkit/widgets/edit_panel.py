@@ -24,7 +24,7 @@ from ipydatagrid import DataGrid
 from .. import actions
 from .._text import counted
 from ..actions.cost import PlanCost, budgeted
-from ..errors import BudgetExceededError, PullBudgetError
+from ..errors import BudgetExceededError, PullBudgetError, share_of
 from ..frames.parse import ValueRefused, typed_column, typed_value
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
@@ -383,7 +383,8 @@ class EditPanel(PlanPanel):
                 self.show_error(
                     "Cannot plan: the snapshot does not hold the last Apply's writes, and"
                     f" pulling the service again needs {counted(again.needed, 'call')}, more"
-                    f" than the budget holds ({again}); nothing was sent. {_go_on(again)}"
+                    f" than the budget holds ({again}); nothing was sent."
+                    f" {_go_on(again, self.snapshot)}"
                 )
                 return
             self.status.value = status_html(
@@ -467,7 +468,7 @@ class EditPanel(PlanPanel):
                 f"Applied: {summary}; the service was not pulled again: that needs"
                 f" {counted(again.needed, 'call')}, more than the budget now holds ({again}),"
                 f" so nothing is verified and the grid still shows the snapshot from before the"
-                f" apply. {_go_on(again)}",
+                f" apply. {_go_on(again, self.snapshot)}",
                 "partial",
             )
             return
@@ -671,8 +672,21 @@ class _Applied:
     state: State
 
 
-def _go_on(cost: PlanCost) -> str:
-    """How to go on when the pull again does not fit ``cost``'s budget."""
+def _go_on(cost: PlanCost, snapshot: ProgramSnapshot) -> str:
+    """How to go on when the pull again of ``snapshot`` does not fit ``cost``'s budget: after
+    the reset, unless it needs more than the share of a whole window, when only a paced pull
+    reads it."""
+    whole = None if cost.limit is None else share_of(cost.limit, cost.share)
+    if whole is not None and cost.needed > whole:
+        sample = "" if snapshot.sample is None else ", sample=panel.snapshot.sample.drawn_by"
+        return (
+            f"A reset will not let it run: it needs more than the panel's share of a whole"
+            f" window ({counted(whole, 'call')}). Pull the service paced, over as many windows"
+            f" as it takes and resumable: snapshot = ProgramSnapshot.pull(client,"
+            f" kinds={sorted(snapshot.kinds)!r}{sample}, checkpoint='pull-checkpoint',"
+            f" budget_share={cost.share:g}), then a new EditPanel(snapshot, client): it plans"
+            " from what the service holds, so nothing is sent twice."
+        )
     when = "" if cost.resets_at is None else f" (at {cost.resets_at:%Y-%m-%d %H:%M:%S} UTC)"
     wider = (
         " or set the panel's budget_share = 1.0 to let it take the whole window,"

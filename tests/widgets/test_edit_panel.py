@@ -694,7 +694,8 @@ def test_an_apply_after_whose_writes_the_budget_cannot_hold_the_pull_again_does_
 ) -> None:
     """Other traffic spends the window during the writes: the second write's answer says so,
     and the pull again, which no longer fits, is not started (not one read sent); the status
-    says the writes are done, nothing is verified, and how to go on."""
+    says the writes are done, nothing is verified, and how to go on: the paced pull, as the
+    pull again needs more than the share of a whole window."""
     budget_sb.reset()
     budget_sb.set_plan("unlimited")
     hook = _shrinks_after_a_write(budget_sb, "20/hour")
@@ -712,10 +713,55 @@ def test_an_apply_after_whose_writes_the_budget_cannot_hold_the_pull_again_does_
             assert budget_sb.plan()["used"] == 1  # the second write; no read after it
             status = panel.status.value
             assert "Applied: succeeded: 2; the service was not pulled again" in status, status
-            assert "Press Plan once the window resets" in status
+            # The pull again (26 calls) needs more than half of a whole window of 20: a reset
+            # would not let it run, so the way on is the paced pull, not Plan after the reset.
+            assert "Press Plan once the window resets" not in status
+            assert (
+                "A reset will not let it run: it needs more than the panel&#x27;s share of a"
+                " whole window (10 calls)" in status
+            )
+            assert "ProgramSnapshot.pull(client, kinds=[" in status and "checkpoint=" in status
             assert panel.verification is None and panel.plan is None
             assert panel.apply_button.disabled  # not armed again with the plan sent
             assert {client.rewards.get(r).status for r in (REWARD, second)} == {"DRAFT"}
+    finally:
+        budget_sb.set_plan("unlimited")
+        budget_sb.reset()
+
+
+def test_an_apply_whose_pull_again_a_whole_window_holds_says_to_plan_after_the_reset(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """The window is put at 60 calls and other traffic spends 40 of it once the first write
+    is answered: the pull again (26 calls) does not fit half of what is left, but fits half
+    of a whole window, so the way on is Plan after the reset."""
+    budget_sb.reset()
+    budget_sb.set_plan("unlimited")
+    shrink = _shrinks_after_a_write(budget_sb, "60/hour")
+    second = "lrew_c0ffee0002"  # ACTIVE in the demo program
+
+    def hook(response: httpx.Response) -> None:
+        if budget_sb.plan()["limit"] is None:
+            shrink(response)
+            if budget_sb.plan()["limit"] is not None:
+                for _ in range(40):
+                    other.programs.list(limit=1)
+
+    try:
+        with (
+            make_client(budget_sb) as other,
+            httpx.Client(event_hooks={"response": [hook]}) as http,
+            make_client(budget_sb, http_client=http) as client,
+        ):
+            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
+            _draft_reward(panel)
+            type_into(panel, row_of(panel, second), "status", "DRAFT")
+            plan(panel)
+            apply(panel)
+            status = panel.status.value
+            assert "the service was not pulled again" in status, status
+            assert "Press Plan once the window resets" in status
+            assert "A reset will not let it run" not in status
     finally:
         budget_sb.set_plan("unlimited")
         budget_sb.reset()
@@ -752,7 +798,7 @@ def test_after_a_pull_that_failed_plan_pulls_again_first_and_sends_nothing_twice
                 status = panel.status.value
                 assert "Cannot plan: the snapshot does not hold the last Apply" in status
                 assert "pulling the service again needs" in status
-                assert "nothing was sent" in status and "Press Plan once the window" in status
+                assert "nothing was sent" in status and "A reset will not let it run" in status
                 assert budget_sb.plan()["used"] == used
 
             budget_sb.set_plan("professional")

@@ -21,7 +21,9 @@ from ...models.numbers import first_problem
 from .._core import Call, decoder
 from .._plain_page import plain_page_decoder
 from .._query import ListParams, ListQuery
+from ..allowance import DEFAULT_SHARE
 from ..pagination import aiter_items, aiter_pages, iter_items, iter_pages
+from ._frame_share import frame_share
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -139,6 +141,13 @@ class _Resource:
             raise TypeError(f"{type(self).__name__} has no DataFrame form")
         return kind, pages(*args, **frame_query(query))
 
+    @staticmethod
+    def _frame_rows(args: tuple[str, ...], query: dict[str, Any]) -> str:
+        """The rows of the pulled frame a ``frame(*args, **query)`` call keeps (its way
+        forward names them)."""
+        of = f" of {', '.join(args)}" if args else ""
+        return f"its rows{of}" + (" matching the query" if set(query) - {"limit"} else "")
+
 
 # unasync: generated from the async code below by scripts/unasync.py; do not edit
 class SyncResource(_Resource):
@@ -150,17 +159,31 @@ class SyncResource(_Resource):
         return self._transport.request(call)
 
     def frame(
-        self, *args: str, kind: str | None = None, progress: Progress = True, **query: Any
+        self,
+        *args: str,
+        kind: str | None = None,
+        progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
+        **query: Any,
     ) -> pd.DataFrame:
         """Every item of the list query as a typed DataFrame (``lyt_toolkit.frames``).
 
         Takes the same arguments as ``iter``; pages at the largest size unless
         ``limit`` is given; ``progress=False`` hides the bar shown past one page.
+        Keeps to ``budget_share`` of the calls left in the window (the rest is the
+        project's other traffic's): refused, nothing sent, when not one page fits,
+        and stopped where the share runs out, ``PullBudgetError`` naming the paced
+        pull of the same frame. ``iter`` and ``pages`` keep to no share: the caller
+        drives them page by page.
         """
         from ...pull.assemble import pull_frame
 
         kind, pages = self._frame_source(kind, args, query)
-        return pull_frame(pages, kind, progress)
+        with frame_share(
+            self._transport.quota, budget_share, kind, self._frame_rows(args, query)
+        ) as held:
+            held.begin(f"{kind} list", 1)
+            return pull_frame(pages, kind, progress)
 
     def _page(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams
@@ -192,18 +215,32 @@ class AsyncResource(_Resource):
         return await self._transport.request(call)
 
     async def frame(
-        self, *args: str, kind: str | None = None, progress: Progress = True, **query: Any
+        self,
+        *args: str,
+        kind: str | None = None,
+        progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
+        **query: Any,
     ) -> pd.DataFrame:
         """Async twin of ``SyncResource.frame``."""
         # sync: """Every item of the list query as a typed DataFrame (``lyt_toolkit.frames``).
         # sync:
         # sync: Takes the same arguments as ``iter``; pages at the largest size unless
         # sync: ``limit`` is given; ``progress=False`` hides the bar shown past one page.
+        # sync: Keeps to ``budget_share`` of the calls left in the window (the rest is the
+        # sync: project's other traffic's): refused, nothing sent, when not one page fits,
+        # sync: and stopped where the share runs out, ``PullBudgetError`` naming the paced
+        # sync: pull of the same frame. ``iter`` and ``pages`` keep to no share: the caller
+        # sync: drives them page by page.
         # sync: """
         from ...pull.assemble import apull_frame
 
         kind, pages = self._frame_source(kind, args, query)
-        return await apull_frame(pages, kind, progress)
+        with frame_share(
+            self._transport.quota, budget_share, kind, self._frame_rows(args, query)
+        ) as held:
+            held.begin(f"{kind} list", 1)
+            return await apull_frame(pages, kind, progress)
 
     async def _page(
         self, spec: ListSpec, make: Callable[[ListQuery], Call[Any]], query: ListParams

@@ -53,11 +53,13 @@ class Benefits(SyncResource):
         return self._page(BENEFITS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[Benefit]:
-        """Every benefit matching the query, fetching pages as needed."""
+        """Every benefit matching the query, fetching pages as needed (a call a
+        page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(BENEFITS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[Benefit]]:
-        """Every page of the query, for callers that show progress per page."""
+        """Every page of the query, for callers that show progress per page (a
+        call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(BENEFITS, _list, query)
 
     def get(self, benefit_id: str) -> Benefit:
@@ -89,12 +91,14 @@ class AsyncBenefits(AsyncResource):
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Benefit]:
         """Async twin of ``Benefits.iter``."""
-        # sync: """Every benefit matching the query, fetching pages as needed."""
+        # sync: """Every benefit matching the query, fetching pages as needed (a call a
+        # sync: page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(BENEFITS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Benefit]]:
         """Async twin of ``Benefits.pages``."""
-        # sync: """Every page of the query, for callers that show progress per page."""
+        # sync: """Every page of the query, for callers that show progress per page (a
+        # sync: call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(BENEFITS, _list, query)
 
     async def get(self, benefit_id: str) -> Benefit:

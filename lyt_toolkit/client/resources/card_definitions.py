@@ -46,11 +46,13 @@ class CardDefinitions(SyncResource):
         return self._page(CARD_DEFINITIONS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[CardDefinition]:
-        """Every card definition matching the query, fetching pages as needed."""
+        """Every card definition matching the query, fetching pages as needed (a call a
+        page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(CARD_DEFINITIONS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[CardDefinition]]:
-        """Every page of the query, for callers that show progress per page."""
+        """Every page of the query, for callers that show progress per page (a
+        call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(CARD_DEFINITIONS, _list, query)
 
     def get(self, card_definition_id: str) -> CardDefinition:
@@ -73,12 +75,14 @@ class AsyncCardDefinitions(AsyncResource):
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[CardDefinition]:
         """Async twin of ``CardDefinitions.iter``."""
-        # sync: """Every card definition matching the query, fetching pages as needed."""
+        # sync: """Every card definition matching the query, fetching pages as needed (a call a
+        # sync: page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(CARD_DEFINITIONS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[CardDefinition]]:
         """Async twin of ``CardDefinitions.pages``."""
-        # sync: """Every page of the query, for callers that show progress per page."""
+        # sync: """Every page of the query, for callers that show progress per page (a
+        # sync: call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(CARD_DEFINITIONS, _list, query)
 
     async def get(self, card_definition_id: str) -> CardDefinition:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Unpack
 
 from ..._progress import ProgressBar
-from ...errors import PullBudgetError, WayForward
 from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
 from ...pull.member_tree import (
@@ -30,16 +29,15 @@ from ...pull.member_tree import (
 )
 from .._core import Call, decoder, path
 from .._query import ListParams, ListQuery
-from ..allowance import DEFAULT_SHARE, AllowanceSpent
+from ..allowance import DEFAULT_SHARE
 from ._base import AsyncResource, SyncResource, check_id, page_call
+from ._frame_share import FrameShare, frame_share
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..._progress import Progress
     from ...models import ActivationResult, Member, MemberWithCards, Page, PendingBucket, Program
-    from ..allowance import Allowance
-    from ..quota import Quota
 
 _PROGRAMS = "/v2/loyalties/programs"
 _PROGRAM = _PROGRAMS + "/{program_id}"
@@ -118,75 +116,19 @@ def _program_buckets_frame(tree: MemberTree) -> pd.DataFrame:
     return with_statuses(frame, programs, {m.id: m.status for m in tree.members})
 
 
-class _FrameShare:
-    """The program-wide frame's share of the call budget (``allowance``): a level of reads
-    (the members one by one, then the cards' bucket lists, one call each at least) it cannot
-    hold is refused before anything of it is sent, and a stop partway through one (the share
-    shrunk as other traffic spent the window) is worded as a pull's; both are
-    ``PullBudgetError`` naming the paced pull that reads them."""
+def _within(share: FrameShare, bar: LevelBar) -> LevelBar:
+    """``bar``, which first refuses a level of reads (the members one by one, then the
+    cards' bucket lists, one call each at least) the frame's ``share`` cannot hold."""
 
-    def __init__(self, allowance: Allowance, quota: Quota, program_id: str) -> None:
-        self.allowance = allowance
-        self.quota = quota
-        self.program_id = program_id
-        self.stage = "lists"
-        self.planned: int | None = None
-        """The calls sent so far and those the level under way needs, once it started."""
+    @contextmanager
+    def within(step: Lists | Reads) -> Iterator[Tick]:
+        part = step.requests[0].part if step.requests else None
+        if part in READ_STAGES:
+            share.begin(READ_STAGES[part], len(step.requests))
+        with bar(step) as tick:
+            yield tick
 
-    def within(self, bar: LevelBar) -> LevelBar:
-        """``bar``, which first refuses a level of reads the share cannot hold."""
-
-        @contextmanager
-        def within(step: Lists | Reads) -> Iterator[Tick]:
-            needed, left = len(step.requests), self.allowance.left
-            part = step.requests[0].part if step.requests else None
-            if part in READ_STAGES:
-                self.stage, self.planned = READ_STAGES[part], self.allowance.spent + needed
-                if left is not None and needed > left:
-                    raise self.refusal(needed)
-            with bar(step) as tick:
-                yield tick
-
-        return within
-
-    def refusal(self, needed: int, *, during: bool = False) -> PullBudgetError:
-        """The stop before the level under way (or ``during`` it), the rest needing ``needed``
-        calls at least."""
-        how = (
-            "ProgramSnapshot.pull(client, kinds=['pending_buckets'],"
-            f" checkpoint='pull-checkpoint'), then its rows of program {self.program_id}"
-        )
-        way = WayForward(
-            "every program's pending buckets, paced over as many windows as it takes at"
-            " this share and resumable (what it reads is kept in the checkpoint folder)",
-            self.allowance.spent + needed,
-            how,
-            at_least=True,
-        )
-        return self.allowance.refusal(
-            self.stage,
-            needed,
-            (way,),
-            limit=self.quota.limit,
-            resets_at=self.quota.resets_at,
-            during=during,
-        )
-
-    def stopped(self) -> PullBudgetError:
-        """The stop partway through the level under way, the share spent."""
-        return self.refusal(self.allowance.rest(self.planned), during=True)
-
-
-@contextmanager
-def _frame_share(quota: Quota, program_id: str) -> Iterator[_FrameShare]:
-    """The program-wide frame's share, held while the frame reads: a call its allowance
-    refuses partway through a level (``AllowanceSpent``) becomes the frame's stop."""
-    with quota.allowance(DEFAULT_SHARE) as allowance:
-        share = _FrameShare(allowance, quota, program_id)
-        try:
-            yield share
-        except AllowanceSpent:
-            raise share.stopped() from None
+    return within
 
 
 def _shown_on(bar: ProgressBar) -> OnPage:
@@ -212,11 +154,13 @@ class Programs(SyncResource):
         return self._page(PROGRAMS, _programs, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[Program]:
-        """Every program matching the query, fetching pages as needed."""
+        """Every program matching the query, fetching pages as needed (a call a
+        page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(PROGRAMS, _programs, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[Program]]:
-        """Every page of the query, for callers that show progress per page."""
+        """Every page of the query, for callers that show progress per page (a
+        call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(PROGRAMS, _programs, query)
 
     def get(self, program_id: str) -> Program:
@@ -234,11 +178,13 @@ class Members(SyncResource):
         return self._page(MEMBERS, _members(program_id), query)
 
     def iter(self, program_id: str, **query: Unpack[ListParams]) -> Iterator[Member]:
-        """Every member matching the query, fetching pages as needed."""
+        """Every member matching the query, fetching pages as needed (a call a
+        page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(MEMBERS, _members(program_id), query)
 
     def pages(self, program_id: str, **query: Unpack[ListParams]) -> Iterator[Page[Member]]:
-        """Every page of the query, for callers that show progress per page."""
+        """Every page of the query, for callers that show progress per page (a
+        call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(MEMBERS, _members(program_id), query)
 
     def get(self, program_id: str, member_id: str) -> MemberWithCards:
@@ -261,13 +207,15 @@ class PendingBuckets(SyncResource):
     def iter(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> Iterator[PendingBucket]:
-        """Every pending points bucket matching the query, fetching pages as needed."""
+        """Every pending points bucket matching the query, fetching pages as needed
+        (a call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def pages(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> Iterator[Page[PendingBucket]]:
-        """Every page of the query, for callers that show progress per page."""
+        """Every page of the query, for callers that show progress per page (a
+        call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def frame(  # type: ignore[override]
@@ -277,16 +225,25 @@ class PendingBuckets(SyncResource):
         card_id: str | None = None,
         *,
         progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
         **query: Any,
     ) -> pd.DataFrame:
         """The ``pending_buckets`` frame of one card, or with the program ID alone of the
         whole program: every member, each of its cards, each card's buckets.
 
         The program-wide frame fills ``program_status`` and ``member_status`` (what
-        activation depends on); ``query`` applies to each card's bucket list.
+        activation depends on); ``query`` applies to each card's bucket list. Either
+        keeps to ``budget_share`` of the calls left in the window, as ``frame`` does.
         """
         if member_id is not None and card_id is not None:
-            return super().frame(program_id, member_id, card_id, progress=progress, **query)
+            return super().frame(
+                program_id,
+                member_id,
+                card_id,
+                progress=progress,
+                budget_share=budget_share,
+                **query,
+            )
         _check_card_path(member_id, card_id)
         groups = SimpleNamespace(
             programs=Programs(self._transport),
@@ -295,7 +252,12 @@ class PendingBuckets(SyncResource):
         )
         with (
             ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar,
-            _frame_share(self._transport.quota, program_id) as share,
+            frame_share(
+                self._transport.quota,
+                budget_share,
+                "pending_buckets",
+                f"its rows of program {program_id}",
+            ) as share,
         ):
             # A card showing no pending points has no PENDING bucket to list (as in a pull).
             walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
@@ -304,7 +266,7 @@ class PendingBuckets(SyncResource):
                 groups,
                 query=query,
                 on_page=_shown_on(bar),
-                level_bar=share.within(level_bars(progress)),
+                level_bar=_within(share, level_bars(progress)),
             )
         return _program_buckets_frame(tree)
 
@@ -331,12 +293,14 @@ class AsyncPrograms(AsyncResource):
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Program]:
         """Async twin of ``Programs.iter``."""
-        # sync: """Every program matching the query, fetching pages as needed."""
+        # sync: """Every program matching the query, fetching pages as needed (a call a
+        # sync: page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(PROGRAMS, _programs, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Program]]:
         """Async twin of ``Programs.pages``."""
-        # sync: """Every page of the query, for callers that show progress per page."""
+        # sync: """Every page of the query, for callers that show progress per page (a
+        # sync: call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(PROGRAMS, _programs, query)
 
     async def get(self, program_id: str) -> Program:
@@ -359,12 +323,14 @@ class AsyncMembers(AsyncResource):
 
     def iter(self, program_id: str, **query: Unpack[ListParams]) -> AsyncIterator[Member]:
         """Async twin of ``Members.iter``."""
-        # sync: """Every member matching the query, fetching pages as needed."""
+        # sync: """Every member matching the query, fetching pages as needed (a call a
+        # sync: page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(MEMBERS, _members(program_id), query)
 
     def pages(self, program_id: str, **query: Unpack[ListParams]) -> AsyncIterator[Page[Member]]:
         """Async twin of ``Members.pages``."""
-        # sync: """Every page of the query, for callers that show progress per page."""
+        # sync: """Every page of the query, for callers that show progress per page (a
+        # sync: call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(MEMBERS, _members(program_id), query)
 
     async def get(self, program_id: str, member_id: str) -> MemberWithCards:
@@ -392,14 +358,16 @@ class AsyncPendingBuckets(AsyncResource):
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> AsyncIterator[PendingBucket]:
         """Async twin of ``PendingBuckets.iter``."""
-        # sync: """Every pending points bucket matching the query, fetching pages as needed."""
+        # sync: """Every pending points bucket matching the query, fetching pages as needed
+        # sync: (a call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     def pages(
         self, program_id: str, member_id: str, card_id: str, **query: Unpack[ListParams]
     ) -> AsyncIterator[Page[PendingBucket]]:
         """Async twin of ``PendingBuckets.pages``."""
-        # sync: """Every page of the query, for callers that show progress per page."""
+        # sync: """Every page of the query, for callers that show progress per page (a
+        # sync: call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(PENDING_BUCKETS, _buckets(program_id, member_id, card_id), query)
 
     async def frame(  # type: ignore[override]
@@ -409,6 +377,7 @@ class AsyncPendingBuckets(AsyncResource):
         card_id: str | None = None,
         *,
         progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
         **query: Any,
     ) -> pd.DataFrame:
         """Async twin of ``PendingBuckets.frame``."""
@@ -416,10 +385,18 @@ class AsyncPendingBuckets(AsyncResource):
         # sync: whole program: every member, each of its cards, each card's buckets.
         # sync:
         # sync: The program-wide frame fills ``program_status`` and ``member_status`` (what
-        # sync: activation depends on); ``query`` applies to each card's bucket list.
+        # sync: activation depends on); ``query`` applies to each card's bucket list. Either
+        # sync: keeps to ``budget_share`` of the calls left in the window, as ``frame`` does.
         # sync: """
         if member_id is not None and card_id is not None:
-            return await super().frame(program_id, member_id, card_id, progress=progress, **query)
+            return await super().frame(
+                program_id,
+                member_id,
+                card_id,
+                progress=progress,
+                budget_share=budget_share,
+                **query,
+            )
         _check_card_path(member_id, card_id)
         groups = SimpleNamespace(
             programs=AsyncPrograms(self._transport),
@@ -428,7 +405,12 @@ class AsyncPendingBuckets(AsyncResource):
         )
         with (
             ProgressBar(progress, desc="pending_buckets", unit="row", lazy=True) as bar,
-            _frame_share(self._transport.quota, program_id) as share,
+            frame_share(
+                self._transport.quota,
+                budget_share,
+                "pending_buckets",
+                f"its rows of program {program_id}",
+            ) as share,
         ):
             # A card showing no pending points has no PENDING bucket to list (as in a pull).
             walk = member_tree(len(TREE), _program_id(program_id), pending_only=True)
@@ -437,7 +419,7 @@ class AsyncPendingBuckets(AsyncResource):
                 groups,
                 query=query,
                 on_page=_shown_on(bar),
-                level_bar=share.within(level_bars(progress)),
+                level_bar=_within(share, level_bars(progress)),
             )
         return _program_buckets_frame(tree)
 

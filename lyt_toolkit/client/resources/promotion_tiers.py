@@ -20,6 +20,7 @@ from .._core import Call, decoder, path
 from ..allowance import DEFAULT_SHARE, checked_share
 from ..pagination import awalk, walk
 from ._base import AsyncResource, SyncResource, agather, check_text, gather, validate_body
+from ._frame_share import frame_share
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -244,7 +245,8 @@ class PromotionTiers(SyncResource):
         return self._send(_list(page=page, **query))
 
     def iter(self, **query: Unpack[TierQuery]) -> Iterator[PromotionTier]:
-        """Every tier, page after page."""
+        """Every tier, page after page (a call a page as the caller takes it, held to
+        no budget share: ``frame`` is)."""
         for result in walk(lambda page: self.list(page=page, **query), 1, _next_page):
             for tier in result.tiers:
                 yield tier
@@ -295,12 +297,20 @@ class PromotionTiers(SyncResource):
         return _what_if_frame(checked, results)
 
     def frame(  # type: ignore[override]
-        self, *, progress: Progress = True, **query: Unpack[TierQuery]
+        self,
+        *,
+        progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
+        **query: Unpack[TierQuery],
     ) -> pd.DataFrame:
         """Every tier (as ``iter``) as a DataFrame, one row per tier (``TIER_COLUMNS``):
         dates tz-aware UTC, ``active`` boolean, ``discount_type`` the discount's wire type.
-        Tiers come in numbered pages, so ``progress`` shows nothing."""
-        return _tiers_frame([tier for tier in self.iter(**query)])
+        Tiers come in numbered pages, so ``progress`` shows nothing. Keeps to
+        ``budget_share`` of the calls left in the window, as every ``frame`` does."""
+        quota = self._transport.quota
+        with frame_share(quota, budget_share, "promotion_tiers", "") as held:
+            held.begin("promotion_tiers list", 1)
+            return _tiers_frame([tier for tier in self.iter(**query)])
 
 
 # unasync: end of the generated sync code; its async source follows
@@ -319,7 +329,8 @@ class AsyncPromotionTiers(AsyncResource):
 
     async def iter(self, **query: Unpack[TierQuery]) -> AsyncIterator[PromotionTier]:
         """Async twin of ``PromotionTiers.iter``."""
-        # sync: """Every tier, page after page."""
+        # sync: """Every tier, page after page (a call a page as the caller takes it, held to
+        # sync: no budget share: ``frame`` is)."""
         async for result in awalk(lambda page: self.list(page=page, **query), 1, _next_page):
             for tier in result.tiers:
                 yield tier
@@ -372,10 +383,18 @@ class AsyncPromotionTiers(AsyncResource):
         return _what_if_frame(checked, results)
 
     async def frame(  # type: ignore[override]
-        self, *, progress: Progress = True, **query: Unpack[TierQuery]
+        self,
+        *,
+        progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
+        **query: Unpack[TierQuery],
     ) -> pd.DataFrame:
         """Async twin of ``PromotionTiers.frame``."""
         # sync: """Every tier (as ``iter``) as a DataFrame, one row per tier (``TIER_COLUMNS``):
         # sync: dates tz-aware UTC, ``active`` boolean, ``discount_type`` the discount's wire type.
-        # sync: Tiers come in numbered pages, so ``progress`` shows nothing."""
-        return _tiers_frame([tier async for tier in self.iter(**query)])
+        # sync: Tiers come in numbered pages, so ``progress`` shows nothing. Keeps to
+        # sync: ``budget_share`` of the calls left in the window, as every ``frame`` does."""
+        quota = self._transport.quota
+        with frame_share(quota, budget_share, "promotion_tiers", "") as held:
+            held.begin("promotion_tiers list", 1)
+            return _tiers_frame([tier async for tier in self.iter(**query)])

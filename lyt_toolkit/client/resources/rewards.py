@@ -11,6 +11,7 @@ from ...models.ids import IdPrefix
 from ...models.listing import REWARDS
 from .._core import Call, decoder, path
 from .._query import ListParams, ListQuery
+from ..allowance import DEFAULT_SHARE
 from ._base import AsyncResource, SyncResource, check_id, page_call, plain_page_call
 
 if TYPE_CHECKING:
@@ -58,11 +59,13 @@ class Rewards(SyncResource):
         return self._page(REWARDS, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[Reward]:
-        """Every reward matching the query, fetching pages as needed."""
+        """Every reward matching the query, fetching pages as needed (a call a
+        page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(REWARDS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[Reward]]:
-        """Every page of the query, for callers that show progress per page."""
+        """Every page of the query, for callers that show progress per page (a
+        call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(REWARDS, _list, query)
 
     def plain_pages(self, **query: Unpack[ListParams]) -> Iterator[Any]:
@@ -79,10 +82,17 @@ class Rewards(SyncResource):
         return self._send(_draft(reward_id))
 
     def costs_frame(
-        self, *, progress: Progress = True, **query: Unpack[ListParams]
+        self,
+        *,
+        progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
+        **query: Unpack[ListParams],
     ) -> pd.DataFrame:
-        """One row per reward x cost x spending entry, as a typed DataFrame."""
-        return self.frame(kind="reward_costs", progress=progress, **query)
+        """One row per reward x cost x spending entry, as a typed DataFrame (within
+        ``budget_share`` of the window, as ``frame``)."""
+        return self.frame(
+            kind="reward_costs", progress=progress, budget_share=budget_share, **query
+        )
 
 
 # unasync: end of the generated sync code; its async source follows
@@ -100,12 +110,14 @@ class AsyncRewards(AsyncResource):
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[Reward]:
         """Async twin of ``Rewards.iter``."""
-        # sync: """Every reward matching the query, fetching pages as needed."""
+        # sync: """Every reward matching the query, fetching pages as needed (a call a
+        # sync: page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(REWARDS, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[Reward]]:
         """Async twin of ``Rewards.pages``."""
-        # sync: """Every page of the query, for callers that show progress per page."""
+        # sync: """Every page of the query, for callers that show progress per page (a
+        # sync: call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(REWARDS, _list, query)
 
     def plain_pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Any]:
@@ -125,8 +137,15 @@ class AsyncRewards(AsyncResource):
         return await self._send(_draft(reward_id))
 
     async def costs_frame(
-        self, *, progress: Progress = True, **query: Unpack[ListParams]
+        self,
+        *,
+        progress: Progress = True,
+        budget_share: float = DEFAULT_SHARE,
+        **query: Unpack[ListParams],
     ) -> pd.DataFrame:
         """Async twin of ``Rewards.costs_frame``."""
-        # sync: """One row per reward x cost x spending entry, as a typed DataFrame."""
-        return await self.frame(kind="reward_costs", progress=progress, **query)
+        # sync: """One row per reward x cost x spending entry, as a typed DataFrame (within
+        # sync: ``budget_share`` of the window, as ``frame``)."""
+        return await self.frame(
+            kind="reward_costs", progress=progress, budget_share=budget_share, **query
+        )

@@ -46,11 +46,13 @@ class TierStructures(SyncResource):
         return self._page(TIER_STRUCTURES, _list, query)
 
     def iter(self, **query: Unpack[ListParams]) -> Iterator[TierStructure]:
-        """Every tier structure matching the query, fetching pages as needed."""
+        """Every tier structure matching the query, fetching pages as needed (a call a
+        page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(TIER_STRUCTURES, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> Iterator[Page[TierStructure]]:
-        """Every page of the query, for callers that show progress per page."""
+        """Every page of the query, for callers that show progress per page (a
+        call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(TIER_STRUCTURES, _list, query)
 
     def get(self, tier_structure_id: str) -> TierStructure:
@@ -77,12 +79,14 @@ class AsyncTierStructures(AsyncResource):
 
     def iter(self, **query: Unpack[ListParams]) -> AsyncIterator[TierStructure]:
         """Async twin of ``TierStructures.iter``."""
-        # sync: """Every tier structure matching the query, fetching pages as needed."""
+        # sync: """Every tier structure matching the query, fetching pages as needed (a call a
+        # sync: page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._items(TIER_STRUCTURES, _list, query)
 
     def pages(self, **query: Unpack[ListParams]) -> AsyncIterator[Page[TierStructure]]:
         """Async twin of ``TierStructures.pages``."""
-        # sync: """Every page of the query, for callers that show progress per page."""
+        # sync: """Every page of the query, for callers that show progress per page (a
+        # sync: call a page as the caller takes it, held to no budget share: ``frame`` is)."""
         return self._pages(TIER_STRUCTURES, _list, query)
 
     async def get(self, tier_structure_id: str) -> TierStructure:
