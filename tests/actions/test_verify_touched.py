@@ -1,0 +1,80 @@
+"""Verifying an apply by reading only what its rehearsal changed, over real HTTP: the demo
+sandbox as production, each plan rehearsed on its pull, applied, then verified."""
+
+from __future__ import annotations
+
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions.verify_touched import touched_reads
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import BudgetExceededError
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+
+from .helpers import pull
+from .test_rehearsal import CARD_BUCKETS, PLANS, _activate, _statuses
+
+
+@pytest.mark.parametrize("name", list(PLANS))
+def test_reading_only_what_was_rehearsed_sends_its_announced_cost_and_agrees_with_a_full_pull(
+    name: str, client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan = PLANS[name](fresh_pulled)
+    rehearsal = plan.rehearse(fresh_pulled, concurrency=4, progress=False)
+    results = plan.execute(client, concurrency=4, progress=False)
+    fresh.settle()
+    cost = actions.verify_touched_cost(rehearsal, client)
+    sent = client.quota.calls_used
+    verification = actions.verify_touched(rehearsal, client, results=results)
+    assert client.quota.calls_used - sent == cost.needed
+    assert verification.ok, verification.problems
+    full = rehearsal.verify(pull(client), results=results)
+    assert verification.checks.equals(full.checks)
+    assert full.scope is None and verification.scope is not None
+
+
+def test_a_change_production_made_to_a_touched_card_after_the_apply_is_different(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan = _activate(fresh_pulled, CARD_BUCKETS[:1])
+    rehearsal = plan.rehearse(fresh_pulled, progress=False)
+    results = plan.execute(client, progress=False)
+    _activate(fresh_pulled, CARD_BUCKETS[1:2]).execute(client, progress=False)  # someone else
+    fresh.settle()
+    verification = actions.verify_touched(rehearsal, client, results=results)
+    assert not verification.ok
+    statuses = _statuses(verification.problems)
+    assert statuses[("pending_buckets", CARD_BUCKETS[1], "status")] == "unexpected"
+    assert "different" in statuses.values()  # the card's pending points: not as rehearsed
+    assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
+
+
+def test_a_change_production_made_elsewhere_is_not_seen_and_the_verification_says_so(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    rehearsal = plan.rehearse(fresh_pulled, progress=False)
+    plan.execute(client, progress=False)
+    client.rewards.draft("lrew_c0ffee0002")  # someone else, a reward the plan never touched
+    focused = actions.verify_touched(rehearsal, client)
+    assert focused.ok and not rehearsal.verify(pull(client)).ok
+    assert touched_reads(rehearsal).objects == 1
+    assert repr(focused) == (
+        "Verification(ok=True, 2 as rehearsed; read only what the rehearsal changed or its"
+        " items wrote to (1 object): a change production made to any other object is not seen)"
+    )
+
+
+def test_a_verification_beyond_the_windows_share_is_refused_before_any_read(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"])
+    rehearsal = plan.rehearse(fresh_pulled, progress=False)
+    plan.execute(client, progress=False)
+    fresh.set_plan("2/hour")
+    client.programs.list(limit=1)  # learns the budget: one call left, the share (half) none
+    with pytest.raises(BudgetExceededError, match="paced=True") as refused:
+        actions.verify_touched(rehearsal, client)
+    assert "verifying against the rehearsal (1 read)" in str(refused.value)
+    assert fresh.plan()["used"] == 1  # nothing read for it
