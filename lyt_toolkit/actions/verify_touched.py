@@ -178,7 +178,10 @@ def _add(reads: TouchedReads, base: ProgramSnapshot, kind: str, key: str) -> Non
         buckets = base.pending_buckets
         row = buckets[buckets["id"].astype(str) == key].iloc[0]
         card = (str(row["program_id"]), str(row["member_id"]), str(row["card_id"]))
-        held = int((buckets["card_id"].astype(str) == card[2]).sum())
+        mine = (buckets["member_id"].astype(str) == card[1]) & (
+            buckets["card_id"].astype(str) == card[2]
+        )
+        held = int(mine.sum())
         reads.cards[card] = bucket_pages(held)
 
 
@@ -190,7 +193,8 @@ def verify_touched_cost(
 ) -> PlanCost:
     """The calls ``verify_touched`` sends (``TouchedReads.calls``; with ``client``, one more
     for a token if it holds none) set against ``budget_share`` of the budget it last read.
-    Nothing is sent."""
+    Nothing is sent. A card whose bucket list no longer fills the pages its rehearsed
+    snapshot's buckets did is read in fewer: the figure is then a call or so over."""
     needed = touched_reads(rehearsal).calls
     return PlanCost.for_client(needed, client, checked_share(budget_share))
 

@@ -3,6 +3,8 @@ sandbox as production, each plan rehearsed on its pull, applied, then verified."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from lyt_toolkit import actions
@@ -78,3 +80,30 @@ def test_a_verification_beyond_the_windows_share_is_refused_before_any_read(
         actions.verify_touched(rehearsal, client)
     assert "verifying against the rehearsal (1 read)" in str(refused.value)
     assert fresh.plan()["used"] == 1  # nothing read for it
+
+
+def test_a_verification_beyond_the_windows_share_paced_reads_the_share_of_each_window(
+    running: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """On a running clock 6 s before a minute's end, under 4 calls a minute: the budget read
+    (one call) leaves 3, half of them one read; paced, the verification reads that one, waits
+    for the reset, then reads the rest."""
+    running.set_plan("unlimited")
+    with make_client(running) as client:
+        before = pull(client)
+        plan = actions.delete_tier_structures(["lts_c0ffee0006", "lts_c0ffee0003"])
+        rehearsal = plan.rehearse(before, progress=False)
+        results = plan.execute(client, progress=False)
+        needed = actions.verify_touched_cost(rehearsal, client).needed
+        assert needed >= 2
+        running.set_clock("2026-01-15T12:00:54Z")
+        running.set_plan("4/minute")
+        client.programs.list(limit=1)  # learns the budget
+        with pytest.raises(BudgetExceededError, match="paced=True"):
+            actions.verify_touched(rehearsal, client)
+        verification = actions.verify_touched(rehearsal, client, results=results, paced=True)
+        window = running.plan()
+    assert verification.ok, verification.problems
+    assert window["resets_at"] == "2026-01-15T12:02:00.000Z"  # the next minute's window
+    first, second = window["cycle_used"] - window["used"], window["used"]
+    assert (first, second) == (1 + 1, needed - 1)
