@@ -14,7 +14,7 @@ from lyt_toolkit.errors import BudgetExceededError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import pull
+from .helpers import four_kinds_plan, pull
 from .test_rehearsal import CARD_BUCKETS, PLANS, _activate, _statuses
 
 
@@ -34,6 +34,25 @@ def test_reading_only_what_was_rehearsed_sends_its_announced_cost_and_agrees_wit
     full = rehearsal.verify(pull(client), results=results)
     assert verification.checks.equals(full.checks)
     assert full.scope is None and verification.scope is not None
+
+
+def test_a_change_plan_of_four_kinds_reads_what_each_part_wrote_to(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan, targets = four_kinds_plan(fresh_pulled)
+    rehearsal = plan.rehearse(progress=False)
+    results = plan.apply(client, progress=False, allow_destroy=True, budget_share=1.0)
+    fresh.settle()
+    reads = touched_reads(rehearsal)
+    assert targets["move_reward_to_draft"] in reads.listed["rewards"]
+    assert targets["delete_tier_structure"] in reads.gets["tier_structures"]
+    assert reads.names == {targets["create_benefit"]}
+    cost = actions.verify_touched_cost(rehearsal, client)
+    sent = client.quota.calls_used
+    verification = actions.verify_touched(rehearsal, client, results=results)
+    assert client.quota.calls_used - sent == cost.needed == reads.calls
+    assert verification.ok, verification.problems
+    assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
 
 
 def test_a_change_production_made_to_a_touched_card_after_the_apply_is_different(
