@@ -38,6 +38,7 @@ from .results import RESULT_COLUMNS
 from .reviewed import UnreviewedPlanError
 from .rewards import MoveRewardsToDraft, move_rewards_to_draft
 from .staleness import StalePlanError
+from .verify_touched import verify_touched, verify_touched_cost
 
 __all__ = [
     "FLAT_COLUMNS",
@@ -76,4 +77,6 @@ __all__ = [
     "edit",
     "flat_row_to_body",
     "move_rewards_to_draft",
+    "verify_touched",
+    "verify_touched_cost",
 ]

@@ -154,9 +154,12 @@ class _Executed(Rehearsed, Protocol):
 @dataclass(frozen=True)
 class Verification:
     """Whether production did what was rehearsed: ``checks`` holds one row per change,
-    ``ok`` is true when every row is ``as rehearsed``, ``problems`` the rows that are not."""
+    ``ok`` is true when every row is ``as rehearsed``, ``problems`` the rows that are not.
+    ``scope``: what production was read for it, when not all of it (``verify_touched``: only
+    what the rehearsal changed), shown in the repr; ``None`` for a full pull."""
 
     checks: pd.DataFrame
+    scope: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -173,7 +176,8 @@ class Verification:
     def __repr__(self) -> str:
         counts = self.checks["status"].value_counts().reindex(list(STATUSES), fill_value=0)
         shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-        return f"Verification(ok={self.ok}, {shown or 'no changes'})"
+        scope = "" if self.scope is None else f"; {self.scope}"
+        return f"Verification(ok={self.ok}, {shown or 'no changes'}{scope})"
 
 
 @dataclass(frozen=True, eq=False)

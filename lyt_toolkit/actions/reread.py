@@ -36,15 +36,23 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUCKETS_PER_PAGE",
+    "GETTERS",
     "IDS_PER_READ",
+    "LISTED_BY_ID",
     "NAMES_PER_READ",
     "UNLISTED_BUCKET",
     "LiveRows",
+    "benefits_named",
+    "bucket_pages",
+    "card_buckets",
     "done_in_log",
     "doubtful",
     "gone_words",
+    "got",
     "left_to_read",
+    "listed_by_id",
     "live_rows",
+    "member_read",
     "own_work",
     "read_key",
     "reread_calls",
@@ -169,7 +177,7 @@ def live_rows(
         elif kind == "pending_buckets":
             card = read_key(entry, inputs)
             if card not in buckets:
-                buckets[card] = _card_buckets(client, card, pages[card])
+                buckets[card] = card_buckets(client, card, pages[card])
             found = buckets[card][buckets[card]["id"] == key]
             rows[kind, key] = found.reset_index(drop=True) if len(found) else None
         else:
@@ -177,18 +185,26 @@ def live_rows(
     return rows
 
 
-def _card_buckets(client: LoyaltyClient, card: tuple[str, ...], pages: int) -> pd.DataFrame:
+_GREW = (
+    "(its buckets in the base, the plan file's card_buckets): the card grew since the pull,"
+    " or the file understates it; nothing was sent but that re-read: plan again from a"
+    " fresh pull"
+)
+"""Why a saved plan's re-read found a card listing more buckets than counted, and what next."""
+
+
+def card_buckets(
+    client: LoyaltyClient, card: tuple[str, ...], pages: int, *, grew: str = _GREW
+) -> pd.DataFrame:
     """The pending buckets of ``card`` (``read_key``'s), read in at most ``pages`` pages
-    of 100; a card listing more is refused before another page is asked for."""
+    of 100; a card listing more is refused (``StalePlanError``, ``grew`` saying why and what
+    next) before another page is asked for."""
     walk = client.pending_buckets.pages(*card[1:], limit=BUCKETS_PER_PAGE)
     read = list(itertools.islice(walk, pages))
     if read and read[-1].next_cursor and not read[-1].empty:
         held = counted(pages * BUCKETS_PER_PAGE, "pending bucket")
         raise StalePlanError(
-            f"card {card[-1]} lists more than the {held} its re-read was counted for (its"
-            " buckets in the base, the plan file's card_buckets): the card grew since the"
-            " pull, or the file understates it; nothing was sent but that re-read: plan"
-            " again from a fresh pull",
+            f"card {card[-1]} lists more than the {held} its re-read was counted for {grew}",
             [f"pending_buckets card {card[-1]} (over {held})"],
         )
     return BUILDERS["pending_buckets"]([bucket for page in read for bucket in page.data])
@@ -231,40 +247,72 @@ def _read_done(observe: Callable[[PlanItem[Any]], Standing], item: PlanItem[Any]
         return False
 
 
-def _benefits_named(client: LoyaltyClient, names: list[str]) -> pd.DataFrame:
-    """``id`` and ``name`` of every live benefit holding one of ``names`` (10 a listing)."""
-    found = [
-        (benefit.id, benefit.name)
+def benefits_named(client: LoyaltyClient, names: list[str]) -> list[Any]:
+    """Every live benefit holding one of ``names`` (10 names a listing)."""
+    return [
+        benefit
         for start in range(0, len(names), NAMES_PER_READ)
         for benefit in client.benefits.iter(
             filters={"name": {"$in": names[start : start + NAMES_PER_READ]}}, limit=100
         )
     ]
+
+
+def _benefits_named(client: LoyaltyClient, names: list[str]) -> pd.DataFrame:
+    """``id`` and ``name`` of every live benefit holding one of ``names`` (10 a listing)."""
+    found = [(benefit.id, benefit.name) for benefit in benefits_named(client, names)]
     return pd.DataFrame(found, columns=["id", "name"], dtype="str")
+
+
+LISTED_BY_ID = ("rewards", "benefits")
+"""The kinds whose list takes an ID filter (``$in``): read ``IDS_PER_READ`` a listing."""
+
+
+def listed_by_id(client: LoyaltyClient, kind: str, ids: list[str]) -> dict[str, Any]:
+    """ID -> the live object of each of ``ids`` (of a kind of ``LISTED_BY_ID``) the service
+    lists (99 a listing)."""
+    resource = getattr(client, kind)
+    found = {}
+    for start in range(0, len(ids), IDS_PER_READ):
+        asked = {"id": {"$in": ids[start : start + IDS_PER_READ]}}
+        for model in resource.iter(filters=asked, limit=100):
+            found[model.id] = model
+    return found
 
 
 def _rewards_by_id(client: LoyaltyClient, ids: list[str]) -> dict[str, pd.DataFrame]:
     """ID -> the live row of each reward of ``ids`` the service holds (99 a listing)."""
-    found = {}
-    for start in range(0, len(ids), IDS_PER_READ):
-        asked = {"id": {"$in": ids[start : start + IDS_PER_READ]}}
-        for reward in client.rewards.iter(filters=asked, limit=100):
-            found[reward.id] = BUILDERS["rewards"]([reward])
-    return found
+    found = listed_by_id(client, "rewards", ids)
+    return {key: BUILDERS["rewards"]([reward]) for key, reward in found.items()}
 
 
-_GETTERS = {
+GETTERS: dict[str, Callable[[LoyaltyClient, str], Any]] = {
     "tier_structures": lambda client, key: client.tier_structures.get(key),
     "card_definitions": lambda client, key: client.card_definitions.get(key),
+    "programs": lambda client, key: client.programs.get(key),
 }
 """Kind -> the one read of an object of it by ID."""
+
+
+def got(client: LoyaltyClient, kind: str, key: str) -> Any | None:
+    """The live object of ``kind`` (of ``GETTERS``) ``key``, read with one get; ``None``
+    when the service has none."""
+    try:
+        return GETTERS[kind](client, key)
+    except NotFoundError:
+        return None
+
+
+def member_read(client: LoyaltyClient, program: str, member: str) -> Any | None:
+    """The live member with its cards, one read; ``None`` when the service has none."""
+    try:
+        return client.members.get(program, member)
+    except NotFoundError:
+        return None
 
 
 def _get_row(client: LoyaltyClient, kind: str, key: str) -> pd.DataFrame | None:
     """The live row of one tier structure or card definition; ``None`` when the service has
     none."""
-    try:
-        model = _GETTERS[kind](client, key)
-    except NotFoundError:
-        return None
-    return BUILDERS[kind]([model])
+    model = got(client, kind, key)
+    return None if model is None else BUILDERS[kind]([model])

@@ -77,7 +77,9 @@ class EditPanel(PlanPanel):
     same plan is verified against that pull (``verification``), and the pull becomes the
     new base. The calls Plan shows, and Apply checks against the budget before it sends
     anything, count that pull (``again_calls``); a pull the budget cannot hold after the
-    writes is not started, and Plan then pulls first only once the budget holds it. Every
+    writes is not started (a rehearsed Apply is then verified reading only what the rehearsal
+    changed, ``actions.verify_touched``, when the share holds that), and Plan then pulls
+    first only once the budget holds it. Every
     edit the Apply did not make stays on top of it, planned again, and is listed with why in
     ``not_applied_table``: those that failed, those never sent (Cancel, the budget's share
     spent) and those Ignore unsupported left out; a second Apply sends exactly the ones it
@@ -460,14 +462,13 @@ class EditPanel(PlanPanel):
         applied = _Applied(plan, results, self.rehearsal, summary, state)
         self.plan = None  # sent: Apply is not armed again with it, whatever the pull does
         again = self._again_cost()
-        if not again.fits:  # other traffic spent the window meanwhile: nothing is sent
+        if not again.fits:  # other traffic spent the window meanwhile: nothing is pulled
             self._unpulled = applied
-            self.verification = None
-            self.verification_table.clear()
+            verified = self._verify_touched(applied)
             self.status.value = status_html(
                 f"Applied: {summary}; the service was not pulled again: that needs"
                 f" {counted(again.needed, 'call')}, more than the budget now holds ({again}),"
-                f" so nothing is verified and the grid still shows the snapshot from before the"
+                f" so {verified} and the grid still shows the snapshot from before the"
                 f" apply. {_go_on(again, self.snapshot)}",
                 "partial",
             )
@@ -486,6 +487,48 @@ class EditPanel(PlanPanel):
             )
             return
         self._take(after, applied)
+
+    def _verify_touched(self, applied: _Applied) -> str:
+        """Verify ``applied`` against its rehearsal reading only what the rehearsal changed
+        (``actions.verify_touched``), when it was rehearsed and those reads fit the panel's
+        share; what was verified, in words."""
+        client, rehearsal = self.client, applied.rehearsal
+        assert client is not None  # only after an apply, which needs one
+        self.verification = None
+        self.verification_table.clear()
+        if rehearsal is None:
+            return "nothing is verified"
+        share = self.budget_share
+        cost = actions.verify_touched_cost(rehearsal, client, budget_share=share)
+        if not cost.fits:
+            return (
+                "nothing is verified (reading only what the rehearsal changed needs"
+                f" {counted(cost.needed, 'call')}, more than the share holds too)"
+            )
+        try:
+            verification = actions.verify_touched(
+                rehearsal, client, results=applied.results, budget_share=share
+            )
+        except Exception as exc:
+            failed = describe_error(exc)
+            return f"nothing is verified (reading what the rehearsal changed failed: {failed})"
+        self._show_verification(verification)
+        return (
+            "it was verified against the rehearsal reading only what the rehearsal changed"
+            f" ({counted(cost.needed, 'call')}: {verification!r})"
+        )
+
+    def _show_verification(self, verification: actions.Verification) -> None:
+        """``verification`` kept and shown in its table."""
+        self.verification = verification
+        self.verification_table.show(
+            verification.checks,
+            status_html(
+                f"Verification against the rehearsal: {verification!r}",
+                "success" if verification.ok else "failure",
+            ),
+            always=True,
+        )
 
     def _pull_again(self) -> ProgramSnapshot:
         """The service as it is now, pulled as the snapshot was (its kinds, and the sample
@@ -553,15 +596,7 @@ class EditPanel(PlanPanel):
         self._unpulled = None
         self.verification = None
         if rehearsal is not None:
-            self.verification = rehearsal.verify(after, results=results)
-            self.verification_table.show(
-                self.verification.checks,
-                status_html(
-                    f"Verification against the rehearsal: {self.verification!r}",
-                    "success" if self.verification.ok else "failure",
-                ),
-                always=True,
-            )
+            self._show_verification(rehearsal.verify(after, results=results))
         else:
             self.verification_table.clear()
         # The edits not made (failed, never sent, unsupported and ignored) stay on top of

@@ -729,6 +729,40 @@ def test_an_apply_after_whose_writes_the_budget_cannot_hold_the_pull_again_does_
         budget_sb.reset()
 
 
+def test_a_rehearsed_apply_whose_pull_again_the_budget_cannot_hold_reads_what_it_changed(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """As above, but rehearsed: instead of nothing, the Apply is verified reading only the two
+    rewards the rehearsal changed (one listing by ID), and the status says what was not read."""
+    budget_sb.reset()
+    budget_sb.set_plan("unlimited")
+    hook = _shrinks_after_a_write(budget_sb, "20/hour")
+    second = "lrew_c0ffee0002"  # ACTIVE in the demo program
+    try:
+        http = httpx.Client(event_hooks={"response": [hook]})
+        with make_client(budget_sb, http_client=http) as client:
+            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
+            _draft_reward(panel)
+            type_into(panel, row_of(panel, second), "status", "DRAFT")
+            plan(panel)
+            panel.rehearse_button.click()
+            panel.wait()
+            apply(panel)
+            assert budget_sb.plan()["used"] == 2  # the second write, then one listing by ID
+            status = panel.status.value
+            assert "the service was not pulled again" in status, status
+            assert "verified against the rehearsal reading only what the rehearsal changed" in (
+                status
+            )
+            assert "a change production made to any other object is not seen" in status
+            assert panel.verification is not None and panel.verification.ok
+            assert panel.verification.scope is not None
+            assert panel.plan is None and panel.apply_button.disabled
+    finally:
+        budget_sb.set_plan("unlimited")
+        budget_sb.reset()
+
+
 def test_an_apply_whose_pull_again_a_whole_window_holds_says_to_plan_after_the_reset(
     budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:

@@ -1,0 +1,128 @@
+"""Verifying an apply by reading only what its rehearsal changed, over real HTTP: the demo
+sandbox as production, each plan rehearsed on its pull, applied, then verified."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions.verify_touched import touched_reads
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import BudgetExceededError
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+
+from .helpers import four_kinds_plan, pull
+from .test_rehearsal import CARD_BUCKETS, PLANS, _activate, _statuses
+
+
+@pytest.mark.parametrize("name", list(PLANS))
+def test_reading_only_what_was_rehearsed_sends_its_announced_cost_and_agrees_with_a_full_pull(
+    name: str, client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan = PLANS[name](fresh_pulled)
+    rehearsal = plan.rehearse(fresh_pulled, concurrency=4, progress=False)
+    results = plan.execute(client, concurrency=4, progress=False)
+    fresh.settle()
+    cost = actions.verify_touched_cost(rehearsal, client)
+    sent = client.quota.calls_used
+    verification = actions.verify_touched(rehearsal, client, results=results)
+    assert client.quota.calls_used - sent == cost.needed
+    assert verification.ok, verification.problems
+    full = rehearsal.verify(pull(client), results=results)
+    assert verification.checks.equals(full.checks)
+    assert full.scope is None and verification.scope is not None
+
+
+def test_a_change_plan_of_four_kinds_reads_what_each_part_wrote_to(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan, targets = four_kinds_plan(fresh_pulled)
+    rehearsal = plan.rehearse(progress=False)
+    results = plan.apply(client, progress=False, allow_destroy=True, budget_share=1.0)
+    fresh.settle()
+    reads = touched_reads(rehearsal)
+    assert targets["move_reward_to_draft"] in reads.listed["rewards"]
+    assert targets["delete_tier_structure"] in reads.gets["tier_structures"]
+    assert reads.names == {targets["create_benefit"]}
+    cost = actions.verify_touched_cost(rehearsal, client)
+    sent = client.quota.calls_used
+    verification = actions.verify_touched(rehearsal, client, results=results)
+    assert client.quota.calls_used - sent == cost.needed == reads.calls
+    assert verification.ok, verification.problems
+    assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
+
+
+def test_a_change_production_made_to_a_touched_card_after_the_apply_is_different(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan = _activate(fresh_pulled, CARD_BUCKETS[:1])
+    rehearsal = plan.rehearse(fresh_pulled, progress=False)
+    results = plan.execute(client, progress=False)
+    _activate(fresh_pulled, CARD_BUCKETS[1:2]).execute(client, progress=False)  # someone else
+    fresh.settle()
+    verification = actions.verify_touched(rehearsal, client, results=results)
+    assert not verification.ok
+    statuses = _statuses(verification.problems)
+    assert statuses[("pending_buckets", CARD_BUCKETS[1], "status")] == "unexpected"
+    assert "different" in statuses.values()  # the card's pending points: not as rehearsed
+    assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
+
+
+def test_a_change_production_made_elsewhere_is_not_seen_and_the_verification_says_so(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    rehearsal = plan.rehearse(fresh_pulled, progress=False)
+    plan.execute(client, progress=False)
+    client.rewards.draft("lrew_c0ffee0002")  # someone else, a reward the plan never touched
+    focused = actions.verify_touched(rehearsal, client)
+    assert focused.ok and not rehearsal.verify(pull(client)).ok
+    assert touched_reads(rehearsal).objects == 1
+    assert repr(focused) == (
+        "Verification(ok=True, 2 as rehearsed; read only what the rehearsal changed or its"
+        " items wrote to (1 object): a change production made to any other object is not seen)"
+    )
+
+
+def test_a_verification_beyond_the_windows_share_is_refused_before_any_read(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    plan = actions.move_rewards_to_draft(["lrew_c0ffee0001", "lrew_c0ffee0002"])
+    rehearsal = plan.rehearse(fresh_pulled, progress=False)
+    plan.execute(client, progress=False)
+    fresh.set_plan("2/hour")
+    client.programs.list(limit=1)  # learns the budget: one call left, the share (half) none
+    with pytest.raises(BudgetExceededError, match="paced=True") as refused:
+        actions.verify_touched(rehearsal, client)
+    assert "verifying against the rehearsal (1 read)" in str(refused.value)
+    assert fresh.plan()["used"] == 1  # nothing read for it
+
+
+def test_a_verification_beyond_the_windows_share_paced_reads_the_share_of_each_window(
+    running: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """On a running clock 6 s before a minute's end, under 4 calls a minute: the budget read
+    (one call) leaves 3, half of them one read; paced, the verification reads that one, waits
+    for the reset, then reads the rest."""
+    running.set_plan("unlimited")
+    with make_client(running) as client:
+        before = pull(client)
+        plan = actions.delete_tier_structures(["lts_c0ffee0006", "lts_c0ffee0003"])
+        rehearsal = plan.rehearse(before, progress=False)
+        results = plan.execute(client, progress=False)
+        needed = actions.verify_touched_cost(rehearsal, client).needed
+        assert needed >= 2
+        running.set_clock("2026-01-15T12:00:54Z")
+        running.set_plan("4/minute")
+        client.programs.list(limit=1)  # learns the budget
+        with pytest.raises(BudgetExceededError, match="paced=True"):
+            actions.verify_touched(rehearsal, client)
+        verification = actions.verify_touched(rehearsal, client, results=results, paced=True)
+        window = running.plan()
+    assert verification.ok, verification.problems
+    assert window["resets_at"] == "2026-01-15T12:02:00.000Z"  # the next minute's window
+    first, second = window["cycle_used"] - window["used"], window["used"]
+    assert (first, second) == (1 + 1, needed - 1)
