@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -128,6 +129,7 @@ def touched_reads(rehearsal: Rehearsal) -> TouchedReads:
     adding a row of another kind (its ID in production cannot be known)."""
     base = rehearsal.snapshot
     reads = TouchedReads()
+    where = _Where(base)
     for kind, key, change, after in rehearsal.diff.changes[
         ["kind", "key", "change", "after"]
     ].itertuples(index=False):
@@ -139,13 +141,13 @@ def touched_reads(rehearsal: Rehearsal) -> TouchedReads:
         if change == "added":
             reads.names.add(str(json.loads(after)["name"]))
         else:
-            _add(reads, base, str(kind), str(key))
+            _add(reads, where, str(kind), str(key))
     for call, target in _items(rehearsal.results, rehearsal.action):
         kind = TOUCHES[call][-1] if call != "create_benefit" else "benefits"
         if call == "create_benefit":
             reads.names.add(target)
-        elif kind != "pending_buckets" or target in set(base.pending_buckets["id"].astype(str)):
-            _add(reads, base, kind, target)
+        elif kind != "pending_buckets" or target in where.cards:
+            _add(reads, where, kind, target)
     return reads
 
 
@@ -161,7 +163,29 @@ def _items(results: pd.DataFrame, action: str) -> list[tuple[str, str]]:
     ]
 
 
-def _add(reads: TouchedReads, base: ProgramSnapshot, kind: str, key: str) -> None:
+class _Where:
+    """Where the rehearsed snapshot holds each member and bucket, indexed once (a plan may
+    touch thousands of buckets of a program of tens of thousands)."""
+
+    def __init__(self, base: ProgramSnapshot) -> None:
+        members = base.members
+        self.programs = dict(
+            zip(members["id"].astype(str), members["program_id"].astype(str), strict=True)
+        )
+        buckets = base.pending_buckets
+        card = zip(
+            buckets["program_id"].astype(str),
+            buckets["member_id"].astype(str),
+            buckets["card_id"].astype(str),
+            strict=True,
+        )
+        self.cards = dict(zip(buckets["id"].astype(str), card, strict=True))
+        """Bucket ID -> (program, member, card)."""
+        self.held = Counter((member, card) for _, member, card in self.cards.values())
+        """(member, card) -> the buckets the snapshot holds of it."""
+
+
+def _add(reads: TouchedReads, where: _Where, kind: str, key: str) -> None:
     """Add the read of ``kind``'s row ``key`` (a diff's key) to ``reads``."""
     if kind in reads.listed:
         reads.listed[kind].add(key)
@@ -171,18 +195,11 @@ def _add(reads: TouchedReads, base: ProgramSnapshot, kind: str, key: str) -> Non
         reads.gets[kind].add(key)
     elif kind in ("members", "cards"):
         member = key.split("/")[0]
-        rows = base.members[base.members["id"].astype(str) == member]
-        if len(rows):
-            reads.members.add((str(rows["program_id"].iloc[0]), member))
+        if member in where.programs:
+            reads.members.add((where.programs[member], member))
     elif kind == "pending_buckets":
-        buckets = base.pending_buckets
-        row = buckets[buckets["id"].astype(str) == key].iloc[0]
-        card = (str(row["program_id"]), str(row["member_id"]), str(row["card_id"]))
-        mine = (buckets["member_id"].astype(str) == card[1]) & (
-            buckets["card_id"].astype(str) == card[2]
-        )
-        held = int(mine.sum())
-        reads.cards[card] = bucket_pages(held)
+        card = where.cards[key]
+        reads.cards[card] = bucket_pages(where.held[card[1], card[2]])
 
 
 def verify_touched_cost(
