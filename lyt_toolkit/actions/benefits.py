@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -29,6 +30,8 @@ from ..inputs import (
 from ..inputs.benefits_csv import use_plans
 from ..models import BenefitCreate
 from ..models.benefits import CONFIG_FIELD
+from ._listed import NAMES_PER_READ, benefits_named
+from ._read_once import ReadInChunks, chunk_reads
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .plan import ActionPlan, Observer
 
@@ -73,15 +76,13 @@ class CreateBenefits(ActionPlan[BenefitPayload]):
 
     def observer(self, client: LoyaltyClient) -> Observer[BenefitPayload]:
         """Looks each name up: a benefit with that name and these settings is done already;
-        one with other settings makes the create fail (names are unique)."""
+        one with other settings makes the create fail (names are unique). The plan's names
+        are listed 10 a call, each listing once for all the items."""
+        listed = ReadInChunks(self._names(), NAMES_PER_READ, partial(benefits_named, client))
 
         def observe(item: PlanItem[BenefitPayload]) -> Standing:
             wanted = item.to_send.body.body()
-            named = [
-                b
-                for b in client.benefits.iter(filters={"name": {"$is": item.target}}, limit=100)
-                if b.name == item.target
-            ]
+            named = [b for b in listed.get(item.target) if b.name == item.target]
             for benefit in named:
                 if _same(wanted, benefit):
                     return Standing.already(
@@ -94,6 +95,14 @@ class CreateBenefits(ActionPlan[BenefitPayload]):
             return Standing(item.summary)
 
         return observe
+
+    def preview_reads(self, items: list[PlanItem[BenefitPayload]]) -> int:
+        """The listings ``observer`` sends for ``items``: one per 10 of the plan's names
+        holding one of theirs (``NAMES_PER_READ``), at least."""
+        return chunk_reads(self._names(), NAMES_PER_READ, (i.target for i in items))
+
+    def _names(self) -> list[str]:
+        return [item.target for item in self.valid_items]
 
     def field_for(self, item: PlanItem[BenefitPayload], error: APIError) -> str | None:
         payload = item.to_send

@@ -32,7 +32,7 @@ from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.diff import compare
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES
-from .cost import PlanCost, budgeted
+from .cost import PlanCost, budgeted, learn_budget
 from .edited_frames import EditError, noun, read_edited
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
@@ -151,10 +151,13 @@ class ChangePlan(metaclass=ABCMeta):
         """``Plan: N to create, N to change, N to delete; N changes the service cannot make;
         N calls`` (a loaded plan's: ``N calls (R re-reads, then W writes)``, see
         ``SavedPlan``), then ``, R left in this window`` once a budget is known: ``client``'s
-        (read now, and remembered), else the one of the client the plan was last costed,
-        previewed or applied with; ``budget unknown`` when that client had read none.
-        Never costed with a client, the summary has no budget part."""
+        (read now, and remembered: a client that has sent nothing yet fetches its token,
+        whose answer tells the budget, as ``apply`` would: ``learn_budget``), else the one of
+        the client the plan was last costed, previewed or applied with; ``budget unknown``
+        when that client had read none (or the service sends no limit headers). Never
+        costed with a client, the summary has no budget part."""
         if client is not None:
+            learn_budget(client)
             self.cost(client)
         return summary_line(self.changes, self.unsupported, self._calls_text(), self._budget)
 
@@ -545,8 +548,10 @@ class SavedPlan:
         """The plan's summary (``ChangePlan.summary``), its calls counting the re-read:
         ``N calls (R re-reads, then W writes)``; with the ``log`` of an interrupted apply,
         those its resumed apply sends (``cost(log=log)``'s): the re-read left and a read
-        back of each write in doubt, then the parts' calls left."""
+        back of each write in doubt, then the parts' calls left. With ``client``, its budget
+        learnt as ``ChangePlan.summary`` learns it."""
         if client is not None:
+            learn_budget(client)
             self.cost(client, log=log)
         return summary_line(self.changes, self.unsupported, self._calls_text(log), self._budget)
 

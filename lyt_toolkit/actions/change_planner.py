@@ -278,7 +278,7 @@ class Planner:
                         if change["call"] == call:
                             change["blocked_reason"] = blocked.get(change["key"])
                 inputs[call] = rows.reset_index(drop=True)
-                parts.append(build(inputs[call]))
+                parts.append(build(_with_definitions(base, kind, positions, inputs[call])))
                 mine = [change for change in changes if change["call"] == call]
                 for change, row in zip(mine, _rows_sent(call, parts[-1]), strict=True):
                     change.update(row)  # the row says what the item sends
@@ -317,6 +317,17 @@ class Planner:
         made = _rows_sent("create_benefit", part, records)
         self.changes += [{**row, "blocked_reason": None} for row in made]
         return part
+
+
+def _with_definitions(
+    base: ProgramSnapshot, kind: str, positions: list[int], rows: pd.DataFrame
+) -> pd.DataFrame:
+    """``rows`` (a part's input, what its file keeps) with, for pending buckets, the card
+    definition each names in the base: what counts the reads of the part's preview."""
+    if kind != "pending_buckets" or "card_definition_id" not in base.pending_buckets:
+        return rows
+    named = base.pending_buckets["card_definition_id"].iloc[positions].reset_index(drop=True)
+    return rows.assign(card_definition_id=named)
 
 
 def blocked_activations(base: ProgramSnapshot, buckets: pd.DataFrame) -> dict[str, str]:

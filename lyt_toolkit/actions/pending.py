@@ -46,6 +46,8 @@ _UNLISTED = "no longer PENDING: not on its card's list (activated or canceled, o
 _NOT_LISTED = "not among the card's PENDING buckets"
 """The ``blocked_reason`` of such a bucket."""
 
+_DEFINITION = "card_definition_id"
+"""The column of a bucket's row naming its card definition, which its preview reads."""
 _PATH = ("program_id", "member_id", "card_id", "bucket_id")
 _PREFIXES = (IdPrefix.PROGRAM, IdPrefix.MEMBER, IdPrefix.CARD, IdPrefix.PENDING_BUCKET)
 _RESOURCE_FIELD = {
@@ -88,13 +90,21 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
 
     def preview_reads(self, items: list[PlanItem[BucketPath]]) -> int:
         """The reads of ``_BucketReader``, each once for all the items: every card's bucket
-        list (a page of 100 at least), every member and every program, and one card
-        definition at least."""
+        list (a page of 100 at least), every member and every program, and every card
+        definition the buckets name (built from rows giving ``card_definition_id``, as a
+        plan from a snapshot's are), else one at least (``_reads_at_least``)."""
         paths = [item.to_send for item in items]
         lists = len({path[:3] for path in paths})
         members = len({path[:2] for path in paths})
         programs = len({path[0] for path in paths})
-        return lists + members + programs + (1 if paths else 0)
+        named = {_definition_of(item) for item in items} - {None}
+        definitions = max(len(named), 1) if paths else 0
+        return lists + members + programs + definitions
+
+    def _reads_at_least(self, items: list[PlanItem[BucketPath]]) -> bool:
+        """Whether ``preview_reads`` counts the card definitions at least: a bucket whose
+        row did not name its own may read another."""
+        return any(_definition_of(item) is None for item in items)
 
     def observer(self, client: LoyaltyClient) -> Observer[BucketPath]:
         return _BucketReader(client)
@@ -181,6 +191,12 @@ class _BucketReader:
         return self.definitions.get(definition_id, read)
 
 
+def _definition_of(item: PlanItem[BucketPath]) -> str | None:
+    """The card definition the row of ``item``'s bucket named (``None``: not given)."""
+    definition = item.columns.get(_DEFINITION)
+    return None if definition is None else str(definition)
+
+
 def _status(read: Callable[[], Any]) -> str | None:
     """The status of what ``read()`` returns, ``None`` when the service does not know it."""
     try:
@@ -232,6 +248,8 @@ def activate_pending_buckets(buckets: Any) -> ActivatePendingBuckets:
             columns["points"] = points["total"]
         if "date" in record:
             columns["date"] = str(record["date"])
+        if record.get(_DEFINITION) is not None:
+            columns[_DEFINITION] = str(record[_DEFINITION])
         items.append(
             PlanItem(
                 target=str(path[3]),

@@ -117,8 +117,14 @@ class ActionPlan(Generic[P]):
     def preview_reads(self, items: list[PlanItem[P]]) -> int:
         """The calls ``observer`` sends for ``items`` (valid, not done) at least, which a
         preview sets against its share of the budget before the first; by default one an
-        item. A plan whose observer reads more, or shares its reads, counts them here."""
+        item. A plan whose observer reads more, or shares its reads (each once, a listing
+        of many), counts them here."""
         return len(items)
+
+    def _reads_at_least(self, items: list[PlanItem[P]]) -> bool:
+        """Whether ``observer`` may read more for ``items`` than ``preview_reads`` counts
+        (a preview refused then says "at least"); by default not."""
+        return False
 
     def recover(self, client: LoyaltyClient, item: PlanItem[P], error: APIError) -> Standing | None:
         """After :meth:`perform` failed with ``error``: the item's standing when the service
@@ -184,10 +190,12 @@ class ActionPlan(Generic[P]):
         if client is not None:
             todo = [i for i, item in enumerate(self.items) if item.error is None]
             todo = [i for i in todo if self.items[i].target not in done]
-            needed = self.preview_reads([self.items[i] for i in todo])
+            observed = [self.items[i] for i in todo]
+            needed = self.preview_reads(observed)
             reads = budgeted(lambda: PlanCost.for_client(needed, client, share), client)
             if not reads.fits:  # a preview spends the budget too
-                what = f"the {self.action} preview ({counted(needed, 'read')})"
+                least = "at least " if self._reads_at_least(observed) else ""
+                what = f"the {self.action} preview ({least}{counted(needed, 'read')})"
                 raise reads.refusal(what, partial=False)
             observe = _reporting_failures(self.observer(client), client.scrub)
             bar = ProgressBar(progress, desc=f"{self.action} preview", total=len(todo))

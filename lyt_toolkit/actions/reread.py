@@ -26,6 +26,13 @@ from .._text import counted
 from ..errors import APIError, NotFoundError, QuotaExhaustedError
 from ..frames.registry import BUILDERS
 from ..snapshot.clock import utc_now
+from ._listed import (
+    IDS_PER_READ,
+    NAMES_PER_READ,
+    benefits_named,
+    listings,
+    rewards_by_id,
+)
 from .items import PlanItem, Standing
 from .log import LogSource, LogState, log_state
 from .plan import ActionPlan
@@ -38,11 +45,9 @@ __all__ = [
     "BUCKETS_PER_PAGE",
     "GETTERS",
     "IDS_PER_READ",
-    "LISTED_BY_ID",
     "NAMES_PER_READ",
     "UNLISTED_BUCKET",
     "LiveRows",
-    "benefits_named",
     "bucket_pages",
     "card_buckets",
     "done_in_log",
@@ -50,7 +55,6 @@ __all__ = [
     "gone_words",
     "got",
     "left_to_read",
-    "listed_by_id",
     "live_rows",
     "member_read",
     "own_work",
@@ -61,11 +65,6 @@ __all__ = [
 
 BUCKETS_PER_PAGE = 100
 """Pending buckets one page of a card's re-read holds (the service's largest page)."""
-IDS_PER_READ = 99
-"""Rewards one listing re-reads by ID: an ID filter's ``$in`` takes 100 values, and 99 never
-fill a page of 100 (a full last page may carry a cursor to an empty one): one call each."""
-NAMES_PER_READ = 10
-"""Names one benefits listing asks for (a text filter's ``$in`` takes 10 values)."""
 
 LiveRows = dict[tuple[str, str], pd.DataFrame | None]
 """(kind, key) -> a touched object's live row (``None``: gone; a pending bucket, no longer
@@ -135,8 +134,8 @@ def reread_calls(
     touched = list(touched)
     names = sum(1 for entry in touched if is_name(entry))
     rewards = sum(1 for entry in touched if entry["kind"] == "rewards") if listed else 0
-    listings = -(-rewards // IDS_PER_READ) + -(-names // NAMES_PER_READ)
-    return sum(_pages(touched, inputs).values()) - rewards + listings
+    read = listings(rewards, IDS_PER_READ) + listings(names, NAMES_PER_READ)
+    return sum(_pages(touched, inputs).values()) - rewards + read
 
 
 def _pages(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> dict[Any, int]:
@@ -247,43 +246,17 @@ def _read_done(observe: Callable[[PlanItem[Any]], Standing], item: PlanItem[Any]
         return False
 
 
-def benefits_named(client: LoyaltyClient, names: list[str]) -> list[Any]:
-    """Every live benefit holding one of ``names`` (10 names a listing)."""
-    return [
-        benefit
-        for start in range(0, len(names), NAMES_PER_READ)
-        for benefit in client.benefits.iter(
-            filters={"name": {"$in": names[start : start + NAMES_PER_READ]}}, limit=100
-        )
-    ]
-
-
 def _benefits_named(client: LoyaltyClient, names: list[str]) -> pd.DataFrame:
     """``id`` and ``name`` of every live benefit holding one of ``names`` (10 a listing)."""
     found = [(benefit.id, benefit.name) for benefit in benefits_named(client, names)]
     return pd.DataFrame(found, columns=["id", "name"], dtype="str")
 
 
-LISTED_BY_ID = ("rewards", "benefits")
-"""The kinds whose list takes an ID filter (``$in``): read ``IDS_PER_READ`` a listing."""
-
-
-def listed_by_id(client: LoyaltyClient, kind: str, ids: list[str]) -> dict[str, Any]:
-    """ID -> the live object of each of ``ids`` (of a kind of ``LISTED_BY_ID``) the service
-    lists (99 a listing)."""
-    resource = getattr(client, kind)
-    found = {}
-    for start in range(0, len(ids), IDS_PER_READ):
-        asked = {"id": {"$in": ids[start : start + IDS_PER_READ]}}
-        for model in resource.iter(filters=asked, limit=100):
-            found[model.id] = model
-    return found
-
-
 def _rewards_by_id(client: LoyaltyClient, ids: list[str]) -> dict[str, pd.DataFrame]:
     """ID -> the live row of each reward of ``ids`` the service holds (99 a listing)."""
-    found = listed_by_id(client, "rewards", ids)
-    return {key: BUILDERS["rewards"]([reward]) for key, reward in found.items()}
+    return {
+        key: BUILDERS["rewards"]([reward]) for key, reward in rewards_by_id(client, ids).items()
+    }
 
 
 GETTERS: dict[str, Callable[[LoyaltyClient, str], Any]] = {

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError
 from ..models.enums import RewardStatus
 from ..models.ids import IdPrefix
+from ._listed import IDS_PER_READ, rewards_by_id
+from ._read_once import ReadInChunks, chunk_reads
 from ._targets import id_items
 from .items import ItemResult, Outcome, PlanItem, Standing
 from .plan import ActionPlan, Observer
@@ -33,13 +36,25 @@ class MoveRewardsToDraft(ActionPlan[str]):
         )
 
     def observer(self, client: LoyaltyClient) -> Observer[str]:
-        """Reads each reward's status: DRAFT is done, only ACTIVE can move."""
+        """Reads each reward's status: DRAFT is done, only ACTIVE can move. The plan's rewards
+        are listed by ID, 99 a call, each listing once for all the items."""
+        listed = ReadInChunks(self._reward_ids(), IDS_PER_READ, partial(rewards_by_id, client))
 
         def observe(item: PlanItem[str]) -> Standing:
-            reward = client.rewards.get(item.to_send)
+            reward = listed.get(item.to_send).get(item.to_send)
+            if reward is None:
+                return Standing("fails: no such reward (404)")  # listed by ID, none held
             return _standing(reward.status, reward.id)
 
         return observe
+
+    def preview_reads(self, items: list[PlanItem[str]]) -> int:
+        """The listings ``observer`` sends for ``items``: one per 99 of the plan's rewards
+        holding one of theirs (``IDS_PER_READ``)."""
+        return chunk_reads(self._reward_ids(), IDS_PER_READ, (i.to_send for i in items))
+
+    def _reward_ids(self) -> list[str]:
+        return [item.to_send for item in self.valid_items]
 
 
 def _standing(status: Any, reward_id: str | None = None) -> Standing:

@@ -47,21 +47,11 @@ from ..frames.schema import Schema
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.references import mark_card_definitions
+from ._listed import IDS_PER_READ, NAMES_PER_READ, benefits_named, listed_by_id
 from .cost import PlanCost, budgeted
 from .paced import hearing, refuse_past_cycle
 from .rehearsal import Rehearsal, Verification
-from .reread import (
-    GETTERS,
-    IDS_PER_READ,
-    NAMES_PER_READ,
-    benefits_named,
-    bucket_pages,
-    card_buckets,
-    got,
-    listed_by_id,
-    member_read,
-    service_now,
-)
+from .reread import GETTERS, bucket_pages, card_buckets, got, member_read, service_now
 from .touched import TOUCHES
 
 if TYPE_CHECKING:

@@ -134,8 +134,8 @@ class FindingsPanel(PlanPanel):
 
     def preview(self) -> None:
         """Show what the plan would do to each target, read from the service in the
-        background (one read per target, within the panel's ``budget_share``; nothing
-        sent)."""
+        background (the plan's ``preview_reads``: rewards listed by ID, 99 a read; within the
+        panel's ``budget_share``; nothing sent)."""
         plan = self.plan()
         if plan is not None and not self.load_in_background(lambda: self._preview(plan)):
             self.show_error("A preview is still loading: wait for it to be shown.")

@@ -149,7 +149,7 @@ def test_a_preview_refuses_a_bad_budget_share_before_reading(
 def test_a_preview_keeps_its_reads_to_its_share_of_the_window(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:
-    plan = actions.create_benefits(benefit_rows("Look", 12))
+    plan = actions.create_benefits(benefit_rows("Look", 120))  # 10 names a read: 12 reads
     fresh.set_plan(f"{20 + LEARN - 1}/hour")  # the token, then 20 left: 10 at the share
     with pytest.raises(BudgetExceededError, match=r"the create_benefit preview \(12 reads\)"):
         plan.preview(client, progress=False)

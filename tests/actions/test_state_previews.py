@@ -134,7 +134,7 @@ def test_reward_preview_tells_each_status(client: LoyaltyClient) -> None:
         "nothing (already DRAFT)",
         "fails: the reward is INACTIVE; only ACTIVE rewards move to DRAFT (409)",
         "fails: the reward is DELETED; only ACTIVE rewards move to DRAFT (409)",
-        "fails: Resource not found (404)",
+        "fails: no such reward (404)",  # not among the rewards listed by ID
     ]
 
 
