@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -689,6 +690,33 @@ def test_an_apply_whose_pull_again_is_refused_says_it_applied_and_is_not_armed_a
         budget_sb.reset()
 
 
+SECOND = "lrew_c0ffee0002"
+"""A second reward ACTIVE in the demo program."""
+
+
+@contextmanager
+def _two_drafts_planned(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> Iterator[tuple[LoyaltyClient, EditPanel]]:
+    """A panel on the demo program planning two rewards back to draft, its client's window
+    put at 20 calls an hour, other traffic's, once the first write is answered; the sandbox
+    reset after."""
+    budget_sb.reset()
+    budget_sb.set_plan("unlimited")
+    hook = _shrinks_after_a_write(budget_sb, "20/hour")
+    try:
+        http = httpx.Client(event_hooks={"response": [hook]})
+        with make_client(budget_sb, http_client=http) as client:
+            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
+            _draft_reward(panel)
+            type_into(panel, row_of(panel, SECOND), "status", "DRAFT")
+            plan(panel)
+            yield client, panel
+    finally:
+        budget_sb.set_plan("unlimited")
+        budget_sb.reset()
+
+
 def test_an_apply_after_whose_writes_the_budget_cannot_hold_the_pull_again_does_not_start_it(
     budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
@@ -696,37 +724,24 @@ def test_an_apply_after_whose_writes_the_budget_cannot_hold_the_pull_again_does_
     and the pull again, which no longer fits, is not started (not one read sent); the status
     says the writes are done, nothing is verified, and how to go on: the paced pull, as the
     pull again needs more than the share of a whole window."""
-    budget_sb.reset()
-    budget_sb.set_plan("unlimited")
-    hook = _shrinks_after_a_write(budget_sb, "20/hour")
-    second = "lrew_c0ffee0002"  # ACTIVE in the demo program
-    try:
-        http = httpx.Client(event_hooks={"response": [hook]})
-        with make_client(budget_sb, http_client=http) as client:
-            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
-            _draft_reward(panel)
-            type_into(panel, row_of(panel, second), "status", "DRAFT")
-            plan(panel)
-            apply(panel)
-            assert panel.results is not None
-            assert panel.results["outcome"].tolist() == ["succeeded", "succeeded"]
-            assert budget_sb.plan()["used"] == 1  # the second write; no read after it
-            status = panel.status.value
-            assert "Applied: succeeded: 2; the service was not pulled again" in status, status
-            # The pull again (26 calls) needs more than half of a whole window of 20: a reset
-            # would not let it run, so the way on is the paced pull, not Plan after the reset.
-            assert "Press Plan once the window resets" not in status
-            assert (
-                "A reset will not let it run: it needs more than the panel&#x27;s share of a"
-                " whole window (10 calls)" in status
-            )
-            assert "ProgramSnapshot.pull(client, kinds=[" in status and "checkpoint=" in status
-            assert panel.verification is None and panel.plan is None
-            assert panel.apply_button.disabled  # not armed again with the plan sent
-            assert {client.rewards.get(r).status for r in (REWARD, second)} == {"DRAFT"}
-    finally:
-        budget_sb.set_plan("unlimited")
-        budget_sb.reset()
+    with _two_drafts_planned(budget_sb, make_client) as (client, panel):
+        apply(panel)
+        assert panel.results is not None
+        assert panel.results["outcome"].tolist() == ["succeeded", "succeeded"]
+        assert budget_sb.plan()["used"] == 1  # the second write; no read after it
+        status = panel.status.value
+        assert "Applied: succeeded: 2; the service was not pulled again" in status, status
+        # The pull again (26 calls) needs more than half of a whole window of 20: a reset
+        # would not let it run, so the way on is the paced pull, not Plan after the reset.
+        assert "Press Plan once the window resets" not in status
+        assert (
+            "A reset will not let it run: it needs more than the panel&#x27;s share of a"
+            " whole window (10 calls)" in status
+        )
+        assert "ProgramSnapshot.pull(client, kinds=[" in status and "checkpoint=" in status
+        assert panel.verification is None and panel.plan is None
+        assert panel.apply_button.disabled  # not armed again with the plan sent
+        assert {client.rewards.get(r).status for r in (REWARD, SECOND)} == {"DRAFT"}
 
 
 def test_a_rehearsed_apply_whose_pull_again_the_budget_cannot_hold_reads_what_it_changed(
@@ -734,33 +749,18 @@ def test_a_rehearsed_apply_whose_pull_again_the_budget_cannot_hold_reads_what_it
 ) -> None:
     """As above, but rehearsed: instead of nothing, the Apply is verified reading only the two
     rewards the rehearsal changed (one listing by ID), and the status says what was not read."""
-    budget_sb.reset()
-    budget_sb.set_plan("unlimited")
-    hook = _shrinks_after_a_write(budget_sb, "20/hour")
-    second = "lrew_c0ffee0002"  # ACTIVE in the demo program
-    try:
-        http = httpx.Client(event_hooks={"response": [hook]})
-        with make_client(budget_sb, http_client=http) as client:
-            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
-            _draft_reward(panel)
-            type_into(panel, row_of(panel, second), "status", "DRAFT")
-            plan(panel)
-            panel.rehearse_button.click()
-            panel.wait()
-            apply(panel)
-            assert budget_sb.plan()["used"] == 2  # the second write, then one listing by ID
-            status = panel.status.value
-            assert "the service was not pulled again" in status, status
-            assert "verified against the rehearsal reading only what the rehearsal changed" in (
-                status
-            )
-            assert "a change production made to any other object is not seen" in status
-            assert panel.verification is not None and panel.verification.ok
-            assert panel.verification.scope is not None
-            assert panel.plan is None and panel.apply_button.disabled
-    finally:
-        budget_sb.set_plan("unlimited")
-        budget_sb.reset()
+    with _two_drafts_planned(budget_sb, make_client) as (_, panel):
+        panel.rehearse_button.click()
+        panel.wait()
+        apply(panel)
+        assert budget_sb.plan()["used"] == 2  # the second write, then one listing by ID
+        status = panel.status.value
+        assert "the service was not pulled again" in status, status
+        assert "verified against the rehearsal reading only what the rehearsal changed" in status
+        assert "a change production made to any other object is not seen" in status
+        assert panel.verification is not None and panel.verification.ok
+        assert panel.verification.scope is not None
+        assert panel.plan is None and panel.apply_button.disabled
 
 
 def test_an_apply_whose_pull_again_a_whole_window_holds_says_to_plan_after_the_reset(
@@ -772,7 +772,6 @@ def test_an_apply_whose_pull_again_a_whole_window_holds_says_to_plan_after_the_r
     budget_sb.reset()
     budget_sb.set_plan("unlimited")
     shrink = _shrinks_after_a_write(budget_sb, "60/hour")
-    second = "lrew_c0ffee0002"  # ACTIVE in the demo program
 
     def hook(response: httpx.Response) -> None:
         if budget_sb.plan()["limit"] is None:
@@ -789,7 +788,7 @@ def test_an_apply_whose_pull_again_a_whole_window_holds_says_to_plan_after_the_r
         ):
             panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
             _draft_reward(panel)
-            type_into(panel, row_of(panel, second), "status", "DRAFT")
+            type_into(panel, row_of(panel, SECOND), "status", "DRAFT")
             plan(panel)
             apply(panel)
             status = panel.status.value
