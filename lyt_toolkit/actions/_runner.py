@@ -7,7 +7,8 @@ doubt (an earlier run was interrupted sending it) is read first with the plan's
 ``recovered`` without a write, otherwise it is sent. Before an error of the service
 stands for an item not in doubt, the plan's ``recover`` checks (read-only) whether
 the item is already in its target state: then it is ``already_done``.
-With an action log each item is logged before it is sent and after its answer.
+With an action log each request of an item is logged ``attempted`` just before it goes out,
+and the item's outcome after its answer.
 
 A spent call budget (``QuotaExhaustedError``: the window resets beyond the client's
 ``max_wait``) stops the batch: the item it met is logged failed with status 429 (the
@@ -162,12 +163,19 @@ class _Sender(Generic[P]):
 
     def __call__(self, item: PlanItem[P]) -> ItemResult:
         in_doubt = self.state.in_doubt(item.target)
-        if self.log is not None:
-            self.log.record(self.plan.action, item.target, ATTEMPTED)
         stop: QuotaExhaustedError | None = None
         went_out = threading.Event()  # set before a request of the item goes out
+
+        def going_out() -> None:
+            """Each request of the item (a read back, the write, a retry) is logged
+            ``attempted`` once its call is counted and before it goes out: in doubt from
+            then on, and one call of the window for a paced run resumed after a kill."""
+            if self.log is not None:
+                self.log.record(self.plan.action, item.target, ATTEMPTED)
+            went_out.set()
+
         try:
-            with telling_before_sending(went_out.set):
+            with telling_before_sending(going_out):
                 result = self._send(item, in_doubt)
         except (StoppedError, PacingEnded) as exc:
             if went_out.is_set() or in_doubt:  # not sent again: its log stays in doubt

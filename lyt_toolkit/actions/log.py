@@ -31,11 +31,15 @@ A paced run (``execute(paced=True)``) also writes window lines: what the plan's 
 the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest
 holds it), so a run resumed in that window, or the next part of a change plan, keeps to the
 share taken there instead of taking a new one of what is left. A run killed (``kill -9``)
-between two of its window lines leaves the last one short of the writes sent since: each item
-logged ``attempted`` after it counts as one call sent in its window (an item waiting for the
-next window when killed too, erring towards the share). A call no item line stands for (a
-saved plan's re-read) has a window line written before it goes out (``actions.paced``). Item
-readers skip window lines.
+between two of its window lines leaves the last one short of the calls sent since: each
+``attempted`` line after it counts as one call sent in its window. An item's every request (a
+read back, the write, a retry) has one, written once its call is counted and before it goes
+out, and a window line's count is read under the lock item lines are written under, so no call
+is left out (one counted in both errs towards the share). The first ``attempted`` line of a new
+window has a window line of it written before it, or, while no answer has named that window
+yet, a line saying the last one's window is over (``WINDOW_OVER``): the lines after it count
+in the next window, not that one. A call no item line stands for (a saved plan's re-read) has
+a window line written before it goes out (``actions.paced``). Item readers skip window lines.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import json
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -58,7 +62,7 @@ from .._services import held_instance, local_holds, same_address
 from .._url import public_url
 from ..client.allowance import WindowCalls
 from ..errors import LytError
-from ..fill.window_ledger import earlier_calls, entry_of, entry_problem
+from ..fill.window_ledger import earlier_calls, entry_of, entry_problem, later
 from .lock import held
 
 if TYPE_CHECKING:
@@ -87,6 +91,9 @@ OWNER = "lyt-action-log/1"
 """The ``log`` key of the owner line: the service and project a log belongs to."""
 WINDOW = "lyt-action-window/1"
 """The ``log`` key of a window line: what a paced plan's runs spent of a budget window."""
+WINDOW_OVER = "lyt-action-window-over/1"
+"""The ``log`` key of a line saying the window the last window line is of is over: the
+``attempted`` lines after it are of the next, no answer of which has named it yet."""
 
 _FIELDS = (
     "time",
@@ -188,6 +195,8 @@ class ActionLog:
         self._lock = threading.Lock()
         self._fd: int | None = None
         self._last_window: dict[str, Any] | None = None
+        self._window: Callable[[], WindowCalls | None] | None = None  # a paced run's (noting)
+        self._over = False  # whether the window of the last window line is said to be over
 
     def __repr__(self) -> str:
         return f"ActionLog({str(self.path)!r})"
@@ -231,6 +240,8 @@ class ActionLog:
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
         with self._lock:
             fd = self._open()
+            if outcome == ATTEMPTED and self._window is not None:
+                self._follow_window(fd, self._window())
             os.write(fd, data)  # one O_APPEND write per line: lines never interleave
         os.fsync(fd)
 
@@ -248,19 +259,52 @@ class ActionLog:
                 os.write(fd, (json.dumps(line) + "\n").encode())
                 os.fsync(fd)
 
-    def note_window(self, use: WindowCalls | None) -> None:
-        """Append a window line saying ``use`` (what the plan's paced runs spent of the window
-        the last one is in), unless it is unknown or the last window line says it already."""
-        if use is None:
-            return
-        line = {"log": WINDOW, **entry_of(use)}
+    @contextmanager
+    def noting(self, use: Callable[[], WindowCalls | None]) -> Iterator[Callable[[], None]]:
+        """While in the block, what a paced run spent of the window its calls are in is
+        ``use()``: the block gets a function appending a window line saying it (``note``),
+        and an ``attempted`` line in a window the last window line is not of has one written
+        before it, so the calls of a new window are counted in it from its first."""
+        self._window = use
+        try:
+            yield lambda: self.note_window(use)
+        finally:
+            self._window = None
+
+    def note_window(self, use: Callable[[], WindowCalls | None]) -> None:
+        """Append a window line saying what ``use()`` tells (what the plan's paced runs spent
+        of the window the last one is in), unless it is unknown or the last window line says
+        it already. ``use`` is read under the lock item lines are written under: a call
+        counted after it is read has its ``attempted`` line after the window line."""
         with self._lock:
-            if line == self._last_window:
-                return
             fd = self._open()
-            os.write(fd, (json.dumps(line) + "\n").encode())
-            self._last_window = line
+            if not self._note(fd, use()):
+                return
         os.fsync(fd)
+
+    def _follow_window(self, fd: int, now: WindowCalls | None) -> None:
+        """Under the lock, before an ``attempted`` line: a window line saying ``now`` when the
+        last one is of another window (or none is written); a line saying that one is over
+        when the run has left it for a window no answer has named yet (``now`` unknown)."""
+        last = self._last_window
+        if now is not None:
+            if last is None or (last["ends"], last["limit"]) != (now.ends, now.limit):
+                self._note(fd, now)
+        elif last is not None and not self._over:
+            os.write(fd, (json.dumps({"log": WINDOW_OVER, "ends": last["ends"]}) + "\n").encode())
+            self._over = True
+
+    def _note(self, fd: int, now: WindowCalls | None) -> bool:
+        """Under the lock: a window line saying ``now`` unless it is unknown or the last one
+        says it already; whether one was written."""
+        if now is None:
+            return False
+        line = {"log": WINDOW, **entry_of(now)}
+        if line == self._last_window:
+            return False
+        os.write(fd, (json.dumps(line) + "\n").encode())
+        self._last_window, self._over = line, False
+        return True
 
     def earlier(self, ends: float, limit: int | None) -> WindowCalls:
         """What the plan's earlier paced runs spent of the window ending at ``ends`` under
@@ -269,13 +313,20 @@ class ActionLog:
         nothing."""
         entry: dict[str, Any] | None = None
         after = 0
+        over: int | None = None  # the attempted lines after a line saying entry's window ended
         for line in self._lines():
             if line.get("log") == WINDOW and entry_problem(line) is None:
-                entry, after = line, 0
+                entry, after, over = line, 0, None
+            elif line.get("log") == WINDOW_OVER and entry is not None and over is None:
+                over = 0
             elif line.get("outcome") == ATTEMPTED and "target" in line:
                 after += 1
-        if entry is not None:
-            entry = {**entry, "sent": entry["sent"] + after}
+                over = None if over is None else over + 1
+        if entry is None:
+            return earlier_calls(None, (), 0, ends, limit)
+        if over is not None and later(ends, entry["ends"]):
+            return WindowCalls(ends, limit, over, None)  # sent in the window after entry's
+        entry = {**entry, "sent": entry["sent"] + after - (over or 0)}
         return earlier_calls(entry, (), 0, ends, limit)
 
     def check(self, owner: LogOwner) -> LogOwner | None:

@@ -145,11 +145,10 @@ def pacing(
     it ends; shown on a ``PaceBar`` (``planned()`` calls in all) named ``paced {what}``
     unless ``progress`` is not ``True``."""
     quota = client.quota
-    with quota.allowance(share, paced=True, earlier=log.earlier) as allowance:
-
-        def note() -> None:
-            log.note_window(quota.window_calls(allowance))
-
+    with (
+        quota.allowance(share, paced=True, earlier=log.earlier) as allowance,
+        log.noting(lambda: quota.window_calls(allowance)) as note,
+    ):
         try:
             with (
                 PaceBar(progress, client, allowance, planned, tick=note, desc=f"paced {what}"),

@@ -32,7 +32,7 @@ from ..client.allowance import WindowCalls
 from ..client.quota import WINDOW_SLACK
 from .answers import Stored
 
-__all__ = ["LONGEST_WINDOW", "WINDOW", "earlier_calls", "entry_of", "entry_problem"]
+__all__ = ["LONGEST_WINDOW", "WINDOW", "earlier_calls", "entry_of", "entry_problem", "later"]
 
 WINDOW = "window"
 """The manifest's key for the window the pull's last run was in."""
@@ -83,6 +83,11 @@ def _counted_in(answer: Stored, ends: float) -> bool:
     if answer.window is not None:
         return _same(answer.window, ends)
     return answer.at is not None and ends - LONGEST_WINDOW <= answer.at < ends
+
+
+def later(ends: float, than: float) -> bool:
+    """Whether the window ending at ``ends`` comes after the one ending at ``than``."""
+    return ends > than and not _same(ends, than)
 
 
 def _same(one: float, other: float) -> bool:

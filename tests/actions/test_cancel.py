@@ -131,9 +131,9 @@ def test_cancel_ends_the_retry_waits_of_the_items_in_flight_at_once_and_sends_no
     assert 1 <= in_doubt <= concurrency
     # The items it stopped once refused stay in doubt in the log: the re-run reads them first.
     # One in flight whose request never went out (it waited for the reset the 429 announced)
-    # is not in doubt: logged cancelled, the re-run sends it.
+    # is not in doubt: never logged attempted, only cancelled; the re-run sends it.
     logged = ActionLog(log).entries()
-    expected = {"attempted": concurrency, "cancelled": concurrency - in_doubt}
+    expected = {"attempted": in_doubt, "cancelled": concurrency - in_doubt}
     assert Counter(e["outcome"] for e in logged) == +Counter(expected)
 
     with make_client(fresh) as later:  # not this client, whose count says the window is spent

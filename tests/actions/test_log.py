@@ -17,6 +17,7 @@ from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.actions.lock import LockHeldError, held, lock_path
 from lyt_toolkit.actions.log import ATTEMPTED, LogFileError, LogOwner
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.client.allowance import WindowCalls
 
 
 def test_lines_are_appended_and_read_back(tmp_path: Path) -> None:
@@ -169,3 +170,28 @@ def test_a_log_of_the_same_service_spelled_another_way_is_its_own(
         ):
             with pytest.raises(actions.ForeignLogError, match="belongs to"):
                 log.check(other)
+
+
+def test_a_window_said_over_counts_the_writes_after_it_in_the_next_window(
+    tmp_path: Path,
+) -> None:
+    """A paced run that left a window for one no answer named yet writes a line saying the
+    last one is over: the writes attempted before it count in that window, those after it in
+    the next (a run resumed there takes them as sent in it), not both in the first."""
+    log = ActionLog(tmp_path / "paced.jsonl")
+    now = WindowCalls(ends=1_000.0, limit=20, sent=4, held=19)
+    told: list[WindowCalls | None] = [now]
+    with log.noting(lambda: told[-1]) as note:
+        note()
+        log.record("create_benefit", "a", ATTEMPTED)  # the 5th call of the first window
+        told.append(None)  # the window reset; no answer of the next yet
+        log.record("create_benefit", "b", ATTEMPTED)
+        log.record("create_benefit", "c", ATTEMPTED)
+    assert log.earlier(1_000.0, 20).sent == 5
+    assert log.earlier(1_060.0, 20).sent == 2
+    assert log.earlier(1_000.0, 20).held == 19
+    told.append(WindowCalls(ends=1_060.0, limit=20, sent=3, held=None))  # then named
+    with log.noting(lambda: told[-1]):
+        log.record("create_benefit", "d", ATTEMPTED)
+    assert log.earlier(1_060.0, 20).sent == 4  # its line (3), then d
+    assert [e["target"] for e in log.entries()] == ["a", "b", "c", "d"]  # items only

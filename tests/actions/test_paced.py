@@ -19,6 +19,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -90,6 +91,36 @@ def test_a_plan_larger_than_a_windows_share_finishes_paced_keeping_to_the_share_
     assert first == 1 + SHARE and second == ROWS - SHARE
     logged = Counter(e["outcome"] for e in ActionLog(log).entries())
     assert logged == {"attempted": ROWS, "succeeded": ROWS}
+
+
+def test_the_writes_of_a_paced_run_in_a_new_window_are_counted_in_its_log_from_the_first(
+    running: Sandbox, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """A run killed (``kill -9``) just after a window began, before its line of that window
+    once a second, left the writes it sent there counted in none (their ``attempted`` lines
+    followed the last window's line): a resumed run took that window's share again."""
+    running.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s
+    running.set_plan("20/minute")
+    plan = actions.create_benefits(_rows("Rolled"))
+    log = tmp_path / "rolled.jsonl"
+    going: list[tuple[str, int, int]] = []  # each write's window, its calls then, the log's
+
+    def counted(request: httpx.Request) -> None:
+        if request.method == "POST" and not request.url.path.endswith("/oauth/token"):
+            window = running.plan()
+            ends = datetime.fromisoformat(window["resets_at"]).timestamp()
+            logged = ActionLog(log).earlier(ends, window["limit"]).sent
+            going.append((window["resets_at"], window["used"] + 1, logged))
+
+    with (
+        httpx.Client(event_hooks={"request": [counted]}) as http,
+        make_client(running, http_client=http) as client,
+    ):
+        results = plan.execute(client, log=log, progress=False, paced=True)
+    assert results["outcome"].eq("succeeded").all()
+    second = [(used, logged) for ends, used, logged in going if ends.startswith(f"{MINUTE[:-2]}02")]
+    assert len(second) == ROWS - SHARE  # the writes sent in the next minute's window
+    assert all(logged >= used for used, logged in second), second
 
 
 def test_a_paced_run_stopped_mid_way_and_run_again_sends_nothing_twice(
@@ -294,17 +325,18 @@ def _counted_in(log: Path) -> int:
     return ActionLog(log).earlier(windows[-1]["ends"], windows[-1]["limit"]).sent
 
 
-def test_each_call_of_a_paced_apply_is_counted_in_its_log_before_it_goes_out(
-    fresh: Sandbox, client: LoyaltyClient, make_client: ClientFor, tmp_path: Path
-) -> None:
-    """A saved plan's re-read writes no item lines: its calls are noted in the log's window
-    lines before each goes out, as the writes' attempted lines are, so a run killed (``kill
-    -9``) between two of the lines written once a second leaves none of them uncounted."""
+def _each_call_counted_before_it_goes_out(
+    sb: Sandbox, client: LoyaltyClient, make_client: ClientFor, tmp_path: Path
+) -> list[tuple[str, int]]:
+    """A saved plan of ``ROWS`` creates applied paced on ``sb`` under a plan its share holds,
+    with the log ``tmp_path / "plan.log.jsonl"`` (as it may be already): each call as it went
+    out (the token request aside), with what the log counted then; ``AssertionError`` when a
+    call went out the log had not counted."""
     path = tmp_path / "plan.json"
     _many_bonuses(client, path)
-    fresh.set_plan("1000/hour")  # the plan fits its share
+    sb.set_plan("1000/hour")  # the plan fits its share
     log = tmp_path / "plan.log.jsonl"
-    going: list[tuple[str, int]] = []  # each call as it goes out: what the log counts then
+    going: list[tuple[str, int]] = []
 
     def counted(request: httpx.Request) -> None:
         if not request.url.path.endswith("/oauth/token"):  # before the window's share
@@ -312,13 +344,34 @@ def test_each_call_of_a_paced_apply_is_counted_in_its_log_before_it_goes_out(
 
     with (
         httpx.Client(event_hooks={"request": [counted]}) as http,
-        make_client(fresh, http_client=http) as hooked,
+        make_client(sb, http_client=http) as hooked,
     ):
         results = ChangePlan.load(path).apply(hooked, log=log, progress=False, paced=True)
     assert results["outcome"].eq("succeeded").sum() == ROWS
-    assert [method for method, _ in going].count("GET") > 1  # the re-read's
     short = [(n, call) for n, call in enumerate(going, 1) if call[1] < n]
     assert not short, going
+    return going
+
+
+def test_each_call_of_a_paced_apply_is_counted_in_its_log_before_it_goes_out(
+    fresh: Sandbox, client: LoyaltyClient, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """A saved plan's re-read writes no item lines: its calls are noted in the log's window
+    lines before each goes out, as the writes' attempted lines are, so a run killed (``kill
+    -9``) between two of the lines written once a second leaves none of them uncounted."""
+    going = _each_call_counted_before_it_goes_out(fresh, client, make_client, tmp_path)
+    assert [method for method, _ in going].count("GET") > 1  # the re-read's
+
+
+def test_both_calls_of_an_item_in_doubt_are_counted_in_a_paced_logs_window(
+    fresh: Sandbox, client: LoyaltyClient, make_client: ClientFor, tmp_path: Path
+) -> None:
+    """An item a killed run left in doubt is read back, then written: two calls of the window
+    for one item, each logged ``attempted`` before it goes out (the write was not: a run
+    killed then left it uncounted)."""
+    ActionLog(tmp_path / "plan.log.jsonl").record("create_benefit", "Bonus 03", "attempted")
+    going = _each_call_counted_before_it_goes_out(fresh, client, make_client, tmp_path)
+    assert [method for method, _ in going].count("POST") == ROWS
 
 
 def _spent_by_others(sb: Sandbox, make_client: ClientFor) -> None:
