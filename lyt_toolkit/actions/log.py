@@ -308,9 +308,10 @@ class ActionLog:
 
     def earlier(self, ends: float, limit: int | None) -> WindowCalls:
         """What the plan's earlier paced runs spent of the window ending at ``ends`` under
-        ``limit``: the last window line when it is of that window, and a call for each item
-        attempted after it (a run killed between two window lines sent them there), else
-        nothing."""
+        ``limit``: the last window line when it is of that window, and a call for each
+        ``attempted`` line after it (a run killed between two window lines sent them there);
+        when a line says that window is over and ``ends`` is of a later one, a call for each
+        ``attempted`` line after that; else nothing."""
         entry: dict[str, Any] | None = None
         after = 0
         over: int | None = None  # the attempted lines after a line saying entry's window ended

@@ -430,20 +430,21 @@ def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_th
 
 
 def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
-    running: Sandbox, make_client: ClientFor, tmp_path: Path, lyt_process: LytProcess
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
     """Its stderr a pipe (``nohup lyt apply --paced ... 2> log``), ``lyt apply --paced`` says
     when each part (the re-read, the creates) starts, when it begins to wait for the next
     window and that it went on there, with its bar's figures, though the rest took less than
     a second (no redraw came)."""
     path = tmp_path / "plan.json"
-    running.set_plan("unlimited")
-    with make_client(running) as client:
-        _many_bonuses(client, path)
-    running.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s
-    running.set_plan("20/minute")
-    paced = lyt_process(running, tmp_path, "apply", str(path), "--paced", progress="auto")
-    out, err = paced.communicate(timeout=60)
+    _many_bonuses(client, path)
+    fresh.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s, once the clock is moved on
+    fresh.set_plan("20/minute")
+    paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
+    waiting = stderr_until(paced, "waiting for the next window")
+    fresh.set_clock(f"{MINUTE[:-1]}1:00Z")  # however long the process took to start
+    out, rest = paced.communicate(timeout=60)
+    err = waiting + rest
     assert paced.returncode == 0, out + err
     assert f"Applied: {ROWS} succeeded" in out
     # the summary's "N calls short" is what pacing sends in the next windows, not a refusal
