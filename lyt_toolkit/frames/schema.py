@@ -494,6 +494,7 @@ class FrameBuilder:
         data = {}
         for c in columns:  # each column's parts are dropped as soon as they are joined
             data[c.name] = _joined(c, parts.pop(0))
-        frame = pd.DataFrame(data, columns=self.schema.names)
+        # the joined columns are this spent builder's own: taken as they are, not copied
+        frame = pd.DataFrame(data, columns=self.schema.names, copy=False)
         frame.attrs[ODD_VALUES] = tuple(v for found in self._found for v in found)
         return frame

@@ -536,9 +536,9 @@ def _filled(values: Any, fill: Any) -> Any:
 
 def _typed_column(column: Column, values: pa.ChunkedArray) -> Any:
     kind = column.dtype_name
-    if kind == "category":
-        codes = _filled(values, -1)
-        return pd.Categorical.from_codes(codes.to_numpy(), dtype=_dtype(column), validate=False)
+    if kind == "category":  # codes copied out of Arrow's read-only buffer where it lends one
+        codes = np.require(_filled(values, -1).to_numpy(), requirements="W")
+        return pd.Categorical.from_codes(codes, dtype=_dtype(column), validate=False)
     if kind == DATETIME:  # NaT where null
         nanoseconds = _filled(values, np.iinfo(np.int64).min)
         return pd.DatetimeIndex(nanoseconds.to_numpy().view("M8[ns]")).tz_localize("UTC")

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.frames import BUILDERS, SCHEMAS
-from lyt_toolkit.frames.schema import Schema, SchemaMismatchError, integer, text
+from lyt_toolkit.frames.schema import FrameBuilder, Schema, SchemaMismatchError, integer, text
 from lyt_toolkit.sandbox import Sandbox
 
 PAIR = Schema(
@@ -91,3 +92,17 @@ def test_the_error_lists_the_columns() -> None:
 def test_rows_in_any_key_order_land_in_schema_order() -> None:
     frame = PAIR.build([{"n": 1, "id": "a"}])
     assert list(frame.columns) == ["id", "n"]
+
+
+def test_the_built_frame_takes_its_columns_without_copying_them() -> None:
+    """A pull's frame holds its columns once: the builder hands them over, no second copy."""
+    builder = FrameBuilder(PAIR)
+    builder.add_columns({"id": ["a", "b"], "n": [1, 2]})
+    builder.add_columns({"id": ["c"], "n": [3]})
+    typed = PAIR.by_name["n"].array([4, 5])
+    builder.add_typed({"id": PAIR.by_name["id"].array(["d", "e"]), "n": typed})
+    frame = builder.frame()
+    assert frame["n"].tolist() == [1, 2, 3, 4, 5]
+    single = FrameBuilder(PAIR)
+    single.add_typed({"id": PAIR.by_name["id"].array(["d", "e"]), "n": typed})
+    assert np.shares_memory(single.frame()["n"].array._data, typed._data)

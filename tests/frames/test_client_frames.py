@@ -168,3 +168,17 @@ def test_progress_callback_counts_rows(client: LoyaltyClient) -> None:
 def test_a_group_without_a_list_has_no_frame(client: LoyaltyClient) -> None:
     with pytest.raises(TypeError, match="OAuth has no DataFrame form"):
         client.oauth.frame()
+
+
+@pytest.mark.parametrize("kind", ["rewards", "reward_costs"])
+def test_a_pulled_reward_frame_can_be_edited_in_place(client: LoyaltyClient, kind: str) -> None:
+    """Every column takes a new value, categories included (their codes are the frame's
+    own, never a read-only Arrow buffer lent to it)."""
+    frame = client.rewards.frame(kind=kind, progress=False)
+    row = frame.index[0]
+    for name, dtype in SCHEMAS[kind].dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype):
+            frame.loc[row, name] = dtype.categories[-1]
+        elif dtype == "Int64":
+            frame.loc[row, name] = 7
+    assert (frame.loc[row, [c for c in frame if frame[c].dtype == "category"]].notna()).all()
