@@ -430,20 +430,25 @@ def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_th
 
 
 def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
-    running: Sandbox, make_client: ClientFor, tmp_path: Path, lyt_process: LytProcess
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
     """Its stderr a pipe (``nohup lyt apply --paced ... 2> log``), ``lyt apply --paced`` says
     when each part (the re-read, the creates) starts, when it begins to wait for the next
     window and that it went on there, with its bar's figures, though the rest took less than
-    a second (no redraw came)."""
+    a second (no redraw came).
+
+    The fixed clock moves to the next window once the process waits for it: on a running
+    clock, a process slow to start (a loaded machine) saw the 6 s window end before its
+    share was sent, and waited for a third window, a minute beyond ``communicate``'s."""
     path = tmp_path / "plan.json"
-    running.set_plan("unlimited")
-    with make_client(running) as client:
-        _many_bonuses(client, path)
-    running.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s
-    running.set_plan("20/minute")
-    paced = lyt_process(running, tmp_path, "apply", str(path), "--paced", progress="auto")
-    out, err = paced.communicate(timeout=60)
+    _many_bonuses(client, path)
+    fresh.set_clock(f"{MINUTE}:54Z")  # the window ends 6 s on: the process waits that long
+    fresh.set_plan("20/minute")
+    paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
+    said = stderr_until(paced, "waiting for the next window")
+    fresh.advance_clock(6)  # the next window, before the process's 6 s are up
+    out, rest = paced.communicate(timeout=60)
+    err = said + rest
     assert paced.returncode == 0, out + err
     assert f"Applied: {ROWS} succeeded" in out
     # the summary's "N calls short" is what pacing sends in the next windows, not a refusal
