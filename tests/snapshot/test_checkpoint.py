@@ -189,7 +189,7 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
                 "run the same command to go on\n"
             )
         stored = _answers(folder)
-        program.set_faults(delay_seconds=0.3)  # the second run outlasts the third's start
+        program.set_faults(delay_seconds=0.3)  # the second run is seen holding the folder
         second = lyt_process(
             program,
             tmp_path,
@@ -202,20 +202,26 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
             "1",
         )
         _wait_for_holder(folder, second)
-        third = lyt_process(
-            program,
-            tmp_path,
-            "export",
-            "--out",
-            "c",
-            "--checkpoint",
-            str(folder),
-            "--budget-share",
-            "1",
-        )
-        _, refused = third.communicate(timeout=60)
-        assert second.poll() is None  # it still held the folder when the third was refused
-        program.clear_faults()  # the slow answers kept it running that long: now it may end
+        # Paused, it holds the folder however long the third takes to start (slow answers
+        # alone let it end first on a loaded machine).
+        second.send_signal(signal.SIGSTOP)
+        try:
+            third = lyt_process(
+                program,
+                tmp_path,
+                "export",
+                "--out",
+                "c",
+                "--checkpoint",
+                str(folder),
+                "--budget-share",
+                "1",
+            )
+            _, refused = third.communicate(timeout=60)
+            assert second.poll() is None  # it still held the folder when the third was refused
+        finally:
+            second.send_signal(signal.SIGCONT)
+        program.clear_faults()
         out, err = second.communicate(timeout=300)
     finally:
         program.clear_faults()
