@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from fixture_types import ClientOf, LytProcess, StartSandbox
-from interrupting import ctrl_c_while_refused
+from interrupting import ctrl_c_while_refused, holder
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._services import forget_local
@@ -129,21 +129,6 @@ def test_a_paced_pull_keeps_to_its_share_of_every_window_and_waits_across_resets
     _same(whole, paced)
 
 
-def _wait_for_holder(folder: Path, proc: subprocess.Popen[str]) -> None:
-    """Until ``proc`` holds the folder's one-writer lock (its record names its pid)."""
-    lock = folder / "pull.lock"
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the second run never took the lock"
-        try:
-            if json.loads(lock.read_text()).get("pid") == proc.pid:
-                return
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.01)
-
-
 def _answers(folder: Path) -> int:
     journal = folder / "journal.jsonl"
     return len(journal.read_bytes().splitlines()) if journal.exists() else 0
@@ -201,7 +186,7 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
             "--budget-share",
             "1",
         )
-        _wait_for_holder(folder, second)
+        holder(folder / "pull.lock", [second])
         # Paused, it holds the folder however long the third takes to start (slow answers
         # alone let it end first on a loaded machine).
         second.send_signal(signal.SIGSTOP)
