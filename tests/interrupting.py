@@ -1,17 +1,20 @@
 """Ctrl-C pressed on a process of the toolkit's: while the sandbox answers every call 429
 (what the process printed and the calls it sent after the Ctrl-C), or once a paced command
 waits for its window's reset (what the window counted then), or once it said something
-(``stderr_until``)."""
+(``stderr_until``); and the process of several that holds a one-writer lock (``holder``),
+to pause while another is refused it."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -82,3 +85,21 @@ def stderr_until(proc: subprocess.Popen[str], text: str) -> str:
             assert chunk, f"ended ({proc.wait()}) before saying {text!r}: {said}"
             said += chunk
     return said
+
+
+def holder(lock: Path, procs: Sequence[subprocess.Popen[str]]) -> subprocess.Popen[str]:
+    """The one of ``procs`` holding the one-writer lock file ``lock`` (its record names its
+    pid), once one does: a minute at most, while one of them runs (another may have ended,
+    refused the lock)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            pid = json.loads(lock.read_text()).get("pid")
+        except (OSError, ValueError):
+            pid = None
+        for proc in procs:
+            if proc.pid == pid and proc.poll() is None:
+                return proc
+        assert any(proc.poll() is None for proc in procs), [p.communicate() for p in procs]
+        assert time.monotonic() < deadline, f"none of them took {lock}"
+        time.sleep(0.01)

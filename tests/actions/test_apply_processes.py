@@ -16,9 +16,10 @@ from typing import NamedTuple
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
-from interrupting import ctrl_c_while_refused
+from interrupting import ctrl_c_while_refused, holder
 
 from lyt_toolkit import actions
+from lyt_toolkit._lock import lock_path
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
@@ -176,22 +177,24 @@ def test_two_applies_of_one_plan_at_once_make_one_writer(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
     """Both started together: one takes the plan's lock and applies it, the other is refused
-    at once naming the holder (its re-reads alone keep the first busy for seconds)."""
+    at once naming the holder. The holder is paused until the other has ended: one slower
+    to start than the other's whole apply (a loaded machine) found the plan applied."""
     plan = tmp_path / "plan.json"
     log = tmp_path / "plan.json.log.jsonl"
     names, rewards = _save(client, plan)
-    fresh.set_faults(delay_seconds=SLOW)
+    fresh.set_faults(delay_seconds=SLOW)  # the holder is seen holding before it ends
     runs = [lyt_process(fresh, tmp_path, "apply", str(plan)) for _ in range(2)]
-    deadline = time.monotonic() + 120
-    while all(proc.poll() is None for proc in runs):  # until the first of them ends
-        assert time.monotonic() < deadline, "neither apply ended"
-        time.sleep(0.01)
-    fresh.clear_faults()  # both ran at once: the one left may now finish at full speed
-    ended = [(proc, *proc.communicate(timeout=120)) for proc in runs]
+    writer = holder(lock_path(plan), runs)
+    [other] = [proc for proc in runs if proc is not writer]
+    writer.send_signal(signal.SIGSTOP)
+    try:
+        _, refused = other.communicate(timeout=120)
+    finally:
+        writer.send_signal(signal.SIGCONT)
+    fresh.clear_faults()
+    out, err = writer.communicate(timeout=120)
 
-    assert sorted(proc.returncode for proc in runs) == [0, 1], ended
-    [(writer, out, _)] = [run for run in ended if run[0].returncode == 0]
-    [(_, _, refused)] = [run for run in ended if run[0].returncode == 1]
+    assert (writer.returncode, other.returncode) == (0, 1), (out, err, refused)
     assert "Applied: 24 succeeded" in out
     [line] = refused.splitlines()
     assert line.startswith(f"lyt apply: {plan} is being applied by another process"), line

@@ -273,21 +273,21 @@ def test_a_saved_plan_refused_for_the_billing_cycle_names_the_call_it_sent(
 def _paced_until_quiet(
     plan: actions.ActionPlan[object], client: LoyaltyClient, log: Path, sb: Sandbox
 ) -> int:
-    """``plan`` executed paced with ``log`` until it ends or sends nothing for a second (it
-    waits for the reset), then cancelled: what the window counts then."""
+    """``plan`` executed paced with ``log`` until the window counts its share (``1 + SHARE``)
+    and nothing more comes for a second (it waits for the reset, ``until_quiet``), then
+    cancelled: what the window counts once it ended. (Cancelled after any quiet second, a
+    run slow to send on a loaded machine was stopped before its share.)"""
     cancel = threading.Event()
     worker = threading.Thread(
         target=lambda: plan.execute(client, log=log, progress=False, paced=True, cancel=cancel),
         daemon=True,
     )
     worker.start()
-    counted, since = _used(sb), time.monotonic()
-    while worker.is_alive() and time.monotonic() - since < 1.0:
-        time.sleep(0.05)
-        if _used(sb) != counted:
-            counted, since = _used(sb), time.monotonic()
-    cancel.set()
-    worker.join(10)
+    try:
+        until_quiet(sb, 1 + SHARE, worker.is_alive)
+    finally:
+        cancel.set()
+        worker.join(10)
     assert not worker.is_alive()
     return _used(sb)
 
@@ -435,7 +435,11 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     """Its stderr a pipe (``nohup lyt apply --paced ... 2> log``), ``lyt apply --paced`` says
     when each part (the re-read, the creates) starts, when it begins to wait for the next
     window and that it went on there, with its bar's figures, though the rest took less than
-    a second (no redraw came)."""
+    a second (no redraw came).
+
+    The fixed clock moves to the next window once the process waits for it: on a running
+    clock, a process slow to start (a loaded machine) saw the 6 s window end before its
+    share was sent, and waited for a third window, a minute beyond ``communicate``'s."""
     path = tmp_path / "plan.json"
     _many_bonuses(client, path)
     fresh.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s, once the clock is moved on

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from fixture_types import ClientOf, LytProcess, StartSandbox
-from interrupting import ctrl_c_while_refused
+from interrupting import ctrl_c_while_refused, holder
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._services import forget_local
@@ -129,21 +129,6 @@ def test_a_paced_pull_keeps_to_its_share_of_every_window_and_waits_across_resets
     _same(whole, paced)
 
 
-def _wait_for_holder(folder: Path, proc: subprocess.Popen[str]) -> None:
-    """Until ``proc`` holds the folder's one-writer lock (its record names its pid)."""
-    lock = folder / "pull.lock"
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the second run never took the lock"
-        try:
-            if json.loads(lock.read_text()).get("pid") == proc.pid:
-                return
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.01)
-
-
 def _answers(folder: Path) -> int:
     journal = folder / "journal.jsonl"
     return len(journal.read_bytes().splitlines()) if journal.exists() else 0
@@ -189,7 +174,7 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
                 "run the same command to go on\n"
             )
         stored = _answers(folder)
-        program.set_faults(delay_seconds=0.3)  # the second run outlasts the third's start
+        program.set_faults(delay_seconds=0.3)  # the second run is seen holding the folder
         second = lyt_process(
             program,
             tmp_path,
@@ -201,21 +186,27 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
             "--budget-share",
             "1",
         )
-        _wait_for_holder(folder, second)
-        third = lyt_process(
-            program,
-            tmp_path,
-            "export",
-            "--out",
-            "c",
-            "--checkpoint",
-            str(folder),
-            "--budget-share",
-            "1",
-        )
-        _, refused = third.communicate(timeout=60)
-        assert second.poll() is None  # it still held the folder when the third was refused
-        program.clear_faults()  # the slow answers kept it running that long: now it may end
+        holder(folder / "pull.lock", [second])
+        # Paused, it holds the folder however long the third takes to start (slow answers
+        # alone let it end first on a loaded machine).
+        second.send_signal(signal.SIGSTOP)
+        try:
+            third = lyt_process(
+                program,
+                tmp_path,
+                "export",
+                "--out",
+                "c",
+                "--checkpoint",
+                str(folder),
+                "--budget-share",
+                "1",
+            )
+            _, refused = third.communicate(timeout=60)
+            assert second.poll() is None  # it still held the folder when the third was refused
+        finally:
+            second.send_signal(signal.SIGCONT)
+        program.clear_faults()
         out, err = second.communicate(timeout=300)
     finally:
         program.clear_faults()
