@@ -45,7 +45,7 @@ from ..errors import (
 )
 from ..models.errors import error_object
 from ..models.numbers import first_problem
-from ._base_url import join
+from ._base_url import Targets
 from .config import ClientConfig, RetryConfig
 
 T = TypeVar("T")
@@ -281,6 +281,7 @@ class RequestCore:
     def __init__(self, config: ClientConfig) -> None:
         self.config = config
         self._timeout = config.timeout.as_dict()
+        self._targets = Targets(config.url)
 
     def build(
         self,
@@ -302,8 +303,7 @@ class RequestCore:
             kwargs["json"] = call.json
         return httpx.Request(
             call.method,
-            join(self.config.url, call.path),
-            params=list(call.params) or None,
+            self._targets.url(call.path, call.params),
             headers=headers,
             extensions={"timeout": dict(timeout) if timeout is not None else self._timeout},
             **kwargs,

@@ -59,6 +59,48 @@ def test_the_base_url_is_normalised_once_and_paths_join_below_it() -> None:
     assert request.url == httpx.URL("https://api.example.com/prefix/v1/members/a%2Fb?q=1")
 
 
+@pytest.mark.parametrize(
+    ("base_url", "path", "params", "url"),
+    [
+        ("http://[::1]:8000/p/", "/v1/members/a%2Fb", (), "http://[::1]:8000/p/v1/members/a%2Fb"),
+        (
+            "HTTPS://API.Example.com:443//",
+            "/v1/x?limit=5",
+            (),
+            "https://api.example.com/v1/x?limit=5",
+        ),
+        (
+            "https://api.example.com/pre%20fix",
+            "/v1/members",
+            (("cursor", "a b&c=d/é+"), ("limit", "100")),
+            "https://api.example.com/pre%20fix/v1/members?cursor=a+b%26c%3Dd%2F%C3%A9%2B&limit=100",
+        ),
+        (
+            "https://api.example.com",
+            "/v1/members/ü",
+            (("q", ""),),
+            "https://api.example.com/v1/members/%C3%BC?q=",
+        ),
+    ],
+)
+def test_a_request_goes_to_its_path_below_the_base_with_its_query(
+    base_url: str, path: str, params: tuple[tuple[str, str], ...], url: str
+) -> None:
+    config = ClientConfig.resolve(
+        base_url=base_url, app_id="a", app_token="t", env={}, env_file=None
+    )
+    assert str(RequestCore(config).build(Call("GET", path, params=params)).url) == url
+
+
+def test_the_requests_of_one_path_each_carry_their_own_query_only() -> None:
+    config = ClientConfig.resolve(base_url=BASE, app_id="a", app_token="t", env={}, env_file=None)
+    core = RequestCore(config)
+    queries = ((("cursor", "a"),), (), (("cursor", "b"), ("limit", "2")), ())
+    urls = [str(core.build(Call("GET", "/v1/members", params=q)).url) for q in queries]
+    members = "https://api.example.com/v1/members"
+    assert urls == [f"{members}?cursor=a", members, f"{members}?cursor=b&limit=2", members]
+
+
 def test_unknown_cluster_is_named() -> None:
     with pytest.raises(ConfigurationError, match="cluster"):
         ClientConfig.resolve(base_url=BASE, cluster="eu9.api", env={}, env_file=None)
