@@ -54,7 +54,10 @@ def reading_every_member() -> Iterator[None]:
         rehearsal.repull = shipped  # type: ignore[assignment]
 
 
-def snapshot_of(members: int, seed: int) -> ProgramSnapshot:
+@contextmanager
+def served(members: int, seed: int) -> Iterator[tuple[Sandbox, LoyaltyClient]]:
+    """A sandbox with no call budget serving a generated program of ``members`` members on
+    the fixed clock ``NOW``, and a client of it."""
     program = generate_program(members=members, seed=seed)
     program.pop("now", None)
     with (
@@ -63,6 +66,11 @@ def snapshot_of(members: int, seed: int) -> ProgramSnapshot:
             base_url=sandbox.base_url, env_file=None, **sandbox.credentials.as_client_kwargs()
         ) as client,
     ):
+        yield sandbox, client
+
+
+def snapshot_of(members: int, seed: int) -> ProgramSnapshot:
+    with served(members, seed) as (_, client):
         return ProgramSnapshot.pull(client, progress=False)
 
 

@@ -24,13 +24,9 @@ import argparse
 import time
 
 import pandas as pd
+from rehearsal import served  # the sibling benchmark's production: the script's folder
 
 from lyt_toolkit import ProgramSnapshot, actions
-from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.synthetic import generate_program
-
-NOW = "2026-01-15T12:00:00Z"
 
 
 def main() -> None:
@@ -41,14 +37,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
 
-    program = generate_program(members=args.members, seed=args.seed)
-    program.pop("now", None)
-    with (
-        Sandbox.start(program, now=NOW, plan="unlimited") as production,
-        LoyaltyClient(
-            base_url=production.base_url, env_file=None, **production.credentials.as_client_kwargs()
-        ) as client,
-    ):
+    with served(args.members, args.seed) as (production, client):
         snapshot = ProgramSnapshot.pull(client, progress=False)
         edit = actions.edit(snapshot)
         buckets = edit.pending_buckets

@@ -659,48 +659,17 @@ def test_a_sampled_snapshot_is_pulled_again_as_a_sample_for_the_calls_shown(
         assert panel.snapshot.rewards.set_index("id").loc[reward, "status"] == status
 
 
-def test_an_apply_whose_pull_again_is_refused_says_it_applied_and_is_not_armed_again(
-    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
-) -> None:
-    """The writes went through: a pull afterwards that the budget refuses (other traffic
-    spent the window meanwhile) neither reports the apply as stopped nor leaves the same
-    plan to send again."""
-    budget_sb.reset()
-    budget_sb.set_plan("unlimited")
-    hook = _shrinks_after_a_write(budget_sb, "20/hour")
-    try:
-        http = httpx.Client(event_hooks={"response": [hook]})
-        with make_client(budget_sb, http_client=http) as client:
-            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
-            _draft_reward(panel)
-            plan(panel)
-            apply(panel)
-            assert client.rewards.get(REWARD).status == "DRAFT"
-            assert panel.results is not None
-            assert panel.results["outcome"].tolist() == ["succeeded"]
-            assert "Applying stopped" not in panel.status.value
-            assert "Applied: succeeded: 1" in panel.status.value
-            assert "could not be pulled again" in panel.status.value
-            assert panel.plan is None and panel.apply_button.disabled  # not armed again
-            used = budget_sb.plan()["used"]
-            panel.apply()  # as a second click would
-            assert not panel.busy and budget_sb.plan()["used"] == used  # nothing sent
-    finally:
-        budget_sb.set_plan("unlimited")
-        budget_sb.reset()
-
-
 SECOND = "lrew_c0ffee0002"
 """A second reward ACTIVE in the demo program."""
 
 
 @contextmanager
-def _two_drafts_planned(
-    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+def _drafts_planned(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient], *others: str
 ) -> Iterator[tuple[LoyaltyClient, EditPanel]]:
-    """A panel on the demo program planning two rewards back to draft, its client's window
-    put at 20 calls an hour, other traffic's, once the first write is answered; the sandbox
-    reset after."""
+    """A panel on the demo program planning ``REWARD`` and the rewards ``others`` back to
+    draft, one write at a time, its client's window put at 20 calls an hour, other
+    traffic's, once the first write is answered; the sandbox reset after."""
     budget_sb.reset()
     budget_sb.set_plan("unlimited")
     hook = _shrinks_after_a_write(budget_sb, "20/hour")
@@ -709,12 +678,33 @@ def _two_drafts_planned(
         with make_client(budget_sb, http_client=http) as client:
             panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
             _draft_reward(panel)
-            type_into(panel, row_of(panel, SECOND), "status", "DRAFT")
+            for reward in others:
+                type_into(panel, row_of(panel, reward), "status", "DRAFT")
             plan(panel)
             yield client, panel
     finally:
         budget_sb.set_plan("unlimited")
         budget_sb.reset()
+
+
+def test_an_apply_whose_pull_again_is_refused_says_it_applied_and_is_not_armed_again(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """The writes went through: a pull afterwards that the budget refuses (other traffic
+    spent the window meanwhile) neither reports the apply as stopped nor leaves the same
+    plan to send again."""
+    with _drafts_planned(budget_sb, make_client) as (client, panel):
+        apply(panel)
+        assert client.rewards.get(REWARD).status == "DRAFT"
+        assert panel.results is not None
+        assert panel.results["outcome"].tolist() == ["succeeded"]
+        assert "Applying stopped" not in panel.status.value
+        assert "Applied: succeeded: 1" in panel.status.value
+        assert "could not be pulled again" in panel.status.value
+        assert panel.plan is None and panel.apply_button.disabled  # not armed again
+        used = budget_sb.plan()["used"]
+        panel.apply()  # as a second click would
+        assert not panel.busy and budget_sb.plan()["used"] == used  # nothing sent
 
 
 def test_an_apply_after_whose_writes_the_budget_cannot_hold_the_pull_again_does_not_start_it(
@@ -724,7 +714,7 @@ def test_an_apply_after_whose_writes_the_budget_cannot_hold_the_pull_again_does_
     and the pull again, which no longer fits, is not started (not one read sent); the status
     says the writes are done, nothing is verified, and how to go on: the paced pull, as the
     pull again needs more than the share of a whole window."""
-    with _two_drafts_planned(budget_sb, make_client) as (client, panel):
+    with _drafts_planned(budget_sb, make_client, SECOND) as (client, panel):
         apply(panel)
         assert panel.results is not None
         assert panel.results["outcome"].tolist() == ["succeeded", "succeeded"]
@@ -749,7 +739,7 @@ def test_a_rehearsed_apply_whose_pull_again_the_budget_cannot_hold_reads_what_it
 ) -> None:
     """As above, but rehearsed: instead of nothing, the Apply is verified reading only the two
     rewards the rehearsal changed (one listing by ID), and the status says what was not read."""
-    with _two_drafts_planned(budget_sb, make_client) as (_, panel):
+    with _drafts_planned(budget_sb, make_client, SECOND) as (_, panel):
         panel.rehearse_button.click()
         panel.wait()
         apply(panel)
