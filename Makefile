@@ -17,16 +17,18 @@ $(STAMP): pyproject.toml constraints.txt lyt_toolkit/_version.py
 demo: $(STAMP)
 	$(BIN)/lyt demo
 
-# Two streams at once. One: ruff, unasync, mypy, the import contracts and the site, then the
-# unit tests on three workers (shown as they run). The other: the fuzzed documents and the
-# packaging tests, the browser tests (one JupyterLab, one Chromium), then the notebooks
-# through nbval; mostly waiting on installs, kernels and pages, they fill what the first
-# leaves idle. Three workers on two cores: each is one process in which the client and its
-# sandbox (a uvicorn thread) share one GIL and wait on each other's round trips; with two,
-# the machine averaged 1.55 cores busy, and the stage took 14:28 against 13:01 with three
-# (fresh clones, 2026-12-04). The second stream's output is kept in $(BROWSER_LOG) and shown
-# when both streams are done; either failing fails `make test`.
-# The third job slot lets mypy and the site build at once (each shown whole when it ends).
+# Two streams at once. One: ruff and the unasync check (seconds), then the unit tests on
+# three workers (shown as they run): the longest part, started as soon as it can be. The
+# other: mypy and the import contracts, the site, the fuzzed documents and the packaging
+# tests, the browser tests (one JupyterLab, one Chromium), then the notebooks through nbval;
+# mostly waiting on installs, kernels and pages, it fills what the first leaves idle and
+# ends before it (the type check and the site ran first in the unit stream until
+# 2026-12-05: a minute on the longest path). Three workers on two cores: each is one process
+# in which the client and its sandbox (a uvicorn thread) share one GIL and wait on each
+# other's round trips; with two, the machine averaged 1.55 cores busy, and the stage took
+# 14:28 against 13:01 with three (fresh clones, 2026-12-04). The second stream's output is
+# kept in $(BROWSER_LOG) and shown when both streams are done; either failing fails
+# `make test`.
 BROWSER_LOG := $(VENV)/test-browser.log
 
 # The tests keep compiled modules, and pytest its rewritten test modules, under
@@ -56,14 +58,15 @@ test: $(STAMP)
 test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
-	$(MAKE) --no-print-directory --output-sync=target typecheck docs
 	$(BIN)/pytest $(NO_NBVAL) -n 3 --dist loadfile tests --ignore=tests/browser \
 	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING)
 
-# The fuzzed documents (FUZZ) and the packaging tests, the browser tests, then nbval. Its own
-# pytest cache: the unit tests' run beside it writes the default one.
+# The type check, the import contracts and the site, the fuzzed documents (FUZZ) and the
+# packaging tests, the browser tests, then nbval. Its own pytest cache: the unit tests' run
+# beside it writes the default one.
 test-browser: $(STAMP)
-	{ $(BIN)/pytest $(NO_NBVAL) $(FUZZ) $(PACKAGING) -o cache_dir=.pytest_cache/browser && \
+	{ $(MAKE) --no-print-directory --output-sync=target typecheck docs && \
+	  $(BIN)/pytest $(NO_NBVAL) $(FUZZ) $(PACKAGING) -o cache_dir=.pytest_cache/browser && \
 	  $(BIN)/pytest $(NO_NBVAL) tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
 	  $(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
 	    -p no:randomly -o cache_dir=.pytest_cache/browser; } > $(BROWSER_LOG) 2>&1
