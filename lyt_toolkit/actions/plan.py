@@ -130,14 +130,21 @@ class ActionPlan(Generic[P]):
         """After :meth:`perform` failed with ``error``: the item's standing when the service
         shows it already in its target state (``done`` set), otherwise ``None``.
 
-        Only errors of ``settled_by`` are checked, read-only, with :meth:`observer`;
+        Only errors of ``settled_by`` are checked, read-only, with :meth:`check_done`;
         the runner reports a confirmed item ``already_done`` (or, when an earlier
         run left it in doubt, ``succeeded`` and ``recovered``).
         """
         if not isinstance(error, self.settled_by):
             return None
-        standing = self.observer(client)(item)
+        standing = self.check_done(client, item)
         return standing if standing.done else None
+
+    def check_done(self, client: LoyaltyClient, item: PlanItem[P]) -> Standing:
+        """Whether the service shows ``item`` in its target state (``done`` set), read-only:
+        what a write in doubt is read with before it is sent again, and a refused one after
+        (``recover``), each costed as one read. By default the ``observer``'s standing; a plan
+        whose observer reads more than one call an item reads only what tells ``done``."""
+        return self.observer(client)(item)
 
     def field_for(self, item: PlanItem[P], error: APIError) -> str | None:
         """The input field ``error`` from the service is about, or ``None`` if it is not clear.
