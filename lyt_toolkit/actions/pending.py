@@ -168,7 +168,7 @@ class _BucketReader:
         if bucket.status == PendingBucketStatus.ACTIVATED:
             return Standing.already("already ACTIVATED", columns=columns)
         if reasons:
-            return Standing(f"fails: {'; '.join(reasons)} (423)", columns=columns)
+            return Standing(f"fails: {'; '.join(reasons)} (423)", columns=columns, refused=True)
         return Standing(item.summary, columns=columns)
 
     def today(self) -> dt.date:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan
 from lyt_toolkit.client import LoyaltyClient
@@ -64,3 +66,30 @@ def test_an_activation_in_doubt_is_read_back_with_its_card_list_alone(
     results = plan.execute(client, log=log, progress=False)
     assert list(results["outcome"]) == ["succeeded"]
     assert _used(fresh) - used == needed == 2
+
+
+def test_a_preview_counts_the_read_back_of_each_write_it_shows_refused_or_done(
+    client: LoyaltyClient, fresh: Sandbox
+) -> None:
+    """A preview's ``calls`` and cost count the read back of a write it shows the service
+    refusing (a past date, an INACTIVE program: 423) or already done (a bucket no longer
+    listed, a reward already DRAFT): the execute that follows sends exactly that (before,
+    the preview said one call an item and the run sent up to four more)."""
+    buckets = pull(client).pending_buckets
+    pending = buckets[buckets["status"] == "PENDING"]
+    past = pending[pending["date"] < pd.Timestamp("2026-01-15", tz="UTC")].head(1)
+    inactive = pending[pending["program_status"] == "INACTIVE"].head(1)
+    done = buckets[buckets["id"] == BUCKET]
+    rows = pd.concat([past, inactive, done]).rename(columns={"id": "bucket_id"})
+    client.pending_buckets.activate(*done[["program_id", "member_id", "card_id", "id"]].iloc[0])
+    fresh.settle()  # activated: its card's list no longer holds it
+    client.rewards.draft("lrew_c0ffee0001")
+    for plan in (
+        actions.activate_pending_buckets(rows),
+        actions.move_rewards_to_draft(["lrew_c0ffee0001"]),
+    ):
+        preview = plan.preview(client, progress=False)
+        assert (preview["calls"] == 2).all(), preview[["will", "calls"]]
+        used = _used(fresh)
+        plan.execute(client, progress=False)
+        assert _used(fresh) - used == preview.attrs["cost"].needed == 2 * len(plan)
