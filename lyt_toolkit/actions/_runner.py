@@ -3,7 +3,7 @@
 A failed item never stops the batch: it becomes a result with the service's
 status, error key and message (credentials scrubbed). An item the log shows in
 doubt (an earlier run was interrupted sending it) is read first with the plan's
-``observer``: when the service shows it in its target state it is ``succeeded`` and
+``check_done``: when the service shows it in its target state it is ``succeeded`` and
 ``recovered`` without a write, otherwise it is sent. Before an error of the service
 stands for an item not in doubt, the plan's ``recover`` checks (read-only) whether
 the item is already in its target state: then it is ``already_done``.
@@ -251,7 +251,7 @@ class _Sender(Generic[P]):
     def _found_done(self, item: PlanItem[P]) -> ItemResult | None:
         """The result of an item in doubt that the service shows done (one read), else None."""
         try:
-            standing = self.plan.observer(self.client)(item)
+            standing = self.plan.check_done(self.client, item)
         except QuotaExhaustedError:
             raise  # stops the batch (see the module's notes)
         except Exception:  # a failed read leaves the write to send

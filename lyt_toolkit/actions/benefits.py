@@ -90,7 +90,8 @@ class CreateBenefits(ActionPlan[BenefitPayload]):
                     )
             if named:
                 return Standing(
-                    f"fails: the name is taken by {named[0].id} with other settings (409)"
+                    f"fails: the name is taken by {named[0].id} with other settings (409)",
+                    refused=True,
                 )
             return Standing(item.summary)
 

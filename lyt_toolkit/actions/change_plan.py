@@ -31,8 +31,8 @@ from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.diff import compare
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
-from .change_rows import CALL_KINDS, DELETES
-from .cost import PlanCost, budgeted, learn_budget
+from .change_rows import CALL_KINDS, DELETES, refused_keys
+from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
@@ -162,8 +162,9 @@ class ChangePlan(metaclass=ABCMeta):
         return summary_line(self.changes, self.unsupported, self._calls_text(), self._budget)
 
     def _calls_text(self) -> str:
-        """The summary's calls: one a change (a saved plan's re-read adds its own)."""
-        return counted(int(self.changes["calls"].sum()), "call")
+        """The summary's calls: one a change, and a read back of each write the base shows
+        the service will refuse (a saved plan's re-read adds its own)."""
+        return calls_text(0, int(self.changes["calls"].sum()), self._refusals(None))
 
     def to_string(self) -> str:
         """The summary, then a line per change (``+``, ``~``, ``-``; a pending-bucket
@@ -225,8 +226,20 @@ class ChangePlan(metaclass=ABCMeta):
         return cost
 
     def _needed(self, log: LogSource | None) -> int:
-        """The calls the parts send, those the ``log`` saw done left out."""
-        return sum(part.cost(log=log).needed for part in self.parts)
+        """The calls the parts send, those the ``log`` saw done left out, and the read back
+        of each write the base shows the service will refuse (``_refusals``)."""
+        return sum(part.cost(log=log).needed for part in self.parts) + self._refusals(log)
+
+    def _refusals(self, log: LogSource | None) -> int:
+        """The writes the base shows the service will refuse (``refused_keys``) that the
+        run sends once (neither done nor in doubt in the ``log``): each, refused, is read
+        back (``ActionPlan.check_done``), a call more (one in doubt is read before instead,
+        as its part counts)."""
+        calls = 0
+        for call, keys in refused_keys(self.changes).items():
+            state = log_state(log, call, ask=False)
+            calls += sum(item_calls(key, state) == 1 for key in keys)
+        return calls
 
     def _remember(self, cost: PlanCost) -> None:
         """Keep the budget a client read, for ``summary`` (the plan is frozen otherwise)."""
@@ -557,12 +570,13 @@ class SavedPlan:
 
     def _calls_text(self, log: LogSource | None = None) -> str:
         """``N calls (R re-reads, then W writes)``: ``apply`` re-reads before it writes."""
+        refused = self.plan._refusals(log)
         if log is None:
             reads, writes = self._reread_calls(), int(self.changes["calls"].sum())
         else:
-            writes = self.plan._needed(log)
-            reads = self._needed(log) - writes
-        return calls_text(reads, writes)
+            writes = self.plan._needed(log) - refused
+            reads = self._needed(log) - writes - refused
+        return calls_text(reads, writes, refused)
 
     def to_string(self) -> str:
         """The summary, then every line (see ``ChangePlan.to_string``), then the file line."""

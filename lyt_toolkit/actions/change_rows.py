@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
+
 from ..models.enums import PendingBucketStatus, RewardStatus
 
 __all__ = [
@@ -19,6 +21,7 @@ __all__ = [
     "change_fields",
     "change_row",
     "first_difference",
+    "refused_keys",
 ]
 
 _ROWS: dict[str, tuple[str, str, str | None, str | None, str | None]] = {
@@ -93,3 +96,14 @@ def benefit_text(flat: Mapping[str, Any]) -> str:
     }
     given = [f"{name} {value}" for name, value in extra.items() if value is not None]
     return f"{text} ({', '.join(given)})" if given else text
+
+
+def refused_keys(changes: pd.DataFrame) -> dict[str, list[str]]:
+    """Call -> the keys of ``changes`` whose write the base shows the service will refuse
+    (a ``blocked_reason``): each such write, refused, is read back once (``check_done``:
+    done after all?), a call more than the write that a plan's cost counts."""
+    refused = changes[changes["blocked_reason"].notna()]
+    return {
+        str(call): rows["key"].astype(str).tolist()
+        for call, rows in refused.groupby("call", sort=False)
+    }

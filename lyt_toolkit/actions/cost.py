@@ -4,9 +4,10 @@ Executing a plan sends exactly one write per valid item that the log does not
 show done (``ActionPlan.perform``), plus one token request when the client holds
 no bearer token yet. An item the log shows in doubt may also be checked first
 with a read, so it is counted as two calls. An item the service refuses is read
-back (already done?): a call more that no count foresees, so the figure is what a run
-costs when the service refuses nothing; ``execute`` below a whole window keeps the run
-to its share all the same.
+back (already done?, ``ActionPlan.check_done``: one read): a call more that this count
+does not foresee (a change plan counts it for each write its base shows refused), so the
+figure is what a run costs when the service refuses nothing; ``execute`` below a whole
+window keeps the run to its share all the same.
 """
 
 from __future__ import annotations

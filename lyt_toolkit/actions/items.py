@@ -78,12 +78,21 @@ class Standing:
     ``done`` says why the item is already in its target state (e.g. ``"already
     DRAFT"``), so nothing needs sending; ``resource_id`` names the resource that
     shows it. ``columns`` are the plan's own state columns (``preview_columns``).
+    ``refused``: the service will refuse the write with an error of the plan's
+    ``settled_by``, which is then read back (``check_done``), as is a done item's.
     """
 
     will: str
     done: str | None = None
     resource_id: str | None = None
     columns: dict[str, Any] = dataclasses.field(default_factory=dict)
+    refused: bool = False
+
+    @property
+    def read_back(self) -> bool:
+        """Whether executing the item sends a read after its write: the service refuses a
+        write already done, or one ``refused``, and the runner checks it (``recover``)."""
+        return self.refused or self.done is not None
 
     @classmethod
     def already(cls, done: str, **kwargs: Any) -> Standing:
@@ -106,6 +115,7 @@ class Runnable(Protocol[P]):
 
     def perform(self, client: LoyaltyClient, item: PlanItem[P]) -> ItemResult: ...
     def observer(self, client: LoyaltyClient) -> Observer[P]: ...
+    def check_done(self, client: LoyaltyClient, item: PlanItem[P]) -> Standing: ...
     def recover(
         self, client: LoyaltyClient, item: PlanItem[P], error: APIError
     ) -> Standing | None: ...

@@ -109,6 +109,17 @@ class ActivatePendingBuckets(ActionPlan[BucketPath]):
     def observer(self, client: LoyaltyClient) -> Observer[BucketPath]:
         return _BucketReader(client)
 
+    def check_done(self, client: LoyaltyClient, item: PlanItem[BucketPath]) -> Standing:
+        """Done or not by the card's bucket list alone (one read a page of 100): a bucket
+        it no longer holds, or holds ACTIVATED, is done. The program, member and card
+        definition the preview reads tell only why a PENDING bucket is refused."""
+        bucket = _BucketReader(client).bucket(item)
+        if bucket is None:
+            return _unlisted()
+        if bucket.status == PendingBucketStatus.ACTIVATED:
+            return Standing.already("already ACTIVATED")
+        return Standing(item.summary)
+
     def recover(
         self, client: LoyaltyClient, item: PlanItem[BucketPath], error: APIError
     ) -> Standing | None:
@@ -135,13 +146,17 @@ class _BucketReader:
         self.cards: ReadOnce[tuple[str, str, str], dict[str, PendingBucket]] = ReadOnce()
         self.definitions: ReadOnce[str, dict[str, Any] | None] = ReadOnce()
 
-    def __call__(self, item: PlanItem[BucketPath]) -> Standing:
+    def bucket(self, item: PlanItem[BucketPath]) -> PendingBucket | None:
+        """``item``'s bucket as its card's list holds it (``None``: not listed); the list is
+        read once for all the items on the card."""
         program_id, member_id, card_id, bucket_id = item.to_send
-        bucket = self._buckets(program_id, member_id, card_id).get(bucket_id)
-        if bucket is None:  # the service lists a card's PENDING buckets only
-            return Standing.already(
-                _UNLISTED, columns={"activatable": False, "blocked_reason": _NOT_LISTED}
-            )
+        return self._buckets(program_id, member_id, card_id).get(bucket_id)
+
+    def __call__(self, item: PlanItem[BucketPath]) -> Standing:
+        program_id, member_id, _, _ = item.to_send
+        bucket = self.bucket(item)
+        if bucket is None:
+            return _unlisted()
         reasons = blocked_reasons(
             bucket.model_dump(),
             today=self.today(),
@@ -153,7 +168,7 @@ class _BucketReader:
         if bucket.status == PendingBucketStatus.ACTIVATED:
             return Standing.already("already ACTIVATED", columns=columns)
         if reasons:
-            return Standing(f"fails: {'; '.join(reasons)} (423)", columns=columns)
+            return Standing(f"fails: {'; '.join(reasons)} (423)", columns=columns, refused=True)
         return Standing(item.summary, columns=columns)
 
     def today(self) -> dt.date:
@@ -189,6 +204,14 @@ class _BucketReader:
             return {"id": found.id, "pending_points_type": found.pending_points.type}
 
         return self.definitions.get(definition_id, read)
+
+
+def _unlisted() -> Standing:
+    """The standing of a bucket its card's list does not hold: the service lists a card's
+    PENDING buckets only, so it is done (or was never there)."""
+    return Standing.already(
+        _UNLISTED, columns={"activatable": False, "blocked_reason": _NOT_LISTED}
+    )
 
 
 def _definition_of(item: PlanItem[BucketPath]) -> str | None:

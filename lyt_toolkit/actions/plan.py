@@ -130,14 +130,28 @@ class ActionPlan(Generic[P]):
         """After :meth:`perform` failed with ``error``: the item's standing when the service
         shows it already in its target state (``done`` set), otherwise ``None``.
 
-        Only errors of ``settled_by`` are checked, read-only, with :meth:`observer`;
+        Only errors of ``settled_by`` are checked, read-only, with :meth:`check_done`;
         the runner reports a confirmed item ``already_done`` (or, when an earlier
         run left it in doubt, ``succeeded`` and ``recovered``).
         """
         if not isinstance(error, self.settled_by):
             return None
-        standing = self.observer(client)(item)
+        standing = self.check_done(client, item)
         return standing if standing.done else None
+
+    def _calls_seen(self, calls: int, standing: Standing | None) -> int:
+        """An item's ``calls`` as its preview read it: a write sent once (``calls`` 1) that
+        the service will refuse (``Standing.read_back``) and that is checked (``settled_by``)
+        costs its read back too."""
+        seen = calls == 1 and standing is not None and standing.read_back
+        return calls + int(seen and bool(self.settled_by))
+
+    def check_done(self, client: LoyaltyClient, item: PlanItem[P]) -> Standing:
+        """Whether the service shows ``item`` in its target state (``done`` set), read-only:
+        what a write in doubt is read with before it is sent again, and a refused one after
+        (``recover``), each costed as one read. By default the ``observer``'s standing; a plan
+        whose observer reads more than one call an item reads only what tells ``done``."""
+        return self.observer(client)(item)
 
     def field_for(self, item: PlanItem[P], error: APIError) -> str | None:
         """The input field ``error`` from the service is about, or ``None`` if it is not clear.
@@ -167,8 +181,9 @@ class ActionPlan(Generic[P]):
         at most ``concurrency`` requests in flight and nothing written; the plan's
         ``preview_columns`` hold its state (NA without a client). With ``log``,
         items that already succeeded show that they will be skipped. ``calls`` is
-        what executing each item sends (0 when invalid or done, 2 when in doubt; see
-        ``actions.cost``); ``frame.attrs["cost"]`` holds the plan's ``PlanCost``, the
+        what executing each item sends (0 when invalid or done in the log, 2 when in doubt,
+        2 when the preview shows its write refused or done: the service refuses it and the
+        run reads it back; see ``actions.cost``); ``frame.attrs["cost"]`` holds their sum, the
         budget as the client read it after the preview's reads, and
         ``frame.attrs["summary"]`` its line: calls needed, remaining this window, reset
         (set against ``budget_share`` of it, as ``execute`` sets it). The reads
@@ -204,11 +219,14 @@ class ActionPlan(Generic[P]):
                 for index, standing in zip(todo, seen, strict=True):
                     standings[index] = standing
                     bar.advance(1)
-        calls = [0 if i.error else item_calls(i.target, state) for i in self.items]
+        calls = [
+            0 if item.error else self._calls_seen(item_calls(item.target, state), standing)
+            for item, standing in zip(self.items, standings, strict=True)
+        ]
         frame = preview_frame(
             self.items, done, standings, self.preview_columns, calls, self.item_columns
         )
-        cost = plan_cost(self, state, client, share)
+        cost = PlanCost.for_client(sum(calls), client, share)
         frame.attrs["cost"] = cost
         frame.attrs["summary"] = str(cost)
         return frame

@@ -33,7 +33,7 @@ from ..inputs import FLAT_COLUMNS
 from ..snapshot import ProgramSnapshot
 from .benefits import create_benefits
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS
-from .change_rows import change_row, first_difference
+from .change_rows import change_row, first_difference, refused_keys
 from .deletions import delete_tier_structures
 from .ledger import COMPLETE, PlanAlreadyAppliedError  # importable here, as before
 from .pending import activate_pending_buckets
@@ -135,12 +135,15 @@ def plan_summary(
     inputs: Mapping[str, pd.DataFrame],
     *,
     listed: bool = True,
+    refusals: bool = True,
 ) -> str:
     """The summary a plan file holds: what ``SavedPlan.summary()`` says of it, its calls
-    counting the re-read, without a budget (``listed=False``: as a toolkit that re-read
-    each reward on its own counted it)."""
+    counting the re-read and the read back of each write the base shows refused
+    (``refused_keys``), without a budget (``listed=False``: as a toolkit that re-read each
+    reward on its own counted it; ``refusals=False``: as one that counted no read back)."""
     reads, writes = reread_calls(touched, inputs, listed=listed), int(changes["calls"].sum())
-    return summary_line(changes, unsupported, calls_text(reads, writes), None)
+    refused = sum(map(len, refused_keys(changes).values())) if refusals else 0
+    return summary_line(changes, unsupported, calls_text(reads, writes, refused), None)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -230,12 +233,16 @@ def _check_summary(
     inputs: Mapping[str, pd.DataFrame],
 ) -> None:
     """Refuse a ``summary`` that is not the one the plan's rows make (``plan_summary``);
-    an older toolkit's (its calls the writes alone, or a re-read of a call a reward, a
+    an older toolkit's (its calls the writes alone, or a re-read of a call a reward, or no
+    read back of a refused write, a
     budget after it) is read."""
     made = plan_summary(changes, unsupported, touched, inputs)
-    older = plan_summary(changes, unsupported, touched, inputs, listed=False)
+    older = [
+        plan_summary(changes, unsupported, touched, inputs, listed=listed, refusals=refusals)
+        for listed, refusals in ((False, True), (True, False), (False, False))
+    ]
     writes = counted(int(changes["calls"].sum()), "call")
-    for said in (made, older, summary_line(changes, unsupported, writes, None)):
+    for said in (made, *older, summary_line(changes, unsupported, writes, None)):
         if summary == said or (
             summary.startswith(said) and _BUDGET.fullmatch(summary[len(said) :])
         ):

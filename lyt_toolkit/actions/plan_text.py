@@ -87,13 +87,18 @@ def summary_line(
     return text if budget.fits else f"{text}; {counted(budget.shortfall, 'call')} short"
 
 
-def calls_text(reads: int, writes: int) -> str:
-    """A saved plan's calls: ``N calls (R re-reads, then W writes)``, or ``W calls`` when
-    nothing is re-read."""
-    if not reads:
+def calls_text(reads: int, writes: int, refused: int = 0) -> str:
+    """A plan's calls: ``N calls (R re-reads, then W writes)``, or ``W calls`` when nothing
+    is re-read; with ``refused`` writes the base shows the service will refuse, each read
+    back once, ``N calls (..., W writes, F reads back of the writes the service will
+    refuse)``."""
+    if not reads and not refused:
         return counted(writes, "call")
-    both = f"{counted(reads, 're-read')}, then {counted(writes, 'write')}"
-    return f"{counted(reads + writes, 'call')} ({both})"
+    parts = f"{counted(reads, 're-read')}, then " if reads else ""
+    parts += counted(writes, "write")
+    if refused:
+        parts += f", {counted(refused, 'read')} back of the writes the service will refuse"
+    return f"{counted(reads + writes + refused, 'call')} ({parts})"
 
 
 def plan_lines(changes: pd.DataFrame, unsupported: pd.DataFrame) -> list[str]:

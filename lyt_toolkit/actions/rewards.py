@@ -63,7 +63,9 @@ def _standing(status: Any, reward_id: str | None = None) -> Standing:
         return Standing("move to DRAFT")
     if status == RewardStatus.DRAFT:
         return Standing.already("already DRAFT", resource_id=reward_id)
-    return Standing(f"fails: the reward is {status}; only ACTIVE rewards move to DRAFT (409)")
+    return Standing(
+        f"fails: the reward is {status}; only ACTIVE rewards move to DRAFT (409)", refused=True
+    )
 
 
 def _summary(record: Mapping[str, Any]) -> str:

@@ -404,7 +404,8 @@ def test_a_card_count_understated_in_the_file_never_lets_the_re_read_send_more_t
         assert entry["card_buckets"] == 150
         entry["card_buckets"] = 1
         document["summary"] = document["summary"].replace(
-            "3 calls (2 re-reads, then 1 write)", "2 calls (1 re-read, then 1 write)"
+            "4 calls (2 re-reads, then 1 write, 1 read back",  # its bucket is blocked
+            "3 calls (1 re-read, then 1 write, 1 read back",
         )
         path.write_text(json.dumps(document), encoding="utf-8")
         loaded = ChangePlan.load(path)

@@ -463,10 +463,10 @@ def test_a_finished_activation_cannot_be_sent_again_by_a_second_click(
     panel.activate_button.click()
     panel.wait()
     assert panel.results.set_index("target").loc["lcppb_c0ffee0001", "outcome"] == "succeeded"
-    # The run's six calls (its reads of the program, member, card definition and buckets,
-    # two activations) and one read of the card's buckets, shown again: the activated bucket
-    # gone (settled) or marked as sent, the refused one still PENDING; nothing selected.
-    assert fresh.plan()["used"] == used + 6 + 1
+    # The run's three calls (two activations, the refused one read back with its card's
+    # bucket list alone) and one read of the card's buckets, shown again: the activated
+    # bucket gone (settled) or marked as sent, the refused one still PENDING; nothing selected.
+    assert fresh.plan()["used"] == used + 3 + 1
     status = panel.buckets.set_index("id")["status"]
     assert status.get("lcppb_c0ffee0001", "activation sent") == "activation sent"
     assert status["lcppb_c0ffee0003"] == "PENDING"
