@@ -79,12 +79,14 @@ def ctrl_c_once_quiet(
             proc.communicate()
 
 
-def stderr_until(proc: subprocess.Popen[str], text: str, *, or_end: bool = False) -> str:
+def stderr_until(
+    proc: subprocess.Popen[str], text: str, *, or_end: bool = False, within: float = 60
+) -> str:
     """What ``proc`` wrote to stderr up to the end of the first line holding ``text`` (with
-    ``or_end``, all it wrote if it ends first), read as it comes (a minute at most, while it
-    runs)."""
+    ``or_end``, all it wrote if it ends first), read as it comes (``within`` s at most, while
+    it runs)."""
     assert proc.stderr is not None
-    said, deadline = "", time.monotonic() + 60
+    said, deadline = "", time.monotonic() + within
     with selectors.DefaultSelector() as selector:
         selector.register(proc.stderr, selectors.EVENT_READ)
         while not re.search(f"{re.escape(text)}.*\n", said):

@@ -436,10 +436,13 @@ def _moved_on_as_it_waits(sb: Sandbox, proc: subprocess.Popen[str]) -> tuple[str
     window counts the calls ``proc`` let start there (the first: its token and its share; a
     later one: its share), as the line says them: it says it waits as soon as they are let
     start, and one still on its way as the clock moved would be counted in the next window,
-    which would then hold less for it."""
+    which would then hold less for it. Past the first move, ``proc`` hears of a window only
+    once the last ends on its own clock, a minute after it heard of that one (a sandbox's
+    fixed clock never ends it): a wait for a third window takes that long."""
     err, moved = "", 0
     while True:
-        said = stderr_until(proc, "waiting for the next window", or_end=True)
+        within = 120 if moved else 60
+        said = stderr_until(proc, "waiting for the next window", or_end=True, within=within)
         err += said
         if "waiting for the next window" not in said:
             return err, moved
