@@ -1,8 +1,9 @@
 """Ctrl-C pressed on a process of the toolkit's: while the sandbox answers every call 429
 (what the process printed and the calls it sent after the Ctrl-C), or once a paced command
 waits for its window's reset (what the window counted then), or once it said something
-(``stderr_until``); and the process of several that holds a one-writer lock (``holder``),
-to pause while another is refused it."""
+(``stderr_until``); a sandbox's window once it counts a work's calls (``until_counted``);
+and the process of several that holds a one-writer lock (``holder``), to pause while
+another is refused it."""
 
 from __future__ import annotations
 
@@ -40,15 +41,21 @@ def ctrl_c_while_refused(
             proc.communicate()
 
 
-def until_quiet(sb: Sandbox, used: int, running: Callable[[], bool], quiet: float = 1.0) -> int:
-    """Once ``sb``'s window counts ``used`` calls and nothing more comes for ``quiet`` s (a
-    paced work waits for the reset), what the window counts; ``running()`` must hold
-    throughout (the work neither ended nor was refused)."""
+def until_counted(sb: Sandbox, used: int, running: Callable[[], bool]) -> None:
+    """Once ``sb``'s window counts ``used`` calls (a minute at most); ``running()`` must hold
+    meanwhile (the work neither ended nor was refused)."""
     deadline = time.monotonic() + 60
     while sb.plan()["used"] < used:
         assert running(), "the work ended"
         assert time.monotonic() < deadline, f"the window never counted {used} calls"
         time.sleep(0.05)
+
+
+def until_quiet(sb: Sandbox, used: int, running: Callable[[], bool], quiet: float = 1.0) -> int:
+    """Once ``sb``'s window counts ``used`` calls and nothing more comes for ``quiet`` s (a
+    paced work waits for the reset), what the window counts; ``running()`` must hold
+    throughout (the work neither ended nor was refused)."""
+    until_counted(sb, used, running)
     time.sleep(quiet)
     assert running(), "the work ended instead of waiting"
     counted: int = sb.plan()["used"]
@@ -72,16 +79,21 @@ def ctrl_c_once_quiet(
             proc.communicate()
 
 
-def stderr_until(proc: subprocess.Popen[str], text: str) -> str:
-    """What ``proc`` wrote to stderr up to the end of the first line holding ``text``, read
-    as it comes (a minute at most, while it runs)."""
+def stderr_until(
+    proc: subprocess.Popen[str], text: str, *, or_end: bool = False, within: float = 60
+) -> str:
+    """What ``proc`` wrote to stderr up to the end of the first line holding ``text`` (with
+    ``or_end``, all it wrote if it ends first), read as it comes (``within`` s at most, while
+    it runs)."""
     assert proc.stderr is not None
-    said, deadline = "", time.monotonic() + 60
+    said, deadline = "", time.monotonic() + within
     with selectors.DefaultSelector() as selector:
         selector.register(proc.stderr, selectors.EVENT_READ)
         while not re.search(f"{re.escape(text)}.*\n", said):
             assert selector.select(max(0.0, deadline - time.monotonic())), said
             chunk = os.read(proc.stderr.fileno(), 4096).decode()
+            if not chunk and or_end:
+                return said
             assert chunk, f"ended ({proc.wait()}) before saying {text!r}: {said}"
             said += chunk
     return said

@@ -41,6 +41,14 @@ work's share of what that traffic left. Calls are booked as they are let start, 
 concurrent calls never take the window beyond its share; a call already let start when the
 share shrinks still goes (at most the work's concurrency, the bound ``others`` errs by).
 
+A new window may count calls the work sent before it began: those still in flight as it
+begins (the service counts a call when it receives it), and the one whose answer told of it.
+A paced allowance counts them as sent in the new window (its count of what the window left
+takes them off, as the service may have counted them there), until an answer of the window
+before says it counted one (``counted_before``): taken off the window's count and not
+counted as sent in it, they would be neither the work's nor left, spent as if by other
+traffic, and the work would send beyond its share of the window.
+
 A paced work may run again in the same window (a pull resumed after Ctrl-C): the share is
 then the one its first run in the window took, not a new one of what that run left. Given
 ``earlier``, the allowance asks it, once it knows the window (its end and budget, from the
@@ -56,7 +64,7 @@ asked again before the next call.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -177,6 +185,7 @@ class Allowance:
         paced: bool = False,
         where: Callable[[], tuple[float | None, int | None]] = lambda: (None, None),
         earlier: Earlier | None = None,
+        numbered: int = 0,
     ) -> None:
         self.share = checked_share(share)
         self.paced = paced
@@ -187,6 +196,13 @@ class Allowance:
         """Calls of ``window_left`` the project's other traffic has spent since, at least, as
         the last answer tells: those the service has certainly counted."""
         self._used = used
+        self._numbered = numbered
+        """The number of the client's last call taken before the allowance (``Quota.take``):
+        the work's calls are numbered after it."""
+        self._straddling: set[int] = set()
+        """Paced: the numbers of the work's calls sent before the current window began that
+        it may have counted (see the module), counted as sent in it until an answer of the
+        window before says otherwise."""
         self._start = used()
         self._window_start = self._start
         self._window = window
@@ -251,29 +267,45 @@ class Allowance:
         budget is unknown."""
         return None if self.calls is None else max(0, self.calls - self.in_window)
 
-    def admit(self, remaining: int | None, window: int = 0, *, reported: int | None) -> None:
+    def admit(
+        self,
+        remaining: int | None,
+        window: int = 0,
+        *,
+        reported: int | None,
+        in_flight: Collection[int] = (),
+    ) -> None:
         """Before the client's next call goes out, with ``remaining`` calls left in the
-        ``window``-th window the client has seen (the ``reported`` count less the calls in
-        flight): follow the window (``track``) and raise ``AllowanceSpent`` when the call
-        would go beyond the allowance (a paced allowance never refuses here: ``Quota.ready``
-        holds its calls back, and this call was booked when it was let start)."""
-        self.track(remaining, window, reported=reported)
+        ``window``-th window the client has seen (the ``reported`` count less the calls
+        ``in_flight``, by number): follow the window (``track``) and raise ``AllowanceSpent``
+        when the call would go beyond the allowance (a paced allowance never refuses here:
+        ``Quota.ready`` holds its calls back, and this call was booked when it was let
+        start)."""
+        self.track(remaining, window, reported=reported, in_flight=in_flight)
         if self.paced:
             self.booked = max(0, self.booked - 1)
             return
         if self.calls is not None and self.spent >= self.calls:
             raise AllowanceSpent(self)
 
-    def track(self, remaining: int | None, window: int, *, reported: int | None) -> None:
+    def track(
+        self,
+        remaining: int | None,
+        window: int,
+        *,
+        reported: int | None,
+        in_flight: Collection[int] = (),
+    ) -> None:
         """With ``remaining`` calls left in the ``window``-th window (an answer just read, or
-        a call about to go or to be let start), the ``reported`` count less the calls in
-        flight: set the allowance from ``remaining`` if the budget just became known or a new
-        window began (the calls in flight taken as not yet counted: the share errs low; for a
-        paced allowance a new share counted from 0, ``follow``), else count ``others`` from
-        ``reported`` (the calls in flight taken as counted: ``others`` errs low) and take the
-        share of what the window holds (a paced one: of this window)."""
+        a call about to go or to be let start), the ``reported`` count less the calls
+        ``in_flight`` (by number; an answer's own call among them): set the allowance from
+        ``remaining`` if the budget just became known or a new window began (the calls in
+        flight taken as not yet counted: the share errs low; for a paced allowance a new
+        share, the work's calls ``in_flight`` counted in it, ``follow``), else count
+        ``others`` from ``reported`` (the calls in flight taken as counted: ``others`` errs
+        low) and take the share of what the window holds (a paced one: of this window)."""
         if self.paced:
-            self.follow(remaining, window)
+            self.follow(remaining, window, in_flight)
         elif remaining is not None and (self.window_left is None or window != self._window):
             self._set(remaining + self.spent, window)
             return
@@ -290,13 +322,16 @@ class Allowance:
             self.others = others
             self.calls = share_of(window_left - others, self.share)
 
-    def follow(self, remaining: int | None, window: int) -> None:
-        """Paced: start a new share when the ``window``-th window began (counted from 0,
-        unknown until an answer of it says what it has left), set it once known, and count
-        in it what the work's earlier runs sent there (``carry``)."""
+    def follow(self, remaining: int | None, window: int, in_flight: Collection[int] = ()) -> None:
+        """Paced: start a new share when the ``window``-th window began (unknown until an
+        answer of it says what it has left), the work's calls ``in_flight`` counted as sent
+        in it (see the module), set it once known, and count in it what the work's earlier
+        runs sent there (``carry``)."""
         if window != self._window and self.calls is not None:
-            self.past_windows.append(self.sent_in_window)
-            self._window_start = self._used()
+            self._straddling = {number for number in in_flight if number > self._numbered}
+            straddling = min(len(self._straddling), self.sent_in_window)
+            self.past_windows.append(self.sent_in_window - straddling)
+            self._window_start = self._used() - straddling
             self.booked = 0
             self.calls = self.window_left = None
             self.others = self.carried = 0
@@ -308,6 +343,14 @@ class Allowance:
             self._set(self._seen, window)
         if self.calls is not None:
             self.carry()
+
+    def counted_before(self, number: int) -> None:
+        """Paced: the answer to call ``number`` came for the window before this one: a call
+        of the work in flight as this window began is counted there, not in this one."""
+        if number in self._straddling:
+            self._straddling.discard(number)
+            self._window_start += 1
+            self.past_windows[-1] += 1
 
     def carry(self) -> None:
         """Paced: name the window the share is of (its end and budget, once an answer told

@@ -24,7 +24,8 @@ client may not wait (``max_wait``) and read afresh: the budget is never a stale 
 Windows: an answer's window is named by its ``X-Rate-Limit-Retry`` (the window's
 end on the service's clock). An answer for the current window lowers ``remaining``;
 one for a later window, or carrying a new ``limit`` (the plan changed), replaces the
-count and the reset at once; only an answer for an earlier window is ignored. Once
+count and the reset at once; only an answer for an earlier window is ignored (a paced
+allowance counts its call there, not in the window its flight ran into). Once
 the reset has passed on this machine's clock the window is refilled to ``limit``.
 ``resets_at`` is the service's own instant, so it reads as the service says.
 
@@ -221,6 +222,7 @@ class Quota:
                 paced=paced,
                 where=lambda: (self._ends, self._limit),
                 earlier=earlier,
+                numbered=self._numbered,
             )
             self._allowances.append(held)
         try:
@@ -269,8 +271,10 @@ class Quota:
                 return
             self._roll()
             window = "new" if refused else self._window_of(limit, ends)
-            if window == "earlier":
-                return  # a late answer from a window already over: its count is stale
+            if window == "earlier":  # a late answer from a window already over: its count is stale
+                for held in self._allowances:
+                    held.counted_before(sent)  # the call as well
+                return
             if limit is not None:
                 self._limit = limit
             if refused:
@@ -289,9 +293,11 @@ class Quota:
                 self._soonest = _lowest(self._soonest, soonest)
                 self._ends = self._ends if ends is None else ends
             self._type = headers.get("x-rate-limit-type")
-            left, reported = self._counts()  # as this answer tells
-            for held in self._allowances:
-                held.track(left, self._windows, reported=reported)
+            if self._allowances:
+                left, reported = self._counts()  # as this answer tells
+                in_flight = self._in_flight | {sent}  # the call answered: counted in its window
+                for held in self._allowances:
+                    held.track(left, self._windows, reported=reported, in_flight=in_flight)
 
     def take(self) -> tuple[float, int]:
         """Count one call about to be sent: ``(0, its number)`` (for ``observe``), or the
@@ -306,7 +312,7 @@ class Quota:
             if self._allowances:
                 left, reported = self._counts()
                 for held in self._allowances:
-                    held.admit(left, self._windows, reported=reported)
+                    held.admit(left, self._windows, reported=reported, in_flight=self._in_flight)
             self._used += 1
             self._numbered += 1
             self._in_flight.add(self._numbered)
@@ -337,7 +343,7 @@ class Quota:
             paced = [held for held in self._allowances if held.paced]
             left, reported = self._counts()
             for held in paced:
-                held.track(left, self._windows, reported=reported)
+                held.track(left, self._windows, reported=reported, in_flight=self._in_flight)
             full = [held for held in paced if not held.may_start()]
             if full:
                 for held in paced:

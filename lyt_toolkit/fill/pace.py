@@ -177,6 +177,7 @@ class PaceBar:
                 waiting=left == 0 and until > 0 and (total is None or done < total),
                 known=total is not None and left is not None,
                 ending=ending,
+                window=len(allowance.past_windows),
             )
 
     def _per_window(self) -> int:

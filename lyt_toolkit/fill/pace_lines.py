@@ -4,7 +4,8 @@ A ``lyt`` command whose stderr is no terminal (``nohup``, cron, CI: ``_progress.
 shows a paced work's figures, the ones its ``PaceBar`` redraws once a second, as lines
 written only at the moments that matter: once the work knows what it has to do (``started``),
 as it begins to wait for a window's reset, as it goes on in the next one (said as it ends, if
-it ends before the next redraw), and while the service refuses its calls (429) and it retries,
+it ends before the next redraw; said, then the wait, when the window's share went by between
+two redraws), and while the service refuses its calls (429) and it retries,
 once every ``EVERY`` seconds at most. Each line is this machine's time, the work's name, what
 happens and the bar's figures.
 """
@@ -46,17 +47,30 @@ class PaceLines:
         self._said_at = 0.0
         self._refusals = 0
         self._refused_at: float | None = None
+        self._window = 0
 
     def see(
-        self, figures: str, *, refusals: int, waiting: bool, known: bool, ending: bool = False
+        self,
+        figures: str,
+        *,
+        refusals: int,
+        waiting: bool,
+        known: bool,
+        ending: bool = False,
+        window: int = 0,
     ) -> None:
         """The work stands at ``figures`` (the bar's), ``refusals`` of its calls refused so
-        far, ``waiting`` for a window's reset or not: a line when that changed (its start once
-        ``known``: what it has to do and its share), or when the service still refuses it
-        ``EVERY`` seconds after the last line said so. As the work is ``ending``, only that it
-        went on after its last line said it waits (the rest done within a redraw's second)."""
+        far, ``waiting`` for a window's reset or not, in its ``window``-th window: a line when
+        that changed (its start once ``known``: what it has to do and its share; that it went
+        on, then that it waits again, when it waits in a later window than its last line
+        said), or when the service still refuses it ``EVERY`` seconds after the last line said
+        so. As the work is ``ending``, only that it went on after its last line said it waits
+        (the rest done within a redraw's second)."""
         if ending and not (self._state == "waiting" and not waiting):
             return
+        if self._state == "waiting" and waiting and window > self._window:
+            self._say("running", _GOING_ON["waiting"], figures)
+        self._window = window
         now = self._clock()
         if refusals > self._refusals:
             self._refusals, self._refused_at = refusals, now
@@ -72,6 +86,10 @@ class PaceLines:
             text = _GOING_ON[self._state]
         else:  # the first line may say so
             text = _ENTERED[state] if self._state is not None else f"started, {_ENTERED[state]}"
-        self._state, self._said_at = state, now
+        self._say(state, text, figures)
+
+    def _say(self, state: State, text: str, figures: str) -> None:
+        """The line saying ``text`` with ``figures``, the work now ``state``."""
+        self._state, self._said_at = state, self._clock()
         print(f"{datetime.now(UTC):%H:%M:%S} UTC {self.desc}: {text}: {figures}", file=sys.stderr)
         sys.stderr.flush()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -26,7 +27,7 @@ import httpx
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
-from interrupting import ctrl_c_once_quiet, stderr_until, until_quiet
+from interrupting import ctrl_c_once_quiet, stderr_until, until_counted, until_quiet
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
@@ -429,6 +430,28 @@ def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_th
     assert cost.needed > SHARE and _used(running) == 1  # its token, in the next window
 
 
+def _moved_on_as_it_waits(sb: Sandbox, proc: subprocess.Popen[str]) -> tuple[str, int]:
+    """``proc``'s stderr once it ended, ``sb``'s fixed clock moved to the next minute's window
+    each time ``proc`` said it waits for it, and how many times it moved. Each time once the
+    window counts the calls ``proc`` let start there (the first: its token and its share; a
+    later one: its share), as the line says them: it says it waits as soon as they are let
+    start, and one still on its way as the clock moved would be counted in the next window,
+    which would then hold less for it. Past the first move, ``proc`` hears of a window only
+    once the last ends on its own clock, a minute after it heard of that one (a sandbox's
+    fixed clock never ends it): a wait for a third window takes that long."""
+    err, moved = "", 0
+    while True:
+        within = 120 if moved else 60
+        said = stderr_until(proc, "waiting for the next window", or_end=True, within=within)
+        err += said
+        if "waiting for the next window" not in said:
+            return err, moved
+        share = int(re.findall(r"of its share of (\d+)", said)[-1])
+        until_counted(sb, share + (0 if moved else 1), lambda: proc.poll() is None)
+        moved += 1
+        sb.set_clock(f"{MINUTE[:-1]}{moved}:00Z")
+
+
 def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
@@ -437,29 +460,32 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     window and that it went on there, with its bar's figures, though the rest took less than
     a second (no redraw came).
 
-    The fixed clock moves to the next window once the process waits for it: on a running
-    clock, a process slow to start (a loaded machine) saw the 6 s window end before its
-    share was sent, and waited for a third window, a minute beyond ``communicate``'s."""
+    The fixed clock moves to the next window once the process waits for it and the window
+    counts its share: on a running clock, a process slow to start (a loaded machine) saw the
+    6 s window end before its share was sent; moved as soon as the process said it waits, its
+    last writes, still on their way, were counted in the next window, and a third was needed,
+    which the clock, moved once, never began (``_moved_on_as_it_waits`` moves it again)."""
     path = tmp_path / "plan.json"
     _many_bonuses(client, path)
     fresh.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s, once the clock is moved on
     fresh.set_plan("20/minute")
     paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
-    waiting = stderr_until(paced, "waiting for the next window")
-    fresh.set_clock(f"{MINUTE[:-1]}1:00Z")  # however long the process took to start
-    out, rest = paced.communicate(timeout=60)
-    err = waiting + rest
+    err, moved = _moved_on_as_it_waits(fresh, paced)
+    out, _ = paced.communicate(timeout=10)
     assert paced.returncode == 0, out + err
     assert f"Applied: {ROWS} succeeded" in out
     # the summary's "N calls short" is what pacing sends in the next windows, not a refusal
     assert " calls short\n--paced: the " in out
     assert "calls beyond this window's share wait for the next windows, 0.5 of each" in out
     said = [re.sub(r"^\d\d:\d\d:\d\d UTC ", "", line).split(":")[:2] for line in err.splitlines()]
-    assert said == [
+    assert moved and said == [
         ["paced re-read", " started"],
         ["paced create_benefit", " started"],
-        ["paced create_benefit", " waiting for the next window"],
-        ["paced create_benefit", " a new window began, going on"],
+        *[
+            ["paced create_benefit", " waiting for the next window"],
+            ["paced create_benefit", " a new window began, going on"],
+        ]
+        * moved,
     ], err
 
 

@@ -270,6 +270,66 @@ def test_a_paced_share_shrinks_as_other_traffic_spends_and_its_calls_wait_for_th
         assert (allowance.calls, allowance.others, allowance.windows) == (30, 0, [9, 0])
 
 
+def _share_let_start(quota: Quota, headers: dict[str, str]) -> list[int]:
+    """Under a 20-call window with 19 left after the token (``headers`` name it), a paced
+    work's share of 9 let start and sent, 3 of them answered: the numbers of the other 6."""
+    sent = []
+    for _ in range(9):
+        assert quota.ready() == (0, False)
+        sent.append(quota.take()[1])
+    for remaining, number in zip((18, 17, 16), sent[:3], strict=True):
+        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": str(remaining)}), number)
+    return sent[3:]
+
+
+def test_a_paced_works_calls_in_flight_as_the_next_window_begins_count_in_its_share() -> None:
+    """The service counts a call when it receives it: 6 calls of a paced work in flight as
+    its window ended are counted in the next, whose first answer says 19 left with 5 of them
+    still on their way. Taken off that count but not counted as sent in the window, they were
+    spent as if by other traffic: a share of 7 (half of 14) and 7 more calls, 13 of the
+    window's 20 (its share: 10). Counted in it, 4 more go, then the work waits."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "20", "X-Rate-Limit-Retry": "1003600"}
+    _, number = quota.take()
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "19"}), number)
+    with quota.allowance(0.5, paced=True) as allowance:
+        in_flight = _share_let_start(quota, headers)
+        assert quota.ready() == (3600, True)  # the share let start: the next call waits
+        headers["X-Rate-Limit-Retry"] = "1007200"  # the service's next window counts them
+        for remaining, number in zip(range(19, 13, -1), in_flight, strict=True):
+            quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": str(remaining)}), number)
+            assert (allowance.calls, allowance.in_window) == (10, 6)
+        assert allowance.windows == [3, 6]
+        for _ in range(4):
+            assert quota.ready() == (0, False)
+            quota.take()
+        assert quota.ready() == (7200, True)
+
+
+def test_a_paced_works_call_in_flight_the_window_before_counted_counts_there() -> None:
+    """The window ends on this machine's clock with 6 of the work's calls in flight: counted in
+    the next window's share until their answers tell; the 5 the window before counted (their
+    answers name it) count there, leaving 9 of the new share of 10."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "20", "X-Rate-Limit-Retry": "1003600"}
+    _, number = quota.take()
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "19"}), number)
+    with quota.allowance(0.5, paced=True) as allowance:
+        in_flight = _share_let_start(quota, headers)
+        clock.now += 3600  # the reset, the 6 still in flight
+        assert quota.ready() == (0, False)
+        assert (allowance.calls, allowance.in_window) == (10, 6)
+        for remaining, number in zip(range(15, 10, -1), in_flight, strict=False):
+            quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": str(remaining)}), number)
+        assert (allowance.calls, allowance.in_window) == (10, 1)
+        headers["X-Rate-Limit-Retry"] = "1007200"
+        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "19"}), in_flight[-1])
+        assert (allowance.calls, allowance.in_window, allowance.left) == (10, 1, 9)
+        assert allowance.windows == [8, 1]
+
+
 def test_a_paced_share_resumed_in_its_window_counts_the_calls_its_earlier_runs_sent() -> None:
     """A paced work's first run heard of the window with 60 left (its share: 30) and sent 30
     there; a second run in the same window (59 left after its token) keeps to that share:

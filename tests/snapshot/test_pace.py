@@ -85,3 +85,23 @@ def test_pace_lines_say_each_change_once_and_a_refused_work_once_a_minute(
         "paced apply: refused by the service (429 Too Many Requests), retrying: r0",
         f"paced apply: refused by the service (429 Too Many Requests), retrying: r{EVERY_SECONDS}",
     ]
+
+
+def test_pace_lines_say_a_window_whose_share_went_by_between_two_redraws(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A window began and its share was let start between two redraws: both saw the work
+    waiting, the second in a later window. Its lines say it went on, then waits again (a
+    silent log looked as if the work still waited for the window it had used)."""
+    lines = PaceLines("paced apply", clock=lambda: 0.0)
+    lines.see("a", refusals=0, waiting=False, known=True)
+    lines.see("b", refusals=0, waiting=True, known=True)
+    lines.see("c", refusals=0, waiting=True, known=True)  # the same window
+    lines.see("d", refusals=0, waiting=True, known=True, window=1)
+    saying = [line.split(" UTC ", 1)[1] for line in capsys.readouterr().err.splitlines()]
+    assert saying == [
+        "paced apply: started: a",
+        "paced apply: waiting for the next window: b",
+        "paced apply: a new window began, going on: d",
+        "paced apply: waiting for the next window: d",
+    ]
