@@ -270,6 +270,17 @@ def test_a_paced_share_shrinks_as_other_traffic_spends_and_its_calls_wait_for_th
         assert (allowance.calls, allowance.others, allowance.windows) == (30, 0, [9, 0])
 
 
+def _after_its_token() -> tuple[Clock, Quota, dict[str, str]]:
+    """A quota on a fixed clock whose token request was answered 19 of 20 left, and the
+    headers of that window (the same dictionary each answer of it is made from)."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    headers = {"X-Rate-Limit-Limit": "20", "X-Rate-Limit-Retry": "1003600"}
+    _, number = quota.take()
+    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "19"}), number)
+    return clock, quota, headers
+
+
 def _share_let_start(quota: Quota, headers: dict[str, str]) -> list[int]:
     """Under a 20-call window with 19 left after the token (``headers`` name it), a paced
     work's share of 9 let start and sent, 3 of them answered: the numbers of the other 6."""
@@ -288,11 +299,7 @@ def test_a_paced_works_calls_in_flight_as_the_next_window_begins_count_in_its_sh
     still on their way. Taken off that count but not counted as sent in the window, they were
     spent as if by other traffic: a share of 7 (half of 14) and 7 more calls, 13 of the
     window's 20 (its share: 10). Counted in it, 4 more go, then the work waits."""
-    clock = Clock()
-    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
-    headers = {"X-Rate-Limit-Limit": "20", "X-Rate-Limit-Retry": "1003600"}
-    _, number = quota.take()
-    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "19"}), number)
+    _, quota, headers = _after_its_token()
     with quota.allowance(0.5, paced=True) as allowance:
         in_flight = _share_let_start(quota, headers)
         assert quota.ready() == (3600, True)  # the share let start: the next call waits
@@ -311,11 +318,7 @@ def test_a_paced_works_call_in_flight_the_window_before_counted_counts_there() -
     """The window ends on this machine's clock with 6 of the work's calls in flight: counted in
     the next window's share until their answers tell; the 5 the window before counted (their
     answers name it) count there, leaving 9 of the new share of 10."""
-    clock = Clock()
-    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
-    headers = {"X-Rate-Limit-Limit": "20", "X-Rate-Limit-Retry": "1003600"}
-    _, number = quota.take()
-    quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": "19"}), number)
+    clock, quota, headers = _after_its_token()
     with quota.allowance(0.5, paced=True) as allowance:
         in_flight = _share_let_start(quota, headers)
         clock.now += 3600  # the reset, the 6 still in flight
