@@ -74,7 +74,10 @@ class PullBudget:
     def lists_walked(self, by_id: int, recalled: int = 0) -> None:
         """Every list is walked: their calls are what has been spent so far, and the
         ``recalled`` pages a checkpoint gave back; ``by_id`` card definitions they reference
-        are still to be read."""
+        are still to be read. Told again before a later stage (the bucket lists, a sample's
+        second round), it changes nothing: the calls spent since are no list's."""
+        if self.stage != "lists":
+            return
         self.lists_calls = self.allowance.spent
         self.recalled = recalled
         self.by_id = by_id

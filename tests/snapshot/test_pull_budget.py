@@ -605,3 +605,25 @@ def test_a_refusal_of_a_run_resumed_in_its_window_counts_its_earlier_runs_calls(
     assert str(refused).endswith(
         "the pull sent 1 call (its earlier runs 59 calls of this window) and nothing more"
     )
+
+
+def test_a_pull_stopped_before_its_bucket_lists_offers_the_lists_at_what_they_cost(
+    start_sandbox: StartSandbox, make_client: ClientFor
+) -> None:
+    """On 40 calls an hour the demo's pull (a share of 20) walks its lists (8 calls), reads
+    its 7 members, then stops before its 9 bucket lists and 2 card definitions by ID. The
+    lists-only way it offers is the lists' 8 calls and the 2 card definitions, what that
+    pull sends, not the 15 the refused pull had sent (its member reads were counted as
+    lists)."""
+    with start_sandbox() as sb:
+        sb.set_plan("40/hour")
+        with make_client(sb) as client, pytest.raises(PullBudgetError) as caught:
+            ProgramSnapshot.pull(client, progress=False)
+        refusal = caught.value
+        assert (refusal.stage, refusal.sent) == ("bucket lists", 15)
+        (lists,) = [w for w in refusal.ways if w.argument and w.argument[0] == "kinds"]
+        assert f"{lists.calls} calls (kinds=" in str(refusal)
+        sb.set_plan("40/hour")
+        with make_client(sb) as client:
+            ProgramSnapshot.pull(client, progress=False, kinds=lists.argument[1])
+        assert lists.calls == sb.plan()["used"] == 10
