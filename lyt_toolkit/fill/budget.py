@@ -22,7 +22,7 @@ once the service's answers say the cycle's budget is spent (``cycle_stopped``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from .._text import counted
@@ -70,11 +70,17 @@ class PullBudget:
         """Members listed, once the lists are walked; ``sample_size``: the sample size of a
         sampled pull."""
         self.sample_size: int | None = None
+        self.drawn: Callable[[Sample], int] | None = None
+        """The members a sample design reads of those listed (a stratum of two or more
+        members gets two, so a small sample reads more than its ``n``); None: its ``n``."""
 
     def lists_walked(self, by_id: int, recalled: int = 0) -> None:
         """Every list is walked: their calls are what has been spent so far, and the
         ``recalled`` pages a checkpoint gave back; ``by_id`` card definitions they reference
-        are still to be read."""
+        are still to be read. Told again before a later stage (the bucket lists, a sample's
+        second round), it changes nothing: the calls spent since are no list's."""
+        if self.stage != "lists":
+            return
         self.lists_calls = self.allowance.spent
         self.recalled = recalled
         self.by_id = by_id
@@ -180,12 +186,12 @@ class PullBudget:
         held = self._next_share()
         if members is not None and held is not None and self.stage != "lists":
             room = (held - self.recalled - lists) // 2  # a read and a bucket list per member
-            size = min(DEFAULT_SAMPLE, members, room, (sampled or members + 1) - 1)
+            size = self._fitting(min(DEFAULT_SAMPLE, members, room, (sampled or members + 1) - 1))
             if size >= 2:
                 yield WayForward(
                     f"a sample of {counted(size, 'member')} (totals with 95 % intervals; "
                     "at most, with one card holding pending points a member)",
-                    lists + 2 * size,
+                    lists + 2 * self._reads(size),
                     f"sample={self.smaller_design(size) or size!r}",
                     argument=("sample", size),
                 )
@@ -227,6 +233,26 @@ class PullBudget:
                 at_least=True,
                 argument=("budget_share", 1.0),
             )
+
+    def _reads(self, size: int) -> int:
+        """The members a sample of ``size`` offered reads (``drawn``)."""
+        if self.drawn is None:
+            return size
+        return self.drawn(self.smaller_design(size) or Sample(size))
+
+    def _fitting(self, size: int) -> int:
+        """The largest sample of at most ``size`` members whose reads are at most ``size``
+        (1 when none of two or more is): a draw reads at least two a stratum."""
+        if size < 2 or self._reads(size) <= size:
+            return size
+        low, high = 1, size  # low fits (or is the floor), high does not
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self._reads(middle) <= size:
+                low = middle
+            else:
+                high = middle
+        return low
 
     def _next_share(self) -> int | None:
         """The calls a pull taken next, in this window, holds (None: unknown): its share of

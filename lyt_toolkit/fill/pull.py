@@ -316,6 +316,7 @@ class _Puller:
         self.members: pd.DataFrame | None = None
         """Their frame, once a sample was drawn from it (built once, not again at the end)."""
         self._listed_members: list[Member] = []
+        self._listed_frame: pd.DataFrame | None = None
         self.checkpoint: Checkpoint | None = None
         """Where a paced, resumable pull keeps its answers (None: an unpaced pull)."""
 
@@ -408,7 +409,16 @@ class _Puller:
 
     def _budget(self, allowance: Allowance) -> PullBudget:
         """The budget of this pull, holding ``allowance`` (a refresh words its own)."""
-        return PullBudget(allowance, self.client.quota, self.kinds, self.sample)
+        budget = PullBudget(allowance, self.client.quota, self.kinds, self.sample)
+        budget.drawn = self._drawn
+        return budget
+
+    def _drawn(self, design: Sample) -> int:
+        """The members ``design`` reads of those listed (an adaptive design: its ``n``)."""
+        if self._listed_frame is None:
+            self._listed_frame = members_frame(self._listed_members)
+        draw = SampleDraw(self._listed_frame, design)
+        return design.n if draw.adaptive else len(draw.first.units)
 
     def _tree_walk(self, depth: int, read: Callable[[list[Member]], list[Member]]) -> TreeWalk:
         """The member tree this pull walks (``pull.member_tree``), ``depth`` levels down."""
@@ -486,12 +496,12 @@ class _Puller:
         """The members to read for their cards, of those listed: every one, or those the
         sample draws (stratified by what the list shows: program, status, join date)."""
         self.listed = len(members)
+        self._listed_members = members  # what a smaller sample offered would draw from
         if self.sample is None:
             return members
         self.members = members_frame(members)
         self.draw = SampleDraw(self.members, self.sample)
         self.design = self.draw.first
-        self._listed_members = members
         drawn = set(self.design.units["member_id"])
         return [m for m in members if m.id in drawn]
 

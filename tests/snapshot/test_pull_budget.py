@@ -605,3 +605,48 @@ def test_a_refusal_of_a_run_resumed_in_its_window_counts_its_earlier_runs_calls(
     assert str(refused).endswith(
         "the pull sent 1 call (its earlier runs 59 calls of this window) and nothing more"
     )
+
+
+def test_a_pull_stopped_before_its_bucket_lists_offers_the_lists_at_what_they_cost(
+    start_sandbox: StartSandbox, make_client: ClientFor
+) -> None:
+    """On 40 calls an hour the demo's pull (a share of 20) walks its lists (8 calls), reads
+    its 7 members, then stops before its 9 bucket lists and 2 card definitions by ID. The
+    lists-only way it offers is the lists' 8 calls and the 2 card definitions, what that
+    pull sends, not the 15 the refused pull had sent (its member reads were counted as
+    lists)."""
+    with start_sandbox() as sb:
+        sb.set_plan("40/hour")
+        with make_client(sb) as client, pytest.raises(PullBudgetError) as caught:
+            ProgramSnapshot.pull(client, progress=False)
+        refusal = caught.value
+        assert (refusal.stage, refusal.sent) == ("bucket lists", 15)
+        (lists,) = [w for w in refusal.ways if w.argument and w.argument[0] == "kinds"]
+        assert f"{lists.calls} calls (kinds=" in str(refusal)
+        sb.set_plan("40/hour")
+        with make_client(sb) as client:
+            ProgramSnapshot.pull(client, progress=False, kinds=lists.argument[1])
+        assert lists.calls == sb.plan()["used"] == 10
+
+
+def test_a_smaller_sample_offered_counts_the_members_its_draw_reads(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    """A draw gives each stratum of two or more members two: on this program a sample of 2,
+    3 or 4 reads 4 members. On 76 calls an hour the refusal offered ``sample=2`` at 27
+    calls, counting 2 reads, and taken it read 4 and was refused before its bucket lists;
+    a sample is now offered only where the reads its draw takes fit (84 calls an hour)."""
+    offered = {}
+    for plan in ("76/hour", "84/hour"):
+        large.set_plan(plan)
+        with make_client(large) as client:
+            with pytest.raises(PullBudgetError) as refused:
+                ProgramSnapshot.pull(client, progress=False)
+            ways = [w for w in refused.value.ways if w.argument and w.argument[0] == "sample"]
+            before = large.plan()["used"]
+            for way in ways:
+                taken = ProgramSnapshot.pull(client, progress=False, sample=way.argument[1])
+                assert large.plan()["used"] - before <= way.calls
+                assert taken.sample is not None
+                offered[plan] = (way.argument[1], taken.sample.size)
+    assert offered == {"84/hour": (4, 4)}
