@@ -243,16 +243,15 @@ class Quota:
         """Read the budget headers of the answer to call number ``sent`` (see ``take``).
 
         An answer for the current window lowers the count (the lowest stands) and
-        brings the reset forward; a 429 of the window's budget (``_spent_window``), an
-        answer for a later window or one with a new limit replaces count and reset; one
-        for an earlier window is ignored.
+        brings the reset forward; a 429, an answer for a later window or one with a new
+        limit replaces count and reset; one for an earlier window is ignored.
         An answer without the headers only ends the call's flight. Each allowance held
         follows the count (``Allowance.track``).
         """
         headers = dict(response.headers.items())  # one pass: each ``get`` scans them all
         limit = _whole(headers.get("x-rate-limit-limit"))
         remaining = _whole(headers.get("x-rate-limit-remaining"))
-        refused = _spent_window(response.status_code, headers)
+        refused = response.status_code == 429
         answered, early = _answered_at(headers.get("date"), self._wall)
         ends = _epoch(headers.get("x-rate-limit-retry"))
         wait = parse_retry_after(headers.get("retry-after")) if refused else None
@@ -267,7 +266,7 @@ class Quota:
             self._in_flight.discard(sent)
             self._polling_since = None
             self._note_cycle(headers.get("x-rate-limit-type"), sent)
-            self._refusals += int(response.status_code == 429)
+            self._refusals += int(refused)
             if limit is None and remaining is None and not (refused and wait is not None):
                 return
             self._roll()
@@ -533,18 +532,6 @@ def waits(seconds: float, progress: Progress = True) -> Iterator[float]:
             yield piece
             left -= piece
             bar.advance(1 if left > 0 else total - bar.done)
-
-
-def _spent_window(status: int, headers: dict[str, str]) -> bool:
-    """Whether an answer refuses its call because the window's budget is spent: a 429 of
-    the ``api_calls`` limit, or one without ``X-Rate-Limit-Type`` that says none are left.
-    A 429 of another limit (bulk calls, per IP) or of no budget at all (a proxy, a fault) is
-    no news about the window: taken as its end, its short ``Retry-After`` would read as the
-    whole budget back, and a work's share would start again on it."""
-    if status != 429:
-        return False
-    kind = headers.get("x-rate-limit-type")
-    return kind == "api_calls" or (kind is None and headers.get("x-rate-limit-remaining") == "0")
 
 
 def _whole(value: str | None) -> int | None:
