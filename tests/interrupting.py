@@ -1,7 +1,8 @@
 """Ctrl-C pressed on a process of the toolkit's: while the sandbox answers every call 429
 (what the process printed and the calls it sent after the Ctrl-C), or once a paced command
 waits for its window's reset (what the window counted then), or once it said something
-(``stderr_until``); a sandbox's window once it counts a work's calls (``until_counted``);
+(``stderr_until``); what a sandbox's window counts (``window_used``), and once it counts a
+work's calls (``until_counted``);
 and the process of several that holds a one-writer lock (``holder``), to pause while
 another is refused it."""
 
@@ -29,11 +30,11 @@ def ctrl_c_while_refused(
     sb.set_faults(rate_limit=1.0, retry_after=retry_after)
     try:
         time.sleep(1)  # the calls answered 429, waiting to be sent again
-        used = sb.plan()["used"]
+        used = window_used(sb)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
         time.sleep(0.5)
-        return out, err, sb.plan()["used"] - used
+        return out, err, window_used(sb) - used
     finally:
         sb.clear_faults()
         if proc.poll() is None:
@@ -41,11 +42,17 @@ def ctrl_c_while_refused(
             proc.communicate()
 
 
+def window_used(sb: Sandbox) -> int:
+    """The calls ``sb``'s current window counts."""
+    used: int = sb.plan()["used"]
+    return used
+
+
 def until_counted(sb: Sandbox, used: int, running: Callable[[], bool]) -> None:
     """Once ``sb``'s window counts ``used`` calls (a minute at most); ``running()`` must hold
     meanwhile (the work neither ended nor was refused)."""
     deadline = time.monotonic() + 60
-    while sb.plan()["used"] < used:
+    while window_used(sb) < used:
         assert running(), "the work ended"
         assert time.monotonic() < deadline, f"the window never counted {used} calls"
         time.sleep(0.05)
@@ -58,8 +65,7 @@ def until_quiet(sb: Sandbox, used: int, running: Callable[[], bool], quiet: floa
     until_counted(sb, used, running)
     time.sleep(quiet)
     assert running(), "the work ended instead of waiting"
-    counted: int = sb.plan()["used"]
-    return counted
+    return window_used(sb)
 
 
 def ctrl_c_once_quiet(

@@ -27,7 +27,7 @@ import httpx
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
-from interrupting import ctrl_c_once_quiet, stderr_until, until_counted, until_quiet
+from interrupting import ctrl_c_once_quiet, stderr_until, until_counted, until_quiet, window_used
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
@@ -64,11 +64,6 @@ def _outcomes(results: pd.DataFrame) -> dict[str, int]:
     return {str(outcome): int(n) for outcome, n in counts.items()}
 
 
-def _used(sb: Sandbox) -> int:
-    used: int = sb.plan()["used"]
-    return used
-
-
 def test_a_plan_larger_than_a_windows_share_finishes_paced_keeping_to_the_share_of_each(
     running: Sandbox, make_client: ClientFor, tmp_path: Path
 ) -> None:
@@ -79,7 +74,7 @@ def test_a_plan_larger_than_a_windows_share_finishes_paced_keeping_to_the_share_
     with make_client(running) as client:
         with pytest.raises(BudgetExceededError, match="pass paced=True"):
             plan.execute(client, log=log, progress=False)  # unpaced: refused, nothing sent
-        assert _used(running) == 1  # the token request that read the budget
+        assert window_used(running) == 1  # the token request that read the budget
         results = plan.execute(client, log=log, progress=False, paced=True)
         window = running.plan()
         names = names_on_server(client, "Paced ")
@@ -170,7 +165,7 @@ def test_a_paced_run_stopped_mid_way_and_run_again_sends_nothing_twice(
     fresh.set_plan("1000000/hour")  # a new window, which the client reads from an answer
     client.programs.list(limit=1)
     last = plan.execute(client, log=log, progress=False, paced=True)
-    assert _used(fresh) == 1 + ROWS - SHARE  # the rest, no read back: nothing was in doubt
+    assert window_used(fresh) == 1 + ROWS - SHARE  # the rest, no read back: nothing was in doubt
     assert _outcomes(last) == {
         "skipped_already_done": SHARE,
         "succeeded": ROWS - SHARE,
@@ -223,13 +218,13 @@ def test_lyt_apply_paced_waits_for_the_next_window_and_resumes_after_ctrl_c(
     assert main(["apply", str(path)]) == 1  # unpaced: refused before the re-read
     err = capsys.readouterr().err
     assert "not started" in err and "pass --paced to send its share of every window" in err
-    assert _used(fresh) == 1  # the token request that read the budget
+    assert window_used(fresh) == 1  # the token request that read the budget
 
     fresh.set_plan("20/hour")
     paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced")
     counted, err = ctrl_c_once_quiet(fresh, paced, 1 + SHARE)
     assert paced.returncode == 130, err
-    assert counted == 1 + SHARE == _used(fresh)  # its share of the window, nothing more
+    assert counted == 1 + SHARE == window_used(fresh)  # its share of the window, nothing more
     assert "interrupted; run the same command again to resume from its log" in err
 
     fresh.set_plan("1000000/hour")
@@ -263,11 +258,11 @@ def test_a_saved_plan_refused_for_the_billing_cycle_names_the_call_it_sent(
     request that read the budget (the service counted it), not "0 calls"."""
     path = tmp_path / "plan.json"
     _many_bonuses(client, path)
-    used = _used(fresh)
+    used = window_used(fresh)
     saved = ChangePlan.load(path)
     with make_client(fresh, cycle_calls=20) as other, pytest.raises(CycleBudgetError) as refused:
         saved.check_apply(other, log=tmp_path / "c.jsonl", paced=True)
-    assert _used(fresh) - used == 1
+    assert window_used(fresh) - used == 1
     assert str(refused.value).endswith("; it sent 1 call and nothing more"), refused.value
 
 
@@ -290,7 +285,7 @@ def _paced_until_quiet(
         cancel.set()
         worker.join(10)
     assert not worker.is_alive()
-    return _used(sb)
+    return window_used(sb)
 
 
 def _killed_after_its_first_window_line(log: Path) -> None:
@@ -380,7 +375,7 @@ def _spent_by_others(sb: Sandbox, make_client: ClientFor) -> None:
     sb.set_clock(f"{MINUTE}:54Z")
     sb.set_plan("20/minute")
     with make_client(sb) as others:
-        while _used(sb) < 20:
+        while window_used(sb) < 20:
             others.programs.list(limit=1)
 
 
@@ -413,7 +408,7 @@ def test_a_cancel_ends_a_paced_runs_wait_for_its_first_call_at_once(
             )
         took = time.monotonic() - started
     assert took < 3  # not the window's reset, 6 s away
-    assert _used(running) in (20, 21)  # the others' window (and the refused token request)
+    assert window_used(running) in (20, 21)  # the others' window (and the refused token request)
 
 
 def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_the_next(
@@ -427,7 +422,7 @@ def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_th
     saved = ChangePlan.load(path)  # what lyt apply --paced checks first
     with make_client(running, max_wait=1) as client:
         cost = saved.check_apply(client, log=tmp_path / "plan.log.jsonl", paced=True)
-    assert cost.needed > SHARE and _used(running) == 1  # its token, in the next window
+    assert cost.needed > SHARE and window_used(running) == 1  # its token, in the next window
 
 
 def _moved_on_as_it_waits(sb: Sandbox, proc: subprocess.Popen[str]) -> tuple[str, int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from interrupting import window_used
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan
@@ -13,11 +14,6 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import BUCKET, pull
-
-
-def _used(sandbox: Sandbox) -> int:
-    used: int = sandbox.plan()["used"]
-    return used
 
 
 def test_a_plan_counts_the_read_back_of_each_write_its_base_shows_refused(
@@ -42,9 +38,9 @@ def test_a_plan_counts_the_read_back_of_each_write_its_base_shows_refused(
     saved = ChangePlan.load(plan.save(tmp_path / "plan.json"))
     assert f"then 3 writes, {refused})" in saved.summary()
     needed = saved.cost(client).needed
-    used = _used(fresh)
+    used = window_used(fresh)
     results = saved.apply(client, progress=False).set_index("target")
-    assert _used(fresh) - used == needed
+    assert window_used(fresh) - used == needed
     assert results["outcome"].astype(str).value_counts().to_dict() == {"failed": 2, "succeeded": 1}
     assert "3 writes, 2 reads back" in saved.summary(log=tmp_path / "plan.json.log.jsonl")
 
@@ -62,10 +58,10 @@ def test_an_activation_in_doubt_is_read_back_with_its_card_list_alone(
     log = tmp_path / "killed.jsonl"
     ActionLog(log).record(plan.action, BUCKET, "attempted")
     needed = plan.cost(client, log=log).needed
-    used = _used(fresh)
+    used = window_used(fresh)
     results = plan.execute(client, log=log, progress=False)
     assert list(results["outcome"]) == ["succeeded"]
-    assert _used(fresh) - used == needed == 2
+    assert window_used(fresh) - used == needed == 2
 
 
 def test_a_preview_counts_the_read_back_of_each_write_it_shows_refused_or_done(
@@ -90,6 +86,6 @@ def test_a_preview_counts_the_read_back_of_each_write_it_shows_refused_or_done(
     ):
         preview = plan.preview(client, progress=False)
         assert (preview["calls"] == 2).all(), preview[["will", "calls"]]
-        used = _used(fresh)
+        used = window_used(fresh)
         plan.execute(client, progress=False)
-        assert _used(fresh) - used == preview.attrs["cost"].needed == 2 * len(plan)
+        assert window_used(fresh) - used == preview.attrs["cost"].needed == 2 * len(plan)

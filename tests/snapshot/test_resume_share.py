@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from fixture_types import LytProcess, StartSandbox
-from interrupting import ctrl_c_once_quiet, until_quiet
+from interrupting import ctrl_c_once_quiet, until_quiet, window_used
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.fill.answers import JOURNAL
@@ -59,11 +59,6 @@ def window(program: Sandbox) -> Iterator[Sandbox]:
     program.set_plan("1000000/hour")
 
 
-def _used(sb: Sandbox) -> int:
-    used: int = sb.plan()["used"]
-    return used
-
-
 def _export_stopped_once_quiet(
     sb: Sandbox, lyt_process: LytProcess, cwd: Path, folder: Path, used: int
 ) -> int:
@@ -88,7 +83,7 @@ def test_lyt_export_run_again_in_its_window_keeps_to_the_share_its_first_run_too
     # One token request beyond the share per run again; before, each run took half of what
     # the last left: 60, 90, 105.
     assert counted == [SHARE, SHARE + 1, SHARE + 2]
-    assert _used(window) == SHARE + 2
+    assert window_used(window) == SHARE + 2
     manifest = json.loads((folder / MANIFEST).read_text())
     ends = pd.Timestamp(window.plan()["resets_at"]).timestamp()
     assert manifest["window"] == {"ends": ends, "limit": 120, "held": 120, "sent": SHARE + 2}
