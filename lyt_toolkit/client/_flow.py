@@ -16,11 +16,17 @@ call from the budget as it goes out; if the budget is found spent there, the
 flow waits too, but only as long as the call's ``timeout`` allows. A 429 whose
 ``Retry-After`` is beyond ``max_wait`` raises ``QuotaExhaustedError`` at once;
 a shorter one is retried like any 429, within the retry budget and the ``timeout``.
+A 429 not of the budget (``spends_window``: another limit, a proxy, a fault) is retried
+after its ``Retry-After`` within the retry budget and the ``timeout``, else raised as the
+``RateLimitError`` it is, saying when to come back; it says nothing of the window.
 
 A paced work (``Quota.pacing``) waits for every window instead: a spent budget or a 429
 that the call cannot wait out within ``max_wait``, the retry budget or its ``timeout``
 (other traffic spent the window) ends the attempt (``WindowSpent``), and the call waits for
 the reset as for its own share (``admit_flow``), then starts afresh, its ``timeout`` anew.
+A 429 not of the budget that the call cannot wait out so ends the attempt too
+(``Refused``): the call waits out that 429's own ``Retry-After`` (``held_flow``), then is let
+start again as any of the work's calls (its share, the window, the rate), never at once.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ from ._core import (
 )
 from ._deadline import Deadline, call_seconds
 from .allowance import PacingEnded
-from .quota import Quota, waits
+from .quota import REFUSAL_WAIT, Quota, spends_window, waits
 from .recording import Asked, Recorder
 
 T = TypeVar("T")
@@ -116,6 +122,16 @@ class WindowSpent(Exception):
     """Within the flows only, never raised to a caller: a paced call's attempt ended, the
     window spent (other traffic spent it) beyond what the attempt may wait; the call waits
     for the reset in ``admit_flow`` and starts again."""
+
+
+class Refused(WindowSpent):
+    """Within the flows only: a paced call's attempt ended by a 429 not of the budget whose
+    ``Retry-After`` (``seconds``) it could not wait out; the call waits that long
+    (``held_flow``), then starts again as ``WindowSpent`` says."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
 
 
 @dataclass(frozen=True)
@@ -193,8 +209,10 @@ def _answer_flow(
             yield from admit_flow(quota, call)
         try:
             return (yield from _attempt_flow(core, tokens, call, quota))
-        except WindowSpent:
-            continue  # nothing more was sent: admit_flow now waits for the reset
+        except WindowSpent as spent:  # nothing more was sent: admit_flow waits for the reset
+            if quota is None:
+                raise
+            yield from held_flow(quota, call, spent)
 
 
 def _attempt_flow(
@@ -237,6 +255,18 @@ def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
             yield Sleep(piece)
 
 
+def held_flow(quota: Quota, call: Call[Any], spent: WindowSpent) -> Flow[None]:
+    """Before a paced ``call`` whose attempt ``spent`` ended is let start again
+    (``admit_flow``): a ``Refused`` one waits out its 429's ``Retry-After``, in pieces a stop
+    or Ctrl-C ends, and ends when the paced work does (``PacingEnded``)."""
+    if not isinstance(spent, Refused):
+        return
+    for piece in waits(spent.seconds, progress=not quota.pace_shown, desc=REFUSAL_WAIT):
+        if not quota.pacing:
+            raise PacingEnded(f"not sent: {call.method} {call.path}: its paced pull ended")
+        yield Sleep(piece)
+
+
 def bearer_flow(
     core: RequestCore, tokens: TokenCache, *, fresh: bool = False, quota: Quota | None = None
 ) -> Flow[None]:
@@ -250,9 +280,10 @@ def bearer_flow(
         try:
             yield Bearer(Deadline(call_seconds(core.config.timeout)))
             return
-        except WindowSpent:
+        except WindowSpent as spent:
             if quota is None:
                 raise
+            yield from held_flow(quota, core.token_call(), spent)
             yield from admit_flow(quota, core.token_call())
 
 
@@ -395,12 +426,15 @@ def _delay_after_refusal(
     """Seconds to wait before resending after a non-2xx answer; raises its error when it may not.
 
     A ``Retry-After`` beyond what is left of the retry budget or the deadline
-    raises at once, the error saying when to come back; one beyond ``max_wait``
-    raises ``QuotaExhaustedError``. A paced call (``Quota.pacing``) raises ``WindowSpent``
-    instead of either, once the quota holds the window's reset: it waits for that.
+    raises at once, the error saying when to come back; one of the budget's 429
+    (``spends_window``) beyond ``max_wait`` raises ``QuotaExhaustedError``. A paced call
+    (``Quota.pacing``) raises ``WindowSpent`` instead for the budget's 429, once the quota
+    holds the window's reset (it waits for that), and ``Refused`` for any other 429 that
+    names its wait (it waits that out).
     """
     refused = response.status_code == 429
-    if quota is not None and refused:
+    budget = refused and spends_window(response.headers)
+    if quota is not None and budget:
         error = core.error(call, response)
         if isinstance(error, RateLimitError) and (error.retry_after or 0) > quota.max_wait:
             if _waits_for_window(quota):
@@ -417,9 +451,14 @@ def _delay_after_refusal(
         )
         if delay is not None:
             return delay
-    if quota is not None and refused and _waits_for_window(quota):
+    if quota is not None and budget and _waits_for_window(quota):
         raise WindowSpent
-    raise core.error(call, response)
+    error = core.error(call, response)
+    if quota is not None and refused and not budget and quota.pacing:
+        wait = error.retry_after if isinstance(error, RateLimitError) else None
+        if wait is not None and wait > 0:
+            raise Refused(wait)  # a 429 asking for no wait, or none, is the error it is
+    raise error
 
 
 def _waits_for_window(quota: Quota) -> bool:

@@ -52,7 +52,7 @@ import contextlib
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
@@ -76,6 +76,8 @@ POLL = 0.05
 """Seconds between looks while a spent budget waits for the answers still on their way."""
 POLL_FOR = 1.0
 """Seconds at most that such looks go on before the count is taken as it stands."""
+BUDGET_REFUSAL = "api_calls"
+"""``X-Rate-Limit-Type`` of a 429 refusing its call because the window's budget is spent."""
 WINDOW_SLACK = 0.5
 """Seconds two answers' window ends (``X-Rate-Limit-Retry``) may differ and still name the
 same window."""
@@ -178,7 +180,8 @@ class Quota:
 
     @property
     def refusals(self) -> int:
-        """Answers this client has read that refused their call for the budget (429)."""
+        """Answers this client has read that refused their call (429), the budget's or
+        another limit's."""
         return self._refusals
 
     @property
@@ -243,15 +246,24 @@ class Quota:
         """Read the budget headers of the answer to call number ``sent`` (see ``take``).
 
         An answer for the current window lowers the count (the lowest stands) and
-        brings the reset forward; a 429, an answer for a later window or one with a new
-        limit replaces count and reset; one for an earlier window is ignored.
-        An answer without the headers only ends the call's flight. Each allowance held
-        follows the count (``Allowance.track``).
+        brings the reset forward; a 429 of the window's budget (``spends_window``), an
+        answer for a later window or one with a new limit replaces count and reset; one
+        for an earlier window is ignored. A 429 of no budget (a proxy, a fault) is read as
+        any answer, its ``Retry-After`` aside; one of another limit (``bulk_api_calls``)
+        only ends the call's flight, its headers that limit's. An answer without the
+        headers only ends the call's flight. Each allowance held follows the count
+        (``Allowance.track``).
         """
         headers = dict(response.headers.items())  # one pass: each ``get`` scans them all
+        refused = response.status_code == 429 and spends_window(headers)
+        if response.status_code == 429 and not refused and "x-rate-limit-type" in headers:
+            with self._lock:
+                self._in_flight.discard(sent)
+                self._polling_since = None
+                self._refusals += 1
+            return
         limit = _whole(headers.get("x-rate-limit-limit"))
         remaining = _whole(headers.get("x-rate-limit-remaining"))
-        refused = response.status_code == 429
         answered, early = _answered_at(headers.get("date"), self._wall)
         ends = _epoch(headers.get("x-rate-limit-retry"))
         wait = parse_retry_after(headers.get("retry-after")) if refused else None
@@ -266,7 +278,7 @@ class Quota:
             self._in_flight.discard(sent)
             self._polling_since = None
             self._note_cycle(headers.get("x-rate-limit-type"), sent)
-            self._refusals += int(refused)
+            self._refusals += int(response.status_code == 429)
             if limit is None and remaining is None and not (refused and wait is not None):
                 return
             self._roll()
@@ -517,21 +529,37 @@ class Quota:
         return kind if self._limit is None else f"{kind}, {self._limit} per window"
 
 
-def waits(seconds: float, progress: Progress = True) -> Iterator[float]:
-    """Pieces of at most a second adding up to ``seconds``; a long wait counts down on a bar."""
+WINDOW_WAIT = "call budget spent, waiting for its window to reset"
+REFUSAL_WAIT = "refused (429, not for the call budget), waiting as the service asked"
+
+
+def waits(seconds: float, progress: Progress = True, desc: str = WINDOW_WAIT) -> Iterator[float]:
+    """Pieces of at most a second adding up to ``seconds``; a long wait counts down on a bar
+    (``desc``)."""
     if seconds < BAR_FROM:
         yield seconds
         return
     total = math.ceil(seconds)
-    with ProgressBar(
-        progress, desc="call budget spent, waiting for its window to reset", unit="s", total=total
-    ) as bar:
+    with ProgressBar(progress, desc=desc, unit="s", total=total) as bar:
         left = seconds
         while left > 0:
             piece = min(1.0, left)
             yield piece
             left -= piece
             bar.advance(1 if left > 0 else total - bar.done)
+
+
+def spends_window(headers: Mapping[str, str]) -> bool:
+    """Whether a 429's headers (names in lower case, or an ``httpx.Headers``) say the
+    window's budget is spent: ``X-Rate-Limit-Type: api_calls``, or no type and
+    ``X-Rate-Limit-Remaining: 0``. Another type (``bulk_api_calls``, ``webhook_calls``) is
+    another limit, and a 429 with neither (a proxy, a per-IP limit, a fault) is of none:
+    taken as the window's end, its short ``Retry-After`` would read as the whole budget
+    back, and a work's share would start again on it."""
+    kind = headers.get("x-rate-limit-type")
+    if kind is not None:
+        return kind.strip() == BUDGET_REFUSAL
+    return _whole(headers.get("x-rate-limit-remaining")) == 0
 
 
 def _whole(value: str | None) -> int | None:

@@ -8,7 +8,8 @@ client (its connection pool, proxies and certificates, ``rate=``, its token and 
 A read-ahead waiting for a request to be written is told so from the worker thread
 through the event loop (``sent``). A task cancelled (Ctrl-C, an error elsewhere in the pull)
 stops its call in the worker thread: a wait there ends at once and nothing more is sent
-(``_stop``), so no thread is left sleeping for a window's reset, holding the process.
+(``_stop``), so no thread is left sleeping for a window's reset, holding the process; a call
+still queued for a thread as its task is asked to cancel is not sent either.
 """
 
 from __future__ import annotations
@@ -28,12 +29,26 @@ T = TypeVar("T")
 _END = object()
 
 
+class _Cancelled(Stop):
+    """A task's stop, set once the task is asked to cancel: at once, before the loop gets
+    to the task (``Task.cancelling``), so a worker thread freed by another task's stop does
+    not take up this task's call and send it (a Ctrl-C cancels every read of a level in one
+    go, the reads still queued for a thread among them)."""
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        super().__init__()
+        self._task = task
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self._task is not None and self._task.cancelling() > 0)
+
+
 async def _in_thread(call: Callable[..., T], *args: Any) -> T:
     """``call(*args)`` in a worker thread, stopped when this task is cancelled; a
     request-written notice reaches this task."""
     notice = sent_notice()
     told = None if notice is None else _through_loop(notice)
-    cancelled = Stop()
+    cancelled = _Cancelled(asyncio.current_task())
 
     def run() -> T:
         with stopping(cancelled, "the pull it was made for was stopped"):

@@ -71,6 +71,7 @@ REWARD_IDS = {
     "drip_headers": "lrew_0000000d02",
     "unavailable": "lrew_0000000503",
     "rate_limited": "lrew_0000000429",
+    "budget_spent": "lrew_0000000430",
     "garbage": "lrew_00000000ba",
     "year_one": "lrew_000000000d",
     "bad_gzip": "lrew_0000000f2a",
@@ -78,7 +79,8 @@ REWARD_IDS = {
     "deep_surrogate": "lrew_0000000dd8",
 }
 """Reward IDs by behaviour: a dripped body; a dripped status line and headers; 503 with
-``Retry-After: 0.3`` every time; 429 with ``Retry-After: 86400``; a 200 that is not JSON;
+``Retry-After: 0.3`` every time; 429 with ``Retry-After: 86400``, of no budget, and one of
+the call budget (``X-Rate-Limit-Type: api_calls``); a 200 that is not JSON;
 a ``created_at`` in year 1; a 200 whose body is not the gzip its ``Content-Encoding`` says;
 a name and a metadata key holding a lone surrogate (``"\\ud800"``), next to a paired one;
 a 404 whose message holds a lone surrogate, next to arrays nested deeper than Python
@@ -253,6 +255,10 @@ class MisbehavingServer:
         if reward_id == REWARD_IDS["rate_limited"]:
             body = {"code": 429, "key": "too_many_requests", "message": "Too many requests"}
             return _json(429, body, "Too Many Requests", **{"Retry-After": "86400"})
+        if reward_id == REWARD_IDS["budget_spent"]:
+            body = {"code": 429, "key": "too_many_requests", "message": "Too many requests"}
+            spent = {"Retry-After": "86400", "X-Rate-Limit-Type": "api_calls"}
+            return _json(429, body, "Too Many Requests", **spent)
         if reward_id == REWARD_IDS["garbage"]:
             return _Answer(200, b"\x00\xff{not json", {"Content-Type": "application/json"})
         if reward_id == REWARD_IDS["bad_gzip"]:

@@ -205,9 +205,9 @@ def test_retry_after_beyond_max_wait_raises_at_once() -> None:
         with LoyaltyClient(**settings(server, max_wait=60)) as client:
             started = time.monotonic()
             with pytest.raises(QuotaExhaustedError) as info:
-                client.rewards.get(REWARD_IDS["rate_limited"])  # Retry-After: 86400
+                client.rewards.get(REWARD_IDS["budget_spent"])  # Retry-After: 86400
             assert time.monotonic() - started < 5
-        assert server.hits[f"/v2/loyalties/rewards/{REWARD_IDS['rate_limited']}"] == 1
+        assert server.hits[f"/v2/loyalties/rewards/{REWARD_IDS['budget_spent']}"] == 1
     error = info.value
     assert error.sent is True and error.status == 429 and error.retry_after == 86400
     assert "max_wait (60 s)" in str(error) and "this client has sent 2 calls" in str(error)
