@@ -369,7 +369,10 @@ class PullBudgetError(BudgetExceededError):
     rest of the window's budget is left to the project's other traffic. A paced pull resumed
     in a window its earlier runs spent of: ``earlier`` is the calls they sent in it (counted
     against the same share), and ``window_left`` what the window held for the pull when the
-    first of them started there.
+    first of them started there. A pull stopped during its member reads because the bucket
+    lists to come would not fit: ``projected`` is what they were projected from, the members
+    read and the cards holding pending points among them (the rest of ``needed`` counts a low
+    bound of the bucket lists of the members not read).
     """
 
     def __init__(
@@ -387,8 +390,10 @@ class PullBudgetError(BudgetExceededError):
         others: int = 0,
         during: bool = False,
         earlier: int = 0,
+        projected: tuple[int, int] | None = None,
     ) -> None:
         self.stage = stage
+        self.projected = projected
         self.share = share
         self.window_left = window_left
         self.others = others
@@ -412,10 +417,17 @@ class PullBudgetError(BudgetExceededError):
                 f"({share:g}) of the call budget"
             )
         elif during:
+            basis = ""
+            if projected is not None:
+                read, holding = projected
+                basis = (
+                    f" (its bucket lists projected from the {counted(read, 'member')} read,"
+                    f" whose cards hold {counted(holding, 'bucket list')})"
+                )
             head = (
                 f"pull stopped during its {stage}: the rest needs at least "
-                f"{counted(needed, 'call')} and the pull's share ({share:g}) of the call budget "
-                f"has {remaining} left"
+                f"{counted(needed, 'call')}{basis} and the pull's share ({share:g}) of the call "
+                f"budget has {remaining} left"
             )
         else:
             head = (
@@ -449,6 +461,7 @@ class PullBudgetError(BudgetExceededError):
             others=self.others,
             during=self.during,
             earlier=self.earlier,
+            projected=self.projected,
         )
 
 

@@ -401,10 +401,11 @@ class Allowance:
         limit: int | None,
         resets_at: datetime | None,
         during: bool = False,
+        projected: tuple[int, int] | None = None,
     ) -> PullBudgetError:
         """The stop before ``stage`` (or ``during`` it), the rest needing ``needed`` calls at
         least, with what is left of this allowance and the window's ``limit`` and
-        ``resets_at`` (the quota's)."""
+        ``resets_at`` (the quota's); ``projected``: as ``PullBudgetError`` has it."""
         return PullBudgetError(
             stage,
             needed=needed,
@@ -418,6 +419,7 @@ class Allowance:
             others=self.others,
             during=during,
             earlier=self.carried,
+            projected=projected,
         )
 
     def __repr__(self) -> str:

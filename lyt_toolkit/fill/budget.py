@@ -11,7 +11,11 @@ was left, when the window resets and each way forward with its cost. The ``Allow
 budget holds refuses any call beyond the share in any case (a list longer than the share,
 a bucket list of several pages, a share that shrank as other traffic spent the window), so
 a pull never spends more than its share: stopped partway through a stage, it raises the
-same error for the rest of the pull (``stopped``).
+same error for the rest of the pull (``stopped``). The bucket lists are counted only once
+the members are read, so between the parts of its member reads (``fill.projection``) the
+pull projects them from the members read so far (``project``): when the rest plainly does
+not fit, it stops there instead of spending its reads first, and a smaller sample it offers
+is counted at what those members showed.
 
 A paced pull waits for the windows it needs instead, but keeps to ``budget_share`` of the
 project's billing cycle (``Quota.cycle``, when known): one needing more in all, its runs
@@ -32,6 +36,7 @@ from ..errors import CycleBudgetError, PullBudgetError, WayForward, share_of
 from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE
+from .projection import OFFER_Z, STOP_Z, PendingRate
 
 __all__ = ["DEFAULT_SAMPLE", "PullBudget"]
 
@@ -73,6 +78,11 @@ class PullBudget:
         self.drawn: Callable[[Sample], int] | None = None
         """The members a sample design reads of those listed (a stratum of two or more
         members gets two, so a small sample reads more than its ``n``); None: its ``n``."""
+        self.reads = 0
+        """The member reads the pull needs in all, once its first are checked."""
+        self.rate: PendingRate | None = None
+        """What the members read so far hold (None: none read yet): a sample offered is
+        counted at it."""
 
     def lists_walked(self, by_id: int, recalled: int = 0) -> None:
         """Every list is walked: their calls are what has been spent so far, and the
@@ -91,6 +101,8 @@ class PullBudget:
         ``members`` were listed; ``sampled`` is the sample size of a sampled pull."""
         self.stage = READ_STAGES[level]
         self.listed, self.sample_size = members, sampled
+        if level == "cards":
+            self.reads = needed
         if self.planned is None:
             self.planned = self.allowance.spent + needed + self.by_id
         if self.allowance.paced:  # it waits for the windows it needs, within the cycle
@@ -102,6 +114,20 @@ class PullBudget:
         if left is None or needed + self.by_id <= left:
             return
         raise self.refusal(needed + self.by_id, members=members, sampled=sampled)
+
+    def project(self, rate: PendingRate, reads: int) -> None:
+        """Before more member reads, ``reads`` of them still to send, ``rate`` what the
+        members read hold: ``PullBudgetError`` (stopped during the member reads) when those
+        reads, the bucket lists of the cards read and a low bound of those to come
+        (``STOP_Z``) cannot fit in what is left of the share."""
+        self.rate = rate
+        left = self.allowance.left
+        if self.allowance.paced or left is None:
+            return
+        needed = reads + rate.lists + rate.lists_of(reads, -STOP_Z) + self.by_id
+        if needed <= left:
+            return
+        raise self.refusal(needed, members=self.listed, sampled=self.sample_size, projected=rate)
 
     def smaller_design(self, size: int) -> Sample | None:
         """A sample of ``size`` members of the design the pull asked for, or None when that
@@ -146,15 +172,23 @@ class PullBudget:
         )
 
     def refusal(
-        self, needed: int, *, members: int | None = None, sampled: int | None = None
+        self,
+        needed: int,
+        *,
+        members: int | None = None,
+        sampled: int | None = None,
+        projected: PendingRate | None = None,
     ) -> PullBudgetError:
-        """The error for a stop before ``stage``, which needs ``needed`` calls at least."""
+        """The error for a stop before ``stage``, which needs ``needed`` calls at least; or
+        during it, the bucket lists ``projected`` from what the members read hold."""
         return self.allowance.refusal(
             self.stage,
             needed,
             tuple(self._ways(needed, members, sampled)),
             limit=self.quota.limit,
             resets_at=self.quota.resets_at,
+            during=projected is not None,
+            projected=None if projected is None else (projected.members, projected.lists),
         )
 
     def stopped(self) -> PullBudgetError:
@@ -185,13 +219,13 @@ class PullBudget:
             )
         held = self._next_share()
         if members is not None and held is not None and self.stage != "lists":
-            room = (held - self.recalled - lists) // 2  # a read and a bucket list per member
-            size = self._fitting(min(DEFAULT_SAMPLE, members, room, (sampled or members + 1) - 1))
+            size = self._offered(held - self.recalled - lists, members, sampled)
             if size >= 2:
+                reads = self._reads(size)
                 yield WayForward(
                     f"a sample of {counted(size, 'member')} (totals with 95 % intervals; "
-                    "at most, with one card holding pending points a member)",
-                    lists + 2 * self._reads(size),
+                    f"at most, {self._counting()})",
+                    lists + reads + self._lists_of(reads),
                     f"sample={self.smaller_design(size) or size!r}",
                     argument=("sample", size),
                 )
@@ -233,6 +267,34 @@ class PullBudget:
                 at_least=True,
                 argument=("budget_share", 1.0),
             )
+
+    def _offered(self, room: int, members: int, sampled: int | None) -> int:
+        """The sample offered: the largest whose reads and bucket lists (``_lists_of``) fit
+        in ``room`` calls, below the sample asked; without members read, at most
+        ``DEFAULT_SAMPLE``."""
+        rate = self.rate
+        per_read = 2.0 if rate is None else 1 + rate.per_member(OFFER_Z)
+        cap = DEFAULT_SAMPLE if rate is None or sampled is None else sampled - 1
+        size = self._fitting(min(cap, members, math.floor(room / per_read)))
+        while size >= 2 and (reads := self._reads(size)) + self._lists_of(reads) > room:
+            size -= 1  # the bound rounded up
+        return size
+
+    def _lists_of(self, reads: int) -> int:
+        """The bucket lists of ``reads`` members, at most: one each without members read,
+        else the high bound of what those read hold."""
+        return reads if self.rate is None else self.rate.lists_of(reads, OFFER_Z)
+
+    def _counting(self) -> str:
+        """How a sample offered counts its bucket lists."""
+        rate = self.rate
+        if rate is None:
+            return "with one card holding pending points a member"
+        per = math.ceil(100 * rate.per_member(OFFER_Z))
+        return (
+            f"counting {per} bucket lists per 100 members where the {rate.members} members"
+            f" read had {rate.lists} cards holding pending points"
+        )
 
     def _reads(self, size: int) -> int:
         """The members a sample of ``size`` offered reads (``drawn``)."""

@@ -65,6 +65,7 @@ from ..pull.member_tree import (
     Request,
     TreeWalk,
     awalk_tree,
+    holds_pending,
     level_bars,
     member_tree,
 )
@@ -83,6 +84,7 @@ from ..snapshot.references import (
 from .budget import PullBudget
 from .checkpoint import HOLDS, Checkpoint, recorded_pull
 from .pace import PaceBar
+from .projection import PendingRate, next_part
 
 __all__ = [
     "ClientSource",
@@ -319,6 +321,13 @@ class _Puller:
         self._listed_frame: pd.DataFrame | None = None
         self.checkpoint: Checkpoint | None = None
         """Where a paced, resumable pull keeps its answers (None: an unpaced pull)."""
+        self.projecting = False
+        """Whether the member reads go in parts, the bucket lists projected between them."""
+        self._read_so_far: list[MemberWithCards] = []
+        self._round_left = 0
+        """The members read so far and those of the round under way still to read."""
+        self._reads_sent = 0
+        """The member reads sent (or given back by a checkpoint)."""
 
     async def run(self, keep: _Kept | None = None) -> Pulled:
         """The pull; paced and resumable in ``keep``'s folder when given."""
@@ -422,7 +431,13 @@ class _Puller:
 
     def _tree_walk(self, depth: int, read: Callable[[list[Member]], list[Member]]) -> TreeWalk:
         """The member tree this pull walks (``pull.member_tree``), ``depth`` levels down."""
-        return member_tree(depth, read=read, more=self._more, pending_only=True)
+        return member_tree(depth, read=read, more=self._more, ahead=self._ahead, pending_only=True)
+
+    def _ahead(self, left: list[Member], read: list[MemberWithCards]) -> list[Member]:
+        """The members of a round to read next, of those ``left``: a part drawn at random
+        when the bucket lists are projected (``fill.projection``), else all of them."""
+        self._read_so_far, self._round_left = read, len(left)
+        return next_part(left, len(read)) if self.projecting else left
 
     async def _pull(self, bar: ProgressBar, budget: PullBudget) -> dict[str, pd.DataFrame]:
         kinds = self.kinds
@@ -435,20 +450,36 @@ class _Puller:
         def by_part(found: Sequence[Any]) -> dict[ListPart, Any]:
             return {listed.part: items for listed, items in zip(lists, found, strict=True)}
 
+        # Without bucket lists nothing is projected; a paced pull waits for what it needs.
+        self.projecting = tree_depth(kinds) > 3 and not budget.allowance.paced
+
         async def before(step: Lists | Reads) -> None:
             if not step.requests or step.requests[0].part not in ("cards", "pending_buckets"):
                 return
+            part = step.requests[0].part
+            if part == "cards":
+                self._reads_sent += len(step.requests)
+                if budget.reads and self.projecting:  # a later part of the reads
+                    read = self._read_so_far
+                    rest = max(budget.reads - len(read), self._round_left)
+                    budget.project(PendingRate.of(len(read), _holders(read)), rest)
+                    return
+            else:  # every member read: their bucket lists are these
+                holders = (r.ids[:2] for r in step.requests)
+                budget.rate = PendingRate.of(self._reads_sent, holders)
             walked = by_part(await listing)
             kept = self.checkpoint
             recalled = 0 if kept is None else kept.recalled  # list pages given back
             budget.lists_walked(by_id=len(self._unlisted(walked, ())), recalled=recalled)
             sampled = None if self.design is None else self.design.size
             needed = len(step.requests)
+            if part == "cards":  # the whole round, not its first part
+                needed = self._round_left
             if self.draw is not None and self.draw.adaptive and self.design is self.draw.first:
                 # Before the pilot: the whole sample's reads must fit, not the pilot's alone.
                 sampled = max(self.draw.sample.n, needed)
                 needed = sampled
-            budget.check(step.requests[0].part, needed, members=self.listed, sampled=sampled)
+            budget.check(part, needed, members=self.listed, sampled=sampled)
 
         found, tree = await _gather(
             listing, self._member_tree(bar, tree_depth(kinds), before, self._read)
@@ -621,6 +652,16 @@ class _Puller:
 
         found = await _gather(*(self._bounded(partial(one, i)) for i in ids))
         return [d for d in found if d is not None]
+
+
+def _holders(read: list[MemberWithCards]) -> list[tuple[str, str]]:
+    """The member of each card holding pending points of those ``read``."""
+    return [
+        (m.program_id, m.id)
+        for m in read
+        for c in m.cards
+        if c.card is not None and holds_pending(c.card)
+    ]
 
 
 def _stamps(

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "READ_STAGES",
     "TREE",
+    "Ahead",
     "ListAll",
     "Lists",
     "MemberTree",
@@ -103,19 +104,26 @@ def _no_more(read: list[MemberWithCards]) -> list[Member]:
     return []
 
 
+def _all_at_once(left: list[Member], read: list[MemberWithCards]) -> list[Member]:
+    return left
+
+
 def member_tree(
     depth: int,
     program_id: str | None = None,
     *,
     read: Callable[[list[Member]], list[Member]] = _every,
     more: Callable[[list[MemberWithCards]], list[Member]] = _no_more,
+    ahead: Ahead = _all_at_once,
     pending_only: bool = False,
 ) -> TreeWalk:
     """The walk down ``depth`` levels of ``TREE`` (0: none): every program, or the one
     ``program_id`` (read, not listed); each program's members; the members ``read`` picks
     from those listed (every one by default; a sample picks fewer) read for their cards,
     then the members ``more`` picks once it has seen those (a sample's second round; none by
-    default); each card's pending buckets.
+    default); each card's pending buckets. Each round of reads goes in the parts ``ahead``
+    picks (``Ahead``; the whole round at once by default), one level after the other, and
+    its members' cards come back in the round's order.
 
     A card's balance carries its pending points, so a card holding none has no PENDING
     bucket: with ``pending_only`` its bucket list is not walked (one call saved per such
@@ -133,13 +141,10 @@ def member_tree(
     tree.members = _joined(found)
     if depth < 3:
         return tree
-    chosen = read(tree.members)
-    reads = [Request("cards", "members", (m.program_id, m.id)) for m in chosen]
-    tree.cards = yield Reads(reads)
+    tree.cards = yield from _round(read(tree.members), [], ahead)
     second = more(tree.cards)
     if second:
-        reads = [Request("cards", "members", (m.program_id, m.id)) for m in second]
-        tree.cards = tree.cards + (yield Reads(reads))
+        tree.cards = tree.cards + (yield from _round(second, tree.cards, ahead))
     if depth < 4:
         return tree
     cards = [
@@ -154,6 +159,30 @@ def member_tree(
     ]
     tree.pending_buckets = _joined((yield Lists(lists)))
     return tree
+
+
+Ahead = Callable[[list["Member"], list["MemberWithCards"]], list["Member"]]
+"""Of the members of a round still to read and the cards read so far (every round), the
+members to read next (all of them, or none, read the whole rest)."""
+
+
+def _round(
+    chosen: list[Member], done: list[MemberWithCards], ahead: Ahead
+) -> Generator[Reads, list[Any], list[MemberWithCards]]:
+    """The reads of the members ``chosen``, in the parts ``ahead`` picks (``done``: the
+    cards read before this round); their cards in ``chosen``'s order."""
+    found: dict[tuple[str, str], MemberWithCards] = {}
+    left = chosen
+    while left:
+        part = ahead(left, done + list(found.values())) or left
+        read = yield Reads([Request("cards", "members", _key(m)) for m in part])
+        found.update(zip(map(_key, part), read, strict=True))
+        left = [m for m in left if _key(m) not in found]
+    return [found[_key(m)] for m in chosen]
+
+
+def _key(member: Member) -> tuple[str, str]:
+    return (member.program_id, member.id)
 
 
 def holds_pending(card: Card) -> bool:

@@ -650,3 +650,46 @@ def test_a_smaller_sample_offered_counts_the_members_its_draw_reads(
                 assert taken.sample is not None
                 offered[plan] = (way.argument[1], taken.sample.size)
     assert offered == {"84/hour": (4, 4)}
+
+
+@pytest.mark.parametrize(
+    ("plan", "sample"),
+    [("3200/hour", None), ("2100/hour", 1000)],
+    ids=["whole pull", "sample of 1000"],
+)
+def test_a_pull_whose_bucket_lists_will_not_fit_stops_before_spending_its_member_reads(
+    large: Sandbox, make_client: ClientFor, plan: str, sample: int | None
+) -> None:
+    """A fifth of the cards hold pending points. On 3,200 calls an hour the pull's share
+    (1,600) holds its lists (22 calls) and its 1,500 member reads, not the 300 bucket lists
+    after them; on 2,100, a sample of 1,000 the same way. The pull used to send every member
+    read first (1,522 calls, 1,022 for the sample) and then stop with nothing; it now
+    projects the bucket lists from its first reads and stops there, and the smaller sample
+    it offers, taken at once in the same window, fits in what it said."""
+    large.set_plan(plan)
+    with make_client(large) as client:
+        with pytest.raises(PullBudgetError) as caught:
+            ProgramSnapshot.pull(client, progress=False, sample=sample)
+        refusal = caught.value
+        asked = MEMBERS if sample is None else sample
+        assert (refusal.stage, refusal.during) == ("member reads", True), str(refusal)
+        assert refusal.sent == large.plan()["used"] < LIST_CALLS + asked // 4
+        assert refusal.projected is not None and refusal.projected[0] < asked // 4
+        assert "its bucket lists projected from the" in str(refusal)
+        assert refusal.sent + refusal.needed <= LIST_CALLS + 1 + asked * 6 // 5  # within reach
+        way = next(w for w in refusal.ways if w.argument and w.argument[0] == "sample")
+        before = large.plan()["used"]
+        taken = ProgramSnapshot.pull(client, progress=False, sample=way.argument[1])
+    assert taken.sample is not None and taken.sample.size == way.argument[1]
+    assert large.plan()["used"] - before <= way.calls
+
+
+def test_a_pull_read_in_parts_keeps_its_members_in_list_order(
+    full: tuple[ProgramSnapshot, int],
+) -> None:
+    """The member reads go in parts drawn at random (to project the bucket lists); their
+    cards come back in the order of the members list all the same."""
+    snapshot, _ = full
+    order = {member: i for i, member in enumerate(snapshot.members["id"])}
+    positions = [order[m] for m in snapshot.cards["member_id"]]
+    assert positions == sorted(positions) and len(set(positions)) == MEMBERS

@@ -1,0 +1,82 @@
+"""A pull's bucket lists projected from the members it has read so far.
+
+Which cards hold pending points is known only once their members are read, so before the
+member reads a pull cannot count its bucket lists. It reads its members in parts
+(``next_part``): first ``PROBE`` of them, then each time as many as it has read, each part
+drawn at random (seeded) from those still to read, so that what was read stands for the
+rest. Before each part its budget projects the rest from what was read (``PendingRate``):
+the pull stops when even a low bound of the bucket lists to come (``STOP_Z``) does not fit,
+and a smaller sample it offers is counted at a high bound (``OFFER_Z``), so that, taken, it
+fits and is not stopped in turn.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+__all__ = ["OFFER_Z", "PROBE", "STOP_Z", "PendingRate", "next_part"]
+
+PROBE = 100
+"""The members read before the first projection."""
+
+STOP_Z = 2.0
+"""The pull stops when the bucket lists' lower bound at this many standard errors (about 39
+in 40 one-sided) does not fit: a pull that would fit is rarely stopped (an adaptive
+sample's pilot holds pending points more often than its second round)."""
+
+OFFER_Z = 2.5
+"""A sample offered counts the bucket lists' upper bound at this many standard errors."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PendingRate:
+    """What the members read hold: ``members`` read, ``lists`` of their cards holding pending
+    points (one bucket list each, at least), ``most`` such cards held by one member (1 at
+    least)."""
+
+    members: int
+    lists: int
+    most: int = 1
+
+    @classmethod
+    def of(cls, members: int, holders: Iterable[Hashable]) -> PendingRate:
+        """Of ``members`` read, ``holders`` naming the member of each card holding pending
+        points."""
+        held = Counter(holders)
+        return cls(members, sum(held.values()), max(held.values(), default=1))
+
+    def per_member(self, z: float) -> float:
+        """Bucket lists per member, bounded ``z`` standard errors above (below, for a
+        negative ``z``) what was read: the Wilson score bound of the share of ``most`` a
+        member holds (a count within 0 and ``most`` spreads at most as a proportion does)."""
+        n = self.members
+        if n == 0:
+            return float(self.most) if z > 0 else 0.0
+        share = self.lists / (n * self.most)
+        z2 = z * z
+        spread = z * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n))
+        bound = (share + z2 / (2 * n) + spread) / (1 + z2 / n)
+        return self.most * min(1.0, max(0.0, bound))
+
+    def lists_of(self, members: int, z: float) -> int:
+        """The bucket lists of ``members`` more at the bound ``z`` (rounded away from what
+        was read: up above it, down below it)."""
+        calls = members * self.per_member(z)
+        return math.ceil(calls - 1e-9) if z > 0 else math.floor(calls + 1e-9)
+
+
+def next_part(left: Sequence[T], read: int) -> list[T]:
+    """The members to read next of those ``left``, ``read`` read so far: as many again
+    (``PROBE`` at least), drawn at random, the draw seeded by ``read``; all when no more."""
+    size = max(PROBE, read)
+    if len(left) <= size:
+        return list(left)
+    picked = sorted(random.Random(read).sample(range(len(left)), size))
+    return [left[i] for i in picked]
