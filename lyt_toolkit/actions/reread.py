@@ -3,7 +3,8 @@ rows it finds, and what the plan's own writes made (an interrupted apply's log).
 
 A resumed apply re-reads only what it still writes to (``left_to_read``): an object whose
 every write the log shows done was checked before the first run wrote it, and read now it
-would show that write (a deleted one, nothing).
+would show that write (a deleted one, nothing). A paced re-read stopped part way reads only
+what it had not read (``kept_reads``: what it read alone is kept beside its log).
 
 One call per 99 rewards (listed by ID), one per tier structure and card definition; one per
 100 pending buckets a card
