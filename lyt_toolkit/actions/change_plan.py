@@ -945,9 +945,8 @@ class SavedPlan:
             )
             if needed
         ]
-        return Replanned(
-            target, sha256, " ".join(["lyt apply", str(target), "--sha256", sha256, *options])
-        )
+        command = " ".join(["lyt apply", str(target), "--sha256", sha256, *options])
+        return Replanned(target, sha256, command, len(planned.unsupported))
 
     def _read_holds(self, client: LoyaltyClient, log: LogSource | None) -> bool:
         """Whether this plan, re-planned by a stale apply from the rows it read, need not be

@@ -73,6 +73,11 @@ def stale_error(
     if len(stale) > NAMED_AT_MOST:
         named += f" and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
     then = "apply with refresh=True to plan against the live state"
+    if replanned is not None and replanned.unsupported:  # else refused again after its read
+        then = (
+            "apply with refresh=True and ignore_unsupported=True to plan against the live"
+            f" state, where {counted(replanned.unsupported, 'change')} can no longer be made"
+        )
     if replanned is not None:
         then = (
             f"the plan made again from the rows just read is saved in {replanned.path}"
@@ -90,9 +95,10 @@ def stale_error(
 
 
 class Replanned(NamedTuple):
-    """A plan a stale apply re-planned and saved for review: its file, sha256 and the
-    ``lyt apply`` command applying exactly it."""
+    """A plan a stale apply re-planned and saved for review: its file, sha256, the
+    ``lyt apply`` command applying exactly it, and its changes the service cannot make."""
 
     path: Path
     sha256: str
     command: str
+    unsupported: int = 0

@@ -95,7 +95,11 @@ def test_a_call_of_the_project_since_the_refusal_reads_the_replanned_plan_again(
     assert "Re-reading 4 touched objects" in captured.out
     assert "is stale: 1 object changed" in captured.err and BUCKET in captured.err
     assert fresh.plan()["used"] - used == 1 + 4  # the token, then the re-read: no write
-    assert "plan.refreshed.refreshed.json" in captured.err
+    command = _COMMAND.search(captured.err)
+    assert command is not None and command[1].endswith("plan.refreshed.refreshed.json")
+    # the bucket is no longer PENDING: both ways on name the option it now needs
+    assert command[3] == " --allow-destroy --ignore-unsupported"
+    assert "or apply with --refresh and --ignore-unsupported to plan against" in captured.err
 
 
 def test_the_replanned_file_is_bound_by_its_sha256_and_its_read_mark_checked(
