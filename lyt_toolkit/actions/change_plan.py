@@ -50,7 +50,7 @@ from .plan_text import (
     sample_note,
     summary_line,
 )
-from .quiet import ReadMark, mark_read, quiet_since
+from .quiet import ReadMark, hear_since, mark_read, quiet_since
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned, touched_again
 from .reread import (
@@ -629,8 +629,12 @@ class SavedPlan:
         """The re-read's calls, one read back of each write the ``log`` holds in doubt
         (``own_work``), then the parts' (those the ``log`` saw done left out); with
         ``client`` the budget it last read, ``budget_share`` of it the plan's
-        (``ChangePlan.cost``)."""
-        return self.plan._costed(self._needed(log), client, checked_share(budget_share))
+        (``ChangePlan.cost``), and no re-read for a plan a stale apply re-planned while the
+        service shows no call of the project since its read (``apply`` sends none)."""
+        needed = self._needed(log)
+        if client is not None and self._read_holds(client, log):
+            needed -= self._reread_calls(log)
+        return self.plan._costed(needed, client, checked_share(budget_share))
 
     def _needed(self, log: LogSource | None) -> int:
         in_doubt = sum(len(doubtful(part, log_state(log, part.action))) for part in self.parts)
@@ -842,7 +846,7 @@ class SavedPlan:
             if paced and log is not None
             else nullcontext()
         )
-        if not refresh and self._read_holds(client, log):
+        if not refresh and self._read_holds(client, log, hear=True):
             plan = self.plan  # read by the stale apply it was re-planned from, unchanged since
         else:
             kept = self._kept(log) if paced else None
@@ -948,15 +952,20 @@ class SavedPlan:
         command = " ".join(["lyt apply", str(target), "--sha256", sha256, *options])
         return Replanned(target, sha256, command, len(planned.unsupported))
 
-    def _read_holds(self, client: LoyaltyClient, log: LogSource | None) -> bool:
+    def _read_holds(
+        self, client: LoyaltyClient, log: LogSource | None, *, hear: bool = False
+    ) -> bool:
         """Whether this plan, re-planned by a stale apply from the rows it read, need not be
         read again: its log holds nothing yet and the service shows no call of the project
-        since that read (``quiet.quiet_since``; no call is sent)."""
+        since that read (``quiet.quiet_since``; ``hear``: a token request first when the
+        client sent no call since, else none is sent and such a client is answered no)."""
         mark: ReadMark | None = getattr(self, "_read_mark", None)
         if mark is None or (log is not None and any(done_in_log(self.parts, log).values())):
             return False
         if log is not None and any(doubtful(p, log_state(log, p.action)) for p in self.parts):
             return False
+        if hear:
+            hear_since(mark, client)
         return quiet_since(mark, client)
 
 

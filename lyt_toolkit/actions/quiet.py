@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from ..client.quota import Quota
 
-__all__ = ["ReadMark", "mark_read", "quiet_since"]
+__all__ = ["ReadMark", "hear_since", "mark_read", "quiet_since"]
 
 
 class ReadMark(NamedTuple):
@@ -53,14 +53,29 @@ def mark_read(client: LoyaltyClient) -> ReadMark | None:
     return mark
 
 
+def hear_since(mark: ReadMark, client: LoyaltyClient) -> None:
+    """Make ``client`` hear the window after ``mark``: one call (a new token) when it sent
+    none since (the count it holds is then the one it heard before, and the clock too)."""
+    if _sent_since(mark, client) == 0:
+        client.fetch_token(fresh=True)
+
+
 def quiet_since(mark: ReadMark, client: LoyaltyClient) -> bool:
     """Whether ``client``'s answers show no call of the project but its own since ``mark``:
-    the same window, its count lower by exactly this client's calls since (all it sent, for a
-    client that did not make the mark) and the same service date. No call is sent."""
+    it heard the service since (``hear_since``), the same window, its count lower by exactly
+    this client's calls since (all it sent, for a client that did not make the mark) and the
+    same service date. No call is sent."""
     quota = client.quota
-    sent = quota.calls_used - _SENT_AT.get(quota, {}).get(mark, 0)
+    sent = _sent_since(mark, client)
     return (
-        quota.resets_at == mark.window_ends
+        sent > 0
+        and quota.resets_at == mark.window_ends
         and quota.remaining == mark.remaining - sent
         and service_now(client).date() == mark.today
     )
+
+
+def _sent_since(mark: ReadMark, client: LoyaltyClient) -> int:
+    """The calls ``client`` sent since ``mark`` (all it sent, if another client made it)."""
+    quota = client.quota
+    return quota.calls_used - _SENT_AT.get(quota, {}).get(mark, 0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,40 @@ def test_the_replanned_file_is_bound_by_its_sha256_and_its_read_mark_checked(
     replanned.write_text(json.dumps(document))
     with pytest.raises(PlanFileError, match=r"key 'read\.today': 'someday' is not a date"):
         ChangePlan.load(replanned)
+
+
+@pytest.mark.parametrize("meanwhile", [False, True], ids=["quiet", "changed-meanwhile"])
+def test_the_client_that_was_refused_hears_the_service_before_it_trusts_its_read(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    client: LoyaltyClient,
+    tmp_path: Path,
+    meanwhile: bool,
+) -> None:
+    """A notebook's client, refused, then applying the plan it saved: the window's count it
+    holds is the one it heard at the refusal, blind to any call since. It asks the service
+    first (a token request): quiet, the plan's writes follow with no re-read; a change made
+    meanwhile, and it re-reads, finds it and refuses."""
+    path = tmp_path / "plan.json"
+    sha256, _ = _stale_four_kinds(client, path)
+    with make_client(fresh) as analyst:
+        with pytest.raises(StalePlanError) as caught:
+            ChangePlan.load(path).apply(analyst, allow_destroy=True, sha256=sha256, progress=False)
+        assert caught.value.replanned is not None
+        replanned = ChangePlan.load(caught.value.replanned)
+        if meanwhile:
+            row = pull(client).pending_buckets.set_index("id").loc[BUCKET]
+            client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
+            fresh.settle()
+        used = fresh.plan()["used"]
+        options = {"allow_destroy": True, "sha256": replanned.sha256, "progress": False}
+        if not meanwhile:
+            assert replanned.cost(analyst).needed == 4 + 3  # heard nothing since: a re-read
+            analyst.fetch_token(fresh=True)  # heard: quiet, the plan's cost is its writes
+            assert replanned.cost(analyst).needed == 3
+            assert replanned.apply(analyst, **options)["outcome"].eq("succeeded").all()
+            assert fresh.plan()["used"] - used == 1 + 3  # the token request, the writes
+            return
+        with pytest.raises(StalePlanError, match=BUCKET):
+            replanned.apply(analyst, **options)
+        assert fresh.plan()["used"] - used == 1 + 4  # the token request, the re-read
