@@ -12,6 +12,7 @@ besides is in its own modules: the file format (``plan_file``), what it touches
 from __future__ import annotations
 
 import functools
+import hashlib
 import threading
 from abc import ABCMeta
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -34,6 +35,7 @@ from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES, refused_keys
 from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
+from .kept_reads import KeptReads, kept_path
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
 from .log import ActionLog, LogSource, log_state, refuse_foreign
@@ -48,9 +50,11 @@ from .plan_text import (
     sample_note,
     summary_line,
 )
+from .quiet import ReadMark, hear_since, mark_read, quiet_since
 from .rehearsal import Rehearsal, rehearse_run
-from .replan import replanned
+from .replan import replanned, touched_again
 from .reread import (
+    LiveRows,
     done_in_log,
     doubtful,
     left_to_read,
@@ -60,8 +64,8 @@ from .reread import (
     service_now,
 )
 from .reviewed import refuse_unreviewed
-from .staleness import stale_error, stale_objects
-from .touched import Touched, touched_objects
+from .staleness import Replanned, stale_error, stale_objects
+from .touched import StalePlanError, Touched, touched_objects
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -497,6 +501,7 @@ class SavedPlan:
         found = read_plan(path)
         saved = cls(*found[:5], path=Path(path), touched=found.touched, sha256=found.sha256)
         object.__setattr__(saved, "_file_sample", found.sample)  # frozen: set once, here
+        object.__setattr__(saved, "_read_mark", found.read)
         return saved
 
     @classmethod
@@ -624,8 +629,12 @@ class SavedPlan:
         """The re-read's calls, one read back of each write the ``log`` holds in doubt
         (``own_work``), then the parts' (those the ``log`` saw done left out); with
         ``client`` the budget it last read, ``budget_share`` of it the plan's
-        (``ChangePlan.cost``)."""
-        return self.plan._costed(self._needed(log), client, checked_share(budget_share))
+        (``ChangePlan.cost``), and no re-read for a plan a stale apply re-planned while the
+        service shows no call of the project since its read (``apply`` sends none)."""
+        needed = self._needed(log)
+        if client is not None and self._read_holds(client, log):
+            needed -= self._reread_calls(log)
+        return self.plan._costed(needed, client, checked_share(budget_share))
 
     def _needed(self, log: LogSource | None) -> int:
         in_doubt = sum(len(doubtful(part, log_state(log, part.action))) for part in self.parts)
@@ -696,7 +705,13 @@ class SavedPlan:
         """(kind, key) -> the touched object's live row (``None`` when it is gone); for a
         created benefit's name, the live benefits holding it (``id``, ``name``). With the
         ``log`` of an interrupted apply, only the objects ``reread_cost(log=log)`` counts."""
-        return live_rows(client, self._rereads(log, client), self.inputs)
+        return self._live(client, log, None)
+
+    def _live(
+        self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None
+    ) -> LiveRows:
+        """``live_rows``, what ``kept`` holds of a stopped paced re-read not read again."""
+        return live_rows(client, self._rereads(log, client), self.inputs, kept)
 
     def own_work(self, client: LoyaltyClient, log: LogSource | None) -> dict[str, set[str]]:
         """Call -> the targets the plan's own writes made: done in the ``log``, or in doubt
@@ -707,18 +722,19 @@ class SavedPlan:
     def stale(self, client: LoyaltyClient, *, log: LogSource | None = None) -> list[str]:
         """Each touched object whose live row differs from the base, as ``kind key``
         (objects the plan's own writes made, ``own_work``, are not staleness)."""
-        live = self.live_rows(client, log=log)
+        return self._stale_in(self.live_rows(client, log=log), self.own_work(client, log), client)
+
+    def _stale_in(
+        self, live: LiveRows, own: Mapping[str, set[str]], client: LoyaltyClient
+    ) -> list[str]:
+        """``stale``'s answer from the ``live`` rows read and the plan's ``own`` work."""
         reread = [entry for entry in self.touched if (entry["kind"], entry["key"]) in live]
         changes = self.changes
         activatable = changes.loc[
             (changes["kind"] == "pending_buckets") & changes["blocked_reason"].isna(), "key"
         ]
         return stale_objects(
-            reread,
-            live,
-            self.own_work(client, log),
-            today=service_now(client).date(),
-            activatable=set(activatable),
+            reread, live, own, today=service_now(client).date(), activatable=set(activatable)
         )
 
     def refreshed(self, client: LoyaltyClient, *, log: LogSource | None = None) -> ChangePlan:
@@ -727,7 +743,12 @@ class SavedPlan:
         longer allows is unsupported. What the plan's own writes made (``own_work`` of
         ``log``) is not re-planned: a create stays (the log settles it), any other change
         drops out."""
-        live = self.live_rows(client, log=log)
+        return self._refreshed(client, log, None)
+
+    def _refreshed(
+        self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None
+    ) -> ChangePlan:
+        live = self._live(client, log, kept)
         base, planned = replanned(self, live, self.own_work(client, log), service_now(client))
         return ChangePlan(base, *planned)
 
@@ -825,8 +846,12 @@ class SavedPlan:
             if paced and log is not None
             else nullcontext()
         )
-        with paced_reread:
-            plan = self.refreshed(client, log=log) if refresh else self._not_stale(client, log)
+        if not refresh and self._read_holds(client, log, hear=True):
+            plan = self.plan  # read by the stale apply it was re-planned from, unchanged since
+        else:
+            kept = self._kept(log) if paced else None
+            with paced_reread:
+                plan = self._checked(client, log, refresh, kept)
         # the plan's own checks (a refreshed plan's unsupported changes), then its parts
         results = plan.apply(
             client,
@@ -857,12 +882,91 @@ class SavedPlan:
             if action_log is not log:
                 action_log.close()
 
-    def _not_stale(self, client: LoyaltyClient, log: LogSource | None) -> ChangePlan:
-        """The plan, once no touched object is stale; else ``StalePlanError`` naming each."""
-        stale = self.stale(client, log=log)
+    def _kept(self, log: LogSource | None) -> KeptReads | None:
+        """Where a paced re-read of this plan file keeps what it read (``kept_reads``)."""
+        if log is None or not self.sha256:
+            return None
+        path = log.path if isinstance(log, ActionLog) else Path(log)
+        return KeptReads(kept_path(path), self.sha256)
+
+    def _checked(
+        self, client: LoyaltyClient, log: LogSource | None, refresh: bool, kept: KeptReads | None
+    ) -> ChangePlan:
+        """The plan to apply: ``refresh``, made again from the live rows, else this one once
+        it is not stale; the reads ``kept`` cleared once the re-read ends (stale or not)."""
+        try:
+            plan = (
+                self._refreshed(client, log, kept)
+                if refresh
+                else self._not_stale(client, log, kept)
+            )
+        except StalePlanError:
+            if kept is not None:
+                kept.clear()
+            raise
+        if kept is not None:
+            kept.clear()
+        return plan
+
+    def _not_stale(
+        self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None = None
+    ) -> ChangePlan:
+        """The plan, once no touched object is stale; else ``StalePlanError`` naming each
+        and the plan re-planned from the rows read, saved for review (``_for_review``)."""
+        live, own = self._live(client, log, kept), self.own_work(client, log)
+        stale = self._stale_in(live, own, client)
         if stale:
-            raise stale_error(self.path, self.base.pulled_at, stale)
+            replanned = self._for_review(live, own, client)
+            raise stale_error(self.path, self.base.pulled_at, stale, replanned)
         return self.plan
+
+    def _for_review(
+        self, live: LiveRows, own: Mapping[str, set[str]], client: LoyaltyClient
+    ) -> Replanned | None:
+        """The plan made again from the ``live`` rows a stale apply read (as ``refreshed``
+        makes it), saved next to the plan file as ``NAME.refreshed.json`` with the mark of
+        that read (``quiet``): applied while the service shows no call of the project since,
+        it is not read again. None (nothing saved) for a plan with no file, one whose log
+        shows writes of its own (their plan is this one, resumed), or a folder not
+        writable."""
+        if not self.sha256 or any(own.values()):
+            return None
+        mark = mark_read(client)  # right after the re-read: its calls are all answered
+        base, planned = replanned(self, live, own, service_now(client))
+        target = self.path.with_name(f"{self.path.stem}.refreshed{self.path.suffix}")
+        again = SavedPlan(
+            base, *planned, path=target, touched=tuple(touched_again(self, live, planned))
+        )
+        try:
+            sha256 = hashlib.sha256(save_plan(again, target, read=mark).read_bytes()).hexdigest()
+        except OSError:
+            return None
+        options = [
+            option
+            for option, needed in (
+                ("--allow-destroy", any(part.action in DELETES for part in planned.parts)),
+                ("--ignore-unsupported", len(planned.unsupported) > 0),
+            )
+            if needed
+        ]
+        command = " ".join(["lyt apply", str(target), "--sha256", sha256, *options])
+        return Replanned(target, sha256, command, len(planned.unsupported))
+
+    def _read_holds(
+        self, client: LoyaltyClient, log: LogSource | None, *, hear: bool = False
+    ) -> bool:
+        """Whether this plan, re-planned by a stale apply from the rows it read, need not be
+        read again: its log holds nothing yet and the service shows no call of the project
+        since that read (``quiet.quiet_since``; ``hear``: a token request first when the
+        client sent no call since, else none is sent and such a client is answered no)."""
+        mark: ReadMark | None = getattr(self, "_read_mark", None)
+        if mark is None or (log is not None and any(done_in_log(self.parts, log).values())):
+            return False
+        if log is not None and any(doubtful(p, log_state(log, p.action)) for p in self.parts):
+            return False
+        if hear:
+            hear_since(mark, client)
+        return quiet_since(mark, client)
 
 
 ChangePlan.register(SavedPlan)  # a saved plan offers all of the plan it holds
@@ -886,6 +990,11 @@ def reread_line(saved: SavedPlan, client: LoyaltyClient, log: LogSource | None) 
     shows every write to some done): the line ``apply`` and ``lyt apply`` print."""
     left, total = len(saved._rereads(log, client)), len(saved.touched)
     what = counted(total, "touched object")
+    if saved._read_holds(client, log):
+        return (
+            f"Not re-reading the {what}: the stale apply this plan was re-planned from read"
+            " them, and the service shows no call of the project since"
+        )
     if left < total:
         what = f"{left} of {what} (not the other {total - left}: the log shows them written)"
     return f"Re-reading {what}: {saved.reread_cost(client, log=log)}"

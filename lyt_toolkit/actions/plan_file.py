@@ -5,7 +5,9 @@ The file is readable JSON: its format and version, the base snapshot's ``source`
 ``pulled_at`` (and a sampled base's ``sample``, as text), the summary (``plan_summary``:
 the plan's counts and calls, no budget: that is the live service's, not the plan's), every
 change with its call, the rows each call's part is built from, and the objects the plan
-touches with their base hashes (``touched``).
+touches with their base hashes (``touched``). A plan a stale apply re-planned for review
+holds the mark of the re-read it was made from (``read``: ``quiet.ReadMark``), inside what
+its sha256 binds.
 
 A read plan applies what it shows: ``read_plan`` makes each change row again from its call
 (``change_rows``, as the planner made it) and refuses the first row that differs, every
@@ -18,6 +20,7 @@ the bytes a reviewer approved is ``reviewed``'s check, at apply.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -40,6 +43,7 @@ from .pending import activate_pending_buckets
 from .plan import ActionPlan
 from .plan_reader import PlanFileError, Reader, read_document, shown
 from .plan_text import calls_text, summary_line
+from .quiet import ReadMark
 from .reread import reread_calls
 from .rewards import move_rewards_to_draft
 from .staleness import StalePlanError  # importable here, as before
@@ -105,10 +109,13 @@ class PlanDocument(NamedTuple):
     sha256: str
     sample: str | None = None
     """The sample the base was drawn by, as text (``base.sample``; None: a full base)."""
+    read: ReadMark | None = None
+    """The re-read a stale apply re-planned the file from (None: planned from a snapshot)."""
 
 
-def save_plan(saved: Savable, path: str | Path) -> Path:
-    """Write ``saved`` to ``path`` as readable JSON (see the module); the path written."""
+def save_plan(saved: Savable, path: str | Path, *, read: ReadMark | None = None) -> Path:
+    """Write ``saved`` to ``path`` as readable JSON (see the module), with the mark of the
+    re-read it was re-planned from (``read``); the path written."""
     target = Path(path)
     document = {
         "format": FORMAT,
@@ -123,6 +130,7 @@ def save_plan(saved: Savable, path: str | Path) -> Path:
         "unsupported": _records(saved.unsupported),
         "calls": {call: _records(rows) for call, rows in saved.inputs.items()},
         "touched": list(saved.touched),
+        **({} if read is None else {"read": _read_record(read)}),
     }
     target.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return target
@@ -144,6 +152,15 @@ def plan_summary(
     reads, writes = reread_calls(touched, inputs, listed=listed), int(changes["calls"].sum())
     refused = sum(map(len, refused_keys(changes).values())) if refusals else 0
     return summary_line(changes, unsupported, calls_text(reads, writes, refused), None)
+
+
+def _read_record(read: ReadMark) -> dict[str, Any]:
+    """``read`` as the file keeps it."""
+    return {
+        "window_ends": read.window_ends.isoformat(),
+        "remaining": read.remaining,
+        "today": read.today.isoformat(),
+    }
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -212,6 +229,7 @@ def read_plan(path: str | Path) -> PlanDocument:
     frame = frame.astype({"calls": "int64"})
     dropped = pd.DataFrame(unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string")
     _check_summary(read, summary, frame, dropped, touched, inputs)
+    mark = _read_mark(read, document) if "read" in document else None
     return PlanDocument(
         snapshot,
         frame,
@@ -221,7 +239,27 @@ def read_plan(path: str | Path) -> PlanDocument:
         tuple(touched),
         hashlib.sha256(raw).hexdigest(),
         sample,
+        mark,
     )
+
+
+def _read_mark(read: Reader, document: Mapping[str, Any]) -> ReadMark:
+    """The ``read`` key of a re-planned file; a broken one is refused by name."""
+    held = read.get(document, "read", dict, "")
+    ends = read.get(held, "window_ends", str, "read")
+    remaining = read.get(held, "remaining", int, "read")
+    today = read.get(held, "today", str, "read")
+    try:
+        instant = dt.datetime.fromisoformat(ends)
+    except ValueError:
+        raise read.fail("read.window_ends", f"{shown(ends)} is not a date and time") from None
+    try:
+        day = dt.date.fromisoformat(today)
+    except ValueError:
+        raise read.fail("read.today", f"{shown(today)} is not a date") from None
+    if instant.tzinfo is None or remaining < 0:
+        raise read.fail("read", "not a window's end (with its offset) and a count of calls")
+    return ReadMark(instant, remaining, day)
 
 
 def _check_summary(

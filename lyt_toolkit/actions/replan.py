@@ -27,9 +27,9 @@ from .benefits import create_benefits
 from .change_planner import UNSUPPORTED_COLUMNS, Planned, Planner
 from .change_rows import CALL_KINDS
 from .reread import LiveRows, gone_words
-from .touched import Touched, creates_needing, is_name, names_hash
+from .touched import Touched, creates_needing, is_name, names_hash, row_hash
 
-__all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned"]
+__all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned", "touched_again"]
 
 DIFF_COLUMNS = ("kind", "key", "change", "column", "before", "after")
 """The columns of the diff rows the ``Planner`` reads (``SnapshotDiff.changes``')."""
@@ -72,6 +72,26 @@ def replanned(
     base = ProgramSnapshot.from_frames(rows, source=saved.base.source, pulled_at=now)
     planned = Planner(base, {}).plan(live_changes(saved.changes, rows), {})
     return base, _with_creates(planned, saved, creates, gone)
+
+
+def touched_again(saved: Replannable, live: LiveRows, planned: Planned) -> list[Touched]:
+    """The touched entries of the ``planned`` plan (``replanned``'s) as a file of it keeps
+    them: the ``saved`` entries of each object it still sends (a kept create's card
+    definition and name), hashed as ``live`` holds them now; a card's ``card_buckets`` as
+    the saved plan counted it (its re-read just read the card in those pages)."""
+    sent = {part.action: {str(item.target) for item in part.items} for part in planned.parts}
+    creates = planned.inputs.get("create_benefit", pd.DataFrame(columns=["card_definition_id"]))
+    cards = set(creates.get("card_definition_id", pd.Series(dtype=object)).dropna().map(str))
+    again = []
+    for entry in saved.touched:
+        kind, key, call = entry["kind"], entry["key"], entry["call"]
+        wanted = cards if kind == "card_definitions" else sent.get(call, set())
+        row = live.get((kind, key))
+        if key not in wanted or row is None:
+            continue
+        sha256 = names_hash(row["id"]) if is_name(entry) else row_hash(kind, row)
+        again.append({**entry, "sha256": sha256})
+    return again
 
 
 def live_changes(changes: pd.DataFrame, live: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

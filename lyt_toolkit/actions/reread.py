@@ -3,7 +3,8 @@ rows it finds, and what the plan's own writes made (an interrupted apply's log).
 
 A resumed apply re-reads only what it still writes to (``left_to_read``): an object whose
 every write the log shows done was checked before the first run wrote it, and read now it
-would show that write (a deleted one, nothing).
+would show that write (a deleted one, nothing). A paced re-read stopped part way reads only
+what it had not read (``kept_reads``: what it read alone is kept beside its log).
 
 One call per 99 rewards (listed by ID), one per tier structure and card definition; one per
 100 pending buckets a card
@@ -16,6 +17,7 @@ budgeted) for, whatever a plan file says its card held.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -40,6 +42,7 @@ from .touched import TOUCHES, StalePlanError, Touched, creates_needing, is_name
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
+    from .kept_reads import KeptReads
 
 __all__ = [
     "BUCKETS_PER_PAGE",
@@ -48,6 +51,7 @@ __all__ = [
     "NAMES_PER_READ",
     "UNLISTED_BUCKET",
     "LiveRows",
+    "bucket_models",
     "bucket_pages",
     "card_buckets",
     "done_in_log",
@@ -158,9 +162,14 @@ def bucket_pages(held: int) -> int:
 
 
 def live_rows(
-    client: LoyaltyClient, touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]
+    client: LoyaltyClient,
+    touched: Iterable[Touched],
+    inputs: Mapping[str, pd.DataFrame],
+    kept: KeptReads | None = None,
 ) -> LiveRows:
-    """Every touched object's live row, read with ``client`` (see ``LiveRows``)."""
+    """Every touched object's live row, read with ``client`` (see ``LiveRows``); a card's
+    buckets and a get as ``kept`` holds them, if it does (then kept as read)."""
+    reads: KeptReads | _Unkept = kept or _NOT_KEPT
     touched = list(touched)
     pages = _pages(touched, inputs)
     buckets: dict[tuple[str, ...], pd.DataFrame] = {}
@@ -176,12 +185,30 @@ def live_rows(
         elif kind == "pending_buckets":
             card = read_key(entry, inputs)
             if card not in buckets:
-                buckets[card] = card_buckets(client, card, pages[card])
+                read = reads.read(card, functools.partial(bucket_models, client, card, pages[card]))
+                buckets[card] = BUILDERS["pending_buckets"](read)
             found = buckets[card][buckets[card]["id"] == key]
             rows[kind, key] = found.reset_index(drop=True) if len(found) else None
         else:
-            rows[kind, key] = _get_row(client, kind, key)
+            got_now = reads.read((kind, key), functools.partial(_got_one, client, kind, key))
+            rows[kind, key] = BUILDERS[kind](got_now) if got_now else None
     return rows
+
+
+def _got_one(client: LoyaltyClient, kind: str, key: str) -> list[Any]:
+    """``got``'s object as a list: none for an object gone."""
+    model = got(client, kind, key)
+    return [] if model is None else [model]
+
+
+class _Unkept:
+    """Reads kept nowhere: each read as asked."""
+
+    def read(self, key: tuple[str, ...], read: Callable[[], list[Any]]) -> list[Any]:
+        return read()
+
+
+_NOT_KEPT = _Unkept()
 
 
 _GREW = (
@@ -198,6 +225,13 @@ def card_buckets(
     """The pending buckets of ``card`` (``read_key``'s), read in at most ``pages`` pages
     of 100; a card listing more is refused (``StalePlanError``, ``grew`` saying why and what
     next) before another page is asked for."""
+    return BUILDERS["pending_buckets"](bucket_models(client, card, pages, grew=grew))
+
+
+def bucket_models(
+    client: LoyaltyClient, card: tuple[str, ...], pages: int, *, grew: str = _GREW
+) -> list[Any]:
+    """What ``card_buckets`` reads, as the service sent it (its models)."""
     walk = client.pending_buckets.pages(*card[1:], limit=BUCKETS_PER_PAGE)
     read = list(itertools.islice(walk, pages))
     if read and read[-1].next_cursor and not read[-1].empty:
@@ -206,7 +240,7 @@ def card_buckets(
             f"card {card[-1]} lists more than the {held} its re-read was counted for {grew}",
             [f"pending_buckets card {card[-1]} (over {held})"],
         )
-    return BUILDERS["pending_buckets"]([bucket for page in read for bucket in page.data])
+    return [bucket for page in read for bucket in page.data]
 
 
 def own_work(
@@ -282,10 +316,3 @@ def member_read(client: LoyaltyClient, program: str, member: str) -> Any | None:
         return client.members.get(program, member)
     except NotFoundError:
         return None
-
-
-def _get_row(client: LoyaltyClient, kind: str, key: str) -> pd.DataFrame | None:
-    """The live row of one tier structure or card definition; ``None`` when the service has
-    none."""
-    model = got(client, kind, key)
-    return None if model is None else BUILDERS[kind]([model])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -17,7 +18,7 @@ from ..frames.pending import bucket_date
 from .reread import LiveRows, gone_words
 from .touched import StalePlanError, Touched, is_name, names_hash, row_hash
 
-__all__ = ["NAMED_AT_MOST", "StalePlanError", "stale_error", "stale_objects"]
+__all__ = ["NAMED_AT_MOST", "Replanned", "StalePlanError", "stale_error", "stale_objects"]
 
 NAMED_AT_MOST = 20
 """Stale objects a refusal names; the rest are counted (``StalePlanError.stale`` holds all)."""
@@ -59,15 +60,45 @@ def stale_objects(
     return stale
 
 
-def stale_error(path: Path, pulled_at: pd.Timestamp, stale: list[str]) -> StalePlanError:
+def stale_error(
+    path: Path,
+    pulled_at: pd.Timestamp,
+    stale: list[str],
+    replanned: Replanned | None = None,
+) -> StalePlanError:
     """The refusal of the plan file at ``path`` (its base pulled at ``pulled_at``), naming the
-    first ``NAMED_AT_MOST`` stale objects and counting the others."""
+    first ``NAMED_AT_MOST`` stale objects and counting the others, and the file ``replanned``
+    from the rows the re-read found, if one was written, with the command applying it."""
     named = ", ".join(stale[:NAMED_AT_MOST])
     if len(stale) > NAMED_AT_MOST:
         named += f" and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
+    then = "apply with refresh=True to plan against the live state"
+    if replanned is not None and replanned.unsupported:  # else refused again after its read
+        then = (
+            "apply with refresh=True and ignore_unsupported=True to plan against the live"
+            f" state, where {counted(replanned.unsupported, 'change')} can no longer be made"
+        )
+    if replanned is not None:
+        then = (
+            f"the plan made again from the rows just read is saved in {replanned.path}"
+            f" (sha256 {replanned.sha256}): review it, then apply exactly it with"
+            f" {replanned.command} (it reads nothing again while the service shows no"
+            f" call of the project since), or {then}"
+        )
     return StalePlanError(
         f"{path} is stale: {counted(len(stale), 'object')} changed since the"
-        f" base was pulled at {pulled_at.isoformat()}: {named};"
-        " apply with refresh=True to plan against the live state",
+        f" base was pulled at {pulled_at.isoformat()}: {named}; {then}",
         stale,
+        None if replanned is None else replanned.path,
+        None if replanned is None else replanned.sha256,
     )
+
+
+class Replanned(NamedTuple):
+    """A plan a stale apply re-planned and saved for review: its file, sha256, the
+    ``lyt apply`` command applying exactly it, and its changes the service cannot make."""
+
+    path: Path
+    sha256: str
+    command: str
+    unsupported: int = 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -44,11 +45,21 @@ its name (a ``benefits`` entry keyed by the name, see ``names_hash``)."""
 
 class StalePlanError(LytError, RuntimeError):
     """Touched objects whose live state differs from the plan's base; ``stale`` names them
-    (raised by ``staleness``, and by the re-read of a card grown past its count)."""
+    (raised by ``staleness``, and by the re-read of a card grown past its count).
+    ``replanned``: the plan file a stale apply wrote, re-planned from the rows it read, for
+    review (None: none written), and ``replanned_sha256`` its file's sha256."""
 
-    def __init__(self, message: str, stale: list[str]) -> None:
+    def __init__(
+        self,
+        message: str,
+        stale: list[str],
+        replanned: Path | None = None,
+        replanned_sha256: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.stale = stale
+        self.replanned = replanned
+        self.replanned_sha256 = replanned_sha256
 
 
 # Columns a snapshot fills from other objects (not the object's own state), left out of

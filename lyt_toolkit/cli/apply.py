@@ -6,8 +6,12 @@ binds it to the file reviewed: a file whose bytes hash otherwise is refused befo
 (without it the file is trusted as it now reads). What the apply would refuse before its
 re-read (a log of another service among it) is refused before anything is printed; then
 the file and its sha256 and the summary are printed and the objects it touches are re-read
-(the calls printed before), a stale plan is refused naming each changed object
-(``--refresh`` plans again against the live state), deletes need ``--allow-destroy``,
+(the calls printed before), a stale plan is refused naming each changed object, and
+the plan made again from the rows read is saved next to it for review
+(``NAME.refreshed.json``, printed, with the ``lyt apply`` command applying exactly it:
+applied while the service shows no call of the project since, it reads nothing again;
+``--refresh`` instead plans again against the live state, reading it again), deletes
+need ``--allow-destroy``,
 changes the service cannot make ``--ignore-unsupported``, and a plan applied to completion
 refuses to apply again. The action log (default:
 ``PLAN_FILE.log.jsonl``) lets an interrupted apply, even a killed one, finish: what it
@@ -68,6 +72,7 @@ def apply(args: argparse.Namespace) -> int:
     from ..actions.change_plan import reread_line
     from ..actions.ledger import COMPLETE
     from ..actions.reviewed import checked_sha256
+    from ..actions.touched import StalePlanError
 
     try:
         reviewed = None if args.sha256 is None else checked_sha256(args.sha256, "--sha256")
@@ -107,6 +112,10 @@ def apply(args: argparse.Namespace) -> int:
                 print("--refresh: the plan is made again from the live state just read (a change")
                 print("already made drops out), so what is applied may differ from the above:")
             results = plan.apply(client, log=log, progress=shown, budget_share=share, **options)
+    except StalePlanError as exc:
+        if exc.replanned is not None:  # the review, before the command applying it
+            _show_replanned(exc.replanned)
+        return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
     except LytError as exc:
         return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
     except OSError as exc:  # the log or the plan's record cannot be read or written
@@ -124,6 +133,18 @@ def apply(args: argparse.Namespace) -> int:
             COMMAND, f"not every change was made; see {log}, then run again to resume", EXIT_ERROR
         )
     return EXIT_APPLIED
+
+
+def _show_replanned(path: Path) -> None:
+    """Every line of the plan a stale apply re-planned and saved at ``path``: its review."""
+    from ..actions import ChangePlan
+
+    try:
+        replanned = ChangePlan.load(path)
+    except (LytError, OSError):
+        return  # the refusal still names the file
+    print(f"The plan made again from the state just read, saved to {path}:")
+    print(replanned.to_string())
 
 
 def _applying(path: Path, sha256: str, bound: bool) -> str:

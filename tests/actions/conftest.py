@@ -29,3 +29,12 @@ def lyt_to_fresh(fresh: Sandbox, configure_lyt: Callable[[Sandbox], None]) -> No
 def client(fresh: Sandbox, make_client: Callable[..., LoyaltyClient]) -> Iterator[LoyaltyClient]:
     with make_client(fresh) as c:
         yield c
+
+
+@pytest.fixture
+def professional(fresh: Sandbox) -> Iterator[None]:
+    """``fresh`` on the professional plan (its answers carry the window's count), then back
+    to the suite's unlimited one."""
+    fresh.set_plan("professional")
+    yield
+    fresh.set_plan("unlimited")

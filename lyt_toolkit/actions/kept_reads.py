@@ -1,0 +1,87 @@
+"""What a paced re-read has read so far, kept beside its action log: a re-read stopped part
+way (Ctrl-C, a kill) is taken up by the next run of the same plan where it stopped.
+
+A paced apply's re-read may span windows: at 20,000 members a plan of 1,000 activations
+re-reads 1,000 cards' bucket lists, most of a professional window's share. Each read of one
+object (a card's pending buckets, a tier structure, a card definition) is appended to
+``LOG.reread.jsonl`` as the service sent it (``ApiModel.wire``), under the sha256 of the plan
+file; the next run of that plan rebuilds those rows from it instead of reading them again
+(the listings of rewards and names, 99 and 10 a call, are read again). A re-read that ends,
+stale or not, removes the file: the next check reads afresh. A line of another plan, or one
+a kill cut short, is not read. The rows kept were read when they were: as a paced re-read's
+first rows are when its last is read, windows later.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..models.card_definitions import CardDefinition
+from ..models.common import ApiModel
+from ..models.programs import PendingBucket
+from ..models.tier_structures import TierStructure
+
+__all__ = ["KEPT", "KeptReads", "kept_path"]
+
+KEPT = "lyt-reread/1"
+"""The ``log`` of each line of a kept re-read."""
+
+_MODELS: dict[str, type[ApiModel]] = {
+    "card": PendingBucket,
+    "tier_structures": TierStructure,
+    "card_definitions": CardDefinition,
+}
+"""The first part of a kept read's key -> the model of what it read."""
+
+
+def kept_path(log: Path) -> Path:
+    """Where the re-read of the apply logging to ``log`` is kept."""
+    return log.with_name(log.name + ".reread.jsonl")
+
+
+class KeptReads:
+    """The reads of one plan's re-read (its file's ``plan`` sha256) kept at ``path``."""
+
+    def __init__(self, path: Path, plan: str) -> None:
+        self.path = path
+        self.plan = plan
+        self.held = self._load()
+        """Key -> the models its read gave (a get: one, or none for an object gone)."""
+
+    def _load(self) -> dict[tuple[str, ...], list[ApiModel]]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        held: dict[tuple[str, ...], list[ApiModel]] = {}
+        for line in text.splitlines():
+            try:
+                entry = json.loads(line)
+                key = tuple(map(str, entry["key"]))
+                if entry.get("log") != KEPT or entry.get("plan") != self.plan:
+                    continue
+                model = _MODELS[key[0]]
+                held[key] = [model.model_validate(item) for item in entry["models"]]
+            except (ValueError, KeyError, TypeError, IndexError):
+                continue  # cut short by a kill, or not a kept read: read again
+        return held
+
+    def read(self, key: tuple[str, ...], read: Callable[[], list[Any]]) -> list[Any]:
+        """The models of ``key``: kept, else ``read()`` and kept."""
+        if key in self.held:
+            return self.held[key]
+        models = read()
+        line = {"log": KEPT, "plan": self.plan, "key": list(key)}
+        line["models"] = [model.wire() for model in models]
+        with self.path.open("a", encoding="utf-8") as kept:
+            kept.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self.held[key] = models
+        return models
+
+    def clear(self) -> None:
+        """The re-read ended: nothing kept for the next."""
+        self.path.unlink(missing_ok=True)
+        self.held = {}
