@@ -9,13 +9,13 @@ import threading
 from collections.abc import Callable
 
 import pytest
+from interrupting import until_quiet, window_used
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client.allowance import AllowanceSpent
 from lyt_toolkit.client.config import RetryConfig
 from lyt_toolkit.errors import QuotaExhaustedError, RateLimitError, StoppedError
 from lyt_toolkit.sandbox import Sandbox
-from tests.interrupting import until_quiet, window_used
 
 NO_RETRY = RetryConfig(max_attempts=1)
 
