@@ -319,7 +319,8 @@ class ChangePlan(metaclass=ABCMeta):
         if paced:
             refuse_unlogged(log)
         self._check_options(allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported)
-        with hearing(client, budget_share, paced, what="apply") as heard:  # a 429 waits, paced
+        # a 429 waits, paced; the token counted in the log's window
+        with hearing(client, budget_share, paced, what="apply", log=log) as heard:
             refuse_foreign(log, client)
             cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         what = f"the change plan ({counted(len(self.changes), 'change')})"
@@ -780,7 +781,8 @@ class SavedPlan:
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
         )
-        with hearing(client, budget_share, paced, what="apply") as heard:  # a 429 waits, paced
+        # a 429 waits, paced; the token counted in the log's window
+        with hearing(client, budget_share, paced, what="apply", log=log) as heard:
             refuse_foreign(log, client)
             cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
         what = f"re-reading the objects {self.path} touches, then the writes"

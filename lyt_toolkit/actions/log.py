@@ -62,7 +62,13 @@ from .._services import held_instance, local_holds, same_address
 from .._url import public_url
 from ..client.allowance import WindowCalls
 from ..errors import LytError
-from ..fill.window_ledger import earlier_calls, entry_of, entry_problem, later
+from ..fill.window_ledger import (
+    earlier_calls,
+    entry_of,
+    entry_problem,
+    later,
+    recorded_window,
+)
 from .lock import held
 
 if TYPE_CHECKING:
@@ -312,6 +318,27 @@ class ActionLog:
         ``attempted`` line after it (a run killed between two window lines sent them there);
         when a line says that window is over and ``ends`` is of a later one, a call for each
         ``attempted`` line after that; else nothing."""
+        entry, after, over = self._window_lines()
+        if entry is None:
+            return earlier_calls(None, (), 0, ends, limit)
+        if over is not None and later(ends, entry["ends"]):
+            return WindowCalls(ends, limit, over, None)  # sent in the window after entry's
+        entry = {**entry, "sent": entry["sent"] + after - (over or 0)}
+        return earlier_calls(entry, (), 0, ends, limit)
+
+    def last_window(self) -> WindowCalls | None:
+        """The window the last window line is of, with what the plan's paced runs spent
+        there (as ``earlier`` counts it) and its end on this machine's clock; None without
+        one, or once a line says it is over."""
+        entry, after, over = self._window_lines()
+        if entry is None or over is not None:
+            return None
+        sent = {**entry, "sent": entry["sent"] + after}
+        return recorded_window(sent, (), 0)
+
+    def _window_lines(self) -> tuple[dict[str, Any] | None, int, int | None]:
+        """The last window line (None: none), the ``attempted`` lines after it, and those
+        after a line saying its window ended (None: no such line)."""
         entry: dict[str, Any] | None = None
         after = 0
         over: int | None = None  # the attempted lines after a line saying entry's window ended
@@ -323,12 +350,7 @@ class ActionLog:
             elif line.get("outcome") == ATTEMPTED and "target" in line:
                 after += 1
                 over = None if over is None else over + 1
-        if entry is None:
-            return earlier_calls(None, (), 0, ends, limit)
-        if over is not None and later(ends, entry["ends"]):
-            return WindowCalls(ends, limit, over, None)  # sent in the window after entry's
-        entry = {**entry, "sent": entry["sent"] + after - (over or 0)}
-        return earlier_calls(entry, (), 0, ends, limit)
+        return entry, after, over
 
     def check(self, owner: LogOwner) -> LogOwner | None:
         """The log's owner, ``None`` when none is written; ``ForeignLogError`` naming both

@@ -45,7 +45,7 @@ from ..client.allowance import Allowance
 from ..errors import CycleBudgetError
 from ..fill.pace import PaceBar
 from ._runner import CANCELLED
-from .log import ActionLog, LogSource
+from .log import ActionLog, ForeignLogError, LogSource, opened_log
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -98,24 +98,53 @@ def hearing(
     *,
     what: str,
     progress: Progress = True,
+    log: LogSource | None = None,
 ) -> Iterator[Heard]:
     """The calls made in the block before a run's writes (its token request, which tells the
     budget and a sandbox's state), counted from the start (``Heard``), made, when ``paced``,
     as a paced work's: one the service refuses for a spent window waits for the reset however
     long (see the module), until ``cancel`` is set (a panel's Cancel: ``StoppedError``,
     nothing more sent). Such a wait shows as ``paced {what}`` lines where a ``lyt`` command asked
-    for them and ``progress`` is ``True``."""
+    for them and ``progress`` is ``True``. Paced with the plan's ``log``, they count against
+    the share of the window its earlier runs were in, as its writes do (``_counted``)."""
     heard = Heard(client)
     if not paced:
         yield heard
         return
     stopped = contextlib.nullcontext() if cancel is None else stopping(cancel, CANCELLED)
     with (
-        client.quota.allowance(share, paced=True) as allowance,
+        _counted(client, share, log) as allowance,
         stopped,
         _waits_said(client, allowance, what, progress),
     ):
         yield heard
+
+
+@contextlib.contextmanager
+def _counted(client: LoyaltyClient, share: float, log: LogSource | None) -> Iterator[Allowance]:
+    """The client's paced allowance at ``share``; with ``log``, the calls the plan's earlier
+    runs sent in the window counted against it (the one their last run was in, while this
+    machine's clock says it may not be over, before an answer names one: ``Allowance.presumed``)
+    and those of the block noted in ``log`` as it ends, unless the log proved another's
+    (``ForeignLogError``: nothing is written to it)."""
+    quota = client.quota
+    if log is None:
+        with quota.allowance(share, paced=True) as allowance:
+            yield allowance
+        return
+    with opened_log(log) as action_log:
+        assert action_log is not None
+        earlier, recorded = action_log.earlier, action_log.last_window
+        with quota.allowance(share, paced=True, earlier=earlier, recorded=recorded) as allowance:
+            foreign = False
+            try:
+                yield allowance
+            except ForeignLogError:
+                foreign = True
+                raise
+            finally:  # however the block ends (Ctrl-C included), unless the log is another's
+                if not foreign:
+                    action_log.note_window(lambda: quota.window_calls(allowance))
 
 
 def _waits_said(

@@ -323,7 +323,7 @@ class ActionPlan(Generic[P]):
         with opened_log(log) as action_log:
             # a spent window's 429 waits, paced
             with hearing(
-                client, share, paced, cancel, what=self.action, progress=progress
+                client, share, paced, cancel, what=self.action, progress=progress, log=action_log
             ) as heard:
                 state = log_state(action_log, self.action, client)
                 cost = budgeted(lambda: plan_cost(self, state, client, share), client)

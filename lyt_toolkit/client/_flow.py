@@ -203,9 +203,13 @@ def _answer_flow(
     core: RequestCore, tokens: TokenCache, call: Call[Any], quota: Quota | None
 ) -> Flow[httpx.Response]:
     """The successful answer to ``call``, once ``quota`` lets it start; a paced call whose
-    window was found spent (``WindowSpent``) waits for its reset and starts again."""
+    window was found spent (``WindowSpent``) waits for its reset and starts again. A paced
+    ``/v2`` call made while no token is held fetches one first, as a call of its own
+    (``bearer_flow``): the paced share lets each start, the token request first."""
     while True:
         if quota is not None:
+            if quota.pacing and call.family is Family.V2 and tokens.current() is None:
+                yield from bearer_flow(core, tokens, quota=quota)
             yield from admit_flow(quota, call)
         try:
             return (yield from _attempt_flow(core, tokens, call, quota))
@@ -272,11 +276,15 @@ def bearer_flow(
 ) -> Flow[None]:
     """A ``/v2`` token held: the cached one, or one requested now, as the first ``/v2`` call
     would; with ``fresh``, a new one in place of the one held (the calls that follow use it).
-    A paced request whose window was found spent waits for its reset and is sent again."""
+    A request starts once ``quota`` lets it, as every call does (``admit_flow``: a paced
+    work's share holds it, the one its earlier runs spent included); a paced request whose
+    window was found spent waits for its reset and is sent again."""
     held = tokens.current()
     if fresh and held is not None:
         tokens.invalidate(held[1])
     while True:
+        if quota is not None and tokens.current() is None:
+            yield from admit_flow(quota, core.token_call())
         try:
             yield Bearer(Deadline(call_seconds(core.config.timeout)))
             return
@@ -284,7 +292,6 @@ def bearer_flow(
             if quota is None:
                 raise
             yield from held_flow(quota, core.token_call(), spent)
-            yield from admit_flow(quota, core.token_call())
 
 
 def token_flow(

@@ -59,11 +59,22 @@ those the work had sent in it), less ``others``; without ``held``, of what this 
 plus every call sent in it. Only the run's first window is asked: the earlier runs ended
 before this one began. ``earlier`` may answer None while their record is not open yet; it is
 asked again before the next call.
+
+The first call of a run resumed in that window (its token request) goes out before any answer
+has named the window, so it cannot be counted there by what an answer tells. Given
+``recorded``, the allowance counts it against the window the work's last run was in, while
+this machine's clock says that window may not be over (before ``WindowCalls.here``, its end as
+measured by that run): the share of what it held for the work, less what the runs sent there
+(``presumed``). When they spent it, the call waits for that end instead of going, as a call
+beyond the share waits for the reset. A window that ended sooner (a sandbox's clock moved on)
+is learnt only at that end; one that ends later on the service's clock than measured (a
+sandbox's fixed clock) still costs the one call then.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -81,6 +92,7 @@ __all__ = [
     "CycleSpent",
     "Earlier",
     "PacingEnded",
+    "Recorded",
     "WindowCalls",
     "checked_share",
 ]
@@ -104,11 +116,23 @@ class WindowCalls:
     limit: int | None
     sent: int
     held: int | None = None
+    here: float | None = None
+    """The window's end on this machine's clock (Unix seconds, ``time.time``), as the run
+    that saw it measured it (``X-Rate-Limit-Retry`` less ``Date``); None when not known."""
 
 
 Earlier = Callable[[float, int | None], WindowCalls | None]
 """What a paced work's earlier runs spent of the window ending at ``ends`` under the budget
 ``limit`` (``WindowCalls``); None while their record cannot be read yet."""
+Recorded = Callable[[], WindowCalls | None]
+"""The window a paced work's last run was in, as its record holds it (what its runs spent
+there, ``here`` its end on this machine's clock); None when there is none, or while the
+record cannot be read yet."""
+
+
+def _share_held(window: WindowCalls, share: float) -> int:
+    """``share`` of what ``window`` held for the work (0 when not known)."""
+    return 0 if window.held is None else share_of(window.held, share)
 
 
 def checked_share(share: float) -> float:
@@ -183,8 +207,14 @@ class Allowance:
         window: int = 0,
         *,
         paced: bool = False,
-        where: Callable[[], tuple[float | None, int | None]] = lambda: (None, None),
+        where: Callable[[], tuple[float | None, int | None, float | None]] = lambda: (
+            None,
+            None,
+            None,
+        ),
         earlier: Earlier | None = None,
+        recorded: Recorded | None = None,
+        wall: Callable[[], float] = time.time,
         numbered: int = 0,
     ) -> None:
         self.share = checked_share(share)
@@ -208,6 +238,10 @@ class Allowance:
         self._window = window
         self._where = where
         self._earlier = earlier if paced else None
+        self._recorded = recorded if self._earlier is not None else None
+        self._record: WindowCalls | None = None
+        """Paced: what ``recorded`` said, once it said something."""
+        self._wall = wall
         self.calls: int | None = None
         self.booked = 0
         """Paced: calls let start (``Quota.ready``) and not yet counted."""
@@ -223,6 +257,8 @@ class Allowance:
         """Paced: the end of the window the share is of (Unix seconds, the service's clock),
         once an answer named it; ``window_limit`` its budget."""
         self.window_limit: int | None = None
+        self.window_here: float | None = None
+        """Paced: ``window_end`` on this machine's clock (``WindowCalls.here``)."""
         self._seen = 0
         """Paced: the calls the current window held for the work as this run first heard of
         it (left then, plus those this run had sent in it)."""
@@ -263,9 +299,36 @@ class Allowance:
 
     @property
     def left(self) -> int | None:
-        """Calls the allowance still holds (a paced one: in this window); None while the
-        budget is unknown."""
-        return None if self.calls is None else max(0, self.calls - self.in_window)
+        """Calls the allowance still holds (a paced one: in this window, or in the window its
+        last run was in while that may not be over, ``presumed``); None while the budget is
+        unknown."""
+        if self.calls is None:
+            presumed = self.presumed()
+            if presumed is None:
+                return None
+            return max(0, _share_held(presumed, self.share) - presumed.sent - self.sent_in_window)
+        return max(0, self.calls - self.in_window)
+
+    def presumed(self) -> WindowCalls | None:
+        """Paced, before an answer named the window this run is in: the window the work's
+        last run was in (``recorded``) while this machine's clock says it may not be over
+        (before its ``here``); its share then holds this run's calls, counted after what its
+        runs sent there, so the call that would learn the window is not sent beyond it.
+        None otherwise (no record, or one that does not say its end here)."""
+        if self._recorded is None or self.calls is not None:
+            return None
+        if self._record is None:
+            self._record = self._recorded()
+        record = self._record
+        if record is None or record.here is None or record.held is None:
+            return None
+        return record if self._wall() < record.here else None
+
+    def presumed_wait(self) -> float | None:
+        """Paced: seconds until the ``presumed`` window ends on this machine's clock; None
+        when none is presumed."""
+        presumed = self.presumed()
+        return None if presumed is None or presumed.here is None else presumed.here - self._wall()
 
     def admit(
         self,
@@ -335,8 +398,8 @@ class Allowance:
             self.booked = 0
             self.calls = self.window_left = None
             self.others = self.carried = 0
-            self.window_end = self.window_limit = None
-            self._earlier = None  # the earlier runs ended before this one began
+            self.window_end = self.window_limit = self.window_here = None
+            self._earlier = self._recorded = None  # the earlier runs ended before this one began
         self._window = window  # the calls sent while the budget was unknown count in it
         if remaining is not None and self.calls is None:
             self._seen = remaining + self.sent_in_window
@@ -357,13 +420,13 @@ class Allowance:
         them) and, the first time ``earlier`` can say, take the calls the work's earlier runs
         sent in it as sent (``carried``) and the share of what it held for the work then."""
         if self.window_end is None:
-            self.window_end, self.window_limit = self._where()
+            self.window_end, self.window_limit, self.window_here = self._where()
         if self._earlier is None or self.window_end is None:
             return
         before = self._earlier(self.window_end, self.window_limit)
         if before is None:
             return  # their record is not open yet: asked again before the next call
-        self._earlier = None
+        self._earlier = self._recorded = None
         self.carried = before.sent
         self._set(self._seen + before.sent if before.held is None else before.held, self._window)
 
@@ -373,11 +436,17 @@ class Allowance:
         once an answer named it; None before."""
         if self.window_end is None:
             return None
-        return WindowCalls(self.window_end, self.window_limit, self.in_window, self.window_left)
+        return WindowCalls(
+            self.window_end, self.window_limit, self.in_window, self.window_left, self.window_here
+        )
 
     def may_start(self) -> bool:
-        """Paced: whether one more call fits this window's share (booking it when it does)."""
+        """Paced: whether one more call fits this window's share, or the ``presumed`` one's
+        (booking it when it does)."""
         if self.calls is not None and self.in_window + self.booked >= self.calls:
+            return False
+        left = self.left if self.calls is None else None
+        if left is not None and self.booked >= left:
             return False
         self.booked += 1
         return True

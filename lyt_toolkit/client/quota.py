@@ -62,7 +62,7 @@ from .._plans import CYCLE_REMINDER, Cycle, published_plan
 from .._progress import Progress, ProgressBar
 from ..errors import QuotaExhaustedError, RateLimitError, api_error, time_after
 from ._core import date_second, parse_retry_after
-from .allowance import Allowance, AllowanceSpent, CycleSpent, Earlier, WindowCalls
+from .allowance import Allowance, AllowanceSpent, CycleSpent, Earlier, Recorded, WindowCalls
 from .config import Rate
 
 __all__ = ["Quota"]
@@ -208,14 +208,20 @@ class Quota:
 
     @contextlib.contextmanager
     def allowance(
-        self, share: float, *, paced: bool = False, earlier: Earlier | None = None
+        self,
+        share: float,
+        *,
+        paced: bool = False,
+        earlier: Earlier | None = None,
+        recorded: Recorded | None = None,
     ) -> Iterator[Allowance]:
         """Hold ``share`` of the calls left in the window for the work inside the block: a
         call beyond it is not sent (``AllowanceSpent``); with ``paced``, ``share`` of every
         window, a call beyond it waiting for the next window, the calls ``earlier`` says the
         work's earlier runs sent in the window it starts in counted against that window's
-        share. See ``lyt_toolkit.client.allowance``; a ``ValueError`` names ``budget_share``
-        when ``share`` is not above 0 and at most 1."""
+        share; ``recorded``, the window their last run was in, holds the calls sent before an
+        answer names one. See ``lyt_toolkit.client.allowance``; a ``ValueError`` names
+        ``budget_share`` when ``share`` is not above 0 and at most 1."""
         with self._lock:
             held = Allowance(
                 share,
@@ -223,8 +229,10 @@ class Quota:
                 self._left(),
                 self._windows,
                 paced=paced,
-                where=lambda: (self._ends, self._limit),
+                where=lambda: (self._ends, self._limit, self._ends_here()),
                 earlier=earlier,
+                recorded=recorded,
+                wall=self._wall,
                 numbered=self._numbered,
             )
             self._allowances.append(held)
@@ -233,6 +241,10 @@ class Quota:
         finally:
             with self._lock:
                 self._allowances.remove(held)
+
+    def _ends_here(self) -> float | None:
+        """The window's reset on this machine's wall clock (Unix seconds), if known."""
+        return None if self._reset is None else self._wall() + self._reset - self._clock()
 
     def window_calls(self, held: Allowance) -> WindowCalls | None:
         """What the paced work holding ``held`` (its earlier runs included) has spent of the
@@ -362,6 +374,9 @@ class Quota:
                     if held not in full and held.booked:
                         held.booked -= 1
                 until = None if self._reset is None else self._reset - self._clock()
+                if until is None:  # a window its last run was in, presumed not over
+                    presumed = [held.presumed_wait() for held in full]
+                    until = max((w for w in presumed if w is not None), default=None)
                 if until is not None and until > 0:
                     return until, True
                 raise AllowanceSpent(full[0])  # no reset known: the share cannot be paced

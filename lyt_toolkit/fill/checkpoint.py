@@ -46,7 +46,7 @@ from .._services import holders_differ, same_address
 from ..client.allowance import WindowCalls
 from ..client.recording import Asked
 from .answers import Answer, AnswerStore, CheckpointError, held_answers, stored_time
-from .window_ledger import WINDOW, earlier_calls, entry_of, entry_problem
+from .window_ledger import WINDOW, earlier_calls, entry_of, entry_problem, recorded_window
 
 __all__ = ["CURSOR_FRESH", "Checkpoint", "CheckpointError", "kind_of", "recorded_pull"]
 
@@ -139,6 +139,20 @@ def recorded_pull(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     except CheckpointError:
         return {}
     return _pull_of(found)
+
+
+def recorded_last_window(folder: str | os.PathLike[str]) -> WindowCalls | None:
+    """The window ``folder``'s manifest says its pull's last run was in (``recorded_window``,
+    from the manifest alone), read without opening the folder: None when it holds none or
+    cannot be read (opening the folder says why)."""
+    path = Path(folder).expanduser() / MANIFEST
+    if not os.path.lexists(path):
+        return None
+    try:
+        found = _read_manifest(path)
+    except CheckpointError:
+        return None
+    return recorded_window(found.get(WINDOW), (), 0)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -281,6 +295,14 @@ class Checkpoint:
         if self._store is None:
             return None
         return earlier_calls(self._window_before, self._store.items(), self.run, ends, limit)
+
+    def last_window(self) -> WindowCalls | None:
+        """The window the last run was in, with what the runs spent there
+        (``window_ledger.recorded_window``); None without a record or until the folder is
+        open."""
+        if self._store is None:
+            return None
+        return recorded_window(self._window_before, self._store.items(), self.run)
 
     def _index(self) -> None:
         """The walks of the list pages stored: which cursor each gave, what it held."""

@@ -156,7 +156,8 @@ class PaceBar:
         # The reset as a delay the quota measured against the answers' own Date: resets_at is
         # on the service's clock, which this machine's need not match (a sandbox's fixed one).
         to_reset = quota.seconds_to_reset()
-        until = max(0.0, to_reset or 0.0)
+        presumed = allowance.presumed_wait() if to_reset is None else None
+        until = max(0.0, to_reset or presumed or 0.0)  # presumed: the last run's window's end
         if resets is not None and to_reset is not None:
             parts.append(f"next window in {_duration(until)}")
             window = self._window_length(resets.timestamp())

@@ -82,7 +82,7 @@ from ..snapshot.references import (
     referenced_card_definitions,
 )
 from .budget import PullBudget
-from .checkpoint import HOLDS, Checkpoint, recorded_pull
+from .checkpoint import HOLDS, Checkpoint, recorded_last_window, recorded_pull
 from .pace import PaceBar
 from .projection import PendingRate, next_part
 
@@ -342,7 +342,10 @@ class _Puller:
         kept = None if keep is None or hear else self._keep(keep, opened)
         paced = keep is not None
         earlier = self._earlier if paced else None
-        with c.quota.allowance(self.share, paced=paced, earlier=earlier) as allowance:
+        recorded = None if keep is None else partial(self._recorded, keep)
+        with c.quota.allowance(
+            self.share, paced=paced, earlier=earlier, recorded=recorded
+        ) as allowance:
             budget = self._budget(allowance)
             tick = partial(self._note, allowance)
             # A paced pull's progress shows from its first call (its token may be refused too).
@@ -563,6 +566,12 @@ class _Puller:
         its budget), from its checkpoint; None until the checkpoint is open."""
         kept = self.checkpoint
         return None if kept is None else kept.earlier(ends, limit)
+
+    def _recorded(self, keep: _Kept) -> WindowCalls | None:
+        """The window the pull's last run was in, from its checkpoint (``keep``'s folder: its
+        manifest alone while the checkpoint is not open, as before hearing the service)."""
+        kept = self.checkpoint
+        return recorded_last_window(keep.folder) if kept is None else kept.last_window()
 
     def _note(self, allowance: Allowance) -> None:
         """Record in the checkpoint the pull's start, once the service's clock is known (the

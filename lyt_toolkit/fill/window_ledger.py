@@ -9,6 +9,9 @@ Two records say what they were:
   there heard of it (``held``), and the calls the pull's runs sent in it (``sent``, token
   requests, retries and calls whose answer never came included). Each run writes it once a
   second and as it ends (Ctrl-C included);
+- the manifest's ``window`` also says when that window ends on this machine's clock
+  (``here``): a run resumed while it may not be over counts its first call, the token
+  request that learns the window, against that window's share (``Allowance.presumed``);
 - the journal: every answer names the window the service counted it in (its
   ``X-Rate-Limit-Retry``), a floor for a run killed between two writes of the manifest (it
   misses the calls in flight and the token requests).
@@ -26,13 +29,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any, TypeGuard
 
 from ..client.allowance import WindowCalls
 from ..client.quota import WINDOW_SLACK
 from .answers import Stored
 
-__all__ = ["LONGEST_WINDOW", "WINDOW", "earlier_calls", "entry_of", "entry_problem", "later"]
+__all__ = [
+    "LONGEST_WINDOW",
+    "WINDOW",
+    "earlier_calls",
+    "entry_of",
+    "entry_problem",
+    "later",
+    "recorded_window",
+]
 
 WINDOW = "window"
 """The manifest's key for the window the pull's last run was in."""
@@ -42,8 +54,11 @@ may have been counted in one."""
 
 
 def entry_of(use: WindowCalls) -> dict[str, Any]:
-    """The manifest's record of ``use``."""
-    return {"ends": use.ends, "limit": use.limit, "held": use.held, "sent": use.sent}
+    """The manifest's record of ``use`` (``here`` only when known)."""
+    entry = {"ends": use.ends, "limit": use.limit, "held": use.held, "sent": use.sent}
+    if use.here is not None:
+        entry["here"] = use.here
+    return entry
 
 
 def entry_problem(entry: Any) -> str | None:
@@ -54,6 +69,9 @@ def entry_problem(entry: Any) -> str | None:
     ends = entry.get("ends")
     if not (_number(ends) and math.isfinite(ends)):
         return "ends must be a finite number (Unix seconds)"
+    here = entry.get("here")
+    if here is not None and not (_number(here) and math.isfinite(here)):
+        return "here must be a finite number (Unix seconds) or absent"
     for key, may_lack in (("limit", True), ("held", True), ("sent", False)):
         value = entry.get(key)
         if not (value is None and may_lack) and not _whole(value):
@@ -76,6 +94,17 @@ def earlier_calls(
         sent, held = entry["sent"], entry.get("held")
     answered = sum(1 for a in answers if a.run < run and _counted_in(a, ends))
     return WindowCalls(ends, limit, max(sent, answered), held)
+
+
+def recorded_window(
+    entry: Mapping[str, Any] | None, answers: Iterable[Stored], run: int
+) -> WindowCalls | None:
+    """The window the record ``entry`` is of, with what the runs before ``run`` spent there
+    (``earlier_calls``) and its end on this machine's clock; None without a record."""
+    if entry is None:
+        return None
+    spent = earlier_calls(entry, answers, run, entry["ends"], entry.get("limit"))
+    return replace(spent, here=entry.get("here"))
 
 
 def _counted_in(answer: Stored, ends: float) -> bool:

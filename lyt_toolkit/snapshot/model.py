@@ -336,8 +336,8 @@ class ProgramSnapshot:
         the expected end), never refusing for the budget. Its runs share a window: run again
         in it, the pull keeps to the share its first run there took, of what the window held
         then (less what other traffic spent since), the calls its earlier runs sent there
-        counted against it, so a run after the share is spent sends only its token request
-        and waits (see docs/explanation/budgets.md); every answer is written to the
+        counted against it, its token request included, so a run after the share is spent
+        sends nothing and waits (see docs/explanation/budgets.md); every answer is written to the
         folder as it arrives, and after a crash, ``kill -9``, Ctrl-C or a
         ``QuotaExhaustedError`` the same call resumes, reading nothing again that the folder
         holds (a second pull on the folder meanwhile is refused). The folder belongs to one

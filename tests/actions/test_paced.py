@@ -27,7 +27,14 @@ import httpx
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
-from interrupting import ctrl_c_once_quiet, stderr_until, until_counted, until_quiet, window_used
+from interrupting import (
+    as_if_its_window_ended_here,
+    ctrl_c_once_quiet,
+    stderr_until,
+    until_counted,
+    until_quiet,
+    window_used,
+)
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
@@ -228,6 +235,7 @@ def test_lyt_apply_paced_waits_for_the_next_window_and_resumes_after_ctrl_c(
     assert "interrupted; run the same command again to resume from its log" in err
 
     fresh.set_plan("1000000/hour")
+    as_if_its_window_ended_here(path.with_name(path.name + ".log.jsonl"))  # unknown before a call
     resumed = lyt_process(fresh, tmp_path, "apply", str(path), "--paced")
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err
@@ -235,6 +243,38 @@ def test_lyt_apply_paced_waits_for_the_next_window_and_resumes_after_ctrl_c(
     assert sorted(names_on_server(client, "Bonus ")) == sorted(
         f"Bonus {i:02d}" for i in range(ROWS)
     )
+
+
+def test_lyt_apply_paced_run_again_in_its_window_counts_its_token_request_in_the_share(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+) -> None:
+    """The reported case at 20,000 members (a share of 1,505, two runs sent 1,507): each run of
+    ``lyt apply --paced`` again in the window sent its token request beyond the share its
+    first run took, uncounted in the log. The log's window line counts it now, and a run again
+    whose share is spent sends nothing before the window's end; the calls of both runs, the
+    tokens included, are the share (10 of the 20-call window, as the sandbox counts them)."""
+    path = tmp_path / "plan.json"
+    _many_bonuses(client, path)
+    fresh.set_plan("20/hour")
+    counted = []
+    for _ in range(2):
+        paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
+        said = stderr_until(paced, "waiting for the next window")
+        time.sleep(0.5)  # nothing more goes: it waits for the window's end
+        counted.append(window_used(fresh))
+        paced.send_signal(signal.SIGINT)
+        _, err = paced.communicate(timeout=20)
+        assert paced.returncode == 130, said + err
+    assert counted == [1 + SHARE, 1 + SHARE] == [window_used(fresh)] * 2
+    log = ActionLog(path.with_name(path.name + ".log.jsonl"))
+    assert log.earlier(*_last_window(log)).sent == 1 + SHARE
+
+
+def _last_window(log: ActionLog) -> tuple[float, int | None]:
+    """The end and budget of the window ``log``'s last run was in."""
+    last = log.last_window()
+    assert last is not None
+    return last.ends, last.limit
 
 
 def test_a_paced_plan_keeps_to_its_share_of_the_billing_cycle(

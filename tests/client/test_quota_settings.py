@@ -363,7 +363,8 @@ def test_a_paced_share_resumed_in_its_window_counts_the_calls_its_earlier_runs_s
         assert quota.ready() == (3600, True)  # asked again first: the 30 are its share
         assert (allowance.carried, allowance.calls, allowance.in_window) == (30, 30, 31)
         assert allowance.windows == [1]  # this run's own calls
-        assert allowance.this_window == WindowCalls(ends, 120, sent=31, held=60)
+        # its end on this machine's clock too, which here runs with the service's
+        assert allowance.this_window == WindowCalls(ends, 120, sent=31, held=60, here=ends)
         spent = str(AllowanceSpent(allowance))
         assert "share (0.5) of the call budget, 30 calls, 30 of them by its earlier runs," in spent
         assert len(asked) == 2
@@ -374,6 +375,33 @@ def test_a_paced_share_resumed_in_its_window_counts_the_calls_its_earlier_runs_s
         sent()
         assert (allowance.carried, allowance.calls, allowance.in_window) == (0, 60, 1)
         assert len(asked) == 2 and allowance.windows == [1, 1]
+
+
+def test_a_paced_run_again_counts_its_first_call_in_the_window_its_last_run_was_in() -> None:
+    """Before any answer names the window, a paced work's first call (its token request) counts
+    against the share of the window its last run was in (``recorded``), while this machine's
+    clock is before that window's end there: spent (30 of the 60 it held), the call waits for
+    that end, sending nothing; with one call left, that one starts and a second waits."""
+    clock = Clock()
+
+    def wall() -> float:
+        return 999_000.0 + clock.now
+
+    quota = Quota(max_wait=60, clock=clock, wall=wall)
+    record = WindowCalls(1003600.0, 120, sent=30, held=60, here=wall() + 100)
+    with quota.allowance(
+        0.5, paced=True, earlier=lambda at, limit: record, recorded=lambda: record
+    ) as allowance:
+        assert quota.ready() == (100, True)  # nothing sent: it waits for the recorded end
+        assert (allowance.left, quota.calls_used) == (0, 0)
+        clock.now += 100  # past it here: the call goes, and its answer names the window
+        assert quota.ready() == (0, False)
+    record = WindowCalls(1003600.0, 120, sent=29, held=60, here=wall() + 100)
+    with quota.allowance(
+        0.5, paced=True, earlier=lambda at, limit: record, recorded=lambda: record
+    ):
+        assert quota.ready() == (0, False)  # the share's last call
+        assert quota.ready() == (100, True)
 
 
 def test_a_resumed_paced_share_without_the_window_s_start_takes_what_is_left_plus_all_sent() -> (

@@ -42,3 +42,20 @@ def test_an_async_pull_asks_for_one_token(server: BudgetedServer) -> None:
 
 async def _count(client: AsyncLoyaltyClient) -> int:
     return len([r async for r in client.rewards.iter(limit=100)])
+
+
+def test_a_paced_share_counts_the_token_request_a_v2_call_needs_before_either_goes() -> None:
+    """A ``/v2`` call of a paced work made while no token is held sends the token request
+    first: both count against the window's share before they go. With one call of the share
+    left, the token request takes it and the call waits for the next window (it went too,
+    one call beyond the share: 3 calls in the first window)."""
+    with (
+        BudgetedServer.running(limit=4, window=3, pages=1) as server,
+        LoyaltyClient(**settings(server)) as client,
+    ):
+        client.request("GET", "/v1/landed")  # the window told (3 calls left), no token held
+        with client.quota.allowance(0.5, paced=True) as allowance:
+            assert allowance.calls == 1
+            assert len(list(client.rewards.iter(limit=100))) == 1
+    assert server.tokens == 1
+    assert server.used == {0: 2, 1: 1}  # the call and the token in the first, the page next

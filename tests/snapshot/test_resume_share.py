@@ -1,8 +1,10 @@
 """A paced pull run again in its window keeps to the share its first run took there, over real
 HTTP: the calls its earlier runs sent in the window count against that share, instead of each
 run taking a new share of what the last one left (at 0.5: 50 %, then 75 %, 87.5 % ... of the
-window). A run's token request, the one call that tells it the window, still goes; a run in a
-later window takes that window's whole share.
+window). A run's token request, the one call that tells it the window, counts against that
+share too, before it goes: the record says when the window ends on this machine's clock, and a
+run again before then whose share is spent sends nothing. A run in a later window takes that
+window's whole share.
 
 A generated program of 150 members needs about 190 calls; under a 120-call hourly plan the
 default share is 60. The sandbox's clock is fixed, so a window never ends unless the test
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,13 @@ from typing import Any
 import pandas as pd
 import pytest
 from fixture_types import LytProcess, StartSandbox
-from interrupting import ctrl_c_once_quiet, until_quiet, window_used
+from interrupting import (
+    as_if_its_window_ended_here,
+    ctrl_c_once_quiet,
+    stderr_until,
+    until_quiet,
+    window_used,
+)
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.fill.answers import JOURNAL
@@ -62,11 +71,15 @@ def window(program: Sandbox) -> Iterator[Sandbox]:
 def _export_stopped_once_quiet(
     sb: Sandbox, lyt_process: LytProcess, cwd: Path, folder: Path, used: int
 ) -> int:
-    """``lyt export --checkpoint folder`` run until the window counts ``used`` calls and it
-    sends none for ``QUIET`` s, then stopped with Ctrl-C; what the window counts then."""
-    export = lyt_process(sb, cwd, "export", "--out", "out", "--checkpoint", str(folder))
+    """``lyt export --checkpoint folder`` run until it says it waits for the next window, the
+    window counts ``used`` calls and it sends none for ``QUIET`` s, then stopped with Ctrl-C;
+    what the window counts then."""
+    export = lyt_process(
+        sb, cwd, "export", "--out", "out", "--checkpoint", str(folder), progress="auto"
+    )
+    said = stderr_until(export, "waiting for the next window")  # its token, if any, counted
     counted, err = ctrl_c_once_quiet(sb, export, used, QUIET)
-    assert export.returncode == 130, err
+    assert export.returncode == 130, said + err
     return counted
 
 
@@ -74,19 +87,22 @@ def test_lyt_export_run_again_in_its_window_keeps_to_the_share_its_first_run_too
     window: Sandbox, lyt_process: LytProcess, tmp_path: Path
 ) -> None:
     """The reported case: ``lyt export --checkpoint`` stopped with Ctrl-C and run again, three
-    times, in one window. Each run after the first sends only its token, then waits."""
+    times, in one window. Each run after the first sends nothing, not even its token request:
+    the share is spent, and the window its first run was in has not ended on this machine's
+    clock; it waits."""
     folder = tmp_path / "checkpoint"
-    counted = [
-        _export_stopped_once_quiet(window, lyt_process, tmp_path, folder, SHARE + run)
-        for run in range(3)
-    ]
-    # One token request beyond the share per run again; before, each run took half of what
-    # the last left: 60, 90, 105.
-    assert counted == [SHARE, SHARE + 1, SHARE + 2]
-    assert window_used(window) == SHARE + 2
+    counted = []
+    for _ in range(3):
+        counted.append(_export_stopped_once_quiet(window, lyt_process, tmp_path, folder, SHARE))
+    # Before, each run again sent its token request beyond the share (60, 61, 62); before
+    # that, each took half of what the last left: 60, 90, 105.
+    assert counted == [SHARE, SHARE, SHARE]
+    assert window_used(window) == SHARE
     manifest = json.loads((folder / MANIFEST).read_text())
     ends = pd.Timestamp(window.plan()["resets_at"]).timestamp()
-    assert manifest["window"] == {"ends": ends, "limit": 120, "held": 120, "sent": SHARE + 2}
+    here = manifest["window"].pop("here")  # the fixed clock's hour, from the first run's time
+    assert time.time() < here < time.time() + 3600
+    assert manifest["window"] == {"ends": ends, "limit": 120, "held": 120, "sent": SHARE}
 
 
 def _settings(sb: Sandbox) -> dict[str, Any]:
@@ -121,6 +137,7 @@ def test_a_run_in_a_later_window_takes_that_window_s_whole_share(
     folder = tmp_path / "checkpoint"
     assert _stopped_once_quiet(window, SHARE, _paced(window, folder)) == SHARE
     window.advance_clock(3600)  # the next window: nothing of it spent
+    as_if_its_window_ended_here(folder)  # the hour not waited out here
     assert _stopped_once_quiet(window, SHARE, _paced(window, folder)) == SHARE
 
 
@@ -166,4 +183,4 @@ def test_a_refresh_run_again_in_its_window_keeps_to_the_same_share(
         return old.arefresh(_settings(window), members="all", progress=False, checkpoint=folder)
 
     assert _stopped_once_quiet(window, SHARE, refresh) == SHARE
-    assert _stopped_once_quiet(window, SHARE + 1, refresh) == SHARE + 1
+    assert _stopped_once_quiet(window, SHARE, refresh) == SHARE  # not even its token
