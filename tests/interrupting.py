@@ -3,8 +3,9 @@
 waits for its window's reset (what the window counted then), or once it said something
 (``stderr_until``); what a sandbox's window counts (``window_used``), and once it counts a
 work's calls (``until_counted``);
-and the process of several that holds a one-writer lock (``holder``), to pause while
-another is refused it."""
+the process of several that holds a one-writer lock (``holder``), to pause while
+another is refused it; and a sandbox's clock fixed at this machine's time
+(``clock_agreeing_here``)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,13 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from lyt_toolkit.sandbox import Sandbox
+
+NEAR_THE_HOUR = timedelta(minutes=3)
+"""How near the hour's end ``clock_agreeing_here`` takes the next hour's start instead."""
 
 
 def ctrl_c_while_refused(
@@ -123,21 +128,13 @@ def holder(lock: Path, procs: Sequence[subprocess.Popen[str]]) -> subprocess.Pop
         time.sleep(0.01)
 
 
-def as_if_its_window_ended_here(record: Path) -> None:
-    """The record a paced work keeps of the window its last run was in (a checkpoint folder's
-    manifest, an action log's window lines) as this machine's clock finds it once that
-    window's end has passed (``here``): a run again then learns the window from its first
-    call. A test moving a sandbox's clock or plan on needs it, the hour not waited out: a run
-    cannot learn of the move without a call, so it waits for the recorded end otherwise."""
-    passed = time.time() - 1
-    if record.is_dir():
-        manifest = record / "checkpoint.json"
-        found = json.loads(manifest.read_text())
-        found["window"]["here"] = passed
-        manifest.write_text(json.dumps(found))
-        return
-    lines = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
-    for line in lines:
-        if line.get("log") == "lyt-action-window/1":
-            line["here"] = passed
-    record.write_text("".join(json.dumps(line) + "\n" for line in lines))
+def clock_agreeing_here(sb: Sandbox) -> str:
+    """``sb``'s clock fixed at this machine's time (UTC, to the second), what it says: the
+    service's clock then agrees with this machine's (``quota.CLOCK_AGREES``) for a test's few
+    seconds, so a paced work's record says its window's end here (``WindowCalls.here``), and
+    no window rolls mid-test. Within ``NEAR_THE_HOUR`` of the hour's end, the next hour's
+    start instead (still agreeing), so the end recorded does not pass here mid-test either.
+    The test's fixture puts the clock back."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    hour = now.replace(minute=0, second=0) + timedelta(hours=1)
+    return sb.set_clock(f"{hour if hour - now < NEAR_THE_HOUR else now:%Y-%m-%dT%H:%M:%SZ}")

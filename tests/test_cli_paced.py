@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from fixture_types import LytProcess, StartSandbox
-from interrupting import as_if_its_window_ended_here, ctrl_c_once_quiet, stderr_until
+from interrupting import ctrl_c_once_quiet, stderr_until
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot, audit
 from lyt_toolkit.cli import main
@@ -128,7 +128,6 @@ def test_a_resumed_paced_export_counts_the_calls_its_checkpoint_answers_once(
     try:
         first = _waiting_line(program, lyt_process, tmp_path, folder)
         program.advance_clock(3600)  # the next window
-        as_if_its_window_ended_here(folder)  # the hour not waited out here
         second = _waiting_line(program, lyt_process, tmp_path, folder)
     finally:
         program.set_clock(NOW)
@@ -225,7 +224,6 @@ def test_a_checkpointed_command_waits_for_the_next_window_then_resumes(
         "run the same command to go on\n"
     )
     program.set_plan("1000000/hour")  # a new window, large enough for the rest
-    as_if_its_window_ended_here(folder)  # which a run cannot learn of before its first call
     resumed = lyt_process(program, tmp_path, *argv)
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err
@@ -269,7 +267,6 @@ def test_lyt_export_stopped_part_way_resumes_in_the_process_serving_its_sandbox(
     argv = ["export", "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
     _stopped_at_its_share(program, lyt_process(program, tmp_path, *argv))
     program.set_plan("1000000/hour")  # a new window, large enough for the rest
-    as_if_its_window_ended_here(folder)  # which a run cannot learn of before its first call
     with make_client(program) as client:
         resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
     assert resumed.calls is not None and whole.calls is not None

@@ -66,9 +66,11 @@ has named the window, so it cannot be counted there by what an answer tells. Giv
 this machine's clock says that window may not be over (before ``WindowCalls.here``, its end as
 measured by that run): the share of what it held for the work, less what the runs sent there
 (``presumed``). When they spent it, the call waits for that end instead of going, as a call
-beyond the share waits for the reset. A window that ended sooner (a sandbox's clock moved on)
-is learnt only at that end; one that ends later on the service's clock than measured (a
-sandbox's fixed clock) still costs the one call then.
+beyond the share waits for the reset. That end is recorded only when the service's clock
+agreed with this machine's as the window was heard (``quota.CLOCK_AGREES``): a sandbox's fixed
+or moved clock gives no ``here``, and a run again there sends its one call to learn the window
+(a move it could not foresee never makes it wait). A running sandbox clock moved on after the
+record was made is the one case left: its new window is learnt only at the recorded end.
 """
 
 from __future__ import annotations
@@ -118,7 +120,9 @@ class WindowCalls:
     held: int | None = None
     here: float | None = None
     """The window's end on this machine's clock (Unix seconds, ``time.time``), as the run
-    that saw it measured it (``X-Rate-Limit-Retry`` less ``Date``); None when not known."""
+    that saw it measured it (``X-Rate-Limit-Retry`` less ``Date``); None when not known, or
+    when the service's clock did not agree with this machine's then (``quota.CLOCK_AGREES``:
+    a sandbox's fixed or moved clock), so a run again learns the window from its first call."""
 
 
 Earlier = Callable[[float, int | None], WindowCalls | None]

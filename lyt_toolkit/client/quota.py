@@ -20,6 +20,10 @@ machine's therefore does not move the wait. Read against a ``Date`` the reset ma
 up to a second early of the one held: from then on
 (``resets_at`` may have passed) ``remaining`` is unknown, and a call is sent when the
 client may not wait (``max_wait``) and read afresh: the budget is never a stale 0.
+The window's end on this machine's wall clock (what a paced work records of it,
+``WindowCalls.here``) is reckoned only while the answers' ``Date`` is within
+``CLOCK_AGREES`` of that clock: a sandbox's fixed or moved clock starts windows this
+machine's cannot foresee, so there it is not known (None).
 
 Windows: an answer's window is named by its ``X-Rate-Limit-Retry`` (the window's
 end on the service's clock). An answer for the current window lowers ``remaining``;
@@ -81,6 +85,12 @@ BUDGET_REFUSAL = "api_calls"
 WINDOW_SLACK = 0.5
 """Seconds two answers' window ends (``X-Rate-Limit-Retry``) may differ and still name the
 same window."""
+CLOCK_AGREES = 300.0
+"""Seconds an answer's ``Date`` (the service's clock) may stand from this machine's wall clock
+as it is read, and the two clocks still be taken to run together. Only then is a window's end
+reckoned on this machine's clock (``Quota._ends_here``, recorded as ``WindowCalls.here``): a
+real service's clock runs with an NTP'd machine's, while a sandbox's fixed clock (far from
+now) or one moved on starts windows this machine's clock cannot foresee."""
 
 
 class Quota:
@@ -116,6 +126,9 @@ class Quota:
         """The current window's end on the service's clock (epoch seconds)."""
         self._ended: float | None = None
         """The end of the last window this client saw pass, on the service's clock."""
+        self._agreed = False
+        """Whether every answer of the current window that told its end had a ``Date`` within
+        ``CLOCK_AGREES`` of this machine's clock (its end is then reckoned here too)."""
         self._type: str | None = None
         self._used = 0
         self._numbered = 0
@@ -243,8 +256,12 @@ class Quota:
                 self._allowances.remove(held)
 
     def _ends_here(self) -> float | None:
-        """The window's reset on this machine's wall clock (Unix seconds), if known."""
-        return None if self._reset is None else self._wall() + self._reset - self._clock()
+        """The window's reset on this machine's wall clock (Unix seconds), if known and the
+        service's clock agreed with this machine's as its answers told it (``CLOCK_AGREES``);
+        else None."""
+        if self._reset is None or not self._agreed:
+            return None
+        return self._wall() + self._reset - self._clock()
 
     def window_calls(self, held: Allowance) -> WindowCalls | None:
         """What the paced work holding ``held`` (its earlier runs included) has spent of the
@@ -277,6 +294,7 @@ class Quota:
         limit = _whole(headers.get("x-rate-limit-limit"))
         remaining = _whole(headers.get("x-rate-limit-remaining"))
         answered, early = _answered_at(headers.get("date"), self._wall)
+        agrees = _clocks_agree(headers.get("date"), self._wall)
         ends = _epoch(headers.get("x-rate-limit-retry"))
         wait = parse_retry_after(headers.get("retry-after")) if refused else None
         if wait is None and ends is not None:
@@ -310,7 +328,9 @@ class Quota:
                     self._windows += 1  # not the window this client already rolled into
                 self._reported, self._reset, self._soonest = remaining, reset, soonest
                 self._ends, self._ended = ends, None
+                self._agreed = agrees
             else:
+                self._agreed = self._agreed and agrees
                 if remaining is not None:
                     self._reported = _lowest(self._reported, remaining)
                 self._reset = _lowest(self._reset, reset)  # the service's clock may have moved
@@ -604,6 +624,13 @@ def _answered_at(date: str | None, wall: Callable[[], float]) -> tuple[float, fl
     if second is not None:
         return second, 1.0
     return wall(), 0.0
+
+
+def _clocks_agree(date: str | None, wall: Callable[[], float]) -> bool:
+    """Whether the second ``Date`` names is within ``CLOCK_AGREES`` of this machine's clock
+    (``wall``) now; False without ``Date`` (the service's clock unknown)."""
+    second = date_second(date)
+    return second is not None and abs(wall() - second) <= CLOCK_AGREES
 
 
 def _instant(epoch: float | None) -> datetime | None:

@@ -337,7 +337,9 @@ class ProgramSnapshot:
         in it, the pull keeps to the share its first run there took, of what the window held
         then (less what other traffic spent since), the calls its earlier runs sent there
         counted against it, its token request included, so a run after the share is spent
-        sends nothing and waits (see docs/explanation/budgets.md); every answer is written to the
+        sends nothing and waits (a sandbox's clock, fixed or moved, not agreeing with this
+        machine's: its token request, to learn the window; see
+        docs/explanation/budgets.md); every answer is written to the
         folder as it arrives, and after a crash, ``kill -9``, Ctrl-C or a
         ``QuotaExhaustedError`` the same call resumes, reading nothing again that the folder
         holds (a second pull on the folder meanwhile is refused). The folder belongs to one

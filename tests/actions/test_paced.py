@@ -28,7 +28,7 @@ import pandas as pd
 import pytest
 from fixture_types import LytProcess
 from interrupting import (
-    as_if_its_window_ended_here,
+    clock_agreeing_here,
     ctrl_c_once_quiet,
     stderr_until,
     until_counted,
@@ -233,9 +233,11 @@ def test_lyt_apply_paced_waits_for_the_next_window_and_resumes_after_ctrl_c(
     assert paced.returncode == 130, err
     assert counted == 1 + SHARE == window_used(fresh)  # its share of the window, nothing more
     assert "interrupted; run the same command again to resume from its log" in err
+    lines = (path.with_name(path.name + ".log.jsonl")).read_text().splitlines()
+    windows = [json.loads(line) for line in lines if '"lyt-action-window/1"' in line]
+    assert windows and not [line for line in windows if "here" in line]  # the clock far off
 
-    fresh.set_plan("1000000/hour")
-    as_if_its_window_ended_here(path.with_name(path.name + ".log.jsonl"))  # unknown before a call
+    fresh.set_plan("1000000/hour")  # a new window, learnt from the run's first call
     resumed = lyt_process(fresh, tmp_path, "apply", str(path), "--paced")
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err
@@ -252,7 +254,9 @@ def test_lyt_apply_paced_run_again_in_its_window_counts_its_token_request_in_the
     ``lyt apply --paced`` again in the window sent its token request beyond the share its
     first run took, uncounted in the log. The log's window line counts it now, and a run again
     whose share is spent sends nothing before the window's end; the calls of both runs, the
-    tokens included, are the share (10 of the 20-call window, as the sandbox counts them)."""
+    tokens included, are the share (10 of the 20-call window, as the sandbox counts them).
+    The sandbox's clock is fixed at this machine's time, so the window's end is reckoned here."""
+    clock_agreeing_here(fresh)
     path = tmp_path / "plan.json"
     _many_bonuses(client, path)
     fresh.set_plan("20/hour")

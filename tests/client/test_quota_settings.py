@@ -11,7 +11,7 @@ import pytest
 from lyt_toolkit.client import ClientConfig
 from lyt_toolkit.client.allowance import AllowanceSpent, WindowCalls
 from lyt_toolkit.client.config import Rate
-from lyt_toolkit.client.quota import POLL, POLL_FOR, Quota
+from lyt_toolkit.client.quota import CLOCK_AGREES, POLL, POLL_FOR, Quota
 from lyt_toolkit.errors import ConfigurationError
 
 BASE = "https://{cluster}.example.com"
@@ -354,7 +354,8 @@ def test_a_paced_share_resumed_in_its_window_counts_the_calls_its_earlier_runs_s
     def sent() -> None:
         _, number = quota.take()
         remaining = str(next(service))
-        quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": remaining}), number)
+        date = email.utils.formatdate(999_000 + clock.now, usegmt=True)  # the clocks agree
+        quota.observe(answer(**headers, Date=date, **{"X-Rate-Limit-Remaining": remaining}), number)
 
     with quota.allowance(0.5, paced=True, earlier=earlier) as allowance:
         sent()  # the token: 59 left, and the window named
@@ -375,6 +376,40 @@ def test_a_paced_share_resumed_in_its_window_counts_the_calls_its_earlier_runs_s
         sent()
         assert (allowance.carried, allowance.calls, allowance.in_window) == (0, 60, 1)
         assert len(asked) == 2 and allowance.windows == [1, 1]
+
+
+@pytest.mark.parametrize(
+    ("ahead", "reckoned"),
+    [
+        (0, True),
+        (CLOCK_AGREES, True),
+        (-CLOCK_AGREES, True),
+        (CLOCK_AGREES + 1, False),
+        (-CLOCK_AGREES - 2, False),
+        (-30 * 86_400, False),  # a sandbox's fixed clock, a month behind
+        (None, False),  # no Date
+    ],
+)
+def test_a_windows_end_is_reckoned_here_only_while_the_services_clock_agrees(
+    ahead: float | None, reckoned: bool
+) -> None:
+    """A paced work's window record says its end on this machine's clock (``here``) only when
+    the answer's ``Date`` was within ``CLOCK_AGREES`` of it: a sandbox's fixed clock (a month
+    behind) or one moved on starts windows this machine cannot foresee, and an answer without
+    ``Date`` does not say the service's clock. The window is known either way."""
+    clock = Clock()
+    quota = Quota(max_wait=60, clock=clock, wall=lambda: 999_000.0 + clock.now)
+    service = 1_000_000.0 + (ahead or 0)  # the service's clock as it answers
+    headers = {"X-Rate-Limit-Limit": "120", "X-Rate-Limit-Remaining": "100"}
+    headers["X-Rate-Limit-Retry"] = f"{service + 600:.0f}"
+    if ahead is not None:
+        headers["Date"] = email.utils.formatdate(service, usegmt=True)
+    with quota.allowance(0.5, paced=True) as allowance:
+        _, number = quota.take()
+        quota.observe(answer(**headers), number)
+        window = allowance.this_window
+    assert window is not None and window.ends == service + 600
+    assert window.here == (1_000_600.0 if reckoned else None)
 
 
 def test_a_paced_run_again_counts_its_first_call_in_the_window_its_last_run_was_in() -> None:

@@ -8,7 +8,10 @@ window's whole share.
 
 A generated program of 150 members needs about 190 calls; under a 120-call hourly plan the
 default share is 60. The sandbox's clock is fixed, so a window never ends unless the test
-moves the clock, and a paced pull whose share is spent waits until it is stopped.
+moves the clock, and a paced pull whose share is spent waits until it is stopped. Fixed months
+from this machine's time, the service's clock does not agree with this machine's, and the
+record says no end here: a run again sends its one call to learn the window. The tests of
+the end here fix it at this machine's time (``clock_agreeing_here``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import pandas as pd
 import pytest
 from fixture_types import LytProcess, StartSandbox
 from interrupting import (
-    as_if_its_window_ended_here,
+    clock_agreeing_here,
     ctrl_c_once_quiet,
     stderr_until,
     until_quiet,
@@ -89,7 +92,9 @@ def test_lyt_export_run_again_in_its_window_keeps_to_the_share_its_first_run_too
     """The reported case: ``lyt export --checkpoint`` stopped with Ctrl-C and run again, three
     times, in one window. Each run after the first sends nothing, not even its token request:
     the share is spent, and the window its first run was in has not ended on this machine's
-    clock; it waits."""
+    clock; it waits. The sandbox's clock is fixed at this machine's time: the two agree, as a
+    real service's and an NTP'd machine's do, so the record says the window's end here."""
+    clock_agreeing_here(window)  # a new window of 120 calls, at this machine's time
     folder = tmp_path / "checkpoint"
     counted = []
     for _ in range(3):
@@ -137,8 +142,20 @@ def test_a_run_in_a_later_window_takes_that_window_s_whole_share(
     folder = tmp_path / "checkpoint"
     assert _stopped_once_quiet(window, SHARE, _paced(window, folder)) == SHARE
     window.advance_clock(3600)  # the next window: nothing of it spent
-    as_if_its_window_ended_here(folder)  # the hour not waited out here
     assert _stopped_once_quiet(window, SHARE, _paced(window, folder)) == SHARE
+
+
+def test_on_a_fixed_clock_far_from_now_a_run_again_sends_its_one_call_to_learn_the_window(
+    window: Sandbox, tmp_path: Path
+) -> None:
+    """The sandbox's fixed clock (``NOW``, months from this machine's) does not agree with
+    this machine's: the record says no end here (``here``), so a run again does not wait
+    blind for an end this machine cannot reckon (the clock may be moved meanwhile); it sends
+    its token request, the one call that learns the window, and then waits."""
+    folder = tmp_path / "checkpoint"
+    assert _stopped_once_quiet(window, SHARE, _paced(window, folder)) == SHARE
+    assert "here" not in json.loads((folder / MANIFEST).read_text())["window"]
+    assert _stopped_once_quiet(window, SHARE + 1, _paced(window, folder)) == SHARE + 1
 
 
 def _as_older_toolkit_left_it(folder: Path) -> None:
@@ -174,6 +191,8 @@ def test_without_the_window_record_the_answers_stored_count_as_sent_in_the_windo
 def test_a_refresh_run_again_in_its_window_keeps_to_the_same_share(
     window: Sandbox, tmp_path: Path
 ) -> None:
+    """The second run sends nothing, not even its token request (the clock agreeing here)."""
+    clock_agreeing_here(window)
     window.set_plan("unlimited")
     old = pull(window, kinds=["programs", "members", "cards", "pending_buckets"])
     window.set_plan(PLAN)
