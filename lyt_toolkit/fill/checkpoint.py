@@ -131,28 +131,31 @@ def recorded_pull(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     """What ``folder``'s manifest says its pull is, read without opening the folder: None
     when it holds no pull yet (no folder, or no manifest in it); ``{}`` when what is there
     cannot be read (opening the folder says why)."""
-    path = Path(folder).expanduser() / MANIFEST
-    if not os.path.lexists(path):
-        return None
     try:
-        found = _read_manifest(path)
+        found = _manifest_in(folder)
     except CheckpointError:
         return {}
-    return _pull_of(found)
+    return None if found is None else _pull_of(found)
 
 
 def recorded_last_window(folder: str | os.PathLike[str]) -> WindowCalls | None:
     """The window ``folder``'s manifest says its pull's last run was in (``recorded_window``,
     from the manifest alone), read without opening the folder: None when it holds none or
     cannot be read (opening the folder says why)."""
+    try:
+        found = _manifest_in(folder)
+    except CheckpointError:
+        return None
+    return None if found is None else recorded_window(found.get(WINDOW), (), 0)
+
+
+def _manifest_in(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """``folder``'s manifest, read without opening the folder: None when there is none;
+    ``CheckpointError`` when it cannot be read."""
     path = Path(folder).expanduser() / MANIFEST
     if not os.path.lexists(path):
         return None
-    try:
-        found = _read_manifest(path)
-    except CheckpointError:
-        return None
-    return recorded_window(found.get(WINDOW), (), 0)
+    return _read_manifest(path)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
