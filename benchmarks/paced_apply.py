@@ -31,6 +31,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scale import PULL_SIZES  # noqa: E402
+
 from lyt_toolkit import actions  # noqa: E402
 from lyt_toolkit.actions import ActionLog  # noqa: E402
 from lyt_toolkit.client import LoyaltyClient  # noqa: E402
@@ -77,14 +79,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("LYT_PROGRESS", "text")
     started = time.monotonic()
-    program = generate_program(
-        members=args.members,
-        rewards=500,
-        benefits=100,
-        card_definitions=5,
-        tier_structures=3,
-        seed=1,
-    )
+    program = generate_program(members=args.members, seed=1, **PULL_SIZES)
     buckets = [b for b in program["pending_buckets"] if b["status"] == "PENDING"][: args.items]
     rows = [
         {"program_id": b["program_id"], "member_id": b["member_id"], "card_id": b["card_id"],

@@ -38,6 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from scale import PULL_SIZES
+
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot, actions
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
@@ -55,14 +57,7 @@ def main() -> None:
     )
     parser.add_argument("--stop-after", type=int, default=600)
     args = parser.parse_args()
-    program = generate_program(
-        members=args.members,
-        rewards=500,
-        benefits=100,
-        card_definitions=5,
-        tier_structures=3,
-        seed=1,
-    )
+    program = generate_program(members=args.members, seed=1, **PULL_SIZES)
     with (
         Sandbox.start(program, now=NOW, seed=7) as sb,
         LoyaltyClient(

@@ -285,12 +285,7 @@ class Quota:
         """
         headers = dict(response.headers.items())  # one pass: each ``get`` scans them all
         refused = response.status_code == 429 and spends_window(headers)
-        if response.status_code == 429 and not refused and "x-rate-limit-type" in headers:
-            with self._lock:
-                self._in_flight.discard(sent)
-                self._polling_since = None
-                self._refusals += 1
-            return
+        other_limit = response.status_code == 429 and not refused and "x-rate-limit-type" in headers
         limit = _whole(headers.get("x-rate-limit-limit"))
         remaining = _whole(headers.get("x-rate-limit-remaining"))
         answered, early = _answered_at(headers.get("date"), self._wall)
@@ -307,8 +302,10 @@ class Quota:
         with self._lock:
             self._in_flight.discard(sent)
             self._polling_since = None
-            self._note_cycle(headers.get("x-rate-limit-type"), sent)
             self._refusals += int(response.status_code == 429)
+            if other_limit:  # its headers are that limit's
+                return
+            self._note_cycle(headers.get("x-rate-limit-type"), sent)
             if limit is None and remaining is None and not (refused and wait is not None):
                 return
             self._roll()
