@@ -16,9 +16,7 @@ The list pages are counted as ``benchmarks/scale.py designs`` counts them (token
 members in created_at windows, every page of the other lists); no card definition is read
 by ID (the generated cards reference listed ones).
 
-``--pooled`` projects every read to come at the rate of all those read, as the pull did
-before ``fill.projection.StrataRate``. Per sample size it reports, over seeds 0..SEEDS-1
-of the sample:
+Per sample size it reports, over seeds 0..SEEDS-1 of the sample:
 
 - ``fits``: seeds whose whole pull fits in the share;
 - ``false stops``: of those, seeds stopped by a projection (the pull would have fitted);
@@ -52,7 +50,7 @@ from lyt_toolkit.client.allowance import Allowance  # noqa: E402
 from lyt_toolkit.client.quota import Quota  # noqa: E402
 from lyt_toolkit.errors import PullBudgetError  # noqa: E402
 from lyt_toolkit.fill.budget import PullBudget  # noqa: E402
-from lyt_toolkit.fill.projection import PendingRate, StrataRate, next_part  # noqa: E402
+from lyt_toolkit.fill.projection import PendingRate, next_part  # noqa: E402
 from lyt_toolkit.frames.sample import Sample, SampleDraw  # noqa: E402
 from lyt_toolkit.pull.window_cost import windowed_calls  # noqa: E402
 from lyt_toolkit.snapshot.cost import TREE, pages  # noqa: E402
@@ -114,12 +112,8 @@ class Outcome:
     offered: int | None = None
 
 
-def simulate(
-    program: Program, sample: Sample, window_left: int = WINDOW, stratified: bool = True
-) -> Outcome:
-    """The pull of ``sample`` from a window with ``window_left`` calls left; not
-    ``stratified``: every read to come projected at the rate of all those read (the
-    projection before ``StrataRate``)."""
+def simulate(program: Program, sample: Sample, window_left: int = WINDOW) -> Outcome:
+    """The pull of ``sample`` from a window with ``window_left`` calls left."""
     sent = [0]
     allowance = Allowance(SHARE, lambda: sent[0], window_left, WINDOW)
     budget = PullBudget(allowance, Quota(max_wait=0), KINDS, sample)
@@ -134,7 +128,6 @@ def simulate(
     sent[0] += program.lists
     budget.lists_walked(by_id=0)
     draw = SampleDraw(members, sample)
-    stratum = dict(zip(draw.listed["id"].astype(str), draw.codes.tolist(), strict=True))
     first = set(draw.first.units["member_id"])
     rounds = [[m for m in program.order if m in first]]
     read: list[str] = []
@@ -149,13 +142,7 @@ def simulate(
                 if budget.reads:  # a later part: projected
                     rest = max(budget.reads - len(read), len(left))
                     holders = [m for m in read if holds[m]]
-                    strata = None
-                    if stratified:
-                        of = stratum
-                        strata = StrataRate.of(
-                            (of[m] for m in read), (of[m] for m in holders), (of[m] for m in left)
-                        )
-                    budget.project(PendingRate.of(len(read), holders), rest, strata)
+                    budget.project(PendingRate.of(len(read), holders), rest)
                 else:
                     needed = max(sample.n, len(left)) if draw.adaptive else len(left)
                     budget.check("cards", needed, members=len(members), sampled=needed)
@@ -193,14 +180,14 @@ def _whole(program: Program, draw: SampleDraw) -> list[str]:
     return list(draw.complete(program.points[pilot]).units["member_id"])
 
 
-def run(program: Program, n: int, seeds: int, stratified: bool) -> dict[str, Any]:
+def run(program: Program, n: int, seeds: int) -> dict[str, Any]:
     """``sample=n`` over ``seeds`` seeds, each stop's offer taken at once."""
     found: dict[str, Any] = {"fits": 0, "false": 0, "early": 0, "late": 0, "over": 0}
     stops: list[int] = []
     offers: list[int] = []
     offers_bad = 0
     for seed in range(seeds):
-        outcome = simulate(program, Sample(n, seed=seed), stratified=stratified)
+        outcome = simulate(program, Sample(n, seed=seed))
         found["over"] += outcome.calls > WINDOW * SHARE
         if outcome.fits:
             found["fits"] += 1
@@ -213,7 +200,7 @@ def run(program: Program, n: int, seeds: int, stratified: bool) -> dict[str, Any
         if outcome.offered is not None:
             offers.append(outcome.offered)
             offered = Sample(outcome.offered, seed=seed)
-            taken = simulate(program, offered, WINDOW - outcome.calls, stratified)
+            taken = simulate(program, offered, WINDOW - outcome.calls)
             offers_bad += taken.early or taken.late or not taken.fits
     found["stops"] = stops
     found["offers"] = offers
@@ -252,9 +239,6 @@ def main(argv: list[str] | None = None) -> int:
         help="the calls of the lists (default: the 212 a pull of the default program sent on"
         " the sandbox; 0: counted as benchmarks/scale.py designs counts them)",
     )
-    parser.add_argument(
-        "--pooled", action="store_true", help="project every read at the rate of all read"
-    )
     args = parser.parse_args(argv)
     program = program_of(args.members, args.seed)
     if args.lists:
@@ -263,11 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"projection: {args.members:,} members (seed {args.seed}), {holders:,} cards holding"
         f" pending points; lists {program.lists} calls; share {int(WINDOW * SHARE):,} of"
-        f" {WINDOW:,}; {args.seeds} seeds of each sample;"
-        f" {'pooled' if args.pooled else 'stratified'} projection"
+        f" {WINDOW:,}; {args.seeds} seeds of each sample"
     )
     for n in args.samples:
-        report(n, args.seeds, run(program, n, args.seeds, not args.pooled))
+        report(n, args.seeds, run(program, n, args.seeds))
     return 0
 
 

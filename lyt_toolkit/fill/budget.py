@@ -36,7 +36,7 @@ from ..errors import CycleBudgetError, PullBudgetError, WayForward, share_of
 from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE
-from .projection import OFFER_Z, STOP_Z, PendingRate, StrataRate
+from .projection import OFFER_Z, STOP_Z, PendingRate
 
 __all__ = ["DEFAULT_SAMPLE", "PullBudget"]
 
@@ -115,21 +115,16 @@ class PullBudget:
             return
         raise self.refusal(needed + self.by_id, members=members, sampled=sampled)
 
-    def project(self, rate: PendingRate, reads: int, strata: StrataRate | None = None) -> None:
+    def project(self, rate: PendingRate, reads: int) -> None:
         """Before more member reads, ``reads`` of them still to send, ``rate`` what the
         members read hold: ``PullBudgetError`` (stopped during the member reads) when those
         reads, the bucket lists of the cards read and a low bound of those to come
-        (``STOP_Z``) cannot fit in what is left of the share. ``strata``: the reads to come
-        whose strata are known, bounded stratum by stratum (the others at ``rate``)."""
+        (``STOP_Z``) cannot fit in what is left of the share."""
         self.rate = rate
         left = self.allowance.left
         if self.allowance.paced or left is None:
             return
-        known = 0 if strata is None else min(strata.members, reads)
-        to_come = rate.lists_of(reads - known, -STOP_Z)
-        if strata is not None:
-            to_come += strata.lists_of(-STOP_Z)
-        needed = reads + rate.lists + to_come + self.by_id
+        needed = reads + rate.lists + rate.lists_of(reads, -STOP_Z) + self.by_id
         if needed <= left:
             return
         raise self.refusal(needed, members=self.listed, sampled=self.sample_size, projected=rate)

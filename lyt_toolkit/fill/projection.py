@@ -8,13 +8,6 @@ rest. Before each part its budget projects the rest from what was read (``Pendin
 the pull stops when even a low bound of the bucket lists to come (``STOP_Z``) does not fit,
 and a smaller sample it offers is counted at a high bound (``OFFER_Z``), so that, taken, it
 fits and is not stopped in turn.
-
-A sample's members still to read whose strata are known (those of the round under way) are
-projected stratum by stratum (``StrataRate``): pending points are far from even over the
-strata (on a generated program of 20,000 members, none of the inactive members' cards and
-8 % to 61 % of the active members' by join date), and an adaptive sample's second round goes
-where the points are, to the older members, who hold pending points less often than its
-pilot (13 % against 20 %): projected at the pilot's rate, a sample that fits was stopped.
 """
 
 from __future__ import annotations
@@ -22,11 +15,11 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-__all__ = ["OFFER_Z", "PROBE", "STOP_Z", "PendingRate", "StrataRate", "next_part"]
+__all__ = ["OFFER_Z", "PROBE", "STOP_Z", "PendingRate", "next_part"]
 
 PROBE = 100
 """The members read before the first projection."""
@@ -77,55 +70,6 @@ class PendingRate:
         was read: up above it, down below it)."""
         calls = members * self.per_member(z)
         return math.ceil(calls - 1e-9) if z > 0 else math.floor(calls + 1e-9)
-
-
-@dataclass(frozen=True)
-class StrataRate:
-    """What the members read hold, stratum by stratum (``read``: a ``PendingRate`` each),
-    and the members still to read in each stratum (``rest``); ``most``: the most cards
-    holding pending points one member read holds (1 at least)."""
-
-    read: Mapping[Hashable, PendingRate]
-    rest: Mapping[Hashable, int]
-    most: int = 1
-
-    @classmethod
-    def of(
-        cls, read: Iterable[Hashable], holders: Iterable[Hashable], rest: Iterable[Hashable]
-    ) -> StrataRate:
-        """The stratum of each member ``read``, of the member of each card holding pending
-        points (``holders``) and of each member still to read (``rest``)."""
-        members, held, left = Counter(read), Counter(holders), Counter(rest)
-        rates = {h: PendingRate(n, held[h]) for h, n in members.items()}
-        return cls(rates, dict(left), max(held.values(), default=1))
-
-    def lists_of(self, z: float) -> int:
-        """The bucket lists of the members still to read, ``z`` standard errors above (below,
-        for a negative ``z``) the sum of each stratum's rest at its own rate (rounded away
-        from it). A stratum's spread is a proportion's (the rate read, and the members to come
-        drawn at it), its share taken ``z**2 / 2`` holders nearer a half (Agresti-Coull), so
-        that a stratum of few members all alike is not counted as certain; a stratum none
-        of whose members was read counts ``most`` a member above and none below."""
-        most, value, spread, unread = self.most, 0.0, 0.0, 0
-        for stratum, left in self.rest.items():
-            rate = self.read.get(stratum)
-            if rate is None or rate.members == 0:
-                unread += left
-                continue
-            n = rate.members
-            value += left * rate.lists / n
-            near = (rate.lists / most + z * z / 2) / (n + z * z)
-            # the rate's spread, and that of the draw of the ``left`` to come at it
-            spread += left * most**2 * near * (1 - near) * (left / n + 1)
-        bound = value + z * math.sqrt(spread)
-        if z > 0:
-            return math.ceil(min(bound + unread * most, most * self.members) - 1e-9)
-        return max(0, math.floor(bound + 1e-9))
-
-    @property
-    def members(self) -> int:
-        """The members still to read."""
-        return sum(self.rest.values())
 
 
 def next_part(left: Sequence[T], read: int) -> list[T]:

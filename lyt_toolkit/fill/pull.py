@@ -84,7 +84,7 @@ from ..snapshot.references import (
 from .budget import PullBudget
 from .checkpoint import HOLDS, Checkpoint, recorded_last_window, recorded_pull
 from .pace import PaceBar
-from .projection import PendingRate, StrataRate, next_part
+from .projection import PendingRate, next_part
 
 __all__ = [
     "ClientSource",
@@ -324,10 +324,8 @@ class _Puller:
         self.projecting = False
         """Whether the member reads go in parts, the bucket lists projected between them."""
         self._read_so_far: list[MemberWithCards] = []
-        self._round_left: list[Member] = []
+        self._round_left = 0
         """The members read so far and those of the round under way still to read."""
-        self._stratum: dict[str, int] | None = None
-        """A sampled pull's stratum of each member listed, once asked for (``_strata``)."""
         self._reads_sent = 0
         """The member reads sent (or given back by a checkpoint)."""
 
@@ -441,7 +439,7 @@ class _Puller:
     def _ahead(self, left: list[Member], read: list[MemberWithCards]) -> list[Member]:
         """The members of a round to read next, of those ``left``: a part drawn at random
         when the bucket lists are projected (``fill.projection``), else all of them."""
-        self._read_so_far, self._round_left = read, left
+        self._read_so_far, self._round_left = read, len(left)
         return next_part(left, len(read)) if self.projecting else left
 
     async def _pull(self, bar: ProgressBar, budget: PullBudget) -> dict[str, pd.DataFrame]:
@@ -466,9 +464,8 @@ class _Puller:
                 self._reads_sent += len(step.requests)
                 if budget.reads and self.projecting:  # a later part of the reads
                     read = self._read_so_far
-                    rest = max(budget.reads - len(read), len(self._round_left))
-                    rate = PendingRate.of(len(read), _holders(read))
-                    budget.project(rate, rest, self._strata(read, self._round_left))
+                    rest = max(budget.reads - len(read), self._round_left)
+                    budget.project(PendingRate.of(len(read), _holders(read)), rest)
                     return
             else:  # every member read: their bucket lists are these
                 holders = (r.ids[:2] for r in step.requests)
@@ -480,7 +477,7 @@ class _Puller:
             sampled = None if self.design is None else self.design.size
             needed = len(step.requests)
             if part == "cards":  # the whole round, not its first part
-                needed = len(self._round_left)
+                needed = self._round_left
             if self.draw is not None and self.draw.adaptive and self.design is self.draw.first:
                 # Before the pilot: the whole sample's reads must fit, not the pilot's alone.
                 sampled = max(self.draw.sample.n, needed)
@@ -528,19 +525,6 @@ class _Puller:
             "cards": cards,
             "pending_buckets": pending,
         }
-
-    def _strata(self, read: list[MemberWithCards], left: list[Member]) -> StrataRate | None:
-        """What the members ``read`` hold and the members ``left`` of the round, by the
-        sample's strata (None: not a sampled pull)."""
-        if self.draw is None:
-            return None
-        if self._stratum is None:
-            listed = self.draw.listed["id"].astype(str)
-            self._stratum = dict(zip(listed, self.draw.codes.tolist(), strict=True))
-        of = self._stratum
-        return StrataRate.of(
-            (of[m.id] for m in read), (of[m] for _, m in _holders(read)), (of[m.id] for m in left)
-        )
 
     def _read(self, members: list[Member]) -> list[Member]:
         """The members to read for their cards, of those listed: every one, or those the
