@@ -5,6 +5,7 @@ not sent, and a second apply after the reset finishes it without repeating a wri
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
@@ -119,3 +121,50 @@ def test_an_unpaced_apply_stops_at_its_share_when_other_traffic_spends_the_windo
         names = names_on_server(reader, "Share ")
         assert reader.rewards.get(reward).status == "DRAFT"
     assert sorted(names) == [f"Share {i:02d}" for i in range(CREATES)]
+
+
+def test_lyt_apply_keeps_to_its_share_when_retries_spend_the_window(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """On main ``lyt apply`` checked its plan (133 calls) against half of the 298 left, then
+    sent what the sandbox's 429s (of no budget) took in retries: 188 calls, well past the 149
+    promised. Now it stops at the share, and a second ``lyt apply`` finishes the plan."""
+    path = tmp_path / "plan.json"
+    with make_client(fresh) as client:
+        base = pull(client)
+    edit = actions.edit(base)
+    card = str(base.card_definitions["id"].iloc[0])
+    rows = [
+        {
+            "name": f"Retried {i:03d}",
+            "type": "POINTS",
+            "points_value": 5,
+            "card_definition_id": card,
+        }
+        for i in range(120)
+    ]
+    edit.benefits = pd.concat([edit.benefits, pd.DataFrame(rows)], ignore_index=True)
+    edit.plan().save(path)
+    configure_lyt(fresh)
+    fresh.set_plan("300/hour")
+    fresh.set_faults(rate_limit=0.3, retry_after=0, seed=1)
+    assert main(["apply", str(path)]) != 0
+    out, err = capsys.readouterr()
+    found = re.search(r"(\d+) left in this window", out)
+    assert found is not None, out
+    left = int(found[1])  # after lyt's check (its token)
+    # Half of what was left, a few more at most (half its 8 calls in flight: see test_budget).
+    assert fresh.plan()["used"] - (300 - left) <= left // 2 + 4, out
+    assert " cancelled" in out and "run again to resume" in err, (out, err)
+
+    fresh.clear_faults()
+    fresh.set_plan("300/hour")  # a new window
+    assert main(["apply", str(path)]) == 0, capsys.readouterr()
+    fresh.set_plan("unlimited")
+    with make_client(fresh) as reader:
+        names = names_on_server(reader, "Retried ")
+    assert sorted(names) == [row["name"] for row in rows]  # each created once
