@@ -168,3 +168,45 @@ def test_lyt_apply_keeps_to_its_share_when_retries_spend_the_window(
     with make_client(fresh) as reader:
         names = names_on_server(reader, "Retried ")
     assert sorted(names) == [row["name"] for row in rows]  # each created once
+
+
+def test_a_re_read_that_spends_the_share_sends_no_write_and_the_next_apply_does_them(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """On main the re-read and the writes ran at the whole window once the check passed: other
+    traffic leaving the apply 5 calls of the window, the re-read read on until the window was
+    spent (``QuotaExhaustedError``): the project's window taken to zero."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    with make_client(fresh) as client:
+        plan, reward = _bonuses_and_a_draft(client)
+        plan.save(path)
+    fresh.set_plan("300/hour")
+    sent: list[httpx.Request] = []
+
+    def other_traffic_in_the_re_read(request: httpx.Request) -> None:
+        sent.append(request)
+        if sum(r.method == "GET" for r in sent) == 2:
+            _spend(other, 290)
+
+    with (
+        make_client(fresh) as other,
+        httpx.Client(event_hooks={"request": [other_traffic_in_the_re_read]}) as http,
+        make_client(fresh, http_client=http, max_wait=0) as client,
+    ):
+        other.programs.list(limit=1)
+        results = ChangePlan.load(path).apply(client, log=log, concurrency=1, progress=False)
+    assert not [r for r in sent if r.method != "GET" and "oauth" not in r.url.path]  # no write
+    assert (results["outcome"] == "cancelled").all()
+    assert results["message"].str.contains("beyond the plan's share").all()
+    assert not ChangePlan.load(path).applied_before()
+
+    fresh.set_plan("300/hour")  # a new window
+    with make_client(fresh) as later:
+        again = ChangePlan.load(path).apply(later, log=log, progress=False)
+    assert (again["outcome"] == "succeeded").all()
+    fresh.set_plan("unlimited")
+    with make_client(fresh) as reader:
+        assert sorted(names_on_server(reader, "Share ")) == [
+            f"Share {i:02d}" for i in range(CREATES)
+        ]
+        assert reader.rewards.get(reward).status == "DRAFT"
