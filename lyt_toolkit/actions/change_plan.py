@@ -282,14 +282,14 @@ class ChangePlan(metaclass=ABCMeta):
         window) and of the billing cycle.
 
         Unpaced, the share the check promised holds from the apply's first call to its last
-        (``within_share``): a call beyond ``budget_share`` of what the window had left as the
-        apply started (less what other traffic spent since) is not sent, whatever the run
-        needs beyond its cost (retries, a refused write's read back); the items not sent then,
-        in this part and the following ones, are ``cancelled`` (not logged: running again with
-        the log after the reset sends exactly them).
+        (one ``client.quota.allowance``): a call beyond ``budget_share`` of what the window
+        had left as the apply started (less what other traffic spent since) is not sent,
+        whatever the run needs beyond its cost (retries, a refused write's read back); the
+        items not sent then, in this part and the following ones, are ``cancelled`` (not
+        logged: running again with the log after the reset sends exactly them).
         """
         share = checked_share(budget_share)
-        with within_share(client, share, paced) as held:
+        with _within_share(client, share, paced) as held:
             return self._checked_run(
                 client,
                 held,
@@ -439,7 +439,7 @@ class ChangePlan(metaclass=ABCMeta):
         held: Allowance | None = None,
     ) -> pd.DataFrame:
         """Every part executed in turn; ``paced_at``: each paced at that share. Unpaced, the
-        plan as a whole is ``held`` to its share (``within_share``): each part may take what
+        plan as a whole is ``held`` to its share (``_within_share``): each part may take what
         is left of it, and once it is spent the parts after are not sent (``_not_sent``)."""
         total = sum(len(part.items) for part in self.parts)
         frames = []
@@ -876,13 +876,16 @@ class SavedPlan:
         state instead). With the ``log`` of an interrupted apply, what the plan's own writes
         made (``own_work``) is neither stale nor sent again.
 
+        Unpaced, the share checked holds over the re-read and the writes together (see
+        ``ChangePlan.apply``): a re-read it stops sends no write, every item ``cancelled``.
+
         ``progress`` as everywhere: ``True`` prints the re-read's cost as a line of text
         where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
         a callable or ``False`` prints nothing.
         """
         share = checked_share(budget_share)
-        # Unpaced, the share checked holds over the re-read and every part (``within_share``).
-        with within_share(client, share, paced) as held:
+        # Unpaced, the share checked holds over the re-read and every part (``_within_share``).
+        with _within_share(client, share, paced) as held:
             self.check_apply(
                 client,
                 log=log,
@@ -1048,7 +1051,7 @@ def _refuse_over(
 
 
 @contextmanager
-def within_share(client: LoyaltyClient, share: float, paced: bool) -> Iterator[Allowance | None]:
+def _within_share(client: LoyaltyClient, share: float, paced: bool) -> Iterator[Allowance | None]:
     """An unpaced apply's ``share`` of the calls the window has left as it starts, held over
     every call it sends (its token request, re-read, retries, read backs and writes): a call
     beyond it is not sent (``AllowanceSpent``). None paced (each window's share is kept
