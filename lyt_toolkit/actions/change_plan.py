@@ -26,7 +26,7 @@ import pandas as pd
 from .._json_file import clipped
 from .._progress import Progress, display, offset
 from .._text import counted
-from ..client.allowance import checked_share
+from ..client.allowance import Allowance, AllowanceSpent, checked_share
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
@@ -280,8 +280,44 @@ class ChangePlan(metaclass=ABCMeta):
         runs paced (``ActionPlan.execute(paced=True)``), the whole plan keeping to
         ``budget_share`` of every window (a part counts what the ones before it sent in the
         window) and of the billing cycle.
+
+        Unpaced, the share the check promised holds from the apply's first call to its last
+        (one ``client.quota.allowance``): a call beyond ``budget_share`` of what the window
+        had left as the apply started (less what other traffic spent since) is not sent,
+        whatever the run needs beyond its cost (retries, a refused write's read back); the
+        items not sent then, in this part and the following ones, are ``cancelled`` (not
+        logged: running again with the log after the reset sends exactly them).
         """
         share = checked_share(budget_share)
+        with _within_share(client, share, paced) as held:
+            return self._checked_run(
+                client,
+                held,
+                log=log,
+                allow_destroy=allow_destroy,
+                ignore_unsupported=ignore_unsupported,
+                concurrency=concurrency,
+                progress=progress,
+                cancel=cancel,
+                share=share,
+                paced=paced,
+            )
+
+    def _checked_run(
+        self,
+        client: LoyaltyClient,
+        held: Allowance | None,
+        *,
+        log: LogSource | None,
+        allow_destroy: bool,
+        ignore_unsupported: bool,
+        concurrency: int,
+        progress: Progress,
+        cancel: threading.Event | None,
+        share: float,
+        paced: bool,
+    ) -> pd.DataFrame:
+        """``apply``'s checks, then its parts, within the allowance ``held`` (if any)."""
         self.check_apply(
             client,
             log=log,
@@ -297,6 +333,7 @@ class ChangePlan(metaclass=ABCMeta):
             progress=progress,
             cancel=cancel,
             paced_at=share if paced else None,
+            held=held,
         )
         self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         return results
@@ -399,26 +436,40 @@ class ChangePlan(metaclass=ABCMeta):
         progress: Progress,
         cancel: threading.Event | None = None,
         paced_at: float | None = None,
+        held: Allowance | None = None,
     ) -> pd.DataFrame:
-        """Every part executed in turn; ``paced_at``: each paced at that share."""
+        """Every part executed in turn; ``paced_at``: each paced at that share. Unpaced, the
+        plan as a whole is ``held`` to its share (``_within_share``): each part may take what
+        is left of it, and once it is spent the parts after are not sent (``_not_sent``)."""
         total = sum(len(part.items) for part in self.parts)
         frames = []
         done = 0
         for part in self.parts:
-            # The plan as a whole was held to its share: each part may take what is left.
-            # Paced, each part keeps to the share of every window, counting the parts before.
-            results = part.execute(
-                client,
-                log=log,
-                concurrency=concurrency,
-                progress=offset(progress, done, total),
-                cancel=cancel,
-                budget_share=1.0 if paced_at is None else paced_at,
-                paced=paced_at is not None,
-            )
+            if held is not None and held.left == 0:
+                results = part._not_sent(client, log)
+            else:
+                try:
+                    # Paced, each part keeps to the share of every window, counting the parts
+                    # before.
+                    results = part.execute(
+                        client,
+                        log=log,
+                        concurrency=concurrency,
+                        progress=offset(progress, done, total),
+                        cancel=cancel,
+                        budget_share=1.0 if paced_at is None else paced_at,
+                        paced=paced_at is not None,
+                    )
+                except AllowanceSpent:  # before the part sent an item (its items each stop so)
+                    results = part._not_sent(client, log)
             frames.append((part.action, results))
             done += len(part.items)
         return _by_call(frames)
+
+    def _not_sent(self, client: LoyaltyClient, log: LogSource | None) -> pd.DataFrame:
+        """Every part's results when the apply's share was spent before it wrote (by the
+        re-read): see ``ActionPlan._not_sent``."""
+        return _by_call((part.action, part._not_sent(client, log)) for part in self.parts)
 
 
 def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
@@ -825,47 +876,59 @@ class SavedPlan:
         state instead). With the ``log`` of an interrupted apply, what the plan's own writes
         made (``own_work``) is neither stale nor sent again.
 
+        Unpaced, the share checked holds over the re-read and the writes together (see
+        ``ChangePlan.apply``): a re-read it stops sends no write, every item ``cancelled``.
+
         ``progress`` as everywhere: ``True`` prints the re-read's cost as a line of text
         where a bar would show (a notebook, a terminal; not with ``LYT_PROGRESS=off``),
         a callable or ``False`` prints nothing.
         """
         share = checked_share(budget_share)
-        self.check_apply(
-            client,
-            log=log,
-            allow_destroy=allow_destroy,
-            ignore_unsupported=ignore_unsupported,
-            refresh=refresh,
-            budget_share=share,
-            sha256=sha256,
-            paced=paced,
-        )
-        if progress is True and display() is not None:  # where a bar would show, as text
-            print(reread_line(self, client, log))
-        # (a paced apply without a log was refused above)
-        paced_reread = (
-            self._reread_paced(client, log, share, progress)
-            if paced and log is not None
-            else nullcontext()
-        )
-        if not refresh and self._read_holds(client, log, hear=True):
-            plan = self.plan  # read by the stale apply it was re-planned from, unchanged since
-        else:
-            kept = self._kept(log) if paced else None
-            with paced_reread:
-                plan = self._checked(client, log, refresh, kept)
-        # the plan's own checks (a refreshed plan's unsupported changes), then its parts
-        results = plan.apply(
-            client,
-            log=log,
-            allow_destroy=allow_destroy,
-            ignore_unsupported=ignore_unsupported,
-            concurrency=concurrency,
-            progress=progress,
-            cancel=cancel,
-            budget_share=share,
-            paced=paced,
-        )
+        # Unpaced, the share checked holds over the re-read and every part (``_within_share``).
+        with _within_share(client, share, paced) as held:
+            self.check_apply(
+                client,
+                log=log,
+                allow_destroy=allow_destroy,
+                ignore_unsupported=ignore_unsupported,
+                refresh=refresh,
+                budget_share=share,
+                sha256=sha256,
+                paced=paced,
+            )
+            if progress is True and display() is not None:  # where a bar would show, as text
+                print(reread_line(self, client, log))
+            # (a paced apply without a log was refused above)
+            paced_reread = (
+                self._reread_paced(client, log, share, progress)
+                if paced and log is not None
+                else nullcontext()
+            )
+            try:
+                if not refresh and self._read_holds(client, log, hear=True):
+                    plan = self.plan  # the stale apply it was re-planned from read it: unchanged
+                else:
+                    kept = self._kept(log) if paced else None
+                    with paced_reread:
+                        plan = self._checked(client, log, refresh, kept)
+            except AllowanceSpent:
+                if held is None:
+                    raise
+                results = self.plan._not_sent(client, log)  # the re-read spent the share
+            else:
+                # the plan's own checks (a refreshed plan's unsupported changes), its parts
+                results = plan._checked_run(
+                    client,
+                    held,
+                    log=log,
+                    allow_destroy=allow_destroy,
+                    ignore_unsupported=ignore_unsupported,
+                    concurrency=concurrency,
+                    progress=progress,
+                    cancel=cancel,
+                    share=share,
+                    paced=paced,
+                )
         self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         record_applied(self.path, self.sha256, results)
         return results
@@ -985,6 +1048,19 @@ def _refuse_over(
         return
     if not cost.fits:
         raise cost.refusal(what, partial=False, paced=True)
+
+
+@contextmanager
+def _within_share(client: LoyaltyClient, share: float, paced: bool) -> Iterator[Allowance | None]:
+    """An unpaced apply's ``share`` of the calls the window has left as it starts, held over
+    every call it sends (its token request, re-read, retries, read backs and writes): a call
+    beyond it is not sent (``AllowanceSpent``). None paced (each window's share is kept
+    instead) or at 1.0 (the whole window: it runs until the service refuses a call)."""
+    if paced or share >= 1:
+        yield None
+        return
+    with client.quota.allowance(share) as held:
+        yield held
 
 
 def reread_line(saved: SavedPlan, client: LoyaltyClient, log: LogSource | None) -> str:

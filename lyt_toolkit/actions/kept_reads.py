@@ -10,11 +10,19 @@ file; the next run of that plan rebuilds those rows from it instead of reading t
 stale or not, removes the file: the next check reads afresh. A line of another plan, or one
 a kill cut short, is not read. The rows kept were read when they were: as a paced re-read's
 first rows are when its last is read, windows later.
+
+A kept read is taken up for ``KEPT_FOR`` after it was read (this machine's clock), no longer:
+the re-read is what tells the plan is not stale, and a row read days before (a run stopped,
+then run again next week) says nothing of the edits made since; applied as if fresh, the
+plan's writes would overwrite them unseen. An older line (or one without its time, an older
+toolkit's) is read again.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,10 +32,14 @@ from ..models.common import ApiModel
 from ..models.programs import PendingBucket
 from ..models.tier_structures import TierStructure
 
-__all__ = ["KEPT", "KeptReads", "kept_path"]
+__all__ = ["KEPT", "KEPT_FOR", "KeptReads", "kept_path"]
 
 KEPT = "lyt-reread/1"
 """The ``log`` of each line of a kept re-read."""
+
+KEPT_FOR = 3600.0
+"""Seconds a kept read is taken up for after it was read: an hour, the service's window (a
+run stopped in its re-read and run again within it reads only the rest; later, all again)."""
 
 _MODELS: dict[str, type[ApiModel]] = {
     "card": PendingBucket,
@@ -45,9 +57,10 @@ def kept_path(log: Path) -> Path:
 class KeptReads:
     """The reads of one plan's re-read (its file's ``plan`` sha256) kept at ``path``."""
 
-    def __init__(self, path: Path, plan: str) -> None:
+    def __init__(self, path: Path, plan: str, *, wall: Callable[[], float] = time.time) -> None:
         self.path = path
         self.plan = plan
+        self._wall = wall
         self.held = self._load()
         """Key -> the models its read gave (a get: one, or none for an object gone)."""
 
@@ -57,12 +70,15 @@ class KeptReads:
         except FileNotFoundError:
             return {}
         held: dict[tuple[str, ...], list[ApiModel]] = {}
+        now = self._wall()
         for line in text.splitlines():
             try:
                 entry = json.loads(line)
                 key = tuple(map(str, entry["key"]))
                 if entry.get("log") != KEPT or entry.get("plan") != self.plan:
                     continue
+                if not _fresh(entry.get("at"), now):
+                    continue  # read too long ago (or when, not said): read again
                 model = _MODELS[key[0]]
                 held[key] = [model.model_validate(item) for item in entry["models"]]
             except (ValueError, KeyError, TypeError, IndexError):
@@ -74,7 +90,7 @@ class KeptReads:
         if key in self.held:
             return self.held[key]
         models = read()
-        line = {"log": KEPT, "plan": self.plan, "key": list(key)}
+        line = {"log": KEPT, "plan": self.plan, "key": list(key), "at": self._wall()}
         line["models"] = [model.wire() for model in models]
         with self.path.open("a", encoding="utf-8") as kept:
             kept.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -85,3 +101,11 @@ class KeptReads:
         """The re-read ended: nothing kept for the next."""
         self.path.unlink(missing_ok=True)
         self.held = {}
+
+
+def _fresh(at: object, now: float) -> bool:
+    """Whether a read made at ``at`` (Unix seconds) is at most ``KEPT_FOR`` old at ``now``
+    (a time to come: this machine's clock was moved back, not trusted)."""
+    if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
+        return False
+    return 0 <= now - at <= KEPT_FOR

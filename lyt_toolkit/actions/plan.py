@@ -364,6 +364,17 @@ class ActionPlan(Generic[P]):
                 raise
         return results_frame(self.items, results, self.extra_result_columns, self.item_columns)
 
+    def _not_sent(self, client: LoyaltyClient, log: LogSource | None) -> pd.DataFrame:
+        """The results of a run stopped at its share before it sent an item (a change plan's
+        allowance spent by the parts before, or by its re-read): each valid item the ``log``
+        did not see done ``cancelled`` as beyond the share (not logged: a re-run with the log
+        sends it), the others as ``execute`` reports them. Nothing is sent."""
+        state = log_state(log, self.action, ask=False)
+        results = run_items(
+            self, client, concurrency=1, log=None, state=state, progress=False, at_most=0
+        )
+        return results_frame(self.items, results, self.extra_result_columns, self.item_columns)
+
     def rehearse(
         self,
         snapshot: ProgramSnapshot | str | Path,
