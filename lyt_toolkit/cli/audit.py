@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
@@ -71,6 +72,9 @@ def audit(args: argparse.Namespace) -> int:
         options = snapshot_options(args)
     except ValueError as exc:
         return fail("lyt audit", str(exc))
+    kept = None if history is None else Path(history).expanduser()
+    if kept is not None and kept.exists() and not kept.is_dir():  # refused before any call
+        return fail("lyt audit", f"--history {history} is not a folder")
     if history is not None and options.sample is not None:  # refused before any call
         return fail(
             "lyt audit",

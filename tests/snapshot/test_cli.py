@@ -176,3 +176,19 @@ def test_audit_history_refuses_a_sample_before_any_call(
     assert "a history stores full pulls only" in err and "without --history" in err
     assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "reports").exists() and not (tmp_path / "history").exists()
+
+
+def test_audit_history_that_is_a_file_is_refused_before_any_call(
+    demo: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It used to pull, audit and write the reports, then say ``cannot store the snapshot in
+    history: File exists``."""
+    audit = _audit_with_history(demo, tmp_path, monkeypatch)
+    (tmp_path / "history").write_text("a file", encoding="utf-8")
+    assert main(audit) == 2
+    err = capsys.readouterr().err
+    assert err == f"lyt audit: --history {tmp_path / 'history'} is not a folder\n"
+    assert demo.plan()["used"] == 0 and not (tmp_path / "reports").exists()
