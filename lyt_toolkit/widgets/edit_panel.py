@@ -600,7 +600,7 @@ class EditPanel(PlanPanel):
         return (
             f"Refused, nothing was sent: the call budget cannot carry it ({cost}); "
             f"{self._again_note()}, more than the panel's share of a whole window"
-            f" ({counted(whole, 'call')}): no window lets an unpaced Apply go through. Set the"
+            f" ({counted(whole, 'call')}): no window lets an unpaced Apply go through; set the"
             f" panel's paced = True (with an action log: log= or panel.action_log): it sends"
             f" the plan's {own} {when}, resumable from the log, and ends there without the"
             " pull again (a rehearsed plan is verified reading only what the rehearsal"
