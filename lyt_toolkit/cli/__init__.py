@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--history",
         default=None,
         metavar="DIR",
-        help="store the snapshot in this history folder and print what changed since the last",
+        help="store the snapshot in this history folder and print what changed since the last"
+        " (a full pull only: not with --sample)",
     )
 
     export = _command(sub, "export:export", "pull a snapshot and write it as CSV")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
@@ -40,6 +41,12 @@ if TYPE_CHECKING:
 __all__ = ["audit", "demo", "format_catalogue", "format_summary", "pull_or_fail"]
 
 MAX_ERRORS_SHOWN = 10
+
+FULL_PULLS_ONLY = (
+    "a history stores full pulls only (its views and diffs read each snapshot's cards and"
+    " pending buckets as the whole program's); nothing was pulled, audited or stored"
+)
+"""Why ``--history`` refuses a sample."""
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -65,6 +72,15 @@ def audit(args: argparse.Namespace) -> int:
         options = snapshot_options(args)
     except ValueError as exc:
         return fail("lyt audit", str(exc))
+    kept = None if history is None else Path(history).expanduser()
+    if kept is not None and kept.exists() and not kept.is_dir():  # refused before any call
+        return fail("lyt audit", f"--history {history} is not a folder")
+    if history is not None and options.sample is not None:  # refused before any call
+        return fail(
+            "lyt audit",
+            f"--history: not with --sample: {FULL_PULLS_ONLY}; drop one of them (on a large"
+            " program, pull in full paced across windows with --checkpoint DIR)",
+        )
     return _audit(
         args.out,
         sandbox=sandbox,
@@ -99,6 +115,12 @@ def _audit(
     if obtained is None:
         return EXIT_CANNOT_RUN
     snapshot, source = obtained.snapshot, obtained.source
+    if base is not None and history is not None and snapshot.sample is not None:
+        return fail(
+            command,
+            f"--history: the snapshot in {base} is a {snapshot.sample}: {FULL_PULLS_ONLY};"
+            " audit it without --history",
+        )
     findings = run(snapshot)
     counts = summary(findings)
     try:

@@ -289,8 +289,16 @@ ESTIMATES = Schema(
         ),
         timestamp("month", "pending_schedule_points: first day of the activation month (else NA)"),
         number("estimate", f"the estimated total: points, or liability {MINOR_UNITS}"),
-        number("ci_low", "low end of the 95 % confidence interval (estimate - 1.96 se)"),
-        number("ci_high", "high end of the 95 % confidence interval (estimate + 1.96 se)"),
+        number(
+            "ci_low",
+            "low end of the 95 % confidence interval, corrected for skew: estimate - 1.96 se"
+            " only when the figure has none (frames.sample)",
+        ),
+        number(
+            "ci_high",
+            "high end of the 95 % confidence interval, corrected for skew: further from the"
+            " estimate than 1.96 se when a few members hold much (frames.sample)",
+        ),
         number("se", "standard error of the estimate (0: exact, every member read)"),
     ),
 )

@@ -365,7 +365,7 @@ class EditPanel(PlanPanel):
         else:
             cost = self._apply_cost(plan)
         if not cost.fits and not paced:
-            self.show_error(f"{refusal(cost)}; {self._again_note()}")
+            self.show_error(self._refusal(cost))
             return False
         self.not_applied_table.clear()
         applying = "Applying paced" if paced else "Applying"
@@ -416,8 +416,13 @@ class EditPanel(PlanPanel):
         self.unsupported_table.show(plan.unsupported, "<b>Changes the service cannot make</b>")
         if self.client is not None:
             cost = self._apply_cost(plan)
-            note = f" (with {self._again_calls()} of the pull again after the apply)"
-            self.budget.value = cost_html(cost, note if len(plan.changes) else "")
+            note = f" (with {self._again_calls()} of the pull again after the apply"
+            if _beyond_any_window(self._again_calls(), cost):
+                note += (
+                    ", more than the panel's share of a whole window: only a paced Apply goes"
+                    " through, ending with its writes"
+                )
+            self.budget.value = cost_html(cost, f"{note})" if len(plan.changes) else "")
         changes = counted(len(plan.changes), "change")
         self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported.")
 
@@ -577,6 +582,31 @@ class EditPanel(PlanPanel):
         again = self._again_calls() if len(plan.changes) else 0
         return replace(cost, needed=cost.needed + again)
 
+    def _refusal(self, cost: PlanCost) -> str:
+        """Why an Apply of ``cost`` (the plan's calls and the pull again) is refused, and the
+        way on: when the pull again alone needs more than the panel's share of a whole window,
+        no reset lets it through, and a paced Apply sends the plan's own calls and ends."""
+        again = self._again_calls()
+        if not _beyond_any_window(again, cost):
+            return f"{refusal(cost)}; {self._again_note()}"
+        whole = share_of(cost.limit or 0, cost.share)
+        own = counted(cost.needed - again, "call")
+        allowed = cost.allowed
+        when = (
+            "now (this window's share holds them)"
+            if allowed is not None and cost.needed - again <= allowed
+            else f"at {cost.share:g} of every window, waiting for each reset"
+        )
+        return (
+            f"Refused, nothing was sent: the call budget cannot carry it ({cost}); "
+            f"{self._again_note()}, more than the panel's share of a whole window"
+            f" ({counted(whole, 'call')}): no window lets an unpaced Apply go through; set the"
+            f" panel's paced = True (with an action log: log= or panel.action_log): it sends"
+            f" the plan's {own} {when}, resumable from the log, and ends there without the"
+            " pull again (a rehearsed plan is verified reading only what the rehearsal"
+            " changed); then pull the service paced for a new EditPanel"
+        )
+
     def _again_note(self) -> str:
         """What the calls an Apply needs count besides the plan's own."""
         sample = self.snapshot.sample
@@ -707,12 +737,18 @@ class _Applied:
     state: State
 
 
+def _beyond_any_window(calls: int, cost: PlanCost) -> bool:
+    """Whether ``calls`` need more than ``cost``'s share of a whole window (its limit known):
+    a pull of them would be refused after every reset too."""
+    return cost.limit is not None and calls > share_of(cost.limit, cost.share)
+
+
 def _go_on(cost: PlanCost, snapshot: ProgramSnapshot) -> str:
     """How to go on when the pull again of ``snapshot`` does not fit ``cost``'s budget: after
     the reset, unless it needs more than the share of a whole window, when only a paced pull
     reads it."""
-    whole = None if cost.limit is None else share_of(cost.limit, cost.share)
-    if whole is not None and cost.needed > whole:
+    if _beyond_any_window(cost.needed, cost):
+        whole = share_of(cost.limit or 0, cost.share)
         sample = "" if snapshot.sample is None else ", sample=panel.snapshot.sample.drawn_by"
         return (
             f"A reset will not let it run: it needs more than the panel's share of a whole"

@@ -148,3 +148,47 @@ def test_audit_history_stores_a_snapshot_holding_an_odd_value(
     assert "first one there: nothing to compare" in capsys.readouterr().out
     stored = SnapshotHistory(tmp_path / "history").latest()
     assert stored is not None and stored.rewards["end_date"].isna().any()
+
+
+def test_audit_history_refuses_a_sample_before_any_call(
+    demo: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A history stores full pulls only: ``--sample`` beside ``--history`` is refused in one
+    line before the pull (it used to pull, audit, write the reports, then end in a
+    traceback), and so is a sampled ``--base`` folder."""
+    audit = _audit_with_history(demo, tmp_path, monkeypatch)
+
+    assert main([*audit, "--sample", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lyt audit: --history: not with --sample: a history stores full pulls")
+    assert len(err.strip().splitlines()) == 1
+    assert demo.plan()["used"] == 0  # nothing sent, not even the token request
+    assert not (tmp_path / "reports").exists() and not (tmp_path / "history").exists()
+
+    pull(demo, sample=3).to_csv(tmp_path / "sampled")
+    base = ["audit", "--out", str(tmp_path / "reports"), "--base", str(tmp_path / "sampled")]
+    assert main([*base, "--history", str(tmp_path / "history")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"lyt audit: --history: the snapshot in {tmp_path / 'sampled'} is a ")
+    assert "a history stores full pulls only" in err and "without --history" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "reports").exists() and not (tmp_path / "history").exists()
+
+
+def test_audit_history_that_is_a_file_is_refused_before_any_call(
+    demo: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It used to pull, audit and write the reports, then say ``cannot store the snapshot in
+    history: File exists``."""
+    audit = _audit_with_history(demo, tmp_path, monkeypatch)
+    (tmp_path / "history").write_text("a file", encoding="utf-8")
+    assert main(audit) == 2
+    err = capsys.readouterr().err
+    assert err == f"lyt audit: --history {tmp_path / 'history'} is not a folder\n"
+    assert demo.plan()["used"] == 0 and not (tmp_path / "reports").exists()

@@ -3,6 +3,7 @@ arrives), buttons clicked, the background step waited for, the sandbox checked o
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -601,6 +602,49 @@ def test_an_apply_whose_pull_again_the_budget_cannot_hold_is_refused_before_anyt
             assert "Refused, nothing was sent" in panel.status.value
             assert "of pulling the service again after the apply" in panel.status.value
             assert client.rewards.get(REWARD).status == "ACTIVE"
+    finally:
+        budget_sb.set_plan("unlimited")
+        budget_sb.reset()
+
+
+def test_an_apply_whose_pull_again_no_window_holds_is_refused_naming_the_paced_apply_that_ends(
+    budget_sb: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """The pull again (26 calls) needs more than the panel's share of any window (10 of 20),
+    as a whole 20,000-member snapshot's 24,229 do of a professional window's 2,500: every
+    unpaced Apply is refused, whatever its size. The refusal says so, and that a paced Apply
+    sends the plan's own call now, not after a reset, and ends there; it does."""
+    budget_sb.reset()
+    budget_sb.set_plan("unlimited")
+    try:
+        with make_client(budget_sb) as client:
+            panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
+            budget_sb.set_plan("20/hour")
+            client.rewards.list(limit=1)  # an answer carrying the limit
+            _draft_reward(panel)
+            plan(panel)
+            again = again_calls(panel.snapshot)
+            assert again > 10
+            assert "a paced Apply goes through, ending with its writes" in panel.budget.value
+            used = budget_sb.plan()["used"]
+            panel.apply_button.click()
+            assert not panel.busy and budget_sb.plan()["used"] == used  # nothing sent
+            status = html.unescape(panel.status.value)
+            assert "Refused, nothing was sent" in status
+            assert (
+                f"the calls needed count {again} calls of pulling the service again after the"
+                " apply, more than the panel's share of a whole window (10 calls): no window"
+                " lets an unpaced Apply go through" in status
+            ), status
+            assert "waiting for each reset" not in status
+            assert "paced = True" in status and "sends the plan's 1 call now" in status
+
+            panel.action_log = tmp_path / "paced.jsonl"
+            panel.paced = True
+            apply(panel)
+            assert budget_sb.plan()["used"] == used + 1  # the write, and no pull again
+            assert client.rewards.get(REWARD).status == "DRAFT"
+            assert "Applied: succeeded: 1; the service was not pulled again" in panel.status.value
     finally:
         budget_sb.set_plan("unlimited")
         budget_sb.reset()
