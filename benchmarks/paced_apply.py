@@ -1,12 +1,14 @@
 """A bulk edit larger than a window's share, executed paced, at scale.
 
-    .venv/bin/python benchmarks/paced_apply.py [--members 20000] [--items 3000]
+    .venv/bin/python benchmarks/paced_apply.py [--members 20000] [--items 3000] [--faults 0.02]
 
 One embedded sandbox serves a generated program of ``--members`` members on a fixed clock
 under the ``professional`` plan (5,000 calls an hour). A plan activating ``--items`` pending
 buckets (more than the default share, half of the window) is executed with ``paced=True`` and
-a log, its bar as text on stderr. The fixed clock never brings the reset, so once the run has
-sent its share of the window and waits, it is cancelled (what a Cancel button or Ctrl-C does).
+a log, its bar as text on stderr; ``--faults`` answers that share of the requests 429 (of no
+budget) or 503, half each, so the calls retried count against the share too. The fixed clock
+never brings the reset, so once the run has sent its share of the window and waits, it is
+cancelled (what a Cancel button or Ctrl-C does).
 
 Printed: the calls the sandbox counted in the window and what it has left for the project's
 other traffic, the seconds the run waited for the reset, how long the Cancel took to end it,
@@ -76,6 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--members", type=int, default=20_000)
     parser.add_argument("--items", type=int, default=3_000)
+    parser.add_argument("--faults", type=float, default=0.0)
     args = parser.parse_args()
     os.environ.setdefault("LYT_PROGRESS", "text")
     started = time.monotonic()
@@ -91,6 +94,10 @@ def main() -> None:
     with Sandbox.start(program, now=NOW, seed=7) as sb, tempfile.TemporaryDirectory() as tmp:
         print(f"sandbox up in {time.monotonic() - started:.1f} s", flush=True)
         sb.set_plan("professional")
+        if args.faults:
+            sb.set_faults(
+                rate_limit=args.faults / 2, unavailable=args.faults / 2, retry_after=0, seed=11
+            )
         log = Path(tmp) / "activate.jsonl"
         settings = {"base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()}
         with LoyaltyClient(**settings) as client:
@@ -103,7 +110,8 @@ def main() -> None:
             waiting = client.quota.seconds_to_reset()
             print(
                 f"\nfirst run: the window counted {window['used']:,} of {window['limit']:,} calls"
-                f" in {ran - QUIET:.1f} s; {window['remaining']:,} left for other traffic;"
+                f" (its share: {window['limit'] // 2:,}) in {ran - QUIET:.1f} s;"
+                f" {window['remaining']:,} left for other traffic;"
                 f" then it waited for the reset ({waiting or 0:,.0f} s away) until cancelled,"
                 f" which ended it in {stop:.2f} s"
             )
@@ -118,6 +126,7 @@ def main() -> None:
                 dict(Counter(again["outcome"].astype(str))),
             )
 
+            sb.clear_faults()
             sb.set_plan("1000000/hour")  # a new window that holds the rest
             client.programs.list(limit=1)
             before = _used(sb)

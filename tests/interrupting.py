@@ -2,7 +2,8 @@
 (what the process printed and the calls it sent after the Ctrl-C), or once a paced command
 waits for its window's reset (what the window counted then), or once it said something
 (``stderr_until``); what a sandbox's window counts (``window_used``), and once it counts a
-work's calls (``until_counted``);
+work's calls (``until_counted``); a paced work's thread ended by closing its client once it
+waits for the reset (``quiet_then_closed``);
 the process of several that holds a one-writer lock (``holder``), to pause while
 another is refused it; and a sandbox's clock fixed at this machine's time
 (``clock_agreeing_here``)."""
@@ -15,11 +16,13 @@ import re
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
 NEAR_THE_HOUR = timedelta(minutes=3)
@@ -71,6 +74,24 @@ def until_quiet(sb: Sandbox, used: int, running: Callable[[], bool], quiet: floa
     time.sleep(quiet)
     assert running(), "the work ended instead of waiting"
     return window_used(sb)
+
+
+def quiet_then_closed(
+    sb: Sandbox, client: LoyaltyClient, paced: Callable[[], None], calls: int, *, quiet: float
+) -> int:
+    """``paced`` run in a thread until ``sb`` has counted ``calls`` and stays quiet, then the
+    faults cleared and ``client`` closed (ending its wait) and the thread joined: the calls
+    ``sb`` counted."""
+    work = threading.Thread(target=paced)
+    work.start()
+    try:
+        used = until_quiet(sb, calls, work.is_alive, quiet=quiet)
+    finally:
+        sb.clear_faults()
+        client.close()
+        work.join(10)
+    assert not work.is_alive()
+    return used
 
 
 def ctrl_c_once_quiet(

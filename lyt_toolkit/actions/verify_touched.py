@@ -22,7 +22,11 @@ Its cost is known before any read (``verify_touched_cost``), and a verification 
 than ``budget_share`` of the window is refused before it (``BudgetExceededError`` naming
 ``paced=True``); ``paced=True`` holds the client's paced allowance, as a paced pull does:
 a read beyond the window's share waits for its reset. Reads change nothing, so an
-interrupted verification is run again from its start: no log is needed.
+interrupted verification is run again from its start. Paced with the plan's action log
+(``log=``), it is one more run of the plan's paced work: the calls the plan's runs (its apply,
+a verification stopped partway) sent in the window count against the same share, and its own
+are noted there, so a verification run again in the window takes no new share of what the
+first left. Without a log each paced verification takes a share of what the window has left.
 
 It lives here, not in ``rehearsal``, because the rehearsal imports no plan-side module
 (pyproject.toml's contract) and the readers are ``reread``'s.
@@ -49,6 +53,7 @@ from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.references import mark_card_definitions
 from ._listed import IDS_PER_READ, NAMES_PER_READ, benefits_named, listed_by_id
 from .cost import PlanCost, budgeted
+from .log import LogSource, refuse_foreign
 from .paced import hearing, refuse_past_cycle
 from .rehearsal import Rehearsal, Verification
 from .reread import GETTERS, bucket_pages, card_buckets, got, member_read, service_now
@@ -213,6 +218,7 @@ def verify_touched(
     results: pd.DataFrame | None = None,
     budget_share: float = DEFAULT_SHARE,
     paced: bool = False,
+    log: LogSource | None = None,
 ) -> Verification:
     """``rehearsal.verify`` against production read with ``client``: only the objects the
     rehearsal changed or its items wrote to (see the module), so a change production made
@@ -221,11 +227,14 @@ def verify_touched(
 
     Refused before any read (``BudgetExceededError``) when its calls
     (``verify_touched_cost``) exceed ``budget_share`` of the window; ``paced=True`` waits for
-    the window's reset instead (refused only past that share of the billing cycle)."""
+    the window's reset instead (refused only past that share of the billing cycle), with
+    ``log`` (the plan's action log) counting what the plan's runs sent in the window against
+    that share (see the module; a log of another service or project: ``ForeignLogError``)."""
     share = checked_share(budget_share)
     reads = touched_reads(rehearsal)
     what = f"verifying against the rehearsal ({counted(reads.calls, 'read')})"
-    with hearing(client, share, paced, what="verification") as heard:
+    with hearing(client, share, paced, what="verification", log=log if paced else None) as heard:
+        refuse_foreign(log if paced else None, client)
         cost = budgeted(lambda: PlanCost.for_client(reads.calls, client, share), client)
         if paced:
             refuse_past_cycle(cost.needed, client, share, what, heard)

@@ -24,6 +24,9 @@ A paced work (``Quota.pacing``) waits for every window instead: a spent budget o
 that the call cannot wait out within ``max_wait``, the retry budget or its ``timeout``
 (other traffic spent the window) ends the attempt (``WindowSpent``), and the call waits for
 the reset as for its own share (``admit_flow``), then starts afresh, its ``timeout`` anew.
+Its share holds every request, not only the call's first (``Booked`` when it was let start):
+a retry, or the token request and the call again after a 401, that the share has no room
+for is a spent window to the call, waited for the same way, and sent in the next window.
 A 429 not of the budget that the call cannot wait out so ends the attempt too
 (``Refused``): the call waits out that 429's own ``Retry-After`` (``held_flow``), then is let
 start again as any of the work's calls (its share, the window, the rate), never at once.
@@ -94,17 +97,29 @@ class Close:
     response: httpx.Response
 
 
+@dataclass
+class Booked:
+    """Whether a call's next request is the one ``admit_flow`` let start (``first``), booked
+    against a paced share (``Quota.ready``): the call's first request is, once; any other (a
+    retry, the token request and the call again after a 401) is sent only while the share
+    holds it (``Quota.take``), else the attempt ends (``WindowSpent``)."""
+
+    first: bool = True
+
+
 @dataclass(frozen=True)
 class Bearer:
     """A usable ``/v2`` token: the outcome is ``(token, generation)``.
 
     The driver answers from the token cache, or runs ``token_flow`` under its
-    lock so concurrent threads or tasks share one token request, all by ``deadline``.
+    lock so concurrent threads or tasks share one token request, all by ``deadline``, its
+    request the call's ``booked`` one if the call sent none yet.
     A ``WindowSpent`` that ended the token request is the outcome instead (``Raised``): the
     flow waits for the window outside the lock.
     """
 
     deadline: Deadline
+    booked: Booked
 
 
 Step = Send | Sleep | Close | Bearer
@@ -207,12 +222,13 @@ def _answer_flow(
     ``/v2`` call made while no token is held fetches one first, as a call of its own
     (``bearer_flow``): the paced share lets each start, the token request first."""
     while True:
+        booked = Booked(first=False)
         if quota is not None:
             if quota.pacing and call.family is Family.V2 and tokens.current() is None:
                 yield from bearer_flow(core, tokens, quota=quota)
-            yield from admit_flow(quota, call)
+            booked = yield from admit_flow(quota, call)
         try:
-            return (yield from _attempt_flow(core, tokens, call, quota))
+            return (yield from _attempt_flow(core, tokens, call, quota, booked))
         except WindowSpent as spent:  # nothing more was sent: admit_flow waits for the reset
             if quota is None:
                 raise
@@ -220,27 +236,31 @@ def _answer_flow(
 
 
 def _attempt_flow(
-    core: RequestCore, tokens: TokenCache, call: Call[Any], quota: Quota | None
+    core: RequestCore, tokens: TokenCache, call: Call[Any], quota: Quota | None, booked: Booked
 ) -> Flow[httpx.Response]:
-    """The successful answer to ``call`` let start now, within the configured timeout."""
+    """The successful answer to ``call`` let start now (its first request ``booked``),
+    within the configured timeout."""
     deadline = Deadline(call_seconds(core.config.timeout))
     if call.family is not Family.V2:
-        return (yield from send_flow(core, call, deadline=deadline, quota=quota))
-    token, generation = yield Bearer(deadline)
+        return (yield from send_flow(core, call, deadline=deadline, quota=quota, booked=booked))
+    token, generation = yield Bearer(deadline, booked)
     response = yield from send_flow(
-        core, call, token, deadline=deadline, pass_401=True, quota=quota
+        core, call, token, deadline=deadline, pass_401=True, quota=quota, booked=booked
     )
     if response.status_code == 401:
         # The token may have expired early on the server's clock or been
-        # revoked: renew it once and try once more.
+        # revoked: renew it once and try once more (neither request the booked one).
         tokens.invalidate(generation)
-        token, _ = yield Bearer(deadline)
-        response = yield from send_flow(core, call, token, deadline=deadline, quota=quota)
+        token, _ = yield Bearer(deadline, booked)
+        response = yield from send_flow(
+            core, call, token, deadline=deadline, quota=quota, booked=booked
+        )
     return response
 
 
-def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
-    """Wait until ``call`` may start: past a spent budget's reset, then the rate's spacing.
+def admit_flow(quota: Quota, call: Call[Any]) -> Flow[Booked]:
+    """Wait until ``call`` may start: past a spent budget's reset, then the rate's spacing;
+    its first request is then ``Booked``.
 
     A reset further than ``max_wait`` raises ``QuotaExhaustedError`` without sending.
     """
@@ -248,7 +268,7 @@ def admit_flow(quota: Quota, call: Call[Any]) -> Flow[None]:
     while True:
         wait, spent = quota.ready()
         if wait <= 0:
-            return
+            return Booked()
         pacing = quota.pacing  # a paced pull waits for every window (its bar, once up, says)
         paced = paced or (spent and pacing)
         if spent and wait > quota.max_wait and not pacing:
@@ -283,10 +303,11 @@ def bearer_flow(
     if fresh and held is not None:
         tokens.invalidate(held[1])
     while True:
+        booked = Booked(first=False)
         if quota is not None and tokens.current() is None:
-            yield from admit_flow(quota, core.token_call())
+            booked = yield from admit_flow(quota, core.token_call())
         try:
-            yield Bearer(Deadline(call_seconds(core.config.timeout)))
+            yield Bearer(Deadline(call_seconds(core.config.timeout)), booked)
             return
         except WindowSpent as spent:
             if quota is None:
@@ -295,15 +316,21 @@ def bearer_flow(
 
 
 def token_flow(
-    core: RequestCore, tokens: TokenCache, deadline: Deadline, quota: Quota | None = None
+    core: RequestCore,
+    tokens: TokenCache,
+    deadline: Deadline,
+    quota: Quota | None = None,
+    booked: Booked | None = None,
 ) -> Flow[tuple[str, int]]:
-    """The cached token, or a new one fetched and stored; run it under the driver's lock."""
+    """The cached token, or a new one fetched and stored (its request the ``booked`` one, if
+    not sent yet); run it under the driver's lock."""
     held = tokens.current()
     if held is not None:
         return held
     received_at = tokens.clock()
     call = core.token_call()
-    token = core.decode(call, (yield from send_flow(core, call, deadline=deadline, quota=quota)))
+    sent = yield from send_flow(core, call, deadline=deadline, quota=quota, booked=booked)
+    token = core.decode(call, sent)
     if not header_safe(token.access_token):  # h11 would refuse it, quoting it in its error
         raise APIResponseValidationError(
             f"{_where(core, call)}: the service issued an access token that cannot be sent "
@@ -323,11 +350,13 @@ def send_flow(
     deadline: Deadline | None = None,
     pass_401: bool = False,
     quota: Quota | None = None,
+    booked: Booked | None = None,
 ) -> Flow[httpx.Response]:
     """Send with retries by ``deadline``; return a 2xx response (or a 401 when asked) or raise.
 
     Without ``deadline`` the call gets the configured timeout from now. With ``quota``
-    each request takes a call from the budget and each answer updates it.
+    each request takes a call from the budget (the first, if ``booked`` still, as the one
+    booked; ``_take_flow``) and each answer updates it.
     """
     if deadline is None:
         deadline = Deadline(call_seconds(core.config.timeout))
@@ -336,7 +365,9 @@ def send_flow(
     while True:
         if deadline.expired:
             raise deadline.error(_where(core, call))
-        number = 0 if quota is None else (yield from _take_flow(core, quota, call, deadline))
+        number = (
+            0 if quota is None else (yield from _take_flow(core, quota, call, deadline, booked))
+        )
         attempt += 1
         timeout = deadline.clamp(core.config.timeout)
         request = core.build(call, bearer=bearer, timeout=timeout)
@@ -373,12 +404,18 @@ def send_flow(
         yield Sleep(delay)
 
 
-def _take_flow(core: RequestCore, quota: Quota, call: Call[Any], deadline: Deadline) -> Flow[int]:
-    """Take one call from the budget, waiting for a reset within ``max_wait`` and the deadline;
-    returns the call's number."""
+def _take_flow(
+    core: RequestCore, quota: Quota, call: Call[Any], deadline: Deadline, booked: Booked | None
+) -> Flow[int]:
+    """Take one call from the budget (the ``booked`` one, once), waiting for a reset within
+    ``max_wait`` and the deadline; returns the call's number. A paced request not booked
+    that the share has no room for waits as for a spent window."""
     while True:
-        wait, number = quota.take()
+        first = booked is not None and booked.first
+        wait, number = quota.take(booked=first)
         if wait <= 0:
+            if booked is not None:
+                booked.first = False
             return number
         left = deadline.remaining()
         if quota.pacing and (wait > quota.max_wait or (left is not None and wait > left)):

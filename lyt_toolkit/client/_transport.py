@@ -34,6 +34,7 @@ from ._core import Call, RequestCore
 from ._deadline import Deadline
 from ._flow import (
     Bearer,
+    Booked,
     Close,
     Done,
     Flow,
@@ -224,8 +225,11 @@ class SyncTransport(_Driver):
         """Send ``call`` with its family's credentials and return its decoded answer."""
         return self.run(request_flow(self.core, self.tokens, call, self.quota, self.recorder))
 
-    def bearer(self, deadline: Deadline, stops: tuple[Cause, ...] = ()) -> tuple[str, int]:
-        """A valid token for ``/v2``; one thread fetches while the others wait for it."""
+    def bearer(
+        self, deadline: Deadline, stops: tuple[Cause, ...] = (), booked: Booked | None = None
+    ) -> tuple[str, int]:
+        """A valid token for ``/v2``; one thread fetches while the others wait for it (its
+        request the ``booked`` one of its call, if not sent yet)."""
         held = self.tokens.current()
         if held is not None:
             return held
@@ -233,7 +237,8 @@ class SyncTransport(_Driver):
         if not self._token_lock.acquire(timeout=-1 if left is None else left):
             raise deadline.error("waiting for the token another thread requests")
         try:
-            return self._drive(token_flow(self.core, self.tokens, deadline, self.quota), stops)
+            flow = token_flow(self.core, self.tokens, deadline, self.quota, booked)
+            return self._drive(flow, stops)
         finally:
             self._token_lock.release()
 
@@ -267,7 +272,7 @@ class SyncTransport(_Driver):
             step.response.close()
         elif isinstance(step, Bearer):
             try:
-                return self.bearer(step.deadline, stops)
+                return self.bearer(step.deadline, stops, step.booked)
             except WindowSpent as spent:  # the flow waits for the window, the lock released
                 return Raised(spent)
         return None
@@ -342,8 +347,11 @@ class AsyncTransport(_Driver):
             lock = self._token_locks[loop_id]
         return lock
 
-    async def bearer(self, deadline: Deadline, stops: tuple[Cause, ...] = ()) -> tuple[str, int]:
-        """A valid token for ``/v2``; one task fetches while the others await it."""
+    async def bearer(
+        self, deadline: Deadline, stops: tuple[Cause, ...] = (), booked: Booked | None = None
+    ) -> tuple[str, int]:
+        """A valid token for ``/v2``; one task fetches while the others await it (as
+        ``SyncTransport.bearer``)."""
         held = self.tokens.current()
         if held is not None:
             return held
@@ -353,7 +361,7 @@ class AsyncTransport(_Driver):
         except TimeoutError:
             raise deadline.error("waiting for the token another task requests") from None
         try:
-            flow = token_flow(self.core, self.tokens, deadline, self.quota)
+            flow = token_flow(self.core, self.tokens, deadline, self.quota, booked)
             return await self._drive(flow, stops)
         finally:
             lock.release()
@@ -392,7 +400,7 @@ class AsyncTransport(_Driver):
             await step.response.aclose()
         elif isinstance(step, Bearer):
             try:
-                return await self.bearer(step.deadline, stops)
+                return await self.bearer(step.deadline, stops, step.booked)
             except WindowSpent as spent:  # the flow waits for the window, the lock released
                 return Raised(spent)
         return None

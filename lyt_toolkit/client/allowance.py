@@ -39,7 +39,11 @@ sent in it, the next call waits for the window to reset (``Quota.ready``) instea
 sent: other traffic slows a paced work, and never stops it nor takes the window beyond the
 work's share of what that traffic left. Calls are booked as they are let start, so
 concurrent calls never take the window beyond its share; a call already let start when the
-share shrinks still goes (at most the work's concurrency, the bound ``others`` errs by).
+share shrinks still goes (at most the work's concurrency, the bound ``others`` errs by). A
+call's first request is the one booked; any other it sends (a retry, the token request and
+the call again after a 401) goes only while the share holds it beside the calls booked
+(``fits``), else the call waits for the reset and is sent again in the next window, as a
+call finding the window spent does.
 
 A new window may count calls the work sent before it began: those still in flight as it
 begins (the service counts a call when it receives it), and the one whose answer told of it.
@@ -341,19 +345,24 @@ class Allowance:
         *,
         reported: int | None,
         in_flight: Collection[int] = (),
-    ) -> None:
-        """Before the client's next call goes out, with ``remaining`` calls left in the
+        booked: bool = True,
+    ) -> bool:
+        """Before the client's next request goes out, with ``remaining`` calls left in the
         ``window``-th window the client has seen (the ``reported`` count less the calls
         ``in_flight``, by number): follow the window (``track``) and raise ``AllowanceSpent``
-        when the call would go beyond the allowance (a paced allowance never refuses here:
-        ``Quota.ready`` holds its calls back, and this call was booked when it was let
-        start)."""
+        when the request would go beyond the allowance. A paced allowance refuses nothing
+        here: a call's first request was ``booked`` when ``Quota.ready`` let it start, and
+        any other (a retry, the token request after a 401) goes only when it ``fits``; False
+        when it does not (it waits for the reset, ``Quota.take``)."""
         self.track(remaining, window, reported=reported, in_flight=in_flight)
         if self.paced:
+            if not booked:
+                return self.fits()
             self.booked = max(0, self.booked - 1)
-            return
+            return True
         if self.calls is not None and self.spent >= self.calls:
             raise AllowanceSpent(self)
+        return True
 
     def track(
         self,
@@ -444,13 +453,17 @@ class Allowance:
             self.window_end, self.window_limit, self.in_window, self.window_left, self.window_here
         )
 
+    def fits(self) -> bool:
+        """Paced: whether one more call fits this window's share, or the ``presumed`` one's,
+        beside the calls let start and not sent yet (``booked``)."""
+        if self.calls is not None:
+            return self.in_window + self.booked < self.calls
+        left = self.left
+        return left is None or self.booked < left
+
     def may_start(self) -> bool:
-        """Paced: whether one more call fits this window's share, or the ``presumed`` one's
-        (booking it when it does)."""
-        if self.calls is not None and self.in_window + self.booked >= self.calls:
-            return False
-        left = self.left if self.calls is None else None
-        if left is not None and self.booked >= left:
+        """Paced: whether one more call ``fits`` (booking it when it does)."""
+        if not self.fits():
             return False
         self.booked += 1
         return True

@@ -340,11 +340,14 @@ class Quota:
                 for held in self._allowances:
                     held.track(left, self._windows, reported=reported, in_flight=in_flight)
 
-    def take(self) -> tuple[float, int]:
-        """Count one call about to be sent: ``(0, its number)`` (for ``observe``), or the
-        seconds until the window resets when the budget is known to be spent (nothing
-        counted) and 0. ``AllowanceSpent`` when the call would go beyond an allowance held
-        (``allowance``): nothing is counted and the call is not sent."""
+    def take(self, *, booked: bool = True) -> tuple[float, int]:
+        """Count one request about to be sent: ``(0, its number)`` (for ``observe``), or the
+        seconds until the window resets (nothing counted) and 0 when the budget is known to be
+        spent, or when a paced allowance's share has no room for a request not ``booked``
+        (``ready`` books the call it lets start; ``booked=False``: another request of that
+        call, a retry or the token request after a 401). ``AllowanceSpent`` when the request
+        would go beyond an allowance held (``allowance``), or a paced share with no reset
+        known: nothing is counted and it is not sent."""
         with self._lock:
             self._refuse_past_cycle()
             wait = self._spent_for()
@@ -352,8 +355,19 @@ class Quota:
                 return wait, 0
             if self._allowances:
                 left, reported = self._counts()
-                for held in self._allowances:
-                    held.admit(left, self._windows, reported=reported, in_flight=self._in_flight)
+                full = [
+                    held
+                    for held in self._allowances
+                    if not held.admit(
+                        left,
+                        self._windows,
+                        reported=reported,
+                        in_flight=self._in_flight,
+                        booked=booked,
+                    )
+                ]
+                if full:
+                    return self._share_wait(full), 0
             self._used += 1
             self._numbered += 1
             self._in_flight.add(self._numbered)
@@ -390,13 +404,7 @@ class Quota:
                 for held in paced:
                     if held not in full and held.booked:
                         held.booked -= 1
-                until = None if self._reset is None else self._reset - self._clock()
-                if until is None:  # a window its last run was in, presumed not over
-                    presumed = [held.presumed_wait() for held in full]
-                    until = max((w for w in presumed if w is not None), default=None)
-                if until is not None and until > 0:
-                    return until, True
-                raise AllowanceSpent(full[0])  # no reset known: the share cannot be paced
+                return self._share_wait(full), True
             if self.rate is not None:
                 now = self._clock()
                 if now < self._next_start:
@@ -405,6 +413,18 @@ class Quota:
                     return self._next_start - now, False
                 self._next_start = now + self.rate.interval
             return 0.0, False
+
+    def _share_wait(self, full: list[Allowance]) -> float:
+        """Seconds until the window whose paced shares ``full`` are spent resets (before an
+        answer named it: until the window their last run was in ends, ``presumed``);
+        ``AllowanceSpent`` when no reset is known: the share cannot be paced."""
+        until = None if self._reset is None else self._reset - self._clock()
+        if until is None:  # a window its last run was in, presumed not over
+            presumed = [held.presumed_wait() for held in full]
+            until = max((w for w in presumed if w is not None), default=None)
+        if until is not None and until > 0:
+            return until
+        raise AllowanceSpent(full[0])
 
     def _note_cycle(self, kind: str | None, sent: int) -> None:
         """Follow the billing cycle's reminder: an answer carrying it marks the cycle spent;

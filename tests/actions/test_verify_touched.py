@@ -4,13 +4,16 @@ sandbox as production, each plan rehearsed on its pull, applied, then verified."
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from interrupting import quiet_then_closed, window_used
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions.verify_touched import touched_reads
 from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.errors import BudgetExceededError
+from lyt_toolkit.client.allowance import PacingEnded
+from lyt_toolkit.errors import BudgetExceededError, StoppedError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
@@ -126,3 +129,38 @@ def test_a_verification_beyond_the_windows_share_paced_reads_the_share_of_each_w
     assert window["resets_at"] == "2026-01-15T12:02:00.000Z"  # the next minute's window
     first, second = window["cycle_used"] - window["used"], window["used"]
     assert (first, second) == (1 + 1, needed - 1)
+
+
+def test_a_paced_verification_run_again_with_the_plans_log_counts_its_first_run(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """Paced with the plan's log, a verification run again in the window counts what the
+    first run read against the same share: of 3n + 1 calls left, a share of (3n + 1) // 2, the
+    first run's n reads and the second's first reads fill it and the second waits for the
+    reset (without the log it would take half of the 2n + 1 left, n, and go whole)."""
+    log = tmp_path / "plan.log.jsonl"
+    fresh.set_plan("unlimited")
+    with make_client(fresh) as client:
+        before = pull(client)
+        plan = actions.delete_tier_structures(["lts_c0ffee0006", "lts_c0ffee0003"])
+        rehearsal = plan.rehearse(before, progress=False)
+        results = plan.execute(client, log=log, progress=False)
+        needed = actions.verify_touched_cost(rehearsal, client).needed
+        assert needed >= 2
+        fresh.set_plan(f"{3 * needed + 2}/hour")
+        client.programs.list(limit=1)  # learns the budget: 3n + 1 left
+        share = (3 * needed + 1) // 2
+        first = actions.verify_touched(rehearsal, client, results=results, paced=True, log=log)
+        assert first.ok, first.problems
+        assert window_used(fresh) == 1 + needed
+        ended: list[BaseException] = []
+
+        def again() -> None:
+            try:
+                actions.verify_touched(rehearsal, client, results=results, paced=True, log=log)
+            except Exception as exc:  # closed while it waits for the reset
+                ended.append(exc)
+
+        used = quiet_then_closed(fresh, client, again, 1 + share, quiet=1.5)
+    assert used == window_used(fresh) == 1 + share
+    assert len(ended) == 1 and isinstance(ended[0], StoppedError | PacingEnded), ended

@@ -5,11 +5,10 @@ waits out its ``Retry-After`` before sending the call again."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import pytest
-from interrupting import until_quiet, window_used
+from interrupting import quiet_then_closed, window_used
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client.allowance import AllowanceSpent
@@ -80,7 +79,7 @@ def test_a_paced_work_waits_out_429s_of_no_budget_beyond_its_retries_and_keeps_i
                 held.append(allowance.calls)
                 held.append(len(allowance.windows))
 
-        used = _quiet_then_closed(fresh, client, paced, 2 + 9, quiet=2.5)
+        used = quiet_then_closed(fresh, client, paced, 2 + 9, quiet=2.5)
         assert used == window_used(fresh) == 2 + 9  # its share, the 429s within it
         assert client.quota.calls_used == used  # every call sent was counted by the sandbox
         assert client.quota.refusals > 0
@@ -105,24 +104,6 @@ def test_a_paced_call_refused_by_a_429_of_no_budget_waits_its_retry_after_not_re
                 except StoppedError as exc:  # closed while it waits out the 429
                     ended.append(exc)
 
-        used = _quiet_then_closed(fresh, client, paced, 2 + 1, quiet=1.5)
+        used = quiet_then_closed(fresh, client, paced, 2 + 1, quiet=1.5)
         assert used == window_used(fresh) == 2 + 1  # the one call, refused, not sent again
         assert len(ended) == 1
-
-
-def _quiet_then_closed(
-    sb: Sandbox, client: LoyaltyClient, paced: Callable[[], None], calls: int, *, quiet: float
-) -> int:
-    """``paced`` run in a thread until ``sb`` has counted ``calls`` and stays quiet, then the
-    faults cleared and ``client`` closed (ending its wait) and the thread joined: the calls
-    ``sb`` counted."""
-    work = threading.Thread(target=paced)
-    work.start()
-    try:
-        used = until_quiet(sb, calls, work.is_alive, quiet=quiet)
-    finally:
-        sb.clear_faults()
-        client.close()
-        work.join(10)
-    assert not work.is_alive()
-    return used

@@ -1,0 +1,109 @@
+"""A paced work's share of the window holds every request it sends, over real HTTP: a retry
+after a 503, and the token request and the call again after a 401, go only while the share
+holds them; beyond it the call waits for the reset, and the window never counts more than the
+share."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from interrupting import quiet_then_closed, window_used
+
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.client.config import RetryConfig
+from lyt_toolkit.errors import ServerError, StoppedError, UnauthorizedError
+from lyt_toolkit.sandbox import Sandbox
+
+THREE_TRIES = RetryConfig(max_attempts=3, backoff_base=0.01, backoff_max=0.05, total_timeout=20)
+
+
+def _paced_until_closed(
+    client: LoyaltyClient, ended: list[BaseException], failed: type[Exception]
+) -> Callable[[], None]:
+    """A paced work at half of the window calling on until ``client`` is closed while it
+    waits for the reset (the ``StoppedError`` kept in ``ended``), each call's ``failed``
+    error passed over."""
+
+    def paced() -> None:
+        with client.quota.allowance(0.5, paced=True):
+            for _ in range(100):
+                try:
+                    client.programs.list(limit=1)
+                except failed:
+                    continue
+                except StoppedError as exc:
+                    ended.append(exc)
+                    return
+
+    return paced
+
+
+def test_a_paced_calls_retries_stay_within_its_share(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """Every call answered 503, three tries each: the share's tenth call goes, its retry
+    would be an eleventh and waits for the reset instead."""
+    fresh.set_plan("22/hour")
+    with make_client(fresh, retry=THREE_TRIES) as client:
+        client.programs.list(limit=1)  # a token, then the call: 20 left, half of it 10
+        fresh.set_faults(unavailable=1.0, retry_after=0, seed=1)
+        ended: list[BaseException] = []
+        used = quiet_then_closed(
+            fresh, client, _paced_until_closed(client, ended, ServerError), 2 + 10, quiet=1.5
+        )
+        assert used == window_used(fresh) == 2 + 10  # 3 + 3 + 3 + 1: none beyond the share
+        assert client.quota.calls_used == used and len(ended) == 1
+
+
+def test_a_paced_calls_token_request_after_a_401_stays_within_its_share(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """A token whose scope the calls refuse: each call is sent, refused 401, its token
+    requested anew and sent again (three requests); the share's tenth request is a call's
+    first, and its token request waits for the reset instead."""
+    fresh.set_plan("21/hour")
+    with make_client(fresh, scopes=["customers"], retry=THREE_TRIES) as client:
+        client.fetch_token()  # 20 left, half of it 10
+        ended: list[BaseException] = []
+        used = quiet_then_closed(
+            fresh, client, _paced_until_closed(client, ended, UnauthorizedError), 1 + 10, quiet=1.5
+        )
+        assert used == window_used(fresh) == 1 + 10  # 3 + 3 + 3 + 1: none beyond the share
+        assert client.quota.calls_used == used and len(ended) == 1
+
+
+def test_concurrent_paced_calls_retried_at_the_edge_stay_within_the_share(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """Eight threads of one paced work, half of their calls answered 503: the retries of
+    the calls let start at the share's edge do not take the window beyond it."""
+    fresh.set_plan("62/hour")
+    with make_client(fresh, retry=THREE_TRIES) as client:
+        client.programs.list(limit=1)  # a token, then the call: 60 left, half of it 30
+        fresh.set_faults(unavailable=0.5, retry_after=0, seed=3)
+        ended: list[BaseException] = []
+        stopped = threading.Event()
+
+        def thread() -> None:
+            while not stopped.is_set():
+                try:
+                    client.programs.list(limit=1)
+                except ServerError:
+                    continue
+                except StoppedError as exc:
+                    ended.append(exc)
+                    return
+
+        def paced() -> None:
+            with client.quota.allowance(0.5, paced=True):
+                threads = [threading.Thread(target=thread) for _ in range(8)]
+                for each in threads:
+                    each.start()
+                for each in threads:
+                    each.join()
+
+        used = quiet_then_closed(fresh, client, paced, 2 + 30, quiet=1.5)
+        stopped.set()
+        assert used == window_used(fresh) == 2 + 30
+        assert len(ended) == 8
