@@ -42,10 +42,15 @@ lists reference but do not hold, and those only its cards and buckets reference 
 
 
 def wanted_kinds(kinds: Iterable[str] | None) -> frozenset[str]:
-    """The frame names asked for (every one for None); ``ValueError`` naming an unknown one,
-    or none at all."""
+    """The frame names asked for: every one for None, one for a text (``"rewards"``), else
+    those listed; ``ValueError`` naming an unknown one, or none at all."""
     if kinds is None:
         return frozenset(FRAME_NAMES)
+    if isinstance(kinds, str) and kinds not in FRAME_NAMES:
+        raise ValueError(
+            f"kinds: unknown {kinds!r}; give one frame name as text or several as a list"
+            f" (kinds=['rewards', 'benefits']); known: {', '.join(FRAME_NAMES)}"
+        )
     asked = [kinds] if isinstance(kinds, str) else list(kinds)
     if not asked:  # a pull of nothing would still spend a call on its token
         raise ValueError(
