@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .._text import counted
+from ..client.budget_read import learn_budget
 from ..errors import BudgetExceededError, share_of
 from ..snapshot.cost import budget_text
 from .items import Runnable
@@ -98,17 +99,6 @@ class PlanCost:
             share=self.share,
             paced=paced,
         )
-
-
-def learn_budget(client: LoyaltyClient) -> bool:
-    """Learn the budget when ``client`` does not know it, before a plan is set against it:
-    a client that has sent nothing yet fetches its token now (the plan's calls need it
-    anyway), and the answer carries the limit headers. A service that sends none leaves the
-    budget unknown, and nothing is refused for it. True when the token request was sent."""
-    if client.quota.remaining is not None or client.holds_token:
-        return False
-    client.fetch_token()
-    return True
 
 
 def budgeted(cost: Callable[[], PlanCost], client: LoyaltyClient) -> PlanCost:

@@ -77,6 +77,7 @@ __all__ = [
     "Verification",
     "rehearse",
     "rehearse_run",
+    "sampled_refusal",
 ]
 
 REHEARSAL_SEED = 0
@@ -319,7 +320,7 @@ def rehearse_run(
             "snapshot: expected a ProgramSnapshot or the folder its to_csv wrote,"
             f" not {type(snapshot).__name__}"
         )
-    needed = frozenset().union(*(plan.rehearsal_kinds for plan in plans))
+    needed = _needed(plans)
     lacking = sorted(needed - snapshot.kinds)
     if lacking:
         raise ValueError(
@@ -328,7 +329,7 @@ def rehearse_run(
             f"{sorted(needed | snapshot.kinds)}, or every kind"
         )
     if snapshot.sample is not None:
-        raise ValueError(_sampled_refusal(action, snapshot, needed))
+        raise ValueError(sampled_refusal(action, snapshot, plans))
     # The declared exception (pyproject.toml): a rehearsal is a sandbox. Imported here, so
     # importing the actions never loads the sandbox's server.
     from ..sandbox.server import Sandbox
@@ -357,9 +358,15 @@ def rehearse_run(
     return Rehearsal(action, snapshot, after, results, calls)
 
 
-def _sampled_refusal(action: str, snapshot: ProgramSnapshot, needed: frozenset[str]) -> str:
+def _needed(plans: Sequence[Rehearsed]) -> frozenset[str]:
+    """The kinds a rehearsal of ``plans`` needs the snapshot to hold."""
+    return frozenset().union(*(plan.rehearsal_kinds for plan in plans))
+
+
+def sampled_refusal(action: str, snapshot: ProgramSnapshot, plans: Sequence[Rehearsed]) -> str:
     """Why a sampled ``snapshot`` cannot be rehearsed on, and the pull that can be: the kinds
-    the plans need, or, when they need the members' cards, every member paced."""
+    ``plans`` need, or, when they need the members' cards, every member paced."""
+    needed = _needed(plans)
     head = (
         f"snapshot: a {snapshot.sample} cannot stand for production in a rehearsal (the members"
         " outside the sample would hold no cards or pending buckets)"

@@ -5,11 +5,17 @@ from __future__ import annotations
 import dataclasses
 
 from .._progress import Progress
+from ..client import LoyaltyClient
+from ..client.budget_read import learn_budget
 from ..errors import PullBudgetError, WayForward
 from ..frames.registry import FRAME_NAMES
+from ..snapshot.again import again_calls
+from ..snapshot.cost import tree_depth
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.diff import MEMBER_KINDS
 from ..snapshot.model import ProgramSnapshot
+from ..snapshot.references import read_by_id
+from .budget import PullBudget
 from .pull import ClientSource
 
 __all__ = ["pull_live"]
@@ -26,6 +32,8 @@ def pull_live(
 
     A sampled snapshot's cards and pending buckets cannot be compared, so they are not
     pulled again (no member is read one by one); a ``ValueError`` when nothing else is left.
+    A ``LoyaltyClient`` whose share cannot hold the lists and member reads the snapshot
+    shows is refused after its token request alone (``_refused_by_base``).
     """
     kinds = set(snapshot.kinds)
     if snapshot.sample is not None:
@@ -37,6 +45,10 @@ def pull_live(
                 "program whole (ProgramSnapshot.pull without sample=) to follow them"
             )
     partial = kinds != set(FRAME_NAMES)
+    if isinstance(client, LoyaltyClient):
+        refused = _refused_by_base(snapshot, client, frozenset(kinds), budget_share)
+        if refused is not None:
+            raise _for_drift(refused)
     try:
         return ProgramSnapshot.pull(
             client,
@@ -46,6 +58,42 @@ def pull_live(
         )
     except PullBudgetError as refused:
         raise _for_drift(refused) from None
+
+
+def _refused_by_base(
+    snapshot: ProgramSnapshot, client: LoyaltyClient, kinds: frozenset[str], share: float
+) -> PullBudgetError | None:
+    """The pull's refusal before its member reads, sent before any call but the token
+    request that tells the budget, when the lists and the member reads of ``snapshot`` (a
+    whole one: one read per member it holds; the bucket lists left out) cannot fit in
+    ``share`` of the window; None when they may (or the budget stays unknown)."""
+    if snapshot.sample is not None or tree_depth(kinds) < 3:
+        return None
+    listed = kinds - set(MEMBER_KINDS)
+    lists = again_calls(dataclasses.replace(snapshot, kinds=listed, calls=None))
+    by_id, reads = len(read_by_id(snapshot, listed)), len(snapshot.members)
+    quota = client.quota
+    with quota.allowance(share) as allowance:
+        learn_budget(client)
+        left = allowance.left
+        rest = lists - client.holds_token  # the lists still to walk, the token held now
+        if left is None or rest + reads <= left:
+            return None
+        budget = PullBudget(allowance, quota, kinds)
+        budget.stage, budget.lists_calls, budget.by_id = "member reads", lists - by_id, by_id
+        ways = budget.refusal(rest + reads, members=reads).ways
+        return PullBudgetError(
+            "member reads",
+            needed=reads + by_id,
+            remaining=max(0, left - (rest - by_id)),
+            share=allowance.share,
+            window_left=allowance.window_left,
+            sent=allowance.spent,
+            ways=ways,
+            limit=quota.limit,
+            resets_at=quota.resets_at,
+            others=allowance.others,
+        )
 
 
 def _for_drift(refused: PullBudgetError) -> PullBudgetError:

@@ -36,12 +36,21 @@ __all__ = ["TREE", "PullCalls", "PullEstimate", "budget_text", "pages", "wanted_
 TREE = ("programs", "members", "cards", "pending_buckets")
 """The member tree's kinds, each needing the ones before it."""
 
+LOW_BOUNDS = frozenset({"card_definitions_by_id"})
+"""The parts that, when a bound, are a lower one: the pull reads every card definition the
+lists reference but do not hold, and those only its cards and buckets reference besides."""
+
 
 def wanted_kinds(kinds: Iterable[str] | None) -> frozenset[str]:
-    """The frame names asked for (every one for None); ``ValueError`` naming an unknown one,
-    or none at all."""
+    """The frame names asked for: every one for None, one for a text (``"rewards"``), else
+    those listed; ``ValueError`` naming an unknown one, or none at all."""
     if kinds is None:
         return frozenset(FRAME_NAMES)
+    if isinstance(kinds, str) and kinds not in FRAME_NAMES:
+        raise ValueError(
+            f"kinds: unknown {kinds!r}; give one frame name as text or several as a list"
+            f" (kinds=['rewards', 'benefits']); known: {', '.join(FRAME_NAMES)}"
+        )
     asked = [kinds] if isinstance(kinds, str) else list(kinds)
     if not asked:  # a pull of nothing would still spend a call on its token
         raise ValueError(
@@ -99,16 +108,16 @@ class PullEstimate:
     """Calls a pull of ``kinds`` will make, per part, and the calls counting them took.
 
     ``parts`` maps a part (``token``, ``rewards``, ..., ``pending_buckets``) to its calls;
-    ``bounds`` names the parts counted as an upper bound (the bucket lists, and the card
-    definitions read by ID once cards are read; see the module's notes), the others are
-    exact; ``exact`` is True when none is a bound. ``complete`` is False when even the lists
-    did not fit in the estimate's share of the budget: it stopped there and ``parts`` holds
-    what it counted. ``spent`` is what the estimate itself sent; ``remaining``/``limit``/
-    ``resets_at`` the budget the client read after it; ``share`` the share of the window a
-    pull keeps to and ``allowed`` the calls that share held at the estimate's end (None
-    while the budget is unknown), of what the window held for it: the calls it had when the
-    estimate began less ``others``, those the project's other traffic spent meanwhile (at
-    least).
+    ``bounds`` names the parts that are not exact: the bucket lists, an upper bound, and the
+    card definitions read by ID once cards are read, a lower bound (cards and buckets may
+    reference more; see the module's notes); ``exact`` is True when none is a bound.
+    ``complete`` is False when even the lists did not fit in the estimate's share of the
+    budget: it stopped there and ``parts`` holds what it counted. ``spent`` is what the
+    estimate itself sent; ``remaining``/``limit``/``resets_at`` the budget the client read
+    after it; ``share`` the share of the window a pull keeps to and ``allowed`` the calls
+    that share held at the estimate's end (None while the budget is unknown), of what the
+    window held for it: the calls it had when the estimate began less ``others``, those the
+    project's other traffic spent meanwhile (at least).
     """
 
     kinds: frozenset[str]
@@ -135,8 +144,10 @@ class PullEstimate:
 
     @property
     def at_least(self) -> int:
-        """Calls the pull will make at least: the exact parts."""
-        return sum(n for part, n in self.parts.items() if part not in self.bounds)
+        """Calls the pull will make at least: the parts that are exact or a lower bound."""
+        return sum(
+            n for part, n in self.parts.items() if part not in self.bounds or part in LOW_BOUNDS
+        )
 
     @property
     def fits(self) -> bool | None:

@@ -308,7 +308,8 @@ class ProgramSnapshot:
         sample: SampleSource = None,
         checkpoint: str | os.PathLike[str] | None = None,
     ) -> ProgramSnapshot:
-        """Pull everything, or only the frames named in ``kinds``, blocking until done.
+        """Pull everything, or only the frames named in ``kinds`` (a list of frame names, or
+        one name as text), blocking until done.
 
         ``client`` may be a ``LoyaltyClient`` (its calls go through it: its pool, proxies,
         ``rate=`` and ``quota``), an ``AsyncLoyaltyClient`` (one is built from its

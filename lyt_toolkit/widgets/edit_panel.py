@@ -24,11 +24,13 @@ from ipydatagrid import DataGrid
 from .. import actions
 from .._text import counted
 from ..actions.cost import PlanCost, budgeted
+from ..actions.rehearsal import sampled_refusal
 from ..errors import BudgetExceededError, PullBudgetError, share_of
 from ..frames.parse import ValueRefused, typed_column, typed_value
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.again import again_calls, again_sample
+from ..snapshot.cost import budget_text
 from ..snapshot.defaults import checked_concurrency
 from ._messages import State, describe_error, status_html
 from ._plan_panel import PlanPanel, cost_html, refusal
@@ -304,7 +306,7 @@ class EditPanel(PlanPanel):
         self.enable(self.add_button, True)
         self.enable(self.delete_button, True)
         self.enable(self.plan_button, True)
-        self.enable(self.rehearse_button, planned)
+        self.enable(self.rehearse_button, planned and self.snapshot.sample is None)
         self.enable(self.apply_button, sendable and self.client is not None)
         self.kind_select.disabled = self.busy
         self.grid.editable = not self.busy
@@ -318,9 +320,16 @@ class EditPanel(PlanPanel):
 
     def rehearse(self) -> bool:
         """Run the plan on a sandbox started from the snapshot in the background; its
-        diff shows. Nothing is sent to the client's service."""
-        if self.plan is None:
+        diff shows. Nothing is sent to the client's service. Refused for a sampled snapshot
+        (Rehearse is then disabled): a sample cannot stand for the whole program."""
+        plan = self.plan
+        if plan is None:
             self.show_error("Plan first: Rehearse runs the current plan.")
+            return False
+        if self.snapshot.sample is not None:  # refused before a sandbox is started
+            self.show_error(
+                "Rehearse is off: " + sampled_refusal("the plan", self.snapshot, plan.parts)
+            )
             return False
         return self._start("Rehearsing on a sandbox started from the snapshot", self._rehearse)
 
@@ -414,8 +423,8 @@ class EditPanel(PlanPanel):
         self.summary.value = f"<b>{html.escape(plan.summary())}</b>"
         self.changes_table.show(plan.changes, "<b>Changes</b>")
         self.unsupported_table.show(plan.unsupported, "<b>Changes the service cannot make</b>")
-        if self.client is not None:
-            cost = self._apply_cost(plan)
+        if self.client is not None:  # the budget read first when the client knows none
+            cost = budgeted(lambda: self._apply_cost(plan), self.client)
             note = f" (with {self._again_calls()} of the pull again after the apply"
             if _beyond_any_window(self._again_calls(), cost):
                 note += (
@@ -469,6 +478,7 @@ class EditPanel(PlanPanel):
         again = self._again_cost()
         if not again.fits:  # other traffic spent the window meanwhile: nothing is pulled
             self._unpulled = applied
+            self._show_budget_left()
             verified = self._verify_touched(applied)
             self.status.value = status_html(
                 f"Applied: {summary}; the service was not pulled again: that needs"
@@ -482,6 +492,7 @@ class EditPanel(PlanPanel):
             after = self._pull_again()
         except Exception as exc:  # the writes are done: say so, not that the apply stopped
             self._unpulled = applied
+            self._show_budget_left()
             self.verification = None
             self.verification_table.clear()
             self.status.value = status_html(
@@ -554,6 +565,15 @@ class EditPanel(PlanPanel):
             raise
         self._refused_at = 0
         return after
+
+    def _show_budget_left(self) -> None:
+        """The calls line once an Apply's writes (and pull again) are sent: the budget the
+        client read last, in place of the sent plan's cost."""
+        client = self.client
+        assert client is not None  # only after an Apply
+        quota = client.quota
+        left = budget_text(quota.remaining, quota.limit, quota.resets_at)
+        self.budget.value = html.escape(f"after the apply: {left}")
 
     def _again_calls(self) -> int:
         """The calls of the pull again (``again_calls``), at least what a refusal of it said."""
@@ -639,8 +659,9 @@ class EditPanel(PlanPanel):
         verified = "" if rehearsal is not None else " (not rehearsed: the results are the check)"
         shown = "the grid shows the service as pulled again"
         self.not_applied_table.clear()
+        self._show_budget_left()
         if len(kept):
-            self._plan()
+            self._plan()  # its cost line in place of the budget left
             self.not_applied_table.show(
                 kept, "<b>Not applied</b>: kept as edits on top of the pull, planned again"
             )

@@ -101,6 +101,24 @@ def test_no_kind_at_all_is_refused_before_any_call(demo: Sandbox, make_client: C
     assert demo.plan()["used"] == used
 
 
+def test_kinds_as_text_is_one_frame_name_or_refused(demo: Sandbox, make_client: ClientFor) -> None:
+    """``kinds="rewards"`` is that one kind, for the estimate and the pull alike; other text
+    (several names, a name misspelt) is refused naming ``kinds`` and saying to list them,
+    before any call."""
+    demo.set_plan("10000/hour")
+    with make_client(demo) as client:
+        estimate = ProgramSnapshot.estimate(client, kinds="rewards")
+        snapshot = ProgramSnapshot.pull(client, kinds="rewards", progress=False)
+        assert estimate.kinds == snapshot.kinds == {"rewards"} and len(snapshot.rewards) > 0
+        used = demo.plan()["used"]
+        for text in ("rewards,benefits", "rewards benefits", "reward"):
+            with pytest.raises(ValueError, match=r"^kinds: unknown '.*'; .* several as a list"):
+                ProgramSnapshot.pull(client, kinds=text, progress=False)
+            with pytest.raises(ValueError, match=r"^kinds: unknown '.*'; .* several as a list"):
+                ProgramSnapshot.estimate(client, kinds=text)
+    assert demo.plan()["used"] == used
+
+
 def test_the_estimate_says_the_budget(demo: Sandbox, make_client: ClientFor) -> None:
     demo.set_plan("500/hour")
     with make_client(demo) as client:

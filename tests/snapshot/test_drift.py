@@ -154,3 +154,34 @@ def test_a_drift_beyond_its_share_names_ways_forward_a_drift_can_take(demo: Sand
         live = eval(lists_only.how.split("; ")[0].removeprefix("in Python: live = "))
     assert live.calls is not None and live.calls.used == lists_only.calls
     assert not snapshot.diff(live)
+
+
+def test_a_drift_the_saved_members_show_beyond_its_share_sends_only_its_token(
+    demo: Sandbox, tmp_path: Path
+) -> None:
+    """A saved whole snapshot holds the member count: when its lists and one read per member
+    cannot fit the share, drift refuses after the token request alone (the budget known),
+    with the figures the pull's own refusal gives once it has walked the lists."""
+    from lyt_toolkit.snapshot import read_snapshot
+
+    pull(demo).to_parquet(tmp_path / "snap")
+    saved = read_snapshot(tmp_path / "snap")
+    demo.set_plan("20/hour")  # the lists fit in half of it, the member reads do not
+    with client_for(demo) as client, pytest.raises(PullBudgetError) as walked:
+        ProgramSnapshot.pull(client, progress=False)
+    lists = demo.plan()["used"]
+    demo.set_plan("20/hour")
+    with client_for(demo) as client, pytest.raises(PullBudgetError) as caught:
+        saved.drift(client, progress=False)
+    refusal, pulled = caught.value, walked.value
+    assert demo.plan()["used"] == refusal.sent == 1 < lists  # the token request only
+    assert (refusal.stage, refusal.needed, refusal.remaining) == (
+        pulled.stage,
+        pulled.needed,
+        pulled.remaining,
+    )
+    # The same ways at the same cost; the whole window now holds the pull too, the lists
+    # not spent first.
+    calls = {w.what: w.calls for w in pulled.ways if not w.how.startswith("sample=")}
+    assert calls.items() < {w.what: w.calls for w in refusal.ways}.items()
+    assert any(w.argument == ("budget_share", 1.0) for w in refusal.ways)

@@ -241,9 +241,30 @@ def test_an_estimate_reads_no_member_one_by_one(large: Sandbox, make_client: Cli
     assert estimate.complete and estimate.spent == LIST_CALLS == large.plan()["used"]
     assert estimate.parts["cards"] == MEMBERS  # counted from the lists, not read
     assert estimate.bounds == {"pending_buckets", "card_definitions_by_id"}
-    assert estimate.at_least == 1 + (LIST_CALLS - 1) + MEMBERS
+    assert estimate.at_least == 1 + (LIST_CALLS - 1) + 1 + MEMBERS  # one definition by ID
     assert estimate.fits is False
     assert "it does not fit in a pull's share (0.5)" in str(estimate)
+
+
+def test_the_estimate_and_the_refusal_say_the_same_least(
+    large: Sandbox, make_client: ClientFor
+) -> None:
+    """The estimate's least, the refused pull's whole-pull figure and the lists-only way's
+    figure are the calls the sandbox counts: the card definition read by ID included."""
+    large.set_plan("1000/hour")
+    with make_client(large) as client:
+        estimate = ProgramSnapshot.estimate(client)
+    large.set_plan("1000/hour")
+    with make_client(large) as client, pytest.raises(PullBudgetError) as caught:
+        ProgramSnapshot.pull(client, progress=False)
+    ways = {w.argument[0]: w for w in caught.value.ways if w.argument}
+    assert estimate.at_least == ways["checkpoint"].calls
+    large.set_plan("1000/hour")
+    with make_client(large) as client:
+        ProgramSnapshot.pull(client, progress=False, kinds=ways["kinds"].argument[1])
+    lists_only = large.plan()["used"]
+    assert ways["kinds"].calls == lists_only
+    assert estimate.at_least == lists_only + MEMBERS
 
 
 def test_an_estimate_whose_lists_do_not_fit_says_so(large: Sandbox, make_client: ClientFor) -> None:

@@ -703,6 +703,43 @@ def test_a_sampled_snapshot_is_pulled_again_as_a_sample_for_the_calls_shown(
         assert panel.snapshot.rewards.set_index("id").loc[reward, "status"] == status
 
 
+def test_a_sampled_snapshot_is_not_rehearsed_and_the_calls_line_shows_the_budget(
+    start_sandbox: Callable[..., Any],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    """On a sampled snapshot Rehearse stays disabled, and asked anyway it says why before any
+    sandbox starts (a sample cannot stand for the whole program). A client that has sent
+    nothing yet reads the budget when Plan costs the plan, and after the Apply the calls
+    line shows the budget left, not the sent plan's cost."""
+    program = generate_program(
+        members=300, rewards=12, benefits=6, card_definitions=2, tier_structures=1, seed=5
+    )
+    with start_sandbox(program, now=program["now"]) as sb:
+        sb.set_plan("1000/hour")
+        with make_client(sb) as puller:
+            ProgramSnapshot.pull(puller, progress=False, sample=20).to_parquet(tmp_path)
+        base = read_snapshot(tmp_path)
+        with make_client(sb) as client:
+            panel = EditPanel(base, client)
+            status = "DRAFT" if base.rewards["status"].iloc[0] == "ACTIVE" else "ACTIVE"
+            type_into(panel, 0, "status", status)
+            plan(panel)
+            assert "Planned: 1 change" in panel.status.value
+            assert panel.rehearse_button.disabled and not panel.apply_button.disabled
+            assert not panel.rehearse()
+            text = html.unescape(panel.status.value)
+            assert "Rehearse is off: snapshot: a stratified sample of 20 of 300 members" in text
+            assert "cannot stand for production in a rehearsal" in text and "stopped" not in text
+            left = sb.plan()["remaining"]
+            assert f"remaining this window: {left} of 1000" in panel.budget.value
+            assert "budget unknown" not in panel.budget.value
+            apply(panel)
+            assert "Applied: succeeded: 1" in panel.status.value, panel.status.value
+            left = sb.plan()["remaining"]
+            assert panel.budget.value.startswith(f"after the apply: remaining this window: {left}")
+
+
 SECOND = "lrew_c0ffee0002"
 """A second reward ACTIVE in the demo program."""
 
