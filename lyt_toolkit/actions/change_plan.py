@@ -38,7 +38,7 @@ from .edited_frames import EditError, noun, read_edited
 from .kept_reads import KeptReads, kept_path
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
-from .log import ActionLog, LogSource, log_state, refuse_foreign
+from .log import ActionLog, LogOwner, LogSource, log_state, opened_log, refuse_foreign
 from .paced import Heard, hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan
@@ -620,6 +620,7 @@ class SavedPlan:
         those its resumed apply sends (``cost(log=log)``'s): the re-read left and a read
         back of each write in doubt, then the parts' calls left. With ``client``, its budget
         learnt as ``ChangePlan.summary`` learns it."""
+        log = self._bound(log)
         if client is not None:
             learn_budget(client)
             self.cost(client, log=log)
@@ -683,6 +684,7 @@ class SavedPlan:
         ``client`` the budget it last read, ``budget_share`` of it the plan's
         (``ChangePlan.cost``), and no re-read for a plan a stale apply re-planned while the
         service shows no call of the project since its read (``apply`` sends none)."""
+        log = self._bound(log)
         needed = self._needed(log)
         if client is not None and self._read_holds(client, log):
             needed -= self._reread_calls(log)
@@ -701,6 +703,7 @@ class SavedPlan:
         progress: Progress = True,
     ) -> pd.DataFrame:
         """The plan's preview (``ChangePlan.preview``): nothing is written."""
+        log = self._bound(log)
         return self.plan.preview(client, log=log, concurrency=concurrency, progress=progress)
 
     def rehearse(
@@ -713,7 +716,9 @@ class SavedPlan:
     ) -> Rehearsal:
         """The plan's rehearsal (``ChangePlan.rehearse``); pass the base ``snapshot``: a
         plan read from its file holds none."""
-        return self.plan.rehearse(snapshot, log=log, concurrency=concurrency, progress=progress)
+        return self.plan.rehearse(
+            snapshot, log=self._bound(log), concurrency=concurrency, progress=progress
+        )
 
     # -- the file's checks -------------------------------------------------------------
 
@@ -739,7 +744,7 @@ class SavedPlan:
         token if it holds none, and the budget it last read. With the ``log`` of an
         interrupted apply, an object whose every write the log saw done is not re-read
         (``reread.left_to_read``)."""
-        return PlanCost.for_client(self._reread_calls(log), client)
+        return PlanCost.for_client(self._reread_calls(self._bound(log)), client)
 
     def _reread_calls(self, log: LogSource | None = None) -> int:
         return reread_calls(self._rereads(log), self.inputs)
@@ -749,6 +754,7 @@ class SavedPlan:
         done (see ``reread.left_to_read``; with ``client``, a foreign log is refused)."""
         if log is None:
             return list(self.touched)
+        log = self._bound(log)
         return left_to_read(self.touched, self.inputs, done_in_log(self.parts, log, client))
 
     def live_rows(
@@ -757,7 +763,7 @@ class SavedPlan:
         """(kind, key) -> the touched object's live row (``None`` when it is gone); for a
         created benefit's name, the live benefits holding it (``id``, ``name``). With the
         ``log`` of an interrupted apply, only the objects ``reread_cost(log=log)`` counts."""
-        return self._live(client, log, None)
+        return self._live(client, self._bound(log), None)
 
     def _live(
         self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None
@@ -769,11 +775,12 @@ class SavedPlan:
         """Call -> the targets the plan's own writes made: done in the ``log``, or in doubt
         there (an apply stopped while sending them) and read back done, one read each (a
         benefit's name is unique: one holding it with the plan's settings is the plan's)."""
-        return own_work(self.parts, client, log)
+        return own_work(self.parts, client, self._bound(log))
 
     def stale(self, client: LoyaltyClient, *, log: LogSource | None = None) -> list[str]:
         """Each touched object whose live row differs from the base, as ``kind key``
         (objects the plan's own writes made, ``own_work``, are not staleness)."""
+        log = self._bound(log)
         return self._stale_in(self.live_rows(client, log=log), self.own_work(client, log), client)
 
     def _stale_in(
@@ -795,7 +802,7 @@ class SavedPlan:
         longer allows is unsupported. What the plan's own writes made (``own_work`` of
         ``log``) is not re-planned: a create stays (the log settles it), any other change
         drops out."""
-        return self._refreshed(client, log, None)
+        return self._refreshed(client, self._bound(log), None)
 
     def _refreshed(
         self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None
@@ -828,6 +835,7 @@ class SavedPlan:
         if paced:
             refuse_unlogged(log)
         refuse_unreviewed(self.path, self.sha256, sha256)
+        log = self._bound(log)
         refuse_applied(self.path, self.sha256)
         self.plan._check_options(
             allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported or refresh
@@ -884,8 +892,9 @@ class SavedPlan:
         a callable or ``False`` prints nothing.
         """
         share = checked_share(budget_share)
-        # Unpaced, the share checked holds over the re-read and every part (``_within_share``).
-        with _within_share(client, share, paced) as held:
+        # Unpaced, the share checked holds over the re-read and every part (``_within_share``);
+        # the log's lines read are this plan file's runs' (``_bound``).
+        with self._bound_log(log) as log, _within_share(client, share, paced) as held:
             self.check_apply(
                 client,
                 log=log,
@@ -896,39 +905,47 @@ class SavedPlan:
                 sha256=sha256,
                 paced=paced,
             )
-            if progress is True and display() is not None:  # where a bar would show, as text
-                print(reread_line(self, client, log))
-            # (a paced apply without a log was refused above)
-            paced_reread = (
-                self._reread_paced(client, log, share, progress)
-                if paced and log is not None
-                else nullcontext()
-            )
-            try:
-                if not refresh and self._read_holds(client, log, hear=True):
-                    plan = self.plan  # the stale apply it was re-planned from read it: unchanged
-                else:
-                    kept = self._kept(log) if paced else None
-                    with paced_reread:
-                        plan = self._checked(client, log, refresh, kept)
-            except AllowanceSpent:
-                if held is None:
-                    raise
-                results = self.plan._not_sent(client, log)  # the re-read spent the share
-            else:
-                # the plan's own checks (a refreshed plan's unsupported changes), its parts
-                results = plan._checked_run(
-                    client,
-                    held,
-                    log=log,
-                    allow_destroy=allow_destroy,
-                    ignore_unsupported=ignore_unsupported,
-                    concurrency=concurrency,
-                    progress=progress,
-                    cancel=cancel,
-                    share=share,
-                    paced=paced,
+            # one writer; its owner and plan lines before its re-read keeps any read (a paced
+            # one's, ``kept_reads``): a log, and what is kept beside it, of this service's state
+            with opened_log(log) as action_log:
+                if action_log is not None:
+                    action_log.claim(LogOwner.of(client))
+                    action_log.begin_plan()
+                if progress is True and display() is not None:  # where a bar would show, as text
+                    print(reread_line(self, client, log))
+                # (a paced apply without a log was refused above)
+                paced_reread = (
+                    self._reread_paced(client, log, share, progress)
+                    if paced and log is not None
+                    else nullcontext()
                 )
+                try:
+                    if not refresh and self._read_holds(client, log, hear=True):
+                        plan = (
+                            self.plan
+                        )  # the stale apply it was re-planned from read it: unchanged
+                    else:
+                        kept = self._kept(log, client) if paced else None
+                        with paced_reread:
+                            plan = self._checked(client, log, refresh, kept)
+                except AllowanceSpent:
+                    if held is None:
+                        raise
+                    results = self.plan._not_sent(client, log)  # the re-read spent the share
+                else:
+                    # the plan's own checks (a refreshed plan's unsupported changes), its parts
+                    results = plan._checked_run(
+                        client,
+                        held,
+                        log=log,
+                        allow_destroy=allow_destroy,
+                        ignore_unsupported=ignore_unsupported,
+                        concurrency=concurrency,
+                        progress=progress,
+                        cancel=cancel,
+                        share=share,
+                        paced=paced,
+                    )
         self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         record_applied(self.path, self.sha256, results)
         return results
@@ -947,12 +964,35 @@ class SavedPlan:
             if action_log is not log:
                 action_log.close()
 
-    def _kept(self, log: LogSource | None) -> KeptReads | None:
-        """Where a paced re-read of this plan file keeps what it read (``kept_reads``)."""
+    def _bound(self, log: LogSource | None) -> LogSource | None:
+        """``log`` reading the lines of this plan file's runs only (``ActionLog.plan``): those
+        of another plan's there (one saved before at this path) are not its work."""
+        if log is None or not self.sha256:
+            return log
+        if isinstance(log, ActionLog):
+            return log if log.plan == self.sha256 else ActionLog(log.path, plan=self.sha256)
+        return ActionLog(log, plan=self.sha256)
+
+    @contextmanager
+    def _bound_log(self, log: LogSource | None) -> Iterator[LogSource | None]:
+        """``_bound(log)``, closed after the block when made here."""
+        bound = self._bound(log)
+        try:
+            yield bound
+        finally:
+            if isinstance(bound, ActionLog) and bound is not log:
+                bound.close()
+
+    def _kept(self, log: LogSource | None, client: LoyaltyClient) -> KeptReads | None:
+        """Where a paced re-read of this plan file keeps what it read from ``client``'s
+        service, project and sandbox state (``kept_reads``)."""
         if log is None or not self.sha256:
             return None
         path = log.path if isinstance(log, ActionLog) else Path(log)
-        return KeptReads(kept_path(path), self.sha256)
+        owner = LogOwner.of(client)
+        return KeptReads(
+            kept_path(path), self.sha256, owner=(owner.service, owner.project, owner.instance)
+        )
 
     def _checked(
         self, client: LoyaltyClient, log: LogSource | None, refresh: bool, kept: KeptReads | None
@@ -1025,6 +1065,7 @@ class SavedPlan:
         since that read (``quiet.quiet_since``; ``hear``: a token request first when the
         client sent no call since, else none is sent and such a client is answered no)."""
         mark: ReadMark | None = getattr(self, "_read_mark", None)
+        log = self._bound(log)
         if mark is None or (log is not None and any(done_in_log(self.parts, log).values())):
             return False
         if log is not None and any(doubtful(p, log_state(log, p.action)) for p in self.parts):

@@ -5,10 +5,13 @@ A paced apply's re-read may span windows: at 20,000 members a plan of 1,000 acti
 re-reads 1,000 cards' bucket lists, most of a professional window's share. Each read of one
 object (a card's pending buckets, a tier structure, a card definition) is appended to
 ``LOG.reread.jsonl`` as the service sent it (``ApiModel.wire``), under the sha256 of the plan
-file; the next run of that plan rebuilds those rows from it instead of reading them again
-(the listings of rewards and names, 99 and 10 a call, are read again). A re-read that ends,
-stale or not, removes the file: the next check reads afresh. A line of another plan, or one
-a kill cut short, is not read. The rows kept were read when they were: as a paced re-read's
+file and the service, project and sandbox state it was read from (``log.LogOwner``); the next
+run of that plan there rebuilds those rows from it instead of reading them again (the
+listings of rewards and names, 99 and 10 a call, are read again). A re-read that ends, stale
+or not, removes the file: the next check reads afresh. A line of another plan, of another
+service, project or sandbox state (one reset or restarted since: the log is refused there,
+and a new log at the same path must not take up what the old one kept), or one a kill cut
+short, is not read. The rows kept were read when they were: as a paced re-read's
 first rows are when its last is read, windows later.
 
 A kept read is taken up for ``KEPT_FOR`` after it was read (this machine's clock), no longer:
@@ -23,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,32 +60,43 @@ def kept_path(log: Path) -> Path:
 class KeptReads:
     """The reads of one plan's re-read (its file's ``plan`` sha256) kept at ``path``."""
 
-    def __init__(self, path: Path, plan: str, *, wall: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        path: Path,
+        plan: str,
+        *,
+        owner: Sequence[str | None] = (),
+        wall: Callable[[], float] = time.time,
+    ) -> None:
         self.path = path
         self.plan = plan
+        self.owner = list(owner)
+        """Where the reads are made: service, project, sandbox state (``LogOwner``'s)."""
         self._wall = wall
         self.held = self._load()
         """Key -> the models its read gave (a get: one, or none for an object gone)."""
 
     def _load(self) -> dict[tuple[str, ...], list[ApiModel]]:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            data = self.path.read_bytes()
         except FileNotFoundError:
             return {}
         held: dict[tuple[str, ...], list[ApiModel]] = {}
         now = self._wall()
-        for line in text.splitlines():
+        for line in data.splitlines():  # each decoded alone: a kill may cut a character
             try:
                 entry = json.loads(line)
                 key = tuple(map(str, entry["key"]))
                 if entry.get("log") != KEPT or entry.get("plan") != self.plan:
                     continue
+                if entry.get("owner", []) != self.owner:
+                    continue  # read from another service, project or sandbox state
                 if not _fresh(entry.get("at"), now):
                     continue  # read too long ago (or when, not said): read again
                 model = _MODELS[key[0]]
                 held[key] = [model.model_validate(item) for item in entry["models"]]
             except (ValueError, KeyError, TypeError, IndexError):
-                continue  # cut short by a kill, or not a kept read: read again
+                continue  # cut short by a kill (mid-character too), or not a kept read: read again
         return held
 
     def read(self, key: tuple[str, ...], read: Callable[[], list[Any]]) -> list[Any]:
@@ -90,7 +104,8 @@ class KeptReads:
         if key in self.held:
             return self.held[key]
         models = read()
-        line = {"log": KEPT, "plan": self.plan, "key": list(key), "at": self._wall()}
+        line: dict[str, object] = {"log": KEPT, "plan": self.plan, "owner": self.owner}
+        line |= {"key": list(key), "at": self._wall()}
         line["models"] = [model.wire() for model in models]
         with self.path.open("a", encoding="utf-8") as kept:
             kept.write(json.dumps(line, ensure_ascii=False) + "\n")

@@ -27,6 +27,13 @@ A log is appended to in place only: a symbolic link at its path is refused, not 
 could name any file), as are a folder, a pipe or a device (``LogFileError`` naming it); a
 pipe or a device is not read either.
 
+A saved plan's apply binds the log to its plan file: before its first line it writes a plan
+line (``PLAN``, the file's sha256) and reads, of the item lines, only those after a plan line
+of its own file (and those before any plan line: an older toolkit's, or another batch's), so
+a new plan saved at the same path (whose default log, ``PLAN.log.jsonl``, is the old one's)
+is neither skipped as done nor spared its re-read by what another plan's run did there, while
+each plan's own lines still resume it (``ActionLog(path, plan=SHA256)``).
+
 A paced run (``execute(paced=True)``) also writes window lines: what the plan's runs spent of
 the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest
 holds it), so a run resumed in that window, or the next part of a change plan, keeps to the
@@ -95,6 +102,9 @@ DONE = ("succeeded", "already_done")
 
 OWNER = "lyt-action-log/1"
 """The ``log`` key of the owner line: the service and project a log belongs to."""
+PLAN = "lyt-action-plan/1"
+"""The ``log`` key of a plan line: the item lines after it are of the run of the plan file
+whose bytes hash to its ``plan``."""
 WINDOW = "lyt-action-window/1"
 """The ``log`` key of a window line: what a paced plan's runs spent of a budget window."""
 WINDOW_OVER = "lyt-action-window-over/1"
@@ -196,8 +206,10 @@ class ActionLog:
     bodies and no credentials: only the target key, outcome and service IDs.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, plan: str | None = None) -> None:
         self.path = Path(path)
+        self.plan = plan
+        """The sha256 of the plan file whose lines this log reads (None: every line)."""
         self._lock = threading.Lock()
         self._fd: int | None = None
         self._last_window: dict[str, Any] | None = None
@@ -205,7 +217,8 @@ class ActionLog:
         self._over = False  # whether the window of the last window line is said to be over
 
     def __repr__(self) -> str:
-        return f"ActionLog({str(self.path)!r})"
+        plan = "" if self.plan is None else f", plan={self.plan!r}"
+        return f"ActionLog({str(self.path)!r}{plan})"
 
     # -- writing -----------------------------------------------------------------
 
@@ -264,6 +277,22 @@ class ActionLog:
                 fd = self._open()
                 os.write(fd, (json.dumps(line) + "\n").encode())
                 os.fsync(fd)
+
+    def begin_plan(self) -> None:
+        """Before the lines of a run of ``plan``: a plan line naming it, unless the last
+        plan line already does (the lines after it are its own)."""
+        if self.plan is None:
+            return
+        with self._lock:
+            last = None
+            for line in self._lines():
+                if line.get("log") == PLAN:
+                    last = line.get("plan")
+            if last == self.plan:
+                return
+            fd = self._open()
+            os.write(fd, (json.dumps({"log": PLAN, "plan": self.plan}) + "\n").encode())
+        os.fsync(fd)
 
     @contextmanager
     def noting(self, use: Callable[[], WindowCalls | None]) -> Iterator[Callable[[], None]]:
@@ -423,8 +452,16 @@ class ActionLog:
                     yield line
 
     def entries(self) -> list[dict[str, Any]]:
-        """Every complete item line, oldest first; unreadable (truncated) lines are skipped."""
-        return [e for e in self._lines() if "target" in e and "outcome" in e]
+        """Every complete item line, oldest first; unreadable (truncated) lines are skipped;
+        for a log of a ``plan``, those after a plan line of another plan file too."""
+        entries = []
+        of: object = None  # the plan the lines read are of (None: before any plan line)
+        for line in self._lines():
+            if line.get("log") == PLAN:
+                of = line.get("plan")
+            elif "target" in line and "outcome" in line and (of is None or self.plan in (None, of)):
+                entries.append(line)
+        return entries
 
     def state(self, action: str) -> LogState:
         """The last line and the line that saw it done (if any) of each target of ``action``."""
