@@ -921,9 +921,8 @@ class SavedPlan:
                 )
                 try:
                     if not refresh and self._read_holds(client, log, hear=True):
-                        plan = (
-                            self.plan
-                        )  # the stale apply it was re-planned from read it: unchanged
+                        # the stale apply it was re-planned from read it: unchanged since
+                        plan = self.plan
                     else:
                         kept = self._kept(log, client) if paced else None
                         with paced_reread:
