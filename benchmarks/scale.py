@@ -356,8 +356,8 @@ def _report(found: dict[str, dict[str, Any]]) -> None:
     )
     truth = sampled["truth"]["outstanding"]
     print(
-        f"  estimate          {est['spent']:7,} calls, {est['list_pages']:,} of them "
-        "list pages and the token"
+        f"  estimate          {est['spent']:7,} calls sent; it counts a pull's lists at "
+        f"{est['list_pages']:,} (list pages and the token)"
     )
     print(f"    {est['text']}")
     met = default["refused"] and default["calls"] <= est["list_pages"]
