@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -64,7 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._json_file import open_regular
+from .._json_file import open_append, open_regular
 from .._services import held_instance, local_holds, same_address
 from .._url import public_url
 from ..client.allowance import WindowCalls
@@ -125,15 +124,6 @@ _FIELDS = (
 
 _WHAT = "JSON-lines action log"
 """What a refusal says a log is."""
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_APPEND = (
-    os.O_RDWR  # not O_WRONLY, whose open of a pipe waits for a reader
-    | os.O_APPEND
-    | os.O_CREAT
-    | _NOFOLLOW
-    | getattr(os, "O_NONBLOCK", 0)  # a device's open does not wait either
-    | getattr(os, "O_BINARY", 0)
-)
 
 
 class ForeignLogError(LytError, ValueError):
@@ -141,8 +131,9 @@ class ForeignLogError(LytError, ValueError):
 
 
 class LogFileError(LytError, OSError):
-    """An action log that cannot be read or appended to: a pipe or a device in its place, a
-    folder or a symbolic link (appending), or a file that cannot be opened."""
+    """An action log (or the re-read kept beside it, ``kept_reads``) that cannot be read or
+    appended to: a pipe or a device in its place, a folder or a symbolic link (appending), or
+    a file that cannot be opened."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +216,7 @@ class ActionLog:
     def _open(self) -> int:
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = _open_for_append(self.path)
+            fd = open_append(self.path, what=_WHAT, error=LogFileError)
             # A crash may have left a half-written last line; start on a fresh one.
             if _ends_without_newline(fd):
                 os.write(fd, b"\n")
@@ -482,31 +473,6 @@ class ActionLog:
         frame["status"] = frame["status"].astype("Int64")
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
         return frame
-
-
-def _open_for_append(path: Path) -> int:
-    """``path`` opened to append to, made when missing, when it is a regular file; a
-    symbolic link in its place (never followed: ``O_NOFOLLOW`` where the platform has it), a
-    folder, a pipe or a device is ``LogFileError`` naming it."""
-    if not _NOFOLLOW and os.path.islink(path):  # the best a platform without it can do
-        raise _linked(path)
-    try:
-        fd = os.open(path, _APPEND, 0o644)
-    except OSError as exc:
-        if os.path.islink(path):  # O_NOFOLLOW refused it (ELOOP; EMLINK on FreeBSD)
-            raise _linked(path) from None
-        raise LogFileError(f"{path}: cannot be opened to append to: {exc.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise LogFileError(f"{path}: is a pipe or a device, not a {_WHAT}")
-    return fd
-
-
-def _linked(path: Path) -> LogFileError:
-    return LogFileError(
-        f"{path}: is a symbolic link; an action log is appended to only in place, never"
-        " through a link (it could name any file): give the log's own path"
-    )
 
 
 def _ends_without_newline(fd: int) -> bool:
