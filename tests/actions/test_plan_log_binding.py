@@ -226,3 +226,47 @@ def test_a_kept_re_read_larger_than_any_is_refused_unread(
     with make_client(fresh) as client, pytest.raises(LogFileError) as refused:
         ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
     assert str(refused.value) == f"{kept}: over 256 MiB; no JSON-lines kept re-read is that large"
+
+
+@pytest.mark.parametrize("unsaved", ["ChangePlan.apply", "ActionPlan.execute"])
+def test_an_unsaved_runs_lines_after_a_saved_plans_are_not_taken_for_its_own(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    client: LoyaltyClient,
+    tmp_path: Path,
+    unsaved: str,
+) -> None:
+    """A saved plan creating ``Bonus 05`` worth 50 was stopped (Ctrl-C) in its re-read; an
+    unsaved plan then created ``Bonus 05`` worth 80 with the same log. Resumed, the saved plan
+    read the unsaved run's line as its own: skipped as done, reported applied, 80 points live.
+    The unsaved run's plan line (plan null) makes them no saved plan's: it is stale."""
+    snapshot = pull(client)
+    path, log = tmp_path / "plan.json", tmp_path / "shared.log.jsonl"
+    _save_bonus(snapshot, path, 50)
+
+    def ctrl_c(request: httpx.Request) -> None:
+        if request.method == "GET":
+            raise KeyboardInterrupt  # in the re-read: nothing written yet
+
+    with (
+        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
+        make_client(fresh, http_client=http) as stopped,
+        pytest.raises(KeyboardInterrupt),
+    ):
+        ChangePlan.load(path).apply(stopped, log=log, progress=False)
+    edit = actions.edit(snapshot)
+    row = bonus(str(snapshot.card_definitions["id"].iloc[0])).assign(points_value=80)
+    edit.benefits = pd.concat([edit.benefits, row], ignore_index=True)
+    other = edit.plan()
+    if unsaved == "ChangePlan.apply":
+        other.apply(client, log=log, progress=False)
+    else:
+        other.parts[0].execute(client, log=log, progress=False)
+    assert _points(client) == [80]
+    with pytest.raises(StalePlanError) as stale:
+        ChangePlan.load(path).apply(client, log=log, progress=False)
+    assert "Bonus 05" in str(stale.value)
+    assert _points(client) == [80]
+    plans = [json.loads(line).get("plan", "-") for line in log.read_text().splitlines()]
+    mine = ChangePlan.load(path).sha256
+    assert [p for p in plans if p != "-"] == [mine, None, mine]
