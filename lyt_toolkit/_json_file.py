@@ -1,7 +1,8 @@
 """A file the toolkit wrote, read back as a user may have left it: a plan file, a snapshot's
 manifest, a checkpoint's.
 
-``open_regular`` opens a regular file only: a folder, a pipe or a device (``/dev/zero``
+``open_regular`` opens a regular file only (``open_append`` to append to, never through a
+symbolic link): a folder, a pipe or a device (``/dev/zero``
 through a symbolic link) is refused without waiting on it (opened non-blocking, checked once
 open: the file checked is the file read). ``regular_bytes`` reads one up to a limit, and
 ``json_file`` parses it as UTF-8 JSON: another encoding (UTF-16, NUL bytes), a key given
@@ -31,6 +32,8 @@ __all__ = [
     "clipped",
     "first_line",
     "json_file",
+    "linked",
+    "open_append",
     "open_regular",
     "regular_bytes",
     "shown",
@@ -45,6 +48,15 @@ _BOMS = (
     (codecs.BOM_UTF32_BE, "UTF-32"),
     (codecs.BOM_UTF16_LE, "UTF-16"),
     (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_APPEND = (
+    os.O_RDWR  # not O_WRONLY, whose open of a pipe waits for a reader
+    | os.O_APPEND
+    | os.O_CREAT
+    | _NOFOLLOW
+    | getattr(os, "O_NONBLOCK", 0)  # a device's open does not wait either
+    | getattr(os, "O_BINARY", 0)
 )
 _LONGEST_INTEGER = 40
 """Digits an integer may have before it is a ``LongInteger`` (never converted: slow)."""
@@ -98,6 +110,32 @@ def open_regular(path: Path, *, what: str, error: Failure) -> BinaryIO:
         kind = "a folder" if stat.S_ISDIR(mode) else "a pipe or a device"
         raise error(f"{path}: is {kind}, not a {what}")
     return os.fdopen(fd, "rb")
+
+
+def open_append(path: Path, *, what: str, error: Failure) -> int:
+    """``path`` opened to append to (and read), made when missing, when it is a regular
+    file; a symbolic link in its place (never followed: ``O_NOFOLLOW`` where the platform has
+    it), a folder, a pipe or a device is ``error`` naming it."""
+    if not _NOFOLLOW and os.path.islink(path):  # the best a platform without it can do
+        raise error(linked(path, what))
+    try:
+        fd = os.open(path, _APPEND, 0o644)
+    except OSError as exc:
+        if os.path.islink(path):  # O_NOFOLLOW refused it (ELOOP; EMLINK on FreeBSD)
+            raise error(linked(path, what)) from None
+        raise error(f"{path}: cannot be opened to append to: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise error(f"{path}: is a pipe or a device, not a {what}")
+    return fd
+
+
+def linked(path: Path, what: str) -> str:
+    """The refusal of a symbolic link at ``path``, where a ``what`` is appended to."""
+    return (
+        f"{path}: is a symbolic link; a {what} is appended to only in place, never through"
+        " a link (it could name any file): give its own path"
+    )
 
 
 def regular_bytes(path: Path, *, limit: int, what: str, error: Failure) -> bytes:

@@ -19,23 +19,30 @@ the re-read is what tells the plan is not stale, and a row read days before (a r
 then run again next week) says nothing of the edits made since; applied as if fresh, the
 plan's writes would overwrite them unseen. An older line (or one without its time, an older
 toolkit's) is read again.
+
+The file is the log's kin and kept as the log is: a symbolic link at its path (it could name
+any file), a folder, a pipe or a device is refused (``LogFileError`` naming it) before the
+re-read sends a call, and one over ``KEPT_MOST`` bytes is refused unread.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._json_file import linked, open_append, regular_bytes
 from ..models.card_definitions import CardDefinition
 from ..models.common import ApiModel
 from ..models.programs import PendingBucket
 from ..models.tier_structures import TierStructure
+from .log import LogFileError
 
-__all__ = ["KEPT", "KEPT_FOR", "KeptReads", "kept_path"]
+__all__ = ["KEPT", "KEPT_FOR", "KEPT_MOST", "KeptReads", "kept_path"]
 
 KEPT = "lyt-reread/1"
 """The ``log`` of each line of a kept re-read."""
@@ -43,6 +50,15 @@ KEPT = "lyt-reread/1"
 KEPT_FOR = 3600.0
 """Seconds a kept read is taken up for after it was read: an hour, the service's window (a
 run stopped in its re-read and run again within it reads only the rest; later, all again)."""
+
+KEPT_MOST = 256 * 2**20
+"""The largest kept re-read read, in bytes: as large as the largest plan file
+(``plan_reader.MAX_BYTES``), whose objects it reads (the model of each as the service sends
+it: a plan touching that many objects could not be saved), so a file larger is not a kept
+re-read and is not read whole into memory."""
+
+_WHAT = "JSON-lines kept re-read"
+"""What a refusal says the file is."""
 
 _MODELS: dict[str, type[ApiModel]] = {
     "card": PendingBucket,
@@ -77,10 +93,11 @@ class KeptReads:
         """Key -> the models its read gave (a get: one, or none for an object gone)."""
 
     def _load(self) -> dict[tuple[str, ...], list[ApiModel]]:
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
+        if self.path.is_symlink():  # refused before the re-read sends a call, not at its first
+            raise LogFileError(linked(self.path, _WHAT))
+        if not self.path.exists():
             return {}
+        data = regular_bytes(self.path, limit=KEPT_MOST, what=_WHAT, error=LogFileError)
         held: dict[tuple[str, ...], list[ApiModel]] = {}
         now = self._wall()
         for line in data.splitlines():  # each decoded alone: a kill may cut a character
@@ -107,8 +124,11 @@ class KeptReads:
         line: dict[str, object] = {"log": KEPT, "plan": self.plan, "owner": self.owner}
         line |= {"key": list(key), "at": self._wall()}
         line["models"] = [model.wire() for model in models]
-        with self.path.open("a", encoding="utf-8") as kept:
-            kept.write(json.dumps(line, ensure_ascii=False) + "\n")
+        fd = open_append(self.path, what=_WHAT, error=LogFileError)
+        try:  # one O_APPEND write: a kill cuts its own line short at most
+            os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode())
+        finally:
+            os.close(fd)
         self.held[key] = models
         return models
 

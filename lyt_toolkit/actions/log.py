@@ -32,7 +32,10 @@ line (``PLAN``, the file's sha256) and reads, of the item lines, only those afte
 of its own file (and those before any plan line: an older toolkit's, or another batch's), so
 a new plan saved at the same path (whose default log, ``PLAN.log.jsonl``, is the old one's)
 is neither skipped as done nor spared its re-read by what another plan's run did there, while
-each plan's own lines still resume it (``ActionLog(path, plan=SHA256)``).
+each plan's own lines still resume it (``ActionLog(path, plan=SHA256)``). A run of an
+unsaved plan (``ChangePlan.apply``, ``ActionPlan.execute``) into a log a saved plan wrote to
+writes a plan line of its own (``plan`` null) first: its lines are no saved plan's, so a saved
+plan resumed there is not skipped past what the unsaved run did.
 
 A paced run (``execute(paced=True)``) also writes window lines: what the plan's runs spent of
 the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest
@@ -53,7 +56,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -64,7 +66,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._json_file import open_regular
+from .._json_file import open_append, open_regular
 from .._services import held_instance, local_holds, same_address
 from .._url import public_url
 from ..client.allowance import WindowCalls
@@ -104,7 +106,9 @@ OWNER = "lyt-action-log/1"
 """The ``log`` key of the owner line: the service and project a log belongs to."""
 PLAN = "lyt-action-plan/1"
 """The ``log`` key of a plan line: the item lines after it are of the run of the plan file
-whose bytes hash to its ``plan``."""
+whose bytes hash to its ``plan`` (null: of an unsaved plan's run, no plan file's)."""
+_NONE = object()
+"""The plan of the lines before any plan line: every run's."""
 WINDOW = "lyt-action-window/1"
 """The ``log`` key of a window line: what a paced plan's runs spent of a budget window."""
 WINDOW_OVER = "lyt-action-window-over/1"
@@ -125,15 +129,6 @@ _FIELDS = (
 
 _WHAT = "JSON-lines action log"
 """What a refusal says a log is."""
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_APPEND = (
-    os.O_RDWR  # not O_WRONLY, whose open of a pipe waits for a reader
-    | os.O_APPEND
-    | os.O_CREAT
-    | _NOFOLLOW
-    | getattr(os, "O_NONBLOCK", 0)  # a device's open does not wait either
-    | getattr(os, "O_BINARY", 0)
-)
 
 
 class ForeignLogError(LytError, ValueError):
@@ -141,8 +136,9 @@ class ForeignLogError(LytError, ValueError):
 
 
 class LogFileError(LytError, OSError):
-    """An action log that cannot be read or appended to: a pipe or a device in its place, a
-    folder or a symbolic link (appending), or a file that cannot be opened."""
+    """An action log (or the re-read kept beside it, ``kept_reads``) that cannot be read or
+    appended to: a pipe or a device in its place, a folder or a symbolic link (appending), or
+    a file that cannot be opened."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +221,7 @@ class ActionLog:
     def _open(self) -> int:
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = _open_for_append(self.path)
+            fd = open_append(self.path, what=_WHAT, error=LogFileError)
             # A crash may have left a half-written last line; start on a fresh one.
             if _ends_without_newline(fd):
                 os.write(fd, b"\n")
@@ -279,16 +275,16 @@ class ActionLog:
                 os.fsync(fd)
 
     def begin_plan(self) -> None:
-        """Before the lines of a run of ``plan``: a plan line naming it, unless the last
-        plan line already does (the lines after it are its own)."""
-        if self.plan is None:
-            return
+        """Before the lines of a run: a plan line naming its plan file (``plan``; null for an
+        unsaved plan's run), unless the last plan line already does (the lines after it are
+        its own). An unsaved run writes one only after a saved plan's: its lines are then no
+        saved plan's, and a log without plan lines stays as an older toolkit wrote it."""
         with self._lock:
-            last = None
+            last: object = _NONE
             for line in self._lines():
                 if line.get("log") == PLAN:
                     last = line.get("plan")
-            if last == self.plan:
+            if last == self.plan or (self.plan is None and last is _NONE):
                 return
             fd = self._open()
             os.write(fd, (json.dumps({"log": PLAN, "plan": self.plan}) + "\n").encode())
@@ -453,13 +449,18 @@ class ActionLog:
 
     def entries(self) -> list[dict[str, Any]]:
         """Every complete item line, oldest first; unreadable (truncated) lines are skipped;
-        for a log of a ``plan``, those after a plan line of another plan file too."""
+        for a log of a ``plan``, those after a plan line of another plan file (or of an
+        unsaved plan's run) too."""
         entries = []
-        of: object = None  # the plan the lines read are of (None: before any plan line)
+        of: object = _NONE  # the plan the lines read are of (_NONE: before any plan line)
         for line in self._lines():
             if line.get("log") == PLAN:
-                of = line.get("plan")
-            elif "target" in line and "outcome" in line and (of is None or self.plan in (None, of)):
+                of = line.get("plan")  # None: an unsaved plan's run, no saved plan's
+            elif (
+                "target" in line
+                and "outcome" in line
+                and (self.plan is None or of in (_NONE, self.plan))
+            ):
                 entries.append(line)
         return entries
 
@@ -482,31 +483,6 @@ class ActionLog:
         frame["status"] = frame["status"].astype("Int64")
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
         return frame
-
-
-def _open_for_append(path: Path) -> int:
-    """``path`` opened to append to, made when missing, when it is a regular file; a
-    symbolic link in its place (never followed: ``O_NOFOLLOW`` where the platform has it), a
-    folder, a pipe or a device is ``LogFileError`` naming it."""
-    if not _NOFOLLOW and os.path.islink(path):  # the best a platform without it can do
-        raise _linked(path)
-    try:
-        fd = os.open(path, _APPEND, 0o644)
-    except OSError as exc:
-        if os.path.islink(path):  # O_NOFOLLOW refused it (ELOOP; EMLINK on FreeBSD)
-            raise _linked(path) from None
-        raise LogFileError(f"{path}: cannot be opened to append to: {exc.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise LogFileError(f"{path}: is a pipe or a device, not a {_WHAT}")
-    return fd
-
-
-def _linked(path: Path) -> LogFileError:
-    return LogFileError(
-        f"{path}: is a symbolic link; an action log is appended to only in place, never"
-        " through a link (it could name any file): give the log's own path"
-    )
 
 
 def _ends_without_newline(fd: int) -> bool:

@@ -329,6 +329,7 @@ class ActionPlan(Generic[P]):
                 cost = budgeted(lambda: plan_cost(self, state, client, share), client)
             if action_log is not None:  # the token fetched: the owner as its answer names it
                 action_log.claim(LogOwner.of(client))
+                action_log.begin_plan()  # an unsaved run's lines: no saved plan's
             what = f"the {self.action} plan ({counted(len(self.valid_items), 'item')})"
             held: contextlib.AbstractContextManager[object]
             at_most = None

@@ -32,6 +32,7 @@ import pandas as pd
 
 from .._json_file import clipped
 from .._text import counted
+from .._write import replacing
 from ..inputs import FLAT_COLUMNS
 from ..snapshot import ProgramSnapshot
 from .benefits import create_benefits
@@ -115,7 +116,10 @@ class PlanDocument(NamedTuple):
 
 def save_plan(saved: Savable, path: str | Path, *, read: ReadMark | None = None) -> Path:
     """Write ``saved`` to ``path`` as readable JSON (see the module), with the mark of the
-    re-read it was re-planned from (``read``); the path written."""
+    re-read it was re-planned from (``read``); the path written. The file is written whole
+    beside ``path`` and renamed onto it: a reader never sees half a plan, and a symbolic
+    link at ``path`` is replaced, its target untouched (a reviewed plan it names stays as
+    reviewed)."""
     target = Path(path)
     document = {
         "format": FORMAT,
@@ -132,7 +136,9 @@ def save_plan(saved: Savable, path: str | Path, *, read: ReadMark | None = None)
         "touched": list(saved.touched),
         **({} if read is None else {"read": _read_record(read)}),
     }
-    target.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    with replacing(target) as written:  # a link at ``target`` is replaced, never written through
+        written.write_text(text, encoding="utf-8")
     return target
 
 

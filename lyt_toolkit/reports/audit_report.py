@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._deprecation import deprecation, warn
 from .._version import __version__
-from ._write import replacing
+from .._write import replacing
 from .cells import ESCAPING
 from .snapshot_csv import (
     ESCAPING_KEY,

@@ -18,8 +18,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from .._write import replacing
 from ._png import save_png
-from ._write import replacing
 
 __all__ = [
     "CANNOT_ACTIVATE",

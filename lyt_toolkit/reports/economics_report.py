@@ -17,7 +17,7 @@ from typing import Protocol
 
 import pandas as pd
 
-from ._write import replacing
+from .._write import replacing
 from .cells import ESCAPING
 from .html_page import embedded_charts, html_page
 from .snapshot_csv import ESCAPING_KEY, MANIFEST, write_csv, write_folder

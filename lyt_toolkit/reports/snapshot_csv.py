@@ -37,12 +37,12 @@ from .._deprecation import deprecation, module_getattr
 from .._json_file import clipped, first_line, json_file, open_regular, shown, shown_names
 from .._url import public_url as _public_url
 from .._version import __version__
+from .._write import replacing
 from ..errors import LytError
 from ..frames.registry import FRAME_NAMES
 from ..frames.sample import SampleDesign
 from ..frames.schema import DATETIME
 from ._typed_csv import parse_csv, refused_value
-from ._write import replacing
 from .cells import ESCAPING, escape_frame, unescape
 from .provenance import PROVENANCE, json_provenance
 

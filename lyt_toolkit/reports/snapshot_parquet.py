@@ -28,8 +28,8 @@ from typing import Any, Final
 import pandas as pd
 
 from .._json_file import first_line, shown
+from .._write import replacing
 from ..frames.schema import DATETIME
-from ._write import replacing
 from .snapshot_csv import (
     PLAIN_DTYPES,
     SnapshotFileError,

@@ -17,8 +17,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from .._write import replacing
 from ._png import save_png
-from ._write import replacing
 from .economics_chart import FONT_SIZE, OUTSTANDING, RANGE, plain
 
 __all__ = ["WHAT_IF_CHARTS", "plot_before_after", "save_what_if_charts"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._write import replacing
+from .._write import replacing
 from .cells import ESCAPING
 from .snapshot_csv import ESCAPING_KEY, write_csv, write_folder
 from .what_if_chart import save_what_if_charts

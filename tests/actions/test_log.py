@@ -68,7 +68,7 @@ def test_a_log_is_never_appended_to_through_a_symbolic_link(
     log, dangling = tmp_path / "run.jsonl", tmp_path / "other.jsonl"
     log.symlink_to(notes)
     dangling.symlink_to(tmp_path / "made.txt")
-    refusal = "is a symbolic link; an action log is appended to only in place, never through"
+    refusal = "is a symbolic link; a JSON-lines action log is appended to only in place, never"
     plan = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
     with pytest.raises(LogFileError) as refused:
         plan.execute(client, log=log, progress=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan
+from lyt_toolkit.actions.log import LogFileError
 from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
@@ -92,12 +94,11 @@ def test_a_plans_own_log_still_resumes_it_after_another_plans_run(
     assert _points(client) == [50]
 
 
-def _stopped_in_re_read(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
-) -> tuple[pd.DataFrame, list[str]]:
-    """A plan activating one pending bucket on each of several cards, saved at ``path``, its
-    paced apply with ``log`` stopped (Ctrl-C) after reading two cards: the buckets chosen,
-    and the key of the first card read (kept beside the log)."""
+def _save_activations(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path
+) -> pd.DataFrame:
+    """A plan activating one pending bucket on each of several cards, saved at ``path``: the
+    buckets chosen."""
     with make_client(fresh) as client:
         base = pull(client)
     buckets, definitions = base.pending_buckets, base.card_definitions
@@ -111,6 +112,16 @@ def _stopped_in_re_read(
     edit = actions.edit(base)
     edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = "ACTIVATED"
     edit.plan().save(path)
+    return chosen
+
+
+def _stopped_in_re_read(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
+) -> tuple[pd.DataFrame, list[str]]:
+    """A plan activating one pending bucket on each of several cards, saved at ``path``, its
+    paced apply with ``log`` stopped (Ctrl-C) after reading two cards: the buckets chosen,
+    and the key of the first card read (kept beside the log)."""
+    chosen = _save_activations(fresh, make_client, path)
     sent: list[httpx.Request] = []
 
     def ctrl_c(request: httpx.Request) -> None:
@@ -171,3 +182,91 @@ def test_a_kept_read_cut_mid_character_by_a_kill_is_read_again_not_a_traceback(
         results = ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
     assert results["outcome"].eq("succeeded").sum() == len(chosen)
     assert _bucket_lists(sent) == len(chosen) - 2  # the two kept are not read again
+
+
+def test_a_link_at_the_kept_re_reads_path_is_refused_before_a_call_not_written_through(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """``LOG.reread.jsonl`` was appended to with ``open("a")``: a link planted there (to a
+    user's notes, a dotfile) had the paced re-read's JSON lines appended to the file it
+    named. It is refused as the log refuses one, naming it, before the re-read's first call."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    chosen = _save_activations(fresh, make_client, path)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("someone's notes\n", encoding="utf-8")
+    kept = log.with_name(log.name + ".reread.jsonl")
+    kept.symlink_to(notes)
+    sent: list[httpx.Request] = []
+    with (
+        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        make_client(fresh, http_client=http) as client,
+        pytest.raises(LogFileError) as refused,
+    ):
+        ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
+    assert str(refused.value).startswith(f"{kept}: is a symbolic link;"), refused.value
+    assert notes.read_text(encoding="utf-8") == "someone's notes\n"
+    assert _bucket_lists(sent) == 0 and not [
+        r for r in sent if r.method == "POST" and "activ" in r.url.path
+    ]
+    with make_client(fresh) as client:
+        statuses = pull(client).pending_buckets.set_index("id").loc[chosen["id"], "status"]
+    assert (statuses != "ACTIVATED").all()
+
+
+def test_a_kept_re_read_larger_than_any_is_refused_unread(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """The kept re-read was read whole whatever its size (``read_bytes``): a file grown to
+    gigabytes at its path was read into memory before the re-read began."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    _save_activations(fresh, make_client, path)
+    kept = log.with_name(log.name + ".reread.jsonl")
+    kept.write_bytes(b"")
+    os.truncate(kept, 256 * 2**20 + 1)  # KEPT_MOST + 1, sparse: nothing written to the disk
+    with make_client(fresh) as client, pytest.raises(LogFileError) as refused:
+        ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
+    assert str(refused.value) == f"{kept}: over 256 MiB; no JSON-lines kept re-read is that large"
+
+
+@pytest.mark.parametrize("unsaved", ["ChangePlan.apply", "ActionPlan.execute"])
+def test_an_unsaved_runs_lines_after_a_saved_plans_are_not_taken_for_its_own(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    client: LoyaltyClient,
+    tmp_path: Path,
+    unsaved: str,
+) -> None:
+    """A saved plan creating ``Bonus 05`` worth 50 was stopped (Ctrl-C) in its re-read; an
+    unsaved plan then created ``Bonus 05`` worth 80 with the same log. Resumed, the saved plan
+    read the unsaved run's line as its own: skipped as done, reported applied, 80 points live.
+    The unsaved run's plan line (plan null) makes them no saved plan's: it is stale."""
+    snapshot = pull(client)
+    path, log = tmp_path / "plan.json", tmp_path / "shared.log.jsonl"
+    _save_bonus(snapshot, path, 50)
+
+    def ctrl_c(request: httpx.Request) -> None:
+        if request.method == "GET":
+            raise KeyboardInterrupt  # in the re-read: nothing written yet
+
+    with (
+        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
+        make_client(fresh, http_client=http) as stopped,
+        pytest.raises(KeyboardInterrupt),
+    ):
+        ChangePlan.load(path).apply(stopped, log=log, progress=False)
+    edit = actions.edit(snapshot)
+    row = bonus(str(snapshot.card_definitions["id"].iloc[0])).assign(points_value=80)
+    edit.benefits = pd.concat([edit.benefits, row], ignore_index=True)
+    other = edit.plan()
+    if unsaved == "ChangePlan.apply":
+        other.apply(client, log=log, progress=False)
+    else:
+        other.parts[0].execute(client, log=log, progress=False)
+    assert _points(client) == [80]
+    with pytest.raises(StalePlanError) as stale:
+        ChangePlan.load(path).apply(client, log=log, progress=False)
+    assert "Bonus 05" in str(stale.value)
+    assert _points(client) == [80]
+    plans = [json.loads(line).get("plan", "-") for line in log.read_text().splitlines()]
+    mine = ChangePlan.load(path).sha256
+    assert [p for p in plans if p != "-"] == [mine, None, mine]

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions import ChangePlan, StalePlanError, create_benefits
+from lyt_toolkit.actions import ActionLog, ChangePlan, StalePlanError, create_benefits
 from lyt_toolkit.actions.change_plan import reread_line
 from lyt_toolkit.actions.reread import left_to_read
 from lyt_toolkit.cli import main
@@ -254,7 +254,9 @@ def test_an_object_with_a_write_left_is_still_re_read_and_checked(
     assert fresh.plan()["used"] - used == 2  # the card definition, "Bonus 06"'s listing
     assert names_on_server(client, "Bonus 06") == []
 
-    create_benefits(bonus(card).assign(name="Bonus 06")).execute(client, log=log, progress=False)
+    # the plan's own run (its lines after its plan line): an unsaved run's would be no plan's
+    own = ActionLog(log, plan=loaded.sha256)
+    create_benefits(bonus(card).assign(name="Bonus 06")).execute(client, log=own, progress=False)
     assert loaded.reread_cost(log=log).needed == 0
     used = fresh.plan()["used"]
     results = loaded.apply(client, log=log, progress=False)

@@ -164,3 +164,31 @@ def test_the_client_that_was_refused_hears_the_service_before_it_trusts_its_read
         with pytest.raises(StalePlanError, match=BUCKET):
             replanned.apply(analyst, **options)
         assert fresh.plan()["used"] - used == 1 + 4  # the token request, the re-read
+
+
+def test_a_link_at_a_plan_files_path_is_replaced_never_written_through(
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``NAME.refreshed.json`` (and any plan saved) was written with ``write_text``, through a
+    link at its path: a link planted to the plan a reviewer approved had a stale apply's
+    re-plan overwrite it, so the file approved no longer held what was reviewed. The file is
+    written beside it and renamed onto the path: the link is replaced, its target untouched."""
+    path, approved = tmp_path / "plan.json", tmp_path / "approved.json"
+    plan, _ = save_four_kinds(client, approved)
+    reviewed = approved.read_bytes()
+    replanned = tmp_path / "plan.refreshed.json"
+    replanned.symlink_to(approved)
+    sha256, _ = _stale_four_kinds(client, path)
+
+    _, err = _refused(path, sha256, capsys)
+    assert approved.read_bytes() == reviewed
+    command = _COMMAND.search(err)
+    assert command is not None, err
+    assert not replanned.is_symlink()
+    assert command[2] == hashlib.sha256(replanned.read_bytes()).hexdigest()
+
+    saved = tmp_path / "saved.json"
+    saved.symlink_to(approved)
+    plan.save(saved)
+    assert approved.read_bytes() == reviewed and not saved.is_symlink()
+    assert ChangePlan.load(saved).sha256 == hashlib.sha256(reviewed).hexdigest()

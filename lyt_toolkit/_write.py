@@ -1,4 +1,5 @@
-"""Writing a report file safely: to a temporary name in the same folder, then renamed.
+"""Writing a file safely (a report, a plan file): to a temporary name in the same folder,
+then renamed.
 
 The rename (``os.replace``) replaces whatever the target path held, a symlink
 included, so a file is never written through a link planted in the output
@@ -16,7 +17,7 @@ from pathlib import Path
 __all__ = ["FILE_MODE", "replacing"]
 
 FILE_MODE = 0o644
-"""Permissions of a written report file (the temporary file starts private)."""
+"""Permissions of a written file (the temporary file starts private)."""
 
 
 @contextlib.contextmanager
