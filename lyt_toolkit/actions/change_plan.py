@@ -12,7 +12,6 @@ besides is in its own modules: the file format (``plan_file``), what it touches
 from __future__ import annotations
 
 import functools
-import hashlib
 import threading
 from abc import ABCMeta
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -41,7 +40,7 @@ from .lock import held
 from .log import ActionLog, LogOwner, LogSource, log_state, opened_log, refuse_foreign
 from .paced import Heard, hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
-from .plan_file import read_plan, save_plan
+from .plan_file import read_plan, save_plan, write_plan
 from .plan_text import (
     calls_text,
     plan_html,
@@ -1042,7 +1041,7 @@ class SavedPlan:
             base, *planned, path=target, touched=tuple(touched_again(self, live, planned))
         )
         try:
-            sha256 = hashlib.sha256(save_plan(again, target, read=mark).read_bytes()).hexdigest()
+            sha256 = write_plan(again, target, read=mark)
         except OSError:
             return None
         options = [

@@ -63,6 +63,7 @@ __all__ = [
     "read_plan",
     "row_hash",
     "save_plan",
+    "write_plan",
 ]
 
 FORMAT = "lyt-change-plan"
@@ -121,6 +122,13 @@ def save_plan(saved: Savable, path: str | Path, *, read: ReadMark | None = None)
     link at ``path`` is replaced, its target untouched (a reviewed plan it names stays as
     reviewed)."""
     target = Path(path)
+    write_plan(saved, target, read=read)
+    return target
+
+
+def write_plan(saved: Savable, target: Path, *, read: ReadMark | None = None) -> str:
+    """``save_plan``'s write; the sha256 of the bytes written (not of the file read back,
+    which another process could have replaced since)."""
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -136,10 +144,10 @@ def save_plan(saved: Savable, path: str | Path, *, read: ReadMark | None = None)
         "touched": list(saved.touched),
         **({} if read is None else {"read": _read_record(read)}),
     }
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
     with replacing(target) as written:  # a link at ``target`` is replaced, never written through
-        written.write_text(text, encoding="utf-8")
-    return target
+        written.write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
 
 
 def plan_summary(

@@ -5,15 +5,16 @@ change made meanwhile) and it reads again, as any plan."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions import ChangePlan, plan_file
 from lyt_toolkit.actions.plan_file import PlanFileError, StalePlanError
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
@@ -192,3 +193,33 @@ def test_a_link_at_a_plan_files_path_is_replaced_never_written_through(
     plan.save(saved)
     assert approved.read_bytes() == reviewed and not saved.is_symlink()
     assert ChangePlan.load(saved).sha256 == hashlib.sha256(reviewed).hexdigest()
+
+
+def test_the_sha256_said_of_a_refreshed_plan_is_of_the_bytes_written(
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The command a stale apply prints names the sha256 of ``NAME.refreshed.json`` as it was
+    written, not as it is read back: a file another process puts in its place in between is
+    then refused by that sha256, never approved by it."""
+    path = tmp_path / "plan.json"
+    sha256, _ = _stale_four_kinds(client, path)
+    replanned = tmp_path / "plan.refreshed.json"
+    written: dict[Path, bytes] = {}
+    renamed = plan_file.replacing
+
+    @contextlib.contextmanager
+    def then_swapped(target: Path) -> Iterator[Path]:
+        with renamed(target) as temporary:
+            yield temporary
+        written[target] = target.read_bytes()
+        target.write_bytes(written[target] + b"\n")  # another process's file in its place
+
+    monkeypatch.setattr(plan_file, "replacing", then_swapped)
+    _, err = _refused(path, sha256, capsys)
+    command = _COMMAND.search(err)
+    assert command is not None, err
+    assert command[2] == hashlib.sha256(written[replanned]).hexdigest()
+    assert command[2] != hashlib.sha256(replanned.read_bytes()).hexdigest()
