@@ -9,6 +9,7 @@ import pytest
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.fill import PullBudget
 from lyt_toolkit.sandbox import Sandbox
 
 ClientFor = Callable[..., LoyaltyClient]
@@ -136,3 +137,20 @@ def test_an_unknown_budget_reads_as_unknown(demo: Sandbox, make_client: ClientFo
     assert str(estimate).endswith(
         "budget unknown (no limit headers seen yet); whether it fits is unknown"
     )
+
+
+def test_a_pull_budget_takes_its_kinds_as_a_pull_does(
+    demo: Sandbox, make_client: ClientFor
+) -> None:
+    """One frame name as text is that frame, not its letters; an unknown one is refused
+    naming ``kinds`` (``wanted_kinds``, as ``ProgramSnapshot.pull(kinds=)``)."""
+    with make_client(demo) as client, client.quota.allowance(0.5) as allowance:
+        assert PullBudget(allowance, client.quota, "rewards").kinds == {"rewards"}
+        assert PullBudget(allowance, client.quota, ["rewards", "cards"]).kinds == {
+            "rewards",
+            "cards",
+        }
+        with pytest.raises(ValueError, match=r"^kinds: unknown 'reward';"):
+            PullBudget(allowance, client.quota, "reward")
+        with pytest.raises(ValueError, match=r"^kinds: unknown \['rewardz'\]"):
+            PullBudget(allowance, client.quota, ["rewards", "rewardz"])
