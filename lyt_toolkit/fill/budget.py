@@ -35,7 +35,7 @@ from ..client.quota import Quota
 from ..errors import CycleBudgetError, PullBudgetError, WayForward, share_of
 from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
-from ..snapshot.cost import TREE
+from ..snapshot.cost import TREE, wanted_kinds
 from .projection import OFFER_Z, STOP_Z, PendingRate
 
 __all__ = ["DEFAULT_SAMPLE", "PullBudget"]
@@ -45,7 +45,8 @@ DEFAULT_SAMPLE = 1000
 
 
 class PullBudget:
-    """The allowance of one pull and what it needs to word a refusal."""
+    """The allowance of one pull and what it needs to word a refusal; ``kinds`` as a pull
+    takes them (``wanted_kinds``: one frame name as text, or several)."""
 
     def __init__(
         self,
@@ -56,7 +57,7 @@ class PullBudget:
     ) -> None:
         self.allowance = allowance
         self.quota = quota
-        self.kinds = frozenset(kinds)
+        self.kinds = wanted_kinds(kinds)
         self.asked = asked
         """The sample a sampled pull asked for: a smaller one offered keeps its design."""
         self.stage = "lists"

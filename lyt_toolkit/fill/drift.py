@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 from .._progress import Progress
@@ -16,7 +17,7 @@ from ..snapshot.diff import MEMBER_KINDS
 from ..snapshot.model import ProgramSnapshot
 from ..snapshot.references import read_by_id
 from .budget import PullBudget
-from .pull import ClientSource
+from .pull import ClientSource, sync_client, token_for_pull
 
 __all__ = ["pull_live"]
 
@@ -32,8 +33,11 @@ def pull_live(
 
     A sampled snapshot's cards and pending buckets cannot be compared, so they are not
     pulled again (no member is read one by one); a ``ValueError`` when nothing else is left.
-    A ``LoyaltyClient`` whose share cannot hold the lists and member reads the snapshot
-    shows is refused after its token request alone (``_refused_by_base``).
+    A pull whose share cannot hold the lists and member reads the snapshot shows is refused
+    after its token request alone (``_refused_by_base``), whatever ``client`` is: settings
+    (a ``ClientConfig``, a mapping, None, an ``AsyncLoyaltyClient``'s) make the one sync
+    ``LoyaltyClient`` that both checks and pulls. The token the check fetched is the one
+    the pull starts with, so a drift that fits sends what a pull does.
     """
     kinds = set(snapshot.kinds)
     if snapshot.sample is not None:
@@ -45,19 +49,24 @@ def pull_live(
                 "program whole (ProgramSnapshot.pull without sample=) to follow them"
             )
     partial = kinds != set(FRAME_NAMES)
-    if isinstance(client, LoyaltyClient):
-        refused = _refused_by_base(snapshot, client, frozenset(kinds), budget_share)
+    # One client for the check and the pull (the pull reuses the token the check fetched):
+    # the one given, or the one the pull would have built from the settings given.
+    with sync_client(client) as owned:
+        held = owned.holds_token
+        refused = _refused_by_base(snapshot, owned, frozenset(kinds), budget_share)
         if refused is not None:
             raise _for_drift(refused)
-    try:
-        return ProgramSnapshot.pull(
-            client,
-            progress=progress,
-            kinds=kinds if partial else None,
-            budget_share=budget_share,
-        )
-    except PullBudgetError as refused:
-        raise _for_drift(refused) from None
+        fetched = owned.holds_token and not held  # by the check: the pull's start
+        try:
+            with token_for_pull(owned) if fetched else contextlib.nullcontext():
+                return ProgramSnapshot.pull(
+                    owned,
+                    progress=progress,
+                    kinds=kinds if partial else None,
+                    budget_share=budget_share,
+                )
+        except PullBudgetError as stopped:
+            raise _for_drift(stopped) from None
 
 
 def _refused_by_base(

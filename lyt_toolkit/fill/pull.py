@@ -17,15 +17,17 @@ import contextlib
 import os
 import threading
 import warnings
+import weakref
 from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
     Coroutine,
+    Iterator,
     Mapping,
     Sequence,
 )
-from contextlib import AbstractAsyncContextManager, ExitStack, nullcontext
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -94,9 +96,12 @@ __all__ = [
     "pull_blocking",
     "pull_frames",
     "run_kept",
+    "sync_client",
+    "token_for_pull",
 ]
 
 T = TypeVar("T")
+C = TypeVar("C", LoyaltyClient, AsyncLoyaltyClient)
 
 ClientSource = LoyaltyClient | AsyncLoyaltyClient | ClientConfig | Mapping[str, Any] | None
 """What a snapshot can be pulled with: a client, its settings, client keyword arguments, or
@@ -276,12 +281,53 @@ def _async_client(
     if isinstance(source, LoyaltyClient):
         threaded: Any = ThreadedClient(source)  # quacks as an AsyncLoyaltyClient
         return nullcontext(threaded)
+    return _built(source, AsyncLoyaltyClient)
+
+
+def sync_client(source: ClientSource) -> AbstractContextManager[LoyaltyClient]:
+    """A sync client for ``source``: a ``LoyaltyClient`` itself, or one built (and closed)
+    here, an async client's from its settings (as ``pull_blocking`` rebuilds it)."""
+    if isinstance(source, LoyaltyClient):
+        return nullcontext(source)
+    return _built(settings_of(source), LoyaltyClient)
+
+
+_TOKEN_FOR_PULL: weakref.WeakSet[LoyaltyClient] = weakref.WeakSet()
+"""Clients whose token was fetched for the pull about to start (``token_for_pull``)."""
+
+
+@contextlib.contextmanager
+def token_for_pull(client: LoyaltyClient) -> Iterator[None]:
+    """Inside the block, ``client``'s token was fetched a moment ago, to learn the budget,
+    for the pull about to start with it (``fill.drift``): that pull takes the service's
+    clock at its start from it instead of asking for a new token (one call); a later pull
+    asks again."""
+    _TOKEN_FOR_PULL.add(client)
+    try:
+        yield
+    finally:
+        _TOKEN_FOR_PULL.discard(client)
+
+
+def _took_token(client: Any) -> bool:
+    """Whether ``client`` (a ``ThreadedClient``, over a sync client) holds a token fetched
+    for this pull (``token_for_pull``); no later pull in the block counts on it."""
+    held = getattr(client, "client", None)
+    if held is None or held not in _TOKEN_FOR_PULL:
+        return False
+    _TOKEN_FOR_PULL.discard(held)
+    return True
+
+
+def _built(source: ClientSource, kind: type[C]) -> C:
+    """A client of ``kind`` built from settings: ``source`` a ``ClientConfig``, a mapping of
+    client keyword arguments, or None for the environment; ``TypeError`` for anything else."""
     if source is None:
-        return AsyncLoyaltyClient()
+        return kind()
     if isinstance(source, ClientConfig):
-        return AsyncLoyaltyClient(config=source)
+        return kind(config=source)
     if isinstance(source, Mapping):
-        return AsyncLoyaltyClient(**source)
+        return kind(**source)
     raise TypeError(
         "pull() takes a LoyaltyClient, AsyncLoyaltyClient, ClientConfig, a dict of client "
         f"settings or None, not {type(source).__name__}"
@@ -364,7 +410,7 @@ class _Puller:
             )
             try:
                 async with shown:
-                    if c.holds_token:
+                    if c.holds_token and not _took_token(c):
                         # The service's clock at the start comes from a token it issues now
                         # (one call, as for a client without a token, whose first call fetches
                         # one), held in place of the old one: the pull's calls carry it (the

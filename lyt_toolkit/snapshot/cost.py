@@ -138,8 +138,10 @@ class PullEstimate:
 
     @property
     def calls(self) -> int:
-        """Calls the pull will make (at most, when not ``exact``; at least, when not
-        ``complete``)."""
+        """The parts summed: the calls the pull will make when ``exact``; else at most when
+        every bound is an upper one (the bucket lists), at least when every bound is a lower
+        one (the card definitions read by ID), and neither when both are (``at_least`` is
+        then the least); at least, when not ``complete``."""
         return sum(self.parts.values())
 
     @property
@@ -152,8 +154,9 @@ class PullEstimate:
     @property
     def fits(self) -> bool | None:
         """Whether a pull's share of the window's remaining budget holds the pull: True when
-        even its bound does, False when its exact parts do not (or the lists alone did not);
-        None while the budget is unknown or only part of the bound fits."""
+        ``calls`` does (unless cards or buckets reference card definitions the lists do not
+        hold, one call each, when those are a bound), False when ``at_least`` does not (or the lists
+        alone did not); None while the budget is unknown or only part of ``calls`` fits."""
         if self.remaining is None:
             return None
         allowed = math.floor(self.share * self.remaining)
@@ -174,21 +177,44 @@ class PullEstimate:
                 f"share ({self.share:g}) of the budget the estimate keeps to, "
                 f"{self.allowed} calls{others}; {budget}; it does not fit"
             )
-        bound = "" if self.exact else "at most "
         budget = budget_text(self.remaining, self.limit, self.resets_at)
-        exact = (
-            ""
-            if self.exact
-            else f", at least {self.at_least} (bounds: {', '.join(sorted(self.bounds))})"
-        )
+        share = f"a pull's share ({self.share:g})"
         fits = {
             None: "; whether it fits is unknown"
             if self.remaining is None
-            else f"; its exact part fits in a pull's share ({self.share:g}), its bound does not",
-            False: f"; it does not fit in a pull's share ({self.share:g})",
-        }.get(self.fits, "")
+            else f"; {self.at_least} fits in {share}, {self.calls} does not",
+            False: f"; it does not fit in {share}",
+            True: f"; it fits in {share} unless cards or buckets reference more card"
+            " definitions (one call each)"
+            if self._low_bounded
+            else "",
+        }[self.fits]
         cycle = f"; at least {self.cycle.share_of(self.at_least)}" if self.cycle else ""
-        return (
-            f"calls needed: {bound}{self.calls}{exact} (estimate used {self.spent}); {budget}"
-            f"{fits}{cycle}"
+        return f"calls needed: {self._needed()} (estimate used {self.spent}); {budget}{fits}{cycle}"
+
+    @property
+    def _low_bounded(self) -> bool:
+        """Whether a part is a lower bound (the card definitions read by ID, once cards are
+        read): ``calls`` is then no upper bound."""
+        return bool(self.bounds & LOW_BOUNDS)
+
+    def _needed(self) -> str:
+        """The calls needed, each figure saying what it is: exact, at most (upper bounds
+        only), at least (lower bounds only), or the least and the bounds summed, which bound
+        neither way; then each bound part."""
+        if self.exact:
+            return str(self.calls)
+        parts = ", ".join(
+            f"{part} {'at least' if part in LOW_BOUNDS else 'at most'} {self.parts.get(part, 0)}"
+            for part in sorted(self.bounds)
         )
+        if not self._low_bounded:
+            total = f"at most {self.calls}, at least {self.at_least}"
+        elif self.bounds <= LOW_BOUNDS:
+            total = f"at least {self.calls}"
+        else:
+            total = (
+                f"at least {self.at_least}; {self.calls} with each bound counted, which bounds"
+                " the pull neither way"
+            )
+        return f"{total} (bounds: {parts})"

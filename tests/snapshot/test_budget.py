@@ -3,13 +3,17 @@ only the kinds asked for, one token, and what it used reported."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.fill import PullBudget
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.synthetic import generate_program
 
 ClientFor = Callable[..., LoyaltyClient]
 
@@ -136,3 +140,70 @@ def test_an_unknown_budget_reads_as_unknown(demo: Sandbox, make_client: ClientFo
     assert str(estimate).endswith(
         "budget unknown (no limit headers seen yet); whether it fits is unknown"
     )
+
+
+def test_a_pull_budget_takes_its_kinds_as_a_pull_does(
+    demo: Sandbox, make_client: ClientFor
+) -> None:
+    """One frame name as text is that frame, not its letters; an unknown one is refused
+    naming ``kinds`` (``wanted_kinds``, as ``ProgramSnapshot.pull(kinds=)``)."""
+    with make_client(demo) as client, client.quota.allowance(0.5) as allowance:
+        assert PullBudget(allowance, client.quota, "rewards").kinds == {"rewards"}
+        assert PullBudget(allowance, client.quota, ["rewards", "cards"]).kinds == {
+            "rewards",
+            "cards",
+        }
+        with pytest.raises(ValueError, match=r"^kinds: unknown 'reward';"):
+            PullBudget(allowance, client.quota, "reward")
+        with pytest.raises(ValueError, match=r"^kinds: unknown \['rewardz'\]"):
+            PullBudget(allowance, client.quota, ["rewards", "rewardz"])
+
+
+@pytest.mark.parametrize(
+    ("kinds", "said"),
+    [
+        (
+            None,
+            r"at least (\d+); (\d+) with each bound counted, which bounds the pull neither way",
+        ),
+        (["programs", "members", "cards", "card_definitions"], r"at least (\d+)"),
+        (
+            ["rewards", "programs", "members", "cards", "pending_buckets"],
+            r"at most (\d+), at least (\d+)",
+        ),
+    ],
+)
+def test_an_estimate_says_what_each_figure_is_and_the_pull_keeps_to_it(
+    start_sandbox: StartSandbox,
+    make_client: ClientFor,
+    kinds: list[str] | None,
+    said: str,
+) -> None:
+    """The bucket lists are an upper bound, the card definitions read by ID a lower one: the
+    text calls the total ``at most`` only when no part is a lower bound, and says which bound
+    each part is; the pull then sends at least the least (and at most the most, if any)."""
+    program = generate_program(members=30, rewards=5, benefits=3, card_definitions=2, seed=1)
+    with start_sandbox(program) as sb:
+        sb.set_plan("10000/hour")
+        with make_client(sb) as client:
+            estimate = ProgramSnapshot.estimate(client, kinds=kinds)
+        sb.set_plan("10000/hour")
+        with make_client(sb) as client:
+            ProgramSnapshot.pull(client, progress=False, kinds=kinds)
+        used = sb.plan()["used"]
+    text = str(estimate)
+    found = re.match(rf"calls needed: {said} \(bounds: ([^)]*)\) \(estimate used", text)
+    assert found, text
+    for bound in found.group(found.re.groups).split(", "):
+        named = re.fullmatch(r"(\w+) at (least|most) (\d+)", bound)
+        assert named, bound
+        part, which, calls = named.groups()
+        assert int(calls) == estimate.parts[part]
+        assert which == ("least" if part == "card_definitions_by_id" else "most")
+    if said.startswith("at most"):
+        most, least = (int(n) for n in found.groups()[:2])
+        assert least <= used <= most == estimate.calls
+    else:
+        least = int(found.group(1))
+        assert least == estimate.at_least <= used
+        assert "at most" not in text.split(" (bounds: ")[0]

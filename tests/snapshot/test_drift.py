@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -185,3 +187,66 @@ def test_a_drift_the_saved_members_show_beyond_its_share_sends_only_its_token(
     calls = {w.what: w.calls for w in pulled.ways if not w.how.startswith("sample=")}
     assert calls.items() < {w.what: w.calls for w in refusal.ways}.items()
     assert any(w.argument == ("budget_share", 1.0) for w in refusal.ways)
+
+
+def _saved(demo: Sandbox, folder: Path) -> ProgramSnapshot:
+    """A whole snapshot of ``demo``, written to ``folder`` and read back."""
+    from lyt_toolkit.snapshot import read_snapshot
+
+    pull(demo).to_parquet(folder)
+    return read_snapshot(folder)
+
+
+@pytest.mark.usefixtures("lyt_to_demo")  # None: the client the environment configures
+@pytest.mark.parametrize("given", ["client", "mapping", "config", "async client", "environment"])
+def test_a_drift_from_any_client_source_is_refused_after_its_token_alone(
+    demo: Sandbox, tmp_path: Path, given: str
+) -> None:
+    """The saved members' early refusal holds for every client source ``drift`` takes: a
+    mapping, a ``ClientConfig``, an ``AsyncLoyaltyClient`` or None make the one client that
+    checks and then pulls, so the lists are not walked first; a drift that fits sends what
+    a pull sends (the pull starts with the token the check fetched, not a second one)."""
+    from lyt_toolkit.client import AsyncLoyaltyClient, ClientConfig
+
+    saved = _saved(demo, tmp_path / "snap")
+    settings = {"base_url": demo.base_url, "env_file": None, **demo.credentials.as_client_kwargs()}
+    opened = ExitStack()
+    sources: dict[str, Callable[[], Any]] = {
+        "client": lambda: opened.enter_context(client_for(demo)),
+        "mapping": lambda: settings,
+        "config": lambda: ClientConfig.resolve(**settings),
+        "async client": lambda: AsyncLoyaltyClient(**settings),
+        "environment": lambda: None,
+    }
+    demo.set_plan("20/hour")  # the lists fit in half of it, the member reads do not
+    with opened, pytest.raises(PullBudgetError) as caught:
+        saved.drift(sources[given](), progress=False)
+    assert caught.value.stage == "member reads"
+    assert demo.plan()["used"] == caught.value.sent == 1  # the token request only
+
+    demo.set_plan("100000/hour")
+    with opened:
+        assert not saved.drift(sources[given](), progress=False)
+    drifted = demo.plan()["used"]
+    demo.set_plan("100000/hour")
+    pulled = pull(demo).calls
+    assert pulled is not None and drifted == pulled.used
+
+
+@pytest.mark.usefixtures("lyt_to_demo")
+def test_lyt_drift_beyond_its_share_sends_only_its_token_and_within_it_a_pull(
+    demo: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lyt drift`` refuses after its token request alone; a drift that fits sends what a
+    pull does (its pull starts with that token)."""
+    _saved(demo, tmp_path / "snap")
+    demo.set_plan("20/hour")  # the lists fit in half of it, the member reads do not
+    assert main(["drift", str(tmp_path / "snap")]) == 1
+    assert capsys.readouterr().err.startswith("lyt drift: pull stopped before its member reads")
+    assert demo.plan()["used"] == 1  # the token request only
+
+    demo.set_plan("100000/hour")
+    pulled = pull(demo).calls
+    demo.set_plan("100000/hour")
+    assert main(["drift", str(tmp_path / "snap")]) == 0
+    assert pulled is not None and demo.plan()["used"] == pulled.used
