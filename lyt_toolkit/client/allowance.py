@@ -488,14 +488,16 @@ class Allowance:
         resets_at: datetime | None,
         during: bool = False,
         projected: tuple[int, int] | None = None,
+        remaining: int | None = None,
     ) -> PullBudgetError:
         """The stop before ``stage`` (or ``during`` it), the rest needing ``needed`` calls at
-        least, with what is left of this allowance and the window's ``limit`` and
-        ``resets_at`` (the quota's); ``projected``: as ``PullBudgetError`` has it."""
+        least, with what is left of this allowance (or, told before the stages ahead of
+        ``stage`` are sent, the ``remaining`` they would leave) and the window's ``limit``
+        and ``resets_at`` (the quota's); ``projected``: as ``PullBudgetError`` has it."""
         return PullBudgetError(
             stage,
             needed=needed,
-            remaining=self.left or 0,
+            remaining=(self.left or 0) if remaining is None else remaining,
             share=self.share,
             window_left=self.window_left,
             sent=self.spent,

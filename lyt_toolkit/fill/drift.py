@@ -91,17 +91,13 @@ def _refused_by_base(
         budget = PullBudget(allowance, quota, kinds)
         budget.stage, budget.lists_calls, budget.by_id = "member reads", lists - by_id, by_id
         ways = budget.refusal(rest + reads, members=reads).ways
-        return PullBudgetError(
+        return allowance.refusal(  # as the pull's refusal after its lists would say it
             "member reads",
-            needed=reads + by_id,
-            remaining=max(0, left - (rest - by_id)),
-            share=allowance.share,
-            window_left=allowance.window_left,
-            sent=allowance.spent,
-            ways=ways,
+            reads + by_id,
+            ways,
             limit=quota.limit,
             resets_at=quota.resets_at,
-            others=allowance.others,
+            remaining=max(0, left - (rest - by_id)),
         )
 
 
