@@ -4,14 +4,18 @@ the demo program's edits of the desired-state tests."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pandas as pd
+import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, ProgramEdit
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import SandboxCredentials
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.synthetic import generate_program
@@ -170,3 +174,48 @@ def one_card_of_many_buckets(buckets: int = 150) -> dict[str, Any]:
         pending_buckets=buckets,
         seed=3,
     )
+
+
+def save_one_bucket_a_card(client: LoyaltyClient, path: Path) -> pd.DataFrame:
+    """A plan activating one future pending bucket of an ACTIVE member and program on each
+    card whose definition holds points as pending (the service activates each), saved at
+    ``path``: the buckets chosen (one bucket list each in the re-read)."""
+    base = pull(client)
+    buckets, definitions = base.pending_buckets, base.card_definitions
+    holding = definitions.loc[definitions["pending_points_type"] != "IMMEDIATE", "id"]
+    chosen = buckets[
+        (buckets["date"] > base.pulled_at)
+        & (buckets["program_status"] == "ACTIVE")
+        & (buckets["member_status"] == "ACTIVE")
+        & buckets["card_definition_id"].isin(holding)
+    ].drop_duplicates("card_id")
+    edit = actions.edit(base)
+    edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = "ACTIVATED"
+    edit.plan().save(path)
+    return chosen
+
+
+def bucket_lists(sent: list[httpx.Request]) -> int:
+    """The bucket lists among the requests ``sent``."""
+    return sum(r.method == "GET" and r.url.path.endswith("/pending-points") for r in sent)
+
+
+def stopped_in_re_read(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path, at: int
+) -> list[httpx.Request]:
+    """The paced apply of the plan at ``path`` with ``log``, stopped (Ctrl-C) as its
+    ``at``-th bucket list goes out (the ones before read): the requests sent."""
+    sent: list[httpx.Request] = []
+
+    def ctrl_c(request: httpx.Request) -> None:
+        sent.append(request)
+        if bucket_lists(sent) == at:
+            raise KeyboardInterrupt
+
+    with (
+        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
+        make_client(fresh, http_client=http) as stopped,
+        pytest.raises(KeyboardInterrupt),
+    ):
+        ChangePlan.load(path).apply(stopped, log=log, progress=False, paced=True)
+    return sent

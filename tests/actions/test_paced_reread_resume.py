@@ -12,41 +12,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.actions.kept_reads import KEPT_FOR
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import pull
+from .helpers import bucket_lists, save_one_bucket_a_card, stopped_in_re_read
 
 pytestmark = pytest.mark.usefixtures("professional")
 
 STOP_AT = 3
 """The bucket list the Ctrl-C comes at (before it is sent): two were read."""
-
-
-def _one_bucket_a_card(client: LoyaltyClient, path: Path) -> int:
-    """A plan activating one future pending bucket of an ACTIVE member and program on each
-    card whose definition holds points as pending (the service activates each), saved at
-    ``path``; its cards (one bucket list each in the re-read)."""
-    base = pull(client)
-    buckets, definitions = base.pending_buckets, base.card_definitions
-    holding = definitions.loc[definitions["pending_points_type"] != "IMMEDIATE", "id"]
-    chosen = buckets[
-        (buckets["date"] > base.pulled_at)
-        & (buckets["program_status"] == "ACTIVE")
-        & (buckets["member_status"] == "ACTIVE")
-        & buckets["card_definition_id"].isin(holding)
-    ].drop_duplicates("card_id")
-    edit = actions.edit(base)
-    edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = "ACTIVATED"
-    edit.plan().save(path)
-    return len(chosen)
-
-
-def _bucket_lists(sent: list[httpx.Request]) -> int:
-    return sum(r.method == "GET" and r.url.path.endswith("/pending-points") for r in sent)
 
 
 def test_a_paced_apply_stopped_in_its_re_read_reads_only_the_rest_next_run(
@@ -56,21 +32,9 @@ def test_a_paced_apply_stopped_in_its_re_read_reads_only_the_rest_next_run(
     members, up to 1,000 bucket lists of a 1,000-activation plan, a fifth of a window."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:
-        cards = _one_bucket_a_card(client, path)
+        cards = len(save_one_bucket_a_card(client, path))
     assert cards > STOP_AT
-    sent: list[httpx.Request] = []
-
-    def ctrl_c(request: httpx.Request) -> None:
-        sent.append(request)
-        if _bucket_lists(sent) == STOP_AT:
-            raise KeyboardInterrupt
-
-    with (
-        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
-        make_client(fresh, http_client=http) as stopped,
-        pytest.raises(KeyboardInterrupt),
-    ):
-        ChangePlan.load(path).apply(stopped, log=log, progress=False, paced=True)
+    sent = stopped_in_re_read(fresh, make_client, path, log, STOP_AT)
     assert not any(r.method == "POST" and "/activate" in r.url.path for r in sent)
 
     sent.clear()
@@ -82,7 +46,7 @@ def test_a_paced_apply_stopped_in_its_re_read_reads_only_the_rest_next_run(
     assert results["outcome"].eq("succeeded").sum() == cards, results.drop(
         columns=["call"]
     ).to_string()
-    assert _bucket_lists(sent) == cards - (STOP_AT - 1)  # the cards not read before the stop
+    assert bucket_lists(sent) == cards - (STOP_AT - 1)  # the cards not read before the stop
     assert not log.with_name(log.name + ".reread.jsonl").exists()  # ended: none kept
 
 
@@ -93,20 +57,8 @@ def test_a_kept_re_read_older_than_an_hour_is_read_again_not_applied_as_fresh(
     the rows it read then for the live state, and wrote over whatever changed since unseen."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:
-        cards = _one_bucket_a_card(client, path)
-    sent: list[httpx.Request] = []
-
-    def ctrl_c(request: httpx.Request) -> None:
-        sent.append(request)
-        if _bucket_lists(sent) == STOP_AT:
-            raise KeyboardInterrupt
-
-    with (
-        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
-        make_client(fresh, http_client=http) as stopped,
-        pytest.raises(KeyboardInterrupt),
-    ):
-        ChangePlan.load(path).apply(stopped, log=log, progress=False, paced=True)
+        cards = len(save_one_bucket_a_card(client, path))
+    sent = stopped_in_re_read(fresh, make_client, path, log, STOP_AT)
     kept = log.with_name(log.name + ".reread.jsonl")
     lines = [json.loads(line) for line in kept.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == STOP_AT - 1
@@ -120,4 +72,4 @@ def test_a_kept_re_read_older_than_an_hour_is_read_again_not_applied_as_fresh(
     ):
         results = ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
     assert results["outcome"].eq("succeeded").sum() == cards
-    assert _bucket_lists(sent) == cards  # every card read again: none kept too long taken up
+    assert bucket_lists(sent) == cards  # every card read again: none kept too long taken up

@@ -23,7 +23,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import bonus, pull
+from .helpers import bonus, bucket_lists, pull, save_one_bucket_a_card, stopped_in_re_read
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh")
 
@@ -94,27 +94,6 @@ def test_a_plans_own_log_still_resumes_it_after_another_plans_run(
     assert _points(client) == [50]
 
 
-def _save_activations(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path
-) -> pd.DataFrame:
-    """A plan activating one pending bucket on each of several cards, saved at ``path``: the
-    buckets chosen."""
-    with make_client(fresh) as client:
-        base = pull(client)
-    buckets, definitions = base.pending_buckets, base.card_definitions
-    holding = definitions.loc[definitions["pending_points_type"] != "IMMEDIATE", "id"]
-    chosen = buckets[
-        (buckets["date"] > base.pulled_at)
-        & (buckets["program_status"] == "ACTIVE")
-        & (buckets["member_status"] == "ACTIVE")
-        & buckets["card_definition_id"].isin(holding)
-    ].drop_duplicates("card_id")
-    edit = actions.edit(base)
-    edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = "ACTIVATED"
-    edit.plan().save(path)
-    return chosen
-
-
 def _stopped_in_re_read(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
 ) -> tuple[pd.DataFrame, list[str]]:
@@ -122,25 +101,17 @@ def _stopped_in_re_read(
     paced apply with ``log`` stopped (Ctrl-C) after reading two cards: the buckets chosen,
     and the key of the first card read (kept beside the log)."""
     chosen = _save_activations(fresh, make_client, path)
-    sent: list[httpx.Request] = []
-
-    def ctrl_c(request: httpx.Request) -> None:
-        sent.append(request)
-        if _bucket_lists(sent) == 3:
-            raise KeyboardInterrupt  # two cards read
-
-    with (
-        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
-        make_client(fresh, http_client=http) as stopped,
-        pytest.raises(KeyboardInterrupt),
-    ):
-        ChangePlan.load(path).apply(stopped, log=log, progress=False, paced=True)
+    stopped_in_re_read(fresh, make_client, path, log, 3)  # two cards read
     kept = log.with_name(log.name + ".reread.jsonl").read_text(encoding="utf-8")
     return chosen, json.loads(kept.splitlines()[0])["key"]
 
 
-def _bucket_lists(sent: list[httpx.Request]) -> int:
-    return sum(r.method == "GET" and r.url.path.endswith("/pending-points") for r in sent)
+def _save_activations(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path
+) -> pd.DataFrame:
+    """``save_one_bucket_a_card`` with a client of ``fresh``: the buckets chosen."""
+    with make_client(fresh) as client:
+        return save_one_bucket_a_card(client, path)
 
 
 def test_a_re_read_kept_from_a_sandbox_reset_since_is_not_taken_for_its_state_now(
@@ -181,7 +152,7 @@ def test_a_kept_read_cut_mid_character_by_a_kill_is_read_again_not_a_traceback(
     ):
         results = ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
     assert results["outcome"].eq("succeeded").sum() == len(chosen)
-    assert _bucket_lists(sent) == len(chosen) - 2  # the two kept are not read again
+    assert bucket_lists(sent) == len(chosen) - 2  # the two kept are not read again
 
 
 def test_a_link_at_the_kept_re_reads_path_is_refused_before_a_call_not_written_through(
@@ -205,7 +176,7 @@ def test_a_link_at_the_kept_re_reads_path_is_refused_before_a_call_not_written_t
         ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
     assert str(refused.value).startswith(f"{kept}: is a symbolic link;"), refused.value
     assert notes.read_text(encoding="utf-8") == "someone's notes\n"
-    assert _bucket_lists(sent) == 0 and not [
+    assert bucket_lists(sent) == 0 and not [
         r for r in sent if r.method == "POST" and "activ" in r.url.path
     ]
     with make_client(fresh) as client:
