@@ -22,6 +22,7 @@ import socket
 import stat
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -44,6 +45,10 @@ class LockHeldError(LytError, RuntimeError):
 class LockFileError(LytError, OSError):
     """The lock file cannot be made or opened (a read-only folder, a folder in its place)."""
 
+
+RECORD_WAIT = 1.0
+"""Seconds a refusal waits for the holder's record: a holder writes it just after taking
+the lock, so a writer refused in between still names it."""
 
 _HELD: dict[Path, tuple[int, int]] = {}
 """Lock file -> (the thread holding it in this process, how many times it took it)."""
@@ -134,14 +139,28 @@ def _take(lock: Path, path: Path, what: str) -> int:
     return fd
 
 
+def _record(lock: Path) -> dict[str, object]:
+    """The holder's record in ``lock``; empty while not yet written (up to ``RECORD_WAIT``
+    seconds, then given up) or when it cannot be read."""
+    deadline = time.monotonic() + RECORD_WAIT
+    while True:
+        try:
+            text = lock.read_text(encoding="utf-8")
+        except OSError:
+            return {}
+        if text.endswith("\n") or time.monotonic() >= deadline:
+            break
+        time.sleep(0.01)
+    try:
+        holder = json.loads(text)
+    except ValueError:
+        return {}
+    return holder if isinstance(holder, dict) else {}
+
+
 def _refusal(path: Path, what: str, lock: Path) -> LockHeldError:
     """The error naming the lock's holder, as far as its record tells."""
-    try:
-        holder = json.loads(lock.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        holder = None
-    if not isinstance(holder, dict):
-        holder = {}
+    holder = _record(lock)
     who = (
         f"pid {holder.get('pid')} on {holder.get('host')}, started {holder.get('started')}"
         if holder

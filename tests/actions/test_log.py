@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lyt_toolkit import actions
+from lyt_toolkit import _lock, actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.actions.lock import LockHeldError, held, lock_path
 from lyt_toolkit.actions.log import ATTEMPTED, LogFileError, LogOwner
@@ -127,6 +127,39 @@ def test_a_log_has_one_writer_and_a_killed_writer_never_blocks_it(
     assert lock_path(log).exists()  # left behind by the killed holder
     assert list(plan.execute(client, log=log, progress=False)["outcome"]) == ["succeeded"]
     assert not lock_path(log).exists()
+
+
+def test_a_writer_refused_before_the_holder_wrote_its_record_still_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A holder writes its record just after taking the lock: a writer refused in between
+    waits for the record and names the holder (CI: "its holder not recorded yet", where the
+    test of two applies at once expected the pid)."""
+    monkeypatch.setattr(_lock, "RECORD_WAIT", 30.0, raising=False)  # its pause, many times
+    log = tmp_path / "run.jsonl"
+    record = {"pid": 4242, "host": "elsewhere", "started": "2026-12-06T00:00:00Z"}
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(lock_path(log))!r}, os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('locked', flush=True); time.sleep(0.3)\n"
+            f"os.write(fd, {json.dumps(record) + chr(10)!r}.encode()); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        with pytest.raises(LockHeldError) as refused, held(log, "is being written"):
+            pass
+    finally:
+        holder.communicate("")
+    assert "(pid 4242 on elsewhere, started 2026-12-06T00:00:00Z)" in str(refused.value)
+    assert refused.value.holder == record
 
 
 def test_the_thread_holding_a_lock_may_take_it_again_another_thread_may_not(
