@@ -2,12 +2,13 @@
 manifest, a checkpoint's.
 
 ``open_regular`` opens a regular file only (``open_append`` to append to, never through a
-symbolic link): a folder, a pipe or a device (``/dev/zero``
-through a symbolic link) is refused without waiting on it (opened non-blocking, checked once
-open: the file checked is the file read). ``regular_bytes`` reads one up to a limit, and
-``json_file`` parses it as UTF-8 JSON: another encoding (UTF-16, NUL bytes), a key given
-twice in one object, nesting Python cannot parse and an integer of thousands of digits are
-refused. Every refusal is one line starting with the path, raised as the caller's error.
+link, symbolic or hard, and never glued to a last line a crash cut short): a folder, a pipe
+or a device (``/dev/zero`` through a symbolic link) is refused without waiting on it (opened
+non-blocking, checked once open: the file checked is the file read). ``regular_bytes`` reads
+one up to a limit, and ``json_file`` parses it as UTF-8 JSON: another encoding (UTF-16, NUL
+bytes), a key given twice in one object, nesting Python cannot parse and an integer of
+thousands of digits are refused. Every refusal is one line starting with the path, raised as
+the caller's error.
 What a message quotes of a file (``shown``, ``shown_names``, ``clipped``, ``first_line``) has
 every secret a client of the process holds and every token the environment or ``.env`` sets
 masked, then any other ``Bearer <token>`` masked whole (``_secret.quoted``), and only then is
@@ -35,6 +36,7 @@ __all__ = [
     "linked",
     "open_append",
     "open_regular",
+    "refuse_links",
     "regular_bytes",
     "shown",
     "shown_names",
@@ -114,20 +116,60 @@ def open_regular(path: Path, *, what: str, error: Failure) -> BinaryIO:
 
 def open_append(path: Path, *, what: str, error: Failure) -> int:
     """``path`` opened to append to (and read), made when missing, when it is a regular
-    file; a symbolic link in its place (never followed: ``O_NOFOLLOW`` where the platform has
-    it), a folder, a pipe or a device is ``error`` naming it."""
-    if not _NOFOLLOW and os.path.islink(path):  # the best a platform without it can do
-        raise error(linked(path, what))
+    file of one name; a symbolic link in its place (never followed: ``O_NOFOLLOW`` where the
+    platform has it), a hard link (``refuse_links``), a folder, a pipe or a device is
+    ``error`` naming it. A last line a crash cut short is ended first: the next line is not
+    glued to it (and lost with it)."""
+    if not _NOFOLLOW:  # the best a platform without it can do
+        refuse_links(path, what=what, error=error)
     try:
         fd = os.open(path, _APPEND, 0o644)
     except OSError as exc:
         if os.path.islink(path):  # O_NOFOLLOW refused it (ELOOP; EMLINK on FreeBSD)
             raise error(linked(path, what)) from None
         raise error(f"{path}: cannot be opened to append to: {exc.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise error(f"{path}: is a pipe or a device, not a {what}")
+        if (refusal := _linked(path, found, what)) is not None:
+            raise error(refusal)
+        if found.st_size:
+            os.lseek(fd, found.st_size - 1, os.SEEK_SET)  # writes still go to the end
+            if os.read(fd, 1) != b"\n":
+                os.write(fd, b"\n")
+    except BaseException:
         os.close(fd)
-        raise error(f"{path}: is a pipe or a device, not a {what}")
+        raise
     return fd
+
+
+def refuse_links(path: Path, *, what: str, error: Failure) -> None:
+    """``error`` when ``path`` is a symbolic link, or a regular file of more than one name
+    (a hard link), where a ``what`` is appended to: appended to, the file a link names (any
+    file: a user's notes, a dotfile) would change. Nothing there passes."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise error(f"{path}: cannot be read: {exc.strerror}") from None
+    if (refusal := _linked(path, found, what)) is not None:
+        raise error(refusal)
+
+
+def _linked(path: Path, found: os.stat_result, what: str) -> str | None:
+    """The refusal of a link at ``path`` (``found`` its ``lstat``, or an open file's
+    ``fstat``), where a ``what`` is appended to; None when it is no link."""
+    if stat.S_ISLNK(found.st_mode):
+        return linked(path, what)
+    if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
+        return (
+            f"{path}: is a hard link (one of {found.st_nlink} names of one file); a {what} is"
+            " appended to only under a name of its own, never through a link (its other names"
+            " would change too): give it a path of its own, or copy it there"
+        )
+    return None
 
 
 def linked(path: Path, what: str) -> str:

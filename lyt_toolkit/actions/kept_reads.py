@@ -11,8 +11,9 @@ listings of rewards and names, 99 and 10 a call, are read again). A re-read that
 or not, removes the file: the next check reads afresh. A line of another plan, of another
 service, project or sandbox state (one reset or restarted since: the log is refused there,
 and a new log at the same path must not take up what the old one kept), or one a kill cut
-short, is not read. The rows kept were read when they were: as a paced re-read's
-first rows are when its last is read, windows later.
+short, is not read, and the next line is written on a line of its own (``open_append``), not
+glued to it. The rows kept were read when they were: as a paced re-read's first rows are when
+its last is read, windows later.
 
 A kept read is taken up for ``KEPT_FOR`` after it was read (this machine's clock), no longer:
 the re-read is what tells the plan is not stale, and a row read days before (a run stopped,
@@ -21,8 +22,9 @@ plan's writes would overwrite them unseen. An older line (or one without its tim
 toolkit's) is read again.
 
 The file is the log's kin and kept as the log is: a symbolic link at its path (it could name
-any file), a folder, a pipe or a device is refused (``LogFileError`` naming it) before the
-re-read sends a call, and one over ``KEPT_MOST`` bytes is refused unread.
+any file), a hard link (its other names would change too), a folder, a pipe or a device is
+refused (``LogFileError`` naming it) before the re-read sends a call, and one over
+``KEPT_MOST`` bytes is refused unread.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._json_file import linked, open_append, regular_bytes
+from .._json_file import open_append, refuse_links, regular_bytes
 from ..models.card_definitions import CardDefinition
 from ..models.common import ApiModel
 from ..models.programs import PendingBucket
@@ -93,8 +95,8 @@ class KeptReads:
         """Key -> the models its read gave (a get: one, or none for an object gone)."""
 
     def _load(self) -> dict[tuple[str, ...], list[ApiModel]]:
-        if self.path.is_symlink():  # refused before the re-read sends a call, not at its first
-            raise LogFileError(linked(self.path, _WHAT))
+        # a link is refused before the re-read sends a call, not at its first
+        refuse_links(self.path, what=_WHAT, error=LogFileError)
         if not self.path.exists():
             return {}
         data = regular_bytes(self.path, limit=KEPT_MOST, what=_WHAT, error=LogFileError)

@@ -24,8 +24,9 @@ A log has one writer at a time: ``execute`` holds its lock (``lock.held``, the f
 ``LockHeldError`` naming the holder; a killed writer's lock is released with its process.
 
 A log is appended to in place only: a symbolic link at its path is refused, not followed (it
-could name any file), as are a folder, a pipe or a device (``LogFileError`` naming it); a
-pipe or a device is not read either.
+could name any file), as are a hard link (a file of more than one name: its other names would
+change too), a folder, a pipe or a device (``LogFileError`` naming it); a pipe or a device is
+not read either.
 
 A saved plan's apply binds the log to its plan file: before its first line it writes a plan
 line (``PLAN``, the file's sha256) and reads, of the item lines, only those after a plan line
@@ -221,11 +222,7 @@ class ActionLog:
     def _open(self) -> int:
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = open_append(self.path, what=_WHAT, error=LogFileError)
-            # A crash may have left a half-written last line; start on a fresh one.
-            if _ends_without_newline(fd):
-                os.write(fd, b"\n")
-            self._fd = fd
+            self._fd = open_append(self.path, what=_WHAT, error=LogFileError)
         return self._fd
 
     def record(
@@ -483,15 +480,6 @@ class ActionLog:
         frame["status"] = frame["status"].astype("Int64")
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
         return frame
-
-
-def _ends_without_newline(fd: int) -> bool:
-    """Whether the file open at ``fd`` (for reading too) ends in a line cut short."""
-    size = os.fstat(fd).st_size
-    if size == 0:
-        return False
-    os.lseek(fd, size - 1, os.SEEK_SET)  # writes still go to the end: O_APPEND
-    return os.read(fd, 1) != b"\n"
 
 
 LogSource = ActionLog | str | os.PathLike[str]

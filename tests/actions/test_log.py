@@ -80,6 +80,20 @@ def test_a_log_is_never_appended_to_through_a_symbolic_link(
     assert not (tmp_path / "made.txt").exists()
 
 
+def test_a_log_is_never_appended_to_through_a_hard_link(tmp_path: Path) -> None:
+    """A hard link at the log's path is one file of two names (``ln notes.txt run.jsonl``):
+    ``O_NOFOLLOW`` stops symbolic links only, and the log's lines were appended to the notes.
+    It is refused naming the path, the file untouched."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("someone's notes\n", encoding="utf-8")
+    log = tmp_path / "run.jsonl"
+    os.link(notes, log)
+    with pytest.raises(LogFileError) as refused:
+        ActionLog(log).record("a", "one", ATTEMPTED)
+    assert str(refused.value).startswith(f"{log}: is a hard link (one of 2 names of one file);")
+    assert notes.read_text(encoding="utf-8") == "someone's notes\n"
+
+
 def test_a_pipe_for_a_log_is_refused_neither_written_nor_waited_on(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     os.mkfifo(path)

@@ -16,6 +16,7 @@ import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan
+from lyt_toolkit.actions.kept_reads import KeptReads
 from lyt_toolkit.actions.log import LogFileError
 from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.cli import main
@@ -155,18 +156,31 @@ def test_a_kept_read_cut_mid_character_by_a_kill_is_read_again_not_a_traceback(
     assert bucket_lists(sent) == len(chosen) - 2  # the two kept are not read again
 
 
+@pytest.mark.parametrize(
+    ("link", "refusal"),
+    [
+        (Path.symlink_to, "is a symbolic link;"),
+        (Path.hardlink_to, "is a hard link (one of 2 names of one file);"),
+    ],
+    ids=["symbolic", "hard"],
+)
 def test_a_link_at_the_kept_re_reads_path_is_refused_before_a_call_not_written_through(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    link: Callable[[Path, Path], None],
+    refusal: str,
 ) -> None:
     """``LOG.reread.jsonl`` was appended to with ``open("a")``: a link planted there (to a
     user's notes, a dotfile) had the paced re-read's JSON lines appended to the file it
-    named. It is refused as the log refuses one, naming it, before the re-read's first call."""
+    named; a hard link (``O_NOFOLLOW`` stops symbolic ones only) still did. It is refused as
+    the log refuses one, naming it, before the re-read's first call."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     chosen = _save_activations(fresh, make_client, path)
     notes = tmp_path / "notes.txt"
     notes.write_text("someone's notes\n", encoding="utf-8")
     kept = log.with_name(log.name + ".reread.jsonl")
-    kept.symlink_to(notes)
+    link(kept, notes)
     sent: list[httpx.Request] = []
     with (
         httpx.Client(event_hooks={"request": [sent.append]}) as http,
@@ -174,7 +188,7 @@ def test_a_link_at_the_kept_re_reads_path_is_refused_before_a_call_not_written_t
         pytest.raises(LogFileError) as refused,
     ):
         ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
-    assert str(refused.value).startswith(f"{kept}: is a symbolic link;"), refused.value
+    assert str(refused.value).startswith(f"{kept}: {refusal}"), refused.value
     assert notes.read_text(encoding="utf-8") == "someone's notes\n"
     assert bucket_lists(sent) == 0 and not [
         r for r in sent if r.method == "POST" and "activ" in r.url.path
@@ -182,6 +196,20 @@ def test_a_link_at_the_kept_re_reads_path_is_refused_before_a_call_not_written_t
     with make_client(fresh) as client:
         statuses = pull(client).pending_buckets.set_index("id").loc[chosen["id"], "status"]
     assert (statuses != "ACTIVATED").all()
+
+
+def test_a_read_kept_after_a_line_a_kill_cut_short_is_kept_not_glued_to_it(
+    tmp_path: Path,
+) -> None:
+    """A kill while a kept line was written leaves it without its newline: the next run's
+    first kept read was appended to it, one line of neither, and read again by the run
+    after (the action log starts on a fresh line: ``open_append`` does so for both)."""
+    kept = tmp_path / "plan.log.jsonl.reread.jsonl"
+    KeptReads(kept, "sha").read(("card", "a"), list)
+    with kept.open("ab") as file:
+        file.write(b'{"log": "lyt-reread/1", "plan": "sha", "key": ["card", "b"')  # killed
+    KeptReads(kept, "sha").read(("card", "c"), list)
+    assert set(KeptReads(kept, "sha").held) == {("card", "a"), ("card", "c")}
 
 
 def test_a_kept_re_read_larger_than_any_is_refused_unread(
