@@ -26,7 +26,9 @@ that the call cannot wait out within ``max_wait``, the retry budget or its ``tim
 the reset as for its own share (``admit_flow``), then starts afresh, its ``timeout`` anew.
 Its share holds every request, not only the call's first (``Booked`` when it was let start):
 a retry, or the token request and the call again after a 401, that the share has no room
-for is a spent window to the call, waited for the same way, and sent in the next window.
+for is a spent window to the call, waited for the same way, and sent in the next window. An
+attempt that ends before its first request is counted (cancelled, stopped, the token another
+thread requested late or failed) hands its start back (``_handed_back``).
 A 429 not of the budget that the call cannot wait out so ends the attempt too
 (``Refused``): the call waits out that 429's own ``Retry-After`` (``held_flow``), then is let
 start again as any of the work's calls (its share, the window, the rate), never at once.
@@ -228,7 +230,8 @@ def _answer_flow(
                 yield from bearer_flow(core, tokens, quota=quota)
             booked = yield from admit_flow(quota, call)
         try:
-            return (yield from _attempt_flow(core, tokens, call, quota, booked))
+            attempt = _attempt_flow(core, tokens, call, quota, booked)
+            return (yield from _handed_back(quota, booked, attempt))
         except WindowSpent as spent:  # nothing more was sent: admit_flow waits for the reset
             if quota is None:
                 raise
@@ -307,12 +310,30 @@ def bearer_flow(
         if quota is not None and tokens.current() is None:
             booked = yield from admit_flow(quota, core.token_call())
         try:
-            yield Bearer(Deadline(call_seconds(core.config.timeout)), booked)
+            yield from _handed_back(quota, booked, _bearer_step(core, booked))
             return
         except WindowSpent as spent:
             if quota is None:
                 raise
             yield from held_flow(quota, core.token_call(), spent)
+
+
+def _bearer_step(core: RequestCore, booked: Booked) -> Flow[None]:
+    """A token held, within the configured timeout (its request the ``booked`` one)."""
+    yield Bearer(Deadline(call_seconds(core.config.timeout)), booked)
+
+
+def _handed_back(quota: Quota | None, booked: Booked, flow: Flow[T]) -> Flow[T]:
+    """``flow``, the attempt of a call let start (``booked``); should it end before its first
+    request is counted (the token another thread or task requests failed or was late, the
+    call was cancelled or stopped, the window found spent), the start is handed back
+    (``Quota.unbook``): a paced share counts no call that was never sent."""
+    try:
+        return (yield from flow)
+    finally:
+        if quota is not None and booked.first:
+            booked.first = False
+            quota.unbook()
 
 
 def token_flow(

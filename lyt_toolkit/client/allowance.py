@@ -37,8 +37,9 @@ follows other traffic by the same rule (``others`` counted against the calls the
 in this window). When this window's share is spent, or has shrunk to what the work already
 sent in it, the next call waits for the window to reset (``Quota.ready``) instead of being
 sent: other traffic slows a paced work, and never stops it nor takes the window beyond the
-work's share of what that traffic left. Calls are booked as they are let start, so
-concurrent calls never take the window beyond its share; a call already let start when the
+work's share of what that traffic left. Calls are booked as they are let start (and handed
+back, ``Quota.unbook``, when they end before their first request is sent), so concurrent
+calls never take the window beyond its share; a call already let start when the
 share shrinks still goes (at most the work's concurrency, the bound ``others`` errs by). A
 call's first request is the one booked; any other it sends (a retry, the token request and
 the call again after a 401) goes only while the share holds it beside the calls booked

@@ -414,6 +414,14 @@ class Quota:
                 self._next_start = now + self.rate.interval
             return 0.0, False
 
+    def unbook(self) -> None:
+        """A call ``ready`` let start ended before its first request was counted (``take``):
+        a paced share no longer counts it as booked."""
+        with self._lock:
+            for held in self._allowances:
+                if held.paced:
+                    held.booked = max(0, held.booked - 1)
+
     def _share_wait(self, full: list[Allowance]) -> float:
         """Seconds until the window whose paced shares ``full`` are spent resets (before an
         answer named it: until the window their last run was in ends, ``presumed``);

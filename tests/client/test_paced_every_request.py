@@ -5,15 +5,18 @@ share."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 
 from interrupting import quiet_then_closed, window_used
 
-from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.client.config import RetryConfig
 from lyt_toolkit.errors import ServerError, StoppedError, UnauthorizedError
 from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import client_kwargs
 
 THREE_TRIES = RetryConfig(max_attempts=3, backoff_base=0.01, backoff_max=0.05, total_timeout=20)
 
@@ -107,3 +110,33 @@ def test_concurrent_paced_calls_retried_at_the_edge_stay_within_the_share(
         stopped.set()
         assert used == window_used(fresh) == 2 + 30
         assert len(ended) == 8
+
+
+def test_a_paced_call_cancelled_before_its_first_request_leaves_the_share_as_it_was(
+    fresh: Sandbox,
+) -> None:
+    """A paced call cancelled while it waited for the token another task requested sent
+    nothing, yet its share counted it as let start until the window ended: the work's last
+    call of the window waited an hour for the next. The work sends its whole share."""
+    fresh.set_plan("22/hour")
+
+    async def work() -> tuple[int, int | None]:
+        async with AsyncLoyaltyClient(**client_kwargs(fresh)) as aclient:
+            with aclient.quota.allowance(0.5, paced=True) as held:
+                fresh.set_faults(delay_seconds=1.0)  # the first call's token request is slow
+                first = asyncio.create_task(aclient.programs.list(limit=1))
+                await asyncio.sleep(0.3)
+                waiting = asyncio.create_task(aclient.programs.list(limit=1))
+                await asyncio.sleep(0.3)  # let start, waiting for the first's token
+                waiting.cancel()
+                await first
+                fresh.clear_faults()
+                while True:  # until a call waits for the next window
+                    try:
+                        await asyncio.wait_for(aclient.programs.list(limit=1), 2)
+                    except TimeoutError:
+                        return window_used(fresh), held.calls
+
+    used, share = asyncio.run(work())
+    assert share == 11  # half of the 22 the window held: the first's token request and 10
+    assert used == share
