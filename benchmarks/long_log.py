@@ -1,0 +1,109 @@
+"""A saved plan's apply with a long-lived action log: what reading the log costs it.
+
+    .venv/bin/python benchmarks/long_log.py [--lines 200000]
+
+The bundled demo is served by a sandbox and pulled; a plan activating one future pending
+bucket a card (4 on the demo) is saved. It is applied twice, each time on a reset sandbox:
+with a new log, then with a log already holding ``lines`` item lines of earlier applies (a
+plan line of another plan file every 1,000 lines, as many applies write). Printed for each:
+the apply's seconds, how many times it read the whole log (``ActionLog._lines``) and the
+seconds of ``ActionLog.begin_plan`` (two of those reads: the apply's and its execute's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ActionLog, ChangePlan
+from lyt_toolkit.actions.log import PLAN, LogOwner
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+
+_seen = {"reads": 0, "begin_plan": 0.0}
+_lines, _begin_plan = ActionLog._lines, ActionLog.begin_plan
+
+
+def _counted(self: ActionLog) -> Iterator[dict[str, Any]]:
+    _seen["reads"] += 1
+    return _lines(self)
+
+
+def _timed(self: ActionLog) -> None:
+    started = time.perf_counter()
+    _begin_plan(self)
+    _seen["begin_plan"] += time.perf_counter() - started
+
+
+def _save_plan(client: LoyaltyClient, path: Path) -> None:
+    base = ProgramSnapshot.pull(client, progress=False)
+    buckets, definitions = base.pending_buckets, base.card_definitions
+    holding = definitions.loc[definitions["pending_points_type"] != "IMMEDIATE", "id"]
+    chosen = buckets[
+        (buckets["date"] > base.pulled_at)
+        & (buckets["program_status"] == "ACTIVE")
+        & (buckets["member_status"] == "ACTIVE")
+        & buckets["card_definition_id"].isin(holding)
+    ].drop_duplicates("card_id")
+    edit = actions.edit(base)
+    edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = "ACTIVATED"
+    edit.plan().save(path)
+
+
+def _earlier_lines(log: Path, lines: int) -> None:
+    with log.open("a", encoding="utf-8") as file:
+        for i in range(lines):
+            if i % 1000 == 0:
+                file.write(json.dumps({"log": PLAN, "plan": f"{i // 1000:064x}"}) + "\n")
+            line = {
+                "time": "2026-01-15T12:00:00.000Z",
+                "action": "activate_pending_bucket",
+                "target": f"lcrd_{i:010d}/lbkt_{i:010d}",
+                "outcome": "succeeded",
+                "status": 200,
+                "error_key": None,
+                "message": None,
+                "request_id": f"req_{i:012d}",
+                "resource_id": None,
+            }
+            file.write(json.dumps(line) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=200_000)
+    args = parser.parse_args()
+    ActionLog._lines = _counted  # type: ignore[method-assign]
+    ActionLog.begin_plan = _timed  # type: ignore[method-assign]
+    with Sandbox.start() as sb, tempfile.TemporaryDirectory() as tmp:
+        for lines in (0, args.lines):
+            sb.reset()
+            folder = Path(tmp) / str(lines)
+            folder.mkdir()
+            plan, log = folder / "plan.json", folder / "plan.log.jsonl"
+            kwargs = sb.credentials.as_client_kwargs()
+            with LoyaltyClient(base_url=sb.base_url, env_file=None, **kwargs) as client:
+                _save_plan(client, plan)
+                client.fetch_token()  # names the sandbox's state, for the log's owner line
+                ActionLog(log).claim(LogOwner.of(client))
+                _earlier_lines(log, lines)
+                _seen.update(reads=0, begin_plan=0.0)
+                started = time.perf_counter()
+                results = ChangePlan.load(plan).apply(client, log=log, progress=False)
+                took = time.perf_counter() - started
+            done = int(results["outcome"].eq("succeeded").sum())
+            print(
+                f"{lines:>7} earlier lines: apply {took:.2f} s ({done} succeeded),"
+                f" {_seen['reads']} whole-log reads, begin_plan {_seen['begin_plan']:.2f} s"
+            )
+
+
+if __name__ == "__main__":
+    main()
