@@ -37,7 +37,15 @@ from .edited_frames import EditError, noun, read_edited
 from .kept_reads import KeptReads, kept_path
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
-from .log import ActionLog, LogOwner, LogSource, log_state, opened_log, refuse_foreign
+from .log import (
+    ActionLog,
+    LogOwner,
+    LogSource,
+    log_state,
+    opened_log,
+    reading_once,
+    refuse_foreign,
+)
 from .paced import Heard, hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan, write_plan
@@ -288,7 +296,8 @@ class ChangePlan(metaclass=ABCMeta):
         logged: running again with the log after the reset sends exactly them).
         """
         share = checked_share(budget_share)
-        with _within_share(client, share, paced) as held:
+        # the log read whole once, however many parts read it
+        with reading_once(log) as log, _within_share(client, share, paced) as held:
             return self._checked_run(
                 client,
                 held,
@@ -892,8 +901,12 @@ class SavedPlan:
         """
         share = checked_share(budget_share)
         # Unpaced, the share checked holds over the re-read and every part (``_within_share``);
-        # the log's lines read are this plan file's runs' (``_bound``).
-        with self._bound_log(log) as log, _within_share(client, share, paced) as held:
+        # the log's lines read are this plan file's runs' (``_bound``), read whole once.
+        with (
+            self._bound_log(log) as log,
+            reading_once(log) as log,
+            _within_share(client, share, paced) as held,
+        ):
             self.check_apply(
                 client,
                 log=log,

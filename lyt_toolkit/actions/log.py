@@ -51,6 +51,14 @@ window has a window line of it written before it, or, while no answer has named 
 yet, a line saying the last one's window is over (``WINDOW_OVER``): the lines after it count
 in the next window, not that one. A call no item line stands for (a saved plan's re-read) has
 a window line written before it goes out (``actions.paced``). Item readers skip window lines.
+
+An apply reads its log many times (each owner check, each part's state and window); it reads it
+whole once (``reading_once``, and while ``opened_log`` holds its lock), then only the lines
+appended since, so a long-lived log costs it one read however many parts it has. The lines
+read so far are kept as what they say (the owner, the last plan line, each action's
+``LogState``, the window lines), not the lines themselves. A file replaced or cut since is read
+whole again, as is a log whose last line a crash cut short yet reads as an object (until the
+next line appended ends it).
 """
 
 from __future__ import annotations
@@ -63,7 +71,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
@@ -94,6 +102,7 @@ __all__ = [
     "LogState",
     "log_state",
     "opened_log",
+    "reading_once",
     "refuse_foreign",
 ]
 
@@ -196,6 +205,76 @@ class LogState:
         return outcome == ATTEMPTED or (outcome == "failed" and entry.get("status") is None)
 
 
+class _Binding:
+    """Which item lines a log of ``plan`` reads, line by line (see ``ActionLog.entries``)."""
+
+    def __init__(self, plan: str | None) -> None:
+        self.plan = plan
+        self.of: object = _NONE
+        """The plan of the last plan line read (_NONE: none read; None: an unsaved plan's)."""
+
+    def counts(self, line: dict[str, Any]) -> bool:
+        """Whether ``line`` is an item line the log reads (a plan line is noted, not one)."""
+        if line.get("log") == PLAN:
+            self.of = line.get("plan")
+            return False
+        return (
+            "target" in line
+            and "outcome" in line
+            and (self.plan is None or self.of in (_NONE, self.plan))
+        )
+
+
+class _Index:
+    """What the lines of a log read so far say, line by line: its owner line, its last plan
+    line, each action's ``LogState``, its window lines (``ActionLog._window_lines``); and
+    where its read stopped (``end``, after the last complete line; ``file``, the file read)."""
+
+    def __init__(self, plan: str | None) -> None:
+        self.binding = _Binding(plan)
+        self.owner: dict[str, Any] | None = None
+        self.states: dict[str, LogState] = {}
+        self.window: tuple[dict[str, Any] | None, int, int | None] = (None, 0, None)
+        self.end = 0
+        self.file: tuple[int, int] | None = None
+
+    def add(self, line: dict[str, Any]) -> None:
+        """Take ``line``, the next line of the log, into account."""
+        if line.get("log") == OWNER:
+            self.owner = line
+        action = line.get("action")
+        if self.binding.counts(line) and isinstance(action, str):
+            state = self.states.setdefault(action, LogState())
+            target = str(line["target"])
+            state.last[target] = line
+            if line["outcome"] in DONE:
+                state.succeeded[target] = line
+        entry, after, over = self.window
+        if line.get("log") == WINDOW and entry_problem(line) is None:
+            entry, after, over = line, 0, None
+        elif line.get("log") == WINDOW_OVER and entry is not None and over is None:
+            over = 0
+        elif line.get("outcome") == ATTEMPTED and "target" in line:
+            after += 1
+            over = None if over is None else over + 1
+        self.window = (entry, after, over)
+
+    def state(self, action: str) -> LogState:
+        """``action``'s state as read so far: a copy, the index reading on."""
+        state = self.states.get(action, LogState())
+        return LogState(dict(state.last), dict(state.succeeded))
+
+
+class _Ended(NamedTuple):
+    """Where a read of a log ended: after its last complete line (``end``), the object a last
+    line not ended yet reads as (``cut``: None when there is none or it reads as none), and
+    the file read (device, inode; None: no file)."""
+
+    end: int
+    cut: dict[str, Any] | None
+    file: tuple[int, int] | None
+
+
 class ActionLog:
     """An append-only JSON-lines file shared by every run of a batch.
 
@@ -212,6 +291,9 @@ class ActionLog:
         self._last_window: dict[str, Any] | None = None
         self._window: Callable[[], WindowCalls | None] | None = None  # a paced run's (noting)
         self._over = False  # whether the window of the last window line is said to be over
+        self._reading = threading.Lock()  # held while the log is read (``_indexed``)
+        self._index: _Index | None = None  # kept in step while read once (``reading_once``)
+        self._once = 0  # how many ``reading_once`` blocks are open
 
     def __repr__(self) -> str:
         plan = "" if self.plan is None else f", plan={self.plan!r}"
@@ -277,10 +359,7 @@ class ActionLog:
         its own). An unsaved run writes one only after a saved plan's: its lines are then no
         saved plan's, and a log without plan lines stays as an older toolkit wrote it."""
         with self._lock:
-            last: object = _NONE
-            for line in self._lines():
-                if line.get("log") == PLAN:
-                    last = line.get("plan")
+            last = self._indexed().binding.of
             if last == self.plan or (self.plan is None and last is _NONE):
                 return
             fd = self._open()
@@ -361,18 +440,7 @@ class ActionLog:
     def _window_lines(self) -> tuple[dict[str, Any] | None, int, int | None]:
         """The last window line (None: none), the ``attempted`` lines after it, and those
         after a line saying its window ended (None: no such line)."""
-        entry: dict[str, Any] | None = None
-        after = 0
-        over: int | None = None  # the attempted lines after a line saying entry's window ended
-        for line in self._lines():
-            if line.get("log") == WINDOW and entry_problem(line) is None:
-                entry, after, over = line, 0, None
-            elif line.get("log") == WINDOW_OVER and entry is not None and over is None:
-                over = 0
-            elif line.get("outcome") == ATTEMPTED and "target" in line:
-                after += 1
-                over = None if over is None else over + 1
-        return entry, after, over
+        return self._indexed().window
 
     def check(self, owner: LogOwner) -> LogOwner | None:
         """The log's owner, ``None`` when none is written; ``ForeignLogError`` naming both
@@ -399,16 +467,15 @@ class ActionLog:
         """The service and project the log belongs to, and the state of its sandbox (the
         last owner line: one naming the state may follow one that did not); ``None`` when
         not written yet."""
-        found = None
-        for line in self._lines():
-            if line.get("log") == OWNER:
-                instance = line.get("instance")
-                found = LogOwner(
-                    str(line.get("service")),
-                    line.get("project"),
-                    instance if isinstance(instance, str) else None,
-                )
-        return found
+        line = self._indexed().owner
+        if line is None:
+            return None
+        instance = line.get("instance")
+        return LogOwner(
+            str(line.get("service")),
+            line.get("project"),
+            instance if isinstance(instance, str) else None,
+        )
 
     def close(self) -> None:
         """Release the file handle; safe to call twice.
@@ -429,49 +496,97 @@ class ActionLog:
 
     # -- reading -----------------------------------------------------------------
 
-    def _lines(self) -> Iterator[dict[str, Any]]:
-        """Every complete JSON object line, oldest first; unreadable (truncated) lines skipped."""
+    def _read(
+        self, start: int, file: tuple[int, int] | None, add: Callable[[dict[str, Any]], None]
+    ) -> _Ended | None:
+        """``add`` each JSON object line ended after byte ``start`` (0: the whole log), oldest
+        first, unreadable (truncated) lines skipped; where the read ended. None, nothing
+        read, when the file is not ``file`` or its line ended at ``start`` is not there."""
         try:  # a pipe or a device in its place is refused, not waited on
             handle = open_regular(self.path, what=_WHAT, error=LogFileError)
         except FileNotFoundError:
-            return
+            return None if start else _Ended(0, None, None)
         with handle:
+            found = os.fstat(handle.fileno())
+            read = (found.st_dev, found.st_ino)
+            if start:
+                if read != file or found.st_size < start:
+                    return None
+                handle.seek(start - 1)
+                if handle.read(1) != b"\n":
+                    return None
+            end, cut = start, None
             for raw in handle:
                 try:
                     line = json.loads(raw)
                 except ValueError:
-                    continue
+                    line = None
+                if not raw.endswith(b"\n"):  # the last line, not ended yet
+                    cut = line if isinstance(line, dict) else None
+                    break
+                end += len(raw)
                 if isinstance(line, dict):
-                    yield line
+                    add(line)
+        return _Ended(end, cut, read)
+
+    def _indexed(self) -> _Index:
+        """What the log's lines say now: read whole, or in a ``reading_once`` block read
+        whole once and from then on only the lines appended since."""
+        with self._reading:
+            index = self._index or _Index(self.plan)
+            ended = self._read(index.end, index.file, index.add) if index.end else None
+            if ended is None:
+                index = _Index(self.plan)
+                ended = self._read(0, None, index.add)
+                assert ended is not None  # a whole read always reads
+            index.end, index.file = ended.end, ended.file
+            if self._once:
+                self._index = index
+            if ended.cut is None:
+                return index
+            if index is not self._index:
+                index.add(ended.cut)
+                return index
+        # A last line a crash cut short that reads as an object: read whole, not kept in step
+        # (the next line appended ends it: open_append).
+        whole = _Index(self.plan)
+        ended = self._read(0, None, whole.add)
+        if ended is not None and ended.cut is not None:
+            whole.add(ended.cut)
+        return whole
+
+    @contextmanager
+    def _read_once(self) -> Iterator[None]:
+        """In the block the log is read whole once: later reads take only the lines appended
+        since (see ``reading_once``)."""
+        with self._reading:
+            self._once += 1
+        try:
+            yield
+        finally:
+            with self._reading:
+                self._once -= 1
+                if not self._once:
+                    self._index = None
 
     def entries(self) -> list[dict[str, Any]]:
         """Every complete item line, oldest first; unreadable (truncated) lines are skipped;
         for a log of a ``plan``, those after a plan line of another plan file (or of an
         unsaved plan's run) too."""
-        entries = []
-        of: object = _NONE  # the plan the lines read are of (_NONE: before any plan line)
-        for line in self._lines():
-            if line.get("log") == PLAN:
-                of = line.get("plan")  # None: an unsaved plan's run, no saved plan's
-            elif (
-                "target" in line
-                and "outcome" in line
-                and (self.plan is None or of in (_NONE, self.plan))
-            ):
+        binding, entries = _Binding(self.plan), []
+
+        def add(line: dict[str, Any]) -> None:
+            if binding.counts(line):
                 entries.append(line)
+
+        ended = self._read(0, None, add)
+        if ended is not None and ended.cut is not None:
+            add(ended.cut)
         return entries
 
     def state(self, action: str) -> LogState:
         """The last line and the line that saw it done (if any) of each target of ``action``."""
-        state = LogState()
-        for entry in self.entries():
-            if entry.get("action") != action:
-                continue
-            target = str(entry["target"])
-            state.last[target] = entry
-            if entry["outcome"] in DONE:
-                state.succeeded[target] = entry
-        return state
+        return self._indexed().state(action)
 
     def frame(self) -> pd.DataFrame:
         """The log as a DataFrame (one row per line), e.g. to show what a run did."""
@@ -522,6 +637,23 @@ def refuse_foreign(log: LogSource | None, client: LoyaltyClient, *, ask: bool = 
 
 
 @contextmanager
+def reading_once(log: LogSource | None) -> Iterator[LogSource | None]:
+    """``log`` as one ``ActionLog`` read whole once in the block (an apply's checks and runs
+    read it many times): later reads take only the lines appended since, by this writer or,
+    before its lock is taken, another. One made here from a path is closed afterwards."""
+    if log is None:
+        yield None
+        return
+    action_log = log if isinstance(log, ActionLog) else ActionLog(log)
+    try:
+        with action_log._read_once():
+            yield action_log
+    finally:
+        if action_log is not log:
+            action_log.close()
+
+
+@contextmanager
 def opened_log(log: LogSource | None) -> Iterator[ActionLog | None]:
     """The log to write to, or ``None``, held by this writer alone for the block
     (``lock.held``: ``LockHeldError`` names another writer); one opened here from a path is
@@ -530,7 +662,7 @@ def opened_log(log: LogSource | None) -> Iterator[ActionLog | None]:
         yield None
         return
     action_log = log if isinstance(log, ActionLog) else ActionLog(log)
-    with held(action_log.path, "is being written"):
+    with held(action_log.path, "is being written"), action_log._read_once():
         try:
             yield action_log
         finally:

@@ -1,0 +1,64 @@
+"""An apply reads its action log once, over real HTTP: however many parts the plan has, each
+line of a long-lived log is parsed once (the lines the apply appends read back as they come),
+not once per owner check and per part's state (16 whole reads of a one-part saved plan)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from lyt_toolkit.actions import ChangePlan, log
+from lyt_toolkit.actions.log import PLAN
+from lyt_toolkit.client import LoyaltyClient
+
+from .helpers import save_four_kinds
+
+pytestmark = pytest.mark.usefixtures("lyt_to_fresh")
+
+EARLIER = 2_000
+"""Item lines other plans' applies wrote before (a plan line every 500)."""
+
+
+def _earlier_lines(path: Path) -> None:
+    with path.open("w", encoding="utf-8") as file:
+        for i in range(EARLIER):
+            if i % 500 == 0:
+                file.write(json.dumps({"log": PLAN, "plan": f"{i // 500:064x}"}) + "\n")
+            line = {"action": "move_reward_to_draft", "target": f"rwd_{i:08d}"}
+            file.write(json.dumps({**line, "outcome": "succeeded", "status": 200}) + "\n")
+
+
+@pytest.mark.parametrize("how", ["saved", "saved paced", "unsaved"])
+def test_an_apply_parses_each_line_of_its_log_once(
+    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    path = tmp_path / "plan.json"
+    plan, _ = save_four_kinds(client, path)
+    log_path = tmp_path / "plan.log.jsonl"
+    _earlier_lines(log_path)
+    parsed = 0
+
+    def loads(raw: str | bytes) -> Any:
+        nonlocal parsed
+        parsed += 1
+        return json.loads(raw)
+
+    monkeypatch.setattr(log, "json", SimpleNamespace(loads=loads, dumps=json.dumps))
+    applied = plan if how == "unsaved" else ChangePlan.load(path)
+    results = applied.apply(
+        client,
+        log=log_path,
+        allow_destroy=True,
+        progress=False,
+        paced=how.endswith("paced"),
+    )
+
+    assert results["outcome"].eq("succeeded").all(), results
+    assert len(plan.parts) == 4
+    lines = len(log_path.read_bytes().splitlines())
+    assert EARLIER < lines < EARLIER + 40
+    assert parsed <= lines, f"{parsed} lines parsed from a log of {lines}"
