@@ -37,10 +37,14 @@ def grid(columns: Sequence[str], *, select: bool = False) -> ITable:
 
 def show(table: ITable, frame: pd.DataFrame, columns: Sequence[str] | None = None) -> None:
     """Show ``frame`` (only ``columns`` that exist, when given) in ``table``; clears the
-    selection. Values are shown as text, missing ones blank, nothing as HTML."""
+    selection. Values are shown as text, missing ones blank, nothing as HTML.
+
+    ``table.df`` keeps that text as pandas ``string`` columns (pyarrow's where installed), not
+    as Python objects: a grid holds its rows about as compactly as the frame they came from.
+    """
     if columns is not None:
         frame = frame[[c for c in columns if c in frame.columns]]
-    shown = frame.astype(object).where(frame.notna(), "").reset_index(drop=True)
+    shown = frame.astype("string").fillna("").reset_index(drop=True)
     _fill(table, shown)
 
 

@@ -1,10 +1,11 @@
 """A paged list a panel reads whole: the interface gives no totals, so its calls (one per page
 of 100) are known only once it has been walked. ``Walked`` is what a panel knows of them,
-``walk`` reads a list within the calls the panel's share holds for it."""
+``walk`` reads a list within the calls the panel's share holds for it, keeping of each item
+only what the panel shows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["Walked", "stopped", "walk"]
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -42,18 +44,21 @@ class Walked:
         return f"a call per page of {MAX_LIMIT}, how many known once read"
 
 
-def walk(pages: Iterable[Page[T]], room: int | None) -> tuple[list[T], Walked]:
-    """Every item of ``pages``, read a page (one call) at a time, and the calls the walk took.
-    A list longer than ``room`` pages (None: no bound) stops before the first page beyond them:
-    no items then (``Walked`` not exact; ``stopped`` says why)."""
-    items: list[T] = []
+def walk(
+    pages: Iterable[Page[T]], room: int | None, keep: Callable[[T], R]
+) -> tuple[list[R], Walked]:
+    """``keep`` of every item of ``pages``, read a page (one call) at a time, and the calls the
+    walk took: one page's items are held at a time, so a panel keeps what it shows of each,
+    not the whole models. A list longer than ``room`` pages (None: no bound) stops before the
+    first page beyond them: nothing kept then (``Walked`` not exact; ``stopped`` says why)."""
+    kept: list[R] = []
     read = 0
     for page in pages:
         read += 1
-        items.extend(page.data)
+        kept.extend(keep(item) for item in page.data)
         if room is not None and read >= room and page.next_cursor and not page.empty:
             return [], Walked(read + 1)
-    return items, Walked(read, exact=True)
+    return kept, Walked(read, exact=True)
 
 
 def stopped(what: str, walked: Walked, share: float, *, filters: bool = False) -> LytError:

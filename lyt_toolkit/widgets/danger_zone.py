@@ -210,12 +210,15 @@ class DangerZone(PlanPanel):
         what, calls = self._lists_read()
         room = self._check_reads(calls, what)
         pages = self.client.tier_structures.pages(limit=MAX_LIMIT)
-        listed, self._tier_walk = walk(pages, None if room is None else room - 1)  # 1: projects
+        listed, self._tier_walk = walk(
+            pages,
+            None if room is None else room - 1,  # 1: projects
+            lambda t: (t.name, enum_text(t.status), t.id),  # TIER_STRUCTURE_VIEW
+        )
         if not self._tier_walk.exact:
             raise stopped("the tier structures", self._tier_walk, self.budget_share)
         projects = self.client.projects.list()
-        structures = [t for t in listed if enum_text(t.status) != "DELETED"]
-        rows = [(t.name, enum_text(t.status), t.id) for t in structures]
+        rows = [row for row in listed if row[1] != "DELETED"]
         self.tier_structures.show_rows(pd.DataFrame(rows, columns=list(TIER_STRUCTURE_VIEW)))
         current = self.project_select.value
         # Options that changed reset the choice (its observer empties the webhooks): chosen

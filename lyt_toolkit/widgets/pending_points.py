@@ -254,7 +254,7 @@ class PendingPointsPanel(PlanPanel):
         what = "the card's pending buckets"
         room = self._check_reads(self._walked(card).calls, what)
         pages = self.client.pending_buckets.pages(program, member, card, limit=MAX_LIMIT)
-        buckets, walked = walk(pages, room)
+        buckets, walked = walk(pages, room, lambda bucket: bucket)  # a plan needs them whole
         self._walks[card] = walked
         if not walked.exact:
             raise stopped(what, walked, self.budget_share)

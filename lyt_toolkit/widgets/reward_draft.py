@@ -22,6 +22,7 @@ from ._results import RESULT_VIEW
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
+    from ..models import Reward
 
 __all__ = ["RewardDraftPanel"]
 
@@ -124,23 +125,12 @@ class RewardDraftPanel(PlanPanel):
             if filters
             else self.client.rewards.pages(limit=MAX_LIMIT)
         )
-        found, walked = walk(pages, room)
+        found, walked = walk(pages, room, _row)
         self._walks[_key(filters)] = walked
         if not walked.exact:
             raise stopped(what, walked, self.budget_share, filters=True)
         self._loaded = filters
-        self.rewards = pd.DataFrame(
-            [
-                {
-                    "name": r.name,
-                    "status": enum_text(r.status),
-                    "type": enum_text(r.type),
-                    "id": r.id,
-                }
-                for r in found
-            ],
-            columns=list(REWARD_VIEW),
-        )
+        self.rewards = pd.DataFrame(found, columns=list(REWARD_VIEW))
         show(self.rewards_grid, self.rewards)
         self._selection_changed()
         self.show_ok(f"{len(self.rewards)} rewards")
@@ -174,6 +164,11 @@ class RewardDraftPanel(PlanPanel):
     def _after_run(self) -> None:
         self.confirm.value = False
         self._load_rewards(self._loaded)
+
+
+def _row(reward: Reward) -> tuple[str, str, str, str]:
+    """What the grid shows of ``reward`` (``REWARD_VIEW``)."""
+    return (reward.name, enum_text(reward.status), enum_text(reward.type), reward.id)
 
 
 def _key(filters: dict[str, Any]) -> str:

@@ -1,9 +1,11 @@
 """The selectable grids (itables) at the size of a real program: the browser is sent every
-row, however many, so each can be seen and selected, and the columns keep their alignment."""
+row, however many, so each can be seen and selected, and the columns keep their alignment;
+the kernel holds those rows about as compactly as the frames they came from."""
 
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,7 +17,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.synthetic import generate_program
-from lyt_toolkit.widgets import FindingsPanel
+from lyt_toolkit.widgets import FindingsPanel, RewardDraftPanel
 
 REWARDS = 2_100
 """Rewards of the program, every one ended: some 1,200 ACTIVE ones, a finding each."""
@@ -64,3 +66,46 @@ def test_a_findings_grid_of_over_a_thousand_findings_sends_each_and_acts_on_one_
         assert ended.plan()["used"] - used == 1  # the one write
         assert client.rewards.get(target).status == "DRAFT"
         assert [row[1] for row in sent_to_browser(panel.results_grid)] == [target]  # row, target
+
+
+def test_a_findings_grid_holds_its_text_about_as_compactly_as_the_findings_frame(
+    ended: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    with make_client(ended) as client:
+        findings = audit.run(ProgramSnapshot.pull(client, kinds=["rewards"], progress=False))
+        panel = FindingsPanel(client, findings)
+    held = panel.findings_grid.df.memory_usage(deep=True).sum()
+    frame = panel.findings.memory_usage(deep=True).sum()  # the same columns, as the audit typed
+    # A Python object a cell took 2.6 times the frame (710 KB against 269 KB here).
+    assert held < 1.5 * frame, (held, frame)
+    assert len(panel.findings_grid.df) == len(findings)
+
+
+def test_a_rewards_grid_of_every_reward_loads_a_page_at_a_time_and_acts_on_one_in_the_middle(
+    ended: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    with make_client(ended) as client:
+        panel = RewardDraftPanel(client)
+        tracemalloc.start()
+        try:
+            panel.load_button.click()
+            panel.wait()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        shown = sent_to_browser(panel.rewards_grid)
+        assert len(shown) == REWARDS and "rewards" in panel.status.value
+        # Every reward read held whole until the grid was filled took some 12 MB here (5.8 KB
+        # a reward); a page of them at a time, what the grid shows is what stays.
+        assert peak < 6 * 2**20, f"{peak / 2**20:.1f} MiB"
+        middle = next(i for i in range(REWARDS // 2, REWARDS) if shown[i][1] == "ACTIVE")
+        target = shown[middle][3]  # name, status, type, id
+        assert target == panel.rewards["id"].iloc[middle]
+        panel.rewards_grid.selected_rows = [middle]  # as a click on that row sends it
+        panel.confirm.value = True
+        used = ended.plan()["used"]
+        panel.draft_button.click()
+        panel.wait()
+        assert client.rewards.get(target).status == "DRAFT"
+        # the one write and the list read again (a call per page of 100)
+        assert ended.plan()["used"] - used == 1 + -(-REWARDS // 100) + 1
