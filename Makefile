@@ -37,9 +37,12 @@ BROWSER_LOG := $(VENV)/test-browser.log
 # processes (the workers, the CLI and apply subprocesses, kernels) compiles every module
 # again, about half of each worker's collection. Only nbval's run loads the nbval plugin (its
 # schema checks import a grammar library that takes seconds).
+# Only the fuzz run loads schemathesis' plugin (about 0.9 s of CPU in each process that
+# loads it, most of it at collection; measured 2026-12-06).
 test test-unit test-browser test-apart test-in-browser: export PYTHONDONTWRITEBYTECODE :=
 test test-unit test-browser test-apart test-in-browser: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 NO_NBVAL := -p no:nbval
+NO_FUZZ := -p no:schemathesis
 
 # Schemathesis gives every operation of a fuzzed document the same test ID, and xdist keeps
 # one test per ID: on the workers, all but one operation would silently not run. These files
@@ -58,7 +61,7 @@ test: $(STAMP)
 test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
-	$(BIN)/pytest $(NO_NBVAL) -n 3 --dist loadfile tests --ignore=tests/browser \
+	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) -n 3 --dist loadfile tests --ignore=tests/browser \
 	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING)
 
 # The type check, the import contracts and the site; then two runs beside each other (on
@@ -78,11 +81,12 @@ test-browser: $(STAMP)
 
 test-apart: $(STAMP)
 	$(BIN)/pytest $(NO_NBVAL) $(FUZZ) $(PACKAGING) -o cache_dir=.pytest_cache/apart
-	$(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
-	  -p no:randomly -o cache_dir=.pytest_cache/apart
+	$(BIN)/pytest $(NO_FUZZ) --nbval --nbval-current-env notebooks \
+	  --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly -o cache_dir=.pytest_cache/apart
 
 test-in-browser: $(STAMP)
-	$(BIN)/pytest $(NO_NBVAL) tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser
+	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) tests/browser -p no:randomly \
+	  -o cache_dir=.pytest_cache/browser
 
 # The property tests (Hypothesis) with new examples each run: `make test` tries the same
 # ones every time (tests/conftest.py). RUNS=N runs them N times.
