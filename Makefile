@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 NOTEBOOKS_STAMP := $(VENV)/.notebooks-installed
 
-.PHONY: demo test test-unit test-browser explore docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
+.PHONY: demo test test-unit test-browser test-apart test-in-browser explore docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
 
 $(STAMP): pyproject.toml constraints.txt lyt_toolkit/_version.py
 	$(PYTHON) -m venv $(VENV)
@@ -19,10 +19,10 @@ demo: $(STAMP)
 
 # Two streams at once. One: ruff and the unasync check (seconds), then the unit tests on
 # three workers (shown as they run): the longest part, started as soon as it can be. The
-# other: mypy and the import contracts, the site, the fuzzed documents and the packaging
-# tests, the browser tests (one JupyterLab, one Chromium), then the notebooks through nbval;
-# mostly waiting on installs, kernels and pages, it fills what the first leaves idle and
-# ends before it (the type check and the site ran first in the unit stream until
+# other: mypy and the import contracts, the site, then the fuzzed documents, the packaging
+# tests and the notebooks through nbval beside the browser tests (one JupyterLab, one
+# Chromium); mostly waiting on installs, kernels and pages, it fills what the first leaves
+# idle and ends before it (the type check and the site ran first in the unit stream until
 # 2026-12-05: a minute on the longest path). Three workers on two cores: each is one process
 # in which the client and its sandbox (a uvicorn thread) share one GIL and wait on each
 # other's round trips; with two, the machine averaged 1.55 cores busy, and the stage took
@@ -37,9 +37,12 @@ BROWSER_LOG := $(VENV)/test-browser.log
 # processes (the workers, the CLI and apply subprocesses, kernels) compiles every module
 # again, about half of each worker's collection. Only nbval's run loads the nbval plugin (its
 # schema checks import a grammar library that takes seconds).
-test test-unit test-browser: export PYTHONDONTWRITEBYTECODE :=
-test test-unit test-browser: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
+# Only the fuzz run loads schemathesis' plugin (about 0.9 s of CPU in each process that
+# loads it, most of it at collection; measured 2026-12-06).
+test test-unit test-browser test-apart test-in-browser: export PYTHONDONTWRITEBYTECODE :=
+test test-unit test-browser test-apart test-in-browser: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 NO_NBVAL := -p no:nbval
+NO_FUZZ := -p no:schemathesis
 
 # Schemathesis gives every operation of a fuzzed document the same test ID, and xdist keeps
 # one test per ID: on the workers, all but one operation would silently not run. These files
@@ -53,23 +56,37 @@ PACKAGING := tests/packaging
 test: $(STAMP)
 	@rm -f $(BROWSER_LOG)
 	$(MAKE) --no-print-directory -j3 test-browser test-unit; status=$$?; \
-	  echo "--- the fuzzed documents and packaging, tests/browser, then nbval ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
+	  echo "--- the type check, the site, test-apart and test-in-browser ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
 
 test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
-	$(BIN)/pytest $(NO_NBVAL) -n 3 --dist loadfile tests --ignore=tests/browser \
+	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) -n 3 --dist loadfile tests --ignore=tests/browser \
 	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING)
 
-# The type check, the import contracts and the site, the fuzzed documents (FUZZ) and the
-# packaging tests, the browser tests, then nbval. Its own pytest cache: the unit tests' run
-# beside it writes the default one.
+# The type check, the import contracts and the site; then two runs beside each other (on
+# the job slot `make -j3` leaves free; one after the other without -j): test-apart (the
+# fuzzed documents (FUZZ) and the packaging tests, then nbval) and test-in-browser. The
+# browser tests mostly wait on kernels and pages (55 % of a core when run alone); until
+# 2026-12-06 they ran after the packaging tests and before nbval: the three pytest runs
+# took 8:00 one after the other and 5:00 this way, with the same CPU time (264 s, 256 s;
+# back to back, the machine loaded by other runs). In CI's last run (fuzz and packaging
+# 263 s, nbval 57 s, the browser tests 357 s) that takes the stream from about 830 s to
+# about 450 s, well before the unit tests end. Each run keeps a pytest cache of its own: the
+# unit tests' run writes the default one.
 test-browser: $(STAMP)
 	{ $(MAKE) --no-print-directory --output-sync=target typecheck docs && \
-	  $(BIN)/pytest $(NO_NBVAL) $(FUZZ) $(PACKAGING) -o cache_dir=.pytest_cache/browser && \
-	  $(BIN)/pytest $(NO_NBVAL) tests/browser -p no:randomly -o cache_dir=.pytest_cache/browser && \
-	  $(BIN)/pytest --nbval --nbval-current-env notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
-	    -p no:randomly -o cache_dir=.pytest_cache/browser; } > $(BROWSER_LOG) 2>&1
+	  $(MAKE) --no-print-directory --output-sync=target test-apart test-in-browser; } \
+	  > $(BROWSER_LOG) 2>&1
+
+test-apart: $(STAMP)
+	$(BIN)/pytest $(NO_NBVAL) $(FUZZ) $(PACKAGING) -o cache_dir=.pytest_cache/apart
+	$(BIN)/pytest $(NO_FUZZ) --nbval --nbval-current-env notebooks \
+	  --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly -o cache_dir=.pytest_cache/apart
+
+test-in-browser: $(STAMP)
+	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) tests/browser -p no:randomly \
+	  -o cache_dir=.pytest_cache/browser
 
 # The property tests (Hypothesis) with new examples each run: `make test` tries the same
 # ones every time (tests/conftest.py). RUNS=N runs them N times.
