@@ -139,6 +139,22 @@ def test_a_resumed_paced_export_counts_the_calls_its_checkpoint_answers_once(
     assert total_again == total, (first, second)
 
 
+def test_a_paced_export_waiting_during_its_bucket_lists_says_so_and_counts_them(
+    program: Sandbox, lyt_process: LytProcess, tmp_path: Path
+) -> None:
+    """The pull (55 calls: 47 for the lists and the member reads, then 8 bucket lists) under
+    a share of 52 spends it during its bucket lists: it says it waits for the next window, its
+    calls in all counting the bucket lists once the members are read. It counted the lists
+    and member reads alone, so a wait there looked done and went unsaid (on 20,000 members,
+    silence for the hour, "19,993 of 20,214 calls" before 4,000 bucket lists)."""
+    program.set_plan("104/hour")
+    line = _waiting_line(program, lyt_process, tmp_path, tmp_path / "checkpoint")
+    assert program.plan()["used"] == 52
+    assert re.search(r": 52 of 55 calls; 52 sent, 0 left this window of its share of 52", line), (
+        line
+    )
+
+
 def test_a_paced_export_in_a_window_others_spent_expects_each_later_window_s_whole_share(
     program: Sandbox,
     lyt_process: LytProcess,

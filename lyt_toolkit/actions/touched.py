@@ -26,6 +26,7 @@ __all__ = [
     "is_name",
     "names_hash",
     "row_hash",
+    "row_hashes",
     "touched_objects",
 ]
 
@@ -74,10 +75,20 @@ _JOINED = {
 
 def row_hash(kind: str, row: pd.DataFrame) -> str:
     """sha256 of a one-row frame's own values as canonical JSON (sorted keys)."""
-    own = row.drop(columns=[c for c in _JOINED.get(kind, _CHECKED) if c in row.columns])
-    [record] = json.loads(own.to_json(orient="records", date_format="iso", date_unit="us"))
-    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+    [sha256] = row_hashes(kind, row)
+    return sha256
+
+
+def row_hashes(kind: str, rows: pd.DataFrame) -> list[str]:
+    """``row_hash`` of each row of ``rows``, in order, the frame converted once."""
+    own = rows.drop(columns=[c for c in _JOINED.get(kind, _CHECKED) if c in rows.columns])
+    records = json.loads(own.to_json(orient="records", date_format="iso", date_unit="us"))
+    return [
+        hashlib.sha256(
+            json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        ).hexdigest()
+        for record in records
+    ]
 
 
 def names_hash(ids: Iterable[str]) -> str:
@@ -97,14 +108,25 @@ def touched_objects(
     (``inputs``: the rows each call's part is built from)."""
     touched = _create_touched(base, inputs.get("create_benefit"))
     for call, (kind,) in ((c, k) for c, k in TOUCHES.items() if c != "create_benefit"):
+        keys = list(changes.loc[changes["call"] == call, "key"])
+        if not keys:
+            continue
         frame = getattr(base, kind).set_index("id", drop=False)
-        for key in changes.loc[changes["call"] == call, "key"]:
-            row = frame.loc[[key]]
-            touched.append({"kind": kind, "key": key, "call": call, "sha256": row_hash(kind, row)})
-            if kind == "pending_buckets":  # how many pages the card's re-read walks
-                touched[-1]["card_buckets"] = int(
-                    (frame["card_id"] == row["card_id"].iloc[0]).sum()
-                )
+        if not frame.index.is_unique:  # each key's rows hashed alone: one row each, or refused
+            rows = [frame.loc[[key]] for key in keys]
+            hashes = [row_hash(kind, row) for row in rows]
+            cards = [row["card_id"].iloc[0] for row in rows] if kind == "pending_buckets" else []
+        else:  # all at once: a plan of thousands took a minute, a frame conversion per row
+            picked = frame.loc[keys]
+            hashes = row_hashes(kind, picked)
+            cards = list(picked["card_id"]) if kind == "pending_buckets" else []
+        for key, sha256 in zip(keys, hashes, strict=True):
+            touched.append({"kind": kind, "key": key, "call": call, "sha256": sha256})
+        if kind == "pending_buckets":  # how many pages each card's re-read walks
+            held = frame["card_id"].value_counts()
+            start = len(touched) - len(keys)
+            for entry, card in zip(touched[start:], cards, strict=True):
+                entry["card_buckets"] = int(held.get(card, 0))
     return touched
 
 

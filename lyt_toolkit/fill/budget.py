@@ -71,7 +71,10 @@ class PullBudget:
         """Card definitions the lists reference but do not hold: one read each."""
         self.planned: int | None = None
         """The calls the whole pull needs at least, once the lists are walked: its member
-        reads, whoever answers them, but not the ``recalled`` list pages."""
+        reads and, once those are read, its bucket lists, whoever answers them, but not the
+        ``recalled`` list pages."""
+        self._buckets_planned = False
+        """Whether ``planned`` counts the bucket lists."""
         self.listed: int | None = None
         """Members listed, once the lists are walked; ``sample_size``: the sample size of a
         sampled pull."""
@@ -104,6 +107,10 @@ class PullBudget:
         self.listed, self.sample_size = members, sampled
         if level == "cards":
             self.reads = needed
+        elif not self._buckets_planned:  # known now: a paced pull's bar and a stop count them
+            self._buckets_planned = True
+            if self.planned is not None:
+                self.planned += needed
         if self.planned is None:
             self.planned = self.allowance.spent + needed + self.by_id
         if self.allowance.paced:  # it waits for the windows it needs, within the cycle
