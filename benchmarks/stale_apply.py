@@ -2,7 +2,7 @@
 counted in the sandbox's calls.
 
     .venv/bin/python benchmarks/stale_apply.py [--members 20000] [--writes 1000]
-        [--stale 10] [--second refresh|refreshed|paced-stop] [--stop-after 600]
+        [--stale 10] [--second refresh|refreshed|paced-stop] [--stop-after 600] [--paced]
 
 A program of ``members`` members is generated (``lyt_toolkit.synthetic``), served by a sandbox
 standing for production and pulled whole (no budget yet). The plan activates ``writes``
@@ -16,6 +16,9 @@ second step:
   activated meanwhile, then run again with ``--ignore-unsupported``, reading it all again);
 - ``refreshed``: the command the refusal names, ``lyt apply PLAN.refreshed.json --sha256
   HEX2`` (the re-planned file it wrote).
+
+``--paced`` runs the first step and ``refresh`` with ``--paced`` (and a log: what a paced
+re-read keeps beside it, ``kept_reads``, a refresh takes up).
 
 ``paced-stop`` instead leaves the plan fresh (``--stale 0``): ``lyt apply PLAN --sha256 HEX
 --paced`` is stopped with SIGINT (Ctrl-C) once ``stop-after`` calls of its re-read went out,
@@ -56,6 +59,7 @@ def main() -> None:
         "--second", choices=("refresh", "refreshed", "paced-stop"), default="refreshed"
     )
     parser.add_argument("--stop-after", type=int, default=600)
+    parser.add_argument("--paced", action="store_true")
     args = parser.parse_args()
     program = generate_program(members=args.members, seed=1, **PULL_SIZES)
     with (
@@ -109,14 +113,15 @@ def main() -> None:
             print(f"2. the same command again: exit {code}, {calls} calls")
             print("\n".join(line for line in text.splitlines() if line.startswith("Applied")))
             return
-        code, text, calls = lyt(str(path), "--sha256", sha)
-        print(f"1. lyt apply PLAN --sha256: exit {code}, {calls} calls")
+        paced = ["--paced"] if args.paced else []
+        code, text, calls = lyt(str(path), "--sha256", sha, *paced)
+        print(f"1. lyt apply PLAN --sha256 {' '.join(paced)}: exit {code}, {calls} calls")
         if args.second == "refresh":
-            code, text, second = lyt(str(path), "--sha256", sha, "--refresh")
+            code, text, second = lyt(str(path), "--sha256", sha, "--refresh", *paced)
             if code == 1 and "--ignore-unsupported" in text:  # refused after its re-read
                 print(f"2a. --refresh: exit {code}, {second} calls (unsupported changes)")
                 code, text, more = lyt(
-                    str(path), "--sha256", sha, "--refresh", "--ignore-unsupported"
+                    str(path), "--sha256", sha, "--refresh", "--ignore-unsupported", *paced
                 )
                 second += more
         else:

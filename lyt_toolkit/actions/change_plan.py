@@ -889,8 +889,10 @@ class SavedPlan:
         another service or project (``ForeignLogError``), a budget that cannot hold the
         re-read and the writes; after the re-read, a stale plan
         (``StalePlanError`` naming each object; ``refresh=True`` re-plans against the live
-        state instead). With the ``log`` of an interrupted apply, what the plan's own writes
-        made (``own_work``) is neither stale nor sent again.
+        state instead: with the ``log`` of a paced apply so refused, or of a refresh refused
+        for its unsupported changes, from the rows that re-read read, not read again within
+        ``kept_reads.KEPT_FOR``). With the ``log`` of an interrupted apply, what the plan's
+        own writes made (``own_work``) is neither stale nor sent again.
 
         Unpaced, the share checked holds over the re-read and the writes together (see
         ``ChangePlan.apply``): a re-read it stops sends no write, every item ``cancelled``.
@@ -936,9 +938,17 @@ class SavedPlan:
                         # the stale apply it was re-planned from read it: unchanged since
                         plan = self.plan
                     else:
-                        kept = self._kept(log, client) if paced else None
+                        # a refresh takes up what a stale refusal of this plan just read
+                        kept = self._kept(log, client) if paced or refresh else None
                         with paced_reread:
-                            plan = self._checked(client, log, refresh, kept)
+                            plan = self._checked(
+                                client,
+                                log,
+                                refresh,
+                                kept,
+                                allow_destroy=allow_destroy,
+                                ignore_unsupported=ignore_unsupported,
+                            )
                 except AllowanceSpent:
                     if held is None:
                         raise
@@ -995,8 +1005,8 @@ class SavedPlan:
                 bound.close()
 
     def _kept(self, log: LogSource | None, client: LoyaltyClient) -> KeptReads | None:
-        """Where a paced re-read of this plan file keeps what it read from ``client``'s
-        service, project and sandbox state (``kept_reads``)."""
+        """Where a paced (or refreshing) re-read of this plan file keeps what it read from
+        ``client``'s service, project and sandbox state (``kept_reads``)."""
         if log is None or not self.sha256:
             return None
         path = log.path if isinstance(log, ActionLog) else Path(log)
@@ -1006,18 +1016,36 @@ class SavedPlan:
         )
 
     def _checked(
-        self, client: LoyaltyClient, log: LogSource | None, refresh: bool, kept: KeptReads | None
+        self,
+        client: LoyaltyClient,
+        log: LogSource | None,
+        refresh: bool,
+        kept: KeptReads | None,
+        *,
+        allow_destroy: bool = False,
+        ignore_unsupported: bool = False,
     ) -> ChangePlan:
-        """The plan to apply: ``refresh``, made again from the live rows, else this one once
-        it is not stale; the reads ``kept`` cleared once the re-read ends (stale or not)."""
+        """The plan to apply: ``refresh``, made again from the live rows (refused for
+        unsupported changes without ``ignore_unsupported``, deletes without
+        ``allow_destroy``), else this one once it is not stale; the reads ``kept`` cleared once
+        the re-read ends, but for a refusal's (stale; a refresh's unsupported changes), kept
+        for a refresh to take up (``kept_reads``): a check reads afresh."""
+        if kept is not None and kept.refused and not refresh:
+            kept.clear()  # what the refusal named may be put right since
         try:
-            plan = (
-                self._refreshed(client, log, kept)
-                if refresh
-                else self._not_stale(client, log, kept)
-            )
-        except StalePlanError:
+            if refresh:
+                plan = self._refreshed(client, log, kept)
+                plan._check_options(
+                    allow_destroy=allow_destroy, ignore_unsupported=ignore_unsupported
+                )
+            else:
+                plan = self._not_stale(client, log, kept)
+        except EditError:
             if kept is not None:
+                kept.refuse()  # the refresh with the option added reads nothing again
+            raise
+        except StalePlanError:
+            if kept is not None and (refresh or not kept.refused):
                 kept.clear()
             raise
         if kept is not None:
@@ -1032,6 +1060,8 @@ class SavedPlan:
         live, own = self._live(client, log, kept), self.own_work(client, log)
         stale = self._stale_in(live, own, client)
         if stale:
+            if kept is not None:
+                kept.refuse()
             replanned = self._for_review(live, own, client)
             raise stale_error(self.path, self.base.pulled_at, stale, replanned)
         return self.plan

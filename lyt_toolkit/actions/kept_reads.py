@@ -7,13 +7,17 @@ object (a card's pending buckets, a tier structure, a card definition) is append
 ``LOG.reread.jsonl`` as the service sent it (``ApiModel.wire``), under the sha256 of the plan
 file and the service, project and sandbox state it was read from (``log.LogOwner``); the next
 run of that plan there rebuilds those rows from it instead of reading them again (the
-listings of rewards and names, 99 and 10 a call, are read again). A re-read that ends, stale
-or not, removes the file: the next check reads afresh. A line of another plan, of another
-service, project or sandbox state (one reset or restarted since: the log is refused there,
-and a new log at the same path must not take up what the old one kept), or one a kill cut
-short, is not read, and the next line is written on a line of its own (``open_append``), not
-glued to it. The rows kept were read when they were: as a paced re-read's first rows are when
-its last is read, windows later.
+listings of rewards and names, 99 and 10 a call, are read again). A re-read that ends
+removes the file, but for one ending in a refusal (``refuse``: the plan stale, or a refresh's
+plan holding unsupported changes): its rows are kept, marked so, for the ``refresh=True``
+apply of that plan to re-plan from instead of reading them again (a resumed apply's refusal
+had read 1,861 calls at 20,000 members, thrown away, then read again by ``--refresh``); any
+other check reads afresh, as what the refusal named may be put right since. A line of
+another plan, of another service, project or sandbox state (one reset or restarted since:
+the log is refused there, and a new log at the same path must not take up what the old one
+kept), or one a kill cut short, is not read, and the next line is written on a line of its
+own (``open_append``), not glued to it. The rows kept were read when they were: as a paced
+re-read's first rows are when its last is read, windows later.
 
 A kept read is taken up for ``KEPT_FOR`` after it was read (this machine's clock), no longer:
 the re-read is what tells the plan is not stale, and a row read days before (a run stopped,
@@ -91,6 +95,8 @@ class KeptReads:
         self.owner = list(owner)
         """Where the reads are made: service, project, sandbox state (``LogOwner``'s)."""
         self._wall = wall
+        self.refused = False
+        """Whether the re-read kept ended in a refusal (``refuse``)."""
         self.held = self._load()
         """Key -> the models its read gave (a get: one, or none for an object gone)."""
 
@@ -105,13 +111,16 @@ class KeptReads:
         for line in data.splitlines():  # each decoded alone: a kill may cut a character
             try:
                 entry = json.loads(line)
-                key = tuple(map(str, entry["key"]))
                 if entry.get("log") != KEPT or entry.get("plan") != self.plan:
                     continue
                 if entry.get("owner", []) != self.owner:
                     continue  # read from another service, project or sandbox state
                 if not _fresh(entry.get("at"), now):
                     continue  # read too long ago (or when, not said): read again
+                if entry.get("refused") is True:
+                    self.refused = True
+                    continue
+                key = tuple(map(str, entry["key"]))
                 model = _MODELS[key[0]]
                 held[key] = [model.model_validate(item) for item in entry["models"]]
             except (ValueError, KeyError, TypeError, IndexError):
@@ -123,21 +132,31 @@ class KeptReads:
         if key in self.held:
             return self.held[key]
         models = read()
-        line: dict[str, object] = {"log": KEPT, "plan": self.plan, "owner": self.owner}
-        line |= {"key": list(key), "at": self._wall()}
-        line["models"] = [model.wire() for model in models]
-        fd = open_append(self.path, what=_WHAT, error=LogFileError)
-        try:  # one O_APPEND write: a kill cuts its own line short at most
-            os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode())
-        finally:
-            os.close(fd)
+        self._append({"key": list(key), "models": [model.wire() for model in models]})
         self.held[key] = models
         return models
+
+    def refuse(self) -> None:
+        """The re-read ended in a refusal (stale; a refresh's unsupported changes): what it
+        read is kept for a ``refresh=True`` apply of the plan to take up (``KEPT_FOR``)."""
+        self._append({"refused": True})
+        self.refused = True
 
     def clear(self) -> None:
         """The re-read ended: nothing kept for the next."""
         self.path.unlink(missing_ok=True)
         self.held = {}
+        self.refused = False
+
+    def _append(self, fields: dict[str, object]) -> None:
+        """A line of this plan and owner, read now, holding ``fields``."""
+        line = {"log": KEPT, "plan": self.plan, "owner": self.owner, **fields}
+        line["at"] = self._wall()
+        fd = open_append(self.path, what=_WHAT, error=LogFileError)
+        try:  # one O_APPEND write: a kill cuts its own line short at most
+            os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode())
+        finally:
+            os.close(fd)
 
 
 def _fresh(at: object, now: float) -> bool:

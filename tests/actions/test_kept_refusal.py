@@ -1,0 +1,99 @@
+"""A stale refusal keeps what its re-read read for ``refresh=True`` to re-plan from, over real
+HTTP: a resumed paced apply refused as stale (its log shows its own writes, so no
+``NAME.refreshed.json`` is saved) is refreshed without reading its cards' bucket lists again,
+and so is a refresh after one refused for its unsupported changes; a check of the plan after
+the refusal reads afresh."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lyt_toolkit.actions import ChangePlan, EditError
+from lyt_toolkit.actions.plan_file import StalePlanError
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import bucket_lists, save_one_bucket_a_card
+
+pytestmark = pytest.mark.usefixtures("professional")
+
+
+def _counted(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], sent: list[httpx.Request]
+) -> Callable[[], LoyaltyClient]:
+    """A client of ``fresh`` whose requests go to ``sent``."""
+
+    def client() -> LoyaltyClient:
+        http = httpx.Client(event_hooks={"request": [sent.append]})
+        return make_client(fresh, http_client=http)
+
+    return client
+
+
+@pytest.mark.parametrize("paced", [True, False], ids=["paced", "unpaced"])
+def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, paced: bool
+) -> None:
+    """On main a refusal cleared what its paced re-read kept: at 20,000 members a resumed
+    apply read 1,861 calls, was refused (18 buckets' dates had passed), and ``--refresh``
+    read the same 1,861 again in the same window."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    with make_client(fresh) as client:
+        chosen = save_one_bucket_a_card(client, path)
+    cards = len(chosen)
+    assert cards > 2
+
+    stop = threading.Event()  # the first activation sent, the apply stops: its log shows it
+
+    def first_write(request: httpx.Request) -> None:
+        if request.method == "POST" and "/activate" in request.url.path:
+            stop.set()
+
+    with (
+        httpx.Client(event_hooks={"request": [first_write]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        ChangePlan.load(path).apply(
+            client, log=log, progress=False, paced=True, concurrency=1, cancel=stop
+        )
+        done = ChangePlan.load(path).own_work(client, log)["activate_pending_bucket"]
+    assert len(done) == 1
+    other = chosen[~chosen["id"].isin(done)].iloc[0]  # activated by someone else since
+    with make_client(fresh) as client:
+        client.pending_buckets.activate(other.program_id, other.member_id, other.card_id, other.id)
+    fresh.settle()
+
+    sent: list[httpx.Request] = []
+    counted = _counted(fresh, make_client, sent)
+    for _check in range(2):  # a check after the refusal reads afresh: it may be put right
+        sent.clear()
+        with counted() as client, pytest.raises(StalePlanError) as stale:
+            ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
+        assert other.id in str(stale.value)
+        assert stale.value.replanned is None  # the log shows the plan's own write
+        assert bucket_lists(sent) == cards - 1  # every card but the written one's
+
+    sent.clear()  # the refresh's plan holds the bucket activated since: refused for it
+    with counted() as client, pytest.raises(EditError, match="ignore_unsupported=True"):
+        ChangePlan.load(path).apply(client, log=log, progress=False, paced=paced, refresh=True)
+    assert bucket_lists(sent) == 0  # the refusal's rows taken up, read moments ago
+
+    sent.clear()
+    with counted() as client:
+        results = ChangePlan.load(path).apply(
+            client,
+            log=log,
+            progress=False,
+            paced=paced,
+            refresh=True,
+            ignore_unsupported=True,  # the bucket activated since
+        )
+    assert bucket_lists(sent) == 0  # nor read again after the refresh refused
+    activated = set(results.loc[results["outcome"] == "succeeded", "target"])
+    assert activated == set(chosen["id"]) - done - {other.id}
+    assert not log.with_name(log.name + ".reread.jsonl").exists()  # ended: none kept
