@@ -27,7 +27,7 @@ from .benefits import create_benefits
 from .change_planner import UNSUPPORTED_COLUMNS, Planned, Planner
 from .change_rows import CALL_KINDS
 from .reread import LiveRows, gone_words
-from .touched import Touched, creates_needing, is_name, names_hash, row_hash
+from .touched import Touched, creates_needing, is_name, names_hash, rows_hashed
 
 __all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned", "touched_again"]
 
@@ -82,16 +82,19 @@ def touched_again(saved: Replannable, live: LiveRows, planned: Planned) -> list[
     sent = {part.action: {str(item.target) for item in part.items} for part in planned.parts}
     creates = planned.inputs.get("create_benefit", pd.DataFrame(columns=["card_definition_id"]))
     cards = set(creates.get("card_definition_id", pd.Series(dtype=object)).dropna().map(str))
-    again = []
+    kept: list[tuple[Touched, pd.DataFrame]] = []
     for entry in saved.touched:
         kind, key, call = entry["kind"], entry["key"], entry["call"]
         wanted = cards if kind == "card_definitions" else sent.get(call, set())
         row = live.get((kind, key))
-        if key not in wanted or row is None:
-            continue
-        sha256 = names_hash(row["id"]) if is_name(entry) else row_hash(kind, row)
-        again.append({**entry, "sha256": sha256})
-    return again
+        if key in wanted and row is not None:
+            kept.append((entry, row))
+    rows = [(entry["kind"], row) for entry, row in kept if not is_name(entry)]
+    hashes = iter(rows_hashed(rows))  # not one at a time: in the order of the rows kept
+    return [
+        {**entry, "sha256": names_hash(row["id"]) if is_name(entry) else next(hashes)}
+        for entry, row in kept
+    ]
 
 
 def live_changes(changes: pd.DataFrame, live: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

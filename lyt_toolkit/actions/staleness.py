@@ -16,7 +16,7 @@ import pandas as pd
 from .._text import counted
 from ..frames.pending import bucket_date
 from .reread import LiveRows, gone_words
-from .touched import StalePlanError, Touched, is_name, names_hash, row_hash
+from .touched import StalePlanError, Touched, is_name, names_hash, rows_hashed
 
 __all__ = ["NAMED_AT_MOST", "Replanned", "StalePlanError", "stale_error", "stale_objects"]
 
@@ -36,11 +36,14 @@ def stale_objects(
     (those ``own`` holds for their call, the plan's own writes, left out), and each of the
     ``activatable`` pending buckets (those the plan showed the service would activate)
     whose date is not after the service's ``today`` any more."""
+    touched = [entry for entry in touched if entry["key"] not in own[entry["call"]]]
+    rows = {(e["kind"], e["key"]): live[e["kind"], e["key"]] for e in touched if not is_name(e)}
+    found = {at: row for at, row in rows.items() if row is not None}
+    hashed = rows_hashed((kind, row) for (kind, _), row in found.items())  # not one at a time
+    hashes = dict(zip(found, hashed, strict=True))
     stale = []
     for entry in touched:
         kind, key = entry["kind"], entry["key"]
-        if key in own[entry["call"]]:
-            continue
         row = live[kind, key]
         if row is None:
             stale.append(f"{kind} {key} ({gone_words(kind, 'no longer exists')})")
@@ -48,7 +51,7 @@ def stale_objects(
             if names_hash(row["id"]) != entry["sha256"]:
                 held = ", ".join(row["id"]) or "no benefit"
                 stale.append(f'benefit name "{key}" (now held by {held}; the plan creates it)')
-        elif row_hash(kind, row) != entry["sha256"]:
+        elif hashes[kind, key] != entry["sha256"]:
             stale.append(f"{kind} {key}")
         elif today is not None and kind == "pending_buckets" and key in activatable:
             date = bucket_date(row["date"].iloc[0])

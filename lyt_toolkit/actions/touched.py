@@ -27,6 +27,7 @@ __all__ = [
     "names_hash",
     "row_hash",
     "row_hashes",
+    "rows_hashed",
     "touched_objects",
 ]
 
@@ -89,6 +90,24 @@ def row_hashes(kind: str, rows: pd.DataFrame) -> list[str]:
         ).hexdigest()
         for record in records
     ]
+
+
+def rows_hashed(rows: Iterable[tuple[str, pd.DataFrame]]) -> list[str]:
+    """``row_hash`` of each (kind, one-row frame) of ``rows``, in order: the rows of one kind,
+    columns and dtypes (the JSON of a value depends on its dtype) converted together."""
+    rows = list(rows)
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    hashes = [""] * len(rows)
+    for at, (kind, row) in enumerate(rows):
+        if len(row) != 1:  # refused as row_hash refuses it
+            hashes[at] = row_hash(kind, row)
+            continue
+        groups.setdefault((kind, tuple(row.columns), tuple(row.dtypes)), []).append(at)
+    for (kind, *_), ats in groups.items():
+        frame = pd.concat([rows[at][1] for at in ats], ignore_index=True)
+        for at, sha256 in zip(ats, row_hashes(kind, frame), strict=True):
+            hashes[at] = sha256
+    return hashes
 
 
 def names_hash(ids: Iterable[str]) -> str:
