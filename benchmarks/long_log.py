@@ -20,18 +20,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lyt_toolkit import actions
-from lyt_toolkit.actions import ActionLog, ChangePlan
-from lyt_toolkit.actions.log import PLAN, LogOwner
-from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.snapshot import ProgramSnapshot
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lyt_toolkit.actions import ActionLog, ChangePlan  # noqa: E402
+from lyt_toolkit.actions.log import PLAN, LogOwner  # noqa: E402
+from lyt_toolkit.client import LoyaltyClient  # noqa: E402
+from lyt_toolkit.sandbox import Sandbox  # noqa: E402
+from tests.actions.helpers import save_one_bucket_a_card  # noqa: E402
 
 _seen = {"reads": 0, "begin_plan": 0.0}
 _read, _begin_plan = ActionLog._read, ActionLog.begin_plan
@@ -48,21 +51,6 @@ def _timed(self: ActionLog) -> None:
     started = time.perf_counter()
     _begin_plan(self)
     _seen["begin_plan"] += time.perf_counter() - started
-
-
-def _save_plan(client: LoyaltyClient, path: Path) -> None:
-    base = ProgramSnapshot.pull(client, progress=False)
-    buckets, definitions = base.pending_buckets, base.card_definitions
-    holding = definitions.loc[definitions["pending_points_type"] != "IMMEDIATE", "id"]
-    chosen = buckets[
-        (buckets["date"] > base.pulled_at)
-        & (buckets["program_status"] == "ACTIVE")
-        & (buckets["member_status"] == "ACTIVE")
-        & buckets["card_definition_id"].isin(holding)
-    ].drop_duplicates("card_id")
-    edit = actions.edit(base)
-    edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = "ACTIVATED"
-    edit.plan().save(path)
 
 
 def _earlier_lines(log: Path, lines: int) -> None:
@@ -98,7 +86,7 @@ def main() -> None:
             plan, log = folder / "plan.json", folder / "plan.log.jsonl"
             kwargs = sb.credentials.as_client_kwargs()
             with LoyaltyClient(base_url=sb.base_url, env_file=None, **kwargs) as client:
-                _save_plan(client, plan)
+                save_one_bucket_a_card(client, plan)
                 client.fetch_token()  # names the sandbox's state, for the log's owner line
                 ActionLog(log).claim(LogOwner.of(client))
                 _earlier_lines(log, lines)
