@@ -104,9 +104,11 @@ class Booked:
     """Whether a call's next request is the one ``admit_flow`` let start (``first``), booked
     against a paced share (``Quota.ready``): the call's first request is, once; any other (a
     retry, the token request and the call again after a 401) is sent only while the share
-    holds it (``Quota.take``), else the attempt ends (``WindowSpent``)."""
+    holds it (``Quota.take``), else the attempt ends (``WindowSpent``). ``start`` numbers the
+    start the paced shares booked."""
 
     first: bool = True
+    start: int = 0
 
 
 @dataclass(frozen=True)
@@ -269,9 +271,9 @@ def admit_flow(quota: Quota, call: Call[Any]) -> Flow[Booked]:
     """
     paced = False
     while True:
-        wait, spent = quota.ready()
+        wait, spent, start = quota._ready()
         if wait <= 0:
-            return Booked()
+            return Booked(start=start)
         pacing = quota.pacing  # a paced pull waits for every window (its bar, once up, says)
         paced = paced or (spent and pacing)
         if spent and wait > quota.max_wait and not pacing:
@@ -326,14 +328,14 @@ def _bearer_step(core: RequestCore, booked: Booked) -> Flow[None]:
 def _handed_back(quota: Quota | None, booked: Booked, flow: Flow[T]) -> Flow[T]:
     """``flow``, the attempt of a call let start (``booked``); should it end before its first
     request is counted (the token another thread or task requests failed or was late, the
-    call was cancelled or stopped, the window found spent), the start is handed back
-    (``Quota.unbook``): a paced share counts no call that was never sent."""
+    call was cancelled or stopped, the window found spent, an allowance refused it), the start
+    is handed back (``Quota._unbook``): a paced share counts no call that was never sent."""
     try:
         return (yield from flow)
     finally:
         if quota is not None and booked.first:
             booked.first = False
-            quota.unbook()
+            quota._unbook(booked.start)
 
 
 def token_flow(
@@ -433,7 +435,7 @@ def _take_flow(
     that the share has no room for waits as for a spent window."""
     while True:
         first = booked is not None and booked.first
-        wait, number = quota.take(booked=first)
+        wait, number = quota._take(first, None if booked is None else booked.start)
         if wait <= 0:
             if booked is not None:
                 booked.first = False

@@ -37,9 +37,11 @@ follows other traffic by the same rule (``others`` counted against the calls the
 in this window). When this window's share is spent, or has shrunk to what the work already
 sent in it, the next call waits for the window to reset (``Quota.ready``) instead of being
 sent: other traffic slows a paced work, and never stops it nor takes the window beyond the
-work's share of what that traffic left. Calls are booked as they are let start (and handed
-back, ``Quota.unbook``, when they end before their first request is sent), so concurrent
-calls never take the window beyond its share; a call already let start when the
+work's share of what that traffic left. Calls are booked as they are let start (by their
+start's number), until their first request is counted or they end before it is sent (handed
+back), so concurrent calls never take the window beyond its share. A booking is only the
+allowance's that made it, and is let go once; one made as a window ends is carried into the
+next window's share, where its call is sent. A call already let start when the
 share shrinks still goes (at most the work's concurrency, the bound ``others`` errs by). A
 call's first request is the one booked; any other it sends (a retry, the token request and
 the call again after a 401) goes only while the share holds it beside the calls booked
@@ -252,8 +254,10 @@ class Allowance:
         """Paced: what ``recorded`` said, once it said something."""
         self._wall = wall
         self.calls: int | None = None
-        self.booked = 0
-        """Paced: calls let start (``Quota.ready``) and not yet counted."""
+        self._booked: set[int] = set()
+        """Paced: the calls let start (``Quota.ready``), by their start's number, whose first
+        request is not counted yet (``Quota.take``) nor handed back: carried into a new window
+        (they are sent in it), never into another allowance."""
         self.shown = False
         """Paced: whether the work shows its own progress, which says when the next window
         begins (``PaceBar``); a wait for a window shows a bar of its own otherwise."""
@@ -276,6 +280,11 @@ class Allowance:
                 self.follow(remaining, window)
             else:
                 self._set(remaining, window)
+
+    @property
+    def booked(self) -> int:
+        """Paced: how many calls let start are not sent nor handed back yet."""
+        return len(self._booked)
 
     def _set(self, window_left: int, window: int) -> None:
         self.window_left = window_left
@@ -352,15 +361,13 @@ class Allowance:
         ``window``-th window the client has seen (the ``reported`` count less the calls
         ``in_flight``, by number): follow the window (``track``) and raise ``AllowanceSpent``
         when the request would go beyond the allowance. A paced allowance refuses nothing
-        here: a call's first request was ``booked`` when ``Quota.ready`` let it start, and
-        any other (a retry, the token request after a 401) goes only when it ``fits``; False
-        when it does not (it waits for the reset, ``Quota.take``)."""
+        here: a call's first request was ``booked`` when ``Quota.ready`` let it start (its
+        booking ends once every allowance let it go, ``unbook``), and any other (a retry, the
+        token request after a 401) goes only when it ``fits``; False when it does not (it
+        waits for the reset, ``Quota.take``)."""
         self.track(remaining, window, reported=reported, in_flight=in_flight)
         if self.paced:
-            if not booked:
-                return self.fits()
-            self.booked = max(0, self.booked - 1)
-            return True
+            return booked or self.fits()
         if self.calls is not None and self.spent >= self.calls:
             raise AllowanceSpent(self)
         return True
@@ -409,7 +416,6 @@ class Allowance:
             straddling = min(len(self._straddling), self.sent_in_window)
             self.past_windows.append(self.sent_in_window - straddling)
             self._window_start = self._used() - straddling
-            self.booked = 0
             self.calls = self.window_left = None
             self.others = self.carried = 0
             self.window_end = self.window_limit = self.window_here = None
@@ -462,12 +468,21 @@ class Allowance:
         left = self.left
         return left is None or self.booked < left
 
-    def may_start(self) -> bool:
-        """Paced: whether one more call ``fits`` (booking it when it does)."""
+    def may_start(self, start: int) -> bool:
+        """Paced: whether one more call ``fits`` (booking it, its start numbered ``start``,
+        when it does)."""
         if not self.fits():
             return False
-        self.booked += 1
+        self._booked.add(start)
         return True
+
+    def unbook(self, start: int | None) -> None:
+        """Paced: the call let start as ``start`` (None: the earliest booked) has sent its
+        first request, or ended before it: no longer booked. A start this allowance did not
+        book, or has let go already, changes nothing."""
+        if start is None:
+            start = min(self._booked, default=0)
+        self._booked.discard(start)
 
     @property
     def windows(self) -> list[int]:

@@ -138,6 +138,8 @@ class Quota:
         """The lowest ``remaining`` an answer of the current window reported."""
         self._in_flight: set[int] = set()
         """Numbers of the calls sent and not yet answered."""
+        self._starts = 0
+        """The number of the latest call let start (``ready``): a paced share books it by it."""
         self._polling_since: float | None = None
         self._next_start = -math.inf
         self._allowances: list[Allowance] = []
@@ -348,6 +350,12 @@ class Quota:
         call, a retry or the token request after a 401). ``AllowanceSpent`` when the request
         would go beyond an allowance held (``allowance``), or a paced share with no reset
         known: nothing is counted and it is not sent."""
+        return self._take(booked, None)
+
+    def _take(self, booked: bool, start: int | None) -> tuple[float, int]:
+        """``take``; a ``booked`` request is the first of the call let start as ``start`` (None:
+        the earliest booked), whose booking each allowance lets go once the request is counted
+        (not before: another allowance may still refuse it, and the call is handed back)."""
         with self._lock:
             self._refuse_past_cycle()
             wait = self._spent_for()
@@ -371,6 +379,9 @@ class Quota:
             self._used += 1
             self._numbered += 1
             self._in_flight.add(self._numbered)
+            if booked:
+                for held in self._allowances:
+                    held.unbook(start)
             return 0.0, self._numbered
 
     @property
@@ -390,37 +401,43 @@ class Quota:
         window spent, or a paced allowance's share of it) rather than the ``rate``'s
         spacing. ``(0, False)`` once it may start now; the start is then booked, so the next
         waits its spacing and a paced share counts it."""
+        wait, spent, _ = self._ready()
+        return wait, spent
+
+    def _ready(self) -> tuple[float, bool, int]:
+        """``ready``, with the number of the start when the call may start now (0 when not):
+        the paced shares book it by it (``_take``, ``_unbook``)."""
         with self._lock:
             self._refuse_past_cycle()
             wait = self._spent_for()
             if wait > 0:
-                return wait, True
+                return wait, True, 0
             paced = [held for held in self._allowances if held.paced]
             left, reported = self._counts()
             for held in paced:
                 held.track(left, self._windows, reported=reported, in_flight=self._in_flight)
-            full = [held for held in paced if not held.may_start()]
+            self._starts += 1
+            start = self._starts
+            full = [held for held in paced if not held.may_start(start)]
             if full:
                 for held in paced:
-                    if held not in full and held.booked:
-                        held.booked -= 1
-                return self._share_wait(full), True
+                    held.unbook(start)
+                return self._share_wait(full), True, 0
             if self.rate is not None:
                 now = self._clock()
                 if now < self._next_start:
                     for held in paced:
-                        held.booked -= 1
-                    return self._next_start - now, False
+                        held.unbook(start)
+                    return self._next_start - now, False, 0
                 self._next_start = now + self.rate.interval
-            return 0.0, False
+            return 0.0, False, start
 
-    def unbook(self) -> None:
-        """A call ``ready`` let start ended before its first request was counted (``take``):
-        a paced share no longer counts it as booked."""
+    def _unbook(self, start: int) -> None:
+        """The call let start as ``start`` (``_ready``) ended before its first request was
+        counted (``_take``): the paced shares that booked it no longer do."""
         with self._lock:
             for held in self._allowances:
-                if held.paced:
-                    held.booked = max(0, held.booked - 1)
+                held.unbook(start)
 
     def _share_wait(self, full: list[Allowance]) -> float:
         """Seconds until the window whose paced shares ``full`` are spent resets (before an

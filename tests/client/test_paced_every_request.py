@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+import pytest
 from interrupting import quiet_then_closed, window_used
 
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
+from lyt_toolkit.client.allowance import AllowanceSpent
 from lyt_toolkit.client.config import RetryConfig
-from lyt_toolkit.errors import ServerError, StoppedError, UnauthorizedError
+from lyt_toolkit.errors import APITimeoutError, ServerError, StoppedError, UnauthorizedError
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import client_kwargs
@@ -140,3 +143,99 @@ def test_a_paced_call_cancelled_before_its_first_request_leaves_the_share_as_it_
     used, share = asyncio.run(work())
     assert share == 11  # half of the 22 the window held: the first's token request and 10
     assert used == share
+
+
+Waiting = asyncio.Task[Any]
+Meanwhile = Callable[[AsyncLoyaltyClient, Waiting], Awaitable[Waiting]]
+
+
+def _held_start_sent_last(fresh: Sandbox, meanwhile: Meanwhile) -> tuple[int, int | None]:
+    """A paced work at half of a 22-call window: its first call's token request goes out
+    slow, a second call is let start and waits for that token, ``meanwhile`` runs (and gives
+    the call that waits now), ``/v1`` calls (no token) go until one waits for the next
+    window, then the token request comes back too late and the call waiting sends its own
+    token request, its start booked. What the sandbox's window counts then, and the work's
+    share of it."""
+
+    fresh.set_plan("22/hour")
+
+    async def work() -> tuple[int, int | None]:
+        async with AsyncLoyaltyClient(**client_kwargs(fresh), timeout=3.0) as aclient:
+            await aclient.promotion_tiers.list()  # the budget known: 21 left
+            with aclient.quota.allowance(0.5, paced=True) as held:
+                fresh.set_faults(delay_seconds=5.0)  # the first call's token request is late
+                first = asyncio.create_task(aclient.programs.list(limit=1))
+                await asyncio.sleep(0.3)
+                fresh.clear_faults()
+                second = asyncio.create_task(aclient.programs.list(limit=1))
+                await asyncio.sleep(0.2)  # let start, waiting for the first's token
+                second = await meanwhile(aclient, second)
+                for _ in range(22):  # until a call waits for the next window
+                    try:
+                        await asyncio.wait_for(aclient.promotion_tiers.list(), 1)
+                    except TimeoutError:
+                        break
+                with pytest.raises(APITimeoutError):
+                    await first
+                with pytest.raises(TimeoutError):  # its token request sent, its call waits
+                    await asyncio.wait_for(second, 2)
+                return window_used(fresh), held.calls
+
+    return asyncio.run(work())
+
+
+def test_a_paced_call_let_start_as_a_window_ends_is_held_by_the_next_windows_share(
+    fresh: Sandbox,
+) -> None:
+    """A call let start in one window sends its first request in the next: the next window's
+    share holds it from the window's start. It was dropped there, and the work's other calls
+    took the whole share before it went: one beyond it."""
+
+    async def next_window(aclient: AsyncLoyaltyClient, second: Waiting) -> Waiting:
+        fresh.advance_clock(3600)
+        await aclient.promotion_tiers.list()  # its answer tells of the new window
+        return second
+
+    used, share = _held_start_sent_last(fresh, next_window)
+    assert share == 11  # half of the 20 left and the 2 in flight as it began
+    # The work counts the late token request, in flight as the window began, in it too (the
+    # service may have counted it there): the sandbox counted it in the window before.
+    assert used + 1 == share
+
+
+def test_a_paced_call_cancelled_in_the_next_window_hands_back_only_its_own_start(
+    fresh: Sandbox,
+) -> None:
+    """A call let start in one window and cancelled in the next, while a call let start in
+    the next waits: handed back there, it took the other call's booking, and the work's
+    other calls took the whole share before that call went: one beyond it."""
+
+    async def cancelled_there(aclient: AsyncLoyaltyClient, second: Waiting) -> Waiting:
+        fresh.advance_clock(3600)
+        await aclient.promotion_tiers.list()  # its answer tells of the new window
+        third: Waiting = asyncio.create_task(aclient.programs.list(limit=1))
+        await asyncio.sleep(0.2)  # let start in the new window, waiting for the token
+        second.cancel()
+        await asyncio.sleep(0.1)
+        return third
+
+    used, share = _held_start_sent_last(fresh, cancelled_there)
+    assert share == 11
+    assert used + 1 == share  # as above: the late token request counted in both windows
+
+
+def test_a_paced_call_another_allowance_refuses_hands_its_start_back_once(
+    fresh: Sandbox,
+) -> None:
+    """A call a spent (not paced) allowance refuses inside ``Quota.take``, after the paced
+    share let its booking go: handed back again, the share lost another call's booking and
+    the work sent one beyond it."""
+
+    async def refused(aclient: AsyncLoyaltyClient, second: Waiting) -> Waiting:
+        with aclient.quota.allowance(0.01), pytest.raises(AllowanceSpent):  # none of 20: spent
+            await aclient.promotion_tiers.list()
+        return second
+
+    used, share = _held_start_sent_last(fresh, refused)
+    assert share == 10  # half of the 21 left
+    assert used == 1 + share  # the first /v1 call, then the work's share
