@@ -11,14 +11,14 @@ pending buckets dated in the future, one a card, and is saved. Then the professi
 else, so the plan is stale. ``lyt apply PLAN --sha256 HEX`` runs (refused: stale), then the
 second step:
 
-- ``refresh``: ``lyt apply PLAN --sha256 HEX --refresh`` (re-reads everything again; refused
-  after it when the plan made again holds changes the service cannot make, such as buckets
-  activated meanwhile, then run again with ``--ignore-unsupported``, reading it all again);
+- ``refresh``: ``lyt apply PLAN --sha256 HEX --refresh`` (re-plans from the rows the
+  refusal read, kept beside the log, ``kept_reads``; refused when the plan made again holds
+  changes the service cannot make, such as buckets activated meanwhile, then run again with
+  ``--ignore-unsupported``, from the same rows);
 - ``refreshed``: the command the refusal names, ``lyt apply PLAN.refreshed.json --sha256
   HEX2`` (the re-planned file it wrote).
 
-``--paced`` runs the first step and ``refresh`` with ``--paced`` (and a log: what a paced
-re-read keeps beside it, ``kept_reads``, a refresh takes up).
+``--paced`` runs the first step and ``refresh`` with ``--paced``.
 
 ``paced-stop`` instead leaves the plan fresh (``--stale 0``): ``lyt apply PLAN --sha256 HEX
 --paced`` is stopped with SIGINT (Ctrl-C) once ``stop-after`` calls of its re-read went out,

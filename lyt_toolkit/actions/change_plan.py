@@ -889,7 +889,7 @@ class SavedPlan:
         another service or project (``ForeignLogError``), a budget that cannot hold the
         re-read and the writes; after the re-read, a stale plan
         (``StalePlanError`` naming each object; ``refresh=True`` re-plans against the live
-        state instead: with the ``log`` of a paced apply so refused, or of a refresh refused
+        state instead: with the ``log`` of an apply so refused, or of a refresh refused
         for its unsupported changes, from the rows that re-read read, not read again within
         ``kept_reads.KEPT_FOR``). With the ``log`` of an interrupted apply, what the plan's
         own writes made (``own_work``) is neither stale nor sent again.
@@ -939,7 +939,7 @@ class SavedPlan:
                         plan = self.plan
                     else:
                         # a refresh takes up what a stale refusal of this plan just read
-                        kept = self._kept(log, client) if paced or refresh else None
+                        kept = self._kept(log, client, paced)
                         with paced_reread:
                             plan = self._checked(
                                 client,
@@ -1004,15 +1004,19 @@ class SavedPlan:
             if isinstance(bound, ActionLog) and bound is not log:
                 bound.close()
 
-    def _kept(self, log: LogSource | None, client: LoyaltyClient) -> KeptReads | None:
-        """Where a paced (or refreshing) re-read of this plan file keeps what it read from
-        ``client``'s service, project and sandbox state (``kept_reads``)."""
+    def _kept(self, log: LogSource | None, client: LoyaltyClient, paced: bool) -> KeptReads | None:
+        """Where a re-read of this plan file keeps what it read from ``client``'s service,
+        project and sandbox state (``kept_reads``): ``paced``, as read (a run stopped part way
+        takes it up); else once refused only."""
         if log is None or not self.sha256:
             return None
         path = log.path if isinstance(log, ActionLog) else Path(log)
         owner = LogOwner.of(client)
         return KeptReads(
-            kept_path(path), self.sha256, owner=(owner.service, owner.project, owner.instance)
+            kept_path(path),
+            self.sha256,
+            owner=(owner.service, owner.project, owner.instance),
+            as_read=paced,
         )
 
     def _checked(
@@ -1030,8 +1034,8 @@ class SavedPlan:
         ``allow_destroy``), else this one once it is not stale; the reads ``kept`` cleared once
         the re-read ends, but for a refusal's (stale; a refresh's unsupported changes), kept
         for a refresh to take up (``kept_reads``): a check reads afresh."""
-        if kept is not None and kept.refused and not refresh:
-            kept.clear()  # what the refusal named may be put right since
+        if kept is not None and not refresh and (kept.refused or not kept.as_read):
+            kept.clear()  # what the refusal named may be put right since; unpaced, all read
         try:
             if refresh:
                 plan = self._refreshed(client, log, kept)

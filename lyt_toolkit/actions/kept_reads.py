@@ -12,7 +12,10 @@ removes the file, but for one ending in a refusal (``refuse``: the plan stale, o
 plan holding unsupported changes): its rows are kept, marked so, for the ``refresh=True``
 apply of that plan to re-plan from instead of reading them again (a resumed apply's refusal
 had read 1,861 calls at 20,000 members, thrown away, then read again by ``--refresh``); any
-other check reads afresh, as what the refusal named may be put right since. A line of
+other check reads afresh, as what the refusal named may be put right since. An unpaced
+re-read (``as_read=False``: one window's burst) keeps its rows only so: held in memory and
+written at its refusal, so one stopped part way leaves nothing and its next run reads all
+again, and a run not refused writes nothing beside the log. A line of
 another plan, of another service, project or sandbox state (one reset or restarted since:
 the log is refused there, and a new log at the same path must not take up what the old one
 kept), or one a kill cut short, is not read, and the next line is written on a line of its
@@ -89,12 +92,16 @@ class KeptReads:
         *,
         owner: Sequence[str | None] = (),
         wall: Callable[[], float] = time.time,
+        as_read: bool = True,
     ) -> None:
         self.path = path
         self.plan = plan
         self.owner = list(owner)
         """Where the reads are made: service, project, sandbox state (``LogOwner``'s)."""
         self._wall = wall
+        self.as_read = as_read
+        """Whether each read is kept as read (paced), else only once refused (unpaced)."""
+        self._unwritten: list[dict[str, object]] = []
         self.refused = False
         """Whether the re-read kept ended in a refusal (``refuse``)."""
         self.held = self._load()
@@ -132,26 +139,35 @@ class KeptReads:
         if key in self.held:
             return self.held[key]
         models = read()
-        self._append({"key": list(key), "models": [model.wire() for model in models]})
+        line: dict[str, object] = {"key": list(key), "models": [m.wire() for m in models]}
+        if self.as_read:
+            self._append(line)
+        else:
+            self._unwritten.append(line | {"at": self._wall()})
         self.held[key] = models
         return models
 
     def refuse(self) -> None:
         """The re-read ended in a refusal (stale; a refresh's unsupported changes): what it
-        read is kept for a ``refresh=True`` apply of the plan to take up (``KEPT_FOR``)."""
+        read is kept for a ``refresh=True`` apply of the plan to take up (``KEPT_FOR``):
+        not kept as read, written now, after the mark (a kill cuts a refusal's rows short)."""
         self._append({"refused": True})
         self.refused = True
+        for line in self._unwritten:
+            self._append(line)
+        self._unwritten = []
 
     def clear(self) -> None:
         """The re-read ended: nothing kept for the next."""
         self.path.unlink(missing_ok=True)
         self.held = {}
+        self._unwritten = []
         self.refused = False
 
     def _append(self, fields: dict[str, object]) -> None:
-        """A line of this plan and owner, read now, holding ``fields``."""
-        line = {"log": KEPT, "plan": self.plan, "owner": self.owner, **fields}
-        line["at"] = self._wall()
+        """A line of this plan and owner holding ``fields``, read now unless ``at`` says."""
+        line = {"log": KEPT, "plan": self.plan, "owner": self.owner, "at": self._wall()}
+        line |= fields
         fd = open_append(self.path, what=_WHAT, error=LogFileError)
         try:  # one O_APPEND write: a kill cuts its own line short at most
             os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode())

@@ -1,5 +1,5 @@
 """A stale refusal keeps what its re-read read for ``refresh=True`` to re-plan from, over real
-HTTP: a resumed paced apply refused as stale (its log shows its own writes, so no
+HTTP: a resumed apply (paced or not) refused as stale (its log shows its own writes, so no
 ``NAME.refreshed.json`` is saved) is refreshed without reading its cards' bucket lists again,
 and so is a refresh after one refused for its unsupported changes; a check of the plan after
 the refusal reads afresh."""
@@ -35,13 +35,21 @@ def _counted(
     return client
 
 
-@pytest.mark.parametrize("paced", [True, False], ids=["paced", "unpaced"])
+@pytest.mark.parametrize(
+    ("refused_paced", "paced"),
+    [(True, True), (True, False), (False, False)],
+    ids=["paced", "paced-refusal-unpaced-refresh", "unpaced"],
+)
 def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, paced: bool
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    refused_paced: bool,
+    paced: bool,
 ) -> None:
     """On main a refusal cleared what its paced re-read kept: at 20,000 members a resumed
     apply read 1,861 calls, was refused (18 buckets' dates had passed), and ``--refresh``
-    read the same 1,861 again in the same window."""
+    read the same 1,861 again in the same window; an unpaced refusal kept nothing at all."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:
         chosen = save_one_bucket_a_card(client, path)
@@ -73,7 +81,7 @@ def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again
     for _check in range(2):  # a check after the refusal reads afresh: it may be put right
         sent.clear()
         with counted() as client, pytest.raises(StalePlanError) as stale:
-            ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
+            ChangePlan.load(path).apply(client, log=log, progress=False, paced=refused_paced)
         assert other.id in str(stale.value)
         assert stale.value.replanned is None  # the log shows the plan's own write
         assert bucket_lists(sent) == cards - 1  # every card but the written one's
@@ -97,3 +105,34 @@ def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again
     activated = set(results.loc[results["outcome"] == "succeeded", "target"])
     assert activated == set(chosen["id"]) - done - {other.id}
     assert not log.with_name(log.name + ".reread.jsonl").exists()  # ended: none kept
+
+
+def test_an_unpaced_re_read_stopped_part_way_keeps_nothing(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """An unpaced re-read keeps its rows only once refused: stopped (Ctrl-C) part way it
+    leaves none, and the next run reads every card again (on main an unpaced ``--refresh``
+    kept each row as read, taken up by the next refresh)."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    with make_client(fresh) as client:
+        cards = len(save_one_bucket_a_card(client, path))
+    assert cards > 2
+    sent: list[httpx.Request] = []
+
+    def ctrl_c(request: httpx.Request) -> None:
+        sent.append(request)
+        if bucket_lists(sent) == 3:  # two cards read
+            raise KeyboardInterrupt
+
+    with (
+        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
+        make_client(fresh, http_client=http) as stopped,
+        pytest.raises(KeyboardInterrupt),
+    ):
+        ChangePlan.load(path).apply(stopped, log=log, progress=False, refresh=True)
+    assert not log.with_name(log.name + ".reread.jsonl").exists()
+
+    sent.clear()
+    with _counted(fresh, make_client, sent)() as client:
+        ChangePlan.load(path).apply(client, log=log, progress=False, refresh=True)
+    assert bucket_lists(sent) == cards
