@@ -201,10 +201,16 @@ def bucket_lists(sent: list[httpx.Request]) -> int:
 
 
 def stopped_in_re_read(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path, at: int
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    path: Path,
+    log: Path,
+    at: int,
+    **apply: Any,
 ) -> list[httpx.Request]:
-    """The paced apply of the plan at ``path`` with ``log``, stopped (Ctrl-C) as its
-    ``at``-th bucket list goes out (the ones before read): the requests sent."""
+    """The apply of the plan at ``path`` with ``log`` (paced, unless ``apply`` says
+    otherwise: its other keyword arguments), stopped (Ctrl-C) as its ``at``-th bucket list
+    goes out (the ones before read): the requests sent."""
     sent: list[httpx.Request] = []
 
     def ctrl_c(request: httpx.Request) -> None:
@@ -217,5 +223,5 @@ def stopped_in_re_read(
         make_client(fresh, http_client=http) as stopped,
         pytest.raises(KeyboardInterrupt),
     ):
-        ChangePlan.load(path).apply(stopped, log=log, progress=False, paced=True)
+        ChangePlan.load(path).apply(stopped, log=log, progress=False, **{"paced": True} | apply)
     return sent

@@ -18,7 +18,7 @@ from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import bucket_lists, save_one_bucket_a_card
+from .helpers import bucket_lists, save_one_bucket_a_card, stopped_in_re_read
 
 pytestmark = pytest.mark.usefixtures("professional")
 
@@ -117,22 +117,11 @@ def test_an_unpaced_re_read_stopped_part_way_keeps_nothing(
     with make_client(fresh) as client:
         cards = len(save_one_bucket_a_card(client, path))
     assert cards > 2
-    sent: list[httpx.Request] = []
-
-    def ctrl_c(request: httpx.Request) -> None:
-        sent.append(request)
-        if bucket_lists(sent) == 3:  # two cards read
-            raise KeyboardInterrupt
-
-    with (
-        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
-        make_client(fresh, http_client=http) as stopped,
-        pytest.raises(KeyboardInterrupt),
-    ):
-        ChangePlan.load(path).apply(stopped, log=log, progress=False, refresh=True)
+    # two cards read
+    stopped_in_re_read(fresh, make_client, path, log, 3, paced=False, refresh=True)
     assert not log.with_name(log.name + ".reread.jsonl").exists()
 
-    sent.clear()
+    sent: list[httpx.Request] = []
     with _counted(fresh, make_client, sent)() as client:
         ChangePlan.load(path).apply(client, log=log, progress=False, refresh=True)
     assert bucket_lists(sent) == cards
