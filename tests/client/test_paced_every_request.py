@@ -45,6 +45,18 @@ def _paced_until_closed(
     return paced
 
 
+def _sent_within_share(
+    fresh: Sandbox, client: LoyaltyClient, failed: type[Exception], share: int
+) -> None:
+    """A paced work at half of the window (``_paced_until_closed``) sends ``share`` requests
+    in all, none beyond, then waits for the reset until ``client`` is closed."""
+    ended: list[BaseException] = []
+    paced = _paced_until_closed(client, ended, failed)
+    used = quiet_then_closed(fresh, client, paced, share, quiet=1.5)
+    assert used == window_used(fresh) == share  # 3 + 3 + 3 + 1: none beyond the share
+    assert client.quota.calls_used == used and len(ended) == 1
+
+
 def test_a_paced_calls_retries_stay_within_its_share(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
@@ -54,12 +66,7 @@ def test_a_paced_calls_retries_stay_within_its_share(
     with make_client(fresh, retry=THREE_TRIES) as client:
         client.programs.list(limit=1)  # a token, then the call: 20 left, half of it 10
         fresh.set_faults(unavailable=1.0, retry_after=0, seed=1)
-        ended: list[BaseException] = []
-        used = quiet_then_closed(
-            fresh, client, _paced_until_closed(client, ended, ServerError), 2 + 10, quiet=1.5
-        )
-        assert used == window_used(fresh) == 2 + 10  # 3 + 3 + 3 + 1: none beyond the share
-        assert client.quota.calls_used == used and len(ended) == 1
+        _sent_within_share(fresh, client, ServerError, 2 + 10)
 
 
 def test_a_paced_calls_token_request_after_a_401_stays_within_its_share(
@@ -71,12 +78,7 @@ def test_a_paced_calls_token_request_after_a_401_stays_within_its_share(
     fresh.set_plan("21/hour")
     with make_client(fresh, scopes=["customers"], retry=THREE_TRIES) as client:
         client.fetch_token()  # 20 left, half of it 10
-        ended: list[BaseException] = []
-        used = quiet_then_closed(
-            fresh, client, _paced_until_closed(client, ended, UnauthorizedError), 1 + 10, quiet=1.5
-        )
-        assert used == window_used(fresh) == 1 + 10  # 3 + 3 + 3 + 1: none beyond the share
-        assert client.quota.calls_used == used and len(ended) == 1
+        _sent_within_share(fresh, client, UnauthorizedError, 1 + 10)
 
 
 def test_concurrent_paced_calls_retried_at_the_edge_stay_within_the_share(
