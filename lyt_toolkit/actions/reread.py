@@ -51,6 +51,7 @@ __all__ = [
     "NAMES_PER_READ",
     "UNLISTED_BUCKET",
     "LiveRows",
+    "ReadKeys",
     "bucket_models",
     "bucket_pages",
     "card_buckets",
@@ -62,7 +63,6 @@ __all__ = [
     "live_rows",
     "member_read",
     "own_work",
-    "read_key",
     "reread_calls",
     "service_now",
 ]
@@ -94,20 +94,19 @@ def gone_words(kind: str, gone: str) -> str:
     return UNLISTED_BUCKET if kind == "pending_buckets" else gone
 
 
-def read_key(entry: Mapping[str, Any], inputs: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
-    """What one re-read call fetches: the object, or for a pending bucket its card."""
-    return _read_key(entry, _ReadKeys(inputs))
-
-
-class _ReadKeys:
-    """``read_key`` of many entries: each activated bucket's card found once, not by a
-    scan of the plan's rows per bucket (a plan of 5,000 activations took seconds)."""
+class ReadKeys:
+    """What one re-read call fetches for each touched entry of a plan built from ``inputs``
+    (``ReadKeys(inputs)(entry)``): the object, or for a pending bucket its card, each
+    activated bucket's card found once (a scan of the plan's rows per bucket took seconds
+    on 5,000 activations)."""
 
     def __init__(self, inputs: Mapping[str, pd.DataFrame]) -> None:
         self._inputs = inputs
         self._cards: dict[str, tuple[str, ...]] | None = None
 
-    def card(self, bucket: str) -> tuple[str, ...]:
+    def __call__(self, entry: Mapping[str, Any]) -> tuple[str, ...]:
+        if entry["kind"] != "pending_buckets":
+            return (entry["kind"], entry["key"])
         if self._cards is None:
             rows = self._inputs["activate_pending_bucket"]
             columns = (rows[c].astype(str) for c in ("program_id", "member_id", "card_id"))
@@ -115,14 +114,7 @@ class _ReadKeys:
             self._cards = {}
             for bucket_id, card in zip(rows["bucket_id"], cards, strict=True):
                 self._cards.setdefault(bucket_id, card)  # the first row, as the scan took
-        return self._cards[bucket]
-
-
-def _read_key(entry: Mapping[str, Any], keys: _ReadKeys) -> tuple[str, ...]:
-    """``read_key`` with the buckets' cards of ``keys``."""
-    if entry["kind"] != "pending_buckets":
-        return (entry["kind"], entry["key"])
-    return keys.card(entry["key"])
+        return self._cards[entry["key"]]
 
 
 def done_in_log(
@@ -165,13 +157,13 @@ def reread_calls(
 
 
 def _pages(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> dict[Any, int]:
-    """What one re-read call fetches (``read_key``; names aside) -> its calls: one, or
+    """What one re-read call fetches (``ReadKeys``; names aside) -> its calls: one, or
     for a card the pages of the buckets it held in the base (``card_buckets``)."""
     pages: dict[tuple[str, ...], int] = {}
-    keys = _ReadKeys(inputs)
+    read_key = ReadKeys(inputs)
     for entry in touched:
         if not is_name(entry):
-            key = _read_key(entry, keys)
+            key = read_key(entry)
             pages[key] = max(pages.get(key, 1), bucket_pages(entry.get("card_buckets", 1)))
     return pages
 
@@ -199,7 +191,7 @@ def live_rows(
     rows: LiveRows = {}
     named = _benefits_named(client, [t["key"] for t in touched if is_name(t)])
     rewards = _rewards_by_id(client, [t["key"] for t in touched if t["kind"] == "rewards"])
-    keys = _ReadKeys(inputs)
+    read_key = ReadKeys(inputs)
     for entry in touched:
         kind, key = entry["kind"], entry["key"]
         if is_name(entry):
@@ -207,7 +199,7 @@ def live_rows(
         elif kind == "rewards":
             rows[kind, key] = rewards.get(key)
         elif kind == "pending_buckets":
-            card = _read_key(entry, keys)
+            card = read_key(entry)
             if card not in buckets:
                 read = reads.read(card, functools.partial(bucket_models, client, card, pages[card]))
                 buckets[card] = BUILDERS["pending_buckets"](read)
@@ -246,7 +238,7 @@ _GREW = (
 def card_buckets(
     client: LoyaltyClient, card: tuple[str, ...], pages: int, *, grew: str = _GREW
 ) -> pd.DataFrame:
-    """The pending buckets of ``card`` (``read_key``'s), read in at most ``pages`` pages
+    """The pending buckets of ``card`` (``ReadKeys``'), read in at most ``pages`` pages
     of 100; a card listing more is refused (``StalePlanError``, ``grew`` saying why and what
     next) before another page is asked for."""
     return BUILDERS["pending_buckets"](bucket_models(client, card, pages, grew=grew))
