@@ -139,13 +139,13 @@ def touched_objects(
             picked = frame.loc[keys]
             hashes = row_hashes(kind, picked)
             cards = list(picked["card_id"]) if kind == "pending_buckets" else []
-        for key, sha256 in zip(keys, hashes, strict=True):
-            touched.append({"kind": kind, "key": key, "call": call, "sha256": sha256})
-        if kind == "pending_buckets":  # how many pages each card's re-read walks
-            held = frame["card_id"].value_counts()
-            start = len(touched) - len(keys)
-            for entry, card in zip(touched[start:], cards, strict=True):
-                entry["card_buckets"] = int(held.get(card, 0))
+        # a bucket's: how many pages its card's re-read walks
+        held = frame["card_id"].value_counts() if cards else None
+        for at, (key, sha256) in enumerate(zip(keys, hashes, strict=True)):
+            entry: Touched = {"kind": kind, "key": key, "call": call, "sha256": sha256}
+            if held is not None:
+                entry["card_buckets"] = int(held.get(cards[at], 0))
+            touched.append(entry)
     return touched
 
 
