@@ -88,12 +88,30 @@ def test_a_default_export_is_refused_after_the_lists_with_the_ways_forward(
     assert rest[0] == "Ways forward:" and all(line.startswith("  - ") for line in rest[1:])
     sample = re.search(r"\(--sample (\d+)\)", err)
     assert sample and 2 <= int(sample.group(1)) <= 1000
-    assert "the lists only" in err and "not available from the command line" in err
-    assert "in Python: ProgramSnapshot.pull(client, kinds=[" in err
+    assert "the lists only" in err and "in Python" not in err
+    lists = re.search(r"\(--kinds ([a-z_,]+)\)", err)  # lyt export --kinds takes that way
+    assert lists and set(lists.group(1).split(",")) == {
+        "rewards", "reward_costs", "benefits", "card_definitions", "tier_structures",
+        "programs", "members",
+    }  # fmt: skip
     assert "paced over at least" in err and "(--checkpoint pull-checkpoint)" in err
     assert "budget_share" not in err and "sample=" not in err  # Python spellings replaced
     assert "Traceback" not in err and window.credentials.app_token not in err
     assert not (tmp_path / "snap").exists()
+
+
+def test_the_lists_only_way_forward_runs_as_spelled_in_the_calls_it_said(
+    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = lyt(capsys, "export", "--out", str(tmp_path / "whole"))[2]
+    way = re.search(r"the lists only, [^:]*: (\d+) calls \((--kinds [a-z_,]+)\)", err)
+    assert way, err
+    window.set_plan(PLAN)  # a whole window again
+    out = lyt_ok(capsys, "export", "--out", str(tmp_path / "lists"), *way.group(2).split())
+    assert window.plan()["used"] == int(way.group(1))
+    snapshot = read_snapshot(tmp_path / "lists")
+    assert len(snapshot.members) == MEMBERS and snapshot.cards.empty
+    assert re.search(r"^  cards\.csv +- not pulled \(--kinds\)$", out, re.M)
 
 
 def test_a_sampled_export_fits_and_writes_its_design(

@@ -144,6 +144,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True, help="directory for the CSV files")
     _pull_options(export, sample=True, checkpoint=True)
     export.add_argument(
+        "--kinds",
+        default=None,
+        metavar="KIND,...",
+        help="pull only these frames, comma-separated (rewards, reward_costs, benefits, "
+        "card_definitions, tier_structures, programs, members, cards, pending_buckets; default "
+        "every one): without cards and pending_buckets no member is read, so definitions alone "
+        "take a few list calls; the others are written empty and read back as not pulled",
+    )
+    export.add_argument(
         "--since",
         default=None,
         metavar="DIR",

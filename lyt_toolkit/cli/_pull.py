@@ -48,6 +48,7 @@ __all__ = [
     "calls_line",
     "connected_client",
     "explain",
+    "kinds_option",
     "output_dir",
     "pull_options",
     "pull_or_fail",
@@ -117,6 +118,9 @@ class PullOptions:
     checkpoint: str | None = None
     """A folder: the pull is paced across windows and resumable (``--checkpoint``)."""
     can_checkpoint: bool = False
+    kinds: frozenset[str] | None = None
+    """The frames pulled (``--kinds``); None: every one."""
+    can_kinds: bool = False
 
 
 DEFAULT_PULL = PullOptions()
@@ -124,8 +128,9 @@ DEFAULT_PULL = PullOptions()
 
 
 def pull_options(args: argparse.Namespace) -> PullOptions:
-    """``--budget-share`` and, where the command has them, ``--sample`` and ``--sample-seed``,
-    checked: a ``ValueError`` whose text names the option otherwise."""
+    """``--budget-share`` and, where the command has them, ``--sample``, ``--sample-seed``,
+    ``--checkpoint`` and ``--kinds``, checked: a ``ValueError`` whose text names the option
+    otherwise."""
     share = share_option(getattr(args, "budget_share", None))
     can_sample = hasattr(args, "sample")
     sample = _whole(getattr(args, "sample", None), "--sample", least=1, what="a member count")
@@ -136,7 +141,28 @@ def pull_options(args: argparse.Namespace) -> PullOptions:
     if checkpoint is not None and not checkpoint.strip():
         raise ValueError("--checkpoint: give a folder to keep the pull's answers in")
     can_checkpoint = hasattr(args, "checkpoint")
-    return PullOptions(share, sample, seed, can_sample, checkpoint, can_checkpoint)
+    kinds = kinds_option(getattr(args, "kinds", None))
+    can_kinds = hasattr(args, "kinds")
+    return PullOptions(
+        share, sample, seed, can_sample, checkpoint, can_checkpoint, kinds, can_kinds
+    )
+
+
+def kinds_option(text: str | None) -> frozenset[str] | None:
+    """``--kinds`` (frame names, comma-separated) checked as ``ProgramSnapshot.pull`` checks
+    ``kinds=``: a ``ValueError`` whose text names the option otherwise; None when not given."""
+    if text is None:
+        return None
+    from ..frames.registry import FRAME_NAMES
+    from ..snapshot.cost import wanted_kinds
+
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise ValueError(f"--kinds: name at least one of {','.join(FRAME_NAMES)}, got {text!r}")
+    try:
+        return wanted_kinds(names)
+    except ValueError as exc:  # "kinds: unknown [...]; known: ..."
+        raise ValueError(f"--{exc}") from None
 
 
 def share_option(text: str | None) -> float:
@@ -181,6 +207,7 @@ def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> Program
             budget_share=options.budget_share,
             sample=sample,
             checkpoint=options.checkpoint,
+            kinds=options.kinds,
         )
 
 
@@ -205,6 +232,7 @@ PULL_ONLY = {
     "sample": "--sample",
     "sample_seed": "--sample-seed",
     "checkpoint": "--checkpoint",
+    "kinds": "--kinds",
 }
 """The options that say how to pull (argument name -> option), of no use to a command reading
 a saved snapshot instead."""
@@ -335,6 +363,8 @@ def _spelled(way: WayForward, options: PullOptions) -> str:
         return f"not an option of this command; {python}"
     if name == "members":
         return f"--members {value}"
+    if name == "kinds" and options.can_kinds:
+        return f"--kinds {','.join(value)}"
     return f"not available from the command line; {python}"
 
 

@@ -1,8 +1,10 @@
 """``lyt export --out DIR [--sandbox] [--budget-share F] [--sample N] [--checkpoint DIR]
-[--since OLD [--members all|new|none]]``: pull a snapshot, or refresh the one exported in
-``OLD`` by what is new (each choice's calls printed first), and write it as CSV + manifest (a
-sampled snapshot with its sample design files, a refreshed one with each kind's read time);
-with ``--checkpoint`` the pull is paced across budget windows and resumable."""
+[--kinds KIND,...] [--since OLD [--members all|new|none]]``: pull a snapshot, or refresh the
+one exported in ``OLD`` by what is new (each choice's calls printed first), and write it as
+CSV + manifest (a sampled snapshot with its sample design files, a refreshed one with each
+kind's read time); with ``--checkpoint`` the pull is paced across budget windows and
+resumable; with ``--kinds`` only those frames are pulled (``ProgramSnapshot.pull(kinds=...)``:
+without cards and pending buckets no member is read)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import LytError, PullBudgetError
+from ..frames.registry import FRAME_NAMES
 from ._common import EXIT_BAD_OPTION, EXIT_ERROR, EXIT_OK, fail
 from ._pull import (
     REFUSED,
@@ -33,6 +36,10 @@ def export(args: argparse.Namespace) -> int:
     try:
         options = pull_options(args)
         members = members_choice(args, options)
+        if members is not None and options.kinds is not None:
+            raise ValueError(
+                f"--kinds: not with --since (a refresh reads the kinds {args.since} holds)"
+            )
     except ValueError as exc:
         return fail(COMMAND, str(exc), EXIT_BAD_OPTION)
     out = output_dir(args.out, COMMAND)
@@ -51,8 +58,8 @@ def export(args: argparse.Namespace) -> int:
         return fail(COMMAND, REFUSED if refused(exc) else str(exc), EXIT_ERROR)
     except OSError as exc:
         return fail(COMMAND, f"cannot write to {out}: {exc.strerror or exc}", EXIT_ERROR)
-    except ValueError as exc:  # --members a sampled --since snapshot cannot take
-        return fail(COMMAND, str(exc), EXIT_BAD_OPTION)
+    except ValueError as exc:  # --members a sampled --since snapshot cannot take, --kinds --sample
+        return fail(COMMAND, _as_option(str(exc)), EXIT_BAD_OPTION)
     print(f"Snapshot of {snapshot.source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC")
     print(calls_line(snapshot))
     if snapshot.read_times:
@@ -75,5 +82,12 @@ def export(args: argparse.Namespace) -> int:
     for path in written:
         rows = frames.get(path.stem)
         count = f"{len(rows):>7} rows" if rows is not None else ""
+        if path.stem in FRAME_NAMES and path.stem not in snapshot.kinds:
+            count = f"{'-':>7} not pulled (--kinds)"
         print(f"  {path.name:<{width}}  {count}".rstrip())
     return EXIT_OK
+
+
+def _as_option(reason: str) -> str:
+    """A pull's refusal of its ``kinds=`` or ``sample=`` named as the option: ``--kinds: ...``."""
+    return f"--{reason}" if reason.startswith(("kinds:", "sample:")) else reason
