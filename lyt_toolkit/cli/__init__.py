@@ -1,4 +1,4 @@
-"""The ``lyt`` command: demo, audit, report, export, diff, drift, plan and the sandbox.
+"""The ``lyt`` command: audit, report, export, diff, drift, plan, rehearse, apply, verify, sandbox.
 
 Each subcommand's work lives in the package it belongs to; this module only
 parses arguments and dispatches, importing lazily so ``lyt --help`` stays fast.
@@ -245,6 +245,62 @@ def build_parser() -> argparse.ArgumentParser:
         "until the plan is done (never refused for the window's budget; Ctrl-C stops it, the "
         "same command resumes from its log)",
     )
+
+    rehearse = _command(
+        sub,
+        "rehearse:rehearse",
+        "apply a saved plan file to a local sandbox holding its snapshot and print what it "
+        "changed; nothing is sent to the service (exit 0: every item made, 1: not)",
+    )
+    rehearse.add_argument("plan", metavar="PLAN_FILE", help="a plan written by lyt plan --out")
+    _base_option(
+        rehearse,
+        "the snapshot the sandbox holds: the one the plan was made from (lyt export), or a "
+        "newer pull of the same program",
+        required=True,
+    )
+    rehearse.add_argument(
+        "--log",
+        default=None,
+        metavar="FILE",
+        help="an interrupted apply's action log: rehearse only what it leaves (copied, never "
+        "written)",
+    )
+    _changes_out_option(rehearse)
+
+    verify = _command(
+        sub,
+        "verify:verify",
+        "after lyt apply, read back what the plan touched and check the service now holds "
+        "what its rehearsal made (exit 0: as rehearsed, 2: not, 1: error)",
+    )
+    verify.add_argument("plan", metavar="PLAN_FILE", help="the plan file lyt apply applied")
+    _base_option(
+        verify,
+        "the snapshot the plan was made from (lyt export): rehearsed on again locally, with no "
+        "call, to know what the apply should have made",
+        required=True,
+    )
+    verify.add_argument(
+        "--budget-share",
+        default=None,
+        metavar="SHARE",
+        help="share of the calls left in the budget window the read-back may use, above 0 and "
+        "at most 1 (default 0.5: the rest stays for the project's other traffic; 1 takes it all)",
+    )
+    verify.add_argument(
+        "--paced",
+        action="store_true",
+        help="wait for the budget window's reset when the read-back does not fit its share, "
+        "counting what the plan's runs sent in the window (from --log) against it",
+    )
+    verify.add_argument(
+        "--log",
+        default=None,
+        metavar="FILE",
+        help="with --paced: the apply's action log (default: PLAN_FILE.log.jsonl)",
+    )
+    verify.add_argument("--out", default=None, metavar="FILE", help="write every check as CSV")
 
     report = sub.add_parser(
         "report", help="pull a snapshot (or read one saved before) and write a report"

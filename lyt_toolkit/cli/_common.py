@@ -3,14 +3,16 @@
 (``scrub``).
 
 Findings, changes and drift are data, not failures: a command that reports them exits 0
-when it ran (``lyt drift`` and ``lyt plan`` exit 2 when there is something to see, so a
-script can tell), and a command that cannot run prints one line naming the cause, never a
-traceback and never a credential.
+when it ran (``lyt drift``, ``lyt plan`` and ``lyt verify`` exit 2 when there is something to
+see, so a script can tell), and a command that cannot run prints one line naming the cause,
+never a traceback and never a credential.
 """
 
 from __future__ import annotations
 
+import re
 import sys
+from collections.abc import Mapping
 
 from .._secret import quoted
 
@@ -22,9 +24,12 @@ __all__ = [
     "EXIT_DRIFT",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
+    "EXIT_NOT_AS_REHEARSED",
     "EXIT_NO_CHANGES",
     "EXIT_NO_DRIFT",
     "EXIT_OK",
+    "EXIT_VERIFIED",
+    "cli_words",
     "fail",
     "interrupted",
     "redemption_rate",
@@ -32,9 +37,11 @@ __all__ = [
 ]
 
 EXIT_OK = 0
-"""The command ran (``lyt audit``, ``demo``, ``diff``, ``export``, ``report``)."""
+"""The command ran (``lyt audit``, ``demo``, ``diff``, ``export``, ``report``; ``rehearse``:
+every item was made)."""
 EXIT_ERROR = 1
-"""``lyt apply``, ``drift``, ``export``, ``plan``: refused, failed or could not run."""
+"""``lyt apply``, ``drift``, ``export``, ``plan``, ``rehearse``, ``verify``: refused, failed or
+could not run (``rehearse``: some item would not be made)."""
 EXIT_CANNOT_RUN = 2
 """``lyt audit``, ``demo``, ``diff``, ``report``, ``sandbox``: could not run."""
 EXIT_APPLIED = 0
@@ -47,6 +54,10 @@ EXIT_NO_CHANGES = 0
 """``lyt plan``: the edited frames change nothing."""
 EXIT_CHANGES = 2
 """``lyt plan``: the plan has changes."""
+EXIT_VERIFIED = 0
+"""``lyt verify``: the service holds what the plan's rehearsal made."""
+EXIT_NOT_AS_REHEARSED = 2
+"""``lyt verify``: some change is not as rehearsed."""
 EXIT_BAD_OPTION = 2
 """``lyt export``: an option's value is wrong."""
 EXIT_INTERRUPTED = 130
@@ -73,6 +84,16 @@ def scrub(text: str) -> str:
     client of this process holds, replaced by ``***``, and any other ``Bearer <token>`` by
     ``Bearer ***`` (defence in depth: a reason may quote a file; ``_secret.quoted``)."""
     return quoted(text)
+
+
+def cli_words(message: str, options: Mapping[str, str]) -> str:
+    """A refusal as the command line words it: each keyword it names that the command takes as
+    an option (``options``: keyword -> option; ``refresh=True`` -> ``--refresh``), and
+    ``budget_share=1.0`` as ``--budget-share 1``."""
+    message = re.sub(
+        r"\bbudget_share=([0-9.]+)", lambda m: f"--budget-share {float(m[1]):g}", message
+    )
+    return re.sub(r"\b([a-z_]+)=True\b", lambda m: options.get(m[1], m[0]), message)
 
 
 def redemption_rate(text: str) -> float | str | None:

@@ -29,14 +29,13 @@ command resumes).
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from .._progress import display
 from .._text import counted
 from ..errors import LytError
-from ._common import EXIT_APPLIED, EXIT_ERROR, EXIT_INTERRUPTED, fail, scrub
+from ._common import EXIT_APPLIED, EXIT_ERROR, EXIT_INTERRUPTED, cli_words, fail, scrub
 from ._pull import connected_client, share_option
 
 if TYPE_CHECKING:
@@ -115,9 +114,9 @@ def apply(args: argparse.Namespace) -> int:
     except StalePlanError as exc:
         if exc.replanned is not None:  # the review, before the command applying it
             _show_replanned(exc.replanned)
-        return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
+        return fail(COMMAND, cli_words(scrub(" ".join(str(exc).split())), _OPTIONS), EXIT_ERROR)
     except LytError as exc:
-        return fail(COMMAND, _cli_words(scrub(" ".join(str(exc).split()))), EXIT_ERROR)
+        return fail(COMMAND, cli_words(scrub(" ".join(str(exc).split())), _OPTIONS), EXIT_ERROR)
     except OSError as exc:  # the log or the plan's record cannot be read or written
         return fail(COMMAND, _file_error(exc, log), EXIT_ERROR)
     except KeyboardInterrupt:  # the writes in flight were answered and logged first
@@ -167,13 +166,3 @@ def _file_error(exc: OSError, log: Path) -> str:
         return str(exc)
     what = "log " if Path(exc.filename) == log else ""
     return f"{what}{exc.filename}: {exc.strerror}"
-
-
-def _cli_words(message: str) -> str:
-    """A refusal as the command line words it: each keyword it names that ``lyt apply``
-    takes as its option (``refresh=True`` -> ``--refresh``, ``budget_share=1.0`` ->
-    ``--budget-share 1``)."""
-    message = re.sub(
-        r"\bbudget_share=([0-9.]+)", lambda m: f"--budget-share {float(m[1]):g}", message
-    )
-    return re.sub(r"\b([a-z_]+)=True\b", lambda m: _OPTIONS.get(m[1], m[0]), message)

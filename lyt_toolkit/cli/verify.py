@@ -1,0 +1,155 @@
+"""``lyt verify PLAN_FILE --base SNAPSHOT_DIR [--budget-share SHARE] [--paced] [--log FILE]
+[--out FILE]``: after ``lyt apply``, whether the service now holds what the plan meant.
+
+The plan is rehearsed again on a local sandbox holding the snapshot it was made from
+(``lyt rehearse``: no call to the service), then the configured service is read back, only
+the objects the rehearsal changed or its items wrote to (``actions.verify_touched``: rewards
+and benefits by ID, created benefits by name, a get per card definition and tier structure,
+a member with its cards one read, a card's pending buckets its bucket list), and each change
+is compared with the rehearsed one (``Rehearsal.verify``). The read-back's calls are printed
+before it and keep to ``--budget-share`` of the window (refused before the first read
+otherwise, naming ``--paced``, which waits for the reset instead, counting what the plan's
+runs sent in the window, from its action log, against the same share). Its scope is printed:
+a change the service made to any other object is not seen. The items' outcomes are not
+compared (the apply's results are not kept): the rows the service holds are. Printed: the
+verdict, the checks that are not as rehearsed one per line; ``--out`` writes every check as
+CSV. Exit code: 0 every change as rehearsed, 2 some not, 1 refused or could not run, 130
+stopped with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .._text import counted
+from ..errors import LytError
+from ._common import (
+    EXIT_ERROR,
+    EXIT_NOT_AS_REHEARSED,
+    EXIT_VERIFIED,
+    cli_words,
+    fail,
+    scrub,
+)
+from ._pull import connected_client, share_option
+from ._rehearsed import load_or_fail, rehearsed_or_fail
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..actions import Verification
+
+__all__ = ["EXIT_ERROR", "EXIT_NOT_AS_REHEARSED", "EXIT_VERIFIED", "verify"]
+
+COMMAND = "lyt verify"
+MAX_CHECKS_SHOWN = 20
+"""Checks that are not as rehearsed, printed one per line; ``--out`` writes every one."""
+MAX_VALUE_SHOWN = 60
+"""Characters of an expected or actual value printed."""
+
+_OPTIONS = {"paced": "--paced"}
+"""The keywords of ``verify_touched`` a refusal may name, as ``lyt verify`` takes them."""
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Rehearse the plan again, read back what it touched and compare."""
+    from ..actions import ActionLog, verify_touched, verify_touched_cost
+    from ..actions.cost import learn_budget
+
+    try:
+        share = share_option(args.budget_share)
+    except ValueError as exc:
+        return fail(COMMAND, str(exc), EXIT_ERROR)
+    if args.log is not None and not args.paced:
+        return fail(
+            COMMAND, "--log: only with --paced (the log counts the window's calls)", EXIT_ERROR
+        )
+    plan = load_or_fail(args.plan, COMMAND)
+    if plan is None:
+        return EXIT_ERROR
+    log_path = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
+    if args.log is not None and not log_path.is_file():
+        return fail(COMMAND, f"--log {args.log}: no such action log", EXIT_ERROR)
+    if plan.applied_before() is None:
+        print(
+            f"Note: {plan.path} has no record of an apply to completion ({plan.applied_marker}):"
+            " what was not applied shows as missing"
+        )
+    print(
+        f"Rehearsing {plan.path} (sha256 {plan.sha256}) again on a sandbox holding the snapshot"
+        f" saved in {args.base}, to know what the apply should have made: no call to the service"
+    )
+    done = rehearsed_or_fail(plan, args.base, COMMAND)
+    if done is None:
+        return EXIT_ERROR
+    try:
+        with connected_client(False) as client:
+            # its token, which the read-back sends first anyway (paced: it may wait for it)
+            if not args.paced:
+                learn_budget(client)
+            cost = verify_touched_cost(done.rehearsal, client, budget_share=share)
+            print(f"Reading back what the rehearsal changed: {cost}")
+            # paced, the apply's log counts its runs' calls in the window (none: not applied)
+            paced_log = args.paced and log_path.is_file()
+            log = ActionLog(log_path, plan=plan.sha256) if paced_log else None
+            try:
+                verification = verify_touched(
+                    done.rehearsal, client, budget_share=share, paced=args.paced, log=log
+                )
+            finally:
+                if log is not None:
+                    log.close()
+    except (LytError, OSError, ValueError) as exc:
+        return fail(COMMAND, cli_words(scrub(" ".join(str(exc).split())), _OPTIONS), EXIT_ERROR)
+    print(f"{verification!r}")
+    if not verification.ok:
+        print()
+        print("\n".join(_check_lines(verification.problems)))
+    problem = _write_checks(verification, args.out)
+    if problem is not None:
+        return fail(COMMAND, problem, EXIT_ERROR)
+    return EXIT_VERIFIED if verification.ok else EXIT_NOT_AS_REHEARSED
+
+
+def _check_lines(problems: pd.DataFrame) -> list[str]:
+    """The first checks that are not as rehearsed, one line each: status, kind, key, column,
+    then the rehearsed value against the service's."""
+    import pandas as pd
+
+    lines = []
+    for row in problems.head(MAX_CHECKS_SHOWN).to_dict("records"):
+        column = "" if pd.isna(row["column"]) else f" {row['column']}"
+        lines.append(
+            f"  {row['status']:<10} {row['change']} {row['kind']} {row['key']}{column}:"
+            f" rehearsed {_shown(row['expected'])}, the service {_shown(row['actual'])}"
+        )
+    if len(problems) > MAX_CHECKS_SHOWN:
+        lines.append(f"  ... and {counted(len(problems) - MAX_CHECKS_SHOWN, 'more check')}")
+    return lines
+
+
+def _shown(value: object) -> str:
+    """A value on one line, NA as ``NA``, any secret masked, cut at ``MAX_VALUE_SHOWN``."""
+    import pandas as pd
+
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "NA"
+    text = scrub(" ".join(str(value).split()))
+    return text if len(text) <= MAX_VALUE_SHOWN else text[: MAX_VALUE_SHOWN - 3] + "..."
+
+
+def _write_checks(verification: Verification, out: str | None) -> str | None:
+    """Every check written to ``out`` as CSV (nothing when None) and where said; the reason
+    it could not, else None."""
+    if not out:
+        return None
+    path = Path(out).expanduser()
+    try:
+        verification.checks.to_csv(path, index=False)
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    print(f"\n{counted(len(verification.checks), 'check')} written to {path.resolve()}")
+    return None

@@ -1,0 +1,191 @@
+"""``lyt rehearse`` and ``lyt verify`` over real HTTP, the demo sandbox standing in for
+production: a saved plan of four kinds rehearsed on a local copy of its base with no call to
+the service, then applied, then read back in the calls ``actions.verify_touched`` sends;
+every bad input one line naming the option or file, no secret printed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pytest
+from actions.helpers import CREDENTIALS, SECRETS, TIERS, four_kinds_plan, pull
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions.verify_touched import touched_reads
+from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
+
+
+@pytest.fixture(scope="module")
+def sb(start_sandbox: Callable[..., AbstractContextManager[Sandbox]]) -> Iterator[Sandbox]:
+    with start_sandbox(credentials=CREDENTIALS) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def service(fresh: Sandbox, configure_lyt: Callable[[Sandbox], None]) -> Iterator[Sandbox]:
+    """``lyt`` run in the test talks to ``fresh``, on a plan whose answers count its calls."""
+    configure_lyt(fresh)
+    fresh.set_plan("professional")
+    yield fresh
+    fresh.set_plan("unlimited")
+
+
+@pytest.fixture
+def client(service: Sandbox, make_client: Callable[..., LoyaltyClient]) -> Iterator[LoyaltyClient]:
+    with make_client(service) as c:
+        yield c
+
+
+@pytest.fixture
+def saved(client: LoyaltyClient, tmp_path: Path) -> tuple[Path, Path, ProgramSnapshot]:
+    """The four-kind plan of the live program saved to ``plan.json``, its base exported to
+    ``base/``: the plan file, the folder and the base."""
+    base = pull(client)
+    plan, _ = four_kinds_plan(base)
+    folder = tmp_path / "base"
+    base.to_csv(folder)
+    return plan.save(tmp_path / "plan.json"), folder, base
+
+
+def lyt(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``lyt argv``: its exit code, stdout and stderr, neither holding a secret."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert not any(secret in out + err for secret in SECRETS)
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_rehearse_shows_what_the_plan_would_change_and_sends_nothing_to_the_service(
+    service: Sandbox,
+    client: LoyaltyClient,
+    saved: tuple[Path, Path, ProgramSnapshot],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, folder, base = saved
+    used = service.plan()["used"]
+    changes = tmp_path / "changes.csv"
+    code, out, err = lyt(
+        capsys, "rehearse", str(path), "--base", str(folder), "--out", str(changes)
+    )
+    assert code == 0, err
+    assert service.plan()["used"] == used  # not one call to the service
+    python = ChangePlan.load(path).rehearse(base, progress=False)  # the Python route
+    assert "Rehearsed: 4 succeeded" in out
+    assert f"Calls the run sent: {python.calls} " in out
+    assert f": {len(python.diff)} changes" in out
+    assert re.search(rf"^  changed +tier_structures {TIERS} status: \w+ -> DELETED$", out, re.M)
+    assert re.search(r"^  added +benefits .* \(Bonus 05\)$", out, re.M)
+    assert f"{len(python.diff)} changes written to {changes.resolve()}" in out
+    assert len(changes.read_text().splitlines()) == len(python.diff) + 1
+    assert "Note:" not in out  # the folder is the plan's base
+    assert "Bonus 05" not in set(pull(client).benefits["name"])  # the service untouched
+
+
+def test_rehearse_names_what_it_cannot_use_in_one_line(
+    service: Sandbox,
+    saved: tuple[Path, Path, ProgramSnapshot],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, folder, base = saved
+    used = service.plan()["used"]
+    rewards = tmp_path / "rewards-only"
+    ProgramSnapshot.from_frames(
+        {"rewards": base.rewards, "reward_costs": base.reward_costs},
+        source=base.source,
+        pulled_at=base.pulled_at,
+    ).to_csv(rewards)
+    code, _, err = lyt(capsys, "rehearse", str(path), "--base", str(rewards))
+    assert code == 1
+    [line] = err.splitlines()
+    assert line.startswith(
+        f"lyt rehearse: --base {rewards}: rehearsing change_plan needs the kinds"
+    )
+    assert "export with --kinds " in line and "kinds=[" not in line
+
+    code, _, err = lyt(capsys, "rehearse", str(tmp_path / "nowhere.json"), "--base", str(folder))
+    assert code == 1 and err.startswith("lyt rehearse: ") and "nowhere.json" in err
+    assert len(err.splitlines()) == 1
+    code, _, err = lyt(capsys, "rehearse", str(path), "--base", str(tmp_path / "none"))
+    assert code == 1 and err.startswith(f"lyt rehearse: --base {tmp_path / 'none'}: ")
+    code, _, err = lyt(capsys, "rehearse", str(path), "--base", str(folder), "--log", "no.jsonl")
+    assert (code, err) == (1, "lyt rehearse: --log no.jsonl: no such action log\n")
+    assert service.plan()["used"] == used
+
+
+def test_verify_after_apply_reads_back_in_the_calls_of_the_python_route(
+    service: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    saved: tuple[Path, Path, ProgramSnapshot],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, folder, base = saved
+    assert lyt(capsys, "apply", str(path), "--allow-destroy")[0] == 0
+    service.settle()
+    rehearsal = ChangePlan.load(path).rehearse(base, progress=False)
+    reads = touched_reads(rehearsal)
+    service.set_plan("professional")  # a whole window: its count is this command's
+    checks = tmp_path / "checks.csv"
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder), "--out", str(checks))
+    assert code == 0, err
+    assert service.plan()["used"] == 1 + reads.calls  # the token, then the reads announced
+    # the token came first (to learn the budget): the figure is the reads
+    assert f"Reading back what the rehearsal changed: calls needed: {reads.calls};" in out
+    assert "Verification(ok=True, " in out and f"({reads.objects} objects)" in out
+    assert "Note:" not in out  # applied to completion
+    service.set_plan("professional")
+    with make_client(service) as new:  # the Python route, from a new client as lyt's: the same
+        python = actions.verify_touched(rehearsal, new)
+    assert service.plan()["used"] == 1 + reads.calls
+    assert f"{len(python.checks)} checks written to {checks.resolve()}" in out
+    service.set_plan("professional")  # paced, counting the apply's log: the same reads
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder), "--paced")
+    assert code == 0, err
+    assert "Verification(ok=True, " in out and service.plan()["used"] == 1 + reads.calls
+
+
+def test_verify_of_a_plan_not_applied_exits_2_naming_each_change_missing(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, folder, _ = saved
+    code, out, _ = lyt(capsys, "verify", str(path), "--base", str(folder))
+    assert code == 2
+    assert f"Note: {path} has no record of an apply to completion" in out
+    assert "Verification(ok=False, " in out
+    shown = (
+        rf"^  missing +changed tier_structures {TIERS} status: rehearsed DELETED, the service NA$"
+    )
+    assert re.search(shown, out, re.M)
+    assert re.search(
+        r"^  missing +changed rewards \S+ status: rehearsed DRAFT, the service NA$", out, re.M
+    )
+
+
+def test_verify_keeps_to_its_share_and_names_the_options_to_go_on(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, folder, base = saved
+    reads = touched_reads(ChangePlan.load(path).rehearse(base, progress=False))
+    service.set_plan(f"{reads.calls + 1}/hour")  # the token and the reads: over half
+    code, _, err = lyt(capsys, "verify", str(path), "--base", str(folder))
+    assert code == 1
+    [line] = err.splitlines()
+    assert line.startswith("lyt verify: ") and "--paced" in line and "paced=True" not in line
+    assert service.plan()["used"] == 1  # the token only
+    for argv, said in (
+        (["--budget-share", "2"], "--budget-share: must be a number above 0 and at most 1"),
+        (["--log", "x.jsonl"], "--log: only with --paced"),
+    ):
+        code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder), *argv)
+        assert (code, out) == (1, "") and err.startswith(f"lyt verify: {said}")
+    assert service.plan()["used"] == 1
