@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from actions.helpers import CREDENTIALS, SECRETS, TIERS, four_kinds_plan, pull
 
@@ -189,3 +190,23 @@ def test_verify_keeps_to_its_share_and_names_the_options_to_go_on(
         code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder), *argv)
         assert (code, out) == (1, "") and err.startswith(f"lyt verify: {said}")
     assert service.plan()["used"] == 1
+
+
+def test_rehearse_on_another_snapshot_than_the_plans_base_says_so(
+    service: Sandbox,
+    saved: tuple[Path, Path, ProgramSnapshot],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, _, base = saved
+    later = tmp_path / "later"
+    ProgramSnapshot.from_frames(
+        base.frames(), source=base.source, pulled_at=base.pulled_at + pd.Timedelta(hours=1)
+    ).to_csv(later)
+    code, out, err = lyt(capsys, "rehearse", str(path), "--base", str(later))
+    assert code == 0, err
+    note = (
+        f"Note: the plan was made from the snapshot of {base.source} pulled at"
+        f" {base.pulled_at:%Y-%m-%d %H:%M:%S} UTC; {later} holds {base.source} pulled at"
+    )
+    assert note in out and "Rehearsed: 4 succeeded" in out
