@@ -7,6 +7,13 @@ whose last line is ``attempted`` was interrupted in flight ("in doubt"), and
 the action reads the service before sending it again. A line cut short by
 a crash is ignored, never fatal.
 
+A saved plan's run marks the ``failed`` line of a write the service refused for good
+(``final``: a refusal the spec ties to the state of what the write addresses, which sending
+it again does not change: ``_runner.REFUSED_FOR_GOOD``); a re-run of that plan with the log
+does not send it again, its result still the refusal (``LogState.refused``). A line saying
+the plan is made again from the live state (``RECONSIDERED``, ``apply(refresh=True)``) ends
+that: the refusals before it are sent again, once.
+
 A log belongs to one service and project: the first ``execute`` with it writes an
 owner line (the service's public URL and the application ID, no secret), and a
 client of another service or project is refused it (``ForeignLogError``) before
@@ -124,6 +131,9 @@ WINDOW = "lyt-action-window/1"
 WINDOW_OVER = "lyt-action-window-over/1"
 """The ``log`` key of a line saying the window the last window line is of is over: the
 ``attempted`` lines after it are of the next, no answer of which has named it yet."""
+RECONSIDERED = "lyt-action-reconsidered/1"
+"""The ``log`` key of a line saying the writes refused for good before it are to be sent
+again (the plan was made again from the live state)."""
 
 _FIELDS = (
     "time",
@@ -193,6 +203,8 @@ class LogState:
     last: dict[str, dict[str, Any]] = field(default_factory=dict)
     succeeded: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Target -> the line that saw it done (``succeeded`` or ``already_done``)."""
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Target -> its last line when that is a refusal for good (``final``): not sent again."""
 
     def in_doubt(self, target: str) -> bool:
         """True when a request for ``target`` may have reached the service unanswered:
@@ -218,11 +230,12 @@ class _Binding:
         if line.get("log") == PLAN:
             self.of = line.get("plan")
             return False
-        return (
-            "target" in line
-            and "outcome" in line
-            and (self.plan is None or self.of in (_NONE, self.plan))
-        )
+        return "target" in line and "outcome" in line and self.reading
+
+    @property
+    def reading(self) -> bool:
+        """Whether the lines here (after the last plan line) are the log's to read."""
+        return self.plan is None or self.of in (_NONE, self.plan)
 
 
 class _Index:
@@ -249,6 +262,13 @@ class _Index:
             state.last[target] = line
             if line["outcome"] in DONE:
                 state.succeeded[target] = line
+            if line["outcome"] == "failed" and line.get("final") is True:
+                state.refused[target] = line
+            else:
+                state.refused.pop(target, None)
+        elif line.get("log") == RECONSIDERED and self.binding.reading:
+            for state in self.states.values():
+                state.refused.clear()
         entry, after, over = self.window
         if line.get("log") == WINDOW and entry_problem(line) is None:
             entry, after, over = line, 0, None
@@ -262,7 +282,7 @@ class _Index:
     def state(self, action: str) -> LogState:
         """``action``'s state as read so far: a copy, the index reading on."""
         state = self.states.get(action, LogState())
-        return LogState(dict(state.last), dict(state.succeeded))
+        return LogState(dict(state.last), dict(state.succeeded), dict(state.refused))
 
 
 class _Ended(NamedTuple):
@@ -318,8 +338,10 @@ class ActionLog:
         message: str | None = None,
         request_id: str | None = None,
         resource_id: str | None = None,
+        final: bool = False,
     ) -> None:
-        """Append one line and make it durable before returning."""
+        """Append one line and make it durable before returning; ``final``: a ``failed``
+        line of a refusal for good (see the module)."""
         entry = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "action": action,
@@ -331,6 +353,8 @@ class ActionLog:
             "request_id": request_id,
             "resource_id": resource_id,
         }
+        if final:
+            entry["final"] = True
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
         with self._lock:
             fd = self._open()
@@ -364,6 +388,14 @@ class ActionLog:
                 return
             fd = self._open()
             os.write(fd, (json.dumps({"log": PLAN, "plan": self.plan}) + "\n").encode())
+        os.fsync(fd)
+
+    def reconsider(self) -> None:
+        """A line after which the writes refused for good before it are sent again
+        (``RECONSIDERED``: the plan was made again from the live state)."""
+        with self._lock:
+            fd = self._open()
+            os.write(fd, (json.dumps({"log": RECONSIDERED}) + "\n").encode())
         os.fsync(fd)
 
     @contextmanager
