@@ -46,18 +46,20 @@ writes a plan line of its own (``plan`` null) first: its lines are no saved plan
 plan resumed there is not skipped past what the unsaved run did.
 
 A paced run (``execute(paced=True)``) also writes window lines: what the plan's runs spent of
-the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest
-holds it), so a run resumed in that window, or the next part of a change plan, keeps to the
-share taken there instead of taking a new one of what is left. A run killed (``kill -9``)
-between two of its window lines leaves the last one short of the calls sent since: each
-``attempted`` line after it counts as one call sent in its window. An item's every request (a
-read back, the write, a retry) has one, written once its call is counted and before it goes
-out, and a window line's count is read under the lock item lines are written under, so no call
-is left out (one counted in both errs towards the share). The first ``attempted`` line of a new
-window has a window line of it written before it, or, while no answer has named that window
-yet, a line saying the last one's window is over (``WINDOW_OVER``): the lines after it count
-in the next window, not that one. A call no item line stands for (a saved plan's re-read) has
-a window line written before it goes out (``actions.paced``). Item readers skip window lines.
+the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest holds
+it), so a run resumed in that window, or the next part of a change plan, keeps to the share
+taken there instead of taking a new one of what is left. Each ``attempted`` line after the last
+window line counts as one call sent in its window, so a window line is written once a window (or
+a change of what it holds), and again only when the lines would count fewer calls than were sent
+there (``_told``: a call no item line stands for), not once a call; a run killed (``kill -9``)
+leaves none of its writes uncounted. An item's every request (a read back, the write, a retry)
+has an ``attempted`` line, written once its call is counted and before it goes out, and a window
+line's count is read under the lock item lines are written under, so no call is left out (one
+counted in both errs towards the share). The first ``attempted`` line of a new window has a
+window line of it written before it, or, while no answer has named that window yet, a line
+saying the last one's window is over (``WINDOW_OVER``): the lines after it count in the next
+window, not that one. A call no item line stands for (a saved plan's re-read) has a window line
+written before it goes out (``actions.paced``). Item readers skip window lines.
 
 An apply reads its log many times (each owner check, each part's state and window); it reads it
 whole once (``reading_once``, and while ``opened_log`` holds its lock), then only the lines
@@ -412,9 +414,10 @@ class ActionLog:
 
     def note_window(self, use: Callable[[], WindowCalls | None]) -> None:
         """Append a window line saying what ``use()`` tells (what the plan's paced runs spent
-        of the window the last one is in), unless it is unknown or the last window line says
-        it already. ``use`` is read under the lock item lines are written under: a call
-        counted after it is read has its ``attempted`` line after the window line."""
+        of the window the last one is in), unless it is unknown or the log says it already
+        (``_told``: its last window line and the ``attempted`` lines after it). ``use`` is
+        read under the lock item lines are written under: a call counted after it is read has
+        its ``attempted`` line after the window line."""
         with self._lock:
             fd = self._open()
             if not self._note(fd, use()):
@@ -434,16 +437,31 @@ class ActionLog:
             self._over = True
 
     def _note(self, fd: int, now: WindowCalls | None) -> bool:
-        """Under the lock: a window line saying ``now`` unless it is unknown or the last one
-        says it already; whether one was written."""
+        """Under the lock: a window line saying ``now`` unless it is unknown or the log says
+        it already (``_told``); whether one was written."""
         if now is None:
             return False
         line = {"log": WINDOW, **entry_of(now)}
-        if line == self._last_window:
+        if self._told(line):
             return False
         os.write(fd, (json.dumps(line) + "\n").encode())
         self._last_window, self._over = line, False
         return True
+
+    def _told(self, line: dict[str, Any]) -> bool:
+        """Whether the log already says what the window ``line`` says, as its readers read
+        it: its last window line is of that window (none says it is over) and holds what it
+        holds, and with the ``attempted`` lines after it (each one call: ``earlier``) counts at
+        least its calls. An item's calls then need no window line; a call no item line
+        stands for (a re-read's) does."""
+        last, after, over = self._window_lines()
+        return (
+            last is not None
+            and over is None
+            and all(last.get(key) == line.get(key) for key in ("ends", "limit", "held"))
+            and ("here" in last) == ("here" in line)
+            and last["sent"] + after >= line["sent"]
+        )
 
     def earlier(self, ends: float, limit: int | None) -> WindowCalls:
         """What the plan's earlier paced runs spent of the window ending at ``ends`` under
