@@ -8,7 +8,10 @@ doubt (an earlier run was interrupted sending it) is read first with the plan's
 stands for an item not in doubt, the plan's ``recover`` checks (read-only) whether
 the item is already in its target state: then it is ``already_done``.
 With an action log each request of an item is logged ``attempted`` just before it goes out,
-and the item's outcome after its answer.
+and the item's outcome after its answer. A saved plan's run logs a refusal for good
+(``REFUSED_FOR_GOOD``, not found done by its read back) as final: a re-run of that plan
+with the log does not send it again, and its result is that refusal again (``failed``, its
+status, error key and request ID, the message saying when and why it is not sent).
 
 A spent call budget (``QuotaExhaustedError``: the window resets beyond the client's
 ``max_wait``) stops the batch: the item it met is logged failed with status 429 (the
@@ -83,6 +86,8 @@ def run_items(
             )
         elif item.target in state.succeeded:
             results[index] = _skipped(item, state.succeeded[item.target])
+        elif item.target in state.refused:
+            results[index] = _refused(item, state.refused[item.target])
         else:
             todo.append(index)
     if at_most is not None:
@@ -109,6 +114,13 @@ def run_items(
                 _run_pool(send, plan.items, todo, results, concurrency, bar, halted)
     return [_settled(result, stopped, spent, send.beyond) for result in results]
 
+
+REFUSED_FOR_GOOD = frozenset({404, 409, 423})
+"""Statuses of a write the service refused for the state of what it addresses, which sending
+it again does not change (the spec's errors): 404, a resource that does not exist; 409, a
+name taken or a state that does not allow the change; 423, a precondition that does not hold
+(a card definition not ACTIVE, a pending bucket's activation date reached). Not 401 or 402
+(credentials, the project's plan: put right, the same write goes through), nor 429 or 5xx."""
 
 CANCELLED = "the batch was cancelled"
 """Why a call of a batch waiting when its ``cancel`` was set is not sent."""
@@ -206,6 +218,7 @@ class _Sender(Generic[P]):
                 message=result.message,
                 request_id=result.request_id,
                 resource_id=result.resource_id,
+                final=self.log.plan is not None and _for_good(result),
             )
         if stop is not None:
             raise stop
@@ -329,6 +342,27 @@ def _skipped(item: PlanItem[Any], entry: dict[str, Any]) -> ItemResult:
         Outcome.SKIPPED,
         status=entry.get("status"),
         message=f"already {seen} at {entry.get('time')}",
+        request_id=entry.get("request_id"),
+        resource_id=entry.get("resource_id"),
+        columns=dict(item.columns),
+    )
+
+
+def _for_good(result: ItemResult) -> bool:
+    """Whether ``result`` is a refusal of the service for good (``REFUSED_FOR_GOOD``)."""
+    return result.outcome is Outcome.FAILED and result.status in REFUSED_FOR_GOOD
+
+
+def _refused(item: PlanItem[Any], entry: dict[str, Any]) -> ItemResult:
+    """The result of an item its log shows refused for good: that refusal, not sent again."""
+    return ItemResult(
+        Outcome.FAILED,
+        status=entry.get("status"),
+        error_key=entry.get("error_key"),
+        message=(
+            f"not sent again: refused for good at {entry.get('time')} ({entry.get('message')});"
+            " plan again, or apply with refresh, to reconsider it"
+        ),
         request_id=entry.get("request_id"),
         resource_id=entry.get("resource_id"),
         columns=dict(item.columns),

@@ -892,7 +892,9 @@ class SavedPlan:
         state instead: with the ``log`` of an apply so refused, or of a refresh refused
         for its unsupported changes, from the rows that re-read read, not read again within
         ``kept_reads.KEPT_FOR``). With the ``log`` of an interrupted apply, what the plan's
-        own writes made (``own_work``) is neither stale nor sent again.
+        own writes made (``own_work``) is neither stale nor sent again, nor is a write the
+        service refused for good (``actions.log``: a 404, 409 or 423), its result that
+        refusal, unless ``refresh`` (the plan made again reconsiders it).
 
         Unpaced, the share checked holds over the re-read and the writes together (see
         ``ChangePlan.apply``): a re-read it stops sends no write, every item ``cancelled``.
@@ -954,6 +956,8 @@ class SavedPlan:
                         raise
                     results = self.plan._not_sent(client, log)  # the re-read spent the share
                 else:
+                    if refresh and action_log is not None:
+                        action_log.reconsider()  # made again: its refusals for good sent again
                     # the plan's own checks (a refreshed plan's unsupported changes), its parts
                     results = plan._checked_run(
                         client,

@@ -1,13 +1,13 @@
 """What a plan will cost in calls, set against the budget the client knows.
 
-Executing a plan sends exactly one write per valid item that the log does not
-show done (``ActionPlan.perform``), plus one token request when the client holds
-no bearer token yet. An item the log shows in doubt may also be checked first
-with a read, so it is counted as two calls. An item the service refuses is read
-back (already done?, ``ActionPlan.check_done``: one read): a call more that this count
-does not foresee (a change plan counts it for each write its base shows refused), so the
-figure is what a run costs when the service refuses nothing; ``execute`` below a whole
-window keeps the run to its share all the same.
+Executing a plan sends exactly one write per valid item that the log does not show done or
+refused for good (``ActionPlan.perform``, ``actions.log``), plus one token request when the
+client holds no bearer token yet. An item the log shows in doubt may also be checked first with
+a read, so it is counted as two calls. An item the service refuses is read back (already done?,
+``ActionPlan.check_done``: one read): a call more that this count does not foresee (a change
+plan counts it for each write its base shows refused), so the figure is what a run costs when
+the service refuses nothing; ``execute`` below a whole window keeps the run to its share all the
+same.
 """
 
 from __future__ import annotations
@@ -110,8 +110,9 @@ def budgeted(cost: Callable[[], PlanCost], client: LoyaltyClient) -> PlanCost:
 
 
 def item_calls(target: str, state: LogState) -> int:
-    """Calls executing one valid item costs: 0 when done, 2 when in doubt, else 1."""
-    if target in state.succeeded:
+    """Calls executing one valid item costs: 0 when done or refused for good, 2 when in
+    doubt, else 1."""
+    if target in state.succeeded or target in state.refused:
         return 0
     return 2 if state.in_doubt(target) else 1
 

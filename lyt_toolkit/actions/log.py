@@ -7,6 +7,13 @@ whose last line is ``attempted`` was interrupted in flight ("in doubt"), and
 the action reads the service before sending it again. A line cut short by
 a crash is ignored, never fatal.
 
+A saved plan's run marks the ``failed`` line of a write the service refused for good
+(``final``: a refusal the spec ties to the state of what the write addresses, which sending
+it again does not change: ``_runner.REFUSED_FOR_GOOD``); a re-run of that plan with the log
+does not send it again, its result still the refusal (``LogState.refused``). A line saying
+the plan is made again from the live state (``RECONSIDERED``, ``apply(refresh=True)``) ends
+that: the refusals before it are sent again, once.
+
 A log belongs to one service and project: the first ``execute`` with it writes an
 owner line (the service's public URL and the application ID, no secret), and a
 client of another service or project is refused it (``ForeignLogError``) before
@@ -39,18 +46,20 @@ writes a plan line of its own (``plan`` null) first: its lines are no saved plan
 plan resumed there is not skipped past what the unsaved run did.
 
 A paced run (``execute(paced=True)``) also writes window lines: what the plan's runs spent of
-the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest
-holds it), so a run resumed in that window, or the next part of a change plan, keeps to the
-share taken there instead of taking a new one of what is left. A run killed (``kill -9``)
-between two of its window lines leaves the last one short of the calls sent since: each
-``attempted`` line after it counts as one call sent in its window. An item's every request (a
-read back, the write, a retry) has one, written once its call is counted and before it goes
-out, and a window line's count is read under the lock item lines are written under, so no call
-is left out (one counted in both errs towards the share). The first ``attempted`` line of a new
-window has a window line of it written before it, or, while no answer has named that window
-yet, a line saying the last one's window is over (``WINDOW_OVER``): the lines after it count
-in the next window, not that one. A call no item line stands for (a saved plan's re-read) has
-a window line written before it goes out (``actions.paced``). Item readers skip window lines.
+the budget window the last one was in (``fill.window_ledger``, as a paced pull's manifest holds
+it), so a run resumed in that window, or the next part of a change plan, keeps to the share
+taken there instead of taking a new one of what is left. Each ``attempted`` line after the last
+window line counts as one call sent in its window, so a window line is written once a window (or
+a change of what it holds), and again only when the lines would count fewer calls than were sent
+there (``_told``: a call no item line stands for), not once a call; a run killed (``kill -9``)
+leaves none of its writes uncounted. An item's every request (a read back, the write, a retry)
+has an ``attempted`` line, written once its call is counted and before it goes out, and a window
+line's count is read under the lock item lines are written under, so no call is left out (one
+counted in both errs towards the share). The first ``attempted`` line of a new window has a
+window line of it written before it, or, while no answer has named that window yet, a line
+saying the last one's window is over (``WINDOW_OVER``): the lines after it count in the next
+window, not that one. A call no item line stands for (a saved plan's re-read) has a window line
+written before it goes out (``actions.paced``). Item readers skip window lines.
 
 An apply reads its log many times (each owner check, each part's state and window); it reads it
 whole once (``reading_once``, and while ``opened_log`` holds its lock), then only the lines
@@ -124,6 +133,9 @@ WINDOW = "lyt-action-window/1"
 WINDOW_OVER = "lyt-action-window-over/1"
 """The ``log`` key of a line saying the window the last window line is of is over: the
 ``attempted`` lines after it are of the next, no answer of which has named it yet."""
+RECONSIDERED = "lyt-action-reconsidered/1"
+"""The ``log`` key of a line saying the writes refused for good before it are to be sent
+again (the plan was made again from the live state)."""
 
 _FIELDS = (
     "time",
@@ -193,6 +205,8 @@ class LogState:
     last: dict[str, dict[str, Any]] = field(default_factory=dict)
     succeeded: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Target -> the line that saw it done (``succeeded`` or ``already_done``)."""
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Target -> its last line when that is a refusal for good (``final``): not sent again."""
 
     def in_doubt(self, target: str) -> bool:
         """True when a request for ``target`` may have reached the service unanswered:
@@ -218,11 +232,12 @@ class _Binding:
         if line.get("log") == PLAN:
             self.of = line.get("plan")
             return False
-        return (
-            "target" in line
-            and "outcome" in line
-            and (self.plan is None or self.of in (_NONE, self.plan))
-        )
+        return "target" in line and "outcome" in line and self.reading
+
+    @property
+    def reading(self) -> bool:
+        """Whether the lines here (after the last plan line) are the log's to read."""
+        return self.plan is None or self.of in (_NONE, self.plan)
 
 
 class _Index:
@@ -249,6 +264,13 @@ class _Index:
             state.last[target] = line
             if line["outcome"] in DONE:
                 state.succeeded[target] = line
+            if line["outcome"] == "failed" and line.get("final") is True:
+                state.refused[target] = line
+            else:
+                state.refused.pop(target, None)
+        elif line.get("log") == RECONSIDERED and self.binding.reading:
+            for state in self.states.values():
+                state.refused.clear()
         entry, after, over = self.window
         if line.get("log") == WINDOW and entry_problem(line) is None:
             entry, after, over = line, 0, None
@@ -262,7 +284,7 @@ class _Index:
     def state(self, action: str) -> LogState:
         """``action``'s state as read so far: a copy, the index reading on."""
         state = self.states.get(action, LogState())
-        return LogState(dict(state.last), dict(state.succeeded))
+        return LogState(dict(state.last), dict(state.succeeded), dict(state.refused))
 
 
 class _Ended(NamedTuple):
@@ -318,8 +340,10 @@ class ActionLog:
         message: str | None = None,
         request_id: str | None = None,
         resource_id: str | None = None,
+        final: bool = False,
     ) -> None:
-        """Append one line and make it durable before returning."""
+        """Append one line and make it durable before returning; ``final``: a ``failed``
+        line of a refusal for good (see the module)."""
         entry = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "action": action,
@@ -331,6 +355,8 @@ class ActionLog:
             "request_id": request_id,
             "resource_id": resource_id,
         }
+        if final:
+            entry["final"] = True
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
         with self._lock:
             fd = self._open()
@@ -366,6 +392,14 @@ class ActionLog:
             os.write(fd, (json.dumps({"log": PLAN, "plan": self.plan}) + "\n").encode())
         os.fsync(fd)
 
+    def reconsider(self) -> None:
+        """A line after which the writes refused for good before it are sent again
+        (``RECONSIDERED``: the plan was made again from the live state)."""
+        with self._lock:
+            fd = self._open()
+            os.write(fd, (json.dumps({"log": RECONSIDERED}) + "\n").encode())
+        os.fsync(fd)
+
     @contextmanager
     def noting(self, use: Callable[[], WindowCalls | None]) -> Iterator[Callable[[], None]]:
         """While in the block, what a paced run spent of the window its calls are in is
@@ -380,9 +414,10 @@ class ActionLog:
 
     def note_window(self, use: Callable[[], WindowCalls | None]) -> None:
         """Append a window line saying what ``use()`` tells (what the plan's paced runs spent
-        of the window the last one is in), unless it is unknown or the last window line says
-        it already. ``use`` is read under the lock item lines are written under: a call
-        counted after it is read has its ``attempted`` line after the window line."""
+        of the window the last one is in), unless it is unknown or the log says it already
+        (``_told``: its last window line and the ``attempted`` lines after it). ``use`` is
+        read under the lock item lines are written under: a call counted after it is read has
+        its ``attempted`` line after the window line."""
         with self._lock:
             fd = self._open()
             if not self._note(fd, use()):
@@ -402,16 +437,31 @@ class ActionLog:
             self._over = True
 
     def _note(self, fd: int, now: WindowCalls | None) -> bool:
-        """Under the lock: a window line saying ``now`` unless it is unknown or the last one
-        says it already; whether one was written."""
+        """Under the lock: a window line saying ``now`` unless it is unknown or the log says
+        it already (``_told``); whether one was written."""
         if now is None:
             return False
         line = {"log": WINDOW, **entry_of(now)}
-        if line == self._last_window:
+        if self._told(line):
             return False
         os.write(fd, (json.dumps(line) + "\n").encode())
         self._last_window, self._over = line, False
         return True
+
+    def _told(self, line: dict[str, Any]) -> bool:
+        """Whether the log already says what the window ``line`` says, as its readers read
+        it: its last window line is of that window (none says it is over) and holds what it
+        holds, and with the ``attempted`` lines after it (each one call: ``earlier``) counts at
+        least its calls. An item's calls then need no window line; a call no item line
+        stands for (a re-read's) does."""
+        last, after, over = self._window_lines()
+        return (
+            last is not None
+            and over is None
+            and all(last.get(key) == line.get(key) for key in ("ends", "limit", "held"))
+            and ("here" in last) == ("here" in line)
+            and last["sent"] + after >= line["sent"]
+        )
 
     def earlier(self, ends: float, limit: int | None) -> WindowCalls:
         """What the plan's earlier paced runs spent of the window ending at ``ends`` under

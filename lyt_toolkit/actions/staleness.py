@@ -20,8 +20,9 @@ from .touched import StalePlanError, Touched, is_name, names_hash, rows_hashed
 
 __all__ = ["NAMED_AT_MOST", "Replanned", "StalePlanError", "stale_error", "stale_objects"]
 
-NAMED_AT_MOST = 20
-"""Stale objects a refusal names; the rest are counted (``StalePlanError.stale`` holds all)."""
+NAMED_AT_MOST = 10
+"""Stale objects a refusal names, one a line; the rest are counted (``StalePlanError.stale``
+holds all)."""
 
 
 def stale_objects(
@@ -70,11 +71,12 @@ def stale_error(
     replanned: Replanned | None = None,
 ) -> StalePlanError:
     """The refusal of the plan file at ``path`` (its base pulled at ``pulled_at``), naming the
-    first ``NAMED_AT_MOST`` stale objects and counting the others, and the file ``replanned``
-    from the rows the re-read found, if one was written, with the command applying it."""
-    named = ", ".join(stale[:NAMED_AT_MOST])
+    first ``NAMED_AT_MOST`` stale objects, one a line, and counting the others, then the file
+    ``replanned`` from the rows the re-read found, if one was written, with the command
+    applying it, on a line of its own."""
+    named = "".join(f"\n  {entry}" for entry in stale[:NAMED_AT_MOST])
     if len(stale) > NAMED_AT_MOST:
-        named += f" and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
+        named += f"\n  and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
     then = "apply with refresh=True to plan against the live state"
     if replanned is not None and replanned.unsupported:  # else refused again after its read
         then = (
@@ -83,14 +85,13 @@ def stale_error(
         )
     if replanned is not None:
         then = (
-            f"the plan made again from the rows just read is saved in {replanned.path}"
-            f" (sha256 {replanned.sha256}): review it, then apply exactly it with"
-            f" {replanned.command} (it reads nothing again while the service shows no"
-            f" call of the project since), or {then}"
+            f"the plan made again from the rows just read is saved in {replanned.path}:"
+            f" review it, then apply exactly it (it reads nothing again while the service"
+            f" shows no call of the project since) with\n  {replanned.command}\nor {then}"
         )
     return StalePlanError(
         f"{path} is stale: {counted(len(stale), 'object')} changed since the"
-        f" base was pulled at {pulled_at.isoformat()}: {named}; {then}",
+        f" base was pulled at {pulled_at.isoformat()}:{named}\n{then}",
         stale,
         None if replanned is None else replanned.path,
         None if replanned is None else replanned.sha256,

@@ -114,7 +114,7 @@ def apply(args: argparse.Namespace) -> int:
     except StalePlanError as exc:
         if exc.replanned is not None:  # the review, before the command applying it
             _show_replanned(exc.replanned)
-        return fail(COMMAND, cli_words(scrub(" ".join(str(exc).split())), _OPTIONS), EXIT_ERROR)
+        return fail(COMMAND, cli_words(scrub(_lines(str(exc))), _OPTIONS), EXIT_ERROR)
     except LytError as exc:
         return fail(COMMAND, cli_words(scrub(" ".join(str(exc).split())), _OPTIONS), EXIT_ERROR)
     except OSError as exc:  # the log or the plan's record cannot be read or written
@@ -166,3 +166,12 @@ def _file_error(exc: OSError, log: Path) -> str:
         return str(exc)
     what = "log " if Path(exc.filename) == log else ""
     return f"{what}{exc.filename}: {exc.strerror}"
+
+
+def _lines(message: str) -> str:
+    """``message`` with the runs of blanks in each line made one, its lines and their
+    indents kept (a stale refusal names an object a line)."""
+    return "\n".join(
+        line[: len(line) - len(line.lstrip())] + " ".join(line.split())
+        for line in message.splitlines()
+    )

@@ -1,19 +1,19 @@
 """What a paced work shows while it runs: calls done and to do, the window, the expected end.
 
 A paced work (a checkpointed pull, a plan executed with ``paced=True``) keeps to its share of
-every budget window and waits across resets, so it may run for hours. ``PaceBar`` redraws
-once a second: the calls sent (and, a pull's, the answers the checkpoint gave back instead),
-the calls still to do (a pull's once the lists are walked, at least: bucket lists are known
-only as members are read), the calls its earlier runs sent in this window (a resumed work:
-they count against the same share), the calls this window still allows the work, the time to
-the next window and, from those, when the work should end (each later window giving the
-work its share of a whole window, as a refusal's ways count them). It redraws from a task of the
-pull's loop (``async with``) or from a thread of its own (``with``: a plan's items run on a
-thread pool). Where the bar cannot be seen and the command asked for lines instead
-(``_progress.lines``: a ``lyt`` command writing to a log), the same figures go to
-``PaceLines``, which writes one at the moments that matter (``fill.pace_lines``); a callable
-progress with a ``paced`` method (``_progress.PacedProgress``: a panel's status) is told
-them at each redraw.
+every budget window and waits across resets, so it may run for hours. ``PaceBar`` redraws once a
+second: the calls sent (and, a pull's, the answers the checkpoint gave back instead), the calls
+still to do (a pull's once the lists are walked, at least: bucket lists are known only as
+members are read), the calls sent earlier in this window (by a resumed work's earlier runs, or
+by a plan's re-read and parts before this one: they count against the same share), the calls
+this window still allows the work, the time to the next window and, from those, when the work
+should end (each later window giving the work its share of a whole window, as a refusal's ways
+count them). It redraws from a task of the pull's loop (``async with``) or from a thread of its
+own (``with``: a plan's items run on a thread pool). Where the bar cannot be seen and the
+command asked for lines instead (``_progress.lines``: a ``lyt`` command writing to a log), the
+same figures go to ``PaceLines``, which writes one at the moments that matter
+(``fill.pace_lines``); a callable progress with a ``paced`` method (``_progress.PacedProgress``:
+a panel's status) is told them at each redraw.
 """
 
 from __future__ import annotations
@@ -149,7 +149,8 @@ class PaceBar:
         left = allowance.left
         resets = quota.resets_at
         if allowance.carried:
-            parts.append(f"{allowance.carried:,} sent in this window by its earlier runs")
+            # its earlier runs', or a plan's earlier parts and re-read in this same run
+            parts.append(f"{allowance.carried:,} sent earlier in this window")
         if left is not None:
             share = f" of its share of {allowance.calls:,}" if allowance.calls else ""
             parts.append(f"{left:,} left this window{share}")  # no share: the window refused

@@ -53,8 +53,8 @@ def test_the_pace_bar_counts_the_time_to_the_next_window_on_the_services_clock(
             allowance.carried, allowance.left = 100, 0
             bar.draw()
     assert "next window in 60 min" in notes[0], notes
-    assert "earlier runs" not in notes[0]
-    assert "100 sent in this window by its earlier runs, 0 left this window" in notes[1], notes
+    assert "earlier" not in notes[0]
+    assert "100 sent earlier in this window, 0 left this window" in notes[1], notes
 
 
 def test_pace_lines_say_each_change_once_and_a_refused_work_once_a_minute(

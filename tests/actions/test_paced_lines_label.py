@@ -1,0 +1,43 @@
+"""A paced apply of a plan of several parts, with a fresh log: no earlier run sent a call in
+its window, so no line of its progress says one did; the calls of its own re-read and earlier
+parts, which each later part counts against the one share, are said to be sent earlier in
+the window. Over real HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import save_four_kinds
+
+
+class _Told:
+    """A progress callable that keeps a paced work's lines (``_progress.PacedProgress``)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, done: int, total: int) -> None:
+        pass
+
+    def paced(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def test_a_paced_apply_never_says_its_own_calls_were_its_earlier_runs(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    path = tmp_path / "plan.json"
+    save_four_kinds(client, path)
+    fresh.set_plan("1000/hour")
+    told = _Told()
+    results = ChangePlan.load(path).apply(
+        client, log=tmp_path / "plan.log.jsonl", progress=told, paced=True, allow_destroy=True
+    )
+    assert results["outcome"].eq("succeeded").all(), results
+    assert told.lines
+    assert not [line for line in told.lines if "earlier runs" in line], told.lines
+    assert [line for line in told.lines if "sent earlier in this window" in line], told.lines

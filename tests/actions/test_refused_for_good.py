@@ -1,0 +1,85 @@
+"""A write the service refused for good (423: a pending bucket's date reached, its program
+INACTIVE) is logged final by a saved plan's apply: resumed with its log, the apply neither
+sends it again nor reads it back, its result still the refusal; ``refresh=True`` sends it
+again. Counted over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pandas as pd
+
+from lyt_toolkit import actions
+from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import BUCKET, pull
+
+
+def _saved_with_two_refused(client: LoyaltyClient, path: Path) -> ChangePlan:
+    """A saved plan of three activations: a past date and an INACTIVE program (each refused
+    423), and one the service makes."""
+    snapshot = pull(client)
+    buckets = snapshot.pending_buckets
+    pending = buckets["status"] == "PENDING"
+    past = buckets.loc[pending & (buckets["date"] < snapshot.pulled_at.normalize()), "id"]
+    inactive = buckets.loc[pending & (buckets["program_status"] == "INACTIVE"), "id"]
+    edit = actions.edit(snapshot)
+    chosen = edit.pending_buckets["id"].isin([past.iloc[0], inactive.iloc[0], BUCKET])
+    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
+    return ChangePlan.load(edit.plan().save(path))
+
+
+def _applied_counting(
+    sb: Sandbox, make_client: Callable[..., LoyaltyClient], plan: ChangePlan, **options: object
+) -> tuple[pd.DataFrame, list[str]]:
+    """``plan`` applied paced with the log ``plan.log.jsonl`` beside it: its results, and
+    each activation (``POST``) and each read of a card's buckets (``GET``) that went out."""
+    sent: list[str] = []
+
+    def seen(request: httpx.Request) -> None:
+        path = request.url.path
+        if path.endswith("/activate") or path.endswith("/pending-points"):
+            sent.append(request.method)
+
+    with (
+        httpx.Client(event_hooks={"request": [seen]}) as http,
+        make_client(sb, http_client=http) as client,
+    ):
+        log = plan.path.with_name("plan.log.jsonl")
+        results = plan.apply(client, log=log, progress=False, paced=True, **options)
+    return results.set_index("target"), sent
+
+
+def test_a_resumed_apply_neither_sends_nor_reads_back_a_write_refused_for_good(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    fresh.set_plan("1000/hour")
+    plan = _saved_with_two_refused(client, tmp_path / "plan.json")
+    first, sent = _applied_counting(fresh, make_client, plan)
+    refused = first.index[first["outcome"] == "failed"]
+    assert len(refused) == 2 and (first.loc[refused, "status"] == 423).all()
+    assert sent.count("POST") == 3
+
+    again, sent = _applied_counting(fresh, make_client, plan)
+    # The re-read of the two refused writes' cards alone (before, each write was sent again
+    # and read back: two POSTs and two GETs more).
+    assert sent == ["GET", "GET"], sent
+    assert (again.loc[refused, "outcome"] == "failed").all()  # still named in the results
+    assert (again.loc[refused, "status"] == 423).all()
+    assert again.loc[refused, "message"].str.startswith("not sent again: refused for good").all()
+    assert again.loc[BUCKET, "outcome"] == "skipped_already_done"
+    lines = [json.loads(line) for line in (tmp_path / "plan.log.jsonl").open()]
+    final = {line["target"] for line in lines if line.get("final") is True}
+    assert final == set(refused)  # the log knows them refused
+
+    refreshed, sent = _applied_counting(fresh, make_client, plan, refresh=True)
+    assert sent.count("POST") == 2, sent  # the plan made again reconsiders them
+    assert refreshed.loc[refused, "status"].eq(423).all()
