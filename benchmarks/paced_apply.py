@@ -21,6 +21,7 @@ Cancel ends the wait within a second; no write sent twice.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -37,6 +38,7 @@ from scale import PULL_SIZES  # noqa: E402
 
 from lyt_toolkit import actions  # noqa: E402
 from lyt_toolkit.actions import ActionLog  # noqa: E402
+from lyt_toolkit.actions.log import WINDOW  # noqa: E402
 from lyt_toolkit.client import LoyaltyClient  # noqa: E402
 from lyt_toolkit.sandbox import Sandbox  # noqa: E402
 from lyt_toolkit.synthetic import generate_program  # noqa: E402
@@ -116,13 +118,17 @@ def main() -> None:
                 f" which ended it in {stop:.2f} s"
             )
             print("  outcomes:", dict(Counter(results["outcome"].astype(str))))
-            lines = [line for line in ActionLog(log)._lines() if "log" in line]
-            print("  log's last window line:", lines[-1])
+            lines = [json.loads(line) for line in log.read_text().splitlines()]
+            windows = [line for line in lines if line.get("log") == WINDOW]
+            print(
+                f"  log: {len(lines):,} lines, {len(windows)} window lines, the last:", windows[-1]
+            )
 
+            counted = _used(sb)
             again, ran, stop = _run_until_quiet(sb, paced)
             print(
-                f"again in the same window: the window counts {_used(sb):,} calls (nothing more"
-                f" sent); cancelled in {stop:.2f} s;",
+                f"again in the same window: {_used(sb) - counted:,} calls more (the window"
+                f" counts {_used(sb):,}); cancelled in {stop:.2f} s;",
                 dict(Counter(again["outcome"].astype(str))),
             )
 
