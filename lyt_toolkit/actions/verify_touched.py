@@ -48,6 +48,7 @@ from ..fill.refresh_merge import with_member_statuses
 from ..frames.definitions import card_definitions_frame
 from ..frames.registry import BUILDERS, SCHEMAS
 from ..frames.schema import Schema
+from ..pull.member_tree import holds_pending
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.references import mark_card_definitions
@@ -271,8 +272,11 @@ def production_after(
     ids = [member for _, member in sorted(reads.members)]
     _replace(frames, "members", "id", ids, BUILDERS["members"](read))
     _replace(frames, "cards", "member_id", ids, BUILDERS["cards"](read))
+    empty = _read_empty(read)
     listed = [
-        card_buckets(client, ("card", *card), pages, grew=_GREW)
+        BUILDERS["pending_buckets"]([])
+        if card in empty
+        else card_buckets(client, ("card", *card), pages, grew=_GREW)
         for card, pages in sorted(reads.cards.items())
     ]
     cards = [card for _, _, card in sorted(reads.cards)]
@@ -283,6 +287,17 @@ def production_after(
         source=base.source,
         pulled_at=service_now(client),
     )
+
+
+def _read_empty(members: list[Any]) -> set[tuple[str, str, str]]:
+    """(program, member, card) of each card just read holding no pending points: the service
+    lists none of its buckets PENDING, so its bucket list is not read (as a pull skips it)."""
+    return {
+        (member.program_id, member.id, held.card.id)
+        for member in members
+        for held in member.cards
+        if held.card is not None and not holds_pending(held.card)
+    }
 
 
 def _built(kind: str, models: list[Any], held: pd.DataFrame) -> pd.DataFrame:
