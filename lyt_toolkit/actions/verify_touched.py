@@ -11,7 +11,9 @@ cheapest way the interface offers (the readers of ``reread``):
 - card definitions, tier structures and programs one get each;
 - members with their cards one member read each (a card: its member's);
 - a card's pending buckets by its bucket list, in as many pages as the rehearsed snapshot's
-  buckets of the card fill (``bucket_pages``); a card listing more is refused.
+  buckets of the card fill (``bucket_pages``); a card listing more is refused. A card its
+  member's read shows holding no pending points is not listed (none is PENDING, as a pull
+  skips it).
 
 The "after" is the rehearsed snapshot with those rows replaced by what production holds now (a
 row the service no longer lists gone, a card's buckets those it lists now), and it is compared
@@ -206,8 +208,9 @@ def verify_touched_cost(
 ) -> PlanCost:
     """The calls ``verify_touched`` sends (``TouchedReads.calls``; with ``client``, one more
     for a token if it holds none) set against ``budget_share`` of the budget it last read.
-    Nothing is sent. A card whose bucket list no longer fills the pages its rehearsed
-    snapshot's buckets did is read in fewer: the figure is then a call or so over."""
+    Nothing is sent. An upper bound: a card whose bucket list no longer fills the pages its
+    rehearsed snapshot's buckets did is read in fewer, and one read holding no pending points
+    in none."""
     needed = touched_reads(rehearsal).calls
     return PlanCost.for_client(needed, client, checked_share(budget_share))
 
