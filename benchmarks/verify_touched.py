@@ -14,8 +14,9 @@ production, and verified:
   (``verify_touched_cost``);
 - ``full``: ``rehearsal.verify(ProgramSnapshot.pull(client))``.
 
-The script prints each route's calls and seconds, checks that the touched route sent exactly
-the calls it announced, and that both verifications hold the same checks.
+The script prints each route's calls and seconds, checks that the touched route sent no more
+than the calls it announced (an upper bound: a card its member's read shows holding no pending
+points is not listed), and that both verifications hold the same checks.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def main() -> None:
         full_s, full_calls = time.perf_counter() - started, client.quota.calls_used - sent
         print(f"     full: {full_calls} calls, {full_s:.1f} s; {full!r}")
 
-    assert touched_calls == announced, (touched_calls, announced)
+    assert touched_calls <= announced, (touched_calls, announced)
     pd.testing.assert_frame_equal(touched.checks, full.checks)
     print(
         f"same checks; touched / full: calls {touched_calls / full_calls:.3f},"

@@ -81,7 +81,7 @@ def test_rehearse_shows_what_the_plan_would_change_and_sends_nothing_to_the_serv
     assert service.plan()["used"] == used  # not one call to the service
     python = ChangePlan.load(path).rehearse(base, progress=False)  # the Python route
     assert "Rehearsed: 4 succeeded" in out
-    assert f"Calls the run sent: {python.calls} " in out
+    assert f"Calls the run sent: {python.calls};" in out
     assert f": {len(python.diff)} changes" in out
     assert re.search(rf"^  changed +tier_structures {TIERS} status: \w+ -> DELETED$", out, re.M)
     assert re.search(r"^  added +benefits .* \(Bonus 05\)$", out, re.M)
@@ -89,6 +89,34 @@ def test_rehearse_shows_what_the_plan_would_change_and_sends_nothing_to_the_serv
     assert len(changes.read_text().splitlines()) == len(python.diff) + 1
     assert "Note:" not in out  # the folder is the plan's base
     assert "Bonus 05" not in set(pull(client).benefits["name"])  # the service untouched
+
+
+def test_rehearse_counts_the_calls_lyt_apply_then_sends_its_re_read_with_them(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, folder, _ = saved
+    code, out, err = lyt(capsys, "rehearse", str(path), "--base", str(folder))
+    assert code == 0, err
+    said = re.search(r"lyt apply sends (\d+) on a service in the snapshot's state", out)
+    assert said is not None, out
+    service.set_plan("professional")  # a whole window: its count is the apply's
+    assert lyt(capsys, "apply", str(path), "--allow-destroy")[0] == 0
+    assert service.plan()["used"] == int(said[1])  # the re-read's calls counted too
+
+
+def test_apply_names_each_item_it_could_not_make_and_how_to_go_on(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _, base = saved
+    service.advance_clock(400 * 86400)  # every bucket's activation date has passed: 423
+    assert lyt(capsys, "apply", str(path), "--allow-destroy")[0] == 1  # stale: re-planned
+    refreshed = path.with_name("plan.refreshed.json")  # the bucket kept, read back refused
+    code, out, err = lyt(capsys, "apply", str(refreshed), "--allow-destroy")
+    assert code == 1
+    bucket = four_kinds_plan(base)[1]["activate_pending_bucket"]
+    assert re.search(rf"^  activate_pending_bucket {bucket}: failed 423\b", out, re.M), out
+    assert err.startswith("lyt apply: 1 item not made, as the lines above say")
+    assert "a failed one is sent again, made only once what refused it is put right" in err
 
 
 def test_rehearse_names_what_it_cannot_use_in_one_line(

@@ -11,7 +11,9 @@ cheapest way the interface offers (the readers of ``reread``):
 - card definitions, tier structures and programs one get each;
 - members with their cards one member read each (a card: its member's);
 - a card's pending buckets by its bucket list, in as many pages as the rehearsed snapshot's
-  buckets of the card fill (``bucket_pages``); a card listing more is refused.
+  buckets of the card fill (``bucket_pages``); a card listing more is refused. A card its
+  member's read shows holding no pending points is not listed (none is PENDING, as a pull
+  skips it).
 
 The "after" is the rehearsed snapshot with those rows replaced by what production holds now (a
 row the service no longer lists gone, a card's buckets those it lists now), and it is compared
@@ -48,6 +50,7 @@ from ..fill.refresh_merge import with_member_statuses
 from ..frames.definitions import card_definitions_frame
 from ..frames.registry import BUILDERS, SCHEMAS
 from ..frames.schema import Schema
+from ..pull.member_tree import holds_pending
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.references import mark_card_definitions
@@ -205,8 +208,9 @@ def verify_touched_cost(
 ) -> PlanCost:
     """The calls ``verify_touched`` sends (``TouchedReads.calls``; with ``client``, one more
     for a token if it holds none) set against ``budget_share`` of the budget it last read.
-    Nothing is sent. A card whose bucket list no longer fills the pages its rehearsed
-    snapshot's buckets did is read in fewer: the figure is then a call or so over."""
+    Nothing is sent. An upper bound: a card whose bucket list no longer fills the pages its
+    rehearsed snapshot's buckets did is read in fewer, and one read holding no pending points
+    in none."""
     needed = touched_reads(rehearsal).calls
     return PlanCost.for_client(needed, client, checked_share(budget_share))
 
@@ -271,8 +275,11 @@ def production_after(
     ids = [member for _, member in sorted(reads.members)]
     _replace(frames, "members", "id", ids, BUILDERS["members"](read))
     _replace(frames, "cards", "member_id", ids, BUILDERS["cards"](read))
+    empty = _read_empty(read)
     listed = [
-        card_buckets(client, ("card", *card), pages, grew=_GREW)
+        BUILDERS["pending_buckets"]([])
+        if card in empty
+        else card_buckets(client, ("card", *card), pages, grew=_GREW)
         for card, pages in sorted(reads.cards.items())
     ]
     cards = [card for _, _, card in sorted(reads.cards)]
@@ -283,6 +290,17 @@ def production_after(
         source=base.source,
         pulled_at=service_now(client),
     )
+
+
+def _read_empty(members: list[Any]) -> set[tuple[str, str, str]]:
+    """(program, member, card) of each card just read holding no pending points: the service
+    lists none of its buckets PENDING, so its bucket list is not read (as a pull skips it)."""
+    return {
+        (member.program_id, member.id, held.card.id)
+        for member in members
+        for held in member.cards
+        if held.card is not None and not holds_pending(held.card)
+    }
 
 
 def _built(kind: str, models: list[Any], held: pd.DataFrame) -> pd.DataFrame:

@@ -13,8 +13,12 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from .._secret import quoted
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "EXIT_APPLIED",
@@ -32,6 +36,7 @@ __all__ = [
     "cli_words",
     "fail",
     "interrupted",
+    "item_lines",
     "redemption_rate",
     "scrub",
 ]
@@ -62,6 +67,8 @@ EXIT_BAD_OPTION = 2
 """``lyt export``: an option's value is wrong."""
 EXIT_INTERRUPTED = 130
 """Every command: stopped with Ctrl-C (128 + SIGINT, as a shell reports it)."""
+MAX_ITEMS_SHOWN = 20
+"""Items not made, printed one per line (``item_lines``)."""
 
 
 def fail(command: str, reason: str, code: int = EXIT_CANNOT_RUN) -> int:
@@ -107,3 +114,20 @@ def redemption_rate(text: str) -> float | str | None:
     if not 0 <= rate <= 1:
         return f"--redemption-rate {text!r} is neither a number from 0 to 1 nor 'history'"
     return rate
+
+
+def item_lines(left: pd.DataFrame, heading: str) -> list[str]:
+    """The items of a results frame not made (``left``), under ``heading``, one line each:
+    call, target, outcome, status and message, any secret masked; the first
+    ``MAX_ITEMS_SHOWN``, then how many more."""
+    import pandas as pd
+
+    lines = ["", heading]
+    for row in left.head(MAX_ITEMS_SHOWN).to_dict("records"):
+        status = "" if pd.isna(row["status"]) else f" {row['status']}"
+        message = "" if pd.isna(row["message"]) else f": {row['message']}"
+        call = f"{row['call']} " if "call" in row else ""
+        lines.append(scrub(f"  {call}{row['target']}: {row['outcome']}{status}{message}"))
+    if len(left) > MAX_ITEMS_SHOWN:
+        lines.append(f"  ... and {len(left) - MAX_ITEMS_SHOWN} more")
+    return lines

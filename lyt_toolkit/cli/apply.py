@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING, TypedDict
 from .._progress import display
 from .._text import counted
 from ..errors import LytError
-from ._common import EXIT_APPLIED, EXIT_ERROR, EXIT_INTERRUPTED, cli_words, fail, scrub
+from ._common import (
+    EXIT_APPLIED,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    cli_words,
+    fail,
+    item_lines,
+    scrub,
+)
 from ._pull import connected_client, share_option
 
 if TYPE_CHECKING:
@@ -127,9 +135,17 @@ def apply(args: argparse.Namespace) -> int:
         )
     counts = results["outcome"].value_counts()
     print("Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()))
-    if not results["outcome"].isin(COMPLETE).all():
+    left = results[~results["outcome"].isin(COMPLETE)]
+    if len(left):
+        for line in item_lines(left, "Items not made:"):
+            print(line)
+        failed = bool((left["outcome"] == "failed").any())
+        retried = "; a failed one is sent again, made only once what refused it is put right"
         return fail(
-            COMMAND, f"not every change was made; see {log}, then run again to resume", EXIT_ERROR
+            COMMAND,
+            f"{counted(len(left), 'item')} not made, as the lines above say (every outcome in"
+            f" {log}); run again to resume{retried if failed else ''}",
+            EXIT_ERROR,
         )
     return EXIT_APPLIED
 

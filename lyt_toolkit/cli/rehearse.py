@@ -5,8 +5,9 @@ The plan file (``lyt plan --out``) is applied to a local sandbox holding the sna
 in ``--base`` (``SavedPlan.rehearse``: its clock at the snapshot's pull time, its own
 credentials), which is read again and stopped. Nothing is sent to the configured service,
 which need not be configured. Printed: the outcome of each item as ``lyt apply`` counts
-them (the items that would not be made one per line), the calls the run sent (a real run
-on a service in the snapshot's state sends the same, plus any retries), then what the run
+them (the items that would not be made one per line), the calls the run sent and those
+``lyt apply`` sends on a service in the snapshot's state (the same, after its re-read of the
+touched objects, which a rehearsal leaves out, plus any retries), then what the run
 changed as ``lyt diff`` shows it; ``--out`` writes every change as CSV. A snapshot lacking
 a kind the plan needs, or a sampled one, is refused naming the ``lyt export`` that pulls one
 to rehearse on. With ``--log`` (an interrupted apply's action log, copied, never written)
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._text import counted
-from ._common import EXIT_ERROR, EXIT_OK, fail, scrub
+from ._common import EXIT_ERROR, EXIT_OK, fail, item_lines
 from ._rehearsed import load_or_fail, rehearsed_or_fail
 from .diff import format_diff, write_changes
 
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["EXIT_ERROR", "EXIT_OK", "outcome_line", "rehearse"]
 
 COMMAND = "lyt rehearse"
-MAX_ITEMS_SHOWN = 20
-"""Items that would not be made, printed one per line."""
 
 
 def rehearse(args: argparse.Namespace) -> int:
@@ -56,10 +55,7 @@ def rehearse(args: argparse.Namespace) -> int:
     rehearsal = done.rehearsal
     results = rehearsal.results
     print(outcome_line("Rehearsed", results))
-    print(
-        f"Calls the run sent: {rehearsal.calls} (a real run on a service in the snapshot's"
-        " state sends the same, plus any retries)"
-    )
+    print(_calls_line(rehearsal.calls, plan.reread_cost(log=log).needed))
     print()
     print(format_diff(rehearsal.diff))
     problem = write_changes(rehearsal.diff, args.out)
@@ -67,7 +63,7 @@ def rehearse(args: argparse.Namespace) -> int:
         return fail(COMMAND, problem, EXIT_ERROR)
     left = results[~results["outcome"].isin(COMPLETE)]
     if len(left):
-        for line in _item_lines(left):
+        for line in item_lines(left, "Items that would not be made:"):
             print(line)
         return fail(
             COMMAND,
@@ -77,23 +73,18 @@ def rehearse(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _calls_line(sent: int, reread: int) -> str:
+    """The calls the rehearsed run sent and what ``lyt apply`` sends on a service in the
+    snapshot's state: those and, first, the re-read of the touched objects (``reread``)."""
+    return (
+        f"Calls the run sent: {sent}; lyt apply sends {sent + reread} on a service in the"
+        f" snapshot's state: the same, after re-reading the touched objects ({reread} calls),"
+        " plus any retries"
+    )
+
+
 def outcome_line(what: str, results: pd.DataFrame) -> str:
     """``WHAT: N succeeded, M failed`` (``nothing to do`` for no item): as ``lyt apply``."""
     counts = results["outcome"].value_counts()
     shown = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
     return f"{what}: {shown or 'nothing to do'}"
-
-
-def _item_lines(left: pd.DataFrame) -> list[str]:
-    """The items not made, one line each: call, target, outcome, status and message."""
-    import pandas as pd
-
-    lines = ["", "Items that would not be made:"]
-    for row in left.head(MAX_ITEMS_SHOWN).to_dict("records"):
-        status = "" if pd.isna(row["status"]) else f" {row['status']}"
-        message = "" if pd.isna(row["message"]) else f": {row['message']}"
-        call = f"{row['call']} " if "call" in row else ""
-        lines.append(scrub(f"  {call}{row['target']}: {row['outcome']}{status}{message}"))
-    if len(left) > MAX_ITEMS_SHOWN:
-        lines.append(f"  ... and {len(left) - MAX_ITEMS_SHOWN} more")
-    return lines

@@ -74,6 +74,24 @@ def test_a_change_production_made_to_a_touched_card_after_the_apply_is_different
     assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
 
 
+def test_a_card_read_holding_no_pending_points_is_not_listed_for_its_buckets(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
+) -> None:
+    """Every bucket of the card activated: its member read shows it holding no pending points,
+    so the service lists none PENDING and its bucket list is not read, as a pull skips it."""
+    plan = _activate(fresh_pulled, CARD_BUCKETS)
+    rehearsal = plan.rehearse(fresh_pulled, progress=False)
+    results = plan.execute(client, progress=False)
+    fresh.settle()
+    reads = touched_reads(rehearsal)
+    assert len(reads.cards) == 1 and sum(reads.cards.values()) == 1
+    sent = client.quota.calls_used
+    verification = actions.verify_touched(rehearsal, client, results=results)
+    assert client.quota.calls_used - sent == reads.calls - 1  # all but the bucket list
+    assert verification.ok, verification.problems
+    assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
+
+
 def test_a_change_production_made_elsewhere_is_not_seen_and_the_verification_says_so(
     client: LoyaltyClient, fresh_pulled: ProgramSnapshot
 ) -> None:
