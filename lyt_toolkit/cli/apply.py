@@ -23,7 +23,9 @@ long, so a plan of any size is applied (its billing cycle's share still bounds i
 apply of a plan runs at a time: another is refused naming it. A refusal names these
 options, never the Python keywords. Exit code: 0 applied, 1 refused, failed or not run,
 130 stopped with Ctrl-C (once the writes in flight are answered and logged; the same
-command resumes).
+command resumes). An apply that leaves changes not made says what makes them: running
+again, but for writes the service refused for good (logged final: not sent again) planning
+again or ``--refresh``.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def apply(args: argparse.Namespace) -> int:
     """Load the plan, connect, re-read what it touches and apply it."""
     from ..actions import ChangePlan
     from ..actions.change_plan import reread_line
-    from ..actions.ledger import COMPLETE
+    from ..actions.ledger import COMPLETE, refused_for_good
     from ..actions.reviewed import checked_sha256
     from ..actions.touched import StalePlanError
 
@@ -127,11 +129,30 @@ def apply(args: argparse.Namespace) -> int:
         )
     counts = results["outcome"].value_counts()
     print("Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()))
-    if not results["outcome"].isin(COMPLETE).all():
-        return fail(
-            COMMAND, f"not every change was made; see {log}, then run again to resume", EXIT_ERROR
-        )
+    left = ~results["outcome"].isin(COMPLETE)
+    if left.any():
+        refused = int((left & refused_for_good(results)).sum())
+        return fail(COMMAND, _not_made(int(left.sum()), refused, log), EXIT_ERROR)
     return EXIT_APPLIED
+
+
+def _not_made(left: int, refused: int, log: Path) -> str:
+    """Why the apply ends with ``left`` changes not made, ``refused`` of them refused for good
+    (a run again does not send those), and what makes them: running again, planning again,
+    ``--refresh``."""
+    if not refused:
+        return f"not every change was made; see {log}, then run again to resume"
+    final = (
+        f"{counted(refused, 'write')} the service refused for good, which running again does"
+        " not send"
+    )
+    reconsider = "plan again from a fresh snapshot, or apply with --refresh, to reconsider"
+    if refused == left:
+        return f"not every change was made: {final}; see {log}, then {reconsider} them"
+    return (
+        f"not every change was made; see {log}, then run again to resume the rest ({final}:"
+        f" {reconsider} those)"
+    )
 
 
 def _show_replanned(path: Path) -> None:
