@@ -116,7 +116,7 @@ def test_apply_names_each_item_it_could_not_make_and_how_to_go_on(
     bucket = four_kinds_plan(base)[1]["activate_pending_bucket"]
     assert re.search(rf"^  activate_pending_bucket {bucket}: failed 423\b", out, re.M), out
     assert err.startswith("lyt apply: 1 item not made, as the lines above say")
-    assert "a failed one is sent again, made only once what refused it is put right" in err
+    assert "1 write the service refused for good, which running again does not send" in err
 
 
 def test_rehearse_names_what_it_cannot_use_in_one_line(

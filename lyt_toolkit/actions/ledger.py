@@ -23,6 +23,7 @@ import pandas as pd
 from .._lock import beside
 from ..errors import LytError
 from ..snapshot.clock import utc_now
+from ._runner import REFUSED_FOR_GOOD
 from .items import Outcome
 
 __all__ = [
@@ -32,10 +33,19 @@ __all__ = [
     "applied_record",
     "record_applied",
     "refuse_applied",
+    "refused_for_good",
 ]
 
 COMPLETE = (Outcome.SUCCEEDED, Outcome.ALREADY_DONE, Outcome.SKIPPED)
 """Outcomes of an item the plan no longer has to send."""
+
+
+def refused_for_good(results: pd.DataFrame) -> pd.Series:
+    """Which of a saved plan's ``results`` are writes the service refused for good
+    (``_runner.REFUSED_FOR_GOOD``): a run again with the log does not send them, only a
+    plan made again (``refresh``) reconsiders them."""
+    status = pd.to_numeric(results["status"], errors="coerce")
+    return (results["outcome"] == Outcome.FAILED) & status.isin(REFUSED_FOR_GOOD)
 
 
 class PlanAlreadyAppliedError(LytError, RuntimeError):

@@ -23,7 +23,9 @@ long, so a plan of any size is applied (its billing cycle's share still bounds i
 apply of a plan runs at a time: another is refused naming it. A refusal names these
 options, never the Python keywords. Exit code: 0 applied, 1 refused, failed or not run,
 130 stopped with Ctrl-C (once the writes in flight are answered and logged; the same
-command resumes).
+command resumes). An apply that leaves changes not made says what makes them: running
+again, but for writes the service refused for good (logged final: not sent again) planning
+again or ``--refresh``.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def apply(args: argparse.Namespace) -> int:
     """Load the plan, connect, re-read what it touches and apply it."""
     from ..actions import ChangePlan
     from ..actions.change_plan import reread_line
-    from ..actions.ledger import COMPLETE
+    from ..actions.ledger import COMPLETE, refused_for_good
     from ..actions.reviewed import checked_sha256
     from ..actions.touched import StalePlanError
 
@@ -135,19 +137,30 @@ def apply(args: argparse.Namespace) -> int:
         )
     counts = results["outcome"].value_counts()
     print("Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()))
-    left = results[~results["outcome"].isin(COMPLETE)]
-    if len(left):
-        for line in item_lines(left, "Items not made:"):
+    left = ~results["outcome"].isin(COMPLETE)
+    if left.any():
+        for line in item_lines(results[left], "Items not made:"):
             print(line)
-        failed = bool((left["outcome"] == "failed").any())
-        retried = "; a failed one is sent again, made only once what refused it is put right"
-        return fail(
-            COMMAND,
-            f"{counted(len(left), 'item')} not made, as the lines above say (every outcome in"
-            f" {log}); run again to resume{retried if failed else ''}",
-            EXIT_ERROR,
-        )
+        refused = int((left & refused_for_good(results)).sum())
+        return fail(COMMAND, _not_made(int(left.sum()), refused, log), EXIT_ERROR)
     return EXIT_APPLIED
+
+
+def _not_made(left: int, refused: int, log: Path) -> str:
+    """Why the apply ends with ``left`` changes not made (the lines above name them),
+    ``refused`` of them refused for good (a run again does not send those), and what makes
+    them: running again, planning again, ``--refresh``."""
+    said = f"{counted(left, 'item')} not made, as the lines above say (every outcome in {log})"
+    if not refused:
+        return f"{said}; run again to resume"
+    final = (
+        f"{counted(refused, 'write')} the service refused for good, which running again does"
+        " not send"
+    )
+    reconsider = "put right what refused them, then plan again from a fresh snapshot, or apply"
+    if refused == left:
+        return f"{said}: {final}; {reconsider} with --refresh, to reconsider them"
+    return f"{said}; run again to resume the rest ({final}: {reconsider} with --refresh)"
 
 
 def _show_replanned(path: Path) -> None:

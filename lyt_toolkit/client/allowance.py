@@ -169,8 +169,12 @@ class AllowanceSpent(LytError):
             if others
             else ""
         )
+        # its earlier runs', or a plan's re-read and earlier parts in this same run (as a
+        # paced bar says them, fill.pace)
         earlier = (
-            f", {allowance.carried:,} of them by its earlier runs" if allowance.carried else ""
+            f", {allowance.carried:,} of them sent earlier in this window"
+            if allowance.carried
+            else ""
         )
         super().__init__(
             f"not sent: this work's share ({allowance.share:g}) of the call budget, "

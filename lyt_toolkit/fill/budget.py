@@ -88,6 +88,11 @@ class PullBudget:
         """What the members read so far hold (None: none read yet): a sample offered is
         counted at it."""
 
+    @property
+    def buckets_planned(self) -> bool:
+        """Whether ``planned`` counts the bucket lists (known once every member is read)."""
+        return self._buckets_planned
+
     def lists_walked(self, by_id: int, recalled: int = 0) -> None:
         """Every list is walked: their calls are what has been spent so far, and the
         ``recalled`` pages a checkpoint gave back; ``by_id`` card definitions they reference

@@ -30,6 +30,7 @@ import os
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -218,6 +219,11 @@ class Checkpoint:
         the query its cursor belongs to."""
         self.recalled = 0
         """Answers given back from the folder by this run."""
+        self.held: Counter[str] = Counter()
+        """Answers the folder held at opening, per frame kind (``kind_of``): the pull asks
+        each again as it replays what its earlier runs read (``answering``)."""
+        self._recalled_again = 0
+        """Answers stored by this run and asked again (given back, not held at opening)."""
         self._window_before: dict[str, Any] | None = None
         """The manifest's ``window`` as the earlier runs left it."""
 
@@ -240,6 +246,7 @@ class Checkpoint:
             self._store = AnswerStore(self.folder)
             self._stack.callback(self._store.close)
             self._index()
+            self.held = Counter(_key_kind(stored.key) or "" for stored in self._store.items())
         except BaseException:
             self._stack.close()
             raise
@@ -337,6 +344,13 @@ class Checkpoint:
             self._cursor_from[following] = key
         return page
 
+    @property
+    def answering(self) -> int:
+        """The answers the folder gives this run instead of calls, counted from its opening:
+        every one it held then (each asked again as the pull replays its earlier runs' reads,
+        whether given back yet or not), and any this run stored and asked again."""
+        return self.held.total() + self._recalled_again
+
     # -- the Recorder ------------------------------------------------------------
 
     def recall(self, asked: Asked) -> httpx.Response | Asked:
@@ -346,6 +360,7 @@ class Checkpoint:
         if stored is not None:
             with self._lock:
                 self.recalled += 1
+                self._recalled_again += stored.run == self.run
             return _response(asked, stored.body)
         cursor = asked.value("cursor")
         if cursor is None:
@@ -443,7 +458,7 @@ class Checkpoint:
         assert self._store is not None
         spans: dict[str, list[float]] = {}
         for stored in self._store.items():
-            kind, at = kind_of(stored.key.split("?", 1)[0]), stored.at
+            kind, at = _key_kind(stored.key), stored.at
             if kind is None or at is None:
                 continue
             span = spans.setdefault(kind, [at, at])
@@ -455,6 +470,11 @@ class Checkpoint:
         if "rewards" in times:
             times["reward_costs"] = times["rewards"]
         return times
+
+
+def _key_kind(key: str) -> str | None:
+    """The frame kind of a stored answer's ``key`` (``kind_of`` its path)."""
+    return kind_of(key.split("?", 1)[0])
 
 
 def _listing(key: str) -> bool:

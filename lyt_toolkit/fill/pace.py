@@ -2,7 +2,8 @@
 
 A paced work (a checkpointed pull, a plan executed with ``paced=True``) keeps to its share of
 every budget window and waits across resets, so it may run for hours. ``PaceBar`` redraws once a
-second: the calls sent (and, a pull's, the answers the checkpoint gave back instead), the calls
+second: the calls sent (and, a pull's, the answers its checkpoint gives back instead: every one
+it holds, counted from the start, not as each is read back), the calls
 still to do (a pull's once the lists are walked, at least: bucket lists are known only as
 members are read), the calls sent earlier in this window (by a resumed work's earlier runs, or
 by a plan's re-read and parts before this one: they count against the same share), the calls
@@ -53,7 +54,7 @@ class PaceBar:
     """The progress of one paced work (see the module), redrawn while it runs: the calls
     it sends under ``allowance``, ``planned()`` of them in all (None while not known; a
     pull's counts those its checkpoint answers too), and ``recalled()`` answers given back
-    instead of calls (a pull's checkpoint)."""
+    instead of calls (a pull's checkpoint: all it holds, from the start)."""
 
     def __init__(
         self,

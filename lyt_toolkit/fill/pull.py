@@ -367,6 +367,8 @@ class _Puller:
         self._listed_frame: pd.DataFrame | None = None
         self.checkpoint: Checkpoint | None = None
         """Where a paced, resumable pull keeps its answers (None: an unpaced pull)."""
+        self.pace: PaceBar | None = None
+        """A paced pull's bar, while it runs."""
         self.projecting = False
         """Whether the member reads go in parts, the bucket lists projected between them."""
         self._read_so_far: list[MemberWithCards] = []
@@ -395,19 +397,21 @@ class _Puller:
             budget = self._budget(allowance)
             tick = partial(self._note, allowance)
             # A paced pull's progress shows from its first call (its token may be refused too).
-            shown: AbstractAsyncContextManager[object] = (
+            self.pace = (
                 PaceBar(
                     self.progress,
                     c,
                     allowance,
-                    # the whole pull: the list pages the checkpoint gave back too
-                    lambda: None if budget.planned is None else budget.planned + budget.recalled,
-                    recalled=lambda: 0 if kept is None else kept.recalled,
+                    partial(self._whole, budget),
+                    # every answer the checkpoint holds, from the start (at scale it gives
+                    # back thousands of member reads long after the first lines are drawn)
+                    recalled=lambda: 0 if kept is None else kept.answering,
                     tick=tick,
                 )
                 if paced
-                else nullcontext()
+                else None
             )
+            shown: AbstractAsyncContextManager[object] = self.pace or nullcontext()
             try:
                 async with shown:
                     if c.holds_token and not _took_token(c):
@@ -464,6 +468,17 @@ class _Puller:
         kept = self.checkpoint = opened.enter_context(Checkpoint(keep.folder, keep.identity(c)))
         opened.enter_context(c.recording(kept))
         return kept
+
+    def _whole(self, budget: PullBudget) -> int | None:
+        """The calls of the whole pull, as a paced bar counts them once the lists are walked
+        (``budget.planned``), its checkpoint's answers in: the list pages it gave back and,
+        while the bucket lists are not counted yet, the bucket pages it holds (the bar
+        counts every answer it holds done from the start, ``Checkpoint.answering``)."""
+        if budget.planned is None:
+            return None
+        kept = self.checkpoint
+        held = 0 if kept is None or budget.buckets_planned else kept.held["pending_buckets"]
+        return budget.planned + budget.recalled + held
 
     def _budget(self, allowance: Allowance) -> PullBudget:
         """The budget of this pull, holding ``allowance`` (a refresh words its own)."""
@@ -529,6 +544,8 @@ class _Puller:
                 sampled = max(self.draw.sample.n, needed)
                 needed = sampled
             budget.check(part, needed, members=self.listed, sampled=sampled)
+            if self.pace is not None:  # its calls in all known: said now, not at a redraw
+                self.pace.draw()
 
         found, tree = await _gather(
             listing, self._member_tree(bar, tree_depth(kinds), before, self._read)

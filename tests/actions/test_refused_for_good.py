@@ -11,9 +11,12 @@ from pathlib import Path
 
 import httpx
 import pandas as pd
+import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.cli import main
+from lyt_toolkit.cli.apply import EXIT_ERROR
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
@@ -83,3 +86,28 @@ def test_a_resumed_apply_neither_sends_nor_reads_back_a_write_refused_for_good(
     refreshed, sent = _applied_counting(fresh, make_client, plan, refresh=True)
     assert sent.count("POST") == 2, sent  # the plan made again reconsiders them
     assert refreshed.loc[refused, "status"].eq(423).all()
+
+
+def test_lyt_apply_left_with_only_refusals_for_good_says_what_makes_them_not_run_again(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every change left is a write refused for good: running again sends none of them (its
+    log marks them final), so ``lyt apply`` names planning again or ``--refresh`` instead,
+    on the run that met the refusals and on a run again alike."""
+    fresh.set_plan("1000/hour")
+    plan = _saved_with_two_refused(client, tmp_path / "plan.json")
+    configure_lyt(fresh)
+    for _ in range(2):  # the refusals met, then read back from the log
+        assert main(["apply", str(plan.path)]) == EXIT_ERROR
+        err = capsys.readouterr().err
+        assert "run again to resume" not in err, err
+        assert "2 items not made, as the lines above say (every outcome in " in err, err
+        assert (
+            ": 2 writes the service refused for good, which running again does not send;"
+            " put right what refused them, then plan again from a fresh snapshot, or apply with"
+            " --refresh, to reconsider them" in err
+        ), err
