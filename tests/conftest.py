@@ -3,7 +3,7 @@
 Every test directory serves its own sandbox(es) through ``start_sandbox`` so its
 data, and for the client tests their distinctive credentials, stay its own.
 ``sandbox`` and ``restore`` serve the sandbox tests; a directory that defines a
-session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before and after), and a module
+session fixture ``sb`` gets ``fresh`` (that ``sb`` put back before the test), and a module
 or directory that defines ``sb`` gets ``saved`` (its program pulled and saved, once a module).
 ``fresh_pulled`` is that ``fresh`` sandbox's program as pulled at the test's start, pulled once
 a module. ``generated``, a generated program only read, is the second of ``each_program``.
@@ -181,11 +181,16 @@ def _hearing_no_holds(sb: Sandbox) -> Iterator[LoyaltyClient]:
         yield client
 
 
+_CHANGED: set[Sandbox] = set()
+"""The sandboxes a ``fresh`` test may have changed since they were last put back."""
+
+
 def _put_back(sb: Sandbox) -> None:
     """No faults, the clock at ``NOW``, then the program reloaded at that clock."""
     sb.clear_faults()
     sb.set_clock(NOW)
     sb.reset()
+    _CHANGED.discard(sb)
 
 
 @pytest.fixture(scope="session")
@@ -331,11 +336,16 @@ def restore(sandbox: Sandbox) -> Iterator[Sandbox]:
 
 
 @pytest.fixture
-def fresh(sb: Sandbox) -> Iterator[Sandbox]:
-    """The directory's own sandbox ``sb``, put back before and after the test."""
+def fresh(sb: Sandbox) -> Sandbox:
+    """The directory's own sandbox ``sb``, put back before the test.
+
+    Not again after it: whatever uses ``sb`` next puts it back first (a ``fresh`` test,
+    ``fresh_pulled``'s pull; ``saved`` when a ``fresh`` test may have changed it): one reload
+    a test, not two.
+    """
     _put_back(sb)
-    yield sb
-    _put_back(sb)
+    _CHANGED.add(sb)
+    return sb
 
 
 @pytest.fixture(scope="module")
@@ -362,6 +372,8 @@ def saved(sb: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from lyt_toolkit import ProgramSnapshot  # the snapshot package, only where it is needed
 
     root = tmp_path_factory.mktemp("saved")
+    if sb in _CHANGED:
+        _put_back(sb)
     with _client_for(sb) as client:
         snapshot = ProgramSnapshot.pull(client, progress=False, checkpoint=root / "checkpoint")
     snapshot.to_csv(root / "csv")

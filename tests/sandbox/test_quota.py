@@ -40,13 +40,12 @@ def qsb() -> Iterator[Sandbox]:
 
 
 @pytest.fixture
-def quota_sb(qsb: Sandbox) -> Iterator[Sandbox]:
-    """The module's sandbox at ``NOW`` with its starting plan, before and after."""
+def quota_sb(qsb: Sandbox) -> Sandbox:
+    """The module's sandbox at ``NOW`` with its starting plan (put back before each test: no
+    test reaches ``qsb`` otherwise)."""
     qsb.set_clock(NOW)
     qsb.reset()
-    yield qsb
-    qsb.set_clock(NOW)
-    qsb.reset()
+    return qsb
 
 
 def management(sb: Sandbox) -> httpx.Client:

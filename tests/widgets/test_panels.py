@@ -104,20 +104,18 @@ def _put_back(sandbox: Sandbox) -> None:
 def _client_put_back(
     sandbox: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> Iterator[LoyaltyClient]:
-    """A client of ``sandbox``, put back (``_put_back``) before and after."""
+    """A client of ``sandbox``, put back (``_put_back``) first: each test that reaches
+    ``many`` or ``full_card`` does so through one of these."""
     _put_back(sandbox)
-    try:
-        with make_client(sandbox) as client:
-            yield client
-    finally:
-        _put_back(sandbox)
+    with make_client(sandbox) as client:
+        yield client
 
 
 @pytest.fixture
 def many_client(
     many: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> Iterator[LoyaltyClient]:
-    """A client of ``many``, put back (data, a budget without limit) before and after."""
+    """A client of ``many``, put back (data, a budget without limit) before the test."""
     with _client_put_back(many, make_client) as client:
         yield client
 
@@ -505,7 +503,7 @@ def full_card(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
 def full_card_client(
     full_card: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> Iterator[LoyaltyClient]:
-    """A client of ``full_card``, put back (data, no faults, no limit) before and after."""
+    """A client of ``full_card``, put back (data, no faults, no limit) before the test."""
     with _client_put_back(full_card, make_client) as client:
         yield client
 
