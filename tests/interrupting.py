@@ -3,7 +3,8 @@
 waits for its window's reset (what the window counted then), or once it said something
 (``stderr_until``); what a sandbox's window counts (``window_used``), and once it counts a
 work's calls (``until_counted``); a paced work's thread ended by closing its client once it
-waits for the reset (``quiet_then_closed``);
+waits for the reset (``quiet_then_closed``); a progress callable keeping a paced work's lines
+(``PacedLines``);
 the process of several that holds a one-writer lock (``holder``), to pause while
 another is refused it; and a sandbox's clock fixed at this machine's time
 (``clock_agreeing_here``)."""
@@ -159,3 +160,16 @@ def clock_agreeing_here(sb: Sandbox) -> str:
     now = datetime.now(UTC).replace(microsecond=0)
     hour = now.replace(minute=0, second=0) + timedelta(hours=1)
     return sb.set_clock(f"{hour if hour - now < NEAR_THE_HOUR else now:%Y-%m-%dT%H:%M:%SZ}")
+
+
+class PacedLines:
+    """A progress callable that keeps a paced work's lines (``_progress.PacedProgress``)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, done: int, total: int) -> None:
+        pass
+
+    def paced(self, line: str) -> None:
+        self.lines.append(line)

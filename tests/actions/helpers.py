@@ -109,6 +109,20 @@ def pull(client: LoyaltyClient) -> ProgramSnapshot:
     return ProgramSnapshot.pull(client, progress=False)
 
 
+def two_refused_one_made(client: LoyaltyClient) -> ProgramEdit:
+    """The program pulled and three of its pending buckets activated: a past date and one of
+    an INACTIVE program (each refused 423), and ``BUCKET``, which the service makes."""
+    snapshot = pull(client)
+    buckets = snapshot.pending_buckets
+    pending = buckets["status"] == "PENDING"
+    past = buckets.loc[pending & (buckets["date"] < snapshot.pulled_at.normalize()), "id"]
+    inactive = buckets.loc[pending & (buckets["program_status"] == "INACTIVE"), "id"]
+    edit = actions.edit(snapshot)
+    chosen = edit.pending_buckets["id"].isin([past.iloc[0], inactive.iloc[0], BUCKET])
+    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
+    return edit
+
+
 def first_id(frame: pd.DataFrame, **equal: str) -> str:
     """The ID of the first row whose columns hold the given values."""
     rows = frame

@@ -7,24 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from interrupting import PacedLines
+
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import save_four_kinds
-
-
-class _Told:
-    """A progress callable that keeps a paced work's lines (``_progress.PacedProgress``)."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def __call__(self, done: int, total: int) -> None:
-        pass
-
-    def paced(self, line: str) -> None:
-        self.lines.append(line)
 
 
 def test_a_paced_apply_never_says_its_own_calls_were_its_earlier_runs(
@@ -33,7 +22,7 @@ def test_a_paced_apply_never_says_its_own_calls_were_its_earlier_runs(
     path = tmp_path / "plan.json"
     save_four_kinds(client, path)
     fresh.set_plan("1000/hour")
-    told = _Told()
+    told = PacedLines()
     results = ChangePlan.load(path).apply(
         client, log=tmp_path / "plan.log.jsonl", progress=told, paced=True, allow_destroy=True
     )

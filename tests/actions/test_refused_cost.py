@@ -13,7 +13,7 @@ from lyt_toolkit.actions import ActionLog, ChangePlan
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import BUCKET, pull
+from .helpers import BUCKET, pull, two_refused_one_made
 
 
 def test_a_plan_counts_the_read_back_of_each_write_its_base_shows_refused(
@@ -23,15 +23,7 @@ def test_a_plan_counts_the_read_back_of_each_write_its_base_shows_refused(
     that is not: each refused write is read back once (its card's bucket list: done after
     all?), and the summary, the saved file's and the cost count it, so the apply sends what
     they said (before, each refusal sent four reads no figure counted)."""
-    snapshot = pull(client)
-    buckets = snapshot.pending_buckets
-    pending = buckets["status"] == "PENDING"
-    past = buckets.loc[pending & (buckets["date"] < snapshot.pulled_at.normalize()), "id"]
-    inactive = buckets.loc[pending & (buckets["program_status"] == "INACTIVE"), "id"]
-    edit = actions.edit(snapshot)
-    chosen = edit.pending_buckets["id"].isin([past.iloc[0], inactive.iloc[0], BUCKET])
-    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
-    plan = edit.plan()
+    plan = two_refused_one_made(client).plan()
     refused = "2 reads back of the writes the service will refuse"
     assert f"; 5 calls (3 writes, {refused})" in plan.summary()
 

@@ -13,28 +13,19 @@ import httpx
 import pandas as pd
 import pytest
 
-from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.cli import main
 from lyt_toolkit.cli.apply import EXIT_ERROR
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import BUCKET, pull
+from .helpers import BUCKET, two_refused_one_made
 
 
 def _saved_with_two_refused(client: LoyaltyClient, path: Path) -> ChangePlan:
     """A saved plan of three activations: a past date and an INACTIVE program (each refused
     423), and one the service makes."""
-    snapshot = pull(client)
-    buckets = snapshot.pending_buckets
-    pending = buckets["status"] == "PENDING"
-    past = buckets.loc[pending & (buckets["date"] < snapshot.pulled_at.normalize()), "id"]
-    inactive = buckets.loc[pending & (buckets["program_status"] == "INACTIVE"), "id"]
-    edit = actions.edit(snapshot)
-    chosen = edit.pending_buckets["id"].isin([past.iloc[0], inactive.iloc[0], BUCKET])
-    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
-    return ChangePlan.load(edit.plan().save(path))
+    return ChangePlan.load(two_refused_one_made(client).plan().save(path))
 
 
 def _applied_counting(

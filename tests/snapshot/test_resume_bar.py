@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from fixture_types import StartSandbox
-from interrupting import until_quiet, window_used
+from interrupting import PacedLines, until_quiet, window_used
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.fill.answers import JOURNAL
@@ -39,19 +39,6 @@ SHARE = 60
 _FIGURES = re.compile(
     r"^([\d,]+) (?:of ([\d,]+) calls|calls done); ([\d,]+) sent(?:, ([\d,]+) from the checkpoint)?"
 )
-
-
-class _Told:
-    """A progress callable taking a paced work's lines too (``_progress.PacedProgress``)."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def __call__(self, done: int, total: int) -> None:
-        pass
-
-    def paced(self, line: str) -> None:
-        self.lines.append(line)
 
 
 def _figures(line: str) -> tuple[int, int | None, int, int]:
@@ -103,7 +90,7 @@ def test_a_resumed_pull_s_bar_counts_the_answers_its_checkpoint_holds_from_its_f
     assert held == SHARE - 1  # every call of its share but its token: 3 list pages, 56 reads
     program.advance_clock(3600)  # a window the first run was not in
     program.set_plan("1000000/hour")
-    told = _Told()
+    told = PacedLines()
     ProgramSnapshot.pull(_settings(program), progress=told, checkpoint=folder, kinds=KINDS)
     sent = window_used(program)  # its token and the 94 reads the folder does not hold
     assert sent == 154 - held
