@@ -35,7 +35,7 @@ from ..snapshot.diff import compare
 from ._runner import CANCELLED
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES, refused_keys
-from .chunked import chunk_size, in_order, not_reached, part_of, to_send
+from .chunked import CHUNK_MOST, chunk_size, in_order, not_reached, part_of, to_send
 from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
 from .kept_reads import KeptReads, kept_path
@@ -1137,10 +1137,20 @@ class SavedPlan:
         with self._reread_paced(
             client, log, share, progress, lambda: planned[0], cancel
         ) as allowance:
-            chunk = todo[: chunk_size(allowance.left, whole)]
-            targets = {str(part.items[index].target) for index in chunk}
-            entries = needed_by(self.touched, self.inputs, part.action, targets)
-            planned[0] = reread_calls(entries, self.inputs, kept=frozenset(kept.held))
+            held = frozenset(kept.held)
+            ahead = todo[:CHUNK_MOST]
+            targets = [str(part.items[index].target) for index in ahead]
+            near = needed_by(self.touched, self.inputs, part.action, set(targets))
+
+            def needed(writes: int) -> list[Touched]:
+                return needed_by(near, self.inputs, part.action, set(targets[:writes]))
+
+            def calls(writes: int) -> int:
+                return reread_calls(needed(writes), self.inputs, kept=held) + writes
+
+            chunk = ahead[: chunk_size(calls, allowance.left, whole)]
+            entries = needed(len(chunk))
+            planned[0] = reread_calls(entries, self.inputs, kept=held)
             with allowance.holding_back(len(chunk)):
                 return live_rows(client, entries, self.inputs, kept), chunk
 

@@ -7,7 +7,8 @@ write again: at 20,000 members a plan activating 5,000 buckets re-read about 9,6
 where it announced 7,864, one window spending 1,606 re-reads on 884 writes. Checked a chunk
 at a time, each object is re-read once, just before its writes, in the window they are sent
 in: a chunk holds as many writes as what is left of this window's share holds with their
-reads (``chunk_size``), and its reads wait for the next window rather than take the room
+reads (``chunk_size``, from the calls they take: a card's bucket list may take pages), and
+its reads wait for the next window rather than take the room
 its writes need (``Allowance.holding_back``).
 
 The first stale chunk stops the apply before any of its writes: the error names what is
@@ -22,7 +23,7 @@ then reads the rest afresh.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -40,19 +41,20 @@ __all__ = ["CHUNK_MOST", "chunk_size", "in_order", "not_reached", "part_of", "to
 CHUNK_MOST = 99
 """The writes a chunk holds at most: as many rewards as one listing re-reads."""
 
-CALLS_A_WRITE = 2
-"""The calls a write of a chunk is counted for: itself and its object's re-read (a card's
-bucket list, a tier structure; rewards and names are listed many a call), a bound."""
 
-
-def chunk_size(left: int | None, share: int | None) -> int:
-    """The writes of the next chunk: as many as the ``left`` calls of this window's share
-    hold with their reads, else (fewer than one's left) as many as a window's ``share``
-    holds; at least one, at most ``CHUNK_MOST`` (unknown budget: that)."""
-    room = left if left is not None and left >= CALLS_A_WRITE else share
+def chunk_size(calls: Callable[[int], int], left: int | None, share: int | None) -> int:
+    """The writes of the next chunk, ``calls(n)`` the calls of its first ``n`` writes and
+    their reads: as many as the ``left`` calls of this window's share hold, else (not one's
+    left) as many as a window's ``share`` holds; at least one, at most ``CHUNK_MOST``
+    (budget unknown: that)."""
+    room = left if left is not None and left >= calls(1) else share
     if room is None:
         return CHUNK_MOST
-    return max(1, min(CHUNK_MOST, room // CALLS_A_WRITE))
+    low, high = 1, CHUNK_MOST  # calls(n) grows with n: the largest n it holds
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if calls(middle) <= room else (low, middle - 1)
+    return low
 
 
 def to_send(part: ActionPlan[Any], state: LogState) -> list[int]:
