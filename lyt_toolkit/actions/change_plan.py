@@ -24,14 +24,18 @@ import pandas as pd
 
 from .._json_file import clipped
 from .._progress import Progress, display, offset
+from .._stop import stopping
 from .._text import counted
-from ..client.allowance import Allowance, AllowanceSpent, checked_share
+from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
+from ..errors import StoppedError, share_of
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.diff import compare
+from ._runner import CANCELLED
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES, refused_keys
+from .chunked import CHUNK_MOST, chunk_size, in_order, not_reached, part_of, to_send
 from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
 from .kept_reads import KeptReads, kept_path
@@ -66,6 +70,7 @@ from .reread import (
     doubtful,
     left_to_read,
     live_rows,
+    needed_by,
     own_work,
     reread_calls,
     service_now,
@@ -640,8 +645,9 @@ class SavedPlan:
         if log is None:
             reads, writes = self._reread_calls(), int(self.changes["calls"].sum())
         else:
+            kept: frozenset[tuple[str, ...]] = getattr(self, "_kept_counted", frozenset())
             writes = self.plan._needed(log) - refused
-            reads = self._needed(log) - writes - refused
+            reads = self._needed(log, kept) - writes - refused
         return calls_text(reads, writes, refused)
 
     def to_string(self) -> str:
@@ -686,21 +692,39 @@ class SavedPlan:
         *,
         log: LogSource | None = None,
         budget_share: float = DEFAULT_SHARE,
+        paced: bool = False,
+        refresh: bool = False,
     ) -> PlanCost:
         """The re-read's calls, one read back of each write the ``log`` holds in doubt
         (``own_work``), then the parts' (those the ``log`` saw done left out); with
         ``client`` the budget it last read, ``budget_share`` of it the plan's
         (``ChangePlan.cost``), and no re-read for a plan a stale apply re-planned while the
-        service shows no call of the project since its read (``apply`` sends none)."""
+        service shows no call of the project since its read (``apply`` sends none). With
+        ``client``, the reads the rows kept beside the ``log`` answer are not counted: an
+        apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``)."""
         log = self._bound(log)
-        needed = self._needed(log)
+        kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
+        object.__setattr__(self, "_kept_counted", kept)  # for ``summary``, as the budget is
+        needed = self._needed(log, kept)
         if client is not None and self._read_holds(client, log):
-            needed -= self._reread_calls(log)
+            needed -= self._reread_calls(log, kept)
         return self.plan._costed(needed, client, checked_share(budget_share))
 
-    def _needed(self, log: LogSource | None) -> int:
+    def _needed(self, log: LogSource | None, kept: frozenset[tuple[str, ...]] = frozenset()) -> int:
         in_doubt = sum(len(doubtful(part, log_state(log, part.action))) for part in self.parts)
-        return self._reread_calls(log) + in_doubt + self.plan._needed(log)
+        return self._reread_calls(log, kept) + in_doubt + self.plan._needed(log)
+
+    def _kept_rows(
+        self, client: LoyaltyClient | None, log: LogSource | None, *, paced: bool, refresh: bool
+    ) -> frozenset[tuple[str, ...]]:
+        """What the rows kept beside ``log`` answer (``ReadKeys``' keys) for an apply with
+        ``client`` and these options: a ``refresh`` takes up any kept (a stale refusal's, a
+        paced re-read stopped part way), a ``paced`` apply those of a re-read stopped part way,
+        an unpaced one none (``_checked``)."""
+        kept = None if client is None else self._kept(log, client, paced)
+        if kept is None or not (refresh or (paced and not kept.refused)):
+            return frozenset()
+        return frozenset(kept.held)
 
     def preview(
         self,
@@ -742,7 +766,12 @@ class SavedPlan:
         return applied_record(self.path, self.sha256)
 
     def reread_cost(
-        self, client: LoyaltyClient | None = None, *, log: LogSource | None = None
+        self,
+        client: LoyaltyClient | None = None,
+        *,
+        log: LogSource | None = None,
+        paced: bool = False,
+        refresh: bool = False,
     ) -> PlanCost:
         """The calls re-reading the touched objects takes: one per 99 rewards (listed by
         ID), one per tier structure and card definition, one per page of 100 buckets of a
@@ -751,11 +780,16 @@ class SavedPlan:
         (a name held by over 100 benefits costs more); with ``client``, one more for a
         token if it holds none, and the budget it last read. With the ``log`` of an
         interrupted apply, an object whose every write the log saw done is not re-read
-        (``reread.left_to_read``)."""
-        return PlanCost.for_client(self._reread_calls(self._bound(log)), client)
+        (``reread.left_to_read``), nor one the rows kept beside it answer for an apply with
+        these ``paced`` and ``refresh`` (see ``cost``)."""
+        log = self._bound(log)
+        kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
+        return PlanCost.for_client(self._reread_calls(log, kept), client)
 
-    def _reread_calls(self, log: LogSource | None = None) -> int:
-        return reread_calls(self._rereads(log), self.inputs)
+    def _reread_calls(
+        self, log: LogSource | None = None, kept: frozenset[tuple[str, ...]] = frozenset()
+    ) -> int:
+        return reread_calls(self._rereads(log), self.inputs, kept=kept)
 
     def _rereads(self, log: LogSource | None, client: LoyaltyClient | None = None) -> list[Touched]:
         """The touched objects the re-read reads: those with a write the ``log`` did not see
@@ -851,7 +885,12 @@ class SavedPlan:
         # a 429 waits, paced; the token counted in the log's window
         with hearing(client, budget_share, paced, what="apply", log=log) as heard:
             refuse_foreign(log, client)
-            cost = budgeted(lambda: self.cost(client, log=log, budget_share=budget_share), client)
+            cost = budgeted(
+                lambda: self.cost(
+                    client, log=log, budget_share=budget_share, paced=paced, refresh=refresh
+                ),
+                client,
+            )
         what = f"re-reading the objects {self.path} touches, then the writes"
         _refuse_over(cost, what, paced, client, heard)
         return cost
@@ -873,8 +912,9 @@ class SavedPlan:
         paced: bool = False,
     ) -> pd.DataFrame:
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel``,
-        ``budget_share`` and ``paced`` too: paced, the re-read is as well); recorded once
-        complete.
+        ``budget_share`` and ``paced`` too: paced, the re-read is as well, a chunk of writes
+        at a time, each chunk's objects re-read just before it is sent, ``chunked``; the
+        first stale chunk stops the apply, its writes unsent); recorded once complete.
 
         ``sha256`` (the 64 hex digits of the reviewed file's sha256, ``File:`` in the
         plan's text) binds the apply to the file reviewed: a file whose bytes were read as
@@ -928,7 +968,7 @@ class SavedPlan:
                     action_log.claim(LogOwner.of(client))
                     action_log.begin_plan()
                 if progress is True and display() is not None:  # where a bar would show, as text
-                    print(reread_line(self, client, log))
+                    print(reread_line(self, client, log, paced=paced, refresh=refresh))
                 # (a paced apply without a log was refused above)
                 paced_reread = (
                     self._reread_paced(client, log, share, progress)
@@ -939,6 +979,24 @@ class SavedPlan:
                     if not refresh and self._read_holds(client, log, hear=True):
                         # the stale apply it was re-planned from read it: unchanged since
                         plan = self.plan
+                    elif paced and not refresh and log is not None and self.sha256:
+                        # checked as it writes, a chunk at a time (``chunked``)
+                        self.plan.check_apply(
+                            client,
+                            log=log,
+                            allow_destroy=allow_destroy,
+                            ignore_unsupported=ignore_unsupported,
+                            budget_share=share,
+                            paced=True,
+                        )
+                        kept = self._kept(log, client, paced)
+                        assert kept is not None
+                        results = self._written_as_checked(
+                            client, log, kept, share, concurrency, progress, cancel
+                        )
+                        self._remember(PlanCost.for_client(0, client))
+                        record_applied(self.path, self.sha256, results)
+                        return results
                     else:
                         # a refresh takes up what a stale refusal of this plan just read
                         kept = self._kept(log, client, paced)
@@ -977,17 +1035,128 @@ class SavedPlan:
 
     @contextmanager
     def _reread_paced(
-        self, client: LoyaltyClient, log: LogSource, share: float, progress: Progress
-    ) -> Iterator[None]:
-        """The re-read's calls paced at ``share`` of every window (``actions.paced``)."""
+        self,
+        client: LoyaltyClient,
+        log: LogSource,
+        share: float,
+        progress: Progress,
+        planned: Callable[[], int] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Allowance]:
+        """The re-read's calls (``planned()``, else all it reads) paced at ``share`` of every
+        window (``actions.paced``); ``cancel`` set, a wait for the next window ends
+        (``StoppedError``)."""
         action_log = log if isinstance(log, ActionLog) else ActionLog(log)
-        planned = self._reread_calls(log)
+        if planned is None:
+            calls = self._reread_calls(log)
+            planned = lambda: calls  # noqa: E731
+        stopped = nullcontext() if cancel is None else stopping(cancel, CANCELLED)
         try:
-            with pacing(client, action_log, share, lambda: planned, progress, "re-read"):
-                yield
+            with (
+                pacing(client, action_log, share, planned, progress, "re-read") as allowance,
+                stopped,
+            ):
+                yield allowance
         finally:
             if action_log is not log:
                 action_log.close()
+
+    def _written_as_checked(
+        self,
+        client: LoyaltyClient,
+        log: LogSource,
+        kept: KeptReads,
+        share: float,
+        concurrency: int,
+        progress: Progress,
+        cancel: threading.Event | None,
+    ) -> pd.DataFrame:
+        """The parts, paced, a chunk of writes at a time, each sent once the objects it needs
+        are re-read and not stale (``chunked``); else ``StalePlanError`` naming them, the
+        rows read kept for ``refresh=True``."""
+        if kept.refused:
+            kept.clear()  # a refusal's rows: what it named may be put right since
+        with self._reread_paced(client, log, share, False, lambda: 0, cancel):
+            own = self.own_work(client, log)  # a write in doubt read back: the plan's own?
+        window = client.quota.limit
+        whole = None if window is None else share_of(window, share)
+        total = sum(len(part.items) for part in self.parts)
+        frames, done, stopped = [], 0, ""
+        for part in self.parts:
+            state = log_state(log, part.action, client)
+            todo = [] if stopped else to_send(part, state)
+            sent: list[tuple[list[int], pd.DataFrame]] = []
+            while todo and not stopped:
+                try:
+                    live, chunk = self._chunk_read(
+                        client, log, kept, part, todo, (whole, share, progress), cancel
+                    )
+                except (StoppedError, PacingEnded):  # a Cancel while it waits for a window
+                    stopped = "not sent: the batch was cancelled"
+                    break
+                stale = self._stale_in(live, own, client)
+                if stale:
+                    kept.refuse()  # for a refresh to take up
+                    applied = sum(len(log_state(log, p.action).succeeded) for p in self.parts)
+                    raise stale_error(self.path, self.base.pulled_at, stale, written=applied)
+                kept.clear()  # read and not stale: a resume from here reads afresh
+                results = part_of(part, chunk).execute(
+                    client,
+                    log=log,
+                    concurrency=concurrency,
+                    progress=offset(progress, done + len(part.items) - len(todo), total),
+                    cancel=cancel,
+                    budget_share=share,
+                    paced=True,
+                )
+                sent.append((chunk, results))
+                todo = todo[len(chunk) :]
+                cancelled = results.loc[results["outcome"] == "cancelled", "message"]
+                if len(cancelled):
+                    stopped = str(cancelled.iloc[0])
+            reached = {index for chunk, _ in sent for index in chunk}
+            rest = [index for index in range(len(part.items)) if index not in reached]
+            sent.append((rest, not_reached(part, rest, client, log, stopped)))
+            frames.append((part.action, in_order(sent)))
+            done += len(part.items)
+        if not stopped:  # else the rows of a chunk stopped while read, for the next run
+            kept.clear()
+        return _by_call(frames)
+
+    def _chunk_read(
+        self,
+        client: LoyaltyClient,
+        log: LogSource,
+        kept: KeptReads,
+        part: ActionPlan[Any],
+        todo: list[int],
+        pace: tuple[int | None, float, Progress],
+        cancel: threading.Event | None,
+    ) -> tuple[LiveRows, list[int]]:
+        """The next chunk of ``todo`` (indices of ``part``'s items; ``chunk_size``) and the
+        live rows of the objects its writes need, read paced (``pace``: a window's share in
+        calls, the share, the progress), its writes held back (``Allowance.holding_back``)."""
+        whole, share, progress = pace
+        planned: list[int] = [0]
+        with self._reread_paced(
+            client, log, share, progress, lambda: planned[0], cancel
+        ) as allowance:
+            held = frozenset(kept.held)
+            ahead = todo[:CHUNK_MOST]
+            targets = [str(part.items[index].target) for index in ahead]
+            near = needed_by(self.touched, self.inputs, part.action, set(targets))
+
+            def needed(writes: int) -> list[Touched]:
+                return needed_by(near, self.inputs, part.action, set(targets[:writes]))
+
+            def calls(writes: int) -> int:
+                return reread_calls(needed(writes), self.inputs, kept=held) + writes
+
+            chunk = ahead[: chunk_size(calls, allowance.left, whole)]
+            entries = needed(len(chunk))
+            planned[0] = reread_calls(entries, self.inputs, kept=held)
+            with allowance.holding_back(len(chunk)):
+                return live_rows(client, entries, self.inputs, kept), chunk
 
     def _bound(self, log: LogSource | None) -> LogSource | None:
         """``log`` reading the lines of this plan file's runs only (``ActionLog.plan``): those
@@ -1153,9 +1322,18 @@ def _within_share(client: LoyaltyClient, share: float, paced: bool) -> Iterator[
         yield held
 
 
-def reread_line(saved: SavedPlan, client: LoyaltyClient, log: LogSource | None) -> str:
+def reread_line(
+    saved: SavedPlan,
+    client: LoyaltyClient,
+    log: LogSource | None,
+    *,
+    paced: bool = False,
+    refresh: bool = False,
+) -> str:
     """``Re-reading N touched objects: COST`` (``N of T``, saying why, when the ``log``
-    shows every write to some done): the line ``apply`` and ``lyt apply`` print."""
+    shows every write to some done; a paced apply's, each chunk's before its writes; its
+    cost without the reads the rows kept beside the ``log`` answer, ``SavedPlan.cost``):
+    the line ``apply`` and ``lyt apply`` with these ``paced`` and ``refresh`` print."""
     left, total = len(saved._rereads(log, client)), len(saved.touched)
     what = counted(total, "touched object")
     if saved._read_holds(client, log):
@@ -1165,7 +1343,10 @@ def reread_line(saved: SavedPlan, client: LoyaltyClient, log: LogSource | None) 
         )
     if left < total:
         what = f"{left} of {what} (not the other {total - left}: the log shows them written)"
-    return f"Re-reading {what}: {saved.reread_cost(client, log=log)}"
+    if paced and not refresh and log is not None and saved.sha256:
+        what += ", each chunk's just before its writes"
+    cost = saved.reread_cost(client, log=log, paced=paced, refresh=refresh)
+    return f"Re-reading {what}: {cost}"
 
 
 def as_saved(plan: ChangePlan, path: str | Path = "") -> SavedPlan:

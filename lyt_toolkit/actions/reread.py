@@ -62,6 +62,7 @@ __all__ = [
     "left_to_read",
     "live_rows",
     "member_read",
+    "needed_by",
     "own_work",
     "reread_calls",
     "service_now",
@@ -145,15 +146,36 @@ def left_to_read(
 
 
 def reread_calls(
-    touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame], *, listed: bool = True
+    touched: Iterable[Touched],
+    inputs: Mapping[str, pd.DataFrame],
+    *,
+    listed: bool = True,
+    kept: Collection[tuple[str, ...]] = (),
 ) -> int:
-    """The calls of the re-read, without a token's (``listed=False``: as a toolkit that read
-    each reward on its own counted them, one a reward)."""
+    """The calls of the re-read, without a token's, nor those of the reads ``kept`` answers
+    (``ReadKeys``' keys of a kept re-read, ``kept_reads``) (``listed=False``: as a toolkit
+    that read each reward on its own counted them, one a reward)."""
     touched = list(touched)
     names = sum(1 for entry in touched if is_name(entry))
     rewards = sum(1 for entry in touched if entry["kind"] == "rewards") if listed else 0
     read = listings(rewards, IDS_PER_READ) + listings(names, NAMES_PER_READ)
-    return sum(_pages(touched, inputs).values()) - rewards + read
+    pages = _pages(touched, inputs)
+    return sum(calls for key, calls in pages.items() if key not in kept) - rewards + read
+
+
+def needed_by(
+    touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame], call: str, targets: set[str]
+) -> list[Touched]:
+    """The ``touched`` objects the writes of ``call`` to ``targets`` need checked: each
+    target's own, and a create's card definition and name."""
+    creates = inputs.get("create_benefit", pd.DataFrame())
+    return [
+        entry
+        for entry in touched
+        if entry["call"] == call
+        and (creates_needing(entry, creates) if call == "create_benefit" else {entry["key"]})
+        & targets
+    ]
 
 
 def _pages(touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]) -> dict[Any, int]:

@@ -69,15 +69,26 @@ def stale_error(
     pulled_at: pd.Timestamp,
     stale: list[str],
     replanned: Replanned | None = None,
+    *,
+    written: int | None = None,
 ) -> StalePlanError:
     """The refusal of the plan file at ``path`` (its base pulled at ``pulled_at``), naming the
     first ``NAMED_AT_MOST`` stale objects, one a line, and counting the others, then the file
     ``replanned`` from the rows the re-read found, if one was written, with the command
-    applying it, on a line of its own."""
+    applying it, on a line of its own; or, for a paced apply that checks each chunk of writes
+    before it sends it, the ``written`` writes its log holds."""
     named = "".join(f"\n  {entry}" for entry in stale[:NAMED_AT_MOST])
     if len(stale) > NAMED_AT_MOST:
         named += f"\n  and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
     then = "apply with refresh=True to plan against the live state"
+    if written is not None:
+        then = (
+            f"found before the next chunk of writes was sent: the log holds the plan's"
+            f" {counted(written, 'write')} made before, each checked just before it was"
+            " sent, and none was sent after; apply with refresh=True and the same log to plan"
+            " the rest against the live state (it takes up the rows just read, kept beside"
+            " the log)"
+        )
     if replanned is not None and replanned.unsupported:  # else refused again after its read
         then = (
             "apply with refresh=True and ignore_unsupported=True to plan against the live"

@@ -116,7 +116,7 @@ def apply(args: argparse.Namespace) -> int:
             # and apply prints the re-read's line there itself.
             shown = bool(args.paced)
             if not (shown and display() is not None):
-                print(reread_line(plan, client, log))
+                print(reread_line(plan, client, log, paced=args.paced, refresh=args.refresh))
             if args.refresh:  # the summary above is the saved plan's, not what is applied
                 print("--refresh: the plan is made again from the live state just read (a change")
                 print("already made drops out), so what is applied may differ from the above:")

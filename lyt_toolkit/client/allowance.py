@@ -48,6 +48,11 @@ the call again after a 401) goes only while the share holds it beside the calls 
 (``fits``), else the call waits for the reset and is sent again in the next window, as a
 call finding the window spent does.
 
+A paced work may hold calls back (``holding_back``): a saved plan's re-read of a chunk holds back
+the chunk's writes, so its reads go only while this window's share holds the writes beside
+them, else they wait for the next window, where nothing is held back (a chunk larger than a
+share never waits for ever); its objects are then read in the window they are written in.
+
 A new window may count calls the work sent before it began: those still in flight as it
 begins (the service counts a call when it receives it), and the one whose answer told of it.
 A paced allowance counts them as sent in the new window (its count of what the window left
@@ -82,9 +87,10 @@ record was made is the one case left: its new window is learnt only at the recor
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -265,6 +271,8 @@ class Allowance:
         self.shown = False
         """Paced: whether the work shows its own progress, which says when the next window
         begins (``PaceBar``); a wait for a window shows a bar of its own otherwise."""
+        self.held_back = 0
+        """Paced: calls the work holds back in this window (``holding_back``)."""
         self.past_windows: list[int] = []
         """Paced: the calls sent in each window before the current one."""
         self.carried = 0
@@ -421,7 +429,7 @@ class Allowance:
             self.past_windows.append(self.sent_in_window - straddling)
             self._window_start = self._used() - straddling
             self.calls = self.window_left = None
-            self.others = self.carried = 0
+            self.others = self.carried = self.held_back = 0
             self.window_end = self.window_limit = self.window_here = None
             self._earlier = self._recorded = None  # the earlier runs ended before this one began
         self._window = window  # the calls sent while the budget was unknown count in it
@@ -468,9 +476,19 @@ class Allowance:
         """Paced: whether one more call fits this window's share, or the ``presumed`` one's,
         beside the calls let start and not sent yet (``booked``)."""
         if self.calls is not None:
-            return self.in_window + self.booked < self.calls
+            return self.in_window + self.booked + self.held_back < self.calls
         left = self.left
-        return left is None or self.booked < left
+        return left is None or self.booked + self.held_back < left
+
+    @contextlib.contextmanager
+    def holding_back(self, calls: int) -> Iterator[None]:
+        """Paced: while in the block, ``calls`` more of this window's share are held back (a
+        call goes only when it ``fits`` beside them), until a new window begins."""
+        self.held_back = calls
+        try:
+            yield
+        finally:
+            self.held_back = 0
 
     def may_start(self, start: int) -> bool:
         """Paced: whether one more call ``fits`` (booking it, its start numbered ``start``,

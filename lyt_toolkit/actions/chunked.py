@@ -1,0 +1,90 @@
+"""A paced apply of a saved plan, checked as it writes: a chunk of writes at a time, the
+objects they need re-read and found not stale just before the chunk is sent.
+
+Re-read whole before its first write, a paced apply at scale read most of its objects
+windows before it wrote them, and each resume in a new window read every object still to
+write again: at 20,000 members a plan activating 5,000 buckets re-read about 9,600 objects
+where it announced 7,864, one window spending 1,606 re-reads on 884 writes. Checked a chunk
+at a time, each object is re-read once, just before its writes, in the window they are sent
+in: a chunk holds as many writes as what is left of this window's share holds with their
+reads (``chunk_size``, from the calls they take: a card's bucket list may take pages), and
+its reads wait for the next window rather than take the room
+its writes need (``Allowance.holding_back``).
+
+The first stale chunk stops the apply before any of its writes: the error names what is
+stale and what the log holds of the plan's writes (each checked just before it went), and
+the rows just read are kept beside the log (``kept_reads``) for ``refresh=True`` to re-plan
+the rest from. A chunk's rows are kept as read until it is found not stale, so a re-read
+stopped part way (Ctrl-C, a Cancel while it waits for the next window) is taken up by the
+next run within ``KEPT_FOR``; once its writes start they are not kept, and a run resumed
+then reads the rest afresh.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .items import Outcome
+from .log import LogState
+from .plan import ActionPlan
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+    from .log import LogSource
+
+__all__ = ["CHUNK_MOST", "chunk_size", "in_order", "not_reached", "part_of", "to_send"]
+
+CHUNK_MOST = 99
+"""The writes a chunk holds at most: as many rewards as one listing re-reads."""
+
+
+def chunk_size(calls: Callable[[int], int], left: int | None, share: int | None) -> int:
+    """The writes of the next chunk, ``calls(n)`` the calls of its first ``n`` writes and
+    their reads: as many as the ``left`` calls of this window's share hold, else (not one's
+    left) as many as a window's ``share`` holds; at least one, at most ``CHUNK_MOST``
+    (budget unknown: that)."""
+    room = left if left is not None and left >= calls(1) else share
+    if room is None:
+        return CHUNK_MOST
+    low, high = 1, CHUNK_MOST  # calls(n) grows with n: the largest n it holds
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if calls(middle) <= room else (low, middle - 1)
+    return low
+
+
+def to_send(part: ActionPlan[Any], state: LogState) -> list[int]:
+    """The indices of the items of ``part`` a run sends: valid, not done in the log."""
+    return [
+        index
+        for index, item in enumerate(part.items)
+        if item.error is None and item.target not in state.succeeded
+    ]
+
+
+def part_of(part: ActionPlan[Any], indices: Sequence[int]) -> ActionPlan[Any]:
+    """``part`` holding only its items at ``indices``, in their order."""
+    chunk = copy.copy(part)
+    chunk.items = [part.items[index] for index in indices]
+    return chunk
+
+
+def not_reached(
+    part: ActionPlan[Any], indices: Sequence[int], client: LoyaltyClient, log: LogSource, why: str
+) -> pd.DataFrame:
+    """The results of the items of ``part`` at ``indices`` no chunk sent: as the ``log``
+    shows them (done, invalid), else ``cancelled`` saying ``why``. Nothing is sent."""
+    frame = part_of(part, indices)._not_sent(client, log)
+    frame.loc[frame["outcome"].eq(Outcome.CANCELLED), "message"] = why
+    return frame
+
+
+def in_order(frames: Sequence[tuple[Sequence[int], pd.DataFrame]]) -> pd.DataFrame:
+    """The results of a part's chunks (each with the indices of its items) as one frame, in
+    plan order."""
+    placed = [frame.set_axis(list(indices)) for indices, frame in frames if len(indices)]
+    return pd.concat(placed).sort_index().reset_index(drop=True)
