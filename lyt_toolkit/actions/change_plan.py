@@ -705,14 +705,31 @@ class SavedPlan:
         log = self._bound(log)
         kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
         object.__setattr__(self, "_kept_counted", kept)  # for ``summary``, as the budget is
-        needed = self._needed(log, kept)
+        needed = self._needed(log, kept, refresh=refresh)
         if client is not None and self._read_holds(client, log):
-            needed -= self._reread_calls(log, kept)
+            needed -= self._reread_calls(log, kept, refresh=refresh)
         return self.plan._costed(needed, client, checked_share(budget_share))
 
-    def _needed(self, log: LogSource | None, kept: frozenset[tuple[str, ...]] = frozenset()) -> int:
-        in_doubt = sum(len(doubtful(part, log_state(log, part.action))) for part in self.parts)
-        return self._reread_calls(log, kept) + in_doubt + self.plan._needed(log)
+    def _needed(
+        self,
+        log: LogSource | None,
+        kept: frozenset[tuple[str, ...]] = frozenset(),
+        *,
+        refresh: bool = False,
+    ) -> int:
+        """The calls of an apply with the ``log``: the re-read (less what ``kept`` rows
+        answer), a read back of each write in doubt, the parts' writes; a ``refresh`` sends
+        the writes the log shows refused for good again (``ActionLog.reconsider``), each with
+        its read back should it be refused again (two calls: one when it is made now)."""
+        states = [log_state(log, part.action) for part in self.parts]
+        in_doubt = sum(len(doubtful(part, s)) for part, s in zip(self.parts, states, strict=True))
+        again = 2 * sum(len(state.refused) for state in states) if refresh else 0
+        return (
+            self._reread_calls(log, kept, refresh=refresh)
+            + in_doubt
+            + self.plan._needed(log)
+            + again
+        )
 
     def _kept_rows(
         self, client: LoyaltyClient | None, log: LogSource | None, *, paced: bool, refresh: bool
@@ -784,20 +801,27 @@ class SavedPlan:
         these ``paced`` and ``refresh`` (see ``cost``)."""
         log = self._bound(log)
         kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
-        return PlanCost.for_client(self._reread_calls(log, kept), client)
+        return PlanCost.for_client(self._reread_calls(log, kept, refresh=refresh), client)
 
     def _reread_calls(
-        self, log: LogSource | None = None, kept: frozenset[tuple[str, ...]] = frozenset()
+        self,
+        log: LogSource | None = None,
+        kept: frozenset[tuple[str, ...]] = frozenset(),
+        *,
+        refresh: bool = False,
     ) -> int:
-        return reread_calls(self._rereads(log), self.inputs, kept=kept)
+        return reread_calls(self._rereads(log, refresh=refresh), self.inputs, kept=kept)
 
-    def _rereads(self, log: LogSource | None, client: LoyaltyClient | None = None) -> list[Touched]:
+    def _rereads(
+        self, log: LogSource | None, client: LoyaltyClient | None = None, *, refresh: bool = False
+    ) -> list[Touched]:
         """The touched objects the re-read reads: those with a write the ``log`` did not see
-        done (see ``reread.left_to_read``; with ``client``, a foreign log is refused)."""
+        done, nor refused for good but by a ``refresh``, which reconsiders those (see
+        ``reread.left_to_read``; with ``client``, a foreign log is refused)."""
         if log is None:
             return list(self.touched)
-        log = self._bound(log)
-        return left_to_read(self.touched, self.inputs, done_in_log(self.parts, log, client))
+        done = done_in_log(self.parts, self._bound(log), client, refused=not refresh)
+        return left_to_read(self.touched, self.inputs, done)
 
     def live_rows(
         self, client: LoyaltyClient, *, log: LogSource | None = None
@@ -808,10 +832,16 @@ class SavedPlan:
         return self._live(client, self._bound(log), None)
 
     def _live(
-        self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None
+        self,
+        client: LoyaltyClient,
+        log: LogSource | None,
+        kept: KeptReads | None,
+        *,
+        refresh: bool = False,
     ) -> LiveRows:
-        """``live_rows``, what ``kept`` holds of a stopped paced re-read not read again."""
-        return live_rows(client, self._rereads(log, client), self.inputs, kept)
+        """``live_rows`` (a ``refresh``'s: of the writes refused for good too, ``_rereads``),
+        what ``kept`` holds of a stopped paced re-read not read again."""
+        return live_rows(client, self._rereads(log, client, refresh=refresh), self.inputs, kept)
 
     def own_work(self, client: LoyaltyClient, log: LogSource | None) -> dict[str, set[str]]:
         """Call -> the targets the plan's own writes made: done in the ``log``, or in doubt
@@ -849,7 +879,7 @@ class SavedPlan:
     def _refreshed(
         self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None
     ) -> ChangePlan:
-        live = self._live(client, log, kept)
+        live = self._live(client, log, kept, refresh=True)
         base, planned = replanned(self, live, self.own_work(client, log), service_now(client))
         return ChangePlan(base, *planned)
 
@@ -1334,7 +1364,7 @@ def reread_line(
     shows every write to some done; a paced apply's, each chunk's before its writes; its
     cost without the reads the rows kept beside the ``log`` answer, ``SavedPlan.cost``):
     the line ``apply`` and ``lyt apply`` with these ``paced`` and ``refresh`` print."""
-    left, total = len(saved._rereads(log, client)), len(saved.touched)
+    left, total = len(saved._rereads(log, client, refresh=refresh)), len(saved.touched)
     what = counted(total, "touched object")
     if saved._read_holds(client, log):
         return (

@@ -58,11 +58,14 @@ def chunk_size(calls: Callable[[int], int], left: int | None, share: int | None)
 
 
 def to_send(part: ActionPlan[Any], state: LogState) -> list[int]:
-    """The indices of the items of ``part`` a run sends: valid, not done in the log."""
+    """The indices of the items of ``part`` a run sends: valid, neither done in the log nor
+    refused for good there (``LogState.refused``: its result is that refusal, nothing of it
+    re-read)."""
+    settled = state.succeeded.keys() | state.refused.keys()
     return [
         index
         for index, item in enumerate(part.items)
-        if item.error is None and item.target not in state.succeeded
+        if item.error is None and item.target not in settled
     ]
 
 

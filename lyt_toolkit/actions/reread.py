@@ -119,11 +119,21 @@ class ReadKeys:
 
 
 def done_in_log(
-    parts: Iterable[ActionPlan[Any]], log: LogSource | None, client: LoyaltyClient | None = None
+    parts: Iterable[ActionPlan[Any]],
+    log: LogSource | None,
+    client: LoyaltyClient | None = None,
+    *,
+    refused: bool = True,
 ) -> dict[str, set[str]]:
-    """Call -> the targets the ``log`` saw done (with ``client``, ``ForeignLogError`` for a
-    log of another service or project)."""
-    return {part.action: set(log_state(log, part.action, client).succeeded) for part in parts}
+    """Call -> the targets the ``log`` saw done and, with ``refused``, those it shows refused
+    for good (``LogState.refused``: a run does not send them again, so nothing of theirs is
+    re-read; a refresh reconsiders them); with ``client``, ``ForeignLogError`` for a log of
+    another service or project."""
+    states = {part.action: log_state(log, part.action, client) for part in parts}
+    return {
+        call: {*state.succeeded, *(state.refused if refused else ())}
+        for call, state in states.items()
+    }
 
 
 def left_to_read(

@@ -63,9 +63,9 @@ def test_a_resumed_apply_neither_sends_nor_reads_back_a_write_refused_for_good(
     assert sent.count("POST") == 3
 
     again, sent = _applied_counting(fresh, make_client, plan)
-    # The re-read of the two refused writes' cards alone (before, each write was sent again
-    # and read back: two POSTs and two GETs more).
-    assert sent == ["GET", "GET"], sent
+    # Nothing: neither the two refused writes again nor a read back (two POSTs and two GETs
+    # before), nor a re-read of their cards (two GETs: nothing of theirs is written).
+    assert sent == [], sent
     assert (again.loc[refused, "outcome"] == "failed").all()  # still named in the results
     assert (again.loc[refused, "status"] == 423).all()
     assert again.loc[refused, "message"].str.startswith("not sent again: refused for good").all()
@@ -74,8 +74,13 @@ def test_a_resumed_apply_neither_sends_nor_reads_back_a_write_refused_for_good(
     final = {line["target"] for line in lines if line.get("final") is True}
     assert final == set(refused)  # the log knows them refused
 
+    log = tmp_path / "plan.log.jsonl"
+    plain, reconsidered = plan.cost(client, log=log), plan.cost(client, log=log, refresh=True)
+    # their cards re-read, each sent and, refused again, read back
+    assert (plain.needed, reconsidered.needed) == (0, 6)
     refreshed, sent = _applied_counting(fresh, make_client, plan, refresh=True)
     assert sent.count("POST") == 2, sent  # the plan made again reconsiders them
+    assert len(sent) == reconsidered.needed, sent
     assert refreshed.loc[refused, "status"].eq(423).all()
 
 
