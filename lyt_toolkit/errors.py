@@ -264,7 +264,8 @@ class BudgetExceededError(LytError):
     does), or, where the work takes it
     (``partial``), let it stop part-way (``allow_partial=True``) and resume it from its log
     after the reset, or, where it takes it (``paced``), pace it across windows
-    (``paced=True``).
+    (``paced=True``; ``resumable``: a paced run stopped goes on from its log, else it starts
+    again, as a verification does).
     """
 
     def __init__(
@@ -278,6 +279,7 @@ class BudgetExceededError(LytError):
         partial: bool = True,
         share: float = 1.0,
         paced: bool = False,
+        resumable: bool = True,
     ) -> None:
         self.needed = needed
         self.remaining = remaining
@@ -312,9 +314,10 @@ class BudgetExceededError(LytError):
                 "pass allow_partial=True to send what fits and resume from the log after the reset"
             )
         if paced:
+            again = "resumable from its log" if resumable else "stopped, it starts again"
             ways.append(
                 "pass paced=True to send its share of every window, waiting for each reset,"
-                " until it is done (resumable from its log)"
+                f" until it is done ({again})"
             )
         if beyond and not paced:  # only parts of it can run, one a window
             ways.append(

@@ -16,7 +16,7 @@ from actions.helpers import CREDENTIALS, SECRETS, TIERS, four_kinds_plan, pull
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
-from lyt_toolkit.actions.verify_touched import touched_reads
+from lyt_toolkit.actions.verify_touched import planned_reads, touched_reads
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
@@ -238,3 +238,50 @@ def test_rehearse_on_another_snapshot_than_the_plans_base_says_so(
         f" {base.pulled_at:%Y-%m-%d %H:%M:%S} UTC; {later} holds {base.source} pulled at"
     )
     assert note in out and "Rehearsed: 4 succeeded" in out
+
+
+def test_verify_refuses_on_budget_before_rehearsing_with_its_bound_said_a_lower_one(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reads of the objects the plan's items write to, counted from the file, already do
+    not fit: refused before the rehearsal (at 20,000 members some 90 s), saying the count is
+    at least the read-back's and that a paced verification stopped starts again (no log)."""
+    path, folder, base = saved
+    floor = planned_reads(base, ChangePlan.load(path).parts).calls
+    assert 0 < floor < touched_reads(ChangePlan.load(path).rehearse(base, progress=False)).calls
+    service.set_plan(f"{2 * floor}/hour")  # after the token, half holds one read too few
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder))
+    assert code == 1 and "Rehearsing" not in out
+    [line] = err.splitlines()
+    assert f"(at least {floor} reads, counted from the plan file before rehearsing it:" in line
+    assert "--paced to send its share of every window" in line
+    assert "(stopped, it starts again)" in line and "resumable" not in line
+    assert service.plan()["used"] == 1  # the token only
+
+
+def test_verify_paced_says_how_it_keeps_to_a_budget_it_has_not_read(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, folder, _ = saved
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder), "--paced")
+    assert code == 2, err  # not applied
+    assert "budget unknown" not in out
+    assert re.search(
+        r"^Reading back what the rehearsal changed: calls needed: \d+; paced: each window's"
+        r" budget is read with its first call and 0.5 of it sent, then it waits for the reset$",
+        out,
+        re.M,
+    ), out
+
+
+def test_verify_says_an_apply_gone_to_its_end_but_for_refusals_for_good_as_it_is(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, folder, _ = saved
+    service.advance_clock(400 * 86400)  # every bucket's activation date has passed: 423
+    assert lyt(capsys, "apply", str(path), "--allow-destroy")[0] == 1  # stale: re-planned
+    refreshed = path.with_name("plan.refreshed.json")  # the bucket kept, read back refused
+    assert lyt(capsys, "apply", str(refreshed), "--allow-destroy")[0] == 1  # one 423
+    _, out, _ = lyt(capsys, "verify", str(refreshed), "--base", str(folder))
+    assert f"Note: the apply of {refreshed} went to its end but the service refused 1 write" in out
+    assert "no record of an apply to completion" not in out

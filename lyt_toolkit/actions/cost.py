@@ -84,11 +84,12 @@ class PlanCost:
         return cls(needed, quota.remaining, quota.limit, quota.resets_at, share=share)
 
     def refusal(
-        self, what: str, *, partial: bool = True, paced: bool = False
+        self, what: str, *, partial: bool = True, paced: bool = False, resumable: bool = True
     ) -> BudgetExceededError:
         """The error refusing to start ``what`` because it does not fit (see ``fits``);
         ``partial``: ``what`` takes ``allow_partial=True``, ``paced``: ``paced=True`` (the
-        error then names them)."""
+        error then names them), ``resumable``: a paced run stopped goes on from its log
+        (else it starts again)."""
         return BudgetExceededError(
             what,
             needed=self.needed,
@@ -98,6 +99,7 @@ class PlanCost:
             partial=partial,
             share=self.share,
             paced=paced,
+            resumable=resumable,
         )
 
 

@@ -376,7 +376,7 @@ def _check_touched(
 ) -> None:
     """Each touched entry is an object a call sends (a create's card definition or name),
     given once, and every object a call sends has its base hash."""
-    sent = {part.action: [item.target for item in part.items] for part in parts}
+    sent = {part.action: dict.fromkeys(item.target for item in part.items) for part in parts}
     creates = inputs.get("create_benefit", pd.DataFrame(columns=["card_definition_id"]))
     cards = set(creates.get("card_definition_id", pd.Series(dtype=object)).dropna().map(str))
     seen: dict[tuple[str, str, str], int] = {}
@@ -388,7 +388,7 @@ def _check_touched(
             raise read.fail(at, f"{kind} {shown(key)} ({call}) is touched[{first}] again")
         if kind not in TOUCHES.get(call, ()):
             raise read.fail(at, f"{shown(kind)}/{shown(call)} is not a touched kind/call")
-        wanted = cards if kind == "card_definitions" else set(sent.get(call, ()))
+        wanted = cards if kind == "card_definitions" else sent.get(call, {})
         if key not in wanted:
             raise read.fail(at, f"{kind} {shown(key)}: no call of {call} sends it")
         if not re.fullmatch("[0-9a-f]{64}", entry["sha256"]):

@@ -61,38 +61,53 @@ def read_document(path: Path) -> tuple[dict[str, Any], bytes]:
     return document, raw
 
 
+KeyPath = tuple[str | int, ...]
+"""Where a value is in the document: its keys and list positions, spelled (``_spelled``)
+only in a refusal: a plan file holds hundreds of thousands of values."""
+
+
 def _check_values(read: Reader, document: dict[str, Any]) -> None:
     """Refuse the first value (in the file's order) no plan holds, naming its key."""
-    stack: list[tuple[str, Any, int]] = [("", document, 0)]
+    stack: list[tuple[KeyPath, Any]] = [((), document)]
     while stack:
-        at, value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise read.fail(at, "nested deeper than a plan is")
+        at, value = stack.pop()
+        if len(at) > MAX_DEPTH:
+            raise read.fail(_spelled(at), "nested deeper than a plan is")
         if isinstance(value, str):
             _check_text(read, at, value)
         elif isinstance(value, LongInteger):
-            raise read.fail(at, f"an integer of {value.digits} digits is beyond 64 bits")
+            problem = f"an integer of {value.digits} digits is beyond 64 bits"
+            raise read.fail(_spelled(at), problem)
         elif isinstance(value, float) and not math.isfinite(value):
-            raise read.fail(at, f"{value} is not a number a plan holds")
+            raise read.fail(_spelled(at), f"{value} is not a number a plan holds")
         elif isinstance(value, int) and not isinstance(value, bool):
             if not _INT64[0] <= value <= _INT64[1]:
-                raise read.fail(at, f"{shown(value)} is beyond a 64-bit integer")
+                raise read.fail(_spelled(at), f"{shown(value)} is beyond a 64-bit integer")
         elif isinstance(value, dict):
             for key in value:
-                _check_text(read, _step(at, key), key)
-            stack += [(_step(at, k), v, depth + 1) for k, v in reversed(value.items())]
+                _check_text(read, (*at, key), key)
+            stack += [((*at, k), v) for k, v in reversed(value.items())]
         elif isinstance(value, list):
-            stack += [(f"{at}[{n}]", v, depth + 1) for n, v in reversed(list(enumerate(value)))]
+            stack += [((*at, n), v) for n, v in reversed(list(enumerate(value)))]
 
 
-def _check_text(read: Reader, at: str, text: str) -> None:
+def _check_text(read: Reader, at: KeyPath, text: str) -> None:
     """Refuse text holding a byte that was not UTF-8 (kept by ``surrogateescape``) or a
     lone surrogate escape (``\\udc00``): neither is text a service takes."""
     if found := _NOT_UTF8.search(text):
         byte = ord(found[0]) - 0xDC00
-        raise read.fail(at, f"not UTF-8 text (byte 0x{byte:02X}): save the file as UTF-8")
+        problem = f"not UTF-8 text (byte 0x{byte:02X}): save the file as UTF-8"
+        raise read.fail(_spelled(at), problem)
     if _SURROGATE.search(text):
-        raise read.fail(at, "holds a lone surrogate escape, not text")
+        raise read.fail(_spelled(at), "holds a lone surrogate escape, not text")
+
+
+def _spelled(at: KeyPath) -> str:
+    """``at`` as a refusal names it: ``calls.name[3].key``, each key masked and cut short."""
+    text = ""
+    for part in at:
+        text = f"{text}[{part}]" if isinstance(part, int) else _step(text, part)
+    return text
 
 
 def _step(at: str, key: str) -> str:
@@ -124,12 +139,12 @@ class Reader:
         self, holder: Mapping[str, Any], key: str, kind: type | tuple[type, ...], at: str
     ) -> Any:
         """``holder[key]``, of ``kind``: missing or another type is refused."""
-        name = _step(at, key)
         if key not in holder:
-            raise self.fail(name, "missing")
+            raise self.fail(_step(at, key), "missing")
         value = holder[key]
         if not _is(value, kind):
-            raise self.fail(name, f"expected {_type_name(kind)}, not {_type_name(type(value))}")
+            problem = f"expected {_type_name(kind)}, not {_type_name(type(value))}"
+            raise self.fail(_step(at, key), problem)
         return value
 
     def optional(
@@ -170,11 +185,11 @@ class Reader:
                     f"{at}[{number}]", f"expected an object, not {_type_name(type(row))}"
                 )
             for column, cell in row.items():
-                name = f"{at}[{number}].{_step('', column)}"
                 if column not in known:
-                    raise self.fail(name, "not a column of this call's rows")
-                if isinstance(cell, dict | list):
                     raise self.fail(
-                        name, f"expected a text or a number, not {_type_name(type(cell))}"
+                        _step(f"{at}[{number}]", column), "not a column of this call's rows"
                     )
+                if isinstance(cell, dict | list):
+                    problem = f"expected a text or a number, not {_type_name(type(cell))}"
+                    raise self.fail(_step(f"{at}[{number}]", column), problem)
         return rows

@@ -5,7 +5,7 @@ A long plan is cut as pandas cuts a long frame, by the same options: more than
 ``display.max_rows`` changes (60 by default; None: no limit) show ``display.min_rows`` of
 them (10), half from the head and half from the tail, with a line between counting those
 left out and saying where they all are (``to_string()``, the ``changes`` and
-``unsupported`` frames)."""
+``unsupported`` frames; ``lyt plan``: its ``--out`` file)."""
 
 from __future__ import annotations
 
@@ -26,12 +26,15 @@ __all__ = [
     "plan_lines",
     "plan_string",
     "refused_lines",
+    "sample_note",
     "shown_rows",
     "summary_line",
 ]
 
 SIGNS = {"create": "+", "change": "~", "delete": "-"}
 """Action -> the sign its lines start with."""
+EVERY_LINE = "print(plan.to_string()), or the frames plan.changes and plan.unsupported"
+"""Where a cut plan's lines all are, in Python."""
 
 
 def shown_rows(count: int) -> tuple[int, int]:
@@ -46,21 +49,22 @@ def shown_rows(count: int) -> tuple[int, int]:
     return half, half
 
 
-def _more(hidden: int, total: int) -> str:
-    """The line standing for the ``hidden`` rows of ``total`` a cut plan leaves out."""
+def _more(hidden: int, total: int, where: str = EVERY_LINE) -> str:
+    """The line standing for the ``hidden`` rows of ``total`` a cut plan leaves out, saying
+    ``where`` they all are."""
     return (
-        f"... {hidden:,} more {'change' if hidden == 1 else 'changes'} (all {total:,}:"
-        " print(plan.to_string()), or the frames plan.changes and plan.unsupported) ..."
+        f"... {hidden:,} more {'change' if hidden == 1 else 'changes'} (all {total:,}: {where}) ..."
     )
 
 
-def _cut(lines: list[str]) -> list[str]:
-    """``lines`` as ``shown_rows`` shows them: the head, a line counting the rest, the tail."""
+def _cut(lines: list[str], where: str) -> list[str]:
+    """``lines`` as ``shown_rows`` shows them: the head, a line counting the rest and saying
+    ``where`` they all are, the tail."""
     head, tail = shown_rows(len(lines))
     hidden = len(lines) - head - tail
     if not hidden:
         return lines
-    return [*lines[:head], _more(hidden, len(lines)), *lines[len(lines) - tail :]]
+    return [*lines[:head], _more(hidden, len(lines), where), *lines[len(lines) - tail :]]
 
 
 _HTML_COLUMNS = ("kind", "key", "column", "before", "after")
@@ -153,12 +157,14 @@ def plan_string(
     *,
     whole: bool = False,
     note: str = "",
+    where: str = EVERY_LINE,
 ) -> str:
     """The ``summary`` (and a ``note`` under it: a sampled base's), then a line per change
-    (``plan_lines``), cut as pandas cuts a long frame (see the module) unless ``whole``."""
+    (``plan_lines``), cut as pandas cuts a long frame (see the module) unless ``whole``, the
+    cut's line saying ``where`` they all are."""
     lines = plan_lines(changes, unsupported)
     head = [summary, note] if note else [summary]
-    return "\n".join([*head, *(lines if whole else _cut(lines))])
+    return "\n".join([*head, *(lines if whole else _cut(lines, where))])
 
 
 def plan_html(

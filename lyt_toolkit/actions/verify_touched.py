@@ -63,9 +63,19 @@ from .reread import GETTERS, bucket_pages, card_buckets, got, member_read, servi
 from .touched import TOUCHES
 
 if TYPE_CHECKING:
-    from ..client import LoyaltyClient
+    from collections.abc import Iterable
 
-__all__ = ["SCOPE", "TouchedReads", "touched_reads", "verify_touched", "verify_touched_cost"]
+    from ..client import LoyaltyClient
+    from .plan import ActionPlan
+
+__all__ = [
+    "SCOPE",
+    "TouchedReads",
+    "planned_reads",
+    "touched_reads",
+    "verify_touched",
+    "verify_touched_cost",
+]
 
 SCOPE = (
     "read only what the rehearsal changed or its items wrote to ({objects}): a change"
@@ -140,13 +150,29 @@ def touched_reads(rehearsal: Rehearsal) -> TouchedReads:
             reads.names.add(str(json.loads(after)["name"]))
         else:
             _add(reads, where, str(kind), str(key))
-    for call, target in _items(rehearsal.results, rehearsal.action):
+    _add_items(reads, where, _items(rehearsal.results, rehearsal.action))
+    return reads
+
+
+def planned_reads(snapshot: ProgramSnapshot, parts: Iterable[ActionPlan[Any]]) -> TouchedReads:
+    """What ``verify_touched`` reads of the objects the items of ``parts`` write to, known
+    from the plan and its base ``snapshot`` before any rehearsal: part of ``touched_reads``
+    (its calls a lower bound of ``verify_touched_cost``'s), which adds the objects the
+    rehearsal's changes reach (an activated bucket's card: its member's read)."""
+    reads = TouchedReads()
+    items = [(p.action, str(i.target)) for p in parts for i in p.items if p.action in TOUCHES]
+    _add_items(reads, _Where(snapshot), items)
+    return reads
+
+
+def _add_items(reads: TouchedReads, where: _Where, items: Iterable[tuple[str, str]]) -> None:
+    """Add the reads of the objects the ``items`` (call, target) write to."""
+    for call, target in items:
         kind = TOUCHES[call][-1] if call != "create_benefit" else "benefits"
         if call == "create_benefit":
             reads.names.add(target)
         elif kind != "pending_buckets" or target in where.cards:
             _add(reads, where, kind, target)
-    return reads
 
 
 def _items(results: pd.DataFrame, action: str) -> list[tuple[str, str]]:
@@ -243,7 +269,7 @@ def verify_touched(
         if paced:
             refuse_past_cycle(cost.needed, client, share, what, heard)
         elif not cost.fits:
-            raise cost.refusal(what, partial=False, paced=True)
+            raise cost.refusal(what, partial=False, paced=True, resumable=False)
         after = production_after(rehearsal.snapshot, client, reads)
     checked = rehearsal.verify(after, results=results)
     return dataclasses.replace(

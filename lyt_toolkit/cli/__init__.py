@@ -186,8 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan = _command(
         sub,
         "plan:plan",
-        "print the changes an edited export folder makes to its base snapshot "
-        "(exit 0: no changes, 2: changes, 1: error)",
+        "print the changes an edited export folder makes to its base snapshot, over 60 cut to "
+        "the first and last 5 (exit 0: no changes, 2: changes, 1: error)",
     )
     _base_option(plan, "the exported snapshot", required=True)
     plan.add_argument(
@@ -197,7 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="a copy of an export folder, edited in a spreadsheet and saved as CSV",
     )
     plan.add_argument(
-        "--out", default=None, metavar="PLAN_FILE", help="save the plan for lyt apply"
+        "--out",
+        default=None,
+        metavar="PLAN_FILE",
+        help="save the plan for lyt apply: every change, where a long plan's printout is cut",
     )
     plan.add_argument(
         "--offline",

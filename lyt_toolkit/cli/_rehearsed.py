@@ -58,11 +58,16 @@ def base_line(plan: SavedPlan, folder: str, snapshot: ProgramSnapshot) -> str | 
 
 
 def rehearsed_or_fail(
-    plan: SavedPlan, folder: str, command: str, log: Path | None = None
+    plan: SavedPlan,
+    folder: str,
+    command: str,
+    log: Path | None = None,
+    snapshot: ProgramSnapshot | None = None,
 ) -> Rehearsed | None:
-    """``plan`` rehearsed on a sandbox holding the snapshot saved in ``folder`` (``--base``),
-    skipping what ``log`` shows done; None once one line says why it could not be."""
-    snapshot = read_or_fail(folder, command)
+    """``plan`` rehearsed on a sandbox holding the snapshot saved in ``folder`` (``--base``;
+    ``snapshot``: already read from it), skipping what ``log`` shows done; None once one
+    line says why it could not be."""
+    snapshot = read_or_fail(folder, command) if snapshot is None else snapshot
     if snapshot is None:
         return None
     if (note := base_line(plan, folder, snapshot)) is not None:

@@ -6,6 +6,9 @@ the plan as ``lyt apply`` will apply it (its calls count the re-read of the obje
 touches, then the writes) and, with ``--out PLAN_FILE``, saves it for ``lyt apply`` and
 prints the file's sha256 and the ``lyt apply PLAN_FILE --sha256 HEX`` that applies exactly
 that file.
+A long plan is cut as ``print(plan)`` cuts it (pandas' ``display.max_rows`` and
+``display.min_rows``: over 60 changes show the first and last 5), a line between counting
+the rest and saying where they all are: the ``--out`` file.
 Nothing is written to the service. When a service is configured (``LYT_BASE_URL`` and
 the key pair, in the environment or a ``.env`` file) one call, the token request, learns
 the live budget, and the summary ends ``R left in this window (S at the plan's share,
@@ -39,6 +42,7 @@ def plan(args: argparse.Namespace) -> int:
     """Read both folders, plan from the base to the edited frames and print the plan."""
     from ..actions import ChangePlan
     from ..actions.change_plan import as_saved
+    from ..actions.plan_text import plan_string, sample_note
     from ..reports import read_edited_frames
     from ..snapshot import read_snapshot
 
@@ -57,7 +61,16 @@ def plan(args: argparse.Namespace) -> int:
             saved_sha256 = hashlib.sha256(change_plan.save(out).read_bytes()).hexdigest()
         except (LytError, OSError) as exc:
             unsaved = f"cannot write {out}: {exc}"
-    print(change_plan.to_string())  # every change: the review before lyt apply
+    where = f"in {out.resolve()}" if saved_sha256 and out else "--out PLAN_FILE saves them"
+    print(
+        plan_string(
+            change_plan.summary(),
+            change_plan.changes,
+            change_plan.unsupported,
+            note=sample_note(change_plan.base_sample),
+            where=where,
+        )
+    )
     if unsaved is not None:
         return fail(COMMAND, unsaved, EXIT_ERROR)
     if out is not None:

@@ -9,7 +9,9 @@ a member with its cards one read, a card's pending buckets its bucket list), and
 is compared with the rehearsed one (``Rehearsal.verify``). The read-back's calls are printed
 before it and keep to ``--budget-share`` of the window (refused before the first read
 otherwise, naming ``--paced``, which waits for the reset instead, counting what the plan's
-runs sent in the window, from its action log, against the same share). Its scope is printed:
+runs sent in the window, from its action log, against the same share; when the reads of the
+objects the plan's items write to, counted from the file, already do not fit, before the
+rehearsal, the refusal saying its count a lower bound). Its scope is printed:
 a change the service made to any other object is not seen. The items' outcomes are not
 compared (the apply's results are not kept): the rows the service holds are. Printed: the
 verdict, the checks that are not as rehearsed one per line; ``--out`` writes every check as
@@ -34,13 +36,15 @@ from ._common import (
     fail,
     scrub,
 )
-from ._pull import connected_client, share_option
+from ._pull import connected_client, read_or_fail, share_option
 from ._rehearsed import load_or_fail, rehearsed_or_fail
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..actions import Verification
+    from ..actions import PlanCost, SavedPlan, Verification
+    from ..client import LoyaltyClient
+    from ..snapshot import ProgramSnapshot
 
 __all__ = ["EXIT_ERROR", "EXIT_NOT_AS_REHEARSED", "EXIT_VERIFIED", "verify"]
 
@@ -57,7 +61,6 @@ _OPTIONS = {"paced": "--paced"}
 def verify(args: argparse.Namespace) -> int:
     """Rehearse the plan again, read back what it touched and compare."""
     from ..actions import ActionLog, verify_touched, verify_touched_cost
-    from ..actions.cost import learn_budget
 
     try:
         share = share_option(args.budget_share)
@@ -73,27 +76,27 @@ def verify(args: argparse.Namespace) -> int:
     log_path = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     if args.log is not None and not log_path.is_file():
         return fail(COMMAND, f"--log {args.log}: no such action log", EXIT_ERROR)
-    if plan.applied_before() is None:
-        print(
-            f"Note: {plan.path} has no record of an apply to completion ({plan.applied_marker}):"
-            " what was not applied shows as missing"
-        )
-    print(
-        f"Rehearsing {plan.path} (sha256 {plan.sha256}) again on a sandbox holding the snapshot"
-        f" saved in {args.base}, to know what the apply should have made: no call to the service"
-    )
-    done = rehearsed_or_fail(plan, args.base, COMMAND)
-    if done is None:
+    if (note := _applied_note(plan, log_path)) is not None:
+        print(note)
+    snapshot = read_or_fail(args.base, COMMAND)
+    if snapshot is None:
         return EXIT_ERROR
     try:
         with connected_client(False) as client:
-            # its token, which the read-back sends first anyway (paced: it may wait for it)
-            if not args.paced:
-                learn_budget(client)
+            if not args.paced:  # refused on budget before the rehearsal, when it can tell
+                _refuse_planned(plan, snapshot, client, share)
+            print(
+                f"Rehearsing {plan.path} (sha256 {plan.sha256}) again on a sandbox holding the"
+                f" snapshot saved in {args.base}, to know what the apply should have made: no"
+                " call to the service"
+            )
+            done = rehearsed_or_fail(plan, args.base, COMMAND, snapshot=snapshot)
+            if done is None:
+                return EXIT_ERROR
             cost = verify_touched_cost(done.rehearsal, client, budget_share=share)
-            print(f"Reading back what the rehearsal changed: {cost}")
             # paced, the apply's log counts its runs' calls in the window (none: not applied)
             paced_log = args.paced and log_path.is_file()
+            print(f"Reading back what the rehearsal changed: {_cost_text(cost, paced_log)}")
             log = ActionLog(log_path, plan=plan.sha256) if paced_log else None
             try:
                 verification = verify_touched(
@@ -112,6 +115,73 @@ def verify(args: argparse.Namespace) -> int:
     if problem is not None:
         return fail(COMMAND, problem, EXIT_ERROR)
     return EXIT_VERIFIED if verification.ok else EXIT_NOT_AS_REHEARSED
+
+
+def _refuse_planned(
+    plan: SavedPlan, snapshot: ProgramSnapshot, client: LoyaltyClient, share: float
+) -> None:
+    """``BudgetExceededError`` when the reads of the objects the plan's items write to
+    (``planned_reads``: known from the file, a lower bound of the read-back's) already do not
+    fit ``share`` of the window: the rehearsal, long at scale, is then not waited for."""
+    from ..actions.cost import PlanCost, learn_budget
+    from ..actions.verify_touched import planned_reads
+
+    learn_budget(client)  # its token, which the read-back sends first anyway
+    cost = PlanCost.for_client(planned_reads(snapshot, plan.parts).calls, client, share)
+    if not cost.fits:
+        what = (
+            f"verifying {plan.path} (at least {counted(cost.needed, 'read')}, counted from the"
+            " plan file before rehearsing it: those of the objects its items write to; the"
+            " rehearsal adds the reads of what their changes reach)"
+        )
+        raise cost.refusal(what, partial=False, paced=True, resumable=False)
+
+
+def _cost_text(cost: PlanCost, paced_log: bool) -> str:
+    """The read-back's calls and budget; paced, before a call has read the budget, what it
+    does instead of keeping to a budget it knows."""
+    if cost.remaining is not None:
+        return str(cost)
+    counting = ", counting what the plan's runs sent in the window (its log)" if paced_log else ""
+    return (
+        f"calls needed: {cost.needed}; paced: each window's budget is read with its first call"
+        f" and {cost.share:g} of it sent{counting}, then it waits for the reset"
+    )
+
+
+def _applied_note(plan: SavedPlan, log_path: Path) -> str | None:
+    """What ``plan``'s record says of its apply when it shows none to completion (None when
+    it does): every item done but the writes the service refused for good (its log: they are
+    not sent again), or no record at all."""
+    if plan.applied_before() is not None:
+        return None
+    if refused := _refused_for_good(plan, log_path):
+        return (
+            f"Note: the apply of {plan.path} went to its end but the service refused"
+            f" {counted(refused, 'write')} for good ({log_path}): those show as not as rehearsed"
+        )
+    return (
+        f"Note: {plan.path} has no record of an apply to completion ({plan.applied_marker}):"
+        " what was not applied shows as missing"
+    )
+
+
+def _refused_for_good(plan: SavedPlan, log_path: Path) -> int:
+    """The writes the plan's action log shows refused for good when it shows every other
+    item done (an apply gone to its end), else 0."""
+    from ..actions import ActionLog
+
+    if not log_path.is_file():
+        return 0
+    refused = 0
+    with ActionLog(log_path, plan=plan.sha256) as log:
+        for part in plan.parts:
+            state = log.state(part.action)
+            targets = {str(item.target) for item in part.items}
+            if not targets <= state.succeeded.keys() | state.refused.keys():
+                return 0
+            refused += len(targets & state.refused.keys())
+    return refused
 
 
 def _check_lines(problems: pd.DataFrame) -> list[str]:

@@ -174,6 +174,30 @@ def test_lyt_plan_saves_its_out_file_though_its_reader_went_away(
     assert len(ChangePlan.load(plan_file)) == 400
 
 
+def test_lyt_plan_cuts_a_long_plan_as_print_does_naming_its_out_file(
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """400 benefits to create print as ``print(plan)`` does, the first and last 5, the line
+    between counting the rest and saying where they all are: the ``--out`` file, or that
+    ``--out`` saves them."""
+    snapshot, base, edited = _export(client, tmp_path)
+    created = [{**_new_benefit(snapshot, "5"), "name": f"Long {i:03d}"} for i in range(400)]
+    _resave(edited / "benefits.csv", lambda rows: [*rows, *created])
+    plan_file = tmp_path / "plan.json"
+    words = ["plan", "--offline", "--base", str(base), "--edited", str(edited)]
+    assert main([*words, "--out", str(plan_file)]) == 2
+    saved = capsys.readouterr().out.splitlines()
+    assert main(words) == 2
+    unsaved = capsys.readouterr().out.splitlines()
+    *every, file_line = ChangePlan.load(plan_file).to_string().splitlines()
+    assert len(every) == 401 and file_line.startswith("File: ")  # a line a change
+    more = "... 390 more changes (all 400: {}) ..."
+    assert saved[:12] == [*every[:6], more.format(f"in {plan_file.resolve()}"), *every[-5:]]
+    done = f"Plan saved to {plan_file.resolve()} ({file_line[-72:-1]}); apply exactly it with:"
+    assert saved[12:14] == ["", done]
+    assert unsaved == [*every[:6], more.format("--out PLAN_FILE saves them"), *every[-5:]]
+
+
 def test_an_untouched_or_resaved_copy_plans_no_changes_and_lyt_plan_exits_0(
     client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import Sample, actions
-from lyt_toolkit.actions import ChangePlan, create_benefits
+from lyt_toolkit.actions import ChangePlan, create_benefits, plan_reader
 from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS, as_saved
 from lyt_toolkit.actions.log import LogOwner
 from lyt_toolkit.actions.plan_file import (
@@ -122,6 +122,28 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
     assert loaded.base.pulled_at == snapshot.pulled_at
     # the reward, the tier structure, the bucket's card, the card definition, the name
     assert loaded.reread_cost().needed == 5
+
+
+def test_a_plan_file_s_keys_are_spelled_only_to_name_one_refused(
+    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key's name is masked and cut (``clipped``) only for the refusal naming it: loading a
+    valid file spells none (it spelled each: 327,211 for a plan of 6,469 items)."""
+    plan, _ = four_kinds_plan(pull(client))
+    path = plan.save(tmp_path / "plan.json")
+    spelled: list[str] = []
+    clipped = plan_reader.clipped
+    monkeypatch.setattr(
+        plan_reader, "clipped", lambda text, width=60: spelled.append(text) or clipped(text, width)
+    )
+    assert len(ChangePlan.load(path)) == len(plan)
+    assert spelled == []
+    document = json.loads(path.read_text())
+    document["touched"][0]["sha256"] = "\udcff"
+    path.write_text(json.dumps(document))
+    with pytest.raises(PlanFileError, match=r"key 'touched\[0\]\.sha256': not UTF-8 text"):
+        ChangePlan.load(path)
+    assert spelled == ["touched", "sha256"]
 
 
 def test_a_plan_from_a_sampled_base_says_so_under_its_summary_and_its_file_keeps_it(
