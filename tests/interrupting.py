@@ -6,11 +6,13 @@ work's calls (``until_counted``); a paced work's thread ended by closing its cli
 waits for the reset (``quiet_then_closed``); a progress callable keeping a paced work's lines
 (``PacedLines``);
 the process of several that holds a one-writer lock (``holder``), to pause while
-another is refused it; and a sandbox's clock fixed at this machine's time
-(``clock_agreeing_here``)."""
+another is refused it; a sandbox's clock fixed at this machine's time
+(``clock_agreeing_here``); and once something has happened (``until``, ``until_async``),
+however slow a loaded machine makes it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -25,6 +27,10 @@ from pathlib import Path
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+
+HANG = 60.0
+"""Seconds a wait for something that happens takes at most: a deadline that only turns a
+hang into a failure, never reached on a machine however loaded."""
 
 NEAR_THE_HOUR = timedelta(minutes=3)
 """How near the hour's end ``clock_agreeing_here`` takes the next hour's start instead."""
@@ -49,6 +55,22 @@ def ctrl_c_while_refused(
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+def until(condition: Callable[[], bool], what: str, within: float = HANG) -> None:
+    """Once ``condition()`` holds (``within`` s at most: then it never happened, ``what``)."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"never {what}"
+        time.sleep(0.01)
+
+
+async def until_async(condition: Callable[[], bool], what: str, within: float = HANG) -> None:
+    """``until``, the event loop running meanwhile (the tasks ``condition`` waits on)."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"never {what}"
+        await asyncio.sleep(0.01)
 
 
 def window_used(sb: Sandbox) -> int:

@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from interrupting import quiet_then_closed, window_used
+from interrupting import HANG, quiet_then_closed, until_async, window_used
 
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
-from lyt_toolkit.client.allowance import AllowanceSpent
+from lyt_toolkit.client.allowance import Allowance, AllowanceSpent
 from lyt_toolkit.client.config import RetryConfig
 from lyt_toolkit.errors import APITimeoutError, ServerError, StoppedError, UnauthorizedError
 from lyt_toolkit.sandbox import Sandbox
@@ -43,6 +43,20 @@ def _paced_until_closed(
                     return
 
     return paced
+
+
+async def _until_one_waits(call: Callable[[], Awaitable[object]], held: Allowance) -> None:
+    """``call`` made until one waits for the next window: each made while ``held``'s share
+    had room for it is awaited (``HANG`` at most), the first made without room is given a
+    second to go (it must not) and cancelled."""
+    for _ in range(22):
+        if held.fits():
+            await asyncio.wait_for(call(), HANG)
+            continue
+        try:
+            await asyncio.wait_for(call(), 1)
+        except TimeoutError:
+            return
 
 
 def _sent_within_share(
@@ -128,27 +142,34 @@ def test_a_paced_call_cancelled_before_its_first_request_leaves_the_share_as_it_
     async def work() -> tuple[int, int | None]:
         async with AsyncLoyaltyClient(**client_kwargs(fresh)) as aclient:
             with aclient.quota.allowance(0.5, paced=True) as held:
-                fresh.set_faults(delay_seconds=1.0)  # the first call's token request is slow
+                fresh.set_faults(delay_seconds=5.0)  # the first call's token request is slow
                 first = asyncio.create_task(aclient.programs.list(limit=1))
-                await asyncio.sleep(0.3)
+                await until_async(lambda: window_used(fresh) == 1, "sent the token request")
                 waiting = asyncio.create_task(aclient.programs.list(limit=1))
-                await asyncio.sleep(0.3)  # let start, waiting for the first's token
+                await until_async(lambda: held.booked == 1, "let the call start")
+                assert not first.done()  # the call let start waits for the first's token
                 waiting.cancel()
-                await first
                 fresh.clear_faults()
-                while True:  # until a call waits for the next window
-                    try:
-                        await asyncio.wait_for(aclient.programs.list(limit=1), 2)
-                    except TimeoutError:
-                        return window_used(fresh), held.calls
+                await first
+                await _until_one_waits(lambda: aclient.programs.list(limit=1), held)
+                return window_used(fresh), held.calls
 
     used, share = asyncio.run(work())
     assert share == 11  # half of the 22 the window held: the first's token request and 10
     assert used == share
 
 
+TIMEOUT = 15.0
+"""The client's timeout where a token request comes back too late; ``LATER`` of it the second
+call's own token request has to go, the rest is for what happens before: each far beyond its
+time on a loaded machine."""
+
+LATER = 6.0
+"""Seconds the second call starts after the first at least: its deadline's lead on the
+first's."""
+
 Waiting = asyncio.Task[Any]
-Meanwhile = Callable[[AsyncLoyaltyClient, Waiting], Awaitable[Waiting]]
+Meanwhile = Callable[[AsyncLoyaltyClient, Allowance, Waiting], Awaitable[Waiting]]
 
 
 def _held_start_sent_last(fresh: Sandbox, meanwhile: Meanwhile) -> tuple[int, int | None]:
@@ -162,23 +183,30 @@ def _held_start_sent_last(fresh: Sandbox, meanwhile: Meanwhile) -> tuple[int, in
     fresh.set_plan("22/hour")
 
     async def work() -> tuple[int, int | None]:
-        async with AsyncLoyaltyClient(**client_kwargs(fresh), timeout=3.0) as aclient:
+        async with AsyncLoyaltyClient(**client_kwargs(fresh), timeout=TIMEOUT) as aclient:
             await aclient.promotion_tiers.list()  # the budget known: 21 left
             with aclient.quota.allowance(0.5, paced=True) as held:
-                fresh.set_faults(delay_seconds=5.0)  # the first call's token request is late
+                fresh.set_faults(delay_seconds=TIMEOUT + 2)  # the first's token request: late
                 first = asyncio.create_task(aclient.programs.list(limit=1))
-                await asyncio.sleep(0.3)
+                await until_async(lambda: window_used(fresh) == 2, "sent the token request")
                 fresh.clear_faults()
+                await asyncio.sleep(LATER)
                 second = asyncio.create_task(aclient.programs.list(limit=1))
-                await asyncio.sleep(0.2)  # let start, waiting for the first's token
-                second = await meanwhile(aclient, second)
-                for _ in range(22):  # until a call waits for the next window
-                    try:
-                        await asyncio.wait_for(aclient.promotion_tiers.list(), 1)
-                    except TimeoutError:
-                        break
+                await until_async(lambda: held.booked == 1, "let the second call start")
+                assert not first.done()  # the second waits for the first's token
+                second = await meanwhile(aclient, held, second)
+                await _until_one_waits(aclient.promotion_tiers.list, held)
+                assert not first.done(), "all this took longer than the client's timeout"
+                sent, before = aclient.quota.calls_used, window_used(fresh)
                 with pytest.raises(APITimeoutError):
                     await first
+                await until_async(  # the waiting call's own token request counted
+                    lambda: (
+                        aclient.quota.calls_used > sent
+                        and window_used(fresh) == before + aclient.quota.calls_used - sent
+                    ),
+                    "sent the waiting call's token request",
+                )
                 with pytest.raises(TimeoutError):  # its token request sent, its call waits
                     await asyncio.wait_for(second, 2)
                 return window_used(fresh), held.calls
@@ -193,7 +221,7 @@ def test_a_paced_call_let_start_as_a_window_ends_is_held_by_the_next_windows_sha
     share holds it from the window's start. It was dropped there, and the work's other calls
     took the whole share before it went: one beyond it."""
 
-    async def next_window(aclient: AsyncLoyaltyClient, second: Waiting) -> Waiting:
+    async def next_window(aclient: AsyncLoyaltyClient, held: Allowance, second: Waiting) -> Waiting:
         fresh.advance_clock(3600)
         await aclient.promotion_tiers.list()  # its answer tells of the new window
         return second
@@ -212,13 +240,18 @@ def test_a_paced_call_cancelled_in_the_next_window_hands_back_only_its_own_start
     the next waits: handed back there, it took the other call's booking, and the work's
     other calls took the whole share before that call went: one beyond it."""
 
-    async def cancelled_there(aclient: AsyncLoyaltyClient, second: Waiting) -> Waiting:
+    async def cancelled_there(
+        aclient: AsyncLoyaltyClient, held: Allowance, second: Waiting
+    ) -> Waiting:
         fresh.advance_clock(3600)
         await aclient.promotion_tiers.list()  # its answer tells of the new window
+        booked = held.booked
         third: Waiting = asyncio.create_task(aclient.programs.list(limit=1))
-        await asyncio.sleep(0.2)  # let start in the new window, waiting for the token
+        # let start in the new window, waiting for the token
+        await until_async(lambda: held.booked == booked + 1, "let the third call start")
         second.cancel()
-        await asyncio.sleep(0.1)
+        await asyncio.wait([second], timeout=HANG)
+        assert second.cancelled()
         return third
 
     used, share = _held_start_sent_last(fresh, cancelled_there)
@@ -233,7 +266,7 @@ def test_a_paced_call_another_allowance_refuses_hands_its_start_back_once(
     share let its booking go: handed back again, the share lost another call's booking and
     the work sent one beyond it."""
 
-    async def refused(aclient: AsyncLoyaltyClient, second: Waiting) -> Waiting:
+    async def refused(aclient: AsyncLoyaltyClient, held: Allowance, second: Waiting) -> Waiting:
         with aclient.quota.allowance(0.01), pytest.raises(AllowanceSpent):  # none of 20: spent
             await aclient.promotion_tiers.list()
         return second

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
+from interrupting import HANG
 
 from lyt_toolkit import LoyaltyClient
 from lyt_toolkit.client.pagination import aread_ahead, read_ahead
@@ -126,7 +127,7 @@ def test_async_the_next_page_is_requested_before_the_current_one_is_done() -> No
         seen = []
         async for page in aread_ahead(pages()):
             if page < 2:
-                await asyncio.wait_for(requested[page + 1].wait(), 5)
+                await asyncio.wait_for(requested[page + 1].wait(), HANG)
             seen.append(page)
         return seen
 
@@ -152,7 +153,7 @@ def test_async_stopping_early_cancels_the_page_on_its_way() -> None:
         await walk.aclose()
         return events
 
-    assert asyncio.run(asyncio.wait_for(run(), 10)) == ["cancelled"]
+    assert asyncio.run(asyncio.wait_for(run(), HANG)) == ["cancelled"]
 
 
 def test_async_a_page_is_handed_over_once_the_next_request_is_written() -> None:
@@ -244,4 +245,4 @@ def test_async_a_deeper_read_ahead_stops_its_fetching_when_the_caller_stops() ->
         await walk.aclose()
         return events
 
-    assert asyncio.run(asyncio.wait_for(run(), 10)) == ["cancelled"]
+    assert asyncio.run(asyncio.wait_for(run(), HANG)) == ["cancelled"]

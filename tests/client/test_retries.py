@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from interrupting import HANG
 
 from lyt_toolkit.client import LoyaltyClient, RetryConfig
 from lyt_toolkit.client._core import Call, backoff_delay, next_delay, parse_retry_after
@@ -45,7 +46,7 @@ def test_pull_under_faults_equals_a_clean_pull(fresh: Sandbox) -> None:
 
 def test_slow_responses_within_the_timeout_are_fine(fresh: Sandbox) -> None:
     fresh.set_faults(delay_seconds=0.2, delay_fraction=1.0, seed=1)
-    with LoyaltyClient(**client_kwargs(fresh), timeout=5) as client:
+    with LoyaltyClient(**client_kwargs(fresh), timeout=HANG) as client:
         assert client.rewards.list(limit=2).data
 
 

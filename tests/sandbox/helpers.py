@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from interrupting import HANG
 
 from lyt_toolkit.models import ErrorObject
 from lyt_toolkit.sandbox import Sandbox
@@ -64,8 +65,8 @@ def walk(
             between(pages)
 
 
-def eventually(check: Callable[[], bool], timeout: float = 2.0) -> bool:
-    """Poll ``check`` until it holds or ``timeout`` seconds pass."""
+def eventually(check: Callable[[], bool], timeout: float = HANG) -> bool:
+    """Poll ``check`` until it holds or ``timeout`` seconds pass (by default only a hang)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if check():

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from interrupting import until
 
 from lyt_toolkit import audit
 from lyt_toolkit._text import counted
@@ -43,13 +44,6 @@ room for a thread to start on a loaded machine (at 0.25 s against 0.3 s answers,
 def _imported(client: LoyaltyClient) -> list[str]:
     found = client.benefits.iter(filters={"name": {"$starts_with": "Import: "}}, limit=100)
     return [b.name for b in found]
-
-
-def _until(condition: Callable[[], bool], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        time.sleep(0.02)
 
 
 def _slow_import(client: LoyaltyClient, fresh: Sandbox, log: Path) -> BulkBenefitImport:
@@ -91,7 +85,7 @@ def test_cancel_stops_after_the_requests_in_flight_and_the_log_resumes(
 ) -> None:
     log = tmp_path / "import.jsonl"
     widget = _slow_import(client, fresh, log)
-    _until(lambda: widget.progress.value >= 2)
+    until(lambda: widget.progress.value >= 2, "the progress reached 2")
     widget.cancel_button.click()
     assert widget.cancel_button.disabled and "Cancelling" in widget.status.value
     widget.wait()

@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from html import unescape
 
 import pandas as pd
 import pytest
+from interrupting import until
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.snapshot import ProgramSnapshot
@@ -185,7 +186,7 @@ def test_moves_arriving_while_computing_compute_only_the_last(
 ) -> None:
     release, computed = gate
     panel.earn_rate.value = 0.016
-    until(lambda: len(computed) == 1)  # the worker is on the first move
+    until(lambda: len(computed) == 1, "the worker began the first move")
     for rate in (0.017, 0.018, 0.019, 0.02):  # a drag: each arrives while it computes
         panel.earn_rate.value = rate
     release.set()
@@ -285,13 +286,6 @@ def test_latest_only_drops_the_requests_that_waited() -> None:
     worker.submit(7)
     worker.wait(30)
     assert done == [0, 4, 7]
-
-
-def until(condition: Callable[[], bool], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        time.sleep(0.01)
 
 
 def test_the_liability_chart_scales_its_bars_to_the_largest_and_escapes_names() -> None:
