@@ -23,7 +23,7 @@ from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import bucket_lists, save_one_bucket_a_card, stopped_in_re_read
 
-QUIET = 1.5
+QUIET = 3.0
 """Seconds the window counts no call before the run is taken to wait for the next one."""
 
 
