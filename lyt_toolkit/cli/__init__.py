@@ -102,6 +102,22 @@ def _base_option(parser: argparse.ArgumentParser, text: str, *, required: bool =
     parser.add_argument("--base", required=required, metavar="SNAPSHOT_DIR", help=text)
 
 
+def _plan_command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    target: str,
+    help: str,
+    *,
+    plan: str,
+    base: str,
+) -> argparse.ArgumentParser:
+    """A command of a saved plan rehearsed on its snapshot (``rehearse``, ``verify``): its
+    ``PLAN_FILE`` and ``--base SNAPSHOT_DIR``, each ``help`` saying what the command takes."""
+    parser = _command(sub, target, help)
+    parser.add_argument("plan", metavar="PLAN_FILE", help=plan)
+    _base_option(parser, base, required=True)
+    return parser
+
+
 def _changes_out_option(parser: argparse.ArgumentParser) -> None:
     """``--out FILE`` of the commands that print changes: every change as CSV."""
     parser.add_argument("--out", default=None, metavar="FILE", help="write every change as CSV")
@@ -249,18 +265,14 @@ def build_parser() -> argparse.ArgumentParser:
         "same command resumes from its log)",
     )
 
-    rehearse = _command(
+    rehearse = _plan_command(
         sub,
         "rehearse:rehearse",
         "apply a saved plan file to a local sandbox holding its snapshot and print what it "
         "changed; nothing is sent to the service (exit 0: every item made, 1: not)",
-    )
-    rehearse.add_argument("plan", metavar="PLAN_FILE", help="a plan written by lyt plan --out")
-    _base_option(
-        rehearse,
-        "the snapshot the sandbox holds: the one the plan was made from (lyt export), or a "
+        plan="a plan written by lyt plan --out",
+        base="the snapshot the sandbox holds: the one the plan was made from (lyt export), or a "
         "newer pull of the same program",
-        required=True,
     )
     rehearse.add_argument(
         "--log",
@@ -271,18 +283,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _changes_out_option(rehearse)
 
-    verify = _command(
+    verify = _plan_command(
         sub,
         "verify:verify",
         "after lyt apply, read back what the plan touched and check the service now holds "
         "what its rehearsal made (exit 0: as rehearsed, 2: not, 1: error)",
-    )
-    verify.add_argument("plan", metavar="PLAN_FILE", help="the plan file lyt apply applied")
-    _base_option(
-        verify,
-        "the snapshot the plan was made from (lyt export): rehearsed on again locally, with no "
-        "call, to know what the apply should have made",
-        required=True,
+        plan="the plan file lyt apply applied",
+        base="the snapshot the plan was made from (lyt export): rehearsed on again locally, with "
+        "no call, to know what the apply should have made",
     )
     verify.add_argument(
         "--budget-share",
