@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from actions.helpers import names_on_server
+from interrupting import until
 
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
@@ -26,7 +27,6 @@ from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.widgets import BulkBenefitImport, EditPanel
 
 from .test_edit_panel import plan, type_into
-from .test_what_if_panel import until
 
 ROWS = 14
 SHARE = 9
@@ -82,7 +82,7 @@ def test_a_batch_larger_than_the_share_runs_paced_across_windows_keeping_to_each
         widget.paced = True
         widget.submit_button.click()
         assert widget.busy  # in the background, as any batch
-        until(lambda: _waiting(widget) and "end about" in _status(widget))
+        until(lambda: _waiting(widget) and "end about" in _status(widget), "waiting, its end said")
         widget.wait(60)
         window = running.plan()
         names = names_on_server(client, "Paced ")
@@ -107,7 +107,7 @@ def test_cancel_during_a_paced_wait_leaves_nothing_in_doubt_and_the_next_run_sen
     log = tmp_path / "resumed.jsonl"
     widget.action_log = log  # the panel's own log
     widget.submit_button.click()
-    until(lambda: _waiting(widget) and "end about" in _status(widget))
+    until(lambda: _waiting(widget) and "end about" in _status(widget), "waiting, its end said")
     assert widget.busy and fresh.plan()["used"] == 2 + SHARE  # its share, then the wait
     widget.cancel_button.click()
     widget.wait(5)  # the Cancel ends the wait at once
@@ -140,7 +140,10 @@ def test_the_edit_panels_apply_runs_paced_and_a_cancel_during_the_wait_leaves_no
     assert not panel.busy and "set the panel's paced = True" in html.unescape(panel.status.value)
     panel.paced, panel.action_log = True, tmp_path / "apply.jsonl"
     panel.apply_button.click()
-    until(lambda: f"{SHARE} sent, 0 left this window" in html.unescape(panel.status.value))
+    until(
+        lambda: f"{SHARE} sent, 0 left this window" in html.unescape(panel.status.value),
+        "its share sent",
+    )
     assert panel.busy and fresh.plan()["used"] == 1 + SHARE  # its share, then the wait
     panel.cancel_button.click()
     panel.wait(10)
