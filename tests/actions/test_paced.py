@@ -518,8 +518,11 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     assert "calls beyond this window's share wait for the next windows, 0.5 of each" in out
     said = [re.sub(r"^\d\d:\d\d:\d\d UTC ", "", line).split(":")[:2] for line in err.splitlines()]
     # a chunk of creates at a time: its re-read, then its writes; a wait (the chunk's reads
-    # wait for the window its writes fit in) says so, then that it went on
-    waits = [at for at, line in enumerate(said) if line[1] == " waiting for the next window"]
+    # wait for the window its writes fit in) says so, then that it went on. A chunk whose
+    # re-read starts in a window the last chunk's creates spent to the call says both on its
+    # first line ("started, waiting for the next window").
+    waiting = (" waiting for the next window", " started, waiting for the next window")
+    waits = [at for at, line in enumerate(said) if line[1] in waiting]
     assert moved and len(waits) == moved, err
     assert said[0] == ["paced re-read", " started"], err
     assert all(said[at + 1] == [said[at][0], " a new window began, going on"] for at in waits), err
