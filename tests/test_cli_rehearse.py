@@ -16,7 +16,7 @@ from actions.helpers import CREDENTIALS, SECRETS, TIERS, four_kinds_plan, pull
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
-from lyt_toolkit.actions.verify_touched import planned_reads, touched_reads
+from lyt_toolkit.actions.verify_touched import touched_reads
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
@@ -243,17 +243,20 @@ def test_rehearse_on_another_snapshot_than_the_plans_base_says_so(
 def test_verify_refuses_on_budget_before_rehearsing_with_its_bound_said_a_lower_one(
     service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The reads of the objects the plan's items write to, counted from the file, already do
-    not fit: refused before the rehearsal (at 20,000 members some 90 s), saying the count is
-    at least the read-back's and that a paced verification stopped starts again (no log)."""
+    """The reads the read-back certainly sends, counted from the file and its base (those of
+    the objects the items write to, and the member of the card its activation changes: here
+    every read), already do not fit: refused before the rehearsal (at 20,000 members some
+    70 s), not after it, saying the count is at least the read-back's, the ways it names
+    judged by it, and that a paced verification stopped starts again (no log)."""
     path, folder, base = saved
-    floor = planned_reads(base, ChangePlan.load(path).parts).calls
-    assert 0 < floor < touched_reads(ChangePlan.load(path).rehearse(base, progress=False)).calls
-    service.set_plan(f"{2 * floor}/hour")  # after the token, half holds one read too few
+    exact = touched_reads(ChangePlan.load(path).rehearse(base, progress=False)).calls
+    service.set_plan(f"{2 * exact}/hour")  # after the token, half holds one read too few
     code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder))
-    assert code == 1 and "Rehearsing" not in out
+    assert code == 1 and "Rehearsing" not in out  # not refused after the rehearsal
     [line] = err.splitlines()
-    assert f"(at least {floor} reads, counted from the plan file before rehearsing it:" in line
+    assert f"(at least {exact} reads, counted from the plan file and its base before" in line
+    assert "so a way below judged by this count can still be refused after it)" in line
+    assert "--budget-share 1 to let it take the window's whole budget" in line
     assert "--paced to send its share of every window" in line
     assert "(stopped, it starts again)" in line and "resumable" not in line
     assert service.plan()["used"] == 1  # the token only

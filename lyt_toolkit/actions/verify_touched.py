@@ -54,6 +54,7 @@ from ..pull.member_tree import holds_pending
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.references import mark_card_definitions
+from ._activated import changed_cards
 from ._listed import IDS_PER_READ, NAMES_PER_READ, benefits_named, listed_by_id
 from .cost import PlanCost, budgeted
 from .log import LogSource, refuse_foreign
@@ -155,13 +156,19 @@ def touched_reads(rehearsal: Rehearsal) -> TouchedReads:
 
 
 def planned_reads(snapshot: ProgramSnapshot, parts: Iterable[ActionPlan[Any]]) -> TouchedReads:
-    """What ``verify_touched`` reads of the objects the items of ``parts`` write to, known
-    from the plan and its base ``snapshot`` before any rehearsal: part of ``touched_reads``
-    (its calls a lower bound of ``verify_touched_cost``'s), which adds the objects the
-    rehearsal's changes reach (an activated bucket's card: its member's read)."""
+    """What ``verify_touched`` certainly reads of a rehearsal of ``parts`` on ``snapshot``,
+    known before the rehearsal: the objects the valid items write to, and the member of each
+    card an activation certainly changes (``_activated.changed_cards``: its balance). Part of
+    ``touched_reads`` (its calls a lower bound of ``verify_touched_cost``'s), which adds the
+    objects the rehearsal's other changes reach (an activation the snapshot does not tell
+    certain: its member's read)."""
     reads = TouchedReads()
-    items = [(p.action, str(i.target)) for p in parts for i in p.items if p.action in TOUCHES]
-    _add_items(reads, _Where(snapshot), items)
+    where = _Where(snapshot)
+    valid = [(part.action, item) for part in parts for item in part.items if item.error is None]
+    _add_items(reads, where, [(call, str(i.target)) for call, i in valid if call in TOUCHES])
+    paths = [i.to_send for call, i in valid if call == "activate_pending_bucket"]
+    for _, member, card in changed_cards(snapshot, paths):
+        _add(reads, where, "cards", f"{member}/{card}")
     return reads
 
 

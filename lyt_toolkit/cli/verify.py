@@ -9,9 +9,11 @@ a member with its cards one read, a card's pending buckets its bucket list), and
 is compared with the rehearsed one (``Rehearsal.verify``). The read-back's calls are printed
 before it and keep to ``--budget-share`` of the window (refused before the first read
 otherwise, naming ``--paced``, which waits for the reset instead, counting what the plan's
-runs sent in the window, from its action log, against the same share; when the reads of the
-objects the plan's items write to, counted from the file, already do not fit, before the
-rehearsal, the refusal saying its count a lower bound). Its scope is printed:
+runs sent in the window, from its action log, against the same share; when the reads it
+certainly sends, counted from the file and its base (``planned_reads``: of the objects the
+plan's items write to and of the members whose cards its activations certainly change),
+already do not fit, before the rehearsal, the refusal saying its count a lower bound by which
+the ways it names are judged). Its scope is printed:
 a change the service made to any other object is not seen. The items' outcomes are not
 compared (the apply's results are not kept): the rows the service holds are. Printed: the
 verdict, the checks that are not as rehearsed one per line; ``--out`` writes every check as
@@ -120,9 +122,10 @@ def verify(args: argparse.Namespace) -> int:
 def _refuse_planned(
     plan: SavedPlan, snapshot: ProgramSnapshot, client: LoyaltyClient, share: float
 ) -> None:
-    """``BudgetExceededError`` when the reads of the objects the plan's items write to
-    (``planned_reads``: known from the file, a lower bound of the read-back's) already do not
-    fit ``share`` of the window: the rehearsal, long at scale, is then not waited for."""
+    """``BudgetExceededError`` when the reads the read-back certainly sends (``planned_reads``:
+    known from the file and its base, a lower bound of the read-back's) already do not fit
+    ``share`` of the window: the rehearsal, long at scale, is then not waited for. The ways
+    the refusal names are judged by that bound, and it says so."""
     from ..actions.cost import PlanCost, learn_budget
     from ..actions.verify_touched import planned_reads
 
@@ -131,8 +134,10 @@ def _refuse_planned(
     if not cost.fits:
         what = (
             f"verifying {plan.path} (at least {counted(cost.needed, 'read')}, counted from the"
-            " plan file before rehearsing it: those of the objects its items write to; the"
-            " rehearsal adds the reads of what their changes reach)"
+            " plan file and its base before rehearsing it: those of the objects its items write"
+            " to and of the members whose cards its activations certainly change; the"
+            " rehearsal may add reads of what its other changes reach, so a way below judged"
+            " by this count can still be refused after it)"
         )
         raise cost.refusal(what, partial=False, paced=True, resumable=False)
 

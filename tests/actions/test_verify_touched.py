@@ -10,7 +10,7 @@ import pytest
 from interrupting import quiet_then_closed, window_used
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions.verify_touched import touched_reads
+from lyt_toolkit.actions.verify_touched import planned_reads, touched_reads
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client.allowance import PacingEnded
 from lyt_toolkit.errors import BudgetExceededError, StoppedError
@@ -90,6 +90,23 @@ def test_a_card_read_holding_no_pending_points_is_not_listed_for_its_buckets(
     assert client.quota.calls_used - sent == reads.calls - 1  # all but the bucket list
     assert verification.ok, verification.problems
     assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
+
+
+def test_the_reads_known_before_rehearsing_count_each_member_its_activations_certainly_change(
+    fresh_pulled: ProgramSnapshot,
+) -> None:
+    """Every bucket of the demo activated, some the service refuses (a date gone, a program
+    or member not ACTIVE, a card definition of IMMEDIATE points): the reads counted before
+    the rehearsal are the read-back's, a member read for each card an activation changed and
+    none for a refused one."""
+    buckets = fresh_pulled.pending_buckets
+    plan = _activate(fresh_pulled, tuple(buckets["id"]))
+    rehearsal = plan.rehearse(fresh_pulled, progress=False)
+    outcomes = set(rehearsal.results["outcome"].astype(str))
+    assert {"succeeded", "failed"} <= outcomes  # both kinds are counted
+    planned = planned_reads(fresh_pulled, [plan])
+    assert planned == touched_reads(rehearsal)
+    assert planned.members
 
 
 def test_a_change_production_made_elsewhere_is_not_seen_and_the_verification_says_so(
