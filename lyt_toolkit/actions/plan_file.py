@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -163,7 +164,15 @@ def plan_summary(
     counting the re-read and the read back of each write the base shows refused
     (``refused_keys``), without a budget (``listed=False``: as a toolkit that re-read each
     reward on its own counted it; ``refusals=False``: as one that counted no read back)."""
-    reads, writes = reread_calls(touched, inputs, listed=listed), int(changes["calls"].sum())
+    reads = reread_calls(touched, inputs, listed=listed)
+    return _summary(changes, unsupported, reads, refusals=refusals)
+
+
+def _summary(
+    changes: pd.DataFrame, unsupported: pd.DataFrame, reads: int, *, refusals: bool
+) -> str:
+    """``plan_summary``'s line, its re-read's ``reads`` counted already."""
+    writes = int(changes["calls"].sum())
     refused = sum(map(len, refused_keys(changes).values())) if refusals else 0
     return summary_line(changes, unsupported, calls_text(reads, writes, refused), None)
 
@@ -286,17 +295,22 @@ def _check_summary(
 ) -> None:
     """Refuse a ``summary`` that is not the one the plan's rows make (``plan_summary``);
     an older toolkit's (its calls the writes alone, or a re-read of a call a reward, or no
-    read back of a refused write, a
-    budget after it) is read."""
-    made = plan_summary(changes, unsupported, touched, inputs)
-    older = [
-        plan_summary(changes, unsupported, touched, inputs, listed=listed, refusals=refusals)
-        for listed, refusals in ((False, True), (True, False), (False, False))
-    ]
-    writes = counted(int(changes["calls"].sum()), "call")
-    for said in (made, *older, summary_line(changes, unsupported, writes, None)):
-        if summary == said or (
-            summary.startswith(said) and _BUDGET.fullmatch(summary[len(said) :])
+    read back of a refused write, a budget after it) is read. The re-read is counted once
+    a way of counting it (rewards listed or not), the older way only for a file whose summary
+    is not the one this toolkit writes (each count walks every touched entry)."""
+    reads: dict[bool, int] = {}
+
+    def said(listed: bool, refusals: bool) -> str:
+        if listed not in reads:
+            reads[listed] = reread_calls(touched, inputs, listed=listed)
+        return _summary(changes, unsupported, reads[listed], refusals=refusals)
+
+    made = said(listed=True, refusals=True)
+    older = (said(*way) for way in ((False, True), (True, False), (False, False)))  # lazily
+    writes = summary_line(changes, unsupported, counted(int(changes["calls"].sum()), "call"), None)
+    for line in itertools.chain((made,), older, (writes,)):
+        if summary == line or (
+            summary.startswith(line) and _BUDGET.fullmatch(summary[len(line) :])
         ):
             return
     raise read.fail(

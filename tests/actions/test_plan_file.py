@@ -19,7 +19,14 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import Sample, actions
-from lyt_toolkit.actions import ChangePlan, create_benefits, plan_reader
+from lyt_toolkit.actions import (
+    ChangePlan,
+    change_plan,
+    create_benefits,
+    plan_file,
+    plan_reader,
+    reread,
+)
 from lyt_toolkit.actions.change_plan import CHANGE_COLUMNS, as_saved
 from lyt_toolkit.actions.log import LogOwner
 from lyt_toolkit.actions.plan_file import (
@@ -144,6 +151,37 @@ def test_a_plan_file_s_keys_are_spelled_only_to_name_one_refused(
     with pytest.raises(PlanFileError, match=r"key 'touched\[0\]\.sha256': not UTF-8 text"):
         ChangePlan.load(path)
     assert spelled == ["touched", "sha256"]
+
+
+def test_a_loaded_plan_counts_its_re_read_once_for_its_summary_and_its_file_s_check(
+    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each count of the re-read walks every touched entry (slow at thousands of items):
+    loading counts it once to check the file's summary, an older toolkit's ways only for a
+    summary that is not this toolkit's, and the plan's summaries reuse one count."""
+    path = four_kinds_plan(pull(client))[0].save(tmp_path / "plan.json")
+    counts: list[bool] = []
+
+    def counting(*args: Any, **kwargs: Any) -> int:
+        counts.append(kwargs.get("listed", True))
+        return reread.reread_calls(*args, **kwargs)
+
+    for module in (plan_file, change_plan):
+        monkeypatch.setattr(module, "reread_calls", counting)
+    loaded = ChangePlan.load(path)
+    assert counts == [True]  # the summary this toolkit writes: no older way tried
+    for _ in range(3):
+        assert loaded.summary().endswith("9 calls (5 re-reads, then 4 writes)")
+        str(loaded), repr(loaded), loaded.to_string(), loaded.reread_cost()
+    assert counts == [True, True]
+    document = json.loads(path.read_text())  # an older toolkit's: the writes alone
+    document["summary"] = document["summary"].replace(
+        "9 calls (5 re-reads, then 4 writes)", "4 calls"
+    )
+    path.write_text(json.dumps(document))
+    counts.clear()
+    assert len(ChangePlan.load(path)) == len(loaded)
+    assert counts == [True, False]  # each way counted once
 
 
 def test_a_plan_from_a_sampled_base_says_so_under_its_summary_and_its_file_keeps_it(
