@@ -16,7 +16,9 @@ production, and verified:
 
 The script prints each route's calls and seconds, checks that the touched route sent no more
 than the calls it announced (an upper bound: a card its member's read shows holding no pending
-points is not listed), and that both verifications hold the same checks.
+points is not listed), that the reads counted before the rehearsal (``planned_reads``, what
+``lyt verify`` refuses on before rehearsing) are no more than those announced, and that both
+verifications hold the same checks.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import pandas as pd
 from rehearsal import served  # the sibling benchmark's production: the script's folder
 
 from lyt_toolkit import ProgramSnapshot, actions
+from lyt_toolkit.actions.verify_touched import planned_reads
 
 
 def main() -> None:
@@ -60,6 +63,8 @@ def main() -> None:
         )
 
         announced = actions.verify_touched_cost(rehearsal, client).needed
+        planned = planned_reads(snapshot, plan.parts).calls
+        print(f"  counted before the rehearsal: {planned} reads (announced after it: {announced})")
         sent = client.quota.calls_used
         started = time.perf_counter()
         touched = actions.verify_touched(rehearsal, client, results=results, budget_share=1.0)
@@ -75,6 +80,7 @@ def main() -> None:
         print(f"     full: {full_calls} calls, {full_s:.1f} s; {full!r}")
 
     assert touched_calls <= announced, (touched_calls, announced)
+    assert planned <= announced, (planned, announced)
     pd.testing.assert_frame_equal(touched.checks, full.checks)
     print(
         f"same checks; touched / full: calls {touched_calls / full_calls:.3f},"
