@@ -8,10 +8,12 @@ doubt (an earlier run was interrupted sending it) is read first with the plan's
 stands for an item not in doubt, the plan's ``recover`` checks (read-only) whether
 the item is already in its target state: then it is ``already_done``.
 With an action log each request of an item is logged ``attempted`` just before it goes out,
-and the item's outcome after its answer. A saved plan's run logs a refusal for good
-(``REFUSED_FOR_GOOD``, not found done by its read back) as final: a re-run of that plan
+and the item's outcome after its answer. A refusal for good (``REFUSED_FOR_GOOD``, not found
+done by its read back) is logged final, an unsaved plan's with the key of the write refused
+(``_write_key``): a re-run of that saved plan, or of an unsaved plan holding that same write,
 with the log does not send it again, and its result is that refusal again (``failed``, its
-status, error key and request ID, the message saying when and why it is not sent).
+status, error key and request ID, the message saying when and why it is not sent, and what
+sends it again: see ``actions.log``).
 
 A spent call budget (``QuotaExhaustedError``: the window resets beyond the client's
 ``max_wait``) stops the batch: the item it met is logged failed with status 429 (the
@@ -54,8 +56,9 @@ from ..errors import (
     RequestValidationError,
     StoppedError,
 )
+from ._write_key import write_key
 from .items import ItemResult, Outcome, P, PlanItem, Runnable
-from .log import ATTEMPTED, ActionLog, LogState
+from .log import ATTEMPTED, WRITE, ActionLog, LogState
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -209,6 +212,8 @@ class _Sender(Generic[P]):
             if in_doubt:  # left in doubt: the next run reads it first, as this one would have
                 return result
         if self.log is not None:
+            final = _for_good(result)
+            unsaved = final and self.log.plan is None  # no plan file: the write is its key
             self.log.record(
                 self.plan.action,
                 item.target,
@@ -218,7 +223,8 @@ class _Sender(Generic[P]):
                 message=result.message,
                 request_id=result.request_id,
                 resource_id=result.resource_id,
-                final=self.log.plan is not None and _for_good(result),
+                final=final,
+                write=write_key(self.plan.action, item) if unsaved else None,
             )
         if stop is not None:
             raise stop
@@ -354,14 +360,20 @@ def _for_good(result: ItemResult) -> bool:
 
 
 def _refused(item: PlanItem[Any], entry: dict[str, Any]) -> ItemResult:
-    """The result of an item its log shows refused for good: that refusal, not sent again."""
+    """The result of an item its log shows refused for good: that refusal, not sent again,
+    and what reconsiders it (an unsaved plan's: the log's ``reconsider``)."""
+    again = (
+        "plan again, or apply with refresh, to reconsider it"
+        if WRITE not in entry
+        else "put right what refused it, then reconsider() the log to send it again"
+    )
     return ItemResult(
         Outcome.FAILED,
         status=entry.get("status"),
         error_key=entry.get("error_key"),
         message=(
             f"not sent again: refused for good at {entry.get('time')} ({entry.get('message')});"
-            " plan again, or apply with refresh, to reconsider it"
+            f" {again}"
         ),
         request_id=entry.get("request_id"),
         resource_id=entry.get("resource_id"),

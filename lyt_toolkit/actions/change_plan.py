@@ -252,8 +252,12 @@ class ChangePlan(metaclass=ABCMeta):
         back (``ActionPlan.check_done``), a call more (one in doubt is read before instead,
         as its part counts)."""
         calls = 0
+        parts = {part.action: part for part in self.parts}
         for call, keys in refused_keys(self.changes).items():
-            state = log_state(log, call, ask=False)
+            part = parts.get(call)
+            state = (
+                log_state(log, call, ask=False) if part is None else part._log_state(log, ask=False)
+            )
             calls += sum(item_calls(key, state) == 1 for key in keys)
         return calls
 

@@ -7,12 +7,21 @@ whose last line is ``attempted`` was interrupted in flight ("in doubt"), and
 the action reads the service before sending it again. A line cut short by
 a crash is ignored, never fatal.
 
-A saved plan's run marks the ``failed`` line of a write the service refused for good
-(``final``: a refusal the spec ties to the state of what the write addresses, which sending
-it again does not change: ``_runner.REFUSED_FOR_GOOD``); a re-run of that plan with the log
-does not send it again, its result still the refusal (``LogState.refused``). A line saying
-the plan is made again from the live state (``RECONSIDERED``, ``apply(refresh=True)``) ends
-that: the refusals before it are sent again, once.
+A run marks the ``failed`` line of a write the service refused for good (``final``: a
+refusal the spec ties to the state of what the write addresses, which sending it again does
+not change: ``_runner.REFUSED_FOR_GOOD``); a re-run with the log does not send it again, its
+result still the refusal (``LogState.refused``). A saved plan's refusal is its plan file's
+(the plan lines below): a new plan file sends it again. An unsaved plan has no file: its
+refusal's line holds the key of the write refused (``write``: a sha256 of the action, the
+target and the values sent, ``_write_key``), and it is not sent again by a run of any
+unsaved plan whose item for that target is the same write (the same plan resumed, or
+another holding it), while an item writing other values there is another write and is sent
+(``LogState.refusing``). Nothing in the items tells a resume from the same plan made again
+after what refused it was put right: the same write then goes out only once the log says so.
+A line saying the plan is made again from the live state (``RECONSIDERED``:
+``apply(refresh=True)``, or ``reconsider()`` called on the log) ends that: the refusals
+before it are sent again, once. A saved plan never takes an unsaved run's refusal for its
+own, nor an unsaved plan a saved plan's (each sends it again).
 
 A log belongs to one service and project: the first ``execute`` with it writes an
 owner line (the service's public URL and the application ID, no secret), and a
@@ -75,7 +84,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -96,6 +105,8 @@ from ..fill.window_ledger import (
     later,
     recorded_window,
 )
+from ._write_key import write_key
+from .items import PlanItem
 from .lock import held
 
 if TYPE_CHECKING:
@@ -133,6 +144,9 @@ WINDOW = "lyt-action-window/1"
 WINDOW_OVER = "lyt-action-window-over/1"
 """The ``log`` key of a line saying the window the last window line is of is over: the
 ``attempted`` lines after it are of the next, no answer of which has named it yet."""
+WRITE = "write"
+"""The key of an unsaved plan's refusal for good: the sha256 of the write refused
+(``_write_key.write_key``)."""
 RECONSIDERED = "lyt-action-reconsidered/1"
 """The ``log`` key of a line saying the writes refused for good before it are to be sent
 again (the plan was made again from the live state)."""
@@ -206,7 +220,23 @@ class LogState:
     succeeded: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Target -> the line that saw it done (``succeeded`` or ``already_done``)."""
     refused: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Target -> its last line when that is a refusal for good (``final``): not sent again."""
+    """Target -> its last line when that is a refusal for good (``final``): not sent again
+    (of a log read for a saved plan, only its own; for an unsaved one, see ``refusing``)."""
+
+    def refusing(self, action: str, items: Iterable[PlanItem[Any]]) -> LogState:
+        """This state with, of its refusals for good, only those of an unsaved plan's run that
+        refused the very write of one of ``items`` (``action``'s: its ``write`` key): another
+        write to that target, or a saved plan's refusal, is sent."""
+        refused = {}
+        for item in items:
+            line = self.refused.get(item.target)
+            if (
+                line is not None
+                and item.error is None
+                and line.get(WRITE) == write_key(action, item)
+            ):
+                refused[item.target] = line
+        return LogState(self.last, self.succeeded, refused)
 
     def in_doubt(self, target: str) -> bool:
         """True when a request for ``target`` may have reached the service unanswered:
@@ -264,8 +294,9 @@ class _Index:
             state.last[target] = line
             if line["outcome"] in DONE:
                 state.succeeded[target] = line
-            if line["outcome"] == "failed" and line.get("final") is True:
-                state.refused[target] = line
+            final = line["outcome"] == "failed" and line.get("final") is True
+            if final and (self.binding.plan is None or WRITE not in line):
+                state.refused[target] = line  # read for a saved plan: never an unsaved run's
             else:
                 state.refused.pop(target, None)
         elif line.get("log") == RECONSIDERED and self.binding.reading:
@@ -341,9 +372,11 @@ class ActionLog:
         request_id: str | None = None,
         resource_id: str | None = None,
         final: bool = False,
+        write: str | None = None,
     ) -> None:
         """Append one line and make it durable before returning; ``final``: a ``failed``
-        line of a refusal for good (see the module)."""
+        line of a refusal for good, ``write`` the key of the write refused when it is an
+        unsaved plan's (see the module)."""
         entry = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "action": action,
@@ -357,6 +390,8 @@ class ActionLog:
         }
         if final:
             entry["final"] = True
+            if write is not None:
+                entry[WRITE] = write
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
         with self._lock:
             fd = self._open()
@@ -394,7 +429,8 @@ class ActionLog:
 
     def reconsider(self) -> None:
         """A line after which the writes refused for good before it are sent again
-        (``RECONSIDERED``: the plan was made again from the live state)."""
+        (``RECONSIDERED``: the plan was made again from the live state, or what refused
+        them was put right)."""
         with self._lock:
             fd = self._open()
             os.write(fd, (json.dumps({"log": RECONSIDERED}) + "\n").encode())
@@ -657,16 +693,22 @@ def log_state(
     client: LoyaltyClient | None = None,
     *,
     ask: bool = True,
+    items: Iterable[PlanItem[Any]] | None = None,
 ) -> LogState:
     """What ``log`` knows about ``action`` (nothing without a log); with ``client``,
     ``ForeignLogError`` when the log belongs to another service or project, or to another
-    state of its sandbox (``refuse_foreign``; ``ask``: as there)."""
+    state of its sandbox (``refuse_foreign``; ``ask``: as there). With the ``items`` of an
+    unsaved plan (a log bound to no plan file), of its refusals for good only those of
+    these very writes (``LogState.refusing``)."""
     if log is None:
         return LogState()
     action_log = log if isinstance(log, ActionLog) else ActionLog(log)
     if client is not None:
         refuse_foreign(action_log, client, ask=ask)
-    return action_log.state(action)
+    state = action_log.state(action)
+    if items is None or action_log.plan is not None or not state.refused:
+        return state
+    return state.refusing(action, items)
 
 
 def refuse_foreign(log: LogSource | None, client: LoyaltyClient, *, ask: bool = True) -> None:

@@ -32,7 +32,7 @@ from ..snapshot.defaults import DEFAULT_SHARE, checked_concurrency
 from ._runner import run_items
 from .cost import PlanCost, budgeted, item_calls, items_within, plan_cost
 from .items import ItemResult, Observer, Outcome, P, PlanItem, Standing
-from .log import ActionLog, LogOwner, LogSource, log_state, opened_log
+from .log import ActionLog, LogOwner, LogSource, LogState, log_state, opened_log
 from .paced import hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .rehearsal import Rehearsal, rehearse
 from .results import RESULT_COLUMNS, preview_frame, results_frame
@@ -199,7 +199,7 @@ class ActionPlan(Generic[P]):
                 raise TypeError("preview() got the log twice: write preview(client, log=log)")
             client, log = None, client
         share = checked_share(budget_share)
-        state = log_state(log, self.action, client)
+        state = self._log_state(log, client)
         done = state.succeeded
         standings: list[Standing | None] = [None] * len(self.items)
         if client is not None:
@@ -231,6 +231,13 @@ class ActionPlan(Generic[P]):
         frame.attrs["summary"] = str(cost)
         return frame
 
+    def _log_state(
+        self, log: LogSource | None, client: LoyaltyClient | None = None, *, ask: bool = True
+    ) -> LogState:
+        """What ``log`` knows of the plan's action (see ``log_state``): of an unsaved plan's
+        log, the refusals for good of its own items' very writes only."""
+        return log_state(log, self.action, client, ask=ask, items=self.items)
+
     @property
     def valid_items(self) -> list[PlanItem[P]]:
         """The items that passed local validation: the ones ``execute`` may send."""
@@ -255,7 +262,7 @@ class ActionPlan(Generic[P]):
         Nothing is sent: the budget is what the client last read from an answer.
         """
         share = checked_share(budget_share)
-        return plan_cost(self, log_state(log, self.action, client, ask=False), client, share)
+        return plan_cost(self, self._log_state(log, client, ask=False), client, share)
 
     # -- execution ----------------------------------------------------------------------
 
@@ -325,7 +332,7 @@ class ActionPlan(Generic[P]):
             with hearing(
                 client, share, paced, cancel, what=self.action, progress=progress, log=action_log
             ) as heard:
-                state = log_state(action_log, self.action, client)
+                state = self._log_state(action_log, client)
                 cost = budgeted(lambda: plan_cost(self, state, client, share), client)
             if action_log is not None:  # the token fetched: the owner as its answer names it
                 action_log.claim(LogOwner.of(client))
@@ -370,7 +377,7 @@ class ActionPlan(Generic[P]):
         allowance spent by the parts before, or by its re-read): each valid item the ``log``
         did not see done ``cancelled`` as beyond the share (not logged: a re-run with the log
         sends it), the others as ``execute`` reports them. Nothing is sent."""
-        state = log_state(log, self.action, ask=False)
+        state = self._log_state(log, ask=False)
         results = run_items(
             self, client, concurrency=1, log=None, state=state, progress=False, at_most=0
         )
