@@ -28,6 +28,7 @@ from .._stop import stopping
 from .._text import counted
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
 from ..errors import StoppedError, share_of
+from ..fill.pace_work import PacedWork, paced_work
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
@@ -35,7 +36,15 @@ from ..snapshot.diff import compare
 from ._runner import CANCELLED
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES, refused_keys
-from .chunked import CHUNK_MOST, chunk_size, in_order, not_reached, part_of, to_send
+from .chunked import (
+    ChunkAhead,
+    chunk_size,
+    in_order,
+    not_reached,
+    part_of,
+    reads_as_chunked,
+    to_send,
+)
 from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
 from .kept_reads import KeptReads, kept_path
@@ -70,7 +79,6 @@ from .reread import (
     doubtful,
     left_to_read,
     live_rows,
-    needed_by,
     own_work,
     reread_calls,
     service_now,
@@ -650,8 +658,9 @@ class SavedPlan:
             reads, writes = self._reread_calls(), int(self.changes["calls"].sum())
         else:
             kept: frozenset[tuple[str, ...]] = getattr(self, "_kept_counted", frozenset())
+            chunked: int | None = getattr(self, "_chunked_counted", None)
             writes = self.plan._needed(log) - refused
-            reads = self._needed(log, kept) - writes - refused
+            reads = self._needed(log, kept, reads=chunked) - writes - refused
         return calls_text(reads, writes, refused)
 
     def to_string(self) -> str:
@@ -705,14 +714,64 @@ class SavedPlan:
         (``ChangePlan.cost``), and no re-read for a plan a stale apply re-planned while the
         service shows no call of the project since its read (``apply`` sends none). With
         ``client``, the reads the rows kept beside the ``log`` answer are not counted: an
-        apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``)."""
+        apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``); checked as
+        it writes (``paced``, not ``refresh``, with a ``log``: ``chunked``), each chunk's
+        re-read, an object several chunks need counted for each, its chunks cut as they
+        will be from the window's share left now."""
         log = self._bound(log)
+        share = checked_share(budget_share)
         kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
+        chunked = self._chunked_reads(client, log, kept, share, paced=paced, refresh=refresh)
         object.__setattr__(self, "_kept_counted", kept)  # for ``summary``, as the budget is
-        needed = self._needed(log, kept, refresh=refresh)
+        object.__setattr__(self, "_chunked_counted", chunked)
+        needed = self._needed(log, kept, refresh=refresh, reads=chunked)
         if client is not None and self._read_holds(client, log):
             needed -= self._reread_calls(log, kept, refresh=refresh)
-        return self.plan._costed(needed, client, checked_share(budget_share))
+        return self.plan._costed(needed, client, share)
+
+    def _chunked_reads(
+        self,
+        client: LoyaltyClient | None,
+        log: LogSource | None,
+        kept: frozenset[tuple[str, ...]],
+        share: float,
+        *,
+        paced: bool,
+        refresh: bool,
+    ) -> int | None:
+        """The re-read calls of an apply with these ``paced`` and ``refresh`` and the ``log``
+        checked as it writes (``chunked``; None: it reads otherwise), the reads ``kept``
+        answers left out: each chunk's, an object several chunks need (a card definition
+        many creates point at, a listing of names or rewards a chunk boundary cuts) counted
+        for each, its chunks cut as the apply will cut them from ``share`` of the window's
+        calls left now (``reads_as_chunked``; another's call since changes them)."""
+        if not paced or refresh or log is None or not self.sha256 or client is None:
+            return None
+        if self._read_holds(client, log):
+            return None
+        states = [log_state(log, part.action, client) for part in self.parts]
+        in_doubt = sum(len(doubtful(part, s)) for part, s in zip(self.parts, states, strict=True))
+        todos = [
+            (part, to_send(part, state)) for part, state in zip(self.parts, states, strict=True)
+        ]
+        left, whole = self._share_left(client, log, share)
+        left = None if left is None else max(0, left - in_doubt)  # read back first
+        return reads_as_chunked(self.touched, self.inputs, todos, kept, left, whole)
+
+    @staticmethod
+    def _share_left(
+        client: LoyaltyClient, log: LogSource, share: float
+    ) -> tuple[int | None, int | None]:
+        """The calls a paced apply's share holds in this window now (the plan's earlier runs'
+        there counted, ``paced.pacing``), and in a whole window (None: the budget unknown)."""
+        whole = _window_share(client, share)
+        action_log = log if isinstance(log, ActionLog) else ActionLog(log)
+        try:
+            with client.quota.allowance(share, paced=True, earlier=action_log.earlier) as held:
+                return held.left, whole
+        finally:
+            if action_log is not log:
+                action_log.close()
 
     def _needed(
         self,
@@ -720,20 +779,19 @@ class SavedPlan:
         kept: frozenset[tuple[str, ...]] = frozenset(),
         *,
         refresh: bool = False,
+        reads: int | None = None,
     ) -> int:
         """The calls of an apply with the ``log``: the re-read (less what ``kept`` rows
-        answer), a read back of each write in doubt, the parts' writes; a ``refresh`` sends
-        the writes the log shows refused for good again (``ActionLog.reconsider``), each with
-        its read back should it be refused again (two calls: one when it is made now)."""
+        answer; ``reads``, when given: a chunked apply's, ``_chunked_reads``), a read back of
+        each write in doubt, the parts' writes; a ``refresh`` sends the writes the log shows
+        refused for good again (``ActionLog.reconsider``), each with its read back should it
+        be refused again (two calls: one when it is made now)."""
         states = [log_state(log, part.action) for part in self.parts]
         in_doubt = sum(len(doubtful(part, s)) for part, s in zip(self.parts, states, strict=True))
         again = 2 * sum(len(state.refused) for state in states) if refresh else 0
-        return (
-            self._reread_calls(log, kept, refresh=refresh)
-            + in_doubt
-            + self.plan._needed(log)
-            + again
-        )
+        if reads is None:
+            reads = self._reread_calls(log, kept, refresh=refresh)
+        return reads + in_doubt + self.plan._needed(log) + again
 
     def _kept_rows(
         self, client: LoyaltyClient | None, log: LogSource | None, *, paced: bool, refresh: bool
@@ -793,6 +851,7 @@ class SavedPlan:
         log: LogSource | None = None,
         paced: bool = False,
         refresh: bool = False,
+        budget_share: float = DEFAULT_SHARE,
     ) -> PlanCost:
         """The calls re-reading the touched objects takes: one per 99 rewards (listed by
         ID), one per tier structure and card definition, one per page of 100 buckets of a
@@ -802,10 +861,15 @@ class SavedPlan:
         token if it holds none, and the budget it last read. With the ``log`` of an
         interrupted apply, an object whose every write the log saw done is not re-read
         (``reread.left_to_read``), nor one the rows kept beside it answer for an apply with
-        these ``paced`` and ``refresh`` (see ``cost``)."""
+        these ``paced`` and ``refresh`` (see ``cost``). Paced with a ``log``, not
+        ``refresh``, the re-read goes a chunk at a time with ``budget_share`` of each window
+        (``chunked``): an object several chunks need is counted for each (see ``cost``)."""
         log = self._bound(log)
         kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
-        return PlanCost.for_client(self._reread_calls(log, kept, refresh=refresh), client)
+        share = checked_share(budget_share)
+        chunked = self._chunked_reads(client, log, kept, share, paced=paced, refresh=refresh)
+        reads = self._reread_calls(log, kept, refresh=refresh) if chunked is None else chunked
+        return PlanCost.for_client(reads, client)
 
     def _reread_calls(
         self,
@@ -994,7 +1058,7 @@ class SavedPlan:
             reading_once(log) as log,
             _within_share(client, share, paced) as held,
         ):
-            self.check_apply(
+            cost = self.check_apply(
                 client,
                 log=log,
                 allow_destroy=allow_destroy,
@@ -1011,7 +1075,11 @@ class SavedPlan:
                     action_log.claim(LogOwner.of(client))
                     action_log.begin_plan()
                 if progress is True and display() is not None:  # where a bar would show, as text
-                    print(reread_line(self, client, log, paced=paced, refresh=refresh))
+                    print(
+                        reread_line(
+                            self, client, log, paced=paced, refresh=refresh, budget_share=share
+                        )
+                    )
                 # (a paced apply without a log was refused above)
                 paced_reread = (
                     self._reread_paced(client, log, share, progress)
@@ -1035,7 +1103,7 @@ class SavedPlan:
                         kept = self._kept(log, client, paced)
                         assert kept is not None
                         results = self._written_as_checked(
-                            client, log, kept, share, concurrency, progress, cancel
+                            client, log, kept, share, concurrency, progress, cancel, cost.needed
                         )
                         self._remember(PlanCost.for_client(0, client))
                         record_applied(self.path, self.sha256, results)
@@ -1113,16 +1181,33 @@ class SavedPlan:
         concurrency: int,
         progress: Progress,
         cancel: threading.Event | None,
+        planned: int,
     ) -> pd.DataFrame:
         """The parts, paced, a chunk of writes at a time, each sent once the objects it needs
-        are re-read and not stale (``chunked``); else ``StalePlanError`` naming them, the
-        rows read kept for ``refresh=True``."""
+        are re-read and not stale (``chunked``), ``planned`` calls in all (its cost); else
+        ``StalePlanError`` naming them, the rows read kept for ``refresh=True``."""
         if kept.refused:
             kept.clear()  # a refusal's rows: what it named may be put right since
+        # its chunks' bars show one work, as its cost counted it (``pace_work``)
+        with paced_work(client, "paced apply", lambda: planned) as work:
+            return self._chunks_written(
+                client, log, kept, (share, concurrency, progress, work), cancel
+            )
+
+    def _chunks_written(
+        self,
+        client: LoyaltyClient,
+        log: LogSource,
+        kept: KeptReads,
+        run: tuple[float, int, Progress, PacedWork],
+        cancel: threading.Event | None,
+    ) -> pd.DataFrame:
+        """``_written_as_checked``'s chunks, ``run`` its share, concurrency, progress and
+        work."""
+        share, concurrency, progress, work = run
         with self._reread_paced(client, log, share, False, lambda: 0, cancel):
             own = self.own_work(client, log)  # a write in doubt read back: the plan's own?
-        window = client.quota.limit
-        whole = None if window is None else share_of(window, share)
+        whole = _window_share(client, share)
         total = sum(len(part.items) for part in self.parts)
         frames, done, stopped = [], 0, ""
         for part in self.parts:
@@ -1132,7 +1217,7 @@ class SavedPlan:
             while todo and not stopped:
                 try:
                     live, chunk = self._chunk_read(
-                        client, log, kept, part, todo, (whole, share, progress), cancel
+                        client, log, kept, part, todo, (whole, share, progress, work), cancel
                     )
                 except (StoppedError, PacingEnded):  # a Cancel while it waits for a window
                     stopped = "not sent: the batch was cancelled"
@@ -1173,31 +1258,23 @@ class SavedPlan:
         kept: KeptReads,
         part: ActionPlan[Any],
         todo: list[int],
-        pace: tuple[int | None, float, Progress],
+        pace: tuple[int | None, float, Progress, PacedWork],
         cancel: threading.Event | None,
     ) -> tuple[LiveRows, list[int]]:
         """The next chunk of ``todo`` (indices of ``part``'s items; ``chunk_size``) and the
         live rows of the objects its writes need, read paced (``pace``: a window's share in
-        calls, the share, the progress), its writes held back (``Allowance.holding_back``)."""
-        whole, share, progress = pace
+        calls, the share, the progress, the work it is a chunk of, told of it), its writes
+        held back (``Allowance.holding_back``)."""
+        whole, share, progress, work = pace
         planned: list[int] = [0]
         with self._reread_paced(
             client, log, share, progress, lambda: planned[0], cancel
         ) as allowance:
-            held = frozenset(kept.held)
-            ahead = todo[:CHUNK_MOST]
-            targets = [str(part.items[index].target) for index in ahead]
-            near = needed_by(self.touched, self.inputs, part.action, set(targets))
-
-            def needed(writes: int) -> list[Touched]:
-                return needed_by(near, self.inputs, part.action, set(targets[:writes]))
-
-            def calls(writes: int) -> int:
-                return reread_calls(needed(writes), self.inputs, kept=held) + writes
-
-            chunk = ahead[: chunk_size(calls, allowance.left, whole)]
-            entries = needed(len(chunk))
-            planned[0] = reread_calls(entries, self.inputs, kept=held)
+            ahead = ChunkAhead(self.touched, self.inputs, part, todo, frozenset(kept.held))
+            chunk = todo[: chunk_size(ahead.calls, allowance.left, whole)]
+            entries = ahead.needed(len(chunk))
+            planned[0] = ahead.calls(len(chunk)) - len(chunk)
+            work.chunk(part.action, planned[0], len(chunk), len(todo))
             with allowance.holding_back(len(chunk)):
                 return live_rows(client, entries, self.inputs, kept), chunk
 
@@ -1365,6 +1442,12 @@ def _within_share(client: LoyaltyClient, share: float, paced: bool) -> Iterator[
         yield held
 
 
+def _window_share(client: LoyaltyClient, share: float) -> int | None:
+    """The calls ``share`` of a whole window of ``client``'s budget holds (None: unknown)."""
+    limit = client.quota.limit
+    return None if limit is None else share_of(limit, share)
+
+
 def reread_line(
     saved: SavedPlan,
     client: LoyaltyClient,
@@ -1372,11 +1455,13 @@ def reread_line(
     *,
     paced: bool = False,
     refresh: bool = False,
+    budget_share: float = DEFAULT_SHARE,
 ) -> str:
     """``Re-reading N touched objects: COST`` (``N of T``, saying why, when the ``log``
-    shows every write to some done; a paced apply's, each chunk's before its writes; its
-    cost without the reads the rows kept beside the ``log`` answer, ``SavedPlan.cost``):
-    the line ``apply`` and ``lyt apply`` with these ``paced`` and ``refresh`` print."""
+    shows every write to some done; a paced apply's, each chunk's before its writes, an
+    object several chunks need counted for each; its cost without the reads the rows kept
+    beside the ``log`` answer, ``SavedPlan.cost``): the line ``apply`` and ``lyt apply``
+    with these ``paced``, ``refresh`` and ``budget_share`` print."""
     left, total = len(saved._rereads(log, client, refresh=refresh)), len(saved.touched)
     what = counted(total, "touched object")
     if saved._read_holds(client, log):
@@ -1388,7 +1473,9 @@ def reread_line(
         what = f"{left} of {what} (not the other {total - left}: the log shows them written)"
     if paced and not refresh and log is not None and saved.sha256:
         what += ", each chunk's just before its writes"
-    cost = saved.reread_cost(client, log=log, paced=paced, refresh=refresh)
+    cost = saved.reread_cost(
+        client, log=log, paced=paced, refresh=refresh, budget_share=budget_share
+    )
     return f"Re-reading {what}: {cost}"
 
 

@@ -18,12 +18,18 @@ the rest from. A chunk's rows are kept as read until it is found not stale, so a
 stopped part way (Ctrl-C, a Cancel while it waits for the next window) is taken up by the
 next run within ``KEPT_FOR``; once its writes start they are not kept, and a run resumed
 then reads the rest afresh.
+
+An object several chunks need (the card definition many creates point at, a listing of names
+or rewards a chunk boundary cuts) is re-read for each of them, just before its writes, so no
+write is checked against a read older than its chunk; the cost counts it so
+(``reads_as_chunked``: the chunks cut as the apply will cut them from the window's share left
+now), and the cost is what the apply sends.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -31,12 +37,23 @@ import pandas as pd
 from .items import Outcome
 from .log import LogState
 from .plan import ActionPlan
+from .reread import needed_by, reread_calls
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from .log import LogSource
+    from .touched import Touched
 
-__all__ = ["CHUNK_MOST", "chunk_size", "in_order", "not_reached", "part_of", "to_send"]
+__all__ = [
+    "CHUNK_MOST",
+    "ChunkAhead",
+    "chunk_size",
+    "in_order",
+    "not_reached",
+    "part_of",
+    "reads_as_chunked",
+    "to_send",
+]
 
 CHUNK_MOST = 99
 """The writes a chunk holds at most: as many rewards as one listing re-reads."""
@@ -55,6 +72,62 @@ def chunk_size(calls: Callable[[int], int], left: int | None, share: int | None)
         middle = (low + high + 1) // 2
         low, high = (middle, high) if calls(middle) <= room else (low, middle - 1)
     return low
+
+
+class ChunkAhead:
+    """What the next chunk of ``todo`` (indices of ``part``'s items) may hold: its first
+    ``n`` writes' objects (``needed``, of the ``touched`` of a plan built from ``inputs``)
+    and the calls of those writes and their re-read (``calls``), the reads ``kept``
+    (``ReadKeys``' keys) answers left out."""
+
+    def __init__(
+        self,
+        touched: Sequence[Touched],
+        inputs: Mapping[str, pd.DataFrame],
+        part: ActionPlan[Any],
+        todo: Sequence[int],
+        kept: Collection[tuple[str, ...]] = (),
+    ) -> None:
+        self._inputs, self._action, self._kept = inputs, part.action, kept
+        self._targets = [str(part.items[index].target) for index in todo[:CHUNK_MOST]]
+        self._near = needed_by(touched, inputs, part.action, set(self._targets))
+
+    def needed(self, writes: int) -> list[Touched]:
+        """The objects the first ``writes`` writes need re-read."""
+        return needed_by(self._near, self._inputs, self._action, set(self._targets[:writes]))
+
+    def calls(self, writes: int) -> int:
+        """The calls of the first ``writes`` writes and of their re-read."""
+        return reread_calls(self.needed(writes), self._inputs, kept=self._kept) + writes
+
+
+def reads_as_chunked(
+    touched: Sequence[Touched],
+    inputs: Mapping[str, pd.DataFrame],
+    todos: Sequence[tuple[ActionPlan[Any], list[int]]],
+    kept: Collection[tuple[str, ...]],
+    left: int | None,
+    share: int | None,
+) -> int:
+    """The re-read calls of a paced apply sending the items at each part's indices of
+    ``todos``, a chunk at a time: each chunk's objects read for it (one several need, once
+    for each), its chunks cut as ``chunk_size`` cuts them, from ``left`` calls of this
+    window's share, then a window's ``share`` once a chunk does not fit what is left (its
+    reads wait for the next window), the rows ``kept`` answering the first chunk's reads
+    (it clears them once found not stale)."""
+    reads = 0
+    for part, todo in todos:
+        while todo:
+            ahead = ChunkAhead(touched, inputs, part, todo, kept)
+            size = chunk_size(ahead.calls, left, share)
+            calls = ahead.calls(size)
+            reads += calls - size
+            if left is not None and left >= ahead.calls(1):
+                left -= calls
+            elif share is not None:  # sent in the next window
+                left = max(0, share - calls)
+            kept, todo = (), todo[size:]
+    return reads
 
 
 def to_send(part: ActionPlan[Any], state: LogState) -> list[int]:

@@ -116,7 +116,16 @@ def apply(args: argparse.Namespace) -> int:
             # and apply prints the re-read's line there itself.
             shown = bool(args.paced)
             if not (shown and display() is not None):
-                print(reread_line(plan, client, log, paced=args.paced, refresh=args.refresh))
+                print(
+                    reread_line(
+                        plan,
+                        client,
+                        log,
+                        paced=args.paced,
+                        refresh=args.refresh,
+                        budget_share=share,
+                    )
+                )
             if args.refresh:  # the summary above is the saved plan's, not what is applied
                 print("--refresh: the plan is made again from the live state just read (a change")
                 print("already made drops out), so what is applied may differ from the above:")

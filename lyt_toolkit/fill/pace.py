@@ -13,8 +13,9 @@ count them). It redraws from a task of the pull's loop (``async with``) or from 
 own (``with``: a plan's items run on a thread pool). Where the bar cannot be seen and the
 command asked for lines instead (``_progress.lines``: a ``lyt`` command writing to a log), the
 same figures go to ``PaceLines``, which writes one at the moments that matter
-(``fill.pace_lines``); a callable progress with a ``paced`` method (``_progress.PacedProgress``:
-a panel's status) is told them at each redraw.
+(``fill.pace_lines``); a bar of a work run as several bars (``fill.pace_work``) shows the
+whole work, its lines the work's; a callable progress with a ``paced`` method
+(``_progress.PacedProgress``: a panel's status) is told them at each redraw.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .._progress import Progress, ProgressBar, lines, paced_line
 from ..client.allowance import Allowance
 from ..errors import share_of
 from .pace_lines import PaceLines
+from .pace_work import PacedWork, current_work
 
 __all__ = ["PaceBar", "expected_end"]
 
@@ -72,17 +74,22 @@ class PaceBar:
         its runs spent of the window)."""
         self.client = client
         self.allowance = allowance
-        self.planned = planned
         self.recalled = recalled
+        work = current_work()  # a bar of a work run as several: the whole work's figures
+        self.planned = planned if work is None else work.planned
+        desc = desc if work is None else work.desc
         # A callable ``progress`` gets the work's own counts (a pull's rows, a plan's items);
         # the calls show only as a bar.
         self.bar = ProgressBar(progress is True, desc=desc, unit="call")
-        self.lines = PaceLines(desc) if progress is True and lines() else None
+        self.lines = _lines(desc, work) if progress is True and lines() else None
         """Where the bar cannot be seen: its lines (see the module)."""
         self.told = paced_line(progress)
         """A callable ``progress`` that takes the line too (a panel's status)."""
-        self._start = client.quota.calls_used
-        self._refused = client.quota.refusals
+        self._start = client.quota.calls_used if work is None else work.start
+        self._before = client.quota.calls_used - self._start
+        """The calls the work sent before this bar (its earlier bars'): counted in the
+        allowance's ``carried`` when sent in its window, not sent by another run."""
+        self._refused = client.quota.refusals if work is None else work.refusals
         self._task: asyncio.Task[None] | None = None
         self._thread: threading.Thread | None = None
         self._ended = threading.Event()
@@ -149,9 +156,10 @@ class PaceBar:
             parts.append(f"{refused:,} refused (429) and retried")
         left = allowance.left
         resets = quota.resets_at
-        if allowance.carried:
+        carried = max(0, allowance.carried - self._before)
+        if carried:
             # its earlier runs', or a plan's earlier parts and re-read in this same run
-            parts.append(f"{allowance.carried:,} sent earlier in this window")
+            parts.append(f"{carried:,} sent earlier in this window")
         if left is not None:
             share = f" of its share of {allowance.calls:,}" if allowance.calls else ""
             parts.append(f"{left:,} left this window{share}")  # no share: the window refused
@@ -199,6 +207,16 @@ class PaceBar:
         if len(self._resets) >= 2:
             return max(1.0, self._resets[-1] - self._resets[-2])
         return HOUR
+
+
+def _lines(desc: str, work: PacedWork | None) -> PaceLines | None:
+    """The lines of a bar named ``desc``: its own, or, a bar of ``work``, the work's (told
+    it follows its last bar)."""
+    if work is None:
+        return PaceLines(desc)
+    if work.lines is not None:
+        work.lines.follows()
+    return work.lines
 
 
 def _calls(done: int, total: int | None) -> str:

@@ -7,7 +7,9 @@ as it begins to wait for a window's reset, as it goes on in the next one (said a
 it ends before the next redraw; said, then the wait, when the window's share went by between
 two redraws), and while the service refuses its calls (429) and it retries,
 once every ``EVERY`` seconds at most. Each line is this machine's time, the work's name, what
-happens and the bar's figures.
+happens and the bar's figures. A work run as several bars one after another (a saved plan's
+chunks, ``pace_work``) shares one ``PaceLines``: it starts once, each bar told it
+``follows``, and says what the work itself tells it (``say``: the chunk it goes on with).
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ class PaceLines:
         self._refusals = 0
         self._refused_at: float | None = None
         self._window = 0
+        self._windows_before = 0
+        """The windows the work went through before its current bar's first."""
+
+    def follows(self) -> None:
+        """The work's next bar starts, in the window its last one ended in: its windows are
+        counted on from there."""
+        self._windows_before = self._window
 
     def see(
         self,
@@ -68,6 +77,7 @@ class PaceLines:
         (the rest done within a redraw's second)."""
         if ending and not (self._state == "waiting" and not waiting):
             return
+        window += self._windows_before
         if self._state == "waiting" and waiting and window > self._window:
             self._say("running", _GOING_ON["waiting"], figures)
         self._window = window
@@ -87,6 +97,11 @@ class PaceLines:
         else:  # the first line may say so
             text = _ENTERED[state] if self._state is not None else f"started, {_ENTERED[state]}"
         self._say(state, text, figures)
+
+    def say(self, text: str, figures: str) -> None:
+        """A line saying ``text`` with ``figures`` (the work now running, if it was not
+        started yet; else as it was)."""
+        self._say(self._state or "running", text, figures)
 
     def _say(self, state: State, text: str, figures: str) -> None:
         """The line saying ``text`` with ``figures``, the work now ``state``."""

@@ -495,9 +495,12 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
     """Its stderr a pipe (``nohup lyt apply --paced ... 2> log``), ``lyt apply --paced`` says
-    when each chunk's re-read and creates start, when it begins to wait for the next
-    window and that it went on there, with its bar's figures, though the rest took less than
-    a second (no redraw came).
+    once that it started, then a line per chunk naming it (its re-read's real size, then its
+    writes), when it begins to wait for the next window and that it went on there, with the
+    whole apply's figures, though the rest took less than a second (no redraw came). On main
+    each chunk said "started" twice (its re-read, then its creates), its re-read "0 of 0
+    calls", and its summary counted the card definition and the names its creates need once
+    where each chunk re-reads them.
 
     The fixed clock moves to the next window once the process waits for it and the window
     counts its share: on a running clock, a process slow to start (a loaded machine) saw the
@@ -517,17 +520,30 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     assert " calls short\n--paced: the " in out
     assert "calls beyond this window's share wait for the next windows, 0.5 of each" in out
     said = [re.sub(r"^\d\d:\d\d:\d\d UTC ", "", line).split(":")[:2] for line in err.splitlines()]
-    # a chunk of creates at a time: its re-read, then its writes; a wait (the chunk's reads
-    # wait for the window its writes fit in) says so, then that it went on. A chunk whose
-    # re-read starts in a window the last chunk's creates spent to the call says both on its
-    # first line ("started, waiting for the next window").
+    # one work: started once, a line per chunk, a wait (the chunk's reads wait for the window
+    # its writes fit in) said, then that it went on (a chunk's line may come between). The
+    # first line may say it waits too ("started, waiting for the next window").
+    assert {line[0] for line in said} == {"paced apply"}, err
+    assert [at for at, line in enumerate(said) if line[1].startswith(" started")] == [0], err
+    going = [line[1] for line in said if not line[1].startswith(" chunk ")]
     waiting = (" waiting for the next window", " started, waiting for the next window")
-    waits = [at for at, line in enumerate(said) if line[1] in waiting]
+    waits = [at for at, line in enumerate(going) if line in waiting]
     assert moved and len(waits) == moved, err
-    assert said[0] == ["paced re-read", " started"], err
-    assert all(said[at + 1] == [said[at][0], " a new window began, going on"] for at in waits), err
-    assert ["paced create_benefit", " started"] in said, err
-    assert {line[0] for line in said} == {"paced re-read", "paced create_benefit"}, err
+    assert all(going[at + 1] == " a new window began, going on" for at in waits), err
+    chunks = re.findall(
+        r"paced apply: chunk (\d+) \(create_benefit\): re-reading (\d+) calls?, then (\d+) of"
+        r" the (\d+) writes? left: ",
+        err,
+    )
+    assert [int(chunk[0]) for chunk in chunks] == list(range(1, len(chunks) + 1)), err
+    assert len(chunks) == moved + 1, err  # a chunk a window
+    assert sum(int(chunk[2]) for chunk in chunks) == ROWS, err
+    # each chunk re-reads the card definition its creates point at and their names
+    assert all(int(chunk[1]) == 2 for chunk in chunks), err
+    reads = sum(int(chunk[1]) for chunk in chunks)
+    assert f"{reads + ROWS} calls ({reads} re-reads, then {ROWS} writes)" in out, out
+    each_chunk = "touched objects, each chunk's just before its writes"
+    assert f"Re-reading {ROWS + 1} {each_chunk}: calls needed: {reads};" in out, out
 
 
 def test_lyt_apply_paced_into_a_pipe_says_its_first_call_waits_for_the_next_window(

@@ -1,7 +1,7 @@
 """A paced apply of a saved plan checks each chunk of writes just before it sends it, over real
 HTTP: resumed window after window it re-reads no more objects than it writes (each card's
-bucket list once), and its cost and ``Re-reading`` line leave out what the rows kept beside
-the log answer."""
+bucket list once), its cost and ``Re-reading`` line leave out what the rows kept beside
+the log answer, and count what several chunks need once for each, as each re-reads it."""
 
 from __future__ import annotations
 
@@ -15,11 +15,14 @@ import pandas as pd
 import pytest
 from interrupting import window_used
 
+from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions.chunked import CHUNK_MOST
 from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
 
 from .helpers import bucket_lists, save_one_bucket_a_card, stopped_in_re_read
 
@@ -179,3 +182,38 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     assert bucket_lists(sent) == 0
     done = set(results.loc[results["outcome"] == "succeeded", "target"])
     assert done == set(chosen["id"]) - written - {other.id}
+
+
+@pytest.mark.usefixtures("professional")
+def test_a_paced_apply_costs_what_its_chunks_re_read_of_what_several_need(
+    fresh: Sandbox,
+    fresh_pulled: ProgramSnapshot,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+) -> None:
+    """A chunk holds ``CHUNK_MOST`` writes at most: one create more than that goes in two
+    chunks, each re-reading the card definition all the creates point at, and the names of
+    its creates, a listing of 10 at most (11 listings, not 10). On main the cost counted the
+    card once and the names as one run of listings: 111 calls where the apply sent 113."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    creates = CHUNK_MOST + 1
+    edit = actions.edit(fresh_pulled)
+    added = pd.DataFrame(
+        {
+            "name": [f"Chunked {i:03d}" for i in range(creates)],
+            "type": "POINTS",
+            "points_value": 5,
+            "card_definition_id": str(edit.card_definitions["id"].iloc[0]),
+        }
+    )
+    edit.benefits = pd.concat([edit.benefits, added], ignore_index=True)
+    edit.plan().save(path)
+    with make_client(fresh) as client:
+        saved = ChangePlan.load(path)
+        cost = saved.check_apply(client, log=log, paced=True)  # its token first
+
+        used = window_used(fresh)
+        results = saved.apply(client, log=log, progress=False, paced=True)
+        sent = window_used(fresh) - used
+    assert results["outcome"].eq("succeeded").sum() == creates
+    assert cost.needed == sent == 2 + 11 + creates, (cost.needed, sent)

@@ -1,0 +1,73 @@
+"""One paced work shown across the bars it runs one after another (a saved plan applied
+paced: each chunk's re-read, then its writes, each paced on its own allowance).
+
+Inside ``paced_work``, every ``PaceBar`` opened shows the whole work: its name, its calls
+sent since the work began out of all it plans, and, where a ``lyt`` command writes lines
+(``_progress.lines``), one set of lines for it all (``PaceLines``): ``started`` once, a line
+per chunk naming it (``chunk``), and the waits and going on of any of its bars; not a fresh
+``started`` for each bar, which read as a restart in a log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+from .._progress import lines
+from .._text import counted
+from .pace_lines import PaceLines
+
+if TYPE_CHECKING:
+    from ..client import LoyaltyClient
+
+__all__ = ["PacedWork", "current_work", "paced_work"]
+
+
+class PacedWork:
+    """The paced work named ``desc`` of ``client``'s calls from now, ``planned()`` in all."""
+
+    def __init__(self, client: LoyaltyClient, desc: str, planned: Callable[[], int]) -> None:
+        self.desc = desc
+        self.planned = planned
+        self.start = client.quota.calls_used
+        self.refusals = client.quota.refusals
+        """The client's calls sent and refused (429) as the work began: its counts from."""
+        self.lines = PaceLines(desc) if lines() else None
+        """Its lines, where a ``lyt`` command asked for them; None elsewhere."""
+        self._quota = client.quota
+        self._chunks = 0
+
+    def chunk(self, call: str, reads: int, writes: int, left: int) -> None:
+        """The line naming the next chunk of the ``call``'s writes: ``reads`` calls re-read
+        its objects, then ``writes`` of the ``left`` still to send go."""
+        self._chunks += 1
+        if self.lines is None:
+            return
+        sent = self._quota.calls_used - self.start
+        total = max(self.planned(), sent)
+        self.lines.say(
+            f"chunk {self._chunks} ({call}): re-reading {counted(reads, 'call')}, then"
+            f" {writes} of the {counted(left, 'write')} left",
+            f"{sent:,} of {counted(total, 'call')}",
+        )
+
+
+_WORK: ContextVar[PacedWork | None] = ContextVar("lyt_paced_work", default=None)
+
+
+@contextlib.contextmanager
+def paced_work(client: LoyaltyClient, desc: str, planned: Callable[[], int]) -> Iterator[PacedWork]:
+    """Inside the block, the bars opened show the one ``PacedWork`` (see the module)."""
+    work = PacedWork(client, desc, planned)
+    token = _WORK.set(work)
+    try:
+        yield work
+    finally:
+        _WORK.reset(token)
+
+
+def current_work() -> PacedWork | None:
+    """The ``paced_work`` the bars opened here show, if any."""
+    return _WORK.get()
