@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 BEARER = "bearer-SECRET-7c4d19e0aa"
@@ -128,7 +128,7 @@ class MisbehavingServer:
 
     @classmethod
     @contextmanager
-    def running(cls, **options: Any) -> Iterator[MisbehavingServer]:
+    def running(cls, **options: Any) -> Iterator[Self]:
         server = cls(**options)
         server._thread.start()
         if not server._ready.wait(10):
