@@ -21,6 +21,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -225,7 +226,7 @@ def make_client() -> Callable[..., LoyaltyClient]:
 def _lyt_env(sb: Sandbox) -> dict[str, str]:
     """The environment that points ``lyt`` at sandbox ``sb`` (no progress bars)."""
     env = {"LYT_PROGRESS": "off", "LYT_BASE_URL": sb.base_url}
-    env.update({f"LYT_{k.upper()}": v for k, v in sb.credentials.as_client_kwargs().items()})
+    env.update({f"LYT_{k.upper()}": v for k, v in asdict(sb.credentials).items()})
     return env
 
 

@@ -53,7 +53,9 @@ def _rewards(base_url: str) -> list[dict]:
     return response.json()["data"]
 
 
-def test_generate_writes_a_program_the_sandbox_serves(tmp_path: Path, capsys) -> None:
+def test_generate_writes_a_program_the_sandbox_serves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "big.json"
     args = ["sandbox", "generate", "--out", str(out), "--rewards", "40", "--benefits", "15"]
     args += ["--members", "6", "--pending-buckets", "9", "--programs", "2", "--seed", "3"]
@@ -118,7 +120,7 @@ def test_serve_on_port_zero_prints_the_port_it_bound() -> None:
     ],
 )
 def test_generate_refuses_bad_counts_naming_the_option(
-    tmp_path: Path, capsys, args: list[str], reason: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], reason: str
 ) -> None:
     out = tmp_path / "big.json"
     assert main(["sandbox", "generate", "--out", str(out), *args]) == 2
@@ -126,7 +128,9 @@ def test_generate_refuses_bad_counts_naming_the_option(
     assert not out.exists()
 
 
-def test_generate_to_an_unwritable_path_names_the_option(tmp_path: Path, capsys) -> None:
+def test_generate_to_an_unwritable_path_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     out = blocker / "big.json"
@@ -326,7 +330,9 @@ def test_serve_on_loopback_prints_no_warning() -> None:
 
 
 @pytest.mark.parametrize("enabled", [True, False])
-def test_serve_leaves_the_cycle_collector_as_it_found_it(enabled: bool, capsys) -> None:
+def test_serve_leaves_the_cycle_collector_as_it_found_it(
+    enabled: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``lyt sandbox serve`` imports and loads without the collector, called in-process too."""
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()

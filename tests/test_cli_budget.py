@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
@@ -39,7 +40,7 @@ def large(
 ) -> Iterator[Sandbox]:
     """The 1,500-member program, and the ``lyt`` commands pointed at it."""
     with start_sandbox(PROGRAM) as sb, pytest.MonkeyPatch.context() as env:
-        for name, value in sb.credentials.as_client_kwargs().items():
+        for name, value in asdict(sb.credentials).items():
             env.setenv(f"LYT_{name.upper()}", value)
         env.setenv("LYT_BASE_URL", sb.base_url)
         env.chdir(tmp_path_factory.mktemp("cwd"))  # no .env from the working copy

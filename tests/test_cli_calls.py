@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ def test_the_calls_used_and_left_are_printed(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no .env from the working copy
     with Sandbox.start(now="2026-01-15T12:00:00Z", plan="500/hour") as sb:
-        for name, value in sb.credentials.as_client_kwargs().items():
+        for name, value in asdict(sb.credentials).items():
             monkeypatch.setenv(f"LYT_{name.upper()}", value)
         monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
         assert main([command, "--out", str(tmp_path / "out")]) == 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -20,10 +20,10 @@ NEW = re.compile(r"^\s+members=new\s+(\d+) calls \((\d+) lists, (\d+) member rea
 
 
 @pytest.fixture
-def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
     monkeypatch.chdir(tmp_path)  # no .env from the working copy
     with Sandbox.start(now="2026-01-15T12:00:00Z", plan="500/hour") as sb:
-        for name, value in sb.credentials.as_client_kwargs().items():
+        for name, value in asdict(sb.credentials).items():
             monkeypatch.setenv(f"LYT_{name.upper()}", value)
         monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
         yield sb

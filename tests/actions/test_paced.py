@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pandas as pd
@@ -311,7 +312,7 @@ def test_a_saved_plan_refused_for_the_billing_cycle_names_the_call_it_sent(
 
 
 def _paced_until_quiet(
-    plan: actions.ActionPlan[object], client: LoyaltyClient, log: Path, sb: Sandbox
+    plan: actions.ActionPlan[Any], client: LoyaltyClient, log: Path, sb: Sandbox
 ) -> int:
     """``plan`` executed paced with ``log`` until the window counts its share (``1 + SHARE``)
     and nothing more comes for a second (it waits for the reset, ``until_quiet``), then

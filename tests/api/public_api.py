@@ -193,7 +193,7 @@ def class_lines(
     if isinstance(model_fields, dict):
         for field in model_fields:
             members.setdefault(field, None)
-    if is_enum:
+    if issubclass(klass, enum.Enum):
         for member in klass.__members__:
             members.setdefault(member, None)
     for attr in sorted(members):

@@ -167,7 +167,7 @@ def test_write_reports_refuses_a_path_for_the_summary(
 ) -> None:
     findings = audit.run(snapshot)
     with pytest.raises(TypeError, match="summary must be a DataFrame"):
-        write_reports(snapshot, findings, tmp_path, tmp_path)  # type: ignore[arg-type]
+        write_reports(snapshot, findings, tmp_path, tmp_path)
 
 
 def test_the_audit_cli_module_of_0_1_0_still_gives_write_reports() -> None:

@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import httpx
@@ -136,7 +136,7 @@ def _environment(home: Path) -> dict[str, str]:
         IPYTHONDIR=str(home / "ipython"),
         MPLCONFIGDIR=str(home / "matplotlib"),
     )
-    env.update({ENV_VARIABLES[k]: v for k, v in CREDENTIALS.as_client_kwargs().items()})
+    env.update({ENV_VARIABLES[k]: v for k, v in asdict(CREDENTIALS).items()})
     return env
 
 

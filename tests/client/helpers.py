@@ -6,7 +6,7 @@ import httpx
 
 from lyt_toolkit.client import RetryConfig
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.config import SandboxCredentials
+from lyt_toolkit.sandbox.config import ClientKeys, SandboxCredentials
 
 APP_TOKEN = "apptok-SECRET-5e1f0c9a7d"
 MANAGEMENT_TOKEN = "mgmttok-SECRET-83b2e6d4f1"
@@ -20,7 +20,14 @@ SECRETS = (APP_TOKEN, MANAGEMENT_TOKEN)
 FAST_RETRY = RetryConfig(max_attempts=6, backoff_base=0.01, backoff_max=0.05, total_timeout=20)
 
 
-def client_kwargs(sb: Sandbox) -> dict[str, object]:
+class ClientKwargs(ClientKeys):
+    """A client's keyword arguments: a sandbox's address and keys, no ``.env`` file."""
+
+    base_url: str
+    env_file: None
+
+
+def client_kwargs(sb: Sandbox) -> ClientKwargs:
     """The keyword arguments of a client for ``sb`` that ignores any ``.env`` file."""
     return {"base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()}
 

@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 BEARER = "bearer-SECRET-7c4d19e0aa"
@@ -128,7 +128,7 @@ class MisbehavingServer:
 
     @classmethod
     @contextmanager
-    def running(cls, **options: Any) -> Iterator[MisbehavingServer]:
+    def running(cls, **options: Any) -> Iterator[Self]:
         server = cls(**options)
         server._thread.start()
         if not server._ready.wait(10):
@@ -269,8 +269,8 @@ class MisbehavingServer:
             return _json(200, REWARD | {"id": reward_id} | odd)
         if reward_id == REWARD_IDS["deep_surrogate"]:
             deep = b"[" * 100_000 + b"]" * 100_000
-            body = b'{"code":404,"key":"not_found","message":"gone \\ud800","x":' + deep + b"}"
-            return _Answer(404, body, {"Content-Type": "application/json"}, "Not Found")
+            raw = b'{"code":404,"key":"not_found","message":"gone \\ud800","x":' + deep + b"}"
+            return _Answer(404, raw, {"Content-Type": "application/json"}, "Not Found")
         if reward_id == REWARD_IDS["year_one"]:
             return _json(200, REWARD | {"created_at": "0001-01-01T00:00:00+01:00"})
         return _json(200, REWARD | {"id": reward_id})

@@ -305,7 +305,8 @@ def test_a_configured_token_in_a_program_file(configured: tuple[str, str], tmp_p
     here the file's format and an unknown section's name."""
     token, value = configured
     path = tmp_path / "program.json"
-    for program in ({"format": value}, {value: []}):
+    programs: tuple[dict[str, object], ...] = ({"format": value}, {value: []})
+    for program in programs:
         path.write_text(json.dumps(program), encoding="utf-8")
         with pytest.raises(ProgramFileError) as caught, Sandbox.start(path):
             pass

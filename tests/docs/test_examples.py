@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def test_every_example_of_the_page_runs_in_order(
     monkeypatch.setenv("LYT_PROGRESS", "off")
     with start_sandbox(now="2026-01-15T12:00:00Z") as sb:
         monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
-        for key, value in sb.credentials.as_client_kwargs().items():
+        for key, value in asdict(sb.credentials).items():
             monkeypatch.setenv(ENV_VARIABLES[key], value)
         with LoyaltyClient() as client:
             namespace: dict[str, object] = {}

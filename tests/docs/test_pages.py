@@ -10,6 +10,7 @@ import shlex
 import warnings
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
@@ -92,7 +93,9 @@ def test_the_report_files_example_runs_as_written(
     with make_client(sandbox) as client:
         namespace: dict[str, object] = {"client": client}
         exec(compile(code, f"audit.md:{line}", "exec"), namespace)
-    pd.testing.assert_frame_equal(namespace["again"], namespace["findings"])
+    again, findings = namespace["again"], namespace["findings"]
+    assert isinstance(again, pd.DataFrame) and isinstance(findings, pd.DataFrame)
+    pd.testing.assert_frame_equal(again, findings)
     written = {p.name for p in (tmp_path / "reports" / "audit").iterdir()}
     assert {"audit_findings.csv", "audit_findings.schema.json", "chart.png"} <= written
 
@@ -180,7 +183,7 @@ def test_the_quota_comment_shows_what_one_list_call_leaves(
     with start_sandbox() as sb:
         sb.set_plan("startup")
         monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
-        for key, value in sb.credentials.as_client_kwargs().items():
+        for key, value in asdict(sb.credentials).items():
             monkeypatch.setenv(ENV_VARIABLES[key], value)
         namespace: dict[str, object] = {}
         exec(compile(code, f"quotas.md:{line}", "exec"), namespace)

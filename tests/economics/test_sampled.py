@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -38,7 +39,9 @@ def sampled_economics(sampled: ProgramSnapshot) -> Economics:
     return summarise(sampled)
 
 
-def test_a_census_sample_gives_the_full_snapshots_economics_exactly(generated, every) -> None:
+def test_a_census_sample_gives_the_full_snapshots_economics_exactly(
+    generated: ProgramSnapshot, every: Economics
+) -> None:
     census = summarise(generated.sampled(Sample(1_000, seed=1)))
     for name in ("liability", "pending_schedule", "expiry_schedule"):
         pd.testing.assert_frame_equal(getattr(census, name), getattr(every, name))
@@ -51,7 +54,7 @@ def test_a_census_sample_gives_the_full_snapshots_economics_exactly(generated, e
 
 
 def test_a_samples_totals_are_weighted_and_come_with_intervals(
-    every, sampled, sampled_economics
+    every: Economics, sampled: ProgramSnapshot, sampled_economics: Economics
 ) -> None:
     summary = sampled_economics
     assert summary.sample is sampled.sample
@@ -61,9 +64,13 @@ def test_a_samples_totals_are_weighted_and_come_with_intervals(
     headline = summary.headline
     assert headline["outstanding_points"] == round(weighted) != raw
     assert summary.liability["outstanding_points"].sum() == pytest.approx(weighted, abs=4)
-    assert headline["outstanding_points_ci_low"] < weighted < headline["outstanding_points_ci_high"]
+    low, high = headline["outstanding_points_ci_low"], headline["outstanding_points_ci_high"]
+    assert low is not None and high is not None
+    assert low < weighted < high
     for name in ("pending_points", "liability_low", "liability_median", "liability_high"):
-        assert headline[f"{name}_ci_low"] < headline[name] < headline[f"{name}_ci_high"], name
+        low, value, high = (headline[f"{name}{part}"] for part in ("_ci_low", "", "_ci_high"))
+        assert low is not None and value is not None and high is not None, name
+        assert low < value < high, name
     estimates = summary.frames()["estimates"]
     assert list(estimates.columns) == ESTIMATES.names
     assert estimates.dtypes.to_dict() == ESTIMATES.dtypes
@@ -77,7 +84,7 @@ def test_a_samples_totals_are_weighted_and_come_with_intervals(
 
 
 def test_the_report_says_it_is_a_sample_and_shows_the_intervals(
-    sampled_economics, tmp_path
+    sampled_economics: Economics, tmp_path: Path
 ) -> None:
     summary = sampled_economics
     written = write_economics_report(summary, tmp_path)
@@ -95,7 +102,7 @@ def test_the_report_says_it_is_a_sample_and_shows_the_intervals(
 
 
 def test_economics_over_time_of_samples_estimates_the_programs_figures(
-    generated, sampled, sampled_economics
+    generated: ProgramSnapshot, sampled: ProgramSnapshot, sampled_economics: Economics
 ) -> None:
     """A sampled snapshot's cards and buckets count for the members they stand for: per
     card definition the points are the liability's estimates, the members and cards the
@@ -109,7 +116,9 @@ def test_economics_over_time_of_samples_estimates_the_programs_figures(
     assert over["outstanding_points"].sum() != sampled.cards["balance_points"].sum()
 
 
-def test_a_redemption_rate_from_samples_counts_each_card_for_its_members(sampled) -> None:
+def test_a_redemption_rate_from_samples_counts_each_card_for_its_members(
+    sampled: ProgramSnapshot,
+) -> None:
     """Between two snapshots of one sample, every card but the first spends 10 points and
     the first, of a stratum read more (weight 2, the others 5), earns 1,000: the rate
     weighs each card's move by its weight, as the program's moves would be, not the

@@ -16,10 +16,10 @@ PATIENT_RETRY = RetryConfig(max_attempts=12, backoff_base=0.01, backoff_max=0.05
 """Enough attempts that injected faults never exhaust a request."""
 
 
-def client_for(sb: Sandbox, **kwargs: object) -> LoyaltyClient:
-    """A client of sandbox ``sb`` (no ``.env``), with extra client settings."""
+def client_for(sb: Sandbox, retry: RetryConfig | None = None) -> LoyaltyClient:
+    """A client of sandbox ``sb`` (no ``.env``), with ``retry`` if given."""
     return LoyaltyClient(
-        base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs(), **kwargs
+        base_url=sb.base_url, env_file=None, retry=retry, **sb.credentials.as_client_kwargs()
     )
 
 

@@ -7,7 +7,7 @@ import datetime as dt
 import importlib
 import threading
 import warnings
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -19,7 +19,7 @@ from lyt_toolkit._progress import ProgressBar
 from lyt_toolkit.client._core import adapter, parsed
 from lyt_toolkit.errors import OddValueWarning
 from lyt_toolkit.frames import BUILDERS, schema
-from lyt_toolkit.frames.schema import FrameBuilder, SchemaMismatchError
+from lyt_toolkit.frames.schema import FrameBuilder, Row, SchemaMismatchError
 from lyt_toolkit.models import Benefit, Page
 from lyt_toolkit.pull.assemble import apull_frame
 from lyt_toolkit.sandbox import Sandbox
@@ -31,7 +31,7 @@ FRAMES_MODULE = importlib.import_module("lyt_toolkit.pull.assemble")
 SCHEMA_MODULE = importlib.import_module("lyt_toolkit.frames.schema")  # the package's
 # ``schema`` attribute is the lookup function, not this module
 
-ODD_ROWS = [
+ODD_ROWS: list[Row] = [
     row(id="t0"),
     row(id="t1", count=2**70),
     row(id="t2", status="RETIRED", at=dt.datetime(2026, 1, 15, 12, tzinfo=dt.UTC)),
@@ -44,7 +44,7 @@ ODD_ROWS = [
 """Odd values, new categories and NA spread so that they land in different batches."""
 
 
-def built(rows: list[dict[str, Any]], batch: int | None) -> tuple[pd.DataFrame, list[str]]:
+def built(rows: Sequence[Row], batch: int | None) -> tuple[pd.DataFrame, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", OddValueWarning)
         builder = FrameBuilder(ROWS, batch=batch)

@@ -10,7 +10,7 @@ from lyt_toolkit.inputs import InputFileError
 from lyt_toolkit.inputs.prices import read_prices
 
 
-def test_prices_are_read_as_ids_and_minor_units(tmp_path: Path):
+def test_prices_are_read_as_ids_and_minor_units(tmp_path: Path) -> None:
     path = tmp_path / "prices.csv"
     path.write_text("id,value,note\nprod_mug,1250,a mug\nsku_bag, 399.5 ,\n", encoding="utf-8")
     prices = read_prices(path)
@@ -29,7 +29,9 @@ def test_prices_are_read_as_ids_and_minor_units(tmp_path: Path):
         ("id,value\nprod_mug,1\nprod_mug,2\n", "row 2, column id: 'prod_mug' is priced again"),
     ],
 )
-def test_a_bad_prices_file_is_refused_naming_file_row_and_column(tmp_path, text, message):
+def test_a_bad_prices_file_is_refused_naming_file_row_and_column(
+    tmp_path: Path, text: str, message: str
+) -> None:
     path = tmp_path / "prices.csv"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputFileError) as caught:

@@ -77,7 +77,9 @@ def test_chart_title_counts_every_finding() -> None:
 
 def test_chart_stacks_one_bar_set_per_severity() -> None:
     ax = plot_findings(SUMMARY, ax=Figure().add_subplot())
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == SEVERITIES
+    legend = ax.get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == SEVERITIES
 
 
 def test_chart_without_findings_says_so() -> None:

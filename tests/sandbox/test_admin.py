@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +17,9 @@ REWARDS = "/v2/loyalties/rewards"
 NOW = "2026-01-15T12:00:00.000Z"
 
 
-def admin(sb: Sandbox, keys: dict[str, str], method: str, path: str, **kwargs) -> httpx.Response:
+def admin(
+    sb: Sandbox, keys: dict[str, str], method: str, path: str, **kwargs: Any
+) -> httpx.Response:
     return httpx.request(method, f"{sb.base_url}/_sandbox{path}", headers=keys, **kwargs)
 
 

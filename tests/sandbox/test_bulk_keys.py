@@ -43,7 +43,7 @@ def _both_ways(model: str, records: list[Any]) -> tuple[Any, Any]:
     (``ValueError``'s type when the section is refused)."""
     schema = section_schema(model)
     assert schema is not None and schema.keyed
-    results = []
+    results: list[list[bytes] | type[ValueError]] = []
     for spell_in_bulk in (True, False):
         try:
             if spell_in_bulk:

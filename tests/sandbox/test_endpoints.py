@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -24,7 +25,9 @@ def buckets_path(program: str, member: str, card: str) -> str:
     return f"{members_path(program)}/{member}/cards/{card}/pending-points"
 
 
-def activate(api: httpx.Client, program: str, member: str, card: str, bucket: str):
+def activate(
+    api: httpx.Client, program: str, member: str, card: str, bucket: str
+) -> httpx.Response:
     return api.post(f"{buckets_path(program, member, card)}/{bucket}/activate")
 
 
@@ -124,7 +127,7 @@ def test_draft_missing_reward_is_404(api: httpx.Client) -> None:
 # -- benefits -----------------------------------------------------------------------
 
 POINTS = {"value": 50, "card_definition_id": "lcdef_c0ffee0001"}
-BODIES = {
+BODIES: dict[str, dict[str, object]] = {
     "POINTS": {"points": POINTS},
     "POINTS_PROPORTIONAL": {
         "points_proportional": {
@@ -430,7 +433,7 @@ def test_activation_of_something_missing_is_404(
 
 
 @pytest.fixture
-def management(sandbox: Sandbox, management_headers: dict[str, str]):
+def management(sandbox: Sandbox, management_headers: dict[str, str]) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=sandbox.base_url, headers=management_headers) as client:
         yield client
 

@@ -192,7 +192,7 @@ def test_lone_surrogate_in_a_string_is_400_naming_the_field(
 
 
 def test_escaped_surrogate_pair_is_text(api: httpx.Client, restore: Sandbox) -> None:
-    body = {"name": "Mug \ud83c\udf75", "type": "MATERIAL"}
+    body: dict[str, object] = {"name": "Mug \ud83c\udf75", "type": "MATERIAL"}
     body["material"] = {"product": {"id": "prod_0b1e55ed0002"}}
     response = api.post(BENEFITS, content=json.dumps(body).encode(), headers=JSON)
     assert response.status_code == 200, response.text

@@ -233,7 +233,9 @@ def _pending_total(program: dict[str, Any], card_index: int, total: int) -> None
     program["cards"][card_index]["balance"]["pending_points"] = total
 
 
-def test_a_pending_total_that_disagrees_with_its_buckets_loads_with_a_warning_naming_the_card():
+def test_a_pending_total_that_disagrees_with_its_buckets_loads_with_a_warning_naming_the_card() -> (
+    None
+):
     program = demo(lambda p: _pending_total(p, 0, 500))  # its PENDING buckets hold 450
     expected = "cards[0] lcrd_c0ffee0001: pending points total 500, its PENDING buckets hold 450"
     with pytest.warns(ProgramDataWarning, match=re.escape(expected)) as caught:

@@ -38,6 +38,7 @@ def test_settle_finishes_the_activations_in_progress(
     with start_sandbox() as sb, make_client(sb) as client:
         pending = _pending_points(client)
         answer = client.pending_buckets.activate(*CARD, BUCKET)
+        assert answer.transaction is not None
         assert answer.transaction.status == "PENDING"
         assert _status(client) == "PENDING"
         assert sb.settle() == 1

@@ -97,7 +97,8 @@ def test_an_unknown_kind_is_refused_naming_it(demo: Sandbox, make_client: Client
 def test_no_kind_at_all_is_refused_before_any_call(demo: Sandbox, make_client: ClientFor) -> None:
     used = demo.plan()["used"]
     with make_client(demo) as client:
-        for asked in ([], (), set()):
+        nothing: tuple[list[str], tuple[str, ...], set[str]] = ([], (), set())
+        for asked in nothing:
             with pytest.raises(ValueError, match="kinds: name at least one"):
                 ProgramSnapshot.pull(client, kinds=asked, progress=False)
             with pytest.raises(ValueError, match="kinds: name at least one"):

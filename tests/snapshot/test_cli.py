@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
@@ -97,7 +98,7 @@ def _audit_with_history(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyP
     in ``tmp_path``; the history is ``tmp_path / "history"``."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LYT_BASE_URL", sb.base_url)
-    for key, value in sb.credentials.as_client_kwargs().items():
+    for key, value in asdict(sb.credentials).items():
         monkeypatch.setenv(f"LYT_{key.upper()}", value)
     history = tmp_path / "history"
     return ["audit", "--out", str(tmp_path / "reports"), "--history", str(history)]
@@ -126,7 +127,9 @@ def test_audit_history_stores_each_run_and_prints_what_changed(
 
     stored = SnapshotHistory(history)
     assert len(stored) == 2
-    assert stored.latest().rewards.set_index("id").loc[DRAFTED, "status"] == "DRAFT"
+    latest = stored.latest()
+    assert latest is not None
+    assert latest.rewards.set_index("id").loc[DRAFTED, "status"] == "DRAFT"
     assert main(audit) == 0  # the clock did not move: the same key is not stored twice
     captured = capsys.readouterr()
     assert "is already stored; this snapshot was not stored again" in captured.err

@@ -97,7 +97,7 @@ def test_a_stated_cycle_budget_takes_the_place_of_the_published_plans(
 
 
 @pytest.mark.parametrize("bad", [0, -5, "many", 2.5, True])
-def test_a_cycle_budget_that_is_not_a_count_is_refused_naming_it(bad: object) -> None:
+def test_a_cycle_budget_that_is_not_a_count_is_refused_naming_it(bad: Any) -> None:
     with pytest.raises(ConfigurationError, match="cycle_calls"):
         LoyaltyClient(base_url="http://127.0.0.1:9", env_file=None, cycle_calls=bad)
 
@@ -145,6 +145,7 @@ def test_a_paced_pull_stops_at_the_cycles_reminder_and_its_checkpoint_resumes_ne
         sb.set_clock(cycle["cycle_resets_at"])  # the next month: a new cycle
         with make_client(sb) as client:
             resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        assert resumed.calls is not None
         assert sb.plan()["cycle_used"] == resumed.calls.used
     for kind in ("rewards", "members", "cards", "pending_buckets"):
         pd.testing.assert_frame_equal(getattr(resumed, kind), getattr(whole, kind), obj=kind)

@@ -9,7 +9,9 @@ import pandas as pd
 from lyt_toolkit.audit import FINDING_COLUMNS, compare_findings, findings_frame
 
 
-def _finding(resource_id: str, message: str, rule: str = "start-after-end") -> dict[str, str]:
+def _finding(
+    resource_id: str, message: str, rule: str = "start-after-end"
+) -> dict[str, str | None]:
     return {
         "rule": rule,
         "severity": "error",

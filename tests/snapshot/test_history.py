@@ -74,7 +74,9 @@ def test_history_appends_lists_loads_and_diffs(
     assert (listed["rewards"] == len(demo_snapshot.rewards)).all()
     assert set(listed["source"]) == {demo_snapshot.source}
     assert_same(history.load(second.pulled_at), second)
-    assert_same(history.latest(), third)
+    latest = history.latest()
+    assert latest is not None
+    assert_same(latest, third)
     assert_same(history.load(second.pulled_at.isoformat()), second)
 
     diff = history.diff(demo_snapshot.pulled_at, third.pulled_at)

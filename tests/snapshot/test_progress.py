@@ -4,6 +4,7 @@ docs say, and a bar whose total is known shows it (and so the time left)."""
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,7 @@ def test_lyt_drift_shows_its_pull_with_lyt_progress_text(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LYT_BASE_URL", demo.base_url)
-    for key, value in demo.credentials.as_client_kwargs().items():
+    for key, value in asdict(demo.credentials).items():
         monkeypatch.setenv(f"LYT_{key.upper()}", value)
     with client_for(demo) as client:
         ProgramSnapshot.pull(client, progress=False).to_parquet(tmp_path / "snap")

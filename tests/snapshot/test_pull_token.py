@@ -55,6 +55,7 @@ def test_two_pulls_in_a_row_each_send_one_token_request_and_use_it(
         second, second_answers = sent.pull(client)
     _token_and_reads(first_answers)
     _token_and_reads(second_answers)
+    assert first.calls is not None and second.calls is not None
     assert second.calls.used == first.calls.used == len(first_answers)
     # the second pull's reads carry the token it asked for, not the first pull's
     assert second_answers[1][2] != first_answers[1][2]
@@ -69,5 +70,6 @@ def test_a_pull_after_the_clock_moved_sends_no_refused_call(
         now = demo.advance_clock(3600)  # the token held has lapsed on the service's clock
         later, answers = sent.pull(client)
     _token_and_reads(answers)  # no 401, no second token request
+    assert first.calls is not None and later.calls is not None
     assert later.calls.used == first.calls.used == len(answers)
     assert later.pulled_at == pd.Timestamp(now)

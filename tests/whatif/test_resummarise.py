@@ -150,7 +150,7 @@ NOTHING_TO_EDIT = {
     [(e, p) for e in EDITS for p in PROGRAMS if (e, p) not in NOTHING_TO_EDIT],
 )
 def test_resummarise_after_an_edit_is_summarise_of_the_edited_snapshot(
-    programs, baselines, program, edit
+    programs: dict[str, ProgramSnapshot], baselines: dict[str, Baseline], program: str, edit: str
 ) -> None:
     snapshot, baseline = programs[program], baselines[program]
     frames = EDITS[edit](snapshot)

@@ -110,6 +110,8 @@ def test_success_shows_the_created_benefit(client: LoyaltyClient) -> None:
     assert created.id in form.result.value and "Form Gift Card" in form.result.value
     assert "ACTIVE" in form.result.value
     stored = client.benefits.get(created.id)
+    assert stored.digital is not None and stored.digital.gift_vouchers is not None
+    assert stored.stock is not None and stored.stock.limited is not None
     assert stored.digital.gift_vouchers.balance == 2500 and stored.stock.limited.quantity == 10
 
 
