@@ -264,7 +264,8 @@ def test_lyt_apply_paced_run_again_in_its_window_counts_its_token_request_in_the
     for _ in range(2):
         paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
         said = stderr_until(paced, "waiting for the next window")
-        time.sleep(0.5)  # nothing more goes: it waits for the window's end
+        # what it let start reaches the window (one still on its way when it said it waits)
+        until_counted(fresh, 1 + SHARE, lambda: paced.poll() is None)
         counted.append(window_used(fresh))
         paced.send_signal(signal.SIGINT)
         _, err = paced.communicate(timeout=20)
