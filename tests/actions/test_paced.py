@@ -265,7 +265,7 @@ def test_lyt_apply_paced_run_again_in_its_window_counts_its_token_request_in_the
         paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
         said = stderr_until(paced, "waiting for the next window")
         # what it let start reaches the window (one still on its way when it said it waits)
-        until_counted(fresh, 1 + SHARE, lambda: paced.poll() is None)
+        until_counted(fresh, 1 + SHARE, lambda run=paced: run.poll() is None)
         counted.append(window_used(fresh))
         paced.send_signal(signal.SIGINT)
         _, err = paced.communicate(timeout=20)
