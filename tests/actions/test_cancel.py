@@ -4,6 +4,7 @@ waiting to be sent again (a 429's ``Retry-After``) stops waiting at once and is 
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import Counter
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from interrupting import HANG
+from interrupting import HANG, until
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
@@ -97,7 +98,9 @@ def test_cancel_ends_the_retry_waits_of_the_items_in_flight_at_once_and_sends_no
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     concurrency: int,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="lyt_toolkit.client")
     log = tmp_path / "batch.jsonl"
     plan = actions.create_benefits(benefit_rows("Waiting", 6))
     client.fetch_token()
@@ -110,13 +113,9 @@ def test_cancel_ends_the_retry_waits_of_the_items_in_flight_at_once_and_sends_no
         ),
         daemon=True,
     )
-    used = fresh.plan()["used"]
     runner.start()
-    deadline = time.monotonic() + 30
-    while fresh.plan()["used"] < used + 1:  # the first refused: the others wait too
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    time.sleep(0.3)  # answered 429, waiting to be sent again (the others for the reset)
+    # the first refused, waiting to be sent again (the others wait too): the 429 read
+    until(lambda: any(" -> 429 " in r.getMessage() for r in caplog.records), "answered 429")
     used = fresh.plan()["used"]
     cancel.set()
     cancelled_at = time.monotonic()
@@ -189,11 +188,9 @@ def test_an_item_cancelled_before_its_request_went_out_is_not_left_in_doubt(
             daemon=True,
         )
         runner.start()
-        deadline = time.monotonic() + 30
-        while fresh.plan()["used"] < 3:  # the token and two writes: the window is spent
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        time.sleep(0.3)  # the third item waits for the reset, an hour away
+        # the token and two writes answered, the window spent: the third item waits for the
+        # reset, an hour away
+        until(lambda: len(ActionLog(log).state(plan.action).succeeded) == 2, "two written")
         cancel.set()
         runner.join(HANG)  # the reset is an hour away
     assert not runner.is_alive()

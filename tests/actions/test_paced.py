@@ -265,7 +265,8 @@ def test_lyt_apply_paced_run_again_in_its_window_counts_its_token_request_in_the
     for _ in range(2):
         paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
         said = stderr_until(paced, "waiting for the next window")
-        time.sleep(0.5)  # nothing more goes: it waits for the window's end
+        # what it let start reaches the window (one still on its way when it said it waits)
+        until_counted(fresh, 1 + SHARE, lambda run=paced: run.poll() is None)
         counted.append(window_used(fresh))
         paced.send_signal(signal.SIGINT)
         _, err = paced.communicate(timeout=20)
@@ -470,24 +471,29 @@ def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_th
     assert cost.needed > SHARE and window_used(running) == 1  # its token, in the next window
 
 
+CLOCK_MOVED_WITHIN = 3
+"""Seconds the pipe apply's first window has left on the fixed clock: the process waits that
+long on its own clock before it sends in the next window, and the test moves the fixed clock
+on in far less (once the process says it waits and the window counts what it let start)."""
+
+
 def _moved_on_as_it_waits(sb: Sandbox, proc: subprocess.Popen[str]) -> tuple[str, int]:
     """``proc``'s stderr once it ended, ``sb``'s fixed clock moved to the next minute's window
     each time ``proc`` said it waits for it, and how many times it moved. Each time once the
-    window counts the calls ``proc`` let start there (the first: its token and its share; a
-    later one: its share), as the line says them: it says it waits as soon as they are let
-    start, and one still on its way as the clock moved would be counted in the next window,
-    which would then hold less for it. Past the first move, ``proc`` hears of a window only
-    once the last ends on its own clock, a minute after it heard of that one (a sandbox's
-    fixed clock never ends it): a wait for a third window takes that long."""
+    window counts the calls ``proc`` let start there, as the line says them (its share less
+    what is left of it: the calls sent earlier in the window, its token among them, count
+    against the share): it says it waits as soon as they are let start, and one still on its
+    way as the clock moved would be counted in the next window, which would then hold less
+    for it. The process hears of the next window only once the last ends on its own clock
+    (``CLOCK_MOVED_WITHIN``); a wait for a third window would take a minute."""
     err, moved = "", 0
     while True:
-        within = 120 if moved else 60
-        said = stderr_until(proc, "waiting for the next window", or_end=True, within=within)
+        said = stderr_until(proc, "waiting for the next window", or_end=True)
         err += said
         if "waiting for the next window" not in said:
             return err, moved
-        share = int(re.findall(r"of its share of (\d+)", said)[-1])
-        until_counted(sb, share + (0 if moved else 1), lambda: proc.poll() is None)
+        [(left, share)] = re.findall(r"(\d+) left this window of its share of (\d+)", said)[-1:]
+        until_counted(sb, int(share) - int(left), lambda: proc.poll() is None)
         moved += 1
         sb.set_clock(f"{MINUTE[:-1]}{moved}:00Z")
 
@@ -504,13 +510,15 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     where each chunk re-reads them.
 
     The fixed clock moves to the next window once the process waits for it and the window
-    counts its share: on a running clock, a process slow to start (a loaded machine) saw the
-    6 s window end before its share was sent; moved as soon as the process said it waits, its
-    last writes, still on their way, were counted in the next window, and a third was needed,
-    which the clock, moved once, never began (``_moved_on_as_it_waits`` moves it again)."""
+    counts what it let start there: on a running clock, a process slow to start (a loaded
+    machine) saw the window end before its share was sent; moved as soon as the process said
+    it waits, its last writes, still on their way, were counted in the next window; moved
+    once the window counted one call more than the line says (its token, counted in the share
+    already), only once the process, its wait over, sent into the window it had left, and a
+    third window, a minute away, was needed. Two windows hold the plan: one wait."""
     path = tmp_path / "plan.json"
     _many_bonuses(client, path)
-    fresh.set_clock(f"{MINUTE}:54Z")  # the window resets in 6 s, once the clock is moved on
+    fresh.set_clock(f"{MINUTE}:{60 - CLOCK_MOVED_WITHIN}Z")  # the process waits that long
     fresh.set_plan("20/minute")
     paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
     err, moved = _moved_on_as_it_waits(fresh, paced)
@@ -529,7 +537,7 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     going = [line[1] for line in said if not line[1].startswith(" chunk ")]
     waiting = (" waiting for the next window", " started, waiting for the next window")
     waits = [at for at, line in enumerate(going) if line in waiting]
-    assert moved and len(waits) == moved, err
+    assert moved == len(waits) == 1, err
     assert all(going[at + 1] == " a new window began, going on" for at in waits), err
     chunks = re.findall(
         r"paced apply: chunk (\d+) \(create_benefit\): re-reading (\d+) calls?, then (\d+) of"

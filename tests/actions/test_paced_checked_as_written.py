@@ -5,15 +5,15 @@ the log answer, and count what several chunks need once for each, as each re-rea
 
 from __future__ import annotations
 
+import re
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pandas as pd
 import pytest
-from interrupting import window_used
+from interrupting import HANG, PacedLines, until, until_counted, window_used
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -26,36 +26,38 @@ from lyt_toolkit.snapshot import ProgramSnapshot
 
 from .helpers import bucket_lists, save_one_bucket_a_card, stopped_in_re_read
 
-QUIET = 3.0
-"""Seconds the window counts no call before the run is taken to wait for the next one."""
+SPENT = r"\b0 left this window of its share of (\d+)"
+"""A paced bar's line once its share of the window is spent: the share."""
 
 
 def _activations(sent: list[httpx.Request]) -> int:
     return sum(r.method == "POST" and r.url.path.endswith("/activate") for r in sent)
 
 
-def _until_quiet_then_cancelled(
+def _until_waiting_then_cancelled(
     sb: Sandbox, client: LoyaltyClient, path: Path, log: Path
 ) -> pd.DataFrame | None:
-    """The paced apply, cancelled once the window counts no call for ``QUIET`` s (it waits for
-    the next window); its results (None: it ended some other way)."""
-    cancel, out = threading.Event(), []
+    """The paced apply, cancelled once its bar says nothing is left of its share of the
+    window (it waits for the next one) and the window counts what it let start; its results
+    (None: it ended some other way)."""
+    cancel, out, told = threading.Event(), [], PacedLines()
 
     def run() -> None:
         out.append(
-            ChangePlan.load(path).apply(client, log=log, progress=False, paced=True, cancel=cancel)
+            ChangePlan.load(path).apply(client, log=log, progress=told, paced=True, cancel=cancel)
         )
+
+    def spent() -> list[str]:
+        return [share for line in told.lines for share in re.findall(SPENT, line)]
 
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
-    used, since = -1, time.monotonic()
-    while worker.is_alive():
-        now = window_used(sb)
-        if now != used:
-            used, since = now, time.monotonic()
-        elif time.monotonic() - since >= QUIET:
-            cancel.set()
-        worker.join(0.2)
+    until(lambda: bool(spent()) or not worker.is_alive(), "the share spent, or the plan applied")
+    if worker.is_alive():
+        until_counted(sb, int(spent()[0]), worker.is_alive)
+    cancel.set()
+    worker.join(HANG)
+    assert not worker.is_alive()
     return out[0] if out else None
 
 
@@ -77,7 +79,7 @@ def test_a_paced_apply_resumed_in_each_new_window_re_reads_no_more_than_it_write
             httpx.Client(event_hooks={"request": [sent.append]}) as http,
             make_client(fresh, http_client=http) as client,
         ):
-            results = _until_quiet_then_cancelled(fresh, client, path, log)
+            results = _until_waiting_then_cancelled(fresh, client, path, log)
         assert results is not None
         assert window_used(fresh) <= 5  # the window's share, never beyond
         if (
@@ -145,7 +147,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
         httpx.Client(event_hooks={"request": [sent.append]}) as http,
         make_client(fresh, http_client=http) as client,
     ):
-        first = _until_quiet_then_cancelled(fresh, client, path, log)
+        first = _until_waiting_then_cancelled(fresh, client, path, log)
     assert first is not None
     written = set(first.loc[first["outcome"] == "succeeded", "target"])
     assert len(written) == 2 and bucket_lists(sent) == 2, first.to_string()

@@ -4,6 +4,7 @@ call raises ``StoppedError`` and nothing more is sent; sync and async alike."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import ssl
 import threading
 import time
@@ -11,6 +12,7 @@ from collections.abc import Callable
 
 import httpx
 import pytest
+from interrupting import until
 
 from lyt_toolkit._stop import stopping
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
@@ -28,20 +30,19 @@ AT_ONCE = RETRY_AFTER / 2
 the machine."""
 
 
-def _waiting(sb: Sandbox, sent: int = 1) -> int:
-    """The calls the sandbox counted, once ``sent`` were answered 429 and their senders wait."""
-    deadline = time.monotonic() + 30
-    while sb.plan()["used"] < sent:
-        assert time.monotonic() < deadline, "the call was never sent"
-        time.sleep(0.02)
-    time.sleep(0.3)  # the 429 read, its Retry-After wait begun
+def _waiting(sb: Sandbox, log: pytest.LogCaptureFixture) -> int:
+    """The calls the sandbox counted, once the client's DEBUG log (``log``) says a call was
+    answered 429: its ``Retry-After`` wait comes next, and ends at once if the client is
+    closed before it begins."""
+    until(lambda: any(" -> 429 " in r.getMessage() for r in log.records), "answered 429")
     used: int = sb.plan()["used"]
     return used
 
 
 def test_closing_a_client_ends_the_retry_wait_of_a_call_in_another_thread_at_once(
-    fresh: Sandbox,
+    fresh: Sandbox, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="lyt_toolkit.client")
     fresh.set_faults(rate_limit=1.0, retry_after=RETRY_AFTER)
     client = LoyaltyClient(**client_kwargs(fresh))
     raised: list[BaseException] = []
@@ -54,7 +55,7 @@ def test_closing_a_client_ends_the_retry_wait_of_a_call_in_another_thread_at_onc
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    used = _waiting(fresh)
+    used = _waiting(fresh, caplog)
     closed_at = time.monotonic()
     client.close()
     reader.join(AT_ONCE)
@@ -66,13 +67,16 @@ def test_closing_a_client_ends_the_retry_wait_of_a_call_in_another_thread_at_onc
     assert fresh.plan()["used"] == used  # nothing sent after the close
 
 
-def test_closing_an_async_client_ends_the_retry_wait_of_a_task_at_once(fresh: Sandbox) -> None:
+def test_closing_an_async_client_ends_the_retry_wait_of_a_task_at_once(
+    fresh: Sandbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="lyt_toolkit.client")
     fresh.set_faults(rate_limit=1.0, retry_after=RETRY_AFTER)
 
     async def main() -> tuple[float, int]:
         async with AsyncLoyaltyClient(**client_kwargs(fresh)) as client:
             read = asyncio.ensure_future(client.rewards.list(limit=1))
-            used = await asyncio.to_thread(_waiting, fresh)
+            used = await asyncio.to_thread(_waiting, fresh, caplog)
             closed_at = time.monotonic()
             await client.aclose()
             with pytest.raises(StoppedError, match=r"^not sent: the client was closed$"):

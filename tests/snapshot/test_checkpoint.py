@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from fixture_types import ClientOf, LytProcess, StartSandbox
-from interrupting import ctrl_c_while_refused, holder
+from interrupting import ctrl_c_while_refused, holder, stderr_until, until_counted
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._services import forget_local
@@ -592,15 +592,14 @@ def test_ctrl_c_while_a_paced_pull_waits_for_its_next_window_stops_it_at_once(
     program.set_plan("120/hour")
     folder = tmp_path / "checkpoint"
     try:
-        export = lyt_process(program, tmp_path, "export", "--out", "a", "--checkpoint", str(folder))
-        deadline = time.monotonic() + 60
-        while program.plan()["used"] < 60:  # its share, half the window, is spent
-            assert export.poll() is None, export.communicate()
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        time.sleep(1)  # waiting for the window's reset
+        export = lyt_process(
+            program, tmp_path, "export", "--out", "a", "--checkpoint", str(folder), progress="auto"
+        )
+        said = stderr_until(export, "waiting for the next window")  # its share let start
+        until_counted(program, 60, lambda: export.poll() is None)  # half the window, spent
         export.send_signal(signal.SIGINT)
         _, err = export.communicate(timeout=20)
+        err = said + err
         used = program.plan()["used"]
     finally:
         program.set_plan("1000000/hour")
