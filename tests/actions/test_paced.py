@@ -265,8 +265,12 @@ def test_lyt_apply_paced_run_again_in_its_window_counts_its_token_request_in_the
     for _ in range(2):
         paced = lyt_process(fresh, tmp_path, "apply", str(path), "--paced", progress="auto")
         said = stderr_until(paced, "waiting for the next window")
+
         # what it let start reaches the window (one still on its way when it said it waits)
-        until_counted(fresh, 1 + SHARE, lambda run=paced: run.poll() is None)
+        def alive(run: subprocess.Popen[str] = paced) -> bool:
+            return run.poll() is None
+
+        until_counted(fresh, 1 + SHARE, alive)
         counted.append(window_used(fresh))
         paced.send_signal(signal.SIGINT)
         _, err = paced.communicate(timeout=20)
