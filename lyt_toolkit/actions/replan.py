@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-import numpy as np
 import pandas as pd
 
 from ..frames.parse import typed_value
@@ -26,7 +25,7 @@ from ..snapshot import ProgramSnapshot
 from .benefits import create_benefits
 from .change_planner import UNSUPPORTED_COLUMNS, Planned, Planner
 from .change_rows import CALL_KINDS
-from .reread import LiveRows, gone_words
+from .reread import LiveRows, gone_words, id_positions
 from .touched import Touched, creates_needing, is_name, names_hash, rows_hashed
 
 __all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned", "touched_again"]
@@ -102,13 +101,16 @@ def live_changes(changes: pd.DataFrame, live: Mapping[str, pd.DataFrame]) -> pd.
     rows (not creates) make, in typed values; a change the live row already shows, or
     whose object ``live`` lacks, gives none."""
     rows: list[tuple[Any, ...]] = []
+    positions: dict[str, dict[str, list[int]]] = {}  # each live frame's IDs' positions
     for change in changes.itertuples(index=False):
         kind, key = str(change.kind), str(change.key)
         frame = live.get(kind)
         if change.action == "create" or frame is None:
             continue
-        at = np.flatnonzero((frame["id"] == key).to_numpy(bool, na_value=False))
-        if not len(at):
+        if kind not in positions:
+            positions[kind] = id_positions(frame["id"])
+        at = positions[kind].get(key)
+        if not at:
             continue
         if change.action == "delete":
             rows.append((kind, key, "removed", None, None, None))

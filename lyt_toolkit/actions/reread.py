@@ -59,6 +59,7 @@ __all__ = [
     "doubtful",
     "gone_words",
     "got",
+    "id_positions",
     "left_to_read",
     "live_rows",
     "member_read",
@@ -220,6 +221,7 @@ def live_rows(
     touched = list(touched)
     pages = _pages(touched, inputs)
     buckets: dict[tuple[str, ...], pd.DataFrame] = {}
+    at: dict[tuple[str, ...], dict[str, list[int]]] = {}  # a card's bucket IDs' positions
     rows: LiveRows = {}
     named = _benefits_named(client, [t["key"] for t in touched if is_name(t)])
     rewards = _rewards_by_id(client, [t["key"] for t in touched if t["kind"] == "rewards"])
@@ -235,12 +237,22 @@ def live_rows(
             if card not in buckets:
                 read = reads.read(card, functools.partial(bucket_models, client, card, pages[card]))
                 buckets[card] = BUILDERS["pending_buckets"](read)
-            found = buckets[card][buckets[card]["id"] == key]
-            rows[kind, key] = found.reset_index(drop=True) if len(found) else None
+                at[card] = id_positions(buckets[card]["id"])
+            found = at[card].get(key)
+            rows[kind, key] = buckets[card].iloc[found].reset_index(drop=True) if found else None
         else:
             got_now = reads.read((kind, key), functools.partial(_got_one, client, kind, key))
             rows[kind, key] = BUILDERS[kind](got_now) if got_now else None
     return rows
+
+
+def id_positions(ids: pd.Series) -> dict[str, list[int]]:
+    """Each ID's positions in ``ids``: a row found by ID without comparing every row."""
+    positions: dict[str, list[int]] = {}
+    for position, item_id in enumerate(ids):
+        if isinstance(item_id, str):
+            positions.setdefault(item_id, []).append(position)
+    return positions
 
 
 def _got_one(client: LoyaltyClient, kind: str, key: str) -> list[Any]:

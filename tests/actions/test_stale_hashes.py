@@ -1,6 +1,7 @@
 """The staleness check hashes the live rows it re-read a frame at a time, over real HTTP: each
 hash the one ``row_hash`` gives the row alone, and a plan of thousands checked (and, stale,
-re-planned for review) in a bounded number of frame conversions, not one a row."""
+re-planned for review) in a bounded number of frame conversions and column comparisons, not
+one a row."""
 
 from __future__ import annotations
 
@@ -73,11 +74,19 @@ def test_a_stale_check_of_thousands_converts_a_few_frames_not_one_a_row(
             conversions.append(len(frame))
             return to_json(frame, *args, **kwargs)
 
+        comparisons = []  # a column compared whole, as finding one row by ID did each time
+        equals = pd.Series.__eq__
+
+        def compared(column: pd.Series, other: Any) -> Any:
+            comparisons.append(len(column))
+            return equals(column, other)
+
         with (
             pytest.MonkeyPatch.context() as patch,
             pytest.raises(StalePlanError) as stale,
         ):
             patch.setattr(pd.DataFrame, "to_json", counted)
+            patch.setattr(pd.Series, "__eq__", compared)
             ChangePlan.load(tmp_path / "plan.json").apply(client, progress=False)
 
     assert stale.value.stale == [
@@ -85,6 +94,7 @@ def test_a_stale_check_of_thousands_converts_a_few_frames_not_one_a_row(
         " (not on its card's list))"
     ]
     assert len(conversions) < 10, f"{len(conversions)} frame conversions"  # not one a row
+    assert len(comparisons) < 100, f"{len(comparisons)} columns compared"  # not one a row
     assert stale.value.replanned is not None
     hashed = {t["key"]: t["sha256"] for t in ChangePlan.load(stale.value.replanned).touched}
     base = {t["key"]: t["sha256"] for t in ChangePlan.load(tmp_path / "plan.json").touched}

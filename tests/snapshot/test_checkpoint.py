@@ -238,10 +238,15 @@ def read_snapshot_of(snapshot: ProgramSnapshot, folder: Path) -> ProgramSnapshot
     return read_snapshot(folder)
 
 
+MEMBERS = "members"
+
+
 def _tied_program() -> dict[str, object]:
     """1,000 members in one program whose ``created_at`` come in groups of 30 sharing one
     instant, so that pages of 100 end inside a group: a walk read on by ``created_at`` must
-    drop the group's members already stored and keep the others."""
+    drop the group's members already stored and keep the others. Its tests pull only the
+    ``members`` list (``MEMBERS``), the walk they are about: reading each member's cards
+    would add a call per member and nothing to what they check."""
     tied = generate_program(
         members=1000,
         programs=1,
@@ -259,7 +264,7 @@ def _tied_program() -> dict[str, object]:
 @pytest.fixture(scope="module")
 def tied(start_sandbox: StartSandbox) -> Iterator[tuple[Sandbox, ProgramSnapshot]]:
     with start_sandbox(_tied_program()) as sb, client_for(sb) as client:
-        yield sb, ProgramSnapshot.pull(client, progress=False, budget_share=1.0)
+        yield sb, ProgramSnapshot.pull(client, progress=False, budget_share=1.0, kinds=MEMBERS)
 
 
 def test_pages_read_on_by_created_at_give_each_member_once_in_the_walks_order(
@@ -278,7 +283,9 @@ def test_pages_read_on_by_created_at_give_each_member_once_in_the_walks_order(
 
     monkeypatch.setattr(checkpoint.Checkpoint, "_by_created", spied)
     with client_for(sb) as client:
-        paced = ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "c")
+        paced = ProgramSnapshot.pull(
+            client, progress=False, checkpoint=tmp_path / "c", kinds=MEMBERS
+        )
     lines = (tmp_path / "c" / JOURNAL).read_text().splitlines()
     keys = [json.loads(line)["key"] for line in lines]
     walked = [k for k in keys if "/members?" in k and "cursor=" in k]
@@ -304,10 +311,10 @@ def test_a_list_walk_cut_off_is_read_on_by_created_at_in_the_next_run(
             raise RuntimeError("cut off")
 
     with client_for(sb) as client, pytest.raises(RuntimeError, match="cut off"):
-        ProgramSnapshot.pull(client, progress=cut, checkpoint=folder, concurrency=1)
+        ProgramSnapshot.pull(client, progress=cut, checkpoint=folder, concurrency=1, kinds=MEMBERS)
     stored = _answers(folder)
     with client_for(sb) as client:
-        resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder)
+        resumed = ProgramSnapshot.pull(client, progress=False, checkpoint=folder, kinds=MEMBERS)
         sent = client.quota.calls_used
     assert whole.calls is not None and resumed.calls is not None
     assert resumed.calls.recalled == stored

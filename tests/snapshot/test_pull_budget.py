@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import pandas as pd
@@ -51,12 +51,29 @@ def _pulled_with_room(large: Sandbox, make_client: ClientFor, **kwargs: Any) -> 
         return ProgramSnapshot.pull(client, progress=False, **kwargs)
 
 
+class Full(NamedTuple):
+    """``large`` pulled whole through a caller's own httpx client."""
+
+    snapshot: ProgramSnapshot
+    counted: int
+    """The calls the sandbox's window counted just after."""
+    quota: int
+    """The calls the pull's ``LoyaltyClient`` counted."""
+    sent: list[str]
+    """The path of each request the caller's httpx client sent."""
+
+
 @pytest.fixture(scope="module")
-def full(large: Sandbox, make_client: ClientFor) -> tuple[ProgramSnapshot, int]:
+def full(large: Sandbox, make_client: ClientFor) -> Full:
     """``large`` pulled whole on a plan with room for every call (pulled once: the program
-    is only read), and the calls its window counted just after."""
-    snapshot = _pulled_with_room(large, make_client)
-    return snapshot, large.plan()["used"]
+    is only read), through a caller's httpx client that notes each request it sends."""
+    large.set_plan("100000/hour")
+    sent: list[str] = []
+    hooks = {"request": [lambda r: sent.append(r.url.path)]}
+    with httpx.Client(event_hooks=hooks) as http, make_client(large, http_client=http) as client:
+        snapshot = ProgramSnapshot.pull(client, progress=False)
+        quota = client.quota.calls_used
+    return Full(snapshot, large.plan()["used"], quota, sent)
 
 
 def _assert_sampled_from_full(
@@ -191,10 +208,8 @@ def test_a_bad_concurrency_or_checkpoint_is_refused_naming_it_before_anything_is
     assert not list(tmp_path.iterdir())
 
 
-def test_a_full_pull_sends_the_fewest_calls_the_interface_allows(
-    full: tuple[ProgramSnapshot, int],
-) -> None:
-    snapshot, counted = full
+def test_a_full_pull_sends_the_fewest_calls_the_interface_allows(full: Full) -> None:
+    snapshot, counted = full.snapshot, full.counted
     holding = sum(1 for c in PROGRAM["cards"] if c["balance"]["pending_points"])
     assert 0 < holding < MEMBERS
     by_id = int((~snapshot.card_definitions["listed"]).sum())  # referenced, not listed
@@ -206,17 +221,14 @@ def test_a_full_pull_sends_the_fewest_calls_the_interface_allows(
     assert set(snapshot.pending_buckets["id"]) == pending
 
 
-def test_the_pull_sends_through_the_callers_client(large: Sandbox, make_client: ClientFor) -> None:
-    large.set_plan("100000/hour")
-    sent: list[str] = []
-    hooks = {"request": [lambda r: sent.append(r.url.path)]}
-    with httpx.Client(event_hooks=hooks) as http, make_client(large, http_client=http) as client:
-        before = client.quota.calls_used
-        snapshot = ProgramSnapshot.pull(client, progress=False, kinds=["members", "cards"])
-        counted = client.quota.calls_used - before
+def test_the_pull_sends_through_the_callers_client(full: Full) -> None:
+    """Every call of the full pull (its token, lists, member reads and bucket lists) goes
+    through the caller's httpx client: the ``full`` pull is made through one."""
+    snapshot, sent = full.snapshot, full.sent
     assert snapshot.calls is not None
-    assert len(sent) == counted == snapshot.calls.used == 1 + pages(MEMBERS, 100) + 1 + MEMBERS
+    assert len(sent) == full.quota == snapshot.calls.used == full.counted > MEMBERS
     assert sum(path.endswith("/members") for path in sent) == pages(MEMBERS, 100)
+    assert sum("/members/" in path and path.count("/") == 6 for path in sent) == MEMBERS
 
 
 def test_an_async_client_counts_its_pull(large: Sandbox) -> None:
@@ -310,7 +322,7 @@ def test_an_estimate_whose_share_other_traffic_shrinks_names_their_calls(
 
 
 def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
-    large: Sandbox, make_client: ClientFor, full: tuple[ProgramSnapshot, int]
+    large: Sandbox, make_client: ClientFor, full: Full
 ) -> None:
     large.set_plan("1000/hour")  # the full pull would not fit; a sample of 200 does
     with make_client(large) as client:
@@ -318,7 +330,7 @@ def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
     design = sampled.sample
     assert design is not None and design.population == MEMBERS
     assert 200 <= design.size < 200 + 2 * len(design.strata)  # at least two a stratum
-    beyond = _assert_sampled_from_full(sampled, full[0], Sample(200, seed=5))
+    beyond = _assert_sampled_from_full(sampled, full.snapshot, Sample(200, seed=5))
     assert sampled.calls is not None
     assert sampled.calls.used == LIST_CALLS + design.size + beyond
     assert sampled.calls.used == large.plan()["used"] < 500
@@ -326,10 +338,10 @@ def test_a_sampled_pull_reads_only_the_sample_and_equals_the_full_pull_sampled(
 
 
 def test_an_adaptive_sampled_pull_reads_its_pilot_then_the_rest_and_equals_the_full_pull_sampled(
-    large: Sandbox, make_client: ClientFor, full: tuple[ProgramSnapshot, int]
+    large: Sandbox, make_client: ClientFor, full: Full
 ) -> None:
     sample = Sample(600, seed=2, by=("status", "joined"), bands=4)  # a pilot of 30 a stratum
-    draw = SampleDraw(full[0].members, sample)
+    draw = SampleDraw(full.snapshot.members, sample)
     assert draw.adaptive and draw.first.size == 240
     large.set_plan("3000/hour")
     with make_client(large) as client:
@@ -338,7 +350,7 @@ def test_an_adaptive_sampled_pull_reads_its_pilot_then_the_rest_and_equals_the_f
     assert design is not None and design.size == 600
     assert set(draw.first.units["member_id"]) <= set(design.units["member_id"])
     assert not design.strata["sampled"].equals(draw.first.strata["sampled"] * 600 // 240)
-    beyond = _assert_sampled_from_full(sampled, full[0], sample)
+    beyond = _assert_sampled_from_full(sampled, full.snapshot, sample)
     assert sampled.calls is not None
     assert sampled.calls.used == LIST_CALLS + 600 + beyond == large.plan()["used"]
 
@@ -705,12 +717,10 @@ def test_a_pull_whose_bucket_lists_will_not_fit_stops_before_spending_its_member
     assert large.plan()["used"] - before <= way.calls
 
 
-def test_a_pull_read_in_parts_keeps_its_members_in_list_order(
-    full: tuple[ProgramSnapshot, int],
-) -> None:
+def test_a_pull_read_in_parts_keeps_its_members_in_list_order(full: Full) -> None:
     """The member reads go in parts drawn at random (to project the bucket lists); their
     cards come back in the order of the members list all the same."""
-    snapshot, _ = full
+    snapshot = full.snapshot
     order = {member: i for i, member in enumerate(snapshot.members["id"])}
     positions = [order[m] for m in snapshot.cards["member_id"]]
     assert positions == sorted(positions) and len(set(positions)) == MEMBERS
