@@ -879,15 +879,16 @@ class SavedPlan:
         refresh: bool = False,
     ) -> int:
         """The re-read's calls (``reread_calls``); the whole re-read's (no ``log``, nothing
-        ``kept``) counted once a plan, its touched objects and rows fixed: each count walks
-        every touched entry, and a summary is asked for often."""
+        ``kept``) is ``_whole_reread``, counted once."""
         if log is not None or kept:
             return reread_calls(self._rereads(log, refresh=refresh), self.inputs, kept=kept)
-        whole: int | None = getattr(self, "_whole_reread", None)
-        if whole is None:
-            whole = reread_calls(self.touched, self.inputs)
-            object.__setattr__(self, "_whole_reread", whole)  # frozen: a cache, set once
-        return whole
+        return self._whole_reread
+
+    @functools.cached_property
+    def _whole_reread(self) -> int:
+        """The whole re-read's calls, counted once a plan (its touched objects and rows are
+        fixed): each count walks every touched entry, and a summary is asked for often."""
+        return reread_calls(self.touched, self.inputs)
 
     def _rereads(
         self, log: LogSource | None, client: LoyaltyClient | None = None, *, refresh: bool = False
