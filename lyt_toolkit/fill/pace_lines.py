@@ -99,9 +99,13 @@ class PaceLines:
         self._say(state, text, figures)
 
     def say(self, text: str, figures: str) -> None:
-        """A line saying ``text`` with ``figures`` (the work now running, if it was not
-        started yet; else as it was)."""
-        self._say(self._state or "running", text, figures)
+        """A line saying ``text`` with ``figures``, the work's state as it was; a work not
+        started yet says so first (its bar's first redraw may come after this line)."""
+        state = self._state
+        if state is None:
+            state = "running"
+            self._say(state, _GOING_ON[None], figures)
+        self._say(state, text, figures)
 
     def _say(self, state: State, text: str, figures: str) -> None:
         """The line saying ``text`` with ``figures``, the work now ``state``."""

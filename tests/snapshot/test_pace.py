@@ -105,3 +105,21 @@ def test_pace_lines_say_a_window_whose_share_went_by_between_two_redraws(
         "paced apply: a new window began, going on: d",
         "paced apply: waiting for the next window: d",
     ]
+
+
+def test_a_works_line_said_before_its_bar_first_redraws_comes_after_its_start(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A chunked apply's first chunk line can come before its bar's first redraw (a race the
+    CI machine lost): the work says it started first, once, and the bar's redraw adds no
+    second start."""
+    lines = PaceLines("paced apply")
+    lines.say("chunk 1 (create_benefit): re-reading 2 calls", "0")
+    lines.see("0 of 18", refusals=0, waiting=False, known=True)
+    lines.say("chunk 2 (create_benefit): re-reading 2 calls", "9")
+    saying = [line.split(" UTC ", 1)[1] for line in capsys.readouterr().err.splitlines()]
+    assert saying == [
+        "paced apply: started: 0",
+        "paced apply: chunk 1 (create_benefit): re-reading 2 calls: 0",
+        "paced apply: chunk 2 (create_benefit): re-reading 2 calls: 9",
+    ]
