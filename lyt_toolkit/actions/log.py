@@ -15,9 +15,10 @@ result still the refusal (``LogState.refused``). A saved plan's refusal is its p
 refusal's line holds the key of the write refused (``write``: a sha256 of the action, the
 target and the values sent, ``_write_key``), and it is not sent again by a run of any
 unsaved plan whose item for that target is the same write (the same plan resumed, or
-another holding it), while an item writing other values there is another write and is sent
-(``LogState.refusing``). Nothing in the items tells a resume from the same plan made again
-after what refused it was put right: the same write then goes out only once the log says so.
+another holding it; each write refused there counts, not only the last), while an item
+writing other values there is another write and is sent (``LogState.refusing``). Nothing in
+the items tells a resume from the same plan made again after what refused it was put right:
+the same write then goes out only once the log says so.
 A line saying the plan is made again from the live state (``RECONSIDERED``:
 ``apply(refresh=True)``, or ``reconsider()`` called on the log) ends that: the refusals
 before it are sent again, once. A saved plan never takes an unsaved run's refusal for its
@@ -222,21 +223,23 @@ class LogState:
     refused: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Target -> its last line when that is a refusal for good (``final``): not sent again
     (of a log read for a saved plan, only its own; for an unsaved one, see ``refusing``)."""
+    refused_writes: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """Target -> the ``write`` key -> the line of every write an unsaved plan's run saw
+    refused for good there since the last ``RECONSIDERED`` line, not only the last one
+    (read for no plan file only)."""
 
     def refusing(self, action: str, items: Iterable[PlanItem[Any]]) -> LogState:
         """This state with, of its refusals for good, only those of an unsaved plan's run that
-        refused the very write of one of ``items`` (``action``'s: its ``write`` key): another
-        write to that target, or a saved plan's refusal, is sent."""
+        refused the very write of one of ``items`` (``action``'s: its ``write`` key), however
+        many other writes were refused there since: another write to that target, or a saved
+        plan's refusal, is sent."""
         refused = {}
         for item in items:
-            line = self.refused.get(item.target)
-            if (
-                line is not None
-                and item.error is None
-                and line.get(WRITE) == write_key(action, item)
-            ):
+            writes = self.refused_writes.get(item.target)
+            line = None if writes is None or item.error else writes.get(write_key(action, item))
+            if line is not None:
                 refused[item.target] = line
-        return LogState(self.last, self.succeeded, refused)
+        return LogState(self.last, self.succeeded, refused, self.refused_writes)
 
     def in_doubt(self, target: str) -> bool:
         """True when a request for ``target`` may have reached the service unanswered:
@@ -295,6 +298,8 @@ class _Index:
             if line["outcome"] in DONE:
                 state.succeeded[target] = line
             final = line["outcome"] == "failed" and line.get("final") is True
+            if final and self.binding.plan is None and WRITE in line:
+                state.refused_writes.setdefault(target, {})[str(line[WRITE])] = line
             if final and (self.binding.plan is None or WRITE not in line):
                 state.refused[target] = line  # read for a saved plan: never an unsaved run's
             else:
@@ -302,6 +307,7 @@ class _Index:
         elif line.get("log") == RECONSIDERED and self.binding.reading:
             for state in self.states.values():
                 state.refused.clear()
+                state.refused_writes.clear()
         entry, after, over = self.window
         if line.get("log") == WINDOW and entry_problem(line) is None:
             entry, after, over = line, 0, None
@@ -315,7 +321,8 @@ class _Index:
     def state(self, action: str) -> LogState:
         """``action``'s state as read so far: a copy, the index reading on."""
         state = self.states.get(action, LogState())
-        return LogState(dict(state.last), dict(state.succeeded), dict(state.refused))
+        writes = {target: dict(keys) for target, keys in state.refused_writes.items()}
+        return LogState(dict(state.last), dict(state.succeeded), dict(state.refused), writes)
 
 
 class _Ended(NamedTuple):
@@ -706,7 +713,7 @@ def log_state(
     if client is not None:
         refuse_foreign(action_log, client, ask=ask)
     state = action_log.state(action)
-    if items is None or action_log.plan is not None or not state.refused:
+    if items is None or action_log.plan is not None or not (state.refused or state.refused_writes):
         return state
     return state.refusing(action, items)
 

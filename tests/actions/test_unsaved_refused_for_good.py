@@ -154,3 +154,33 @@ def test_a_saved_plan_and_an_unsaved_one_never_take_the_others_refusals_for_good
         log.record(plan.action, two, "failed", status=404, final=True)
     assert set(ActionLog(path, plan="f" * 64).state(plan.action).refused) == {two}
     assert log_state(path, plan.action, items=plan.items).refused == {}
+
+
+def test_every_write_refused_for_good_at_a_target_stays_unsent_not_only_the_last(
+    sb: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """Two writes to one target, each refused 404 (a benefit of a card definition that does
+    not exist, then of another): the first, run again with the log, is still not sent
+    (the second refusal's line does not stand for it), until the log is reconsidered. Nothing
+    is made, so the directory's sandbox serves as it is."""
+    log = tmp_path / "run.jsonl"
+    first = benefit_rows("Twice refused", 1, card_definition_id="lcdef_0000000000dead")
+    second = benefit_rows("Twice refused", 1, card_definition_id="lcdef_0000000000beef")
+
+    def run(rows: list[dict[str, Any]]) -> Run:
+        plan = actions.create_benefits(rows)
+        return lambda client: plan.execute(client, log=log, progress=False)
+
+    for rows in (first, second):  # each another write: sent, refused
+        refused, sent = _counted(sb, make_client, run(rows))
+        assert sent == ["POST /v2/loyalties/benefits"], sent
+        assert refused.loc[first[0]["name"], "status"] == 404
+
+    again, sent = _counted(sb, make_client, run(first))
+    assert sent == [], sent  # the first write's refusal still counts
+    assert again.loc[first[0]["name"], "message"].startswith("not sent again: refused for good")
+    assert actions.create_benefits(second).cost(log=log).needed == 0
+
+    ActionLog(log).reconsider()
+    _, sent = _counted(sb, make_client, run(first))
+    assert sent == ["POST /v2/loyalties/benefits"], sent  # sent again, once reconsidered
