@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import pandas as pd
 import pytest
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions import ActionLog
+from lyt_toolkit.actions import ActionLog, ActionPlan, ItemResult, Outcome, PlanItem
 from lyt_toolkit.actions.log import log_state
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
@@ -184,3 +185,50 @@ def test_every_write_refused_for_good_at_a_target_stays_unsent_not_only_the_last
     ActionLog(log).reconsider()
     _, sent = _counted(sb, make_client, run(first))
     assert sent == ["POST /v2/loyalties/benefits"], sent  # sent again, once reconsidered
+
+
+class _OnCard:
+    """A value of a plan of one's own with no ``repr`` of its own: its default names its
+    address, another in every process (and for every such object alive at once)."""
+
+    def __init__(self, card_definition_id: str, since: datetime) -> None:
+        self.card_definition_id = card_definition_id
+        self.since = since
+
+
+class _CreateOnCard(ActionPlan[_OnCard]):
+    """A plan of one's own: a benefit named by the target, of the payload's card definition."""
+
+    action = "create_benefit_on_card"
+
+    def perform(self, client: LoyaltyClient, item: PlanItem[_OnCard]) -> ItemResult:
+        points = {"value": 10, "card_definition_id": item.to_send.card_definition_id}
+        body = {"name": item.target, "type": "POINTS", "points": points}
+        return ItemResult(Outcome.SUCCEEDED, resource_id=client.benefits.create(body).id)
+
+
+def _on_card(since: datetime, card_definition_id: str = "lcdef_0000000000dead") -> _CreateOnCard:
+    on = _OnCard(card_definition_id, since)
+    return _CreateOnCard([PlanItem("Own plan 0000", "create", payload=on)])
+
+
+def test_a_plan_of_ones_own_built_again_of_equal_values_is_the_same_write(
+    sb: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """An equal payload built anew (another object of no ``repr`` of its own, its moment a
+    pandas Timestamp where it was a datetime, as a frame's row gives it) is the write refused
+    for good: not sent again. Both plans are alive at once, as two processes' would be."""
+    log = tmp_path / "run.jsonl"
+    first = _on_card(datetime(2026, 1, 1, tzinfo=UTC))
+    refused, sent = _counted(sb, make_client, lambda c: first.execute(c, log=log, progress=False))
+    assert sent == ["POST /v2/loyalties/benefits"], sent
+    assert refused.loc["Own plan 0000", "status"] == 404
+
+    again = _on_card(pd.Timestamp("2026-01-01", tz="UTC"))
+    _, sent = _counted(sb, make_client, lambda c: again.execute(c, log=log, progress=False))
+    assert sent == [], sent  # the same write: not sent again
+    assert first.items[0].payload is not again.items[0].payload
+
+    other = _on_card(datetime(2026, 1, 1, tzinfo=UTC), "lcdef_0000000000beef")
+    _, sent = _counted(sb, make_client, lambda c: other.execute(c, log=log, progress=False))
+    assert sent == ["POST /v2/loyalties/benefits"], sent  # another value: another write
