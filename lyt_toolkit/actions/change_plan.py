@@ -239,8 +239,10 @@ class ChangePlan(metaclass=ABCMeta):
     ) -> PlanCost:
         """The calls every part sends together (one token request at most), and with
         ``client`` the budget it last read, ``budget_share`` of it the plan's: see
-        ``ActionPlan.cost``."""
-        return self._costed(self._needed(log), client, checked_share(budget_share))
+        ``ActionPlan.cost``; the ``log`` read whole once."""
+        share = checked_share(budget_share)
+        with reading_once(log) as log:
+            return self._costed(self._needed(log), client, share)
 
     def _costed(self, needed: int, client: LoyaltyClient | None, share: float) -> PlanCost:
         """The cost of ``needed`` calls, the budget ``client`` read remembered."""
@@ -717,16 +719,16 @@ class SavedPlan:
         apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``); checked as
         it writes (``paced``, not ``refresh``, with a ``log``: ``chunked``), each chunk's
         re-read, an object several chunks need counted for each, its chunks cut as they
-        will be from the window's share left now."""
-        log = self._bound(log)
+        will be from the window's share left now. The ``log`` is read whole once."""
         share = checked_share(budget_share)
-        kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
-        chunked = self._chunked_reads(client, log, kept, share, paced=paced, refresh=refresh)
-        object.__setattr__(self, "_kept_counted", kept)  # for ``summary``, as the budget is
-        object.__setattr__(self, "_chunked_counted", chunked)
-        needed = self._needed(log, kept, refresh=refresh, reads=chunked)
-        if client is not None and self._read_holds(client, log):
-            needed -= self._reread_calls(log, kept, refresh=refresh)
+        with self._bound_log(log) as log, reading_once(log) as log:
+            kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
+            chunked = self._chunked_reads(client, log, kept, share, paced=paced, refresh=refresh)
+            object.__setattr__(self, "_kept_counted", kept)  # for ``summary``, as the budget is
+            object.__setattr__(self, "_chunked_counted", chunked)
+            needed = self._needed(log, kept, refresh=refresh, reads=chunked)
+            if client is not None and self._read_holds(client, log):
+                needed -= self._reread_calls(log, kept, refresh=refresh)
         return self.plan._costed(needed, client, share)
 
     def _chunked_reads(
@@ -863,12 +865,13 @@ class SavedPlan:
         (``reread.left_to_read``), nor one the rows kept beside it answer for an apply with
         these ``paced`` and ``refresh`` (see ``cost``). Paced with a ``log``, not
         ``refresh``, the re-read goes a chunk at a time with ``budget_share`` of each window
-        (``chunked``): an object several chunks need is counted for each (see ``cost``)."""
-        log = self._bound(log)
-        kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
+        (``chunked``): an object several chunks need is counted for each (see ``cost``). The
+        ``log`` is read whole once."""
         share = checked_share(budget_share)
-        chunked = self._chunked_reads(client, log, kept, share, paced=paced, refresh=refresh)
-        reads = self._reread_calls(log, kept, refresh=refresh) if chunked is None else chunked
+        with self._bound_log(log) as log, reading_once(log) as log:
+            kept = self._kept_rows(client, log, paced=paced, refresh=refresh)
+            chunked = self._chunked_reads(client, log, kept, share, paced=paced, refresh=refresh)
+            reads = self._reread_calls(log, kept, refresh=refresh) if chunked is None else chunked
         return PlanCost.for_client(reads, client)
 
     def _reread_calls(

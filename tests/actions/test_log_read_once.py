@@ -1,6 +1,7 @@
 """An apply reads its action log once, over real HTTP: however many parts the plan has, each
 line of a long-lived log is parsed once (the lines the apply appends read back as they come),
-not once per owner check and per part's state (16 whole reads of a one-part saved plan)."""
+not once per owner check and per part's state (16 whole reads of a one-part saved plan).
+So does the cost of one (12 whole reads of a four-part saved plan's, 16 paced)."""
 
 from __future__ import annotations
 
@@ -61,4 +62,34 @@ def test_an_apply_parses_each_line_of_its_log_once(
     assert len(plan.parts) == 4
     lines = len(log_path.read_bytes().splitlines())
     assert EARLIER < lines < EARLIER + 40
+    assert parsed <= lines, f"{parsed} lines parsed from a log of {lines}"
+
+
+@pytest.mark.parametrize("how", ["saved", "saved paced", "unsaved"])
+def test_a_plans_cost_parses_each_line_of_its_log_once(
+    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """The cost of an apply with a log reads the log once, not once per part's state, owner
+    check and window (a saved plan's paced cost counts each chunk's re-read too,
+    ``SavedPlan._chunked_reads``): each line parsed once."""
+    path = tmp_path / "plan.json"
+    plan, _ = save_four_kinds(client, path)
+    log_path = tmp_path / "plan.log.jsonl"
+    _earlier_lines(log_path)
+    saved = ChangePlan.load(path)
+    parsed = 0
+
+    def loads(raw: str | bytes) -> Any:
+        nonlocal parsed
+        parsed += 1
+        return json.loads(raw)
+
+    monkeypatch.setattr(log, "json", SimpleNamespace(loads=loads, dumps=json.dumps))
+    if how == "unsaved":
+        cost = plan.cost(client, log=log_path)
+    else:
+        cost = saved.cost(client, log=log_path, paced=how.endswith("paced"))
+
+    assert cost.needed > 0
+    lines = len(log_path.read_bytes().splitlines())
     assert parsed <= lines, f"{parsed} lines parsed from a log of {lines}"
