@@ -14,7 +14,7 @@ own (``with``: a plan's items run on a thread pool). Where the bar cannot be see
 command asked for lines instead (``_progress.lines``: a ``lyt`` command writing to a log), the
 same figures go to ``PaceLines``, which writes one at the moments that matter
 (``fill.pace_lines``); a bar of a work run as several bars (``fill.pace_work``) shows the
-whole work, its lines the work's, and of the calls sent earlier in
+whole work, on the work's one bar, its lines the work's, and of the calls sent earlier in
 its window only those not the work's own there; a callable progress with a ``paced`` method
 (``_progress.PacedProgress``: a panel's status) is told them at each redraw.
 """
@@ -81,8 +81,12 @@ class PaceBar:
         self.planned = planned if work is None else work.planned
         desc = desc if work is None else work.desc
         # A callable ``progress`` gets the work's own counts (a pull's rows, a plan's items);
-        # the calls show only as a bar.
-        self.bar = ProgressBar(progress is True, desc=desc, unit="call")
+        # the calls show only as a bar (a work's one, kept open across its bars).
+        self._own_bar = progress is not True or work is None
+        if self._own_bar or work is None:
+            self.bar = ProgressBar(progress is True, desc=desc, unit="call")
+        else:
+            self.bar = work.bar()
         self.lines = _lines(desc, work) if progress is True and lines() else None
         """Where the bar cannot be seen: its lines (see the module)."""
         self.told = paced_line(progress)
@@ -126,7 +130,8 @@ class PaceBar:
 
     def _close(self) -> None:
         self.draw(ending=True)
-        self.bar.close()
+        if self._own_bar:
+            self.bar.close()
         if self._work is None:
             return
         allowance = self.allowance  # where the work's calls of this bar went
