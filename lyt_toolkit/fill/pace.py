@@ -14,7 +14,8 @@ own (``with``: a plan's items run on a thread pool). Where the bar cannot be see
 command asked for lines instead (``_progress.lines``: a ``lyt`` command writing to a log), the
 same figures go to ``PaceLines``, which writes one at the moments that matter
 (``fill.pace_lines``); a bar of a work run as several bars (``fill.pace_work``) shows the
-whole work, its lines the work's; a callable progress with a ``paced`` method
+whole work, on the work's one bar, its lines the work's, and of the calls sent earlier in
+its window only those not the work's own there; a callable progress with a ``paced`` method
 (``_progress.PacedProgress``: a panel's status) is told them at each redraw.
 """
 
@@ -76,19 +77,25 @@ class PaceBar:
         self.allowance = allowance
         self.recalled = recalled
         work = current_work()  # a bar of a work run as several: the whole work's figures
+        self._work = work
         self.planned = planned if work is None else work.planned
         desc = desc if work is None else work.desc
         # A callable ``progress`` gets the work's own counts (a pull's rows, a plan's items);
-        # the calls show only as a bar.
-        self.bar = ProgressBar(progress is True, desc=desc, unit="call")
+        # the calls show only as a bar (a work's one, kept open across its bars).
+        self._own_bar = progress is not True or work is None
+        if self._own_bar or work is None:
+            self.bar = ProgressBar(progress is True, desc=desc, unit="call")
+        else:
+            self.bar = work.bar()
         self.lines = _lines(desc, work) if progress is True and lines() else None
         """Where the bar cannot be seen: its lines (see the module)."""
         self.told = paced_line(progress)
         """A callable ``progress`` that takes the line too (a panel's status)."""
         self._start = client.quota.calls_used if work is None else work.start
-        self._before = client.quota.calls_used - self._start
-        """The calls the work sent before this bar (its earlier bars'): counted in the
-        allowance's ``carried`` when sent in its window, not sent by another run."""
+        self._opened = client.quota.calls_used
+        """The client's calls sent before this bar: of them, those of the work's earlier bars
+        sent in this bar's window are in the allowance's ``carried`` and the work's ``sent``
+        both (``PacedWork.sent_in``), not sent earlier by another run."""
         self._refused = client.quota.refusals if work is None else work.refusals
         self._task: asyncio.Task[None] | None = None
         self._thread: threading.Thread | None = None
@@ -123,7 +130,13 @@ class PaceBar:
 
     def _close(self) -> None:
         self.draw(ending=True)
-        self.bar.close()
+        if self._own_bar:
+            self.bar.close()
+        if self._work is None:
+            return
+        allowance = self.allowance  # where the work's calls of this bar went
+        began = self.client.quota.calls_used - allowance.sent_in_window
+        self._work.ended_in(allowance.window_end, began)
 
     async def _redraw(self) -> None:
         while True:
@@ -156,7 +169,9 @@ class PaceBar:
             parts.append(f"{refused:,} refused (429) and retried")
         left = allowance.left
         resets = quota.resets_at
-        carried = max(0, allowance.carried - self._before)
+        carried = allowance.carried
+        if carried and self._work is not None:  # the work's own there: among those sent
+            carried = max(0, carried - self._work.sent_in(allowance.window_end, self._opened))
         if carried:
             # its earlier runs', or a plan's earlier parts and re-read in this same run
             parts.append(f"{carried:,} sent earlier in this window")

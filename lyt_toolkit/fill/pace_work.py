@@ -2,10 +2,13 @@
 paced: each chunk's re-read, then its writes, each paced on its own allowance).
 
 Inside ``paced_work``, every ``PaceBar`` opened shows the whole work: its name, its calls
-sent since the work began out of all it plans, and, where a ``lyt`` command writes lines
+sent since the work began out of all it plans, on one bar where one can be seen (``bar``,
+closed as the work ends, not a bar a chunk), and, where a ``lyt`` command writes lines
 (``_progress.lines``), one set of lines for it all (``PaceLines``): ``started`` once, a line
 per chunk naming it (``chunk``), and the waits and going on of any of its bars; not a fresh
-``started`` for each bar, which read as a restart in a log.
+``started`` for each bar, which read as a restart in a log. Of the calls a window's record
+counts, a bar says sent earlier in the window only those not the work's own there
+(``sent_in``): its bars say where they ended (``ended_in``).
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
-from .._progress import lines
+from .._progress import ProgressBar, lines
 from .._text import counted
 from .pace_lines import PaceLines
+from .window_ledger import same_window
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -38,6 +42,38 @@ class PacedWork:
         """Its lines, where a ``lyt`` command asked for them; None elsewhere."""
         self._quota = client.quota
         self._chunks = 0
+        self._bar: ProgressBar | None = None
+        self._window: tuple[float, int] | None = None
+        """The window the work's last bar ended in (its end, the service's clock) and the
+        client's count of calls sent as the work's first call there went."""
+
+    def bar(self) -> ProgressBar:
+        """The work's one bar, opened by its first ``PaceBar`` that shows one."""
+        if self._bar is None:
+            self._bar = ProgressBar(True, desc=self.desc, unit="call")
+        return self._bar
+
+    def ended_in(self, end: float | None, began: int) -> None:
+        """A bar of the work ended in the window ending at ``end`` (None: not known), its
+        calls there from the client's ``began``-th sent on."""
+        if end is None:
+            return
+        began = max(began, self.start)
+        if self._window is not None and same_window(self._window[0], end):
+            began = min(began, self._window[1])
+        self._window = (end, began)
+
+    def sent_in(self, end: float | None, until: int) -> int:
+        """The calls the work sent in the window ending at ``end`` before the client's
+        ``until``-th call, as its bars ended there (0: none ended there)."""
+        if end is None or self._window is None or not same_window(self._window[0], end):
+            return 0
+        return max(0, until - self._window[1])
+
+    def close(self) -> None:
+        """Close the work's bar, if one was opened."""
+        if self._bar is not None:
+            self._bar.close()
 
     def chunk(self, call: str, reads: int, writes: int, left: int) -> None:
         """The line naming the next chunk of the ``call``'s writes: ``reads`` calls re-read
@@ -66,6 +102,7 @@ def paced_work(client: LoyaltyClient, desc: str, planned: Callable[[], int]) -> 
         yield work
     finally:
         _WORK.reset(token)
+        work.close()
 
 
 def current_work() -> PacedWork | None:

@@ -44,6 +44,7 @@ __all__ = [
     "entry_problem",
     "later",
     "recorded_window",
+    "same_window",
 ]
 
 WINDOW = "window"
@@ -90,7 +91,7 @@ def earlier_calls(
     the manifest's record ``entry`` when it is of that window, and the answers they stored
     in it (see the module)."""
     sent, held = 0, None
-    if entry is not None and _same(entry["ends"], ends) and entry.get("limit") == limit:
+    if entry is not None and same_window(entry["ends"], ends) and entry.get("limit") == limit:
         sent, held = entry["sent"], entry.get("held")
     answered = sum(1 for a in answers if a.run < run and _counted_in(a, ends))
     return WindowCalls(ends, limit, max(sent, answered), held)
@@ -110,16 +111,16 @@ def recorded_window(
 def _counted_in(answer: Stored, ends: float) -> bool:
     """Whether ``answer`` may have been counted in the window ending at ``ends``."""
     if answer.window is not None:
-        return _same(answer.window, ends)
+        return same_window(answer.window, ends)
     return answer.at is not None and ends - LONGEST_WINDOW <= answer.at < ends
 
 
 def later(ends: float, than: float) -> bool:
     """Whether the window ending at ``ends`` comes after the one ending at ``than``."""
-    return ends > than and not _same(ends, than)
+    return ends > than and not same_window(ends, than)
 
 
-def _same(one: float, other: float) -> bool:
+def same_window(one: float, other: float) -> bool:
     """Whether two windows' ends name the same window (as ``Quota`` tells them apart)."""
     return abs(one - other) <= WINDOW_SLACK
 
