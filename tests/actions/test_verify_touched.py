@@ -72,6 +72,10 @@ def test_a_change_production_made_to_a_touched_card_after_the_apply_is_different
     assert statuses[("pending_buckets", CARD_BUCKETS[1], "status")] == "unexpected"
     assert "different" in statuses.values()  # the card's pending points: not as rehearsed
     assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
+    # each check of the card names the item writing to it, done as rehearsed: changed since
+    card = verification.problems[verification.problems["kind"] == "cards"]
+    assert len(card) and set(card["item"]) == {f"activate_pending_bucket {CARD_BUCKETS[0]}"}
+    assert set(card["item_outcome"]) == {"succeeded"}
 
 
 def test_a_card_read_holding_no_pending_points_is_not_listed_for_its_buckets(
