@@ -6,13 +6,14 @@ every bad input one line naming the option or file, no secret printed."""
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from actions.helpers import CREDENTIALS, SECRETS, TIERS, four_kinds_plan, pull
+from actions.helpers import BUCKET, CREDENTIALS, SECRETS, TIERS, four_kinds_plan, pull
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -161,7 +162,8 @@ def test_verify_after_apply_reads_back_in_the_calls_of_the_python_route(
     path, folder, base = saved
     assert lyt(capsys, "apply", str(path), "--allow-destroy")[0] == 0
     service.settle()
-    rehearsal = ChangePlan.load(path).rehearse(base, progress=False)
+    saved_plan = ChangePlan.load(path)
+    rehearsal = saved_plan.rehearse(base, progress=False)
     reads = touched_reads(rehearsal)
     service.set_plan("professional")  # a whole window: its count is this command's
     checks = tmp_path / "checks.csv"
@@ -173,14 +175,72 @@ def test_verify_after_apply_reads_back_in_the_calls_of_the_python_route(
     assert "Verification(ok=True, " in out and f"({reads.objects} objects)" in out
     assert "Note:" not in out  # applied to completion
     service.set_plan("professional")
+    log = actions.ActionLog(path.with_name(path.name + ".log.jsonl"), plan=saved_plan.sha256)
+    results = actions.logged_results(rehearsal, log)  # the apply's, from its log: no call
     with make_client(service) as new:  # the Python route, from a new client as lyt's: the same
-        python = actions.verify_touched(rehearsal, new)
+        python = actions.verify_touched(rehearsal, new, results=results)
     assert service.plan()["used"] == 1 + reads.calls
     assert f"{len(python.checks)} checks written to {checks.resolve()}" in out
     service.set_plan("professional")  # paced, counting the apply's log: the same reads
     code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder), "--paced")
     assert code == 0, err
     assert "Verification(ok=True, " in out and service.plan()["used"] == 1 + reads.calls
+
+
+def test_verify_names_the_apply_outcome_of_each_item_that_explains_a_check(
+    service: Sandbox,
+    client: LoyaltyClient,
+    saved: tuple[Path, Path, ProgramSnapshot],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The apply's log read (no call): the activation refused in production (its date passed
+    after the apply's re-read, 423), the delete never sent (the apply cancelled before it);
+    each shows as an outcome not as rehearsed, and the missing changes name it."""
+    path, folder, _ = saved
+    cancel = threading.Event()
+
+    def meanwhile(done: int, total: int) -> None:  # between the plan's parts, one item each
+        if done == 1 and not cancel.is_set():  # the create sent: the bucket's date passes
+            service.advance_clock(5 * 86400)
+        if done == 3:  # the activation sent: the delete is not
+            cancel.set()
+
+    applied = ChangePlan.load(path).apply(
+        client,
+        log=path.with_name(path.name + ".log.jsonl"),
+        allow_destroy=True,
+        progress=meanwhile,
+        cancel=cancel,
+    )
+    assert list(applied["outcome"].astype(str)) == ["succeeded", "succeeded", "failed", "cancelled"]
+    service.set_plan("professional")  # a whole window: its count is this command's
+    checks = tmp_path / "checks.csv"
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder), "--out", str(checks))
+    assert code == 2, err
+    needed = re.search(r"Reading back what the rehearsal changed: calls needed: (\d+);", out)
+    assert needed is not None and service.plan()["used"] == 1 + int(needed[1])  # no more
+    assert "Comparing each item's outcome with the apply's, from its action log" in out
+    refused = f"activate_pending_bucket {BUCKET}: failed 423 resource_locked"
+    for item in (refused, f"delete_tier_structure {TIERS}: not sent"):
+        shown = item.replace(": ", ": rehearsed succeeded, the apply ")
+        assert re.search(rf"^  different +outcome {shown}$", out, re.M), out
+    assert re.search(
+        rf"^  missing +changed tier_structures {TIERS} status: rehearsed DELETED, the service NA;"
+        rf" item delete_tier_structure {TIERS}: not sent in the apply$",
+        out,
+        re.M,
+    ), out
+    assert re.search(
+        rf"^  missing +changed pending_buckets {BUCKET} status: rehearsed not PENDING \(no longer"
+        rf" listed\), the service NA; item {refused} in the apply$",
+        out,
+        re.M,
+    ), out
+    written = pd.read_csv(checks)
+    assert {"item", "item_outcome"} <= set(written.columns)
+    mine = written[written["item"] == f"activate_pending_bucket {BUCKET}"]
+    assert set(mine["item_outcome"]) == {"failed 423 resource_locked"}
 
 
 def test_verify_of_a_plan_not_applied_exits_2_naming_each_change_missing(
@@ -213,7 +273,7 @@ def test_verify_keeps_to_its_share_and_names_the_options_to_go_on(
     assert service.plan()["used"] == 1  # the token only
     for argv, said in (
         (["--budget-share", "2"], "--budget-share: must be a number above 0 and at most 1"),
-        (["--log", "x.jsonl"], "--log: only with --paced"),
+        (["--log", "x.jsonl"], "--log x.jsonl: no such action log"),  # unpaced too, now
     ):
         code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder), *argv)
         assert (code, out) == (1, "") and err.startswith(f"lyt verify: {said}")

@@ -30,6 +30,7 @@ from .items import ItemResult, Outcome, PlanItem, Standing
 from .ledger import PlanAlreadyAppliedError
 from .lock import LockFileError, LockHeldError
 from .log import ActionLog, ForeignLogError
+from .logged import logged_results
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
 from .plan_reader import PlanFileError
@@ -76,6 +77,7 @@ __all__ = [
     "delete_webhooks",
     "edit",
     "flat_row_to_body",
+    "logged_results",
     "move_rewards_to_draft",
     "verify_touched",
     "verify_touched_cost",

@@ -35,7 +35,7 @@ A plan may need more in the sandbox than the snapshot holds: each plan's
 not part of a snapshot (the program frames do not list them), so a rehearsal of
 webhook deletions adds each targeted webhook, in a project whose plan has webhooks;
 its results and calls show the run, and ``verify(..., results=...)`` compares the
-outcomes item by item.
+outcomes item by item, each change naming the outcome of the item writing to its row.
 
 This module knows a plan only as a ``Rehearsed`` (what it reads of one), never a plan
 kind: ``ActionPlan`` imports it, and no import goes back (pyproject.toml's contract).
@@ -124,6 +124,15 @@ CHECKS = Schema(
         text("expected", "the rehearsed value (added: the row as JSON, without generated IDs)"),
         text("actual", "production's value in the same form (NA: production made no such change)"),
         Column("status", "category", "as rehearsed, missing, unexpected or different", STATUSES),
+        text(
+            "item",
+            "the plan's item writing to the changed row, as its call and target (NA: none)",
+        ),
+        text(
+            "item_outcome",
+            "that item's outcome in production, as the run's results (or its action log) tell"
+            " it (NA: no results given)",
+        ),
     ),
 )
 """The declared schema of ``Verification.checks``."""
@@ -214,8 +223,12 @@ class Rehearsal:
         self, after_snapshot: ProgramSnapshot, *, results: pd.DataFrame | None = None
     ) -> Verification:
         """Compare production's changes (the rehearsed snapshot to ``after_snapshot``)
-        with the rehearsed ones; ``results``, the real run's results frame, adds one
-        check per item comparing its outcome.
+        with the rehearsed ones; ``results``, the real run's results frame (or
+        ``logged_results``: its action log's), adds one check per item comparing its
+        outcome. Each check names the item writing to its row (``item``: an item's target is
+        its row's key, a created benefit's its name; a bucket's activation writes its card
+        and member too) and, with ``results``, that item's outcome there (``item_outcome``):
+        what explains a change not as rehearsed, when the item's outcome is not either.
 
         A PENDING bucket a pull no longer lists (the service lists PENDING buckets only), its
         card read, is compared as no longer PENDING: as rehearsed against ``ACTIVATED``,
@@ -242,14 +255,18 @@ class Rehearsal:
             )
         actual = self.snapshot.diff(after_snapshot)
         parts = [_checks(_comparable(_as_pulled(self.diff)), _comparable(_as_pulled(actual)))]
+        rehearsed = self._outcomes(self.results, "rehearsal.results")
+        outcomes = None
         if results is not None:
-            rehearsed = self._outcomes(self.results, "rehearsal.results")
-            parts.append(_checks(rehearsed, self._outcomes(results, "results")))
+            outcomes = _checks(rehearsed, self._outcomes(results, "results"))
+            parts.append(outcomes)
         checks = pd.concat(parts, ignore_index=True)
+        checks = _with_items(checks, _writers(rehearsed, self.snapshot), outcomes)
         return Verification(CHECKS.conform(checks).reset_index(drop=True))
 
     def _outcomes(self, results: pd.DataFrame, name: str) -> pd.DataFrame:
-        """One row per item: its target and outcome as text (a failure with its status)."""
+        """One row per item: its call (a change plan's ``call``, else the plan's action),
+        target and outcome as text (a failure with its status)."""
         missing = [c for c in ("target", "outcome", "status", "error_key") if c not in results]
         if missing:
             raise ValueError(f"{name}: not a results frame, it lacks the columns {missing}")
@@ -258,9 +275,10 @@ class Rehearsal:
         detail = " " + results["status"].astype("str") + " " + results["error_key"].fillna("")
         shown = outcome.where(~failed, outcome + detail.str.rstrip())
         n = len(results)
+        calls = results["call"].astype("str") if "call" in results else [self.action] * n
         return pd.DataFrame(
             {
-                "kind": [self.action] * n,
+                "kind": list(calls),
                 "key": results["target"].astype("str").to_numpy(),
                 "change": [OUTCOME] * n,
                 "column": [OUTCOME] * n,
@@ -591,6 +609,57 @@ def _checks(expected: pd.DataFrame, actual: pd.DataFrame) -> pd.DataFrame:
         _differing_fields(e, a) for e, a in both.loc[remade, ["expected", "actual"]].to_numpy()
     ]
     return both[[*_MATCH, "expected", "actual", "status"]]
+
+
+def _writers(items: pd.DataFrame, base: ProgramSnapshot) -> dict[str, list[str]]:
+    """Each key a changed row may have -> the items (call and target) writing to it: an
+    item's target is its row's key (a created benefit's: its name), and a pending bucket's
+    activation writes to its card (``member/card``) and member too."""
+    held: dict[str, tuple[str, str]] = {}
+    if "pending_buckets" in base.kinds:
+        buckets = base.pending_buckets[["id", "member_id", "card_id"]].astype(str)
+        held = {bucket: (member, card) for bucket, member, card in buckets.to_numpy()}
+    writers: dict[str, list[str]] = {}
+    for call, target in items[["kind", "key"]].itertuples(index=False):
+        item = f"{call} {target}"
+        keys = [target]
+        if target in held:
+            member, card = held[target]
+            keys += [f"{member}/{card}", member]
+        for key in keys:
+            writers.setdefault(key, []).append(item)
+    return writers
+
+
+def _with_items(
+    checks: pd.DataFrame, writers: dict[str, list[str]], outcomes: pd.DataFrame | None
+) -> pd.DataFrame:
+    """``checks`` with each one's ``item`` (an outcome's own; a change's the item writing to
+    its row, or to the row its key is under: a reward cost's reward) and that item's outcome
+    in production (``outcomes``: the outcome checks, None without results); of several items
+    writing to one row, the first not as rehearsed."""
+    produced: dict[str, str] = {}
+    differs: set[str] = set()
+    if outcomes is not None:
+        for call, target, actual, status in outcomes[
+            ["kind", "key", "actual", "status"]
+        ].itertuples(index=False):
+            item = f"{call} {target}"
+            produced[item] = actual
+            if status != "as rehearsed":
+                differs.add(item)
+    items: list[str | None] = []
+    for change, kind, key in checks[["change", "kind", "key"]].itertuples(index=False):
+        if change == OUTCOME:
+            items.append(f"{kind} {key}")
+            continue
+        found = writers.get(key) or writers.get(key.split("/")[0].split("#")[0]) or []
+        items.append(next((i for i in found if i in differs), found[0] if found else None))
+    outcome = [None if i is None else produced.get(i) for i in items]
+    return checks.assign(
+        item=pd.Series(items, index=checks.index, dtype=object),
+        item_outcome=pd.Series(outcome, index=checks.index, dtype=object),
+    )
 
 
 def _activated(both: pd.DataFrame) -> pd.Series[bool]:

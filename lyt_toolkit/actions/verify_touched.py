@@ -260,7 +260,7 @@ def verify_touched(
     """``rehearsal.verify`` against production read with ``client``: only the objects the
     rehearsal changed or its items wrote to (see the module), so a change production made
     elsewhere is not seen (the result's ``scope`` says so). ``results``: the real run's, one
-    check per item's outcome, as ``verify``.
+    check per item's outcome, as ``verify`` (not kept: ``logged_results``, from its log).
 
     Refused before any read (``BudgetExceededError``) when its calls
     (``verify_touched_cost``) exceed ``budget_share`` of the window; ``paced=True`` waits for

@@ -309,7 +309,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--log",
         default=None,
         metavar="FILE",
-        help="with --paced: the apply's action log (default: PLAN_FILE.log.jsonl)",
+        help="the apply's action log (default: PLAN_FILE.log.jsonl, when it exists): each "
+        "item's outcome is compared with the rehearsal's, and with --paced the plan's calls "
+        "in the window are counted from it",
     )
     verify.add_argument("--out", default=None, metavar="FILE", help="write every check as CSV")
 

@@ -14,11 +14,17 @@ certainly sends, counted from the file and its base (``planned_reads``: of the o
 plan's items write to and of the members whose cards its activations certainly change),
 already do not fit, before the rehearsal, the refusal saying its count a lower bound by which
 the ways it names are judged). Its scope is printed:
-a change the service made to any other object is not seen. The items' outcomes are not
-compared (the apply's results are not kept): the rows the service holds are. Printed: the
-verdict, the checks that are not as rehearsed one per line; ``--out`` writes every check as
-CSV. Exit code: 0 every change as rehearsed, 2 some not, 1 refused or could not run, 130
-stopped with Ctrl-C.
+a change the service made to any other object is not seen.
+
+Each item's outcome is compared with the rehearsal's, the apply's read from its action log
+(``--log``, or ``PLAN_FILE.log.jsonl`` when it exists: ``actions.logged_results``, no call;
+without one the outcomes are not compared, and it says so): refused in production, never sent
+(the apply stopped or cancelled first) or made where the rehearsal refused it, an item is not
+as rehearsed. Each change not as rehearsed names the outcome of the item writing to its row:
+not as rehearsed, that is why; as rehearsed, the row changed otherwise since. Printed: the
+verdict, the checks that are not as rehearsed one per line (the first ``MAX_CHECKS_SHOWN``);
+``--out`` writes every check as CSV, with its ``item`` and ``item_outcome``. Exit code: 0
+every change as rehearsed, 2 some not, 1 refused or could not run, 130 stopped with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from ._rehearsed import load_or_fail, rehearsed_or_fail
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..actions import PlanCost, SavedPlan, Verification
+    from ..actions import ActionLog, PlanCost, Rehearsal, SavedPlan, Verification
     from ..client import LoyaltyClient
     from ..snapshot import ProgramSnapshot
 
@@ -68,10 +74,6 @@ def verify(args: argparse.Namespace) -> int:
         share = share_option(args.budget_share)
     except ValueError as exc:
         return fail(COMMAND, str(exc), EXIT_ERROR)
-    if args.log is not None and not args.paced:
-        return fail(
-            COMMAND, "--log: only with --paced (the log counts the window's calls)", EXIT_ERROR
-        )
     plan = load_or_fail(args.plan, COMMAND)
     if plan is None:
         return EXIT_ERROR
@@ -97,12 +99,18 @@ def verify(args: argparse.Namespace) -> int:
                 return EXIT_ERROR
             cost = verify_touched_cost(done.rehearsal, client, budget_share=share)
             # paced, the apply's log counts its runs' calls in the window (none: not applied)
-            paced_log = args.paced and log_path.is_file()
-            print(f"Reading back what the rehearsal changed: {_cost_text(cost, paced_log)}")
-            log = ActionLog(log_path, plan=plan.sha256) if paced_log else None
+            log = ActionLog(log_path, plan=plan.sha256) if log_path.is_file() else None
+            paced_log = args.paced and log is not None
             try:
+                results = _logged(done.rehearsal, log, log_path, client)
+                print(f"Reading back what the rehearsal changed: {_cost_text(cost, paced_log)}")
                 verification = verify_touched(
-                    done.rehearsal, client, budget_share=share, paced=args.paced, log=log
+                    done.rehearsal,
+                    client,
+                    results=results,
+                    budget_share=share,
+                    paced=args.paced,
+                    log=log if paced_log else None,
                 )
             finally:
                 if log is not None:
@@ -189,21 +197,61 @@ def _refused_for_good(plan: SavedPlan, log_path: Path) -> int:
     return refused
 
 
+def _logged(
+    rehearsal: Rehearsal, log: ActionLog | None, path: Path, client: LoyaltyClient
+) -> pd.DataFrame | None:
+    """The apply's results as its action log tells them (``logged_results``), said first;
+    None, said, without a log. A log of another service or project is refused (nothing
+    sent): what it shows done was not done here."""
+    from ..actions import logged_results
+    from ..actions.log import refuse_foreign
+
+    if log is None:
+        print(f"No action log at {path}: the items' outcomes are not compared")
+        return None
+    refuse_foreign(log, client, ask=False)
+    print(f"Comparing each item's outcome with the apply's, from its action log {path}")
+    return logged_results(rehearsal, log)
+
+
 def _check_lines(problems: pd.DataFrame) -> list[str]:
     """The first checks that are not as rehearsed, one line each: status, kind, key, column,
-    then the rehearsed value against the service's."""
+    then the rehearsed value against the service's (an item's outcome: against the apply's),
+    and the outcome of the item writing to the row, when the apply's is known: not as
+    rehearsed, the reason; as rehearsed, the row changed otherwise since."""
     import pandas as pd
 
+    from ..actions.rehearsal import OUTCOME
+
+    outcome = problems["change"] == OUTCOME
+    unlike = set(problems.loc[outcome, "item"].astype(str))
     lines = []
     for row in problems.head(MAX_CHECKS_SHOWN).to_dict("records"):
+        if row["change"] == OUTCOME:
+            lines.append(
+                f"  {row['status']:<10} outcome {row['item']}: rehearsed"
+                f" {_shown(row['expected'])}, the apply {_shown(row['actual'])}"
+            )
+            continue
         column = "" if pd.isna(row["column"]) else f" {row['column']}"
         lines.append(
             f"  {row['status']:<10} {row['change']} {row['kind']} {row['key']}{column}:"
             f" rehearsed {_shown(row['expected'])}, the service {_shown(row['actual'])}"
+            f"{_why(row['item'], row['item_outcome'], unlike)}"
         )
     if len(problems) > MAX_CHECKS_SHOWN:
         lines.append(f"  ... and {counted(len(problems) - MAX_CHECKS_SHOWN, 'more check')}")
     return lines
+
+
+def _why(item: object, outcome: object, unlike: set[str]) -> str:
+    """What the outcome of the item writing to a row says of its check (nothing when the
+    apply's is unknown)."""
+    if not isinstance(item, str) or not isinstance(outcome, str):
+        return ""
+    if str(item) in unlike:
+        return f"; item {_shown(item)}: {_shown(outcome)} in the apply"
+    return f"; item {_shown(item)}: {_shown(outcome)} as rehearsed, the row changed otherwise since"
 
 
 def _shown(value: object) -> str:

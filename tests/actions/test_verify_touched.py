@@ -17,7 +17,14 @@ from lyt_toolkit.errors import BudgetExceededError, StoppedError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import four_kinds_plan, pull
+from .helpers import (
+    ClientWith,
+    CrashingBenefits,
+    SimulatedCrash,
+    benefit_rows,
+    four_kinds_plan,
+    pull,
+)
 from .test_rehearsal import CARD_BUCKETS, PLANS, _activate, _statuses
 
 
@@ -72,6 +79,37 @@ def test_a_change_production_made_to_a_touched_card_after_the_apply_is_different
     assert statuses[("pending_buckets", CARD_BUCKETS[1], "status")] == "unexpected"
     assert "different" in statuses.values()  # the card's pending points: not as rehearsed
     assert verification.checks.equals(rehearsal.verify(pull(client), results=results).checks)
+    # each check of the card names the item writing to it, done as rehearsed: changed since
+    card = verification.problems[verification.problems["kind"] == "cards"]
+    assert len(card) and set(card["item"]) == {f"activate_pending_bucket {CARD_BUCKETS[0]}"}
+    assert set(card["item_outcome"]) == {"succeeded"}
+
+
+def test_the_log_of_a_run_that_died_tells_each_item_it_left_and_explains_its_changes(
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot, tmp_path: Path
+) -> None:
+    """The run died once its second create was sent, before its answer was logged: read from
+    its log (no results frame kept), that item is in doubt and the third not sent, each
+    outcome not as rehearsed, and the benefit never created names its item's."""
+    plan = actions.create_benefits(benefit_rows("Died", 3))
+    rehearsal = plan.rehearse(fresh_pulled, concurrency=1, progress=False)
+    log = tmp_path / "run.jsonl"
+    crashing = CrashingBenefits(client.benefits, crash_at=2, after_sending=True)
+    with pytest.raises(SimulatedCrash):
+        plan.execute(ClientWith(client, benefits=crashing), concurrency=1, log=log, progress=False)
+    results = actions.logged_results(rehearsal, log)
+    assert list(results["outcome"]) == ["succeeded", "in doubt", "not sent"]
+    verification = actions.verify_touched(rehearsal, client, results=results)
+    problems = verification.problems.set_index(["change", "key"])
+    assert problems.loc[("outcome", "Died 0001"), "actual"] == "in doubt"
+    assert problems.loc[("outcome", "Died 0002"), "actual"] == "not sent"
+    missing = problems.loc[("added", "Died 0002")]
+    assert (missing["status"], missing["item"], missing["item_outcome"]) == (
+        "missing",
+        "create_benefit Died 0002",
+        "not sent",
+    )
+    assert ("added", "Died 0001") not in problems.index  # sent, made: as rehearsed
 
 
 def test_a_card_read_holding_no_pending_points_is_not_listed_for_its_buckets(
