@@ -84,7 +84,7 @@ from .reread import (
     service_now,
 )
 from .reviewed import refuse_unreviewed
-from .staleness import Replanned, stale_error, stale_objects
+from .staleness import ChunkStop, Replanned, stale_error, stale_objects
 from .touched import StalePlanError, Touched, touched_objects
 
 if TYPE_CHECKING:
@@ -1025,7 +1025,9 @@ class SavedPlan:
         """Check the base, then apply (see ``ChangePlan.apply``, ``cancel``,
         ``budget_share`` and ``paced`` too: paced, the re-read is as well, a chunk of writes
         at a time, each chunk's objects re-read just before it is sent, ``chunked``; the
-        first stale chunk stops the apply, its writes unsent); recorded once complete.
+        first stale chunk stops the apply, its writes unsent, saving the plan made again for
+        review only when that chunk read every object left and the log holds none of the
+        plan's writes); recorded once complete.
 
         ``sha256`` (the 64 hex digits of the reviewed file's sha256, ``File:`` in the
         plan's text) binds the apply to the file reviewed: a file whose bytes were read as
@@ -1219,6 +1221,7 @@ class SavedPlan:
             todo = [] if stopped else to_send(part, state)
             sent: list[tuple[list[int], pd.DataFrame]] = []
             while todo and not stopped:
+                fresh = not kept.held  # none of the chunk's rows read by an earlier run
                 try:
                     live, chunk = self._chunk_read(
                         client, log, kept, part, todo, (whole, share, progress, work), cancel
@@ -1229,8 +1232,8 @@ class SavedPlan:
                 stale = self._stale_in(live, own, client)
                 if stale:
                     kept.refuse()  # for a refresh to take up
-                    applied = sum(len(log_state(log, p.action).succeeded) for p in self.parts)
-                    raise stale_error(self.path, self.base.pulled_at, stale, written=applied)
+                    chunk_read = (part, chunk, fresh)
+                    raise self._chunk_stale(client, log, share, stale, live, own, chunk_read)
                 kept.clear()  # read and not stale: a resume from here reads afresh
                 results = part_of(part, chunk).execute(
                     client,
@@ -1254,6 +1257,57 @@ class SavedPlan:
         if not stopped:  # else the rows of a chunk stopped while read, for the next run
             kept.clear()
         return _by_call(frames)
+
+    def _chunk_stale(
+        self,
+        client: LoyaltyClient,
+        log: LogSource,
+        share: float,
+        stale: list[str],
+        live: LiveRows,
+        own: Mapping[str, set[str]],
+        chunk_read: tuple[ActionPlan[Any], list[int], bool],
+    ) -> StalePlanError:
+        """The refusal of a paced apply at a chunk whose ``live`` rows show ``stale`` objects
+        (``chunk_read``: its part, its items' indices, whether this run read all its rows).
+        The plan made again from those rows is saved for review, as an unpaced refusal saves
+        it (``_for_review``), when they are every object left to read, all read by this
+        run, and the log shows no write of the plan's own; else the refusal says why not and
+        what each way on costs (``ChunkStop``). No call is sent."""
+        part, chunk, fresh = chunk_read
+        written = sum(len(log_state(log, p.action).succeeded) for p in self.parts)
+        left = {(entry["kind"], entry["key"]) for entry in self._rereads(log)}
+        if written or any(own.values()):
+            why = (
+                "the log holds writes of this plan's own, which a plan made again, another"
+                " file with its own sha256 and log lines, would not see (as an unpaced apply"
+                " resumed from its log saves none)"
+            )
+        elif not left <= live.keys():
+            why = (
+                f"this chunk read {counted(len(live), 'object')} of the {len(left)} left"
+                " to read, and a plan made again of what it read alone would leave the others'"
+                " writes out"
+            )
+        elif not fresh:
+            why = "some of this chunk's rows were read by an earlier run, not just now"
+        else:
+            replanned = self._for_review(live, own, client, paced=True)
+            if replanned is not None:
+                return stale_error(
+                    self.path, self.base.pulled_at, stale, replanned, chunk=ChunkStop(0)
+                )
+            why = f"{self.path.parent} could not be written"
+        ahead = ChunkAhead(self.touched, self.inputs, part, chunk)
+        refresh = self.reread_cost(client, log=log, paced=True, refresh=True, budget_share=share)
+        stop = ChunkStop(
+            written,
+            why,
+            again=ahead.calls(len(chunk)) - len(chunk),
+            refresh=self.cost(client, log=log, budget_share=share, paced=True, refresh=True).needed,
+            refresh_reads=refresh.needed,
+        )
+        return stale_error(self.path, self.base.pulled_at, stale, chunk=stop)
 
     def _chunk_read(
         self,
@@ -1368,14 +1422,19 @@ class SavedPlan:
         return self.plan
 
     def _for_review(
-        self, live: LiveRows, own: Mapping[str, set[str]], client: LoyaltyClient
+        self,
+        live: LiveRows,
+        own: Mapping[str, set[str]],
+        client: LoyaltyClient,
+        *,
+        paced: bool = False,
     ) -> Replanned | None:
         """The plan made again from the ``live`` rows a stale apply read (as ``refreshed``
         makes it), saved next to the plan file as ``NAME.refreshed.json`` with the mark of
         that read (``quiet``): applied while the service shows no call of the project since,
-        it is not read again. None (nothing saved) for a plan with no file, one whose log
-        shows writes of its own (their plan is this one, resumed), or a folder not
-        writable."""
+        it is not read again; its command ``--paced`` for a ``paced`` apply's. None (nothing
+        saved) for a plan with no file, one whose log shows writes of its own (their plan is
+        this one, resumed), or a folder not writable."""
         if not self.sha256 or any(own.values()):
             return None
         mark = mark_read(client)  # right after the re-read: its calls are all answered
@@ -1393,6 +1452,7 @@ class SavedPlan:
             for option, needed in (
                 ("--allow-destroy", any(part.action in DELETES for part in planned.parts)),
                 ("--ignore-unsupported", len(planned.unsupported) > 0),
+                ("--paced", paced),
             )
             if needed
         ]

@@ -18,7 +18,14 @@ from ..frames.pending import bucket_date
 from .reread import LiveRows, gone_words
 from .touched import StalePlanError, Touched, is_name, names_hash, rows_hashed
 
-__all__ = ["NAMED_AT_MOST", "Replanned", "StalePlanError", "stale_error", "stale_objects"]
+__all__ = [
+    "NAMED_AT_MOST",
+    "ChunkStop",
+    "Replanned",
+    "StalePlanError",
+    "stale_error",
+    "stale_objects",
+]
 
 NAMED_AT_MOST = 10
 """Stale objects a refusal names, one a line; the rest are counted (``StalePlanError.stale``
@@ -70,25 +77,20 @@ def stale_error(
     stale: list[str],
     replanned: Replanned | None = None,
     *,
-    written: int | None = None,
+    chunk: ChunkStop | None = None,
 ) -> StalePlanError:
     """The refusal of the plan file at ``path`` (its base pulled at ``pulled_at``), naming the
     first ``NAMED_AT_MOST`` stale objects, one a line, and counting the others, then the file
     ``replanned`` from the rows the re-read found, if one was written, with the command
-    applying it, on a line of its own; or, for a paced apply that checks each chunk of writes
-    before it sends it, the ``written`` writes its log holds."""
+    applying it, on a line of its own; for a paced apply that checks each chunk of writes
+    before it sends it, the ``chunk`` it stopped at: the writes its log holds and, with no
+    file for review, why none, and each way on with its calls, a line each."""
     named = "".join(f"\n  {entry}" for entry in stale[:NAMED_AT_MOST])
     if len(stale) > NAMED_AT_MOST:
         named += f"\n  and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
     then = "apply with refresh=True to plan against the live state"
-    if written is not None:
-        then = (
-            f"found before the next chunk of writes was sent: the log holds the plan's"
-            f" {counted(written, 'write')} made before, each checked just before it was"
-            " sent, and none was sent after; apply with refresh=True and the same log to plan"
-            " the rest against the live state (it takes up the rows just read, kept beside"
-            " the log)"
-        )
+    if chunk is not None:
+        then = "apply with refresh=True and the same log to plan the rest against the live state"
     if replanned is not None and replanned.unsupported:  # else refused again after its read
         then = (
             "apply with refresh=True and ignore_unsupported=True to plan against the live"
@@ -100,6 +102,8 @@ def stale_error(
             f" review it, then apply exactly it (it reads nothing again while the service"
             f" shows no call of the project since) with\n  {replanned.command}\nor {then}"
         )
+    if chunk is not None:
+        then = f"{chunk.held()}; {then}" if replanned is not None else chunk.ways(then)
     return StalePlanError(
         f"{path} is stale: {counted(len(stale), 'object')} changed since the"
         f" base was pulled at {pulled_at.isoformat()}:{named}\n{then}",
@@ -107,6 +111,49 @@ def stale_error(
         None if replanned is None else replanned.path,
         None if replanned is None else replanned.sha256,
     )
+
+
+class ChunkStop(NamedTuple):
+    """Where a paced apply checked as it writes (``chunked``) found a chunk stale: the
+    plan's ``written`` writes its log holds; ``unreviewed``, why no plan made again was saved
+    for review (empty: one was); the calls of each way on: running again (``again``: the
+    chunk's re-read, read afresh), and ``refresh=True`` (``refresh`` in all, its
+    ``refresh_reads`` re-reads all sent before its first write)."""
+
+    written: int
+    unreviewed: str = ""
+    again: int = 0
+    refresh: int = 0
+    refresh_reads: int = 0
+
+    def held(self) -> str:
+        """What the log holds of the plan's writes, and that none was sent after."""
+        if not self.written:
+            return "found before the next chunk of writes was sent: no write of the plan is made"
+        return (
+            "found before the next chunk of writes was sent: the log holds the plan's"
+            f" {counted(self.written, 'write')} made before, each checked just before it was"
+            " sent, and none was sent after"
+        )
+
+    def ways(self, refresh: str) -> str:
+        """What the log holds, why no plan for review was saved, then each way on with its
+        calls, a line each, the last ``refresh`` (what applies with ``refresh=True``)."""
+        reads = (
+            "its re-read answered by the rows just read, kept beside the log"
+            if not self.refresh_reads
+            else f"{counted(self.refresh_reads, 'call')} of them re-reading every object left,"
+            " all before its first write"
+        )
+        return (
+            f"{self.held()}.\nNo plan made again was saved for review: {self.unreviewed}."
+            " Ways on, each with its calls:\n"
+            f"  put right what changed, then run again: {counted(self.again, 'call')} to re-read"
+            " this chunk's objects afresh, then the rest as planned, chunk by chunk;\n"
+            "  plan again from a fresh pull, review that plan and apply it bound to its sha256:"
+            " the pull's calls (counted before it reads), then that plan's re-read and writes;\n"
+            f"  {refresh}, unreviewed: {counted(self.refresh, 'call')}, {reads}"
+        )
 
 
 class Replanned(NamedTuple):

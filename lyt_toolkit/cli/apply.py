@@ -10,7 +10,11 @@ the file and its sha256 and the summary are printed and the objects it touches a
 the plan made again from the rows read is saved next to it for review
 (``NAME.refreshed.json``, printed, with the ``lyt apply`` command applying exactly it:
 applied while the service shows no call of the project since, it reads nothing again;
-``--refresh`` instead plans again against the live state, reading it again), deletes
+``--refresh`` instead plans again against the live state, reading it again); with
+``--paced``, where each chunk of writes is re-read just before it is sent, the file is saved
+(its command with ``--paced``) when the stale chunk read every object left and the log shows
+no write of the plan's own, else the refusal says why not and what each way on (running
+again, planning again from a fresh pull, ``--refresh``) costs in calls. Deletes
 need ``--allow-destroy``,
 changes the service cannot make ``--ignore-unsupported``, and a plan applied to completion
 refuses to apply again. The action log (default:

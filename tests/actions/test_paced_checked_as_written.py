@@ -133,9 +133,10 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
 ) -> None:
     """A bucket of a chunk still to write activated by someone else meanwhile: the apply
-    stops before that chunk, saying what the log holds and how to go on, and the refresh
-    counts and sends no read of what the refusal kept. On main the resumed apply re-read
-    every card still to write first, and a refresh's cost counted its kept rows again."""
+    stops before that chunk, saying what the log holds and each way on with its calls, and
+    the refresh counts and sends no read of what the refusal kept. On main the resumed apply
+    re-read every card still to write first, a refresh's cost counted its kept rows again,
+    and the refusal named no way on but the refresh, nor any cost."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:
         chosen = save_one_bucket_a_card(client, path)
@@ -168,6 +169,10 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     said = str(stale.value)
     assert other.id in said and "the log holds the plan's 2 writes made before" in said, said
     assert "refresh=True" in said and stale.value.replanned is None
+    # no plan for review: the log holds the plan's own writes; each way on, with its calls
+    assert "No plan made again was saved for review: the log holds writes of this plan's" in said
+    assert f"then run again: {cards - 2} calls to re-read this chunk's objects afresh" in said
+    assert f"unreviewed: {cards - 2} calls, its re-read answered by the rows just read" in said
     assert bucket_lists(sent) == cards - 2 and _activations(sent) == 0  # the chunk, unsent
 
     sent.clear()

@@ -1,0 +1,106 @@
+"""A paced apply that meets a stale chunk offers the review route the unpaced one offers,
+over real HTTP: when the chunk read every object left and nothing is written yet, the plan
+made again is saved as ``NAME.refreshed.json`` with its ``lyt apply ... --sha256 ...
+--paced`` command, and applied so it reads nothing again; else the refusal says why none
+was saved and what each way on costs in calls."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions.plan_file import StalePlanError
+from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import SECRETS, bucket_lists, save_one_bucket_a_card
+
+pytestmark = pytest.mark.usefixtures("lyt_to_fresh", "professional")
+
+_COMMAND = re.compile(r"lyt apply (\S+) --sha256 ([0-9a-f]{64})((?: --[a-z-]+)*)")
+
+
+def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_left(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """On main a paced refusal saved no plan for review, whatever it had read: the only way
+    on was ``--refresh``, which re-plans and writes with no file reviewed."""
+    path = tmp_path / "plan.json"
+    with make_client(fresh) as client:
+        chosen = save_one_bucket_a_card(client, path)
+        cards = len(chosen)
+        assert cards > 2  # one chunk: the professional window's share holds them all
+        other = chosen.iloc[0]  # activated by someone else since
+        client.pending_buckets.activate(other.program_id, other.member_id, other.card_id, other.id)
+    fresh.settle()
+    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+
+    used = fresh.plan()["used"]
+    assert main(["apply", str(path), "--sha256", sha256, "--paced"]) == 1
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
+    assert fresh.plan()["used"] - used == 1 + cards  # its token, the chunk's bucket lists
+    assert err.startswith(f"lyt apply: {path} is stale: 1 object changed") and other.id in err
+    command = _COMMAND.search(err)
+    assert command is not None, err
+    replanned = tmp_path / "plan.refreshed.json"
+    # the bucket activated since can no longer be activated: unsupported in the plan made again
+    assert command[1] == str(replanned) and command[3] == " --ignore-unsupported --paced"
+    assert command[2] == hashlib.sha256(replanned.read_bytes()).hexdigest()
+    assert "the next chunk of writes was sent: no write of the plan is made;" in err, err
+    assert f"The plan made again from the state just read, saved to {replanned}:" in out
+    assert f"Plan: 0 to create, {cards - 1} to change, 0 to delete; 1 change" in out, out
+    for secret in SECRETS:
+        assert secret not in out + err + replanned.read_text()
+
+    used = fresh.plan()["used"]
+    assert main(["apply", command[1], "--sha256", command[2], *command[3].split()]) == 0
+    out = capsys.readouterr().out
+    assert f"Not re-reading the {cards - 1} touched objects" in out, out
+    assert f"Applied: {cards - 1} succeeded" in out, out
+    assert fresh.plan()["used"] - used == 1 + cards - 1  # the token, then the writes
+
+
+def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_calls(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """On main the refusal named ``refresh=True`` alone, not that it re-reads every object
+    left before its first write, nor what it or any other way on costs."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    with make_client(fresh) as client:
+        chosen = save_one_bucket_a_card(client, path)
+        cards = len(chosen)
+        assert cards > 3
+        first = str(ChangePlan.load(path).parts[0].items[0].target)  # in the first chunk
+        row = chosen[chosen["id"] == first].iloc[0]
+        client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, first)
+    fresh.settle()
+    fresh.set_plan("10/hour")  # 5 calls a window at the default share: 2 writes a chunk
+    sent: list[httpx.Request] = []
+    with (
+        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        make_client(fresh, http_client=http) as client,
+        pytest.raises(StalePlanError) as stale,
+    ):
+        ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
+    said = str(stale.value)
+    assert bucket_lists(sent) == 2 and not (tmp_path / "plan.refreshed.json").exists()
+    assert stale.value.replanned is None and first in said
+    assert f"this chunk read 2 objects of the {cards} left to read" in said, said
+    assert "then run again: 2 calls to re-read this chunk's objects afresh" in said, said
+    refresh = (
+        f"refresh=True and the same log to plan the rest against the live state, unreviewed:"
+        f" {2 * cards - 2} calls, {cards - 2} calls of them re-reading every object left, all"
+        " before its first write"
+    )
+    assert refresh in said, said
