@@ -1,10 +1,10 @@
 """Ctrl-C pressed on a process of the toolkit's: while the sandbox answers every call 429
 (what the process printed and the calls it sent after the Ctrl-C), or once a paced command
 waits for its window's reset (what the window counted then), or once it said something
-(``stderr_until``); what a sandbox's window counts (``window_used``), and once it counts a
-work's calls (``until_counted``); a paced work's thread ended by closing its client once it
-waits for the reset (``quiet_then_closed``); a progress callable keeping a paced work's lines
-(``PacedLines``);
+(``stderr_until``); what a sandbox's window counts (``window_used``) and the calls its
+faults refused (``refused``), and once it counts a work's calls (``until_counted``); a paced
+work's thread ended by closing its client once it waits for the reset
+(``quiet_then_closed``); a progress callable keeping a paced work's lines (``PacedLines``);
 the process of several that holds a one-writer lock (``holder``), to pause while
 another is refused it; a sandbox's clock fixed at this machine's time
 (``clock_agreeing_here``); and once something has happened (``until``, ``until_async``),
@@ -37,14 +37,20 @@ NEAR_THE_HOUR = timedelta(minutes=3)
 
 
 def ctrl_c_while_refused(
-    sb: Sandbox, proc: subprocess.Popen[str], retry_after: int
+    sb: Sandbox, proc: subprocess.Popen[str], retry_after: int, waiting: Callable[[], int]
 ) -> tuple[str, str, int]:
     """``proc``'s output once a Ctrl-C stopped it while its calls waited out a 429 asking
     ``retry_after`` seconds, and the calls it sent after the Ctrl-C; it is given 10 s to
-    end (before the waits could), then killed."""
+    end (before the waits could), then killed. The Ctrl-C is sent once the sandbox has
+    refused ``waiting()`` calls (each then waits: every call ``proc`` has under way at once,
+    so it sends nothing more before the Ctrl-C)."""
     sb.set_faults(rate_limit=1.0, retry_after=retry_after)
     try:
-        time.sleep(1)  # the calls answered 429, waiting to be sent again
+        until(
+            lambda: refused(sb) >= waiting() or proc.poll() is not None,
+            "every call under way refused",
+        )
+        assert proc.poll() is None, proc.communicate()
         used = window_used(sb)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
@@ -71,6 +77,12 @@ async def until_async(condition: Callable[[], bool], what: str, within: float = 
     while not condition():
         assert time.monotonic() < deadline, f"never {what}"
         await asyncio.sleep(0.01)
+
+
+def refused(sb: Sandbox) -> int:
+    """The requests ``sb``'s faults answered 429 since they were set."""
+    answered: int = sb.faults()["answered"]["rate_limit"]
+    return answered
 
 
 def window_used(sb: Sandbox) -> int:

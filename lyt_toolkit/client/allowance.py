@@ -490,13 +490,10 @@ class Allowance:
         finally:
             self.held_back = 0
 
-    def may_start(self, start: int) -> bool:
-        """Paced: whether one more call ``fits`` (booking it, its start numbered ``start``,
-        when it does)."""
-        if not self.fits():
-            return False
+    def book(self, start: int) -> None:
+        """Paced: a call that ``fits`` is let start, its start numbered ``start``: counted
+        against the share until it sends its first request or ends before (``unbook``)."""
         self._booked.add(start)
-        return True
 
     def unbook(self, start: int | None) -> None:
         """Paced: the call let start as ``start`` (None: the earliest booked) has sent its

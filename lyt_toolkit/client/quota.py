@@ -345,12 +345,12 @@ class Quota:
     def take(self, *, booked: bool = True) -> tuple[float, int]:
         """Count one request about to be sent: ``(0, its number)`` (for ``observe``), or the
         seconds until the window resets (nothing counted) and 0 when the budget is known to be
-        spent, or when a paced allowance's share has no room for a request not ``booked``
-        (``ready`` books the call it lets start; ``booked=False``: another request of that
-        call, a retry or the token request after a 401). ``AllowanceSpent`` when the request
-        would go beyond an allowance held (``allowance``), or a paced share with no reset
-        known: nothing is counted and it is not sent."""
-        return self._take(booked, None)
+        spent, or when a paced allowance's share has no room for it. ``AllowanceSpent`` when
+        the request would go beyond an allowance held (``allowance``), or a paced share with no
+        reset known: nothing is counted and it is not sent. ``booked`` changes nothing: since
+        ``ready`` books no call, each request counted here must fit a paced share (the
+        client's own calls are booked as they start, and counted by ``_take``)."""
+        return self._take(False, None)
 
     def _take(self, booked: bool, start: int | None) -> tuple[float, int]:
         """``take``; a ``booked`` request is the first of the call let start as ``start`` (None:
@@ -399,14 +399,16 @@ class Quota:
     def ready(self) -> tuple[float, bool]:
         """Seconds before a new call may start, and whether it is the budget's reset (the
         window spent, or a paced allowance's share of it) rather than the ``rate``'s
-        spacing. ``(0, False)`` once it may start now; the start is then booked, so the next
-        waits its spacing and a paced share counts it."""
-        wait, spent, _ = self._ready()
+        spacing; ``(0, False)`` when one may start now. A look: nothing is booked, so asking
+        without a call following takes nothing of a paced share nor of the spacing (the
+        client books each of its calls as it lets it start)."""
+        wait, spent, _ = self._ready(book=False)
         return wait, spent
 
-    def _ready(self) -> tuple[float, bool, int]:
-        """``ready``, with the number of the start when the call may start now (0 when not):
-        the paced shares book it by it (``_take``, ``_unbook``)."""
+    def _ready(self, *, book: bool = True) -> tuple[float, bool, int]:
+        """``ready``, with the number of the start when the call may start now (0 when not,
+        or not ``book``ed): the start is then booked, so the next waits its spacing and the
+        paced shares count it by its number (``_take``, ``_unbook``)."""
         with self._lock:
             self._refuse_past_cycle()
             wait = self._spent_for()
@@ -416,21 +418,20 @@ class Quota:
             left, reported = self._counts()
             for held in paced:
                 held.track(left, self._windows, reported=reported, in_flight=self._in_flight)
-            self._starts += 1
-            start = self._starts
-            full = [held for held in paced if not held.may_start(start)]
+            full = [held for held in paced if not held.fits()]
             if full:
-                for held in paced:
-                    held.unbook(start)
                 return self._share_wait(full), True, 0
+            now = self._clock()
+            if self.rate is not None and now < self._next_start:
+                return self._next_start - now, False, 0
+            if not book:
+                return 0.0, False, 0
             if self.rate is not None:
-                now = self._clock()
-                if now < self._next_start:
-                    for held in paced:
-                        held.unbook(start)
-                    return self._next_start - now, False, 0
                 self._next_start = now + self.rate.interval
-            return 0.0, False, start
+            self._starts += 1
+            for held in paced:
+                held.book(self._starts)
+            return 0.0, False, self._starts
 
     def _unbook(self, start: int) -> None:
         """The call let start as ``start`` (``_ready``) ended before its first request was

@@ -119,6 +119,13 @@ def set_plan(body: SetPlan, request: Request) -> dict[str, Any]:
     return budget.status()
 
 
+@router.get("/faults")
+def get_faults(state: StateDep) -> dict[str, Any]:
+    """The faults in force, and the requests they answered 429 and 503 since they were set
+    (``answered``: ``rate_limit``, ``unavailable``)."""
+    return {**state.faults.settings.model_dump(), "answered": state.faults.answered()}
+
+
 @router.put("/faults")
 def set_faults(body: FaultSettings, state: StateDep) -> dict[str, Any]:
     state.faults.set(body)

@@ -38,3 +38,4 @@ class FaultMiddleware:
         )
         response = error_response(Request(scope, receive), error)
         await response(scope, receive, send)
+        faults.answer(status)  # once sent: a client waiting on the count has it on its way

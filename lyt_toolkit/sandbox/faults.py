@@ -1,5 +1,7 @@
 """Injected faults for rehearsals: a share of requests answered 429, 503 or late, and
-list pages ending as a service may end them (``full_page_cursor``).
+list pages ending as a service may end them (``full_page_cursor``); how many 429s and 503s
+were answered since the faults were set (``answered``), so a test can wait until a client
+has been refused rather than for a while.
 
 Admin paths are exempt so a test can always turn faults off again. The middleware
 that injects them is ``fault_middleware``.
@@ -33,8 +35,13 @@ class FaultSettings(BaseModel):
     )
 
 
+FAULT_NAMES = {429: "rate_limit", 503: "unavailable"}
+"""The setting that answers each failing status: the names ``answered`` counts them by."""
+
+
 class Faults:
-    """The faults in force, with their own random stream."""
+    """The faults in force, with their own random stream, and the failing answers they
+    made since they were set."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -44,6 +51,18 @@ class Faults:
         with self._lock:
             self.settings = settings
             self._random = random.Random(settings.seed)
+            self._answered = dict.fromkeys(FAULT_NAMES.values(), 0)
+
+    def answer(self, status: int) -> None:
+        """A request was answered ``status`` (429 or 503) by a fault: count it."""
+        with self._lock:
+            self._answered[FAULT_NAMES[status]] += 1
+
+    def answered(self) -> dict[str, int]:
+        """The requests answered 429 (``rate_limit``) and 503 (``unavailable``) by a fault
+        since the faults were last set or cleared."""
+        with self._lock:
+            return dict(self._answered)
 
     def clear(self) -> None:
         self.set(FaultSettings())

@@ -315,6 +315,12 @@ class Sandbox:
     def clear_faults(self) -> None:
         self._admin("DELETE", "/faults")
 
+    def faults(self) -> dict[str, Any]:
+        """The faults in force (``set_faults``' settings) and ``answered``: the requests they
+        answered 429 (``rate_limit``) and 503 (``unavailable``) since they were set, each
+        counted once its answer is sent."""
+        return self._admin("GET", "/faults")
+
     def settle(self) -> int:
         """Settle at once every points activation still in progress (each settles shortly
         after its answer otherwise); how many were."""

@@ -29,6 +29,9 @@ from .helpers import SECRETS, TIERS, names_on_server, pull
 SLOW = 0.3
 """Seconds the sandbox holds every request: writes stay in flight long enough to kill."""
 
+CONCURRENCY = 8
+"""The writes ``lyt apply`` sends at once (``ChangePlan.apply``'s default)."""
+
 
 def _save(
     client: LoyaltyClient, path: Path, *, refusable: bool = False
@@ -67,6 +70,14 @@ def _creates_in_flight(log: Path) -> bool:
     state = ActionLog(log).state("create_benefit")
     in_flight = [t for t, line in state.last.items() if line["outcome"] == "attempted"]
     return len(state.succeeded) >= 4 and bool(in_flight)
+
+
+def _writers_under_way(log: Path) -> int:
+    """The writes an apply of ``_save``'s plan has under way at once (``CONCURRENCY``, or the
+    fewer its stage under way has left): its 16 creates, else its 8 moves to draft."""
+    left = 16 - len(ActionLog(log).state("create_benefit").succeeded)
+    left = left or 8 - len(ActionLog(log).state("move_reward_to_draft").succeeded)
+    return min(CONCURRENCY, left)
 
 
 def _sent_twice(log: Path) -> list[dict[str, object]]:
@@ -163,7 +174,7 @@ def test_ctrl_c_while_an_apply_s_writes_wait_out_a_429_stops_at_once_sending_not
     log, first = applying.log, applying.first
     # From now on the service refuses every write, asking to wait 25 s: the writes sent
     # wait to be sent again, the others for the window's reset.
-    _, err, sent = ctrl_c_while_refused(fresh, first, 25)  # before, it waited out the 25 s
+    _, err, sent = ctrl_c_while_refused(fresh, first, 25, lambda: _writers_under_way(log))
     assert first.returncode == 130
     assert (
         err == f"lyt apply: interrupted; run the same command again to resume from its log {log}\n"

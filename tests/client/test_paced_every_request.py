@@ -274,3 +274,24 @@ def test_a_paced_call_another_allowance_refuses_hands_its_start_back_once(
     used, share = _held_start_sent_last(fresh, refused)
     assert share == 10  # half of the 21 left
     assert used == 1 + share  # the first /v1 call, then the work's share
+
+
+def test_asking_whether_a_call_may_start_takes_nothing_of_a_paced_share(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """``client.quota.ready()`` asked while a paced work runs (a notebook showing whether a
+    call may go now), no call following: the work still sends its whole share. Each answer
+    used to book a call never sent, one call of every window's share for good."""
+    fresh.set_plan("22/hour")
+    with make_client(fresh) as client:
+        client.programs.list(limit=1)  # a token, then the call: 20 left, half of it 10
+        with client.quota.allowance(0.5, paced=True) as held:
+            for _ in range(3):
+                assert client.quota.ready() == (0, False)
+            for _ in range(7):
+                client.programs.list(limit=1)
+            assert client.quota.ready() == (0, False)  # 3 calls of its share left
+            for _ in range(3):
+                client.programs.list(limit=1)
+            assert not held.fits()
+    assert window_used(fresh) == 2 + 10

@@ -28,7 +28,7 @@ def test_the_next_page_is_requested_before_the_current_one_is_done() -> None:
     seen = []
     for page in read_ahead(pages()):
         if page < 2:  # still working on this page while the next one is fetched
-            assert requested[page + 1].wait(5), f"page {page + 1} was not requested early"
+            assert requested[page + 1].wait(HANG), f"page {page + 1} was not requested early"
         seen.append(page)
     assert seen == [0, 1, 2]
 
@@ -44,7 +44,7 @@ def test_a_page_is_handed_over_once_the_next_request_is_written() -> None:
         time.sleep(0.02)  # opening a connection, writing the request...
         written.set()
         notice()
-        assert release.wait(5)
+        assert release.wait(HANG)
         yield 1
 
     walk = read_ahead(pages())
@@ -63,7 +63,7 @@ def test_the_transport_tells_when_a_request_is_written(client: LoyaltyClient) ->
 
     worker = threading.Thread(target=list_one, name="worker")
     worker.start()
-    worker.join(10)
+    worker.join(HANG)
     assert told  # the token request and the list request, once each written
     assert sent_notice() is None  # only the thread that asked is told
 
@@ -95,7 +95,7 @@ def test_a_deeper_read_ahead_fetches_while_the_caller_is_busy_and_stops_as_soon(
 
     walk = read_ahead(pages(), depth=4)
     assert next(walk) == 0
-    assert ahead.wait(5)  # pages 1-3 fetched while the caller still holds page 0
+    assert ahead.wait(HANG)  # pages 1-3 fetched while the caller still holds page 0
     for page in walk:
         if page == 5:
             break

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+from interrupting import HANG
+
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client._senders import SENDERS, Senders
 from lyt_toolkit.sandbox import Sandbox
@@ -14,7 +16,7 @@ def test_an_idle_thread_takes_the_next_job() -> None:
     for _ in range(20):
         done = threading.Event()
         senders.submit(done.set)
-        assert done.wait(5)
+        assert done.wait(HANG)
     assert senders.started == 1
 
 
@@ -27,9 +29,9 @@ def test_a_busy_thread_never_delays_another_job() -> None:
         release.wait(10)
 
     senders.submit(hold)
-    assert held.wait(5)
+    assert held.wait(HANG)
     senders.submit(done.set)
-    assert done.wait(5)  # a second thread ran it while the first was still held
+    assert done.wait(HANG)  # a second thread ran it while the first was still held
     release.set()
     assert senders.started == 2
 

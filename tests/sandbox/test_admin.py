@@ -43,6 +43,30 @@ def test_unavailable_fault_answers_503(restore: Sandbox, api: httpx.Client) -> N
     assert api.get("/v2/loyalties/rewards/lrew_c0ffee0001").json()["status"] == "ACTIVE"
 
 
+def test_the_faults_count_the_requests_they_answered_since_they_were_set(
+    restore: Sandbox, api: httpx.Client, key_headers: dict[str, str]
+) -> None:
+    """What a test waits on to know a client was refused, rather than on a while."""
+    restore.set_faults(rate_limit=1.0, retry_after=7)
+    assert restore.faults()["answered"] == {"rate_limit": 0, "unavailable": 0}
+    assert [api.get(REWARDS).status_code for _ in range(3)] == [429] * 3
+    restore.now()  # admin calls are neither faulted nor counted
+    seen = admin(restore, key_headers, "GET", "/faults").json()
+    assert seen == {
+        **restore.set_faults(rate_limit=1.0, retry_after=7),
+        "answered": {"rate_limit": 3, "unavailable": 0},
+    }
+    assert restore.faults()["answered"] == {"rate_limit": 0, "unavailable": 0}  # set anew
+    restore.set_faults(unavailable=1.0)
+    assert api.get(REWARDS).status_code == 503
+    assert restore.faults()["answered"] == {"rate_limit": 0, "unavailable": 1}
+    restore.clear_faults()
+    assert api.get(REWARDS).status_code == 200
+    cleared = restore.faults()
+    assert (cleared["rate_limit"], cleared["unavailable"]) == (0, 0)
+    assert cleared["answered"] == {"rate_limit": 0, "unavailable": 0}
+
+
 def test_delay_fault_slows_requests_down(restore: Sandbox, api: httpx.Client) -> None:
     restore.set_faults(delay_seconds=2.0, delay_fraction=1.0)
     started = time.perf_counter()

@@ -6,6 +6,7 @@ again that the folder holds; one writer per folder; the result equals an unpaced
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import SandboxConfig, held_program
 from lyt_toolkit.sandbox.server import free_port
+from lyt_toolkit.snapshot.defaults import DEFAULT_CONCURRENCY
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import client_for
@@ -621,6 +623,11 @@ under a pull: within the client's ``max_wait`` and timeout, so each read's worke
 waits it out in one sleep, ending when the reset comes."""
 
 
+READS_AT_ONCE = min(DEFAULT_CONCURRENCY, min(32, (os.cpu_count() or 1) + 4))
+"""The reads a pull has under way at once: its concurrency, each in a thread of
+``asyncio.to_thread``'s default pool (``concurrent.futures``' default size, 6 on 2 cores)."""
+
+
 def _interrupted_while_reads_wait(
     program: Sandbox, pull: subprocess.Popen[str], folder: Path
 ) -> tuple[str, str, int]:
@@ -634,7 +641,7 @@ def _interrupted_while_reads_wait(
             raise AssertionError(f"the pull never read members: {pull.communicate()}")
         time.sleep(0.02)
     kept = _answers(folder)
-    out, err, sent = ctrl_c_while_refused(program, pull, RETRY_AFTER)
+    out, err, sent = ctrl_c_while_refused(program, pull, RETRY_AFTER, lambda: READS_AT_ONCE)
     assert _answers(folder) >= kept > 0  # every answer it had kept is still there
     return out, err, sent
 

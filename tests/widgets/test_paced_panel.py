@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from actions.helpers import names_on_server
-from interrupting import until
+from interrupting import HANG, until
 
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
@@ -83,7 +83,7 @@ def test_a_batch_larger_than_the_share_runs_paced_across_windows_keeping_to_each
         widget.submit_button.click()
         assert widget.busy  # in the background, as any batch
         until(lambda: _waiting(widget) and "end about" in _status(widget), "waiting, its end said")
-        widget.wait(60)
+        widget.wait(HANG)
         window = running.plan()
         names = names_on_server(client, "Paced ")
     assert _outcomes(widget) == {"succeeded": ROWS}
@@ -110,7 +110,7 @@ def test_cancel_during_a_paced_wait_leaves_nothing_in_doubt_and_the_next_run_sen
     until(lambda: _waiting(widget) and "end about" in _status(widget), "waiting, its end said")
     assert widget.busy and fresh.plan()["used"] == 2 + SHARE  # its share, then the wait
     widget.cancel_button.click()
-    widget.wait(5)  # the Cancel ends the wait at once
+    widget.wait(HANG)  # the Cancel ends the wait at once
     assert _outcomes(widget) == {"succeeded": SHARE, "cancelled": ROWS - SHARE}
     state = ActionLog(log).state("create_benefits")
     assert not [t for t in state.last if state.in_doubt(t)]  # those waiting were not sent
@@ -119,7 +119,7 @@ def test_cancel_during_a_paced_wait_leaves_nothing_in_doubt_and_the_next_run_sen
     fresh.set_plan("1000000/hour")  # a new window, which the client reads from an answer
     client.programs.list(limit=1)
     widget.submit_button.click()
-    widget.wait(30)
+    widget.wait(HANG)
     assert fresh.plan()["used"] == 1 + ROWS - SHARE  # the rest only, nothing read back
     assert _outcomes(widget) == {"skipped_already_done": SHARE, "succeeded": ROWS - SHARE}
     assert sorted(names_on_server(client, "Resumed ")) == sorted(widget.results["target"])
@@ -146,7 +146,7 @@ def test_the_edit_panels_apply_runs_paced_and_a_cancel_during_the_wait_leaves_no
     )
     assert panel.busy and fresh.plan()["used"] == 1 + SHARE  # its share, then the wait
     panel.cancel_button.click()
-    panel.wait(10)
+    panel.wait(HANG)
     assert panel.results is not None
     assert Counter(panel.results["outcome"].astype(str)) == {
         "succeeded": SHARE,
