@@ -74,6 +74,7 @@ def test_a_findings_grid_holds_its_text_about_as_compactly_as_the_findings_frame
     with make_client(ended) as client:
         findings = audit.run(ProgramSnapshot.pull(client, kinds=["rewards"], progress=False))
         panel = FindingsPanel(client, findings)
+    assert panel.findings_grid.df is not None
     held = panel.findings_grid.df.memory_usage(deep=True).sum()
     frame = panel.findings.memory_usage(deep=True).sum()  # the same columns, as the audit typed
     # A Python object a cell took 2.6 times the frame (710 KB against 269 KB here).
