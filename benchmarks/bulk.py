@@ -68,7 +68,7 @@ def start_sandbox() -> tuple[subprocess.Popen, str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = {**os.environ, **{f"LYT_{k.upper()}": v for k, v in CREDENTIALS.items()}}
+    env = {**os.environ, **{f"LYT_{k.upper()}": str(v) for k, v in CREDENTIALS.items()}}
     command = [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", str(port)]
     command += ["--now", "2026-01-15T12:00:00Z", "--seed", "7"]
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)

@@ -20,6 +20,7 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Hashable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ def snapshots(rewards: int, share: float) -> tuple[ProgramSnapshot, ProgramSnaps
     frame.loc[changed, "name"] = frame.loc[changed, "name"] + " (renamed)"
     new = frame.loc[added_from].copy()
     new["id"] = new["id"] + "_new"
-    frame = pd.concat([frame.drop(index=removed), new], ignore_index=True)
+    frame = pd.concat([frame.drop(index=pd.Index(removed)), new], ignore_index=True)
     after = ProgramSnapshot.from_frames(
         {"rewards": frame, "reward_costs": _costs_of(before.reward_costs, frame)},
         pulled_at="2026-01-16T12:00:00Z",
@@ -83,7 +84,7 @@ def hand_written(before: ProgramSnapshot, after: ProgramSnapshot) -> int:
     """Changed values of rows in both snapshots, written by hand: a dict per row."""
     keys = {"rewards": ["id"], "reward_costs": ["reward_id", "cost_id", "spending_index"]}
 
-    def rows(frame: pd.DataFrame, key: list[str]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    def rows(frame: pd.DataFrame, key: list[str]) -> dict[tuple[Any, ...], dict[Hashable, Any]]:
         kept = frame.drop(columns=[c for c in ("updated_at",) if c in frame])
         records = kept.astype(object).where(kept.notna(), None).to_dict("records")
         return {tuple(r[k] for k in key): r for r in records}

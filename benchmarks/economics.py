@@ -48,6 +48,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -275,13 +276,13 @@ def what_ifs(snap: ProgramSnapshot, rounds: int) -> None:
     baseline = Baseline(snap)
     for label, parameter, value in edits:
         frames = parameter.frames(snap, value)
-        wall, cpu, _ = _clock(lambda f=frames: what_if(snap, f), rounds)
+        wall, cpu, _ = _clock(partial(what_if, snap, frames), rounds)
         ratio, ratio_cpu = wall / twice, cpu / twice_cpu
         _line(f"what_if, {label}", wall, cpu, f"goal under {WHAT_IF_SECONDS:.0f} s: "
               f"{_met(wall < WHAT_IF_SECONDS)}")  # fmt: skip
         print(f"{'  / (2 x summarise)':<44} {ratio:8.2f}     (CPU {ratio_cpu:8.2f})     "
               f"goal at most {RATIO_GOAL}: {_met(ratio <= RATIO_GOAL)}")  # fmt: skip
-        wall, cpu, _ = _clock(lambda f=frames: baseline.what_if(f), rounds)
+        wall, cpu, _ = _clock(partial(baseline.what_if, frames), rounds)
         _line(f"Baseline.what_if, {label}", wall, cpu, f"goal under {WHAT_IF_SECONDS:.0f} s: "
               f"{_met(wall < WHAT_IF_SECONDS)}")  # fmt: skip
     sweeps: list[tuple[str, Parameter, Any]] = [
@@ -289,7 +290,7 @@ def what_ifs(snap: ProgramSnapshot, rounds: int) -> None:
         ("earn rate 0.01..0.04", rate, np.linspace(0.01, 0.04, SWEEP_STEPS)),
     ]
     for label, parameter, values in sweeps:
-        wall, cpu, swept = _clock(lambda p=parameter, v=values: sweep(snap, p, v), rounds)
+        wall, cpu, swept = _clock(partial(sweep, snap, parameter, values), rounds)
         _line(f"sweep {SWEEP_STEPS} steps, {label}", wall, cpu,
               f"goal under {SWEEP_SECONDS:.0f} s: {_met(wall < SWEEP_SECONDS)}")  # fmt: skip
         assert len(swept.frame) == SWEEP_STEPS

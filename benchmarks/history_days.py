@@ -167,9 +167,11 @@ def _next_day(
     moved = rng.random(len(cards)) < 0.08
     step = np.rint(rng.normal(40, 300, moved.sum())).astype("int64")
     points[moved] = np.maximum(points[moved] + step, 0)
-    cards["balance_points"] = pd.array(points, dtype=cards["balance_points"].dtype)
+    cards["balance_points"] = pd.Series(points, cards.index, cards["balance_points"].dtype)
     pending = cards["balance_pending_points"].to_numpy(dtype="int64", na_value=0)
     changed = rng.random(len(cards)) < 0.02
     pending[changed] = rng.integers(0, 500, changed.sum())
-    cards["balance_pending_points"] = pd.array(pending, dtype=cards["balance_pending_points"].dtype)
+    cards["balance_pending_points"] = pd.Series(
+        pending, cards.index, cards["balance_pending_points"].dtype
+    )
     return members, cards

@@ -101,7 +101,9 @@ def main() -> None:
                 rate_limit=args.faults / 2, unavailable=args.faults / 2, retry_after=0, seed=11
             )
         log = Path(tmp) / "activate.jsonl"
-        settings = {"base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()}
+        settings: dict[str, Any] = {
+            "base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()
+        }  # fmt: skip
         with LoyaltyClient(**settings) as client:
 
             def paced(cancel: threading.Event) -> Any:

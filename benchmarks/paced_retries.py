@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -43,7 +44,9 @@ def _used(sb: Sandbox) -> int:
 def one_window(sb: Sandbox, seed: int, faults: float) -> tuple[int, int | None]:
     """The calls the window counted for the paced work under fault ``seed``, and its share."""
     sb.set_plan("professional")
-    settings = {"base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()}
+    settings: dict[str, Any] = {
+        "base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()
+    }  # fmt: skip
     client = LoyaltyClient(**settings)
     client.fetch_token()
     before = _used(sb)

@@ -59,7 +59,9 @@ def _measure(members: int, writes: int) -> list[tuple[int, int]]:
 
     program = generate_program(members=members, seed=1, **PULL_SIZES)
     with Sandbox.start(program, now=NOW, seed=7) as sb, tempfile.TemporaryDirectory() as folder:
-        settings = {"base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()}
+        settings: dict[str, Any] = {
+            "base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()
+        }  # fmt: skip
         sb.set_plan("unlimited")
         with LoyaltyClient(**settings) as client:
             base = ProgramSnapshot.pull(client, progress=False)

@@ -39,7 +39,7 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -168,7 +168,7 @@ def simulate(program: Program, sample: Sample, window_left: int = WINDOW) -> Out
     return Outcome(sent[0], fits)
 
 
-def _offers(argument: Any) -> bool:
+def _offers(argument: tuple[str, Any] | None) -> TypeGuard[tuple[str, Any]]:
     return argument is not None and argument[0] == "sample"
 
 

@@ -33,7 +33,9 @@ sys.path.insert(0, str(ROOT))
 
 import lyt_toolkit.client._flow as flow  # noqa: E402
 from lyt_toolkit import ProgramSnapshot, actions  # noqa: E402
+from lyt_toolkit._progress import Progress  # noqa: E402
 from lyt_toolkit.client import LoyaltyClient  # noqa: E402
+from lyt_toolkit.client.quota import WINDOW_WAIT  # noqa: E402
 from lyt_toolkit.sandbox import Sandbox  # noqa: E402
 from lyt_toolkit.synthetic import generate_program  # noqa: E402
 
@@ -44,8 +46,10 @@ WAITED = [0.0]
 _waits = flow.waits
 
 
-def _counted_waits(seconds: float, progress: Any = True) -> Iterator[float]:
-    for piece in _waits(seconds, progress):
+def _counted_waits(
+    seconds: float, progress: Progress = True, desc: str = WINDOW_WAIT
+) -> Iterator[float]:
+    for piece in _waits(seconds, progress, desc):
         WAITED[0] += piece
         yield piece
 

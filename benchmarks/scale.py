@@ -655,7 +655,7 @@ def resume(args: argparse.Namespace) -> None:
 
             keys = SandboxCredentials.from_env().as_client_kwargs()
             env = {**os.environ, "LYT_PROGRESS": "off", "LYT_BASE_URL": base_url}
-            env.update({f"LYT_{k.upper()}": v for k, v in keys.items()})
+            env.update({f"LYT_{k.upper()}": str(v) for k, v in keys.items()})
             folder = Path(tmp) / "checkpoint"
             command = [sys.executable, "-m", "lyt_toolkit.cli", "export", "--budget-share", "1"]
             command += ["--checkpoint", str(folder)]

@@ -39,7 +39,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from scale import PULL_SIZES
 
@@ -82,7 +84,8 @@ def main() -> None:
         edit.plan().save(path)
         sha = hashlib.sha256(path.read_bytes()).hexdigest()
         stale = 0 if args.second == "paced-stop" else args.stale
-        for row in chosen.head(stale).itertuples():
+        stale_rows: Iterable[Any] = chosen.head(stale).itertuples()  # fields typed as any cell
+        for row in stale_rows:
             client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, row.id)
         sb.settle()
         sb.set_plan("professional")
@@ -90,7 +93,7 @@ def main() -> None:
             **os.environ,
             "LYT_PROGRESS": "off",
             "LYT_BASE_URL": sb.base_url,
-            **{f"LYT_{k.upper()}": v for k, v in sb.credentials.as_client_kwargs().items()},
+            **{f"LYT_{k.upper()}": str(v) for k, v in sb.credentials.as_client_kwargs().items()},
         }
 
         def lyt(*words: str) -> tuple[int, str, int]:

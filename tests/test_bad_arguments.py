@@ -24,8 +24,16 @@ NOT_SENT = actions.delete_tier_structures(["lts_c0ffee0001"])
             TypeError,
             "cards_per_member: expected an integer or None, not str",
         ),
-        (lambda: SNAPSHOT.diff("x"), TypeError, "other: expected a ProgramSnapshot, not str"),
-        (lambda: audit.run(None), TypeError, "snapshot: expected a ProgramSnapshot, not NoneType"),
+        (
+            lambda: SNAPSHOT.diff("x"),  # type: ignore[arg-type]
+            TypeError,
+            "other: expected a ProgramSnapshot, not str",
+        ),
+        (
+            lambda: audit.run(None),  # type: ignore[arg-type]
+            TypeError,
+            "snapshot: expected a ProgramSnapshot, not NoneType",
+        ),
         (
             lambda: ProgramSnapshot.from_frames(None),  # type: ignore[arg-type]
             TypeError,

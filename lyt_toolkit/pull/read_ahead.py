@@ -12,7 +12,14 @@ import asyncio
 import collections
 import contextlib
 import threading
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Generator,
+    Iterable,
+    Iterator,
+)
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -26,7 +33,7 @@ __all__ = ["SEND_WAIT", "aread_ahead", "read_ahead"]
 _END = object()
 
 
-def read_ahead(pages: Iterable[P], depth: int = 1) -> Iterator[P]:
+def read_ahead(pages: Iterable[P], depth: int = 1) -> Generator[P, None, None]:
     """Yield the pages of ``pages``, fetching the next ones in a thread while the caller
     works on the current one: up to ``depth`` pages ahead, one request at a time (a
     caller that takes several pages at once keeps the fetching going meanwhile).
@@ -71,7 +78,7 @@ def _fetch_next(
     return pool.submit(fetch), sent
 
 
-async def aread_ahead(pages: AsyncIterable[P], depth: int = 1) -> AsyncIterator[P]:
+async def aread_ahead(pages: AsyncIterable[P], depth: int = 1) -> AsyncGenerator[P, None]:
     """Async twin of ``read_ahead``: the next page is a task, and each page is handed over
     once that task's request is written (or after ``SEND_WAIT``); stopping early cancels
     it. With ``depth`` above 1, one task fetches page after page into a queue of that

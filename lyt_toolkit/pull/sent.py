@@ -12,7 +12,7 @@ the caller its page; the server then works while the caller does.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -50,7 +50,7 @@ def tracer(sent: Callable[[], None]) -> Callable[[str, Any], None]:
     return trace
 
 
-def atracer(sent: Callable[[], None]) -> Callable[[str, Any], Awaitable[None]]:
+def atracer(sent: Callable[[], None]) -> Callable[[str, Any], Coroutine[Any, Any, None]]:
     """Async twin of ``tracer`` (httpcore awaits an async client's trace extension)."""
     traced = tracer(sent)
 

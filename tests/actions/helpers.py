@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pandas as pd
@@ -67,7 +67,7 @@ class CrashingBenefits:
         return benefit
 
 
-class ClientWith:
+class _ClientWith:
     """The real client with some resource groups replaced (a fault-injecting wrapper)."""
 
     def __init__(self, client: LoyaltyClient, **groups: Any) -> None:
@@ -76,6 +76,12 @@ class ClientWith:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
+
+
+def client_with(client: LoyaltyClient, **groups: Any) -> LoyaltyClient:
+    """``client`` with the resource groups in ``groups`` replaced, typed as the client it
+    stands in for (every other attribute is the real client's)."""
+    return cast(LoyaltyClient, _ClientWith(client, **groups))
 
 
 def benefit_rows(

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from frame_reads import records
 
 from lyt_toolkit import actions
 from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.models import BenefitCreate
+from lyt_toolkit.models import Benefit, BenefitCreate
+from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SECRETS, ClientWith, benefit_rows, names_on_server
+from .helpers import SECRETS, benefit_rows, client_with, names_on_server
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
 
@@ -49,7 +51,7 @@ def _outcomes(frame: pd.DataFrame) -> dict[int, tuple]:
             None if pd.isna(r.error_key) else r.error_key,
             None if pd.isna(r.field) else r.field,
         )
-        for r in frame.itertuples()
+        for r in records(frame)
     }
 
 
@@ -85,7 +87,7 @@ def test_csv_import_end_to_end(client: LoyaltyClient, tmp_path: Path) -> None:
     results = plan.execute(client, concurrency=4, log=tmp_path / "log.jsonl", progress=False)
     assert _outcomes(results) == EXPECTED
     created = results[results.outcome == "succeeded"]
-    for row in created.itertuples():
+    for row in records(created):
         benefit = client.benefits.get(row.resource_id)
         assert benefit.name == row.target
     assert len(names_on_server(client, "Import: ")) == 6
@@ -125,11 +127,13 @@ def test_dataframe_in_flat_form(client: LoyaltyClient) -> None:
     results = actions.create_benefits(frame).execute(client, progress=False)
     assert list(results.outcome) == ["succeeded", "succeeded", "invalid"]
     assert results.field[2] == "points_value"
-    proportional = client.benefits.get(results.resource_id[1])
-    assert proportional.points_proportional.order.amount.value == 1.5
+    proportional = client.benefits.get(results.resource_id[1]).points_proportional
+    assert proportional is not None and proportional.order is not None
+    assert proportional.order.amount is not None
+    assert proportional.order.amount.value == 1.5
 
 
-def test_concurrent_run_equals_sequential(fresh, client: LoyaltyClient) -> None:
+def test_concurrent_run_equals_sequential(fresh: Sandbox, client: LoyaltyClient) -> None:
     ignore = ["resource_id", "request_id"]
     plan = actions.create_benefits(actions.benefits_from_csv(EXAMPLE))
     rows = benefit_rows("Parallel", 40)
@@ -149,7 +153,7 @@ def test_concurrency_is_bounded(client: LoyaltyClient) -> None:
     real = client.benefits
 
     class Counting:
-        def create(self, body):
+        def create(self, body: BenefitCreate) -> Benefit:
             with lock:
                 state["now"] += 1
                 state["peak"] = max(state["peak"], state["now"])
@@ -160,7 +164,7 @@ def test_concurrency_is_bounded(client: LoyaltyClient) -> None:
                 with lock:
                     state["now"] -= 1
 
-    wrapped = ClientWith(client, benefits=Counting())
+    wrapped = client_with(client, benefits=Counting())
     results = actions.create_benefits(benefit_rows("Bounded", 30)).execute(
         wrapped, concurrency=3, progress=False
     )

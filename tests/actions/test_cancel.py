@@ -20,7 +20,7 @@ from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import ClientWith, benefit_rows, names_on_server
+from .helpers import benefit_rows, client_with, names_on_server
 
 ROWS = 40
 
@@ -59,7 +59,7 @@ def test_cancel_stops_after_the_requests_in_flight_and_the_log_resumes_the_rest(
     creates = CancellingBenefits(client.benefits, cancel, cancel_at=10)
 
     results = plan.execute(
-        ClientWith(client, benefits=creates),
+        client_with(client, benefits=creates),
         concurrency=concurrency,
         log=log,
         progress=False,

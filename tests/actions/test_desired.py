@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 from html import escape
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
+from frame_reads import cell, row_of
 
 from lyt_toolkit import Sample, actions
 from lyt_toolkit._text import counted
@@ -67,7 +69,7 @@ def test_each_supported_kind_is_planned_rehearsed_applied_and_verified(
     assert (results["outcome"] == "succeeded").all()
 
     after = pull(client)
-    reward = after.rewards.set_index("id").loc[targets["move_reward_to_draft"]]
+    reward = row_of(after.rewards.set_index("id"), targets["move_reward_to_draft"])
     assert reward["status"] == "DRAFT"
     assert BUCKET not in set(after.pending_buckets["id"])
     assert after.tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
@@ -96,7 +98,7 @@ def test_print_shows_the_summary_then_one_line_per_change(client: LoyaltyClient)
     snapshot = pull(client)
     edit, targets = four_kinds(snapshot)
     renamed = first_id(snapshot.rewards, status="DRAFT")
-    old_name = snapshot.rewards.set_index("id").loc[renamed, "name"]
+    old_name = cell(snapshot.rewards.set_index("id"), renamed, "name")
     edit.rewards.loc[edit.rewards["id"] == renamed, "name"] = "Renamed"
     text = str(edit.plan())
     assert text.splitlines() == [
@@ -289,7 +291,7 @@ def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
         assert int(found.group(1)) == len(edit.benefits) - 1
 
 
-_ODD_VALUES = [
+_ODD_VALUES: list[tuple[str, Any, str]] = [
     ("points_value", "lots", r"'lots' is not a whole number$"),
     ("points_value", "5.5", r"'5\.5' is not a whole number$"),
     ("proportional_value", "2,5", r"'2,5' is not a number$"),
@@ -357,7 +359,7 @@ def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyC
     preview = edit.plan().preview(client, progress=False).set_index("target")
     assert preview.loc[BUCKET, "call"] == "activate_pending_bucket"
     assert bool(preview.loc[BUCKET, "activatable"]) and pd.isna(
-        preview.loc[BUCKET, "blocked_reason"]
+        cell(preview, BUCKET, "blocked_reason")
     )
     assert not bool(preview.loc[past, "activatable"])
     assert "date" in str(preview.loc[past, "blocked_reason"])

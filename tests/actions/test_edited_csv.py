@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -56,9 +57,7 @@ def _respell(snapshot: ProgramSnapshot, folder: Path) -> None:
     """Every CSV file of ``folder`` re-saved with the spellings of a spreadsheet."""
     for kind, frame in snapshot.frames().items():
         whole = {str(c) for c, dtype in frame.dtypes.items() if dtype == "Int64"}
-        _resave(
-            folder / f"{kind}.csv", lambda rows, whole=whole: _spreadsheet_spelling(rows, whole)
-        )
+        _resave(folder / f"{kind}.csv", partial(_spreadsheet_spelling, whole=whole))
 
 
 def _spreadsheet_spelling(rows: Rows, whole: set[str]) -> Rows:
@@ -403,7 +402,8 @@ def test_an_enumeration_value_the_export_escaped_is_read_back(
     client: LoyaltyClient, tmp_path: Path
 ) -> None:
     snapshot = pull(client)
-    status = snapshot.rewards["status"].cat.add_categories(["=NEW"])
+    # pandas-stubs type the categorical as holding CategoricalDtype values, not its strings
+    status: pd.Series = snapshot.rewards["status"].cat.add_categories(["=NEW"])
     status.iloc[0] = "=NEW"  # a value the service added, formula-like
     snapshot.rewards["status"] = status
     snapshot.to_csv(tmp_path)
@@ -439,7 +439,7 @@ def test_a_value_of_an_edited_export_is_quoted_short_and_a_token_in_it_masked(
     for key, value in zip(ids, values, strict=False):
         _resave(
             edited / f"{name}.csv",
-            lambda rows, key=key, value=value: _set(rows, key, column, value),
+            partial(_set, key=key, column=column, value=value),
         )
     frames = read_edited_frames(edited)
     with pytest.raises(EditError) as caught:  # from_frames', or apply's before any call

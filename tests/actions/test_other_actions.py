@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pandas as pd
+from frame_reads import cell
 
 from lyt_toolkit import actions
 from lyt_toolkit.client import LoyaltyClient
@@ -33,10 +34,10 @@ def test_move_rewards_to_draft(client: LoyaltyClient) -> None:
     assert results.loc[ACTIVE_REWARD, "outcome"] == "succeeded"
     assert client.rewards.get(ACTIVE_REWARD).status == "DRAFT"
     assert results.loc[DRAFT_REWARD, "outcome"] == "already_done"
-    assert results.loc[DRAFT_REWARD, "message"].startswith("already DRAFT")
+    assert cell(results, DRAFT_REWARD, "message").startswith("already DRAFT")
     assert results.loc[INACTIVE_REWARD, "outcome"] == "failed"
     assert results.loc[INACTIVE_REWARD, "status"] == 409
-    assert INACTIVE_REWARD in results.loc[INACTIVE_REWARD, "message"]
+    assert INACTIVE_REWARD in cell(results, INACTIVE_REWARD, "message")
     assert results.loc["lrew_NOPE", "outcome"] == "invalid"
     assert client.rewards.get(INACTIVE_REWARD).status == "INACTIVE"
 
@@ -51,6 +52,7 @@ def _buckets(client: LoyaltyClient, member_id: str) -> list:
     member = client.members.get(PROGRAM, member_id)
     found = []
     for member_card in member.cards:
+        assert member_card.card is not None
         found += list(client.pending_buckets.iter(PROGRAM, member_id, member_card.card.id))
     return found
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from frame_reads import cell, row_of
 
 from lyt_toolkit import Sample, actions
 from lyt_toolkit.actions import (
@@ -44,9 +45,9 @@ from .helpers import (
     BUCKET,
     SECRETS,
     TIERS,
-    ClientWith,
     SimulatedCrash,
     bonus,
+    client_with,
     four_kinds_plan,
     names_on_server,
     one_card_of_many_buckets,
@@ -140,9 +141,12 @@ def test_a_plan_file_s_keys_are_spelled_only_to_name_one_refused(
     path = plan.save(tmp_path / "plan.json")
     spelled: list[str] = []
     clipped = plan_reader.clipped
-    monkeypatch.setattr(
-        plan_reader, "clipped", lambda text, width=60: spelled.append(text) or clipped(text, width)
-    )
+
+    def spelling(text: str, width: int = 60) -> str:
+        spelled.append(text)
+        return clipped(text, width)
+
+    monkeypatch.setattr(plan_reader, "clipped", spelling)
     assert len(ChangePlan.load(path)) == len(plan)
     assert spelled == []
     document = json.loads(path.read_text())
@@ -250,7 +254,7 @@ def test_a_bucket_activated_meanwhile_is_stale_as_no_longer_pending_not_as_gone(
     after the pull leaves its card's list but still exists. The refusal and the refreshed
     plan say it is no longer PENDING (activated or canceled), not that it is gone."""
     plan, _ = save_four_kinds(client, tmp_path / "plan.json")
-    row = plan.base.pending_buckets.set_index("id").loc[BUCKET]
+    row = row_of(plan.base.pending_buckets.set_index("id"), BUCKET)
     client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
     fresh.settle()
     assert _live(client)["bucket"] == "unlisted"
@@ -275,10 +279,10 @@ def test_a_bucket_whose_date_the_service_s_clock_reached_since_the_pull_is_stale
     its date named; refreshed, the plan judges its buckets by the service's clock (it took
     this machine's: on a sandbox's, every bucket's date had passed)."""
     plan, _ = save_four_kinds(client, tmp_path / "plan.json")
-    assert pd.isna(plan.changes.set_index("key").loc[BUCKET, "blocked_reason"])
+    assert pd.isna(cell(plan.changes.set_index("key"), BUCKET, "blocked_reason"))
     loaded = ChangePlan.load(tmp_path / "plan.json")
     fresh_plan = loaded.refreshed(client).changes.set_index("key")
-    assert pd.isna(fresh_plan.loc[BUCKET, "blocked_reason"])  # the service's today: 01-15
+    assert pd.isna(cell(fresh_plan, BUCKET, "blocked_reason"))  # the service's today: 01-15
     fresh.advance_clock(6 * 86400)  # past the bucket's date, the pull's day + 5
     before = _live(client)
 
@@ -351,10 +355,10 @@ def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
     plan, targets = save_four_kinds(client, tmp_path / "plan.json")
     tiers_before = plan.base.tier_structures.set_index("id").loc[TIERS, "status"]
     log = tmp_path / "log.jsonl"
-    crashing = ClientWith(client, tier_structures=_CrashingDeletes(client.tier_structures))
+    crashing = client_with(client, tier_structures=_CrashingDeletes(client.tier_structures))
     with pytest.raises(SimulatedCrash):
         ChangePlan.load(tmp_path / "plan.json").apply(
-            crashing,  # type: ignore[arg-type]
+            crashing,
             log=log,
             allow_destroy=True,
             progress=False,
@@ -840,7 +844,7 @@ def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
     creates = CancellingBenefits(client.benefits, cancel, cancel_at=1)
 
     first = ChangePlan.load(tmp_path / "plan.json").apply(
-        ClientWith(client, benefits=creates),
+        client_with(client, benefits=creates),
         log=log,
         allow_destroy=True,
         concurrency=1,

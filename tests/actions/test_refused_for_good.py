@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pandas as pd
 import pytest
 
-from lyt_toolkit.actions import ChangePlan
+from lyt_toolkit.actions import ChangePlan, SavedPlan
 from lyt_toolkit.cli import main
 from lyt_toolkit.cli.apply import EXIT_ERROR
 from lyt_toolkit.client import LoyaltyClient
@@ -22,14 +23,14 @@ from lyt_toolkit.sandbox import Sandbox
 from .helpers import BUCKET, two_refused_one_made
 
 
-def _saved_with_two_refused(client: LoyaltyClient, path: Path) -> ChangePlan:
+def _saved_with_two_refused(client: LoyaltyClient, path: Path) -> SavedPlan:
     """A saved plan of three activations: a past date and an INACTIVE program (each refused
     423), and one the service makes."""
     return ChangePlan.load(two_refused_one_made(client).plan().save(path))
 
 
 def _applied_counting(
-    sb: Sandbox, make_client: Callable[..., LoyaltyClient], plan: ChangePlan, **options: object
+    sb: Sandbox, make_client: Callable[..., LoyaltyClient], plan: SavedPlan, **options: Any
 ) -> tuple[pd.DataFrame, list[str]]:
     """``plan`` applied paced with the log ``plan.log.jsonl`` beside it: its results, and
     each activation (``POST``) and each read of a card's buckets (``GET``) that went out."""

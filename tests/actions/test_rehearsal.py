@@ -8,12 +8,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from frame_reads import records
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions.rehearsal import (
@@ -65,8 +66,7 @@ def _rehearsed(before: ProgramSnapshot, plan: Plan) -> tuple[ProgramSnapshot, Re
 
 def _statuses(checks: pd.DataFrame) -> dict[tuple[str, str, Any], str]:
     return {
-        (r.kind, r.key, None if pd.isna(r.column) else r.column): r.status
-        for r in checks.itertuples()
+        (r.kind, r.key, None if pd.isna(r.column) else r.column): r.status for r in records(checks)
     }
 
 
@@ -145,7 +145,7 @@ def test_a_name_taken_first_with_other_settings_is_different(
         ("benefits", "Contested 0001", "points_value"): "different",
         ("create_benefit", "Contested 0001", "outcome"): "different",
     }
-    benefit, outcome = verification.problems.itertuples()
+    benefit, outcome = records(verification.problems)
     assert benefit.column == "points_value"  # the field production holds otherwise
     assert '"points_value": 11' in benefit.expected and '"points_value": 999' in benefit.actual
     assert outcome.expected == "succeeded" and outcome.actual == "failed 409 duplicate_found"
@@ -323,7 +323,7 @@ def test_a_bucket_canceled_before_the_run_is_reported_not_counted_activated(
 
 
 def test_a_rise_of_canceled_points_that_no_one_set_of_buckets_makes_up_is_reported() -> None:
-    points = {0: 25, 1: 25, 2: 80}
+    points: dict[Hashable, int] = {0: 25, 1: 25, 2: 80}
     assert set(_unlisted(points, 0).values()) == {_UNLISTED}  # none canceled
     assert _unlisted(points, 80) == {0: _UNLISTED, 1: _UNLISTED, 2: _CANCELED}
     assert _unlisted(points, 50) == {0: _CANCELED, 1: _CANCELED, 2: _UNLISTED}

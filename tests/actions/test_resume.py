@@ -7,21 +7,24 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import NoReturn
 
 import httpx
 import pytest
+from frame_reads import row_of
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.models import BenefitCreate
 from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import (
     CREDENTIALS,
-    ClientWith,
     CrashingBenefits,
     SimulatedCrash,
     benefit_rows,
+    client_with,
     names_on_server,
 )
 
@@ -31,13 +34,15 @@ def _log_outcomes(path: Path) -> Counter:
 
 
 @pytest.mark.parametrize("concurrency", [1, 6])
-def test_crash_mid_batch_then_resume(client: LoyaltyClient, tmp_path: Path, concurrency: int):
+def test_crash_mid_batch_then_resume(
+    client: LoyaltyClient, tmp_path: Path, concurrency: int
+) -> None:
     log = tmp_path / "batch.jsonl"
     plan = actions.create_benefits(benefit_rows("Resume", 60))
     crashing = CrashingBenefits(client.benefits, crash_at=25)
     with pytest.raises(SimulatedCrash):
         plan.execute(
-            ClientWith(client, benefits=crashing), concurrency=concurrency, log=log, progress=False
+            client_with(client, benefits=crashing), concurrency=concurrency, log=log, progress=False
         )
     done_before = len(ActionLog(log).state(plan.action).succeeded)
     assert done_before == len(crashing.created) == 24
@@ -66,13 +71,13 @@ def test_crash_between_create_and_log_line_resolves_to_exactly_one(
     plan = actions.create_benefits(benefit_rows("Window", 10))
     crashing = CrashingBenefits(client.benefits, crash_at=4, after_sending=True)
     with pytest.raises(SimulatedCrash):
-        plan.execute(ClientWith(client, benefits=crashing), concurrency=1, log=log, progress=False)
+        plan.execute(client_with(client, benefits=crashing), concurrency=1, log=log, progress=False)
     assert crashing.created == ["Window 0000", "Window 0001", "Window 0002", "Window 0003"]
     state = ActionLog(log).state(plan.action)
     assert state.in_doubt("Window 0003") and "Window 0003" not in state.succeeded
 
     results = plan.execute(client, concurrency=4, log=log, progress=False).set_index("target")
-    recovered = results.loc["Window 0003"]
+    recovered = row_of(results, "Window 0003")
     assert recovered.outcome == "succeeded" and bool(recovered.recovered)
     assert client.benefits.get(recovered.resource_id).name == "Window 0003"
     assert Counter(names_on_server(client, "Window ")) == Counter(
@@ -81,7 +86,7 @@ def test_crash_between_create_and_log_line_resolves_to_exactly_one(
     assert set(Counter(names_on_server(client, "Window ")).values()) == {1}
 
 
-def test_existing_name_is_not_mistaken_for_our_own(client: LoyaltyClient, tmp_path: Path):
+def test_existing_name_is_not_mistaken_for_our_own(client: LoyaltyClient, tmp_path: Path) -> None:
     """A 409 for an item never attempted (or whose failure was logged) stays a failure."""
     log = tmp_path / "dup.jsonl"
     row = {**benefit_rows("x", 1)[0], "name": "Welcome Bonus 100 Beans"}
@@ -109,7 +114,7 @@ def test_resume_with_truncated_log_line(client: LoyaltyClient, tmp_path: Path) -
     plan = actions.create_benefits(benefit_rows("Cut", 8))
     crashing = CrashingBenefits(client.benefits, crash_at=5, after_sending=True)
     with pytest.raises(SimulatedCrash):
-        plan.execute(ClientWith(client, benefits=crashing), concurrency=1, log=log, progress=False)
+        plan.execute(client_with(client, benefits=crashing), concurrency=1, log=log, progress=False)
     with log.open("a") as handle:  # the dying process left half a line behind
         handle.write(json.dumps({"action": "create_benefit", "target": "Cut 0004"})[:30])
     results = plan.execute(client, concurrency=3, log=log, progress=False)
@@ -117,7 +122,7 @@ def test_resume_with_truncated_log_line(client: LoyaltyClient, tmp_path: Path) -
     assert len(names_on_server(client, "Cut ")) == 8
 
 
-def test_preview_with_log_shows_what_will_be_skipped(client: LoyaltyClient, tmp_path: Path):
+def test_preview_with_log_shows_what_will_be_skipped(client: LoyaltyClient, tmp_path: Path) -> None:
     log = tmp_path / "p.jsonl"
     rows = benefit_rows("Preview", 4)
     actions.create_benefits(rows[:2]).execute(client, log=log, progress=False)
@@ -184,13 +189,13 @@ def test_timeout_after_the_service_created_it_resolves_to_exactly_one(
     real = client.benefits
 
     class TimesOut:
-        def create(self, body):
+        def create(self, body: BenefitCreate) -> NoReturn:
             real.create(body)
             raise APITimeoutError()
 
     log = tmp_path / "timeout.jsonl"
     plan = actions.create_benefits(benefit_rows("Slow", 3))
-    first = plan.execute(ClientWith(client, benefits=TimesOut()), log=log, progress=False)
+    first = plan.execute(client_with(client, benefits=TimesOut()), log=log, progress=False)
     assert set(first.outcome) == {"failed"} and set(first.error_key) == {"api_timeout_error"}
     second = plan.execute(client, log=log, progress=False)
     assert set(second.outcome) == {"succeeded"} and second.recovered.all()

@@ -25,7 +25,7 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.synthetic import generate_program
 
-from .helpers import ClientWith, bonus, names_on_server, pull
+from .helpers import bonus, client_with, names_on_server, pull
 
 PROGRAM = generate_program(
     rewards=8,
@@ -95,11 +95,11 @@ def _stopped(client: LoyaltyClient, path: Path, log: Path, group: str, at: int) 
     (``rewards``' drafts or ``tier_structures``' deletes) is sent."""
     cancel = threading.Event()
     method = "draft" if group == "rewards" else "delete"
-    stopping = ClientWith(
+    stopping = client_with(
         client, **{group: _Cancelling(getattr(client, group), method, cancel, at)}
     )
     ChangePlan.load(path).apply(
-        stopping,  # type: ignore[arg-type]
+        stopping,
         log=log,
         allow_destroy=True,
         concurrency=1,

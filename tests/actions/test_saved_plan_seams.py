@@ -72,8 +72,8 @@ def test_the_file_format_reads_back_a_document_not_a_plan(
 def test_staleness_alone_names_what_changed_live_but_not_the_plans_own_work(
     client: LoyaltyClient,
 ) -> None:
-    plan, targets = four_kinds(pull(client))
-    plan = plan.plan()
+    edit, targets = four_kinds(pull(client))
+    plan = edit.plan()
     touched = touched_objects(plan.base, plan.changes, plan.inputs)
     nothing: dict[str, set[str]] = {call: set() for call in TOUCHES}
     assert stale_objects(touched, live_rows(client, touched, plan.inputs), nothing) == []

@@ -11,8 +11,10 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from frame_reads import row_of
 
 from lyt_toolkit.actions import ChangePlan, plan_file
 from lyt_toolkit.actions.plan_file import PlanFileError, StalePlanError
@@ -87,7 +89,7 @@ def test_a_call_of_the_project_since_the_refusal_reads_the_replanned_plan_again(
     _, err = _refused(path, sha256, capsys)
     command = _COMMAND.search(err)
     assert command is not None, err
-    row = pull(client).pending_buckets.set_index("id").loc[BUCKET]
+    row = row_of(pull(client).pending_buckets.set_index("id"), BUCKET)
     client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
     fresh.settle()
     used = fresh.plan()["used"]
@@ -150,11 +152,13 @@ def test_the_client_that_was_refused_hears_the_service_before_it_trusts_its_read
         assert caught.value.replanned is not None
         replanned = ChangePlan.load(caught.value.replanned)
         if meanwhile:
-            row = pull(client).pending_buckets.set_index("id").loc[BUCKET]
+            row = row_of(pull(client).pending_buckets.set_index("id"), BUCKET)
             client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
             fresh.settle()
         used = fresh.plan()["used"]
-        options = {"allow_destroy": True, "sha256": replanned.sha256, "progress": False}
+        options: dict[str, Any] = {
+            "allow_destroy": True, "sha256": replanned.sha256, "progress": False
+        }  # fmt: skip
         if not meanwhile:
             assert replanned.cost(analyst).needed == 4 + 3  # heard nothing since: a re-read
             analyst.fetch_token(fresh=True)  # heard: quiet, the plan's cost is its writes

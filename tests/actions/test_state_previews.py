@@ -6,9 +6,12 @@ import asyncio
 import io
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
+from frame_reads import cell, records, row_of
 
 from lyt_toolkit import _progress, actions
 from lyt_toolkit.audit import run
@@ -87,18 +90,18 @@ def test_bucket_preview_agrees_with_the_audit_rule(client: LoyaltyClient) -> Non
     assert str(preview.blocked_reason.dtype) == "string"
     findings = run(ProgramSnapshot.pull(client, progress=False))
     stuck = findings[findings.rule == "pending-bucket-not-activatable"].set_index("resource_id")
-    for bucket in buckets.itertuples():
-        row = preview.loc[bucket.id]
+    for bucket in records(buckets):
+        row = row_of(preview, bucket.id)
         if bucket.status != "PENDING":
             continue
         assert bool(row.activatable) == (bucket.id not in stuck.index), bucket.id
         if bucket.id in stuck.index:  # one function gives both their reasons
-            assert stuck.loc[bucket.id, "message"].endswith(row.blocked_reason)
+            assert cell(stuck, bucket.id, "message").endswith(row.blocked_reason)
             assert row.will == f"fails: {row.blocked_reason} (423)"
         else:
             assert row.will == "activate pending points now" and pd.isna(row.blocked_reason)
     for *_, bucket_id in UNLISTED:  # nothing to send: activated, canceled or never there
-        row = preview.loc[bucket_id]
+        row = row_of(preview, bucket_id)
         assert (
             row.will == "nothing (no longer PENDING: not on its card's list (activated or"
             " canceled, or never there))"
@@ -110,10 +113,10 @@ def test_bucket_preview_agrees_with_the_audit_rule(client: LoyaltyClient) -> Non
     assert results.status.iloc[2] == 404
     refused = "no longer PENDING: activated or canceled (not on its card's list) (the service"
     assert results.message.iloc[0] == f"{refused} answered 423 resource_locked)"  # it is there
-    assert "is not after 2026-01-15" in preview.loc["lcppb_c0ffee0004", "blocked_reason"]
-    assert "member lmbr_c0ffee0003" in preview.loc["lcppb_c0ffee0009", "blocked_reason"]
-    assert "IMMEDIATE" in preview.loc["lcppb_c0ffee0008", "blocked_reason"]
-    both = preview.loc["lcppb_c0ffee000b", "blocked_reason"]
+    assert "is not after 2026-01-15" in cell(preview, "lcppb_c0ffee0004", "blocked_reason")
+    assert "member lmbr_c0ffee0003" in cell(preview, "lcppb_c0ffee0009", "blocked_reason")
+    assert "IMMEDIATE" in cell(preview, "lcppb_c0ffee0008", "blocked_reason")
+    both = cell(preview, "lcppb_c0ffee000b", "blocked_reason")
     assert "program lprg_c0ffee0002 is INACTIVE" in both and "lmbr_c0ffee0006 is INACTIVE" in both
 
 
@@ -140,8 +143,14 @@ def test_reward_preview_tells_each_status(client: LoyaltyClient) -> None:
 
 def test_benefit_preview_finds_names_already_taken(client: LoyaltyClient) -> None:
     existing = client.benefits.get("lben_c0ffee0001")
+    assert existing.points is not None
     points = existing.points.model_dump()
-    same = {"name": existing.name, "type": "POINTS", "status": "ACTIVE", "points": points}
+    same: dict[str, Any] = {
+        "name": existing.name,
+        "type": "POINTS",
+        "status": "ACTIVE",
+        "points": points,
+    }
     other = {**same, "points": {**same["points"], "value": 999}}
     plan = actions.create_benefits([benefit_rows("Fresh", 1)[0], same])
     assert list(plan.preview(client, progress=False).will) == [
@@ -223,7 +232,7 @@ def test_a_rerun_without_its_log_finds_everything_done(client: LoyaltyClient) ->
         pd.testing.assert_frame_equal(after[kind], frame, obj=kind)
 
 
-def test_a_rerun_with_the_log_of_found_work_skips_it(client: LoyaltyClient, tmp_path) -> None:
+def test_a_rerun_with_the_log_of_found_work_skips_it(client: LoyaltyClient, tmp_path: Path) -> None:
     log = tmp_path / "draft.jsonl"
     plan = actions.move_rewards_to_draft(["lrew_c0ffee0006"])
     assert plan.execute(client, log=log, progress=False).outcome[0] == "already_done"

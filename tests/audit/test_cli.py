@@ -37,7 +37,7 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, str, 
     return code, out, stdout.getvalue(), stderr.getvalue()
 
 
-def test_demo_exits_zero_with_findings(demo_run):
+def test_demo_exits_zero_with_findings(demo_run: tuple[int, Path, str, str]) -> None:
     code, out, _, _ = demo_run
     assert code == 0
     findings = pd.read_csv(out / "audit_findings.csv")
@@ -45,7 +45,7 @@ def test_demo_exits_zero_with_findings(demo_run):
     assert set(findings["rule"]) == set(RULES) - NOT_IN_DEMO
 
 
-def test_demo_writes_every_report(demo_run):
+def test_demo_writes_every_report(demo_run: tuple[int, Path, str, str]) -> None:
     _, out, _, _ = demo_run
     names = {p.name for p in out.iterdir()}
     assert {
@@ -56,7 +56,7 @@ def test_demo_writes_every_report(demo_run):
     assert (out / "audit_findings.png").read_bytes().startswith(PNG_MAGIC)
 
 
-def test_demo_writes_the_economics_report(demo_run):
+def test_demo_writes_the_economics_report(demo_run: tuple[int, Path, str, str]) -> None:
     _, out, stdout, _ = demo_run
     economics = out / "economics"
     manifest = read_manifest(economics, formats=(ECONOMICS_FORMAT,))
@@ -68,7 +68,7 @@ def test_demo_writes_the_economics_report(demo_run):
     assert f"Economics report written to {economics.resolve()}/" in stdout
 
 
-def test_demo_prints_the_summary_table(demo_run):
+def test_demo_prints_the_summary_table(demo_run: tuple[int, Path, str, str]) -> None:
     _, out, stdout, stderr = demo_run
     assert "demo program" in stdout
     for rule in RULES:
@@ -81,7 +81,7 @@ def test_demo_prints_the_summary_table(demo_run):
     assert "Traceback" not in stderr
 
 
-def test_audit_sandbox_flag_audits_the_demo(tmp_path: Path, capsys: pytest.CaptureFixture):
+def test_audit_sandbox_flag_audits_the_demo(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code = main(["audit", "--sandbox", "--out", str(tmp_path)])
     assert code == 0
     assert (tmp_path / "audit_findings.csv").exists()
@@ -96,7 +96,7 @@ def _closed_port() -> int:
 
 def test_unreachable_service_fails_in_one_clean_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
-):
+) -> None:
     secret = "s3cr3t-app-token-do-not-print"
     monkeypatch.chdir(tmp_path)  # no .env from the working copy
     monkeypatch.setenv("LYT_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
@@ -116,7 +116,7 @@ def test_unreachable_service_fails_in_one_clean_line(
 
 def test_refused_credentials_fail_cleanly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
-):
+) -> None:
     secret = "wrong-app-token-never-printed"
     monkeypatch.chdir(tmp_path)
     with Sandbox.start(now="2026-01-15T12:00:00Z") as sb:
@@ -133,7 +133,7 @@ def test_refused_credentials_fail_cleanly(
 
 def test_missing_configuration_fails_cleanly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
-):
+) -> None:
     monkeypatch.chdir(tmp_path)
     for var in ("LYT_BASE_URL", "LYT_APP_ID", "LYT_APP_TOKEN"):
         monkeypatch.delenv(var, raising=False)
@@ -143,7 +143,7 @@ def test_missing_configuration_fails_cleanly(
     assert err.startswith("lyt audit: ") and "Traceback" not in err
 
 
-def test_rules_flag_prints_the_catalogue(capsys: pytest.CaptureFixture):
+def test_rules_flag_prints_the_catalogue(capsys: pytest.CaptureFixture) -> None:
     assert main(["audit", "--rules"]) == 0
     out = capsys.readouterr().out
     for rule in RULES.values():

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.audit import FINDING_COLUMNS, RULES, SEVERITIES, findings_frame, run
+from lyt_toolkit.audit.registry import Rule
 from lyt_toolkit.frames import SCHEMAS
-from lyt_toolkit.sandbox import ProgramDataWarning
+from lyt_toolkit.sandbox import ProgramDataWarning, Sandbox
 
 from .programs import CARD_DEFINITION, NOW
 
@@ -79,23 +82,25 @@ def _message(findings: pd.DataFrame, rule: str, resource_id: str) -> str:
     return hit["message"].iloc[0]
 
 
-def test_every_rule_has_a_demo_expectation():
+def test_every_rule_has_a_demo_expectation() -> None:
     assert set(EXPECTED) == set(DEMO_RULES)
     assert set(RULES) >= NOT_IN_DEMO
 
 
 @pytest.mark.parametrize("rule", DEMO_RULES)
-def test_demo_triggers_rule_on_the_expected_resources(demo_findings: pd.DataFrame, rule: str):
+def test_demo_triggers_rule_on_the_expected_resources(
+    demo_findings: pd.DataFrame, rule: str
+) -> None:
     assert EXPECTED[rule] <= _ids(demo_findings, rule)
 
 
 @pytest.mark.parametrize("rule", DEMO_RULES)
-def test_demo_findings_carry_the_rule_severity(demo_findings: pd.DataFrame, rule: str):
+def test_demo_findings_carry_the_rule_severity(demo_findings: pd.DataFrame, rule: str) -> None:
     severities = set(demo_findings.loc[demo_findings["rule"] == rule, "severity"])
     assert severities == {RULES[rule].severity.value}
 
 
-def test_demo_flags_nothing_healthy(demo_findings: pd.DataFrame):
+def test_demo_flags_nothing_healthy(demo_findings: pd.DataFrame) -> None:
     flagged = set(demo_findings["resource_id"])
     healthy = {"lrew_c0ffee0003", "lrew_c0ffee001d", "lrew_c0ffee0017", "lrew_c0ffee0018"}
     healthy |= {"lben_c0ffee0002", "lben_c0ffee0012", "lts_c0ffee0001", "lts_c0ffee0002"}
@@ -103,12 +108,12 @@ def test_demo_flags_nothing_healthy(demo_findings: pd.DataFrame):
     assert not flagged & healthy
 
 
-def test_deleted_resources_are_not_audited(demo_findings: pd.DataFrame):
+def test_deleted_resources_are_not_audited(demo_findings: pd.DataFrame) -> None:
     # lrew_c0ffee001b is DELETED with a cost on the DELETED card definition.
     assert "lrew_c0ffee001b" not in set(demo_findings["resource_id"])
 
 
-def test_messages_name_the_reference_and_its_status(demo_findings: pd.DataFrame):
+def test_messages_name_the_reference_and_its_status(demo_findings: pd.DataFrame) -> None:
     message = _message(
         demo_findings, "active-benefit-card-definition-not-active", "lben_c0ffee0003"
     )
@@ -125,7 +130,7 @@ def test_messages_name_the_reference_and_its_status(demo_findings: pd.DataFrame)
     assert "lrew_c0ffee0002" in message
 
 
-def test_now_is_the_service_clock(demo_snapshot: Any, demo_findings: pd.DataFrame):
+def test_now_is_the_service_clock(demo_snapshot: Any, demo_findings: pd.DataFrame) -> None:
     assert abs(demo_snapshot.pulled_at - pd.Timestamp(NOW)) < pd.Timedelta(minutes=1)
     message = _message(demo_findings, "active-reward-expired", "lrew_c0ffee000f")
     assert "ended 2025-12-26 12:00 UTC, 20 days before 2026-01-15 12:00 UTC" in message
@@ -133,7 +138,7 @@ def test_now_is_the_service_clock(demo_snapshot: Any, demo_findings: pd.DataFram
     assert "its date 2026-01-12 is not after 2026-01-15" in message
 
 
-def test_pending_bucket_messages_give_every_reason(demo_findings: pd.DataFrame):
+def test_pending_bucket_messages_give_every_reason(demo_findings: pd.DataFrame) -> None:
     rule = "pending-bucket-not-activatable"
     both = _message(demo_findings, rule, "lcppb_c0ffee000b")
     assert "program lprg_c0ffee0002 is INACTIVE" in both
@@ -142,14 +147,16 @@ def test_pending_bucket_messages_give_every_reason(demo_findings: pd.DataFrame):
     assert "not after" in _message(demo_findings, rule, "lcppb_c0ffee0004")
 
 
-def test_findings_are_sorted_and_reproducible(demo_snapshot: Any, demo_findings: pd.DataFrame):
+def test_findings_are_sorted_and_reproducible(
+    demo_snapshot: Any, demo_findings: pd.DataFrame
+) -> None:
     again = run(demo_snapshot)
     pd.testing.assert_frame_equal(again, demo_findings)
     ranks = demo_findings["severity"].cat.codes.tolist()
     assert ranks == sorted(ranks)
 
 
-def test_findings_schema(demo_findings: pd.DataFrame):
+def test_findings_schema(demo_findings: pd.DataFrame) -> None:
     assert tuple(demo_findings.columns) == FINDING_COLUMNS
     assert list(demo_findings["severity"].cat.categories) == list(SEVERITIES)
     assert demo_findings["severity"].cat.ordered
@@ -164,13 +171,15 @@ def test_findings_schema(demo_findings: pd.DataFrame):
     )
 
 
-def test_clean_program_has_no_findings(audit_program, clean: dict[str, Any]):
+def test_clean_program_has_no_findings(
+    audit_program: Callable[[dict[str, Any]], pd.DataFrame], clean: dict[str, Any]
+) -> None:
     findings = audit_program(clean)
     assert findings.empty, findings.to_string()
     pd.testing.assert_frame_equal(findings, findings_frame())
 
 
-def test_zero_findings_keep_the_schema():
+def test_zero_findings_keep_the_schema() -> None:
     empty = findings_frame()
     assert tuple(empty.columns) == FINDING_COLUMNS
     assert isinstance(empty["severity"].dtype, pd.CategoricalDtype)
@@ -178,14 +187,16 @@ def test_zero_findings_keep_the_schema():
     assert (empty.dtypes.drop("severity") == "string").all()
 
 
-def test_run_selected_rules_only(demo_snapshot: Any):
+def test_run_selected_rules_only(demo_snapshot: Any) -> None:
     findings = run(demo_snapshot, rules=["start-after-end"])
     assert set(findings["rule"]) == {"start-after-end"}
     with pytest.raises(KeyError, match="no audit rule"):
         run(demo_snapshot, rules=["no-such-rule"])
 
 
-def test_daily_window_that_ends_before_it_starts(audit_program, clean: dict[str, Any]):
+def test_daily_window_that_ends_before_it_starts(
+    audit_program: Callable[[dict[str, Any]], pd.DataFrame], clean: dict[str, Any]
+) -> None:
     window = clean["rewards"][1]["validity_hours"]["daily"][0]
     window.update(start_time="18:00", end_time="09:00")
     clean["programs"][0]["validity_hours"] = {
@@ -199,7 +210,9 @@ def test_daily_window_that_ends_before_it_starts(audit_program, clean: dict[str,
     assert "names no weekday" in by_id["lprg_a0d17001"]
 
 
-def test_broken_copy_of_the_clean_program(audit_program, clean: dict[str, Any]):
+def test_broken_copy_of_the_clean_program(
+    audit_program: Callable[[dict[str, Any]], pd.DataFrame], clean: dict[str, Any]
+) -> None:
     """Each rule, broken once on purpose in an otherwise clean program, fires once."""
     clean["card_definitions"][0]["balance_settings"] = {"allow_negative": True}
     clean["benefits"][0]["stock"] = {"type": "LIMITED", "limited": {"quantity": 0}}
@@ -216,8 +229,8 @@ def test_broken_copy_of_the_clean_program(audit_program, clean: dict[str, Any]):
 
 
 def test_a_pending_total_that_disagrees_with_the_buckets(
-    start_sandbox, pull_snapshot, clean: dict[str, Any]
-):
+    start_sandbox: StartSandbox, pull_snapshot: Callable[[Sandbox], Any], clean: dict[str, Any]
+) -> None:
     clean["cards"][0]["balance"]["pending_points"] = 100  # its one PENDING bucket holds 120
     with pytest.warns(ProgramDataWarning, match="lcrd_a0d17001"), start_sandbox(clean) as sb:
         snapshot = pull_snapshot(sb)
@@ -235,7 +248,7 @@ def test_a_pending_total_that_disagrees_with_the_buckets(
 
 
 @pytest.mark.parametrize("rule", list(RULES.values()), ids=list(RULES))
-def test_rules_are_documented(rule):
+def test_rules_are_documented(rule: Rule) -> None:
     assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.id)
     assert rule.description.endswith(".") and len(rule.description) < 200
     assert rule.check.__doc__, f"{rule.id} has no docstring"

@@ -7,10 +7,13 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
+from frame_reads import row_of
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.audit import (
@@ -34,22 +37,26 @@ STUCK = "pending-bucket-not-activatable"
 
 
 @pytest.fixture(scope="module")
-def full(start_sandbox, pull_snapshot: Callable[[Any], ProgramSnapshot]) -> ProgramSnapshot:
+def full(
+    start_sandbox: StartSandbox, pull_snapshot: Callable[[Any], ProgramSnapshot]
+) -> ProgramSnapshot:
     with start_sandbox(stuck_buckets_program()) as sb:
         return pull_snapshot(sb)
 
 
 @pytest.fixture(scope="module")
-def full_findings(full) -> pd.DataFrame:
+def full_findings(full: ProgramSnapshot) -> pd.DataFrame:
     return run(full)
 
 
 @pytest.fixture(scope="module")
-def sampled(full) -> ProgramSnapshot:
+def sampled(full: ProgramSnapshot) -> ProgramSnapshot:
     return full.sampled(Sample(80, seed=3))
 
 
-def test_a_sample_s_findings_name_sampled_records_with_their_weight(full_findings, sampled) -> None:
+def test_a_sample_s_findings_name_sampled_records_with_their_weight(
+    full_findings: pd.DataFrame, sampled: ProgramSnapshot
+) -> None:
     findings = run(sampled)
     assert list(findings.columns) == [*FINDING_COLUMNS, *SAMPLED_COLUMNS]
     assert findings["weight"].dtype == "Float64"
@@ -76,15 +83,16 @@ def test_a_sample_s_findings_name_sampled_records_with_their_weight(full_finding
 
 
 def test_the_summary_of_a_sample_estimates_per_member_rules_for_the_program(
-    full_findings, sampled
+    full_findings: pd.DataFrame, sampled: ProgramSnapshot
 ) -> None:
     findings = run(sampled)
     counts = summary(findings)
     assert list(counts.columns) == [*SEVERITIES, "total", *ESTIMATE_COLUMNS]
-    row = counts.loc[STUCK]
+    row = row_of(counts, STUCK)
     in_sample = int((findings["rule"] == STUCK).sum())
     assert row["total"] == row["sampled"] == in_sample
     per_member = findings[findings["rule"] == STUCK].groupby("member_id").size()
+    assert sampled.sample is not None
     expected = estimate_total(sampled.sample, per_member)
     assert row["estimated"] == pytest.approx(expected.value)
     assert row["estimated"] == pytest.approx(
@@ -104,19 +112,22 @@ def test_the_summary_of_a_sample_estimates_per_member_rules_for_the_program(
     assert counts.loc["total", "estimated"] == pytest.approx(whole + row["estimated"])
 
 
-def test_a_census_sample_estimates_the_full_counts_exactly(full, full_findings) -> None:
+def test_a_census_sample_estimates_the_full_counts_exactly(
+    full: ProgramSnapshot, full_findings: pd.DataFrame
+) -> None:
     census = full.sampled(Sample(len(full.members), seed=1))
     counts = summary(run(census))
     truth = summary(full_findings)
     assert (counts["estimated"] == truth["total"]).all()
     assert (counts["ci_low"] == counts["ci_high"]).all()
+    assert census.sample is not None
     assert any(
         "exact: every member was read" in line for line in estimate_lines(counts, census.sample)
     )
 
 
 def test_a_sample_s_findings_without_their_design_are_not_summed_as_the_program_s(
-    sampled, tmp_path
+    sampled: ProgramSnapshot, tmp_path: Path
 ) -> None:
     findings = run(sampled)
     stripped = findings.copy()
@@ -132,11 +143,12 @@ def test_a_sample_s_findings_without_their_design_are_not_summed_as_the_program_
 
 
 def test_the_estimates_read_in_words_in_the_report_and_the_printed_summary(
-    full, full_findings, sampled, tmp_path
+    full: ProgramSnapshot, full_findings: pd.DataFrame, sampled: ProgramSnapshot, tmp_path: Path
 ) -> None:
     findings = run(sampled)
     counts = summary(findings)
-    row = counts.loc[STUCK]
+    row = row_of(counts, STUCK)
+    assert sampled.sample is not None
     lines = estimate_lines(counts, sampled.sample)
     expected = (
         f"{STUCK}: {int(row['sampled'])} in the sample of 80 of {len(full.members)} members; "
@@ -144,7 +156,7 @@ def test_the_estimates_read_in_words_in_the_report_and_the_printed_summary(
         f"(95 % CI {float(row['ci_low']):,.0f} to {float(row['ci_high']):,.0f}) in the program"
     )
     assert expected in lines
-    unseen = counts.loc["card-pending-points-mismatch"]
+    unseen = row_of(counts, "card-pending-points-mismatch")
     bound = -math.log(0.05) * float(sampled.sample.units["weight"].max())
     assert unseen["sampled"] == 0 and unseen["estimated"] == 0 == unseen["ci_low"]
     assert unseen["ci_high"] == pytest.approx(bound) and bound > 3
@@ -166,7 +178,7 @@ def test_the_estimates_read_in_words_in_the_report_and_the_printed_summary(
 
 
 def test_findings_between_a_sample_and_a_full_pull_leave_per_member_rules_out(
-    full, sampled
+    full: ProgramSnapshot, sampled: ProgramSnapshot
 ) -> None:
     for before, after in [(full, sampled), (sampled, full)]:
         with pytest.warns(UserWarning, match=rf"findings of {STUCK}, .* left out: the"):

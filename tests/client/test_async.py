@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -72,7 +74,9 @@ def test_async_errors_and_writes(fresh: Sandbox) -> None:
     assert all(isinstance(r, DuplicateFoundError) for r in results if r not in created)
 
 
-def _async(recorder: Recorder):  # httpx wants an async hook on an AsyncClient
+def _async(  # httpx wants an async hook on an AsyncClient
+    recorder: Recorder,
+) -> Callable[[httpx.Request], Awaitable[None]]:
     async def hook(request: httpx.Request) -> None:
         recorder(request)
 
@@ -166,7 +170,9 @@ def test_a_lone_surrogate_in_a_body_or_query_is_refused_before_sending(field: st
         sent.append(request)
         return httpx.Response(500)
 
-    kwargs = {"base_url": "http://127.0.0.1:9", "app_id": "app", "app_token": "app-token"}
+    kwargs: dict[str, Any] = {
+        "base_url": "http://127.0.0.1:9", "app_id": "app", "app_token": "app-token"
+    }  # fmt: skip
 
     async def in_async() -> None:
         http = httpx.AsyncClient(transport=httpx.MockTransport(server))

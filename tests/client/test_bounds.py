@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,12 @@ def server() -> Iterator[MisbehavingServer]:
 
 @pytest.fixture
 def client(server: MisbehavingServer) -> Iterator[LoyaltyClient]:
-    settings = {"app_id": "bounds-app", "app_token": APP_TOKEN, "timeout": 5, "env_file": None}
+    settings: dict[str, Any] = {
+        "app_id": "bounds-app",
+        "app_token": APP_TOKEN,
+        "timeout": 5,
+        "env_file": None,
+    }
     with LoyaltyClient(base_url=server.base_url, **settings) as c:
         yield c
 

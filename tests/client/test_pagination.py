@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from lyt_toolkit.client import LoyaltyClient
@@ -18,7 +20,7 @@ def test_iteration_equals_a_single_big_page(client: LoyaltyClient, limit: int) -
 
 
 def test_filters_and_order_travel_with_the_cursor(client: LoyaltyClient) -> None:
-    query = {
+    query: dict[str, Any] = {
         "filters": {"type": {"$in": ["POINTS", "DIGITAL"]}, "name": {"$contains": "o"}},
         "junction": "AND",
         "order": ["type", "-name"],

@@ -96,9 +96,9 @@ def test_a_query_value_of_the_wrong_type_is_named(kwargs: dict, field: str, word
 
 
 def test_a_numpy_integer_limit_is_an_integer(client: LoyaltyClient) -> None:
-    query = ListQuery.build(REWARDS, limit=np.int64(2))
+    query = ListQuery.build(REWARDS, limit=np.int64(2))  # type: ignore[arg-type]
     assert query.limit == 2 and type(query.limit) is int
-    assert len(client.rewards.list(limit=np.int64(2)).data) == 2
+    assert len(client.rewards.list(limit=np.int64(2)).data) == 2  # type: ignore[arg-type]
     with pytest.raises(RequestValidationError) as info:
         client.rewards.list(order=5)  # type: ignore[arg-type]
     assert info.value.field == "order"

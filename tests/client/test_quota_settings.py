@@ -54,7 +54,7 @@ class Clock:
         return self.now
 
 
-def answer(status: int = 200, **headers: str) -> httpx.Response:
+def answer(status: int = 200, /, **headers: str) -> httpx.Response:
     return httpx.Response(status, headers=headers)
 
 
@@ -227,7 +227,8 @@ def test_calls_in_flight_never_stop_a_work_that_fits_its_share_of_a_quiet_window
         quota.observe(answer(**headers, **{"X-Rate-Limit-Remaining": str(remaining)}), number)
 
     answered(*sent())  # the token: 59 left
-    needed, in_flight = 27, []
+    needed = 27
+    in_flight: list[tuple[int, int]] = []
     with quota.allowance(0.5) as allowance:
         assert allowance.calls == 29  # half of 59: 2 to spare
         while allowance.spent < needed or in_flight:

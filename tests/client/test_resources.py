@@ -67,7 +67,8 @@ def test_benefits_list_iter_get_create(client: LoyaltyClient) -> None:
             "points": {"value": 42, "card_definition_id": "lcdef_c0ffee0001"},
         }
     )
-    assert created.status == "DRAFT" and created.points.value == 42
+    assert created.status == "DRAFT" and created.points is not None
+    assert created.points.value == 42
     assert client.benefits.get(created.id).name == "Client test bonus"
 
 
@@ -138,7 +139,7 @@ def test_projects_and_webhooks(client: LoyaltyClient) -> None:
     hooks = client.webhooks.list("proj_NwMain01")
     assert all(isinstance(h, Webhook) for h in hooks)
     assert "wh_NwMainLoyalty01" in {h.id for h in hooks}
-    assert client.webhooks.delete("proj_NwMain01", "wh_NwMainLoyalty01") is None
+    assert client.webhooks.delete("proj_NwMain01", "wh_NwMainLoyalty01") is None  # type: ignore[func-returns-value]
     assert "wh_NwMainLoyalty01" not in {h.id for h in client.webhooks.list("proj_NwMain01")}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -39,8 +40,9 @@ def test_reprs_hide_secrets(client: LoyaltyClient) -> None:
 def test_project_repr_hides_the_webhook_token(client: LoyaltyClient) -> None:
     projects = client.projects.list()
     assert projects and all(p.webhook_token for p in projects)  # still readable on purpose
+    tokens = [str(p.webhook_token) for p in projects]
     text = repr(projects) + str(projects)
-    assert not any(p.webhook_token in text for p in projects)
+    assert not any(token in text for token in tokens)
     assert projects[0].wire()["webhook_token"] == projects[0].webhook_token
 
 
@@ -118,7 +120,7 @@ def test_a_token_no_header_can_carry_is_refused_without_showing_it(
 ) -> None:
     env_file = tmp_path / ".env"
     env_file.write_text(f'LYT_{field.upper()}="{token}"\n', encoding="utf-8")
-    base = {"base_url": "http://127.0.0.1:9"}
+    base: dict[str, Any] = {"base_url": "http://127.0.0.1:9"}
     refusals = [
         lambda: LoyaltyClient(**base, env_file=None, **{field: token}),  # type: ignore[arg-type]
         lambda: ClientConfig.resolve(**base, env={}, env_file=env_file),

@@ -13,7 +13,11 @@ import pytest
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.client import _tls
 
-KEYS = {"app_id": "app", "app_token": "token", "base_url": "https://api.example.com"}
+KEYS: dict[str, Any] = {
+    "app_id": "app",
+    "app_token": "token",
+    "base_url": "https://api.example.com",
+}
 
 
 @pytest.fixture

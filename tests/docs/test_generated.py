@@ -77,6 +77,7 @@ def test_the_cli_page_holds_every_subcommand_help() -> None:
     assert "| `--out FILE` | write every change as CSV |" in text
     assert "95 % intervals" in text  # help text as --help prints it, "%%" and all
     parser = build_parser()
+    assert parser.description is not None
     assert parser.description in text
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+from frame_reads import cell, row_of
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.frames import benefits_frame, card_definitions_frame
@@ -14,9 +15,9 @@ def test_benefits_carry_their_proportional_rate(pulled: ProgramSnapshot) -> None
     b = pulled.benefits.set_index("id")
     columns = ["proportional_basis", "proportional_every", "proportional_value",
                "proportional_property"]  # fmt: skip
-    assert b.loc["lben_e004", columns].tolist() == ["customer.metadata", 1, 10.0, "visits"]
-    assert b.loc["lben_e005", columns[:3]].tolist() == ["order_items.subtotal_amount", 200, 1.0]
-    assert pd.isna(b.loc["lben_e005", "proportional_property"])
+    assert row_of(b, "lben_e004")[columns].tolist() == ["customer.metadata", 1, 10.0, "visits"]
+    assert row_of(b, "lben_e005")[columns[:3]].tolist() == ["order_items.subtotal_amount", 200, 1.0]
+    assert pd.isna(cell(b, "lben_e005", "proportional_property"))
     assert b.loc["lben_e006", columns].isna().all()  # a POINTS benefit has no rate
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from frame_reads import records
 from snapshot.helpers import frame, snapshot
 
 from lyt_toolkit import ProgramSnapshot
@@ -170,7 +171,7 @@ def test_pending_buckets_that_can_never_activate_are_marked_as_the_audit_flags_t
             r.cannot_activate_points,
             r.cannot_activate_buckets,
         )
-        for r in schedule.itertuples()
+        for r in records(schedule)
     }
     assert got == {
         (BEANS, "2026-01"): (240, 2, 120, 1),

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pandas as pd
 import pytest
 from audit.programs import clean_program
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.economics import ECONOMICS_SCHEMAS, Economics, summarise
 
 from .priced_program import gift_card, returning, with_gift_cards
 
 
 @pytest.fixture(scope="module")
-def priced(start_sandbox, make_client) -> ProgramSnapshot:
+def priced(
+    start_sandbox: StartSandbox, make_client: Callable[..., LoyaltyClient]
+) -> ProgramSnapshot:
     """The clean program (500 points on a card, 120 pending) with point value 0.5, earning
     5 points per 100 minor units spent."""
     with start_sandbox(returning(clean_program(), 5)) as sb, make_client(sb) as client:
@@ -28,7 +33,7 @@ def summary(priced: ProgramSnapshot) -> Economics:
     return summarise(priced)
 
 
-def test_headline_figures_by_hand(priced):
+def test_headline_figures_by_hand(priced: ProgramSnapshot) -> None:
     summary = summarise(priced, redemption_rate=0.8)
     # (500 + 120) points x 0.5 per point x 0.8 redeemed = 248 minor units; one value, so
     # low = median = high. Return: 5 / 100 points per unit x 0.5 = 2.5 % of spend.
@@ -47,7 +52,7 @@ def test_headline_figures_by_hand(priced):
     assert summary.redemption_method == "0.8 as given"
 
 
-def test_an_overridden_point_value_reaches_every_figure(priced):
+def test_an_overridden_point_value_reaches_every_figure(priced: ProgramSnapshot) -> None:
     [definition] = priced.card_definitions["id"].tolist()
     summary = summarise(priced, override={definition: 2.0})
     # (500 + 120) points x 2.0 per point x 1.0 redeemed = 1,240; return 5 / 100 x 2.0 = 10 %.
@@ -56,13 +61,13 @@ def test_an_overridden_point_value_reaches_every_figure(priced):
     assert summary.point_values["source"].tolist() == ["override"]
 
 
-def test_a_rate_neither_stated_nor_estimated_says_so(priced):
+def test_a_rate_neither_stated_nor_estimated_says_so(priced: ProgramSnapshot) -> None:
     summary = summarise(priced, redemption_rate=None)
     assert summary.liability["value_median"].isna().all()
     assert summary.redemption_method.startswith("not stated")
 
 
-def test_frames_follow_their_schemas(summary):
+def test_frames_follow_their_schemas(summary: Economics) -> None:
     frames = summary.frames()
     schemas = ECONOMICS_SCHEMAS
     assert set(frames) == set(schemas)
@@ -71,7 +76,9 @@ def test_frames_follow_their_schemas(summary):
         assert frame.dtypes.tolist() == [c.dtype for c in schemas[name].columns], name
 
 
-def test_points_without_a_value_are_counted_apart(start_sandbox, make_client):
+def test_points_without_a_value_are_counted_apart(
+    start_sandbox: StartSandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
     # No reward gives the clean program's points a value: nothing to sum, 620 unvalued.
     with start_sandbox(clean_program()) as sb, make_client(sb) as client:
         snapshot = ProgramSnapshot.pull(client, progress=False)
@@ -80,7 +87,9 @@ def test_points_without_a_value_are_counted_apart(start_sandbox, make_client):
     assert headline["highest_effective_return"] is None
 
 
-def test_mispriced_rewards_are_counted(start_sandbox, make_client):
+def test_mispriced_rewards_are_counted(
+    start_sandbox: StartSandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
     program = with_gift_cards(
         clean_program(),
         *(gift_card(f"lrew_0a{i}", 500, 1000) for i in range(1, 4)),
@@ -94,7 +103,7 @@ def test_mispriced_rewards_are_counted(start_sandbox, make_client):
     assert not math.isnan(summary.headline["liability_median"] or math.nan)
 
 
-def test_an_empty_history_gives_an_empty_over_time_frame(summary):
+def test_an_empty_history_gives_an_empty_over_time_frame(summary: Economics) -> None:
     over = summary.over_time
     assert over.empty and list(over.columns) == ECONOMICS_SCHEMAS["economics_over_time"].names
     assert isinstance(over["pulled_at"].dtype, pd.DatetimeTZDtype)

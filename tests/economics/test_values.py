@@ -7,6 +7,7 @@ import re
 
 import pandas as pd
 import pytest
+from frame_reads import cell
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import (
@@ -50,7 +51,7 @@ def test_earn_rates_are_value_per_every_for_proportional_benefits(
     assert rates.loc["lben_e002", "basis"] == "order.total_amount"
     assert rates.loc["lben_e002", "amount_based"]
     assert rates.loc["lben_e006", "points"] == 100
-    assert pd.isna(rates.loc["lben_e006", "points_per_unit"])
+    assert pd.isna(cell(rates, "lben_e006", "points_per_unit"))
     assert rates.loc["lben_e006", "card_definition_name"] == "Miles"
 
 
@@ -66,8 +67,8 @@ def test_burn_values_come_from_balances_and_card_points(pulled: ProgramSnapshot)
     assert burn.loc["lrcst_e0050", "value_source"] == "card_points"
     for cost, why in [("lrcst_e0030", "material"), ("lrcst_e0040", "coupon"),
                       ("lrcst_e0060", "card points")]:  # fmt: skip
-        assert pd.isna(burn.loc[cost, "value_per_point"])
-        assert why in burn.loc[cost, "reason"]
+        assert pd.isna(cell(burn, cost, "value_per_point"))
+        assert why in cell(burn, cost, "reason")
     assert burn["reason"].isna().eq(burn["value_per_point"].notna()).all()
 
 
@@ -150,9 +151,11 @@ def test_effective_return_is_the_median_earn_rate_times_the_point_values(
     assert back.loc[STARS, "benefits"] == 2
     for level in ("low", "median", "high"):
         assert back.loc[STARS, f"return_{level}"] == pytest.approx(
-            stars_earn * values.loc[STARS, level]
+            stars_earn * cell(values, STARS, level)
         )
-        assert back.loc[GEMS, f"return_{level}"] == pytest.approx(1 / 200 * values.loc[GEMS, level])
+        assert back.loc[GEMS, f"return_{level}"] == pytest.approx(
+            1 / 200 * cell(values, GEMS, level)
+        )
     assert back.loc[STARS, "return_median"] == pytest.approx(0.025 * 1.0)  # 2.5 % of spend
     assert back.loc[MILES, "benefits"] == 0
     assert back.loc[MILES, ["earn_points_per_unit", "return_median"]].isna().all()

@@ -7,6 +7,7 @@ import json
 
 import pandas as pd
 import pytest
+from frame_reads import row_of
 
 from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.frames import SCHEMAS
@@ -45,7 +46,7 @@ def test_reward_values_match_the_api(client: LoyaltyClient) -> None:
     rewards = list(client.rewards.iter(limit=100))
     assert list(frame.index) == [r.id for r in rewards]
     for reward in rewards:
-        row = frame.loc[reward.id]
+        row = row_of(frame, reward.id)
         assert row["name"] == reward.name
         assert row["status"] == reward.status.value
         assert row["created_at"] == pd.Timestamp(reward.created_at)
@@ -120,6 +121,7 @@ def test_nested_resources_frames(client: LoyaltyClient) -> None:
     assert set(members["program_id"]) == {program}
     member = client.members.get(program, members["id"].iloc[0])
     card = member.cards[0].card
+    assert card is not None
     buckets = client.pending_buckets.frame(program, member.id, card.id, progress=False)
     assert_schema(buckets, "pending_buckets")
     assert set(buckets["card_id"]) <= {card.id}
@@ -131,7 +133,9 @@ def test_small_pages_give_the_same_frame(client: LoyaltyClient) -> None:
     pd.testing.assert_frame_equal(whole, paged)
 
 
-def test_progress_bar_only_past_one_page(client: LoyaltyClient, capsys, monkeypatch) -> None:
+def test_progress_bar_only_past_one_page(
+    client: LoyaltyClient, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LYT_PROGRESS", "text")  # captured stderr is no terminal: ask for text
     client.rewards.frame(limit=5, progress=False)
     assert capsys.readouterr().err == ""

@@ -4,6 +4,7 @@ exactly the buckets ``buckets_blocked`` gives a reason for, whatever is missing 
 from __future__ import annotations
 
 import datetime as dt
+from enum import Enum
 from typing import Any
 
 import pandas as pd
@@ -30,7 +31,7 @@ def _mostly(good: Any, *others: Any) -> st.SearchStrategy[Any]:
     return st.sampled_from([good] * 3 * len(others) + list(others))
 
 
-def _statuses(active: Any, statuses: type[Any]) -> st.SearchStrategy[Any]:
+def _statuses(active: Any, statuses: type[Enum]) -> st.SearchStrategy[Any]:
     return _mostly(active, None, *statuses)
 
 
@@ -183,7 +184,7 @@ def test_blocked_mask_on_the_odd_cases_by_hand() -> None:
     names one; an unknown program or member falls back on the joined status."""
     good = {"status": "PENDING", "date": "2026-01-16T00:00:00Z", "member_id": MEMBERS[0],
             "card_definition_id": DEFINITIONS[0]}  # fmt: skip
-    rows = [
+    rows: list[dict[str, str | None]] = [
         {**good, "program_id": PROGRAMS[0]},
         {**good, "program_id": PROGRAMS[1]},
         {**good, "program_id": "lprg_z", "program_status": "ACTIVE"},

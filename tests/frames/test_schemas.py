@@ -6,6 +6,7 @@ import warnings
 
 import pandas as pd
 import pytest
+from frame_reads import cell
 
 from lyt_toolkit import frames
 from lyt_toolkit.frames import SCHEMAS, describe_schema, empty_frame
@@ -100,7 +101,7 @@ def test_empty_text_is_missing() -> None:
         "created_at": "2026-01-01T00:00:00Z",
     }
     frame = frames.card_definitions_frame([definition])
-    assert pd.isna(frame.loc[0, "code_prefix"])
+    assert pd.isna(cell(frame, 0, "code_prefix"))
     assert frame.loc[0, "earning_limits_global_type"] == "NO_LIMIT"
     assert frame.loc[0, "balance_settings_allow_negative"] is False or not bool(
         frame.loc[0, "balance_settings_allow_negative"]

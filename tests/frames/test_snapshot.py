@@ -148,7 +148,7 @@ def test_concurrent_pulls_are_equal(demo: Sandbox, snapshot: ProgramSnapshot) ->
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             a, b = pool.map(lambda _: ProgramSnapshot.pull(client, progress=False), range(2))
 
-        async def both() -> list[ProgramSnapshot]:
+        async def both() -> tuple[ProgramSnapshot, ProgramSnapshot]:
             async with AsyncLoyaltyClient(config=client.config) as ac:
                 return await asyncio.gather(
                     ProgramSnapshot.apull(ac, progress=False),
@@ -174,10 +174,12 @@ def test_pull_from_settings(demo: Sandbox, snapshot: ProgramSnapshot) -> None:
     settings = {"base_url": demo.base_url, "env_file": None, **demo.credentials.as_client_kwargs()}
     assert_same(ProgramSnapshot.pull(settings, progress=False), snapshot)
     with pytest.raises(TypeError, match="LoyaltyClient"):
-        ProgramSnapshot.pull(42, progress=False)
+        ProgramSnapshot.pull(42, progress=False)  # type: ignore[arg-type]
 
 
-def test_progress_bar_on_request(demo: Sandbox, capsys, monkeypatch) -> None:
+def test_progress_bar_on_request(
+    demo: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LYT_PROGRESS", "text")  # captured stderr is no terminal: ask for text
     with client_for(demo) as client:
         ProgramSnapshot.pull(client, progress=True)

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pandas as pd
 import pytest
 
 from lyt_toolkit import actions
 from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.inputs import ValidBenefits, benefits_from_csv, read_benefits_csv
+from lyt_toolkit.inputs import (
+    BenefitImport,
+    ValidBenefits,
+    benefits_from_csv,
+    read_benefits_csv,
+)
 from lyt_toolkit.sandbox import Sandbox
 
 CARD = "lcdef_c0ffee0001"
@@ -52,12 +58,13 @@ def test_preview_and_results_keep_the_files_rows(
     rows, _ = imported
     assert isinstance(rows, ValidBenefits)
     frame = read_benefits_csv(CSV)
-    source = {
+    sources: dict[str, BenefitImport | ValidBenefits | pd.DataFrame] = {
         "the import": imported,
         "its valid rows": rows,  # the README's `rows, errors = ...; create_benefits(rows)`
         "the read frame": frame,
         "a filtered frame": frame[frame["points_value"] != "10"],
-    }[made_from]
+    }
+    source = sources[made_from]
     expected = {**VALID, **INVALID} if made_from != "its valid rows" else dict(VALID)
     if made_from == "a filtered frame":
         del expected["Rows: first"]

@@ -10,6 +10,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 import lyt_toolkit.models as m
+from lyt_toolkit.models.common import ApiModel
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 EXAMPLES = Path(__file__).resolve().parent / "examples"
@@ -32,7 +33,7 @@ def _locs(exc: ValidationError) -> set[tuple]:
 # ---- defaults -------------------------------------------------------------------------
 
 
-def test_minimal_card_definition_gets_server_defaults():
+def test_minimal_card_definition_gets_server_defaults() -> None:
     card = m.CardDefinition.model_validate(
         {"id": "lcdef_1a", "name": "Coffee", "status": "ACTIVE", "created_at": TS}
     )
@@ -56,7 +57,7 @@ def test_minimal_card_definition_gets_server_defaults():
     assert not card.has_pending_points
 
 
-def test_minimal_reward_gets_server_defaults():
+def test_minimal_reward_gets_server_defaults() -> None:
     reward = m.Reward.model_validate(
         {"id": "lrew_1", "name": "Mug", "type": "MATERIAL", "status": "ACTIVE", "created_at": TS}
     )
@@ -69,7 +70,7 @@ def test_minimal_reward_gets_server_defaults():
     assert "material" not in wire and "digital" not in wire
 
 
-def test_minimal_benefit_and_tier_structure():
+def test_minimal_benefit_and_tier_structure() -> None:
     benefit = m.Benefit.model_validate(
         {
             "id": "lben_1",
@@ -97,7 +98,7 @@ def test_minimal_benefit_and_tier_structure():
 # ---- wire() ---------------------------------------------------------------------------
 
 
-def test_wire_drops_omitted_fields_but_keeps_nullable_timestamps():
+def test_wire_drops_omitted_fields_but_keeps_nullable_timestamps() -> None:
     benefit = m.Benefit(
         id="lben_2",
         name="Coupon",
@@ -118,7 +119,7 @@ def test_wire_drops_omitted_fields_but_keeps_nullable_timestamps():
     assert stock.wire() == {"type": "UNLIMITED"}
 
 
-def test_wire_keeps_each_odd_or_unset_field_exactly_as_the_service_sends_it():
+def test_wire_keeps_each_odd_or_unset_field_exactly_as_the_service_sends_it() -> None:
     """Omitted when None (set or not), ``null`` kept, and kept-as-received fields: the
     exact JSON text, so a change of how models are serialized shows here."""
     campaign = m.Campaign.model_validate(
@@ -138,7 +139,7 @@ def test_wire_keeps_each_odd_or_unset_field_exactly_as_the_service_sends_it():
     assert category.model_dump() == {"id": "cat_1", "name": None, "object": "category"}
 
 
-def test_timestamps_are_utc_with_z_and_milliseconds():
+def test_timestamps_are_utc_with_z_and_milliseconds() -> None:
     reward = m.Reward.model_validate(
         {"id": "lrew_1", "name": "Mug", "type": "MATERIAL", "status": "ACTIVE",
          "created_at": "2026-01-15T14:00:00.5+02:00", "start_date": "2026-01-01T00:00:00"}
@@ -146,10 +147,11 @@ def test_timestamps_are_utc_with_z_and_milliseconds():
     wire = reward.wire()
     assert wire["created_at"] == "2026-01-15T12:00:00.500Z"
     assert wire["start_date"] == "2026-01-01T00:00:00.000Z"
-    assert reward.created_at.utcoffset().total_seconds() == 0
+    offset = reward.created_at.utcoffset()
+    assert offset is not None and offset.total_seconds() == 0
 
 
-def test_unknown_fields_and_values_are_tolerated_on_responses():
+def test_unknown_fields_and_values_are_tolerated_on_responses() -> None:
     reward = m.Reward.model_validate(
         {"id": "lrew_1", "name": "Mug", "type": "MATERIAL", "status": "ACTIVE", "created_at": TS,
          "brand_new_field": {"x": 1}, "refunds": {"type": "SOMETHING_NEW"}}
@@ -164,7 +166,7 @@ def test_unknown_fields_and_values_are_tolerated_on_responses():
 POINTS = {"value": 5, "card_definition_id": "lcdef_ab12"}
 
 
-def test_benefit_create_body_drops_none_and_defaults_status():
+def test_benefit_create_body_drops_none_and_defaults_status() -> None:
     body = m.BenefitCreate(name="Five", type="POINTS", points=POINTS).body()
     assert body == {"name": "Five", "type": "POINTS", "status": "DRAFT", "points": POINTS}
 
@@ -188,13 +190,15 @@ def test_benefit_create_body_drops_none_and_defaults_status():
          ("stock", "limited", "quantity")),
     ],
 )  # fmt: skip
-def test_benefit_create_errors_name_the_field(payload, loc):
+def test_benefit_create_errors_name_the_field(
+    payload: dict[str, Any], loc: tuple[str, ...]
+) -> None:
     with pytest.raises(ValidationError) as info:
         m.BenefitCreate.model_validate(payload)
     assert loc in _locs(info.value)
 
 
-def test_benefit_create_accepts_boundaries_and_each_type():
+def test_benefit_create_accepts_boundaries_and_each_type() -> None:
     assert m.BenefitCreate(name="n" * 200, type="POINTS", points=POINTS).name == "n" * 200
     material = m.BenefitCreate(name="m", type="MATERIAL", material={"product": {"id": "prod_1"}})
     assert material.body()["material"] == {"type": "PRODUCT", "product": {"id": "prod_1"}}
@@ -240,14 +244,14 @@ DISCOUNTS = [
 
 
 @pytest.mark.parametrize(("raw", "cls"), DISCOUNTS)
-def test_discount_union_picks_the_variant(raw, cls):
+def test_discount_union_picks_the_variant(raw: dict[str, Any], cls: type[ApiModel]) -> None:
     discount = TypeAdapter(m.Discount).validate_python(raw)
     assert type(discount) is cls
     wire = discount.wire()
     assert {k: wire[k] for k in raw} == raw
 
 
-def test_discount_union_rejects_unknown_type():
+def test_discount_union_rejects_unknown_type() -> None:
     with pytest.raises(ValidationError):
         TypeAdapter(m.Discount).validate_python({"type": "BOGUS"})
 
@@ -257,26 +261,28 @@ def test_discount_union_rejects_unknown_type():
     [(True, m.ValidTierResult), ("true", m.ValidTierResult), (False, m.InvalidTierResult),
      ("false", m.InvalidTierResult)],
 )  # fmt: skip
-def test_validation_result_discriminates_on_valid(flag, cls):
+def test_validation_result_discriminates_on_valid(flag: object, cls: type[ApiModel]) -> None:
     result = TypeAdapter(m.TierValidationResult).validate_python({"valid": flag, "id": "promo_1"})
     assert type(result) is cls
     assert result.wire()["valid"] is (cls is m.ValidTierResult)
 
 
-def test_invalid_result_error_is_error_object_or_custom_message():
+def test_invalid_result_error_is_error_object_or_custom_message() -> None:
     adapter = TypeAdapter(m.TierValidationResult)
     err = adapter.validate_python(
         {"valid": False, "id": "p", "error": {"code": 400, "key": "k", "message": "no"}}
     )
+    assert isinstance(err, m.InvalidTierResult)
     assert isinstance(err.error, m.ErrorObject)
     custom = adapter.validate_python({"valid": False, "id": "p", "error": {"message": "closed"}})
+    assert isinstance(custom, m.InvalidTierResult)
     assert type(custom.error) is m.CustomMessage
 
 
 # ---- auth -----------------------------------------------------------------------------
 
 
-def test_access_token_repr_hides_the_token():
+def test_access_token_repr_hides_the_token() -> None:
     token = m.AccessToken(
         access_token="s3cr3t-value",
         client_id="c",
@@ -291,7 +297,7 @@ def test_access_token_repr_hides_the_token():
     assert token.scopes == {"api", "loyalties"}
 
 
-def test_token_request_scopes():
+def test_token_request_scopes() -> None:
     assert m.TokenRequest(scope=["api", "loyalties"]).form() == {
         "grant_type": "client_credentials",
         "scope": "api loyalties",
@@ -307,7 +313,7 @@ def test_token_request_scopes():
 # ---- lists and errors ------------------------------------------------------------------
 
 
-def test_page_and_lists():
+def test_page_and_lists() -> None:
     page = m.Page[m.Benefit].model_validate(
         {"data": [], "cursor": {"next": "lcrsben_1", "expires_at": TS}, "object": "list"}
     )
@@ -327,7 +333,7 @@ def test_page_and_lists():
     assert hooks.data[0].active is True
 
 
-def test_error_object_omits_unset_optionals():
+def test_error_object_omits_unset_optionals() -> None:
     err = m.ErrorObject(code=404, key="not_found", message="Resource not found")
     assert err.wire() == {"code": 404, "key": "not_found", "message": "Resource not found"}
 
@@ -336,7 +342,7 @@ def test_error_object_omits_unset_optionals():
 
 
 @pytest.mark.parametrize("name", sorted(_examples("tier_validation_results")))
-def test_validation_example_round_trips(name):
+def test_validation_example_round_trips(name: str) -> None:
     raw = _examples("tier_validation_results")[name]
     adapter = TypeAdapter(m.TierValidationResult)
     parsed = adapter.validate_python(raw)
@@ -345,7 +351,7 @@ def test_validation_example_round_trips(name):
     assert adapter.validate_python(parsed.wire()).wire() == raw
 
 
-LOYALTY_EXAMPLES = {
+LOYALTY_EXAMPLES: dict[str, type[ApiModel]] = {
     "activation_result": m.ActivationResult,
     "pending_points_page": m.Page[m.PendingBucket],
     "reward": m.Reward,
@@ -356,14 +362,14 @@ LOYALTY_EXAMPLES = {
 
 
 @pytest.mark.parametrize("name", sorted(LOYALTY_EXAMPLES))
-def test_loyalty_example_round_trips(name):
+def test_loyalty_example_round_trips(name: str) -> None:
     raw = _examples("loyalty_answers")[name]
     cls = LOYALTY_EXAMPLES[name]
     assert cls.model_validate(raw).wire() == raw
     assert cls.model_validate(cls.model_validate(raw).wire()).wire() == raw
 
 
-REQUIRED_CHECKS = {
+REQUIRED_CHECKS: dict[str, type[ApiModel]] = {
     "CardDefinition": m.CardDefinition,
     "RewardResponse": m.Reward,
     "Benefit": m.Benefit,
@@ -378,7 +384,7 @@ REQUIRED_CHECKS = {
 
 
 @pytest.mark.parametrize("schema", sorted(REQUIRED_CHECKS))
-def test_reference_required_properties_are_model_fields(schema):
+def test_reference_required_properties_are_model_fields(schema: str) -> None:
     doc = _reference("loyalties-v2")
     spec = doc["components"]["schemas"][schema]
     model = REQUIRED_CHECKS[schema]
@@ -389,7 +395,7 @@ def test_reference_required_properties_are_model_fields(schema):
     assert not optional_missing, f"{model.__name__} lacks optional {sorted(optional_missing)}"
 
 
-def test_public_names_are_exported():
+def test_public_names_are_exported() -> None:
     for name in ("ApiModel", "RequestModel", "Page", "Cursor", "Discount", "TierValidationResult",
                  "BenefitCreate", "RewardCost", "RewardCostSpending", "ValidityHours",
                  "BenefitStock", "BenefitPoints", "PointsProportional", "BenefitMaterial",
@@ -398,6 +404,6 @@ def test_public_names_are_exported():
         assert name in m.__all__, name
 
 
-def test_benefit_response_is_lenient_about_config_objects():
+def test_benefit_response_is_lenient_about_config_objects() -> None:
     raw = {"id": "lben_3", "name": "Odd", "type": "POINTS", "status": "ACTIVE", "created_at": TS}
     assert m.Benefit.model_validate(raw).config is None

@@ -74,6 +74,13 @@ async def _walks(
         return sequential, sequential_calls, windowed, client.quota.calls_used - before, asked
 
 
+def _created_ms(member: Any) -> int:
+    """``instant_ms`` of a member, which has a ``created_at``."""
+    ms = instant_ms(member)
+    assert ms is not None, member
+    return ms
+
+
 def _windows(asked: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return {
         (q["filters"]["created_at"]["$after"], q["filters"]["created_at"]["$before"])
@@ -82,19 +89,21 @@ def _windows(asked: list[dict[str, Any]]) -> set[tuple[str, str]]:
     }
 
 
-def test_every_member_once_in_the_sequential_order_with_ties_at_every_boundary(tied) -> None:
+def test_every_member_once_in_the_sequential_order_with_ties_at_every_boundary(
+    tied: Sandbox,
+) -> None:
     sequential, _, windowed, calls, asked = asyncio.run(_walks(tied, split_every=2, concurrency=4))
     assert len(sequential) == 2600
     assert [m.id for m in windowed] == [m.id for m in sequential]
     assert calls == windowed_calls(sequential, split_every=2)  # the estimate's count
     windows = _windows(asked)
     assert len(windows) >= 4  # it did split, at instants each member of a crowd shares
-    shared = {instant_ms(m) for m in sequential}
+    shared = {_created_ms(m) for m in sequential}
     inner = {instant_ms({"created_at": before}) for _, before in windows} - {max(shared) + 1}
     assert inner and inner <= shared  # the boundaries are instants members were created at
 
 
-def test_the_calls_stay_within_those_of_the_sequential_walk_and_the_probe(tied) -> None:
+def test_the_calls_stay_within_those_of_the_sequential_walk_and_the_probe(tied: Sandbox) -> None:
     sequential, sequential_calls, windowed, calls, asked = asyncio.run(_walks(tied))
     assert [m.id for m in windowed] == [m.id for m in sequential]
     assert sequential_calls == 26
@@ -102,7 +111,7 @@ def test_the_calls_stay_within_those_of_the_sequential_walk_and_the_probe(tied) 
     assert calls == windowed_calls(sequential)  # the estimate's count, from the objects
 
 
-def test_the_same_answers_make_the_same_requests(tied) -> None:
+def test_the_same_answers_make_the_same_requests(tied: Sandbox) -> None:
     def keyed(asked: list[dict[str, Any]]) -> list[str]:  # cursors are new on each walk
         return sorted(repr({k: v for k, v in q.items() if k != "cursor"}) for q in asked)
 
@@ -130,7 +139,7 @@ KINDS = ("programs", "members", "rewards", "benefits")
 
 
 @pytest.fixture(scope="module")
-def pulls(tied) -> tuple[ProgramSnapshot, ProgramSnapshot]:
+def pulls(tied: Sandbox) -> tuple[ProgramSnapshot, ProgramSnapshot]:
     """The tied program pulled as it is (windows) and with its lists walked sequentially."""
     with _sync_client(tied) as client:
         windowed = ProgramSnapshot.pull(client, progress=False, kinds=KINDS)
@@ -146,7 +155,9 @@ def _sync_client(sb: Sandbox) -> Any:
     return LoyaltyClient(base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs())
 
 
-def test_the_pulled_snapshot_equals_the_sequential_one_frame_for_frame(pulls) -> None:
+def test_the_pulled_snapshot_equals_the_sequential_one_frame_for_frame(
+    pulls: tuple[ProgramSnapshot, ProgramSnapshot],
+) -> None:
     windowed, sequential = pulls
     assert len(windowed.members) == 2600
     for name, frame in sequential.frames().items():
@@ -156,7 +167,9 @@ def test_the_pulled_snapshot_equals_the_sequential_one_frame_for_frame(pulls) ->
     assert windowed.calls.used <= sequential.calls.used + math.floor(0.05 * 26) + 1
 
 
-def test_the_estimate_counts_the_calls_of_the_windowed_walk(tied, pulls) -> None:
+def test_the_estimate_counts_the_calls_of_the_windowed_walk(
+    tied: Sandbox, pulls: tuple[ProgramSnapshot, ProgramSnapshot]
+) -> None:
     windowed, _ = pulls
     with _sync_client(tied) as client:
         estimate = ProgramSnapshot.estimate(client, kinds=KINDS)

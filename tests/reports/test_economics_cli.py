@@ -3,26 +3,36 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 from audit.programs import clean_program
 from economics.priced_program import returning
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.cli import main
+from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.reports import read_manifest
 from lyt_toolkit.reports.economics_chart import CHARTS
 from lyt_toolkit.reports.economics_report import ECONOMICS_FORMAT, ECONOMICS_HTML
+from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import SnapshotHistory
 
 EXIT_CANNOT_RUN = 2
 
 
 @contextmanager
-def _served(start_sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, program):
+def _served(
+    start_sandbox: StartSandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    program: dict[str, Any],
+) -> Iterator[Sandbox]:
     """``program`` served by a sandbox the ``lyt`` command is configured for."""
     monkeypatch.chdir(tmp_path)  # no .env from the working copy
     monkeypatch.setenv("LYT_PROGRESS", "off")
@@ -36,7 +46,9 @@ def _served(start_sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, prog
 
 
 @pytest.fixture
-def service(start_sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+def service(
+    start_sandbox: StartSandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[Sandbox]:
     """The priced program served by a sandbox the ``lyt`` command is configured for."""
     with _served(start_sandbox, monkeypatch, tmp_path, returning(clean_program(), 5)) as sb:
         yield sb
@@ -44,8 +56,12 @@ def service(start_sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 
 @pytest.mark.parametrize("name", ["Double $$ Days", "$5% off$"])
 def test_names_with_dollar_signs_are_charted_as_plain_text(
-    start_sandbox, monkeypatch, tmp_path, capsys, name
-):
+    start_sandbox: StartSandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
     program = returning(clean_program(), 5)
     program["card_definitions"][0]["name"] = name
     for reward in program["rewards"]:
@@ -59,7 +75,9 @@ def test_names_with_dollar_signs_are_charted_as_plain_text(
         assert (out / f"{chart}.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_the_page_names_a_real_service_by_its_project_and_never_a_token(service, tmp_path, capsys):
+def test_the_page_names_a_real_service_by_its_project_and_never_a_token(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "econ"
     assert main(["report", "economics", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
@@ -70,7 +88,9 @@ def test_the_page_names_a_real_service_by_its_project_and_never_a_token(service,
         assert secret not in page + printed
 
 
-def test_the_page_names_the_embedded_sandbox_as_the_demo_program(tmp_path, monkeypatch, capsys):
+def test_the_page_names_the_embedded_sandbox_as_the_demo_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LYT_PROGRESS", "off")
     out = tmp_path / "econ"
@@ -81,7 +101,9 @@ def test_the_page_names_the_embedded_sandbox_as_the_demo_program(tmp_path, monke
     assert "127.0.0.1" not in page and "127.0.0.1" not in printed
 
 
-def test_report_writes_every_file_and_prints_the_headline(service, tmp_path, capsys):
+def test_report_writes_every_file_and_prints_the_headline(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "econ"
     assert main(["report", "economics", "--out", str(out)]) == 0
     stdout = capsys.readouterr().out
@@ -96,7 +118,12 @@ def test_report_writes_every_file_and_prints_the_headline(service, tmp_path, cap
     assert liability["value_median"].tolist() == [310.0]
 
 
-def test_prices_and_history_reach_the_report(service, tmp_path, start_sandbox, make_client):
+def test_prices_and_history_reach_the_report(
+    service: Sandbox,
+    tmp_path: Path,
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
     history = SnapshotHistory(tmp_path / "history")
     for now in ("2026-01-01T12:00:00Z", "2026-01-08T12:00:00Z"):
         with start_sandbox(returning(clean_program(), 5), now=now) as sb, make_client(sb) as c:
@@ -115,7 +142,9 @@ def test_prices_and_history_reach_the_report(service, tmp_path, start_sandbox, m
     assert over["liability_median"].tolist() == [310.0, 310.0]
 
 
-def test_an_unreadable_prices_file_fails_in_one_line_naming_it(service, tmp_path, capsys):
+def test_an_unreadable_prices_file_fails_in_one_line_naming_it(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     prices = tmp_path / "prices.csv"
     prices.write_text("id,value\nprod_mug,twelve\n", encoding="utf-8")
     out = tmp_path / "econ"
@@ -126,13 +155,15 @@ def test_an_unreadable_prices_file_fails_in_one_line_naming_it(service, tmp_path
     assert f"{prices}: row 1, column value" in err and len(err.strip().splitlines()) == 1
 
 
-def test_a_missing_history_folder_fails_in_one_line(service, tmp_path, capsys):
+def test_a_missing_history_folder_fails_in_one_line(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(["report", "economics", "--history", str(tmp_path / "nope"), "--out", "x"])
     err = capsys.readouterr().err
     assert code == EXIT_CANNOT_RUN and "--history" in err and "nope" in err
 
 
-def test_an_empty_out_is_refused(capsys):
+def test_an_empty_out_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "economics", "--out", " "]) == EXIT_CANNOT_RUN
     assert "--out is empty" in capsys.readouterr().err
 
@@ -143,7 +174,9 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
-def test_an_unreachable_service_fails_without_a_secret(tmp_path, monkeypatch, capsys):
+def test_an_unreachable_service_fails_without_a_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     secret = "s3cr3t-app-token-do-not-print"
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LYT_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
@@ -156,7 +189,9 @@ def test_an_unreachable_service_fails_without_a_secret(tmp_path, monkeypatch, ca
     assert not (tmp_path / "econ").exists()
 
 
-def test_an_unwritable_out_fails_in_one_line(service, tmp_path, capsys):
+def test_an_unwritable_out_fails_in_one_line(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
     code = main(["report", "economics", "--out", str(blocker / "econ")])
@@ -164,7 +199,9 @@ def test_an_unwritable_out_fails_in_one_line(service, tmp_path, capsys):
     assert code == EXIT_CANNOT_RUN and "cannot write the economics report" in err
 
 
-def test_a_stated_redemption_rate_scales_the_liability(service, tmp_path, capsys):
+def test_a_stated_redemption_rate_scales_the_liability(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "econ"
     assert main(["report", "economics", "--redemption-rate", "0.5", "--out", str(out)]) == 0
     manifest = read_manifest(out, formats=(ECONOMICS_FORMAT,))
@@ -182,8 +219,12 @@ def test_a_stated_redemption_rate_scales_the_liability(service, tmp_path, capsys
     ],
 )
 def test_a_bad_redemption_rate_is_refused_naming_the_option(
-    service, tmp_path, capsys, args, message
-):
+    service: Sandbox,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
     out = tmp_path / "econ"
     assert main(["report", "economics", *args, "--out", str(out)]) == EXIT_CANNOT_RUN
     assert message in capsys.readouterr().err

@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.axes import Axes
+from matplotlib.collections import Collection, LineCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -195,11 +198,16 @@ class HandMade:
         }
 
 
-def _axes() -> object:
+def _axes() -> Axes:
     return Figure(figsize=(11, 6)).add_subplot()
 
 
-def test_liability_chart_stacks_outstanding_and_pending_with_the_range():
+def _xs(points: Collection) -> list[float]:
+    """The x of each point a scatter plot drew."""
+    return np.asarray(points.get_offsets())[:, 0].tolist()
+
+
+def test_liability_chart_stacks_outstanding_and_pending_with_the_range() -> None:
     ax = plot_liability(liability(), _axes())
     assert ax.get_title().startswith("Points liability per card definition")
     # Spare owes nothing: left out. Miles owes 6,500 points worth nothing known: said so.
@@ -208,14 +216,16 @@ def test_liability_chart_stacks_outstanding_and_pending_with_the_range():
     outstanding, pending = (c for c in ax.containers)
     assert [b.get_width() for b in outstanding] == [0.0, 40.0, 500.0]
     assert [(b.get_x(), b.get_width()) for b in pending] == [(0, 0), (40.0, 0.0), (500.0, 100.0)]
-    (segments,) = [c.get_segments() for c in ax.collections]
+    (ranges_drawn,) = ax.collections
+    assert isinstance(ranges_drawn, LineCollection)
+    segments = ranges_drawn.get_segments()
     ranges = [(s[0][0], s[1][0]) for s in segments if len(s)]  # Miles has no range
     assert ranges == [(40.0, 40.0), (300.0, 1200.0)]
     assert [t.get_text() for t in ax.texts] == ["no point value (6,500 points)"]
     assert ax.get_xlabel() == "liability (minor units)"
 
 
-def test_pending_chart_has_one_bar_per_month_stacked_by_definition():
+def test_pending_chart_has_one_bar_per_month_stacked_by_definition() -> None:
     ax = plot_pending_by_month(pending_schedule(), _axes())
     assert ax.get_title() == "Pending points by activation month"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-02", "2026-03"]
@@ -223,7 +233,7 @@ def test_pending_chart_has_one_bar_per_month_stacked_by_definition():
     assert heights == {"=Tea Stars": [0, 30], "Coffee Points": [150, 50]}
 
 
-def test_pending_chart_marks_the_points_that_can_never_activate():
+def test_pending_chart_marks_the_points_that_can_never_activate() -> None:
     schedule = pending_schedule()
     schedule.loc[0, ["cannot_activate_points", "cannot_activate_buckets"]] = [100, 1]
     schedule.loc[2, ["cannot_activate_points", "cannot_activate_buckets"]] = [30, 1]
@@ -245,7 +255,7 @@ def _is_math(text: str) -> bool:
 
 
 @pytest.mark.parametrize("name", ["Double $$ Days", "$5% off$", "$5 and $10 cards"])
-def test_every_chart_draws_names_as_plain_text(name: str):
+def test_every_chart_draws_names_as_plain_text(name: str) -> None:
     frames = HandMade().frames()
     for frame in frames.values():
         for column in ("card_definition_name", "reward_name"):
@@ -260,33 +270,35 @@ def test_every_chart_draws_names_as_plain_text(name: str):
         assert not [t for t in texts if _is_math(t)], chart
 
 
-def test_value_per_point_chart_names_only_the_mispriced_rewards():
+def test_value_per_point_chart_names_only_the_mispriced_rewards() -> None:
     ax = plot_value_per_point(burn_values(), mispriced(), _axes())
     assert ax.get_title().startswith("Value per point per reward")
     assert [t.get_text() for t in ax.texts] == ["Bargain Card"]
     normal, odd = ax.collections
-    assert sorted(normal.get_offsets()[:, 0].tolist()) == [0.5, 0.5]  # the Mug has no value
-    assert odd.get_offsets()[:, 0].tolist() == [5.0]
+    assert sorted(_xs(normal)) == [0.5, 0.5]  # the Mug has no value
+    assert _xs(odd) == [5.0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Coffee Points"]
 
 
-def test_value_per_point_chart_draws_rewards_not_active_hollow():
+def test_value_per_point_chart_draws_rewards_not_active_hollow() -> None:
     burn = burn_values()
     burn.loc[1, "reward_status"] = "DRAFT"  # point values leave it out: the chart says so
     ax = plot_value_per_point(burn, mispriced(), _axes())
     active, idle, odd = ax.collections
-    assert active.get_offsets()[:, 0].tolist() == [0.5] and odd.get_offsets()[:, 0].tolist() == [
-        5.0
-    ]
-    assert idle.get_offsets()[:, 0].tolist() == [0.5] and len(idle.get_facecolors()) == 0
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+    assert _xs(active) == [0.5] and _xs(odd) == [5.0]
+    assert (
+        _xs(idle) == [0.5] and len(idle.get_facecolor()) == 0
+    )  # (its alias get_facecolors is untyped)
+    legend = ax.get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == [
         "ACTIVE reward",
         "reward not ACTIVE",
         "mispriced reward",
     ]
 
 
-def test_effective_return_chart_leaves_out_definitions_without_a_return():
+def test_effective_return_chart_leaves_out_definitions_without_a_return() -> None:
     ax = plot_effective_return(effective_return(), _axes())
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Coffee Points"]
     (bars,) = ax.containers
@@ -294,20 +306,20 @@ def test_effective_return_chart_leaves_out_definitions_without_a_return():
     assert ax.get_xlabel() == "share of spend returned"
 
 
-def test_liability_over_time_draws_one_line_per_definition():
+def test_liability_over_time_draws_one_line_per_definition() -> None:
     ax = plot_liability_over_time(over_time(), _axes())
     (line,) = ax.get_lines()
     assert line.get_label() == "Coffee Points"
-    assert line.get_ydata().tolist() == [400.0, 600.0]
+    assert np.asarray(line.get_ydata()).tolist() == [400.0, 600.0]
 
 
-def test_empty_frames_give_a_chart_that_says_so():
+def test_empty_frames_give_a_chart_that_says_so() -> None:
     ax = plot_liability_over_time(over_time().iloc[:0], _axes())
     assert "No history" in ax.texts[0].get_text()
     assert ax.get_title().startswith("Points liability over time")
 
 
-def test_report_folder_holds_csvs_manifest_charts_and_page(tmp_path: Path):
+def test_report_folder_holds_csvs_manifest_charts_and_page(tmp_path: Path) -> None:
     written = write_economics_report(HandMade(), tmp_path)
     names = {p.name for p in written}
     frames = HandMade().frames()
@@ -323,13 +335,13 @@ def test_report_folder_holds_csvs_manifest_charts_and_page(tmp_path: Path):
     assert manifest["charts"] == [f"{c}.png" for c in CHARTS]
 
 
-def test_report_csvs_are_spreadsheet_safe(tmp_path: Path):
+def test_report_csvs_are_spreadsheet_safe(tmp_path: Path) -> None:
     write_economics_report(HandMade(), tmp_path)
     text = (tmp_path / "liability.csv").read_text(encoding="utf-8")
     assert "'=Tea Stars" in text and ",=Tea" not in text
 
 
-def test_page_embeds_every_chart_and_needs_no_network(tmp_path: Path):
+def test_page_embeds_every_chart_and_needs_no_network(tmp_path: Path) -> None:
     write_economics_report(HandMade(), tmp_path)
     page = (tmp_path / ECONOMICS_HTML).read_text(encoding="utf-8")
     embedded = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
@@ -342,7 +354,7 @@ def test_page_embeds_every_chart_and_needs_no_network(tmp_path: Path):
     assert "<td>1,000</td>" in page and "<td>1.00%</td>" in page and "<td>n/a</td>" in page
 
 
-def test_page_escapes_names(tmp_path: Path):
+def test_page_escapes_names(tmp_path: Path) -> None:
     economics = HandMade(source="<b>x</b>")
     write_economics_report(economics, tmp_path)
     page = (tmp_path / ECONOMICS_HTML).read_text(encoding="utf-8")
@@ -360,17 +372,19 @@ def test_page_escapes_names(tmp_path: Path):
         ("liability_median", float("nan"), "n/a"),
     ],
 )
-def test_headline_figures_read_as_people_read_them(name, value, shown):
+def test_headline_figures_read_as_people_read_them(
+    name: str, value: float | None, shown: str
+) -> None:
     assert format_figure(name, value) == shown
 
 
-def test_manifest_headline_is_json(tmp_path: Path):
+def test_manifest_headline_is_json(tmp_path: Path) -> None:
     write_economics_report(HandMade(), tmp_path)
     headline = json.loads((tmp_path / "manifest.json").read_text())["headline"]
     assert headline["outstanding_points"] == 1000
 
 
-def test_a_snapshot_given_for_the_economics_is_refused_naming_the_call(tmp_path: Path):
+def test_a_snapshot_given_for_the_economics_is_refused_naming_the_call(tmp_path: Path) -> None:
     snapshot = ProgramSnapshot.from_frames({}, source="s", pulled_at="2026-01-15T12:00:00Z")
     with pytest.raises(TypeError, match=r"^economics: .* not a ProgramSnapshot: .*summarise"):
         write_economics_report(snapshot, tmp_path / "report")  # type: ignore[arg-type]

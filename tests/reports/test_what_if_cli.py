@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from frame_reads import row_of
 
 from lyt_toolkit.cli import main
 from lyt_toolkit.reports import read_edited_frames, read_manifest
@@ -135,10 +136,10 @@ def test_both_kinds_of_edit_give_the_figures_of_what_if_and_a_page(
     for name, frame in expected.frames().items():
         _same(written[WHAT_IF_FILES[name]], frame)
     edits = written["edits"].set_index("made_by")
-    assert edits.loc["service", ["kind", "key", "column", "after", "call"]].tolist() == [
+    assert row_of(edits, "service")[["kind", "key", "column", "after", "call"]].tolist() == [
         "rewards", reward_id, "status", "DRAFT", "move_reward_to_draft",
     ]  # fmt: skip
-    assert edits.loc["dashboard", ["kind", "column", "before", "after"]].tolist() == [
+    assert row_of(edits, "dashboard")[["kind", "column", "before", "after"]].tolist() == [
         "reward_costs", "points", cost["points"], points,
     ]  # fmt: skip
     headline = written["headline_change"].set_index("figure")

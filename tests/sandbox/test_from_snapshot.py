@@ -168,7 +168,7 @@ def test_without_the_snapshot_package_the_folder_form_names_the_new_route(
 
 def test_what_is_neither_snapshot_nor_folder_is_refused_naming_it() -> None:
     refused = pytest.raises(TypeError, match=r"snapshot: expected a ProgramSnapshot .* not dict")
-    with refused, Sandbox.start(snapshot={"rewards": []}):
+    with refused, Sandbox.start(snapshot={"rewards": []}):  # type: ignore[arg-type]
         pass
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from frame_reads import cell
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox
@@ -85,4 +86,4 @@ def test_a_snapshot_the_sandbox_cannot_hold_is_refused_naming_the_record(
     assert done.returncode == 2
     first = done.stderr.splitlines()[0]
     assert first.startswith(f"lyt sandbox serve: --from-snapshot {tmp_path / 'export'}: ")
-    assert f"members[0] {members.loc[0, 'id']}: customer_id: String should match" in first
+    assert f"members[0] {cell(members, 0, 'id')}: customer_id: String should match" in first

@@ -78,5 +78,7 @@ def test_live_sandbox_serves_the_fuzzed_document(fuzz_sandbox: Sandbox) -> None:
     derandomize=True,
     database=None,
 )
-def test_sandbox_survives_fuzzing(case, fuzz_sandbox: Sandbox, fuzz_headers: dict[str, str]):
+def test_sandbox_survives_fuzzing(
+    case: schemathesis.Case, fuzz_sandbox: Sandbox, fuzz_headers: dict[str, str]
+) -> None:
     case.call_and_validate(base_url=fuzz_sandbox.base_url, headers=fuzz_headers, checks=CHECKS)

@@ -86,7 +86,7 @@ others = st.lists(
 def test_list_queries_never_5xx(
     client: httpx.Client, path: str, params: list[tuple[str, str]], extra: list[tuple[str, str]]
 ) -> None:
-    response = client.get(path, params=params + extra)
+    response = client.get(path, params=tuple(params + extra))
     check(response, "filters", "limit", "order", "cursor", "junction")
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
+from frame_reads import records
+
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.errors import ResourceLockedError
 from lyt_toolkit.sandbox import Sandbox
@@ -23,7 +25,7 @@ def _gaps(snapshot: ProgramSnapshot) -> dict[str, int]:
     buckets = snapshot.pending_buckets.drop_duplicates("id")
     held = buckets[buckets["status"] == "PENDING"].groupby("card_id")["points_total"].sum()
     cards = snapshot.cards.drop_duplicates("id").set_index("id")["balance_pending_points"]
-    gaps = {card: int(total - held.get(card, 0)) for card, total in cards.items()}
+    gaps = {str(card): int(total - held.get(card, 0)) for card, total in cards.items()}
     return {card: gap for card, gap in gaps.items() if gap}
 
 
@@ -37,7 +39,7 @@ def test_pending_totals_follow_the_buckets_through_activation_and_reset(
         pending = loaded.pending_buckets[loaded.pending_buckets["status"] == "PENDING"]
         activated = set()
         with make_client(sb) as client:
-            for b in pending.itertuples():
+            for b in records(pending):
                 try:
                     client.pending_buckets.activate(b.program_id, b.member_id, b.card_id, b.id)
                 except ResourceLockedError:

@@ -50,7 +50,7 @@ def test_dangling_references_agree_with_the_walk(
 
 
 def test_a_reference_in_metadata_is_not_checked_but_one_beside_it_is() -> None:
-    sections = {
+    sections: dict[str, list[dict[str, Any]]] = {
         "products": [{"id": "p1"}],
         "skus": [{"id": "s1", "product_id": "gone", "metadata": {"product_id": "gone too"}}],
     }

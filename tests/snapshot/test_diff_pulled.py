@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from frame_reads import row_of
 
 from lyt_toolkit import ProgramSnapshot, read_snapshot
 from lyt_toolkit.audit import findings_between, run
@@ -94,8 +95,8 @@ def test_changes_made_through_the_client_are_exactly_the_diff(demo: Sandbox) -> 
 
     summary = diff.summary()
     assert summary.loc["benefits", "added"] == 1
-    assert summary.loc["cards"].tolist() == [0, 0, 1, 2]
-    assert summary.loc["total"].tolist() == [1, 1, 4, 5]  # the bucket: removed, no value
+    assert row_of(summary, "cards").tolist() == [0, 0, 1, 2]
+    assert row_of(summary, "total").tolist() == [1, 1, 4, 5]  # the bucket: removed, no value
 
     everything = before.diff(after, ignore=())
     updated = everything.changes[everything.changes["column"] == "updated_at"]
@@ -134,7 +135,9 @@ def test_exported_folders_diff_like_the_pulled_snapshots(demo: Sandbox, tmp_path
     pd.testing.assert_frame_equal(from_files.changes, before.diff(after).changes)
 
 
-def test_two_pulls_of_unchanged_data_do_not_differ(demo_snapshot: ProgramSnapshot, demo) -> None:
+def test_two_pulls_of_unchanged_data_do_not_differ(
+    demo_snapshot: ProgramSnapshot, demo: Sandbox
+) -> None:
     again = pull(demo)
     diff = demo_snapshot.diff(again)
     assert len(diff) == 0 and not diff

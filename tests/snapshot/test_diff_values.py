@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
+from frame_reads import row_of
 
-from lyt_toolkit.snapshot import CHANGES, SnapshotDiff
+from lyt_toolkit.snapshot import CHANGES, ProgramSnapshot, SnapshotDiff
 from lyt_toolkit.snapshot.diff import align, compare
 
 from .helpers import frame, snapshot
@@ -25,7 +27,7 @@ REWARD = {
 }
 
 
-def _changes(before, after, **kwargs) -> pd.DataFrame:
+def _changes(before: ProgramSnapshot, after: ProgramSnapshot, **kwargs: Any) -> pd.DataFrame:
     return before.diff(after, **kwargs).changes
 
 
@@ -168,7 +170,7 @@ def test_align_lines_rows_up_by_key_and_the_diff_reuses_it() -> None:
     assert rows.at_after.tolist() == [-1, 1]  # lrew_1 removed
     assert rows.at_before.tolist() == [-1, 1, -1]  # lrew_3 (twice) added
     assert rows.repeated_after.tolist() == [False, False, True]
-    assert rows.before_index.get_indexer(["lrew_2"]).tolist() == [1]
+    assert rows.before_index.get_indexer(pd.Index(["lrew_2"])).tolist() == [1]
     a, b = snapshot(rewards=before), snapshot(rewards=after)
     given = compare(a, b, aligned={"rewards": rows}).changes
     pd.testing.assert_frame_equal(given, a.diff(b).changes)
@@ -196,9 +198,9 @@ def test_summary_counts_rows_per_kind_and_change() -> None:
     )
     s = a.diff(b).summary()
     assert list(s.columns) == ["added", "removed", "changed", "changed_values"]
-    assert s.loc["rewards"].tolist() == [1, 1, 1, 2]
-    assert s.loc["total"].tolist() == [1, 1, 1, 2]
-    assert s.loc["benefits"].tolist() == [0, 0, 0, 0]
+    assert row_of(s, "rewards").tolist() == [1, 1, 1, 2]
+    assert row_of(s, "total").tolist() == [1, 1, 1, 2]
+    assert row_of(s, "benefits").tolist() == [0, 0, 0, 0]
 
 
 def test_to_csv_is_spreadsheet_safe_and_reads_back(tmp_path: Path) -> None:

@@ -209,7 +209,9 @@ def test_a_drift_from_any_client_source_is_refused_after_its_token_alone(
     from lyt_toolkit.client import AsyncLoyaltyClient, ClientConfig
 
     saved = _saved(demo, tmp_path / "snap")
-    settings = {"base_url": demo.base_url, "env_file": None, **demo.credentials.as_client_kwargs()}
+    settings: dict[str, Any] = {
+        "base_url": demo.base_url, "env_file": None, **demo.credentials.as_client_kwargs()
+    }  # fmt: skip
     opened = ExitStack()
     sources: dict[str, Callable[[], Any]] = {
         "client": lambda: opened.enter_context(client_for(demo)),

@@ -22,7 +22,7 @@ from fixture_types import StartSandbox
 from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.economics import estimates
-from lyt_toolkit.errors import PullBudgetError, share_of
+from lyt_toolkit.errors import PullBudgetError, WayForward, share_of
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.frames.sample import SampleDraw, estimate_total, member_points
 from lyt_toolkit.sandbox import Sandbox
@@ -74,6 +74,12 @@ def full(large: Sandbox, make_client: ClientFor) -> Full:
         snapshot = ProgramSnapshot.pull(client, progress=False)
         quota = client.quota.calls_used
     return Full(snapshot, large.plan()["used"], quota, sent)
+
+
+def _value(way: WayForward) -> Any:
+    """The value of the pull's keyword argument that ``way`` offers."""
+    assert way.argument is not None, way
+    return way.argument[1]
 
 
 def _assert_sampled_from_full(
@@ -273,7 +279,7 @@ def test_the_estimate_and_the_refusal_say_the_same_least(
     assert estimate.at_least == ways["checkpoint"].calls
     large.set_plan("1000/hour")
     with make_client(large) as client:
-        ProgramSnapshot.pull(client, progress=False, kinds=ways["kinds"].argument[1])
+        ProgramSnapshot.pull(client, progress=False, kinds=_value(ways["kinds"]))
     lists_only = large.plan()["used"]
     assert ways["kinds"].calls == lists_only
     assert estimate.at_least == lists_only + MEMBERS
@@ -377,7 +383,7 @@ def test_a_smaller_sample_offered_keeps_the_design_asked_for_and_fits(
     with make_client(large) as client, pytest.raises(PullBudgetError) as refused:
         ProgramSnapshot.pull(client, progress=False, sample=asked)
     way = next(w for w in refused.value.ways if w.argument and w.argument[0] == "sample")
-    smaller = replace(asked, n=way.argument[1])
+    smaller = replace(asked, n=_value(way))
     assert way.how == f"sample={smaller!r}"  # its seed, strata, bands and allocation
     large.set_plan("1000/hour")
     with make_client(large) as client:
@@ -399,7 +405,7 @@ def test_a_smaller_sample_offered_fits_in_the_same_window_after_the_refused_pull
         way = next(w for w in refused.value.ways if w.argument and w.argument[0] == "sample")
         window = large.plan()
         assert way.calls <= share_of(window["limit"] - window["used"], DEFAULT_SHARE)
-        ProgramSnapshot.pull(client, progress=False, sample=way.argument[1])
+        ProgramSnapshot.pull(client, progress=False, sample=_value(way))
     assert large.plan()["used"] - window["used"] <= way.calls
 
 
@@ -591,7 +597,9 @@ def test_a_refusal_with_other_ways_keeps_everything_else() -> None:
     other = WayForward("pull paced", 2_000, "checkpoint='pull/'", at_least=True)
     again = refused.with_ways((other,))
     assert again.ways == (other,) and refused.ways == (way,)
-    kept = ("stage", "needed", "remaining", "share", "window_left", "sent", "limit", "resets_at")
+    kept: tuple[str, ...] = (
+        "stage", "needed", "remaining", "share", "window_left", "sent", "limit", "resets_at"
+    )  # fmt: skip
     kept += ("others", "during", "earlier")
     assert [getattr(again, n) for n in kept] == [getattr(refused, n) for n in kept]
     assert str(again) == str(refused).replace(str(way), str(other))
@@ -658,7 +666,7 @@ def test_a_pull_stopped_before_its_bucket_lists_offers_the_lists_at_what_they_co
         assert f"{lists.calls} calls (kinds=" in str(refusal)
         sb.set_plan("40/hour")
         with make_client(sb) as client:
-            ProgramSnapshot.pull(client, progress=False, kinds=lists.argument[1])
+            ProgramSnapshot.pull(client, progress=False, kinds=_value(lists))
         assert lists.calls == sb.plan()["used"] == 10
 
 
@@ -678,10 +686,10 @@ def test_a_smaller_sample_offered_counts_the_members_its_draw_reads(
             ways = [w for w in refused.value.ways if w.argument and w.argument[0] == "sample"]
             before = large.plan()["used"]
             for way in ways:
-                taken = ProgramSnapshot.pull(client, progress=False, sample=way.argument[1])
+                taken = ProgramSnapshot.pull(client, progress=False, sample=_value(way))
                 assert large.plan()["used"] - before <= way.calls
                 assert taken.sample is not None
-                offered[plan] = (way.argument[1], taken.sample.size)
+                offered[plan] = (_value(way), taken.sample.size)
     assert offered == {"84/hour": (4, 4)}
 
 
@@ -712,8 +720,8 @@ def test_a_pull_whose_bucket_lists_will_not_fit_stops_before_spending_its_member
         assert refusal.sent + refusal.needed <= LIST_CALLS + 1 + asked * 6 // 5  # within reach
         way = next(w for w in refusal.ways if w.argument and w.argument[0] == "sample")
         before = large.plan()["used"]
-        taken = ProgramSnapshot.pull(client, progress=False, sample=way.argument[1])
-    assert taken.sample is not None and taken.sample.size == way.argument[1]
+        taken = ProgramSnapshot.pull(client, progress=False, sample=_value(way))
+    assert taken.sample is not None and taken.sample.size == _value(way)
     assert large.plan()["used"] - before <= way.calls
 
 

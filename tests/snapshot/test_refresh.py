@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._services import forget_local
+from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.fill import refresh_plan
 from lyt_toolkit.frames.registry import FRAME_NAMES
@@ -86,13 +90,13 @@ def before() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def old(start_sandbox, before) -> ProgramSnapshot:
+def old(start_sandbox: StartSandbox, before: dict[str, Any]) -> ProgramSnapshot:
     with start_sandbox(before) as sb:
         return pull(sb)
 
 
 @pytest.fixture(scope="module")
-def after(before, old) -> dict[str, Any]:
+def after(before: dict[str, Any], old: ProgramSnapshot) -> dict[str, Any]:
     """The program changed: what a refresh must find, and what it cannot."""
     program = copy.deepcopy(before)
     newest_reward = old.rewards["created_at"].max()
@@ -119,18 +123,27 @@ def after(before, old) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def full_after(start_sandbox, after) -> ProgramSnapshot:
+def full_after(start_sandbox: StartSandbox, after: dict[str, Any]) -> ProgramSnapshot:
     with start_sandbox(after) as sb:
         return pull(sb)
 
 
-def _refresh(start_sandbox, make_client, program, old, **kwargs: Any) -> ProgramSnapshot:
+def _refresh(
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    program: dict[str, Any],
+    old: ProgramSnapshot,
+    **kwargs: Any,
+) -> ProgramSnapshot:
     with start_sandbox(program) as sb, make_client(sb) as client:
         return old.refresh(client, progress=False, **kwargs)
 
 
 def test_new_objects_at_the_boundary_and_in_the_overlap_are_found_once(
-    start_sandbox, make_client, old, after
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
 ) -> None:
     refreshed = _refresh(start_sandbox, make_client, after, old)
     new_rewards = {f"lrew_ff{n:014x}" for n in (1, 2, 3)}
@@ -145,7 +158,10 @@ def test_new_objects_at_the_boundary_and_in_the_overlap_are_found_once(
 
 
 def test_without_an_overlap_the_strict_filter_misses_the_boundary(
-    start_sandbox, make_client, old, after
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
 ) -> None:
     refreshed = _refresh(start_sandbox, make_client, after, old, overlap=pd.Timedelta(0))
     found = set(refreshed.rewards["id"]) - set(old.rewards["id"])
@@ -153,7 +169,11 @@ def test_without_an_overlap_the_strict_filter_misses_the_boundary(
 
 
 def test_members_all_equals_a_full_pull_frame_for_frame(
-    start_sandbox, make_client, old, after, full_after
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    full_after: ProgramSnapshot,
 ) -> None:
     refreshed = _refresh(start_sandbox, make_client, after, old, members="all")
     for name in FRAME_NAMES:
@@ -163,7 +183,12 @@ def test_members_all_equals_a_full_pull_frame_for_frame(
 
 
 def test_a_refresh_with_a_checkpoint_is_resumable_and_gives_the_same_snapshot(
-    start_sandbox, make_client, old, after, full_after, tmp_path
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    full_after: ProgramSnapshot,
+    tmp_path: Path,
 ) -> None:
     folder = tmp_path / "refresh-checkpoint"
     with start_sandbox(after) as sb:
@@ -177,11 +202,15 @@ def test_a_refresh_with_a_checkpoint_is_resumable_and_gives_the_same_snapshot(
     for name in FRAME_NAMES:
         pd.testing.assert_frame_equal(getattr(kept, name), getattr(full_after, name))
         pd.testing.assert_frame_equal(getattr(again, name), getattr(full_after, name))
+    assert kept.calls is not None
     assert again.calls is not None and again.calls.recalled == kept.calls.used - 1
 
 
 def test_a_refresh_checkpoint_of_a_sandbox_served_elsewhere_is_its_holder_s(
-    make_client, old, after, tmp_path
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    tmp_path: Path,
 ) -> None:
     """Served from another process (not named here), the sandbox is told by what it says it
     holds: restarted on its port with another seed, its refresh's folder is refused."""
@@ -204,7 +233,11 @@ def test_a_refresh_checkpoint_of_a_sandbox_served_elsewhere_is_its_holder_s(
 
 
 def test_members_new_differs_from_a_full_pull_only_in_old_members_balances(
-    start_sandbox, make_client, old, after, full_after
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    full_after: ProgramSnapshot,
 ) -> None:
     changed = after["cards"][CHANGED]["id"]
     refreshed = _refresh(start_sandbox, make_client, after, old, members="new")
@@ -223,7 +256,12 @@ def test_members_new_differs_from_a_full_pull_only_in_old_members_balances(
 
 
 def test_edits_deletions_and_the_read_times_survive_export(
-    start_sandbox, make_client, before, old, after, tmp_path
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    before: dict[str, Any],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    tmp_path: Path,
 ) -> None:
     hour = pd.Timedelta(hours=1)  # the old snapshot as if pulled an hour before
     older = replace(
@@ -256,7 +294,12 @@ def test_edits_deletions_and_the_read_times_survive_export(
 
 
 def test_card_definition_edits_are_found_by_updated_at_in_a_long_list(
-    start_sandbox, make_client, monkeypatch, old, after, full_after
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    monkeypatch: pytest.MonkeyPatch,
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    full_after: ProgramSnapshot,
 ) -> None:
     monkeypatch.setattr(refresh_plan, "WHOLE_PAGES", 0)  # every list counts as long
     refreshed = _refresh(start_sandbox, make_client, after, old, members="none")
@@ -273,7 +316,11 @@ def test_card_definition_edits_are_found_by_updated_at_in_a_long_list(
 
 @pytest.mark.parametrize("members", ["new", "all", "none"])
 def test_the_cost_shown_first_is_what_the_refresh_sends(
-    start_sandbox, make_client, old, after, members
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    members: Literal["new", "all", "none"],
 ) -> None:
     with start_sandbox(after) as sb, make_client(sb) as client:
         cost = old.refresh_cost(client)
@@ -293,7 +340,12 @@ def test_the_cost_shown_first_is_what_the_refresh_sends(
 
 
 def test_a_sample_refresh_reads_a_sample_of_old_and_new(
-    start_sandbox, make_client, old, after, full_after, tmp_path
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    full_after: ProgramSnapshot,
+    tmp_path: Path,
 ) -> None:
     """Drawn as asked, join bands and allocation too, and its folder keeps that design."""
     asked = Sample(20, seed=3, bands=3, allocation="proportional")
@@ -309,7 +361,10 @@ def test_a_sample_refresh_reads_a_sample_of_old_and_new(
 
 
 def test_a_refresh_over_its_share_is_refused_with_its_own_ways(
-    start_sandbox, make_client, old, after
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
 ) -> None:
     with start_sandbox(after) as sb, make_client(sb) as client:
         sb.set_plan("60/hour")
@@ -321,7 +376,10 @@ def test_a_refresh_over_its_share_is_refused_with_its_own_ways(
 
 
 def test_a_sampled_snapshot_is_priced_and_offered_only_the_choices_it_takes(
-    start_sandbox, make_client, old, after
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
 ) -> None:
     sampled = old.sampled(Sample(10, seed=1))
     with start_sandbox(after) as sb, make_client(sb) as client:
@@ -337,7 +395,7 @@ def test_a_sampled_snapshot_is_priced_and_offered_only_the_choices_it_takes(
     assert any(how.startswith("members=Sample(") for how in hows), hows
 
 
-def test_members_is_checked_by_name(old) -> None:
+def test_members_is_checked_by_name(old: ProgramSnapshot) -> None:
     with pytest.raises(ValueError, match="members: give 'all', 'new', 'none' or a Sample"):
         old.refresh(None, members="some")  # type: ignore[arg-type]
     sampled = old.sampled(Sample(10))
@@ -348,13 +406,17 @@ def test_members_is_checked_by_name(old) -> None:
 
 
 def test_the_async_refresh_gives_what_the_blocking_one_gives(
-    start_sandbox, make_client, old, after, full_after
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    full_after: ProgramSnapshot,
 ) -> None:
     import asyncio
 
     from lyt_toolkit import AsyncLoyaltyClient
 
-    async def run(sb) -> ProgramSnapshot:
+    async def run(sb: Sandbox) -> ProgramSnapshot:
         keys = sb.credentials.as_client_kwargs()
         async with AsyncLoyaltyClient(base_url=sb.base_url, env_file=None, **keys) as client:
             return await old.arefresh(client, members="all", progress=False)
@@ -365,7 +427,7 @@ def test_the_async_refresh_gives_what_the_blocking_one_gives(
         pd.testing.assert_frame_equal(getattr(refreshed, name), getattr(full_after, name))
 
 
-def test_read_at_is_the_pull_time_or_a_paced_kinds_first_read(old) -> None:
+def test_read_at_is_the_pull_time_or_a_paced_kinds_first_read(old: ProgramSnapshot) -> None:
     first, last = pd.Timestamp("2026-01-15T09:00Z"), pd.Timestamp("2026-01-15T11:00Z")
     frames = {"members": old.members, "programs": old.programs}
     paced = ProgramSnapshot.from_frames(

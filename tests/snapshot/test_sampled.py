@@ -5,9 +5,12 @@ coverage of their intervals over many seeds, on a generated program pulled over 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
+from frame_reads import row_of
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import estimates, point_values
@@ -16,7 +19,9 @@ from lyt_toolkit.reports import MANIFEST, SnapshotFileError
 from lyt_toolkit.snapshot import read_snapshot
 
 
-def test_a_sample_keeps_the_lists_whole_and_the_sampled_members_cards(full) -> None:
+def test_a_sample_keeps_the_lists_whole_and_the_sampled_members_cards(
+    full: ProgramSnapshot,
+) -> None:
     sampled = full.sampled(Sample(60, seed=4))
     design = sampled.sample
     assert design is not None and design.size == 60 and design.population == 600
@@ -38,7 +43,7 @@ def test_a_sample_keeps_the_lists_whole_and_the_sampled_members_cards(full) -> N
     assert "sample=" not in repr(full)
 
 
-def test_a_sample_is_drawn_again_the_same_and_not_from_a_sample(full) -> None:
+def test_a_sample_is_drawn_again_the_same_and_not_from_a_sample(full: ProgramSnapshot) -> None:
     first, again = full.sampled(Sample(50, seed=8)), full.sampled(Sample(50, seed=8))
     pd.testing.assert_frame_equal(first.cards, again.cards)
     pd.testing.assert_frame_equal(first.pending_buckets, again.pending_buckets)
@@ -47,7 +52,9 @@ def test_a_sample_is_drawn_again_the_same_and_not_from_a_sample(full) -> None:
 
 
 @pytest.mark.parametrize("form", ["to_csv", "to_parquet"])
-def test_a_sampled_snapshot_reads_back_with_its_design(full, tmp_path, form) -> None:
+def test_a_sampled_snapshot_reads_back_with_its_design(
+    full: ProgramSnapshot, tmp_path: Path, form: str
+) -> None:
     asked = Sample(37, seed=2, by=("status", "joined"), bands=3, allocation="tenure")
     sampled = full.sampled(asked)
     getattr(sampled, form)(tmp_path)
@@ -66,7 +73,7 @@ def test_a_sampled_snapshot_reads_back_with_its_design(full, tmp_path, form) -> 
 
 
 def test_a_sampled_folder_written_before_the_design_was_kept_reads_with_the_defaults(
-    full, tmp_path
+    full: ProgramSnapshot, tmp_path: Path
 ) -> None:
     """A folder whose manifest has only the sample's seed and strata (as lyt_toolkit wrote
     them before): its size stands for the sample asked, its join bands and allocation are
@@ -89,7 +96,7 @@ def test_a_sampled_folder_written_before_the_design_was_kept_reads_with_the_defa
     [("allocation", "sideways", "allocation must be one of"), ("bands", 0, "bands must be")],
 )
 def test_a_sampled_folder_whose_design_no_sample_takes_is_refused_naming_it(
-    full, tmp_path, key, value, problem
+    full: ProgramSnapshot, tmp_path: Path, key: str, value: object, problem: str
 ) -> None:
     full.sampled(Sample(30, seed=1)).to_csv(tmp_path)
     path = tmp_path / MANIFEST
@@ -100,7 +107,7 @@ def test_a_sampled_folder_whose_design_no_sample_takes_is_refused_naming_it(
         read_snapshot(tmp_path)
 
 
-def test_a_full_snapshot_writes_no_sample(full, tmp_path) -> None:
+def test_a_full_snapshot_writes_no_sample(full: ProgramSnapshot, tmp_path: Path) -> None:
     written = full.to_csv(tmp_path)
     assert not [p for p in written if p.name.startswith("sample_")]
     assert "sample" not in json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
@@ -121,7 +128,7 @@ def program_totals(sampled: ProgramSnapshot) -> dict[str, Estimate]:
 
 
 def test_intervals_cover_the_program_files_totals_in_at_least_90_of_100_seeds(
-    full, program
+    full: ProgramSnapshot, program: dict[str, Any]
 ) -> None:
     # The truth comes from the program file the sandbox served, not from the snapshot.
     truth = {
@@ -136,11 +143,11 @@ def test_intervals_cover_the_program_files_totals_in_at_least_90_of_100_seeds(
     assert covered["pending_points"] >= 90, covered
 
 
-def test_the_economics_estimates_are_those_of_the_estimator(full) -> None:
+def test_the_economics_estimates_are_those_of_the_estimator(full: ProgramSnapshot) -> None:
     sampled = full.sampled(Sample(80, seed=3))
     rows = estimates(sampled, point_values(full))
     program_rows = rows[rows["card_definition_id"].isna() & rows["month"].isna()]
     by_figure = program_rows.set_index("figure")
     for name, total in program_totals(sampled).items():
-        got = by_figure.loc[name, ["estimate", "ci_low", "ci_high", "se"]].tolist()
+        got = row_of(by_figure, name)[["estimate", "ci_low", "ci_high", "se"]].tolist()
         assert got == pytest.approx([total.value, total.low, total.high, total.se]), name

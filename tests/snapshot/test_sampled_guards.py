@@ -5,8 +5,11 @@ is pulled whole over HTTP once and sampled offline (``full.sampled``)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.cli import main
@@ -19,7 +22,7 @@ from .helpers import client_for, pull
 
 
 @pytest.fixture(scope="module")
-def sampled(full) -> ProgramSnapshot:
+def sampled(full: ProgramSnapshot) -> ProgramSnapshot:
     return full.sampled(Sample(30, seed=6))
 
 
@@ -34,7 +37,9 @@ def _active_reward(snapshot: ProgramSnapshot) -> str:
     return str(snapshot.rewards.loc[snapshot.rewards["status"] == "ACTIVE", "id"].iloc[0])
 
 
-def test_a_diff_with_a_sample_leaves_member_rows_out_and_says_so(full, sampled) -> None:
+def test_a_diff_with_a_sample_leaves_member_rows_out_and_says_so(
+    full: ProgramSnapshot, sampled: ProgramSnapshot
+) -> None:
     reward = _active_reward(full)
     for before, after in [(full, _drafted(sampled, reward)), (sampled, _drafted(full, reward))]:
         diff = before.diff(after)
@@ -47,6 +52,7 @@ def test_a_diff_with_a_sample_leaves_member_rows_out_and_says_so(full, sampled) 
         assert diff.note is not None
         assert "cards and pending_buckets not compared" in diff.note
         assert "a row it lacks was not read, not deleted" in diff.note
+        assert sampled.sample is not None
         assert f"stratified sample of {sampled.sample.size} of 600 members" in diff.note
         assert diff.note in repr(diff)
         counts = diff.summary()
@@ -57,7 +63,7 @@ def test_a_diff_with_a_sample_leaves_member_rows_out_and_says_so(full, sampled) 
     assert "the after snapshot is a" in str(both.note)
 
 
-def test_a_diff_of_full_snapshots_compares_every_kind_as_before(full) -> None:
+def test_a_diff_of_full_snapshots_compares_every_kind_as_before(full: ProgramSnapshot) -> None:
     other = replace(full, cards=full.cards.iloc[1:].reset_index(drop=True))
     diff = full.diff(other)
     assert diff.left_out == () and diff.note is None
@@ -66,7 +72,7 @@ def test_a_diff_of_full_snapshots_compares_every_kind_as_before(full) -> None:
     assert diff.summary()["removed"].dtype == "int64"
 
 
-def test_a_diff_with_nothing_comparable_left_is_refused(sampled) -> None:
+def test_a_diff_with_nothing_comparable_left_is_refused(sampled: ProgramSnapshot) -> None:
     members_only = ProgramSnapshot.from_frames(
         {"cards": sampled.cards, "pending_buckets": sampled.pending_buckets},
         sample=sampled.sample,
@@ -75,7 +81,12 @@ def test_a_diff_with_nothing_comparable_left_is_refused(sampled) -> None:
         members_only.diff(members_only)
 
 
-def test_lyt_diff_prints_the_note(full, sampled, tmp_path, capsys) -> None:
+def test_lyt_diff_prints_the_note(
+    full: ProgramSnapshot,
+    sampled: ProgramSnapshot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     full.to_parquet(tmp_path / "old")
     sampled.to_parquet(tmp_path / "new")
     assert main(["diff", str(tmp_path / "old"), str(tmp_path / "new")]) == 0
@@ -84,13 +95,16 @@ def test_lyt_diff_prints_the_note(full, sampled, tmp_path, capsys) -> None:
     assert "0 changes" in printed
 
 
-def test_drift_of_a_sample_reads_no_member_and_compares_the_rest(start_sandbox, program) -> None:
+def test_drift_of_a_sample_reads_no_member_and_compares_the_rest(
+    start_sandbox: StartSandbox, program: dict[str, Any]
+) -> None:
     with start_sandbox(program) as sb:
         sampled = pull(sb).sampled(Sample(25, seed=2))
         reward = _active_reward(sampled)
         with client_for(sb) as client:
             client.rewards.draft(reward)
             drift = sampled.drift(client, progress=False)
+    assert drift.note is not None
     assert drift.left_out == MEMBER_KINDS and drift.note in repr(drift)
     # Left out for the sample (the live pull skips them for that reason), not for a kinds=
     # the user never gave.
@@ -101,7 +115,7 @@ def test_drift_of_a_sample_reads_no_member_and_compares_the_rest(start_sandbox, 
     assert status[["kind", "key", "after"]].values.tolist() == [["rewards", reward, "DRAFT"]]
 
 
-def test_drift_of_a_sample_of_member_rows_only_is_refused(sampled) -> None:
+def test_drift_of_a_sample_of_member_rows_only_is_refused(sampled: ProgramSnapshot) -> None:
     members_only = ProgramSnapshot.from_frames(
         {"cards": sampled.cards, "pending_buckets": sampled.pending_buckets},
         sample=sampled.sample,
@@ -110,7 +124,9 @@ def test_drift_of_a_sample_of_member_rows_only_is_refused(sampled) -> None:
         members_only.drift(None, progress=False)
 
 
-def test_the_history_refuses_a_sample(full, sampled, tmp_path) -> None:
+def test_the_history_refuses_a_sample(
+    full: ProgramSnapshot, sampled: ProgramSnapshot, tmp_path: Path
+) -> None:
     history = SnapshotHistory(tmp_path / "history")
     with pytest.raises(ValueError, match=r"sampled members only.*Store full pulls"):
         history.append(sampled)
@@ -119,7 +135,9 @@ def test_the_history_refuses_a_sample(full, sampled, tmp_path) -> None:
     assert len(history) == 1
 
 
-def test_a_sample_is_no_program_file(full, sampled, tmp_path) -> None:
+def test_a_sample_is_no_program_file(
+    full: ProgramSnapshot, sampled: ProgramSnapshot, tmp_path: Path
+) -> None:
     path = tmp_path / "program.json"
     with pytest.raises(ValueError, match=r"cannot write a program from a stratified sample"):
         sampled.to_program(path)

@@ -9,6 +9,7 @@ import io
 import math
 import subprocess
 import sys
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -16,6 +17,7 @@ import pandas as pd
 import pytest
 from economics.conftest import snapshot_of
 from economics.programs import GEMS, STARS, economics_program
+from frame_reads import cell
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
@@ -50,14 +52,16 @@ def _row_figures(row: pd.Series) -> dict[str, float | None]:
     return {name: None if pd.isna(row[name]) else float(row[name]) for name in HEADLINE}
 
 
-def test_an_earn_rate_sweep_returns_the_rate_times_the_value_per_point(program) -> None:
+def test_an_earn_rate_sweep_returns_the_rate_times_the_value_per_point(
+    program: ProgramSnapshot,
+) -> None:
     rates = [0.005, 0.01, 0.02, 0.04]
     swept = sweep(program, earn_rate(GEMS), rates)
     frame = swept.frame
     assert list(frame.columns) == list(SWEEP.names)
     assert frame.dtypes.to_dict() == SWEEP.empty().dtypes.to_dict()
     assert frame["value"].tolist() == rates
-    base = summarise(program).point_values.set_index("card_definition_id").loc[GEMS, "median"]
+    base = cell(summarise(program).point_values.set_index("card_definition_id"), GEMS, "median")
     assert (frame["definition_earn_points_per_unit"] == frame["value"]).all()
     assert (frame["definition_value_median"] == base).all()
     np.testing.assert_allclose(frame["definition_return_median"], frame["value"] * base)
@@ -66,7 +70,9 @@ def test_an_earn_rate_sweep_returns_the_rate_times_the_value_per_point(program) 
     assert swept.current == 1 / 200
 
 
-def test_a_price_sweep_gives_the_figures_of_the_snapshot_priced_by_hand(owing) -> None:
+def test_a_price_sweep_gives_the_figures_of_the_snapshot_priced_by_hand(
+    owing: ProgramSnapshot,
+) -> None:
     definition = owing.reward_costs["card_definition_id"].dropna().iloc[0]
     changes = [-0.3, 0.0, 0.25]
     swept = sweep(owing, reward_price(card_definition_id=definition), changes)
@@ -84,7 +90,7 @@ def test_a_price_sweep_gives_the_figures_of_the_snapshot_priced_by_hand(owing) -
     assert swept.frame["liability_median"].is_monotonic_decreasing  # dearer: each point worth less
 
 
-def test_the_current_values_row_is_the_base_snapshots_figures(owing) -> None:
+def test_the_current_values_row_is_the_base_snapshots_figures(owing: ProgramSnapshot) -> None:
     baseline = Baseline(owing)
     definition = owing.benefits["card_definition_id"].dropna().iloc[0]
     parameter = earn_rate(definition)
@@ -95,7 +101,9 @@ def test_the_current_values_row_is_the_base_snapshots_figures(owing) -> None:
     assert len(row) == 1
     base = baseline.economics.headline
     assert _row_figures(row.iloc[0]) == pytest.approx({n: base[n] for n in HEADLINE})
-    assert row["outstanding_points"].iloc[0] == base["outstanding_points"] > 0
+    outstanding = base["outstanding_points"]
+    assert outstanding is not None
+    assert row["outstanding_points"].iloc[0] == outstanding > 0
 
 
 @pytest.mark.parametrize(
@@ -112,18 +120,20 @@ def test_the_current_values_row_is_the_base_snapshots_figures(owing) -> None:
         ([0.1, -1.0], "item 1: value: expected a finite number above -1.0"),
     ],
 )
-def test_bad_values_are_refused_naming_values(program, values, said) -> None:
+def test_bad_values_are_refused_naming_values(
+    program: ProgramSnapshot, values: Any, said: str
+) -> None:
     with pytest.raises(ValueError, match=r"^values: ") as raised:
         sweep(program, reward_price(card_definition_id=STARS), values)
     assert said in str(raised.value)
 
 
-def test_a_negative_earn_rate_is_refused(program) -> None:
+def test_a_negative_earn_rate_is_refused(program: ProgramSnapshot) -> None:
     with pytest.raises(ValueError, match=r"values: item 0: value: expected .* at least 0"):
         sweep(program, earn_rate(STARS), [-0.01])
 
 
-def test_the_chart_draws_the_return_and_the_liability_on_two_axes(owing) -> None:
+def test_the_chart_draws_the_return_and_the_liability_on_two_axes(owing: ProgramSnapshot) -> None:
     definition = owing.reward_costs["card_definition_id"].dropna().iloc[0]
     swept = sweep(owing, reward_price(card_definition_id=definition), [0.2, -0.2, 0.0])
     figure = Figure()
@@ -131,20 +141,25 @@ def test_the_chart_draws_the_return_and_the_liability_on_two_axes(owing) -> None
     twin = next(a for a in figure.axes if a is not ax)
     ordered = swept.frame.sort_values("value")
     returned, current = ax.get_lines()
-    np.testing.assert_allclose(returned.get_xdata(), [-0.2, 0.0, 0.2])
-    np.testing.assert_allclose(returned.get_ydata(), ordered["definition_return_median"])
-    assert list(current.get_xdata()) == [0.0, 0.0]  # the current price marked
+    np.testing.assert_allclose(np.asarray(returned.get_xdata()), [-0.2, 0.0, 0.2])
+    np.testing.assert_allclose(
+        np.asarray(returned.get_ydata()), ordered["definition_return_median"]
+    )
+    assert np.asarray(current.get_xdata()).tolist() == [0.0, 0.0]  # the current price marked
     (liability,) = twin.get_lines()
-    np.testing.assert_allclose(liability.get_ydata(), ordered["liability_median"])
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    np.testing.assert_allclose(np.asarray(liability.get_ydata()), ordered["liability_median"])
+    legend = ax.get_legend()
+    assert legend is not None
+    labels = [t.get_text() for t in legend.get_texts()]
     assert "effective return (median)" in labels and "liability (median value)" in labels
     drawn = swept.chart()  # a new figure of its own (pyplot, Agg here)
     assert drawn.figure is not figure and len(drawn.figure.axes) == 2
+    assert isinstance(drawn.figure, Figure)  # pyplot's, not a subfigure
     drawn.figure.savefig(io.BytesIO(), format="png")
     plt.close(drawn.figure)
 
 
-def test_a_sweep_prints_a_short_table_and_renders_html(program) -> None:
+def test_a_sweep_prints_a_short_table_and_renders_html(program: ProgramSnapshot) -> None:
     swept = sweep(program, earn_rate(GEMS), [0.005, 0.01])
     text = str(swept)
     assert text.splitlines()[0].startswith("Sweep of earn_points_per_unit")

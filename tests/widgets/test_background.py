@@ -29,6 +29,7 @@ from lyt_toolkit.widgets import (
     RewardDraftPanel,
 )
 
+from .helpers import ran, shown
 from .test_panels import select_ids
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
@@ -76,7 +77,7 @@ def test_the_kernel_is_free_and_a_second_click_while_busy_is_refused(
     fresh.clear_faults()
     assert sorted(_imported(client)) == sorted(set(_imported(client)))  # nothing twice
     assert len(_imported(client)) == CREATED
-    assert (widget.results["outcome"] == "succeeded").sum() == CREATED
+    assert (ran(widget)["outcome"] == "succeeded").sum() == CREATED
     assert not widget.submit_button.disabled and widget.cancel_button.disabled
 
 
@@ -90,7 +91,7 @@ def test_cancel_stops_after_the_requests_in_flight_and_the_log_resumes(
     assert widget.cancel_button.disabled and "Cancelling" in widget.status.value
     widget.wait()
     fresh.clear_faults()
-    results = widget.results
+    results = ran(widget)
     cancelled = results[results["outcome"] == "cancelled"]
     assert len(results) == 19 and len(cancelled) > 0
     assert "cancelled:" in widget.status.value and "\u26a0" in widget.status.value
@@ -103,7 +104,7 @@ def test_cancel_stops_after_the_requests_in_flight_and_the_log_resumes(
     widget.load_button.click()  # the log now shows what is done
     widget.submit_button.click()
     widget.wait()
-    again = widget.results["outcome"].value_counts()
+    again = ran(widget)["outcome"].value_counts()
     assert again["skipped_already_done"] == len(succeeded)
     assert again["succeeded"] == CREATED - len(succeeded)
     assert len(_imported(client)) == CREATED
@@ -183,7 +184,7 @@ def test_a_batch_the_budget_cannot_carry_is_refused_with_the_numbers(
     panel.confirm.value = True
     panel.draft_button.click()
     panel.wait()
-    assert (panel.results["outcome"] == "succeeded").all() and len(panel.results) == 3
+    assert (ran(panel)["outcome"] == "succeeded").all() and len(ran(panel)) == 3
 
 
 def test_a_batch_beyond_the_panels_share_is_refused_until_its_budget_share_is_raised(
@@ -244,7 +245,7 @@ def test_a_batch_the_spent_budget_stops_shows_no_earlier_results_as_its_own(
     assert 0 < done < len(batch)
     assert "The batch stopped" in panel.status.value
     assert f"of {len(batch)} items" in panel.status.value
-    assert panel.results is None and len(panel.results_grid.df) == 0
+    assert panel.results is None and len(shown(panel.results_grid)) == 0
     assert panel.download.value == ""
 
 
@@ -272,11 +273,12 @@ def test_a_batch_whose_refusals_are_read_back_keeps_to_the_panels_share(
     panel.wait()
     reload = 1  # the rewards listed again after the batch: one page
     assert budget_sb.plan()["used"] - used - reload <= allowed
-    results = panel.results.set_index("target")
+    results = ran(panel).set_index("target")
     assert set(results["outcome"]) <= {"already_done", "failed", "succeeded", "cancelled"}
     budget_sb.set_plan("unlimited")
     with make_client(budget_sb) as reader:
         now = {r.id: str(r.status) for r in reader.rewards.iter(limit=100)}
+    target: Any  # a reward ID: the index's labels are typed Hashable
     for target, row in results.iterrows():
         if row["outcome"] == "succeeded":
             assert now[target] == "DRAFT"
@@ -310,9 +312,9 @@ def test_findings_grid_acts_on_the_findings_with_a_matching_action(
 ) -> None:
     findings = audit.run(ProgramSnapshot.pull(client, progress=False))
     panel = FindingsPanel(client, findings)
-    shown = panel.findings_grid.df
-    assert len(shown) == len(findings)
-    fixable = shown.loc[shown["action"] != "", ["rule", "resource_id"]]
+    listed = shown(panel.findings_grid)
+    assert len(listed) == len(findings)
+    fixable = listed.loc[listed["action"] != "", ["rule", "resource_id"]]
     assert set(fixable["rule"]) == {"active-reward-expired", "active-reward-without-costs"}
     targets = sorted(fixable["resource_id"])
     pending = findings.index[findings["rule"] == "pending-bucket-not-activatable"][0]
@@ -336,12 +338,12 @@ def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     panel.wait()
     fresh.clear_faults()
     assert not panel.act_button.disabled and panel.status.value == ""
-    assert sorted(panel.preview_grid.df["target"]) == targets
-    assert set(panel.preview_grid.df["will"]) == {"move to DRAFT"}
+    assert sorted(shown(panel.preview_grid)["target"]) == targets
+    assert set(shown(panel.preview_grid)["will"]) == {"move to DRAFT"}
     panel.act_button.click()
     panel.wait()
-    assert sorted(panel.results["target"]) == targets
-    assert (panel.results["outcome"] == "succeeded").all()
+    assert sorted(ran(panel)["target"]) == targets
+    assert (ran(panel)["outcome"] == "succeeded").all()
     assert all(client.rewards.get(t).status == "DRAFT" for t in targets)
 
 
@@ -377,7 +379,7 @@ def test_a_findings_preview_keeps_to_the_panels_budget_share(
     panel.budget_share = 1.0
     panel.preview_button.click()
     panel.wait()
-    assert sorted(panel.preview_grid.df["target"]) == targets
+    assert sorted(shown(panel.preview_grid)["target"]) == targets
 
 
 def test_findings_need_their_columns(client: LoyaltyClient) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.widgets import BulkBenefitImport
 
+from .helpers import shown
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
 
 
@@ -39,7 +41,7 @@ def test_upload_preview_submit_results_and_download(client: LoyaltyClient) -> No
     _upload(widget, EXAMPLE.read_bytes())
     assert "19 rows, 11 valid, 8 with errors" in widget.status.value
     assert "\u26a0" in widget.status.value  # some rows are invalid: a warning, not a success
-    preview = widget.preview_grid.df
+    preview = shown(widget.preview_grid)
     assert len(preview) == 19 and list(preview.columns)[:3] == ["row", "target", "type"]
     assert "points_value is required for a POINTS benefit" in set(preview["error"])
     assert "stock_quantity" in set(preview["field"])
@@ -59,7 +61,7 @@ def test_upload_preview_submit_results_and_download(client: LoyaltyClient) -> No
         ]
     )
     assert "succeeded: 6" in widget.status.value and "invalid: 8" in widget.status.value
-    assert {"duplicate_found", "resource_locked"} <= set(widget.results_grid.df["error_key"])
+    assert {"duplicate_found", "resource_locked"} <= set(shown(widget.results_grid)["error_key"])
     assert widget.progress.value == widget.progress.max == 19
     assert 'role="button"' in widget.download.value and "Download CSV" in widget.download.value
     link = re.search(r'href="data:text/csv;base64,([^"]+)"', widget.download.value)
@@ -77,7 +79,7 @@ def test_path_with_log_resumes_without_repeating(client: LoyaltyClient, tmp_path
     widget.submit_button.click()
     widget.wait()
     widget.load_button.click()
-    assert list(widget.preview_grid.df["will"]).count("skip (already done)") == 6
+    assert list(shown(widget.preview_grid)["will"]).count("skip (already done)") == 6
     widget.submit_button.click()
     widget.wait()
     assert "skipped_already_done: 6" in widget.status.value

@@ -13,6 +13,8 @@ from typing import Any
 import pandas as pd
 import pytest
 from fixture_types import StartSandbox
+from frame_reads import cell
+from itables.widget import ITable
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import share_of
@@ -26,8 +28,10 @@ from lyt_toolkit.widgets import (
 )
 from lyt_toolkit.widgets._plan_panel import PlanPanel
 
+from .helpers import ran, shown
 
-def select_ids(grid, frame: pd.DataFrame, ids: list[str]) -> None:
+
+def select_ids(grid: ITable, frame: pd.DataFrame, ids: list[str]) -> None:
     """Select in ``grid`` the rows of ``frame`` whose ``id`` is in ``ids`` (as a click would)."""
     grid.selected_rows = [i for i, value in enumerate(frame["id"]) if value in ids]
 
@@ -46,7 +50,7 @@ def _loaded_rewards(client: LoyaltyClient, **filters: str) -> RewardDraftPanel:
 def test_reward_draft_panel(client: LoyaltyClient) -> None:
     panel = _loaded_rewards(client, name_filter="Latte")
     ids = list(panel.rewards["id"])
-    assert list(panel.rewards_grid.df["id"]) == ids  # the grid shows what was loaded
+    assert list(shown(panel.rewards_grid)["id"]) == ids  # the grid shows what was loaded
     names = {client.rewards.get(i).name for i in ids}
     assert names and all("latte" in n.lower() for n in names)
     statuses = {i: client.rewards.get(i).status for i in ids}
@@ -65,12 +69,12 @@ def test_reward_draft_panel(client: LoyaltyClient) -> None:
     panel.wait()
     for reward_id in active:
         assert client.rewards.get(reward_id).status == "DRAFT"
-    results = panel.results.set_index("target")
+    results = ran(panel).set_index("target")
     assert (results.loc[others, "status"] == 409).all()
     assert f"failed: {len(others)}" in panel.status.value
     assert "\u26a0" in panel.status.value  # some failed: the partial state, not a green line
     assert panel.progress.bar_style == "warning"
-    assert set(panel.results_grid.df["target"]) == set(ids)
+    assert set(shown(panel.results_grid)["target"]) == set(ids)
     assert 'download="move_reward_to_draft_results.csv"' in panel.download.value
     assert panel.confirm.value is False and panel.draft_button.disabled
     assert not panel.load_button.disabled and panel.cancel_button.disabled
@@ -140,7 +144,7 @@ def test_reward_draft_cost_counts_the_list_read_again_and_the_budget_holds_it(
     used = many.plan()["used"]
     panel.draft_button.click()
     panel.wait()
-    assert set(panel.results["outcome"]) == {"succeeded"}
+    assert set(ran(panel)["outcome"]) == {"succeeded"}
     assert many.plan()["used"] == used + 8  # as shown: five moves, three pages read again
 
     # A run whose moves fit the panel's share but whose reload does not is refused unsent.
@@ -432,10 +436,10 @@ def test_pending_points_panel(client: LoyaltyClient) -> None:
     assert not panel.activate_button.disabled
     panel.activate_button.click()
     panel.wait()
-    results = panel.results.set_index("target")
+    results = ran(panel).set_index("target")
     ok, locked = results.loc["lcppb_c0ffee0001"], results.loc["lcppb_c0ffee0003"]
     assert ok.outcome == "succeeded" and ok.transaction_id.startswith("lctx_")
-    assert ok.transaction_id in set(panel.results_grid.df["transaction_id"])
+    assert ok.transaction_id in set(shown(panel.results_grid)["transaction_id"])
     assert (locked.outcome, locked.status) == ("failed", 423)
     assert "succeeded: 1" in panel.status.value and "failed: 1" in panel.status.value
     # The service completes the activation in the background; Refresh shows the bucket gone
@@ -460,7 +464,7 @@ def test_a_finished_activation_cannot_be_sent_again_by_a_second_click(
     used = fresh.plan()["used"]
     panel.activate_button.click()
     panel.wait()
-    assert panel.results.set_index("target").loc["lcppb_c0ffee0001", "outcome"] == "succeeded"
+    assert cell(ran(panel).set_index("target"), "lcppb_c0ffee0001", "outcome") == "succeeded"
     # The run's three calls (two activations, the refused one read back with its card's
     # bucket list alone) and one read of the card's buckets, shown again: the activated
     # bucket gone (settled) or marked as sent, the refused one still PENDING; nothing selected.
@@ -468,7 +472,7 @@ def test_a_finished_activation_cannot_be_sent_again_by_a_second_click(
     status = panel.buckets.set_index("id")["status"]
     assert status.get("lcppb_c0ffee0001", "activation sent") == "activation sent"
     assert status["lcppb_c0ffee0003"] == "PENDING"
-    assert list(panel.buckets_grid.df["id"]) == list(panel.buckets["id"])
+    assert list(shown(panel.buckets_grid)["id"]) == list(panel.buckets["id"])
     assert panel.selected_ids() == [] and list(panel.buckets_grid.selected_rows) == []
     assert panel.activate_button.disabled and not panel.refresh_button.disabled
     # A second click sends nothing: there is nothing selected to activate.
@@ -645,7 +649,7 @@ def test_danger_zone_tier_structures(fresh: Sandbox, client: LoyaltyClient) -> N
     assert "succeeded: 2" in zone.status.value and "\u2714" in zone.status.value
     assert zone.progress.bar_style == "success"
     remaining = list(section.frame["id"])
-    assert list(section.grid.df["id"]) == remaining and section.grid.selected_rows == []
+    assert list(shown(section.grid)["id"]) == remaining and section.grid.selected_rows == []
     assert "lts_c0ffee0006" not in remaining and "lts_c0ffee0001" in remaining
     assert section.confirm_text.value == "" and section.delete_button.disabled
 
@@ -686,7 +690,7 @@ def test_danger_zone_refuses_without_phrase(client: LoyaltyClient) -> None:
 
 @pytest.mark.parametrize("widget", [RewardDraftPanel, PendingPointsPanel, DangerZone])
 def test_every_batch_widget_has_a_progress_bar_and_a_cancel_button(
-    client: LoyaltyClient, widget: type[PlanPanel]
+    client: LoyaltyClient, widget: Callable[[LoyaltyClient], PlanPanel]
 ) -> None:
     panel = widget(client)
     assert panel.progress.__class__.__name__ == "IntProgress"
