@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from interrupting import quiet_then_closed, window_used
@@ -18,10 +19,10 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
 from .helpers import (
-    ClientWith,
     CrashingBenefits,
     SimulatedCrash,
     benefit_rows,
+    client_with,
     four_kinds_plan,
     pull,
 )
@@ -96,14 +97,14 @@ def test_the_log_of_a_run_that_died_tells_each_item_it_left_and_explains_its_cha
     log = tmp_path / "run.jsonl"
     crashing = CrashingBenefits(client.benefits, crash_at=2, after_sending=True)
     with pytest.raises(SimulatedCrash):
-        plan.execute(ClientWith(client, benefits=crashing), concurrency=1, log=log, progress=False)
+        plan.execute(client_with(client, benefits=crashing), concurrency=1, log=log, progress=False)
     results = actions.logged_results(rehearsal, log)
     assert list(results["outcome"]) == ["succeeded", "in doubt", "not sent"]
     verification = actions.verify_touched(rehearsal, client, results=results)
     problems = verification.problems.set_index(["change", "key"])
     assert problems.loc[("outcome", "Died 0001"), "actual"] == "in doubt"
     assert problems.loc[("outcome", "Died 0002"), "actual"] == "not sent"
-    missing = problems.loc[("added", "Died 0002")]
+    missing: Any = problems.loc[("added", "Died 0002")]
     assert (missing["status"], missing["item"], missing["item_outcome"]) == (
         "missing",
         "create_benefit Died 0002",
