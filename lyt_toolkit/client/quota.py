@@ -342,14 +342,14 @@ class Quota:
                 for held in self._allowances:
                     held.track(left, self._windows, reported=reported, in_flight=in_flight)
 
-    def take(self, *, booked: bool = True) -> tuple[float, int]:
+    def take(self) -> tuple[float, int]:
         """Count one request about to be sent: ``(0, its number)`` (for ``observe``), or the
         seconds until the window resets (nothing counted) and 0 when the budget is known to be
         spent, or when a paced allowance's share has no room for it. ``AllowanceSpent`` when
         the request would go beyond an allowance held (``allowance``), or a paced share with no
-        reset known: nothing is counted and it is not sent. ``booked`` changes nothing: since
-        ``ready`` books no call, each request counted here must fit a paced share (the
-        client's own calls are booked as they start, and counted by ``_take``)."""
+        reset known: nothing is counted and it is not sent. ``ready`` books no call, so each
+        request counted here must fit a paced share (the client's own calls are booked as they
+        start, and counted by ``_take``)."""
         return self._take(False, None)
 
     def _take(self, booked: bool, start: int | None) -> tuple[float, int]:
