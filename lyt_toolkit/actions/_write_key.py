@@ -64,19 +64,21 @@ def _text(value: Any) -> str:
 def _plain(value: Any) -> Any:
     """``value`` as JSON can hold it, faithfully (every value in it, none cut short) and the
     same for equal values in every process: a model's fields in JSON mode, a dataclass's
-    fields, a set's members in the order of their text, an enum's value, a date or time in
+    fields and an enum's value, each with its class (two classes of equal fields are two
+    writes), a set's members in the order of their text, a date or time in
     ISO format, a NumPy value as Python's, a pandas object as its values, index and dtype
     (``_pandas``), bytes as hex, a class by name; any other value as pickle rebuilds it
     (``_rebuilt``: an object of a plan of one's own, its class and attributes). A value of
     none of these is ``_Unpictured``."""
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
+        return _of_class(value, value.model_dump(mode="json"))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return _of_class(value, fields)
     if isinstance(value, set | frozenset):
         return sorted(value, key=_text)
     if isinstance(value, Enum):
-        return value.value
+        return _of_class(value, value.value)
     if isinstance(value, date | time):  # a datetime, a pandas Timestamp too
         return value.isoformat()
     if isinstance(value, np.generic | np.ndarray):
@@ -90,6 +92,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, type):
         return {"class": _name(value)}
     return _rebuilt(value)
+
+
+def _of_class(value: Any, picture: Any) -> dict[str, Any]:
+    """``picture`` of ``value`` with the name of its class."""
+    return {"class": _name(type(value)), "of": picture}
 
 
 def _pandas(value: pd.DataFrame | pd.Series | pd.Index | ExtensionArray) -> dict[str, Any]:

@@ -1,12 +1,14 @@
 """The key of an unsaved plan's write (``_write_key.write_key``) errs only towards sending:
 two writes of different values never share one, even where a value's text is cut short (a
-long pandas object) or names no value (an object's own ``repr``); a payload of no faithful
+long pandas object) or names no value (an object's own ``repr``), nor two of different
+classes of equal fields; a payload of no faithful
 picture, or one referring back to itself, gets a key of its own at every call instead of
 failing the apply. Equal values built anew still share theirs (the same write)."""
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -37,6 +39,18 @@ class _Points:
         return "<points>"
 
 
+@dataclass(frozen=True)
+class _Grant:
+    points: int
+
+
+@dataclass(frozen=True)
+class _Revoke:
+    """A write of another kind whose fields are a ``_Grant``'s."""
+
+    points: int
+
+
 class _Loop:
     """An object of no ``repr`` of its own whose attribute refers back to itself."""
 
@@ -48,21 +62,22 @@ def _frame(changed: int) -> pd.DataFrame:
     return pd.DataFrame({"member": range(1000), "points": _long_series(changed).to_numpy()})
 
 
-CUT_SHORT = {
+ALIKE = {
     "a long series": (_long_series(1), _long_series(2)),
     "a long frame": (_frame(1), _frame(2)),
     "an own repr": (_Points(1), _Points(2)),
     "categories": (pd.Categorical(["a"], ["a", "b"]), pd.Categorical(["a"], ["a", "c"])),
     "a long list of own reprs": ([_Points(0)] * 99 + [_Points(1)], [_Points(0)] * 100),
+    "two classes of equal fields": (_Grant(10), _Revoke(10)),
 }
 
 
-@pytest.mark.parametrize("one, other", CUT_SHORT.values(), ids=CUT_SHORT)
+@pytest.mark.parametrize("one, other", ALIKE.values(), ids=ALIKE)
 def test_values_whose_text_is_alike_are_other_writes(one: Any, other: Any) -> None:
     assert _key(one) != _key(other)
 
 
-@pytest.mark.parametrize("one, _", CUT_SHORT.values(), ids=CUT_SHORT)
+@pytest.mark.parametrize("one, _", ALIKE.values(), ids=ALIKE)
 def test_equal_values_built_anew_are_the_same_write(one: Any, _: Any) -> None:
     built_anew = one.copy() if hasattr(one, "copy") else type(one)(one.points)
     assert _key(one) == _key(built_anew)
