@@ -232,3 +232,38 @@ def test_a_plan_of_ones_own_built_again_of_equal_values_is_the_same_write(
     other = _on_card(datetime(2026, 1, 1, tzinfo=UTC), "lcdef_0000000000beef")
     _, sent = _counted(sb, make_client, lambda c: other.execute(c, log=log, progress=False))
     assert sent == ["POST /v2/loyalties/benefits"], sent  # another value: another write
+
+
+class _CreateOfPoints(ActionPlan[pd.Series]):
+    """A plan of one's own whose payload is a long Series: a benefit of a card definition
+    that does not exist (refused 404), worth the points' sum."""
+
+    action = "create_benefit_of_points"
+
+    def perform(self, client: LoyaltyClient, item: PlanItem[pd.Series]) -> ItemResult:
+        points = {"value": int(item.to_send.sum()), "card_definition_id": "lcdef_0000000000dead"}
+        body = {"name": item.target, "type": "POINTS", "points": points}
+        return ItemResult(Outcome.SUCCEEDED, resource_id=client.benefits.create(body).id)
+
+
+def _of_points(middle: int) -> _CreateOfPoints:
+    """A thousand points, the 500th ``middle``: its ``repr`` shows neither."""
+    points = pd.Series(range(1000), name="points")
+    points[500] = middle
+    return _CreateOfPoints([PlanItem("Own points 0000", "create", payload=points)])
+
+
+def test_a_series_unlike_the_one_refused_for_good_only_past_its_shown_values_is_sent(
+    sb: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """Two unsaved plans of long Series payloads that differ in a value their ``repr`` cuts
+    out are two writes: the second is sent, not taken for the first, refused for good."""
+    log = tmp_path / "run.jsonl"
+    first, other = _of_points(1), _of_points(2)
+    assert repr(first.items[0].payload) == repr(other.items[0].payload)
+    refused, sent = _counted(sb, make_client, lambda c: first.execute(c, log=log, progress=False))
+    assert sent == ["POST /v2/loyalties/benefits"], sent
+    assert refused.loc["Own points 0000", "status"] == 404
+
+    _, sent = _counted(sb, make_client, lambda c: other.execute(c, log=log, progress=False))
+    assert sent == ["POST /v2/loyalties/benefits"], sent  # another write: sent
