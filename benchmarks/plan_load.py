@@ -10,7 +10,8 @@ and pulled whole; the plan activates ``activations`` pending buckets dated in th
 creates ``creates`` POINTS benefits and moves 100 rewards to draft (about two minutes at
 20,000 members). Each route then runs in a process of its own: the seconds (wall and CPU)
 of its first load, its best of ``rounds`` loads, and the process's peak memory beside what
-importing took. ``--against OLD_TREE`` adds the toolkit of ``OLD_TREE`` (a checkout of it
+importing took (the plan is made in a process of its own: a child keeps its parent's peak).
+``--against OLD_TREE`` adds the toolkit of ``OLD_TREE`` (a checkout of it
 before: ``git archive main lyt_toolkit | tar -x -C OLD_TREE``). Goal: the checked load
 within a few times the peer's, every check kept.
 """
@@ -140,15 +141,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--against", type=Path)
     parser.add_argument("--route", help=argparse.SUPPRESS)
+    parser.add_argument("--sizes", type=int, nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.route == "make":
+        make_plan(args.plan, *args.sizes)
+        return
     if args.route:
         run_route(args.route, args.plan, args.rounds)
         return
     with tempfile.TemporaryDirectory() as folder:
         path = args.plan or Path(folder) / "plan.json"
-        if not path.exists():
-            sys.path.insert(0, str(ROOT))
-            make_plan(path, args.members, args.activations, args.creates)
+        if not path.exists():  # made in a process of its own: a child's peak is its own
+            sizes = [str(n) for n in (args.members, args.activations, args.creates)]
+            command = [sys.executable, __file__, "--route", "make", "--plan", str(path)]
+            subprocess.run([*command, "--sizes", *sizes], env={"PYTHONPATH": str(ROOT)}, check=True)
         items = len(json.loads(path.read_bytes())["changes"])
         print(f"{path}: {items:,} changes, {path.stat().st_size / 2**20:.1f} MiB")
         routes = {"peer (json.load + frames)": ("peer", ROOT), "toolkit": ("toolkit", ROOT)}
