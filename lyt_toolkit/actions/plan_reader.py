@@ -5,6 +5,9 @@ key: no regular file (a pipe, a device), a file over ``MAX_BYTES``, another enco
 (UTF-16, a cp1252 byte), a key given twice in one object, nesting no plan has, a number a
 plan cannot hold (NaN, an infinity, an integer beyond 64 bits), a value of the wrong type.
 Values quoted in a message are cut short, and configured tokens and bearer tokens masked.
+The values are checked in one pass over the bytes (text escaping no surrogate, UTF-8
+throughout) and one over the parsed values; only a file that may hold a value no plan holds
+is walked key by key, to name the first.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ MAX_DEPTH = 8
 _INT64 = (-(2**63), 2**63 - 1)
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte ``surrogateescape`` kept
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 _TYPE_NAMES = {
     dict: "an object",
     list: "a list",
@@ -57,13 +61,51 @@ def read_document(path: Path) -> tuple[dict[str, Any], bytes]:
     )
     if not isinstance(document, dict):
         raise PlanFileError(f"{path}: expected a JSON object, not {_type_name(type(document))}")
-    _check_values(Reader(path), document)
+    if not (_plain_text(raw) and _plain_values(document)):
+        _check_values(Reader(path), document)  # names the first value no plan holds
     return document, raw
 
 
 KeyPath = tuple[str | int, ...]
 """Where a value is in the document: its keys and list positions, spelled (``_spelled``)
 only in a refusal: a plan file holds hundreds of thousands of values."""
+
+
+def _plain_text(raw: bytes) -> bool:
+    """Whether no text in the file can hold a surrogate: its bytes are UTF-8 throughout
+    and escape none (a pair escaping one character, too: ``_check_values`` decides)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return _ESCAPED_SURROGATE.search(raw) is None
+
+
+def _plain_values(document: dict[str, Any]) -> bool:
+    """Whether the document, text aside, holds only values a plan holds: nested at most
+    ``MAX_DEPTH``, its integers within 64 bits, its numbers finite. One pass, level by
+    level, spelling no key: a plan file holds hundreds of thousands of values."""
+    level: list[Any] = [document]
+    for _ in range(MAX_DEPTH + 1):
+        deeper: list[Any] = []
+        for value in level:
+            kind = type(value)
+            if kind is dict:
+                deeper += value.values()
+            elif kind is list:
+                deeper += value
+            elif kind is int:
+                if not _INT64[0] <= value <= _INT64[1]:
+                    return False
+            elif kind is float:
+                if not math.isfinite(value):
+                    return False
+            elif kind is LongInteger:
+                return False
+        if not deeper:
+            return True
+        level = deeper
+    return False
 
 
 def _check_values(read: Reader, document: dict[str, Any]) -> None:
@@ -126,6 +168,16 @@ def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
     return isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
 
 
+def _holds_texts(row: Any, texts: tuple[str, ...], optional: tuple[str, ...]) -> bool:
+    """Whether ``row`` is an object holding the strings ``texts`` and, when given, the
+    strings ``optional``: ``Reader.records``' check, refusing nothing."""
+    return (
+        type(row) is dict
+        and all(type(row.get(text)) is str for text in texts)
+        and all(type(row.get(text)) in (str, type(None)) for text in optional)
+    )
+
+
 class Reader:
     """Takes keys out of the parsed document; ``PlanFileError`` names the file and key."""
 
@@ -165,6 +217,9 @@ class Reader:
         """The list of objects at ``key``, each holding the strings ``texts`` and, when
         given, the strings ``optional``."""
         rows = self.get(holder, key, list, "")
+        texts, optional = tuple(texts), tuple(optional)
+        if all(_holds_texts(row, texts, optional) for row in rows):
+            return rows  # one pass; the loop below names what is not
         for number, row in enumerate(rows):
             at = f"{key}[{number}]"
             if not isinstance(row, dict):

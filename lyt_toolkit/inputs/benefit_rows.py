@@ -142,8 +142,8 @@ def flat_row_to_body(row: Mapping[str, Any]) -> dict[str, Any]:
     if kind not in BENEFIT_TYPE_FIELDS:
         return body  # BenefitCreate reports the unknown type
     fields = BENEFIT_TYPE_FIELDS[BenefitType(kind)].fields
-    for column in FLAT_COLUMNS:
-        if column not in _ALWAYS and column not in fields and _cell(row, column):
+    for column in FLAT_COLUMNS:  # a column the row lacks is blank: left unread
+        if column in row and column not in _ALWAYS and column not in fields and _cell(row, column):
             raise _FlatError(column, f"{column} does not apply to a {kind} benefit")
     body[CONFIG_FIELD[BenefitType(kind)]] = _config(row, BenefitType(kind))
     return body
