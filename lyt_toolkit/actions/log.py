@@ -443,6 +443,12 @@ class ActionLog:
             os.write(fd, (json.dumps({"log": RECONSIDERED}) + "\n").encode())
         os.fsync(fd)
 
+    def as_reconsidered(self) -> ActionLog:
+        """This log read as it will read once ``reconsider()`` is written on it: its refusals
+        for good sent again, the rest as it is (for what a run after it costs:
+        ``plan.cost(log=log.as_reconsidered())``). Nothing is written."""
+        return _Reconsidered(self.path, plan=self.plan)
+
     @contextmanager
     def noting(self, use: Callable[[], WindowCalls | None]) -> Iterator[Callable[[], None]]:
         """While in the block, what a paced run spent of the window its calls are in is
@@ -688,6 +694,14 @@ class ActionLog:
         frame["status"] = frame["status"].astype("Int64")
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
         return frame
+
+
+class _Reconsidered(ActionLog):
+    """An ``ActionLog`` read as if a ``RECONSIDERED`` line ended it (``as_reconsidered``)."""
+
+    def state(self, action: str) -> LogState:
+        state = super().state(action)
+        return LogState(state.last, state.succeeded)
 
 
 LogSource = ActionLog | str | os.PathLike[str]
