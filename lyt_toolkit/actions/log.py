@@ -354,6 +354,9 @@ class ActionLog:
         self._reading = threading.Lock()  # held while the log is read (``_indexed``)
         self._index: _Index | None = None  # kept in step while read once (``reading_once``)
         self._once = 0  # how many ``reading_once`` blocks are open
+        self.reconsidered = False
+        """Whether the log is read as if a ``RECONSIDERED`` line ended it
+        (``as_reconsidered``): a rehearsal's copy of it ends with one."""
 
     def __repr__(self) -> str:
         plan = "" if self.plan is None else f", plan={self.plan!r}"
@@ -698,6 +701,10 @@ class ActionLog:
 
 class _Reconsidered(ActionLog):
     """An ``ActionLog`` read as if a ``RECONSIDERED`` line ended it (``as_reconsidered``)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, plan: str | None = None) -> None:
+        super().__init__(path, plan=plan)
+        self.reconsidered = True
 
     def state(self, action: str) -> LogState:
         state = super().state(action)

@@ -502,7 +502,8 @@ class EditPanel(PlanPanel):
     def _rehearse(self) -> None:
         plan = self.plan
         assert plan is not None  # checked by rehearse()
-        rehearsal = plan.rehearse(log=self.action_log, concurrency=self.concurrency, progress=False)
+        log = self._read_log(bool(self.send_refused.value))  # rehearsed as Apply would send
+        rehearsal = plan.rehearse(log=log, concurrency=self.concurrency, progress=False)
         if self.plan is plan:
             self.rehearsal = rehearsal
         self.rehearsal_table.show(

@@ -991,11 +991,16 @@ def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_
     panel.send_refused.value = True
     assert "1 write refused for good sent again" in panel.budget.value
     assert _calls_needed(panel) == unticked + 1 and unticked < plain
+    panel.rehearse_button.click()  # rehearsed as Apply will send it: the activation too
+    panel.wait()
+    assert panel.rehearsal is not None
+    assert BUCKET in set(panel.rehearsal.diff.changes["key"])
     needed, sent = _calls_needed(panel), client.quota.calls_used
     apply(panel)
     assert client.quota.calls_used - sent == needed
     assert panel.results is not None
     assert panel.results.set_index("target").loc[BUCKET, "outcome"] == "succeeded"
+    assert panel.verification is not None and panel.verification.ok  # as rehearsed
     fresh.settle()
     assert not _pending(client, bucket)
     assert '"lyt-action-reconsidered/1"' in log.read_text()
