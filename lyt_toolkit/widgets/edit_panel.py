@@ -175,9 +175,7 @@ class EditPanel(PlanPanel):
         self.plan_button.on_click(lambda _: self.make_plan())
         self.rehearse_button.on_click(lambda _: self.rehearse())
         self.apply_button.on_click(lambda _: self.apply())
-        self.send_refused.observe(
-            lambda _: None if self.busy else self._show_plan_cost(), names="value"
-        )
+        self.send_refused.observe(lambda _: self._send_refused_toggled(), names="value")
         self.children = [
             w.HBox([self.kind_select, self.add_button, self.delete_button]),
             self.grid,
@@ -473,6 +471,14 @@ class EditPanel(PlanPanel):
         changes = counted(len(plan.changes), "change")
         held = f"; {skipped_note(refused)}" if refused and not self.send_refused.value else ""
         self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported{held}.")
+
+    def _send_refused_toggled(self) -> None:
+        """Send refused writes again ticked or unticked (not by an Apply, which unticks it as
+        it starts): the last rehearsal rehearsed other writes, and the cost changes."""
+        if self.busy:
+            return
+        self.rehearsal = None
+        self._show_plan_cost()
 
     def _show_plan_cost(self) -> int:
         """Show what an Apply of the plan costs, as Send refused writes again is ticked or

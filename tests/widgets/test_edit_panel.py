@@ -988,7 +988,11 @@ def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_
     # Ticked: the cost counts the write, and Apply reconsiders the log, then sends it.
     assert panel.plan is not None and "1 write refused for good not counted" in panel.budget.value
     unticked = _calls_needed(panel)
+    panel.rehearse_button.click()  # unticked, rehearsed as a plain Apply sends: without it
+    panel.wait()
+    assert panel.rehearsal is not None and len(panel.rehearsal.diff.changes) == 0
     panel.send_refused.value = True
+    assert panel.rehearsal is None  # it rehearsed other writes than an Apply now sends
     assert "1 write refused for good sent again" in panel.budget.value
     assert _calls_needed(panel) == unticked + 1 and unticked < plain
     panel.rehearse_button.click()  # rehearsed as Apply will send it: the activation too
