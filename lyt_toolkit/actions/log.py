@@ -354,6 +354,9 @@ class ActionLog:
         self._reading = threading.Lock()  # held while the log is read (``_indexed``)
         self._index: _Index | None = None  # kept in step while read once (``reading_once``)
         self._once = 0  # how many ``reading_once`` blocks are open
+        self.reconsidered = False
+        """Whether the log is read as if a ``RECONSIDERED`` line ended it
+        (``as_reconsidered``): a rehearsal's copy of it ends with one."""
 
     def __repr__(self) -> str:
         plan = "" if self.plan is None else f", plan={self.plan!r}"
@@ -442,6 +445,12 @@ class ActionLog:
             fd = self._open()
             os.write(fd, (json.dumps({"log": RECONSIDERED}) + "\n").encode())
         os.fsync(fd)
+
+    def as_reconsidered(self) -> ActionLog:
+        """This log read as it will read once ``reconsider()`` is written on it: its refusals
+        for good sent again, the rest as it is (for what a run after it costs:
+        ``plan.cost(log=log.as_reconsidered())``). Nothing is written."""
+        return _Reconsidered(self.path, plan=self.plan)
 
     @contextmanager
     def noting(self, use: Callable[[], WindowCalls | None]) -> Iterator[Callable[[], None]]:
@@ -688,6 +697,18 @@ class ActionLog:
         frame["status"] = frame["status"].astype("Int64")
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
         return frame
+
+
+class _Reconsidered(ActionLog):
+    """An ``ActionLog`` read as if a ``RECONSIDERED`` line ended it (``as_reconsidered``)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, plan: str | None = None) -> None:
+        super().__init__(path, plan=plan)
+        self.reconsidered = True
+
+    def state(self, action: str) -> LogState:
+        state = super().state(action)
+        return LogState(state.last, state.succeeded)
 
 
 LogSource = ActionLog | str | os.PathLike[str]

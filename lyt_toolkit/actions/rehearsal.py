@@ -64,7 +64,7 @@ from ..fill.repull import repull
 from ..frames.schema import Column, Schema, text
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
 from ..snapshot.diff import MEMBER_KINDS
-from .log import OWNER, ActionLog, LogOwner, LogSource
+from .log import OWNER, RECONSIDERED, ActionLog, LogOwner, LogSource
 from .written import WrittenMembers
 
 __all__ = [
@@ -417,8 +417,9 @@ class _RequestCounter:
 @contextmanager
 def _copied(log: LogSource | None, snapshot: ProgramSnapshot) -> Iterator[Path | None]:
     """A copy of ``log`` in a temporary folder, without its owner line, so the rehearsal
-    sandbox claims it (nothing without a log); ``ForeignLogError`` when the log belongs to
-    another service than the one the snapshot was pulled from."""
+    sandbox claims it (nothing without a log), ending with a ``RECONSIDERED`` line when the
+    log is read so (``ActionLog.as_reconsidered``); ``ForeignLogError`` when the log belongs
+    to another service than the one the snapshot was pulled from."""
     if log is None:
         yield None
         return
@@ -431,6 +432,9 @@ def _copied(log: LogSource | None, snapshot: ProgramSnapshot) -> Iterator[Path |
         if source.path.exists():
             with source.path.open("rb") as lines, copy.open("wb") as copied:
                 copied.writelines(line for line in lines if not _owner_line(line))
+        if source.reconsidered:
+            with copy.open("ab") as copied:
+                copied.write((json.dumps({"log": RECONSIDERED}) + "\n").encode())
         yield copy
 
 

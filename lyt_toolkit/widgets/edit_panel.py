@@ -24,6 +24,7 @@ from ipydatagrid import DataGrid
 from .. import actions
 from .._text import counted
 from ..actions.cost import PlanCost, budgeted
+from ..actions.log import ActionLog
 from ..actions.rehearsal import sampled_refusal
 from ..errors import BudgetExceededError, PullBudgetError, share_of
 from ..frames.parse import ValueRefused, typed_column, typed_value
@@ -34,6 +35,15 @@ from ..snapshot.cost import budget_text
 from ..snapshot.defaults import checked_concurrency
 from ._messages import State, describe_error, status_html
 from ._plan_panel import PlanPanel, cost_html, refusal
+from ._refused import (
+    SEND_AGAIN,
+    reconsider,
+    reconsidered,
+    refused_in,
+    refused_left,
+    refused_results,
+    skipped_note,
+)
 from ._results import (
     RESULT_VIEW,
     download_button,
@@ -54,7 +64,10 @@ DIFF_VIEW = ("kind", "key", "change", "column", "before", "after")
 CHECK_VIEW = ("kind", "key", "change", "column", "expected", "actual", "status")
 NOT_APPLIED_VIEW = ("kind", "key", "column", "after", "not_applied", "reason")
 """An edit an Apply did not make, kept on top of the pull: ``not_applied`` is ``failed``,
+``refused for good`` (its log keeps it from being sent again: see ``send_refused``),
 ``invalid``, ``never sent`` (cancelled), ``edited since`` or ``unsupported``."""
+REFUSED_FOR_GOOD = "refused for good"
+"""``not_applied`` of a write refused 404, 409 or 423 with a log, logged final."""
 _DONE = frozenset(
     {actions.Outcome.SUCCEEDED, actions.Outcome.SKIPPED, actions.Outcome.ALREADY_DONE}
 )
@@ -88,6 +101,13 @@ class EditPanel(PlanPanel):
     can, none that was made. Apply is armed only while the plan holds a change the service
     can make. ``plan``, ``rehearsal``, ``results`` and ``verification`` hold
     the last of each.
+
+    With a log, a write the service refused for good (404, 409, 423) is logged final and
+    listed ``refused for good``: a plain Apply does not send it again (the status counts
+    it), nor does its cost count it. Once what refused it is put right, tick Send refused
+    writes again (``send_refused``, shown while the plan holds such writes): Apply then
+    writes the log's ``reconsidered`` line (``ActionLog.reconsider``) and sends them, and
+    the cost counts them.
     """
 
     def __init__(
@@ -132,6 +152,14 @@ class EditPanel(PlanPanel):
         self.ignore_unsupported = w.Checkbox(
             value=False, description="Ignore unsupported", indent=False
         )
+        self.send_refused = w.Checkbox(
+            value=False,
+            description=SEND_AGAIN,
+            indent=False,
+            layout=w.Layout(display="none", width="auto"),
+        )
+        """Shown while the plan holds writes the log shows refused for good: ticked, Apply
+        reconsiders them (the log's ``reconsidered`` line) and sends them."""
         self.summary = w.HTML()
         self.changes_table = Table(CHANGE_VIEW)
         self.unsupported_table = Table(UNSUPPORTED_VIEW)
@@ -147,11 +175,12 @@ class EditPanel(PlanPanel):
         self.plan_button.on_click(lambda _: self.make_plan())
         self.rehearse_button.on_click(lambda _: self.rehearse())
         self.apply_button.on_click(lambda _: self.apply())
+        self.send_refused.observe(lambda _: self._send_refused_toggled(), names="value")
         self.children = [
             w.HBox([self.kind_select, self.add_button, self.delete_button]),
             self.grid,
             w.HBox([self.plan_button, self.rehearse_button, self.apply_button, self.cancel_button]),
-            w.HBox([self.allow_destroy, self.ignore_unsupported, self.budget]),
+            w.HBox([self.allow_destroy, self.ignore_unsupported, self.send_refused, self.budget]),
             self.status,
             self.summary,
             self.changes_table,
@@ -310,6 +339,8 @@ class EditPanel(PlanPanel):
         self.enable(self.apply_button, sendable and self.client is not None)
         self.kind_select.disabled = self.busy
         self.grid.editable = not self.busy
+        if self.plan is None:  # shown again by the next plan holding writes refused for good
+            self.send_refused.layout.display = "none"
 
     # -- plan, rehearse, apply -------------------------------------------------------------
 
@@ -357,29 +388,42 @@ class EditPanel(PlanPanel):
         paced = self.paced
         if self._unlogged(self.action_log):
             return False
+        refused = refused_in(plan, self.action_log)
+        resend = refused > 0 and bool(self.send_refused.value)
+        if refused and not resend and refused == sum(len(p.valid_items) for p in plan.parts):
+            self.show_error(f"Nothing to send: the plan holds only {skipped_note(refused)}.")
+            return False
+        read = self._read_log(resend)
         try:  # the plan's own refusals (deletes, unsupported changes, the budget)
             cost = plan.check_apply(
                 self.client,
-                log=self.action_log,
+                log=read,
                 allow_destroy=self.allow_destroy.value,
                 ignore_unsupported=self.ignore_unsupported.value,
                 budget_share=self.budget_share,
                 paced=paced,
             )
         except BudgetExceededError:
-            cost = self._apply_cost(plan)
+            cost = self._apply_cost(plan, resend)
         except Exception as exc:
             self.show_error(f"Refused, nothing was sent: {describe_error(exc)}")
             return False
         else:
-            cost = self._apply_cost(plan)
+            cost = self._apply_cost(plan, resend)
+        finally:  # a paced check notes its window in the log: the view's file is closed
+            if isinstance(read, ActionLog) and read is not self.action_log:
+                read.close()
         if not cost.fits and not paced:
             self.show_error(self._refusal(cost))
             return False
         self.not_applied_table.clear()
         applying = "Applying paced" if paced else "Applying"
-        apply = functools.partial(self._apply, paced)
-        return self._start(f"{applying}: {counted(cost.needed, 'call')}", apply, cancellable=True)
+        calls = counted(cost.needed, "call")
+        if refused:
+            sent = f"{counted(refused, 'write')} refused for good before, sent again"
+            calls += f"; {sent if resend else skipped_note(refused)}"
+        apply = functools.partial(self._apply, paced, resend)
+        return self._start(f"{applying}: {calls}", apply, cancellable=True)
 
     def _plan(self) -> None:
         if self._unpulled is not None:
@@ -423,22 +467,49 @@ class EditPanel(PlanPanel):
         self.summary.value = f"<b>{html.escape(plan.summary())}</b>"
         self.changes_table.show(plan.changes, "<b>Changes</b>")
         self.unsupported_table.show(plan.unsupported, "<b>Changes the service cannot make</b>")
-        if self.client is not None:  # the budget read first when the client knows none
-            cost = budgeted(lambda: self._apply_cost(plan), self.client)
-            note = f" (with {self._again_calls()} of the pull again after the apply"
-            if _beyond_any_window(self._again_calls(), cost):
-                note += (
-                    ", more than the panel's share of a whole window: only a paced Apply goes"
-                    " through, ending with its writes"
-                )
-            self.budget.value = cost_html(cost, f"{note})" if len(plan.changes) else "")
+        refused = self._show_plan_cost()
         changes = counted(len(plan.changes), "change")
-        self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported.")
+        held = f"; {skipped_note(refused)}" if refused and not self.send_refused.value else ""
+        self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported{held}.")
+
+    def _send_refused_toggled(self) -> None:
+        """Send refused writes again ticked or unticked (not by an Apply, which unticks it as
+        it starts): the last rehearsal rehearsed other writes, and the cost changes."""
+        if self.busy:
+            return
+        self.rehearsal = None
+        self._show_plan_cost()
+
+    def _show_plan_cost(self) -> int:
+        """Show what an Apply of the plan costs, as Send refused writes again is ticked or
+        not, and that box while the plan holds writes the log shows refused for good; how
+        many it holds."""
+        plan = self.plan
+        refused = 0 if plan is None else refused_in(plan, self.action_log)
+        self.send_refused.layout.display = "" if refused else "none"
+        if plan is None or self.client is None:
+            return refused
+        resend = refused > 0 and bool(self.send_refused.value)
+        # the budget read first when the client knows none
+        cost = budgeted(lambda: self._apply_cost(plan, resend), self.client)
+        note = f" (with {self._again_calls()} of the pull again after the apply"
+        if refused:
+            note += f", {counted(refused, 'write')} refused for good " + (
+                "sent again" if resend else "not counted: not sent again"
+            )
+        if _beyond_any_window(self._again_calls(), cost):
+            note += (
+                ", more than the panel's share of a whole window: only a paced Apply goes"
+                " through, ending with its writes"
+            )
+        self.budget.value = cost_html(cost, f"{note})" if len(plan.changes) else "")
+        return refused
 
     def _rehearse(self) -> None:
         plan = self.plan
         assert plan is not None  # checked by rehearse()
-        rehearsal = plan.rehearse(log=self.action_log, concurrency=self.concurrency, progress=False)
+        log = self._read_log(bool(self.send_refused.value))  # rehearsed as Apply would send
+        rehearsal = plan.rehearse(log=log, concurrency=self.concurrency, progress=False)
         if self.plan is plan:
             self.rehearsal = rehearsal
         self.rehearsal_table.show(
@@ -449,10 +520,14 @@ class EditPanel(PlanPanel):
         changes, calls = counted(len(rehearsal.diff), "change"), counted(rehearsal.calls, "call")
         self.show_ok(f"Rehearsed: {changes}, {calls}.")
 
-    def _apply(self, paced: bool) -> None:
-        """Apply the plan (``paced``: paced, its line on the status)."""
-        plan, client = self.plan, self.client
+    def _apply(self, paced: bool, resend: bool) -> None:
+        """Apply the plan (``paced``: paced, its line on the status; ``resend``: the log's
+        refusals for good reconsidered first, and so sent)."""
+        plan, client, log = self.plan, self.client, self.action_log
         assert plan is not None and client is not None  # checked by apply()
+        if resend and log is not None:
+            reconsider(log)
+            self.send_refused.value = False  # once: refused again, they are held again
         self.progress.layout.display = ""
         self.progress.max = max(sum(len(part.items) for part in plan.parts), 1)
         self.progress.value = 0
@@ -473,6 +548,9 @@ class EditPanel(PlanPanel):
         state = outcome_state(results) if len(results) else "success"
         self.progress.bar_style = {"success": "success", "partial": "warning"}.get(state, "danger")
         summary = outcome_summary(results) if len(results) else "nothing to do"
+        refused = results[refused_results(results, log)]
+        if len(refused):
+            summary += f"; {refused_left(refused)}"
         applied = _Applied(plan, results, self.rehearsal, summary, state)
         self.plan = None  # sent: Apply is not armed again with it, whatever the pull does
         again = self._again_cost()
@@ -596,9 +674,11 @@ class EditPanel(PlanPanel):
 
         return budgeted(cost, client)
 
-    def _apply_cost(self, plan: actions.ChangePlan) -> PlanCost:
-        """Every call an Apply of ``plan`` sends: the plan's, then the pull again."""
-        cost = plan.cost(self.client, log=self.action_log, budget_share=self.budget_share)
+    def _apply_cost(self, plan: actions.ChangePlan, resend: bool = False) -> PlanCost:
+        """Every call an Apply of ``plan`` sends: the plan's, then the pull again; ``resend``:
+        the writes the log shows refused for good reconsidered, and so sent."""
+        log = self._read_log(resend)
+        cost = plan.cost(self.client, log=log, budget_share=self.budget_share)
         again = self._again_calls() if len(plan.changes) else 0
         return replace(cost, needed=cost.needed + again)
 
@@ -627,6 +707,12 @@ class EditPanel(PlanPanel):
             " changed); then pull the service paced for a new EditPanel"
         )
 
+    def _read_log(self, resend: bool) -> LogSource | None:
+        """The panel's log as an Apply reads it, ``resend``: its refusals for good
+        reconsidered (nothing written)."""
+        log = self.action_log
+        return None if log is None else reconsidered(log, resend)
+
     def _again_note(self) -> str:
         """What the calls an Apply needs count besides the plan's own."""
         sample = self.snapshot.sample
@@ -651,7 +737,8 @@ class EditPanel(PlanPanel):
             self.verification_table.clear()
         # The edits not made (failed, never sent, unsupported and ignored) stay on top of
         # the pull, planned again: Apply sends exactly them, none of the made ones again.
-        missed = _not_applied(plan if edited is None else edited, results)
+        refused = refused_results(results, self.action_log)
+        missed = _not_applied(plan if edited is None else edited, results, refused)
         edit, kept = _kept_edits(self.edit, missed, self.snapshot, after)
         self.snapshot, self.edit = after, edit
         self.plan, self.rehearsal = None, None
@@ -788,14 +875,19 @@ def _go_on(cost: PlanCost, snapshot: ProgramSnapshot) -> str:
     return f"Press Plan once the window resets{when},{wider} and it pulls the service first."
 
 
-def _not_applied(plan: actions.ChangePlan, results: pd.DataFrame) -> pd.DataFrame:
+def _not_applied(
+    plan: actions.ChangePlan, results: pd.DataFrame, refused: pd.Series
+) -> pd.DataFrame:
     """The edits of ``plan`` that the apply of ``results`` did not make (``NOT_APPLIED_VIEW``
-    and ``action``): its changes not done, each with its outcome and reason, and its
-    unsupported ones."""
-    sent = {(str(row.call), str(row.target)): row for row in results.itertuples(index=False)}
+    and ``action``): its changes not done, each with its outcome and reason (those of the
+    ``refused`` results ``refused for good``), and its unsupported ones."""
+    sent = {
+        (str(row.call), str(row.target)): (row, bool(for_good))
+        for row, for_good in zip(results.itertuples(index=False), refused, strict=True)
+    }
     rows: list[dict[str, Any]] = []
     for change in plan.changes.itertuples(index=False):
-        result = sent.get((str(change.call), str(change.key)))
+        result, for_good = sent.get((str(change.call), str(change.key)), (None, False))
         if result is None:
             outcome, reason = "edited since", "not in the apply"
         elif result.outcome in _DONE:
@@ -803,7 +895,7 @@ def _not_applied(plan: actions.ChangePlan, results: pd.DataFrame) -> pd.DataFram
         elif result.outcome == actions.Outcome.CANCELLED:
             outcome, reason = "never sent", str(result.message)
         else:
-            outcome = str(result.outcome)
+            outcome = REFUSED_FOR_GOOD if for_good else str(result.outcome)
             reason = failure_text(result.status, result.error_key, result.message)
         rows.append(_missed(change, change.action, outcome, reason))
     for row in plan.unsupported.itertuples(index=False):

@@ -104,9 +104,15 @@ def test_an_unsaved_plan_run_again_neither_sends_nor_reads_back_its_refusals_for
     assert {line["target"] for line in final} == set(refused)
     assert all(len(line["write"]) == 64 for line in final)  # the write's sha256, no value
 
+    # The log read as it will read once reconsidered, nothing written: its cost counts them.
+    lines = log.read_bytes()
+    expected = _plan(how, fresh_pulled).cost(log=ActionLog(log).as_reconsidered()).needed
+    assert log.read_bytes() == lines
     ActionLog(log).reconsider()  # what refused them put right (say): sent again, once
     reconsidered, sent = _counted(fresh, make_client, _run(how, fresh_pulled, log))
     assert sum(call.startswith("POST") for call in sent) == 2, sent
+    # Every call (a change plan's base tells the refusals' reads back; rows alone, the writes).
+    assert expected == (len(sent) if how == "ChangePlan.apply" else 2), (sent, expected)
     assert (reconsidered.loc[refused, "status"] == 423).all()
 
 

@@ -4,6 +4,7 @@ arrives), buttons clicked, the background step waited for, the sandbox checked o
 from __future__ import annotations
 
 import html
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -921,3 +922,92 @@ def test_after_a_pull_that_failed_plan_pulls_again_first_and_sends_nothing_twice
     finally:
         budget_sb.set_plan("unlimited")
         budget_sb.reset()
+
+
+BUCKET = "lcppb_c0ffee0001"  # PENDING, dated after the sandbox's today: the service activates it
+SEND_AGAIN = "Send refused writes again"  # the box's label
+
+
+def _pending(client: LoyaltyClient, bucket: pd.Series) -> bool:
+    """Whether the service lists ``bucket`` (a ``pending_buckets`` row) as PENDING still."""
+    ids = (bucket["program_id"], bucket["member_id"], bucket["card_id"])
+    return BUCKET in {b.id for b in client.pending_buckets.iter(*ids)}
+
+
+def _calls_needed(panel: EditPanel) -> int:
+    match = re.search(r"calls needed: (\d+)", panel.budget.value)
+    assert match is not None, panel.budget.value
+    return int(match[1])
+
+
+def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_is_ticked(
+    fresh: Sandbox, snapshot: ProgramSnapshot, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """With a log, an activation refused 423 (its day reached) is said refused for good and
+    not sent again by a plain Apply, which says so with a count (and, holding nothing else,
+    sends nothing); once what refused it is put right, ticking Send refused writes again
+    counts it in the cost, and Apply reconsiders the log and sends it."""
+    log = tmp_path / "edits.log.jsonl"
+    panel = EditPanel(snapshot, client, kind="pending_buckets", log=log)
+    bucket = snapshot.pending_buckets.set_index("id").loc[BUCKET]
+    today = fresh.now()
+    fresh.set_clock(f"{bucket['date']:%Y-%m-%d}T12:00:00Z")  # the bucket's day reached: refused 423
+    type_into(panel, row_of(panel, BUCKET), "status", "ACTIVATED")
+    plan(panel)
+    apply(panel)
+
+    assert panel.results is not None
+    assert panel.results.set_index("target").loc[BUCKET, "status"] == 423
+    assert "1 write refused for good" in panel.status.value
+    assert f"then tick {SEND_AGAIN} and Apply" in panel.status.value
+    missed = panel.not_applied_table.frame.set_index("key")
+    assert missed.loc[BUCKET, "not_applied"] == "refused for good"
+    assert panel.send_refused.layout.display == "" and not panel.send_refused.value
+    assert "1 write refused for good not counted" in panel.budget.value
+
+    fresh.set_clock(today)  # what refused it put right
+    # A plain Apply of it alone sends nothing, and says why.
+    sent = client.quota.calls_used
+    panel.apply_button.click()
+    assert (
+        "Nothing to send: the plan holds only 1 write refused for good before, not sent again"
+        f" (tick {SEND_AGAIN} to send it)"
+    ) in html.unescape(panel.status.value)
+    assert client.quota.calls_used == sent and _pending(client, bucket)
+
+    # With another change, a plain Apply sends that one alone and counts the one it held.
+    panel.kind_select.value = "rewards"
+    _draft_reward(panel)
+    plan(panel)
+    plain = _calls_needed(panel)
+    apply(panel)
+    assert client.rewards.get(REWARD).status == "DRAFT" and _pending(client, bucket)
+    assert "1 write refused for good (1 of them refused before, not sent this time;" in (
+        panel.status.value
+    )
+
+    # Ticked: the cost counts the write, and Apply reconsiders the log, then sends it.
+    assert panel.plan is not None and "1 write refused for good not counted" in panel.budget.value
+    unticked = _calls_needed(panel)
+    panel.rehearse_button.click()  # unticked, rehearsed as a plain Apply sends: without it
+    panel.wait()
+    assert panel.rehearsal is not None and len(panel.rehearsal.diff.changes) == 0
+    panel.send_refused.value = True
+    assert panel.rehearsal is None  # it rehearsed other writes than an Apply now sends
+    assert "1 write refused for good sent again" in panel.budget.value
+    assert _calls_needed(panel) == unticked + 1 and unticked < plain
+    panel.rehearse_button.click()  # rehearsed as Apply will send it: the activation too
+    panel.wait()
+    assert panel.rehearsal is not None
+    assert BUCKET in set(panel.rehearsal.diff.changes["key"])
+    needed, sent = _calls_needed(panel), client.quota.calls_used
+    apply(panel)
+    assert client.quota.calls_used - sent == needed
+    assert panel.results is not None
+    assert panel.results.set_index("target").loc[BUCKET, "outcome"] == "succeeded"
+    assert panel.verification is not None and panel.verification.ok  # as rehearsed
+    fresh.settle()
+    assert not _pending(client, bucket)
+    assert '"lyt-action-reconsidered/1"' in log.read_text()
+    assert not panel.send_refused.value and panel.send_refused.layout.display == "none"
+    assert "refused for good" not in panel.status.value
