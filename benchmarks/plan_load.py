@@ -46,7 +46,11 @@ def make_plan(path: Path, members: int, activations: int, creates: int) -> None:
 
     program = generate_program(members=members, seed=1, **PULL_SIZES)
     with Sandbox.start(program, now=NOW, seed=7, plan="unlimited") as sb:
-        settings = {"base_url": sb.base_url, "env_file": None, **sb.credentials.as_client_kwargs()}
+        settings: dict[str, Any] = {
+            "base_url": sb.base_url,
+            "env_file": None,
+            **sb.credentials.as_client_kwargs(),
+        }
         with LoyaltyClient(**settings) as client:
             base = ProgramSnapshot.pull(client, progress=False)
     buckets = base.pending_buckets

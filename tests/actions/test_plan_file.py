@@ -167,11 +167,12 @@ def test_a_valid_plan_file_s_text_is_checked_whole_and_a_value_no_plan_holds_nam
     path = plan.save(tmp_path / "plan.json")
     checked: list[str] = []
     check_text = plan_reader._check_text
-    monkeypatch.setattr(
-        plan_reader,
-        "_check_text",
-        lambda read, at, text: checked.append(text) or check_text(read, at, text),
-    )
+
+    def counted(read: Any, at: Any, text: str) -> Any:
+        checked.append(text)
+        return check_text(read, at, text)
+
+    monkeypatch.setattr(plan_reader, "_check_text", counted)
     assert len(ChangePlan.load(path)) == len(plan)
     assert checked == []
     document = json.loads(path.read_text())

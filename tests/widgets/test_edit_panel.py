@@ -949,7 +949,7 @@ def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_
     counts it in the cost, and Apply reconsiders the log and sends it."""
     log = tmp_path / "edits.log.jsonl"
     panel = EditPanel(snapshot, client, kind="pending_buckets", log=log)
-    bucket = snapshot.pending_buckets.set_index("id").loc[BUCKET]
+    bucket: Any = snapshot.pending_buckets.set_index("id").loc[BUCKET]
     today = fresh.now()
     fresh.set_clock(f"{bucket['date']:%Y-%m-%d}T12:00:00Z")  # the bucket's day reached: refused 423
     type_into(panel, row_of(panel, BUCKET), "status", "ACTIVATED")
