@@ -1132,10 +1132,10 @@ class SavedPlan:
                             paced=True,
                         )
                         kept = self._kept(log, client, paced)
-                        assert kept is not None
+                        assert kept is not None and action_log is not None
                         refreshing = (
                             _Refreshing(action_log, allow_destroy, ignore_unsupported)
-                            if refresh and action_log is not None
+                            if refresh
                             else None
                         )
                         results = self._written_as_checked(
