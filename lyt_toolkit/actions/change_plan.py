@@ -42,6 +42,7 @@ from .chunked import (
     in_order,
     not_reached,
     part_of,
+    planned_part,
     reads_as_chunked,
     to_send,
 )
@@ -499,6 +500,24 @@ class ChangePlan(metaclass=ABCMeta):
         return _by_call((part.action, part._not_sent(client, log)) for part in self.parts)
 
 
+@dataclass
+class _Refreshing:
+    """A paced ``refresh=True`` apply re-planning each chunk (``_chunk_replanned``): its
+    ``log``, its options, and whether its refusals for good are reconsidered yet."""
+
+    log: ActionLog
+    allow_destroy: bool
+    ignore_unsupported: bool
+    reconsidered: bool = False
+
+    def reconsider(self) -> None:
+        """The log's writes refused for good sent again from here (``ActionLog.reconsider``),
+        once: before the first chunk's writes, as a refresh re-planned them."""
+        if not self.reconsidered:
+            self.log.reconsider()
+            self.reconsidered = True
+
+
 def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     """The parts' frames one after the other, a first column ``call`` naming each row's part."""
     parts = [frame.assign(call=call) for call, frame in frames]
@@ -717,7 +736,7 @@ class SavedPlan:
         service shows no call of the project since its read (``apply`` sends none). With
         ``client``, the reads the rows kept beside the ``log`` answer are not counted: an
         apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``); checked as
-        it writes (``paced``, not ``refresh``, with a ``log``: ``chunked``), each chunk's
+        it writes (``paced`` with a ``log``, a ``refresh`` too: ``chunked``), each chunk's
         re-read, an object several chunks need counted for each, its chunks cut as they
         will be from the window's share left now. The ``log`` is read whole once."""
         share = checked_share(budget_share)
@@ -742,19 +761,21 @@ class SavedPlan:
         refresh: bool,
     ) -> int | None:
         """The re-read calls of an apply with these ``paced`` and ``refresh`` and the ``log``
-        checked as it writes (``chunked``; None: it reads otherwise), the reads ``kept``
+        checked (or, ``refresh``, re-planned) as it writes (``chunked``; None: it reads
+        otherwise), a ``refresh``'s writes the log shows refused for good too, the reads ``kept``
         answers left out: each chunk's, an object several chunks need (a card definition
         many creates point at, a listing of names or rewards a chunk boundary cuts) counted
         for each, its chunks cut as the apply will cut them from ``share`` of the window's
         calls left now (``reads_as_chunked``; another's call since changes them)."""
-        if not paced or refresh or log is None or not self.sha256 or client is None:
+        if not paced or log is None or not self.sha256 or client is None:
             return None
         if self._read_holds(client, log):
             return None
         states = [log_state(log, part.action, client) for part in self.parts]
         in_doubt = sum(len(doubtful(part, s)) for part, s in zip(self.parts, states, strict=True))
         todos = [
-            (part, to_send(part, state)) for part, state in zip(self.parts, states, strict=True)
+            (part, to_send(part, state, reconsidered=refresh))
+            for part, state in zip(self.parts, states, strict=True)
         ]
         left, whole = self._share_left(client, log, share)
         left = None if left is None else max(0, left - in_doubt)  # read back first
@@ -863,8 +884,8 @@ class SavedPlan:
         token if it holds none, and the budget it last read. With the ``log`` of an
         interrupted apply, an object whose every write the log saw done is not re-read
         (``reread.left_to_read``), nor one the rows kept beside it answer for an apply with
-        these ``paced`` and ``refresh`` (see ``cost``). Paced with a ``log``, not
-        ``refresh``, the re-read goes a chunk at a time with ``budget_share`` of each window
+        these ``paced`` and ``refresh`` (see ``cost``). Paced with a ``log`` (a ``refresh``
+        too), the re-read goes a chunk at a time with ``budget_share`` of each window
         (``chunked``): an object several chunks need is counted for each (see ``cost``). The
         ``log`` is read whole once."""
         share = checked_share(budget_share)
@@ -1027,7 +1048,10 @@ class SavedPlan:
         at a time, each chunk's objects re-read just before it is sent, ``chunked``; the
         first stale chunk stops the apply, its writes unsent, saving the plan made again for
         review only when that chunk read every object left and the log holds none of the
-        plan's writes); recorded once complete.
+        plan's writes; a paced ``refresh`` instead re-plans each chunk's writes from its rows
+        just read, as ``refreshed`` plans them, and sends those: it writes in each window its
+        share holds a chunk in, and a change the chunk's rows no longer allow refuses it there,
+        the earlier chunks' writes made and logged); recorded once complete.
 
         ``sha256`` (the 64 hex digits of the reviewed file's sha256, ``File:`` in the
         plan's text) binds the apply to the file reviewed: a file whose bytes were read as
@@ -1096,20 +1120,30 @@ class SavedPlan:
                     if not refresh and self._read_holds(client, log, hear=True):
                         # the stale apply it was re-planned from read it: unchanged since
                         plan = self.plan
-                    elif paced and not refresh and log is not None and self.sha256:
-                        # checked as it writes, a chunk at a time (``chunked``)
+                    elif paced and log is not None and self.sha256:
+                        # checked as it writes, a chunk at a time (``chunked``); a refresh
+                        # re-plans each chunk from the rows just read
                         self.plan.check_apply(
                             client,
                             log=log,
                             allow_destroy=allow_destroy,
-                            ignore_unsupported=ignore_unsupported,
+                            ignore_unsupported=ignore_unsupported or refresh,
                             budget_share=share,
                             paced=True,
                         )
                         kept = self._kept(log, client, paced)
-                        assert kept is not None
+                        assert kept is not None and action_log is not None
+                        refreshing = (
+                            _Refreshing(action_log, allow_destroy, ignore_unsupported)
+                            if refresh
+                            else None
+                        )
                         results = self._written_as_checked(
-                            client, log, kept, share, concurrency, progress, cancel, cost.needed
+                            client,
+                            log,
+                            kept,
+                            (share, concurrency, progress, cancel, cost.needed),
+                            refreshing,
                         )
                         self._remember(PlanCost.for_client(0, client))
                         record_applied(self.path, self.sha256, results)
@@ -1183,21 +1217,22 @@ class SavedPlan:
         client: LoyaltyClient,
         log: LogSource,
         kept: KeptReads,
-        share: float,
-        concurrency: int,
-        progress: Progress,
-        cancel: threading.Event | None,
-        planned: int,
+        run: tuple[float, int, Progress, threading.Event | None, int],
+        refreshing: _Refreshing | None,
     ) -> pd.DataFrame:
         """The parts, paced, a chunk of writes at a time, each sent once the objects it needs
-        are re-read and not stale (``chunked``), ``planned`` calls in all (its cost); else
-        ``StalePlanError`` naming them, the rows read kept for ``refresh=True``."""
-        if kept.refused:
+        are re-read and not stale (``chunked``), ``run`` its share, concurrency, progress,
+        ``cancel`` and its ``planned`` calls in all (its cost); else ``StalePlanError``
+        naming them, the rows read kept for ``refresh=True``. ``refreshing``: each chunk's
+        writes are re-planned from the rows just read instead (``_chunk_replanned``), the
+        rows a refusal kept answering the first chunk's reads."""
+        share, concurrency, progress, cancel, planned = run
+        if kept.refused and refreshing is None:
             kept.clear()  # a refusal's rows: what it named may be put right since
         # its chunks' bars show one work, as its cost counted it (``pace_work``)
         with paced_work(client, "paced apply", lambda: planned) as work:
             return self._chunks_written(
-                client, log, kept, (share, concurrency, progress, work), cancel
+                client, log, kept, (share, concurrency, progress, work), cancel, refreshing
             )
 
     def _chunks_written(
@@ -1207,6 +1242,7 @@ class SavedPlan:
         kept: KeptReads,
         run: tuple[float, int, Progress, PacedWork],
         cancel: threading.Event | None,
+        refreshing: _Refreshing | None,
     ) -> pd.DataFrame:
         """``_written_as_checked``'s chunks, ``run`` its share, concurrency, progress and
         work."""
@@ -1218,8 +1254,9 @@ class SavedPlan:
         frames, done, stopped = [], 0, ""
         for part in self.parts:
             state = log_state(log, part.action, client)
-            todo = [] if stopped else to_send(part, state)
+            todo = [] if stopped else to_send(part, state, reconsidered=refreshing is not None)
             sent: list[tuple[list[int], pd.DataFrame]] = []
+            reached: set[int] = set()
             while todo and not stopped:
                 fresh = not kept.held  # none of the chunk's rows read by an earlier run
                 try:
@@ -1229,13 +1266,22 @@ class SavedPlan:
                 except (StoppedError, PacingEnded):  # a Cancel while it waits for a window
                     stopped = "not sent: the batch was cancelled"
                     break
-                stale = self._stale_in(live, own, client)
-                if stale:
-                    kept.refuse()  # for a refresh to take up
-                    chunk_read = (part, chunk, fresh)
-                    raise self._chunk_stale(client, log, share, stale, live, own, chunk_read)
-                kept.clear()  # read and not stale: a resume from here reads afresh
-                results = part_of(part, chunk).execute(
+                if refreshing is None:
+                    stale = self._stale_in(live, own, client)
+                    if stale:
+                        kept.refuse()  # for a refresh to take up
+                        chunk_read = (part, chunk, fresh)
+                        raise self._chunk_stale(client, log, share, stale, live, own, chunk_read)
+                    writes, sending = part_of(part, chunk), chunk
+                else:
+                    writes, sending = self._chunk_replanned(
+                        client, live, own, kept, (part, chunk), refreshing
+                    )
+                kept.clear()  # read, and not stale or re-planned: a resume reads afresh
+                todo, reached = todo[len(chunk) :], reached | set(chunk)
+                if not writes.items:
+                    continue  # the chunk's every change made already, or dropped
+                results = writes.execute(
                     client,
                     log=log,
                     concurrency=concurrency,
@@ -1244,12 +1290,12 @@ class SavedPlan:
                     budget_share=share,
                     paced=True,
                 )
-                sent.append((chunk, results))
-                todo = todo[len(chunk) :]
+                sent.append((sending, results))
+                made = results.loc[results["outcome"] == "succeeded", "target"]
+                own.setdefault(part.action, set()).update(map(str, made))  # not re-planned
                 cancelled = results.loc[results["outcome"] == "cancelled", "message"]
                 if len(cancelled):
                     stopped = str(cancelled.iloc[0])
-            reached = {index for chunk, _ in sent for index in chunk}
             rest = [index for index in range(len(part.items)) if index not in reached]
             sent.append((rest, not_reached(part, rest, client, log, stopped)))
             frames.append((part.action, in_order(sent)))
@@ -1257,6 +1303,33 @@ class SavedPlan:
         if not stopped:  # else the rows of a chunk stopped while read, for the next run
             kept.clear()
         return _by_call(frames)
+
+    def _chunk_replanned(
+        self,
+        client: LoyaltyClient,
+        live: LiveRows,
+        own: Mapping[str, set[str]],
+        kept: KeptReads,
+        chunk: tuple[ActionPlan[Any], list[int]],
+        refreshing: _Refreshing,
+    ) -> tuple[ActionPlan[Any], list[int]]:
+        """A refresh's writes of ``chunk`` (a part and its items' indices) as the plan made
+        again from the ``live`` rows just read plans them (``replanned``, as ``refreshed``
+        makes it), and the indices in the part of those still planned (one already made, or
+        dropped unsupported, is not sent); its unsupported changes refused without
+        ``ignore_unsupported`` (``EditError``; the rows kept for the refresh with it). Before
+        the first writes, the log's refusals for good are reconsidered (``reconsider``)."""
+        base, planned = replanned(self, live, own, service_now(client))
+        try:
+            ChangePlan(base, *planned)._check_options(
+                allow_destroy=refreshing.allow_destroy,
+                ignore_unsupported=refreshing.ignore_unsupported,
+            )
+        except EditError:
+            kept.refuse()  # the refresh with the option added reads nothing again
+            raise
+        refreshing.reconsider()
+        return planned_part(planned.parts, *chunk)
 
     def _chunk_stale(
         self,
@@ -1535,7 +1608,7 @@ def reread_line(
         )
     if left < total:
         what = f"{left} of {what} (not the other {total - left}: the log shows them written)"
-    if paced and not refresh and log is not None and saved.sha256:
+    if paced and log is not None and saved.sha256:
         what += ", each chunk's just before its writes"
     cost = saved.reread_cost(
         client, log=log, paced=paced, refresh=refresh, budget_share=budget_share

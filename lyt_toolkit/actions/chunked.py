@@ -27,6 +27,13 @@ or rewards a chunk boundary cuts) is re-read for each of them, just before its w
 write is checked against a read older than its chunk; the cost counts it so
 (``reads_as_chunked``: the chunks cut as the apply will cut them from the window's share left
 now), and the cost is what the apply sends.
+
+A paced ``refresh=True`` goes a chunk at a time too: each chunk's writes are re-planned from
+the rows just read, as a refresh plans them (``replan``; ``planned_part``), and sent, so it
+writes in each window its share holds a chunk's reads and writes in. Before, it re-read every
+object left before its first write and kept none of those reads once that re-read ended: a
+run stopped and run again in each window (a scheduled job) re-read the same objects each time
+and never wrote.
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ __all__ = [
     "in_order",
     "not_reached",
     "part_of",
+    "planned_part",
     "reads_as_chunked",
     "to_send",
 ]
@@ -133,11 +141,11 @@ def reads_as_chunked(
     return reads
 
 
-def to_send(part: ActionPlan[Any], state: LogState) -> list[int]:
+def to_send(part: ActionPlan[Any], state: LogState, *, reconsidered: bool = False) -> list[int]:
     """The indices of the items of ``part`` a run sends: valid, neither done in the log nor
     refused for good there (``LogState.refused``: its result is that refusal, nothing of it
-    re-read)."""
-    settled = state.succeeded.keys() | state.refused.keys()
+    re-read), unless ``reconsidered`` (a refresh sends those again)."""
+    settled = state.succeeded.keys() | (set() if reconsidered else state.refused.keys())
     return [
         index
         for index, item in enumerate(part.items)
@@ -150,6 +158,19 @@ def part_of(part: ActionPlan[Any], indices: Sequence[int]) -> ActionPlan[Any]:
     chunk = copy.copy(part)
     chunk.items = [part.items[index] for index in indices]
     return chunk
+
+
+def planned_part(
+    parts: Sequence[ActionPlan[Any]], part: ActionPlan[Any], indices: Sequence[int]
+) -> tuple[ActionPlan[Any], list[int]]:
+    """Of the ``parts`` of a plan made again, the one sending ``part``'s action holding only
+    its items of the targets of ``part``'s items at ``indices`` (a chunk re-planned), and the
+    indices in ``part`` of those (a target no longer planned has none)."""
+    at = {str(part.items[index].target): index for index in indices}
+    again = next((made for made in parts if made.action == part.action), part_of(part, []))
+    chunk = copy.copy(again)
+    chunk.items = [item for item in again.items if str(item.target) in at]
+    return chunk, [at[str(item.target)] for item in chunk.items]
 
 
 def not_reached(

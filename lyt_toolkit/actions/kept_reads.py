@@ -4,8 +4,8 @@ way (Ctrl-C, a kill) is taken up by the next run of the same plan where it stopp
 A paced apply's re-read may span windows: at 20,000 members a plan of 1,000 activations
 re-reads 1,000 cards' bucket lists, most of a professional window's share. A paced apply of
 a saved plan re-reads a chunk of its writes' objects at a time (``chunked``): its rows are
-kept so until the chunk is found not stale (then removed, its writes sent) or stale (kept
-for the refresh, as below). Each read of one
+kept so until the chunk is found not stale or re-planned by a paced refresh (then removed,
+its writes sent) or stale (kept for the refresh, as below). Each read of one
 object (a card's pending buckets, a tier structure, a card definition) is appended to
 ``LOG.reread.jsonl`` as the service sent it (``ApiModel.wire``), under the sha256 of the plan
 file and the service, project and sandbox state it was read from (``log.LogOwner``); the next

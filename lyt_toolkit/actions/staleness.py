@@ -118,7 +118,7 @@ class ChunkStop(NamedTuple):
     plan's ``written`` writes its log holds; ``unreviewed``, why no plan made again was saved
     for review (empty: one was); the calls of each way on: running again (``again``: the
     chunk's re-read, read afresh), and ``refresh=True`` (``refresh`` in all, its
-    ``refresh_reads`` re-reads all sent before its first write)."""
+    ``refresh_reads`` re-reads, each chunk's just before its writes)."""
 
     written: int
     unreviewed: str = ""
@@ -142,8 +142,8 @@ class ChunkStop(NamedTuple):
         reads = (
             "its re-read answered by the rows just read, kept beside the log"
             if not self.refresh_reads
-            else f"{counted(self.refresh_reads, 'call')} of them re-reading every object left,"
-            " all before its first write"
+            else f"{counted(self.refresh_reads, 'call')} of them re-reading the objects left,"
+            " each chunk's just before its writes"
         )
         return (
             f"{self.held()}.\nNo plan made again was saved for review: {self.unreviewed}."

@@ -14,7 +14,9 @@ applied while the service shows no call of the project since, it reads nothing a
 ``--paced``, where each chunk of writes is re-read just before it is sent, the file is saved
 (its command with ``--paced``) when the stale chunk read every object left and the log shows
 no write of the plan's own, else the refusal says why not and what each way on (running
-again, planning again from a fresh pull, ``--refresh``) costs in calls. Deletes
+again, planning again from a fresh pull, ``--refresh``) costs in calls. ``--paced
+--refresh`` re-plans a chunk of writes at a time from the rows just read and sends it, so a
+run stopped and started again in each window writes in each. Deletes
 need ``--allow-destroy``,
 changes the service cannot make ``--ignore-unsupported``, and a plan applied to completion
 refuses to apply again. The action log (default:

@@ -3,6 +3,7 @@ the demo program's edits of the desired-state tests."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any, cast
 import httpx
 import pandas as pd
 import pytest
+from interrupting import HANG, PacedLines, until, until_counted
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, ProgramEdit
@@ -245,3 +247,48 @@ def stopped_in_re_read(
     ):
         ChangePlan.load(path).apply(stopped, log=log, progress=False, **{"paced": True} | apply)
     return sent
+
+
+SPENT = r"\b0 left this window of its share of (\d+)"
+"""A paced bar's line once its share of the window is spent: the share."""
+
+
+def activations(sent: list[httpx.Request]) -> int:
+    """The bucket activations among the requests ``sent``."""
+    return sum(r.method == "POST" and r.url.path.endswith("/activate") for r in sent)
+
+
+def applied_until_waiting(
+    sb: Sandbox, client: LoyaltyClient, path: Path, log: Path, **apply: Any
+) -> pd.DataFrame | None:
+    """The paced apply of the plan at ``path`` (``apply``: its other keyword arguments),
+    cancelled once its bar says nothing is left of its share of the window (it waits for the
+    next one) and the window counts what it let start; its results (None: it ended some
+    other way), or what it raised, raised here."""
+    cancel, out, told = threading.Event(), [], PacedLines()
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            out.append(
+                ChangePlan.load(path).apply(
+                    client, log=log, progress=told, paced=True, cancel=cancel, **apply
+                )
+            )
+        except Exception as error:
+            raised.append(error)
+
+    def spent() -> list[str]:
+        return [share for line in told.lines for share in re.findall(SPENT, line)]
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    until(lambda: bool(spent()) or not worker.is_alive(), "the share spent, or the plan applied")
+    if worker.is_alive():
+        until_counted(sb, int(spent()[0]), worker.is_alive)
+    cancel.set()
+    worker.join(HANG)
+    assert not worker.is_alive()
+    if raised:
+        raise raised[0]
+    return out[0] if out else None

@@ -5,15 +5,13 @@ the log answer, and count what several chunks need once for each, as each re-rea
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pandas as pd
 import pytest
-from interrupting import HANG, PacedLines, until, until_counted, window_used
+from interrupting import window_used
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -24,41 +22,13 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import bucket_lists, save_one_bucket_a_card, stopped_in_re_read
-
-SPENT = r"\b0 left this window of its share of (\d+)"
-"""A paced bar's line once its share of the window is spent: the share."""
-
-
-def _activations(sent: list[httpx.Request]) -> int:
-    return sum(r.method == "POST" and r.url.path.endswith("/activate") for r in sent)
-
-
-def _until_waiting_then_cancelled(
-    sb: Sandbox, client: LoyaltyClient, path: Path, log: Path
-) -> pd.DataFrame | None:
-    """The paced apply, cancelled once its bar says nothing is left of its share of the
-    window (it waits for the next one) and the window counts what it let start; its results
-    (None: it ended some other way)."""
-    cancel, out, told = threading.Event(), [], PacedLines()
-
-    def run() -> None:
-        out.append(
-            ChangePlan.load(path).apply(client, log=log, progress=told, paced=True, cancel=cancel)
-        )
-
-    def spent() -> list[str]:
-        return [share for line in told.lines for share in re.findall(SPENT, line)]
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    until(lambda: bool(spent()) or not worker.is_alive(), "the share spent, or the plan applied")
-    if worker.is_alive():
-        until_counted(sb, int(spent()[0]), worker.is_alive)
-    cancel.set()
-    worker.join(HANG)
-    assert not worker.is_alive()
-    return out[0] if out else None
+from .helpers import (
+    activations,
+    applied_until_waiting,
+    bucket_lists,
+    save_one_bucket_a_card,
+    stopped_in_re_read,
+)
 
 
 def test_a_paced_apply_resumed_in_each_new_window_re_reads_no_more_than_it_writes(
@@ -79,7 +49,7 @@ def test_a_paced_apply_resumed_in_each_new_window_re_reads_no_more_than_it_write
             httpx.Client(event_hooks={"request": [sent.append]}) as http,
             make_client(fresh, http_client=http) as client,
         ):
-            results = _until_waiting_then_cancelled(fresh, client, path, log)
+            results = applied_until_waiting(fresh, client, path, log)
         assert results is not None
         assert window_used(fresh) <= 5  # the window's share, never beyond
         if (
@@ -90,11 +60,11 @@ def test_a_paced_apply_resumed_in_each_new_window_re_reads_no_more_than_it_write
         ):
             break
         windows += 1
-        reread, written = bucket_lists(sent), _activations(sent)
+        reread, written = bucket_lists(sent), activations(sent)
         assert windows < cards, f"{reread} bucket lists re-read, {written} written"
         fresh.set_clock(f"2026-01-15T{12 + windows:02d}:00:00Z")  # the next window
     assert windows >= 1  # it took several windows
-    assert _activations(sent) == cards  # each sent once
+    assert activations(sent) == cards  # each sent once
     assert bucket_lists(sent) <= cards, (bucket_lists(sent), cards)
 
 
@@ -148,7 +118,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
         httpx.Client(event_hooks={"request": [sent.append]}) as http,
         make_client(fresh, http_client=http) as client,
     ):
-        first = _until_waiting_then_cancelled(fresh, client, path, log)
+        first = applied_until_waiting(fresh, client, path, log)
     assert first is not None
     written = set(first.loc[first["outcome"] == "succeeded", "target"])
     assert len(written) == 2 and bucket_lists(sent) == 2, first.to_string()
@@ -173,7 +143,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     assert "No plan made again was saved for review: the log holds writes of this plan's" in said
     assert f"then run again: {cards - 2} calls to re-read this chunk's objects afresh" in said
     assert f"unreviewed: {cards - 2} calls, its re-read answered by the rows just read" in said
-    assert bucket_lists(sent) == cards - 2 and _activations(sent) == 0  # the chunk, unsent
+    assert bucket_lists(sent) == cards - 2 and activations(sent) == 0  # the chunk, unsent
 
     sent.clear()
     with (

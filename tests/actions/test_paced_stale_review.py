@@ -74,8 +74,8 @@ def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_
 def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_calls(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
 ) -> None:
-    """On main the refusal named ``refresh=True`` alone, not that it re-reads every object
-    left before its first write, nor what it or any other way on costs."""
+    """On main the refusal named ``refresh=True`` alone, not what it or any other way on
+    costs."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:
         chosen = save_one_bucket_a_card(client, path)
@@ -100,7 +100,7 @@ def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_
     assert "then run again: 2 calls to re-read this chunk's objects afresh" in said, said
     refresh = (
         f"refresh=True and the same log to plan the rest against the live state, unreviewed:"
-        f" {2 * cards - 2} calls, {cards - 2} calls of them re-reading every object left, all"
-        " before its first write"
+        f" {2 * cards - 2} calls, {cards - 2} calls of them re-reading the objects left, each"
+        " chunk's just before its writes"
     )
     assert refresh in said, said
