@@ -82,11 +82,11 @@ class PaceBar:
         desc = desc if work is None else work.desc
         # A callable ``progress`` gets the work's own counts (a pull's rows, a plan's items);
         # the calls show only as a bar (a work's one, kept open across its bars).
-        self._own_bar = progress is not True or work is None
-        if self._own_bar or work is None:
-            self.bar = ProgressBar(progress is True, desc=desc, unit="call")
-        else:
-            self.bar = work.bar()
+        shared = work.bar() if progress is True and work is not None else None
+        self._own_bar = shared is None
+        self.bar = (
+            ProgressBar(progress is True, desc=desc, unit="call") if shared is None else shared
+        )
         self.lines = _lines(desc, work) if progress is True and lines() else None
         """Where the bar cannot be seen: its lines (see the module)."""
         self.told = paced_line(progress)
