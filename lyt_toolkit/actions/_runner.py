@@ -56,6 +56,7 @@ from ..errors import (
     RequestValidationError,
     StoppedError,
 )
+from ..fill.pace_work import items_progress
 from ._write_key import write_key
 from .items import ItemResult, Outcome, P, PlanItem, Runnable
 from .log import ATTEMPTED, WRITE, ActionLog, LogState
@@ -99,7 +100,8 @@ def run_items(
         todo = todo[:at_most]
     spent = threading.Event()  # set when a call would go beyond execute's allowance
     send = _Sender(plan, client, log, state, spent)
-    with ProgressBar(progress, desc=plan.action, unit="item", total=len(plan.items)) as bar:
+    shown = items_progress(progress)  # a chunk of a paced apply: its calls' bar alone
+    with ProgressBar(shown, desc=plan.action, unit="item", total=len(plan.items)) as bar:
         bar.advance(len(plan.items) - len(todo))
         stopped = cancel if cancel is not None else Stop()
 

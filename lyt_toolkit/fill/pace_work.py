@@ -6,9 +6,10 @@ sent since the work began out of all it plans, on one bar where one can be seen 
 closed as the work ends, not a bar a chunk), and, where a ``lyt`` command writes lines
 (``_progress.lines``), one set of lines for it all (``PaceLines``): ``started`` once, a line
 per chunk naming it (``chunk``), and the waits and going on of any of its bars; not a fresh
-``started`` for each bar, which read as a restart in a log. Of the calls a window's record
-counts, a bar says sent earlier in the window only those not the work's own there
-(``sent_in``): its bars say where they ended (``ended_in``).
+``started`` for each bar, which read as a restart in a log. Beside its one bar, no bar of
+the items its chunks send (``items_progress``): its calls count each write. Of the calls a
+window's record counts, a bar says sent earlier in the window only those not the work's own
+there (``sent_in``): its bars say where they ended (``ended_in``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
-from .._progress import ProgressBar, lines
+from .._progress import Progress, ProgressBar, lines
 from .._text import counted
 from .pace_lines import PaceLines
 from .window_ledger import same_window
@@ -26,7 +27,7 @@ from .window_ledger import same_window
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
 
-__all__ = ["PacedWork", "current_work", "paced_work"]
+__all__ = ["PacedWork", "current_work", "items_progress", "paced_work"]
 
 
 class PacedWork:
@@ -108,3 +109,10 @@ def paced_work(client: LoyaltyClient, desc: str, planned: Callable[[], int]) -> 
 def current_work() -> PacedWork | None:
     """The ``paced_work`` the bars opened here show, if any."""
     return _WORK.get()
+
+
+def items_progress(progress: Progress) -> Progress:
+    """The progress of a plan's items run here: inside a ``paced_work``, ``True`` shows no
+    bar of theirs (the work's one bar counts each write among its calls, not a bar a chunk);
+    else, and a callable (a panel's), as it is."""
+    return False if progress is True and current_work() is not None else progress

@@ -1,7 +1,8 @@
 """A chunked paced apply's progress, over real HTTP: the calls a later chunk's line says were
 sent earlier in its window are those another run sent there, not less the apply's own chunks
-of a past window; on a terminal the whole apply is one bar; and a 429 in the middle of it
-is said in its one set of lines, nothing lost or sent twice."""
+of a past window; on a terminal the whole apply is one bar, no item bar beside it (an
+unpaced apply's parts keep theirs); and a 429 in the middle of it is said in its one set of
+lines, nothing lost or sent twice."""
 
 from __future__ import annotations
 
@@ -69,31 +70,50 @@ def test_a_later_chunk_says_what_another_run_sent_in_its_window(
     assert "3 sent, 3 sent earlier in this window, " in told.lines[-1], told.lines
 
 
-def test_a_chunked_paced_apply_shows_one_bar_on_a_terminal(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Its four parts' chunks each re-read, then write: on main each opened a bar of its own
-    (8 bars named ``paced apply``); now one shows the whole apply to its end."""
-    path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
-    fresh.set_plan("1000/hour")
-    opened: list[Any] = []
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The text bars opened from here on, as on a terminal (``LYT_PROGRESS=text``)."""
+    bars: list[Any] = []
     text_bar = _progress._tqdm_class("text")
 
     class Kept(text_bar):  # type: ignore[misc, valid-type]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            opened.append(self)
+            bars.append(self)
 
     monkeypatch.setattr(_progress, "_tqdm_class", lambda kind: Kept)
-    monkeypatch.setenv(_progress.ENV_VAR, "text")  # as on a terminal
+    monkeypatch.setenv(_progress.ENV_VAR, "text")
+    return bars
+
+
+def test_a_chunked_paced_apply_shows_one_bar_on_a_terminal(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, opened: list[Any]
+) -> None:
+    """Its four parts' chunks each re-read, then write: on main each opened a bar of its own
+    (8 bars named ``paced apply``), and each chunk an item bar of its part beside them; now
+    one bar shows the whole apply to its end, its calls counting every write, and nothing
+    beside it."""
+    path = tmp_path / "plan.json"
+    save_four_kinds(client, path)
+    fresh.set_plan("1000/hour")
+    opened.clear()  # the plan's pull: not the apply's
     results = ChangePlan.load(path).apply(
         client, log=tmp_path / "plan.log.jsonl", progress=True, paced=True, allow_destroy=True
     )
     assert results["outcome"].eq("succeeded").all(), results
-    bars = [bar for bar in opened if bar.desc == "paced apply"]
-    assert len(bars) == 1, [bar.desc for bar in opened]
-    assert bars[0].n == bars[0].total > 0  # the whole apply's calls
+    assert [bar.desc for bar in opened] == ["paced apply"]
+    assert opened[0].n == opened[0].total > 0  # the whole apply's calls
+
+
+def test_an_unpaced_apply_still_shows_each_parts_items_on_a_terminal(
+    client: LoyaltyClient, tmp_path: Path, opened: list[Any]
+) -> None:
+    """Not chunked, an apply's parts each show their items' bar, as before."""
+    path = tmp_path / "plan.json"
+    plan, _ = save_four_kinds(client, path)
+    opened.clear()
+    ChangePlan.load(path).apply(client, progress=True, allow_destroy=True)
+    assert sorted(bar.desc for bar in opened) == sorted(part.action for part in plan.parts)
 
 
 def test_a_429_in_the_middle_of_a_chunked_paced_apply_is_said_and_nothing_is_lost(
