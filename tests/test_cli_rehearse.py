@@ -348,3 +348,43 @@ def test_verify_says_an_apply_gone_to_its_end_but_for_refusals_for_good_as_it_is
     _, out, _ = lyt(capsys, "verify", str(refreshed), "--base", str(folder))
     assert f"Note: the apply of {refreshed} went to its end but the service refused 1 write" in out
     assert "no record of an apply to completion" not in out
+
+
+def test_verify_names_an_item_made_as_rehearsed_whose_row_changed_otherwise_since(
+    service: Sandbox,
+    client: LoyaltyClient,
+    saved: tuple[Path, Path, ProgramSnapshot],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """After the apply, another client activates a bucket of the card the plan's activation
+    wrote to, and one of the member's other card: the activation succeeded as rehearsed, so
+    its card's balance names it, the row changed otherwise since; the other card, which no
+    item wrote to though its key begins with the member's, names no item."""
+    path, folder, base = saved
+    assert lyt(capsys, "apply", str(path), "--allow-destroy")[0] == 0
+    buckets = base.pending_buckets.set_index("id")
+    mine = buckets.loc[BUCKET]
+    future = buckets[
+        (buckets["member_id"] == mine["member_id"])
+        & (buckets["status"] == "PENDING")
+        & (buckets["date"] > base.pulled_at)
+        & (buckets.index != BUCKET)
+    ]
+    same = future[future["card_id"] == mine["card_id"]].iloc[0]
+    other = future[future["card_id"] != mine["card_id"]].iloc[0]
+    for bucket in (same, other):  # the card the plan wrote to, then one it did not
+        client.pending_buckets.activate(
+            bucket["program_id"], bucket["member_id"], bucket["card_id"], str(bucket.name)
+        )
+    service.settle()
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder))
+    assert code == 2, err
+    since = re.findall(r"^  different +changed cards (\S+) (\S+): .*; item (.*)$", out, re.M)
+    why = (
+        f"activate_pending_bucket {BUCKET}: succeeded as rehearsed, the row changed otherwise since"
+    )
+    card = f"{mine['member_id']}/{mine['card_id']}"
+    assert sorted(since) == [(card, "balance_pending_points", why), (card, "balance_points", why)]
+    elsewhere = rf"^  unexpected changed cards {mine['member_id']}/{other['card_id']} \S+: .*"
+    assert len(re.findall(rf"{elsewhere}$", out, re.M)) == 2, out
+    assert not re.search(rf"{elsewhere}; item ", out, re.M), out

@@ -63,7 +63,7 @@ from ..client import LoyaltyClient
 from ..fill.repull import repull
 from ..frames.schema import Column, Schema, text
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
-from ..snapshot.diff import MEMBER_KINDS
+from ..snapshot.diff import KEY_SEPARATOR, MEMBER_KINDS
 from .log import OWNER, RECONSIDERED, ActionLog, LogOwner, LogSource
 from .written import WrittenMembers
 
@@ -138,6 +138,10 @@ CHECKS = Schema(
 """The declared schema of ``Verification.checks``."""
 
 _MATCH = ["kind", "key", "change", "column"]
+
+_PARTS = frozenset({"reward_costs"})
+"""The kinds whose rows are parts of another's, their keys beginning with its key (a reward
+cost's: its reward's), an item writing to that row writing to them."""
 
 
 class Rehearsed(Protocol):
@@ -639,7 +643,7 @@ def _with_items(
     checks: pd.DataFrame, writers: dict[str, list[str]], outcomes: pd.DataFrame | None
 ) -> pd.DataFrame:
     """``checks`` with each one's ``item`` (an outcome's own; a change's the item writing to
-    its row, or to the row its key is under: a reward cost's reward) and that item's outcome
+    its row, or to the row it is part of: a reward cost's reward) and that item's outcome
     in production (``outcomes``: the outcome checks, None without results); of several items
     writing to one row, the first not as rehearsed."""
     produced: dict[str, str] = {}
@@ -657,13 +661,22 @@ def _with_items(
         if change == OUTCOME:
             items.append(f"{kind} {key}")
             continue
-        found = writers.get(key) or writers.get(key.split("/")[0].split("#")[0]) or []
+        found = writers.get(key) or writers.get(_whole_row(kind, key)) or []
         items.append(next((i for i in found if i in differs), found[0] if found else None))
     outcome = [None if i is None else produced.get(i) for i in items]
     return checks.assign(
         item=pd.Series(items, index=checks.index, dtype=object),
         item_outcome=pd.Series(outcome, index=checks.index, dtype=object),
     )
+
+
+def _whole_row(kind: str, key: str) -> str:
+    """The key of the row a changed row is part of, as items name their targets: a repeated
+    created row's (``NAME#2``) its name's, a reward cost's its reward's. A card's key begins
+    with its member's, but it is a row of its own: an item writing to the member (activating
+    a bucket of another of its cards) does not write to it."""
+    key = key.split("#")[0]
+    return key.split(KEY_SEPARATOR)[0] if kind in _PARTS else key
 
 
 def _activated(both: pd.DataFrame) -> pd.Series[bool]:
