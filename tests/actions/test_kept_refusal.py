@@ -157,25 +157,50 @@ def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The rows an unpaced stale refusal kept answer each chunk of a paced refresh, each
-    chunk's used up as it is re-planned: no card is read again, and the cost says so. On
-    main they answered the first chunk's reads only, then were cleared: every other card
-    was read again."""
+    chunk's used up as it is re-planned, the others kept beside the log: a refresh cancelled
+    as its first write goes out (it stops at its second chunk's writes) reads no card, and
+    run again reads only the second chunk's, as its cost says. On main they answered the
+    first chunk's reads only, then were cleared: every other card was read again."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     targets = list(_refused_unpaced(fresh, make_client, path, log)["id"])
     assert len(targets) > 2
     monkeypatch.setattr(chunked, "CHUNK_MOST", 1)  # a chunk a card
     sent: list[httpx.Request] = []
+    stop = threading.Event()  # the first activation sent, the refresh stops
+
+    def first_write(request: httpx.Request) -> None:
+        sent.append(request)
+        if activations(sent):
+            stop.set()
+
+    with (
+        httpx.Client(event_hooks={"request": [first_write]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        ChangePlan.load(path).apply(
+            client,
+            log=log,
+            progress=False,
+            paced=True,
+            refresh=True,
+            ignore_unsupported=True,
+            concurrency=1,
+            cancel=stop,
+        )
+    assert bucket_lists(sent) == 0 and activations(sent) == 1  # the first chunk's rows kept
+
+    sent.clear()
     with _counted(fresh, make_client, sent)() as client:
         loaded = ChangePlan.load(path)
         loaded.check_apply(client, log=log, paced=True, refresh=True)  # its token first
         reads = loaded.reread_cost(client, log=log, paced=True, refresh=True).needed
-        results = loaded.apply(
+        loaded.apply(
             client, log=log, progress=False, paced=True, refresh=True, ignore_unsupported=True
         )
-    assert bucket_lists(sent) == 0  # every chunk's rows kept, read moments ago
-    assert reads == 0
-    activated = set(results.loc[results["outcome"] == "succeeded", "target"])
-    assert activated == set(targets[:-1]) and activations(sent) == len(targets) - 1
+    # the later chunks' rows kept; the second's let go as its writes were sent (cancelled)
+    assert bucket_lists(sent) == 1
+    assert reads == 1
+    assert activations(sent) == len(targets) - 2  # the last one's made since
     assert not log.with_name(log.name + ".reread.jsonl").exists()  # ended: none kept
 
 
