@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 import pandas as pd
 
@@ -71,7 +71,7 @@ from .plan_text import (
     sample_note,
     summary_line,
 )
-from .quiet import ReadMark, hear_since, mark_read, quiet_since
+from .quiet import ReadMark, hear_since, mark_read, none_heard_since, quiet_since
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned, touched_again
 from .reread import (
@@ -81,6 +81,7 @@ from .reread import (
     left_to_read,
     live_rows,
     own_work,
+    read_keys,
     reread_calls,
     service_now,
 )
@@ -779,7 +780,9 @@ class SavedPlan:
         ]
         left, whole = self._share_left(client, log, share)
         left = None if left is None else max(0, left - in_doubt)  # read back first
-        return reads_as_chunked(self.touched, self.inputs, todos, kept, left, whole)
+        return reads_as_chunked(
+            self.touched, self.inputs, todos, kept, left, whole, carried=refresh
+        )
 
     @staticmethod
     def _share_left(
@@ -1225,7 +1228,9 @@ class SavedPlan:
         ``cancel`` and its ``planned`` calls in all (its cost); else ``StalePlanError``
         naming them, the rows read kept for ``refresh=True``. ``refreshing``: each chunk's
         writes are re-planned from the rows just read instead (``_chunk_replanned``), the
-        rows a refusal kept answering the first chunk's reads."""
+        rows a refusal kept answering each chunk's reads, each chunk's used up, while the
+        service shows no call of the project but this apply's since the first chunk's read
+        (``quiet.none_heard_since``; else read afresh)."""
         share, concurrency, progress, cancel, planned = run
         if kept.refused and refreshing is None:
             kept.clear()  # a refusal's rows: what it named may be put right since
@@ -1252,20 +1257,25 @@ class SavedPlan:
         whole = _window_share(client, share)
         total = sum(len(part.items) for part in self.parts)
         frames, done, stopped = [], 0, ""
+        mark: ReadMark | Literal[False] | None = False  # the first chunk's read, once made
         for part in self.parts:
             state = log_state(log, part.action, client)
             todo = [] if stopped else to_send(part, state, reconsidered=refreshing is not None)
             sent: list[tuple[list[int], pd.DataFrame]] = []
             reached: set[int] = set()
             while todo and not stopped:
+                if kept.held and mark is not False and not none_heard_since(mark, client):
+                    kept.clear()  # another's call since the first chunk's read: read afresh
                 fresh = not kept.held  # none of the chunk's rows read by an earlier run
                 try:
-                    live, chunk = self._chunk_read(
+                    live, chunk, used = self._chunk_read(
                         client, log, kept, part, todo, (whole, share, progress, work), cancel
                     )
                 except (StoppedError, PacingEnded):  # a Cancel while it waits for a window
                     stopped = "not sent: the batch was cancelled"
                     break
+                if mark is False:
+                    mark = mark_read(client)  # the kept rows taken up: as good while quiet
                 if refreshing is None:
                     stale = self._stale_in(live, own, client)
                     if stale:
@@ -1277,7 +1287,10 @@ class SavedPlan:
                     writes, sending = self._chunk_replanned(
                         client, live, own, kept, (part, chunk), refreshing
                     )
-                kept.clear()  # read, and not stale or re-planned: a resume reads afresh
+                if refreshing is None:
+                    kept.clear()  # read, and not stale: a resume reads afresh
+                else:
+                    kept.drop(used)  # re-planned: the rows kept for the next chunks stay
                 todo, reached = todo[len(chunk) :], reached | set(chunk)
                 if not writes.items:
                     continue  # the chunk's every change made already, or dropped
@@ -1391,23 +1404,25 @@ class SavedPlan:
         todo: list[int],
         pace: tuple[int | None, float, Progress, PacedWork],
         cancel: threading.Event | None,
-    ) -> tuple[LiveRows, list[int]]:
-        """The next chunk of ``todo`` (indices of ``part``'s items; ``chunk_size``) and the
+    ) -> tuple[LiveRows, list[int], set[tuple[str, ...]]]:
+        """The next chunk of ``todo`` (indices of ``part``'s items; ``chunk_size``), the
         live rows of the objects its writes need, read paced (``pace``: a window's share in
         calls, the share, the progress, the work it is a chunk of, told of it), its writes
-        held back (``Allowance.holding_back``)."""
+        held back (``Allowance.holding_back``), and what those reads fetch (``read_keys``)."""
         whole, share, progress, work = pace
         planned: list[int] = [0]
         with self._reread_paced(
             client, log, share, progress, lambda: planned[0], cancel
         ) as allowance:
+            kept.expire()  # a row read over ``KEPT_FOR`` before is read again: not counted
             ahead = ChunkAhead(self.touched, self.inputs, part, todo, frozenset(kept.held))
             chunk = todo[: chunk_size(ahead.calls, allowance.left, whole)]
             entries = ahead.needed(len(chunk))
             planned[0] = ahead.calls(len(chunk)) - len(chunk)
             work.chunk(part.action, planned[0], len(chunk), len(todo))
             with allowance.holding_back(len(chunk)):
-                return live_rows(client, entries, self.inputs, kept), chunk
+                live = live_rows(client, entries, self.inputs, kept)
+        return live, chunk, read_keys(entries, self.inputs)
 
     def _bound(self, log: LogSource | None) -> LogSource | None:
         """``log`` reading the lines of this plan file's runs only (``ActionLog.plan``): those

@@ -33,7 +33,9 @@ the rows just read, as a refresh plans them (``replan``; ``planned_part``), and 
 writes in each window its share holds a chunk's reads and writes in. Before, it re-read every
 object left before its first write and kept none of those reads once that re-read ended: a
 run stopped and run again in each window (a scheduled job) re-read the same objects each time
-and never wrote.
+and never wrote. The rows a refusal kept answer each chunk (each chunk's used up as it is
+re-planned, ``KeptReads.drop``) while the service shows no call of the project but the
+apply's since its first chunk's read; before, they answered the first chunk only.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ import pandas as pd
 from .items import Outcome
 from .log import LogState
 from .plan import ActionPlan
-from .reread import needed_by, reread_calls
+from .reread import needed_by, read_keys, reread_calls
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -119,25 +121,34 @@ def reads_as_chunked(
     kept: Collection[tuple[str, ...]],
     left: int | None,
     share: int | None,
+    *,
+    carried: bool = False,
 ) -> int:
     """The re-read calls of a paced apply sending the items at each part's indices of
     ``todos``, a chunk at a time: each chunk's objects read for it (one several need, once
     for each), its chunks cut as ``chunk_size`` cuts them, from ``left`` calls of this
     window's share, then a window's ``share`` once a chunk does not fit what is left (its
     reads wait for the next window), the rows ``kept`` answering the first chunk's reads
-    (it clears them once found not stale)."""
-    reads = 0
+    (a check clears them once found not stale); ``carried`` (a refresh), the next chunks'
+    too, each chunk's own used up (``read_keys``), while the service shows no call of the
+    project but the apply's since the first chunk's read: none waits for the next window
+    after it (nor the first's writes, when it read nothing)."""
+    reads, first = 0, True
     for part, todo in todos:
         while todo:
             ahead = ChunkAhead(touched, inputs, part, todo, kept)
             size = chunk_size(ahead.calls, left, share)
             calls = ahead.calls(size)
             reads += calls - size
-            if left is not None and left >= ahead.calls(1):
+            waits = left is not None and left < ahead.calls(1)  # for the next window
+            if left is not None and not waits:
                 left -= calls
             elif share is not None:  # sent in the next window
                 left = max(0, share - calls)
-            kept, todo = (), todo[size:]
+            # a window waited for after the first chunk's read: the next chunks read afresh
+            kept_on = carried and not (waits and (calls == size or not first))
+            kept = set(kept) - read_keys(ahead.needed(size), inputs) if kept_on else ()
+            todo, first = todo[size:], False
     return reads
 
 

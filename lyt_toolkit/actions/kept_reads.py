@@ -4,8 +4,9 @@ way (Ctrl-C, a kill) is taken up by the next run of the same plan where it stopp
 A paced apply's re-read may span windows: at 20,000 members a plan of 1,000 activations
 re-reads 1,000 cards' bucket lists, most of a professional window's share. A paced apply of
 a saved plan re-reads a chunk of its writes' objects at a time (``chunked``): its rows are
-kept so until the chunk is found not stale or re-planned by a paced refresh (then removed,
-its writes sent) or stale (kept for the refresh, as below). Each read of one
+kept so until the chunk is found not stale (then removed, its writes sent) or re-planned by
+a paced refresh (then its rows removed, ``drop``: those of the chunks after it, a refusal's,
+kept for them) or stale (kept for the refresh, as below). Each read of one
 object (a card's pending buckets, a tier structure, a card definition) is appended to
 ``LOG.reread.jsonl`` as the service sent it (``ApiModel.wire``), under the sha256 of the plan
 file and the service, project and sandbox state it was read from (``log.LogOwner``); the next
@@ -25,7 +26,8 @@ kept), or one a kill cut short, is not read, and the next line is written on a l
 own (``open_append``), not glued to it. The rows kept were read when they were: as a paced
 re-read's first rows are when its last is read, windows later.
 
-A kept read is taken up for ``KEPT_FOR`` after it was read (this machine's clock), no longer:
+A kept read is taken up for ``KEPT_FOR`` after it was read (this machine's clock, as it is
+taken up: a run going on windows reads it again once older), no longer:
 the re-read is what tells the plan is not stale, and a row read days before (a run stopped,
 then run again next week) says nothing of the edits made since; applied as if fresh, the
 plan's writes would overwrite them unseen. An older line (or one without its time, an older
@@ -43,7 +45,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +109,8 @@ class KeptReads:
         self._unwritten: list[dict[str, object]] = []
         self.refused = False
         """Whether the re-read kept ended in a refusal (``refuse``)."""
+        self._at: dict[tuple[str, ...], float] = {}
+        """Key -> when its read was made (``KEPT_FOR`` from then it answers)."""
         self.held = self._load()
         """Key -> the models its read gave (a get: one, or none for an object gone)."""
 
@@ -133,22 +137,52 @@ class KeptReads:
                 key = tuple(map(str, entry["key"]))
                 model = _MODELS[key[0]]
                 held[key] = [model.model_validate(item) for item in entry["models"]]
+                self._at[key] = entry["at"]
             except (ValueError, KeyError, TypeError, IndexError):
                 continue  # cut short by a kill (mid-character too), or not a kept read: read again
         return held
 
     def read(self, key: tuple[str, ...], read: Callable[[], list[Any]]) -> list[Any]:
-        """The models of ``key``: kept, else ``read()`` and kept."""
-        if key in self.held:
+        """The models of ``key``: kept (read at most ``KEPT_FOR`` before), else ``read()``
+        and kept."""
+        if key in self.held and _fresh(self._at[key], self._wall()):
             return self.held[key]
         models = read()
+        at = self._wall()
         line: dict[str, object] = {"key": list(key), "models": [m.wire() for m in models]}
         if self.as_read:
-            self._append(line)
+            self._append(line | {"at": at})
         else:
-            self._unwritten.append(line | {"at": self._wall()})
-        self.held[key] = models
+            self._unwritten.append(line | {"at": at})
+        self.held[key], self._at[key] = models, at
         return models
+
+    def expire(self) -> None:
+        """Let go of the rows read more than ``KEPT_FOR`` before now: read again if asked
+        (a run kept going windows since it took them up)."""
+        now = self._wall()
+        for key in [key for key, at in self._at.items() if not _fresh(at, now)]:
+            del self.held[key], self._at[key]
+
+    def drop(self, keys: Collection[tuple[str, ...]]) -> None:
+        """The reads of ``keys`` used up (a chunk re-planned from them): the others kept for
+        the next chunks, beside the log as they were (read when they were; a file of none
+        removed). A paced re-read's (``as_read``)."""
+        if not self.held.keys() & set(keys):
+            return
+        for key in keys:
+            self.held.pop(key, None)
+            self._at.pop(key, None)
+        if not self.held:
+            self.clear()
+            return
+        self.path.unlink(missing_ok=True)
+        if self.refused:
+            self._append({"refused": True})
+        for key, models in self.held.items():
+            self._append(
+                {"key": list(key), "models": [m.wire() for m in models], "at": self._at[key]}
+            )
 
     def refuse(self) -> None:
         """The re-read ended in a refusal (stale; a refresh's unsupported changes): what it
@@ -163,7 +197,7 @@ class KeptReads:
     def clear(self) -> None:
         """The re-read ended: nothing kept for the next."""
         self.path.unlink(missing_ok=True)
-        self.held = {}
+        self.held, self._at = {}, {}
         self._unwritten = []
         self.refused = False
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from ..client.quota import Quota
 
-__all__ = ["ReadMark", "hear_since", "mark_read", "quiet_since"]
+__all__ = ["ReadMark", "hear_since", "mark_read", "none_heard_since", "quiet_since"]
 
 
 class ReadMark(NamedTuple):
@@ -73,6 +73,15 @@ def quiet_since(mark: ReadMark, client: LoyaltyClient) -> bool:
         and quota.remaining == mark.remaining - sent
         and service_now(client).date() == mark.today
     )
+
+
+def none_heard_since(mark: ReadMark | None, client: LoyaltyClient) -> bool:
+    """Whether ``client`` heard of no call of the project but its own since ``mark``
+    (``quiet_since``), or sent none since (so waited for no window); no ``mark`` (the budget
+    unknown when it was to be made): not. No call is sent."""
+    if mark is None:
+        return False
+    return _sent_since(mark, client) == 0 or quiet_since(mark, client)
 
 
 def _sent_since(mark: ReadMark, client: LoyaltyClient) -> int:

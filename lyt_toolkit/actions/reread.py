@@ -65,6 +65,7 @@ __all__ = [
     "member_read",
     "needed_by",
     "own_work",
+    "read_keys",
     "reread_calls",
     "service_now",
 ]
@@ -172,6 +173,14 @@ def reread_calls(
     read = listings(rewards, IDS_PER_READ) + listings(names, NAMES_PER_READ)
     pages = _pages(touched, inputs)
     return sum(calls for key, calls in pages.items() if key not in kept) - rewards + read
+
+
+def read_keys(
+    touched: Iterable[Touched], inputs: Mapping[str, pd.DataFrame]
+) -> set[tuple[str, ...]]:
+    """What the re-read of ``touched`` fetches one object at a time (``ReadKeys``: what a
+    kept re-read keeps; listings of names and rewards aside)."""
+    return set(_pages(touched, inputs))
 
 
 def needed_by(

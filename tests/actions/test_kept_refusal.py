@@ -11,14 +11,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pandas as pd
 import pytest
 
-from lyt_toolkit.actions import ChangePlan, EditError
+from lyt_toolkit.actions import ChangePlan, EditError, chunked
 from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import bucket_lists, save_one_bucket_a_card, stopped_in_re_read
+from .helpers import activations, bucket_lists, save_one_bucket_a_card, stopped_in_re_read
 
 pytestmark = pytest.mark.usefixtures("professional")
 
@@ -125,3 +126,115 @@ def test_an_unpaced_re_read_stopped_part_way_keeps_nothing(
     with _counted(fresh, make_client, sent)() as client:
         ChangePlan.load(path).apply(client, log=log, progress=False, refresh=True)
     assert bucket_lists(sent) == cards
+
+
+def _refused_unpaced(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
+) -> pd.DataFrame:
+    """The plan saved at ``path`` refused as stale by an unpaced apply (its last item's
+    bucket activated by someone else since: every card read, its rows kept beside ``log``):
+    its buckets, in plan order."""
+    with make_client(fresh) as client:
+        chosen = save_one_bucket_a_card(client, path)
+        targets = [str(item.target) for item in ChangePlan.load(path).parts[0].items]
+        chosen = chosen.set_index("id", drop=False).loc[targets]
+        _activate(client, chosen.iloc[-1])
+    fresh.settle()
+    with make_client(fresh) as client, pytest.raises(StalePlanError):
+        ChangePlan.load(path).apply(client, log=log, progress=False)
+    return chosen
+
+
+def _activate(client: LoyaltyClient, bucket: pd.Series) -> None:
+    """``bucket`` (a pending buckets row) activated with ``client``."""
+    client.pending_buckets.activate(bucket.program_id, bucket.member_id, bucket.card_id, bucket.id)
+
+
+def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rows an unpaced stale refusal kept answer each chunk of a paced refresh, each
+    chunk's used up as it is re-planned, the others kept beside the log: a refresh cancelled
+    as its first write goes out (it stops at its second chunk's writes) reads no card, and
+    run again reads only the second chunk's, as its cost says. On main they answered the
+    first chunk's reads only, then were cleared: every other card was read again."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    targets = list(_refused_unpaced(fresh, make_client, path, log)["id"])
+    assert len(targets) > 2
+    monkeypatch.setattr(chunked, "CHUNK_MOST", 1)  # a chunk a card
+    sent: list[httpx.Request] = []
+    stop = threading.Event()  # the first activation sent, the refresh stops
+
+    def first_write(request: httpx.Request) -> None:
+        sent.append(request)
+        if activations(sent):
+            stop.set()
+
+    with (
+        httpx.Client(event_hooks={"request": [first_write]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        ChangePlan.load(path).apply(
+            client,
+            log=log,
+            progress=False,
+            paced=True,
+            refresh=True,
+            ignore_unsupported=True,
+            concurrency=1,
+            cancel=stop,
+        )
+    assert bucket_lists(sent) == 0 and activations(sent) == 1  # the first chunk's rows kept
+
+    sent.clear()
+    with _counted(fresh, make_client, sent)() as client:
+        loaded = ChangePlan.load(path)
+        loaded.check_apply(client, log=log, paced=True, refresh=True)  # its token first
+        reads = loaded.reread_cost(client, log=log, paced=True, refresh=True).needed
+        loaded.apply(
+            client, log=log, progress=False, paced=True, refresh=True, ignore_unsupported=True
+        )
+    # the later chunks' rows kept; the second's let go as its writes were sent (cancelled)
+    assert bucket_lists(sent) == 1
+    assert reads == 1
+    assert activations(sent) == len(targets) - 2  # the last one's made since
+    assert not log.with_name(log.name + ".reread.jsonl").exists()  # ended: none kept
+
+
+def test_a_paced_refresh_reads_afresh_after_another_s_call(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A call of the project not the refresh's own, heard once its first chunk is read (a
+    bucket of a later chunk activated by someone else), and the rows kept for the next
+    chunks are read again: that bucket is not activated as the kept row shows it pending."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    chosen = _refused_unpaced(fresh, make_client, path, log)
+    targets = list(chosen["id"])
+    assert len(targets) > 3
+    monkeypatch.setattr(chunked, "CHUNK_MOST", 1)  # a chunk a card
+    sent: list[httpx.Request] = []
+
+    def another_s_call(request: httpx.Request) -> None:
+        sent.append(request)
+        if activations(sent) == 1 and request.url.path.endswith("/activate"):
+            # the first chunk's write: someone else's call since
+            with make_client(fresh) as other:
+                _activate(other, chosen.iloc[2])
+
+    with (
+        httpx.Client(event_hooks={"request": [another_s_call]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        results = ChangePlan.load(path).apply(
+            client, log=log, progress=False, paced=True, refresh=True, ignore_unsupported=True
+        )
+    assert bucket_lists(sent) == len(targets) - 1  # all but the first chunk's read afresh
+    activated = set(results.loc[results["outcome"] == "succeeded", "target"])
+    assert activated == set(targets[:2]) | set(targets[3:-1])
+    assert activations(sent) == len(targets) - 2
