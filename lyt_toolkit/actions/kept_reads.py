@@ -177,12 +177,12 @@ class KeptReads:
             self.clear()
             return
         self.path.unlink(missing_ok=True)
-        if self.refused:
-            self._append({"refused": True})
-        for key, models in self.held.items():
-            self._append(
-                {"key": list(key), "models": [m.wire() for m in models], "at": self._at[key]}
-            )
+        lines: list[dict[str, object]] = [{"refused": True}] if self.refused else []
+        lines += (
+            {"key": list(key), "models": [m.wire() for m in models], "at": self._at[key]}
+            for key, models in self.held.items()
+        )
+        self._append(*lines)
 
     def refuse(self) -> None:
         """The re-read ended in a refusal (stale; a refresh's unsupported changes): what it
@@ -201,13 +201,14 @@ class KeptReads:
         self._unwritten = []
         self.refused = False
 
-    def _append(self, fields: dict[str, object]) -> None:
-        """A line of this plan and owner holding ``fields``, read now unless ``at`` says."""
-        line = {"log": KEPT, "plan": self.plan, "owner": self.owner, "at": self._wall()}
-        line |= fields
+    def _append(self, *fields: dict[str, object]) -> None:
+        """A line of this plan and owner for each of ``fields``, read now unless ``at`` says,
+        in one write (a kill cuts the last line short at most: read again, not taken up)."""
+        head = {"log": KEPT, "plan": self.plan, "owner": self.owner, "at": self._wall()}
+        text = "".join(json.dumps(head | one, ensure_ascii=False) + "\n" for one in fields)
         fd = open_append(self.path, what=_WHAT, error=LogFileError)
-        try:  # one O_APPEND write: a kill cuts its own line short at most
-            os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode())
+        try:  # one O_APPEND write
+            os.write(fd, text.encode())
         finally:
             os.close(fd)
 

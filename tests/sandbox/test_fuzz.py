@@ -15,6 +15,7 @@ import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from interrupting import HANG
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -62,7 +63,10 @@ schema = schemathesis.openapi.from_dict(DOCUMENT).exclude(path_regex=r"^/_sandbo
 
 
 def test_live_sandbox_serves_the_fuzzed_document(fuzz_sandbox: Sandbox) -> None:
-    served = httpx.get(f"{fuzz_sandbox.base_url}/openapi.json").json()
+    # The first request builds the document: seconds on a loaded machine, past httpx's
+    # default 5 s (a fresh clone's run timed out there); the wait only turns a hang into a
+    # failure.
+    served = httpx.get(f"{fuzz_sandbox.base_url}/openapi.json", timeout=HANG).json()
     assert served == DOCUMENT
     for path, operations in served["paths"].items():
         for method, operation in operations.items():
