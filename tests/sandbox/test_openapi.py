@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from interrupting import HANG
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -41,7 +42,7 @@ SUCCESS_SCHEMAS = {
 
 @pytest.fixture(scope="module")
 def document(sandbox: Sandbox) -> dict[str, Any]:
-    response = httpx.get(f"{sandbox.base_url}/openapi.json")
+    response = httpx.get(f"{sandbox.base_url}/openapi.json", timeout=HANG)  # built on first ask
     assert response.status_code == 200
     return response.json()
 
