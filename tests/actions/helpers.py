@@ -7,7 +7,7 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import httpx
 import pandas as pd
@@ -247,6 +247,28 @@ def stopped_in_re_read(
     ):
         ChangePlan.load(path).apply(stopped, log=log, progress=False, **{"paced": True} | apply)
     return sent
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def refused_paced_apply(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    path: Path,
+    log: Path,
+    refusal: type[E],
+) -> tuple[list[httpx.Request], E]:
+    """The paced apply of the plan at ``path`` with ``log``, which must raise ``refusal``:
+    the requests sent, and what it raised."""
+    sent: list[httpx.Request] = []
+    with (
+        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        make_client(fresh, http_client=http) as client,
+        pytest.raises(refusal) as refused,
+    ):
+        ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
+    return sent, refused.value
 
 
 SPENT = r"\b0 left this window of its share of (\d+)"

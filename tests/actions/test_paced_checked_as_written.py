@@ -26,6 +26,7 @@ from .helpers import (
     activations,
     applied_until_waiting,
     bucket_lists,
+    refused_paced_apply,
     save_one_bucket_a_card,
     stopped_in_re_read,
 )
@@ -129,16 +130,10 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     fresh.settle()
     fresh.set_plan("professional")
 
-    sent.clear()
-    with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
-        make_client(fresh, http_client=http) as client,
-        pytest.raises(StalePlanError) as stale,
-    ):
-        ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
-    said = str(stale.value)
+    sent, stale = refused_paced_apply(fresh, make_client, path, log, StalePlanError)
+    said = str(stale)
     assert other.id in said and "the log holds the plan's 2 writes made before" in said, said
-    assert "refresh=True" in said and stale.value.replanned is None
+    assert "refresh=True" in said and stale.replanned is None
     # no plan for review: the log holds the plan's own writes; each way on, with its calls
     assert "No plan made again was saved for review: the log holds writes of this plan's" in said
     assert f"then run again: {cards - 2} calls to re-read this chunk's objects afresh" in said

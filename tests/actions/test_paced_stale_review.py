@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import pytest
 
 from lyt_toolkit.actions import ChangePlan
@@ -20,7 +19,7 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SECRETS, bucket_lists, save_one_bucket_a_card
+from .helpers import SECRETS, bucket_lists, refused_paced_apply, save_one_bucket_a_card
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh", "professional")
 
@@ -86,16 +85,10 @@ def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_
         client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, first)
     fresh.settle()
     fresh.set_plan("10/hour")  # 5 calls a window at the default share: 2 writes a chunk
-    sent: list[httpx.Request] = []
-    with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
-        make_client(fresh, http_client=http) as client,
-        pytest.raises(StalePlanError) as stale,
-    ):
-        ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
-    said = str(stale.value)
+    sent, stale = refused_paced_apply(fresh, make_client, path, log, StalePlanError)
+    said = str(stale)
     assert bucket_lists(sent) == 2 and not (tmp_path / "plan.refreshed.json").exists()
-    assert stale.value.replanned is None and first in said
+    assert stale.replanned is None and first in said
     assert f"this chunk read 2 objects of the {cards} left to read" in said, said
     assert "then run again: 2 calls to re-read this chunk's objects afresh" in said, said
     refresh = (

@@ -24,7 +24,14 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import bonus, bucket_lists, pull, save_one_bucket_a_card, stopped_in_re_read
+from .helpers import (
+    bonus,
+    bucket_lists,
+    pull,
+    refused_paced_apply,
+    save_one_bucket_a_card,
+    stopped_in_re_read,
+)
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh")
 
@@ -181,14 +188,8 @@ def test_a_link_at_the_kept_re_reads_path_is_refused_before_a_call_not_written_t
     notes.write_text("someone's notes\n", encoding="utf-8")
     kept = log.with_name(log.name + ".reread.jsonl")
     link(kept, notes)
-    sent: list[httpx.Request] = []
-    with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
-        make_client(fresh, http_client=http) as client,
-        pytest.raises(LogFileError) as refused,
-    ):
-        ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
-    assert str(refused.value).startswith(f"{kept}: {refusal}"), refused.value
+    sent, refused = refused_paced_apply(fresh, make_client, path, log, LogFileError)
+    assert str(refused).startswith(f"{kept}: {refusal}"), refused
     assert notes.read_text(encoding="utf-8") == "someone's notes\n"
     assert bucket_lists(sent) == 0 and not [
         r for r in sent if r.method == "POST" and "activ" in r.url.path
