@@ -15,6 +15,7 @@ chunks, ``pace_work``) shares one ``PaceLines``: it starts once, each bar told i
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -52,11 +53,15 @@ class PaceLines:
         self._window = 0
         self._windows_before = 0
         """The windows the work went through before its current bar's first."""
+        self._lock = threading.Lock()
+        """Held while a line is decided and written: the bar's redraw thread (``see``) and
+        the work (``say``) write to one stream."""
 
     def follows(self) -> None:
         """The work's next bar starts, in the window its last one ended in: its windows are
         counted on from there."""
-        self._windows_before = self._window
+        with self._lock:
+            self._windows_before = self._window
 
     def see(
         self,
@@ -75,6 +80,13 @@ class PaceLines:
         said), or when the service still refuses it ``EVERY`` seconds after the last line said
         so. As the work is ``ending``, only that it went on after its last line said it waits
         (the rest done within a redraw's second)."""
+        with self._lock:
+            self._see(figures, refusals, waiting, known, ending, window)
+
+    def _see(
+        self, figures: str, refusals: int, waiting: bool, known: bool, ending: bool, window: int
+    ) -> None:
+        """``see``, under the lock."""
         if ending and not (self._state == "waiting" and not waiting):
             return
         window += self._windows_before
@@ -101,14 +113,16 @@ class PaceLines:
     def say(self, text: str, figures: str) -> None:
         """A line saying ``text`` with ``figures``, the work's state as it was; a work not
         started yet says so first (its bar's first redraw may come after this line)."""
-        state = self._state
-        if state is None:
-            state = "running"
-            self._say(state, _GOING_ON[None], figures)
-        self._say(state, text, figures)
+        with self._lock:
+            state = self._state
+            if state is None:
+                state = "running"
+                self._say(state, _GOING_ON[None], figures)
+            self._say(state, text, figures)
 
     def _say(self, state: State, text: str, figures: str) -> None:
         """The line saying ``text`` with ``figures``, the work now ``state``."""
         self._state, self._said_at = state, self._clock()
-        print(f"{datetime.now(UTC):%H:%M:%S} UTC {self.desc}: {text}: {figures}", file=sys.stderr)
+        line = f"{datetime.now(UTC):%H:%M:%S} UTC {self.desc}: {text}: {figures}\n"
+        sys.stderr.write(line)  # one write: ``print`` writes the end of line apart
         sys.stderr.flush()

@@ -123,3 +123,18 @@ def test_a_works_line_said_before_its_bar_first_redraws_comes_after_its_start(
         "paced apply: chunk 1 (create_benefit): re-reading 2 calls: 0",
         "paced apply: chunk 2 (create_benefit): re-reading 2 calls: 9",
     ]
+
+
+def test_each_pace_line_is_written_whole_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bar's redraw thread and the work both write lines to one pipe: a line written as
+    its text and then its end of line (``print``) let another line in between them (CI saw
+    "...end about 10:59 UTC10:59:18 UTC paced apply: chunk 2 ...", then an empty line)."""
+    written: list[str] = []
+    stream = SimpleNamespace(write=written.append, flush=lambda: None)
+    monkeypatch.setattr("sys.stderr", stream)
+    lines = PaceLines("paced apply", clock=lambda: 0.0)
+    lines.see("0 of 18", refusals=0, waiting=False, known=True)
+    lines.say("chunk 2 (create_benefit): re-reading 2 calls", "9")
+    lines.see("9 of 18", refusals=0, waiting=True, known=True)
+    assert len(written) == 3, written
+    assert all(text.endswith("\n") and text.count("\n") == 1 for text in written), written
