@@ -15,7 +15,7 @@ import functools
 import threading
 from abc import ABCMeta
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
@@ -501,22 +501,20 @@ class ChangePlan(metaclass=ABCMeta):
         return _by_call((part.action, part._not_sent(client, log)) for part in self.parts)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Refreshing:
     """A paced ``refresh=True`` apply re-planning each chunk (``_chunk_replanned``): its
-    ``log``, its options, and whether its refusals for good are reconsidered yet."""
+    options."""
 
-    log: ActionLog
     allow_destroy: bool
     ignore_unsupported: bool
-    reconsidered: bool = False
 
-    def reconsider(self) -> None:
-        """The log's writes refused for good sent again from here (``ActionLog.reconsider``),
-        once: before the first chunk's writes, as a refresh re-planned them."""
-        if not self.reconsidered:
-            self.log.reconsider()
-            self.reconsidered = True
+
+def _reconsidered(log: ActionLog | None, refresh: bool) -> AbstractContextManager[object]:
+    """A ``refresh``'s run in the block: the plan made again, the ``log``'s refusals for good
+    are sent again, the line saying so written with the run's first write, none by a run
+    refused or stopped before it (``ActionLog.as_reconsidered``)."""
+    return log._reconsidered_in() if refresh and log is not None else nullcontext()
 
 
 def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
@@ -1074,7 +1072,8 @@ class SavedPlan:
         ``kept_reads.KEPT_FOR``). With the ``log`` of an interrupted apply, what the plan's
         own writes made (``own_work``) is neither stale nor sent again, nor is a write the
         service refused for good (``actions.log``: a 404, 409 or 423), its result that
-        refusal, unless ``refresh`` (the plan made again reconsiders it).
+        refusal, unless ``refresh`` (the plan made again reconsiders it: the log's line saying
+        so written with the first write, none by a refresh refused or stopped before one).
 
         Unpaced, the share checked holds over the re-read and the writes together (see
         ``ChangePlan.apply``): a re-read it stops sends no write, every item ``cancelled``.
@@ -1137,17 +1136,16 @@ class SavedPlan:
                         kept = self._kept(log, client, paced)
                         assert kept is not None and action_log is not None
                         refreshing = (
-                            _Refreshing(action_log, allow_destroy, ignore_unsupported)
-                            if refresh
-                            else None
+                            _Refreshing(allow_destroy, ignore_unsupported) if refresh else None
                         )
-                        results = self._written_as_checked(
-                            client,
-                            log,
-                            kept,
-                            (share, concurrency, progress, cancel, cost.needed),
-                            refreshing,
-                        )
+                        with _reconsidered(action_log, refresh):
+                            results = self._written_as_checked(
+                                client,
+                                log,
+                                kept,
+                                (share, concurrency, progress, cancel, cost.needed),
+                                refreshing,
+                            )
                         self._remember(PlanCost.for_client(0, client))
                         record_applied(self.path, self.sha256, results)
                         return results
@@ -1168,21 +1166,20 @@ class SavedPlan:
                         raise
                     results = self.plan._not_sent(client, log)  # the re-read spent the share
                 else:
-                    if refresh and action_log is not None:
-                        action_log.reconsider()  # made again: its refusals for good sent again
                     # the plan's own checks (a refreshed plan's unsupported changes), its parts
-                    results = plan._checked_run(
-                        client,
-                        held,
-                        log=log,
-                        allow_destroy=allow_destroy,
-                        ignore_unsupported=ignore_unsupported,
-                        concurrency=concurrency,
-                        progress=progress,
-                        cancel=cancel,
-                        share=share,
-                        paced=paced,
-                    )
+                    with _reconsidered(action_log, refresh):
+                        results = plan._checked_run(
+                            client,
+                            held,
+                            log=log,
+                            allow_destroy=allow_destroy,
+                            ignore_unsupported=ignore_unsupported,
+                            concurrency=concurrency,
+                            progress=progress,
+                            cancel=cancel,
+                            share=share,
+                            paced=paced,
+                        )
         self._remember(PlanCost.for_client(0, client))  # the budget the apply left
         record_applied(self.path, self.sha256, results)
         return results
@@ -1330,8 +1327,7 @@ class SavedPlan:
         again from the ``live`` rows just read plans them (``replanned``, as ``refreshed``
         makes it), and the indices in the part of those still planned (one already made, or
         dropped unsupported, is not sent); its unsupported changes refused without
-        ``ignore_unsupported`` (``EditError``; the rows kept for the refresh with it). Before
-        the first writes, the log's refusals for good are reconsidered (``reconsider``)."""
+        ``ignore_unsupported`` (``EditError``; the rows kept for the refresh with it)."""
         base, planned = replanned(self, live, own, service_now(client))
         try:
             ChangePlan(base, *planned)._check_options(
@@ -1341,7 +1337,6 @@ class SavedPlan:
         except EditError:
             kept.refuse()  # the refresh with the option added reads nothing again
             raise
-        refreshing.reconsider()
         return planned_part(planned.parts, *chunk)
 
     def _chunk_stale(

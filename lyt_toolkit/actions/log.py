@@ -21,8 +21,12 @@ the items tells a resume from the same plan made again after what refused it was
 the same write then goes out only once the log says so.
 A line saying the plan is made again from the live state (``RECONSIDERED``:
 ``apply(refresh=True)``, or ``reconsider()`` called on the log) ends that: the refusals
-before it are sent again, once. A saved plan never takes an unsaved run's refusal for its
-own, nor an unsaved plan a saved plan's (each sends it again).
+before it are sent again, once. A run with a log read as reconsidered
+(``as_reconsidered``; a refresh's) writes that line just before its first write's
+``attempted`` line, so a run that ends before sending any write (refused, cancelled, its log
+held by another writer, failed) leaves the refusals standing, not reconsidered for the next.
+A saved plan never takes an unsaved run's refusal for its own, nor an unsaved plan a saved
+plan's (each sends it again).
 
 A log belongs to one service and project: the first ``execute`` with it writes an
 owner line (the service's public URL and the application ID, no secret), and a
@@ -151,6 +155,7 @@ WRITE = "write"
 RECONSIDERED = "lyt-action-reconsidered/1"
 """The ``log`` key of a line saying the writes refused for good before it are to be sent
 again (the plan was made again from the live state)."""
+_RECONSIDERED_LINE = (json.dumps({"log": RECONSIDERED}) + "\n").encode()
 
 _FIELDS = (
     "time",
@@ -354,13 +359,18 @@ class ActionLog:
         self._reading = threading.Lock()  # held while the log is read (``_indexed``)
         self._index: _Index | None = None  # kept in step while read once (``reading_once``)
         self._once = 0  # how many ``reading_once`` blocks are open
-        self.reconsidered = False
-        """Whether the log is read as if a ``RECONSIDERED`` line ended it
-        (``as_reconsidered``): a rehearsal's copy of it ends with one."""
+        self._reconsidering = False  # read as reconsidered, its line written with a write
 
     def __repr__(self) -> str:
         plan = "" if self.plan is None else f", plan={self.plan!r}"
         return f"ActionLog({str(self.path)!r}{plan})"
+
+    @property
+    def reconsidered(self) -> bool:
+        """Whether the log is read as if a ``RECONSIDERED`` line ended it, that line not
+        written yet (``as_reconsidered``): a rehearsal's copy of it ends with one, and a run
+        with it writes it before its first write."""
+        return self._reconsidering
 
     # -- writing -----------------------------------------------------------------
 
@@ -405,6 +415,9 @@ class ActionLog:
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
         with self._lock:
             fd = self._open()
+            if outcome == ATTEMPTED and self._reconsidering:  # the run's first write
+                os.write(fd, _RECONSIDERED_LINE)
+                self._reconsidering = False  # read from here as the lines say
             if outcome == ATTEMPTED and self._window is not None:
                 self._follow_window(fd, self._window())
             os.write(fd, data)  # one O_APPEND write per line: lines never interleave
@@ -443,14 +456,31 @@ class ActionLog:
         them was put right)."""
         with self._lock:
             fd = self._open()
-            os.write(fd, (json.dumps({"log": RECONSIDERED}) + "\n").encode())
+            os.write(fd, _RECONSIDERED_LINE)
+            self._reconsidering = False
         os.fsync(fd)
 
     def as_reconsidered(self) -> ActionLog:
-        """This log read as it will read once ``reconsider()`` is written on it: its refusals
-        for good sent again, the rest as it is (for what a run after it costs:
-        ``plan.cost(log=log.as_reconsidered())``). Nothing is written."""
-        return _Reconsidered(self.path, plan=self.plan)
+        """A new ``ActionLog`` of this file read as it will read once ``reconsider()`` is
+        written on it: its refusals for good sent again, the rest as it is (for what a run
+        after it costs: ``plan.cost(log=log.as_reconsidered())``). Nothing is written until a
+        run with it sends a write: the ``reconsider()`` line goes just before that write's
+        ``attempted`` line, so a run refused or stopped before it sends anything leaves the
+        refusals standing (``plan.apply(client, log=log.as_reconsidered())``)."""
+        view = ActionLog(self.path, plan=self.plan)
+        view._reconsidering = True
+        return view
+
+    @contextmanager
+    def _reconsidered_in(self) -> Iterator[ActionLog]:
+        """In the block this log reads as reconsidered, its line written with the block's
+        first write (``as_reconsidered``, for a run handed this very log: a refresh's); a
+        block that sends no write leaves it as it was."""
+        self._reconsidering = True
+        try:
+            yield self
+        finally:
+            self._reconsidering = False
 
     @contextmanager
     def noting(self, use: Callable[[], WindowCalls | None]) -> Iterator[Callable[[], None]]:
@@ -687,8 +717,10 @@ class ActionLog:
         return entries
 
     def state(self, action: str) -> LogState:
-        """The last line and the line that saw it done (if any) of each target of ``action``."""
-        return self._indexed().state(action)
+        """The last line and the line that saw it done (if any) of each target of ``action``
+        (none refused for good while read as reconsidered, ``as_reconsidered``)."""
+        state = self._indexed().state(action)
+        return LogState(state.last, state.succeeded) if self._reconsidering else state
 
     def frame(self) -> pd.DataFrame:
         """The log as a DataFrame (one row per line), e.g. to show what a run did."""
@@ -697,18 +729,6 @@ class ActionLog:
         frame["status"] = frame["status"].astype("Int64")
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
         return frame
-
-
-class _Reconsidered(ActionLog):
-    """An ``ActionLog`` read as if a ``RECONSIDERED`` line ended it (``as_reconsidered``)."""
-
-    def __init__(self, path: str | os.PathLike[str], *, plan: str | None = None) -> None:
-        super().__init__(path, plan=plan)
-        self.reconsidered = True
-
-    def state(self, action: str) -> LogState:
-        state = super().state(action)
-        return LogState(state.last, state.succeeded)
 
 
 LogSource = ActionLog | str | os.PathLike[str]

@@ -1,8 +1,10 @@
 """A panel's writes its action log shows refused for good (404, 409, 423: logged final).
 
 A run with the log does not send such a write again until the log says it is reconsidered
-(``ActionLog.reconsider``): what the panel's Send refused writes again box does before an
-Apply. Without a log nothing is logged final, so every refused write is sent again.
+(``ActionLog.reconsider``): what the panel's Send refused writes again box has its Apply do,
+reading the log as reconsidered and writing that line with its first write
+(``ActionLog.as_reconsidered``), so an Apply that ends before sending any leaves the refusals
+standing. Without a log nothing is logged final, so every refused write is sent again.
 """
 
 from __future__ import annotations
@@ -21,16 +23,23 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SEND_AGAIN",
-    "reconsider",
+    "STILL_HELD",
     "reconsidered",
     "refused_in",
     "refused_left",
     "refused_results",
     "skipped_note",
+    "still_held",
 ]
 
 SEND_AGAIN = "Send refused writes again"
-"""The box that reconsiders the log's refusals for good before an Apply."""
+"""The box that has an Apply reconsider the log's refusals for good."""
+STILL_HELD = (
+    f"no write was sent, so the writes refused for good before are held still and {SEND_AGAIN}"
+    " stays ticked: the next Apply sends them (untick it to keep them held)"
+)
+"""What the status adds once an Apply with the box ticked ended before sending any write:
+the box stays ticked, the user's choice carried to their next Apply."""
 NOT_SENT = "not sent again: refused for good"
 """How the message of a write a run did not send, its log showing it refused for good,
 starts (``actions.ActionPlan.execute``)."""
@@ -55,20 +64,17 @@ def refused_in(plan: ChangePlan, log: LogSource | None) -> int:
 
 def reconsidered(log: LogSource, reconsider: bool) -> LogSource:
     """``log`` as an Apply reads it: itself, or with ``reconsider`` a new ``ActionLog`` read as
-    it will read once its refusals for good are reconsidered (``ActionLog.as_reconsidered``;
-    nothing written)."""
+    it will read once its refusals for good are reconsidered, that line written only with the
+    first write of a run with it (``ActionLog.as_reconsidered``)."""
     if not reconsider:
         return log
     return (log if isinstance(log, ActionLog) else ActionLog(log)).as_reconsidered()
 
 
-def reconsider(log: LogSource) -> None:
-    """Write ``log``'s line after which its refusals for good are sent again."""
-    if isinstance(log, ActionLog):
-        log.reconsider()
-        return
-    with ActionLog(log) as action_log:
-        action_log.reconsider()
+def still_held(read: LogSource | None) -> bool:
+    """Whether the log an Apply ``read`` as reconsidered (``reconsidered``) still waits for
+    its first write: the Apply sent none, and the log's refusals for good stand."""
+    return isinstance(read, ActionLog) and read.reconsidered
 
 
 def refused_results(results: pd.DataFrame, log: LogSource | None) -> pd.Series:

@@ -37,12 +37,13 @@ from ._messages import State, describe_error, status_html
 from ._plan_panel import PlanPanel, cost_html, refusal
 from ._refused import (
     SEND_AGAIN,
-    reconsider,
+    STILL_HELD,
     reconsidered,
     refused_in,
     refused_left,
     refused_results,
     skipped_note,
+    still_held,
 )
 from ._results import (
     RESULT_VIEW,
@@ -106,8 +107,9 @@ class EditPanel(PlanPanel):
     listed ``refused for good``: a plain Apply does not send it again (the status counts
     it), nor does its cost count it. Once what refused it is put right, tick Send refused
     writes again (``send_refused``, shown while the plan holds such writes): Apply then
-    writes the log's ``reconsidered`` line (``ActionLog.reconsider``) and sends them, and
-    the cost counts them.
+    reads the log as reconsidered and sends them, writing the log's ``reconsidered`` line with
+    its first write (``ActionLog.as_reconsidered``), and the cost counts them. An Apply that
+    ends before sending any write leaves the log as it was and the box ticked.
     """
 
     def __init__(
@@ -159,7 +161,8 @@ class EditPanel(PlanPanel):
             layout=w.Layout(display="none", width="auto"),
         )
         """Shown while the plan holds writes the log shows refused for good: ticked, Apply
-        reconsiders them (the log's ``reconsidered`` line) and sends them."""
+        reconsiders them (the log's ``reconsidered`` line, with its first write) and sends
+        them; unticked once it wrote that line, ticked still when it sent no write."""
         self.summary = w.HTML()
         self.changes_table = Table(CHANGE_VIEW)
         self.unsupported_table = Table(UNSUPPORTED_VIEW)
@@ -473,8 +476,8 @@ class EditPanel(PlanPanel):
         self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported{held}.")
 
     def _send_refused_toggled(self) -> None:
-        """Send refused writes again ticked or unticked (not by an Apply, which unticks it as
-        it starts): the last rehearsal rehearsed other writes, and the cost changes."""
+        """Send refused writes again ticked or unticked (not by an Apply, which unticks it once
+        it sent a write): the last rehearsal rehearsed other writes, and the cost changes."""
         if self.busy:
             return
         self.rehearsal = None
@@ -521,27 +524,38 @@ class EditPanel(PlanPanel):
         self.show_ok(f"Rehearsed: {changes}, {calls}.")
 
     def _apply(self, paced: bool, resend: bool) -> None:
-        """Apply the plan (``paced``: paced, its line on the status; ``resend``: the log's
-        refusals for good reconsidered first, and so sent)."""
+        """Apply the plan (``paced``: paced, its line on the status; ``resend``: the log read
+        with its refusals for good reconsidered, and so sent, the line saying so written with
+        the first write: an Apply that sends none leaves them held, the box ticked)."""
         plan, client, log = self.plan, self.client, self.action_log
         assert plan is not None and client is not None  # checked by apply()
-        if resend and log is not None:
-            reconsider(log)
-            self.send_refused.value = False  # once: refused again, they are held again
         self.progress.layout.display = ""
         self.progress.max = max(sum(len(part.items) for part in plan.parts), 1)
         self.progress.value = 0
-        results = plan.apply(
-            client,
-            log=self.action_log,
-            allow_destroy=self.allow_destroy.value,
-            ignore_unsupported=self.ignore_unsupported.value,
-            concurrency=self.concurrency,
-            progress=self._batch_progress(),
-            cancel=self._cancel,
-            budget_share=self.budget_share,
-            paced=paced,
-        )
+        read = self._read_log(resend)
+        try:
+            results = plan.apply(
+                client,
+                log=read,
+                allow_destroy=self.allow_destroy.value,
+                ignore_unsupported=self.ignore_unsupported.value,
+                concurrency=self.concurrency,
+                progress=self._batch_progress(),
+                cancel=self._cancel,
+                budget_share=self.budget_share,
+                paced=paced,
+            )
+        except Exception as exc:
+            if not still_held(read):
+                raise
+            self.progress.bar_style = "danger"
+            self.show_error(f"Applying stopped: {describe_error(exc)}; {STILL_HELD}.")
+            return
+        finally:
+            if isinstance(read, ActionLog) and read is not log:
+                read.close()
+            if resend and not still_held(read):
+                self.send_refused.value = False  # once: refused again, they are held again
         self.results = results
         self.results_table.show(results, "<b>Results</b>")
         self.download.value = download_button(results, "change_plan_results.csv")
@@ -551,6 +565,8 @@ class EditPanel(PlanPanel):
         refused = results[refused_results(results, log)]
         if len(refused):
             summary += f"; {refused_left(refused)}"
+        if still_held(read):
+            summary += f"; {STILL_HELD}"
         applied = _Applied(plan, results, self.rehearsal, summary, state)
         self.plan = None  # sent: Apply is not armed again with it, whatever the pull does
         again = self._again_cost()

@@ -6,6 +6,7 @@ again. Counted over real HTTP."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,16 @@ def _saved_with_two_refused(client: LoyaltyClient, path: Path) -> SavedPlan:
 
 
 def _applied_counting(
-    sb: Sandbox, make_client: Callable[..., LoyaltyClient], plan: SavedPlan, **options: Any
+    sb: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    plan: SavedPlan,
+    *,
+    paced: bool = True,
+    **options: Any,
 ) -> tuple[pd.DataFrame, list[str]]:
-    """``plan`` applied paced with the log ``plan.log.jsonl`` beside it: its results, and
-    each activation (``POST``) and each read of a card's buckets (``GET``) that went out."""
+    """``plan`` applied (``paced``) with the log ``plan.log.jsonl`` beside it: its results,
+    and each activation (``POST``) and each read of a card's buckets (``GET``) that went
+    out."""
     sent: list[str] = []
 
     def seen(request: httpx.Request) -> None:
@@ -46,7 +53,7 @@ def _applied_counting(
         make_client(sb, http_client=http) as client,
     ):
         log = plan.path.with_name("plan.log.jsonl")
-        results = plan.apply(client, log=log, progress=False, paced=True, **options)
+        results = plan.apply(client, log=log, progress=False, paced=paced, **options)
     return results.set_index("target"), sent
 
 
@@ -83,6 +90,35 @@ def test_a_resumed_apply_neither_sends_nor_reads_back_a_write_refused_for_good(
     assert sent.count("POST") == 2, sent  # the plan made again reconsiders them
     assert len(sent) == reconsidered.needed, sent
     assert refreshed.loc[refused, "status"].eq(423).all()
+
+
+@pytest.mark.parametrize("paced", [False, True], ids=["unpaced", "paced"])
+def test_a_refresh_stopped_before_its_first_write_leaves_the_refusals_for_good_held(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    paced: bool,
+) -> None:
+    """A ``refresh=True`` apply (the plan made again: its refusals for good read as
+    reconsidered) cancelled before it sends a write reconsiders nothing: the log holds no
+    reconsidered line, and the plain apply after it sends neither refused write."""
+    fresh.set_plan("1000/hour")
+    plan = _saved_with_two_refused(client, tmp_path / "plan.json")
+    first, sent = _applied_counting(fresh, make_client, plan)
+    assert sent.count("POST") == 3 and first["outcome"].eq("failed").sum() == 2
+
+    cancelled = threading.Event()
+    cancelled.set()  # Cancel pressed as the refresh re-reads: it stops before any write
+    options: dict[str, Any] = {"refresh": True, "cancel": cancelled}
+    _, sent = _applied_counting(fresh, make_client, plan, paced=paced, **options)
+    assert "POST" not in sent, sent
+    assert "lyt-action-reconsidered" not in (tmp_path / "plan.log.jsonl").read_text()
+
+    again, sent = _applied_counting(fresh, make_client, plan)
+    assert sent == [], sent  # neither refused write sent again, nor read back
+    refused = first.index[first["outcome"] == "failed"]
+    assert again.loc[refused, "message"].str.startswith("not sent again: refused for good").all()
 
 
 def test_lyt_apply_left_with_only_refusals_for_good_says_what_makes_them_not_run_again(

@@ -17,6 +17,7 @@ import pytest
 from frame_reads import cell
 
 from lyt_toolkit import Sample, actions
+from lyt_toolkit.actions.lock import held
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
@@ -940,6 +941,21 @@ def _calls_needed(panel: EditPanel) -> int:
     return int(match[1])
 
 
+def _activation_refused(
+    fresh: Sandbox, snapshot: ProgramSnapshot, client: LoyaltyClient, log: Path
+) -> tuple[EditPanel, Any, str]:
+    """A panel with ``log`` whose Apply of BUCKET's activation was refused 423 (its day
+    reached, the sandbox's clock left there), the bucket, and the sandbox's today before."""
+    panel = EditPanel(snapshot, client, kind="pending_buckets", log=log)
+    bucket: Any = snapshot.pending_buckets.set_index("id").loc[BUCKET]
+    today = fresh.now()
+    fresh.set_clock(f"{bucket['date']:%Y-%m-%d}T12:00:00Z")  # the bucket's day reached: refused 423
+    type_into(panel, row_of(panel, BUCKET), "status", "ACTIVATED")
+    plan(panel)
+    apply(panel)
+    return panel, bucket, today
+
+
 def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_is_ticked(
     fresh: Sandbox, snapshot: ProgramSnapshot, client: LoyaltyClient, tmp_path: Path
 ) -> None:
@@ -948,13 +964,7 @@ def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_
     sends nothing); once what refused it is put right, ticking Send refused writes again
     counts it in the cost, and Apply reconsiders the log and sends it."""
     log = tmp_path / "edits.log.jsonl"
-    panel = EditPanel(snapshot, client, kind="pending_buckets", log=log)
-    bucket: Any = snapshot.pending_buckets.set_index("id").loc[BUCKET]
-    today = fresh.now()
-    fresh.set_clock(f"{bucket['date']:%Y-%m-%d}T12:00:00Z")  # the bucket's day reached: refused 423
-    type_into(panel, row_of(panel, BUCKET), "status", "ACTIVATED")
-    plan(panel)
-    apply(panel)
+    panel, bucket, today = _activation_refused(fresh, snapshot, client, log)
 
     assert panel.results is not None
     assert panel.results.set_index("target").loc[BUCKET, "status"] == 423
@@ -1011,3 +1021,39 @@ def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_
     assert '"lyt-action-reconsidered/1"' in log.read_text()
     assert not panel.send_refused.value and panel.send_refused.layout.display == "none"
     assert "refused for good" not in panel.status.value
+
+
+def test_an_apply_with_send_refused_ticked_that_sends_no_write_leaves_the_refusals_held(
+    fresh: Sandbox, snapshot: ProgramSnapshot, client: LoyaltyClient, tmp_path: Path
+) -> None:
+    """An Apply with Send refused writes again ticked that stops before its first write
+    (another writer holds the log) reconsiders nothing: the box stays ticked, the status
+    says so, and the user's next plain Apply (the box unticked) does not send the write
+    refused for good, only the other change."""
+    log = tmp_path / "edits.log.jsonl"
+    panel, bucket, today = _activation_refused(fresh, snapshot, client, log)
+    assert "1 write refused for good" in panel.status.value
+    fresh.set_clock(today)  # what refused it put right
+    panel.kind_select.value = "rewards"
+    _draft_reward(panel)
+    plan(panel)
+    panel.send_refused.value = True
+
+    sent = client.quota.calls_used
+    with held(log, "is being written"):  # another writer: the Apply stops before any write
+        apply(panel)
+    assert client.quota.calls_used == sent
+    status = html.unescape(panel.status.value)
+    assert "Applying stopped" in status and "is being written" in status
+    assert f"held still and {SEND_AGAIN} stays ticked" in status
+    assert panel.send_refused.value
+    assert "lyt-action-reconsidered" not in log.read_text()
+
+    panel.send_refused.value = False  # the user's plain Apply
+    assert "1 write refused for good not counted" in panel.budget.value
+    apply(panel)
+    assert panel.results is not None
+    outcomes = panel.results.set_index("target")["outcome"]
+    assert outcomes[REWARD] == "succeeded" and outcomes[BUCKET] != "succeeded"
+    assert _pending(client, bucket)
+    assert "1 of them refused before, not sent this time" in panel.status.value
