@@ -45,6 +45,7 @@ from .chunked import (
     planned_part,
     reads_as_chunked,
     to_send,
+    waits_for_window,
 )
 from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
@@ -84,6 +85,7 @@ from .reread import (
     read_keys,
     reread_calls,
     service_now,
+    touched_read_by,
 )
 from .reviewed import refuse_unreviewed
 from .staleness import ChunkStop, Replanned, stale_error, stale_objects
@@ -1227,7 +1229,8 @@ class SavedPlan:
         writes are re-planned from the rows just read instead (``_chunk_replanned``), the
         rows a refusal kept answering each chunk's reads, each chunk's used up, while the
         service shows no call of the project but this apply's since the first chunk's read
-        (``quiet.none_heard_since``; else read afresh)."""
+        (``quiet.none_heard_since``), up to the chunk's re-planning: else read afresh
+        (``_chunk_read``)."""
         share, concurrency, progress, cancel, planned = run
         if kept.refused and refreshing is None:
             kept.clear()  # a refusal's rows: what it named may be put right since
@@ -1261,12 +1264,18 @@ class SavedPlan:
             sent: list[tuple[list[int], pd.DataFrame]] = []
             reached: set[int] = set()
             while todo and not stopped:
-                if kept.held and mark is not False and not none_heard_since(mark, client):
-                    kept.clear()  # another's call since the first chunk's read: read afresh
                 fresh = not kept.held  # none of the chunk's rows read by an earlier run
+                # after the first chunk's read, the rows kept answer while nothing is heard
+                quiet = None if mark is False else functools.partial(none_heard_since, mark, client)
                 try:
                     live, chunk, used = self._chunk_read(
-                        client, log, kept, part, todo, (whole, share, progress, work), cancel
+                        client,
+                        log,
+                        (kept, quiet),
+                        part,
+                        todo,
+                        (whole, share, progress, work),
+                        cancel,
                     )
                 except (StoppedError, PacingEnded):  # a Cancel while it waits for a window
                     stopped = "not sent: the batch was cancelled"
@@ -1394,7 +1403,7 @@ class SavedPlan:
         self,
         client: LoyaltyClient,
         log: LogSource,
-        kept: KeptReads,
+        kept_while: tuple[KeptReads, Callable[[], bool] | None],
         part: ActionPlan[Any],
         todo: list[int],
         pace: tuple[int | None, float, Progress, PacedWork],
@@ -1403,20 +1412,37 @@ class SavedPlan:
         """The next chunk of ``todo`` (indices of ``part``'s items; ``chunk_size``), the
         live rows of the objects its writes need, read paced (``pace``: a window's share in
         calls, the share, the progress, the work it is a chunk of, told of it), its writes
-        held back (``Allowance.holding_back``), and what those reads fetch (``read_keys``)."""
+        held back (``Allowance.holding_back``), and what those reads fetch (``read_keys``).
+        ``kept_while``: the rows kept, and whether they may still answer (None: as they
+        are, the first chunk's), asked before the reads and once they are read: a row kept
+        answers only while nothing else was heard up to the chunk's re-planning, and not in
+        a chunk that waits for the next window (nothing heard across it can be told); else
+        it is read afresh."""
+        kept, quiet = kept_while
         whole, share, progress, work = pace
         planned: list[int] = [0]
         with self._reread_paced(
             client, log, share, progress, lambda: planned[0], cancel
         ) as allowance:
             kept.expire()  # a row read over ``KEPT_FOR`` before is read again: not counted
+            if quiet is not None and kept.held and not quiet():
+                kept.clear()  # another's call since the first chunk's read: read afresh
             ahead = ChunkAhead(self.touched, self.inputs, part, todo, frozenset(kept.held))
+            if quiet is not None and kept.held and waits_for_window(ahead.calls, allowance.left):
+                kept.clear()  # its rows read in the window its writes go in
+                ahead = ChunkAhead(self.touched, self.inputs, part, todo)
             chunk = todo[: chunk_size(ahead.calls, allowance.left, whole)]
             entries = ahead.needed(len(chunk))
+            earlier = read_keys(entries, self.inputs) & kept.held.keys()  # no call: kept
             planned[0] = ahead.calls(len(chunk)) - len(chunk)
             work.chunk(part.action, planned[0], len(chunk), len(todo))
             with allowance.holding_back(len(chunk)):
                 live = live_rows(client, entries, self.inputs, kept)
+                if earlier and quiet is not None and not quiet():  # heard as it read
+                    kept.drop(earlier)
+                    again = touched_read_by(entries, self.inputs, earlier)
+                    planned[0] += reread_calls(again, self.inputs)
+                    live |= live_rows(client, again, self.inputs, kept)
         return live, chunk, read_keys(entries, self.inputs)
 
     def _bound(self, log: LogSource | None) -> LogSource | None:

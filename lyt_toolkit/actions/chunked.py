@@ -35,7 +35,10 @@ object left before its first write and kept none of those reads once that re-rea
 run stopped and run again in each window (a scheduled job) re-read the same objects each time
 and never wrote. The rows a refusal kept answer each chunk (each chunk's used up as it is
 re-planned, ``KeptReads.drop``) while the service shows no call of the project but the
-apply's since its first chunk's read; before, they answered the first chunk only.
+apply's since its first chunk's read, up to the moment the chunk is re-planned (asked
+before its reads and after them: another's call heard as they went, the kept rows it took
+up are read afresh); a later chunk that waits for the next window reads its own there, as
+nothing heard across a window's end can be told. Before, they answered the first chunk only.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ __all__ = [
     "planned_part",
     "reads_as_chunked",
     "to_send",
+    "waits_for_window",
 ]
 
 CHUNK_MOST = 99
@@ -77,7 +81,7 @@ def chunk_size(calls: Callable[[int], int], left: int | None, share: int | None)
     their reads: as many as the ``left`` calls of this window's share hold, else (not one's
     left) as many as a window's ``share`` holds; at least one, at most ``CHUNK_MOST``
     (budget unknown: that)."""
-    room = left if left is not None and left >= calls(1) else share
+    room = share if left is None or waits_for_window(calls, left) else left
     if room is None:
         return CHUNK_MOST
     low, high = 1, CHUNK_MOST  # calls(n) grows with n: the largest n it holds
@@ -85,6 +89,13 @@ def chunk_size(calls: Callable[[int], int], left: int | None, share: int | None)
         middle = (low + high + 1) // 2
         low, high = (middle, high) if calls(middle) <= room else (low, middle - 1)
     return low
+
+
+def waits_for_window(calls: Callable[[int], int], left: int | None) -> bool:
+    """Whether the next chunk (``calls(n)``: the calls of its first ``n`` writes and their
+    reads) waits for the next window: the ``left`` calls of this window's share do not hold
+    its first write and its reads (None, the budget unknown: it does not wait)."""
+    return left is not None and left < calls(1)
 
 
 class ChunkAhead:
@@ -132,21 +143,24 @@ def reads_as_chunked(
     (a check clears them once found not stale); ``carried`` (a refresh), the next chunks'
     too, each chunk's own used up (``read_keys``), while the service shows no call of the
     project but the apply's since the first chunk's read: none waits for the next window
-    after it (nor the first's writes, when it read nothing)."""
+    after it (nor the first's writes, when it read nothing), and a later chunk that waits
+    reads its own afresh there (no call of another's across the wait can be told)."""
     reads, first = 0, True
     for part, todo in todos:
         while todo:
             ahead = ChunkAhead(touched, inputs, part, todo, kept)
+            waits = waits_for_window(ahead.calls, left)
+            if waits and kept and not first:  # its rows read in the window it waits for
+                kept, ahead = (), ChunkAhead(touched, inputs, part, todo)
             size = chunk_size(ahead.calls, left, share)
             calls = ahead.calls(size)
             reads += calls - size
-            waits = left is not None and left < ahead.calls(1)  # for the next window
             if left is not None and not waits:
                 left -= calls
             elif share is not None:  # sent in the next window
                 left = max(0, share - calls)
             # a window waited for after the first chunk's read: the next chunks read afresh
-            kept_on = carried and not (waits and (calls == size or not first))
+            kept_on = carried and not (waits and calls == size)
             kept = set(kept) - read_keys(ahead.needed(size), inputs) if kept_on else ()
             todo, first = todo[size:], False
     return reads

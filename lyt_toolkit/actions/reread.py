@@ -68,6 +68,7 @@ __all__ = [
     "read_keys",
     "reread_calls",
     "service_now",
+    "touched_read_by",
 ]
 
 BUCKETS_PER_PAGE = 100
@@ -181,6 +182,17 @@ def read_keys(
     """What the re-read of ``touched`` fetches one object at a time (``ReadKeys``: what a
     kept re-read keeps; listings of names and rewards aside)."""
     return set(_pages(touched, inputs))
+
+
+def touched_read_by(
+    touched: Iterable[Touched],
+    inputs: Mapping[str, pd.DataFrame],
+    keys: Collection[tuple[str, ...]],
+) -> list[Touched]:
+    """The ``touched`` entries whose re-read is one of ``keys`` (``ReadKeys``'; a name's is
+    a listing, none of them)."""
+    read_key = ReadKeys(inputs)
+    return [entry for entry in touched if not is_name(entry) and read_key(entry) in keys]
 
 
 def needed_by(

@@ -2,7 +2,9 @@
 HTTP: a resumed apply (paced or not) refused as stale (its log shows its own writes, so no
 ``NAME.refreshed.json`` is saved) is refreshed without reading its cards' bucket lists again,
 and so is a refresh after one refused for its unsupported changes; a check of the plan after
-the refusal reads afresh."""
+the refusal reads afresh. A paced refresh reads a kept row afresh when another's call is
+heard up to its chunk's re-planning, or when its chunk (a later one) waits for the next
+window."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
+from interrupting import Waits
 
 from lyt_toolkit.actions import ChangePlan, EditError, chunked
 from lyt_toolkit.actions.plan_file import StalePlanError
@@ -238,3 +241,109 @@ def test_a_paced_refresh_reads_afresh_after_another_s_call(
     activated = set(results.loc[results["outcome"] == "succeeded", "target"])
     assert activated == set(targets[:2]) | set(targets[3:-1])
     assert activations(sent) == len(targets) - 2
+
+
+def _three_of_four_kept(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
+) -> pd.DataFrame:
+    """A plan activating a bucket on each of 4 cards saved at ``path``, its paced re-read
+    stopped at the fourth card's (the first three's kept beside ``log``): its buckets, in
+    plan order."""
+    with make_client(fresh) as client:
+        chosen = save_one_bucket_a_card(client, path)
+        targets = [str(item.target) for item in ChangePlan.load(path).parts[0].items]
+    assert len(targets) == 4
+    stopped_in_re_read(fresh, make_client, path, log, 4)
+    return chosen.set_index("id", drop=False).loc[targets]
+
+
+def test_a_paced_refresh_reads_afresh_a_later_chunk_whose_reads_wait_for_the_next_window(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A later chunk whose reads wait for the next window reads its objects there, not from
+    the rows kept: no call of another's across the wait can be told. Chunks of two cards,
+    the first three kept, the window's share (3) spent by the token and the first chunk's
+    two writes; someone else activates the third card's bucket while the next chunk waits.
+    On main that chunk (the third card kept, the fourth read after the wait) was planned
+    from the kept row: the bucket was activated again (423, then again in each window its
+    token lapsed in)."""
+    from lyt_toolkit.client import _transport
+
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    chosen = _three_of_four_kept(fresh, make_client, path, log)
+    monkeypatch.setattr(chunked, "CHUNK_MOST", 2)
+    fresh.set_plan("10/hour")
+    waits = Waits(fresh)
+    monkeypatch.setattr(_transport, "pause", lambda seconds, stops: waits.sleep(seconds))
+    sent: list[httpx.Request] = []
+
+    def another_s_call_while_waiting(request: httpx.Request) -> None:
+        if waits.owed and not waits.left:  # the first wait: someone else's call meanwhile
+            with make_client(fresh) as other:
+                _activate(other, chosen.iloc[2])
+            fresh.settle()
+        waits.catch_up()
+        sent.append(request)
+
+    with (
+        httpx.Client(event_hooks={"request": [another_s_call_while_waiting]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        client.quota._clock = client._transport.tokens.clock = waits
+        loaded = ChangePlan.load(path)
+        loaded.check_apply(client, log=log, paced=True, refresh=True, budget_share=0.3)
+        reads = loaded.reread_cost(client, log=log, paced=True, refresh=True, budget_share=0.3)
+        results = loaded.apply(
+            client,
+            log=log,
+            progress=False,
+            paced=True,
+            refresh=True,
+            ignore_unsupported=True,  # the bucket activated since
+            budget_share=0.3,
+        )
+    assert waits.left  # it waited for the next window
+    activated = set(results.loc[results["outcome"] == "succeeded", "target"])
+    assert activations(sent) == 3  # the third card's bucket not activated again
+    assert activated == set(chosen["id"]) - {chosen["id"].iloc[2]}
+    assert reads.needed == bucket_lists(sent) == 2  # the 3rd card's, the 4th's: each after a wait
+
+
+def test_a_paced_refresh_reads_again_a_kept_row_when_another_s_call_is_heard_as_it_reads(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Someone else activates the third card's bucket as the second chunk reads the fourth
+    card (the third's row kept, taken up while nothing else was heard): heard by the
+    answer, the kept row is read again before the chunk is re-planned, and that bucket is
+    not activated. On main the quiet was asked before the chunk's reads only: the kept row
+    was used, and the bucket activated again (423)."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    chosen = _three_of_four_kept(fresh, make_client, path, log)
+    monkeypatch.setattr(chunked, "CHUNK_MOST", 2)
+    fourth = f"/cards/{chosen['card_id'].iloc[3]}/pending-points"
+    sent: list[httpx.Request] = []
+
+    def another_s_call_as_it_reads(request: httpx.Request) -> None:
+        if request.url.path.endswith(fourth):
+            with make_client(fresh) as other:
+                _activate(other, chosen.iloc[2])
+            fresh.settle()
+        sent.append(request)
+
+    with (
+        httpx.Client(event_hooks={"request": [another_s_call_as_it_reads]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        results = ChangePlan.load(path).apply(
+            client, log=log, progress=False, paced=True, refresh=True, ignore_unsupported=True
+        )
+    activated = set(results.loc[results["outcome"] == "succeeded", "target"])
+    assert activations(sent) == 3  # the third card's bucket not activated again
+    assert activated == set(chosen["id"]) - {chosen["id"].iloc[2]}
+    assert bucket_lists(sent) == 2  # the fourth card's, then the third's again
