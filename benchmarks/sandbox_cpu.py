@@ -51,6 +51,8 @@ TICKS = os.sysconf("SC_CLK_TCK")
 Answer = tuple[int, tuple[tuple[str, str], ...], bytes]
 REQUEST_ID = re.compile(rb'"request_id":"req_[0-9a-f]+"')
 """An error's request ID: random, so left out when answers are compared."""
+INSTANCE = re.compile(r"instance [0-9a-f]+")
+"""The ``Lyt-Sandbox-Holds`` header's instance: new with each sandbox, so left out too."""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -145,9 +147,11 @@ def record_checks(served: Served, paths: list[str]) -> None:
 
 
 def answer(response: httpx.Response) -> Answer:
-    """What a response answered: status, headers and body (its request ID left out)."""
+    """What a response answered: status, headers and body (its request ID and the sandbox's
+    instance left out)."""
     body = REQUEST_ID.sub(b'"request_id":"-"', response.content)
-    return response.status_code, tuple(response.headers.multi_items()), body
+    headers = tuple((k, INSTANCE.sub("instance -", v)) for k, v in response.headers.multi_items())
+    return response.status_code, headers, body
 
 
 def stop(served: Served) -> None:

@@ -49,8 +49,9 @@ def bearer_scopes(request: Request, state: SandboxState) -> frozenset[str] | Non
     return frozenset(row["scope"].split())
 
 
-def require_key_pair(request: Request, state: StateDep) -> None:
-    """``X-App-Id`` and ``X-App-Token`` must be the sandbox's application keys."""
+async def require_key_pair(request: Request, state: StateDep) -> None:
+    """``X-App-Id`` and ``X-App-Token`` must be the sandbox's application keys (``async``:
+    no store read, so no thread hop)."""
     if not has_key_pair(request, state):
         raise unauthorized()
 
@@ -75,8 +76,9 @@ def key_pair_or_token(*needed: str) -> Callable[..., None]:
     return dependency
 
 
-def require_management(request: Request, state: StateDep) -> None:
-    """``/management``: only the management key pair; application keys are refused."""
+async def require_management(request: Request, state: StateDep) -> None:
+    """``/management``: only the management key pair; application keys are refused
+    (``async``: no store read, so no thread hop)."""
     creds = state.config.credentials
     if not (
         _same(request.headers.get("x-management-id"), creds.management_id)

@@ -9,8 +9,9 @@ from fastapi import Depends, Request
 from .state import SandboxState
 
 
-def get_state(request: Request) -> SandboxState:
-    """FastAPI dependency: the state of the app serving this request."""
+async def get_state(request: Request) -> SandboxState:
+    """FastAPI dependency: the state of the app serving this request (``async``: FastAPI
+    runs a plain function in its thread pool, a thread hop on every request)."""
     return request.app.state.sandbox
 
 

@@ -52,8 +52,9 @@ PAGING = Depends(_paging_parameters)
 """``dependencies=[PAGING]`` on every keyset-paged list endpoint."""
 
 
-def require_json(request: Request) -> None:
-    """A JSON body must say so; anything else is a 400 naming the header."""
+async def require_json(request: Request) -> None:
+    """A JSON body must say so; anything else is a 400 naming the header (``async``: FastAPI
+    runs a plain function in its thread pool, a thread hop on every request)."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/json" and not content_type.endswith("+json"):
         shown = content_type or "none"
