@@ -7,7 +7,8 @@ work's thread ended by closing its client once it waits for the reset
 (``quiet_then_closed``); a progress callable keeping a paced work's lines (``PacedLines``);
 the process of several that holds a one-writer lock (``holder``), to pause while
 another is refused it; a sandbox's clock fixed at this machine's time
-(``clock_agreeing_here``); and once something has happened (``until``, ``until_async``),
+(``clock_agreeing_here``); a client's waits for a window taken at once, the sandbox's clock
+moved on by them (``Waits``); and once something has happened (``until``, ``until_async``),
 however slow a loaded machine makes it."""
 
 from __future__ import annotations
@@ -207,3 +208,29 @@ class PacedLines:
 
     def paced(self, line: str) -> None:
         self.lines.append(line)
+
+
+class Waits:
+    """Waits taken at once, not slept: the client's clock moves on by what it waited, and
+    the sandbox's by as much before the client's next call reaches it. ``left`` is what the
+    sandbox's window had left each time its clock was moved on."""
+
+    def __init__(self, sb: Sandbox) -> None:
+        self.sb = sb
+        self.now = 1_000.0
+        self.owed = 0.0
+        self.left: list[int] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.owed += seconds
+
+    def catch_up(self) -> None:
+        """Before a call of the client: the sandbox's clock moved on by the waits since."""
+        if self.owed:
+            self.left.append(self.sb.plan()["remaining"])
+            self.sb.advance_clock(self.owed)
+            self.owed = 0.0

@@ -18,6 +18,7 @@ import httpx
 import pandas as pd
 import pytest
 from fixture_types import StartSandbox
+from interrupting import Waits
 
 from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
@@ -463,34 +464,8 @@ def shared_demo(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
         yield sb
 
 
-class _Waits:
-    """Waits taken at once, not slept: the client's clock moves on by what it waited, and
-    the sandbox's by as much before the client's next call reaches it. ``left`` is what the
-    sandbox's window had left each time its clock was moved on."""
-
-    def __init__(self, sb: Sandbox) -> None:
-        self.sb = sb
-        self.now = 1_000.0
-        self.owed = 0.0
-        self.left: list[int] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-        self.owed += seconds
-
-    def catch_up(self) -> None:
-        """Before a call of the client: the sandbox's clock moved on by the waits since."""
-        if self.owed:
-            self.left.append(self.sb.plan()["remaining"])
-            self.sb.advance_clock(self.owed)
-            self.owed = 0.0
-
-
 def _pulled_while_others_spend(
-    sb: Sandbox, make_client: ClientFor, others: int, waits: _Waits | None = None, **options: Any
+    sb: Sandbox, make_client: ClientFor, others: int, waits: Waits | None = None, **options: Any
 ) -> ProgramSnapshot:
     """``sb`` pulled one member read at a time on 60 calls an hour (``options`` to the
     pull), another client of the project spending ``others`` calls once the first member
@@ -553,7 +528,7 @@ def test_a_paced_pull_waits_for_the_next_window_when_other_traffic_spends(
     its frames those of an unpaced pull."""
     from lyt_toolkit.client import _transport
 
-    waits, start = _Waits(shared_demo), shared_demo.now()
+    waits, start = Waits(shared_demo), shared_demo.now()
     monkeypatch.setattr(_transport, "pause", lambda seconds, stops: waits.sleep(seconds))
     try:
         paced = _pulled_while_others_spend(
