@@ -781,7 +781,14 @@ class SavedPlan:
         left, whole = self._share_left(client, log, share)
         left = None if left is None else max(0, left - in_doubt)  # read back first
         return reads_as_chunked(
-            self.touched, self.inputs, todos, kept, left, whole, carried=refresh
+            self.touched,
+            self.inputs,
+            todos,
+            kept,
+            left,
+            whole,
+            carried=refresh,
+            token_held=client.holds_token,
         )
 
     @staticmethod
@@ -1416,7 +1423,8 @@ class SavedPlan:
         ) as allowance:
             kept.expire()  # a row read over ``KEPT_FOR`` before is read again: not counted
             ahead = ChunkAhead(self.touched, self.inputs, part, todo, frozenset(kept.held))
-            chunk = todo[: chunk_size(ahead.calls, allowance.left, whole)]
+            size = chunk_size(ahead.calls, allowance.left, whole, token_held=client.holds_token)
+            chunk = todo[:size]
             entries = ahead.needed(len(chunk))
             planned[0] = ahead.calls(len(chunk)) - len(chunk)
             work.chunk(part.action, planned[0], len(chunk), len(todo))
