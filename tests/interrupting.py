@@ -213,7 +213,9 @@ class PacedLines:
 class Waits:
     """Waits taken at once, not slept: the client's clock moves on by what it waited, and
     the sandbox's by as much before the client's next call reaches it. ``left`` is what the
-    sandbox's window had left each time its clock was moved on."""
+    sandbox's window had left each time its clock was moved on. For a work sending one call
+    at a time (``concurrency=1``): a call another thread sent before a wait may reach the
+    sandbox after its clock was moved on by it (its token lapsed there, 401)."""
 
     def __init__(self, sb: Sandbox) -> None:
         self.sb = sb

@@ -781,7 +781,14 @@ class SavedPlan:
         left, whole = self._share_left(client, log, share)
         left = None if left is None else max(0, left - in_doubt)  # read back first
         return reads_as_chunked(
-            self.touched, self.inputs, todos, kept, left, whole, carried=refresh
+            self.touched,
+            self.inputs,
+            todos,
+            kept,
+            left,
+            whole,
+            carried=refresh,
+            token_held=client.holds_token,
         )
 
     @staticmethod
@@ -1428,10 +1435,15 @@ class SavedPlan:
             if quiet is not None and kept.held and not quiet():
                 kept.clear()  # another's call since the first chunk's read: read afresh
             ahead = ChunkAhead(self.touched, self.inputs, part, todo, frozenset(kept.held))
-            if quiet is not None and kept.held and waits_for_window(ahead.calls, allowance.left):
+            held = client.holds_token
+            if (
+                quiet is not None
+                and kept.held
+                and waits_for_window(ahead.calls, allowance.left, held)
+            ):
                 kept.clear()  # its rows read in the window its writes go in
                 ahead = ChunkAhead(self.touched, self.inputs, part, todo)
-            chunk = todo[: chunk_size(ahead.calls, allowance.left, whole)]
+            chunk = todo[: chunk_size(ahead.calls, allowance.left, whole, token_held=held)]
             entries = ahead.needed(len(chunk))
             earlier = read_keys(entries, self.inputs) & kept.held.keys()  # no call: kept
             planned[0] = ahead.calls(len(chunk)) - len(chunk)

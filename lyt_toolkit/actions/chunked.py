@@ -9,7 +9,11 @@ at a time, each object is re-read once, just before its writes, in the window th
 in: a chunk holds as many writes as what is left of this window's share holds with their
 reads (``chunk_size``, from the calls they take: a card's bucket list may take pages), and
 its reads wait for the next window rather than take the room
-its writes need (``Allowance.holding_back``).
+its writes need (``Allowance.holding_back``). The window a chunk goes in holds the token
+request it brings too (``TOKEN_CALLS``): one in a new window (a token lasts no longer than a
+window: the sandbox's an hour), or now when the client holds none. Before, a chunk sized to a
+whole window's share left no room for the new window's token: its last write waited a window
+more, sent an hour after its read.
 
 The first stale chunk stops the apply before any of its writes: the error names what is
 stale and what the log holds of the plan's writes (each checked just before it went), and
@@ -61,6 +65,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHUNK_MOST",
+    "TOKEN_CALLS",
     "ChunkAhead",
     "chunk_size",
     "in_order",
@@ -76,12 +81,27 @@ CHUNK_MOST = 99
 """The writes a chunk holds at most: as many rewards as one listing re-reads."""
 
 
-def chunk_size(calls: Callable[[int], int], left: int | None, share: int | None) -> int:
+TOKEN_CALLS = 1
+"""The token request a chunk's window holds beside the chunk's reads and writes: in a new
+window, and now when the client holds no token."""
+
+
+def _room_now(left: int | None, token_held: bool) -> int | None:
+    """The calls a chunk may take of the ``left`` calls of this window's share, the token
+    request taken off when no token is held (``token_held``); None when unknown."""
+    return None if left is None else left - (0 if token_held else TOKEN_CALLS)
+
+
+def chunk_size(
+    calls: Callable[[int], int], left: int | None, share: int | None, *, token_held: bool = True
+) -> int:
     """The writes of the next chunk, ``calls(n)`` the calls of its first ``n`` writes and
-    their reads: as many as the ``left`` calls of this window's share hold, else (not one's
-    left) as many as a window's ``share`` holds; at least one, at most ``CHUNK_MOST``
-    (budget unknown: that)."""
-    room = share if left is None or waits_for_window(calls, left) else left
+    their reads: as many as the ``left`` calls of this window's share hold (``_room_now``),
+    else (not one's left, or unknown) as many as a window's ``share`` holds beside the new
+    window's token request; at least one, at most ``CHUNK_MOST`` (budget unknown: that)."""
+    now = _room_now(left, token_held)
+    waits = now is None or waits_for_window(calls, left, token_held)
+    room = _next_window(share) if waits else now
     if room is None:
         return CHUNK_MOST
     low, high = 1, CHUNK_MOST  # calls(n) grows with n: the largest n it holds
@@ -91,11 +111,20 @@ def chunk_size(calls: Callable[[int], int], left: int | None, share: int | None)
     return low
 
 
-def waits_for_window(calls: Callable[[int], int], left: int | None) -> bool:
+def _next_window(share: int | None) -> int | None:
+    """The calls a chunk may take of a window's ``share``, beside that window's token
+    request."""
+    return None if share is None else share - TOKEN_CALLS
+
+
+def waits_for_window(
+    calls: Callable[[int], int], left: int | None, token_held: bool = True
+) -> bool:
     """Whether the next chunk (``calls(n)``: the calls of its first ``n`` writes and their
-    reads) waits for the next window: the ``left`` calls of this window's share do not hold
-    its first write and its reads (None, the budget unknown: it does not wait)."""
-    return left is not None and left < calls(1)
+    reads) waits for the next window: the ``left`` calls of this window's share (``_room_now``)
+    do not hold its first write and its reads (None, the budget unknown: it does not wait)."""
+    now = _room_now(left, token_held)
+    return now is not None and now < calls(1)
 
 
 class ChunkAhead:
@@ -134,12 +163,14 @@ def reads_as_chunked(
     share: int | None,
     *,
     carried: bool = False,
+    token_held: bool = True,
 ) -> int:
     """The re-read calls of a paced apply sending the items at each part's indices of
     ``todos``, a chunk at a time: each chunk's objects read for it (one several need, once
     for each), its chunks cut as ``chunk_size`` cuts them, from ``left`` calls of this
-    window's share, then a window's ``share`` once a chunk does not fit what is left (its
-    reads wait for the next window), the rows ``kept`` answering the first chunk's reads
+    window's share (less a token request unless ``token_held``), then a window's ``share``
+    less its token request once a chunk does not fit what is left (its reads wait for the
+    next window), the rows ``kept`` answering the first chunk's reads
     (a check clears them once found not stale); ``carried`` (a refresh), the next chunks'
     too, each chunk's own used up (``read_keys``), while the service shows no call of the
     project but the apply's since the first chunk's read: none waits for the next window
@@ -149,16 +180,18 @@ def reads_as_chunked(
     for part, todo in todos:
         while todo:
             ahead = ChunkAhead(touched, inputs, part, todo, kept)
-            waits = waits_for_window(ahead.calls, left)
+            waits = waits_for_window(ahead.calls, left, token_held)
             if waits and kept and not first:  # its rows read in the window it waits for
                 kept, ahead = (), ChunkAhead(touched, inputs, part, todo)
-            size = chunk_size(ahead.calls, left, share)
+            size = chunk_size(ahead.calls, left, share, token_held=token_held)
             calls = ahead.calls(size)
             reads += calls - size
-            if left is not None and not waits:
-                left -= calls
-            elif share is not None:  # sent in the next window
-                left = max(0, share - calls)
+            now = _room_now(left, token_held)
+            if now is not None and not waits:
+                left = now - calls
+            elif share is not None:  # sent in the next window, beside its token request
+                left = max(0, share - TOKEN_CALLS - calls)
+            token_held = True
             # a window waited for after the first chunk's read: the next chunks read afresh
             kept_on = carried and not (waits and calls == size)
             kept = set(kept) - read_keys(ahead.needed(size), inputs) if kept_on else ()

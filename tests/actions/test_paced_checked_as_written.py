@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
-from interrupting import window_used
+from interrupting import Waits, window_used
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -189,3 +189,53 @@ def test_a_paced_apply_costs_what_its_chunks_re_read_of_what_several_need(
         sent = window_used(fresh) - used
     assert results["outcome"].eq("succeeded").sum() == creates
     assert cost.needed == sent == 2 + 11 + creates, (cost.needed, sent)
+
+
+def _card(request: httpx.Request) -> str:
+    """The card a bucket list or an activation is of."""
+    return request.url.path.split("/cards/")[1].split("/")[0]
+
+
+def test_a_paced_apply_s_chunk_leaves_its_window_room_for_the_token_request(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A chunk that waits for the next window leaves room there for the token request the
+    window brings (the sandbox's token lasts an hour, as its window does): each card's
+    bucket list is read in the window its bucket is activated in, and each activation is
+    sent once. On main a chunk was sized to a whole share (4 calls: two bucket lists, two
+    activations): beside the new window's token its second activation waited a window more,
+    sent an hour after its read."""
+    from lyt_toolkit.client import _transport
+
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    with make_client(fresh) as client:
+        cards = len(save_one_bucket_a_card(client, path))
+    assert cards > 2
+    fresh.set_plan("10/hour")  # 4 calls a window at a share of 0.4
+    waits = Waits(fresh)
+    monkeypatch.setattr(_transport, "pause", lambda seconds, stops: waits.sleep(seconds))
+    windows: list[list[httpx.Request]] = [[]]
+
+    def in_its_window(request: httpx.Request) -> None:
+        waits.catch_up()
+        windows.extend([] for _ in range(len(waits.left) - len(windows) + 1))
+        windows[-1].append(request)
+
+    with (
+        httpx.Client(event_hooks={"request": [in_its_window]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        client.quota._clock = client._transport.tokens.clock = waits
+        results = ChangePlan.load(path).apply(
+            client, log=log, progress=False, paced=True, budget_share=0.4, concurrency=1
+        )
+    assert results["outcome"].eq("succeeded").all()
+    sent = [request for window in windows for request in window]
+    assert activations(sent) == cards  # each sent once
+    assert max(len(window) for window in windows) <= 4  # the share, never beyond
+    read = [{_card(r) for r in window if bucket_lists([r])} for window in windows]
+    written = [{_card(r) for r in window if activations([r])} for window in windows]
+    assert read == written  # each card read in the window its bucket is activated in
