@@ -3,13 +3,14 @@
 A 1,500-member program under a 1,000-call hourly plan: reading every member costs more than
 the half of the window a pull keeps to by default, so ``lyt export`` is refused after the
 list pages, and says how to get what it was for (``--sample N``, ``--budget-share 1``).
-Each test puts the plan in force again, with its whole window.
+Each test puts the plan in force again, with its whole window. (``lyt drift``'s refusal is
+shown on a smaller program of its own: it needs a full snapshot first.)
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from lyt_toolkit.reports.economics_report import ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE
+from lyt_toolkit.synthetic import generate_program
 
 MEMBERS, PROGRAM = LARGE_MEMBERS, LARGE_PROGRAM
 PLAN = "1000/hour"
@@ -218,14 +220,26 @@ def test_a_sampled_report_refused_for_the_budget_offers_its_own_checkpoint(
     assert options.sample == 900 and options.checkpoint == "pull-checkpoint"
 
 
+SMALL = generate_program(members=150, rewards=12, benefits=3, card_definitions=3, seed=3)
+"""A program whose 150 member reads do not fit in half of ``SMALL_PLAN``'s window."""
+SMALL_PLAN = "100/hour"
+
+
 def test_drift_names_the_ways_it_cannot_take(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    start_sandbox: StartSandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """On a program of its own, smaller: what drift says does not depend on the size."""
     folder = tmp_path / "snap"
-    window.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
-    assert lyt(capsys, "export", "--out", str(folder))[0] == 0
-    window.set_plan(PLAN)
-    code, _, err = lyt(capsys, "drift", str(folder))
+    with start_sandbox(SMALL) as small:
+        configure_lyt(small)
+        small.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
+        assert lyt(capsys, "export", "--out", str(folder))[0] == 0
+        small.set_plan(SMALL_PLAN)
+        assert list_calls(SMALL) + len(SMALL["members"]) > 50  # more than its share, half
+        code, _, err = lyt(capsys, "drift", str(folder))
     assert code == 1  # an error, not drift (2)
     assert err.startswith("lyt drift: pull stopped before its member reads")
     # A sample's cards cannot be compared: no sample is offered, by either spelling.
