@@ -9,10 +9,13 @@ shown on a smaller program of its own: it needs a full snapshot first.)
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pytest
@@ -169,11 +172,29 @@ def test_a_sampled_economics_report_says_it_is_estimated(
     assert (folder / "sample_units.csv").is_file()
 
 
+class Audited(NamedTuple):
+    """``lyt audit --sample 200`` run once under ``PLAN``: its folder and stdout."""
+
+    folder: Path
+    out: str
+
+
+@pytest.fixture(scope="module")
+def sampled_audit(large: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Audited:
+    """The sampled audit both tests below read (only read: run once)."""
+    large.set_plan(PLAN)
+    folder = tmp_path_factory.mktemp("sampled_audit") / "reports"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["audit", "--out", str(folder), "--sample", "200"])
+    assert code == 0, err.getvalue()
+    return Audited(folder, out.getvalue())
+
+
 def test_a_sampled_audit_says_its_member_findings_count_the_sample(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    sampled_audit: Audited,
 ) -> None:
-    folder = tmp_path / "reports"
-    out = lyt_ok(capsys, "audit", "--out", str(folder), "--sample", "200")
+    folder, out = sampled_audit
     size = sample_size(out)
     # Per-member rules: the count in the sample, and what it says of the program.
     assert (
@@ -184,11 +205,8 @@ def test_a_sampled_audit_says_its_member_findings_count_the_sample(
     assert (folder / "sample_strata.csv").is_file()
 
 
-def test_a_sampled_audit_shows_its_estimates_in_whole_findings(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    folder = tmp_path / "reports"
-    out = lyt_ok(capsys, "audit", "--out", str(folder), "--sample", "200")
+def test_a_sampled_audit_shows_its_estimates_in_whole_findings(sampled_audit: Audited) -> None:
+    folder, out = sampled_audit
     counts = audit.summary(audit.run(read_snapshot(folder)))  # the frame: unrounded
     assert (counts["ci_high"] % 1 != 0).any()  # there is something to round
     table = out[out.index("  ci_high\n") : out.index("\ntotal ")]
