@@ -3,8 +3,9 @@
 A 1,500-member program under a 1,000-call hourly plan: reading every member costs more than
 the half of the window a pull keeps to by default, so ``lyt export`` is refused after the
 list pages, and says how to get what it was for (``--sample N``, ``--budget-share 1``).
-Each test puts the plan in force again, with its whole window. (``lyt drift``'s refusal is
-shown on a smaller program of its own: it needs a full snapshot first.)
+Each test puts the plan in force again, with its whole window. Where the size is not the
+point (``lyt drift``'s refusal, which needs a full snapshot first; ``--budget-share 1``), a
+150-member program under 100 calls an hour shows it for fewer calls.
 """
 
 from __future__ import annotations
@@ -37,6 +38,19 @@ PLAN = "1000/hour"
 LIST_CALLS = list_calls(PROGRAM)
 
 SAMPLED = re.compile(r"estimated from (\d+) of 1,500 members")
+
+
+SMALL = generate_program(members=150, rewards=12, benefits=3, card_definitions=3, seed=3)
+"""A program whose 150 member reads do not fit in half of ``SMALL_PLAN``'s window."""
+SMALL_PLAN = "100/hour"
+SMALL_SAMPLED = re.compile(r"estimated from (\d+) of 150 members")
+
+
+@pytest.fixture(scope="module")
+def small(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    """``SMALL``, for what the size does not change (each test puts its plan in force)."""
+    with start_sandbox(SMALL) as sb:
+        yield sb
 
 
 @pytest.fixture(scope="module")
@@ -147,17 +161,23 @@ def test_the_sample_seed_draws_another_sample(
 
 
 def test_budget_share_one_allows_what_the_default_share_refuses(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    small: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ("export", "--out", str(tmp_path / "snap"), "--sample", "600")
+    """On ``SMALL``: the share, not the size, is the point."""
+    configure_lyt(small)
+    small.set_plan(SMALL_PLAN)
+    argv = ("export", "--out", str(tmp_path / "snap"), "--sample", "60")
     code, _, err = lyt(capsys, *argv)
-    assert code == 1  # 600 member reads do not fit in half the window ...
+    assert code == 1  # 60 member reads do not fit in half the window ...
     assert "(--budget-share 1)" in err  # ... but in the whole of it, which the refusal says
-    assert window.plan()["used"] == LIST_CALLS
-    window.set_plan(PLAN)
+    assert small.plan()["used"] == list_calls(SMALL)
+    small.set_plan(SMALL_PLAN)
     out = lyt_ok(capsys, *argv, "--budget-share", "1")
-    assert 500 < window.plan()["used"] <= 1000
-    assert SAMPLED.search(out)
+    assert 50 < small.plan()["used"] <= 100
+    assert SMALL_SAMPLED.search(out)
 
 
 def test_a_sampled_economics_report_says_it_is_estimated(
@@ -238,26 +258,20 @@ def test_a_sampled_report_refused_for_the_budget_offers_its_own_checkpoint(
     assert options.sample == 900 and options.checkpoint == "pull-checkpoint"
 
 
-SMALL = generate_program(members=150, rewards=12, benefits=3, card_definitions=3, seed=3)
-"""A program whose 150 member reads do not fit in half of ``SMALL_PLAN``'s window."""
-SMALL_PLAN = "100/hour"
-
-
 def test_drift_names_the_ways_it_cannot_take(
-    start_sandbox: StartSandbox,
+    small: Sandbox,
     configure_lyt: Callable[[Sandbox], None],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """On a program of its own, smaller: what drift says does not depend on the size."""
+    """On ``SMALL``: what drift says does not depend on the size."""
     folder = tmp_path / "snap"
-    with start_sandbox(SMALL) as small:
-        configure_lyt(small)
-        small.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
-        assert lyt(capsys, "export", "--out", str(folder))[0] == 0
-        small.set_plan(SMALL_PLAN)
-        assert list_calls(SMALL) + len(SMALL["members"]) > 50  # more than its share, half
-        code, _, err = lyt(capsys, "drift", str(folder))
+    configure_lyt(small)
+    small.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
+    assert lyt(capsys, "export", "--out", str(folder))[0] == 0
+    small.set_plan(SMALL_PLAN)
+    assert list_calls(SMALL) + len(SMALL["members"]) > 50  # more than its share, half
+    code, _, err = lyt(capsys, "drift", str(folder))
     assert code == 1  # an error, not drift (2)
     assert err.startswith("lyt drift: pull stopped before its member reads")
     # A sample's cards cannot be compared: no sample is offered, by either spelling.
