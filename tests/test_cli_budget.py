@@ -4,8 +4,9 @@ A 1,500-member program under a 1,000-call hourly plan: reading every member cost
 the half of the window a pull keeps to by default, so ``lyt export`` is refused after the
 list pages, and says how to get what it was for (``--sample N``, ``--budget-share 1``).
 Each test puts the plan in force again, with its whole window. Where the size is not the
-point (``lyt drift``'s refusal, which needs a full snapshot first; ``--budget-share 1``), a
-150-member program under 100 calls an hour shows it for fewer calls.
+point (``lyt drift``'s refusal, which needs a full snapshot first; ``--budget-share 1``; the
+economics report of a sample), a 150-member program under 100 calls an hour shows it for
+fewer calls.
 """
 
 from __future__ import annotations
@@ -181,14 +182,22 @@ def test_budget_share_one_allows_what_the_default_share_refuses(
 
 
 def test_a_sampled_economics_report_says_it_is_estimated(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    small: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """On ``SMALL``: what the report says of its sample does not depend on the size."""
+    configure_lyt(small)
+    small.set_plan(SMALL_PLAN)
     folder = tmp_path / "economics"
-    out = lyt_ok(capsys, "report", "economics", "--out", str(folder), "--sample", "200")
-    size = sample_size(out)
-    assert 200 <= size < 250
+    out = lyt_ok(capsys, "report", "economics", "--out", str(folder), "--sample", "30")
+    found = SMALL_SAMPLED.search(out)
+    assert found, out
+    size = int(found.group(1))
+    assert 30 <= size < 38
     page = (folder / ECONOMICS_HTML).read_text()
-    assert f"estimated from {size} of 1,500 members" in page and "95 % CI" in page
+    assert f"estimated from {size} of 150 members" in page and "95 % CI" in page
     assert (folder / "sample_units.csv").is_file()
 
 
