@@ -3,15 +3,21 @@
 A 1,500-member program under a 1,000-call hourly plan: reading every member costs more than
 the half of the window a pull keeps to by default, so ``lyt export`` is refused after the
 list pages, and says how to get what it was for (``--sample N``, ``--budget-share 1``).
-Each test puts the plan in force again, with its whole window.
+Each test puts the plan in force again, with its whole window. Where the size is not the
+point (``lyt drift``'s refusal, which needs a full snapshot first; ``--budget-share 1``; the
+economics report of a sample), a 150-member program under 100 calls an hour shows it for
+fewer calls.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pytest
@@ -26,12 +32,26 @@ from lyt_toolkit.reports.economics_report import ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE
+from lyt_toolkit.synthetic import generate_program
 
 MEMBERS, PROGRAM = LARGE_MEMBERS, LARGE_PROGRAM
 PLAN = "1000/hour"
 LIST_CALLS = list_calls(PROGRAM)
 
 SAMPLED = re.compile(r"estimated from (\d+) of 1,500 members")
+
+
+SMALL = generate_program(members=150, rewards=12, benefits=3, card_definitions=3, seed=3)
+"""A program whose 150 member reads do not fit in half of ``SMALL_PLAN``'s window."""
+SMALL_PLAN = "100/hour"
+SMALL_SAMPLED = re.compile(r"estimated from (\d+) of 150 members")
+
+
+@pytest.fixture(scope="module")
+def small(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
+    """``SMALL``, for what the size does not change (each test puts its plan in force)."""
+    with start_sandbox(SMALL) as sb:
+        yield sb
 
 
 @pytest.fixture(scope="module")
@@ -142,36 +162,68 @@ def test_the_sample_seed_draws_another_sample(
 
 
 def test_budget_share_one_allows_what_the_default_share_refuses(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    small: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ("export", "--out", str(tmp_path / "snap"), "--sample", "600")
+    """On ``SMALL``: the share, not the size, is the point."""
+    configure_lyt(small)
+    small.set_plan(SMALL_PLAN)
+    argv = ("export", "--out", str(tmp_path / "snap"), "--sample", "60")
     code, _, err = lyt(capsys, *argv)
-    assert code == 1  # 600 member reads do not fit in half the window ...
+    assert code == 1  # 60 member reads do not fit in half the window ...
     assert "(--budget-share 1)" in err  # ... but in the whole of it, which the refusal says
-    assert window.plan()["used"] == LIST_CALLS
-    window.set_plan(PLAN)
+    assert small.plan()["used"] == list_calls(SMALL)
+    small.set_plan(SMALL_PLAN)
     out = lyt_ok(capsys, *argv, "--budget-share", "1")
-    assert 500 < window.plan()["used"] <= 1000
-    assert SAMPLED.search(out)
+    assert 50 < small.plan()["used"] <= 100
+    assert SMALL_SAMPLED.search(out)
 
 
 def test_a_sampled_economics_report_says_it_is_estimated(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    small: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """On ``SMALL``: what the report says of its sample does not depend on the size."""
+    configure_lyt(small)
+    small.set_plan(SMALL_PLAN)
     folder = tmp_path / "economics"
-    out = lyt_ok(capsys, "report", "economics", "--out", str(folder), "--sample", "200")
-    size = sample_size(out)
-    assert 200 <= size < 250
+    out = lyt_ok(capsys, "report", "economics", "--out", str(folder), "--sample", "30")
+    found = SMALL_SAMPLED.search(out)
+    assert found, out
+    size = int(found.group(1))
+    assert 30 <= size < 38
     page = (folder / ECONOMICS_HTML).read_text()
-    assert f"estimated from {size} of 1,500 members" in page and "95 % CI" in page
+    assert f"estimated from {size} of 150 members" in page and "95 % CI" in page
     assert (folder / "sample_units.csv").is_file()
 
 
+class Audited(NamedTuple):
+    """``lyt audit --sample 200`` run once under ``PLAN``: its folder and stdout."""
+
+    folder: Path
+    out: str
+
+
+@pytest.fixture(scope="module")
+def sampled_audit(large: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Audited:
+    """The sampled audit both tests below read (only read: run once)."""
+    large.set_plan(PLAN)
+    folder = tmp_path_factory.mktemp("sampled_audit") / "reports"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["audit", "--out", str(folder), "--sample", "200"])
+    assert code == 0, err.getvalue()
+    return Audited(folder, out.getvalue())
+
+
 def test_a_sampled_audit_says_its_member_findings_count_the_sample(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    sampled_audit: Audited,
 ) -> None:
-    folder = tmp_path / "reports"
-    out = lyt_ok(capsys, "audit", "--out", str(folder), "--sample", "200")
+    folder, out = sampled_audit
     size = sample_size(out)
     # Per-member rules: the count in the sample, and what it says of the program.
     assert (
@@ -182,11 +234,8 @@ def test_a_sampled_audit_says_its_member_findings_count_the_sample(
     assert (folder / "sample_strata.csv").is_file()
 
 
-def test_a_sampled_audit_shows_its_estimates_in_whole_findings(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    folder = tmp_path / "reports"
-    out = lyt_ok(capsys, "audit", "--out", str(folder), "--sample", "200")
+def test_a_sampled_audit_shows_its_estimates_in_whole_findings(sampled_audit: Audited) -> None:
+    folder, out = sampled_audit
     counts = audit.summary(audit.run(read_snapshot(folder)))  # the frame: unrounded
     assert (counts["ci_high"] % 1 != 0).any()  # there is something to round
     table = out[out.index("  ci_high\n") : out.index("\ntotal ")]
@@ -219,12 +268,18 @@ def test_a_sampled_report_refused_for_the_budget_offers_its_own_checkpoint(
 
 
 def test_drift_names_the_ways_it_cannot_take(
-    window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    small: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """On ``SMALL``: what drift says does not depend on the size."""
     folder = tmp_path / "snap"
-    window.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
+    configure_lyt(small)
+    small.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
     assert lyt(capsys, "export", "--out", str(folder))[0] == 0
-    window.set_plan(PLAN)
+    small.set_plan(SMALL_PLAN)
+    assert list_calls(SMALL) + len(SMALL["members"]) > 50  # more than its share, half
     code, _, err = lyt(capsys, "drift", str(folder))
     assert code == 1  # an error, not drift (2)
     assert err.startswith("lyt drift: pull stopped before its member reads")

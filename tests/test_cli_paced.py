@@ -228,9 +228,13 @@ def test_a_refusal_offers_the_commands_own_checkpoint(
 def test_a_checkpointed_command_waits_for_the_next_window_then_resumes(
     program: Sandbox,
     lyt_process: LytProcess,
+    configure_lyt: Callable[[Sandbox], None],
     tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
     command: list[str],
 ) -> None:
+    """Stopped by a Ctrl-C while it waits (a process of its own), then run again (in this
+    process: what it resumes from is the checkpoint on disk)."""
     folder = tmp_path / "checkpoint"
     argv = [*command, "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
     program.set_plan(PLAN)
@@ -240,9 +244,9 @@ def test_a_checkpointed_command_waits_for_the_next_window_then_resumes(
         "run the same command to go on\n"
     )
     program.set_plan("1000000/hour")  # a new window, large enough for the rest
-    resumed = lyt_process(program, tmp_path, *argv)
-    out, err = resumed.communicate(timeout=120)
-    assert resumed.returncode == 0, err
+    configure_lyt(program)
+    code, out, err = lyt(capsys, *argv)
+    assert code == 0, err
     assert f"(and {SHARE - 1:,} answers from the checkpoint)" in out  # all but the token
     assert (tmp_path / "out").is_dir()
 

@@ -1,7 +1,8 @@
 """``lyt apply`` run as processes against a sandbox served over HTTP (issue 33, items 3 and
 4): an apply killed with SIGKILL while its writes are in flight, or stopped with Ctrl-C, is
 finished by the next run with the same log, sending nothing twice; two applies of one plan
-at once make one writer; and the refusals name the options ``lyt apply`` takes."""
+at once make one writer; and the refusals name the options ``lyt apply`` takes (that one
+in this process, through ``main``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from interrupting import ctrl_c_while_refused, holder
 from lyt_toolkit import actions
 from lyt_toolkit._lock import lock_path
 from lyt_toolkit.actions import ActionLog
+from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
@@ -217,12 +219,18 @@ def test_two_applies_of_one_plan_at_once_make_one_writer(
 
 
 def test_the_refusals_of_lyt_apply_name_its_options(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Under the command line a refusal names the option to pass, never a Python keyword;
-    each option it names is one ``lyt apply`` takes."""
+    each option it names is one ``lyt apply`` takes. (Run in this process, ``main``: the
+    messages are the point, not the process.)"""
     plan = tmp_path / "plan.json"
     _, rewards = _save(client, plan, refusable=True)
+    configure_lyt(fresh)
     steps = [
         ([], "--allow-destroy"),
         (["--allow-destroy"], "--ignore-unsupported"),
@@ -231,19 +239,17 @@ def test_the_refusals_of_lyt_apply_name_its_options(
     for options, named in steps:
         if named == "--refresh":
             client.rewards.draft(rewards[0])  # the plan is stale now
-        proc = lyt_process(fresh, tmp_path, "apply", str(plan), *options)
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode == 1 and named in err, err
+        code = main(["apply", str(plan), *options])
+        err = capsys.readouterr().err
+        assert code == 1 and named in err, err
         assert "=True" not in err and err.count("lyt apply:") == 1
         # one line, but a stale refusal's: it names each object on a line of its own
         assert len(err.splitlines()) == 1 or named == "--refresh", err
         for secret in SECRETS:
             assert secret not in err
-    proc = lyt_process(
-        fresh, tmp_path, "apply", str(plan), "--allow-destroy", "--ignore-unsupported", "--refresh"
-    )
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
+    code = main(["apply", str(plan), "--allow-destroy", "--ignore-unsupported", "--refresh"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
     assert "Applied: " in out
 
 

@@ -81,12 +81,20 @@ def test_a_stale_check_of_thousands_converts_a_few_frames_not_one_a_row(
             comparisons.append(len(column))
             return equals(column, other)
 
+        takes = []  # rows copied out of a frame, as each re-read bucket's row was
+        take = pd.DataFrame.take
+
+        def copied(frame: pd.DataFrame, indices: Any, *args: Any, **kwargs: Any) -> Any:
+            takes.append(len(indices))
+            return take(frame, indices, *args, **kwargs)
+
         with (
             pytest.MonkeyPatch.context() as patch,
             pytest.raises(StalePlanError) as stale,
         ):
             patch.setattr(pd.DataFrame, "to_json", counted)
             patch.setattr(pd.Series, "__eq__", compared)
+            patch.setattr(pd.DataFrame, "take", copied)
             ChangePlan.load(tmp_path / "plan.json").apply(client, progress=False)
 
     assert stale.value.stale == [
@@ -95,6 +103,7 @@ def test_a_stale_check_of_thousands_converts_a_few_frames_not_one_a_row(
     ]
     assert len(conversions) < 10, f"{len(conversions)} frame conversions"  # not one a row
     assert len(comparisons) < 100, f"{len(comparisons)} columns compared"  # not one a row
+    assert len(takes) < 100, f"{len(takes)} takes"  # not one a row
     assert stale.value.replanned is not None
     hashed = {t["key"]: t["sha256"] for t in ChangePlan.load(stale.value.replanned).touched}
     base = {t["key"]: t["sha256"] for t in ChangePlan.load(tmp_path / "plan.json").touched}

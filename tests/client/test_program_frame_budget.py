@@ -8,7 +8,7 @@ fit in half of what the window had left, naming the paced pull that reads them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 
 import httpx
@@ -23,16 +23,21 @@ MEMBERS = 600
 PROGRAM = generate_program(members=MEMBERS, rewards=1, benefits=1, seed=5)
 
 
+@pytest.fixture(scope="module")
+def large(start_sandbox: Callable[..., AbstractContextManager[Sandbox]]) -> Iterator[Sandbox]:
+    """The 600-member program; each test puts in force the plan it needs (reads only)."""
+    with start_sandbox(PROGRAM) as sb:
+        yield sb
+
+
 def test_the_program_wide_bucket_frame_stops_before_reads_beyond_half_the_window(
-    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
-    make_client: Callable[..., LoyaltyClient],
+    large: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
     program_id = PROGRAM["programs"][0]["id"]
-    with start_sandbox(PROGRAM) as sb:
-        sb.set_plan("400/hour")  # the member list fits in half of it, the 600 reads do not
-        with make_client(sb) as client, pytest.raises(BudgetExceededError) as caught:
-            client.pending_buckets.frame(program_id, progress=False)
-        window = sb.plan()
+    large.set_plan("400/hour")  # the member list fits in half of it, the 600 reads do not
+    with make_client(large) as client, pytest.raises(BudgetExceededError) as caught:
+        client.pending_buckets.frame(program_id, progress=False)
+    window = large.plan()
     assert window["used"] <= 200 and window["remaining"] >= 200  # the rest is the project's
     assert window["used"] < 20  # the token, the program and its member list: no member read
     refusal = caught.value
@@ -42,35 +47,22 @@ def test_the_program_wide_bucket_frame_stops_before_reads_beyond_half_the_window
     assert "ProgramSnapshot.pull(client, kinds=['pending_buckets'], checkpoint=" in text
 
 
-def test_a_program_wide_bucket_frame_within_the_window_is_read_whole(
-    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
-    make_client: Callable[..., LoyaltyClient],
+def test_a_program_wide_bucket_frame_in_the_window_reads_the_cards_holding_pending_points(
+    large: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
-    program_id = PROGRAM["programs"][0]["id"]
-    with start_sandbox(PROGRAM) as sb:
-        sb.set_plan("100000/hour")
-        with make_client(sb) as client:
-            frame = client.pending_buckets.frame(program_id, progress=False)
-    assert len(frame) == sum(1 for b in PROGRAM["pending_buckets"] if b["status"] == "PENDING")
-
-
-def test_the_program_wide_bucket_frame_lists_the_buckets_of_cards_holding_pending_points(
-    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
-    make_client: Callable[..., LoyaltyClient],
-) -> None:
-    """A card whose balance shows no pending points has no PENDING bucket, and the service
-    lists PENDING buckets only: the frame, as a pull, lists none for it (one call saved per
-    such card) and holds the same buckets as the pull's frame."""
+    """Within the window the frame reads every member and holds every PENDING bucket. A
+    card whose balance shows no pending points has no PENDING bucket, and the service lists
+    PENDING buckets only: the frame, as a pull, lists none for it (one call saved per such
+    card)."""
     from lyt_toolkit import ProgramSnapshot
 
     program_id = PROGRAM["programs"][0]["id"]
-    with start_sandbox(PROGRAM) as sb:
-        sb.set_plan("100000/hour")
-        with make_client(sb) as client:
-            frame = client.pending_buckets.frame(program_id, progress=False)
-            sent = client.quota.calls_used
-        with make_client(sb) as client:
-            snapshot = ProgramSnapshot.pull(client, progress=False, kinds=["cards"])
+    large.set_plan("100000/hour")
+    with make_client(large) as client:
+        frame = client.pending_buckets.frame(program_id, progress=False)
+        sent = client.quota.calls_used
+    with make_client(large) as client:
+        snapshot = ProgramSnapshot.pull(client, progress=False, kinds=["cards"])
     holding = int((snapshot.cards["balance_pending_points"] != 0).sum())
     assert 0 < holding < MEMBERS
     # the token, the program, its member list (6 pages), a read a member, a list a holding card

@@ -13,6 +13,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
+WHAT_IF_PAGE = "how-to/economics-what-if.md"
+
+RUN_WITH_OUTPUT = (WHAT_IF_PAGE,)
+"""Pages whose every block ``test_pages`` runs in page order in one namespace, comparing
+what each prints with the page: ``test_examples`` leaves them to it (running them again
+there would prove less, at the same cost)."""
+
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", flags=re.MULTILINE | re.DOTALL)
 
 

@@ -21,7 +21,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, ENV_VARIABLES
 
-from .pages import DOCS, blocks
+from .pages import DOCS, WHAT_IF_PAGE, blocks
 
 SANDBOX_PAGE = "how-to/sandbox.md"
 START = "## Start one from Python or a shell"
@@ -115,9 +115,6 @@ def test_the_budget_example_prints_what_a_pull_and_a_plan_cost(
         exec(compile(code, "quotas.md", "exec"), {"client": client})
     out = capsys.readouterr().out
     assert "calls needed:" in out and "calls used:" in out
-
-
-WHAT_IF_PAGE = "how-to/economics-what-if.md"
 
 
 def test_the_economics_what_if_prints_what_its_page_shows(

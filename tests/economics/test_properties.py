@@ -102,9 +102,10 @@ def test_values_scale_linearly_with_prices(
     assert (other["value_per_point"].isna() == expected.isna()).all()
     assert other["value_per_point"].dropna().tolist() == pytest.approx(expected.dropna().tolist())
     assert not any(math.isinf(v) for v in other["value_per_point"].dropna())
-    a, b = point_values(snapshot, base).iloc[0], point_values(snapshot, scaled).iloc[0]
-    r1 = effective_return(snapshot, point_values(snapshot, base)).iloc[0]
-    r2 = effective_return(snapshot, point_values(snapshot, scaled)).iloc[0]
+    values, values_scaled = point_values(snapshot, base), point_values(snapshot, scaled)
+    a, b = values.iloc[0], values_scaled.iloc[0]
+    r1 = effective_return(snapshot, values).iloc[0]
+    r2 = effective_return(snapshot, values_scaled).iloc[0]
     for level in ("low", "median", "high"):
         assert b[level] == pytest.approx(a[level] * scale)
         assert r2[f"return_{level}"] == pytest.approx(r1[f"return_{level}"] * scale)

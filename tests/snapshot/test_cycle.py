@@ -32,6 +32,11 @@ PROGRAM = generate_program(
 )
 """A program whose member reads alone are more than half of a 500-call cycle."""
 
+SMALL = generate_program(
+    members=60, rewards=20, benefits=10, card_definitions=3, tier_structures=2, seed=4
+)
+"""A program whose pull needs more than the 10 calls left in a cycle and those in flight."""
+
 
 @pytest.fixture(scope="module")
 def program(start_sandbox: StartSandbox) -> Iterator[Sandbox]:
@@ -126,8 +131,8 @@ def test_a_paced_pull_stops_at_the_cycles_reminder_and_its_checkpoint_resumes_ne
     """Ten calls left in the professional plan's cycle: the pull stops at the first answer
     carrying the reminder, sending no call after it (those already in flight, at most its
     concurrency, still go), and in the next month's cycle its checkpoint finishes it, frames
-    equal to an unpaced pull's."""
-    with start_sandbox(PROGRAM, now=PROGRAM["now"]) as sb:
+    equal to an unpaced pull's. (A smaller program of its own: its clock moves a month.)"""
+    with start_sandbox(SMALL, now=SMALL["now"]) as sb:
         with make_client(sb) as client:
             whole = ProgramSnapshot.pull(client, progress=False)
         sb.set_plan("professional", cycle_used=99_990)

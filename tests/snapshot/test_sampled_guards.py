@@ -18,7 +18,7 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import SnapshotHistory, snapshot_program
 from lyt_toolkit.snapshot.diff import MEMBER_KINDS
 
-from .helpers import client_for, pull
+from .helpers import client_for
 
 
 @pytest.fixture(scope="module")
@@ -96,10 +96,12 @@ def test_lyt_diff_prints_the_note(
 
 
 def test_drift_of_a_sample_reads_no_member_and_compares_the_rest(
-    start_sandbox: StartSandbox, program: dict[str, Any]
+    start_sandbox: StartSandbox, program: dict[str, Any], full: ProgramSnapshot
 ) -> None:
+    """A sandbox of its own (a reward is drafted), serving the program ``full`` was pulled
+    from: the sample is drawn from ``full``, as from a pull of this sandbox."""
     with start_sandbox(program) as sb:
-        sampled = pull(sb).sampled(Sample(25, seed=2))
+        sampled = full.sampled(Sample(25, seed=2))
         reward = _active_reward(sampled)
         with client_for(sb) as client:
             client.rewards.draft(reward)
