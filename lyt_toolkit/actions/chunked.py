@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..client.paced_floor import TOKEN_CALLS
 from .items import Outcome
 from .log import LogState
 from .plan import ActionPlan
@@ -78,11 +79,8 @@ __all__ = [
 ]
 
 CHUNK_MOST = 99
-"""The writes a chunk holds at most: as many rewards as one listing re-reads."""
-
-
-TOKEN_CALLS = 1
-"""The token request a chunk's window holds beside the chunk's reads and writes: in a new
+"""The writes a chunk holds at most: as many rewards as one listing re-reads. Beside them,
+the window a chunk goes in holds the token request it brings (``TOKEN_CALLS``): in a new
 window, and now when the client holds no token."""
 
 

@@ -30,7 +30,7 @@ from ..errors import (
     PullBudgetError,
     WayForward,
 )
-from ._common import fail, scrub
+from ._common import cli_words, fail, scrub
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -58,6 +58,7 @@ __all__ = [
     "refused",
     "sample_line",
     "saved_source",
+    "share_refusal",
     "snapshot_options",
     "snapshot_or_fail",
     "source_name",
@@ -317,6 +318,8 @@ def explain(exc: LytError, options: PullOptions = DEFAULT_PULL) -> str:
     if isinstance(exc, PullBudgetError):
         refusal = budget_refusal(exc, options)
         return "\n".join(scrub(_squeezed(line)) for line in refusal.splitlines())
+    if (share := share_refusal(exc)) is not None:
+        return scrub(share)
     if isinstance(exc, APIConnectionError):
         text = f"cannot reach the service: {exc}"
     elif refused(exc):
@@ -326,6 +329,14 @@ def explain(exc: LytError, options: PullOptions = DEFAULT_PULL) -> str:
     else:
         text = f"the snapshot could not be pulled: {exc}"
     return scrub(" ".join(text.split()))
+
+
+def share_refusal(exc: LytError) -> str | None:
+    """A paced pull's share refused as too small for a token request and the call it serves
+    (``PacedShareTooSmall``), naming ``--budget-share``; None for any other error."""
+    from ..client.paced_floor import PacedShareTooSmall  # loaded by the pull that raised it
+
+    return cli_words(str(exc), {}) if isinstance(exc, PacedShareTooSmall) else None
 
 
 def _squeezed(line: str) -> str:

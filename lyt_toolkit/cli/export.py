@@ -23,6 +23,7 @@ from ._pull import (
     pull_snapshot,
     refused,
     sample_line,
+    share_refusal,
 )
 from ._refresh import members_choice, read_at_lines, refresh_snapshot
 
@@ -55,6 +56,8 @@ def export(args: argparse.Namespace) -> int:
     except PullBudgetError as exc:
         return fail(COMMAND, budget_refusal(exc, options), EXIT_ERROR)
     except LytError as exc:
+        if (share := share_refusal(exc)) is not None:  # a paced pull's share too small
+            return fail(COMMAND, share, EXIT_BAD_OPTION)
         return fail(COMMAND, REFUSED if refused(exc) else str(exc), EXIT_ERROR)
     except OSError as exc:
         return fail(COMMAND, f"cannot write to {out}: {exc.strerror or exc}", EXIT_ERROR)

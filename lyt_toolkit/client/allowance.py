@@ -37,16 +37,18 @@ follows other traffic by the same rule (``others`` counted against the calls the
 in this window). When this window's share is spent, or has shrunk to what the work already
 sent in it, the next call waits for the window to reset (``Quota.ready``) instead of being
 sent: other traffic slows a paced work, and never stops it nor takes the window beyond the
-work's share of what that traffic left. Calls are booked as they are let start (by their
-start's number), until their first request is counted or they end before it is sent (handed
-back), so concurrent calls never take the window beyond its share. A booking is only the
-allowance's that made it, and is let go once; one made as a window ends is carried into the
-next window's share, where its call is sent. A call already let start when the
-share shrinks still goes (at most the work's concurrency, the bound ``others`` errs by). A
-call's first request is the one booked; any other it sends (a retry, the token request and
-the call again after a 401) goes only while the share holds it beside the calls booked
-(``fits``), else the call waits for the reset and is sent again in the next window, as a
-call finding the window spent does.
+work's share of what that traffic left. Its share of a whole window must hold a token request
+and the call it serves (``paced_floor``): a smaller one is refused as it is taken, or, the
+budget not known then, before the call after the answer that tells it (``Quota``). Calls are
+booked as they are let start (by their start's number), until their first request is
+counted or they end before it is sent (handed back), so concurrent calls never take the
+window beyond its share. A booking is only the allowance's that made it, and is let go once;
+one made as a window ends is carried into the next window's share, where its call is sent. A
+call already let start when the share shrinks still goes (at most the work's concurrency,
+the bound ``others`` errs by). A call's first request is the one booked; any other it sends
+(a retry, the token request and the call again after a 401) goes only while the share holds
+it beside the calls booked (``fits``), else the call waits for the reset and is sent again in
+the next window, as a call finding the window spent does.
 
 A paced work may hold calls back (``holding_back``): a saved plan's re-read of a chunk holds back
 the chunk's writes, so its reads go only while this window's share holds the writes beside

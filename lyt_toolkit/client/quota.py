@@ -68,6 +68,7 @@ from ..errors import QuotaExhaustedError, RateLimitError, api_error, time_after
 from ._core import date_second, parse_retry_after
 from .allowance import Allowance, AllowanceSpent, CycleSpent, Earlier, Recorded, WindowCalls
 from .config import Rate
+from .paced_floor import check_paced_share
 
 __all__ = ["Quota"]
 
@@ -236,7 +237,10 @@ class Quota:
         work's earlier runs sent in the window it starts in counted against that window's
         share; ``recorded``, the window their last run was in, holds the calls sent before an
         answer names one. See ``lyt_toolkit.client.allowance``; a ``ValueError`` names
-        ``budget_share`` when ``share`` is not above 0 and at most 1."""
+        ``budget_share`` when ``share`` is not above 0 and at most 1, or, paced, when its part
+        of a whole window cannot hold a token request and the call it serves
+        (``PacedShareTooSmall``: here when the budget is known, else before the call after the
+        answer that tells it, ``ready``)."""
         with self._lock:
             held = Allowance(
                 share,
@@ -250,6 +254,8 @@ class Quota:
                 wall=self._wall,
                 numbered=self._numbered,
             )
+            if paced:
+                check_paced_share(share, self._limit)
             self._allowances.append(held)
         try:
             yield held
@@ -408,13 +414,18 @@ class Quota:
     def _ready(self, *, book: bool = True) -> tuple[float, bool, int]:
         """``ready``, with the number of the start when the call may start now (0 when not,
         or not ``book``ed): the start is then booked, so the next waits its spacing and the
-        paced shares count it by its number (``_take``, ``_unbook``)."""
+        paced shares count it by its number (``_take``, ``_unbook``). A paced share whose part
+        of a whole window cannot hold a token request and the call it serves is refused
+        (``PacedShareTooSmall``: the budget was not known as it was taken, or the plan
+        changed)."""
         with self._lock:
             self._refuse_past_cycle()
+            paced = [held for held in self._allowances if held.paced]
+            for held in paced:
+                check_paced_share(held.share, self._limit)
             wait = self._spent_for()
             if wait > 0:
                 return wait, True, 0
-            paced = [held for held in self._allowances if held.paced]
             left, reported = self._counts()
             for held in paced:
                 held.track(left, self._windows, reported=reported, in_flight=self._in_flight)
