@@ -393,7 +393,7 @@ def _each_call_counted_before_it_goes_out(
         make_client(sb, http_client=http) as hooked,
     ):
         results = ChangePlan.load(path).apply(hooked, log=log, progress=False, paced=True)
-    assert results["outcome"].eq("succeeded").sum() == ROWS
+    assert results["outcome"].eq("succeeded").sum() == ROWS, results.to_string()
     short = [(n, call) for n, call in enumerate(going, 1) if call[1] < n]
     assert not short, going
     return going
