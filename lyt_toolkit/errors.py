@@ -11,13 +11,13 @@ it; ``_secret.MaskedError``).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from ._plans import Cycle
 from ._secret import MaskedError
+from ._shares import least_share, paces, plain_share, share_of
 from ._text import counted
 
 __all__ = [
@@ -313,13 +313,14 @@ class BudgetExceededError(LytError):
             ways.append(
                 "pass allow_partial=True to send what fits and resume from the log after the reset"
             )
-        if paced:
+        pacing = _paced_way(limit, share) if paced else ""
+        if pacing:
             again = "resumable from its log" if resumable else "stopped, it starts again"
             ways.append(
-                "pass paced=True to send its share of every window, waiting for each reset,"
+                f"pass {pacing} to send its share of every window, waiting for each reset,"
                 f" until it is done ({again})"
             )
-        if beyond and not paced:  # only parts of it can run, one a window
+        if beyond and not pacing:  # only parts of it can run, one a window
             ways.append(
                 f"split it into parts of at most {counted(whole or 0, 'call')}, one a window"
                 f" ({allowed} fit now)"
@@ -330,15 +331,19 @@ class BudgetExceededError(LytError):
         )
 
 
+def _paced_way(limit: int | None, share: float) -> str:
+    """The words that pace a work at ``share`` of a window of ``limit`` calls: ``paced=True``,
+    with the least share that paces it where ``share`` of a window cannot hold a token request
+    and the call it serves (``_shares``); "" where no share can."""
+    if limit is None or paces(share, limit):  # not known: as a paced work takes it
+        return "paced=True"
+    least = least_share(limit)
+    return "" if least is None else f"paced=True with budget_share={plain_share(least)}"
+
+
 def _sentence(text: str) -> str:
     """``text`` begun with a capital, as a sentence."""
     return text[:1].upper() + text[1:]
-
-
-def share_of(remaining: int, share: float) -> int:
-    """The calls ``share`` of ``remaining`` allows (rounded down, never below 0): a pull's
-    allowance and a plan's cost take it alike."""
-    return max(0, math.floor(share * remaining))
 
 
 @dataclass(frozen=True)

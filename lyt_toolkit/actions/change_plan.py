@@ -24,10 +24,11 @@ import pandas as pd
 
 from .._json_file import clipped
 from .._progress import Progress, display, offset
+from .._shares import share_of
 from .._stop import stopping
 from .._text import counted
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
-from ..errors import StoppedError, share_of
+from ..errors import StoppedError
 from ..fill.pace_work import PacedWork, paced_work
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .._shares import share_of
 from .._text import counted
 from ..client.budget_read import learn_budget
-from ..errors import BudgetExceededError, share_of
+from ..errors import BudgetExceededError
 from ..snapshot.cost import budget_text
 from .items import Runnable
 

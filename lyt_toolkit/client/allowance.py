@@ -96,8 +96,9 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._shares import share_of
 from .._text import counted
-from ..errors import LytError, PullBudgetError, WayForward, share_of
+from ..errors import LytError, PullBudgetError, WayForward
 
 if TYPE_CHECKING:
     from datetime import datetime

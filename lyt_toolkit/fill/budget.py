@@ -29,10 +29,11 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
+from .._shares import paces, share_of
 from .._text import counted
 from ..client.allowance import Allowance
 from ..client.quota import Quota
-from ..errors import CycleBudgetError, PullBudgetError, WayForward, share_of
+from ..errors import CycleBudgetError, PullBudgetError, WayForward
 from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE, wanted_kinds
@@ -246,7 +247,8 @@ class PullBudget:
         known = self.stage != "lists"  # stopped during the lists, the rest is not counted yet
         pull = "the whole pull" if sampled is None else f"this pull of {counted(sampled, 'member')}"
         cycle = self.quota.cycle
-        if allowance.calls and self._within_cycle(total):
+        paceable = paces(allowance.share, self.quota.limit)  # else refused as too small
+        if allowance.calls and paceable and self._within_cycle(total):
             windows = counted(self._windows(total, allowance.calls), "window")
             pace = (
                 f"over at least {windows} at this share"

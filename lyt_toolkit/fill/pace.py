@@ -29,8 +29,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .._progress import Progress, ProgressBar, lines, paced_line
+from .._shares import share_of
 from ..client.allowance import Allowance
-from ..errors import share_of
 from .pace_lines import PaceLines
 from .pace_work import PacedWork, current_work
 

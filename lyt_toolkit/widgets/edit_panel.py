@@ -22,11 +22,12 @@ import pandas as pd
 from ipydatagrid import DataGrid
 
 from .. import actions
+from .._shares import share_of
 from .._text import counted
 from ..actions.cost import PlanCost, budgeted
 from ..actions.log import ActionLog
 from ..actions.rehearsal import sampled_refusal
-from ..errors import BudgetExceededError, PullBudgetError, share_of
+from ..errors import BudgetExceededError, PullBudgetError
 from ..frames.parse import ValueRefused, typed_column, typed_value
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot

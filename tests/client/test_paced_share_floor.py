@@ -13,11 +13,15 @@ import httpx
 import pytest
 from interrupting import Waits, window_used
 
+from lyt_toolkit import ProgramSnapshot, actions
+from lyt_toolkit._shares import share_of
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client.paced_floor import PacedShareTooSmall, least_share
-from lyt_toolkit.errors import share_of
+from lyt_toolkit.errors import BudgetExceededError, PullBudgetError
 from lyt_toolkit.sandbox import Sandbox
+
+CARD = "lcdef_c0ffee0001"
 
 TOKENS_AT_MOST = 3
 """Token requests a test lets a paced work send before it stops it (it would never end)."""
@@ -135,3 +139,47 @@ def test_a_share_too_small_says_itself_as_plain_decimals() -> None:
     assert str(PacedShareTooSmall(0.5, 1)).endswith(
         "no share of a window of 1 call can pace a work"
     )
+
+
+def test_a_plan_refused_on_a_share_too_small_to_pace_names_the_share_that_paces(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """Refused for the window (0.1 of 10/hour: one call), a plan's ways forward name the share
+    that paces it with ``paced=True`` (alone, it would be refused as too small), and that share
+    is taken by a paced allowance."""
+    fresh.set_plan("10/hour")
+    plan = actions.create_benefits(
+        [
+            {
+                "name": f"Floor {i}",
+                "type": "POINTS",
+                "points": {"value": 5, "card_definition_id": CARD},
+            }
+            for i in range(3)
+        ]
+    )
+    with make_client(fresh) as client:
+        client.programs.list(limit=1)  # the budget told
+        with pytest.raises(BudgetExceededError) as refused:
+            plan.execute(client, progress=False, budget_share=0.1)
+        assert window_used(fresh) == 2  # nothing sent for the plan
+        assert "pass paced=True to" not in str(refused.value)
+        assert str(refused.value).endswith(
+            " or pass paced=True with budget_share=0.2 to send its share of every window,"
+            " waiting for each reset, until it is done (resumable from its log)"
+        )
+        with client.quota.allowance(0.2, paced=True):  # the share named paces
+            pass
+
+
+def test_a_pull_refused_on_a_share_too_small_to_pace_offers_no_paced_pull(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """A checkpointed (paced) pull at 0.1 of 10/hour would be refused as too small: the
+    refusal of the pull does not offer it (taken, it would refuse itself, naming the share
+    that paces)."""
+    fresh.set_plan("10/hour")
+    with make_client(fresh) as client, pytest.raises(PullBudgetError) as refused:
+        ProgramSnapshot.pull(client, progress=False, budget_share=0.1)
+    assert all(way.argument[0] != "checkpoint" for way in refused.value.ways if way.argument)
+    assert "checkpoint" not in str(refused.value)

@@ -21,9 +21,10 @@ from fixture_types import StartSandbox
 from interrupting import Waits
 
 from lyt_toolkit import ProgramSnapshot, Sample
+from lyt_toolkit._shares import share_of
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.economics import estimates
-from lyt_toolkit.errors import PullBudgetError, WayForward, share_of
+from lyt_toolkit.errors import PullBudgetError, WayForward
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.frames.sample import SampleDraw, estimate_total, member_points
 from lyt_toolkit.sandbox import Sandbox

@@ -16,8 +16,8 @@ from fixture_types import StartSandbox
 from frame_reads import cell
 from itables.widget import ITable
 
+from lyt_toolkit._shares import share_of
 from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.errors import share_of
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
 from lyt_toolkit.widgets import (

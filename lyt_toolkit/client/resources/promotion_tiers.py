@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from typing_extensions import Unpack
 
+from ..._shares import share_of
 from ..._text import counted
-from ...errors import BudgetExceededError, RequestValidationError, share_of
+from ...errors import BudgetExceededError, RequestValidationError
 from .._core import Call, decoder, path
 from ..allowance import DEFAULT_SHARE, checked_share
 from ..pagination import awalk, walk
