@@ -5,7 +5,9 @@ every bad input one line naming the option or file, no secret printed."""
 
 from __future__ import annotations
 
+import copy
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -45,15 +47,31 @@ def client(service: Sandbox, make_client: Callable[..., LoyaltyClient]) -> Itera
         yield c
 
 
-@pytest.fixture
-def saved(client: LoyaltyClient, tmp_path: Path) -> tuple[Path, Path, ProgramSnapshot]:
-    """The four-kind plan of the live program saved to ``plan.json``, its base exported to
-    ``base/``: the plan file, the folder and the base."""
-    base = pull(client)
+@pytest.fixture(scope="module")
+def _saved_once(
+    _fresh_pulled: ProgramSnapshot, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    """The four-kind plan of the program as ``fresh`` holds it saved, its base exported to
+    ``base/``: once a module (each test's sandbox is put back to the same program)."""
+    root = tmp_path_factory.mktemp("four-kinds")
+    base = copy.deepcopy(_fresh_pulled)
     plan, _ = four_kinds_plan(base)
-    folder = tmp_path / "base"
-    base.to_csv(folder)
-    return plan.save(tmp_path / "plan.json"), folder, base
+    base.to_csv(root / "base")
+    return plan.save(root / "plan.json"), root / "base"
+
+
+@pytest.fixture
+def saved(
+    service: Sandbox,
+    fresh_pulled: ProgramSnapshot,
+    _saved_once: tuple[Path, Path],
+    tmp_path: Path,
+) -> tuple[Path, Path, ProgramSnapshot]:
+    """The four-kind plan of the live program saved to ``plan.json`` (a copy of the
+    module's: its apply's log and plan for review are the test's own), its base exported to
+    a folder only read: the plan file, the folder and the base."""
+    plan, folder = _saved_once
+    return Path(shutil.copy(plan, tmp_path / "plan.json")), folder, fresh_pulled
 
 
 def lyt(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

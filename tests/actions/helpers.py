@@ -177,11 +177,9 @@ def four_kinds_plan(snapshot: ProgramSnapshot) -> tuple[ChangePlan, dict[str, st
     return edit.plan(), targets
 
 
-def save_four_kinds(client: LoyaltyClient, path: Path) -> tuple[ChangePlan, dict[str, str]]:
-    """The four-kind plan of the live program, saved to ``path``; its targets by call."""
-    plan, targets = four_kinds_plan(pull(client))
-    plan.save(path)
-    return plan, targets
+SaveFour = Callable[[Path], tuple[ChangePlan, dict[str, str]]]
+"""``save_four(path)`` (the fixture): ``four_kinds_plan`` of a ``fresh`` client's program,
+saved at ``path``; the plan and its targets by call."""
 
 
 def one_card_of_many_buckets(buckets: int = 150) -> dict[str, Any]:
@@ -198,11 +196,10 @@ def one_card_of_many_buckets(buckets: int = 150) -> dict[str, Any]:
     )
 
 
-def save_one_bucket_a_card(client: LoyaltyClient, path: Path) -> pd.DataFrame:
-    """A plan activating one future pending bucket of an ACTIVE member and program on each
-    card whose definition holds points as pending (the service activates each), saved at
-    ``path``: the buckets chosen (one bucket list each in the re-read)."""
-    base = pull(client)
+def one_bucket_a_card(base: ProgramSnapshot) -> tuple[ChangePlan, pd.DataFrame]:
+    """A plan of ``base`` activating one future pending bucket of an ACTIVE member and program
+    on each card whose definition holds points as pending (the service activates each): the
+    plan and the buckets chosen (one bucket list each in the re-read)."""
     buckets, definitions = base.pending_buckets, base.card_definitions
     holding = definitions.loc[definitions["pending_points_type"] != "IMMEDIATE", "id"]
     chosen = buckets[
@@ -213,8 +210,12 @@ def save_one_bucket_a_card(client: LoyaltyClient, path: Path) -> pd.DataFrame:
     ].drop_duplicates("card_id")
     edit = actions.edit(base)
     edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = "ACTIVATED"
-    edit.plan().save(path)
-    return chosen
+    return edit.plan(), chosen
+
+
+SaveOne = Callable[[Path], pd.DataFrame]
+"""``save_one(path)`` (the fixture): ``one_bucket_a_card``'s plan of a ``fresh`` client's
+program saved at ``path``; the buckets chosen."""
 
 
 def bucket_lists(sent: list[httpx.Request]) -> int:

@@ -19,12 +19,13 @@ from lyt_toolkit.actions import ChangePlan, EditError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
 
 from .helpers import BUCKET, SECRETS, TIERS, bonus, first_id, four_kinds, four_kinds_plan, pull
 
 
-def test_an_edit_holds_copies_the_base_never_sees(client: LoyaltyClient) -> None:
-    snapshot = pull(client)
+def test_an_edit_holds_copies_the_base_never_sees(fresh_pulled: ProgramSnapshot) -> None:
+    snapshot = fresh_pulled
     edit = actions.edit(snapshot)
     edit.rewards.loc[:, "name"] = "changed"
     assert not (snapshot.rewards["name"] == "changed").any()
@@ -32,9 +33,9 @@ def test_an_edit_holds_copies_the_base_never_sees(client: LoyaltyClient) -> None
 
 
 def test_each_supported_kind_is_planned_rehearsed_applied_and_verified(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, fresh_pulled: ProgramSnapshot
 ) -> None:
-    snapshot = pull(client)
+    snapshot = fresh_pulled
     plan, targets = four_kinds_plan(snapshot)
 
     expected = [
@@ -82,8 +83,10 @@ def test_each_supported_kind_is_planned_rehearsed_applied_and_verified(
     assert (again["outcome"] == "skipped_already_done").all()
 
 
-def test_a_tier_structure_set_to_deleted_is_a_delete(client: LoyaltyClient) -> None:
-    snapshot = pull(client)
+def test_a_tier_structure_set_to_deleted_is_a_delete(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
+    snapshot = fresh_pulled
     edit = actions.edit(snapshot)
     edit.tier_structures.loc[edit.tier_structures["id"] == TIERS, "status"] = "DELETED"
     plan = edit.plan()
@@ -94,8 +97,8 @@ def test_a_tier_structure_set_to_deleted_is_a_delete(client: LoyaltyClient) -> N
     assert pull(client).tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
 
 
-def test_print_shows_the_summary_then_one_line_per_change(client: LoyaltyClient) -> None:
-    snapshot = pull(client)
+def test_print_shows_the_summary_then_one_line_per_change(fresh_pulled: ProgramSnapshot) -> None:
+    snapshot = fresh_pulled
     edit, targets = four_kinds(snapshot)
     renamed = first_id(snapshot.rewards, status="DRAFT")
     old_name = cell(snapshot.rewards.set_index("id"), renamed, "name")
@@ -112,8 +115,10 @@ def test_print_shows_the_summary_then_one_line_per_change(client: LoyaltyClient)
     ]
 
 
-def test_changes_the_service_cannot_make_are_listed_and_refused(client: LoyaltyClient) -> None:
-    snapshot = pull(client)
+def test_changes_the_service_cannot_make_are_listed_and_refused(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
+    snapshot = fresh_pulled
     edit = actions.edit(snapshot)
     reward = first_id(snapshot.rewards, status="ACTIVE")
     benefit = str(snapshot.benefits["id"].iloc[0])
@@ -167,8 +172,10 @@ def test_changes_the_service_cannot_make_are_listed_and_refused(client: LoyaltyC
     assert not pull(client).diff(snapshot)
 
 
-def test_unsupported_rows_are_left_out_when_told(client: LoyaltyClient) -> None:
-    snapshot = pull(client)
+def test_unsupported_rows_are_left_out_when_told(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
+    snapshot = fresh_pulled
     edit = actions.edit(snapshot)
     reward = first_id(snapshot.rewards, status="ACTIVE")
     edit.rewards.loc[edit.rewards["id"] == reward, ["status", "name"]] = ["DRAFT", "Other"]
@@ -183,9 +190,9 @@ def test_unsupported_rows_are_left_out_when_told(client: LoyaltyClient) -> None:
 
 
 def test_deletes_are_refused_without_allow_destroy_naming_each_row(
-    client: LoyaltyClient,
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
 ) -> None:
-    snapshot = pull(client)
+    snapshot = fresh_pulled
     edit = actions.edit(snapshot)
     doomed = edit.tier_structures["id"].iloc[:2].tolist()
     edit.tier_structures = edit.tier_structures.iloc[2:]
@@ -196,10 +203,12 @@ def test_deletes_are_refused_without_allow_destroy_naming_each_row(
     assert not pull(client).diff(snapshot)
 
 
-def test_one_of_a_thing_is_said_in_the_singular(client: LoyaltyClient) -> None:
+def test_one_of_a_thing_is_said_in_the_singular(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
     """A count of one reads ``1 row``, ``1 call``, ``1 change``: in the summary, the
     refusals and the budget's refusal."""
-    snapshot = pull(client)
+    snapshot = fresh_pulled
     edit = actions.edit(snapshot)
     edit.tier_structures = edit.tier_structures[edit.tier_structures["id"] != TIERS]
     edit.rewards.loc[edit.rewards.index[0], "name"] = "Renamed"  # unsupported
@@ -217,9 +226,9 @@ def test_one_of_a_thing_is_said_in_the_singular(client: LoyaltyClient) -> None:
 
 
 def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
-    client: LoyaltyClient, fresh: Sandbox
+    client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
 ) -> None:
-    snapshot = pull(client)
+    snapshot = fresh_pulled
     plan, _ = four_kinds_plan(snapshot)
     # Each part alone (one call) would fit; the four together do not.
     fresh.set_plan(f"{len(plan.changes)}/hour")
@@ -258,9 +267,9 @@ def test_a_plan_over_the_budget_is_refused_before_anything_is_sent(
     ],
 )
 def test_bad_input_is_refused_on_one_line_naming_frame_row_and_column(
-    client: LoyaltyClient, change: str, message: str
+    change: str, message: str, fresh_pulled: ProgramSnapshot
 ) -> None:
-    edit = actions.edit(pull(client))
+    edit = actions.edit(fresh_pulled)
     if change == "dtype":
         edit.benefits["points_value"] = edit.benefits["points_value"].astype(object)
         edit.benefits.loc[0, "points_value"] = "lots"
@@ -304,10 +313,12 @@ _ODD_VALUES: list[tuple[str, Any, str]] = [
 ]
 
 
-def test_odd_cell_values_are_refused_naming_frame_row_and_column(client: LoyaltyClient) -> None:
+def test_odd_cell_values_are_refused_naming_frame_row_and_column(
+    fresh_pulled: ProgramSnapshot,
+) -> None:
     """A cell that is not a value of its column, in an object column, is an ``EditError`` on
     one line with the message of every typed value (``frames.parse``), never a plan."""
-    snapshot = pull(client)
+    snapshot = fresh_pulled
     for column, value, message in _ODD_VALUES:
         benefits = snapshot.benefits.copy()
         benefits[column] = benefits[column].astype(object)
@@ -319,11 +330,11 @@ def test_odd_cell_values_are_refused_naming_frame_row_and_column(client: Loyalty
         assert re.search(message, text) and "\n" not in text, text
 
 
-def test_plain_values_in_an_object_column_still_plan(client: LoyaltyClient) -> None:
+def test_plain_values_in_an_object_column_still_plan(fresh_pulled: ProgramSnapshot) -> None:
     """A number (50.0 is 50), its text, ISO text in a date column and a flag's text in an
     object column are read as the grid and an edited CSV read them, and plan as changes
     (unsupported: the service has no call for them)."""
-    snapshot = pull(client)
+    snapshot = fresh_pulled
     columns = ("points_value", "stock_quantity", "created_at")
     benefits = snapshot.benefits.copy().astype(dict.fromkeys(columns, object))
     benefits.at[3, "points_value"] = 50.0
@@ -335,8 +346,8 @@ def test_plain_values_in_an_object_column_still_plan(client: LoyaltyClient) -> N
     assert "50" in after and "1234567890123456789" in after
 
 
-def test_from_frames_takes_the_edited_frames_as_a_mapping(client: LoyaltyClient) -> None:
-    snapshot = pull(client)
+def test_from_frames_takes_the_edited_frames_as_a_mapping(fresh_pulled: ProgramSnapshot) -> None:
+    snapshot = fresh_pulled
     rewards = snapshot.rewards.copy()
     reward = first_id(rewards, status="ACTIVE")
     rewards.loc[rewards["id"] == reward, "status"] = "DRAFT"
@@ -346,8 +357,10 @@ def test_from_frames_takes_the_edited_frames_as_a_mapping(client: LoyaltyClient)
     ]
 
 
-def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyClient) -> None:
-    snapshot = pull(client)
+def test_the_preview_shows_why_a_pending_bucket_cannot_activate(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+) -> None:
+    snapshot = fresh_pulled
     buckets = snapshot.pending_buckets
     today = snapshot.pulled_at.normalize()
     past = str(
@@ -366,13 +379,13 @@ def test_the_preview_shows_why_a_pending_bucket_cannot_activate(client: LoyaltyC
 
 
 def test_a_blocked_activation_shows_its_reason_before_any_call(
-    client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
+    client: LoyaltyClient, fresh: Sandbox, tmp_path: Path, fresh_pulled: ProgramSnapshot
 ) -> None:
     """From the base alone (its pulled_at date, statuses and card definitions), each
     pending-bucket activation carries the ``blocked_reason`` the preview computes from the
     live service, ``print(plan)`` shows it, and apply still sends it: the service's 423 is
     its result row."""
-    snapshot = pull(client)
+    snapshot = fresh_pulled
     buckets = snapshot.pending_buckets
     pending = buckets["status"] == "PENDING"
     past = str(
@@ -448,9 +461,9 @@ def _left(remaining: int) -> str:
 
 
 def test_jupyter_shows_the_plan_as_a_table_grouped_by_action_every_value_escaped(
-    client: LoyaltyClient,
+    fresh_pulled: ProgramSnapshot,
 ) -> None:
-    snapshot = pull(client)
+    snapshot = fresh_pulled
     edit, targets = four_kinds(snapshot)
     script = "<script>alert('x')</script>"
     edit.benefits = pd.concat(
@@ -477,9 +490,9 @@ def test_jupyter_shows_the_plan_as_a_table_grouped_by_action_every_value_escaped
 
 
 def test_a_sampled_base_plans_the_edits_of_its_sampled_members_cards_and_buckets(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, fresh_pulled: ProgramSnapshot
 ) -> None:
-    full = pull(client)
+    full = fresh_pulled
     sampled = full.sampled(Sample(len(full.members), seed=0))  # every member, as a sample
     assert BUCKET in set(sampled.pending_buckets["id"])
     edit = actions.edit(sampled)

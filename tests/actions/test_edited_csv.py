@@ -5,6 +5,7 @@ of its column, a removed or a renamed column is refused naming file, row and col
 
 from __future__ import annotations
 
+import copy
 import csv
 import hashlib
 import os
@@ -33,12 +34,25 @@ from .helpers import TIERS, first_id, pull
 Rows = list[dict[str, str]]
 
 
-def _export(client: LoyaltyClient, tmp_path: Path) -> tuple[ProgramSnapshot, Path, Path]:
-    """The demo pulled over HTTP and exported as ``base``; ``edited``, a copy to change."""
-    snapshot = pull(client)
-    snapshot.to_csv(tmp_path / "base")
-    shutil.copytree(tmp_path / "base", tmp_path / "edited")
-    return snapshot, tmp_path / "base", tmp_path / "edited"
+@pytest.fixture(scope="module")
+def _exported_once(
+    _fresh_pulled: ProgramSnapshot, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The demo as pulled over HTTP, exported: once a module."""
+    folder = tmp_path_factory.mktemp("exported") / "base"
+    _fresh_pulled.to_csv(folder)
+    return folder
+
+
+@pytest.fixture
+def exported(
+    _fresh_pulled: ProgramSnapshot, _exported_once: Path, tmp_path: Path
+) -> tuple[ProgramSnapshot, Path, Path]:
+    """The demo pulled over HTTP (a copy of its own) and exported as ``base``; ``edited``, a
+    copy to change (both copies of the module's export)."""
+    for folder in ("base", "edited"):
+        shutil.copytree(_exported_once, tmp_path / folder)
+    return copy.deepcopy(_fresh_pulled), tmp_path / "base", tmp_path / "edited"
 
 
 def _resave(path: Path, change: Callable[[Rows], Rows] = lambda rows: rows) -> None:
@@ -86,9 +100,12 @@ def _set(rows: Rows, key: str, column: str, value: str) -> Rows:
 
 
 def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    client: LoyaltyClient,
+    exported: tuple[ProgramSnapshot, Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    snapshot, base, edited = _export(client, tmp_path)
+    snapshot, base, edited = exported
     reward = first_id(snapshot.rewards, status="ACTIVE")
     card = str(snapshot.card_definitions["id"].iloc[0])
     bonus = {"name": "Bonus 05", "type": "POINTS", "points_value": "50", "card_definition_id": card}
@@ -138,11 +155,11 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
 
 
 def test_lyt_plan_saves_its_out_file_though_its_reader_went_away(
-    client: LoyaltyClient, tmp_path: Path
+    exported: tuple[ProgramSnapshot, Path, Path], tmp_path: Path
 ) -> None:
     """``lyt plan ... --out F | head -1``: the plan, longer than the output's buffer, is
     saved before it is printed to a reader that is gone."""
-    snapshot, base, edited = _export(client, tmp_path)
+    snapshot, base, edited = exported
     created = [{**_new_benefit(snapshot, "5"), "name": f"Piped {i:03d}"} for i in range(400)]
     _resave(edited / "benefits.csv", lambda rows: [*rows, *created])
     plan_file = tmp_path / "plan.json"
@@ -174,12 +191,12 @@ def test_lyt_plan_saves_its_out_file_though_its_reader_went_away(
 
 
 def test_lyt_plan_cuts_a_long_plan_as_print_does_naming_its_out_file(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    exported: tuple[ProgramSnapshot, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """400 benefits to create print as ``print(plan)`` does, the first and last 5, the line
     between counting the rest and saying where they all are: the ``--out`` file, or that
     ``--out`` saves them."""
-    snapshot, base, edited = _export(client, tmp_path)
+    snapshot, base, edited = exported
     created = [{**_new_benefit(snapshot, "5"), "name": f"Long {i:03d}"} for i in range(400)]
     _resave(edited / "benefits.csv", lambda rows: [*rows, *created])
     plan_file = tmp_path / "plan.json"
@@ -198,9 +215,9 @@ def test_lyt_plan_cuts_a_long_plan_as_print_does_naming_its_out_file(
 
 
 def test_an_untouched_or_resaved_copy_plans_no_changes_and_lyt_plan_exits_0(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    exported: tuple[ProgramSnapshot, Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    snapshot, base, edited = _export(client, tmp_path)
+    snapshot, base, edited = exported
     assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 0
     _respell(snapshot, edited)
     assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 0
@@ -210,8 +227,10 @@ def test_an_untouched_or_resaved_copy_plans_no_changes_and_lyt_plan_exits_0(
         assert frame.dtypes.to_dict() == getattr(snapshot, kind).dtypes.to_dict(), kind
 
 
-def test_escaped_text_is_read_back_unescaped(client: LoyaltyClient, tmp_path: Path) -> None:
-    snapshot, _, edited = _export(client, tmp_path)
+def test_escaped_text_is_read_back_unescaped(
+    exported: tuple[ProgramSnapshot, Path, Path],
+) -> None:
+    snapshot, _, edited = exported
     reward = str(snapshot.rewards["id"].iloc[0])
     _resave(edited / "rewards.csv", lambda rows: _set(rows, reward, "name", "'=SUM(1)"))
     plan = ChangePlan.from_frames(snapshot, read_edited_frames(edited))
@@ -229,14 +248,13 @@ def test_escaped_text_is_read_back_unescaped(client: LoyaltyClient, tmp_path: Pa
     ],
 )
 def test_a_cell_that_is_not_a_value_of_its_column_is_refused_naming_file_row_and_column(
-    client: LoyaltyClient,
-    tmp_path: Path,
+    exported: tuple[ProgramSnapshot, Path, Path],
     capsys: pytest.CaptureFixture[str],
     column: str,
     value: str,
     what: str,
 ) -> None:
-    snapshot, base, edited = _export(client, tmp_path)
+    snapshot, base, edited = exported
     row = 3
     reward = str(snapshot.rewards["id"].iloc[row - 1])  # row 1 is the first below the header
     _resave(edited / "rewards.csv", lambda rows: _set(rows, reward, column, value))
@@ -264,13 +282,12 @@ def test_a_cell_that_is_not_a_value_of_its_column_is_refused_naming_file_row_and
     ],
 )
 def test_a_removed_renamed_or_added_column_is_refused_naming_it(
-    client: LoyaltyClient,
-    tmp_path: Path,
+    exported: tuple[ProgramSnapshot, Path, Path],
     capsys: pytest.CaptureFixture[str],
     rename: dict[str, str | None],
     message: str,
 ) -> None:
-    _, base, edited = _export(client, tmp_path)
+    _, base, edited = exported
     path = edited / "benefits.csv"
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     [(old, new)] = rename.items()
@@ -288,9 +305,9 @@ def test_a_removed_renamed_or_added_column_is_refused_naming_it(
 
 
 def test_read_snapshot_of_an_edited_export_says_how_to_plan_from_it(
-    client: LoyaltyClient, tmp_path: Path
+    exported: tuple[ProgramSnapshot, Path, Path],
 ) -> None:
-    snapshot, _, edited = _export(client, tmp_path)
+    snapshot, _, edited = exported
     reward = str(snapshot.rewards["id"].iloc[0])
     _resave(edited / "rewards.csv", lambda rows: _set(rows, reward, "status", "DRAFT"))
     with pytest.raises(SnapshotFileError) as refused:
@@ -304,14 +321,13 @@ def test_read_snapshot_of_an_edited_export_says_how_to_plan_from_it(
 
 
 def test_lyt_plan_ends_its_summary_with_the_live_budget_when_a_service_is_configured(
-    client: LoyaltyClient,
+    exported: tuple[ProgramSnapshot, Path, Path],
     fresh: Sandbox,
-    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     configure_lyt: Callable[[Sandbox], None],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _, base, edited = _export(client, tmp_path)
+    _, base, edited = exported
     _resave(edited / "tier_structures.csv", lambda rows: [r for r in rows if r["id"] != TIERS])
     args = ["plan", "--base", str(base), "--edited", str(edited)]
     made = (
@@ -367,13 +383,12 @@ def _new_benefit(snapshot: ProgramSnapshot, points: str) -> dict[str, str]:
     ],
 )
 def test_a_new_benefits_points_are_read_exactly_from_an_edited_export(
-    client: LoyaltyClient,
-    tmp_path: Path,
+    exported: tuple[ProgramSnapshot, Path, Path],
     capsys: pytest.CaptureFixture[str],
     typed: str,
     value: int,
 ) -> None:
-    snapshot, base, edited = _export(client, tmp_path)
+    snapshot, base, edited = exported
     _resave(edited / "benefits.csv", lambda rows: [*rows, _new_benefit(snapshot, typed)])
     frames = read_edited_frames(edited)
     assert frames["benefits"]["points_value"].iloc[-1] == value
@@ -386,9 +401,9 @@ def test_a_new_benefits_points_are_read_exactly_from_an_edited_export(
 
 @pytest.mark.parametrize("typed", ["9223372036854775808", "99999999999999999999", "-" + "9" * 20])
 def test_points_beyond_64_bits_are_refused_naming_file_row_and_column(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], typed: str
+    exported: tuple[ProgramSnapshot, Path, Path], capsys: pytest.CaptureFixture[str], typed: str
 ) -> None:
-    snapshot, base, edited = _export(client, tmp_path)
+    snapshot, base, edited = exported
     _resave(edited / "benefits.csv", lambda rows: [*rows, _new_benefit(snapshot, typed)])
     row = len(snapshot.benefits) + 1
     assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 1
@@ -399,16 +414,16 @@ def test_points_beyond_64_bits_are_refused_naming_file_row_and_column(
 
 
 def test_an_enumeration_value_the_export_escaped_is_read_back(
-    client: LoyaltyClient, tmp_path: Path
+    exported: tuple[ProgramSnapshot, Path, Path], tmp_path: Path
 ) -> None:
-    snapshot = pull(client)
+    snapshot, _, _ = exported
     # pandas-stubs type the categorical as holding CategoricalDtype values, not its strings
     status: pd.Series = snapshot.rewards["status"].cat.add_categories(["=NEW"])
     status.iloc[0] = "=NEW"  # a value the service added, formula-like
     snapshot.rewards["status"] = status
-    snapshot.to_csv(tmp_path)
-    assert "'=NEW" in (tmp_path / "rewards.csv").read_text(encoding="utf-8")
-    assert read_edited_frames(tmp_path)["rewards"]["status"].iloc[0] == "=NEW"
+    snapshot.to_csv(tmp_path / "escaped")
+    assert "'=NEW" in (tmp_path / "escaped" / "rewards.csv").read_text(encoding="utf-8")
+    assert read_edited_frames(tmp_path / "escaped")["rewards"]["status"].iloc[0] == "=NEW"
 
 
 FOREIGN = "eyJhbGciOiJIUzI1NiJ9.pasted-into-an-edited-export.0123456789abcdef"
@@ -428,12 +443,12 @@ EDITS: dict[str, tuple[str, list[str], str]] = {  # file, the values set, what i
 
 @pytest.mark.parametrize("case", EDITS)
 def test_a_value_of_an_edited_export_is_quoted_short_and_a_token_in_it_masked(
-    client: LoyaltyClient, tmp_path: Path, case: str
+    client: LoyaltyClient, exported: tuple[ProgramSnapshot, Path, Path], case: str
 ) -> None:
     """An ``EditError`` quoting an edited file's ID, key or value (the plan's refusal, or
     its ``apply``'s for a change the service cannot make) cuts it short and masks a bearer
     token in it whole, through the Python API."""
-    snapshot, base, edited = _export(client, tmp_path)
+    snapshot, base, edited = exported
     name, (column, *values), quoted = EDITS[case]
     ids = getattr(snapshot, name)["id"].astype(str).tolist()
     for key, value in zip(ids, values, strict=False):

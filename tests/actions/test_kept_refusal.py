@@ -22,7 +22,7 @@ from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import activations, bucket_lists, save_one_bucket_a_card, stopped_in_re_read
+from .helpers import SaveOne, activations, bucket_lists, stopped_in_re_read
 
 pytestmark = pytest.mark.usefixtures("professional")
 
@@ -50,13 +50,13 @@ def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again
     tmp_path: Path,
     refused_paced: bool,
     paced: bool,
+    save_one: SaveOne,
 ) -> None:
     """On main a refusal cleared what its paced re-read kept: at 20,000 members a resumed
     apply read 1,861 calls, was refused (18 buckets' dates had passed), and ``--refresh``
     read the same 1,861 again in the same window; an unpaced refusal kept nothing at all."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    with make_client(fresh) as client:
-        chosen = save_one_bucket_a_card(client, path)
+    chosen = save_one(path)
     cards = len(chosen)
     assert cards > 2
 
@@ -112,14 +112,13 @@ def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again
 
 
 def test_an_unpaced_re_read_stopped_part_way_keeps_nothing(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """An unpaced re-read keeps its rows only once refused: stopped (Ctrl-C) part way it
     leaves none, and the next run reads every card again (on main an unpaced ``--refresh``
     kept each row as read, taken up by the next refresh)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    with make_client(fresh) as client:
-        cards = len(save_one_bucket_a_card(client, path))
+    cards = len(save_one(path))
     assert cards > 2
     # two cards read
     stopped_in_re_read(fresh, make_client, path, log, 3, paced=False, refresh=True)
@@ -132,13 +131,17 @@ def test_an_unpaced_re_read_stopped_part_way_keeps_nothing(
 
 
 def _refused_unpaced(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    path: Path,
+    log: Path,
+    save_one: SaveOne,
 ) -> pd.DataFrame:
     """The plan saved at ``path`` refused as stale by an unpaced apply (its last item's
     bucket activated by someone else since: every card read, its rows kept beside ``log``):
     its buckets, in plan order."""
     with make_client(fresh) as client:
-        chosen = save_one_bucket_a_card(client, path)
+        chosen = save_one(path)
         targets = [str(item.target) for item in ChangePlan.load(path).parts[0].items]
         chosen = chosen.set_index("id", drop=False).loc[targets]
         _activate(client, chosen.iloc[-1])
@@ -158,6 +161,7 @@ def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    save_one: SaveOne,
 ) -> None:
     """The rows an unpaced stale refusal kept answer each chunk of a paced refresh, each
     chunk's used up as it is re-planned, the others kept beside the log: a refresh cancelled
@@ -165,7 +169,7 @@ def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
     run again reads only the second chunk's, as its cost says. On main they answered the
     first chunk's reads only, then were cleared: every other card was read again."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    targets = list(_refused_unpaced(fresh, make_client, path, log)["id"])
+    targets = list(_refused_unpaced(fresh, make_client, path, log, save_one)["id"])
     assert len(targets) > 2
     monkeypatch.setattr(chunked, "CHUNK_MOST", 1)  # a chunk a card
     sent: list[httpx.Request] = []
@@ -212,12 +216,13 @@ def test_a_paced_refresh_reads_afresh_after_another_s_call(
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    save_one: SaveOne,
 ) -> None:
     """A call of the project not the refresh's own, heard once its first chunk is read (a
     bucket of a later chunk activated by someone else), and the rows kept for the next
     chunks are read again: that bucket is not activated as the kept row shows it pending."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = _refused_unpaced(fresh, make_client, path, log)
+    chosen = _refused_unpaced(fresh, make_client, path, log, save_one)
     targets = list(chosen["id"])
     assert len(targets) > 3
     monkeypatch.setattr(chunked, "CHUNK_MOST", 1)  # a chunk a card
@@ -244,14 +249,17 @@ def test_a_paced_refresh_reads_afresh_after_another_s_call(
 
 
 def _three_of_four_kept(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    path: Path,
+    log: Path,
+    save_one: SaveOne,
 ) -> pd.DataFrame:
     """A plan activating a bucket on each of 4 cards saved at ``path``, its paced re-read
     stopped at the fourth card's (the first three's kept beside ``log``): its buckets, in
     plan order."""
-    with make_client(fresh) as client:
-        chosen = save_one_bucket_a_card(client, path)
-        targets = [str(item.target) for item in ChangePlan.load(path).parts[0].items]
+    chosen = save_one(path)
+    targets = [str(item.target) for item in ChangePlan.load(path).parts[0].items]
     assert len(targets) == 4
     stopped_in_re_read(fresh, make_client, path, log, 4)
     return chosen.set_index("id", drop=False).loc[targets]
@@ -262,6 +270,7 @@ def test_a_paced_refresh_reads_afresh_a_later_chunk_whose_reads_wait_for_the_nex
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    save_one: SaveOne,
 ) -> None:
     """A later chunk whose reads wait for the next window reads its objects there, not from
     the rows kept: no call of another's across the wait can be told. Chunks of two cards,
@@ -273,7 +282,7 @@ def test_a_paced_refresh_reads_afresh_a_later_chunk_whose_reads_wait_for_the_nex
     from lyt_toolkit.client import _transport
 
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = _three_of_four_kept(fresh, make_client, path, log)
+    chosen = _three_of_four_kept(fresh, make_client, path, log, save_one)
     monkeypatch.setattr(chunked, "CHUNK_MOST", 2)
     fresh.set_plan("10/hour")
     waits = Waits(fresh)
@@ -317,6 +326,7 @@ def test_a_paced_refresh_reads_again_a_kept_row_when_another_s_call_is_heard_as_
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    save_one: SaveOne,
 ) -> None:
     """Someone else activates the third card's bucket as the second chunk reads the fourth
     card (the third's row kept, taken up while nothing else was heard): heard by the
@@ -324,7 +334,7 @@ def test_a_paced_refresh_reads_again_a_kept_row_when_another_s_call_is_heard_as_
     not activated. On main the quiet was asked before the chunk's reads only: the kept row
     was used, and the bucket activated again (423)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = _three_of_four_kept(fresh, make_client, path, log)
+    chosen = _three_of_four_kept(fresh, make_client, path, log, save_one)
     monkeypatch.setattr(chunked, "CHUNK_MOST", 2)
     fourth = f"/cards/{chosen['card_id'].iloc[3]}/pending-points"
     sent: list[httpx.Request] = []

@@ -16,7 +16,7 @@ from lyt_toolkit.actions import ChangePlan, log
 from lyt_toolkit.actions.log import PLAN
 from lyt_toolkit.client import LoyaltyClient
 
-from .helpers import save_four_kinds
+from .helpers import SaveFour
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh")
 
@@ -48,10 +48,14 @@ def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @pytest.mark.parametrize("how", ["saved", "saved paced", "unsaved"])
 def test_an_apply_parses_each_line_of_its_log_once(
-    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    plan, _ = save_four_kinds(client, path)
+    plan, _ = save_four(path)
     log_path = tmp_path / "plan.log.jsonl"
     _earlier_lines(log_path)
     parsed = _counting_parses(monkeypatch)
@@ -73,13 +77,17 @@ def test_an_apply_parses_each_line_of_its_log_once(
 
 @pytest.mark.parametrize("how", ["saved", "saved paced", "unsaved"])
 def test_a_plans_cost_parses_each_line_of_its_log_once(
-    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+    client: LoyaltyClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+    save_four: SaveFour,
 ) -> None:
     """The cost of an apply with a log reads the log once, not once per part's state, owner
     check and window (a saved plan's paced cost counts each chunk's re-read too,
     ``SavedPlan._chunked_reads``): each line parsed once."""
     path = tmp_path / "plan.json"
-    plan, _ = save_four_kinds(client, path)
+    plan, _ = save_four(path)
     log_path = tmp_path / "plan.log.jsonl"
     _earlier_lines(log_path)
     saved = ChangePlan.load(path)

@@ -23,24 +23,23 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
 from .helpers import (
+    SaveOne,
     activations,
     applied_until_waiting,
     bucket_lists,
     refused_paced_apply,
-    save_one_bucket_a_card,
     stopped_in_re_read,
 )
 
 
 def test_a_paced_apply_resumed_in_each_new_window_re_reads_no_more_than_it_writes(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """On main each resume re-read every object still to write before writing any: here,
     the window's share holding the token and the 4 bucket lists, no run got further than its
     re-read (at 20,000 members, about 9,600 objects re-read for 5,000 activations)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    with make_client(fresh) as client:
-        cards = len(save_one_bucket_a_card(client, path))
+    cards = len(save_one(path))
     assert cards > 3
     fresh.set_plan("10/hour")  # 5 calls a window at the default share; the clock is fixed
     sent: list[httpx.Request] = []
@@ -76,14 +75,14 @@ def test_lyt_apply_paced_resumed_counts_and_prints_the_re_read_its_kept_rows_lea
     configure_lyt: Callable[[Sandbox], None],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    save_one: SaveOne,
 ) -> None:
     """On main the cost and the ``Re-reading`` line of a paced resume counted every card,
     those its kept rows answer too (at 20,000 members "2515 re-reads ... 5365 calls short"
     where 882 went)."""
     path = tmp_path / "plan.json"
     log = tmp_path / "plan.json.log.jsonl"  # lyt apply's default log
-    with make_client(fresh) as client:
-        cards = len(save_one_bucket_a_card(client, path))
+    cards = len(save_one(path))
     assert cards > 3
     stopped_in_re_read(fresh, make_client, path, log, 3)  # two cards read, kept
     with make_client(fresh) as client:
@@ -101,7 +100,7 @@ def test_lyt_apply_paced_resumed_counts_and_prints_the_re_read_its_kept_rows_lea
 
 
 def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_rows(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """A bucket of a chunk still to write activated by someone else meanwhile: the apply
     stops before that chunk, saying what the log holds and each way on with its calls, and
@@ -109,8 +108,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     re-read every card still to write first, a refresh's cost counted its kept rows again,
     and the refusal named no way on but the refresh, nor any cost."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    with make_client(fresh) as client:
-        chosen = save_one_bucket_a_card(client, path)
+    chosen = save_one(path)
     cards = len(chosen)
     assert cards > 3
     fresh.set_plan("10/hour")  # 5 calls a window at the default share: 2 writes a chunk
@@ -201,6 +199,7 @@ def test_a_paced_apply_s_chunk_leaves_its_window_room_for_the_token_request(
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    save_one: SaveOne,
 ) -> None:
     """A chunk that waits for the next window leaves room there for the token request the
     window brings (the sandbox's token lasts an hour, as its window does): each card's
@@ -211,8 +210,7 @@ def test_a_paced_apply_s_chunk_leaves_its_window_room_for_the_token_request(
     from lyt_toolkit.client import _transport
 
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    with make_client(fresh) as client:
-        cards = len(save_one_bucket_a_card(client, path))
+    cards = len(save_one(path))
     assert cards > 2
     fresh.set_plan("10/hour")  # 4 calls a window at a share of 0.4
     waits = Waits(fresh)

@@ -15,14 +15,15 @@ from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import save_four_kinds
+from .helpers import SaveFour
 
 
 def test_a_paced_apply_never_says_its_own_calls_were_its_earlier_runs(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
+    client.programs.list(limit=1)  # its token held before the window, as a pull leaves it
     fresh.set_plan("1000/hour")
     told = PacedLines()
     results = ChangePlan.load(path).apply(

@@ -18,7 +18,7 @@ from lyt_toolkit.actions.log import log_state
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import activations, applied_until_waiting, bucket_lists, save_one_bucket_a_card
+from .helpers import SaveOne, activations, applied_until_waiting, bucket_lists
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh")
 
@@ -38,13 +38,14 @@ def test_a_paced_refresh_run_again_in_each_window_writes_in_each(
     make_client: Callable[..., LoyaltyClient],
     lyt_process: LytProcess,
     tmp_path: Path,
+    save_one: SaveOne,
 ) -> None:
     """On main a paced refresh re-read every object left before its first write and kept
     none of those reads once its re-read ended: stopped in each window once it waits for
     the next, every run spent its share on its token and 2 bucket lists and none wrote."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.json.log.jsonl"  # lyt's default log
     with make_client(fresh) as client:
-        chosen = save_one_bucket_a_card(client, path)
+        chosen = save_one(path)
         last = str(ChangePlan.load(path).parts[0].items[-1].target)  # in the last chunk
         other = chosen[chosen["id"] == last].iloc[0]  # activated by someone else since
         client.pending_buckets.activate(other.program_id, other.member_id, other.card_id, last)
@@ -80,7 +81,7 @@ def test_a_paced_refresh_run_again_in_each_window_writes_in_each(
 
 
 def test_a_paced_refresh_refuses_an_unsupported_change_at_its_chunk_and_keeps_its_rows(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """The chunks before the one holding a change the live rows no longer allow are written;
     that one is refused, unsent, its rows kept for the refresh with ``ignore_unsupported``,
@@ -88,7 +89,7 @@ def test_a_paced_refresh_refuses_an_unsupported_change_at_its_chunk_and_keeps_it
     every card first and was refused before any write."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:
-        chosen = save_one_bucket_a_card(client, path)
+        chosen = save_one(path)
         gone = str(ChangePlan.load(path).parts[0].items[2].target)  # in the second chunk
         row = chosen[chosen["id"] == gone].iloc[0]  # activated by someone else since
         client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, gone)

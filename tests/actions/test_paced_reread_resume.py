@@ -17,7 +17,7 @@ from lyt_toolkit.actions.kept_reads import KEPT_FOR
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import bucket_lists, save_one_bucket_a_card, stopped_in_re_read
+from .helpers import SaveOne, bucket_lists, stopped_in_re_read
 
 pytestmark = pytest.mark.usefixtures("professional")
 
@@ -26,13 +26,12 @@ STOP_AT = 3
 
 
 def test_a_paced_apply_stopped_in_its_re_read_reads_only_the_rest_next_run(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """On main, the run after a Ctrl-C in a paced re-read read every card again: at 20,000
     members, up to 1,000 bucket lists of a 1,000-activation plan, a fifth of a window."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    with make_client(fresh) as client:
-        cards = len(save_one_bucket_a_card(client, path))
+    cards = len(save_one(path))
     assert cards > STOP_AT
     sent = stopped_in_re_read(fresh, make_client, path, log, STOP_AT)
     assert not any(r.method == "POST" and "/activate" in r.url.path for r in sent)
@@ -51,13 +50,12 @@ def test_a_paced_apply_stopped_in_its_re_read_reads_only_the_rest_next_run(
 
 
 def test_a_kept_re_read_older_than_an_hour_is_read_again_not_applied_as_fresh(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """On main a kept read had no age: a paced re-read stopped, then run again days later, took
     the rows it read then for the live state, and wrote over whatever changed since unseen."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    with make_client(fresh) as client:
-        cards = len(save_one_bucket_a_card(client, path))
+    cards = len(save_one(path))
     sent = stopped_in_re_read(fresh, make_client, path, log, STOP_AT)
     kept = log.with_name(log.name + ".reread.jsonl")
     lines = [json.loads(line) for line in kept.read_text(encoding="utf-8").splitlines()]

@@ -19,7 +19,7 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SECRETS, bucket_lists, refused_paced_apply, save_one_bucket_a_card
+from .helpers import SECRETS, SaveOne, bucket_lists, refused_paced_apply
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh", "professional")
 
@@ -31,12 +31,13 @@ def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    save_one: SaveOne,
 ) -> None:
     """On main a paced refusal saved no plan for review, whatever it had read: the only way
     on was ``--refresh``, which re-plans and writes with no file reviewed."""
     path = tmp_path / "plan.json"
     with make_client(fresh) as client:
-        chosen = save_one_bucket_a_card(client, path)
+        chosen = save_one(path)
         cards = len(chosen)
         assert cards > 2  # one chunk: the professional window's share holds them all
         other = chosen.iloc[0]  # activated by someone else since
@@ -71,13 +72,13 @@ def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_
 
 
 def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_calls(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """On main the refusal named ``refresh=True`` alone, not what it or any other way on
     costs."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:
-        chosen = save_one_bucket_a_card(client, path)
+        chosen = save_one(path)
         cards = len(chosen)
         assert cards > 3
         first = str(ChangePlan.load(path).parts[0].items[0].target)  # in the first chunk

@@ -25,7 +25,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.fill.pace_work import paced_work
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import save_four_kinds
+from .helpers import SaveFour
 
 ClientFor = Callable[..., LoyaltyClient]
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
@@ -87,14 +87,14 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def test_a_chunked_paced_apply_shows_one_bar_on_a_terminal(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, opened: list[Any]
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, opened: list[Any], save_four: SaveFour
 ) -> None:
     """Its four parts' chunks each re-read, then write: on main each opened a bar of its own
     (8 bars named ``paced apply``), and each chunk an item bar of its part beside them; now
     one bar shows the whole apply to its end, its calls counting every write, and nothing
     beside it."""
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     fresh.set_plan("1000/hour")
     opened.clear()  # the plan's pull: not the apply's
     results = ChangePlan.load(path).apply(
@@ -106,11 +106,11 @@ def test_a_chunked_paced_apply_shows_one_bar_on_a_terminal(
 
 
 def test_an_unpaced_apply_still_shows_each_parts_items_on_a_terminal(
-    client: LoyaltyClient, tmp_path: Path, opened: list[Any]
+    client: LoyaltyClient, tmp_path: Path, opened: list[Any], save_four: SaveFour
 ) -> None:
     """Not chunked, an apply's parts each show their items' bar, as before."""
     path = tmp_path / "plan.json"
-    plan, _ = save_four_kinds(client, path)
+    plan, _ = save_four(path)
     opened.clear()
     ChangePlan.load(path).apply(client, progress=True, allow_destroy=True)
     assert sorted(bar.desc for bar in opened) == sorted(part.action for part in plan.parts)
@@ -121,13 +121,14 @@ def test_a_429_in_the_middle_of_a_chunked_paced_apply_is_said_and_nothing_is_los
     make_client: ClientFor,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    save_four: SaveFour,
 ) -> None:
     """Once the apply says its second chunk, the service refuses every call (429, Retry-After
     1 s) until the lines say so: they say it in the one work's lines, between its chunks, with
     the refusals counted; each write succeeds, sent once."""
     path = tmp_path / "plan.json"
     with make_client(fresh) as client:
-        _, targets = save_four_kinds(client, path)
+        _, targets = save_four(path)
     fresh.set_plan("1000/hour")
     said = io.StringIO()  # stderr, not a terminal: what the apply's lines said so far
     monkeypatch.setattr(sys, "stderr", said)

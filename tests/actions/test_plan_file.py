@@ -45,6 +45,7 @@ from .helpers import (
     BUCKET,
     SECRETS,
     TIERS,
+    SaveFour,
     SimulatedCrash,
     bonus,
     client_with,
@@ -52,7 +53,6 @@ from .helpers import (
     names_on_server,
     one_card_of_many_buckets,
     pull,
-    save_four_kinds,
 )
 from .test_cancel import CancellingBenefits
 
@@ -133,12 +133,12 @@ def test_a_saved_plan_records_its_base_and_reads_back_the_same(
 
 
 def test_a_plan_file_s_keys_are_spelled_only_to_name_one_refused(
-    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, save_four: SaveFour
 ) -> None:
     """A key's name is masked and cut (``clipped``) only for the refusal naming it: loading a
     valid file spells none (it spelled each: 327,211 for a plan of 6,469 items)."""
-    plan, _ = four_kinds_plan(pull(client))
-    path = plan.save(tmp_path / "plan.json")
+    path = tmp_path / "plan.json"
+    plan, _ = save_four(path)
     spelled: list[str] = []
     clipped = plan_reader.clipped
 
@@ -158,13 +158,13 @@ def test_a_plan_file_s_keys_are_spelled_only_to_name_one_refused(
 
 
 def test_a_valid_plan_file_s_text_is_checked_whole_and_a_value_no_plan_holds_named(
-    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, save_four: SaveFour
 ) -> None:
     """Text that can hold no surrogate (UTF-8 bytes escaping none) is not checked value by
     value (each was: 182,985 checks for a plan of 6,100 items); a file that may hold one,
     or a number or nesting no plan holds, is walked, naming the first such value's key."""
-    plan, _ = four_kinds_plan(pull(client))
-    path = plan.save(tmp_path / "plan.json")
+    path = tmp_path / "plan.json"
+    plan, _ = save_four(path)
     checked: list[str] = []
     check_text = plan_reader._check_text
 
@@ -209,12 +209,13 @@ def test_a_valid_plan_file_s_text_is_checked_whole_and_a_value_no_plan_holds_nam
 
 
 def test_a_loaded_plan_counts_its_re_read_once_for_its_summary_and_its_file_s_check(
-    client: LoyaltyClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, save_four: SaveFour
 ) -> None:
     """Each count of the re-read walks every touched entry (slow at thousands of items):
     loading counts it once to check the file's summary, an older toolkit's ways only for a
     summary that is not this toolkit's, and the plan's summaries reuse one count."""
-    path = four_kinds_plan(pull(client))[0].save(tmp_path / "plan.json")
+    path = tmp_path / "plan.json"
+    save_four(path)
     counts: list[bool] = []
 
     def counting(*args: Any, **kwargs: Any) -> int:
@@ -240,7 +241,7 @@ def test_a_loaded_plan_counts_its_re_read_once_for_its_summary_and_its_file_s_ch
 
 
 def test_a_plan_from_a_sampled_base_says_so_under_its_summary_and_its_file_keeps_it(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """On 20,000 members, a 1,000-member sample's every pending bucket set ACTIVATED planned
     370 activations of the program's 8,000 and said nothing of the sample, nor did its file:
@@ -261,14 +262,14 @@ def test_a_plan_from_a_sampled_base_says_so_under_its_summary_and_its_file_keeps
     loaded = ChangePlan.load(path)
     assert loaded.base_sample == str(sampled.sample)
     assert str(loaded).splitlines()[1] == note and escape(note) in loaded._repr_html_()
-    whole, _ = four_kinds_plan(pull(client))  # a full base: no such line
+    whole, _ = save_four(tmp_path / "whole.json")  # a full base: no such line
     assert whole.base_sample is None and "Base:" not in str(whole)
 
 
 def test_the_re_read_sends_exactly_the_calls_its_cost_says(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
-    save_four_kinds(client, tmp_path / "plan.json")
+    save_four(tmp_path / "plan.json")
     loaded = ChangePlan.load(tmp_path / "plan.json")
     token = 0 if client.holds_token else 1  # the pull ran on a client of its own
     expected = loaded.reread_cost(client).needed
@@ -280,9 +281,9 @@ def test_the_re_read_sends_exactly_the_calls_its_cost_says(
 
 
 def test_a_stale_plan_is_refused_naming_the_changed_object(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
-    _, targets = save_four_kinds(client, tmp_path / "plan.json")
+    _, targets = save_four(tmp_path / "plan.json")
     reward = targets["move_reward_to_draft"]
     client.rewards.draft(reward)  # production moved on after the pull
     before = _live(client)
@@ -299,12 +300,12 @@ def test_a_stale_plan_is_refused_naming_the_changed_object(
 
 
 def test_a_bucket_activated_meanwhile_is_stale_as_no_longer_pending_not_as_gone(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """The service lists a card's PENDING buckets only: a bucket someone else activated
     after the pull leaves its card's list but still exists. The refusal and the refreshed
     plan say it is no longer PENDING (activated or canceled), not that it is gone."""
-    plan, _ = save_four_kinds(client, tmp_path / "plan.json")
+    plan, _ = save_four(tmp_path / "plan.json")
     row = row_of(plan.base.pending_buckets.set_index("id"), BUCKET)
     client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
     fresh.settle()
@@ -321,7 +322,7 @@ def test_a_bucket_activated_meanwhile_is_stale_as_no_longer_pending_not_as_gone(
 
 
 def test_a_bucket_whose_date_the_service_s_clock_reached_since_the_pull_is_stale(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """On 20,000 members, a plan pulled at 12:00 and applied the next day activated 13
     buckets fewer than its rehearsal: their dates had come on the service's clock meanwhile,
@@ -329,7 +330,7 @@ def test_a_bucket_whose_date_the_service_s_clock_reached_since_the_pull_is_stale
     (423); only a pull and ``verify`` afterwards showed it. Such a bucket is now stale,
     its date named; refreshed, the plan judges its buckets by the service's clock (it took
     this machine's: on a sandbox's, every bucket's date had passed)."""
-    plan, _ = save_four_kinds(client, tmp_path / "plan.json")
+    plan, _ = save_four(tmp_path / "plan.json")
     assert pd.isna(cell(plan.changes.set_index("key"), BUCKET, "blocked_reason"))
     loaded = ChangePlan.load(tmp_path / "plan.json")
     fresh_plan = loaded.refreshed(client).changes.set_index("key")
@@ -348,8 +349,10 @@ def test_a_bucket_whose_date_the_service_s_clock_reached_since_the_pull_is_stale
     assert later.loc[BUCKET, "blocked_reason"] == "its date 2026-01-20 is not after 2026-01-21"
 
 
-def test_refresh_plans_again_against_the_live_state(client: LoyaltyClient, tmp_path: Path) -> None:
-    _, targets = save_four_kinds(client, tmp_path / "plan.json")
+def test_refresh_plans_again_against_the_live_state(
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
+) -> None:
+    _, targets = save_four(tmp_path / "plan.json")
     reward = targets["move_reward_to_draft"]
     client.rewards.draft(reward)
     loaded = ChangePlan.load(tmp_path / "plan.json")
@@ -373,9 +376,9 @@ def test_refresh_plans_again_against_the_live_state(client: LoyaltyClient, tmp_p
 
 
 def test_a_plan_applied_to_completion_refuses_to_apply_again(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
-    save_four_kinds(client, tmp_path / "plan.json")
+    save_four(tmp_path / "plan.json")
     first = ChangePlan.load(tmp_path / "plan.json").apply(
         client, allow_destroy=True, progress=False
     )
@@ -401,9 +404,9 @@ class _CrashingDeletes:
 
 
 def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
-    plan, targets = save_four_kinds(client, tmp_path / "plan.json")
+    plan, targets = save_four(tmp_path / "plan.json")
     tiers_before = plan.base.tier_structures.set_index("id").loc[TIERS, "status"]
     log = tmp_path / "log.jsonl"
     crashing = client_with(client, tier_structures=_CrashingDeletes(client.tier_structures))
@@ -436,13 +439,13 @@ def test_an_interrupted_apply_resumes_from_its_log_sending_nothing_twice(
 
 @pytest.mark.parametrize("refresh", [False, True], ids=["resumed", "refreshed"])
 def test_writes_in_doubt_that_reached_the_service_are_the_plans_own_not_drift(
-    client: LoyaltyClient, tmp_path: Path, refresh: bool
+    client: LoyaltyClient, tmp_path: Path, refresh: bool, save_four: SaveFour
 ) -> None:
     """An apply killed with its create and its move in flight: both reached the service, the
     log has only their ``attempted`` lines. Read back (the name is unique and holds the
     plan's settings; the reward is DRAFT), they are the plan's own writes: neither stale nor
     unsupported on refresh, and not sent again (issue 33, item 3)."""
-    _, targets = save_four_kinds(client, tmp_path / "plan.json")
+    _, targets = save_four(tmp_path / "plan.json")
     log = tmp_path / "log.jsonl"
     reward = targets["move_reward_to_draft"]
     create_benefits(bonus(targets["card"])).execute(client, progress=False)
@@ -467,11 +470,12 @@ def test_a_budget_without_room_to_read_back_a_write_in_doubt_is_refused_not_take
     client: LoyaltyClient,
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
+    save_four: SaveFour,
 ) -> None:
     """The cost counts the reads back of each write the log holds in doubt: one call short
     of it, the apply is refused before it sends anything, naming the budget, never as a
     stale plan naming the plan's own benefit."""
-    _, targets = save_four_kinds(client, tmp_path / "plan.json")
+    _, targets = save_four(tmp_path / "plan.json")
     log = tmp_path / "log.jsonl"
     create_benefits(bonus(targets["card"])).execute(client, progress=False)
     actions.ActionLog(log).record("create_benefit", "Bonus 05", "attempted")
@@ -496,10 +500,11 @@ def test_a_fresh_client_learns_the_budget_before_the_re_read_and_is_refused(
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     saved: bool,
+    save_four: SaveFour,
 ) -> None:
     """A client that has read no budget yet learns it from its token request, then refuses a
     plan that cannot finish before sending the re-read or any write."""
-    plan, _ = save_four_kinds(client, tmp_path / "plan.json")
+    plan, _ = save_four(tmp_path / "plan.json")
     loaded = ChangePlan.load(tmp_path / "plan.json") if saved else plan
     needed = loaded.cost().needed  # no client: no token counted
     fresh.set_plan(f"{1 + needed - 1}/hour")
@@ -515,10 +520,14 @@ def test_a_fresh_client_learns_the_budget_before_the_re_read_and_is_refused(
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_learns_the_budget_before_the_re_read_and_refuses_a_plan_without_room(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     needed = ChangePlan.load(path).cost().needed  # no client: no token counted
     fresh.set_plan(f"{1 + needed - 1}/hour")
     assert main(["apply", str(path), "--allow-destroy", "--budget-share", "1"]) == 1
@@ -531,10 +540,14 @@ def test_lyt_apply_learns_the_budget_before_the_re_read_and_refuses_a_plan_witho
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_keeps_to_its_budget_share_and_names_the_option_to_take_more(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     needed = ChangePlan.load(path).cost().needed
     fresh.set_plan(f"{1 + needed}/hour")  # the token, then exactly the re-read and writes
     assert main(["apply", str(path), "--allow-destroy"]) == 1
@@ -553,10 +566,10 @@ def test_lyt_apply_keeps_to_its_budget_share_and_names_the_option_to_take_more(
 
 
 def test_a_name_taken_by_another_benefit_while_in_doubt_is_still_stale(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """In doubt, a name held by a benefit with other settings is not the plan's write."""
-    _, targets = save_four_kinds(client, tmp_path / "plan.json")
+    _, targets = save_four(tmp_path / "plan.json")
     log = tmp_path / "log.jsonl"
     other = bonus(targets["card"]).assign(points_value=7)
     create_benefits(other).execute(client, progress=False)
@@ -585,10 +598,10 @@ def test_a_name_taken_by_another_benefit_while_in_doubt_is_still_stale(
     ],
 )
 def test_every_broken_key_is_refused_naming_the_file_and_key(
-    client: LoyaltyClient, tmp_path: Path, breaks: Any, key: str
+    tmp_path: Path, breaks: Any, key: str, save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     document = json.loads(path.read_text())
     breaks(document)
     path.write_text(json.dumps(document))
@@ -596,12 +609,10 @@ def test_every_broken_key_is_refused_naming_the_file_and_key(
         ChangePlan.load(path)
 
 
-def test_a_null_card_bucket_count_reads_as_none_given(
-    client: LoyaltyClient, tmp_path: Path
-) -> None:
+def test_a_null_card_bucket_count_reads_as_none_given(tmp_path: Path, save_four: SaveFour) -> None:
     """A hand-edited ``card_buckets: null`` is read as the key left out (it once escaped
     ``load`` as a TypeError when the plan counted its re-read)."""
-    save_four_kinds(client, tmp_path / "plan.json")
+    save_four(tmp_path / "plan.json")
     document = json.loads((tmp_path / "plan.json").read_text())
     document["touched"][3]["card_buckets"] = None
     (tmp_path / "null.json").write_text(json.dumps(document))
@@ -621,10 +632,10 @@ def test_a_file_that_is_not_json_is_refused_naming_the_file(tmp_path: Path) -> N
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
 
     assert main(["apply", str(path)]) == 1  # deletes need --allow-destroy
     err = capsys.readouterr().err
@@ -644,10 +655,10 @@ def test_lyt_apply_exits_0_once_applied_and_1_when_refused(
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_names_a_log_it_cannot_use_without_a_traceback(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     folder = tmp_path / "logs"
     folder.mkdir()
     assert main(["apply", str(path), "--allow-destroy", "--log", str(folder)]) == 1
@@ -659,13 +670,17 @@ def test_lyt_apply_names_a_log_it_cannot_use_without_a_traceback(
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_refuses_a_log_of_another_service_before_printing_its_counts(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     """A log written against another service shows its writes done there: its (smaller)
     counts are not this service's, so the refusal comes before any summary, and before a
     call (``check_apply`` refuses it as ``apply`` would)."""
     path = tmp_path / "plan.json"
-    _, targets = save_four_kinds(client, path)
+    _, targets = save_four(path)
     elsewhere = LogOwner("http://127.0.0.1:9", client.config.app_id)
     with actions.ActionLog(tmp_path / "plan.json.log.jsonl") as log:  # lyt apply's default
         log.claim(elsewhere)
@@ -689,10 +704,10 @@ def test_lyt_apply_refuses_a_log_of_another_service_before_printing_its_counts(
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    _, targets = save_four_kinds(client, path)
+    _, targets = save_four(path)
     reward = targets["move_reward_to_draft"]
     client.rewards.draft(reward)
 
@@ -709,12 +724,14 @@ def test_lyt_apply_refuses_a_stale_plan_unless_refreshed(
     assert _live(client)["tiers"] == "DELETED"
 
 
-def test_a_version_1_file_creating_nothing_is_read(client: LoyaltyClient, tmp_path: Path) -> None:
+def test_a_version_1_file_creating_nothing_is_read(
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
+) -> None:
     """Version 1 differs only in its creates (no touched entries for them, so no check): one
     creating nothing is read, its summary (an older toolkit's: the writes alone) too. One
     creating benefits is refused (``test_plan_file_hostile``)."""
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     document = json.loads(path.read_text())
     document["version"] = 1
     document["changes"] = [c for c in document["changes"] if c["call"] != "create_benefit"]
@@ -731,10 +748,10 @@ def test_a_version_1_file_creating_nothing_is_read(client: LoyaltyClient, tmp_pa
 
 
 def test_a_benefit_name_taken_since_the_base_makes_its_create_stale(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    _, targets = save_four_kinds(client, path)
+    _, targets = save_four(path)
     taken = create_benefits(bonus(targets["card"])).execute(client, progress=False)
     [taker] = taken["resource_id"].tolist()  # someone created "Bonus 05" after the pull
     loaded = ChangePlan.load(path)
@@ -884,12 +901,12 @@ def test_a_card_of_exactly_100_buckets_is_re_read_whether_or_not_its_full_page_e
 
 
 def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """``cancel`` reaches every part: set as the first part's create is sent, the create
     finishes and the three later parts send nothing; the plan is not marked applied, and
     applying it again with the log sends exactly the rest."""
-    _, targets = save_four_kinds(client, tmp_path / "plan.json")
+    _, targets = save_four(tmp_path / "plan.json")
     log = tmp_path / "apply.jsonl"
     cancel = threading.Event()
     creates = CancellingBenefits(client.benefits, cancel, cancel_at=1)
@@ -923,12 +940,12 @@ def test_a_cancelled_apply_stops_every_later_part_and_the_log_resumes_it(
 
 
 def test_a_new_plan_saved_over_an_applied_one_applies_and_the_old_one_stays_refused(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """The ``.applied`` record is bound to the plan file's content: the next plan saved at
     the same path applies; the applied one written back there is still refused."""
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     old = path.read_bytes()
     ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
 
@@ -952,12 +969,12 @@ def test_a_new_plan_saved_over_an_applied_one_applies_and_the_old_one_stays_refu
 
 
 def test_a_marker_without_a_hash_refuses_any_plan_naming_it(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """An older toolkit's marker cannot tell which plan it records: it refuses, saying
     to delete it when the plan is a new one."""
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     (tmp_path / "plan.json.applied").write_text('{"applied_at": "2026-01-01T00:00:00+00:00"}\n')
     with pytest.raises(PlanAlreadyAppliedError, match=r"if this is a new plan, delete that marker"):
         ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
@@ -980,8 +997,9 @@ def test_the_re_read_line_is_printed_only_where_progress_shows(
     progress: Any,
     shown: str,
     printed: bool,
+    save_four: SaveFour,
 ) -> None:
-    save_four_kinds(client, tmp_path / "plan.json")
+    save_four(tmp_path / "plan.json")
     monkeypatch.setenv("LYT_PROGRESS", shown)
     counts: list[tuple[int, int]] = []
     ChangePlan.load(tmp_path / "plan.json").apply(

@@ -22,14 +22,14 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SECRETS, TIERS, one_card_of_many_buckets, pull, save_four_kinds
+from .helpers import SECRETS, TIERS, SaveFour, one_card_of_many_buckets, pull
 
 Document = dict[str, Any]
 
 
-def _saved(client: LoyaltyClient, path: Path) -> tuple[Document, dict[str, str]]:
+def _saved(save_four: SaveFour, path: Path) -> tuple[Document, dict[str, str]]:
     """The four-kind plan of the live program saved to ``path``: its document and targets."""
-    _, targets = save_four_kinds(client, path)
+    _, targets = save_four(path)
     return json.loads(path.read_text(encoding="utf-8")), targets
 
 
@@ -83,14 +83,14 @@ PLANTED: dict[str, Callable[[Document, str], None]] = {
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_a_token_planted_in_a_plan_file_is_never_printed_by_lyt_apply(
     fresh: Sandbox,
-    client: LoyaltyClient,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     where: str,
     token: int,
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     PLANTED[where](document, SECRETS[token])
     path.write_text(json.dumps(document), encoding="utf-8")
     used = fresh.plan()["used"]
@@ -108,12 +108,12 @@ def test_a_token_planted_in_a_plan_file_is_never_printed_by_lyt_apply(
 @pytest.mark.parametrize("token", range(len(SECRETS)), ids=["app token", "management token"])
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_a_token_planted_in_a_plan_file_is_never_quoted_by_change_plan_load(
-    client: LoyaltyClient, tmp_path: Path, where: str, token: int
+    client: LoyaltyClient, tmp_path: Path, where: str, token: int, save_four: SaveFour
 ) -> None:
     """``ChangePlan.load`` knows no client: the tokens the environment configures (here by
     ``lyt_to_fresh``) are masked in its error, as ``lyt apply`` masks them."""
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     PLANTED[where](document, SECRETS[token])
     path.write_text(json.dumps(document), encoding="utf-8")
 
@@ -126,13 +126,13 @@ def test_a_token_planted_in_a_plan_file_is_never_quoted_by_change_plan_load(
 @pytest.mark.parametrize("where", PLANTED)
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_a_bearer_token_no_one_configured_is_masked_whole_by_change_plan_load(
-    client: LoyaltyClient, tmp_path: Path, where: str
+    tmp_path: Path, where: str, save_four: SaveFour
 ) -> None:
     """Another project's token, pasted into the file: quoted as ``Bearer ***``, not as its
     first 50 characters."""
     foreign = "eyJhbGciOiJIUzI1NiJ9.pasted-into-the-plan.0123456789abcdef"
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     PLANTED[where](document, f"Bearer {foreign}")
     path.write_text(json.dumps(document), encoding="utf-8")
 
@@ -155,12 +155,12 @@ def test_a_bearer_token_no_one_configured_is_masked_whole_by_change_plan_load(
     ids=["cyrillic", "zero-width", "full-width", "path", "query"],
 )
 def test_an_id_disguised_everywhere_in_the_file_is_refused_by_its_shape(
-    client: LoyaltyClient, tmp_path: Path, disguise: Callable[[str], str]
+    tmp_path: Path, disguise: Callable[[str], str], save_four: SaveFour
 ) -> None:
     """The disguised ID put consistently in the change, its call and its touched entry:
     no hash or row disagrees, but no service ID looks like it."""
     path = tmp_path / "plan.json"
-    document, targets = _saved(client, path)
+    document, targets = _saved(save_four, path)
     reward = targets["move_reward_to_draft"]
     disguised = disguise(reward)
     for row in [*document["changes"], *document["touched"]]:
@@ -176,11 +176,11 @@ def test_an_id_disguised_everywhere_in_the_file_is_refused_by_its_shape(
 
 
 def test_an_object_touched_twice_is_refused_naming_both_entries(
-    client: LoyaltyClient, tmp_path: Path
+    tmp_path: Path, save_four: SaveFour
 ) -> None:
     """A second entry for one object could carry another base hash than the reviewed one."""
     path = tmp_path / "plan.json"
-    document, targets = _saved(client, path)
+    document, targets = _saved(save_four, path)
     reward = targets["move_reward_to_draft"]
     first = next(n for n, t in enumerate(document["touched"]) if t["key"] == reward)
     document["touched"].append({**document["touched"][first], "sha256": "0" * 64})
@@ -194,12 +194,12 @@ def test_an_object_touched_twice_is_refused_naming_both_entries(
 
 
 def test_a_pipe_for_a_plan_file_is_refused_without_waiting_on_it(
-    client: LoyaltyClient, tmp_path: Path
+    tmp_path: Path, save_four: SaveFour
 ) -> None:
     """A FIFO is not read (a reader would block until some writer came, then take whatever
     it wrote); a folder is named as one."""
     saved = tmp_path / "plan.json"
-    _saved(client, saved)
+    _saved(save_four, saved)
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
 
@@ -233,11 +233,11 @@ def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
 
 
 def test_a_plan_applied_through_one_link_is_refused_through_another_before_any_call(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     real = tmp_path / "reviewed" / "plan.json"
     real.parent.mkdir()
-    _saved(client, real)
+    _saved(save_four, real)
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     first.symlink_to(real)
     second.symlink_to(real)
@@ -251,10 +251,12 @@ def test_a_plan_applied_through_one_link_is_refused_through_another_before_any_c
     assert fresh.plan()["used"] == used
 
 
-def test_two_links_to_one_plan_take_one_lock(client: LoyaltyClient, tmp_path: Path) -> None:
+def test_two_links_to_one_plan_take_one_lock(
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
+) -> None:
     """An apply through one link holds the plan; one through another link is refused."""
     real = tmp_path / "plan.json"
-    _, targets = _saved(client, real)
+    _, targets = _saved(save_four, real)
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     first.symlink_to(real)
     second.symlink_to(real)
@@ -283,9 +285,10 @@ def test_a_marker_damaged_by_bytes_not_utf8_still_refuses_the_applied_plan(
     tmp_path: Path,
     configure_lyt: Callable[[Sandbox], None],
     capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    _saved(save_four, path)
     ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
     with ChangePlan.load(path).applied_marker.open("ab") as marker:
         marker.write(b'{"applied_at": "caf\xe9", \xff\xfe\n')  # a damaged line after it
@@ -299,12 +302,12 @@ def test_a_marker_damaged_by_bytes_not_utf8_still_refuses_the_applied_plan(
 
 
 def test_a_file_swapped_after_load_is_not_what_is_applied(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """The plan loaded (and shown) is the plan applied: a file rewritten between ``load``
     and ``apply`` sends none of its calls, and the ledger records the bytes loaded."""
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     loaded = ChangePlan.load(path)
     document["changes"] = [c for c in document["changes"] if c["key"] != TIERS]
     del document["calls"]["delete_tier_structure"]
@@ -326,12 +329,12 @@ def test_a_file_swapped_after_load_is_not_what_is_applied(
 
 
 def test_a_copy_of_an_applied_plan_is_refused_as_stale_before_any_write(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """A copy elsewhere has no marker beside it: the re-read (calls the docs count) finds
     every object the plan changed no longer as its base hash says, and nothing is sent."""
     path = tmp_path / "plan.json"
-    _, targets = _saved(client, path)
+    _, targets = _saved(save_four, path)
     ChangePlan.load(path).apply(client, allow_destroy=True, progress=False)
     copy = tmp_path / "elsewhere" / "plan.json"
     copy.parent.mkdir()
@@ -351,13 +354,17 @@ def test_a_copy_of_an_applied_plan_is_refused_as_stale_before_any_write(
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_a_file_relabelled_version_1_to_skip_its_creates_check_is_refused_before_any_call(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     """Version 1 files hold no base hashes of their creates: relabelled so, a file would
     create a benefit whatever took its name or changed its card since. A version 1 file
     creating nothing is still read."""
     path = tmp_path / "plan.json"
-    document, targets = _saved(client, path)
+    document, targets = _saved(save_four, path)
     document["version"] = 1
     document["touched"] = [t for t in document["touched"] if t["call"] != "create_benefit"]
     document["summary"] = document["summary"].replace(

@@ -25,11 +25,11 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
 from .helpers import (
+    SaveOne,
     bonus,
     bucket_lists,
     pull,
     refused_paced_apply,
-    save_one_bucket_a_card,
     stopped_in_re_read,
 )
 
@@ -103,33 +103,29 @@ def test_a_plans_own_log_still_resumes_it_after_another_plans_run(
 
 
 def _stopped_in_re_read(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    path: Path,
+    log: Path,
+    save_one: SaveOne,
 ) -> tuple[pd.DataFrame, list[str]]:
     """A plan activating one pending bucket on each of several cards, saved at ``path``, its
     paced apply with ``log`` stopped (Ctrl-C) after reading two cards: the buckets chosen,
     and the key of the first card read (kept beside the log)."""
-    chosen = _save_activations(fresh, make_client, path)
+    chosen = save_one(path)
     stopped_in_re_read(fresh, make_client, path, log, 3)  # two cards read
     kept = log.with_name(log.name + ".reread.jsonl").read_text(encoding="utf-8")
     return chosen, json.loads(kept.splitlines()[0])["key"]
 
 
-def _save_activations(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path
-) -> pd.DataFrame:
-    """``save_one_bucket_a_card`` with a client of ``fresh``: the buckets chosen."""
-    with make_client(fresh) as client:
-        return save_one_bucket_a_card(client, path)
-
-
 def test_a_re_read_kept_from_a_sandbox_reset_since_is_not_taken_for_its_state_now(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """A paced apply stopped in its re-read left its log with window lines only (no owner
     line: only the writes claimed it), so the run after a reset took the cards read before
     it for the state the sandbox holds now: a card changed since the reset was not seen."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen, read = _stopped_in_re_read(fresh, make_client, path, log)
+    chosen, read = _stopped_in_re_read(fresh, make_client, path, log, save_one)
 
     fresh.reset()  # fresh state: what was read before holds nothing of it
     first = chosen[chosen["card_id"].isin(read)].iloc[0]  # a card read before the stop
@@ -145,12 +141,12 @@ def test_a_re_read_kept_from_a_sandbox_reset_since_is_not_taken_for_its_state_no
 
 
 def test_a_kept_read_cut_mid_character_by_a_kill_is_read_again_not_a_traceback(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """A kill while a kept line was written (names are kept as UTF-8, not escaped) can cut a
     character in two: every later run of the plan stopped on a UnicodeDecodeError."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen, _ = _stopped_in_re_read(fresh, make_client, path, log)
+    chosen, _ = _stopped_in_re_read(fresh, make_client, path, log, save_one)
     with log.with_name(log.name + ".reread.jsonl").open("ab") as kept:
         kept.write('{"log": "lyt-reread/1", "name": "Café'.encode()[:-1])
     sent: list[httpx.Request] = []
@@ -177,13 +173,14 @@ def test_a_link_at_the_kept_re_reads_path_is_refused_before_a_call_not_written_t
     tmp_path: Path,
     link: Callable[[Path, Path], None],
     refusal: str,
+    save_one: SaveOne,
 ) -> None:
     """``LOG.reread.jsonl`` was appended to with ``open("a")``: a link planted there (to a
     user's notes, a dotfile) had the paced re-read's JSON lines appended to the file it
     named; a hard link (``O_NOFOLLOW`` stops symbolic ones only) still did. It is refused as
     the log refuses one, naming it, before the re-read's first call."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = _save_activations(fresh, make_client, path)
+    chosen = save_one(path)
     notes = tmp_path / "notes.txt"
     notes.write_text("someone's notes\n", encoding="utf-8")
     kept = log.with_name(log.name + ".reread.jsonl")
@@ -214,12 +211,12 @@ def test_a_read_kept_after_a_line_a_kill_cut_short_is_kept_not_glued_to_it(
 
 
 def test_a_kept_re_read_larger_than_any_is_refused_unread(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """The kept re-read was read whole whatever its size (``read_bytes``): a file grown to
     gigabytes at its path was read into memory before the re-read began."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    _save_activations(fresh, make_client, path)
+    save_one(path)
     kept = log.with_name(log.name + ".reread.jsonl")
     kept.write_bytes(b"")
     os.truncate(kept, 256 * 2**20 + 1)  # KEPT_MOST + 1, sparse: nothing written to the disk

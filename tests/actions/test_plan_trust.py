@@ -22,15 +22,16 @@ from lyt_toolkit.actions.plan_file import PlanFileError
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import TIERS, four_kinds_plan, names_on_server, pull, save_four_kinds
+from .helpers import TIERS, SaveFour, names_on_server, pull
 
 Document = dict[str, Any]
 
 
-def _saved(client: LoyaltyClient, path: Path) -> tuple[Document, dict[str, str]]:
+def _saved(save_four: SaveFour, path: Path) -> tuple[Document, dict[str, str]]:
     """The four-kind plan of the live program saved to ``path``: its document and targets."""
-    _, targets = save_four_kinds(client, path)
+    _, targets = save_four(path)
     return json.loads(path.read_text(encoding="utf-8")), targets
 
 
@@ -56,11 +57,11 @@ def _refused(path: Path, key: str) -> str:
 
 
 def test_a_call_retargeted_by_hand_is_refused_and_sends_nothing(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour, fresh_pulled: ProgramSnapshot
 ) -> None:
     path = tmp_path / "plan.json"
-    document, targets = _saved(client, path)
-    snapshot = pull(client)
+    document, targets = _saved(save_four, path)
+    snapshot = fresh_pulled
     reward = targets["move_reward_to_draft"]
     other = str(
         snapshot.rewards.loc[
@@ -85,10 +86,10 @@ def test_a_call_retargeted_by_hand_is_refused_and_sends_nothing(
     ],
 )
 def test_a_create_edited_in_its_call_is_refused_naming_the_change(
-    client: LoyaltyClient, tmp_path: Path, column: str, value: Any, shown: str
+    client: LoyaltyClient, tmp_path: Path, column: str, value: Any, shown: str, save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     document["calls"]["create_benefit"][0][column] = value
     _write(path, document)
 
@@ -100,10 +101,14 @@ def test_a_create_edited_in_its_call_is_refused_naming_the_change(
 @pytest.mark.parametrize("label", ["change", "create"])
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_a_delete_relabelled_is_refused_and_lyt_apply_never_sends_it(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], label: str
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    label: str,
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     row = _row(document, "delete_tier_structure")
     document["changes"][row]["action"] = label
     _write(path, document)
@@ -129,12 +134,12 @@ def _drop_the_reward(document: Document, reward: str) -> None:
 
 
 def test_a_plan_edited_consistently_applies_exactly_what_it_now_shows_without_its_sha256(
-    client: LoyaltyClient, tmp_path: Path
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """Dropping a change with its call, touched entry and count is an edit the file can
     show: without the reviewed sha256 the plan applies what it now shows, and says so."""
     path = tmp_path / "plan.json"
-    document, targets = _saved(client, path)
+    document, targets = _saved(save_four, path)
     reward = targets["move_reward_to_draft"]
     _drop_the_reward(document, reward)
     _write(path, document)
@@ -147,12 +152,16 @@ def test_a_plan_edited_consistently_applies_exactly_what_it_now_shows_without_it
 
 
 def test_a_plan_edited_consistently_is_refused_by_the_reviewed_sha256_before_any_call(
-    fresh: Sandbox, client: LoyaltyClient, make_client: Callable[..., Any], tmp_path: Path
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    make_client: Callable[..., Any],
+    tmp_path: Path,
+    save_four: SaveFour,
 ) -> None:
     """The reviewer's fingerprint is the file's sha256, shown with the plan: an apply bound
     to it refuses any other bytes before a call (no token, no re-read), naming both."""
     path = tmp_path / "plan.json"
-    document, targets = _saved(client, path)
+    document, targets = _saved(save_four, path)
     reviewed = ChangePlan.load(path)
     assert reviewed.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     for shown in (str(reviewed), repr(reviewed), reviewed._repr_html_()):
@@ -190,9 +199,10 @@ def test_a_sha256_not_whole_is_refused_naming_the_keyword_or_option_before_any_c
     capsys: pytest.CaptureFixture[str],
     given: str,
     why: str,
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    _saved(save_four, path)
     saved = ChangePlan.load(path)
     used = fresh.plan()["used"]
     with pytest.raises(ValueError, match=f"^sha256 '{given}': .*{why}"):
@@ -205,8 +215,10 @@ def test_a_sha256_not_whole_is_refused_naming_the_keyword_or_option_before_any_c
     assert fresh.plan()["used"] == used
 
 
-def test_the_destroy_gate_reads_the_calls_of_an_in_memory_plan(client: LoyaltyClient) -> None:
-    plan = four_kinds_plan(pull(client))[0]
+def test_the_destroy_gate_reads_the_calls_of_an_in_memory_plan(
+    client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
+) -> None:
+    plan = save_four(tmp_path / "plan.json")[0]
     relabelled = plan.changes.copy()
     relabelled["action"] = relabelled["action"].replace("delete", "change")
     hidden = ChangePlan(plan.base, relabelled, plan.unsupported, plan.parts, plan.inputs)
@@ -310,14 +322,14 @@ BREAKS: dict[str, Callable[[Path, Document], str]] = {
 @pytest.mark.parametrize("name", BREAKS)
 def test_a_broken_plan_file_is_one_line_naming_the_file_and_the_key(
     fresh: Sandbox,
-    client: LoyaltyClient,
     tmp_path: Path,
     configure_lyt: Callable[[Sandbox], None],
     capsys: pytest.CaptureFixture[str],
     name: str,
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     key = BREAKS[name](path, document)
     with pytest.raises(PlanFileError) as caught:
         ChangePlan.load(path)
@@ -355,12 +367,12 @@ def _nodes(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 def test_no_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_error(
-    client: LoyaltyClient, tmp_path: Path
+    tmp_path: Path, save_four: SaveFour
 ) -> None:
     """Any node of a saved plan replaced, dropped or given a new key: ``load`` reads the
     plan or refuses it with a ``PlanFileError``; a plan read shows and costs itself."""
     path = tmp_path / "plan.json"
-    original, _ = _saved(client, path)
+    original, _ = _saved(save_four, path)
     nodes = _nodes(original)
 
     @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -391,12 +403,12 @@ def test_no_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_error(
 
 
 def test_no_byte_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_error(
-    client: LoyaltyClient, tmp_path: Path
+    tmp_path: Path, save_four: SaveFour
 ) -> None:
     """Bytes replaced anywhere in a saved plan (other encodings' bytes, brackets, digits):
     ``load`` reads the plan or refuses it with a one-line ``PlanFileError``."""
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    _saved(save_four, path)
     original = path.read_bytes()
     pieces = st.binary(max_size=6) | st.sampled_from([b"\xe9", b"\xff\xfe", b"[[[[", b"9" * 50])
 
@@ -414,10 +426,10 @@ def test_no_byte_edit_of_a_plan_file_escapes_load_as_anything_but_a_plan_file_er
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_lyt_apply_prints_the_sha256_it_applies_and_refuses_another_before_any_call(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    _saved(client, path)
+    _saved(save_four, path)
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
     other = hashlib.sha256(b"another plan").hexdigest()
     used = fresh.plan()["used"]
@@ -440,11 +452,15 @@ def test_lyt_apply_prints_the_sha256_it_applies_and_refuses_another_before_any_c
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_a_summary_edited_apart_from_the_rows_is_refused_naming_it(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     """A reviewer reading the JSON sees the summary first: it must say what the rows do."""
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     said = document["summary"]
     document["summary"] = said.replace("1 to delete", "0 to delete")
     assert document["summary"] != said
@@ -460,12 +476,12 @@ def test_a_summary_edited_apart_from_the_rows_is_refused_naming_it(
 
 
 def test_an_older_toolkits_summary_is_read_and_none_that_adds_to_it(
-    client: LoyaltyClient, tmp_path: Path
+    tmp_path: Path, save_four: SaveFour
 ) -> None:
     """A file a 0.4.0 toolkit saved counts the writes alone and may end with the budget it
     read then: it is read; anything else after the counts is refused."""
     path = tmp_path / "plan.json"
-    document, _ = _saved(client, path)
+    document, _ = _saved(save_four, path)
     assert "9 calls (5 re-reads, then 4 writes)" in document["summary"]
     older = document["summary"].replace("9 calls (5 re-reads, then 4 writes)", "4 calls")
     for tail in (

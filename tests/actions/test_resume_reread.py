@@ -108,6 +108,23 @@ def _stopped(client: LoyaltyClient, path: Path, log: Path, group: str, at: int) 
     )
 
 
+@pytest.fixture(scope="module")
+def applied_whole(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, dict[str, str]]:
+    """``_state`` of ``PROGRAM`` once the plan is applied whole, not interrupted: what each
+    resumed apply must leave (once a module)."""
+    path = tmp_path_factory.mktemp("whole") / "plan.json"
+    with start_sandbox(data=PROGRAM) as sb, make_client(sb) as client:
+        _save_plan(client, path)
+        ChangePlan.load(path).apply(
+            client, log=path.with_name("whole.jsonl"), allow_destroy=True, progress=False
+        )
+        return _state(client)
+
+
 @pytest.mark.parametrize(
     ("group", "at", "done"),
     [("rewards", 3, 3), ("tier_structures", 2, 7 + 2)],
@@ -122,6 +139,7 @@ def test_a_resumed_apply_re_reads_only_the_objects_it_still_writes_to(
     at: int,
     done: int,
     refresh: bool,
+    applied_whole: dict[str, dict[str, str]],
 ) -> None:
     """Stopped after ``done`` writes, resumed with the log (``refresh``: re-planned against
     the live rows read, the plan's own changes dropping out instead of skipped)."""
@@ -161,14 +179,7 @@ def test_a_resumed_apply_re_reads_only_the_objects_it_still_writes_to(
         skipped = {} if refresh else {"skipped_already_done": done}
         assert counts[counts > 0].to_dict() == {**skipped, "succeeded": OBJECTS - done}
         assert (tmp_path / "plan.json.applied").exists()
-        resumed = _state(client)
-
-    with start_sandbox(data=PROGRAM) as sb, make_client(sb) as client:  # not interrupted
-        _save_plan(client, path)
-        ChangePlan.load(path).apply(
-            client, log=tmp_path / "whole.jsonl", allow_destroy=True, progress=False
-        )
-        assert resumed == _state(client)
+        assert _state(client) == applied_whole  # as if not interrupted
 
 
 def test_the_summary_the_cost_and_the_re_read_line_count_the_same_smaller_re_read(

@@ -20,14 +20,14 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.synthetic import generate_program
 
-from .helpers import TIERS, bonus, first_id, four_kinds_plan, pull, save_four_kinds
+from .helpers import TIERS, SaveFour, bonus, first_id, pull
 
 
 def test_a_saved_plan_counts_its_re_read_in_the_summary(
-    client: LoyaltyClient, tmp_path: Path
+    tmp_path: Path, save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     loaded = ChangePlan.load(path)
     made = "Plan: 1 to create, 2 to change, 1 to delete; 0 changes the service cannot make"
     assert loaded.summary() == f"{made}; 9 calls (5 re-reads, then 4 writes)"
@@ -59,10 +59,14 @@ def test_lyt_plan_counts_the_re_read_lyt_apply_sends(
 
 @pytest.mark.usefixtures("lyt_to_fresh")
 def test_an_apply_refused_before_the_re_read_neither_prints_nor_sends_it(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    save_four_kinds(client, path)
+    save_four(path)
     used = fresh.plan()["used"]
 
     assert main(["apply", str(path)]) == 1  # deletes need --allow-destroy
@@ -75,8 +79,10 @@ def test_an_apply_refused_before_the_re_read_neither_prints_nor_sends_it(
     assert fresh.plan()["used"] == used
 
 
-def test_the_summary_of_a_plan_in_memory_counts_only_its_writes(client: LoyaltyClient) -> None:
-    plan = four_kinds_plan(pull(client))[0]
+def test_the_summary_of_a_plan_in_memory_counts_only_its_writes(
+    tmp_path: Path, save_four: SaveFour
+) -> None:
+    plan = save_four(tmp_path / "plan.json")[0]
     assert plan.summary().endswith("; 4 calls") and plan.cost().needed == 4
 
 

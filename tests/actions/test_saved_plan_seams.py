@@ -28,16 +28,16 @@ from lyt_toolkit.actions.staleness import stale_objects
 from lyt_toolkit.actions.touched import TOUCHES, touched_objects
 from lyt_toolkit.client import LoyaltyClient
 
-from .helpers import TIERS, four_kinds, four_kinds_plan, pull
+from .helpers import TIERS, SaveFour, four_kinds, pull
 
 # -- the plan it holds --------------------------------------------------------------------
 
 
 def test_a_saved_plan_holds_its_plan_and_still_counts_as_one(
-    client: LoyaltyClient, tmp_path: Path
+    tmp_path: Path, save_four: SaveFour
 ) -> None:
-    plan = four_kinds_plan(pull(client))[0]
-    saved = ChangePlan.load(plan.save(tmp_path / "plan.json"))
+    plan = save_four(tmp_path / "plan.json")[0]
+    saved = ChangePlan.load(tmp_path / "plan.json")
 
     assert isinstance(saved, SavedPlan) and isinstance(saved, ChangePlan)
     assert type(saved.plan) is ChangePlan and not isinstance(saved.plan, SavedPlan)
@@ -51,10 +51,10 @@ def test_a_saved_plan_holds_its_plan_and_still_counts_as_one(
 
 
 def test_the_file_format_reads_back_a_document_not_a_plan(
-    client: LoyaltyClient, tmp_path: Path
+    tmp_path: Path, save_four: SaveFour
 ) -> None:
-    plan = four_kinds_plan(pull(client))[0]
-    path = plan.save(tmp_path / "plan.json")
+    path = tmp_path / "plan.json"
+    plan = save_four(path)[0]
 
     found = read_plan(path)
     assert isinstance(found, PlanDocument)

@@ -95,7 +95,8 @@ def test_a_stale_check_of_thousands_converts_a_few_frames_not_one_a_row(
             patch.setattr(pd.DataFrame, "to_json", counted)
             patch.setattr(pd.Series, "__eq__", compared)
             patch.setattr(pd.DataFrame, "take", copied)
-            ChangePlan.load(tmp_path / "plan.json").apply(client, progress=False)
+            saved = ChangePlan.load(tmp_path / "plan.json")
+            saved.apply(client, progress=False)
 
     assert stale.value.stale == [
         f"pending_buckets {taken['id']} (no longer PENDING: activated or canceled"
@@ -106,5 +107,5 @@ def test_a_stale_check_of_thousands_converts_a_few_frames_not_one_a_row(
     assert len(takes) < 100, f"{len(takes)} takes"  # not one a row
     assert stale.value.replanned is not None
     hashed = {t["key"]: t["sha256"] for t in ChangePlan.load(stale.value.replanned).touched}
-    base = {t["key"]: t["sha256"] for t in ChangePlan.load(tmp_path / "plan.json").touched}
+    base = {t["key"]: t["sha256"] for t in saved.touched}  # the file's, as the apply loaded it
     assert hashed == {key: sha256 for key, sha256 in base.items() if key != taken["id"]}

@@ -22,17 +22,17 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import BUCKET, SECRETS, TIERS, pull, save_four_kinds
+from .helpers import BUCKET, SECRETS, TIERS, SaveFour, pull
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh", "professional")
 
 _COMMAND = re.compile(r"lyt apply (\S+) --sha256 ([0-9a-f]{64})((?: --[a-z-]+)*)")
 
 
-def _stale_four_kinds(client: LoyaltyClient, path: Path) -> tuple[str, str]:
+def _stale_four_kinds(client: LoyaltyClient, path: Path, save_four: SaveFour) -> tuple[str, str]:
     """The four-kind plan saved at ``path``, made stale: its reward drafted by someone else
     since. Its sha256 and the reward."""
-    _, targets = save_four_kinds(client, path)
+    _, targets = save_four(path)
     client.rewards.draft(targets["move_reward_to_draft"])
     return hashlib.sha256(path.read_bytes()).hexdigest(), targets["move_reward_to_draft"]
 
@@ -45,12 +45,16 @@ def _refused(path: Path, sha256: str, capsys: pytest.CaptureFixture[str]) -> tup
 
 
 def test_a_stale_refusal_saves_the_replanned_plan_and_its_apply_reads_nothing_again(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     """On 20,000 members a stale plan of 1,000 activations cost 1,001 calls to refuse and as
     many again for ``--refresh`` to read what the refusal had just read and thrown away."""
     path = tmp_path / "plan.json"
-    sha256, reward = _stale_four_kinds(client, path)
+    sha256, reward = _stale_four_kinds(client, path, save_four)
     used = fresh.plan()["used"]
 
     out, err = _refused(path, sha256, capsys)
@@ -80,12 +84,16 @@ def test_a_stale_refusal_saves_the_replanned_plan_and_its_apply_reads_nothing_ag
 
 
 def test_a_call_of_the_project_since_the_refusal_reads_the_replanned_plan_again(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     """A change made between the refusal and the apply of the plan it saved is a call the
     service counts: the apply reads again, finds it, and refuses (saving the next plan)."""
     path = tmp_path / "plan.json"
-    sha256, _ = _stale_four_kinds(client, path)
+    sha256, _ = _stale_four_kinds(client, path, save_four)
     _, err = _refused(path, sha256, capsys)
     command = _COMMAND.search(err)
     assert command is not None, err
@@ -107,12 +115,12 @@ def test_a_call_of_the_project_since_the_refusal_reads_the_replanned_plan_again(
 
 
 def test_the_replanned_file_is_bound_by_its_sha256_and_its_read_mark_checked(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """The mark of the read is inside what ``--sha256`` binds: a file whose mark was edited
     (to skip a re-read) is refused before any call; a broken mark is named."""
     path = tmp_path / "plan.json"
-    sha256, _ = _stale_four_kinds(client, path)
+    sha256, _ = _stale_four_kinds(client, path, save_four)
     with pytest.raises(StalePlanError) as caught:
         ChangePlan.load(path).apply(client, allow_destroy=True, sha256=sha256, progress=False)
     replanned = caught.value.replanned
@@ -139,13 +147,14 @@ def test_the_client_that_was_refused_hears_the_service_before_it_trusts_its_read
     client: LoyaltyClient,
     tmp_path: Path,
     meanwhile: bool,
+    save_four: SaveFour,
 ) -> None:
     """A notebook's client, refused, then applying the plan it saved: the window's count it
     holds is the one it heard at the refusal, blind to any call since. It asks the service
     first (a token request): quiet, the plan's writes follow with no re-read; a change made
     meanwhile, and it re-reads, finds it and refuses."""
     path = tmp_path / "plan.json"
-    sha256, _ = _stale_four_kinds(client, path)
+    sha256, _ = _stale_four_kinds(client, path, save_four)
     with make_client(fresh) as analyst:
         with pytest.raises(StalePlanError) as caught:
             ChangePlan.load(path).apply(analyst, allow_destroy=True, sha256=sha256, progress=False)
@@ -172,18 +181,18 @@ def test_the_client_that_was_refused_hears_the_service_before_it_trusts_its_read
 
 
 def test_a_link_at_a_plan_files_path_is_replaced_never_written_through(
-    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], save_four: SaveFour
 ) -> None:
     """``NAME.refreshed.json`` (and any plan saved) was written with ``write_text``, through a
     link at its path: a link planted to the plan a reviewer approved had a stale apply's
     re-plan overwrite it, so the file approved no longer held what was reviewed. The file is
     written beside it and renamed onto the path: the link is replaced, its target untouched."""
     path, approved = tmp_path / "plan.json", tmp_path / "approved.json"
-    plan, _ = save_four_kinds(client, approved)
+    plan, _ = save_four(approved)
     reviewed = approved.read_bytes()
     replanned = tmp_path / "plan.refreshed.json"
     replanned.symlink_to(approved)
-    sha256, _ = _stale_four_kinds(client, path)
+    sha256, _ = _stale_four_kinds(client, path, save_four)
 
     _, err = _refused(path, sha256, capsys)
     assert approved.read_bytes() == reviewed
@@ -204,12 +213,13 @@ def test_the_sha256_said_of_a_refreshed_plan_is_of_the_bytes_written(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    save_four: SaveFour,
 ) -> None:
     """The command a stale apply prints names the sha256 of ``NAME.refreshed.json`` as it was
     written, not as it is read back: a file another process puts in its place in between is
     then refused by that sha256, never approved by it."""
     path = tmp_path / "plan.json"
-    sha256, _ = _stale_four_kinds(client, path)
+    sha256, _ = _stale_four_kinds(client, path, save_four)
     replanned = tmp_path / "plan.refreshed.json"
     written: dict[Path, bytes] = {}
     renamed = plan_file.replacing
