@@ -29,6 +29,7 @@ from .._stop import stopping
 from .._text import counted
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
 from ..errors import StoppedError
+from ..fill.pace_run import paced_run
 from ..fill.pace_work import PacedWork, paced_work
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
@@ -1620,8 +1621,13 @@ def _within_share(client: LoyaltyClient, share: float, paced: bool) -> Iterator[
     """An unpaced apply's ``share`` of the calls the window has left as it starts, held over
     every call it sends (its token request, re-read, retries, read backs and writes): a call
     beyond it is not sent (``AllowanceSpent``). None paced (each window's share is kept
-    instead) or at 1.0 (the whole window: it runs until the service refuses a call)."""
-    if paced or share >= 1:
+    instead; the apply one ``paced_run``, its token request not said sent earlier) or at 1.0
+    (the whole window: it runs until the service refuses a call)."""
+    if paced:
+        with paced_run():
+            yield None
+        return
+    if share >= 1:
         yield None
         return
     with client.quota.allowance(share) as held:

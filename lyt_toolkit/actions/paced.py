@@ -44,6 +44,7 @@ from .._stop import stopping
 from ..client.allowance import Allowance
 from ..errors import CycleBudgetError
 from ..fill.pace import PaceBar
+from ..fill.pace_run import current_run
 from ._runner import CANCELLED
 from .log import ActionLog, ForeignLogError, LogSource, opened_log
 
@@ -106,7 +107,8 @@ def hearing(
     long (see the module), until ``cancel`` is set (a panel's Cancel: ``StoppedError``,
     nothing more sent). Such a wait shows as ``paced {what}`` lines where a ``lyt`` command asked
     for them and ``progress`` is ``True``. Paced with the plan's ``log``, they count against
-    the share of the window its earlier runs were in, as its writes do (``_counted``)."""
+    the share of the window its earlier runs were in, as its writes do (``_counted``); inside
+    a ``paced_run``, its bars say none of them was sent earlier (``fill.pace_run``)."""
     heard = Heard(client)
     if not paced:
         yield heard
@@ -117,7 +119,12 @@ def hearing(
         stopped,
         _waits_said(client, allowance, what, progress),
     ):
-        yield heard
+        try:
+            yield heard
+        finally:  # the run's own calls, not another run's (``fill.pace_run``)
+            run = current_run()
+            if run is not None:
+                run.heard(allowance)
 
 
 @contextlib.contextmanager

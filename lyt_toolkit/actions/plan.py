@@ -27,6 +27,7 @@ from .._stop import StoppablePool
 from .._text import counted
 from ..client.allowance import checked_share
 from ..errors import APIError, QuotaExhaustedError
+from ..fill.pace_run import paced_run
 from ..frames.registry import FRAME_NAMES
 from ..snapshot.defaults import DEFAULT_SHARE, checked_concurrency
 from ._runner import run_items
@@ -327,7 +328,8 @@ class ActionPlan(Generic[P]):
         share = checked_share(budget_share)
         if paced:
             refuse_unlogged(log)
-        with opened_log(log) as action_log:
+        # its token request and writes one run's: a bar says none of it sent earlier
+        with opened_log(log) as action_log, paced_run():
             # a spent window's 429 waits, paced
             with hearing(
                 client, share, paced, cancel, what=self.action, progress=progress, log=action_log

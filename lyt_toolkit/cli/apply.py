@@ -88,6 +88,7 @@ def apply(args: argparse.Namespace) -> int:
     from ..actions.ledger import COMPLETE, refused_for_good
     from ..actions.reviewed import checked_sha256
     from ..actions.touched import StalePlanError
+    from ..fill.pace_run import paced_run
 
     try:
         reviewed = None if args.sha256 is None else checked_sha256(args.sha256, "--sha256")
@@ -103,7 +104,8 @@ def apply(args: argparse.Namespace) -> int:
         return fail(COMMAND, str(exc), EXIT_ERROR)
     log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     try:
-        with connected_client(False) as client:
+        # its check's token request and its apply one run's: neither says it sent earlier
+        with connected_client(False) as client, paced_run():
             options = _Keywords(
                 refresh=bool(args.refresh),
                 allow_destroy=bool(args.allow_destroy),

@@ -15,7 +15,8 @@ command asked for lines instead (``_progress.lines``: a ``lyt`` command writing 
 same figures go to ``PaceLines``, which writes one at the moments that matter
 (``fill.pace_lines``); a bar of a work run as several bars (``fill.pace_work``) shows the
 whole work, on the work's one bar, its lines the work's, and of the calls sent earlier in
-its window only those not the work's own there; a callable progress with a ``paced`` method
+its window only those not the work's own there; none of them is the token request its run
+heard the service with (``fill.pace_run``); a callable progress with a ``paced`` method
 (``_progress.PacedProgress``: a panel's status) is told them at each redraw.
 """
 
@@ -32,6 +33,7 @@ from .._progress import Progress, ProgressBar, lines, paced_line
 from .._shares import share_of
 from ..client.allowance import Allowance
 from .pace_lines import PaceLines
+from .pace_run import current_run
 from .pace_work import PacedWork, current_work
 
 __all__ = ["PaceBar", "expected_end"]
@@ -78,6 +80,7 @@ class PaceBar:
         self.recalled = recalled
         work = current_work()  # a bar of a work run as several: the whole work's figures
         self._work = work
+        self._run = current_run()
         self.planned = planned if work is None else work.planned
         desc = desc if work is None else work.desc
         # A callable ``progress`` gets the work's own counts (a pull's rows, a plan's items);
@@ -169,9 +172,7 @@ class PaceBar:
             parts.append(f"{refused:,} refused (429) and retried")
         left = allowance.left
         resets = quota.resets_at
-        carried = allowance.carried
-        if carried and self._work is not None:  # the work's own there: among those sent
-            carried = max(0, carried - self._work.sent_in(allowance.window_end, self._opened))
+        carried = self._carried()
         if carried:
             # its earlier runs', or a plan's earlier parts and re-read in this same run
             parts.append(f"{carried:,} sent earlier in this window")
@@ -205,6 +206,18 @@ class PaceBar:
                 ending=ending,
                 window=len(allowance.past_windows),
             )
+
+    def _carried(self) -> int:
+        """The calls of this window counted against the share that another run sent (its
+        earlier runs', or a plan's parts and re-read before this bar): not the work's own
+        there (among those sent), nor those its run heard the service with (``pace_run``)."""
+        allowance = self.allowance
+        carried = allowance.carried
+        if carried and self._work is not None:
+            carried -= self._work.sent_in(allowance.window_end, self._opened)
+        if carried and self._run is not None:
+            carried -= self._run.heard_in(allowance.window_end)
+        return max(0, carried)
 
     def _per_window(self) -> int:
         """The calls each later window gives the work: its share of a whole window (this
