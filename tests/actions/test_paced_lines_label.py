@@ -23,7 +23,6 @@ def test_a_paced_apply_never_says_its_own_calls_were_its_earlier_runs(
 ) -> None:
     path = tmp_path / "plan.json"
     save_four(path)
-    client.programs.list(limit=1)  # its token held before the window, as a pull leaves it
     fresh.set_plan("1000/hour")
     told = PacedLines()
     results = ChangePlan.load(path).apply(

@@ -18,7 +18,7 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import save_four_kinds
+from .helpers import SaveFour
 
 ClientFor = Callable[..., LoyaltyClient]
 CARD = "lcdef_c0ffee0001"
@@ -68,11 +68,10 @@ def test_a_paced_run_again_says_only_the_earlier_runs_calls_were_sent_earlier(
 
 
 def test_a_paced_saved_apply_does_not_say_its_own_token_was_sent_earlier(
-    fresh: Sandbox, make_client: ClientFor, tmp_path: Path
+    fresh: Sandbox, make_client: ClientFor, tmp_path: Path, save_four: SaveFour
 ) -> None:
     path = tmp_path / "plan.json"
-    with make_client(fresh) as other:
-        save_four_kinds(other, path)
+    save_four(path)
     fresh.set_plan("1000/hour")
     told = PacedLines()
     with make_client(fresh) as client:
@@ -87,12 +86,11 @@ def test_a_paced_saved_apply_does_not_say_its_own_token_was_sent_earlier(
 
 
 def test_a_paced_change_plan_apply_says_only_its_reread_and_parts_before_were_sent_earlier(
-    fresh: Sandbox, make_client: ClientFor, tmp_path: Path
+    fresh: Sandbox, make_client: ClientFor, tmp_path: Path, save_four: SaveFour
 ) -> None:
     """An unsaved plan's parts each show their own calls: the re-read's and the parts' before
     them are sent earlier in the window (counted against the same share), its token not."""
-    with make_client(fresh) as other:
-        plan, _ = save_four_kinds(other, tmp_path / "plan.json")
+    plan, _ = save_four(tmp_path / "plan.json")
     fresh.set_plan("1000/hour")
     told = PacedLines()
     with make_client(fresh) as client:
@@ -108,15 +106,14 @@ def test_a_paced_change_plan_apply_says_only_its_reread_and_parts_before_were_se
 
 def test_lyt_apply_paced_does_not_say_its_own_token_was_sent_earlier(
     fresh: Sandbox,
-    make_client: ClientFor,
     configure_lyt: Callable[[Sandbox], None],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
 ) -> None:
     path = tmp_path / "plan.json"
-    with make_client(fresh) as other:
-        save_four_kinds(other, path)
+    save_four(path)
     fresh.set_plan("1000/hour")
     configure_lyt(fresh)
     monkeypatch.setenv("LYT_PROGRESS", "auto")  # no terminal: its lines, to stderr
