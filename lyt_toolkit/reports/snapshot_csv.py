@@ -22,6 +22,7 @@ folder and renamed into place, never through a symlink.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -472,6 +473,10 @@ def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> 
             raise SnapshotFileError(
                 f"{path}: column {shown(col['name'])} has unknown dtype {shown(kind)}"
             )
+    if entry["rows"] == 0:
+        header, no_rows = _header_only(json.dumps(columns))
+        if raw == header:  # nothing to parse: each column list's frame is built once
+            return no_rows.copy()
     try:
         frame = parse_csv(raw, dtypes)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -482,6 +487,21 @@ def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> 
         raise _refused(path, raw, dtypes) from None
     check_shape(path, frame, entry)
     return _restore(path, frame, columns, escaped)
+
+
+@functools.lru_cache(maxsize=64)
+def _header_only(columns: str) -> tuple[bytes, pd.DataFrame]:
+    """For a manifest entry's ``columns`` (as JSON): the bytes of its CSV without rows, as
+    ``write_csv`` writes it, and the frame reading it gives, with the columns' dtypes: built
+    without pandas' parser, which makes a Series and a conversion per column."""
+    listed = json.loads(columns)
+    names = [c["name"] for c in listed]
+    header = pd.DataFrame(columns=names).to_csv(index=False, lineterminator=_LINE_END)
+    arrays = {
+        c["name"]: pd.array([], dtype=category_dtype(c) if c["dtype"] == "category" else c["dtype"])
+        for c in listed
+    }
+    return header.encode("utf-8"), pd.DataFrame(arrays)
 
 
 def _refused(path: Path, raw: bytes, dtypes: Mapping[str, Any]) -> SnapshotFileError:

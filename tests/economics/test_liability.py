@@ -15,6 +15,7 @@ from snapshot.helpers import frame, snapshot
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import ECONOMICS_SCHEMAS, liability, recognised_revenue
+from lyt_toolkit.economics.liability import liability_from, points_by_definition
 
 from .owed_program import (
     BEANS,
@@ -135,14 +136,17 @@ points = st.lists(st.integers(0, 10**9), max_size=5)
 def test_liability_is_linear_in_rate_and_point_value(
     balances: list[int | None], pending: list[int], value: float, rate: float
 ) -> None:
+    """``liability`` of the cards and buckets by hand; at another rate or value per point, the
+    same points (``points_by_definition``, what ``liability`` values) valued again."""
     owed = _snapshot(balances, pending)
     values = pd.DataFrame({"card_definition_id": [BEANS], "low": [value], "median": [value]})
     values["high"] = value
     at_rate = liability(owed, values, rate).iloc[0]
-    at_one = liability(owed, values, 1.0).iloc[0]
+    points = points_by_definition(owed)
+    at_one = liability_from(points, values, 1.0).iloc[0]
     assert at_rate["value_median"] == pytest.approx(at_one["value_median"] * rate)
     doubled = values.assign(median=2 * value)
-    assert liability(owed, doubled, rate).iloc[0]["value_median"] == pytest.approx(
+    assert liability_from(points, doubled, rate).iloc[0]["value_median"] == pytest.approx(
         2 * at_rate["value_median"]
     )
     by_hand = (sum(b or 0 for b in balances) + sum(pending)) * value * rate

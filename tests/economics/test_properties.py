@@ -17,6 +17,7 @@ from lyt_toolkit.economics import (
     effective_return,
     point_values,
 )
+from lyt_toolkit.economics.value import values_from
 
 from .conftest import snapshot_of
 from .programs import STARS, card_definition, proportional, reward
@@ -68,11 +69,12 @@ def test_a_card_definition_without_observations_is_na_never_zero_or_inf(
     burn = burn_values(snapshot)
     assert burn["value_per_point"].isna().all()
     assert burn["reason"].notna().all()
-    values = point_values(snapshot).iloc[0]
-    assert values["observations"] == 0
-    assert values["source"] == "none"
-    assert all(pd.isna(values[c]) for c in ("low", "median", "high", "exchange_ratio"))
-    back = effective_return(snapshot).iloc[0]
+    values = point_values(snapshot)
+    first = values.iloc[0]
+    assert first["observations"] == 0
+    assert first["source"] == "none"
+    assert all(pd.isna(first[c]) for c in ("low", "median", "high", "exchange_ratio"))
+    back = effective_return(snapshot, values).iloc[0]  # the values it takes by default
     assert pd.isna(back["return_median"])
 
 
@@ -102,7 +104,8 @@ def test_values_scale_linearly_with_prices(
     assert (other["value_per_point"].isna() == expected.isna()).all()
     assert other["value_per_point"].dropna().tolist() == pytest.approx(expected.dropna().tolist())
     assert not any(math.isinf(v) for v in other["value_per_point"].dropna())
-    values, values_scaled = point_values(snapshot, base), point_values(snapshot, scaled)
+    # point_values(snapshot, prices) is values_from the burn values at those prices
+    values, values_scaled = values_from(snapshot, one), values_from(snapshot, other)
     a, b = values.iloc[0], values_scaled.iloc[0]
     r1 = effective_return(snapshot, values).iloc[0]
     r2 = effective_return(snapshot, values_scaled).iloc[0]

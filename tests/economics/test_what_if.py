@@ -13,7 +13,7 @@ from lyt_toolkit import ProgramSnapshot, actions
 from lyt_toolkit.actions import EditError
 from lyt_toolkit.economics import DEFINITION_CHANGE, HEADLINE_CHANGE, MISPRICING_CHANGE
 from lyt_toolkit.economics.intervals import difference_estimates, estimates_and_members
-from lyt_toolkit.frames.sample import Sample, estimate_totals
+from lyt_toolkit.frames.sample import Sample, draw_sample, estimate_totals
 from lyt_toolkit.whatif import EDITS, Baseline, MadeBy, reward_price, what_if
 
 from .programs import GEMS, STARS
@@ -170,8 +170,9 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(
 
     A member's figures are its own whichever sample draws it, so they are worked out once,
     for every member (``estimates_and_members`` of a census), and each sample takes its
-    members' rows; on the first sample they are checked against the sample's own
-    ``estimates_and_members``, intervals and all, and against the what-if's headline."""
+    members' rows (its design drawn as ``sampled`` draws it); on the first sample they are
+    checked against the sample's own ``estimates_and_members``, intervals and all, and
+    against the what-if's headline."""
     liable = generated.cards.groupby("card_definition_id")["balance_points"].sum()
     price = reward_price(card_definition_id=str(liable.idxmax()))
     full = what_if(generated, price.frames(generated, 0.2))
@@ -185,9 +186,7 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(
     }
     held = narrower = 0
     for seed in range(100):
-        sampled = generated.sampled(Sample(60, seed=seed))
-        design = sampled.sample
-        assert design is not None
+        design = draw_sample(generated.members, Sample(60, seed=seed))  # what sampled draws
         drawn = everyone["before"].index.isin(design.units["member_id"].astype("string"))
         before, after = everyone["before"][drawn], everyone["after"][drawn]
         change = difference_estimates(design, before, after, pd.Series(dtype="string"))
@@ -196,6 +195,9 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(
         sides = estimate_totals(design, pd.concat([before, after], axis=1, keys=["b", "a"]))
         narrower += (high - low) / 2 < math.hypot(*(sides["high"] - sides["low"]) / 2)
         if seed == 0:  # the sample's own figures and intervals, and the what-if's headline
+            sampled = generated.sampled(Sample(60, seed=seed))
+            assert sampled.sample is not None
+            pd.testing.assert_frame_equal(sampled.sample.units, design.units)
             own = [
                 estimates_and_members(sampled, economics.point_values)
                 for economics in (full.before, full.after)

@@ -95,9 +95,14 @@ def in_grid(snapshot: ProgramSnapshot, client: LoyaltyClient, column: str, text:
 
 @pytest.mark.parametrize(("column", "text", "expected"), CASES)
 def test_a_typed_value_reads_the_same_in_the_grid_the_edited_csv_and_pandas(
-    client: LoyaltyClient, tmp_path: Path, column: str, text: str, expected: Any
+    client: LoyaltyClient,
+    fresh_pulled: ProgramSnapshot,
+    tmp_path: Path,
+    column: str,
+    text: str,
+    expected: Any,
 ) -> None:
-    snapshot = ProgramSnapshot.pull(client, progress=False)
+    snapshot = fresh_pulled  # what a pull of client's sandbox gives (pulled once a module)
     got = {
         "grid": in_grid(snapshot, client, column, text),
         "edited CSV": in_csv(snapshot, tmp_path, column, text),

@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 from interrupting import until
 
-from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.whatif import Baseline, WhatIf, earn_rate, reward_price
 from lyt_toolkit.whatif.edited import Edit
@@ -32,8 +31,9 @@ BAR = re.compile(r'data-side="(\w+)".*?width:([\d.]+)%.*?<span[^>]*>([^<]*)</spa
 
 
 @pytest.fixture
-def snapshot(client: LoyaltyClient) -> ProgramSnapshot:
-    return ProgramSnapshot.pull(client, progress=False)
+def snapshot(fresh_pulled: ProgramSnapshot) -> ProgramSnapshot:
+    """The demo program as a pull of it gives it (pulled once a module, a copy a test)."""
+    return fresh_pulled
 
 
 @pytest.fixture
