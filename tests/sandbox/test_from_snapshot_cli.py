@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
+import os
 from pathlib import Path
 
 import httpx
@@ -10,10 +10,11 @@ import pytest
 from frame_reads import cell
 
 from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS
 
-from .serving import KEYS, demo_env, serve_command, served, v2_headers
+from .serving import KEYS, demo_env, served, v2_headers
 from .snapshots import pull
 
 PULLED = "2026-02-20T17:45:00Z"
@@ -47,6 +48,18 @@ def test_serve_from_snapshot_holds_the_snapshot_on_its_clock_with_sandbox_keys(
     assert [r["id"] for r in rewards] == snapshot.rewards["id"].tolist()
 
 
+def _refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> str:
+    """What ``lyt sandbox serve --port 0 ARGS``, run in this process without any ``LYT_*``
+    variable (as ``demo_env``), prints on stderr: it must refuse, exit 2, before serving."""
+    for name in [name for name in os.environ if name.startswith("LYT_")]:
+        monkeypatch.delenv(name)
+    capsys.readouterr()
+    assert main(["sandbox", "serve", "--port", "0", *args]) == 2
+    return capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -55,35 +68,28 @@ def test_serve_from_snapshot_holds_the_snapshot_on_its_clock_with_sandbox_keys(
     ],
 )
 def test_serve_refuses_what_is_no_snapshot_naming_the_option(
-    tmp_path: Path, extra: list[str], message: str
+    tmp_path: Path,
+    extra: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    done = subprocess.run(
-        serve_command("--from-snapshot", str(tmp_path), *extra),
-        capture_output=True,
-        text=True,
-        env=demo_env(),
-        timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr.strip() == f"lyt sandbox serve: {message.format(folder=tmp_path)}"
+    stderr = _refused(monkeypatch, capsys, "--from-snapshot", str(tmp_path), *extra)
+    assert stderr.strip() == f"lyt sandbox serve: {message.format(folder=tmp_path)}"
 
 
 def test_a_snapshot_the_sandbox_cannot_hold_is_refused_naming_the_record(
-    exported: tuple[Path, ProgramSnapshot], tmp_path: Path
+    exported: tuple[Path, ProgramSnapshot],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, snapshot = exported
     members = snapshot.members.copy()
     members.loc[0, "customer_id"] = "not a customer id"
     broken = ProgramSnapshot.from_frames({**snapshot.frames(), "members": members})
     broken.to_csv(tmp_path / "export")
-    done = subprocess.run(
-        serve_command("--from-snapshot", str(tmp_path / "export")),
-        capture_output=True,
-        text=True,
-        env=demo_env(),
-        timeout=60,
-    )
-    assert done.returncode == 2
-    first = done.stderr.splitlines()[0]
+    first = _refused(monkeypatch, capsys, "--from-snapshot", str(tmp_path / "export"))
+    first = first.splitlines()[0]
     assert first.startswith(f"lyt sandbox serve: --from-snapshot {tmp_path / 'export'}: ")
     assert f"members[0] {cell(members, 0, 'id')}: customer_id: String should match" in first
