@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import httpx
@@ -10,11 +9,10 @@ import pytest
 from frame_reads import cell
 
 from lyt_toolkit import ProgramSnapshot
-from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS
 
-from .serving import KEYS, demo_env, served, v2_headers
+from .serving import KEYS, demo_env, serve_refused, served, v2_headers
 from .snapshots import pull
 
 PULLED = "2026-02-20T17:45:00Z"
@@ -48,18 +46,6 @@ def test_serve_from_snapshot_holds_the_snapshot_on_its_clock_with_sandbox_keys(
     assert [r["id"] for r in rewards] == snapshot.rewards["id"].tolist()
 
 
-def _refused(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> str:
-    """What ``lyt sandbox serve --port 0 ARGS``, run in this process without any ``LYT_*``
-    variable (as ``demo_env``), prints on stderr: it must refuse, exit 2, before serving."""
-    for name in [name for name in os.environ if name.startswith("LYT_")]:
-        monkeypatch.delenv(name)
-    capsys.readouterr()
-    assert main(["sandbox", "serve", "--port", "0", *args]) == 2
-    return capsys.readouterr().err
-
-
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -74,7 +60,7 @@ def test_serve_refuses_what_is_no_snapshot_naming_the_option(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    stderr = _refused(monkeypatch, capsys, "--from-snapshot", str(tmp_path), *extra)
+    stderr = serve_refused(monkeypatch, capsys, "--from-snapshot", str(tmp_path), *extra)
     assert stderr.strip() == f"lyt sandbox serve: {message.format(folder=tmp_path)}"
 
 
@@ -89,7 +75,7 @@ def test_a_snapshot_the_sandbox_cannot_hold_is_refused_naming_the_record(
     members.loc[0, "customer_id"] = "not a customer id"
     broken = ProgramSnapshot.from_frames({**snapshot.frames(), "members": members})
     broken.to_csv(tmp_path / "export")
-    first = _refused(monkeypatch, capsys, "--from-snapshot", str(tmp_path / "export"))
+    first = serve_refused(monkeypatch, capsys, "--from-snapshot", str(tmp_path / "export"))
     first = first.splitlines()[0]
     assert first.startswith(f"lyt sandbox serve: --from-snapshot {tmp_path / 'export'}: ")
     assert f"members[0] {cell(members, 0, 'id')}: customer_id: String should match" in first
