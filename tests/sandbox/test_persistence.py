@@ -164,10 +164,10 @@ def test_a_sandbox_killed_during_its_first_load_loads_afresh_next_time(tmp_path:
         time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    with served("--data", str(program), "--db", str(db)) as (base_url, _):
-        headers = v2_headers(base_url)
+    with Sandbox.start(str(program), db=str(db)) as sb:  # served next time, in this process
+        headers = v2_headers(sb.base_url)
         response = httpx.get(
-            f"{base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=headers
+            f"{sb.base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=headers
         )
         assert response.status_code == 200
     with sqlite3.connect(db) as conn:
@@ -212,8 +212,8 @@ def test_kills_while_writing_lose_no_acknowledged_benefit(tmp_path: Path) -> Non
             proc.send_signal(signal.SIGKILL)  # while the writer is mid-request
             writer.join(timeout=60)
     assert problems == []
-    with served("--db", db, "--seed", str(SEED)) as (base_url, _):
-        api = httpx.Client(base_url=base_url, headers=v2_headers(base_url), timeout=30)
+    with Sandbox.start(db=db, seed=SEED) as sb:  # served again, in this process
+        api = httpx.Client(base_url=sb.base_url, headers=v2_headers(sb.base_url), timeout=30)
         with api:
             stored = {b["id"]: b["name"] for b in walk(api, "/v2/loyalties/benefits")}
     lost = {i: n for i, n in acknowledged.items() if stored.get(i) != n}
@@ -237,9 +237,11 @@ def test_a_sandbox_killed_during_a_reset_resumes_a_whole_program(tmp_path: Path)
             time.sleep(0.002)  # until the reset writes
         proc.send_signal(signal.SIGKILL)
         reset.join(timeout=60)
-    with served("--data", str(program), "--db", str(db)) as (base_url, _):
+    with Sandbox.start(str(program), db=str(db)) as sb:  # served again, in this process
         response = httpx.get(
-            f"{base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=v2_headers(base_url)
+            f"{sb.base_url}/v2/loyalties/rewards",
+            params={"limit": 1},
+            headers=v2_headers(sb.base_url),
         )
         assert response.status_code == 200
     with sqlite3.connect(db) as conn:
