@@ -21,7 +21,7 @@ from lyt_toolkit.sandbox.store import ROWS_PER_INSERT, DuplicateId, Store
 from lyt_toolkit.synthetic import write_program
 
 from .helpers import v2_client, walk
-from .serving import KEYS, benefit_body, demo_env, serve_command, served, v2_headers
+from .serving import KEYS, benefit_body, demo_env, serve_command, serve_refused, served, v2_headers
 
 NOW = "2026-01-15T12:00:00Z"
 SEED = 7
@@ -125,17 +125,16 @@ def test_a_cursor_token_already_taken_is_skipped(tmp_path: Path) -> None:
         assert response.json()["cursor"]["next"] not in (first, taken)
 
 
-def test_a_database_whose_load_never_finished_is_refused_naming_the_file(tmp_path: Path) -> None:
+def test_a_database_whose_load_never_finished_is_refused_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = tmp_path / "half.sqlite"
     store = Store(str(db))
     store.insert("rewards", {"id": "lrew_c0ffee0001", "name": "Only one"})
     store.close()
-    proc = subprocess.run(
-        serve_command("--db", str(db)), capture_output=True, text=True, timeout=60, env=demo_env()
-    )
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and str(db) in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stderr
+    stderr = serve_refused(monkeypatch, capsys, "--db", str(db))
+    assert stderr.count("\n") == 1 and str(db) in stderr, stderr
+    assert "Traceback" not in stderr
 
 
 def test_sandbox_start_refuses_a_half_loaded_database(tmp_path: Path) -> None:
