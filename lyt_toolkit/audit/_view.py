@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pandas as pd
 
+from ..frames.pending import rows_of
+
 if TYPE_CHECKING:
     from ..snapshot import ProgramSnapshot
 
@@ -69,8 +71,7 @@ def rows(snapshot: ProgramSnapshot, kind: str) -> list[Row]:
     frame: pd.DataFrame | None = getattr(snapshot, kind, None)
     result: list[Row] = []
     if frame is not None and not frame.empty:
-        records = frame.astype(object).where(frame.notna(), None).to_dict("records")
-        result = cast(list[Row], records)  # a snapshot's column names are all str
+        result = rows_of(frame)  # one conversion of the whole frame, no copy masked first
     if cache is not None:
         cache[key] = result
     return result
