@@ -11,12 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pandas as pd
+
+from ..frames.pending import rows_of
 
 if TYPE_CHECKING:
     from ..snapshot import ProgramSnapshot
@@ -27,16 +29,34 @@ _SPACES = re.compile(r"\s+")
 
 
 _CACHE: ContextVar[dict[tuple[int, str], list[Row]] | None] = ContextVar("rows", default=None)
+_DERIVED: ContextVar[dict[tuple[int, str], Any] | None] = ContextVar("derived", default=None)
+
+T = TypeVar("T")
 
 
 @contextmanager
 def shared_rows() -> Iterator[None]:
-    """Within the block, each frame is turned into rows once, however many rules read it."""
-    token = _CACHE.set({})
+    """Within the block, each frame is turned into rows once, and each figure ``derived``
+    computed once, however many rules read it."""
+    token, derived_token = _CACHE.set({}), _DERIVED.set({})
     try:
         yield
     finally:
+        _DERIVED.reset(derived_token)
         _CACHE.reset(token)
+
+
+def derived(snapshot: ProgramSnapshot, name: str, compute: Callable[[], T]) -> T:
+    """``compute()``, a figure of ``snapshot`` named ``name`` that rules only read: inside
+    :func:`shared_rows` computed once, however many rules ask for it."""
+    cache = _DERIVED.get()
+    key = (id(snapshot), name)
+    if cache is not None and key in cache:
+        return cast(T, cache[key])
+    result = compute()
+    if cache is not None:
+        cache[key] = result
+    return result
 
 
 def rows(snapshot: ProgramSnapshot, kind: str) -> list[Row]:
@@ -51,8 +71,7 @@ def rows(snapshot: ProgramSnapshot, kind: str) -> list[Row]:
     frame: pd.DataFrame | None = getattr(snapshot, kind, None)
     result: list[Row] = []
     if frame is not None and not frame.empty:
-        records = frame.astype(object).where(frame.notna(), None).to_dict("records")
-        result = cast(list[Row], records)  # a snapshot's column names are all str
+        result = rows_of(frame)  # one conversion of the whole frame, no copy masked first
     if cache is not None:
         cache[key] = result
     return result

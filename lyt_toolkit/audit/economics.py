@@ -15,10 +15,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
-from ..economics import burn_values, effective_return, point_values
+from ..economics import burn_values, effective_return
 from ..economics.mispricing import MIN_OBSERVATIONS, MISPRICED_FACTOR, mispriced
+from ..economics.value import values_from
 from ..models.enums import PayWithPointsType
-from ._view import Row, now_of, rows, timestamp
+from ._view import Row, derived, now_of, rows, timestamp
 from .registry import Finding, Severity, rule
 from .rules import ACTIVE, _live_benefits, _reward_costs
 
@@ -47,6 +48,17 @@ def effective_return_cap(cap: float) -> Iterator[None]:
         _CAP.reset(token)
 
 
+def _burn_and_point_values(snapshot: ProgramSnapshot) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``burn_values(snapshot)`` and ``point_values(snapshot)`` (computed from those burn
+    values), once in an audit run however many rules read them."""
+
+    def compute() -> tuple[pd.DataFrame, pd.DataFrame]:
+        burn = burn_values(snapshot)
+        return burn, values_from(snapshot, burn)
+
+    return derived(snapshot, "burn and point values", compute)
+
+
 def _records(frame: pd.DataFrame) -> list[Row]:
     return frame.astype(object).where(frame.notna(), None).to_dict("records")  # type: ignore[return-value]
 
@@ -59,9 +71,9 @@ def _records(frame: pd.DataFrame) -> list[Row]:
 )
 def reward_mispriced(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Far too generous, or far too stingy, for the points it asks."""
-    burn = burn_values(snapshot)
+    burn, values = _burn_and_point_values(snapshot)
     live = burn[burn["reward_status"].astype("string") != "DELETED"]
-    for cost in _records(mispriced(live, point_values(snapshot))):
+    for cost in _records(mispriced(live, values)):
         definition = cost["card_definition_name"] or cost["card_definition_id"]
         yield Finding(
             "reward",
@@ -132,7 +144,7 @@ def _open(reward: Row, now: pd.Timestamp) -> bool:
 def effective_return_above_cap(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Earn rate x point value above what the program can afford."""
     cap = _CAP.get()
-    returns = effective_return(snapshot)
+    returns = effective_return(snapshot, _burn_and_point_values(snapshot)[1])
     above = returns[(returns["return_median"] > cap).fillna(False).astype(bool)]
     for row in _records(above):
         yield Finding(

@@ -140,8 +140,8 @@ def _values(frame: pd.DataFrame, name: str) -> Values:
     """A column's values as ``rows_of`` gives them: None where missing (all, with no column)."""
     if name not in frame.columns:
         return np.full(len(frame), None, dtype=object)
-    column = frame[name]
-    return column.astype(object).where(column.notna(), None).to_numpy()
+    # pandas takes any na_value (None included); its stubs list only scalar types.
+    return frame[name].to_numpy(dtype=object, na_value=None)  # type: ignore[call-overload]
 
 
 def _text(values: Values) -> Values:

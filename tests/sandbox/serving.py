@@ -1,4 +1,5 @@
-"""``lyt sandbox serve`` in a child process, for tests that restart or kill it."""
+"""``lyt sandbox serve`` in a child process, for tests that restart or kill it, and its
+refusals run in this process."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pytest
 
+from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS
 
 KEYS = {"X-App-Id": DEFAULT_CREDENTIALS["app_id"], "X-App-Token": DEFAULT_CREDENTIALS["app_token"]}
@@ -24,6 +27,18 @@ def serve_command(*args: str) -> list[str]:
 def demo_env() -> dict[str, str]:
     """This environment without any ``LYT_*`` variable: the child uses the demo credentials."""
     return {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
+
+
+def serve_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> str:
+    """What ``lyt sandbox serve --port 0 ARGS``, run in this process without any ``LYT_*``
+    variable (as ``demo_env``), prints on stderr: it must refuse, exit 2, before serving."""
+    for name in [name for name in os.environ if name.startswith("LYT_")]:
+        monkeypatch.delenv(name)
+    capsys.readouterr()
+    assert main(["sandbox", "serve", "--port", "0", *args]) == 2
+    return capsys.readouterr().err
 
 
 @contextmanager

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -13,7 +12,7 @@ from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS
 
-from .serving import KEYS, demo_env, serve_command, served, v2_headers
+from .serving import KEYS, demo_env, serve_refused, served, v2_headers
 from .snapshots import pull
 
 PULLED = "2026-02-20T17:45:00Z"
@@ -55,35 +54,28 @@ def test_serve_from_snapshot_holds_the_snapshot_on_its_clock_with_sandbox_keys(
     ],
 )
 def test_serve_refuses_what_is_no_snapshot_naming_the_option(
-    tmp_path: Path, extra: list[str], message: str
+    tmp_path: Path,
+    extra: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    done = subprocess.run(
-        serve_command("--from-snapshot", str(tmp_path), *extra),
-        capture_output=True,
-        text=True,
-        env=demo_env(),
-        timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr.strip() == f"lyt sandbox serve: {message.format(folder=tmp_path)}"
+    stderr = serve_refused(monkeypatch, capsys, "--from-snapshot", str(tmp_path), *extra)
+    assert stderr.strip() == f"lyt sandbox serve: {message.format(folder=tmp_path)}"
 
 
 def test_a_snapshot_the_sandbox_cannot_hold_is_refused_naming_the_record(
-    exported: tuple[Path, ProgramSnapshot], tmp_path: Path
+    exported: tuple[Path, ProgramSnapshot],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, snapshot = exported
     members = snapshot.members.copy()
     members.loc[0, "customer_id"] = "not a customer id"
     broken = ProgramSnapshot.from_frames({**snapshot.frames(), "members": members})
     broken.to_csv(tmp_path / "export")
-    done = subprocess.run(
-        serve_command("--from-snapshot", str(tmp_path / "export")),
-        capture_output=True,
-        text=True,
-        env=demo_env(),
-        timeout=60,
-    )
-    assert done.returncode == 2
-    first = done.stderr.splitlines()[0]
+    first = serve_refused(monkeypatch, capsys, "--from-snapshot", str(tmp_path / "export"))
+    first = first.splitlines()[0]
     assert first.startswith(f"lyt sandbox serve: --from-snapshot {tmp_path / 'export'}: ")
     assert f"members[0] {cell(members, 0, 'id')}: customer_id: String should match" in first

@@ -149,18 +149,26 @@ def test_the_state_s_instance_is_kept_with_its_database_file_and_new_on_a_reset(
     tmp_path: Path,
 ) -> None:
     """A sandbox served again from its database file holds the state it left there; one
-    served afresh (in memory, another file) or reset holds another, its reads alike."""
+    served afresh (in memory, another file) or reset holds another, its reads alike. The
+    file is served by two processes in turn; the others here."""
     db = str(tmp_path / "sandbox.sqlite")
 
-    def instance(*args: str) -> tuple[str, str]:
-        with served("--seed", "7", *args) as (base_url, _):
-            said = _said(base_url)
+    def instance(base_url: str) -> tuple[str, str]:
+        said = _said(base_url)
         assert len(set(said)) == 1
         return held_reads(said[0]), str(held_instance(said[0]))
 
-    first, again, memory, other = (
-        instance(*args) for args in (("--db", db), ("--db", db), (), ("--db", db + "2"))
-    )
+    def served_by_a_process() -> tuple[str, str]:
+        with served("--seed", "7", "--db", db) as (base_url, _):
+            return instance(base_url)
+
+    def served_here(db: str | None) -> tuple[str, str]:
+        with Sandbox.start(db=db, seed=7) as sb:
+            forget_local(sb.base_url)
+            return instance(sb.base_url)
+
+    first, again = served_by_a_process(), served_by_a_process()
+    memory, other = served_here(None), served_here(db + "2")
     assert first == again and len(first[1]) == 16 and int(first[1], 16) >= 0
     assert memory[0] == "sandbox of the bundled demo program, seed 7"
     assert len({first[1], memory[1], other[1]}) == 3

@@ -21,7 +21,7 @@ from lyt_toolkit.sandbox.store import ROWS_PER_INSERT, DuplicateId, Store
 from lyt_toolkit.synthetic import write_program
 
 from .helpers import v2_client, walk
-from .serving import KEYS, benefit_body, demo_env, serve_command, served, v2_headers
+from .serving import KEYS, benefit_body, demo_env, serve_command, serve_refused, served, v2_headers
 
 NOW = "2026-01-15T12:00:00Z"
 SEED = 7
@@ -125,17 +125,16 @@ def test_a_cursor_token_already_taken_is_skipped(tmp_path: Path) -> None:
         assert response.json()["cursor"]["next"] not in (first, taken)
 
 
-def test_a_database_whose_load_never_finished_is_refused_naming_the_file(tmp_path: Path) -> None:
+def test_a_database_whose_load_never_finished_is_refused_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = tmp_path / "half.sqlite"
     store = Store(str(db))
     store.insert("rewards", {"id": "lrew_c0ffee0001", "name": "Only one"})
     store.close()
-    proc = subprocess.run(
-        serve_command("--db", str(db)), capture_output=True, text=True, timeout=60, env=demo_env()
-    )
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and str(db) in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stderr
+    stderr = serve_refused(monkeypatch, capsys, "--db", str(db))
+    assert stderr.count("\n") == 1 and str(db) in stderr, stderr
+    assert "Traceback" not in stderr
 
 
 def test_sandbox_start_refuses_a_half_loaded_database(tmp_path: Path) -> None:
@@ -164,10 +163,10 @@ def test_a_sandbox_killed_during_its_first_load_loads_afresh_next_time(tmp_path:
         time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    with served("--data", str(program), "--db", str(db)) as (base_url, _):
-        headers = v2_headers(base_url)
+    with Sandbox.start(str(program), db=str(db)) as sb:  # served next time, in this process
+        headers = v2_headers(sb.base_url)
         response = httpx.get(
-            f"{base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=headers
+            f"{sb.base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=headers
         )
         assert response.status_code == 200
     with sqlite3.connect(db) as conn:
@@ -212,8 +211,8 @@ def test_kills_while_writing_lose_no_acknowledged_benefit(tmp_path: Path) -> Non
             proc.send_signal(signal.SIGKILL)  # while the writer is mid-request
             writer.join(timeout=60)
     assert problems == []
-    with served("--db", db, "--seed", str(SEED)) as (base_url, _):
-        api = httpx.Client(base_url=base_url, headers=v2_headers(base_url), timeout=30)
+    with Sandbox.start(db=db, seed=SEED) as sb:  # served again, in this process
+        api = httpx.Client(base_url=sb.base_url, headers=v2_headers(sb.base_url), timeout=30)
         with api:
             stored = {b["id"]: b["name"] for b in walk(api, "/v2/loyalties/benefits")}
     lost = {i: n for i, n in acknowledged.items() if stored.get(i) != n}
@@ -237,9 +236,11 @@ def test_a_sandbox_killed_during_a_reset_resumes_a_whole_program(tmp_path: Path)
             time.sleep(0.002)  # until the reset writes
         proc.send_signal(signal.SIGKILL)
         reset.join(timeout=60)
-    with served("--data", str(program), "--db", str(db)) as (base_url, _):
+    with Sandbox.start(str(program), db=str(db)) as sb:  # served again, in this process
         response = httpx.get(
-            f"{base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=v2_headers(base_url)
+            f"{sb.base_url}/v2/loyalties/rewards",
+            params={"limit": 1},
+            headers=v2_headers(sb.base_url),
         )
         assert response.status_code == 200
     with sqlite3.connect(db) as conn:

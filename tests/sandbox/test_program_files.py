@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import subprocess
 import warnings
 from collections.abc import Callable
 from functools import cache
@@ -23,7 +22,7 @@ from lyt_toolkit.sandbox.store import Store
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import v2_client
-from .serving import demo_env, serve_command
+from .serving import serve_refused
 
 NOW = "2026-01-15T12:00:00Z"
 
@@ -253,39 +252,28 @@ def test_the_demo_loads_without_a_warning() -> None:
         Sandbox.start(now=NOW).stop()
 
 
-def serve_data(path: Path) -> subprocess.CompletedProcess[str]:
-    """``lyt sandbox serve --data path`` in a process of its own (a refused file ends it)."""
-    return subprocess.run(
-        serve_command("--data", str(path)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=demo_env(),
-    )
-
-
-def test_serve_refuses_a_bad_program_file_with_one_line_per_problem(tmp_path: Path) -> None:
+def test_serve_refuses_a_bad_program_file_with_one_line_per_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def two(program: dict[str, Any]) -> None:
         program["benefits"][0].update(stok=5)
         program["products"][0].update(prize=1)
 
     path = tmp_path / "typo.json"
     path.write_text(json.dumps(demo(two)), encoding="utf-8")
-    proc = serve_data(path)
-    assert proc.returncode == 2
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 2 and str(path) in lines[0], proc.stderr
-    assert "'stok'" in proc.stderr and "'prize'" in proc.stderr and "Traceback" not in proc.stderr
+    stderr = serve_refused(monkeypatch, capsys, "--data", str(path))
+    lines = stderr.splitlines()
+    assert len(lines) == 2 and str(path) in lines[0], stderr
+    assert "'stok'" in stderr and "'prize'" in stderr and "Traceback" not in stderr
 
 
 def test_serve_refuses_a_repeated_benefit_name_in_one_line_without_a_traceback(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "names.json"
     path.write_text(json.dumps(demo(_same_name)), encoding="utf-8")
-    proc = serve_data(path)
-    assert proc.returncode == 2
-    assert proc.stderr.splitlines() == [f"lyt sandbox serve: --data {path}: {SAME_NAME}"]
+    stderr = serve_refused(monkeypatch, capsys, "--data", str(path))
+    assert stderr.splitlines() == [f"lyt sandbox serve: --data {path}: {SAME_NAME}"]
 
 
 def test_a_generated_program_passes_the_checks() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
-import subprocess
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, SandboxCredentials
 from lyt_toolkit.sandbox.quota_ledger import SAVE_EVERY, UnreadableBudget
 from lyt_toolkit.sandbox.store import Store
 
-from .serving import KEYS, demo_env, serve_command, served
+from .serving import KEYS, serve_refused, served
 from .test_quota import PROJECTS, management
 
 NOW = "2026-01-15T12:00:00Z"
@@ -172,16 +171,14 @@ def test_a_budget_row_that_is_not_one_is_refused_naming_the_field(
     assert str(refused.value).startswith(f"--db {db}: its call budget (meta 'budget')")
 
 
-def test_serve_refuses_an_unreadable_budget_row_in_one_line(tmp_path: Path) -> None:
+def test_serve_refuses_an_unreadable_budget_row_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = str(tmp_path / "sandbox.sqlite")
     with Sandbox.start(db=db, now=NOW, seed=7) as sb:
         sb.set_plan("free")
     _spoil(db, "not json")
-    proc = subprocess.run(
-        serve_command("--db", db), capture_output=True, text=True, timeout=60, env=demo_env()
-    )
-    assert proc.returncode == 2
-    assert proc.stderr == (
+    assert serve_refused(monkeypatch, capsys, "--db", db) == (
         f"lyt sandbox serve: --db {db}: its call budget (meta 'budget') is unreadable:"
         " not JSON; delete that row, or the file, to start afresh\n"
     )

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +143,11 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
     tmp_path: Path,
     stop: signal.Signals,
     lyt_process: LytProcess,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    from lyt_toolkit.cli import main
+
     folder = tmp_path / "checkpoint"
     program.set_plan("1000000/hour")
     used_before = program.plan()["used"]
@@ -189,22 +193,17 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
             "1",
         )
         holder(folder / "pull.lock", [second])
-        # Paused, it holds the folder however long the third takes to start (slow answers
-        # alone let it end first on a loaded machine).
+        # Paused, it holds the folder however long the third takes (slow answers alone let
+        # it end first on a loaded machine). The third runs here: its refusal is the lock's,
+        # held by another process, not anything of a process of its own.
         second.send_signal(signal.SIGSTOP)
         try:
-            third = lyt_process(
-                program,
-                tmp_path,
-                "export",
-                "--out",
-                "c",
-                "--checkpoint",
-                str(folder),
-                "--budget-share",
-                "1",
+            configure_lyt(program)
+            capsys.readouterr()
+            code = main(
+                ["export", "--out", "c", "--checkpoint", str(folder), "--budget-share", "1"]
             )
-            _, refused = third.communicate(timeout=60)
+            refused = capsys.readouterr().err
             assert second.poll() is None  # it still held the folder when the third was refused
         finally:
             second.send_signal(signal.SIGCONT)
@@ -212,7 +211,7 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
         out, err = second.communicate(timeout=300)
     finally:
         program.clear_faults()
-    assert third.returncode == 1 and "by another process" in refused and "Traceback" not in refused
+    assert code == 1 and "by another process" in refused and "Traceback" not in refused
     assert second.returncode == 0, err
     assert "answers from the checkpoint" in out
     used = program.plan()["used"] - used_before

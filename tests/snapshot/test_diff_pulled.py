@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 from frame_reads import row_of
 
 from lyt_toolkit import ProgramSnapshot, read_snapshot
@@ -27,16 +29,39 @@ NEW_BENEFIT = {
 }
 
 
-def _changed(demo: Sandbox) -> tuple[ProgramSnapshot, ProgramSnapshot, str]:
-    """Pull, draft a reward, delete a tier structure, create a benefit, activate a bucket, pull."""
-    before = pull(demo)
-    with client_for(demo) as client:
-        client.rewards.draft(DRAFTED)
-        client.tier_structures.delete(DELETED)
-        created = client.benefits.create(NEW_BENEFIT).id
-        client.pending_buckets.activate(*BUCKET)
-    demo.settle()  # the activation settles after its answer: pull what it settled to
-    return before, pull(demo), created
+class Changed(NamedTuple):
+    """The demo pulled, changed through the client and pulled again."""
+
+    before: ProgramSnapshot
+    after: ProgramSnapshot
+    created: str
+    """The ID of the benefit created, if one was."""
+
+
+@pytest.fixture(scope="module")
+def changed(start_sandbox: StartSandbox) -> Changed:
+    """Pull, draft a reward, delete a tier structure, create a benefit, activate a bucket, pull
+    (once: its tests only compare the two pulls)."""
+    with start_sandbox() as demo:
+        before = pull(demo)
+        with client_for(demo) as client:
+            client.rewards.draft(DRAFTED)
+            client.tier_structures.delete(DELETED)
+            created = client.benefits.create(NEW_BENEFIT).id
+            client.pending_buckets.activate(*BUCKET)
+        demo.settle()  # the activation settles after its answer: pull what it settled to
+        return Changed(before, pull(demo), created)
+
+
+@pytest.fixture(scope="module")
+def daily_drafted(start_sandbox: StartSandbox) -> Changed:
+    """Pull, draft the reward whose DAILY validity is invalid, pull (once: its tests only
+    compare the two pulls)."""
+    with start_sandbox() as demo:
+        before = pull(demo)
+        with client_for(demo) as client:
+            client.rewards.draft(DAILY_INVALID)
+        return Changed(before, pull(demo), "")
 
 
 def _expected(before: ProgramSnapshot, created: str) -> pd.DataFrame:
@@ -79,8 +104,8 @@ def _expected(before: ProgramSnapshot, created: str) -> pd.DataFrame:
     return CHANGES.conform(pd.DataFrame(rows, columns=CHANGES.names))
 
 
-def test_changes_made_through_the_client_are_exactly_the_diff(demo: Sandbox) -> None:
-    before, after, created = _changed(demo)
+def test_changes_made_through_the_client_are_exactly_the_diff(changed: Changed) -> None:
+    before, after, created = changed
     diff = before.diff(after)
     changes = diff.changes.copy()
     added = json.loads(changes.loc[changes["change"] == "added", "after"].iloc[0])
@@ -116,19 +141,16 @@ def test_changes_made_through_the_client_are_exactly_the_diff(demo: Sandbox) -> 
             assert set(old["side"]) == {"before"}, f
 
 
-def test_a_finding_whose_message_changed_is_one_changed_finding(demo: Sandbox) -> None:
-    before = pull(demo)
-    with client_for(demo) as client:
-        client.rewards.draft(DAILY_INVALID)
-    findings = findings_between(before, pull(demo))
+def test_a_finding_whose_message_changed_is_one_changed_finding(daily_drafted: Changed) -> None:
+    findings = findings_between(daily_drafted.before, daily_drafted.after)
     mine = findings[findings["resource_id"] == DAILY_INVALID]
     assert mine[["change", "rule"]].values.tolist() == [["changed", "daily-validity-invalid"]]
     assert mine["previous_message"].iloc[0].startswith("ACTIVE reward: DAILY validity")
     assert mine["message"].iloc[0].startswith("DRAFT reward: DAILY validity")
 
 
-def test_exported_folders_diff_like_the_pulled_snapshots(demo: Sandbox, tmp_path: Path) -> None:
-    before, after, _ = _changed(demo)
+def test_exported_folders_diff_like_the_pulled_snapshots(changed: Changed, tmp_path: Path) -> None:
+    before, after, _ = changed
     before.to_csv(tmp_path / "old")
     after.to_parquet(tmp_path / "new")
     from_files = read_snapshot(tmp_path / "old").diff(read_snapshot(tmp_path / "new"))
@@ -145,12 +167,9 @@ def test_two_pulls_of_unchanged_data_do_not_differ(
 
 
 def test_the_deprecated_findings_attribute_warns_and_gives_findings_between(
-    demo: Sandbox,
+    daily_drafted: Changed,
 ) -> None:
-    before = pull(demo)
-    with client_for(demo) as client:
-        client.rewards.draft(DAILY_INVALID)
-    after = pull(demo)
+    before, after, _ = daily_drafted
     diff = before.diff(after)
     with pytest.warns(FutureWarning, match=r"lyt_toolkit\.audit\.findings_between\("):
         old = diff.findings

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 import pytest
+from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.cli import main
@@ -49,6 +50,38 @@ def test_a_partial_snapshot_drifts_over_its_own_kinds(demo: Sandbox) -> None:
 def lyt_to_demo(demo: Sandbox, configure_lyt: Callable[[Sandbox], None]) -> None:
     """``lyt`` run in the test talks to ``demo`` (``configure_lyt``)."""
     configure_lyt(demo)
+
+
+class Unchanged(NamedTuple):
+    """The demo served by a sandbox its tests only read (each puts in force the plan it
+    needs), pulled whole once."""
+
+    sb: Sandbox
+    snapshot: ProgramSnapshot
+    """The whole pull (its ``calls``: what a whole pull sends)."""
+    folder: Path
+    """The whole pull written as Parquet; ``saved`` read back from it."""
+    saved: ProgramSnapshot
+
+
+@pytest.fixture(scope="module")
+def unchanged(
+    start_sandbox: StartSandbox, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Unchanged]:
+    with start_sandbox() as sb:
+        from lyt_toolkit.snapshot import read_snapshot
+
+        sb.set_plan("100000/hour")
+        snapshot = pull(sb)
+        folder = tmp_path_factory.mktemp("drift") / "snap"
+        snapshot.to_parquet(folder)
+        yield Unchanged(sb, snapshot, folder, read_snapshot(folder))
+
+
+@pytest.fixture
+def lyt_to_unchanged(unchanged: Unchanged, configure_lyt: Callable[[Sandbox], None]) -> None:
+    """``lyt`` run in the test talks to ``unchanged`` (``configure_lyt``)."""
+    configure_lyt(unchanged.sb)
 
 
 @pytest.mark.usefixtures("lyt_to_demo")
@@ -133,11 +166,13 @@ def test_lyt_drift_of_a_partial_snapshot_says_nothing_of_kinds_it_never_pulled(
     assert "card_definitions" not in printed.split("Audit findings")[0].split("Note:")[0]
 
 
-def test_a_drift_beyond_its_share_names_ways_forward_a_drift_can_take(demo: Sandbox) -> None:
+def test_a_drift_beyond_its_share_names_ways_forward_a_drift_can_take(
+    unchanged: Unchanged,
+) -> None:
     """``drift`` takes no ``kinds``, ``sample`` or ``checkpoint``: its refusal says how to get
     the live program another way (a pull, then ``snapshot.diff``), never an argument of a
     pull as if ``drift`` took it, and offers no sample (a sample cannot compare cards)."""
-    snapshot = pull(demo)
+    demo, snapshot = unchanged.sb, unchanged.snapshot
     demo.set_plan("20/hour")  # the lists fit in half of it, the member reads do not
     with client_for(demo) as client, pytest.raises(PullBudgetError) as caught:
         snapshot.drift(client, progress=False)
@@ -159,15 +194,12 @@ def test_a_drift_beyond_its_share_names_ways_forward_a_drift_can_take(demo: Sand
 
 
 def test_a_drift_the_saved_members_show_beyond_its_share_sends_only_its_token(
-    demo: Sandbox, tmp_path: Path
+    unchanged: Unchanged,
 ) -> None:
     """A saved whole snapshot holds the member count: when its lists and one read per member
     cannot fit the share, drift refuses after the token request alone (the budget known),
     with the figures the pull's own refusal gives once it has walked the lists."""
-    from lyt_toolkit.snapshot import read_snapshot
-
-    pull(demo).to_parquet(tmp_path / "snap")
-    saved = read_snapshot(tmp_path / "snap")
+    demo, saved = unchanged.sb, unchanged.saved
     demo.set_plan("20/hour")  # the lists fit in half of it, the member reads do not
     with client_for(demo) as client, pytest.raises(PullBudgetError) as walked:
         ProgramSnapshot.pull(client, progress=False)
@@ -189,18 +221,10 @@ def test_a_drift_the_saved_members_show_beyond_its_share_sends_only_its_token(
     assert any(w.argument == ("budget_share", 1.0) for w in refusal.ways)
 
 
-def _saved(demo: Sandbox, folder: Path) -> ProgramSnapshot:
-    """A whole snapshot of ``demo``, written to ``folder`` and read back."""
-    from lyt_toolkit.snapshot import read_snapshot
-
-    pull(demo).to_parquet(folder)
-    return read_snapshot(folder)
-
-
-@pytest.mark.usefixtures("lyt_to_demo")  # None: the client the environment configures
+@pytest.mark.usefixtures("lyt_to_unchanged")  # None: the client the environment configures
 @pytest.mark.parametrize("given", ["client", "mapping", "config", "async client", "environment"])
 def test_a_drift_from_any_client_source_is_refused_after_its_token_alone(
-    demo: Sandbox, tmp_path: Path, given: str
+    unchanged: Unchanged, given: str
 ) -> None:
     """The saved members' early refusal holds for every client source ``drift`` takes: a
     mapping, a ``ClientConfig``, an ``AsyncLoyaltyClient`` or None make the one client that
@@ -208,7 +232,7 @@ def test_a_drift_from_any_client_source_is_refused_after_its_token_alone(
     a pull sends (the pull starts with the token the check fetched, not a second one)."""
     from lyt_toolkit.client import AsyncLoyaltyClient, ClientConfig
 
-    saved = _saved(demo, tmp_path / "snap")
+    demo, saved = unchanged.sb, unchanged.saved
     settings: dict[str, Any] = {
         "base_url": demo.base_url, "env_file": None, **demo.credentials.as_client_kwargs()
     }  # fmt: skip
@@ -229,26 +253,23 @@ def test_a_drift_from_any_client_source_is_refused_after_its_token_alone(
     demo.set_plan("100000/hour")
     with opened:
         assert not saved.drift(sources[given](), progress=False)
-    drifted = demo.plan()["used"]
-    demo.set_plan("100000/hour")
-    pulled = pull(demo).calls
-    assert pulled is not None and drifted == pulled.used
+    pulled = unchanged.snapshot.calls  # a whole pull of the same program
+    assert pulled is not None and demo.plan()["used"] == pulled.used
 
 
-@pytest.mark.usefixtures("lyt_to_demo")
+@pytest.mark.usefixtures("lyt_to_unchanged")
 def test_lyt_drift_beyond_its_share_sends_only_its_token_and_within_it_a_pull(
-    demo: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    unchanged: Unchanged, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``lyt drift`` refuses after its token request alone; a drift that fits sends what a
     pull does (its pull starts with that token)."""
-    _saved(demo, tmp_path / "snap")
+    demo, folder = unchanged.sb, str(unchanged.folder)
     demo.set_plan("20/hour")  # the lists fit in half of it, the member reads do not
-    assert main(["drift", str(tmp_path / "snap")]) == 1
+    assert main(["drift", folder]) == 1
     assert capsys.readouterr().err.startswith("lyt drift: pull stopped before its member reads")
     assert demo.plan()["used"] == 1  # the token request only
 
+    pulled = unchanged.snapshot.calls  # a whole pull of the same program
     demo.set_plan("100000/hour")
-    pulled = pull(demo).calls
-    demo.set_plan("100000/hour")
-    assert main(["drift", str(tmp_path / "snap")]) == 0
+    assert main(["drift", folder]) == 0
     assert pulled is not None and demo.plan()["used"] == pulled.used
