@@ -229,6 +229,16 @@ class Store:
                     if self._staged.get(key) == value:
                         del self._staged[key]
 
+    @contextmanager
+    def held_if_free(self) -> Iterator[bool]:
+        """Hold the lock if no other thread holds it, without waiting; yields whether held."""
+        held = self._lock.acquire(blocking=False)
+        try:
+            yield held
+        finally:
+            if held:
+                self._lock.release()
+
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             return self._conn.execute(sql, tuple(params)).fetchall()
@@ -261,12 +271,17 @@ class Store:
                 raise DuplicateId(f"{kind}{which}: already exists ({exc})") from None
 
     def get(self, kind: str, id_: str, *, scope: str | None = None) -> dict[str, Any] | None:
+        body = self.get_json(kind, id_, scope=scope)
+        return None if body is None else json.loads(body)
+
+    def get_json(self, kind: str, id_: str, *, scope: str | None = None) -> str | None:
+        """A document's stored JSON text, as ``get`` would decode it (``None``: not there)."""
         sql, params = "SELECT body FROM resources WHERE kind = ? AND id = ?", [kind, id_]
         if scope is not None:
             sql += " AND scope = ?"
             params.append(scope)
         rows = self.query(sql, params)
-        return json.loads(rows[0]["body"]) if rows else None
+        return str(rows[0]["body"]) if rows else None
 
     def all(self, kind: str, *, scope: str | None = None) -> list[dict[str, Any]]:
         sql, params = "SELECT body FROM resources WHERE kind = ?", [kind]

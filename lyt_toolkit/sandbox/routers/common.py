@@ -14,8 +14,9 @@ from ..auth import require_loyalty_access
 from ..deps import StateDep
 from ..errors import bad_request
 from ..query import fetch_page, parse_list_query
-from ..services.lookup import require
+from ..services.lookup import stored_json
 from ..state import SandboxState
+from ..store_reads import read_store
 
 
 def loyalty_router(path: str = "") -> APIRouter:
@@ -105,11 +106,17 @@ def get_route(
     doc: str | None = None,
 ) -> None:
     """Declare ``GET path``, ``get_<kind without its s>``: the stored document whose ID the
-    path holds (``id_parameter``, an ``id_path``), whatever its status, or a 404 naming it."""
+    path holds (``id_parameter``, an ``id_path``), whatever its status, or a 404 naming it.
+
+    The answer is the stored JSON as it is (the bytes a list page carries for the item):
+    ``model`` describes it in the OpenAPI document, but FastAPI does not validate and
+    re-encode a ``Response``.
+    """
     resource_type = spec.name.removesuffix("s")
 
-    def get_item(item_id: str, state: StateDep) -> dict[str, Any]:
-        return require(state, spec.name, item_id, resource_type)
+    async def get_item(item_id: str, state: StateDep) -> Response:
+        body = await read_store(state.store, stored_json, state, spec.name, item_id, resource_type)
+        return Response(body, media_type="application/json")
 
     get_item.__annotations__["item_id"] = id_parameter  # the caller's path parameter
     _add_get(router, path, get_item, f"get_{resource_type}", doc, model, [])
