@@ -1,9 +1,10 @@
-"""What one answer costs the sandbox: its thread hops, counted over real HTTP (the
-in-process sandbox's event loop is in this process), and the detail read that answers the
-stored JSON as it is."""
+"""What one answer costs the sandbox: its thread hops and socket writes, counted over real
+HTTP (the in-process sandbox's event loop is in this process), and the detail read that
+answers the stored JSON as it is."""
 
 from __future__ import annotations
 
+import asyncio.selector_events
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -81,3 +82,18 @@ def test_a_busy_store_is_read_in_a_worker_thread_alike(
 def _never_free(self: Store) -> AbstractContextManager[bool]:
     """``Store.held_if_free`` as while another thread holds the store."""
     return nullcontext(False)
+
+
+@pytest.mark.parametrize("path", [f"{V2}/rewards", f"{V2}/rewards?limit=abc", "/v2/nowhere"])
+def test_an_answer_is_one_socket_write(
+    api: httpx.Client, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """Its head and body together: one write for the sandbox, one segment for the client."""
+    transport = asyncio.selector_events._SelectorSocketTransport  # type: ignore[attr-defined]
+    calls = counting(monkeypatch, transport, "write")
+    for _ in range(2):
+        calls.clear()
+        response = api.get(path)
+        writes = [bytes(data) for _, data in calls if data]  # uvicorn's b"" sends nothing
+        assert len(writes) == 1, [data[:40] for data in writes]
+        assert writes[0].endswith(response.content)
