@@ -102,6 +102,12 @@ CREATE UNIQUE INDEX IF NOT EXISTS listed_benefit_names
 """
 
 
+ORDERED_BY_INDEX = frozenset(
+    re.findall(r"ON resources \(kind, scope, listed, (\w+), id\)", _INDEXES)
+)
+"""The columns a list may be ordered by through an index, with no sort of its own."""
+
+
 def _statements(script: str) -> list[str]:
     return [part.strip() for part in script.split(";") if part.strip()]
 
@@ -200,6 +206,11 @@ class Store:
             with self.transaction() as conn:
                 for statement in _statements(_TABLES + _INDEXES):
                     conn.execute(statement)
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the data lives in memory only: a commit waits for no disk."""
+        return self.path == ":memory:"
 
     @property
     def journal_mode(self) -> str:

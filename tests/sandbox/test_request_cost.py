@@ -16,7 +16,7 @@ import pytest
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.store import Store
 
-from .helpers import v2_client
+from .helpers import P1, v2_client
 
 V2 = "/v2/loyalties"
 DETAILS = ("rewards", "card-definitions", "tier-structures")
@@ -63,6 +63,30 @@ def test_a_detail_read_and_its_token_check_take_no_worker_thread(
         assert api.get(f"{V2}/{kind}/{id_}").status_code == 200
     assert api.get(f"{V2}/rewards/lrew_0000000000").status_code == 404
     assert hops == []
+
+
+def test_a_list_page_read_through_an_index_takes_no_worker_thread(
+    api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its keyset query and new cursor are bounded work, on the loop; a filtered page may
+    scan the whole list, so it is read in the thread pool, as is an order no index serves."""
+    members = f"{V2}/programs/{P1}/members"
+    indexed = [
+        (f"{V2}/rewards", {"limit": 1}),
+        (f"{V2}/benefits", {"order": "name"}),
+        (members, {"limit": 2}),
+        (f"{members}/lmbr_c0ffee0001/cards/lcrd_c0ffee0001/pending-points", {}),
+    ]
+    cursor = api.get(members, params={"limit": 1}).json()["cursor"]["next"]
+    indexed.append((members, {"limit": 1, "cursor": cursor}))
+    hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+    for path, params in indexed:
+        assert api.get(path, params=params).status_code == 200, path
+    assert hops == []
+    filtered = {"filters[type][conditions][$is]": "DIGITAL"}
+    for params in [filtered, {"order": ["name", "created_at"]}]:
+        assert api.get(f"{V2}/rewards", params=params).status_code == 200, params
+    assert len(hops) == 2
 
 
 def test_a_busy_store_is_read_in_a_worker_thread_alike(
