@@ -71,7 +71,7 @@ def test_a_list_page_read_through_an_index_takes_no_worker_thread(
     """Its keyset query and new cursor are bounded work, on the loop; a filtered page may
     scan the whole list, so it is read in the thread pool, as is an order no index serves."""
     members = f"{V2}/programs/{P1}/members"
-    indexed = [
+    indexed: list[tuple[str, dict[str, str | int | list[str]]]] = [
         (f"{V2}/rewards", {"limit": 1}),
         (f"{V2}/benefits", {"order": "name"}),
         (members, {"limit": 2}),
@@ -83,9 +83,12 @@ def test_a_list_page_read_through_an_index_takes_no_worker_thread(
     for path, params in indexed:
         assert api.get(path, params=params).status_code == 200, path
     assert hops == []
-    filtered = {"filters[type][conditions][$is]": "DIGITAL"}
-    for params in [filtered, {"order": ["name", "created_at"]}]:
-        assert api.get(f"{V2}/rewards", params=params).status_code == 200, params
+    unbounded_pages: list[dict[str, str | list[str]]] = [
+        {"filters[type][conditions][$is]": "DIGITAL"},
+        {"order": ["name", "created_at"]},
+    ]
+    for unbounded in unbounded_pages:
+        assert api.get(f"{V2}/rewards", params=unbounded).status_code == 200, unbounded
     assert len(hops) == 2
 
 
