@@ -79,7 +79,9 @@ class Served:
 def serve(label: str, source: Path, program: Path, plan: str, wrap: list[str]) -> Served:
     """``lyt sandbox serve`` of ``program`` on ``plan`` from ``source`` (``wrap``: a command
     to run it under, such as py-spy's), with a keep-alive client holding a bearer token."""
-    command = [*wrap, sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve"]
+    # -P: not the working directory first on the path (run from a checkout, a baseline's
+    # child would import the checkout's package, not ``source``'s)
+    command = [*wrap, sys.executable, "-P", "-m", "lyt_toolkit.cli", "sandbox", "serve"]
     command += ["--port", "0", "--data", str(program), "--now", NOW, "--seed", "1"]
     command += ["--plan", plan]
     env = {**os.environ, "PYTHONPATH": str(source)}

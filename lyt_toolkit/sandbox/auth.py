@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from fastapi import Request
 
 from .deps import StateDep
 from .errors import unauthorized
 from .state import SandboxState
+from .store_reads import read_store
 
 LOYALTY_SCOPES = frozenset({"loyalties", "api"})
 """A token carrying any of these scopes may call the ``/v2/loyalties`` endpoints."""
@@ -56,20 +57,21 @@ async def require_key_pair(request: Request, state: StateDep) -> None:
         raise unauthorized()
 
 
-def require_loyalty_access(request: Request, state: StateDep) -> None:
-    """``/v2``: a bearer token whose scopes allow loyalties, together with the key pair."""
-    scopes = bearer_scopes(request, state)
+async def require_loyalty_access(request: Request, state: StateDep) -> None:
+    """``/v2``: a bearer token whose scopes allow loyalties, together with the key pair
+    (``async``, its token read by ``read_store``: no thread hop unless the store is busy)."""
+    scopes = await read_store(state.store, bearer_scopes, request, state)
     if scopes is None or not scopes & LOYALTY_SCOPES or not has_key_pair(request, state):
         raise unauthorized()
 
 
-def key_pair_or_token(*needed: str) -> Callable[..., None]:
+def key_pair_or_token(*needed: str) -> Callable[..., Awaitable[None]]:
     """``/v1``: the key pair, or a bearer token holding every scope in ``needed``."""
 
-    def dependency(request: Request, state: StateDep) -> None:
+    async def dependency(request: Request, state: StateDep) -> None:
         if has_key_pair(request, state):
             return
-        scopes = bearer_scopes(request, state)
+        scopes = await read_store(state.store, bearer_scopes, request, state)
         if scopes is None or not set(needed) <= scopes:
             raise unauthorized()
 

@@ -9,6 +9,9 @@
   the spec's error object, like every other failure, instead of uvicorn's plain text.
 
 Both answers close the connection: after them the byte stream cannot be trusted.
+
+And one economy: an answer's head is written together with its body's first bytes, one
+socket write (and one segment for the client to read) where uvicorn makes two.
 """
 
 from __future__ import annotations
@@ -43,6 +46,39 @@ class _RecordingConnection(h11.Connection):
             raise
 
 
+class _HeadWithBody:
+    """The transport one request's answer is written to: its head (the first write once
+    the answer's body may follow) is held and written with the body's first bytes, or
+    on the next turn of the event loop if the body is not ready by then."""
+
+    def __init__(self, transport: asyncio.Transport, conn: h11.Connection) -> None:
+        self._transport, self._conn = transport, conn
+        self._head: bytes | None = None
+        self._head_seen = False
+
+    def write(self, data: bytes) -> None:
+        if self._head is not None:
+            data, self._head = self._head + data, None
+        elif not self._head_seen and self._conn.our_state is h11.SEND_BODY:
+            self._head_seen = True
+            self._head = bytes(data)
+            asyncio.get_running_loop().call_soon(self._flush)
+            return
+        self._transport.write(data)
+
+    def _flush(self) -> None:
+        if self._head is not None and not self._transport.is_closing():
+            self._transport.write(self._head)
+        self._head = None
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class SandboxH11Protocol(H11Protocol):
     """See the module docstring; ``protocol_class`` sets the head timeout."""
 
@@ -61,6 +97,12 @@ class SandboxH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_timer()
         super().connection_lost(exc)
+
+    def handle_events(self) -> None:
+        cycle = self.cycle
+        super().handle_events()
+        if self.cycle is not None and self.cycle is not cycle:  # a request's answer begins
+            self.cycle.transport = _HeadWithBody(self.transport, self.conn)  # type: ignore[assignment]
 
     def on_response_complete(self) -> None:
         if not self.transport.is_closing():

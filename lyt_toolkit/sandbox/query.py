@@ -26,7 +26,7 @@ from ..models.listing import (
 )
 from .clock import iso, parse_instant
 from .errors import bad_request
-from .store import Store
+from .store import ORDERED_BY_INDEX, Store
 
 MAX_DAYS = 36_500
 """Largest day count a date condition takes (a century; beyond it dates overflow)."""
@@ -51,6 +51,12 @@ class ListQuery:
     conditions: list[Condition] = field(default_factory=list)
     junction: str = "AND"
     cursor: str | None = None
+
+    @property
+    def indexed(self) -> bool:
+        """Whether its page is read through an index alone (no filter, one order column, an
+        indexed one): work bounded by its limit, however long the list."""
+        return not self.conditions and len(self.order) == 1 and self.order[0][0] in ORDERED_BY_INDEX
 
     def fingerprint(self, scope: str) -> str:
         """What a cursor is bound to: list, scope, filters and order (not the limit)."""

@@ -102,6 +102,12 @@ CREATE UNIQUE INDEX IF NOT EXISTS listed_benefit_names
 """
 
 
+ORDERED_BY_INDEX = frozenset(
+    re.findall(r"ON resources \(kind, scope, listed, (\w+), id\)", _INDEXES)
+)
+"""The columns a list may be ordered by through an index, with no sort of its own."""
+
+
 def _statements(script: str) -> list[str]:
     return [part.strip() for part in script.split(";") if part.strip()]
 
@@ -202,6 +208,11 @@ class Store:
                     conn.execute(statement)
 
     @property
+    def in_memory(self) -> bool:
+        """Whether the data lives in memory only: a commit waits for no disk."""
+        return self.path == ":memory:"
+
+    @property
     def journal_mode(self) -> str:
         return str(self.query("PRAGMA journal_mode")[0][0])
 
@@ -228,6 +239,16 @@ class Store:
                 for key, value in staged.items():
                     if self._staged.get(key) == value:
                         del self._staged[key]
+
+    @contextmanager
+    def held_if_free(self) -> Iterator[bool]:
+        """Hold the lock if no other thread holds it, without waiting; yields whether held."""
+        held = self._lock.acquire(blocking=False)
+        try:
+            yield held
+        finally:
+            if held:
+                self._lock.release()
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -261,12 +282,17 @@ class Store:
                 raise DuplicateId(f"{kind}{which}: already exists ({exc})") from None
 
     def get(self, kind: str, id_: str, *, scope: str | None = None) -> dict[str, Any] | None:
+        body = self.get_json(kind, id_, scope=scope)
+        return None if body is None else json.loads(body)
+
+    def get_json(self, kind: str, id_: str, *, scope: str | None = None) -> str | None:
+        """A document's stored JSON text, as ``get`` would decode it (``None``: not there)."""
         sql, params = "SELECT body FROM resources WHERE kind = ? AND id = ?", [kind, id_]
         if scope is not None:
             sql += " AND scope = ?"
             params.append(scope)
         rows = self.query(sql, params)
-        return json.loads(rows[0]["body"]) if rows else None
+        return str(rows[0]["body"]) if rows else None
 
     def all(self, kind: str, *, scope: str | None = None) -> list[dict[str, Any]]:
         sql, params = "SELECT body FROM resources WHERE kind = ?", [kind]

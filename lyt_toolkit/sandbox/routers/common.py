@@ -1,4 +1,4 @@
-"""Pieces every router shares: the loyalty router, ID path parameters, list answers, and the
+"""Pieces every router shares: the loyalty router, ID path parameters, list pages, and the
 list and get routes of a collection."""
 
 from __future__ import annotations
@@ -7,15 +7,17 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from ...models.ids import IdPrefix, hex_pattern
 from ...models.listing import MAX_LIMIT, MIN_LIMIT, ListSpec
 from ..auth import require_loyalty_access
 from ..deps import StateDep
 from ..errors import bad_request
-from ..query import fetch_page, parse_list_query
-from ..services.lookup import require
+from ..query import ListQuery, fetch_page, parse_list_query
+from ..services.lookup import stored_json
 from ..state import SandboxState
+from ..store_reads import read_store
 
 
 def loyalty_router(path: str = "") -> APIRouter:
@@ -61,16 +63,24 @@ async def require_json(request: Request) -> None:
         raise bad_request(f"content-type: the body must be application/json, got {shown}")
 
 
-def list_answer(
+async def list_page(
     request: Request, state: SandboxState, kind: str, spec: ListSpec, scope: str = ""
 ) -> Response:
     """The ``{data, cursor, object}`` envelope of one page of ``kind``, already encoded.
 
     Items are stored as the JSON the service sends, so a page is their
     concatenation; decoding and re-encoding 100 documents would cost more
-    than the keyset query itself.
+    than the keyset query itself. Read on the event loop (``read_store``) when the
+    page is read through an index alone (``ListQuery.indexed``) and the store is in
+    memory (its new cursor waits for no disk), else in the thread pool.
     """
     query = parse_list_query(spec, request.query_params.multi_items())
+    if query.indexed and state.store.in_memory:
+        return await read_store(state.store, _page, state, kind, query, scope)
+    return await run_in_threadpool(_page, state, kind, query, scope)
+
+
+def _page(state: SandboxState, kind: str, query: ListQuery, scope: str) -> Response:
     page = fetch_page(
         state.store,
         kind,
@@ -87,11 +97,11 @@ def list_answer(
 def list_route(
     router: APIRouter, path: str, spec: ListSpec, page_model: Any, doc: str | None = None
 ) -> None:
-    """Declare ``GET path``, ``list_<kind>``: one page of ``spec``'s kind (``list_answer``),
+    """Declare ``GET path``, ``list_<kind>``: one page of ``spec``'s kind (``list_page``),
     described by ``page_model`` and ``doc``."""
 
-    def list_items(request: Request, state: StateDep) -> Response:
-        return list_answer(request, state, spec.name, spec)
+    async def list_items(request: Request, state: StateDep) -> Response:
+        return await list_page(request, state, spec.name, spec)
 
     _add_get(router, path, list_items, f"list_{spec.name}", doc, page_model, [PAGING])
 
@@ -105,11 +115,17 @@ def get_route(
     doc: str | None = None,
 ) -> None:
     """Declare ``GET path``, ``get_<kind without its s>``: the stored document whose ID the
-    path holds (``id_parameter``, an ``id_path``), whatever its status, or a 404 naming it."""
+    path holds (``id_parameter``, an ``id_path``), whatever its status, or a 404 naming it.
+
+    The answer is the stored JSON as it is (the bytes a list page carries for the item):
+    ``model`` describes it in the OpenAPI document, but FastAPI does not validate and
+    re-encode a ``Response``.
+    """
     resource_type = spec.name.removesuffix("s")
 
-    def get_item(item_id: str, state: StateDep) -> dict[str, Any]:
-        return require(state, spec.name, item_id, resource_type)
+    async def get_item(item_id: str, state: StateDep) -> Response:
+        body = await read_store(state.store, stored_json, state, spec.name, item_id, resource_type)
+        return Response(body, media_type="application/json")
 
     get_item.__annotations__["item_id"] = id_parameter  # the caller's path parameter
     _add_get(router, path, get_item, f"get_{resource_type}", doc, model, [])

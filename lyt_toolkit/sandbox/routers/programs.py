@@ -11,7 +11,8 @@ from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
 from ..deps import StateDep
 from ..services import programs
-from .common import PAGING, id_path, list_answer, list_route, loyalty_router
+from ..store_reads import read_store
+from .common import PAGING, id_path, list_page, list_route, loyalty_router
 
 router = loyalty_router("/programs")
 
@@ -32,9 +33,9 @@ def get_program(program_id: ProgramId, state: StateDep) -> dict[str, Any]:
 
 
 @router.get("/{programId}/members", dependencies=[PAGING], response_model=Page[Member])
-def list_members(program_id: ProgramId, request: Request, state: StateDep) -> Response:
-    programs.require_program(state, program_id)
-    return list_answer(request, state, "members", MEMBERS, scope=program_id)
+async def list_members(program_id: ProgramId, request: Request, state: StateDep) -> Response:
+    await read_store(state.store, programs.require_program, state, program_id)
+    return await list_page(request, state, "members", MEMBERS, scope=program_id)
 
 
 @router.get("/{programId}/members/{memberId}", response_model=MemberWithCards)
@@ -44,15 +45,15 @@ def get_member(program_id: ProgramId, member_id: MemberId, state: StateDep) -> d
 
 
 @router.get(f"{_CARD}/pending-points", dependencies=[PAGING], response_model=Page[PendingBucket])
-def list_pending_buckets(
+async def list_pending_buckets(
     program_id: ProgramId,
     member_id: MemberId,
     card_id: CardId,
     request: Request,
     state: StateDep,
 ) -> Response:
-    programs.card_in_path(state, program_id, member_id, card_id)
-    return list_answer(request, state, "pending_buckets", PENDING_BUCKETS, scope=card_id)
+    await read_store(state.store, programs.card_in_path, state, program_id, member_id, card_id)
+    return await list_page(request, state, "pending_buckets", PENDING_BUCKETS, scope=card_id)
 
 
 @router.post(f"{_CARD}/pending-points/{{bucketId}}/activate", response_model=ActivationResult)

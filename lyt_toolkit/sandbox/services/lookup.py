@@ -19,6 +19,14 @@ def require(
     return doc
 
 
+def stored_json(state: SandboxState, kind: str, id_: str, resource_type: str) -> str:
+    """The stored document's JSON text, the service's answer as it is, or a 404 naming it."""
+    body = state.store.get_json(kind, id_)
+    if body is None:
+        raise not_found(resource_type, id_)
+    return body
+
+
 def change_status(
     state: SandboxState, kind: str, doc: dict[str, Any], status: str
 ) -> dict[str, Any]:
