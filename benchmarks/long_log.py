@@ -34,7 +34,7 @@ from lyt_toolkit.actions import ActionLog, ChangePlan  # noqa: E402
 from lyt_toolkit.actions.log import PLAN, LogOwner  # noqa: E402
 from lyt_toolkit.client import LoyaltyClient  # noqa: E402
 from lyt_toolkit.sandbox import Sandbox  # noqa: E402
-from tests.actions.helpers import save_one_bucket_a_card  # noqa: E402
+from tests.actions.helpers import one_bucket_a_card, pull  # noqa: E402
 
 _seen = {"reads": 0, "begin_plan": 0.0}
 _read, _begin_plan = ActionLog._read, ActionLog.begin_plan
@@ -86,7 +86,7 @@ def main() -> None:
             plan, log = folder / "plan.json", folder / "plan.log.jsonl"
             kwargs = sb.credentials.as_client_kwargs()
             with LoyaltyClient(base_url=sb.base_url, env_file=None, **kwargs) as client:
-                save_one_bucket_a_card(client, plan)
+                one_bucket_a_card(pull(client))[0].save(plan)
                 client.fetch_token()  # names the sandbox's state, for the log's owner line
                 ActionLog(log).claim(LogOwner.of(client))
                 _earlier_lines(log, lines)
