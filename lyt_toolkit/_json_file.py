@@ -6,9 +6,9 @@ link, symbolic or hard, and never glued to a last line a crash cut short): a fol
 or a device (``/dev/zero`` through a symbolic link) is refused without waiting on it (opened
 non-blocking, checked once open: the file checked is the file read). ``regular_bytes`` reads
 one up to a limit, and ``json_file`` parses it as UTF-8 JSON: another encoding (UTF-16, NUL
-bytes), a key given twice in one object, nesting Python cannot parse and an integer of
-thousands of digits are refused. Every refusal is one line starting with the path, raised as
-the caller's error.
+bytes), a key given twice in one object, nesting Python cannot parse, an integer of
+thousands of digits and a lone surrogate's escape (``"\\ud800"``, no text) are refused.
+Every refusal is one line starting with the path, raised as the caller's error.
 What a message quotes of a file (``shown``, ``shown_names``, ``clipped``, ``first_line``) has
 every secret a client of the process holds and every token the environment or ``.env`` sets
 masked, then any other ``Bearer <token>`` masked whole (``_secret.quoted``), and only then is
@@ -21,12 +21,14 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ._secret import quoted
+from ._unicode import lone_surrogate
 
 __all__ = [
     "LongInteger",
@@ -60,6 +62,8 @@ _APPEND = (
     | getattr(os, "O_NONBLOCK", 0)  # a device's open does not wait either
     | getattr(os, "O_BINARY", 0)
 )
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A surrogate's escape: only a file holding one can decode to a lone surrogate."""
 _LONGEST_INTEGER = 40
 """Digits an integer may have before it is a ``LongInteger`` (never converted: slow)."""
 
@@ -233,7 +237,8 @@ def json_file(
 
     An integer of more than 40 digits is a ``LongInteger`` for the caller to refuse naming
     its key. Bytes that are not UTF-8 are refused, or with ``keep_bytes`` kept as
-    ``surrogateescape`` gives them, for the caller to name the key holding them.
+    ``surrogateescape`` gives them, for the caller to name the key holding them; so is a
+    lone surrogate's escape (``"\\ud800"``), the first key holding one named.
     """
     raw = regular_bytes(path, limit=limit, what=what, error=error)
     for bom, encoding in _BOMS:
@@ -257,4 +262,9 @@ def json_file(
         raise error(f"{path}: not JSON (line {exc.lineno}): {exc.msg}") from None
     except RecursionError:
         raise error(f"{path}: not a {what}: nested too deeply") from None
+    if not keep_bytes and _SURROGATE_ESCAPE.search(raw):
+        where = lone_surrogate(document)
+        if where is not None:
+            field = "" if where == "body" else f"key {clipped(where)}: "
+            raise error(f"{path}: {field}holds a lone surrogate, not UTF-8 text")
     return document, raw

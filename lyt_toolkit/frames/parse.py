@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from .._secret import quoted
+from .._unicode import encodable
 from ..errors import LytError
 from ..models.numbers import INT64_MAX, INT64_MIN
 
@@ -259,7 +260,10 @@ def _choice(categories: list[str]) -> Reader:
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else str(value)
+    text = value if isinstance(value, str) else str(value)
+    if not encodable(text):  # set in pandas: no request, file or grid could carry it
+        raise ValueRefused(f"{_q(text)} holds a lone surrogate, not UTF-8 text")
+    return text
 
 
 def reader(dtype: Any) -> Reader:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._json_file import shown_names
+from .._json_file import shown, shown_names
+from .._unicode import encodable
 from ..errors import LytError
 
 __all__ = ["CsvTable", "InputFileError", "parse_csv", "read_csv_table", "read_text"]
@@ -114,8 +115,11 @@ def parse_csv(text: str, label: str) -> CsvTable:
     header: list[str] | None = None
     rows: list[tuple[int, list[str]]] = []
     number = 0
+    untext = not encodable(text)  # text given as text (not bytes) may hold a lone surrogate
     try:
         for fields in reader:
+            if untext:
+                _check_text(fields, header, number + 1, label)
             if header is None:
                 if not any(f.strip() for f in fields):
                     continue  # blank lines before the header
@@ -139,6 +143,15 @@ def parse_csv(text: str, label: str) -> CsvTable:
     if header is None:
         raise InputFileError(f"{label}: the file is empty; expected a header row")
     return CsvTable(label, header, rows)
+
+
+def _check_text(fields: list[str], header: list[str] | None, number: int, label: str) -> None:
+    """Refuse a cell holding a lone surrogate, naming its row (``number``) and column."""
+    for i, field in enumerate(fields):
+        if not encodable(field):
+            column = shown(header[i]) if header and i < len(header) else f"{i + 1}"
+            where = f"row {number}, column {column}" if header else f"the header, column {i + 1}"
+            raise InputFileError(f"{label}: {where}: holds a lone surrogate, not UTF-8 text")
 
 
 def read_csv_table(source: Any) -> CsvTable:

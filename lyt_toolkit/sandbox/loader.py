@@ -20,10 +20,12 @@ from pydantic_core import to_json
 
 from .. import models
 from .._collector import collector_paused
+from .._json_file import shown
 from .._secret import MaskedError
 from ..models.enums import PendingBucketStatus
 from .bulk import section_schema
 from .bulkkeys import KeyedLoad
+from .clock import parse_instant
 from .errors import ServiceError
 from .placeholders import placeholder_problems
 from .programcheck import (
@@ -33,6 +35,7 @@ from .programcheck import (
     unknown_model_keys,
     unknown_record_keys,
 )
+from .programtext import lone_surrogate_problems
 from .quota import plan_problems
 from .store import DuplicateId, Store
 from .timeexpr import DATE_ONLY_KEYS, RelativeFormatter, is_time_key, resolve_tree
@@ -113,6 +116,18 @@ class ProgramFileError(MaskedError, ValueError):
 class ProgramDataWarning(UserWarning):
     """The program file loads, but its data disagrees with itself (a copy of production
     may); the message names the record."""
+
+
+def program_now(program: dict[str, Any]) -> datetime | None:
+    """The instant the program's ``now`` names, None without one; ``ProgramFileError`` naming
+    ``now`` when it is not an ISO 8601 instant."""
+    now = program.get("now")
+    if now is None:
+        return None
+    try:
+        return parse_instant(now)
+    except (ValueError, TypeError, AttributeError, OverflowError):
+        raise ProgramFileError(f"now: {shown(now)} is not an ISO 8601 instant") from None
 
 
 def normalize(kind: Kind, doc: dict[str, Any]) -> dict[str, Any]:
@@ -221,6 +236,7 @@ def checked_documents(program: dict[str, Any], now: datetime) -> dict[str, Rows]
 def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], None]) -> None:
     """Check ``program``, handing ``keep`` each chunk's rows as soon as they are made;
     ``ProgramFileError`` at the end if anything was wrong."""
+    _refuse(list(lone_surrogate_problems(program, frozenset(KIND_BY_KEY))))  # text first
     fmt = program.get("format", FORMAT)
     if fmt != FORMAT:
         raise ProgramFileError(f"format: expected {FORMAT!r}, got {fmt!r}")
@@ -272,12 +288,17 @@ def _check(program: dict[str, Any], now: datetime, keep: Callable[[str, Rows], N
     problems.extend(
         f"deliberately_missing: {m} is the ID of a record" for m in missing if m in present
     )
+    _refuse(problems)
+    _warn_pending_mismatches(checked)
+
+
+def _refuse(problems: list[str]) -> None:
+    """``ProgramFileError`` listing the first ``MAX_PROBLEMS_SHOWN`` of ``problems``, if any."""
     if problems:
         shown = problems[:MAX_PROBLEMS_SHOWN]
         if len(problems) > len(shown):
             shown.append(f"... and {len(problems) - len(shown)} more problems")
         raise ProgramFileError("\n".join(shown))
-    _warn_pending_mismatches(checked)
 
 
 def _warn_pending_mismatches(sections: dict[str, list[Any]]) -> None:

@@ -17,7 +17,7 @@ from pydantic_core import from_json
 from .clock import Clock, IdGenerator, iso
 from .config import DEMO_PROGRAM, SandboxConfig
 from .faults import Faults
-from .loader import collector_paused, load_program, relist_buckets
+from .loader import collector_paused, load_program, program_now, relist_buckets
 from .store import Store
 
 LOAD_COMPLETE = "load_complete"
@@ -115,7 +115,7 @@ class SandboxState:
             state = cls(
                 config=config,
                 store=store,
-                clock=Clock(config.now or program.get("now")),
+                clock=Clock(config.now or program_now(program)),
                 ids=StoredIds(store, "ids", seed),
                 cursor_ids=StoredIds(
                     store,
