@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..economics import burn_values, effective_return
 from ..economics.mispricing import MIN_OBSERVATIONS, MISPRICED_FACTOR, mispriced
 from ..economics.value import values_from
+from ..frames.pending import rows_of
 from ..models.enums import PayWithPointsType
 from ._view import Row, derived, now_of, rows, timestamp
 from .registry import Finding, Severity, rule
@@ -59,10 +60,6 @@ def _burn_and_point_values(snapshot: ProgramSnapshot) -> tuple[pd.DataFrame, pd.
     return derived(snapshot, "burn and point values", compute)
 
 
-def _records(frame: pd.DataFrame) -> list[Row]:
-    return frame.astype(object).where(frame.notna(), None).to_dict("records")  # type: ignore[return-value]
-
-
 @rule(
     "reward-mispriced",
     Severity.WARNING,
@@ -73,7 +70,7 @@ def reward_mispriced(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     """Far too generous, or far too stingy, for the points it asks."""
     burn, values = _burn_and_point_values(snapshot)
     live = burn[burn["reward_status"].astype("string") != "DELETED"]
-    for cost in _records(mispriced(live, values)):
+    for cost in rows_of(mispriced(live, values)):
         definition = cost["card_definition_name"] or cost["card_definition_id"]
         yield Finding(
             "reward",
@@ -146,7 +143,7 @@ def effective_return_above_cap(snapshot: ProgramSnapshot) -> Iterator[Finding]:
     cap = _CAP.get()
     returns = effective_return(snapshot, _burn_and_point_values(snapshot)[1])
     above = returns[(returns["return_median"] > cap).fillna(False).astype(bool)]
-    for row in _records(above):
+    for row in rows_of(above):
         yield Finding(
             "card_definition",
             row["card_definition_id"],
