@@ -9,7 +9,10 @@ the window only the calls another run sent there (``fill.pace``), so it takes of
 run heard the service with in that window (``heard_in``): a run started from a client that
 holds no token said its own token request was "1 sent earlier in this window". They are
 counted apart, as the plan's cost, counted once the token is held, counts them: not among
-the work's calls sent, still among those its share of the window has spent.
+the work's calls sent, still among those its share of the window has spent. A check made
+before the run (``check_apply``: ``lyt apply``'s, an ``EditPanel``'s Apply's) hears the
+service as its part: one run holds both, the run passed on (``paced_run(run)``) where the
+apply goes on in another thread. Another run's calls (an earlier Apply's) stay sent earlier.
 """
 
 from __future__ import annotations
@@ -56,13 +59,16 @@ _RUN: ContextVar[PacedRun | None] = ContextVar("lyt_paced_run", default=None)
 
 
 @contextlib.contextmanager
-def paced_run() -> Iterator[PacedRun]:
-    """Inside the block, one paced run (see the module); within another, that one."""
-    run = _RUN.get()
-    if run is not None:
-        yield run
-        return
-    run = PacedRun()
+def paced_run(run: PacedRun | None = None) -> Iterator[PacedRun]:
+    """Inside the block, one paced run (see the module): ``run`` (one begun in another
+    thread: a panel's check, before its apply in the background), else the one the block is
+    in, else a new one."""
+    if run is None:
+        run = _RUN.get()
+        if run is not None:
+            yield run
+            return
+        run = PacedRun()
     token = _RUN.set(run)
     try:
         yield run

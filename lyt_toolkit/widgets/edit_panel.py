@@ -28,6 +28,7 @@ from ..actions.cost import PlanCost, budgeted
 from ..actions.log import ActionLog
 from ..actions.rehearsal import sampled_refusal
 from ..errors import BudgetExceededError, PullBudgetError
+from ..fill.pace_run import PacedRun, paced_run
 from ..frames.parse import ValueRefused, typed_column, typed_value
 from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
@@ -398,15 +399,17 @@ class EditPanel(PlanPanel):
             self.show_error(f"Nothing to send: the plan holds only {skipped_note(refused)}.")
             return False
         read = self._read_log(resend)
+        run = PacedRun()  # the check's calls and the apply's, one run: its own, never earlier
         try:  # the plan's own refusals (deletes, unsupported changes, the budget)
-            cost = plan.check_apply(
-                self.client,
-                log=read,
-                allow_destroy=self.allow_destroy.value,
-                ignore_unsupported=self.ignore_unsupported.value,
-                budget_share=self.budget_share,
-                paced=paced,
-            )
+            with paced_run(run):
+                cost = plan.check_apply(
+                    self.client,
+                    log=read,
+                    allow_destroy=self.allow_destroy.value,
+                    ignore_unsupported=self.ignore_unsupported.value,
+                    budget_share=self.budget_share,
+                    paced=paced,
+                )
         except BudgetExceededError:
             cost = self._apply_cost(plan, resend)
         except Exception as exc:
@@ -426,7 +429,7 @@ class EditPanel(PlanPanel):
         if refused:
             sent = f"{counted(refused, 'write')} refused for good before, sent again"
             calls += f"; {sent if resend else skipped_note(refused)}"
-        apply = functools.partial(self._apply, paced, resend)
+        apply = functools.partial(self._apply, paced, resend, run)
         return self._start(f"{applying}: {calls}", apply, cancellable=True)
 
     def _plan(self) -> None:
@@ -524,10 +527,12 @@ class EditPanel(PlanPanel):
         changes, calls = counted(len(rehearsal.diff), "change"), counted(rehearsal.calls, "call")
         self.show_ok(f"Rehearsed: {changes}, {calls}.")
 
-    def _apply(self, paced: bool, resend: bool) -> None:
+    def _apply(self, paced: bool, resend: bool, run: PacedRun) -> None:
         """Apply the plan (``paced``: paced, its line on the status; ``resend``: the log read
         with its refusals for good reconsidered, and so sent, the line saying so written with
-        the first write: an Apply that sends none leaves them held, the box ticked)."""
+        the first write: an Apply that sends none leaves them held, the box ticked), in the
+        ``run`` its check began (``fill.pace_run``: the check's token request is the Apply's
+        own, not said sent earlier in the window)."""
         plan, client, log = self.plan, self.client, self.action_log
         assert plan is not None and client is not None  # checked by apply()
         self.progress.layout.display = ""
@@ -535,17 +540,18 @@ class EditPanel(PlanPanel):
         self.progress.value = 0
         read = self._read_log(resend)
         try:
-            results = plan.apply(
-                client,
-                log=read,
-                allow_destroy=self.allow_destroy.value,
-                ignore_unsupported=self.ignore_unsupported.value,
-                concurrency=self.concurrency,
-                progress=self._batch_progress(),
-                cancel=self._cancel,
-                budget_share=self.budget_share,
-                paced=paced,
-            )
+            with paced_run(run):
+                results = plan.apply(
+                    client,
+                    log=read,
+                    allow_destroy=self.allow_destroy.value,
+                    ignore_unsupported=self.ignore_unsupported.value,
+                    concurrency=self.concurrency,
+                    progress=self._batch_progress(),
+                    cancel=self._cancel,
+                    budget_share=self.budget_share,
+                    paced=paced,
+                )
         except Exception as exc:
             if not still_held(read):
                 raise
