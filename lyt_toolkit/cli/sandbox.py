@@ -23,7 +23,7 @@ GENERATE = "lyt sandbox generate"
 
 def serve(args: argparse.Namespace) -> int:
     """``lyt sandbox serve``: check the options, then serve until interrupted."""
-    from ..sandbox.loader import ProgramFileError, collector_paused
+    from ..sandbox.loader import ProgramFileError, collector_paused, program_from
     from ..sandbox.quota_ledger import UnreadableBudget
     from ..sandbox.state import IncompleteDatabase, SandboxState
 
@@ -36,17 +36,18 @@ def serve(args: argparse.Namespace) -> int:
             _check_exposure(args.host, config.credentials, args.unsafe_public_demo_credentials)
         except ValueError as exc:
             return fail(SERVE, str(exc))
+        given = args.from_snapshot
+        source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
         try:
             # The program loads before the web app is imported: the app's modules import
             # while SQLite builds the load's indexes.
-            state = SandboxState.create(config, alongside=_import_server)
-            from ..sandbox.server import serve as run
+            with program_from(source):
+                state = SandboxState.create(config, alongside=_import_server)
+                from ..sandbox.server import serve as run
 
-            run(config, args.host, args.port, state=state, **timeouts)
+                run(config, args.host, args.port, state=state, **timeouts)
         except ProgramFileError as exc:
-            given = args.from_snapshot
-            source = f"--from-snapshot {given}" if given else f"--data {args.data or 'demo'}"
-            return fail(SERVE, f"{source}: {exc}")
+            return fail(SERVE, str(exc))
         except (IncompleteDatabase, UnreadableBudget) as exc:
             return fail(SERVE, str(exc))
     return EXIT_OK

@@ -7,9 +7,11 @@ defaults before the sandbox ever answers with them.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -111,6 +113,23 @@ class ProgramFileError(MaskedError, ValueError):
     """The program file is not in the expected format; the message names the place. A token
     it quotes of the file (an ID, a key, a value) shows as ``***`` where a client of the
     process holds it or the environment or ``.env`` sets it (``_secret.MaskedError``)."""
+
+
+@contextlib.contextmanager
+def program_from(source: str | None) -> Iterator[None]:
+    """In the block, a program found wrong names where it came from first, ``SOURCE:
+    problem`` (``source``: a file as the caller gave it, ``--data PATH``, ``data PATH``; None:
+    as raised), its type kept: a ``ProgramFileError``, or a file that is not JSON
+    (``json.JSONDecodeError``)."""
+    if source is None:
+        yield
+        return
+    try:
+        yield
+    except ProgramFileError as exc:
+        raise ProgramFileError(f"{source}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise json.JSONDecodeError(f"{source}: {exc.msg}", exc.doc, exc.pos) from None
 
 
 class ProgramDataWarning(UserWarning):

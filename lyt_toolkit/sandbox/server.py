@@ -26,6 +26,7 @@ from .clock import parse_instant
 from .config import SandboxConfig, SandboxCredentials
 from .from_snapshot import FOLDER_FORM, SnapshotSource, program_to_hold, sandbox_credentials
 from .guard import BODY_TIMEOUT
+from .loader import program_from
 from .protocol import HEAD_TIMEOUT, protocol_class
 from .quota import configured_plan
 from .state import SandboxState
@@ -191,7 +192,10 @@ class Sandbox:
         ``body_timeout`` / ``head_timeout``: seconds a request body may stall, and a
         request head may take to arrive, before the request is answered 408.
         ``ValueError`` naming the argument when ``now``, ``seed``, ``port`` or a timeout
-        cannot be served with, before anything is loaded.
+        cannot be served with, before anything is loaded. A program file ``data`` names
+        that is wrong raises ``ProgramFileError`` (a ``ValueError``; not JSON:
+        ``json.JSONDecodeError``) naming it first, ``data PATH: ...``, as ``lyt sandbox
+        serve`` names ``--data PATH``.
         """
         _check_serving(port, body_timeout, head_timeout)
         _check_clock(now, seed)
@@ -205,7 +209,9 @@ class Sandbox:
         config = SandboxConfig(data=data, db=db, now=now, seed=seed, plan=plan)
         if credentials is not None:
             config.credentials = credentials
-        app = create_app(config, body_timeout=body_timeout)
+        given = None if data is None or isinstance(data, dict) else f"data {data}"
+        with program_from(given):  # a file's problems name it, as ``lyt sandbox serve``'s
+            app = create_app(config, body_timeout=body_timeout)
         port = port or free_port(host)
         server = uvicorn.Server(
             server_config(

@@ -17,7 +17,13 @@ from pydantic_core import from_json
 from .clock import Clock, IdGenerator, iso
 from .config import DEMO_PROGRAM, SandboxConfig
 from .faults import Faults
-from .loader import collector_paused, load_program, program_now, relist_buckets
+from .loader import (
+    ProgramFileError,
+    collector_paused,
+    load_program,
+    program_now,
+    relist_buckets,
+)
 from .store import Store
 
 LOAD_COMPLETE = "load_complete"
@@ -103,6 +109,8 @@ class SandboxState:
         ``alongside``: work for this thread while the load's indexes are built on another
         (``Store.indexes_deferred``); not called when nothing is loaded."""
         program = load_program_source(config.data)
+        if not isinstance(program, dict):
+            raise ProgramFileError("must hold a JSON object")
         store = Store(config.db)
         try:
             finished = store.get_meta(LOAD_COMPLETE) is not None

@@ -65,9 +65,10 @@ def test_serve_refuses_a_lone_surrogate_in_a_reward_name_naming_file_record_and_
 def test_sandbox_start_refuses_a_lone_surrogate_naming_where_it_is(
     tmp_path: Path, program: dict[str, Any], expected: str
 ) -> None:
+    path = _file(tmp_path, program)
     with pytest.raises(ProgramFileError) as refused:
-        Sandbox.start(data=str(_file(tmp_path, program)))
-    assert str(refused.value).splitlines() == [expected]
+        Sandbox.start(data=str(path))
+    assert str(refused.value).splitlines() == [f"data {path}: {expected}"]
 
 
 def test_every_record_holding_one_is_named_before_any_other_problem() -> None:
