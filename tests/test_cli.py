@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sandbox.serving import refusing_to_serve
 
 from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, SandboxCredentials
@@ -337,7 +338,8 @@ def test_serve_leaves_the_cycle_collector_as_it_found_it(
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:
-        assert main(["sandbox", "serve", "--port", "70000"]) == 2
+        with refusing_to_serve():
+            assert main(["sandbox", "serve", "--port", "70000"]) == 2
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()

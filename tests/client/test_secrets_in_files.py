@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sandbox.serving import refusing_to_serve
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.actions import ChangePlan, plan_file
@@ -319,7 +320,8 @@ def test_lyt_sandbox_serve_masks_a_configured_token_in_a_program_file(
     token, value = configured
     path = tmp_path / "program.json"
     path.write_text(json.dumps({"format": value}), encoding="utf-8")
-    assert main(["sandbox", "serve", "--port", "0", "--data", str(path)]) == 2
+    with refusing_to_serve():
+        assert main(["sandbox", "serve", "--port", "0", "--data", str(path)]) == 2
     out, err = capsys.readouterr()
     assert err.startswith(f"lyt sandbox serve: --data {path}: format: ") and "***" in err, err
     assert token[:8] not in out + err

@@ -1,5 +1,6 @@
 """``lyt sandbox serve`` in a child process, for tests that restart or kill it, and its
-refusals run in this process."""
+refusals run in this process (serving refused meanwhile: a regressed refusal fails, never
+hangs)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 
 from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS
@@ -29,15 +31,37 @@ def demo_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
 
 
+class StartedServing(AssertionError):
+    """A ``lyt sandbox serve`` run in this process to be refused went on to serve instead."""
+
+
+async def _refuse_to_serve(server: uvicorn.Server, *args: object, **kwargs: object) -> None:
+    raise StartedServing("lyt sandbox serve started serving where it should have refused")
+
+
+@contextmanager
+def refusing_to_serve() -> Iterator[None]:
+    """In the block, serving itself is refused: uvicorn's ``Server.serve`` raises
+    ``StartedServing`` before a socket is bound. A ``lyt sandbox serve`` run in this process
+    that should refuse and serves instead then fails its test at once, rather than serving
+    until killed (the suite has no per-test timeout). Sandboxes already serving go on; only
+    the block's code may start one."""
+    with pytest.MonkeyPatch.context() as serving:
+        serving.setattr(uvicorn.Server, "serve", _refuse_to_serve)
+        yield
+
+
 def serve_refused(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
 ) -> str:
     """What ``lyt sandbox serve --port 0 ARGS``, run in this process without any ``LYT_*``
-    variable (as ``demo_env``), prints on stderr: it must refuse, exit 2, before serving."""
+    variable (as ``demo_env``), prints on stderr: it must refuse, exit 2, before serving
+    (``refusing_to_serve``: it fails, not hangs, should it serve)."""
     for name in [name for name in os.environ if name.startswith("LYT_")]:
         monkeypatch.delenv(name)
     capsys.readouterr()
-    assert main(["sandbox", "serve", "--port", "0", *args]) == 2
+    with refusing_to_serve():
+        assert main(["sandbox", "serve", "--port", "0", *args]) == 2
     return capsys.readouterr().err
 
 

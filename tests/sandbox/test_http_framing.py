@@ -19,7 +19,7 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.server import MAX_REQUEST_HEAD_BYTES
 
 from .rawhttp import RawConnection, send_bytes
-from .serving import KEYS, served
+from .serving import KEYS, refusing_to_serve, served
 
 TIERS = "/v1/promotions/tiers"
 VALIDATE = f"{TIERS}/promo_NwTier0001/validation"
@@ -203,7 +203,8 @@ def test_serve_takes_body_and_head_timeouts() -> None:
 def test_serve_refuses_a_timeout_that_is_not_positive(
     option: str, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["sandbox", "serve", option, value]) == 2
+    with refusing_to_serve():
+        assert main(["sandbox", "serve", option, value]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"lyt sandbox serve: {option}: must be a positive"), err
 

@@ -15,6 +15,8 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.loader import FORMAT, ProgramFileError
 
+from .serving import refusing_to_serve
+
 LONE = "\ud800"
 NOT_TEXT = "holds a lone surrogate, not UTF-8 text"
 
@@ -29,7 +31,8 @@ def _file(tmp_path: Path, program: dict[str, Any]) -> Path:
 
 def _serve(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """``lyt sandbox serve --data path`` in this process: its exit code and stderr."""
-    code = main(["sandbox", "serve", "--port", "0", "--data", str(path)])
+    with refusing_to_serve():
+        code = main(["sandbox", "serve", "--port", "0", "--data", str(path)])
     return code, capsys.readouterr().err
 
 

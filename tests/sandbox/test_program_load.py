@@ -26,6 +26,8 @@ from lyt_toolkit.sandbox.store import Store
 from lyt_toolkit.sandbox.timeexpr import format_timestamp, resolve_tree
 from lyt_toolkit.synthetic import generate_program
 
+from .serving import refusing_to_serve
+
 NOW = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
 
 
@@ -96,7 +98,8 @@ def test_serve_refusing_an_option_leaves_the_collector_as_it_found_it(
     if not collector_on:
         gc.disable()
     try:
-        assert main(["sandbox", "serve", "--port", "0", *option]) == 2
+        with refusing_to_serve():
+            assert main(["sandbox", "serve", "--port", "0", *option]) == 2
         assert gc.isenabled() is collector_on
     finally:
         gc.enable()

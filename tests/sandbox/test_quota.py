@@ -19,6 +19,7 @@ from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.loader import ProgramFileError
 
 from .helpers import assert_bad_request, assert_error
+from .serving import refusing_to_serve
 
 if TYPE_CHECKING:
     from lyt_toolkit.client import LoyaltyClient
@@ -274,7 +275,8 @@ def test_a_plan_in_the_program_file_that_is_not_one_is_named_with_its_place() ->
 
 
 def test_serve_refuses_a_plan_that_is_not_one(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["sandbox", "serve", "--plan", "5/fortnight"]) == 2
+    with refusing_to_serve():
+        assert main(["sandbox", "serve", "--plan", "5/fortnight"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("lyt sandbox serve: --plan: '5/fortnight' is not a plan"), err
 

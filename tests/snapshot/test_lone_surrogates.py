@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sandbox.serving import refusing_to_serve
 
 from lyt_toolkit.cli import main
 from lyt_toolkit.reports import SnapshotFileError
@@ -86,7 +87,8 @@ def test_serve_from_a_snapshot_whose_manifest_escapes_one_exits_2_naming_it(
 ) -> None:
     folder = tmp_path / "parquet"
     key = _spoiled(saved, "parquet", _in_a_category, folder)
-    code = main(["sandbox", "serve", "--port", "0", "--from-snapshot", str(folder)])
+    with refusing_to_serve():
+        code = main(["sandbox", "serve", "--port", "0", "--from-snapshot", str(folder)])
     err = capsys.readouterr().err
     assert f"{folder / 'manifest.json'}: key {key}: {NOT_TEXT}" in err, err
     assert len(err.splitlines()) == 1
