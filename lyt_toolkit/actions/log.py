@@ -525,6 +525,9 @@ class ActionLog:
             return False
         line = {"log": WINDOW, **entry_of(now)}
         if self._told(line):
+            # the log's last window line (another writer's too: a check before the run) is
+            # of this window: the run's ``attempted`` lines need no line of it before them
+            self._last_window, self._over = line, False
             return False
         os.write(fd, (json.dumps(line) + "\n").encode())
         self._last_window, self._over = line, False
