@@ -559,20 +559,31 @@ def estimate_totals(design: SampleDesign, per_member: pd.DataFrame) -> pd.DataFr
 def _totals(design: SampleDesign, y: np.ndarray) -> np.ndarray:
     """Per column of ``y`` (rows aligned with ``design.units``): the stratified expansion
     estimate of its total, the interval's ends and the standard error."""
-    population = design.strata.set_index("stratum")["population"].astype("float64")
     codes, labels = pd.factorize(design.units["stratum"].astype("string"))
+    strata = pd.Index(design.strata["stratum"].astype("string").array)
+    at = strata.get_indexer(labels)
+    if (at < 0).any():
+        raise KeyError(labels[np.flatnonzero(at < 0)[0]])
+    population = design.strata["population"].to_numpy(dtype="float64")[at]
+    labelled = np.flatnonzero(codes >= 0)  # a unit without a stratum counts in none
+    order = labelled[np.argsort(codes[labelled], kind="stable")]  # by stratum, rows in order
+    sizes = np.bincount(codes[labelled], minlength=len(labels))
+    starts = np.concatenate([[0], np.cumsum(sizes)])
     value = np.zeros(y.shape[1])
     variance = np.zeros(y.shape[1])
     cumulant = np.zeros(y.shape[1])
-    for h, label in enumerate(labels):
-        rows = y[codes == h]
-        n_h, big_n = len(rows), float(population[label])
-        value += big_n * rows.mean(axis=0)
+    for h in range(len(labels)):
+        rows = y[order[starts[h] : starts[h + 1]]]
+        n_h, big_n = len(rows), float(population[h])
+        mean = rows.mean(axis=0)
+        value += big_n * mean
         f_h = n_h / big_n
-        if 1 < n_h < big_n:
-            variance += big_n**2 * (1 - f_h) * rows.var(axis=0, ddof=1) / n_h
+        deviations = rows - mean
+        if 1 < n_h < big_n:  # the sample variance, as ``rows.var(axis=0, ddof=1)`` works it
+            s2 = np.add.reduce(deviations * deviations, axis=0) / (n_h - 1)
+            variance += big_n**2 * (1 - f_h) * s2 / n_h
         if 2 < n_h < big_n:
-            third = n_h * ((rows - rows.mean(axis=0)) ** 3).sum(axis=0) / ((n_h - 1) * (n_h - 2))
+            third = n_h * (deviations**3).sum(axis=0) / ((n_h - 1) * (n_h - 2))
             cumulant += big_n**3 * (1 - f_h) * (1 - 2 * f_h) * third / n_h**2
     se = np.sqrt(variance)
     with np.errstate(divide="ignore", invalid="ignore"):
