@@ -102,6 +102,7 @@ def live_changes(changes: pd.DataFrame, live: Mapping[str, pd.DataFrame]) -> pd.
     whose object ``live`` lacks, gives none."""
     rows: list[tuple[Any, ...]] = []
     positions: dict[str, dict[str, list[int]]] = {}  # each live frame's IDs' positions
+    columns: dict[tuple[str, str], pd.Series] = {}  # each taken from its frame once
     for change in changes.itertuples(index=False):
         kind, key = str(change.kind), str(change.key)
         frame = live.get(kind)
@@ -116,9 +117,11 @@ def live_changes(changes: pd.DataFrame, live: Mapping[str, pd.DataFrame]) -> pd.
             rows.append((kind, key, "removed", None, None, None))
             continue
         column = str(change.column)
-        dtype = frame[column].dtype
-        before = typed_value(frame[column].iloc[at[0]], dtype)
-        after = typed_value(change.after, dtype)
+        if (kind, column) not in columns:
+            columns[kind, column] = frame[column]
+        values = columns[kind, column]
+        before = typed_value(values.iloc[at[0]], values.dtype)
+        after = typed_value(change.after, values.dtype)
         if before != after:
             rows.append((kind, key, "changed", column, before, after))
     return pd.DataFrame(rows, columns=list(DIFF_COLUMNS), dtype=object)

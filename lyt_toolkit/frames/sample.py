@@ -33,9 +33,11 @@ programs rises to about 91-93 of 100. A figure without skew gets the usual inter
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -279,7 +281,8 @@ class SampleDraw:
     matter; numpy's ``Generator(PCG64(seed))`` draws. When ``n`` reaches the members listed,
     every member is read (a census: weights 1, exact totals). Each stratum of two or more
     members gets at least two, so the sample may exceed ``n`` by a few when strata are many
-    and small.
+    and small. ``reseeded(seed)`` is the same draw with another seed, the list's strata not
+    worked out again.
     """
 
     def __init__(self, members: pd.DataFrame, sample: Sample) -> None:
@@ -296,17 +299,34 @@ class SampleDraw:
         self.codes, self.describing = _strata_of(listed, sample)
         self.labels = _labels(self.describing)
         self.population = np.bincount(self.codes, minlength=len(self.labels))
+        self._ids = listed["id"].astype("string").array
+        self._index = pd.Index(self._ids)
+        self._programs = listed["program_id"].astype("string").array
+        self._stratum_labels = pd.array(self.labels, dtype="string")
+        self._order = np.argsort(self.codes, kind="stable")
+        """Members' positions, stratum by stratum: stratum ``h``'s are
+        ``_order[_starts[h]:_starts[h + 1]]``."""
+        self._starts = np.concatenate([[0], np.cumsum(self.population)])
         self.adaptive = adaptive and pilot >= PILOT_PER_STRATUM * len(self.labels)
         """Whether the sample is drawn in two rounds: a census, or a pilot too small to tell
         the strata apart (``PILOT_PER_STRATUM``), is drawn in one, proportionally."""
         self.first = self._draw_first()
         """The members to read first: the whole sample, or an adaptive sample's pilot."""
 
+    def reseeded(self, seed: int) -> SampleDraw:
+        """This draw with ``seed`` in place of its sample's: what ``SampleDraw(members,
+        replace(sample, seed=seed))`` draws, from the strata already cut (a study of many
+        seeds of one design sorts and cuts the members list once)."""
+        again = copy.copy(self)
+        again.sample = replace(self.sample, seed=seed)
+        again.first = again._draw_first()
+        return again
+
     def _bands_for(self, pilot: int) -> int:
         """The join bands an adaptive sample cuts: ``Sample.bands``, or fewer (one at least)
         so that its pilot holds ``PILOT_PER_STRATUM`` members a stratum."""
         others = [_COLUMNS[b] for b in self.sample.by if b != "joined"]
-        groups = len(self.listed[others].drop_duplicates()) if others else 1
+        groups = len(np.unique(_combined(self.listed[o] for o in others))) if others else 1
         return max(1, min(self.sample.bands, pilot // (PILOT_PER_STRATUM * groups)))
 
     def _draw_first(self) -> SampleDesign:
@@ -319,8 +339,7 @@ class SampleDraw:
             share = share * _mean_tenure(self.listed["created_at"], self.codes, len(share))
         sampled = _allocate(population, share, sample.n)
         rng = np.random.Generator(np.random.PCG64(sample.seed))
-        order = np.argsort(self.codes, kind="stable")
-        starts = np.concatenate([[0], np.cumsum(population)])
+        order, starts = self._order, self._starts
         chosen = [
             order[starts[h] : starts[h + 1]]
             if sampled[h] == population[h]
@@ -342,12 +361,13 @@ class SampleDraw:
         found = given.reindex(ids.array).fillna(0).to_numpy(dtype=float)
         codes = self.codes[self._positions(ids)]
         sums = np.bincount(codes, weights=found, minlength=len(pilot))
-        group = self._groups()
+        group = self._groups
         group_mean = np.bincount(group, weights=sums) / np.maximum(np.bincount(group, pilot), 1)
         means = (sums + SHRINK * group_mean[group]) / (pilot + SHRINK)
         sampled = _allocate(self.population, self.population * means, self.sample.n, pilot)
         return self._design(self._prefixes(sampled))
 
+    @cached_property
     def _groups(self) -> np.ndarray:
         """Each stratum's group: the strata of its program and status (every join band), or
         all of them when the strata are not cut by join date."""
@@ -356,40 +376,39 @@ class SampleDraw:
         others = [c for c in self.describing.columns if c != "joined"]
         if not others:
             return np.zeros(len(self.labels), dtype=np.int64)
-        keys = self.describing[others].astype(str).agg("|".join, axis=1)
-        codes, _ = pd.factorize(keys)
-        return np.asarray(codes, dtype=np.int64)
+        return np.unique(_combined(self.describing[c] for c in others), return_inverse=True)[1]
 
     def _positions(self, ids: pd.Series) -> np.ndarray:
-        index = pd.Index(self.listed["id"].astype("string").array)
-        return np.asarray(index.get_indexer(ids.array))
+        return np.asarray(self._index.get_indexer(ids.array))
 
     def _prefixes(self, sampled: np.ndarray) -> list[np.ndarray]:
         """The first ``sampled[h]`` members of each stratum in one seeded random order: a
         pilot and the whole sample drawn from it share their first members."""
         rng = np.random.Generator(np.random.PCG64(self.sample.seed))
-        order = np.argsort(self.codes, kind="stable")
-        starts = np.concatenate([[0], np.cumsum(self.population)])
+        order, starts = self._order, self._starts
         return [
             rng.permutation(order[starts[h] : starts[h + 1]])[: sampled[h]]
             for h in range(len(self.population))
         ]
 
     def _design(self, chosen: list[np.ndarray]) -> SampleDesign:
-        codes, labels, listed = self.codes, self.labels, self.listed
+        codes = self.codes
         sampled = np.array([len(c) for c in chosen], dtype=np.int64)
         picked = np.sort(np.concatenate(chosen)) if chosen else np.array([], dtype=int)
         weight = self.population / np.maximum(sampled, 1)
-        strata = pd.DataFrame({"stratum": pd.array(labels, dtype="string")})
-        for column in self.describing.columns:
-            strata[column] = self.describing[column].array
-        strata["population"] = pd.array(self.population, dtype="Int64")
-        strata["sampled"] = pd.array(sampled, dtype="Int64")
+        strata = pd.DataFrame(
+            {
+                "stratum": self._stratum_labels,
+                **{column: self.describing[column].array for column in self.describing.columns},
+                "population": pd.array(self.population, dtype="Int64"),
+                "sampled": pd.array(sampled, dtype="Int64"),
+            }
+        )
         units = pd.DataFrame(
             {
-                "member_id": listed["id"].take(picked).astype("string").array,
-                "program_id": listed["program_id"].take(picked).astype("string").array,
-                "stratum": pd.array(labels[codes[picked]], dtype="string"),
+                "member_id": self._ids.take(picked),
+                "program_id": self._programs.take(picked),
+                "stratum": self._stratum_labels.take(codes[picked]),
                 "weight": pd.array(weight[codes[picked]], dtype="Float64"),
             }
         )
@@ -397,6 +416,16 @@ class SampleDraw:
         return SampleDesign(
             sample.seed, sample.by, strata, units, sample.n, sample.bands, sample.allocation
         )
+
+
+def _combined(columns: Iterable[pd.Series]) -> np.ndarray:
+    """One whole number per row for its values across ``columns`` (NA a value of its own):
+    rows share a number exactly when they share every value."""
+    key: np.ndarray | None = None
+    for column in columns:
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        key = codes if key is None else key * len(uniques) + codes
+    return np.zeros(0, dtype=np.int64) if key is None else key
 
 
 def _strata_of(listed: pd.DataFrame, sample: Sample) -> tuple[np.ndarray, pd.DataFrame]:
@@ -530,20 +559,31 @@ def estimate_totals(design: SampleDesign, per_member: pd.DataFrame) -> pd.DataFr
 def _totals(design: SampleDesign, y: np.ndarray) -> np.ndarray:
     """Per column of ``y`` (rows aligned with ``design.units``): the stratified expansion
     estimate of its total, the interval's ends and the standard error."""
-    population = design.strata.set_index("stratum")["population"].astype("float64")
     codes, labels = pd.factorize(design.units["stratum"].astype("string"))
+    strata = pd.Index(design.strata["stratum"].astype("string").array)
+    at = strata.get_indexer(labels)
+    if (at < 0).any():
+        raise KeyError(labels[np.flatnonzero(at < 0)[0]])
+    population = design.strata["population"].to_numpy(dtype="float64")[at]
+    labelled = np.flatnonzero(codes >= 0)  # a unit without a stratum counts in none
+    order = labelled[np.argsort(codes[labelled], kind="stable")]  # by stratum, rows in order
+    sizes = np.bincount(codes[labelled], minlength=len(labels))
+    starts = np.concatenate([[0], np.cumsum(sizes)])
     value = np.zeros(y.shape[1])
     variance = np.zeros(y.shape[1])
     cumulant = np.zeros(y.shape[1])
-    for h, label in enumerate(labels):
-        rows = y[codes == h]
-        n_h, big_n = len(rows), float(population[label])
-        value += big_n * rows.mean(axis=0)
+    for h in range(len(labels)):
+        rows = y[order[starts[h] : starts[h + 1]]]
+        n_h, big_n = len(rows), float(population[h])
+        mean = rows.mean(axis=0)
+        value += big_n * mean
         f_h = n_h / big_n
-        if 1 < n_h < big_n:
-            variance += big_n**2 * (1 - f_h) * rows.var(axis=0, ddof=1) / n_h
+        deviations = rows - mean
+        if 1 < n_h < big_n:  # the sample variance, as ``rows.var(axis=0, ddof=1)`` works it
+            s2 = np.add.reduce(deviations * deviations, axis=0) / (n_h - 1)
+            variance += big_n**2 * (1 - f_h) * s2 / n_h
         if 2 < n_h < big_n:
-            third = n_h * ((rows - rows.mean(axis=0)) ** 3).sum(axis=0) / ((n_h - 1) * (n_h - 2))
+            third = n_h * (deviations**3).sum(axis=0) / ((n_h - 1) * (n_h - 2))
             cumulant += big_n**3 * (1 - f_h) * (1 - 2 * f_h) * third / n_h**2
     se = np.sqrt(variance)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -13,7 +13,7 @@ from lyt_toolkit import ProgramSnapshot, actions
 from lyt_toolkit.actions import EditError
 from lyt_toolkit.economics import DEFINITION_CHANGE, HEADLINE_CHANGE, MISPRICING_CHANGE
 from lyt_toolkit.economics.intervals import difference_estimates, estimates_and_members
-from lyt_toolkit.frames.sample import Sample, draw_sample, estimate_totals
+from lyt_toolkit.frames.sample import Sample, SampleDraw, estimate_totals
 from lyt_toolkit.whatif import EDITS, Baseline, MadeBy, reward_price, what_if
 
 from .programs import GEMS, STARS
@@ -170,7 +170,8 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(
 
     A member's figures are its own whichever sample draws it, so they are worked out once,
     for every member (``estimates_and_members`` of a census), and each sample takes its
-    members' rows (its design drawn as ``sampled`` draws it); on the first sample they are
+    members' rows (its design drawn as ``sampled`` draws it, from the members list cut into
+    strata once: ``SampleDraw.reseeded``); on the first sample they are
     checked against the sample's own ``estimates_and_members``, intervals and all, and
     against the what-if's headline."""
     liable = generated.cards.groupby("card_definition_id")["balance_points"].sum()
@@ -185,8 +186,9 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(
         for side, economics in (("before", full.before), ("after", full.after))
     }
     held = narrower = 0
+    strata = SampleDraw(generated.members, Sample(60, seed=1))  # cut into strata once
     for seed in range(100):
-        design = draw_sample(generated.members, Sample(60, seed=seed))  # what sampled draws
+        design = strata.reseeded(seed).first  # what sampled draws (checked on seed 0)
         drawn = everyone["before"].index.isin(design.units["member_id"].astype("string"))
         before, after = everyone["before"][drawn], everyone["after"][drawn]
         change = difference_estimates(design, before, after, pd.Series(dtype="string"))

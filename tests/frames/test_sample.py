@@ -206,14 +206,41 @@ def test_weigh_appends_each_rows_member_weight(listed: pd.DataFrame) -> None:
 def _half_widths_and_coverage(
     listed: pd.DataFrame, balances: pd.Series, sample: dict, seeds: int = 100
 ) -> tuple[float, int]:
+    """The mean relative half width of the intervals of ``seeds`` samples (seeds 0, 1, ...)
+    and how many of them hold the true total: each the sample ``draw_sample`` draws, the
+    members list cut into strata once (``SampleDraw.reseeded``)."""
     truth = balances.sum()
     widths, covered = [], 0
+    strata = SampleDraw(listed, Sample(seed=1, **sample))  # reseeded below, 0 first
     for seed in range(seeds):
-        design = drawn(listed, Sample(seed=seed, **sample), balances)
+        draw = strata.reseeded(seed)
+        first = draw.first.units["member_id"].to_numpy()
+        design = draw.complete(balances[first]) if draw.adaptive else draw.first
+        if seed == 0:
+            assert design.units.equals(drawn(listed, Sample(seed=0, **sample), balances).units)
         total = estimate_total(design, balances[design.units["member_id"].to_numpy()])
         widths.append(total.half_width / truth)
         covered += total.low <= truth <= total.high
     return float(np.mean(widths)), covered
+
+
+@pytest.mark.parametrize("design", [{}, ONE_ROUND, {"allocation": "tenure", "by": ("joined",)}])
+def test_a_draw_reseeded_draws_what_a_draw_with_that_seed_draws(
+    listed: pd.DataFrame, design: dict[str, Any]
+) -> None:
+    balances = heavy_balances(listed)
+    strata = SampleDraw(listed, Sample(300, seed=1, **design))
+    for seed in (0, 1, 9):
+        again, fresh = strata.reseeded(seed), SampleDraw(listed, Sample(300, seed=seed, **design))
+        assert again.sample == fresh.sample and again.adaptive == fresh.adaptive
+        for got, expected in (
+            (again.first, fresh.first),
+            (again.complete(balances), fresh.complete(balances)),
+        ):
+            pd.testing.assert_frame_equal(got.units, expected.units)
+            pd.testing.assert_frame_equal(got.strata, expected.strata)
+            assert got.drawn_by == expected.drawn_by
+    assert strata.first.drawn_by.seed == 1  # the draw reseeded is left as it was
 
 
 def test_intervals_cover_a_heavy_tailed_total_in_at_least_90_of_100_samples(
