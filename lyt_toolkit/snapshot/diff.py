@@ -357,6 +357,8 @@ def _kind_changes(
     if before.empty and after.empty:
         return _no_changes()
     columns = [c for c in before.columns if c in after.columns and c not in skip]
+    if _same_rows(kind, before, after, columns):  # the usual kind: no key lined up, no column
+        return _no_changes()  # taken apart (equal frames hold equal keys in the same rows)
     rows = aligned or align(kind, before, after)
     before_keys, after_keys = rows.before_keys, rows.after_keys
     at_after, at_before = rows.at_after, rows.at_before
@@ -395,6 +397,16 @@ def _kind_changes(
     out["_column"] = out["column"].map(position).fillna(-1)
     out = out.sort_values(["key", "_change", "_column"], kind="stable")
     return out.drop(columns=["_change", "_column"])
+
+
+def _same_rows(kind: str, before: pd.DataFrame, after: pd.DataFrame, columns: list[str]) -> bool:
+    """Whether the frames hold the same ``columns``, their keys among them, row for row (NA
+    equals NA)."""
+    if not set(KEYS[kind]) <= set(columns):  # refused by ``align``, naming the columns
+        return False
+    if list(before.columns) == columns == list(after.columns):  # no copy without the others
+        return bool(before.equals(after))
+    return bool(before[columns].equals(after[columns]))
 
 
 def _differs(old: pd.Series[Any], new: pd.Series[Any], *, json_text: bool) -> np.ndarray[Any, Any]:

@@ -124,8 +124,11 @@ def _plain(column: pd.Series) -> list[Any]:
     """One column as plain Python values (see ``_rows``)."""
     if isinstance(column.dtype, pd.DatetimeTZDtype):
         return [None if pd.isna(v) else _time(v) for v in column.tolist()]
-    values = column.astype(object)
-    return values.where(values.notna(), None).tolist()
+    # numpy's own steps: a Series' astype, then its where, cost a millisecond a column
+    values = column.to_numpy(dtype=object, copy=True)  # a copy: the frame is not written to
+    values[column.isna().to_numpy()] = None
+    plain: list[Any] = values.tolist()
+    return plain
 
 
 def _time(value: pd.Timestamp | datetime) -> str:

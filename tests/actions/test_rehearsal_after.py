@@ -42,16 +42,16 @@ UNKNOWN_MEMBER = "lmbr_0dd0000000ff"
 
 
 def _program() -> dict[str, Any]:
-    """A generated program of 200 members over two programs (several times the 31 members a
+    """A generated program of 100 members over two programs (three times the 31 members a
     plan here names, so that reading every member again shows); a few members hold a second
     card with two buckets, one of them dated in the past (423 when activated)."""
     program = generate_program(
-        members=200, programs=2, rewards=120, benefits=120, pending_buckets=300, seed=11
+        members=100, programs=2, rewards=120, benefits=120, pending_buckets=300, seed=11
     )
     program.pop("now", None)
     deleted = {**program["card_definitions"][0], "id": DELETED_DEFINITION, "status": "DELETED"}
     program["card_definitions"].append({**deleted, "name": "Deleted card"})
-    for n, member in enumerate(program["members"][::40], start=1):
+    for n, member in enumerate(program["members"][::20], start=1):
         card = f"lcrd_0dd{n:09x}"
         definition = "lcdef_000b000000000001" if n == 1 else DELETED_DEFINITION
         base = {"program_id": member["program_id"], "member_id": member["id"], "updated_at": None}
@@ -161,7 +161,7 @@ def test_activations_read_again_only_the_members_they_name(
     _as_fully_pulled(rehearsal, full)
     assert len(rehearsal.diff) > 0
     assert DELETED_DEFINITION in set(rehearsal.after.card_definitions.id)
-    # A full pull reads each of the 200 members and lists each card holding pending points.
+    # A full pull reads each of the 100 members and lists each card holding pending points.
     assert rehearsal.after.calls is not None and full.calls is not None
     assert full.calls.used - rehearsal.after.calls.used > len(snapshot.members)
 
