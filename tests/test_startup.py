@@ -57,3 +57,21 @@ def test_an_answers_model_is_built_on_first_use_not_at_import() -> None:
     """Importing the models builds no answer's schema (``defer_build``); the first
     validation builds it, and refuses as it always did, naming each field."""
     assert _run(MODELS) == ["False", "False", "type:missing", "created_at:missing", "True"]
+
+
+COLLECTIONS = """
+import gc
+from lyt_toolkit.cli import main
+full = []
+gc.callbacks.append(lambda phase, info: full.append(1) if (
+    phase == "start" and info["generation"] == 2) else None)
+print(main(["apply", {plan!r}]), len(full), gc.isenabled())
+"""
+
+
+def test_lyt_apply_imports_its_modules_with_no_full_cycle_collection(tmp_path: Path) -> None:
+    """``lyt apply`` of a missing file: its modules imported (pandas, pydantic, the client;
+    the collector paused), then the file refused; no collection rescanned them all, and the
+    collector is on again."""
+    plan = str(tmp_path / "missing-plan.json")
+    assert _run(COLLECTIONS.format(plan=plan)) == ["1", "0", "True"]
