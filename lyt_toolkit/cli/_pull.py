@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._collector import collector_paused
 from ..errors import (
     APIConnectionError,
     APIError,
@@ -83,7 +84,8 @@ def output_dir(text: str, command: str) -> Path | None:
 @contextmanager
 def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
     """A connected client: to the embedded demo sandbox, or to the configured service."""
-    from ..client import LoyaltyClient
+    with collector_paused():  # start-up: see collector_paused
+        from ..client import LoyaltyClient
 
     if not sandbox:
         with LoyaltyClient() as client:
@@ -197,8 +199,9 @@ def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> Program
     """What the service (``connected_client(sandbox)``) holds, pulled as ``options`` say,
     with a progress bar where one can be seen (a terminal's stderr) or where ``LYT_PROGRESS``
     asks for one (``lyt_toolkit._progress.display``)."""
-    from ..frames.sample import Sample
-    from ..snapshot import ProgramSnapshot
+    with collector_paused():  # start-up: see collector_paused
+        from ..frames.sample import Sample
+        from ..snapshot import ProgramSnapshot
 
     sample = None if options.sample is None else Sample(options.sample, seed=options.seed or 0)
     with connected_client(sandbox) as client:

@@ -40,6 +40,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
+from .._collector import collector_paused
 from .._progress import display
 from .._text import counted
 from ..errors import LytError
@@ -83,12 +84,13 @@ _OPTIONS = {
 
 def apply(args: argparse.Namespace) -> int:
     """Load the plan, connect, re-read what it touches and apply it."""
-    from ..actions import ChangePlan
-    from ..actions.change_plan import reread_line
-    from ..actions.ledger import COMPLETE, refused_for_good
-    from ..actions.reviewed import checked_sha256
-    from ..actions.touched import StalePlanError
-    from ..fill.pace_run import paced_run
+    with collector_paused():  # start-up: see collector_paused
+        from ..actions import ChangePlan
+        from ..actions.change_plan import reread_line
+        from ..actions.ledger import COMPLETE, refused_for_good
+        from ..actions.reviewed import checked_sha256
+        from ..actions.touched import StalePlanError
+        from ..fill.pace_run import paced_run
 
     try:
         reviewed = None if args.sha256 is None else checked_sha256(args.sha256, "--sha256")

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._collector import collector_paused
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
 from ._pull import (
     DEFAULT_PULL,
@@ -104,8 +105,9 @@ def _audit(
     """Pull as ``options`` say (or read the snapshot saved in the ``base`` folder), audit,
     write the reports (and with ``economics`` the economics report in ``out/economics``),
     print the summary."""
-    from ..audit import run, summary  # the rules and pandas load only when an audit runs
-    from ..reports import write_reports
+    with collector_paused():  # start-up: see collector_paused
+        from ..audit import run, summary  # the rules and pandas load only when an audit runs
+        from ..reports import write_reports
 
     out = output_dir(out_text, command)
     if out is None:

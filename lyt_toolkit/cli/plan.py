@@ -27,6 +27,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._collector import collector_paused
 from ..errors import LytError
 from ._common import EXIT_CHANGES, EXIT_ERROR, EXIT_NO_CHANGES, fail, scrub
 
@@ -40,11 +41,12 @@ COMMAND = "lyt plan"
 
 def plan(args: argparse.Namespace) -> int:
     """Read both folders, plan from the base to the edited frames and print the plan."""
-    from ..actions import ChangePlan
-    from ..actions.change_plan import as_saved
-    from ..actions.plan_text import plan_string, sample_note
-    from ..reports import read_edited_frames
-    from ..snapshot import read_snapshot
+    with collector_paused():  # start-up: see collector_paused
+        from ..actions import ChangePlan
+        from ..actions.change_plan import as_saved
+        from ..actions.plan_text import plan_string, sample_note
+        from ..reports import read_edited_frames
+        from ..snapshot import read_snapshot
 
     try:  # shown as lyt apply will apply it: its re-read counted
         change_plan = as_saved(

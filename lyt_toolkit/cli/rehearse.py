@@ -22,6 +22,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._collector import collector_paused
 from .._text import counted
 from ._common import EXIT_ERROR, EXIT_OK, fail, item_lines
 from ._rehearsed import load_or_fail, rehearsed_or_fail
@@ -37,7 +38,8 @@ COMMAND = "lyt rehearse"
 
 def rehearse(args: argparse.Namespace) -> int:
     """Load the plan, rehearse it on the snapshot and print what it did and changed."""
-    from ..actions.ledger import COMPLETE
+    with collector_paused():  # start-up: see collector_paused
+        from ..actions.ledger import COMPLETE
 
     plan = load_or_fail(args.plan, COMMAND)
     if plan is None:
