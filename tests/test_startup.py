@@ -9,9 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pydantic
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,28 +32,6 @@ print(*sorted(name for name in sys.modules if name.split(".")[0] in heavy))
 
 def test_lyt_help_loads_no_data_http_or_model_library() -> None:
     assert _run(HELP) == []
-
-
-MODELS = """
-from pydantic import ValidationError
-from lyt_toolkit import models
-print(models.Reward.__pydantic_complete__, models.Benefit.__pydantic_complete__)
-try:
-    models.Reward.model_validate({"id": "lrew_c0ffee01", "name": "Mug", "status": "ACTIVE"})
-except ValidationError as exc:
-    print(*(f"{'.'.join(map(str, e['loc']))}:{e['type']}" for e in exc.errors()))
-print(models.Reward.__pydantic_complete__)
-"""
-
-
-@pytest.mark.skipif(
-    tuple(map(int, pydantic.VERSION.split(".")[:2])) < (2, 14),
-    reason="pydantic rebuilds a model thread-safely from 2.14: before, models build at import",
-)
-def test_an_answers_model_is_built_on_first_use_not_at_import() -> None:
-    """Importing the models builds no answer's schema (``defer_build``); the first
-    validation builds it, and refuses as it always did, naming each field."""
-    assert _run(MODELS) == ["False", "False", "type:missing", "created_at:missing", "True"]
 
 
 COLLECTIONS = """

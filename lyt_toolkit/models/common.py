@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, TypeVar
 
-from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -115,15 +114,6 @@ value: ``name: Annotated[str | None, OMIT_IF_NONE] = None``. pydantic-core leave
 itself, in every dump, with no Python serializer around the model."""
 
 
-DEFERRED_BUILD = tuple(int(part) for part in PYDANTIC_VERSION.split(".")[:2]) >= (2, 14)
-"""Whether an answer's model builds its schema when first used rather than at import (most
-of the models' import time, and a command uses few of them): only where pydantic rebuilds a
-model thread-safely (2.14 on), since the sandbox's and the client's threads may first use
-one at once. A body's model (``RequestModel``) is built at import either way: FastAPI reads
-the sandbox's bodies through a ``TypeAdapter`` that would build it on a first request, where
-pydantic warns of the field's alias it ignores."""
-
-
 class ApiModel(BaseModel):
     """A payload the service sends; tolerant of fields added by BETA changes.
 
@@ -131,7 +121,7 @@ class ApiModel(BaseModel):
     are sent as ``null``.
     """
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=DEFERRED_BUILD)
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     def wire(self) -> dict[str, Any]:
         """The JSON-ready dict exactly as the service would send this object."""

@@ -69,7 +69,6 @@ class SectionSchema:
     """One section's records of one model, validated into the documents it would dump."""
 
     def __init__(self, model: type[BaseModel], extras: frozenset[str] = frozenset()) -> None:
-        model.model_rebuild()  # the models defer building their schemas to first use
         record = _rewritten(model.__pydantic_core_schema__)
         self.extras = extras
         self.declared: frozenset[str] = frozenset()

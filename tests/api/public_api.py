@@ -175,9 +175,7 @@ def class_lines(
     members: dict[str, Any] = {}
     built: dict[str, type] = {}
     for k in reversed(own):
-        # a copy: touching a model's deferred validator (``built_for``) builds it, which
-        # sets class attributes
-        for attr, value in list(vars(k).items()):
+        for attr, value in vars(k).items():
             members[attr] = value
             half = getattr(value, "built_for", None)  # a group both clients declare once
             if callable(half):
