@@ -29,7 +29,7 @@ import pandas as pd
 from .._progress import Progress
 from ..client.allowance import checked_share
 from ..frames.registry import SCHEMAS
-from ..frames.schema import ODD_VALUES, OddValue, Schema
+from ..frames.schema import ODD_VALUES, OddValue, OddValues, Schema
 from ..models import Member
 from ..snapshot.cost import tree_depth
 from ..snapshot.defaults import DEFAULT_CONCURRENCY, DEFAULT_SHARE, PullOptions
@@ -110,7 +110,7 @@ class _Repuller(_Puller):
                 out["pending_buckets"], fresh["programs"], fresh["members"]
             )
         for kind in kinds:  # the odd values met reading the trees, read now or then
-            met = [*fresh[kind].attrs.get(ODD_VALUES, ()), *self._kept_odd(kind)]
+            met = OddValues([*fresh[kind].attrs.get(ODD_VALUES, ()), *self._kept_odd(kind)])
             out[kind].attrs[ODD_VALUES] = met
         return out
 

@@ -185,6 +185,20 @@ class OddValue:
 ODD_VALUES = "odd_values"
 """The ``DataFrame.attrs`` key under which ``Schema.build`` records its ``OddValue`` tuple."""
 
+
+class OddValues(tuple[OddValue, ...]):
+    """A frame's ``attrs["odd_values"]``: a tuple of ``OddValue`` that a deep copy shares.
+
+    pandas deep-copies a frame's ``attrs`` on nearly every operation (a column read, a
+    slice, a copy); a tuple of frozen records cannot change, so its copy is itself.
+    """
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OddValues:
+        return self
+
+
 _ODD = (OverflowError, TypeError, ValueError)
 """What pandas raises for a value its dtype cannot hold (``OutOfBoundsDatetime`` included)."""
 
@@ -496,5 +510,5 @@ class FrameBuilder:
             data[c.name] = _joined(c, parts.pop(0))
         # the joined columns are this spent builder's own: taken as they are, not copied
         frame = pd.DataFrame(data, columns=self.schema.names, copy=False)
-        frame.attrs[ODD_VALUES] = tuple(v for found in self._found for v in found)
+        frame.attrs[ODD_VALUES] = OddValues(v for found in self._found for v in found)
         return frame

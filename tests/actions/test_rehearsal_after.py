@@ -119,6 +119,8 @@ def _as_fully_pulled(rehearsal: Rehearsal, full: ProgramSnapshot) -> None:
         pd.testing.assert_frame_equal(getattr(after, kind), getattr(full, kind), obj=kind)
     pd.testing.assert_frame_equal(rehearsal.diff.changes, rehearsal.snapshot.diff(full).changes)
     assert sorted(map(repr, after.odd)) == sorted(map(repr, full.odd))
+    for kind in FRAME_NAMES:  # a frame read again or copied keeps the tuple a pull gives
+        assert isinstance(getattr(after, kind).attrs["odd_values"], tuple), kind
 
 
 def _buckets(snapshot: ProgramSnapshot, ids: list[str]) -> pd.DataFrame:

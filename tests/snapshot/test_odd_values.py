@@ -38,6 +38,23 @@ def test_an_instant_beyond_the_years_at_any_offset_is_an_odd_value(
     ]
 
 
+def test_a_frames_odd_values_are_shared_by_what_is_derived_from_it_not_copied(
+    start_sandbox: StartSandbox,
+) -> None:
+    program = demo_program()
+    odd = program["rewards"][0]
+    odd["end_date"] = "9999-12-31"
+    with start_sandbox(program) as sb, pytest.warns(OddValueWarning, match=odd["id"]):
+        rewards = pull(sb, kinds=["rewards"]).rewards
+    met = rewards.attrs["odd_values"]
+    [found] = met
+    assert (found.kind, found.id, found.field) == ("rewards", odd["id"], "end_date")
+    assert isinstance(met, tuple) and met == (found,) and repr(met) == repr((found,))
+    derived = [rewards.copy(), rewards["id"], rewards.head(2), rewards[rewards["id"] == odd["id"]]]
+    for frame in derived:  # pandas deep-copies attrs: the frozen records are shared instead
+        assert frame.attrs["odd_values"] is met
+
+
 def test_an_odd_value_never_stops_an_export_or_a_history(
     start_sandbox: StartSandbox, tmp_path: Path
 ) -> None:
