@@ -220,7 +220,10 @@ def _never_free(self: Store) -> AbstractContextManager[bool]:
     return nullcontext(False)
 
 
-@pytest.mark.parametrize("path", [f"{V2}/rewards", f"{V2}/rewards?limit=abc", "/v2/nowhere"])
+@pytest.mark.parametrize(
+    "path",
+    [f"{V2}/rewards", f"{V2}/rewards?limit=abc", "/v2/nowhere", f"{MEMBERS}/lmbr_c0ffee0001"],
+)
 def test_an_answer_is_one_socket_write(
     api: httpx.Client, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
