@@ -1,10 +1,14 @@
-"""The sandbox's CPU per request: what one list page and one detail read cost the server.
+"""The sandbox's CPU per request: what a list page, a detail read, a member read and a
+write cost the server.
 
 Writes a generated program file (``write_program``), serves it with
 ``lyt sandbox serve --data FILE --now ... --seed 1`` in a child process and, from one
-keep-alive ``httpx.Client``, sends ``--requests`` list-page requests (``GET
-/v2/loyalties/rewards?limit=N``) and as many detail requests (``GET
-/v2/loyalties/rewards/{id}``, cycling over the first page's IDs), ``--rounds`` times.
+keep-alive ``httpx.Client``, sends ``--requests`` requests of each kind, ``--rounds``
+times: list pages (``GET /v2/loyalties/rewards?limit=N``), detail reads (``GET
+/v2/loyalties/rewards/{id}``, cycling over the first page's IDs), member reads (``GET
+/v2/loyalties/programs/{id}/members/{id}``, a member with its cards, cycling over the
+first program's first 100 members) and writes (``POST /v2/loyalties/benefits``, each a
+new benefit of its own name).
 For each kind it prints the median over the rounds of the requests per second and of
 the server's CPU per request (user + system time of the child, read from
 ``/proc/PID/stat`` before and after), and the client's CPU per request.
@@ -33,8 +37,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -45,10 +51,14 @@ from lyt_toolkit.sandbox import Sandbox, SandboxCredentials  # noqa: E402
 from lyt_toolkit.synthetic import write_program  # noqa: E402
 
 REWARDS = "/v2/loyalties/rewards"
+BENEFITS = "/v2/loyalties/benefits"
+PROGRAMS = "/v2/loyalties/programs"
 NOW = "2026-01-15T12:00:00Z"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 Answer = tuple[int, tuple[tuple[str, str], ...], bytes]
+Call = tuple[str, str, dict[str, Any] | None]
+"""A request: its method, path and JSON body (``None``: none)."""
 REQUEST_ID = re.compile(rb'"request_id":"req_[0-9a-f]+"')
 """An error's request ID: random, so left out when answers are compared."""
 INSTANCE = re.compile(r"instance [0-9a-f]+")
@@ -106,13 +116,19 @@ def server_pid(served: Served) -> int:
     return int(found[0]) if found else served.child.pid
 
 
-def timed(served: Served, kind: str, paths: list[str], keep: bool) -> tuple[float, float, float]:
-    """Requests/s, server and client CPU ms per request of GETting ``paths`` in turn."""
+def sent(served: Served, call: Call) -> httpx.Response:
+    """The answer to ``call`` from ``served``."""
+    method, path, body = call
+    return served.client.request(method, path, json=body)
+
+
+def timed(served: Served, kind: str, calls: list[Call], keep: bool) -> tuple[float, float, float]:
+    """Requests/s, server and client CPU ms per request of sending ``calls`` in turn."""
     pid = server_pid(served)
     cpu_before, client_before = cpu_seconds(pid), time.process_time()
     started = time.perf_counter()
-    for path in paths:
-        response = served.client.get(path)
+    for call in calls:
+        response = sent(served, call)
         if response.status_code != 200:
             raise SystemExit(f"{served.label}: {response.status_code} {response.text[:200]}")
         if keep:
@@ -120,31 +136,77 @@ def timed(served: Served, kind: str, paths: list[str], keep: bool) -> tuple[floa
     wall = time.perf_counter() - started
     server_cpu = cpu_seconds(pid) - cpu_before
     client_cpu = time.process_time() - client_before
-    n = len(paths)
+    n = len(calls)
     figures = (n / wall, server_cpu / n * 1000, client_cpu / n * 1000)
     served.figures[kind].append(figures)
     return figures
 
 
-def checked_paths(ids: list[str]) -> list[str]:
-    """Requests whose answers are compared but not timed: errors and edge cases."""
+def program_data(client: httpx.Client) -> tuple[list[str], list[str], str]:
+    """The first 100 rewards' IDs, the first program's first 100 members' paths and an
+    ACTIVE card definition's ID (asked of each sandbox: each answer counts in its budget)."""
+    ids = [item["id"] for item in client.get(REWARDS, params={"limit": 100}).json()["data"]]
+    program = client.get(PROGRAMS, params={"limit": 1}).json()["data"][0]["id"]
+    members = client.get(f"{PROGRAMS}/{program}/members", params={"limit": 100}).json()
+    definitions = client.get("/v2/loyalties/card-definitions", params={"limit": 100}).json()
+    active = next(d["id"] for d in definitions["data"] if d["status"] == "ACTIVE")
+    return ids, [f"{PROGRAMS}/{program}/members/{m['id']}" for m in members["data"]], active
+
+
+def get(path: str) -> Call:
+    return "GET", path, None
+
+
+def benefit_body(name: str, card_definition_id: str) -> dict[str, Any]:
+    """A new DRAFT points benefit's body."""
+    return {
+        "name": name,
+        "type": "POINTS",
+        "points": {"value": 5, "card_definition_id": card_definition_id},
+    }
+
+
+def new_benefits(card_definition_id: str, first: int, count: int) -> list[Call]:
+    """``count`` benefit creations, named from number ``first`` on."""
     return [
-        f"{REWARDS}?limit=1&order=-created_at",
-        f"{REWARDS}?limit=0",
-        f"{REWARDS}?limit=abc",
-        f"{REWARDS}?cursor=nope",
-        f"{REWARDS}/rew_0000000000000000000000",
-        f"{REWARDS}/not-an-id",
-        f"{REWARDS}/{ids[0]}/",
-        "/v2/loyalties/benefits?limit=3",
-        "/v2/loyalties/nowhere",
+        ("POST", BENEFITS, benefit_body(f"Benchmark benefit {n}", card_definition_id))
+        for n in range(first, first + count)
     ]
 
 
-def record_checks(served: Served, paths: list[str]) -> None:
-    """Answers of ``paths`` (errors included) and of one call without credentials."""
-    for path in paths:
-        served.answers.append(answer(served.client.get(path)))
+def checked_calls(ids: list[str], member: str, card_definition_id: str) -> list[Call]:
+    """Requests whose answers are compared but not timed: errors and edge cases (``member``:
+    a member's path)."""
+    program = member.rsplit("/members/", 1)[0]
+    taken = benefit_body("Benchmark benefit 0", card_definition_id)
+    unnamed = benefit_body("", card_definition_id)
+    nowhere = benefit_body("Benchmark nowhere", "lcdef_0000000000")
+    return [
+        get(f"{REWARDS}?limit=1&order=-created_at"),
+        get(f"{REWARDS}?limit=0"),
+        get(f"{REWARDS}?limit=abc"),
+        get(f"{REWARDS}?cursor=nope"),
+        get(f"{REWARDS}/rew_0000000000000000000000"),
+        get(f"{REWARDS}/not-an-id"),
+        get(f"{REWARDS}/{ids[0]}/"),
+        get(f"{BENEFITS}?limit=3"),
+        get("/v2/loyalties/nowhere"),
+        get(f"{program}/members/lmbr_0000000000"),
+        get(f"{program}/members/not-a-member"),
+        get(f"{PROGRAMS}/lprg_0000000000/members/{member.rsplit('/', 1)[1]}"),
+        ("POST", BENEFITS, taken),
+        ("POST", BENEFITS, unnamed),
+        ("POST", BENEFITS, nowhere),
+        ("POST", BENEFITS, {"name": "Benchmark untyped"}),
+        ("POST", f"{REWARDS}/{ids[0]}/draft", None),
+        ("POST", f"{REWARDS}/{ids[0]}/draft", None),
+    ]
+
+
+def record_checks(served: Served, calls: list[Call]) -> None:
+    """Answers of ``calls`` (errors included) and of one call without credentials."""
+    for call in calls:
+        served.answers.append(answer(sent(served, call)))
     served.answers.append(answer(httpx.get(f"{served.base_url}{REWARDS}")))
 
 
@@ -214,20 +276,25 @@ def main(argv: list[str] | None = None) -> int:
         if args.baseline:
             servers.insert(0, serve("baseline", args.baseline.resolve(), program, args.plan, []))
         try:
-            pages = [s.client.get(REWARDS, params={"limit": 100}).json() for s in servers]
-            ids = [item["id"] for item in pages[0]["data"]]
-            list_paths = [f"{REWARDS}?limit={args.limit}"] * args.requests
-            detail_paths = [f"{REWARDS}/{ids[i % len(ids)]}" for i in range(args.requests)]
-            kinds: dict[str, list[str]] = {"list": list_paths, "detail": detail_paths}
+            data = [program_data(s.client) for s in servers]
+            ids, member_paths, card_definition = data[0]
+            n = args.requests
+            kinds: dict[str, Callable[[int], list[Call]]] = {
+                "list": lambda _: [get(f"{REWARDS}?limit={args.limit}")] * n,
+                "detail": lambda _: [get(f"{REWARDS}/{ids[i % len(ids)]}") for i in range(n)],
+                "member": lambda _: [get(member_paths[i % len(member_paths)]) for i in range(n)],
+                "write": lambda round_: new_benefits(card_definition, 100 + round_ * n, n),
+            }
             for served in servers:
-                for paths in kinds.values():
-                    timed(served, "warm-up", paths[:50], keep=True)
-                record_checks(served, checked_paths(ids))
+                for kind, calls in kinds.items():
+                    warm_up = new_benefits(card_definition, 0, 50) if kind == "write" else calls(0)
+                    timed(served, "warm-up", warm_up[:50], keep=True)
+                record_checks(served, checked_calls(ids, member_paths[0], card_definition))
             for round_ in range(args.rounds):
                 order = servers if round_ % 2 == 0 else servers[::-1]
-                for kind, paths in kinds.items():
+                for kind, calls in kinds.items():
                     for served in order:
-                        timed(served, kind, paths, keep=round_ == 0)
+                        timed(served, kind, calls(round_), keep=round_ == 0)
         finally:
             for served in servers:
                 stop(served)

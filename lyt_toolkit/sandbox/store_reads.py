@@ -28,3 +28,11 @@ async def read_store(store: Store, read: Callable[P, T], *args: P.args, **kwargs
         if free:
             return read(*args, **kwargs)
     return await run_in_threadpool(read, *args, **kwargs)
+
+
+async def write_store(store: Store, write: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``write(*args, **kwargs)``, a small write to ``store``: as ``read_store`` when the
+    store is in memory, else in the thread pool (a file's commit waits for the disk)."""
+    if store.in_memory:
+        return await read_store(store, write, *args, **kwargs)
+    return await run_in_threadpool(write, *args, **kwargs)

@@ -1,10 +1,11 @@
 """What one answer costs the sandbox: its thread hops and socket writes, counted over real
-HTTP (the in-process sandbox's event loop is in this process), and the detail read that
-answers the stored JSON as it is."""
+HTTP (the in-process sandbox's event loop is in this process), and the detail and member
+reads and the writes that answer the stored JSON as it is, not through their models."""
 
 from __future__ import annotations
 
 import asyncio.selector_events
+import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -13,14 +14,19 @@ import anyio.to_thread
 import httpx
 import pytest
 
+from lyt_toolkit.models import ActivationResult, Benefit, MemberWithCards, Reward, TierStructure
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.config import DEMO_PROGRAM
+from lyt_toolkit.sandbox.services import programs
 from lyt_toolkit.sandbox.store import Store
 
-from .helpers import P1, v2_client
+from .helpers import P1, assert_bad_request, assert_error, v2_client
+from .serving import benefit_body
 
 V2 = "/v2/loyalties"
 DETAILS = ("rewards", "card-definitions", "tier-structures")
 """The collections whose detail read answers the stored document."""
+MEMBERS = f"{V2}/programs/{P1}/members"
 
 
 @pytest.fixture
@@ -65,6 +71,101 @@ def test_a_detail_read_and_its_token_check_take_no_worker_thread(
     assert hops == []
 
 
+def modelled(model: Any, response: httpx.Response) -> bytes:
+    """The bytes FastAPI sent for ``response``'s JSON when it validated the answer against
+    ``model`` and dumped it."""
+    return bytes(
+        model.model_validate_json(response.content).model_dump_json(by_alias=True).encode()
+    )
+
+
+def test_a_member_read_takes_no_worker_thread(
+    api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+    for member in ("lmbr_c0ffee0001", "lmbr_c0ffee0002"):
+        assert api.get(f"{MEMBERS}/{member}").status_code == 200, member
+    assert_error(api.get(f"{MEMBERS}/lmbr_0000000000"), 404, "not_found")
+    assert_error(api.get(f"{V2}/programs/lprg_0000000000/members/lmbr_c0ffee0001"), 404)
+    assert_bad_request(api.get(f"{MEMBERS}/not-a-member"), "memberId")
+    assert hops == []
+
+
+def test_a_member_read_answers_the_bytes_its_model_dumps(api: httpx.Client) -> None:
+    members = api.get(MEMBERS, params={"limit": 100}).json()["data"]
+    for member in members:
+        response = api.get(f"{MEMBERS}/{member['id']}")
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"] == "application/json"
+        assert response.content == modelled(MemberWithCards, response)
+        assert {k: v for k, v in response.json().items() if k != "cards"} == member
+    assert any(api.get(f"{MEMBERS}/{m['id']}").json()["cards"] for m in members)
+
+
+def test_a_card_created_at_spelled_otherwise_is_answered_as_the_model_spells_it(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+) -> None:
+    """A program file's card may spell its creation time as the service does not; the
+    member read answers it as ``MemberCard`` sends it, as before."""
+    program = json.loads(DEMO_PROGRAM.read_text())
+    card = next(c for c in program["cards"] if c["member_id"] == "lmbr_c0ffee0001")
+    card["created_at"] = "2025-03-01T12:00:00+02:00"
+    with start_sandbox(program) as sb, v2_client(sb) as client:
+        response = client.get(f"{MEMBERS}/lmbr_c0ffee0001")
+    assert response.status_code == 200, response.text
+    assert response.content == modelled(MemberWithCards, response)
+    created = {c["card"]["id"]: c["created_at"] for c in response.json()["cards"]}
+    assert created[card["id"]] == "2025-03-01T10:00:00.000Z"
+
+
+WRITES: list[tuple[str, str, dict[str, Any] | None, Any]] = [
+    ("POST", f"{V2}/benefits", benefit_body("Hopless"), Benefit),
+    ("POST", f"{V2}/rewards/lrew_c0ffee0001/draft", None, Reward),
+    ("DELETE", f"{V2}/tier-structures/lts_c0ffee0002", None, TierStructure),
+    (
+        "POST",
+        f"{MEMBERS}/lmbr_c0ffee0001/cards/lcrd_c0ffee0001/pending-points/lcppb_c0ffee0001/activate",
+        None,
+        ActivationResult,
+    ),
+]
+"""Each write endpoint of ``/v2``: method, path, body and the model of its answer."""
+
+
+def test_a_write_takes_no_worker_thread_and_answers_its_models_bytes(
+    restore: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a store in memory: only the activation's settling, after the answer, takes one."""
+    with v2_client(restore) as api:
+        hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+        for method, path, body, model in WRITES:
+            response = api.request(method, path, json=body)
+            assert response.status_code == 200, response.text
+            assert response.headers["content-type"] == "application/json"
+            assert response.content == modelled(model, response)
+        assert_error(api.post(f"{V2}/rewards/lrew_c0ffee0001/draft"), 409)
+        assert_error(api.post(f"{V2}/benefits", json=benefit_body("Hopless")), 409)
+        assert_bad_request(api.post(f"{V2}/benefits", json={"name": "No type"}), "type")
+    assert [h for h in hops if getattr(h[0], "func", None) is not programs.settle_later] == []
+
+
+@pytest.mark.parametrize("store", ["on disk", "busy"])
+def test_a_write_to_a_file_or_busy_store_is_made_in_a_worker_thread(
+    restore: Sandbox, monkeypatch: pytest.MonkeyPatch, store: str
+) -> None:
+    """A file's commit waits for the disk, a busy store for the write holding it: neither
+    on the event loop."""
+    with v2_client(restore) as api:
+        hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+        if store == "busy":
+            monkeypatch.setattr(Store, "held_if_free", _never_free)
+        else:
+            monkeypatch.setattr(Store, "in_memory", False)
+        response = api.post(f"{V2}/benefits", json=benefit_body(f"Written {store}"))
+    assert response.status_code == 200, response.text
+    assert len(hops) == (2 if store == "busy" else 1)  # (busy: the token check's read too)
+
+
 def test_a_list_page_read_through_an_index_takes_no_worker_thread(
     api: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,6 +205,14 @@ def test_a_busy_store_is_read_in_a_worker_thread_alike(
     busy = api.get(path)
     assert (busy.status_code, busy.content) == (free.status_code, free.content)
     assert len(hops) == 2  # the token check's store read, then the document's
+    member = f"{MEMBERS}/lmbr_c0ffee0001"
+    monkeypatch.undo()
+    free = api.get(member)
+    hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+    monkeypatch.setattr(Store, "held_if_free", _never_free)
+    busy = api.get(member)
+    assert (busy.status_code, busy.content) == (free.status_code, free.content)
+    assert len(hops) == 2
 
 
 def _never_free(self: Store) -> AbstractContextManager[bool]:
@@ -111,7 +220,10 @@ def _never_free(self: Store) -> AbstractContextManager[bool]:
     return nullcontext(False)
 
 
-@pytest.mark.parametrize("path", [f"{V2}/rewards", f"{V2}/rewards?limit=abc", "/v2/nowhere"])
+@pytest.mark.parametrize(
+    "path",
+    [f"{V2}/rewards", f"{V2}/rewards?limit=abc", "/v2/nowhere", f"{MEMBERS}/lmbr_c0ffee0001"],
+)
 def test_an_answer_is_one_socket_write(
     api: httpx.Client, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends
+from fastapi import Depends, Response
 
 from ...models import Benefit, BenefitCreate, Page
 from ...models.ids import IdPrefix
 from ...models.listing import BENEFITS
 from ..deps import StateDep
 from ..services import benefits
-from .common import id_path, list_route, loyalty_router, require_json
+from ..store_reads import write_store
+from .common import document_response, id_path, list_route, loyalty_router, require_json
 
 router = loyalty_router("/benefits")
 
@@ -29,6 +30,6 @@ def get_benefit(benefit_id: BenefitId, state: StateDep) -> dict[str, Any]:
 
 
 @router.post("", dependencies=[Depends(require_json)], response_model=Benefit)
-def create_benefit(body: BenefitCreate, state: StateDep) -> dict[str, Any]:
+async def create_benefit(body: BenefitCreate, state: StateDep) -> Response:
     """Create a benefit after checking the name and every resource it references."""
-    return benefits.create_benefit(state, body)
+    return document_response(await write_store(state.store, benefits.create_benefit, state, body))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
+
+from fastapi import Response
 
 from ...models import CardDefinition, Page, TierStructure
 from ...models.ids import IdPrefix
 from ...models.listing import CARD_DEFINITIONS, TIER_STRUCTURES
 from ..deps import StateDep
 from ..services import tier_structures
-from .common import get_route, id_path, list_route, loyalty_router
+from ..store_reads import write_store
+from .common import document_response, get_route, id_path, list_route, loyalty_router
 
 router = loyalty_router()
 
@@ -49,6 +52,7 @@ get_route(
 
 
 @router.delete("/tier-structures/{tierStructureId}", response_model=TierStructure)
-def delete_tier_structure(tier_structure_id: TierStructureId, state: StateDep) -> dict[str, Any]:
+async def delete_tier_structure(tier_structure_id: TierStructureId, state: StateDep) -> Response:
     """Delete a tier structure and answer with it, now in status DELETED."""
-    return tier_structures.delete_tier_structure(state, tier_structure_id)
+    delete = tier_structures.delete_tier_structure
+    return document_response(await write_store(state.store, delete, state, tier_structure_id))

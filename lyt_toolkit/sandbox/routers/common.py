@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from pydantic_core import to_json
 from starlette.concurrency import run_in_threadpool
 
 from ...models.ids import IdPrefix, hex_pattern
@@ -52,6 +53,19 @@ async def _paging_parameters(
 
 PAGING = Depends(_paging_parameters)
 """``dependencies=[PAGING]`` on every keyset-paged list endpoint."""
+
+
+def json_response(body: str | bytes) -> Response:
+    """An answer already encoded as JSON: FastAPI neither validates it against the route's
+    response model nor encodes it again (the model still describes it in the OpenAPI
+    document)."""
+    return Response(body, media_type="application/json")
+
+
+def document_response(doc: dict[str, Any]) -> Response:
+    """``json_response`` of a document as its model dumps it (a stored document, or one
+    made of them), encoded once."""
+    return json_response(to_json(doc))
 
 
 async def require_json(request: Request) -> None:
@@ -117,15 +131,14 @@ def get_route(
     """Declare ``GET path``, ``get_<kind without its s>``: the stored document whose ID the
     path holds (``id_parameter``, an ``id_path``), whatever its status, or a 404 naming it.
 
-    The answer is the stored JSON as it is (the bytes a list page carries for the item):
-    ``model`` describes it in the OpenAPI document, but FastAPI does not validate and
-    re-encode a ``Response``.
+    The answer is the stored JSON as it is (the bytes a list page carries for the item),
+    a ``json_response`` that ``model`` describes.
     """
     resource_type = spec.name.removesuffix("s")
 
     async def get_item(item_id: str, state: StateDep) -> Response:
         body = await read_store(state.store, stored_json, state, spec.name, item_id, resource_type)
-        return Response(body, media_type="application/json")
+        return json_response(body)
 
     get_item.__annotations__["item_id"] = id_parameter  # the caller's path parameter
     _add_get(router, path, get_item, f"get_{resource_type}", doc, model, [])

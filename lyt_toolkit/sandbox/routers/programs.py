@@ -11,8 +11,16 @@ from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
 from ..deps import StateDep
 from ..services import programs
-from ..store_reads import read_store
-from .common import PAGING, id_path, list_page, list_route, loyalty_router
+from ..store_reads import read_store, write_store
+from .common import (
+    PAGING,
+    document_response,
+    id_path,
+    json_response,
+    list_page,
+    list_route,
+    loyalty_router,
+)
 
 router = loyalty_router("/programs")
 
@@ -39,9 +47,10 @@ async def list_members(program_id: ProgramId, request: Request, state: StateDep)
 
 
 @router.get("/{programId}/members/{memberId}", response_model=MemberWithCards)
-def get_member(program_id: ProgramId, member_id: MemberId, state: StateDep) -> dict[str, Any]:
+async def get_member(program_id: ProgramId, member_id: MemberId, state: StateDep) -> Response:
     """A member with its cards."""
-    return programs.member_with_cards(state, program_id, member_id)
+    read = programs.member_with_cards_json
+    return json_response(await read_store(state.store, read, state, program_id, member_id))
 
 
 @router.get(f"{_CARD}/pending-points", dependencies=[PAGING], response_model=Page[PendingBucket])
@@ -57,15 +66,18 @@ async def list_pending_buckets(
 
 
 @router.post(f"{_CARD}/pending-points/{{bucketId}}/activate", response_model=ActivationResult)
-def activate_pending_bucket(
+async def activate_pending_bucket(
     program_id: ProgramId,
     member_id: MemberId,
     card_id: CardId,
     bucket_id: BucketId,
     background: BackgroundTasks,
     state: StateDep,
-) -> dict[str, Any]:
+) -> Response:
     """Activate a bucket ahead of its date; the transaction completes in the background."""
-    result = programs.activate_bucket(state, program_id, member_id, card_id, bucket_id)
+    activate = programs.activate_bucket
+    result = await write_store(
+        state.store, activate, state, program_id, member_id, card_id, bucket_id
+    )
     background.add_task(programs.settle_later, state, result["transaction"]["id"], bucket_id)
-    return result
+    return document_response(result)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
+
+from fastapi import Response
 
 from ...models import Page, Reward
 from ...models.ids import IdPrefix
 from ...models.listing import REWARDS
 from ..deps import StateDep
 from ..services import rewards
-from .common import get_route, id_path, list_route, loyalty_router
+from ..store_reads import write_store
+from .common import document_response, get_route, id_path, list_route, loyalty_router
 
 router = loyalty_router("/rewards")
 
@@ -21,6 +24,6 @@ get_route(router, "/{rewardId}", REWARDS, Reward, RewardId)
 
 
 @router.post("/{rewardId}/draft", response_model=Reward)
-def draft_reward(reward_id: RewardId, state: StateDep) -> dict[str, Any]:
+async def draft_reward(reward_id: RewardId, state: StateDep) -> Response:
     """ACTIVE -> DRAFT; from any other status the reward is left alone and 409 answered."""
-    return rewards.draft_reward(state, reward_id)
+    return document_response(await write_store(state.store, rewards.draft_reward, state, reward_id))

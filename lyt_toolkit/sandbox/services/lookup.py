@@ -19,9 +19,11 @@ def require(
     return doc
 
 
-def stored_json(state: SandboxState, kind: str, id_: str, resource_type: str) -> str:
+def stored_json(
+    state: SandboxState, kind: str, id_: str, resource_type: str, *, scope: str | None = None
+) -> str:
     """The stored document's JSON text, the service's answer as it is, or a 404 naming it."""
-    body = state.store.get_json(kind, id_)
+    body = state.store.get_json(kind, id_, scope=scope)
     if body is None:
         raise not_found(resource_type, id_)
     return body

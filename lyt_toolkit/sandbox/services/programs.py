@@ -10,6 +10,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from pydantic_core import to_json
+
+from ...models import Member, MemberWithCards
 from ...models.enums import (
     ActivationStatus,
     CardTransactionStatus,
@@ -20,10 +23,11 @@ from ...models.enums import (
     ProgramStatus,
 )
 from ...models.ids import IdPrefix
+from ..clock import iso, parse_instant
 from ..errors import locked, not_found
 from ..loader import create_resource, store_resource
 from ..state import SandboxState
-from .lookup import require
+from .lookup import require, stored_json
 
 Doc = dict[str, Any]
 
@@ -33,12 +37,36 @@ def require_program(state: SandboxState, program_id: str) -> Doc:
     return require(state, "programs", program_id, "program")
 
 
-def member_with_cards(state: SandboxState, program_id: str, member_id: str) -> Doc:
-    """A member of the program, with its cards."""
-    require_program(state, program_id)
+def member_with_cards_json(state: SandboxState, program_id: str, member_id: str) -> bytes:
+    """A member of the program with its cards, as JSON: the bytes the ``MemberWithCards``
+    model dumps, written once from the stored documents when they are spelled as the model
+    would send them (the stored member and cards are their models' own dumps), else
+    through the model."""
+    stored_json(state, "programs", program_id, "program")
     member = require(state, "members", member_id, "member", scope=program_id)
-    cards = state.store.all("cards", scope=member_id)
-    return {**member, "cards": [_member_card(card) for card in cards]}
+    cards = [_member_card(card) for card in state.store.all("cards", scope=member_id)]
+    answer = {**member, "cards": cards}
+    if tuple(member) == _MEMBER_FIELDS and all(map(_sent_as_stored, cards)):
+        return to_json(answer)
+    return MemberWithCards.model_validate(answer).model_dump_json(by_alias=True).encode()
+
+
+_MEMBER_FIELDS = tuple(Member.model_fields)
+"""A stored member's keys when it holds no others: ``cards`` then follows them in the
+model's own order too."""
+
+
+def _sent_as_stored(member_card: Doc) -> bool:
+    """Whether ``MemberCard`` sends this card's entry as it is: a role that is a string and
+    a creation time spelled as the service spells one (a program file may spell it
+    otherwise, the one field of the entry not stored as its model dumps it)."""
+    created_at = member_card["created_at"]
+    if type(member_card["member_role"]) is not str or type(created_at) is not str:
+        return False
+    try:
+        return iso(parse_instant(created_at)) == created_at
+    except (ValueError, OverflowError):
+        return False
 
 
 def _member_card(card: Doc) -> Doc:
@@ -66,7 +94,8 @@ def card_in_path(
 def activate_bucket(
     state: SandboxState, program_id: str, member_id: str, card_id: str, bucket_id: str
 ) -> Doc:
-    """Start activating a bucket ahead of its date: the PENDING transaction and the answer.
+    """Start activating a bucket ahead of its date: the PENDING transaction and the answer
+    (as ``ActivationResult`` dumps it).
 
     The caller settles it later with ``settle_activation`` (or ``settle_later``).
     """
@@ -78,8 +107,9 @@ def activate_bucket(
         _check_activation(state, program, member, card, bucket)
         if state.store.get(_SETTLING, bucket_id) is not None:
             raise locked(f"Bucket {bucket_id}: an activation is already in progress")
-        transaction = _activation_transaction(state, bucket)
-        create_resource(state.store, "card_transactions", transaction)
+        transaction = create_resource(
+            state.store, "card_transactions", _activation_transaction(state, bucket)
+        )
         settling = {"id": bucket_id, "transaction_id": transaction["id"]}
         state.store.insert(_SETTLING, settling, listed=False)
     return {
