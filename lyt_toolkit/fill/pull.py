@@ -73,7 +73,7 @@ from ..pull.member_tree import (
 )
 from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
-from ..pull.threaded import ThreadedClient
+from ..pull.threaded import threaded
 from ..pull.windows import windowed_lists
 from ..snapshot.clock import service_instant, utc_now
 from ..snapshot.cost import PullCalls, tree_depth, wanted_kinds
@@ -150,7 +150,7 @@ async def pull_frames(client: ClientSource, options: PullOptions = PullOptions()
     wanted = wanted_kinds(options.kinds)
     share = checked_share(options.budget_share)
     asked = sample_of(options.sample, wanted)
-    async with _async_client(client) as owned:
+    async with _async_client(client, options.concurrency) as owned:
         puller = _Puller(owned, options.progress, options.concurrency, wanted, share, asked)
         pull = {"kinds": sorted(wanted), "sample": None if asked is None else repr(asked)}
         return await run_kept(puller, options.checkpoint, pull)
@@ -272,15 +272,16 @@ def settings_of(client: ClientSource) -> ClientSource:
 
 
 def _async_client(
-    source: ClientSource,
+    source: ClientSource, concurrency: int
 ) -> AbstractAsyncContextManager[AsyncLoyaltyClient]:
-    """The client to pull with: ``source`` itself (a sync one seen through worker threads),
-    or one built (and closed) here."""
+    """The client to pull with, ``concurrency`` requests in flight at most: ``source`` itself
+    (a sync one seen through a pool of worker threads of its own, ``pull.threaded``), or
+    one built (and closed) here."""
     if isinstance(source, AsyncLoyaltyClient):
         return nullcontext(source)
     if isinstance(source, LoyaltyClient):
-        threaded: Any = ThreadedClient(source)  # quacks as an AsyncLoyaltyClient
-        return nullcontext(threaded)
+        seen: Any = threaded(source, concurrency)  # quacks as an AsyncLoyaltyClient
+        return seen
     return _built(source, AsyncLoyaltyClient)
 
 

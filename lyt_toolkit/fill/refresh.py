@@ -166,7 +166,7 @@ async def arefresh(
     resumable in ``options.checkpoint`` when one is given."""
     plan = RefreshPlan(old, checked_members(options.members, old), options.overlap)
     share = checked_share(options.budget_share)
-    async with _async_client(client) as owned:
+    async with _async_client(client, options.concurrency) as owned:
         refresher = _Refresher(owned, plan, options.progress, options.concurrency, share)
         refresh = {
             "refresh_of": old.pulled_at.isoformat(),

@@ -137,7 +137,7 @@ async def arepull(
     """``old``'s kinds pulled again with ``client``, the trees of the members ``changed``
     (None: every member) read again and the others' copied from ``old`` (see the module).
     Of ``options``, ``kinds``, ``sample`` and ``checkpoint`` are not read."""
-    async with _async_client(client) as owned:
+    async with _async_client(client, options.concurrency) as owned:
         pulled = await _Repuller(owned, old, changed, options).run()
     return ProgramSnapshot.from_frames(
         pulled.frames, source=pulled.source, pulled_at=pulled.pulled_at, calls=pulled.calls

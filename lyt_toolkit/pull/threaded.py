@@ -10,23 +10,36 @@ through the event loop (``sent``). A task cancelled (Ctrl-C, an error elsewhere 
 stops its call in the worker thread: a wait there ends at once and nothing more is sent
 (``_stop``), so no thread is left sleeping for a window's reset, holding the process; a call
 still queued for a thread as its task is asked to cancel is not sent either.
+
+The calls run on a pool of the pull's own (``threaded``), of at least as many threads as the
+pull has requests in flight (its ``concurrency``): asyncio's default pool has
+``min(32, cpu + 4)`` (6 on two cores), which held a pull of 8 to 6 calls at once and queued
+its frame building behind them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
+from functools import partial
 from typing import Any, TypeVar
 
 from .._stop import Stop, stopping
 from .sent import sent_notice, telling
 
-__all__ = ["ThreadedClient", "ThreadedGroup"]
+__all__ = ["ThreadedClient", "ThreadedGroup", "threaded"]
 
 T = TypeVar("T")
 
 _END = object()
+
+_DEFAULT_WORKERS = min(32, (os.cpu_count() or 1) + 4)
+"""The threads of asyncio's default pool: the pull's pool has as many at least, so its lists
+walk as many pages at once as they did there."""
 
 
 class _Cancelled(Stop):
@@ -43,9 +56,10 @@ class _Cancelled(Stop):
         return super().is_set() or (self._task is not None and self._task.cancelling() > 0)
 
 
-async def _in_thread(call: Callable[..., T], *args: Any) -> T:
-    """``call(*args)`` in a worker thread, stopped when this task is cancelled; a
-    request-written notice reaches this task."""
+async def _in_thread(pool: Executor, call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)`` in a worker thread of ``pool`` (in this task's context, as
+    ``asyncio.to_thread`` runs it), stopped when this task is cancelled; a request-written
+    notice reaches this task."""
     notice = sent_notice()
     told = None if notice is None else _through_loop(notice)
     cancelled = _Cancelled(asyncio.current_task())
@@ -58,7 +72,8 @@ async def _in_thread(call: Callable[..., T], *args: Any) -> T:
                 return call(*args)
 
     try:
-        return await asyncio.to_thread(run)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(pool, partial(contextvars.copy_context().run, run))
     except asyncio.CancelledError:
         cancelled.set()
         raise
@@ -78,29 +93,30 @@ def _through_loop(notice: Callable[[], None]) -> Callable[[], None]:
 class ThreadedGroup:
     """One resource group of a sync client, with the async group's read methods."""
 
-    def __init__(self, group: Any) -> None:
+    def __init__(self, group: Any, pool: Executor) -> None:
         self._group = group
+        self._pool = pool
 
     async def get(self, *ids: str) -> Any:
         """The sync group's ``get(*ids)``, in a worker thread."""
-        return await _in_thread(self._group.get, *ids)
+        return await _in_thread(self._pool, self._group.get, *ids)
 
     def pages(self, *ids: str, **query: Any) -> AsyncIterator[Any]:
         """The sync group's ``pages(*ids, **query)``, each page fetched in a worker thread."""
-        return _pages(self._group.pages(*ids, **query))
+        return _pages(self._pool, self._group.pages(*ids, **query))
 
     def plain_pages(self, *ids: str, **query: Any) -> AsyncIterator[Any]:
         """The sync group's ``plain_pages(*ids, **query)``, likewise."""
-        return _pages(self._group.plain_pages(*ids, **query))
+        return _pages(self._pool, self._group.plain_pages(*ids, **query))
 
     async def token(self) -> Any:
         """The sync ``oauth`` group's ``token()``: a new token, in a worker thread."""
-        return await _in_thread(self._group.token)
+        return await _in_thread(self._pool, self._group.token)
 
 
-async def _pages(walk: Iterator[Any]) -> AsyncIterator[Any]:
+async def _pages(pool: Executor, walk: Iterator[Any]) -> AsyncIterator[Any]:
     try:
-        while (page := await _in_thread(next, walk, _END)) is not _END:
+        while (page := await _in_thread(pool, next, walk, _END)) is not _END:
             yield page
     finally:
         close = getattr(walk, "close", None)
@@ -109,12 +125,26 @@ async def _pages(walk: Iterator[Any]) -> AsyncIterator[Any]:
                 close()
 
 
-class ThreadedClient:
-    """The caller's sync client with async resource groups (``ThreadedGroup``); its budget,
-    address and clock are the client's own."""
+@contextlib.asynccontextmanager
+async def threaded(client: Any, calls: int) -> AsyncIterator[ThreadedClient]:
+    """``client`` (a sync one) seen as an async one, its calls run on a pool of its own of
+    ``calls`` threads at least (a pull's ``concurrency``); the pool's threads are waited for
+    at the end (without holding up the event loop), as ``asyncio.run`` waits for its own."""
+    pool = ThreadPoolExecutor(max(calls, _DEFAULT_WORKERS), thread_name_prefix="lyt-pull")
+    try:
+        yield ThreadedClient(client, pool)
+    finally:
+        pool.shutdown(wait=False)
+        await asyncio.to_thread(pool.shutdown)
 
-    def __init__(self, client: Any) -> None:
+
+class ThreadedClient:
+    """The caller's sync client with async resource groups (``ThreadedGroup``), its calls run
+    on ``pool``; its budget, address and clock are the client's own."""
+
+    def __init__(self, client: Any, pool: Executor) -> None:
         self.client = client
+        self._pool = pool
         self._groups: dict[str, ThreadedGroup] = {}
 
     def __getattr__(self, name: str) -> ThreadedGroup:
@@ -122,7 +152,7 @@ class ThreadedClient:
             raise AttributeError(name)
         group = self._groups.get(name)
         if group is None:
-            group = self._groups[name] = ThreadedGroup(getattr(self.client, name))
+            group = self._groups[name] = ThreadedGroup(getattr(self.client, name), self._pool)
         return group
 
     def recording(self, recorder: Any) -> Any:
@@ -151,7 +181,7 @@ class ThreadedClient:
 
     async def fetch_token(self, *, fresh: bool = False) -> None:
         """The client's ``fetch_token(fresh=...)``, in a worker thread."""
-        await _in_thread(lambda: self.client.fetch_token(fresh=fresh))
+        await _in_thread(self._pool, lambda: self.client.fetch_token(fresh=fresh))
 
     def service_time(self) -> float | None:
         """The service's clock now, from the client's token (None without one)."""
