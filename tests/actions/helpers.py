@@ -272,6 +272,21 @@ def refused_paced_apply(
     return sent, refused.value
 
 
+def paced_four_kinds(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
+) -> tuple[pd.DataFrame, PacedLines]:
+    """The four-kind plan saved in ``tmp_path`` and applied paced by ``client`` on a budget of
+    1000/hour, with a fresh log: its results and its progress lines."""
+    path = tmp_path / "plan.json"
+    save_four(path)
+    fresh.set_plan("1000/hour")
+    told = PacedLines()
+    results = ChangePlan.load(path).apply(
+        client, log=tmp_path / "plan.log.jsonl", progress=told, paced=True, allow_destroy=True
+    )
+    return results, told
+
+
 SPENT = r"\b0 left this window of its share of (\d+)"
 """A paced bar's line once its share of the window is spent: the share."""
 

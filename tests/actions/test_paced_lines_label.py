@@ -9,25 +9,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from interrupting import PacedLines
-
-from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SaveFour
+from .helpers import SaveFour, paced_four_kinds
 
 
 def test_a_paced_apply_never_says_its_own_calls_were_its_earlier_runs(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, save_four: SaveFour
 ) -> None:
-    path = tmp_path / "plan.json"
-    save_four(path)
-    fresh.set_plan("1000/hour")
-    told = PacedLines()
-    results = ChangePlan.load(path).apply(
-        client, log=tmp_path / "plan.log.jsonl", progress=told, paced=True, allow_destroy=True
-    )
+    results, told = paced_four_kinds(fresh, client, tmp_path, save_four)
     assert results["outcome"].eq("succeeded").all(), results
     assert told.lines
     assert not [line for line in told.lines if "earlier runs" in line], told.lines

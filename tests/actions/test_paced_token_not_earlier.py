@@ -13,12 +13,11 @@ import pytest
 from interrupting import PacedLines, window_used
 
 from lyt_toolkit import actions
-from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SaveFour
+from .helpers import SaveFour, paced_four_kinds
 
 ClientFor = Callable[..., LoyaltyClient]
 CARD = "lcdef_c0ffee0001"
@@ -70,15 +69,9 @@ def test_a_paced_run_again_says_only_the_earlier_runs_calls_were_sent_earlier(
 def test_a_paced_saved_apply_does_not_say_its_own_token_was_sent_earlier(
     fresh: Sandbox, make_client: ClientFor, tmp_path: Path, save_four: SaveFour
 ) -> None:
-    path = tmp_path / "plan.json"
-    save_four(path)
-    fresh.set_plan("1000/hour")
-    told = PacedLines()
     with make_client(fresh) as client:
         assert not client.holds_token
-        results = ChangePlan.load(path).apply(
-            client, log=tmp_path / "plan.log.jsonl", progress=told, paced=True, allow_destroy=True
-        )
+        results, told = paced_four_kinds(fresh, client, tmp_path, save_four)
     assert results["outcome"].eq("succeeded").all(), results
     # before: "0 of 9 calls; 0 sent, 1 sent earlier in this window, 499 left ..." to the last
     assert not [line for line in told.lines if EARLIER in line], told.lines
