@@ -6,7 +6,6 @@ again that the folder holds; one writer per folder; the result equals an unpaced
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -622,9 +621,9 @@ under a pull: within the client's ``max_wait`` and timeout, so each read's worke
 waits it out in one sleep, ending when the reset comes."""
 
 
-READS_AT_ONCE = min(DEFAULT_CONCURRENCY, min(32, (os.cpu_count() or 1) + 4))
-"""The reads a pull has under way at once: its concurrency, each in a thread of
-``asyncio.to_thread``'s default pool (``concurrent.futures``' default size, 6 on 2 cores)."""
+READS_AT_ONCE = DEFAULT_CONCURRENCY
+"""The reads a pull has under way at once: its concurrency, each in a thread of the pull's
+own pool (``pull.threaded``), which has as many threads at least."""
 
 
 def _interrupted_while_reads_wait(
