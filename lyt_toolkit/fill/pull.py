@@ -87,6 +87,7 @@ from .budget import PullBudget
 from .checkpoint import HOLDS, Checkpoint, recorded_last_window, recorded_pull
 from .pace import PaceBar
 from .projection import PendingRate, next_part
+from .workers import gathered, in_order
 
 __all__ = [
     "ClientSource",
@@ -355,7 +356,8 @@ class _Puller:
         """The sample drawn, once the members are listed (a sampled pull); an adaptive
         sample's pilot until its pilot is read."""
         self.draw: SampleDraw | None = None
-        self.limit = asyncio.Semaphore(concurrency)
+        self.concurrency = concurrency
+        """Requests in flight at most: a level's requests run on as many tasks (``in_order``)."""
         self.lists = windowed_lists(concurrency)  # programs, members: created_at windows
         self.progress = progress
         self.held_at_start: float | None = None
@@ -510,7 +512,7 @@ class _Puller:
         # the member tree's lists; the tree's one-by-one reads wait for every list (their
         # pages are the cheap part, and then the rest is counted) and for the budget's check.
         lists = program_lists(kinds)
-        listing = asyncio.ensure_future(_gather(*(self._walk(listed, bar) for listed in lists)))
+        listing = asyncio.ensure_future(gathered(*(self._walk(listed, bar) for listed in lists)))
 
         def by_part(found: Sequence[Any]) -> dict[ListPart, Any]:
             return {listed.part: items for listed, items in zip(lists, found, strict=True)}
@@ -548,7 +550,7 @@ class _Puller:
             if self.pace is not None:  # its calls in all known: said now, not at a redraw
                 self.pace.draw()
 
-        found, tree = await _gather(
+        found, tree = await gathered(
             listing, self._member_tree(bar, tree_depth(kinds), before, self._read)
         )
         walked = by_part(found)
@@ -677,15 +679,6 @@ class _Puller:
         pages = listed.pages(self.client)
         return _rewards(pages, bar) if listed.plain else _collect(pages, bar)
 
-    async def _bounded(self, start: Callable[[], Awaitable[T]]) -> T:
-        """Run ``start()`` once a concurrency slot is free.
-
-        Takes a factory rather than a coroutine so that a task cancelled while
-        it waits for a slot leaves no coroutine behind that was never awaited.
-        """
-        async with self.limit:
-            return await start()
-
     async def _member_tree(
         self,
         bar: ProgressBar,
@@ -702,7 +695,7 @@ class _Puller:
             bar.advance(len(page.data), pages=1)
 
         async def run(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
-            return await _gather(*(self._bounded(start) for start in starts))
+            return await in_order(starts, self.concurrency)
 
         walk = self._tree_walk(depth, read)
         tree = await awalk_tree(
@@ -723,7 +716,7 @@ class _Puller:
             except NotFoundError:
                 return None
 
-        found = await _gather(*(self._bounded(partial(one, i)) for i in ids))
+        found = await in_order([partial(one, i) for i in ids], self.concurrency)
         return [d for d in found if d is not None]
 
 
@@ -774,21 +767,3 @@ async def _collect(pages: AsyncIterator[Page[T]], bar: ProgressBar) -> list[T]:
         items.extend(page.data)
         bar.advance(len(page.data), pages=1)
     return items
-
-
-async def _gather(*work: Awaitable[T]) -> list[T]:
-    """``asyncio.gather`` that, when one part fails, cancels the others and waits for them.
-
-    A plain gather leaves the other parts running after the first failure:
-    they outlive the client that is closed on the way out and are torn down
-    half-connected when the event loop stops (``coroutine ... was never
-    awaited`` from inside httpx's connection code).
-    """
-    tasks = [asyncio.ensure_future(w) for w in work]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
