@@ -71,9 +71,13 @@ def _statuses(checks: pd.DataFrame) -> dict[tuple[str, str, Any], str]:
 
 
 @pytest.mark.parametrize("name", list(PLANS))
-def test_production_does_what_was_rehearsed(
-    name: str, client: LoyaltyClient, fresh_pulled: ProgramSnapshot
+def test_production_does_what_was_rehearsed_and_reading_only_what_it_touched_agrees(
+    name: str, client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
 ) -> None:
+    """Each plan rehearsed, run on production, then verified by a full pull and by reading
+    only what the rehearsal changed (``verify_touched``, sending the calls its cost
+    announced): both agree. One run of each plan serves both verifications (until
+    2026-12-06 two tests ran the same five plans, one for each)."""
     before = fresh_pulled
     plan = PLANS[name](before)
     rehearsal = plan.rehearse(before, concurrency=4, progress=False)
@@ -94,6 +98,15 @@ def test_production_does_what_was_rehearsed(
     if name != "delete webhooks":  # a snapshot holds no webhooks: only outcomes to compare
         assert len(rehearsal.diff) > 0
     pd.testing.assert_series_equal(rehearsal.results.outcome, results.outcome, check_names=False)
+
+    fresh.settle()
+    cost = actions.verify_touched_cost(rehearsal, client)
+    sent = client.quota.calls_used
+    touched = actions.verify_touched(rehearsal, client, results=results)
+    assert client.quota.calls_used - sent == cost.needed
+    assert touched.ok, touched.problems
+    assert touched.checks.equals(checks)
+    assert verification.scope is None and touched.scope is not None
 
 
 def test_created_objects_match_by_name_not_id(

@@ -1,5 +1,6 @@
 """Verifying an apply by reading only what its rehearsal changed, over real HTTP: the demo
-sandbox as production, each plan rehearsed on its pull, applied, then verified."""
+sandbox as production, each plan rehearsed on its pull, applied, then verified. The five plans
+of ``test_rehearsal`` are verified this way there, beside their full pull's verification."""
 
 from __future__ import annotations
 
@@ -26,25 +27,7 @@ from .helpers import (
     four_kinds_plan,
     pull,
 )
-from .test_rehearsal import CARD_BUCKETS, PLANS, _activate, _statuses
-
-
-@pytest.mark.parametrize("name", list(PLANS))
-def test_reading_only_what_was_rehearsed_sends_its_announced_cost_and_agrees_with_a_full_pull(
-    name: str, client: LoyaltyClient, fresh: Sandbox, fresh_pulled: ProgramSnapshot
-) -> None:
-    plan = PLANS[name](fresh_pulled)
-    rehearsal = plan.rehearse(fresh_pulled, concurrency=4, progress=False)
-    results = plan.execute(client, concurrency=4, progress=False)
-    fresh.settle()
-    cost = actions.verify_touched_cost(rehearsal, client)
-    sent = client.quota.calls_used
-    verification = actions.verify_touched(rehearsal, client, results=results)
-    assert client.quota.calls_used - sent == cost.needed
-    assert verification.ok, verification.problems
-    full = rehearsal.verify(pull(client), results=results)
-    assert verification.checks.equals(full.checks)
-    assert full.scope is None and verification.scope is not None
+from .test_rehearsal import CARD_BUCKETS, _activate, _statuses
 
 
 def test_a_change_plan_of_four_kinds_reads_what_each_part_wrote_to(
