@@ -100,11 +100,14 @@ COMMANDS = {
     "diff": (["diff", "empty", "empty"], 0),
     "drift": (["drift", "empty"], 1),
     "report economics": (["report", "economics", "--base", "empty", "--out", "report"], 0),
+    "audit": (["audit", "--base", "empty", "--out", "audit"], 0),
+    "export": (["export", "--out", "export"], 1),
 }
 """Each command, run where a saved snapshot of no rows is ``empty`` and no service is
 configured, and its exit code: ``verify`` refuses the missing plan once its modules are
-imported, ``drift`` the missing service once it read the snapshot; ``diff`` and ``report``
-run to their end (the audit's rules, the economics and their charts: matplotlib)."""
+imported, ``drift`` the missing service once it read the snapshot, ``export`` once it
+imported the pull; ``diff``, ``report`` and ``audit`` run to their end (the audit's rules,
+the economics and the charts: matplotlib)."""
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
