@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from lyt_toolkit.models import (
+    AccessToken,
     ActivationResult,
     Benefit,
     MemberWithCards,
@@ -28,7 +29,7 @@ from lyt_toolkit.sandbox.services import programs
 from lyt_toolkit.sandbox.store import Store
 
 from .helpers import P1, assert_bad_request, assert_error, v2_client
-from .serving import benefit_body
+from .serving import KEYS, benefit_body
 
 V2 = "/v2/loyalties"
 DETAILS = ("rewards", "card-definitions", "tier-structures")
@@ -110,6 +111,23 @@ def test_a_program_or_benefit_read_takes_no_worker_thread_and_answers_its_models
     assert_error(api.get(f"{V2}/benefits/lben_0000000000"), 404, "not_found")
     assert_error(api.get(f"{V2}/programs/lprg_0000000000"), 404, "not_found")
     assert_bad_request(api.get(f"{V2}/programs/not-a-program"), "programId")
+    assert hops == []
+
+
+@pytest.mark.parametrize("path", ["/oauth/token", "/v1/oauth/token"])
+def test_a_token_request_takes_no_worker_thread_and_answers_its_models_bytes(
+    sandbox: Sandbox, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    form = {"grant_type": "client_credentials", "scope": "loyalties promotions"}
+    with httpx.Client(base_url=sandbox.base_url, headers=KEYS) as client:
+        hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+        response = client.post(path, data=form)
+        refused = client.post(path, data={**form, "grant_type": "password"})
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/json"
+    assert response.content == modelled(AccessToken, response)
+    assert response.json()["scope"] == "loyalties promotions"
+    assert_bad_request(refused, "grant_type")
     assert hops == []
 
 
