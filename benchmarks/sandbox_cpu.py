@@ -7,7 +7,8 @@ keep-alive ``httpx.Client``, sends ``--requests`` requests of each kind, ``--rou
 times: list pages (``GET /v2/loyalties/rewards?limit=N``), detail reads (``GET
 /v2/loyalties/rewards/{id}``, cycling over the first page's IDs), member reads (``GET
 /v2/loyalties/programs/{id}/members/{id}``, a member with its cards, cycling over the
-first program's first 100 members) and writes (``POST /v2/loyalties/benefits``, each a
+first program's first 100 members), benefit reads (``GET /v2/loyalties/benefits/{id}``,
+cycling over the first 100 benefits) and writes (``POST /v2/loyalties/benefits``, each a
 new benefit of its own name).
 For each kind it prints the median over the rounds of the requests per second and of
 the server's CPU per request (user + system time of the child, read from
@@ -142,15 +143,18 @@ def timed(served: Served, kind: str, calls: list[Call], keep: bool) -> tuple[flo
     return figures
 
 
-def program_data(client: httpx.Client) -> tuple[list[str], list[str], str]:
-    """The first 100 rewards' IDs, the first program's first 100 members' paths and an
-    ACTIVE card definition's ID (asked of each sandbox: each answer counts in its budget)."""
+def program_data(client: httpx.Client) -> tuple[list[str], list[str], str, list[str]]:
+    """The first 100 rewards' IDs, the first program's first 100 members' paths, an
+    ACTIVE card definition's ID and the first 100 benefits' IDs (asked of each sandbox:
+    each answer counts in its budget)."""
     ids = [item["id"] for item in client.get(REWARDS, params={"limit": 100}).json()["data"]]
+    benefits = client.get(BENEFITS, params={"limit": 100}).json()["data"]
     program = client.get(PROGRAMS, params={"limit": 1}).json()["data"][0]["id"]
     members = client.get(f"{PROGRAMS}/{program}/members", params={"limit": 100}).json()
     definitions = client.get("/v2/loyalties/card-definitions", params={"limit": 100}).json()
     active = next(d["id"] for d in definitions["data"] if d["status"] == "ACTIVE")
-    return ids, [f"{PROGRAMS}/{program}/members/{m['id']}" for m in members["data"]], active
+    paths = [f"{PROGRAMS}/{program}/members/{m['id']}" for m in members["data"]]
+    return ids, paths, active, [b["id"] for b in benefits]
 
 
 def get(path: str) -> Call:
@@ -190,6 +194,9 @@ def checked_calls(ids: list[str], member: str, card_definition_id: str) -> list[
         get(f"{REWARDS}/not-an-id"),
         get(f"{REWARDS}/{ids[0]}/"),
         get(f"{BENEFITS}?limit=3"),
+        get(f"{BENEFITS}/lben_0000000000"),
+        get(program),
+        get(f"{PROGRAMS}/lprg_0000000000"),
         get("/v2/loyalties/nowhere"),
         get(f"{program}/members/lmbr_0000000000"),
         get(f"{program}/members/not-a-member"),
@@ -277,12 +284,15 @@ def main(argv: list[str] | None = None) -> int:
             servers.insert(0, serve("baseline", args.baseline.resolve(), program, args.plan, []))
         try:
             data = [program_data(s.client) for s in servers]
-            ids, member_paths, card_definition = data[0]
+            ids, member_paths, card_definition, benefit_ids = data[0]
             n = args.requests
             kinds: dict[str, Callable[[int], list[Call]]] = {
                 "list": lambda _: [get(f"{REWARDS}?limit={args.limit}")] * n,
                 "detail": lambda _: [get(f"{REWARDS}/{ids[i % len(ids)]}") for i in range(n)],
                 "member": lambda _: [get(member_paths[i % len(member_paths)]) for i in range(n)],
+                "benefit": lambda _: [
+                    get(f"{BENEFITS}/{benefit_ids[i % len(benefit_ids)]}") for i in range(n)
+                ],
                 "write": lambda round_: new_benefits(card_definition, 100 + round_ * n, n),
             }
             for served in servers:

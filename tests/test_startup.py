@@ -5,9 +5,12 @@ interpreters, as a user's shell starts them (no timing: what is loaded, built, c
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,3 +53,89 @@ def test_lyt_apply_imports_its_modules_with_no_full_cycle_collection(tmp_path: P
     collector is on again."""
     plan = str(tmp_path / "missing-plan.json")
     assert _run(COLLECTIONS.format(plan=plan)) == ["1", "0", "True"]
+
+
+FULL_WHILE_IMPORTING = """
+import contextlib, gc, io, sys
+
+def importing():
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
+
+full = []
+gc.callbacks.append(lambda phase, info: full.append(1) if (
+    phase == "start" and info["generation"] == 2 and importing()) else None)
+"""
+"""Counts in ``full`` each full collection started amid an import (not those of the work)."""
+
+
+def _run_unconfigured(code: str, cwd: Path) -> list[str]:
+    """The words ``code`` prints, run by a fresh interpreter in ``cwd`` (no ``.env``) with no
+    ``LYT_`` variable: no service is configured."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_WHILE_IMPORTING + code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+        env=env,
+    )
+    return done.stdout.split()
+
+
+COMMAND = """
+from lyt_toolkit.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main({args!r})
+print(code, len(full), gc.isenabled())
+"""
+
+COMMANDS = {
+    "verify": (["verify", "missing-plan.json", "--base", "empty"], 1),
+    "diff": (["diff", "empty", "empty"], 0),
+    "drift": (["drift", "empty"], 1),
+    "report economics": (["report", "economics", "--base", "empty", "--out", "report"], 0),
+    "audit": (["audit", "--base", "empty", "--out", "audit"], 0),
+    "export": (["export", "--out", "export"], 1),
+}
+"""Each command, run where a saved snapshot of no rows is ``empty`` and no service is
+configured, and its exit code: ``verify`` refuses the missing plan once its modules are
+imported, ``drift`` the missing service once it read the snapshot, ``export`` once it
+imported the pull; ``diff``, ``report`` and ``audit`` run to their end (the audit's rules,
+the economics and the charts: matplotlib)."""
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_command_imports_its_modules_with_no_full_cycle_collection(
+    command: str, tmp_path: Path
+) -> None:
+    """No collection amid an import rescans the objects start-up built (collections of the
+    work itself are not counted), and the collector is on again afterwards."""
+    from lyt_toolkit.snapshot import ProgramSnapshot
+
+    ProgramSnapshot.from_frames({}, pulled_at="2026-01-15T12:00:00Z").to_csv(tmp_path / "empty")
+    args, code = COMMANDS[command]
+    assert _run_unconfigured(COMMAND.format(args=args), tmp_path) == [str(code), "0", "True"]
+
+
+FIRST_PULL = """
+from lyt_toolkit import ProgramSnapshot
+full.clear()  # those of importing the snapshot are not the pull's
+try:
+    ProgramSnapshot.pull(progress=False)
+except Exception as exc:
+    print(type(exc).__name__, len(full), gc.isenabled())
+"""
+
+
+def test_a_first_pull_imports_the_client_and_the_pull_with_no_full_cycle_collection(
+    tmp_path: Path,
+) -> None:
+    """As in a notebook: the snapshot imported, then its first ``pull`` imports the client
+    and the pull (refused after: no service configured)."""
+    assert _run_unconfigured(FIRST_PULL, tmp_path) == ["ConfigurationError", "0", "True"]

@@ -24,13 +24,16 @@ __all__ = ["build_parser", "main"]
 def _dispatch(target: str, *, bulk: bool = False) -> Callable[[argparse.Namespace], int]:
     """Return a handler that imports ``module:function`` only when it runs.
 
-    ``bulk``: the import and the call are bulk work, without the cycle collector (the
-    function may turn it on again; it is as it was once the call returns)."""
+    The module is imported without the cycle collector (start-up, see ``collector_paused``);
+    ``bulk``: the call too is bulk work, without it (the function may turn it on again; it
+    is as it was once the call returns)."""
 
     def run(args: argparse.Namespace) -> int:
         module, func = target.split(":")
+        with collector_paused():  # start-up: see collector_paused
+            handler = getattr(importlib.import_module(module), func)
         with collector_paused() if bulk else nullcontext():
-            return int(getattr(importlib.import_module(module), func)(args) or 0)
+            return int(handler(args) or 0)
 
     return run
 

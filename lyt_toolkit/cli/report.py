@@ -20,6 +20,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._collector import collector_paused
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail, redemption_rate
 from ._pull import output_dir, snapshot_options, snapshot_or_fail
 
@@ -44,9 +45,10 @@ def economics(args: argparse.Namespace) -> int:
         from .what_if import what_if_report  # loads the what-if, actions and audit: only here
 
         return what_if_report(args)
-    from ..errors import LytError
-    from ..inputs.prices import read_prices
-    from ..snapshot import SnapshotHistory
+    with collector_paused():  # start-up: see collector_paused
+        from ..errors import LytError
+        from ..inputs.prices import read_prices
+        from ..snapshot import SnapshotHistory
 
     try:
         options = snapshot_options(args)
@@ -103,9 +105,10 @@ def write_economics(
     ``redemption_rate``, None: estimated from the history), write the report in ``out``
     naming the service as ``source`` (``source_name``), and print its headline figures and
     files."""
-    from ..economics import summarise
-    from ..errors import LytError
-    from ..reports.economics_report import headline_lines, sample_note, write_economics_report
+    with collector_paused():  # its modules (matplotlib's): see collector_paused
+        from ..economics import summarise
+        from ..errors import LytError
+        from ..reports.economics_report import headline_lines, sample_note, write_economics_report
 
     try:
         summary = summarise(

@@ -34,6 +34,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._collector import collector_paused
 from .._text import counted
 from ..errors import LytError
 from ._common import (
@@ -68,7 +69,8 @@ _OPTIONS = {"paced": "--paced"}
 
 def verify(args: argparse.Namespace) -> int:
     """Rehearse the plan again, read back what it touched and compare."""
-    from ..actions import ActionLog, verify_touched, verify_touched_cost
+    with collector_paused():  # start-up: see collector_paused
+        from ..actions import ActionLog, verify_touched, verify_touched_cost
 
     try:
         share = share_option(args.budget_share)

@@ -17,6 +17,7 @@ from typing import Protocol
 
 import pandas as pd
 
+from .._collector import collector_paused
 from .._write import replacing
 from .cells import ESCAPING
 from .html_page import embedded_charts, html_page
@@ -63,7 +64,8 @@ def write_economics_report(
     default: ``economics.source``, its address). Returns the written paths, sorted. Every
     file goes to a temporary name first and is renamed into place.
     """
-    from .economics_chart import save_economics_charts  # matplotlib loads only here
+    with collector_paused():  # matplotlib loads only here (see collector_paused)
+        from .economics_chart import save_economics_charts
 
     if not hasattr(economics, "headline"):  # e.g. the snapshot the economics were made from
         raise TypeError(

@@ -285,12 +285,17 @@ class Store:
         body = self.get_json(kind, id_, scope=scope)
         return None if body is None else json.loads(body)
 
-    def get_json(self, kind: str, id_: str, *, scope: str | None = None) -> str | None:
-        """A document's stored JSON text, as ``get`` would decode it (``None``: not there)."""
+    def get_json(
+        self, kind: str, id_: str, *, scope: str | None = None, listed: bool = False
+    ) -> str | None:
+        """A document's stored JSON text, as ``get`` would decode it (``None``: not there;
+        ``listed``: nor when its lists leave it out, e.g. a deleted benefit)."""
         sql, params = "SELECT body FROM resources WHERE kind = ? AND id = ?", [kind, id_]
         if scope is not None:
             sql += " AND scope = ?"
             params.append(scope)
+        if listed:
+            sql += " AND listed"
         rows = self.query(sql, params)
         return str(rows[0]["body"]) if rows else None
 

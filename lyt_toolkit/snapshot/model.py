@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._collector import collector_paused
 from .._progress import Progress
 from .._url import public_url
 from ..frames.registry import FRAME_NAMES, SCHEMAS
@@ -347,8 +348,10 @@ class ProgramSnapshot:
         pull: other ``kinds``, ``sample`` or service are refused. ``read_times`` then says
         when each kind was read. See ``lyt_toolkit.fill.checkpoint``.
         """
-        # Imported here: the record and the analysis that reads it load no HTTP client.
-        from ..fill.pull import pull_blocking
+        # Imported here: the record and the analysis that reads it load no HTTP client. The
+        # collector paused: a first pull imports the client and the pull (see collector_paused).
+        with collector_paused():
+            from ..fill.pull import pull_blocking
 
         options = PullOptions(
             progress=progress,

@@ -86,7 +86,8 @@ class EditPanel(PlanPanel):
     grid; the edits of every frame make one plan.
 
     Plan and Rehearse need no client; Apply sends the plan through ``client`` (with
-    ``log``, resumable; ``concurrency`` requests in flight) and refuses deletes unless
+    ``log``, resumable; ``concurrency`` requests in flight; a client set on a panel built
+    without one arms Apply at once) and refuses deletes unless
     Allow deletes is ticked and changes the service cannot make unless Ignore unsupported
     is, with the plan's own message; Cancel stops it after the requests in flight.
     After Apply the panel pulls the service again as the snapshot was pulled (its kinds,
@@ -130,6 +131,7 @@ class EditPanel(PlanPanel):
         checked_concurrency(concurrency)
         # PlanPanel reads its client only in run() and show_cost(), which this panel never
         # calls: without one, Plan and Rehearse work and Apply says it needs a client.
+        self._built = False
         super().__init__(client, progress_label="Applying")  # type: ignore[arg-type]
         self.snapshot = snapshot
         self.edit = actions.edit(snapshot)
@@ -197,7 +199,21 @@ class EditPanel(PlanPanel):
             self.not_applied_table,
             self.verification_table,
         ]
+        self._built = True
         self.update_buttons()
+
+    @property  # type: ignore[override]  # PlanPanel's client is never None; this one may be
+    def client(self) -> LoyaltyClient | None:
+        """The client Apply sends through; set it once the panel is built (to connect
+        later, or to another service) and Apply is armed at once when the plan holds a
+        change the service can make (``None``: Apply disabled, Plan and Rehearse work)."""
+        return self._client
+
+    @client.setter
+    def client(self, client: LoyaltyClient | None) -> None:
+        self._client = client
+        if self._built:  # PlanPanel's __init__ sets it before the buttons exist
+            self.update_buttons()
 
     # -- the edited frames -----------------------------------------------------------------
 

@@ -14,14 +14,22 @@ import anyio.to_thread
 import httpx
 import pytest
 
-from lyt_toolkit.models import ActivationResult, Benefit, MemberWithCards, Reward, TierStructure
+from lyt_toolkit.models import (
+    AccessToken,
+    ActivationResult,
+    Benefit,
+    MemberWithCards,
+    Program,
+    Reward,
+    TierStructure,
+)
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 from lyt_toolkit.sandbox.services import programs
 from lyt_toolkit.sandbox.store import Store
 
 from .helpers import P1, assert_bad_request, assert_error, v2_client
-from .serving import benefit_body
+from .serving import KEYS, benefit_body
 
 V2 = "/v2/loyalties"
 DETAILS = ("rewards", "card-definitions", "tier-structures")
@@ -77,6 +85,50 @@ def modelled(model: Any, response: httpx.Response) -> bytes:
     return bytes(
         model.model_validate_json(response.content).model_dump_json(by_alias=True).encode()
     )
+
+
+DELETED_BENEFIT = "lben_c0ffee0006"
+"""A benefit of the demo program in status DELETED: its read is a 404, as for no benefit."""
+
+
+def test_a_program_or_benefit_read_takes_no_worker_thread_and_answers_its_models_bytes(
+    api: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answered from the stored JSON (``get_route``), as a detail read: the bytes FastAPI
+    sent when it validated them against the model and dumped them."""
+    reads: list[tuple[str, Any]] = [
+        (f"{V2}/programs/{p['id']}", Program) for p in api.get(f"{V2}/programs").json()["data"]
+    ]
+    benefits = api.get(f"{V2}/benefits", params={"limit": 100}).json()["data"]
+    reads += [(f"{V2}/benefits/{b['id']}", Benefit) for b in benefits]
+    hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+    for path, model in reads:
+        response = api.get(path)
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"] == "application/json"
+        assert response.content == modelled(model, response), path
+    assert_error(api.get(f"{V2}/benefits/{DELETED_BENEFIT}"), 404, "not_found")
+    assert_error(api.get(f"{V2}/benefits/lben_0000000000"), 404, "not_found")
+    assert_error(api.get(f"{V2}/programs/lprg_0000000000"), 404, "not_found")
+    assert_bad_request(api.get(f"{V2}/programs/not-a-program"), "programId")
+    assert hops == []
+
+
+@pytest.mark.parametrize("path", ["/oauth/token", "/v1/oauth/token"])
+def test_a_token_request_takes_no_worker_thread_and_answers_its_models_bytes(
+    sandbox: Sandbox, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    form = {"grant_type": "client_credentials", "scope": "loyalties promotions"}
+    with httpx.Client(base_url=sandbox.base_url, headers=KEYS) as client:
+        hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+        response = client.post(path, data=form)
+        refused = client.post(path, data={**form, "grant_type": "password"})
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/json"
+    assert response.content == modelled(AccessToken, response)
+    assert response.json()["scope"] == "loyalties promotions"
+    assert_bad_request(refused, "grant_type")
+    assert hops == []
 
 
 def test_a_member_read_takes_no_worker_thread(

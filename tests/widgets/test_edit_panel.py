@@ -502,6 +502,24 @@ def test_without_a_client_it_plans_and_rehearses_but_does_not_apply(
     assert client.rewards.get(REWARD).status == "ACTIVE"
 
 
+def test_a_client_set_after_the_panel_was_built_arms_apply_at_once(
+    snapshot: ProgramSnapshot, client: LoyaltyClient
+) -> None:
+    """Built first and connected later: setting ``client`` re-arms Apply, no step needed."""
+    panel = EditPanel(snapshot)
+    _draft_reward(panel)
+    plan(panel)
+    assert panel.apply_button.disabled  # no client yet
+    panel.client = client
+    assert not panel.apply_button.disabled
+    panel.client = None
+    assert panel.apply_button.disabled
+    panel.client = client
+    apply(panel)
+    assert "Applied: succeeded: 1" in panel.status.value
+    assert client.rewards.get(REWARD).status == "DRAFT"
+
+
 def test_bad_arguments_are_refused_with_a_clear_error(snapshot: ProgramSnapshot) -> None:
     with pytest.raises(TypeError, match="snapshot: expected a ProgramSnapshot, not dict"):
         EditPanel({})  # type: ignore[arg-type]

@@ -28,8 +28,7 @@ def _applied_paced(panel: EditPanel, reward: str, client: LoyaltyClient) -> list
     once it planned, moved ``reward`` to draft."""
     type_into(panel, row_of(panel, reward), "status", "DRAFT")
     plan(panel)
-    panel.client = client
-    panel.update_buttons()  # Apply armed, as a step ending does
+    panel.client = client  # Apply armed at once
     shown: list[str] = []
     panel.status.observe(lambda change: shown.append(html.unescape(change["new"])), "value")
     panel.apply_button.click()

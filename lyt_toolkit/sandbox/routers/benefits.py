@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Response
 
@@ -11,8 +11,15 @@ from ...models.ids import IdPrefix
 from ...models.listing import BENEFITS
 from ..deps import StateDep
 from ..services import benefits
-from ..store_reads import write_store
-from .common import document_response, id_path, list_route, loyalty_router, require_json
+from ..store_reads import read_store, write_store
+from .common import (
+    document_response,
+    id_path,
+    json_response,
+    list_route,
+    loyalty_router,
+    require_json,
+)
 
 router = loyalty_router("/benefits")
 
@@ -25,8 +32,8 @@ list_route(
 
 
 @router.get("/{benefitId}", response_model=Benefit)
-def get_benefit(benefit_id: BenefitId, state: StateDep) -> dict[str, Any]:
-    return benefits.get_benefit(state, benefit_id)
+async def get_benefit(benefit_id: BenefitId, state: StateDep) -> Response:
+    return json_response(await read_store(state.store, benefits.benefit_json, state, benefit_id))
 
 
 @router.post("", dependencies=[Depends(require_json)], response_model=Benefit)

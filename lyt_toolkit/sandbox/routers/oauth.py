@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 
 from ...models import AccessToken
 from ...models.enums import GrantType
@@ -13,6 +13,9 @@ from ..auth import require_key_pair
 from ..deps import StateDep
 from ..errors import bad_request
 from ..services import tokens
+from ..state import SandboxState
+from ..store_reads import write_store
+from .common import document_response
 
 router = APIRouter(tags=["oauth"])
 
@@ -58,12 +61,20 @@ _TOKEN_ROUTE: dict[str, Any] = {
 
 
 @router.post("/oauth/token", **_TOKEN_ROUTE)
-def generate_token(form: TokenForm, state: StateDep) -> dict[str, Any]:
+async def generate_token(form: TokenForm, state: StateDep) -> Response:
     """Issue a bearer token for the requested scopes."""
-    return tokens.issue_token(state, form.get("grant_type"), form.get("scope"))
+    return await _issued(form, state)
 
 
 @router.post("/v1/oauth/token", include_in_schema=False, **_TOKEN_ROUTE)
-def generate_token_v1(form: TokenForm, state: StateDep) -> dict[str, Any]:
+async def generate_token_v1(form: TokenForm, state: StateDep) -> Response:
     """The same endpoint at the path the published reference uses."""
-    return tokens.issue_token(state, form.get("grant_type"), form.get("scope"))
+    return await _issued(form, state)
+
+
+async def _issued(form: dict[str, str], state: SandboxState) -> Response:
+    """The token issued for ``form``, its store write made by ``write_store`` (no worker
+    thread for a store in memory) and its object encoded once (``AccessToken`` describes it)."""
+    grant_type, scope = form.get("grant_type"), form.get("scope")
+    issued = await write_store(state.store, tokens.issue_token, state, grant_type, scope)
+    return document_response(issued)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import BackgroundTasks, Request, Response
 
@@ -15,6 +15,7 @@ from ..store_reads import read_store, write_store
 from .common import (
     PAGING,
     document_response,
+    get_route,
     id_path,
     json_response,
     list_page,
@@ -33,11 +34,7 @@ _CARD = "/{programId}/members/{memberId}/cards/{cardId}"
 
 
 list_route(router, "", PROGRAMS, Page[Program])
-
-
-@router.get("/{programId}", response_model=Program)
-def get_program(program_id: ProgramId, state: StateDep) -> dict[str, Any]:
-    return programs.require_program(state, program_id)
+get_route(router, "/{programId}", PROGRAMS, Program, ProgramId)
 
 
 @router.get("/{programId}/members", dependencies=[PAGING], response_model=Page[Member])

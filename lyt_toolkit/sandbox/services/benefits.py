@@ -12,12 +12,12 @@ from ..loader import create_resource
 from ..state import SandboxState
 
 
-def get_benefit(state: SandboxState, benefit_id: str) -> dict[str, Any]:
-    """A benefit that is not deleted, or 404."""
-    doc = state.store.get("benefits", benefit_id)
-    if doc is None or doc.get("status") == BenefitStatus.DELETED:
+def benefit_json(state: SandboxState, benefit_id: str) -> str:
+    """A benefit that is not deleted (a listed one), as its stored JSON, or 404."""
+    body = state.store.get_json("benefits", benefit_id, listed=True)
+    if body is None:
         raise not_found("benefit", benefit_id)
-    return doc
+    return body
 
 
 def create_benefit(state: SandboxState, body: BenefitCreate) -> dict[str, Any]:
