@@ -97,17 +97,14 @@ print(code, len(full), gc.isenabled())
 
 COMMANDS = {
     "verify": (["verify", "missing-plan.json", "--base", "empty"], 1),
-    "diff": (["diff", "empty", "empty"], 0),
-    "drift": (["drift", "empty"], 1),
     "report economics": (["report", "economics", "--base", "empty", "--out", "report"], 0),
     "audit": (["audit", "--base", "empty", "--out", "audit"], 0),
     "export": (["export", "--out", "export"], 1),
 }
 """Each command, run where a saved snapshot of no rows is ``empty`` and no service is
 configured, and its exit code: ``verify`` refuses the missing plan once its modules are
-imported, ``drift`` the missing service once it read the snapshot, ``export`` once it
-imported the pull; ``diff``, ``report`` and ``audit`` run to their end (the audit's rules,
-the economics and the charts: matplotlib)."""
+imported, ``export`` the missing service once it imported the pull; ``report`` and ``audit``
+run to their end (the audit's rules, the economics and the charts: matplotlib)."""
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

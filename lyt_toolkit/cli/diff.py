@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._collector import collector_paused
 from ..errors import LytError
 from ._common import EXIT_OK, fail, scrub
 
@@ -35,9 +34,7 @@ MAX_VALUE_SHOWN = 60
 
 def diff(args: argparse.Namespace) -> int:
     """Read both folders, diff them, print the summary and write ``--out``."""
-    with collector_paused():  # start-up: see collector_paused
-        from .. import audit as _audit  # noqa: F401  (format_diff's findings)
-        from ..snapshot import read_snapshot
+    from ..snapshot import read_snapshot
 
     try:
         old, new = read_snapshot(args.old), read_snapshot(args.new)

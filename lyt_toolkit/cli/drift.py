@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 
-from .._collector import collector_paused
 from ..errors import LytError
 from ._common import EXIT_DRIFT, EXIT_ERROR, EXIT_NO_DRIFT, fail
 from ._pull import connected_client, explain, pull_options
@@ -26,10 +25,7 @@ COMMAND = "lyt drift"
 
 def drift(args: argparse.Namespace) -> int:
     """Read the snapshot folder, pull the live program, print and write what drifted."""
-    with collector_paused():  # start-up: see collector_paused
-        from .. import audit as _audit  # noqa: F401  (format_diff's findings)
-        from ..fill import drift as _drift  # noqa: F401  (ProgramSnapshot.drift's pull)
-        from ..snapshot import read_snapshot
+    from ..snapshot import read_snapshot
 
     try:
         options = pull_options(args)
