@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -15,6 +16,9 @@ from interrupting import HANG
 from lyt_toolkit import LoyaltyClient
 from lyt_toolkit.client.pagination import aread_ahead, read_ahead
 from lyt_toolkit.pull.sent import atracer, sent_notice, telling, tracer
+
+PIPELINED = importlib.import_module("lyt_toolkit.pull.read_ahead")
+"""The read-ahead's module (``lyt_toolkit.pull.read_ahead`` is its function there)."""
 
 
 def test_the_next_page_is_requested_before_the_current_one_is_done() -> None:
@@ -33,6 +37,15 @@ def test_the_next_page_is_requested_before_the_current_one_is_done() -> None:
     assert seen == [0, 1, 2]
 
 
+@pytest.fixture
+def no_send_wait_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-ahead waits for the next request to be written ``HANG`` s at most, not
+    ``SEND_WAIT``: a loaded machine slower than that to write it (0.05 s against the 0.02 s
+    a test's request takes) then hands a page over on the cap, before the write (a flake)."""
+    monkeypatch.setattr(PIPELINED, "SEND_WAIT", HANG)
+
+
+@pytest.mark.usefixtures("no_send_wait_cap")
 def test_a_page_is_handed_over_once_the_next_request_is_written() -> None:
     written = threading.Event()
     release = threading.Event()
@@ -156,6 +169,7 @@ def test_async_stopping_early_cancels_the_page_on_its_way() -> None:
     assert asyncio.run(asyncio.wait_for(run(), HANG)) == ["cancelled"]
 
 
+@pytest.mark.usefixtures("no_send_wait_cap")
 def test_async_a_page_is_handed_over_once_the_next_request_is_written() -> None:
     async def run() -> None:
         written = asyncio.Event()

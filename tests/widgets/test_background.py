@@ -36,10 +36,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_exampl
 CREATED = 6
 """Rows of the example file the demo program accepts (the others fail or are invalid)."""
 SLOW_ANSWER = 1.0
-"""Seconds the sandbox holds each answer where a load must be seen under way."""
-RETURNS_WITHIN = 0.75
-"""A click (or a choice) that returns sooner than this did not wait for a ``SLOW_ANSWER``:
-room for a thread to start on a loaded machine (at 0.25 s against 0.3 s answers, none)."""
+"""Seconds the sandbox holds each answer where a load must be seen under way: a click (or a
+choice) that returns with its load still under way did not wait for it. Seen so, not timed:
+a loaded machine took 1.3 s to return from a choice that waited for nothing (0.75 s allowed)."""
 
 
 def _imported(client: LoyaltyClient) -> list[str]:
@@ -62,9 +61,7 @@ def _slow_import(client: LoyaltyClient, fresh: Sandbox, log: Path) -> BulkBenefi
 def test_the_kernel_is_free_and_a_second_click_while_busy_is_refused(
     client: LoyaltyClient, fresh: Sandbox, tmp_path: Path
 ) -> None:
-    started = time.monotonic()
-    widget = _slow_import(client, fresh, tmp_path / "import.jsonl")
-    assert time.monotonic() - started < 2  # the click returned while the batch runs
+    widget = _slow_import(client, fresh, tmp_path / "import.jsonl")  # returned, still busy
     assert widget.submit_button.disabled and widget.load_button.disabled
     assert not widget.cancel_button.disabled
     # one create per valid row, plus the token this client has not fetched yet
@@ -330,9 +327,8 @@ def test_findings_grid_acts_on_the_findings_with_a_matching_action(
     # One call per target, and a token request unless the client holds one (its pull left one).
     assert f"calls needed: {len(targets) + (not client.holds_token)}" in panel.budget.value
     fresh.set_faults(delay_seconds=SLOW_ANSWER)
-    started = time.monotonic()
     panel.preview_button.click()  # one read per target, in the background
-    assert time.monotonic() - started < RETURNS_WITHIN and panel.loading
+    assert panel.loading  # returned with the reads under way: it did not wait for them
     assert panel.preview_button.disabled and panel.act_button.disabled
     assert "Loading" in panel.status.value
     panel.wait()
@@ -399,9 +395,7 @@ def test_the_first_display_loads_in_the_background_and_says_so(
 ) -> None:
     form = BenefitForm(client)
     fresh.set_faults(delay_seconds=SLOW_ANSWER)  # ``fresh`` clears them afterwards
-    started = time.monotonic()
     form._repr_mimebundle_()  # what a notebook does to show it
-    assert time.monotonic() - started < RETURNS_WITHIN  # the kernel is free while the list loads
     assert form.loading and "Loading" in form.message.value
     assert form.refresh_button.disabled and form.submit_button.disabled
     form.submit()  # from code too: nothing is sent while the list loads
@@ -446,15 +440,13 @@ def test_a_background_load_that_fails_shows_why_in_the_widget(
 
 
 def _choose_while_answers_are_slow(widget: Any, select: str, value: str, sb: Sandbox) -> None:
-    """Load ``widget``'s choices, then, with every answer of ``sb`` 0.3 s late, choose
+    """Load ``widget``'s choices, then, with every answer of ``sb`` ``SLOW_ANSWER`` late, choose
     ``value`` in its dropdown ``select`` as a choice in the dropdown does: the choice returns
     at once and the widget says it is loading (the faults stay on)."""
     widget.refresh_button.click()
     widget.wait()
     sb.set_faults(delay_seconds=SLOW_ANSWER)
-    started = time.monotonic()
     getattr(widget, select).value = value
-    assert time.monotonic() - started < RETURNS_WITHIN  # the comm handler returned at once
     assert widget.loading and "Loading" in widget.status.value
 
 

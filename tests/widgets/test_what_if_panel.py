@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Iterator
 from html import unescape
 
@@ -169,9 +168,10 @@ def test_a_move_returns_at_once_while_the_figures_are_worked_out(
     panel: WhatIfPanel, snapshot: ProgramSnapshot, gate: tuple[threading.Event, list[Setting]]
 ) -> None:
     release, computed = gate
-    started = time.monotonic()
     panel.price_change.value = -0.2  # what the slider's comm message does
-    assert time.monotonic() - started < 0.25  # the kernel's thread is free
+    # Returned while the figures wait for the gate: the kernel's thread is free (not timed: a
+    # loaded machine can take longer than any bound to return from a move that waited for
+    # nothing; one that waited for the figures would never have returned)
     assert panel.busy and "Computing" in panel.status.value
     release.set()
     panel.wait()
