@@ -89,6 +89,7 @@ from .reread import (
     service_now,
     touched_read_by,
 )
+from .results import preview_frame, results_frame
 from .reviewed import refuse_unreviewed
 from .staleness import ChunkStop, Replanned, stale_error, stale_objects
 from .touched import StalePlanError, Touched, touched_objects
@@ -453,8 +454,14 @@ class ChangePlan(metaclass=ABCMeta):
         ``client``, what the service's state makes of each item (a pending bucket that
         cannot activate shows its ``blocked_reason``). Nothing is written."""
         preview = _by_call(
-            (part.action, part.preview(client, log=log, concurrency=concurrency, progress=progress))
-            for part in self.parts
+            (
+                (
+                    part.action,
+                    part.preview(client, log=log, concurrency=concurrency, progress=progress),
+                )
+                for part in self.parts
+            ),
+            preview_frame((), ()),
         )
         if client is not None:
             self.cost(client, log=log)  # the budget the preview's reads left
@@ -521,11 +528,16 @@ def _reconsidered(log: ActionLog | None, refresh: bool) -> AbstractContextManage
     return log._reconsidered_in() if refresh and log is not None else nullcontext()
 
 
-def _by_call(frames: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
-    """The parts' frames one after the other, a first column ``call`` naming each row's part."""
+def _by_call(
+    frames: Iterable[tuple[str, pd.DataFrame]], empty: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The parts' frames one after the other, a first column ``call`` naming each row's part.
+    Without a part (a plan of no changes), ``empty`` (default: the results frame of no items)
+    with its ``call``: the columns and dtypes a reader of a frame with rows relies on."""
     parts = [frame.assign(call=call) for call, frame in frames]
     if not parts:
-        return pd.DataFrame({"call": pd.Series(dtype="str"), "target": [], "outcome": []})
+        none = results_frame((), ()) if empty is None else empty
+        parts = [none.assign(call=pd.Series(dtype="str"))]
     out = pd.concat(parts, ignore_index=True)
     return out[["call", *[c for c in out.columns if c != "call"]]]
 
@@ -861,7 +873,13 @@ class SavedPlan:
         progress: Progress = True,
     ) -> Rehearsal:
         """The plan's rehearsal (``ChangePlan.rehearse``); pass the base ``snapshot``: a
-        plan read from its file holds none."""
+        plan read from its file holds none (``ValueError`` naming ``snapshot`` without it)."""
+        if snapshot is None and self.sha256:
+            raise ValueError(
+                f"snapshot: the plan read from {self.path} holds no base to rehearse on (its"
+                " source and pulled_at only): pass the snapshot it was made from, or the folder"
+                " its to_csv wrote"
+            )
         return self.plan.rehearse(
             snapshot, log=self._bound(log), concurrency=concurrency, progress=progress
         )

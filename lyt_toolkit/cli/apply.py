@@ -29,7 +29,9 @@ long, so a plan of any size is applied (its billing cycle's share still bounds i
 apply of a plan runs at a time: another is refused naming it. A refusal names these
 options, never the Python keywords. Exit code: 0 applied, 1 refused, failed or not run,
 130 stopped with Ctrl-C (once the writes in flight are answered and logged; the same
-command resumes). An apply that leaves changes not made says what makes them: running
+command resumes). A plan with no change to send (none, or only changes the service cannot make,
+with ``--ignore-unsupported``) is applied, saying ``Applied: nothing, the plan has no change to
+send``: exit code 0. An apply that leaves changes not made says what makes them: running
 again, but for writes the service refused for good (logged final: not sent again) planning
 again or ``--refresh``.
 """
@@ -56,6 +58,8 @@ from ._common import (
 from ._pull import connected_client, share_option
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..actions.cost import PlanCost
 
 __all__ = ["EXIT_APPLIED", "EXIT_ERROR", "apply"]
@@ -154,8 +158,7 @@ def apply(args: argparse.Namespace) -> int:
             f"interrupted; run the same command again to resume from its log {log}",
             EXIT_INTERRUPTED,
         )
-    counts = results["outcome"].value_counts()
-    print("Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()))
+    print(_applied_line(results))
     left = ~results["outcome"].isin(COMPLETE)
     if left.any():
         for line in item_lines(results[left], "Items not made:"):
@@ -163,6 +166,15 @@ def apply(args: argparse.Namespace) -> int:
         refused = int((left & refused_for_good(results)).sum())
         return fail(COMMAND, _not_made(int(left.sum()), refused, log), EXIT_ERROR)
     return EXIT_APPLIED
+
+
+def _applied_line(results: pd.DataFrame) -> str:
+    """``Applied: N OUTCOME, ...``, every outcome counted; a plan with no change to send
+    (none, or only ones the service cannot make) says so."""
+    if not len(results):
+        return "Applied: nothing, the plan has no change to send"
+    counts = results["outcome"].value_counts()
+    return "Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items())
 
 
 def _not_made(left: int, refused: int, log: Path) -> str:
