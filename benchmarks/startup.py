@@ -12,11 +12,10 @@ as an installed package has its ``.pyc`` files). Two kinds of case:
   program: its work is small, so start-up is most of it): ``--help``, ``export`` (a pull),
   ``audit`` (a pull, the rules, the reports and their chart), ``plan --offline`` of an
   unedited export, ``apply`` of that empty plan (copied to a new name each time: an
-  applied plan refuses to apply again), ``rehearse`` of it, ``diff`` of the two exports,
-  ``drift`` of the export against the sandbox, ``report economics --base`` of it, and
-  ``sandbox serve`` up to its ``ready at`` line (its CPU read from ``/proc`` then; it is
-  stopped after). (No ``verify``: ``lyt verify`` of an empty plan fails, ``rehearsal.results:
-  not a results frame``.)
+  applied plan refuses to apply again), ``rehearse`` of it, ``verify`` of it (rehearsed
+  again, nothing to read back), ``diff`` of the two exports, ``drift`` of the export against
+  the sandbox, ``report economics --base`` of it, and ``sandbox serve`` up to its
+  ``ready at`` line (its CPU read from ``/proc`` then; it is stopped after).
 
 ``--baseline DIR`` runs each case from the package tree in ``DIR`` too (e.g. one exported
 with ``git archive main lyt_toolkit | tar -x -C DIR``), the two in alternating order in
@@ -134,6 +133,7 @@ def cases(work: Path) -> dict[str, list[str]]:
         "lyt plan --offline": ["plan", "--base", "base", "--edited", "edited", "--offline"],
         "lyt apply": ["apply", "plan-{n}.json"],
         "lyt rehearse": ["rehearse", "plan.json", "--base", "base"],
+        "lyt verify": ["verify", "plan.json", "--base", "base"],
         "lyt diff": ["diff", "base", "edited"],
         "lyt drift": ["drift", "base"],
         "lyt report economics --base": [
