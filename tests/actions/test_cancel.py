@@ -144,10 +144,17 @@ def test_cancel_ends_the_retry_waits_of_the_items_in_flight_at_once_and_sends_no
     assert 1 <= in_doubt <= concurrency
     # The items it stopped once refused stay in doubt in the log: the re-run reads them first.
     # One in flight whose request never went out (it waited for the reset the 429 announced)
-    # is not in doubt: never logged attempted, only cancelled; the re-run sends it.
+    # is not in doubt: never logged attempted, only cancelled; the re-run sends it. One no
+    # thread had taken yet when Cancel came (a loaded machine) is not logged at all: how many
+    # of the others were in flight is the threads' timing, so the count is bounded, not fixed
+    # (a flake: no item logged cancelled where one was expected, the fourth not yet taken).
     logged = ActionLog(log).entries()
-    expected = {"attempted": in_doubt, "cancelled": concurrency - in_doubt}
-    assert Counter(e["outcome"] for e in logged) == +Counter(expected)
+    outcomes = Counter(e["outcome"] for e in logged)
+    assert set(outcomes) <= {"attempted", "cancelled"}, outcomes
+    assert outcomes["attempted"] == in_doubt
+    assert outcomes["cancelled"] <= concurrency - in_doubt
+    attempted = {e["target"] for e in logged if e["outcome"] == "attempted"}
+    assert not attempted & {e["target"] for e in logged if e["outcome"] == "cancelled"}
 
     with make_client(fresh) as later:  # not this client, whose count says the window is spent
         again = plan.execute(later, concurrency=concurrency, log=log, progress=False)
