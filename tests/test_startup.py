@@ -15,10 +15,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(code: str) -> list[str]:
-    """The words ``code`` prints, run by a fresh interpreter."""
+def _run(code: str, cwd: Path = ROOT) -> list[str]:
+    """The words ``code`` prints, run by a fresh interpreter in ``cwd`` with no ``LYT_``
+    variable (and, outside the checkout, no ``.env``): no service is configured."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd, env=env
     )
     return done.stdout.split()
 
@@ -73,21 +75,6 @@ gc.callbacks.append(lambda phase, info: full.append(1) if (
 """Counts in ``full`` each full collection started amid an import (not those of the work)."""
 
 
-def _run_unconfigured(code: str, cwd: Path) -> list[str]:
-    """The words ``code`` prints, run by a fresh interpreter in ``cwd`` (no ``.env``) with no
-    ``LYT_`` variable: no service is configured."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
-    done = subprocess.run(
-        [sys.executable, "-c", FULL_WHILE_IMPORTING + code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=cwd,
-        env=env,
-    )
-    return done.stdout.split()
-
-
 COMMAND = """
 from lyt_toolkit.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -117,7 +104,8 @@ def test_a_command_imports_its_modules_with_no_full_cycle_collection(
 
     ProgramSnapshot.from_frames({}, pulled_at="2026-01-15T12:00:00Z").to_csv(tmp_path / "empty")
     args, code = COMMANDS[command]
-    assert _run_unconfigured(COMMAND.format(args=args), tmp_path) == [str(code), "0", "True"]
+    run = FULL_WHILE_IMPORTING + COMMAND.format(args=args)
+    assert _run(run, tmp_path) == [str(code), "0", "True"]
 
 
 FIRST_PULL = """
@@ -135,4 +123,4 @@ def test_a_first_pull_imports_the_client_and_the_pull_with_no_full_cycle_collect
 ) -> None:
     """As in a notebook: the snapshot imported, then its first ``pull`` imports the client
     and the pull (refused after: no service configured)."""
-    assert _run_unconfigured(FIRST_PULL, tmp_path) == ["ConfigurationError", "0", "True"]
+    assert _run(FULL_WHILE_IMPORTING + FIRST_PULL, tmp_path) == ["ConfigurationError", "0", "True"]
