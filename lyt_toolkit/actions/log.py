@@ -726,12 +726,13 @@ class ActionLog:
         return LogState(state.last, state.succeeded) if self._reconsidering else state
 
     def frame(self) -> pd.DataFrame:
-        """The log as a DataFrame (one row per line), e.g. to show what a run did."""
+        """The log as a DataFrame (one row per line), e.g. to show what a run did: the same
+        columns and dtypes with no line."""
         rows = self.entries()
         frame = pd.DataFrame(rows, columns=list(_FIELDS))
-        frame["status"] = frame["status"].astype("Int64")
-        frame["time"] = pd.to_datetime(frame["time"], utc=True)
-        return frame
+        frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.as_unit("us")
+        dtypes = {field: "Int64" if field == "status" else "str" for field in _FIELDS[1:]}
+        return frame.astype(dtypes)  # the same with no line
 
 
 LogSource = ActionLog | str | os.PathLike[str]

@@ -48,9 +48,17 @@ def logged_results(rehearsal: Rehearsal, log: LogSource) -> pd.DataFrame:
             state = states[call] = action_log.state(call)
         rows.append(_row(call, target, rehearsed, state.last.get(target)))
     frame = pd.DataFrame(rows, columns=["call", "target", "outcome", "status", "error_key"])
-    frame["status"] = frame["status"].astype("Int64")
-    frame["error_key"] = frame["error_key"].astype("string")
-    return frame
+    return frame.astype(_DTYPES)
+
+
+_DTYPES = {
+    "call": "str",
+    "target": "str",
+    "outcome": "str",
+    "status": "Int64",
+    "error_key": "string",
+}
+"""The frame's dtypes, the same with no row (a plan of no change)."""
 
 
 def _row(call: str, target: str, rehearsed: str, line: dict[str, Any] | None) -> dict[str, Any]:
