@@ -355,6 +355,24 @@ def test_verify_paced_says_how_it_keeps_to_a_budget_it_has_not_read(
     ), out
 
 
+def test_verify_not_paced_says_the_budget_unknown_not_how_a_paced_one_keeps_to_it(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On the unlimited plan the service's answers carry no rate-limit header: no call has
+    read the budget when the read-back's line is printed."""
+    path, folder, _ = saved
+    service.set_plan("unlimited")
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder))
+    assert code == 2, err  # not applied
+    assert "paced:" not in out and "each window's budget is read" not in out
+    assert re.search(
+        r"^Reading back what the rehearsal changed: calls needed: \d+; budget unknown \(no limit"
+        r" headers seen yet\)$",
+        out,
+        re.M,
+    ), out
+
+
 def test_verify_says_an_apply_gone_to_its_end_but_for_refusals_for_good_as_it_is(
     service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -105,7 +105,8 @@ def verify(args: argparse.Namespace) -> int:
             paced_log = args.paced and log is not None
             try:
                 results = _logged(done.rehearsal, log, log_path, client)
-                print(f"Reading back what the rehearsal changed: {_cost_text(cost, paced_log)}")
+                cost_text = _cost_text(cost, args.paced, paced_log)
+                print(f"Reading back what the rehearsal changed: {cost_text}")
                 verification = verify_touched(
                     done.rehearsal,
                     client,
@@ -152,10 +153,10 @@ def _refuse_planned(
         raise cost.refusal(what, partial=False, paced=True, resumable=False)
 
 
-def _cost_text(cost: PlanCost, paced_log: bool) -> str:
-    """The read-back's calls and budget; paced, before a call has read the budget, what it
-    does instead of keeping to a budget it knows."""
-    if cost.remaining is not None:
+def _cost_text(cost: PlanCost, paced: bool, paced_log: bool) -> str:
+    """The read-back's calls and budget (not paced, an unknown one said so); paced, before a
+    call has read the budget, what it does instead of keeping to a budget it knows."""
+    if cost.remaining is not None or not paced:
         return str(cost)
     counting = ", counting what the plan's runs sent in the window (its log)" if paced_log else ""
     return (
