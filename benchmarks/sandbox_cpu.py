@@ -8,8 +8,10 @@ times: list pages (``GET /v2/loyalties/rewards?limit=N``), detail reads (``GET
 /v2/loyalties/rewards/{id}``, cycling over the first page's IDs), member reads (``GET
 /v2/loyalties/programs/{id}/members/{id}``, a member with its cards, cycling over the
 first program's first 100 members), benefit reads (``GET /v2/loyalties/benefits/{id}``,
-cycling over the first 100 benefits) and writes (``POST /v2/loyalties/benefits``, each a
-new benefit of its own name).
+cycling over the first 100 benefits), writes (``POST /v2/loyalties/benefits``, each a
+new benefit of its own name), project lists (``GET /management/v1/projects``) and webhook
+lists (``GET /management/v1/projects/{id}/webhooks``; the program file is given the demo
+program's projects and webhooks).
 For each kind it prints the median over the rounds of the requests per second and of
 the server's CPU per request (user + system time of the child, read from
 ``/proc/PID/stat`` before and after), and the client's CPU per request.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import re
 import signal
@@ -49,11 +52,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials  # noqa: E402
+from lyt_toolkit.sandbox.config import DEMO_PROGRAM  # noqa: E402
 from lyt_toolkit.synthetic import write_program  # noqa: E402
 
 REWARDS = "/v2/loyalties/rewards"
 BENEFITS = "/v2/loyalties/benefits"
 PROGRAMS = "/v2/loyalties/programs"
+PROJECTS = "/management/v1/projects"
+WEBHOOKS = f"{PROJECTS}/proj_NwMain01/webhooks"
+"""The demo program's project holding two webhooks."""
 NOW = "2026-01-15T12:00:00Z"
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -81,6 +88,8 @@ class Served:
     child: subprocess.Popen[str]
     base_url: str
     client: httpx.Client
+    management: httpx.Client
+    """A client with the management key pair, for ``/management`` calls."""
     answers: list[Answer] = field(default_factory=list)
     figures: dict[str, list[tuple[float, float, float]]] = field(
         default_factory=lambda: collections.defaultdict(list)
@@ -105,9 +114,15 @@ def serve(label: str, source: Path, program: Path, plan: str, wrap: list[str]) -
         child.kill()
         raise SystemExit(f"the sandbox did not start: {line!r}")
     base_url = line.split("ready at ")[1].split()[0]
-    headers = Sandbox(base_url, SandboxCredentials.from_env()).v2_headers()
+    credentials = SandboxCredentials.from_env()
+    headers = Sandbox(base_url, credentials).v2_headers()
     client = httpx.Client(base_url=base_url, headers=headers, timeout=60)
-    return Served(label, source, child, base_url, client)
+    keys = {
+        "X-Management-Id": credentials.management_id,
+        "X-Management-Token": credentials.management_token,
+    }
+    management = httpx.Client(base_url=base_url, headers=keys, timeout=60)
+    return Served(label, source, child, base_url, client, management)
 
 
 def server_pid(served: Served) -> int:
@@ -118,9 +133,11 @@ def server_pid(served: Served) -> int:
 
 
 def sent(served: Served, call: Call) -> httpx.Response:
-    """The answer to ``call`` from ``served``."""
+    """The answer to ``call`` from ``served`` (with the management key pair for a
+    ``/management`` path)."""
     method, path, body = call
-    return served.client.request(method, path, json=body)
+    client = served.management if path.startswith("/management/") else served.client
+    return client.request(method, path, json=body)
 
 
 def timed(served: Served, kind: str, calls: list[Call], keep: bool) -> tuple[float, float, float]:
@@ -207,14 +224,32 @@ def checked_calls(ids: list[str], member: str, card_definition_id: str) -> list[
         ("POST", BENEFITS, {"name": "Benchmark untyped"}),
         ("POST", f"{REWARDS}/{ids[0]}/draft", None),
         ("POST", f"{REWARDS}/{ids[0]}/draft", None),
+        get(f"{PROJECTS}/proj_NwStage01/webhooks"),
+        get(f"{PROJECTS}/proj_NwStarter01/webhooks"),  # its plan has no webhooks: 402
+        get(f"{PROJECTS}/proj_Nowhere/webhooks"),
+        ("DELETE", f"{PROJECTS}/proj_NwStage01/webhooks/wh_NwStageAll01", None),
+        ("DELETE", f"{PROJECTS}/proj_NwStage01/webhooks/wh_NwStageAll01", None),
+        get(f"{PROJECTS}/proj_NwStage01/webhooks"),
     ]
 
 
 def record_checks(served: Served, calls: list[Call]) -> None:
-    """Answers of ``calls`` (errors included) and of one call without credentials."""
+    """Answers of ``calls`` (errors included) and of calls without credentials."""
     for call in calls:
         served.answers.append(answer(sent(served, call)))
     served.answers.append(answer(httpx.get(f"{served.base_url}{REWARDS}")))
+    served.answers.append(answer(httpx.get(f"{served.base_url}{PROJECTS}")))
+
+
+def with_demo_projects(program: Path) -> Path:
+    """``program`` given the demo program's projects and webhooks (a generated one holds
+    one project and no webhook)."""
+    data = json.loads(program.read_text())
+    demo = json.loads(DEMO_PROGRAM.read_text())
+    data["projects"] = [*data["projects"], *demo["projects"]]
+    data["webhooks"] = demo["webhooks"]
+    program.write_text(json.dumps(data))
+    return program
 
 
 def answer(response: httpx.Response) -> Answer:
@@ -228,6 +263,7 @@ def answer(response: httpx.Response) -> Answer:
 def stop(served: Served) -> None:
     """Stop the sandbox (the Python process: a wrapper writes its output as it ends)."""
     served.client.close()
+    served.management.close()
     os.kill(server_pid(served), signal.SIGTERM)
     served.child.wait(timeout=60)
 
@@ -279,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         wrap += ["-o", str(args.profile.resolve()), "--"]
     with tempfile.TemporaryDirectory() as tmp:
         program = write_program(Path(tmp) / "program.json", rewards=args.rewards, benefits=100)
+        program = with_demo_projects(program)
         servers = [serve("this tree", ROOT, program, args.plan, wrap)]
         if args.baseline:
             servers.insert(0, serve("baseline", args.baseline.resolve(), program, args.plan, []))
@@ -294,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
                     get(f"{BENEFITS}/{benefit_ids[i % len(benefit_ids)]}") for i in range(n)
                 ],
                 "write": lambda round_: new_benefits(card_definition, 100 + round_ * n, n),
+                "projects": lambda _: [get(PROJECTS)] * n,
+                "webhooks": lambda _: [get(WEBHOOKS)] * n,
             }
             for served in servers:
                 for kind, calls in kinds.items():

@@ -1,6 +1,7 @@
 """What one answer costs the sandbox: its thread hops and socket writes, counted over real
 HTTP (the in-process sandbox's event loop is in this process), and the detail and member
-reads and the writes that answer the stored JSON as it is, not through their models."""
+reads and the writes that answer the stored JSON as it is, not through their models; the
+management routes answer their JSON encoded once, not through FastAPI's response models."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import anyio.to_thread
+import fastapi.routing
 import httpx
 import pytest
 
@@ -20,8 +22,10 @@ from lyt_toolkit.models import (
     Benefit,
     MemberWithCards,
     Program,
+    ProjectList,
     Reward,
     TierStructure,
+    WebhookList,
 )
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
@@ -199,6 +203,31 @@ def test_a_write_takes_no_worker_thread_and_answers_its_models_bytes(
         assert_error(api.post(f"{V2}/benefits", json=benefit_body("Hopless")), 409)
         assert_bad_request(api.post(f"{V2}/benefits", json={"name": "No type"}), "type")
     assert [h for h in hops if getattr(h[0], "func", None) is not programs.settle_later] == []
+
+
+PROJECTS = "/management/v1/projects"
+
+
+def test_a_management_call_takes_no_worker_thread_nor_response_model_and_answers_its_bytes(
+    restore: Sandbox, management_headers: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project and webhook lists answer the bytes their models dump, encoded once (FastAPI
+    serializes no answer through a response model), on the event loop, as the delete does."""
+    with httpx.Client(base_url=restore.base_url, headers=management_headers) as api:
+        hops = counting(monkeypatch, anyio.to_thread, "run_sync")
+        serialized = counting(monkeypatch, fastapi.routing, "serialize_response")
+        projects = api.get(PROJECTS)
+        hooks = api.get(f"{PROJECTS}/proj_NwMain01/webhooks")
+        deleted = api.delete(f"{PROJECTS}/proj_NwMain01/webhooks/wh_NwMainLoyalty01")
+        assert_error(api.get(f"{PROJECTS}/proj_NwStarter01/webhooks"), 402)
+        assert_error(api.get(f"{PROJECTS}/proj_Nowhere/webhooks"), 404, "not_found")
+    assert (projects.status_code, hooks.status_code, deleted.status_code) == (200, 200, 204)
+    for response, model in ((projects, ProjectList), (hooks, WebhookList)):
+        assert response.headers["content-type"] == "application/json"
+        assert response.content == modelled(model, response)
+    assert len(projects.json()["data"]) == 3 and len(hooks.json()["data"]) == 2
+    assert serialized == []
+    assert hops == []
 
 
 @pytest.mark.parametrize("store", ["on disk", "busy"])

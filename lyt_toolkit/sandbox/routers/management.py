@@ -1,8 +1,10 @@
-"""Management API: projects and their webhook configurations."""
+"""Management API: projects and their webhook configurations, each answer encoded once
+(``json_response``; the response models describe them) on the event loop (``read_store``,
+``write_store``), as the ``/v2`` routes answer."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Response
 
@@ -10,6 +12,8 @@ from ...models import CountedList, Project, Webhook
 from ..auth import require_management
 from ..deps import StateDep
 from ..services import management
+from ..store_reads import read_store, write_store
+from .common import json_response
 
 router = APIRouter(
     prefix="/management/v1", dependencies=[Depends(require_management)], tags=["management"]
@@ -20,16 +24,17 @@ WebhookId = Annotated[str, Path(alias="webhookId")]
 
 
 @router.get("/projects", response_model=CountedList[Project])
-def list_projects(state: StateDep) -> dict[str, Any]:
-    return management.list_projects(state)
+async def list_projects(state: StateDep) -> Response:
+    return json_response(await read_store(state.store, management.projects_json, state))
 
 
 @router.get("/projects/{projectId}/webhooks", response_model=CountedList[Webhook])
-def list_webhooks(project_id: ProjectId, state: StateDep) -> dict[str, Any]:
-    return management.list_webhooks(state, project_id)
+async def list_webhooks(project_id: ProjectId, state: StateDep) -> Response:
+    read = management.webhooks_json
+    return json_response(await read_store(state.store, read, state, project_id))
 
 
 @router.delete("/projects/{projectId}/webhooks/{webhookId}", status_code=204)
-def delete_webhook(project_id: ProjectId, webhook_id: WebhookId, state: StateDep) -> Response:
-    management.delete_webhook(state, project_id, webhook_id)
+async def delete_webhook(project_id: ProjectId, webhook_id: WebhookId, state: StateDep) -> Response:
+    await write_store(state.store, management.delete_webhook, state, project_id, webhook_id)
     return Response(status_code=204)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...models import ProjectList, WebhookList
 from ..errors import ServiceError, not_found
 from ..state import SandboxState
 from .lookup import require
@@ -82,15 +83,19 @@ def _counted(items: list[dict[str, Any]]) -> dict[str, Any]:
     return {"object": "list", "data_ref": "data", "data": items, "total": len(items)}
 
 
-def list_projects(state: SandboxState) -> dict[str, Any]:
-    """Every project, with the settings the reference always sends."""
-    return _counted([_project_view(p) for p in state.store.all("projects")])
+def projects_json(state: SandboxState) -> bytes:
+    """Every project, with the settings the reference always sends, as JSON: the bytes
+    ``ProjectList`` dumps (a program file's project is stored as the file spells it)."""
+    projects = _counted([_project_view(p) for p in state.store.all("projects")])
+    return ProjectList.model_validate(projects).model_dump_json(by_alias=True).encode()
 
 
-def list_webhooks(state: SandboxState, project_id: str) -> dict[str, Any]:
-    """The project's webhooks; 404 for no such project, 402 when its plan has no webhooks."""
+def webhooks_json(state: SandboxState, project_id: str) -> bytes:
+    """The project's webhooks as JSON, the bytes ``WebhookList`` dumps; 404 for no such
+    project, 402 when its plan has no webhooks."""
     _project_with_webhooks(state, project_id)
-    return _counted([_webhook_view(w) for w in state.store.all("webhooks", scope=project_id)])
+    hooks = _counted([_webhook_view(w) for w in state.store.all("webhooks", scope=project_id)])
+    return WebhookList.model_validate(hooks).model_dump_json(by_alias=True).encode()
 
 
 def delete_webhook(state: SandboxState, project_id: str, webhook_id: str) -> None:
