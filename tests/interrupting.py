@@ -1,12 +1,13 @@
 """Ctrl-C pressed on a process of the toolkit's: while the sandbox answers every call 429
-(what the process printed and the calls it sent after the Ctrl-C), or once a paced command
-waits for its window's reset (what the window counted then), or once it said something
-(``stderr_until``); what a sandbox's window counts (``window_used``) and the calls its
-faults refused (``refused``), and once it counts a work's calls (``until_counted``); a paced
-work's thread ended by closing its client once it waits for the reset
-(``quiet_then_closed``); a progress callable keeping a paced work's lines (``PacedLines``);
-the process of several that holds a one-writer lock (``holder``), to pause while
-another is refused it; a sandbox's clock fixed at this machine's time
+(what the process printed and the calls it sent after the Ctrl-C; its calls under way held
+in the sandbox first, ``held``, so the 429s come however late the test sees them), or once
+a paced command waits for its window's reset (what the window counted then), or once it
+said something (``stderr_until``); what a sandbox's window counts (``window_used``) and the
+calls its faults refused (``refused``), and once it counts a work's calls
+(``until_counted``); a paced work's thread ended by closing its client once it waits for
+the reset (``quiet_then_closed``); a progress callable keeping a paced work's lines
+(``PacedLines``); the process of several that holds a one-writer lock (``holder``), to
+pause while another is refused it; a sandbox's clock fixed at this machine's time
 (``clock_agreeing_here``); a client's waits for a window taken at once, the sandbox's clock
 moved on by them (``Waits``); and once something has happened (``until``, ``until_async``),
 however slow a loaded machine makes it."""
@@ -14,6 +15,7 @@ however slow a loaded machine makes it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -22,12 +24,16 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.sandbox.fault_middleware import FaultMiddleware
+from lyt_toolkit.sandbox.faults import ADMIN_PREFIX
 
 HANG = 60.0
 """Seconds a wait for something that happens takes at most: a deadline that only turns a
@@ -37,16 +43,88 @@ NEAR_THE_HOUR = timedelta(minutes=3)
 """How near the hour's end ``clock_agreeing_here`` takes the next hour's start instead."""
 
 
+class Gate:
+    """The calls ``held`` holds in a sandbox of this process, until ``open()``."""
+
+    def __init__(self, port: int, after: int, holds: Callable[[str, str], bool]) -> None:
+        self._port, self._after, self._holds = port, after, holds
+        self._lock = threading.Lock()
+        self._opened = threading.Event()
+        self._seen = 0
+        self.held = 0
+        """The calls held so far."""
+
+    def open(self) -> None:
+        """Let every call held go on, and those to come."""
+        self._opened.set()
+
+    async def wait(self, scope: dict[str, Any]) -> None:
+        """Hold the call ``scope`` is of, when it is one to hold, until the gate opens."""
+        if scope["type"] != "http" or scope["server"][1] != self._port:
+            return
+        path = scope["path"]
+        if path.startswith(ADMIN_PREFIX) or not self._holds(scope["method"], path):
+            return
+        with self._lock:
+            self._seen += 1
+            if self._seen <= self._after or self._opened.is_set():
+                return
+            self.held += 1
+        await until_async(self._opened.is_set, "the gate opened")
+
+    def until_held(self, waiting: Callable[[], int], proc: subprocess.Popen[str]) -> None:
+        """Once ``waiting()`` calls are held (every call ``proc`` has under way at once, so it
+        sends nothing more, nor ends, before the gate opens); ``proc`` must run meanwhile."""
+        until(
+            lambda: self.held >= waiting() or proc.poll() is not None, "every call under way held"
+        )
+        assert proc.poll() is None, proc.communicate()
+
+
+@contextlib.contextmanager
+def held(
+    sb: Sandbox, after: int, holds: Callable[[str, str], bool] = lambda method, path: True
+) -> Iterator[Gate]:
+    """In the block, the calls to ``sb`` that ``holds(method, path)`` (its admin calls never)
+    past the first ``after`` wait in the sandbox, before its faults are drawn, until the
+    gate opens (``Gate.open``; at the block's end at the latest): a work reaching them stops
+    there, whenever the test gets to look."""
+    gate = Gate(urlsplit(sb.base_url).port or 0, after, holds)
+    original = FaultMiddleware.__call__
+
+    async def gated(middleware: FaultMiddleware, scope: Any, receive: Any, send: Any) -> None:
+        await gate.wait(scope)
+        await original(middleware, scope, receive, send)
+
+    setattr(FaultMiddleware, "__call__", gated)  # noqa: B010 (a method: assigned, mypy says no)
+    try:
+        yield gate
+    finally:
+        gate.open()
+        setattr(FaultMiddleware, "__call__", original)  # noqa: B010
+
+
 def ctrl_c_while_refused(
-    sb: Sandbox, proc: subprocess.Popen[str], retry_after: int, waiting: Callable[[], int]
+    sb: Sandbox,
+    proc: subprocess.Popen[str],
+    retry_after: int,
+    waiting: Callable[[], int],
+    gate: Gate,
 ) -> tuple[str, str, int]:
     """``proc``'s output once a Ctrl-C stopped it while its calls waited out a 429 asking
-    ``retry_after`` seconds, and the calls it sent after the Ctrl-C; it is given 10 s to
-    end (before the waits could), then killed. The Ctrl-C is sent once the sandbox has
-    refused ``waiting()`` calls (each then waits: every call ``proc`` has under way at once,
-    so it sends nothing more before the Ctrl-C)."""
-    sb.set_faults(rate_limit=1.0, retry_after=retry_after)
+    ``retry_after`` seconds, and the calls it sent after the Ctrl-C; it is given until its
+    waits could end (``retry_after`` s after the gate opened: no 429 came before), then
+    killed (``subprocess.TimeoutExpired``). Once ``waiting()`` calls are held at
+    ``gate`` (``held``: every call ``proc`` has under way at once), every call is answered
+    429 and the gate opened; the Ctrl-C is sent once the sandbox has refused ``waiting()``
+    calls (each then waits, so ``proc`` sends nothing more before the Ctrl-C). Held, the
+    calls are surely still to come when the 429s are switched on, however late a loaded
+    machine lets the test see that they are under way."""
     try:
+        gate.until_held(waiting, proc)
+        sb.set_faults(rate_limit=1.0, retry_after=retry_after)
+        waits_end = time.monotonic() + retry_after  # the first 429's wait ends no sooner
+        gate.open()
         until(
             lambda: refused(sb) >= waiting() or proc.poll() is not None,
             "every call under way refused",
@@ -54,11 +132,12 @@ def ctrl_c_while_refused(
         assert proc.poll() is None, proc.communicate()
         used = window_used(sb)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=10)
+        out, err = proc.communicate(timeout=max(0.0, waits_end - time.monotonic()))
         time.sleep(0.5)
         return out, err, window_used(sb) - used
     finally:
         sb.clear_faults()
+        gate.open()
         if proc.poll() is None:
             proc.kill()
             proc.communicate()

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
-from interrupting import ctrl_c_while_refused, holder
+from interrupting import ctrl_c_while_refused, held, holder
 
 from lyt_toolkit import actions
 from lyt_toolkit._lock import lock_path
@@ -72,6 +72,11 @@ def _creates_in_flight(log: Path) -> bool:
     state = ActionLog(log).state("create_benefit")
     in_flight = [t for t, line in state.last.items() if line["outcome"] == "attempted"]
     return len(state.succeeded) >= 4 and bool(in_flight)
+
+
+def _creates(method: str, path: str) -> bool:
+    """Whether a call is a benefit's create."""
+    return method == "POST" and path == "/v2/loyalties/benefits"
 
 
 def _writers_under_way(log: Path) -> int:
@@ -172,11 +177,16 @@ def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_
 def test_ctrl_c_while_an_apply_s_writes_wait_out_a_429_stops_at_once_sending_nothing_more(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
 ) -> None:
-    applying = _applying(fresh, client, tmp_path, lyt_process)
-    log, first = applying.log, applying.first
-    # From now on the service refuses every write, asking to wait 25 s: the writes sent
-    # wait to be sent again, the others for the window's reset.
-    _, err, sent = ctrl_c_while_refused(fresh, first, 25, lambda: _writers_under_way(log))
+    plan = tmp_path / "plan.json"
+    log = tmp_path / "plan.json.log.jsonl"
+    names, rewards = _save(client, plan)
+    # Creates past the first CONCURRENCY are held until every writer's is; then the service
+    # refuses every write, asking to wait 25 s: the writes sent wait to be sent again, the
+    # others for the window's reset.
+    with held(fresh, after=CONCURRENCY, holds=_creates) as gate:
+        first = lyt_process(fresh, tmp_path, "apply", str(plan))
+        _, err, sent = ctrl_c_while_refused(fresh, first, 25, lambda: _writers_under_way(log), gate)
+    applying = _Applying(plan, log, names, rewards, first)
     assert first.returncode == 130
     assert (
         err == f"lyt apply: interrupted; run the same command again to resume from its log {log}\n"

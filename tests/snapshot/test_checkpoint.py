@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from fixture_types import ClientOf, LytProcess, StartSandbox
-from interrupting import ctrl_c_while_refused, holder, stderr_until, until_counted
+from interrupting import ctrl_c_while_refused, held, holder, stderr_until, until_counted
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._services import forget_local
@@ -626,22 +626,27 @@ READS_AT_ONCE = DEFAULT_CONCURRENCY
 own pool (``pull.threaded``), which has as many threads at least."""
 
 
+READ_BEFORE_HELD = 30
+"""The calls a pull sends before the rest are held (``held``): its lists walked, members
+being read, READS_AT_ONCE at a time."""
+
+
 def _interrupted_while_reads_wait(
-    program: Sandbox, pull: subprocess.Popen[str], folder: Path
-) -> tuple[str, str, int]:
-    """``pull``'s output once a Ctrl-C stopped it while its reads waited out a 429, and the
-    calls it sent after the Ctrl-C (``ctrl_c_while_refused``)."""
-    deadline = time.monotonic() + 60
-    while program.plan()["used"] < 30:  # the lists walked, members being read
-        assert pull.poll() is None, pull.communicate()
-        if time.monotonic() > deadline:
-            pull.kill()
-            raise AssertionError(f"the pull never read members: {pull.communicate()}")
-        time.sleep(0.02)
-    kept = _answers(folder)
-    out, err, sent = ctrl_c_while_refused(program, pull, RETRY_AFTER, lambda: READS_AT_ONCE)
+    program: Sandbox, start: Callable[[], subprocess.Popen[str]], folder: Path
+) -> tuple[subprocess.Popen[str], str, str, int]:
+    """The pull ``start()`` starts, its output once a Ctrl-C stopped it while its reads
+    waited out a 429, and the calls it sent after the Ctrl-C (``ctrl_c_while_refused``):
+    its calls past the first ``READ_BEFORE_HELD`` held until every read under way is, so
+    the 429s come while they surely are."""
+    with held(program, after=READ_BEFORE_HELD) as gate:
+        pull = start()
+        gate.until_held(lambda: READS_AT_ONCE, pull)
+        kept = _answers(folder)
+        out, err, sent = ctrl_c_while_refused(
+            program, pull, RETRY_AFTER, lambda: READS_AT_ONCE, gate
+        )
     assert _answers(folder) >= kept > 0  # every answer it had kept is still there
-    return out, err, sent
+    return pull, out, err, sent
 
 
 def test_ctrl_c_while_a_paced_pull_s_reads_wait_out_a_429_stops_them_at_once(
@@ -649,8 +654,11 @@ def test_ctrl_c_while_a_paced_pull_s_reads_wait_out_a_429_stops_them_at_once(
 ) -> None:
     program.set_plan("1000000/hour")
     folder = tmp_path / "checkpoint"
-    export = lyt_process(program, tmp_path, "export", "--out", "a", "--checkpoint", str(folder))
-    _, err, sent = _interrupted_while_reads_wait(program, export, folder)
+    export, _, err, sent = _interrupted_while_reads_wait(
+        program,
+        lambda: lyt_process(program, tmp_path, "export", "--out", "a", "--checkpoint", str(folder)),
+        folder,
+    )
     assert export.returncode == 130
     assert err == (
         f"lyt export: interrupted; what it read is kept in {folder}: "
@@ -683,13 +691,16 @@ def test_ctrl_c_in_a_notebook_returns_from_a_paced_pull_whose_reads_wait_out_a_4
     program.set_plan("1000000/hour")
     folder = tmp_path / "checkpoint"
     settings = {"base_url": program.base_url, **program.credentials.as_client_kwargs()}
-    cell = subprocess.Popen(
-        [sys.executable, "-c", IN_A_NOTEBOOK, str(folder), json.dumps(settings)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    cell, out, err, sent = _interrupted_while_reads_wait(
+        program,
+        lambda: subprocess.Popen(
+            [sys.executable, "-c", IN_A_NOTEBOOK, str(folder), json.dumps(settings)],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ),
+        folder,
     )
-    out, err, sent = _interrupted_while_reads_wait(program, cell, folder)
     assert (cell.returncode, out, err) == (0, "interrupted\n", "")
     assert sent == 0
