@@ -89,3 +89,26 @@ def test_a_bad_kinds_is_one_line_naming_the_option_and_sends_nothing(
     assert len(captured.err.splitlines()) == 1
     assert service.plan()["used"] == 0
     assert not (tmp_path / "snap").exists()
+
+
+def test_an_audit_of_a_kinds_export_names_what_was_not_pulled_and_counts_only_rules_run(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``0 findings from 22 rules`` of a folder holding no member said the program was clean
+    where nothing of the members was read, counting the rules left out for what they need."""
+    from lyt_toolkit.audit import RULES
+    from lyt_toolkit.frames.registry import FRAME_NAMES
+
+    folder = tmp_path / "rewards-and-benefits"
+    assert main(["export", "--out", str(folder), "--kinds", "rewards,benefits"]) == 0
+    capsys.readouterr()
+    assert main(["audit", "--base", str(folder), "--out", str(tmp_path / "audit")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    left_out = [r.id for r in RULES.values() if not r.needs <= {"rewards", "benefits"}]
+    assert "active-reward-without-costs" in left_out
+    assert re.fullmatch(rf"\d+ findings from {len(RULES) - len(left_out)} rules \(.*\)", lines[1])
+    missing = [kind for kind in FRAME_NAMES if kind not in {"rewards", "benefits"}]
+    assert lines[2] == (
+        f"Not pulled (--kinds): {', '.join(missing)}; no rule read them, so finding nothing "
+        f"there says nothing of them; left out, needing them: {', '.join(left_out)}"
+    )

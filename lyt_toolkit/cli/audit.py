@@ -184,15 +184,18 @@ def format_summary(
 
     ``counts`` is ``lyt_toolkit.audit.summary(findings)``.
     """
+    from ..audit.run import LEFT_OUT_ATTR
     from ..reports import FINDINGS_CSV
     from ..reports.audit_report import whole_estimates
 
     total = {str(column): int(n) for column, n in counts.iloc[-1].items()}
     source = source or snapshot.source or "the service"
+    left_out = list(findings.attrs.get(LEFT_OUT_ATTR, ()))
     lines = [
         f"Audit of {source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC",
-        f"{total['total']} findings from {len(counts) - 1} rules "
+        f"{total['total']} findings from {len(counts) - 1 - len(left_out)} rules "
         f"({total['error']} errors, {total['warning']} warnings, {total['info']} info)",
+        *_not_pulled(snapshot, left_out),
         "",
         whole_estimates(counts).to_string(),  # a sample's estimates: whole findings
     ]
@@ -209,6 +212,21 @@ def format_summary(
         if len(errors) > len(shown):
             lines.append(f"  ... and {len(errors) - len(shown)} more in {FINDINGS_CSV}")
     return "\n".join(lines)
+
+
+def _not_pulled(snapshot: ProgramSnapshot, left_out: list[str]) -> list[str]:
+    """The line saying which kinds a snapshot pulled with ``kinds=`` (``--kinds``) lacks:
+    no rule read them, so no finding about them is no news; and the rules left out."""
+    from ..frames.registry import FRAME_NAMES
+
+    missing = [kind for kind in FRAME_NAMES if kind not in snapshot.kinds]
+    if not missing:
+        return []
+    line = (
+        f"Not pulled (--kinds): {', '.join(missing)}; no rule read them, so finding nothing "
+        "there says nothing of them"
+    )
+    return [line + (f"; left out, needing them: {', '.join(left_out)}" if left_out else "")]
 
 
 def _records(findings: pd.DataFrame) -> list[dict[str, object]]:

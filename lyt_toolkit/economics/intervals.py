@@ -72,13 +72,20 @@ def estimates_and_members(
     members = outstanding.index.union(pending.index)
     outstanding = outstanding.reindex(index=members, columns=definitions, fill_value=0.0)
     pending = pending.reindex(index=members, columns=definitions, fill_value=0.0)
-    figures = {"outstanding_points": outstanding, "pending_points": pending}
+    held = {"outstanding_points": "cards", "pending_points": "pending_buckets"}
+    figures = {
+        name: frame
+        for name, frame in (("outstanding_points", outstanding), ("pending_points", pending))
+        if held[name] in snapshot.kinds  # a kind not pulled: its points are not estimated
+    }
     medians = prices["median"].reindex(definitions)
     valued = list(medians.index[medians.notna()])
     owed = (outstanding + pending)[valued]
-    for level in _LEVELS:
+    for level in _LEVELS if len(figures) == len(held) else ():
         figures[f"liability_{level}"] = owed * (prices[level].astype("float64")[valued] * rate)
     parts = {name: _undated(_with_total(frame)) for name, frame in figures.items()}
+    if "pending_buckets" not in snapshot.kinds:
+        waiting = waiting.iloc[:0]
     dated = waiting[waiting["date"].notna()]
     month = first_of_month(dated["date"]).rename("month")
     schedule = pd.concat(
@@ -90,7 +97,7 @@ def estimates_and_members(
     )
     if isinstance(schedule.columns, pd.MultiIndex):  # some bucket is dated
         parts["pending_schedule_points"] = schedule
-    rows = parts["outstanding_points"].index
+    rows: pd.Index = pd.Index([], dtype="string", name="member_id")
     for part in parts.values():
         rows = rows.union(part.index)
     wide = pd.concat(  # a member without a row of a part holds 0 of it; NA stays unknown

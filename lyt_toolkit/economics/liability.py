@@ -12,6 +12,7 @@ import math
 from numbers import Real
 
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 from ..models.enums import PendingBucketStatus
 from ..snapshot.model import ProgramSnapshot
@@ -73,26 +74,42 @@ def points_by_definition(snapshot: ProgramSnapshot) -> pd.DataFrame:
 
     Columns ``card_definition_id, card_definition_name, outstanding_points`` (sum of its
     cards' balances) and ``pending_points`` (sum of its PENDING buckets); 0 when it has
-    none, NA when one of them is unknown. On a sampled snapshot the sums are weighted: the
-    sample's estimates of the program's totals, to the nearest point.
+    none, NA when one of them is unknown, or when the snapshot was pulled without its
+    kind (``kinds=``: no card or no bucket was read, which is not none). On a sampled
+    snapshot the sums are weighted: the sample's estimates of the program's totals, to
+    the nearest point.
     """
-    cards = snapshot.cards
     buckets = snapshot.pending_buckets
+    outstanding = _summed(snapshot, "cards", snapshot.cards, "balance_points")
     pending = buckets[buckets["status"] == PendingBucketStatus.PENDING]
-    balances = weighted(snapshot, cards, "balance_points")
-    outstanding = whole(sum_by(balances.groupby(cards["card_definition_id"].astype("string"))))
-    points = weighted(snapshot, pending, "points_total")
-    waiting = whole(sum_by(points.groupby(pending["card_definition_id"].astype("string"))))
+    waiting = _summed(snapshot, "pending_buckets", pending, "points_total")
     listed = pd.Index(snapshot.card_definitions["id"].astype("string"))
     ids = listed.union(outstanding.index).union(waiting.index).dropna().unique().sort_values()
     return pd.DataFrame(
         {
             "card_definition_id": ids.astype("string").array,
             "card_definition_name": definition_names(snapshot, pd.Series(ids)),
-            "outstanding_points": outstanding.reindex(ids, fill_value=0).astype("Int64").array,
-            "pending_points": waiting.reindex(ids, fill_value=0).astype("Int64").array,
+            "outstanding_points": _owed(snapshot, "cards", outstanding, ids),
+            "pending_points": _owed(snapshot, "pending_buckets", waiting, ids),
         }
     )
+
+
+def _summed(snapshot: ProgramSnapshot, kind: str, rows: pd.DataFrame, column: str) -> pd.Series:
+    """Per card definition, the (weighted) sum of ``rows[column]``; nothing when the
+    snapshot does not hold ``kind``."""
+    if kind not in snapshot.kinds:
+        return pd.Series([], index=pd.Index([], dtype="string"), dtype="Int64")
+    values = weighted(snapshot, rows, column)
+    return whole(sum_by(values.groupby(rows["card_definition_id"].astype("string"))))
+
+
+def _owed(snapshot: ProgramSnapshot, kind: str, sums: pd.Series, ids: pd.Index) -> ExtensionArray:
+    """``sums`` for each of ``ids`` (0 for one without rows); all NA when the snapshot does
+    not hold ``kind``: its points are unknown."""
+    if kind not in snapshot.kinds:
+        return pd.array([pd.NA] * len(ids), dtype="Int64")
+    return sums.reindex(ids, fill_value=0).astype("Int64").array
 
 
 def _checked_rate(rate: float | None, name: str = "redemption_rate") -> float:

@@ -87,21 +87,25 @@ class Economics:
         """The figures a reader wants first (money in minor units; NA as None).
 
         Liability sums the card definitions whose points have a value; ``unvalued_points``
-        are the outstanding and pending points of those without one. Of a sampled snapshot,
+        are the outstanding and pending points of those without one. A total of points some
+        of which are unknown (a balance the service left unknown, or a kind the snapshot was
+        pulled without: ``kinds=``) is None, and so is the liability. Of a sampled snapshot,
         each total is the sample's estimate, followed by its 95 % interval's ends
         (``outstanding_points_ci_low``, ``outstanding_points_ci_high`` and so on).
         """
         owed = self.liability
         points = owed["outstanding_points"] + owed["pending_points"]
         unvalued = owed["value_median"].isna()
+        known = not points.isna().any()  # else what some points are worth is unknown too
         figures = {
             "card_definitions": len(owed),
             "outstanding_points": _total(owed["outstanding_points"]),
             "pending_points": _total(owed["pending_points"]),
             "redemption_rate": self.redemption_rate,
-            "liability_low": _total(owed["value_low"][~unvalued]),
-            "liability_median": _total(owed["value_median"][~unvalued]),
-            "liability_high": _total(owed["value_high"][~unvalued]),
+            **{
+                f"liability_{level}": _total(owed[f"value_{level}"][~unvalued]) if known else None
+                for level in _LEVELS
+            },
             "unvalued_points": _total(points[unvalued]),
             "highest_effective_return": _plain(self.effective_return["return_median"].max()),
             "mispriced_rewards": self.mispriced["reward_id"].nunique(),

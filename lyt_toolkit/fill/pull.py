@@ -131,6 +131,8 @@ def sample_of(sample: SampleSource, kinds: frozenset[str]) -> Sample | None:
     if not isinstance(sample, Sample):
         if isinstance(sample, bool) or not isinstance(sample, int):
             raise ValueError(f"sample: give a member count or a Sample, not {sample!r}")
+        if sample < 1:
+            raise ValueError(f"sample: must be a member count, a whole number from 1, got {sample}")
         sample = Sample(sample)
     if tree_depth(kinds) < 3:
         raise ValueError("sample: the kinds asked read no member (add cards or pending_buckets)")

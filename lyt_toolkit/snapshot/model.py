@@ -40,7 +40,7 @@ from .defaults import (
     RefreshOptions,
     SampleSource,
 )
-from .diff import DEFAULT_IGNORE, SnapshotDiff, compare
+from .diff import DEFAULT_IGNORE, MEMBER_KINDS, SnapshotDiff, compare
 from .program_file import write_program
 from .refresh_cost import RefreshCost
 
@@ -129,7 +129,8 @@ class ProgramSnapshot:
         read_times: Mapping[str, tuple[pd.Timestamp, pd.Timestamp]] | None = None,
         provenance: Mapping[str, Any] | None = None,
     ) -> ProgramSnapshot:
-        """A snapshot from ready frames; a missing kind becomes its empty frame, and
+        """A snapshot from ready frames; a missing kind becomes its empty frame (of a
+        sample, ``cards`` and ``pending_buckets`` with their ``weight`` column), and
         ``kinds`` names the given ones.
 
         ``odd_values`` defaults to those the frames' builders recorded in their
@@ -140,6 +141,8 @@ class ProgramSnapshot:
         """
         _check_frames(frames)
         built = {n: frames[n] if n in frames else SCHEMAS[n].empty() for n in FRAME_NAMES}
+        if sample is not None:  # of a sample, its members' rows carry their weight
+            built |= {n: sample.weigh(built[n]) for n in MEMBER_KINDS if n not in frames}
         stamp = utc_now() if pulled_at is None else _pulled_at(pulled_at)
         if odd_values is None:
             odd_values = [o for f in built.values() for o in f.attrs.get(ODD_VALUES, ())]

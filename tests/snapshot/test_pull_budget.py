@@ -417,6 +417,11 @@ def test_a_sample_needs_the_member_reads(large: Sandbox, make_client: ClientFor)
             ProgramSnapshot.pull(client, progress=False, kinds=["members"], sample=100)
         with pytest.raises(ValueError, match="sample: give a member count"):
             ProgramSnapshot.pull(client, progress=False, sample=0.1)  # type: ignore[arg-type]
+        used = large.plan()["used"]
+        for size in (0, -1):  # named as given (not as Sample's n), before any call
+            with pytest.raises(ValueError, match=rf"^sample: .* from 1, got {size}$"):
+                ProgramSnapshot.pull(client, progress=False, sample=size)
+        assert large.plan()["used"] == used
 
 
 def test_a_sample_of_the_cards_alone_buys_more_members_for_the_same_calls(
