@@ -51,6 +51,7 @@ from .chunked import (
 )
 from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
+from .kept_dropped import dropped_as_kept
 from .kept_reads import KeptReads, kept_path
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
@@ -750,7 +751,8 @@ class SavedPlan:
         (``ChangePlan.cost``), and no re-read for a plan a stale apply re-planned while the
         service shows no call of the project since its read (``apply`` sends none). With
         ``client``, the reads the rows kept beside the ``log`` answer are not counted: an
-        apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``); checked as
+        apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``), and a
+        ``refresh`` counts no write those rows show it drops (``kept_dropped``); checked as
         it writes (``paced`` with a ``log``, a ``refresh`` too: ``chunked``), each chunk's
         re-read, an object several chunks need counted for each, its chunks cut as they
         will be from the window's share left now. The ``log`` is read whole once."""
@@ -763,7 +765,18 @@ class SavedPlan:
             needed = self._needed(log, kept, refresh=refresh, reads=chunked)
             if client is not None and self._read_holds(client, log):
                 needed -= self._reread_calls(log, kept, refresh=refresh)
+            elif client is not None and refresh and kept:
+                needed -= self._dropped(client, log, paced)
         return self.plan._costed(needed, client, share)
+
+    def _dropped(self, client: LoyaltyClient, log: LogSource | None, paced: bool) -> int:
+        """The calls of the writes a ``refresh`` drops that the rows kept beside the ``log``
+        already show (made, or no longer allowed: ``kept_dropped``), counted with no call."""
+        kept = self._kept(log, client, paced)
+        if kept is None:
+            return 0
+        left = self._rereads(log, refresh=True)
+        return dropped_as_kept(client, self, self.parts, log, left, kept, service_now(client))
 
     def _chunked_reads(
         self,
