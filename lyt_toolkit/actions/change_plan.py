@@ -28,6 +28,7 @@ from .._shares import share_of
 from .._stop import stopping
 from .._text import counted
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
+from ..client.paced_floor import PacedShareTooSmall
 from ..errors import StoppedError
 from ..fill.pace_run import paced_run
 from ..fill.pace_work import PacedWork, paced_work
@@ -35,7 +36,7 @@ from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.diff import compare
-from ._runner import CANCELLED
+from ._runner import CANCELLED, UNPACED
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES, refused_keys
 from .chunked import (
@@ -1319,6 +1320,9 @@ class SavedPlan:
                     )
                 except (StoppedError, PacingEnded):  # a Cancel while it waits for a window
                     stopped = "not sent: the batch was cancelled"
+                    break
+                except PacedShareTooSmall as exc:  # the service's plan changed as it ran
+                    stopped = f"not sent: {exc}; {UNPACED}"
                     break
                 if mark is False:
                     mark = mark_read(client)  # the kept rows taken up: as good while quiet

@@ -422,7 +422,8 @@ class Quota:
             self._refuse_past_cycle()
             paced = [held for held in self._allowances if held.paced]
             for held in paced:
-                check_paced_share(held.share, self._limit)
+                check_paced_share(held.share, self._limit, held.paced_under)
+                held.paced_under = self._limit  # the budget it paces under: named if it falls
             wait = self._spent_for()
             if wait > 0:
                 return wait, True, 0
