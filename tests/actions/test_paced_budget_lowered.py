@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -44,7 +45,8 @@ def test_a_paced_apply_whose_budget_falls_too_low_says_so_and_resumes_the_rest(
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     chosen = set(save_one(path)["id"])
     fresh.set_plan("10/hour")  # 3 calls a window at a share of 0.3: its token, 2 calls
-    waits, lowered = Waits(fresh), []
+    waits = Waits(fresh)
+    lowered: list[dict[str, Any]] = []
 
     def wait(seconds: float) -> None:
         if not lowered:  # the project's plan changed: 0.3 of 3 paces nothing
