@@ -699,7 +699,8 @@ class SavedPlan:
             chunked: int | None = getattr(self, "_chunked_counted", None)
             writes = self.plan._needed(log) - refused
             reads = self._needed(log, kept, reads=chunked) - writes - refused
-        return calls_text(reads, writes, refused)
+            writes -= getattr(self, "_dropped_counted", 0)  # a refresh's, the kept rows show
+        return calls_text(reads, max(0, writes), refused)
 
     def to_string(self) -> str:
         """The summary, then every line (see ``ChangePlan.to_string``), then the file line."""
@@ -764,11 +765,14 @@ class SavedPlan:
             object.__setattr__(self, "_kept_counted", kept)  # for ``summary``, as the budget is
             object.__setattr__(self, "_chunked_counted", chunked)
             needed = self._needed(log, kept, refresh=refresh, reads=chunked)
-            if client is not None and self._read_holds(client, log):
+            holds = client is not None and self._read_holds(client, log)
+            if holds:
                 needed -= self._reread_calls(log, kept, refresh=refresh)
-            elif client is not None and refresh and kept:
-                needed -= self._dropped(client, log, paced)
-        return self.plan._costed(needed, client, share)
+            dropped = 0
+            if client is not None and refresh and kept and not holds:
+                dropped = self._dropped(client, log, paced)
+            object.__setattr__(self, "_dropped_counted", dropped)  # for ``summary`` too
+        return self.plan._costed(needed - dropped, client, share)
 
     def _dropped(self, client: LoyaltyClient, log: LogSource | None, paced: bool) -> int:
         """The calls of the writes a ``refresh`` drops that the rows kept beside the ``log``

@@ -149,6 +149,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
         cost = loaded.check_apply(client, log=log, refresh=True, ignore_unsupported=True)
         # the writes left, less the one the kept rows show made: they answer the reads
         assert cost.needed == cards - 3
+        assert f"; {counted(cards - 3, 'call')}, " in loaded.summary(log=log)  # lyt apply's
         results = loaded.apply(
             client, log=log, progress=False, refresh=True, ignore_unsupported=True
         )
