@@ -407,7 +407,10 @@ class Quota:
         window spent, or a paced allowance's share of it) rather than the ``rate``'s
         spacing; ``(0, False)`` when one may start now. A look: nothing is booked, so asking
         without a call following takes nothing of a paced share nor of the spacing (the
-        client books each of its calls as it lets it start)."""
+        client books each of its calls as it lets it start). Raises what a call would meet:
+        ``CycleSpent`` (a paced allowance held, the billing cycle spent) and
+        ``PacedShareTooSmall`` (a paced allowance held cannot pace under the budget now: the
+        project's plan changed since it was taken, its ``was`` the budget before)."""
         wait, spent, _ = self._ready(book=False)
         return wait, spent
 
