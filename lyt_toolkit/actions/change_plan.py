@@ -781,7 +781,7 @@ class SavedPlan:
         if kept is None:
             return 0
         left = self._rereads(log, refresh=True)
-        return dropped_as_kept(client, self, self.parts, log, left, kept, service_now(client))
+        return dropped_as_kept(self, self.parts, log, left, kept, service_now(client))
 
     def _chunked_reads(
         self,

@@ -12,27 +12,24 @@ know it.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
+from ..frames.registry import BUILDERS
 from .change_rows import refused_keys
 from .chunked import to_send
 from .kept_reads import KeptReads
 from .log import LogSource, log_state
 from .plan import ActionPlan
 from .replan import Replannable, replanned
-from .reread import ReadKeys, doubtful, live_rows, needed_by
+from .reread import LiveRows, ReadKeys, doubtful, id_positions, needed_by, rows_at
 from .touched import TOUCHES, Touched, is_name
-
-if TYPE_CHECKING:
-    from ..client import LoyaltyClient
 
 __all__ = ["dropped_as_kept"]
 
 
 def dropped_as_kept(
-    client: LoyaltyClient,
     saved: Replannable,
     parts: tuple[ActionPlan[Any], ...],
     log: LogSource | None,
@@ -44,7 +41,7 @@ def dropped_as_kept(
     plan made again from the rows ``kept`` holds of the objects ``left`` to read (its
     clock ``now``) drops: a write, the read back of one the base shows refused, and the
     second call of one the ``log`` shows refused for good (sent again, read back). No call
-    is sent with ``client``: the objects read are those ``kept`` holds fresh."""
+    is sent: the objects read are those ``kept`` holds fresh."""
     kept.expire()  # in memory only: a row too old is read again, its writes counted
     read_key = ReadKeys(saved.inputs)
     answered = [
@@ -54,7 +51,7 @@ def dropped_as_kept(
     ]
     if not answered:
         return 0
-    live = live_rows(client, answered, saved.inputs, kept)  # all kept: no call
+    live = _kept_rows(answered, read_key, kept)
     states = {part.action: log_state(log, part.action) for part in parts}
     own: dict[str, set[str]] = {call: set() for call in TOUCHES}
     own |= {call: set(state.succeeded) for call, state in states.items()}
@@ -88,3 +85,23 @@ def _all_read(
     """Whether every object the write of ``call`` to ``target`` needs is among ``read``."""
     needs = needed_by(touched, inputs, call, {target})
     return bool(needs) and all((entry["kind"], entry["key"]) in read for entry in needs)
+
+
+def _kept_rows(touched: list[Touched], read_key: ReadKeys, kept: KeptReads) -> LiveRows:
+    """The live rows of ``touched`` as ``kept`` holds them (``reread.live_rows``' answer,
+    its every read kept): every card's buckets typed in one frame, not a frame a card (800
+    cards' frames took seconds, a re-plan's cost of what a cost counts)."""
+    cards = {read_key(entry) for entry in touched if entry["kind"] == "pending_buckets"}
+    models = [model for card in cards for model in kept.held[card]]
+    buckets = BUILDERS["pending_buckets"](models)
+    at = id_positions(buckets["id"])
+    rows: LiveRows = {}
+    for entry in touched:
+        kind, key = entry["kind"], entry["key"]
+        if kind == "pending_buckets":
+            found = at.get(key)
+            rows[kind, key] = rows_at(buckets, found) if found else None
+        else:
+            held = kept.held[read_key(entry)]
+            rows[kind, key] = BUILDERS[kind](held) if held else None
+    return rows
