@@ -34,7 +34,9 @@ Held to a share of the budget (``execute``'s allowance), a call beyond it is not
 item it met and every item not yet sent are ``cancelled`` as beyond the share (the item met
 logged so, unless it was in doubt), the items in flight finish and are logged. A paced run
 (``execute(paced=True)``) waits for the next window instead, in the client; only the
-project's billing cycle, once the service says it is spent, stops it so (``CycleSpent``).
+project's billing cycle, once the service says it is spent, stops it so (``CycleSpent``), or
+a share the service's plan, changed as it ran, made too small to pace
+(``PacedShareTooSmall``: its message names the new budget and the share that paces it).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from .._outgoing import telling_before_sending
 from .._progress import Progress, ProgressBar
 from .._stop import Stop, StoppablePool, stopping
 from ..client.allowance import AllowanceSpent, CycleSpent, PacingEnded
+from ..client.paced_floor import PacedShareTooSmall
 from ..errors import (
     APIError,
     LytError,
@@ -136,6 +139,9 @@ BEYOND_SHARE = (
     "not sent: beyond the plan's share of the call budget (budget_share); run again with the"
     " same log after the reset"
 )
+UNPACED = "run again with the same log to send it (the items done are logged: none is sent twice)"
+"""Said of an item a paced run did not send once its share could no longer pace it (the
+service's plan changed while it ran: ``PacedShareTooSmall``)."""
 BEYOND_CYCLE = (
     "not sent: the service's answers say the project's billing-cycle budget is spent (past it"
     " each call adds to what the project overdraws); run again with the same log once the"
@@ -206,9 +212,11 @@ class _Sender(Generic[P]):
                 error_key=exc.key or "quota_exhausted",
                 message=self.scrub(str(exc)),
             )
-        except AllowanceSpent as exc:  # not sent: the batch's share (or the cycle) is used up
+        except (AllowanceSpent, PacedShareTooSmall) as exc:  # not sent: no share, or none left
             if isinstance(exc, CycleSpent):
                 self.beyond = BEYOND_CYCLE
+            elif isinstance(exc, PacedShareTooSmall):
+                self.beyond = self.scrub(f"not sent: {exc}; {UNPACED}")
             self.spent.set()
             result = ItemResult(Outcome.CANCELLED, message=self.beyond)
             if in_doubt:  # left in doubt: the next run reads it first, as this one would have
@@ -239,7 +247,13 @@ class _Sender(Generic[P]):
                 if done is not None:
                     return done
             result = self.plan.perform(self.client, item)
-        except (QuotaExhaustedError, AllowanceSpent, StoppedError, PacingEnded):
+        except (
+            QuotaExhaustedError,
+            AllowanceSpent,
+            PacedShareTooSmall,
+            StoppedError,
+            PacingEnded,
+        ):
             raise  # stops the batch, or the item (see the module's notes)
         except APIError as exc:
             settled = None if in_doubt else self._settled(item, exc)

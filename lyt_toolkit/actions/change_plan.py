@@ -28,6 +28,7 @@ from .._shares import share_of
 from .._stop import stopping
 from .._text import counted
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
+from ..client.paced_floor import PacedShareTooSmall
 from ..errors import StoppedError
 from ..fill.pace_run import paced_run
 from ..fill.pace_work import PacedWork, paced_work
@@ -35,7 +36,7 @@ from ..frames.registry import FRAME_NAMES
 from ..snapshot import ProgramSnapshot
 from ..snapshot.defaults import DEFAULT_SHARE
 from ..snapshot.diff import compare
-from ._runner import CANCELLED
+from ._runner import CANCELLED, UNPACED
 from .change_planner import CHANGE_COLUMNS, UNSUPPORTED_COLUMNS, Planner
 from .change_rows import CALL_KINDS, DELETES, refused_keys
 from .chunked import (
@@ -51,6 +52,7 @@ from .chunked import (
 )
 from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
+from .kept_dropped import dropped_as_kept
 from .kept_reads import KeptReads, kept_path
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
@@ -697,7 +699,8 @@ class SavedPlan:
             chunked: int | None = getattr(self, "_chunked_counted", None)
             writes = self.plan._needed(log) - refused
             reads = self._needed(log, kept, reads=chunked) - writes - refused
-        return calls_text(reads, writes, refused)
+            writes -= getattr(self, "_dropped_counted", 0)  # a refresh's, the kept rows show
+        return calls_text(reads, max(0, writes), refused)
 
     def to_string(self) -> str:
         """The summary, then every line (see ``ChangePlan.to_string``), then the file line."""
@@ -750,7 +753,8 @@ class SavedPlan:
         (``ChangePlan.cost``), and no re-read for a plan a stale apply re-planned while the
         service shows no call of the project since its read (``apply`` sends none). With
         ``client``, the reads the rows kept beside the ``log`` answer are not counted: an
-        apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``); checked as
+        apply with these ``paced`` and ``refresh`` takes them up (``kept_rows``), and a
+        ``refresh`` counts no write those rows show it drops (``kept_dropped``); checked as
         it writes (``paced`` with a ``log``, a ``refresh`` too: ``chunked``), each chunk's
         re-read, an object several chunks need counted for each, its chunks cut as they
         will be from the window's share left now. The ``log`` is read whole once."""
@@ -761,9 +765,23 @@ class SavedPlan:
             object.__setattr__(self, "_kept_counted", kept)  # for ``summary``, as the budget is
             object.__setattr__(self, "_chunked_counted", chunked)
             needed = self._needed(log, kept, refresh=refresh, reads=chunked)
-            if client is not None and self._read_holds(client, log):
+            holds = client is not None and self._read_holds(client, log)
+            if holds:
                 needed -= self._reread_calls(log, kept, refresh=refresh)
-        return self.plan._costed(needed, client, share)
+            dropped = 0
+            if client is not None and refresh and kept and not holds:
+                dropped = self._dropped(client, log, paced)
+            object.__setattr__(self, "_dropped_counted", dropped)  # for ``summary`` too
+        return self.plan._costed(needed - dropped, client, share)
+
+    def _dropped(self, client: LoyaltyClient, log: LogSource | None, paced: bool) -> int:
+        """The calls of the writes a ``refresh`` drops that the rows kept beside the ``log``
+        already show (made, or no longer allowed: ``kept_dropped``), counted with no call."""
+        kept = self._kept(log, client, paced)
+        if kept is None:
+            return 0
+        left = self._rereads(log, refresh=True)
+        return dropped_as_kept(self, self.parts, log, left, kept, service_now(client))
 
     def _chunked_reads(
         self,
@@ -1306,6 +1324,9 @@ class SavedPlan:
                     )
                 except (StoppedError, PacingEnded):  # a Cancel while it waits for a window
                     stopped = "not sent: the batch was cancelled"
+                    break
+                except PacedShareTooSmall as exc:  # the service's plan changed as it ran
+                    stopped = f"not sent: {exc}; {UNPACED}"
                     break
                 if mark is False:
                     mark = mark_read(client)  # the kept rows taken up: as good while quiet

@@ -407,7 +407,10 @@ class Quota:
         window spent, or a paced allowance's share of it) rather than the ``rate``'s
         spacing; ``(0, False)`` when one may start now. A look: nothing is booked, so asking
         without a call following takes nothing of a paced share nor of the spacing (the
-        client books each of its calls as it lets it start)."""
+        client books each of its calls as it lets it start). Raises what a call would meet:
+        ``CycleSpent`` (a paced allowance held, the billing cycle spent) and
+        ``PacedShareTooSmall`` (a paced allowance held cannot pace under the budget now: the
+        project's plan changed since it was taken, its ``was`` the budget before)."""
         wait, spent, _ = self._ready(book=False)
         return wait, spent
 
@@ -422,7 +425,8 @@ class Quota:
             self._refuse_past_cycle()
             paced = [held for held in self._allowances if held.paced]
             for held in paced:
-                check_paced_share(held.share, self._limit)
+                check_paced_share(held.share, self._limit, held.paced_under)
+                held.paced_under = self._limit  # the budget it paces under: named if it falls
             wait = self._spent_for()
             if wait > 0:
                 return wait, True, 0

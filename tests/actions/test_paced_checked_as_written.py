@@ -14,6 +14,7 @@ import pytest
 from interrupting import Waits, window_used
 
 from lyt_toolkit import actions
+from lyt_toolkit._text import counted
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.actions.chunked import CHUNK_MOST
 from lyt_toolkit.actions.plan_file import StalePlanError
@@ -104,9 +105,10 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
 ) -> None:
     """A bucket of a chunk still to write activated by someone else meanwhile: the apply
     stops before that chunk, saying what the log holds and each way on with its calls, and
-    the refresh counts and sends no read of what the refusal kept. On main the resumed apply
-    re-read every card still to write first, a refresh's cost counted its kept rows again,
-    and the refusal named no way on but the refresh, nor any cost."""
+    the refresh counts and sends no read of what the refusal kept, nor the write its kept
+    rows show made since. On main the resumed apply re-read every card still to write first,
+    a refresh's cost counted its kept rows again, and the refusal named no way on but the
+    refresh, nor any cost; then the refresh's cost counted that write, sent by no run."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     chosen = save_one(path)
     cards = len(chosen)
@@ -135,7 +137,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     # no plan for review: the log holds the plan's own writes; each way on, with its calls
     assert "No plan made again was saved for review: the log holds writes of this plan's" in said
     assert f"then run again: {cards - 2} calls to re-read this chunk's objects afresh" in said
-    assert f"unreviewed: {cards - 2} calls, its re-read answered by the rows just read" in said
+    assert f"unreviewed: {counted(cards - 3, 'call')}, its re-read answered by the rows" in said
     assert bucket_lists(sent) == cards - 2 and activations(sent) == 0  # the chunk, unsent
 
     sent.clear()
@@ -145,11 +147,13 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     ):
         loaded = ChangePlan.load(path)
         cost = loaded.check_apply(client, log=log, refresh=True, ignore_unsupported=True)
-        assert cost.needed == cards - 2  # the writes left: the kept rows answer the reads
+        # the writes left, less the one the kept rows show made: they answer the reads
+        assert cost.needed == cards - 3
+        assert f"; {counted(cards - 3, 'call')}, " in loaded.summary(log=log)  # lyt apply's
         results = loaded.apply(
             client, log=log, progress=False, refresh=True, ignore_unsupported=True
         )
-    assert bucket_lists(sent) == 0
+    assert bucket_lists(sent) == 0 and activations(sent) == cards - 3  # what it counted
     done = set(results.loc[results["outcome"] == "succeeded", "target"])
     assert done == set(chosen["id"]) - written - {other.id}
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 
 from lyt_toolkit.actions import ChangePlan
@@ -19,7 +20,7 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SECRETS, SaveOne, bucket_lists, refused_paced_apply
+from .helpers import SECRETS, SaveOne, activations, bucket_lists, refused_paced_apply
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh", "professional")
 
@@ -74,8 +75,10 @@ def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_
 def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_calls(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
-    """On main the refusal named ``refresh=True`` alone, not what it or any other way on
-    costs."""
+    """The refresh the refusal offers sends the calls it says, the write of the bucket its
+    kept rows show activated since not counted. On main the refusal named ``refresh=True``
+    alone, not what it or any other way on costs; then it counted that write, sent by no
+    run (6 calls said, 5 sent)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:
         chosen = save_one(path)
@@ -94,7 +97,20 @@ def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_
     assert "then run again: 2 calls to re-read this chunk's objects afresh" in said, said
     refresh = (
         f"refresh=True and the same log to plan the rest against the live state, unreviewed:"
-        f" {2 * cards - 2} calls, {cards - 2} calls of them re-reading the objects left, each"
+        f" {2 * cards - 3} calls, {cards - 2} calls of them re-reading the objects left, each"
         " chunk's just before its writes"
     )
     assert refresh in said, said
+
+    fresh.set_plan("professional")  # the refresh in one window: the calls it said, sent
+    sent.clear()
+    with (
+        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        results = ChangePlan.load(path).apply(
+            client, log=log, progress=False, paced=True, refresh=True, ignore_unsupported=True
+        )
+    assert bucket_lists(sent) == cards - 2 and activations(sent) == cards - 1
+    made = set(results.loc[results["outcome"] == "succeeded", "target"])
+    assert made == set(chosen["id"]) - {first}
