@@ -286,11 +286,11 @@ class Allowance:
         once an answer named it; ``window_limit`` its budget."""
         self.window_limit: int | None = None
         self.window_here: float | None = None
+        """Paced: ``window_end`` on this machine's clock (``WindowCalls.here``)."""
         self.paced_under: int | None = None
         """Paced: the budget (calls a window) its share was last found to pace under, as a
         call was let start (``Quota.ready``; None before): a share the service's plan
         changed too small names it (``PacedShareTooSmall.was``)."""
-        """Paced: ``window_end`` on this machine's clock (``WindowCalls.here``)."""
         self._seen = 0
         """Paced: the calls the current window held for the work as this run first heard of
         it (left then, plus those this run had sent in it)."""
