@@ -104,6 +104,29 @@ def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window
     )
 
 
+def test_a_paced_export_on_an_unlimited_plan_says_in_its_log_that_it_started(
+    program: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No budget, so no share and nothing to wait for: on main its log stayed empty (its start
+    waited for a share to know). The sandbox answers slowly: the pull runs past a redraw."""
+    configure_lyt(program)
+    monkeypatch.setenv("LYT_PROGRESS", "auto")  # stderr no terminal: its lines
+    program.set_plan("unlimited")
+    program.set_faults(delay_seconds=0.3)
+    try:
+        code, _, err = lyt(
+            capsys, "export", "--out", str(tmp_path / "out"), "--checkpoint", str(tmp_path / "c")
+        )
+    finally:
+        program.clear_faults()
+    assert code == 0, err
+    assert re.match(rf"{CLOCK} paced pull: started: (\d+) of \d+ calls; \1 sent", err), err
+
+
 def _waiting_line(program: Sandbox, lyt_process: LytProcess, cwd: Path, folder: Path) -> str:
     """The line ``lyt export --checkpoint folder``, writing to a log, says as it begins to
     wait for the next window; a Ctrl-C then ends it."""

@@ -202,7 +202,8 @@ class PaceBar:
                 line,
                 refusals=refused,
                 waiting=left == 0 and until > 0 and (total is None or done < total),
-                known=total is not None and left is not None,
+                # no budget (an unlimited plan): no share to know, nothing to wait for
+                known=total is not None and (left is not None or quota.limit is None),
                 ending=ending,
                 window=len(allowance.past_windows),
             )
