@@ -426,6 +426,29 @@ def test_report_economics_base_reports_on_a_saved_snapshot_sending_no_call(
 BASE_COMMANDS = [["audit"], ["report", "economics"]]
 
 
+def test_report_economics_of_a_cards_only_folder_counts_no_kind_it_did_not_pull(
+    program: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Pulled with ``--kinds programs,members,cards``: on main its report said "card
+    definitions 2" (those read by ID alone) and "mispriced rewards 0" (no reward pulled),
+    figures that read as findings."""
+    configure_lyt(program)
+    program.set_plan("unlimited")
+    folder = tmp_path / "snap"
+    lyt_ok = lyt(capsys, "export", "--out", str(folder), "--kinds", "programs,members,cards")
+    assert lyt_ok[0] == 0, lyt_ok[2]
+    code, out, err = lyt(capsys, "report", "economics", "--base", str(folder), "--out", "rep")
+    assert code == 0, err
+    assert re.search(r"^  card definitions +n/a \(card_definitions not pulled\)$", out, re.M), out
+    mispriced = r"mispriced rewards +n/a \(rewards, reward_costs not pulled\)"
+    assert re.search(rf"^  {mispriced}$", out, re.M), out
+    page = (tmp_path / "rep" / ECONOMICS_HTML).read_text(encoding="utf-8")
+    assert "n/a (rewards, reward_costs not pulled)" in page
+
+
 @pytest.mark.parametrize("command", BASE_COMMANDS, ids=" ".join)
 @pytest.mark.parametrize(
     ("folder", "reason"),
