@@ -150,6 +150,22 @@ def test_a_sampled_export_fits_and_writes_its_design(
     assert window.plan()["used"] <= 500  # within the default share
 
 
+def test_a_sampled_export_of_cards_alone_names_the_cards_not_pending_buckets(
+    small: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Its sample line words the kinds it pulled: on main it said the pending buckets were the
+    sampled members' too, though none were pulled."""
+    configure_lyt(small)
+    small.set_plan("1000/hour")
+    argv = ("export", "--out", str(tmp_path / "snap"), "--kinds", "cards", "--sample", "20")
+    out = lyt_ok(capsys, *argv)
+    assert "; the cards are the sampled members' only, and program totals" in out, out
+    assert "pending buckets" not in out, out
+
+
 def test_the_sample_seed_draws_another_sample(
     window: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

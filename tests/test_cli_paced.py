@@ -38,6 +38,8 @@ SHARE = 30
 """The default share, 0.5, of the window's 60 calls."""
 NOW = "2026-01-15T12:00:00Z"
 """The sandbox's fixed clock (``start_sandbox``'s)."""
+UNCOUNTED = r"the bucket lists \(known once the members are read\)"
+"""What a paced pull's expected end leaves out until its members are read."""
 CLOCK = r"\d\d:\d\d:\d\d UTC"
 """The time on this machine a paced command's line begins with."""
 
@@ -86,7 +88,8 @@ def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window
     _, rest = paced.communicate(timeout=20)
     assert paced.returncode == 130, said + rest
     assert program.plan()["used"] == SHARE
-    figures = r"next window in 60 min, end about \d\d:\d\d UTC"
+    # during the member reads: the bucket lists are not known yet
+    figures = rf"next window in 60 min, end about \d\d:\d\d UTC, not counting {UNCOUNTED}"
     started, waiting = said.splitlines()
     assert re.fullmatch(
         rf"{CLOCK} paced pull: started: (\d+) of \d+ calls; \1 sent, \d+ left this window of"
@@ -104,6 +107,29 @@ def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window
     )
 
 
+def test_a_paced_export_on_an_unlimited_plan_says_in_its_log_that_it_started(
+    program: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No budget, so no share and nothing to wait for: on main its log stayed empty (its start
+    waited for a share to know). The sandbox answers slowly: the pull runs past a redraw."""
+    configure_lyt(program)
+    monkeypatch.setenv("LYT_PROGRESS", "auto")  # stderr no terminal: its lines
+    program.set_plan("unlimited")
+    program.set_faults(delay_seconds=0.3)
+    try:
+        code, _, err = lyt(
+            capsys, "export", "--out", str(tmp_path / "out"), "--checkpoint", str(tmp_path / "c")
+        )
+    finally:
+        program.clear_faults()
+    assert code == 0, err
+    assert re.match(rf"{CLOCK} paced pull: started: (\d+) of \d+ calls; \1 sent", err), err
+
+
 def _waiting_line(program: Sandbox, lyt_process: LytProcess, cwd: Path, folder: Path) -> str:
     """The line ``lyt export --checkpoint folder``, writing to a log, says as it begins to
     wait for the next window; a Ctrl-C then ends it."""
@@ -114,6 +140,18 @@ def _waiting_line(program: Sandbox, lyt_process: LytProcess, cwd: Path, folder: 
     paced.communicate(timeout=20)
     assert paced.returncode == 130, said
     return next(line for line in said.splitlines() if "waiting for the next window" in line)
+
+
+def test_a_paced_exports_end_says_it_does_not_count_the_bucket_lists_yet(
+    program: Sandbox, lyt_process: LytProcess, tmp_path: Path
+) -> None:
+    """Waiting during its member reads, its bucket lists are not known yet: its expected end
+    says it leaves them out (on main it read as the whole pull's, hours early at 20,000
+    members)."""
+    program.set_plan("40/hour")  # a share of 20: it waits during the member reads
+    first = _waiting_line(program, lyt_process, tmp_path, tmp_path / "checkpoint")
+    assert ": 20 of " in first, first  # its share spent before its 40 members are read
+    assert re.search(rf" UTC, not counting {UNCOUNTED}$", first), first
 
 
 def test_a_resumed_paced_export_counts_the_calls_its_checkpoint_answers_once(
@@ -170,7 +208,8 @@ def test_a_paced_export_in_a_window_others_spent_expects_each_later_window_s_who
             others.rewards.list(limit=1)
     assert program.plan()["used"] == 80
     line = _waiting_line(program, lyt_process, tmp_path, tmp_path / "checkpoint")
-    found = re.match(r"(\d\d):(\d\d):\d\d UTC .* end about (\d\d):(\d\d) UTC$", line)
+    end = rf"end about (\d\d):(\d\d) UTC, not counting {UNCOUNTED}$"  # during the reads
+    found = re.match(rf"(\d\d):(\d\d):\d\d UTC .* {end}", line)
     assert found, line
     hour, minute, end_hour, end_minute = map(int, found.groups())
     assert "of its share of 20, next window in 60 min" in line
@@ -385,6 +424,29 @@ def test_report_economics_base_reports_on_a_saved_snapshot_sending_no_call(
 
 
 BASE_COMMANDS = [["audit"], ["report", "economics"]]
+
+
+def test_report_economics_of_a_cards_only_folder_counts_no_kind_it_did_not_pull(
+    program: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Pulled with ``--kinds programs,members,cards``: on main its report said "card
+    definitions 2" (those read by ID alone) and "mispriced rewards 0" (no reward pulled),
+    figures that read as findings."""
+    configure_lyt(program)
+    program.set_plan("unlimited")
+    folder = tmp_path / "snap"
+    lyt_ok = lyt(capsys, "export", "--out", str(folder), "--kinds", "programs,members,cards")
+    assert lyt_ok[0] == 0, lyt_ok[2]
+    code, out, err = lyt(capsys, "report", "economics", "--base", str(folder), "--out", "rep")
+    assert code == 0, err
+    assert re.search(r"^  card definitions +n/a \(card_definitions not pulled\)$", out, re.M), out
+    mispriced = r"mispriced rewards +n/a \(rewards, reward_costs not pulled\)"
+    assert re.search(rf"^  {mispriced}$", out, re.M), out
+    page = (tmp_path / "rep" / ECONOMICS_HTML).read_text(encoding="utf-8")
+    assert "n/a (rewards, reward_costs not pulled)" in page
 
 
 @pytest.mark.parametrize("command", BASE_COMMANDS, ids=" ".join)

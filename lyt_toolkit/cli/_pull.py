@@ -391,15 +391,22 @@ def _paced_export(folder: str, options: PullOptions) -> str:
 
 
 def sample_line(snapshot: ProgramSnapshot) -> str | None:
-    """What a sampled snapshot's reader must know first (None: every member was read)."""
+    """What a sampled snapshot's reader must know first (None: every member was read): the
+    kinds it read of the sampled members only, those it holds of ``MEMBERS_OWN``."""
     design = snapshot.sample
     if design is None:
         return None
+    pulled = [kind for kind in MEMBERS_OWN if kind in snapshot.kinds]
+    own = " and ".join(kind.replace("_", " ") for kind in pulled)
+    whose = f"the {own} are the sampled members' only, and " if own else ""
     return (
-        f"Sample: a {design}; the cards and pending buckets are the sampled members' only, "
-        f"and program totals are estimated from {design.size:,} of {design.population:,} "
-        "members, with 95 % intervals"
+        f"Sample: a {design}; {whose}program totals are estimated from {design.size:,} of "
+        f"{design.population:,} members, with 95 % intervals"
     )
+
+
+MEMBERS_OWN = ("cards", "pending_buckets")
+"""The kinds a sampled pull reads of its sampled members only, as ``sample_line`` names them."""
 
 
 DEMO_SOURCE = "the embedded demo program (--sandbox)"

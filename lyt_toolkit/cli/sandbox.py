@@ -159,7 +159,8 @@ def _snapshot_config(args: argparse.Namespace) -> SandboxConfig:
 
 def generate(args: argparse.Namespace) -> int:
     """``lyt sandbox generate``: write a synthetic program file of the requested size."""
-    from ..synthetic import MINIMUM_COUNTS, write_program
+    from ..synthetic import MINIMUM_COUNTS, generate_program
+    from ..synthetic.program import save_program
 
     counts = {name: getattr(args, name) for name in MINIMUM_COUNTS}
     for name, value in counts.items():
@@ -168,9 +169,35 @@ def generate(args: argparse.Namespace) -> int:
             return fail(GENERATE, f"{option}: must be at least {MINIMUM_COUNTS[name]}, got {value}")
     if counts["pending_buckets"] and not counts["members"]:
         return fail(GENERATE, "--pending-buckets: needs --members above 0 to hold them")
+    program = generate_program(seed=args.seed, **counts)
     try:
-        write_program(args.out, seed=args.seed, **counts)
+        save_program(args.out, program)
     except OSError as exc:
         return fail(GENERATE, f"--out: cannot write {args.out}: {exc.strerror or exc}")
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out}: {generated(program)}, seed {args.seed}")
     return EXIT_OK
+
+
+GENERATED = (
+    "programs",
+    "members",
+    "cards",
+    "pending_buckets",
+    "rewards",
+    "benefits",
+    "card_definitions",
+    "tier_structures",
+)
+"""The lists of a generated program ``lyt sandbox generate`` counts, in the order it says
+them."""
+
+
+def generated(program: dict[str, object]) -> str:
+    """What a generated ``program`` holds: ``1 program, 300 members, 300 cards, ...``."""
+    counts = []
+    for name in GENERATED:
+        items = program.get(name)
+        n = len(items) if isinstance(items, list) else 0
+        words = name.replace("_", " ")
+        counts.append(f"{n:,} {words.removesuffix('s') if n == 1 else words}")
+    return ", ".join(counts)

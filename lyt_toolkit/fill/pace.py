@@ -5,7 +5,8 @@ every budget window and waits across resets, so it may run for hours. ``PaceBar`
 second: the calls sent (and, a pull's, the answers its checkpoint gives back instead: every one
 it holds, counted from the start, not as each is read back), the calls
 still to do (a pull's once the lists are walked, at least: bucket lists are known only as
-members are read), the calls sent earlier in this window (by a resumed work's earlier runs, or
+members are read, and its expected end says it does not count them till then), the calls
+sent earlier in this window (by a resumed work's earlier runs, or
 by a plan's re-read and parts before this one: they count against the same share), the calls
 this window still allows the work, the time to the next window and, from those, when the work
 should end (each later window giving the work its share of a whole window, as a refusal's ways
@@ -71,8 +72,13 @@ class PaceBar:
         recalled: Callable[[], int] = lambda: 0,
         tick: Callable[[], None] = lambda: None,
         desc: str = "paced pull",
+        unplanned: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.tick = tick
+        self.unplanned = unplanned
+        """The calls ``planned()`` leaves out while they are not known (a pull's bucket
+        lists, until its members are read), named; None when it counts them all. Its
+        expected end says it does not count them."""
         """Called at each redraw (the pull records its start once it is known, a plan what
         its runs spent of the window)."""
         self.client = client
@@ -191,7 +197,9 @@ class PaceBar:
                 end = expected_end(
                     total - done, left, self._per_window(), until, window, datetime.now(UTC)
                 )
-                parts.append(f"end about {end:%H:%M} UTC")
+                unplanned = self.unplanned()
+                leaves = "" if unplanned is None else f", not counting {unplanned}"
+                parts.append(f"end about {end:%H:%M} UTC{leaves}")
         note = ", ".join(parts)
         self.bar.set(done, total=total, note=note)
         line = f"{_calls(done, total)}; {note}"
@@ -202,7 +210,8 @@ class PaceBar:
                 line,
                 refusals=refused,
                 waiting=left == 0 and until > 0 and (total is None or done < total),
-                known=total is not None and left is not None,
+                # no budget (an unlimited plan): no share to know, nothing to wait for
+                known=total is not None and (left is not None or quota.limit is None),
                 ending=ending,
                 window=len(allowance.past_windows),
             )

@@ -6,10 +6,13 @@ written only at the moments that matter: once the work knows what it has to do (
 as it begins to wait for a window's reset, as it goes on in the next one (said as it ends, if
 it ends before the next redraw; said, then the wait, when the window's share went by between
 two redraws), and while the service refuses its calls (429) and it retries,
-once every ``EVERY`` seconds at most. Each line is this machine's time, the work's name, what
-happens and the bar's figures. A work run as several bars one after another (a saved plan's
-chunks, ``pace_work``) shares one ``PaceLines``: it starts once, each bar told it
-``follows``, and says what the work itself tells it (``say``: the chunk it goes on with).
+once every ``EVERY`` seconds at most. A work that runs on says it is alive: ``still running``
+once ``EVERY`` seconds went by since its last line, and ``started`` once they went by since
+it began even if it does not know yet what it has to do (its lists still walked). Each line
+is this machine's time, the work's name, what happens and the bar's figures. A work run as
+several bars one after another (a saved plan's chunks, ``pace_work``) shares one
+``PaceLines``: it starts once, each bar told it ``follows``, and says what the work itself
+tells it (``say``: the chunk it goes on with).
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ __all__ = ["EVERY", "PaceLines"]
 State = Literal["running", "waiting", "refused"]
 
 EVERY = 60.0
-"""Seconds at least between two lines saying the service still refuses the work's calls; a
-refusal keeps the work ``refused`` that long."""
+"""Seconds at least between two lines saying the service still refuses the work's calls, or
+that it is still running; a refusal keeps the work ``refused`` that long."""
 
 _ENTERED: dict[State, str] = {
     "waiting": "waiting for the next window",
@@ -48,6 +51,7 @@ class PaceLines:
         self._clock = clock
         self._state: State | None = None
         self._said_at = 0.0
+        self._began_at = clock()
         self._refusals = 0
         self._refused_at: float | None = None
         self._window = 0
@@ -99,11 +103,11 @@ class PaceLines:
         refused = self._refused_at is not None and now - self._refused_at < EVERY
         state: State = "refused" if refused else "waiting" if waiting else "running"
         if state == self._state:
-            if state != "refused" or now - self._said_at < EVERY:
+            if state == "waiting" or now - self._said_at < EVERY:
                 return
-            text = _ENTERED[state]
+            text = _ENTERED[state] if state == "refused" else "still running"
         elif state == "running":
-            if self._state is None and not known:
+            if self._state is None and not known and now - self._began_at < EVERY:
                 return
             text = _GOING_ON[self._state]
         else:  # the first line may say so

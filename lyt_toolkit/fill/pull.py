@@ -412,6 +412,7 @@ class _Puller:
                     # back thousands of member reads long after the first lines are drawn)
                     recalled=lambda: 0 if kept is None else kept.answering,
                     tick=tick,
+                    unplanned=partial(self._unplanned, budget),
                 )
                 if paced
                 else None
@@ -484,6 +485,12 @@ class _Puller:
         kept = self.checkpoint
         held = 0 if kept is None or budget.buckets_planned else kept.held["pending_buckets"]
         return budget.planned + budget.recalled + held
+
+    def _unplanned(self, budget: PullBudget) -> str | None:
+        """The calls ``_whole`` leaves out while they are not known: the bucket lists of a
+        pull of them, until every member is read."""
+        wanted = "pending_buckets" in self.kinds and not budget.buckets_planned
+        return "the bucket lists (known once the members are read)" if wanted else None
 
     def _budget(self, allowance: Allowance) -> PullBudget:
         """The budget of this pull, holding ``allowance`` (a refresh words its own)."""

@@ -352,6 +352,16 @@ class Sandbox:
         return self._admin("PUT", "/plan", body)
 
 
+def plan_words(status: dict[str, Any]) -> str:
+    """The plan in force as ``lyt sandbox serve`` says it: ``plan professional, 5,000 calls
+    an hour`` (``status``: ``Budget.status()``), or ``plan unlimited, no call budget``."""
+    limit = status["limit"]
+    if limit is None:
+        return f"plan {status['plan']}, no call budget"
+    window = status["window"]
+    return f"plan {status['plan']}, {limit:,} calls {'an' if window == 'hour' else 'a'} {window}"
+
+
 def serve(
     config: SandboxConfig,
     host: str = "127.0.0.1",
@@ -386,7 +396,7 @@ def serve(
         bound = [s.getsockname()[1] for srv in server.servers for s in srv.sockets or ()]
         print(
             f"lyt sandbox ready at {served_url(host, bound[0] if bound else port)}"
-            f" (app id {config.credentials.app_id})",
+            f" (app id {config.credentials.app_id}; {plan_words(app.state.budget.status())})",
             flush=True,
         )
 

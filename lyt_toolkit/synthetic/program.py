@@ -126,9 +126,13 @@ def balance_limit(card_definition: dict[str, Any]) -> int | None:
 
 def write_program(path: str | Path, **kwargs: Any) -> Path:
     """Generate a program (see :func:`generate_program`) and write it as JSON to ``path``."""
+    return save_program(path, generate_program(**kwargs))
+
+
+def save_program(path: str | Path, program: dict[str, Any]) -> Path:
+    """Write ``program`` (as :func:`generate_program` returns it) as JSON to ``path``."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    program = generate_program(**kwargs)
     # json.dumps, not json.dump: dump streams through the pure-Python encoder, about
     # three times slower (8 s against 3 s for 200,000 members)
     text = json.dumps(program, separators=(",", ":"))

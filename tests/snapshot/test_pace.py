@@ -87,6 +87,25 @@ def test_pace_lines_say_each_change_once_and_a_refused_work_once_a_minute(
     ]
 
 
+def test_pace_lines_say_a_long_work_is_alive_once_a_minute(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A work that runs on, or walks its lists a minute without knowing what it has to do,
+    says it is alive once a minute (``EVERY``): on main it said nothing until it waited or
+    was refused (a 100 s pull on an unlimited plan wrote nothing)."""
+    now = [0.0]
+    lines = PaceLines("paced pull", clock=lambda: now[0])
+    for second in range(2 * EVERY_SECONDS + 5):
+        known = second >= EVERY_SECONDS + 30
+        lines.see(f"s{second}", refusals=0, waiting=False, known=known)
+        now[0] += 1
+    saying = [line.split(" UTC ", 1)[1] for line in capsys.readouterr().err.splitlines()]
+    assert saying == [
+        f"paced pull: started: s{EVERY_SECONDS}",
+        f"paced pull: still running: s{2 * EVERY_SECONDS}",
+    ]
+
+
 def test_pace_lines_say_a_window_whose_share_went_by_between_two_redraws(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
