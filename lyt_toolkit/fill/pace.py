@@ -75,12 +75,12 @@ class PaceBar:
         unplanned: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.tick = tick
+        """Called at each redraw (the pull records its start once it is known, a plan what
+        its runs spent of the window)."""
         self.unplanned = unplanned
         """The calls ``planned()`` leaves out while they are not known (a pull's bucket
         lists, until its members are read), named; None when it counts them all. Its
         expected end says it does not count them."""
-        """Called at each redraw (the pull records its start once it is known, a plan what
-        its runs spent of the window)."""
         self.client = client
         self.allowance = allowance
         self.recalled = recalled
