@@ -16,6 +16,11 @@ For each kind it prints the median over the rounds of the requests per second an
 the server's CPU per request (user + system time of the child, read from
 ``/proc/PID/stat`` before and after), and the client's CPU per request.
 
+Then ``--starts`` sandboxes started in a process of their own (``Sandbox.start`` of the demo
+program, as the tests and a notebook start theirs), one after another, each answering one
+list request (without credentials: a 401): the CPU per start, the client's share
+included, median over the rounds; a first sandbox, not timed, serves the OpenAPI document.
+
 ``--baseline DIR`` serves a second sandbox from the package tree in ``DIR`` (e.g. one
 exported with ``git archive main lyt_toolkit | tar -x -C DIR``) beside this tree's, the
 two measured in alternating order in each round and printed side by side; every answer
@@ -268,6 +273,38 @@ def stop(served: Served) -> None:
     served.child.wait(timeout=60)
 
 
+STARTS = """
+import hashlib, sys, time
+import httpx
+from lyt_toolkit.sandbox import Sandbox
+
+def start(*paths: str) -> list[bytes]:
+    with Sandbox.start(now=sys.argv[2], seed=7) as sb, httpx.Client(base_url=sb.base_url) as c:
+        return [c.get(path).content for path in paths]
+
+document = start("/openapi.json")[0]
+began = time.process_time()
+for _ in range(int(sys.argv[1])):
+    start(sys.argv[3])
+print((time.process_time() - began) / int(sys.argv[1]), hashlib.sha256(document).hexdigest())
+"""
+"""A child's script: a sandbox serving its OpenAPI document, then ``argv[1]`` sandboxes
+started one after another, each answering ``argv[3]``; prints the CPU seconds per start and
+the document's digest."""
+
+
+def starts(source: Path, count: int) -> tuple[float, str]:
+    """CPU seconds per ``Sandbox.start`` (with its first answer) in a process importing
+    ``source``, and the digest of the OpenAPI document it served."""
+    command = [sys.executable, "-P", "-c", STARTS, str(count), NOW, REWARDS]
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"the sandboxes of {source} did not start: {done.stderr[-2000:]}")
+    cpu, document = done.stdout.split()
+    return float(cpu), document
+
+
 def top_functions(raw: Path, count: int = 25) -> list[tuple[str, float, float]]:
     """From py-spy's raw output: the functions most often on the stack (inclusive share)
     and at its top (self share), by inclusive share."""
@@ -304,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--plan", default="1000000/hour", help="call budget (its headers are on every answer)"
     )
+    parser.add_argument("--starts", type=int, default=20, help="sandboxes started per round")
     parser.add_argument("--baseline", type=Path, help="package tree to compare with")
     parser.add_argument("--profile", type=Path, help="py-spy raw output of this tree's server")
     parser.add_argument("--py-spy", default="py-spy", help="the py-spy command")
@@ -347,6 +385,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             for served in servers:
                 stop(served)
+    started: dict[str, list[tuple[float, str]]] = {s.label: [] for s in servers}
+    for round_ in range(args.rounds if args.starts else 0):
+        for served in servers if round_ % 2 == 0 else servers[::-1]:
+            started[served.label].append(starts(served.source, args.starts))
 
     print(
         f"{args.rewards:,} rewards; {args.requests} requests per kind and round, "
@@ -362,8 +404,23 @@ def main(argv: list[str] | None = None) -> int:
                 f"   (server ms: least {min(rounds):.3f}; by round"
                 f" {', '.join(f'{r:.2f}' for r in rounds)})"
             )
+    for served in servers if args.starts else []:
+        per_start = [cpu * 1000 for cpu, _ in started[served.label]]
+        print(
+            f"{'start':10} {served.label:10} {statistics.median(per_start):25.1f}"
+            f"   (CPU ms per sandbox started, by round {', '.join(f'{c:.1f}' for c in per_start)})"
+        )
     if args.baseline:
         base, this = servers
+        if args.starts:
+            cut = 1 - statistics.median(c for c, _ in started[this.label]) / statistics.median(
+                c for c, _ in started[base.label]
+            )
+            print(f"start: CPU per sandbox started {-cut:+.0%} against the baseline (median)")
+            documents = {d for s in servers for _, d in started[s.label]}
+            if len(documents) != 1:
+                print(f"OPENAPI DOCUMENTS DIFFER: {sorted(documents)}")
+                return 1
         for kind in kinds:
             cut = 1 - median_row(this.figures[kind])[1] / median_row(base.figures[kind])[1]
             print(f"{kind}: server CPU per request {-cut:+.0%} against the baseline (median)")

@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import cache, partial
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
+from starlette.routing import BaseRoute
 
 from . import admin, openapi
 from .config import SandboxConfig, held_program
@@ -78,8 +79,20 @@ def create_app(
     app.add_middleware(ClockDateMiddleware, clock=state.clock)
     app.state.holds = holds = partial(state_held, cache(partial(held_program, config)), state)
     app.add_middleware(HoldsMiddleware, holds=holds)
-    for router in ROUTERS:
-        app.include_router(router)
-    app.include_router(admin.router)
+    app.router.routes.extend(_included_routes())
     openapi.install(app, ROUTERS)
     return app
+
+
+@cache
+def _included_routes() -> list[BaseRoute]:
+    """The service's routers and the admin one, included once a process and shared by every
+    app: FastAPI works out an included route (its parameters, its response model's
+    validator) on an app's first request, each app its own (some 0.1 s of CPU, for every
+    sandbox started), and keeps what it worked out in the included router. The endpoints
+    read their sandbox from the request's app, not from the route. No dependency overrides
+    (``app.dependency_overrides``): the sandbox sets none."""
+    including = APIRouter()
+    for router in (*ROUTERS, admin.router):
+        including.include_router(router)
+    return list(including.routes)
