@@ -61,7 +61,7 @@ def test_generate_writes_a_program_the_sandbox_serves(
     args = ["sandbox", "generate", "--out", str(out), "--rewards", "40", "--benefits", "15"]
     args += ["--members", "6", "--pending-buckets", "9", "--programs", "2", "--seed", "3"]
     assert main(args) == 0
-    said = capsys.readouterr().out  # what was generated, not only where (on main: "wrote OUT")
+    said = capsys.readouterr().out  # what was generated, not only where (earlier: "wrote OUT")
     assert said == (
         f"wrote {out}: 2 programs, 6 members, 6 cards, 9 pending buckets, 40 rewards,"
         " 15 benefits, 10 card definitions, 10 tier structures, seed 3\n"
@@ -73,7 +73,7 @@ def test_generate_writes_a_program_the_sandbox_serves(
 
     argv = ("--data", str(out), "--now", "2026-01-15T12:00:00Z", "--seed", "1")
     with _serve(*argv, "--plan", "professional") as (line, _):
-        # the budget in force (on main: "(app id sandbox-app-id)" alone)
+        # the budget in force (earlier: "(app id sandbox-app-id)" alone)
         assert line.endswith("; plan professional, 5,000 calls an hour)\n"), line
         base_url = line.split("ready at ")[1].split()[0]
         assert base_url.startswith("http://127.0.0.1:")

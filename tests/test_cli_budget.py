@@ -156,7 +156,7 @@ def test_a_sampled_export_of_cards_alone_names_the_cards_not_pending_buckets(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Its sample line words the kinds it pulled: on main it said the pending buckets were the
+    """Its sample line words the kinds it pulled: earlier it said the pending buckets were the
     sampled members' too, though none were pulled."""
     configure_lyt(small)
     small.set_plan("1000/hour")

@@ -114,7 +114,7 @@ def test_a_paced_export_on_an_unlimited_plan_says_in_its_log_that_it_started(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """No budget, so no share and nothing to wait for: on main its log stayed empty (its start
+    """No budget, so no share and nothing to wait for: earlier its log stayed empty (its start
     waited for a share to know). The sandbox answers slowly: the pull runs past a redraw."""
     configure_lyt(program)
     monkeypatch.setenv("LYT_PROGRESS", "auto")  # stderr no terminal: its lines
@@ -146,7 +146,7 @@ def test_a_paced_exports_end_says_it_does_not_count_the_bucket_lists_yet(
     program: Sandbox, lyt_process: LytProcess, tmp_path: Path
 ) -> None:
     """Waiting during its member reads, its bucket lists are not known yet: its expected end
-    says it leaves them out (on main it read as the whole pull's, hours early at 20,000
+    says it leaves them out (earlier it read as the whole pull's, hours early at 20,000
     members)."""
     program.set_plan("40/hour")  # a share of 20: it waits during the member reads
     first = _waiting_line(program, lyt_process, tmp_path, tmp_path / "checkpoint")
@@ -432,7 +432,7 @@ def test_report_economics_of_a_cards_only_folder_counts_no_kind_it_did_not_pull(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Pulled with ``--kinds programs,members,cards``: on main its report said "card
+    """Pulled with ``--kinds programs,members,cards``: earlier its report said "card
     definitions 2" (those read by ID alone) and "mispriced rewards 0" (no reward pulled),
     figures that read as findings."""
     configure_lyt(program)

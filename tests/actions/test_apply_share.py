@@ -64,7 +64,7 @@ def test_an_unpaced_apply_stops_at_its_share_when_other_traffic_spends_the_windo
     tmp_path: Path,
     saved: bool,
 ) -> None:
-    """On main the check held the plan to half of the calls left, then every part ran at the
+    """Earlier the check held the plan to half of the calls left, then every part ran at the
     whole window: another client spending 200 of 300 mid-run, the apply still sent every call
     (61; 69 with the saved plan's re-read), past half of what the window held for it (48)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
@@ -130,7 +130,7 @@ def test_lyt_apply_keeps_to_its_share_when_retries_spend_the_window(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """On main ``lyt apply`` checked its plan (133 calls) against half of the 298 left, then
+    """Earlier ``lyt apply`` checked its plan (133 calls) against half of the 298 left, then
     sent what the sandbox's 429s (of no budget) took in retries: 188 calls, well past the 149
     promised. Now it stops at the share, and a second ``lyt apply`` finishes the plan."""
     path = tmp_path / "plan.json"
@@ -173,7 +173,7 @@ def test_lyt_apply_keeps_to_its_share_when_retries_spend_the_window(
 def test_a_re_read_that_spends_the_share_sends_no_write_and_the_next_apply_does_them(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
 ) -> None:
-    """On main the re-read and the writes ran at the whole window once the check passed: other
+    """Earlier the re-read and the writes ran at the whole window once the check passed: other
     traffic leaving the apply 5 calls of the window, the re-read read on until the window was
     spent (``QuotaExhaustedError``): the project's window taken to zero."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"

@@ -52,7 +52,7 @@ def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again
     paced: bool,
     save_one: SaveOne,
 ) -> None:
-    """On main a refusal cleared what its paced re-read kept: at 20,000 members a resumed
+    """Earlier a refusal cleared what its paced re-read kept: at 20,000 members a resumed
     apply read 1,861 calls, was refused (18 buckets' dates had passed), and ``--refresh``
     read the same 1,861 again in the same window; an unpaced refusal kept nothing at all."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
@@ -115,7 +115,7 @@ def test_an_unpaced_re_read_stopped_part_way_keeps_nothing(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """An unpaced re-read keeps its rows only once refused: stopped (Ctrl-C) part way it
-    leaves none, and the next run reads every card again (on main an unpaced ``--refresh``
+    leaves none, and the next run reads every card again (earlier an unpaced ``--refresh``
     kept each row as read, taken up by the next refresh)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     cards = len(save_one(path))
@@ -166,7 +166,7 @@ def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
     """The rows an unpaced stale refusal kept answer each chunk of a paced refresh, each
     chunk's used up as it is re-planned, the others kept beside the log: a refresh cancelled
     as its first write goes out (it stops at its second chunk's writes) reads no card, and
-    run again reads only the second chunk's, as its cost says. On main they answered the
+    run again reads only the second chunk's, as its cost says. Earlier they answered the
     first chunk's reads only, then were cleared: every other card was read again."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     targets = list(_refused_unpaced(fresh, make_client, path, log, save_one)["id"])
@@ -276,7 +276,7 @@ def test_a_paced_refresh_reads_afresh_a_later_chunk_whose_reads_wait_for_the_nex
     the rows kept: no call of another's across the wait can be told. Chunks of two cards,
     the first three kept, the window's share (3) spent by the token and the first chunk's
     two writes; someone else activates the third card's bucket while the next chunk waits.
-    On main that chunk (the third card kept, the fourth read after the wait) was planned
+    Earlier that chunk (the third card kept, the fourth read after the wait) was planned
     from the kept row: the bucket was activated again (423, then again in each window its
     token lapsed in)."""
     from lyt_toolkit.client import _transport
@@ -331,7 +331,7 @@ def test_a_paced_refresh_reads_again_a_kept_row_when_another_s_call_is_heard_as_
     """Someone else activates the third card's bucket as the second chunk reads the fourth
     card (the third's row kept, taken up while nothing else was heard): heard by the
     answer, the kept row is read again before the chunk is re-planned, and that bucket is
-    not activated. On main the quiet was asked before the chunk's reads only: the kept row
+    not activated. Earlier the quiet was asked before the chunk's reads only: the kept row
     was used, and the bucket activated again (423)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     chosen = _three_of_four_kept(fresh, make_client, path, log, save_one)

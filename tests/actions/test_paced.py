@@ -508,7 +508,7 @@ def test_lyt_apply_paced_into_a_pipe_says_it_started_waited_and_went_on(
     """Its stderr a pipe (``nohup lyt apply --paced ... 2> log``), ``lyt apply --paced`` says
     once that it started, then a line per chunk naming it (its re-read's real size, then its
     writes), when it begins to wait for the next window and that it went on there, with the
-    whole apply's figures, though the rest took less than a second (no redraw came). On main
+    whole apply's figures, though the rest took less than a second (no redraw came). Earlier
     each chunk said "started" twice (its re-read, then its creates), its re-read "0 of 0
     calls", and its summary counted the card definition and the names its creates need once
     where each chunk re-reads them.

@@ -37,7 +37,7 @@ def test_a_paced_apply_whose_budget_falls_too_low_says_so_and_resumes_the_rest(
     save_one: SaveOne,
     saved: bool,
 ) -> None:
-    """On main the plan's items left were ``failed`` (logged so) with a message naming no
+    """Earlier the plan's items left were ``failed`` (logged so) with a message naming no
     change of budget, and the saved plan checked as it writes raised ``PacedShareTooSmall``
     out of ``apply``, its results lost."""
     from lyt_toolkit.client import _transport

@@ -36,7 +36,7 @@ from .helpers import (
 def test_a_paced_apply_resumed_in_each_new_window_re_reads_no_more_than_it_writes(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
-    """On main each resume re-read every object still to write before writing any: here,
+    """Earlier each resume re-read every object still to write before writing any: here,
     the window's share holding the token and the 4 bucket lists, no run got further than its
     re-read (at 20,000 members, about 9,600 objects re-read for 5,000 activations)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
@@ -78,7 +78,7 @@ def test_lyt_apply_paced_resumed_counts_and_prints_the_re_read_its_kept_rows_lea
     capsys: pytest.CaptureFixture[str],
     save_one: SaveOne,
 ) -> None:
-    """On main the cost and the ``Re-reading`` line of a paced resume counted every card,
+    """Earlier the cost and the ``Re-reading`` line of a paced resume counted every card,
     those its kept rows answer too (at 20,000 members "2515 re-reads ... 5365 calls short"
     where 882 went)."""
     path = tmp_path / "plan.json"
@@ -106,7 +106,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     """A bucket of a chunk still to write activated by someone else meanwhile: the apply
     stops before that chunk, saying what the log holds and each way on with its calls, and
     the refresh counts and sends no read of what the refusal kept, nor the write its kept
-    rows show made since. On main the resumed apply re-read every card still to write first,
+    rows show made since. Earlier the resumed apply re-read every card still to write first,
     a refresh's cost counted its kept rows again, and the refusal named no way on but the
     refresh, nor any cost; then the refresh's cost counted that write, sent by no run."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
@@ -167,7 +167,7 @@ def test_a_paced_apply_costs_what_its_chunks_re_read_of_what_several_need(
 ) -> None:
     """A chunk holds ``CHUNK_MOST`` writes at most: one create more than that goes in two
     chunks, each re-reading the card definition all the creates point at, and the names of
-    its creates, a listing of 10 at most (11 listings, not 10). On main the cost counted the
+    its creates, a listing of 10 at most (11 listings, not 10). Earlier the cost counted the
     card once and the names as one run of listings: 111 calls where the apply sent 113."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     creates = CHUNK_MOST + 1
@@ -208,7 +208,7 @@ def test_a_paced_apply_s_chunk_leaves_its_window_room_for_the_token_request(
     """A chunk that waits for the next window leaves room there for the token request the
     window brings (the sandbox's token lasts an hour, as its window does): each card's
     bucket list is read in the window its bucket is activated in, and each activation is
-    sent once. On main a chunk was sized to a whole share (4 calls: two bucket lists, two
+    sent once. Earlier a chunk was sized to a whole share (4 calls: two bucket lists, two
     activations): beside the new window's token its second activation waited a window more,
     sent an hour after its read."""
     from lyt_toolkit.client import _transport

@@ -40,7 +40,7 @@ def test_a_paced_refresh_run_again_in_each_window_writes_in_each(
     tmp_path: Path,
     save_one: SaveOne,
 ) -> None:
-    """On main a paced refresh re-read every object left before its first write and kept
+    """Earlier a paced refresh re-read every object left before its first write and kept
     none of those reads once its re-read ended: stopped in each window once it waits for
     the next, every run spent its share on its token and 2 bucket lists and none wrote."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.json.log.jsonl"  # lyt's default log
@@ -85,7 +85,7 @@ def test_a_paced_refresh_refuses_an_unsupported_change_at_its_chunk_and_keeps_it
 ) -> None:
     """The chunks before the one holding a change the live rows no longer allow are written;
     that one is refused, unsent, its rows kept for the refresh with ``ignore_unsupported``,
-    which reads none of them again and sends each write left once. On main the refresh read
+    which reads none of them again and sends each write left once. Earlier the refresh read
     every card first and was refused before any write."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     with make_client(fresh) as client:

@@ -28,7 +28,7 @@ STOP_AT = 3
 def test_a_paced_apply_stopped_in_its_re_read_reads_only_the_rest_next_run(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
-    """On main, the run after a Ctrl-C in a paced re-read read every card again: at 20,000
+    """Earlier, the run after a Ctrl-C in a paced re-read read every card again: at 20,000
     members, up to 1,000 bucket lists of a 1,000-activation plan, a fifth of a window."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     cards = len(save_one(path))
@@ -52,7 +52,7 @@ def test_a_paced_apply_stopped_in_its_re_read_reads_only_the_rest_next_run(
 def test_a_kept_re_read_older_than_an_hour_is_read_again_not_applied_as_fresh(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
-    """On main a kept read had no age: a paced re-read stopped, then run again days later, took
+    """Earlier a kept read had no age: a paced re-read stopped, then run again days later, took
     the rows it read then for the live state, and wrote over whatever changed since unseen."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     cards = len(save_one(path))

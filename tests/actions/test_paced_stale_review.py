@@ -34,7 +34,7 @@ def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_
     capsys: pytest.CaptureFixture[str],
     save_one: SaveOne,
 ) -> None:
-    """On main a paced refusal saved no plan for review, whatever it had read: the only way
+    """Earlier a paced refusal saved no plan for review, whatever it had read: the only way
     on was ``--refresh``, which re-plans and writes with no file reviewed."""
     path = tmp_path / "plan.json"
     with make_client(fresh) as client:
@@ -76,7 +76,7 @@ def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """The refresh the refusal offers sends the calls it says, the write of the bucket its
-    kept rows show activated since not counted. On main the refusal named ``refresh=True``
+    kept rows show activated since not counted. Earlier the refusal named ``refresh=True``
     alone, not what it or any other way on costs; then it counted that write, sent by no
     run (6 calls said, 5 sent)."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"

@@ -43,7 +43,7 @@ def test_a_later_chunk_says_what_another_run_sent_in_its_window(
 ) -> None:
     """The apply's first chunk sent 2 calls in a past window, its second 1 in this one, and
     another run of the plan 3 more here (the log's window line says 4): the next chunk's line
-    says 3 sent earlier in this window. On main it said 1 (4 less all 3 of the apply's)."""
+    says 3 sent earlier in this window. Earlier it said 1 (4 less all 3 of the apply's)."""
     fresh.set_plan("1000/minute")  # the fixed clock: the window ends at 12:01
     path = tmp_path / "plan.log.jsonl"
     told = PacedLines()
@@ -89,7 +89,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 def test_a_chunked_paced_apply_shows_one_bar_on_a_terminal(
     fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, opened: list[Any], save_four: SaveFour
 ) -> None:
-    """Its four parts' chunks each re-read, then write: on main each opened a bar of its own
+    """Its four parts' chunks each re-read, then write: earlier each opened a bar of its own
     (8 bars named ``paced apply``), and each chunk an item bar of its part beside them; now
     one bar shows the whole apply to its end, its calls counting every write, and nothing
     beside it."""

@@ -91,7 +91,7 @@ def test_pace_lines_say_a_long_work_is_alive_once_a_minute(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A work that runs on, or walks its lists a minute without knowing what it has to do,
-    says it is alive once a minute (``EVERY``): on main it said nothing until it waited or
+    says it is alive once a minute (``EVERY``): earlier it said nothing until it waited or
     was refused (a 100 s pull on an unlimited plan wrote nothing)."""
     now = [0.0]
     lines = PaceLines("paced pull", clock=lambda: now[0])

@@ -25,7 +25,7 @@ def _export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, progress: str) -> i
 def test_lyt_progress_text_writes_plain_lines_when_stderr_is_no_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A log gets whole lines: on main the nested bars' carriage returns and cursor-up escapes
+    """A log gets whole lines: earlier the nested bars' carriage returns and cursor-up escapes
     (``\\x1b[A``) went into the file."""
     assert _export(tmp_path, monkeypatch, "text") == 0
     err = capsys.readouterr().err
