@@ -7,7 +7,9 @@ drawn at random (seeded) from those still to read, so that what was read stands 
 rest. Before each part its budget projects the rest from what was read (``PendingRate``):
 the pull stops when even a low bound of the bucket lists to come (``STOP_Z``) does not fit,
 and a smaller sample it offers is counted at a high bound (``OFFER_Z``), so that, taken, it
-fits and is not stopped in turn.
+fits and is not stopped in turn. An estimate reading a sample of members
+(``ProgramSnapshot.estimate(read_sample=...)``) projects the pull's bucket lists the same way,
+at a two-sided 95 % interval (``projected_lists``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,27 @@ import random
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-__all__ = ["OFFER_Z", "PROBE", "STOP_Z", "PendingRate", "next_part"]
+from ..frames.sample import Z_95, Sample, draw_sample
+from ..pull.member_tree import holds_pending
+from ..snapshot.cost import ProjectedLists
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..models import MemberWithCards
+
+__all__ = [
+    "OFFER_Z",
+    "PROBE",
+    "STOP_Z",
+    "PendingRate",
+    "drawn_members",
+    "next_part",
+    "pending_holders",
+    "projected_lists",
+]
 
 PROBE = 100
 """The members read before the first projection."""
@@ -80,3 +100,36 @@ def next_part(left: Sequence[T], read: int) -> list[T]:
         return list(left)
     picked = sorted(random.Random(read).sample(range(len(left)), size))
     return [left[i] for i in picked]
+
+
+def drawn_members(members: pd.DataFrame, size: int, seed: int = 0) -> set[str]:
+    """The IDs of ``size`` of the ``members`` listed (a ``members_frame``; all when fewer),
+    drawn as a sampled pull draws a simple random sample (``Sample(size, seed, by=())``)."""
+    if members.empty:
+        return set()
+    design = draw_sample(members, Sample(size, seed, by=(), allocation="proportional"))
+    return set(design.units["member_id"].astype(str))
+
+
+def pending_holders(read: list[MemberWithCards]) -> list[tuple[str, str]]:
+    """The member (program and member ID) of each card holding pending points of those
+    ``read``: one bucket list each (``PendingRate.of``'s ``holders``)."""
+    return [
+        (m.program_id, m.id)
+        for m in read
+        for c in m.cards
+        if c.card is not None and holds_pending(c.card)
+    ]
+
+
+def projected_lists(rate: PendingRate, listed: int) -> ProjectedLists:
+    """The bucket lists of ``listed`` members, ``rate`` what those read of them hold (drawn at
+    random): theirs as read, the rest's at that rate, its 95 % interval at the bounds
+    ``PendingRate.per_member`` gives 1.96 standard errors either side."""
+    rest = max(0, listed - rate.members)
+    return ProjectedLists(
+        rate.lists + round(rest * rate.per_member(0.0)),
+        rate.lists + rate.lists_of(rest, -Z_95),
+        rate.lists + rate.lists_of(rest, Z_95),
+        rate.members,
+    )

@@ -67,7 +67,6 @@ from ..pull.member_tree import (
     Request,
     TreeWalk,
     awalk_tree,
-    holds_pending,
     level_bars,
     member_tree,
 )
@@ -86,7 +85,7 @@ from ..snapshot.references import (
 from .budget import PullBudget
 from .checkpoint import HOLDS, Checkpoint, recorded_last_window, recorded_pull
 from .pace import PaceBar
-from .projection import PendingRate, next_part
+from .projection import PendingRate, next_part, pending_holders
 from .workers import gathered, in_order
 
 __all__ = [
@@ -538,7 +537,7 @@ class _Puller:
                 if budget.reads and self.projecting:  # a later part of the reads
                     read = self._read_so_far
                     rest = max(budget.reads - len(read), self._round_left)
-                    budget.project(PendingRate.of(len(read), _holders(read)), rest)
+                    budget.project(PendingRate.of(len(read), pending_holders(read)), rest)
                     return
             else:  # every member read: their bucket lists are these
                 holders = (r.ids[:2] for r in step.requests)
@@ -727,16 +726,6 @@ class _Puller:
 
         found = await in_order([partial(one, i) for i in ids], self.concurrency)
         return [d for d in found if d is not None]
-
-
-def _holders(read: list[MemberWithCards]) -> list[tuple[str, str]]:
-    """The member of each card holding pending points of those ``read``."""
-    return [
-        (m.program_id, m.id)
-        for m in read
-        for c in m.cards
-        if c.card is not None and holds_pending(c.card)
-    ]
 
 
 def _stamps(

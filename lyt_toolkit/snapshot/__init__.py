@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .._deprecation import provide
 from .._url import public_url
 from ..frames.registry import FRAME_NAMES
-from .cost import PullCalls, PullEstimate
+from .cost import ProjectedLists, PullCalls, PullEstimate
 from .defaults import DEFAULT_CONCURRENCY
 from .diff import CHANGES, SnapshotDiff
 from .files import read_snapshot, snapshot_program
@@ -37,6 +37,7 @@ __all__ = [
     "FRAME_NAMES",
     "ClientSource",
     "ProgramSnapshot",
+    "ProjectedLists",
     "PullCalls",
     "PullEstimate",
     "RefreshChoice",

@@ -17,21 +17,33 @@ is exact: the cards of each member are known only by reading the member, so the 
 lists are bounded by the member count times the most cards a member can hold (one per card
 definition listed) unless the caller states a smaller ``cards_per_member`` or asks
 ``read_members`` (the estimate then reads each member, one call each, to count its cards);
-and a card's buckets are taken to fit one page. Card definitions referenced only by cards
+and a card's buckets are taken to fit one page. That bound is far above what a pull meets
+(few cards hold pending points), so ``read_sample`` reads that many members, drawn at
+random, and projects the bucket lists from what they hold (``ProjectedLists``): the expected
+figure with its 95 % interval, beside the bounds. Card definitions referenced only by cards
 or buckets and not listed are not foreseen (one call each when the pull meets them).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from .._plans import Cycle
+from .._text import counted
 from ..frames.registry import FRAME_NAMES
 
-__all__ = ["TREE", "PullCalls", "PullEstimate", "budget_text", "pages", "wanted_kinds"]
+__all__ = [
+    "TREE",
+    "ProjectedLists",
+    "PullCalls",
+    "PullEstimate",
+    "budget_text",
+    "pages",
+    "wanted_kinds",
+]
 
 TREE = ("programs", "members", "cards", "pending_buckets")
 """The member tree's kinds, each needing the ones before it."""
@@ -104,6 +116,18 @@ class PullCalls:
 
 
 @dataclass(frozen=True)
+class ProjectedLists:
+    """The bucket lists a pull will walk, projected from ``members`` read of those listed,
+    drawn at random: ``expected`` and its 95 % interval ``low`` to ``high`` (the lists of the
+    cards read are counted as they are, the rest at the rate those members showed)."""
+
+    expected: int
+    low: int
+    high: int
+    members: int
+
+
+@dataclass(frozen=True)
 class PullEstimate:
     """Calls a pull of ``kinds`` will make, per part, and the calls counting them took.
 
@@ -135,6 +159,29 @@ class PullEstimate:
     cycle: Cycle | None = None
     """The project's billing cycle, when known (``Quota.cycle``): the text says what share
     of it the pull takes at least (a pull paced over many windows may take much of it)."""
+    projected: ProjectedLists | None = None
+    """The bucket lists projected from a random sample of members read (``read_sample``),
+    None when none was read: ``expected`` and ``interval`` then give the whole pull's."""
+
+    @property
+    def expected(self) -> int | None:
+        """The calls the pull is expected to make, its bucket lists projected from the members
+        read (``projected``); None without them."""
+        projected = self.projected
+        return None if projected is None else self._beside_lists() + projected.expected
+
+    @property
+    def interval(self) -> tuple[int, int] | None:
+        """The 95 % interval of ``expected``: its low and high ends (None without it)."""
+        projected = self.projected
+        if projected is None:
+            return None
+        rest = self._beside_lists()
+        return rest + projected.low, rest + projected.high
+
+    def _beside_lists(self) -> int:
+        """The calls of every part but the bucket lists, bounds as counted."""
+        return sum(n for part, n in self.parts.items() if part != "pending_buckets")
 
     @property
     def calls(self) -> int:
@@ -217,4 +264,23 @@ class PullEstimate:
                 f"at least {self.at_least}; {self.calls} with each bound counted, which bounds"
                 " the pull neither way"
             )
-        return f"{total} (bounds: {parts})"
+        return f"{self._expected_text()}{total} (bounds: {parts})"
+
+    def _expected_text(self) -> str:
+        """``about E (95 % L to H, from N members read); `` with bucket lists projected, the
+        figures to three significant figures (the interval's ends rounded outwards)."""
+        projected, expected, interval = self.projected, self.expected, self.interval
+        if projected is None or expected is None or interval is None:
+            return ""
+        low, high = interval
+        return (
+            f"about {_about(expected)} (95 % {_about(low, math.floor)} to"
+            f" {_about(high, math.ceil)}, from {counted(projected.members, 'member')} read); "
+        )
+
+
+def _about(calls: int, rounded: Callable[[float], int] = round) -> str:
+    """``calls`` to three significant figures (``rounded`` to them: down for an interval's
+    low end, up for its high end, so the rounded interval holds the one worked out)."""
+    step = 10 ** max(0, len(str(abs(calls))) - 3)
+    return f"{rounded(calls / step) * step:,}"

@@ -106,10 +106,12 @@ class RefreshOptions(ReadOptions):
 class EstimateOptions:
     """An estimate's options (``ProgramSnapshot.estimate``'s keywords): the kinds the pull
     would read (None for every one), the cards per member counted as holding pending points
-    (None: one per card definition), whether to read every member instead (deprecated), and
-    its share of the calls left in the window."""
+    (None: one per card definition), whether to read every member instead (deprecated), its
+    share of the calls left in the window, and the members read, drawn at random, to project
+    the bucket lists from (None: none)."""
 
     kinds: Iterable[str] | None = None
     cards_per_member: int | None = None
     read_members: bool = False
     budget_share: float = DEFAULT_SHARE
+    read_sample: int | None = None

@@ -267,6 +267,7 @@ class ProgramSnapshot:
         cards_per_member: int | None = None,
         read_members: bool = False,
         budget_share: float = DEFAULT_SHARE,
+        read_sample: int | None = None,
     ) -> PullEstimate:
         """How many calls ``pull(client, kinds=kinds)`` will make, and the budget left.
 
@@ -276,9 +277,13 @@ class ProgramSnapshot:
         it stops and says so (``complete`` is False). Every figure is then exact but the
         bucket lists, a bound (``bounds``): at most ``cards_per_member`` cards per member
         (default: one per card definition, the most a member can hold) hold pending points,
-        since a member's cards are known only by reading it. Per kind: one call per page of
-        100 of each list, one per member (its cards), one per card holding pending points
-        (its buckets), one per card definition referenced but not listed, one token request.
+        since a member's cards are known only by reading it. ``read_sample`` reads that many
+        members, drawn at random (seeded), one call each (in ``spent``, within the share),
+        when the pull lists bucket lists, and projects those from the cards the members read
+        hold: ``expected`` and its 95 % ``interval``, beside the bounds (``projected``). Per
+        kind: one call per page of 100 of each list, one per member (its cards), one per card
+        holding pending points (its buckets), one per card definition referenced but not
+        listed, one token request.
         ``read_members`` is deprecated: it reads every member to count exactly, as many
         calls as the pull. See ``lyt_toolkit.snapshot.cost``.
         """
@@ -297,6 +302,7 @@ class ProgramSnapshot:
             cards_per_member=cards_per_member,
             read_members=read_members,
             budget_share=budget_share,
+            read_sample=read_sample,
         )
         return estimate_pull(client, options)
 
