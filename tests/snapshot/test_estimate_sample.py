@@ -133,3 +133,23 @@ def test_a_read_sample_with_every_member_read_is_refused_before_any_call(
     assert str(raised.value) == (
         "read_sample: give read_sample or read_members (deprecated), not both"
     )
+
+
+def test_a_read_sample_beyond_the_share_is_read_as_far_as_it_fits(
+    start_sandbox: StartSandbox, make_client: ClientFor
+) -> None:
+    """The lists walked, the estimate reads only the members its share has left calls for,
+    and says how many it read; it never spends beyond its share (earlier ``read_sample`` was
+    no parameter)."""
+    program = generate_program(members=300, rewards=5, benefits=3, card_definitions=2, seed=2)
+    with start_sandbox(program) as sb:
+        sb.set_plan("10000/hour")
+        with make_client(sb) as client:
+            lists = ProgramSnapshot.estimate(client).spent  # the token and the lists
+        sb.set_plan(f"{2 * (lists + 30)}/hour")  # a fresh window: half of it holds 30 reads
+        with make_client(sb) as client:
+            estimate = ProgramSnapshot.estimate(client, read_sample=100)
+        assert sb.plan()["used"] == estimate.spent
+    assert estimate.complete and estimate.projected is not None
+    assert estimate.projected.members == 30 == estimate.spent - lists
+    assert ", from 30 members read); " in str(estimate)
