@@ -434,7 +434,8 @@ def test_report_economics_of_a_cards_only_folder_counts_no_kind_it_did_not_pull(
 ) -> None:
     """Pulled with ``--kinds programs,members,cards``: earlier its report said "card
     definitions 2" (those read by ID alone) and "mispriced rewards 0" (no reward pulled),
-    figures that read as findings."""
+    figures that read as findings; later those two said not pulled, but the pending points
+    a bare "n/a" and the manifest nothing of why."""
     configure_lyt(program)
     program.set_plan("unlimited")
     folder = tmp_path / "snap"
@@ -445,8 +446,13 @@ def test_report_economics_of_a_cards_only_folder_counts_no_kind_it_did_not_pull(
     assert re.search(r"^  card definitions +n/a \(card_definitions not pulled\)$", out, re.M), out
     mispriced = r"mispriced rewards +n/a \(rewards, reward_costs not pulled\)"
     assert re.search(rf"^  {mispriced}$", out, re.M), out
+    pending = r"pending points +n/a \(pending_buckets not pulled\)"
+    assert re.search(rf"^  {pending}$", out, re.M), out
     page = (tmp_path / "rep" / ECONOMICS_HTML).read_text(encoding="utf-8")
     assert "n/a (rewards, reward_costs not pulled)" in page
+    manifest = read_manifest(tmp_path / "rep", formats=(ECONOMICS_FORMAT,))
+    assert manifest["headline"]["card_definitions"] is None
+    assert manifest["not_pulled"]["card_definitions"] == "card_definitions not pulled"
 
 
 @pytest.mark.parametrize("command", BASE_COMMANDS, ids=" ".join)

@@ -117,10 +117,10 @@ def write_economics(
     except (LytError, OSError, ValueError) as exc:
         return fail(command, f"cannot summarise the economics: {exc}")
     try:
-        files = write_economics_report(summary, out, source=source, kinds=snapshot.kinds)
+        files = write_economics_report(summary, out, source=source)
     except OSError as exc:
         return fail(command, f"cannot write the economics report to {out}: {exc.strerror or exc}")
-    lines = headline_lines(summary.headline, snapshot.kinds)
+    lines = headline_lines(summary.headline, summary.not_pulled)
     width = max((len(label) for label, _ in lines), default=0)
     print("\nProgram economics (amounts in minor units):")
     print(f"  redemption rate: {summary.redemption_method}")

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..frames.registry import FRAME_NAMES
 from ..frames.sample import SampleDesign
 from .earn_burn import burn_from, earn_rates, observed, repriced
+from .figure_kinds import not_pulled
 from .history import economics_over_time, estimate_redemption_rate
 from .intervals import estimates_and_members
 from .liability import liability_from, points_by_definition
@@ -64,6 +66,9 @@ class Economics:
     observed: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     """The burn values' costs x rewards join (``earn_burn.observed``): a what-if that
     changes only reward costs' points reuses it."""
+    kinds: frozenset[str] = field(default=frozenset(FRAME_NAMES), repr=False)
+    """The kinds the snapshot holds (``ProgramSnapshot.kinds``): a headline figure counting
+    one it was pulled without is None (``not_pulled``)."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame, in reading order (the report's CSV files); ``estimates``
@@ -88,10 +93,13 @@ class Economics:
 
         Liability sums the card definitions whose points have a value; ``unvalued_points``
         are the outstanding and pending points of those without one. A total of points some
-        of which are unknown (a balance the service left unknown, or a kind the snapshot was
-        pulled without: ``kinds=``) is None, and so is the liability. Of a sampled snapshot,
-        each total is the sample's estimate, followed by its 95 % interval's ends
-        (``outstanding_points_ci_low``, ``outstanding_points_ci_high`` and so on).
+        of which are unknown (a balance the service left unknown) is None, and so is the
+        liability. A figure counting a kind the snapshot was pulled without (``kinds=``: the
+        pending points without the pending buckets, the mispriced rewards without the
+        rewards, ...; ``figure_kinds.FIGURE_KINDS``) is None, and ``not_pulled`` says why.
+        Of a sampled snapshot, each total is the sample's estimate, followed by its 95 %
+        interval's ends (``outstanding_points_ci_low``, ``outstanding_points_ci_high`` and
+        so on).
         """
         owed = self.liability
         points = owed["outstanding_points"] + owed["pending_points"]
@@ -110,9 +118,18 @@ class Economics:
             "highest_effective_return": _plain(self.effective_return["return_median"].max()),
             "mispriced_rewards": self.mispriced["reward_id"].nunique(),
         }
+        left = self.not_pulled
+        figures |= dict.fromkeys(left)  # no finding: a kind it counts was not read
         if self.estimates is None:
             return figures
-        return _with_intervals(figures, self.estimates)
+        return _with_intervals(figures, self.estimates, left)
+
+    @property
+    def not_pulled(self) -> dict[str, str]:
+        """Headline figure -> why it is None: the kinds it counts that the snapshot was
+        pulled without (``"rewards, reward_costs not pulled"``; ``figure_kinds``); empty
+        of a snapshot holding every kind."""
+        return not_pulled(self.kinds)
 
 
 ESTIMATED = ("outstanding_points", "pending_points", *(f"liability_{x}" for x in _LEVELS))
@@ -120,15 +137,16 @@ ESTIMATED = ("outstanding_points", "pending_points", *(f"liability_{x}" for x in
 
 
 def _with_intervals(
-    figures: dict[str, float | None], estimates: pd.DataFrame
+    figures: dict[str, float | None], estimates: pd.DataFrame, left: Collection[str]
 ) -> dict[str, float | None]:
     """The headline with each estimated total taken from ``estimates`` (so that it is the
-    middle of its interval) and followed by the interval's ends."""
+    middle of its interval) and followed by the interval's ends; but those ``left`` (a
+    kind they count not pulled), which stay None."""
     program = estimates[estimates["card_definition_id"].isna() & estimates["month"].isna()]
     rows = program.set_index("figure")
     out: dict[str, float | None] = {}
     for name, value in figures.items():
-        if name not in ESTIMATED or name not in rows.index:
+        if name not in ESTIMATED or name not in rows.index or name in left:
             out[name] = value
             continue
         row = rows.loc[name]
@@ -288,6 +306,7 @@ def _summarise(
         per_member=per_member,
         owed_points=points,
         observed=seen,
+        kinds=snapshot.kinds,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -56,18 +56,15 @@ class EconomicsFrames(Protocol):
 
 
 def write_economics_report(
-    economics: EconomicsFrames,
-    out: str | Path,
-    *,
-    source: str | None = None,
-    kinds: Collection[str] | None = None,
+    economics: EconomicsFrames, out: str | Path, *, source: str | None = None
 ) -> list[Path]:
     """The frames as CSV, the manifest, the charts as PNG and the HTML page, in ``out``.
 
     The page names the service as ``source`` (e.g. ``project app_1 on cluster us1.api``;
-    default: ``economics.source``, its address); given the snapshot's ``kinds``, its headline
-    says which figures count a kind not pulled (``headline_lines``). Returns the written
-    paths, sorted. Every file goes to a temporary name first and is renamed into place.
+    default: ``economics.source``, its address); a headline figure the economics give as
+    not pulled (``Economics.not_pulled``) reads ``n/a (... not pulled)`` there, and the
+    manifest's ``not_pulled`` says why. Returns the written paths, sorted. Every file goes
+    to a temporary name first and is renamed into place.
     """
     with collector_paused():  # matplotlib loads only here (see collector_paused)
         from .economics_chart import save_economics_charts
@@ -82,9 +79,11 @@ def write_economics_report(
     directory.mkdir(parents=True, exist_ok=True)
     charts = save_economics_charts(economics.frames(), directory)
     note = sample_note(economics)
+    left = _not_pulled_of(economics)
     extra = {
         ESCAPING_KEY: ESCAPING,
         "headline": {k: _plain(v) for k, v in economics.headline.items()},
+        **({"not_pulled": dict(left)} if left else {}),
         "charts": [p.name for p in charts],
         "page": ECONOMICS_HTML,
         **({} if note is None else {"sample": note}),
@@ -99,7 +98,7 @@ def write_economics_report(
     )
     page = directory / ECONOMICS_HTML
     with replacing(page) as tmp:
-        tmp.write_text(economics_html(economics, charts, source, kinds), encoding="utf-8")
+        tmp.write_text(economics_html(economics, charts, source), encoding="utf-8")
     return sorted({*written, *charts, page})
 
 
@@ -122,28 +121,20 @@ def format_figure(name: str, value: float | None) -> str:
 _LOW, _HIGH = "_ci_low", "_ci_high"
 
 
-FIGURE_KINDS: Mapping[str, tuple[str, ...]] = {
-    "card_definitions": ("card_definitions",),
-    "mispriced_rewards": ("rewards", "reward_costs"),
-}
-"""The kinds a headline figure counts: of a snapshot that did not pull one of them, the figure
-is no finding (card definitions read by ID only, no reward to misprice)."""
-
-
 def headline_lines(
-    headline: Mapping[str, float | None], kinds: Collection[str] | None = None
+    headline: Mapping[str, float | None], not_pulled: Mapping[str, str] | None = None
 ) -> list[tuple[str, str]]:
     """The headline as (label, figure) pairs to print: a figure estimated from a sample is
     followed by its interval (``1,234 (95 % CI 1,100 to 1,380)``), whose ends are not listed
-    apart. Given the snapshot's ``kinds``, a figure counting a kind not among them
-    (``FIGURE_KINDS``) reads ``n/a (rewards, reward_costs not pulled)``."""
+    apart; a figure ``not_pulled`` gives a reason for (``Economics.not_pulled``) reads
+    ``n/a (rewards, reward_costs not pulled)``."""
+    reasons = not_pulled or {}
     out = []
     for name, value in headline.items():
         if name.endswith((_LOW, _HIGH)) and name.rsplit("_ci_", 1)[0] in headline:
             continue
-        missing = [k for k in FIGURE_KINDS.get(name, ()) if kinds is not None and k not in kinds]
-        if missing:
-            out.append((name.replace("_", " "), f"n/a ({', '.join(missing)} not pulled)"))
+        if name in reasons:
+            out.append((name.replace("_", " "), f"n/a ({reasons[name]})"))
             continue
         figure = format_figure(name, value)
         if f"{name}{_LOW}" in headline:
@@ -152,6 +143,12 @@ def headline_lines(
             figure = f"{figure} (95 % CI {low} to {high})"
         out.append((name.replace("_", " "), figure))
     return out
+
+
+def _not_pulled_of(economics: object) -> Mapping[str, str]:
+    """Headline figure -> why ``economics`` gives none (``Economics.not_pulled``: a kind it
+    counts not pulled); empty of economics that say nothing of it."""
+    return getattr(economics, "not_pulled", None) or {}
 
 
 def sample_note(economics: object) -> str | None:
@@ -171,15 +168,14 @@ def economics_html(
     economics: EconomicsFrames,
     charts: list[Path],
     source: str | None = None,
-    kinds: Collection[str] | None = None,
 ) -> str:
-    """The page: title, source (``source``, else ``economics.source``), headline figures, then
-    every chart inline as base64 PNG."""
+    """The page: title, source (``source``, else ``economics.source``), headline figures
+    (``headline_lines``), then every chart inline as base64 PNG."""
     e = html.escape
     named = source or economics.source or "the service"
     rows = "\n".join(
         f"<tr><th>{e(label)}</th><td>{e(figure)}</td></tr>"
-        for label, figure in headline_lines(economics.headline, kinds)
+        for label, figure in headline_lines(economics.headline, _not_pulled_of(economics))
     )
     note = sample_note(economics)
     sampled = (

@@ -1,6 +1,7 @@
 """The economics of a snapshot pulled with ``kinds=``: the points of a kind not pulled are
-unknown, not 0, and a sample of the cards alone (the pull the large-programs page gives for
-points outstanding) is summarised and reported, pulled over real HTTP."""
+unknown, not 0, every headline figure counting a kind not pulled is None and says why
+(``Economics.not_pulled``), and a sample of the cards alone (the pull the large-programs
+page gives for points outstanding) is summarised and reported, pulled over real HTTP."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.economics import summarise
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.synthetic import generate_program
 
 CARDS_ONLY = ["programs", "members", "cards"]
@@ -33,17 +35,52 @@ def full(sb: Sandbox, make_client: Callable[..., LoyaltyClient]) -> ProgramSnaps
         return ProgramSnapshot.pull(client, progress=False)
 
 
-def test_points_of_a_kind_not_pulled_are_unknown_not_zero(
-    sb: Sandbox, full: ProgramSnapshot, make_client: Callable[..., LoyaltyClient]
-) -> None:
+@pytest.fixture(scope="module")
+def cards(sb: Sandbox, make_client: Callable[..., LoyaltyClient]) -> ProgramSnapshot:
     with make_client(sb) as client:
-        cards = ProgramSnapshot.pull(client, kinds=CARDS_ONLY, progress=False)
+        return ProgramSnapshot.pull(client, kinds=CARDS_ONLY, progress=False)
+
+
+def test_points_of_a_kind_not_pulled_are_unknown_not_zero(
+    full: ProgramSnapshot, cards: ProgramSnapshot
+) -> None:
     truth = summarise(full).headline
     assert truth["pending_points"]  # the program holds pending points
     headline = summarise(cards).headline
     assert headline["outstanding_points"] == truth["outstanding_points"]
     assert headline["pending_points"] is None  # not read: unknown, not 0
     assert headline["liability_median"] is None and headline["unvalued_points"] is None
+
+
+def test_a_figure_counting_a_kind_not_pulled_is_none_and_says_why(
+    full: ProgramSnapshot, cards: ProgramSnapshot, tmp_path: Path
+) -> None:
+    """Earlier the headline of the cards alone gave ``card_definitions`` 2 (those the cards
+    name, of 3) and ``mispriced_rewards`` 0 (no reward pulled), counts that read as findings; only
+    the report, given the kinds, printed them as not pulled."""
+    summary = summarise(cards)
+    headline = summary.headline
+    assert headline["card_definitions"] is None
+    assert headline["mispriced_rewards"] is None
+    valued = "card_definitions, pending_buckets not pulled"
+    assert summary.not_pulled == {
+        "card_definitions": "card_definitions not pulled",
+        "pending_points": "pending_buckets not pulled",
+        "liability_low": valued,
+        "liability_median": valued,
+        "liability_high": valued,
+        "unvalued_points": valued,
+        "highest_effective_return": "benefits, card_definitions not pulled",
+        "mispriced_rewards": "rewards, reward_costs not pulled",
+    }
+    assert all(headline[name] is None for name in summary.not_pulled)
+    cards.to_csv(tmp_path / "cards")  # a --kinds folder read back keeps its kinds
+    assert summarise(read_snapshot(tmp_path / "cards")).not_pulled == summary.not_pulled
+    whole = summarise(full)
+    assert whole.not_pulled == {}
+    assert whole.headline["card_definitions"] == len(full.card_definitions) == 3
+    assert whole.headline["mispriced_rewards"] == whole.mispriced["reward_id"].nunique()
+    assert None not in (whole.headline["pending_points"], whole.headline["liability_median"])
 
 
 def test_a_sample_of_the_cards_alone_is_summarised_and_reported(
@@ -67,4 +104,4 @@ def test_a_sample_of_the_cards_alone_is_summarised_and_reported(
     assert main(["report", "economics", "--base", str(tmp_path / "cards"), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "outstanding points" in printed and "95 % CI" in printed
-    assert "  pending points            n/a" in printed.splitlines()
+    assert "  pending points            n/a (pending_buckets not pulled)" in printed.splitlines()
