@@ -24,7 +24,6 @@ import pandas as pd
 
 from .._json_file import clipped
 from .._progress import Progress, display, offset
-from .._shares import share_of
 from .._stop import stopping
 from .._text import counted
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
@@ -47,6 +46,7 @@ from .chunked import (
     part_of,
     planned_part,
     reads_as_chunked,
+    share_of_window,
     to_send,
     waits_for_window,
 )
@@ -829,7 +829,7 @@ class SavedPlan:
     ) -> tuple[int | None, int | None]:
         """The calls a paced apply's share holds in this window now (the plan's earlier runs'
         there counted, ``paced.pacing``), and in a whole window (None: the budget unknown)."""
-        whole = _window_share(client, share)
+        whole = share_of_window(client, share)
         action_log = log if isinstance(log, ActionLog) else ActionLog(log)
         try:
             with client.quota.allowance(share, paced=True, earlier=action_log.earlier) as held:
@@ -1299,7 +1299,7 @@ class SavedPlan:
         share, concurrency, progress, work = run
         with self._reread_paced(client, log, share, False, lambda: 0, cancel):
             own = self.own_work(client, log)  # a write in doubt read back: the plan's own?
-        whole = _window_share(client, share)
+        whole = share_of_window(client, share)
         total = sum(len(part.items) for part in self.parts)
         frames, done, stopped = [], 0, ""
         mark: ReadMark | Literal[False] | None = False  # the first chunk's read, once made
@@ -1671,12 +1671,6 @@ def _within_share(client: LoyaltyClient, share: float, paced: bool) -> Iterator[
         return
     with client.quota.allowance(share) as held:
         yield held
-
-
-def _window_share(client: LoyaltyClient, share: float) -> int | None:
-    """The calls ``share`` of a whole window of ``client``'s budget holds (None: unknown)."""
-    limit = client.quota.limit
-    return None if limit is None else share_of(limit, share)
 
 
 def reread_line(
