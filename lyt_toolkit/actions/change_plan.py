@@ -54,6 +54,7 @@ from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
 from .kept_dropped import dropped_as_kept
 from .kept_reads import KeptReads, kept_path
+from .kept_replan import KeptReplan, kept_key
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
 from .log import (
@@ -781,7 +782,14 @@ class SavedPlan:
         if kept is None:
             return 0
         left = self._rereads(log, refresh=True)
-        return dropped_as_kept(self, self.parts, log, left, kept, service_now(client))
+        now = service_now(client)
+        return dropped_as_kept(self, self.parts, log, left, kept, now, self._kept_replan)
+
+    @functools.cached_property
+    def _kept_replan(self) -> KeptReplan:
+        """The plan a refresh's cost made again from the rows kept beside the log, for the
+        apply that follows on the same rows (``kept_replan``)."""
+        return KeptReplan()
 
     def _chunked_reads(
         self,
@@ -1029,6 +1037,15 @@ class SavedPlan:
     def _refreshed(
         self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None
     ) -> ChangePlan:
+        """``refreshed``: the plan made again from the rows read, those ``kept`` answer with
+        no call; the plan this refresh's cost made again from the same rows, when it did
+        (``kept_replan``: the rows, the log's state and the service's date unchanged)."""
+        if kept is not None:
+            left = self._rereads(log, client, refresh=True)
+            key = kept_key(self.parts, self.inputs, log, left, kept, service_now(client))
+            made = self._kept_replan.taken(key)
+            if made is not None:
+                return ChangePlan(made[0], *made[1])
         live = self._live(client, log, kept, refresh=True)
         base, planned = replanned(self, live, self.own_work(client, log), service_now(client))
         return ChangePlan(base, *planned)
