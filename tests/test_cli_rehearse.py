@@ -100,7 +100,7 @@ def test_rehearse_shows_what_the_plan_would_change_and_sends_nothing_to_the_serv
     assert service.plan()["used"] == used  # not one call to the service
     python = ChangePlan.load(path).rehearse(base, progress=False)  # the Python route
     assert "Rehearsed: 4 succeeded" in out
-    assert f"Calls the run sent: {python.calls};" in out
+    assert f"Calls the run sent: {python.calls} (" in out
     assert f": {len(python.diff)} changes" in out
     assert re.search(rf"^  changed +tier_structures {TIERS} status: \w+ -> DELETED$", out, re.M)
     assert re.search(r"^  added +benefits .* \(Bonus 05\)$", out, re.M)

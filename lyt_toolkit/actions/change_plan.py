@@ -24,7 +24,6 @@ import pandas as pd
 
 from .._json_file import clipped
 from .._progress import Progress, display, offset
-from .._shares import share_of
 from .._stop import stopping
 from .._text import counted
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
@@ -47,6 +46,7 @@ from .chunked import (
     part_of,
     planned_part,
     reads_as_chunked,
+    share_of_window,
     to_send,
     waits_for_window,
 )
@@ -54,6 +54,7 @@ from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
 from .kept_dropped import dropped_as_kept
 from .kept_reads import KeptReads, kept_path
+from .kept_replan import KeptReplan, kept_key
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
 from .log import (
@@ -781,7 +782,14 @@ class SavedPlan:
         if kept is None:
             return 0
         left = self._rereads(log, refresh=True)
-        return dropped_as_kept(self, self.parts, log, left, kept, service_now(client))
+        now = service_now(client)
+        return dropped_as_kept(self, self.parts, log, left, kept, now, self._kept_replan)
+
+    @functools.cached_property
+    def _kept_replan(self) -> KeptReplan:
+        """The plan a refresh's cost made again from the rows kept beside the log, for the
+        apply that follows on the same rows (``kept_replan``)."""
+        return KeptReplan()
 
     def _chunked_reads(
         self,
@@ -829,7 +837,7 @@ class SavedPlan:
     ) -> tuple[int | None, int | None]:
         """The calls a paced apply's share holds in this window now (the plan's earlier runs'
         there counted, ``paced.pacing``), and in a whole window (None: the budget unknown)."""
-        whole = _window_share(client, share)
+        whole = share_of_window(client, share)
         action_log = log if isinstance(log, ActionLog) else ActionLog(log)
         try:
             with client.quota.allowance(share, paced=True, earlier=action_log.earlier) as held:
@@ -1029,6 +1037,15 @@ class SavedPlan:
     def _refreshed(
         self, client: LoyaltyClient, log: LogSource | None, kept: KeptReads | None
     ) -> ChangePlan:
+        """``refreshed``: the plan made again from the rows read, those ``kept`` answer with
+        no call; the plan this refresh's cost made again from the same rows, when it did
+        (``kept_replan``: the rows, the log's state and the service's date unchanged)."""
+        if kept is not None:
+            left = self._rereads(log, client, refresh=True)
+            key = kept_key(self.parts, self.inputs, log, left, kept, service_now(client))
+            made = self._kept_replan.taken(key)
+            if made is not None:
+                return ChangePlan(made[0], *made[1])
         live = self._live(client, log, kept, refresh=True)
         base, planned = replanned(self, live, self.own_work(client, log), service_now(client))
         return ChangePlan(base, *planned)
@@ -1299,7 +1316,7 @@ class SavedPlan:
         share, concurrency, progress, work = run
         with self._reread_paced(client, log, share, False, lambda: 0, cancel):
             own = self.own_work(client, log)  # a write in doubt read back: the plan's own?
-        whole = _window_share(client, share)
+        whole = share_of_window(client, share)
         total = sum(len(part.items) for part in self.parts)
         frames, done, stopped = [], 0, ""
         mark: ReadMark | Literal[False] | None = False  # the first chunk's read, once made
@@ -1671,12 +1688,6 @@ def _within_share(client: LoyaltyClient, share: float, paced: bool) -> Iterator[
         return
     with client.quota.allowance(share) as held:
         yield held
-
-
-def _window_share(client: LoyaltyClient, share: float) -> int | None:
-    """The calls ``share`` of a whole window of ``client``'s budget holds (None: unknown)."""
-    limit = client.quota.limit
-    return None if limit is None else share_of(limit, share)
 
 
 def reread_line(

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._shares import share_of
 from ..client.paced_floor import TOKEN_CALLS
 from .items import Outcome
 from .log import LogState
@@ -74,6 +75,7 @@ __all__ = [
     "part_of",
     "planned_part",
     "reads_as_chunked",
+    "share_of_window",
     "to_send",
     "waits_for_window",
 ]
@@ -113,6 +115,12 @@ def _next_window(share: int | None) -> int | None:
     """The calls a chunk may take of a window's ``share``, beside that window's token
     request."""
     return None if share is None else share - TOKEN_CALLS
+
+
+def share_of_window(client: LoyaltyClient, share: float) -> int | None:
+    """The calls ``share`` of a whole window of ``client``'s budget holds (None: unknown)."""
+    limit = client.quota.limit
+    return None if limit is None else share_of(limit, share)
 
 
 def waits_for_window(

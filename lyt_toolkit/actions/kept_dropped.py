@@ -20,6 +20,7 @@ from ..frames.registry import BUILDERS
 from .change_rows import refused_keys
 from .chunked import to_send
 from .kept_reads import KeptReads
+from .kept_replan import KeptReplan, kept_key
 from .log import LogSource, log_state
 from .plan import ActionPlan
 from .replan import Replannable, replanned
@@ -36,12 +37,14 @@ def dropped_as_kept(
     left: list[Touched],
     kept: KeptReads,
     now: pd.Timestamp,
+    replans: KeptReplan | None = None,
 ) -> int:
     """The calls a refresh's cost counts (its ``_needed``) for the writes of ``parts`` the
     plan made again from the rows ``kept`` holds of the objects ``left`` to read (its
     clock ``now``) drops: a write, the read back of one the base shows refused, and the
     second call of one the ``log`` shows refused for good (sent again, read back). No call
-    is sent: the objects read are those ``kept`` holds fresh."""
+    is sent: the objects read are those ``kept`` holds fresh. ``replans`` holds the plan
+    made again for the apply that follows on the same rows (``kept_replan``)."""
     kept.expire()  # in memory only: a row too old is read again, its writes counted
     read_key = ReadKeys(saved.inputs)
     answered = [
@@ -55,7 +58,8 @@ def dropped_as_kept(
     states = {part.action: log_state(log, part.action) for part in parts}
     own: dict[str, set[str]] = {call: set() for call in TOUCHES}
     own |= {call: set(state.succeeded) for call, state in states.items()}
-    _, planned = replanned(saved, live, own, now)
+    key = None if replans is None else kept_key(parts, saved.inputs, log, left, kept, now)
+    _, planned = (replans or KeptReplan()).made(key, lambda: replanned(saved, live, own, now))
     still = {part.action: {str(item.target) for item in part.items} for part in planned.parts}
     blocked = refused_keys(saved.changes)
     calls = 0

@@ -5,9 +5,10 @@ The plan file (``plan.save(path)``) is applied to the configured service. ``--sh
 binds it to the file reviewed: a file whose bytes hash otherwise is refused before any call
 (without it the file is trusted as it now reads). What the apply would refuse before its
 re-read (a log of another service among it) is refused before anything is printed; then
-the file and its sha256 and the summary are printed and the objects it touches are re-read
-(the calls printed before), a stale plan is refused naming each changed object, and
-the plan made again from the rows read is saved next to it for review
+the file and its sha256 and the summary are printed, with a ``Calls:`` line saying what the
+service counts of the run (the summary's calls and the token request sent first), and the
+objects it touches are re-read (the calls printed before), a stale plan is refused naming
+each changed object, and the plan made again from the rows read is saved next to it for review
 (``NAME.refreshed.json``, printed, with the ``lyt apply`` command applying exactly it:
 applied while the service shows no call of the project since, it reads nothing again;
 ``--refresh`` instead plans again against the live state, reading it again); with
@@ -126,6 +127,8 @@ def apply(args: argparse.Namespace) -> int:
             print(plan.summary(log=log))  # a resumed apply's: what its log leaves
             if args.paced and not cost.fits:  # "short" above: not refused, paced
                 print(_paced_line(cost))
+            if cost.needed and client.holds_token:  # its check fetched the token
+                print(_counted_line(cost, waits=bool(args.paced) and not cost.fits))
             # A paced apply may run for hours: its bars (where one can be seen) say how far,
             # and apply prints the re-read's line there itself.
             shown = bool(args.paced)
@@ -218,6 +221,16 @@ def _paced_line(cost: PlanCost) -> str:
         f"--paced: the {counted(cost.shortfall, 'call')} beyond this window's share wait for"
         f" the next windows, {cost.share:g} of each"
     )
+
+
+def _counted_line(cost: PlanCost, *, waits: bool) -> str:
+    """What the service counts of this run: the ``cost`` above, after the token request its
+    check sent, and, when it ``waits`` for the next windows, a token request in each."""
+    line = (
+        f"Calls: this run sends the {cost.needed} above, plus any retries; with its token"
+        f" request, sent first, the service counts {cost.needed + 1}"
+    )
+    return f"{line}, and 1 more in each new window the run goes on into" if waits else line
 
 
 def _file_error(exc: OSError, log: Path) -> str:

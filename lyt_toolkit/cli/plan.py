@@ -8,7 +8,11 @@ prints the file's sha256 and the ``lyt apply PLAN_FILE --sha256 HEX`` that appli
 that file.
 A long plan is cut as ``print(plan)`` cuts it (pandas' ``display.max_rows`` and
 ``display.min_rows``: over 60 changes show the first and last 5), a line between counting
-the rest and saying where they all are: the ``--out`` file.
+the rest and saying where they all are: the ``--out`` file. A ``Calls:`` line then says what
+each count of its calls counts (``actions.calls_said``): ``lyt apply``'s (the summary's), a
+paced one's (an object several chunks of writes need re-read for each, its chunks cut from
+the window's share read, else of ``CHUNK_MOST`` writes), and the token request the service
+counts beside them.
 Nothing is written to the service. When a service is configured (``LYT_BASE_URL`` and
 the key pair, in the environment or a ``.env`` file) one call, the token request, learns
 the live budget, and the summary ends ``R left in this window (S at the plan's share,
@@ -54,8 +58,7 @@ def plan(args: argparse.Namespace) -> int:
         )
     except (LytError, OSError) as exc:
         return fail(COMMAND, str(exc), EXIT_ERROR)
-    if not args.offline:
-        _read_budget(change_plan)
+    chunked = None if args.offline else _read_budget(change_plan)
     out = Path(args.out).expanduser() if args.out else None
     unsaved, saved_sha256 = None, ""
     if out is not None:  # saved before it is printed: a reader gone (| head) leaves it saved
@@ -73,6 +76,9 @@ def plan(args: argparse.Namespace) -> int:
             where=where,
         )
     )
+    calls = _calls_line(change_plan, chunked)
+    if calls:
+        print(calls)
     if unsaved is not None:
         return fail(COMMAND, unsaved, EXIT_ERROR)
     if out is not None:
@@ -81,8 +87,27 @@ def plan(args: argparse.Namespace) -> int:
     return EXIT_CHANGES if len(change_plan) else EXIT_NO_CHANGES
 
 
-def _read_budget(change_plan: SavedPlan) -> None:
-    """Let ``change_plan`` remember the live budget: one read, when a service is configured."""
+def _calls_line(change_plan: SavedPlan, chunked: int | None) -> str:
+    """``Calls: lyt apply sends these N; with --paced M (...); the service counts 1 call more
+    a run, ...``: what each count of the plan's calls counts (``calls_said``), ``chunked``
+    the paced re-read cut from the window's share (None: the budget unknown); empty for a
+    plan of no call."""
+    from ..actions.calls_said import TOKEN_NOTE, paced_reread, paced_text
+
+    calls, reads = change_plan.cost().needed, change_plan.reread_cost().needed
+    if not calls:
+        return ""
+    known = chunked is not None
+    chunked = paced_reread(change_plan) if chunked is None else chunked
+    paced = paced_text(calls - reads + chunked, reads, chunked, budget_known=known)
+    return f"Calls: lyt apply sends these {calls}; {paced}; {TOKEN_NOTE}"
+
+
+def _read_budget(change_plan: SavedPlan) -> int | None:
+    """Let ``change_plan`` remember the live budget: one read, when a service is configured;
+    the re-read of its paced apply, its chunks cut from that budget's share (None: no budget
+    read)."""
+    from ..actions.calls_said import paced_reread
     from ..actions.cost import learn_budget
     from ..client import ClientConfig, LoyaltyClient
     from ..errors import ConfigurationError
@@ -90,7 +115,7 @@ def _read_budget(change_plan: SavedPlan) -> None:
     try:
         config = ClientConfig.resolve()
     except ConfigurationError:
-        return  # no service configured: the summary has no budget part
+        return None  # no service configured: the summary has no budget part
     try:
         with LoyaltyClient(config=config) as client:
             try:
@@ -99,5 +124,7 @@ def _read_budget(change_plan: SavedPlan) -> None:
                 reason = scrub(" ".join(str(exc).split()))
                 fail(COMMAND, f"the read for the budget failed: {reason}")
             change_plan.summary(client)
+            return None if client.quota.limit is None else paced_reread(change_plan, client)
     except LytError as exc:  # a broken setting: the plan stands without its budget
         fail(COMMAND, f"the read for the budget failed: {scrub(str(exc))}")
+    return None

@@ -5,9 +5,11 @@ The plan file (``lyt plan --out``) is applied to a local sandbox holding the sna
 in ``--base`` (``SavedPlan.rehearse``: its clock at the snapshot's pull time, its own
 credentials), which is read again and stopped. Nothing is sent to the configured service,
 which need not be configured. Printed: the outcome of each item as ``lyt apply`` counts
-them (the items that would not be made one per line), the calls the run sent and those
-``lyt apply`` sends on a service in the snapshot's state (the same, after its re-read of the
-touched objects, which a rehearsal leaves out, plus any retries), then what the run
+them (the items that would not be made one per line), the calls the run sent (its token
+request among them) and those ``lyt apply`` sends on a service in the snapshot's state (the
+same, after its re-read of the touched objects, which a rehearsal leaves out, plus any
+retries; with ``--paced``, re-reading a chunk's objects before each chunk of writes, an
+object several chunks need once for each: ``actions.calls_said``), then what the run
 changed as ``lyt diff`` shows it; ``--out`` writes every change as CSV. A snapshot lacking
 a kind the plan needs, or a sampled one, is refused naming the ``lyt export`` that pulls one
 to rehearse on. With ``--log`` (an interrupted apply's action log, copied, never written)
@@ -39,6 +41,7 @@ COMMAND = "lyt rehearse"
 def rehearse(args: argparse.Namespace) -> int:
     """Load the plan, rehearse it on the snapshot and print what it did and changed."""
     with collector_paused():  # start-up: see collector_paused
+        from ..actions.calls_said import paced_reread
         from ..actions.ledger import COMPLETE
 
     plan = load_or_fail(args.plan, COMMAND)
@@ -57,7 +60,8 @@ def rehearse(args: argparse.Namespace) -> int:
     rehearsal = done.rehearsal
     results = rehearsal.results
     print(outcome_line("Rehearsed", results))
-    print(_calls_line(rehearsal.calls, plan.reread_cost(log=log).needed))
+    chunked = None if log is not None else paced_reread(plan)
+    print(_calls_line(rehearsal.calls, plan.reread_cost(log=log).needed, chunked))
     print()
     print(format_diff(rehearsal.diff))
     problem = write_changes(rehearsal.diff, args.out)
@@ -75,14 +79,21 @@ def rehearse(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _calls_line(sent: int, reread: int) -> str:
-    """The calls the rehearsed run sent and what ``lyt apply`` sends on a service in the
-    snapshot's state: those and, first, the re-read of the touched objects (``reread``)."""
-    return (
-        f"Calls the run sent: {sent}; lyt apply sends {sent + reread} on a service in the"
-        f" snapshot's state: the same, after re-reading the touched objects ({reread} calls),"
-        " plus any retries"
+def _calls_line(sent: int, reread: int, chunked: int | None) -> str:
+    """The calls the rehearsed run sent (its token request among them) and what ``lyt apply``
+    sends on a service in the snapshot's state: those and, first, the re-read of the touched
+    objects (``reread``); paced, its re-read a chunk at a time (``chunked``; None: not said,
+    a resumed apply's depends on the live window)."""
+    from ..actions.calls_said import paced_text
+
+    line = (
+        f"Calls the run sent: {sent} (its token request, the writes, any read back); lyt apply"
+        f" sends {sent + reread} on a service in the snapshot's state: the same, after"
+        f" re-reading the touched objects ({reread} calls), plus any retries"
     )
+    if chunked is None or not reread:
+        return line
+    return f"{line}; {paced_text(sent + chunked, reread, chunked, budget_known=False)}"
 
 
 def outcome_line(what: str, results: pd.DataFrame) -> str:

@@ -135,7 +135,9 @@ def test_a_spreadsheet_round_trip_plans_the_edits_made_in_the_sheet(
     assert str(plan) == str(expected)
 
     assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 2
-    assert capsys.readouterr().out == f"{as_saved(plan)}\n"  # its re-read counted
+    shown, calls = capsys.readouterr().out.rsplit("\n", 2)[:2]
+    assert shown == f"{as_saved(plan)}"  # its re-read counted
+    assert calls.startswith(f"Calls: lyt apply sends these {as_saved(plan).cost().needed}; ")
 
     # Saved by lyt plan --out, then applied from the file: the re-read finds the base intact.
     plan_file = tmp_path / "plan.json"
@@ -210,8 +212,14 @@ def test_lyt_plan_cuts_a_long_plan_as_print_does_naming_its_out_file(
     more = "... 390 more changes (all 400: {}) ..."
     assert saved[:12] == [*every[:6], more.format(f"in {plan_file.resolve()}"), *every[-5:]]
     done = f"Plan saved to {plan_file.resolve()} ({file_line[-72:-1]}); apply exactly it with:"
-    assert saved[12:14] == ["", done]
-    assert unsaved == [*every[:6], more.format("--out PLAN_FILE saves them"), *every[-5:]]
+    assert saved[12].startswith("Calls: lyt apply sends these ")
+    assert saved[13:15] == ["", done]
+    assert unsaved == [
+        *every[:6],
+        more.format("--out PLAN_FILE saves them"),
+        *every[-5:],
+        saved[12],
+    ]
 
 
 def test_an_untouched_or_resaved_copy_plans_no_changes_and_lyt_plan_exits_0(

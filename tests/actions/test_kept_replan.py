@@ -1,0 +1,116 @@
+"""A refresh after a stale refusal re-plans the rows kept beside its log once, over real HTTP:
+its cost re-plans them (to count the writes it drops; ``check_apply``, as ``lyt apply``
+checks first) and the apply that follows on the same
+rows takes that plan up; rows kept anew since are re-planned, never the old plan sent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lyt_toolkit.actions import ChangePlan, change_plan, kept_dropped
+from lyt_toolkit.actions.plan_file import StalePlanError
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.sandbox import Sandbox
+
+from .helpers import SaveOne
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A count of the re-plans (``replan.replanned``) made from here on, by any caller."""
+    count = [0]
+    replanned = change_plan.replanned
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return replanned(*args, **kwargs)
+
+    monkeypatch.setattr(change_plan, "replanned", counted)
+    monkeypatch.setattr(kept_dropped, "replanned", counted)
+    return count
+
+
+def _refused(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], path: Path, log: Path
+) -> None:
+    """The plan at ``path`` applied unpaced and refused as stale: its rows kept beside
+    ``log``."""
+    with make_client(fresh) as client, pytest.raises(StalePlanError):
+        ChangePlan.load(path).apply(client, log=log, progress=False)
+
+
+def _activate(fresh: Sandbox, client: LoyaltyClient, bucket: pd.Series) -> None:
+    """``bucket`` activated by someone else (``client``), settled."""
+    client.pending_buckets.activate(bucket.program_id, bucket.member_id, bucket.card_id, bucket.id)
+    fresh.settle()
+
+
+def _succeeded(results: pd.DataFrame) -> set[str]:
+    return set(results.loc[results["outcome"] == "succeeded", "target"])
+
+
+def test_a_refresh_after_its_cost_re_plans_the_kept_rows_once(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    save_one: SaveOne,
+) -> None:
+    """Earlier the cost re-planned the kept rows, then the apply's own check and the apply
+    re-planned them again: 1.3 s each for 800 kept cards."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    chosen = save_one(path)
+    assert len(chosen) > 2
+    with make_client(fresh) as client:
+        _activate(fresh, client, chosen.iloc[-1])
+    _refused(fresh, make_client, path, log)
+    replans = _counting(monkeypatch)
+    with make_client(fresh) as client:
+        client.fetch_token()  # its clock the service's (the sandbox's is fixed, not today)
+        saved = ChangePlan.load(path)
+        # what lyt apply --refresh checks first: its cost re-plans
+        saved.check_apply(client, log=log, refresh=True, ignore_unsupported=True)
+        assert replans[0] == 1
+        results = saved.apply(
+            client, log=log, progress=False, refresh=True, ignore_unsupported=True
+        )
+    assert replans[0] == 1  # taken up: the rows, the log and the date as they were
+    assert _succeeded(results) == set(chosen["id"]) - {chosen.iloc[-1]["id"]}
+
+
+def test_a_refresh_re_plans_rows_kept_anew_after_its_cost(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    save_one: SaveOne,
+) -> None:
+    """Another bucket activated after the cost, a check refused again keeps the rows anew:
+    the refresh re-plans from those, once (the plan its cost made is not sent: it would
+    activate that bucket). Earlier it re-planned them twice, its check and its apply."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    chosen = save_one(path)
+    assert len(chosen) > 2
+    first, last = chosen.iloc[0], chosen.iloc[-1]
+    with make_client(fresh) as client:
+        _activate(fresh, client, last)
+    _refused(fresh, make_client, path, log)
+    replans = _counting(monkeypatch)
+    with make_client(fresh) as client:
+        client.fetch_token()
+        saved = ChangePlan.load(path)
+        saved.check_apply(client, log=log, refresh=True, ignore_unsupported=True)
+        _activate(fresh, client, first)  # made by someone else after the cost
+    _refused(fresh, make_client, path, log)  # a check reads afresh: the rows kept anew
+    before = replans[0]
+    with make_client(fresh) as client:
+        client.fetch_token()
+        results = saved.apply(
+            client, log=log, progress=False, refresh=True, ignore_unsupported=True
+        )
+    assert replans[0] - before == 1  # its check's, from the rows kept anew, taken up
+    assert _succeeded(results) == set(chosen["id"]) - {first["id"], last["id"]}
