@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from scale import PULL_SIZES
+from stale_apply import saved_activations
 
-from lyt_toolkit import LoyaltyClient, ProgramSnapshot, actions
+from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.actions import ChangePlan, StalePlanError, replan
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
@@ -49,15 +50,8 @@ def main() -> None:
     ):
         sb.set_plan("unlimited")
         base = ProgramSnapshot.pull(client, progress=False)
-        buckets = base.pending_buckets
-        future = buckets[buckets["date"] > base.pulled_at].drop_duplicates("card_id")
-        chosen = future.head(args.writes)
-        edit = actions.edit(base)
-        edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = (
-            "ACTIVATED"
-        )
         path, log = Path(folder) / "plan.json", Path(folder) / "plan.log.jsonl"
-        edit.plan().save(path)
+        chosen = saved_activations(base, args.writes, path)
         stale_rows: Iterable[Any] = chosen.head(args.stale).itertuples()
         for row in stale_rows:
             client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, row.id)

@@ -43,6 +43,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from scale import PULL_SIZES
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot, actions
@@ -73,15 +74,8 @@ def main() -> None:
     ):
         sb.set_plan("unlimited")
         base = ProgramSnapshot.pull(client, progress=False)
-        buckets = base.pending_buckets
-        future = buckets[buckets["date"] > base.pulled_at].drop_duplicates("card_id")
-        chosen = future.head(args.writes)
-        edit = actions.edit(base)
-        edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = (
-            "ACTIVATED"
-        )
         path = Path(folder) / "plan.json"
-        edit.plan().save(path)
+        chosen = saved_activations(base, args.writes, path)
         sha = hashlib.sha256(path.read_bytes()).hexdigest()
         stale = 0 if args.second == "paced-stop" else args.stale
         stale_rows: Iterable[Any] = chosen.head(stale).itertuples()  # fields typed as any cell
@@ -155,6 +149,18 @@ def _stopped(sb: Sandbox, env: dict[str, str], folder: str, words: list[str], af
     run.send_signal(signal.SIGINT)
     run.wait()
     return sb.plan()["used"] - used
+
+
+def saved_activations(base: ProgramSnapshot, writes: int, path: Path) -> pd.DataFrame:
+    """A plan activating ``writes`` pending buckets of ``base`` dated after its pull (one a
+    card), saved to ``path``; the buckets chosen."""
+    buckets = base.pending_buckets
+    future = buckets[buckets["date"] > base.pulled_at].drop_duplicates("card_id")
+    chosen = future.head(writes)
+    edit = actions.edit(base)
+    edit.pending_buckets.loc[edit.pending_buckets["id"].isin(chosen["id"]), "status"] = "ACTIVATED"
+    edit.plan().save(path)
+    return chosen
 
 
 if __name__ == "__main__":
