@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, ViewportSize, sync_playwright
 
 from .lab import Lab, running_lab
-from .notebook_ui import NotebookOpener, NotebookUI
+from .notebook_ui import NotebookOpener, NotebookRuns, NotebookUI
 
 CHROMIUM = "chromium"
 CHROMIUM_ARGS = [
@@ -70,10 +70,12 @@ def open_notebook(context: BrowserContext, lab: Lab) -> Iterator[NotebookOpener]
     opener.close()
 
 
-@pytest.fixture(scope="module")
-def open_notebook_for_module(context: BrowserContext, lab: Lab) -> Iterator[NotebookOpener]:
+@pytest.fixture(scope="session")
+def notebook_runs(context: BrowserContext, lab: Lab) -> Iterator[NotebookRuns]:
+    """Each notebook run whole at most once per session: the run a test checks is the
+    one the widget tests then drive (nbval runs every notebook too)."""
     opener = NotebookOpener(context, lab)
-    yield opener
+    yield NotebookRuns(opener)
     opener.close()
 
 
@@ -92,6 +94,7 @@ def _screenshot(item: pytest.Item, report: pytest.TestReport) -> None:
     funcargs = getattr(item, "funcargs", {}).values()
     pages = [v.page for v in funcargs if isinstance(v, NotebookUI)]
     pages += [ui.page for v in funcargs if isinstance(v, NotebookOpener) for _, ui in v.opened]
+    pages += [r.ui.page for v in funcargs if isinstance(v, NotebookRuns) for r in v.runs.values()]
     SCREENSHOTS.mkdir(exist_ok=True)
     stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.nodeid.split("::", 1)[1])
     for number, page in enumerate(pages):

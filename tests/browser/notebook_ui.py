@@ -30,6 +30,8 @@ _OUTPUTS_JS = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].m
     mime: o.dataset.mimeType || null,
     widget: o.querySelector('.jupyter-widgets') !== null,
     text: o.innerText,
+    nested: o.parentElement.closest('.jp-OutputArea-output') !== null,
+    images: [...o.querySelectorAll('img')].filter((i) => i.complete && i.naturalWidth > 0).length,
   })))"""
 
 _RUN_SETTLED_JS = """(count) => {
@@ -49,11 +51,14 @@ _KERNEL_IDLE_JS = """() => [...document.querySelectorAll('.jp-StatusBar-TextItem
 @dataclass(frozen=True)
 class Output:
     """One output of a cell as displayed: its MIME type (``None`` for a widget view),
-    whether a widget view is in it, and its visible text."""
+    whether a widget view is in it, its visible text, whether it is shown inside a
+    widget (an output widget's area) rather than by the cell, and its loaded images."""
 
     mime: str | None
     widget: bool
     text: str
+    nested: bool
+    images: int
 
     @property
     def rendered_widget(self) -> bool:
@@ -179,3 +184,38 @@ class NotebookOpener:
         for name, ui in self.opened:
             ui.page.close()
             self.lab.shut_down(name)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A notebook run whole in its page, and what the page showed as the run ended."""
+
+    ui: NotebookUI
+    errors: list[str]
+    unexecuted: list[int]
+    outputs: list[list[Output]]
+    text: str
+    """The page's text (``body``)."""
+
+
+class NotebookRuns:
+    """``runs(name)``: ``notebooks/<name>`` run once per session, on a copy with its
+    outputs stripped (so only the run fills them): Run > Run All Cells, then until no
+    widget shows its placeholder. A later call returns the same run, its page still
+    open and its kernel serving, whatever earlier tests did in it since; ``Run`` keeps
+    what the page showed right after the run for the checks of the run itself.
+    """
+
+    def __init__(self, opener: NotebookOpener) -> None:
+        self.opener = opener
+        self.runs: dict[str, Run] = {}
+
+    def __call__(self, name: str) -> Run:
+        if name not in self.runs:
+            ui = self.opener(self.opener.lab.copy_notebook(name, f"run-{name}", strip=True))
+            ui.run_all()
+            errors = ui.errors()
+            unexecuted = ui.unexecuted(ui.code_cells.count())
+            ui.wait_for_widgets()
+            self.runs[name] = Run(ui, errors, unexecuted, ui.outputs(), ui.page.inner_text("body"))
+        return self.runs[name]

@@ -1,7 +1,8 @@
 """Each widget of the widgets notebook, used by typing and clicking like a person.
 
-The notebook runs up to (not including) its last cell, which would close its sandbox;
-a cell typed into it then prints the sandbox's URL, and the test reaches that sandbox
+The notebook runs whole (it has no clean-up cell, so its sandbox keeps serving): the
+run ``test_notebooks_in_browser`` checks, made once per session. A cell typed into it
+then prints the sandbox's URL, and the test reaches that sandbox
 over HTTP with the credentials the lab gave its kernels. Every test checks both what
 the widget shows and what the service now holds. The notebook's own cells have
 driven the widgets from code before, so the tests pick what those left untouched.
@@ -21,7 +22,7 @@ from playwright.sync_api import expect
 from lyt_toolkit import LoyaltyClient
 
 from .lab import CREDENTIALS, Lab
-from .notebook_ui import NotebookOpener, NotebookUI
+from .notebook_ui import NotebookOpener, NotebookRuns, NotebookUI
 from .widget_ui import (
     BenefitFormUI,
     BulkImportUI,
@@ -41,14 +42,10 @@ PROGRAM, MEMBER, CARD = "lprg_c0ffee0001", "lmbr_c0ffee0001", "lcrd_c0ffee0001"
 
 
 @pytest.fixture(scope="module")
-def notebook(lab: Lab, open_notebook_for_module: NotebookOpener) -> NotebookUI:
-    ui = open_notebook_for_module(
-        lab.copy_notebook(WIDGETS_NOTEBOOK, f"drive-{WIDGETS_NOTEBOOK}", strip=True)
-    )
-    ui.run_all_but_last()
-    assert ui.errors() == []
-    ui.wait_for_widgets()
-    return ui
+def notebook(notebook_runs: NotebookRuns) -> NotebookUI:
+    run = notebook_runs(WIDGETS_NOTEBOOK)
+    assert run.errors == []
+    return run.ui
 
 
 @pytest.fixture(scope="module")
