@@ -80,13 +80,21 @@ def test_notebook_runs_with_every_widget_rendered(path: Path, notebook_runs: Not
         assert secret not in run.text
 
 
+@pytest.fixture(scope="module")
+def trusted_copies(lab: Lab) -> dict[str, str]:
+    """Name -> a served copy with its outputs, trusted, of each notebook opened stored."""
+    copies = {
+        p.name: lab.copy_notebook(p.name, f"trusted-{p.name}", strip=False) for p in OPENED_STORED
+    }
+    lab.trust(*copies.values())
+    return copies
+
+
 @pytest.mark.parametrize("path", OPENED_STORED, ids=lambda p: p.name)
 def test_trusted_notebook_shows_its_stored_outputs_before_it_runs(
-    path: Path, lab: Lab, open_notebook: NotebookOpener
+    path: Path, trusted_copies: dict[str, str], open_notebook: NotebookOpener
 ) -> None:
-    copy = lab.copy_notebook(path.name, f"trusted-{path.name}", strip=False)
-    lab.trust(copy)
-    notebook = open_notebook(copy)
+    notebook = open_notebook(trusted_copies[path.name])
 
     notebook.wait_for_widgets()
     shown = notebook.outputs()
