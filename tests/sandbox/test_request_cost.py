@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import anyio.to_thread
+import fastapi.dependencies.utils
 import fastapi.routing
 import httpx
 import pytest
@@ -342,4 +343,29 @@ def test_an_answer_is_made_in_its_requests_one_task(
             response = api.request(method, path, json=body)
             assert response.status_code in (200, 400, 404), response.text
             assert len(tasks) == 1, (method, path)
+            monkeypatch.undo()
+
+
+SOLVED_CALLS: list[tuple[str, str, dict[str, Any] | None, int]] = [
+    ("GET", f"{V2}/rewards/lrew_c0ffee0001", None, 1),
+    ("GET", f"{V2}/rewards", None, 2),  # and its paging parameters
+    ("GET", f"{MEMBERS}/lmbr_c0ffee0001", None, 1),
+    ("GET", f"{MEMBERS}/lmbr_0000000000", None, 1),
+    ("POST", f"{V2}/benefits", benefit_body("Few dependencies"), 2),  # and its JSON check
+]
+"""Calls and how many dependencies each route declares: its auth rule, and what else."""
+
+
+def test_a_call_solves_only_the_dependencies_its_route_declares(
+    restore: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its auth rule and endpoint take the request, not the sandbox's state as a dependency
+    of their own: FastAPI solved that for each of them on every call, cached or not."""
+    with v2_client(restore) as api:
+        for method, path, body, declared in SOLVED_CALLS:
+            route = counting(monkeypatch, fastapi.routing, "solve_dependencies")
+            nested = counting(monkeypatch, fastapi.dependencies.utils, "solve_dependencies")
+            response = api.request(method, path, json=body)
+            assert response.status_code in (200, 404), response.text
+            assert (len(route), len(nested)) == (1, declared), (method, path)
             monkeypatch.undo()
