@@ -1,6 +1,7 @@
 """Who may call what: key pairs, OAuth bearer tokens and management keys.
 
-Each rule is a FastAPI dependency so a router states its auth in its signature.
+Each rule is a FastAPI dependency so a router states its auth in its signature; each takes
+the request alone (``state_of``), no dependency of its own for FastAPI to solve per call.
 Tokens are kept only as SHA-256 hashes; comparisons are constant-time.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import Request
 
-from .deps import StateDep
+from .deps import state_of
 from .errors import unauthorized
 from .state import SandboxState
 from .store_reads import read_store
@@ -50,16 +51,17 @@ def bearer_scopes(request: Request, state: SandboxState) -> frozenset[str] | Non
     return frozenset(row["scope"].split())
 
 
-async def require_key_pair(request: Request, state: StateDep) -> None:
+async def require_key_pair(request: Request) -> None:
     """``X-App-Id`` and ``X-App-Token`` must be the sandbox's application keys (``async``:
     no store read, so no thread hop)."""
-    if not has_key_pair(request, state):
+    if not has_key_pair(request, state_of(request)):
         raise unauthorized()
 
 
-async def require_loyalty_access(request: Request, state: StateDep) -> None:
+async def require_loyalty_access(request: Request) -> None:
     """``/v2``: a bearer token whose scopes allow loyalties, together with the key pair
     (``async``, its token read by ``read_store``: no thread hop unless the store is busy)."""
+    state = state_of(request)
     scopes = await read_store(state.store, bearer_scopes, request, state)
     if scopes is None or not scopes & LOYALTY_SCOPES or not has_key_pair(request, state):
         raise unauthorized()
@@ -68,7 +70,8 @@ async def require_loyalty_access(request: Request, state: StateDep) -> None:
 def key_pair_or_token(*needed: str) -> Callable[..., Awaitable[None]]:
     """``/v1``: the key pair, or a bearer token holding every scope in ``needed``."""
 
-    async def dependency(request: Request, state: StateDep) -> None:
+    async def dependency(request: Request) -> None:
+        state = state_of(request)
         if has_key_pair(request, state):
             return
         scopes = await read_store(state.store, bearer_scopes, request, state)
@@ -78,10 +81,10 @@ def key_pair_or_token(*needed: str) -> Callable[..., Awaitable[None]]:
     return dependency
 
 
-async def require_management(request: Request, state: StateDep) -> None:
+async def require_management(request: Request) -> None:
     """``/management``: only the management key pair; application keys are refused
     (``async``: no store read, so no thread hop)."""
-    creds = state.config.credentials
+    creds = state_of(request).config.credentials
     if not (
         _same(request.headers.get("x-management-id"), creds.management_id)
         and _same(request.headers.get("x-management-token"), creds.management_token)

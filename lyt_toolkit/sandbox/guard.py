@@ -93,8 +93,9 @@ class GuardMiddleware:
         chunks: list[bytes] = []
         size, more = 0, True
         while more:
-            try:
-                message = await asyncio.wait_for(receive(), self.body_timeout)
+            try:  # a deadline, not ``wait_for``: that makes a task of each ``receive``
+                async with asyncio.timeout(self.body_timeout):
+                    message = await receive()
             except TimeoutError as exc:
                 raise _BodyTimeout from exc
             if message["type"] == "http.disconnect":

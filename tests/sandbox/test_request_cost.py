@@ -1,4 +1,4 @@
-"""What one answer costs the sandbox: its thread hops and socket writes, counted over real
+"""What one answer costs the sandbox: its thread hops, tasks and socket writes, counted over real
 HTTP (the in-process sandbox's event loop is in this process), and the detail and member
 reads and the writes that answer the stored JSON as it is, not through their models; the
 management routes answer their JSON encoded once, not through FastAPI's response models."""
@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import anyio.to_thread
+import fastapi.dependencies.utils
 import fastapi.routing
 import httpx
 import pytest
@@ -317,3 +318,54 @@ def test_an_answer_is_one_socket_write(
         writes = [bytes(data) for _, data in calls if data]  # uvicorn's b"" sends nothing
         assert len(writes) == 1, [data[:40] for data in writes]
         assert writes[0].endswith(response.content)
+
+
+ONE_TASK_CALLS: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", f"{V2}/rewards", None),
+    ("GET", f"{MEMBERS}/lmbr_c0ffee0001", None),
+    ("GET", f"{V2}/rewards/lrew_0000000000", None),
+    ("POST", f"{V2}/benefits", benefit_body("One task")),
+    ("POST", f"{V2}/benefits", {"name": "No type"}),
+]
+"""Reads, an error, a write with its JSON body and a refused one."""
+
+
+def test_an_answer_is_made_in_its_requests_one_task(
+    restore: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its body is read against the body timeout on the request's own task (uvicorn's),
+    not in a task of its own, as ``asyncio.wait_for`` made: each task took turns of the
+    event loop, a good share of a small answer's CPU earlier."""
+    with v2_client(restore) as api:
+        assert api.get(f"{V2}/rewards").status_code == 200  # the connection (a task) made
+        for method, path, body in ONE_TASK_CALLS:
+            tasks = counting(monkeypatch, asyncio.BaseEventLoop, "create_task")
+            response = api.request(method, path, json=body)
+            assert response.status_code in (200, 400, 404), response.text
+            assert len(tasks) == 1, (method, path)
+            monkeypatch.undo()
+
+
+SOLVED_CALLS: list[tuple[str, str, dict[str, Any] | None, int]] = [
+    ("GET", f"{V2}/rewards/lrew_c0ffee0001", None, 1),
+    ("GET", f"{V2}/rewards", None, 2),  # and its paging parameters
+    ("GET", f"{MEMBERS}/lmbr_c0ffee0001", None, 1),
+    ("GET", f"{MEMBERS}/lmbr_0000000000", None, 1),
+    ("POST", f"{V2}/benefits", benefit_body("Few dependencies"), 2),  # and its JSON check
+]
+"""Calls and how many dependencies each route declares: its auth rule, and what else."""
+
+
+def test_a_call_solves_only_the_dependencies_its_route_declares(
+    restore: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its auth rule and endpoint take the request, not the sandbox's state as a dependency
+    of their own: FastAPI solved that for each of them on every call, cached or not."""
+    with v2_client(restore) as api:
+        for method, path, body, declared in SOLVED_CALLS:
+            route = counting(monkeypatch, fastapi.routing, "solve_dependencies")
+            nested = counting(monkeypatch, fastapi.dependencies.utils, "solve_dependencies")
+            response = api.request(method, path, json=body)
+            assert response.status_code in (200, 404), response.text
+            assert (len(route), len(nested)) == (1, declared), (method, path)
+            monkeypatch.undo()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Response
+from fastapi import Request, Response
 
 from ...models import CardDefinition, Page, TierStructure
 from ...models.ids import IdPrefix
 from ...models.listing import CARD_DEFINITIONS, TIER_STRUCTURES
-from ..deps import StateDep
+from ..deps import state_of
 from ..services import tier_structures
 from ..store_reads import write_store
 from .common import document_response, get_route, id_path, list_route, loyalty_router
@@ -52,7 +52,8 @@ get_route(
 
 
 @router.delete("/tier-structures/{tierStructureId}", response_model=TierStructure)
-async def delete_tier_structure(tier_structure_id: TierStructureId, state: StateDep) -> Response:
+async def delete_tier_structure(tier_structure_id: TierStructureId, request: Request) -> Response:
     """Delete a tier structure and answer with it, now in status DELETED."""
+    state = state_of(request)
     delete = tier_structures.delete_tier_structure
     return document_response(await write_store(state.store, delete, state, tier_structure_id))

@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from ...models.ids import IdPrefix, hex_pattern
 from ...models.listing import MAX_LIMIT, MIN_LIMIT, ListSpec
 from ..auth import require_loyalty_access
-from ..deps import StateDep
+from ..deps import state_of
 from ..errors import bad_request
 from ..query import ListQuery, fetch_page, parse_list_query
 from ..services.lookup import stored_json
@@ -114,7 +114,8 @@ def list_route(
     """Declare ``GET path``, ``list_<kind>``: one page of ``spec``'s kind (``list_page``),
     described by ``page_model`` and ``doc``."""
 
-    async def list_items(request: Request, state: StateDep) -> Response:
+    async def list_items(request: Request) -> Response:
+        state = state_of(request)
         return await list_page(request, state, spec.name, spec)
 
     _add_get(router, path, list_items, f"list_{spec.name}", doc, page_model, [PAGING])
@@ -136,7 +137,8 @@ def get_route(
     """
     resource_type = spec.name.removesuffix("s")
 
-    async def get_item(item_id: str, state: StateDep) -> Response:
+    async def get_item(item_id: str, request: Request) -> Response:
+        state = state_of(request)
         body = await read_store(state.store, stored_json, state, spec.name, item_id, resource_type)
         return json_response(body)
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from ...models import AccessToken
 from ...models.enums import GrantType
 from ..auth import require_key_pair
-from ..deps import StateDep
+from ..deps import state_of
 from ..errors import bad_request
 from ..services import tokens
 from ..state import SandboxState
@@ -61,14 +61,16 @@ _TOKEN_ROUTE: dict[str, Any] = {
 
 
 @router.post("/oauth/token", **_TOKEN_ROUTE)
-async def generate_token(form: TokenForm, state: StateDep) -> Response:
+async def generate_token(form: TokenForm, request: Request) -> Response:
     """Issue a bearer token for the requested scopes."""
+    state = state_of(request)
     return await _issued(form, state)
 
 
 @router.post("/v1/oauth/token", include_in_schema=False, **_TOKEN_ROUTE)
-async def generate_token_v1(form: TokenForm, state: StateDep) -> Response:
+async def generate_token_v1(form: TokenForm, request: Request) -> Response:
     """The same endpoint at the path the published reference uses."""
+    state = state_of(request)
     return await _issued(form, state)
 
 

@@ -9,7 +9,7 @@ from fastapi import BackgroundTasks, Request, Response
 from ...models import ActivationResult, Member, MemberWithCards, Page, PendingBucket, Program
 from ...models.ids import IdPrefix
 from ...models.listing import MEMBERS, PENDING_BUCKETS, PROGRAMS
-from ..deps import StateDep
+from ..deps import state_of
 from ..services import programs
 from ..store_reads import read_store, write_store
 from .common import (
@@ -38,14 +38,16 @@ get_route(router, "/{programId}", PROGRAMS, Program, ProgramId)
 
 
 @router.get("/{programId}/members", dependencies=[PAGING], response_model=Page[Member])
-async def list_members(program_id: ProgramId, request: Request, state: StateDep) -> Response:
+async def list_members(program_id: ProgramId, request: Request) -> Response:
+    state = state_of(request)
     await read_store(state.store, programs.require_program, state, program_id)
     return await list_page(request, state, "members", MEMBERS, scope=program_id)
 
 
 @router.get("/{programId}/members/{memberId}", response_model=MemberWithCards)
-async def get_member(program_id: ProgramId, member_id: MemberId, state: StateDep) -> Response:
+async def get_member(program_id: ProgramId, member_id: MemberId, request: Request) -> Response:
     """A member with its cards."""
+    state = state_of(request)
     read = programs.member_with_cards_json
     return json_response(await read_store(state.store, read, state, program_id, member_id))
 
@@ -56,8 +58,8 @@ async def list_pending_buckets(
     member_id: MemberId,
     card_id: CardId,
     request: Request,
-    state: StateDep,
 ) -> Response:
+    state = state_of(request)
     await read_store(state.store, programs.card_in_path, state, program_id, member_id, card_id)
     return await list_page(request, state, "pending_buckets", PENDING_BUCKETS, scope=card_id)
 
@@ -69,9 +71,10 @@ async def activate_pending_bucket(
     card_id: CardId,
     bucket_id: BucketId,
     background: BackgroundTasks,
-    state: StateDep,
+    request: Request,
 ) -> Response:
     """Activate a bucket ahead of its date; the transaction completes in the background."""
+    state = state_of(request)
     activate = programs.activate_bucket
     result = await write_store(
         state.store, activate, state, program_id, member_id, card_id, bucket_id
