@@ -145,6 +145,9 @@ class EditPanel(PlanPanel):
         Plan pulls again first, so that nothing is planned, and sent, twice."""
         self._refused_at: int = 0
         """The calls the last pull again the budget refused said it needed (0: none was)."""
+        self._again_of: tuple[ProgramSnapshot, int] | None = None
+        """A snapshot and its ``again_calls``: counted once a snapshot, not at each figure
+        that shows it (a plan's cost line showed it three times)."""
 
         self.kind_select = w.Dropdown(options=list(FRAME_NAMES), value=kind, description="Frame")
         self.grid = self._new_grid(kind)
@@ -693,8 +696,11 @@ class EditPanel(PlanPanel):
         self.budget.value = html.escape(f"after the apply: {left}")
 
     def _again_calls(self) -> int:
-        """The calls of the pull again (``again_calls``), at least what a refusal of it said."""
-        return max(again_calls(self.snapshot), self._refused_at)
+        """The calls of the pull again (``again_calls``, counted once for each snapshot the
+        panel holds), at least what a refusal of it said."""
+        if self._again_of is None or self._again_of[0] is not self.snapshot:
+            self._again_of = (self.snapshot, again_calls(self.snapshot))
+        return max(self._again_of[1], self._refused_at)
 
     def _again_cost(self) -> PlanCost:
         """The pull again set against the panel's share of the budget the client knows."""

@@ -174,12 +174,15 @@ def test_a_sweep_of_edits_from_one_baseline_matches_each_full_summary() -> None:
         assert_same(baseline.what_if(frames).after, summarise(after))
 
 
-def test_the_mispricing_that_changes_reads_each_sides_burn_values() -> None:
+def test_the_mispricing_that_changes_reads_each_sides_burn_values(
+    programs: dict[str, ProgramSnapshot], baselines: dict[str, Baseline]
+) -> None:
     """``WhatIf.mispricing`` (matched on the few rewards that change): each row's points,
-    value per point, median and ratio are those of its spending entry on either side."""
-    snapshot = generated()
+    value per point, median and ratio are those of its spending entry on either side. (The
+    module's generated program and its baseline: ``generated()``, summarised once.)"""
+    snapshot = programs["generated"]
     frames = {"reward_costs": _every_other(snapshot.reward_costs, "points", lambda c: c * 10)}
-    what = Baseline(snapshot).what_if(frames)
+    what = baselines["generated"].what_if(frames)
     moved = what.mispricing
     assert len(moved) and set(moved["change"]) >= {"appeared"}
     key = ["reward_id", "cost_id", "spending_index"]

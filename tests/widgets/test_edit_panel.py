@@ -24,6 +24,7 @@ from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
 from lyt_toolkit.snapshot.again import again_calls
 from lyt_toolkit.synthetic import generate_program
 from lyt_toolkit.widgets import EditPanel
+from lyt_toolkit.widgets import edit_panel as edit_panel_module
 
 REWARD = "lrew_c0ffee0001"  # ACTIVE in the demo program
 TIER_STRUCTURE = "lts_c0ffee0006"
@@ -119,6 +120,31 @@ def test_an_edited_cell_is_planned_then_applied(panel: EditPanel, client: Loyalt
     assert shown(panel).iloc[row_of(panel, REWARD)]["status"] == "DRAFT"
     assert panel.plan is None and panel.apply_button.disabled
     assert not panel.plan_button.disabled and panel.cancel_button.disabled
+
+
+def test_the_pull_again_is_counted_once_for_each_snapshot_the_panel_holds(
+    panel: EditPanel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan's cost line shows the pull again's calls in more than one figure, and each
+    Plan shows them again: counted from the snapshot once (earlier three times a plan, some
+    14 ms each on the demo), then once for the snapshot an Apply pulls."""
+    counted: list[ProgramSnapshot] = []
+
+    def counting(snapshot: ProgramSnapshot) -> int:
+        counted.append(snapshot)
+        return again_calls(snapshot)
+
+    monkeypatch.setattr(edit_panel_module, "again_calls", counting)
+    base = panel.snapshot
+    _draft_reward(panel)
+    plan(panel)
+    plan(panel)
+    assert f"(with {again_calls(base)} of the pull again after" in panel.budget.value
+    assert counted == [base]
+    apply(panel)
+    assert panel.snapshot is not base
+    plan(panel)
+    assert counted == [base, panel.snapshot]
 
 
 def test_an_added_benefit_row_is_created(panel: EditPanel, client: LoyaltyClient) -> None:
