@@ -241,6 +241,24 @@ def _lyt_process(sb: Sandbox, cwd: Path, *args: str, progress: str) -> subproces
     )
 
 
+@contextmanager
+def _lyt_processes() -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """``lyt_process``'s starter; those still running when the block ends are killed."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(sb: Sandbox, cwd: Path, *args: str, progress: str = "off") -> subprocess.Popen[str]:
+        started.append(_lyt_process(sb, cwd, *args, progress=progress))
+        return started[-1]
+
+    try:
+        yield start
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+
+
 @pytest.fixture
 def lyt_process() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     """``lyt_process(sb, cwd, *args)``: ``lyt ARGS`` started as a process of its own in
@@ -248,17 +266,16 @@ def lyt_process() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     ``progress=`` gives ``LYT_PROGRESS`` another value), its output captured as text, as a
     user's shell runs it. One still running when the test ends (a failed test's) is killed,
     not left behind."""
-    started: list[subprocess.Popen[str]] = []
+    with _lyt_processes() as start:
+        yield start
 
-    def start(sb: Sandbox, cwd: Path, *args: str, progress: str = "off") -> subprocess.Popen[str]:
-        started.append(_lyt_process(sb, cwd, *args, progress=progress))
-        return started[-1]
 
-    yield start
-    for proc in started:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+@pytest.fixture(scope="module")
+def module_lyt_process() -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """``lyt_process`` for a module-scoped fixture: a run several tests read the result of
+    (one still running when the module ends is killed)."""
+    with _lyt_processes() as start:
+        yield start
 
 
 def _point_lyt(monkeypatch: pytest.MonkeyPatch, sb: Sandbox, cwd: Path) -> None:

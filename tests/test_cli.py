@@ -80,13 +80,6 @@ def test_generate_writes_a_program_the_sandbox_serves(
         assert {r["id"] for r in _rewards(base_url)} == {r["id"] for r in program["rewards"]}
 
 
-def test_serve_prints_its_base_url_and_never_the_tokens() -> None:
-    with _serve() as (line, _):
-        assert _DEMO.app_token not in line and _DEMO.management_token not in line
-        base_url = line.split("ready at ")[1].split()[0]
-        assert len(_rewards(base_url)) > 10
-
-
 @pytest.mark.parametrize(
     ("args", "field"),
     [
@@ -103,13 +96,6 @@ def test_serve_refuses_bad_options_naming_them(
     stderr = serve_refused(monkeypatch, capsys, *args)
     assert field in stderr
     assert "Traceback" not in stderr
-
-
-def test_serve_on_port_zero_prints_the_port_it_bound() -> None:
-    with _serve("--port", "0") as (line, _):  # the last --port wins
-        base_url = line.split("ready at ")[1].split()[0]
-        assert not base_url.endswith(":0")
-        assert len(_rewards(base_url)) > 10
 
 
 @pytest.mark.parametrize(
@@ -275,14 +261,17 @@ def _demo_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
 
 
+OWN_CREDENTIALS = {
+    "LYT_APP_ID": "rehearsal-app",
+    "LYT_APP_TOKEN": "rehearsal-app-secret-1",
+    "LYT_MANAGEMENT_ID": "rehearsal-mgmt",
+    "LYT_MANAGEMENT_TOKEN": "rehearsal-mgmt-secret-2",
+}
+"""The sandbox's credentials set in the environment, none of them the demo's."""
+
+
 def _own_credentials_env() -> dict[str, str]:
-    return {
-        **_demo_env(),
-        "LYT_APP_ID": "rehearsal-app",
-        "LYT_APP_TOKEN": "rehearsal-app-secret-1",
-        "LYT_MANAGEMENT_ID": "rehearsal-mgmt",
-        "LYT_MANAGEMENT_TOKEN": "rehearsal-mgmt-secret-2",
-    }
+    return {**_demo_env(), **OWN_CREDENTIALS}
 
 
 def _ready_then_stop(proc: subprocess.Popen[str]) -> tuple[str, str]:
@@ -296,10 +285,28 @@ def _ready_then_stop(proc: subprocess.Popen[str]) -> tuple[str, str]:
     return line, err
 
 
-def test_serve_beyond_loopback_with_the_demo_credentials_is_refused() -> None:
-    proc = _serve_on("0.0.0.0", env=_demo_env())
-    out, err = proc.communicate(timeout=60)  # before: it served, so this timed out
-    assert proc.returncode == 2 and out == ""
+def _refused_beyond_loopback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], env: dict[str, str]
+) -> tuple[str, str]:
+    """What ``lyt sandbox serve --host 0.0.0.0``, run in this process with no ``LYT_*``
+    variable but ``env``'s, prints (stdout, stderr): it must refuse, exit 2, before serving
+    (``refusing_to_serve``: it fails, not hangs, should it serve). A refusal needs no
+    interpreter of its own."""
+    for name in [name for name in os.environ if name.startswith("LYT_")]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    with refusing_to_serve():  # before: it served
+        assert main(["sandbox", "serve", "--port", "0", "--host", "0.0.0.0"]) == 2
+    return capsys.readouterr()
+
+
+def test_serve_beyond_loopback_with_the_demo_credentials_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, err = _refused_beyond_loopback(monkeypatch, capsys, {})
+    assert out == ""
     assert err.count("\n") == 1 and "--host 0.0.0.0" in err and "LYT_APP_TOKEN" in err
     assert "--unsafe-public-demo-credentials" in err
     assert _DEMO.app_token not in err and _DEMO.management_token not in err
@@ -320,19 +327,33 @@ def test_serve_beyond_loopback_with_own_credentials_warns_on_stderr() -> None:
     assert "rehearsal-app-secret-1" not in err + line
 
 
-def test_serve_beyond_loopback_with_some_demo_credentials_left_is_refused() -> None:
-    env = {**_own_credentials_env()}
+def test_serve_beyond_loopback_with_some_demo_credentials_left_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = dict(OWN_CREDENTIALS)
     del env["LYT_MANAGEMENT_TOKEN"]  # the management pair falls back to the demo value
-    proc = _serve_on("0.0.0.0", env=env)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2
+    _, err = _refused_beyond_loopback(monkeypatch, capsys, env)
     assert "LYT_MANAGEMENT_TOKEN" in err and "LYT_APP_TOKEN" not in err
 
 
-def test_serve_on_loopback_prints_no_warning() -> None:
-    proc = _serve_on("127.0.0.1", env=_demo_env())
-    line, err = _ready_then_stop(proc)
-    assert "ready at" in line and "warning" not in err
+def test_serve_on_loopback_prints_its_base_url_with_the_port_it_bound_and_no_warning() -> None:
+    """``--port 0`` (the last ``--port`` wins): the ready line gives the port bound, never
+    ``:0``, and never a token; the sandbox answers there; nothing is warned on loopback. One
+    process serves these checks (earlier three tests, each with a process of its own)."""
+    proc = _serve_on("127.0.0.1", "--port", "0", env=_demo_env())
+    assert proc.stdout is not None
+    try:
+        line = proc.stdout.readline()
+        assert "ready at" in line, line
+        base_url = line.split("ready at ")[1].split()[0]
+        assert base_url.startswith("http://127.0.0.1:") and not base_url.endswith(":0")
+        assert len(_rewards(base_url)) > 10
+    finally:
+        proc.terminate()
+        rest, err = proc.communicate(timeout=30)
+    said = line + rest + err
+    assert _DEMO.app_token not in said and _DEMO.management_token not in said
+    assert "warning" not in err
 
 
 @pytest.mark.parametrize("enabled", [True, False])

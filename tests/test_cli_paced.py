@@ -16,6 +16,7 @@ import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pytest
@@ -142,29 +143,49 @@ def _waiting_line(program: Sandbox, lyt_process: LytProcess, cwd: Path, folder: 
     return next(line for line in said.splitlines() if "waiting for the next window" in line)
 
 
+class FirstWait(NamedTuple):
+    """A paced export under a 40-call window (a share of 20, so it waits during its member
+    reads; the pull, about 55 calls, waits twice), stopped once it waits: where it ran, its
+    checkpoint and the line it said as it began to wait."""
+
+    cwd: Path
+    folder: Path
+    line: str
+
+
+@pytest.fixture(scope="module")
+def first_wait(
+    program: Sandbox, module_lyt_process: LytProcess, tmp_path_factory: pytest.TempPathFactory
+) -> FirstWait:
+    """One run the tests of its line read, and the run again goes on from (once a module)."""
+    cwd = tmp_path_factory.mktemp("first_wait")
+    program.set_clock(NOW)
+    program.set_plan("40/hour")
+    line = _waiting_line(program, module_lyt_process, cwd, cwd / "checkpoint")
+    return FirstWait(cwd, cwd / "checkpoint", line)
+
+
 def test_a_paced_exports_end_says_it_does_not_count_the_bucket_lists_yet(
-    program: Sandbox, lyt_process: LytProcess, tmp_path: Path
+    first_wait: FirstWait,
 ) -> None:
     """Waiting during its member reads, its bucket lists are not known yet: its expected end
     says it leaves them out (earlier it read as the whole pull's, hours early at 20,000
     members)."""
-    program.set_plan("40/hour")  # a share of 20: it waits during the member reads
-    first = _waiting_line(program, lyt_process, tmp_path, tmp_path / "checkpoint")
+    first = first_wait.line
     assert ": 20 of " in first, first  # its share spent before its 40 members are read
     assert re.search(rf" UTC, not counting {UNCOUNTED}$", first), first
 
 
 def test_a_resumed_paced_export_counts_the_calls_its_checkpoint_answers_once(
-    program: Sandbox, lyt_process: LytProcess, tmp_path: Path
+    program: Sandbox, lyt_process: LytProcess, first_wait: FirstWait
 ) -> None:
     """Run again in the next window, the pull's calls in all are what they were in its first
     run: the member reads its checkpoint answers were counted a second time on top of the
     whole (on 20,000 members: "16,289 of 36,289 calls" for a pull of 20,220 at least), and
     its expected end with them."""
-    folder = tmp_path / "checkpoint"
-    program.set_plan("40/hour")  # a share of 20: the pull (about 55 calls) waits twice
+    first, folder, tmp_path = first_wait.line, first_wait.folder, first_wait.cwd
+    program.set_plan("40/hour")  # the next window below holds 40 calls again
     try:
-        first = _waiting_line(program, lyt_process, tmp_path, folder)
         program.advance_clock(3600)  # the next window
         second = _waiting_line(program, lyt_process, tmp_path, folder)
     finally:

@@ -1,14 +1,16 @@
 """``lyt apply`` run as processes against a sandbox served over HTTP (issue 33, items 3 and
 4): an apply killed with SIGKILL while its writes are in flight, or stopped with Ctrl-C, is
-finished by the next run with the same log, sending nothing twice; two applies of one plan
-at once make one writer; and the refusals name the options ``lyt apply`` takes (that one
-in this process, through ``main``)."""
+finished by the next run with the same log (run in this process), sending nothing twice;
+two applies of one plan at once make one writer; and the refusals name the options ``lyt
+apply`` takes, and a lock file that cannot be made is one line (those two in this process,
+through ``main``)."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -122,16 +124,24 @@ def _applying(
 def _finished_by_the_next_run(
     fresh: Sandbox,
     client: LoyaltyClient,
-    tmp_path: Path,
-    lyt_process: LytProcess,
+    lyt_to: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
     applying: _Applying,
     *again: str,
 ) -> None:
-    """The same command run again applies the rest, each write sent once."""
-    second = lyt_process(fresh, tmp_path, "apply", str(applying.plan), *again)
-    out, err = second.communicate(timeout=120)
-    assert second.returncode == 0, err
+    """The same command run again applies the rest, each write sent once. Run in this
+    process (``main``, from the test's folder: ``lyt_to`` is ``configure_lyt``): what it
+    resumes from is the log and lock file on disk, the stopped process gone; a warning it
+    gave would be on its stderr."""
+    lyt_to(fresh)
+    capsys.readouterr()
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("default")
+        code = main(["apply", str(applying.plan), *again])
+    out, err = capsys.readouterr()
+    assert code == 0, err
     assert err == "" and "Applied: " in out
+    assert [str(w.message) for w in warned] == []
     assert Counter(names_on_server(client, "Killed ")) == Counter(applying.names)  # each once
     assert {client.rewards.get(r).status for r in applying.rewards} == {"DRAFT"}
     assert _sent_twice(applying.log) == []
@@ -139,7 +149,13 @@ def _finished_by_the_next_run(
 
 @pytest.mark.parametrize("again", [[], ["--refresh"]], ids=["resumed", "refreshed"])
 def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_twice(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, again: list[str], lyt_process: LytProcess
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    again: list[str],
+    lyt_process: LytProcess,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     applying = _applying(fresh, client, tmp_path, lyt_process)
     log, rewards, first = applying.log, applying.rewards, applying.first
@@ -152,12 +168,17 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
     assert {client.rewards.get(r).status for r in rewards} == {"ACTIVE"}  # none sent yet
     assert not (tmp_path / "plan.json.applied").exists()
 
-    _finished_by_the_next_run(fresh, client, tmp_path, lyt_process, applying, *again)
+    _finished_by_the_next_run(fresh, client, configure_lyt, capsys, applying, *again)
     assert len((tmp_path / "plan.json.applied").read_text().splitlines()) == 1
 
 
 def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_nothing_twice(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    lyt_process: LytProcess,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     applying = _applying(fresh, client, tmp_path, lyt_process)
     log, rewards, first = applying.log, applying.rewards, applying.first
@@ -171,11 +192,16 @@ def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_
     assert {client.rewards.get(r).status for r in rewards} == {"ACTIVE"}  # stopped mid-way
     assert not (tmp_path / "plan.json.applied").exists()
 
-    _finished_by_the_next_run(fresh, client, tmp_path, lyt_process, applying)
+    _finished_by_the_next_run(fresh, client, configure_lyt, capsys, applying)
 
 
 def test_ctrl_c_while_an_apply_s_writes_wait_out_a_429_stops_at_once_sending_nothing_more(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    lyt_process: LytProcess,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     plan = tmp_path / "plan.json"
     log = tmp_path / "plan.json.log.jsonl"
@@ -193,7 +219,7 @@ def test_ctrl_c_while_an_apply_s_writes_wait_out_a_429_stops_at_once_sending_not
     )
     assert sent == 0  # nothing sent after the Ctrl-C
 
-    _finished_by_the_next_run(fresh, client, tmp_path, lyt_process, applying)
+    _finished_by_the_next_run(fresh, client, configure_lyt, capsys, applying)
 
 
 def test_two_applies_of_one_plan_at_once_make_one_writer(
@@ -264,15 +290,22 @@ def test_the_refusals_of_lyt_apply_name_its_options(
 
 
 def test_a_lock_file_that_cannot_be_made_is_one_line_and_nothing_is_sent(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    configure_lyt: Callable[[Sandbox], None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """Run in this process (``main``: an exception escaping it would fail the test): the
+    refusal is the point, not the process."""
     plan = tmp_path / "plan.json"
     _save(client, plan)
     (tmp_path / "plan.json.lock").mkdir()  # a folder where the lock file goes
     used = fresh.plan()["used"]
-    proc = lyt_process(fresh, tmp_path, "apply", str(plan))
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 1, err
+    configure_lyt(fresh)
+    code = main(["apply", str(plan)])
+    err = capsys.readouterr().err
+    assert code == 1, err
     assert len(err.splitlines()) == 1 and "cannot be locked for one writer" in err, err
     assert "plan.json.lock" in err and "Traceback" not in err
     assert fresh.plan()["used"] - used <= 2  # the token and the budget check, no write
