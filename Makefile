@@ -25,16 +25,17 @@ demo: $(STAMP)
 
 # Two streams at once. One: ruff and the unasync check (seconds), then the unit tests on
 # three workers (shown as they run): the longest part, started as soon as it can be. The
-# other: mypy and the import contracts, the site, then the fuzzed documents, the packaging
-# tests and the notebooks through nbval beside the browser tests (one JupyterLab, one
-# Chromium); mostly waiting on installs, kernels and pages, it fills what the first leaves
-# idle and ends before it (the type check and the site ran first in the unit stream until
-# 2026-12-05: a minute on the longest path). Three workers on two cores: each is one process
-# in which the client and its sandbox (a uvicorn thread) share one GIL and wait on each
-# other's round trips; with two, the machine averaged 1.55 cores busy, and the stage took
-# 14:28 against 13:01 with three (fresh clones, 2026-12-04). The second stream's output is
-# kept in $(BROWSER_LOG) and shown when both streams are done; either failing fails
-# `make test`.
+# other: the fuzzed documents, the packaging tests and the notebooks through nbval beside the
+# browser tests (one JupyterLab, one Chromium); mostly waiting on installs, kernels and pages,
+# it fills what the first leaves idle and ends before it. Three workers on two cores: each is
+# one process in which the client and its sandbox (a uvicorn thread) share one GIL and wait
+# on each other's round trips; with two, the machine averaged 1.55 cores busy, and the stage
+# took 14:28 against 13:01 with three (fresh clones, 2026-12-04). The second stream's output
+# is kept in $(BROWSER_LOG) and shown when both streams are done; either failing fails
+# `make test`. The checks that are not tests (mypy, the import contracts' own run, the
+# site's strict build) are `make lint` and `make docs`, which CI runs after `make test`
+# (.ci/run): in `make test` until 2026-12-07 they took about 160 s of the two cores' CPU
+# from the unit tests, the longest path (a fresh clone's `make test` 16:08, 1,665 s CPU).
 BROWSER_LOG := $(VENV)/test-browser.log
 
 # The tests keep compiled modules, and pytest its rewritten test modules, under
@@ -62,7 +63,7 @@ PACKAGING := tests/packaging
 test: $(STAMP)
 	@rm -f $(BROWSER_LOG)
 	$(MAKE) --no-print-directory -j3 test-browser test-unit; status=$$?; \
-	  echo "--- the type check, the site, test-apart and test-in-browser ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
+	  echo "--- test-apart and test-in-browser ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
 
 test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
@@ -70,19 +71,15 @@ test-unit: $(STAMP)
 	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) -n 3 --dist loadfile tests --ignore=tests/browser \
 	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING)
 
-# The type check, the import contracts and the site; then two runs beside each other (on
-# the job slot `make -j3` leaves free; one after the other without -j): test-apart (the
-# fuzzed documents (FUZZ) and the packaging tests, then nbval) and test-in-browser. The
-# browser tests mostly wait on kernels and pages (55 % of a core when run alone); until
-# 2026-12-06 they ran after the packaging tests and before nbval: the three pytest runs
-# took 8:00 one after the other and 5:00 this way, with the same CPU time (264 s, 256 s;
-# back to back, the machine loaded by other runs). In CI's last run (fuzz and packaging
-# 263 s, nbval 57 s, the browser tests 357 s) that takes the stream from about 830 s to
-# about 450 s, well before the unit tests end. Each run keeps a pytest cache of its own: the
-# unit tests' run writes the default one.
+# Two runs beside each other (on the job slot `make -j3` leaves free; one after the other
+# without -j): test-apart (the fuzzed documents (FUZZ) and the packaging tests, then nbval)
+# and test-in-browser. The browser tests mostly wait on kernels and pages (55 % of a core
+# when run alone); until 2026-12-06 they ran after the packaging tests and before nbval: the
+# three pytest runs took 8:00 one after the other and 5:00 this way, with the same CPU time
+# (264 s, 256 s; back to back, the machine loaded by other runs). Each run keeps a pytest
+# cache of its own: the unit tests' run writes the default one.
 test-browser: $(STAMP)
-	{ $(MAKE) --no-print-directory --output-sync=target typecheck docs && \
-	  $(MAKE) --no-print-directory --output-sync=target test-apart test-in-browser; } \
+	$(MAKE) --no-print-directory --output-sync=target test-apart test-in-browser \
 	  > $(BROWSER_LOG) 2>&1
 
 test-apart: $(STAMP)
