@@ -218,6 +218,11 @@ SaveOne = Callable[[Path], pd.DataFrame]
 program saved at ``path``; the buckets chosen."""
 
 
+def activate(client: LoyaltyClient, bucket: pd.Series) -> None:
+    """``bucket`` (a pending buckets row) activated with ``client``: someone else's call."""
+    client.pending_buckets.activate(bucket.program_id, bucket.member_id, bucket.card_id, bucket.id)
+
+
 def bucket_lists(sent: list[httpx.Request]) -> int:
     """The bucket lists among the requests ``sent``."""
     return sum(r.method == "GET" and r.url.path.endswith("/pending-points") for r in sent)

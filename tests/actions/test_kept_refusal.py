@@ -22,7 +22,7 @@ from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SaveOne, activations, bucket_lists, stopped_in_re_read
+from .helpers import SaveOne, activate, activations, bucket_lists, stopped_in_re_read
 
 pytestmark = pytest.mark.usefixtures("professional")
 
@@ -144,16 +144,11 @@ def _refused_unpaced(
         chosen = save_one(path)
         targets = [str(item.target) for item in ChangePlan.load(path).parts[0].items]
         chosen = chosen.set_index("id", drop=False).loc[targets]
-        _activate(client, chosen.iloc[-1])
+        activate(client, chosen.iloc[-1])
     fresh.settle()
     with make_client(fresh) as client, pytest.raises(StalePlanError):
         ChangePlan.load(path).apply(client, log=log, progress=False)
     return chosen
-
-
-def _activate(client: LoyaltyClient, bucket: pd.Series) -> None:
-    """``bucket`` (a pending buckets row) activated with ``client``."""
-    client.pending_buckets.activate(bucket.program_id, bucket.member_id, bucket.card_id, bucket.id)
 
 
 def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
@@ -233,7 +228,7 @@ def test_a_paced_refresh_reads_afresh_after_another_s_call(
         if activations(sent) == 1 and request.url.path.endswith("/activate"):
             # the first chunk's write: someone else's call since
             with make_client(fresh) as other:
-                _activate(other, chosen.iloc[2])
+                activate(other, chosen.iloc[2])
 
     with (
         httpx.Client(event_hooks={"request": [another_s_call]}) as http,
@@ -292,7 +287,7 @@ def test_a_paced_refresh_reads_afresh_a_later_chunk_whose_reads_wait_for_the_nex
     def another_s_call_while_waiting(request: httpx.Request) -> None:
         if waits.owed and not waits.left:  # the first wait: someone else's call meanwhile
             with make_client(fresh) as other:
-                _activate(other, chosen.iloc[2])
+                activate(other, chosen.iloc[2])
             fresh.settle()
         waits.catch_up()
         sent.append(request)
@@ -342,7 +337,7 @@ def test_a_paced_refresh_reads_again_a_kept_row_when_another_s_call_is_heard_as_
     def another_s_call_as_it_reads(request: httpx.Request) -> None:
         if request.url.path.endswith(fourth):
             with make_client(fresh) as other:
-                _activate(other, chosen.iloc[2])
+                activate(other, chosen.iloc[2])
             fresh.settle()
         sent.append(request)
 

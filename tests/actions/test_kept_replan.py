@@ -17,7 +17,7 @@ from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SaveOne
+from .helpers import SaveOne, activate
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -45,7 +45,7 @@ def _refused(
 
 def _activate(fresh: Sandbox, client: LoyaltyClient, bucket: pd.Series) -> None:
     """``bucket`` activated by someone else (``client``), settled."""
-    client.pending_buckets.activate(bucket.program_id, bucket.member_id, bucket.card_id, bucket.id)
+    activate(client, bucket)
     fresh.settle()
 
 
