@@ -5,6 +5,7 @@ page gives for points outstanding) is summarised and reported, pulled over real 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -16,9 +17,12 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.economics import summarise
 from lyt_toolkit.frames import FRAME_NAMES
+from lyt_toolkit.reports.economics_report import headline_lines
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import read_snapshot
 from lyt_toolkit.synthetic import generate_program
+from lyt_toolkit.whatif import reward_price, sweep, what_if
+from lyt_toolkit.widgets._what_if_view import headline_html
 
 from .programs import NOW, what_if_program
 
@@ -161,3 +165,27 @@ def test_liability_and_return_without_the_rewards_are_none_and_say_why(
         figures, "rewards not pulled"
     )
     assert headline["outstanding_points"] == owed["outstanding_points"] == 1700  # the cards'
+
+
+def test_a_what_if_says_why_a_figure_is_na_in_the_headlines_words(
+    owing: Sandbox, make_client: Callable[..., LoyaltyClient]
+) -> None:
+    """Earlier the what-if of a snapshot pulled without the pending buckets printed the
+    pending points and the liability as a bare n/a before, after and as the change, on the
+    terminal, in Jupyter and in the what-if panel, and its sweep as well."""
+    snapshot = _pull(owing, make_client, [k for k in FRAME_NAMES if k != "pending_buckets"])
+    price = reward_price("lrew_e002")
+    what = what_if(snapshot, price.frames(snapshot, 0.25))
+    why = "n/a (pending_buckets not pulled)"
+    text = str(what)
+    for name in ("pending_points", *VALUED):
+        label = name.replace("_", " ")
+        assert re.search(rf"^  {label} +n/a +n/a +{re.escape(why)}$", text, re.M), text
+    assert re.search(r"^  mispriced rewards +1 +1 +0$", text, re.M), text  # pulled: a figure
+    assert what._repr_html_().count(f"<td>{why}</td>") == 5
+    assert headline_html(what.headline, what.not_pulled).count(why) == 5
+    headline = dict(headline_lines(what.before.headline, what.before.not_pulled))
+    assert headline["liability median"] == why  # the headline's words
+    assert what.not_pulled == what.before.not_pulled
+    swept = str(sweep(snapshot, price, [0.0, 0.25])).splitlines()
+    assert swept[-1] == f"liability median: {why}"
