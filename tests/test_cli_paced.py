@@ -465,12 +465,12 @@ def test_report_economics_of_a_cards_only_folder_counts_no_kind_it_did_not_pull(
     code, out, err = lyt(capsys, "report", "economics", "--base", str(folder), "--out", "rep")
     assert code == 0, err
     assert re.search(r"^  card definitions +n/a \(card_definitions not pulled\)$", out, re.M), out
-    mispriced = r"mispriced rewards +n/a \(rewards, reward_costs not pulled\)"
+    mispriced = r"mispriced rewards +n/a \(rewards, reward_costs, card_definitions not pulled\)"
     assert re.search(rf"^  {mispriced}$", out, re.M), out
     pending = r"pending points +n/a \(pending_buckets not pulled\)"
     assert re.search(rf"^  {pending}$", out, re.M), out
     page = (tmp_path / "rep" / ECONOMICS_HTML).read_text(encoding="utf-8")
-    assert "n/a (rewards, reward_costs not pulled)" in page
+    assert "n/a (rewards, reward_costs, card_definitions not pulled)" in page
     manifest = read_manifest(tmp_path / "rep", formats=(ECONOMICS_FORMAT,))
     assert manifest["headline"]["card_definitions"] is None
     assert manifest["not_pulled"]["card_definitions"] == "card_definitions not pulled"

@@ -58,6 +58,13 @@ class EconomicsChange:
         (``MISPRICING_CHANGE``)."""
         return _mispricing(self.before, self.after)
 
+    @property
+    def not_pulled(self) -> dict[str, str]:
+        """Headline figure -> why it is NA on both sides: the kinds it counts that the
+        snapshot was pulled without (``Economics.not_pulled``; an edit on paper pulls
+        nothing, so the edited side misses what the base misses)."""
+        return {**self.before.not_pulled, **self.after.not_pulled}
+
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame: ``headline``, ``card_definitions``, ``mispricing``."""
         return {

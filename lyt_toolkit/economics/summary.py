@@ -95,8 +95,9 @@ class Economics:
         are the outstanding and pending points of those without one. A total of points some
         of which are unknown (a balance the service left unknown) is None, and so is the
         liability. A figure counting a kind the snapshot was pulled without (``kinds=``: the
-        pending points without the pending buckets, the mispriced rewards without the
-        rewards, ...; ``figure_kinds.FIGURE_KINDS``) is None, and ``not_pulled`` says why.
+        pending points without the pending buckets, the liability and the return without the
+        rewards a point's value is observed from, the mispriced rewards without the card
+        definitions, ...; ``figure_kinds.FIGURE_KINDS``) is None, and ``not_pulled`` says why.
         Of a sampled snapshot, each total is the sample's estimate, followed by its 95 %
         interval's ends (``outstanding_points_ci_low``, ``outstanding_points_ci_high`` and
         so on).

@@ -29,6 +29,7 @@ __all__ = [
     "EconomicsFrames",
     "format_figure",
     "headline_lines",
+    "not_pulled_figure",
     "sample_note",
     "write_economics_report",
 ]
@@ -118,6 +119,13 @@ def format_figure(name: str, value: float | None) -> str:
     return f"{value:,.2f}"
 
 
+def not_pulled_figure(reason: str) -> str:
+    """A figure the snapshot cannot give, as people read it: ``n/a (rewards, reward_costs
+    not pulled)`` of its ``reason`` (``Economics.not_pulled``); the headline and the
+    what-if print it alike."""
+    return f"n/a ({reason})"
+
+
 _LOW, _HIGH = "_ci_low", "_ci_high"
 
 
@@ -134,7 +142,7 @@ def headline_lines(
         if name.endswith((_LOW, _HIGH)) and name.rsplit("_ci_", 1)[0] in headline:
             continue
         if name in reasons:
-            out.append((name.replace("_", " "), f"n/a ({reasons[name]})"))
+            out.append((name.replace("_", " "), not_pulled_figure(reasons[name])))
             continue
         figure = format_figure(name, value)
         if f"{name}{_LOW}" in headline:

@@ -7,14 +7,14 @@ appear, change or resolve. Every value is HTML-escaped; no external assets.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .economics_report import format_figure
+from .economics_report import format_figure, not_pulled_figure
 from .html_page import embedded_charts, html_page
 from .snapshot_csv import MANIFEST
 
@@ -46,7 +46,8 @@ class WhatIfFrames:
     """What the report is written from: a what-if's frames (``HEADLINE_CHANGE``,
     ``DEFINITION_CHANGE``, ``MISPRICING_CHANGE``, ``EDITS`` and the compared findings), the
     base snapshot's ``source`` and ``pulled_at``, the folders compared, the what-if's
-    summary line and, for a sampled base, the note on its sample (``sample_note``)."""
+    summary line, for a sampled base the note on its sample (``sample_note``), and why a
+    headline figure is NA (``not_pulled``: ``WhatIf.not_pulled``)."""
 
     headline: pd.DataFrame
     card_definitions: pd.DataFrame
@@ -59,6 +60,7 @@ class WhatIfFrames:
     edited: str
     summary: str
     sample_note: str | None = None
+    not_pulled: Mapping[str, str] = field(default_factory=dict)
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """CSV file stem -> frame (``WHAT_IF_FILES``)."""
@@ -138,8 +140,15 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[Cell]], total: int, more
     return f"<table>\n<thead><tr>{th}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
 
 
-def headline_table(frame: pd.DataFrame, more_in: str = "headline_change.csv") -> str:
-    """``HEADLINE_CHANGE`` as a table: before, after and change, intervals where sampled."""
+def headline_table(
+    frame: pd.DataFrame,
+    more_in: str = "headline_change.csv",
+    not_pulled: Mapping[str, str] | None = None,
+) -> str:
+    """``HEADLINE_CHANGE`` as a table: before, after and change, intervals where sampled; a
+    figure ``not_pulled`` gives a reason for reads ``n/a (rewards, reward_costs not
+    pulled)`` as its change."""
+    reasons = not_pulled or {}
     rows = []
     for _, row in frame.iterrows():
         name = str(row["figure"])
@@ -147,6 +156,8 @@ def headline_table(frame: pd.DataFrame, more_in: str = "headline_change.csv") ->
         change = _figure(name, row["change"])
         if moved and not pd.isna(row["change"]) and row["change"] > 0:
             change = f"+{change}"
+        if name in reasons:
+            change = not_pulled_figure(reasons[name])
         rows.append(
             [
                 (name.replace("_", " "), False),
@@ -256,7 +267,7 @@ units (e.g. cents); values per point are minor units per point; returns are shar
 spend. What moved is highlighted.</p>{sampled}
 <p><strong>{e(report.summary)}</strong></p>
 <h2>Headline figures</h2>
-{headline_table(report.headline)}
+{headline_table(report.headline, not_pulled=report.not_pulled)}
 <h2>Card definitions</h2>
 {definitions_table(report.card_definitions)}
 <h2>Charts</h2>

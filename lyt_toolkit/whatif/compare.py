@@ -127,6 +127,12 @@ class WhatIf:
         return self.economics.headline
 
     @property
+    def not_pulled(self) -> dict[str, str]:
+        """Headline figure -> why it is NA: the kinds it counts that the base snapshot was
+        pulled without (``"rewards, reward_costs not pulled"``; ``Economics.not_pulled``)."""
+        return self.economics.not_pulled
+
+    @property
     def card_definitions(self) -> pd.DataFrame:
         """Per card definition, each measure before, after and the change
         (``DEFINITION_CHANGE``)."""

@@ -12,7 +12,7 @@ from .._text import counted
 from ..actions import ChangePlan
 from ..economics import Economics
 from ..economics.schemas import DEFINITION_MEASURES
-from ..reports.economics_report import format_figure
+from ..reports.economics_report import format_figure, not_pulled_figure
 from ..reports.what_if_page import (
     counts,
     definitions_table,
@@ -35,6 +35,8 @@ class Shown(Protocol):
     def before(self) -> Economics: ...
     @property
     def headline(self) -> pd.DataFrame: ...
+    @property
+    def not_pulled(self) -> dict[str, str]: ...
     @property
     def card_definitions(self) -> pd.DataFrame: ...
     @property
@@ -60,7 +62,9 @@ def summary_line(what: Shown) -> str:
     )
 
 
-def _change(name: str, row: pd.Series) -> str:
+def _change(name: str, row: pd.Series, reasons: dict[str, str]) -> str:
+    if name in reasons:  # NA on both sides: a kind it counts was not pulled
+        return not_pulled_figure(reasons[name])
     change = row["change"]
     text = format_figure(name, change)
     if not pd.isna(change) and change > 0:
@@ -73,8 +77,10 @@ def _change(name: str, row: pd.Series) -> str:
 
 
 def what_if_text(what: Shown) -> str:
-    """The headline before, after and change, then one line each for the card
-    definitions that move, the mispricing, the findings and the edits."""
+    """The headline before, after and change (a figure counting a kind not pulled: ``n/a
+    (rewards, reward_costs not pulled)``), then one line each for the card definitions
+    that move, the mispricing, the findings and the edits."""
+    reasons = what.not_pulled
     rows = [("figure", "before", "after", "change")]
     for _, row in what.headline.iterrows():
         name = str(row["figure"])
@@ -83,7 +89,7 @@ def what_if_text(what: Shown) -> str:
                 name.replace("_", " "),
                 format_figure(name, row["before"]),
                 format_figure(name, row["after"]),
-                _change(name, row),
+                _change(name, row, reasons),
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
@@ -123,7 +129,7 @@ def what_if_html(what: Shown) -> str:
     parts = [
         f'<div class="lyt-what-if"><p><b>{escape(summary_line(what))}</b></p>',
         "<h4>Headline (amounts in minor units)</h4>",
-        headline_table(what.headline, "WhatIf.headline"),
+        headline_table(what.headline, "WhatIf.headline", what.not_pulled),
         "<h4>Card definitions</h4>",
         definitions_table(what.card_definitions, "WhatIf.card_definitions"),
         "<h4>Mispricing that changes</h4>",

@@ -64,10 +64,10 @@ class Sweep:
         return plot_sweep(self.frame, self.parameter, self.current, ax)
 
     def __str__(self) -> str:
-        return sweep_text(self.frame, self.parameter)
+        return sweep_text(self.frame, self.parameter, self.baseline.economics.not_pulled)
 
     def __repr__(self) -> str:
-        return sweep_text(self.frame, self.parameter)
+        return str(self)
 
     def _repr_html_(self) -> str:
         return str(self.frame.to_html(index=False, na_rep="n/a"))

@@ -5,12 +5,13 @@ kernel no rendering)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from html import escape
 from typing import Any
 
 import pandas as pd
 
-from ..reports.economics_report import format_figure
+from ..reports.economics_report import format_figure, not_pulled_figure
 
 __all__ = [
     "DEFINITION_FIGURES",
@@ -63,10 +64,12 @@ def format_value(figure: str, value: Any) -> str:
     return format_figure(figure, float(value))
 
 
-def headline_html(headline: pd.DataFrame) -> str:
+def headline_html(headline: pd.DataFrame, not_pulled: Mapping[str, str] | None = None) -> str:
     """Figures (``figure``, ``before``, ``after``, ``change``: ``HEADLINE_CHANGE``'s or
     ``definition_figures``) as an HTML table, one row each (``data-figure`` names it); a
-    figure that moves is highlighted."""
+    figure that moves is highlighted, one ``not_pulled`` gives a reason for
+    (``WhatIf.not_pulled``) reads ``n/a (rewards, reward_costs not pulled)`` as its change."""
+    reasons = not_pulled or {}
     rows = []
     for name, before, after, change in headline[["figure", "before", "after", "change"]].itertuples(
         index=False
@@ -78,7 +81,7 @@ def headline_html(headline: pd.DataFrame) -> str:
             f"<td>{escape(str(name).replace('_', ' '))}</td>"
             f"<td>{escape(format_value(name, before))}</td>"
             f"<td{style}>{escape(format_value(name, after))}</td>"
-            f"<td{style}>{sign}{escape(format_value(name, change))}</td>"
+            f"<td{style}>{sign}{escape(_change(name, change, reasons))}</td>"
         )
         rows.append(f'<tr data-figure="{escape(str(name))}">{cells}</tr>')
     head = "<tr><th>figure</th><th>before</th><th>after</th><th>change</th></tr>"
@@ -86,6 +89,11 @@ def headline_html(headline: pd.DataFrame) -> str:
         '<table class="lyt-what-if-headline">'
         f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
     )
+
+
+def _change(name: str, change: Any, reasons: Mapping[str, str]) -> str:
+    """The change column's text: the reason a figure is NA, else the figure."""
+    return not_pulled_figure(reasons[name]) if name in reasons else format_value(name, change)
 
 
 def liability_bars(card_definitions: pd.DataFrame) -> pd.DataFrame:

@@ -6,6 +6,7 @@ holding the headline and both kinds of edit, and one line with exit 2 for each r
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,6 +178,25 @@ def test_an_unedited_copy_gives_a_report_with_no_edits(
     assert (written["headline_change"]["change"].fillna(0) == 0).all()
     assert "No edits: the figures are the base snapshot's." in stdout
     assert "No edits" in (out / WHAT_IF_HTML).read_text(encoding="utf-8")
+
+
+def test_a_base_pulled_without_some_kinds_says_why_a_figure_is_na(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Earlier the what-if of an export pulled with ``--kinds`` printed a figure counting a
+    kind it did not pull as a bare n/a, on the terminal and the page, and its manifest said
+    nothing of why."""
+    kinds = "rewards,reward_costs,benefits,card_definitions,programs,members,cards"
+    base = _export(work / "base", "--kinds", kinds)
+    out = work / "what-if"
+    code, stdout, _ = _run(capsys, base, _copy(base, work), out)
+    assert code == 0
+    why = "n/a (pending_buckets not pulled)"
+    assert re.search(rf"^  liability median +n/a +n/a +{re.escape(why)}$", stdout, re.M), stdout
+    page = (out / WHAT_IF_HTML).read_text(encoding="utf-8")
+    assert page.count(f"<td>{why}</td>") == 5  # the pending points, the liability, unvalued
+    manifest = read_manifest(out, formats=(WHAT_IF_FORMAT,))
+    assert manifest["not_pulled"]["liability_median"] == "pending_buckets not pulled"
 
 
 def test_a_sampled_base_shows_its_intervals_the_change_paired(

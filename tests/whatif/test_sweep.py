@@ -163,7 +163,9 @@ def test_a_sweep_prints_a_short_table_and_renders_html(program: ProgramSnapshot)
     swept = sweep(program, earn_rate(GEMS), [0.005, 0.01])
     text = str(swept)
     assert text.splitlines()[0].startswith("Sweep of earn_points_per_unit")
-    assert len(text.splitlines()) == 4 and text.splitlines()[2].startswith("*")
+    assert len(text.splitlines()) == 5 and text.splitlines()[2].startswith("*")
+    # no cards in memory: the liability says why it is n/a, in the headline's words
+    assert text.splitlines()[4] == "liability median: n/a (cards, pending_buckets not pulled)"
     assert "<table" in swept._repr_html_() and "definition_return_median" in swept._repr_html_()
 
 
