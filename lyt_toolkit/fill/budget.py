@@ -307,8 +307,8 @@ class PullBudget:
             return "with one card holding pending points a member"
         per = math.ceil(100 * rate.per_member(OFFER_Z))
         return (
-            f"counting {per} bucket lists per 100 members where the {rate.members} members"
-            f" read had {rate.lists} cards holding pending points"
+            f"counting {per:,} bucket lists per 100 members where the {rate.members:,} members"
+            f" read had {rate.lists:,} cards holding pending points"
         )
 
     def _reads(self, size: int) -> int:

@@ -264,6 +264,12 @@ def test_an_estimate_reads_no_member_one_by_one(large: Sandbox, make_client: Cli
     assert estimate.at_least == 1 + (LIST_CALLS - 1) + 1 + MEMBERS  # one definition by ID
     assert estimate.fits is False
     assert "it does not fit in a pull's share (0.5)" in str(estimate)
+    # Every figure with thousands separators, as the projected ones (earlier "at least 1524").
+    assert estimate.at_least >= 1000 and estimate.remaining is not None
+    text = str(estimate)
+    assert f"calls needed: at least {estimate.at_least:,}; {estimate.calls:,} with each" in text
+    assert f"pending_buckets at most {estimate.parts['pending_buckets']:,})" in text
+    assert f"; remaining this window: {estimate.remaining:,} of 1,000; resets at " in text
 
 
 def test_the_estimate_and_the_refusal_say_the_same_least(
