@@ -11,6 +11,7 @@ it; ``_secret.MaskedError``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
@@ -18,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 from ._plans import Cycle
 from ._secret import MaskedError
 from ._shares import least_share, paces, plain_share, share_of
-from ._text import counted
+from ._text import about, counted
 
 __all__ = [
     "APIConnectionError",
@@ -380,7 +381,12 @@ class PullBudgetError(BudgetExceededError):
     first of them started there. A pull stopped during its member reads because the bucket
     lists to come would not fit: ``projected`` is what they were projected from, the members
     read and the cards holding pending points among them (the rest of ``needed`` counts a low
-    bound of the bucket lists of the members not read).
+    bound of the bucket lists of the members not read), ``expected`` the calls the pull needs
+    in all, projected from them (the bucket lists of the members not read at the rate those
+    read showed, as ``PullEstimate.expected`` projects them), and ``interval`` its 95 %
+    interval, low and high (both None otherwise: no call is spent to know them). The text
+    quotes them to three significant figures: ``in all it needs about 24,200 calls (95 %
+    23,500 to 25,100)``.
     """
 
     def __init__(
@@ -399,9 +405,13 @@ class PullBudgetError(BudgetExceededError):
         during: bool = False,
         earlier: int = 0,
         projected: tuple[int, int] | None = None,
+        expected: int | None = None,
+        interval: tuple[int, int] | None = None,
     ) -> None:
         self.stage = stage
         self.projected = projected
+        self.expected = expected
+        self.interval = interval
         self.share = share
         self.window_left = window_left
         self.others = others
@@ -448,6 +458,7 @@ class PullBudgetError(BudgetExceededError):
             f"{head} (the window had {left}{of} left when {started} started{since}; it resets "
             f"{when}); "
             f"the pull sent {counted(sent, 'call')}{runs} and nothing more"
+            f"{_in_all(expected, interval)}"
         ]
         if ways:
             lines.append("Ways forward:")
@@ -470,7 +481,22 @@ class PullBudgetError(BudgetExceededError):
             during=self.during,
             earlier=self.earlier,
             projected=self.projected,
+            expected=self.expected,
+            interval=self.interval,
         )
+
+
+def _in_all(expected: int | None, interval: tuple[int, int] | None) -> str:
+    """``; in all it needs about E calls (95 % L to H), projected from the members read``,
+    the figures to three significant figures (the interval's ends rounded outwards), or
+    nothing without them."""
+    if expected is None or interval is None:
+        return ""
+    low, high = interval
+    return (
+        f"; in all it needs about {about(expected)} calls (95 % {about(low, math.floor)} to"
+        f" {about(high, math.ceil)}), projected from the members read"
+    )
 
 
 class CycleBudgetError(PullBudgetError):

@@ -103,10 +103,14 @@ def test_a_default_export_is_refused_after_the_lists_with_the_ways_forward(
     used = window.plan()
     assert used["used"] == LIST_CALLS  # the list pages, not one member read
     assert used["remaining"] == 1000 - LIST_CALLS  # the rest is the project's
-    first, *rest = err.splitlines()
+    first, *rest, know = err.splitlines()
     assert first.startswith("lyt export: pull stopped before its member reads: ")
     assert f"the pull sent {LIST_CALLS} calls and nothing more" in first
     assert rest[0] == "Ways forward:" and all(line.startswith("  - ") for line in rest[1:])
+    # Then how to know the cost first (earlier the ways forward were the last lines).
+    assert know.startswith("To know the cost first: lyt export --estimate --read-sample 100 ("), (
+        know
+    )
     sample = re.search(r"\(--sample (\d+)\)", err)
     assert sample and 2 <= int(sample.group(1)) <= 1000
     assert "the lists only" in err and "in Python" not in err

@@ -281,7 +281,13 @@ def test_a_refusal_offers_the_commands_own_checkpoint(
     code, out, err = lyt(capsys, *command, "--out", str(tmp_path / "out"))
     assert code == 2 and out == ""
     assert "paced over at least" in err
-    assert "(--checkpoint pull-checkpoint)" in err and "lyt export" not in err
+    assert "(--checkpoint pull-checkpoint)" in err and "lyt export --checkpoint" not in err
+    # The command has no --estimate: the cost is known first from lyt export's, the same pull.
+    assert err.endswith(
+        "\nTo know the cost first: lyt export --estimate --read-sample 100 (walks"
+        " the lists again and reads 100 members drawn at random, one call each: the calls"
+        " expected, with a 95 % interval; nothing is pulled or written)\n"
+    ), err
 
 
 @pytest.mark.parametrize("command", [["audit"], ["report", "economics"]], ids=" ".join)

@@ -99,6 +99,27 @@ def _pull_options(
         )
 
 
+def _estimate_options(parser: argparse.ArgumentParser) -> None:
+    """``--estimate`` and ``--read-sample N``: count the calls of the pull the command's other
+    options ask for instead of pulling (``cli._estimate``), reading N members to project its
+    bucket lists."""
+    parser.add_argument(
+        "--estimate",
+        action="store_true",
+        help="count the calls the pull these options ask for would make and print them, with "
+        "the calls counting them took and the budget left, within --budget-share: the lists "
+        "are walked (one call a page of 100), nothing is pulled or written (--out may be left "
+        "out); not with --sample, --checkpoint or --since",
+    )
+    parser.add_argument(
+        "--read-sample",
+        default=None,
+        metavar="N",
+        help="with --estimate: also read N members drawn at random (one call each) and project "
+        "the bucket lists from their cards: the calls expected, with a 95 %% interval",
+    )
+
+
 def _base_option(parser: argparse.ArgumentParser, text: str, *, required: bool = False) -> None:
     """``--base SNAPSHOT_DIR``: a snapshot folder saved before (``lyt export``, ``to_csv``,
     ``to_parquet``), read with no call; ``text`` says what the command does with it."""
@@ -160,7 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     export = _command(sub, "export:export", "pull a snapshot and write it as CSV")
-    export.add_argument("--out", required=True, help="directory for the CSV files")
+    export.add_argument(
+        "--out", default=None, help="directory for the CSV files (not needed with --estimate)"
+    )
     _pull_options(export, sample=True, checkpoint=True)
     export.add_argument(
         "--kinds",
@@ -186,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sample of old and new, of a sampled DIR drawn as its own: its strata, join bands, "
         "allocation and, without --sample-seed, seed)",
     )
+    _estimate_options(export)
 
     diff = _command(sub, "diff:diff", "print what changed between two exported snapshots")
     diff.add_argument("old", metavar="OLD_DIR", help="the earlier snapshot folder (CSV or Parquet)")

@@ -27,6 +27,7 @@ from ..errors import (
     APIConnectionError,
     APIError,
     ConfigurationError,
+    CycleBudgetError,
     LytError,
     PullBudgetError,
     WayForward,
@@ -41,6 +42,7 @@ __all__ = [
     "DEFAULT_PULL",
     "EMPTY_OUT",
     "PULL_ONLY",
+    "READ_SAMPLE",
     "REFUSED",
     "SAVED_CALLS",
     "Obtained",
@@ -48,6 +50,7 @@ __all__ = [
     "budget_refusal",
     "calls_line",
     "connected_client",
+    "cost_first",
     "explain",
     "kinds_option",
     "output_dir",
@@ -351,12 +354,47 @@ def budget_refusal(exc: PullBudgetError, options: PullOptions = DEFAULT_PULL) ->
     """A pull refused for the budget, for the terminal: the error's first line, then each way
     forward spelled as the command line spells it (``--sample 238``, ``--budget-share 1``);
     a way the command cannot take says so and gives its Python spelling, or the command that
-    takes it. ``options``: how the command pulled, and which of those options it has."""
+    takes it; then, for a pull of every member refused for its member reads, how to know its
+    cost first (``cost_first``). ``options``: how the command pulled, and which of those
+    options it has."""
     lines = [str(exc).splitlines()[0]]
     if exc.ways:
         lines.append("Ways forward:")
         lines += [f"  - {dataclasses.replace(way, how=_spelled(way, options))}" for way in exc.ways]
+    if (first := cost_first(exc, options)) is not None:
+        lines.append(first)
     return "\n".join(lines)
+
+
+READ_SAMPLE = 100
+"""The members a refusal suggests the estimate reads (``lyt export --estimate --read-sample``)."""
+
+
+def cost_first(exc: PullBudgetError, options: PullOptions = DEFAULT_PULL) -> str | None:
+    """The ``lyt export --estimate --read-sample N`` that counts the refused pull's calls
+    before a pull is tried again, for a pull of every member (not ``--sample``, not paced)
+    refused for its member reads by a command that can sample; None otherwise (the estimate
+    counts no sample, and the lists alone did not fit)."""
+    if (
+        isinstance(exc, CycleBudgetError)
+        or exc.stage != "member reads"
+        or not options.can_sample
+        or options.sample is not None
+        or options.checkpoint is not None
+    ):
+        return None
+    from ..frames.registry import FRAME_NAMES
+
+    default = options.budget_share == PullOptions.budget_share
+    share = "" if default else f" --budget-share {options.budget_share:g}"
+    named = [kind for kind in FRAME_NAMES if options.kinds and kind in options.kinds]
+    kinds = f" --kinds {','.join(named)}" if named else ""
+    return (
+        f"To know the cost first: lyt export{kinds}{share} --estimate --read-sample"
+        f" {READ_SAMPLE} (walks the lists again and reads {READ_SAMPLE} members drawn at"
+        " random, one call each: the calls expected, with a 95 % interval; nothing is pulled or"
+        " written)"
+    )
 
 
 def _spelled(way: WayForward, options: PullOptions) -> str:

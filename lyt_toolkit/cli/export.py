@@ -4,7 +4,9 @@ one exported in ``OLD`` by what is new (each choice's calls printed first), and 
 CSV + manifest (a sampled snapshot with its sample design files, a refreshed one with each
 kind's read time); with ``--checkpoint`` the pull is paced across budget windows and
 resumable; with ``--kinds`` only those frames are pulled (``ProgramSnapshot.pull(kinds=...)``:
-without cards and pending buckets no member is read)."""
+without cards and pending buckets no member is read). ``lyt export --estimate [--read-sample
+N] [--kinds ...] [--budget-share F]`` counts the pull's calls instead (``_estimate``): nothing
+is pulled or written."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pathlib import Path
 from ..errors import LytError, PullBudgetError
 from ..frames.registry import FRAME_NAMES
 from ._common import EXIT_BAD_OPTION, EXIT_ERROR, EXIT_OK, fail
+from ._estimate import estimate_options, print_estimate
 from ._pull import (
     REFUSED,
     budget_refusal,
@@ -36,6 +39,7 @@ def export(args: argparse.Namespace) -> int:
     """Pull from the configured service (or the embedded demo) and write the CSVs."""
     try:
         options = pull_options(args)
+        read_sample = estimate_options(args)
         members = members_choice(args, options)
         if members is not None and options.kinds is not None:
             raise ValueError(
@@ -43,11 +47,17 @@ def export(args: argparse.Namespace) -> int:
             )
     except ValueError as exc:
         return fail(COMMAND, str(exc), EXIT_BAD_OPTION)
+    sandbox = bool(getattr(args, "sandbox", False))
+    if args.estimate:
+        return print_estimate(COMMAND, options, read_sample, sandbox=sandbox)
+    if args.out is None:
+        return fail(
+            COMMAND, "--out: give the directory to write to (or --estimate)", EXIT_BAD_OPTION
+        )
     out = output_dir(args.out, COMMAND)
     if out is None:
         return EXIT_ERROR
     try:
-        sandbox = bool(getattr(args, "sandbox", False))
         if members is None:
             snapshot = pull_snapshot(sandbox, options)
         else:

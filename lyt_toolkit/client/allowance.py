@@ -531,11 +531,14 @@ class Allowance:
         during: bool = False,
         projected: tuple[int, int] | None = None,
         remaining: int | None = None,
+        expected: int | None = None,
+        interval: tuple[int, int] | None = None,
     ) -> PullBudgetError:
         """The stop before ``stage`` (or ``during`` it), the rest needing ``needed`` calls at
         least, with what is left of this allowance (or, told before the stages ahead of
         ``stage`` are sent, the ``remaining`` they would leave) and the window's ``limit``
-        and ``resets_at`` (the quota's); ``projected``: as ``PullBudgetError`` has it."""
+        and ``resets_at`` (the quota's); ``projected``, ``expected`` and ``interval``: as
+        ``PullBudgetError`` has them."""
         return PullBudgetError(
             stage,
             needed=needed,
@@ -550,6 +553,8 @@ class Allowance:
             during=during,
             earlier=self.carried,
             projected=projected,
+            expected=expected,
+            interval=interval,
         )
 
     def __repr__(self) -> str:

@@ -37,7 +37,7 @@ from ..errors import CycleBudgetError, PullBudgetError, WayForward
 from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE, wanted_kinds
-from .projection import OFFER_Z, STOP_Z, PendingRate
+from .projection import OFFER_Z, STOP_Z, PendingRate, projected_lists
 
 __all__ = ["DEFAULT_SAMPLE", "PullBudget"]
 
@@ -141,7 +141,9 @@ class PullBudget:
         needed = reads + rate.lists + rate.lists_of(reads, -STOP_Z) + self.by_id
         if needed <= left:
             return
-        raise self.refusal(needed, members=self.listed, sampled=self.sample_size, projected=rate)
+        raise self.refusal(
+            needed, members=self.listed, sampled=self.sample_size, projected=rate, unread=reads
+        )
 
     def smaller_design(self, size: int) -> Sample | None:
         """A sample of ``size`` members of the design the pull asked for, or None when that
@@ -192,9 +194,17 @@ class PullBudget:
         members: int | None = None,
         sampled: int | None = None,
         projected: PendingRate | None = None,
+        unread: int = 0,
     ) -> PullBudgetError:
         """The error for a stop before ``stage``, which needs ``needed`` calls at least; or
-        during it, the bucket lists ``projected`` from what the members read hold."""
+        during it, the bucket lists ``projected`` from what the members read hold, ``unread``
+        members still to read: the calls the pull needs in all are then expected, with a 95 %
+        interval, its bucket lists projected as an estimate reading a sample projects them."""
+        expected, interval = None, None
+        if projected is not None:
+            lists = projected_lists(projected, projected.members + unread)
+            sure = self.allowance.spent + unread + self.by_id  # sent, and reads still to send
+            expected, interval = sure + lists.expected, (sure + lists.low, sure + lists.high)
         return self.allowance.refusal(
             self.stage,
             needed,
@@ -203,6 +213,8 @@ class PullBudget:
             resets_at=self.quota.resets_at,
             during=projected is not None,
             projected=None if projected is None else (projected.members, projected.lists),
+            expected=expected,
+            interval=interval,
         )
 
     def stopped(self) -> PullBudgetError:
@@ -307,8 +319,8 @@ class PullBudget:
             return "with one card holding pending points a member"
         per = math.ceil(100 * rate.per_member(OFFER_Z))
         return (
-            f"counting {per} bucket lists per 100 members where the {rate.members} members"
-            f" read had {rate.lists} cards holding pending points"
+            f"counting {per:,} bucket lists per 100 members where the {rate.members:,} members"
+            f" read had {rate.lists:,} cards holding pending points"
         )
 
     def _reads(self, size: int) -> int:

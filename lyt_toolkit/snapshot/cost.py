@@ -27,12 +27,12 @@ or buckets and not listed are not foreseen (one call each when the pull meets th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from .._plans import Cycle
-from .._text import counted
+from .._text import about
 from ..frames.registry import FRAME_NAMES
 
 __all__ = [
@@ -84,13 +84,21 @@ def pages(items: int, per_page: int) -> int:
     return max(1, -(-items // per_page))
 
 
-def budget_text(remaining: int | None, limit: int | None, resets_at: datetime | None) -> str:
-    """``remaining this window: R of L; resets at T``, or that the budget is unknown."""
+def budget_text(
+    remaining: int | None,
+    limit: int | None,
+    resets_at: datetime | None,
+    *,
+    grouped: bool = False,
+) -> str:
+    """``remaining this window: R of L; resets at T``, or that the budget is unknown;
+    ``grouped``: the figures with thousands separators (``4,689 of 5,000``)."""
     if remaining is None:
         return "budget unknown (no limit headers seen yet)"
+    spec = "," if grouped else ""
     when = "unknown" if resets_at is None else f"{resets_at:%Y-%m-%d %H:%M:%S} UTC"
-    of = "" if limit is None else f" of {limit}"
-    return f"remaining this window: {remaining}{of}; resets at {when}"
+    of = "" if limit is None else f" of {limit:{spec}}"
+    return f"remaining this window: {remaining:{spec}}{of}; resets at {when}"
 
 
 @dataclass(frozen=True)
@@ -212,24 +220,25 @@ class PullEstimate:
         return True if self.calls <= allowed else None
 
     def __str__(self) -> str:
+        """Every figure with thousands separators (``at least 20,215``)."""
+        budget = budget_text(self.remaining, self.limit, self.resets_at, grouped=True)
         if not self.complete:
-            budget = budget_text(self.remaining, self.limit, self.resets_at)
             others = (
-                f" (other traffic spent at least {self.others} calls of the window meanwhile)"
+                f" (other traffic spent at least {self.others:,} calls of the window meanwhile)"
                 if self.others
                 else ""
             )
+            allowed = "an unknown number of" if self.allowed is None else f"{self.allowed:,}"
             return (
-                f"calls needed: more than {self.spent}: the lists alone do not fit in the "
+                f"calls needed: more than {self.spent:,}: the lists alone do not fit in the "
                 f"share ({self.share:g}) of the budget the estimate keeps to, "
-                f"{self.allowed} calls{others}; {budget}; it does not fit"
+                f"{allowed} calls{others}; {budget}; it does not fit"
             )
-        budget = budget_text(self.remaining, self.limit, self.resets_at)
         share = f"a pull's share ({self.share:g})"
         fits = {
             None: "; whether it fits is unknown"
             if self.remaining is None
-            else f"; {self.at_least} fits in {share}, {self.calls} does not",
+            else f"; {self.at_least:,} fits in {share}, {self.calls:,} does not",
             False: f"; it does not fit in {share}",
             True: f"; it fits in {share} unless cards or buckets reference more card"
             " definitions (one call each)"
@@ -237,7 +246,9 @@ class PullEstimate:
             else "",
         }[self.fits]
         cycle = f"; at least {self.cycle.share_of(self.at_least)}" if self.cycle else ""
-        return f"calls needed: {self._needed()} (estimate used {self.spent}); {budget}{fits}{cycle}"
+        return (
+            f"calls needed: {self._needed()} (estimate used {self.spent:,}); {budget}{fits}{cycle}"
+        )
 
     @property
     def _low_bounded(self) -> bool:
@@ -250,19 +261,19 @@ class PullEstimate:
         only), at least (lower bounds only), or the least and the bounds summed, which bound
         neither way; then each bound part."""
         if self.exact:
-            return str(self.calls)
+            return f"{self.calls:,}"
         parts = ", ".join(
-            f"{part} {'at least' if part in LOW_BOUNDS else 'at most'} {self.parts.get(part, 0)}"
+            f"{part} {'at least' if part in LOW_BOUNDS else 'at most'} {self.parts.get(part, 0):,}"
             for part in sorted(self.bounds)
         )
         if not self._low_bounded:
-            total = f"at most {self.calls}, at least {self.at_least}"
+            total = f"at most {self.calls:,}, at least {self.at_least:,}"
         elif self.bounds <= LOW_BOUNDS:
-            total = f"at least {self.calls}"
+            total = f"at least {self.calls:,}"
         else:
             total = (
-                f"at least {self.at_least}; {self.calls} with each bound counted, which bounds"
-                " the pull neither way"
+                f"at least {self.at_least:,}; {self.calls:,} with each bound counted, which"
+                " bounds the pull neither way"
             )
         return f"{self._expected_text()}{total} (bounds: {parts})"
 
@@ -273,14 +284,8 @@ class PullEstimate:
         if projected is None or expected is None or interval is None:
             return ""
         low, high = interval
+        read = projected.members
         return (
-            f"about {_about(expected)} (95 % {_about(low, math.floor)} to"
-            f" {_about(high, math.ceil)}, from {counted(projected.members, 'member')} read); "
+            f"about {about(expected)} (95 % {about(low, math.floor)} to"
+            f" {about(high, math.ceil)}, from {read:,} member{'s' * (read != 1)} read); "
         )
-
-
-def _about(calls: int, rounded: Callable[[float], int] = round) -> str:
-    """``calls`` to three significant figures (``rounded`` to them: down for an interval's
-    low end, up for its high end, so the rounded interval holds the one worked out)."""
-    step = 10 ** max(0, len(str(abs(calls))) - 3)
-    return f"{rounded(calls / step) * step:,}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -264,6 +265,12 @@ def test_an_estimate_reads_no_member_one_by_one(large: Sandbox, make_client: Cli
     assert estimate.at_least == 1 + (LIST_CALLS - 1) + 1 + MEMBERS  # one definition by ID
     assert estimate.fits is False
     assert "it does not fit in a pull's share (0.5)" in str(estimate)
+    # Every figure with thousands separators, as the projected ones (earlier "at least 1524").
+    assert estimate.at_least >= 1000 and estimate.remaining is not None
+    text = str(estimate)
+    assert f"calls needed: at least {estimate.at_least:,}; {estimate.calls:,} with each" in text
+    assert f"pending_buckets at most {estimate.parts['pending_buckets']:,})" in text
+    assert f"; remaining this window: {estimate.remaining:,} of 1,000; resets at " in text
 
 
 def test_the_estimate_and_the_refusal_say_the_same_least(
@@ -680,14 +687,16 @@ def test_a_smaller_sample_offered_counts_the_members_its_draw_reads(
     ids=["whole pull", "sample of 1000"],
 )
 def test_a_pull_whose_bucket_lists_will_not_fit_stops_before_spending_its_member_reads(
-    large: Sandbox, make_client: ClientFor, plan: str, sample: int | None
+    large: Sandbox, make_client: ClientFor, full: Full, plan: str, sample: int | None
 ) -> None:
     """A fifth of the cards hold pending points. On 3,200 calls an hour the pull's share
     (1,600) holds its lists (22 calls) and its 1,500 member reads, not the 300 bucket lists
     after them; on 2,100, a sample of 1,000 the same way. The pull used to send every member
     read first (1,522 calls, 1,022 for the sample) and then stop with nothing; it now
     projects the bucket lists from its first reads and stops there, and the smaller sample
-    it offers, taken at once in the same window, fits in what it said."""
+    it offers, taken at once in the same window, fits in what it said. The refusal says what
+    the pull needs in all, projected from those reads with a 95 % interval (earlier it had
+    no such figure); the whole pull's interval holds the calls the whole pull sent."""
     large.set_plan(plan)
     with make_client(large) as client:
         with pytest.raises(PullBudgetError) as caught:
@@ -699,6 +708,19 @@ def test_a_pull_whose_bucket_lists_will_not_fit_stops_before_spending_its_member
         assert refusal.projected is not None and refusal.projected[0] < asked // 4
         assert "its bucket lists projected from the" in str(refusal)
         assert refusal.sent + refusal.needed <= LIST_CALLS + 1 + asked * 6 // 5  # within reach
+        assert refusal.expected is not None and refusal.interval is not None
+        low, high = refusal.interval
+        assert refusal.sent + refusal.needed <= high and low <= refusal.expected <= high
+        if sample is None:
+            assert low <= full.quota <= high, (refusal.interval, full.quota)
+        first = str(refusal).splitlines()[0]
+        said = re.search(
+            r"; in all it needs about ([\d,]+) calls \(95 % ([\d,]+) to ([\d,]+)\)", first
+        )
+        assert said, first
+        about, below, above = (int(n.replace(",", "")) for n in said.groups())
+        assert below <= low and high <= above and below <= about <= above
+        assert first.endswith("), projected from the members read"), first
         way = next(w for w in refusal.ways if w.argument and w.argument[0] == "sample")
         before = large.plan()["used"]
         taken = ProgramSnapshot.pull(client, progress=False, sample=_value(way))
