@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from .plan import ActionPlan
     from .touched import Touched
 
-__all__ = ["KeptKey", "KeptReplan", "kept_key", "learn_date"]
+__all__ = ["KeptKey", "KeptReplan", "Made", "kept_key", "learn_date"]
 
 Made = tuple["ProgramSnapshot", "Planned"]
 """A plan made again: its base of the rows and the plan (``replan.replanned``'s)."""
