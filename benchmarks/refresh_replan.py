@@ -6,9 +6,10 @@ on the same rows kept beside the log (``kept_reads``), the re-plans they make co
 A program of ``members`` members is generated and served by a sandbox standing for production
 and pulled whole; the plan activates ``writes`` pending buckets dated in the future, one a
 card, and is saved; ``stale`` of them are activated by someone else, so its apply is refused
-(stale) and keeps the rows it read. Then, in this process, ``cost(refresh=True)`` (what ``lyt
-apply --refresh`` checks first) and ``apply(refresh=True, ignore_unsupported=True)`` run on
-those rows, each timed (wall clock, ``time.perf_counter``), with the calls the sandbox
+(stale) and keeps the rows it read. Then, in this process, by a client that has sent nothing
+yet (as ``lyt apply --refresh`` connects), ``check_apply(refresh=True)`` (what ``lyt apply
+--refresh`` checks first: its cost) and ``apply(refresh=True, ignore_unsupported=True)`` run
+on those rows, each timed (wall clock, ``time.perf_counter``), with the calls the sandbox
 counted and the re-plans (``replan.replanned``) each made.
 """
 
@@ -64,21 +65,26 @@ def main() -> None:
             pass
         print(f"plan: {len(chosen)} activations, {args.stale} made stale, refused; rows kept")
         saved = ChangePlan.load(path)  # as lyt apply --refresh loads it
-        cost = _timed(
-            "cost(refresh=True)",
-            sb,
-            replans,
-            lambda: saved.cost(client, log=log, refresh=True),
-        )
-        print(f"   needed {cost.needed}")
-        results = _timed(
-            "apply(refresh=True)",
-            sb,
-            replans,
-            lambda: saved.apply(
-                client, log=log, refresh=True, ignore_unsupported=True, progress=False
-            ),
-        )
+        with LoyaltyClient(
+            base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()
+        ) as connected:  # as lyt apply --refresh connects: nothing sent yet
+            cost = _timed(
+                "check_apply(refresh=True)",
+                sb,
+                replans,
+                lambda: saved.check_apply(
+                    connected, log=log, refresh=True, ignore_unsupported=True
+                ),
+            )
+            print(f"   needed {cost.needed}")
+            results = _timed(
+                "apply(refresh=True)",
+                sb,
+                replans,
+                lambda: saved.apply(
+                    connected, log=log, refresh=True, ignore_unsupported=True, progress=False
+                ),
+            )
         print(f"   {results['outcome'].value_counts().to_dict()}")
 
 

@@ -8,7 +8,8 @@ doubt (an earlier run was interrupted sending it) is read first with the plan's
 stands for an item not in doubt, the plan's ``recover`` checks (read-only) whether
 the item is already in its target state: then it is ``already_done``.
 With an action log each request of an item is logged ``attempted`` just before it goes out,
-and the item's outcome after its answer. A refusal for good (``REFUSED_FOR_GOOD``, not found
+and the item's outcome after its answer (a token request its call waits for is the client's:
+a token line, ``log.TOKEN_SENT``). A refusal for good (``REFUSED_FOR_GOOD``, not found
 done by its read back) is logged final, an unsaved plan's with the key of the write refused
 (``_write_key``): a re-run of that saved plan, or of an unsaved plan holding that same write,
 with the log does not send it again, and its result is that refusal again (``failed``, its
@@ -197,8 +198,14 @@ class _Sender(Generic[P]):
                 self.log.record(self.plan.action, item.target, ATTEMPTED)
             went_out.set()
 
+        def token_going_out() -> None:
+            """A token request the item's call waits for is the client's: a token line (a
+            call of the window), the item neither attempted nor in doubt by it."""
+            if self.log is not None:
+                self.log._record_token()
+
         try:
-            with telling_before_sending(going_out):
+            with telling_before_sending(going_out, shared=token_going_out):
                 result = self._send(item, in_doubt)
         except (StoppedError, PacingEnded) as exc:
             if went_out.is_set() or in_doubt:  # not sent again: its log stays in doubt

@@ -54,7 +54,7 @@ from .cost import PlanCost, budgeted, item_calls, learn_budget
 from .edited_frames import EditError, noun, read_edited
 from .kept_dropped import dropped_as_kept
 from .kept_reads import KeptReads, kept_path
-from .kept_replan import KeptReplan, kept_key
+from .kept_replan import KeptReplan, kept_key, learn_date
 from .ledger import applied_marker, applied_record, record_applied, refuse_applied
 from .lock import held
 from .log import (
@@ -1064,8 +1064,9 @@ class SavedPlan:
     ) -> PlanCost:
         """Raise what ``apply`` with these options refuses before the re-read (nothing is
         written; a client that has sent nothing yet fetches its token first, learning the
-        budget, ``learn_budget``): first, before any call, a file whose ``sha256`` is not
-        the one given (``UnreviewedPlanError``, see ``reviewed``); then a plan
+        budget, ``learn_budget``, and a sandbox's date a ``refresh`` makes its kept rows'
+        plan again by, ``kept_replan.learn_date``): first, before any call, a file whose
+        ``sha256`` is not the one given (``UnreviewedPlanError``, see ``reviewed``); then a plan
         already applied, deletes without ``allow_destroy``, unsupported
         changes without ``ignore_unsupported`` (``refresh`` checks those of the plan made
         again), a ``log`` of another service or project (``ForeignLogError``, before the
@@ -1082,6 +1083,9 @@ class SavedPlan:
         # a 429 waits, paced; the token counted in the log's window
         with hearing(client, budget_share, paced, what="apply", log=log) as heard:
             refuse_foreign(log, client)
+            unheard = refresh and not client.holds_token
+            if unheard and self._kept_rows(client, log, paced=paced, refresh=True):
+                learn_date(client)  # the plan made again from the kept rows: by its date, once
             cost = budgeted(
                 lambda: self.cost(
                     client, log=log, budget_share=budget_share, paced=paced, refresh=refresh

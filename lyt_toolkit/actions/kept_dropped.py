@@ -20,7 +20,7 @@ from ..frames.registry import BUILDERS
 from .change_rows import refused_keys
 from .chunked import to_send
 from .kept_reads import KeptReads
-from .kept_replan import KeptReplan, kept_key
+from .kept_replan import KeptReplan, Made, kept_key
 from .log import LogSource, log_state
 from .plan import ActionPlan
 from .replan import Replannable, replanned
@@ -54,12 +54,16 @@ def dropped_as_kept(
     ]
     if not answered:
         return 0
-    live = _kept_rows(answered, read_key, kept)
+    read = {(entry["kind"], entry["key"]) for entry in answered}  # each a row, or None
     states = {part.action: log_state(log, part.action) for part in parts}
     own: dict[str, set[str]] = {call: set() for call in TOUCHES}
     own |= {call: set(state.succeeded) for call, state in states.items()}
     key = None if replans is None else kept_key(parts, saved.inputs, log, left, kept, now)
-    _, planned = (replans or KeptReplan()).made(key, lambda: replanned(saved, live, own, now))
+
+    def replan() -> Made:  # the rows typed only to make the plan: a plan held needs none
+        return replanned(saved, _kept_rows(answered, read_key, kept), own, now)
+
+    _, planned = (replans or KeptReplan()).made(key, replan)
     still = {part.action: {str(item.target) for item in part.items} for part in planned.parts}
     blocked = refused_keys(saved.changes)
     calls = 0
@@ -72,7 +76,7 @@ def dropped_as_kept(
             target = str(part.items[index].target)
             if target in in_doubt or target in still.get(part.action, set()):
                 continue
-            if not _all_read(saved.touched, saved.inputs, part.action, target, live.keys()):
+            if not _all_read(saved.touched, saved.inputs, part.action, target, read):
                 continue
             again = target in state.refused
             calls += 2 if again else 1 + (target in blocked.get(part.action, ()))

@@ -11,6 +11,11 @@ left to read, every one answered by those rows (no call), the log's state for ea
 writes done and refused for good; none in doubt, which a read back settles), and the service's
 date the buckets are judged by. Anything else changed, and the plan is made again. Taken up,
 it is let go: an apply runs it.
+
+A client holding no token yet knows no service's date and judges by this machine's: a
+service's date, not a sandbox's (its clock is its own). A refresh's check on a sandbox learns
+its date first (``learn_date``), so its cost makes the plan once, by that date, not by this
+machine's and then again by the sandbox's once the cost's budget read brought the token.
 """
 
 from __future__ import annotations
@@ -21,19 +26,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .log import LogSource, log_state
+from .log import LogOwner, LogSource, log_state
 from .reread import ReadKeys, doubtful
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..client import LoyaltyClient
     from ..snapshot import ProgramSnapshot
     from .change_planner import Planned
     from .kept_reads import KeptReads
     from .plan import ActionPlan
     from .touched import Touched
 
-__all__ = ["KeptKey", "KeptReplan", "kept_key"]
+__all__ = ["KeptKey", "KeptReplan", "Made", "kept_key", "learn_date"]
 
 Made = tuple["ProgramSnapshot", "Planned"]
 """A plan made again: its base of the rows and the plan (``replan.replanned``'s)."""
@@ -84,6 +90,14 @@ def kept_key(
         ),
         now.date(),
     )
+
+
+def learn_date(client: LoyaltyClient) -> None:
+    """The date of ``client``'s sandbox known before a plan is made again by it: a client
+    holding no token fetches it (the call its first call would send), whose answer tells the
+    sandbox's clock (``reread.service_now``). Of a service, nothing is sent."""
+    if not client.holds_token and LogOwner.of(client).instance is not None:
+        client.fetch_token()
 
 
 class KeptReplan:

@@ -69,11 +69,15 @@ there (``_told``: a call no item line stands for), not once a call; a run killed
 leaves none of its writes uncounted. An item's every request (a read back, the write, a retry)
 has an ``attempted`` line, written once its call is counted and before it goes out, and a window
 line's count is read under the lock item lines are written under, so no call is left out (one
-counted in both errs towards the share). The first ``attempted`` line of a new window has a
-window line of it written before it, or, while no answer has named that window yet, a line
-saying the last one's window is over (``WINDOW_OVER``): the lines after it count in the next
-window, not that one. A call no item line stands for (a saved plan's re-read) has a window line
-written before it goes out (``actions.paced``). Item readers skip window lines.
+counted in both errs towards the share). A token request an item's call waits for (the token
+renewed mid-run) is the client's, not the item's: it has a token line instead (``TOKEN_SENT``,
+no target), counted in the window as an ``attempted`` line is, so the item is attempted once
+for its one write, and not in doubt should the run stop before that write goes out. The first
+``attempted`` (or token) line of a new window has a window line of it written before it, or,
+while no answer has named that window yet, a line saying the last one's window is over
+(``WINDOW_OVER``): the lines after it count in the next window, not that one. A call no item
+line stands for (a saved plan's re-read) has a window line written before it goes out
+(``actions.paced``). Item readers skip window and token lines.
 
 An apply reads its log many times (each owner check, each part's state and window); it reads it
 whole once (``reading_once``, and while ``opened_log`` holds its lock), then only the lines
@@ -146,6 +150,10 @@ _NONE = object()
 """The plan of the lines before any plan line: every run's."""
 WINDOW = "lyt-action-window/1"
 """The ``log`` key of a window line: what a paced plan's runs spent of a budget window."""
+TOKEN_SENT = "lyt-action-token/1"
+"""The ``log`` key of a line written before a token request an item's call waited for goes
+out: the client's request, not the item's (it is not ``attempted``, nor left in doubt by
+it), yet a call of the window, counted there as an ``attempted`` line is."""
 WINDOW_OVER = "lyt-action-window-over/1"
 """The ``log`` key of a line saying the window the last window line is of is over: the
 ``attempted`` lines after it are of the next, no answer of which has named it yet."""
@@ -318,7 +326,7 @@ class _Index:
             entry, after, over = line, 0, None
         elif line.get("log") == WINDOW_OVER and entry is not None and over is None:
             over = 0
-        elif line.get("outcome") == ATTEMPTED and "target" in line:
+        elif _a_call(line):
             after += 1
             over = None if over is None else over + 1
         self.window = (entry, after, over)
@@ -328,6 +336,11 @@ class _Index:
         state = self.states.get(action, LogState())
         writes = {target: dict(keys) for target, keys in state.refused_writes.items()}
         return LogState(dict(state.last), dict(state.succeeded), dict(state.refused), writes)
+
+
+def _a_call(line: dict[str, Any]) -> bool:
+    """Whether ``line`` stands for a call sent: an item's ``attempted`` line, a token line."""
+    return (line.get("outcome") == ATTEMPTED and "target" in line) or line.get("log") == TOKEN_SENT
 
 
 class _Ended(NamedTuple):
@@ -421,6 +434,18 @@ class ActionLog:
             if outcome == ATTEMPTED and self._window is not None:
                 self._follow_window(fd, self._window())
             os.write(fd, data)  # one O_APPEND write per line: lines never interleave
+        os.fsync(fd)
+
+    def _record_token(self) -> None:
+        """Append a line saying a token request goes out (``TOKEN_SENT``: a call of the
+        window, no item's attempt) and make it durable before returning."""
+        time = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        data = (json.dumps({"log": TOKEN_SENT, "time": time}) + "\n").encode()
+        with self._lock:
+            fd = self._open()
+            if self._window is not None:
+                self._follow_window(fd, self._window())
+            os.write(fd, data)
         os.fsync(fd)
 
     def claim(self, owner: LogOwner) -> None:
@@ -536,9 +561,9 @@ class ActionLog:
     def _told(self, line: dict[str, Any]) -> bool:
         """Whether the log already says what the window ``line`` says, as its readers read
         it: its last window line is of that window (none says it is over) and holds what it
-        holds, and with the ``attempted`` lines after it (each one call: ``earlier``) counts at
-        least its calls. An item's calls then need no window line; a call no item line
-        stands for (a re-read's) does."""
+        holds, and with the ``attempted`` and token lines after it (each one call:
+        ``earlier``) counts at least its calls. An item's calls then need no window line; a
+        call no item line stands for (a re-read's) does."""
         last, after, over = self._window_lines()
         return (
             last is not None
@@ -551,9 +576,9 @@ class ActionLog:
     def earlier(self, ends: float, limit: int | None) -> WindowCalls:
         """What the plan's earlier paced runs spent of the window ending at ``ends`` under
         ``limit``: the last window line when it is of that window, and a call for each
-        ``attempted`` line after it (a run killed between two window lines sent them there);
-        when a line says that window is over and ``ends`` is of a later one, a call for each
-        ``attempted`` line after that; else nothing."""
+        ``attempted`` or token line after it (a run killed between two window lines sent them
+        there); when a line says that window is over and ``ends`` is of a later one, a call
+        for each such line after that; else nothing."""
         entry, after, over = self._window_lines()
         if entry is None:
             return earlier_calls(None, (), 0, ends, limit)
@@ -573,8 +598,8 @@ class ActionLog:
         return recorded_window(sent, (), 0)
 
     def _window_lines(self) -> tuple[dict[str, Any] | None, int, int | None]:
-        """The last window line (None: none), the ``attempted`` lines after it, and those
-        after a line saying its window ended (None: no such line)."""
+        """The last window line (None: none), the ``attempted`` and token lines after it, and
+        those after a line saying its window ended (None: no such line)."""
         return self._indexed().window
 
     def check(self, owner: LogOwner) -> LogOwner | None:

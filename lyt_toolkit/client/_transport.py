@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from .._outgoing import going_out
+from .._outgoing import going_out, sending_shared
 from .._services import HOLDS_HEADER
 from .._stop import Cause, Stop, apause, halt, pause, work_stops
 from ..errors import ConfigurationError, LytError, StoppedError
@@ -165,7 +165,7 @@ class _OwnedPool(httpx.Client):
 def _stopped_or_told(stops: tuple[Cause, ...]) -> Raised | None:
     """Before a request goes out: ``Raised`` when the work is stopped (the flow takes back
     the call it counted), else None, the work it is made for told first (an item of a batch
-    logs it: ``_outgoing``)."""
+    logs its own, and counts a token request the client sent for it: ``_outgoing``)."""
     try:
         halt(stops)
     except StoppedError as stopped:
@@ -229,7 +229,8 @@ class SyncTransport(_Driver):
         self, deadline: Deadline, stops: tuple[Cause, ...] = (), booked: Booked | None = None
     ) -> tuple[str, int]:
         """A valid token for ``/v2``; one thread fetches while the others wait for it (its
-        request the ``booked`` one of its call, if not sent yet)."""
+        request the ``booked`` one of its call, if not sent yet, and the client's, not the
+        call's: ``_outgoing.sending_shared``)."""
         held = self.tokens.current()
         if held is not None:
             return held
@@ -238,7 +239,8 @@ class SyncTransport(_Driver):
             raise deadline.error("waiting for the token another thread requests")
         try:
             flow = token_flow(self.core, self.tokens, deadline, self.quota, booked)
-            return self._drive(flow, stops)
+            with sending_shared():
+                return self._drive(flow, stops)
         finally:
             self._token_lock.release()
 
@@ -362,7 +364,8 @@ class AsyncTransport(_Driver):
             raise deadline.error("waiting for the token another task requests") from None
         try:
             flow = token_flow(self.core, self.tokens, deadline, self.quota, booked)
-            return await self._drive(flow, stops)
+            with sending_shared():
+                return await self._drive(flow, stops)
         finally:
             lock.release()
 
