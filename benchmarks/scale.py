@@ -40,6 +40,14 @@ Sections:
     programs and members, read the members eight at a time in threads, list the buckets of
     the cards holding pending points: its calls and time, against ``full``.
 
+  ``full`` and ``peer`` run ``--rounds`` times each, alternating (a fresh sandbox each run),
+  and their medians are compared, with the spread of the times: on a shared two-core machine
+  one run of each, one after the other, met different loads (the same pull took 11 to 21 s
+  from one run to the next), so a single pair's ratio said more about the load than about the
+  routes. Beside the time, each run's CPU seconds are counted, the route's process's (all
+  its threads) and the sandbox's during the route (Linux; from ``/proc``): those do not
+  depend on what else the machine runs.
+
 - ``paced``: the ``pull`` section's program on a sandbox whose clock runs, pulled unpaced (an
   unlimited plan), then with ``checkpoint=`` under a per-minute budget (``--paced-plan``,
   default 20000/minute, at ``--paced-share`` 0.5): calls per window (goal: never above the
@@ -228,7 +236,7 @@ def run_route(name: str, base_url: str, truth: str) -> None:
     keys = SandboxCredentials.from_env()
     client = LoyaltyClient(base_url=base_url, env_file=None, **keys.as_client_kwargs())
     out: dict[str, Any] = {"route": name}
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     if name == "estimate":
         estimate = ProgramSnapshot.estimate(client)
         out["spent"] = estimate.spent
@@ -270,6 +278,7 @@ def run_route(name: str, base_url: str, truth: str) -> None:
     elif name.startswith("refresh_"):
         out.update(_refresh_route(name, client, json.loads(truth)))
     out["seconds"] = time.perf_counter() - started
+    out["cpu_seconds"] = time.process_time() - cpu_started
     out["calls"] = client.quota.calls_used
     out["window_left"] = client.quota.remaining
     out["rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -317,8 +326,43 @@ def _peer(client: Any) -> dict[str, Any]:
     return {"members": len(members), "buckets": sum(len(b.data) for b in buckets)}
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU seconds process ``pid`` has used so far (user and system; None off Linux)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        return None
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _served_route(path: Path, route: str, plan: str, truth: str) -> dict[str, Any]:
+    """``route`` against a fresh sandbox of ``plan`` serving ``path``; its figures, with the
+    sandbox's CPU seconds during the route (``sandbox_cpu_seconds``, None off Linux)."""
+    child, base_url = _serve(path, plan)
+    try:
+        before = _cpu_seconds(child.pid)
+        found = _route(route, base_url, truth)
+        after = _cpu_seconds(child.pid)
+    finally:
+        stop(child)
+    found["sandbox_cpu_seconds"] = None if before is None or after is None else after - before
+    return found
+
+
+def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One route's runs as one: the first run's figures, its times the runs' medians
+    (``seconds_runs``: every run's time)."""
+    found = dict(runs[0])
+    found["seconds_runs"] = [run["seconds"] for run in runs]
+    for key in ("seconds", "cpu_seconds", "sandbox_cpu_seconds"):
+        values = [run[key] for run in runs if run[key] is not None]
+        found[key] = statistics.median(values) if values else None
+    return found
+
+
 def pull(args: argparse.Namespace) -> None:
-    """Each pull route on the ``--pull-members`` program, a fresh sandbox each."""
+    """Each pull route on the ``--pull-members`` program, a fresh sandbox each; ``full`` and
+    ``peer`` ``--rounds`` times each, alternating."""
     sizes = {"members": args.pull_members, **PULL_SIZES}
     program = generate_program(**sizes, seed=args.seed)
     truth = json.dumps(
@@ -333,8 +377,6 @@ def pull(args: argparse.Namespace) -> None:
         "default": "professional",
         "sampled": "professional",
         "cards": "professional",
-        "full": "unlimited",
-        "peer": "unlimited",
     }
     found: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -342,12 +384,32 @@ def pull(args: argparse.Namespace) -> None:
         path.write_text(json.dumps(program, separators=(",", ":")), encoding="utf-8")
         del program
         for route, plan in routes.items():
-            child, base_url = _serve(path, plan)
-            try:
-                found[route] = _route(route, base_url, truth)
-            finally:
-                stop(child)
+            found[route] = _served_route(path, route, plan, truth)
+        runs: dict[str, list[dict[str, Any]]] = {"full": [], "peer": []}
+        for round_ in range(max(1, args.rounds)):
+            for route in ("full", "peer") if round_ % 2 == 0 else ("peer", "full"):
+                runs[route].append(_served_route(path, route, "unlimited", truth))
+        found.update((route, _medians(done)) for route, done in runs.items())
     _report(found)
+
+
+def _cpu(route: dict[str, Any]) -> str:
+    """A route's median CPU seconds: its process's and the sandbox's during it."""
+    sandbox = route["sandbox_cpu_seconds"]
+    served = "" if sandbox is None else f" + sandbox {sandbox:.1f} s"
+    return f"CPU: client {route['cpu_seconds']:.1f} s{served}"
+
+
+def _spread(route: dict[str, Any]) -> str:
+    """A route's median time and the spread of its runs' times."""
+    times = route["seconds_runs"]
+    return (
+        f"{route['seconds']:.1f} s (median of {len(times)}: {min(times):.1f} to {max(times):.1f})"
+    )
+
+
+def _ratio(full: float | None, peer: float | None) -> str:
+    return "n/a" if full is None or not peer else f"{full / peer:.2f}x"
 
 
 def _report(found: dict[str, dict[str, Any]]) -> None:
@@ -380,16 +442,19 @@ def _report(found: dict[str, dict[str, Any]]) -> None:
         f"  full pull         {full['calls']:7,} calls, interface minimum {minimum:,} "
         f"(1 token + {full['list_pages']:,} list pages + {full['members']:,} member reads + "
         f"{full['holding']:,} bucket lists + {full['by_id']} by ID): {ratio:.4f}x (goal <= 1.01:"
-        f" {'met' if ratio <= 1.01 else 'NOT met'}); {full['seconds']:.1f} s, "
+        f" {'met' if ratio <= 1.01 else 'NOT met'}); {_spread(full)}, {_cpu(full)}, "
         f"{full['rss_mib']:.0f} MiB peak RSS"
     )
     print(
-        f"  peer (by hand)    {peer['calls']:7,} calls, {peer['seconds']:.1f} s, "
+        f"  peer (by hand)    {peer['calls']:7,} calls, {_spread(peer)}, {_cpu(peer)}, "
         f"{peer['rss_mib']:.0f} MiB peak RSS (frames not built)"
     )
     print(
         f"  full / peer       {full['calls'] / peer['calls']:.3f}x calls, "
-        f"{full['seconds'] / peer['seconds']:.2f}x time; sampled / full "
+        f"{full['seconds'] / peer['seconds']:.2f}x time (medians), "
+        f"{_ratio(full['cpu_seconds'], peer['cpu_seconds'])} client CPU, "
+        f"{_ratio(full['sandbox_cpu_seconds'], peer['sandbox_cpu_seconds'])} sandbox CPU; "
+        "sampled / full "
         f"{sampled['calls'] / full['calls']:.3f}x calls, "
         f"{sampled['seconds'] / full['seconds']:.2f}x time"
     )
@@ -995,7 +1060,8 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds",
         type=int,
         default=3,
-        help="loads timed, each way (load); runs of each route (history)",
+        help="loads timed, each way (load); runs of each route (history); runs of full and"
+        " peer, alternating (pull)",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
