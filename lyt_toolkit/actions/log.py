@@ -338,6 +338,11 @@ class _Index:
         return LogState(dict(state.last), dict(state.succeeded), dict(state.refused), writes)
 
 
+def _now() -> str:
+    """This machine's UTC time as a line holds it (``2026-01-15T12:00:00.123Z``)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def _a_call(line: dict[str, Any]) -> bool:
     """Whether ``line`` stands for a call sent: an item's ``attempted`` line, a token line."""
     return (line.get("outcome") == ATTEMPTED and "target" in line) or line.get("log") == TOKEN_SENT
@@ -411,7 +416,7 @@ class ActionLog:
         line of a refusal for good, ``write`` the key of the write refused when it is an
         unsaved plan's (see the module)."""
         entry = {
-            "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "time": _now(),
             "action": action,
             "target": target,
             "outcome": outcome,
@@ -425,27 +430,25 @@ class ActionLog:
             entry["final"] = True
             if write is not None:
                 entry[WRITE] = write
-        data = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
-        with self._lock:
-            fd = self._open()
-            if outcome == ATTEMPTED and self._reconsidering:  # the run's first write
-                os.write(fd, _RECONSIDERED_LINE)
-                self._reconsidering = False  # read from here as the lines say
-            if outcome == ATTEMPTED and self._window is not None:
-                self._follow_window(fd, self._window())
-            os.write(fd, data)  # one O_APPEND write per line: lines never interleave
-        os.fsync(fd)
+        self._append(entry, a_call=outcome == ATTEMPTED)
 
     def _record_token(self) -> None:
         """Append a line saying a token request goes out (``TOKEN_SENT``: a call of the
         window, no item's attempt) and make it durable before returning."""
-        time = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        data = (json.dumps({"log": TOKEN_SENT, "time": time}) + "\n").encode()
+        self._append({"log": TOKEN_SENT, "time": _now()}, a_call=True)
+
+    def _append(self, entry: dict[str, Any], *, a_call: bool) -> None:
+        """Append ``entry`` as one line, durable before returning; ``a_call``: a line standing
+        for a call (an ``attempted`` line, a token line), after the window line it needs."""
+        data = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
         with self._lock:
             fd = self._open()
-            if self._window is not None:
+            if entry.get("outcome") == ATTEMPTED and self._reconsidering:
+                os.write(fd, _RECONSIDERED_LINE)  # before the run's first write
+                self._reconsidering = False  # read from here as the lines say
+            if a_call and self._window is not None:
                 self._follow_window(fd, self._window())
-            os.write(fd, data)
+            os.write(fd, data)  # one O_APPEND write per line: lines never interleave
         os.fsync(fd)
 
     def claim(self, owner: LogOwner) -> None:
