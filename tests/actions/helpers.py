@@ -16,6 +16,7 @@ from interrupting import HANG, PacedLines, until, until_counted
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, ProgramEdit
+from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.config import SandboxCredentials
@@ -221,6 +222,27 @@ program saved at ``path``; the buckets chosen."""
 def activate(client: LoyaltyClient, bucket: pd.Series) -> None:
     """``bucket`` (a pending buckets row) activated with ``client``: someone else's call."""
     client.pending_buckets.activate(bucket.program_id, bucket.member_id, bucket.card_id, bucket.id)
+
+
+def refused_stale(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    path: Path,
+    log: Path,
+    save_one: SaveOne,
+) -> pd.DataFrame:
+    """The plan saved at ``path`` refused as stale by an unpaced apply (its last item's
+    bucket activated by someone else since: every card read, its rows kept beside ``log``):
+    its buckets, in plan order."""
+    with make_client(fresh) as client:
+        chosen = save_one(path)
+        targets = [str(item.target) for item in ChangePlan.load(path).parts[0].items]
+        chosen = chosen.set_index("id", drop=False).loc[targets]
+        activate(client, chosen.iloc[-1])
+    fresh.settle()
+    with make_client(fresh) as client, pytest.raises(StalePlanError):
+        ChangePlan.load(path).apply(client, log=log, progress=False)
+    return chosen
 
 
 def bucket_lists(sent: list[httpx.Request]) -> int:

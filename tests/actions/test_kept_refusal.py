@@ -22,7 +22,14 @@ from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SaveOne, activate, activations, bucket_lists, stopped_in_re_read
+from .helpers import (
+    SaveOne,
+    activate,
+    activations,
+    bucket_lists,
+    refused_stale,
+    stopped_in_re_read,
+)
 
 pytestmark = pytest.mark.usefixtures("professional")
 
@@ -130,27 +137,6 @@ def test_an_unpaced_re_read_stopped_part_way_keeps_nothing(
     assert bucket_lists(sent) == cards
 
 
-def _refused_unpaced(
-    fresh: Sandbox,
-    make_client: Callable[..., LoyaltyClient],
-    path: Path,
-    log: Path,
-    save_one: SaveOne,
-) -> pd.DataFrame:
-    """The plan saved at ``path`` refused as stale by an unpaced apply (its last item's
-    bucket activated by someone else since: every card read, its rows kept beside ``log``):
-    its buckets, in plan order."""
-    with make_client(fresh) as client:
-        chosen = save_one(path)
-        targets = [str(item.target) for item in ChangePlan.load(path).parts[0].items]
-        chosen = chosen.set_index("id", drop=False).loc[targets]
-        activate(client, chosen.iloc[-1])
-    fresh.settle()
-    with make_client(fresh) as client, pytest.raises(StalePlanError):
-        ChangePlan.load(path).apply(client, log=log, progress=False)
-    return chosen
-
-
 def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
     fresh: Sandbox,
     make_client: Callable[..., LoyaltyClient],
@@ -164,7 +150,7 @@ def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
     run again reads only the second chunk's, as its cost says. Earlier they answered the
     first chunk's reads only, then were cleared: every other card was read again."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    targets = list(_refused_unpaced(fresh, make_client, path, log, save_one)["id"])
+    targets = list(refused_stale(fresh, make_client, path, log, save_one)["id"])
     assert len(targets) > 2
     monkeypatch.setattr(chunked, "CHUNK_MOST", 1)  # a chunk a card
     sent: list[httpx.Request] = []
@@ -217,7 +203,7 @@ def test_a_paced_refresh_reads_afresh_after_another_s_call(
     bucket of a later chunk activated by someone else), and the rows kept for the next
     chunks are read again: that bucket is not activated as the kept row shows it pending."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = _refused_unpaced(fresh, make_client, path, log, save_one)
+    chosen = refused_stale(fresh, make_client, path, log, save_one)
     targets = list(chosen["id"])
     assert len(targets) > 3
     monkeypatch.setattr(chunked, "CHUNK_MOST", 1)  # a chunk a card

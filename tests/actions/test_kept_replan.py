@@ -17,21 +17,27 @@ from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SaveOne, activate
+from .helpers import SaveOne, activate, refused_stale
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A count of the re-plans (``replan.replanned``) made from here on, by any caller."""
+def _counting(monkeypatch: pytest.MonkeyPatch, name: str, *modules: Any) -> list[int]:
+    """A count of the calls of function ``name`` made from here on through ``modules``
+    (each one's binding of it), by any caller."""
     count = [0]
-    replanned = change_plan.replanned
+    function = getattr(modules[0], name)
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         count[0] += 1
-        return replanned(*args, **kwargs)
+        return function(*args, **kwargs)
 
-    monkeypatch.setattr(change_plan, "replanned", counted)
-    monkeypatch.setattr(kept_dropped, "replanned", counted)
+    for module in modules:
+        monkeypatch.setattr(module, name, counted)
     return count
+
+
+def _replans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A count of the re-plans (``replan.replanned``) made from here on, by any caller."""
+    return _counting(monkeypatch, "replanned", change_plan, kept_dropped)
 
 
 def _refused(
@@ -63,12 +69,9 @@ def test_a_refresh_after_its_cost_re_plans_the_kept_rows_once(
     """Earlier the cost re-planned the kept rows, then the apply's own check and the apply
     re-planned them again: 1.3 s each for 800 kept cards."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = save_one(path)
+    chosen = refused_stale(fresh, make_client, path, log, save_one)
     assert len(chosen) > 2
-    with make_client(fresh) as client:
-        _activate(fresh, client, chosen.iloc[-1])
-    _refused(fresh, make_client, path, log)
-    replans = _counting(monkeypatch)
+    replans = _replans(monkeypatch)
     with make_client(fresh) as client:
         client.fetch_token()  # its clock the service's (the sandbox's is fixed, not today)
         saved = ChangePlan.load(path)
@@ -93,13 +96,10 @@ def test_a_refresh_re_plans_rows_kept_anew_after_its_cost(
     the refresh re-plans from those, once (the plan its cost made is not sent: it would
     activate that bucket). Earlier it re-planned them twice, its check and its apply."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = save_one(path)
+    chosen = refused_stale(fresh, make_client, path, log, save_one)  # its last activated
     assert len(chosen) > 2
     first, last = chosen.iloc[0], chosen.iloc[-1]
-    with make_client(fresh) as client:
-        _activate(fresh, client, last)
-    _refused(fresh, make_client, path, log)
-    replans = _counting(monkeypatch)
+    replans = _replans(monkeypatch)
     with make_client(fresh) as client:
         client.fetch_token()
         saved = ChangePlan.load(path)
@@ -128,11 +128,8 @@ def test_a_refresh_checked_by_a_client_holding_no_token_re_plans_the_kept_rows_o
     learns the budget (and the service's date) before the cost re-plans. Earlier the cost
     re-planned by this machine's date, then again by the service's once the token came."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = save_one(path)
-    with make_client(fresh) as client:
-        _activate(fresh, client, chosen.iloc[-1])
-    _refused(fresh, make_client, path, log)
-    replans = _counting(monkeypatch)
+    chosen = refused_stale(fresh, make_client, path, log, save_one)
+    replans = _replans(monkeypatch)
     with make_client(fresh) as client:
         assert not client.holds_token
         saved = ChangePlan.load(path)
@@ -156,18 +153,8 @@ def test_a_refresh_taking_its_costs_plan_up_types_the_kept_rows_once(
     made (held): the kept rows are typed for that plan alone. Earlier each check typed them
     again (0.45 s a check at 300 kept cards) only to take the plan held up."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    chosen = save_one(path)
-    with make_client(fresh) as client:
-        _activate(fresh, client, chosen.iloc[-1])
-    _refused(fresh, make_client, path, log)
-    typed = [0]
-    rows = kept_dropped._kept_rows
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        typed[0] += 1
-        return rows(*args, **kwargs)
-
-    monkeypatch.setattr(kept_dropped, "_kept_rows", counted)
+    chosen = refused_stale(fresh, make_client, path, log, save_one)
+    typed = _counting(monkeypatch, "_kept_rows", kept_dropped)
     with make_client(fresh) as client:
         client.fetch_token()
         saved = ChangePlan.load(path)
