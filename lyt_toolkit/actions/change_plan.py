@@ -1116,11 +1116,11 @@ class SavedPlan:
         ``budget_share`` and ``paced`` too: paced, the re-read is as well, a chunk of writes
         at a time, each chunk's objects re-read just before it is sent, ``chunked``; the
         first stale chunk stops the apply, its writes unsent, saving the plan made again for
-        review only when that chunk read every object left and the log holds none of the
-        plan's writes; a paced ``refresh`` instead re-plans each chunk's writes from its rows
-        just read, as ``refreshed`` plans them, and sends those: it writes in each window its
-        share holds a chunk in, and a change the chunk's rows no longer allow refuses it there,
-        the earlier chunks' writes made and logged); recorded once complete.
+        review only when that chunk read every object left, see ``_for_review``; a paced
+        ``refresh`` instead re-plans each chunk's writes from its rows just read, as
+        ``refreshed`` plans them, and sends those: it writes in each window its share holds a
+        chunk in, and a change the chunk's rows no longer allow refuses it there, the earlier
+        chunks' writes made and logged); recorded once complete.
 
         ``sha256`` (the 64 hex digits of the reviewed file's sha256, ``File:`` in the
         plan's text) binds the apply to the file reviewed: a file whose bytes were read as
@@ -1430,19 +1430,13 @@ class SavedPlan:
         """The refusal of a paced apply at a chunk whose ``live`` rows show ``stale`` objects
         (``chunk_read``: its part, its items' indices, whether this run read all its rows).
         The plan made again from those rows is saved for review, as an unpaced refusal saves
-        it (``_for_review``), when they are every object left to read, all read by this
-        run, and the log shows no write of the plan's own; else the refusal says why not and
-        what each way on costs (``ChunkStop``). No call is sent."""
+        it (``_for_review``: the plan's writes made left out), when they are every object
+        left to read, all read by this run; else the refusal says why not and what each way
+        on costs (``ChunkStop``). No call is sent."""
         part, chunk, fresh = chunk_read
         written = sum(len(log_state(log, p.action).succeeded) for p in self.parts)
         left = {(entry["kind"], entry["key"]) for entry in self._rereads(log)}
-        if written or any(own.values()):
-            why = (
-                "the log holds writes of this plan's own, which a plan made again, another"
-                " file with its own sha256 and log lines, would not see (as an unpaced apply"
-                " resumed from its log saves none)"
-            )
-        elif not left <= live.keys():
+        if not left <= live.keys():
             why = (
                 f"this chunk read {counted(len(live), 'object')} of the {len(left)} left"
                 " to read, and a plan made again of what it read alone would leave the others'"
@@ -1451,12 +1445,12 @@ class SavedPlan:
         elif not fresh:
             why = "some of this chunk's rows were read by an earlier run, not just now"
         else:
-            replanned = self._for_review(live, own, client, paced=True)
-            if replanned is not None:
+            review = self._for_review(live, own, client, paced=True)
+            if not isinstance(review, str):
                 return stale_error(
-                    self.path, self.base.pulled_at, stale, replanned, chunk=ChunkStop(0)
+                    self.path, self.base.pulled_at, stale, review, chunk=ChunkStop(written)
                 )
-            why = f"{self.path.parent} could not be written"
+            why = review
         ahead = ChunkAhead(self.touched, self.inputs, part, chunk)
         refresh = self.reread_cost(client, log=log, paced=True, refresh=True, budget_share=share)
         stop = ChunkStop(
@@ -1600,8 +1594,10 @@ class SavedPlan:
         if stale:
             if kept is not None:
                 kept.refuse()
-            replanned = self._for_review(live, own, client)
-            raise stale_error(self.path, self.base.pulled_at, stale, replanned)
+            review = self._for_review(live, own, client)
+            if isinstance(review, str):
+                raise stale_error(self.path, self.base.pulled_at, stale, unreviewed=review)
+            raise stale_error(self.path, self.base.pulled_at, stale, review)
         return self.plan
 
     def _for_review(
@@ -1611,17 +1607,19 @@ class SavedPlan:
         client: LoyaltyClient,
         *,
         paced: bool = False,
-    ) -> Replanned | None:
+    ) -> Replanned | str:
         """The plan made again from the ``live`` rows a stale apply read (as ``refreshed``
-        makes it), saved next to the plan file as ``NAME.refreshed.json`` with the mark of
-        that read (``quiet``): applied while the service shows no call of the project since,
-        it is not read again; its command ``--paced`` for a ``paced`` apply's. None (nothing
-        saved) for a plan with no file, one whose log shows writes of its own (their plan is
-        this one, resumed), or a folder not writable."""
-        if not self.sha256 or any(own.values()):
-            return None
+        makes it, but with the plan's ``own`` writes, made, creates too, left out: it is
+        applied with a log of its own), saved next to the plan file as ``NAME.refreshed.json``
+        with the mark of that read (``quiet``): applied while the service shows no call of the
+        project since, it is not read again, else it is re-read as any plan (a write in doubt
+        that landed since is a call, and its row changed); its command ``--paced`` for a
+        ``paced`` apply's. Else why none was saved: a plan with no file (empty: nothing to
+        say), or a folder not writable."""
+        if not self.sha256:
+            return ""
         mark = mark_read(client)  # right after the re-read: its calls are all answered
-        base, planned = replanned(self, live, own, service_now(client))
+        base, planned = replanned(self, live, own, service_now(client), logged=False)
         target = self.path.with_name(f"{self.path.stem}.refreshed{self.path.suffix}")
         again = SavedPlan(
             base, *planned, path=target, touched=tuple(touched_again(self, live, planned))
@@ -1629,7 +1627,7 @@ class SavedPlan:
         try:
             sha256 = write_plan(again, target, read=mark)
         except OSError:
-            return None
+            return f"{target} could not be written"
         options = [
             option
             for option, needed in (
@@ -1640,7 +1638,8 @@ class SavedPlan:
             if needed
         ]
         command = " ".join(["lyt apply", str(target), "--sha256", sha256, *options])
-        return Replanned(target, sha256, command, len(planned.unsupported))
+        made = sum(len(targets) for targets in own.values())
+        return Replanned(target, sha256, command, len(planned.unsupported), made)
 
     def _read_holds(
         self, client: LoyaltyClient, log: LogSource | None, *, hear: bool = False

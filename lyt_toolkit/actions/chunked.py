@@ -18,9 +18,9 @@ more, sent an hour after its read.
 The first stale chunk stops the apply before any of its writes: the error names what is
 stale and what the log holds of the plan's writes (each checked just before it went), and
 the rows just read are kept beside the log (``kept_reads``) for ``refresh=True`` to re-plan
-the rest from. When they are every object left to read, all read by this run, and the log
-shows no write of the plan's own, the plan made again from them is saved for review as an
-unpaced refusal saves it (``NAME.refreshed.json``); else the error says why not and what
+the rest from. When they are every object left to read, all read by this run, the plan made
+again from them is saved for review as an unpaced refusal saves it (``NAME.refreshed.json``:
+the plan's own writes made left out); else the error says why not and what
 each way on costs in calls (``staleness.ChunkStop``). A chunk's rows are kept as read until
 it is found not stale, so a re-read stopped part way (Ctrl-C, a Cancel while it waits for the
 next window) is taken up by the next run within ``KEPT_FOR``; once its writes start they are

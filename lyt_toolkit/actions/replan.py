@@ -8,9 +8,11 @@ the planner's reason. No frame is edited, wrapped into a snapshot or compared ag
 
 A benefit create stays as saved unless its card definition went or a benefit took its
 name since (then it is unsupported); what the plan's own writes made (an interrupted
-apply's log, ``reread.own_work``) is not re-planned: a create stays (the log settles it),
-any other change drops out. ``live`` may lack an object whose every write the log shows
-done (``reread.left_to_read``): it is not re-read.
+apply's log, ``reread.own_work``) is not re-planned: any change drops out, and a create
+stays when the plan made again is applied with that log (a refresh: the log settles it),
+else it drops out too (a file for review, applied with a log of its own, would send it
+again). ``live`` may lack an object whose every write the log shows done
+(``reread.left_to_read``): it is not re-read.
 """
 
 from __future__ import annotations
@@ -48,14 +50,22 @@ class Replannable(Protocol):
 
 
 def replanned(
-    saved: Replannable, live: LiveRows, own: Mapping[str, set[str]], now: pd.Timestamp
+    saved: Replannable,
+    live: LiveRows,
+    own: Mapping[str, set[str]],
+    now: pd.Timestamp,
+    *,
+    logged: bool = True,
 ) -> tuple[ProgramSnapshot, Planned]:
     """The base of the ``live`` rows (the saved base's ``source``, pulled ``now``: the
     service's clock, by which its pending buckets are judged) and the plan of the ``saved``
-    changes made again against it, what ``own`` holds (the plan's own writes) left out (see
-    the module)."""
+    changes made again against it, what ``own`` holds (the plan's own writes) left out; its
+    own creates kept for the log to settle while ``logged`` (applied with the plan's log),
+    else left out too (see the module)."""
     for_creates = [t for t in saved.touched if t["call"] == "create_benefit"]
     creates, gone = _creates_left(saved, live, own)
+    if not logged:
+        creates -= own["create_benefit"]  # made: another log would not know it
     made = {(t["kind"], t["key"]) for t in saved.touched if t["key"] in own[t["call"]]}
     skipped = made | {(t["kind"], t["key"]) for t in for_creates}
     frames: dict[str, list[pd.DataFrame]] = {}

@@ -78,13 +78,15 @@ def stale_error(
     replanned: Replanned | None = None,
     *,
     chunk: ChunkStop | None = None,
+    unreviewed: str = "",
 ) -> StalePlanError:
     """The refusal of the plan file at ``path`` (its base pulled at ``pulled_at``), naming the
     first ``NAMED_AT_MOST`` stale objects, one a line, and counting the others, then the file
     ``replanned`` from the rows the re-read found, if one was written, with the command
-    applying it, on a line of its own; for a paced apply that checks each chunk of writes
-    before it sends it, the ``chunk`` it stopped at: the writes its log holds and, with no
-    file for review, why none, and each way on with its calls, a line each."""
+    applying it, on a line of its own, else ``unreviewed``: why none (empty: nothing said);
+    for a paced apply that checks each chunk of writes before it sends it, the ``chunk`` it
+    stopped at: the writes its log holds and, with no file for review, why none, and each
+    way on with its calls, a line each."""
     named = "".join(f"\n  {entry}" for entry in stale[:NAMED_AT_MOST])
     if len(stale) > NAMED_AT_MOST:
         named += f"\n  and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
@@ -97,11 +99,18 @@ def stale_error(
             f" state, where {counted(replanned.unsupported, 'change')} can no longer be made"
         )
     if replanned is not None:
+        made = (
+            f" (without the {counted(replanned.made, 'write')} of the plan's own already made)"
+            if replanned.made
+            else ""
+        )
         then = (
-            f"the plan made again from the rows just read is saved in {replanned.path}:"
+            f"the plan made again from the rows just read{made} is saved in {replanned.path}:"
             f" review it, then apply exactly it (it reads nothing again while the service"
             f" shows no call of the project since) with\n  {replanned.command}\nor {then}"
         )
+    elif unreviewed and chunk is None:
+        then = f"no plan made again was saved for review: {unreviewed};\n{then}"
     if chunk is not None:
         then = f"{chunk.held()}; {then}" if replanned is not None else chunk.ways(then)
     return StalePlanError(
@@ -158,9 +167,11 @@ class ChunkStop(NamedTuple):
 
 class Replanned(NamedTuple):
     """A plan a stale apply re-planned and saved for review: its file, sha256, the
-    ``lyt apply`` command applying exactly it, and its changes the service cannot make."""
+    ``lyt apply`` command applying exactly it, its changes the service cannot make, and the
+    writes of the plan's own already made (``own_work``: left out of it)."""
 
     path: Path
     sha256: str
     command: str
     unsupported: int = 0
+    made: int = 0

@@ -11,11 +11,14 @@ objects it touches are re-read (the calls printed before), a stale plan is refus
 each changed object, and the plan made again from the rows read is saved next to it for review
 (``NAME.refreshed.json``, printed, with the ``lyt apply`` command applying exactly it:
 applied while the service shows no call of the project since, it reads nothing again;
-``--refresh`` instead plans again against the live state, reading it again); with
-``--paced``, where each chunk of writes is re-read just before it is sent, the file is saved
-(its command with ``--paced``) when the stale chunk read every object left and the log shows
-no write of the plan's own, else the refusal says why not and what each way on (running
-again, planning again from a fresh pull, ``--refresh``) costs in calls. ``--paced
+``--refresh`` instead plans again against the live state, reading it again). Of a plan
+applied part way it holds only what is still to do: the plan's own writes made (its log's,
+and those in doubt there the service shows made) drop out, creates too, as it is applied with
+a log of its own. A file that cannot be written is named in the refusal. With ``--paced``,
+where each chunk of writes is re-read just before it is sent, the file is saved (its command
+with ``--paced``) when the stale chunk read every object left, all in this run, else the
+refusal says why not and what each way on (running again, planning again from a fresh pull,
+``--refresh``) costs in calls. ``--paced
 --refresh`` re-plans a chunk of writes at a time from the rows just read and sends it, so a
 run stopped and started again in each window writes in each. Deletes
 need ``--allow-destroy``,

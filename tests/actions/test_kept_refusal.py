@@ -94,7 +94,10 @@ def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again
         with counted() as client, pytest.raises(StalePlanError) as stale:
             ChangePlan.load(path).apply(client, log=log, progress=False, paced=refused_paced)
         assert other.id in str(stale.value)
-        assert stale.value.replanned is None  # the log shows the plan's own write
+        # saved for review: what is left, the plan's own write made and the other's dropped
+        assert stale.value.replanned == tmp_path / "plan.refreshed.json"
+        review = ChangePlan.load(stale.value.replanned).parts[0].items
+        assert {str(item.target) for item in review} == set(chosen["id"]) - done - {other.id}
         assert bucket_lists(sent) == cards - 1  # every card but the written one's
 
     sent.clear()  # the refresh's plan holds the bucket activated since: refused for it

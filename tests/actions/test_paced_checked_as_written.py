@@ -104,8 +104,8 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
 ) -> None:
     """A bucket of a chunk still to write activated by someone else meanwhile: the apply
-    stops before that chunk, saying what the log holds and each way on with its calls, and
-    the refresh counts and sends no read of what the refusal kept, nor the write its kept
+    stops before that chunk, saying what the log holds and saving what is left for review,
+    and the refresh counts and sends no read of what the refusal kept, nor the write its kept
     rows show made since. Earlier the resumed apply re-read every card still to write first,
     a refresh's cost counted its kept rows again, and the refusal named no way on but the
     refresh, nor any cost; then the refresh's cost counted that write, sent by no run."""
@@ -133,11 +133,11 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     sent, stale = refused_paced_apply(fresh, make_client, path, log, StalePlanError)
     said = str(stale)
     assert other.id in said and "the log holds the plan's 2 writes made before" in said, said
-    assert "refresh=True" in said and stale.replanned is None
-    # no plan for review: the log holds the plan's own writes; each way on, with its calls
-    assert "No plan made again was saved for review: the log holds writes of this plan's" in said
-    assert f"then run again: {cards - 2} calls to re-read this chunk's objects afresh" in said
-    assert f"unreviewed: {counted(cards - 3, 'call')}, its re-read answered by the rows" in said
+    # its chunk read every card left: the plan made again of what is left saved for review
+    assert "refresh=True" in said and stale.replanned == tmp_path / "plan.refreshed.json"
+    assert "(without the 2 writes of the plan's own already made)" in said, said
+    review = ChangePlan.load(stale.replanned).parts[0].items
+    assert {str(item.target) for item in review} == set(chosen["id"]) - written - {other.id}
     assert bucket_lists(sent) == cards - 2 and activations(sent) == 0  # the chunk, unsent
 
     sent.clear()

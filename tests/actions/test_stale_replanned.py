@@ -237,3 +237,19 @@ def test_the_sha256_said_of_a_refreshed_plan_is_of_the_bytes_written(
     assert command is not None, err
     assert command[2] == hashlib.sha256(written[replanned]).hexdigest()
     assert command[2] != hashlib.sha256(replanned.read_bytes()).hexdigest()
+
+
+def test_a_refusal_whose_plan_for_review_cannot_be_written_says_so(
+    client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], save_four: SaveFour
+) -> None:
+    """A folder at ``NAME.refreshed.json``'s path: the file cannot be written there. Earlier
+    the refusal left the review out without a word, as if none were ever saved."""
+    path = tmp_path / "plan.json"
+    sha256, reward = _stale_four_kinds(client, path, save_four)
+    (tmp_path / "plan.refreshed.json").mkdir()
+
+    _, err = _refused(path, sha256, capsys)
+    assert reward in err and _COMMAND.search(err) is None
+    why = f"no plan made again was saved for review: {tmp_path / 'plan.refreshed.json'} could"
+    assert why in err, err
+    assert "or apply with --refresh" not in err and "apply with --refresh to plan" in err
