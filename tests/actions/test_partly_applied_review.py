@@ -174,7 +174,7 @@ def test_a_paced_partly_applied_stale_plan_saves_what_is_left_for_review(
 
 @pytest.mark.parametrize("reached", [True, False], ids=["move-made", "move-not-made"])
 def test_a_write_in_doubt_is_settled_by_its_read_back_in_the_plan_for_review(
-    client: LoyaltyClient, tmp_path: Path, reached: bool, save_four: SaveFour
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, reached: bool, save_four: SaveFour
 ) -> None:
     """An apply killed with its create answered and its reward's move in flight (which the
     service made, or never got); then the bucket activated by someone else. The plan for
@@ -191,6 +191,7 @@ def test_a_write_in_doubt_is_settled_by_its_read_back_in_the_plan_for_review(
     log.record("move_reward_to_draft", reward, "attempted")
     row = row_of(pull(client).pending_buckets.set_index("id"), BUCKET)
     client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
+    fresh.settle()
 
     loaded = ChangePlan.load(path)
     with pytest.raises(StalePlanError, match=BUCKET) as refused:
