@@ -65,6 +65,19 @@ class EconomicsChange:
         nothing, so the edited side misses what the base misses)."""
         return {**self.before.not_pulled, **self.after.not_pulled}
 
+    @property
+    def not_given(self) -> dict[str, str]:
+        """Headline figure -> why its change is NA: the reason both sides give it as None
+        (``Economics.not_given``: ``"rewards not pulled"``, ``"no point value observed"``),
+        or the one side's (``"before: no point value observed"``), or each side's."""
+        was, now = self.before.not_given, self.after.not_given
+        out = {}
+        for name in [*was, *(n for n in now if n not in was)]:
+            sides = (("before", was.get(name)), ("after", now.get(name)))
+            same = was.get(name) == now.get(name)
+            out[name] = was[name] if same else "; ".join(f"{s}: {w}" for s, w in sides if w)
+        return out
+
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame: ``headline``, ``card_definitions``, ``mispricing``."""
         return {

@@ -64,7 +64,7 @@ class Sweep:
         return plot_sweep(self.frame, self.parameter, self.current, ax)
 
     def __str__(self) -> str:
-        return sweep_text(self.frame, self.parameter, self.baseline.economics.not_pulled)
+        return sweep_text(self.frame, self.parameter, self.baseline.economics.not_given)
 
     def __repr__(self) -> str:
         return str(self)
