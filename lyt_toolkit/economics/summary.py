@@ -287,7 +287,7 @@ def _summarise(
             if old is not None and old.owed_points is not None and not READS["liability"] & kinds
             else points_by_definition(snapshot)
         )
-        owed = liability_from(points, values, redemption_rate)
+        owed = liability_from(points, values, redemption_rate, snapshot.kinds)
         totals, per_member = (
             estimates_and_members(snapshot, values, redemption_rate) if sampled else (None, None)
         )
@@ -303,7 +303,7 @@ def _summarise(
         burn_values=burn,
         point_values=values,
         effective_return=(
-            return_from(rates, values)
+            return_from(rates, values, snapshot.kinds)
             if old is None or new_rates or new_values
             else old.effective_return
         ),

@@ -8,18 +8,31 @@ mispriced (0 would read as none found). ``not_observed`` says so in ``NOT_OBSERV
 liability of points valued at 0, or of no points owed, is 0. The other way round, a figure
 whose card definitions are all valued by the user's ``override`` needs no reward to value
 them: ``overridden`` names those figures (``figure_kinds.not_pulled`` counts no rewards for
-them).
+them). Per card definition, ``value_reasons``, ``owed_reasons`` and ``return_reasons`` give
+the frames' ``reason`` column in the same words.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 import pandas as pd
 
+from .figure_kinds import OBSERVED_FROM, not_pulled_reason
 from .mispricing import MIN_OBSERVATIONS
 from .schemas import PointValueSource
 
-__all__ = ["FEW_OBSERVED", "NOT_EARNED", "NOT_OBSERVED", "not_observed", "overridden"]
+__all__ = [
+    "FEW_OBSERVED",
+    "NOT_EARNED",
+    "NOT_OBSERVED",
+    "not_observed",
+    "overridden",
+    "owed_reasons",
+    "return_reasons",
+    "value_reasons",
+]
 
 NOT_OBSERVED = "no point value observed"
 """Why a figure is None when no card definition it needs has a value per point."""
@@ -83,6 +96,64 @@ def overridden(
     if len(earning) and earning.isin(given).all():
         out.add("highest_effective_return")
     return frozenset(out)
+
+
+def value_reasons(source: pd.Series, kinds: Collection[str]) -> pd.Series:
+    """Per card definition (its ``POINT_VALUES`` ``source``): why its value per point is NA
+    or not what a point is worth, in the headline's words: ``"rewards not pulled"`` (at most
+    the exchange ratio: ``figure_kinds.OBSERVED_FROM``), ``"no point value observed"``; NA
+    when observed from every kind, or overridden."""
+    source = source.astype("string")
+    reason = pd.Series(pd.NA, index=source.index, dtype="string")
+    pulled = not_pulled_reason(OBSERVED_FROM, kinds)
+    if pulled is not None:
+        reason[(source != PointValueSource.OVERRIDE.value).fillna(True)] = pulled
+    else:
+        reason[(source == PointValueSource.NONE.value).fillna(False)] = NOT_OBSERVED
+    return reason
+
+
+def _of_values(ids: pd.Series, values: pd.DataFrame) -> pd.Series:
+    """Per card definition of ``ids``, the reason its value per point gives (``values``'
+    ``reason``, else ``NOT_OBSERVED`` where its median is NA or it has no row)."""
+    median = pd.Series(values["median"].array, index=values["card_definition_id"].array)
+    reason = pd.Series(pd.NA, index=median.index, dtype="string")
+    if "reason" in values:
+        reason = pd.Series(values["reason"].astype("string").array, index=median.index)
+    reason = reason.mask(median.isna() & reason.isna(), NOT_OBSERVED)
+    found = ids.astype("string").map(reason).astype("string")
+    missing = ~ids.astype("string").isin(median.index).to_numpy(bool)
+    return found.mask(missing, NOT_OBSERVED)
+
+
+def owed_reasons(
+    liability: pd.DataFrame, values: pd.DataFrame, kinds: Collection[str]
+) -> pd.Series:
+    """Per ``LIABILITY`` row: why its values are NA or not what the points are worth: its
+    points' kinds not pulled (``"pending_buckets not pulled"``), a point's value's reason
+    (``value_reasons``), no redemption rate; NA when valued."""
+    reason = _of_values(liability["card_definition_id"], values)
+    unknown = (liability["outstanding_points"] + liability["pending_points"]).isna()
+    owed = ("cards", "pending_buckets")
+    unpulled = not_pulled_reason(owed, kinds)
+    if unpulled is not None:  # with the rewards too where the value lacks them
+        by_kinds = (reason.notna() & (reason != NOT_OBSERVED)).to_numpy(bool)
+        both = not_pulled_reason((*OBSERVED_FROM, *owed), kinds)
+        reason = reason.mask(unknown.to_numpy(bool), unpulled)
+        reason = reason.mask(unknown.to_numpy(bool) & by_kinds, both)
+    rate = liability["redemption_rate"].isna().to_numpy(bool)
+    return reason.mask(rate & reason.isna().to_numpy(bool), "no redemption rate")
+
+
+def return_reasons(
+    effective_return: pd.DataFrame, values: pd.DataFrame, kinds: Collection[str]
+) -> pd.Series:
+    """Per ``EFFECTIVE_RETURN`` row: why its returns are NA or not what a point is worth:
+    the benefits not pulled, ``NOT_EARNED``, a point's value's reason; NA when known."""
+    reason = _of_values(effective_return["card_definition_id"], values)
+    earning = effective_return["earn_points_per_unit"].notna().to_numpy(bool)
+    why = not_pulled_reason(("benefits",), kinds) or NOT_EARNED
+    return reason.mask(~earning, why)
 
 
 def _valued(point_values: pd.DataFrame) -> pd.Series:

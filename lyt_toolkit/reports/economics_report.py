@@ -122,8 +122,8 @@ def format_figure(name: str, value: float | None) -> str:
 def not_pulled_figure(reason: str) -> str:
     """A figure the snapshot cannot give, as people read it: ``n/a (rewards, reward_costs
     not pulled)``, ``n/a (no point value observed)`` of its ``reason``
-    (``Economics.not_given``); the headline, the what-if and the per card definition
-    frames' ``reason`` print it alike."""
+    (``Economics.not_given``); the headline and the what-if print it alike, and the per
+    card definition frames' ``reason`` holds the same words."""
     return f"n/a ({reason})"
 
 

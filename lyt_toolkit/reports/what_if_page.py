@@ -170,7 +170,8 @@ def headline_table(
 
 
 def definitions_table(frame: pd.DataFrame, more_in: str = "definition_change.csv") -> str:
-    """``DEFINITION_CHANGE`` as a table: each measure, before -> after where it moved."""
+    """``DEFINITION_CHANGE`` as a table: each measure, before -> after where it moved, then
+    why some are n/a or not what they say (its ``reason``: ``no point value observed``)."""
     rows = []
     for _, row in frame.iterrows():
         cells: list[Cell] = [
@@ -181,8 +182,10 @@ def definitions_table(frame: pd.DataFrame, more_in: str = "definition_change.csv
             moved = _moved(before, after, row[f"{measure}_change"])
             text = _figure(measure, before)
             cells.append((f"{text} \u2192 {_figure(measure, after)}" if moved else text, moved))
+        cells.append((_text(row.get("reason")), False))
         rows.append(cells)
-    return _table(["card definition", *(h for _, h in _MEASURES)], rows, len(rows), more_in)
+    head = ["card definition", *(h for _, h in _MEASURES), "why n/a"]
+    return _table(head, rows, len(rows), more_in)
 
 
 def mispricing_table(frame: pd.DataFrame, more_in: str = "mispricing_change.csv") -> str:

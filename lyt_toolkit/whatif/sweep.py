@@ -42,7 +42,13 @@ HEADLINE = (
 )
 """The headline figures (``Economics.headline``) each row of a sweep gives."""
 
-_MEASURES = ("earn_points_per_unit", "value_median", "return_median", "liability_median")
+_MEASURES = (
+    "earn_points_per_unit",
+    "value_median",
+    "return_median",
+    "liability_median",
+    "reason",
+)
 """The card definition's measures (``economics.change.definition_measures``) a row gives,
 prefixed ``definition_``."""
 

@@ -20,10 +20,10 @@ from lyt_toolkit.economics import summarise
 from lyt_toolkit.frames import FRAME_NAMES
 from lyt_toolkit.reports.economics_report import headline_lines, write_economics_report
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.whatif import reward_price, sweep, what_if
+from lyt_toolkit.whatif import earn_rate, reward_price, sweep, what_if
 from lyt_toolkit.widgets._what_if_view import headline_html
 
-from .programs import GEMS, NOW, STARS, unvalued_program, what_if_program
+from .programs import GEMS, MILES, NOW, STARS, unvalued_program, what_if_program
 
 WHY = "n/a (no point value observed)"
 LIABILITY = ("liability_low", "liability_median", "liability_high")
@@ -113,3 +113,50 @@ def test_an_override_of_every_owing_definition_values_the_liability_without_rewa
     partial = summarise(snapshot, override={STARS: 1.0})
     assert partial.headline["liability_median"] is None
     assert partial.not_given["liability_median"] == "rewards not pulled"
+
+
+def test_each_card_definition_row_says_why_its_values_are_na(
+    unvalued: ProgramSnapshot, tmp_path: Path
+) -> None:
+    """Earlier the point values, liability and return of a card definition were NA (or, of a
+    snapshot without the rewards, the Stars' exchange ratio alone) with no word of why; the
+    report's CSV rows, a what-if's card definitions (its page and Jupyter table) and a
+    sweep's rows now carry the headline's words in a ``reason`` column."""
+    summary = summarise(unvalued)
+    write_economics_report(summary, tmp_path)
+    for name in ("point_values", "liability"):
+        rows = (tmp_path / f"{name}.csv").read_text().splitlines()
+        assert rows[0].endswith(",reason") and all(
+            r.endswith(",no point value observed") for r in rows[1:]
+        ), rows
+    returns = summary.effective_return.set_index("card_definition_id")["reason"]
+    assert returns.to_dict() == {
+        GEMS: "no point value observed",
+        MILES: "no ACTIVE benefit earns points on spend",
+        STARS: "no point value observed",
+    }
+    rewards = unvalued.rewards.copy()
+    rewards.loc[rewards["id"] == "lrew_e001", "status"] = "ACTIVE"
+    what = what_if(unvalued, {"rewards": rewards})
+    reasons = what.card_definitions.set_index("card_definition_id")["reason"]
+    assert reasons[STARS] == "before: no point value observed"
+    assert reasons[GEMS] == "no point value observed"
+    assert "<td>before: no point value observed</td>" in what._repr_html_()
+    swept = sweep(unvalued, earn_rate(STARS), [0.02, 0.03]).frame
+    assert swept["definition_reason"].tolist() == ["no point value observed"] * 2
+
+
+def test_a_value_from_the_exchange_ratio_alone_says_the_rewards_were_not_pulled(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """Without the rewards the Stars' 0.02 a point is the exchange ratio alone (the rewards
+    value it at 1.0): its row says so, as the headline does; an overridden row says nothing."""
+    kinds = [k for k in FRAME_NAMES if k != "rewards"]
+    with start_sandbox(what_if_program(), now=NOW) as sb, make_client(sb) as client:
+        snapshot = ProgramSnapshot.pull(client, kinds=kinds, progress=False)
+    values = summarise(snapshot).point_values.set_index("card_definition_id")
+    assert (values.at[STARS, "median"], values.at[STARS, "reason"]) == (0.02, "rewards not pulled")
+    owed = summarise(snapshot, override={GEMS: 2.4}).liability.set_index("card_definition_id")
+    assert owed["reason"].isna().to_dict() == {STARS: False, MILES: False, GEMS: True}
+    assert owed.at[STARS, "reason"] == "rewards not pulled"  # Gems overridden
