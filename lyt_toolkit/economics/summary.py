@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -145,6 +146,11 @@ class Economics:
         and ``"no point value observed"`` for a figure no value per point observed can give
         though every kind it counts was pulled (``unobserved.not_observed``); empty when
         every figure is given."""
+        return dict(self._not_given)
+
+    @cached_property
+    def _not_given(self) -> dict[str, str]:
+        """``not_given``, worked out once: a report and a what-if read it several times."""
         seen = not_observed(
             self.liability, self.effective_return, self.point_values, self.burn_values
         )
