@@ -479,7 +479,7 @@ def test_report_economics_of_a_cards_only_folder_counts_no_kind_it_did_not_pull(
     assert "n/a (rewards, reward_costs, card_definitions not pulled)" in page
     manifest = read_manifest(tmp_path / "rep", formats=(ECONOMICS_FORMAT,))
     assert manifest["headline"]["card_definitions"] is None
-    assert manifest["not_pulled"]["card_definitions"] == "card_definitions not pulled"
+    assert manifest["not_given"]["card_definitions"] == "card_definitions not pulled"
 
 
 @pytest.mark.parametrize("command", BASE_COMMANDS, ids=" ".join)

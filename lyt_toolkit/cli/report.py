@@ -120,7 +120,7 @@ def write_economics(
         files = write_economics_report(summary, out, source=source)
     except OSError as exc:
         return fail(command, f"cannot write the economics report to {out}: {exc.strerror or exc}")
-    lines = headline_lines(summary.headline, summary.not_pulled)
+    lines = headline_lines(summary.headline, summary.not_given)
     width = max((len(label) for label, _ in lines), default=0)
     print("\nProgram economics (amounts in minor units):")
     print(f"  redemption rate: {summary.redemption_method}")

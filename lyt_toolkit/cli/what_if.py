@@ -98,5 +98,5 @@ def _report(what: WhatIf, *, base: str, edited: str) -> WhatIfFrames:
         edited=edited,
         summary=summary_line(what),
         sample_note=sample_note(what.before),
-        not_pulled=what.not_pulled,
+        not_given=what.not_given,
     )

@@ -65,6 +65,15 @@ class EconomicsChange:
         nothing, so the edited side misses what the base misses)."""
         return {**self.before.not_pulled, **self.after.not_pulled}
 
+    @property
+    def not_given(self) -> dict[str, str]:
+        """Headline figure -> why its change is NA: the reason both sides give it as None
+        (``Economics.not_given``: ``"rewards not pulled"``, ``"no point value observed"``),
+        or the one side's (``"before: no point value observed"``), or each side's."""
+        was, now = self.before.not_given, self.after.not_given
+        names = [*was, *(n for n in now if n not in was)]
+        return {name: str(_sides(was.get(name), now.get(name))) for name in names}
+
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame: ``headline``, ``card_definitions``, ``mispricing``."""
         return {
@@ -126,7 +135,8 @@ def _program_rows(estimates: pd.DataFrame) -> pd.DataFrame:
 
 def definition_measures(economics: Economics) -> pd.DataFrame:
     """Per card definition ID (the index): the ``DEFINITION_MEASURES`` of one side of a
-    what-if, and its name."""
+    what-if, its name, and ``reason``: why some of them are NA or not what they say (the
+    point values', liability's and return's ``reason``, each once, joined by ``; ``)."""
     values = economics.point_values.set_index("card_definition_id")
     returns = economics.effective_return.set_index("card_definition_id")
     owed = economics.liability.set_index("card_definition_id")
@@ -145,9 +155,33 @@ def definition_measures(economics: Economics) -> pd.DataFrame:
             "value_high": values["high"].reindex(ids),
             "return_median": returns["return_median"].reindex(ids),
             "liability_median": owed["value_median"].reindex(ids),
+            "reason": _reasons(
+                values["reason"].reindex(ids),
+                owed["reason"].reindex(ids),
+                returns["reason"].reindex(ids),
+            ),
         },
         index=ids,
     )
+
+
+def _sides(before: str | None, after: str | None) -> str | None:
+    """One reason of a what-if from each side's: the same on both sides as it is, else each
+    side's named (``"before: no point value observed"``); None when neither has one."""
+    if before == after:
+        return before
+    return "; ".join(
+        f"{side}: {why}" for side, why in (("before", before), ("after", after)) if why
+    )
+
+
+def _reasons(*columns: pd.Series) -> pd.Series:
+    """Per row, the reasons of ``columns`` that are set, each once, joined by ``; ``."""
+    rows = zip(*(c.astype("object").tolist() for c in columns), strict=True)
+    joined = [
+        "; ".join(dict.fromkeys(r for r in row if isinstance(r, str))) or None for row in rows
+    ]
+    return pd.Series(joined, index=columns[0].index, dtype="string")
 
 
 def _card_definitions(before: Economics, after: Economics) -> pd.DataFrame:
@@ -166,6 +200,11 @@ def _card_definitions(before: Economics, after: Economics) -> pd.DataFrame:
             f"{measure}_after": b.array,
             f"{measure}_change": (b - a).array,
         }
+    sides = zip(old["reason"].astype("object"), new["reason"].astype("object"), strict=True)
+    columns["reason"] = pd.array(
+        [_sides(*(r if isinstance(r, str) else None for r in pair)) for pair in sides],
+        dtype="string",
+    )
     return DEFINITION_CHANGE.conform(pd.DataFrame(columns).reset_index(drop=True))
 
 

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 
 from ..frames.registry import FRAME_NAMES
 
-__all__ = ["FIGURE_KINDS", "not_pulled"]
+__all__ = ["FIGURE_KINDS", "OBSERVED_FROM", "not_pulled", "not_pulled_reason"]
 
 _VALUES = ("rewards", "reward_costs", "card_definitions")  # what a point is worth
 _OWED = (*_VALUES, "cards", "pending_buckets")  # the points owed, valued
@@ -37,13 +37,28 @@ valued by it, the return is the earning benefits' rate times it, and a reward co
 mispriced against its card definition's median value."""
 
 
-def not_pulled(kinds: Collection[str]) -> dict[str, str]:
+OBSERVED_FROM = ("rewards", "reward_costs")
+"""The kinds a point's value is observed from, which an override stands in for."""
+
+
+def not_pulled_reason(counted: Collection[str], kinds: Collection[str]) -> str | None:
+    """``"rewards, reward_costs not pulled"``: the kinds of ``counted`` not among ``kinds``,
+    in the snapshot's order; None when every one is held."""
+    missing = [kind for kind in FRAME_NAMES if kind in counted and kind not in kinds]
+    return f"{', '.join(missing)} not pulled" if missing else None
+
+
+def not_pulled(kinds: Collection[str], overridden: Collection[str] = ()) -> dict[str, str]:
     """Headline figure -> why a snapshot holding only ``kinds`` cannot give it (``"rewards,
     reward_costs not pulled"``, the kinds in the snapshot's order), for each figure counting
-    a kind not among them; empty when every kind a figure counts is held."""
+    a kind not among them; empty when every kind a figure counts is held. A figure
+    ``overridden`` (its card definitions all valued by the user's override:
+    ``unobserved.overridden``) counts no rewards nor reward costs."""
     out = {}
     for figure, counted in FIGURE_KINDS.items():
-        missing = [kind for kind in FRAME_NAMES if kind in counted and kind not in kinds]
-        if missing:
-            out[figure] = f"{', '.join(missing)} not pulled"
+        if figure in overridden:
+            counted = tuple(kind for kind in counted if kind not in OBSERVED_FROM)
+        reason = not_pulled_reason(counted, kinds)
+        if reason is not None:
+            out[figure] = reason
     return out

@@ -9,15 +9,18 @@ the revenue of points as they are redeemed.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from numbers import Real
 
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
+from ..frames.registry import FRAME_NAMES
 from ..models.enums import PendingBucketStatus
 from ..snapshot.model import ProgramSnapshot
 from ._common import definition_names, sum_by, weighted, whole
 from .schemas import LIABILITY
+from .unobserved import owed_reasons
 from .value import point_values
 
 __all__ = ["liability", "liability_from", "points_by_definition", "recognised_revenue"]
@@ -40,18 +43,24 @@ def liability(
     ``redemption_rate`` is the share of the points expected to be redeemed, between 0
     and 1: 1.0 (the default) is the conservative figure; ``estimate_redemption_rate``
     gives one from a history; None leaves every value NA. A card definition without a
-    point value, or with a card whose balance is unknown, has NA values, never 0.
+    point value, or with a card whose balance is unknown, has NA values, never 0; ``reason``
+    says why (``no point value observed``, ``pending_buckets not pulled``), or why its
+    values are not what the points are worth (``rewards not pulled``).
     """
     if values is None:
         values = point_values(snapshot)
-    return liability_from(points_by_definition(snapshot), values, redemption_rate)
+    return liability_from(points_by_definition(snapshot), values, redemption_rate, snapshot.kinds)
 
 
 def liability_from(
-    points: pd.DataFrame, values: pd.DataFrame, redemption_rate: float | None = 1.0
+    points: pd.DataFrame,
+    values: pd.DataFrame,
+    redemption_rate: float | None = 1.0,
+    kinds: Collection[str] = FRAME_NAMES,
 ) -> pd.DataFrame:
-    """``liability`` from the points owed (``points_by_definition``) already summed: a
-    what-if that changes only the values per point values the same points again."""
+    """``liability`` from the points owed (``points_by_definition``) already summed, of a
+    snapshot holding ``kinds``: a what-if that changes only the values per point values the
+    same points again."""
     rate = _checked_rate(redemption_rate)
     prices = _checked_values(values).set_index("card_definition_id")
     priced = points.join(prices, on="card_definition_id")
@@ -66,6 +75,7 @@ def liability_from(
         ),
         pending_value_median=priced["pending_points"].astype("Float64") * rate * priced["median"],
     )
+    frame["reason"] = owed_reasons(frame, values, kinds).array
     return LIABILITY.conform(frame)
 
 

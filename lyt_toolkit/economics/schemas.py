@@ -144,6 +144,11 @@ POINT_VALUES = Schema(
             "(NA: none or not of the form POINTS / n, POINTS * n, n * POINTS)",
         ),
         enum("source", PointValueSource, "observed, override (given by the user) or none"),
+        text(
+            "reason",
+            "why low / median / high are NA ('no point value observed') or not what a point "
+            "is worth ('rewards not pulled': the exchange ratio alone); NA when known",
+        ),
     ),
 )
 
@@ -160,6 +165,12 @@ EFFECTIVE_RETURN = Schema(
         number("return_low", "earn rate x low point value: share of spend (0.01 = 1 %)"),
         number("return_median", "earn rate x median point value: share of spend"),
         number("return_high", "earn rate x high point value: share of spend"),
+        text(
+            "reason",
+            "why the returns are NA or not what the points give back ('no ACTIVE benefit "
+            "earns points on spend', 'no point value observed', 'rewards not pulled'); NA "
+            "when known",
+        ),
     ),
 )
 
@@ -187,6 +198,12 @@ LIABILITY = Schema(
         number(
             "pending_value_median",
             f"pending x median point value x redemption rate, {MINOR_UNITS}",
+        ),
+        text(
+            "reason",
+            "why the values are NA or not what the points are worth ('no point value "
+            "observed', 'pending_buckets not pulled', 'rewards not pulled', 'no redemption "
+            "rate'); NA when known",
         ),
     ),
 )
@@ -351,6 +368,12 @@ DEFINITION_CHANGE = Schema(
             )
             for measure, doc in DEFINITION_MEASURES
             for side in ("before", "after", "change")
+        ),
+        text(
+            "reason",
+            "why measures are NA or not what they say ('no point value observed', 'rewards "
+            "not pulled', ...: the point values', liability's and return's reason), the "
+            "side named when the two differ ('before: no point value observed'); NA: none",
         ),
     ),
 )

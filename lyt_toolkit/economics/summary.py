@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -18,6 +19,7 @@ from .liability import liability_from, points_by_definition
 from .mispricing import mispriced
 from .schedules import expiry_from, pending_schedule
 from .schemas import OVER_TIME
+from .unobserved import not_observed, overridden
 from .value import return_from, values_from
 
 if TYPE_CHECKING:
@@ -68,7 +70,7 @@ class Economics:
     changes only reward costs' points reuses it."""
     kinds: frozenset[str] = field(default=frozenset(FRAME_NAMES), repr=False)
     """The kinds the snapshot holds (``ProgramSnapshot.kinds``): a headline figure counting
-    one it was pulled without is None (``not_pulled``)."""
+    one it was pulled without is None (``not_pulled``, ``not_given``)."""
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame, in reading order (the report's CSV files); ``estimates``
@@ -96,8 +98,11 @@ class Economics:
         of which are unknown (a balance the service left unknown) is None, and so is the
         liability. A figure counting a kind the snapshot was pulled without (``kinds=``: the
         pending points without the pending buckets, the liability and the return without the
-        rewards a point's value is observed from, the mispriced rewards without the card
-        definitions, ...; ``figure_kinds.FIGURE_KINDS``) is None, and ``not_pulled`` says why.
+        rewards a point's value is observed from, unless the override values every card
+        definition they need, the mispriced rewards without the card definitions, ...;
+        ``figure_kinds.FIGURE_KINDS``) is None, and so is one that no observed value per
+        point can give (points owed and none of them valued: not a liability of 0;
+        ``unobserved``); ``not_given`` says why.
         Of a sampled snapshot, each total is the sample's estimate, followed by its 95 %
         interval's ends (``outstanding_points_ci_low``, ``outstanding_points_ci_high`` and
         so on).
@@ -119,8 +124,8 @@ class Economics:
             "highest_effective_return": _plain(self.effective_return["return_median"].max()),
             "mispriced_rewards": self.mispriced["reward_id"].nunique(),
         }
-        left = self.not_pulled
-        figures |= dict.fromkeys(left)  # no finding: a kind it counts was not read
+        left = self.not_given
+        figures |= dict.fromkeys(left)  # no finding: a kind it counts was not read, ...
         if self.estimates is None:
             return figures
         return _with_intervals(figures, self.estimates, left)
@@ -129,8 +134,27 @@ class Economics:
     def not_pulled(self) -> dict[str, str]:
         """Headline figure -> why it is None: the kinds it counts that the snapshot was
         pulled without (``"rewards, reward_costs not pulled"``; ``figure_kinds``); empty
-        of a snapshot holding every kind."""
-        return not_pulled(self.kinds)
+        of a snapshot holding every kind. The rewards and reward costs are not counted for
+        a figure whose card definitions the override values all (``unobserved.overridden``)."""
+        return not_pulled(
+            self.kinds, overridden(self.liability, self.effective_return, self.point_values)
+        )
+
+    @property
+    def not_given(self) -> dict[str, str]:
+        """Headline figure -> why ``headline`` gives it as None: ``not_pulled``'s reasons,
+        and ``"no point value observed"`` for a figure no value per point observed can give
+        though every kind it counts was pulled (``unobserved.not_observed``); empty when
+        every figure is given."""
+        return dict(self._not_given)
+
+    @cached_property
+    def _not_given(self) -> dict[str, str]:
+        """``not_given``, worked out once: a report and a what-if read it several times."""
+        seen = not_observed(
+            self.liability, self.effective_return, self.point_values, self.burn_values
+        )
+        return {**seen, **self.not_pulled}
 
 
 ESTIMATED = ("outstanding_points", "pending_points", *(f"liability_{x}" for x in _LEVELS))
@@ -142,7 +166,7 @@ def _with_intervals(
 ) -> dict[str, float | None]:
     """The headline with each estimated total taken from ``estimates`` (so that it is the
     middle of its interval) and followed by the interval's ends; but those ``left`` (a
-    kind they count not pulled), which stay None."""
+    kind they count not pulled, no point value observed), which stay None."""
     program = estimates[estimates["card_definition_id"].isna() & estimates["month"].isna()]
     rows = program.set_index("figure")
     out: dict[str, float | None] = {}
@@ -269,7 +293,7 @@ def _summarise(
             if old is not None and old.owed_points is not None and not READS["liability"] & kinds
             else points_by_definition(snapshot)
         )
-        owed = liability_from(points, values, redemption_rate)
+        owed = liability_from(points, values, redemption_rate, snapshot.kinds)
         totals, per_member = (
             estimates_and_members(snapshot, values, redemption_rate) if sampled else (None, None)
         )
@@ -285,7 +309,7 @@ def _summarise(
         burn_values=burn,
         point_values=values,
         effective_return=(
-            return_from(rates, values)
+            return_from(rates, values, snapshot.kinds)
             if old is None or new_rates or new_values
             else old.effective_return
         ),

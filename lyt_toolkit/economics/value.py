@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import numpy as np
 import pandas as pd
 
+from ..frames.registry import FRAME_NAMES
 from ..models.enums import BenefitStatus
 from ..snapshot import ProgramSnapshot
 from ._frames import columns
 from ._spread import exchange_ratios, spread
 from .earn_burn import active, burn_values, earn_rates
 from .schemas import EFFECTIVE_RETURN, POINT_VALUES, PointValueSource
+from .unobserved import return_reasons, value_reasons
 
 __all__ = ["effective_return", "point_values"]
 
@@ -30,6 +32,8 @@ def point_values(
     The observations are the values per point of ACTIVE rewards' burn values (see
     ``burn_values``; ``prices`` fills what the data lacks) and the exchange ratio where
     set. ``override`` (card definition ID -> minor units per point) replaces all three.
+    ``reason`` says why a row's values are NA (``no point value observed``) or not what a
+    point is worth (``rewards not pulled``: the exchange ratio alone).
     """
     return values_from(snapshot, burn_values(snapshot, prices), override)
 
@@ -63,6 +67,7 @@ def values_from(
         for name in _RANGE:
             frame[name] = frame[name].mask(replaced, ids.map(given)).astype("Float64")
         frame.loc[replaced, "source"] = PointValueSource.OVERRIDE.value
+    frame["reason"] = value_reasons(frame["source"], snapshot.kinds).array
     return POINT_VALUES.conform(frame)
 
 
@@ -82,14 +87,19 @@ def _override(override: Mapping[str, float], ids: pd.Series) -> dict[str, float]
 def effective_return(snapshot: ProgramSnapshot, values: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per card definition, the share of spend returned: the median points per minor unit
     of ACTIVE amount-based earning benefits x low / median / high point value
-    (``EFFECTIVE_RETURN``). ``values`` defaults to ``point_values(snapshot)``."""
+    (``EFFECTIVE_RETURN``). ``values`` defaults to ``point_values(snapshot)``; ``reason``
+    says why a row's returns are NA or not what it gives back."""
     if values is None:
         values = point_values(snapshot)
-    return return_from(earn_rates(snapshot), values)
+    return return_from(earn_rates(snapshot), values, snapshot.kinds)
 
 
-def return_from(rates: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
-    """``effective_return`` from earn rates and point values already computed."""
+def return_from(
+    rates: pd.DataFrame, values: pd.DataFrame, kinds: Collection[str] = FRAME_NAMES
+) -> pd.DataFrame:
+    """``effective_return`` from earn rates and point values already computed, of a
+    snapshot holding ``kinds``."""
+    reasons = values
     values = columns(values, "values", ["card_definition_id", "card_definition_name", *_RANGE])
     earning = rates[
         (rates["benefit_status"].astype("string") == BenefitStatus.ACTIVE.value)
@@ -110,4 +120,5 @@ def return_from(rates: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
             **{f"return_{name}": earn * values[name].astype("Float64") for name in _RANGE},
         }
     )
+    frame["reason"] = return_reasons(frame, reasons, kinds).array
     return EFFECTIVE_RETURN.conform(frame)

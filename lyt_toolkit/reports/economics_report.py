@@ -62,10 +62,10 @@ def write_economics_report(
     """The frames as CSV, the manifest, the charts as PNG and the HTML page, in ``out``.
 
     The page names the service as ``source`` (e.g. ``project app_1 on cluster us1.api``;
-    default: ``economics.source``, its address); a headline figure the economics give as
-    not pulled (``Economics.not_pulled``) reads ``n/a (... not pulled)`` there, and the
-    manifest's ``not_pulled`` says why. Returns the written paths, sorted. Every file goes
-    to a temporary name first and is renamed into place.
+    default: ``economics.source``, its address); a headline figure the economics cannot give
+    (``Economics.not_given``) reads ``n/a (rewards not pulled)`` or ``n/a (no point value
+    observed)`` there, and the manifest's ``not_given`` says why. Returns the written paths,
+    sorted. Every file goes to a temporary name first and is renamed into place.
     """
     with collector_paused():  # matplotlib loads only here (see collector_paused)
         from .economics_chart import save_economics_charts
@@ -80,11 +80,11 @@ def write_economics_report(
     directory.mkdir(parents=True, exist_ok=True)
     charts = save_economics_charts(economics.frames(), directory)
     note = sample_note(economics)
-    left = _not_pulled_of(economics)
+    left = _not_given_of(economics)
     extra = {
         ESCAPING_KEY: ESCAPING,
         "headline": {k: _plain(v) for k, v in economics.headline.items()},
-        **({"not_pulled": dict(left)} if left else {}),
+        **({"not_given": dict(left)} if left else {}),
         "charts": [p.name for p in charts],
         "page": ECONOMICS_HTML,
         **({} if note is None else {"sample": note}),
@@ -121,8 +121,9 @@ def format_figure(name: str, value: float | None) -> str:
 
 def not_pulled_figure(reason: str) -> str:
     """A figure the snapshot cannot give, as people read it: ``n/a (rewards, reward_costs
-    not pulled)`` of its ``reason`` (``Economics.not_pulled``); the headline and the
-    what-if print it alike."""
+    not pulled)``, ``n/a (no point value observed)`` of its ``reason``
+    (``Economics.not_given``); the headline and the what-if print it alike, and the per
+    card definition frames' ``reason`` holds the same words."""
     return f"n/a ({reason})"
 
 
@@ -130,13 +131,13 @@ _LOW, _HIGH = "_ci_low", "_ci_high"
 
 
 def headline_lines(
-    headline: Mapping[str, float | None], not_pulled: Mapping[str, str] | None = None
+    headline: Mapping[str, float | None], not_given: Mapping[str, str] | None = None
 ) -> list[tuple[str, str]]:
     """The headline as (label, figure) pairs to print: a figure estimated from a sample is
     followed by its interval (``1,234 (95 % CI 1,100 to 1,380)``), whose ends are not listed
-    apart; a figure ``not_pulled`` gives a reason for (``Economics.not_pulled``) reads
-    ``n/a (rewards, reward_costs not pulled)``."""
-    reasons = not_pulled or {}
+    apart; a figure ``not_given`` gives a reason for (``Economics.not_given``) reads
+    ``n/a (rewards, reward_costs not pulled)`` or ``n/a (no point value observed)``."""
+    reasons = not_given or {}
     out = []
     for name, value in headline.items():
         if name.endswith((_LOW, _HIGH)) and name.rsplit("_ci_", 1)[0] in headline:
@@ -153,10 +154,10 @@ def headline_lines(
     return out
 
 
-def _not_pulled_of(economics: object) -> Mapping[str, str]:
-    """Headline figure -> why ``economics`` gives none (``Economics.not_pulled``: a kind it
-    counts not pulled); empty of economics that say nothing of it."""
-    return getattr(economics, "not_pulled", None) or {}
+def _not_given_of(economics: object) -> Mapping[str, str]:
+    """Headline figure -> why ``economics`` gives none (``Economics.not_given``: a kind it
+    counts not pulled, no point value observed); empty of economics that say nothing of it."""
+    return getattr(economics, "not_given", None) or {}
 
 
 def sample_note(economics: object) -> str | None:
@@ -183,7 +184,7 @@ def economics_html(
     named = source or economics.source or "the service"
     rows = "\n".join(
         f"<tr><th>{e(label)}</th><td>{e(figure)}</td></tr>"
-        for label, figure in headline_lines(economics.headline, _not_pulled_of(economics))
+        for label, figure in headline_lines(economics.headline, _not_given_of(economics))
     )
     note = sample_note(economics)
     sampled = (

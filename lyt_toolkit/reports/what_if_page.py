@@ -47,7 +47,7 @@ class WhatIfFrames:
     ``DEFINITION_CHANGE``, ``MISPRICING_CHANGE``, ``EDITS`` and the compared findings), the
     base snapshot's ``source`` and ``pulled_at``, the folders compared, the what-if's
     summary line, for a sampled base the note on its sample (``sample_note``), and why a
-    headline figure is NA (``not_pulled``: ``WhatIf.not_pulled``)."""
+    headline figure is NA (``not_given``: ``WhatIf.not_given``)."""
 
     headline: pd.DataFrame
     card_definitions: pd.DataFrame
@@ -60,7 +60,7 @@ class WhatIfFrames:
     edited: str
     summary: str
     sample_note: str | None = None
-    not_pulled: Mapping[str, str] = field(default_factory=dict)
+    not_given: Mapping[str, str] = field(default_factory=dict)
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """CSV file stem -> frame (``WHAT_IF_FILES``)."""
@@ -143,12 +143,12 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[Cell]], total: int, more
 def headline_table(
     frame: pd.DataFrame,
     more_in: str = "headline_change.csv",
-    not_pulled: Mapping[str, str] | None = None,
+    not_given: Mapping[str, str] | None = None,
 ) -> str:
     """``HEADLINE_CHANGE`` as a table: before, after and change, intervals where sampled; a
-    figure ``not_pulled`` gives a reason for reads ``n/a (rewards, reward_costs not
-    pulled)`` as its change."""
-    reasons = not_pulled or {}
+    figure ``not_given`` gives a reason for reads ``n/a (rewards, reward_costs not
+    pulled)`` or ``n/a (no point value observed)`` as its change."""
+    reasons = not_given or {}
     rows = []
     for _, row in frame.iterrows():
         name = str(row["figure"])
@@ -170,7 +170,8 @@ def headline_table(
 
 
 def definitions_table(frame: pd.DataFrame, more_in: str = "definition_change.csv") -> str:
-    """``DEFINITION_CHANGE`` as a table: each measure, before -> after where it moved."""
+    """``DEFINITION_CHANGE`` as a table: each measure, before -> after where it moved, then
+    why some are n/a or not what they say (its ``reason``: ``no point value observed``)."""
     rows = []
     for _, row in frame.iterrows():
         cells: list[Cell] = [
@@ -181,8 +182,10 @@ def definitions_table(frame: pd.DataFrame, more_in: str = "definition_change.csv
             moved = _moved(before, after, row[f"{measure}_change"])
             text = _figure(measure, before)
             cells.append((f"{text} \u2192 {_figure(measure, after)}" if moved else text, moved))
+        cells.append((_text(row.get("reason")), False))
         rows.append(cells)
-    return _table(["card definition", *(h for _, h in _MEASURES)], rows, len(rows), more_in)
+    head = ["card definition", *(h for _, h in _MEASURES), "why n/a"]
+    return _table(head, rows, len(rows), more_in)
 
 
 def mispricing_table(frame: pd.DataFrame, more_in: str = "mispricing_change.csv") -> str:
@@ -267,7 +270,7 @@ units (e.g. cents); values per point are minor units per point; returns are shar
 spend. What moved is highlighted.</p>{sampled}
 <p><strong>{e(report.summary)}</strong></p>
 <h2>Headline figures</h2>
-{headline_table(report.headline, not_pulled=report.not_pulled)}
+{headline_table(report.headline, not_given=report.not_given)}
 <h2>Card definitions</h2>
 {definitions_table(report.card_definitions)}
 <h2>Charts</h2>

@@ -47,7 +47,7 @@ def write_what_if_report(report: WhatIfFrames, out: str | Path) -> list[Path]:
         "edited": report.edited,
         "summary": report.summary,
         "headline": _headline(report.headline),
-        **({"not_pulled": dict(report.not_pulled)} if report.not_pulled else {}),
+        **({"not_given": dict(report.not_given)} if report.not_given else {}),
         "charts": [p.name for p in charts],
         "page": WHAT_IF_HTML,
         **({} if report.sample_note is None else {"sample": report.sample_note}),

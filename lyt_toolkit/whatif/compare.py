@@ -133,6 +133,13 @@ class WhatIf:
         return self.economics.not_pulled
 
     @property
+    def not_given(self) -> dict[str, str]:
+        """Headline figure -> why its change is NA: why a side gives it as None
+        (``EconomicsChange.not_given``: ``"rewards not pulled"``, ``"no point value
+        observed"``, ``"before: no point value observed"``); what the what-if prints."""
+        return self.economics.not_given
+
+    @property
     def card_definitions(self) -> pd.DataFrame:
         """Per card definition, each measure before, after and the change
         (``DEFINITION_CHANGE``)."""

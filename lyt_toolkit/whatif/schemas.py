@@ -53,6 +53,11 @@ SWEEP = Schema(
         number("definition_value_median", "its median value per point, minor units per point"),
         number("definition_return_median", "its effective return at the median value"),
         money("definition_liability_median", "its liability at the median value per point"),
+        text(
+            "definition_reason",
+            "why its measures are NA or not what they say ('no point value observed', "
+            "'rewards not pulled', ...; economics.change.definition_measures); NA when none",
+        ),
     ),
 )
 """``Sweep.frame``: a parameter swept over values."""

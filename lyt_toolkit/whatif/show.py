@@ -36,7 +36,7 @@ class Shown(Protocol):
     @property
     def headline(self) -> pd.DataFrame: ...
     @property
-    def not_pulled(self) -> dict[str, str]: ...
+    def not_given(self) -> dict[str, str]: ...
     @property
     def card_definitions(self) -> pd.DataFrame: ...
     @property
@@ -63,7 +63,7 @@ def summary_line(what: Shown) -> str:
 
 
 def _change(name: str, row: pd.Series, reasons: dict[str, str]) -> str:
-    if name in reasons:  # NA on both sides: a kind it counts was not pulled
+    if name in reasons:  # NA on a side: a kind it counts not pulled, no value observed
         return not_pulled_figure(reasons[name])
     change = row["change"]
     text = format_figure(name, change)
@@ -77,10 +77,10 @@ def _change(name: str, row: pd.Series, reasons: dict[str, str]) -> str:
 
 
 def what_if_text(what: Shown) -> str:
-    """The headline before, after and change (a figure counting a kind not pulled: ``n/a
-    (rewards, reward_costs not pulled)``), then one line each for the card definitions
-    that move, the mispricing, the findings and the edits."""
-    reasons = what.not_pulled
+    """The headline before, after and change (a figure a side cannot give: ``n/a (rewards,
+    reward_costs not pulled)``, ``n/a (no point value observed)``), then one line each for
+    the card definitions that move, the mispricing, the findings and the edits."""
+    reasons = what.not_given
     rows = [("figure", "before", "after", "change")]
     for _, row in what.headline.iterrows():
         name = str(row["figure"])
@@ -129,7 +129,7 @@ def what_if_html(what: Shown) -> str:
     parts = [
         f'<div class="lyt-what-if"><p><b>{escape(summary_line(what))}</b></p>',
         "<h4>Headline (amounts in minor units)</h4>",
-        headline_table(what.headline, "WhatIf.headline", what.not_pulled),
+        headline_table(what.headline, "WhatIf.headline", what.not_given),
         "<h4>Card definitions</h4>",
         definitions_table(what.card_definitions, "WhatIf.card_definitions"),
         "<h4>Mispricing that changes</h4>",

@@ -42,7 +42,13 @@ HEADLINE = (
 )
 """The headline figures (``Economics.headline``) each row of a sweep gives."""
 
-_MEASURES = ("earn_points_per_unit", "value_median", "return_median", "liability_median")
+_MEASURES = (
+    "earn_points_per_unit",
+    "value_median",
+    "return_median",
+    "liability_median",
+    "reason",
+)
 """The card definition's measures (``economics.change.definition_measures``) a row gives,
 prefixed ``definition_``."""
 
@@ -64,7 +70,7 @@ class Sweep:
         return plot_sweep(self.frame, self.parameter, self.current, ax)
 
     def __str__(self) -> str:
-        return sweep_text(self.frame, self.parameter, self.baseline.economics.not_pulled)
+        return sweep_text(self.frame, self.parameter, self.baseline.economics.not_given)
 
     def __repr__(self) -> str:
         return str(self)

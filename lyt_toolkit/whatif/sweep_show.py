@@ -76,12 +76,12 @@ def plot_sweep(
 
 
 def sweep_text(
-    frame: pd.DataFrame, parameter: Parameter, not_pulled: Mapping[str, str] | None = None
+    frame: pd.DataFrame, parameter: Parameter, not_given: Mapping[str, str] | None = None
 ) -> str:
     """One line per value (``*`` marks the current one): the liability, the highest (and,
     for one card definition, its) effective return and the mispriced rewards; then, for
-    each column ``not_pulled`` gives a reason for (``Economics.not_pulled``), why it is
-    n/a (``mispriced rewards: n/a (rewards, reward_costs not pulled)``)."""
+    each column ``not_given`` gives a reason for (``Economics.not_given`` of the base), why
+    it is n/a (``mispriced rewards: n/a (rewards, reward_costs not pulled)``)."""
     names = [c for c in _TEXT_COLUMNS if c != "definition_return_median" or _one_definition(frame)]
     head = ["", parameter.name, *(n.replace("_", " ") for n in names)]
     rows = [head]
@@ -90,7 +90,7 @@ def sweep_text(
         rows.append(["*" if row["current"] else "", f"{row['value']:g}", *cells])
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    reasons = not_pulled or {}
+    reasons = not_given or {}
     why = [f"{n.replace('_', ' ')}: {not_pulled_figure(reasons[n])}" for n in names if n in reasons]
     title = f"Sweep of {parameter.name} ({parameter.unit}); * the current value"
     return "\n".join([title, *lines, *why])

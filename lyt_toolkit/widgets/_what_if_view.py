@@ -64,12 +64,13 @@ def format_value(figure: str, value: Any) -> str:
     return format_figure(figure, float(value))
 
 
-def headline_html(headline: pd.DataFrame, not_pulled: Mapping[str, str] | None = None) -> str:
+def headline_html(headline: pd.DataFrame, not_given: Mapping[str, str] | None = None) -> str:
     """Figures (``figure``, ``before``, ``after``, ``change``: ``HEADLINE_CHANGE``'s or
     ``definition_figures``) as an HTML table, one row each (``data-figure`` names it); a
-    figure that moves is highlighted, one ``not_pulled`` gives a reason for
-    (``WhatIf.not_pulled``) reads ``n/a (rewards, reward_costs not pulled)`` as its change."""
-    reasons = not_pulled or {}
+    figure that moves is highlighted, one ``not_given`` gives a reason for
+    (``WhatIf.not_given``) reads ``n/a (rewards, reward_costs not pulled)`` or ``n/a (no
+    point value observed)`` as its change."""
+    reasons = not_given or {}
     rows = []
     for name, before, after, change in headline[["figure", "before", "after", "change"]].itertuples(
         index=False

@@ -224,7 +224,7 @@ class WhatIfPanel(w.VBox):
         if self._worker.superseded:
             return  # a newer move waits: draw that one instead
         self.what_if, self.setting, self.plan = what, setting, plan
-        self.headline_table.value = headline_html(what.headline, what.not_pulled)
+        self.headline_table.value = headline_html(what.headline, what.not_given)
         chosen = definition_figures(what.card_definitions, setting.card_definition_id)
         self.definition_table.value = headline_html(chosen)
         self.liability_chart.value = liability_html(liability_bars(what.card_definitions))

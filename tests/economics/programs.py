@@ -232,3 +232,15 @@ def what_if_program() -> dict[str, Any]:
         _card(3, "lmbr_e0000002", GEMS, 200),
     ]
     return program
+
+
+def unvalued_program() -> dict[str, Any]:
+    """``what_if_program`` with no value per point to observe: Stars pay with no exchange
+    ratio and every reward is INACTIVE (the vouchers still value their own points, which
+    no median counts), so nothing values the 1,500 Stars and 200 Gems owed."""
+    program = what_if_program()
+    for definition in program["card_definitions"]:
+        definition.pop("pay_with_points", None)
+    for reward in program["rewards"]:
+        reward["status"] = "INACTIVE"
+    return program

@@ -79,11 +79,14 @@ def test_frames_follow_their_schemas(summary: Economics) -> None:
 def test_points_without_a_value_are_counted_apart(
     start_sandbox: StartSandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
-    # No reward gives the clean program's points a value: nothing to sum, 620 unvalued.
+    # No reward gives the clean program's points a value: no liability to give (not 0),
+    # 620 unvalued.
     with start_sandbox(clean_program()) as sb, make_client(sb) as client:
         snapshot = ProgramSnapshot.pull(client, progress=False)
-    headline = summarise(snapshot).headline
-    assert headline["liability_median"] == 0.0 and headline["unvalued_points"] == 620
+    summary = summarise(snapshot)
+    headline = summary.headline
+    assert headline["liability_median"] is None and headline["unvalued_points"] == 620
+    assert summary.not_given["liability_median"] == "no point value observed"
     assert headline["highest_effective_return"] is None
 
 

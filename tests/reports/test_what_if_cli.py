@@ -196,7 +196,7 @@ def test_a_base_pulled_without_some_kinds_says_why_a_figure_is_na(
     page = (out / WHAT_IF_HTML).read_text(encoding="utf-8")
     assert page.count(f"<td>{why}</td>") == 5  # the pending points, the liability, unvalued
     manifest = read_manifest(out, formats=(WHAT_IF_FORMAT,))
-    assert manifest["not_pulled"]["liability_median"] == "pending_buckets not pulled"
+    assert manifest["not_given"]["liability_median"] == "pending_buckets not pulled"
 
 
 def test_a_sampled_base_shows_its_intervals_the_change_paired(

@@ -1,0 +1,167 @@
+"""Headline figures a point's value decides: whether a value was observed (``point_values``:
+what ACTIVE rewards' costs buy, the exchange ratio) or given (``override``).
+
+Of a snapshot holding every kind, a figure can still not be given: with no value per point
+observed for the card definitions owing points, the liability would sum none of them and
+read 0 (none owed), the highest return would be none, and no reward cost could be judged
+mispriced (0 would read as none found). ``not_observed`` says so in ``NOT_OBSERVED``'s words; a
+liability of points valued at 0, or of no points owed, is 0. The other way round, a figure
+whose card definitions are all valued by the user's ``override`` needs no reward to value
+them: ``overridden`` names those figures (``figure_kinds.not_pulled`` counts no rewards for
+them). Per card definition, ``value_reasons``, ``owed_reasons`` and ``return_reasons`` give
+the frames' ``reason`` column in the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import numpy as np
+import pandas as pd
+
+from .figure_kinds import OBSERVED_FROM, not_pulled_reason
+from .mispricing import MIN_OBSERVATIONS
+from .schemas import PointValueSource
+
+__all__ = [
+    "FEW_OBSERVED",
+    "NOT_EARNED",
+    "NOT_OBSERVED",
+    "not_observed",
+    "overridden",
+    "owed_reasons",
+    "return_reasons",
+    "value_reasons",
+]
+
+NOT_OBSERVED = "no point value observed"
+"""Why a figure is None when no card definition it needs has a value per point."""
+
+NOT_EARNED = "no ACTIVE benefit earns points on spend"
+"""Why the highest effective return is None when no card definition has an earn rate."""
+
+FEW_OBSERVED = f"fewer than {MIN_OBSERVATIONS} point values observed per card definition"
+"""Why no reward cost can be judged mispriced (``mispricing.MIN_OBSERVATIONS``)."""
+
+_LIABILITY = ("liability_low", "liability_median", "liability_high")
+
+
+def not_observed(
+    liability: pd.DataFrame,
+    effective_return: pd.DataFrame,
+    point_values: pd.DataFrame,
+    burn_values: pd.DataFrame,
+) -> dict[str, str]:
+    """Headline figure -> why it cannot be given though every kind it counts was pulled:
+    the liability when points are owed and none of them has a value per point, the highest
+    effective return when no earning card definition has one (or none earns on spend:
+    ``NOT_EARNED``), the mispriced rewards when there are reward costs but no card
+    definition has the observations a median needs (``mispricing.MIN_OBSERVATIONS``)."""
+    valued = _valued(point_values)
+    out: dict[str, str] = {}
+    owed = _owed(liability)
+    has_value = liability["card_definition_id"].isin(valued).to_numpy()
+    if (owed[~has_value] > 0).any() and not (owed[has_value] > 0).any():
+        out |= dict.fromkeys(_LIABILITY, NOT_OBSERVED)
+    earning = effective_return["earn_points_per_unit"].notna().to_numpy(bool)
+    if not earning.any():
+        out["highest_effective_return"] = NOT_EARNED
+    elif not effective_return["card_definition_id"][earning].isin(valued).any():
+        out["highest_effective_return"] = NOT_OBSERVED
+    observations = point_values["observations"].fillna(0)
+    if len(burn_values) and not (observations >= MIN_OBSERVATIONS).any():
+        out["mispriced_rewards"] = NOT_OBSERVED if not (observations > 0).any() else FEW_OBSERVED
+    return out
+
+
+def overridden(
+    liability: pd.DataFrame, effective_return: pd.DataFrame, point_values: pd.DataFrame
+) -> frozenset[str]:
+    """The headline figures whose card definitions all take their value per point from the
+    ``override``: the liability and unvalued points when every card definition owing points
+    (or points unknown) is overridden, the highest return when every earning one is. Empty
+    without an override."""
+    given = point_values["card_definition_id"][
+        (point_values["source"].astype("string") == PointValueSource.OVERRIDE.value).to_numpy(bool)
+    ]
+    if given.empty:
+        return frozenset()
+    out: set[str] = set()
+    owing = liability["card_definition_id"][~(_owed(liability) == 0)]
+    if owing.isin(given).all():
+        out |= {*_LIABILITY, "unvalued_points"}
+    earning = effective_return["card_definition_id"][
+        effective_return["earn_points_per_unit"].notna().to_numpy(bool)
+    ]
+    if len(earning) and earning.isin(given).all():
+        out.add("highest_effective_return")
+    return frozenset(out)
+
+
+def value_reasons(source: pd.Series, kinds: Collection[str]) -> pd.Series:
+    """Per card definition (its ``POINT_VALUES`` ``source``): why its value per point is NA
+    or not what a point is worth, in the headline's words: ``"rewards not pulled"`` (at most
+    the exchange ratio: ``figure_kinds.OBSERVED_FROM``), ``"no point value observed"``; NA
+    when observed from every kind, or overridden."""
+    source = source.astype("string")
+    reason = pd.Series(pd.NA, index=source.index, dtype="string")
+    pulled = not_pulled_reason(OBSERVED_FROM, kinds)
+    if pulled is not None:
+        reason[(source != PointValueSource.OVERRIDE.value).fillna(True)] = pulled
+    else:
+        reason[(source == PointValueSource.NONE.value).fillna(False)] = NOT_OBSERVED
+    return reason
+
+
+def _of_values(ids: pd.Series, values: pd.DataFrame) -> pd.Series:
+    """Per card definition of ``ids``, the reason its value per point gives (``values``'
+    ``reason``, else ``NOT_OBSERVED`` where its median is NA or it has no row)."""
+    median = pd.Series(values["median"].array, index=values["card_definition_id"].array)
+    reason = pd.Series(pd.NA, index=median.index, dtype="string")
+    if "reason" in values:
+        reason = pd.Series(values["reason"].astype("string").array, index=median.index)
+    reason = reason.mask(median.isna() & reason.isna(), NOT_OBSERVED)
+    found = ids.astype("string").map(reason).astype("string")
+    missing = ~ids.astype("string").isin(median.index).to_numpy(bool)
+    return found.mask(missing, NOT_OBSERVED)
+
+
+def owed_reasons(
+    liability: pd.DataFrame, values: pd.DataFrame, kinds: Collection[str]
+) -> pd.Series:
+    """Per ``LIABILITY`` row: why its values are NA or not what the points are worth: its
+    points' kinds not pulled (``"pending_buckets not pulled"``), a point's value's reason
+    (``value_reasons``), no redemption rate; NA when valued."""
+    reason = _of_values(liability["card_definition_id"], values)
+    unknown = (liability["outstanding_points"] + liability["pending_points"]).isna()
+    owed = ("cards", "pending_buckets")
+    unpulled = not_pulled_reason(owed, kinds)
+    if unpulled is not None:  # with the rewards too where the value lacks them
+        by_kinds = (reason.notna() & (reason != NOT_OBSERVED)).to_numpy(bool)
+        both = not_pulled_reason((*OBSERVED_FROM, *owed), kinds)
+        reason = reason.mask(unknown.to_numpy(bool), unpulled)
+        reason = reason.mask(unknown.to_numpy(bool) & by_kinds, both)
+    rate = liability["redemption_rate"].isna().to_numpy(bool)
+    return reason.mask(rate & reason.isna().to_numpy(bool), "no redemption rate")
+
+
+def return_reasons(
+    effective_return: pd.DataFrame, values: pd.DataFrame, kinds: Collection[str]
+) -> pd.Series:
+    """Per ``EFFECTIVE_RETURN`` row: why its returns are NA or not what a point is worth:
+    the benefits not pulled, ``NOT_EARNED``, a point's value's reason; NA when known."""
+    reason = _of_values(effective_return["card_definition_id"], values)
+    earning = effective_return["earn_points_per_unit"].notna().to_numpy(bool)
+    why = not_pulled_reason(("benefits",), kinds) or NOT_EARNED
+    return reason.mask(~earning, why)
+
+
+def _valued(point_values: pd.DataFrame) -> pd.Series:
+    """The IDs of the card definitions with a value per point (observed or overridden)."""
+    return point_values["card_definition_id"][point_values["median"].notna().to_numpy(bool)]
+
+
+def _owed(liability: pd.DataFrame) -> np.ndarray:
+    """Per liability row, the points owed (outstanding + pending) as floats, NaN unknown."""
+    points = liability["outstanding_points"] + liability["pending_points"]
+    return points.astype("Float64").to_numpy("float64", na_value=float("nan"))
