@@ -390,7 +390,10 @@ class PullBudgetError(BudgetExceededError):
     read showed, as ``PullEstimate.expected`` projects them), and ``interval`` its 95 %
     interval, low and high (both None otherwise: no call is spent to know them). The text
     quotes them to three significant figures: ``in all it needs about 24,200 calls (95 %
-    23,500 to 25,100)``.
+    23,500 to 25,100)``. ``cost_first``: for a pull of every member (not a sample, not paced)
+    refused for its member reads, the line naming the estimate that tells its cost before it
+    is tried again (``To know the cost first: ProgramSnapshot.estimate(client,
+    read_sample=100) (...)``), the text's last; None otherwise.
     """
 
     def __init__(
@@ -411,8 +414,10 @@ class PullBudgetError(BudgetExceededError):
         projected: tuple[int, int] | None = None,
         expected: int | None = None,
         interval: tuple[int, int] | None = None,
+        cost_first: str | None = None,
     ) -> None:
         self.stage = stage
+        self.cost_first = cost_first
         self.projected = projected
         self.expected = expected
         self.interval = interval
@@ -469,6 +474,8 @@ class PullBudgetError(BudgetExceededError):
         if ways:
             lines.append("Ways forward:")
             lines.extend(f"  - {way}" for way in ways)
+        if cost_first is not None:
+            lines.append(cost_first)
         LytError.__init__(self, "\n".join(lines))
 
     def with_ways(self, ways: tuple[WayForward, ...]) -> PullBudgetError:
@@ -489,6 +496,7 @@ class PullBudgetError(BudgetExceededError):
             projected=self.projected,
             expected=self.expected,
             interval=self.interval,
+            cost_first=self.cost_first,
         )
 
 
