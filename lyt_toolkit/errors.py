@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 from ._plans import Cycle
 from ._secret import MaskedError
 from ._shares import least_share, paces, plain_share, share_of
-from ._text import about, counted
+from ._text import about, counted, figure
 
 __all__ = [
     "APIConnectionError",
@@ -287,27 +287,31 @@ class BudgetExceededError(LytError):
         self.limit = limit
         self.resets_at = resets_at
         self.share = share
-        of = "" if limit is None else f" of {limit}"
+        of = "" if limit is None else f" of {figure(limit)}"
         when = (
             "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
         )
         allowed = share_of(remaining, share)
         if share < 1:
             budget = (
-                f"its share ({share:g}) of the call budget left this window is {allowed}"
-                f" ({remaining}{of} left; {needed - allowed} short)"
+                f"its share ({share:g}) of the call budget left this window is {figure(allowed)}"
+                f" ({figure(remaining)}{of} left; {figure(needed - allowed)} short)"
             )
         else:
             budget = (
-                f"the call budget has {remaining}{of} left this window ({needed - remaining} short)"
+                f"the call budget has {figure(remaining)}{of} left this window"
+                f" ({figure(needed - remaining)} short)"
             )
         whole = None if limit is None else share_of(limit, share)
         ways = []
         beyond = ""
-        if whole is None or needed <= whole:
+        if limit is None or whole is None or needed <= whole:
             ways.append("Run it after the reset")
         else:  # after the reset it would be refused again
-            beyond = f" No window's share holds it either ({whole} of {limit} at {share:g})."
+            beyond = (
+                f" No window's share holds it either ({figure(whole)} of {figure(limit)} at"
+                f" {share:g})."
+            )
         if share < 1 and needed <= remaining:
             ways.append("pass budget_share=1.0 to let it take the window's whole budget")
         if partial:
@@ -324,7 +328,7 @@ class BudgetExceededError(LytError):
         if beyond and not pacing:  # only parts of it can run, one a window
             ways.append(
                 f"split it into parts of at most {counted(whole or 0, 'call')}, one a window"
-                f" ({allowed} fit now)"
+                f" ({figure(allowed)} fit now)"
             )
         super().__init__(
             f"{what} not started: it needs {counted(needed, 'call')} and {budget}; the window"
@@ -386,7 +390,10 @@ class PullBudgetError(BudgetExceededError):
     read showed, as ``PullEstimate.expected`` projects them), and ``interval`` its 95 %
     interval, low and high (both None otherwise: no call is spent to know them). The text
     quotes them to three significant figures: ``in all it needs about 24,200 calls (95 %
-    23,500 to 25,100)``.
+    23,500 to 25,100)``. ``cost_first``: for a pull of every member (not a sample, not paced)
+    refused for its member reads, the line naming the estimate that tells its cost before it
+    is tried again (``To know the cost first: ProgramSnapshot.estimate(client,
+    read_sample=100) (...)``), the text's last; None otherwise.
     """
 
     def __init__(
@@ -407,8 +414,10 @@ class PullBudgetError(BudgetExceededError):
         projected: tuple[int, int] | None = None,
         expected: int | None = None,
         interval: tuple[int, int] | None = None,
+        cost_first: str | None = None,
     ) -> None:
         self.stage = stage
+        self.cost_first = cost_first
         self.projected = projected
         self.expected = expected
         self.interval = interval
@@ -423,12 +432,14 @@ class PullBudgetError(BudgetExceededError):
         self.remaining = remaining
         self.limit = limit
         self.resets_at = resets_at
-        of = "" if limit is None else f" of {limit}"
-        left = "an unknown number" if window_left is None else str(window_left)
+        of = "" if limit is None else f" of {figure(limit)}"
+        left = "an unknown number" if window_left is None else figure(window_left)
         when = (
             "at a time not known" if resets_at is None else f"at {resets_at:%Y-%m-%d %H:%M:%S} UTC"
         )
-        since = f", at least {others} of them since spent by other traffic" if others else ""
+        since = (
+            f", at least {figure(others)} of them since spent by other traffic" if others else ""
+        )
         if stage == "lists":
             head = (
                 f"pull stopped during its lists: they need more than the pull's share "
@@ -445,12 +456,12 @@ class PullBudgetError(BudgetExceededError):
             head = (
                 f"pull stopped during its {stage}: the rest needs at least "
                 f"{counted(needed, 'call')}{basis} and the pull's share ({share:g}) of the call "
-                f"budget has {remaining} left"
+                f"budget has {figure(remaining)} left"
             )
         else:
             head = (
                 f"pull stopped before its {stage}: they need at least {counted(needed, 'call')} "
-                f"and the pull's share ({share:g}) of the call budget has {remaining} left"
+                f"and the pull's share ({share:g}) of the call budget has {figure(remaining)} left"
             )
         started = "the pull's first run in this window" if earlier else "the pull"
         runs = f" (its earlier runs {counted(earlier, 'call')} of this window)" if earlier else ""
@@ -463,6 +474,8 @@ class PullBudgetError(BudgetExceededError):
         if ways:
             lines.append("Ways forward:")
             lines.extend(f"  - {way}" for way in ways)
+        if cost_first is not None:
+            lines.append(cost_first)
         LytError.__init__(self, "\n".join(lines))
 
     def with_ways(self, ways: tuple[WayForward, ...]) -> PullBudgetError:
@@ -483,6 +496,7 @@ class PullBudgetError(BudgetExceededError):
             projected=self.projected,
             expected=self.expected,
             interval=self.interval,
+            cost_first=self.cost_first,
         )
 
 

@@ -106,6 +106,11 @@ def test_a_default_export_is_refused_after_the_lists_with_the_ways_forward(
     first, *rest, know = err.splitlines()
     assert first.startswith("lyt export: pull stopped before its member reads: ")
     assert f"the pull sent {LIST_CALLS} calls and nothing more" in first
+    # Its figures have thousands separators, as an estimate's (earlier: "at least 1501 calls",
+    # "1000 of 1000 left" beside the estimate's "1,000").
+    assert re.search(r"they need at least 1,5\d\d calls and ", first), first
+    assert "(the window had 1,000 of 1,000 left when the pull started;" in first
+    assert re.search(r"paced over .*: at least 1,5\d\d calls \(--checkpoint ", err), err
     assert rest[0] == "Ways forward:" and all(line.startswith("  - ") for line in rest[1:])
     # Then how to know the cost first (earlier the ways forward were the last lines).
     assert know.startswith("To know the cost first: lyt export --estimate --read-sample 100 ("), (
@@ -293,20 +298,28 @@ def test_drift_names_the_ways_it_cannot_take(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """On ``SMALL``: what drift says does not depend on the size."""
+    """On ``SMALL``: what drift says does not depend on the size. Refused for its member
+    reads, it ends with the ``lyt export --estimate`` that counts the same pull first, its
+    ``--budget-share`` too, as ``lyt export`` does (earlier drift's refusal had no such line)."""
     folder = tmp_path / "snap"
     configure_lyt(small)
     small.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
     assert lyt(capsys, "export", "--out", str(folder))[0] == 0
     small.set_plan(SMALL_PLAN)
-    assert list_calls(SMALL) + len(SMALL["members"]) > 50  # more than its share, half
-    code, _, err = lyt(capsys, "drift", str(folder))
+    assert list_calls(SMALL) + len(SMALL["members"]) > 40  # more than its share, 0.4
+    code, _, err = lyt(capsys, "drift", str(folder), "--budget-share", "0.4")
     assert code == 1  # an error, not drift (2)
     assert err.startswith("lyt drift: pull stopped before its member reads")
     # A sample's cards cannot be compared: no sample is offered, by either spelling.
-    assert "sample" not in err
+    assert "sample=" not in err and "--sample" not in err
     assert "in Python: live = ProgramSnapshot.pull(client, kinds=" in err
     assert "snapshot.diff(live)" in err
+    assert err.endswith(
+        "\nTo know the cost first: lyt export --budget-share 0.4 --estimate --read-sample 100"
+        " (walks the lists again and reads 100 members drawn at random, one call each: the"
+        " calls expected, with a 95 % interval; nothing is pulled or written)\n"
+    ), err
+    assert "ProgramSnapshot.estimate" not in err  # the Python spelling, replaced
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,7 @@ def test_an_estimate_sends_only_its_calls_writes_nothing_and_prints_the_estimate
     assert text == str(estimate)
     assert used == estimate.spent  # the sandbox counted the estimate's calls and no more
     assert calls == (
-        f"API calls used: {used}; remaining this window: {10000 - used} of 10000; resets at "
+        f"API calls used: {used}; remaining this window: {10000 - used:,} of 10,000; resets at "
         f"{estimate.resets_at:%Y-%m-%d %H:%M:%S} UTC (the estimate's own; nothing pulled or "
         "written)"
     )

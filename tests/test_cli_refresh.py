@@ -54,6 +54,25 @@ def test_export_since_prints_the_cost_first_then_refreshes(
     assert back.pulled_at > back.read_at["cards"]
 
 
+def test_a_refresh_refused_for_its_member_reads_names_no_estimate_of_a_whole_pull(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``lyt export --estimate`` counts a whole pull, not a refresh (and is refused beside
+    ``--since``): a refresh refused for its member reads names its own ways forward only.
+    Earlier it ended with ``To know the cost first: lyt export --estimate --read-sample 100``
+    as a whole pull's refusal does."""
+    old = tmp_path / "old"
+    assert main(["export", "--out", str(old)]) == 0
+    capsys.readouterr()
+    service.set_plan("30/hour")  # the lists fit in half of it, the member reads do not
+    args = ["--out", str(tmp_path / "new"), "--since", str(old), "--members", "all"]
+    assert main(["export", *args]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lyt export: pull stopped before its member reads: "), err
+    assert "--members none" in err  # the refresh's own way forward
+    assert "To know the cost first" not in err and "--estimate" not in err
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .._text import counted
+from .._text import counted, figure
 from ..client.allowance import checked_share
 from ..snapshot.defaults import DEFAULT_SHARE
 from .chunked import CHUNK_MOST, reads_as_chunked, share_of_window, to_send
@@ -78,15 +78,15 @@ def paced_text(paced: int, reads: int, chunked: int, *, budget_known: bool) -> s
     its chunks were cut (``budget_known``: from this window's share now; else ``CHUNK_MOST``
     writes a chunk)."""
     if chunked == reads:
-        return f"with --paced the same {paced} (no object re-read for two chunks of writes)"
+        return f"with --paced the same {figure(paced)} (no object re-read for two chunks of writes)"
     cut = (
         "its chunks cut as this window's share now cuts them"
         if budget_known
-        else f"its chunks of {CHUNK_MOST} writes, the most one holds (a smaller share left cuts"
-        " smaller ones, re-reading more)"
+        else f"its chunks of {figure(CHUNK_MOST)} writes, the most one holds (a smaller share"
+        " left cuts smaller ones, re-reading more)"
     )
     return (
-        f"with --paced {paced} ({counted(chunked, 're-read')}, not {reads}: a chunk of writes at"
-        " a time, each chunk's objects re-read just before it, an object several chunks need"
-        f" once for each; {cut})"
+        f"with --paced {figure(paced)} ({counted(chunked, 're-read')}, not {figure(reads)}: a"
+        " chunk of writes at a time, each chunk's objects re-read just before it, an object"
+        f" several chunks need once for each; {cut})"
     )

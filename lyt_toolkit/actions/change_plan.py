@@ -25,7 +25,7 @@ import pandas as pd
 from .._json_file import clipped
 from .._progress import Progress, display, offset
 from .._stop import stopping
-from .._text import counted
+from .._text import counted, figure
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
 from ..client.paced_floor import PacedShareTooSmall
 from ..errors import StoppedError
@@ -1438,7 +1438,7 @@ class SavedPlan:
         left = {(entry["kind"], entry["key"]) for entry in self._rereads(log)}
         if not left <= live.keys():
             why = (
-                f"this chunk read {counted(len(live), 'object')} of the {len(left)} left"
+                f"this chunk read {counted(len(live), 'object')} of the {figure(len(left))} left"
                 " to read, and a plan made again of what it read alone would leave the others'"
                 " writes out"
             )
@@ -1715,7 +1715,8 @@ def reread_line(
             " them, and the service shows no call of the project since"
         )
     if left < total:
-        what = f"{left} of {what} (not the other {total - left}: the log shows them written)"
+        others = figure(total - left)
+        what = f"{figure(left)} of {what} (not the other {others}: the log shows them written)"
     if paced and log is not None and saved.sha256:
         what += ", each chunk's just before its writes"
     cost = saved.reread_cost(

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .._shares import share_of
-from .._text import counted
+from .._text import counted, figure
 from ..client.budget_read import learn_budget
 from ..errors import BudgetExceededError
 from ..snapshot.cost import budget_text
@@ -69,8 +69,8 @@ class PlanCost:
         else:
             budget = "budget unknown (no client given: pass one to read its budget)"
         if self.share < 1 and self.allowed is not None:
-            budget += f"; this plan's share ({self.share:g}): {self.allowed}"
-        text = f"calls needed: {self.needed}; {budget}"
+            budget += f"; this plan's share ({self.share:g}): {figure(self.allowed)}"
+        text = f"calls needed: {figure(self.needed)}; {budget}"
         return text if self.fits else f"{text}; {counted(self.shortfall, 'call')} short"
 
     @classmethod

@@ -207,7 +207,16 @@ _BUDGET = re.compile(
     r", (budget unknown|[0-9]+ left in this window"
     r"( \([0-9]+ at the plan's share, [0-9.e+-]+\))?(; [0-9]+ calls? short)?)"
 )
-"""The budget an older toolkit ended a file's summary with (``summary_line``'s words)."""
+"""The budget an older toolkit ended a file's summary with (``summary_line``'s words, its
+figures without separators: ``_plain``)."""
+_SEPARATOR = re.compile(r"(?<=[0-9]),(?=[0-9]{3}(?![0-9]))")
+"""A thousands separator (``1,200``): a summary's figures have them since 0.5.0."""
+
+
+def _plain(summary: str) -> str:
+    """``summary`` with its figures' thousands separators taken out, as a toolkit before
+    0.5.0 wrote them (``1200 to create``)."""
+    return _SEPARATOR.sub("", summary)
 
 
 def read_plan(path: str | Path) -> PlanDocument:
@@ -306,12 +315,13 @@ def _check_summary(
         return _summary(changes, unsupported, reads[listed], refusals=refusals)
 
     made = said(listed=True, refusals=True)
+    if summary == made:
+        return
     older = (said(*way) for way in ((False, True), (True, False), (False, False)))  # lazily
     writes = summary_line(changes, unsupported, counted(int(changes["calls"].sum()), "call"), None)
-    for line in itertools.chain((made,), older, (writes,)):
-        if summary == line or (
-            summary.startswith(line) and _BUDGET.fullmatch(summary[len(line) :])
-        ):
+    plain = _plain(summary)  # an older toolkit's figures had no separators
+    for line in map(_plain, itertools.chain((made,), older, (writes,))):
+        if plain == line or (plain.startswith(line) and _BUDGET.fullmatch(plain[len(line) :])):
             return
     raise read.fail(
         "summary",

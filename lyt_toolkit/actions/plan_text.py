@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .._json_file import clipped
-from .._text import counted
+from .._text import counted, figure
 from .cost import PlanCost
 from .edited_frames import noun
 
@@ -78,16 +78,16 @@ def summary_line(
     unknown`` when the client had read none), with ``(S at the plan's share, 0.5)`` when
     its share is below 1 and ``; N short`` when the calls do not fit it."""
     counts = changes["action"].value_counts()
-    made = ", ".join(f"{counts.get(a, 0)} to {a}" for a in SIGNS)
+    made = ", ".join(f"{figure(counts.get(a, 0))} to {a}" for a in SIGNS)
     cannot = counted(len(unsupported), "change")
     text = f"Plan: {made}; {cannot} the service cannot make; {calls}"
     if budget is None:
         return text
     if budget.remaining is None:
         return f"{text}, budget unknown"
-    text = f"{text}, {budget.remaining} left in this window"
-    if budget.share < 1:
-        text += f" ({budget.allowed} at the plan's share, {budget.share:g})"
+    text = f"{text}, {figure(budget.remaining)} left in this window"
+    if budget.share < 1 and budget.allowed is not None:
+        text += f" ({figure(budget.allowed)} at the plan's share, {budget.share:g})"
     return text if budget.fits else f"{text}; {counted(budget.shortfall, 'call')} short"
 
 
@@ -189,7 +189,8 @@ def plan_html(
 def _html_group(action: str, rows: pd.DataFrame, last: str) -> str:
     """One ``<tbody>``: a header row naming ``action`` and its count, then its rows."""
     width = len(_HTML_COLUMNS) + 1
-    lines = [f'<tr><th colspan="{width}" style="text-align:left">{action} ({len(rows)})</th></tr>']
+    count = figure(len(rows))
+    lines = [f'<tr><th colspan="{width}" style="text-align:left">{action} ({count})</th></tr>']
     head, tail = shown_rows(len(rows))
     hidden = len(rows) - head - tail
     lines += [_html_row(row, last) for row in rows.head(head).itertuples(index=False)]

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from .._text import counted
+from .._text import counted, figure
 from ..frames.pending import bucket_date
 from .reread import LiveRows, gone_words
 from .touched import StalePlanError, Touched, is_name, names_hash, rows_hashed
@@ -89,7 +89,9 @@ def stale_error(
     way on with its calls, a line each."""
     named = "".join(f"\n  {entry}" for entry in stale[:NAMED_AT_MOST])
     if len(stale) > NAMED_AT_MOST:
-        named += f"\n  and {len(stale) - NAMED_AT_MOST} more (the error's stale lists them all)"
+        named += (
+            f"\n  and {figure(len(stale) - NAMED_AT_MOST)} more (the error's stale lists them all)"
+        )
     then = "apply with refresh=True to plan against the live state"
     if chunk is not None:
         then = "apply with refresh=True and the same log to plan the rest against the live state"

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .._secret import quoted
+from .._text import figure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -129,5 +130,5 @@ def item_lines(left: pd.DataFrame, heading: str) -> list[str]:
         call = f"{row['call']} " if "call" in row else ""
         lines.append(scrub(f"  {call}{row['target']}: {row['outcome']}{status}{message}"))
     if len(left) > MAX_ITEMS_SHOWN:
-        lines.append(f"  ... and {len(left) - MAX_ITEMS_SHOWN} more")
+        lines.append(f"  ... and {figure(len(left) - MAX_ITEMS_SHOWN)} more")
     return lines

@@ -27,7 +27,6 @@ from ..errors import (
     APIConnectionError,
     APIError,
     ConfigurationError,
-    CycleBudgetError,
     LytError,
     PullBudgetError,
     WayForward,
@@ -42,7 +41,6 @@ __all__ = [
     "DEFAULT_PULL",
     "EMPTY_OUT",
     "PULL_ONLY",
-    "READ_SAMPLE",
     "REFUSED",
     "SAVED_CALLS",
     "Obtained",
@@ -355,8 +353,8 @@ def budget_refusal(exc: PullBudgetError, options: PullOptions = DEFAULT_PULL) ->
     forward spelled as the command line spells it (``--sample 238``, ``--budget-share 1``);
     a way the command cannot take says so and gives its Python spelling, or the command that
     takes it; then, for a pull of every member refused for its member reads, how to know its
-    cost first (``cost_first``). ``options``: how the command pulled, and which of those
-    options it has."""
+    cost first (``cost_first``, in place of the error's Python line). ``options``: how the
+    command pulled, and which of those options it has."""
     lines = [str(exc).splitlines()[0]]
     if exc.ways:
         lines.append("Ways forward:")
@@ -366,23 +364,14 @@ def budget_refusal(exc: PullBudgetError, options: PullOptions = DEFAULT_PULL) ->
     return "\n".join(lines)
 
 
-READ_SAMPLE = 100
-"""The members a refusal suggests the estimate reads (``lyt export --estimate --read-sample``)."""
-
-
 def cost_first(exc: PullBudgetError, options: PullOptions = DEFAULT_PULL) -> str | None:
     """The ``lyt export --estimate --read-sample N`` that counts the refused pull's calls
-    before a pull is tried again, for a pull of every member (not ``--sample``, not paced)
-    refused for its member reads by a command that can sample; None otherwise (the estimate
-    counts no sample, and the lists alone did not fit)."""
-    if (
-        isinstance(exc, CycleBudgetError)
-        or exc.stage != "member reads"
-        or not options.can_sample
-        or options.sample is not None
-        or options.checkpoint is not None
-    ):
+    before a pull is tried again, its ``--kinds`` and ``--budget-share`` as ``options`` say,
+    where the error names the estimate in Python (``PullBudgetError.cost_first``: a pull of
+    every member, not paced, refused for its member reads); None otherwise."""
+    if exc.cost_first is None:
         return None
+    from ..fill.budget import ESTIMATE_READS, READ_SAMPLE
     from ..frames.registry import FRAME_NAMES
 
     default = options.budget_share == PullOptions.budget_share
@@ -391,9 +380,7 @@ def cost_first(exc: PullBudgetError, options: PullOptions = DEFAULT_PULL) -> str
     kinds = f" --kinds {','.join(named)}" if named else ""
     return (
         f"To know the cost first: lyt export{kinds}{share} --estimate --read-sample"
-        f" {READ_SAMPLE} (walks the lists again and reads {READ_SAMPLE} members drawn at"
-        " random, one call each: the calls expected, with a 95 % interval; nothing is pulled or"
-        " written)"
+        f" {READ_SAMPLE} ({ESTIMATE_READS} or written)"
     )
 
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from .._collector import collector_paused
 from .._progress import display
-from .._text import counted
+from .._text import counted, figure
 from ..errors import LytError
 from ._common import (
     EXIT_APPLIED,
@@ -180,7 +180,7 @@ def _applied_line(results: pd.DataFrame) -> str:
     if not len(results):
         return "Applied: nothing, the plan has no change to send"
     counts = results["outcome"].value_counts()
-    return "Applied: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items())
+    return "Applied: " + ", ".join(f"{figure(n)} {outcome}" for outcome, n in counts.items())
 
 
 def _not_made(left: int, refused: int, log: Path) -> str:
@@ -230,8 +230,8 @@ def _counted_line(cost: PlanCost, *, waits: bool) -> str:
     """What the service counts of this run: the ``cost`` above, after the token request its
     check sent, and, when it ``waits`` for the next windows, a token request in each."""
     line = (
-        f"Calls: this run sends the {cost.needed} above, plus any retries; with its token"
-        f" request, sent first, the service counts {cost.needed + 1}"
+        f"Calls: this run sends the {figure(cost.needed)} above, plus any retries; with its"
+        f" token request, sent first, the service counts {figure(cost.needed + 1)}"
     )
     return f"{line}, and 1 more in each new window the run goes on into" if waits else line
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._collector import collector_paused
+from .._text import figure
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
 from ._pull import (
     DEFAULT_PULL,
@@ -193,8 +194,9 @@ def format_summary(
     left_out = list(findings.attrs.get(LEFT_OUT_ATTR, ()))
     lines = [
         f"Audit of {source} as of {snapshot.pulled_at:%Y-%m-%d %H:%M:%S} UTC",
-        f"{total['total']} findings from {len(counts) - 1 - len(left_out)} rules "
-        f"({total['error']} errors, {total['warning']} warnings, {total['info']} info)",
+        f"{figure(total['total'])} findings from {len(counts) - 1 - len(left_out)} rules "
+        f"({figure(total['error'])} errors, {figure(total['warning'])} warnings,"
+        f" {figure(total['info'])} info)",
         *_not_pulled(snapshot, left_out),
         "",
         whole_estimates(counts).to_string(),  # a sample's estimates: whole findings
@@ -210,7 +212,7 @@ def format_summary(
         shown = errors.head(MAX_ERRORS_SHOWN)
         lines += [f"  {_label(f)}: {f['message']}  [{f['rule']}]" for f in _records(shown)]
         if len(errors) > len(shown):
-            lines.append(f"  ... and {len(errors) - len(shown)} more in {FINDINGS_CSV}")
+            lines.append(f"  ... and {figure(len(errors) - len(shown))} more in {FINDINGS_CSV}")
     return "\n".join(lines)
 
 

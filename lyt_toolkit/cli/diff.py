@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._text import figure
 from ..errors import LytError
 from ._common import EXIT_OK, fail, scrub
 
@@ -56,7 +57,7 @@ def write_changes(changes: SnapshotDiff, out: str | None) -> str | None:
         changes.to_csv(path)
     except OSError as exc:
         return f"cannot write {path}: {exc.strerror or exc}"
-    print(f"\n{len(changes)} changes written to {path.resolve()}")
+    print(f"\n{figure(len(changes))} changes written to {path.resolve()}")
     return None
 
 
@@ -72,7 +73,7 @@ def format_diff(changes: SnapshotDiff) -> str:
     held = [kind for kind in summary.index if kind in before.kinds | after.kinds]
     lines = [
         f"Changes from {before.pulled_at:%Y-%m-%d %H:%M:%S} UTC "
-        f"to {after.pulled_at:%Y-%m-%d %H:%M:%S} UTC: {len(changes)} changes",
+        f"to {after.pulled_at:%Y-%m-%d %H:%M:%S} UTC: {figure(len(changes))} changes",
         "",
         summary.loc[[*held, "total"]].to_string(),
     ]
@@ -87,15 +88,15 @@ def format_diff(changes: SnapshotDiff) -> str:
     left_out = findings.attrs.get("left_out", ())
     lines += [
         "",
-        f"Audit findings: {counts.get('appeared', 0)} appeared, "
-        f"{counts.get('changed', 0)} changed, {counts.get('resolved', 0)} resolved"
+        f"Audit findings: {figure(counts.get('appeared', 0))} appeared, "
+        f"{figure(counts.get('changed', 0))} changed, {figure(counts.get('resolved', 0))} resolved"
         + (f" (rules left out: {', '.join(left_out)})" if left_out else ""),
     ]
     for f in findings.head(MAX_FINDINGS_SHOWN).itertuples(index=False):
         was = f" (was: {f.previous_message})" if f.change == "changed" else ""
         lines.append(f"  {f.change:<8} {f.resource_id}: {f.message}{was}  [{f.rule}]")
     if len(findings) > MAX_FINDINGS_SHOWN:
-        lines.append(f"  ... and {len(findings) - MAX_FINDINGS_SHOWN} more")
+        lines.append(f"  ... and {figure(len(findings) - MAX_FINDINGS_SHOWN)} more")
     return "\n".join(lines)
 
 
@@ -108,7 +109,7 @@ def change_lines(changes: pd.DataFrame, limit: int = MAX_CHANGES_SHOWN) -> list[
         for c in changes.head(limit).itertuples(index=False)
     ]
     if len(changes) > limit:
-        lines.append(f"  ... and {len(changes) - limit} more")
+        lines.append(f"  ... and {figure(len(changes) - limit)} more")
     return lines
 
 

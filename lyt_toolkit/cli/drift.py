@@ -6,16 +6,19 @@ sandbox) and compared with the folder, which may hold a CSV or a Parquet snapsho
 exit code tells a script the answer: 0 when nothing drifted, 2 when something did (the
 changes printed, and written to ``--out`` as CSV), 1 when the check could not run (a bad
 ``--budget-share`` included, so that 2 always means drift; a pull beyond that share is
-refused with its ways forward).
+refused with its ways forward and, refused for its member reads, the ``lyt export
+--estimate`` that tells its cost first, as ``lyt export`` is).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from collections.abc import Iterable
 
 from ..errors import LytError
 from ._common import EXIT_DRIFT, EXIT_ERROR, EXIT_NO_DRIFT, fail
-from ._pull import connected_client, explain, pull_options
+from ._pull import PullOptions, connected_client, explain, pull_options
 from .diff import format_diff, write_changes
 
 __all__ = ["EXIT_DRIFT", "EXIT_ERROR", "EXIT_NO_DRIFT", "drift"]
@@ -39,7 +42,7 @@ def drift(args: argparse.Namespace) -> int:
         with connected_client(bool(args.sandbox)) as client:
             changes = snapshot.drift(client, progress=True, budget_share=options.budget_share)
     except LytError as exc:
-        return fail(COMMAND, explain(exc), EXIT_ERROR)
+        return fail(COMMAND, explain(exc, _pulled_as(options, snapshot.kinds)), EXIT_ERROR)
     except ValueError as exc:  # a sample holding nothing a drift can compare
         return fail(COMMAND, str(exc), EXIT_ERROR)
     if not changes:
@@ -51,3 +54,12 @@ def drift(args: argparse.Namespace) -> int:
     print(format_diff(changes))
     problem = write_changes(changes, args.out)
     return EXIT_DRIFT if problem is None else fail(COMMAND, problem, EXIT_ERROR)
+
+
+def _pulled_as(options: PullOptions, kinds: Iterable[str]) -> PullOptions:
+    """``options`` with the ``kinds`` the drift pulls again, a snapshot's (None: every one),
+    as a refusal spells the ``lyt export`` that pulls or estimates the same."""
+    from ..frames.registry import FRAME_NAMES
+
+    held = frozenset(kinds)
+    return dataclasses.replace(options, kinds=None if held == set(FRAME_NAMES) else held)

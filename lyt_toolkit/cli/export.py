@@ -94,7 +94,7 @@ def export(args: argparse.Namespace) -> int:
         frames |= {"sample_strata": snapshot.sample.strata, "sample_units": snapshot.sample.units}
     for path in written:
         rows = frames.get(path.stem)
-        count = f"{len(rows):>7} rows" if rows is not None else ""
+        count = f"{len(rows):>7,} rows" if rows is not None else ""
         if path.stem in FRAME_NAMES and path.stem not in snapshot.kinds:
             count = f"{'-':>7} not pulled (--kinds)"
         print(f"  {path.name:<{width}}  {count}".rstrip())

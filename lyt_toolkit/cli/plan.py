@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._collector import collector_paused
+from .._text import figure
 from ..errors import LytError
 from ._common import EXIT_CHANGES, EXIT_ERROR, EXIT_NO_CHANGES, fail, scrub
 
@@ -100,7 +101,7 @@ def _calls_line(change_plan: SavedPlan, chunked: int | None) -> str:
     known = chunked is not None
     chunked = paced_reread(change_plan) if chunked is None else chunked
     paced = paced_text(calls - reads + chunked, reads, chunked, budget_known=known)
-    return f"Calls: lyt apply sends these {calls}; {paced}; {TOKEN_NOTE}"
+    return f"Calls: lyt apply sends these {figure(calls)}; {paced}; {TOKEN_NOTE}"
 
 
 def _read_budget(change_plan: SavedPlan) -> int | None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._collector import collector_paused
-from .._text import counted
+from .._text import counted, figure
 from ._common import EXIT_ERROR, EXIT_OK, fail, item_lines
 from ._rehearsed import load_or_fail, rehearsed_or_fail
 from .diff import format_diff, write_changes
@@ -87,9 +87,9 @@ def _calls_line(sent: int, reread: int, chunked: int | None) -> str:
     from ..actions.calls_said import paced_text
 
     line = (
-        f"Calls the run sent: {sent} (its token request, the writes, any read back); lyt apply"
-        f" sends {sent + reread} on a service in the snapshot's state: the same, after"
-        f" re-reading the touched objects ({reread} calls), plus any retries"
+        f"Calls the run sent: {figure(sent)} (its token request, the writes, any read back); lyt"
+        f" apply sends {figure(sent + reread)} on a service in the snapshot's state: the same,"
+        f" after re-reading the touched objects ({counted(reread, 'call')}), plus any retries"
     )
     if chunked is None or not reread:
         return line

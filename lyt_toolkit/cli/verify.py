@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._collector import collector_paused
-from .._text import counted
+from .._text import counted, figure
 from ..errors import LytError
 from ._common import (
     EXIT_ERROR,
@@ -160,8 +160,8 @@ def _cost_text(cost: PlanCost, paced: bool, paced_log: bool) -> str:
         return str(cost)
     counting = ", counting what the plan's runs sent in the window (its log)" if paced_log else ""
     return (
-        f"calls needed: {cost.needed}; paced: each window's budget is read with its first call"
-        f" and {cost.share:g} of it sent{counting}, then it waits for the reset"
+        f"calls needed: {figure(cost.needed)}; paced: each window's budget is read with its"
+        f" first call and {cost.share:g} of it sent{counting}, then it waits for the reset"
     )
 
 

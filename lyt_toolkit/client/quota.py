@@ -64,6 +64,7 @@ import httpx
 
 from .._plans import CYCLE_REMINDER, Cycle, published_plan
 from .._progress import Progress, ProgressBar
+from .._text import counted, figure
 from ..errors import QuotaExhaustedError, RateLimitError, api_error, time_after
 from ._core import date_second, parse_retry_after
 from .allowance import Allowance, AllowanceSpent, CycleSpent, Earlier, Recorded, WindowCalls
@@ -580,7 +581,7 @@ class Quota:
         message = (
             f"not sent: the call budget ({self._describe_limit()}) is spent and its window "
             f"resets {_when(wait, at)}, beyond max_wait ({self.max_wait:g} s); this client has "
-            f"sent {used} call{'' if used == 1 else 's'}"
+            f"sent {counted(used, 'call')}"
         )
         error = QuotaExhaustedError(
             429, message, calls_used=used, sent=False, retry_after=wait, method=method, path=path
@@ -594,8 +595,7 @@ class Quota:
         at = self._reset_instant(wait)
         advice = (
             f"the call budget ({self._describe_limit()}) resets {_when(wait, at)}, beyond "
-            f"max_wait ({self.max_wait:g} s); this client has sent "
-            f"{used} call{'' if used == 1 else 's'}"
+            f"max_wait ({self.max_wait:g} s); this client has sent {counted(used, 'call')}"
         )
         hint = f"{error.hint}; {advice}" if error.hint else advice.capitalize()
         exhausted = api_error(
@@ -619,7 +619,7 @@ class Quota:
 
     def _describe_limit(self) -> str:
         kind = self._type or "api_calls"
-        return kind if self._limit is None else f"{kind}, {self._limit} per window"
+        return kind if self._limit is None else f"{kind}, {figure(self._limit)} per window"
 
 
 WINDOW_WAIT = "call budget spent, waiting for its window to reset"

@@ -15,7 +15,10 @@ same error for the rest of the pull (``stopped``). The bucket lists are counted 
 the members are read, so between the parts of its member reads (``fill.projection``) the
 pull projects them from the members read so far (``project``): when the rest plainly does
 not fit, it stops there instead of spending its reads first, and a smaller sample it offers
-is counted at what those members showed.
+is counted at what those members showed; stopped partway through its member reads, the pull
+projects the calls it needs in all from the members read before (``stopped``), at no call.
+A pull of every member refused for its member reads names the estimate that tells its cost
+first (``cost_first``: ``ProgramSnapshot.estimate(client, read_sample=100)``).
 
 A paced pull waits for the windows it needs instead, but keeps to ``budget_share`` of the
 project's billing cycle (``Quota.cycle``, when known): one needing more in all, its runs
@@ -34,15 +37,26 @@ from .._text import counted
 from ..client.allowance import Allowance
 from ..client.quota import Quota
 from ..errors import CycleBudgetError, PullBudgetError, WayForward
+from ..frames.registry import FRAME_NAMES
 from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE, wanted_kinds
+from ..snapshot.defaults import DEFAULT_SHARE
 from .projection import OFFER_Z, STOP_Z, PendingRate, projected_lists
 
-__all__ = ["DEFAULT_SAMPLE", "PullBudget"]
+__all__ = ["DEFAULT_SAMPLE", "ESTIMATE_READS", "READ_SAMPLE", "PullBudget"]
 
 DEFAULT_SAMPLE = 1000
 """The sample size a refusal suggests at most (members read one by one)."""
+
+READ_SAMPLE = 100
+"""The members the estimate a refusal names reads (``read_sample``)."""
+
+ESTIMATE_READS = (
+    f"walks the lists again and reads {READ_SAMPLE} members drawn at random, one call each: the"
+    " calls expected, with a 95 % interval; nothing is pulled"
+)
+"""What that estimate does, as a refusal says it (``cost_first``)."""
 
 
 class PullBudget:
@@ -201,10 +215,9 @@ class PullBudget:
         members still to read: the calls the pull needs in all are then expected, with a 95 %
         interval, its bucket lists projected as an estimate reading a sample projects them."""
         expected, interval = None, None
-        if projected is not None:
-            lists = projected_lists(projected, projected.members + unread)
-            sure = self.allowance.spent + unread + self.by_id  # sent, and reads still to send
-            expected, interval = sure + lists.expected, (sure + lists.low, sure + lists.high)
+        if projected is not None:  # sent, and the reads still to send
+            sure = self.allowance.spent + unread + self.by_id
+            expected, interval = _in_all(projected, projected.members + unread, sure)
         return self.allowance.refusal(
             self.stage,
             needed,
@@ -215,12 +228,22 @@ class PullBudget:
             projected=None if projected is None else (projected.members, projected.lists),
             expected=expected,
             interval=interval,
+            cost_first=self.cost_first(sampled),
         )
 
     def stopped(self) -> PullBudgetError:
         """The error for a stop partway through ``stage``, the allowance spent: the rest of
-        the pull needs what was planned less what was sent (one call at least)."""
+        the pull needs what was planned less what was sent (one call at least). Stopped
+        during the member reads once some were read (``rate``), the calls it needs in all
+        are projected from them, as a stop between its reads projects them (``refusal``):
+        what was planned (the lists, every member read, the definitions by ID) and the
+        bucket lists of every member at the rate those read showed."""
         rest = self.allowance.rest(self.planned)
+        expected, interval = None, None
+        rate = self.rate if self.stage == READ_STAGES["cards"] else None
+        if rate is not None:
+            reads = max(self.reads, rate.members)
+            expected, interval = _in_all(rate, reads, self.allowance.spent + rest)
         return self.allowance.refusal(
             self.stage,
             rest,
@@ -228,7 +251,24 @@ class PullBudget:
             limit=self.quota.limit,
             resets_at=self.quota.resets_at,
             during=True,
+            expected=expected,
+            interval=interval,
+            cost_first=self.cost_first(self.sample_size),
         )
+
+    def cost_first(self, sampled: int | None) -> str | None:
+        """The line naming the estimate that counts this pull's calls before it is tried
+        again (``PullBudgetError.cost_first``), for a pull of every member (``sampled``
+        None), not paced, refused for its member reads; None otherwise: the estimate counts
+        no sample, and stopped during its lists or bucket lists a pull has nothing an
+        estimate would tell first."""
+        if self.stage != READ_STAGES["cards"] or sampled is not None or self.allowance.paced:
+            return None
+        named = [] if self.kinds == set(FRAME_NAMES) else [f"kinds={sorted(self.kinds)}"]
+        share = self.allowance.share
+        named += [] if share == DEFAULT_SHARE else [f"budget_share={share:g}"]
+        arguments = ", ".join(["client", *named, f"read_sample={READ_SAMPLE}"])
+        return f"To know the cost first: ProgramSnapshot.estimate({arguments}) ({ESTIMATE_READS})"
 
     def _ways(self, needed: int, members: int | None, sampled: int | None) -> Iterable[WayForward]:
         allowance = self.allowance
@@ -359,6 +399,14 @@ class PullBudget:
         limit = self.quota.limit
         later = share_of(limit, self.allowance.share) if limit else first
         return 1 + math.ceil(max(0, total - first) / max(later, 1))
+
+
+def _in_all(rate: PendingRate, members: int, sure: int) -> tuple[int, tuple[int, int]]:
+    """The calls a pull needs in all and their 95 % interval: the ``sure`` ones (sent, and
+    every call but the bucket lists still to send) and the bucket lists of its ``members``,
+    projected from those read (``rate``) as an estimate reading a sample projects them."""
+    lists = projected_lists(rate, members)
+    return sure + lists.expected, (sure + lists.low, sure + lists.high)
 
 
 def _elsewhere(way: WayForward) -> WayForward:

@@ -98,6 +98,7 @@ def _refused_by_base(
             limit=quota.limit,
             resets_at=quota.resets_at,
             remaining=max(0, left - (rest - by_id)),
+            cost_first=budget.cost_first(None),
         )
 
 

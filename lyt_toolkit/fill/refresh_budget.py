@@ -41,6 +41,10 @@ class RefreshBudget(PullBudget):
         self.new = 0
         """New members listed (once the member lists are walked)."""
 
+    def cost_first(self, sampled: int | None) -> str | None:
+        """None: the estimate counts a whole pull, not a refresh's reads of what is new."""
+        return None
+
     def _ways(self, needed: int, members: int | None, sampled: int | None) -> Iterable[WayForward]:
         lists = self.lists_calls + self.by_id
         if members is not None and self.stage != "lists" and not self.sampled:

@@ -15,6 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from .._text import figure
 from ._png import save_png
 
 X_ROOM = 0.05
@@ -64,7 +65,7 @@ def plot_findings(summary: pd.DataFrame, ax: Axes | None = None) -> Axes:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(title="severity", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     total = int(summary[TOTAL].iloc[-1])
-    title = f"Audit findings by rule and severity ({total} in all)"
+    title = f"Audit findings by rule and severity ({figure(total)} in all)"
     if _ESTIMATED in summary.columns:
         title += "\nper-member rules: findings in the sample, labelled with the program's estimate"
     ax.set_title(title)

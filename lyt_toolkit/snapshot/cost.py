@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .._plans import Cycle
-from .._text import about
+from .._text import about, figure
 from ..frames.registry import FRAME_NAMES
 
 __all__ = [
@@ -84,21 +84,14 @@ def pages(items: int, per_page: int) -> int:
     return max(1, -(-items // per_page))
 
 
-def budget_text(
-    remaining: int | None,
-    limit: int | None,
-    resets_at: datetime | None,
-    *,
-    grouped: bool = False,
-) -> str:
-    """``remaining this window: R of L; resets at T``, or that the budget is unknown;
-    ``grouped``: the figures with thousands separators (``4,689 of 5,000``)."""
+def budget_text(remaining: int | None, limit: int | None, resets_at: datetime | None) -> str:
+    """``remaining this window: R of L; resets at T`` (``4,689 of 5,000``: ``figure``), or
+    that the budget is unknown."""
     if remaining is None:
         return "budget unknown (no limit headers seen yet)"
-    spec = "," if grouped else ""
     when = "unknown" if resets_at is None else f"{resets_at:%Y-%m-%d %H:%M:%S} UTC"
-    of = "" if limit is None else f" of {limit:{spec}}"
-    return f"remaining this window: {remaining:{spec}}{of}; resets at {when}"
+    of = "" if limit is None else f" of {figure(limit)}"
+    return f"remaining this window: {figure(remaining)}{of}; resets at {when}"
 
 
 @dataclass(frozen=True)
@@ -115,9 +108,9 @@ class PullCalls:
     """A checkpointed pull: the answers its checkpoint gave back instead of a call."""
 
     def __str__(self) -> str:
-        text = f"calls used: {self.used}"
+        text = f"calls used: {figure(self.used)}"
         if len(self.windows) > 1:
-            text += f" over {len(self.windows)} windows"
+            text += f" over {figure(len(self.windows))} windows"
         if self.recalled:
             text += f" (and {self.recalled:,} answers from the checkpoint)"
         return f"{text}; {budget_text(self.remaining, self.limit, self.resets_at)}"
@@ -221,7 +214,7 @@ class PullEstimate:
 
     def __str__(self) -> str:
         """Every figure with thousands separators (``at least 20,215``)."""
-        budget = budget_text(self.remaining, self.limit, self.resets_at, grouped=True)
+        budget = budget_text(self.remaining, self.limit, self.resets_at)
         if not self.complete:
             others = (
                 f" (other traffic spent at least {self.others:,} calls of the window meanwhile)"

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import deprecated_attribute, deprecation
+from .._text import figure
 from ..frames.registry import FRAME_NAMES, SCHEMAS
 from ..frames.schema import DATETIME, Column, Schema, text
 from ..reports.snapshot_csv import write_csv
@@ -170,8 +171,8 @@ class SnapshotDiff(Generic[_S]):
     def __repr__(self) -> str:
         note = "" if self.note is None else f"; {self.note}"
         return (
-            f"SnapshotDiff({self.before.pulled_at} -> {self.after.pulled_at}, {len(self)} changes"
-            f"{note})"
+            f"SnapshotDiff({self.before.pulled_at} -> {self.after.pulled_at},"
+            f" {figure(len(self))} changes{note})"
         )
 
     def summary(self) -> pd.DataFrame:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._progress import PacedProgress
 from .._stop import Stop
-from .._text import counted
+from .._text import counted, figure
 from ..actions.cost import PlanCost, budgeted
 from ..snapshot.defaults import DEFAULT_SHARE
 from ._background import LOADING, LoadsWhenShown, join_worker
@@ -302,7 +302,7 @@ class PlanPanel(LoadsWhenShown, w.VBox):
             clear(self.results_grid)
             self._settle()
             self.progress.bar_style = "danger"
-            got = f"after {self.progress.value} of {self.progress.max} items"
+            got = f"after {figure(self.progress.value)} of {counted(self.progress.max, 'item')}"
             self.show_error(f"The batch stopped {got}: {describe_error(exc)}")
             self._show_reads()
             return
@@ -379,7 +379,7 @@ def cost_html(cost: PlanCost, note: str = "") -> str:
     follows the calls needed."""
     text = str(cost)
     if note:
-        needed = f"calls needed: {cost.needed}"
+        needed = f"calls needed: {figure(cost.needed)}"
         text = text.replace(needed, needed + note, 1)
     colour = COLOURS["success" if cost.fits else "failure"]
     return f'<span style="color:{colour}">{html.escape(text)}</span>'

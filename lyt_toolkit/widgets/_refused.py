@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .._text import counted
+from .._text import counted, figure
 from ..actions.ledger import refused_for_good
 from ..actions.log import ActionLog, log_state, reading_once
 
@@ -100,7 +100,7 @@ def refused_left(refused: pd.DataFrame) -> str:
     count = len(refused)
     them = "it" if count == 1 else "them"
     skipped = int(refused["message"].astype(str).str.startswith(NOT_SENT).sum())
-    held = f"{skipped} of them refused before, not sent this time; " if skipped else ""
+    held = f"{figure(skipped)} of them refused before, not sent this time; " if skipped else ""
     return (
         f"{counted(count, 'write')} refused for good ({held}listed as such under Not"
         f" applied): a plain Apply does not send {them} again; put right what refused {them},"

@@ -10,6 +10,7 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import actions
+from .._text import counted, figure
 from ._grid import clear, grid, show
 from ._messages import State, describe_error, status_html
 from ._plan_panel import PlanPanel
@@ -120,7 +121,10 @@ class BulkBenefitImport(PlanPanel):
         self.plan = plan
         valid = int(preview["valid"].sum())
         invalid = len(preview) - valid
-        counts = f"{label}: {len(preview)} rows, {valid} valid, {invalid} with errors"
+        counts = (
+            f"{label}: {counted(len(preview), 'row')}, {figure(valid)} valid,"
+            f" {figure(invalid)} with errors"
+        )
         state: State = "failure" if valid == 0 else "partial" if invalid else "success"
         self.status.value = status_html(counts, state)
         self.preview = preview

@@ -23,7 +23,7 @@ from ipydatagrid import DataGrid
 
 from .. import actions
 from .._shares import share_of
-from .._text import counted
+from .._text import counted, figure
 from ..actions.cost import PlanCost, budgeted
 from ..actions.log import ActionLog
 from ..actions.rehearsal import sampled_refusal
@@ -518,7 +518,7 @@ class EditPanel(PlanPanel):
         resend = refused > 0 and bool(self.send_refused.value)
         # the budget read first when the client knows none
         cost = budgeted(lambda: self._apply_cost(plan, resend), self.client)
-        note = f" (with {self._again_calls()} of the pull again after the apply"
+        note = f" (with {figure(self._again_calls())} of the pull again after the apply"
         if refused:
             note += f", {counted(refused, 'write')} refused for good " + (
                 "sent again" if resend else "not counted: not sent again"

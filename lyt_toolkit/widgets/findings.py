@@ -11,6 +11,7 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import actions
+from .._text import figure
 from ..audit import FINDING_COLUMNS
 from ._grid import grid, selected, show
 from ._messages import describe_error
@@ -113,7 +114,7 @@ class FindingsPanel(PlanPanel):
         picked = len(selected(self.findings_grid, self.findings))
         if not chosen:
             self.show_error(
-                f"None of the {picked} selected findings has a matching action."
+                f"None of the {figure(picked)} selected findings has a matching action."
                 if picked
                 else "Select findings that have an action."
             )

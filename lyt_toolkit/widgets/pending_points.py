@@ -11,6 +11,7 @@ import pandas as pd
 
 from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
+from .._text import figure
 from ..models.ids import IdPrefix
 from ..models.listing import MAX_LIMIT
 from ._grid import grid, selected, show
@@ -189,7 +190,7 @@ class PendingPointsPanel(PlanPanel):
             self.member_select.options = [_CHOOSE] + [_member_option(m) for m in page.data]
             if page.next_cursor is not None:
                 self.show_ok(
-                    f"The first {len(page.data)} members are listed; the program has more:"
+                    f"The first {figure(len(page.data))} members are listed; the program has more:"
                     " type a member ID or customer ID and press Find."
                 )
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from .. import actions
 from .._deprecation import deprecated_attribute, deprecation
+from .._text import counted
 from ..models.enums import RewardType
 from ..models.listing import MAX_LIMIT
 from ._grid import grid, selected, show
@@ -133,7 +134,7 @@ class RewardDraftPanel(PlanPanel):
         self.rewards = pd.DataFrame(found, columns=list(REWARD_VIEW))
         show(self.rewards_grid, self.rewards)
         self._selection_changed()
-        self.show_ok(f"{len(self.rewards)} rewards")
+        self.show_ok(counted(len(self.rewards), "reward"))
 
     def _reload_calls(self) -> int:
         """The list read again after a run: the calls its last load took."""

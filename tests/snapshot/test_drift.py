@@ -184,7 +184,13 @@ def test_a_drift_beyond_its_share_names_ways_forward_a_drift_can_take(
             continue
         assert "ProgramSnapshot.pull(client, " in way.how and "snapshot.diff(live)" in way.how
     assert not any("sample" in way.how for way in refusal.ways)
-    assert "sample=" not in str(refusal)
+    *text, cost_first = str(refusal).splitlines()
+    assert "sample=" not in "\n".join(text)
+    # The estimate of the pull drift makes again tells its cost first (a whole snapshot's).
+    assert cost_first == refusal.cost_first
+    assert cost_first.startswith(
+        "To know the cost first: ProgramSnapshot.estimate(client, read_sample=100) (walks"
+    )
     lists_only = next(w for w in refusal.ways if "kinds=" in w.how)
     demo.set_plan("20/hour")
     with client_for(demo) as client:  # the way, followed as written, fits

@@ -779,7 +779,7 @@ def test_a_sampled_snapshot_is_not_rehearsed_and_the_calls_line_shows_the_budget
             assert "Rehearse is off: snapshot: a stratified sample of 20 of 300 members" in text
             assert "cannot stand for production in a rehearsal" in text and "stopped" not in text
             left = sb.plan()["remaining"]
-            assert f"remaining this window: {left} of 1000" in panel.budget.value
+            assert f"remaining this window: {left} of 1,000" in panel.budget.value
             assert "budget unknown" not in panel.budget.value
             apply(panel)
             assert "Applied: succeeded: 1" in panel.status.value, panel.status.value
