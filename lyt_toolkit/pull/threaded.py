@@ -20,8 +20,8 @@ A level of many calls of one kind (a member read each, a card's bucket list each
 over whole (``ThreadedClient.each``): each of ``concurrency`` threads takes the level's next
 call once its last is done, as an analyst's threads would, its stop and notice set up once
 for all its calls. A call in a thread of its own each (``_in_thread``) went from the event
-loop to a thread and back, the loop woken twice per call: at 24,000 reads that hop cost
-more CPU than the call's own work outside the client, and held fewer calls in flight.
+loop to a thread and back, the loop woken twice per call: about 0.3 ms of CPU per call
+(``benchmarks/scale.py pull``), and fewer calls in flight than ``concurrency`` asks.
 """
 
 from __future__ import annotations
@@ -125,7 +125,9 @@ async def _each(pool: Executor, calls: Sequence[Callable[[], T]], workers: int) 
         cancelled.set()
         raise
     except BaseException:
-        raise failed[0] from None  # the first to fail, not a call its stop stopped
+        if failed:
+            raise failed[0] from None  # the first to fail, not a call its stop stopped
+        raise
     return results
 
 
@@ -202,13 +204,13 @@ async def threaded(client: Any, calls: int) -> AsyncIterator[ThreadedClient]:
 
 class ThreadedClient:
     """The caller's sync client with async resource groups (``ThreadedGroup``), its calls run
-    on ``pool``, ``calls`` at once in a level handed over whole (``each``); its budget,
+    on ``pool``, ``at_once`` at a time in a level handed over whole (``each``); its budget,
     address and clock are the client's own."""
 
-    def __init__(self, client: Any, pool: Executor, calls: int = 1) -> None:
+    def __init__(self, client: Any, pool: Executor, at_once: int = 1) -> None:
         self.client = client
         self._pool = pool
-        self._calls = calls
+        self._at_once = at_once
         self._groups: dict[str, ThreadedGroup] = {}
 
     def __getattr__(self, name: str) -> ThreadedGroup:
@@ -244,11 +246,11 @@ class ThreadedClient:
         return self.client._service_holds
 
     async def each(self, calls: Sequence[Callable[[], T]]) -> list[T]:
-        """Each of ``calls`` (sync calls of the client) in the pool's threads, ``calls`` (the
-        pull's ``concurrency``) at once, each thread taking the next once its last is done;
+        """Each of ``calls`` (sync calls of the client) in the pool's threads, ``at_once`` (the
+        pull's ``concurrency``) at a time, each thread taking the next once its last is done;
         their results in order. Stopped as a whole: the task cancelled, or the first call
         failing, whose error is raised (``_each``)."""
-        return await _each(self._pool, calls, self._calls)
+        return await _each(self._pool, calls, self._at_once)
 
     async def fetch_token(self, *, fresh: bool = False) -> None:
         """The client's ``fetch_token(fresh=...)``, in a worker thread."""
