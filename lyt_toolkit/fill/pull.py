@@ -72,7 +72,7 @@ from ..pull.member_tree import (
 )
 from ..pull.program_lists import ListPart, ProgramList, program_lists
 from ..pull.read_ahead import aread_ahead
-from ..pull.threaded import threaded
+from ..pull.threaded import ThreadedClient, threaded
 from ..pull.windows import windowed_lists
 from ..snapshot.clock import service_instant, utc_now
 from ..snapshot.cost import PullCalls, tree_depth, wanted_kinds
@@ -696,8 +696,9 @@ class _Puller:
     ) -> tuple[list[Program], list[Member], list[MemberWithCards], list[PendingBucket]]:
         """Programs, their members, each member read for its cards, each card's buckets, as far
         down as ``depth`` (``pull.member_tree``), each level's requests ``concurrency`` at a
-        time: a member list has no cards, so a member costs one call, and a card one call per
-        page of its buckets."""
+        time (with a sync client, its reads and bucket lists in its threads, ``each``): a
+        member list has no cards, so a member costs one call, and a card one call per page of
+        its buckets."""
 
         def counted(request: Request, page: Any) -> None:
             bar.advance(len(page.data), pages=1)
@@ -706,14 +707,17 @@ class _Puller:
             return await in_order(starts, self.concurrency)
 
         walk = self._tree_walk(depth, read)
+        client: Any = self.client
         tree = await awalk_tree(
             walk,
-            self.client,
+            client,
             run=run,
             on_page=counted,
             before=before,
             level_bar=level_bars(self.progress),
             list_all=self.lists,
+            # a sync client's member reads and bucket lists: a level in its threads at once
+            in_threads=client if isinstance(client, ThreadedClient) else None,
         )
         return tree.programs, tree.members, tree.cards, tree.pending_buckets
 

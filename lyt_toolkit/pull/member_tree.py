@@ -13,11 +13,11 @@ declaration, so a walk and its cost cannot disagree.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._progress import Progress, ProgressBar
 from ..models.listing import MAX_LIMIT
@@ -30,6 +30,7 @@ __all__ = [
     "READ_STAGES",
     "TREE",
     "Ahead",
+    "InThreads",
     "ListAll",
     "Lists",
     "MemberTree",
@@ -282,6 +283,18 @@ Run = Callable[[list[Callable[[], Awaitable[Any]]]], Awaitable[list[Any]]]
 """Runs a level's requests (each started by calling it) and gives their results in order."""
 
 
+class InThreads(Protocol):
+    """A sync ``client`` whose calls run in threads, a level's at once (``each``): a sync
+    client seen as an async one (``pull.threaded.ThreadedClient``)."""
+
+    @property
+    def client(self) -> Any:
+        """The sync client."""
+
+    async def each(self, calls: Sequence[Callable[[], Any]]) -> list[Any]:
+        """Each of ``calls`` in the threads, a few at once, in order; their results in it."""
+
+
 async def _one_by_one(starts: list[Callable[[], Awaitable[Any]]]) -> list[Any]:
     return [await start() for start in starts]
 
@@ -300,25 +313,32 @@ async def awalk_tree(
     before: Callable[[Lists | Reads], Awaitable[None]] = _go,
     level_bar: LevelBar = no_level_bar,
     list_all: ListAll | None = None,
+    in_threads: InThreads | None = None,
 ) -> MemberTree:
     """Async twin of ``walk_tree``: ``run`` carries out a level's requests (one by one
     unless it runs them together); each list's next page is requested while one is read.
     ``before`` is awaited with each level's requests before they go (a budget check may
     raise there, and nothing of the level is sent). ``list_all`` walks each list
     (``alist_all`` by default; ``pull.windows.windowed_lists`` walks the long ones in
-    ``created_at`` windows)."""
+    ``created_at`` windows). With ``in_threads`` (``client`` seen through it), the levels of
+    one call per object (``READ_STAGES``) go to it whole as its sync client's calls, each
+    list walked page after page as ``walk_tree`` walks it: the same requests."""
     lister = list_all or alist_all
     try:
         step = next(walk)
         while True:
             await before(step)
-            starts: list[Callable[[], Awaitable[Any]]]
-            if isinstance(step, Lists):
-                starts = [partial(lister, client, r, query, on_page) for r in step.requests]
-            else:
-                starts = [partial(_group(client, r).get, *r.ids) for r in step.requests]
             with level_bar(step) as tick:
-                found = await run([partial(_ticked, start, tick) for start in starts])
+                if in_threads is not None and _read_stage(step):
+                    calls = _sync_calls(in_threads.client, step, query, on_page)
+                    found = await in_threads.each([partial(_tick_after, c, tick) for c in calls])
+                else:
+                    starts: list[Callable[[], Awaitable[Any]]]
+                    if isinstance(step, Lists):
+                        starts = [partial(lister, client, r, query, on_page) for r in step.requests]
+                    else:
+                        starts = [partial(_group(client, r).get, *r.ids) for r in step.requests]
+                    found = await run([partial(_ticked, start, tick) for start in starts])
             step = walk.send(found)
     except StopIteration as done:
         tree: MemberTree = done.value
@@ -327,6 +347,27 @@ async def awalk_tree(
 
 async def _ticked(start: Callable[[], Awaitable[Any]], tick: Tick) -> Any:
     done = await start()
+    tick()
+    return done
+
+
+def _read_stage(step: Lists | Reads) -> bool:
+    """Whether ``step`` is a level of one call per object (a member read, a bucket list)."""
+    return bool(step.requests) and step.requests[0].part in READ_STAGES
+
+
+def _sync_calls(
+    client: Any, step: Lists | Reads, query: dict[str, Any] | None, on_page: OnPage
+) -> list[Callable[[], Any]]:
+    """``step``'s requests as calls of the sync ``client``: each list walked to its end
+    (``walk_tree``'s walk), each object read."""
+    if isinstance(step, Lists):
+        return [partial(_list_all, client, r, query, on_page) for r in step.requests]
+    return [partial(_group(client, r).get, *r.ids) for r in step.requests]
+
+
+def _tick_after(call: Callable[[], Any], tick: Tick) -> Any:
+    done = call()
     tick()
     return done
 

@@ -15,6 +15,13 @@ The calls run on a pool of the pull's own (``threaded``), of at least as many th
 pull has requests in flight (its ``concurrency``): asyncio's default pool has
 ``min(32, cpu + 4)`` (6 on two cores), which held a pull of 8 to 6 calls at once and queued
 its frame building behind them.
+
+A level of many calls of one kind (a member read each, a card's bucket list each) is handed
+over whole (``ThreadedClient.each``): each of ``concurrency`` threads takes the level's next
+call once its last is done, as an analyst's threads would, its stop and notice set up once
+for all its calls. A call in a thread of its own each (``_in_thread``) went from the event
+loop to a thread and back, the loop woken twice per call: about 0.3 ms of CPU per call
+(``benchmarks/scale.py pull``), and fewer calls in flight than ``concurrency`` asks.
 """
 
 from __future__ import annotations
@@ -23,8 +30,10 @@ import asyncio
 import contextlib
 import contextvars
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from typing import Any, TypeVar
 
@@ -60,16 +69,12 @@ async def _in_thread(pool: Executor, call: Callable[..., T], *args: Any) -> T:
     """``call(*args)`` in a worker thread of ``pool`` (in this task's context, as
     ``asyncio.to_thread`` runs it), stopped when this task is cancelled; a request-written
     notice reaches this task."""
-    notice = sent_notice()
-    told = None if notice is None else _through_loop(notice)
+    told = _told()
     cancelled = _Cancelled(asyncio.current_task())
 
     def run() -> T:
-        with stopping(cancelled, "the pull it was made for was stopped"):
-            if told is None:
-                return call(*args)
-            with telling(told):
-                return call(*args)
+        with stopping(cancelled, _STOPPED), told():
+            return call(*args)
 
     try:
         loop = asyncio.get_running_loop()
@@ -77,6 +82,65 @@ async def _in_thread(pool: Executor, call: Callable[..., T], *args: Any) -> T:
     except asyncio.CancelledError:
         cancelled.set()
         raise
+
+
+async def _each(pool: Executor, calls: Sequence[Callable[[], T]], workers: int) -> list[T]:
+    """Each of ``calls`` in a worker thread of ``pool``, in their order, on ``workers`` threads
+    at once (fewer for fewer calls), each thread taking the next call once its last is done;
+    their results in that order, handed back once every thread is done. One stop for them all
+    (``_Cancelled``): set when this task is asked to cancel, or by the first call to fail,
+    whose error is raised; then the calls under way stop waiting and send nothing more, and no
+    thread takes another."""
+    results: list[Any] = [None] * len(calls)
+    turns = iter(enumerate(calls))
+    taking = threading.Lock()
+    failed: list[BaseException] = []
+    told = _told()
+    cancelled = _Cancelled(asyncio.current_task())
+
+    def work() -> None:
+        with stopping(cancelled, _STOPPED), told():
+            while not cancelled.is_set():
+                with taking:
+                    turn = next(turns, None)
+                if turn is None:
+                    return
+                index, call = turn
+                try:
+                    results[index] = call()
+                except BaseException as error:
+                    with taking:
+                        failed.append(error)
+                    cancelled.set()
+                    raise
+
+    loop = asyncio.get_running_loop()
+    threads = [
+        loop.run_in_executor(pool, contextvars.copy_context().run, work)
+        for _ in range(min(workers, len(calls)))
+    ]
+    try:
+        await asyncio.gather(*threads)
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
+    except BaseException:
+        if failed:
+            raise failed[0] from None  # the first to fail, not a call its stop stopped
+        raise
+    return results
+
+
+_STOPPED = "the pull it was made for was stopped"
+
+
+def _told() -> Callable[[], AbstractContextManager[None]]:
+    """The block a worker thread runs this task's calls in: telling this task's read-ahead
+    (through the event loop) once a request is written, if one waits for it (``sent``)."""
+    notice = sent_notice()
+    if notice is None:
+        return nullcontext
+    return partial(telling, _through_loop(notice))
 
 
 def _through_loop(notice: Callable[[], None]) -> Callable[[], None]:
@@ -132,7 +196,7 @@ async def threaded(client: Any, calls: int) -> AsyncIterator[ThreadedClient]:
     at the end (without holding up the event loop), as ``asyncio.run`` waits for its own."""
     pool = ThreadPoolExecutor(max(calls, _DEFAULT_WORKERS), thread_name_prefix="lyt-pull")
     try:
-        yield ThreadedClient(client, pool)
+        yield ThreadedClient(client, pool, calls)
     finally:
         pool.shutdown(wait=False)
         await asyncio.to_thread(pool.shutdown)
@@ -140,11 +204,13 @@ async def threaded(client: Any, calls: int) -> AsyncIterator[ThreadedClient]:
 
 class ThreadedClient:
     """The caller's sync client with async resource groups (``ThreadedGroup``), its calls run
-    on ``pool``; its budget, address and clock are the client's own."""
+    on ``pool``, ``at_once`` at a time in a level handed over whole (``each``); its budget,
+    address and clock are the client's own."""
 
-    def __init__(self, client: Any, pool: Executor) -> None:
+    def __init__(self, client: Any, pool: Executor, at_once: int = 1) -> None:
         self.client = client
         self._pool = pool
+        self._at_once = at_once
         self._groups: dict[str, ThreadedGroup] = {}
 
     def __getattr__(self, name: str) -> ThreadedGroup:
@@ -178,6 +244,13 @@ class ThreadedClient:
     def _service_holds(self) -> str | None:
         """What the service last said it holds (None until an answer says)."""
         return self.client._service_holds
+
+    async def each(self, calls: Sequence[Callable[[], T]]) -> list[T]:
+        """Each of ``calls`` (sync calls of the client) in the pool's threads, ``at_once`` (the
+        pull's ``concurrency``) at a time, each thread taking the next once its last is done;
+        their results in order. Stopped as a whole: the task cancelled, or the first call
+        failing, whose error is raised (``_each``)."""
+        return await _each(self._pool, calls, self._at_once)
 
     async def fetch_token(self, *, fresh: bool = False) -> None:
         """The client's ``fetch_token(fresh=...)``, in a worker thread."""
