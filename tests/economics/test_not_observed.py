@@ -223,3 +223,19 @@ def test_a_balance_left_unknown_says_so(
     assert main([*argv, "--out", str(tmp_path / "report")]) == 0
     printed = capsys.readouterr().out
     assert re.search(rf"^  liability median +1,980 +n/a +{after}$", printed, re.M), printed
+
+
+def test_a_pending_bucket_left_unknown_says_so(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """A PENDING bucket's points left empty in an edit of the demo: earlier the pending
+    points and the liability read a bare n/a."""
+    with start_sandbox() as sb, make_client(sb) as client:
+        demo = ProgramSnapshot.pull(client, kinds=list(FRAME_NAMES), progress=False)
+    buckets = demo.pending_buckets.copy()
+    buckets.loc[buckets.index[0], "points_total"] = pd.NA
+    what = what_if(demo, {"pending_buckets": buckets})
+    after = re.escape("n/a (after: a pending bucket's points unknown)")
+    assert re.search(rf"^  pending points +[\d,]+ +n/a +{after}$", str(what), re.M), str(what)
+    assert what.not_given["liability_median"] == "after: a pending bucket's points unknown"
