@@ -202,8 +202,9 @@ LIABILITY = Schema(
         text(
             "reason",
             "why the values are NA or not what the points are worth ('no point value "
-            "observed', 'pending_buckets not pulled', 'rewards not pulled', 'no redemption "
-            "rate'); NA when known",
+            "observed', 'pending_buckets not pulled', 'rewards not pulled', 'a card balance "
+            "unknown', 'a pending bucket's points unknown', 'no redemption rate'); NA when "
+            "known",
         ),
     ),
 )

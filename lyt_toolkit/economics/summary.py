@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,7 +20,7 @@ from .liability import liability_from, points_by_definition
 from .mispricing import mispriced
 from .schedules import expiry_from, pending_schedule
 from .schemas import OVER_TIME
-from .unobserved import not_observed, overridden
+from .unobserved import NO_RATE, not_observed, overridden, unknown_points, unpriced
 from .value import return_from, values_from
 
 if TYPE_CHECKING:
@@ -94,15 +95,17 @@ class Economics:
         """The figures a reader wants first (money in minor units; NA as None).
 
         Liability sums the card definitions whose points have a value; ``unvalued_points``
-        are the outstanding and pending points of those without one. A total of points some
-        of which are unknown (a balance the service left unknown) is None, and so is the
+        are the outstanding and pending points of those without a value per point (with
+        no redemption rate, or points unknown, the points valued are not unvalued). A total
+        of points some of which are unknown (a balance left unknown) is None, and so is the
         liability. A figure counting a kind the snapshot was pulled without (``kinds=``: the
         pending points without the pending buckets, the liability and the return without the
         rewards a point's value is observed from, unless the override values every card
         definition they need, the mispriced rewards without the card definitions, ...;
         ``figure_kinds.FIGURE_KINDS``) is None, and so is one that no observed value per
         point can give (points owed and none of them valued: not a liability of 0;
-        ``unobserved``); ``not_given`` says why.
+        ``unobserved``), and the liability of points owed with no redemption rate;
+        ``not_given`` says why.
         Of a sampled snapshot, each total is the sample's estimate, followed by its 95 %
         interval's ends (``outstanding_points_ci_low``, ``outstanding_points_ci_high`` and
         so on).
@@ -120,7 +123,7 @@ class Economics:
                 f"liability_{level}": _total(owed[f"value_{level}"][~unvalued]) if known else None
                 for level in _LEVELS
             },
-            "unvalued_points": _total(points[unvalued]),
+            "unvalued_points": _total(points[unpriced(owed)]),
             "highest_effective_return": _plain(self.effective_return["return_median"].max()),
             "mispriced_rewards": self.mispriced["reward_id"].nunique(),
         }
@@ -144,8 +147,11 @@ class Economics:
     def not_given(self) -> dict[str, str]:
         """Headline figure -> why ``headline`` gives it as None: ``not_pulled``'s reasons,
         and ``"no point value observed"`` for a figure no value per point observed can give
-        though every kind it counts was pulled (``unobserved.not_observed``); empty when
-        every figure is given."""
+        though every kind it counts was pulled (``unobserved.not_observed``), ``"no
+        redemption rate"`` for the rate and the liability of points owed at
+        ``redemption_rate=None`` with no history to estimate it from, ``"a card balance
+        unknown"`` (``unobserved.unknown_points``) for the totals of points one of which is
+        unknown and the liability; empty when every figure is given."""
         return dict(self._not_given)
 
     @cached_property
@@ -154,7 +160,8 @@ class Economics:
         seen = not_observed(
             self.liability, self.effective_return, self.point_values, self.burn_values
         )
-        return {**seen, **self.not_pulled}
+        rate = {"redemption_rate": NO_RATE} if math.isnan(self.redemption_rate) else {}
+        return {**rate, **seen, **unknown_points(self.liability), **self.not_pulled}
 
 
 ESTIMATED = ("outstanding_points", "pending_points", *(f"liability_{x}" for x in _LEVELS))

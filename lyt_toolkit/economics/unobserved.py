@@ -1,11 +1,17 @@
-"""Headline figures a point's value decides: whether a value was observed (``point_values``:
-what ACTIVE rewards' costs buy, the exchange ratio) or given (``override``).
+"""Why a headline figure cannot be given. Those a point's value decides: whether a value was
+observed (``point_values``: what ACTIVE rewards' costs buy, the exchange ratio) or given
+(``override``); the liability the redemption rate decides; the totals of points unknown.
 
 Of a snapshot holding every kind, a figure can still not be given: with no value per point
 observed for the card definitions owing points, the liability would sum none of them and
 read 0 (none owed), the highest return would be none, and no reward cost could be judged
-mispriced (0 would read as none found). ``not_observed`` says so in ``NOT_OBSERVED``'s words; a
-liability of points valued at 0, or of no points owed, is 0. The other way round, a figure
+mispriced (0 would read as none found); with no redemption rate (``redemption_rate=None`` and
+no history to estimate it from) the liability would sum none of the points owed either.
+``not_observed`` says so in ``NOT_OBSERVED``'s and ``NO_RATE``'s words; a liability of points
+valued at 0, or of no points owed, is 0. A total of points one of which is unknown (a card
+balance or a pending bucket's points left empty, as an edited cards frame may leave them) is
+None, and so is the liability: ``unknown_points`` says so in ``BALANCE_UNKNOWN``'s and
+``BUCKET_UNKNOWN``'s words. The other way round, a figure
 whose card definitions are all valued by the user's ``override`` needs no reward to value
 them: ``overridden`` names those figures (``figure_kinds.not_pulled`` counts no rewards for
 them). Per card definition, ``value_reasons``, ``owed_reasons`` and ``return_reasons`` give
@@ -24,18 +30,33 @@ from .mispricing import MIN_OBSERVATIONS
 from .schemas import PointValueSource
 
 __all__ = [
+    "BALANCE_UNKNOWN",
+    "BUCKET_UNKNOWN",
     "FEW_OBSERVED",
     "NOT_EARNED",
     "NOT_OBSERVED",
+    "NO_RATE",
     "not_observed",
     "overridden",
     "owed_reasons",
     "return_reasons",
+    "unknown_points",
+    "unpriced",
     "value_reasons",
 ]
 
 NOT_OBSERVED = "no point value observed"
 """Why a figure is None when no card definition it needs has a value per point."""
+
+NO_RATE = "no redemption rate"
+"""Why the redemption rate, and the liability of points owed, are None when no rate was
+given or estimated (``summarise(redemption_rate=None)`` without a history)."""
+
+BALANCE_UNKNOWN = "a card balance unknown"
+"""Why the outstanding points, and the liability, are None when a card's balance is NA."""
+
+BUCKET_UNKNOWN = "a pending bucket's points unknown"
+"""Why the pending points, and the liability, are None when a PENDING bucket's points are NA."""
 
 NOT_EARNED = "no ACTIVE benefit earns points on spend"
 """Why the highest effective return is None when no card definition has an earn rate."""
@@ -53,7 +74,8 @@ def not_observed(
     burn_values: pd.DataFrame,
 ) -> dict[str, str]:
     """Headline figure -> why it cannot be given though every kind it counts was pulled:
-    the liability when points are owed and none of them has a value per point, the highest
+    the liability when points are owed and none of them has a value per point (else, when
+    points are owed and there is no redemption rate: ``NO_RATE``), the highest
     effective return when no earning card definition has one (or none earns on spend:
     ``NOT_EARNED``), the mispriced rewards when there are reward costs but no card
     definition has the observations a median needs (``mispricing.MIN_OBSERVATIONS``)."""
@@ -63,6 +85,8 @@ def not_observed(
     has_value = liability["card_definition_id"].isin(valued).to_numpy()
     if (owed[~has_value] > 0).any() and not (owed[has_value] > 0).any():
         out |= dict.fromkeys(_LIABILITY, NOT_OBSERVED)
+    elif (owed[liability["redemption_rate"].isna().to_numpy(bool)] > 0).any():
+        out |= dict.fromkeys(_LIABILITY, NO_RATE)  # one rate for the program: none valued
     earning = effective_return["earn_points_per_unit"].notna().to_numpy(bool)
     if not earning.any():
         out["highest_effective_return"] = NOT_EARNED
@@ -72,6 +96,33 @@ def not_observed(
     if len(burn_values) and not (observations >= MIN_OBSERVATIONS).any():
         out["mispriced_rewards"] = NOT_OBSERVED if not (observations > 0).any() else FEW_OBSERVED
     return out
+
+
+def unknown_points(liability: pd.DataFrame) -> dict[str, str]:
+    """Headline figure -> why it is None though its kinds were pulled: a total of points one
+    of which is unknown (``BALANCE_UNKNOWN``, ``BUCKET_UNKNOWN``), the liability, and the
+    unvalued points when the unknown points have no value per point (``unpriced``)."""
+    out: dict[str, str] = {}
+    balance = liability["outstanding_points"].isna().to_numpy(bool)
+    bucket = liability["pending_points"].isna().to_numpy(bool)
+    if bucket.any():
+        out["pending_points"] = BUCKET_UNKNOWN
+    if balance.any():
+        out["outstanding_points"] = BALANCE_UNKNOWN
+    why = out.get("outstanding_points", out.get("pending_points"))
+    if why is not None:
+        out |= dict.fromkeys(_LIABILITY, why)
+        if ((balance | bucket) & unpriced(liability).to_numpy(bool)).any():
+            out["unvalued_points"] = why
+    return out
+
+
+def unpriced(liability: pd.DataFrame) -> pd.Series:
+    """Per ``LIABILITY`` row: whether its card definition has no value per point (its values
+    NA for another reason than its points unknown or ``NO_RATE``): the rows whose points
+    ``unvalued_points`` counts."""
+    priced = liability["reason"].isin([BALANCE_UNKNOWN, BUCKET_UNKNOWN, NO_RATE])
+    return liability["value_median"].isna() & ~priced.fillna(False).astype(bool)
 
 
 def overridden(
@@ -131,7 +182,8 @@ def owed_reasons(
 ) -> pd.Series:
     """Per ``LIABILITY`` row: why its values are NA or not what the points are worth: its
     points' kinds not pulled (``"pending_buckets not pulled"``), a point's value's reason
-    (``value_reasons``), no redemption rate; NA when valued."""
+    (``value_reasons``), its points unknown (``BALANCE_UNKNOWN``, ``BUCKET_UNKNOWN``),
+    ``NO_RATE``; NA when valued."""
     reason = _of_values(liability["card_definition_id"], values)
     unknown = (liability["outstanding_points"] + liability["pending_points"]).isna()
     owed = ("cards", "pending_buckets")
@@ -141,8 +193,13 @@ def owed_reasons(
         both = not_pulled_reason((*OBSERVED_FROM, *owed), kinds)
         reason = reason.mask(unknown.to_numpy(bool), unpulled)
         reason = reason.mask(unknown.to_numpy(bool) & by_kinds, both)
+    unsaid = reason.isna().to_numpy(bool)
+    reason = reason.mask(unsaid & liability["pending_points"].isna().to_numpy(bool), BUCKET_UNKNOWN)
+    reason = reason.mask(
+        unsaid & liability["outstanding_points"].isna().to_numpy(bool), BALANCE_UNKNOWN
+    )
     rate = liability["redemption_rate"].isna().to_numpy(bool)
-    return reason.mask(rate & reason.isna().to_numpy(bool), "no redemption rate")
+    return reason.mask(rate & reason.isna().to_numpy(bool), NO_RATE)
 
 
 def return_reasons(

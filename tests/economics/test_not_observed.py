@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from lyt_toolkit import ProgramSnapshot
@@ -20,7 +21,7 @@ from lyt_toolkit.economics import summarise
 from lyt_toolkit.frames import FRAME_NAMES
 from lyt_toolkit.reports.economics_report import headline_lines, write_economics_report
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.whatif import earn_rate, reward_price, sweep, what_if
+from lyt_toolkit.whatif import Baseline, earn_rate, reward_price, sweep, what_if
 from lyt_toolkit.widgets._what_if_view import headline_html
 
 from .programs import GEMS, MILES, NOW, STARS, unvalued_program, what_if_program
@@ -160,3 +161,81 @@ def test_a_value_from_the_exchange_ratio_alone_says_the_rewards_were_not_pulled(
     owed = summarise(snapshot, override={GEMS: 2.4}).liability.set_index("card_definition_id")
     assert owed["reason"].isna().to_dict() == {STARS: False, MILES: False, GEMS: True}
     assert owed.at[STARS, "reason"] == "rewards not pulled"  # Gems overridden
+
+
+def test_no_redemption_rate_is_not_a_liability_of_0(
+    holding: ProgramSnapshot, pulled: ProgramSnapshot, tmp_path: Path
+) -> None:
+    """``redemption_rate=None`` with no history to estimate it from: earlier the headline
+    said liability 0 (none owed) where 1,700 valued points are owed, every one of them
+    unvalued, and the rate NaN, though each liability row said 'no redemption rate'. One
+    rate values the whole program, so no card definition is valued without it."""
+    summary = summarise(holding, redemption_rate=None)
+    headline = summary.headline
+    assert headline["liability_median"] is None
+    assert summary.not_given == dict.fromkeys(("redemption_rate", *LIABILITY), "no redemption rate")
+    assert headline["redemption_rate"] is None
+    assert headline["unvalued_points"] == 0  # the Stars and Gems have a value per point
+    assert (
+        summary.liability.set_index("card_definition_id")["reason"][[STARS, GEMS]].tolist()
+        == ["no redemption rate"] * 2
+    )
+    lines = dict(headline_lines(headline, summary.not_given))
+    assert lines["liability median"] == "n/a (no redemption rate)"
+    write_economics_report(summary, tmp_path)
+    page = (tmp_path / "economics.html").read_text()
+    assert page.count("<td>n/a (no redemption rate)</td>") == 4
+    assert json.loads((tmp_path / "manifest.json").read_text())["not_given"] == summary.not_given
+    what = what_if(holding, reward_price("lrew_e002").frames(holding, 0.25), redemption_rate=None)
+    assert re.search(r"^  liability median +n/a +n/a +n/a \(no redemption rate\)$", str(what), re.M)
+    unrated = Baseline(holding, redemption_rate=None)
+    swept = str(sweep(unrated, reward_price("lrew_e002"), [0.0, 0.25]))
+    assert "liability median: n/a (no redemption rate)" in swept.splitlines(), swept
+    # No points owed (the program without cards): truly 0, rate or none.
+    held = summarise(pulled, redemption_rate=None)
+    assert held.headline["liability_median"] == 0 and "liability_median" not in held.not_given
+
+
+def test_a_balance_left_unknown_says_so(
+    holding: ProgramSnapshot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card's balance left empty (an edited cards frame, a snapshot's CSV cell): earlier
+    the outstanding points and the liability read a bare n/a, the card definition's row had
+    no reason, and the unvalued points (of the valued Stars) read n/a too."""
+    cards = holding.cards.copy()
+    cards.loc[cards["id"] == "lcrd_e0000001", "balance_points"] = pd.NA
+    what = what_if(holding, {"cards": cards})
+    after = re.escape("n/a (after: a card balance unknown)")
+    assert re.search(rf"^  liability median +1,980 +n/a +{after}$", str(what), re.M), str(what)
+    assert re.search(rf"^  outstanding points +1,700 +n/a +{after}$", str(what), re.M)
+    summary = what.after
+    assert summary.headline["unvalued_points"] == 0
+    assert summary.liability.set_index("card_definition_id").at[STARS, "reason"] == (
+        "a card balance unknown"
+    )
+    base, edited = tmp_path / "base", tmp_path / "edited"
+    holding.to_csv(base)
+    holding.to_csv(edited)
+    frame = pd.read_csv(edited / "cards.csv", dtype=str, keep_default_na=False)
+    frame.loc[frame["id"] == "lcrd_e0000001", "balance_points"] = ""
+    frame.to_csv(edited / "cards.csv", index=False)
+    argv = ["report", "economics", "--base", str(base), "--edited", str(edited)]
+    assert main([*argv, "--out", str(tmp_path / "report")]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(rf"^  liability median +1,980 +n/a +{after}$", printed, re.M), printed
+
+
+def test_a_pending_bucket_left_unknown_says_so(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    make_client: Callable[..., LoyaltyClient],
+) -> None:
+    """A PENDING bucket's points left empty in an edit of the demo: earlier the pending
+    points and the liability read a bare n/a."""
+    with start_sandbox() as sb, make_client(sb) as client:
+        demo = ProgramSnapshot.pull(client, kinds=list(FRAME_NAMES), progress=False)
+    buckets = demo.pending_buckets.copy()
+    buckets.loc[buckets.index[0], "points_total"] = pd.NA
+    what = what_if(demo, {"pending_buckets": buckets})
+    after = re.escape("n/a (after: a pending bucket's points unknown)")
+    assert re.search(rf"^  pending points +[\d,]+ +n/a +{after}$", str(what), re.M), str(what)
+    assert what.not_given["liability_median"] == "after: a pending bucket's points unknown"
