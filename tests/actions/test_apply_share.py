@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
+from other_traffic import spend
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -51,12 +52,6 @@ def _bonuses_and_a_draft(client: LoyaltyClient) -> tuple[ChangePlan, str]:
     return edit.plan(), reward
 
 
-def _spend(other: LoyaltyClient, calls: int) -> None:
-    before = other.quota.calls_used
-    while other.quota.calls_used - before < calls:
-        other.programs.list(limit=1)
-
-
 @pytest.mark.parametrize("saved", [False, True], ids=["change-plan", "saved-plan"])
 def test_an_unpaced_apply_stops_at_its_share_when_other_traffic_spends_the_window(
     fresh: Sandbox,
@@ -81,7 +76,7 @@ def test_an_unpaced_apply_stops_at_its_share_when_other_traffic_spends_the_windo
             with lock:
                 writes += 1
                 if writes == AFTER:
-                    _spend(other, OTHERS)
+                    spend(other, OTHERS)
 
     with (
         make_client(fresh) as other,
@@ -186,7 +181,7 @@ def test_a_re_read_that_spends_the_share_sends_no_write_and_the_next_apply_does_
     def other_traffic_in_the_re_read(request: httpx.Request) -> None:
         sent.append(request)
         if sum(r.method == "GET" for r in sent) == 2:
-            _spend(other, 290)
+            spend(other, 290)
 
     with (
         make_client(fresh) as other,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from other_traffic import spend
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
@@ -255,14 +256,6 @@ def test_a_concurrent_run_stopped_by_the_budget_loses_and_repeats_nothing(
     assert (results["outcome"] == "succeeded").sum() == 20 - created
     names = names_on_server_after_reset(client, fresh, "Concurrent")
     assert sorted(names) == sorted(row["name"] for row in benefit_rows("Concurrent", 20))
-
-
-def spend(other: LoyaltyClient, calls: int) -> None:
-    """``calls`` of the window spent by ``other``, another client of the project (reads)."""
-    before = other.quota.calls_used
-    while other.quota.calls_used - before < calls:
-        other.programs.list(limit=1)
-    assert other.quota.calls_used - before == calls
 
 
 @pytest.mark.parametrize("concurrency", [1, 8])

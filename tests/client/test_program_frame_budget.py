@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 
 import httpx
 import pytest
+from other_traffic import member_read, spend
 
 from lyt_toolkit import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError, PullBudgetError
@@ -78,12 +79,10 @@ def test_a_program_wide_bucket_frame_whose_share_other_traffic_shrinks_stops_as_
     reads: list[str] = []
 
     def other_traffic_meanwhile(request: httpx.Request) -> None:
-        if request.url.path.split("/")[-2] == "members":  # a member read
+        if member_read(request):
             reads.append(request.url.path)
             if len(reads) == 1:
-                before = other.quota.calls_used
-                while other.quota.calls_used - before < 26:
-                    other.programs.list(limit=1)
+                spend(other, 26)
 
     with start_sandbox() as sb:
         sb.set_plan("40/hour")

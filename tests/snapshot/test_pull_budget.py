@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from fixture_types import StartSandbox
 from interrupting import Waits
+from other_traffic import member_read, spend
 
 from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit._shares import share_of
@@ -317,9 +318,7 @@ def test_an_estimate_whose_share_other_traffic_shrinks_names_their_calls(
         if request.url.path.endswith("/members"):
             listed.append(request.url.path)
             if len(listed) == 1:
-                before = other.quota.calls_used
-                while other.quota.calls_used - before < 30:
-                    other.programs.list(limit=1)
+                spend(other, 30)
 
     with (
         make_client(large) as other,
@@ -489,12 +488,10 @@ def _pulled_while_others_spend(
     def other_traffic_meanwhile(request: httpx.Request) -> None:
         if waits is not None:
             waits.catch_up()
-        if request.url.path.split("/")[-2] == "members":  # a member read
+        if member_read(request):
             reads.append(request.url.path)
             if len(reads) == 1:
-                before = other.quota.calls_used
-                while other.quota.calls_used - before < others:
-                    other.programs.list(limit=1)
+                spend(other, others)
 
     with (
         make_client(sb) as other,

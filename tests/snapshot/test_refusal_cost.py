@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 from fixture_types import StartSandbox
+from other_traffic import member_read, spend
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.client import LoyaltyClient
@@ -79,12 +80,10 @@ def test_a_pull_stopped_partway_through_its_member_reads_quotes_the_calls_it_nee
     reads: list[str] = []
 
     def other_traffic_meanwhile(request: httpx.Request) -> None:
-        if request.url.path.split("/")[-2] == "members":  # a member read
+        if member_read(request):
             reads.append(request.url.path)
             if len(reads) == 110:
-                before = other.quota.calls_used
-                while other.quota.calls_used - before < 170:
-                    other.programs.list(limit=1)
+                spend(other, 170)
 
     with (
         make_client(program) as other,
