@@ -62,6 +62,7 @@ from ..models import (
 )
 from ..pull.assemble import NATIVE_BATCH, RewardPages
 from ..pull.member_tree import (
+    InThreads,
     Lists,
     Reads,
     Request,
@@ -707,19 +708,23 @@ class _Puller:
             return await in_order(starts, self.concurrency)
 
         walk = self._tree_walk(depth, read)
-        client: Any = self.client
         tree = await awalk_tree(
             walk,
-            client,
+            self.client,
             run=run,
             on_page=counted,
             before=before,
             level_bar=level_bars(self.progress),
             list_all=self.lists,
-            # a sync client's member reads and bucket lists: a level in its threads at once
-            in_threads=client if isinstance(client, ThreadedClient) else None,
+            in_threads=self._in_threads(),
         )
         return tree.programs, tree.members, tree.cards, tree.pending_buckets
+
+    def _in_threads(self) -> InThreads | None:
+        """A sync client's threads, its member reads and bucket lists handed to them a level
+        at once (``ThreadedClient.each``); None for an async client."""
+        client: Any = self.client
+        return client if isinstance(client, ThreadedClient) else None
 
     async def _fetch_definitions(self, ids: list[str]) -> list[CardDefinition]:
         async def one(cid: str) -> CardDefinition | None:

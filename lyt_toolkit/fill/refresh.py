@@ -11,6 +11,9 @@
   ``Sample`` of old and new together;
 - the frames are the old snapshot's rows with what was read put in (``refresh_merge``).
 
+With a sync client its member reads and bucket lists go to its threads a level at once, as a
+pull's do, through the same filters (``FilteredClient.in_threads``): the same requests.
+
 The snapshot keeps its kinds; its ``pulled_at`` is the refresh's start, and ``read_at``
 says, per kind, when its oldest rows were read.
 """
@@ -26,7 +29,7 @@ from ..client.allowance import Allowance, checked_share
 from ..frames.members import members_frame
 from ..frames.sample import Sample, SampleDraw
 from ..models import Member, Program
-from ..pull.member_tree import TreeWalk
+from ..pull.member_tree import InThreads, TreeWalk
 from ..snapshot.defaults import RefreshOptions
 from ..snapshot.model import ProgramSnapshot
 from ..snapshot.references import listed_definitions, referenced
@@ -75,8 +78,9 @@ class _Refresher(_Puller):
         self, client: Any, plan: RefreshPlan, progress: Progress, concurrency: int, share: float
     ) -> None:
         sample = plan.members if isinstance(plan.members, Sample) else None
-        filtered: Any = FilteredClient(client, plan.list_filters())
-        super().__init__(filtered, progress, concurrency, plan.old.kinds, share, sample)
+        self.filtered = FilteredClient(client, plan.list_filters())
+        seen: Any = self.filtered  # quacks as the client it wraps
+        super().__init__(seen, progress, concurrency, plan.old.kinds, share, sample)
         self.plan = plan
         self.programs: list[Program] = []
         self.refresh_budget: RefreshBudget | None = None
@@ -87,6 +91,9 @@ class _Refresher(_Puller):
         budget = RefreshBudget(allowance, quota, self.kinds, plan.members, sampled=sampled)
         self.refresh_budget = budget
         return budget
+
+    def _in_threads(self) -> InThreads | None:
+        return self.filtered.in_threads  # a sync client's threads, its lists filtered alike
 
     def _tree_walk(self, depth: int, read: Any) -> TreeWalk:
         return _recording(super()._tree_walk(depth, read), self.programs)

@@ -13,14 +13,16 @@ UTC to the millisecond, rounded down (a wider window, never a narrower one).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
 from ..frames.sample import Sample
 from ..models.listing import MAX_LIMIT
+from ..pull.member_tree import InThreads
+from ..pull.threaded import ThreadedClient
 from ..snapshot.cost import pages
 from ..snapshot.defaults import REFRESH_OVERLAP, MembersChoice
 from ..snapshot.record import Frames
@@ -28,12 +30,16 @@ from ..snapshot.record import Frames
 __all__ = [
     "WHOLE_PAGES",
     "FilteredClient",
+    "FilteredThreads",
     "MembersChoice",
     "RefreshPlan",
     "Refreshed",
     "checked_members",
     "wire_instant",
 ]
+
+
+T = TypeVar("T")
 
 
 class Refreshed(Frames, Protocol):
@@ -187,3 +193,27 @@ class FilteredClient:
         if name in self._filters:
             return FilteredGroup(group, self._filters[name])
         return group
+
+    @property
+    def in_threads(self) -> InThreads | None:
+        """Over a sync client (a ``ThreadedClient``), its threads, the sync client's lists
+        filtered alike: a level handed to them whole (``awalk_tree(in_threads=)``) sends what
+        this client sends. None over an async client."""
+        if not isinstance(self._client, ThreadedClient):
+            return None
+        return FilteredThreads(self._client, self._filters)
+
+
+class FilteredThreads:
+    """A ``ThreadedClient``'s threads (``each``) over its sync ``client`` whose named groups
+    list with filters, as ``FilteredClient`` lists."""
+
+    def __init__(
+        self, threads: ThreadedClient, filters: Mapping[str, Callable[..., dict[str, Any]]]
+    ) -> None:
+        self.client = FilteredClient(threads.client, filters)
+        self._threads = threads
+
+    async def each(self, calls: Sequence[Callable[[], T]]) -> list[T]:
+        """The threads' ``each``: ``calls`` (of ``client``) a level at once, their results."""
+        return await self._threads.each(calls)

@@ -9,24 +9,27 @@ the refresh is compared with a full pull of it.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
+import httpx
 import pandas as pd
 import pytest
 from fixture_types import StartSandbox
 
-from lyt_toolkit import ProgramSnapshot
+from lyt_toolkit import AsyncLoyaltyClient, ProgramSnapshot
 from lyt_toolkit._services import forget_local
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.fill import refresh_plan
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.frames.sample import Sample
+from lyt_toolkit.pull.threaded import ThreadedClient
 from lyt_toolkit.reports import SnapshotFileError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.server import free_port
@@ -436,3 +439,64 @@ def test_read_at_is_the_pull_time_or_a_paced_kinds_first_read(old: ProgramSnapsh
     assert paced.read_at == {"members": first, "programs": pd.Timestamp("2026-01-15T12:00Z")}
     with pytest.raises(ValueError, match="read_at names kinds not given"):
         ProgramSnapshot.from_frames(frames, read_at={"cards": first})
+
+
+Sent = list[tuple[str, str, tuple[tuple[str, str], ...]]]
+
+
+def _noted(sent: Sent) -> Callable[[httpx.Request], None]:
+    """Notes each request's method, path and query in ``sent``."""
+
+    def note(request: httpx.Request) -> None:
+        query = tuple(sorted(request.url.params.multi_items()))
+        sent.append((request.method, request.url.path, query))
+
+    return note
+
+
+def test_a_sync_refresh_hands_its_reads_to_its_threads_and_sends_the_async_requests(
+    start_sandbox: StartSandbox,
+    make_client: Callable[..., LoyaltyClient],
+    old: ProgramSnapshot,
+    after: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    handed: list[int] = []  # the calls of each level handed to a sync client's threads
+    each = ThreadedClient.each
+
+    async def handed_over(self: ThreadedClient, calls: Sequence[Callable[[], Any]]) -> list[Any]:
+        handed.append(len(calls))
+        return await each(self, calls)
+
+    monkeypatch.setattr(ThreadedClient, "each", handed_over)
+    synced: Sent = []
+    with (
+        start_sandbox(after) as sb,
+        httpx.Client(event_hooks={"request": [_noted(synced)]}) as http,
+        make_client(sb, http_client=http) as client,
+    ):
+        old.refresh(client, members="all", progress=False)
+
+    asynced: Sent = []
+    note = _noted(asynced)
+
+    async def noted(request: httpx.Request) -> None:
+        note(request)
+
+    async def refresh(sb: Sandbox) -> None:
+        keys = sb.credentials.as_client_kwargs()
+        async with (
+            httpx.AsyncClient(event_hooks={"request": [noted]}) as http,
+            AsyncLoyaltyClient(base_url=sb.base_url, env_file=None, http_client=http, **keys) as c,
+        ):
+            await old.arefresh(c, members="all", progress=False)
+
+    with start_sandbox(after) as sb:
+        asyncio.run(refresh(sb))
+    assert sorted(synced) == sorted(asynced)  # the filtered lists' queries among them
+    filtered = [p for _, p, query in synced if any(k.startswith("filters[") for k, _ in query)]
+    assert filtered and all(p.endswith("/rewards") for p in filtered)  # new rewards listed
+    reads = sum(path.split("/")[-2] == "members" for _, path, _ in synced)
+    bucket_lists = len({path for _, path, _ in synced if path.endswith("/pending-points")})
+    assert reads == len(after["members"]) and bucket_lists > 0
+    assert sum(handed) == reads + bucket_lists
