@@ -31,6 +31,7 @@ def type_into(field: Locator, text: str) -> None:
     field.press("Backspace")
     field.press_sequentially(text)
     field.press("Tab")
+    expect(field).to_have_value(text)
 
 
 def grid_rows(widget: Locator, text: str) -> Locator:
@@ -47,9 +48,20 @@ def click_grid_row(widget: Locator, text: str, *, add: bool = False) -> None:
     """Select the one grid row mentioning ``text`` with a click, as a person would
     (``add``: a Ctrl+click, which keeps the rows already selected)."""
     row = grid_rows(widget, text)
-    expect(row).to_have_count(1, timeout=RESULT_TIMEOUT_MS)
+    try:
+        expect(row).to_have_count(1, timeout=RESULT_TIMEOUT_MS)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{showing(widget)}") from exc
     row.locator("td").first.click(modifiers=["Control"] if add else None)
     expect(row).to_have_class(re.compile(r"\bselected\b"))
+
+
+def showing(widget: Locator, most: int = 3_000) -> str:
+    """What ``widget`` shows as text (its status line, its grids' rows), for a failure's
+    message: the screenshot stays on the machine that ran the test, this reaches its log."""
+    text = widget.inner_text(timeout=5_000)
+    cut = f"\n... ({len(text) - most:,} characters more)" if len(text) > most else ""
+    return f"the widget shows:\n{text[:most]}{cut}"
 
 
 def select_options(select: Locator, *texts: str) -> None:
