@@ -483,7 +483,11 @@ class ChangePlan(metaclass=ABCMeta):
     ) -> pd.DataFrame:
         """Every part executed in turn; ``paced_at``: each paced at that share. Unpaced, the
         plan as a whole is ``held`` to its share (``_within_share``): each part may take what
-        is left of it, and once it is spent the parts after are not sent (``_not_sent``)."""
+        is left of it, and once it is spent the parts after are not sent (``_not_sent``).
+        Held so, a part is not refused for the window before it starts (the apply's check
+        counted it): the window fallen since (another client's calls, the plan lowered), it
+        sends what the share still holds and its items beyond are ``cancelled``, not the
+        apply raised part way with the parts before unreported."""
         total = sum(len(part.items) for part in self.parts)
         frames = []
         done = 0
@@ -502,6 +506,7 @@ class ChangePlan(metaclass=ABCMeta):
                         cancel=cancel,
                         budget_share=1.0 if paced_at is None else paced_at,
                         paced=paced_at is not None,
+                        allow_partial=held is not None,  # the share held stops it
                     )
                 except AllowanceSpent:  # before the part sent an item (its items each stop so)
                     results = part._not_sent(client, log)

@@ -1,7 +1,8 @@
 """An unpaced change-plan apply keeps, from its first call to its last, to the share of the
 call budget its check promised, over real HTTP: other traffic spending the window while it
 runs stops it at that share (the re-read and every part counted together), the rest reported
-not sent, and a second apply after the reset finishes it without repeating a write."""
+not sent, and a second apply after the reset finishes it without repeating a write; so does the
+project's plan lowered between its parts (a part is not refused alone for the window)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+from lyt_toolkit.snapshot import ProgramSnapshot
 
 from .helpers import first_id, names_on_server, pull
 
@@ -205,3 +207,92 @@ def test_a_re_read_that_spends_the_share_sends_no_write_and_the_next_apply_does_
             f"Share {i:02d}" for i in range(CREATES)
         ]
         assert reader.rewards.get(reward).status == "DRAFT"
+
+
+def _a_few_bonuses_then_drafts(base: ProgramSnapshot) -> tuple[ChangePlan, list[str]]:
+    """A plan of ``base`` creating ``BONUSES`` benefits, then moving every ACTIVE reward to
+    DRAFT (25 of the demo program's: a second part larger than what the lowered window has
+    left, ``LEFT``); the rewards."""
+    edit = actions.edit(base)
+    card = str(base.card_definitions["id"].iloc[0])
+    added = [
+        {"name": f"Fallen {i}", "type": "POINTS", "points_value": 5, "card_definition_id": card}
+        for i in range(BONUSES)
+    ]
+    edit.benefits = pd.concat([edit.benefits, pd.DataFrame(added)], ignore_index=True)
+    drafts = list(base.rewards.loc[base.rewards["status"] == "ACTIVE", "id"].astype(str))
+    edit.rewards.loc[edit.rewards["id"].isin(drafts), "status"] = "DRAFT"
+    return edit.plan(), drafts
+
+
+BONUSES = 3
+FALLEN_TO = "100/hour"
+LEFT = 20
+"""What the window has left for the apply once the plan fell to ``FALLEN_TO`` and another
+client spent the rest: fewer than the second part's writes."""
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["change-plan", "saved-plan"])
+def test_an_unpaced_apply_whose_budget_falls_between_parts_sends_its_share_of_the_rest(
+    fresh_pulled: ProgramSnapshot,
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    saved: bool,
+) -> None:
+    """The project's plan lowered as the apply's first part ends, another client spending most
+    of the new window: the second part sends what the apply's share of the window still holds,
+    its other items ``cancelled`` as beyond it (the one met logged so), and a run again after
+    the reset sends exactly them. Earlier the second part, checked alone against the whole
+    window, raised ``BudgetExceededError`` out of ``apply`` ("the move_reward_to_draft plan
+    (25 items) not started", offering ``allow_partial=True``, which an apply does not take):
+    the first part's results lost, the share of what the window held unused."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    plan, drafts = _a_few_bonuses_then_drafts(fresh_pulled)
+    plan.save(path)
+    fresh.set_plan("1000/hour")
+    creates = 0
+
+    def plan_lowered_at_the_last_create(request: httpx.Request) -> None:
+        nonlocal creates
+        if request.method == "POST" and request.url.path.endswith("/benefits"):
+            creates += 1
+            if creates == BONUSES:
+                fresh.set_plan(FALLEN_TO)
+                spend(other, 100 - LEFT)
+
+    with (
+        make_client(fresh) as other,
+        httpx.Client(event_hooks={"request": [plan_lowered_at_the_last_create]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        other.programs.list(limit=1)  # its token: spent before the apply starts
+        applying = ChangePlan.load(path) if saved else plan
+        results = applying.apply(client, log=log, concurrency=1, progress=False)
+        refusals = client.quota.refusals
+    # The apply's calls in the lowered window (its last create among them): half of the LEFT.
+    assert fresh.plan()["used"] - (100 - LEFT) <= LEFT // 2
+    assert refusals == 0
+    outcomes = results.groupby(["call", "outcome"]).size().to_dict()
+    made = outcomes.get(("move_reward_to_draft", "succeeded"), 0)
+    assert outcomes.get(("create_benefit", "succeeded")) == BONUSES
+    assert 0 < made < len(drafts)
+    assert outcomes.get(("move_reward_to_draft", "cancelled")) == len(drafts) - made
+    not_sent = results[results["outcome"] == "cancelled"]
+    assert not_sent["message"].str.contains("beyond the plan's share").all()
+
+    fresh.set_plan(FALLEN_TO)  # a new window
+    posts: list[httpx.Request] = []
+    with (
+        httpx.Client(event_hooks={"request": [posts.append]}) as http,
+        make_client(fresh, http_client=http) as later,
+    ):
+        again = (ChangePlan.load(path) if saved else plan).apply(later, log=log, progress=False)
+    writes = [r for r in posts if r.method == "POST" and "oauth" not in r.url.path]
+    assert len(writes) == len(drafts) - made  # exactly the rest
+    assert (again["outcome"] == "skipped_already_done").sum() == BONUSES + made
+    fresh.set_plan("unlimited")
+    with make_client(fresh) as reader:
+        assert sorted(names_on_server(reader, "Fallen ")) == [f"Fallen {i}" for i in range(BONUSES)]
+        statuses = {reward.id: reward.status for reward in reader.rewards.iter(limit=100)}
+    assert {statuses[reward] for reward in drafts} == {"DRAFT"}
