@@ -152,8 +152,9 @@ class ChunkStop(NamedTuple):
     def ways(self, refresh: str) -> str:
         """What the log holds, why no plan for review was saved, then each way on with its
         calls, a line each, the last ``refresh`` (what applies with ``refresh=True``)."""
+        # the rows kept: read by this run or, some, by an earlier one stopped part way
         reads = (
-            "its re-read answered by the rows just read, kept beside the log"
+            "its re-read answered by the rows kept beside the log, no call"
             if not self.refresh_reads
             else f"{counted(self.refresh_reads, 'call')} of them re-reading the objects left,"
             " each chunk's just before its writes"
