@@ -6,12 +6,16 @@ its ``before``. A change already made drops out; the rest go to the ``Planner`` 
 rows a comparison would give, so one the live state no longer allows is unsupported with
 the planner's reason. No frame is edited, wrapped into a snapshot or compared again.
 
-A benefit create stays as saved unless its card definition went or a benefit took its
-name since (then it is unsupported); what the plan's own writes made (an interrupted
-apply's log, ``reread.own_work``) is not re-planned: any change drops out, and a create
-stays when the plan made again is applied with that log (a refresh: the log settles it),
-else it drops out too (a file for review, applied with a log of its own, would send it
-again). ``live`` may lack an object whose every write the log shows done
+An object the service keeps in status DELETED is gone as one it no longer answers is: the
+change unsupported with that reason, not planned (a tier structure someone else deleted: its
+delete "already DELETED", which sent would be answered 404 and read back).
+
+A benefit create stays as saved unless its card definition went (or is DELETED) or a
+benefit took its name since (then it is unsupported); what the plan's own writes made (an
+interrupted apply's log, ``reread.own_work``) is not re-planned: any change drops out, and
+a create stays when the plan made again is applied with that log (a refresh: the log
+settles it), else it drops out too (a file for review, applied with a log of its own, would
+send it again). ``live`` may lack an object whose every write the log shows done
 (``reread.left_to_read``): it is not re-read.
 """
 
@@ -27,7 +31,7 @@ from ..snapshot import ProgramSnapshot
 from .benefits import create_benefits
 from .change_planner import UNSUPPORTED_COLUMNS, Planned, Planner
 from .change_rows import CALL_KINDS
-from .reread import LiveRows, gone_words, id_positions
+from .reread import LiveRows, deleted_words, gone_words, id_positions
 from .touched import Touched, creates_needing, is_name, names_hash, rows_hashed
 
 __all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned", "touched_again"]
@@ -68,6 +72,7 @@ def replanned(
         creates -= own["create_benefit"]  # made: another log would not know it
     made = {(t["kind"], t["key"]) for t in saved.touched if t["key"] in own[t["call"]]}
     skipped = made | {(t["kind"], t["key"]) for t in for_creates}
+    calls = {(t["kind"], t["key"]): t["call"] for t in saved.touched}
     frames: dict[str, list[pd.DataFrame]] = {}
     for (kind, key), row in live.items():
         if (kind, key) in skipped:
@@ -75,6 +80,9 @@ def replanned(
         if row is None:
             reason = gone_words(kind, "no longer in the live program")
             gone.append({"kind": kind, "key": key, "reason": reason})
+        elif deleted := deleted_words(kind, row, calls.get((kind, key), "")):
+            # kept by the service, but gone: its delete done, no call changes it
+            gone.append({"kind": kind, "key": key, "reason": f"{deleted} in the live program"})
         else:
             frames.setdefault(kind, []).append(row)
     rows = {kind: pd.concat(found, ignore_index=True) for kind, found in frames.items()}
@@ -141,7 +149,8 @@ def _creates_left(
     saved: Replannable, live: LiveRows, own: Mapping[str, set[str]]
 ) -> tuple[set[str], list[dict[str, Any]]]:
     """The names of the saved creates still to make, and a row (``kind``, ``key``,
-    ``reason``) for each one dropped: its card definition went, or its name was taken."""
+    ``reason``) for each one dropped: its card definition went (or is DELETED), or its name
+    was taken."""
     changes, rows = saved.changes, saved.inputs.get("create_benefit", pd.DataFrame())
     creates = set(changes.loc[changes["action"] == "create", "key"])
     gone: list[dict[str, Any]] = []
@@ -150,17 +159,24 @@ def _creates_left(
             continue  # the plan's own create
         if (entry["kind"], entry["key"]) not in live:
             continue  # not re-read: every create needing it is done (``left_to_read``)
-        row = live[entry["kind"], entry["key"]]
-        if row is None or (is_name(entry) and names_hash(row["id"]) != entry["sha256"]):
+        reason = _creates_dropped(entry, live[entry["kind"], entry["key"]])
+        if reason:
             dropped = creates_needing(entry, rows)
             creates -= dropped
-            reason = (
-                f"card definition {entry['key']} is no longer in the live program"
-                if row is None
-                else "a benefit of that name exists in the live program"
-            )
             gone += [{"kind": "benefits", "key": name, "reason": reason} for name in dropped]
     return creates, gone
+
+
+def _creates_dropped(entry: Touched, row: pd.DataFrame | None) -> str:
+    """Why the creates needing ``entry`` (their card definition, a name) drop out, by its live
+    ``row``: the card definition gone or DELETED, the name taken; "" while they stand."""
+    if row is None:
+        return f"card definition {entry['key']} is no longer in the live program"
+    if is_name(entry):
+        taken = names_hash(row["id"]) != entry["sha256"]
+        return "a benefit of that name exists in the live program" if taken else ""
+    deleted = deleted_words(entry["kind"], row, entry["call"])
+    return f"card definition {entry['key']} is {deleted} in the live program" if deleted else ""
 
 
 def _with_creates(

@@ -55,6 +55,7 @@ __all__ = [
     "bucket_models",
     "bucket_pages",
     "card_buckets",
+    "deleted_words",
     "done_in_log",
     "doubtful",
     "gone_words",
@@ -96,6 +97,23 @@ def gone_words(kind: str, gone: str) -> str:
     """Why the live program lacks a touched object of ``kind``: ``gone`` (the object no
     longer exists), or for a pending bucket ``UNLISTED_BUCKET``."""
     return UNLISTED_BUCKET if kind == "pending_buckets" else gone
+
+
+_KEPT_DELETED = frozenset({"tier_structures", "rewards", "card_definitions"})
+"""The kinds a get or listing answers in status DELETED once deleted."""
+
+
+def deleted_words(kind: str, row: pd.DataFrame, call: str) -> str | None:
+    """Why a touched object of ``kind`` the service still answers is gone all the same: its
+    live ``row`` is in status DELETED (the service keeps a deleted tier structure, reward or
+    card definition so), ``"already DELETED"`` when ``call`` deletes it (its delete is done),
+    else ``"DELETED"``; None when it is not (a pending bucket never is: not looked at)."""
+    if kind not in _KEPT_DELETED or "status" not in row or not len(row):
+        return None
+    status = row["status"].iloc[0]  # one value: a plan touches thousands of rows
+    if not (isinstance(status, str) and status == "DELETED"):
+        return None
+    return "already DELETED" if call.startswith("delete_") else "DELETED"
 
 
 class ReadKeys:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._text import counted, figure
 from ..frames.pending import bucket_date
-from .reread import LiveRows, gone_words
+from .reread import LiveRows, deleted_words, gone_words
 from .touched import StalePlanError, Touched, is_name, names_hash, rows_hashed
 
 __all__ = [
@@ -40,8 +40,9 @@ def stale_objects(
     today: dt.date | None = None,
     activatable: Collection[str] = (),
 ) -> list[str]:
-    """Each touched object whose ``live`` row differs from the base, as ``kind key``
-    (those ``own`` holds for their call, the plan's own writes, left out), and each of the
+    """Each touched object whose ``live`` row differs from the base, as ``kind key`` (with
+    why, when gone: e.g. ``(already DELETED)``, a tier structure the plan deletes; those
+    ``own`` holds for their call, the plan's own writes, left out), and each of the
     ``activatable`` pending buckets (those the plan showed the service would activate)
     whose date is not after the service's ``today`` any more."""
     touched = [entry for entry in touched if entry["key"] not in own[entry["call"]]]
@@ -60,7 +61,8 @@ def stale_objects(
                 held = ", ".join(row["id"]) or "no benefit"
                 stale.append(f'benefit name "{key}" (now held by {held}; the plan creates it)')
         elif hashes[kind, key] != entry["sha256"]:
-            stale.append(f"{kind} {key}")
+            deleted = deleted_words(kind, row, entry["call"])
+            stale.append(f"{kind} {key} ({deleted})" if deleted else f"{kind} {key}")
         elif today is not None and kind == "pending_buckets" and key in activatable:
             date = bucket_date(row["date"].iloc[0])
             if date is not None and date <= today:
@@ -150,8 +152,9 @@ class ChunkStop(NamedTuple):
     def ways(self, refresh: str) -> str:
         """What the log holds, why no plan for review was saved, then each way on with its
         calls, a line each, the last ``refresh`` (what applies with ``refresh=True``)."""
+        # the rows kept: read by this run or, some, by an earlier one stopped part way
         reads = (
-            "its re-read answered by the rows just read, kept beside the log"
+            "its re-read answered by the rows kept beside the log, no call"
             if not self.refresh_reads
             else f"{counted(self.refresh_reads, 'call')} of them re-reading the objects left,"
             " each chunk's just before its writes"

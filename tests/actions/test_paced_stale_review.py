@@ -20,11 +20,21 @@ from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SECRETS, SaveOne, activations, bucket_lists, refused_paced_apply
+from .helpers import (
+    SECRETS,
+    SaveOne,
+    activate,
+    activations,
+    bucket_lists,
+    refused_paced_apply,
+    stopped_in_re_read,
+)
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh", "professional")
 
 _COMMAND = re.compile(r"lyt apply (\S+) --sha256 ([0-9a-f]{64})((?: --[a-z-]+)*)")
+STOP_AT = 3
+"""The bucket list a Ctrl-C comes at (before it is sent): two were read."""
 
 
 def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_left(
@@ -114,3 +124,45 @@ def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_
     assert bucket_lists(sent) == cards - 2 and activations(sent) == cards - 1
     made = set(results.loc[results["outcome"] == "succeeded", "target"])
     assert made == set(chosen["id"]) - {first}
+
+
+def test_a_paced_stale_refusal_after_a_re_read_stopped_part_way_says_its_refresh_reads_none(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path, save_one: SaveOne
+) -> None:
+    """A paced re-read stopped (Ctrl-C) with two cards read, then a bucket of the last card
+    activated by someone else, and the plan applied paced again: the chunk reads the other
+    cards, finds it stale and saves no plan for review (two of its rows were read by the
+    earlier run); the refresh it offers reads nothing, as it says, the rows kept beside the
+    log answering every card, and sends what it counts."""
+    path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
+    chosen = save_one(path)
+    cards = len(chosen)
+    assert cards > STOP_AT
+    stopped_in_re_read(fresh, make_client, path, log, STOP_AT)  # two cards' lists kept
+    last = str(ChangePlan.load(path).parts[0].items[-1].target)  # its card not read yet
+    with make_client(fresh) as client:
+        activate(client, chosen[chosen["id"] == last].iloc[0])
+    fresh.settle()
+
+    sent, stale = refused_paced_apply(fresh, make_client, path, log, StalePlanError)
+    said = str(stale)
+    assert bucket_lists(sent) == cards - (STOP_AT - 1) and stale.replanned is None, said
+    assert "some of this chunk's rows were read by an earlier run, not just now" in said, said
+    refresh = (
+        "refresh=True and the same log to plan the rest against the live state, unreviewed:"
+        f" {cards - 1} calls, its re-read answered by the rows kept beside the log, no call"
+    )
+    assert refresh in said, said
+
+    sent.clear()
+    with (
+        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        results = ChangePlan.load(path).apply(
+            client, log=log, progress=False, paced=True, refresh=True, ignore_unsupported=True
+        )
+    assert bucket_lists(sent) == 0 and activations(sent) == cards - 1, sent
+    assert len(sent) == 1 + cards - 1  # its token, then the writes it said
+    made = set(results.loc[results["outcome"] == "succeeded", "target"])
+    assert made == set(chosen["id"]) - {last}

@@ -85,7 +85,7 @@ def test_staleness_alone_names_what_changed_live_but_not_the_plans_own_work(
     assert live["tier_structures", TIERS] is not None  # deleted: a status, not gone
     assert stale_objects(touched, live, nothing) == [
         f"rewards {reward}",
-        f"tier_structures {TIERS}",
+        f"tier_structures {TIERS} (already DELETED)",  # the plan deletes it: done
     ]
     own = {**nothing, "move_reward_to_draft": {reward}, "delete_tier_structure": {TIERS}}
     assert stale_objects(touched, live, own) == []
