@@ -24,7 +24,7 @@ from lyt_toolkit.reports.economics_report import headline_lines, write_economics
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.whatif import Baseline, earn_rate, reward_price, sweep, what_if
 from lyt_toolkit.whatif.edited import edited_snapshot
-from lyt_toolkit.widgets._what_if_view import headline_html
+from lyt_toolkit.widgets._what_if_view import definition_figures, definition_reasons, headline_html
 
 from .programs import GEMS, MILES, NOW, STARS, unvalued_program, what_if_program
 
@@ -92,6 +92,15 @@ def test_a_what_if_says_which_side_observed_no_point_value(unvalued: ProgramSnap
     assert re.search(rf"^  liability median +n/a +1,875 +{before}$", text, re.M), text
     assert what.not_given["highest_effective_return"] == "before: no point value observed"
     assert headline_html(what.headline, what.not_given).count("before: no point value") == 5
+    valued = ("value_low", "value_median", "value_high", "return_median", "liability_median")
+    assert what.definition_not_given(STARS) == dict.fromkeys(
+        valued, "before: no point value observed"
+    )
+    miles = what.definition_not_given(MILES)  # the same on both sides: no side named
+    assert miles["earn_points_per_unit"] == "no ACTIVE benefit earns points on spend"
+    stars = definition_figures(what.card_definitions, STARS)  # the what-if panel's table
+    table = headline_html(stars, definition_reasons(what.definition_not_given(STARS)))
+    assert table.count("<td>n/a (before: no point value observed)</td>") == 3  # not the rate
     price = reward_price("lrew_e002")
     swept = str(sweep(unvalued, price, [0.0, 0.25])).splitlines()
     assert f"liability median: {WHY}" in swept
