@@ -70,9 +70,20 @@ class EconomicsChange:
         """Headline figure -> why its change is NA: the reason both sides give it as None
         (``Economics.not_given``: ``"rewards not pulled"``, ``"no point value observed"``),
         or the one side's (``"before: no point value observed"``), or each side's."""
-        was, now = self.before.not_given, self.after.not_given
-        names = [*was, *(n for n in now if n not in was)]
-        return {name: str(_sides(was.get(name), now.get(name))) for name in names}
+        return _side_by_side(self.before.not_given, self.after.not_given)
+
+    def definition_not_given(self, card_definition_id: str) -> dict[str, str]:
+        """Measure (``DEFINITION_MEASURES``: ``earn_points_per_unit``, ``value_median``,
+        ``return_median``, ``liability_median``, ...) -> why the card definition's is NA on
+        a side: the ``reason`` of the frame it is read from (the point values' for the
+        values, ``"no point value observed"``; the return's for the earn rate and the
+        return, ``"no ACTIVE benefit earns points on spend"``; the liability's for the
+        liability, ``"a card balance unknown"``), the side named when the two differ as
+        ``not_given`` names them; empty when each is given on both sides."""
+        return _side_by_side(
+            _measures_not_given(self.before, card_definition_id),
+            _measures_not_given(self.after, card_definition_id),
+        )
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Frame name -> frame: ``headline``, ``card_definitions``, ``mispricing``."""
@@ -133,36 +144,72 @@ def _program_rows(estimates: pd.DataFrame) -> pd.DataFrame:
     return program[program["figure"].isin(ESTIMATED)].set_index("figure")
 
 
+_MEASURE_SOURCES: dict[str, tuple[str, str]] = {
+    "earn_points_per_unit": ("effective_return", "earn_points_per_unit"),
+    "value_low": ("point_values", "low"),
+    "value_median": ("point_values", "median"),
+    "value_high": ("point_values", "high"),
+    "return_median": ("effective_return", "return_median"),
+    "liability_median": ("liability", "value_median"),
+}
+"""Each of ``DEFINITION_MEASURES`` -> the ``Economics`` frame and column it is read from;
+that frame's ``reason`` says why it is NA."""
+
+
+_REASON_ORDER = ("point_values", "liability", "effective_return")
+"""The frames the measures are read from (``_MEASURE_SOURCES``), in the order
+their ``reason`` joins in a card definition's."""
+
+
 def definition_measures(economics: Economics) -> pd.DataFrame:
     """Per card definition ID (the index): the ``DEFINITION_MEASURES`` of one side of a
     what-if, its name, and ``reason``: why some of them are NA or not what they say (the
     point values', liability's and return's ``reason``, each once, joined by ``; ``)."""
-    values = economics.point_values.set_index("card_definition_id")
-    returns = economics.effective_return.set_index("card_definition_id")
-    owed = economics.liability.set_index("card_definition_id")
-    ids = values.index.union(returns.index).union(owed.index)
+    frames = _by_definition(economics)
+    values, owed = frames["point_values"], frames["liability"]
+    ids = values.index.union(frames["effective_return"].index).union(owed.index)
     names = (
         pd.concat([values["card_definition_name"], owed["card_definition_name"]])
         .groupby(level=0)
         .first()
     )
+    measures = {m: frames[f][column].reindex(ids) for m, (f, column) in _MEASURE_SOURCES.items()}
+    reasons = (frames[f]["reason"].reindex(ids) for f in _REASON_ORDER)
     return pd.DataFrame(
-        {
-            "card_definition_name": names.reindex(ids),
-            "earn_points_per_unit": returns["earn_points_per_unit"].reindex(ids),
-            "value_low": values["low"].reindex(ids),
-            "value_median": values["median"].reindex(ids),
-            "value_high": values["high"].reindex(ids),
-            "return_median": returns["return_median"].reindex(ids),
-            "liability_median": owed["value_median"].reindex(ids),
-            "reason": _reasons(
-                values["reason"].reindex(ids),
-                owed["reason"].reindex(ids),
-                returns["reason"].reindex(ids),
-            ),
-        },
+        {"card_definition_name": names.reindex(ids), **measures, "reason": _reasons(*reasons)},
         index=ids,
     )
+
+
+def _by_definition(economics: Economics) -> dict[str, pd.DataFrame]:
+    """The frames ``_MEASURE_SOURCES`` reads, by name, indexed by card definition ID."""
+    return {
+        name: getattr(economics, name).set_index("card_definition_id") for name in _REASON_ORDER
+    }
+
+
+def _measures_not_given(economics: Economics, card_definition_id: str) -> dict[str, str]:
+    """Of one side of a what-if: measure (``DEFINITION_MEASURES``) -> why the card
+    definition's is NA, the ``reason`` of the frame it is read from (``_MEASURE_SOURCES``:
+    ``"no ACTIVE benefit earns points on spend"`` for the earn rate and the return, ``"no
+    point value observed"`` for the values per point, ``"a card balance unknown"`` for the
+    liability, ...); only the measures NA with a reason, in ``DEFINITION_MEASURES``' order."""
+    frames = _by_definition(economics)
+    out: dict[str, str] = {}
+    for measure, _ in DEFINITION_MEASURES:
+        name, column = _MEASURE_SOURCES[measure]
+        rows = frames[name][frames[name].index == card_definition_id].head(1)
+        for value, why in zip(rows[column], rows["reason"], strict=True):
+            if pd.isna(value) and isinstance(why, str):
+                out[measure] = why
+    return out
+
+
+def _side_by_side(was: dict[str, str], now: dict[str, str]) -> dict[str, str]:
+    """Name -> one reason of a what-if from each side's reasons (``_sides``): those of
+    ``was`` (before) first, then the others of ``now`` (after)."""
+    names = [*was, *(n for n in now if n not in was)]
+    return {name: str(_sides(was.get(name), now.get(name))) for name in names}
 
 
 def _sides(before: str | None, after: str | None) -> str | None:

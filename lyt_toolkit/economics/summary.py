@@ -123,7 +123,7 @@ class Economics:
                 f"liability_{level}": _total(owed[f"value_{level}"][~unvalued]) if known else None
                 for level in _LEVELS
             },
-            "unvalued_points": _total(points[unpriced(owed)]),
+            "unvalued_points": _total(points[unpriced(owed, self.point_values)]),
             "highest_effective_return": _plain(self.effective_return["return_median"].max()),
             "mispriced_rewards": self.mispriced["reward_id"].nunique(),
         }
@@ -161,7 +161,8 @@ class Economics:
             self.liability, self.effective_return, self.point_values, self.burn_values
         )
         rate = {"redemption_rate": NO_RATE} if math.isnan(self.redemption_rate) else {}
-        return {**rate, **seen, **unknown_points(self.liability), **self.not_pulled}
+        unknown = unknown_points(self.liability, self.point_values)
+        return {**rate, **seen, **unknown, **self.not_pulled}
 
 
 ESTIMATED = ("outstanding_points", "pending_points", *(f"liability_{x}" for x in _LEVELS))

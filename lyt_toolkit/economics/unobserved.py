@@ -11,7 +11,9 @@ no history to estimate it from) the liability would sum none of the points owed 
 valued at 0, or of no points owed, is 0. A total of points one of which is unknown (a card
 balance or a pending bucket's points left empty, as an edited cards frame may leave them) is
 None, and so is the liability: ``unknown_points`` says so in ``BALANCE_UNKNOWN``'s and
-``BUCKET_UNKNOWN``'s words. The other way round, a figure
+``BUCKET_UNKNOWN``'s words. Which points are unvalued is decided by the point values
+(``unpriced``), never by the reasons' words: a reason only says why. The other way round, a
+figure
 whose card definitions are all valued by the user's ``override`` needs no reward to value
 them: ``overridden`` names those figures (``figure_kinds.not_pulled`` counts no rewards for
 them). Per card definition, ``value_reasons``, ``owed_reasons`` and ``return_reasons`` give
@@ -98,7 +100,7 @@ def not_observed(
     return out
 
 
-def unknown_points(liability: pd.DataFrame) -> dict[str, str]:
+def unknown_points(liability: pd.DataFrame, point_values: pd.DataFrame) -> dict[str, str]:
     """Headline figure -> why it is None though its kinds were pulled: a total of points one
     of which is unknown (``BALANCE_UNKNOWN``, ``BUCKET_UNKNOWN``), the liability, and the
     unvalued points when the unknown points have no value per point (``unpriced``)."""
@@ -112,17 +114,18 @@ def unknown_points(liability: pd.DataFrame) -> dict[str, str]:
     why = out.get("outstanding_points", out.get("pending_points"))
     if why is not None:
         out |= dict.fromkeys(_LIABILITY, why)
-        if ((balance | bucket) & unpriced(liability).to_numpy(bool)).any():
+        if ((balance | bucket) & unpriced(liability, point_values).to_numpy(bool)).any():
             out["unvalued_points"] = why
     return out
 
 
-def unpriced(liability: pd.DataFrame) -> pd.Series:
-    """Per ``LIABILITY`` row: whether its card definition has no value per point (its values
-    NA for another reason than its points unknown or ``NO_RATE``): the rows whose points
-    ``unvalued_points`` counts."""
-    priced = liability["reason"].isin([BALANCE_UNKNOWN, BUCKET_UNKNOWN, NO_RATE])
-    return liability["value_median"].isna() & ~priced.fillna(False).astype(bool)
+def unpriced(liability: pd.DataFrame, point_values: pd.DataFrame) -> pd.Series:
+    """Per ``LIABILITY`` row: whether its card definition has no value per point among the
+    ``point_values`` it was valued with (no row, or its median NA): the rows whose points
+    ``unvalued_points`` counts. A valued row whose values are NA for its points unknown or
+    no redemption rate is not unpriced: its points have a value, the liability has no sum.
+    Decided by the values, not by ``reason``'s words."""
+    return ~liability["card_definition_id"].isin(_valued(point_values))
 
 
 def overridden(

@@ -139,6 +139,13 @@ class WhatIf:
         observed"``, ``"before: no point value observed"``); what the what-if prints."""
         return self.economics.not_given
 
+    def definition_not_given(self, card_definition_id: str) -> dict[str, str]:
+        """Measure of ``card_definitions`` (``earn_points_per_unit``, ``value_median``, ...)
+        -> why the card definition's is NA on a side (``EconomicsChange.definition_not_given``:
+        ``"no point value observed"``, ``"before: no ACTIVE benefit earns points on
+        spend"``); what the what-if panel shows as its change."""
+        return self.economics.definition_not_given(card_definition_id)
+
     @property
     def card_definitions(self) -> pd.DataFrame:
         """Per card definition, each measure before, after and the change

@@ -16,6 +16,7 @@ from ..reports.economics_report import format_figure, not_pulled_figure
 __all__ = [
     "DEFINITION_FIGURES",
     "definition_figures",
+    "definition_reasons",
     "format_value",
     "headline_html",
     "liability_bars",
@@ -54,6 +55,12 @@ def definition_figures(card_definitions: pd.DataFrame, card_definition_id: str) 
     )
 
 
+def definition_reasons(not_given: Mapping[str, str]) -> dict[str, str]:
+    """The reasons of the chosen card definition's measures (``WhatIf.definition_not_given``)
+    by the figure names ``definition_figures`` shows them as (``DEFINITION_FIGURES``)."""
+    return {DEFINITION_FIGURES[m]: why for m, why in not_given.items() if m in DEFINITION_FIGURES}
+
+
 def format_value(figure: str, value: Any) -> str:
     """A figure as the panel shows it: an earn rate to 4 significant digits, the others as
     the economics report does."""
@@ -68,8 +75,8 @@ def headline_html(headline: pd.DataFrame, not_given: Mapping[str, str] | None = 
     """Figures (``figure``, ``before``, ``after``, ``change``: ``HEADLINE_CHANGE``'s or
     ``definition_figures``) as an HTML table, one row each (``data-figure`` names it); a
     figure that moves is highlighted, one ``not_given`` gives a reason for
-    (``WhatIf.not_given``) reads ``n/a (rewards, reward_costs not pulled)`` or ``n/a (no
-    point value observed)`` as its change."""
+    (``WhatIf.not_given``, or ``definition_reasons``) reads ``n/a (rewards, reward_costs not
+    pulled)`` or ``n/a (no point value observed)`` as its change."""
     reasons = not_given or {}
     rows = []
     for name, before, after, change in headline[["figure", "before", "after", "change"]].itertuples(

@@ -22,7 +22,13 @@ from ..snapshot import ProgramSnapshot
 from ..whatif import Baseline, WhatIf, earn_rate, reward_price
 from ._latest import LatestOnly
 from ._messages import describe_error, error_html, status_html
-from ._what_if_view import definition_figures, headline_html, liability_bars, liability_html
+from ._what_if_view import (
+    definition_figures,
+    definition_reasons,
+    headline_html,
+    liability_bars,
+    liability_html,
+)
 
 __all__ = ["Setting", "WhatIfPanel"]
 
@@ -70,7 +76,8 @@ class WhatIfPanel(w.VBox):
     after, change) and the liability per card definition follow.
 
     ``headline_table`` shows the program's headline, ``definition_table`` the chosen card
-    definition's earn rate, value per point, effective return and liability, and
+    definition's earn rate, value per point, effective return and liability (a figure n/a
+    says why as its change: ``n/a (no point value observed)``, as the headline's), and
     ``liability_chart`` each card definition's liability before and after (HTML bars).
     ``prices`` and ``redemption_rate`` are ``economics.summarise``'s. ``what_if`` holds the
     ``WhatIf`` shown and ``setting`` its ``Setting``; ``busy`` is true while moves are worked
@@ -226,7 +233,8 @@ class WhatIfPanel(w.VBox):
         self.what_if, self.setting, self.plan = what, setting, plan
         self.headline_table.value = headline_html(what.headline, what.not_given)
         chosen = definition_figures(what.card_definitions, setting.card_definition_id)
-        self.definition_table.value = headline_html(chosen)
+        why = definition_reasons(what.definition_not_given(setting.card_definition_id))
+        self.definition_table.value = headline_html(chosen, why)
         self.liability_chart.value = liability_html(liability_bars(what.card_definitions))
         if plan is not None:
             self.plan_summary.value = status_html(plan.summary(), "success")

@@ -5,6 +5,7 @@ card definition a figure needs gives it without the rewards."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Callable
@@ -22,10 +23,13 @@ from lyt_toolkit.frames import FRAME_NAMES
 from lyt_toolkit.reports.economics_report import headline_lines, write_economics_report
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.whatif import Baseline, earn_rate, reward_price, sweep, what_if
-from lyt_toolkit.widgets._what_if_view import headline_html
+from lyt_toolkit.whatif.edited import edited_snapshot
+from lyt_toolkit.widgets._what_if_view import definition_figures, definition_reasons, headline_html
 
 from .programs import GEMS, MILES, NOW, STARS, unvalued_program, what_if_program
 
+# The module (the package's attribute of that name is the function).
+OWED = importlib.import_module("lyt_toolkit.economics.liability")
 WHY = "n/a (no point value observed)"
 LIABILITY = ("liability_low", "liability_median", "liability_high")
 
@@ -88,6 +92,15 @@ def test_a_what_if_says_which_side_observed_no_point_value(unvalued: ProgramSnap
     assert re.search(rf"^  liability median +n/a +1,875 +{before}$", text, re.M), text
     assert what.not_given["highest_effective_return"] == "before: no point value observed"
     assert headline_html(what.headline, what.not_given).count("before: no point value") == 5
+    valued = ("value_low", "value_median", "value_high", "return_median", "liability_median")
+    assert what.definition_not_given(STARS) == dict.fromkeys(
+        valued, "before: no point value observed"
+    )
+    miles = what.definition_not_given(MILES)  # the same on both sides: no side named
+    assert miles["earn_points_per_unit"] == "no ACTIVE benefit earns points on spend"
+    stars = definition_figures(what.card_definitions, STARS)  # the what-if panel's table
+    table = headline_html(stars, definition_reasons(what.definition_not_given(STARS)))
+    assert table.count("<td>n/a (before: no point value observed)</td>") == 3  # not the rate
     price = reward_price("lrew_e002")
     swept = str(sweep(unvalued, price, [0.0, 0.25])).splitlines()
     assert f"liability median: {WHY}" in swept
@@ -239,3 +252,25 @@ def test_a_pending_bucket_left_unknown_says_so(
     after = re.escape("n/a (after: a pending bucket's points unknown)")
     assert re.search(rf"^  pending points +[\d,]+ +n/a +{after}$", str(what), re.M), str(what)
     assert what.not_given["liability_median"] == "after: a pending bucket's points unknown"
+
+
+def test_rewording_the_reasons_changes_no_figure(
+    holding: ProgramSnapshot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which points are unvalued is decided by the point values, not by the ``reason``
+    words: earlier ``unpriced`` compared them with 'a card balance unknown' and 'no
+    redemption rate', so reworded reasons counted the valued Stars' and Gems' points as
+    unvalued (n/a: a Stars balance unknown, where 0)."""
+    cards = holding.cards.copy()
+    cards.loc[cards["id"] == "lcrd_e0000001", "balance_points"] = pd.NA
+    edited = edited_snapshot(holding, {"cards": cards})
+    plain = summarise(edited, redemption_rate=None)
+    worded = OWED.owed_reasons
+    monkeypatch.setattr(OWED, "owed_reasons", lambda *a: worded(*a).str.upper())
+    reworded = summarise(edited, redemption_rate=None)
+    reasons = plain.liability.set_index("card_definition_id")["reason"]
+    assert reasons[[STARS, GEMS]].tolist() == ["a card balance unknown", "no redemption rate"]
+    again = reworded.liability.set_index("card_definition_id")["reason"]
+    assert again[[STARS, GEMS]].tolist() == ["A CARD BALANCE UNKNOWN", "NO REDEMPTION RATE"]
+    assert plain.headline["unvalued_points"] == 0  # the Stars and Gems have a value per point
+    assert (reworded.headline, reworded.not_given) == (plain.headline, plain.not_given)

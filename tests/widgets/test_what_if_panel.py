@@ -24,7 +24,9 @@ from lyt_toolkit.widgets.what_if import Setting
 BEANS = "lcdef_c0ffee0001"  # 2 ACTIVE amount-based earning benefits, rewards spend its points
 GOLD_STARS = "lcdef_c0ffee0002"  # the highest effective return of the program
 HOLIDAY_BEANS = "lcdef_c0ffee0004"  # rewards spend its points; no earning benefit
+WHY = "n/a (no point value observed)"
 ROW = re.compile(r'<tr data-figure="(\w+)"><td>[^<]*</td><td>([^<]*)</td><td[^>]*>([^<]*)</td>')
+CHANGE = re.compile(r'<tr data-figure="(\w+)">(?:<td[^>]*>[^<]*</td>){3}<td[^>]*>([^<]*)</td>')
 BAR_ROW = re.compile(r'<tr data-card-definition="([^"]*)">(.*?)</tr>')
 BAR = re.compile(r'data-side="(\w+)".*?width:([\d.]+)%.*?<span[^>]*>([^<]*)</span>')
 
@@ -89,6 +91,11 @@ def figures_of(bars: dict[str, dict[str, tuple[float, str]]]) -> dict[str, tuple
 def shown(html: str) -> dict[str, tuple[str, str]]:
     """Figure -> (before, after) as a table of the panel shows them."""
     return {name: (unescape(b), unescape(a)) for name, b, a in ROW.findall(html)}
+
+
+def changes_shown(html: str) -> dict[str, str]:
+    """Figure -> its change as a table of the panel shows it."""
+    return {name: unescape(change) for name, change in CHANGE.findall(html)}
 
 
 def formatted(frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
@@ -217,6 +224,28 @@ def test_a_card_definition_without_an_earning_benefit_says_so_in_the_panel(
     assert "has no ACTIVE amount-based" in panel.status.value
     assert "Traceback" not in panel.status.value and not panel.busy
     assert panel.setting is not None and panel.setting.price_change == 0.5  # figures kept
+
+
+def test_a_figure_of_the_chosen_card_definition_that_is_na_says_why(panel: WhatIfPanel) -> None:
+    """The Holiday Beans earn on no spend and their one reward, a cookie tin with no price
+    given, values none of their points: earlier the panel's table of them showed each change
+    as a bare n/a; now each says why, in the words of the frame the figure comes from (the
+    return's, the point values', the liability's), as the headline's n/a do."""
+    assert not any(c.startswith("n/a") for c in changes_shown(panel.definition_table.value))
+    panel.card_definition.value = HOLIDAY_BEANS
+    panel.wait()
+    unearned = "n/a (no ACTIVE benefit earns points on spend)"
+    want = {
+        "earn_points_per_unit": unearned,
+        "value_median": WHY,
+        "effective_return_median": unearned,
+        "liability_median": WHY,
+    }
+    assert changes_shown(panel.definition_table.value) == want
+    assert shown(panel.definition_table.value)["value_median"] == ("n/a", "n/a")
+    panel.price_change.value = 0.5  # a dearer tin still values none of its points
+    panel.wait()
+    assert changes_shown(panel.definition_table.value) == want
 
 
 def test_a_failure_in_the_worker_shows_in_the_panel_and_the_next_move_works(
