@@ -248,23 +248,32 @@ def walk_tree(
         step = next(walk)
         while True:
             with level_bar(step) as tick:
-
-                def read(request: Request, tick: Tick = tick) -> Any:
-                    found = _group(client, request).get(*request.ids)
-                    tick()
-                    return found
-
+                carry_out = _carried_out(client, step, query, on_page, tick)
                 if isinstance(step, Lists):
-                    found = []
-                    for request in step.requests:
-                        found.append(_list_all(client, request, query, on_page))
-                        tick()
+                    found = [carry_out(request) for request in step.requests]
                 else:
-                    found = list(read_all(read, step.requests))
+                    found = list(read_all(carry_out, step.requests))
             step = walk.send(found)
     except StopIteration as done:
         tree: MemberTree = done.value
         return tree
+
+
+def _carried_out(
+    client: Any, step: Lists | Reads, query: dict[str, Any] | None, on_page: OnPage, tick: Tick
+) -> Callable[[Request], Any]:
+    """How the sync ``client`` carries out a request of ``step``, then ``tick``: its list
+    walked to its end (one call per page), or its object read (one call)."""
+
+    def carry_out(request: Request) -> Any:
+        if isinstance(step, Lists):
+            done = _list_all(client, request, query, on_page)
+        else:
+            done = _group(client, request).get(*request.ids)
+        tick()
+        return done
+
+    return carry_out
 
 
 def _list_all(client: Any, request: Request, query: Any, on_page: OnPage) -> list[Any]:
@@ -330,8 +339,8 @@ async def awalk_tree(
             await before(step)
             with level_bar(step) as tick:
                 if in_threads is not None and _read_stage(step):
-                    calls = _sync_calls(in_threads.client, step, query, on_page)
-                    found = await in_threads.each([partial(_tick_after, c, tick) for c in calls])
+                    carry_out = _carried_out(in_threads.client, step, query, on_page, tick)
+                    found = await in_threads.each([partial(carry_out, r) for r in step.requests])
                 else:
                     starts: list[Callable[[], Awaitable[Any]]]
                     if isinstance(step, Lists):
@@ -354,22 +363,6 @@ async def _ticked(start: Callable[[], Awaitable[Any]], tick: Tick) -> Any:
 def _read_stage(step: Lists | Reads) -> bool:
     """Whether ``step`` is a level of one call per object (a member read, a bucket list)."""
     return bool(step.requests) and step.requests[0].part in READ_STAGES
-
-
-def _sync_calls(
-    client: Any, step: Lists | Reads, query: dict[str, Any] | None, on_page: OnPage
-) -> list[Callable[[], Any]]:
-    """``step``'s requests as calls of the sync ``client``: each list walked to its end
-    (``walk_tree``'s walk), each object read."""
-    if isinstance(step, Lists):
-        return [partial(_list_all, client, r, query, on_page) for r in step.requests]
-    return [partial(_group(client, r).get, *r.ids) for r in step.requests]
-
-
-def _tick_after(call: Callable[[], Any], tick: Tick) -> Any:
-    done = call()
-    tick()
-    return done
 
 
 async def alist_all(client: Any, request: Request, query: Any, on_page: OnPage) -> list[Any]:

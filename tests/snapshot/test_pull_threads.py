@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from interrupting import until, until_async
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit._stop import work_stops
 from lyt_toolkit.errors import StoppedError
+from lyt_toolkit.pull.threaded import ThreadedClient
 from lyt_toolkit.synthetic import generate_program
 
 from .helpers import client_for
@@ -77,10 +79,13 @@ many more."""
 class _StoppedReads:
     """A sync client's member group whose reads, once ``CONCURRENCY`` of them are under way
     and the second one answered, wait until something stops the pull (``stop``: the first
-    read failing, else the test); then the second returns its answer and the others go on to
-    the client. The reads begun after the stop, and those it left unsent, are counted."""
+    read failing, else the test) and their calls see it, or until their level is given up
+    (``level_ended``: the level's ``ThreadedClient.each`` returned or raised; its stop should
+    be set by then, and a pull that never sets it is not waited for); then the second returns
+    its answer and the others go on to the client. The reads begun after the stop, and those
+    it left unsent, are counted."""
 
-    def __init__(self, client: Any, *, fail_first: bool) -> None:
+    def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch, *, fail_first: bool) -> None:
         self._client = client
         self._group = client.members
         self._lock = threading.Lock()
@@ -88,9 +93,19 @@ class _StoppedReads:
         self.begun = 0
         self.answered = threading.Event()
         self.stopped = threading.Event()
+        self.level_ended = threading.Event()
         self.begun_after = 0
         self.calls_at_stop = 0
         self.not_sent = 0
+        each = ThreadedClient.each
+
+        async def noted(threads: ThreadedClient, calls: Sequence[Callable[[], Any]]) -> list[Any]:
+            try:
+                return await each(threads, calls)
+            finally:
+                self.level_ended.set()
+
+        monkeypatch.setattr(ThreadedClient, "each", noted)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._group, name)
@@ -117,8 +132,12 @@ class _StoppedReads:
         if turn == 1 and self._fail_first:
             self.stop()
             raise _Refused("the first read fails")
-        # the pull's stop, as this read's calls see it, set: by the failure, or a cancel
-        until(lambda: any(c.event.is_set() for c in work_stops()), "the pull's reads stopped")
+        # the pull's stop, as this read's calls see it, set: by the failure, or a cancel; or
+        # the level given up without it (a pull that never sets it: the sends below tell so)
+        until(
+            lambda: any(c.event.is_set() for c in work_stops()) or self.level_ended.is_set(),
+            "the pull's reads stopped, or their level given up",
+        )
         if turn == 2:
             return found
         try:
@@ -140,10 +159,10 @@ def _program() -> dict[str, Any]:
 
 
 def test_a_failed_member_read_stops_the_others_and_is_the_error_raised(
-    start_sandbox: StartSandbox,
+    start_sandbox: StartSandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with start_sandbox(_program()) as sb, client_for(sb) as client:
-        reads = _StoppedReads(client, fail_first=True)
+        reads = _StoppedReads(client, monkeypatch, fail_first=True)
         vars(client)["members"] = reads
         with pytest.raises(_Refused, match="the first read fails"):
             ProgramSnapshot.pull(client, progress=False, concurrency=CONCURRENCY, kinds=READ_KINDS)
@@ -154,10 +173,10 @@ def test_a_failed_member_read_stops_the_others_and_is_the_error_raised(
 
 
 def test_a_cancelled_pull_sends_none_of_its_reads_under_way_and_begins_no_other(
-    start_sandbox: StartSandbox,
+    start_sandbox: StartSandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with start_sandbox(_program()) as sb, client_for(sb) as client:
-        reads = _StoppedReads(client, fail_first=False)
+        reads = _StoppedReads(client, monkeypatch, fail_first=False)
         vars(client)["members"] = reads
 
         async def cancelled() -> None:

@@ -59,7 +59,8 @@ def _reward(program: dict[str, Any], n: int, created_at: str) -> dict[str, Any]:
 
 
 def _member(program: dict[str, Any], n: int, created_at: str) -> None:
-    """A new member (its customer and one card, holding pending points when ``n`` is odd)."""
+    """A new member (its customer and one card; an odd ``n``'s card holds pending points, in
+    a PENDING bucket like one of its card definition's)."""
     member = copy.deepcopy(program["members"][0])
     customer = copy.deepcopy(
         next(c for c in program["customers"] if c["id"] == member["customer_id"])
@@ -76,6 +77,23 @@ def _member(program: dict[str, Any], n: int, created_at: str) -> None:
         created_at=created_at,
         balance={"points": 100 * n, "pending_points": 0},
     )
+    if n % 2:
+        bucket = copy.deepcopy(
+            next(
+                b
+                for b in program["pending_buckets"]
+                if b["card_definition_id"] == card["card_definition_id"]
+                and b["status"] == "PENDING"
+            )
+        )
+        bucket.update(
+            id=f"lcppb_ff{n:014x}",
+            card_id=card["id"],
+            member_id=member["id"],
+            created_at=created_at,
+        )
+        card["balance"]["pending_points"] = bucket["points"]["total"]
+        program["pending_buckets"].append(bucket)
     program["customers"].append(customer)
     program["members"].append(member)
     program["cards"].append(card)
@@ -454,13 +472,23 @@ def _noted(sent: Sent) -> Callable[[httpx.Request], None]:
     return note
 
 
+SAMPLE = Sample(40, seed=3, by=("program",))
+"""An adaptive sample (one stratum, its pilot of 16 large enough): the pilot's reads, then
+the second round's."""
+
+
+@pytest.mark.parametrize("members", ["all", "new", SAMPLE], ids=["all", "new", "sample"])
 def test_a_sync_refresh_hands_its_reads_to_its_threads_and_sends_the_async_requests(
     start_sandbox: StartSandbox,
     make_client: Callable[..., LoyaltyClient],
     old: ProgramSnapshot,
     after: dict[str, Any],
     monkeypatch: pytest.MonkeyPatch,
+    members: Literal["all", "new"] | Sample,
 ) -> None:
+    """Every member read and bucket list of a sync refresh goes to its threads, and it sends
+    what the async client's refresh sends, request for request: its member lists filtered
+    to those created since (``"new"``, a sample), or not (``"all"``)."""
     handed: list[int] = []  # the calls of each level handed to a sync client's threads
     each = ThreadedClient.each
 
@@ -475,7 +503,7 @@ def test_a_sync_refresh_hands_its_reads_to_its_threads_and_sends_the_async_reque
         httpx.Client(event_hooks={"request": [_noted(synced)]}) as http,
         make_client(sb, http_client=http) as client,
     ):
-        old.refresh(client, members="all", progress=False)
+        old.refresh(client, members=members, progress=False)
 
     asynced: Sent = []
     note = _noted(asynced)
@@ -489,14 +517,19 @@ def test_a_sync_refresh_hands_its_reads_to_its_threads_and_sends_the_async_reque
             httpx.AsyncClient(event_hooks={"request": [noted]}) as http,
             AsyncLoyaltyClient(base_url=sb.base_url, env_file=None, http_client=http, **keys) as c,
         ):
-            await old.arefresh(c, members="all", progress=False)
+            await old.arefresh(c, members=members, progress=False)
 
     with start_sandbox(after) as sb:
         asyncio.run(refresh(sb))
     assert sorted(synced) == sorted(asynced)  # the filtered lists' queries among them
-    filtered = [p for _, p, query in synced if any(k.startswith("filters[") for k, _ in query)]
-    assert filtered and all(p.endswith("/rewards") for p in filtered)  # new rewards listed
-    reads = sum(path.split("/")[-2] == "members" for _, path, _ in synced)
+    filtered = {p for _, p, query in synced if any(k.startswith("filters[") for k, _ in query)}
+    assert {p.rsplit("/", 1)[-1] for p in filtered} == (
+        {"rewards"} if members == "all" else {"rewards", "members"}
+    )
+    reads = [path for _, path, _ in synced if path.split("/")[-2] == "members"]
+    read = {"all": len(after["members"]), "new": len(after["members"]) - len(old.members)}
+    chosen = members.n if isinstance(members, Sample) else read[members]
+    assert len(set(reads)) == len(reads) == chosen  # each member chosen read once
     bucket_lists = len({path for _, path, _ in synced if path.endswith("/pending-points")})
-    assert reads == len(after["members"]) and bucket_lists > 0
-    assert sum(handed) == reads + bucket_lists
+    assert bucket_lists > 0
+    assert sum(handed) == len(reads) + bucket_lists
