@@ -35,6 +35,7 @@ __all__ = [
     "Lists",
     "MemberTree",
     "OnPage",
+    "OnRead",
     "Reads",
     "Request",
     "TreeWalk",
@@ -198,6 +199,10 @@ def _joined(groups: Iterable[list[Any]]) -> list[Any]:
 OnPage = Callable[[Request, Any], None]
 """Told of each page a walk reads (progress bars, call counts)."""
 
+OnRead = Callable[[Request, Any], None]
+"""Told of each object a walk reads one call each (a member, ``Reads``) as its answer lands,
+before the others of its level: a pull stopped partway through a level has them."""
+
 Tick = Callable[[], None]
 """Counts one request of a level done."""
 
@@ -314,6 +319,7 @@ async def awalk_tree(
     level_bar: LevelBar = no_level_bar,
     list_all: ListAll | None = None,
     in_threads: InThreads | None = None,
+    on_read: OnRead = _no_page,
 ) -> MemberTree:
     """Async twin of ``walk_tree``: ``run`` carries out a level's requests (one by one
     unless it runs them together); each list's next page is requested while one is read.
@@ -322,32 +328,47 @@ async def awalk_tree(
     (``alist_all`` by default; ``pull.windows.windowed_lists`` walks the long ones in
     ``created_at`` windows). With ``in_threads`` (``client`` seen through it), the levels of
     one call per object (``READ_STAGES``) go to it whole as its sync client's calls, each
-    list walked page after page as ``walk_tree`` walks it: the same requests."""
+    list walked page after page as ``walk_tree`` walks it: the same requests. ``on_read`` is
+    told of each object read as it lands (``OnRead``)."""
     lister = list_all or alist_all
     try:
         step = next(walk)
         while True:
             await before(step)
             with level_bar(step) as tick:
+                told = _no_page if isinstance(step, Lists) else on_read
+                landed = [partial(_landed, tick, told, r) for r in step.requests]
                 if in_threads is not None and _read_stage(step):
                     calls = _sync_calls(in_threads.client, step, query, on_page)
-                    found = await in_threads.each([partial(_tick_after, c, tick) for c in calls])
+                    each = zip(calls, landed, strict=True)
+                    found = await in_threads.each([partial(_tick_after, *c) for c in each])
                 else:
                     starts: list[Callable[[], Awaitable[Any]]]
                     if isinstance(step, Lists):
                         starts = [partial(lister, client, r, query, on_page) for r in step.requests]
                     else:
                         starts = [partial(_group(client, r).get, *r.ids) for r in step.requests]
-                    found = await run([partial(_ticked, start, tick) for start in starts])
+                    found = await run(
+                        [partial(_ticked, *s) for s in zip(starts, landed, strict=True)]
+                    )
             step = walk.send(found)
     except StopIteration as done:
         tree: MemberTree = done.value
         return tree
 
 
-async def _ticked(start: Callable[[], Awaitable[Any]], tick: Tick) -> Any:
-    done = await start()
+Landed = Callable[[Any], None]
+"""Told of one request's answer as it lands (the level's tick, ``on_read``)."""
+
+
+def _landed(tick: Tick, on_read: OnRead, request: Request, found: Any) -> None:
+    on_read(request, found)
     tick()
+
+
+async def _ticked(start: Callable[[], Awaitable[Any]], landed: Landed) -> Any:
+    done = await start()
+    landed(done)
     return done
 
 
@@ -366,9 +387,9 @@ def _sync_calls(
     return [partial(_group(client, r).get, *r.ids) for r in step.requests]
 
 
-def _tick_after(call: Callable[[], Any], tick: Tick) -> Any:
+def _tick_after(call: Callable[[], Any], landed: Landed) -> Any:
     done = call()
-    tick()
+    landed(done)
     return done
 
 
