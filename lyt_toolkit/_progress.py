@@ -104,8 +104,8 @@ BAR_FORMATS = {
     "widget": "{l_bar}{bar}| {n:,}{unit} [{elapsed}, {rate_fmt}{postfix}]",
 }
 """tqdm's default bars with their counts grouped (its format dict's ``n`` and ``total``, which
-its ``n_fmt`` and ``total_fmt`` write bare): within a known ``total`` (``snapshot:  6%|▌ |
-1,234/20,000 [...]``), else, the total unknown or passed (tqdm then drops it), the count
+its ``n_fmt`` and ``total_fmt`` write bare): within a known ``total`` (``cards reads:  6%|▌
+| 1,234/20,000 [...]``), else, the total unknown or passed (tqdm then drops it), the count
 alone, on a terminal (``text``: ``1,200 rows [...]``) or beside a widget's bar."""
 
 _lines_asked = 0
