@@ -14,9 +14,11 @@ work lands, ``close()`` at the end. What the user sees depends on ``progress``:
 The environment variable ``LYT_PROGRESS`` overrides the choice for ``True``:
 ``off`` (no bars anywhere, e.g. CI or notebook tests), ``text``, ``widget`` or
 ``auto`` (the default). Bars that count pages too show them after the rows,
-e.g. ``rewards: 1200 rows [00:01, 950 rows/s, 12 pages]``. A text bar whose stderr is no
-terminal (``LYT_PROGRESS=text ... 2> pull.log``) is written as plain lines a log can hold
-(``LineBar``): a bar's line at most once a second, and its last count as it closes.
+e.g. ``rewards: 1,200 rows [00:01, 950 rows/s, 12 pages]``; a bar of a known total shows
+``1,234/20,000`` (tqdm's own bars, their counts grouped by a ``bar_format``:
+``BAR_FORMATS``). A text bar whose stderr is no terminal (``LYT_PROGRESS=text ... 2>
+pull.log``) is written as plain lines a log can hold (``LineBar``): a bar's line at most
+once a second, and its last count as it closes.
 
 A bar with ``lazy=True`` appears only once ``show()`` is called, so a pull that
 fits in one page stays silent. Safe to advance from several threads.
@@ -95,6 +97,16 @@ REFRESH_SECONDS = 0.1
 """The least time between two redraws of a bar."""
 LINE_SECONDS = 1.0
 """The least time between two lines of one ``LineBar``."""
+
+BAR_FORMATS = {
+    "total": "{l_bar}{bar}| {n:,}/{total:,} [{elapsed}<{remaining}, {rate_fmt}{postfix}]",
+    "text": "{desc}: {n:,}{unit} [{elapsed}, {rate_fmt}{postfix}]",
+    "widget": "{l_bar}{bar}| {n:,}{unit} [{elapsed}, {rate_fmt}{postfix}]",
+}
+"""tqdm's default bars with their counts grouped (its format dict's ``n`` and ``total``, which
+its ``n_fmt`` and ``total_fmt`` write bare): within a known ``total`` (``cards reads:  6%|▌
+| 1,234/20,000 [...]``), else, the total unknown or passed (tqdm then drops it), the count
+alone, on a terminal (``text``: ``1,200 rows [...]``) or beside a widget's bar."""
 
 _lines_asked = 0
 """How many ``plain_lines()`` blocks are open."""
@@ -245,6 +257,7 @@ class ProgressBar:
                 unit=f" {self.unit}s" if self.total is None else self.unit,
                 total=self.total,
                 initial=self.done,
+                bar_format=self._format(),
                 leave=False,
                 mininterval=REFRESH_SECONDS,
                 miniters=1,  # time alone paces the redraws
@@ -261,6 +274,7 @@ class ProgressBar:
             self.done += max(count, 0)
             self.pages += max(pages, 0)
             if self._tqdm is not None:
+                self._tqdm.bar_format = self._format()
                 if pages > 0:  # a page without rows redraws here, the others in update
                     self._tqdm.set_postfix_str(self._pages_text(), refresh=count <= 0)
                 self._tqdm.update(max(count, 0))
@@ -276,11 +290,19 @@ class ProgressBar:
             if self._tqdm is not None:
                 if total is not None and self._tqdm.total != total:
                     self._tqdm.total = total
+                self._tqdm.bar_format = self._format()
                 if note is not None:
                     self._tqdm.set_postfix_str(note, refresh=False)
                 self._tqdm.update(step)
             if self._callback is not None and step > 0:
                 self._callback(self.done, self.total if self.total is not None else self.done)
+
+    def _format(self) -> str:
+        """The ``BAR_FORMATS`` of the count now: of the total while within it, else alone."""
+        total = self.total
+        if total and self.done <= total:
+            return BAR_FORMATS["total"]
+        return BAR_FORMATS["widget" if self._display == "widget" else "text"]
 
     def _pages_text(self) -> str:
         return f"{self.pages:,} page" + ("" if self.pages == 1 else "s")

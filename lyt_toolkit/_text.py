@@ -1,19 +1,28 @@
 """Figures in messages, one style: a count with thousands separators from 1,000 up
 (``figure(4689)`` is ``4,689``); counted nouns, ``counted(1, "call")`` is ``1 call``,
 ``counted(2500, "call")`` ``2,500 calls``; a figure given to three significant figures,
-``about(24215)`` ``24,200`` (every layer may use it: it imports nothing). Years, IDs, HTTP
-codes, percentages and ports are no counts: they are written as they are."""
+``about(24215)`` ``24,200``; points or minor units that may come as a float,
+``amount(1500.0)`` ``1,500``; counts by what they count, ``tally([("succeeded", 1200),
+("failed", 3)])`` ``1,200 succeeded, 3 failed`` (every layer may use it: it imports
+nothing). Years, IDs, HTTP codes, percentages and ports are no counts: they are written as
+they are, and so are reprs that read as Python (``Quota(limit=5000, ...)``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-__all__ = ["about", "counted", "figure"]
+__all__ = ["about", "amount", "counted", "figure", "tally"]
 
 
 def figure(count: int) -> str:
     """``count`` with thousands separators: ``4,689``, ``312``."""
     return f"{count:,}"
+
+
+def amount(value: float) -> str:
+    """``value`` (points, minor units: counts a frame may hold as floats) as a ``figure`` when
+    whole (``1,500`` for ``1500.0``), else with its decimals (``1,234.5``)."""
+    return figure(int(value)) if float(value).is_integer() else f"{value:,}"
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -28,3 +37,9 @@ def about(count: int, rounded: Callable[[float], int] = round) -> str:
     rounded interval holds the one worked out)."""
     step = 10 ** max(0, len(str(abs(count))) - 3)
     return figure(rounded(count / step) * step)
+
+
+def tally(counts: Iterable[tuple[object, int]]) -> str:
+    """Each count (a ``figure``) before what it counts, those of 0 left out: ``1,200
+    succeeded, 3 failed`` (a ``value_counts().items()``); empty for none."""
+    return ", ".join(f"{figure(int(n))} {what}" for what, n in counts if n)

@@ -390,7 +390,11 @@ class PullBudgetError(BudgetExceededError):
     read showed, as ``PullEstimate.expected`` projects them), and ``interval`` its 95 %
     interval, low and high (both None otherwise: no call is spent to know them). The text
     quotes them to three significant figures: ``in all it needs about 24,200 calls (95 %
-    23,500 to 25,100)``. ``cost_first``: for a pull of every member (not a sample, not paced)
+    23,500 to 25,100)``. A pull stopped partway through its member reads quotes them too,
+    projected from the members read before the stop, 30 at least; with fewer,
+    ``not_projected`` says why there is no figure (``only 12 members were read before it
+    stopped, ...``), and the text gives it (``no figure for the calls it needs in all:
+    ...``); None otherwise. ``cost_first``: for a pull of every member (not a sample, not paced)
     refused for its member reads, the line naming the estimate that tells its cost before it
     is tried again (``To know the cost first: ProgramSnapshot.estimate(client,
     read_sample=100) (...)``), the text's last; None otherwise.
@@ -415,9 +419,11 @@ class PullBudgetError(BudgetExceededError):
         expected: int | None = None,
         interval: tuple[int, int] | None = None,
         cost_first: str | None = None,
+        not_projected: str | None = None,
     ) -> None:
         self.stage = stage
         self.cost_first = cost_first
+        self.not_projected = not_projected
         self.projected = projected
         self.expected = expected
         self.interval = interval
@@ -469,7 +475,7 @@ class PullBudgetError(BudgetExceededError):
             f"{head} (the window had {left}{of} left when {started} started{since}; it resets "
             f"{when}); "
             f"the pull sent {counted(sent, 'call')}{runs} and nothing more"
-            f"{_in_all(expected, interval)}"
+            f"{_in_all(expected, interval, not_projected)}"
         ]
         if ways:
             lines.append("Ways forward:")
@@ -497,13 +503,18 @@ class PullBudgetError(BudgetExceededError):
             expected=self.expected,
             interval=self.interval,
             cost_first=self.cost_first,
+            not_projected=self.not_projected,
         )
 
 
-def _in_all(expected: int | None, interval: tuple[int, int] | None) -> str:
+def _in_all(
+    expected: int | None, interval: tuple[int, int] | None, not_projected: str | None = None
+) -> str:
     """``; in all it needs about E calls (95 % L to H), projected from the members read``,
-    the figures to three significant figures (the interval's ends rounded outwards), or
-    nothing without them."""
+    the figures to three significant figures (the interval's ends rounded outwards); without
+    them, ``; no figure for the calls it needs in all: WHY`` (``not_projected``), or nothing."""
+    if not_projected is not None:
+        return f"; no figure for the calls it needs in all: {not_projected}"
     if expected is None or interval is None:
         return ""
     low, high = interval

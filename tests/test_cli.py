@@ -98,6 +98,23 @@ def test_serve_refuses_bad_options_naming_them(
     assert "Traceback" not in stderr
 
 
+def test_generate_describes_its_program_with_separators_from_1000(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The program file's ``description`` writes its counts as the toolkit's texts do
+    (``1,200 members``, where it read ``1200 members``), and ``1 program`` for one (it read
+    ``1 program(s)``)."""
+    out = tmp_path / "big.json"
+    args = ["sandbox", "generate", "--out", str(out), "--rewards", "1000", "--benefits", "2"]
+    args += ["--members", "1200", "--pending-buckets", "1500", "--programs", "1", "--seed", "3"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert json.loads(out.read_text())["description"] == (
+        "Synthetic program (seed 3): 1,000 rewards, 2 benefits, 10 card definitions, 10 tier"
+        " structures, 1,200 members over 1 program, 1,500 pending buckets."
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "reason"),
     [

@@ -58,7 +58,7 @@ import httpx
 import pandas as pd
 
 from .._progress import Progress
-from .._text import counted
+from .._text import counted, tally
 from ..client import LoyaltyClient
 from ..fill.repull import repull
 from ..frames.schema import Column, Schema, text
@@ -210,8 +210,7 @@ class Rehearsal:
     calls: int
 
     def __repr__(self) -> str:
-        outcomes = self.results["outcome"].value_counts()
-        shown = ", ".join(f"{n} {o}" for o, n in outcomes.items() if n)
+        shown = tally(self.results["outcome"].value_counts().items())
         return (
             f"<Rehearsal {self.action}: {counted(len(self.results), 'item')}"
             f"{f' ({shown})' if shown else ''},"

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
+from .._text import amount
 from ..economics import burn_values, effective_return
 from ..economics.mispricing import MIN_OBSERVATIONS, MISPRICED_FACTOR, mispriced
 from ..economics.value import values_from
@@ -76,8 +77,9 @@ def reward_mispriced(snapshot: ProgramSnapshot) -> Iterator[Finding]:
             "reward",
             cost["reward_id"],
             cost["reward_name"],
-            f"{cost['reward_status']} reward cost {cost['cost_id']}: {cost['points']} points buy "
-            f"{cost['value']:g} minor units ({cost['value_per_point']:.4g} per point), "
+            f"{cost['reward_status']} reward cost {cost['cost_id']}: {amount(cost['points'])} "
+            f"points buy {amount(cost['value'])} minor units ({cost['value_per_point']:.4g} per "
+            "point), "
             f"{_times(cost['ratio'])} the median {cost['median_value_per_point']:.4g} per point "
             f"of card definition {definition}",
         )

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from .._secret import quoted_short
+from .._text import amount, counted, figure
 from ..frames import FRAME_NAMES
 from ..frames.definitions import referenced_definition
 from ..frames.pending import buckets_blocked
@@ -248,7 +249,8 @@ def benefit_stock_exhausted(snapshot: ProgramSnapshot) -> Iterator[Finding]:
             yield _finding(
                 "benefit",
                 benefit,
-                f"{benefit['status']} benefit has limited stock with quantity {int(quantity)}",
+                f"{benefit['status']} benefit has limited stock with quantity"
+                f" {figure(int(quantity))}",
             )
 
 
@@ -309,7 +311,7 @@ def active_reward_expired(snapshot: ProgramSnapshot) -> Iterator[Finding]:
                 "reward",
                 reward,
                 f"ACTIVE reward ended {end:%Y-%m-%d %H:%M} UTC, "
-                f"{(now - end).days} days before {now:%Y-%m-%d %H:%M} UTC",
+                f"{counted((now - end).days, 'day')} before {now:%Y-%m-%d %H:%M} UTC",
             )
 
 
@@ -457,8 +459,8 @@ def card_pending_points_mismatch(snapshot: ProgramSnapshot) -> Iterator[Finding]
                 "card",
                 card_id,
                 None,
-                f"card of member {card['member_id']} shows {int(total)} pending points, "
-                f"but its PENDING buckets hold {held[card_id]} ({n} bucket{'' if n == 1 else 's'})",
+                f"card of member {card['member_id']} shows {figure(int(total))} pending points, "
+                f"but its PENDING buckets hold {figure(held[card_id])} ({counted(n, 'bucket')})",
                 card["member_id"],
             )
 
@@ -505,12 +507,12 @@ def _reward_costs(snapshot: ProgramSnapshot) -> Iterator[tuple[Row, Row]]:
 
 def _points(cost: Row) -> str:
     points = cost.get("points")
-    return "?" if points is None else str(int(points))
+    return "?" if points is None else figure(int(points))
 
 
 def _points_total(bucket: Row) -> str:
     points = bucket.get("points_total")
-    return "?" if points is None else f"{points:g}"
+    return "?" if points is None else amount(points)
 
 
 def _daily_problems(windows: list[dict[str, Any]] | None) -> Iterator[str]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._collector import collector_paused
-from .._text import counted, figure
+from .._text import counted, figure, tally
 from ._common import EXIT_ERROR, EXIT_OK, fail, item_lines
 from ._rehearsed import load_or_fail, rehearsed_or_fail
 from .diff import format_diff, write_changes
@@ -98,6 +98,4 @@ def _calls_line(sent: int, reread: int, chunked: int | None) -> str:
 
 def outcome_line(what: str, results: pd.DataFrame) -> str:
     """``WHAT: N succeeded, M failed`` (``nothing to do`` for no item): as ``lyt apply``."""
-    counts = results["outcome"].value_counts()
-    shown = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
-    return f"{what}: {shown or 'nothing to do'}"
+    return f"{what}: {tally(results['outcome'].value_counts().items()) or 'nothing to do'}"

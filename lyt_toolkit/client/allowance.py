@@ -533,13 +533,14 @@ class Allowance:
         remaining: int | None = None,
         expected: int | None = None,
         interval: tuple[int, int] | None = None,
+        not_projected: str | None = None,
         cost_first: str | None = None,
     ) -> PullBudgetError:
         """The stop before ``stage`` (or ``during`` it), the rest needing ``needed`` calls at
         least, with what is left of this allowance (or, told before the stages ahead of
         ``stage`` are sent, the ``remaining`` they would leave) and the window's ``limit``
-        and ``resets_at`` (the quota's); ``projected``, ``expected``, ``interval`` and
-        ``cost_first``: as ``PullBudgetError`` has them."""
+        and ``resets_at`` (the quota's); ``projected``, ``expected``, ``interval``,
+        ``not_projected`` and ``cost_first``: as ``PullBudgetError`` has them."""
         return PullBudgetError(
             stage,
             needed=needed,
@@ -556,6 +557,7 @@ class Allowance:
             projected=projected,
             expected=expected,
             interval=interval,
+            not_projected=not_projected,
             cost_first=cost_first,
         )
 

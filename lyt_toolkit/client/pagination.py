@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
+from .._text import counted
 from ..errors import PaginationError
 from ..pull.read_ahead import aread_ahead, read_ahead  # where they lived before pull
 from ._query import ListQuery
@@ -57,11 +58,11 @@ def _cursor_follower(max_pages: int) -> Callable[[Page[T], ListQuery], ListQuery
         if cursor in seen or cursor == query.cursor:
             raise PaginationError(
                 f"the {name} list returned a cursor a second time after "
-                f"{len(seen) + 1} page(s); stopped rather than loop forever"
+                f"{counted(len(seen) + 1, 'page')}; stopped rather than loop forever"
             )
         if len(seen) + 1 >= max_pages:
             raise PaginationError(
-                f"the {name} list still had more after {max_pages} pages, the client's "
+                f"the {name} list still had more after {counted(max_pages, 'page')}, the client's "
                 "max_pages bound; stopped (a service handing out new cursors forever?). "
                 "Narrow the query with filters or raise max_pages"
             )

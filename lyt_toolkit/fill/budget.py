@@ -16,7 +16,9 @@ the members are read, so between the parts of its member reads (``fill.projectio
 pull projects them from the members read so far (``project``): when the rest plainly does
 not fit, it stops there instead of spending its reads first, and a smaller sample it offers
 is counted at what those members showed; stopped partway through its member reads, the pull
-projects the calls it needs in all from the members read before (``stopped``), at no call.
+projects the calls it needs in all from the members read before (``stopped``: those of the
+part under way answered before the stop included, ``QUOTED_FROM`` of them at least; with
+fewer, it says why it gives no figure), at no call.
 A pull of every member refused for its member reads names the estimate that tells its cost
 first (``cost_first``: ``ProgramSnapshot.estimate(client, read_sample=100)``).
 
@@ -42,7 +44,7 @@ from ..frames.sample import Sample
 from ..pull.member_tree import READ_STAGES
 from ..snapshot.cost import TREE, wanted_kinds
 from ..snapshot.defaults import DEFAULT_SHARE
-from .projection import OFFER_Z, STOP_Z, PendingRate, projected_lists
+from .projection import OFFER_Z, QUOTED_FROM, STOP_Z, PendingRate, projected_lists
 
 __all__ = ["DEFAULT_SAMPLE", "ESTIMATE_READS", "READ_SAMPLE", "PullBudget"]
 
@@ -231,19 +233,25 @@ class PullBudget:
             cost_first=self.cost_first(sampled),
         )
 
-    def stopped(self) -> PullBudgetError:
+    def stopped(self, read: PendingRate | None = None) -> PullBudgetError:
         """The error for a stop partway through ``stage``, the allowance spent: the rest of
         the pull needs what was planned less what was sent (one call at least). Stopped
-        during the member reads once some were read (``rate``), the calls it needs in all
-        are projected from them, as a stop between its reads projects them (``refusal``):
-        what was planned (the lists, every member read, the definitions by ID) and the
-        bucket lists of every member at the rate those read showed."""
+        during the member reads of a pull of bucket lists, ``read`` what the members read
+        hold (those of the part under way answered before the stop included, drawn at
+        random), the calls it needs in all are projected from them when ``QUOTED_FROM`` or
+        more were read, as a stop between its reads projects them (``refusal``): what was
+        planned (the lists, every member read, the definitions by ID) and the bucket lists
+        of every member at the rate those read showed; with fewer, the error says why it
+        gives no figure (``not_projected``)."""
         rest = self.allowance.rest(self.planned)
-        expected, interval = None, None
-        rate = self.rate if self.stage == READ_STAGES["cards"] else None
-        if rate is not None:
-            reads = max(self.reads, rate.members)
-            expected, interval = _in_all(rate, reads, self.allowance.spent + rest)
+        expected, interval, why = None, None, None
+        if self.stage == READ_STAGES["cards"] and read is not None:
+            if read.members >= QUOTED_FROM:
+                self.rate = read  # a sample offered is counted at it too
+                reads = max(self.reads, read.members)
+                expected, interval = _in_all(read, reads, self.allowance.spent + rest)
+            else:
+                why = _too_few(read.members)
         return self.allowance.refusal(
             self.stage,
             rest,
@@ -253,6 +261,7 @@ class PullBudget:
             during=True,
             expected=expected,
             interval=interval,
+            not_projected=why,
             cost_first=self.cost_first(self.sample_size),
         )
 
@@ -407,6 +416,16 @@ def _in_all(rate: PendingRate, members: int, sure: int) -> tuple[int, tuple[int,
     projected from those read (``rate``) as an estimate reading a sample projects them."""
     lists = projected_lists(rate, members)
     return sure + lists.expected, (sure + lists.low, sure + lists.high)
+
+
+def _too_few(read: int) -> str:
+    """Why a pull stopped after ``read`` member reads (fewer than ``QUOTED_FROM``) quotes no
+    figure for the calls it needs in all."""
+    some = "no member was" if read == 0 else f"only {counted(read, 'member was', 'members were')}"
+    return (
+        f"{some} read before it stopped, and a 95 % interval of its bucket lists is projected"
+        f" from {QUOTED_FROM} at least"
+    )
 
 
 def _elsewhere(way: WayForward) -> WayForward:

@@ -381,6 +381,9 @@ class _Puller:
         """The members read so far and those of the round under way still to read."""
         self._reads_sent = 0
         """The member reads sent (or given back by a checkpoint)."""
+        self._landed: list[MemberWithCards] = []
+        """The members of the part of reads under way answered so far, each as it lands
+        (from a sync client's threads too)."""
 
     async def run(self, keep: _Kept | None = None) -> Pulled:
         """The pull; paced and resumable in ``keep``'s folder when given."""
@@ -441,7 +444,7 @@ class _Puller:
             except CycleSpent:
                 raise budget.cycle_stopped() from None
             except AllowanceSpent:
-                raise budget.stopped() from None
+                raise budget.stopped(self._read_when_stopped()) from None
             finally:
                 tick()  # what this run spent of its window, however it ends (Ctrl-C included)
         quota = c.quota
@@ -474,6 +477,19 @@ class _Puller:
         kept = self.checkpoint = opened.enter_context(Checkpoint(keep.folder, keep.identity(c)))
         opened.enter_context(c.recording(kept))
         return kept
+
+    def _read_when_stopped(self) -> PendingRate | None:
+        """What the members read hold, those of the part under way answered before a stop
+        in: a random sample when the reads go in parts (``next_part``); None otherwise."""
+        if not self.projecting:
+            return None
+        read = self._read_so_far + self._landed
+        return PendingRate.of(len(read), pending_holders(read))
+
+    def _on_read(self, request: Request, found: Any) -> None:
+        """A member read landed (``OnRead``): kept until its part ends."""
+        if request.part == "cards":
+            self._landed.append(found)
 
     def _whole(self, budget: PullBudget) -> int | None:
         """The calls of the whole pull, as a paced bar counts them once the lists are walked
@@ -534,6 +550,7 @@ class _Puller:
                 return
             part = step.requests[0].part
             if part == "cards":
+                self._landed = []  # the part's answers, as they land
                 self._reads_sent += len(step.requests)
                 if budget.reads and self.projecting:  # a later part of the reads
                     read = self._read_so_far
@@ -717,6 +734,7 @@ class _Puller:
             level_bar=level_bars(self.progress),
             list_all=self.lists,
             in_threads=self._in_threads(),
+            on_read=self._on_read,
         )
         return tree.programs, tree.members, tree.cards, tree.pending_buckets
 

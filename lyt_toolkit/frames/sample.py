@@ -42,6 +42,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .._text import counted
+
 __all__ = [
     "ALLOCATIONS",
     "PILOT_PER_STRATUM",
@@ -545,7 +547,7 @@ def estimate_totals(design: SampleDesign, per_member: pd.DataFrame) -> pd.DataFr
     outside = given.index.difference(members)
     if len(outside):
         raise ValueError(
-            f"per_member: {len(outside)} member(s) not in the sample, e.g. {outside[0]!r}"
+            f"per_member: {counted(len(outside), 'member')} not in the sample, e.g. {outside[0]!r}"
         )
     if given.index.has_duplicates:
         raise ValueError("per_member: a member appears more than once; sum its figures first")

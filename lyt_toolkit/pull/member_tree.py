@@ -35,6 +35,7 @@ __all__ = [
     "Lists",
     "MemberTree",
     "OnPage",
+    "OnRead",
     "Reads",
     "Request",
     "TreeWalk",
@@ -198,6 +199,10 @@ def _joined(groups: Iterable[list[Any]]) -> list[Any]:
 OnPage = Callable[[Request, Any], None]
 """Told of each page a walk reads (progress bars, call counts)."""
 
+OnRead = Callable[[Request, Any], None]
+"""Told of each object a walk reads one call each (a member, ``Reads``) as its answer lands,
+before the others of its level: a pull stopped partway through a level has them."""
+
 Tick = Callable[[], None]
 """Counts one request of a level done."""
 
@@ -248,7 +253,8 @@ def walk_tree(
         step = next(walk)
         while True:
             with level_bar(step) as tick:
-                carry_out = _carried_out(client, step, query, on_page, tick)
+                told_of = partial(_landed, tick, _no_page)
+                carry_out = _carried_out(client, step, query, on_page, told_of)
                 if isinstance(step, Lists):
                     found = [carry_out(request) for request in step.requests]
                 else:
@@ -260,17 +266,22 @@ def walk_tree(
 
 
 def _carried_out(
-    client: Any, step: Lists | Reads, query: dict[str, Any] | None, on_page: OnPage, tick: Tick
+    client: Any,
+    step: Lists | Reads,
+    query: dict[str, Any] | None,
+    on_page: OnPage,
+    told_of: OnRead,
 ) -> Callable[[Request], Any]:
-    """How the sync ``client`` carries out a request of ``step``, then ``tick``: its list
-    walked to its end (one call per page), or its object read (one call)."""
+    """How the sync ``client`` carries out a request of ``step``, then tells ``told_of`` of
+    its answer: its list walked to its end (one call per page), or its object read (one
+    call)."""
 
     def carry_out(request: Request) -> Any:
         if isinstance(step, Lists):
             done = _list_all(client, request, query, on_page)
         else:
             done = _group(client, request).get(*request.ids)
-        tick()
+        told_of(request, done)
         return done
 
     return carry_out
@@ -323,6 +334,7 @@ async def awalk_tree(
     level_bar: LevelBar = no_level_bar,
     list_all: ListAll | None = None,
     in_threads: InThreads | None = None,
+    on_read: OnRead = _no_page,
 ) -> MemberTree:
     """Async twin of ``walk_tree``: ``run`` carries out a level's requests (one by one
     unless it runs them together); each list's next page is requested while one is read.
@@ -331,15 +343,19 @@ async def awalk_tree(
     (``alist_all`` by default; ``pull.windows.windowed_lists`` walks the long ones in
     ``created_at`` windows). With ``in_threads`` (``client`` seen through it), the levels of
     one call per object (``READ_STAGES``) go to it whole as its sync client's calls, each
-    list walked page after page as ``walk_tree`` walks it: the same requests."""
+    list walked page after page as ``walk_tree`` walks it: the same requests. ``on_read`` is
+    told of each object read as it lands (``OnRead``)."""
     lister = list_all or alist_all
     try:
         step = next(walk)
         while True:
             await before(step)
             with level_bar(step) as tick:
+                told = _no_page if isinstance(step, Lists) else on_read
+                landed = [partial(_landed, tick, told, r) for r in step.requests]
                 if in_threads is not None and _read_stage(step):
-                    carry_out = _carried_out(in_threads.client, step, query, on_page, tick)
+                    told_of = partial(_landed, tick, told)
+                    carry_out = _carried_out(in_threads.client, step, query, on_page, told_of)
                     found = await in_threads.each([partial(carry_out, r) for r in step.requests])
                 else:
                     starts: list[Callable[[], Awaitable[Any]]]
@@ -347,16 +363,27 @@ async def awalk_tree(
                         starts = [partial(lister, client, r, query, on_page) for r in step.requests]
                     else:
                         starts = [partial(_group(client, r).get, *r.ids) for r in step.requests]
-                    found = await run([partial(_ticked, start, tick) for start in starts])
+                    found = await run(
+                        [partial(_ticked, *s) for s in zip(starts, landed, strict=True)]
+                    )
             step = walk.send(found)
     except StopIteration as done:
         tree: MemberTree = done.value
         return tree
 
 
-async def _ticked(start: Callable[[], Awaitable[Any]], tick: Tick) -> Any:
-    done = await start()
+Landed = Callable[[Any], None]
+"""Told of one request's answer as it lands (the level's tick, ``on_read``)."""
+
+
+def _landed(tick: Tick, on_read: OnRead, request: Request, found: Any) -> None:
+    on_read(request, found)
     tick()
+
+
+async def _ticked(start: Callable[[], Awaitable[Any]], landed: Landed) -> Any:
+    done = await start()
+    landed(done)
     return done
 
 

@@ -36,6 +36,7 @@ import pandas as pd
 
 from .._deprecation import deprecation, module_getattr
 from .._json_file import clipped, first_line, json_file, open_regular, shown, shown_names
+from .._text import counted, figure
 from .._url import public_url as _public_url
 from .._version import __version__
 from .._write import replacing
@@ -455,7 +456,9 @@ def check_shape(path: Path, frame: pd.DataFrame, entry: Mapping[str, Any]) -> No
             f"{path}: columns differ from those listed for it from column {at + 1}: {what}"
         )
     if len(frame) != entry["rows"]:
-        raise SnapshotFileError(f"{path}: {len(frame)} rows, the manifest says {entry['rows']}")
+        raise SnapshotFileError(
+            f"{path}: {counted(len(frame), 'row')}, the manifest says {figure(entry['rows'])}"
+        )
 
 
 def read_csv_frame(directory: Path, entry: Mapping[str, Any], escaped: bool) -> pd.DataFrame:

@@ -13,6 +13,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from lyt_toolkit._text import counted
 from lyt_toolkit.models.enums import CardDefinitionStatus
 
 from .catalog import catalog_rows
@@ -91,9 +92,10 @@ def generate_program(
     return {
         "format": FORMAT,
         "description": (
-            f"Synthetic program (seed {seed}): {rewards} rewards, {benefits} benefits, "
-            f"{card_definitions} card definitions, {tier_structures} tier structures, "
-            f"{members} members over {programs} program(s), {pending_buckets} pending buckets."
+            f"Synthetic program (seed {seed}): {counted(rewards, 'reward')}, "
+            f"{counted(benefits, 'benefit')}, {counted(card_definitions, 'card definition')}, "
+            f"{counted(tier_structures, 'tier structure')}, {counted(members, 'member')} over "
+            f"{counted(programs, 'program')}, {counted(pending_buckets, 'pending bucket')}."
         ),
         "now": DEFAULT_NOW,
         "card_definitions": cds,

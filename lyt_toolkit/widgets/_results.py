@@ -10,6 +10,7 @@ from typing import Any, Literal
 import ipywidgets as w
 import pandas as pd
 
+from .._text import figure
 from ..actions import Outcome
 
 __all__ = [
@@ -43,7 +44,7 @@ def download_button(frame: pd.DataFrame, filename: str, label: str = "Download C
 def outcome_summary(results: pd.DataFrame) -> str:
     """One line counting an execution's results per outcome, e.g. ``succeeded: 3, failed: 1``."""
     counts = results["outcome"].value_counts(sort=False)
-    parts = [f"{name}: {int(counts[name])}" for name in counts.index if counts[name]]
+    parts = [f"{name}: {figure(int(counts[name]))}" for name in counts.index if counts[name]]
     return ", ".join(parts) if parts else "nothing to do"
 
 

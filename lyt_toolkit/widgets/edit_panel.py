@@ -23,7 +23,7 @@ from ipydatagrid import DataGrid
 
 from .. import actions
 from .._shares import share_of
-from .._text import counted, figure
+from .._text import counted, figure, tally
 from ..actions.cost import PlanCost, budgeted
 from ..actions.log import ActionLog
 from ..actions.rehearsal import sampled_refusal
@@ -496,7 +496,7 @@ class EditPanel(PlanPanel):
         refused = self._show_plan_cost()
         changes = counted(len(plan.changes), "change")
         held = f"; {skipped_note(refused)}" if refused and not self.send_refused.value else ""
-        self.show_ok(f"Planned: {changes}, {len(plan.unsupported)} unsupported{held}.")
+        self.show_ok(f"Planned: {changes}, {figure(len(plan.unsupported))} unsupported{held}.")
 
     def _send_refused_toggled(self) -> None:
         """Send refused writes again ticked or unticked (not by an Apply, which unticks it once
@@ -797,8 +797,7 @@ class EditPanel(PlanPanel):
             self.not_applied_table.show(
                 kept, "<b>Not applied</b>: kept as edits on top of the pull, planned again"
             )
-            counts = kept["not_applied"].value_counts(sort=False)
-            why = ", ".join(f"{n} {outcome}" for outcome, n in counts.items())
+            why = tally(kept["not_applied"].value_counts(sort=False).items())
             shown += (
                 f" with the {counted(len(kept), 'edit')} not applied ({why}) on top, planned"
                 " again: Apply sends those the service can make"

@@ -54,7 +54,7 @@ def test_a_reward_far_either_way_from_the_median_is_mispriced(
     assert set(hits.index) == {"lrew_0a3", "lrew_0a4"}
     generous, stingy = cell(hits, "lrew_0a3", "message"), cell(hits, "lrew_0a4", "message")
     assert "100 points buy 500 minor units (5 per point), 10.0x the median 0.5" in generous
-    assert "2000 points buy 100 minor units (0.05 per point), 1/10.0 of the median 0.5" in stingy
+    assert "2,000 points buy 100 minor units (0.05 per point), 1/10.0 of the median 0.5" in stingy
     assert "Clean Points" in generous
 
 

@@ -17,7 +17,7 @@ from lyt_toolkit.audit.registry import Rule
 from lyt_toolkit.frames import SCHEMAS
 from lyt_toolkit.sandbox import ProgramDataWarning, Sandbox
 
-from .programs import CARD_DEFINITION, NOW
+from .programs import CARD_DEFINITION, NOW, clean_program
 
 EXPECTED: dict[str, set[str]] = {
     "benefit-card-definition-missing": {"lben_c0ffee0004"},
@@ -136,6 +136,33 @@ def test_now_is_the_service_clock(demo_snapshot: Any, demo_findings: pd.DataFram
     assert "ended 2025-12-26 12:00 UTC, 20 days before 2026-01-15 12:00 UTC" in message
     message = _message(demo_findings, "pending-bucket-not-activatable", "lcppb_c0ffee0003")
     assert "its date 2026-01-12 is not after 2026-01-15" in message
+
+
+def test_points_and_days_in_messages_have_separators_from_1000(
+    demo_findings: pd.DataFrame, audit_program: Callable[[dict[str, Any]], pd.DataFrame]
+) -> None:
+    """Points, pending points and days in a finding's message are written as the toolkit's
+    other counts: ``5,000 points``, ``1,500,000`` (a bucket's read ``1.5e+06``), ``1 day``
+    (it read ``1 days``)."""
+    message = _message(demo_findings, "reward-cost-card-definition-missing", "lrew_c0ffee0014")
+    assert "asks 5,000 points of card definition lcdef_deadbeef0000" in message
+    program = clean_program()
+    limit = program["card_definitions"][0]["earning_limits"]["global"]["limits"][0]
+    limit["max"] = 10_000_000
+    program["cards"][0]["balance"] = {"points": 500, "pending_points": 1_500_001}
+    bucket = program["pending_buckets"][0]
+    bucket["points"], bucket["date"] = {"total": 1_500_000}, "now-3d"
+    program["rewards"][1]["end_date"] = "now-90000s"  # 25 hours before the load
+    with pytest.warns(ProgramDataWarning, match="pending points total 1500001"):
+        findings = audit_program(program)  # loaded as written
+    message = _message(findings, "pending-bucket-not-activatable", "lcppb_a0d17001")
+    assert message.startswith("PENDING bucket of 1,500,000 points on card lcrd_a0d17001 "), message
+    message = _message(findings, "card-pending-points-mismatch", "lcrd_a0d17001")
+    assert "shows 1,500,001 pending points, but its PENDING buckets hold 1,500,000 (1 bucket)" in (
+        message
+    )
+    message = _message(findings, "active-reward-expired", "lrew_a0d17002")
+    assert re.search(r", 1 day before \d{4}-", message), message
 
 
 def test_pending_bucket_messages_give_every_reason(demo_findings: pd.DataFrame) -> None:

@@ -522,7 +522,11 @@ def test_a_pull_whose_share_other_traffic_shrinks_stops_during_a_stage_and_says_
         "share (0.5) of the call budget has 0 left (the window had 60 of 60 left when the pull "
         "started, at least 34 of them since spent by other traffic; it resets at "
     )
-    assert "the pull sent 13 calls and nothing more\nWays forward:" in text
+    assert (  # 5 members read: too few to project the bucket lists from, and it says so
+        "the pull sent 13 calls and nothing more; no figure for the calls it needs in all: only"
+        " 5 members were read before it stopped, and a 95 % interval of its bucket lists is"
+        " projected from 30 at least\nWays forward:"
+    ) in text
     ways = {way.argument[0]: way for way in refusal.ways if way.argument}
     assert ways["kinds"].calls == 8 + 2  # the lists and the definitions read by ID
     assert ways["checkpoint"].calls == 17 and ways["checkpoint"].at_least

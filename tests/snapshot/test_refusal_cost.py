@@ -108,3 +108,80 @@ def test_a_pull_stopped_partway_through_its_member_reads_quotes_the_calls_it_nee
     with make_client(program) as client:
         ProgramSnapshot.pull(client, progress=False)
     assert low <= program.plan()["used"] <= high  # the pull's calls, in the interval quoted
+
+
+def _stopped_after(
+    program: Sandbox, make_client: ClientFor, reads: int, spent: int
+) -> tuple[PullBudgetError, list[str]]:
+    """A pull stopped during the first part of its member reads: once its ``reads``-th
+    member read is sent (one at a time), another client of the project spends ``spent`` of
+    the 400-call window, and half of what is left for the pull is less than it has sent.
+    The refusal, and the members read (by path) in the order sent."""
+    program.set_plan("400/hour")
+    sent: list[str] = []
+
+    def other_traffic_meanwhile(request: httpx.Request) -> None:
+        if member_read(request):
+            sent.append(request.url.path)
+            if len(sent) == reads:
+                spend(other, spent)
+
+    with (
+        make_client(program) as other,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        make_client(program, http_client=http) as client,
+        pytest.raises(PullBudgetError) as caught,
+    ):
+        ProgramSnapshot.pull(client, progress=False, concurrency=1)
+    refusal = caught.value
+    assert (refusal.stage, refusal.during, refusal.others) == ("member reads", True, spent)
+    assert len(sent) == reads  # the next one refused unsent
+    assert program.plan()["used"] == spent + refusal.sent  # no call to get the figure
+    return refusal, sent
+
+
+def test_a_pull_stopped_in_its_first_part_of_reads_quotes_the_calls_from_the_members_read(
+    program: Sandbox, make_client: ClientFor
+) -> None:
+    """Stopped after 50 member reads, all in the first part of 100 (whose answers were seen
+    only when it ended), the refusal projects the calls needed in all from those 50 (30 at
+    least are needed), with no call more, and the whole pull sends a count within the
+    interval quoted. The 50 were drawn at random from the members listed and read in the
+    order drawn, not the first listed: a prefix of the listing would stand for one program,
+    the earliest to join. Earlier it quoted no figure, and the part was read in listing
+    order."""
+    refusal, sent = _stopped_after(program, make_client, reads=50, spent=300)
+    assert refusal.expected is not None and refusal.interval is not None
+    assert refusal.not_projected is None
+    low, high = refusal.interval
+    assert refusal.sent < low <= refusal.expected <= high
+    first = str(refusal).splitlines()[0]
+    assert first.endswith(
+        f"; in all it needs about {refusal.expected} calls (95 % {low} to {high}), projected"
+        " from the members read"
+    ), first
+    program.set_plan("100000/hour")
+    with make_client(program) as client:
+        whole = ProgramSnapshot.pull(client, progress=False)
+    assert low <= program.plan()["used"] <= high  # the pull's calls, in the interval quoted
+    listed = [f"/members/{m}" for m in whole.members["id"]]  # in the order listed
+    at = [
+        next(i for i, path in enumerate(listed) if sent_path.endswith(path)) for sent_path in sent
+    ]
+    assert at != sorted(at), "the members were read in the order listed"
+
+
+def test_a_pull_stopped_after_fewer_than_30_reads_says_why_it_quotes_no_figure(
+    program: Sandbox, make_client: ClientFor
+) -> None:
+    """Stopped after 10 member reads, too few to project the bucket lists from, the refusal
+    quotes no figure and says why. Earlier it said nothing of it."""
+    refusal, _ = _stopped_after(program, make_client, reads=10, spent=370)
+    assert (refusal.expected, refusal.interval) == (None, None)
+    why = (
+        "only 10 members were read before it stopped, and a 95 % interval of its bucket lists"
+        " is projected from 30 at least"
+    )
+    assert refusal.not_projected == why
+    first = str(refusal).splitlines()[0]
+    assert first.endswith(f"; no figure for the calls it needs in all: {why}"), first

@@ -59,8 +59,20 @@ def test_a_terminal_gets_a_text_bar_with_rows_and_pages(monkeypatch: pytest.Monk
         _pull(bar)
         assert bar.done == 1200
     written = terminal.getvalue()
-    assert "rewards: 1200 rows" in written and "12 pages]" in written
+    assert "rewards: 1,200 rows" in written and "12 pages]" in written  # grouped from 1,000
     assert "1 page]" in written  # the first page, in the singular
+
+
+def test_a_terminal_bar_groups_its_count_and_total(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tqdm's bar with its counts grouped (``1,234/20,000``, where it wrote ``1234/20000``),
+    and past its total, which tqdm then drops, the count alone (``20,005 calls``)."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with ProgressBar(True, desc="cards reads", unit="call", total=20_000) as bar:
+        bar.advance(1234)
+        assert "| 1,234/20,000 [" in terminal.getvalue().split("\r")[-1]
+        bar.set(20_005)  # more than the total it was told
+        assert terminal.getvalue().split("\r")[-1].startswith("cards reads: 20,005call [")
 
 
 def test_a_jupyter_kernel_gets_a_widget_bar(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,7 +88,7 @@ def test_a_jupyter_kernel_gets_a_widget_bar(monkeypatch: pytest.MonkeyPatch) -> 
     label, progress, counts = container.children
     assert label.value.startswith("snapshot") and (progress.value, progress.max) == (1200, 1200)
     text = counts.value.replace("\u2007", " ")  # the widget spaces with figure spaces
-    assert "1200/1200" in text and "12 pages]" in text
+    assert "1,200/1,200" in text and "12 pages]" in text
     bar.close()
     assert terminal.getvalue() == ""  # a kernel's bar is the widget, never text
 
