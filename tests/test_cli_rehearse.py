@@ -424,3 +424,29 @@ def test_verify_names_an_item_made_as_rehearsed_whose_row_changed_otherwise_sinc
     elsewhere = rf"^  unexpected changed cards {mine['member_id']}/{other['card_id']} \S+: .*"
     assert len(re.findall(rf"{elsewhere}$", out, re.M)) == 2, out
     assert not re.search(rf"{elsewhere}; item ", out, re.M), out
+
+
+def test_a_thousand_items_rehearsed_are_counted_with_thousands_separators(
+    service: Sandbox,
+    fresh_pulled: ProgramSnapshot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``lyt rehearse``'s outcome line, a rehearsal's and a verification's repr write a count
+    of 1,000 as ``lyt apply`` and every other text of the toolkit write it: ``1,000``."""
+    edit = actions.edit(fresh_pulled)
+    card = fresh_pulled.card_definitions["id"].iloc[0]
+    bonuses = [
+        {"name": f"Bonus {n:04d}", "type": "POINTS", "points_value": 5, "card_definition_id": card}
+        for n in range(1000)
+    ]
+    edit.benefits = pd.concat([edit.benefits, pd.DataFrame(bonuses)], ignore_index=True)
+    plan = edit.plan()
+    path, folder = plan.save(tmp_path / "plan.json"), tmp_path / "base"
+    fresh_pulled.to_csv(folder)
+    code, out, err = lyt(capsys, "rehearse", str(path), "--base", str(folder))
+    assert code == 0, err
+    assert "Rehearsed: 1,000 succeeded\n" in out
+    rehearsal = plan.rehearse(progress=False)
+    assert "(1,000 succeeded)" in repr(rehearsal)
+    assert "Verification(ok=True, 1,000 as rehearsed" in repr(rehearsal.verify(rehearsal.after))

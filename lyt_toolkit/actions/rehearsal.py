@@ -58,7 +58,7 @@ import httpx
 import pandas as pd
 
 from .._progress import Progress
-from .._text import counted
+from .._text import counted, figure
 from ..client import LoyaltyClient
 from ..fill.repull import repull
 from ..frames.schema import Column, Schema, text
@@ -189,7 +189,7 @@ class Verification:
 
     def __repr__(self) -> str:
         counts = self.checks["status"].value_counts().reindex(list(STATUSES), fill_value=0)
-        shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        shown = ", ".join(f"{figure(n)} {s}" for s, n in counts.items() if n)
         scope = "" if self.scope is None else f"; {self.scope}"
         return f"Verification(ok={self.ok}, {shown or 'no changes'}{scope})"
 
@@ -211,7 +211,7 @@ class Rehearsal:
 
     def __repr__(self) -> str:
         outcomes = self.results["outcome"].value_counts()
-        shown = ", ".join(f"{n} {o}" for o, n in outcomes.items() if n)
+        shown = ", ".join(f"{figure(n)} {o}" for o, n in outcomes.items() if n)
         return (
             f"<Rehearsal {self.action}: {counted(len(self.results), 'item')}"
             f"{f' ({shown})' if shown else ''},"

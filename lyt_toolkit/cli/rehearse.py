@@ -99,5 +99,5 @@ def _calls_line(sent: int, reread: int, chunked: int | None) -> str:
 def outcome_line(what: str, results: pd.DataFrame) -> str:
     """``WHAT: N succeeded, M failed`` (``nothing to do`` for no item): as ``lyt apply``."""
     counts = results["outcome"].value_counts()
-    shown = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
+    shown = ", ".join(f"{figure(n)} {outcome}" for outcome, n in counts.items() if n)
     return f"{what}: {shown or 'nothing to do'}"
