@@ -450,3 +450,20 @@ def test_a_thousand_items_rehearsed_are_counted_with_thousands_separators(
     rehearsal = plan.rehearse(progress=False)
     assert "(1,000 succeeded)" in repr(rehearsal)
     assert "Verification(ok=True, 1,000 as rehearsed" in repr(rehearsal.verify(rehearsal.after))
+
+
+def test_apply_ends_with_the_calls_it_sent_and_the_window_left_as_export_does(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _, _ = saved
+    used = service.plan()["used"]
+    code, out, err = lyt(capsys, "apply", str(path), "--allow-destroy")
+    assert code == 0, err
+    window = service.plan()
+    sent = window["used"] - used  # the service's count of the command's calls
+    assert re.search(
+        rf"^Applied: .*\nAPI calls used: {sent}; remaining this window:"
+        rf" {window['remaining']:,} of 5,000; resets at \d{{4}}-\d\d-\d\d \d\d:00:00 UTC$",
+        out,
+        re.M,
+    ), out
