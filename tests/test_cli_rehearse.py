@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from actions.helpers import BUCKET, CREDENTIALS, SECRETS, TIERS, four_kinds_plan, pull
+from actions.helpers import (
+    BUCKET,
+    CREDENTIALS,
+    SECRETS,
+    TIERS,
+    four_kinds_plan,
+    pull,
+    two_refused_one_made,
+)
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -467,3 +475,21 @@ def test_apply_ends_with_the_calls_it_sent_and_the_window_left_as_export_does(
         out,
         re.M,
     ), out
+
+
+def test_verify_of_writes_refused_in_the_rehearsal_and_the_apply_alike_says_they_are_as_rehearsed(
+    service: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two activations the base shows blocked are refused for good by the apply, as by the
+    rehearsal: the verification is ok, and its note does not say they show otherwise."""
+    edit = two_refused_one_made(client)
+    path, folder = edit.plan().save(tmp_path / "plan.json"), tmp_path / "base"
+    edit.base.to_csv(folder)
+    assert lyt(capsys, "apply", str(path))[0] == 1  # 2 items not made: refused 423
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder))
+    assert code == 0, out + err
+    assert "Verification(ok=True, " in out
+    note = next(line for line in out.splitlines() if line.startswith("Note: "))
+    assert note.endswith(
+        "for good (" + f"{path}.log.jsonl): those the rehearsal made show as not as rehearsed"
+    ), note
