@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from actions.helpers import BUCKET, CREDENTIALS, SECRETS, TIERS, four_kinds_plan, pull
+from actions.helpers import (
+    BUCKET,
+    CREDENTIALS,
+    SECRETS,
+    TIERS,
+    four_kinds_plan,
+    pull,
+    two_refused_one_made,
+)
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -424,3 +432,64 @@ def test_verify_names_an_item_made_as_rehearsed_whose_row_changed_otherwise_sinc
     elsewhere = rf"^  unexpected changed cards {mine['member_id']}/{other['card_id']} \S+: .*"
     assert len(re.findall(rf"{elsewhere}$", out, re.M)) == 2, out
     assert not re.search(rf"{elsewhere}; item ", out, re.M), out
+
+
+def test_a_thousand_items_rehearsed_are_counted_with_thousands_separators(
+    service: Sandbox,
+    fresh_pulled: ProgramSnapshot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``lyt rehearse``'s outcome line, a rehearsal's and a verification's repr write a count
+    of 1,000 as ``lyt apply`` and every other text of the toolkit write it: ``1,000``."""
+    edit = actions.edit(fresh_pulled)
+    card = fresh_pulled.card_definitions["id"].iloc[0]
+    bonuses = [
+        {"name": f"Bonus {n:04d}", "type": "POINTS", "points_value": 5, "card_definition_id": card}
+        for n in range(1000)
+    ]
+    edit.benefits = pd.concat([edit.benefits, pd.DataFrame(bonuses)], ignore_index=True)
+    plan = edit.plan()
+    path, folder = plan.save(tmp_path / "plan.json"), tmp_path / "base"
+    fresh_pulled.to_csv(folder)
+    code, out, err = lyt(capsys, "rehearse", str(path), "--base", str(folder))
+    assert code == 0, err
+    assert "Rehearsed: 1,000 succeeded\n" in out
+    rehearsal = plan.rehearse(progress=False)
+    assert "(1,000 succeeded)" in repr(rehearsal)
+    assert "Verification(ok=True, 1,000 as rehearsed" in repr(rehearsal.verify(rehearsal.after))
+
+
+def test_apply_ends_with_the_calls_it_sent_and_the_window_left_as_export_does(
+    service: Sandbox, saved: tuple[Path, Path, ProgramSnapshot], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _, _ = saved
+    used = service.plan()["used"]
+    code, out, err = lyt(capsys, "apply", str(path), "--allow-destroy")
+    assert code == 0, err
+    window = service.plan()
+    sent = window["used"] - used  # the service's count of the command's calls
+    assert re.search(
+        rf"^Applied: .*\nAPI calls used: {sent}; remaining this window:"
+        rf" {window['remaining']:,} of 5,000; resets at \d{{4}}-\d\d-\d\d \d\d:00:00 UTC$",
+        out,
+        re.M,
+    ), out
+
+
+def test_verify_of_writes_refused_in_the_rehearsal_and_the_apply_alike_says_they_are_as_rehearsed(
+    service: Sandbox, client: LoyaltyClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two activations the base shows blocked are refused for good by the apply, as by the
+    rehearsal: the verification is ok, and its note does not say they show otherwise."""
+    edit = two_refused_one_made(client)
+    path, folder = edit.plan().save(tmp_path / "plan.json"), tmp_path / "base"
+    edit.base.to_csv(folder)
+    assert lyt(capsys, "apply", str(path))[0] == 1  # 2 items not made: refused 423
+    code, out, err = lyt(capsys, "verify", str(path), "--base", str(folder))
+    assert code == 0, out + err
+    assert "Verification(ok=True, " in out
+    note = next(line for line in out.splitlines() if line.startswith("Note: "))
+    assert note.endswith(
+        "for good (" + f"{path}.log.jsonl): those the rehearsal made show as not as rehearsed"
+    ), note

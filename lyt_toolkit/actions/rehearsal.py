@@ -189,7 +189,7 @@ class Verification:
 
     def __repr__(self) -> str:
         counts = self.checks["status"].value_counts().reindex(list(STATUSES), fill_value=0)
-        shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        shown = tally(counts.items())
         scope = "" if self.scope is None else f"; {self.scope}"
         return f"Verification(ok={self.ok}, {shown or 'no changes'}{scope})"
 

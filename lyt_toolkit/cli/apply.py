@@ -35,7 +35,10 @@ options, never the Python keywords. Exit code: 0 applied, 1 refused, failed or n
 130 stopped with Ctrl-C (once the writes in flight are answered and logged; the same
 command resumes). A plan with no change to send (none, or only changes the service cannot make,
 with ``--ignore-unsupported``) is applied, saying ``Applied: nothing, the plan has no change to
-send``: exit code 0. An apply that leaves changes not made says what makes them: running
+send``: exit code 0. After its outcomes it says what the command sent (its check's token
+request, the re-read, the writes and any retries) and the window its last answer told, as
+``lyt export`` does: ``API calls used: N; remaining this window: R of L; resets at T``. An
+apply that leaves changes not made says what makes them: running
 again, but for writes the service refused for good (logged final: not sent again) planning
 again or ``--refresh``.
 """
@@ -99,6 +102,7 @@ def apply(args: argparse.Namespace) -> int:
         from ..actions.reviewed import checked_sha256
         from ..actions.touched import StalePlanError
         from ..fill.pace_run import paced_run
+        from ..snapshot.cost import budget_text
 
     try:
         reviewed = None if args.sha256 is None else checked_sha256(args.sha256, "--sha256")
@@ -150,6 +154,10 @@ def apply(args: argparse.Namespace) -> int:
                 print("--refresh: the plan is made again from the live state just read (a change")
                 print("already made drops out), so what is applied may differ from the above:")
             results = plan.apply(client, log=log, progress=shown, budget_share=share, **options)
+            quota = client.quota  # what the command sent, and the window its last answer told
+            spent = f"API calls used: {figure(quota.calls_used)}; " + budget_text(
+                quota.remaining, quota.limit, quota.resets_at
+            )
     except StalePlanError as exc:
         if exc.replanned is not None:  # the review, before the command applying it
             _show_replanned(exc.replanned)
@@ -165,6 +173,7 @@ def apply(args: argparse.Namespace) -> int:
             EXIT_INTERRUPTED,
         )
     print(_applied_line(results))
+    print(spent)
     left = ~results["outcome"].isin(COMPLETE)
     if left.any():
         for line in item_lines(results[left], "Items not made:"):

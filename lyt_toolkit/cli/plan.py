@@ -35,6 +35,7 @@ from .._collector import collector_paused
 from .._text import figure
 from ..errors import LytError
 from ._common import EXIT_CHANGES, EXIT_ERROR, EXIT_NO_CHANGES, fail, scrub
+from ._pull import read_or_fail
 
 if TYPE_CHECKING:
     from ..actions import SavedPlan
@@ -51,12 +52,16 @@ def plan(args: argparse.Namespace) -> int:
         from ..actions.change_plan import as_saved
         from ..actions.plan_text import plan_string, sample_note
         from ..reports import read_edited_frames
-        from ..snapshot import read_snapshot
 
+    base = read_or_fail(args.base, COMMAND)  # a refusal names the folder's option
+    if base is None:
+        return EXIT_ERROR
+    try:
+        edited = read_edited_frames(Path(args.edited).expanduser())
+    except (LytError, OSError) as exc:
+        return fail(COMMAND, f"--edited {args.edited}: {' '.join(str(exc).split())}", EXIT_ERROR)
     try:  # shown as lyt apply will apply it: its re-read counted
-        change_plan = as_saved(
-            ChangePlan.from_frames(read_snapshot(args.base), read_edited_frames(args.edited))
-        )
+        change_plan = as_saved(ChangePlan.from_frames(base, edited))
     except (LytError, OSError) as exc:
         return fail(COMMAND, str(exc), EXIT_ERROR)
     chunked = None if args.offline else _read_budget(change_plan)

@@ -174,7 +174,8 @@ def _applied_note(plan: SavedPlan, log_path: Path) -> str | None:
     if refused := _refused_for_good(plan, log_path):
         return (
             f"Note: the apply of {plan.path} went to its end but the service refused"
-            f" {counted(refused, 'write')} for good ({log_path}): those show as not as rehearsed"
+            f" {counted(refused, 'write')} for good ({log_path}): those the rehearsal made show as"
+            " not as rehearsed"
         )
     return (
         f"Note: {plan.path} has no record of an apply to completion ({plan.applied_marker}):"

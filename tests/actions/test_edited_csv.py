@@ -274,7 +274,23 @@ def test_a_cell_that_is_not_a_value_of_its_column_is_refused_naming_file_row_and
 
     assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"lyt plan: {message}") and err.count("\n") == 1
+    assert err.startswith(f"lyt plan: --edited {edited}: {message}") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("spoiled", ["base", "edited"])
+def test_lyt_plan_names_the_option_of_the_folder_it_cannot_read(
+    exported: tuple[ProgramSnapshot, Path, Path], capsys: pytest.CaptureFixture[str], spoiled: str
+) -> None:
+    """A folder that is no export, given as --base or as --edited (both are refused alike, so
+    the path alone does not say which option to put right), is named by its option, as
+    lyt rehearse and lyt verify name --base."""
+    _, base, edited = exported
+    folders = {"base": base, "edited": edited}
+    (folders[spoiled] / "manifest.json").unlink()
+    assert main(["plan", "--base", str(base), "--edited", str(edited), "--offline"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"lyt plan: --{spoiled} {folders[spoiled]}: "), err
+    assert "manifest.json is missing" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize(
@@ -416,7 +432,8 @@ def test_points_beyond_64_bits_are_refused_naming_file_row_and_column(
     row = len(snapshot.benefits) + 1
     assert main(["plan", "--base", str(base), "--edited", str(edited)]) == 1
     err = capsys.readouterr().err
-    where = f"lyt plan: {edited / 'benefits.csv'}: row {row}, column 'points_value': {typed!r} is"
+    where = f"lyt plan: --edited {edited}: {edited / 'benefits.csv'}: row {row}, column"
+    where += f" 'points_value': {typed!r} is"
     assert err.startswith(f"{where} beyond the signed 64-bit integer range"), err
     assert err.count("\n") == 1
 
