@@ -30,7 +30,7 @@ from .items import ItemResult, Outcome, PlanItem, Standing
 from .ledger import PlanAlreadyAppliedError
 from .lock import LockFileError, LockHeldError
 from .log import ActionLog, ForeignLogError
-from .logged import logged_results
+from .logged import logged_results, review_log
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
 from .plan_reader import PlanFileError
@@ -79,6 +79,7 @@ __all__ = [
     "flat_row_to_body",
     "logged_results",
     "move_rewards_to_draft",
+    "review_log",
     "verify_touched",
     "verify_touched_cost",
 ]

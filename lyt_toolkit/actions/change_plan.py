@@ -66,6 +66,7 @@ from .log import (
     reading_once,
     refuse_foreign,
 )
+from .logged import review_path
 from .paced import Heard, hearing, pacing, refuse_past_cycle, refuse_unlogged
 from .plan import ActionPlan
 from .plan_file import read_plan, save_plan, write_plan
@@ -1625,7 +1626,7 @@ class SavedPlan:
             return ""
         mark = mark_read(client)  # right after the re-read: its calls are all answered
         base, planned = replanned(self, live, own, service_now(client), logged=False)
-        target = self.path.with_name(f"{self.path.stem}.refreshed{self.path.suffix}")
+        target = review_path(self.path)
         again = SavedPlan(
             base, *planned, path=target, touched=tuple(touched_again(self, live, planned))
         )

@@ -9,10 +9,19 @@ answer never logged: the run died, or the service may have done it); ``not sent`
 log has no line of it (the apply was stopped, cancelled or spent its share first: a
 cancelled item is not logged). An item the rehearsal found invalid is ``invalid``, as the
 same plan's apply finds it. Nothing is sent: the log is a local file.
+
+A plan applied part way, then refused as stale, leaves the rest to its plan for review
+(``NAME.refreshed.json``, applied with a log of its own): ``review`` (``review_log``: that
+log, bound to that file's sha256) gives an item the plan's log shows not sent or in doubt
+the outcome of its last line there, the same call on the same target. An item the review
+file left out (someone else made it, so it was unsupported) has no line there and stays
+not sent by the apply.
 """
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -22,7 +31,7 @@ from .log import ATTEMPTED, ActionLog, LogSource, LogState
 if TYPE_CHECKING:
     from .rehearsal import Rehearsal
 
-__all__ = ["IN_DOUBT", "NOT_SENT", "logged_results"]
+__all__ = ["IN_DOUBT", "NOT_SENT", "logged_results", "review_log", "review_path"]
 
 NOT_SENT = "not sent"
 """The outcome of an item the log has no line of."""
@@ -30,23 +39,55 @@ IN_DOUBT = "in doubt"
 """The outcome of an item whose last line is ``attempted``: sent, no answer logged."""
 
 
-def logged_results(rehearsal: Rehearsal, log: LogSource) -> pd.DataFrame:
+def review_path(plan: Path) -> Path:
+    """Where a stale refusal of the plan file ``plan`` saves its plan for review:
+    ``NAME.refreshed.json`` beside it."""
+    return plan.with_name(f"{plan.stem}.refreshed{plan.suffix}")
+
+
+def review_log(plan: str | Path) -> ActionLog | None:
+    """The action log of the plan for review saved beside the plan file ``plan``
+    (``review_path``), the one ``lyt apply`` of it writes (``NAME.refreshed.json.log.jsonl``),
+    reading only that file's lines (bound to its sha256 now); None when the file or its log
+    is missing."""
+    path = review_path(Path(plan))
+    log = path.with_name(path.name + ".log.jsonl")
+    if not path.is_file() or not log.is_file():
+        return None
+    return ActionLog(log, plan=hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def logged_results(
+    rehearsal: Rehearsal, log: LogSource, *, review: LogSource | None = None
+) -> pd.DataFrame:
     """The results of the apply ``log`` recorded (a saved plan's: ``ActionLog(path,
     plan=saved.sha256)``, which reads its own lines only), one row per item of
     ``rehearsal.results`` (``call``, ``target``, ``outcome``, ``status``, ``error_key``), to
-    pass as ``verify``'s and ``verify_touched``'s ``results`` (see the module)."""
+    pass as ``verify``'s and ``verify_touched``'s ``results``; ``review``, the log of its
+    plan for review (``review_log``), for the items ``log`` shows not sent or in doubt (see
+    the module)."""
     items = rehearsal.results
     action_log = log if isinstance(log, ActionLog) else ActionLog(log)
+    later = (
+        None if review is None else review if isinstance(review, ActionLog) else ActionLog(review)
+    )
     calls = items["call"].astype(str) if "call" in items else [rehearsal.action] * len(items)
-    states: dict[str, LogState] = {}
+    states: dict[tuple[int, str], LogState] = {}
+
+    def last(source: ActionLog, call: str, target: str) -> dict[str, Any] | None:
+        state = states.get((id(source), call))
+        if state is None:
+            state = states[id(source), call] = source.state(call)
+        return state.last.get(target)
+
     rows = []
     for call, target, rehearsed in zip(
         calls, items["target"].astype(str), items["outcome"].astype(str), strict=True
     ):
-        state = states.get(call)
-        if state is None:
-            state = states[call] = action_log.state(call)
-        rows.append(_row(call, target, rehearsed, state.last.get(target)))
+        line = last(action_log, call, target)
+        if later is not None and (line is None or line.get("outcome") == ATTEMPTED):
+            line = last(later, call, target) or line
+        rows.append(_row(call, target, rehearsed, line))
     frame = pd.DataFrame(rows, columns=["call", "target", "outcome", "status", "error_key"])
     return frame.astype(_DTYPES)
 

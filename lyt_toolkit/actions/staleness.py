@@ -111,7 +111,8 @@ def stale_error(
         then = (
             f"the plan made again from the rows just read{made} is saved in {replanned.path}:"
             f" review it, then apply exactly it (it reads nothing again while the service"
-            f" shows no call of the project since) with\n  {replanned.command}\nor {then}"
+            f" shows no call of the project since) with\n  {replanned.command}\n(then verify"
+            f" {path} against its base as before: lyt verify reads that file's log too)\nor {then}"
         )
     elif unreviewed and chunk is None:
         then = f"no plan made again was saved for review: {unreviewed};\n{then}"

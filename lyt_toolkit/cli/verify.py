@@ -20,7 +20,12 @@ Each item's outcome is compared with the rehearsal's, the apply's read from its 
 (``--log``, or ``PLAN_FILE.log.jsonl`` when it exists: ``actions.logged_results``, no call;
 without one the outcomes are not compared, and it says so): refused in production, never sent
 (the apply stopped or cancelled first) or made where the rehearsal refused it, an item is not
-as rehearsed. Each change not as rehearsed names the outcome of the item writing to its row:
+as rehearsed. A plan applied part way, then refused as stale, has the rest applied from its
+plan for review (``NAME.refreshed.json``, its own log beside it: ``actions.review_log``,
+bound to that file's sha256): an item the plan's log shows not sent or in doubt takes that
+log's outcome, and the output says how many writes that apply made; an item the file for
+review left out (someone else made it since) stays not sent by the apply, said so.
+Each change not as rehearsed names the outcome of the item writing to its row:
 not as rehearsed, that is why; as rehearsed, the row changed otherwise since. Printed: the
 verdict, the checks that are not as rehearsed one per line (the first ``MAX_CHECKS_SHOWN``);
 ``--out`` writes every check as CSV, with its ``item`` and ``item_outcome``. Exit code: 0
@@ -70,7 +75,7 @@ _OPTIONS = {"paced": "--paced"}
 def verify(args: argparse.Namespace) -> int:
     """Rehearse the plan again, read back what it touched and compare."""
     with collector_paused():  # start-up: see collector_paused
-        from ..actions import ActionLog, verify_touched, verify_touched_cost
+        from ..actions import ActionLog, review_log, verify_touched, verify_touched_cost
 
     try:
         share = share_option(args.budget_share)
@@ -82,7 +87,8 @@ def verify(args: argparse.Namespace) -> int:
     log_path = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     if args.log is not None and not log_path.is_file():
         return fail(COMMAND, f"--log {args.log}: no such action log", EXIT_ERROR)
-    if (note := _applied_note(plan, log_path)) is not None:
+    review = review_log(plan.path)
+    if (note := _applied_note(plan, log_path, review)) is not None:
         print(note)
     snapshot = read_or_fail(args.base, COMMAND)
     if snapshot is None:
@@ -104,7 +110,7 @@ def verify(args: argparse.Namespace) -> int:
             log = ActionLog(log_path, plan=plan.sha256) if log_path.is_file() else None
             paced_log = args.paced and log is not None
             try:
-                results = _logged(done.rehearsal, log, log_path, client)
+                results = _logged(done.rehearsal, log, log_path, client, review)
                 cost_text = _cost_text(cost, args.paced, paced_log)
                 print(f"Reading back what the rehearsal changed: {cost_text}")
                 verification = verify_touched(
@@ -116,8 +122,9 @@ def verify(args: argparse.Namespace) -> int:
                     log=log if paced_log else None,
                 )
             finally:
-                if log is not None:
-                    log.close()
+                for opened in (log, review):
+                    if opened is not None:
+                        opened.close()
     except (LytError, OSError, ValueError) as exc:
         return fail(COMMAND, cli_words(scrub(" ".join(str(exc).split())), _OPTIONS), EXIT_ERROR)
     print(f"{verification!r}")
@@ -165,12 +172,24 @@ def _cost_text(cost: PlanCost, paced: bool, paced_log: bool) -> str:
     )
 
 
-def _applied_note(plan: SavedPlan, log_path: Path) -> str | None:
+def _applied_note(plan: SavedPlan, log_path: Path, review: ActionLog | None) -> str | None:
     """What ``plan``'s record says of its apply when it shows none to completion (None when
-    it does): every item done but the writes the service refused for good (its log: they are
-    not sent again), or no record at all."""
+    it does): the rest applied to completion from its plan for review (``review``: that
+    file's log), every item done but the writes the service refused for good (its log: they
+    are not sent again), or no record at all."""
+    from ..actions.ledger import applied_marker, applied_record
+    from ..actions.logged import review_path
+
     if plan.applied_before() is not None:
         return None
+    if review is not None and review.plan is not None:
+        reviewed = review_path(plan.path)
+        if applied_record(reviewed, review.plan) is not None:
+            return (
+                f"Note: {plan.path} has no record of an apply to completion; its plan for"
+                f" review {reviewed} has ({applied_marker(reviewed)}): what that apply made"
+                " counts as this plan's"
+            )
     if refused := _refused_for_good(plan, log_path):
         return (
             f"Note: the apply of {plan.path} went to its end but the service refused"
@@ -202,11 +221,16 @@ def _refused_for_good(plan: SavedPlan, log_path: Path) -> int:
 
 
 def _logged(
-    rehearsal: Rehearsal, log: ActionLog | None, path: Path, client: LoyaltyClient
+    rehearsal: Rehearsal,
+    log: ActionLog | None,
+    path: Path,
+    client: LoyaltyClient,
+    review: ActionLog | None,
 ) -> pd.DataFrame | None:
     """The apply's results as its action log tells them (``logged_results``), said first;
-    None, said, without a log. A log of another service or project is refused (nothing
-    sent): what it shows done was not done here."""
+    None, said, without a log. With the log of its plan for review (``review``), the writes
+    that apply made are counted, and the items neither sent said. A log of another service
+    or project is refused (nothing sent): what it shows done was not done here."""
     from ..actions import logged_results
     from ..actions.log import refuse_foreign
 
@@ -215,7 +239,41 @@ def _logged(
         return None
     refuse_foreign(log, client, ask=False)
     print(f"Comparing each item's outcome with the apply's, from its action log {path}")
-    return logged_results(rehearsal, log)
+    own = logged_results(rehearsal, log)
+    if review is None:
+        return own
+    refuse_foreign(review, client, ask=False)
+    results = logged_results(rehearsal, log, review=review)
+    made = int((own["outcome"] != results["outcome"]).sum())
+    if not made:
+        return own
+    reviewed = review.path.with_name(review.path.name.removesuffix(".log.jsonl"))
+    print(
+        f"and from the log of its plan for review, {review.path}:"
+        f" {counted(made, 'write')} made by {reviewed.name}'s apply"
+        f"{_unsent(results, reviewed, review)}"
+    )
+    return results
+
+
+def _unsent(results: pd.DataFrame, reviewed: Path, review: ActionLog) -> str:
+    """What is said of the items neither apply sent: applied to completion, the file for
+    review left them out (someone else changed their objects since: it holds them
+    unsupported, as ``lyt verify`` of it shows); else they may still be to send."""
+    from ..actions.ledger import applied_record
+    from ..actions.logged import NOT_SENT
+
+    unsent = int(results["outcome"].eq(NOT_SENT).sum())
+    if not unsent:
+        return ""
+    if review.plan is not None and applied_record(reviewed, review.plan) is not None:
+        return (
+            f"; {counted(unsent, 'item')} sent by neither: {reviewed.name} left"
+            f" {'it' if unsent == 1 else 'them'} out, someone else having changed"
+            f" {'its object' if unsent == 1 else 'their objects'} since (lyt verify"
+            f" {reviewed} shows that)"
+        )
+    return f"; {counted(unsent, 'item')} sent by neither apply"
 
 
 def _check_lines(problems: pd.DataFrame) -> list[str]:

@@ -15,7 +15,14 @@ import httpx
 import pytest
 from frame_reads import row_of
 
-from lyt_toolkit.actions import ActionLog, ChangePlan, create_benefits
+from lyt_toolkit.actions import (
+    ActionLog,
+    ChangePlan,
+    create_benefits,
+    logged_results,
+    review_log,
+    verify_touched,
+)
 from lyt_toolkit.actions.plan_file import StalePlanError
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
@@ -106,6 +113,7 @@ def test_lyt_apply_of_a_partly_applied_stale_plan_saves_what_is_left_for_review(
     assert command[2] == hashlib.sha256(replanned.read_bytes()).hexdigest()
     assert command[3] == " --allow-destroy --ignore-unsupported"  # the bucket: not PENDING
     assert "(without the 2 writes of the plan's own already made)" in err, err
+    assert f"(then verify {path} against its base as before: lyt verify reads" in err, err
     # what is left: the delete; the create and the move made drop out, the bucket unsupported
     assert "Plan: 0 to create, 0 to change, 1 to delete; 1 change" in out, out
     for secret in SECRETS:
@@ -120,23 +128,31 @@ def test_lyt_apply_of_a_partly_applied_stale_plan_saves_what_is_left_for_review(
     assert names_on_server(client, "Bonus 05") == ["Bonus 05"]  # created once
     assert pull(client).tier_structures.set_index("id").loc[TIERS, "status"] == "DELETED"
 
-    # the original plan's verify still runs: its rows as rehearsed, its log's writes unsent
+    # the original plan's verify reads its plan for review's log too: the delete it made is
+    # the apply's; the bucket someone else activated stays not sent, said so
     base = tmp_path / "base"
     fresh_pulled.to_csv(base)
     assert main(["verify", str(path), "--base", str(base)]) == 2
     out = capsys.readouterr().out
-    assert f"delete_tier_structure {TIERS}: rehearsed succeeded, the apply not sent" in out, out
+    assert "1 write made by plan.refreshed.json's apply; 1 item sent by neither" in out, out
+    assert f"its plan for review {replanned} has ({replanned}.applied)" in out, out
+    assert f"delete_tier_structure {TIERS}" not in out, out  # made, by the review's apply
     assert f"tier_structures {TIERS}" not in out, out  # the row: deleted, as rehearsed
+    assert f"activate_pending_bucket {BUCKET}: rehearsed succeeded, the apply not sent" in out
+    assert "Verification(ok=False" in out and ", 1 different;" in out, out
 
 
 def test_a_paced_partly_applied_stale_plan_saves_what_is_left_for_review(
     fresh: Sandbox,
+    fresh_pulled: ProgramSnapshot,
     make_client: Callable[..., LoyaltyClient],
     tmp_path: Path,
     save_one: SaveOne,
 ) -> None:
     """Two activations made, then stopped; the last activated by someone else since. Earlier
-    the paced refusal saved no file: "the log holds writes of this plan's own"."""
+    the paced refusal saved no file: "the log holds writes of this plan's own". Verified, the
+    original plan's outcomes are read from both logs: each write made by one apply or the
+    other, the last someone else's (not sent); earlier the review's writes were not sent."""
     path = tmp_path / "plan.json"
     chosen = save_one(path)
     assert len(chosen) > 3
@@ -170,6 +186,19 @@ def test_a_paced_partly_applied_stale_plan_saves_what_is_left_for_review(
         )
     assert set(results.loc[results["outcome"] == "succeeded", "target"]) == left
     assert fresh.plan()["used"] - used == 1 + len(left)  # a token, then the writes
+
+    rehearsal = loaded.rehearse(fresh_pulled, concurrency=1, progress=False)
+    review_logged = review_log(path)
+    assert review_logged is not None and review_logged.plan == review.sha256
+    with ActionLog(log, plan=loaded.sha256) as own, review_logged:
+        logged = logged_results(rehearsal, own, review=review_logged)
+    outcomes = dict(zip(logged["target"], logged["outcome"], strict=True))
+    assert outcomes == {**dict.fromkeys(made | left, "succeeded"), last: "not sent"}
+    with make_client(fresh) as client:
+        problems = verify_touched(rehearsal, client, results=logged).problems
+    assert list(zip(problems["change"], problems["item"], problems["actual"], strict=True)) == [
+        ("outcome", f"activate_pending_bucket {last}", "not sent")
+    ]  # its rows as rehearsed: only someone else's activation is not the apply's
 
 
 @pytest.mark.parametrize("reached", [True, False], ids=["move-made", "move-not-made"])
@@ -207,3 +236,35 @@ def test_a_write_in_doubt_is_settled_by_its_read_back_in_the_plan_for_review(
     )
     assert list(results["outcome"]) == ["succeeded"] * len(left)
     assert names_on_server(client, "Bonus 05") == ["Bonus 05"]
+
+
+def test_lyt_verify_of_a_plan_refused_before_any_write_takes_its_plan_for_reviews_outcomes(
+    fresh: Sandbox,
+    fresh_pulled: ProgramSnapshot,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    save_four: SaveFour,
+) -> None:
+    """Refused as stale before any write (the bucket activated by someone else), the plan
+    for review applied as printed: verified, the original plan's items take that apply's
+    outcomes. Earlier each was not sent."""
+    path = tmp_path / "plan.json"
+    save_four(path)
+    row = row_of(pull(client).pending_buckets.set_index("id"), BUCKET)
+    client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
+    fresh.settle()
+    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert main(["apply", str(path), "--sha256", sha256, "--allow-destroy"]) == 1
+    command = _COMMAND.search(capsys.readouterr().err)
+    assert command is not None
+    assert main(["apply", command[1], "--sha256", command[2], *command[3].split()]) == 0
+    capsys.readouterr()
+
+    base = tmp_path / "base"
+    fresh_pulled.to_csv(base)
+    assert main(["verify", str(path), "--base", str(base)]) == 2
+    out = capsys.readouterr().out
+    assert "3 writes made by plan.refreshed.json's apply; 1 item sent by neither" in out, out
+    assert "Verification(ok=False" in out and ", 1 different;" in out, out
+    assert f"activate_pending_bucket {BUCKET}: rehearsed succeeded, the apply not sent" in out
