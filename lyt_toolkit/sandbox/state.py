@@ -30,8 +30,10 @@ LOAD_COMPLETE = "load_complete"
 """Meta key written in the same transaction as a program load: present means finished."""
 
 CLOCK_SEEN = "clock_seen"
-"""Meta key: the latest instant the clock showed, and a running clock's offset from wall
-time, so a restart on an earlier clock does not revive what had expired."""
+"""Meta key: the instant the clock last showed (``seen``, epoch seconds; ``at``, ISO 8601),
+and a running clock's offset from wall time (``None``: a fixed clock), so a restart without
+``now`` takes the clock up where it was and one on an earlier clock does not revive what
+had expired."""
 
 
 INSTANCE = "instance"
@@ -104,7 +106,8 @@ class SandboxState:
         cls, config: SandboxConfig, *, alongside: Callable[[], object] | None = None
     ) -> SandboxState:
         """A sandbox over ``config.db``: a database file whose program load finished is
-        resumed as it was left; an empty one is loaded afresh; any other is refused.
+        resumed as it was left, its clock too unless ``config.now`` is given; an empty one
+        is loaded afresh; any other is refused.
 
         ``alongside``: work for this thread while the load's indexes are built on another
         (``Store.indexes_deferred``); not called when nothing is loaded."""
@@ -123,7 +126,7 @@ class SandboxState:
             state = cls(
                 config=config,
                 store=store,
-                clock=Clock(config.now or program_now(program)),
+                clock=_starting_clock(config, program, store if finished else None),
                 ids=StoredIds(store, "ids", seed),
                 cursor_ids=StoredIds(
                     store,
@@ -183,7 +186,8 @@ class SandboxState:
         with the next commit."""
         now = self.clock.now()
         offset = None if self.clock.is_fixed else (now - datetime.now(UTC)).total_seconds()
-        self.store.stage_meta(CLOCK_SEEN, json.dumps({"seen": now.timestamp(), "offset": offset}))
+        record = {"seen": now.timestamp(), "at": now.isoformat(), "offset": offset}
+        self.store.stage_meta(CLOCK_SEEN, json.dumps(record))
 
     def _write_clock(self) -> None:
         with self.store.transaction():
@@ -205,6 +209,23 @@ class SandboxState:
 
     def now_iso(self) -> str:
         return iso(self.clock.now())
+
+
+def _starting_clock(config: SandboxConfig, program: dict[str, Any], resumed: Store | None) -> Clock:
+    """``now`` when given; else, on a database being ``resumed``, the clock as the last run
+    left it (``CLOCK_SEEN``: fixed at its instant, or running at its offset), so a restart
+    neither moves it back nor gives back the calls of its window; else the program's ``now``
+    (a running clock without one)."""
+    saved = None if config.now is not None or resumed is None else resumed.get_meta(CLOCK_SEEN)
+    if saved is None:
+        return Clock(config.now or program_now(program))
+    record = json.loads(saved)
+    if record.get("offset") is None:  # "at": to the microsecond; older files: "seen"
+        at = record.get("at")
+        return Clock(at if at is not None else datetime.fromtimestamp(record["seen"], UTC))
+    clock = Clock()
+    clock.advance(float(record["offset"]))
+    return clock
 
 
 def load_program_source(data: Any) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """A ``--db`` sandbox keeps its call budget across restarts: the plan in force, the hour's
-count and the billing cycle's, within ``SAVE_EVERY - 1`` calls after a kill -9."""
+count and the billing cycle's, within ``SAVE_EVERY - 1`` calls after a kill -9; and the
+clock that places them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import signal
 import sqlite3
 from contextlib import closing
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,8 @@ import httpx
 import pytest
 
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, SandboxCredentials
+from lyt_toolkit.sandbox.clock import parse_instant
+from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, DEMO_PROGRAM, SandboxCredentials
 from lyt_toolkit.sandbox.quota_ledger import SAVE_EVERY, UnreadableBudget
 from lyt_toolkit.sandbox.store import Store
 
@@ -194,3 +197,66 @@ def test_the_budgets_quick_commit_leaves_the_data_commits_waiting_for_the_disk(
     assert store.get_meta("budget") == "{}"
     assert store.query("PRAGMA synchronous")[0][0] == synchronous == 2  # FULL
     store.close()
+
+
+def _served_clock(base_url: str) -> dict[str, Any]:
+    answer = httpx.get(f"{base_url}/_sandbox/clock", headers=KEYS, timeout=30)
+    assert answer.status_code == 200, answer.text
+    clock: dict[str, Any] = answer.json()
+    return clock
+
+
+def _advance(base_url: str, seconds: float) -> None:
+    answer = httpx.post(
+        f"{base_url}/_sandbox/clock/advance", json={"seconds": seconds}, headers=KEYS, timeout=30
+    )
+    assert answer.status_code == 200, answer.text
+
+
+def test_a_restart_without_now_takes_up_the_clock_and_its_windows_count(
+    tmp_path: Path,
+) -> None:
+    """Served on its ``--db`` again, with the program's ``now`` (12:00) and no ``--now``,
+    the sandbox's clock is where it was (not back at 12:00, the window's calls given back);
+    another program file on the file does not move it either."""
+    db = str(tmp_path / "sandbox.sqlite")
+    args = ("--db", db, "--plan", "professional")
+    with served(*args) as (base_url, _):
+        _served_calls(base_url, 4)
+        _advance(base_url, 3600 + 1800)  # 13:30, a window of its own
+        _served_calls(base_url, 3)
+        assert _served_plan(base_url)["remaining"] == 4997
+    with served(*args) as (base_url, _):
+        assert _served_clock(base_url) == {"now": "2026-01-15T13:30:00.000Z", "fixed": True}
+        assert _window_and_cycle(_served_plan(base_url)) == ("professional", 3, 7)
+        _advance(base_url, 600)
+    later = tmp_path / "later.json"
+    later.write_text(
+        json.dumps({**json.loads(DEMO_PROGRAM.read_text()), "now": "2026-03-01T00:00Z"})
+    )
+    with served(*args, "--data", str(later)) as (base_url, _):
+        assert _served_clock(base_url)["now"] == "2026-01-15T13:40:00.000Z"
+        assert _served_plan(base_url)["remaining"] == 4997
+
+
+def test_a_running_clock_keeps_its_offset_across_a_restart(tmp_path: Path) -> None:
+    """A program without ``now``: the clock runs, two days ahead after the advance, and is
+    still ahead after a restart (not back at wall time)."""
+    db = str(tmp_path / "sandbox.sqlite")
+    program = {k: v for k, v in json.loads(DEMO_PROGRAM.read_text()).items() if k != "now"}
+    with Sandbox.start(data=program, db=db, seed=7) as sb:
+        sb.advance_clock(2 * 86400)
+    ahead = datetime.now(UTC) + timedelta(days=2, seconds=-1)  # the offset to the millisecond
+    with Sandbox.start(data=program, db=db, seed=7) as sb:
+        assert _served_clock(sb.base_url)["fixed"] is False
+        assert parse_instant(sb.now()) >= ahead
+
+
+def test_a_fixed_clock_comes_back_to_the_millisecond(tmp_path: Path) -> None:
+    """Far on, epoch seconds as a float lose the last millisecond; the instant does not."""
+    db = str(tmp_path / "sandbox.sqlite")
+    far = "8999-12-31T23:59:59.999Z"
+    with Sandbox.start(db=db, seed=7) as sb:
+        sb.set_clock(far)
+    with Sandbox.start(db=db, seed=7) as sb:
+        assert sb.now() == far
