@@ -245,9 +245,16 @@ def _lyt_env(sb: Sandbox) -> dict[str, str]:
     return env
 
 
-def _lyt_process(sb: Sandbox, cwd: Path, *args: str, progress: str) -> subprocess.Popen[str]:
+BACKGROUND = ["sh", "-c", "trap '' INT; exec \"$@\"", "sh"]
+"""A command's prefix starting it as a shell script's background job (``lyt ... &``): with
+Ctrl-C (SIGINT) ignored, so SIGTERM is what stops it."""
+
+
+def _lyt_process(
+    sb: Sandbox, cwd: Path, *args: str, progress: str, background: bool
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "lyt_toolkit.cli", *args],
+        [*(BACKGROUND if background else []), sys.executable, "-m", "lyt_toolkit.cli", *args],
         cwd=cwd,
         env={**os.environ, **_lyt_env(sb), "LYT_PROGRESS": progress},
         stdout=subprocess.PIPE,
@@ -261,8 +268,10 @@ def _lyt_processes() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     """``lyt_process``'s starter; those still running when the block ends are killed."""
     started: list[subprocess.Popen[str]] = []
 
-    def start(sb: Sandbox, cwd: Path, *args: str, progress: str = "off") -> subprocess.Popen[str]:
-        started.append(_lyt_process(sb, cwd, *args, progress=progress))
+    def start(
+        sb: Sandbox, cwd: Path, *args: str, progress: str = "off", background: bool = False
+    ) -> subprocess.Popen[str]:
+        started.append(_lyt_process(sb, cwd, *args, progress=progress, background=background))
         return started[-1]
 
     try:
@@ -279,7 +288,8 @@ def lyt_process() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     """``lyt_process(sb, cwd, *args)``: ``lyt ARGS`` started as a process of its own in
     ``cwd``, configured for sandbox ``sb`` through the environment (no progress bars, unless
     ``progress=`` gives ``LYT_PROGRESS`` another value), its output captured as text, as a
-    user's shell runs it. One still running when the test ends (a failed test's) is killed,
+    user's shell runs it (``background=True``: as a script's background job, Ctrl-C ignored,
+    ``BACKGROUND``). One still running when the test ends (a failed test's) is killed,
     not left behind."""
     with _lyt_processes() as start:
         yield start

@@ -143,6 +143,14 @@ def ctrl_c_while_refused(
             proc.communicate()
 
 
+def catches(proc: subprocess.Popen[str], sig: signal.Signals) -> bool:
+    """Whether ``proc`` (Linux) has a handler of its own for ``sig`` now: ``SigCgt``, the
+    mask of the signals a process catches, in ``/proc/PID/status``."""
+    status = Path(f"/proc/{proc.pid}/status").read_text()
+    [mask] = re.findall(r"^SigCgt:\s*([0-9a-f]+)$", status, re.MULTILINE)
+    return bool(int(mask, 16) >> (sig - 1) & 1)
+
+
 def until(condition: Callable[[], bool], what: str, within: float = HANG) -> None:
     """Once ``condition()`` holds (``within`` s at most: then it never happened, ``what``)."""
     deadline = time.monotonic() + within

@@ -1,6 +1,6 @@
 """Ctrl-C while a ``lyt`` command pulls or serves: one line on stderr naming the command,
 exit code 130, never a traceback (``lyt apply`` and ``lyt export`` say more, see their own
-tests)."""
+tests); SIGTERM likewise (taken as a Ctrl-C), exit code 143."""
 
 from __future__ import annotations
 
@@ -18,9 +18,19 @@ import pytest
 from lyt_toolkit.sandbox import Sandbox
 
 
-@pytest.mark.parametrize("command", [["audit"], ["report", "economics"]], ids=" ".join)
-def test_ctrl_c_mid_pull_stops_the_command_in_one_line_with_exit_130(
+@pytest.mark.parametrize(
+    ("command", "stop", "code"),
+    [
+        (["audit"], signal.SIGINT, 130),
+        (["report", "economics"], signal.SIGINT, 130),
+        (["export"], signal.SIGTERM, 143),  # kill, timeout(1): as a Ctrl-C, exit 128 + 15
+    ],
+    ids=["audit", "report economics", "export sigterm"],
+)
+def test_ctrl_c_or_sigterm_mid_pull_stops_the_command_in_one_line_exit_128_plus_signal(
     command: list[str],
+    stop: signal.Signals,
+    code: int,
     start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
     lyt_process: Callable[..., subprocess.Popen[str]],
     tmp_path: Path,
@@ -34,13 +44,18 @@ def test_ctrl_c_mid_pull_stops_the_command_in_one_line_with_exit_130(
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the pull never started"
             time.sleep(0.02)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == code
     assert err == f"lyt {' '.join(command)}: interrupted\n"
 
 
-def test_ctrl_c_stops_a_serving_sandbox_in_one_line_with_exit_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("stop", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_ctrl_c_or_sigterm_stops_a_serving_sandbox_in_one_line_exit_128_plus_signal(
+    tmp_path: Path, stop: signal.Signals, code: int
+) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LYT_")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", "0"],
@@ -52,7 +67,7 @@ def test_ctrl_c_stops_a_serving_sandbox_in_one_line_with_exit_130(tmp_path: Path
     )
     assert proc.stdout is not None
     assert "ready at" in proc.stdout.readline()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == code
     assert err == "lyt sandbox serve: interrupted\n"

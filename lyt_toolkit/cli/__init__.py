@@ -16,7 +16,8 @@ from contextlib import nullcontext
 from .._collector import collector_paused
 from .._progress import plain_lines
 from .._version import __version__
-from ._common import EXIT_INTERRUPTED, fail, interrupted
+from ._common import EXIT_INTERRUPTED, EXIT_TERMINATED, fail, interrupted
+from ._sigterm import sigterm_as_ctrl_c
 
 __all__ = ["build_parser", "main"]
 
@@ -460,8 +461,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``lyt`` with ``argv`` (default: the process arguments); returns the exit code."""
+    """Run ``lyt`` with ``argv`` (default: the process arguments); returns the exit code.
+
+    A SIGTERM while the command runs stops it as a Ctrl-C does, exit code 143 instead of 130
+    (``_sigterm``)."""
     args = build_parser().parse_args(argv)
+    with sigterm_as_ctrl_c() as sigterm:
+        code = _run(args)
+    return EXIT_TERMINATED if sigterm.received and code == EXIT_INTERRUPTED else code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The exit code of the command ``args`` name, run."""
     try:
         handler: Callable[[argparse.Namespace], int] = args.handler
         with plain_lines():  # a paced command writing to a log says what it is doing
@@ -471,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: one line, never a traceback (apply says more)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: one line, never a traceback (apply says more)
         reason = interrupted(getattr(args, "checkpoint", None))  # where a paced pull's answers are
         return fail(_command_line(args), reason, EXIT_INTERRUPTED)
 

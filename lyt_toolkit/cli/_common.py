@@ -33,6 +33,7 @@ __all__ = [
     "EXIT_NO_CHANGES",
     "EXIT_NO_DRIFT",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "EXIT_VERIFIED",
     "cli_words",
     "fail",
@@ -68,6 +69,9 @@ EXIT_BAD_OPTION = 2
 """``lyt export``: an option's value is wrong."""
 EXIT_INTERRUPTED = 130
 """Every command: stopped with Ctrl-C (128 + SIGINT, as a shell reports it)."""
+EXIT_TERMINATED = 143
+"""Every command: stopped with SIGTERM, taken as a Ctrl-C (``_sigterm``; 128 + SIGTERM, as a
+shell reports a process it ended)."""
 MAX_ITEMS_SHOWN = 20
 """Items not made, printed one per line (``item_lines``)."""
 

@@ -32,15 +32,15 @@ of the calls left in the window (default 0.5), or the apply is refused before th
 long, so a plan of any size is applied (its billing cycle's share still bounds it). One
 apply of a plan runs at a time: another is refused naming it. A refusal names these
 options, never the Python keywords. Exit code: 0 applied, 1 refused, failed or not run,
-130 stopped with Ctrl-C (once the writes in flight are answered and logged; the same
-command resumes). A plan with no change to send (none, or only changes the service cannot make,
-with ``--ignore-unsupported``) is applied, saying ``Applied: nothing, the plan has no change to
-send``: exit code 0. After its outcomes it says what the command sent (its check's token
-request, the re-read, the writes and any retries) and the window its last answer told, as
-``lyt export`` does: ``API calls used: N; remaining this window: R of L; resets at T``. An
-apply that leaves changes not made says what makes them: running
-again, but for writes the service refused for good (logged final: not sent again) planning
-again or ``--refresh``.
+130 stopped with Ctrl-C, 143 with SIGTERM (once the writes in flight are answered and logged;
+the same command resumes). A plan with no change to send (none, or only changes the service
+cannot make, with ``--ignore-unsupported``) is applied, saying ``Applied: nothing, the plan
+has no change to send``: exit code 0. After its outcomes it says what the command sent (its
+check's token request, the re-read, the writes and any retries) and the window its last
+answer told, as ``lyt export`` does: ``API calls used: N; remaining this window: R of L;
+resets at T``. An apply that leaves changes not made says what makes them: running again,
+but for writes the service refused for good (logged final: not sent again) planning again or
+``--refresh``.
 """
 
 from __future__ import annotations

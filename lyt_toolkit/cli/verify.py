@@ -29,7 +29,8 @@ Each change not as rehearsed names the outcome of the item writing to its row:
 not as rehearsed, that is why; as rehearsed, the row changed otherwise since. Printed: the
 verdict, the checks that are not as rehearsed one per line (the first ``MAX_CHECKS_SHOWN``);
 ``--out`` writes every check as CSV, with its ``item`` and ``item_outcome``. Exit code: 0
-every change as rehearsed, 2 some not, 1 refused or could not run, 130 stopped with Ctrl-C.
+every change as rehearsed, 2 some not, 1 refused or could not run, 130 stopped with Ctrl-C,
+143 with SIGTERM.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import pandas as pd
 import pytest
 from fixture_types import LytProcess
-from interrupting import ctrl_c_while_refused, held, holder
+from interrupting import catches, ctrl_c_while_refused, held, holder, until
 
 from lyt_toolkit import actions
 from lyt_toolkit._lock import lock_path
@@ -109,14 +109,20 @@ class _Applying(NamedTuple):
 
 
 def _applying(
-    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+    fresh: Sandbox,
+    client: LoyaltyClient,
+    tmp_path: Path,
+    lyt_process: LytProcess,
+    *,
+    background: bool = False,
 ) -> _Applying:
-    """A plan saved and its ``lyt apply`` started, slowed until some creates are in flight."""
+    """A plan saved and its ``lyt apply`` started (``background``: as a background job, Ctrl-C
+    ignored), slowed until some creates are in flight."""
     plan = tmp_path / "plan.json"
     log = tmp_path / "plan.json.log.jsonl"
     names, rewards = _save(client, plan)
     fresh.set_faults(delay_seconds=SLOW)
-    first = lyt_process(fresh, tmp_path, "apply", str(plan))
+    first = lyt_process(fresh, tmp_path, "apply", str(plan), background=background)
     _wait_for(lambda: log.exists() and _creates_in_flight(log), first)
     return _Applying(plan, log, names, rewards, first)
 
@@ -172,6 +178,11 @@ def test_an_apply_killed_mid_writes_is_finished_by_the_next_run_sending_nothing_
     assert len((tmp_path / "plan.json.applied").read_text().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("stop", "code"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+    ids=["ctrl-c", "sigterm-in-the-background"],
+)
 def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_nothing_twice(
     fresh: Sandbox,
     client: LoyaltyClient,
@@ -179,13 +190,17 @@ def test_ctrl_c_stops_an_apply_in_one_line_and_the_next_run_finishes_it_sending_
     lyt_process: LytProcess,
     configure_lyt: Callable[[Sandbox], None],
     capsys: pytest.CaptureFixture[str],
+    stop: signal.Signals,
+    code: int,
 ) -> None:
-    applying = _applying(fresh, client, tmp_path, lyt_process)
+    """SIGTERM, what stops a background job (Ctrl-C ignored), stops it as a Ctrl-C does:
+    exit 128 + the signal."""
+    applying = _applying(fresh, client, tmp_path, lyt_process, background=stop == signal.SIGTERM)
     log, rewards, first = applying.log, applying.rewards, applying.first
-    first.send_signal(signal.SIGINT)
+    first.send_signal(stop)
     _, err = first.communicate(timeout=60)
     fresh.clear_faults()
-    assert first.returncode == 130
+    assert first.returncode == code
     assert (
         err == f"lyt apply: interrupted; run the same command again to resume from its log {log}\n"
     )
@@ -220,6 +235,30 @@ def test_ctrl_c_while_an_apply_s_writes_wait_out_a_429_stops_at_once_sending_not
     assert sent == 0  # nothing sent after the Ctrl-C
 
     _finished_by_the_next_run(fresh, client, configure_lyt, capsys, applying)
+
+
+def test_a_second_sigterm_ends_an_apply_waiting_for_its_writes_in_flight(
+    fresh: Sandbox, client: LoyaltyClient, tmp_path: Path, lyt_process: LytProcess
+) -> None:
+    """The first SIGTERM starts the clean-up of a Ctrl-C, which waits for the writes in
+    flight (held in the sandbox, never answered here); a second ends the process at once."""
+    plan = tmp_path / "plan.json"
+    log = tmp_path / "plan.json.log.jsonl"
+    _save(client, plan)
+    with held(fresh, after=CONCURRENCY, holds=_creates) as gate:
+        first = lyt_process(fresh, tmp_path, "apply", str(plan), background=True)
+        gate.until_held(lambda: _writers_under_way(log), first)
+        assert catches(first, signal.SIGTERM)  # taken as a Ctrl-C, not the default's end
+        first.send_signal(signal.SIGTERM)
+        until(
+            lambda: not catches(first, signal.SIGTERM) or first.poll() is not None,
+            "the SIGTERM handled",
+        )
+        assert first.poll() is None, first.communicate()  # cleaning up: the writes held
+        first.send_signal(signal.SIGTERM)
+        first.communicate()
+        assert first.returncode == -signal.SIGTERM
+        assert gate.held >= _writers_under_way(log)  # their answers never came
 
 
 def test_two_applies_of_one_plan_at_once_make_one_writer(

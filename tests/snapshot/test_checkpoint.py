@@ -135,7 +135,11 @@ def _answers(folder: Path) -> int:
     return len(journal.read_bytes().splitlines()) if journal.exists() else 0
 
 
-@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+@pytest.mark.parametrize(
+    "stop",
+    [signal.SIGKILL, signal.SIGINT, signal.SIGTERM],
+    ids=["kill-9", "ctrl-c", "sigterm-in-the-background"],
+)
 def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
     program: Sandbox,
     unpaced: ProgramSnapshot,
@@ -162,6 +166,8 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
             str(folder),
             "--budget-share",
             "1",
+            # A background job (``nohup lyt export ... &``): Ctrl-C ignored, SIGTERM stops it.
+            background=stop == signal.SIGTERM,
         )
         deadline = time.monotonic() + 120
         while _answers(folder) < 60:  # the lists walked, members being read
@@ -172,8 +178,8 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
         _, stopped = first.communicate(timeout=60)
         if stop == signal.SIGKILL:
             assert first.returncode == -signal.SIGKILL
-        else:
-            assert first.returncode == 130
+        else:  # SIGTERM as a Ctrl-C: 128 + the signal
+            assert first.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[stop]
             assert (
                 stopped == f"lyt export: interrupted; what it read is kept in {folder}: "
                 "run the same command to go on\n"
