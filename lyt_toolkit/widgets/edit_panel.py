@@ -797,10 +797,9 @@ class EditPanel(PlanPanel):
             self.not_applied_table.show(
                 kept, "<b>Not applied</b>: kept as edits on top of the pull, planned again"
             )
-            counts = kept["not_applied"].value_counts(sort=False)
-            why = ", ".join(f"{n} {outcome}" for outcome, n in counts.items())
             shown += (
-                f" with the {counted(len(kept), 'edit')} not applied ({why}) on top, planned"
+                f" with the {counted(len(kept), 'edit')} not applied ({_outcomes(kept)}) on"
+                " top, planned"
                 " again: Apply sends those the service can make"
             )
         self.status.value = status_html(
@@ -956,6 +955,13 @@ def _missed(change: Any, action: Any, outcome: str, reason: str) -> dict[str, An
         "reason": reason,
         "action": action,
     }
+
+
+def _outcomes(kept: pd.DataFrame) -> str:
+    """``N OUTCOME, ...`` of the edits ``kept`` not applied, each figure with its thousands
+    separated (``1,200 failed``)."""
+    counts = kept["not_applied"].value_counts(sort=False)
+    return ", ".join(f"{figure(int(n))} {outcome}" for outcome, n in counts.items())
 
 
 def _kept_edits(

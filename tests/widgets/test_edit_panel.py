@@ -1101,3 +1101,11 @@ def test_an_apply_with_send_refused_ticked_that_sends_no_write_leaves_the_refusa
     assert outcomes[REWARD] == "succeeded" and outcomes[BUCKET] != "succeeded"
     assert _pending(client, bucket)
     assert "1 of them refused before, not sent this time" in panel.status.value
+
+
+def test_the_not_applied_outcomes_separate_their_thousands() -> None:
+    """The status's ``N edits not applied (OUTCOMES)``: each count with its thousands
+    separated, as the edits' count before it. Before, ``1,200 edits not applied (1200
+    failed, 1 unsupported)``."""
+    kept = pd.DataFrame({"not_applied": ["failed"] * 1200 + ["unsupported"]})
+    assert edit_panel_module._outcomes(kept) == "1,200 failed, 1 unsupported"
