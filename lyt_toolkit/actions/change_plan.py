@@ -28,7 +28,7 @@ from .._stop import stopping
 from .._text import counted, figure
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
 from ..client.paced_floor import PacedShareTooSmall
-from ..errors import StoppedError
+from ..errors import RehearsalSnapshotError, StoppedError
 from ..fill.pace_run import paced_run
 from ..fill.pace_work import PacedWork, paced_work
 from ..frames.registry import FRAME_NAMES
@@ -899,9 +899,10 @@ class SavedPlan:
         progress: Progress = True,
     ) -> Rehearsal:
         """The plan's rehearsal (``ChangePlan.rehearse``); pass the base ``snapshot``: a
-        plan read from its file holds none (``ValueError`` naming ``snapshot`` without it)."""
+        plan read from its file holds none (``RehearsalSnapshotError`` naming ``snapshot``
+        without it)."""
         if snapshot is None and self.sha256:
-            raise ValueError(
+            raise RehearsalSnapshotError(
                 f"snapshot: the plan read from {self.path} holds no base to rehearse on (its"
                 " source and pulled_at only): pass the snapshot it was made from, or the folder"
                 " its to_csv wrote"
