@@ -28,7 +28,7 @@ from .._stop import stopping
 from .._text import counted, figure
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
 from ..client.paced_floor import PacedShareTooSmall
-from ..errors import RehearsalSnapshotError, StoppedError
+from ..errors import BudgetExceededError, RehearsalSnapshotError, StoppedError
 from ..fill.pace_run import paced_run
 from ..fill.pace_work import PacedWork, paced_work
 from ..frames.registry import FRAME_NAMES
@@ -96,6 +96,7 @@ from .results import preview_frame, results_frame
 from .reviewed import refuse_unreviewed
 from .staleness import ChunkStop, Replanned, stale_error, stale_objects
 from .touched import StalePlanError, Touched, touched_objects
+from .window_fell import window_fell
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -485,7 +486,7 @@ class ChangePlan(metaclass=ABCMeta):
         plan as a whole is ``held`` to its share (``_within_share``): each part may take what
         is left of it, and once it is spent the parts after are not sent (``_not_sent``)."""
         total = sum(len(part.items) for part in self.parts)
-        frames = []
+        frames: list[tuple[str, pd.DataFrame]] = []
         done = 0
         for part in self.parts:
             if held is not None and held.left == 0:
@@ -505,6 +506,12 @@ class ChangePlan(metaclass=ABCMeta):
                     )
                 except AllowanceSpent:  # before the part sent an item (its items each stop so)
                     results = part._not_sent(client, log)
+                except BudgetExceededError as refused:  # the whole window's, fallen since
+                    if held is not None or paced_at is not None:
+                        raise
+                    made = sum(int((f["outcome"] == "succeeded").sum()) for _, f in frames)
+                    items = len(part.valid_items)
+                    raise window_fell(refused, part.action, items, made, log is not None) from None
             frames.append((part.action, results))
             done += len(part.items)
         return _by_call(frames)
