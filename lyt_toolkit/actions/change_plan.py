@@ -71,13 +71,14 @@ from .plan import ActionPlan
 from .plan_file import read_plan, save_plan, write_plan
 from .plan_text import (
     calls_text,
+    marked_calls_text,
     plan_html,
     plan_string,
     refused_lines,
     sample_note,
     summary_line,
 )
-from .quiet import ReadMark, hear_since, mark_read, none_heard_since, quiet_since
+from .quiet import ReadMark, hear_since, heard_since, mark_read, none_heard_since, quiet_since
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned, touched_again
 from .reread import (
@@ -708,6 +709,11 @@ class SavedPlan:
             writes = self.plan._needed(log) - refused
             reads = self._needed(log, kept, reads=chunked) - writes - refused
             writes -= getattr(self, "_dropped_counted", 0)  # a refresh's, the kept rows show
+        held: bool | None = getattr(self, "_held_counted", None)
+        if held:  # re-planned from a read the service shows no call since: none sent
+            reads = 0
+        elif held is None and getattr(self, "_read_mark", None) is not None:
+            return marked_calls_text(reads, max(0, writes), refused)  # not known yet
         return calls_text(reads, max(0, writes), refused)
 
     def to_string(self) -> str:
@@ -776,11 +782,21 @@ class SavedPlan:
             holds = client is not None and self._read_holds(client, log)
             if holds:
                 needed -= self._reread_calls(log, kept, refresh=refresh)
+            object.__setattr__(self, "_held_counted", self._held(client, holds))  # for ``summary``
             dropped = 0
             if client is not None and refresh and kept and not holds:
                 dropped = self._dropped(client, log, paced)
             object.__setattr__(self, "_dropped_counted", dropped)  # for ``summary`` too
         return self.plan._costed(needed - dropped, client, share)
+
+    def _held(self, client: LoyaltyClient | None, holds: bool) -> bool | None:
+        """Whether the apply sends no re-read, its plan re-planned from a read the service
+        shows no call of the project since (``holds``); None when not known yet: no
+        ``client``, or one that sent no call since (its apply's first call tells)."""
+        mark: ReadMark | None = getattr(self, "_read_mark", None)
+        if holds or mark is None:
+            return holds
+        return None if client is None or not heard_since(mark, client) else False
 
     def _dropped(self, client: LoyaltyClient, log: LogSource | None, paced: bool) -> int:
         """The calls of the writes a ``refresh`` drops that the rows kept beside the ``log``
