@@ -41,6 +41,7 @@ __all__ = [
     "QuotaExhaustedError",
     "RateLimitError",
     "RedirectError",
+    "RehearsalSnapshotError",
     "RequestValidationError",
     "ResourceLockedError",
     "ServerError",
@@ -85,6 +86,27 @@ class RequestValidationError(LytError, ValueError):
         super().__init__(message)
         self.message = message
         self.field = field
+
+
+class RehearsalSnapshotError(LytError, ValueError):
+    """A rehearsal refused before it starts, nothing sent: its ``snapshot`` cannot stand for
+    production. Pulled as a sample (``sample``, as text), pulled without kinds the plan
+    needs (``missing``), or none given for a plan read from its file (neither). The message
+    names what is missing and the pull (or folder) to rehearse on. A ``ValueError`` too, as
+    the refusal was before: ``except ValueError`` still catches it.
+    """
+
+    field = "snapshot"
+    """The argument refused."""
+
+    def __init__(
+        self, message: str, *, missing: tuple[str, ...] = (), sample: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.missing = missing
+        """The kinds the rehearsal needs that the snapshot was pulled without."""
+        self.sample = sample
+        """The sample the snapshot was pulled as (None: every member)."""
 
 
 class APIConnectionError(LytError):

@@ -28,7 +28,7 @@ from .._stop import stopping
 from .._text import counted, figure
 from ..client.allowance import Allowance, AllowanceSpent, PacingEnded, checked_share
 from ..client.paced_floor import PacedShareTooSmall
-from ..errors import StoppedError
+from ..errors import BudgetExceededError, RehearsalSnapshotError, StoppedError
 from ..fill.pace_run import paced_run
 from ..fill.pace_work import PacedWork, paced_work
 from ..frames.registry import FRAME_NAMES
@@ -72,13 +72,14 @@ from .plan import ActionPlan
 from .plan_file import read_plan, save_plan, write_plan
 from .plan_text import (
     calls_text,
+    marked_calls_text,
     plan_html,
     plan_string,
     refused_lines,
     sample_note,
     summary_line,
 )
-from .quiet import ReadMark, hear_since, mark_read, none_heard_since, quiet_since
+from .quiet import ReadMark, hear_since, heard_since, mark_read, none_heard_since, quiet_since
 from .rehearsal import Rehearsal, rehearse_run
 from .replan import replanned, touched_again
 from .reread import (
@@ -97,6 +98,7 @@ from .results import preview_frame, results_frame
 from .reviewed import refuse_unreviewed
 from .staleness import ChunkStop, Replanned, stale_error, stale_objects
 from .touched import StalePlanError, Touched, touched_objects
+from .window_fell import window_fell
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -490,7 +492,7 @@ class ChangePlan(metaclass=ABCMeta):
         sends what the share still holds and its items beyond are ``cancelled``, not the
         apply raised part way with the parts before unreported."""
         total = sum(len(part.items) for part in self.parts)
-        frames = []
+        frames: list[tuple[str, pd.DataFrame]] = []
         done = 0
         for part in self.parts:
             if held is not None and held.left == 0:
@@ -511,6 +513,12 @@ class ChangePlan(metaclass=ABCMeta):
                     )
                 except AllowanceSpent:  # before the part sent an item (its items each stop so)
                     results = part._not_sent(client, log)
+                except BudgetExceededError as refused:  # the whole window's, fallen since
+                    if held is not None or paced_at is not None:
+                        raise
+                    made = sum(int((f["outcome"] == "succeeded").sum()) for _, f in frames)
+                    items = len(part.valid_items)
+                    raise window_fell(refused, part.action, items, made, log is not None) from None
             frames.append((part.action, results))
             done += len(part.items)
         return _by_call(frames)
@@ -707,6 +715,11 @@ class SavedPlan:
             writes = self.plan._needed(log) - refused
             reads = self._needed(log, kept, reads=chunked) - writes - refused
             writes -= getattr(self, "_dropped_counted", 0)  # a refresh's, the kept rows show
+        held: bool | None = getattr(self, "_held_counted", None)
+        if held:  # re-planned from a read the service shows no call since: none sent
+            reads = 0
+        elif held is None and getattr(self, "_read_mark", None) is not None:
+            return marked_calls_text(reads, max(0, writes), refused)  # not known yet
         return calls_text(reads, max(0, writes), refused)
 
     def to_string(self) -> str:
@@ -775,11 +788,21 @@ class SavedPlan:
             holds = client is not None and self._read_holds(client, log)
             if holds:
                 needed -= self._reread_calls(log, kept, refresh=refresh)
+            object.__setattr__(self, "_held_counted", self._held(client, holds))  # for ``summary``
             dropped = 0
             if client is not None and refresh and kept and not holds:
                 dropped = self._dropped(client, log, paced)
             object.__setattr__(self, "_dropped_counted", dropped)  # for ``summary`` too
         return self.plan._costed(needed - dropped, client, share)
+
+    def _held(self, client: LoyaltyClient | None, holds: bool) -> bool | None:
+        """Whether the apply sends no re-read, its plan re-planned from a read the service
+        shows no call of the project since (``holds``); None when not known yet: no
+        ``client``, or one that sent no call since (its apply's first call tells)."""
+        mark: ReadMark | None = getattr(self, "_read_mark", None)
+        if holds or mark is None:
+            return holds
+        return None if client is None or not heard_since(mark, client) else False
 
     def _dropped(self, client: LoyaltyClient, log: LogSource | None, paced: bool) -> int:
         """The calls of the writes a ``refresh`` drops that the rows kept beside the ``log``
@@ -905,9 +928,10 @@ class SavedPlan:
         progress: Progress = True,
     ) -> Rehearsal:
         """The plan's rehearsal (``ChangePlan.rehearse``); pass the base ``snapshot``: a
-        plan read from its file holds none (``ValueError`` naming ``snapshot`` without it)."""
+        plan read from its file holds none (``RehearsalSnapshotError`` naming ``snapshot``
+        without it)."""
         if snapshot is None and self.sha256:
-            raise ValueError(
+            raise RehearsalSnapshotError(
                 f"snapshot: the plan read from {self.path} holds no base to rehearse on (its"
                 " source and pulled_at only): pass the snapshot it was made from, or the folder"
                 " its to_csv wrote"

@@ -44,7 +44,7 @@ from .ledger import COMPLETE, PlanAlreadyAppliedError  # importable here, as bef
 from .pending import activate_pending_buckets
 from .plan import ActionPlan
 from .plan_reader import PlanFileError, Reader, read_document, shown
-from .plan_text import calls_text, summary_line
+from .plan_text import calls_text, marked_calls_text, summary_line
 from .quiet import ReadMark
 from .reread import reread_calls
 from .rewards import move_rewards_to_draft
@@ -138,7 +138,9 @@ def write_plan(saved: Savable, target: Path, *, read: ReadMark | None = None) ->
             "pulled_at": saved.base.pulled_at.isoformat(),
             **({} if saved.base_sample is None else {"sample": saved.base_sample}),
         },
-        "summary": plan_summary(saved.changes, saved.unsupported, saved.touched, saved.inputs),
+        "summary": plan_summary(
+            saved.changes, saved.unsupported, saved.touched, saved.inputs, marked=read is not None
+        ),
         "changes": _records(saved.changes),
         "unsupported": _records(saved.unsupported),
         "calls": {call: _records(rows) for call, rows in saved.inputs.items()},
@@ -159,22 +161,32 @@ def plan_summary(
     *,
     listed: bool = True,
     refusals: bool = True,
+    marked: bool = False,
 ) -> str:
     """The summary a plan file holds: what ``SavedPlan.summary()`` says of it, its calls
     counting the re-read and the read back of each write the base shows refused
     (``refused_keys``), without a budget (``listed=False``: as a toolkit that re-read each
-    reward on its own counted it; ``refusals=False``: as one that counted no read back)."""
+    reward on its own counted it; ``refusals=False``: as one that counted no read back); of a
+    plan re-planned by a stale apply from the rows it read (``marked``: the file holds that
+    read's mark), the re-read said as sent only should the service show a call since
+    (``marked_calls_text``)."""
     reads = reread_calls(touched, inputs, listed=listed)
-    return _summary(changes, unsupported, reads, refusals=refusals)
+    return _summary(changes, unsupported, reads, refusals=refusals, marked=marked)
 
 
 def _summary(
-    changes: pd.DataFrame, unsupported: pd.DataFrame, reads: int, *, refusals: bool
+    changes: pd.DataFrame,
+    unsupported: pd.DataFrame,
+    reads: int,
+    *,
+    refusals: bool,
+    marked: bool = False,
 ) -> str:
     """``plan_summary``'s line, its re-read's ``reads`` counted already."""
     writes = int(changes["calls"].sum())
     refused = sum(map(len, refused_keys(changes).values())) if refusals else 0
-    return summary_line(changes, unsupported, calls_text(reads, writes, refused), None)
+    calls = (marked_calls_text if marked else calls_text)(reads, writes, refused)
+    return summary_line(changes, unsupported, calls, None)
 
 
 def _read_record(read: ReadMark) -> dict[str, Any]:
@@ -260,7 +272,7 @@ def read_plan(path: str | Path) -> PlanDocument:
     frame = frame.astype({c: "string" for c in CHANGE_COLUMNS if c != "calls"})
     frame = frame.astype({"calls": "int64"})
     dropped = pd.DataFrame(unsupported, columns=list(UNSUPPORTED_COLUMNS)).astype("string")
-    _check_summary(read, summary, frame, dropped, touched, inputs)
+    _check_summary(read, summary, frame, dropped, touched, inputs, marked="read" in document)
     mark = _read_mark(read, document) if "read" in document else None
     return PlanDocument(
         snapshot,
@@ -301,10 +313,13 @@ def _check_summary(
     unsupported: pd.DataFrame,
     touched: list[Touched],
     inputs: Mapping[str, pd.DataFrame],
+    *,
+    marked: bool = False,
 ) -> None:
-    """Refuse a ``summary`` that is not the one the plan's rows make (``plan_summary``);
-    an older toolkit's (its calls the writes alone, or a re-read of a call a reward, or no
-    read back of a refused write, a budget after it) is read. The re-read is counted once
+    """Refuse a ``summary`` that is not the one the plan's rows make (``plan_summary``, of a
+    ``marked`` plan too); an older toolkit's (its calls the writes alone, or a re-read of a
+    call a reward, or no read back of a refused write, a budget after it, or of a ``marked``
+    plan the re-read counted as sent) is read. The re-read is counted once
     a way of counting it (rewards listed or not), the older way only for a file whose summary
     is not the one this toolkit writes (each count walks every touched entry)."""
     reads: dict[bool, int] = {}
@@ -314,13 +329,14 @@ def _check_summary(
             reads[listed] = reread_calls(touched, inputs, listed=listed)
         return _summary(changes, unsupported, reads[listed], refusals=refusals)
 
-    made = said(listed=True, refusals=True)
-    if summary == made:
+    unmarked = said(listed=True, refusals=True)  # a marked plan's as an older toolkit wrote it
+    made = _summary(changes, unsupported, reads[True], refusals=True, marked=marked)
+    if summary in (made, unmarked):
         return
     older = (said(*way) for way in ((False, True), (True, False), (False, False)))  # lazily
     writes = summary_line(changes, unsupported, counted(int(changes["calls"].sum()), "call"), None)
     plain = _plain(summary)  # an older toolkit's figures had no separators
-    for line in map(_plain, itertools.chain((made,), older, (writes,))):
+    for line in map(_plain, itertools.chain((made, unmarked), older, (writes,))):
         if plain == line or (plain.startswith(line) and _BUDGET.fullmatch(plain[len(line) :])):
             return
     raise read.fail(

@@ -22,6 +22,7 @@ from .edited_frames import noun
 __all__ = [
     "SIGNS",
     "calls_text",
+    "marked_calls_text",
     "plan_html",
     "plan_lines",
     "plan_string",
@@ -103,6 +104,20 @@ def calls_text(reads: int, writes: int, refused: int = 0) -> str:
     if refused:
         parts += f", {counted(refused, 'read')} back of the writes the service will refuse"
     return f"{counted(reads + writes + refused, 'call')} ({parts})"
+
+
+def marked_calls_text(reads: int, writes: int, refused: int = 0) -> str:
+    """The calls of a plan a stale apply re-planned from the rows it read (``quiet``), not
+    known yet whether the service shows a call of the project since that read: ``W calls, or
+    N with its R re-reads first should the service show a call of the project since the read
+    it was made from`` (with nothing to re-read, ``calls_text``'s)."""
+    sent = calls_text(0, writes, refused)
+    if not reads:
+        return sent
+    return (
+        f"{sent}, or {figure(reads + writes + refused)} with its {counted(reads, 're-read')}"
+        " first should the service show a call of the project since the read it was made from"
+    )
 
 
 def plan_lines(changes: pd.DataFrame, unsupported: pd.DataFrame) -> list[str]:

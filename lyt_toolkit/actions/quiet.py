@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from ..client.quota import Quota
 
-__all__ = ["ReadMark", "hear_since", "mark_read", "none_heard_since", "quiet_since"]
+__all__ = [
+    "ReadMark",
+    "hear_since",
+    "heard_since",
+    "mark_read",
+    "none_heard_since",
+    "quiet_since",
+]
 
 
 class ReadMark(NamedTuple):
@@ -58,6 +65,12 @@ def hear_since(mark: ReadMark, client: LoyaltyClient) -> None:
     none since (the count it holds is then the one it heard before, and the clock too)."""
     if _sent_since(mark, client) == 0:
         client.fetch_token(fresh=True)
+
+
+def heard_since(mark: ReadMark, client: LoyaltyClient) -> bool:
+    """Whether ``client`` sent a call since ``mark`` (heard the window since: ``quiet_since``
+    can tell; else its first call will)."""
+    return _sent_since(mark, client) > 0
 
 
 def quiet_since(mark: ReadMark, client: LoyaltyClient) -> bool:

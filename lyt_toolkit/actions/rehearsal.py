@@ -60,6 +60,7 @@ import pandas as pd
 from .._progress import Progress
 from .._text import counted, tally
 from ..client import LoyaltyClient
+from ..errors import RehearsalSnapshotError
 from ..fill.repull import repull
 from ..frames.schema import Column, Schema, text
 from ..snapshot import ProgramSnapshot, SnapshotDiff, read_snapshot
@@ -344,13 +345,16 @@ def rehearse_run(
     needed = _needed(plans)
     lacking = sorted(needed - snapshot.kinds)
     if lacking:
-        raise ValueError(
+        raise RehearsalSnapshotError(
             f"snapshot: rehearsing {action} needs the kinds {lacking}, which it was pulled"
             f" without (it holds {sorted(snapshot.kinds)}): pull with kinds="
-            f"{sorted(needed | snapshot.kinds)}, or every kind"
+            f"{sorted(needed | snapshot.kinds)}, or every kind",
+            missing=tuple(lacking),
         )
     if snapshot.sample is not None:
-        raise ValueError(sampled_refusal(action, snapshot, plans))
+        raise RehearsalSnapshotError(
+            sampled_refusal(action, snapshot, plans), sample=str(snapshot.sample)
+        )
     # The declared exception (pyproject.toml): a rehearsal is a sandbox. Imported here, so
     # importing the actions never loads the sandbox's server.
     from ..sandbox.server import Sandbox

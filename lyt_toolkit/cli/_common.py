@@ -101,10 +101,11 @@ def scrub(text: str) -> str:
 def cli_words(message: str, options: Mapping[str, str]) -> str:
     """A refusal as the command line words it: each keyword it names that the command takes as
     an option (``options``: keyword -> option; ``refresh=True`` -> ``--refresh``), and
-    ``budget_share=1.0`` as ``--budget-share 1``."""
+    ``budget_share=1.0`` as ``--budget-share 1``, ``budget_share`` alone as ``--budget-share``."""
     message = re.sub(
         r"\bbudget_share=([0-9.]+)", lambda m: f"--budget-share {float(m[1]):g}", message
     )
+    message = re.sub(r"\bbudget_share\b(?!=)", "--budget-share", message)
     return re.sub(r"\b([a-z_]+)=True\b", lambda m: options.get(m[1], m[0]), message)
 
 

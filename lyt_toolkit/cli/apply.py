@@ -176,11 +176,20 @@ def apply(args: argparse.Namespace) -> int:
     print(spent)
     left = ~results["outcome"].isin(COMPLETE)
     if left.any():
-        for line in item_lines(results[left], "Items not made:"):
+        for line in item_lines(_cli_messages(results[left]), "Items not made:"):
             print(line)
         refused = int((left & refused_for_good(results)).sum())
         return fail(COMMAND, _not_made(int(left.sum()), refused, log), EXIT_ERROR)
     return EXIT_APPLIED
+
+
+def _cli_messages(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with each message as the command line words it (``cli_words``: a share
+    beyond ``--budget-share``, not ``budget_share``)."""
+    import pandas as pd
+
+    messages = results["message"].map(lambda m: m if pd.isna(m) else cli_words(m, _OPTIONS))
+    return results.assign(message=messages)
 
 
 def _applied_line(results: pd.DataFrame) -> str:

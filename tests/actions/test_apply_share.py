@@ -157,6 +157,7 @@ def test_lyt_apply_keeps_to_its_share_when_retries_spend_the_window(
     # Half of what was left, a few more at most (half its 8 calls in flight: see test_budget).
     assert fresh.plan()["used"] - (300 - left) <= left // 2 + 4, out
     assert " cancelled" in out and "run again to resume" in err, (out, err)
+    assert "(--budget-share)" in out and "budget_share" not in out, out  # the terminal's option
 
     fresh.clear_faults()
     fresh.set_plan("300/hour")  # a new window

@@ -7,6 +7,7 @@ was saved and what each way on costs in calls."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +72,15 @@ def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_
     assert "the next chunk of writes was sent: no write of the plan is made;" in err, err
     assert f"The plan made again from the state just read, saved to {replanned}:" in out
     assert f"Plan: 0 to create, {cards - 1} to change, 0 to delete; 1 change" in out, out
+    # its calls as its command sends them, the re-read said only as what another call brings
+    left = cards - 1
+    review = (
+        f"1 change the service cannot make; {left} calls, or {2 * left} with its {left}"
+        " re-reads first should the service show a call of the project since the read it was"
+        " made from\n"
+    )
+    assert review in out, out
+    assert (json.loads(replanned.read_text())["summary"] + "\n").endswith(review)  # the file too
     for secret in SECRETS:
         assert secret not in out + err + replanned.read_text()
 
@@ -78,6 +88,10 @@ def test_a_paced_stale_refusal_saves_the_replanned_plan_when_its_chunk_read_all_
     assert main(["apply", command[1], "--sha256", command[2], *command[3].split()]) == 0
     out = capsys.readouterr().out
     assert f"Not re-reading the {cards - 1} touched objects" in out, out
+    # what its summary says it sends is what it sends (was "6 calls (3 re-reads, then 3
+    # writes)", then "sends the 3 above")
+    assert f"1 change the service cannot make; {left} calls, " in out, out
+    assert f"Calls: this run sends the {left} above" in out, out
     assert f"Applied: {cards - 1} succeeded" in out, out
     assert fresh.plan()["used"] - used == 1 + cards - 1  # the token, then the writes
 

@@ -26,6 +26,7 @@ from lyt_toolkit.actions.rehearsal import (
     _unlisted,
 )
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import LytError, RehearsalSnapshotError
 from lyt_toolkit.frames.members import PENDING_BUCKETS
 from lyt_toolkit.frames.sample import Sample
 from lyt_toolkit.sandbox import Sandbox
@@ -468,6 +469,33 @@ def test_a_sampled_snapshot_is_refused_naming_the_pull_a_rehearsal_can_use(
     activations = actions.activate_pending_buckets(_buckets(sampled).head(1))
     with pytest.raises(ValueError, match=r"every member's cards: .*checkpoint="):
         activations.rehearse(sampled, progress=False)
+
+
+def test_a_rehearsal_refusing_its_snapshot_is_a_lyt_error_naming_what_is_missing(
+    client: LoyaltyClient, fresh_pulled: ProgramSnapshot, tmp_path: Path
+) -> None:
+    """A sampled snapshot, one pulled without a kind the plan needs, and none for a plan read
+    from its file: each refused as a ``LytError`` (``except LytError`` catches it) that is a
+    ``ValueError`` still, naming what is missing. Before, a bare ``ValueError``."""
+    drafts = actions.move_rewards_to_draft(["lrew_c0ffee0001"])
+    sampled = fresh_pulled.sampled(Sample(3, seed=1))
+    with pytest.raises(LytError) as caught:
+        drafts.rehearse(sampled, progress=False)
+    refusal = caught.value
+    assert isinstance(refusal, RehearsalSnapshotError) and isinstance(refusal, ValueError)
+    assert refusal.sample == str(sampled.sample) and refusal.missing == ()
+    assert refusal.field == "snapshot" and "ProgramSnapshot.pull(client, kinds=" in str(refusal)
+
+    only_rewards = ProgramSnapshot.pull(client, progress=False, kinds=["rewards"])
+    with pytest.raises(RehearsalSnapshotError) as caught:
+        drafts.rehearse(only_rewards, progress=False)
+    assert caught.value.missing == ("reward_costs",) and caught.value.sample is None
+    assert "pull with kinds=['reward_costs', 'rewards']" in str(caught.value)
+
+    empty = actions.ChangePlan.from_frames(fresh_pulled, fresh_pulled)
+    saved = actions.ChangePlan.load(empty.save(tmp_path / "plan.json"))
+    with pytest.raises(RehearsalSnapshotError, match=r"^snapshot: the plan read from"):
+        saved.rehearse(progress=False)
 
 
 @pytest.mark.parametrize("form", ["to_csv", "to_parquet"])
