@@ -1101,4 +1101,3 @@ def test_an_apply_with_send_refused_ticked_that_sends_no_write_leaves_the_refusa
     assert outcomes[REWARD] == "succeeded" and outcomes[BUCKET] != "succeeded"
     assert _pending(client, bucket)
     assert "1 of them refused before, not sent this time" in panel.status.value
-
