@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 import httpx
 import pandas as pd
 import pytest
-from interrupting import HANG, PacedLines, until, until_counted
+from interrupting import HANG, PacedLines, Waits, until, until_counted
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, ProgramEdit
@@ -357,3 +357,38 @@ def applied_until_waiting(
     if raised:
         raise raised[0]
     return out[0] if out else None
+
+
+def paced_in_waits(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    monkeypatch: pytest.MonkeyPatch,
+    waits: Waits,
+    wait: Callable[[float], None],
+    path: Path,
+    *,
+    saved: bool,
+    **options: Any,
+) -> tuple[pd.DataFrame, list[httpx.Request], int]:
+    """The plan saved at ``path`` (``saved``: as saved, checked as it writes; else its
+    ``ChangePlan``) applied paced over real HTTP with ``options``, each wait for a window
+    taken at once (``wait``, which moves ``waits`` on): its results, the requests it sent and
+    the refusals its client heard."""
+    from lyt_toolkit.client import _transport
+
+    monkeypatch.setattr(_transport, "pause", lambda seconds, stops: wait(seconds))
+    sent: list[httpx.Request] = []
+
+    def in_its_window(request: httpx.Request) -> None:
+        waits.catch_up()
+        sent.append(request)
+
+    with (
+        httpx.Client(event_hooks={"request": [in_its_window]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        client.quota._clock = client._transport.tokens.clock = waits
+        loaded = ChangePlan.load(path)
+        apply = loaded.apply if saved else loaded.plan.apply
+        results = apply(client, progress=False, paced=True, **options)
+        return results, sent, client.quota.refusals

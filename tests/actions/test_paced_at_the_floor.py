@@ -11,16 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import pytest
 from interrupting import Waits, window_used
 
-from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.cli import main
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SaveOne, activations
+from .helpers import SaveOne, activations, paced_in_waits
 
 pytestmark = pytest.mark.usefixtures("professional")  # put back to unlimited after
 
@@ -40,8 +38,6 @@ def test_a_paced_apply_at_the_least_share_ends_a_token_and_a_call_a_window(
     save_one: SaveOne,
     saved: bool,
 ) -> None:
-    from lyt_toolkit.client import _transport
-
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     chosen = set(save_one(path)["id"])
     fresh.set_plan(f"{LIMIT}/hour")
@@ -51,24 +47,18 @@ def test_a_paced_apply_at_the_least_share_ends_a_token_and_a_call_a_window(
         assert len(waits.left) < WAITS_AT_MOST, f"waited for {len(waits.left)} windows"
         waits.sleep(seconds)
 
-    monkeypatch.setattr(_transport, "pause", lambda seconds, stops: wait(seconds))
-    sent: list[httpx.Request] = []
-
-    def in_its_window(request: httpx.Request) -> None:
-        waits.catch_up()
-        sent.append(request)
-
-    with (
-        httpx.Client(event_hooks={"request": [in_its_window]}) as http,
-        make_client(fresh, http_client=http) as client,
-    ):
-        client.quota._clock = client._transport.tokens.clock = waits
-        loaded = ChangePlan.load(path)
-        apply = loaded.apply if saved else loaded.plan.apply
-        results = apply(
-            client, log=log, progress=False, paced=True, budget_share=SHARE, concurrency=1
-        )
-        refused = client.quota.refusals
+    results, sent, refused = paced_in_waits(
+        fresh,
+        make_client,
+        monkeypatch,
+        waits,
+        wait,
+        path,
+        saved=saved,
+        log=log,
+        budget_share=SHARE,
+        concurrency=1,
+    )
     assert (results["outcome"] == "succeeded").all() and set(results["target"]) == chosen
     assert activations(sent) == len(chosen) and refused == 0  # each write once, none refused
     counted = [LIMIT - left for left in [*waits.left, fresh.plan()["remaining"]]]

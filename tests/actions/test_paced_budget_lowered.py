@@ -18,7 +18,7 @@ from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import SaveOne, activations
+from .helpers import SaveOne, activations, paced_in_waits
 
 pytestmark = pytest.mark.usefixtures("professional")  # put back to unlimited after
 
@@ -40,8 +40,6 @@ def test_a_paced_apply_whose_budget_falls_too_low_says_so_and_resumes_the_rest(
     """Earlier the plan's items left were ``failed`` (logged so) with a message naming no
     change of budget, and the saved plan checked as it writes raised ``PacedShareTooSmall``
     out of ``apply``, its results lost."""
-    from lyt_toolkit.client import _transport
-
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
     chosen = set(save_one(path)["id"])
     fresh.set_plan("10/hour")  # 3 calls a window at a share of 0.3: its token, 2 calls
@@ -53,21 +51,9 @@ def test_a_paced_apply_whose_budget_falls_too_low_says_so_and_resumes_the_rest(
             lowered.append(fresh.set_plan("3/hour"))
         waits.sleep(seconds)
 
-    monkeypatch.setattr(_transport, "pause", lambda seconds, stops: wait(seconds))
-    sent: list[httpx.Request] = []
-
-    def in_its_window(request: httpx.Request) -> None:
-        waits.catch_up()
-        sent.append(request)
-
-    with (
-        httpx.Client(event_hooks={"request": [in_its_window]}) as http,
-        make_client(fresh, http_client=http) as client,
-    ):
-        client.quota._clock = client._transport.tokens.clock = waits
-        loaded = ChangePlan.load(path)
-        apply = loaded.apply if saved else loaded.plan.apply
-        results = apply(client, log=log, progress=False, paced=True, budget_share=0.3)
+    results, sent, _ = paced_in_waits(
+        fresh, make_client, monkeypatch, waits, wait, path, saved=saved, log=log, budget_share=0.3
+    )
     made = _activated(sent)
     assert (
         lowered
