@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .._text import counted
 from ..errors import BudgetExceededError
+from .cost import PlanCost
 
 __all__ = ["window_fell"]
 
@@ -37,13 +38,7 @@ def window_fell(
         "The window fell since the apply's check (another client's calls, or the project's"
         f" plan lowered): {how}; its {action} part ({counted(items, 'item')}) is"
     )
-    return BudgetExceededError(
-        what,
-        needed=refused.needed,
-        remaining=refused.remaining,
-        limit=refused.limit,
-        resets_at=refused.resets_at,
-        partial=False,
-        share=refused.share,
-        paced=logged,
+    cost = PlanCost(
+        refused.needed, refused.remaining, refused.limit, refused.resets_at, share=refused.share
     )
+    return cost.refusal(what, partial=False, paced=logged)
