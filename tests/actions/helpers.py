@@ -392,3 +392,21 @@ def paced_in_waits(
         apply = loaded.apply if saved else loaded.plan.apply
         results = apply(client, progress=False, paced=True, **options)
         return results, sent, client.quota.refusals
+
+
+def bonuses_then_drafts(
+    base: ProgramSnapshot, bonuses: int, prefix: str
+) -> tuple[ChangePlan, list[str]]:
+    """A plan of ``base`` creating ``bonuses`` POINTS benefits (``PREFIX 0``, ...), then
+    moving every ACTIVE reward to DRAFT (25 of the demo program's): two parts, the second
+    larger than a window lowered between them may leave; the rewards."""
+    edit = actions.edit(base)
+    card = str(base.card_definitions["id"].iloc[0])
+    added = [
+        {"name": f"{prefix} {i}", "type": "POINTS", "points_value": 5, "card_definition_id": card}
+        for i in range(bonuses)
+    ]
+    edit.benefits = pd.concat([edit.benefits, pd.DataFrame(added)], ignore_index=True)
+    drafts = list(base.rewards.loc[base.rewards["status"] == "ACTIVE", "id"].astype(str))
+    edit.rewards.loc[edit.rewards["id"].isin(drafts), "status"] = "DRAFT"
+    return edit.plan(), drafts

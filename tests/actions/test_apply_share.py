@@ -23,7 +23,7 @@ from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import first_id, names_on_server, pull
+from .helpers import bonuses_then_drafts, first_id, names_on_server, pull
 
 CREATES = 60
 OTHERS = 200
@@ -210,22 +210,6 @@ def test_a_re_read_that_spends_the_share_sends_no_write_and_the_next_apply_does_
         assert reader.rewards.get(reward).status == "DRAFT"
 
 
-def _a_few_bonuses_then_drafts(base: ProgramSnapshot) -> tuple[ChangePlan, list[str]]:
-    """A plan of ``base`` creating ``BONUSES`` benefits, then moving every ACTIVE reward to
-    DRAFT (25 of the demo program's: a second part larger than what the lowered window has
-    left, ``LEFT``); the rewards."""
-    edit = actions.edit(base)
-    card = str(base.card_definitions["id"].iloc[0])
-    added = [
-        {"name": f"Fallen {i}", "type": "POINTS", "points_value": 5, "card_definition_id": card}
-        for i in range(BONUSES)
-    ]
-    edit.benefits = pd.concat([edit.benefits, pd.DataFrame(added)], ignore_index=True)
-    drafts = list(base.rewards.loc[base.rewards["status"] == "ACTIVE", "id"].astype(str))
-    edit.rewards.loc[edit.rewards["id"].isin(drafts), "status"] = "DRAFT"
-    return edit.plan(), drafts
-
-
 BONUSES = 3
 FALLEN_TO = "100/hour"
 LEFT = 20
@@ -249,7 +233,7 @@ def test_an_unpaced_apply_whose_budget_falls_between_parts_sends_its_share_of_th
     (25 items) not started", offering ``allow_partial=True``, which an apply does not take):
     the first part's results lost, the share of what the window held unused."""
     path, log = tmp_path / "plan.json", tmp_path / "plan.log.jsonl"
-    plan, drafts = _a_few_bonuses_then_drafts(fresh_pulled)
+    plan, drafts = bonuses_then_drafts(fresh_pulled, BONUSES, "Fallen")
     plan.save(path)
     fresh.set_plan("1000/hour")
     creates = 0

@@ -9,15 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-import pandas as pd
 import pytest
 from other_traffic import spend
 
-from lyt_toolkit import actions
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
+
+from .helpers import bonuses_then_drafts
 
 BONUSES = 3
 LEFT = 10
@@ -34,18 +34,8 @@ def test_an_apply_at_the_whole_window_fallen_between_parts_says_how_to_resume(
     reset, or pass allow_partial=True to send what fits and resume from the log after the
     reset": an apply takes no ``allow_partial``, and the creates made went unsaid."""
     log = tmp_path / "plan.log.jsonl"
-    base = fresh_pulled
-    edit = actions.edit(base)
-    card = str(base.card_definitions["id"].iloc[0])
-    added = [
-        {"name": f"Fell {i}", "type": "POINTS", "points_value": 5, "card_definition_id": card}
-        for i in range(BONUSES)
-    ]
-    edit.benefits = pd.concat([edit.benefits, pd.DataFrame(added)], ignore_index=True)
-    drafts = list(base.rewards.loc[base.rewards["status"] == "ACTIVE", "id"].astype(str))
+    plan, drafts = bonuses_then_drafts(fresh_pulled, BONUSES, "Fell")
     assert len(drafts) > LEFT
-    edit.rewards.loc[edit.rewards["id"].isin(drafts), "status"] = "DRAFT"
-    plan = edit.plan()
     fresh.set_plan("1000/hour")
     creates = 0
 
