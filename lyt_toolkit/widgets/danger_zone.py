@@ -7,6 +7,7 @@ phrase names and what the Delete button deletes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -245,16 +246,19 @@ class DangerZone(PlanPanel):
         self.status.value = ""  # a message about the previous project no longer applies
         self.webhooks.show_rows(pd.DataFrame(columns=list(WEBHOOK_VIEW)))
         self._show_reads()
-        if self.project_select.value and not self.load_in_background(self._load_webhooks):
+        project = self.project_select.value
+        if project and not self.load_in_background(partial(self._load_webhooks, project)):
             self.show_error("Still loading: choose the project again once the lists are shown.")
 
-    def _load_webhooks(self) -> None:
-        self.guard(self._list_webhooks, "webhooks")
+    def _load_webhooks(self, project: str) -> None:
+        self.guard(partial(self._list_webhooks, project), "webhooks")
 
-    def _list_webhooks(self) -> None:
+    def _list_webhooks(self, project: str) -> None:
+        """The webhooks of ``project``, the one chosen when the load began (a choice refused
+        while it runs does not change what it lists)."""
         self._check_reads(1, "the chosen project's webhooks")
         try:
-            hooks = self.client.webhooks.list(self.project_select.value)
+            hooks = self.client.webhooks.list(project)
         except MissingRequiredFeatureError:
             self.show_error("This project's plan has no webhooks (402).")
             return
