@@ -32,6 +32,11 @@ class LoadsWhenShown:
         """True while a background load runs (until the widget shows its end)."""
         return self._loading
 
+    def _refuses_loads(self) -> bool:
+        """True while a load runs in another thread: :meth:`load_in_background` would start
+        nothing (a choice that opens a list is refused then)."""
+        return self._loading and threading.current_thread() is not self._loader
+
     def refresh_in_background(self) -> bool:
         """Start :meth:`refresh` in a background thread; False (nothing started) while a
         load already runs. The widget shows that it is loading until the load ends."""
@@ -41,11 +46,11 @@ class LoadsWhenShown:
         """Start ``load`` in a background thread; False (nothing started) while another
         load runs. Called from within a load (an observer fired by it), ``load`` runs
         at once, as part of that load."""
+        if self._refuses_loads():
+            return False
         if threading.current_thread() is self._loader:
             load()
             return True
-        if self._loading:
-            return False
         self._loading = True
         self.show_loading(True)
         self._loader = threading.Thread(

@@ -6,6 +6,7 @@ phrase names and what the Delete button deletes.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,8 @@ def confirmation_phrase(ids: tuple[str, ...], noun: str) -> str:
     return f"DELETE {len(ids)} {noun}s"
 
 
+STILL_LOADING = "Still loading: choose the project again once the lists are shown."
+"""Why a project chosen while a load runs is refused (the dropdown shows the last one again)."""
 TIER_STRUCTURE_VIEW = ("name", "status", "id")
 WEBHOOK_VIEW = ("target_url", "id")
 
@@ -136,6 +139,12 @@ class DangerZone(PlanPanel):
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.reads = w.HTML()
         self.project_select = w.Dropdown(options=[("-- choose --", None)], description="Project")
+        self._project: str | None = None
+        """The project whose webhooks the grid lists (or is loading): the one the dropdown
+        shows and Delete deletes from."""
+        self._putting_back: threading.Thread | None = None
+        """The thread putting a refused choice back, while it does: its own change of the
+        dropdown is no choice."""
         self.tier_structures = _Section(
             "Tier structures",
             "tier structure",
@@ -242,13 +251,28 @@ class DangerZone(PlanPanel):
 
     def _project_chosen(self) -> None:
         """Empty the webhooks grid, then list the chosen project's webhooks in the
-        background (refused, and said so, while another load runs)."""
+        background. While another load runs the choice is refused, said so, and the dropdown
+        put back to the project the grid lists (or is loading), its rows kept."""
+        if self._putting_back is threading.current_thread():
+            return
+        if self._refuses_loads():
+            self._put_back()
+            self.show_error(STILL_LOADING)
+            return
+        project = self._project = self.project_select.value
         self.status.value = ""  # a message about the previous project no longer applies
         self.webhooks.show_rows(pd.DataFrame(columns=list(WEBHOOK_VIEW)))
         self._show_reads()
-        project = self.project_select.value
         if project and not self.load_in_background(partial(self._load_webhooks, project)):
-            self.show_error("Still loading: choose the project again once the lists are shown.")
+            self.show_error(STILL_LOADING)  # a load begun from another thread meanwhile
+
+    def _put_back(self) -> None:
+        """Show again in the dropdown the project the grid lists, as no choice."""
+        self._putting_back = threading.current_thread()
+        try:
+            self.project_select.value = self._project
+        finally:
+            self._putting_back = None
 
     def _load_webhooks(self, project: str) -> None:
         self.guard(partial(self._list_webhooks, project), "webhooks")
@@ -296,8 +320,8 @@ class DangerZone(PlanPanel):
         return actions.delete_tier_structures(list(self.tier_structures.ids()))
 
     def _webhooks_plan(self) -> actions.DeleteWebhooks:
-        project = self.project_select.value
-        return actions.delete_webhooks([(project, h) for h in self.webhooks.ids()])
+        """The selected webhooks, of the project the grid lists."""
+        return actions.delete_webhooks([(self._project, h) for h in self.webhooks.ids()])
 
     def _run(self, plan: actions.ActionPlan[Any], section: _Section) -> None:
         def settle() -> None:

@@ -459,11 +459,78 @@ def test_choosing_a_project_lists_its_webhooks_in_the_background(
     assert zone.webhooks.frame.empty
     zone.project_select.value = "proj_NwStage01"  # from code: refused while the list loads
     assert "Still loading" in zone.status.value
+    assert zone.project_select.value == "proj_NwMain01"  # put back: the project loading
     zone.wait()
     fresh.clear_faults()
     assert not zone.loading and not zone.project_select.disabled
     assert not zone.refresh_button.disabled
     assert list(zone.webhooks.frame["id"]) == [h.id for h in client.webhooks.list("proj_NwMain01")]
+
+
+class _HeldWebhooks:
+    """A client's webhooks resource whose ``list`` is held until ``release`` is set (``held``
+    set then): held as the method is looked up, so before a caller's arguments are taken (a
+    load reading the dropdown for them reads it after what the test does meanwhile)."""
+
+    def __init__(self, webhooks: Any, held: threading.Event, release: threading.Event) -> None:
+        self._webhooks, self._held, self._release = webhooks, held, release
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "list" and not self._release.is_set():
+            self._held.set()
+            assert self._release.wait(30), "the test never released the webhooks read"
+        return getattr(self._webhooks, name)
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    """An event a test sets to release a held read; set anyway at the test's end, so no
+    thread is left waiting on it."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+@pytest.mark.parametrize("refused", ["proj_NwStage01", None], ids=["another", "none"])
+def test_a_project_chosen_while_webhooks_load_is_refused_and_put_back_delete_names_the_listed(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    release: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+    refused: str | None,
+) -> None:
+    """The dropdown is disabled while a project's webhooks load; a choice made anyway (from
+    code: another project, or none) is refused: the grid lists the first project's webhooks,
+    the dropdown shows that project again, and Delete deletes from it (not from the refused
+    one: that gave a 404, reported ``already_done``, and nothing deleted)."""
+    zone = DangerZone(client)
+    zone.refresh_button.click()
+    zone.wait()
+    main = [h.id for h in client.webhooks.list("proj_NwMain01")]
+    stage = [h.id for h in client.webhooks.list("proj_NwStage01")]
+    held = threading.Event()
+    monkeypatch.setattr(client, "webhooks", _HeldWebhooks(client.webhooks, held, release))
+    used = fresh.plan()["used"]
+    zone.project_select.value = "proj_NwMain01"
+    assert held.wait(30)  # the load's thread is at its webhooks read
+    zone.project_select.value = refused  # from code: refused while the list loads
+    assert "Still loading" in zone.status.value
+    release.set()
+    zone.wait()
+    assert fresh.plan()["used"] == used + 1  # one webhooks read: none for the refused choice
+    assert list(zone.webhooks.frame["id"]) == main
+    assert zone.project_select.value == "proj_NwMain01"
+    select_ids(zone.webhooks.grid, zone.webhooks.frame, [main[0]])
+    assert f"<code>{main[0]}</code>" in zone.webhooks.phrase.value
+    zone.webhooks.confirm_text.value = main[0]
+    zone.webhooks.delete_button.click()
+    zone.wait()
+    assert "succeeded: 1" in zone.status.value
+    assert [h.id for h in client.webhooks.list("proj_NwMain01")] == main[1:]
+    assert [h.id for h in client.webhooks.list("proj_NwStage01")] == stage
+    assert (
+        zone.project_select.value == "proj_NwMain01" and list(zone.webhooks.frame["id"]) == main[1:]
+    )
 
 
 def test_choosing_a_program_lists_its_members_in_the_background(
