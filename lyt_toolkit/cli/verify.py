@@ -313,7 +313,7 @@ def _taken(outcomes: list[str], name: str) -> str:
 
     said = [f"{counted(outcomes.count('succeeded'), 'write')} made by {name}'s apply"]
     for outcome, words in (
-        ("already_done", "already_done in it (found done, not made by it)"),
+        ("already_done", "already_done in it (found done)"),
         ("failed", "failed in it (refused by the service)"),
         (IN_DOUBT, f"{IN_DOUBT} (sent, its answer not logged)"),
     ):
