@@ -30,7 +30,7 @@ from .items import ItemResult, Outcome, PlanItem, Standing
 from .ledger import PlanAlreadyAppliedError
 from .lock import LockFileError, LockHeldError
 from .log import ActionLog, ForeignLogError
-from .logged import logged_results, review_log
+from .logged import logged_results, review_log, review_logs
 from .pending import ActivatePendingBuckets, activate_pending_buckets
 from .plan import ActionPlan
 from .plan_reader import PlanFileError
@@ -80,6 +80,7 @@ __all__ = [
     "logged_results",
     "move_rewards_to_draft",
     "review_log",
+    "review_logs",
     "verify_touched",
     "verify_touched_cost",
 ]

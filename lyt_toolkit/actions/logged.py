@@ -15,12 +15,16 @@ A plan applied part way, then refused as stale, leaves the rest to its plan for 
 log, bound to that file's sha256) gives an item the plan's log shows not sent or in doubt
 the outcome of its last line there, the same call on the same target. An item the review
 file left out (someone else made it, so it was unsupported) has no line there and stays
-not sent by the apply.
+not sent by the apply. A plan for review refused as stale in turn saves its own
+(``NAME.refreshed.refreshed.json``), and so on: ``review_logs`` gives their logs in that
+order (at most ``MAX_REVIEWS``), and ``review`` given them takes, for an item still not
+sent or in doubt after one, its outcome from the next.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,12 +35,23 @@ from .log import ATTEMPTED, ActionLog, LogSource, LogState
 if TYPE_CHECKING:
     from .rehearsal import Rehearsal
 
-__all__ = ["IN_DOUBT", "NOT_SENT", "logged_results", "review_log", "review_path"]
+__all__ = [
+    "IN_DOUBT",
+    "MAX_REVIEWS",
+    "NOT_SENT",
+    "logged_results",
+    "review_log",
+    "review_logs",
+    "review_path",
+    "sourced_results",
+]
 
 NOT_SENT = "not sent"
 """The outcome of an item the log has no line of."""
 IN_DOUBT = "in doubt"
 """The outcome of an item whose last line is ``attempted``: sent, no answer logged."""
+MAX_REVIEWS = 5
+"""Plans for review ``review_logs`` follows, each the one of the file before."""
 
 
 def review_path(plan: Path) -> Path:
@@ -57,20 +72,44 @@ def review_log(plan: str | Path) -> ActionLog | None:
     return ActionLog(log, plan=hashlib.sha256(path.read_bytes()).hexdigest())
 
 
+def review_logs(plan: str | Path) -> list[ActionLog]:
+    """The action logs of the plan file ``plan``'s plans for review, each of the file before
+    (``review_log``: ``NAME.refreshed.json``'s, then ``NAME.refreshed.refreshed.json``'s, a
+    plan for review refused as stale saving its own), each bound to its file's sha256 now,
+    as far as one has a log, at most ``MAX_REVIEWS``; empty when the first has none."""
+    logs: list[ActionLog] = []
+    path = Path(plan)
+    while len(logs) < MAX_REVIEWS and (log := review_log(path)) is not None:
+        logs.append(log)
+        path = review_path(path)
+    return logs
+
+
 def logged_results(
-    rehearsal: Rehearsal, log: LogSource, *, review: LogSource | None = None
+    rehearsal: Rehearsal,
+    log: LogSource,
+    *,
+    review: LogSource | Sequence[ActionLog] | None = None,
 ) -> pd.DataFrame:
     """The results of the apply ``log`` recorded (a saved plan's: ``ActionLog(path,
     plan=saved.sha256)``, which reads its own lines only), one row per item of
     ``rehearsal.results`` (``call``, ``target``, ``outcome``, ``status``, ``error_key``), to
     pass as ``verify``'s and ``verify_touched``'s ``results``; ``review``, the log of its
-    plan for review (``review_log``), for the items ``log`` shows not sent or in doubt (see
-    the module)."""
+    plan for review (``review_log``), or the logs of its chain of them (``review_logs``),
+    for the items ``log`` shows not sent or in doubt (see the module)."""
+    return sourced_results(rehearsal, log, review=review)[0]
+
+
+def sourced_results(
+    rehearsal: Rehearsal,
+    log: LogSource,
+    *,
+    review: LogSource | Sequence[ActionLog] | None = None,
+) -> tuple[pd.DataFrame, list[int | None]]:
+    """``logged_results``, and for each of its rows the log its outcome was read from: 0
+    ``log``, ``i`` the ``i``-th of ``review`` (1: the first), None no line in any."""
     items = rehearsal.results
-    action_log = log if isinstance(log, ActionLog) else ActionLog(log)
-    later = (
-        None if review is None else review if isinstance(review, ActionLog) else ActionLog(review)
-    )
+    sources = [_opened(log), *(_opened(r) for r in _reviews(review))]
     calls = items["call"].astype(str) if "call" in items else [rehearsal.action] * len(items)
     states: dict[tuple[int, str], LogState] = {}
 
@@ -80,16 +119,33 @@ def logged_results(
             state = states[id(source), call] = source.state(call)
         return state.last.get(target)
 
-    rows = []
+    rows, taken = [], []
     for call, target, rehearsed in zip(
         calls, items["target"].astype(str), items["outcome"].astype(str), strict=True
     ):
-        line = last(action_log, call, target)
-        if later is not None and (line is None or line.get("outcome") == ATTEMPTED):
-            line = last(later, call, target) or line
+        line, source = None, None
+        for index, action_log in enumerate(sources):
+            if line is not None and line.get("outcome") != ATTEMPTED:
+                break
+            if (later := last(action_log, call, target)) is not None:
+                line, source = later, index
         rows.append(_row(call, target, rehearsed, line))
+        taken.append(source)
     frame = pd.DataFrame(rows, columns=["call", "target", "outcome", "status", "error_key"])
-    return frame.astype(_DTYPES)
+    return frame.astype(_DTYPES), taken
+
+
+def _opened(log: LogSource) -> ActionLog:
+    return log if isinstance(log, ActionLog) else ActionLog(log)
+
+
+def _reviews(review: LogSource | Sequence[ActionLog] | None) -> list[LogSource]:
+    """``review`` as a list of logs (none: empty)."""
+    if review is None:
+        return []
+    if isinstance(review, Sequence) and not isinstance(review, str):
+        return list(review)
+    return [review]
 
 
 _DTYPES = {

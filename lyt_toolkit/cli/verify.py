@@ -23,8 +23,15 @@ without one the outcomes are not compared, and it says so): refused in productio
 as rehearsed. A plan applied part way, then refused as stale, has the rest applied from its
 plan for review (``NAME.refreshed.json``, its own log beside it: ``actions.review_log``,
 bound to that file's sha256): an item the plan's log shows not sent or in doubt takes that
-log's outcome, and the output says how many writes that apply made; an item the file for
-review left out (someone else made it since) stays not sent by the apply, said so.
+log's outcome, and the output says what that apply did of them: the writes it made
+(succeeded), and those that failed (refused by the service) or are in doubt in it. A plan
+for review refused as stale in turn has its own (``NAME.refreshed.refreshed.json``): the
+chain is followed (``actions.review_logs``, each link bound to its file's sha256, at most
+``MAX_REVIEWS``; a file beyond is named, to verify alone), a line for each. An item the
+files for review left out (someone else made it since) stays not sent by the apply, said
+so. Paced, the plan's log counts the read-back against the share as above: reading the
+logs of its plans for review sends nothing, and their applies' calls count as the
+project's other traffic.
 Each change not as rehearsed names the outcome of the item writing to its row:
 not as rehearsed, that is why; as rehearsed, the row changed otherwise since. Printed: the
 verdict, the checks that are not as rehearsed one per line (the first ``MAX_CHECKS_SHOWN``);
@@ -76,7 +83,7 @@ _OPTIONS = {"paced": "--paced"}
 def verify(args: argparse.Namespace) -> int:
     """Rehearse the plan again, read back what it touched and compare."""
     with collector_paused():  # start-up: see collector_paused
-        from ..actions import ActionLog, review_log, verify_touched, verify_touched_cost
+        from ..actions import ActionLog, review_logs, verify_touched, verify_touched_cost
 
     try:
         share = share_option(args.budget_share)
@@ -88,9 +95,10 @@ def verify(args: argparse.Namespace) -> int:
     log_path = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
     if args.log is not None and not log_path.is_file():
         return fail(COMMAND, f"--log {args.log}: no such action log", EXIT_ERROR)
-    review = review_log(plan.path)
-    if (note := _applied_note(plan, log_path, review)) is not None:
-        print(note)
+    reviews = review_logs(plan.path)
+    for note in (_applied_note(plan, log_path, reviews), _beyond_note(plan.path, reviews)):
+        if note is not None:
+            print(note)
     snapshot = read_or_fail(args.base, COMMAND)
     if snapshot is None:
         return EXIT_ERROR
@@ -111,7 +119,7 @@ def verify(args: argparse.Namespace) -> int:
             log = ActionLog(log_path, plan=plan.sha256) if log_path.is_file() else None
             paced_log = args.paced and log is not None
             try:
-                results = _logged(done.rehearsal, log, log_path, client, review)
+                results = _logged(done.rehearsal, log, log_path, client, reviews)
                 cost_text = _cost_text(cost, args.paced, paced_log)
                 print(f"Reading back what the rehearsal changed: {cost_text}")
                 verification = verify_touched(
@@ -123,7 +131,7 @@ def verify(args: argparse.Namespace) -> int:
                     log=log if paced_log else None,
                 )
             finally:
-                for opened in (log, review):
+                for opened in (log, *reviews):
                     if opened is not None:
                         opened.close()
     except (LytError, OSError, ValueError) as exc:
@@ -173,24 +181,24 @@ def _cost_text(cost: PlanCost, paced: bool, paced_log: bool) -> str:
     )
 
 
-def _applied_note(plan: SavedPlan, log_path: Path, review: ActionLog | None) -> str | None:
+def _applied_note(plan: SavedPlan, log_path: Path, reviews: list[ActionLog]) -> str | None:
     """What ``plan``'s record says of its apply when it shows none to completion (None when
-    it does): the rest applied to completion from its plan for review (``review``: that
-    file's log), every item done but the writes the service refused for good (its log: they
-    are not sent again), or no record at all."""
-    from ..actions.ledger import applied_marker, applied_record
-    from ..actions.logged import review_path
+    it does): the rest applied to completion from its plan for review (``reviews``: the logs
+    of the chain of them, the last applied), every item done but the writes the service
+    refused for good (its log: they are not sent again), or no record at all."""
+    from ..actions.ledger import applied_marker
 
     if plan.applied_before() is not None:
         return None
-    if review is not None and review.plan is not None:
-        reviewed = review_path(plan.path)
-        if applied_record(reviewed, review.plan) is not None:
-            return (
-                f"Note: {plan.path} has no record of an apply to completion; its plan for"
-                f" review {reviewed} has ({applied_marker(reviewed)}): what that apply made"
-                " counts as this plan's"
-            )
+    if reviews and _completed(reviews[-1]):
+        reviewed = _file_of(reviews[-1])
+        which = "its plan for review" if len(reviews) == 1 else "the last of its plans for review,"
+        that = "that apply" if len(reviews) == 1 else "their applies"
+        return (
+            f"Note: {plan.path} has no record of an apply to completion; {which}"
+            f" {reviewed}{',' if len(reviews) > 1 else ''} has ({applied_marker(reviewed)}):"
+            f" what {that} made counts as this plan's"
+        )
     if refused := _refused_for_good(plan, log_path):
         return (
             f"Note: the apply of {plan.path} went to its end but the service refused"
@@ -201,6 +209,33 @@ def _applied_note(plan: SavedPlan, log_path: Path, review: ActionLog | None) -> 
         f"Note: {plan.path} has no record of an apply to completion ({plan.applied_marker}):"
         " what was not applied shows as missing"
     )
+
+
+def _beyond_note(path: Path, reviews: list[ActionLog]) -> str | None:
+    """What is said when the chain of plans for review goes on past the ``MAX_REVIEWS``
+    followed (None when it does not): the file whose apply's outcomes are not read."""
+    from ..actions.logged import MAX_REVIEWS, review_path
+
+    beyond = review_path(_file_of(reviews[-1])) if len(reviews) == MAX_REVIEWS else None
+    if beyond is None or not beyond.is_file():
+        return None
+    return (
+        f"Note: {path}'s plans for review go on past the {MAX_REVIEWS} followed, to {beyond}:"
+        f" what its apply (and any after it) made is not read here; lyt verify {beyond}"
+        " --base with the same base verifies it alone"
+    )
+
+
+def _file_of(review: ActionLog) -> Path:
+    """The plan for review whose apply ``review`` (its action log) recorded."""
+    return review.path.with_name(review.path.name.removesuffix(".log.jsonl"))
+
+
+def _completed(review: ActionLog) -> bool:
+    """Whether the plan for review whose log is ``review`` was applied to completion."""
+    from ..actions.ledger import applied_record
+
+    return review.plan is not None and applied_record(_file_of(review), review.plan) is not None
 
 
 def _refused_for_good(plan: SavedPlan, log_path: Path) -> int:
@@ -226,55 +261,92 @@ def _logged(
     log: ActionLog | None,
     path: Path,
     client: LoyaltyClient,
-    review: ActionLog | None,
+    reviews: list[ActionLog],
 ) -> pd.DataFrame | None:
     """The apply's results as its action log tells them (``logged_results``), said first;
-    None, said, without a log. With the log of its plan for review (``review``), the writes
-    that apply made are counted, and the items neither sent said. A log of another service
-    or project is refused (nothing sent): what it shows done was not done here."""
+    None, said, without a log. With the logs of its plans for review (``reviews``, each of
+    the file before), what each of their applies did of the items still not sent or in doubt
+    is said (made, failed, in doubt), and the items none sent. A log of another service or
+    project is refused (nothing sent): what it shows done was not done here."""
     from ..actions import logged_results
     from ..actions.log import refuse_foreign
+    from ..actions.logged import sourced_results
 
     if log is None:
         print(f"No action log at {path}: the items' outcomes are not compared")
         return None
     refuse_foreign(log, client, ask=False)
     print(f"Comparing each item's outcome with the apply's, from its action log {path}")
-    own = logged_results(rehearsal, log)
-    if review is None:
-        return own
-    refuse_foreign(review, client, ask=False)
-    results = logged_results(rehearsal, log, review=review)
-    made = int((own["outcome"] != results["outcome"]).sum())
-    if not made:
-        return own
-    reviewed = review.path.with_name(review.path.name.removesuffix(".log.jsonl"))
-    print(
-        f"and from the log of its plan for review, {review.path}:"
-        f" {counted(made, 'write')} made by {reviewed.name}'s apply"
-        f"{_unsent(results, reviewed, review)}"
-    )
+    if not reviews:
+        return logged_results(rehearsal, log)
+    for review in reviews:
+        refuse_foreign(review, client, ask=False)
+    results, sources = sourced_results(rehearsal, log, review=reviews)
+    lines = [
+        f"and from the log of {whose}, {review.path}: {_taken(outcomes, _file_of(review).name)}"
+        for whose, review, outcomes in _by_review(results, sources, reviews)
+    ]
+    if lines:
+        print("\n".join(lines) + _unsent(results, reviews))
     return results
 
 
-def _unsent(results: pd.DataFrame, reviewed: Path, review: ActionLog) -> str:
-    """What is said of the items neither apply sent: applied to completion, the file for
-    review left them out (someone else changed their objects since: it holds them
-    unsupported, as ``lyt verify`` of it shows); else they may still be to send."""
-    from ..actions.ledger import applied_record
+def _by_review(
+    results: pd.DataFrame, sources: list[int | None], reviews: list[ActionLog]
+) -> list[tuple[str, ActionLog, list[str]]]:
+    """For each plan for review whose apply's log gave some item its outcome: whose plan for
+    review it is (the plan's, or the file's before it), its log, and those outcomes."""
+    taken = []
+    for number, review in enumerate(reviews, start=1):
+        outcomes = [o for o, s in zip(results["outcome"], sources, strict=True) if s == number]
+        if outcomes:
+            whose = "its" if number == 1 else f"{_file_of(reviews[number - 2]).name}'s"
+            taken.append((f"{whose} plan for review", review, outcomes))
+    return taken
+
+
+def _taken(outcomes: list[str], name: str) -> str:
+    """What an apply of the plan for review ``name`` did of the items whose ``outcomes`` its
+    log gave, in verify's outcome words: the writes it made (``succeeded``), and those
+    ``already_done``, ``failed`` (refused by the service) or ``in doubt`` in it."""
+    from ..actions.logged import IN_DOUBT
+
+    said = [f"{counted(outcomes.count('succeeded'), 'write')} made by {name}'s apply"]
+    for outcome, words in (
+        ("already_done", "already_done in it (found done)"),
+        ("failed", "failed in it (refused by the service)"),
+        (IN_DOUBT, f"{IN_DOUBT} (sent, its answer not logged)"),
+    ):
+        if found := outcomes.count(outcome):
+            said.append(f"{figure(found)} {words}")
+    return ", ".join(said)
+
+
+def _unsent(results: pd.DataFrame, reviews: list[ActionLog]) -> str:
+    """What is said of the items no apply sent: the last plan for review applied to
+    completion, the files for review left them out (someone else changed their objects
+    since: each holds them unsupported, as ``lyt verify`` of it shows); else they may still
+    be to send."""
     from ..actions.logged import NOT_SENT
 
     unsent = int(results["outcome"].eq(NOT_SENT).sum())
     if not unsent:
         return ""
-    if review.plan is not None and applied_record(reviewed, review.plan) is not None:
-        return (
-            f"; {counted(unsent, 'item')} sent by neither: {reviewed.name} left"
-            f" {'it' if unsent == 1 else 'them'} out, someone else having changed"
-            f" {'its object' if unsent == 1 else 'their objects'} since (lyt verify"
-            f" {reviewed} shows that)"
-        )
-    return f"; {counted(unsent, 'item')} sent by neither apply"
+    one = unsent == 1
+    by = "neither" if len(reviews) == 1 else f"none of the {len(reviews) + 1} applies"
+    if not _completed(reviews[-1]):
+        return f"; {counted(unsent, 'item')} sent by {by}{' apply' if len(reviews) == 1 else ''}"
+    if len(reviews) == 1:
+        reviewed = _file_of(reviews[0])
+        left = f"{reviewed.name} left {'it' if one else 'them'} out"
+        shows = f"lyt verify {reviewed} shows that"
+    else:
+        left = f"the files for review left {'it' if one else 'them'} out"
+        shows = "lyt verify of each shows that"
+    return (
+        f"; {counted(unsent, 'item')} sent by {by}: {left}, someone else having changed"
+        f" {'its object' if one else 'their objects'} since ({shows})"
+    )
 
 
 def _check_lines(problems: pd.DataFrame) -> list[str]:

@@ -3,6 +3,7 @@ the demo program's edits of the desired-state tests."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Callable
@@ -243,6 +244,41 @@ def refused_stale(
     with make_client(fresh) as client, pytest.raises(StalePlanError):
         ChangePlan.load(path).apply(client, log=log, progress=False)
     return chosen
+
+
+def stopped_after(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    path: Path,
+    writes: Callable[[list[httpx.Request]], bool],
+    **apply: object,
+) -> set[str]:
+    """The plan at ``path`` applied (its sha256, its default log, one write at a time) and
+    cancelled once ``writes`` holds of the requests sent: the rest not sent. The targets it
+    made."""
+    cancel, sent = threading.Event(), []
+
+    def hook(request: httpx.Request) -> None:
+        sent.append(request)
+        if writes(sent):
+            cancel.set()
+
+    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    with (
+        httpx.Client(event_hooks={"request": [hook]}) as http,
+        make_client(fresh, http_client=http) as client,
+    ):
+        results = ChangePlan.load(path).apply(
+            client,
+            log=path.with_name(path.name + ".log.jsonl"),
+            sha256=sha256,
+            progress=False,
+            concurrency=1,
+            cancel=cancel,
+            **apply,  # type: ignore[arg-type]
+        )
+    assert results["outcome"].eq("cancelled").any(), results.to_string()
+    return set(results.loc[results["outcome"] == "succeeded", "target"])
 
 
 def bucket_lists(sent: list[httpx.Request]) -> int:

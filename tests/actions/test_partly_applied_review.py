@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import pytest
 from frame_reads import row_of
 
@@ -39,46 +37,12 @@ from .helpers import (
     bonus,
     names_on_server,
     pull,
+    stopped_after,
 )
 
 pytestmark = pytest.mark.usefixtures("lyt_to_fresh", "professional")
 
 _COMMAND = re.compile(r"lyt apply (\S+) --sha256 ([0-9a-f]{64})((?: --[a-z-]+)*)")
-
-
-def _stopped_after(
-    fresh: Sandbox,
-    make_client: Callable[..., LoyaltyClient],
-    path: Path,
-    writes: Callable[[list[httpx.Request]], bool],
-    **apply: object,
-) -> set[str]:
-    """The plan at ``path`` applied (its sha256, its default log, one write at a time) and
-    cancelled once ``writes`` holds of the requests sent: the rest not sent. The targets it
-    made."""
-    cancel, sent = threading.Event(), []
-
-    def hook(request: httpx.Request) -> None:
-        sent.append(request)
-        if writes(sent):
-            cancel.set()
-
-    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
-    with (
-        httpx.Client(event_hooks={"request": [hook]}) as http,
-        make_client(fresh, http_client=http) as client,
-    ):
-        results = ChangePlan.load(path).apply(
-            client,
-            log=path.with_name(path.name + ".log.jsonl"),
-            sha256=sha256,
-            progress=False,
-            concurrency=1,
-            cancel=cancel,
-            **apply,  # type: ignore[arg-type]
-        )
-    assert results["outcome"].eq("cancelled").any(), results.to_string()
-    return set(results.loc[results["outcome"] == "succeeded", "target"])
 
 
 def test_lyt_apply_of_a_partly_applied_stale_plan_saves_what_is_left_for_review(
@@ -97,7 +61,7 @@ def test_lyt_apply_of_a_partly_applied_stale_plan_saves_what_is_left_for_review(
     _, targets = save_four(path)
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
     drafted = lambda sent: any(r.url.path.endswith("/draft") for r in sent)  # noqa: E731
-    made = _stopped_after(fresh, make_client, path, drafted, allow_destroy=True)
+    made = stopped_after(fresh, make_client, path, drafted, allow_destroy=True)
     assert made == {"Bonus 05", targets["move_reward_to_draft"]}
     row = row_of(pull(client).pending_buckets.set_index("id"), BUCKET)
     client.pending_buckets.activate(row.program_id, row.member_id, row.card_id, BUCKET)
@@ -157,7 +121,7 @@ def test_a_paced_partly_applied_stale_plan_saves_what_is_left_for_review(
     chosen = save_one(path)
     assert len(chosen) > 3
     activations = lambda sent: sum(r.url.path.endswith("/activate") for r in sent) == 2  # noqa: E731
-    made = _stopped_after(fresh, make_client, path, activations, paced=True)
+    made = stopped_after(fresh, make_client, path, activations, paced=True)
     assert len(made) == 2
     last = str(ChangePlan.load(path).parts[0].items[-1].target)
     with make_client(fresh) as client:
