@@ -39,7 +39,8 @@ from .._progress import Progress, ProgressBar
 from .._services import held_reads, local_holds, named_here, service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.allowance import Allowance, AllowanceSpent, CycleSpent, WindowCalls, checked_share
-from ..errors import NotFoundError, OddValueWarning
+from ..client.quota import Quota
+from ..errors import NotFoundError, OddValueWarning, QuotaExhaustedError
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
 from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
@@ -441,6 +442,11 @@ class _Puller:
                         kept = self._keep(keep, opened)  # the service's, now that it was heard
                     with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
                         frames = await self._pull(bar, budget)
+            except QuotaExhaustedError as refused:
+                heard = _service_refusal(refused, c.quota, used_before)
+                if heard is None:
+                    raise
+                raise heard from heard.__cause__  # the service's own, its traceback kept
             except CycleSpent:
                 raise budget.cycle_stopped() from None
             except AllowanceSpent:
@@ -753,6 +759,22 @@ class _Puller:
 
         found = await in_order([partial(one, i) for i in ids], self.concurrency)
         return [d for d in found if d is not None]
+
+
+def _service_refusal(
+    refused: QuotaExhaustedError, quota: Quota, used_before: int
+) -> QuotaExhaustedError | None:
+    """The service's own 429 (``sent``) that spent the window a pull's call was ``refused``
+    in unsent, when a call of this pull (past ``used_before``) had it; else None.
+
+    The pull's lists go together: once one hears the service's 429, the others are refused
+    unsent for its window, and whichever fails first would be raised, a different text from
+    run to run (the 429's part may still be unwinding, even cancelled, when another fails).
+    """
+    heard = quota._refused
+    if refused.sent or heard is None or heard.calls_used <= used_before:
+        return None
+    return heard
 
 
 def _stamps(
