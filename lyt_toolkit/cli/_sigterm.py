@@ -35,10 +35,14 @@ class Sigterm:
 
 
 @contextmanager
-def sigterm_as_ctrl_c() -> Iterator[Sigterm]:
-    """In the block, the first SIGTERM does what a Ctrl-C does (see the module), and the
-    ``Sigterm`` given says it came; a second ends the process."""
-    sigterm = Sigterm()
+def sigterm_as_ctrl_c(sigterm: Sigterm | None = None) -> Iterator[Sigterm]:
+    """In the block, the first SIGTERM does what a Ctrl-C does (see the module), and
+    ``sigterm`` (a new ``Sigterm`` if not given) says it came; a second ends the process.
+
+    The ``KeyboardInterrupt`` it raises may come as the handler is put in place or given
+    back, outside the block's own code: whoever catches it around the ``with`` (``main``)
+    reads ``sigterm``, made before it."""
+    sigterm = Sigterm() if sigterm is None else sigterm
     if (
         threading.current_thread() is not threading.main_thread()
         or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
