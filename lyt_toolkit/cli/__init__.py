@@ -402,7 +402,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="hold the program of a snapshot folder (lyt export), clock at its pull time",
     )
     serve.add_argument("--db", default=None, help="SQLite file (default: in memory)")
-    serve.add_argument("--now", default=None, help="fix the clock at this ISO 8601 instant")
+    serve.add_argument(
+        "--now",
+        default=None,
+        help="fix the clock at this ISO 8601 instant (default: the program's now, else a running"
+        " clock; a restart on the"
+        " same --db keeps the clock where it was, fixed or running, unless --now is given)",
+    )
     serve.add_argument("--seed", type=int, default=None, help="seed for generated IDs")
     serve.add_argument(
         "--plan",
