@@ -35,6 +35,7 @@ from typing import Any, Generic, TypeVar
 
 import pandas as pd
 
+from .._interrupt import interruptible
 from .._progress import Progress, ProgressBar
 from .._services import held_reads, local_holds, named_here, service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
@@ -237,6 +238,7 @@ class _Aside(Generic[T]):
         self._lock = threading.Lock()
         self._cancelled = False
         self._task: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
+        self._interrupted = False
 
     def run(self) -> T:
         """The work's value, once its loop has run it to its end."""
@@ -254,8 +256,31 @@ class _Aside(Generic[T]):
         # The loop's task returns None, its result kept beside it: on the main thread
         # asyncio.run ends by asking signal.getsignal(SIGINT), which on Python 3.11 formats
         # the handler's repr, the finished task and its result included (whole frames).
-        asyncio.run(main())
+        with interruptible(self._interrupt):
+            try:
+                asyncio.run(main())
+            except asyncio.CancelledError:
+                if self._interrupted:
+                    raise KeyboardInterrupt from None
+                raise
+        if self._interrupted:  # stopped as it ended: the stop is what the caller asked
+            raise KeyboardInterrupt
         return done[0]
+
+    def _interrupt(self) -> bool:
+        """A SIGTERM taken as a Ctrl-C on this (the main) thread while the loop runs here
+        (``lyt_toolkit._interrupt``): the work's task cancelled at its next await, as
+        asyncio's Ctrl-C handler does; False when it has not begun or is over (the caller
+        raises then)."""
+        if self._task is None:
+            return False
+        loop, task = self._task
+        if task.done() or loop.is_closed():
+            return False
+        self._interrupted = True
+        task.cancel()
+        loop.call_soon_threadsafe(lambda: None)  # the loop woken, should it wait
+        return True
 
     def cancel(self) -> None:
         """Cancel the work, from another thread (before it starts: it never does)."""
