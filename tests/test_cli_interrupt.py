@@ -4,6 +4,7 @@ tests); SIGTERM likewise (taken as a Ctrl-C), exit code 143."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from lyt_toolkit import cli
 from lyt_toolkit.sandbox import Sandbox
 
 
@@ -71,3 +73,40 @@ def test_ctrl_c_or_sigterm_stops_a_serving_sandbox_in_one_line_exit_128_plus_sig
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code
     assert err == "lyt sandbox serve: interrupted\n"
+
+
+@pytest.mark.parametrize("edge", ["before", "after"])
+def test_a_sigterm_at_the_edges_of_a_commands_run_exits_143_without_a_traceback(
+    edge: str,
+    sandbox: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A background job's SIGTERM (Ctrl-C ignored) just after ``main`` put its handler in
+    place, before the command begins, or just after the command returned, before the
+    handler is given back: a real signal, raised at that point (``signal.raise_signal``
+    runs its handler at once)."""
+    configure_lyt(sandbox)
+    command = cli._run
+
+    def run_with_sigterm(args: argparse.Namespace) -> int:
+        assert callable(signal.getsignal(signal.SIGTERM))  # main's handler: it does not kill
+        if edge == "before":
+            signal.raise_signal(signal.SIGTERM)
+        code = command(args)
+        signal.raise_signal(signal.SIGTERM)
+        return code
+
+    monkeypatch.setattr(cli, "_run", run_with_sigterm)
+    ctrl_c = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a shell starts a background job
+    try:
+        code = cli.main(["audit"])
+    except KeyboardInterrupt:
+        pytest.fail("the SIGTERM's KeyboardInterrupt escaped main")
+    finally:
+        signal.signal(signal.SIGINT, ctrl_c)
+    assert code == 143
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # given back
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "interrupted" not in err, err

@@ -17,7 +17,7 @@ from .._collector import collector_paused
 from .._progress import plain_lines
 from .._version import __version__
 from ._common import EXIT_INTERRUPTED, EXIT_TERMINATED, fail, interrupted
-from ._sigterm import sigterm_as_ctrl_c
+from ._sigterm import Sigterm, sigterm_as_ctrl_c
 
 __all__ = ["build_parser", "main"]
 
@@ -402,7 +402,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="hold the program of a snapshot folder (lyt export), clock at its pull time",
     )
     serve.add_argument("--db", default=None, help="SQLite file (default: in memory)")
-    serve.add_argument("--now", default=None, help="fix the clock at this ISO 8601 instant")
+    serve.add_argument(
+        "--now",
+        default=None,
+        help="fix the clock at this ISO 8601 instant (default: the program's now, else a running"
+        " clock; a restart on the"
+        " same --db keeps the clock where it was, fixed or running, unless --now is given)",
+    )
     serve.add_argument("--seed", type=int, default=None, help="seed for generated IDs")
     serve.add_argument(
         "--plan",
@@ -464,10 +470,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``lyt`` with ``argv`` (default: the process arguments); returns the exit code.
 
     A SIGTERM while the command runs stops it as a Ctrl-C does, exit code 143 instead of 130
-    (``_sigterm``)."""
+    (``_sigterm``); one at the run's edges, its handler in place but the command not begun
+    or already ended, exits 143 quietly."""
     args = build_parser().parse_args(argv)
-    with sigterm_as_ctrl_c() as sigterm:
-        code = _run(args)
+    sigterm = Sigterm()
+    try:
+        with sigterm_as_ctrl_c(sigterm):
+            code = _run(args)
+    except KeyboardInterrupt:  # outside the command's own (``_run``): nothing more to say
+        return EXIT_TERMINATED if sigterm.received else EXIT_INTERRUPTED
     return EXIT_TERMINATED if sigterm.received and code == EXIT_INTERRUPTED else code
 
 

@@ -5,7 +5,8 @@ ignored, as a shell starts background jobs, so it is stopped with SIGTERM: ``kil
 scheduler's timeout, a container's stop. For the command's run the entry point (``main``)
 makes the first SIGTERM do what a Ctrl-C does: the SIGINT handler of the moment is called
 (asyncio's, which cancels a pull's work at its awaits; Python's, which raises
-``KeyboardInterrupt``), or, Ctrl-C being ignored, ``KeyboardInterrupt`` is raised. So the
+``KeyboardInterrupt``), or, Ctrl-C being ignored, a pull's loop on this thread is stopped as
+asyncio's handler would (``_interrupt``), else ``KeyboardInterrupt`` is raised. So the
 command's clean-up happens as at a Ctrl-C (the writes in flight answered and logged, the
 checkpoint kept, the ``interrupted`` line), and it exits ``EXIT_TERMINATED`` (143). That
 SIGTERM gives the signal back its previous handler, the default ending the process, so a
@@ -24,6 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from .._interrupt import interrupt
+
 __all__ = ["Sigterm", "sigterm_as_ctrl_c"]
 
 
@@ -35,10 +38,14 @@ class Sigterm:
 
 
 @contextmanager
-def sigterm_as_ctrl_c() -> Iterator[Sigterm]:
-    """In the block, the first SIGTERM does what a Ctrl-C does (see the module), and the
-    ``Sigterm`` given says it came; a second ends the process."""
-    sigterm = Sigterm()
+def sigterm_as_ctrl_c(sigterm: Sigterm | None = None) -> Iterator[Sigterm]:
+    """In the block, the first SIGTERM does what a Ctrl-C does (see the module), and
+    ``sigterm`` (a new ``Sigterm`` if not given) says it came; a second ends the process.
+
+    The ``KeyboardInterrupt`` it raises may come as the handler is put in place or given
+    back, outside the block's own code: whoever catches it around the ``with`` (``main``)
+    reads ``sigterm``, made before it."""
+    sigterm = Sigterm() if sigterm is None else sigterm
     if (
         threading.current_thread() is not threading.main_thread()
         or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
@@ -51,6 +58,8 @@ def sigterm_as_ctrl_c() -> Iterator[Sigterm]:
         sigterm.received = True
         ctrl_c = signal.getsignal(signal.SIGINT)
         if not callable(ctrl_c):  # ignored (a background job) or the default
+            if interrupt():  # a pull's loop here: its task cancelled, as asyncio's Ctrl-C does
+                return
             raise KeyboardInterrupt
         ctrl_c(signal.SIGINT, frame)
 

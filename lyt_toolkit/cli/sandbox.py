@@ -23,6 +23,7 @@ GENERATE = "lyt sandbox generate"
 
 def serve(args: argparse.Namespace) -> int:
     """``lyt sandbox serve``: check the options, then serve until interrupted."""
+    from ..sandbox.clock_seen import UnreadableClock
     from ..sandbox.loader import ProgramFileError, collector_paused, program_from
     from ..sandbox.quota_ledger import UnreadableBudget
     from ..sandbox.state import IncompleteDatabase, SandboxState
@@ -48,7 +49,7 @@ def serve(args: argparse.Namespace) -> int:
                 run(config, args.host, args.port, state=state, **timeouts)
         except ProgramFileError as exc:
             return fail(SERVE, str(exc))
-        except (IncompleteDatabase, UnreadableBudget) as exc:
+        except (IncompleteDatabase, UnreadableBudget, UnreadableClock) as exc:
             return fail(SERVE, str(exc))
     return EXIT_OK
 

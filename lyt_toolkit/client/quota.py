@@ -151,6 +151,9 @@ class Quota:
         """The number of the latest call whose answer carried the billing cycle's reminder,
         until a call sent after it is answered without (a new cycle)."""
         self._refusals = 0
+        self._refused: QuotaExhaustedError | None = None
+        """The latest ``QuotaExhaustedError`` for the service's own 429 (``refused``): a pull
+        refused unsent for the window it spent names it instead (``fill.pull``)."""
 
     def after_fork(self) -> None:
         """In a child just forked: a new lock (another thread may have held the old one),
@@ -611,6 +614,7 @@ class Quota:
             hint=hint,
         )
         exhausted.retry_at = at
+        self._refused = exhausted
         return exhausted
 
     def _reset_instant(self, wait: float | None) -> datetime | None:

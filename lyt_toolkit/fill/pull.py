@@ -35,11 +35,13 @@ from typing import Any, Generic, TypeVar
 
 import pandas as pd
 
+from .._interrupt import interruptible
 from .._progress import Progress, ProgressBar
 from .._services import held_reads, local_holds, named_here, service_identity
 from ..client import AsyncLoyaltyClient, ClientConfig, LoyaltyClient
 from ..client.allowance import Allowance, AllowanceSpent, CycleSpent, WindowCalls, checked_share
-from ..errors import NotFoundError, OddValueWarning
+from ..client.quota import Quota
+from ..errors import NotFoundError, OddValueWarning, QuotaExhaustedError
 from ..frames.benefits import BENEFITS, benefits_frame
 from ..frames.definitions import TIER_STRUCTURES, card_definitions_frame, tier_structures_frame
 from ..frames.members import cards_frame, members_frame, pending_buckets_frame, programs_frame
@@ -236,6 +238,7 @@ class _Aside(Generic[T]):
         self._lock = threading.Lock()
         self._cancelled = False
         self._task: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
+        self._interrupted = False
 
     def run(self) -> T:
         """The work's value, once its loop has run it to its end."""
@@ -253,8 +256,31 @@ class _Aside(Generic[T]):
         # The loop's task returns None, its result kept beside it: on the main thread
         # asyncio.run ends by asking signal.getsignal(SIGINT), which on Python 3.11 formats
         # the handler's repr, the finished task and its result included (whole frames).
-        asyncio.run(main())
+        with interruptible(self._interrupt):
+            try:
+                asyncio.run(main())
+            except asyncio.CancelledError:
+                if self._interrupted:
+                    raise KeyboardInterrupt from None
+                raise
+        if self._interrupted:  # stopped as it ended: the stop is what the caller asked
+            raise KeyboardInterrupt
         return done[0]
+
+    def _interrupt(self) -> bool:
+        """A SIGTERM taken as a Ctrl-C on this (the main) thread while the loop runs here
+        (``lyt_toolkit._interrupt``): the work's task cancelled at its next await, as
+        asyncio's Ctrl-C handler does; False when it has not begun or is over (the caller
+        raises then)."""
+        if self._task is None:
+            return False
+        loop, task = self._task
+        if task.done() or loop.is_closed():
+            return False
+        self._interrupted = True
+        task.cancel()
+        loop.call_soon_threadsafe(lambda: None)  # the loop woken, should it wait
+        return True
 
     def cancel(self) -> None:
         """Cancel the work, from another thread (before it starts: it never does)."""
@@ -441,6 +467,11 @@ class _Puller:
                         kept = self._keep(keep, opened)  # the service's, now that it was heard
                     with ProgressBar(self.progress, desc="snapshot", unit="row") as bar:
                         frames = await self._pull(bar, budget)
+            except QuotaExhaustedError as refused:
+                heard = _service_refusal(refused, c.quota, used_before)
+                if heard is None:
+                    raise
+                raise heard from heard.__cause__  # the service's own, its traceback kept
             except CycleSpent:
                 raise budget.cycle_stopped() from None
             except AllowanceSpent:
@@ -753,6 +784,22 @@ class _Puller:
 
         found = await in_order([partial(one, i) for i in ids], self.concurrency)
         return [d for d in found if d is not None]
+
+
+def _service_refusal(
+    refused: QuotaExhaustedError, quota: Quota, used_before: int
+) -> QuotaExhaustedError | None:
+    """The service's own 429 (``sent``) that spent the window a pull's call was ``refused``
+    in unsent, when a call of this pull (past ``used_before``) had it; else None.
+
+    The pull's lists go together: once one hears the service's 429, the others are refused
+    unsent for its window, and whichever fails first would be raised, a different text from
+    run to run (the 429's part may still be unwinding, even cancelled, when another fails).
+    """
+    heard = quota._refused
+    if refused.sent or heard is None or heard.calls_used <= used_before:
+        return None
+    return heard
 
 
 def _stamps(

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic_core import from_json
 
 from .clock import Clock, IdGenerator, iso
+from .clock_seen import CLOCK_SEEN, UnreadableClock, clock_seen
 from .config import DEMO_PROGRAM, SandboxConfig
 from .faults import Faults
 from .loader import (
@@ -28,13 +29,6 @@ from .store import Store
 
 LOAD_COMPLETE = "load_complete"
 """Meta key written in the same transaction as a program load: present means finished."""
-
-CLOCK_SEEN = "clock_seen"
-"""Meta key: the instant the clock last showed (``seen``, epoch seconds; ``at``, ISO 8601),
-and a running clock's offset from wall time (``None``: a fixed clock), so a restart without
-``now`` takes the clock up where it was and one on an earlier clock does not revive what
-had expired."""
-
 
 INSTANCE = "instance"
 """Meta key: the name of this state, made afresh with every program load (a new database, a
@@ -196,12 +190,14 @@ class SandboxState:
     def _forget_expired_before_restart(self) -> None:
         """A restart on an earlier clock (``--now``, the program's ``now``) treats the last
         run's clock as having kept going: what had expired by then stays expired."""
-        saved = self.store.get_meta(CLOCK_SEEN)
+        try:
+            saved = clock_seen(self.store)
+        except UnreadableClock:
+            if self.config.now is None:
+                raise
+            saved = None  # --now sets the clock afresh: the row is written again below
         if saved is not None:
-            record = json.loads(saved)
-            seen = float(record["seen"])
-            if record.get("offset") is not None:
-                seen = max(seen, datetime.now(UTC).timestamp() + float(record["offset"]))
+            seen = saved.last_seen()
             if self.clock.now().timestamp() < seen:
                 moment = datetime.fromtimestamp(seen, UTC)
                 self.store.revoke_expired(seen, iso(moment))
@@ -215,17 +211,12 @@ def _starting_clock(config: SandboxConfig, program: dict[str, Any], resumed: Sto
     """``now`` when given; else, on a database being ``resumed``, the clock as the last run
     left it (``CLOCK_SEEN``: fixed at its instant, or running at its offset), so a restart
     neither moves it back nor gives back the calls of its window; else the program's ``now``
-    (a running clock without one)."""
-    saved = None if config.now is not None or resumed is None else resumed.get_meta(CLOCK_SEEN)
+    (a running clock without one). A row not one this sandbox wrote raises
+    ``UnreadableClock``."""
+    saved = None if config.now is not None or resumed is None else clock_seen(resumed)
     if saved is None:
         return Clock(config.now or program_now(program))
-    record = json.loads(saved)
-    if record.get("offset") is None:  # "at": to the microsecond; older files: "seen"
-        at = record.get("at")
-        return Clock(at if at is not None else datetime.fromtimestamp(record["seen"], UTC))
-    clock = Clock()
-    clock.advance(float(record["offset"]))
-    return clock
+    return saved.clock()
 
 
 def load_program_source(data: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ again that the folder holds; one writer per folder; the result equals an unpaced
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import subprocess
@@ -235,6 +236,65 @@ def test_a_pull_stopped_mid_way_resumes_reading_nothing_it_had_stored(
     _same(expected, resumed)
     manifest = json.loads((folder / "checkpoint.json").read_text())
     assert manifest["runs"] == 2 and manifest["complete"] is True  # the refused run is not one
+
+
+def test_a_background_sigterm_as_the_reads_go_to_the_threads_stops_them_and_repeats_none(
+    program: Sandbox,
+    unpaced: ProgramSnapshot,
+    tmp_path: Path,
+    configure_lyt: Callable[[Sandbox], None],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A background job's SIGTERM (Ctrl-C ignored) that comes while the pull's loop runs its
+    own code, not an await: here just as the member reads are handed to the worker threads
+    (``ThreadedClient.each``), a real signal raised there. The pull stops as at a Ctrl-C: the
+    threads take no more reads, so the next run reads again only those in flight."""
+    from lyt_toolkit.cli import main
+
+    folder = tmp_path / "checkpoint"
+    program.set_plan("1000000/hour")
+    used_before = program.plan()["used"]
+    configure_lyt(program)
+    handing = asyncio.BaseEventLoop.run_in_executor
+    raised: list[str] = []
+
+    def handed(self: asyncio.BaseEventLoop, executor: Any, func: Any, *args: Any) -> Any:
+        future = handing(self, executor, func, *args)
+        names = [getattr(arg, "__qualname__", "") for arg in args]
+        if not raised and "_each.<locals>.work" in names:  # a level's first thread set going
+            assert callable(signal.getsignal(signal.SIGTERM))  # lyt's handler: it does not kill
+            raised.append("SIGTERM")
+            signal.raise_signal(signal.SIGTERM)  # its handler runs here, at once
+        return future
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "run_in_executor", handed)
+    ctrl_c = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a shell starts a background job
+    capsys.readouterr()
+    try:
+        first = main(["export", "--out", "a", "--checkpoint", str(folder), "--budget-share", "1"])
+    except KeyboardInterrupt:
+        pytest.fail("the SIGTERM's KeyboardInterrupt escaped main")
+    finally:
+        signal.signal(signal.SIGINT, ctrl_c)
+    monkeypatch.undo()
+    stopped = capsys.readouterr().err
+    assert raised and first == 143, stopped
+    assert stopped == (
+        f"lyt export: interrupted; what it read is kept in {folder}: run the same command to"
+        " go on\n"
+    )
+    configure_lyt(program)
+    assert main(["export", "--out", "b", "--checkpoint", str(folder), "--budget-share", "1"]) == 0
+    used = program.plan()["used"] - used_before
+    assert unpaced.calls is not None
+    repeated = used - unpaced.calls.used
+    # Beyond the unpaced pull's calls, only the reads in flight at the stop (at most the
+    # pull's concurrency) and the second run's token.
+    assert 0 <= repeated <= DEFAULT_CONCURRENCY + 1, (used, unpaced.calls.used)
+    from lyt_toolkit.snapshot import read_snapshot
+
+    _same(read_snapshot_of(unpaced, tmp_path / "expected"), read_snapshot(tmp_path / "b"))
 
 
 def read_snapshot_of(snapshot: ProgramSnapshot, folder: Path) -> ProgramSnapshot:

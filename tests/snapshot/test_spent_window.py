@@ -11,16 +11,19 @@ client's ``max_wait`` of 1 s stands for the default 60 s against an hour's windo
 
 from __future__ import annotations
 
+import asyncio
+import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
-from lyt_toolkit import LoyaltyClient, ProgramSnapshot
+from lyt_toolkit import AsyncLoyaltyClient, LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.errors import QuotaExhaustedError, StoppedError
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
@@ -112,10 +115,75 @@ def test_an_unpaced_pull_in_a_window_others_spent_says_when_to_come_back_on_the_
     ):
         ProgramSnapshot.pull(client, progress=False)
     refused = caught.value
-    # The pull's lists go together: the service's 429 to the first call, or a list after it
-    # refused unsent once that 429 is heard (the first to fail is raised): one instant either way.
-    assert refused.retry_at == RESET and client.quota.calls_used == 1
-    text = str(refused)
-    assert "resets at 2026-01-15 12:01:00 UTC" in text, text
-    if refused.sent:
-        assert "come back after 2026-01-15 12:01:00 UTC (the service's clock)" in text, text
+    # The pull's lists go together: after the service's 429 to the first call the others are
+    # refused unsent, yet the refusal raised is the service's, whichever failed first.
+    assert refused.sent and refused.retry_at == RESET and client.quota.calls_used == 1
+    assert _text(refused) == COME_BACK, str(refused)
+
+
+COME_BACK = (
+    "429 too_many_requests: Too many requests (api_calls: the 60/minute plan's budget of 60"
+    " calls per minute is spent; the next call may be made at 2026-01-15T12:01:00.000Z)"
+    " [POST /oauth/token] request_id=ID. The service asks to wait N s before retrying"
+    " (Retry-After): come back after 2026-01-15 12:01:00 UTC (the service's clock); the call"
+    " budget (api_calls, 60 per window) resets at 2026-01-15 12:01:00 UTC, in N s, beyond"
+    " max_wait (1 s); this client has sent 1 call"
+)
+"""The unpaced pull's refusal: the service's 429 to its token request, as the client words it
+(its request's id: ``ID``; the seconds to the reset, counted when it answered: ``N``)."""
+
+
+def _text(refused: QuotaExhaustedError) -> str:
+    """``refused`` as said, its request's id ``ID``, the seconds to the reset ``N``."""
+    text = re.sub(r"request_id=\w+", "request_id=ID", str(refused))
+    return re.sub(r"\b(wait|in) \d+ s\b", r"\1 N s", text)
+
+
+class _SlowToUnwind:
+    """A list group of an async client whose walk, refused by the service itself (its 429,
+    ``sent``), is slow to unwind: it fails only once cancelled, as a part still closing its
+    read-ahead does when the pull's other lists, refused unsent meanwhile, fail first."""
+
+    def __init__(self, group: Any) -> None:
+        self._group = group
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._group, name)
+
+    def pages(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        return self._held(self._group.pages(*args, **kwargs))
+
+    def plain_pages(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        return self._held(self._group.plain_pages(*args, **kwargs))
+
+    @staticmethod
+    async def _held(pages: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        try:
+            async for page in pages:
+                yield page
+        except QuotaExhaustedError as refused:
+            if refused.sent:
+                await asyncio.Event().wait()  # until cancelled: the others fail first
+            raise
+
+
+def test_an_unpaced_pulls_refusal_is_the_services_429_though_a_list_refused_unsent_fails_first(
+    running: Sandbox, make_client: ClientFor
+) -> None:
+    _spent_by_others(running, make_client, resets_in=30)
+    keys = running.credentials.as_client_kwargs()
+
+    async def pull() -> QuotaExhaustedError:
+        async with AsyncLoyaltyClient(
+            base_url=running.base_url, env_file=None, max_wait=1, **keys
+        ) as client:
+            for group in ("programs", "rewards", "benefits", "card_definitions", "tier_structures"):
+                vars(client)[group] = _SlowToUnwind(getattr(client, group))
+            with pytest.raises(QuotaExhaustedError) as caught:
+                await ProgramSnapshot.apull(client, progress=False)
+            assert client.quota.calls_used == 1
+            return caught.value
+
+    refused = asyncio.run(pull())
+    assert refused.sent, str(refused)  # the service's, not a list's refused unsent
+    assert _text(refused) == COME_BACK, str(refused)
