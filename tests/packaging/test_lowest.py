@@ -1,7 +1,7 @@
 """The declared lower bounds work: the package with every dependency at its lower bound.
 
 ``constraints-lowest.txt`` pins each ``[project]`` dependency of pyproject.toml to
-its lower bound (the first test checks they agree). The wheel is installed with
+its lower bound (the first test checks they agree). The wheel is installed (by uv) with
 those pins into a new virtual environment under the test's temporary folder, with
 pytest and Hypothesis at the versions of ``constraints.txt``; there ``lyt demo``
 runs, and a copy of the tests (not of the package) runs a subset that talks to the
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from packaging.version import Version
+from uv import find_uv_bin
 from wheel_building import ROOT, outside_env, run_outside
 
 LOWEST = ROOT / "constraints-lowest.txt"
@@ -74,19 +75,21 @@ def test_the_lowest_pins_are_the_declared_lower_bounds() -> None:
 def lowest(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
     """A new environment: the wheel, its dependencies at their lower bounds; its bin folder.
 
-    This environment's own pip is not needed: the running one installs into it
-    (``--python``), and byte-compiles nothing (``--no-compile``: Python compiles what the
-    tests import as they import it), which takes a third of the install's time.
+    uv installs them (``test_wheel.py`` installs the wheel with pip, as a user would): on
+    the loaded two-core machine (2026-12-07) the same set took pip 14 s of CPU and 39 s,
+    uv 3 s and 11 s. It byte-compiles nothing: Python compiles what the tests import.
     """
     env_dir = tmp_path_factory.mktemp("lowest") / "venv"
     venv.create(env_dir, with_pip=False)
     tools = _pins(ROOT / "constraints.txt")
     subprocess.run(
         [
-            *_pip(env_dir / "bin"),
+            find_uv_bin(),
+            "pip",
             "install",
             "--quiet",
-            "--no-compile",
+            "--python",
+            env_dir / "bin" / "python",
             "--only-binary=:all:",
             "-c",
             str(LOWEST),
