@@ -169,9 +169,8 @@ def test_intervals_cover_the_program_files_totals_in_at_least_90_of_100_seeds(
             pd.testing.assert_frame_equal(sampled.sample.units, design.units)
             own = program_totals(sampled)
             for name, total in own.items():
-                assert totals.loc[name].tolist() == pytest.approx(
-                    [total.value, total.low, total.high, total.se]
-                ), name
+                got = [totals.at[name, c] for c in ("value", "low", "high", "se")]
+                assert got == pytest.approx([total.value, total.low, total.high, total.se]), name
         for name in truth:
             covered[name] += totals.loc[name, "low"] <= truth[name] <= totals.loc[name, "high"]
     assert covered["outstanding_points"] >= 90, covered
