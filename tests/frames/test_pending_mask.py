@@ -4,6 +4,7 @@ exactly the buckets ``buckets_blocked`` gives a reason for, whatever is missing 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from enum import Enum
 from typing import Any
 
@@ -36,9 +37,21 @@ def _statuses(active: Any, statuses: type[Enum]) -> st.SearchStrategy[Any]:
 
 
 def _frame(kind: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """A ``kind`` frame of ``rows``; columns a row leaves out are missing."""
+    """A ``kind`` frame of ``rows``; columns a row leaves out are missing. Built once for
+    rows drawn again (a copy each time: the owners' few rows repeat across examples)."""
     names = SCHEMAS[kind].names
-    return SCHEMAS[kind].build([{n: row.get(n) for n in names} for row in rows])
+    typed = tuple(tuple((type(row.get(n)), row.get(n)) for n in names) for row in rows)
+    return _built(kind, typed).copy()  # typed: an enum member is not taken for its text
+
+
+@functools.cache
+def _built(kind: str, rows: tuple[tuple[tuple[type, Any], ...], ...]) -> pd.DataFrame:
+    """``_frame``'s frame of ``rows``: per row, the type and value of each of the ``kind``
+    schema's columns."""
+    names = SCHEMAS[kind].names
+    return SCHEMAS[kind].build(
+        [{n: v for n, (_, v) in zip(names, row, strict=True)} for row in rows]
+    )
 
 
 def _owners(kind: str, ids: list[str], statuses: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:

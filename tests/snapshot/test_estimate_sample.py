@@ -13,6 +13,7 @@ from fixture_types import StartSandbox
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.frames.sample import Sample, SampleDraw
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
 
@@ -83,13 +84,16 @@ def test_the_interval_of_a_read_sample_holds_the_real_pulls_bucket_lists(
     from lyt_toolkit.fill.projection import PendingRate, drawn_members, projected_lists
 
     held = 0
+    # drawn_members' draw, the members list sorted and cut once (checked on seed 0)
+    strata = SampleDraw(pulled.members, Sample(READ, 0, by=(), allocation="proportional"))
     for seed in range(SEEDS):  # the pull's members and cards stand for those the estimate reads
-        drawn = drawn_members(pulled.members, READ, seed)
+        drawn = set(strata.reseeded(seed).first.units["member_id"].astype(str))
         assert len(drawn) == READ
         rate = PendingRate.of(READ, [m for m in holders if m in drawn])
         draw = projected_lists(rate, len(pulled.members))
         assert draw.low <= draw.expected <= draw.high
         if seed == 0:  # the estimate's own draw
+            assert drawn == drawn_members(pulled.members, READ, seed)
             assert estimate.projected == draw
             assert estimate.interval == (
                 estimate.at_least + draw.low,

@@ -14,7 +14,14 @@ from frame_reads import row_of
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.economics import estimates, point_values
-from lyt_toolkit.frames.sample import Estimate, Sample, estimate_total
+from lyt_toolkit.frames.sample import (
+    Estimate,
+    Sample,
+    SampleDraw,
+    estimate_total,
+    estimate_totals,
+    member_points,
+)
 from lyt_toolkit.reports import MANIFEST, SnapshotFileError
 from lyt_toolkit.snapshot import read_snapshot
 
@@ -130,15 +137,42 @@ def program_totals(sampled: ProgramSnapshot) -> dict[str, Estimate]:
 def test_intervals_cover_the_program_files_totals_in_at_least_90_of_100_seeds(
     full: ProgramSnapshot, program: dict[str, Any]
 ) -> None:
+    """A member's points are its own whichever sample draws it, so they are summed once, for
+    every member, and each seed's design (drawn as ``sampled`` draws it, from the members
+    list cut into strata once: ``SampleDraw.reseeded``) takes its members' sums; on seed 0
+    the design and the totals are checked against ``full.sampled``'s own."""
     # The truth comes from the program file the sandbox served, not from the snapshot.
     truth = {
         "outstanding_points": sum(card["balance"]["points"] for card in program["cards"]),
         "pending_points": sum(b["points"]["total"] for b in program["pending_buckets"]),
     }
+    buckets = full.pending_buckets
+    everyone = pd.DataFrame(  # program_totals' sums, a member without buckets holding none
+        {
+            "outstanding_points": full.cards.groupby("member_id")["balance_points"].sum(),
+            "pending_points": buckets[buckets["status"] == "PENDING"]
+            .groupby("member_id")["points_total"]
+            .sum(),
+        }
+    ).fillna(0)
+    points = member_points(full.cards)  # an adaptive pilot's points, as sampled gives them
+    strata = SampleDraw(full.members, Sample(80, seed=0))
     covered = dict.fromkeys(truth, 0)
     for seed in range(100):
-        for name, total in program_totals(full.sampled(Sample(80, seed=seed))).items():
-            covered[name] += total.low <= truth[name] <= total.high
+        draw = strata.reseeded(seed)
+        design = draw.complete(points)  # the pilot's members' points taken from all
+        drawn = everyone[everyone.index.isin(design.units["member_id"])]
+        totals = estimate_totals(design, drawn)
+        if seed == 0:  # what the sampled snapshot itself gives
+            sampled = full.sampled(Sample(80, seed=seed))
+            assert sampled.sample is not None
+            pd.testing.assert_frame_equal(sampled.sample.units, design.units)
+            own = program_totals(sampled)
+            for name, total in own.items():
+                got = [totals.at[name, c] for c in ("value", "low", "high", "se")]
+                assert got == pytest.approx([total.value, total.low, total.high, total.se]), name
+        for name in truth:
+            covered[name] += totals.loc[name, "low"] <= truth[name] <= totals.loc[name, "high"]
     assert covered["outstanding_points"] >= 90, covered
     assert covered["pending_points"] >= 90, covered
 
