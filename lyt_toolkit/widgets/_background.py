@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._messages import describe_error
+
+if TYPE_CHECKING:
+    from ipywidgets import ValueWidget
 
 __all__ = ["LOADING", "LoadsWhenShown", "join_worker"]
 
@@ -23,6 +26,9 @@ class LoadsWhenShown:
     _shown = False
     _loading = False
     _loader: threading.Thread | None = None
+    _putting_back: threading.Thread | None = None
+    """The thread putting a refused choice back, while it does: its own change of the
+    dropdown is no choice."""
 
     def refresh(self) -> None:
         """Load what the widget lists from the service (nothing by default)."""
@@ -36,6 +42,24 @@ class LoadsWhenShown:
         """True while a load runs in another thread: :meth:`load_in_background` would start
         nothing (a choice that opens a list is refused then)."""
         return self._loading and threading.current_thread() is not self._loader
+
+    def _choice_refused(self, choice: ValueWidget, shown: object, why: str) -> bool:
+        """Whether a change of ``choice`` (a dropdown whose choice starts a load) is no choice
+        to act on. While a load runs in another thread it is refused: ``choice`` shows
+        ``shown`` again (the value whose list the widget shows or is loading), its rows kept,
+        and ``why`` shows as a load's error. The change putting it back is ignored: it reads
+        nothing and refuses nothing again."""
+        if self._putting_back is threading.current_thread():
+            return True
+        if not self._refuses_loads():
+            return False
+        self._putting_back = threading.current_thread()
+        try:
+            choice.value = shown
+        finally:
+            self._putting_back = None
+        self.show_load_error(why)
+        return True
 
     def refresh_in_background(self) -> bool:
         """Start :meth:`refresh` in a background thread; False (nothing started) while a
@@ -72,7 +96,7 @@ class LoadsWhenShown:
         """Show that a load starts or ended (subclasses: a note, disabled buttons)."""
 
     def show_load_error(self, text: str) -> None:
-        """Show ``text``, a load's failure (subclasses)."""
+        """Show ``text``, a load's failure or refusal (subclasses)."""
 
     def wait(self, timeout: float | None = 120) -> None:
         """Block until the background load (if any) has ended and the widget shows it."""

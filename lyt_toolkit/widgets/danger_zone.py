@@ -6,7 +6,6 @@ phrase names and what the Delete button deletes.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -142,9 +141,6 @@ class DangerZone(PlanPanel):
         self._project: str | None = None
         """The project whose webhooks the grid lists (or is loading): the one the dropdown
         shows and Delete deletes from."""
-        self._putting_back: threading.Thread | None = None
-        """The thread putting a refused choice back, while it does: its own change of the
-        dropdown is no choice."""
         self.tier_structures = _Section(
             "Tier structures",
             "tier structure",
@@ -253,11 +249,7 @@ class DangerZone(PlanPanel):
         """Empty the webhooks grid, then list the chosen project's webhooks in the
         background. While another load runs the choice is refused, said so, and the dropdown
         put back to the project the grid lists (or is loading), its rows kept."""
-        if self._putting_back is threading.current_thread():
-            return
-        if self._refuses_loads():
-            self._put_back()
-            self.show_error(STILL_LOADING)
+        if self._choice_refused(self.project_select, self._project, STILL_LOADING):
             return
         project = self._project = self.project_select.value
         self.status.value = ""  # a message about the previous project no longer applies
@@ -265,14 +257,6 @@ class DangerZone(PlanPanel):
         self._show_reads()
         if project and not self.load_in_background(partial(self._load_webhooks, project)):
             self.show_error(STILL_LOADING)  # a load begun from another thread meanwhile
-
-    def _put_back(self) -> None:
-        """Show again in the dropdown the project the grid lists, as no choice."""
-        self._putting_back = threading.current_thread()
-        try:
-            self.project_select.value = self._project
-        finally:
-            self._putting_back = None
 
     def _load_webhooks(self, project: str) -> None:
         self.guard(partial(self._list_webhooks, project), "webhooks")

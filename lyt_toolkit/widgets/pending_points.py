@@ -4,7 +4,8 @@ buckets, then activate; every read counted and held to the panel's share of the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 import pandas as pd
@@ -38,6 +39,8 @@ RESULTS_VIEW = (
     "activation_status",
     "message",
 )
+STILL_LOADING = "Still loading: choose again once the lists are shown."
+"""Why a choice made while a load runs is refused (its dropdown shows the last one again)."""
 SENT = "activation sent"
 """The status shown for a bucket this panel activated that the service still lists as
 PENDING: its activation settles shortly after the answer, then the bucket leaves the list."""
@@ -102,9 +105,9 @@ class PendingPointsPanel(PlanPanel):
 
         # A new choice drops the last message and lists what it opens in the background; a
         # failed load shows as the status, not as a traceback from the observer.
-        self.program_select.observe(lambda _: self._choose(self._load_members, "members"), "value")
-        self.member_select.observe(lambda _: self._choose(self._load_cards, "cards"), "value")
-        self.card_select.observe(lambda _: self._choose(self._load_buckets, "buckets"), "value")
+        self.program_select.observe(partial(self._chosen, self._load_members, "members"), "value")
+        self.member_select.observe(partial(self._chosen, self._load_cards, "cards"), "value")
+        self.card_select.observe(partial(self._chosen, self._load_buckets, "buckets"), "value")
         self.buckets_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
         self.member_search.observe(lambda _: self._show_reads(), "value")
         self.find_button.on_click(lambda _: self.find_member())
@@ -124,10 +127,17 @@ class PendingPointsPanel(PlanPanel):
     def controls(self) -> Sequence[w.Button]:
         return (self.refresh_button, self.find_button, self.activate_button)
 
+    def _chosen(self, load: Callable[[], None], what: str, change: dict[str, Any]) -> None:
+        """A dropdown's new choice: refused while another load runs (the dropdown shows
+        again the value before it, whose list is shown or loading), else ``load`` lists
+        ``what`` it opens."""
+        if not self._choice_refused(change["owner"], change["old"], STILL_LOADING):
+            self._choose(load, what)
+
     def _choose(self, load: Callable[[], None], what: str) -> None:
         self.status.value = ""
         if not self.load_in_background(lambda: self.guard(load, what)):
-            self.show_error("Still loading: choose again once the lists are shown.")
+            self.show_error(STILL_LOADING)
 
     def show_loading(self, loading: bool) -> None:
         for choice in (self.program_select, self.member_select, self.card_select):

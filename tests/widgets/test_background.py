@@ -467,19 +467,32 @@ def test_choosing_a_project_lists_its_webhooks_in_the_background(
     assert list(zone.webhooks.frame["id"]) == [h.id for h in client.webhooks.list("proj_NwMain01")]
 
 
-class _HeldWebhooks:
-    """A client's webhooks resource whose ``list`` is held until ``release`` is set (``held``
-    set then): held as the method is looked up, so before a caller's arguments are taken (a
-    load reading the dropdown for them reads it after what the test does meanwhile)."""
+class _Held:
+    """A client's resource whose ``method`` is held until ``release`` is set (``held`` set
+    then): held as the method is looked up, so before a caller's arguments are taken (a load
+    reading a dropdown for them reads it after what the test does meanwhile)."""
 
-    def __init__(self, webhooks: Any, held: threading.Event, release: threading.Event) -> None:
-        self._webhooks, self._held, self._release = webhooks, held, release
+    def __init__(
+        self, resource: Any, method: str, held: threading.Event, release: threading.Event
+    ) -> None:
+        self._resource, self._method, self._held, self._release = resource, method, held, release
 
     def __getattr__(self, name: str) -> Any:
-        if name == "list" and not self._release.is_set():
+        if name == self._method and not self._release.is_set():
             self._held.set()
-            assert self._release.wait(30), "the test never released the webhooks read"
-        return getattr(self._webhooks, name)
+            assert self._release.wait(30), f"the test never released the {name} read"
+        return getattr(self._resource, name)
+
+
+def _hold(
+    client: LoyaltyClient, read: str, release: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> threading.Event:
+    """Hold ``client``'s ``read`` (``resource.method``) until ``release`` is set; the event
+    returned is set once a caller is held there."""
+    resource, method = read.split(".")
+    held = threading.Event()
+    monkeypatch.setattr(client, resource, _Held(getattr(client, resource), method, held, release))
+    return held
 
 
 @pytest.fixture
@@ -508,8 +521,7 @@ def test_a_project_chosen_while_webhooks_load_is_refused_and_put_back_delete_nam
     zone.wait()
     main = [h.id for h in client.webhooks.list("proj_NwMain01")]
     stage = [h.id for h in client.webhooks.list("proj_NwStage01")]
-    held = threading.Event()
-    monkeypatch.setattr(client, "webhooks", _HeldWebhooks(client.webhooks, held, release))
+    held = _hold(client, "webhooks.list", release, monkeypatch)
     used = fresh.plan()["used"]
     zone.project_select.value = "proj_NwMain01"
     assert held.wait(30)  # the load's thread is at its webhooks read
@@ -531,6 +543,74 @@ def test_a_project_chosen_while_webhooks_load_is_refused_and_put_back_delete_nam
     assert (
         zone.project_select.value == "proj_NwMain01" and list(zone.webhooks.frame["id"]) == main[1:]
     )
+
+
+CARD_PATH = {
+    "program_select": "lprg_c0ffee0001",
+    "member_select": "lmbr_c0ffee0001",
+    "card_select": "lcrd_c0ffee0001",
+}
+"""The demo's first card, by the dropdowns of ``PendingPointsPanel`` that reach it."""
+
+
+@pytest.mark.parametrize(
+    ("dropdown", "read", "refused"),
+    [
+        ("program_select", "members.list", "lprg_c0ffee0002"),
+        ("member_select", "members.get", "lmbr_c0ffee0002"),
+        ("card_select", "pending_buckets.pages", "lcrd_c0ffee0002"),
+        ("card_select", "pending_buckets.pages", None),
+    ],
+    ids=["program", "member", "card", "no-card"],
+)
+def test_a_choice_made_while_its_list_loads_is_refused_and_put_back_activate_lists_the_card(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    release: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+    dropdown: str,
+    read: str,
+    refused: str | None,
+) -> None:
+    """The dropdowns are disabled while what a choice opens loads; a choice made anyway (from
+    code) is refused, and its dropdown shows again the value whose list loads: the program,
+    member and card shown are those the lists are of, the next choices read their own lists,
+    and after Activate the card's buckets are read again (not the refused card's, nor none)."""
+    panel = PendingPointsPanel(client)
+    panel.refresh_button.click()
+    panel.wait()
+    before = list(CARD_PATH)[: list(CARD_PATH).index(dropdown)]
+    for name in before:
+        getattr(panel, name).value = CARD_PATH[name]
+        panel.wait()
+    held = _hold(client, read, release, monkeypatch)
+    used = fresh.plan()["used"]
+    getattr(panel, dropdown).value = CARD_PATH[dropdown]
+    assert held.wait(30)  # the load's thread is at its read
+    getattr(panel, dropdown).value = refused  # from code: refused while the list loads
+    assert "Still loading" in panel.status.value
+    assert getattr(panel, dropdown).value == CARD_PATH[dropdown]  # put back: the one loading
+    release.set()
+    panel.wait()
+    assert fresh.plan()["used"] == used + 1  # one read: none for the refused choice
+    for name in list(CARD_PATH)[len(before) + 1 :]:
+        getattr(panel, name).value = CARD_PATH[name]
+        panel.wait()
+    assert "Could not load" not in panel.status.value
+    shown_path = {name: getattr(panel, name).value for name in CARD_PATH}
+    assert shown_path == CARD_PATH
+    pending = {"lcppb_c0ffee0001", "lcppb_c0ffee0002", "lcppb_c0ffee0003", "lcppb_c0ffee0004"}
+    assert set(panel.buckets["id"]) == pending
+    select_ids(panel.buckets_grid, panel.buckets, ["lcppb_c0ffee0001"])
+    panel.activate_button.click()
+    panel.wait()
+    assert "succeeded: 1" in panel.status.value
+    assert {name: getattr(panel, name).value for name in CARD_PATH} == CARD_PATH
+    status = panel.buckets.set_index("id")["status"]  # the card's buckets read again
+    assert status.get("lcppb_c0ffee0001", "activation sent") == "activation sent"
+    assert set(status.index) - {"lcppb_c0ffee0001"} == pending - {"lcppb_c0ffee0001"}
+    other = client.pending_buckets.list("lprg_c0ffee0001", "lmbr_c0ffee0001", "lcrd_c0ffee0002")
+    assert [(b.id, b.status) for b in other.data] == [("lcppb_c0ffee0006", "PENDING")]
 
 
 def test_choosing_a_program_lists_its_members_in_the_background(
