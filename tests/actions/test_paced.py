@@ -475,10 +475,13 @@ def test_a_paced_saved_plan_checked_in_a_window_other_traffic_spent_waits_for_th
     assert cost.needed > SHARE and window_used(running) == 1  # its token, in the next window
 
 
-CLOCK_MOVED_WITHIN = 3
+CLOCK_MOVED_WITHIN = 8
 """Seconds the pipe apply's first window has left on the fixed clock: the process waits that
 long on its own clock before it sends in the next window, and the test moves the fixed clock
-on in far less (once the process says it waits and the window counts what it let start)."""
+on in far less (once the process says it waits and the window counts what it let start). It
+must outlast the process's first chunk: with 3, a fresh clone's loaded run (2026-12-07) took
+over 2 s for its 9 calls, the process's own clock saw the window end, and it sent on without
+the wait the test is about."""
 
 
 def _moved_on_as_it_waits(sb: Sandbox, proc: subprocess.Popen[str]) -> tuple[str, int]:
