@@ -39,7 +39,9 @@ __all__ = [
     "IN_DOUBT",
     "MAX_REVIEWS",
     "NOT_SENT",
+    "default_log",
     "logged_results",
+    "plan_of_log",
     "review_log",
     "review_logs",
     "review_path",
@@ -52,6 +54,19 @@ IN_DOUBT = "in doubt"
 """The outcome of an item whose last line is ``attempted``: sent, no answer logged."""
 MAX_REVIEWS = 5
 """Plans for review ``review_logs`` follows, each the one of the file before."""
+LOG_SUFFIX = ".log.jsonl"
+"""What a plan file's name takes to name its default action log."""
+
+
+def default_log(plan: Path) -> Path:
+    """The action log ``lyt apply`` keeps for the plan file ``plan`` unless told another:
+    ``PLAN.log.jsonl`` beside it."""
+    return plan.with_name(plan.name + LOG_SUFFIX)
+
+
+def plan_of_log(log: Path) -> Path:
+    """The plan file whose default action log is ``log`` (``default_log``'s inverse)."""
+    return log.with_name(log.name.removesuffix(LOG_SUFFIX))
 
 
 def review_path(plan: Path) -> Path:
@@ -66,7 +81,7 @@ def review_log(plan: str | Path) -> ActionLog | None:
     reading only that file's lines (bound to its sha256 now); None when the file or its log
     is missing."""
     path = review_path(Path(plan))
-    log = path.with_name(path.name + ".log.jsonl")
+    log = default_log(path)
     if not path.is_file() or not log.is_file():
         return None
     return ActionLog(log, plan=hashlib.sha256(path.read_bytes()).hexdigest())

@@ -99,6 +99,7 @@ def apply(args: argparse.Namespace) -> int:
         from ..actions import ChangePlan
         from ..actions.change_plan import reread_line
         from ..actions.ledger import COMPLETE, refused_for_good
+        from ..actions.logged import default_log
         from ..actions.reviewed import checked_sha256
         from ..actions.touched import StalePlanError
         from ..fill.pace_run import paced_run
@@ -116,7 +117,7 @@ def apply(args: argparse.Namespace) -> int:
         share = share_option(args.budget_share)
     except ValueError as exc:
         return fail(COMMAND, str(exc), EXIT_ERROR)
-    log = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
+    log = Path(args.log) if args.log else default_log(plan.path)
     try:
         # its check's token request and its apply one run's: neither says it sent earlier
         with connected_client(False) as client, paced_run():

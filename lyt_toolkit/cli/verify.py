@@ -84,6 +84,7 @@ def verify(args: argparse.Namespace) -> int:
     """Rehearse the plan again, read back what it touched and compare."""
     with collector_paused():  # start-up: see collector_paused
         from ..actions import ActionLog, review_logs, verify_touched, verify_touched_cost
+        from ..actions.logged import default_log
 
     try:
         share = share_option(args.budget_share)
@@ -92,7 +93,7 @@ def verify(args: argparse.Namespace) -> int:
     plan = load_or_fail(args.plan, COMMAND)
     if plan is None:
         return EXIT_ERROR
-    log_path = Path(args.log) if args.log else plan.path.with_name(plan.path.name + ".log.jsonl")
+    log_path = Path(args.log) if args.log else default_log(plan.path)
     if args.log is not None and not log_path.is_file():
         return fail(COMMAND, f"--log {args.log}: no such action log", EXIT_ERROR)
     reviews = review_logs(plan.path)
@@ -228,7 +229,9 @@ def _beyond_note(path: Path, reviews: list[ActionLog]) -> str | None:
 
 def _file_of(review: ActionLog) -> Path:
     """The plan for review whose apply ``review`` (its action log) recorded."""
-    return review.path.with_name(review.path.name.removesuffix(".log.jsonl"))
+    from ..actions.logged import plan_of_log
+
+    return plan_of_log(review.path)
 
 
 def _completed(review: ActionLog) -> bool:

@@ -204,6 +204,14 @@ class Quota:
         another limit's."""
         return self._refusals
 
+    def refusal_after(self, calls: int) -> QuotaExhaustedError | None:
+        """The error made of the service's latest budget refusal (a 429 this client sent
+        and read: its ``sent`` is true) when that call came after this client's first
+        ``calls``; else None. Calls refused unsent in the window it spent each raise their
+        own error; this is the one that spent it."""
+        refused = self._refused
+        return refused if refused is not None and refused.calls_used > calls else None
+
     @property
     def resets_at(self) -> datetime | None:
         """When the window resets (UTC, on the service's clock), if the service said and it

@@ -796,10 +796,7 @@ def _service_refusal(
     unsent for its window, and whichever fails first would be raised, a different text from
     run to run (the 429's part may still be unwinding, even cancelled, when another fails).
     """
-    heard = quota._refused
-    if refused.sent or heard is None or heard.calls_used <= used_before:
-        return None
-    return heard
+    return None if refused.sent else quota.refusal_after(used_before)
 
 
 def _stamps(

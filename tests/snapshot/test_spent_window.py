@@ -121,6 +121,23 @@ def test_an_unpaced_pull_in_a_window_others_spent_says_when_to_come_back_on_the_
     assert _text(refused) == COME_BACK, str(refused)
 
 
+def test_the_quota_keeps_the_services_refusal_for_the_calls_before_it_only(
+    running: Sandbox, make_client: ClientFor
+) -> None:
+    """``Quota.refusal_after(calls)``: the error made of the service's 429 (sent), not of a
+    call refused unsent after it, asked from any count before the call that heard it."""
+    _spent_by_others(running, make_client, resets_in=30)
+    with make_client(running, max_wait=1) as client:
+        assert client.quota.refusal_after(0) is None  # nothing heard yet
+        with pytest.raises(QuotaExhaustedError) as first:
+            client.programs.list(limit=1)  # its token request hears the 429
+        with pytest.raises(QuotaExhaustedError) as unsent:
+            client.programs.list(limit=1)
+        heard = client.quota.refusal_after(0)
+    assert first.value.sent and not unsent.value.sent
+    assert heard is first.value and client.quota.refusal_after(1) is None
+
+
 COME_BACK = (
     "429 too_many_requests: Too many requests (api_calls: the 60/minute plan's budget of 60"
     " calls per minute is spent; the next call may be made at 2026-01-15T12:01:00.000Z)"
