@@ -29,11 +29,11 @@ import httpx
 import pytest
 from fixture_types import ClientOf
 from hypothesis import settings
+from shared_tls import TLS
 
 from lyt_toolkit import _secret
 from lyt_toolkit._services import HOLDS_HEADER
 from lyt_toolkit.client import LoyaltyClient
-from lyt_toolkit.client._tls import default_tls
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
 from lyt_toolkit.sandbox.config import DEMO_PROGRAM
 from lyt_toolkit.synthetic import generate_program
@@ -148,11 +148,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 NOW = "2026-01-15T12:00:00Z"
 """The clock sandboxes start at (the demo program's own default)."""
 
-TLS = default_tls()
-"""The TLS settings of the raw httpx requests here: the toolkit's clients' shared context
-(httpx makes one anew for each client or request, reading a CA bundle, though sandboxes
-serve plain HTTP)."""
-
 
 @pytest.fixture(autouse=True)
 def _no_secret_of_another_test(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -191,7 +186,7 @@ def _hearing_no_holds(sb: Sandbox) -> Iterator[LoyaltyClient]:
         response.headers.pop(HOLDS_HEADER, None)
 
     with (
-        httpx.Client(event_hooks={"response": [unsaid]}) as http,
+        httpx.Client(event_hooks={"response": [unsaid]}, verify=TLS) as http,
         _client_for(sb, http_client=http) as client,
     ):
         yield client

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from sandbox.serving import refusing_to_serve, serve_refused
+from shared_tls import TLS
 
 from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS, SandboxCredentials
@@ -49,7 +50,9 @@ def _serve(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
 
 def _rewards(base_url: str) -> list[dict]:
     headers = _headers(base_url)
-    response = httpx.get(f"{base_url}/v2/loyalties/rewards", params={"limit": 100}, headers=headers)
+    response = httpx.get(
+        f"{base_url}/v2/loyalties/rewards", params={"limit": 100}, headers=headers, verify=TLS
+    )
     response.raise_for_status()
     return response.json()["data"]
 
@@ -156,7 +159,7 @@ def test_serve_with_a_db_file_resumes_where_it_left_off(tmp_path: Path) -> None:
         active = next(r for r in _rewards(base_url) if r["status"] == "ACTIVE")
         headers = _headers(base_url)
         drafted = httpx.post(
-            f"{base_url}/v2/loyalties/rewards/{active['id']}/draft", headers=headers
+            f"{base_url}/v2/loyalties/rewards/{active['id']}/draft", headers=headers, verify=TLS
         )
         assert drafted.status_code == 200
         first = _create_benefit(base_url, "Resumed bonus one")
@@ -171,6 +174,7 @@ def test_serve_with_a_db_file_resumes_where_it_left_off(tmp_path: Path) -> None:
             f"{base_url}/v2/loyalties/benefits",
             params={"filters[name][conditions][$starts_with]": "Resumed bonus"},
             headers=_headers(base_url),
+            verify=TLS,
         ).json()["data"]
         assert {b["id"] for b in listed} == {first["id"], second["id"]}
 
@@ -180,6 +184,7 @@ def _headers(base_url: str) -> dict[str, str]:
         f"{base_url}/oauth/token",
         data={"grant_type": "client_credentials", "scope": "loyalties"},
         headers=KEYS,
+        verify=TLS,
     ).json()["access_token"]
     return {**KEYS, "Authorization": f"Bearer {token}"}
 
@@ -191,7 +196,7 @@ def _create_benefit(base_url: str, name: str) -> dict:
         "points": {"value": 5, "card_definition_id": "lcdef_c0ffee0001"},
     }
     response = httpx.post(
-        f"{base_url}/v2/loyalties/benefits", json=body, headers=_headers(base_url)
+        f"{base_url}/v2/loyalties/benefits", json=body, headers=_headers(base_url), verify=TLS
     )
     assert response.status_code == 200, response.text
     return response.json()
@@ -233,9 +238,11 @@ def test_a_resumed_db_settles_activations_a_stopped_sandbox_left_open(tmp_path: 
             f"/cards/{bucket['card_id']}/pending-points"
         )
         headers = _headers(sb.base_url)
-        buckets = httpx.get(sb.base_url + path, headers=headers).json()["data"]
+        buckets = httpx.get(sb.base_url + path, headers=headers, verify=TLS).json()["data"]
         assert bucket["id"] not in {b["id"] for b in buckets}  # settled: no longer PENDING
-        again = httpx.post(f"{sb.base_url}{path}/{bucket['id']}/activate", headers=headers)
+        again = httpx.post(
+            f"{sb.base_url}{path}/{bucket['id']}/activate", headers=headers, verify=TLS
+        )
         assert again.status_code == 423
         assert "not PENDING" in again.json()["details"]
     store = Store(str(db))

@@ -14,6 +14,7 @@ import httpx
 import pandas as pd
 import pytest
 from interrupting import HANG, PacedLines, Waits, until, until_counted
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, ProgramEdit
@@ -265,7 +266,7 @@ def stopped_after(
 
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
     with (
-        httpx.Client(event_hooks={"request": [hook]}) as http,
+        httpx.Client(event_hooks={"request": [hook]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = ChangePlan.load(path).apply(
@@ -305,7 +306,7 @@ def stopped_in_re_read(
             raise KeyboardInterrupt
 
     with (
-        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
+        httpx.Client(event_hooks={"request": [ctrl_c]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as stopped,
         pytest.raises(KeyboardInterrupt),
     ):
@@ -327,7 +328,7 @@ def refused_paced_apply(
     the requests sent, and what it raised."""
     sent: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
         pytest.raises(refusal) as refused,
     ):
@@ -420,7 +421,7 @@ def paced_in_waits(
         sent.append(request)
 
     with (
-        httpx.Client(event_hooks={"request": [in_its_window]}) as http,
+        httpx.Client(event_hooks={"request": [in_its_window]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         client.quota._clock = client._transport.tokens.clock = waits

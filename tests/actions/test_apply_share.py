@@ -15,6 +15,7 @@ import httpx
 import pandas as pd
 import pytest
 from other_traffic import spend
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -82,7 +83,7 @@ def test_an_unpaced_apply_stops_at_its_share_when_other_traffic_spends_the_windo
 
     with (
         make_client(fresh) as other,
-        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         other.programs.list(limit=1)  # its token: spent before the apply starts
@@ -105,7 +106,7 @@ def test_an_unpaced_apply_stops_at_its_share_when_other_traffic_spends_the_windo
     fresh.set_plan("300/hour")  # a new window
     posts: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [posts.append]}) as http,
+        httpx.Client(event_hooks={"request": [posts.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as later,
     ):
         again = (ChangePlan.load(path) if saved else plan).apply(later, log=log, progress=False)
@@ -188,7 +189,7 @@ def test_a_re_read_that_spends_the_share_sends_no_write_and_the_next_apply_does_
 
     with (
         make_client(fresh) as other,
-        httpx.Client(event_hooks={"request": [other_traffic_in_the_re_read]}) as http,
+        httpx.Client(event_hooks={"request": [other_traffic_in_the_re_read]}, verify=TLS) as http,
         make_client(fresh, http_client=http, max_wait=0) as client,
     ):
         other.programs.list(limit=1)
@@ -248,7 +249,9 @@ def test_an_unpaced_apply_whose_budget_falls_between_parts_sends_its_share_of_th
 
     with (
         make_client(fresh) as other,
-        httpx.Client(event_hooks={"request": [plan_lowered_at_the_last_create]}) as http,
+        httpx.Client(
+            event_hooks={"request": [plan_lowered_at_the_last_create]}, verify=TLS
+        ) as http,
         make_client(fresh, http_client=http) as client,
     ):
         other.programs.list(limit=1)  # its token: spent before the apply starts
@@ -269,7 +272,7 @@ def test_an_unpaced_apply_whose_budget_falls_between_parts_sends_its_share_of_th
     fresh.set_plan(FALLEN_TO)  # a new window
     posts: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [posts.append]}) as http,
+        httpx.Client(event_hooks={"request": [posts.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as later,
     ):
         again = (ChangePlan.load(path) if saved else plan).apply(later, log=log, progress=False)

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from other_traffic import spend
+from shared_tls import TLS
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError
@@ -49,7 +50,7 @@ def test_an_apply_at_the_whole_window_fallen_between_parts_says_how_to_resume(
 
     with (
         make_client(fresh) as other,
-        httpx.Client(event_hooks={"request": [window_fell_at_the_last_create]}) as http,
+        httpx.Client(event_hooks={"request": [window_fell_at_the_last_create]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         other.programs.list(limit=1)  # its token: spent before the apply starts
@@ -65,7 +66,7 @@ def test_an_apply_at_the_whole_window_fallen_between_parts_says_how_to_resume(
     fresh.set_plan("1000/hour")  # a new window
     posts: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [posts.append]}) as http,
+        httpx.Client(event_hooks={"request": [posts.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as later,
     ):
         again = plan.apply(later, log=log, budget_share=1.0, progress=False)

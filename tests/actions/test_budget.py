@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from other_traffic import spend
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
@@ -282,7 +283,7 @@ def test_a_batch_keeps_to_its_share_of_what_other_traffic_leaves_and_the_rest_ru
 
     with (
         make_client(fresh) as other,
-        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         assert learned(client) == 300 - LEARN

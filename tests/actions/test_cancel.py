@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from interrupting import HANG, until
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
@@ -109,7 +110,7 @@ def test_cancel_ends_the_retry_waits_of_the_items_in_flight_at_once_and_sends_no
     plan = actions.create_benefits(benefit_rows("Waiting", 6))
     sent: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         client.fetch_token()

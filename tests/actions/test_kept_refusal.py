@@ -16,6 +16,7 @@ import httpx
 import pandas as pd
 import pytest
 from interrupting import Waits
+from shared_tls import TLS
 
 from lyt_toolkit.actions import ChangePlan, EditError, chunked
 from lyt_toolkit.actions.plan_file import StalePlanError
@@ -40,7 +41,7 @@ def _counted(
     """A client of ``fresh`` whose requests go to ``sent``."""
 
     def client() -> LoyaltyClient:
-        http = httpx.Client(event_hooks={"request": [sent.append]})
+        http = httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS)
         return make_client(fresh, http_client=http)
 
     return client
@@ -74,7 +75,7 @@ def test_a_refresh_after_a_stale_refusal_takes_up_its_re_read_not_reads_it_again
             stop.set()
 
     with (
-        httpx.Client(event_hooks={"request": [first_write]}) as http,
+        httpx.Client(event_hooks={"request": [first_write]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         ChangePlan.load(path).apply(
@@ -165,7 +166,7 @@ def test_a_paced_refresh_takes_up_a_refusal_s_rows_in_every_chunk(
             stop.set()
 
     with (
-        httpx.Client(event_hooks={"request": [first_write]}) as http,
+        httpx.Client(event_hooks={"request": [first_write]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         ChangePlan.load(path).apply(
@@ -220,7 +221,7 @@ def test_a_paced_refresh_reads_afresh_after_another_s_call(
                 activate(other, chosen.iloc[2])
 
     with (
-        httpx.Client(event_hooks={"request": [another_s_call]}) as http,
+        httpx.Client(event_hooks={"request": [another_s_call]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = ChangePlan.load(path).apply(
@@ -282,7 +283,7 @@ def test_a_paced_refresh_reads_afresh_a_later_chunk_whose_reads_wait_for_the_nex
         sent.append(request)
 
     with (
-        httpx.Client(event_hooks={"request": [another_s_call_while_waiting]}) as http,
+        httpx.Client(event_hooks={"request": [another_s_call_while_waiting]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         client.quota._clock = client._transport.tokens.clock = waits
@@ -331,7 +332,7 @@ def test_a_paced_refresh_reads_again_a_kept_row_when_another_s_call_is_heard_as_
         sent.append(request)
 
     with (
-        httpx.Client(event_hooks={"request": [another_s_call_as_it_reads]}) as http,
+        httpx.Client(event_hooks={"request": [another_s_call_as_it_reads]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = ChangePlan.load(path).apply(

@@ -36,6 +36,7 @@ from interrupting import (
     until_quiet,
     window_used,
 )
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, ProgramEdit
@@ -117,7 +118,7 @@ def test_the_writes_of_a_paced_run_in_a_new_window_are_counted_in_its_log_from_t
             going.append((window["resets_at"], window["used"] + 1, logged))
 
     with (
-        httpx.Client(event_hooks={"request": [counted]}) as http,
+        httpx.Client(event_hooks={"request": [counted]}, verify=TLS) as http,
         make_client(running, http_client=http) as client,
     ):
         results = plan.execute(client, log=log, progress=False, paced=True)
@@ -389,7 +390,7 @@ def _each_call_counted_before_it_goes_out(
             going.append((request.method, _counted_in(log)))
 
     with (
-        httpx.Client(event_hooks={"request": [counted]}) as http,
+        httpx.Client(event_hooks={"request": [counted]}, verify=TLS) as http,
         make_client(sb, http_client=http) as hooked,
     ):
         results = ChangePlan.load(path).apply(hooked, log=log, progress=False, paced=True)

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from interrupting import Waits
+from shared_tls import TLS
 
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.client import LoyaltyClient
@@ -71,7 +72,7 @@ def test_a_paced_apply_whose_budget_falls_too_low_says_so_and_resumes_the_rest(
     fresh.set_plan("professional")
     sent.clear()
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         loaded = ChangePlan.load(path)

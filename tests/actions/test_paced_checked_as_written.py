@@ -12,6 +12,7 @@ import httpx
 import pandas as pd
 import pytest
 from interrupting import Waits, window_used
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit._text import counted
@@ -47,7 +48,7 @@ def test_a_paced_apply_resumed_in_each_new_window_re_reads_no_more_than_it_write
     windows = 0
     while True:
         with (
-            httpx.Client(event_hooks={"request": [sent.append]}) as http,
+            httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
             make_client(fresh, http_client=http) as client,
         ):
             results = applied_until_waiting(fresh, client, path, log)
@@ -116,7 +117,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
     fresh.set_plan("10/hour")  # 5 calls a window at the default share: 2 writes a chunk
     sent: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         first = applied_until_waiting(fresh, client, path, log)
@@ -142,7 +143,7 @@ def test_a_paced_apply_stops_at_the_first_stale_chunk_and_refresh_takes_up_its_r
 
     sent.clear()
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         loaded = ChangePlan.load(path)
@@ -227,7 +228,7 @@ def test_a_paced_apply_s_chunk_leaves_its_window_room_for_the_token_request(
         windows[-1].append(request)
 
     with (
-        httpx.Client(event_hooks={"request": [in_its_window]}) as http,
+        httpx.Client(event_hooks={"request": [in_its_window]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         client.quota._clock = client._transport.tokens.clock = waits

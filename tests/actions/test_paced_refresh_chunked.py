@@ -11,6 +11,7 @@ import httpx
 import pytest
 from fixture_types import LytProcess
 from interrupting import ctrl_c_once_quiet
+from shared_tls import TLS
 
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.actions.edited_frames import EditError
@@ -66,7 +67,7 @@ def test_a_paced_refresh_run_again_in_each_window_writes_in_each(
     fresh.set_plan("professional")  # the rest in one run: the cost its re-read
     sent: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         loaded = ChangePlan.load(path)
@@ -103,7 +104,7 @@ def test_a_paced_refresh_refuses_an_unsupported_change_at_its_chunk_and_keeps_it
     fresh.set_clock("2026-01-15T13:00:00Z")  # the next window
     sent: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
         pytest.raises(EditError, match="ignore_unsupported=True"),
     ):
@@ -113,7 +114,7 @@ def test_a_paced_refresh_refuses_an_unsupported_change_at_its_chunk_and_keeps_it
     fresh.set_plan("professional")  # the rest in one run
     sent.clear()
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         loaded = ChangePlan.load(path)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.actions.kept_reads import KEPT_FOR
@@ -38,7 +39,7 @@ def test_a_paced_apply_stopped_in_its_re_read_reads_only_the_rest_next_run(
 
     sent.clear()
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
@@ -65,7 +66,7 @@ def test_a_kept_re_read_older_than_an_hour_is_read_again_not_applied_as_fresh(
 
     sent.clear()
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)

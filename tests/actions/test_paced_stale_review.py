@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.actions.plan_file import StalePlanError
@@ -129,7 +130,7 @@ def test_a_paced_stale_refusal_of_one_chunk_of_several_says_each_way_on_and_its_
     fresh.set_plan("professional")  # the refresh in one window: the calls it said, sent
     sent.clear()
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = ChangePlan.load(path).apply(
@@ -170,7 +171,7 @@ def test_a_paced_stale_refusal_after_a_re_read_stopped_part_way_says_its_refresh
 
     sent.clear()
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = ChangePlan.load(path).apply(

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from interrupting import PacedLines
+from shared_tls import TLS
 
 from lyt_toolkit import _progress
 from lyt_toolkit.actions import ActionLog, ChangePlan
@@ -155,7 +156,7 @@ def test_a_429_in_the_middle_of_a_chunked_paced_apply_is_said_and_nothing_is_los
     }
     try:
         with (
-            httpx.Client(event_hooks=hooks) as http,
+            httpx.Client(event_hooks=hooks, verify=TLS) as http,
             make_client(fresh, http_client=http) as client,
             _progress.plain_lines(),
         ):

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan
@@ -151,7 +152,7 @@ def test_a_kept_read_cut_mid_character_by_a_kill_is_read_again_not_a_traceback(
         kept.write('{"log": "lyt-reread/1", "name": "Café'.encode()[:-1])
     sent: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = ChangePlan.load(path).apply(client, log=log, progress=False, paced=True)
@@ -246,7 +247,7 @@ def test_an_unsaved_runs_lines_after_a_saved_plans_are_not_taken_for_its_own(
             raise KeyboardInterrupt  # in the re-read: nothing written yet
 
     with (
-        httpx.Client(event_hooks={"request": [ctrl_c]}) as http,
+        httpx.Client(event_hooks={"request": [ctrl_c]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as stopped,
         pytest.raises(KeyboardInterrupt),
     ):

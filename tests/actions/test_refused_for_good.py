@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pandas as pd
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.actions import ChangePlan, SavedPlan
 from lyt_toolkit.cli import main
@@ -49,7 +50,7 @@ def _applied_counting(
             sent.append(request.method)
 
     with (
-        httpx.Client(event_hooks={"request": [seen]}) as http,
+        httpx.Client(event_hooks={"request": [seen]}, verify=TLS) as http,
         make_client(sb, http_client=http) as client,
     ):
         log = plan.path.with_name("plan.log.jsonl")

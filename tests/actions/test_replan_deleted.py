@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
@@ -37,7 +38,7 @@ def _sent(
     (method, path)."""
     sent: list[httpx.Request] = []
     with (
-        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+        httpx.Client(event_hooks={"request": [sent.append]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         run(client)

@@ -12,6 +12,7 @@ from typing import NoReturn
 import httpx
 import pytest
 from frame_reads import row_of
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
@@ -165,7 +166,7 @@ def test_an_item_in_doubt_is_read_before_it_is_written(
             sent.append((request.method, request.url.path.rsplit("/", 2)[-1]))
 
     with (
-        httpx.Client(event_hooks={"request": [note]}) as http,
+        httpx.Client(event_hooks={"request": [note]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         client.rewards.draft(moved)  # the killed run's write reached the service

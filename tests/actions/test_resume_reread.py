@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pandas as pd
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ChangePlan, StalePlanError, create_benefits
@@ -155,7 +156,7 @@ def test_a_resumed_apply_re_reads_only_the_objects_it_still_writes_to(
             sent.append((request.method, request.url.path))
 
         with (
-            httpx.Client(event_hooks={"request": [note]}) as http,
+            httpx.Client(event_hooks={"request": [note]}, verify=TLS) as http,
             make_client(sb, http_client=http) as later,
         ):
             later.programs.list(limit=1)  # its token, before the count

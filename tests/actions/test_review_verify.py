@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.actions import ChangePlan, logged
 from lyt_toolkit.cli import main
@@ -70,7 +71,7 @@ def test_lyt_verify_says_a_write_of_the_plan_for_reviews_apply_refused_or_in_dou
 
     hooks = {"response": [past_their_dates]}
     with (
-        httpx.Client(event_hooks=hooks) as http,
+        httpx.Client(event_hooks=hooks, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
         pytest.raises(SimulatedCrash),
     ):

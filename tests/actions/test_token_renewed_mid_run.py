@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pandas as pd
 from interrupting import until
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
@@ -66,7 +67,10 @@ def renewing_client(
         "request": [renewing.request],
         "response": [renewing.response],
     }
-    with httpx.Client(event_hooks=hooks) as http, make_client(sb, http_client=http) as client:
+    with (
+        httpx.Client(event_hooks=hooks, verify=TLS) as http,
+        make_client(sb, http_client=http) as client,
+    ):
         client._transport.tokens.clock = lambda: renewing.now[0]
         yield client, renewing
 

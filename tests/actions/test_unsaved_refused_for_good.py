@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pandas as pd
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog, ActionPlan, ItemResult, Outcome, PlanItem
@@ -39,7 +40,7 @@ def _counted(
             sent.append(f"{request.method} {request.url.path}")
 
     with (
-        httpx.Client(event_hooks={"request": [seen]}) as http,
+        httpx.Client(event_hooks={"request": [seen]}, verify=TLS) as http,
         make_client(sb, http_client=http) as client,
     ):
         results = run(client)

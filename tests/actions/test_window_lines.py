@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 from interrupting import window_used
+from shared_tls import TLS
 
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
@@ -45,7 +46,7 @@ def test_a_paced_run_writes_one_window_line_for_its_window_and_is_counted_whole(
         time.sleep(0.25)  # the run lasts several of its once-a-second notes
 
     with (
-        httpx.Client(event_hooks={"response": [slowly]}) as http,
+        httpx.Client(event_hooks={"response": [slowly]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         results = plan.execute(client, log=log, progress=False, paced=True, concurrency=1)

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.errors import DuplicateFoundError, NotFoundError, RequestValidationError
@@ -41,7 +42,7 @@ def test_async_iteration_and_one_token_for_concurrent_tasks(fresh: Sandbox) -> N
     recorder = Recorder()
 
     async def run() -> tuple[list[str], list[list[str]]]:
-        http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]})
+        http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]}, verify=TLS)
         async with AsyncLoyaltyClient(**client_kwargs(fresh), http_client=http) as aclient:
             walked = [r.id async for r in aclient.rewards.iter(limit=3)]
             pages = await asyncio.gather(*(aclient.rewards.list(limit=100) for _ in range(8)))
@@ -99,12 +100,12 @@ def test_a_dot_segment_id_is_refused_before_sending_in_both_clients(
     recorder = Recorder()
 
     async def in_async() -> None:
-        http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]})
+        http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]}, verify=TLS)
         async with AsyncLoyaltyClient(**client_kwargs(fresh), http_client=http) as aclient:
             await DOT_SEGMENT_CALLS[call](aclient, dots)
         await http.aclose()
 
-    http = httpx.Client(event_hooks={"request": [recorder]})
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
     with (
         LoyaltyClient(**client_kwargs(fresh), http_client=http) as client,
         pytest.raises(RequestValidationError, match="directory") as refused,
@@ -127,12 +128,12 @@ def test_a_lone_surrogate_in_an_id_is_refused_before_sending_in_both_clients(
     recorder = Recorder()
 
     async def in_async() -> None:
-        http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]})
+        http = httpx.AsyncClient(event_hooks={"request": [_async(recorder)]}, verify=TLS)
         async with AsyncLoyaltyClient(**client_kwargs(fresh), http_client=http) as aclient:
             await DOT_SEGMENT_CALLS[call](aclient, surrogate)
         await http.aclose()
 
-    http = httpx.Client(event_hooks={"request": [recorder]})
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
     with (
         LoyaltyClient(**client_kwargs(fresh), http_client=http) as client,
         pytest.raises(RequestValidationError, match="surrogate") as refused,

@@ -6,6 +6,7 @@ import threading
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import UnauthorizedError
@@ -38,7 +39,7 @@ def test_token_refreshed_after_the_server_clock_passes_its_expiry(
 
 
 def test_a_401_renews_the_token_once(fresh: Sandbox, recorder: Recorder) -> None:
-    http = httpx.Client(event_hooks={"request": [recorder]})
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
     with LoyaltyClient(**client_kwargs(fresh), http_client=http) as client:
         client.rewards.list(limit=1)
         fresh.reset()  # the sandbox forgets every token it issued
@@ -50,7 +51,7 @@ def test_a_401_renews_the_token_once(fresh: Sandbox, recorder: Recorder) -> None
 
 def test_a_401_after_renewal_surfaces(fresh: Sandbox, recorder: Recorder) -> None:
     """A token whose scope does not allow loyalties is refused even when fresh."""
-    http = httpx.Client(event_hooks={"request": [recorder]})
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
     client = LoyaltyClient(**client_kwargs(fresh), scopes=["customers"], http_client=http)
     with client, pytest.raises(UnauthorizedError):
         client.rewards.list(limit=1)

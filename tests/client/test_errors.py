@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.client import LoyaltyClient, RetryConfig
 from lyt_toolkit.errors import (
@@ -117,7 +118,7 @@ def test_rate_limit_after_retries_are_exhausted(fresh: Sandbox, recorder: Record
 
     fresh.set_faults(rate_limit=1.0, retry_after=0, seed=1)
     retry = RetryConfig(max_attempts=3, backoff_base=0.01, backoff_max=0.02)
-    with httpx.Client(event_hooks={"request": [recorder]}) as http:
+    with httpx.Client(event_hooks={"request": [recorder]}, verify=TLS) as http:
         client = LoyaltyClient(**client_kwargs(fresh), retry=retry, http_client=http)
         with client, pytest.raises(RateLimitError) as info:
             client.projects.list()

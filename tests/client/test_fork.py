@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from shared_tls import TLS
 
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
@@ -79,7 +80,10 @@ def test_an_async_client_used_before_a_fork_works_in_the_child(sandbox: Sandbox)
 def test_a_client_on_a_given_http_client_says_in_the_child_it_must_be_made_anew(
     sandbox: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
-    with httpx.Client() as http, make_client(sandbox, timeout=5, http_client=http) as client:
+    with (
+        httpx.Client(verify=TLS) as http,
+        make_client(sandbox, timeout=5, http_client=http) as client,
+    ):
         before = reward_ids(client)
         answers = in_forked_children(lambda: reward_ids(client), children=1)
         assert reward_ids(client) == before

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient, RetryConfig
 from lyt_toolkit.errors import (
@@ -144,7 +145,7 @@ def test_a_redirect_names_its_target(server: MisbehavingServer, client: LoyaltyC
 
 
 def test_a_redirect_to_another_host_is_never_followed(server: MisbehavingServer) -> None:
-    following = httpx.Client(follow_redirects=True)
+    following = httpx.Client(follow_redirects=True, verify=TLS)
     with (
         LoyaltyClient(**settings(server, timeout=5), http_client=following) as client,
         pytest.raises(RedirectError),

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
+from shared_tls import TLS
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
@@ -49,7 +50,7 @@ def test_a_client_rebound_without_close_closes_the_connections_it_opened(
 
 
 def test_a_given_http_client_stays_open_when_the_client_is_dropped(sandbox: Sandbox) -> None:
-    with httpx.Client() as http:
+    with httpx.Client(verify=TLS) as http:
         with unclosed_sockets(sandbox) as found:
             client = LoyaltyClient(**client_kwargs(sandbox), http_client=http)
             assert len(client.rewards.list(limit=1).data) == 1

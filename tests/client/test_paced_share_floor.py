@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from interrupting import Waits, window_used
+from shared_tls import TLS
 
 from lyt_toolkit import ProgramSnapshot, actions
 from lyt_toolkit._shares import share_of
@@ -55,7 +56,7 @@ def test_a_paced_work_whose_window_share_is_one_call_is_refused_before_its_calls
     monkeypatch.setattr(_transport, "pause", lambda seconds, stops: waits.sleep(seconds))
     sent, seen = _tokens_counted(waits)
     with (
-        httpx.Client(event_hooks={"request": [seen]}) as http,
+        httpx.Client(event_hooks={"request": [seen]}, verify=TLS) as http,
         make_client(fresh, http_client=http) as client,
     ):
         client.quota._clock = client._transport.tokens.clock = waits

@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 import httpx
 import pytest
 from other_traffic import member_read, spend
+from shared_tls import TLS
 
 from lyt_toolkit import LoyaltyClient
 from lyt_toolkit.errors import BudgetExceededError, PullBudgetError
@@ -88,7 +89,7 @@ def test_a_program_wide_bucket_frame_whose_share_other_traffic_shrinks_stops_as_
         sb.set_plan("40/hour")
         with (
             make_client(sb) as other,
-            httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+            httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}, verify=TLS) as http,
             make_client(sb, http_client=http) as client,
             pytest.raises(PullBudgetError) as caught,
         ):

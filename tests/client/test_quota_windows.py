@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.errors import QuotaExhaustedError
@@ -24,7 +25,7 @@ def impatient(
 ) -> Iterator[LoyaltyClient]:
     """A client that never waits for a reset: a call it knows is refused raises unsent."""
     with (
-        httpx.Client(event_hooks={"request": [recorder]}) as http,
+        httpx.Client(event_hooks={"request": [recorder]}, verify=TLS) as http,
         make_client(fresh, retry=FAST_RETRY, http_client=http, max_wait=0) as client,
     ):
         yield client

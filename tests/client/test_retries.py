@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 from interrupting import HANG
+from shared_tls import TLS
 
 from lyt_toolkit.client import LoyaltyClient, RetryConfig
 from lyt_toolkit.client._core import Call, backoff_delay, next_delay, parse_retry_after
@@ -29,7 +30,7 @@ def test_pull_under_faults_equals_a_clean_pull(fresh: Sandbox) -> None:
     def pull(faults: dict[str, float]) -> tuple[dict[str, list[dict]], int]:
         recorder = Recorder()
         fresh.set_faults(**faults)
-        http = httpx.Client(event_hooks={"request": [recorder]})
+        http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
         with LoyaltyClient(**client_kwargs(fresh), retry=PATIENT, http_client=http) as client:
             result = _pull(client)
         http.close()
@@ -61,7 +62,7 @@ def test_timeouts_become_api_timeout_errors(fresh: Sandbox) -> None:
 
 
 def test_a_post_is_not_resent_after_a_503(fresh: Sandbox, recorder: Recorder) -> None:
-    http = httpx.Client(event_hooks={"request": [recorder]})
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
     with LoyaltyClient(**client_kwargs(fresh), retry=FAST_RETRY, http_client=http) as client:
         client.rewards.list(limit=1)  # token in hand before the faults start
         fresh.set_faults(unavailable=1.0, retry_after=0, seed=1)
@@ -73,7 +74,7 @@ def test_a_post_is_not_resent_after_a_503(fresh: Sandbox, recorder: Recorder) ->
 
 def test_a_post_is_resent_after_a_429(fresh: Sandbox, recorder: Recorder) -> None:
     """A 429 means the service did no work, so even a create may be sent again."""
-    http = httpx.Client(event_hooks={"request": [recorder]})
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
     with LoyaltyClient(**client_kwargs(fresh), retry=PATIENT, http_client=http) as client:
         client.rewards.list(limit=1)
         fresh.set_faults(rate_limit=0.5, retry_after=0, seed=2)
@@ -87,7 +88,7 @@ def test_max_attempts_one_disables_retries(fresh: Sandbox, recorder: Recorder) -
     from lyt_toolkit.errors import RateLimitError
 
     fresh.set_faults(rate_limit=1.0, retry_after=0, seed=1)
-    http = httpx.Client(event_hooks={"request": [recorder]})
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
     retry = RetryConfig(max_attempts=1)
     client = LoyaltyClient(**client_kwargs(fresh), retry=retry, http_client=http)
     with client, pytest.raises(RateLimitError):

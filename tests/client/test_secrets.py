@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.client import ClientConfig, LoyaltyClient, RetryConfig
 from lyt_toolkit.errors import APIResponseValidationError, ConfigurationError, LytError
@@ -57,7 +58,7 @@ def test_exceptions_and_debug_logs_hold_no_secret(
             response.read()
             issued.append(response.json()["access_token"])
 
-    http = httpx.Client(event_hooks={"response": [keep_token]})
+    http = httpx.Client(event_hooks={"response": [keep_token]}, verify=TLS)
     messages: list[str] = []
     retry = RetryConfig(max_attempts=2, backoff_base=0.01, backoff_max=0.01)
     with LoyaltyClient(**client_kwargs(fresh), retry=retry, http_client=http) as client:

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 from sandbox.serving import refusing_to_serve
+from shared_tls import TLS
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.actions import ChangePlan, plan_file
@@ -71,7 +72,7 @@ def client(
             issued.append(response.json()["access_token"])
 
     with (
-        httpx.Client(event_hooks={"response": [keep_token]}) as http,
+        httpx.Client(event_hooks={"response": [keep_token]}, verify=TLS) as http,
         make_client(sb, http_client=http) as made,
     ):
         made.rewards.list(limit=1)

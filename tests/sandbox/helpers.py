@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 from interrupting import HANG
+from shared_tls import TLS
 
 from lyt_toolkit.models import ErrorObject
 from lyt_toolkit.sandbox import Sandbox
@@ -77,4 +78,4 @@ def eventually(check: Callable[[], bool], timeout: float = HANG) -> bool:
 
 def v2_client(sb: Sandbox, timeout: float = 10) -> httpx.Client:
     """An HTTP client on ``sb`` carrying the key pair and a fresh loyalties token."""
-    return httpx.Client(base_url=sb.base_url, headers=sb.v2_headers(), timeout=timeout)
+    return httpx.Client(base_url=sb.base_url, headers=sb.v2_headers(), timeout=timeout, verify=TLS)

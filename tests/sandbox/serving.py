@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from shared_tls import TLS
 
 from lyt_toolkit.cli import main
 from lyt_toolkit.sandbox.config import DEFAULT_CREDENTIALS
@@ -99,6 +100,7 @@ def v2_headers(base_url: str) -> dict[str, str]:
         data={"grant_type": "client_credentials", "scope": "loyalties"},
         headers=KEYS,
         timeout=10,
+        verify=TLS,
     )
     response.raise_for_status()
     return {**KEYS, "Authorization": f"Bearer {response.json()['access_token']}"}

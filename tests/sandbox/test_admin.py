@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.errors import BadRequestError
 from lyt_toolkit.sandbox import Sandbox
@@ -169,10 +170,13 @@ def test_reset_restores_the_loaded_data(
     api.post("/v2/loyalties/rewards/lrew_c0ffee0001/draft")
     api.delete("/v2/loyalties/tier-structures/lts_c0ffee0001")
     hook = "/management/v1/projects/proj_NwMain01/webhooks/wh_NwMainLoyalty01"
-    assert httpx.delete(restore.base_url + hook, headers=management_headers).status_code == 204
+    assert (
+        httpx.delete(restore.base_url + hook, headers=management_headers, verify=TLS).status_code
+        == 204
+    )
 
     restore.reset()
-    with httpx.Client(base_url=restore.base_url, headers=restore.v2_headers()) as again:
+    with httpx.Client(base_url=restore.base_url, headers=restore.v2_headers(), verify=TLS) as again:
         assert again.get(REWARDS, params={"limit": 100}).json()["data"] == before_rewards
         assert again.get(f"/v2/loyalties/benefits/{created['id']}").status_code == 404
         status = again.get("/v2/loyalties/tier-structures/lts_c0ffee0001").json()["status"]
@@ -180,5 +184,6 @@ def test_reset_restores_the_loaded_data(
     hooks = httpx.get(
         restore.base_url + "/management/v1/projects/proj_NwMain01/webhooks",
         headers=management_headers,
+        verify=TLS,
     ).json()["data"]
     assert "wh_NwMainLoyalty01" in {h["id"] for h in hooks}

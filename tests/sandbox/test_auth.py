@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -26,16 +27,18 @@ def test_v2_with_key_pair_and_loyalty_token_is_allowed(
 ) -> None:
     for scope in ("loyalties", "api", "vouchers loyalties"):
         headers = {**key_headers, **bearer(issue_token(scope))}
-        assert httpx.get(sandbox.base_url + REWARDS, headers=headers).status_code == 200
+        assert httpx.get(sandbox.base_url + REWARDS, headers=headers, verify=TLS).status_code == 200
 
 
 def test_no_credentials_anywhere_is_401(sandbox: Sandbox) -> None:
     base = sandbox.base_url
-    assert_error(httpx.get(base + REWARDS), 401, "unauthorized")
-    assert_error(httpx.get(base + PROJECTS), 401, "unauthorized")
-    assert_error(httpx.get(base + "/_sandbox/clock"), 401, "unauthorized")
+    assert_error(httpx.get(base + REWARDS, verify=TLS), 401, "unauthorized")
+    assert_error(httpx.get(base + PROJECTS, verify=TLS), 401, "unauthorized")
+    assert_error(httpx.get(base + "/_sandbox/clock", verify=TLS), 401, "unauthorized")
     token_request = {"grant_type": "client_credentials", "scope": "loyalties"}
-    assert_error(httpx.post(base + "/oauth/token", data=token_request), 401, "unauthorized")
+    assert_error(
+        httpx.post(base + "/oauth/token", data=token_request, verify=TLS), 401, "unauthorized"
+    )
 
 
 def test_wrong_key_pair_is_401(
@@ -43,22 +46,26 @@ def test_wrong_key_pair_is_401(
 ) -> None:
     base = sandbox.base_url
     token = issue_token()
-    response = httpx.get(base + REWARDS, headers={**WRONG_KEYS, **bearer(token)})
+    response = httpx.get(base + REWARDS, headers={**WRONG_KEYS, **bearer(token)}, verify=TLS)
     assert assert_error(response, 401)["message"] == "Unauthorized"
     half = {**key_headers, "X-App-Token": "wrong"}
-    assert_error(httpx.get(base + REWARDS, headers={**half, **bearer(token)}), 401)
+    assert_error(httpx.get(base + REWARDS, headers={**half, **bearer(token)}, verify=TLS), 401)
     token_request = {"grant_type": "client_credentials", "scope": "loyalties"}
-    assert_error(httpx.post(base + "/oauth/token", data=token_request, headers=WRONG_KEYS), 401)
+    assert_error(
+        httpx.post(base + "/oauth/token", data=token_request, headers=WRONG_KEYS, verify=TLS), 401
+    )
 
 
 def test_bearer_without_key_pair_is_401(sandbox: Sandbox, issue_token: Callable[..., Any]) -> None:
-    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=bearer(issue_token())), 401)
+    assert_error(
+        httpx.get(sandbox.base_url + REWARDS, headers=bearer(issue_token()), verify=TLS), 401
+    )
 
 
 def test_key_pair_without_bearer_is_401_on_v2(
     sandbox: Sandbox, key_headers: dict[str, str]
 ) -> None:
-    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=key_headers), 401)
+    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=key_headers, verify=TLS), 401)
 
 
 @pytest.mark.parametrize(
@@ -68,14 +75,14 @@ def test_malformed_or_unknown_bearer_is_401(
     sandbox: Sandbox, key_headers: dict[str, str], authorization: str
 ) -> None:
     headers = {**key_headers, "Authorization": authorization}
-    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=headers), 401)
+    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=headers, verify=TLS), 401)
 
 
 def test_token_without_loyalties_scope_is_401(
     sandbox: Sandbox, key_headers: dict[str, str], issue_token: Callable[..., Any]
 ) -> None:
     headers = {**key_headers, **bearer(issue_token("vouchers customers"))}
-    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=headers), 401)
+    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=headers, verify=TLS), 401)
 
 
 def test_token_expires_with_the_clock(
@@ -84,14 +91,14 @@ def test_token_expires_with_the_clock(
     token = issue_token()
     headers = {**key_headers, **bearer(token)}
     url = restore.base_url + REWARDS
-    assert httpx.get(url, headers=headers).status_code == 200
+    assert httpx.get(url, headers=headers, verify=TLS).status_code == 200
     restore.advance_clock(token["expires_in"] - 1)
-    assert httpx.get(url, headers=headers).status_code == 200
+    assert httpx.get(url, headers=headers, verify=TLS).status_code == 200
     restore.advance_clock(1)
-    assert_error(httpx.get(url, headers=headers), 401)
+    assert_error(httpx.get(url, headers=headers, verify=TLS), 401)
     fresh = issue_token()
     assert fresh["expires_at"] == token["expires_at"] + token["expires_in"]
-    assert httpx.get(url, headers={**key_headers, **bearer(fresh)}).status_code == 200
+    assert httpx.get(url, headers={**key_headers, **bearer(fresh)}, verify=TLS).status_code == 200
 
 
 def test_reset_drops_tokens(
@@ -99,32 +106,35 @@ def test_reset_drops_tokens(
 ) -> None:
     headers = {**key_headers, **bearer(issue_token())}
     restore.reset()
-    assert_error(httpx.get(restore.base_url + REWARDS, headers=headers), 401)
+    assert_error(httpx.get(restore.base_url + REWARDS, headers=headers, verify=TLS), 401)
 
 
 def test_management_keys_do_not_open_v2(
     sandbox: Sandbox, management_headers: dict[str, str], issue_token: Callable[..., Any]
 ) -> None:
     headers = {**management_headers, **bearer(issue_token())}
-    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=headers), 401)
+    assert_error(httpx.get(sandbox.base_url + REWARDS, headers=headers, verify=TLS), 401)
 
 
 def test_app_keys_do_not_open_management(
     sandbox: Sandbox, key_headers: dict[str, str], issue_token: Callable[..., Any]
 ) -> None:
     headers = {**key_headers, **bearer(issue_token("api"))}
-    assert_error(httpx.get(sandbox.base_url + PROJECTS, headers=headers), 401)
+    assert_error(httpx.get(sandbox.base_url + PROJECTS, headers=headers, verify=TLS), 401)
     mixed = {
         "X-Management-Id": sandbox.credentials.management_id,
         "X-Management-Token": sandbox.credentials.app_token,
     }
-    assert_error(httpx.get(sandbox.base_url + PROJECTS, headers=mixed), 401)
+    assert_error(httpx.get(sandbox.base_url + PROJECTS, headers=mixed, verify=TLS), 401)
 
 
 def test_management_keys_open_management(
     sandbox: Sandbox, management_headers: dict[str, str]
 ) -> None:
-    assert httpx.get(sandbox.base_url + PROJECTS, headers=management_headers).status_code == 200
+    assert (
+        httpx.get(sandbox.base_url + PROJECTS, headers=management_headers, verify=TLS).status_code
+        == 200
+    )
 
 
 # -- token request errors -----------------------------------------------------------

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -21,7 +22,9 @@ def sb(start_sandbox: Callable[..., AbstractContextManager[Sandbox]]) -> Iterato
 
 
 def _rewards(sb: Sandbox, headers: dict[str, str], **params: str) -> httpx.Response:
-    return httpx.get(f"{sb.base_url}/v2/loyalties/rewards", params=params, headers=headers)
+    return httpx.get(
+        f"{sb.base_url}/v2/loyalties/rewards", params=params, headers=headers, verify=TLS
+    )
 
 
 def test_a_token_expired_stays_expired_when_the_clock_is_set_back(sb: Sandbox) -> None:

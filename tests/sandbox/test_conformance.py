@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -197,14 +198,16 @@ def test_writes_conform(
 @pytest.mark.parametrize("path", ["/oauth/token", "/v1/oauth/token"])
 def test_token_conforms(sandbox: Sandbox, key_headers: dict[str, str], path: str) -> None:
     form = {"grant_type": "client_credentials", "scope": "loyalties api"}
-    ok = httpx.post(sandbox.base_url + path, data=form, headers=key_headers)
+    ok = httpx.post(sandbox.base_url + path, data=form, headers=key_headers, verify=TLS)
     check("oauth", "post", "/v1/oauth/token", ok)
-    bad = httpx.post(sandbox.base_url + path, data={**form, "scope": "a,b"}, headers=key_headers)
+    bad = httpx.post(
+        sandbox.base_url + path, data={**form, "scope": "a,b"}, headers=key_headers, verify=TLS
+    )
     check("oauth", "post", "/v1/oauth/token", bad)
 
 
 def management_call(sb: Sandbox, headers: dict[str, str]) -> Callable[[str, str], httpx.Response]:
-    return lambda method, url: httpx.request(method, sb.base_url + url, headers=headers)
+    return lambda method, url: httpx.request(method, sb.base_url + url, headers=headers, verify=TLS)
 
 
 @pytest.mark.parametrize(
@@ -240,7 +243,9 @@ def test_management_conforms(
 
 
 def test_management_401_conforms(sandbox: Sandbox) -> None:
-    response = httpx.get(sandbox.base_url + "/management/v1/projects/proj_NwMain01/webhooks")
+    response = httpx.get(
+        sandbox.base_url + "/management/v1/projects/proj_NwMain01/webhooks", verify=TLS
+    )
     check("management", "get", "/management/v1/projects/{projectId}/webhooks", response)
 
 
@@ -276,7 +281,7 @@ BASKET = {
 
 
 def test_promotion_tier_list_conforms(sandbox: Sandbox, key_headers: dict[str, str]) -> None:
-    response = httpx.get(f"{sandbox.base_url}{TIERS}?limit=100", headers=key_headers)
+    response = httpx.get(f"{sandbox.base_url}{TIERS}?limit=100", headers=key_headers, verify=TLS)
     assert sorted(t["id"] for t in response.json()["tiers"]) == DEMO_TIERS
     check("tiers", "get", TIERS, response)
 
@@ -287,7 +292,10 @@ def test_validation_result_conforms(
 ) -> None:
     """Each result against the branch its ``valid`` names (the reference's union is loose)."""
     response = httpx.post(
-        f"{sandbox.base_url}{TIERS}/{tier_id}/validation", json=BASKET, headers=key_headers
+        f"{sandbox.base_url}{TIERS}/{tier_id}/validation",
+        json=BASKET,
+        headers=key_headers,
+        verify=TLS,
     )
     assert response.status_code == 200, response.text
     body = response.json()

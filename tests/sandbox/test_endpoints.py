@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -42,6 +43,7 @@ def test_token_is_issued_on_both_paths(
         sandbox.base_url + path,
         data={"grant_type": "client_credentials", "scope": "loyalties api"},
         headers=key_headers,
+        verify=TLS,
     )
     assert response.status_code == 200, response.text
     token = response.json()
@@ -361,7 +363,9 @@ def test_concurrent_activations_of_one_bucket_settle_once(
     start = threading.Barrier(8)
 
     def one_activation(_: int) -> httpx.Response:
-        with httpx.Client(base_url=sandbox.base_url, headers=v2_headers, timeout=10) as client:
+        with httpx.Client(
+            base_url=sandbox.base_url, headers=v2_headers, timeout=10, verify=TLS
+        ) as client:
             start.wait()
             return activate(client, P1, member, card, bucket)
 
@@ -434,7 +438,7 @@ def test_activation_of_something_missing_is_404(
 
 @pytest.fixture
 def management(sandbox: Sandbox, management_headers: dict[str, str]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=sandbox.base_url, headers=management_headers) as client:
+    with httpx.Client(base_url=sandbox.base_url, headers=management_headers, verify=TLS) as client:
         yield client
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from fixture_types import StartSandbox
+from shared_tls import TLS
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox, SandboxCredentials
@@ -174,7 +175,7 @@ def test_what_is_neither_snapshot_nor_folder_is_refused_naming_it() -> None:
 
 def test_reset_reloads_the_snapshot(demo_snapshot: ProgramSnapshot) -> None:
     with Sandbox.start(snapshot=demo_snapshot) as sb:
-        with httpx.Client(base_url=sb.base_url, headers=sb.v2_headers()) as http:
+        with httpx.Client(base_url=sb.base_url, headers=sb.v2_headers(), verify=TLS) as http:
             body = {"name": "Rehearsal only", "type": "POINTS", "points": _points(demo_snapshot)}
             assert http.post("/v2/loyalties/benefits", json=body).status_code == 200
         sb.reset()
@@ -206,9 +207,11 @@ def test_the_lyt_variables_of_the_real_service_are_not_accepted(
         assert sb.credentials.app_id == DEFAULT_CREDENTIALS["app_id"]
         token = {"grant_type": "client_credentials", "scope": "loyalties"}
         real = {"X-App-Id": "production-app", "X-App-Token": "production-secret-token"}
-        refused = httpx.post(f"{sb.base_url}/oauth/token", data=token, headers=real)
+        refused = httpx.post(f"{sb.base_url}/oauth/token", data=token, headers=real, verify=TLS)
         assert refused.status_code == 401
-        assert httpx.post(f"{sb.base_url}/oauth/token", data=token, headers=sb.key_headers())
+        assert httpx.post(
+            f"{sb.base_url}/oauth/token", data=token, headers=sb.key_headers(), verify=TLS
+        )
     assert "production-secret-token" not in repr(sb.credentials)
 
 
@@ -263,7 +266,7 @@ def _reference_cases(s: ProgramSnapshot) -> dict[str, dict[str, Any]]:
 def _answers(sb: Sandbox, cases: dict[str, dict[str, Any]]) -> dict[str, tuple[int, str | None]]:
     """Status and error key of creating each case's benefit on ``sb``."""
     answers = {}
-    with httpx.Client(base_url=sb.base_url, headers=sb.v2_headers()) as http:
+    with httpx.Client(base_url=sb.base_url, headers=sb.v2_headers(), verify=TLS) as http:
         for n, (case, body) in enumerate(cases.items()):
             response = http.post("/v2/loyalties/benefits", json={"name": f"Check {n}", **body})
             if response.status_code != 200:

@@ -7,6 +7,7 @@ from pathlib import Path
 import httpx
 import pytest
 from frame_reads import cell
+from shared_tls import TLS
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox
@@ -34,14 +35,20 @@ def test_serve_from_snapshot_holds_the_snapshot_on_its_clock_with_sandbox_keys(
     folder, snapshot = exported
     production = {"LYT_APP_ID": "production-app", "LYT_APP_TOKEN": "production-token-secret"}
     with served("--from-snapshot", str(folder), env={**demo_env(), **production}) as (url, _):
-        clock = httpx.get(f"{url}/_sandbox/clock", headers=KEYS).json()["now"]
+        clock = httpx.get(f"{url}/_sandbox/clock", headers=KEYS, verify=TLS).json()["now"]
         assert clock == "2026-02-20T17:45:00.000Z"
         token = {"grant_type": "client_credentials", "scope": "loyalties"}
         real = {"X-App-Id": "production-app", "X-App-Token": "production-token-secret"}
-        assert httpx.post(f"{url}/oauth/token", data=token, headers=real).status_code == 401
+        assert (
+            httpx.post(f"{url}/oauth/token", data=token, headers=real, verify=TLS).status_code
+            == 401
+        )
         assert KEYS["X-App-Id"] == DEFAULT_CREDENTIALS["app_id"]  # v2_headers signs in with them
         rewards = httpx.get(
-            f"{url}/v2/loyalties/rewards", params={"limit": 100}, headers=v2_headers(url)
+            f"{url}/v2/loyalties/rewards",
+            params={"limit": 100},
+            headers=v2_headers(url),
+            verify=TLS,
         ).json()["data"]
     assert [r["id"] for r in rewards] == snapshot.rewards["id"].tolist()
 

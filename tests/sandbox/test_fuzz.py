@@ -22,6 +22,7 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -66,7 +67,7 @@ def test_live_sandbox_serves_the_fuzzed_document(fuzz_sandbox: Sandbox) -> None:
     # The first request builds the document: seconds on a loaded machine, past httpx's
     # default 5 s (a fresh clone's run timed out there); the wait only turns a hang into a
     # failure.
-    served = httpx.get(f"{fuzz_sandbox.base_url}/openapi.json", timeout=HANG).json()
+    served = httpx.get(f"{fuzz_sandbox.base_url}/openapi.json", timeout=HANG, verify=TLS).json()
     assert served == DOCUMENT
     for path, operations in served["paths"].items():
         for method, operation in operations.items():

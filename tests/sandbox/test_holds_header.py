@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import httpx
+from shared_tls import TLS
 
 from lyt_toolkit._services import HOLDS_HEADER, forget_local, held_instance, held_reads
 from lyt_toolkit.client import LoyaltyClient
@@ -26,10 +27,10 @@ TOKEN = {"grant_type": "client_credentials", "scope": "loyalties"}
 def _said(base_url: str) -> list[str]:
     """What a token answer, a list answer and a refusal (no bearer) of ``base_url`` say it
     holds."""
-    token = httpx.post(f"{base_url}/oauth/token", data=TOKEN, headers=KEYS, timeout=10)
+    token = httpx.post(f"{base_url}/oauth/token", data=TOKEN, headers=KEYS, timeout=10, verify=TLS)
     bearer = {**KEYS, "Authorization": f"Bearer {token.json()['access_token']}"}
-    listed = httpx.get(f"{base_url}/v2/loyalties/rewards", headers=bearer, timeout=10)
-    refused = httpx.get(f"{base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10)
+    listed = httpx.get(f"{base_url}/v2/loyalties/rewards", headers=bearer, timeout=10, verify=TLS)
+    refused = httpx.get(f"{base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10, verify=TLS)
     assert (token.status_code, listed.status_code, refused.status_code) == (200, 200, 401)
     return [answer.headers[HOLDS_HEADER] for answer in (token, listed, refused)]
 
@@ -67,7 +68,9 @@ def test_the_database_is_named_by_a_digest_of_its_path_never_by_the_path(
     it tells two databases apart without saying where either is."""
     db = str(tmp_path / "bäse 100%.sqlite")  # not ASCII, and a "%"
     with served("--db", db, "--seed", "7", "--now", "2026-01-15T12:00:00Z") as (base_url, _):
-        refused = httpx.get(f"{base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10)
+        refused = httpx.get(
+            f"{base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10, verify=TLS
+        )
     assert refused.status_code == 401
     sent = dict(refused.headers.raw)[HOLDS_HEADER.lower().encode()]
     said = held_program(SandboxConfig(db=db, seed=7, now="2026-01-15T12:00:00Z"))
@@ -101,7 +104,9 @@ def test_a_database_path_that_is_not_utf8_is_named_not_a_500(tmp_path: Path) -> 
     db = os.fsdecode(os.fsencode(tmp_path) + b"/b\xffse.sqlite")
     with Sandbox.start(db=db, seed=7) as sb:
         forget_local(sb.base_url)
-        answer = httpx.get(f"{sb.base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10)
+        answer = httpx.get(
+            f"{sb.base_url}/v2/loyalties/rewards", headers=KEYS, timeout=10, verify=TLS
+        )
         assert answer.status_code == 401  # no bearer: refused, not a 500
         with LoyaltyClient(
             base_url=sb.base_url, env_file=None, **sb.credentials.as_client_kwargs()

@@ -17,6 +17,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from shared_tls import TLS
 
 from lyt_toolkit.models.numbers import number_problem
 from lyt_toolkit.sandbox import Sandbox
@@ -39,7 +40,7 @@ JSON = {"Content-Type": "application/json"}
 def client() -> Iterator[httpx.Client]:
     with Sandbox.start(now="2026-01-15T12:00:00Z", seed=11) as sb:
         headers = sb.v2_headers("loyalties api promotions")
-        with httpx.Client(base_url=sb.base_url, headers=headers, timeout=10) as http:
+        with httpx.Client(base_url=sb.base_url, headers=headers, timeout=10, verify=TLS) as http:
             yield http
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -116,7 +117,7 @@ def test_sixteen_concurrent_creates_of_one_name(
 
     async def race() -> list[httpx.Response]:
         async with httpx.AsyncClient(
-            base_url=sandbox.base_url, headers=v2_headers, timeout=20
+            base_url=sandbox.base_url, headers=v2_headers, timeout=20, verify=TLS
         ) as client:
             return await asyncio.gather(*(client.post(BENEFITS, json=body) for _ in range(16)))
 
@@ -126,7 +127,7 @@ def test_sixteen_concurrent_creates_of_one_name(
     for response in responses:
         if response.status_code == 409:
             assert_error(response, 409, "duplicate_found")
-    with httpx.Client(base_url=sandbox.base_url, headers=v2_headers) as client:
+    with httpx.Client(base_url=sandbox.base_url, headers=v2_headers, verify=TLS) as client:
         found = client.get(
             BENEFITS, params={"filters[name][conditions][$is]": "Race for this name"}
         ).json()["data"]

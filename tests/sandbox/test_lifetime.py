@@ -11,6 +11,7 @@ import weakref
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -18,7 +19,9 @@ NOW = "2026-01-15T12:00:00Z"
 
 
 def _clock(base_url: str, sb: Sandbox) -> str:
-    response = httpx.get(f"{base_url}/_sandbox/clock", headers=sb.key_headers(), timeout=5)
+    response = httpx.get(
+        f"{base_url}/_sandbox/clock", headers=sb.key_headers(), timeout=5, verify=TLS
+    )
     response.raise_for_status()
     now: str = response.json()["now"]
     return now
@@ -26,7 +29,7 @@ def _clock(base_url: str, sb: Sandbox) -> str:
 
 def _refused(base_url: str) -> bool:
     try:
-        httpx.get(f"{base_url}/docs", timeout=2)
+        httpx.get(f"{base_url}/docs", timeout=2, verify=TLS)
     except httpx.TransportError:
         return True
     return False
@@ -42,7 +45,7 @@ def test_a_started_sandbox_outlives_its_last_name_until_stopped() -> None:
     again = alive()
     assert again is not None, "the running sandbox was collected"
     for _ in range(3):
-        response = httpx.get(f"{base_url}/_sandbox/clock", headers=keys, timeout=5)
+        response = httpx.get(f"{base_url}/_sandbox/clock", headers=keys, timeout=5, verify=TLS)
         assert response.status_code == 200
         assert response.json()["now"].startswith("2026-01-15")
         gc.collect()

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 from interrupting import HANG
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 
@@ -42,7 +43,9 @@ SUCCESS_SCHEMAS = {
 
 @pytest.fixture(scope="module")
 def document(sandbox: Sandbox) -> dict[str, Any]:
-    response = httpx.get(f"{sandbox.base_url}/openapi.json", timeout=HANG)  # built on first ask
+    response = httpx.get(
+        f"{sandbox.base_url}/openapi.json", timeout=HANG, verify=TLS
+    )  # built on first ask
     assert response.status_code == 200
     return response.json()
 

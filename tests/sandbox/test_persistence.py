@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.state import IncompleteDatabase
@@ -62,6 +63,7 @@ def test_restarts_keep_every_acknowledged_benefit_and_reuse_no_id(tmp_path: Path
                         "X-Management-Id": creds.management_id,
                         "X-Management-Token": creds.management_token,
                     },
+                    verify=TLS,
                 )
                 assert deleted.status_code == 204, deleted.text
             listed = walk(api, "/v2/loyalties/benefits", [("limit", 5)])  # mints cursors
@@ -166,7 +168,7 @@ def test_a_sandbox_killed_during_its_first_load_loads_afresh_next_time(tmp_path:
     with Sandbox.start(str(program), db=str(db)) as sb:  # served next time, in this process
         headers = v2_headers(sb.base_url)
         response = httpx.get(
-            f"{sb.base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=headers
+            f"{sb.base_url}/v2/loyalties/rewards", params={"limit": 1}, headers=headers, verify=TLS
         )
         assert response.status_code == 200
     with sqlite3.connect(db) as conn:
@@ -178,7 +180,7 @@ def _write_until_killed(base_url: str, acknowledged: dict[str, str], prefix: str
     """Create benefits until the server goes away; note each acknowledged one."""
     problems: list[str] = []
     headers = v2_headers(base_url)
-    with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
+    with httpx.Client(base_url=base_url, headers=headers, timeout=30, verify=TLS) as client:
         for i in range(100_000):
             name = f"{prefix} {i}"
             try:
@@ -212,7 +214,9 @@ def test_kills_while_writing_lose_no_acknowledged_benefit(tmp_path: Path) -> Non
             writer.join(timeout=60)
     assert problems == []
     with Sandbox.start(db=db, seed=SEED) as sb:  # served again, in this process
-        api = httpx.Client(base_url=sb.base_url, headers=v2_headers(sb.base_url), timeout=30)
+        api = httpx.Client(
+            base_url=sb.base_url, headers=v2_headers(sb.base_url), timeout=30, verify=TLS
+        )
         with api:
             stored = {b["id"]: b["name"] for b in walk(api, "/v2/loyalties/benefits")}
     lost = {i: n for i, n in acknowledged.items() if stored.get(i) != n}
@@ -227,7 +231,9 @@ def test_a_sandbox_killed_during_a_reset_resumes_a_whole_program(tmp_path: Path)
         written = wal.stat().st_mtime_ns
         reset = threading.Thread(
             target=lambda: _ignore_transport_errors(
-                lambda: httpx.post(f"{base_url}/_sandbox/reset", headers=KEYS, timeout=120)
+                lambda: httpx.post(
+                    f"{base_url}/_sandbox/reset", headers=KEYS, timeout=120, verify=TLS
+                )
             )
         )
         reset.start()
@@ -241,6 +247,7 @@ def test_a_sandbox_killed_during_a_reset_resumes_a_whole_program(tmp_path: Path)
             f"{sb.base_url}/v2/loyalties/rewards",
             params={"limit": 1},
             headers=v2_headers(sb.base_url),
+            verify=TLS,
         )
         assert response.status_code == 200
     with sqlite3.connect(db) as conn:

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from pydantic import TypeAdapter
+from shared_tls import TLS
 
 from lyt_toolkit.models import PromotionTierList, TierValidationResult
 from lyt_toolkit.sandbox import Sandbox
@@ -31,7 +32,9 @@ def validate(sandbox: Sandbox, key_headers: dict[str, str]) -> Callable[..., dic
     """POST a validation with the key pair; returns the 200 body, checked against the models."""
 
     def call(tier_id: str, **body: Any) -> dict[str, Any]:
-        response = httpx.post(tier_url(sandbox, tier_id), json=body, headers=key_headers)
+        response = httpx.post(
+            tier_url(sandbox, tier_id), json=body, headers=key_headers, verify=TLS
+        )
         assert response.status_code == 200, response.text
         result = response.json()
         assert RESULT.validate_python(result).wire() == result
@@ -296,7 +299,7 @@ def test_auth_matrix(
     status: int,
 ) -> None:
     headers = auth_headers(case, key_headers, management_headers, bearer)
-    listed = httpx.get(f"{sandbox.base_url}/v1/promotions/tiers", headers=headers)
+    listed = httpx.get(f"{sandbox.base_url}/v1/promotions/tiers", headers=headers, verify=TLS)
     validated = post(sandbox, headers, "promo_NwTier0001", json={"order": BASKET})
     assert (listed.status_code, validated.status_code) == (status, status)
     if status == 401:
@@ -315,7 +318,9 @@ def test_expired_token_is_refused(restore: Sandbox, issue_token: Callable) -> No
 
 
 def get_tiers(sandbox: Sandbox, headers: dict, **params: Any) -> httpx.Response:
-    return httpx.get(f"{sandbox.base_url}/v1/promotions/tiers", headers=headers, params=params)
+    return httpx.get(
+        f"{sandbox.base_url}/v1/promotions/tiers", headers=headers, params=params, verify=TLS
+    )
 
 
 def test_list_every_tier(sandbox: Sandbox, key_headers: dict) -> None:

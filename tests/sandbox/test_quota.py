@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.cli import build_parser, main
 from lyt_toolkit.cli.sandbox import _checked_config
@@ -57,7 +58,7 @@ def management(sb: Sandbox) -> httpx.Client:
         "X-Management-Token": creds.management_token,
     }
     # The first /openapi.json builds the whole schema: seconds on a loaded 2-core machine.
-    return httpx.Client(base_url=sb.base_url, headers=headers, timeout=60)
+    return httpx.Client(base_url=sb.base_url, headers=headers, timeout=60, verify=TLS)
 
 
 PROJECTS = "/management/v1/projects"
@@ -183,7 +184,7 @@ def test_the_admin_api_and_the_docs_never_count(quota_sb: Sandbox) -> None:
 
 def test_refused_credentials_and_missing_resources_count(quota_sb: Sandbox) -> None:
     quota_sb.set_plan("3/minute")
-    with httpx.Client(base_url=quota_sb.base_url) as api:
+    with httpx.Client(base_url=quota_sb.base_url, verify=TLS) as api:
         unauthorized = api.get(PROJECTS)
         missing = api.get("/v1/promotions/tiers/promo_nothing0000", headers=quota_sb.key_headers())
         token = api.post(
@@ -206,7 +207,7 @@ def test_calls_in_parallel_are_counted_exactly(quota_sb: Sandbox) -> None:
 
     async def all_at_once() -> list[httpx.Response]:
         limits = httpx.Limits(max_connections=20)
-        async with httpx.AsyncClient(base_url=quota_sb.base_url, limits=limits) as api:
+        async with httpx.AsyncClient(base_url=quota_sb.base_url, limits=limits, verify=TLS) as api:
             return await asyncio.gather(*(api.get(PROJECTS, headers=headers) for _ in range(100)))
 
     answers = asyncio.run(all_at_once())
@@ -219,7 +220,9 @@ def test_calls_in_parallel_are_counted_exactly(quota_sb: Sandbox) -> None:
 
 @pytest.mark.parametrize("plan", ["gold", "0/hour", "10/day", "-5/minute", "1.5/hour", ""])
 def test_a_plan_that_is_not_one_is_refused_naming_plan(quota_sb: Sandbox, plan: str) -> None:
-    with httpx.Client(base_url=quota_sb.base_url, headers=quota_sb.key_headers()) as api:
+    with httpx.Client(
+        base_url=quota_sb.base_url, headers=quota_sb.key_headers(), verify=TLS
+    ) as api:
         answer = api.put("/_sandbox/plan", json={"plan": plan})
         missing = api.put("/_sandbox/plan", json={})
     body = assert_bad_request(answer, "plan: ", "free, startup, growth, professional")
@@ -416,7 +419,9 @@ def test_a_plan_put_in_force_or_reset_starts_its_cycle_at_zero(quota_sb: Sandbox
 def test_a_cycle_count_that_is_not_one_is_refused_naming_cycle_used(
     quota_sb: Sandbox, cycle_used: object
 ) -> None:
-    with httpx.Client(base_url=quota_sb.base_url, headers=quota_sb.key_headers()) as api:
+    with httpx.Client(
+        base_url=quota_sb.base_url, headers=quota_sb.key_headers(), verify=TLS
+    ) as api:
         taken = api.put("/_sandbox/plan", json={"plan": "free", "cycle_used": 7})
         answer = api.put("/_sandbox/plan", json={"plan": "growth", "cycle_used": cycle_used})
     assert taken.status_code == 200 and taken.json()["cycle_used"] == 7

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.sandbox.clock import parse_instant
@@ -85,7 +86,7 @@ def test_a_restart_with_another_plan_puts_it_in_force_and_keeps_the_cycle(
 
 
 def _served_plan(base_url: str) -> dict[str, Any]:
-    answer = httpx.get(f"{base_url}/_sandbox/plan", headers=KEYS, timeout=30)
+    answer = httpx.get(f"{base_url}/_sandbox/plan", headers=KEYS, timeout=30, verify=TLS)
     assert answer.status_code == 200, answer.text
     plan: dict[str, Any] = answer.json()
     return plan
@@ -107,6 +108,7 @@ def test_a_kill_loses_fewer_than_save_every_calls_and_a_stop_none(tmp_path: Path
             json={"plan": "growth", "cycle_used": 1000},
             headers=KEYS,
             timeout=30,
+            verify=TLS,
         )
         assert put.status_code == 200, put.text
         _served_calls(base_url, made)
@@ -123,6 +125,7 @@ def test_a_kill_loses_fewer_than_save_every_calls_and_a_stop_none(tmp_path: Path
             data={"grant_type": "client_credentials", "scope": "loyalties"},
             headers=KEYS,
             timeout=30,
+            verify=TLS,
         )
         assert token.status_code == 200  # a write of data: it carries the count
         proc.send_signal(signal.SIGKILL)
@@ -200,7 +203,7 @@ def test_the_budgets_quick_commit_leaves_the_data_commits_waiting_for_the_disk(
 
 
 def _served_clock(base_url: str) -> dict[str, Any]:
-    answer = httpx.get(f"{base_url}/_sandbox/clock", headers=KEYS, timeout=30)
+    answer = httpx.get(f"{base_url}/_sandbox/clock", headers=KEYS, timeout=30, verify=TLS)
     assert answer.status_code == 200, answer.text
     clock: dict[str, Any] = answer.json()
     return clock
@@ -208,7 +211,11 @@ def _served_clock(base_url: str) -> dict[str, Any]:
 
 def _advance(base_url: str, seconds: float) -> None:
     answer = httpx.post(
-        f"{base_url}/_sandbox/clock/advance", json={"seconds": seconds}, headers=KEYS, timeout=30
+        f"{base_url}/_sandbox/clock/advance",
+        json={"seconds": seconds},
+        headers=KEYS,
+        timeout=30,
+        verify=TLS,
     )
     assert answer.status_code == 200, answer.text
 

@@ -16,6 +16,7 @@ import fastapi.dependencies.utils
 import fastapi.routing
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.models import (
     AccessToken,
@@ -124,7 +125,7 @@ def test_a_token_request_takes_no_worker_thread_and_answers_its_models_bytes(
     sandbox: Sandbox, path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     form = {"grant_type": "client_credentials", "scope": "loyalties promotions"}
-    with httpx.Client(base_url=sandbox.base_url, headers=KEYS) as client:
+    with httpx.Client(base_url=sandbox.base_url, headers=KEYS, verify=TLS) as client:
         hops = counting(monkeypatch, anyio.to_thread, "run_sync")
         response = client.post(path, data=form)
         refused = client.post(path, data={**form, "grant_type": "password"})
@@ -214,7 +215,7 @@ def test_a_management_call_takes_no_worker_thread_nor_response_model_and_answers
 ) -> None:
     """The project and webhook lists answer the bytes their models dump, encoded once (FastAPI
     serializes no answer through a response model), on the event loop, as the delete does."""
-    with httpx.Client(base_url=restore.base_url, headers=management_headers) as api:
+    with httpx.Client(base_url=restore.base_url, headers=management_headers, verify=TLS) as api:
         hops = counting(monkeypatch, anyio.to_thread, "run_sync")
         serialized = counting(monkeypatch, fastapi.routing, "serialize_response")
         projects = api.get(PROJECTS)

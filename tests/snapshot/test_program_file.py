@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pandas as pd
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox
@@ -147,5 +148,7 @@ def test_an_empty_snapshot_starts_an_empty_sandbox(tmp_path: Path) -> None:
     assert all(v == [] for v in program.values() if isinstance(v, list))
     with Sandbox.start(snapshot=empty) as sb:
         assert sb.now() == "2026-05-06T07:08:09.000Z"
-        rewards = httpx.get(f"{sb.base_url}/v2/loyalties/rewards", headers=sb.v2_headers())
+        rewards = httpx.get(
+            f"{sb.base_url}/v2/loyalties/rewards", headers=sb.v2_headers(), verify=TLS
+        )
         assert rewards.json()["data"] == []

@@ -21,6 +21,7 @@ import pytest
 from fixture_types import StartSandbox
 from interrupting import Waits
 from other_traffic import member_read, spend
+from shared_tls import TLS
 
 from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit._shares import share_of
@@ -74,7 +75,10 @@ def full(large: Sandbox, make_client: ClientFor) -> Full:
     large.set_plan("100000/hour")
     sent: list[str] = []
     hooks = {"request": [lambda r: sent.append(r.url.path)]}
-    with httpx.Client(event_hooks=hooks) as http, make_client(large, http_client=http) as client:
+    with (
+        httpx.Client(event_hooks=hooks, verify=TLS) as http,
+        make_client(large, http_client=http) as client,
+    ):
         snapshot = ProgramSnapshot.pull(client, progress=False)
         quota = client.quota.calls_used
     return Full(snapshot, large.plan()["used"], quota, sent)
@@ -322,7 +326,7 @@ def test_an_estimate_whose_share_other_traffic_shrinks_names_their_calls(
 
     with (
         make_client(large) as other,
-        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}, verify=TLS) as http,
         make_client(large, http_client=http) as client,
     ):
         estimate = ProgramSnapshot.estimate(client)
@@ -495,7 +499,7 @@ def _pulled_while_others_spend(
 
     with (
         make_client(sb) as other,
-        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}, verify=TLS) as http,
         make_client(sb, http_client=http) as client,
     ):
         if waits is not None:

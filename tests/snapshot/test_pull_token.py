@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pandas as pd
+from shared_tls import TLS
 
 from lyt_toolkit import LoyaltyClient, ProgramSnapshot
 from lyt_toolkit.sandbox import Sandbox
@@ -34,7 +35,9 @@ class Sent:
 
 def _client(sb: Sandbox, make_client: Callable[..., LoyaltyClient]) -> tuple[LoyaltyClient, Sent]:
     sent = Sent()
-    return make_client(sb, http_client=httpx.Client(event_hooks={"response": [sent]})), sent
+    return make_client(
+        sb, http_client=httpx.Client(event_hooks={"response": [sent]}, verify=TLS)
+    ), sent
 
 
 def _token_and_reads(answers: list[tuple[int, str, str]]) -> None:

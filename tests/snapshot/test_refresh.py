@@ -21,6 +21,7 @@ import httpx
 import pandas as pd
 import pytest
 from fixture_types import StartSandbox
+from shared_tls import TLS
 
 from lyt_toolkit import AsyncLoyaltyClient, ProgramSnapshot
 from lyt_toolkit._services import forget_local
@@ -500,7 +501,7 @@ def test_a_sync_refresh_hands_its_reads_to_its_threads_and_sends_the_async_reque
     synced: Sent = []
     with (
         start_sandbox(after) as sb,
-        httpx.Client(event_hooks={"request": [_noted(synced)]}) as http,
+        httpx.Client(event_hooks={"request": [_noted(synced)]}, verify=TLS) as http,
         make_client(sb, http_client=http) as client,
     ):
         old.refresh(client, members=members, progress=False)
@@ -514,7 +515,7 @@ def test_a_sync_refresh_hands_its_reads_to_its_threads_and_sends_the_async_reque
     async def refresh(sb: Sandbox) -> None:
         keys = sb.credentials.as_client_kwargs()
         async with (
-            httpx.AsyncClient(event_hooks={"request": [noted]}) as http,
+            httpx.AsyncClient(event_hooks={"request": [noted]}, verify=TLS) as http,
             AsyncLoyaltyClient(base_url=sb.base_url, env_file=None, http_client=http, **keys) as c,
         ):
             await old.arefresh(c, members=members, progress=False)

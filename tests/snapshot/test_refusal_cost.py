@@ -15,6 +15,7 @@ import httpx
 import pytest
 from fixture_types import StartSandbox
 from other_traffic import member_read, spend
+from shared_tls import TLS
 
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.client import LoyaltyClient
@@ -87,7 +88,7 @@ def test_a_pull_stopped_partway_through_its_member_reads_quotes_the_calls_it_nee
 
     with (
         make_client(program) as other,
-        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}, verify=TLS) as http,
         make_client(program, http_client=http) as client,
         pytest.raises(PullBudgetError) as caught,
     ):
@@ -128,7 +129,7 @@ def _stopped_after(
 
     with (
         make_client(program) as other,
-        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}) as http,
+        httpx.Client(event_hooks={"request": [other_traffic_meanwhile]}, verify=TLS) as http,
         make_client(program, http_client=http) as client,
         pytest.raises(PullBudgetError) as caught,
     ):

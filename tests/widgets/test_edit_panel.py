@@ -15,6 +15,7 @@ import httpx
 import pandas as pd
 import pytest
 from frame_reads import cell
+from shared_tls import TLS
 
 from lyt_toolkit import Sample, actions
 from lyt_toolkit.actions.lock import held
@@ -802,7 +803,7 @@ def _drafts_planned(
     budget_sb.set_plan("unlimited")
     hook = _shrinks_after_a_write(budget_sb, "20/hour")
     try:
-        http = httpx.Client(event_hooks={"response": [hook]})
+        http = httpx.Client(event_hooks={"response": [hook]}, verify=TLS)
         with make_client(budget_sb, http_client=http) as client:
             panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
             _draft_reward(panel)
@@ -901,7 +902,7 @@ def test_an_apply_whose_pull_again_a_whole_window_holds_says_to_plan_after_the_r
     try:
         with (
             make_client(budget_sb) as other,
-            httpx.Client(event_hooks={"response": [hook]}) as http,
+            httpx.Client(event_hooks={"response": [hook]}, verify=TLS) as http,
             make_client(budget_sb, http_client=http) as client,
         ):
             panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client, concurrency=1)
@@ -929,7 +930,7 @@ def test_after_a_pull_that_failed_plan_pulls_again_first_and_sends_nothing_twice
     name = "Edited: Pulled Beans"
     hook = _shrinks_after_a_write(budget_sb, "20/hour")
     try:
-        http = httpx.Client(event_hooks={"response": [hook]})
+        http = httpx.Client(event_hooks={"response": [hook]}, verify=TLS)
         with make_client(budget_sb, http_client=http) as client:
             panel = EditPanel(ProgramSnapshot.pull(client, progress=False), client)
             panel.kind_select.value = "benefits"
