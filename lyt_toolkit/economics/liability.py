@@ -62,18 +62,28 @@ def liability_from(
     snapshot holding ``kinds``: a what-if that changes only the values per point values the
     same points again."""
     rate = _checked_rate(redemption_rate)
-    prices = _checked_values(values).set_index("card_definition_id")
-    priced = points.join(prices, on="card_definition_id")
-    total = (priced["outstanding_points"] + priced["pending_points"]).astype("Float64") * rate
-    frame = points.assign(
-        redemption_rate=pd.array([rate] * len(points), dtype="Float64"),
-        value_low=total * priced["low"],
-        value_median=total * priced["median"],
-        value_high=total * priced["high"],
-        outstanding_value_median=(
-            priced["outstanding_points"].astype("Float64") * rate * priced["median"]
-        ),
-        pending_value_median=priced["pending_points"].astype("Float64") * rate * priced["median"],
+    prices = _checked_values(values)
+    # The values' row of each card definition (-1: none), found once for the three columns;
+    # the arithmetic on the columns' arrays, a frame built once: no join, no assign.
+    at = pd.Index(prices["card_definition_id"]).get_indexer(points["card_definition_id"])
+    low, median, high = (prices[c].array.take(at, allow_fill=True) for c in VALUE_COLUMNS[1:])
+    outstanding = points["outstanding_points"].array
+    pending = points["pending_points"].array
+    total = (outstanding + pending).astype("Float64") * rate
+    frame = pd.DataFrame(
+        {
+            "card_definition_id": points["card_definition_id"].array,
+            "card_definition_name": points["card_definition_name"].array,
+            "outstanding_points": outstanding,
+            "pending_points": pending,
+            "redemption_rate": pd.array([rate] * len(points), dtype="Float64"),
+            "value_low": total * low,
+            "value_median": total * median,
+            "value_high": total * high,
+            "outstanding_value_median": outstanding.astype("Float64") * rate * median,
+            "pending_value_median": pending.astype("Float64") * rate * median,
+        },
+        index=points.index,
     )
     frame["reason"] = owed_reasons(frame, values, kinds).array
     return LIABILITY.conform(frame)
@@ -136,23 +146,25 @@ def _checked_values(values: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in VALUE_COLUMNS if c not in values.columns]
     if missing:
         raise ValueError(f"values: lacks columns {missing} (as point_values returns them)")
-    out = pd.DataFrame({"card_definition_id": values["card_definition_id"].astype("string")})
-    if out["card_definition_id"].duplicated().any():
-        repeated = out["card_definition_id"][out["card_definition_id"].duplicated()]
-        raise ValueError(f"values: card_definition_id repeats {sorted(set(repeated))}")
+    ids = values["card_definition_id"].astype("string")
+    if ids.duplicated().any():
+        raise ValueError(f"values: card_definition_id repeats {sorted(set(ids[ids.duplicated()]))}")
+    out = {"card_definition_id": ids}
     for column in VALUE_COLUMNS[1:]:
         try:
-            typed = values[column].astype("Float64")
+            typed = values[column].array.astype("Float64")
         except (TypeError, ValueError):
             raise ValueError(f"values: column {column!r} holds a non-number") from None
-        bad = typed.notna() & ~typed.between(0, math.inf, inclusive="left")
+        number = typed.to_numpy("float64", na_value=0.0)  # NA passes; NaN, inf, < 0 do not
+        bad = ~((number >= 0) & (number < math.inf))
         if bad.any():
+            row = bad.argmax()
             raise ValueError(
                 f"values: column {column!r} must be finite and not negative; "
-                f"card definition {out['card_definition_id'][bad].iloc[0]} has {typed[bad].iloc[0]}"
+                f"card definition {ids.iloc[row]} has {typed[row]}"
             )
         out[column] = typed
-    return out
+    return pd.DataFrame(out, index=values.index)
 
 
 def recognised_revenue(

@@ -170,14 +170,14 @@ def value_reasons(source: pd.Series, kinds: Collection[str]) -> pd.Series:
 def _of_values(ids: pd.Series, values: pd.DataFrame) -> pd.Series:
     """Per card definition of ``ids``, the reason its value per point gives (``values``'
     ``reason``, else ``NOT_OBSERVED`` where its median is NA or it has no row)."""
-    median = pd.Series(values["median"].array, index=values["card_definition_id"].array)
-    reason = pd.Series(pd.NA, index=median.index, dtype="string")
+    at = pd.Index(values["card_definition_id"].array).get_indexer(ids.astype("string"))
+    median = values["median"].array.take(at, allow_fill=True)  # NA where it has no row
     if "reason" in values:
-        reason = pd.Series(values["reason"].astype("string").array, index=median.index)
-    reason = reason.mask(median.isna() & reason.isna(), NOT_OBSERVED)
-    found = ids.astype("string").map(reason).astype("string")
-    missing = ~ids.astype("string").isin(median.index).to_numpy(bool)
-    return found.mask(missing, NOT_OBSERVED)
+        found = values["reason"].astype("string").array.take(at, allow_fill=True)
+    else:
+        found = pd.array([pd.NA] * len(at), dtype="string")
+    found[median.isna() & found.isna()] = NOT_OBSERVED
+    return pd.Series(found, index=ids.index, dtype="string")
 
 
 def owed_reasons(
@@ -188,21 +188,20 @@ def owed_reasons(
     (``value_reasons``), its points unknown (``BALANCE_UNKNOWN``, ``BUCKET_UNKNOWN``),
     ``NO_RATE``; NA when valued."""
     reason = _of_values(liability["card_definition_id"], values)
-    unknown = (liability["outstanding_points"] + liability["pending_points"]).isna()
+    words = reason.to_numpy(object)  # the words set row by row, NA where none is said
+    balance = liability["outstanding_points"].isna().to_numpy(bool)
+    bucket = liability["pending_points"].isna().to_numpy(bool)
     owed = ("cards", "pending_buckets")
     unpulled = not_pulled_reason(owed, kinds)
     if unpulled is not None:  # with the rewards too where the value lacks them
         by_kinds = (reason.notna() & (reason != NOT_OBSERVED)).to_numpy(bool)
-        both = not_pulled_reason((*OBSERVED_FROM, *owed), kinds)
-        reason = reason.mask(unknown.to_numpy(bool), unpulled)
-        reason = reason.mask(unknown.to_numpy(bool) & by_kinds, both)
-    unsaid = reason.isna().to_numpy(bool)
-    reason = reason.mask(unsaid & liability["pending_points"].isna().to_numpy(bool), BUCKET_UNKNOWN)
-    reason = reason.mask(
-        unsaid & liability["outstanding_points"].isna().to_numpy(bool), BALANCE_UNKNOWN
-    )
-    rate = liability["redemption_rate"].isna().to_numpy(bool)
-    return reason.mask(rate & reason.isna().to_numpy(bool), NO_RATE)
+        words[balance | bucket] = unpulled
+        words[(balance | bucket) & by_kinds] = not_pulled_reason((*OBSERVED_FROM, *owed), kinds)
+    unsaid = pd.isna(words)
+    words[unsaid & bucket] = BUCKET_UNKNOWN
+    words[unsaid & balance] = BALANCE_UNKNOWN
+    words[pd.isna(words) & liability["redemption_rate"].isna().to_numpy(bool)] = NO_RATE
+    return pd.Series(pd.array(words, dtype="string"), index=liability.index)
 
 
 def return_reasons(

@@ -407,7 +407,10 @@ class Schema:
         missing = [n for n in self.names if n not in frame.columns]
         if missing:
             raise ValueError(f"{self.kind}: frame lacks columns {missing}")
-        out = frame.loc[:, self.names].copy(deep=False)  # copy-on-write: a cast copies its column
+        if list(frame.columns) == self.names:  # in order already: no selection (0.5 ms)
+            out = frame.copy(deep=False)  # copy-on-write: a cast copies its column
+        else:
+            out = frame.loc[:, self.names].copy(deep=False)
         if out.shape[1] != len(self.names):
             twice = sorted({str(n) for n in frame.columns[frame.columns.duplicated()]})
             raise ValueError(f"{self.kind}: frame has columns more than once: {twice}")
