@@ -159,6 +159,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/plan.py
 	$(BIN)/python benchmarks/rehearsal.py
 	$(BIN)/python benchmarks/scale.py load
+	$(BIN)/python benchmarks/startup.py
 
 serve: $(STAMP)
 	$(BIN)/lyt sandbox serve

@@ -1,15 +1,19 @@
 """Start-up CPU: what importing each command's modules, and each ``lyt`` command run as a
-process, cost.
+process, cost, beside the floor: importing the libraries no command can avoid.
 
-Every figure is the user + system CPU of one child process (``os.wait4``), run with
-``python -P`` (the working directory not first on the path, so a baseline's child imports
-its own tree) and bytecode cached in a folder of the run's own (one untimed warm-up each,
-as an installed package has its ``.pyc`` files). Two kinds of case:
+Every figure is the user + system CPU of one child process (``os.wait4``) and its wall time,
+run with ``python -P`` (the working directory not first on the path, so a baseline's child
+imports its own tree) and bytecode cached in a folder of the run's own (one untimed warm-up
+each, as an installed package has its ``.pyc`` files). Three kinds of case:
 
+- ``floor (import pandas, httpx)``: a fresh interpreter importing the data and HTTP
+  libraries every command that reads or writes the service needs (``FLOOR``): what a
+  command's start-up is compared with;
 - ``import (COMMAND)``: a fresh interpreter importing the modules the command's handler
   loads (``IMPORTS``), and nothing else;
 - ``lyt ...``: the command itself, against a sandbox this tree serves over HTTP (a demo
-  program: its work is small, so start-up is most of it): ``--help``, ``export`` (a pull),
+  program: its work is small, so start-up is most of it): ``--version``, ``--help``,
+  ``audit --help``, ``export --estimate`` (the pull's calls counted), ``export`` (a pull),
   ``audit`` (a pull, the rules, the reports and their chart), ``plan --offline`` of an
   unedited export, ``apply`` of that empty plan (copied to a new name each time: an
   applied plan refuses to apply again), ``rehearse`` of it, ``verify`` of it (rehearsed
@@ -34,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
@@ -47,6 +52,9 @@ CREDENTIALS = {
     "LYT_MANAGEMENT_TOKEN": "sandbox-management-token",
 }
 """The demo sandbox's key pairs (``lyt_toolkit.sandbox.config.DEFAULT_CREDENTIALS``)."""
+
+FLOOR = "floor (import pandas, httpx)"
+"""The case importing only the libraries no command that pulls or applies can avoid."""
 
 IMPORTS = {
     "apply": "lyt_toolkit.cli.apply, lyt_toolkit.actions, lyt_toolkit.fill.pace_run",
@@ -68,6 +76,7 @@ class Tree:
     source: Path
     pycache: Path
     cpu: dict[str, list[float]] = field(default_factory=dict)
+    wall: dict[str, list[float]] = field(default_factory=dict)
 
     def env(self, served: dict[str, str]) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -80,18 +89,20 @@ class Tree:
         }
 
 
-def child_cpu(command: list[str], env: dict[str, str], cwd: Path) -> float:
-    """CPU seconds of ``command`` run to its end; it must exit 0."""
+def child_cpu(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """CPU and wall seconds of ``command`` run to its end; it must exit 0."""
+    started = time.perf_counter()
     child = subprocess.Popen(
         command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     assert child.stderr is not None
     errors = child.stderr.read()
     _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise SystemExit(f"{command[3:]} exited {child.returncode}: {errors[-600:]!r}")
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime, wall
 
 
 def proc_cpu(pid: int) -> float:
@@ -100,8 +111,9 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def serve(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[str], str, float]:
-    """``lyt sandbox serve`` started: the child, its address, its CPU once ready."""
+def serve(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[str], str, float, float]:
+    """``lyt sandbox serve`` started: the child, its address, its CPU and wall once ready."""
+    started = time.perf_counter()
     command = [sys.executable, "-P", "-m", "lyt_toolkit.cli", "sandbox", "serve", "--port", "0"]
     child = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None
@@ -109,7 +121,8 @@ def serve(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[str], str, f
     if "ready at " not in line:
         child.kill()
         raise SystemExit(f"the sandbox did not start: {line!r}")
-    return child, line.split("ready at ")[1].split()[0], proc_cpu(child.pid)
+    cpu, wall = proc_cpu(child.pid), time.perf_counter() - started
+    return child, line.split("ready at ")[1].split()[0], cpu, wall
 
 
 def stop(child: subprocess.Popen[str]) -> None:
@@ -117,17 +130,20 @@ def stop(child: subprocess.Popen[str]) -> None:
     child.wait(timeout=60)
 
 
-def serve_cpu(env: dict[str, str], cwd: Path) -> float:
-    """CPU seconds ``lyt sandbox serve`` takes to be ready to answer."""
-    child, _, cpu = serve(env, cwd)
+def serve_cpu(env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """CPU and wall seconds ``lyt sandbox serve`` takes to be ready to answer."""
+    child, _, cpu, wall = serve(env, cwd)
     stop(child)
-    return cpu
+    return cpu, wall
 
 
 def cases(work: Path) -> dict[str, list[str]]:
     """Each ``lyt`` case's arguments; ``{n}`` is a number new to each run."""
     return {
+        "lyt --version": ["--version"],
         "lyt --help": ["--help"],
+        "lyt audit --help": ["audit", "--help"],
+        "lyt export --estimate": ["export", "--estimate"],
         "lyt export": ["export", "--out", str(work / "out-{n}")],
         "lyt audit": ["audit", "--out", str(work / "out-{n}")],
         "lyt plan --offline": ["plan", "--base", "base", "--edited", "edited", "--offline"],
@@ -147,9 +163,11 @@ def cases(work: Path) -> dict[str, list[str]]:
     }
 
 
-def measure(tree: Tree, case: str, work: Path, served: dict[str, str]) -> float:
-    """One run of ``case`` from ``tree``: its CPU seconds."""
+def measure(tree: Tree, case: str, work: Path, served: dict[str, str]) -> tuple[float, float]:
+    """One run of ``case`` from ``tree``: its CPU and wall seconds."""
     env = tree.env(served)
+    if case == FLOOR:
+        return child_cpu([sys.executable, "-P", "-c", "import pandas, httpx"], env, work)
     if case.startswith("import "):  # "import (COMMAND)"
         code = f"import {IMPORTS[case[len('import (') : -1]]}"
         return child_cpu([sys.executable, "-P", "-c", code], env, work)
@@ -177,7 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", type=Path, help="package tree to compare with")
-    parser.add_argument("--only", default=None, help="run only the cases containing this text")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=None,
+        help="run only the cases containing this text (given again: any of them)",
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -185,13 +208,13 @@ def main(argv: list[str] | None = None) -> int:
         trees = [Tree("this tree", ROOT, work / "pycache-this")]
         if args.baseline:
             trees.insert(0, Tree("baseline", args.baseline.resolve(), work / "pycache-base"))
-        server, url, _ = serve(trees[-1].env({}), work)
+        server, url, _, _ = serve(trees[-1].env({}), work)
         try:
             served = {"LYT_BASE_URL": url, **CREDENTIALS}
             prepare(work, served)
-            names = [f"import ({command})" for command in IMPORTS]
+            names = [FLOOR, *(f"import ({command})" for command in IMPORTS)]
             names += [*cases(work), "lyt sandbox serve"]
-            names = [n for n in names if args.only is None or args.only in n]
+            names = [n for n in names if args.only is None or any(o in n for o in args.only)]
             for tree in trees:
                 for name in names:
                     measure(tree, name, work, served)  # warm-up: bytecode written
@@ -199,25 +222,30 @@ def main(argv: list[str] | None = None) -> int:
                 order = trees if round_ % 2 == 0 else trees[::-1]
                 for name in names:
                     for tree in order:
-                        tree.cpu.setdefault(name, []).append(measure(tree, name, work, served))
+                        cpu, wall = measure(tree, name, work, served)
+                        tree.cpu.setdefault(name, []).append(cpu)
+                        tree.wall.setdefault(name, []).append(wall)
         finally:
             stop(server)
 
-    print(f"CPU ms (user + system) of each child; {args.rounds} rounds, median (least)")
-    heading = " ".join(f"{t.label:>18}" for t in trees)
-    print(f"{'case':24} {heading}" + ("  ratio" if args.baseline else ""))
+    print(
+        f"ms of each child, {args.rounds} rounds: CPU (user + system) median (least), wall median"
+    )
+    heading = " ".join(f"{t.label:>27}" for t in trees)
+    print(f"{'case':30} {heading}" + ("  ratio" if args.baseline else ""))
     for name in names:
         cells = [
-            f"{statistics.median(t.cpu[name]) * 1000:9.0f} ({min(t.cpu[name]) * 1000:5.0f})"
+            f"{statistics.median(t.cpu[name]) * 1000:7,.0f} ({min(t.cpu[name]) * 1000:5,.0f})"
+            f" {statistics.median(t.wall[name]) * 1000:7,.0f}"
             for t in trees
         ]
         ratio = ""
         if args.baseline:
             base, this = (statistics.median(t.cpu[name]) for t in trees)
             ratio = f"  {this / base:5.2f}"
-        print(f"{name:24} " + " ".join(f"{c:>18}" for c in cells) + ratio)
+        print(f"{name:30} " + " ".join(f"{c:>27}" for c in cells) + ratio)
     if args.baseline:
-        print("ratio: this tree's median / the baseline's (below 1: this tree starts cheaper)")
+        print("ratio: this tree's CPU median / the baseline's (below 1: this tree starts cheaper)")
     return 0
 
 

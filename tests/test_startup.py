@@ -45,16 +45,36 @@ from lyt_toolkit.cli import main
 full = []
 gc.callbacks.append(lambda phase, info: full.append(1) if (
     phase == "start" and info["generation"] == 2) else None)
-print(main(["apply", {plan!r}]), len(full), gc.isenabled())
+print(main(["apply", {plan!r}]), len(full), gc.isenabled(), gc.get_freeze_count())
 """
 
 
 def test_lyt_apply_imports_its_modules_with_no_full_cycle_collection(tmp_path: Path) -> None:
     """``lyt apply`` of a missing file: its modules imported (pandas, pydantic, the client;
     the collector paused), then the file refused; no collection rescanned them all, and the
-    collector is on again."""
+    collector is on again. ``main`` called with arguments (a notebook's, a test's) freezes
+    nothing: the caller's objects stay collectable."""
     plan = str(tmp_path / "missing-plan.json")
-    assert _run(COLLECTIONS.format(plan=plan)) == ["1", "0", "True"]
+    assert _run(COLLECTIONS.format(plan=plan)) == ["1", "0", "True", "0"]
+
+
+OWN_PROCESS = """
+import contextlib, gc, io, sys
+from lyt_toolkit.cli import main
+sys.argv = ["lyt", "apply", {plan!r}]
+with contextlib.redirect_stderr(io.StringIO()):
+    code = main()
+tracked = sum(len(gc.get_objects(generation)) for generation in range(3))
+print(code, 100 * tracked < gc.get_freeze_count(), gc.isenabled())
+"""
+
+
+def test_a_lyt_process_freezes_what_its_start_up_built(tmp_path: Path) -> None:
+    """``lyt apply`` of a missing file as a process's own command line (``main()``): the
+    objects its imports built are frozen, so the collections of its work scan none of them
+    (the collector tracks under 1 % of what was frozen), and the collector is on again."""
+    plan = str(tmp_path / "missing-plan.json")
+    assert _run(OWN_PROCESS.format(plan=plan)) == ["1", "True", "True"]
 
 
 FULL_WHILE_IMPORTING = """

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 
-from .._collector import collector_paused
+from .._collector import collector_paused, freeze_start_up, start_up
 from .._progress import plain_lines
 from .._version import __version__
 from ._common import EXIT_INTERRUPTED, EXIT_TERMINATED, fail, interrupted
@@ -25,13 +25,13 @@ __all__ = ["build_parser", "main"]
 def _dispatch(target: str, *, bulk: bool = False) -> Callable[[argparse.Namespace], int]:
     """Return a handler that imports ``module:function`` only when it runs.
 
-    The module is imported without the cycle collector (start-up, see ``collector_paused``);
+    The module is imported without the cycle collector (start-up, see ``start_up``);
     ``bulk``: the call too is bulk work, without it (the function may turn it on again; it
     is as it was once the call returns)."""
 
     def run(args: argparse.Namespace) -> int:
         module, func = target.split(":")
-        with collector_paused():  # start-up: see collector_paused
+        with start_up():  # see start_up
             handler = getattr(importlib.import_module(module), func)
         with collector_paused() if bulk else nullcontext():
             return int(handler(args) or 0)
@@ -471,7 +471,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     A SIGTERM while the command runs stops it as a Ctrl-C does, exit code 143 instead of 130
     (``_sigterm``); one at the run's edges, its handler in place but the command not begun
-    or already ended, exits 143 quietly."""
+    or already ended, exits 143 quietly. Run as a process of its own (``argv`` None), the
+    objects its start-up imports build are frozen after them (``start_up``)."""
+    if argv is None:
+        freeze_start_up()
     args = build_parser().parse_args(argv)
     sigterm = Sigterm()
     try:

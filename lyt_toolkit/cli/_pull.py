@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._collector import collector_paused
+from .._collector import start_up
 from ..errors import (
     APIConnectionError,
     APIError,
@@ -85,7 +85,7 @@ def output_dir(text: str, command: str) -> Path | None:
 @contextmanager
 def connected_client(sandbox: bool) -> Iterator[LoyaltyClient]:
     """A connected client: to the embedded demo sandbox, or to the configured service."""
-    with collector_paused():  # start-up: see collector_paused
+    with start_up():  # see start_up
         from ..client import LoyaltyClient
 
     if not sandbox:
@@ -200,7 +200,7 @@ def pull_snapshot(sandbox: bool, options: PullOptions = DEFAULT_PULL) -> Program
     """What the service (``connected_client(sandbox)``) holds, pulled as ``options`` say,
     with a progress bar where one can be seen (a terminal's stderr) or where ``LYT_PROGRESS``
     asks for one (``lyt_toolkit._progress.display``)."""
-    with collector_paused():  # start-up: see collector_paused
+    with start_up():  # see start_up
         from ..frames.sample import Sample
         from ..snapshot import ProgramSnapshot
 

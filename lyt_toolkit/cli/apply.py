@@ -49,7 +49,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from .._collector import collector_paused
+from .._collector import start_up
 from .._progress import display
 from .._text import counted, figure
 from ..errors import LytError
@@ -95,7 +95,7 @@ _OPTIONS = {
 
 def apply(args: argparse.Namespace) -> int:
     """Load the plan, connect, re-read what it touches and apply it."""
-    with collector_paused():  # start-up: see collector_paused
+    with start_up():  # see start_up
         from ..actions import ChangePlan
         from ..actions.change_plan import reread_line
         from ..actions.ledger import COMPLETE, refused_for_good

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._collector import collector_paused
+from .._collector import start_up
 from .._text import figure
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail
 from ._pull import (
@@ -106,7 +106,7 @@ def _audit(
     """Pull as ``options`` say (or read the snapshot saved in the ``base`` folder), audit,
     write the reports (and with ``economics`` the economics report in ``out/economics``),
     print the summary."""
-    with collector_paused():  # start-up: see collector_paused
+    with start_up():  # see start_up
         from ..audit import run, summary  # the rules and pandas load only when an audit runs
         from ..reports import write_reports
 

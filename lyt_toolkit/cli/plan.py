@@ -31,7 +31,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._collector import collector_paused
+from .._collector import start_up
 from .._text import figure
 from ..errors import LytError
 from ._common import EXIT_CHANGES, EXIT_ERROR, EXIT_NO_CHANGES, fail, scrub
@@ -47,7 +47,7 @@ COMMAND = "lyt plan"
 
 def plan(args: argparse.Namespace) -> int:
     """Read both folders, plan from the base to the edited frames and print the plan."""
-    with collector_paused():  # start-up: see collector_paused
+    with start_up():  # see start_up
         from ..actions import ChangePlan
         from ..actions.change_plan import as_saved
         from ..actions.plan_text import plan_string, sample_note

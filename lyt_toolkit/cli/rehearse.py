@@ -24,7 +24,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._collector import collector_paused
+from .._collector import start_up
 from .._text import counted, figure, tally
 from ._common import EXIT_ERROR, EXIT_OK, fail, item_lines
 from ._rehearsed import load_or_fail, rehearsed_or_fail
@@ -40,7 +40,7 @@ COMMAND = "lyt rehearse"
 
 def rehearse(args: argparse.Namespace) -> int:
     """Load the plan, rehearse it on the snapshot and print what it did and changed."""
-    with collector_paused():  # start-up: see collector_paused
+    with start_up():  # see start_up
         from ..actions.calls_said import paced_reread
         from ..actions.ledger import COMPLETE
 

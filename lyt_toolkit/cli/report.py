@@ -20,7 +20,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._collector import collector_paused
+from .._collector import start_up
 from ._common import EXIT_CANNOT_RUN, EXIT_OK, fail, redemption_rate
 from ._pull import output_dir, snapshot_options, snapshot_or_fail
 
@@ -45,7 +45,7 @@ def economics(args: argparse.Namespace) -> int:
         from .what_if import what_if_report  # loads the what-if, actions and audit: only here
 
         return what_if_report(args)
-    with collector_paused():  # start-up: see collector_paused
+    with start_up():  # see start_up
         from ..errors import LytError
         from ..inputs.prices import read_prices
         from ..snapshot import SnapshotHistory
@@ -105,7 +105,7 @@ def write_economics(
     ``redemption_rate``, None: estimated from the history), write the report in ``out``
     naming the service as ``source`` (``source_name``), and print its headline figures and
     files."""
-    with collector_paused():  # its modules (matplotlib's): see collector_paused
+    with start_up():  # its modules (matplotlib's): see start_up
         from ..economics import summarise
         from ..errors import LytError
         from ..reports.economics_report import headline_lines, sample_note, write_economics_report

@@ -47,7 +47,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._collector import collector_paused
+from .._collector import start_up
 from .._text import counted, figure
 from ..errors import LytError
 from ._common import (
@@ -82,7 +82,7 @@ _OPTIONS = {"paced": "--paced"}
 
 def verify(args: argparse.Namespace) -> int:
     """Rehearse the plan again, read back what it touched and compare."""
-    with collector_paused():  # start-up: see collector_paused
+    with start_up():  # see start_up
         from ..actions import ActionLog, review_logs, verify_touched, verify_touched_cost
         from ..actions.logged import default_log
 

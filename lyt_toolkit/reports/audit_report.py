@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._collector import collector_paused
+from .._collector import start_up
 from .._deprecation import deprecation, warn
 from .._version import __version__
 from .._write import replacing
@@ -96,7 +96,7 @@ def write_reports(
     ``write_reports(snapshot, findings, out)``, the form of 0.1.0, is deprecated (a
     ``FutureWarning``; removed in 0.5.0): it charts ``audit.summary(findings)``.
     """
-    with collector_paused():  # matplotlib loads only when a report is written
+    with start_up():  # matplotlib loads only when a report is written
         from .chart import save_chart
 
     if out is None:

@@ -17,7 +17,7 @@ from typing import Protocol
 
 import pandas as pd
 
-from .._collector import collector_paused
+from .._collector import start_up
 from .._write import replacing
 from .cells import ESCAPING
 from .html_page import embedded_charts, html_page
@@ -67,7 +67,7 @@ def write_economics_report(
     observed)`` there, and the manifest's ``not_given`` says why. Returns the written paths,
     sorted. Every file goes to a temporary name first and is renamed into place.
     """
-    with collector_paused():  # matplotlib loads only here (see collector_paused)
+    with start_up():  # matplotlib loads only here (see start_up)
         from .economics_chart import save_economics_charts
 
     if not hasattr(economics, "headline"):  # e.g. the snapshot the economics were made from
