@@ -87,6 +87,15 @@ def pulled(sb: Sandbox, make_client: Callable[..., LoyaltyClient]) -> ProgramSna
         return ProgramSnapshot.pull(made, progress=False)
 
 
+@pytest.fixture(scope="module")
+def pulled_folder(pulled: ProgramSnapshot, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``pulled`` written once as a Parquet snapshot folder, for ``lyt diff`` to read (no
+    test writes to it: each writes its own edited copy beside it)."""
+    folder = tmp_path_factory.mktemp("pulled") / "old"
+    pulled.to_parquet(folder)
+    return folder
+
+
 def _masked(error: BaseException, secret: str) -> None:
     """Neither ``secret`` nor its first 8 characters in anything ``error`` shows; its message
     says a value was masked there."""
@@ -368,20 +377,21 @@ def test_a_configured_token_as_an_odd_value(configured: tuple[str, str]) -> None
 def test_lyt_diff_masks_a_configured_token_in_a_changed_value(
     configured: tuple[str, str],
     pulled: ProgramSnapshot,
+    pulled_folder: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """``lyt diff`` prints each changed value, masked before it is cut short."""
+    """``lyt diff`` prints each changed value, masked before it is cut short (the pull's
+    own folder, written once for the module, against the edited one)."""
     token, value = configured
     rewards = pulled.rewards.copy()
     rewards.loc[rewards.index[0], "name"] = value
     later = ProgramSnapshot.from_frames(
         {**pulled.frames(), "rewards": rewards}, source=pulled.source, pulled_at=pulled.pulled_at
     )
-    pulled.to_parquet(tmp_path / "old")
     later.to_parquet(tmp_path / "new")
     capsys.readouterr()
-    assert main(["diff", str(tmp_path / "old"), str(tmp_path / "new")]) == 0
+    assert main(["diff", str(pulled_folder), str(tmp_path / "new")]) == 0
     printed = capsys.readouterr().out
     assert "***" in printed and token[:8] not in printed, printed
 

@@ -171,8 +171,10 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(
     A member's figures are its own whichever sample draws it, so they are worked out once,
     for every member (``estimates_and_members`` of a census), and each sample takes its
     members' rows (its design drawn as ``sampled`` draws it, from the members list cut into
-    strata once: ``SampleDraw.reseeded``); on the first sample they are
-    checked against the sample's own ``estimates_and_members``, intervals and all, and
+    strata once: ``SampleDraw.reseeded``); each member's change is taken once too, as
+    ``difference_estimates`` takes it, and each sample's two sides and change are totalled
+    in one ``estimate_totals``. On the first sample they are checked against the sample's
+    own ``estimates_and_members`` and ``difference_estimates``, intervals and all, and
     against the what-if's headline."""
     liable = generated.cards.groupby("card_definition_id")["balance_points"].sum()
     price = reward_price(card_definition_id=str(liable.idxmax()))
@@ -185,16 +187,21 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(
         side: estimates_and_members(census, economics.point_values)[1][[key]]
         for side, economics in (("before", full.before), ("after", full.after))
     }
+    members = everyone["before"].index.union(everyone["after"].index)
+    wide = pd.concat(  # each member's before, after and change (after - before, as paired)
+        [everyone[side].reindex(members, fill_value=0.0) for side in ("before", "after")],
+        axis=1,
+        keys=["b", "a"],
+    )
+    wide[("c", *key)] = wide[("a", *key)] - wide[("b", *key)]
     held = narrower = 0
     strata = SampleDraw(generated.members, Sample(60, seed=1))  # cut into strata once
     for seed in range(100):
         design = strata.reseeded(seed).first  # what sampled draws (checked on seed 0)
-        drawn = everyone["before"].index.isin(design.units["member_id"].astype("string"))
-        before, after = everyone["before"][drawn], everyone["after"][drawn]
-        change = difference_estimates(design, before, after, pd.Series(dtype="string"))
-        low, high = _program_interval(change)
+        drawn = wide[members.isin(design.units["member_id"].astype("string"))]
+        totals = estimate_totals(design, drawn)
+        sides, (low, high) = totals.iloc[:2], totals[["low", "high"]].iloc[2]
         held += low <= truth <= high
-        sides = estimate_totals(design, pd.concat([before, after], axis=1, keys=["b", "a"]))
         narrower += (high - low) / 2 < math.hypot(*(sides["high"] - sides["low"]) / 2)
         if seed == 0:  # the sample's own figures and intervals, and the what-if's headline
             sampled = generated.sampled(Sample(60, seed=seed))
@@ -204,10 +211,12 @@ def test_on_a_sample_the_change_has_its_own_paired_interval_holding_the_truth(
                 estimates_and_members(sampled, economics.point_values)
                 for economics in (full.before, full.after)
             ]
-            for (estimates, members), mine, (_, side) in zip(
-                own, (before, after), sides.iterrows(), strict=True
+            units = design.units["member_id"].astype("string")
+            for (estimates, by_member), mine, (_, side) in zip(
+                own, everyone.values(), sides.iterrows(), strict=True
             ):
-                pd.testing.assert_frame_equal(members[[key]].sort_index(), mine.sort_index())
+                mine = mine[mine.index.isin(units)]
+                pd.testing.assert_frame_equal(by_member[[key]].sort_index(), mine.sort_index())
                 assert _program_interval(estimates) == (
                     pytest.approx(side["low"]),
                     pytest.approx(side["high"]),

@@ -20,7 +20,8 @@ from economics.programs import economics_program
 
 from lyt_toolkit import ProgramSnapshot, Sample
 from lyt_toolkit.economics import resummarise, summarise
-from lyt_toolkit.whatif import Baseline, earn_rate, reward_price
+from lyt_toolkit.frames.registry import FRAME_NAMES
+from lyt_toolkit.whatif import Baseline, compare, earn_rate, reward_price
 from lyt_toolkit.whatif.edited import changed_frames, edited_snapshot
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "economics.py"
@@ -150,16 +151,35 @@ NOTHING_TO_EDIT = {
     [(e, p) for e in EDITS for p in PROGRAMS if (e, p) not in NOTHING_TO_EDIT],
 )
 def test_resummarise_after_an_edit_is_summarise_of_the_edited_snapshot(
-    programs: dict[str, ProgramSnapshot], baselines: dict[str, Baseline], program: str, edit: str
+    programs: dict[str, ProgramSnapshot],
+    baselines: dict[str, Baseline],
+    program: str,
+    edit: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """``Baseline.what_if`` resummarises the edit once (its call and answer are kept here,
+    not made a second time) and that answer is ``summarise`` of the edited snapshot."""
     snapshot, baseline = programs[program], baselines[program]
     frames = EDITS[edit](snapshot)
     changed = changed_frames(snapshot, frames)
     assert changed, f"{edit} changes nothing of {program}"
     after = edited_snapshot(snapshot, changed)
-    full = summarise(after)
-    assert_same(resummarise(baseline.economics, after, set(changed)), full)
-    assert_same(baseline.what_if(frames).after, full)
+    calls: list[tuple[Any, ...]] = []
+
+    def kept(*args: Any, **kwargs: Any) -> Any:
+        answer = resummarise(*args, **kwargs)
+        calls.append((*args, kwargs, answer))
+        return answer
+
+    monkeypatch.setattr(compare, "resummarise", kept)
+    what = baseline.what_if(frames)
+    ((previous, edited, kinds, options, answer),) = calls
+    assert previous is baseline.economics and kinds == set(changed)
+    assert options == {"prices": None, "redemption_rate": 1.0, "override": None}
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(edited, name), getattr(after, name), obj=name)
+    assert what.after is answer
+    assert_same(answer, summarise(after))
 
 
 def test_a_sweep_of_edits_from_one_baseline_matches_each_full_summary() -> None:
