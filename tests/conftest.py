@@ -12,6 +12,7 @@ a module. ``generated``, a generated program only read, is the second of ``each_
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import os
 import signal
@@ -111,6 +112,14 @@ def pytest_configure(config: pytest.Config) -> None:
         # process it starts inherits that: the tests that press Ctrl-C on a ``lyt`` process
         # need it heard, so the tests' processes hear it again.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection built (the modules of the package, its libraries and the tests) is
+    frozen, as a ``lyt`` process freezes what its start-up built: the collector's scans skip
+    it from then on; what the tests make stays collectable. Measured on three heavy files
+    (2026-12-07, gc callbacks): 4.6 -> 2.8 s of collection in a 100 s run."""
+    gc.freeze()
 
 
 @pytest.hookimpl(optionalhook=True)
