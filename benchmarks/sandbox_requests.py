@@ -20,11 +20,12 @@ The sides:
   floor a cut can approach but not pass.
 
 A child's server CPU is the process's CPU (``time.process_time``, every thread) less its
-client's threads' (the main thread and the ``lyt-send`` ones sending for it); printed per request, median over the
-rounds, with the child's peak memory (``ru_maxrss``). To profile one side, run its child
-under py-spy: ``py-spy record --gil -r 200 -f raw -o out.txt -- python
-benchmarks/sandbox_requests.py --child sandbox --answers FILE`` (the floor needs the file
-of answers a parent run writes with ``--keep-answers FILE``).
+client's threads' (the main thread and the ``lyt-send`` ones sending for it); both are
+printed per request, median over the rounds of every child (``--children`` per side), with
+the children's peak memory (``ru_maxrss``). To profile the sandbox, run a child under
+py-spy: ``py-spy record --gil --threads -r 200 -f raw -o out.txt -- python
+benchmarks/sandbox_requests.py --child sandbox`` (a floor child also needs ``--answers
+FILE``, the answers a parent run writes with ``--keep-answers FILE``).
 
 Run: ``.venv/bin/python benchmarks/sandbox_requests.py [--baseline DIR] [--requests N]``
 """
@@ -45,7 +46,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lyt_toolkit.sandbox.config import ClientKeys
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,11 +97,11 @@ def _sends(client: Any) -> dict[str, Callable[[int], object]]:
 
 
 @contextmanager
-def _sandbox() -> Iterator[tuple[str, dict[str, str]]]:
+def _sandbox() -> Iterator[tuple[str, ClientKeys]]:
     from lyt_toolkit.sandbox import Sandbox
 
     with Sandbox.start(now=NOW, seed=7, plan=PLAN) as sb:
-        yield sb.base_url, dict(sb.credentials.as_client_kwargs())
+        yield sb.base_url, sb.credentials.as_client_kwargs()
 
 
 def _floor_app(answers: dict[str, str]) -> Any:
@@ -116,7 +120,7 @@ def _floor_app(answers: dict[str, str]) -> Any:
 
 
 @contextmanager
-def _floor(answers: dict[str, str]) -> Iterator[tuple[str, dict[str, str]]]:
+def _floor(answers: dict[str, str]) -> Iterator[tuple[str, ClientKeys]]:
     """The floor app on uvicorn's h11 protocol, served from a thread of this process."""
     import uvicorn
 
@@ -131,7 +135,12 @@ def _floor(answers: dict[str, str]) -> Iterator[tuple[str, dict[str, str]]]:
     thread.start()
     while not server.started:
         time.sleep(0.01)
-    keys = {"app_id": "a", "app_token": "t", "management_id": "m", "management_token": "n"}
+    keys: ClientKeys = {
+        "app_id": "a",
+        "app_token": "t",
+        "management_id": "m",
+        "management_token": "n",
+    }
     try:
         yield f"http://127.0.0.1:{port}", keys
     finally:
@@ -279,9 +288,10 @@ def _kind_rounds(run: dict[str, Any], kind: str) -> list[tuple[float, float, flo
     """A child's rounds of ``kind`` (for ``all``: each round's mean over the kinds)."""
     figures = run["figures"]
     if kind != "all":
-        return [tuple(f) for f in figures[kind]]  # type: ignore[misc]
+        return [(f[0], f[1], f[2]) for f in figures[kind]]
     rounds = zip(*(figures[k] for k in KINDS), strict=True)
-    return [tuple(statistics.fmean(f[i] for f in fs) for i in range(3)) for fs in rounds]  # type: ignore[misc]
+    means = [[statistics.fmean(f[i] for f in fs) for i in range(3)] for fs in rounds]
+    return [(m[0], m[1], m[2]) for m in means]
 
 
 if __name__ == "__main__":
