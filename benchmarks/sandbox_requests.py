@@ -27,7 +27,10 @@ py-spy: ``py-spy record --gil --threads -r 200 -f raw -o out.txt -- python
 benchmarks/sandbox_requests.py --child sandbox`` (a floor child also needs ``--answers
 FILE``, the answers a parent run writes with ``--keep-answers FILE``).
 
-Run: ``.venv/bin/python benchmarks/sandbox_requests.py [--baseline DIR] [--requests N]``
+``--calls`` also counts the Python and C calls the sandbox's threads make per request
+(``counted_calls``), a figure other load on the machine does not move.
+
+Run: ``.venv/bin/python benchmarks/sandbox_requests.py [--baseline DIR] [--calls]``
 """
 
 from __future__ import annotations
@@ -185,6 +188,41 @@ def child(side: str, requests: int, rounds: int, answers_file: Path | None) -> d
     return {"figures": figures, "peak_mib": peak_kib / 1024, "answers": kept}
 
 
+def counted_calls(requests: int) -> dict[str, float]:
+    """The Python and C calls the sandbox's threads make per request of each kind (counted
+    with ``threading.setprofile``, the client's threads left out): a figure no other load
+    on the machine moves, where CPU time does."""
+    import httpx
+
+    from lyt_toolkit.client import LoyaltyClient
+
+    calls = [0]
+    main = threading.main_thread()
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        if event in ("call", "c_call"):
+            thread = threading.current_thread()
+            if thread is not main and not thread.name.startswith("lyt-send"):
+                calls[0] += 1
+
+    threading.setprofile(count)  # the threads started from now on: the sandbox's
+    per_request: dict[str, float] = {}
+    with _sandbox() as (base_url, keys):
+        http = httpx.Client(base_url=base_url, timeout=60)
+        with LoyaltyClient(base_url=base_url, env_file=None, http_client=http, **keys) as client:
+            sends = _sends(client)
+            for kind in KINDS:
+                for i in range(30):  # warm-up
+                    sends[kind](i)
+            for kind in KINDS:
+                calls[0] = 0
+                for i in range(requests):
+                    sends[kind](1000 + i)
+                per_request[kind] = calls[0] / requests
+        http.close()
+    return per_request
+
+
 def _client_cpu() -> dict[int, float]:
     """CPU seconds of each of the client's threads so far, by thread: the main thread, which
     calls, and ``lyt-send`` ones, which send for it (``client._senders``)."""
@@ -213,17 +251,14 @@ def _recorded(http: Any, sends: dict[str, Callable[[int], object]]) -> dict[str,
     return kept
 
 
-def _run_child(
-    side: str, source: Path, requests: int, rounds: int, answers: Path
-) -> dict[str, Any]:
+def _run_child(side: str, source: Path, requests: int, rounds: int, answers: Path) -> Any:
     command = [sys.executable, "-P", str(Path(__file__).resolve()), "--child", side]
     command += ["--requests", str(requests), "--rounds", str(rounds), "--answers", str(answers)]
     env = {**os.environ, "PYTHONPATH": str(source), "PYTHONDONTWRITEBYTECODE": ""}
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{side} failed: {done.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    return json.loads(done.stdout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,12 +268,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--children", type=int, default=2, help="children per side")
     parser.add_argument("--baseline", type=Path, help="package tree to compare with")
     parser.add_argument("--keep-answers", type=Path, help="write the recorded answers here")
-    parser.add_argument("--child", choices=["sandbox", "floor"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--calls", action="store_true", help="also count the sandbox's calls per request"
+    )
+    parser.add_argument("--child", choices=["sandbox", "floor", "calls"], help=argparse.SUPPRESS)
     parser.add_argument("--answers", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         sys.path.insert(0, os.environ.get("PYTHONPATH") or str(ROOT))
-        print(json.dumps(child(args.child, args.requests, args.rounds, args.answers)))
+        if args.child == "calls":
+            print(json.dumps(counted_calls(args.requests)))
+        else:
+            print(json.dumps(child(args.child, args.requests, args.rounds, args.answers)))
         return 0
 
     sides = [("sandbox", ROOT)]
@@ -279,6 +320,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline:
         cut = 1 - medians["sandbox"]["all"] / medians["baseline"]["all"]
         print(f"sandbox: server CPU per request {-cut:+.1%} against the baseline")
+    if args.calls:
+        print("calls per request (Python and C, the sandbox's threads):")
+        for label, source in sides[:-1]:
+            counts: dict[str, float] = _run_child("calls", source, args.requests, 1, answers)
+            mean = statistics.fmean(counts.values())
+            each = ", ".join(f"{kind} {n:,.0f}" for kind, n in counts.items())
+            print(f"  {label}: {mean:,.0f} on average ({each})")
     above = medians["sandbox"]["all"] - medians["floor"]["all"]
     print(f"sandbox above the floor: {above:.3f} ms per request (all kinds)")
     return 0
