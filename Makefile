@@ -151,6 +151,7 @@ fmt: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sandbox_pagination.py
+	$(BIN)/python benchmarks/sandbox_requests.py
 	$(BIN)/python benchmarks/pull.py
 	$(BIN)/python benchmarks/bulk.py
 	$(BIN)/python benchmarks/quota.py

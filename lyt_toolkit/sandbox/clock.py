@@ -36,8 +36,16 @@ def sortable_iso(value: str | datetime) -> str:
 
 def iso(moment: datetime) -> str:
     """The wire form of an instant: UTC, millisecond precision, ``Z`` suffix."""
-    utc = moment.astimezone(UTC)  # %Y alone drops the leading zeros of years before 1000
-    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    utc = moment.astimezone(UTC)  # one %-format: about 3x faster than strftime's
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031
+        utc.year,
+        utc.month,
+        utc.day,
+        utc.hour,
+        utc.minute,
+        utc.second,
+        utc.microsecond // 1000,
+    )
 
 
 class Clock:

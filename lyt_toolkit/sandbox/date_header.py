@@ -9,6 +9,7 @@ HTTP parser writes itself (``protocol``) carry none, as a client reads no budget
 
 from __future__ import annotations
 
+from datetime import datetime
 from email.utils import format_datetime
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -16,17 +17,23 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .clock import Clock
 
 
-def http_date(clock: Clock) -> str:
-    """The clock's instant in the HTTP date form (``Thu, 15 Jan 2026 12:00:00 GMT``)."""
-    return format_datetime(clock.now(), usegmt=True)
-
-
 class ClockDateMiddleware:
-    """Adds ``Date`` (the sandbox clock, to the second) to every HTTP answer."""
+    """Adds ``Date`` (the sandbox clock, to the second) to every HTTP answer: written out
+    once a second of the clock, not for every answer."""
 
     def __init__(self, app: ASGIApp, clock: Clock) -> None:
         self.app = app
         self.clock = clock
+        self._last: tuple[datetime, bytes] | None = None
+        """The last second written out, and its ``Date`` value."""
+
+    def _date(self) -> bytes:
+        """The clock's second in the HTTP date form (``Thu, 15 Jan 2026 12:00:00 GMT``)."""
+        second = self.clock.now().replace(microsecond=0)
+        last = self._last
+        if last is None or last[0] != second:
+            last = self._last = (second, format_datetime(second, usegmt=True).encode("latin-1"))
+        return last[1]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -35,7 +42,7 @@ class ClockDateMiddleware:
 
         async def send_with_date(message: Message) -> None:
             if message["type"] == "http.response.start":
-                date = (b"date", http_date(self.clock).encode("latin-1"))
+                date = (b"date", self._date())
                 message = {**message, "headers": [*message.get("headers", []), date]}
             await send(message)
 

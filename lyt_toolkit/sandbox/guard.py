@@ -90,14 +90,21 @@ class GuardMiddleware:
         declared = _header(scope, b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
             raise _Refused(_too_large())
+        # framed as empty (no length, no chunks): whole with the head, nothing to wait for
+        empty = declared == "0" or (
+            declared is None and _header(scope, b"transfer-encoding") is None
+        )
         chunks: list[bytes] = []
         size, more = 0, True
         while more:
-            try:  # a deadline, not ``wait_for``: that makes a task of each ``receive``
-                async with asyncio.timeout(self.body_timeout):
-                    message = await receive()
-            except TimeoutError as exc:
-                raise _BodyTimeout from exc
+            if empty:
+                message = await receive()
+            else:
+                try:  # a deadline, not ``wait_for``: that makes a task of each ``receive``
+                    async with asyncio.timeout(self.body_timeout):
+                        message = await receive()
+                except TimeoutError as exc:
+                    raise _BodyTimeout from exc
             if message["type"] == "http.disconnect":
                 return _replay_disconnect(receive)
             chunk = message.get("body", b"")

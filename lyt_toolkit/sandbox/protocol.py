@@ -89,6 +89,7 @@ class SandboxH11Protocol(H11Protocol):
         self.parser = _RecordingConnection(h11.SERVER, self.conn._max_incomplete_event_size)
         self.conn = self.parser
         self._head_timer: asyncio.TimerHandle | None = None
+        self._head_due = 0.0  # the event loop's time by which the next head must be whole
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -132,8 +133,12 @@ class SandboxH11Protocol(H11Protocol):
         return self.cycle is not None and not self.cycle.response_complete
 
     def _arm_head_timer(self) -> None:
-        self._cancel_head_timer()
-        self._head_timer = self.loop.call_later(self.head_timeout, self._head_timed_out)
+        """The next head is due ``head_timeout`` seconds from now. A timer already set (due
+        earlier) is left to run and, when it does, set again for the new due time: one
+        timer a connection rather than one made and cancelled with every answer."""
+        self._head_due = self.loop.time() + self.head_timeout
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_at(self._head_due, self._head_timed_out)
 
     def _cancel_head_timer(self) -> None:
         if self._head_timer is not None:
@@ -141,7 +146,10 @@ class SandboxH11Protocol(H11Protocol):
             self._head_timer = None
 
     def _head_timed_out(self) -> None:
-        self._head_timer = None
+        timer, self._head_timer = self._head_timer, None
+        if timer is not None and timer.when() < self._head_due:  # answered since it was set
+            self._head_timer = self.loop.call_at(self._head_due, self._head_timed_out)
+            return
         if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
             return  # the head arrived: the body timeout and the app take it from here
         if not self.conn.trailing_data[0]:

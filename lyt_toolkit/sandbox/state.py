@@ -72,7 +72,8 @@ class StoredIds:
         while True:
             with self._lock:
                 value = self._ids.new(prefix)
-                position = json.dumps({"seed": self._seed, "drawn": self._ids.drawn})
+                # json.dumps({"seed": ..., "drawn": ...})'s text, without its encoder
+                position = f'{{"seed": {self._seed}, "drawn": {self._ids.drawn}}}'
                 self._store.stage_meta(self._key, position)
             if self._taken is None or not self._taken(value):
                 return value
