@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio.selector_events
 import json
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -16,6 +17,7 @@ import fastapi.dependencies.utils
 import fastapi.routing
 import httpx
 import pytest
+from interrupting import HANG
 from shared_tls import TLS
 
 from lyt_toolkit.models import (
@@ -205,6 +207,37 @@ def test_a_write_takes_no_worker_thread_and_answers_its_models_bytes(
         assert_error(api.post(f"{V2}/benefits", json=benefit_body("Hopless")), 409)
         assert_bad_request(api.post(f"{V2}/benefits", json={"name": "No type"}), "type")
     assert [h for h in hops if getattr(h[0], "func", None) is not programs.settle_later] == []
+
+
+def test_an_activation_answered_before_a_reset_settles_nothing_after_it(
+    restore: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its settling, due after the reset, leaves the reloaded store alone (not even held: a
+    read then would go to the thread pool)."""
+    settled: list[str] = []
+    reset, done = threading.Event(), threading.Event()
+    settle, later = programs.settle_activation, programs.settle_later
+
+    def recorded(state: Any, transaction_id: str, bucket_id: str) -> None:
+        settled.append(bucket_id)
+        settle(state, transaction_id, bucket_id)
+
+    def signalled(*args: Any) -> None:
+        try:
+            assert reset.wait(HANG)  # its sleep begins once the sandbox was reset
+            later(*args)
+        finally:
+            done.set()
+
+    monkeypatch.setattr(programs, "settle_activation", recorded)
+    monkeypatch.setattr(programs, "settle_later", signalled)
+    method, path, body, _ = next(w for w in WRITES if w[1].endswith("/activate"))
+    with v2_client(restore) as api:
+        assert api.request(method, path, json=body).status_code == 200
+    restore.reset()
+    reset.set()
+    assert done.wait(HANG)
+    assert settled == []
 
 
 PROJECTS = "/management/v1/projects"

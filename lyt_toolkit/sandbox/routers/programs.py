@@ -79,5 +79,6 @@ async def activate_pending_bucket(
     result = await write_store(
         state.store, activate, state, program_id, member_id, card_id, bucket_id
     )
-    background.add_task(programs.settle_later, state, result["transaction"]["id"], bucket_id)
+    transaction = result["transaction"]["id"]
+    background.add_task(programs.settle_later, state, transaction, bucket_id, state.instance)
     return document_response(result)

@@ -176,10 +176,14 @@ def _activation_transaction(state: SandboxState, bucket: dict[str, Any]) -> dict
     }
 
 
-def settle_later(state: SandboxState, transaction_id: str, bucket_id: str) -> None:
-    """The asynchronous part of an activation, run after the answer has gone out."""
+def settle_later(state: SandboxState, transaction_id: str, bucket_id: str, instance: str) -> None:
+    """The asynchronous part of an activation, run after the answer has gone out; nothing
+    when the sandbox was reset or loaded again meanwhile (``instance``, the state's when the
+    activation was answered, no longer its own): the store is not even held, where a
+    moment's hold would send the new state's reads to the thread pool."""
     time.sleep(state.config.activation_delay)
-    settle_activation(state, transaction_id, bucket_id)
+    if state.instance == instance:
+        settle_activation(state, transaction_id, bucket_id)
 
 
 def settle_open_activations(state: SandboxState) -> int:
