@@ -70,7 +70,7 @@ test: $(STAMP)
 test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
-	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) -n 3 --dist loadfile tests --ignore=tests/browser \
+	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) -n 2 --dist loadfile tests --ignore=tests/browser \
 	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING)
 
 # Two runs beside each other (on the job slot `make -j3` leaves free; one after the other
