@@ -24,13 +24,14 @@ demo: $(STAMP)
 	$(BIN)/lyt demo
 
 # Two streams at once. One: ruff and the unasync check (seconds), then the unit tests on
-# three workers (shown as they run): the longest part, started as soon as it can be. The
+# two workers (shown as they run): the longest part, started as soon as it can be. The
 # other: the fuzzed documents, the packaging tests and the notebooks through nbval beside the
 # browser tests (one JupyterLab, one Chromium); mostly waiting on installs, kernels and pages,
-# it fills what the first leaves idle and ends before it. Three workers on two cores: each is
-# one process in which the client and its sandbox (a uvicorn thread) share one GIL and wait
-# on each other's round trips; with two, the machine averaged 1.55 cores busy, and the stage
-# took 14:28 against 13:01 with three (fresh clones, 2026-12-04). The second stream's output
+# it fills what the first leaves idle and ends before it. Two workers, not three: the run is
+# CPU-bound (both cores busy from first test to last), and a third worker's start-up and
+# contention cost CPU that the two streams' tests would use (fresh clones of the same tests,
+# 2026-12-07: three workers 13:44 and 1,377 s of CPU, two 13:28 and 1,220 s; on 2026-12-04,
+# when the machine still had idle to fill, three had been the faster). The second stream's output
 # is kept in $(BROWSER_LOG) and shown when both streams are done; either failing fails
 # `make test`. The checks that are not tests (mypy, the import contracts' own run, the
 # site's strict build) are `make lint` and `make docs`, which CI runs after `make test`

@@ -95,7 +95,7 @@ LONGEST_FIRST = (
 """The files that take longest (about 40 s or more each: ``--junitxml``'s per-test times
 summed by file, measured 2026-12-04), longest first.
 
-``pytest -n 3 --dist loadfile`` hands out whole files in the order they are collected, so
+``pytest -n 2 --dist loadfile`` hands out whole files in the order they are collected, so
 these go first and the many short files fill the workers' ends; were one of these handed
 out last, one worker would run it alone while the others idle. A file missing here only
 runs later; nothing is left out. (xdist's own reordering, by number of tests, is turned
