@@ -30,8 +30,10 @@ demo: $(STAMP)
 # it fills what the first leaves idle and ends before it. Two workers, not three: the run is
 # CPU-bound (both cores busy from first test to last), and a third worker's start-up and
 # contention cost CPU that the two streams' tests would use (fresh clones of the same tests,
-# 2026-12-07: three workers 13:44 and 1,377 s of CPU, two 13:28 and 1,220 s; on 2026-12-04,
-# when the machine still had idle to fill, three had been the faster). The second stream's output
+# 2026-12-07: three workers 13:44 and 1,377 s of CPU, two 13:28 and 1,220 s, then 14:34
+# and 1,334 s: clones spread by a minute, so one sample each says little of the wall time;
+# on 2026-12-04, when the machine still had idle to fill, three had been the faster). The
+# second stream's output
 # is kept in $(BROWSER_LOG) and shown when both streams are done; either failing fails
 # `make test`. The checks that are not tests (mypy, the import contracts' own run, the
 # site's strict build) are `make lint` and `make docs`, which CI runs after `make test`
