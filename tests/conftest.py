@@ -16,7 +16,6 @@ import gc
 import json
 import os
 import signal
-import ssl
 import subprocess
 import sys
 from collections import Counter
@@ -227,13 +226,6 @@ def hearing_no_holds() -> ClientOf:
     """``with hearing_no_holds(sb) as client:`` a client of ``sb`` that hears no
     ``Lyt-Sandbox-Holds`` (as of the service itself)."""
     return _hearing_no_holds
-
-
-@pytest.fixture(scope="session")
-def tls() -> ssl.SSLContext:
-    """``TLS``: ``verify=tls`` spares a test's own httpx client of a sandbox reading a CA
-    bundle."""
-    return TLS
 
 
 @pytest.fixture(scope="session")

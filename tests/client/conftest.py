@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 
 import httpx
 import pytest
+from shared_tls import TLS
 
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
@@ -31,9 +31,8 @@ def client(
     fresh: Sandbox,
     recorder: Recorder,
     make_client: Callable[..., LoyaltyClient],
-    tls: ssl.SSLContext,
 ) -> Iterator[LoyaltyClient]:
-    http = httpx.Client(event_hooks={"request": [recorder]}, verify=tls)
+    http = httpx.Client(event_hooks={"request": [recorder]}, verify=TLS)
     with make_client(fresh, retry=FAST_RETRY, http_client=http) as c:
         yield c
     http.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 from interrupting import until
+from shared_tls import TLS
 
 from lyt_toolkit._stop import stopping
 from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
@@ -90,10 +90,10 @@ def test_closing_an_async_client_ends_the_retry_wait_of_a_task_at_once(
 
 
 def test_a_client_closed_sends_its_next_calls_over_the_pool_its_caller_owns(
-    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tls: ssl.SSLContext
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
     """Closing stops the waits under way, not the calls made after it (their pool is open)."""
-    with httpx.Client(verify=tls) as http:
+    with httpx.Client(verify=TLS) as http:
         client = make_client(fresh, http_client=http)
         client.close()
         assert len(client.rewards.list(limit=1).data) == 1
