@@ -97,14 +97,7 @@ class GuardMiddleware:
         chunks: list[bytes] = []
         size, more = 0, True
         while more:
-            if empty:
-                message = await receive()
-            else:
-                try:  # a deadline, not ``wait_for``: that makes a task of each ``receive``
-                    async with asyncio.timeout(self.body_timeout):
-                        message = await receive()
-                except TimeoutError as exc:
-                    raise _BodyTimeout from exc
+            message = await (receive() if empty else self._in_time(receive))
             if message["type"] == "http.disconnect":
                 return _replay_disconnect(receive)
             chunk = message.get("body", b"")
@@ -116,6 +109,14 @@ class GuardMiddleware:
         body = b"".join(chunks)
         _check_json(scope, body)
         return _replay(body, receive)
+
+    async def _in_time(self, receive: Receive) -> Message:
+        """The body's next message, within ``body_timeout``."""
+        try:  # a deadline, not ``wait_for``: that makes a task of each ``receive``
+            async with asyncio.timeout(self.body_timeout):
+                return await receive()
+        except TimeoutError as exc:
+            raise _BodyTimeout from exc
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
