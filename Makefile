@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 NOTEBOOKS_STAMP := $(VENV)/.notebooks-installed
 
-.PHONY: demo test test-unit test-browser test-apart test-in-browser explore docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
+.PHONY: demo test test-unit test-browser test-apart test-in-browser test-waiting explore docs docs-serve lint typecheck fmt bench serve clean constraints lab notebook-state
 
 # The environment: pip installs uv (one binary wheel, pinned in constraints.txt), and uv the
 # pinned set, pip itself upgraded for the packaging tests (they install a wheel as a user's
@@ -26,8 +26,9 @@ demo: $(STAMP)
 # Two streams at once. One: ruff and the unasync check (seconds), then the unit tests on
 # two workers (shown as they run): the longest part, started as soon as it can be. The
 # other: the fuzzed documents, the packaging tests and the notebooks through nbval beside the
-# browser tests (one JupyterLab, one Chromium); mostly waiting on installs, kernels and pages,
-# it fills what the first leaves idle and ends before it. Two workers, not three: the run is
+# browser tests (one JupyterLab, one Chromium) and the tests that wait on the clock (WAITING);
+# mostly waiting on installs, kernels, pages and windows, it fills what the first leaves idle
+# and ends before it. Two workers, not three: the run is mostly
 # CPU-bound (both cores busy from first test to last), and a third worker's start-up and
 # contention cost CPU that the two streams' tests would use (fresh clones of the same tests,
 # 2026-12-07: three workers 13:44 and 1,377 s of CPU, two 13:28 and 1,220 s, then 14:34
@@ -49,8 +50,8 @@ BROWSER_LOG := $(VENV)/test-browser.log
 # schema checks import a grammar library that takes seconds).
 # Only the fuzz run loads schemathesis' plugin (about 0.9 s of CPU in each process that
 # loads it, most of it at collection; measured 2026-12-06).
-test test-unit test-browser test-apart test-in-browser: export PYTHONDONTWRITEBYTECODE :=
-test test-unit test-browser test-apart test-in-browser: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
+test test-unit test-browser test-apart test-in-browser test-waiting: export PYTHONDONTWRITEBYTECODE :=
+test test-unit test-browser test-apart test-in-browser test-waiting: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 NO_NBVAL := -p no:nbval
 NO_FUZZ := -p no:schemathesis
 
@@ -64,33 +65,48 @@ FUZZ := tests/sandbox/test_fuzz.py tests/sandbox/test_hostile_reference_fuzz.py
 # 1:46 (loaded machine, 2026-12-07). They run in the second stream too, which otherwise
 # mostly waits on kernels and pages.
 PACKAGING := tests/packaging
+# The test files that mostly wait on the clock (a budget window's reset, a client's timeout, a
+# quiet second) rather than compute: in the per-test profile of the unit run (2026-12-07,
+# CPU against wall) 237 s of the two workers' 1,528 s of wall but 40 s of their CPU. On a
+# worker their waits hold up the files queued behind them while the machine has CPU to spare;
+# they run in a third process of the second stream instead (test-waiting), beside the others.
+WAITING := $(addprefix tests/, \
+  client/test_paced_every_request.py actions/test_paced.py snapshot/test_resume_share.py \
+  client/test_quota.py widgets/test_background.py sandbox/test_http_framing.py \
+  widgets/test_paced_panel.py client/test_hostile_server.py client/test_refusal_kinds.py \
+  snapshot/test_spent_window.py client/test_quota_windows.py client/test_quota_tokens.py \
+  actions/test_window_lines.py)
 
 test: $(STAMP)
 	@rm -f $(BROWSER_LOG)
-	$(MAKE) --no-print-directory -j3 test-browser test-unit; status=$$?; \
-	  echo "--- test-apart and test-in-browser ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
+	$(MAKE) --no-print-directory -j4 test-browser test-unit; status=$$?; \
+	  echo "--- test-apart, test-in-browser and test-waiting ($(BROWSER_LOG)):"; cat $(BROWSER_LOG); exit $$status
 
 test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
 	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) -n 2 --dist loadfile tests --ignore=tests/browser \
-	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING)
+	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING) $(WAITING:%=--ignore=%)
 
-# Two runs beside each other (on the job slot `make -j3` leaves free; one after the other
-# without -j): test-apart (the fuzzed documents (FUZZ) and the packaging tests, then nbval)
-# and test-in-browser. The browser tests mostly wait on kernels and pages (55 % of a core
-# when run alone); until 2026-12-06 they ran after the packaging tests and before nbval: the
+# Three runs beside each other (on the job slots `make -j4` leaves free; one after the other
+# without -j): test-apart (the fuzzed documents (FUZZ) and the packaging tests, then nbval),
+# test-in-browser and test-waiting (WAITING). The browser tests mostly wait on kernels and
+# pages (55 % of a core when run alone); until 2026-12-06 they ran after the packaging tests
+# and before nbval: the
 # three pytest runs took 8:00 one after the other and 5:00 this way, with the same CPU time
 # (264 s, 256 s; back to back, the machine loaded by other runs). Each run keeps a pytest
 # cache of its own: the unit tests' run writes the default one.
 test-browser: $(STAMP)
-	$(MAKE) --no-print-directory --output-sync=target test-apart test-in-browser \
+	$(MAKE) --no-print-directory --output-sync=target test-apart test-in-browser test-waiting \
 	  > $(BROWSER_LOG) 2>&1
 
 test-apart: $(STAMP)
 	$(BIN)/pytest $(NO_NBVAL) $(FUZZ) $(PACKAGING) -o cache_dir=.pytest_cache/apart
 	$(BIN)/pytest $(NO_FUZZ) --nbval --nbval-current-env notebooks \
 	  --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly -o cache_dir=.pytest_cache/apart
+
+test-waiting: $(STAMP)
+	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) $(WAITING) -o cache_dir=.pytest_cache/waiting
 
 test-in-browser: $(STAMP)
 	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) tests/browser -p no:randomly \
