@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ._messages import describe_error
 
 if TYPE_CHECKING:
-    from ipywidgets import ValueWidget
+    from ipywidgets import Dropdown
 
 __all__ = ["LOADING", "LoadsWhenShown", "join_worker"]
 
@@ -21,7 +21,19 @@ class LoadsWhenShown:
     Refresh button (:meth:`refresh_in_background`), so the kernel stays free while a
     long list loads. A choice that lists something new (a project's webhooks, a
     member's cards) loads the same way (:meth:`load_in_background`). Called directly,
-    :meth:`refresh` loads in the calling thread."""
+    :meth:`refresh` loads in the calling thread.
+
+    The rule of choices and loads: a choice's handler takes what the choice asks for (the
+    widget keeps it as :meth:`_latest_choice`, under :attr:`_choosing`) and starts the load
+    with it; a load, in whatever thread (a load's, a batch's reload), reads no dropdown and
+    shows what it read only through :meth:`_shows`, which shows nothing once a later choice
+    asks for something else."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._choosing = threading.RLock()
+        """Held while a choice is taken (or refused) and while a load shows what it read: a
+        load's dropdown options and a choice never interleave."""
+        super().__init__(*args, **kwargs)
 
     _shown = False
     _loading = False
@@ -43,21 +55,40 @@ class LoadsWhenShown:
         nothing (a choice that opens a list is refused then)."""
         return self._loading and threading.current_thread() is not self._loader
 
-    def _choice_refused(self, choice: ValueWidget, shown: object, why: str) -> bool:
+    def _latest_choice(self) -> tuple[object, ...]:
+        """What the latest choice asks the widget to list, as its handler took it (subclasses
+        whose choices open lists: a program, member and card; a project)."""
+        return ()
+
+    def _shows(self, inputs: tuple[object, ...], show: Callable[[], None]) -> bool:
+        """The one way a load shows what it read: ``show()`` runs, under :attr:`_choosing`,
+        while ``inputs`` (what the load was started for) still lead :meth:`_latest_choice`;
+        once a later choice asks for something else nothing is shown (False): that choice
+        lists its own."""
+        with self._choosing:
+            if self._latest_choice()[: len(inputs)] != inputs:
+                return False
+            show()
+            return True
+
+    def _choice_refused(self, choice: Dropdown, shown: object, why: str) -> bool:
         """Whether a change of ``choice`` (a dropdown whose choice starts a load) is no choice
         to act on. While a load runs in another thread it is refused: ``choice`` shows
-        ``shown`` again (the value whose list the widget shows or is loading), its rows kept,
+        ``shown`` again (the value whose list the widget shows or is loading; unless the load
+        has replaced the options meanwhile, and ``shown`` is no longer one), its rows kept,
         and ``why`` shows as a load's error. The change putting it back is ignored: it reads
         nothing and refuses nothing again."""
         if self._putting_back is threading.current_thread():
             return True
-        if not self._refuses_loads():
-            return False
-        self._putting_back = threading.current_thread()
-        try:
-            choice.value = shown
-        finally:
-            self._putting_back = None
+        with self._choosing:
+            if not self._refuses_loads():
+                return False
+            if shown in choice._options_values:
+                self._putting_back = threading.current_thread()
+                try:
+                    choice.value = shown
+                finally:
+                    self._putting_back = None
         self.show_load_error(why)
         return True
 

@@ -201,7 +201,7 @@ class DangerZone(PlanPanel):
     def _show_reads(self) -> None:
         what, calls = self._lists_read(f"the tier structures ({self._tier_walk})")
         refresh = self._reads_html(f"Refresh reads {what}", calls, self._tier_walk.note)
-        if self.project_select.value:
+        if self._project:
             webhooks = "Then the chosen project's webhooks, if the projects still list it"
         else:
             webhooks = "Choosing a project reads its webhooks"
@@ -225,14 +225,22 @@ class DangerZone(PlanPanel):
             raise stopped("the tier structures", self._tier_walk, self.budget_share)
         projects = self.client.projects.list()
         rows = [row for row in listed if row[1] != "DELETED"]
-        self.tier_structures.show_rows(pd.DataFrame(rows, columns=list(TIER_STRUCTURE_VIEW)))
-        current = self.project_select.value
+        tiers = pd.DataFrame(rows, columns=list(TIER_STRUCTURE_VIEW))
+        options: list[tuple[str, str | None]] = [("-- choose --", None)]
+        options += [(p.name, p.id) for p in projects]
+        self._shows((), partial(self._show_lists, tiers, options))
+
+    def _show_lists(self, tiers: pd.DataFrame, projects: list[tuple[str, str | None]]) -> None:
+        """Show the ``tiers`` and the ``projects`` (options), then the webhooks of the project
+        chosen, read again if the projects still list it."""
+        self.tier_structures.show_rows(tiers)
+        current = self._project
         # Options that changed reset the choice (its observer empties the webhooks): chosen
         # again, the observer reads them; options as they were keep it, and nothing fires.
-        self.project_select.options = [("-- choose --", None)] + [(p.name, p.id) for p in projects]
-        if current not in {p.id for p in projects}:
+        self.project_select.options = projects
+        if current is None or current not in [value for _, value in projects]:
             return
-        if self.project_select.value == current:
+        if self._project == current:
             self._project_chosen()
         else:
             self.project_select.value = current
@@ -243,7 +251,7 @@ class DangerZone(PlanPanel):
         """The lists read again after a run: the tier structures (a call per page of them),
         the projects, and the chosen project's webhooks (counted before the run: a project
         gone meanwhile is not read)."""
-        return self._lists_read()[1] + (1 if self.project_select.value else 0)
+        return self._lists_read()[1] + (1 if self._project else 0)
 
     def _project_chosen(self) -> None:
         """Empty the webhooks grid, then list the chosen project's webhooks in the
@@ -251,12 +259,16 @@ class DangerZone(PlanPanel):
         put back to the project the grid lists (or is loading), its rows kept."""
         if self._choice_refused(self.project_select, self._project, STILL_LOADING):
             return
-        project = self._project = self.project_select.value
+        with self._choosing:
+            project = self._project = self.project_select.value
         self.status.value = ""  # a message about the previous project no longer applies
         self.webhooks.show_rows(pd.DataFrame(columns=list(WEBHOOK_VIEW)))
         self._show_reads()
         if project and not self.load_in_background(partial(self._load_webhooks, project)):
             self.show_error(STILL_LOADING)  # a load begun from another thread meanwhile
+
+    def _latest_choice(self) -> tuple[str | None]:
+        return (self._project,)
 
     def _load_webhooks(self, project: str) -> None:
         self.guard(partial(self._list_webhooks, project), "webhooks")
@@ -268,10 +280,12 @@ class DangerZone(PlanPanel):
         try:
             hooks = self.client.webhooks.list(project)
         except MissingRequiredFeatureError:
-            self.show_error("This project's plan has no webhooks (402).")
+            none = "This project's plan has no webhooks (402)."
+            self._shows((project,), partial(self.show_error, none))
             return
         rows = [(h.target_url, h.id) for h in hooks]
-        self.webhooks.show_rows(pd.DataFrame(rows, columns=list(WEBHOOK_VIEW)))
+        frame = pd.DataFrame(rows, columns=list(WEBHOOK_VIEW))
+        self._shows((project,), partial(self.webhooks.show_rows, frame))
 
     # -- deleting --------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import html
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import ipywidgets as w
 import pandas as pd
@@ -386,7 +386,8 @@ class EditPanel(PlanPanel):
                 "Rehearse is off: " + sampled_refusal("the plan", self.snapshot, plan.parts)
             )
             return False
-        return self._start("Rehearsing on a sandbox started from the snapshot", self._rehearse)
+        rehearse = functools.partial(self._rehearse, bool(self.send_refused.value))
+        return self._start("Rehearsing on a sandbox started from the snapshot", rehearse)
 
     def apply(self) -> bool:
         """Send the plan through the client in the background (Cancel stops it after the
@@ -418,14 +419,15 @@ class EditPanel(PlanPanel):
             self.show_error(f"Nothing to send: the plan holds only {skipped_note(refused)}.")
             return False
         read = self._read_log(resend)
+        allowed = _Allowed(bool(self.allow_destroy.value), bool(self.ignore_unsupported.value))
         run = PacedRun()  # the check's calls and the apply's, one run: its own, never earlier
         try:  # the plan's own refusals (deletes, unsupported changes, the budget)
             with paced_run(run):
                 cost = plan.check_apply(
                     self.client,
                     log=read,
-                    allow_destroy=self.allow_destroy.value,
-                    ignore_unsupported=self.ignore_unsupported.value,
+                    allow_destroy=allowed.destroy,
+                    ignore_unsupported=allowed.unsupported,
                     budget_share=self.budget_share,
                     paced=paced,
                 )
@@ -448,7 +450,7 @@ class EditPanel(PlanPanel):
         if refused:
             sent = f"{counted(refused, 'write')} refused for good before, sent again"
             calls += f"; {sent if resend else skipped_note(refused)}"
-        apply = functools.partial(self._apply, paced, resend, run)
+        apply = functools.partial(self._apply, paced, resend, run, allowed)
         return self._start(f"{applying}: {calls}", apply, cancellable=True)
 
     def _plan(self) -> None:
@@ -531,10 +533,12 @@ class EditPanel(PlanPanel):
         self.budget.value = cost_html(cost, f"{note})" if len(plan.changes) else "")
         return refused
 
-    def _rehearse(self) -> None:
+    def _rehearse(self, resend: bool) -> None:
+        """Rehearse the plan as Apply would send it (``resend``: Send refused writes again
+        ticked when Rehearse was pressed)."""
         plan = self.plan
         assert plan is not None  # checked by rehearse()
-        log = self._read_log(bool(self.send_refused.value))  # rehearsed as Apply would send
+        log = self._read_log(resend)
         rehearsal = plan.rehearse(log=log, concurrency=self.concurrency, progress=False)
         if self.plan is plan:
             self.rehearsal = rehearsal
@@ -546,12 +550,12 @@ class EditPanel(PlanPanel):
         changes, calls = counted(len(rehearsal.diff), "change"), counted(rehearsal.calls, "call")
         self.show_ok(f"Rehearsed: {changes}, {calls}.")
 
-    def _apply(self, paced: bool, resend: bool, run: PacedRun) -> None:
+    def _apply(self, paced: bool, resend: bool, run: PacedRun, allowed: _Allowed) -> None:
         """Apply the plan (``paced``: paced, its line on the status; ``resend``: the log read
         with its refusals for good reconsidered, and so sent, the line saying so written with
         the first write: an Apply that sends none leaves them held, the box ticked), in the
         ``run`` its check began (``fill.pace_run``: the check's token request is the Apply's
-        own, not said sent earlier in the window)."""
+        own, not said sent earlier in the window), with what its check ``allowed``."""
         plan, client, log = self.plan, self.client, self.action_log
         assert plan is not None and client is not None  # checked by apply()
         self.progress.layout.display = ""
@@ -563,8 +567,8 @@ class EditPanel(PlanPanel):
                 results = plan.apply(
                     client,
                     log=read,
-                    allow_destroy=self.allow_destroy.value,
-                    ignore_unsupported=self.ignore_unsupported.value,
+                    allow_destroy=allowed.destroy,
+                    ignore_unsupported=allowed.unsupported,
                     concurrency=self.concurrency,
                     progress=self._batch_progress(),
                     cancel=self._cancel,
@@ -833,6 +837,14 @@ class EditPanel(PlanPanel):
             self.show_error(f"{what.split(':')[0]} stopped: {describe_error(exc)}")
         finally:
             self._settle()
+
+
+class _Allowed(NamedTuple):
+    """What Apply was pressed with, its check's and its run's alike: Allow deletes
+    (``destroy``) and Ignore unsupported (``unsupported``) as they were ticked then."""
+
+    destroy: bool
+    unsupported: bool
 
 
 class Table(w.VBox):

@@ -24,6 +24,7 @@ from ._plan_panel import PlanPanel
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
     from ..models import Member, MemberWithCards, PendingBucket
+    from ..models.programs import Card
 
 __all__ = ["PendingPointsPanel"]
 
@@ -67,7 +68,8 @@ class PendingPointsPanel(PlanPanel):
     (Activate stays disabled until buckets are selected again: a second click sends nothing)
     and the card's buckets are read again (the calls their last load took, counted in the
     cost shown before the run); a bucket activated but not yet settled shows as
-    ``activation sent``.
+    ``activation sent``. A program, member or card chosen while a run rereads the buckets
+    lists its own, and the reread, of the card chosen when the run began, shows nothing.
     """
 
     buckets_select = deprecated_attribute(
@@ -102,12 +104,15 @@ class PendingPointsPanel(PlanPanel):
         self._sent: set[str] = set()
         self._found: MemberWithCards | None = None
         """The member Find read, with its cards: choosing it reads nothing more."""
+        self._path: tuple[str | None, str | None, str | None] = (None, None, None)
+        """The program, member and card the latest choices ask the lists for, as their
+        handlers took them: the loads are started with theirs, and read no dropdown."""
 
         # A new choice drops the last message and lists what it opens in the background; a
         # failed load shows as the status, not as a traceback from the observer.
-        self.program_select.observe(partial(self._chosen, self._load_members, "members"), "value")
-        self.member_select.observe(partial(self._chosen, self._load_cards, "cards"), "value")
-        self.card_select.observe(partial(self._chosen, self._load_buckets, "buckets"), "value")
+        self.program_select.observe(partial(self._chosen, 0), "value")
+        self.member_select.observe(partial(self._chosen, 1), "value")
+        self.card_select.observe(partial(self._chosen, 2), "value")
         self.buckets_grid.observe(lambda _: self._selection_changed(), names="selected_rows")
         self.member_search.observe(lambda _: self._show_reads(), "value")
         self.find_button.on_click(lambda _: self.find_member())
@@ -127,12 +132,23 @@ class PendingPointsPanel(PlanPanel):
     def controls(self) -> Sequence[w.Button]:
         return (self.refresh_button, self.find_button, self.activate_button)
 
-    def _chosen(self, load: Callable[[], None], what: str, change: dict[str, Any]) -> None:
-        """A dropdown's new choice: refused while another load runs (the dropdown shows
-        again the value before it, whose list is shown or loading), else ``load`` lists
-        ``what`` it opens."""
-        if not self._choice_refused(change["owner"], change["old"], STILL_LOADING):
-            self._choose(load, what)
+    def _chosen(self, level: int, change: dict[str, Any]) -> None:
+        """A new choice of the program (``level`` 0), member (1) or card (2): refused while
+        another load runs (the dropdown shows again the value before it, whose list is shown
+        or loading), else taken (the choices below it none yet) and what it opens listed."""
+        if self._choice_refused(change["owner"], change["old"], STILL_LOADING):
+            return
+        with self._choosing:
+            program, member, card = self._path = _taken(self._path, level, change["new"])
+        if level == 0:
+            self._choose(partial(self._load_members, program), "members")
+        elif level == 1:
+            self._choose(partial(self._load_cards, program, member), "cards")
+        else:
+            self._choose(partial(self._load_buckets, program, member, card), "buckets")
+
+    def _latest_choice(self) -> tuple[str | None, ...]:
+        return self._path
 
     def _choose(self, load: Callable[[], None], what: str) -> None:
         self.status.value = ""
@@ -153,14 +169,14 @@ class PendingPointsPanel(PlanPanel):
 
     def _next_read(self) -> tuple[str, int, str]:
         """``next_read``, and the note after its calls (`` or more`` while not known)."""
-        if self.program_select.value is None:
+        program, member, card = self._path
+        if program is None:
             return "Choosing a program reads its first page of members", 1, ""
-        if self.member_select.value is None:
+        if member is None:
             text = self.member_search.value.strip()
             if text:
                 return f"Find {text}", 1 if text.startswith(IdPrefix.MEMBER) else 2, ""
             return "Choosing a member reads its cards", 1, ""
-        card = self.card_select.value
         walked = self._walked(card)
         what = "Choosing a card reads its" if card is None else "Refresh reads the card's"
         return f"{what} pending buckets ({walked})", walked.calls, walked.note
@@ -176,90 +192,97 @@ class PendingPointsPanel(PlanPanel):
         """Load the programs (until one is chosen) and reload the chosen card's buckets
         (their statuses change after activation)."""
         self.status.value = ""
-        if self.program_select.value is None:
+        program, member, card = self._path
+        if program is None:
             self.guard(self._load_programs, "programs")
-        if self.card_select.value is not None:
-            self.guard(self._load_buckets, "pending buckets")
+        if card is not None:
+            self.guard(partial(self._load_buckets, program, member, card), "pending buckets")
 
     def _load_programs(self) -> None:
+        """The programs, listed while none is chosen."""
         self._check_reads(1, "the programs")
         programs = list(self.client.programs.iter(limit=MAX_LIMIT))
-        self.program_select.options = [_CHOOSE] + [
-            (f"{p.name} ({enum_text(p.status)})", p.id) for p in programs
-        ]
+        options = [_CHOOSE] + [(f"{p.name} ({enum_text(p.status)})", p.id) for p in programs]
+        self._shows((None,), partial(setattr, self.program_select, "options", options))
 
-    def _load_members(self) -> None:
-        """The first page of the chosen program's members (one call), and whether more
-        follow (then Find reaches them)."""
-        self._found = None
-        self.member_select.options = [_CHOOSE]
-        program = self.program_select.value
+    def _load_members(self, program: str | None) -> None:
+        """The first page of ``program``'s members (one call), and whether more follow
+        (then Find reaches them)."""
+        self._shows((program,), partial(self._list_members, []))
         if program:
             self._check_reads(1, "the program's first page of members")
             page = self.client.members.list(program, limit=MAX_LIMIT)
-            self.member_select.options = [_CHOOSE] + [_member_option(m) for m in page.data]
-            if page.next_cursor is not None:
-                self.show_ok(
-                    f"The first {figure(len(page.data))} members are listed; the program has more:"
-                    " type a member ID or customer ID and press Find."
-                )
+            self._shows((program,), partial(self._list_members, page.data, page.next_cursor))
+
+    def _list_members(self, members: list[Member], more: str | None = None) -> None:
+        """List ``members`` (none chosen), and say when the program has ``more``."""
+        self._found = None
+        self.member_select.options = [_CHOOSE] + [_member_option(m) for m in members]
+        if more is not None:
+            self.show_ok(
+                f"The first {figure(len(members))} members are listed; the program has more:"
+                " type a member ID or customer ID and press Find."
+            )
 
     def find_member(self) -> None:
         """Find the member whose ID or customer ID ``member_search`` holds in the chosen
         program, in the background, and choose it (its cards then list)."""
         text = self.member_search.value.strip()
-        if self.program_select.value is None:
+        program = self._path[0]
+        if program is None:
             self.show_error("Choose a program first.")
         elif not text:
             self.show_error("Type a member ID (lmbr_...) or a customer ID (cust_...).")
         else:
-            self._choose(lambda: self._find(text), "the member")
+            self._choose(partial(self._find, program, text), "the member")
 
-    def _find(self, text: str) -> None:
-        program = self.program_select.value
+    def _find(self, program: str, text: str) -> None:
         by_id = text.startswith(IdPrefix.MEMBER)
         self._check_reads(1 if by_id else 2, f"finding the member {text}")
-        found: Member
         if by_id:
-            self._found = self.client.members.get(program, text)
-            found = self._found
-        else:
-            page = self.client.members.list(
-                program, filters={"customer_id": {"$is": text}}, limit=1
-            )
-            if not page.data:
-                self.show_error(f"No member of this program has customer ID {text}.")
-                return
-            found = page.data[0]
-        options = list(self.member_select.options)
-        if found.id not in [value for _, value in options]:
-            self.member_select.options = [*options, _member_option(found)]
-        self.member_search.value = ""
-        self.member_select.value = found.id  # its cards list: read by ID, none more
+            member = self.client.members.get(program, text)
+            self._shows((program,), partial(self._show_found, member, member))
+            return
+        page = self.client.members.list(program, filters={"customer_id": {"$is": text}}, limit=1)
+        if not page.data:
+            why = f"No member of this program has customer ID {text}."
+            self._shows((program,), partial(self.show_error, why))
+            return
+        self._shows((program,), partial(self._show_found, page.data[0], None))
 
-    def _load_cards(self) -> None:
-        self.card_select.options = [_CHOOSE]
-        program, member = self.program_select.value, self.member_select.value
+    def _show_found(self, member: Member, with_cards: MemberWithCards | None) -> None:
+        """Choose ``member``, Find's, listed if it is not (its cards: ``with_cards``, else
+        read when it is chosen)."""
+        self._found = with_cards
+        options = list(self.member_select.options)
+        if member.id not in [value for _, value in options]:
+            self.member_select.options = [*options, _member_option(member)]
+        self.member_search.value = ""
+        self.member_select.value = member.id  # its cards list: read by ID, none more
+
+    def _load_cards(self, program: str | None, member: str | None) -> None:
+        """The cards of ``member`` of ``program``: read, unless Find read them."""
+        self._shows((program, member), partial(self._list_cards, []))
         if program and member:
             found, self._found = self._found, None
             if found is None or found.id != member:
                 self._check_reads(1, "the member's cards")
                 found = self.client.members.get(program, member)
             cards = [mc.card for mc in found.cards if mc.card]
-            self.card_select.options = [_CHOOSE] + [
-                (f"{c.id} ({c.card_definition_id}, {c.balance.points} pts)", c.id) for c in cards
-            ]
+            self._shows((program, member), partial(self._list_cards, cards))
 
-    def _load_buckets(self) -> None:
-        """The chosen card's buckets, every page, within the panel's share: the buckets of
-        another card shown go first; a load refused or stopped shows nothing else."""
-        program, member, card = (
-            self.program_select.value,
-            self.member_select.value,
-            self.card_select.value,
-        )
+    def _list_cards(self, cards: list[Card]) -> None:
+        self.card_select.options = [_CHOOSE] + [
+            (f"{c.id} ({c.card_definition_id}, {c.balance.points} pts)", c.id) for c in cards
+        ]
+
+    def _load_buckets(self, program: str | None, member: str | None, card: str | None) -> None:
+        """The buckets of ``card`` (of ``member`` of ``program``), every page, within the
+        panel's share: the buckets of another card shown go first; a load refused or stopped
+        shows nothing else."""
+        chosen = (program, member, card)
         if card != self._card:
-            self._show_buckets(None, {})
+            self._shows(chosen, partial(self._show_buckets, None, {}))
         if not (program and member and card):
             return
         what = "the card's pending buckets"
@@ -269,7 +292,7 @@ class PendingPointsPanel(PlanPanel):
         self._walks[card] = walked
         if not walked.exact:
             raise stopped(what, walked, self.budget_share)
-        self._show_buckets(card, {b.id: b for b in buckets})
+        self._shows(chosen, partial(self._show_buckets, card, {b.id: b for b in buckets}))
 
     def _show_buckets(self, card: str | None, buckets: dict[str, PendingBucket]) -> None:
         """Show ``buckets``, ``card``'s, in the grid (the selection cleared)."""
@@ -302,19 +325,20 @@ class PendingPointsPanel(PlanPanel):
 
     def update_buttons(self) -> None:
         self.enable(self.refresh_button, True)
-        self.enable(self.find_button, self.program_select.value is not None)
+        self.enable(self.find_button, self._path[0] is not None)
         self.enable(self.activate_button, bool(self.selected_ids()))
 
     def _reload_calls(self) -> int:
         """The card's buckets read again after a run: the calls their last load took."""
-        return self._walked(self.card_select.value).calls
+        return self._walked(self._path[2]).calls
 
     def activate(self) -> None:
         """Start activating the selected buckets; results list transactions and refusals."""
         if not self.selected_ids():
             self.show_error("Select at least one bucket.")
             return
-        if self.run(self._plan(), RESULTS_VIEW, then=self._reload_after_run):
+        reload = partial(self._reload_after_run, *self._path)
+        if self.run(self._plan(), RESULTS_VIEW, then=reload):
             # The batch holds its buckets: the selection goes, so the button stays disabled
             # when it ends, until buckets are chosen again.
             self.buckets_grid.selected_rows = []
@@ -324,12 +348,22 @@ class PendingPointsPanel(PlanPanel):
         status = enum_text(bucket.status)
         return SENT if status == "PENDING" and bucket.id in self._sent else status
 
-    def _reload_after_run(self) -> None:
-        """The buckets of the chosen card read again, those the run activated marked."""
+    def _reload_after_run(self, program: str | None, member: str | None, card: str | None) -> None:
+        """The buckets of the card chosen when the run began read again, those the run
+        activated marked (shown while that card is still the one chosen)."""
         if self.results is not None:
             done = self.results["outcome"] == "succeeded"
             self._sent |= {str(t) for t in self.results.loc[done, "target"]}
-        self._load_buckets()
+        self._load_buckets(program, member, card)
+
+
+def _taken(
+    path: tuple[str | None, str | None, str | None], level: int, value: str | None
+) -> tuple[str | None, str | None, str | None]:
+    """``path`` with ``value`` chosen at ``level`` (0 program, 1 member, 2 card), the choices
+    below it none."""
+    taken = [*path[:level], value, None, None][:3]
+    return taken[0], taken[1], taken[2]
 
 
 def _member_option(member: Member) -> tuple[str, str]:

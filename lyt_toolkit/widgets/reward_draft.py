@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -114,9 +115,17 @@ class RewardDraftPanel(PlanPanel):
         what = f"Load rewards reads {_named(filters)} ({walked})"
         self.reads.value = self._reads_html(what, walked.calls, walked.note)
 
+    def refresh_in_background(self) -> bool:
+        """:meth:`load` in a background thread, with the filters as they stand now (taken
+        here, on the caller's thread: the load reads no box)."""
+        return self.load_in_background(partial(self._load_filtered, self._filters()))
+
     def load(self) -> None:
         """List the rewards matching the filters (all pages), within the panel's share."""
-        self.guard(lambda: self._load_rewards(self._filters()), "rewards")
+        self._load_filtered(self._filters())
+
+    def _load_filtered(self, filters: dict[str, Any]) -> None:
+        self.guard(partial(self._load_rewards, filters), "rewards")
 
     def _load_rewards(self, filters: dict[str, Any]) -> None:
         what = _named(filters)

@@ -468,17 +468,19 @@ def test_choosing_a_project_lists_its_webhooks_in_the_background(
 
 
 class _Held:
-    """A client's resource whose ``method`` is held until ``release`` is set (``held`` set
-    then): held as the method is looked up, so before a caller's arguments are taken (a load
-    reading a dropdown for them reads it after what the test does meanwhile)."""
+    """A client's resource whose ``method`` is held for its first caller until ``release`` is
+    set (``held`` set then; later callers pass): held as the method is looked up, so before a
+    caller's arguments are taken (a load reading a dropdown for them reads it after what the
+    test does meanwhile)."""
 
     def __init__(
         self, resource: Any, method: str, held: threading.Event, release: threading.Event
     ) -> None:
         self._resource, self._method, self._held, self._release = resource, method, held, release
+        self._first = threading.Lock()
 
     def __getattr__(self, name: str) -> Any:
-        if name == self._method and not self._release.is_set():
+        if name == self._method and self._first.acquire(blocking=False):
             self._held.set()
             assert self._release.wait(30), f"the test never released the {name} read"
         return getattr(self._resource, name)
@@ -487,8 +489,8 @@ class _Held:
 def _hold(
     client: LoyaltyClient, read: str, release: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> threading.Event:
-    """Hold ``client``'s ``read`` (``resource.method``) until ``release`` is set; the event
-    returned is set once a caller is held there."""
+    """Hold ``client``'s first ``read`` (``resource.method``) until ``release`` is set; the
+    event returned is set once its caller is held there."""
     resource, method = read.split(".")
     held = threading.Event()
     monkeypatch.setattr(client, resource, _Held(getattr(client, resource), method, held, release))
@@ -611,6 +613,49 @@ def test_a_choice_made_while_its_list_loads_is_refused_and_put_back_activate_lis
     assert set(status.index) - {"lcppb_c0ffee0001"} == pending - {"lcppb_c0ffee0001"}
     other = client.pending_buckets.list("lprg_c0ffee0001", "lmbr_c0ffee0001", "lcrd_c0ffee0002")
     assert [(b.id, b.status) for b in other.data] == [("lcppb_c0ffee0006", "PENDING")]
+
+
+@pytest.mark.parametrize(
+    ("dropdown", "chosen", "listed"),
+    [
+        ("program_select", "lprg_c0ffee0002", set()),
+        ("member_select", "lmbr_c0ffee0002", set()),
+        ("card_select", "lcrd_c0ffee0002", {"lcppb_c0ffee0006"}),
+    ],
+    ids=["program", "member", "card"],
+)
+def test_a_choice_made_while_a_run_rereads_the_buckets_keeps_its_own_list(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    release: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+    dropdown: str,
+    chosen: str,
+    listed: set[str],
+) -> None:
+    """A choice made while an activation runs is taken (no load runs: the run's reread of
+    the card's buckets is part of the batch), and lists what it opens. The run's reread,
+    begun for the card chosen before, then shows nothing: the grid holds the new choice's
+    buckets (none for a new program or member, whose cards are not chosen yet), not the
+    first card's under the new choice's name, whose Activate would act on them."""
+    panel = PendingPointsPanel(client)
+    panel.refresh_button.click()
+    panel.wait()
+    for name, value in CARD_PATH.items():
+        getattr(panel, name).value = value
+        panel.wait()
+    held = _hold(client, "pending_buckets.pages", release, monkeypatch)
+    select_ids(panel.buckets_grid, panel.buckets, ["lcppb_c0ffee0001"])
+    panel.activate_button.click()
+    assert held.wait(30)  # the run's reread of the first card's buckets, held
+    getattr(panel, dropdown).value = chosen  # taken: no load runs
+    until(lambda: not panel.loading, "the new choice's list was shown")
+    release.set()
+    panel.wait()
+    assert "succeeded: 1" in panel.status.value
+    assert getattr(panel, dropdown).value == chosen
+    assert set(panel.buckets["id"]) == listed
+    assert set(shown(panel.buckets_grid)["id"]) == listed
 
 
 def test_choosing_a_program_lists_its_members_in_the_background(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -196,6 +197,36 @@ def test_a_deleted_tier_structure_row_needs_allow_deletes(
     apply(panel)
     assert client.tier_structures.get(TIER_STRUCTURE).status == "DELETED"
     assert "succeeded: 1" in panel.status.value
+
+
+def test_an_apply_runs_with_the_boxes_ticked_when_it_was_pressed(
+    panel: EditPanel, client: LoyaltyClient
+) -> None:
+    """Allow deletes unticked while the Apply's worker starts changes nothing: the run sends
+    what its check, on the click, allowed (the worker read the box: its deletes were
+    refused after the check had passed them, "Applying stopped")."""
+    panel.kind_select.value = "tier_structures"
+    panel.grid.select(row_of(panel, TIER_STRUCTURE), 2)
+    panel.delete_button.click()
+    plan(panel)
+    panel.allow_destroy.value = True
+    starting, untick = threading.Event(), threading.Event()
+
+    def hold_the_worker(_: object) -> None:  # its first step: the progress bar shown
+        if threading.current_thread() is not threading.main_thread():
+            starting.set()
+            assert untick.wait(30), "the test never let the worker go on"
+
+    panel.progress.layout.observe(hold_the_worker, names="display")
+    try:
+        panel.apply_button.click()
+        assert starting.wait(30)
+        panel.allow_destroy.value = False  # from code, as the box is clicked meanwhile
+    finally:
+        untick.set()
+    panel.wait()
+    assert "succeeded: 1" in panel.status.value
+    assert client.tier_structures.get(TIER_STRUCTURE).status == "DELETED"
 
 
 def test_unsupported_changes_need_ignore_unsupported(
