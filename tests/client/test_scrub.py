@@ -180,7 +180,9 @@ def test_a_token_issued_after_many_is_masked_and_the_oldest_forgotten(sandbox: S
         issued = []
         for _ in range(_secret.ISSUED_REMEMBERED + 3):
             client.fetch_token(fresh=True)
-            issued.append(client._transport.tokens.current()[0])
+            held = client._transport.tokens.current()
+            assert held is not None
+            issued.append(held[0])
     kept, forgotten = issued[3:], issued[:3]
     for token in kept:
         for form in [token, *echoed_forms(token)]:
