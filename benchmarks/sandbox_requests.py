@@ -22,13 +22,20 @@ The sides:
 A child's server CPU is the process's CPU (``time.process_time``, every thread) less its
 client's threads' (the main thread and the ``lyt-send`` ones sending for it); both are
 printed per request, median over the rounds of every child (``--children`` per side), with
-the children's peak memory (``ru_maxrss``). To profile the sandbox, run a child under
-py-spy: ``py-spy record --gil --threads -r 200 -f raw -o out.txt -- python
-benchmarks/sandbox_requests.py --child sandbox`` (a floor child also needs ``--answers
-FILE``, the answers a parent run writes with ``--keep-answers FILE``).
+the children's peak memory (``ru_maxrss``). The client's column of ``baseline`` is the
+baseline tree's client (the sides differ in their client as much as in their server); the
+``httpx`` column is the client's floor: bare ``httpx`` sending each kind's request as the
+client does (its URL, headers and body, recorded once; a new request each time), reading
+its JSON with
+``pydantic_core.from_json``, no model, against the sandbox of the same child.
 
-``--calls`` also counts the Python and C calls the sandbox's threads make per request
-(``counted_calls``), a figure other load on the machine does not move.
+To profile the sandbox, run a child under py-spy: ``py-spy record --gil --threads -r 200
+-f raw -o out.txt -- python benchmarks/sandbox_requests.py --child sandbox`` (a floor child
+also needs ``--answers FILE``, the answers a parent run writes with ``--keep-answers
+FILE``).
+
+``--calls`` also counts the Python and C calls the sandbox's threads, and the client's,
+make per request (``counted_calls``), figures other load on the machine does not move.
 
 Run: ``.venv/bin/python benchmarks/sandbox_requests.py [--baseline DIR] [--calls]``
 """
@@ -169,44 +176,98 @@ def child(side: str, requests: int, rounds: int, answers_file: Path | None) -> d
             for kind in KINDS:  # warm-up: imports, first-use work, caches
                 for i in range(50):
                     sends[kind](i)
+            bare = _bare_sends(http, sends) if side == "sandbox" else {}
+            floor: dict[str, list[float]] = {k: [] for k in bare}
             for round_ in range(rounds):
                 for kind in KINDS:
-                    cpu, mine, wall = time.process_time(), _client_cpu(), time.perf_counter()
-                    for i in range(requests):
-                        sends[kind](round_ * requests + i)
-                    cpu = time.process_time() - cpu
-                    spent = _client_cpu()
-                    client_cpu = sum(t - mine.get(ident, 0.0) for ident, t in spent.items())
-                    wall = time.perf_counter() - wall
-                    figures[kind].append(
-                        ((cpu - client_cpu) / requests * 1000, client_cpu / requests * 1000, wall)
-                    )
+                    figures[kind].append(_timed(sends[kind], round_ * requests, requests))
+                for kind, send in bare.items():  # the client's floor, in the same rounds
+                    floor[kind].append(_timed(send, round_ * requests, requests)[1])
             if side != "floor":
                 kept = _recorded(http, sends)
         http.close()
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"figures": figures, "peak_mib": peak_kib / 1024, "answers": kept}
+    return {"figures": figures, "httpx": floor, "peak_mib": peak_kib / 1024, "answers": kept}
 
 
-def counted_calls(requests: int) -> dict[str, float]:
-    """The Python and C calls the sandbox's threads make per request of each kind (counted
-    with ``threading.setprofile``, the client's threads left out): a figure no other load
-    on the machine moves, where CPU time does."""
+def _timed(send: Callable[[int], object], first: int, requests: int) -> tuple[float, float, float]:
+    """Server and client CPU ms per request, and the wall seconds, of ``requests`` sends."""
+    cpu, mine, wall = time.process_time(), _client_cpu(), time.perf_counter()
+    for i in range(requests):
+        send(first + i)
+    cpu = time.process_time() - cpu
+    spent = _client_cpu()
+    client_cpu = sum(t - mine.get(ident, 0.0) for ident, t in spent.items())
+    wall = time.perf_counter() - wall
+    return (cpu - client_cpu) / requests * 1000, client_cpu / requests * 1000, wall
+
+
+def _bare_sends(
+    http: Any, sends: dict[str, Callable[[int], object]]
+) -> dict[str, Callable[[int], object]]:
+    """Each kind's request as the client sent it (method, URL, headers, body, recorded
+    once), sent again by bare ``httpx`` and its JSON read with ``from_json``: the least a
+    client on this stack spends per request, no model, no budget, no retries."""
+    import httpx
+    from pydantic_core import from_json
+
+    recorded: dict[str, httpx.Request] = {}
+    current = [""]
+
+    def keep(request: httpx.Request) -> None:
+        recorded[current[0]] = request
+
+    http.event_hooks["request"].append(keep)
+    for kind in KINDS:
+        current[0] = kind
+        sends[kind](0)
+    http.event_hooks["request"].remove(keep)
+
+    names = itertools.count()
+
+    def bare(request: httpx.Request) -> Callable[[int], object]:
+        method, url = request.method, request.url
+        headers = [(k, v) for k, v in request.headers.raw if k.lower() != b"content-length"]
+        body = request.read()
+        new = (
+            json.loads(body) if request.headers.get("content-type") == "application/json" else None
+        )
+
+        def send(_: int) -> object:
+            content = body  # a write's body names a new benefit each time, as the client's
+            if new is not None:
+                content = json.dumps({**new, "name": f"Bare benefit {next(names)}"}).encode()
+            response = http.send(httpx.Request(method, url, headers=headers, content=content))
+            if not response.is_success:
+                raise SystemExit(f"bare httpx: {method} {url.path}: {response.status_code}")
+            return from_json(response.content)
+
+        return send
+
+    return {kind: bare(recorded[kind]) for kind in KINDS}
+
+
+def counted_calls(requests: int) -> dict[str, dict[str, float]]:
+    """The Python and C calls the sandbox's threads (``server``) and the client's
+    (``client``: the main thread and the ``lyt-send`` ones) make per request of each kind,
+    and bare httpx's (``httpx``, ``_bare_sends``), counted with ``sys.setprofile`` and
+    ``threading.setprofile``: figures no other load on the machine moves, where CPU time
+    does (the calls within a C function, pydantic's validation, are not seen)."""
     import httpx
 
     from lyt_toolkit.client import LoyaltyClient
 
-    calls = [0]
+    calls = {"server": 0, "client": 0}
     main = threading.main_thread()
 
     def count(frame: Any, event: str, arg: Any) -> None:
         if event in ("call", "c_call"):
             thread = threading.current_thread()
-            if thread is not main and not thread.name.startswith("lyt-send"):
-                calls[0] += 1
+            mine = thread is main or thread.name.startswith("lyt-send")
+            calls["client" if mine else "server"] += 1
 
-    threading.setprofile(count)  # the threads started from now on: the sandbox's
-    per_request: dict[str, float] = {}
+    threading.setprofile(count)  # the threads started from now on: the sandbox's, lyt-send
+    per_request: dict[str, dict[str, float]] = {"server": {}, "client": {}}
     with _sandbox() as (base_url, keys):
         http = httpx.Client(base_url=base_url, timeout=60)
         with LoyaltyClient(base_url=base_url, env_file=None, http_client=http, **keys) as client:
@@ -214,11 +275,17 @@ def counted_calls(requests: int) -> dict[str, float]:
             for kind in KINDS:
                 for i in range(30):  # warm-up
                     sends[kind](i)
+            bare = _bare_sends(http, sends)
+            sys.setprofile(count)  # and this thread, the client's
             for kind in KINDS:
-                calls[0] = 0
-                for i in range(requests):
-                    sends[kind](1000 + i)
-                per_request[kind] = calls[0] / requests
+                for who, send in (("client", sends[kind]), ("httpx", bare[kind])):
+                    calls.update(server=0, client=0)
+                    for i in range(requests):
+                        send(1000 + i)
+                    per_request.setdefault(who, {})[kind] = calls["client"] / requests
+                    if who == "client":
+                        per_request["server"][kind] = calls["server"] / requests
+            sys.setprofile(None)
         http.close()
     return per_request
 
@@ -302,34 +369,59 @@ def main(argv: list[str] | None = None) -> int:
         f" {args.children} children per side ({total:,} requests a side);"
         " CPU ms per request, median over the rounds"
     )
-    print(f"{'kind':10}" + "".join(f"{label:>12} server" for label, _ in sides), "  client")
+    clients = [label for label, _ in sides if label != "floor"]
+    print(
+        f"{'kind':10}"
+        + "".join(f"{label:>12} server" for label, _ in sides)
+        + "".join(f"{label:>12} client" for label in clients)
+        + f"{'httpx':>12} client"
+    )
     medians: dict[str, dict[str, float]] = {label: {} for label, _ in sides}
+    client_medians: dict[str, dict[str, float]] = {label: {} for label in clients}
     for kind in (*KINDS, "all"):
         row = f"{kind:10}"
         for label, _ in sides:
             rounds = [f for run in results[label] for f in _kind_rounds(run, kind)]
             medians[label][kind] = statistics.median(f[0] for f in rounds)
             row += f"{medians[label][kind]:19.3f}"
-        client = statistics.median(
-            f[1] for run in results["sandbox"] for f in _kind_rounds(run, kind)
-        )
-        print(f"{row}   {client:6.3f}")
+        for label in clients:
+            rounds = [f for run in results[label] for f in _kind_rounds(run, kind)]
+            client_medians[label][kind] = statistics.median(f[1] for f in rounds)
+            row += f"{client_medians[label][kind]:19.3f}"
+        bare = statistics.median(ms for run in results["sandbox"] for ms in _bare_rounds(run, kind))
+        print(f"{row}{bare:19.3f}")
     for label, _ in sides:
         peak = statistics.median(run["peak_mib"] for run in results[label])
         print(f"peak memory of a {label} child: {peak:,.1f} MiB")
     if args.baseline:
         cut = 1 - medians["sandbox"]["all"] / medians["baseline"]["all"]
         print(f"sandbox: server CPU per request {-cut:+.1%} against the baseline")
+        cut = 1 - client_medians["sandbox"]["all"] / client_medians["baseline"]["all"]
+        print(f"client: CPU per request {-cut:+.1%} against the baseline")
     if args.calls:
-        print("calls per request (Python and C, the sandbox's threads):")
+        print("calls per request (Python and C; the sandbox's, the client's, bare httpx's):")
         for label, source in sides[:-1]:
-            counts: dict[str, float] = _run_child("calls", source, args.requests, 1, answers)
-            mean = statistics.fmean(counts.values())
-            each = ", ".join(f"{kind} {n:,.0f}" for kind, n in counts.items())
-            print(f"  {label}: {mean:,.0f} on average ({each})")
+            counts = _run_child("calls", source, args.requests, 1, answers)
+            for who in ("server", "client", "httpx"):
+                mean = statistics.fmean(counts[who].values())
+                each = ", ".join(f"{kind} {n:,.0f}" for kind, n in counts[who].items())
+                print(f"  {label} {who}: {mean:,.0f} on average ({each})")
     above = medians["sandbox"]["all"] - medians["floor"]["all"]
     print(f"sandbox above the floor: {above:.3f} ms per request (all kinds)")
+    above = client_medians["sandbox"]["all"] - statistics.median(
+        ms for run in results["sandbox"] for ms in _bare_rounds(run, "all")
+    )
+    print(f"client above bare httpx: {above:.3f} ms per request (all kinds)")
     return 0
+
+
+def _bare_rounds(run: dict[str, Any], kind: str) -> list[float]:
+    """A sandbox child's rounds of bare httpx sending ``kind`` (for ``all``: each round's
+    mean over the kinds), client CPU ms per request."""
+    floor = run["httpx"]
+    if kind != "all":
+        return list(floor[kind])
+    return [statistics.fmean(ms) for ms in zip(*(floor[k] for k in KINDS), strict=True)]
 
 
 def _kind_rounds(run: dict[str, Any], kind: str) -> list[tuple[float, float, float]]:

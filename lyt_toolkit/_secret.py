@@ -13,6 +13,7 @@ short).
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
@@ -69,12 +70,24 @@ def secret_forms(secrets: Iterable[str]) -> list[str]:
     forms: set[str] = set()
     for secret in secrets:
         if len(secret) >= MIN_SECRET_LENGTH:
-            escaped = (repr(secret)[1:-1], repr(secret.encode())[2:-1])
-            encoded = (quote(secret, safe=""), quote(secret), quote_plus(secret))
-            as_json = (json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1])
-            as_html = (html.escape(secret), html.escape(secret, quote=False))
-            forms.update({secret, *escaped, *encoded, *as_json, *as_html})
+            forms.update(_forms_of(secret))
     return sorted(forms, key=len, reverse=True)
+
+
+FORMS_KEPT = 256
+"""Secrets whose forms ``_forms_of`` keeps worked out (most recently used): more than
+``HeldSecrets`` holds, so a token issued works out its own forms only, not every one held
+again (eleven encodings of each of up to 64 tokens, per token issued)."""
+
+
+@functools.lru_cache(maxsize=FORMS_KEPT)
+def _forms_of(secret: str) -> tuple[str, ...]:
+    """The forms of one secret (``secret_forms``), each once."""
+    escaped = (repr(secret)[1:-1], repr(secret.encode())[2:-1])
+    encoded = (quote(secret, safe=""), quote(secret), quote_plus(secret))
+    as_json = (json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1])
+    as_html = (html.escape(secret), html.escape(secret, quote=False))
+    return tuple({secret, *escaped, *encoded, *as_json, *as_html})
 
 
 def mask_bearer(text: str) -> str:

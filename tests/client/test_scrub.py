@@ -10,10 +10,13 @@ from urllib.parse import quote_plus
 import httpx
 import pytest
 
+from lyt_toolkit import _secret
+from lyt_toolkit._secret import secret_forms
 from lyt_toolkit.cli._common import scrub
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client._scrub import MASK, Scrubber
 from lyt_toolkit.errors import APIConnectionError, BadRequestError
+from lyt_toolkit.sandbox import Sandbox
 
 SECRET = "tok/SECRET+42"
 
@@ -150,3 +153,40 @@ def test_a_server_echoing_the_token_in_an_error_body_shows_none_of_its_forms() -
     assert MASK in str(info.value)
     for form in [PRINTABLE, *echoed_forms(PRINTABLE)]:
         assert form not in shown
+
+
+def test_each_secrets_forms_are_its_own_however_many_were_worked_out_before() -> None:
+    """The forms of a secret are worked out once and kept (``_secret._forms_of``): each
+    secret still gets its own, after more secrets than are kept were worked out."""
+    secrets = [f"{PRINTABLE}-{i}\n" for i in range(_secret.FORMS_KEPT + 20)]
+    first = [secret_forms([s]) for s in secrets]
+    again = [secret_forms([s]) for s in reversed(secrets)][::-1]
+    assert first == again
+    for secret, forms in zip(secrets, first, strict=True):
+        assert {secret, repr(secret)[1:-1], *echoed_forms(secret)} <= set(forms)
+        assert all(str(secrets.index(secret)) in form for form in forms)
+    both = secret_forms(secrets[:2])
+    assert set(both) == {*first[0], *first[1]}
+    assert [len(f) for f in both] == sorted((len(f) for f in both), reverse=True)
+
+
+def test_a_token_issued_after_many_is_masked_and_the_oldest_forgotten(sandbox: Sandbox) -> None:
+    """A client issued more bearer tokens than the process keeps (``ISSUED_REMEMBERED``):
+    every form of each token kept is masked in any error's text, the newest's included; the
+    oldest, long expired, are no longer held."""
+    with LoyaltyClient(
+        base_url=sandbox.base_url, env_file=None, **sandbox.credentials.as_client_kwargs()
+    ) as client:
+        issued = []
+        for _ in range(_secret.ISSUED_REMEMBERED + 3):
+            client.fetch_token(fresh=True)
+            held = client._transport.tokens.current()
+            assert held is not None
+            issued.append(held[0])
+    kept, forgotten = issued[3:], issued[:3]
+    for token in kept:
+        for form in [token, *echoed_forms(token)]:
+            assert str(APIConnectionError(f"echoed: {form}")) == "echoed: ***"
+    for token in forgotten:
+        assert token not in _secret.HELD.forms
+    assert list(_secret.HELD.forms) == secret_forms([*_secret.HELD.keys, *kept])
