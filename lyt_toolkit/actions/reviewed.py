@@ -65,6 +65,8 @@ def refuse_unreviewed(path: Path, found: str, reviewed: str | None) -> None:
 def _apart(digest: str, other: str) -> str:
     """``digest``'s first ``SHOWN`` hex digits, or as many as tell it from ``other`` (the
     first that differs included), then ``...`` unless that is all of it."""
-    same = next((i for i, (a, b) in enumerate(zip(digest, other, strict=True)) if a != b), len(digest))
+    same = next(
+        (i for i, (a, b) in enumerate(zip(digest, other, strict=True)) if a != b), len(digest)
+    )
     cut = max(SHOWN, same + 1)
     return digest if cut >= len(digest) else f"{digest[:cut]}..."
