@@ -259,7 +259,9 @@ def json_file(
     except _Twice as exc:
         raise error(f"{path}: key {shown(exc.key)}: given twice in one object") from None
     except json.JSONDecodeError as exc:
-        raise error(f"{path}: not JSON (line {exc.lineno}): {exc.msg}") from None
+        raise error(
+            f"{path}: not JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+        ) from None
     except RecursionError:
         raise error(f"{path}: not a {what}: nested too deeply") from None
     if not keep_bytes and _SURROGATE_ESCAPE.search(raw):

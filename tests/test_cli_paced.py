@@ -536,3 +536,34 @@ def test_base_refuses_the_options_of_a_pull(
         "folder, nothing is pulled)\n"
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_a_paced_export_resumed_with_every_member_read_starts_counting_their_bucket_lists(
+    start_sandbox: Callable[..., AbstractContextManager[Sandbox]],
+    lyt_process: LytProcess,
+    tmp_path: Path,
+) -> None:
+    """Run again in a new window after its first run read every member (and spent its share
+    on a bucket list), a paced export's ``started`` line counts the bucket lists those
+    members need: it said ``started: N of N+1 calls ... end about <now>, not counting the
+    bucket lists (known once the members are read)``, the members read all the while (at
+    20,000 members: 3,065 calls and two windows left)."""
+    folder = tmp_path / "checkpoint"
+    argv = ["export", "--out", str(tmp_path / "out"), "--checkpoint", str(folder)]
+    with start_sandbox(PROGRAM) as sb:
+        sb.set_plan("100/hour")  # a share of 50: the lists, the 40 member reads and a bucket list
+        first = lyt_process(sb, tmp_path, *argv, progress="auto")
+        said = stderr_until(first, "waiting for the next window")
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=20)
+        assert first.returncode == 130, said
+        sb.advance_clock(3600)
+        again = lyt_process(sb, tmp_path, *argv, progress="auto")
+        out, err = again.communicate(timeout=60)
+    assert again.returncode == 0, err
+    started = next(line for line in err.splitlines() if "paced pull: started" in line)
+    counted = re.search(r"started: \d+ of (\d+) calls; \d+ sent, \d+ from the checkpoint", started)
+    assert counted is not None and "not counting" not in started, started
+    calls = re.search(r"API calls used: (\d+) \(and (\d+) answers from the checkpoint\)", out)
+    assert calls is not None, out
+    assert int(counted[1]) == int(calls[1]) + int(calls[2]), (started, out)

@@ -712,8 +712,12 @@ class SavedPlan:
         else:
             kept: frozenset[tuple[str, ...]] = getattr(self, "_kept_counted", frozenset())
             chunked: int | None = getattr(self, "_chunked_counted", None)
-            writes = self.plan._needed(log) - refused
-            reads = self._needed(log, kept, reads=chunked) - writes - refused
+            refresh: bool = getattr(self, "_refresh_counted", False)
+            # a refresh sends the writes refused for good again, each read back if refused
+            again = self._reconsidered(log) if refresh else 0
+            writes = self.plan._needed(log) - refused + again
+            refused += again
+            reads = self._needed(log, kept, refresh=refresh, reads=chunked) - writes - refused
             writes -= getattr(self, "_dropped_counted", 0)  # a refresh's, the kept rows show
         held: bool | None = getattr(self, "_held_counted", None)
         if held:  # re-planned from a read the service shows no call since: none sent
@@ -784,6 +788,7 @@ class SavedPlan:
             chunked = self._chunked_reads(client, log, kept, share, paced=paced, refresh=refresh)
             object.__setattr__(self, "_kept_counted", kept)  # for ``summary``, as the budget is
             object.__setattr__(self, "_chunked_counted", chunked)
+            object.__setattr__(self, "_refresh_counted", refresh)
             needed = self._needed(log, kept, refresh=refresh, reads=chunked)
             holds = client is not None and self._read_holds(client, log)
             if holds:
@@ -890,10 +895,14 @@ class SavedPlan:
         be refused again (two calls: one when it is made now)."""
         states = [log_state(log, part.action) for part in self.parts]
         in_doubt = sum(len(doubtful(part, s)) for part, s in zip(self.parts, states, strict=True))
-        again = 2 * sum(len(state.refused) for state in states) if refresh else 0
+        again = 2 * self._reconsidered(log) if refresh else 0
         if reads is None:
             reads = self._reread_calls(log, kept, refresh=refresh)
         return reads + in_doubt + self.plan._needed(log) + again
+
+    def _reconsidered(self, log: LogSource | None) -> int:
+        """The writes the ``log`` shows refused for good, which a refresh sends again."""
+        return sum(len(log_state(log, part.action).refused) for part in self.parts)
 
     def _kept_rows(
         self, client: LoyaltyClient | None, log: LogSource | None, *, paced: bool, refresh: bool

@@ -5,7 +5,8 @@ before a call is sent.
 
 All 64 hex digits are required (either case): a prefix could be matched by a forged file,
 12 digits (48 bits) in about 2**48 tries, hours on one graphics card. Refusals show the
-first ``SHOWN`` digits of each hash, enough to tell them apart.
+first ``SHOWN`` digits of each hash, or more where the two share those: up to the first
+digit that tells them apart (all 64, for a reviewer's typo in the last).
 """
 
 from __future__ import annotations
@@ -54,7 +55,18 @@ def refuse_unreviewed(path: Path, found: str, reviewed: str | None) -> None:
         )
     if found != wanted:
         raise UnreviewedPlanError(
-            f"{path}: its sha256 is {found[:SHOWN]}..., not the reviewed {wanted[:SHOWN]}...:"
+            f"{path}: its sha256 is {_apart(found, wanted)}, not the reviewed"
+            f" {_apart(wanted, found)}:"
             " the file changed since it was reviewed; nothing was sent. Review it again and"
             " apply it with its own sha256"
         )
+
+
+def _apart(digest: str, other: str) -> str:
+    """``digest``'s first ``SHOWN`` hex digits, or as many as tell it from ``other`` (the
+    first that differs included), then ``...`` unless that is all of it."""
+    same = next(
+        (i for i, (a, b) in enumerate(zip(digest, other, strict=True)) if a != b), len(digest)
+    )
+    cut = max(SHOWN, same + 1)
+    return digest if cut >= len(digest) else f"{digest[:cut]}..."

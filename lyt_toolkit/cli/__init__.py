@@ -392,8 +392,17 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
     # Its imports (most of the sandbox's start) go 15% faster without the cycle collector.
     serve = _command(sandbox_sub, "sandbox:serve", "serve the sandbox over HTTP", bulk=True)
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1, this machine only)",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=8000,
+        help="port to listen on, 0 for any free one (default: 8000)",
+    )
     serve.add_argument("--data", default=None, help="program file to load (default: the demo)")
     serve.add_argument(
         "--from-snapshot",
@@ -446,10 +455,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="loyalty programs the members are split over, one large and smaller ones",
     )
-    gen.add_argument("--rewards", type=int, default=1000)
-    gen.add_argument("--benefits", type=int, default=1000)
-    gen.add_argument("--card-definitions", type=int, default=10)
-    gen.add_argument("--tier-structures", type=int, default=10)
+    gen.add_argument("--rewards", type=int, default=1000, help="rewards (default: 1000)")
+    gen.add_argument("--benefits", type=int, default=1000, help="benefits (default: 1000)")
+    gen.add_argument(
+        "--card-definitions", type=int, default=10, help="card definitions (default: 10)"
+    )
+    gen.add_argument(
+        "--tier-structures", type=int, default=10, help="tier structures (default: 10)"
+    )
     gen.add_argument(
         "--members",
         type=int,
@@ -462,7 +475,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="PENDING buckets in all, 1 to 4 on a card (default 0.4 per member)",
     )
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the generator (default 0): the same options and seed write the same file",
+    )
     return parser
 
 

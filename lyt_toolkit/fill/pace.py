@@ -73,6 +73,7 @@ class PaceBar:
         tick: Callable[[], None] = lambda: None,
         desc: str = "paced pull",
         unplanned: Callable[[], str | None] = lambda: None,
+        replaying: Callable[[], bool] = lambda: False,
     ) -> None:
         self.tick = tick
         """Called at each redraw (the pull records its start once it is known, a plan what
@@ -81,6 +82,11 @@ class PaceBar:
         """The calls ``planned()`` leaves out while they are not known (a pull's bucket
         lists, until its members are read), named; None when it counts them all. Its
         expected end says it does not count them."""
+        self.replaying = replaying
+        """Whether the work's total is not settled yet, its checkpoint still giving back
+        what its earlier runs read (a resumed pull): its lines say it started once it is
+        (or ``EVERY`` seconds after it began), not with a total that leaves out calls its
+        answers are about to count."""
         self.client = client
         self.allowance = allowance
         self.recalled = recalled
@@ -211,7 +217,9 @@ class PaceBar:
                 refusals=refused,
                 waiting=left == 0 and until > 0 and (total is None or done < total),
                 # no budget (an unlimited plan): no share to know, nothing to wait for
-                known=total is not None and (left is not None or quota.limit is None),
+                known=total is not None
+                and (left is not None or quota.limit is None)
+                and not self.replaying(),
                 ending=ending,
                 window=len(allowance.past_windows),
             )

@@ -442,6 +442,7 @@ class _Puller:
                     recalled=lambda: 0 if kept is None else kept.answering,
                     tick=tick,
                     unplanned=partial(self._unplanned, budget),
+                    replaying=partial(self._replaying, budget),
                 )
                 if paced
                 else None
@@ -538,6 +539,15 @@ class _Puller:
         pull of them, until every member is read."""
         wanted = "pending_buckets" in self.kinds and not budget.buckets_planned
         return "the bucket lists (known once the members are read)" if wanted else None
+
+    def _replaying(self, budget: PullBudget) -> bool:
+        """Whether the bucket lists are not counted yet though the checkpoint holds every
+        member read the pull needs: a resumed pull's total is about to count them, as it
+        replays those reads (its earlier runs read every member)."""
+        kept = self.checkpoint
+        if kept is None or self._unplanned(budget) is None or not budget.reads:
+            return False
+        return kept.held["cards"] >= budget.reads
 
     def _budget(self, allowance: Allowance) -> PullBudget:
         """The budget of this pull, holding ``allowance`` (a refresh words its own)."""

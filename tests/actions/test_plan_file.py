@@ -626,8 +626,27 @@ def test_a_null_card_bucket_count_reads_as_none_given(tmp_path: Path, save_four:
 def test_a_file_that_is_not_json_is_refused_naming_the_file(tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
     path.write_text("{not json")
-    with pytest.raises(PlanFileError, match=f"^{re.escape(f'{path}: not JSON (line 1)')}"):
+    with pytest.raises(
+        PlanFileError, match=f"^{re.escape(f'{path}: not JSON (line 1, column 2)')}"
+    ):
         ChangePlan.load(path)
+
+
+def test_lyt_apply_of_a_one_line_plan_cut_short_names_where_it_breaks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], save_four: SaveFour
+) -> None:
+    """A plan file rewritten on one line (``json.dumps``) and cut short: the refusal names
+    the column as well as the line, not ``not JSON (line 1): Unterminated string starting
+    at`` and no place in a line of thousands of characters."""
+    path = tmp_path / "plan.json"
+    save_four(path)
+    text = json.dumps(json.loads(path.read_text(encoding="utf-8")))
+    cut = text.index('"', text.index('"changes"') + 12) + 3  # inside a string
+    path.write_text(text[:cut], encoding="utf-8")
+    assert main(["apply", str(path)]) == 1
+    err = capsys.readouterr().err
+    column = text.rindex('"', 0, cut) + 1
+    assert f"not JSON (line 1, column {column}): Unterminated string starting at" in err, err
 
 
 @pytest.mark.usefixtures("lyt_to_fresh")

@@ -447,6 +447,24 @@ def test_lyt_apply_prints_the_sha256_it_applies_and_refuses_another_before_any_c
     assert out.startswith(f"Applying {path} (sha256 {sha256}, the reviewed one)\nPlan: ")
 
 
+@pytest.mark.usefixtures("lyt_to_fresh")
+def test_a_reviewed_sha256_wrong_in_its_last_digit_is_refused_showing_where_they_differ(
+    fresh: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], save_four: SaveFour
+) -> None:
+    """A typo at the end of the reviewed hash: the refusal shows both hashes up to the digit
+    that differs (all 64 here), not the same 12-digit prefix twice; nothing is sent."""
+    path = tmp_path / "plan.json"
+    _saved(save_four, path)
+    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    typo = sha256[:-1] + ("0" if sha256[-1] != "0" else "1")
+    used = fresh.plan()["used"]
+
+    assert main(["apply", str(path), "--allow-destroy", "--sha256", typo]) == 1
+    err = capsys.readouterr().err
+    assert f"its sha256 is {sha256}, not the reviewed {typo}: the file changed" in err, err
+    assert fresh.plan()["used"] == used
+
+
 # -- the summary the file shows -----------------------------------------------------------
 
 

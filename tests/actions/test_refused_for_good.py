@@ -6,6 +6,7 @@ again. Counted over real HTTP."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -145,3 +146,30 @@ def test_lyt_apply_left_with_only_refusals_for_good_says_what_makes_them_not_run
             " put right what refused them, then plan again from a fresh snapshot, or apply with"
             " --refresh, to reconsider them" in err
         ), err
+
+
+@pytest.mark.parametrize("paced", [[], ["--paced"]], ids=["unpaced", "paced"])
+def test_lyt_apply_refresh_summary_counts_the_writes_refused_for_good_it_sends_again(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    paced: list[str],
+) -> None:
+    """``lyt apply --refresh`` after writes refused for good: its plan line counts their
+    re-read, the writes sent again and their reads back, as its ``Calls:`` line and the
+    service do (it said ``0 calls``, then ``this run sends the 6 above``)."""
+    fresh.set_plan("1000/hour")
+    plan = _saved_with_two_refused(client, tmp_path / "plan.json")
+    configure_lyt(fresh)
+    assert main(["apply", str(plan.path)]) == EXIT_ERROR
+    capsys.readouterr()
+
+    used = fresh.plan()["used"]
+    assert main(["apply", str(plan.path), "--refresh", *paced]) == EXIT_ERROR
+    out = capsys.readouterr().out
+    said = re.search(r"^Plan: .*; (\d+) calls \(2 re-reads, then 2 writes, 2 reads back", out, re.M)
+    assert said is not None, out
+    assert f"Calls: this run sends the {said[1]} above, plus any retries; with its" in out, out
+    assert fresh.plan()["used"] - used == int(said[1]) + 1  # and the token request

@@ -64,3 +64,30 @@ def test_the_prose_spells_lyt_commands() -> None:
     assert len(spans) > 100
     assert sum("[--" in span for span in spans) >= 5
     assert DOCS / "how-to" / "edit-as-a-table.md" in SOURCES
+
+
+def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
+    """``lyt`` and every subcommand's parser, by name, depth first."""
+    found, todo = [], [("lyt", build_parser())]
+    while todo:
+        name, parser = todo.pop()
+        found.append((name, parser))
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo += [(f"{name} {word}", sub) for word, sub in action.choices.items()]
+    return found
+
+
+def test_every_option_of_every_lyt_command_says_what_it_does() -> None:
+    """``lyt COMMAND --help`` and the generated reference (docs/reference/cli.md) leave no
+    argument's "what it does" empty (``lyt sandbox serve --host``, ``--port``, ``lyt
+    sandbox generate --rewards``, ``--seed`` ... did)."""
+    bare = [
+        f"{name} {action.option_strings[0] if action.option_strings else action.dest}"
+        for name, parser in _parsers()
+        for action in parser._actions
+        # a COMMAND's text is its choices (``one of: ...``)
+        if not isinstance(action, argparse._HelpAction | argparse._SubParsersAction)
+        and not action.help
+    ]
+    assert not bare, bare
