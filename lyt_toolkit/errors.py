@@ -419,7 +419,9 @@ class PullBudgetError(BudgetExceededError):
     ...``); None otherwise. ``cost_first``: for a pull of every member (not a sample, not paced)
     refused for its member reads, the line naming the estimate that tells its cost before it
     is tried again (``To know the cost first: ProgramSnapshot.estimate(client,
-    read_sample=100) (...)``), the text's last; None otherwise.
+    read_sample=100) (...)``), the text's last; None otherwise. ``census``: for a sample
+    asked of at least the program's members, ``(asked, members)``, and the text's first line
+    says so (the sample reads every member: it is a whole pull); None otherwise.
     """
 
     def __init__(
@@ -442,8 +444,10 @@ class PullBudgetError(BudgetExceededError):
         interval: tuple[int, int] | None = None,
         cost_first: str | None = None,
         not_projected: str | None = None,
+        census: tuple[int, int] | None = None,
     ) -> None:
         self.stage = stage
+        self.census = census
         self.cost_first = cost_first
         self.not_projected = not_projected
         self.projected = projected
@@ -497,7 +501,7 @@ class PullBudgetError(BudgetExceededError):
             f"{head} (the window had {left}{of} left when {started} started{since}; it resets "
             f"{when}); "
             f"the pull sent {counted(sent, 'call')}{runs} and nothing more"
-            f"{_in_all(expected, interval, not_projected)}"
+            f"{_in_all(expected, interval, not_projected)}{_census(census)}"
         ]
         if ways:
             lines.append("Ways forward:")
@@ -526,7 +530,21 @@ class PullBudgetError(BudgetExceededError):
             interval=self.interval,
             cost_first=self.cost_first,
             not_projected=self.not_projected,
+            census=self.census,
         )
+
+
+def _census(census: tuple[int, int] | None) -> str:
+    """``; the sample of N asked is more than the program's M members: it reads every
+    member, a whole pull`` (or ``is all of``, N being M), for a ``census``; else nothing."""
+    if census is None:
+        return ""
+    asked, members = census
+    than = "all of" if asked == members else "more than"
+    return (
+        f"; the sample of {figure(asked)} asked is {than} the program's"
+        f" {counted(members, 'member')}: it reads every member, a whole pull"
+    )
 
 
 def _in_all(

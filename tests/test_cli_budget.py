@@ -27,10 +27,12 @@ from snapshot.helpers import LARGE_MEMBERS, LARGE_PROGRAM, list_calls
 from lyt_toolkit import audit
 from lyt_toolkit.cli import build_parser, main
 from lyt_toolkit.cli._pull import PullOptions, pull_options
+from lyt_toolkit.client import LoyaltyClient
+from lyt_toolkit.errors import PullBudgetError
 from lyt_toolkit.reports import ESTIMATES_CSV
 from lyt_toolkit.reports.economics_report import ECONOMICS_HTML
 from lyt_toolkit.sandbox import Sandbox
-from lyt_toolkit.snapshot import read_snapshot
+from lyt_toolkit.snapshot import ProgramSnapshot, read_snapshot
 from lyt_toolkit.snapshot.defaults import DEFAULT_SHARE
 from lyt_toolkit.synthetic import generate_program
 
@@ -204,6 +206,31 @@ def test_budget_share_one_allows_what_the_default_share_refuses(
     out = lyt_ok(capsys, *argv, "--budget-share", "1")
     assert 50 < small.plan()["used"] <= 100
     assert SMALL_SAMPLED.search(out)
+
+
+def test_a_sample_of_more_than_the_members_is_refused_as_the_whole_pull_it_is(
+    small: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    make_client: Callable[..., LoyaltyClient],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--sample 99999999`` of 150 members reads every member: refused for the budget, it
+    says so (earlier it said only that the member reads need 150 calls, as if a sample), and
+    the Python API's ``sample=`` words it the same way."""
+    configure_lyt(small)
+    small.set_plan(SMALL_PLAN)
+    argv = ("export", "--out", str(tmp_path / "snap"), "--sample", "99999999")
+    code, _, err = lyt(capsys, *argv)
+    first = err.splitlines()[0]
+    said = "the sample of 99,999,999 asked is more than the program's 150 members: it reads"
+    assert code == 1 and f"{said} every member, a whole pull" in first, err
+    assert small.plan()["used"] == list_calls(SMALL)  # the lists, as any pull refused so
+    small.set_plan(SMALL_PLAN)
+    with make_client(small) as client, pytest.raises(PullBudgetError) as refused:
+        ProgramSnapshot.pull(client, sample=150)  # all of them: the same
+    assert refused.value.census == (150, 150)
+    assert "the sample of 150 asked is all of the program's 150 members" in str(refused.value)
 
 
 def test_a_sampled_economics_report_says_it_is_estimated(

@@ -231,6 +231,7 @@ class PullBudget:
             expected=expected,
             interval=interval,
             cost_first=self.cost_first(sampled),
+            census=self._census(members),
         )
 
     def stopped(self, read: PendingRate | None = None) -> PullBudgetError:
@@ -263,7 +264,16 @@ class PullBudget:
             interval=interval,
             not_projected=why,
             cost_first=self.cost_first(self.sample_size),
+            census=self._census(self.listed),
         )
+
+    def _census(self, members: int | None) -> tuple[int, int] | None:
+        """``(asked, members)`` when the sample asked holds at least the ``members`` listed
+        (it reads every one: a whole pull, ``PullBudgetError.census``); None otherwise."""
+        asked = self.asked
+        if asked is None or members is None or asked.n < members:
+            return None
+        return asked.n, members
 
     def cost_first(self, sampled: int | None) -> str | None:
         """The line naming the estimate that counts this pull's calls before it is tried
