@@ -506,3 +506,39 @@ def test_verify_of_writes_refused_in_the_rehearsal_and_the_apply_alike_says_they
     assert note.endswith(
         "for good (" + f"{path}.log.jsonl): those the rehearsal made show as not as rehearsed"
     ), note
+
+
+def test_a_plan_from_a_sampled_base_says_rehearse_and_verify_cannot_follow_and_what_can(
+    service: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lyt plan`` on a sampled export made its plan and said nothing more; ``lyt rehearse``
+    and ``lyt verify`` then refused the base. The plan now says so when it is made, on a line
+    naming the pull to rehearse and verify on, which runs as spelled; the plan is still made
+    and saved, and its Python text says the same in Python."""
+    base, edited, plan_file = tmp_path / "base", tmp_path / "edited", tmp_path / "plan.json"
+    assert lyt(capsys, "export", "--out", str(base), "--sample", "3")[0] == 0
+    shutil.copytree(base, edited)
+    rewards = (edited / "rewards.csv").read_text().splitlines()
+    first = next(i for i, row in enumerate(rewards) if ",ACTIVE," in row)
+    rewards[first] = rewards[first].replace(",ACTIVE,", ",DRAFT,", 1)
+    (edited / "rewards.csv").write_text("\n".join(rewards) + "\n")
+    argv = ("plan", "--base", str(base), "--edited", str(edited), "--out", str(plan_file))
+    code, out, err = lyt(capsys, *argv)
+    assert code == 2 and err == "" and plan_file.is_file(), err  # made and saved
+    follow = (
+        "Rehearse and verify cannot follow: they refuse a sampled base (it cannot stand for"
+        " production); this plan can be applied, but rehearsing it first and verifying it after"
+        " needs the kinds ['reward_costs', 'rewards']: pull them, lyt export --kinds"
+        " reward_costs,rewards, and rehearse and verify on that"
+    )
+    assert out.splitlines()[2] == follow, out
+    assert lyt(capsys, "rehearse", str(plan_file), "--base", str(base))[0] == 1  # as it says
+    kinds = tmp_path / "kinds"
+    assert lyt(capsys, "export", "--out", str(kinds), "--kinds", "reward_costs,rewards")[0] == 0
+    code, out, err = lyt(capsys, "rehearse", str(plan_file), "--base", str(kinds))
+    assert code == 0 and "Rehearsed: 1 succeeded" in out, err
+    python = str(ChangePlan.load(plan_file)).splitlines()[2]
+    assert python == follow.replace(
+        "lyt export --kinds reward_costs,rewards",
+        "ProgramSnapshot.pull(client, kinds=['reward_costs', 'rewards'])",
+    )

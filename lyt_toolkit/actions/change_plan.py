@@ -80,7 +80,7 @@ from .plan_text import (
     summary_line,
 )
 from .quiet import ReadMark, hear_since, heard_since, mark_read, none_heard_since, quiet_since
-from .rehearsal import Rehearsal, rehearse_run
+from .rehearsal import Rehearsal, rehearse_run, sampled_base_line
 from .replan import replanned, touched_again
 from .reread import (
     LiveRows,
@@ -220,7 +220,7 @@ class ChangePlan(metaclass=ABCMeta):
         return None if self.base.sample is None else str(self.base.sample)
 
     def _base_note(self) -> str:
-        return sample_note(self.base_sample)
+        return sample_note(self.base_sample, sampled_base_line(self.parts))
 
     def __str__(self) -> str:
         """``to_string()``, a long plan cut as pandas cuts a long frame: more than
@@ -659,7 +659,7 @@ class SavedPlan:
         return self.plan.base_sample
 
     def _base_note(self) -> str:
-        return sample_note(self.base_sample)
+        return sample_note(self.base_sample, sampled_base_line(self.plan.parts))
 
     @property
     def changes(self) -> pd.DataFrame:

@@ -154,15 +154,17 @@ def refused_lines(unsupported: pd.DataFrame) -> list[str]:
     return plan_lines(pd.DataFrame(), cut)
 
 
-def sample_note(sample: str | None) -> str:
+def sample_note(sample: str | None, follow: str = "") -> str:
     """What a plan made from a sampled base says under its summary ('' for a full base): its
-    base read the cards and pending buckets of ``sample``'s members alone."""
+    base read the cards and pending buckets of ``sample``'s members alone; then ``follow``,
+    on a line of its own: what cannot follow the plan (``rehearsal.sampled_base_line``)."""
     if sample is None:
         return ""
-    return (
+    note = (
         f"Base: {sample}: the other members' cards and pending buckets were not read; this"
         " plan changes none of theirs and says nothing of them"
     )
+    return f"{note}\n{follow}" if follow else note
 
 
 def plan_string(

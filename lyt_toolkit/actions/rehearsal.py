@@ -78,6 +78,7 @@ __all__ = [
     "Verification",
     "rehearse",
     "rehearse_run",
+    "sampled_base_line",
     "sampled_refusal",
 ]
 
@@ -393,22 +394,37 @@ def _needed(plans: Sequence[Rehearsed]) -> frozenset[str]:
 def sampled_refusal(action: str, snapshot: ProgramSnapshot, plans: Sequence[Rehearsed]) -> str:
     """Why a sampled ``snapshot`` cannot be rehearsed on, and the pull that can be: the kinds
     ``plans`` need, or, when they need the members' cards, every member paced."""
-    needed = _needed(plans)
     head = (
         f"snapshot: a {snapshot.sample} cannot stand for production in a rehearsal (the members"
         " outside the sample would hold no cards or pending buckets)"
     )
+    needed = _needed(plans)
+    if needed & set(MEMBER_KINDS):
+        return f"{head}; rehearsing {action} needs {_pull_for(needed)}, and rehearse on that"
+    return f"{head}; rehearsing {action} needs only {_pull_for(needed)}, and rehearse on that"
+
+
+def sampled_base_line(plans: Sequence[Rehearsed]) -> str:
+    """What a plan of ``plans`` made from a sampled base says when it is made: it can be
+    applied, but neither rehearsed on that base nor verified against it, and the pull to
+    rehearse and verify on instead (as ``sampled_refusal`` names it)."""
+    return (
+        "Rehearse and verify cannot follow: they refuse a sampled base (it cannot stand for"
+        " production); this plan can be applied, but rehearsing it first and verifying it after"
+        f" needs {_pull_for(_needed(plans))}, and rehearse and verify on that"
+    )
+
+
+def _pull_for(needed: frozenset[str]) -> str:
+    """The pull a rehearsal needing the kinds ``needed`` can use: every member's cards paced,
+    or only those kinds, with its Python spelling."""
     if needed & set(MEMBER_KINDS):
         return (
-            f"{head}; rehearsing {action} needs every member's cards: pull them paced over"
-            " as many budget windows as it takes, ProgramSnapshot.pull(client,"
-            " checkpoint='pull-checkpoint'), and rehearse on that"
+            "every member's cards: pull them paced over as many budget windows as it takes,"
+            " ProgramSnapshot.pull(client, checkpoint='pull-checkpoint')"
         )
     kinds = sorted(needed) or ["programs"]
-    return (
-        f"{head}; rehearsing {action} needs only the kinds {kinds}: pull them,"
-        f" ProgramSnapshot.pull(client, kinds={kinds}), and rehearse on that"
-    )
+    return f"the kinds {kinds}: pull them, ProgramSnapshot.pull(client, kinds={kinds})"
 
 
 class _RequestCounter:

@@ -36,6 +36,7 @@ from .._text import figure
 from ..errors import LytError
 from ._common import EXIT_CHANGES, EXIT_ERROR, EXIT_NO_CHANGES, fail, scrub
 from ._pull import read_or_fail
+from ._rehearsed import pull_words
 
 if TYPE_CHECKING:
     from ..actions import SavedPlan
@@ -51,6 +52,7 @@ def plan(args: argparse.Namespace) -> int:
         from ..actions import ChangePlan
         from ..actions.change_plan import as_saved
         from ..actions.plan_text import plan_string, sample_note
+        from ..actions.rehearsal import sampled_base_line
         from ..reports import read_edited_frames
 
     base = read_or_fail(args.base, COMMAND)  # a refusal names the folder's option
@@ -78,7 +80,9 @@ def plan(args: argparse.Namespace) -> int:
             change_plan.summary(),
             change_plan.changes,
             change_plan.unsupported,
-            note=sample_note(change_plan.base_sample),
+            note=pull_words(
+                sample_note(change_plan.base_sample, sampled_base_line(change_plan.plan.parts))
+            ),
             where=where,
         )
     )
