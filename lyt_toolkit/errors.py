@@ -422,6 +422,10 @@ class PullBudgetError(BudgetExceededError):
     read_sample=100) (...)``), the text's last; None otherwise. ``census``: for a sample
     asked of at least the program's members, ``(asked, members)``, and the text's first line
     says so (the sample reads every member: it is a whole pull); None otherwise.
+    ``lists_counted``: for a refusal before the lists are walked (a drift's, counting them
+    from its snapshot), the list calls counted but not sent; ``remaining`` is then what the
+    share holds once they are, and the text says so (``has 2,278 left after its lists, 213
+    calls counted from the snapshot and not sent``); None otherwise.
     """
 
     def __init__(
@@ -445,9 +449,11 @@ class PullBudgetError(BudgetExceededError):
         cost_first: str | None = None,
         not_projected: str | None = None,
         census: tuple[int, int] | None = None,
+        lists_counted: int | None = None,
     ) -> None:
         self.stage = stage
         self.census = census
+        self.lists_counted = lists_counted
         self.cost_first = cost_first
         self.not_projected = not_projected
         self.projected = projected
@@ -491,9 +497,16 @@ class PullBudgetError(BudgetExceededError):
                 f"budget has {figure(remaining)} left"
             )
         else:
+            unsent = (
+                ""
+                if lists_counted is None
+                else f" after its lists, {counted(lists_counted, 'call')} counted from the snapshot"
+                " and not sent"
+            )
             head = (
                 f"pull stopped before its {stage}: they need at least {counted(needed, 'call')} "
                 f"and the pull's share ({share:g}) of the call budget has {figure(remaining)} left"
+                f"{unsent}"
             )
         started = "the pull's first run in this window" if earlier else "the pull"
         runs = f" (its earlier runs {counted(earlier, 'call')} of this window)" if earlier else ""
@@ -531,6 +544,7 @@ class PullBudgetError(BudgetExceededError):
             cost_first=self.cost_first,
             not_projected=self.not_projected,
             census=self.census,
+            lists_counted=self.lists_counted,
         )
 
 

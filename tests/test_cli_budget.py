@@ -327,7 +327,8 @@ def test_drift_names_the_ways_it_cannot_take(
 ) -> None:
     """On ``SMALL``: what drift says does not depend on the size. Refused for its member
     reads, it ends with the ``lyt export --estimate`` that counts the same pull first, its
-    ``--budget-share`` too, as ``lyt export`` does (earlier drift's refusal had no such line)."""
+    ``--budget-share`` too, as ``lyt export`` does (earlier drift's refusal had no such line);
+    the share it says is left is after the lists it counted and did not send, said so."""
     folder = tmp_path / "snap"
     configure_lyt(small)
     small.set_plan("100000/hour")  # a full snapshot (a sample's drift reads no member)
@@ -337,6 +338,15 @@ def test_drift_names_the_ways_it_cannot_take(
     code, _, err = lyt(capsys, "drift", str(folder), "--budget-share", "0.4")
     assert code == 1  # an error, not drift (2)
     assert err.startswith("lyt drift: pull stopped before its member reads")
+    # Its lists are counted from the snapshot, not sent: the share left is said as what it
+    # holds after them (earlier "has 32 left" beside "sent 1 call", the lists unsaid).
+    unsent = list_calls(SMALL) - 1  # all but the token request
+    first = err.splitlines()[0]
+    assert (
+        f"of the call budget has {40 - 1 - unsent} left after its lists, {unsent} calls counted"
+        " from the snapshot and not sent (the window had 100 of 100 left" in first
+    ), first
+    assert first.endswith("; the pull sent 1 call and nothing more") and small.plan()["used"] == 1
     # A sample's cards cannot be compared: no sample is offered, by either spelling.
     assert "sample=" not in err and "--sample" not in err
     assert "in Python: live = ProgramSnapshot.pull(client, kinds=" in err

@@ -536,12 +536,14 @@ class Allowance:
         not_projected: str | None = None,
         cost_first: str | None = None,
         census: tuple[int, int] | None = None,
+        lists_counted: int | None = None,
     ) -> PullBudgetError:
         """The stop before ``stage`` (or ``during`` it), the rest needing ``needed`` calls at
         least, with what is left of this allowance (or, told before the stages ahead of
         ``stage`` are sent, the ``remaining`` they would leave) and the window's ``limit``
         and ``resets_at`` (the quota's); ``projected``, ``expected``, ``interval``,
-        ``not_projected``, ``cost_first`` and ``census``: as ``PullBudgetError`` has them."""
+        ``not_projected``, ``cost_first``, ``census`` and ``lists_counted``: as
+        ``PullBudgetError`` has them."""
         return PullBudgetError(
             stage,
             needed=needed,
@@ -561,6 +563,7 @@ class Allowance:
             not_projected=not_projected,
             cost_first=cost_first,
             census=census,
+            lists_counted=lists_counted,
         )
 
     def __repr__(self) -> str:

@@ -99,6 +99,7 @@ def _refused_by_base(
             resets_at=quota.resets_at,
             remaining=max(0, left - (rest - by_id)),
             cost_first=budget.cost_first(None),
+            lists_counted=rest - by_id,  # counted from the snapshot, not sent
         )
 
 
