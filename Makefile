@@ -178,6 +178,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/economics.py
 	$(BIN)/python benchmarks/plan.py
 	$(BIN)/python benchmarks/rehearsal.py
+	$(BIN)/python benchmarks/edited_csv.py
 	$(BIN)/python benchmarks/scale.py load
 	$(BIN)/python benchmarks/startup.py
 

@@ -102,7 +102,10 @@ def refused_keys(changes: pd.DataFrame) -> dict[str, list[str]]:
     """Call -> the keys of ``changes`` whose write the base shows the service will refuse
     (a ``blocked_reason``): each such write, refused, is read back once (``check_done``:
     done after all?), a call more than the write that a plan's cost counts."""
-    refused = changes[changes["blocked_reason"].notna()]
+    blocked = changes["blocked_reason"].notna()
+    if not blocked.any():  # the usual case: no frame taken, none grouped
+        return {}
+    refused = changes[blocked]
     return {
         str(call): rows["key"].astype(str).tolist()
         for call, rows in refused.groupby("call", sort=False)

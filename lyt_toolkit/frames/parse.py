@@ -45,11 +45,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionDtype
 
 from .._secret import quoted
 from .._unicode import encodable
 from ..errors import LytError
 from ..models.numbers import INT64_MAX, INT64_MIN
+from .schema import DATETIME
 
 __all__ = [
     "ValueRefused",
@@ -182,6 +184,8 @@ def parse_instant(text: str) -> dt.datetime:
 
 
 _EARLIEST, _LATEST = (pd.Timestamp(t, tz="UTC") for t in (pd.Timestamp.min, pd.Timestamp.max))
+_SURELY_INSIDE = (_EARLIEST.year + 1, _LATEST.year - 1)
+"""Years whose every instant, at any offset, a frame holds (1678 to 2261)."""
 
 
 def _instant(moment: Any, shown: Any) -> dt.datetime:
@@ -190,7 +194,8 @@ def _instant(moment: Any, shown: Any) -> dt.datetime:
         moment = pd.Timestamp(moment)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
-    if not _EARLIEST <= moment <= _LATEST:
+    inside = _SURELY_INSIDE[0] <= moment.year <= _SURELY_INSIDE[1]  # no Timestamp compared
+    if not inside and not _EARLIEST <= moment <= _LATEST:
         raise ValueRefused(f"{_q(shown)} is outside the years 1677 to 2262 a frame holds")
     return moment.astimezone(dt.UTC)
 
@@ -322,8 +327,13 @@ def typed_column(cells: pd.Series[Any], dtype: Any) -> pd.Series[Any]:
     """``cells`` as a column of ``dtype`` (same index), each read by ``typed_value``; the
     first cell refused raises ``ValueRefused`` with its row ``label``."""
     read = reader(dtype)
-    if read is _text and isinstance(cells.dtype, pd.StringDtype):  # all text: at once
-        return cells.mask(cells.str.strip().eq("").fillna(False)).astype(dtype)
+    text = isinstance(cells.dtype, pd.StringDtype)  # all text (an edited CSV's cells)
+    if read is _text and text:  # at once
+        if len(cells) > _AT_ONCE or any(isinstance(v, str) and not v.strip() for v in cells):
+            cells = cells.mask(cells.str.strip().eq("").fillna(False))  # blank: missing
+        return cells.astype(dtype)
+    if text and isinstance(dtype, ExtensionDtype) and len(cells) > _AT_ONCE:
+        return _text_column(cells, dtype, read)
     seen: dict[tuple[type, Any], Any] = {}
     values = cells.tolist()
     for at, value in enumerate(values):
@@ -332,5 +342,84 @@ def typed_column(cells: pd.Series[Any], dtype: Any) -> pd.Series[Any]:
         except ValueRefused as exc:
             raise ValueRefused(str(exc), cells.index[at]) from None
     if isinstance(dtype, pd.CategoricalDtype):
-        return pd.Series(pd.Categorical(values, dtype=dtype), index=cells.index, name=cells.name)
+        return pd.Series(_categorical(values, dtype), index=cells.index, name=cells.name)
     return pd.Series(values, index=cells.index, name=cells.name, dtype=dtype)
+
+
+def _categorical(values: Sequence[Any], dtype: pd.CategoricalDtype) -> Any:
+    """``pd.Categorical(values, dtype=dtype)``, each value looked up among the categories
+    once (a value not among them, or missing, is missing)."""
+    codes = dtype.categories.get_indexer(pd.Index(values, dtype=object))
+    return pd.Categorical.from_codes(codes, dtype=dtype)
+
+
+# -- a column of text read at once ---------------------------------------------------------
+
+_AT_ONCE = 500
+"""Cells of text from which a column is read a distinct value at a time, converted at once
+when plainly spelled (``_text_column``); below, pandas' own overhead costs more."""
+
+_PLAIN_WHOLE = r"[+-]?[0-9]{1,18}(?:\.0*)?"
+_PLAIN_DECIMAL = _DECIMAL.pattern
+_PLAIN_INSTANT = (
+    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[T ]"
+    r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{6})?Z?"
+)
+"""The spellings of a value that the rules above read as Python reads them, and pandas or
+Python's number parsers read the same (ASCII digits, no spaces, no digit group, within 64
+bits; an instant in the export's or a spreadsheet's spelling): a column of text all so
+spelled is converted at once (``_at_once``)."""
+
+
+def _text_column(cells: pd.Series[Any], dtype: Any, read: Reader) -> pd.Series[Any]:
+    """``typed_column`` of text cells: each distinct text read once, in the order it first
+    appears (so the first refused is the first cell refused), converted at once when every
+    one is plainly spelled (``_at_once``), else one by one by ``read``."""
+    codes, distinct = pd.factorize(cells)
+    texts: list[str] = distinct.tolist()
+    values = _at_once(distinct, texts, dtype)
+    if values is None:
+        values = []
+        for at, text in enumerate(texts):
+            try:
+                values.append(_read(read, text))
+            except ValueRefused as exc:
+                first = int(np.argmax(codes == at))
+                raise ValueRefused(str(exc), cells.index[first]) from None
+    if isinstance(dtype, pd.CategoricalDtype):
+        array: Any = _categorical(values, dtype).take(codes, allow_fill=True)
+    else:
+        array = pd.array(values, dtype=dtype).take(codes, allow_fill=True)
+    return pd.Series(array, index=cells.index, name=cells.name)
+
+
+def _at_once(distinct: pd.Index, texts: list[str], dtype: Any) -> Any:
+    """The ``distinct`` texts (present; ``texts`` as a list) as values of ``dtype`` when every
+    one is plainly spelled (see ``_PLAIN_INSTANT``); None when one is not (each is then read
+    by the rules)."""
+    if not texts:
+        return None
+    if isinstance(dtype, pd.CategoricalDtype):
+        return texts if (dtype.categories.get_indexer(distinct) >= 0).all() else None
+    kind = reader(dtype)
+    patterns: dict[Reader, str] = {
+        _whole: _PLAIN_WHOLE,
+        _number: _PLAIN_DECIMAL,
+        _moment: _PLAIN_INSTANT,
+    }
+    pattern = patterns.get(kind)
+    if pattern is None or not distinct.str.fullmatch(pattern).all():
+        return None
+    if kind is _whole:
+        return [int(text.partition(".")[0]) for text in texts]
+    if kind is _number:
+        numbers = [float(text) for text in texts]
+        if not all(map(math.isfinite, numbers)):
+            return None
+        # a whole number is read through int: its zero has no sign (``-0`` is 0.0)
+        whole = [n == 0 and t.lstrip("+-").isdigit() for n, t in zip(numbers, texts, strict=True)]
+        return [0.0 if zero else n for n, zero in zip(numbers, whole, strict=True)]
+    try:
+        return pd.to_datetime(distinct, format="ISO8601", utc=True).astype(DATETIME)
+    except (ValueError, OverflowError):  # an invalid date, or beyond a frame's years
+        return None

@@ -71,7 +71,9 @@ method's own overhead (some 0.2 ms a call) costs more than the loop below it."""
 def _starting(series: pd.Series[Any], first: tuple[str, ...], pattern: str) -> Any:
     """Where a text value of ``series`` begins with one of ``first`` (``pattern``: their
     regular expression), as a numpy bool array; a missing value never does."""
-    if len(series) > SMALL:
+    if len(series) > SMALL:  # one prefix: a plain comparison, not a regular expression
+        if len(first) == 1:
+            return series.str.startswith(first[0], na=False).to_numpy(dtype=bool)
         return series.str.match(pattern, na=False).to_numpy(dtype=bool)
     return np.fromiter(
         (isinstance(v, str) and v[:1] in first for v in series),

@@ -70,7 +70,9 @@ def _read(path: Path, entry: dict[str, Any], escaped: bool) -> pd.DataFrame:
         raise SnapshotFileError(f"{path}: cannot be read as CSV ({first_line(exc)})") from None
     _check_header(path, list(cells.columns), [c["name"] for c in entry["columns"]])
     cells.index = pd.RangeIndex(1, len(cells) + 1, name="row")
-    cells = cells[cells.notna().any(axis=1)]
+    filled = cells.notna().any(axis=1)
+    if not filled.all():  # blank rows left out (none: no frame copied)
+        cells = cells[filled]
     return pd.DataFrame(
         {c["name"]: _typed(path, c, cells[c["name"]], escaped) for c in entry["columns"]},
         index=cells.index,

@@ -344,7 +344,9 @@ def align(kind: str, before: pd.DataFrame, after: pd.DataFrame) -> KeyAlignment:
 
 
 def _key_text(column: pd.Series[Any]) -> pd.Series[str]:
-    return column.astype("str").where(column.notna(), "-")
+    text = column.astype("str")
+    present = column.notna()
+    return text if present.all() else text.where(present, "-")  # a key is seldom blank
 
 
 def _kind_changes(
@@ -405,6 +407,10 @@ def _same_rows(kind: str, before: pd.DataFrame, after: pd.DataFrame, columns: li
     equals NA)."""
     if not set(KEYS[kind]) <= set(columns):  # refused by ``align``, naming the columns
         return False
+    if len(before) != len(after):
+        return False
+    if not before.index.equals(after.index):  # labels are no part of a row (an edited CSV's
+        before, after = before.reset_index(drop=True), after.reset_index(drop=True)  # from 1)
     if list(before.columns) == columns == list(after.columns):  # no copy without the others
         return bool(before.equals(after))
     return bool(before[columns].equals(after[columns]))
