@@ -69,7 +69,9 @@ PACKAGING := tests/packaging
 # quiet second) rather than compute: in the per-test profile of the unit run (2026-12-07,
 # CPU against wall) 237 s of the two workers' 1,528 s of wall but 40 s of their CPU. On a
 # worker their waits hold up the files queued behind them while the machine has CPU to spare;
-# they run in a third process of the second stream instead (test-waiting), beside the others.
+# they run in a third process of the second stream instead (test-waiting), beside the others
+# (fresh clones of the same tests, 2026-12-07: 14:59 this way, 16:33 with them on the workers;
+# one sample each).
 WAITING := $(addprefix tests/, \
   client/test_paced_every_request.py actions/test_paced.py snapshot/test_resume_share.py \
   client/test_quota.py widgets/test_background.py sandbox/test_http_framing.py \
