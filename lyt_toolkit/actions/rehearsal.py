@@ -399,9 +399,8 @@ def sampled_refusal(action: str, snapshot: ProgramSnapshot, plans: Sequence[Rehe
         " outside the sample would hold no cards or pending buckets)"
     )
     needed = _needed(plans)
-    if needed & set(MEMBER_KINDS):
-        return f"{head}; rehearsing {action} needs {_pull_for(needed)}, and rehearse on that"
-    return f"{head}; rehearsing {action} needs only {_pull_for(needed)}, and rehearse on that"
+    only = "" if needed & set(MEMBER_KINDS) else "only "  # the kinds, not every member
+    return f"{head}; rehearsing {action} needs {only}{_pull_for(needed)}, and rehearse on that"
 
 
 def sampled_base_line(plans: Sequence[Rehearsed]) -> str:
