@@ -65,19 +65,16 @@ FUZZ := tests/sandbox/test_fuzz.py tests/sandbox/test_hostile_reference_fuzz.py
 # 1:46 (loaded machine, 2026-12-07). They run in the second stream too, which otherwise
 # mostly waits on kernels and pages.
 PACKAGING := tests/packaging
-# The test files that mostly wait on the clock (a budget window's reset, a client's timeout, a
-# quiet second) rather than compute: in the per-test profile of the unit run (2026-12-07,
-# CPU against wall) 237 s of the two workers' 1,528 s of wall but 40 s of their CPU. On a
-# worker their waits hold up the files queued behind them while the machine has CPU to spare;
-# they run in a third process of the second stream instead (test-waiting), beside the others
-# (fresh clones of the same tests, 2026-12-07: 14:59 this way, 16:33 with them on the workers;
-# one sample each).
-WAITING := $(addprefix tests/, \
-  client/test_paced_every_request.py actions/test_paced.py snapshot/test_resume_share.py \
-  client/test_quota.py widgets/test_background.py sandbox/test_http_framing.py \
-  widgets/test_paced_panel.py client/test_hostile_server.py client/test_refusal_kinds.py \
-  snapshot/test_spent_window.py client/test_quota_windows.py client/test_quota_tokens.py \
-  actions/test_window_lines.py)
+# The tests that mostly wait on the clock (a budget window's reset, a client's timeout, a
+# delay fault) rather than compute, marked `pytest.mark.waits` (a whole file by its
+# `pytestmark`; spelled so, this finds them): in the per-test profile of the unit run
+# (2026-12-07, CPU against wall) 237 s of the two workers' 1,528 s of wall but 40 s of their
+# CPU in 13 files, about 30 s more in 11 tests of other files. On a worker their waits hold
+# up the files queued behind them while the machine has CPU to spare; they run in a third
+# process of the second stream instead (test-waiting), beside the others (fresh clones of the
+# same tests, 2026-12-07: 14:59 with the 13 files there, 16:33 with them on the workers; one
+# sample each). The unit run deselects them (`-m "not waits"`).
+WAITING := $(shell grep -rlE --include='test_*.py' 'pytest\.mark\.waits' tests)
 
 test: $(STAMP)
 	@rm -f $(BROWSER_LOG)
@@ -88,7 +85,7 @@ test-unit: $(STAMP)
 	$(BIN)/ruff check lyt_toolkit tests benchmarks docs/_hooks scripts
 	$(BIN)/python scripts/unasync.py --check
 	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) -n 2 --dist loadfile tests --ignore=tests/browser \
-	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING) $(WAITING:%=--ignore=%)
+	  $(FUZZ:%=--ignore=%) --ignore=$(PACKAGING) -m "not waits"
 
 # Three runs beside each other (on the job slots `make -j4` leaves free; one after the other
 # without -j): test-apart (the fuzzed documents (FUZZ) and the packaging tests, then nbval),
@@ -108,7 +105,7 @@ test-apart: $(STAMP)
 	  --nbval-sanitize-with notebooks/sanitize.cfg -p no:randomly -o cache_dir=.pytest_cache/apart
 
 test-waiting: $(STAMP)
-	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) $(WAITING) -o cache_dir=.pytest_cache/waiting
+	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) -m waits $(WAITING) -o cache_dir=.pytest_cache/waiting
 
 test-in-browser: $(STAMP)
 	$(BIN)/pytest $(NO_NBVAL) $(NO_FUZZ) tests/browser -p no:randomly \

@@ -58,20 +58,6 @@ settings.register_profile("lyt", deadline=None, derandomize=True)
 settings.register_profile("explore", deadline=None)
 settings.load_profile("lyt")
 
-WAITING_FIRST = (
-    "client/test_paced_every_request.py",
-    "actions/test_paced.py",
-    "snapshot/test_resume_share.py",
-    "widgets/test_background.py",
-    "widgets/test_paced_panel.py",
-)
-"""The files whose tests mostly wait (on a client's timeout, a budget window's end, a
-process): a fresh clone's ``make test`` measured 2026-12-07, 63 s of a worker's time and 2 s
-of CPU for the first, 176 s and 40 s for all five. Handed out first, they wait while the
-Makefile's second stream keeps both cores busy; handed out among the last, as their numbers
-of tests put them, the unit tests ran alone and a worker waiting left a core idle (the
-machine 1.5 to 1.9 cores busy over the run's last five minutes)."""
-
 LONGEST_FIRST = (
     "actions/test_edited_csv.py",
     "frames/test_sample.py",
@@ -135,13 +121,13 @@ def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
 
 
 def _files_by_length(items: list[pytest.Item]) -> dict[Path, int]:
-    """Each file's rank: its place in ``WAITING_FIRST`` then ``LONGEST_FIRST``, then the
-    others by number of tests."""
+    """Each file's rank: its place in ``LONGEST_FIRST``, then the others by number of
+    tests."""
     here = Path(__file__).parent
     counts: dict[Path, int] = {}
     for item in items:
         counts[item.path] = counts.get(item.path, 0) + 1
-    ranked = [here / name for name in WAITING_FIRST + LONGEST_FIRST]
+    ranked = [here / name for name in LONGEST_FIRST]
     ranked += sorted((f for f in counts if f not in ranked), key=lambda f: -counts[f])
     return {path: rank for rank, path in enumerate(ranked)}
 

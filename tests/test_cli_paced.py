@@ -69,6 +69,7 @@ def _stopped_at_its_share(program: Sandbox, paced: subprocess.Popen[str]) -> str
     return err
 
 
+@pytest.mark.waits
 def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window(
     program: Sandbox, lyt_process: LytProcess, tmp_path: Path
 ) -> None:
@@ -108,6 +109,7 @@ def test_a_paced_export_into_a_log_says_it_started_and_waits_for_the_next_window
     )
 
 
+@pytest.mark.waits
 def test_a_paced_export_on_an_unlimited_plan_says_in_its_log_that_it_started(
     program: Sandbox,
     configure_lyt: Callable[[Sandbox], None],
@@ -238,6 +240,7 @@ def test_a_paced_export_in_a_window_others_spent_expects_each_later_window_s_who
     assert (end_hour * 60 + end_minute - hour * 60 - minute) % (24 * 60) in (59, 60, 61), line
 
 
+@pytest.mark.waits
 def test_a_paced_export_refused_again_and_again_says_it_is_retrying(
     program: Sandbox, lyt_process: LytProcess, tmp_path: Path
 ) -> None:

@@ -340,6 +340,7 @@ def test_a_plan_after_the_plan_changed_is_refused_before_the_first_call(
     assert fresh.plan()["used"] == 1  # nothing was sent
 
 
+@pytest.mark.waits
 def test_past_the_reset_a_plan_runs_on_the_refilled_budget(
     client: LoyaltyClient, fresh: Sandbox
 ) -> None:

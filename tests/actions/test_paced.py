@@ -47,6 +47,8 @@ from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import names_on_server, pull
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 ROWS = 14
 SHARE = 9
 """The default share (0.5) of the 19 calls a 20-call window has left after the token."""

@@ -117,6 +117,7 @@ def test_an_unpaced_apply_still_shows_each_parts_items_on_a_terminal(
     assert sorted(bar.desc for bar in opened) == sorted(part.action for part in plan.parts)
 
 
+@pytest.mark.waits
 def test_a_429_in_the_middle_of_a_chunked_paced_apply_is_said_and_nothing_is_lost(
     fresh: Sandbox,
     make_client: ClientFor,

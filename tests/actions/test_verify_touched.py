@@ -161,6 +161,7 @@ def test_a_verification_beyond_the_windows_share_is_refused_before_any_read(
     assert fresh.plan()["used"] == 1  # nothing read for it
 
 
+@pytest.mark.waits
 def test_a_verification_beyond_the_windows_share_paced_reads_the_share_of_each_window(
     running: Sandbox, make_client: Callable[..., LoyaltyClient]
 ) -> None:
@@ -188,6 +189,7 @@ def test_a_verification_beyond_the_windows_share_paced_reads_the_share_of_each_w
     assert (first, second) == (1 + 1, needed - 1)
 
 
+@pytest.mark.waits
 def test_a_paced_verification_run_again_with_the_plans_log_counts_its_first_run(
     fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
 ) -> None:

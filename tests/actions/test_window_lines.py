@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 from interrupting import window_used
 from shared_tls import TLS
 
@@ -17,6 +18,8 @@ from lyt_toolkit import actions
 from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
+
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
 
 ROWS = 14
 CARD = "lcdef_c0ffee0001"

@@ -35,6 +35,8 @@ from lyt_toolkit.frames import rewards_frame
 from .helpers import APP_TOKEN, MANAGEMENT_TOKEN
 from .misbehaving import BEARER, DRIP_BYTES, REWARD_IDS, MisbehavingServer
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 SECRETS = (APP_TOKEN, MANAGEMENT_TOKEN, BEARER)
 
 

@@ -21,6 +21,8 @@ from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import client_kwargs
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 THREE_TRIES = RetryConfig(max_attempts=3, backoff_base=0.01, backoff_max=0.05, total_timeout=20)
 
 

@@ -22,6 +22,8 @@ from .budgeted import BudgetedServer, in_threads
 from .helpers import APP_TOKEN, MANAGEMENT_TOKEN
 from .misbehaving import BEARER, REWARD_IDS
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 SECRETS = (APP_TOKEN, MANAGEMENT_TOKEN, BEARER)
 REWARD = "lrew_c0ffee0020"
 

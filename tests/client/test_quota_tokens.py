@@ -12,6 +12,8 @@ from lyt_toolkit.client import AsyncLoyaltyClient, LoyaltyClient
 from .budgeted import BudgetedServer
 from .test_quota import settings
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 PAGES = 30
 
 

@@ -18,6 +18,8 @@ from lyt_toolkit.sandbox import Sandbox
 
 from .helpers import FAST_RETRY, Recorder
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 
 @pytest.fixture
 def impatient(

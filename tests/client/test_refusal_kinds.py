@@ -16,6 +16,8 @@ from lyt_toolkit.client.config import RetryConfig
 from lyt_toolkit.errors import QuotaExhaustedError, RateLimitError, StoppedError
 from lyt_toolkit.sandbox import Sandbox
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 NO_RETRY = RetryConfig(max_attempts=1)
 
 

@@ -68,6 +68,7 @@ def test_the_faults_count_the_requests_they_answered_since_they_were_set(
     assert cleared["answered"] == {"rate_limit": 0, "unavailable": 0}
 
 
+@pytest.mark.waits
 def test_delay_fault_slows_requests_down(restore: Sandbox, api: httpx.Client) -> None:
     restore.set_faults(delay_seconds=2.0, delay_fraction=1.0)
     started = time.perf_counter()

@@ -21,6 +21,8 @@ from lyt_toolkit.sandbox.server import MAX_REQUEST_HEAD_BYTES
 from .rawhttp import RawConnection, send_bytes
 from .serving import KEYS, refusing_to_serve, served
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 TIERS = "/v1/promotions/tiers"
 VALIDATE = f"{TIERS}/promo_NwTier0001/validation"
 HEAD_TIMEOUT = 0.5

@@ -97,6 +97,7 @@ def test_a_checkpoint_holds_one_pull(
         ProgramSnapshot.pull(client, progress=False, checkpoint=tmp_path / "file")
 
 
+@pytest.mark.waits
 def test_a_paced_pull_keeps_to_its_share_of_every_window_and_waits_across_resets(
     start_sandbox: StartSandbox, tmp_path: Path
 ) -> None:

@@ -43,6 +43,8 @@ from lyt_toolkit.synthetic import generate_program
 
 from .helpers import NOW, pull
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 PROGRAM = generate_program(
     members=150, rewards=20, benefits=5, card_definitions=2, tier_structures=1, seed=4
 )

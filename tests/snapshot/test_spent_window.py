@@ -28,6 +28,8 @@ from lyt_toolkit.errors import QuotaExhaustedError, StoppedError
 from lyt_toolkit.frames.registry import FRAME_NAMES
 from lyt_toolkit.sandbox import Sandbox
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 ClientFor = Callable[..., LoyaltyClient]
 
 PLAN = "60/minute"

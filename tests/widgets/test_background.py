@@ -32,6 +32,8 @@ from lyt_toolkit.widgets import (
 from .helpers import ran, shown
 from .test_panels import select_ids
 
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "benefits_import_example.csv"
 CREATED = 6
 """Rows of the example file the demo program accepts (the others fail or are invalid)."""

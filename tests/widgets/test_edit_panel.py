@@ -338,6 +338,7 @@ def test_rehearse_shows_the_diff_and_writes_nothing_then_apply_is_verified(
     )
 
 
+@pytest.mark.waits
 def test_cancel_stops_the_apply_after_the_requests_in_flight(
     snapshot: ProgramSnapshot, client: LoyaltyClient, fresh: Sandbox
 ) -> None:
@@ -371,6 +372,7 @@ def test_cancel_stops_the_apply_after_the_requests_in_flight(
     assert not panel.plan_button.disabled and panel.grid.editable
 
 
+@pytest.mark.waits
 def test_a_cancelled_apply_keeps_the_edits_never_sent_and_apply_again_sends_only_them(
     snapshot: ProgramSnapshot, client: LoyaltyClient, fresh: Sandbox
 ) -> None:

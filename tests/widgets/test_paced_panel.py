@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from actions.helpers import names_on_server
 from interrupting import HANG, until
 
@@ -27,6 +28,8 @@ from lyt_toolkit.snapshot import ProgramSnapshot
 from lyt_toolkit.widgets import BulkBenefitImport, EditPanel
 
 from .test_edit_panel import plan, type_into
+
+pytestmark = pytest.mark.waits  # mostly waits on the clock: `make test-waiting`
 
 ROWS = 14
 SHARE = 9
