@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._messages import describe_error
+from ._options import option_values
 
 if TYPE_CHECKING:
     from ipywidgets import Dropdown
@@ -83,7 +84,7 @@ class LoadsWhenShown:
         with self._choosing:
             if not self._refuses_loads():
                 return False
-            if shown in choice._options_values:
+            if shown in option_values(choice):
                 self._putting_back = threading.current_thread()
                 try:
                     choice.value = shown

@@ -18,6 +18,7 @@ from ..models.listing import MAX_LIMIT
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
 from ._messages import enum_text
+from ._options import option_values
 from ._paged import Walked, stopped, walk
 from ._plan_panel import PlanPanel
 
@@ -254,9 +255,8 @@ class PendingPointsPanel(PlanPanel):
         """Choose ``member``, Find's, listed if it is not (its cards: ``with_cards``, else
         read when it is chosen)."""
         self._found = with_cards
-        options = list(self.member_select.options)
-        if member.id not in [value for _, value in options]:
-            self.member_select.options = [*options, _member_option(member)]
+        if member.id not in option_values(self.member_select):
+            self.member_select.options = [*self.member_select.options, _member_option(member)]
         self.member_search.value = ""
         self.member_select.value = member.id  # its cards list: read by ID, none more
 
