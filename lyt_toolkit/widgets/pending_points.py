@@ -21,6 +21,7 @@ from ._messages import enum_text
 from ._options import option_values
 from ._paged import Walked, stopped, walk
 from ._plan_panel import PlanPanel
+from ._taken import Taken
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -88,6 +89,9 @@ class PendingPointsPanel(PlanPanel):
             placeholder="member ID (lmbr_...) or customer ID (cust_...)",
             layout=w.Layout(width="320px"),
         )
+        self._search = Taken[str](self.member_search)
+        """What the search box holds: the next read's line, worked out in a load's thread too,
+        reads it here."""
         self.find_button = w.Button(description="Find", icon="search", disabled=True)
         self.reads = w.HTML()
         self.card_select = w.Dropdown(options=[_CHOOSE], description="Card")
@@ -174,7 +178,7 @@ class PendingPointsPanel(PlanPanel):
         if program is None:
             return "Choosing a program reads its first page of members", 1, ""
         if member is None:
-            text = self.member_search.value.strip()
+            text = self._search.value.strip()
             if text:
                 return f"Find {text}", 1 if text.startswith(IdPrefix.MEMBER) else 2, ""
             return "Choosing a member reads its cards", 1, ""
@@ -228,7 +232,7 @@ class PendingPointsPanel(PlanPanel):
     def find_member(self) -> None:
         """Find the member whose ID or customer ID ``member_search`` holds in the chosen
         program, in the background, and choose it (its cards then list)."""
-        text = self.member_search.value.strip()
+        text = self._search.value.strip()
         program = self._path[0]
         if program is None:
             self.show_error("Choose a program first.")
