@@ -3,7 +3,8 @@
 ``counted(2500, "call")`` ``2,500 calls``; a figure given to three significant figures,
 ``about(24215)`` ``24,200``; points or minor units that may come as a float,
 ``amount(1500.0)`` ``1,500``; counts by what they count, ``tally([("succeeded", 1200),
-("failed", 3)])`` ``1,200 succeeded, 3 failed`` (every layer may use it: it imports
+("failed", 3)])`` ``1,200 succeeded, 3 failed``; names as words, ``joined(["cards",
+"rewards", "tiers"])`` ``cards, rewards and tiers`` (every layer may use it: it imports
 nothing). Years, IDs, HTTP codes, percentages and ports are no counts: they are written as
 they are, and so are reprs that read as Python (``Quota(limit=5000, ...)``)."""
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-__all__ = ["about", "amount", "counted", "figure", "tally"]
+__all__ = ["about", "amount", "counted", "figure", "joined", "tally"]
 
 
 def figure(count: int) -> str:
@@ -43,3 +44,12 @@ def tally(counts: Iterable[tuple[object, int]]) -> str:
     """Each count (a ``figure``) before what it counts, those of 0 left out: ``1,200
     succeeded, 3 failed`` (a ``value_counts().items()``); empty for none."""
     return ", ".join(f"{figure(int(n))} {what}" for what, n in counts if n)
+
+
+def joined(names: Iterable[str]) -> str:
+    """``names`` as words, the last two joined by ``and``: ``rewards``, ``cards and
+    rewards``, ``cards, rewards and tiers`` (not a Python list); empty for none."""
+    listed = list(names)
+    if len(listed) < 2:
+        return "".join(listed)
+    return f"{', '.join(listed[:-1])} and {listed[-1]}"

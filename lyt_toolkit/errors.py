@@ -549,14 +549,17 @@ class PullBudgetError(BudgetExceededError):
 
 
 def _census(census: tuple[int, int] | None) -> str:
-    """``; the sample of N asked is more than the program's M members: it reads every
-    member, a whole pull`` (or ``is all of``, N being M), for a ``census``; else nothing."""
-    if census is None:
-        return ""
-    asked, members = census
+    """``; `` and ``whole_pull``'s words for a ``census``; else nothing."""
+    return "" if census is None else f"; {whole_pull(*census)}"
+
+
+def whole_pull(asked: int, members: int) -> str:
+    """A sample of ``asked`` members that reads every one of the program's ``members``, in
+    words: ``the sample of N asked is more than the program's M members: it reads every
+    member, a whole pull`` (or ``is all of``, N being M)."""
     than = "all of" if asked == members else "more than"
     return (
-        f"; the sample of {figure(asked)} asked is {than} the program's"
+        f"the sample of {figure(asked)} asked is {than} the program's"
         f" {counted(members, 'member')}: it reads every member, a whole pull"
     )
 

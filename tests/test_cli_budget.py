@@ -233,6 +233,30 @@ def test_a_sample_of_more_than_the_members_is_refused_as_the_whole_pull_it_is(
     assert "the sample of 150 asked is all of the program's 150 members" in str(refused.value)
 
 
+def test_a_sample_of_more_than_the_members_that_fits_says_once_it_is_a_whole_pull(
+    small: Sandbox,
+    configure_lyt: Callable[[Sandbox], None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--sample 99999999`` of 150 members within the share reads every member: the export
+    says so once, worded as its refusal words it (earlier its sample line said only ``150
+    of 150 members`` and that totals were estimated, with 95 % intervals)."""
+    configure_lyt(small)
+    small.set_plan(PLAN)
+    folder = tmp_path / "snap"
+    out = lyt_ok(capsys, "export", "--out", str(folder), "--sample", "99999999")
+    design = read_snapshot(folder).sample
+    assert design is not None and design.size == design.population == 150
+    whole = (
+        "the sample of 99,999,999 asked is more than the program's 150 members: it reads every"
+        " member, a whole pull, so program totals are exact"
+    )
+    [line] = [line for line in out.splitlines() if line.startswith("Sample: ")]
+    assert line.endswith(f"; {whole}") and out.count("whole pull") == 1, out
+    assert "estimated" not in line and "95 %" not in line, line
+
+
 def test_a_sampled_economics_report_says_it_is_estimated(
     small: Sandbox,
     configure_lyt: Callable[[Sandbox], None],

@@ -528,11 +528,15 @@ def test_a_plan_from_a_sampled_base_says_rehearse_and_verify_cannot_follow_and_w
     follow = (
         "Rehearse and verify cannot follow: they refuse a sampled base (it cannot stand for"
         " production); this plan can be applied, but rehearsing it first and verifying it after"
-        " needs the kinds ['reward_costs', 'rewards']: pull them, lyt export --kinds"
+        " needs the kinds reward_costs and rewards: pull them, lyt export --kinds"
         " reward_costs,rewards, and rehearse and verify on that"
     )
     assert out.splitlines()[2] == follow, out
-    assert lyt(capsys, "rehearse", str(plan_file), "--base", str(base))[0] == 1  # as it says
+    code, _, err = lyt(capsys, "rehearse", str(plan_file), "--base", str(base))
+    assert code == 1 and err.rstrip().endswith(  # as it says, in words
+        "needs only the kinds reward_costs and rewards: pull them, lyt export --kinds"
+        " reward_costs,rewards, and rehearse on that"
+    ), err
     kinds = tmp_path / "kinds"
     assert lyt(capsys, "export", "--out", str(kinds), "--kinds", "reward_costs,rewards")[0] == 0
     code, out, err = lyt(capsys, "rehearse", str(plan_file), "--base", str(kinds))

@@ -58,7 +58,7 @@ import httpx
 import pandas as pd
 
 from .._progress import Progress
-from .._text import counted, tally
+from .._text import counted, joined, tally
 from ..client import LoyaltyClient
 from ..errors import RehearsalSnapshotError
 from ..fill.repull import repull
@@ -347,8 +347,8 @@ def rehearse_run(
     lacking = sorted(needed - snapshot.kinds)
     if lacking:
         raise RehearsalSnapshotError(
-            f"snapshot: rehearsing {action} needs the kinds {lacking}, which it was pulled"
-            f" without (it holds {sorted(snapshot.kinds)}): pull with kinds="
+            f"snapshot: rehearsing {action} needs the kinds {joined(lacking)}, which it was"
+            f" pulled without (it holds {joined(sorted(snapshot.kinds))}): pull with kinds="
             f"{sorted(needed | snapshot.kinds)}, or every kind",
             missing=tuple(lacking),
         )
@@ -423,7 +423,7 @@ def _pull_for(needed: frozenset[str]) -> str:
             " ProgramSnapshot.pull(client, checkpoint='pull-checkpoint')"
         )
     kinds = sorted(needed) or ["programs"]
-    return f"the kinds {kinds}: pull them, ProgramSnapshot.pull(client, kinds={kinds})"
+    return f"the kinds {joined(kinds)}: pull them, ProgramSnapshot.pull(client, kinds={kinds})"
 
 
 class _RequestCounter:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._collector import start_up
+from .._text import joined
 from ..errors import (
     APIConnectionError,
     APIError,
@@ -30,6 +31,7 @@ from ..errors import (
     LytError,
     PullBudgetError,
     WayForward,
+    whole_pull,
 )
 from ._common import cli_words, fail, scrub
 
@@ -416,13 +418,18 @@ def _paced_export(folder: str, options: PullOptions) -> str:
 
 
 def sample_line(snapshot: ProgramSnapshot) -> str | None:
-    """What a sampled snapshot's reader must know first (None: every member was read): the
-    kinds it read of the sampled members only, those it holds of ``MEMBERS_OWN``."""
+    """What a sampled snapshot's reader must know first (None: no sample was asked): the
+    kinds it read of the sampled members only, those it holds of ``MEMBERS_OWN``; or, for a
+    sample asked of at least the program's members, that it read every one (a whole pull,
+    worded as ``PullBudgetError.census`` words a refused one)."""
     design = snapshot.sample
     if design is None:
         return None
+    if design.n is not None and design.n >= design.population:  # said, not read silently
+        whole = whole_pull(design.n, design.population)
+        return f"Sample: a {design}; {whole}, so program totals are exact"
     pulled = [kind for kind in MEMBERS_OWN if kind in snapshot.kinds]
-    own = " and ".join(kind.replace("_", " ") for kind in pulled)
+    own = joined(kind.replace("_", " ") for kind in pulled)
     whose = f"the {own} are the sampled members' only, and " if own else ""
     return (
         f"Sample: a {design}; {whose}program totals are estimated from {design.size:,} of "

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._messages import describe_error
+from ._options import option_values
 
 if TYPE_CHECKING:
     from ipywidgets import Dropdown
@@ -25,8 +26,9 @@ class LoadsWhenShown:
 
     The rule of choices and loads: a choice's handler takes what the choice asks for (the
     widget keeps it as :meth:`_latest_choice`, under :attr:`_choosing`) and starts the load
-    with it; a load, in whatever thread (a load's, a batch's reload), reads no dropdown and
-    shows what it read only through :meth:`_shows`, which shows nothing once a later choice
+    with it; a load, in whatever thread (a load's, a batch's reload), reads no control (what
+    it needs of a box or checkbox is ``_taken.Taken`` as it is set) and shows what it read,
+    or writes a control, only through :meth:`_shows`, which shows nothing once a later choice
     asks for something else."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -83,7 +85,7 @@ class LoadsWhenShown:
         with self._choosing:
             if not self._refuses_loads():
                 return False
-            if shown in choice._options_values:
+            if shown in option_values(choice):
                 self._putting_back = threading.current_thread()
                 try:
                     choice.value = shown

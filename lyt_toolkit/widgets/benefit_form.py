@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -13,6 +14,7 @@ from ..models.enums import BenefitCreateStatus, BenefitType, DigitalBenefitType
 from ._background import LoadsWhenShown
 from ._messages import describe_error, enum_text, error_html, ok_html, status_html
 from ._results import failure_text
+from ._taken import Taken
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -53,6 +55,8 @@ class BenefitForm(LoadsWhenShown, w.VBox):
             description="Stock quantity", placeholder="empty = unlimited", style=style
         )
         self.card_definition = w.Dropdown(description="Card definition", style=style)
+        self._definition = Taken[str | None](self.card_definition)
+        """The card definition chosen: a load keeps it chosen without reading the dropdown."""
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.points_value = w.IntText(value=100, description="Points", style=style)
         self.order_every = w.IntText(value=100, description="Every order amount", style=style)
@@ -124,7 +128,11 @@ class BenefitForm(LoadsWhenShown, w.VBox):
             return
         found.sort(key=lambda c: enum_text(c.status) != "ACTIVE")  # stable: service order kept
         options = [(f"{c.name} ({enum_text(c.status)})", c.id) for c in found]
-        chosen = self.card_definition.value
+        self._shows((), partial(self._list_definitions, options))
+
+    def _list_definitions(self, options: list[tuple[str, str]]) -> None:
+        """List ``options``, the card definition chosen kept if still listed, else the first."""
+        chosen = self._definition.value
         self.card_definition.options = options
         ids = [value for _, value in options]
         self.card_definition.value = chosen if chosen in ids else (ids[0] if ids else None)

@@ -23,6 +23,7 @@ from ._messages import enum_text
 from ._paged import Walked, stopped, walk
 from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW
+from ._taken import Taken
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -63,6 +64,8 @@ class _Section(w.VBox):
         self._changed = changed
         self.phrase = w.HTML()
         self.confirm_text = w.Text(placeholder="type the phrase shown above")
+        self._typed = Taken[str](self.confirm_text)
+        """The phrase typed: the buttons synced at a run's end read it, not the box."""
         self.delete_button = w.Button(description="Delete", button_style="danger", disabled=True)
         self.grid.observe(lambda _: self._edited(), names="selected_rows")
         self.confirm_text.observe(lambda _: self.sync(), names="value")
@@ -95,7 +98,7 @@ class _Section(w.VBox):
 
     def confirmed(self) -> bool:
         phrase = self.required()
-        return bool(phrase) and self.confirm_text.value == phrase
+        return bool(phrase) and self._typed.value == phrase
 
     def sync(self) -> None:
         phrase = self.required()
@@ -322,8 +325,8 @@ class DangerZone(PlanPanel):
         return actions.delete_webhooks([(self._project, h) for h in self.webhooks.ids()])
 
     def _run(self, plan: actions.ActionPlan[Any], section: _Section) -> None:
-        def settle() -> None:
-            section.confirm_text.value = ""
+        def settle() -> None:  # in the run's thread: the box emptied as a load shows its list
+            self._shows((), partial(setattr, section.confirm_text, "value", ""))
             self.reload()
 
         self.run(plan, RESULT_VIEW, then=settle)

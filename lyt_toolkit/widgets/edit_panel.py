@@ -54,6 +54,7 @@ from ._results import (
     outcome_state,
     outcome_summary,
 )
+from ._taken import Taken
 
 if TYPE_CHECKING:
     from ..actions.log import LogSource
@@ -150,6 +151,7 @@ class EditPanel(PlanPanel):
         that shows it (a plan's cost line showed it three times)."""
 
         self.kind_select = w.Dropdown(options=list(FRAME_NAMES), value=kind, description="Frame")
+        self._kind = Taken[str](self.kind_select)
         self.grid = self._new_grid(kind)
         wide = w.Layout(width="auto")
         self.add_button = w.Button(description="Add row", icon="plus", layout=wide)
@@ -170,6 +172,9 @@ class EditPanel(PlanPanel):
         """Shown while the plan holds writes the log shows refused for good: ticked, Apply
         reconsiders them (the log's ``reconsidered`` line, with its first write) and sends
         them; unticked once it wrote that line, ticked still when it sent no write."""
+        self._resend = Taken[bool](self.send_refused)
+        """The frame chosen and Send refused writes again as set: the steps' thread reads
+        these, never the controls."""
         self.summary = w.HTML()
         self.changes_table = Table(CHANGE_VIEW)
         self.unsupported_table = Table(UNSUPPORTED_VIEW)
@@ -223,7 +228,7 @@ class EditPanel(PlanPanel):
     @property
     def kind(self) -> str:
         """The frame the grid shows."""
-        return str(self.kind_select.value)
+        return str(self._kind.value)
 
     def frame_of(self, kind: str) -> pd.DataFrame:
         """The edited frame ``kind`` (its rows' labels are the row numbers errors name)."""
@@ -386,7 +391,7 @@ class EditPanel(PlanPanel):
                 "Rehearse is off: " + sampled_refusal("the plan", self.snapshot, plan.parts)
             )
             return False
-        rehearse = functools.partial(self._rehearse, bool(self.send_refused.value))
+        rehearse = functools.partial(self._rehearse, bool(self._resend.value))
         return self._start("Rehearsing on a sandbox started from the snapshot", rehearse)
 
     def apply(self) -> bool:
@@ -414,7 +419,7 @@ class EditPanel(PlanPanel):
         if self._unlogged(self.action_log):
             return False
         refused = refused_in(plan, self.action_log)
-        resend = refused > 0 and bool(self.send_refused.value)
+        resend = refused > 0 and bool(self._resend.value)
         if refused and not resend and refused == sum(len(p.valid_items) for p in plan.parts):
             self.show_error(f"Nothing to send: the plan holds only {skipped_note(refused)}.")
             return False
@@ -497,7 +502,7 @@ class EditPanel(PlanPanel):
         self.unsupported_table.show(plan.unsupported, "<b>Changes the service cannot make</b>")
         refused = self._show_plan_cost()
         changes = counted(len(plan.changes), "change")
-        held = f"; {skipped_note(refused)}" if refused and not self.send_refused.value else ""
+        held = f"; {skipped_note(refused)}" if refused and not self._resend.value else ""
         self.show_ok(f"Planned: {changes}, {figure(len(plan.unsupported))} unsupported{held}.")
 
     def _send_refused_toggled(self) -> None:
@@ -517,7 +522,7 @@ class EditPanel(PlanPanel):
         self.send_refused.layout.display = "" if refused else "none"
         if plan is None or self.client is None:
             return refused
-        resend = refused > 0 and bool(self.send_refused.value)
+        resend = refused > 0 and bool(self._resend.value)
         # the budget read first when the client knows none
         cost = budgeted(lambda: self._apply_cost(plan, resend), self.client)
         note = f" (with {figure(self._again_calls())} of the pull again after the apply"
@@ -585,7 +590,8 @@ class EditPanel(PlanPanel):
             if isinstance(read, ActionLog) and read is not log:
                 read.close()
             if resend and not still_held(read):
-                self.send_refused.value = False  # once: refused again, they are held again
+                # once: refused again, they are held again (unticked as a load shows its list)
+                self._shows((), functools.partial(setattr, self.send_refused, "value", False))
         self.results = results
         self.results_table.show(results, "<b>Results</b>")
         self.download.value = download_button(results, "change_plan_results.csv")

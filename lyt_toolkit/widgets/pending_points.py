@@ -18,8 +18,10 @@ from ..models.listing import MAX_LIMIT
 from ._grid import grid, selected, show
 from ._legacy_select import LegacySelect
 from ._messages import enum_text
+from ._options import option_values
 from ._paged import Walked, stopped, walk
 from ._plan_panel import PlanPanel
+from ._taken import Taken
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -87,6 +89,9 @@ class PendingPointsPanel(PlanPanel):
             placeholder="member ID (lmbr_...) or customer ID (cust_...)",
             layout=w.Layout(width="320px"),
         )
+        self._search = Taken[str](self.member_search)
+        """What the search box holds: the next read's line, worked out in a load's thread too,
+        reads it here."""
         self.find_button = w.Button(description="Find", icon="search", disabled=True)
         self.reads = w.HTML()
         self.card_select = w.Dropdown(options=[_CHOOSE], description="Card")
@@ -173,7 +178,7 @@ class PendingPointsPanel(PlanPanel):
         if program is None:
             return "Choosing a program reads its first page of members", 1, ""
         if member is None:
-            text = self.member_search.value.strip()
+            text = self._search.value.strip()
             if text:
                 return f"Find {text}", 1 if text.startswith(IdPrefix.MEMBER) else 2, ""
             return "Choosing a member reads its cards", 1, ""
@@ -227,7 +232,7 @@ class PendingPointsPanel(PlanPanel):
     def find_member(self) -> None:
         """Find the member whose ID or customer ID ``member_search`` holds in the chosen
         program, in the background, and choose it (its cards then list)."""
-        text = self.member_search.value.strip()
+        text = self._search.value.strip()
         program = self._path[0]
         if program is None:
             self.show_error("Choose a program first.")
@@ -254,9 +259,8 @@ class PendingPointsPanel(PlanPanel):
         """Choose ``member``, Find's, listed if it is not (its cards: ``with_cards``, else
         read when it is chosen)."""
         self._found = with_cards
-        options = list(self.member_select.options)
-        if member.id not in [value for _, value in options]:
-            self.member_select.options = [*options, _member_option(member)]
+        if member.id not in option_values(self.member_select):
+            self.member_select.options = [*self.member_select.options, _member_option(member)]
         self.member_search.value = ""
         self.member_select.value = member.id  # its cards list: read by ID, none more
 

@@ -21,6 +21,7 @@ from ._messages import enum_text
 from ._paged import Walked, stopped, walk
 from ._plan_panel import PlanPanel
 from ._results import RESULT_VIEW
+from ._taken import Taken
 
 if TYPE_CHECKING:
     from ..client import LoyaltyClient
@@ -70,6 +71,10 @@ class RewardDraftPanel(PlanPanel):
             description="Move to draft", button_style="warning", disabled=True
         )
 
+        self._name = Taken[str](self.name_filter)
+        self._type = Taken[str | None](self.type_filter)
+        self._confirmed = Taken[bool](self.confirm)
+        """The filters and the confirmation as set: a load's and a run's thread read these."""
         self._walks: dict[str, Walked] = {}
         """The calls each set of filters' last load took (by ``_key``)."""
         self._loaded: dict[str, Any] = {}
@@ -99,10 +104,10 @@ class RewardDraftPanel(PlanPanel):
 
     def _filters(self) -> dict[str, Any]:
         filters: dict[str, Any] = {}
-        if text := self.name_filter.value.strip():
+        if text := self._name.value.strip():
             filters["name"] = {"$contains": text}
-        if self.type_filter.value:
-            filters["type"] = {"$is": self.type_filter.value}
+        if kind := self._type.value:
+            filters["type"] = {"$is": kind}
         return filters
 
     def _walked(self, filters: dict[str, Any]) -> Walked:
@@ -162,17 +167,19 @@ class RewardDraftPanel(PlanPanel):
 
     def update_buttons(self) -> None:
         self.enable(self.load_button, True)
-        self.enable(self.draft_button, bool(self.confirm.value and self.selected_ids()))
+        self.enable(self.draft_button, bool(self._confirmed.value and self.selected_ids()))
 
     def move_to_draft(self) -> None:
         """Start moving the selected rewards; the confirmation is consumed by the run."""
-        if not (self.confirm.value and self.selected_ids()):
+        if not (self._confirmed.value and self.selected_ids()):
             self.show_error("Select rewards and tick the confirmation first.")
             return
         self.run(self._plan(), ("name", *RESULT_VIEW), then=self._after_run)
 
     def _after_run(self) -> None:
-        self.confirm.value = False
+        """In the run's thread: the confirmation consumed (unticked as a load shows what it
+        read), the rewards read again."""
+        self._shows((), partial(setattr, self.confirm, "value", False))
         self._load_rewards(self._loaded)
 
 

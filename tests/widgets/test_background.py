@@ -549,6 +549,34 @@ def test_a_project_chosen_while_webhooks_load_is_refused_and_put_back_delete_nam
     )
 
 
+def test_a_choice_refused_is_put_back_only_to_a_project_the_dropdown_still_offers(
+    client: LoyaltyClient,
+    fresh: Sandbox,
+    release: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The project dropdown's options replaced (from code) while a project's webhooks load:
+    the choice that replacement makes (none) is refused as any is then, but not put back to
+    the project loading, which the dropdown no longer offers (a ``TraitError`` in the
+    assignment, earlier); the refusal is said, and once the load ends a project chosen lists
+    its webhooks."""
+    zone = DangerZone(client)
+    zone.refresh_button.click()
+    zone.wait()
+    held = _hold(client, "webhooks.list", release, monkeypatch)
+    zone.project_select.value = "proj_NwMain01"
+    assert held.wait(30)  # the load's thread is at its webhooks read
+    zone.project_select.options = [("-- choose --", None), ("Stage", "proj_NwStage01")]
+    assert "Still loading" in zone.status.value
+    assert zone.project_select.value is None  # not put back: no longer offered
+    release.set()
+    zone.wait()
+    zone.project_select.value = "proj_NwStage01"
+    zone.wait()
+    stage = [h.id for h in client.webhooks.list("proj_NwStage01")]
+    assert list(zone.webhooks.frame["id"]) == stage and stage
+
+
 CARD_PATH = {
     "program_select": "lprg_c0ffee0001",
     "member_select": "lmbr_c0ffee0001",

@@ -28,6 +28,8 @@ from lyt_toolkit.synthetic import generate_program
 from lyt_toolkit.widgets import EditPanel
 from lyt_toolkit.widgets import edit_panel as edit_panel_module
 
+from .helpers import off_thread
+
 REWARD = "lrew_c0ffee0001"  # ACTIVE in the demo program
 TIER_STRUCTURE = "lts_c0ffee0006"
 CARD_DEFINITION = "lcdef_c0ffee0001"
@@ -1040,9 +1042,12 @@ def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_
     """With a log, an activation refused 423 (its day reached) is said refused for good and
     not sent again by a plain Apply, which says so with a count (and, holding nothing else,
     sends nothing); once what refused it is put right, ticking Send refused writes again
-    counts it in the cost, and Apply reconsiders the log and sends it."""
+    counts it in the cost, and Apply reconsiders the log and sends it. The steps' thread
+    never reads the box (nor the frame chosen), and unticks it as a load shows its list (it
+    read both and wrote the box, earlier)."""
     log = tmp_path / "edits.log.jsonl"
     panel, bucket, today = _activation_refused(fresh, snapshot, client, log)
+    seen = off_thread(panel, panel.send_refused, panel.kind_select)
 
     assert panel.results is not None
     assert panel.results.set_index("target").loc[BUCKET, "status"] == 423
@@ -1099,6 +1104,7 @@ def test_a_write_refused_for_good_is_said_held_and_sent_again_once_send_refused_
     assert '"lyt-action-reconsidered/1"' in log.read_text()
     assert not panel.send_refused.value and panel.send_refused.layout.display == "none"
     assert "refused for good" not in panel.status.value
+    assert seen == []
 
 
 def test_an_apply_with_send_refused_ticked_that_sends_no_write_leaves_the_refusals_held(
