@@ -132,8 +132,10 @@ def _counted(client: LoyaltyClient, share: float, log: LogSource | None) -> Iter
     """The client's paced allowance at ``share``; with ``log``, the calls the plan's earlier
     runs sent in the window counted against it (the one their last run was in, while this
     machine's clock says it may not be over, before an answer names one: ``Allowance.presumed``)
-    and those of the block noted in ``log`` as it ends, unless the log proved another's
-    (``ForeignLogError``: nothing is written to it)."""
+    and those of the block noted in ``log`` before each goes out (once an answer named the
+    window: a run killed with calls in flight leaves none uncounted) and as it ends, unless the
+    log proved another's (``ForeignLogError``: nothing is written to it as it ends; before, a
+    client that has heard nothing sends only its token request, noted in no window)."""
     quota = client.quota
     if log is None:
         with quota.allowance(share, paced=True) as allowance:
@@ -144,14 +146,19 @@ def _counted(client: LoyaltyClient, share: float, log: LogSource | None) -> Iter
         earlier, recorded = action_log.earlier, action_log.last_window
         with quota.allowance(share, paced=True, earlier=earlier, recorded=recorded) as allowance:
             foreign = False
+
+            def note() -> None:
+                action_log.note_window(lambda: quota.window_calls(allowance))
+
             try:
-                yield allowance
+                with telling_before_sending(note):  # each call noted before it goes out
+                    yield allowance
             except ForeignLogError:
                 foreign = True
                 raise
             finally:  # however the block ends (Ctrl-C included), unless the log is another's
                 if not foreign:
-                    action_log.note_window(lambda: quota.window_calls(allowance))
+                    note()
 
 
 def _waits_said(

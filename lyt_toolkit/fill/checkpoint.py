@@ -31,9 +31,9 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -290,14 +290,25 @@ class Checkpoint:
         """Whether the folder holds a finished pull (a run of it reached its end)."""
         return self.manifest.get("complete") is True
 
-    def note_window(self, use: WindowCalls | None) -> None:
-        """Record what the pull's runs spent of the window this run is in (``use``; nothing
-        while no answer named it), when it changed."""
-        if use is None:
-            return
-        entry = entry_of(use)
-        if self.manifest.get(WINDOW) != entry:
-            self.note(**{WINDOW: entry})
+    def note_window(self, use: Callable[[], WindowCalls | None], *, ahead: int = 0) -> None:
+        """Record what the pull's runs spent of the window this run is in (``use()``; nothing
+        while no answer named it), when it changed. With ``ahead``, before a call goes out
+        (``use()`` counting it): nothing when the record already counts that many calls in
+        the window, else ``ahead`` more calls than sent, spent ahead (a manifest written
+        before each call would cost a file's write and rename a call; a later record without
+        ``ahead`` says the calls sent exactly). ``use`` is read under the lock the record is
+        written under: of two threads noting at once, the later record counts the later
+        calls."""
+        with self._lock:
+            now = use()
+            if now is None:
+                return
+            if ahead and _covers(self.manifest.get(WINDOW), now):
+                return
+            entry = entry_of(replace(now, sent=now.sent + ahead))
+            if self.manifest.get(WINDOW) != entry:
+                self.manifest[WINDOW] = entry
+                self._write_manifest()
 
     def earlier(self, ends: float, limit: int | None) -> WindowCalls | None:
         """What the earlier runs spent of the window ending at ``ends`` under ``limit``
@@ -470,6 +481,17 @@ class Checkpoint:
         if "rewards" in times:
             times["reward_costs"] = times["rewards"]
         return times
+
+
+def _covers(recorded: Mapping[str, Any] | None, now: WindowCalls) -> bool:
+    """Whether the manifest's window record ``recorded`` is of ``now``'s window, as ``now``
+    says it, and counts at least its calls."""
+    if recorded is None:
+        return False
+    entry = entry_of(now)
+    return recorded["sent"] >= now.sent and all(
+        recorded.get(key) == entry.get(key) for key in ("ends", "limit", "held", "here")
+    )
 
 
 def _key_kind(key: str) -> str | None:

@@ -7,13 +7,16 @@ Two records say what they were:
 - the manifest's ``window`` (``checkpoint.json``): the window the last run was in (its end on
   the service's clock and its budget), what it held for the pull when the pull's first run
   there heard of it (``held``), and the calls the pull's runs sent in it (``sent``, token
-  requests, retries and calls whose answer never came included). Each run writes it once a
-  second and as it ends (Ctrl-C included);
+  requests, retries and calls whose answer never came included). Each run writes it before
+  a call goes out that it does not count yet, ``pull.SPENT_AHEAD`` calls ahead (a run
+  killed with calls in flight leaves them counted, a few more at most), once a second and as
+  it ends (Ctrl-C included), those two exact. A paced plan's log counts the same way, each
+  call's line written before it goes out (``actions.log``);
 - the manifest's ``window`` also says when that window ends on this machine's clock
   (``here``): a run resumed while it may not be over counts its first call, the token
   request that learns the window, against that window's share (``Allowance.presumed``);
 - the journal: every answer names the window the service counted it in (its
-  ``X-Rate-Limit-Retry``), a floor for a run killed between two writes of the manifest (it
+  ``X-Rate-Limit-Retry``), a floor for a manifest an older toolkit wrote, once a second (it
   misses the calls in flight and the token requests).
 
 The calls sent before are the larger of the two. An answer naming no window (stored by

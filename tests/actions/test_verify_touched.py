@@ -5,13 +5,17 @@ of ``test_rehearsal`` are verified this way there, beside their full pull's veri
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from interrupting import quiet_then_closed, window_used
+from shared_tls import TLS
 
 from lyt_toolkit import actions
+from lyt_toolkit.actions import ActionLog
 from lyt_toolkit.actions.verify_touched import planned_reads, touched_reads
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.client.allowance import PacingEnded
@@ -223,3 +227,37 @@ def test_a_paced_verification_run_again_with_the_plans_log_counts_its_first_run(
         used = quiet_then_closed(fresh, client, again, 1 + share, quiet=1.5)
     assert used == window_used(fresh) == 1 + share
     assert len(ended) == 1 and isinstance(ended[0], StoppedError | PacingEnded), ended
+
+
+def test_each_read_of_a_paced_verification_is_counted_in_the_plans_log_before_it_goes_out(
+    fresh: Sandbox, make_client: Callable[..., LoyaltyClient], tmp_path: Path
+) -> None:
+    """A paced verification's reads are noted in the plan's log (its window line) before each
+    goes out, as an apply's writes are: a run killed (``kill -9``) with reads in flight leaves
+    none uncounted by the next. Before, its window line was written once it ended: killed
+    mid-way, every read it had sent was counted by no run after it."""
+    log = tmp_path / "plan.log.jsonl"
+    fresh.set_plan("unlimited")
+    with make_client(fresh) as client:
+        plan = actions.delete_tier_structures(["lts_c0ffee0006", "lts_c0ffee0003"])
+        rehearsal = plan.rehearse(pull(client), progress=False)
+        results = plan.execute(client, log=log, progress=False)
+    fresh.set_plan("1000/hour")  # its answers name the window
+    going: list[tuple[int, int]] = []  # each call's number in the run, the log's count then
+
+    def counted(request: httpx.Request) -> None:
+        window = fresh.plan()
+        ends = datetime.fromisoformat(window["resets_at"]).timestamp()
+        going.append((len(going) + 1, ActionLog(log).earlier(ends, window["limit"]).sent))
+
+    with (
+        httpx.Client(event_hooks={"request": [counted]}, verify=TLS) as http,
+        make_client(fresh, http_client=http) as hooked,
+    ):
+        verification = actions.verify_touched(
+            rehearsal, hooked, results=results, paced=True, log=log
+        )
+    assert verification.ok, verification.problems
+    reads = going[1:]  # after its token request, the call that names the window
+    assert len(reads) == touched_reads(rehearsal).calls >= 2
+    assert [(n, logged) for n, logged in reads if logged < n] == []

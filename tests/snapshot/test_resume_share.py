@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ from fixture_types import LytProcess, StartSandbox
 from interrupting import (
     clock_agreeing_here,
     ctrl_c_once_quiet,
+    held,
     stderr_until,
     until_quiet,
     window_used,
@@ -38,6 +40,7 @@ from interrupting import (
 from lyt_toolkit import ProgramSnapshot
 from lyt_toolkit.fill.answers import JOURNAL
 from lyt_toolkit.fill.checkpoint import MANIFEST
+from lyt_toolkit.fill.pull import SPENT_AHEAD
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.synthetic import generate_program
 
@@ -52,6 +55,10 @@ PLAN = "120/hour"
 """Not 100/hour: that names the free plan, whose 500-call billing cycle refuses a paced pull."""
 SHARE = 60
 """The default share, 0.5, of the window's 120 calls."""
+ANSWERED = 20
+"""Calls a pull killed mid-way has answered: its token request, lists and first reads."""
+CONCURRENCY = 8
+"""The calls a pull has under way at once (its default ``concurrency``)."""
 QUIET = 1.5
 """Seconds a pull sends nothing more before it is taken to wait for the reset (it would send
 a new share's 30 calls to the local sandbox in far less)."""
@@ -110,6 +117,35 @@ def test_lyt_export_run_again_in_its_window_keeps_to_the_share_its_first_run_too
     here = manifest["window"].pop("here")  # the fixed clock's hour, from the first run's time
     assert time.time() < here < time.time() + 3600
     assert manifest["window"] == {"ends": ends, "limit": 120, "held": 120, "sent": SHARE}
+
+
+def test_lyt_export_killed_with_calls_in_flight_leaves_them_counted_by_the_next_run(
+    window: Sandbox, lyt_process: LytProcess, tmp_path: Path
+) -> None:
+    """``kill -9`` while the pull's reads are in flight (held in the sandbox, counted there):
+    each call was counted in the manifest before it went out (spent ahead, ``SPENT_AHEAD``
+    calls at a time), so the run again counts every call the killed one sent in the window,
+    a few more at most, and the two send no more than the share."""
+    clock_agreeing_here(window)
+    folder = tmp_path / "checkpoint"
+    with held(window, after=ANSWERED) as gate:
+        export = lyt_process(
+            window, tmp_path, "export", "--out", "out", "--checkpoint", str(folder)
+        )
+        gate.until_held(lambda: CONCURRENCY, export)  # every call it has under way
+        export.send_signal(signal.SIGKILL)
+        export.communicate()
+    assert export.returncode == -signal.SIGKILL
+    killed = window_used(window)
+    assert killed == ANSWERED + CONCURRENCY
+    record = json.loads((folder / MANIFEST).read_text()).get("window")
+    counted = _export_stopped_once_quiet(window, lyt_process, tmp_path, folder, SHARE)
+    # Before, the manifest said what the run had sent at its last write, once a second (none
+    # yet here), and the journal held the 20 answers: the run again counted neither the
+    # calls in flight nor the token request, and the window ended at 64 of a share of 60.
+    assert SHARE - SPENT_AHEAD <= counted <= SHARE
+    assert counted == window_used(window)
+    assert record is not None and killed <= record["sent"] <= killed + SPENT_AHEAD
 
 
 def _settings(sb: Sandbox) -> dict[str, Any]:
