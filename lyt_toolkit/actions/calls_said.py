@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .._text import counted, figure
 from ..client.allowance import checked_share
 from ..snapshot.defaults import DEFAULT_SHARE
-from .chunked import CHUNK_MOST, reads_as_chunked, share_of_window, to_send
+from .chunked import CHUNK_MOST, known_refused, reads_as_chunked, share_of_window, to_send
 from .log import LogState
 
 if TYPE_CHECKING:
@@ -48,6 +48,8 @@ class Chunkable(Protocol):
     def touched(self) -> Sequence[Touched]: ...
     @property
     def inputs(self) -> Mapping[str, pd.DataFrame]: ...
+    @property
+    def changes(self) -> pd.DataFrame: ...
 
 
 def paced_reread(
@@ -69,7 +71,8 @@ def paced_reread(
             left = None
         else:
             whole = share_of_window(client, share)
-    return reads_as_chunked(saved.touched, saved.inputs, todos, (), left, whole)
+    refused = known_refused(saved.changes, {})  # the base's blocked: each read back
+    return reads_as_chunked(saved.touched, saved.inputs, todos, (), left, whole, refused=refused)
 
 
 def paced_text(paced: int, reads: int, chunked: int, *, budget_known: bool) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import threading
 from abc import ABCMeta
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,6 +42,7 @@ from .chunked import (
     ChunkAhead,
     chunk_size,
     in_order,
+    known_refused,
     not_reached,
     part_of,
     planned_part,
@@ -816,8 +817,9 @@ class SavedPlan:
         if kept is None:
             return 0
         left = self._rereads(log, refresh=True)
-        now = service_now(client)
-        return dropped_as_kept(self, self.parts, log, left, kept, now, self._kept_replan)
+        now, dated = service_now(client), client.service_time() is not None
+        replans = self._kept_replan
+        return dropped_as_kept(self, self.parts, log, left, kept, now, replans, dated=dated)
 
     @functools.cached_property
     def _kept_replan(self) -> KeptReplan:
@@ -854,6 +856,7 @@ class SavedPlan:
         ]
         left, whole = self._share_left(client, log, share)
         left = None if left is None else max(0, left - in_doubt)  # read back first
+        actions = {part.action: state for part, state in zip(self.parts, states, strict=True)}
         return reads_as_chunked(
             self.touched,
             self.inputs,
@@ -863,6 +866,7 @@ class SavedPlan:
             whole,
             carried=refresh,
             token_held=client.holds_token,
+            refused=known_refused(self.changes, actions, reconsidered=refresh),
         )
 
     @staticmethod
@@ -1086,7 +1090,8 @@ class SavedPlan:
             if made is not None:
                 return ChangePlan(made[0], *made[1])
         live = self._live(client, log, kept, refresh=True)
-        base, planned = replanned(self, live, self.own_work(client, log), service_now(client))
+        own, dated = self.own_work(client, log), client.service_time() is not None
+        base, planned = replanned(self, live, own, service_now(client), dated=dated)
         return ChangePlan(base, *planned)
 
     def check_apply(
@@ -1130,6 +1135,12 @@ class SavedPlan:
                     client, log=log, budget_share=budget_share, paced=paced, refresh=refresh
                 ),
                 client,
+            )
+        if paced and heard.sent and log is not None:
+            # its calls (the token request) now noted in the log as this run's in the window:
+            # the share left, and the chunks it cuts, as the apply's own allowances see them
+            cost = self.cost(
+                client, log=log, budget_share=budget_share, paced=paced, refresh=refresh
             )
         what = f"re-reading the objects {self.path} touches, then the writes"
         _refuse_over(cost, what, paced, client, heard)
@@ -1366,6 +1377,9 @@ class SavedPlan:
         for part in self.parts:
             state = log_state(log, part.action, client)
             todo = [] if stopped else to_send(part, state, reconsidered=refreshing is not None)
+            refused = known_refused(
+                self.changes, {part.action: state}, reconsidered=refreshing is not None
+            ).get(part.action, set())
             sent: list[tuple[list[int], pd.DataFrame]] = []
             reached: set[int] = set()
             while todo and not stopped:
@@ -1377,8 +1391,7 @@ class SavedPlan:
                         client,
                         log,
                         (kept, quiet),
-                        part,
-                        todo,
+                        (part, todo, refused),
                         (whole, share, progress, work),
                         cancel,
                     )
@@ -1495,7 +1508,7 @@ class SavedPlan:
         stop = ChunkStop(
             written,
             why,
-            again=ahead.calls(len(chunk)) - len(chunk),
+            again=ahead.reads(len(chunk)),
             refresh=self.cost(client, log=log, budget_share=share, paced=True, refresh=True).needed,
             refresh_reads=refresh.needed,
         )
@@ -1506,12 +1519,13 @@ class SavedPlan:
         client: LoyaltyClient,
         log: LogSource,
         kept_while: tuple[KeptReads, Callable[[], bool] | None],
-        part: ActionPlan[Any],
-        todo: list[int],
+        writes: tuple[ActionPlan[Any], list[int], Collection[str]],
         pace: tuple[int | None, float, Progress, PacedWork],
         cancel: threading.Event | None,
     ) -> tuple[LiveRows, list[int], set[tuple[str, ...]]]:
-        """The next chunk of ``todo`` (indices of ``part``'s items; ``chunk_size``), the
+        """The next chunk of ``writes``' ``todo`` (indices of its ``part``'s items, a write to
+        one of its ``refused`` targets read back once refused: ``known_refused``;
+        ``chunk_size``), the
         live rows of the objects its writes need, read paced (``pace``: a window's share in
         calls, the share, the progress, the work it is a chunk of, told of it), its writes
         held back (``Allowance.holding_back``), and what those reads fetch (``read_keys``).
@@ -1521,6 +1535,7 @@ class SavedPlan:
         a chunk that waits for the next window (nothing heard across it can be told); else
         it is read afresh."""
         kept, quiet = kept_while
+        part, todo, refused = writes
         whole, share, progress, work = pace
         planned: list[int] = [0]
         with self._reread_paced(
@@ -1529,7 +1544,7 @@ class SavedPlan:
             kept.expire()  # a row read over ``KEPT_FOR`` before is read again: not counted
             if quiet is not None and kept.held and not quiet():
                 kept.clear()  # another's call since the first chunk's read: read afresh
-            ahead = ChunkAhead(self.touched, self.inputs, part, todo, frozenset(kept.held))
+            ahead = ChunkAhead(self.touched, self.inputs, part, todo, frozenset(kept.held), refused)
             held = client.holds_token
             if (
                 quiet is not None
@@ -1537,13 +1552,13 @@ class SavedPlan:
                 and waits_for_window(ahead.calls, allowance.left, held)
             ):
                 kept.clear()  # its rows read in the window its writes go in
-                ahead = ChunkAhead(self.touched, self.inputs, part, todo)
+                ahead = ChunkAhead(self.touched, self.inputs, part, todo, refused=refused)
             chunk = todo[: chunk_size(ahead.calls, allowance.left, whole, token_held=held)]
             entries = ahead.needed(len(chunk))
             earlier = read_keys(entries, self.inputs) & kept.held.keys()  # no call: kept
-            planned[0] = ahead.calls(len(chunk)) - len(chunk)
+            planned[0] = ahead.reads(len(chunk))
             work.chunk(part.action, planned[0], len(chunk), len(todo))
-            with allowance.holding_back(len(chunk)):
+            with allowance.holding_back(ahead.sent(len(chunk))):
                 live = live_rows(client, entries, self.inputs, kept)
                 if earlier and quiet is not None and not quiet():  # heard as it read
                     kept.drop(earlier)

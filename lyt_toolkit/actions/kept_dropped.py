@@ -38,13 +38,17 @@ def dropped_as_kept(
     kept: KeptReads,
     now: pd.Timestamp,
     replans: KeptReplan | None = None,
+    *,
+    dated: bool = True,
 ) -> int:
     """The calls a refresh's cost counts (its ``_needed``) for the writes of ``parts`` the
     plan made again from the rows ``kept`` holds of the objects ``left`` to read (its
     clock ``now``) drops: a write, the read back of one the base shows refused, and the
     second call of one the ``log`` shows refused for good (sent again, read back). No call
     is sent: the objects read are those ``kept`` holds fresh. ``replans`` holds the plan
-    made again for the apply that follows on the same rows (``kept_replan``)."""
+    made again for the apply that follows on the same rows (``kept_replan``). Not ``dated``
+    (``now`` this machine's clock, the service's not known yet), a bucket whose date it
+    reached is counted as sent (``replan``), and the plan is not held for the apply."""
     kept.expire()  # in memory only: a row too old is read again, its writes counted
     read_key = ReadKeys(saved.inputs)
     answered = [
@@ -58,10 +62,14 @@ def dropped_as_kept(
     states = {part.action: log_state(log, part.action) for part in parts}
     own: dict[str, set[str]] = {call: set() for call in TOUCHES}
     own |= {call: set(state.succeeded) for call, state in states.items()}
-    key = None if replans is None else kept_key(parts, saved.inputs, log, left, kept, now)
+    key = (
+        None
+        if replans is None or not dated
+        else kept_key(parts, saved.inputs, log, left, kept, now)
+    )
 
     def replan() -> Made:  # the rows typed only to make the plan: a plan held needs none
-        return replanned(saved, _kept_rows(answered, read_key, kept), own, now)
+        return replanned(saved, _kept_rows(answered, read_key, kept), own, now, dated=dated)
 
     _, planned = (replans or KeptReplan()).made(key, replan)
     still = {part.action: {str(item.target) for item in part.items} for part in planned.parts}

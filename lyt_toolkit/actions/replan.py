@@ -8,7 +8,12 @@ the planner's reason. No frame is edited, wrapped into a snapshot or compared ag
 
 An object the service keeps in status DELETED is gone as one it no longer answers is: the
 change unsupported with that reason, not planned (a tier structure someone else deleted: its
-delete "already DELETED", which sent would be answered 404 and read back).
+delete "already DELETED", which sent would be answered 404 and read back). So is the
+activation of a pending bucket whose date the service's clock (``now``) reached, in a
+refresh (``logged``): refused for good (a date once reached stays so), sent it was a 423 and
+a read back, two calls for nothing; one blocked by what the live rows do not hold (its
+member's or program's status) is planned, as the service makes it once that is put right. A
+file for review keeps it, marked blocked (``blocked_reason``), as any plan does.
 
 A benefit create stays as saved unless its card definition went (or is DELETED) or a
 benefit took its name since (then it is unsupported); what the plan's own writes made (an
@@ -31,10 +36,13 @@ from ..snapshot import ProgramSnapshot
 from .benefits import create_benefits
 from .change_planner import UNSUPPORTED_COLUMNS, Planned, Planner
 from .change_rows import CALL_KINDS
-from .reread import LiveRows, deleted_words, gone_words, id_positions
+from .reread import LiveRows, date_reached, deleted_words, gone_words, id_positions
 from .touched import Touched, creates_needing, is_name, names_hash, rows_hashed
 
 __all__ = ["DIFF_COLUMNS", "Replannable", "live_changes", "replanned", "touched_again"]
+
+ACTIVATE = "activate_pending_bucket"
+"""The call activating a pending bucket."""
 
 DIFF_COLUMNS = ("kind", "key", "change", "column", "before", "after")
 """The columns of the diff rows the ``Planner`` reads (``SnapshotDiff.changes``')."""
@@ -60,12 +68,17 @@ def replanned(
     now: pd.Timestamp,
     *,
     logged: bool = True,
+    dated: bool = True,
 ) -> tuple[ProgramSnapshot, Planned]:
     """The base of the ``live`` rows (the saved base's ``source``, pulled ``now``: the
     service's clock, by which its pending buckets are judged) and the plan of the ``saved``
     changes made again against it, what ``own`` holds (the plan's own writes) left out; its
     own creates kept for the log to settle while ``logged`` (applied with the plan's log),
-    else left out too (see the module)."""
+    else left out too. While ``logged`` (a refresh, not a file for review, which keeps it
+    marked blocked as any plan whose base shows it so), an activation whose bucket's date
+    ``now`` reached is unsupported, unless not ``dated`` (``now`` this machine's clock, not
+    known to be the service's: it is planned, as the service may still activate it; see the
+    module)."""
     for_creates = [t for t in saved.touched if t["call"] == "create_benefit"]
     creates, gone = _creates_left(saved, live, own)
     if not logged:
@@ -73,6 +86,8 @@ def replanned(
     made = {(t["kind"], t["key"]) for t in saved.touched if t["key"] in own[t["call"]]}
     skipped = made | {(t["kind"], t["key"]) for t in for_creates}
     calls = {(t["kind"], t["key"]): t["call"] for t in saved.touched}
+    today = now.date()
+    by_date = dated and logged  # a file for review keeps it, marked, as any plan its base blocks
     frames: dict[str, list[pd.DataFrame]] = {}
     for (kind, key), row in live.items():
         if (kind, key) in skipped:
@@ -83,6 +98,12 @@ def replanned(
         elif deleted := deleted_words(kind, row, calls.get((kind, key), "")):
             # kept by the service, but gone: its delete done, no call changes it
             gone.append({"kind": kind, "key": key, "reason": f"{deleted} in the live program"})
+        elif (
+            by_date and calls.get((kind, key)) == ACTIVATE and (reached := date_reached(row, today))
+        ):
+            # listed, but the service refuses its activation for good: not sent (a 423, then
+            # its read back: two calls for nothing)
+            gone.append({"kind": kind, "key": key, "reason": reached})
         else:
             frames.setdefault(kind, []).append(row)
     rows = {kind: pd.concat(found, ignore_index=True) for kind, found in frames.items()}

@@ -17,6 +17,7 @@ budgeted) for, whatever a plan file says its card held.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import itertools
 from collections.abc import Callable, Collection, Iterable, Mapping
@@ -26,6 +27,7 @@ import pandas as pd
 
 from .._text import counted
 from ..errors import APIError, NotFoundError, QuotaExhaustedError
+from ..frames.pending import bucket_date
 from ..frames.registry import BUILDERS
 from ..snapshot.clock import utc_now
 from ._listed import (
@@ -114,6 +116,19 @@ def deleted_words(kind: str, row: pd.DataFrame, call: str) -> str | None:
     if not (isinstance(status, str) and status == "DELETED"):
         return None
     return "already DELETED" if call.startswith("delete_") else "DELETED"
+
+
+def date_reached(row: pd.DataFrame, today: dt.date) -> str | None:
+    """Why the service refuses to activate the pending bucket of the live ``row``: its date
+    is not after the service's ``today`` (a date the clock has reached stays reached, so the
+    refusal is for good: a 423); None while it is after, or not known."""
+    date = bucket_date(row["date"].iloc[0]) if "date" in row and len(row) else None
+    if date is None or date > today:
+        return None
+    return (
+        f"its date {date:%Y-%m-%d} is no longer after the service's today,"
+        f" {today:%Y-%m-%d}: the service refuses to activate it"
+    )
 
 
 class ReadKeys:

@@ -14,8 +14,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from .._text import counted, figure
-from ..frames.pending import bucket_date
-from .reread import LiveRows, deleted_words, gone_words
+from .reread import LiveRows, date_reached, deleted_words, gone_words
 from .touched import StalePlanError, Touched, is_name, names_hash, rows_hashed
 
 __all__ = [
@@ -64,12 +63,9 @@ def stale_objects(
             deleted = deleted_words(kind, row, entry["call"])
             stale.append(f"{kind} {key} ({deleted})" if deleted else f"{kind} {key}")
         elif today is not None and kind == "pending_buckets" and key in activatable:
-            date = bucket_date(row["date"].iloc[0])
-            if date is not None and date <= today:
-                stale.append(
-                    f"{kind} {key} (its date {date:%Y-%m-%d} is no longer after the"
-                    f" service's today, {today:%Y-%m-%d}: the service refuses to activate it)"
-                )
+            reached = date_reached(row, today)
+            if reached is not None:
+                stale.append(f"{kind} {key} ({reached})")
     return stale
 
 

@@ -329,7 +329,8 @@ def test_a_bucket_whose_date_the_service_s_clock_reached_since_the_pull_is_stale
     their rows unchanged, so the re-read found nothing stale and the service refused them
     (423); only a pull and ``verify`` afterwards showed it. Such a bucket is now stale,
     its date named; refreshed, the plan judges its buckets by the service's clock (it took
-    this machine's: on a sandbox's, every bucket's date had passed)."""
+    this machine's: on a sandbox's, every bucket's date had passed), and such a bucket's
+    activation is unsupported, not sent (it was planned and sent: 423, then read back)."""
     plan, _ = save_four(tmp_path / "plan.json")
     assert pd.isna(cell(plan.changes.set_index("key"), BUCKET, "blocked_reason"))
     loaded = ChangePlan.load(tmp_path / "plan.json")
@@ -345,8 +346,12 @@ def test_a_bucket_whose_date_the_service_s_clock_reached_since_the_pull_is_stale
         " today, 2026-01-21: the service refuses to activate it)"
     ]
     assert _live(client) == before  # nothing sent
-    later = loaded.refreshed(client).changes.set_index("key")
-    assert later.loc[BUCKET, "blocked_reason"] == "its date 2026-01-20 is not after 2026-01-21"
+    later = loaded.refreshed(client)  # refused for good: not sent (a 423 and its read back)
+    assert BUCKET not in set(later.changes["key"])
+    assert later.unsupported.set_index("key").loc[BUCKET, "reason"] == (
+        "its date 2026-01-20 is no longer after the service's today, 2026-01-21: the service"
+        " refuses to activate it"
+    )
 
 
 def test_refresh_plans_again_against_the_live_state(

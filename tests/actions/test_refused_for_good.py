@@ -1,7 +1,9 @@
-"""A write the service refused for good (423: a pending bucket's date reached, its program
-INACTIVE) is logged final by a saved plan's apply: resumed with its log, the apply neither
-sends it again nor reads it back, its result still the refusal; ``refresh=True`` sends it
-again. Counted over real HTTP."""
+"""A write the service refused for good (423: a pending bucket's member or program INACTIVE)
+is logged final by a saved plan's apply: resumed with its log, the apply neither sends it
+again nor reads it back, its result still the refusal; ``refresh=True`` sends it again (the
+rows it reads do not show those statuses: put right since, the service makes it). One whose
+date the service's clock reached a refresh does not send: ``test_paced_cost_as_sent``.
+Counted over real HTTP."""
 
 from __future__ import annotations
 
@@ -17,19 +19,27 @@ import pandas as pd
 import pytest
 from shared_tls import TLS
 
+from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan, SavedPlan
 from lyt_toolkit.cli import main
 from lyt_toolkit.cli.apply import EXIT_ERROR
 from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 
-from .helpers import BUCKET, two_refused_one_made
+from .helpers import BUCKET, pull
+
+INACTIVE_MEMBER, INACTIVE_PROGRAM = "lcppb_c0ffee0009", "lcppb_c0ffee000a"
+"""Two of the demo program's pending buckets dated ahead: an INACTIVE member's, and one of
+an INACTIVE program."""
 
 
 def _saved_with_two_refused(client: LoyaltyClient, path: Path) -> SavedPlan:
-    """A saved plan of three activations: a past date and an INACTIVE program (each refused
-    423), and one the service makes."""
-    return ChangePlan.load(two_refused_one_made(client).plan().save(path))
+    """A saved plan of three activations: an INACTIVE member's and an INACTIVE program's
+    (each refused 423, their dates ahead), and one the service makes."""
+    edit = actions.edit(pull(client))
+    chosen = edit.pending_buckets["id"].isin([INACTIVE_MEMBER, INACTIVE_PROGRAM, BUCKET])
+    edit.pending_buckets.loc[chosen, "status"] = "ACTIVATED"
+    return ChangePlan.load(edit.plan().save(path))
 
 
 def _applied_counting(
