@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -396,21 +397,17 @@ def applied_until_waiting(
     return out[0] if out else None
 
 
-def paced_in_waits(
+@contextmanager
+def waiting_no_time(
     fresh: Sandbox,
     make_client: Callable[..., LoyaltyClient],
     monkeypatch: pytest.MonkeyPatch,
     waits: Waits,
     wait: Callable[[float], None],
-    path: Path,
-    *,
-    saved: bool,
-    **options: Any,
-) -> tuple[pd.DataFrame, list[httpx.Request], int]:
-    """The plan saved at ``path`` (``saved``: as saved, checked as it writes; else its
-    ``ChangePlan``) applied paced over real HTTP with ``options``, each wait for a window
-    taken at once (``wait``, which moves ``waits`` on): its results, the requests it sent and
-    the refusals its client heard."""
+) -> Iterator[tuple[LoyaltyClient, list[httpx.Request]]]:
+    """A client of ``fresh`` whose waits for a window are taken at once (``wait``, which
+    moves ``waits`` on; its quota and tokens on ``waits``' clock), and the requests it sends,
+    each in the window ``waits`` is in."""
     from lyt_toolkit.client import _transport
 
     monkeypatch.setattr(_transport, "pause", lambda seconds, stops: wait(seconds))
@@ -425,6 +422,25 @@ def paced_in_waits(
         make_client(fresh, http_client=http) as client,
     ):
         client.quota._clock = client._transport.tokens.clock = waits
+        yield client, sent
+
+
+def paced_in_waits(
+    fresh: Sandbox,
+    make_client: Callable[..., LoyaltyClient],
+    monkeypatch: pytest.MonkeyPatch,
+    waits: Waits,
+    wait: Callable[[float], None],
+    path: Path,
+    *,
+    saved: bool,
+    **options: Any,
+) -> tuple[pd.DataFrame, list[httpx.Request], int]:
+    """The plan saved at ``path`` (``saved``: as saved, checked as it writes; else its
+    ``ChangePlan``) applied paced over real HTTP with ``options``, each wait for a window
+    taken at once (``waiting_no_time``): its results, the requests it sent and the refusals
+    its client heard."""
+    with waiting_no_time(fresh, make_client, monkeypatch, waits, wait) as (client, sent):
         loaded = ChangePlan.load(path)
         apply = loaded.apply if saved else loaded.plan.apply
         results = apply(client, progress=False, paced=True, **options)

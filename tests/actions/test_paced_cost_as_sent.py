@@ -17,11 +17,11 @@ from shared_tls import TLS
 from lyt_toolkit import actions
 from lyt_toolkit.actions import ChangePlan
 from lyt_toolkit.actions.edited_frames import EditError
-from lyt_toolkit.client import LoyaltyClient, _transport
+from lyt_toolkit.client import LoyaltyClient
 from lyt_toolkit.sandbox import Sandbox
 from lyt_toolkit.snapshot import ProgramSnapshot
 
-from .helpers import activations, bucket_lists
+from .helpers import activations, bucket_lists, waiting_no_time
 
 pytestmark = pytest.mark.usefixtures("professional")  # put back to unlimited after
 
@@ -67,18 +67,7 @@ def test_a_paced_apply_sends_the_re_reads_its_cost_says_its_refused_writes_read_
     _saved(fresh_pulled, path, ACTIVATED)
     fresh.set_plan(f"{limit}/hour")
     waits = Waits(fresh)
-    monkeypatch.setattr(_transport, "pause", lambda seconds, stops: waits.sleep(seconds))
-    sent: list[httpx.Request] = []
-
-    def in_its_window(request: httpx.Request) -> None:
-        waits.catch_up()
-        sent.append(request)
-
-    with (
-        httpx.Client(event_hooks={"request": [in_its_window]}, verify=TLS) as http,
-        make_client(fresh, http_client=http) as client,
-    ):
-        client.quota._clock = client._transport.tokens.clock = waits
+    with waiting_no_time(fresh, make_client, monkeypatch, waits, waits.sleep) as (client, sent):
         loaded = ChangePlan.load(path)
         # its token request first, inside the check: its cost as the apply's windows see it
         cost = loaded.check_apply(client, log=log, paced=True, refresh=refresh, budget_share=0.5)
