@@ -103,14 +103,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """What collection built (the modules of the package, its libraries and the tests) is
     frozen, as a ``lyt`` process freezes what its start-up built: the collector's scans skip
     it from then on; what the tests make stays collectable. Measured on three heavy files
-    (2026-12-07, gc callbacks): 4.6 -> 2.8 s of collection in a 100 s run.
-
-    The youngest generation is then collected after 50,000 new objects, not 700: a test
-    makes frames and answers by the hundred thousand, and each collection of them found
-    little to free (on three files, 2026-12-07: 2,237 collections and 2.1 s of 55 s CPU,
-    then 427 and 0.8 s; peak memory 264 -> 285 MB)."""
+    (2026-12-07, gc callbacks): 4.6 -> 2.8 s of collection in a 100 s run."""
     gc.freeze()
-    gc.set_threshold(50_000, 20, 10)
 
 
 @pytest.hookimpl(optionalhook=True)
